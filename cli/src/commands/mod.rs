@@ -1,0 +1,78 @@
+//! One module per command. Each declares its arguments and runs by calling the library
+//! crates; failures come back as [`Failure`] and become exit codes in `main`.
+
+mod init;
+mod schema;
+mod validate;
+
+use clap::Subcommand;
+
+use crate::output::{GlobalArgs, Output};
+use masterctl_schemas::Report;
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Read spreadsheet exports and report every mistake at once, with its cell
+    Validate(validate::Args),
+    /// Create a working example master repository: masterctl.toml, a schema, a workbook, git
+    Init(init::Args),
+    /// Work with schema files (draft them from a workbook)
+    #[command(subcommand)]
+    Schema(schema::Command),
+}
+
+pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
+    match command {
+        Command::Validate(args) => validate::run(args, global, output),
+        Command::Init(args) => init::run(args, output),
+        Command::Schema(command) => schema::run(command, output),
+    }
+}
+
+/// Why a command did not succeed.
+pub enum Failure {
+    /// The data was rejected; the command already showed why. Exit 1.
+    Rejected,
+    /// The schema files are broken. Exit 1.
+    InvalidSchema(Report),
+    /// The command was called wrongly. Exit 2.
+    Usage {
+        message: String,
+        hint: Option<String>,
+    },
+    /// Something around the command failed (a file could not be written...). Exit 2.
+    Environment {
+        message: String,
+        hint: Option<String>,
+    },
+}
+
+impl Failure {
+    pub fn usage(message: impl Into<String>) -> Failure {
+        Failure::Usage {
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    pub fn environment(message: impl Into<String>) -> Failure {
+        Failure::Environment {
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    pub fn hint(mut self, text: impl Into<String>) -> Failure {
+        if let Failure::Usage { hint, .. } | Failure::Environment { hint, .. } = &mut self {
+            *hint = Some(text.into());
+        }
+        self
+    }
+
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Failure::Rejected | Failure::InvalidSchema(_) => 1,
+            Failure::Usage { .. } | Failure::Environment { .. } => 2,
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! `masterctl validate PATH...`: read exports, check them against the schemas, report
+//! every mistake at once. Exit 1 when any error is found; warnings alone pass.
+
+use std::path::PathBuf;
+
+use masterctl_schemas::validate_paths;
+use serde::Serialize;
+
+use super::Failure;
+use crate::output::{GlobalArgs, Output, count_text};
+use crate::project;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Workbooks (xlsx, xlsm, xlsb, xls, ods), CSV files, or folders holding them
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// Validate against the schema files of this folder instead of the repository's
+    /// (a project folder with masterctl.toml and schemas/, or a folder of schema files)
+    #[arg(long, value_name = "DIR")]
+    schemas: Option<PathBuf>,
+}
+
+#[derive(Serialize)]
+struct TableSummary {
+    name: String,
+    rows: usize,
+    source: String,
+}
+
+pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
+    for path in &args.paths {
+        if !path.exists() {
+            return Err(Failure::usage(format!("{} does not exist", path.display())));
+        }
+    }
+    let project = project::load(global.repo.as_deref(), args.schemas.as_deref())?;
+    let validation = validate_paths(&project, &args.paths);
+    if validation.files.is_empty() && !validation.report.has_errors() {
+        return Err(
+            Failure::usage("no spreadsheet files found in the given paths")
+                .hint("masterctl reads .xlsx, .xlsm, .xlsb, .xls, .ods and .csv files"),
+        );
+    }
+    let tables: Vec<TableSummary> = validation
+        .tables
+        .iter()
+        .map(|t| TableSummary {
+            name: t.name.clone(),
+            rows: t.row_count(),
+            source: t.origin.describe(),
+        })
+        .collect();
+    let not_supplied: Vec<&str> = project
+        .tables
+        .iter()
+        .filter(|s| !validation.tables.iter().any(|t| t.name == s.name))
+        .map(|s| s.name.as_str())
+        .collect();
+    let report = &validation.report;
+    let ok = !report.has_errors();
+    if output.is_json() {
+        output.json(&serde_json::json!({
+            "ok": ok,
+            "errors": report.error_count(),
+            "warnings": report.warning_count(),
+            "files": validation.files,
+            "tables": tables,
+            "not_supplied": not_supplied,
+            "diagnostics": report.diagnostics,
+        }));
+    } else {
+        output.diagnostics(report);
+        let rows: usize = tables.iter().map(|t| t.rows).sum();
+        let files = validation.files.len();
+        let read = format!(
+            "{} table{}, {rows} row{} from {files} file{}",
+            tables.len(),
+            if tables.len() == 1 { "" } else { "s" },
+            if rows == 1 { "" } else { "s" },
+            if files == 1 { "" } else { "s" },
+        );
+        if !not_supplied.is_empty() {
+            output.line(format!(
+                "not supplied (not checked): {}",
+                not_supplied.join(", ")
+            ));
+        }
+        if ok {
+            output.line(format!(
+                "{} {read} ({})",
+                output.bold("valid:"),
+                count_text(0, report.warning_count())
+            ));
+        } else {
+            output.line(format!(
+                "{} {} in {read}",
+                output.bold("rejected:"),
+                count_text(report.error_count(), report.warning_count())
+            ));
+        }
+    }
+    if ok { Ok(()) } else { Err(Failure::Rejected) }
+}

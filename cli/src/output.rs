@@ -1,0 +1,203 @@
+//! Everything the binary shows: diagnostics grouped by table (coloured on a terminal),
+//! JSON for machines, and failures. A closed pipe (`masterctl validate | head`) is a
+//! normal end, not an error.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use masterctl_schemas::{Diagnostic, Report, Severity};
+use serde::Serialize;
+
+use crate::commands::Failure;
+
+#[derive(Args, Debug, Clone)]
+pub struct GlobalArgs {
+    /// The master repository (default: the current folder or the nearest parent holding masterctl.toml)
+    #[arg(long, global = true, value_name = "DIR")]
+    pub repo: Option<PathBuf>,
+    /// Output for people (text) or machines (json)
+    #[arg(long, global = true, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// When to colour text output
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+pub struct Output {
+    pub format: Format,
+    color: bool,
+}
+
+const RED: &str = "\x1b[1;31m";
+const YELLOW: &str = "\x1b[1;33m";
+const CYAN: &str = "\x1b[36m";
+const BOLD: &str = "\x1b[1m";
+const DIM: &str = "\x1b[2m";
+const RESET: &str = "\x1b[0m";
+
+impl Output {
+    pub fn new(args: &GlobalArgs) -> Output {
+        let color = match args.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+            }
+        };
+        Output {
+            format: args.format,
+            color,
+        }
+    }
+
+    pub fn is_json(&self) -> bool {
+        self.format == Format::Json
+    }
+
+    fn paint(&self, style: &str, text: &str) -> String {
+        if self.color {
+            format!("{style}{text}{RESET}")
+        } else {
+            text.to_string()
+        }
+    }
+
+    /// Print a line to standard output.
+    pub fn line(&self, text: impl AsRef<str>) {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{}", text.as_ref());
+    }
+
+    pub fn bold(&self, text: &str) -> String {
+        self.paint(BOLD, text)
+    }
+
+    /// Print a value as pretty JSON to standard output.
+    pub fn json<T: Serialize>(&self, value: &T) {
+        let mut out = std::io::stdout().lock();
+        if serde_json::to_writer_pretty(&mut out, value).is_ok() {
+            let _ = writeln!(out);
+        }
+    }
+
+    /// Diagnostics as text, grouped by table (or by file when they concern no table).
+    pub fn diagnostics(&self, report: &Report) {
+        let mut groups: Vec<(String, Vec<&Diagnostic>)> = Vec::new();
+        for d in &report.diagnostics {
+            let group = match (&d.location.table, &d.location.file) {
+                (Some(table), _) => format!("table {table}"),
+                (None, Some(file)) => file.display().to_string(),
+                (None, None) => "general".to_string(),
+            };
+            match groups.iter_mut().find(|(g, _)| *g == group) {
+                Some((_, list)) => list.push(d),
+                None => groups.push((group, vec![d])),
+            }
+        }
+        let mut out = String::new();
+        for (group, list) in groups {
+            let errors = list.iter().filter(|d| d.is_error()).count();
+            let warnings = list.len() - errors;
+            let counts = count_text(errors, warnings);
+            out.push_str(&format!(
+                "{} {}\n",
+                self.paint(BOLD, &group),
+                self.paint(DIM, &format!("({counts})"))
+            ));
+            for d in list {
+                out.push_str(&self.diagnostic(d));
+            }
+            out.push('\n');
+        }
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(out.as_bytes());
+    }
+
+    fn diagnostic(&self, d: &Diagnostic) -> String {
+        let (label, style) = match d.severity {
+            Severity::Error => ("error", RED),
+            Severity::Warning => ("warning", YELLOW),
+        };
+        let mut place = d.location.place();
+        if let Some(field) = &d.location.field {
+            place.push_str(&format!(" ({field})"));
+        }
+        let mut text = format!(
+            "  {}{} {}: {}\n",
+            self.paint(style, label),
+            self.paint(DIM, &format!("[{}]", d.code)),
+            place.trim(),
+            d.message
+        );
+        if let Some(expected) = &d.expected {
+            text.push_str(&format!(
+                "      {} {expected}\n",
+                self.paint(DIM, "expected:")
+            ));
+        }
+        if let Some(hint) = &d.hint {
+            text.push_str(&format!("      {} {hint}\n", self.paint(CYAN, "hint:")));
+        }
+        text
+    }
+
+    /// Say why a command failed, on standard error (or as JSON on standard output).
+    pub fn failure(&self, failure: &Failure) {
+        match failure {
+            Failure::InvalidSchema(report) => {
+                if self.is_json() {
+                    self.json(&serde_json::json!({
+                        "ok": false,
+                        "error": "the schema files are not valid",
+                        "errors": report.error_count(),
+                        "warnings": report.warning_count(),
+                        "diagnostics": report.diagnostics,
+                    }));
+                } else {
+                    self.diagnostics(report);
+                    eprintln!(
+                        "{} the schema files are not valid ({})",
+                        self.paint(RED, "error:"),
+                        count_text(report.error_count(), report.warning_count())
+                    );
+                }
+            }
+            Failure::Rejected => {}
+            Failure::Usage { message, hint } | Failure::Environment { message, hint } => {
+                if self.is_json() {
+                    self.json(&serde_json::json!({ "ok": false, "error": message, "hint": hint }));
+                } else {
+                    eprintln!("{} {message}", self.paint(RED, "error:"));
+                    if let Some(hint) = hint {
+                        eprintln!("  {} {hint}", self.paint(CYAN, "hint:"));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `3 errors, 1 warning`
+pub fn count_text(errors: usize, warnings: usize) -> String {
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    match (errors, warnings) {
+        (0, 0) => "no problems".to_string(),
+        (e, 0) => plural(e, "error"),
+        (0, w) => plural(w, "warning"),
+        (e, w) => format!("{}, {}", plural(e, "error"), plural(w, "warning")),
+    }
+}

@@ -1,0 +1,367 @@
+//! Diagnostics: every mistake found in schemas or data, as a value.
+//!
+//! Nothing in this crate prints. Readers, schema loading and validation collect
+//! [`Diagnostic`]s — a stable code, where it happened (file, sheet, cell or line,
+//! table, field), what was found, what was expected and a hint — and the binary decides
+//! how to show them (coloured text or JSON).
+
+use serde::Serialize;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A stable, machine-readable name for a kind of mistake. The string forms are part of
+/// the JSON contract and never change meaning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Code {
+    /// A schema or `masterctl.toml` file is not valid TOML or not of the expected shape.
+    SchemaSyntax,
+    /// A schema uses an option or key that does not exist.
+    UnknownOption,
+    /// A field declares a type that does not exist.
+    UnknownType,
+    /// A name is not a plain identifier (`[a-z][a-z0-9_]*`).
+    InvalidName,
+    /// Two tables, fields, sheets or indexes share a name.
+    DuplicateName,
+    /// A schema refers to a table or field that does not exist, or is not usable there.
+    InvalidReference,
+    /// A schema option has a value that cannot work (min above max, bad pattern, ...).
+    InvalidOption,
+    /// A file could not be read at all (broken, encrypted, not a spreadsheet).
+    UnreadableFile,
+    /// A CSV file is not valid UTF-8.
+    InvalidUtf8,
+    /// The same table is supplied by two sheets or files.
+    DuplicateTable,
+    /// A sheet or CSV file maps to no table of the schema (a warning).
+    UnmappedSheet,
+    /// A sheet or file has no header row.
+    MissingHeader,
+    /// A header names a column that is not a field of the table.
+    UnknownColumn,
+    /// A required field has no column in the header.
+    MissingColumn,
+    /// The same column appears twice in a header.
+    DuplicateColumn,
+    /// A cell holds a spreadsheet error value (`#VALUE!`, `#REF!`, ...).
+    ErrorCell,
+    /// A formula cell has no cached value (the file was saved without calculating).
+    FormulaWithoutValue,
+    /// A value is not of the field's type.
+    TypeError,
+    /// A required field is empty.
+    Required,
+    /// A value is not one of the enum's values.
+    EnumValue,
+    /// A number is below `min` or above `max`.
+    OutOfRange,
+    /// A text is shorter than `min_length` or longer than `max_length`.
+    Length,
+    /// A text does not match the field's `pattern`.
+    Pattern,
+    /// Two rows share a value in a `unique` field.
+    Unique,
+    /// Two rows share a primary key.
+    DuplicateKey,
+    /// A value refers to a row that does not exist in the referenced table.
+    ForeignKey,
+    /// Foreign keys into a table not supplied could not be checked (a warning).
+    UncheckedReference,
+}
+
+impl Code {
+    /// The stable kebab-case name, as in JSON output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::SchemaSyntax => "schema-syntax",
+            Code::UnknownOption => "unknown-option",
+            Code::UnknownType => "unknown-type",
+            Code::InvalidName => "invalid-name",
+            Code::DuplicateName => "duplicate-name",
+            Code::InvalidReference => "invalid-reference",
+            Code::InvalidOption => "invalid-option",
+            Code::UnreadableFile => "unreadable-file",
+            Code::InvalidUtf8 => "invalid-utf8",
+            Code::DuplicateTable => "duplicate-table",
+            Code::UnmappedSheet => "unmapped-sheet",
+            Code::MissingHeader => "missing-header",
+            Code::UnknownColumn => "unknown-column",
+            Code::MissingColumn => "missing-column",
+            Code::DuplicateColumn => "duplicate-column",
+            Code::ErrorCell => "error-cell",
+            Code::FormulaWithoutValue => "formula-without-value",
+            Code::TypeError => "type-error",
+            Code::Required => "required",
+            Code::EnumValue => "enum-value",
+            Code::OutOfRange => "out-of-range",
+            Code::Length => "length",
+            Code::Pattern => "pattern",
+            Code::Unique => "unique",
+            Code::DuplicateKey => "duplicate-key",
+            Code::ForeignKey => "foreign-key",
+            Code::UncheckedReference => "unchecked-reference",
+        }
+    }
+
+    /// Whether a diagnostic of this code rejects the data (or the schema).
+    pub fn severity(self) -> Severity {
+        match self {
+            Code::UnmappedSheet | Code::UncheckedReference => Severity::Warning,
+            _ => Severity::Error,
+        }
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Errors reject the data; warnings are shown and let it through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// Where a diagnostic points. Every part is optional: a schema error has a file and a
+/// line, a cell error has a workbook, a sheet and a cell, a CSV error a file and a line.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Location {
+    /// The workbook, CSV or schema file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<PathBuf>,
+    /// The sheet inside a workbook.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sheet: Option<String>,
+    /// The cell in A1 form (`F6`), without the sheet name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cell: Option<String>,
+    /// The 1-based line in a CSV or TOML file (for CSV, the line where the record starts).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    /// The 1-based column in a TOML file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u64>,
+    /// The table the data belongs to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table: Option<String>,
+    /// The field (column) of the table.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+}
+
+impl Location {
+    pub fn file(path: &Path) -> Location {
+        Location {
+            file: Some(path.to_path_buf()),
+            ..Location::default()
+        }
+    }
+
+    /// `Item!F6` for a workbook cell, `items.csv:12` for a CSV line, `item.toml:3:5` for
+    /// a schema position; the most precise place a person can go and look.
+    pub fn place(&self) -> String {
+        let file_name = self
+            .file
+            .as_deref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        match (&self.sheet, &self.cell, self.line) {
+            (Some(sheet), Some(cell), _) => format!("{file_name} {}!{cell}", quote_sheet(sheet)),
+            (Some(sheet), None, _) => format!("{file_name} {}", quote_sheet(sheet)),
+            (None, _, Some(line)) => match self.column {
+                Some(column) => format!("{file_name}:{line}:{column}"),
+                None => format!("{file_name}:{line}"),
+            },
+            _ => file_name,
+        }
+    }
+}
+
+/// Sheet names with spaces or punctuation are quoted the way spreadsheets do (`'My Sheet'!A1`).
+fn quote_sheet(sheet: &str) -> String {
+    if sheet.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        sheet.to_string()
+    } else {
+        format!("'{}'", sheet.replace('\'', "''"))
+    }
+}
+
+/// One mistake (or warning), fully described.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Diagnostic {
+    pub code: Code,
+    pub severity: Severity,
+    #[serde(flatten)]
+    pub location: Location,
+    /// What went wrong, in a sentence.
+    pub message: String,
+    /// The value found, as the user wrote it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub found: Option<String>,
+    /// What would have been accepted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// How to fix it ("did you mean `rare`?").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn new(code: Code, location: Location, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            code,
+            severity: code.severity(),
+            location,
+            message: message.into(),
+            found: None,
+            expected: None,
+            hint: None,
+        }
+    }
+
+    pub fn found(mut self, found: impl Into<String>) -> Diagnostic {
+        self.found = Some(found.into());
+        self
+    }
+
+    pub fn expected(mut self, expected: impl Into<String>) -> Diagnostic {
+        self.expected = Some(expected.into());
+        self
+    }
+
+    pub fn hint(mut self, hint: impl Into<String>) -> Diagnostic {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {} [{}]",
+            self.location.place(),
+            self.message,
+            self.code
+        )
+    }
+}
+
+/// The outcome of loading or validating: all diagnostics, errors and warnings together.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Report {
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Report {
+    pub fn push(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+
+    pub fn extend(&mut self, diagnostics: impl IntoIterator<Item = Diagnostic>) {
+        self.diagnostics.extend(diagnostics);
+    }
+
+    pub fn error_count(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.is_error()).count()
+    }
+
+    pub fn warning_count(&self) -> usize {
+        self.diagnostics.len() - self.error_count()
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    /// Diagnostics in reading order: by table, then file, sheet, row and column.
+    pub fn sort(&mut self) {
+        self.diagnostics.sort_by(|a, b| {
+            let key = |d: &Diagnostic| {
+                (
+                    d.location.table.clone(),
+                    d.location.file.clone(),
+                    d.location.sheet.clone(),
+                    d.location.line,
+                    d.location.cell.as_deref().map(cell_order),
+                )
+            };
+            key(a).cmp(&key(b))
+        });
+    }
+}
+
+/// Sort key of an A1 cell reference: row first, then column.
+fn cell_order(cell: &str) -> (u64, u64) {
+    let split = cell
+        .find(|c: char| c.is_ascii_digit())
+        .unwrap_or(cell.len());
+    let (letters, digits) = cell.split_at(split);
+    let column = letters.bytes().fold(0u64, |acc, b| {
+        acc * 26 + u64::from(b.saturating_sub(b'A') + 1)
+    });
+    (digits.parse().unwrap_or(0), column)
+}
+
+/// `0 → A`, `25 → Z`, `26 → AA`: spreadsheet column letters for a 0-based index.
+pub fn column_letters(index: u32) -> String {
+    let mut n = u64::from(index) + 1;
+    let mut letters = Vec::new();
+    while n > 0 {
+        let rem = ((n - 1) % 26) as u8;
+        letters.push(b'A' + rem);
+        n = (n - 1) / 26;
+    }
+    letters.reverse();
+    String::from_utf8(letters).unwrap_or_default()
+}
+
+/// A1 reference for a 0-based row and column.
+pub fn a1(row: u32, column: u32) -> String {
+    format!("{}{}", column_letters(column), u64::from(row) + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn column_letters_follow_spreadsheets() {
+        assert_eq!(column_letters(0), "A");
+        assert_eq!(column_letters(25), "Z");
+        assert_eq!(column_letters(26), "AA");
+        assert_eq!(column_letters(701), "ZZ");
+        assert_eq!(column_letters(702), "AAA");
+        assert_eq!(a1(5, 5), "F6");
+    }
+
+    #[test]
+    fn cells_sort_by_row_then_column() {
+        assert!(cell_order("B2") < cell_order("A3"));
+        assert!(cell_order("Z9") < cell_order("AA9"));
+    }
+
+    #[test]
+    fn places_read_like_spreadsheets() {
+        let mut location = Location::file(Path::new("items.xlsx"));
+        location.sheet = Some("Item".into());
+        location.cell = Some("F6".into());
+        assert_eq!(location.place(), "items.xlsx Item!F6");
+        location.sheet = Some("My Items".into());
+        assert_eq!(location.place(), "items.xlsx 'My Items'!F6");
+        let csv = Location {
+            line: Some(12),
+            ..Location::file(Path::new("Item.csv"))
+        };
+        assert_eq!(csv.place(), "Item.csv:12");
+    }
+}

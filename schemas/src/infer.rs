@@ -1,0 +1,435 @@
+//! Draft schemas from a workbook or CSV file: a planner's starting point.
+//!
+//! From each sheet's header and values it guesses field types (int, float, bool, date,
+//! datetime, enum for a few repeated words, text for prose in other scripts, string
+//! otherwise), which fields may be empty, a likely primary key (single or composite)
+//! and likely references between the sheets of the file. The drafts are TOML in the
+//! format [`crate::load`] reads, with comments where a person has to decide.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::diagnostic::Diagnostic;
+use crate::load::is_identifier;
+use crate::read::csv::CsvGrid;
+use crate::read::{Cell, Grid, workbook};
+use crate::value::{self, Value, float_to_int};
+
+/// A drafted schema for one sheet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DraftSchema {
+    pub name: String,
+    pub sheet: String,
+    pub primary_key: Vec<String>,
+    pub fields: Vec<DraftField>,
+    /// Things a person should look at, written as comments at the top.
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct DraftField {
+    pub name: String,
+    /// The header as written, when it is not already a valid field name.
+    pub header: Option<String>,
+    pub ty: String,
+    pub optional: bool,
+    pub values: Vec<String>,
+    pub references: Option<String>,
+    /// Distinct non-empty values seen (for references between sheets).
+    keys: Vec<Value>,
+    all_distinct: bool,
+}
+
+/// Most distinct values an enum is guessed for.
+const ENUM_MAX_VALUES: usize = 12;
+
+/// Draft schemas for every sheet of a file (a CSV file is one sheet named by its stem).
+pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
+    let is_csv = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    let mut drafts = Vec::new();
+    if is_csv {
+        let bytes = std::fs::read(path).map_err(|e| {
+            Diagnostic::new(
+                crate::Code::UnreadableFile,
+                crate::Location::file(path),
+                format!("cannot read the file: {e}"),
+            )
+        })?;
+        let grid = CsvGrid::parse(&bytes, path).map_err(|mut d| d.remove(0))?;
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        drafts.extend(infer_grid(&stem, &grid));
+    } else {
+        for (sheet, grid) in workbook::read_all_grids(path)? {
+            if !sheet.starts_with('#') {
+                drafts.extend(infer_grid(&sheet, &grid));
+            }
+        }
+    }
+    link_references(&mut drafts);
+    Ok(drafts)
+}
+
+/// `QuestDrop`, `quest drop`, `Quest-Drop` → `quest_drop`; `None` when nothing is left
+/// (a header in another script).
+pub fn identifier_from(text: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut previous_lower = false;
+    for c in text.trim().chars() {
+        if c.is_ascii_uppercase() {
+            if previous_lower && !out.ends_with('_') {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+            previous_lower = false;
+        } else if c.is_ascii_alphanumeric() {
+            out.push(c);
+            previous_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        } else {
+            if !out.is_empty() && !out.ends_with('_') {
+                out.push('_');
+            }
+            previous_lower = false;
+        }
+    }
+    let out = out.trim_matches('_').to_string();
+    if out.is_empty() {
+        return None;
+    }
+    Some(if out.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("f_{out}")
+    } else {
+        out
+    })
+}
+
+fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<DraftSchema> {
+    let is_skipped = |row: usize| {
+        (0..grid.width(row)).all(|c| grid.cell(row, c).is_empty()) || grid.cell(row, 0).is_comment()
+    };
+    let header_row = (0..grid.height()).find(|&r| !is_skipped(r))?;
+    let data_rows: Vec<usize> = (header_row + 1..grid.height())
+        .filter(|&r| !is_skipped(r))
+        .collect();
+    let mut notes = Vec::new();
+    let name = identifier_from(sheet).unwrap_or_else(|| {
+        notes.push(format!(
+            "sheet `{sheet}` has no usable name; the table was called `table`"
+        ));
+        "table".to_string()
+    });
+    let mut fields: Vec<DraftField> = Vec::new();
+    let mut used = HashSet::new();
+    for column in 0..grid.width(header_row) {
+        let cell = grid.cell(header_row, column);
+        if cell.is_empty() || cell.is_comment() {
+            continue;
+        }
+        let header = cell.display().trim().to_string();
+        let mut field_name =
+            identifier_from(&header).unwrap_or_else(|| format!("field_{}", column + 1));
+        while !used.insert(field_name.clone()) {
+            field_name.push('_');
+        }
+        let cells: Vec<Cell> = data_rows.iter().map(|&r| grid.cell(r, column)).collect();
+        let mut field = infer_field(field_name, &cells);
+        if field.name != header {
+            field.header = Some(header);
+        }
+        fields.push(field);
+    }
+    if fields.is_empty() {
+        return None;
+    }
+    for field in &fields {
+        if let Some(header) = &field.header {
+            notes.push(format!(
+                "rename the header `{header}` to `{}` in the sheet (headers are field names)",
+                field.name
+            ));
+        }
+    }
+    let primary_key = guess_primary_key(&fields, grid, &data_rows, &mut notes);
+    for field in &mut fields {
+        if primary_key.contains(&field.name) {
+            field.optional = false;
+        }
+    }
+    Some(DraftSchema {
+        name,
+        sheet: sheet.to_string(),
+        primary_key,
+        fields,
+        notes,
+    })
+}
+
+fn infer_field(name: String, cells: &[Cell]) -> DraftField {
+    let present: Vec<&Cell> = cells.iter().filter(|c| !c.is_empty()).collect();
+    let optional = present.len() < cells.len();
+    let ty = guess_type(&present);
+    let parsed: Vec<Value> = present
+        .iter()
+        .filter_map(|c| match ty.as_str() {
+            "int" => cell_int(c).map(Value::Int),
+            "float" => cell_float(c).map(Value::Float),
+            _ => Some(Value::Str(c.display().into())),
+        })
+        .collect();
+    let mut distinct: Vec<Value> = Vec::new();
+    let mut seen = HashSet::new();
+    for value in &parsed {
+        if seen.insert(value.clone()) {
+            distinct.push(value.clone());
+        }
+    }
+    let all_distinct = distinct.len() == parsed.len();
+    let mut ty = ty;
+    let mut values = Vec::new();
+    if ty == "string" {
+        let words = distinct.iter().all(|v| {
+            v.as_str().is_some_and(|s| {
+                s.len() <= 24 && !s.contains(char::is_whitespace) && s.is_ascii()
+            })
+        });
+        if words && distinct.len() <= ENUM_MAX_VALUES && distinct.len() * 2 <= parsed.len() {
+            ty = "enum".to_string();
+            values = distinct.iter().map(Value::to_string).collect();
+        } else if present
+            .iter()
+            .any(|c| !c.display().is_ascii())
+        {
+            ty = "text".to_string();
+        }
+    }
+    DraftField {
+        name,
+        header: None,
+        ty,
+        optional,
+        values,
+        references: None,
+        keys: distinct,
+        all_distinct,
+    }
+}
+
+fn cell_int(cell: &Cell) -> Option<i64> {
+    match cell {
+        Cell::Int(i) => Some(*i),
+        Cell::Float(f) => float_to_int(*f),
+        Cell::Text(t) => t.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+fn cell_float(cell: &Cell) -> Option<f64> {
+    match cell {
+        Cell::Int(i) => Some(*i as f64),
+        Cell::Float(f) if f.is_finite() => Some(*f),
+        Cell::Text(t) => t.trim().parse().ok().filter(|f: &f64| f.is_finite()),
+        _ => None,
+    }
+}
+
+fn guess_type(present: &[&Cell]) -> String {
+    if present.is_empty() {
+        return "string".into();
+    }
+    let all = |f: &dyn Fn(&Cell) -> bool| present.iter().all(|c| f(c));
+    let is_bool = |c: &Cell| match c {
+        Cell::Bool(_) => true,
+        Cell::Text(t) => t.eq_ignore_ascii_case("true") || t.eq_ignore_ascii_case("false"),
+        _ => false,
+    };
+    let is_date = |c: &Cell| match c {
+        Cell::DateTime(dt) => dt.time_of_day() == 0,
+        Cell::Text(t) | Cell::IsoDateTime(t) => value::parse_date(t.trim()).is_some(),
+        _ => false,
+    };
+    let is_datetime = |c: &Cell| match c {
+        Cell::DateTime(_) => true,
+        Cell::Text(t) | Cell::IsoDateTime(t) => {
+            value::parse_datetime(t.trim()).is_some() || value::parse_date(t.trim()).is_some()
+        }
+        _ => false,
+    };
+    let name = if all(&is_bool) {
+        "bool"
+    } else if all(&|c| cell_int(c).is_some()) {
+        "int"
+    } else if all(&|c| cell_float(c).is_some()) {
+        "float"
+    } else if all(&is_date) {
+        "date"
+    } else if all(&is_datetime) {
+        "datetime"
+    } else {
+        "string"
+    };
+    name.to_string()
+}
+
+fn guess_primary_key(
+    fields: &[DraftField],
+    grid: &dyn Grid,
+    data_rows: &[usize],
+    notes: &mut Vec<String>,
+) -> Vec<String> {
+    let keyable =
+        |f: &DraftField| !f.optional && matches!(f.ty.as_str(), "int" | "string" | "enum" | "date");
+    if let Some(id) = fields
+        .iter()
+        .find(|f| f.name == "id" && keyable(f) && f.all_distinct)
+    {
+        return vec![id.name.clone()];
+    }
+    if let Some(first) = fields.first()
+        && keyable(first)
+        && first.all_distinct
+    {
+        return vec![first.name.clone()];
+    }
+    // Two leading columns that are unique together: a composite key.
+    if fields.len() >= 2 && keyable(&fields[0]) && keyable(&fields[1]) {
+        let header_columns: Vec<usize> = (0..2).collect();
+        let mut seen = HashSet::new();
+        let unique = data_rows.iter().all(|&r| {
+            seen.insert(
+                header_columns
+                    .iter()
+                    .map(|&c| grid.cell(r, c).display())
+                    .collect::<Vec<_>>(),
+            )
+        });
+        if unique {
+            return vec![fields[0].name.clone(), fields[1].name.clone()];
+        }
+    }
+    notes
+        .push("no column is unique on its own or with the next one: choose the primary key".into());
+    fields
+        .first()
+        .map(|f| vec![f.name.clone()])
+        .unwrap_or_default()
+}
+
+/// `monster_id` in one sheet whose values are all keys of sheet `monster`: a reference.
+fn link_references(drafts: &mut [DraftSchema]) {
+    let keys: HashMap<String, (String, String, HashSet<Value>)> = drafts
+        .iter()
+        .filter_map(|d| match d.primary_key.as_slice() {
+            [key] => {
+                let field = d.fields.iter().find(|f| &f.name == key)?;
+                Some((
+                    d.name.clone(),
+                    (
+                        key.clone(),
+                        field.ty.clone(),
+                        field.keys.iter().cloned().collect(),
+                    ),
+                ))
+            }
+            _ => None,
+        })
+        .collect();
+    for draft in drafts.iter_mut() {
+        for field in &mut draft.fields {
+            let target = field.name.strip_suffix("_id").unwrap_or(&field.name);
+            let Some((key, ty, target_keys)) = keys.get(target) else {
+                continue;
+            };
+            if target == draft.name || ty != &field.ty || field.keys.is_empty() {
+                continue;
+            }
+            if field.keys.iter().all(|k| target_keys.contains(k)) {
+                field.references = Some(format!("{target}.{key}"));
+            }
+        }
+    }
+}
+
+impl DraftSchema {
+    /// The draft as a schema file.
+    pub fn to_toml(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "# Drafted by `masterctl schema infer`: check every type and option."
+        );
+        for note in &self.notes {
+            let _ = writeln!(out, "# TODO: {note}");
+        }
+        let _ = writeln!(out, "name = {}", quote(&self.name));
+        if self.sheet != self.name {
+            let _ = writeln!(out, "sheet = {}", quote(&self.sheet));
+        }
+        let keys: Vec<String> = self.primary_key.iter().map(|k| quote(k)).collect();
+        let _ = writeln!(out, "primary_key = [{}]", keys.join(", "));
+        for field in &self.fields {
+            let _ = writeln!(out, "\n[[fields]]");
+            let _ = writeln!(out, "name = {}", quote(&field.name));
+            let _ = writeln!(out, "type = {}", quote(&field.ty));
+            if !field.values.is_empty() {
+                let values: Vec<String> = field.values.iter().map(|v| quote(v)).collect();
+                let _ = writeln!(out, "values = [{}]", values.join(", "));
+            }
+            if field.optional {
+                let _ = writeln!(out, "optional = true");
+            }
+            if let Some(reference) = &field.references {
+                let _ = writeln!(out, "references = {}", quote(reference));
+            }
+        }
+        out
+    }
+
+    /// Whether every name in the draft is usable as is.
+    pub fn is_clean(&self) -> bool {
+        is_identifier(&self.name) && self.notes.is_empty()
+    }
+}
+
+/// A TOML basic string.
+fn quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04X}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_become_identifiers() {
+        assert_eq!(identifier_from("QuestDrop").as_deref(), Some("quest_drop"));
+        assert_eq!(identifier_from("Item ID").as_deref(), Some("item_id"));
+        assert_eq!(identifier_from("habitat_id").as_deref(), Some("habitat_id"));
+        assert_eq!(identifier_from("2nd").as_deref(), Some("f_2nd"));
+        assert_eq!(identifier_from("名前"), None);
+    }
+
+    #[test]
+    fn quotes_are_escaped() {
+        assert_eq!(quote("a\"b\\c"), "\"a\\\"b\\\\c\"");
+    }
+}

@@ -1,0 +1,50 @@
+//! masterctl's foundation: the schema model, the spreadsheet readers, the typed table
+//! model and validation.
+//!
+//! The flow is `load` (schemas) → `read` (files → grids → typed [`Table`]s, with cell
+//! checks) → `validate` (keys, unique fields, foreign keys). Every stage returns data
+//! and [`Diagnostic`]s; nothing here prints or exits.
+
+pub mod diagnostic;
+pub mod infer;
+pub mod load;
+pub mod read;
+pub mod schema;
+pub mod table;
+pub mod typing;
+pub mod validate;
+pub mod value;
+
+use std::path::PathBuf;
+
+pub use diagnostic::{Code, Diagnostic, Location, Report, Severity};
+pub use schema::{Field, FieldType, Project, TableSchema};
+pub use table::Table;
+pub use value::Value;
+
+/// What validating a set of inputs gave.
+#[derive(Debug, Default)]
+pub struct Validation {
+    /// The files that were read (folders expanded).
+    pub files: Vec<PathBuf>,
+    /// Every table read, typed (cells with errors hold null).
+    pub tables: Vec<Table>,
+    /// Every diagnostic, in reading order.
+    pub report: Report,
+}
+
+/// Read and validate exports (files or folders) against a project: every mistake in
+/// every file at once.
+pub fn validate_paths(project: &Project, paths: &[PathBuf]) -> Validation {
+    let (files, diagnostics) = read::collect_inputs(paths);
+    let mut outcome = read::read_inputs(project, &files);
+    outcome.report.extend(diagnostics);
+    let cross = validate::validate_tables(project, &outcome.tables);
+    outcome.report.extend(cross.diagnostics);
+    outcome.report.sort();
+    Validation {
+        files,
+        tables: outcome.tables,
+        report: outcome.report,
+    }
+}

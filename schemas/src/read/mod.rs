@@ -1,0 +1,249 @@
+//! Reading spreadsheet exports into typed tables.
+//!
+//! Formats are adapters: [`workbook`] (xlsx, xlsm, xlsb, xls, ods through calamine) and
+//! [`csv`] each present a sheet as a [`Grid`] of [`Cell`]s; [`crate::typing`] turns any
+//! grid into a [`Table`] for the schema it maps to. Files are read in parallel; every
+//! problem becomes a diagnostic naming the file, and one broken file never hides the
+//! mistakes in the others.
+
+pub mod csv;
+pub mod workbook;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::diagnostic::{Code, Diagnostic, Location, Report};
+use crate::schema::Project;
+use crate::table::Table;
+
+/// One cell of a sheet, borrowed from the reader's storage.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Cell<'a> {
+    Empty,
+    Text(&'a str),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    /// A number formatted as a date or time in the workbook, converted from its Excel
+    /// serial value (either epoch).
+    DateTime(crate::value::DateTime),
+    /// A number formatted as a duration (`[hh]:mm:ss`).
+    Duration(f64),
+    /// A date or time the file stores as ISO 8601 text (ods).
+    IsoDateTime(&'a str),
+    /// An error value: `#VALUE!`, `#REF!`, ...
+    Error(&'a str),
+    /// A formula whose result was never calculated and saved.
+    FormulaWithoutValue(&'a str),
+}
+
+impl Cell<'_> {
+    pub fn is_empty(&self) -> bool {
+        match self {
+            Cell::Empty => true,
+            Cell::Text(t) => t.is_empty(),
+            _ => false,
+        }
+    }
+
+    /// Whether the cell starts a comment (`#` as first character).
+    pub fn is_comment(&self) -> bool {
+        matches!(self, Cell::Text(t) if t.trim_start().starts_with('#'))
+    }
+
+    /// The cell as the planner sees it, for diagnostics.
+    pub fn display(&self) -> String {
+        match self {
+            Cell::Empty => String::new(),
+            Cell::Text(t) | Cell::IsoDateTime(t) | Cell::Error(t) => (*t).to_string(),
+            Cell::FormulaWithoutValue(f) => format!("={}", f.trim_start_matches('=')),
+            Cell::Int(i) => i.to_string(),
+            Cell::Float(f) => crate::value::format_float(*f),
+            Cell::Bool(b) => if *b { "TRUE" } else { "FALSE" }.to_string(),
+            Cell::DateTime(dt) if dt.time_of_day() == 0 => dt.date().to_string(),
+            Cell::DateTime(dt) => dt.to_string(),
+            Cell::Duration(d) => format!("{} days", crate::value::format_float(*d)),
+        }
+    }
+}
+
+/// A sheet as rows and columns of cells, and how to name a position in it.
+pub trait Grid {
+    /// Number of rows held (from the first stored row).
+    fn height(&self) -> usize;
+    /// Number of columns of the given row.
+    fn width(&self, row: usize) -> usize;
+    fn cell(&self, row: usize, column: usize) -> Cell<'_>;
+    /// The position recorded in [`crate::table::Origin`]: a 0-based sheet row, or a
+    /// 1-based CSV line.
+    fn row_position(&self, row: usize) -> u64;
+    /// The 0-based source column of a grid column.
+    fn column_position(&self, column: usize) -> u32;
+}
+
+/// What reading a set of inputs gave: tables in input order, and every diagnostic.
+#[derive(Debug, Default)]
+pub struct ReadOutcome {
+    pub tables: Vec<Table>,
+    pub report: Report,
+}
+
+/// Extensions of the files read; anything else inside a folder is ignored.
+pub const SUPPORTED_EXTENSIONS: [&str; 6] = ["xlsx", "xlsm", "xlsb", "xls", "ods", "csv"];
+
+fn is_supported(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| SUPPORTED_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+}
+
+/// Lock files that spreadsheet applications leave beside an open workbook.
+fn is_lock_or_hidden(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with('.') || n.starts_with("~$"))
+}
+
+/// Expand the paths given on the command line: files as given, folders walked for every
+/// supported file (sorted, hidden and lock files skipped). A path that does not exist or
+/// a file of an unsupported kind is a diagnostic.
+pub fn collect_inputs(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<Diagnostic>) {
+    let mut files = Vec::new();
+    let mut diagnostics = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let before = files.len();
+            walk(path, &mut files, &mut diagnostics);
+            files[before..].sort();
+        } else if path.is_file() {
+            if is_supported(path) {
+                files.push(path.clone());
+            } else {
+                diagnostics.push(
+                    Diagnostic::new(
+                        Code::UnreadableFile,
+                        Location::file(path),
+                        "not a supported spreadsheet export",
+                    )
+                    .expected(format!("one of: {}", SUPPORTED_EXTENSIONS.join(", "))),
+                );
+            }
+        } else {
+            diagnostics.push(Diagnostic::new(
+                Code::UnreadableFile,
+                Location::file(path),
+                "no such file or folder",
+            ));
+        }
+    }
+    // The same file named twice (a file and its folder) is read once.
+    let mut seen = std::collections::HashSet::new();
+    files.retain(|f| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())));
+    (files, diagnostics)
+}
+
+fn walk(dir: &Path, files: &mut Vec<PathBuf>, diagnostics: &mut Vec<Diagnostic>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            diagnostics.push(Diagnostic::new(
+                Code::UnreadableFile,
+                Location::file(dir),
+                format!("cannot read the folder: {e}"),
+            ));
+            return;
+        }
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if is_lock_or_hidden(&path) {
+            continue;
+        }
+        // Symbolic links are followed for files only, so a link loop cannot hang the walk.
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            walk(&path, files, diagnostics);
+        } else if path.is_file() && is_supported(&path) {
+            files.push(path);
+        }
+    }
+}
+
+/// Read every input file into tables for `project`, in parallel, with every diagnostic:
+/// unreadable files, unmapped sheets, header and cell problems, and tables supplied twice.
+pub fn read_inputs(project: &Project, files: &[PathBuf]) -> ReadOutcome {
+    let per_file = parallel_map(files, |path| read_file(project, path));
+    let mut outcome = ReadOutcome::default();
+    for file_outcome in per_file {
+        outcome.report.extend(file_outcome.report.diagnostics);
+        for table in file_outcome.tables {
+            if let Some(first) = outcome.tables.iter().find(|t| t.name == table.name) {
+                let mut location = table.origin.location(0, None);
+                location.table = Some(table.name.clone());
+                outcome.report.push(
+                    Diagnostic::new(
+                        Code::DuplicateTable,
+                        location,
+                        format!(
+                            "table `{}` is supplied twice: by {} and by {}",
+                            table.name,
+                            first.origin.describe(),
+                            table.origin.describe()
+                        ),
+                    )
+                    .hint("supply each table once; remove or rename one of the sheets or files"),
+                );
+            } else {
+                outcome.tables.push(table);
+            }
+        }
+    }
+    outcome
+}
+
+/// Read one file (any supported format).
+pub fn read_file(project: &Project, path: &Path) -> ReadOutcome {
+    let is_csv = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    if is_csv {
+        csv::read(project, path)
+    } else {
+        workbook::read(project, path)
+    }
+}
+
+/// Run `f` over `items` on every core, keeping the input order of results.
+pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(items.len());
+    if threads <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    let result = f(item);
+                    if let Ok(mut results) = results.lock() {
+                        results[i] = Some(result);
+                    }
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .into_iter()
+        .flatten()
+        .collect()
+}

@@ -1,0 +1,275 @@
+//! The schema model: `masterctl.toml` and one `schemas/<table>.toml` per table or
+//! generated master, checked and resolved (fields by index, references to real fields).
+//!
+//! [`crate::load`] builds it from files; everything downstream reads it.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use regex::Regex;
+
+use crate::value::Value;
+
+/// The whole structure of a master repository.
+#[derive(Debug, Clone)]
+pub struct Project {
+    pub config: Config,
+    pub tables: Vec<TableSchema>,
+    pub generated: Vec<GeneratedSchema>,
+}
+
+impl Project {
+    pub fn table(&self, name: &str) -> Option<&TableSchema> {
+        self.tables.iter().find(|t| t.name == name)
+    }
+
+    pub fn table_index(&self, name: &str) -> Option<usize> {
+        self.tables.iter().position(|t| t.name == name)
+    }
+
+    /// The table a sheet (or CSV file stem) maps to.
+    pub fn table_for_sheet(&self, sheet: &str) -> Option<&TableSchema> {
+        self.tables.iter().find(|t| t.sheet == sheet)
+    }
+}
+
+/// `masterctl.toml`.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// Where it was read from, when it was read from a file.
+    pub file: Option<PathBuf>,
+    pub source_language: String,
+    pub languages: Vec<String>,
+    pub regions: BTreeMap<String, RegionConfig>,
+}
+
+/// `[regions.<name>]` in `masterctl.toml`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RegionConfig {
+    pub branch: String,
+    pub upstream: Option<String>,
+    /// `table` or `table.column` entries the region owns.
+    pub owns: Vec<String>,
+    /// Fallback order of languages for this region; empty means the project's languages.
+    pub languages: Vec<String>,
+}
+
+/// One table's schema.
+#[derive(Debug, Clone)]
+pub struct TableSchema {
+    pub name: String,
+    /// The sheet name (or CSV file stem) that holds this table in exports.
+    pub sheet: String,
+    pub description: Option<String>,
+    /// Indexes into `fields`, in key order.
+    pub primary_key: Vec<usize>,
+    pub fields: Vec<Field>,
+    pub indexes: Vec<Index>,
+    /// The schema file it was read from.
+    pub file: PathBuf,
+}
+
+impl TableSchema {
+    pub fn field_index(&self, name: &str) -> Option<usize> {
+        self.fields.iter().position(|f| f.name == name)
+    }
+
+    pub fn field(&self, name: &str) -> Option<&Field> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+
+    pub fn primary_key_names(&self) -> Vec<&str> {
+        self.primary_key
+            .iter()
+            .map(|&i| self.fields[i].name.as_str())
+            .collect()
+    }
+}
+
+/// One column of a table.
+#[derive(Debug, Clone)]
+pub struct Field {
+    pub name: String,
+    pub ty: FieldType,
+    pub optional: bool,
+    pub default: Option<Value>,
+    pub min: Option<Value>,
+    pub max: Option<Value>,
+    pub min_length: Option<u32>,
+    pub max_length: Option<u32>,
+    /// The `pattern` as written, and compiled to match the whole value.
+    pub pattern: Option<(String, Regex)>,
+    /// Allowed values of an `enum` (or `list<enum>`) field.
+    pub values: Vec<String>,
+    pub references: Option<Reference>,
+    pub unique: bool,
+    pub description: Option<String>,
+}
+
+impl Field {
+    /// A field is required unless it is optional or has a default.
+    pub fn required(&self) -> bool {
+        !self.optional && self.default.is_none()
+    }
+}
+
+/// `references = "table.field"`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reference {
+    pub table: String,
+    pub field: String,
+}
+
+impl std::fmt::Display for Reference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.table, self.field)
+    }
+}
+
+/// The types a field may have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FieldType {
+    Int,
+    Float,
+    Bool,
+    String,
+    /// Localized text: lives in language tables, not in `tables/`.
+    Text,
+    Enum,
+    Date,
+    DateTime,
+    List(Box<FieldType>),
+}
+
+impl FieldType {
+    /// `int`, `list<enum>`, ... as written in schemas.
+    pub fn parse(text: &str) -> Option<FieldType> {
+        let text = text.trim();
+        if let Some(inner) = text.strip_prefix("list<").and_then(|t| t.strip_suffix('>')) {
+            let inner = FieldType::parse(inner)?;
+            return match inner {
+                FieldType::List(_) | FieldType::Text => None,
+                scalar => Some(FieldType::List(Box::new(scalar))),
+            };
+        }
+        Some(match text {
+            "int" => FieldType::Int,
+            "float" => FieldType::Float,
+            "bool" => FieldType::Bool,
+            "string" => FieldType::String,
+            "text" => FieldType::Text,
+            "enum" => FieldType::Enum,
+            "date" => FieldType::Date,
+            "datetime" => FieldType::DateTime,
+            _ => return None,
+        })
+    }
+
+    pub fn is_numeric(&self) -> bool {
+        matches!(self, FieldType::Int | FieldType::Float)
+    }
+
+    /// Whether `min`/`max` apply to the value itself (numbers, dates).
+    pub fn is_ordered_scalar(&self) -> bool {
+        matches!(
+            self,
+            FieldType::Int | FieldType::Float | FieldType::Date | FieldType::DateTime
+        )
+    }
+
+    /// Whether `min_length`/`max_length`/`pattern` apply (text-like values).
+    pub fn is_textual(&self) -> bool {
+        matches!(self, FieldType::String | FieldType::Text | FieldType::Enum)
+    }
+
+    /// The element type of a list, or the type itself.
+    pub fn scalar(&self) -> &FieldType {
+        match self {
+            FieldType::List(inner) => inner,
+            other => other,
+        }
+    }
+}
+
+impl std::fmt::Display for FieldType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FieldType::Int => f.write_str("int"),
+            FieldType::Float => f.write_str("float"),
+            FieldType::Bool => f.write_str("bool"),
+            FieldType::String => f.write_str("string"),
+            FieldType::Text => f.write_str("text"),
+            FieldType::Enum => f.write_str("enum"),
+            FieldType::Date => f.write_str("date"),
+            FieldType::DateTime => f.write_str("datetime"),
+            FieldType::List(inner) => write!(f, "list<{inner}>"),
+        }
+    }
+}
+
+/// `[[indexes]]`: a secondary index built into the runtime archive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Index {
+    pub fields: Vec<usize>,
+    pub unique: bool,
+    pub order_by: Vec<usize>,
+}
+
+/// A master computed from other tables on every import.
+#[derive(Debug, Clone)]
+pub struct GeneratedSchema {
+    pub name: String,
+    pub description: Option<String>,
+    pub kind: GeneratedKind,
+    pub file: PathBuf,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum GeneratedKind {
+    Reverse(Reverse),
+    Custom(Custom),
+}
+
+/// `[reverse]`: for each row of `target`, which rows of the sources point at it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reverse {
+    pub target: String,
+    pub sources: Vec<ReverseSource>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReverseSource {
+    pub table: String,
+    /// The source field holding the target's key.
+    pub field: String,
+    /// Extra source columns copied into each output row.
+    pub columns: Vec<String>,
+}
+
+/// `[custom]`: a precomputed view of one table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Custom {
+    pub table: String,
+    pub kind: CustomKind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum CustomKind {
+    /// Rows grouped by key fields, ordered by others inside each group.
+    Group {
+        group_by: Vec<String>,
+        order_by: Vec<String>,
+    },
+    /// Cumulative weights per group, for O(log n) weighted draws.
+    Weighted {
+        group_by: Vec<String>,
+        weight: String,
+    },
+    /// A dense table over two enum fields.
+    Matrix {
+        row: String,
+        column: String,
+        value: String,
+        default: Option<Value>,
+    },
+}

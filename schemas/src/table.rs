@@ -1,0 +1,103 @@
+//! The typed table model: one per table, whatever format it was read from.
+//!
+//! Values are stored by column, in schema field order, so a million-row table is a few
+//! large vectors rather than a million small ones. Every table remembers where its rows
+//! and columns came from ([`Origin`]), so any later stage can point at the cell.
+
+use std::path::PathBuf;
+
+use crate::diagnostic::{Location, a1};
+use crate::value::Value;
+
+/// A table of typed values, columns in schema field order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    /// The table's name in the schema.
+    pub name: String,
+    /// One vector per schema field, all of the same length.
+    pub columns: Vec<Vec<Value>>,
+    pub origin: Origin,
+}
+
+impl Table {
+    pub fn row_count(&self) -> usize {
+        self.origin.rows.len()
+    }
+
+    pub fn value(&self, row: usize, field: usize) -> &Value {
+        &self.columns[field][row]
+    }
+
+    /// The values of one row, in field order.
+    pub fn row(&self, row: usize) -> impl Iterator<Item = &Value> + '_ {
+        self.columns.iter().map(move |column| &column[row])
+    }
+
+    /// The key of a row over some fields (for primary keys and indexes).
+    pub fn key(&self, row: usize, fields: &[usize]) -> Vec<Value> {
+        fields
+            .iter()
+            .map(|&f| self.columns[f][row].clone())
+            .collect()
+    }
+
+    /// Where a cell came from, for diagnostics.
+    pub fn cell_location(&self, row: usize, field: usize, field_name: &str) -> Location {
+        let mut location = self
+            .origin
+            .location(self.origin.rows[row], self.origin.columns[field]);
+        location.table = Some(self.name.clone());
+        location.field = Some(field_name.to_string());
+        location
+    }
+
+    /// The same data in the same order, whatever file it came from.
+    pub fn same_data(&self, other: &Table) -> bool {
+        self.name == other.name && self.columns == other.columns
+    }
+}
+
+/// Where a table was read from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Origin {
+    pub file: PathBuf,
+    pub format: SourceFormat,
+    /// For each field, the 0-based source column it was read from (`None`: the column was
+    /// absent and the default applied).
+    pub columns: Vec<Option<u32>>,
+    /// For each row, its 0-based row in the sheet, or its 1-based line in a CSV file.
+    pub rows: Vec<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceFormat {
+    /// A sheet of a workbook (xlsx, xlsm, xlsb, xls, ods).
+    Workbook { sheet: String },
+    /// A CSV file.
+    Csv,
+}
+
+impl Origin {
+    /// The location of a source row and column: `Sheet!F6`, or a CSV line.
+    pub fn location(&self, row: u64, column: Option<u32>) -> Location {
+        let mut location = Location::file(&self.file);
+        match &self.format {
+            SourceFormat::Workbook { sheet } => {
+                location.sheet = Some(sheet.clone());
+                if let Some(column) = column {
+                    location.cell = Some(a1(u32::try_from(row).unwrap_or(u32::MAX), column));
+                }
+            }
+            SourceFormat::Csv => location.line = Some(row),
+        }
+        location
+    }
+
+    /// A human name for where the table came from: `items.xlsx (sheet Item)` or `Item.csv`.
+    pub fn describe(&self) -> String {
+        match &self.format {
+            SourceFormat::Workbook { sheet } => format!("{} (sheet {sheet})", self.file.display()),
+            SourceFormat::Csv => self.file.display().to_string(),
+        }
+    }
+}

@@ -1,0 +1,303 @@
+//! Validation: checks on one value ([`check_value`]), and checks across rows and tables
+//! ([`validate_tables`]): duplicate primary keys (naming both rows), `unique` fields,
+//! and foreign keys into other tables.
+
+use std::collections::HashMap;
+use std::collections::HashSet;
+
+use unicode_segmentation::UnicodeSegmentation;
+
+use crate::diagnostic::{Code, Diagnostic, Location, Report};
+use crate::load::did_you_mean;
+use crate::schema::{Field, FieldType, Project, TableSchema};
+use crate::table::Table;
+use crate::value::Value;
+
+/// A mistake in one value, before it is given a location.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Problem {
+    pub code: Code,
+    pub message: String,
+    pub found: Option<String>,
+    pub expected: Option<String>,
+    pub hint: Option<String>,
+}
+
+impl Problem {
+    pub fn new(code: Code, message: impl Into<String>) -> Problem {
+        Problem {
+            code,
+            message: message.into(),
+            found: None,
+            expected: None,
+            hint: None,
+        }
+    }
+
+    pub fn found(mut self, found: impl Into<String>) -> Problem {
+        self.found = Some(found.into());
+        self
+    }
+
+    pub fn expected(mut self, expected: impl Into<String>) -> Problem {
+        self.expected = Some(expected.into());
+        self
+    }
+
+    pub fn hint(mut self, hint: impl Into<String>) -> Problem {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    pub fn into_diagnostic(self, mut location: Location, table: &str, field: &Field) -> Diagnostic {
+        location.table = Some(table.to_string());
+        location.field = Some(field.name.clone());
+        Diagnostic {
+            code: self.code,
+            severity: self.code.severity(),
+            location,
+            message: self.message,
+            found: self.found,
+            expected: self.expected,
+            hint: self.hint,
+        }
+    }
+}
+
+/// Check a typed, non-null value against its field's options: enum values, min/max,
+/// min_length/max_length (in grapheme clusters, as a person counts characters), pattern.
+pub fn check_value(field: &Field, value: &Value) -> Result<(), Problem> {
+    if let Value::List(items) = value {
+        for item in items.iter() {
+            check_scalar(field, item)?;
+        }
+        return Ok(());
+    }
+    check_scalar(field, value)
+}
+
+fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
+    if field.ty.scalar() == &FieldType::Enum
+        && let Some(text) = value.as_str()
+        && !field.values.iter().any(|v| v == text)
+    {
+        let mut problem = Problem::new(
+            Code::EnumValue,
+            format!("`{text}` is not a value of `{}`", field.name),
+        )
+        .found(text)
+        .expected(format!("one of: {}", field.values.join(", ")));
+        if let Some(similar) = did_you_mean(text.trim(), field.values.iter().map(String::as_str)) {
+            problem = problem.hint(format!("did you mean `{similar}`?"));
+        }
+        return Err(problem);
+    }
+    if let Some(min) = &field.min
+        && value < min
+    {
+        return Err(Problem::new(
+            Code::OutOfRange,
+            format!("{value} is below the minimum {min}"),
+        )
+        .found(value.to_string())
+        .expected(range_text(field)));
+    }
+    if let Some(max) = &field.max
+        && value > max
+    {
+        return Err(Problem::new(
+            Code::OutOfRange,
+            format!("{value} is above the maximum {max}"),
+        )
+        .found(value.to_string())
+        .expected(range_text(field)));
+    }
+    if let Some(text) = value.as_str() {
+        if field.min_length.is_some() || field.max_length.is_some() {
+            let length = text.graphemes(true).count();
+            let too_short = field.min_length.is_some_and(|min| length < min as usize);
+            let too_long = field.max_length.is_some_and(|max| length > max as usize);
+            if too_short || too_long {
+                let expected = match (field.min_length, field.max_length) {
+                    (Some(lo), Some(hi)) => format!("{lo} to {hi} characters"),
+                    (Some(lo), None) => format!("at least {lo} characters"),
+                    (None, Some(hi)) => format!("at most {hi} characters"),
+                    (None, None) => String::new(),
+                };
+                return Err(Problem::new(
+                    Code::Length,
+                    format!(
+                        "the text has {length} characters; `{}` allows {expected}",
+                        field.name
+                    ),
+                )
+                .found(text)
+                .expected(expected));
+            }
+        }
+        if let Some((pattern, regex)) = &field.pattern
+            && !regex.is_match(text)
+        {
+            return Err(Problem::new(
+                Code::Pattern,
+                format!("`{text}` does not match the pattern of `{}`", field.name),
+            )
+            .found(text)
+            .expected(format!("text matching {pattern}")));
+        }
+    }
+    Ok(())
+}
+
+fn range_text(field: &Field) -> String {
+    match (&field.min, &field.max) {
+        (Some(lo), Some(hi)) => format!("between {lo} and {hi}"),
+        (Some(lo), None) => format!("at least {lo}"),
+        (None, Some(hi)) => format!("at most {hi}"),
+        (None, None) => String::new(),
+    }
+}
+
+/// Checks across rows and tables, on tables already typed (see [`crate::typing`]):
+/// duplicate primary keys, `unique` fields and foreign keys. A reference into a table
+/// that is not among `tables` cannot be checked and gives one warning per field.
+pub fn validate_tables(project: &Project, tables: &[Table]) -> Report {
+    let mut report = Report::default();
+    let by_name: HashMap<&str, &Table> = tables.iter().map(|t| (t.name.as_str(), t)).collect();
+    let mut key_sets: HashMap<(String, usize), HashSet<&Value>> = HashMap::new();
+    for table in tables {
+        let Some(schema) = project.table(&table.name) else {
+            continue;
+        };
+        check_primary_key(schema, table, &mut report);
+        for (field_index, field) in schema.fields.iter().enumerate() {
+            if field.unique {
+                check_unique(schema, table, field_index, &mut report);
+            }
+            let Some(reference) = &field.references else {
+                continue;
+            };
+            let (Some(target), Some(target_schema)) = (
+                by_name.get(reference.table.as_str()),
+                project.table(&reference.table),
+            ) else {
+                let mut location = table.origin.location(0, None);
+                location.table = Some(table.name.clone());
+                location.field = Some(field.name.clone());
+                report.push(
+                    Diagnostic::new(
+                        Code::UncheckedReference,
+                        location,
+                        format!(
+                            "references from `{}.{}` into `{reference}` were not checked: table `{}` is not in the input",
+                            table.name, field.name, reference.table
+                        ),
+                    )
+                    .hint(format!("supply table `{}` too to check them", reference.table)),
+                );
+                continue;
+            };
+            let Some(target_field) = target_schema.field_index(&reference.field) else {
+                continue;
+            };
+            let keys = key_sets
+                .entry((reference.table.clone(), target_field))
+                .or_insert_with(|| {
+                    target.columns[target_field]
+                        .iter()
+                        .filter(|v| !v.is_null())
+                        .collect()
+                });
+            for (row, value) in table.columns[field_index].iter().enumerate() {
+                let dangling: Vec<&Value> = match value {
+                    Value::Null => continue,
+                    Value::List(items) => items.iter().filter(|v| !keys.contains(v)).collect(),
+                    single => {
+                        if keys.contains(single) {
+                            continue;
+                        }
+                        vec![single]
+                    }
+                };
+                for missing in dangling {
+                    report.push(
+                        Diagnostic::new(
+                            Code::ForeignKey,
+                            table.cell_location(row, field_index, &field.name),
+                            format!("no `{}` has {} {missing}", reference.table, reference.field),
+                        )
+                        .found(missing.to_string())
+                        .expected(format!("an existing {reference}"))
+                        .hint(format!(
+                            "add the row to `{}` ({}), or correct this value",
+                            reference.table,
+                            target.origin.describe()
+                        )),
+                    );
+                }
+            }
+        }
+    }
+    report
+}
+
+fn check_primary_key(schema: &TableSchema, table: &Table, report: &mut Report) {
+    let mut first_row: HashMap<Vec<Value>, usize> = HashMap::with_capacity(table.row_count());
+    for row in 0..table.row_count() {
+        let key = table.key(row, &schema.primary_key);
+        if key.iter().any(Value::is_null) {
+            continue; // already reported as required
+        }
+        if let Some(&first) = first_row.get(&key) {
+            let key_field = schema.primary_key[0];
+            let first_place = table.cell_location(first, key_field, "").place();
+            let key_text = key
+                .iter()
+                .map(Value::to_string)
+                .collect::<Vec<_>>()
+                .join(", ");
+            let names = schema.primary_key_names().join(", ");
+            report.push(
+                Diagnostic::new(
+                    Code::DuplicateKey,
+                    table.cell_location(row, key_field, &schema.fields[key_field].name),
+                    format!(
+                        "duplicate primary key ({names}) = ({key_text}): also at {first_place}"
+                    ),
+                )
+                .found(key_text)
+                .expected("a primary key used by one row only")
+                .hint(format!("the first row with this key is at {first_place}")),
+            );
+        } else {
+            first_row.insert(key, row);
+        }
+    }
+}
+
+fn check_unique(schema: &TableSchema, table: &Table, field_index: usize, report: &mut Report) {
+    let field = &schema.fields[field_index];
+    let mut first_row: HashMap<&Value, usize> = HashMap::new();
+    for (row, value) in table.columns[field_index].iter().enumerate() {
+        if value.is_null() {
+            continue;
+        }
+        if let Some(&first) = first_row.get(value) {
+            let first_place = table.cell_location(first, field_index, &field.name).place();
+            report.push(
+                Diagnostic::new(
+                    Code::Unique,
+                    table.cell_location(row, field_index, &field.name),
+                    format!(
+                        "`{}` must be unique, but {value} is also at {first_place}",
+                        field.name
+                    ),
+                )
+                .found(value.to_string())
+                .expected("a value no other row has"),
+            );
+        } else {
+            first_row.insert(value, row);
+        }
+    }
+}
