@@ -576,7 +576,8 @@ impl Builder {
             name,
             sheet,
             description: raw.description.clone(),
-            primary_key: primary_key?,
+            // A broken key was reported; the table stays so that its references are checked too.
+            primary_key: primary_key.unwrap_or_default(),
             fields,
             indexes,
             file: source.path.to_path_buf(),

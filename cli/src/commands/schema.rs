@@ -37,8 +37,11 @@ pub fn run(command: Command, output: &Output) -> Result<(), Failure> {
         )));
     }
     let drafts = infer_file(&args.file).map_err(|d| {
-        Failure::usage(format!("{}: {}", args.file.display(), d.message))
-            .hint(d.hint.unwrap_or_default())
+        let failure = Failure::usage(format!("{}: {}", d.location.place().trim(), d.message));
+        match d.hint {
+            Some(hint) => failure.hint(hint),
+            None => failure,
+        }
     })?;
     if drafts.is_empty() {
         return Err(Failure::usage(format!(

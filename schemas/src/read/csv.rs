@@ -57,6 +57,34 @@ pub fn read(project: &Project, path: &Path) -> ReadOutcome {
     outcome
 }
 
+/// Line numbers of byte offsets, for offsets asked in increasing order.
+struct LineCounter<'a> {
+    bytes: &'a [u8],
+    offset: usize,
+    line: u64,
+}
+
+impl<'a> LineCounter<'a> {
+    fn new(bytes: &'a [u8]) -> LineCounter<'a> {
+        LineCounter { bytes, offset: 0, line: 1 }
+    }
+
+    /// The 1-based line holding byte `offset`.
+    fn line_at(&mut self, offset: u64) -> u64 {
+        let mut offset = usize::try_from(offset).unwrap_or(usize::MAX).min(self.bytes.len());
+        // The reader's position is where it started looking: before the LF of a CRLF and
+        // any empty lines it skipped. A record itself never starts with CR or LF.
+        while matches!(self.bytes.get(offset), Some(b'\r' | b'\n')) {
+            offset += 1;
+        }
+        if offset > self.offset {
+            self.line += self.bytes[self.offset..offset].iter().filter(|&&b| b == b'\n').count() as u64;
+            self.offset = offset;
+        }
+        self.line
+    }
+}
+
 /// The records of a CSV file and the line each starts on.
 pub struct CsvGrid {
     records: Vec<csv::StringRecord>,
@@ -76,11 +104,12 @@ impl CsvGrid {
         let mut lines = Vec::new();
         let mut errors = Vec::new();
         let mut record = csv::ByteRecord::new();
+        let mut lines_before = LineCounter::new(bytes);
         loop {
             match reader.read_byte_record(&mut record) {
                 Ok(false) => break,
                 Ok(true) => {
-                    let line = record.position().map_or(0, |p| p.line());
+                    let line = lines_before.line_at(record.position().map_or(0, |p| p.byte()));
                     match csv::StringRecord::from_byte_record(record.clone()) {
                         Ok(r) => {
                             records.push(r);
@@ -108,7 +137,7 @@ impl CsvGrid {
                     }
                 }
                 Err(e) => {
-                    let line = e.position().map_or(0, |p| p.line());
+                    let line = lines_before.line_at(e.position().map_or(0, |p| p.byte()));
                     errors.push(Diagnostic::new(
                         Code::UnreadableFile,
                         Location {

@@ -1,0 +1,228 @@
+//! Each deliberately broken fixture gives exactly the diagnostic a planner needs: the
+//! stable code, the workbook, sheet and cell (or file and line), and a hint.
+
+mod common;
+
+use common::*;
+use masterctl_schemas::{Code, Severity};
+
+fn check(instead_of: &str, broken: &[&str]) -> masterctl_schemas::Validation {
+    validate(&project(&fixtures()), &fixtures_with(instead_of, broken))
+}
+
+#[test]
+fn the_fixtures_themselves_are_valid() {
+    let validation = validate(&project(&fixtures()), &[fixtures().join("workbooks")]);
+    assert!(!validation.report.has_errors(), "{:#?}", validation.report.diagnostics);
+    assert_eq!(validation.tables.len(), 7);
+    // The `#notes` sheet is quiet; nothing else is unmapped.
+    assert_eq!(validation.report.warning_count(), 0, "{:#?}", validation.report.diagnostics);
+}
+
+#[test]
+fn wrong_type_names_the_cell() {
+    let v = check("items.xlsx", &["items_wrong_type.xlsx"]);
+    let d = only_error(&v);
+    assert_eq!(d.code, Code::TypeError);
+    assert_eq!(d.location.sheet.as_deref(), Some("Item"));
+    assert_eq!(d.location.cell.as_deref(), Some("F6"));
+    assert_eq!(d.location.field.as_deref(), Some("price"));
+    assert_eq!(d.location.table.as_deref(), Some("item"));
+    assert!(d.location.file.as_ref().unwrap().ends_with("items_wrong_type.xlsx"));
+    assert_eq!(d.found.as_deref(), Some("abc"));
+    assert_eq!(d.expected.as_deref(), Some("a whole number"));
+    assert_eq!(d.location.place(), format!("{} Item!F6", d.location.file.as_ref().unwrap().display()));
+}
+
+#[test]
+fn enum_typo_suggests_the_value() {
+    let v = check("items.xlsx", &["items_enum_typo.xlsx"]);
+    let d = only_error(&v);
+    assert_eq!(d.code, Code::EnumValue);
+    assert_eq!(d.location.cell.as_deref(), Some("E3"));
+    assert_eq!(d.found.as_deref(), Some("raer"));
+    assert_eq!(d.hint.as_deref(), Some("did you mean `rare`?"));
+}
+
+#[test]
+fn out_of_range_says_the_bound() {
+    let v = check("items.xlsx", &["items_out_of_range.xlsx"]);
+    let d = only_error(&v);
+    assert_eq!(d.code, Code::OutOfRange);
+    assert_eq!(d.location.cell.as_deref(), Some("F7"));
+    assert_eq!(d.found.as_deref(), Some("-5"));
+    assert_eq!(d.expected.as_deref(), Some("between 0 and 1000000"));
+}
+
+#[test]
+fn missing_required_value() {
+    let v = check("items.xlsx", &["items_missing_required.xlsx"]);
+    let d = only_error(&v);
+    assert_eq!(d.code, Code::Required);
+    assert_eq!(d.location.cell.as_deref(), Some("D6"));
+    assert_eq!(d.location.field.as_deref(), Some("category_id"));
+}
+
+#[test]
+fn duplicate_key_names_both_rows() {
+    let v = check("items.xlsx", &["items_duplicate_key.xlsx"]);
+    let d = only_error(&v);
+    assert_eq!(d.code, Code::DuplicateKey);
+    assert_eq!(d.location.cell.as_deref(), Some("A10"));
+    assert!(d.message.contains("Item!A6"), "{}", d.message);
+    assert_eq!(d.found.as_deref(), Some("5"));
+}
+
+#[test]
+fn duplicate_composite_key_names_both_rows() {
+    let v = check("quests.xlsx", &["quests_duplicate_composite_key.xlsx"]);
+    let d = only_error(&v);
+    assert_eq!(d.code, Code::DuplicateKey);
+    assert_eq!(d.location.sheet.as_deref(), Some("QuestDrop"));
+    assert_eq!(d.location.cell.as_deref(), Some("A4"));
+    assert!(d.message.contains("QuestDrop!A2"), "{}", d.message);
+    assert_eq!(d.found.as_deref(), Some("101, 6"));
+}
+
+#[test]
+fn dangling_foreign_key() {
+    let v = check("items.xlsx", &["items_dangling_reference.xlsx"]);
+    let d = only_error(&v);
+    assert_eq!(d.code, Code::ForeignKey);
+    assert_eq!(d.location.cell.as_deref(), Some("D8"));
+    assert_eq!(d.found.as_deref(), Some("99"));
+    assert_eq!(d.expected.as_deref(), Some("an existing category.id"));
+}
+
+#[test]
+fn foreign_keys_follow_the_chain_across_workbooks() {
+    // quest_drop → item lives in another workbook: a renumbered item breaks the drop.
+    let v = check("items.xlsx", &["items_many_mistakes.xlsx"]);
+    let dangling: Vec<_> = errors(&v).into_iter().filter(|d| d.code == Code::ForeignKey).collect();
+    assert!(
+        dangling.iter().any(|d| d.location.sheet.as_deref() == Some("ShopItem") && d.location.cell.as_deref() == Some("B5")),
+        "{dangling:#?}"
+    );
+}
+
+#[test]
+fn unknown_column() {
+    let v = check("items.xlsx", &["items_unknown_column.xlsx"]);
+    let d = only_error(&v);
+    assert_eq!(d.code, Code::UnknownColumn);
+    assert_eq!(d.location.cell.as_deref(), Some("L1"));
+    assert_eq!(d.found.as_deref(), Some("colour"));
+}
+
+#[test]
+fn missing_column() {
+    let v = check("items.xlsx", &["items_missing_column.xlsx"]);
+    let d = only_error(&v);
+    assert_eq!(d.code, Code::MissingColumn);
+    assert_eq!(d.location.field.as_deref(), Some("rarity"));
+    assert_eq!(d.location.cell.as_deref(), Some("A1"));
+}
+
+#[test]
+fn error_cell_is_never_a_default() {
+    let v = check("items.xlsx", &["items_error_cell.xlsx"]);
+    let d = only_error(&v);
+    assert_eq!(d.code, Code::ErrorCell);
+    assert_eq!(d.location.cell.as_deref(), Some("F2"));
+    assert_eq!(d.found.as_deref(), Some("#DIV/0!"));
+}
+
+#[test]
+fn formula_without_cached_value() {
+    let v = check("items.xlsx", &["items_formula_without_value.xlsx"]);
+    let d = only_error(&v);
+    assert_eq!(d.code, Code::FormulaWithoutValue);
+    assert_eq!(d.location.cell.as_deref(), Some("F3"));
+    assert_eq!(d.found.as_deref(), Some("=F2*12"));
+}
+
+#[test]
+fn table_supplied_twice_names_both_places() {
+    let mut paths = fixtures_with("", &[]);
+    paths.push(fixtures().join("broken/twice/Category.csv"));
+    let v = validate(&project(&fixtures()), &paths);
+    let d = only_error(&v);
+    assert_eq!(d.code, Code::DuplicateTable);
+    assert!(d.message.contains("items.xlsx (sheet Category)"), "{}", d.message);
+    assert!(d.message.contains("Category.csv"), "{}", d.message);
+}
+
+#[test]
+fn invalid_utf8_csv_names_file_and_line() {
+    let v = validate(&project(&fixtures()), &[fixtures().join("broken/not_utf8/Category.csv")]);
+    let d = only_error(&v);
+    assert_eq!(d.code, Code::InvalidUtf8);
+    assert!(d.location.file.as_ref().unwrap().ends_with("not_utf8/Category.csv"));
+    assert_eq!(d.location.line, Some(3));
+}
+
+#[test]
+fn every_mistake_is_reported_at_once() {
+    let v = check("items.xlsx", &["items_many_mistakes.xlsx"]);
+    let mut found: Vec<(Code, String)> = errors(&v)
+        .iter()
+        .filter(|d| d.location.sheet.as_deref() == Some("Item"))
+        .map(|d| (d.code, d.location.cell.clone().unwrap_or_default()))
+        .collect();
+    found.sort();
+    let mut expected = vec![
+        (Code::TypeError, "F2".to_string()),
+        (Code::EnumValue, "E3".to_string()),
+        (Code::Length, "B4".to_string()),
+        (Code::ForeignKey, "D6".to_string()),
+        (Code::TypeError, "G7".to_string()),
+        (Code::TypeError, "J8".to_string()),
+        (Code::DuplicateKey, "A9".to_string()),
+    ];
+    expected.sort();
+    assert_eq!(found, expected);
+}
+
+#[test]
+fn csv_conventions_bom_crlf_and_multiline_cells() {
+    let dir = std::env::temp_dir().join(format!("masterctl-csv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("Category.csv");
+    std::fs::write(
+        &path,
+        "\u{feff}id,name,sort_order,# note\r\n1,\"二行の\r\n名前\",10,x\r\n# 2 is gone\r\n\r\n3,素材,abc,\r\n",
+    )
+    .unwrap();
+    let v = validate(&project(&fixtures()), &[path]);
+    let d = only_error(&v);
+    assert_eq!(d.code, Code::TypeError);
+    assert_eq!(d.location.line, Some(6), "the record after a two-line cell, a comment and an empty line");
+    let category = &v.tables[0];
+    assert_eq!(category.row_count(), 2);
+    assert_eq!(category.value(0, 1).as_str(), Some("二行の\r\n名前"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn unmapped_sheets_and_unchecked_references_are_warnings() {
+    let project = project(&fixtures());
+    let v = validate(&project, &[fixtures().join("workbooks/shops.xlsx"), hunt().join("hunt.xlsx")]);
+    assert!(!v.report.has_errors(), "{:#?}", v.report.diagnostics);
+    let warnings: Vec<_> = v.report.diagnostics.iter().filter(|d| d.severity == Severity::Warning).collect();
+    assert!(warnings.iter().any(|d| d.code == Code::UnmappedSheet && d.location.sheet.as_deref() == Some("Monster")));
+    assert!(warnings.iter().any(|d| d.code == Code::UncheckedReference && d.location.field.as_deref() == Some("item_id")));
+}
+
+#[test]
+fn json_carries_every_diagnostic() {
+    let v = check("items.xlsx", &["items_many_mistakes.xlsx"]);
+    let json = serde_json::to_value(&v.report).unwrap();
+    let list = json["diagnostics"].as_array().unwrap();
+    assert_eq!(list.len(), v.report.diagnostics.len());
+    let enum_error = list.iter().find(|d| d["code"] == "enum-value").unwrap();
+    assert_eq!(enum_error["sheet"], "Item");
+    assert_eq!(enum_error["cell"], "E3");
+    assert_eq!(enum_error["field"], "rarity");
+    assert_eq!(enum_error["severity"], "error");
+    assert_eq!(enum_error["hint"], "did you mean `rare`?");
+}

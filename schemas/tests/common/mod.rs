@@ -1,0 +1,57 @@
+//! Paths and helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use masterctl_schemas::load::load_project;
+use masterctl_schemas::{Diagnostic, Project, Validation, validate_paths};
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// `../shared/fixtures` beside the repository.
+pub fn shared_fixtures() -> PathBuf {
+    repo_root().join("../shared/fixtures")
+}
+
+pub fn hunt() -> PathBuf {
+    shared_fixtures().join("hunt")
+}
+
+pub fn fixtures() -> PathBuf {
+    repo_root().join("fixtures")
+}
+
+pub fn project(root: &Path) -> Project {
+    match load_project(root) {
+        Ok(project) => project,
+        Err(report) => panic!("{} does not load: {:#?}", root.display(), report.diagnostics),
+    }
+}
+
+pub fn validate(project: &Project, paths: &[PathBuf]) -> Validation {
+    validate_paths(project, paths)
+}
+
+/// The fixtures' workbooks, with `replace` standing in for the good workbook named `instead_of`.
+pub fn fixtures_with(instead_of: &str, replace: &[&str]) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = ["items.xlsx", "quests.xlsx", "shops.xlsx"]
+        .iter()
+        .filter(|name| **name != instead_of)
+        .map(|name| fixtures().join("workbooks").join(name))
+        .collect();
+    paths.extend(replace.iter().map(|r| fixtures().join("broken").join(r)));
+    paths
+}
+
+pub fn errors(validation: &Validation) -> Vec<&Diagnostic> {
+    validation.report.diagnostics.iter().filter(|d| d.is_error()).collect()
+}
+
+/// The single error of a validation, or a panic listing what there was.
+pub fn only_error(validation: &Validation) -> &Diagnostic {
+    let errors = errors(validation);
+    assert_eq!(errors.len(), 1, "expected exactly one error, got {errors:#?}");
+    errors[0]
+}

@@ -1,0 +1,270 @@
+//! A bad schema file is itself a list of errors, each with file, line and column.
+
+use std::path::PathBuf;
+
+use masterctl_schemas::load::load_from_files;
+use masterctl_schemas::schema::{CustomKind, FieldType, GeneratedKind};
+use masterctl_schemas::{Code, Diagnostic, Project, Value};
+
+const CONFIG: &str = "source_language = \"ja\"\nlanguages = [\"ja\", \"en\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n";
+
+const CATEGORY: &str = r#"name = "category"
+primary_key = ["id"]
+
+[[fields]]
+name = "id"
+type = "int"
+"#;
+
+fn load(config: &str, files: &[(&str, &str)]) -> Result<Project, Vec<Diagnostic>> {
+    load_from_files(
+        Some((PathBuf::from("masterctl.toml"), config.to_string())),
+        files
+            .iter()
+            .map(|(name, text)| (PathBuf::from(format!("schemas/{name}")), text.to_string()))
+            .collect(),
+    )
+    .map_err(|report| report.diagnostics)
+}
+
+fn errors_of(files: &[(&str, &str)]) -> Vec<Diagnostic> {
+    match load(CONFIG, files) {
+        Ok(_) => panic!("the schemas loaded, but should not"),
+        Err(errors) => errors,
+    }
+}
+
+/// `(code, file, line)` of every error.
+fn summary(errors: &[Diagnostic]) -> Vec<(Code, String, u64)> {
+    errors
+        .iter()
+        .map(|d| {
+            (
+                d.code,
+                d.location.file.as_ref().unwrap().display().to_string(),
+                d.location.line.unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_good_schema_set_loads_with_everything_resolved() {
+    let item = r#"
+name = "item"
+sheet = "Item"
+primary_key = ["id"]
+
+[[fields]]
+name = "id"
+type = "int"
+min = 1
+
+[[fields]]
+name = "category_id"
+type = "int"
+references = "category.id"
+
+[[fields]]
+name = "tags"
+type = "list<enum>"
+values = ["a", "b"]
+optional = true
+
+[[fields]]
+name = "weight"
+type = "float"
+default = 1
+
+[[indexes]]
+fields = ["category_id"]
+order_by = ["weight"]
+"#;
+    let draw = "name = \"draw\"\n[custom]\nkind = \"weighted\"\ntable = \"item\"\ngroup_by = [\"category_id\"]\nweight = \"weight\"\n";
+    let project = load(CONFIG, &[("category.toml", CATEGORY), ("item.toml", item), ("draw.toml", draw)]).unwrap();
+    let item = project.table("item").unwrap();
+    assert_eq!(item.sheet, "Item");
+    assert_eq!(item.fields[2].ty, FieldType::List(Box::new(FieldType::Enum)));
+    assert_eq!(item.fields[3].default, Some(Value::Float(1.0)));
+    assert_eq!(item.indexes[0].fields, vec![1]);
+    assert_eq!(project.config.regions["jp"].branch, "masters/jp");
+    assert!(matches!(
+        &project.generated[0].kind,
+        GeneratedKind::Custom(c) if matches!(&c.kind, CustomKind::Weighted { weight, .. } if weight == "weight")
+    ));
+}
+
+#[test]
+fn toml_syntax_error_has_line_and_column() {
+    let errors = errors_of(&[("item.toml", "name = \"item\"\nprimary_key = [\"id\"\n")]);
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].code, Code::SchemaSyntax);
+    assert_eq!(errors[0].location.line, Some(2));
+    assert!(errors[0].location.column.is_some());
+}
+
+#[test]
+fn unknown_option_and_unknown_type() {
+    let unknown_option = "name = \"a\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\nmaxlength = 3\n";
+    let unknown_type = "name = \"b\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"integer\"\n";
+    let errors = errors_of(&[("a.toml", unknown_option), ("b.toml", unknown_type)]);
+    assert_eq!(
+        summary(&errors),
+        vec![
+            (Code::UnknownOption, "schemas/a.toml".into(), 7),
+            (Code::UnknownType, "schemas/b.toml".into(), 6),
+        ]
+    );
+    assert!(errors[0].message.contains("maxlength"), "{}", errors[0].message);
+    assert_eq!(errors[1].hint.as_deref(), Some("did you mean `int`?"));
+    assert_eq!(errors[1].location.column, Some(8));
+}
+
+#[test]
+fn references_to_missing_tables_and_fields() {
+    let item = r#"name = "item"
+primary_key = ["id", "missing_key"]
+
+[[fields]]
+name = "id"
+type = "int"
+
+[[fields]]
+name = "category_id"
+type = "int"
+references = "categroy.id"
+
+[[fields]]
+name = "other"
+type = "int"
+references = "category.code"
+"#;
+    let errors = errors_of(&[("category.toml", CATEGORY), ("item.toml", item)]);
+    assert_eq!(
+        summary(&errors),
+        vec![
+            (Code::InvalidReference, "schemas/item.toml".into(), 2),
+            (Code::InvalidReference, "schemas/item.toml".into(), 11),
+            (Code::InvalidReference, "schemas/item.toml".into(), 16),
+        ]
+    );
+    assert_eq!(errors[1].hint.as_deref(), Some("did you mean `category.id`?"));
+}
+
+#[test]
+fn names_must_be_plain_identifiers_and_unique() {
+    let hostile = "name = \"../../etc\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n";
+    let twice_field = "name = \"t\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"id\"\ntype = \"string\"\n";
+    let errors = errors_of(&[
+        ("category.toml", CATEGORY),
+        ("copy.toml", CATEGORY),
+        ("hostile.toml", hostile),
+        ("t.toml", twice_field),
+        ("Bad Name.toml", "primary_key = [\"id\"]\n[[fields]]\nname = \"id\"\ntype = \"int\"\n"),
+    ]);
+    let mut codes: Vec<(Code, String)> = errors
+        .iter()
+        .map(|d| (d.code, d.location.file.as_ref().unwrap().display().to_string()))
+        .collect();
+    codes.sort();
+    assert_eq!(
+        codes,
+        vec![
+            (Code::InvalidName, "schemas/Bad Name.toml".into()),
+            (Code::InvalidName, "schemas/hostile.toml".into()),
+            (Code::DuplicateName, "schemas/copy.toml".into()),
+            (Code::DuplicateName, "schemas/t.toml".into()),
+        ]
+    );
+    let duplicate_table = errors.iter().find(|d| d.location.file.as_ref().unwrap().ends_with("copy.toml")).unwrap();
+    assert!(duplicate_table.hint.as_ref().unwrap().contains("schemas/category.toml:1"));
+}
+
+#[test]
+fn options_must_fit_the_type() {
+    let item = r#"name = "item"
+primary_key = ["id"]
+
+[[fields]]
+name = "id"
+type = "int"
+min = 10
+max = 1
+
+[[fields]]
+name = "kind"
+type = "enum"
+
+[[fields]]
+name = "code"
+type = "string"
+pattern = "([a-z"
+
+[[fields]]
+name = "flag"
+type = "bool"
+default = "yes"
+max_length = 3
+"#;
+    let errors = errors_of(&[("item.toml", item)]);
+    assert_eq!(
+        summary(&errors),
+        vec![
+            (Code::InvalidOption, "schemas/item.toml".into(), 8),
+            (Code::InvalidOption, "schemas/item.toml".into(), 12),
+            (Code::InvalidOption, "schemas/item.toml".into(), 17),
+            (Code::InvalidOption, "schemas/item.toml".into(), 23),
+            (Code::InvalidOption, "schemas/item.toml".into(), 22),
+        ]
+    );
+}
+
+#[test]
+fn generated_masters_are_checked() {
+    let reverse = "name = \"sources\"\n[reverse]\ntarget = \"categroy\"\nsources = [{ table = \"category\", field = \"nope\" }]\n";
+    let matrix = "name = \"m\"\n[custom]\nkind = \"matrix\"\ntable = \"category\"\nrow = \"id\"\ncolumn = \"id\"\nvalue = \"id\"\n";
+    let errors = errors_of(&[("category.toml", CATEGORY), ("sources.toml", reverse), ("m.toml", matrix)]);
+    assert_eq!(
+        summary(&errors),
+        vec![
+            (Code::InvalidReference, "schemas/sources.toml".into(), 3),
+            (Code::InvalidOption, "schemas/m.toml".into(), 5),
+            (Code::InvalidOption, "schemas/m.toml".into(), 6),
+        ]
+    );
+    assert_eq!(errors[0].hint.as_deref(), Some("did you mean `category`?"));
+}
+
+#[test]
+fn config_is_checked_against_the_tables() {
+    let config = r#"source_language = "ja"
+languages = ["en"]
+
+[regions.global]
+branch = "masters/global"
+upstream = "jp"
+owns = ["category.name", "shop"]
+
+[regions.a]
+branch = "masters/a"
+upstream = "b"
+
+[regions.b]
+branch = "masters/b"
+upstream = "a"
+"#;
+    let errors = load(config, &[("category.toml", CATEGORY)]).unwrap_err();
+    let mut found: Vec<(Code, u64)> = errors.iter().map(|d| (d.code, d.location.line.unwrap_or(0))).collect();
+    found.sort();
+    assert_eq!(
+        found,
+        vec![
+            (Code::InvalidReference, 1),  // source language not in languages
+            (Code::InvalidReference, 6),  // upstream jp is no region
+            (Code::InvalidReference, 7),  // category.name is no field
+            (Code::InvalidReference, 7),  // shop is no table
+            (Code::InvalidReference, 9),  // a → b → a
+            (Code::InvalidReference, 13), // b → a → b
+        ]
+    );
+}
