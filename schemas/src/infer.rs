@@ -202,17 +202,13 @@ fn infer_field(name: String, cells: &[Cell]) -> DraftField {
     let mut values = Vec::new();
     if ty == "string" {
         let words = distinct.iter().all(|v| {
-            v.as_str().is_some_and(|s| {
-                s.len() <= 24 && !s.contains(char::is_whitespace) && s.is_ascii()
-            })
+            v.as_str()
+                .is_some_and(|s| s.len() <= 24 && !s.contains(char::is_whitespace) && s.is_ascii())
         });
         if words && distinct.len() <= ENUM_MAX_VALUES && distinct.len() * 2 <= parsed.len() {
             ty = "enum".to_string();
             values = distinct.iter().map(Value::to_string).collect();
-        } else if present
-            .iter()
-            .any(|c| !c.display().is_ascii())
-        {
+        } else if present.iter().any(|c| !c.display().is_ascii()) {
             ty = "text".to_string();
         }
     }

@@ -78,6 +78,7 @@ pub fn load_from_files(
         report,
         tables: Vec::new(),
         generated: Vec::new(),
+        broken_tables: HashSet::new(),
     };
     builder.build_tables(&parsed);
     builder.check_references(&parsed);
@@ -87,6 +88,7 @@ pub fn load_from_files(
         report,
         tables,
         generated,
+        ..
     } = builder;
     match config {
         Some(config) if !report.has_errors() => Ok(Project {
@@ -347,6 +349,9 @@ struct Builder {
     report: Report,
     tables: Vec<TableSchema>,
     generated: Vec<GeneratedSchema>,
+    /// Tables declared but too broken to build: references to them are not reported
+    /// again as references to a missing table.
+    broken_tables: HashSet<String>,
 }
 
 /// Where each accepted name was declared, to name both places of a duplicate.
@@ -409,8 +414,11 @@ impl Builder {
             } else {
                 sheets.insert(sheet.clone(), source.location(sheet_span));
             }
-            if let Some(table) = self.build_table(source, raw, name, sheet) {
-                self.tables.push(table);
+            match self.build_table(source, raw, name.clone(), sheet) {
+                Some(table) => self.tables.push(table),
+                None => {
+                    self.broken_tables.insert(name);
+                }
             }
         }
     }
@@ -902,6 +910,9 @@ impl Builder {
                 let Some(reference) = &field.references else {
                     continue;
                 };
+                if self.broken_tables.contains(&reference.table) {
+                    continue;
+                }
                 if let Some(problem) = self.reference_problem(field, reference) {
                     let mut d = source
                         .error(

@@ -13,10 +13,19 @@ fn check(instead_of: &str, broken: &[&str]) -> masterctl_schemas::Validation {
 #[test]
 fn the_fixtures_themselves_are_valid() {
     let validation = validate(&project(&fixtures()), &[fixtures().join("workbooks")]);
-    assert!(!validation.report.has_errors(), "{:#?}", validation.report.diagnostics);
+    assert!(
+        !validation.report.has_errors(),
+        "{:#?}",
+        validation.report.diagnostics
+    );
     assert_eq!(validation.tables.len(), 7);
     // The `#notes` sheet is quiet; nothing else is unmapped.
-    assert_eq!(validation.report.warning_count(), 0, "{:#?}", validation.report.diagnostics);
+    assert_eq!(
+        validation.report.warning_count(),
+        0,
+        "{:#?}",
+        validation.report.diagnostics
+    );
 }
 
 #[test]
@@ -28,10 +37,19 @@ fn wrong_type_names_the_cell() {
     assert_eq!(d.location.cell.as_deref(), Some("F6"));
     assert_eq!(d.location.field.as_deref(), Some("price"));
     assert_eq!(d.location.table.as_deref(), Some("item"));
-    assert!(d.location.file.as_ref().unwrap().ends_with("items_wrong_type.xlsx"));
+    assert!(
+        d.location
+            .file
+            .as_ref()
+            .unwrap()
+            .ends_with("items_wrong_type.xlsx")
+    );
     assert_eq!(d.found.as_deref(), Some("abc"));
     assert_eq!(d.expected.as_deref(), Some("a whole number"));
-    assert_eq!(d.location.place(), format!("{} Item!F6", d.location.file.as_ref().unwrap().display()));
+    assert_eq!(
+        d.location.place(),
+        format!("{} Item!F6", d.location.file.as_ref().unwrap().display())
+    );
 }
 
 #[test]
@@ -98,9 +116,15 @@ fn dangling_foreign_key() {
 fn foreign_keys_follow_the_chain_across_workbooks() {
     // quest_drop → item lives in another workbook: a renumbered item breaks the drop.
     let v = check("items.xlsx", &["items_many_mistakes.xlsx"]);
-    let dangling: Vec<_> = errors(&v).into_iter().filter(|d| d.code == Code::ForeignKey).collect();
+    let dangling: Vec<_> = errors(&v)
+        .into_iter()
+        .filter(|d| d.code == Code::ForeignKey)
+        .collect();
     assert!(
-        dangling.iter().any(|d| d.location.sheet.as_deref() == Some("ShopItem") && d.location.cell.as_deref() == Some("B5")),
+        dangling
+            .iter()
+            .any(|d| d.location.sheet.as_deref() == Some("ShopItem")
+                && d.location.cell.as_deref() == Some("B5")),
         "{dangling:#?}"
     );
 }
@@ -148,16 +172,29 @@ fn table_supplied_twice_names_both_places() {
     let v = validate(&project(&fixtures()), &paths);
     let d = only_error(&v);
     assert_eq!(d.code, Code::DuplicateTable);
-    assert!(d.message.contains("items.xlsx (sheet Category)"), "{}", d.message);
+    assert!(
+        d.message.contains("items.xlsx (sheet Category)"),
+        "{}",
+        d.message
+    );
     assert!(d.message.contains("Category.csv"), "{}", d.message);
 }
 
 #[test]
 fn invalid_utf8_csv_names_file_and_line() {
-    let v = validate(&project(&fixtures()), &[fixtures().join("broken/not_utf8/Category.csv")]);
+    let v = validate(
+        &project(&fixtures()),
+        &[fixtures().join("broken/not_utf8/Category.csv")],
+    );
     let d = only_error(&v);
     assert_eq!(d.code, Code::InvalidUtf8);
-    assert!(d.location.file.as_ref().unwrap().ends_with("not_utf8/Category.csv"));
+    assert!(
+        d.location
+            .file
+            .as_ref()
+            .unwrap()
+            .ends_with("not_utf8/Category.csv")
+    );
     assert_eq!(d.location.line, Some(3));
 }
 
@@ -196,7 +233,11 @@ fn csv_conventions_bom_crlf_and_multiline_cells() {
     let v = validate(&project(&fixtures()), &[path]);
     let d = only_error(&v);
     assert_eq!(d.code, Code::TypeError);
-    assert_eq!(d.location.line, Some(6), "the record after a two-line cell, a comment and an empty line");
+    assert_eq!(
+        d.location.line,
+        Some(6),
+        "the record after a two-line cell, a comment and an empty line"
+    );
     let category = &v.tables[0];
     assert_eq!(category.row_count(), 2);
     assert_eq!(category.value(0, 1).as_str(), Some("二行の\r\n名前"));
@@ -206,11 +247,29 @@ fn csv_conventions_bom_crlf_and_multiline_cells() {
 #[test]
 fn unmapped_sheets_and_unchecked_references_are_warnings() {
     let project = project(&fixtures());
-    let v = validate(&project, &[fixtures().join("workbooks/shops.xlsx"), hunt().join("hunt.xlsx")]);
+    let v = validate(
+        &project,
+        &[
+            fixtures().join("workbooks/shops.xlsx"),
+            hunt().join("hunt.xlsx"),
+        ],
+    );
     assert!(!v.report.has_errors(), "{:#?}", v.report.diagnostics);
-    let warnings: Vec<_> = v.report.diagnostics.iter().filter(|d| d.severity == Severity::Warning).collect();
-    assert!(warnings.iter().any(|d| d.code == Code::UnmappedSheet && d.location.sheet.as_deref() == Some("Monster")));
-    assert!(warnings.iter().any(|d| d.code == Code::UncheckedReference && d.location.field.as_deref() == Some("item_id")));
+    let warnings: Vec<_> = v
+        .report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Warning)
+        .collect();
+    assert!(
+        warnings.iter().any(
+            |d| d.code == Code::UnmappedSheet && d.location.sheet.as_deref() == Some("Monster")
+        )
+    );
+    assert!(
+        warnings.iter().any(|d| d.code == Code::UncheckedReference
+            && d.location.field.as_deref() == Some("item_id"))
+    );
 }
 
 #[test]

@@ -14,7 +14,12 @@ fn read(paths: &[std::path::PathBuf]) -> masterctl_schemas::Validation {
         "hunt does not validate: {:#?}",
         validation.report.diagnostics
     );
-    assert_eq!(validation.report.warning_count(), 0, "{:#?}", validation.report.diagnostics);
+    assert_eq!(
+        validation.report.warning_count(),
+        0,
+        "{:#?}",
+        validation.report.diagnostics
+    );
     validation
 }
 
@@ -31,7 +36,11 @@ fn xlsx_ods_and_csv_read_into_the_same_tables() {
     for table in &xlsx.tables {
         for other in [&ods, &csv] {
             let same = other.tables.iter().find(|t| t.name == table.name).unwrap();
-            assert_eq!(table.columns, same.columns, "table {} differs between exports", table.name);
+            assert_eq!(
+                table.columns, same.columns,
+                "table {} differs between exports",
+                table.name
+            );
         }
     }
 }
@@ -62,5 +71,8 @@ fn libreoffice_conventions_are_understood() {
 fn csv_rows_point_at_their_lines() {
     let csv = read(&[hunt().join("csv").join("Habitat.csv")]);
     let habitat = &csv.tables[0];
-    assert_eq!(habitat.origin.rows[0], 2, "the first data row is on line 2 (after the header)");
+    assert_eq!(
+        habitat.origin.rows[0], 2,
+        "the first data row is on line 2 (after the header)"
+    );
 }

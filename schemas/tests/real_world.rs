@@ -44,7 +44,11 @@ fn every_real_world_workbook_reads_or_fails_clearly() {
             Ok(_) => read += 1,
             Err(d) => {
                 refused += 1;
-                assert_eq!(d.location.file.as_ref(), Some(&path), "the error must name the file: {d:?}");
+                assert_eq!(
+                    d.location.file.as_ref(),
+                    Some(&path),
+                    "the error must name the file: {d:?}"
+                );
                 assert!(!d.message.is_empty());
             }
         }
@@ -53,7 +57,10 @@ fn every_real_world_workbook_reads_or_fails_clearly() {
         }
     }
     assert!(read > 100, "only {read} of the workbooks could be read");
-    assert!(refused >= 6, "password-protected and truncated files must be refused, got {refused}");
+    assert!(
+        refused >= 6,
+        "password-protected and truncated files must be refused, got {refused}"
+    );
 }
 
 fn first_cell(name: &str) -> DateTime {
@@ -69,7 +76,14 @@ fn first_cell(name: &str) -> DateTime {
 #[test]
 fn dates_of_the_1904_system_are_the_same_dates() {
     let expected = DateTime::new(Date::from_ymd(2021, 1, 1).unwrap(), 0, 0, 0, 0).unwrap();
-    for name in ["date.xlsx", "date_1904.xlsx", "date.xls", "date_1904.xls", "date.xlsb", "date_1904.xlsb"] {
+    for name in [
+        "date.xlsx",
+        "date_1904.xlsx",
+        "date.xls",
+        "date_1904.xls",
+        "date.xlsb",
+        "date_1904.xlsb",
+    ] {
         assert_eq!(first_cell(name), expected, "{name}");
     }
 }
@@ -77,7 +91,11 @@ fn dates_of_the_1904_system_are_the_same_dates() {
 #[test]
 fn password_protected_workbooks_say_so() {
     let hunt = project(&hunt());
-    for name in ["pass_protected.xlsx", "pass_protected.ods", "pass_protected.xlsb"] {
+    for name in [
+        "pass_protected.xlsx",
+        "pass_protected.ods",
+        "pass_protected.xlsb",
+    ] {
         let path = shared_fixtures().join("real-world-workbooks").join(name);
         let outcome = read_file(&hunt, &path);
         let d = &outcome.report.diagnostics[0];

@@ -81,10 +81,21 @@ fields = ["category_id"]
 order_by = ["weight"]
 "#;
     let draw = "name = \"draw\"\n[custom]\nkind = \"weighted\"\ntable = \"item\"\ngroup_by = [\"category_id\"]\nweight = \"weight\"\n";
-    let project = load(CONFIG, &[("category.toml", CATEGORY), ("item.toml", item), ("draw.toml", draw)]).unwrap();
+    let project = load(
+        CONFIG,
+        &[
+            ("category.toml", CATEGORY),
+            ("item.toml", item),
+            ("draw.toml", draw),
+        ],
+    )
+    .unwrap();
     let item = project.table("item").unwrap();
     assert_eq!(item.sheet, "Item");
-    assert_eq!(item.fields[2].ty, FieldType::List(Box::new(FieldType::Enum)));
+    assert_eq!(
+        item.fields[2].ty,
+        FieldType::List(Box::new(FieldType::Enum))
+    );
     assert_eq!(item.fields[3].default, Some(Value::Float(1.0)));
     assert_eq!(item.indexes[0].fields, vec![1]);
     assert_eq!(project.config.regions["jp"].branch, "masters/jp");
@@ -106,7 +117,8 @@ fn toml_syntax_error_has_line_and_column() {
 #[test]
 fn unknown_option_and_unknown_type() {
     let unknown_option = "name = \"a\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\nmaxlength = 3\n";
-    let unknown_type = "name = \"b\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"integer\"\n";
+    let unknown_type =
+        "name = \"b\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"integer\"\n";
     let errors = errors_of(&[("a.toml", unknown_option), ("b.toml", unknown_type)]);
     assert_eq!(
         summary(&errors),
@@ -115,7 +127,11 @@ fn unknown_option_and_unknown_type() {
             (Code::UnknownType, "schemas/b.toml".into(), 6),
         ]
     );
-    assert!(errors[0].message.contains("maxlength"), "{}", errors[0].message);
+    assert!(
+        errors[0].message.contains("maxlength"),
+        "{}",
+        errors[0].message
+    );
     assert_eq!(errors[1].hint.as_deref(), Some("did you mean `int`?"));
     assert_eq!(errors[1].location.column, Some(8));
 }
@@ -148,7 +164,10 @@ references = "category.code"
             (Code::InvalidReference, "schemas/item.toml".into(), 16),
         ]
     );
-    assert_eq!(errors[1].hint.as_deref(), Some("did you mean `category.id`?"));
+    assert_eq!(
+        errors[1].hint.as_deref(),
+        Some("did you mean `category.id`?")
+    );
 }
 
 #[test]
@@ -160,11 +179,19 @@ fn names_must_be_plain_identifiers_and_unique() {
         ("copy.toml", CATEGORY),
         ("hostile.toml", hostile),
         ("t.toml", twice_field),
-        ("Bad Name.toml", "primary_key = [\"id\"]\n[[fields]]\nname = \"id\"\ntype = \"int\"\n"),
+        (
+            "Bad Name.toml",
+            "primary_key = [\"id\"]\n[[fields]]\nname = \"id\"\ntype = \"int\"\n",
+        ),
     ]);
     let mut codes: Vec<(Code, String)> = errors
         .iter()
-        .map(|d| (d.code, d.location.file.as_ref().unwrap().display().to_string()))
+        .map(|d| {
+            (
+                d.code,
+                d.location.file.as_ref().unwrap().display().to_string(),
+            )
+        })
         .collect();
     codes.sort();
     assert_eq!(
@@ -176,8 +203,17 @@ fn names_must_be_plain_identifiers_and_unique() {
             (Code::DuplicateName, "schemas/t.toml".into()),
         ]
     );
-    let duplicate_table = errors.iter().find(|d| d.location.file.as_ref().unwrap().ends_with("copy.toml")).unwrap();
-    assert!(duplicate_table.hint.as_ref().unwrap().contains("schemas/category.toml:1"));
+    let duplicate_table = errors
+        .iter()
+        .find(|d| d.location.file.as_ref().unwrap().ends_with("copy.toml"))
+        .unwrap();
+    assert!(
+        duplicate_table
+            .hint
+            .as_ref()
+            .unwrap()
+            .contains("schemas/category.toml:1")
+    );
 }
 
 #[test]
@@ -223,7 +259,11 @@ max_length = 3
 fn generated_masters_are_checked() {
     let reverse = "name = \"sources\"\n[reverse]\ntarget = \"categroy\"\nsources = [{ table = \"category\", field = \"nope\" }]\n";
     let matrix = "name = \"m\"\n[custom]\nkind = \"matrix\"\ntable = \"category\"\nrow = \"id\"\ncolumn = \"id\"\nvalue = \"id\"\n";
-    let errors = errors_of(&[("category.toml", CATEGORY), ("sources.toml", reverse), ("m.toml", matrix)]);
+    let errors = errors_of(&[
+        ("category.toml", CATEGORY),
+        ("sources.toml", reverse),
+        ("m.toml", matrix),
+    ]);
     assert_eq!(
         summary(&errors),
         vec![
@@ -254,7 +294,10 @@ branch = "masters/b"
 upstream = "a"
 "#;
     let errors = load(config, &[("category.toml", CATEGORY)]).unwrap_err();
-    let mut found: Vec<(Code, u64)> = errors.iter().map(|d| (d.code, d.location.line.unwrap_or(0))).collect();
+    let mut found: Vec<(Code, u64)> = errors
+        .iter()
+        .map(|d| (d.code, d.location.line.unwrap_or(0)))
+        .collect();
     found.sort();
     assert_eq!(
         found,

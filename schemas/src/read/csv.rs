@@ -66,19 +66,28 @@ struct LineCounter<'a> {
 
 impl<'a> LineCounter<'a> {
     fn new(bytes: &'a [u8]) -> LineCounter<'a> {
-        LineCounter { bytes, offset: 0, line: 1 }
+        LineCounter {
+            bytes,
+            offset: 0,
+            line: 1,
+        }
     }
 
     /// The 1-based line holding byte `offset`.
     fn line_at(&mut self, offset: u64) -> u64 {
-        let mut offset = usize::try_from(offset).unwrap_or(usize::MAX).min(self.bytes.len());
+        let mut offset = usize::try_from(offset)
+            .unwrap_or(usize::MAX)
+            .min(self.bytes.len());
         // The reader's position is where it started looking: before the LF of a CRLF and
         // any empty lines it skipped. A record itself never starts with CR or LF.
         while matches!(self.bytes.get(offset), Some(b'\r' | b'\n')) {
             offset += 1;
         }
         if offset > self.offset {
-            self.line += self.bytes[self.offset..offset].iter().filter(|&&b| b == b'\n').count() as u64;
+            self.line += self.bytes[self.offset..offset]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count() as u64;
             self.offset = offset;
         }
         self.line

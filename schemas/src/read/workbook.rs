@@ -109,21 +109,31 @@ fn open_error(path: &Path, error: &calamine::Error) -> Diagnostic {
 
 /// Every sheet of a workbook as a grid, whatever it maps to (for schema inference).
 /// A sheet that cannot be read (a chart sheet, a damaged part) gives its own error.
-pub fn read_all_grids(path: &Path) -> Result<Vec<(String, Result<WorkbookGrid, Diagnostic>)>, Diagnostic> {
+pub fn read_all_grids(
+    path: &Path,
+) -> Result<Vec<(String, Result<WorkbookGrid, Diagnostic>)>, Diagnostic> {
     catch_unwind(AssertUnwindSafe(|| {
         let mut workbook = open_workbook_auto(path).map_err(|e| open_error(path, &e))?;
         let mut grids = Vec::new();
         for sheet in workbook.sheet_names() {
-            let grid = workbook.worksheet_range(&sheet).map(WorkbookGrid::new).map_err(|e| {
-                let mut d = unreadable(path, format!("sheet `{sheet}` cannot be read: {e}"));
-                d.location.sheet = Some(sheet.clone());
-                d
-            });
+            let grid = workbook
+                .worksheet_range(&sheet)
+                .map(WorkbookGrid::new)
+                .map_err(|e| {
+                    let mut d = unreadable(path, format!("sheet `{sheet}` cannot be read: {e}"));
+                    d.location.sheet = Some(sheet.clone());
+                    d
+                });
             grids.push((sheet, grid));
         }
         Ok(grids)
     }))
-    .unwrap_or_else(|_| Err(unreadable(path, "the workbook is damaged: its contents could not be decoded")))
+    .unwrap_or_else(|_| {
+        Err(unreadable(
+            path,
+            "the workbook is damaged: its contents could not be decoded",
+        ))
+    })
 }
 
 /// A calamine range as a [`Grid`], plus the formulas that have no cached value.

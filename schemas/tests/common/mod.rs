@@ -26,7 +26,11 @@ pub fn fixtures() -> PathBuf {
 pub fn project(root: &Path) -> Project {
     match load_project(root) {
         Ok(project) => project,
-        Err(report) => panic!("{} does not load: {:#?}", root.display(), report.diagnostics),
+        Err(report) => panic!(
+            "{} does not load: {:#?}",
+            root.display(),
+            report.diagnostics
+        ),
     }
 }
 
@@ -46,12 +50,21 @@ pub fn fixtures_with(instead_of: &str, replace: &[&str]) -> Vec<PathBuf> {
 }
 
 pub fn errors(validation: &Validation) -> Vec<&Diagnostic> {
-    validation.report.diagnostics.iter().filter(|d| d.is_error()).collect()
+    validation
+        .report
+        .diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .collect()
 }
 
 /// The single error of a validation, or a panic listing what there was.
 pub fn only_error(validation: &Validation) -> &Diagnostic {
     let errors = errors(validation);
-    assert_eq!(errors.len(), 1, "expected exactly one error, got {errors:#?}");
+    assert_eq!(
+        errors.len(),
+        1,
+        "expected exactly one error, got {errors:#?}"
+    );
     errors[0]
 }

@@ -1,0 +1,349 @@
+//! The real binary on real files and real git repositories: exit codes, JSON output,
+//! the wording planners read, init, schema infer, and hostile workbooks.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn fixtures() -> PathBuf {
+    root().join("fixtures")
+}
+
+fn shared() -> PathBuf {
+    root().join("../shared/fixtures")
+}
+
+fn masterctl(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_masterctl"))
+        .current_dir(dir)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn json(output: &Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(output)))
+}
+
+#[test]
+fn validate_the_fixtures_succeeds() {
+    let out = masterctl(&fixtures(), &["validate", "workbooks", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let report = json(&out);
+    assert_eq!(report["ok"], true);
+    assert_eq!(report["errors"], 0);
+    assert_eq!(report["tables"].as_array().unwrap().len(), 7);
+    assert_eq!(report["not_supplied"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn rejected_data_exits_1_with_every_diagnostic_in_json() {
+    let out = masterctl(
+        &fixtures(),
+        &[
+            "validate",
+            "workbooks/quests.xlsx",
+            "workbooks/shops.xlsx",
+            "broken/items_many_mistakes.xlsx",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let report = json(&out);
+    assert_eq!(report["ok"], false);
+    let diagnostics = report["diagnostics"].as_array().unwrap();
+    assert_eq!(
+        report["errors"].as_u64().unwrap() as usize,
+        diagnostics.len()
+    );
+    assert_eq!(diagnostics.len(), 8);
+    for d in diagnostics {
+        for key in [
+            "code", "severity", "file", "sheet", "cell", "table", "field", "message",
+        ] {
+            assert!(d.get(key).is_some(), "{key} missing in {d}");
+        }
+    }
+}
+
+#[test]
+fn human_output_reads_like_this() {
+    let out = masterctl(
+        &fixtures(),
+        &[
+            "validate",
+            "workbooks/quests.xlsx",
+            "workbooks/shops.xlsx",
+            "broken/items_enum_typo.xlsx",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stdout(&out),
+        "table item (1 error)
+  error[enum-value] broken/items_enum_typo.xlsx Item!E3 (rarity): `raer` is not a value of `rarity`
+      expected: one of: common, rare, epic, legendary
+      hint: did you mean `rare`?
+
+rejected: 1 error in 7 tables, 29 rows from 3 files
+"
+    );
+}
+
+#[test]
+fn bad_schema_files_exit_1_with_file_and_line() {
+    let out = masterctl(
+        &fixtures(),
+        &[
+            "validate",
+            "workbooks",
+            "--schemas",
+            "broken/bad_schemas",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let report = json(&out);
+    let diagnostics = report["diagnostics"].as_array().unwrap();
+    let found: Vec<(String, String, u64)> = diagnostics
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                Path::new(d["file"].as_str().unwrap())
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned(),
+                d["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            ("unknown-type".to_string(), "item.toml".to_string(), 7),
+            ("invalid-option".to_string(), "item.toml".to_string(), 13),
+            (
+                "invalid-reference".to_string(),
+                "shop_item.toml".to_string(),
+                7
+            ),
+        ]
+    );
+    let text = masterctl(
+        &fixtures(),
+        &["validate", "workbooks", "--schemas", "broken/bad_schemas"],
+    );
+    assert_eq!(text.status.code(), Some(1));
+    assert!(
+        stdout(&text).contains("broken/bad_schemas/schemas/item.toml:7:8"),
+        "{}",
+        stdout(&text)
+    );
+}
+
+#[test]
+fn usage_and_environment_errors_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    // No master repository here.
+    let out = masterctl(tmp.path(), &["validate", "."]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no masterctl.toml"));
+    // A path that does not exist.
+    let out = masterctl(&fixtures(), &["validate", "nope.xlsx"]);
+    assert_eq!(out.status.code(), Some(2));
+    // An unknown flag.
+    let out = masterctl(&fixtures(), &["validate", "--frobnicate"]);
+    assert_eq!(out.status.code(), Some(2));
+    // A folder with no spreadsheet in it.
+    let out = masterctl(
+        &fixtures(),
+        &["validate", tmp.path().to_str().unwrap(), "--format", "json"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(json(&out)["ok"], false);
+}
+
+#[test]
+fn hunt_validates_from_every_export() {
+    let hunt = shared().join("hunt");
+    for export in ["hunt.xlsx", "hunt.ods", "csv"] {
+        let out = masterctl(&hunt, &["validate", export]);
+        assert_eq!(out.status.code(), Some(0), "{export}: {}", stdout(&out));
+        assert!(
+            stdout(&out).starts_with("valid: 4 tables, 15 rows"),
+            "{}",
+            stdout(&out)
+        );
+    }
+}
+
+#[test]
+fn init_creates_a_working_example_and_never_overwrites() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = masterctl(tmp.path(), &["init", "game"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let game = tmp.path().join("game");
+    for file in [
+        "masterctl.toml",
+        "schemas/item.toml",
+        "workbooks/items.xlsx",
+    ] {
+        assert!(game.join(file).is_file(), "{file}");
+    }
+    let git = Command::new("git")
+        .arg("-C")
+        .arg(&game)
+        .args(["rev-parse", "--git-dir"])
+        .output()
+        .unwrap();
+    assert!(git.status.success(), "init made no git repository");
+    let head = Command::new("git")
+        .arg("-C")
+        .arg(&game)
+        .args(["symbolic-ref", "HEAD"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&head.stdout).trim(),
+        "refs/heads/main"
+    );
+    let out = masterctl(&game, &["validate", "workbooks"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    // A second init refuses and changes nothing.
+    std::fs::write(game.join("schemas/item.toml"), "# edited\n").unwrap();
+    let out = masterctl(tmp.path(), &["init", "game"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        std::fs::read_to_string(game.join("schemas/item.toml")).unwrap(),
+        "# edited\n"
+    );
+}
+
+#[test]
+fn inferred_schemas_validate_the_workbook_they_came_from() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hunt_xlsx = shared().join("hunt/hunt.xlsx");
+    let out = masterctl(
+        tmp.path(),
+        &[
+            "schema",
+            "infer",
+            hunt_xlsx.to_str().unwrap(),
+            "--out",
+            "schemas",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reward = std::fs::read_to_string(tmp.path().join("schemas/reward.toml")).unwrap();
+    assert!(
+        reward.contains("primary_key = [\"monster_id\", \"material_id\"]"),
+        "{reward}"
+    );
+    assert!(reward.contains("references = \"monster.id\""), "{reward}");
+    let monster = std::fs::read_to_string(tmp.path().join("schemas/monster.toml")).unwrap();
+    assert!(
+        monster.contains("name = \"boss\"\ntype = \"bool\""),
+        "{monster}"
+    );
+    assert!(
+        monster.contains("name = \"name\"\ntype = \"text\""),
+        "{monster}"
+    );
+    let out = masterctl(
+        tmp.path(),
+        &[
+            "validate",
+            hunt_xlsx.to_str().unwrap(),
+            "--schemas",
+            "schemas",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    // Drafts are not written over existing files.
+    let out = masterctl(
+        tmp.path(),
+        &[
+            "schema",
+            "infer",
+            hunt_xlsx.to_str().unwrap(),
+            "--out",
+            "schemas",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// Each real-world workbook in its own process, with 2 GiB of address space and a
+/// minute: tables or a clear error naming the file, never a crash or a hang.
+#[test]
+fn hostile_workbooks_stay_within_memory_and_time() {
+    let dir = shared().join("real-world-workbooks");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e != "md"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 132);
+    for file in files {
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 2097152 && exec \"$0\" schema infer \"$1\" --format json")
+            .arg(env!("CARGO_BIN_EXE_masterctl"))
+            .arg(&file)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if started.elapsed() > Duration::from_secs(60) {
+                let _ = child.kill();
+                panic!("{} did not finish within a minute", file.display());
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{}: {stderr}", file.display());
+        match out.status.code() {
+            Some(0) => {
+                assert_eq!(json(&out)["ok"], true);
+            }
+            Some(2) => {
+                let error = json(&out)["error"].as_str().unwrap().to_string();
+                let name = file.file_name().unwrap().to_string_lossy();
+                assert!(
+                    error.contains(name.as_ref()),
+                    "{}: the error does not name the file: {error}",
+                    file.display()
+                );
+            }
+            other => panic!("{}: exit {other:?}: {stderr}", file.display()),
+        }
+    }
+}
