@@ -107,11 +107,12 @@ fn open_error(path: &Path, error: &calamine::Error) -> Diagnostic {
     .hint("check that the file is a complete xlsx, xlsm, xlsb, xls or ods workbook; re-save it from the spreadsheet application")
 }
 
+/// A sheet's name and its grid, or why it could not be read.
+pub type SheetGrid = (String, Result<WorkbookGrid, Diagnostic>);
+
 /// Every sheet of a workbook as a grid, whatever it maps to (for schema inference).
 /// A sheet that cannot be read (a chart sheet, a damaged part) gives its own error.
-pub fn read_all_grids(
-    path: &Path,
-) -> Result<Vec<(String, Result<WorkbookGrid, Diagnostic>)>, Diagnostic> {
+pub fn read_all_grids(path: &Path) -> Result<Vec<SheetGrid>, Diagnostic> {
     catch_unwind(AssertUnwindSafe(|| {
         let mut workbook = open_workbook_auto(path).map_err(|e| open_error(path, &e))?;
         let mut grids = Vec::new();
