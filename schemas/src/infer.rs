@@ -66,15 +66,13 @@ pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
         drafts.extend(infer_grid(&stem, &grid));
     } else {
         let mut first_error = None;
-        for (sheet, grid) in workbook::read_all_grids(path)? {
-            match grid {
-                Ok(grid) if !sheet.starts_with('#') => drafts.extend(infer_grid(&sheet, &grid)),
-                Ok(_) => {}
-                Err(e) => {
-                    first_error.get_or_insert(e);
-                }
+        workbook::for_each_sheet(path, |sheet, grid| match grid {
+            Ok(grid) if !sheet.starts_with('#') => drafts.extend(infer_grid(sheet, grid)),
+            Ok(_) => {}
+            Err(e) => {
+                first_error.get_or_insert(e);
             }
-        }
+        })?;
         // Unreadable sheets (charts, damaged parts) only matter when nothing else was drafted.
         if let (true, Some(error)) = (drafts.is_empty(), first_error) {
             return Err(error);

@@ -1,17 +1,19 @@
 //! Workbooks (xlsx, xlsm, xlsb, xls, ods) through calamine.
 //!
 //! Cells arrive as the cached values the application saved: a LibreOffice `=TRUE()`
-//! is a boolean, a date-formatted number a date. Two things calamine reports as empty
-//! are not: a formula saved without its result (found by reading the sheet's formulas
-//! where a data row has an empty cell), and an error value, which becomes
-//! [`Cell::Error`]. A file calamine cannot read, or that makes it panic, is a
+//! is a boolean, a date-formatted number a date. A formula saved without its result
+//! is not an empty cell but [`Cell::FormulaWithoutValue`] (xlsx reads values and
+//! formulas in one pass; other formats read formulas where a data row has an empty
+//! cell), and an error value becomes [`Cell::Error`]. A file calamine cannot read, or that makes it panic, is a
 //! diagnostic naming the file.
 
 use std::collections::HashMap;
+use std::fs::File;
+use std::io::BufReader;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
-use calamine::{CellErrorType, Data, Range, Reader, open_workbook_auto};
+use calamine::{CellErrorType, Data, DataRef, Range, Reader, Sheets, Xlsx, open_workbook_auto};
 
 use super::{Cell, Grid, ReadOutcome};
 use crate::diagnostic::{Code, Diagnostic, Location};
@@ -68,30 +70,161 @@ fn read_unguarded(project: &Project, path: &Path) -> ReadOutcome {
             }
             continue;
         };
-        let range = match workbook.worksheet_range(&sheet) {
-            Ok(range) => range,
-            Err(e) => {
-                let mut d = unreadable(path, format!("sheet `{sheet}` cannot be read: {e}"));
-                d.location.sheet = Some(sheet.clone());
-                outcome.report.push(d);
-                continue;
-            }
-        };
-        let mut grid = WorkbookGrid::new(range);
-        if grid.has_empty_data_cells() {
-            // Only then is it worth parsing the sheet a second time for its formulas.
-            if let Ok(formulas) = workbook.worksheet_formula(&sheet) {
-                grid.mark_formulas_without_value(&formulas);
-            }
-        }
         let format = SourceFormat::Workbook {
             sheet: sheet.clone(),
         };
-        let (table, diagnostics) = typing::build_table(schema, &grid, path, format);
-        outcome.report.extend(diagnostics);
-        outcome.tables.extend(table);
+        let typed = with_sheet_grid(&mut workbook, &sheet, |grid| {
+            typing::build_table(schema, grid, path, format)
+        });
+        match typed {
+            Ok((table, diagnostics)) => {
+                outcome.report.extend(diagnostics);
+                outcome.tables.extend(table);
+            }
+            Err(message) => {
+                let mut d = unreadable(path, format!("sheet `{sheet}` cannot be read: {message}"));
+                d.location.sheet = Some(sheet.clone());
+                outcome.report.push(d);
+            }
+        }
     }
     outcome
+}
+
+/// The most cells a sheet may span (rows × columns between its first and last used
+/// cell): beyond this a sheet is refused rather than allowed to exhaust memory.
+const MAX_CELLS: usize = 20_000_000;
+
+/// Read one sheet and run `f` on it as a grid. xlsx and xlsm are read in one pass over
+/// the sheet, values and formulas together, borrowing shared strings instead of copying
+/// them; the other formats go through calamine's range and, only when a data row has
+/// an empty cell, a second pass for formulas.
+fn with_sheet_grid<R>(
+    workbook: &mut Sheets<BufReader<File>>,
+    sheet: &str,
+    f: impl FnOnce(&dyn Grid) -> R,
+) -> Result<R, String> {
+    if let Sheets::Xlsx(xlsx) = workbook {
+        let grid = xlsx_grid(xlsx, sheet).map_err(|e| e.to_string())?;
+        return Ok(f(&grid));
+    }
+    let range = workbook.worksheet_range(sheet).map_err(|e| e.to_string())?;
+    let mut grid = WorkbookGrid::new(range);
+    if grid.has_empty_data_cells()
+        && let Ok(formulas) = workbook.worksheet_formula(sheet)
+    {
+        grid.mark_formulas_without_value(&formulas);
+    }
+    Ok(f(&grid))
+}
+
+/// An xlsx sheet's cells, dense between the first and last used cell.
+struct XlsxGrid<'a> {
+    cells: Vec<DataRef<'a>>,
+    width: usize,
+    height: usize,
+    start: (u32, u32),
+    formulas_without_value: HashMap<(usize, usize), String>,
+}
+
+fn xlsx_grid<'a>(xlsx: &'a mut Xlsx<BufReader<File>>, sheet: &str) -> Result<XlsxGrid<'a>, String> {
+    let mut reader = xlsx
+        .worksheet_cells_reader(sheet)
+        .map_err(|e| e.to_string())?;
+    let mut records = Vec::new();
+    let (mut first, mut last) = ((u32::MAX, u32::MAX), (0u32, 0u32));
+    while let Some(record) = reader.next_cell_with_formula().map_err(|e| e.to_string())? {
+        if record.value == DataRef::Empty && record.formula.as_deref().is_none_or(str::is_empty) {
+            continue;
+        }
+        let (row, column) = record.pos;
+        first = (first.0.min(row), first.1.min(column));
+        last = (last.0.max(row), last.1.max(column));
+        records.push(record);
+    }
+    if records.is_empty() {
+        return Ok(XlsxGrid {
+            cells: Vec::new(),
+            width: 0,
+            height: 0,
+            start: (0, 0),
+            formulas_without_value: HashMap::new(),
+        });
+    }
+    let height = (last.0 - first.0) as usize + 1;
+    let width = (last.1 - first.1) as usize + 1;
+    let size = height.checked_mul(width).filter(|&n| n <= MAX_CELLS).ok_or_else(|| {
+        format!(
+            "the sheet spans {height} rows × {width} columns, more than {MAX_CELLS} cells; delete stray cells far from the data"
+        )
+    })?;
+    let mut grid = XlsxGrid {
+        cells: vec![DataRef::Empty; size],
+        width,
+        height,
+        start: first,
+        formulas_without_value: HashMap::new(),
+    };
+    for record in records {
+        let row = (record.pos.0 - first.0) as usize;
+        let column = (record.pos.1 - first.1) as usize;
+        if record.value == DataRef::Empty
+            && let Some(formula) = record.formula
+        {
+            grid.formulas_without_value.insert((row, column), formula);
+        }
+        grid.cells[row * width + column] = record.value;
+    }
+    Ok(grid)
+}
+
+impl Grid for XlsxGrid<'_> {
+    fn height(&self) -> usize {
+        self.height
+    }
+
+    fn width(&self, _row: usize) -> usize {
+        self.width
+    }
+
+    fn cell(&self, row: usize, column: usize) -> Cell<'_> {
+        if row >= self.height || column >= self.width {
+            return Cell::Empty;
+        }
+        match &self.cells[row * self.width + column] {
+            DataRef::Empty => match self.formulas_without_value.get(&(row, column)) {
+                Some(formula) => Cell::FormulaWithoutValue(formula),
+                None => Cell::Empty,
+            },
+            DataRef::SharedString(s) => Cell::Text(s),
+            DataRef::String(s) => Cell::Text(s),
+            DataRef::Int(i) => Cell::Int(*i),
+            DataRef::Float(f) => Cell::Float(*f),
+            DataRef::Bool(b) => Cell::Bool(*b),
+            DataRef::DateTime(dt) => date_cell(dt),
+            DataRef::DateTimeIso(s) => Cell::IsoDateTime(s),
+            DataRef::DurationIso(s) => Cell::Text(s),
+            DataRef::Error(e) => Cell::Error(error_text(e)),
+        }
+    }
+
+    fn row_position(&self, row: usize) -> u64 {
+        u64::from(self.start.0) + row as u64
+    }
+
+    fn column_position(&self, column: usize) -> u32 {
+        self.start.1 + column as u32
+    }
+}
+
+fn date_cell(dt: &calamine::ExcelDateTime) -> Cell<'static> {
+    if dt.is_duration() {
+        return Cell::Duration(dt.as_f64());
+    }
+    match excel_datetime(dt) {
+        Some(value) => Cell::DateTime(value),
+        None => Cell::Float(dt.as_f64()),
+    }
 }
 
 fn open_error(path: &Path, error: &calamine::Error) -> Diagnostic {
@@ -107,27 +240,29 @@ fn open_error(path: &Path, error: &calamine::Error) -> Diagnostic {
     .hint("check that the file is a complete xlsx, xlsm, xlsb, xls or ods workbook; re-save it from the spreadsheet application")
 }
 
-/// A sheet's name and its grid, or why it could not be read.
-pub type SheetGrid = (String, Result<WorkbookGrid, Diagnostic>);
-
-/// Every sheet of a workbook as a grid, whatever it maps to (for schema inference).
-/// A sheet that cannot be read (a chart sheet, a damaged part) gives its own error.
-pub fn read_all_grids(path: &Path) -> Result<Vec<SheetGrid>, Diagnostic> {
+/// Run `f` on every sheet of a workbook, whatever it maps to (schema inference reads
+/// them all), with its grid or the reason it could not be read (a chart sheet, a
+/// damaged part). Fails only when the workbook itself cannot be opened.
+pub fn for_each_sheet(
+    path: &Path,
+    mut f: impl FnMut(&str, Result<&dyn Grid, Diagnostic>),
+) -> Result<(), Diagnostic> {
     catch_unwind(AssertUnwindSafe(|| {
         let mut workbook = open_workbook_auto(path).map_err(|e| open_error(path, &e))?;
-        let mut grids = Vec::new();
         for sheet in workbook.sheet_names() {
-            let grid = workbook
-                .worksheet_range(&sheet)
-                .map(WorkbookGrid::new)
-                .map_err(|e| {
-                    let mut d = unreadable(path, format!("sheet `{sheet}` cannot be read: {e}"));
-                    d.location.sheet = Some(sheet.clone());
-                    d
-                });
-            grids.push((sheet, grid));
+            let mut seen = false;
+            let outcome = with_sheet_grid(&mut workbook, &sheet, |grid| {
+                seen = true;
+                f(&sheet, Ok(grid));
+            });
+            if let Err(message) = outcome {
+                let mut d = unreadable(path, format!("sheet `{sheet}` cannot be read: {message}"));
+                d.location.sheet = Some(sheet.clone());
+                debug_assert!(!seen);
+                f(&sheet, Err(d));
+            }
         }
-        Ok(grids)
+        Ok(())
     }))
     .unwrap_or_else(|_| {
         Err(unreadable(
@@ -138,7 +273,7 @@ pub fn read_all_grids(path: &Path) -> Result<Vec<SheetGrid>, Diagnostic> {
 }
 
 /// A calamine range as a [`Grid`], plus the formulas that have no cached value.
-pub struct WorkbookGrid {
+struct WorkbookGrid {
     range: Range<Data>,
     start: (u32, u32),
     formulas_without_value: HashMap<(usize, usize), String>,
@@ -203,11 +338,7 @@ impl Grid for WorkbookGrid {
             Data::Int(i) => Cell::Int(*i),
             Data::Float(f) => Cell::Float(*f),
             Data::Bool(b) => Cell::Bool(*b),
-            Data::DateTime(dt) if dt.is_duration() => Cell::Duration(dt.as_f64()),
-            Data::DateTime(dt) => match excel_datetime(dt) {
-                Some(value) => Cell::DateTime(value),
-                None => Cell::Float(dt.as_f64()),
-            },
+            Data::DateTime(dt) => date_cell(dt),
             Data::DateTimeIso(s) => Cell::IsoDateTime(s),
             Data::DurationIso(s) => Cell::Text(s),
             Data::Error(e) => Cell::Error(error_text(e)),
