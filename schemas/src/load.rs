@@ -777,7 +777,10 @@ impl Builder {
                         format!("enum `{name}` has no values"),
                     ));
                 }
-                v.get_ref().iter().map(|s| s.get_ref().clone()).collect()
+                v.get_ref()
+                    .iter()
+                    .map(|s| s.get_ref().as_str().into())
+                    .collect()
             }
             (None, FieldType::Enum) => {
                 self.error(

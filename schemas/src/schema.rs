@@ -99,8 +99,8 @@ pub struct Field {
     pub max_length: Option<u32>,
     /// The `pattern` as written, and compiled to match the whole value.
     pub pattern: Option<(String, Regex)>,
-    /// Allowed values of an `enum` (or `list<enum>`) field.
-    pub values: Vec<String>,
+    /// Allowed values of an `enum` (or `list<enum>`) field, shared with the rows.
+    pub values: Vec<std::sync::Arc<str>>,
     pub references: Option<Reference>,
     pub unique: bool,
     pub description: Option<String>,

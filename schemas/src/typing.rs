@@ -24,110 +24,163 @@ pub fn build_table(
     path: &Path,
     format: SourceFormat,
 ) -> (Option<Table>, Vec<Diagnostic>) {
-    let mut diagnostics = Vec::new();
-    let origin_for = |columns: Vec<Option<u32>>| Origin {
-        file: path.to_path_buf(),
-        format: format.clone(),
-        columns,
-        rows: Vec::new(),
-    };
-    let is_skipped = |row: usize| {
-        let width = grid.width(row);
-        (0..width).all(|c| grid.cell(row, c).is_empty()) || grid.cell(row, 0).is_comment()
-    };
-    let Some(header_row) = (0..grid.height()).find(|&r| !is_skipped(r)) else {
-        let mut location = origin_for(Vec::new()).location(0, None);
-        location.table = Some(schema.name.clone());
-        diagnostics.push(
-            Diagnostic::new(
-                Code::MissingHeader,
-                location,
-                format!(
-                    "no header row: the sheet for table `{}` is empty",
-                    schema.name
-                ),
-            )
-            .expected(format!(
-                "a header row naming the fields: {}",
-                field_names(schema)
-            )),
-        );
-        return (None, diagnostics);
-    };
+    let mut builder = TableBuilder::new(schema, path, format);
+    builder.push_rows(grid);
+    builder.finish()
+}
 
-    let header = Header::read(
-        schema,
-        grid,
-        header_row,
-        &origin_for(Vec::new()),
-        &mut diagnostics,
-    );
-    let mut origin = origin_for(
-        header
+/// Builds a table from a sheet given whole or in consecutive pieces (a large CSV file
+/// is read a few thousand records at a time, into the same buffers).
+pub struct TableBuilder<'s> {
+    schema: &'s TableSchema,
+    origin: Origin,
+    columns: Vec<Vec<Value>>,
+    header: Option<HeaderState>,
+    diagnostics: Vec<Diagnostic>,
+    reported_stray_columns: std::collections::HashSet<usize>,
+}
+
+/// The mapped header, and the columns to watch for values without a header.
+struct HeaderState {
+    header: Header,
+    width: usize,
+    unheaded: Vec<usize>,
+}
+
+impl<'s> TableBuilder<'s> {
+    pub fn new(schema: &'s TableSchema, path: &Path, format: SourceFormat) -> TableBuilder<'s> {
+        TableBuilder {
+            schema,
+            origin: Origin {
+                file: path.to_path_buf(),
+                format,
+                columns: Vec::new(),
+                rows: Vec::new(),
+            },
+            columns: (0..schema.fields.len()).map(|_| Vec::new()).collect(),
+            header: None,
+            diagnostics: Vec::new(),
+            reported_stray_columns: std::collections::HashSet::new(),
+        }
+    }
+
+    /// Take every row of `grid` (the header first, if it has not been seen yet).
+    pub fn push_rows(&mut self, grid: &dyn Grid) {
+        let is_skipped = |row: usize| {
+            let first = grid.cell(row, 0);
+            if first.is_comment() {
+                return true;
+            }
+            first.is_empty() && (1..grid.width(row)).all(|c| grid.cell(row, c).is_empty())
+        };
+        for column in &mut self.columns {
+            column.reserve(grid.height());
+        }
+        self.origin.rows.reserve(grid.height());
+        for row in 0..grid.height() {
+            if is_skipped(row) {
+                continue;
+            }
+            match &self.header {
+                Some(_) => self.push_row(grid, row),
+                None => self.read_header(grid, row),
+            }
+        }
+    }
+
+    fn read_header(&mut self, grid: &dyn Grid, row: usize) {
+        let header = Header::read(self.schema, grid, row, &self.origin, &mut self.diagnostics);
+        self.origin.columns = header
             .field_columns
             .iter()
             .map(|c| c.map(|c| grid.column_position(c)))
-            .collect(),
-    );
-    let mut columns: Vec<Vec<Value>> = vec![Vec::new(); schema.fields.len()];
-    let mut reported_stray_columns = std::collections::HashSet::new();
-    for row in header_row + 1..grid.height() {
-        if is_skipped(row) {
-            continue;
-        }
+            .collect();
+        let width = grid.width(row);
+        let unheaded = (0..width).filter(|&c| !header.is_data_column(c)).collect();
+        self.header = Some(HeaderState {
+            header,
+            width,
+            unheaded,
+        });
+    }
+
+    fn push_row(&mut self, grid: &dyn Grid, row: usize) {
+        let Some(state) = &self.header else { return };
+        let schema = self.schema;
         let position = grid.row_position(row);
-        let row_index = origin.rows.len();
-        origin.rows.push(position);
+        self.origin.rows.push(position);
         for (field_index, field) in schema.fields.iter().enumerate() {
-            let value = match header.field_columns[field_index] {
-                Some(column) => {
-                    let cell = grid.cell(row, column);
-                    match convert(field, cell) {
-                        Ok(value) => value,
-                        Err(problem) => {
-                            let location =
-                                origin.location(position, Some(grid.column_position(column)));
-                            diagnostics.push(problem.into_diagnostic(
-                                location,
-                                &schema.name,
-                                field,
-                            ));
-                            Value::Null
-                        }
+            let value = match state.header.field_columns[field_index] {
+                Some(column) => match convert(field, grid.cell(row, column)) {
+                    Ok(value) => value,
+                    Err(problem) => {
+                        let location = self
+                            .origin
+                            .location(position, Some(grid.column_position(column)));
+                        self.diagnostics.push(problem.into_diagnostic(
+                            location,
+                            &schema.name,
+                            field,
+                        ));
+                        Value::Null
                     }
-                }
+                },
                 // A missing column was reported once, at the header.
                 None => field.default.clone().unwrap_or(Value::Null),
             };
-            columns[field_index].push(value);
+            self.columns[field_index].push(value);
         }
         // Values under no header are data nobody will see: an error, once per column.
-        for column in 0..grid.width(row) {
-            if header.is_data_column(column) || grid.cell(row, column).is_empty() {
+        let beyond_header = state.width..grid.width(row).max(state.width);
+        for column in state.unheaded.iter().copied().chain(beyond_header) {
+            let cell = grid.cell(row, column);
+            if cell.is_empty() || !self.reported_stray_columns.insert(column) {
                 continue;
             }
-            if reported_stray_columns.insert(column) {
-                let mut location = origin.location(position, Some(grid.column_position(column)));
-                location.table = Some(schema.name.clone());
-                diagnostics.push(
-                    Diagnostic::new(
-                        Code::UnknownColumn,
-                        location,
-                        "this column has values but no header",
-                    )
-                    .found(grid.cell(row, column).display())
-                    .hint("name the column after a field, or start its header with `#` to mark it as a comment"),
-                );
-            }
+            let mut location = self
+                .origin
+                .location(position, Some(grid.column_position(column)));
+            location.table = Some(schema.name.clone());
+            self.diagnostics.push(
+                Diagnostic::new(
+                    Code::UnknownColumn,
+                    location,
+                    "this column has values but no header",
+                )
+                .found(cell.display())
+                .hint("name the column after a field, or start its header with `#` to mark it as a comment"),
+            );
         }
-        debug_assert_eq!(columns[0].len(), row_index + 1);
     }
-    let table = Table {
-        name: schema.name.clone(),
-        columns,
-        origin,
-    };
-    (Some(table), diagnostics)
+
+    /// The table, or `None` (and a diagnostic) when no header row was ever seen.
+    pub fn finish(mut self) -> (Option<Table>, Vec<Diagnostic>) {
+        if self.header.is_none() {
+            let mut location = self.origin.location(0, None);
+            location.table = Some(self.schema.name.clone());
+            self.diagnostics.push(
+                Diagnostic::new(
+                    Code::MissingHeader,
+                    location,
+                    format!(
+                        "no header row: the sheet for table `{}` is empty",
+                        self.schema.name
+                    ),
+                )
+                .expected(format!(
+                    "a header row naming the fields: {}",
+                    field_names(self.schema)
+                )),
+            );
+            return (None, self.diagnostics);
+        }
+        let table = Table {
+            name: self.schema.name.clone(),
+            columns: self.columns,
+            origin: self.origin,
+        };
+        (Some(table), self.diagnostics)
+    }
 }
 
 fn field_names(schema: &TableSchema) -> String {
@@ -248,6 +301,12 @@ impl Header {
 
 /// Convert one cell to a checked value of the field.
 fn convert(field: &Field, cell: Cell) -> Result<Value, Problem> {
+    // Enum values are shared with the schema rather than copied into every row.
+    if let (FieldType::Enum, Cell::Text(text)) = (&field.ty, cell)
+        && let Some(value) = field.values.iter().find(|v| &***v == text)
+    {
+        return Ok(Value::Str(value.clone()));
+    }
     let value = typed(&field.ty, cell)?;
     if value.is_null() {
         return match &field.default {

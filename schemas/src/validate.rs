@@ -11,7 +11,7 @@ use crate::diagnostic::{Code, Diagnostic, Location, Report};
 use crate::load::did_you_mean;
 use crate::schema::{Field, FieldType, Project, TableSchema};
 use crate::table::Table;
-use crate::value::Value;
+use crate::value::{KeyHash, Value};
 
 /// A mistake in one value, before it is given a location.
 #[derive(Debug, Clone, PartialEq)]
@@ -79,7 +79,7 @@ pub fn check_value(field: &Field, value: &Value) -> Result<(), Problem> {
 fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
     if field.ty.scalar() == &FieldType::Enum
         && let Some(text) = value.as_str()
-        && !field.values.iter().any(|v| v == text)
+        && !field.values.iter().any(|v| &**v == text)
     {
         let mut problem = Problem::new(
             Code::EnumValue,
@@ -87,7 +87,7 @@ fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
         )
         .found(text)
         .expected(format!("one of: {}", field.values.join(", ")));
-        if let Some(similar) = did_you_mean(text.trim(), field.values.iter().map(String::as_str)) {
+        if let Some(similar) = did_you_mean(text.trim(), field.values.iter().map(|v| &**v)) {
             problem = problem.hint(format!("did you mean `{similar}`?"));
         }
         return Err(problem);
@@ -113,7 +113,7 @@ fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
         .expected(range_text(field)));
     }
     if let Some(text) = value.as_str() {
-        if field.min_length.is_some() || field.max_length.is_some() {
+        if needs_length_count(field, text) {
             let length = text.graphemes(true).count();
             let too_short = field.min_length.is_some_and(|min| length < min as usize);
             let too_long = field.max_length.is_some_and(|max| length > max as usize);
@@ -149,6 +149,16 @@ fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
     Ok(())
 }
 
+/// Whether the grapheme count can decide anything: a text never has more graphemes
+/// than bytes, so a text within `max_length` bytes (and no `min_length`) passes as is.
+fn needs_length_count(field: &Field, text: &str) -> bool {
+    match (field.min_length, field.max_length) {
+        (None, None) => false,
+        (None, Some(max)) => text.len() > max as usize,
+        _ => true,
+    }
+}
+
 fn range_text(field: &Field) -> String {
     match (&field.min, &field.max) {
         (Some(lo), Some(hi)) => format!("between {lo} and {hi}"),
@@ -164,7 +174,7 @@ fn range_text(field: &Field) -> String {
 pub fn validate_tables(project: &Project, tables: &[Table]) -> Report {
     let mut report = Report::default();
     let by_name: HashMap<&str, &Table> = tables.iter().map(|t| (t.name.as_str(), t)).collect();
-    let mut key_sets: HashMap<(String, usize), HashSet<&Value>> = HashMap::new();
+    let mut key_sets: HashMap<(String, usize), HashSet<&Value, KeyHash>> = HashMap::new();
     for table in tables {
         let Some(schema) = project.table(&table.name) else {
             continue;
@@ -242,42 +252,62 @@ pub fn validate_tables(project: &Project, tables: &[Table]) -> Report {
 }
 
 fn check_primary_key(schema: &TableSchema, table: &Table, report: &mut Report) {
-    let mut first_row: HashMap<Vec<Value>, usize> = HashMap::with_capacity(table.row_count());
+    if let [field] = schema.primary_key[..] {
+        // A single-field key is checked like a unique field, without building keys.
+        let mut first_row: HashMap<&Value, usize, KeyHash> =
+            HashMap::with_capacity_and_hasher(table.row_count(), KeyHash::default());
+        for (row, value) in table.columns[field].iter().enumerate() {
+            if value.is_null() {
+                continue;
+            }
+            match first_row.get(value) {
+                Some(&first) => report.push(duplicate_key(schema, table, first, row)),
+                None => {
+                    first_row.insert(value, row);
+                }
+            }
+        }
+        return;
+    }
+    let mut first_row: HashMap<Vec<Value>, usize, KeyHash> =
+        HashMap::with_capacity_and_hasher(table.row_count(), KeyHash::default());
     for row in 0..table.row_count() {
         let key = table.key(row, &schema.primary_key);
         if key.iter().any(Value::is_null) {
             continue; // already reported as required
         }
         if let Some(&first) = first_row.get(&key) {
-            let key_field = schema.primary_key[0];
-            let first_place = table.cell_location(first, key_field, "").place();
-            let key_text = key
-                .iter()
-                .map(Value::to_string)
-                .collect::<Vec<_>>()
-                .join(", ");
-            let names = schema.primary_key_names().join(", ");
-            report.push(
-                Diagnostic::new(
-                    Code::DuplicateKey,
-                    table.cell_location(row, key_field, &schema.fields[key_field].name),
-                    format!(
-                        "duplicate primary key ({names}) = ({key_text}): also at {first_place}"
-                    ),
-                )
-                .found(key_text)
-                .expected("a primary key used by one row only")
-                .hint(format!("the first row with this key is at {first_place}")),
-            );
+            report.push(duplicate_key(schema, table, first, row));
         } else {
             first_row.insert(key, row);
         }
     }
 }
 
+/// Row `row` repeats the primary key of row `first`: name both.
+fn duplicate_key(schema: &TableSchema, table: &Table, first: usize, row: usize) -> Diagnostic {
+    let key_field = schema.primary_key[0];
+    let first_place = table.cell_location(first, key_field, "").place();
+    let key_text = table
+        .key(row, &schema.primary_key)
+        .iter()
+        .map(Value::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let names = schema.primary_key_names().join(", ");
+    Diagnostic::new(
+        Code::DuplicateKey,
+        table.cell_location(row, key_field, &schema.fields[key_field].name),
+        format!("duplicate primary key ({names}) = ({key_text}): also at {first_place}"),
+    )
+    .found(key_text)
+    .expected("a primary key used by one row only")
+    .hint(format!("the first row with this key is at {first_place}"))
+}
+
 fn check_unique(schema: &TableSchema, table: &Table, field_index: usize, report: &mut Report) {
     let field = &schema.fields[field_index];
-    let mut first_row: HashMap<&Value, usize> = HashMap::new();
+    let mut first_row: HashMap<&Value, usize, KeyHash> = HashMap::default();
     for (row, value) in table.columns[field_index].iter().enumerate() {
         if value.is_null() {
             continue;

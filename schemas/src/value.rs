@@ -8,6 +8,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use crate::schema::FieldType;
 
@@ -15,14 +16,15 @@ use crate::schema::FieldType;
 /// because spreadsheets in many locales read `1,234` as a number.
 pub const LIST_SEPARATOR: char = '|';
 
-/// One typed cell value. `Str` holds `string`, `text` and `enum` values.
+/// One typed cell value. `Str` holds `string`, `text` and `enum` values; it is shared,
+/// so enum values and keys are not copied for every row that holds them.
 #[derive(Debug, Clone)]
 pub enum Value {
     Null,
     Bool(bool),
     Int(i64),
     Float(f64),
-    Str(Box<str>),
+    Str(Arc<str>),
     Date(Date),
     DateTime(DateTime),
     List(Box<[Value]>),
@@ -131,7 +133,11 @@ impl PartialOrd for Value {
 
 impl PartialEq for Value {
     fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
+        match (self, other) {
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Str(a), Value::Str(b)) => a == b,
+            _ => self.cmp(other) == Ordering::Equal,
+        }
     }
 }
 
@@ -152,6 +158,49 @@ impl Hash for Value {
         }
     }
 }
+
+/// A fast, deterministic hasher for key sets of values (primary keys, unique fields,
+/// foreign keys): the keys come from the project's own data, and the multiply-rotate
+/// scheme is several times faster than SipHash on them.
+#[derive(Default, Clone, Copy)]
+pub struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+        for &byte in chunks.remainder() {
+            self.write_u64(u64::from(byte));
+        }
+    }
+
+    fn write_u8(&mut self, n: u8) {
+        self.write_u64(u64::from(n));
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_i64(&mut self, n: i64) {
+        self.write_u64(n as u64);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
+/// `HashMap`/`HashSet` state for [`KeyHasher`].
+pub type KeyHash = std::hash::BuildHasherDefault<KeyHasher>;
 
 /// A calendar date, as days since 1970-01-01 (proleptic Gregorian).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

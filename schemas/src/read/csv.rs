@@ -8,7 +8,7 @@ use super::{Cell, Grid, ReadOutcome};
 use crate::diagnostic::{Code, Diagnostic, Location};
 use crate::schema::Project;
 use crate::table::SourceFormat;
-use crate::typing;
+use crate::typing::TableBuilder;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -44,17 +44,119 @@ pub fn read(project: &Project, path: &Path) -> ReadOutcome {
             return outcome;
         }
     };
-    let grid = match CsvGrid::parse(&bytes, path) {
-        Ok(grid) => grid,
-        Err(diagnostics) => {
-            outcome.report.extend(diagnostics);
-            return outcome;
+    let mut parser = CsvParser::new(&bytes, path);
+    let mut builder = TableBuilder::new(schema, path, SourceFormat::Csv);
+    let mut chunk = CsvGrid::default();
+    while parser.fill(&mut chunk, CHUNK_RECORDS) {
+        if parser.errors.is_empty() {
+            builder.push_rows(&chunk);
         }
-    };
-    let (table, diagnostics) = typing::build_table(schema, &grid, path, SourceFormat::Csv);
+    }
+    if !parser.errors.is_empty() {
+        outcome.report.extend(parser.errors);
+        return outcome;
+    }
+    let (table, diagnostics) = builder.finish();
     outcome.report.extend(diagnostics);
     outcome.tables.extend(table);
     outcome
+}
+
+/// Records typed per piece: the piece's buffers are reused, so a large file costs the
+/// memory of its table, not of a second copy of its text.
+const CHUNK_RECORDS: usize = 4096;
+
+/// Reads records out of a file's bytes into [`CsvGrid`]s, collecting every
+/// diagnostic on the way.
+struct CsvParser<'b> {
+    reader: csv::Reader<&'b [u8]>,
+    lines: LineCounter<'b>,
+    record: csv::ByteRecord,
+    path: &'b Path,
+    errors: Vec<Diagnostic>,
+    done: bool,
+}
+
+impl<'b> CsvParser<'b> {
+    fn new(bytes: &'b [u8], path: &'b Path) -> CsvParser<'b> {
+        let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
+        CsvParser {
+            reader: csv::ReaderBuilder::new()
+                .has_headers(false)
+                .flexible(true)
+                .from_reader(bytes),
+            lines: LineCounter::new(bytes),
+            record: csv::ByteRecord::new(),
+            path,
+            errors: Vec::new(),
+            done: false,
+        }
+    }
+
+    /// Replace the grid's contents with up to `max` records; false when the file had
+    /// no more.
+    fn fill(&mut self, grid: &mut CsvGrid, max: usize) -> bool {
+        grid.clear();
+        while !self.done && grid.lines.len() < max {
+            match self.reader.read_byte_record(&mut self.record) {
+                Ok(false) => self.done = true,
+                Ok(true) => {
+                    let line = self
+                        .lines
+                        .line_at(self.record.position().map_or(0, |p| p.byte()));
+                    match std::str::from_utf8(self.record.as_slice()) {
+                        Ok(text) => {
+                            let base = grid.text.len();
+                            grid.text.push_str(text);
+                            let mut end = base;
+                            for field in &self.record {
+                                end += field.len();
+                                grid.field_ends.push(end);
+                            }
+                            grid.record_starts.push(grid.field_ends.len());
+                            grid.lines.push(line);
+                        }
+                        Err(_) => {
+                            let field = self
+                                .record
+                                .iter()
+                                .position(|f| std::str::from_utf8(f).is_err())
+                                .unwrap_or(0);
+                            self.errors.push(
+                                Diagnostic::new(
+                                    Code::InvalidUtf8,
+                                    Location {
+                                        line: Some(line),
+                                        ..Location::file(self.path)
+                                    },
+                                    format!(
+                                        "field {} of this record is not valid UTF-8",
+                                        field + 1
+                                    ),
+                                )
+                                .hint(
+                                    "save the CSV as UTF-8 (Excel: “CSV UTF-8 (Comma delimited)”)",
+                                ),
+                            );
+                        }
+                    }
+                }
+                Err(e) => {
+                    let line = self.lines.line_at(e.position().map_or(0, |p| p.byte()));
+                    self.errors.push(Diagnostic::new(
+                        Code::UnreadableFile,
+                        Location {
+                            line: Some(line),
+                            ..Location::file(self.path)
+                        },
+                        format!("the CSV file cannot be parsed: {e}"),
+                    ));
+                    self.done = true;
+                }
+            }
+        }
+        !grid.lines.is_empty()
+    }
 }
 
 /// Line numbers of byte offsets, for offsets asked in increasing order.
@@ -94,9 +196,15 @@ impl<'a> LineCounter<'a> {
     }
 }
 
-/// The records of a CSV file and the line each starts on.
+/// Records of a CSV file (all of it, or a piece) and the line each starts on. All
+/// cell texts live in one string; a cell is a range of it.
+#[derive(Default)]
 pub struct CsvGrid {
-    records: Vec<csv::StringRecord>,
+    text: String,
+    /// End offset in `text` of every field, record after record.
+    field_ends: Vec<usize>,
+    /// Index in `field_ends` of each record's first field, plus one final entry.
+    record_starts: Vec<usize>,
     lines: Vec<u64>,
 }
 
@@ -104,81 +212,55 @@ impl CsvGrid {
     /// Parse a whole file. Invalid UTF-8 or a broken record is reported with its line;
     /// all such lines are reported, not just the first.
     pub fn parse(bytes: &[u8], path: &Path) -> Result<CsvGrid, Vec<Diagnostic>> {
-        let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
-        let mut reader = csv::ReaderBuilder::new()
-            .has_headers(false)
-            .flexible(true)
-            .from_reader(bytes);
-        let mut records = Vec::new();
-        let mut lines = Vec::new();
-        let mut errors = Vec::new();
-        let mut record = csv::ByteRecord::new();
-        let mut lines_before = LineCounter::new(bytes);
-        loop {
-            match reader.read_byte_record(&mut record) {
-                Ok(false) => break,
-                Ok(true) => {
-                    let line = lines_before.line_at(record.position().map_or(0, |p| p.byte()));
-                    match csv::StringRecord::from_byte_record(record.clone()) {
-                        Ok(r) => {
-                            records.push(r);
-                            lines.push(line);
-                        }
-                        Err(e) => {
-                            let field = e.utf8_error().field();
-                            errors.push(
-                                Diagnostic::new(
-                                    Code::InvalidUtf8,
-                                    Location {
-                                        line: Some(line),
-                                        ..Location::file(path)
-                                    },
-                                    format!(
-                                        "field {} of this record is not valid UTF-8",
-                                        field + 1
-                                    ),
-                                )
-                                .hint(
-                                    "save the CSV as UTF-8 (Excel: “CSV UTF-8 (Comma delimited)”)",
-                                ),
-                            );
-                        }
-                    }
-                }
-                Err(e) => {
-                    let line = lines_before.line_at(e.position().map_or(0, |p| p.byte()));
-                    errors.push(Diagnostic::new(
-                        Code::UnreadableFile,
-                        Location {
-                            line: Some(line),
-                            ..Location::file(path)
-                        },
-                        format!("the CSV file cannot be parsed: {e}"),
-                    ));
-                    break;
-                }
-            }
-        }
-        if errors.is_empty() {
-            Ok(CsvGrid { records, lines })
+        let mut parser = CsvParser::new(bytes, path);
+        let mut grid = CsvGrid::default();
+        parser.fill(&mut grid, usize::MAX);
+        if parser.errors.is_empty() {
+            Ok(grid)
         } else {
-            Err(errors)
+            Err(parser.errors)
         }
+    }
+
+    fn clear(&mut self) {
+        self.text.clear();
+        self.field_ends.clear();
+        self.record_starts.clear();
+        self.record_starts.push(0);
+        self.lines.clear();
+    }
+
+    fn field_range(&self, row: usize, column: usize) -> Option<(usize, usize)> {
+        let first = *self.record_starts.get(row)?;
+        let next = *self.record_starts.get(row + 1)?;
+        let index = first + column;
+        if index >= next {
+            return None;
+        }
+        let start = if index == 0 {
+            0
+        } else {
+            self.field_ends[index - 1]
+        };
+        Some((start, self.field_ends[index]))
     }
 }
 
 impl Grid for CsvGrid {
     fn height(&self) -> usize {
-        self.records.len()
+        self.lines.len()
     }
 
     fn width(&self, row: usize) -> usize {
-        self.records.get(row).map_or(0, csv::StringRecord::len)
+        match (self.record_starts.get(row), self.record_starts.get(row + 1)) {
+            (Some(first), Some(next)) => next - first,
+            _ => 0,
+        }
     }
 
     fn cell(&self, row: usize, column: usize) -> Cell<'_> {
-        match self.records.get(row).and_then(|r| r.get(column)) {
-            Some(text) => Cell::Text(text),
+        match self.field_range(row, column) {
+            Some((start, end)) => Cell::Text(&self.text[start..end]),
             None => Cell::Empty,
         }
     }
