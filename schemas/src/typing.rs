@@ -64,6 +64,15 @@ impl<'s> TableBuilder<'s> {
         }
     }
 
+    /// Make room for `rows` more rows at once, so that large tables are allocated once
+    /// instead of being copied as they grow.
+    pub fn reserve(&mut self, rows: usize) {
+        for column in &mut self.columns {
+            column.reserve_exact(rows);
+        }
+        self.origin.rows.reserve_exact(rows);
+    }
+
     /// Take every row of `grid` (the header first, if it has not been seen yet).
     pub fn push_rows(&mut self, grid: &dyn Grid) {
         let is_skipped = |row: usize| {
@@ -73,10 +82,10 @@ impl<'s> TableBuilder<'s> {
             }
             first.is_empty() && (1..grid.width(row)).all(|c| grid.cell(row, c).is_empty())
         };
-        for column in &mut self.columns {
-            column.reserve(grid.height());
-        }
-        self.origin.rows.reserve(grid.height());
+        self.reserve(
+            grid.height()
+                .saturating_sub(self.origin.rows.capacity() - self.origin.rows.len()),
+        );
         for row in 0..grid.height() {
             if is_skipped(row) {
                 continue;

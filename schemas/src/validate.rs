@@ -9,6 +9,7 @@ use unicode_segmentation::UnicodeSegmentation;
 
 use crate::diagnostic::{Code, Diagnostic, Location, Report};
 use crate::load::did_you_mean;
+use crate::read::parallel_map;
 use crate::schema::{Field, FieldType, Project, TableSchema};
 use crate::table::Table;
 use crate::value::{KeyHash, Value};
@@ -170,85 +171,139 @@ fn range_text(field: &Field) -> String {
 
 /// Checks across rows and tables, on tables already typed (see [`crate::typing`]):
 /// duplicate primary keys, `unique` fields and foreign keys. A reference into a table
-/// that is not among `tables` cannot be checked and gives one warning per field.
+/// that is not among `tables` cannot be checked and gives one warning per field. The
+/// checks of different tables and fields run in parallel.
 pub fn validate_tables(project: &Project, tables: &[Table]) -> Report {
-    let mut report = Report::default();
     let by_name: HashMap<&str, &Table> = tables.iter().map(|t| (t.name.as_str(), t)).collect();
-    let mut key_sets: HashMap<(String, usize), HashSet<&Value, KeyHash>> = HashMap::new();
+    let mut jobs = Vec::new();
+    let mut targets: Vec<(&str, usize)> = Vec::new();
     for table in tables {
         let Some(schema) = project.table(&table.name) else {
             continue;
         };
-        check_primary_key(schema, table, &mut report);
+        jobs.push(Job::Keys { table, schema });
         for (field_index, field) in schema.fields.iter().enumerate() {
-            if field.unique {
-                check_unique(schema, table, field_index, &mut report);
-            }
             let Some(reference) = &field.references else {
                 continue;
             };
-            let (Some(target), Some(target_schema)) = (
-                by_name.get(reference.table.as_str()),
-                project.table(&reference.table),
-            ) else {
-                let mut location = table.origin.location(0, None);
-                location.table = Some(table.name.clone());
-                location.field = Some(field.name.clone());
-                report.push(
-                    Diagnostic::new(
-                        Code::UncheckedReference,
-                        location,
-                        format!(
-                            "references from `{}.{}` into `{reference}` were not checked: table `{}` is not in the input",
-                            table.name, field.name, reference.table
-                        ),
-                    )
-                    .hint(format!("supply table `{}` too to check them", reference.table)),
-                );
-                continue;
-            };
-            let Some(target_field) = target_schema.field_index(&reference.field) else {
-                continue;
-            };
-            let keys = key_sets
-                .entry((reference.table.clone(), target_field))
-                .or_insert_with(|| {
-                    target.columns[target_field]
-                        .iter()
-                        .filter(|v| !v.is_null())
-                        .collect()
-                });
-            for (row, value) in table.columns[field_index].iter().enumerate() {
-                let dangling: Vec<&Value> = match value {
-                    Value::Null => continue,
-                    Value::List(items) => items.iter().filter(|v| !keys.contains(v)).collect(),
-                    single => {
-                        if keys.contains(single) {
-                            continue;
-                        }
-                        vec![single]
+            let target = by_name.get(reference.table.as_str()).copied();
+            let target_field = project
+                .table(&reference.table)
+                .and_then(|t| t.field_index(&reference.field));
+            if let (Some(target), Some(target_field)) = (target, target_field)
+                && !targets.contains(&(target.name.as_str(), target_field))
+            {
+                targets.push((target.name.as_str(), target_field));
+            }
+            jobs.push(Job::Reference {
+                table,
+                field_index,
+                field,
+                target: target.zip(target_field),
+            });
+        }
+    }
+    let sets = parallel_map(&targets, |(name, field)| {
+        by_name[name].columns[*field]
+            .iter()
+            .filter(|v| !v.is_null())
+            .collect::<HashSet<&Value, KeyHash>>()
+    });
+    let key_sets: HashMap<(&str, usize), &HashSet<&Value, KeyHash>> =
+        targets.iter().copied().zip(sets.iter()).collect();
+    let mut report = Report::default();
+    for job_report in parallel_map(&jobs, |job| job.run(&key_sets)) {
+        report.extend(job_report.diagnostics);
+    }
+    report
+}
+
+/// One independent piece of cross-row validation.
+enum Job<'a> {
+    /// Primary key and `unique` fields of a table.
+    Keys {
+        table: &'a Table,
+        schema: &'a TableSchema,
+    },
+    /// One foreign-key field, and its target table and field when present.
+    Reference {
+        table: &'a Table,
+        field_index: usize,
+        field: &'a Field,
+        target: Option<(&'a Table, usize)>,
+    },
+}
+
+impl Job<'_> {
+    fn run(&self, key_sets: &HashMap<(&str, usize), &HashSet<&Value, KeyHash>>) -> Report {
+        let mut report = Report::default();
+        match *self {
+            Job::Keys { table, schema } => {
+                check_primary_key(schema, table, &mut report);
+                for (field_index, field) in schema.fields.iter().enumerate() {
+                    if field.unique {
+                        check_unique(schema, table, field_index, &mut report);
                     }
+                }
+            }
+            Job::Reference {
+                table,
+                field_index,
+                field,
+                target,
+            } => {
+                let Some(reference) = &field.references else {
+                    return report;
                 };
-                for missing in dangling {
+                let Some((target, target_field)) = target else {
+                    let mut location = table.origin.location(0, None);
+                    location.table = Some(table.name.clone());
+                    location.field = Some(field.name.clone());
                     report.push(
                         Diagnostic::new(
-                            Code::ForeignKey,
-                            table.cell_location(row, field_index, &field.name),
-                            format!("no `{}` has {} {missing}", reference.table, reference.field),
+                            Code::UncheckedReference,
+                            location,
+                            format!(
+                                "references from `{}.{}` into `{reference}` were not checked: table `{}` is not in the input",
+                                table.name, field.name, reference.table
+                            ),
                         )
-                        .found(missing.to_string())
-                        .expected(format!("an existing {reference}"))
-                        .hint(format!(
-                            "add the row to `{}` ({}), or correct this value",
-                            reference.table,
-                            target.origin.describe()
-                        )),
+                        .hint(format!("supply table `{}` too to check them", reference.table)),
                     );
+                    return report;
+                };
+                let keys = key_sets[&(target.name.as_str(), target_field)];
+                for (row, value) in table.columns[field_index].iter().enumerate() {
+                    let dangling: Vec<&Value> = match value {
+                        Value::Null => continue,
+                        Value::List(items) => items.iter().filter(|v| !keys.contains(v)).collect(),
+                        single if keys.contains(single) => continue,
+                        single => vec![single],
+                    };
+                    for missing in dangling {
+                        report.push(
+                            Diagnostic::new(
+                                Code::ForeignKey,
+                                table.cell_location(row, field_index, &field.name),
+                                format!(
+                                    "no `{}` has {} {missing}",
+                                    reference.table, reference.field
+                                ),
+                            )
+                            .found(missing.to_string())
+                            .expected(format!("an existing {reference}"))
+                            .hint(format!(
+                                "add the row to `{}` ({}), or correct this value",
+                                reference.table,
+                                target.origin.describe()
+                            )),
+                        );
+                    }
                 }
             }
         }
+        report
     }
-    report
 }
 
 fn check_primary_key(schema: &TableSchema, table: &Table, report: &mut Report) {

@@ -46,6 +46,8 @@ pub fn read(project: &Project, path: &Path) -> ReadOutcome {
     };
     let mut parser = CsvParser::new(&bytes, path);
     let mut builder = TableBuilder::new(schema, path, SourceFormat::Csv);
+    // A record takes at least one line: the line count bounds the row count.
+    builder.reserve(bytes.iter().filter(|&&b| b == b'\n').count() + 1);
     let mut chunk = CsvGrid::default();
     while parser.fill(&mut chunk, CHUNK_RECORDS) {
         if parser.errors.is_empty() {
