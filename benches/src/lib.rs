@@ -18,10 +18,22 @@ pub struct Shape {
     pub format: DataFormat,
 }
 
+impl Shape {
+    pub fn new(tables: usize, rows: usize, format: DataFormat) -> Shape {
+        Shape {
+            tables,
+            rows,
+            format,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DataFormat {
     /// One workbook per table.
     Xlsx,
+    /// One workbook holding every table as a sheet.
+    XlsxSingleWorkbook,
     /// One CSV file per table, and a Frictionless `datapackage.json`.
     Csv,
 }
@@ -218,9 +230,21 @@ pub fn generate(dir: &Path, shape: &Shape) -> Result<(), Box<dyn std::error::Err
             schema(table),
         )?;
         match shape.format {
-            DataFormat::Xlsx => write_xlsx(dir, table, shape)?,
+            DataFormat::Xlsx => {
+                let mut workbook = Workbook::new();
+                add_sheet(&mut workbook, table, shape)?;
+                workbook.save(dir.join("data").join(format!("{}.xlsx", table_name(table))))?;
+            }
             DataFormat::Csv => write_csv(dir, table, shape)?,
+            DataFormat::XlsxSingleWorkbook => {}
         }
+    }
+    if shape.format == DataFormat::XlsxSingleWorkbook {
+        let mut workbook = Workbook::new();
+        for table in 0..shape.tables {
+            add_sheet(&mut workbook, table, shape)?;
+        }
+        workbook.save(dir.join("data").join("masters.xlsx"))?;
     }
     if shape.format == DataFormat::Csv {
         std::fs::write(dir.join("datapackage.json"), datapackage(shape))?;
@@ -253,12 +277,11 @@ fn write_csv(dir: &Path, table: usize, shape: &Shape) -> std::io::Result<()> {
     )
 }
 
-fn write_xlsx(
-    dir: &Path,
+fn add_sheet(
+    workbook: &mut Workbook,
     table: usize,
     shape: &Shape,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let mut workbook = Workbook::new();
     let date = Format::new().set_num_format("yyyy-mm-dd");
     let sheet = workbook.add_worksheet();
     sheet.set_name(table_name(table))?;
@@ -280,6 +303,5 @@ fn write_xlsx(
             sheet.write_string(r, 8, &row.tags)?;
         }
     }
-    workbook.save(dir.join("data").join(format!("{}.xlsx", table_name(table))))?;
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! `synth --out DIR [--tables N] [--rows M] [--format xlsx|csv]`: write a synthetic master
+//! `synth --out DIR [--tables N] [--rows M] [--format xlsx|xlsx-one-workbook|csv]`: write a synthetic master
 //! project (see the library docs) for benchmarks and comparisons.
 
 use std::path::PathBuf;
@@ -6,7 +6,8 @@ use std::process::ExitCode;
 
 use masterctl_benches::{DataFormat, Shape, generate};
 
-const USAGE: &str = "usage: synth --out DIR [--tables N] [--rows M] [--format xlsx|csv]";
+const USAGE: &str =
+    "usage: synth --out DIR [--tables N] [--rows M] [--format xlsx|xlsx-one-workbook|csv]";
 
 fn main() -> ExitCode {
     let mut out = None;
@@ -27,6 +28,10 @@ fn main() -> ExitCode {
             ("--rows", Some(v)) => v.parse().map(|n| shape.rows = n).is_ok(),
             ("--format", Some("xlsx")) => {
                 shape.format = DataFormat::Xlsx;
+                true
+            }
+            ("--format", Some("xlsx-one-workbook")) => {
+                shape.format = DataFormat::XlsxSingleWorkbook;
                 true
             }
             ("--format", Some("csv")) => {

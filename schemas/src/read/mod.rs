@@ -175,7 +175,23 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, diagnostics: &mut Vec<Diagnostic>)
 /// Read every input file into tables for `project`, in parallel, with every diagnostic:
 /// unreadable files, unmapped sheets, header and cell problems, and tables supplied twice.
 pub fn read_inputs(project: &Project, files: &[PathBuf]) -> ReadOutcome {
-    let per_file = parallel_map(files, |path| read_file(project, path));
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    // Units of work: a file, or a share of the sheets of a large workbook, so that one
+    // big workbook also keeps every core busy.
+    let units: Vec<(&PathBuf, workbook::Part)> = files
+        .iter()
+        .flat_map(|path| {
+            let parts = if is_large_workbook(path) { threads } else { 1 };
+            (0..parts).map(move |index| (path, workbook::Part { index, of: parts }))
+        })
+        .collect();
+    let per_file = parallel_map(&units, |(path, part)| {
+        if *part == workbook::Part::WHOLE {
+            read_file(project, path)
+        } else {
+            workbook::read_part(project, path, *part)
+        }
+    });
     let mut outcome = ReadOutcome::default();
     for file_outcome in per_file {
         outcome.report.extend(file_outcome.report.diagnostics);
@@ -202,6 +218,17 @@ pub fn read_inputs(project: &Project, files: &[PathBuf]) -> ReadOutcome {
         }
     }
     outcome
+}
+
+/// Workbooks this large are worth opening once per thread, each thread reading a share
+/// of the sheets.
+const LARGE_WORKBOOK_BYTES: u64 = 4 << 20;
+
+fn is_large_workbook(path: &Path) -> bool {
+    let is_csv = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    !is_csv && std::fs::metadata(path).is_ok_and(|m| m.len() >= LARGE_WORKBOOK_BYTES)
 }
 
 /// Read one file (any supported format).

@@ -25,14 +25,39 @@ use crate::value::{Date, DateTime};
 /// Read every sheet of a workbook that maps to a table of `project`; other sheets are
 /// listed as warnings (sheets whose name starts with `#` are notes and stay quiet).
 pub fn read(project: &Project, path: &Path) -> ReadOutcome {
-    match catch_unwind(AssertUnwindSafe(|| read_unguarded(project, path))) {
+    read_part(project, path, Part::WHOLE)
+}
+
+/// A share of a workbook's sheets: sheet `i` belongs to part `i % of`. Large
+/// workbooks are read by several threads at once, each opening the file and reading
+/// its share of the sheets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Part {
+    pub index: usize,
+    pub of: usize,
+}
+
+impl Part {
+    pub const WHOLE: Part = Part { index: 0, of: 1 };
+
+    fn holds(self, sheet: usize) -> bool {
+        sheet % self.of == self.index
+    }
+}
+
+/// Read one share of a workbook's sheets (see [`Part`]). Problems with the file as a
+/// whole are reported by the first part only.
+pub fn read_part(project: &Project, path: &Path, part: Part) -> ReadOutcome {
+    match catch_unwind(AssertUnwindSafe(|| read_unguarded(project, path, part))) {
         Ok(outcome) => outcome,
         Err(_) => {
             let mut outcome = ReadOutcome::default();
-            outcome.report.push(unreadable(
-                path,
-                "the workbook is damaged: its contents could not be decoded",
-            ));
+            if part.index == 0 {
+                outcome.report.push(unreadable(
+                    path,
+                    "the workbook is damaged: its contents could not be decoded",
+                ));
+            }
             outcome
         }
     }
@@ -42,16 +67,21 @@ fn unreadable(path: &Path, message: impl Into<String>) -> Diagnostic {
     Diagnostic::new(Code::UnreadableFile, Location::file(path), message)
 }
 
-fn read_unguarded(project: &Project, path: &Path) -> ReadOutcome {
+fn read_unguarded(project: &Project, path: &Path, part: Part) -> ReadOutcome {
     let mut outcome = ReadOutcome::default();
     let mut workbook = match open_workbook_auto(path) {
         Ok(workbook) => workbook,
         Err(e) => {
-            outcome.report.push(open_error(path, &e));
+            if part.index == 0 {
+                outcome.report.push(open_error(path, &e));
+            }
             return outcome;
         }
     };
-    for sheet in workbook.sheet_names() {
+    for (index, sheet) in workbook.sheet_names().into_iter().enumerate() {
+        if !part.holds(index) {
+            continue;
+        }
         let Some(schema) = project.table_for_sheet(&sheet) else {
             if !sheet.starts_with('#') {
                 let mut location = Location::file(path);
