@@ -309,7 +309,7 @@ impl Header {
 }
 
 /// Convert one cell to a checked value of the field.
-fn convert(field: &Field, cell: Cell) -> Result<Value, Problem> {
+fn convert(field: &Field, cell: Cell) -> Result<Value, Box<Problem>> {
     // Enum values are shared with the schema rather than copied into every row.
     if let (FieldType::Enum, Cell::Text(text)) = (&field.ty, cell)
         && let Some(value) = field.values.iter().find(|v| &***v == text)
@@ -333,7 +333,7 @@ fn convert(field: &Field, cell: Cell) -> Result<Value, Problem> {
 }
 
 /// The cell's value in the field's type, before the field's other checks.
-fn typed(ty: &FieldType, cell: Cell) -> Result<Value, Problem> {
+fn typed(ty: &FieldType, cell: Cell) -> Result<Value, Box<Problem>> {
     let mismatch = |hint: Option<String>| {
         let mut p = Problem::new(
             Code::TypeError,

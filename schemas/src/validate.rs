@@ -25,32 +25,33 @@ pub struct Problem {
 }
 
 impl Problem {
-    pub fn new(code: Code, message: impl Into<String>) -> Problem {
-        Problem {
+    /// Problems travel boxed: the value path stays small, the rare error path pays.
+    pub fn new(code: Code, message: impl Into<String>) -> Box<Problem> {
+        Box::new(Problem {
             code,
             message: message.into(),
             found: None,
             expected: None,
             hint: None,
-        }
+        })
     }
 
-    pub fn found(mut self, found: impl Into<String>) -> Problem {
+    pub fn found(mut self: Box<Self>, found: impl Into<String>) -> Box<Problem> {
         self.found = Some(found.into());
         self
     }
 
-    pub fn expected(mut self, expected: impl Into<String>) -> Problem {
+    pub fn expected(mut self: Box<Self>, expected: impl Into<String>) -> Box<Problem> {
         self.expected = Some(expected.into());
         self
     }
 
-    pub fn hint(mut self, hint: impl Into<String>) -> Problem {
+    pub fn hint(mut self: Box<Self>, hint: impl Into<String>) -> Box<Problem> {
         self.hint = Some(hint.into());
         self
     }
 
-    pub fn into_diagnostic(self, mut location: Location, table: &str, field: &Field) -> Diagnostic {
+    pub fn into_diagnostic(self: Box<Self>, mut location: Location, table: &str, field: &Field) -> Diagnostic {
         location.table = Some(table.to_string());
         location.field = Some(field.name.clone());
         Diagnostic {
@@ -67,7 +68,7 @@ impl Problem {
 
 /// Check a typed, non-null value against its field's options: enum values, min/max,
 /// min_length/max_length (in grapheme clusters, as a person counts characters), pattern.
-pub fn check_value(field: &Field, value: &Value) -> Result<(), Problem> {
+pub fn check_value(field: &Field, value: &Value) -> Result<(), Box<Problem>> {
     if let Value::List(items) = value {
         for item in items.iter() {
             check_scalar(field, item)?;
@@ -77,7 +78,7 @@ pub fn check_value(field: &Field, value: &Value) -> Result<(), Problem> {
     check_scalar(field, value)
 }
 
-fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
+fn check_scalar(field: &Field, value: &Value) -> Result<(), Box<Problem>> {
     if field.ty.scalar() == &FieldType::Enum
         && let Some(text) = value.as_str()
         && !field.values.iter().any(|v| &**v == text)
@@ -171,146 +172,140 @@ fn range_text(field: &Field) -> String {
 
 /// Checks across rows and tables, on tables already typed (see [`crate::typing`]):
 /// duplicate primary keys, `unique` fields and foreign keys. A reference into a table
-/// that is not among `tables` cannot be checked and gives one warning per field. The
-/// checks of different tables and fields run in parallel.
+/// that is not among `tables` cannot be checked and gives one warning per field.
+///
+/// Two phases, each in parallel: every table's keys (its primary-key index is kept),
+/// then every foreign-key field, looking values up in the target's primary-key index
+/// (or, for a reference to a `unique` field, in a set of that field's values).
 pub fn validate_tables(project: &Project, tables: &[Table]) -> Report {
-    let by_name: HashMap<&str, &Table> = tables.iter().map(|t| (t.name.as_str(), t)).collect();
-    let mut jobs = Vec::new();
-    let mut targets: Vec<(&str, usize)> = Vec::new();
-    for table in tables {
-        let Some(schema) = project.table(&table.name) else {
-            continue;
-        };
-        jobs.push(Job::Keys { table, schema });
-        for (field_index, field) in schema.fields.iter().enumerate() {
-            let Some(reference) = &field.references else {
-                continue;
-            };
-            let target = by_name.get(reference.table.as_str()).copied();
-            let target_field = project
-                .table(&reference.table)
-                .and_then(|t| t.field_index(&reference.field));
-            if let (Some(target), Some(target_field)) = (target, target_field)
-                && !targets.contains(&(target.name.as_str(), target_field))
-            {
-                targets.push((target.name.as_str(), target_field));
-            }
-            jobs.push(Job::Reference {
-                table,
-                field_index,
-                field,
-                target: target.zip(target_field),
-            });
+    let checked: Vec<(&Table, &TableSchema)> = tables
+        .iter()
+        .filter_map(|t| project.table(&t.name).map(|s| (t, s)))
+        .collect();
+    let keys = parallel_map(&checked, |(table, schema)| check_keys(schema, table));
+    let mut report = Report::default();
+    let mut key_index: HashMap<&str, &KeyIndex> = HashMap::new();
+    for ((table, _), (index, diagnostics)) in checked.iter().zip(&keys) {
+        report.extend(diagnostics.iter().cloned());
+        if let Some(index) = index {
+            key_index.insert(table.name.as_str(), index);
         }
     }
-    let sets = parallel_map(&targets, |(name, field)| {
-        by_name[name].columns[*field]
-            .iter()
-            .filter(|v| !v.is_null())
-            .collect::<HashSet<&Value, KeyHash>>()
-    });
-    let key_sets: HashMap<(&str, usize), &HashSet<&Value, KeyHash>> =
-        targets.iter().copied().zip(sets.iter()).collect();
-    let mut report = Report::default();
-    for job_report in parallel_map(&jobs, |job| job.run(&key_sets)) {
-        report.extend(job_report.diagnostics);
+    let by_name: HashMap<&str, &Table> = tables.iter().map(|t| (t.name.as_str(), t)).collect();
+    let by_name = &by_name;
+    let references: Vec<Reference> = checked
+        .iter()
+        .flat_map(|&(table, schema)| {
+            schema.fields.iter().enumerate().filter_map(move |(field_index, field)| {
+                let target = field.references.as_ref()?;
+                Some(Reference {
+                    table,
+                    field_index,
+                    field,
+                    target: by_name
+                        .get(target.table.as_str())
+                        .copied()
+                        .zip(project.table(&target.table)),
+                })
+            })
+        })
+        .collect();
+    for diagnostics in parallel_map(&references, |r| r.check(&key_index)) {
+        report.extend(diagnostics);
     }
     report
 }
 
-/// One independent piece of cross-row validation.
-enum Job<'a> {
-    /// Primary key and `unique` fields of a table.
-    Keys {
-        table: &'a Table,
-        schema: &'a TableSchema,
-    },
-    /// One foreign-key field, and its target table and field when present.
-    Reference {
-        table: &'a Table,
-        field_index: usize,
-        field: &'a Field,
-        target: Option<(&'a Table, usize)>,
-    },
+/// A single-field primary key's values and their rows.
+type KeyIndex<'a> = HashMap<&'a Value, usize, KeyHash>;
+
+/// Primary key and `unique` fields of a table; the key index when the key is a single
+/// field.
+fn check_keys<'a>(schema: &TableSchema, table: &'a Table) -> (Option<KeyIndex<'a>>, Vec<Diagnostic>) {
+    let mut report = Report::default();
+    let index = check_primary_key(schema, table, &mut report);
+    for (field_index, field) in schema.fields.iter().enumerate() {
+        if field.unique {
+            check_unique(schema, table, field_index, &mut report);
+        }
+    }
+    (index, report.diagnostics)
 }
 
-impl Job<'_> {
-    fn run(&self, key_sets: &HashMap<(&str, usize), &HashSet<&Value, KeyHash>>) -> Report {
-        let mut report = Report::default();
-        match *self {
-            Job::Keys { table, schema } => {
-                check_primary_key(schema, table, &mut report);
-                for (field_index, field) in schema.fields.iter().enumerate() {
-                    if field.unique {
-                        check_unique(schema, table, field_index, &mut report);
-                    }
-                }
+/// One foreign-key field, and its target table (with schema) when it was supplied.
+struct Reference<'a> {
+    table: &'a Table,
+    field_index: usize,
+    field: &'a Field,
+    target: Option<(&'a Table, &'a TableSchema)>,
+}
+
+impl Reference<'_> {
+    fn check(&self, key_index: &HashMap<&str, &KeyIndex>) -> Vec<Diagnostic> {
+        let (table, field) = (self.table, self.field);
+        let Some(reference) = &field.references else {
+            return Vec::new();
+        };
+        let target = self.target.and_then(|(t, s)| Some((t, s, s.field_index(&reference.field)?)));
+        let Some((target, target_schema, target_field)) = target else {
+            let mut location = table.origin.location(0, None);
+            location.table = Some(table.name.clone());
+            location.field = Some(field.name.clone());
+            return vec![
+                Diagnostic::new(
+                    Code::UncheckedReference,
+                    location,
+                    format!(
+                        "references from `{}.{}` into `{reference}` were not checked: table `{}` is not in the input",
+                        table.name, field.name, reference.table
+                    ),
+                )
+                .hint(format!("supply table `{}` too to check them", reference.table)),
+            ];
+        };
+        // The target is the table's single-field key (its index exists) or a unique field.
+        let set: HashSet<&Value, KeyHash>;
+        let exists: Box<dyn Fn(&Value) -> bool + '_> = match key_index.get(target.name.as_str()) {
+            Some(index) if target_schema.primary_key == [target_field] => Box::new(|v| index.contains_key(v)),
+            _ => {
+                set = target.columns[target_field].iter().filter(|v| !v.is_null()).collect();
+                Box::new(|v| set.contains(v))
             }
-            Job::Reference {
-                table,
-                field_index,
-                field,
-                target,
-            } => {
-                let Some(reference) = &field.references else {
-                    return report;
-                };
-                let Some((target, target_field)) = target else {
-                    let mut location = table.origin.location(0, None);
-                    location.table = Some(table.name.clone());
-                    location.field = Some(field.name.clone());
-                    report.push(
-                        Diagnostic::new(
-                            Code::UncheckedReference,
-                            location,
-                            format!(
-                                "references from `{}.{}` into `{reference}` were not checked: table `{}` is not in the input",
-                                table.name, field.name, reference.table
-                            ),
-                        )
-                        .hint(format!("supply table `{}` too to check them", reference.table)),
-                    );
-                    return report;
-                };
-                let keys = key_sets[&(target.name.as_str(), target_field)];
-                for (row, value) in table.columns[field_index].iter().enumerate() {
-                    let dangling: Vec<&Value> = match value {
-                        Value::Null => continue,
-                        Value::List(items) => items.iter().filter(|v| !keys.contains(v)).collect(),
-                        single if keys.contains(single) => continue,
-                        single => vec![single],
-                    };
-                    for missing in dangling {
-                        report.push(
-                            Diagnostic::new(
-                                Code::ForeignKey,
-                                table.cell_location(row, field_index, &field.name),
-                                format!(
-                                    "no `{}` has {} {missing}",
-                                    reference.table, reference.field
-                                ),
-                            )
-                            .found(missing.to_string())
-                            .expected(format!("an existing {reference}"))
-                            .hint(format!(
-                                "add the row to `{}` ({}), or correct this value",
-                                reference.table,
-                                target.origin.describe()
-                            )),
-                        );
-                    }
-                }
+        };
+        let mut diagnostics = Vec::new();
+        for (row, value) in table.columns[self.field_index].iter().enumerate() {
+            let dangling: Vec<&Value> = match value {
+                Value::Null => continue,
+                Value::List(items) => items.iter().filter(|v| !exists(v)).collect(),
+                single if exists(single) => continue,
+                single => vec![single],
+            };
+            for missing in dangling {
+                diagnostics.push(
+                    Diagnostic::new(
+                        Code::ForeignKey,
+                        table.cell_location(row, self.field_index, &field.name),
+                        format!("no `{}` has {} {missing}", reference.table, reference.field),
+                    )
+                    .found(missing.to_string())
+                    .expected(format!("an existing {reference}"))
+                    .hint(format!(
+                        "add the row to `{}` ({}), or correct this value",
+                        reference.table,
+                        target.origin.describe()
+                    )),
+                );
             }
         }
-        report
+        diagnostics
     }
 }
 
-fn check_primary_key(schema: &TableSchema, table: &Table, report: &mut Report) {
+/// Report rows that repeat a primary key; returns the key index of a single-field key.
+fn check_primary_key<'a>(schema: &TableSchema, table: &'a Table, report: &mut Report) -> Option<KeyIndex<'a>> {
     if let [field] = schema.primary_key[..] {
         // A single-field key is checked like a unique field, without building keys.
-        let mut first_row: HashMap<&Value, usize, KeyHash> =
-            HashMap::with_capacity_and_hasher(table.row_count(), KeyHash::default());
+        let mut first_row: KeyIndex = HashMap::with_capacity_and_hasher(table.row_count(), KeyHash::default());
         for (row, value) in table.columns[field].iter().enumerate() {
             if value.is_null() {
                 continue;
@@ -322,7 +317,7 @@ fn check_primary_key(schema: &TableSchema, table: &Table, report: &mut Report) {
                 }
             }
         }
-        return;
+        return Some(first_row);
     }
     let mut first_row: HashMap<Vec<Value>, usize, KeyHash> =
         HashMap::with_capacity_and_hasher(table.row_count(), KeyHash::default());
@@ -337,6 +332,7 @@ fn check_primary_key(schema: &TableSchema, table: &Table, report: &mut Report) {
             first_row.insert(key, row);
         }
     }
+    None
 }
 
 /// Row `row` repeats the primary key of row `first`: name both.

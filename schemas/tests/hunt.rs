@@ -76,3 +76,24 @@ fn csv_rows_point_at_their_lines() {
         "the first data row is on line 2 (after the header)"
     );
 }
+
+#[test]
+fn a_workbook_read_in_shares_gives_the_same_tables() {
+    use masterctl_schemas::read::workbook::{Part, read, read_part};
+    let project = project(&hunt());
+    let path = hunt().join("hunt.xlsx");
+    let whole = read(&project, &path);
+    let mut shares: Vec<_> = (0..3)
+        .flat_map(|index| read_part(&project, &path, Part { index, of: 3 }).tables)
+        .collect();
+    shares.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut tables = whole.tables.clone();
+    tables.sort_by(|a, b| a.name.cmp(&b.name));
+    assert_eq!(shares, tables);
+    // Problems with the file itself are reported once, by the first share.
+    let broken = shared_fixtures().join("real-world-workbooks/pass_protected.xlsx");
+    let reports: Vec<usize> = (0..3)
+        .map(|index| read_part(&project, &broken, Part { index, of: 3 }).report.diagnostics.len())
+        .collect();
+    assert_eq!(reports, vec![1, 0, 0]);
+}

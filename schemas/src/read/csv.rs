@@ -47,7 +47,7 @@ pub fn read(project: &Project, path: &Path) -> ReadOutcome {
     let mut parser = CsvParser::new(&bytes, path);
     let mut builder = TableBuilder::new(schema, path, SourceFormat::Csv);
     // A record takes at least one line: the line count bounds the row count.
-    builder.reserve(bytes.iter().filter(|&&b| b == b'\n').count() + 1);
+    builder.reserve(memchr::memchr_iter(b'\n', &bytes).count() + 1);
     let mut chunk = CsvGrid::default();
     while parser.fill(&mut chunk, CHUNK_RECORDS) {
         if parser.errors.is_empty() {
@@ -188,10 +188,7 @@ impl<'a> LineCounter<'a> {
             offset += 1;
         }
         if offset > self.offset {
-            self.line += self.bytes[self.offset..offset]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count() as u64;
+            self.line += memchr::memchr_iter(b'\n', &self.bytes[self.offset..offset]).count() as u64;
             self.offset = offset;
         }
         self.line
