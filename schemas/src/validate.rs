@@ -51,7 +51,12 @@ impl Problem {
         self
     }
 
-    pub fn into_diagnostic(self: Box<Self>, mut location: Location, table: &str, field: &Field) -> Diagnostic {
+    pub fn into_diagnostic(
+        self: Box<Self>,
+        mut location: Location,
+        table: &str,
+        field: &Field,
+    ) -> Diagnostic {
         location.table = Some(table.to_string());
         location.field = Some(field.name.clone());
         Diagnostic {
@@ -196,18 +201,22 @@ pub fn validate_tables(project: &Project, tables: &[Table]) -> Report {
     let references: Vec<Reference> = checked
         .iter()
         .flat_map(|&(table, schema)| {
-            schema.fields.iter().enumerate().filter_map(move |(field_index, field)| {
-                let target = field.references.as_ref()?;
-                Some(Reference {
-                    table,
-                    field_index,
-                    field,
-                    target: by_name
-                        .get(target.table.as_str())
-                        .copied()
-                        .zip(project.table(&target.table)),
+            schema
+                .fields
+                .iter()
+                .enumerate()
+                .filter_map(move |(field_index, field)| {
+                    let target = field.references.as_ref()?;
+                    Some(Reference {
+                        table,
+                        field_index,
+                        field,
+                        target: by_name
+                            .get(target.table.as_str())
+                            .copied()
+                            .zip(project.table(&target.table)),
+                    })
                 })
-            })
         })
         .collect();
     for diagnostics in parallel_map(&references, |r| r.check(&key_index)) {
@@ -216,12 +225,71 @@ pub fn validate_tables(project: &Project, tables: &[Table]) -> Report {
     report
 }
 
-/// A single-field primary key's values and their rows.
-type KeyIndex<'a> = HashMap<&'a Value, usize, KeyHash>;
+/// A single-field primary key's values and the row of each. Integer keys — most
+/// master data — are held by value, so that a probe never follows a pointer into the
+/// table's column.
+enum KeyIndex<'a> {
+    Ints(HashMap<i64, usize, KeyHash>),
+    Values(HashMap<&'a Value, usize, KeyHash>),
+}
+
+impl<'a> KeyIndex<'a> {
+    fn for_field(field: &Field, capacity: usize) -> KeyIndex<'a> {
+        if field.ty == FieldType::Int {
+            KeyIndex::Ints(HashMap::with_capacity_and_hasher(
+                capacity,
+                KeyHash::default(),
+            ))
+        } else {
+            KeyIndex::Values(HashMap::with_capacity_and_hasher(
+                capacity,
+                KeyHash::default(),
+            ))
+        }
+    }
+
+    /// Record the key's row; the first row already holding it, if any.
+    fn insert(&mut self, value: &'a Value, row: usize) -> Option<usize> {
+        match (self, value) {
+            (KeyIndex::Ints(map), Value::Int(i)) => map.try_insert_first(*i, row),
+            (KeyIndex::Values(map), value) => map.try_insert_first(value, row),
+            // A typed int column holds only ints and nulls; nulls are skipped.
+            (KeyIndex::Ints(_), _) => None,
+        }
+    }
+
+    fn contains(&self, value: &Value) -> bool {
+        match (self, value) {
+            (KeyIndex::Ints(map), Value::Int(i)) => map.contains_key(i),
+            (KeyIndex::Values(map), value) => map.contains_key(value),
+            (KeyIndex::Ints(_), _) => false,
+        }
+    }
+}
+
+/// Insert unless present; the existing value when present.
+trait InsertFirst<K, V> {
+    fn try_insert_first(&mut self, key: K, value: V) -> Option<V>;
+}
+
+impl<K: std::hash::Hash + Eq, V: Copy> InsertFirst<K, V> for HashMap<K, V, KeyHash> {
+    fn try_insert_first(&mut self, key: K, value: V) -> Option<V> {
+        match self.entry(key) {
+            std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(value);
+                None
+            }
+        }
+    }
+}
 
 /// Primary key and `unique` fields of a table; the key index when the key is a single
 /// field.
-fn check_keys<'a>(schema: &TableSchema, table: &'a Table) -> (Option<KeyIndex<'a>>, Vec<Diagnostic>) {
+fn check_keys<'a>(
+    schema: &TableSchema,
+    table: &'a Table,
+) -> (Option<KeyIndex<'a>>, Vec<Diagnostic>) {
     let mut report = Report::default();
     let index = check_primary_key(schema, table, &mut report);
     for (field_index, field) in schema.fields.iter().enumerate() {
@@ -246,7 +314,9 @@ impl Reference<'_> {
         let Some(reference) = &field.references else {
             return Vec::new();
         };
-        let target = self.target.and_then(|(t, s)| Some((t, s, s.field_index(&reference.field)?)));
+        let target = self
+            .target
+            .and_then(|(t, s)| Some((t, s, s.field_index(&reference.field)?)));
         let Some((target, target_schema, target_field)) = target else {
             let mut location = table.origin.location(0, None);
             location.table = Some(table.name.clone());
@@ -266,9 +336,14 @@ impl Reference<'_> {
         // The target is the table's single-field key (its index exists) or a unique field.
         let set: HashSet<&Value, KeyHash>;
         let exists: Box<dyn Fn(&Value) -> bool + '_> = match key_index.get(target.name.as_str()) {
-            Some(index) if target_schema.primary_key == [target_field] => Box::new(|v| index.contains_key(v)),
+            Some(index) if target_schema.primary_key == [target_field] => {
+                Box::new(|v| index.contains(v))
+            }
             _ => {
-                set = target.columns[target_field].iter().filter(|v| !v.is_null()).collect();
+                set = target.columns[target_field]
+                    .iter()
+                    .filter(|v| !v.is_null())
+                    .collect();
                 Box::new(|v| set.contains(v))
             }
         };
@@ -302,22 +377,23 @@ impl Reference<'_> {
 }
 
 /// Report rows that repeat a primary key; returns the key index of a single-field key.
-fn check_primary_key<'a>(schema: &TableSchema, table: &'a Table, report: &mut Report) -> Option<KeyIndex<'a>> {
+fn check_primary_key<'a>(
+    schema: &TableSchema,
+    table: &'a Table,
+    report: &mut Report,
+) -> Option<KeyIndex<'a>> {
     if let [field] = schema.primary_key[..] {
         // A single-field key is checked like a unique field, without building keys.
-        let mut first_row: KeyIndex = HashMap::with_capacity_and_hasher(table.row_count(), KeyHash::default());
+        let mut index = KeyIndex::for_field(&schema.fields[field], table.row_count());
         for (row, value) in table.columns[field].iter().enumerate() {
             if value.is_null() {
                 continue;
             }
-            match first_row.get(value) {
-                Some(&first) => report.push(duplicate_key(schema, table, first, row)),
-                None => {
-                    first_row.insert(value, row);
-                }
+            if let Some(first) = index.insert(value, row) {
+                report.push(duplicate_key(schema, table, first, row));
             }
         }
-        return Some(first_row);
+        return Some(index);
     }
     let mut first_row: HashMap<Vec<Value>, usize, KeyHash> =
         HashMap::with_capacity_and_hasher(table.row_count(), KeyHash::default());

@@ -93,7 +93,12 @@ fn a_workbook_read_in_shares_gives_the_same_tables() {
     // Problems with the file itself are reported once, by the first share.
     let broken = shared_fixtures().join("real-world-workbooks/pass_protected.xlsx");
     let reports: Vec<usize> = (0..3)
-        .map(|index| read_part(&project, &broken, Part { index, of: 3 }).report.diagnostics.len())
+        .map(|index| {
+            read_part(&project, &broken, Part { index, of: 3 })
+                .report
+                .diagnostics
+                .len()
+        })
         .collect();
     assert_eq!(reports, vec![1, 0, 0]);
 }

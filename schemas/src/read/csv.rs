@@ -188,7 +188,8 @@ impl<'a> LineCounter<'a> {
             offset += 1;
         }
         if offset > self.offset {
-            self.line += memchr::memchr_iter(b'\n', &self.bytes[self.offset..offset]).count() as u64;
+            self.line +=
+                memchr::memchr_iter(b'\n', &self.bytes[self.offset..offset]).count() as u64;
             self.offset = offset;
         }
         self.line
