@@ -126,7 +126,7 @@ impl<'s> TableBuilder<'s> {
                         let location = self
                             .origin
                             .location(position, Some(grid.column_position(column)));
-                        self.diagnostics.push(problem.into_diagnostic(
+                        self.diagnostics.push((*problem).into_diagnostic(
                             location,
                             &schema.name,
                             field,

@@ -51,12 +51,7 @@ impl Problem {
         self
     }
 
-    pub fn into_diagnostic(
-        self: Box<Self>,
-        mut location: Location,
-        table: &str,
-        field: &Field,
-    ) -> Diagnostic {
+    pub fn into_diagnostic(self, mut location: Location, table: &str, field: &Field) -> Diagnostic {
         location.table = Some(table.to_string());
         location.field = Some(field.name.clone());
         Diagnostic {
