@@ -347,3 +347,45 @@ fn hostile_workbooks_stay_within_memory_and_time() {
         }
     }
 }
+
+#[test]
+fn colour_on_request_and_never_in_json() {
+    let args = [
+        "validate",
+        "workbooks/quests.xlsx",
+        "workbooks/shops.xlsx",
+        "broken/items_enum_typo.xlsx",
+    ];
+    let mut coloured = args.to_vec();
+    coloured.extend(["--color", "always"]);
+    let out = masterctl(&fixtures(), &coloured);
+    assert!(
+        stdout(&out).contains("\x1b[1;31merror\x1b[0m"),
+        "{}",
+        stdout(&out)
+    );
+    let out = masterctl(&fixtures(), &args);
+    assert!(!stdout(&out).contains('\x1b'));
+    let mut json_args = coloured.clone();
+    json_args.extend(["--format", "json"]);
+    let out = masterctl(&fixtures(), &json_args);
+    assert!(!stdout(&out).contains('\x1b'));
+    json(&out);
+}
+
+#[test]
+fn infer_reads_csv_too() {
+    let csv = shared().join("hunt/csv/Reward.csv");
+    let out = masterctl(&fixtures(), &["schema", "infer", csv.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    assert!(
+        text.contains("name = \"reward\"\nsheet = \"Reward\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("primary_key = [\"monster_id\", \"material_id\"]"),
+        "{text}"
+    );
+    assert!(text.contains("name = \"rate\"\ntype = \"float\""), "{text}");
+}

@@ -11,7 +11,6 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::diagnostic::Diagnostic;
-use crate::load::is_identifier;
 use crate::read::csv::CsvGrid;
 use crate::read::{Cell, Grid, workbook};
 use crate::value::{self, Value, float_to_int};
@@ -390,11 +389,6 @@ impl DraftSchema {
             }
         }
         out
-    }
-
-    /// Whether every name in the draft is usable as is.
-    pub fn is_clean(&self) -> bool {
-        is_identifier(&self.name) && self.notes.is_empty()
     }
 }
 

@@ -50,11 +50,6 @@ impl Table {
         location.field = Some(field_name.to_string());
         location
     }
-
-    /// The same data in the same order, whatever file it came from.
-    pub fn same_data(&self, other: &Table) -> bool {
-        self.name == other.name && self.columns == other.columns
-    }
 }
 
 /// Where a table was read from.

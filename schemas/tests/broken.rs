@@ -285,3 +285,81 @@ fn json_carries_every_diagnostic() {
     assert_eq!(enum_error["severity"], "error");
     assert_eq!(enum_error["hint"], "did you mean `rare`?");
 }
+
+/// Write `files` (name, contents) into a fresh folder and validate it with the fixtures' schemas.
+fn validate_csv(files: &[(&str, &str)]) -> masterctl_schemas::Validation {
+    let dir = std::env::temp_dir().join(format!(
+        "masterctl-csv-{}-{}",
+        std::process::id(),
+        files[0].0.replace('.', "-")
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    let v = validate(&project(&fixtures()), &[dir.clone()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    v
+}
+
+#[test]
+fn pattern_and_unique_fields() {
+    let v = validate_csv(&[
+        ("Chapter.csv", "id,title,opens_at\n1,一,2024-04-01 10:00\n"),
+        (
+            "Quest.csv",
+            "id,chapter_id,code,title,difficulty,stamina\n\
+             1,1,Q0001,a,easy,1\n\
+             2,1,Q0001,b,easy,1\n\
+             3,1,q-3,c,easy,1\n",
+        ),
+    ]);
+    let found: Vec<(Code, u64)> = errors(&v)
+        .iter()
+        .map(|d| (d.code, d.location.line.unwrap()))
+        .collect();
+    assert_eq!(found, vec![(Code::Unique, 3), (Code::Pattern, 4)]);
+    let unique = errors(&v)[0];
+    assert!(unique.message.contains("Quest.csv:2"), "{}", unique.message);
+}
+
+#[test]
+fn list_elements_are_checked_one_by_one() {
+    let header =
+        "id,name,description,category_id,rarity,price,tradable,unlock_quest_id,tags,released_on\n";
+    let v = validate_csv(&[
+        ("Category.csv", "id,name,sort_order\n1,武器,1\n"),
+        (
+            "Item.csv",
+            &format!(
+                "{header}1,剣,,1,common,1,,,sword|Bad Tag,2024-04-01\n2,盾,,1,common,1,TRUE,,,2023-12-31\n"
+            ),
+        ),
+    ]);
+    let found: Vec<(Code, u64, &str)> = errors(&v)
+        .iter()
+        .map(|d| {
+            (
+                d.code,
+                d.location.line.unwrap(),
+                d.location.field.as_deref().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            (Code::Pattern, 2, "tags"),
+            (Code::OutOfRange, 3, "released_on")
+        ]
+    );
+    // The empty `tradable` took its default; the unsupplied quest table is a warning.
+    let item = v.tables.iter().find(|t| t.name == "item").unwrap();
+    assert_eq!(item.value(0, 6), &masterctl_schemas::Value::Bool(true));
+    assert!(
+        v.report
+            .diagnostics
+            .iter()
+            .any(|d| d.code == Code::UncheckedReference)
+    );
+}
