@@ -297,7 +297,7 @@ fn validate_csv(files: &[(&str, &str)]) -> masterctl_schemas::Validation {
     for (name, text) in files {
         std::fs::write(dir.join(name), text).unwrap();
     }
-    let v = validate(&project(&fixtures()), &[dir.clone()]);
+    let v = validate(&project(&fixtures()), std::slice::from_ref(&dir));
     std::fs::remove_dir_all(&dir).unwrap();
     v
 }

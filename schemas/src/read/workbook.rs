@@ -139,7 +139,7 @@ fn with_sheet_grid<R>(
         return Ok(f(&grid));
     }
     let range = workbook.worksheet_range(sheet).map_err(|e| e.to_string())?;
-    let mut grid = WorkbookGrid::new(range);
+    let mut grid = range_grid(&range)?;
     if grid.has_empty_data_cells()
         && let Ok(formulas) = workbook.worksheet_formula(sheet)
     {
@@ -148,8 +148,9 @@ fn with_sheet_grid<R>(
     Ok(f(&grid))
 }
 
-/// An xlsx sheet's cells, dense between the first and last used cell.
-struct XlsxGrid<'a> {
+/// A sheet's cells, dense between the first and last used cell, borrowing text from
+/// the workbook (xlsx shared strings) or from calamine's range (other formats).
+struct SheetGrid<'a> {
     cells: Vec<DataRef<'a>>,
     width: usize,
     height: usize,
@@ -157,7 +158,10 @@ struct XlsxGrid<'a> {
     formulas_without_value: HashMap<(usize, usize), String>,
 }
 
-fn xlsx_grid<'a>(xlsx: &'a mut Xlsx<BufReader<File>>, sheet: &str) -> Result<XlsxGrid<'a>, String> {
+fn xlsx_grid<'a>(
+    xlsx: &'a mut Xlsx<BufReader<File>>,
+    sheet: &str,
+) -> Result<SheetGrid<'a>, String> {
     let mut reader = xlsx
         .worksheet_cells_reader(sheet)
         .map_err(|e| e.to_string())?;
@@ -173,7 +177,7 @@ fn xlsx_grid<'a>(xlsx: &'a mut Xlsx<BufReader<File>>, sheet: &str) -> Result<Xls
         records.push(record);
     }
     if records.is_empty() {
-        return Ok(XlsxGrid {
+        return Ok(SheetGrid {
             cells: Vec::new(),
             width: 0,
             height: 0,
@@ -183,12 +187,8 @@ fn xlsx_grid<'a>(xlsx: &'a mut Xlsx<BufReader<File>>, sheet: &str) -> Result<Xls
     }
     let height = (last.0 - first.0) as usize + 1;
     let width = (last.1 - first.1) as usize + 1;
-    let size = height.checked_mul(width).filter(|&n| n <= MAX_CELLS).ok_or_else(|| {
-        format!(
-            "the sheet spans {height} rows × {width} columns, more than {MAX_CELLS} cells; delete stray cells far from the data"
-        )
-    })?;
-    let mut grid = XlsxGrid {
+    let size = check_size(height, width)?;
+    let mut grid = SheetGrid {
         cells: vec![DataRef::Empty; size],
         width,
         height,
@@ -208,7 +208,7 @@ fn xlsx_grid<'a>(xlsx: &'a mut Xlsx<BufReader<File>>, sheet: &str) -> Result<Xls
     Ok(grid)
 }
 
-impl Grid for XlsxGrid<'_> {
+impl Grid for SheetGrid<'_> {
     fn height(&self) -> usize {
         self.height
     }
@@ -302,85 +302,67 @@ pub fn for_each_sheet(
     })
 }
 
-/// A calamine range as a [`Grid`], plus the formulas that have no cached value.
-struct WorkbookGrid {
-    range: Range<Data>,
-    start: (u32, u32),
-    formulas_without_value: HashMap<(usize, usize), String>,
+/// The cells of a calamine range (ods, xls, xlsb) as a [`SheetGrid`].
+fn range_grid(range: &Range<Data>) -> Result<SheetGrid<'_>, String> {
+    let (height, width) = (range.height(), range.width());
+    check_size(height, width)?;
+    let cells = range
+        .rows()
+        .flat_map(|row| row.iter())
+        .map(|data| match data {
+            Data::Empty => DataRef::Empty,
+            Data::String(s) => DataRef::SharedString(s),
+            Data::Int(i) => DataRef::Int(*i),
+            Data::Float(f) => DataRef::Float(*f),
+            Data::Bool(b) => DataRef::Bool(*b),
+            Data::DateTime(dt) => DataRef::DateTime(*dt),
+            Data::DateTimeIso(s) => DataRef::DateTimeIso(s.clone()),
+            Data::DurationIso(s) => DataRef::DurationIso(s.clone()),
+            Data::Error(e) => DataRef::Error(e.clone()),
+        })
+        .collect();
+    Ok(SheetGrid {
+        cells,
+        width,
+        height,
+        start: range.start().unwrap_or((0, 0)),
+        formulas_without_value: HashMap::new(),
+    })
 }
 
-impl WorkbookGrid {
-    fn new(range: Range<Data>) -> WorkbookGrid {
-        let start = range.start().unwrap_or((0, 0));
-        WorkbookGrid {
-            range,
-            start,
-            formulas_without_value: HashMap::new(),
-        }
-    }
+/// Refuse sheets spanning more than [`MAX_CELLS`]; the number of cells otherwise.
+fn check_size(height: usize, width: usize) -> Result<usize, String> {
+    height.checked_mul(width).filter(|&n| n <= MAX_CELLS).ok_or_else(|| {
+        format!(
+            "the sheet spans {height} rows × {width} columns, more than {MAX_CELLS} cells; delete stray cells far from the data"
+        )
+    })
+}
 
+impl SheetGrid<'_> {
     /// Whether some row that has data also has an empty cell (a candidate formula
     /// without value).
     fn has_empty_data_cells(&self) -> bool {
-        self.range.rows().any(|row| {
-            let empty = row.iter().filter(|c| matches!(c, Data::Empty)).count();
+        self.cells.chunks(self.width.max(1)).any(|row| {
+            let empty = row.iter().filter(|c| matches!(c, DataRef::Empty)).count();
             empty > 0 && empty < row.len()
         })
     }
 
     fn mark_formulas_without_value(&mut self, formulas: &Range<String>) {
-        for (row, cells) in self.range.rows().enumerate() {
-            for (column, cell) in cells.iter().enumerate() {
-                if !matches!(cell, Data::Empty) {
-                    continue;
-                }
-                let position = (self.start.0 + row as u32, self.start.1 + column as u32);
-                if let Some(formula) = formulas.get_value(position)
-                    && !formula.is_empty()
-                {
-                    self.formulas_without_value
-                        .insert((row, column), formula.clone());
-                }
+        for (index, cell) in self.cells.iter().enumerate() {
+            if !matches!(cell, DataRef::Empty) {
+                continue;
+            }
+            let (row, column) = (index / self.width, index % self.width);
+            let position = (self.start.0 + row as u32, self.start.1 + column as u32);
+            if let Some(formula) = formulas.get_value(position)
+                && !formula.is_empty()
+            {
+                self.formulas_without_value
+                    .insert((row, column), formula.clone());
             }
         }
-    }
-}
-
-impl Grid for WorkbookGrid {
-    fn height(&self) -> usize {
-        self.range.height()
-    }
-
-    fn width(&self, _row: usize) -> usize {
-        self.range.width()
-    }
-
-    fn cell(&self, row: usize, column: usize) -> Cell<'_> {
-        let Some(data) = self.range.get((row, column)) else {
-            return Cell::Empty;
-        };
-        match data {
-            Data::Empty => match self.formulas_without_value.get(&(row, column)) {
-                Some(formula) => Cell::FormulaWithoutValue(formula),
-                None => Cell::Empty,
-            },
-            Data::String(s) => Cell::Text(s),
-            Data::Int(i) => Cell::Int(*i),
-            Data::Float(f) => Cell::Float(*f),
-            Data::Bool(b) => Cell::Bool(*b),
-            Data::DateTime(dt) => date_cell(dt),
-            Data::DateTimeIso(s) => Cell::IsoDateTime(s),
-            Data::DurationIso(s) => Cell::Text(s),
-            Data::Error(e) => Cell::Error(error_text(e)),
-        }
-    }
-
-    fn row_position(&self, row: usize) -> u64 {
-        u64::from(self.start.0) + row as u64
-    }
-
-    fn column_position(&self, column: usize) -> u32 {
-        self.start.1 + column as u32
     }
 }
 
