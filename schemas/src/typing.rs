@@ -8,12 +8,12 @@
 
 use std::path::Path;
 
-use crate::diagnostic::{Code, Diagnostic};
+use crate::diagnostic::{Code, Diagnostic, Location};
 use crate::load::did_you_mean;
 use crate::read::{Cell, Grid};
 use crate::schema::{Field, FieldType, TableSchema};
 use crate::table::{Origin, SourceFormat, Table};
-use crate::validate::{Problem, check_value};
+use crate::validate::{Problem, check_value, problem};
 use crate::value::{self, Value, float_to_int, format_float, parse_text};
 
 /// Build the table for `schema` from a grid. Returns the table (whenever a header was
@@ -122,15 +122,15 @@ impl<'s> TableBuilder<'s> {
             let value = match state.header.field_columns[field_index] {
                 Some(column) => match convert(field, grid.cell(row, column)) {
                     Ok(value) => value,
-                    Err(problem) => {
-                        let location = self
-                            .origin
-                            .location(position, Some(grid.column_position(column)));
-                        self.diagnostics.push((*problem).into_diagnostic(
-                            location,
-                            &schema.name,
-                            field,
-                        ));
+                    Err(mut problem) => {
+                        problem.location = Location {
+                            table: Some(schema.name.clone()),
+                            field: Some(field.name.clone()),
+                            ..self
+                                .origin
+                                .location(position, Some(grid.column_position(column)))
+                        };
+                        self.diagnostics.push(*problem);
                         Value::Null
                     }
                 },
@@ -309,7 +309,7 @@ impl Header {
 }
 
 /// Convert one cell to a checked value of the field.
-fn convert(field: &Field, cell: Cell) -> Result<Value, Box<Problem>> {
+fn convert(field: &Field, cell: Cell) -> Result<Value, Problem> {
     // Enum values are shared with the schema rather than copied into every row.
     if let (FieldType::Enum, Cell::Text(text)) = (&field.ty, cell)
         && let Some(value) = field.values.iter().find(|v| &***v == text)
@@ -321,11 +321,12 @@ fn convert(field: &Field, cell: Cell) -> Result<Value, Box<Problem>> {
         return match &field.default {
             Some(default) => Ok(default.clone()),
             None if field.optional => Ok(Value::Null),
-            None => Err(Problem::new(
+            None => Err(problem(
                 Code::Required,
                 format!("`{}` is required but the cell is empty", field.name),
             )
-            .expected(value::describe(&field.ty))),
+            .expected(value::describe(&field.ty))
+            .into()),
         };
     }
     check_value(field, &value)?;
@@ -333,9 +334,9 @@ fn convert(field: &Field, cell: Cell) -> Result<Value, Box<Problem>> {
 }
 
 /// The cell's value in the field's type, before the field's other checks.
-fn typed(ty: &FieldType, cell: Cell) -> Result<Value, Box<Problem>> {
+fn typed(ty: &FieldType, cell: Cell) -> Result<Value, Problem> {
     let mismatch = |hint: Option<String>| {
-        let mut p = Problem::new(
+        let mut p = problem(
             Code::TypeError,
             format!(
                 "expected {}, found `{}`",
@@ -346,7 +347,7 @@ fn typed(ty: &FieldType, cell: Cell) -> Result<Value, Box<Problem>> {
         .found(cell.display())
         .expected(value::describe(ty));
         p.hint = hint;
-        p
+        Problem::new(p)
     };
     let from_text = |text: &str| {
         parse_text(ty, text).map_err(|m| {
@@ -357,14 +358,15 @@ fn typed(ty: &FieldType, cell: Cell) -> Result<Value, Box<Problem>> {
     };
     match cell {
         Cell::Empty => Ok(Value::Null),
-        Cell::Error(error) => Err(Problem::new(
+        Cell::Error(error) => Err(problem(
             Code::ErrorCell,
             format!("the cell holds the error value {error}"),
         )
         .found(error)
         .expected(value::describe(ty))
-        .hint("fix the formula (or the cell it refers to) so that it gives a value")),
-        Cell::FormulaWithoutValue(formula) => Err(Problem::new(
+        .hint("fix the formula (or the cell it refers to) so that it gives a value")
+        .into()),
+        Cell::FormulaWithoutValue(formula) => Err(problem(
             Code::FormulaWithoutValue,
             format!(
                 "the formula `{}` has no calculated value saved in the file",
@@ -374,7 +376,8 @@ fn typed(ty: &FieldType, cell: Cell) -> Result<Value, Box<Problem>> {
         .found(format!("={}", formula.trim_start_matches('=')))
         .hint(
             "open the workbook in a spreadsheet application, let it recalculate, and save it again",
-        )),
+        )
+        .into()),
         Cell::Text(text) => from_text(text),
         Cell::IsoDateTime(text) => match ty {
             FieldType::Date => value::parse_date(text)

@@ -14,61 +14,18 @@ use crate::schema::{Field, FieldType, Project, TableSchema};
 use crate::table::Table;
 use crate::value::{KeyHash, Value};
 
-/// A mistake in one value, before it is given a location.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Problem {
-    pub code: Code,
-    pub message: String,
-    pub found: Option<String>,
-    pub expected: Option<String>,
-    pub hint: Option<String>,
-}
+/// A mistake in one value before it has a place: a [`Diagnostic`] whose location the
+/// caller fills in. Boxed, so that the `Result` of every checked cell stays small.
+pub type Problem = Box<Diagnostic>;
 
-impl Problem {
-    /// Problems travel boxed: the value path stays small, the rare error path pays.
-    pub fn new(code: Code, message: impl Into<String>) -> Box<Problem> {
-        Box::new(Problem {
-            code,
-            message: message.into(),
-            found: None,
-            expected: None,
-            hint: None,
-        })
-    }
-
-    pub fn found(mut self: Box<Self>, found: impl Into<String>) -> Box<Problem> {
-        self.found = Some(found.into());
-        self
-    }
-
-    pub fn expected(mut self: Box<Self>, expected: impl Into<String>) -> Box<Problem> {
-        self.expected = Some(expected.into());
-        self
-    }
-
-    pub fn hint(mut self: Box<Self>, hint: impl Into<String>) -> Box<Problem> {
-        self.hint = Some(hint.into());
-        self
-    }
-
-    pub fn into_diagnostic(self, mut location: Location, table: &str, field: &Field) -> Diagnostic {
-        location.table = Some(table.to_string());
-        location.field = Some(field.name.clone());
-        Diagnostic {
-            code: self.code,
-            severity: self.code.severity(),
-            location,
-            message: self.message,
-            found: self.found,
-            expected: self.expected,
-            hint: self.hint,
-        }
-    }
+/// A problem of the given code, located nowhere yet.
+pub fn problem(code: Code, message: impl Into<String>) -> Diagnostic {
+    Diagnostic::new(code, Location::default(), message)
 }
 
 /// Check a typed, non-null value against its field's options: enum values, min/max,
 /// min_length/max_length (in grapheme clusters, as a person counts characters), pattern.
-pub fn check_value(field: &Field, value: &Value) -> Result<(), Box<Problem>> {
+pub fn check_value(field: &Field, value: &Value) -> Result<(), Problem> {
     if let Value::List(items) = value {
         for item in items.iter() {
             check_scalar(field, item)?;
@@ -78,41 +35,43 @@ pub fn check_value(field: &Field, value: &Value) -> Result<(), Box<Problem>> {
     check_scalar(field, value)
 }
 
-fn check_scalar(field: &Field, value: &Value) -> Result<(), Box<Problem>> {
+fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
     if field.ty.scalar() == &FieldType::Enum
         && let Some(text) = value.as_str()
         && !field.values.iter().any(|v| &**v == text)
     {
-        let mut problem = Problem::new(
+        let mut d = problem(
             Code::EnumValue,
             format!("`{text}` is not a value of `{}`", field.name),
         )
         .found(text)
         .expected(format!("one of: {}", field.values.join(", ")));
         if let Some(similar) = did_you_mean(text.trim(), field.values.iter().map(|v| &**v)) {
-            problem = problem.hint(format!("did you mean `{similar}`?"));
+            d = d.hint(format!("did you mean `{similar}`?"));
         }
-        return Err(problem);
+        return Err(d.into());
     }
     if let Some(min) = &field.min
         && value < min
     {
-        return Err(Problem::new(
+        return Err(problem(
             Code::OutOfRange,
             format!("{value} is below the minimum {min}"),
         )
         .found(value.to_string())
-        .expected(range_text(field)));
+        .expected(range_text(field))
+        .into());
     }
     if let Some(max) = &field.max
         && value > max
     {
-        return Err(Problem::new(
+        return Err(problem(
             Code::OutOfRange,
             format!("{value} is above the maximum {max}"),
         )
         .found(value.to_string())
-        .expected(range_text(field)));
+        .expected(range_text(field))
+        .into());
     }
     if let Some(text) = value.as_str() {
         if needs_length_count(field, text) {
@@ -126,7 +85,7 @@ fn check_scalar(field: &Field, value: &Value) -> Result<(), Box<Problem>> {
                     (None, Some(hi)) => format!("at most {hi} characters"),
                     (None, None) => String::new(),
                 };
-                return Err(Problem::new(
+                return Err(problem(
                     Code::Length,
                     format!(
                         "the text has {length} characters; `{}` allows {expected}",
@@ -134,18 +93,20 @@ fn check_scalar(field: &Field, value: &Value) -> Result<(), Box<Problem>> {
                     ),
                 )
                 .found(text)
-                .expected(expected));
+                .expected(expected)
+                .into());
             }
         }
         if let Some((pattern, regex)) = &field.pattern
             && !regex.is_match(text)
         {
-            return Err(Problem::new(
+            return Err(problem(
                 Code::Pattern,
                 format!("`{text}` does not match the pattern of `{}`", field.name),
             )
             .found(text)
-            .expected(format!("text matching {pattern}")));
+            .expected(format!("text matching {pattern}"))
+            .into());
         }
     }
     Ok(())
