@@ -38,6 +38,8 @@ pub struct DraftField {
     /// Distinct non-empty values seen (for references between sheets).
     keys: Vec<Value>,
     all_distinct: bool,
+    /// The grid column the field was read from.
+    column: usize,
 }
 
 /// Most distinct values an enum is guessed for.
@@ -118,7 +120,15 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<DraftSchema> {
     let is_skipped = |row: usize| {
         (0..grid.width(row)).all(|c| grid.cell(row, c).is_empty()) || grid.cell(row, 0).is_comment()
     };
-    let header_row = (0..grid.height()).find(|&r| !is_skipped(r))?;
+    // The header is the first row with a cell that is neither empty nor a `#` comment
+    // (its first column may itself be a comment column).
+    let is_header = |row: usize| {
+        (0..grid.width(row)).any(|c| {
+            let cell = grid.cell(row, c);
+            !cell.is_empty() && !cell.is_comment()
+        })
+    };
+    let header_row = (0..grid.height()).find(|&r| is_header(r))?;
     let data_rows: Vec<usize> = (header_row + 1..grid.height())
         .filter(|&r| !is_skipped(r))
         .collect();
@@ -144,6 +154,7 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<DraftSchema> {
         }
         let cells: Vec<Cell> = data_rows.iter().map(|&r| grid.cell(r, column)).collect();
         let mut field = infer_field(field_name, &cells);
+        field.column = column;
         if field.name != header {
             field.header = Some(header);
         }
@@ -218,6 +229,7 @@ fn infer_field(name: String, cells: &[Cell]) -> DraftField {
         references: None,
         keys: distinct,
         all_distinct,
+        column: 0,
     }
 }
 
@@ -299,7 +311,7 @@ fn guess_primary_key(
     }
     // Two leading columns that are unique together: a composite key.
     if fields.len() >= 2 && keyable(&fields[0]) && keyable(&fields[1]) {
-        let header_columns: Vec<usize> = (0..2).collect();
+        let header_columns = [fields[0].column, fields[1].column];
         let mut seen = HashSet::new();
         let unique = data_rows.iter().all(|&r| {
             seen.insert(
@@ -423,6 +435,18 @@ mod tests {
         assert_eq!(identifier_from("habitat_id").as_deref(), Some("habitat_id"));
         assert_eq!(identifier_from("2nd").as_deref(), Some("f_2nd"));
         assert_eq!(identifier_from("名前"), None);
+    }
+
+    #[test]
+    fn composite_keys_are_found_past_comment_columns() {
+        let csv = "# note,quest_id,item_id,rate,kind\nx,1,1,0.1,a\ny,1,2,0.2,a\nz,2,1,0.3,b\nw,2,2,0.4,b\n";
+        let grid = CsvGrid::parse(csv.as_bytes(), Path::new("Drop.csv")).unwrap();
+        let draft = infer_grid("QuestDrop", &grid).unwrap();
+        assert_eq!(draft.name, "quest_drop");
+        assert_eq!(draft.primary_key, ["quest_id", "item_id"]);
+        let types: Vec<&str> = draft.fields.iter().map(|f| f.ty.as_str()).collect();
+        assert_eq!(types, ["int", "int", "float", "enum"]);
+        assert_eq!(draft.fields[3].values, ["a", "b"]);
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! From a sheet to a typed table: the spreadsheet conventions of DESIGN §3.
 //!
-//! The first row that is neither empty nor a comment is the header; its cells name
-//! fields (`#` columns are comments). Below it, empty rows and rows whose first cell
-//! starts with `#` are skipped. Every other cell is converted to its field's type and
+//! The first row that names a field is the header (rows above it — titles, notes — are
+//! not data); its cells name fields (`#` columns are comments). Below it, empty rows
+//! and rows whose first cell starts with `#` are skipped. Every other cell is converted to its field's type and
 //! checked (required, enum, range, length, pattern); each mistake becomes a diagnostic
 //! with its cell, and the table is still built so that later checks see every row.
 
@@ -38,6 +38,8 @@ pub struct TableBuilder<'s> {
     header: Option<HeaderState>,
     diagnostics: Vec<Diagnostic>,
     reported_stray_columns: std::collections::HashSet<usize>,
+    /// The first non-empty row seen while no header was found, for the error.
+    first_row: Option<(u64, String)>,
 }
 
 /// The mapped header, and the columns to watch for values without a header.
@@ -61,6 +63,7 @@ impl<'s> TableBuilder<'s> {
             header: None,
             diagnostics: Vec::new(),
             reported_stray_columns: std::collections::HashSet::new(),
+            first_row: None,
         }
     }
 
@@ -87,14 +90,34 @@ impl<'s> TableBuilder<'s> {
                 .saturating_sub(self.origin.rows.capacity() - self.origin.rows.len()),
         );
         for row in 0..grid.height() {
-            if is_skipped(row) {
+            if self.header.is_none() {
+                if self.names_a_field(grid, row) {
+                    self.read_header(grid, row);
+                } else if self.first_row.is_none() && !is_skipped(row) {
+                    self.first_row = Some((grid.row_position(row), row_text(grid, row)));
+                }
                 continue;
             }
-            match &self.header {
-                Some(_) => self.push_row(grid, row),
-                None => self.read_header(grid, row),
+            if !is_skipped(row) {
+                self.push_row(grid, row);
             }
         }
+    }
+
+    /// The header is the first row naming a field (in any letter case, so that a
+    /// misspelt header is still found and its columns reported). Rows above it —
+    /// titles, notes — are not data.
+    fn names_a_field(&self, grid: &dyn Grid, row: usize) -> bool {
+        (0..grid.width(row)).any(|column| match grid.cell(row, column) {
+            Cell::Text(text) => {
+                let text = text.trim();
+                self.schema
+                    .fields
+                    .iter()
+                    .any(|f| f.name.eq_ignore_ascii_case(text))
+            }
+            _ => false,
+        })
     }
 
     fn read_header(&mut self, grid: &dyn Grid, row: usize) {
@@ -165,22 +188,34 @@ impl<'s> TableBuilder<'s> {
     /// The table, or `None` (and a diagnostic) when no header row was ever seen.
     pub fn finish(mut self) -> (Option<Table>, Vec<Diagnostic>) {
         if self.header.is_none() {
-            let mut location = self.origin.location(0, None);
-            location.table = Some(self.schema.name.clone());
-            self.diagnostics.push(
-                Diagnostic::new(
-                    Code::MissingHeader,
-                    location,
+            let (message, position, found) = match self.first_row.take() {
+                Some((position, text)) => (
+                    format!(
+                        "no header row: no row names a field of table `{}`",
+                        self.schema.name
+                    ),
+                    position,
+                    Some(text),
+                ),
+                None => (
                     format!(
                         "no header row: the sheet for table `{}` is empty",
                         self.schema.name
                     ),
-                )
-                .expected(format!(
-                    "a header row naming the fields: {}",
-                    field_names(self.schema)
-                )),
-            );
+                    0,
+                    None,
+                ),
+            };
+            let mut location = self.origin.location(position, found.as_ref().map(|_| 0));
+            location.table = Some(self.schema.name.clone());
+            let mut d = Diagnostic::new(Code::MissingHeader, location, message).expected(format!(
+                "a header row naming the fields: {}",
+                field_names(self.schema)
+            ));
+            if let Some(found) = found {
+                d = d.found(found);
+            }
+            self.diagnostics.push(d);
             return (None, self.diagnostics);
         }
         let table = Table {
@@ -190,6 +225,15 @@ impl<'s> TableBuilder<'s> {
         };
         (Some(table), self.diagnostics)
     }
+}
+
+/// A row's cells as the planner sees them, for messages (`id, name, price`).
+fn row_text(grid: &dyn Grid, row: usize) -> String {
+    let cells: Vec<String> = (0..grid.width(row).min(12))
+        .map(|c| grid.cell(row, c).display())
+        .filter(|t| !t.is_empty())
+        .collect();
+    cells.join(", ")
 }
 
 fn field_names(schema: &TableSchema) -> String {

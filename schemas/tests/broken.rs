@@ -363,3 +363,38 @@ fn list_elements_are_checked_one_by_one() {
             .any(|d| d.code == Code::UncheckedReference)
     );
 }
+
+#[test]
+fn the_header_is_the_first_row_naming_a_field() {
+    // A title row above, and a comment column first: still the header.
+    let v = validate_csv(&[(
+        "Category.csv",
+        "Categories (edit on the shared drive),,,\n# note,id,name,sort_order\nmemo,1,武器,1\n# retired,2,防具,2\n,3,素材,3\n",
+    )]);
+    assert!(!v.report.has_errors(), "{:#?}", v.report.diagnostics);
+    let category = &v.tables[0];
+    assert_eq!(category.row_count(), 2);
+    assert_eq!(category.origin.rows, vec![3, 5]);
+    assert_eq!(category.origin.columns, vec![Some(1), Some(2), Some(3)]);
+}
+
+#[test]
+fn no_row_naming_a_field_is_a_missing_header() {
+    let v = validate_csv(&[("Category.csv", "1,武器,1\n2,防具,2\n")]);
+    let d = only_error(&v);
+    assert_eq!(d.code, Code::MissingHeader);
+    assert_eq!(d.location.line, Some(1));
+    assert_eq!(d.found.as_deref(), Some("1, 武器, 1"));
+    assert_eq!(
+        d.expected.as_deref(),
+        Some("a header row naming the fields: id, name, sort_order")
+    );
+}
+
+#[test]
+fn a_misspelt_header_is_still_the_header() {
+    let v = validate_csv(&[("Category.csv", "ID,name,sort_order\n1,武器,1\n")]);
+    let found: Vec<Code> = errors(&v).iter().map(|d| d.code).collect();
+    assert_eq!(found, vec![Code::UnknownColumn, Code::MissingColumn]);
+    assert_eq!(errors(&v)[0].hint.as_deref(), Some("did you mean `id`?"));
+}
