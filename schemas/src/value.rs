@@ -340,7 +340,13 @@ pub fn describe(ty: &FieldType) -> String {
 /// Parse text (a CSV cell, a string cell of a workbook, a TOML default) as a value of
 /// `ty`. Empty text is `Null`; enum membership is checked by validation, not here.
 pub fn parse_text(ty: &FieldType, text: &str) -> Result<Value, Mismatch> {
-    if text.is_empty() {
+    // A cell holding only spaces looks empty to the person who typed it; only string
+    // and text values keep their spaces.
+    let blank = match ty {
+        FieldType::String | FieldType::Text => text.is_empty(),
+        _ => text.trim().is_empty(),
+    };
+    if blank {
         return Ok(Value::Null);
     }
     match ty {
@@ -521,6 +527,11 @@ mod tests {
         assert_eq!(parse_text(&FieldType::Bool, "0"), Ok(Value::Bool(false)));
         assert!(parse_text(&FieldType::Bool, "yes").is_err());
         assert_eq!(parse_text(&FieldType::Int, ""), Ok(Value::Null));
+        assert_eq!(parse_text(&FieldType::Int, "  "), Ok(Value::Null));
+        assert_eq!(
+            parse_text(&FieldType::String, " "),
+            Ok(Value::Str(" ".into()))
+        );
         assert_eq!(
             parse_text(&FieldType::Date, "2024/4/1").map(|v| v.canonical()),
             Ok("2024-04-01".to_string())
