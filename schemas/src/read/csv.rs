@@ -44,10 +44,21 @@ pub fn read(project: &Project, path: &Path) -> ReadOutcome {
             return outcome;
         }
     };
-    let mut parser = CsvParser::new(&bytes, path);
     let mut builder = TableBuilder::new(schema, path, SourceFormat::Csv);
     // A record takes at least one line: the line count bounds the row count.
     builder.reserve(memchr::memchr_iter(b'\n', &bytes).count() + 1);
+    if let Some(text) = plain_text(&bytes) {
+        let mut lines = PlainLines::new(text);
+        let mut chunk = PlainGrid::default();
+        while lines.fill(&mut chunk, CHUNK_RECORDS) {
+            builder.push_rows(&chunk);
+        }
+        let (table, diagnostics) = builder.finish();
+        outcome.report.extend(diagnostics);
+        outcome.tables.extend(table);
+        return outcome;
+    }
+    let mut parser = CsvParser::new(&bytes, path);
     let mut chunk = CsvGrid::default();
     while parser.fill(&mut chunk, CHUNK_RECORDS) {
         if parser.errors.is_empty() {
@@ -67,6 +78,114 @@ pub fn read(project: &Project, path: &Path) -> ReadOutcome {
 /// Records typed per piece: the piece's buffers are reused, so a large file costs the
 /// memory of its table, not of a second copy of its text.
 const CHUNK_RECORDS: usize = 4096;
+
+/// The file as text when it is plain CSV — valid UTF-8 without a single quote
+/// character, lines ending in LF or CRLF — where records are lines and cells are split
+/// at commas. Most master data exports are; they are read without a CSV state machine
+/// and without copying a byte. Anything else goes through the csv crate.
+fn plain_text(bytes: &[u8]) -> Option<&str> {
+    let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
+    if memchr::memchr(b'"', bytes).is_some() {
+        return None;
+    }
+    let lone_cr = memchr::memchr_iter(b'\r', bytes).any(|i| bytes.get(i + 1) != Some(&b'\n'));
+    if lone_cr {
+        return None;
+    }
+    std::str::from_utf8(bytes).ok()
+}
+
+/// Lines of plain CSV text (see [`plain_text`]) handed out as [`PlainGrid`]s.
+struct PlainLines<'a> {
+    text: &'a str,
+    offset: usize,
+    line: u64,
+}
+
+impl<'a> PlainLines<'a> {
+    fn new(text: &'a str) -> PlainLines<'a> {
+        PlainLines {
+            text,
+            offset: 0,
+            line: 1,
+        }
+    }
+
+    /// Replace the grid's contents with up to `max` records (empty lines are no
+    /// records, as in the csv crate); false when the text had no more.
+    fn fill(&mut self, grid: &mut PlainGrid<'a>, max: usize) -> bool {
+        grid.text = self.text;
+        grid.fields.clear();
+        grid.record_starts.clear();
+        grid.record_starts.push(0);
+        grid.lines.clear();
+        let bytes = self.text.as_bytes();
+        while grid.lines.len() < max && self.offset < bytes.len() {
+            let start = self.offset;
+            let newline = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+            let mut end = newline;
+            if end > start && bytes[end - 1] == b'\r' {
+                end -= 1;
+            }
+            if end > start {
+                let mut field_start = start;
+                for comma in memchr::memchr_iter(b',', &bytes[start..end]) {
+                    grid.fields.push((field_start, start + comma));
+                    field_start = start + comma + 1;
+                }
+                grid.fields.push((field_start, end));
+                grid.record_starts.push(grid.fields.len());
+                grid.lines.push(self.line);
+            }
+            self.offset = newline + 1;
+            self.line += 1;
+        }
+        !grid.lines.is_empty()
+    }
+}
+
+/// Records of plain CSV text, borrowed: a cell is a range of the file's text.
+#[derive(Default)]
+struct PlainGrid<'a> {
+    text: &'a str,
+    fields: Vec<(usize, usize)>,
+    record_starts: Vec<usize>,
+    lines: Vec<u64>,
+}
+
+impl Grid for PlainGrid<'_> {
+    fn height(&self) -> usize {
+        self.lines.len()
+    }
+
+    fn width(&self, row: usize) -> usize {
+        match (self.record_starts.get(row), self.record_starts.get(row + 1)) {
+            (Some(first), Some(next)) => next - first,
+            _ => 0,
+        }
+    }
+
+    fn cell(&self, row: usize, column: usize) -> Cell<'_> {
+        let (Some(&first), Some(&next)) =
+            (self.record_starts.get(row), self.record_starts.get(row + 1))
+        else {
+            return Cell::Empty;
+        };
+        if first + column >= next {
+            return Cell::Empty;
+        }
+        let (start, end) = self.fields[first + column];
+        Cell::Text(&self.text[start..end])
+    }
+
+    fn row_position(&self, row: usize) -> u64 {
+        self.lines.get(row).copied().unwrap_or(0)
+    }
+
+    fn column_position(&self, column: usize) -> u32 {
+        u32::try_from(column).unwrap_or(u32::MAX)
+    }
+}
 
 /// Reads records out of a file's bytes into [`CsvGrid`]s, collecting every
 /// diagnostic on the way.
@@ -271,5 +390,56 @@ impl Grid for CsvGrid {
 
     fn column_position(&self, column: usize) -> u32 {
         u32::try_from(column).unwrap_or(u32::MAX)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every cell of two grids, row by row, with the line of each row.
+    fn cells(grid: &dyn Grid) -> Vec<(u64, Vec<String>)> {
+        (0..grid.height())
+            .map(|r| {
+                let row = (0..grid.width(r))
+                    .map(|c| grid.cell(r, c).display())
+                    .collect();
+                (grid.row_position(r), row)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn plain_csv_reads_like_the_csv_crate() {
+        let samples = [
+            "id,name\n1,x\n2,y\n",
+            "\u{feff}id,name\r\n1,鉄の剣\r\n\r\n2,\r\n",
+            "a,b,c\n\n\n1,,3\n,,\n4,5\n6\n",
+            "id;name\n1;x",
+            " id , name \n 1 , x y \n",
+            "",
+            "\n\n",
+        ];
+        for sample in samples {
+            let text =
+                plain_text(sample.as_bytes()).unwrap_or_else(|| panic!("{sample:?} is plain"));
+            let mut lines = PlainLines::new(text);
+            let mut plain = PlainGrid::default();
+            let mut plain_cells = Vec::new();
+            // Pieces of two records, to cross piece boundaries.
+            while lines.fill(&mut plain, 2) {
+                plain_cells.extend(cells(&plain));
+            }
+            let general = CsvGrid::parse(sample.as_bytes(), Path::new("t.csv")).unwrap();
+            assert_eq!(plain_cells, cells(&general), "{sample:?}");
+        }
+    }
+
+    #[test]
+    fn quotes_lone_carriage_returns_and_bad_utf8_are_not_plain() {
+        assert!(plain_text(b"id,name\n1,\"a,b\"\n").is_none());
+        assert!(plain_text(b"id,name\r1,x\r").is_none());
+        assert!(plain_text(b"id,name\n1,\xff\n").is_none());
+        assert!(plain_text(b"id,name\r\n1,x\r\n").is_some());
     }
 }
