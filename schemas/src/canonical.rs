@@ -1,0 +1,162 @@
+//! Canonical CSV: the one byte-exact form a table takes in a region branch.
+//!
+//! `tables/<table>.csv` holds every field but `text` ones, in schema order;
+//! `locales/<lang>/<table>.csv` holds the primary key and the text fields. Both are
+//! UTF-8 without byte order mark, LF line ends with a final newline, a header row,
+//! rows sorted by the typed primary key (1, 2, 10), minimal quoting, and one spelling
+//! per value ([`crate::Value::canonical`]). The same data therefore always gives the
+//! same bytes, whichever export it came from; and reading the files back gives the
+//! same typed table.
+
+use std::path::Path;
+
+use crate::diagnostic::Diagnostic;
+use crate::read::csv::CsvGrid;
+use crate::schema::{FieldType, TableSchema};
+use crate::table::{SourceFormat, Table};
+use crate::typing::TableBuilder;
+use crate::value::Value;
+
+/// Row indexes of `table` in primary-key order.
+pub fn key_order(schema: &TableSchema, table: &Table) -> Vec<usize> {
+    let mut rows: Vec<usize> = (0..table.row_count()).collect();
+    rows.sort_by(|&a, &b| {
+        schema
+            .primary_key
+            .iter()
+            .map(|&f| table.value(a, f).cmp(table.value(b, f)))
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    rows
+}
+
+/// Field indexes stored in `tables/<table>.csv`: every field but text ones.
+pub fn data_fields(schema: &TableSchema) -> Vec<usize> {
+    (0..schema.fields.len())
+        .filter(|&f| schema.fields[f].ty != FieldType::Text)
+        .collect()
+}
+
+/// Field indexes stored in `locales/<lang>/<table>.csv`: the primary key, then the
+/// text fields; `None` when the table has no text.
+pub fn language_fields(schema: &TableSchema) -> Option<Vec<usize>> {
+    let texts: Vec<usize> = (0..schema.fields.len())
+        .filter(|&f| schema.fields[f].ty == FieldType::Text)
+        .collect();
+    if texts.is_empty() {
+        return None;
+    }
+    Some(schema.primary_key.iter().copied().chain(texts).collect())
+}
+
+/// `tables/<table>.csv` for a table.
+pub fn table_csv(schema: &TableSchema, table: &Table) -> Vec<u8> {
+    write_csv(schema, table, &data_fields(schema))
+}
+
+/// `locales/<lang>/<table>.csv` for the text the table holds, if it has text fields.
+pub fn language_csv(schema: &TableSchema, table: &Table) -> Option<Vec<u8>> {
+    language_fields(schema).map(|fields| write_csv(schema, table, &fields))
+}
+
+fn write_csv(schema: &TableSchema, table: &Table, fields: &[usize]) -> Vec<u8> {
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::with_capacity(table.row_count() * 16 * fields.len()));
+    let header = fields.iter().map(|&f| schema.fields[f].name.as_str());
+    // Writing to a Vec cannot fail.
+    let _ = writer.write_record(header);
+    let mut record = Vec::with_capacity(fields.len());
+    for row in key_order(schema, table) {
+        record.clear();
+        record.extend(fields.iter().map(|&f| table.value(row, f).canonical()));
+        let _ = writer.write_record(&record);
+    }
+    writer.into_inner().unwrap_or_default()
+}
+
+/// Read a table back from its canonical files: `tables/<table>.csv` and, when the table
+/// has text fields, `locales/<lang>/<table>.csv` (rows without text get null text).
+/// `data_path` and `language_path` only name the files in diagnostics.
+pub fn read_table(
+    schema: &TableSchema,
+    data: &[u8],
+    data_path: &Path,
+    language: Option<(&[u8], &Path)>,
+) -> Result<Table, Vec<Diagnostic>> {
+    let data_schema = sub_schema(schema, &data_fields(schema));
+    let mut table = read_part(&data_schema, data, data_path)?;
+    // Back to the full field order, text columns empty until the language table fills them.
+    let mut columns: Vec<Vec<Value>> = Vec::with_capacity(schema.fields.len());
+    let mut origin_columns = Vec::with_capacity(schema.fields.len());
+    let mut data_columns = std::mem::take(&mut table.columns).into_iter();
+    let mut source_columns = table.origin.columns.iter().copied();
+    for field in &schema.fields {
+        if field.ty == FieldType::Text {
+            columns.push(vec![Value::Null; table.row_count()]);
+            origin_columns.push(None);
+        } else {
+            columns.push(data_columns.next().unwrap_or_default());
+            origin_columns.push(source_columns.next().flatten());
+        }
+    }
+    table.columns = columns;
+    table.origin.columns = origin_columns;
+    table.name = schema.name.clone();
+    if let (Some(fields), Some((bytes, path))) = (language_fields(schema), language) {
+        let language_schema = sub_schema(schema, &fields);
+        let texts = read_part(&language_schema, bytes, path)?;
+        let key_count = schema.primary_key.len();
+        let rows: std::collections::HashMap<Vec<Value>, usize> = (0..table.row_count())
+            .map(|row| (table.key(row, &schema.primary_key), row))
+            .collect();
+        for text_row in 0..texts.row_count() {
+            let key: Vec<Value> = (0..key_count)
+                .map(|k| texts.value(text_row, k).clone())
+                .collect();
+            let Some(&row) = rows.get(&key) else { continue };
+            for (i, &field) in fields[key_count..].iter().enumerate() {
+                table.columns[field][row] = texts.value(text_row, key_count + i).clone();
+            }
+        }
+    }
+    Ok(table)
+}
+
+/// The schema restricted to some fields (for one of a table's files). Required-ness is
+/// dropped: a canonical file was validated when it was written.
+fn sub_schema(schema: &TableSchema, fields: &[usize]) -> TableSchema {
+    let mut part = schema.clone();
+    part.fields = fields
+        .iter()
+        .map(|&f| {
+            let mut field = schema.fields[f].clone();
+            field.optional = true;
+            field.default = None;
+            field
+        })
+        .collect();
+    part.primary_key = schema
+        .primary_key
+        .iter()
+        .filter_map(|k| fields.iter().position(|f| f == k))
+        .collect();
+    part.indexes.clear();
+    part
+}
+
+fn read_part(schema: &TableSchema, bytes: &[u8], path: &Path) -> Result<Table, Vec<Diagnostic>> {
+    let grid = CsvGrid::parse(bytes, path)?;
+    let mut builder = TableBuilder::new(schema, path, SourceFormat::Csv);
+    builder.push_rows(&grid);
+    let (table, diagnostics) = builder.finish();
+    let errors: Vec<Diagnostic> = diagnostics
+        .into_iter()
+        .filter(Diagnostic::is_error)
+        .collect();
+    match table {
+        Some(table) if errors.is_empty() => Ok(table),
+        _ => Err(errors),
+    }
+}
