@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::read::csv::CsvGrid;
 use crate::schema::{FieldType, TableSchema};
 use crate::table::{SourceFormat, Table};
@@ -125,7 +125,8 @@ pub fn read_table(
 }
 
 /// The schema restricted to some fields (for one of a table's files). Required-ness is
-/// dropped: a canonical file was validated when it was written.
+/// dropped so that the file reads as written (a column added since takes its default); [`crate::validate::check_rows`]
+/// checks the result against the full schema.
 fn sub_schema(schema: &TableSchema, fields: &[usize]) -> TableSchema {
     let mut part = schema.clone();
     part.fields = fields
@@ -133,7 +134,6 @@ fn sub_schema(schema: &TableSchema, fields: &[usize]) -> TableSchema {
         .map(|&f| {
             let mut field = schema.fields[f].clone();
             field.optional = true;
-            field.default = None;
             field
         })
         .collect();
@@ -151,9 +151,12 @@ fn read_part(schema: &TableSchema, bytes: &[u8], path: &Path) -> Result<Table, V
     let mut builder = TableBuilder::new(schema, path, SourceFormat::Csv);
     builder.push_rows(&grid);
     let (table, diagnostics) = builder.finish();
+    // A snapshot written under an older schema may lack a new column or hold a dropped
+    // one: the new column takes its default (or null) and the old one is let go; the
+    // whole table is checked against the current schema afterwards.
     let errors: Vec<Diagnostic> = diagnostics
         .into_iter()
-        .filter(Diagnostic::is_error)
+        .filter(|d| d.is_error() && !matches!(d.code, Code::MissingColumn | Code::UnknownColumn))
         .collect();
     match table {
         Some(table) if errors.is_empty() => Ok(table),

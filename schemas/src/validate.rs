@@ -131,6 +131,29 @@ fn range_text(field: &Field) -> String {
     }
 }
 
+/// Check every value of a table already typed (read back from a snapshot, say) against
+/// the schema as it is now: required fields, and each field's options.
+pub fn check_rows(schema: &TableSchema, table: &Table) -> Vec<Diagnostic> {
+    let mut diagnostics = Vec::new();
+    for (field_index, field) in schema.fields.iter().enumerate() {
+        for (row, value) in table.columns[field_index].iter().enumerate() {
+            let outcome = match value {
+                Value::Null if field.required() => Err(Box::new(
+                    problem(Code::Required, format!("`{}` is required but has no value", field.name))
+                        .hint("the field is new or became required: import the table with the column filled"),
+                )),
+                Value::Null => Ok(()),
+                value => check_value(field, value),
+            };
+            if let Err(mut d) = outcome {
+                d.location = table.cell_location(row, field_index, &field.name);
+                diagnostics.push(*d);
+            }
+        }
+    }
+    diagnostics
+}
+
 /// Checks across rows and tables, on tables already typed (see [`crate::typing`]):
 /// duplicate primary keys, `unique` fields and foreign keys. A reference into a table
 /// that is not among `tables` cannot be checked and gives one warning per field.

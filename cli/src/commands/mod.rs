@@ -1,7 +1,9 @@
 //! One module per command. Each declares its arguments and runs by calling the library
 //! crates; failures come back as [`Failure`] and become exit codes in `main`.
 
+mod import;
 mod init;
+mod log;
 mod schema;
 mod validate;
 
@@ -9,6 +11,7 @@ use clap::Subcommand;
 
 use crate::output::{GlobalArgs, Output};
 use masterctl_schemas::Report;
+use masterctl_store::{MasterRepo, StoreError};
 
 #[derive(Subcommand)]
 pub enum Command {
@@ -19,6 +22,10 @@ pub enum Command {
     /// Work with schema files (draft them from a workbook)
     #[command(subcommand)]
     Schema(schema::Command),
+    /// Validate exports and commit them to a region's branch as canonical tables
+    Import(import::Args),
+    /// A region's import history, newest first
+    Log(log::Args),
 }
 
 pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
@@ -26,6 +33,34 @@ pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(),
         Command::Validate(args) => validate::run(args, global, output),
         Command::Init(args) => init::run(args, output),
         Command::Schema(command) => schema::run(command, output),
+        Command::Import(args) => import::run(args, global, output),
+        Command::Log(args) => log::run(args, global, output),
+    }
+}
+
+/// The master repository of `--repo` or the current folder.
+pub fn open_repo(global: &GlobalArgs) -> Result<MasterRepo, Failure> {
+    let start = match &global.repo {
+        Some(repo) => repo.clone(),
+        None => std::env::current_dir()
+            .map_err(|e| Failure::environment(format!("cannot read the current folder: {e}")))?,
+    };
+    MasterRepo::open(&start).map_err(store_failure)
+}
+
+/// A store error as the failure a user sees: data problems exit 1, the rest 2.
+pub fn store_failure(error: StoreError) -> Failure {
+    match error {
+        StoreError::InvalidStructure(report) => Failure::InvalidSchema(report),
+        StoreError::NotARepository(_) => Failure::usage(error.to_string()).hint(
+            "run inside the master repository, or pass --repo DIR (`masterctl init` creates one)",
+        ),
+        StoreError::UnknownRegion(_) | StoreError::NoStructure => Failure::usage(error.to_string()),
+        StoreError::NoAuthor
+        | StoreError::Raced { .. }
+        | StoreError::BrokenSnapshot { .. }
+        | StoreError::Io { .. }
+        | StoreError::Git(_) => Failure::environment(error.to_string()),
     }
 }
 

@@ -1,0 +1,72 @@
+//! A region's import history, read back from its commits: time, author, the planner's
+//! words, per-table counts and source files.
+
+use git2::Oid;
+
+use crate::StoreError;
+use crate::import::SOURCE_TRAILER;
+use crate::repo::MasterRepo;
+
+/// One commit of a region branch, as an import record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportRecord {
+    pub commit: Oid,
+    /// Seconds since the Unix epoch, and the author's offset from UTC in minutes.
+    pub time: i64,
+    pub offset_minutes: i32,
+    pub author: String,
+    pub email: String,
+    pub subject: String,
+    /// `item: 2 added, 1 changed, 0 removed` lines.
+    pub tables: Vec<String>,
+    /// `items.xlsx sha256:…` values of the source trailers.
+    pub sources: Vec<String>,
+}
+
+/// The first-parent history of a branch, newest first, at most `limit` records.
+pub fn history(
+    repo: &MasterRepo,
+    reference: &str,
+    limit: usize,
+) -> Result<Vec<ImportRecord>, StoreError> {
+    let mut records = Vec::new();
+    let mut next = repo.head_of(reference)?;
+    while let Some(commit) = next {
+        if records.len() >= limit {
+            break;
+        }
+        let message = commit.message().unwrap_or_default().to_string();
+        let mut sources = Vec::new();
+        if let Ok(trailers) = git2::message_trailers_strs(&message) {
+            for (key, value) in trailers.iter() {
+                if key == SOURCE_TRAILER {
+                    sources.push(value.to_string());
+                }
+            }
+        }
+        let mut paragraphs = message.split("\n\n");
+        let subject = paragraphs.next().unwrap_or_default().trim().to_string();
+        let tables = paragraphs
+            .next()
+            .map(|p| {
+                p.lines()
+                    .filter(|l| l.contains(" added, ") && !l.starts_with(SOURCE_TRAILER))
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let author = commit.author();
+        records.push(ImportRecord {
+            commit: commit.id(),
+            time: commit.time().seconds(),
+            offset_minutes: commit.time().offset_minutes(),
+            author: author.name().unwrap_or_default().to_string(),
+            email: author.email().unwrap_or_default().to_string(),
+            subject,
+            tables,
+            sources,
+        });
+        next = commit.parents().next();
+    }
+    Ok(records)
+}

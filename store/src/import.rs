@@ -1,0 +1,260 @@
+//! Import: exports in, one commit on the region branch out — or nothing at all.
+//!
+//! [`plan_import`] reads and validates the exports, takes the tables the exports do not
+//! supply from the branch's current snapshot, validates the whole resulting snapshot
+//! (foreign keys across supplied and kept tables included), builds the snapshot in
+//! memory and counts the rows added, changed and removed per table. It writes nothing.
+//! [`commit_import`] writes the objects and moves the branch only if it still points
+//! where the plan started.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use git2::Oid;
+use masterctl_schemas::canonical::key_order;
+use masterctl_schemas::validate::{check_rows, validate_tables};
+use masterctl_schemas::{Report, Table, TableSchema, Value, read};
+use sha2::{Digest, Sha256};
+
+use crate::StoreError;
+use crate::repo::{MasterRepo, Structure};
+use crate::snapshot::{Snapshot, read_tables};
+
+/// Rows added, changed and removed in one table by an import.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TableChange {
+    pub table: String,
+    pub added: usize,
+    pub changed: usize,
+    pub removed: usize,
+}
+
+impl TableChange {
+    pub fn is_empty(&self) -> bool {
+        self.added == 0 && self.changed == 0 && self.removed == 0
+    }
+}
+
+/// An exported file that went into an import, named by its file name and content hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceFile {
+    pub path: PathBuf,
+    pub sha256: String,
+}
+
+/// Everything an import would do, computed without writing.
+pub struct ImportPlan {
+    pub region: String,
+    /// `refs/heads/...` of the region.
+    pub reference: String,
+    /// Where the branch pointed when the plan was made (`None`: it does not exist yet).
+    pub parent: Option<Oid>,
+    pub snapshot: Snapshot,
+    /// Per table with any change, in schema order.
+    pub changes: Vec<TableChange>,
+    /// True when the snapshot equals the branch's current tree: nothing to commit.
+    pub unchanged: bool,
+    pub sources: Vec<SourceFile>,
+    /// Warnings met on the way (unmapped sheets...).
+    pub report: Report,
+}
+
+/// What a plan turned into.
+pub enum ImportOutcome {
+    /// The data was rejected: every diagnostic, nothing written.
+    Rejected(Report),
+    /// Planned: commit it (or show it, for a dry run).
+    Planned(Box<ImportPlan>),
+}
+
+/// Plan an import of `paths` (files or folders) into `region`.
+pub fn plan_import(
+    repo: &MasterRepo,
+    structure: &Structure,
+    region: &str,
+    paths: &[PathBuf],
+) -> Result<ImportOutcome, StoreError> {
+    let project = &structure.project;
+    let reference = MasterRepo::region_ref(project, region)?;
+    let head = repo.head_of(&reference)?;
+    let (files, mut diagnostics) = read::collect_inputs(paths);
+    let outcome = read::read_inputs(project, &files);
+    diagnostics.extend(outcome.report.diagnostics);
+    let mut report = Report { diagnostics };
+    let current: Vec<Table> = match &head {
+        Some(commit) => read_tables(&repo.git, &commit.tree()?, project, &reference)?,
+        None => Vec::new(),
+    };
+    // The new snapshot's tables: the supplied ones, and the kept ones from the branch.
+    let mut tables = outcome.tables;
+    let mut kept = Vec::new();
+    for table in &current {
+        if !tables.iter().any(|t| t.name == table.name) {
+            kept.push(table.name.clone());
+            tables.push(table.clone());
+        }
+    }
+    for name in &kept {
+        if let (Some(schema), Some(table)) =
+            (project.table(name), tables.iter().find(|t| &t.name == name))
+        {
+            report.extend(check_rows(schema, table));
+        }
+    }
+    report.extend(validate_tables(project, &tables).diagnostics);
+    report.sort();
+    if report.has_errors() {
+        return Ok(ImportOutcome::Rejected(report));
+    }
+    tables.sort_by_key(|t| project.table_index(&t.name));
+    let snapshot = Snapshot::build(structure, &tables);
+    let unchanged = match &head {
+        Some(commit) => snapshot.matches(&repo.git, &commit.tree()?)?,
+        None => false,
+    };
+    let changes = if unchanged {
+        Vec::new()
+    } else {
+        count_changes(project.tables.iter(), &current, &tables)
+    };
+    let sources = files
+        .iter()
+        .map(|path| source_file(path))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(ImportOutcome::Planned(Box::new(ImportPlan {
+        region: region.to_string(),
+        reference,
+        parent: head.map(|c| c.id()),
+        snapshot,
+        changes,
+        unchanged,
+        sources,
+        report,
+    })))
+}
+
+fn source_file(path: &Path) -> Result<SourceFile, StoreError> {
+    let bytes = std::fs::read(path).map_err(|e| StoreError::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    let digest = Sha256::digest(&bytes);
+    let sha256 = digest.iter().map(|b| format!("{b:02x}")).collect();
+    Ok(SourceFile {
+        path: path.to_path_buf(),
+        sha256,
+    })
+}
+
+/// Rows added, changed and removed per table, by primary key.
+fn count_changes<'a>(
+    schemas: impl Iterator<Item = &'a TableSchema>,
+    before: &[Table],
+    after: &[Table],
+) -> Vec<TableChange> {
+    let mut changes = Vec::new();
+    for schema in schemas {
+        let old = before.iter().find(|t| t.name == schema.name);
+        let new = after.iter().find(|t| t.name == schema.name);
+        let rows = |table: Option<&Table>| -> BTreeMap<Vec<Value>, Vec<Value>> {
+            let Some(table) = table else {
+                return BTreeMap::new();
+            };
+            let fields: Vec<usize> = (0..schema.fields.len()).collect();
+            key_order(schema, table)
+                .into_iter()
+                .map(|row| (table.key(row, &schema.primary_key), table.key(row, &fields)))
+                .collect()
+        };
+        let (old, new) = (rows(old), rows(new));
+        let mut change = TableChange {
+            table: schema.name.clone(),
+            ..TableChange::default()
+        };
+        for (key, values) in &new {
+            match old.get(key) {
+                None => change.added += 1,
+                Some(previous) if previous != values => change.changed += 1,
+                Some(_) => {}
+            }
+        }
+        change.removed = old.keys().filter(|k| !new.contains_key(*k)).count();
+        if !change.is_empty() {
+            changes.push(change);
+        }
+    }
+    changes
+}
+
+/// The trailer naming a source file of an import.
+pub const SOURCE_TRAILER: &str = "Masterctl-Source";
+
+/// The commit message of an import: the planner's words (or a summary line), a line per
+/// changed table, and a `Masterctl-Source` trailer per file.
+pub fn commit_message(plan: &ImportPlan, message: Option<&str>) -> String {
+    let tables = plan.changes.len();
+    let subject = match message.map(str::trim).filter(|m| !m.is_empty()) {
+        Some(words) => words.to_string(),
+        None => format!(
+            "Import into {}: {tables} table{} changed",
+            plan.region,
+            if tables == 1 { "" } else { "s" }
+        ),
+    };
+    let mut text = format!("{subject}\n\n");
+    for change in &plan.changes {
+        text.push_str(&format!(
+            "{}: {} added, {} changed, {} removed\n",
+            change.table, change.added, change.changed, change.removed
+        ));
+    }
+    text.push('\n');
+    for source in &plan.sources {
+        let name = source.path.file_name().map_or_else(
+            || source.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        text.push_str(&format!(
+            "{SOURCE_TRAILER}: {name} sha256:{}\n",
+            source.sha256
+        ));
+    }
+    text
+}
+
+/// Write the plan's objects and move the branch, only if it still points where the plan
+/// started. Returns the new commit.
+pub fn commit_import(
+    repo: &MasterRepo,
+    plan: &ImportPlan,
+    message: Option<&str>,
+) -> Result<Oid, StoreError> {
+    let git = &repo.git;
+    let author = git.signature().map_err(|_| StoreError::NoAuthor)?;
+    let tree = git.find_tree(plan.snapshot.write(git)?)?;
+    let parent = plan.parent.map(|id| git.find_commit(id)).transpose()?;
+    let parents: Vec<&git2::Commit> = parent.iter().collect();
+    let text = commit_message(plan, message);
+    let commit = git.commit(None, &author, &author, &text, &tree, &parents)?;
+    let log_message = format!("masterctl import: {}", plan.region);
+    let moved = match plan.parent {
+        Some(expected) => {
+            git.reference_matching(&plan.reference, commit, true, expected, &log_message)
+        }
+        None => git.reference(&plan.reference, commit, false, &log_message),
+    };
+    match moved {
+        Ok(_) => Ok(commit),
+        Err(e)
+            if matches!(
+                e.code(),
+                git2::ErrorCode::Modified | git2::ErrorCode::Exists | git2::ErrorCode::Locked
+            ) =>
+        {
+            Err(StoreError::Raced {
+                branch: plan.reference.trim_start_matches("refs/heads/").to_string(),
+            })
+        }
+        Err(e) => Err(e.into()),
+    }
+}

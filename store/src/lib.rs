@@ -1,0 +1,47 @@
+//! The master repository's region branches, through git2 plumbing only.
+//!
+//! Every commit of a region branch is a complete snapshot (DESIGN §2): the structure
+//! (`masterctl.toml`, `schemas/`), canonical tables, language tables and generated
+//! masters. Trees and commits are built in memory; a branch moves only with an
+//! expected old value, so two imports racing on one branch never lose a commit. No
+//! checkout is ever needed, and bare repositories work the same way.
+
+pub mod history;
+pub mod import;
+pub mod repo;
+pub mod snapshot;
+
+pub use history::{ImportRecord, history};
+pub use import::{ImportOutcome, ImportPlan, TableChange, commit_import, plan_import};
+pub use repo::{MasterRepo, Structure};
+
+use masterctl_schemas::Report;
+
+/// What can go wrong around the data (the data's own mistakes are [`Report`]s).
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{0} is not inside a git repository")]
+    NotARepository(String),
+    #[error(
+        "the repository has no masterctl.toml (in its working tree, or in HEAD for a bare repository)"
+    )]
+    NoStructure,
+    #[error("the schema files are not valid")]
+    InvalidStructure(Report),
+    #[error("region `{0}` is not declared in masterctl.toml")]
+    UnknownRegion(String),
+    #[error(
+        "no author: set user.name and user.email in git config (git config --global user.name \"…\")"
+    )]
+    NoAuthor,
+    #[error(
+        "branch {branch} moved while this import ran (another import won); nothing was written: run the import again"
+    )]
+    Raced { branch: String },
+    #[error("the snapshot on {branch} cannot be read: {message}")]
+    BrokenSnapshot { branch: String, message: String },
+    #[error("cannot read {path}: {message}")]
+    Io { path: String, message: String },
+    #[error("git: {}", .0.message())]
+    Git(#[from] git2::Error),
+}

@@ -1,0 +1,147 @@
+//! Opening a master repository and reading its structure and branches.
+
+use std::path::{Path, PathBuf};
+
+use git2::{Commit, ObjectType, Repository, Tree};
+use masterctl_schemas::Project;
+use masterctl_schemas::load::{self, CONFIG_FILE, SCHEMAS_DIR};
+
+use crate::StoreError;
+
+/// A git repository holding masterctl's structure and region branches.
+pub struct MasterRepo {
+    pub git: Repository,
+}
+
+/// The structure an import copies into its snapshot: the parsed project and the bytes
+/// of `masterctl.toml` and every `schemas/*.toml`, by path in the snapshot.
+pub struct Structure {
+    pub project: Project,
+    pub files: Vec<(String, Vec<u8>)>,
+}
+
+impl MasterRepo {
+    /// The repository holding `path` (a working tree folder, or a bare repository).
+    pub fn open(path: &Path) -> Result<MasterRepo, StoreError> {
+        let git = Repository::discover(path)
+            .map_err(|_| StoreError::NotARepository(path.display().to_string()))?;
+        Ok(MasterRepo { git })
+    }
+
+    /// The working tree, if the repository has one.
+    pub fn workdir(&self) -> Option<PathBuf> {
+        self.git.workdir().map(Path::to_path_buf)
+    }
+
+    /// The structure: from the working tree, or from HEAD's tree in a bare repository.
+    pub fn structure(&self) -> Result<Structure, StoreError> {
+        let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+        match self.workdir() {
+            Some(root) => {
+                let config = root.join(CONFIG_FILE);
+                if !config.is_file() {
+                    return Err(StoreError::NoStructure);
+                }
+                files.push((CONFIG_FILE.to_string(), read(&config)?));
+                let dir = root.join(SCHEMAS_DIR);
+                if dir.is_dir() {
+                    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+                        .map_err(|e| io_error(&dir, &e))?
+                        .filter_map(Result::ok)
+                        .map(|e| e.path())
+                        .filter(|p| p.extension().is_some_and(|e| e == "toml") && p.is_file())
+                        .filter(|p| {
+                            !p.file_name()
+                                .and_then(|n| n.to_str())
+                                .is_some_and(|n| n.starts_with('.'))
+                        })
+                        .collect();
+                    paths.sort();
+                    for path in paths {
+                        let name = path
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_default();
+                        files.push((format!("{SCHEMAS_DIR}/{name}"), read(&path)?));
+                    }
+                }
+            }
+            None => {
+                let head = self.git.head()?.peel_to_tree()?;
+                let config =
+                    blob_at(&self.git, &head, CONFIG_FILE)?.ok_or(StoreError::NoStructure)?;
+                files.push((CONFIG_FILE.to_string(), config));
+                if let Some(entry) = head.get_name(SCHEMAS_DIR)
+                    && let Ok(tree) = entry.to_object(&self.git).and_then(|o| o.peel_to_tree())
+                {
+                    let mut names: Vec<String> = tree
+                        .iter()
+                        .filter_map(|e| e.name().ok().map(str::to_string))
+                        .collect();
+                    names.sort();
+                    for name in names.into_iter().filter(|n| n.ends_with(".toml")) {
+                        if let Some(bytes) = blob_at(&self.git, &tree, &name)? {
+                            files.push((format!("{SCHEMAS_DIR}/{name}"), bytes));
+                        }
+                    }
+                }
+            }
+        }
+        let mut texts = files.iter().map(|(path, bytes)| {
+            (
+                PathBuf::from(path),
+                String::from_utf8_lossy(bytes).into_owned(),
+            )
+        });
+        let config = texts.next();
+        let project =
+            load::load_from_files(config, texts.collect()).map_err(StoreError::InvalidStructure)?;
+        Ok(Structure { project, files })
+    }
+
+    /// `refs/heads/<branch>` of a region.
+    pub fn region_ref(project: &Project, region: &str) -> Result<String, StoreError> {
+        project
+            .config
+            .regions
+            .get(region)
+            .map(|r| format!("refs/heads/{}", r.branch))
+            .ok_or_else(|| StoreError::UnknownRegion(region.to_string()))
+    }
+
+    /// The commit a reference points at, if it exists.
+    pub fn head_of(&self, reference: &str) -> Result<Option<Commit<'_>>, StoreError> {
+        match self.git.find_reference(reference) {
+            Ok(r) => Ok(Some(r.peel_to_commit()?)),
+            Err(e) if e.code() == git2::ErrorCode::NotFound => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+/// The bytes of the blob at `path` (slash-separated) under `tree`, if there is one.
+pub fn blob_at(
+    git: &Repository,
+    tree: &Tree<'_>,
+    path: &str,
+) -> Result<Option<Vec<u8>>, StoreError> {
+    match tree.get_path(Path::new(path)) {
+        Ok(entry) if entry.kind() == Some(ObjectType::Blob) => {
+            Ok(Some(git.find_blob(entry.id())?.content().to_vec()))
+        }
+        Ok(_) => Ok(None),
+        Err(e) if e.code() == git2::ErrorCode::NotFound => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, StoreError> {
+    std::fs::read(path).map_err(|e| io_error(path, &e))
+}
+
+fn io_error(path: &Path, e: &std::io::Error) -> StoreError {
+    StoreError::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
+}

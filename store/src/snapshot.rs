@@ -1,0 +1,161 @@
+//! A snapshot: every file of one region commit, as bytes by path, built from typed
+//! tables; written as git trees in memory, or compared with a commit's tree without
+//! writing anything.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use git2::{ObjectType, Oid, Repository, Tree, TreeWalkMode, TreeWalkResult};
+use masterctl_generators::reverse_table;
+use masterctl_schemas::canonical::{language_csv, read_table, table_csv};
+use masterctl_schemas::schema::GeneratedKind;
+use masterctl_schemas::{Project, Table};
+
+use crate::StoreError;
+use crate::repo::{Structure, blob_at};
+
+/// `tables/<table>.csv`
+pub fn table_path(table: &str) -> String {
+    format!("tables/{table}.csv")
+}
+
+/// `locales/<lang>/<table>.csv`
+pub fn language_path(language: &str, table: &str) -> String {
+    format!("locales/{language}/{table}.csv")
+}
+
+/// `generated/<name>.csv`
+pub fn generated_path(name: &str) -> String {
+    format!("generated/{name}.csv")
+}
+
+/// Every file of a snapshot, by slash-separated path.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Snapshot {
+    pub files: BTreeMap<String, Vec<u8>>,
+}
+
+impl Snapshot {
+    /// The snapshot of `tables` (one per schema table present) under `structure`: the
+    /// structure files, canonical tables, source-language tables and generated masters.
+    pub fn build(structure: &Structure, tables: &[Table]) -> Snapshot {
+        let project = &structure.project;
+        let mut files: BTreeMap<String, Vec<u8>> = structure.files.iter().cloned().collect();
+        for table in tables {
+            let Some(schema) = project.table(&table.name) else {
+                continue;
+            };
+            files.insert(table_path(&table.name), table_csv(schema, table));
+            if let Some(text) = language_csv(schema, table) {
+                files.insert(
+                    language_path(&project.config.source_language, &table.name),
+                    text,
+                );
+            }
+        }
+        let by_name: HashMap<&str, &Table> = tables.iter().map(|t| (t.name.as_str(), t)).collect();
+        for generated in &project.generated {
+            if let GeneratedKind::Reverse(reverse) = &generated.kind {
+                let table = reverse_table(project, reverse, &by_name);
+                files.insert(generated_path(&generated.name), table.to_csv());
+            }
+        }
+        Snapshot { files }
+    }
+
+    /// Blob ids of every file, computed without writing anything.
+    pub fn blob_ids(&self) -> Result<BTreeMap<&str, Oid>, StoreError> {
+        self.files
+            .iter()
+            .map(|(path, bytes)| Ok((path.as_str(), Oid::hash_object(ObjectType::Blob, bytes)?)))
+            .collect()
+    }
+
+    /// Whether `tree` holds exactly these files with these contents.
+    pub fn matches(&self, git: &Repository, tree: &Tree<'_>) -> Result<bool, StoreError> {
+        let ours = self.blob_ids()?;
+        let theirs = tree_blobs(git, tree)?;
+        Ok(ours.len() == theirs.len()
+            && ours.iter().all(|(path, id)| theirs.get(*path) == Some(id)))
+    }
+
+    /// Write every blob and tree; the id of the root tree.
+    pub fn write(&self, git: &Repository) -> Result<Oid, StoreError> {
+        let entries: Vec<(&str, &[u8])> = self
+            .files
+            .iter()
+            .map(|(p, b)| (p.as_str(), b.as_slice()))
+            .collect();
+        write_tree(git, &entries)
+    }
+}
+
+/// Write a tree of `(relative path, bytes)` entries, directories first built recursively.
+fn write_tree(git: &Repository, entries: &[(&str, &[u8])]) -> Result<Oid, StoreError> {
+    let mut builder = git.treebuilder(None)?;
+    let mut directories: BTreeMap<&str, Vec<(&str, &[u8])>> = BTreeMap::new();
+    for &(path, bytes) in entries {
+        match path.split_once('/') {
+            Some((directory, rest)) => directories
+                .entry(directory)
+                .or_default()
+                .push((rest, bytes)),
+            None => {
+                let id = git.blob(bytes)?;
+                builder.insert(path, id, 0o100_644)?;
+            }
+        }
+    }
+    for (name, children) in directories {
+        let id = write_tree(git, &children)?;
+        builder.insert(name, id, 0o040_000)?;
+    }
+    Ok(builder.write()?)
+}
+
+/// Every blob under a tree, by slash-separated path.
+pub fn tree_blobs(git: &Repository, tree: &Tree<'_>) -> Result<HashMap<String, Oid>, StoreError> {
+    let _ = git;
+    let mut blobs = HashMap::new();
+    tree.walk(TreeWalkMode::PreOrder, |root, entry| {
+        if entry.kind() == Some(ObjectType::Blob)
+            && let Ok(name) = entry.name()
+        {
+            blobs.insert(format!("{root}{name}"), entry.id());
+        }
+        TreeWalkResult::Ok
+    })?;
+    Ok(blobs)
+}
+
+/// The typed tables of a snapshot tree (tables absent from it are absent here).
+pub fn read_tables(
+    git: &Repository,
+    tree: &Tree<'_>,
+    project: &Project,
+    branch: &str,
+) -> Result<Vec<Table>, StoreError> {
+    let mut tables = Vec::new();
+    for schema in &project.tables {
+        let path = table_path(&schema.name);
+        let Some(data) = blob_at(git, tree, &path)? else {
+            continue;
+        };
+        let language = language_path(&project.config.source_language, &schema.name);
+        let text = blob_at(git, tree, &language)?;
+        let table = read_table(
+            schema,
+            &data,
+            Path::new(&path),
+            text.as_deref().map(|t| (t, Path::new(language.as_str()))),
+        )
+        .map_err(|diagnostics| StoreError::BrokenSnapshot {
+            branch: branch.to_string(),
+            message: diagnostics
+                .first()
+                .map_or_else(String::new, ToString::to_string),
+        })?;
+        tables.push(table);
+    }
+    Ok(tables)
+}
