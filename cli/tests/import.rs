@@ -1,0 +1,432 @@
+//! `masterctl import` and `masterctl log` on real git repositories, checked with the
+//! `git` command itself: trees, canonical bytes, trailers, races, bare clones.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn hunt() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/hunt")
+}
+
+fn masterctl(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_masterctl"))
+        .current_dir(dir)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the binary runs")
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// A fresh master repository with hunt's structure committed on `main`.
+fn hunt_repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["config", "user.name", "Test Planner"]);
+    git(root, &["config", "user.email", "planner@example.com"]);
+    std::fs::copy(hunt().join("masterctl.toml"), root.join("masterctl.toml")).unwrap();
+    std::fs::create_dir(root.join("schemas")).unwrap();
+    for entry in std::fs::read_dir(hunt().join("schemas")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, root.join("schemas").join(path.file_name().unwrap())).unwrap();
+    }
+    git(root, &["add", "."]);
+    git(root, &["commit", "-q", "-m", "structure"]);
+    dir
+}
+
+fn import(root: &Path, input: &Path) -> Output {
+    masterctl(root, &["import", "--region", "jp", input.to_str().unwrap()])
+}
+
+fn branch_head(root: &Path) -> Option<String> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["rev-parse", "--verify", "-q", "masters/jp"])
+        .output()
+        .unwrap();
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+#[test]
+fn every_export_gives_the_same_tree_with_canonical_files() {
+    let mut trees = Vec::new();
+    for export in ["hunt.xlsx", "hunt.ods", "csv"] {
+        let repo = hunt_repo();
+        let out = import(repo.path(), &hunt().join(export));
+        assert_eq!(out.status.code(), Some(0), "{export}: {}", text(&out));
+        trees.push(git(repo.path(), &["rev-parse", "masters/jp^{tree}"]));
+        let show = |path: &str| git(repo.path(), &["show", &format!("masters/jp:{path}")]);
+        assert_eq!(
+            show("tables/reward.csv"),
+            "monster_id,material_id,rate,amount\n100,10,0.45,1\n100,11,0.12,1\n101,10,0.05,1\n101,12,0.5,2\n102,13,0.9,1\n"
+        );
+        assert_eq!(show("tables/habitat.csv"), "id\n1\n2\n3\n");
+        assert_eq!(
+            show("tables/monster.csv"),
+            "id,element,hp,attack,habitat_id,boss\n100,fire,5200,310,2,true\n101,ice,4800,280,3,false\n102,none,300,5,1,false\n"
+        );
+        assert_eq!(
+            show("locales/ja/monster.csv"),
+            "id,name\n100,リオス\n101,ギア\n102,ケルビ\n"
+        );
+        assert_eq!(
+            show("generated/material_sources.csv"),
+            "material_id,source_table,source_key,rate\n10,reward,100|10,0.45\n10,reward,101|10,0.05\n11,reward,100|11,0.12\n12,reward,101|12,0.5\n13,reward,102|13,0.9\n"
+        );
+        // Text lives only in the language tables.
+        let files = git(repo.path(), &["ls-tree", "-r", "--name-only", "masters/jp"]);
+        assert!(!files.contains("locales/en"), "{files}");
+        assert!(!show("tables/material.csv").contains("name"));
+        assert_eq!(git(repo.path(), &["fsck", "--no-progress"]).trim(), "");
+    }
+    assert_eq!(trees[0], trees[1], "xlsx and ods");
+    assert_eq!(trees[0], trees[2], "xlsx and csv");
+}
+
+#[test]
+fn reimporting_the_same_data_makes_no_commit() {
+    let repo = hunt_repo();
+    assert_eq!(
+        import(repo.path(), &hunt().join("hunt.xlsx")).status.code(),
+        Some(0)
+    );
+    let first = branch_head(repo.path()).unwrap();
+    for export in ["hunt.xlsx", "hunt.ods", "csv"] {
+        let out = import(repo.path(), &hunt().join(export));
+        assert_eq!(out.status.code(), Some(0));
+        assert!(text(&out).contains("nothing changed"), "{}", text(&out));
+    }
+    assert_eq!(branch_head(repo.path()).unwrap(), first);
+}
+
+#[test]
+fn commits_carry_counts_and_source_trailers() {
+    let repo = hunt_repo();
+    let out = masterctl(
+        repo.path(),
+        &[
+            "import",
+            "--region",
+            "jp",
+            "-m",
+            "First hunt masters",
+            hunt().join("hunt.xlsx").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let message = git(repo.path(), &["log", "-1", "--format=%B", "masters/jp"]);
+    assert!(message.starts_with("First hunt masters\n\n"), "{message}");
+    assert!(
+        message.contains("reward: 5 added, 0 changed, 0 removed"),
+        "{message}"
+    );
+    let trailers = git(
+        repo.path(),
+        &[
+            "log",
+            "-1",
+            "--format=%(trailers:key=Masterctl-Source,valueonly)",
+            "masters/jp",
+        ],
+    );
+    assert!(
+        trailers.trim().starts_with("hunt.xlsx sha256:"),
+        "{trailers}"
+    );
+    assert_eq!(trailers.trim().len(), "hunt.xlsx sha256:".len() + 64);
+    assert_eq!(
+        git(
+            repo.path(),
+            &["log", "-1", "--format=%an <%ae>", "masters/jp"]
+        )
+        .trim(),
+        "Test Planner <planner@example.com>"
+    );
+    // The log command reads the same history back.
+    let log = masterctl(repo.path(), &["log", "--region", "jp", "--format", "json"]);
+    let log: serde_json::Value = serde_json::from_slice(&log.stdout).unwrap();
+    let imports = log["imports"].as_array().unwrap();
+    assert_eq!(imports.len(), 1);
+    assert_eq!(imports[0]["subject"], "First hunt masters");
+    assert_eq!(imports[0]["author"], "Test Planner");
+    assert!(
+        imports[0]["sources"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("hunt.xlsx sha256:")
+    );
+}
+
+#[test]
+fn a_partial_import_keeps_the_other_tables() {
+    let repo = hunt_repo();
+    assert_eq!(
+        import(repo.path(), &hunt().join("hunt.xlsx")).status.code(),
+        Some(0)
+    );
+    let monster_before = git(repo.path(), &["rev-parse", "masters/jp:tables/monster.csv"]);
+    let input = tempfile::tempdir().unwrap();
+    let habitat = std::fs::read_to_string(hunt().join("csv/Habitat.csv")).unwrap();
+    let renamed = habitat.replacen("\r\n1,", "\r\n1,新しい森\r\n#", 1);
+    std::fs::write(input.path().join("Habitat.csv"), renamed).unwrap();
+    let out = import(repo.path(), &input.path().join("Habitat.csv"));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("habitat"), "{}", text(&out));
+    assert_eq!(
+        git(repo.path(), &["rev-parse", "masters/jp:tables/monster.csv"]),
+        monster_before
+    );
+    let log = git(repo.path(), &["log", "-1", "--format=%B", "masters/jp"]);
+    assert!(
+        log.contains("habitat: 0 added, 1 changed, 0 removed"),
+        "{log}"
+    );
+    assert!(
+        git(repo.path(), &["show", "masters/jp:locales/ja/habitat.csv"]).contains("1,新しい森\n")
+    );
+}
+
+#[test]
+fn a_partial_import_that_breaks_a_kept_table_is_rejected_and_writes_nothing() {
+    let repo = hunt_repo();
+    assert_eq!(
+        import(repo.path(), &hunt().join("hunt.xlsx")).status.code(),
+        Some(0)
+    );
+    let head = branch_head(repo.path()).unwrap();
+    let objects = git(repo.path(), &["count-objects", "-v"]);
+    let input = tempfile::tempdir().unwrap();
+    // Habitat 2 disappears, but monster 100 (not in the input) still lives there.
+    std::fs::write(input.path().join("Habitat.csv"), "id,name\n1,森\n3,氷\n").unwrap();
+    let out = import(repo.path(), &input.path().join("Habitat.csv"));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("foreign-key"), "{}", text(&out));
+    assert!(text(&out).contains("tables/monster.csv"), "{}", text(&out));
+    assert!(text(&out).contains("nothing was written"), "{}", text(&out));
+    assert_eq!(branch_head(repo.path()).unwrap(), head);
+    assert_eq!(
+        git(repo.path(), &["count-objects", "-v"]),
+        objects,
+        "no object was written"
+    );
+    assert_eq!(git(repo.path(), &["fsck", "--no-progress"]).trim(), "");
+}
+
+#[test]
+fn bad_input_writes_nothing_and_no_branch_is_created() {
+    let repo = hunt_repo();
+    let input = tempfile::tempdir().unwrap();
+    std::fs::write(input.path().join("Habitat.csv"), "id,name\n1,森\nx,氷\n").unwrap();
+    let objects = git(repo.path(), &["count-objects", "-v"]);
+    let out = import(repo.path(), input.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).contains("Habitat.csv:3"), "{}", text(&out));
+    assert_eq!(branch_head(repo.path()), None);
+    assert_eq!(git(repo.path(), &["count-objects", "-v"]), objects);
+}
+
+#[test]
+fn dry_run_shows_the_change_and_writes_nothing() {
+    let repo = hunt_repo();
+    let objects = git(repo.path(), &["count-objects", "-v"]);
+    let out = masterctl(
+        repo.path(),
+        &[
+            "import",
+            "--region",
+            "jp",
+            "--dry-run",
+            hunt().join("hunt.xlsx").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("reward"), "{}", text(&out));
+    assert_eq!(branch_head(repo.path()), None);
+    assert_eq!(git(repo.path(), &["count-objects", "-v"]), objects);
+}
+
+#[test]
+fn racing_imports_never_lose_a_commit() {
+    let repo = hunt_repo();
+    assert_eq!(
+        import(repo.path(), &hunt().join("hunt.xlsx")).status.code(),
+        Some(0)
+    );
+    // Eight imports of different data at once: each either commits on top of what it
+    // read, or fails saying so; the branch's history holds exactly the winners.
+    let inputs: Vec<tempfile::TempDir> = (0..8)
+        .map(|i| {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(
+                dir.path().join("Habitat.csv"),
+                format!("id,name\n1,森{i}\n2,火山\n3,氷\n"),
+            )
+            .unwrap();
+            dir
+        })
+        .collect();
+    let children: Vec<_> = inputs
+        .iter()
+        .map(|dir| {
+            Command::new(env!("CARGO_BIN_EXE_masterctl"))
+                .current_dir(repo.path())
+                .args(["import", "--region", "jp", "--format", "json"])
+                .arg(dir.path())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut winners = Vec::new();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        match out.status.code() {
+            Some(0) => {
+                let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+                winners.push(json["commit"].as_str().unwrap().to_string());
+            }
+            Some(2) => assert!(
+                text(&out).contains("moved while this import ran"),
+                "{}",
+                text(&out)
+            ),
+            other => panic!("exit {other:?}: {}", text(&out)),
+        }
+    }
+    let history = git(repo.path(), &["log", "--format=%H", "masters/jp"]);
+    for winner in &winners {
+        assert!(
+            history.contains(winner.as_str()),
+            "commit {winner} was lost"
+        );
+    }
+    assert_eq!(history.lines().count(), winners.len() + 1);
+    // A loser's commit object stays behind unreferenced (git gc removes it): dangling,
+    // never broken.
+    let fsck = git(repo.path(), &["fsck", "--no-progress"]);
+    assert!(
+        fsck.lines().all(|l| l.starts_with("dangling commit")),
+        "{fsck}"
+    );
+}
+
+#[test]
+fn a_bare_clone_works_the_same() {
+    let repo = hunt_repo();
+    assert_eq!(
+        import(repo.path(), &hunt().join("hunt.xlsx")).status.code(),
+        Some(0)
+    );
+    let clones = tempfile::tempdir().unwrap();
+    let bare = clones.path().join("masters.git");
+    let out = Command::new("git")
+        .args(["clone", "-q", "--bare"])
+        .arg(repo.path())
+        .arg(&bare)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    // The structure comes from HEAD's tree; the region branch came along.
+    let out = masterctl(&bare, &["log", "--region", "jp"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("reward: 5 added"), "{}", text(&out));
+    git(&bare, &["config", "user.name", "Bare Planner"]);
+    git(&bare, &["config", "user.email", "bare@example.com"]);
+    let out = masterctl(
+        &bare,
+        &[
+            "import",
+            "--region",
+            "jp",
+            hunt().join("hunt.ods").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("nothing changed"));
+    let input = tempfile::tempdir().unwrap();
+    std::fs::write(
+        input.path().join("Habitat.csv"),
+        "id,name\n1,森\n2,火山\n3,氷\n4,砂漠\n",
+    )
+    .unwrap();
+    let out = masterctl(
+        &bare,
+        &["import", "--region", "jp", input.path().to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(git(&bare, &["show", "masters/jp:tables/habitat.csv"]).ends_with("4\n"));
+}
+
+#[test]
+fn no_author_is_a_clear_error() {
+    let repo = hunt_repo();
+    git(repo.path(), &["config", "--unset", "user.name"]);
+    git(repo.path(), &["config", "--unset", "user.email"]);
+    let home = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_masterctl"))
+        .current_dir(repo.path())
+        .args(["import", "--region", "jp"])
+        .arg(hunt().join("hunt.xlsx"))
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env_remove("GIT_AUTHOR_NAME")
+        .env_remove("GIT_AUTHOR_EMAIL")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("no author"), "{}", text(&out));
+    assert_eq!(branch_head(repo.path()), None);
+}
+
+#[test]
+fn unknown_region_and_no_repository_are_usage_errors() {
+    let repo = hunt_repo();
+    let out = masterctl(
+        repo.path(),
+        &[
+            "import",
+            "--region",
+            "mars",
+            hunt().join("hunt.xlsx").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("region `mars`"), "{}", text(&out));
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = masterctl(elsewhere.path(), &["log", "--region", "jp"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out).contains("not inside a git repository"),
+        "{}",
+        text(&out)
+    );
+}
