@@ -231,11 +231,24 @@ pub fn commit_import(
 ) -> Result<Oid, StoreError> {
     let git = &repo.git;
     let author = git.signature().map_err(|_| StoreError::NoAuthor)?;
-    let tree = git.find_tree(plan.snapshot.write(git)?)?;
+    // New objects go to memory first and reach the disk as one pack (see `pack`).
+    let odb = git.odb()?;
+    let mempack = odb.add_new_mempack_backend(1000)?;
+    let (tree, mut written) = plan.snapshot.write(git)?;
+    let tree = git.find_tree(tree)?;
     let parent = plan.parent.map(|id| git.find_commit(id)).transpose()?;
     let parents: Vec<&git2::Commit> = parent.iter().collect();
     let text = commit_message(plan, message);
     let commit = git.commit(None, &author, &author, &text, &tree, &parents)?;
+    written.push(commit);
+    written.sort();
+    written.dedup();
+    // Objects the repository already had are not written again.
+    let on_disk = git2::Repository::open(git.path())?;
+    let disk = on_disk.odb()?;
+    written.retain(|id| !disk.exists(*id));
+    crate::pack::write_pack(&odb, &written)?;
+    mempack.reset()?;
     let log_message = format!("masterctl import: {}", plan.region);
     let moved = match plan.parent {
         Some(expected) => {

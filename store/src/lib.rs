@@ -8,6 +8,7 @@
 
 pub mod history;
 pub mod import;
+pub mod pack;
 pub mod repo;
 pub mod snapshot;
 

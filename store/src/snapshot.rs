@@ -8,6 +8,7 @@ use std::path::Path;
 use git2::{ObjectType, Oid, Repository, Tree, TreeWalkMode, TreeWalkResult};
 use masterctl_generators::reverse_table;
 use masterctl_schemas::canonical::{language_csv, read_table, table_csv};
+use masterctl_schemas::read::parallel_map;
 use masterctl_schemas::schema::GeneratedKind;
 use masterctl_schemas::{Project, Table};
 
@@ -41,18 +42,20 @@ impl Snapshot {
     pub fn build(structure: &Structure, tables: &[Table]) -> Snapshot {
         let project = &structure.project;
         let mut files: BTreeMap<String, Vec<u8>> = structure.files.iter().cloned().collect();
-        for table in tables {
-            let Some(schema) = project.table(&table.name) else {
-                continue;
-            };
-            files.insert(table_path(&table.name), table_csv(schema, table));
-            if let Some(text) = language_csv(schema, table) {
-                files.insert(
-                    language_path(&project.config.source_language, &table.name),
-                    text,
-                );
+        let canonical = parallel_map(tables, |table| {
+            let mut out = Vec::new();
+            if let Some(schema) = project.table(&table.name) {
+                out.push((table_path(&table.name), table_csv(schema, table)));
+                if let Some(text) = language_csv(schema, table) {
+                    out.push((
+                        language_path(&project.config.source_language, &table.name),
+                        text,
+                    ));
+                }
             }
-        }
+            out
+        });
+        files.extend(canonical.into_iter().flatten());
         let by_name: HashMap<&str, &Table> = tables.iter().map(|t| (t.name.as_str(), t)).collect();
         for generated in &project.generated {
             if let GeneratedKind::Reverse(reverse) = &generated.kind {
@@ -79,38 +82,45 @@ impl Snapshot {
             && ours.iter().all(|(path, id)| theirs.get(*path) == Some(id)))
     }
 
-    /// Write every blob and tree; the id of the root tree.
-    pub fn write(&self, git: &Repository) -> Result<Oid, StoreError> {
-        let entries: Vec<(&str, &[u8])> = self
-            .files
-            .iter()
-            .map(|(p, b)| (p.as_str(), b.as_slice()))
-            .collect();
-        write_tree(git, &entries)
+    /// Write every blob and tree; the id of the root tree. (An import writes them into
+    /// an in-memory object store and then one pack: see [`crate::import::commit_import`].)
+    /// Returns the root tree and the id of every object written.
+    pub fn write(&self, git: &Repository) -> Result<(Oid, Vec<Oid>), StoreError> {
+        let mut entries: Vec<(&str, Oid)> = Vec::with_capacity(self.files.len());
+        let mut written = Vec::with_capacity(self.files.len() + 16);
+        for (path, bytes) in &self.files {
+            let id = git.blob(bytes)?;
+            entries.push((path.as_str(), id));
+            written.push(id);
+        }
+        let root = write_tree(git, &entries, &mut written)?;
+        Ok((root, written))
     }
 }
 
-/// Write a tree of `(relative path, bytes)` entries, directories first built recursively.
-fn write_tree(git: &Repository, entries: &[(&str, &[u8])]) -> Result<Oid, StoreError> {
+/// Write a tree of `(relative path, blob id)` entries, directories built recursively.
+fn write_tree(
+    git: &Repository,
+    entries: &[(&str, Oid)],
+    written: &mut Vec<Oid>,
+) -> Result<Oid, StoreError> {
     let mut builder = git.treebuilder(None)?;
-    let mut directories: BTreeMap<&str, Vec<(&str, &[u8])>> = BTreeMap::new();
-    for &(path, bytes) in entries {
+    let mut directories: BTreeMap<&str, Vec<(&str, Oid)>> = BTreeMap::new();
+    for &(path, id) in entries {
         match path.split_once('/') {
-            Some((directory, rest)) => directories
-                .entry(directory)
-                .or_default()
-                .push((rest, bytes)),
+            Some((directory, rest)) => directories.entry(directory).or_default().push((rest, id)),
             None => {
-                let id = git.blob(bytes)?;
                 builder.insert(path, id, 0o100_644)?;
             }
         }
     }
     for (name, children) in directories {
-        let id = write_tree(git, &children)?;
+        let id = write_tree(git, &children, written)?;
         builder.insert(name, id, 0o040_000)?;
     }
-    Ok(builder.write()?)
+    let id = builder.write()?;
+    written.push(id);
+    Ok(id)
 }
 
 /// Every blob under a tree, by slash-separated path.
