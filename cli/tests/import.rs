@@ -430,3 +430,55 @@ fn unknown_region_and_no_repository_are_usage_errors() {
         text(&out)
     );
 }
+
+#[test]
+fn the_import_cache_never_hides_a_change() {
+    let repo = hunt_repo();
+    let input = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(hunt().join("csv")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, input.path().join(path.file_name().unwrap())).unwrap();
+    }
+    assert_eq!(import(repo.path(), input.path()).status.code(), Some(0));
+    assert!(repo.path().join(".git/masterctl/import-cache").is_file());
+    let unchanged = import(repo.path(), input.path());
+    assert!(
+        text(&unchanged).contains("nothing changed"),
+        "{}",
+        text(&unchanged)
+    );
+    // A changed export is a cache miss: read, validated, committed.
+    let habitat = input.path().join("Habitat.csv");
+    let edited = std::fs::read_to_string(&habitat).unwrap() + "4,砂漠\r\n";
+    std::fs::write(&habitat, edited).unwrap();
+    let out = import(repo.path(), input.path());
+    assert!(text(&out).contains("committed"), "{}", text(&out));
+    assert!(git(repo.path(), &["show", "masters/jp:tables/habitat.csv"]).ends_with("4\n"));
+    // A damaged cache is ignored.
+    std::fs::write(
+        repo.path().join(".git/masterctl/import-cache"),
+        "garbage\x00\n",
+    )
+    .unwrap();
+    let out = import(repo.path(), input.path());
+    assert!(text(&out).contains("nothing changed"), "{}", text(&out));
+    // A schema change is a new structure: the same exports make a new snapshot.
+    let schema = repo.path().join("schemas/habitat.toml");
+    let edited = std::fs::read_to_string(&schema)
+        .unwrap()
+        .replace("max_length = 16", "max_length = 18");
+    std::fs::write(&schema, edited).unwrap();
+    let out = import(repo.path(), input.path());
+    assert!(text(&out).contains("committed"), "{}", text(&out));
+    assert!(
+        git(repo.path(), &["show", "masters/jp:schemas/habitat.toml"]).contains("max_length = 18")
+    );
+    // An import that breaks a rule the branch's data relies on is still caught.
+    let edited = std::fs::read_to_string(&schema)
+        .unwrap()
+        .replace("max_length = 18", "max_length = 1");
+    std::fs::write(&schema, edited).unwrap();
+    let out = import(repo.path(), input.path());
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("length"), "{}", text(&out));
+}

@@ -124,8 +124,8 @@ pub fn read_table(
     Ok(table)
 }
 
-/// The schema restricted to some fields (for one of a table's files). Required-ness is
-/// dropped so that the file reads as written (a column added since takes its default); [`crate::validate::check_rows`]
+/// The schema restricted to some fields (for one of a table's files), with types only:
+/// the file reads as written (a column added since takes its default); [`crate::validate::check_rows`]
 /// checks the result against the full schema.
 fn sub_schema(schema: &TableSchema, fields: &[usize]) -> TableSchema {
     let mut part = schema.clone();
@@ -134,6 +134,20 @@ fn sub_schema(schema: &TableSchema, fields: &[usize]) -> TableSchema {
         .map(|&f| {
             let mut field = schema.fields[f].clone();
             field.optional = true;
+            // Only types matter when reading: the constraints of today's schema are
+            // checked afterwards, with diagnostics, on the tables that are kept.
+            field.min = None;
+            field.max = None;
+            field.min_length = None;
+            field.max_length = None;
+            field.pattern = None;
+            field.ty = match field.ty {
+                FieldType::Enum => FieldType::String,
+                FieldType::List(inner) if *inner == FieldType::Enum => {
+                    FieldType::List(Box::new(FieldType::String))
+                }
+                other => other,
+            };
             field
         })
         .collect();

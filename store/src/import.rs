@@ -17,8 +17,9 @@ use masterctl_schemas::{Report, Table, TableSchema, Value, read};
 use sha2::{Digest, Sha256};
 
 use crate::StoreError;
+use crate::cache;
 use crate::repo::{MasterRepo, Structure};
-use crate::snapshot::{Snapshot, read_tables};
+use crate::snapshot::{Snapshot, language_path, read_tables, table_path};
 
 /// Rows added, changed and removed in one table by an import.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -57,6 +58,8 @@ pub struct ImportPlan {
     pub sources: Vec<SourceFile>,
     /// Warnings met on the way (unmapped sheets...).
     pub report: Report,
+    /// What each source gave, remembered once the import is done.
+    pub cache_entries: Vec<cache::Entry>,
 }
 
 /// What a plan turned into.
@@ -78,6 +81,37 @@ pub fn plan_import(
     let reference = MasterRepo::region_ref(project, region)?;
     let head = repo.head_of(&reference)?;
     let (files, mut diagnostics) = read::collect_inputs(paths);
+    let sources = files
+        .iter()
+        .map(|path| source_file(path))
+        .collect::<Result<Vec<_>, _>>()?;
+    let structure_id = cache::structure_id(structure);
+    // Exports imported before under this structure, and a branch holding exactly what
+    // they gave: nothing changed, and no workbook needs reading.
+    if let Some(commit) = &head
+        && diagnostics.is_empty()
+        && !sources.is_empty()
+        && let Some(known) = cache::lookup(repo, &structure_id, &sources)
+        && cache::branch_holds(
+            repo,
+            &commit.tree()?,
+            structure,
+            &project.config.source_language,
+            &known,
+        )?
+    {
+        return Ok(ImportOutcome::Planned(Box::new(ImportPlan {
+            region: region.to_string(),
+            reference,
+            parent: Some(commit.id()),
+            snapshot: Snapshot::default(),
+            changes: Vec::new(),
+            unchanged: true,
+            sources,
+            report: Report::default(),
+            cache_entries: Vec::new(),
+        })));
+    }
     let outcome = read::read_inputs(project, &files);
     diagnostics.extend(outcome.report.diagnostics);
     let mut report = Report { diagnostics };
@@ -117,10 +151,16 @@ pub fn plan_import(
     } else {
         count_changes(project.tables.iter(), &current, &tables)
     };
-    let sources = files
-        .iter()
-        .map(|path| source_file(path))
-        .collect::<Result<Vec<_>, _>>()?;
+    let cache_entries = cache_entries(
+        &snapshot,
+        &structure_id,
+        &project.config.source_language,
+        &sources,
+        &tables,
+    )?;
+    if unchanged {
+        cache::record(repo, &cache_entries);
+    }
     Ok(ImportOutcome::Planned(Box::new(ImportPlan {
         region: region.to_string(),
         reference,
@@ -130,7 +170,39 @@ pub fn plan_import(
         unchanged,
         sources,
         report,
+        cache_entries,
     })))
+}
+
+/// What each source file gave: its tables' canonical blob ids.
+fn cache_entries(
+    snapshot: &Snapshot,
+    structure_id: &str,
+    source_language: &str,
+    sources: &[SourceFile],
+    tables: &[Table],
+) -> Result<Vec<cache::Entry>, StoreError> {
+    let ids = snapshot.blob_ids()?;
+    Ok(sources
+        .iter()
+        .map(|source| cache::Entry {
+            structure: structure_id.to_string(),
+            sha256: source.sha256.clone(),
+            tables: tables
+                .iter()
+                .filter(|t| t.origin.file == source.path)
+                .filter_map(|t| {
+                    Some(cache::TableBlobs {
+                        table: t.name.clone(),
+                        data: *ids.get(table_path(&t.name).as_str())?,
+                        language: ids
+                            .get(language_path(source_language, &t.name).as_str())
+                            .copied(),
+                    })
+                })
+                .collect(),
+        })
+        .collect())
 }
 
 fn source_file(path: &Path) -> Result<SourceFile, StoreError> {
@@ -257,7 +329,10 @@ pub fn commit_import(
         None => git.reference(&plan.reference, commit, false, &log_message),
     };
     match moved {
-        Ok(_) => Ok(commit),
+        Ok(_) => {
+            cache::record(repo, &plan.cache_entries);
+            Ok(commit)
+        }
         Err(e)
             if matches!(
                 e.code(),

@@ -6,6 +6,7 @@
 //! expected old value, so two imports racing on one branch never lose a commit. No
 //! checkout is ever needed, and bare repositories work the same way.
 
+pub mod cache;
 pub mod history;
 pub mod import;
 pub mod pack;

@@ -1,0 +1,176 @@
+//! Which tables an export gave, remembered by the export's content hash.
+//!
+//! An import of exports that were imported before, under the same structure, gives the
+//! same canonical files: when every input file is known here and the branch already
+//! holds exactly the files they gave (same blob ids), the import is "nothing changed"
+//! without reading a single workbook. The cache lives in the git directory
+//! (`masterctl/import-cache`), never in a snapshot; a missing, stale or damaged cache
+//! only means the slow path.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use git2::{ObjectType, Oid};
+use sha2::{Digest, Sha256};
+
+use crate::StoreError;
+use crate::import::SourceFile;
+use crate::repo::{MasterRepo, Structure};
+use crate::snapshot::{language_path, table_path, tree_blobs};
+
+/// Bumped whenever the canonical form changes: old entries then never match.
+const FORMAT: &str = "masterctl-import-cache-1";
+/// Lines kept when the cache is rewritten.
+const KEEP_LINES: usize = 20_000;
+
+/// The canonical files one table of an export became.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableBlobs {
+    pub table: String,
+    pub data: Oid,
+    pub language: Option<Oid>,
+}
+
+/// What one export file gave under one structure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub structure: String,
+    pub sha256: String,
+    pub tables: Vec<TableBlobs>,
+}
+
+fn path(repo: &MasterRepo) -> PathBuf {
+    repo.git.path().join("masterctl").join("import-cache")
+}
+
+/// A hash of the structure files (paths and bytes) and of the canonical format.
+pub fn structure_id(structure: &Structure) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(FORMAT.as_bytes());
+    for (path, bytes) in &structure.files {
+        hasher.update((path.len() as u64).to_le_bytes());
+        hasher.update(path.as_bytes());
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(bytes);
+    }
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn parse_line(line: &str) -> Option<Entry> {
+    let mut words = line.split(' ');
+    if words.next()? != FORMAT {
+        return None;
+    }
+    let structure = words.next()?.to_string();
+    let sha256 = words.next()?.to_string();
+    let mut tables = Vec::new();
+    let rest: Vec<&str> = words.collect();
+    for chunk in rest.chunks(3) {
+        let [table, data, language] = chunk else {
+            return None;
+        };
+        tables.push(TableBlobs {
+            table: table.to_string(),
+            data: Oid::from_str(data).ok()?,
+            language: match *language {
+                "-" => None,
+                id => Some(Oid::from_str(id).ok()?),
+            },
+        });
+    }
+    Some(Entry {
+        structure,
+        sha256,
+        tables,
+    })
+}
+
+fn format_line(entry: &Entry) -> String {
+    let mut line = format!("{FORMAT} {} {}", entry.structure, entry.sha256);
+    for t in &entry.tables {
+        let language = t
+            .language
+            .map_or_else(|| "-".to_string(), |id| id.to_string());
+        line.push_str(&format!(" {} {} {language}", t.table, t.data));
+    }
+    line
+}
+
+fn load(repo: &MasterRepo) -> Vec<String> {
+    std::fs::read_to_string(path(repo))
+        .map(|text| text.lines().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// The tables every source gave before under this structure, or `None` if any source
+/// is unknown.
+pub fn lookup(
+    repo: &MasterRepo,
+    structure: &str,
+    sources: &[SourceFile],
+) -> Option<Vec<TableBlobs>> {
+    let known: HashMap<String, Entry> = load(repo)
+        .iter()
+        .filter_map(|line| parse_line(line))
+        .filter(|e| e.structure == structure)
+        .map(|e| (e.sha256.clone(), e))
+        .collect();
+    let mut tables = Vec::new();
+    for source in sources {
+        tables.extend(known.get(&source.sha256)?.tables.iter().cloned());
+    }
+    Some(tables)
+}
+
+/// Whether the commit's tree holds exactly this structure and these tables' files.
+pub fn branch_holds(
+    repo: &MasterRepo,
+    tree: &git2::Tree<'_>,
+    structure: &Structure,
+    source_language: &str,
+    tables: &[TableBlobs],
+) -> Result<bool, StoreError> {
+    let blobs = tree_blobs(&repo.git, tree)?;
+    let structure_paths = blobs
+        .keys()
+        .filter(|p| p.as_str() == masterctl_schemas::load::CONFIG_FILE || p.starts_with("schemas/"))
+        .count();
+    if structure_paths != structure.files.len() {
+        return Ok(false);
+    }
+    for (path, bytes) in &structure.files {
+        if blobs.get(path) != Some(&Oid::hash_object(ObjectType::Blob, bytes)?) {
+            return Ok(false);
+        }
+    }
+    Ok(tables.iter().all(|t| {
+        blobs.get(&table_path(&t.table)) == Some(&t.data)
+            && blobs.get(&language_path(source_language, &t.table)) == t.language.as_ref()
+    }))
+}
+
+/// Remember entries (best effort: a cache that cannot be written is no error).
+pub fn record(repo: &MasterRepo, entries: &[Entry]) {
+    if entries.is_empty() {
+        return;
+    }
+    let file = path(repo);
+    let mut lines = load(repo);
+    let fresh: Vec<String> = entries.iter().map(format_line).collect();
+    lines.retain(|l| !fresh.contains(l));
+    lines.extend(fresh);
+    let start = lines.len().saturating_sub(KEEP_LINES);
+    let text = lines[start..].join("\n") + "\n";
+    let Some(dir) = file.parent() else { return };
+    if std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    let temporary = dir.join(format!("import-cache.{}.tmp", std::process::id()));
+    if std::fs::write(&temporary, text).is_ok() && std::fs::rename(&temporary, &file).is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+}
