@@ -7,13 +7,13 @@
 //! [`commit_import`] writes the objects and moves the branch only if it still points
 //! where the plan started.
 
-use std::collections::BTreeMap;
+use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 
 use git2::Oid;
 use masterctl_schemas::canonical::key_order;
 use masterctl_schemas::validate::{check_rows, validate_tables};
-use masterctl_schemas::{Report, Table, TableSchema, Value, read};
+use masterctl_schemas::{Report, Table, TableSchema, read};
 use sha2::{Digest, Sha256};
 
 use crate::StoreError;
@@ -218,7 +218,8 @@ fn source_file(path: &Path) -> Result<SourceFile, StoreError> {
     })
 }
 
-/// Rows added, changed and removed per table, by primary key.
+/// Rows added, changed and removed per table, by primary key: both versions walked in
+/// key order side by side, comparing values in place (no row is copied).
 fn count_changes<'a>(
     schemas: impl Iterator<Item = &'a TableSchema>,
     before: &[Table],
@@ -228,29 +229,44 @@ fn count_changes<'a>(
     for schema in schemas {
         let old = before.iter().find(|t| t.name == schema.name);
         let new = after.iter().find(|t| t.name == schema.name);
-        let rows = |table: Option<&Table>| -> BTreeMap<Vec<Value>, Vec<Value>> {
-            let Some(table) = table else {
-                return BTreeMap::new();
-            };
-            let fields: Vec<usize> = (0..schema.fields.len()).collect();
-            key_order(schema, table)
-                .into_iter()
-                .map(|row| (table.key(row, &schema.primary_key), table.key(row, &fields)))
-                .collect()
-        };
-        let (old, new) = (rows(old), rows(new));
+        let order = |table: Option<&Table>| table.map_or_else(Vec::new, |t| key_order(schema, t));
+        let (old_rows, new_rows) = (order(old), order(new));
         let mut change = TableChange {
             table: schema.name.clone(),
             ..TableChange::default()
         };
-        for (key, values) in &new {
-            match old.get(key) {
-                None => change.added += 1,
-                Some(previous) if previous != values => change.changed += 1,
-                Some(_) => {}
+        let (mut i, mut j) = (0, 0);
+        while i < old_rows.len() || j < new_rows.len() {
+            let ordering = match (old, new, old_rows.get(i), new_rows.get(j)) {
+                (Some(old), Some(new), Some(&a), Some(&b)) => schema
+                    .primary_key
+                    .iter()
+                    .map(|&k| old.value(a, k).cmp(new.value(b, k)))
+                    .find(|o| o.is_ne())
+                    .unwrap_or(Ordering::Equal),
+                (_, _, Some(_), None) => Ordering::Less,
+                _ => Ordering::Greater,
+            };
+            match ordering {
+                Ordering::Less => {
+                    change.removed += 1;
+                    i += 1;
+                }
+                Ordering::Greater => {
+                    change.added += 1;
+                    j += 1;
+                }
+                Ordering::Equal => {
+                    if let (Some(old), Some(new)) = (old, new)
+                        && !old.row(old_rows[i]).eq(new.row(new_rows[j]))
+                    {
+                        change.changed += 1;
+                    }
+                    i += 1;
+                    j += 1;
+                }
             }
         }
-        change.removed = old.keys().filter(|k| !new.contains_key(*k)).count();
         if !change.is_empty() {
             changes.push(change);
         }
