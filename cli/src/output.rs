@@ -76,6 +76,24 @@ impl Output {
         }
     }
 
+    /// A progress bar on standard error for reading many files; hidden when standard
+    /// error is not a terminal or the output is JSON.
+    pub fn progress(&self, label: &'static str) -> indicatif::ProgressBar {
+        if self.is_json() || !std::io::stderr().is_terminal() {
+            return indicatif::ProgressBar::hidden();
+        }
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{prefix} [{bar:30}] {pos}/{len} files ({elapsed})",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        bar.set_prefix(label);
+        bar
+    }
+
     /// Print a line to standard output.
     pub fn line(&self, text: impl AsRef<str>) {
         let mut out = std::io::stdout().lock();

@@ -37,8 +37,17 @@ pub struct Validation {
 /// Read and validate exports (files or folders) against a project: every mistake in
 /// every file at once.
 pub fn validate_paths(project: &Project, paths: &[PathBuf]) -> Validation {
+    validate_paths_with_progress(project, paths, &|_, _| {})
+}
+
+/// [`validate_paths`], reporting `progress(done, total)` while files are read.
+pub fn validate_paths_with_progress(
+    project: &Project,
+    paths: &[PathBuf],
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Validation {
     let (files, diagnostics) = read::collect_inputs(paths);
-    let mut outcome = read::read_inputs(project, &files);
+    let mut outcome = read::read_inputs_with_progress(project, &files, progress);
     outcome.report.extend(diagnostics);
     let cross = validate::validate_tables(project, &outcome.tables);
     outcome.report.extend(cross.diagnostics);

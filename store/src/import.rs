@@ -70,12 +70,14 @@ pub enum ImportOutcome {
     Planned(Box<ImportPlan>),
 }
 
-/// Plan an import of `paths` (files or folders) into `region`.
+/// Plan an import of `paths` (files or folders) into `region`; `progress(done, total)`
+/// is called as files are read.
 pub fn plan_import(
     repo: &MasterRepo,
     structure: &Structure,
     region: &str,
     paths: &[PathBuf],
+    progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<ImportOutcome, StoreError> {
     let project = &structure.project;
     let reference = MasterRepo::region_ref(project, region)?;
@@ -112,7 +114,7 @@ pub fn plan_import(
             cache_entries: Vec::new(),
         })));
     }
-    let outcome = read::read_inputs(project, &files);
+    let outcome = read::read_inputs_with_progress(project, &files, progress);
     diagnostics.extend(outcome.report.diagnostics);
     let mut report = Report { diagnostics };
     let current: Vec<Table> = match &head {

@@ -34,8 +34,14 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     }
     let repo = open_repo(global)?;
     let structure = repo.structure().map_err(store_failure)?;
-    let outcome =
-        plan_import(&repo, &structure, &args.region, &args.paths).map_err(store_failure)?;
+    let bar = output.progress("reading");
+    let progress = |done: usize, total: usize| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    };
+    let outcome = plan_import(&repo, &structure, &args.region, &args.paths, &progress);
+    bar.finish_and_clear();
+    let outcome = outcome.map_err(store_failure)?;
     let plan = match outcome {
         ImportOutcome::Rejected(report) => {
             if output.is_json() {

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use masterctl_schemas::validate_paths;
+use masterctl_schemas::validate_paths_with_progress;
 use serde::Serialize;
 
 use super::Failure;
@@ -35,7 +35,13 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         }
     }
     let project = project::load(global.repo.as_deref(), args.schemas.as_deref())?;
-    let validation = validate_paths(&project, &args.paths);
+    let bar = output.progress("reading");
+    let progress = |done: usize, total: usize| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    };
+    let validation = validate_paths_with_progress(&project, &args.paths, &progress);
+    bar.finish_and_clear();
     if validation.files.is_empty() && !validation.report.has_errors() {
         return Err(
             Failure::usage("no spreadsheet files found in the given paths")

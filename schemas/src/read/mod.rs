@@ -175,6 +175,16 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, diagnostics: &mut Vec<Diagnostic>)
 /// Read every input file into tables for `project`, in parallel, with every diagnostic:
 /// unreadable files, unmapped sheets, header and cell problems, and tables supplied twice.
 pub fn read_inputs(project: &Project, files: &[PathBuf]) -> ReadOutcome {
+    read_inputs_with_progress(project, files, &|_, _| {})
+}
+
+/// [`read_inputs`], calling `progress(done, total)` as each piece of work (a file, or a
+/// share of a large workbook) is finished, from whichever thread finished it.
+pub fn read_inputs_with_progress(
+    project: &Project,
+    files: &[PathBuf],
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> ReadOutcome {
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     // Units of work: a file, or a share of the sheets of a large workbook, so that one
     // big workbook also keeps every core busy.
@@ -185,12 +195,15 @@ pub fn read_inputs(project: &Project, files: &[PathBuf]) -> ReadOutcome {
             (0..parts).map(move |index| (path, workbook::Part { index, of: parts }))
         })
         .collect();
+    let done = AtomicUsize::new(0);
     let per_file = parallel_map(&units, |(path, part)| {
-        if *part == workbook::Part::WHOLE {
+        let outcome = if *part == workbook::Part::WHOLE {
             read_file(project, path)
         } else {
             workbook::read_part(project, path, *part)
-        }
+        };
+        progress(done.fetch_add(1, Ordering::Relaxed) + 1, units.len());
+        outcome
     });
     let mut outcome = ReadOutcome::default();
     for file_outcome in per_file {
