@@ -482,3 +482,38 @@ fn the_import_cache_never_hides_a_change() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(text(&out).contains("length"), "{}", text(&out));
 }
+
+#[test]
+fn counts_say_what_was_added_changed_and_removed() {
+    let repo = hunt_repo();
+    assert_eq!(import(repo.path(), &hunt().join("hunt.xlsx")).status.code(), Some(0));
+    let input = tempfile::tempdir().unwrap();
+    // (100, 11) removed, (101, 12) changed, (102, 10) added; the others as they were.
+    std::fs::write(
+        input.path().join("Reward.csv"),
+        "monster_id,material_id,rate,amount\n100,10,0.45,1\n101,10,0.05,1\n101,12,0.6,2\n102,13,0.9,1\n102,10,0.3,1\n",
+    )
+    .unwrap();
+    let out = import(repo.path(), input.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let message = git(repo.path(), &["log", "-1", "--format=%B", "masters/jp"]);
+    assert!(message.contains("reward: 1 added, 1 changed, 1 removed"), "{message}");
+    // The reverse master followed.
+    let sources = git(repo.path(), &["show", "masters/jp:generated/material_sources.csv"]);
+    assert!(sources.contains("10,reward,102|10,0.3\n") && !sources.contains("11,reward"), "{sources}");
+}
+
+#[test]
+fn kept_tables_are_checked_against_todays_schema() {
+    let repo = hunt_repo();
+    assert_eq!(import(repo.path(), &hunt().join("hunt.xlsx")).status.code(), Some(0));
+    // Monster hp may now be at most 1000; monster is not in the next import, but it is
+    // part of the snapshot that import would make.
+    let schema = repo.path().join("schemas/monster.toml");
+    let text_before = std::fs::read_to_string(&schema).unwrap();
+    std::fs::write(&schema, text_before.replace("name = \"hp\"\ntype = \"int\"\nmin = 1", "name = \"hp\"\ntype = \"int\"\nmin = 1\nmax = 1000")).unwrap();
+    let out = import(repo.path(), &hunt().join("csv/Habitat.csv"));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("out-of-range"), "{}", text(&out));
+    assert!(text(&out).contains("tables/monster.csv"), "{}", text(&out));
+}
