@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# masterctl import end to end (read, validate, canonicalize, write objects, commit), for
+# 500 sheets × 1,000 rows (500 xlsx workbooks) and for one 1,000,000-row CSV table: the
+# first import, an unchanged re-import, and a re-import with one row changed.
+# Prints a Markdown table for BENCHMARKS.md: best wall time of N runs, peak memory.
+#
+#   benches/import.sh            # RUNS=3 by default; WORK=DIR keeps the generated data
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${RUNS:-3}
+work=${WORK:-$(mktemp -d)}
+mkdir -p "$work"
+command -v /usr/bin/time >/dev/null || { apt-get update -q && apt-get install -y -q time; }
+cargo build --release -q -p masterctl -p masterctl-benches
+masterctl=$PWD/target/release/masterctl
+[ -f "$work/xlsx500/masterctl.toml" ] || ./target/release/synth --out "$work/xlsx500" --tables 500 --rows 1000 --format xlsx >/dev/null
+[ -f "$work/csv1m/masterctl.toml" ] || ./target/release/synth --out "$work/csv1m" --tables 1 --rows 1000000 --format csv >/dev/null
+
+# fresh_repo DATA: a new repository with DATA's structure; prints its path.
+fresh_repo() {
+  local repo
+  repo=$(mktemp -d "$work/repo.XXXX")
+  git -C "$repo" init -q -b main
+  git -C "$repo" config user.name "bench"
+  git -C "$repo" config user.email "bench@masterctl.invalid"
+  cp "$1/masterctl.toml" "$repo/"
+  cp -r "$1/schemas" "$repo/"
+  echo "$repo"
+}
+
+# measure REPO ARGS...: "<seconds> <peak KB>" of one masterctl run in REPO.
+measure() {
+  local repo=$1; shift
+  local start end mem
+  start=$(date +%s%N)
+  mem=$(cd "$repo" && /usr/bin/time -f "%M" "$masterctl" "$@" 2>&1 >/dev/null | tail -1)
+  end=$(date +%s%N)
+  awk "BEGIN{printf \"%.3f %d\", ($end - $start) / 1e9, $mem}"
+}
+
+# best LINES...: the line with the smallest first field.
+best() { sort -n | head -1; }
+
+row() { # label "<s> <KB>"
+  local secs=${2% *} kb=${2#* }
+  echo "| $1 | ${secs} s | $((kb / 1024)) MB |"
+}
+
+bench_shape() { # name data-dir changed-data-dir (or "" to change one row of the first CSV)
+  local name=$1 data=$2 changed_data=$3
+  local first="" again="" changed=""
+  for _ in $(seq "$runs"); do
+    local repo
+    repo=$(fresh_repo "$data")
+    first+="$(measure "$repo" import --region jp "$data/data")"$'\n'
+    again+="$(measure "$repo" import --region jp "$data/data")"$'\n'
+    if [ -n "$changed_data" ]; then
+      changed+="$(measure "$repo" import --region jp "$changed_data/data")"$'\n'
+    else
+      local file
+      file=$(ls "$data"/data/*.csv | head -1)
+      cp "$file" "$work/original.csv"
+      sed -i '2s/^\([0-9]*\),[^,]*,/\1,changed,/' "$file"
+      changed+="$(measure "$repo" import --region jp "$data/data")"$'\n'
+      cp "$work/original.csv" "$file"
+    fi
+    rm -rf "$repo"
+  done
+  row "$name: first import" "$(printf '%s' "$first" | best)"
+  row "$name: re-import, unchanged" "$(printf '%s' "$again" | best)"
+  if [ -n "$changed_data" ]; then
+    row "$name: re-import, every table changed (1,001 rows each)" "$(printf '%s' "$changed" | best)"
+  else
+    row "$name: re-import, one row changed" "$(printf '%s' "$changed" | best)"
+  fi
+}
+
+[ -f "$work/xlsx500b/masterctl.toml" ] || ./target/release/synth --out "$work/xlsx500b" --tables 500 --rows 1001 --format xlsx >/dev/null
+echo "| import | wall time (best of $runs) | peak memory |"
+echo "| --- | --- | --- |"
+bench_shape "500 xlsx × 1,000 rows" "$work/xlsx500" "$work/xlsx500b"
+bench_shape "1 CSV table × 1,000,000 rows" "$work/csv1m" ""
