@@ -389,3 +389,38 @@ fn infer_reads_csv_too() {
     );
     assert!(text.contains("name = \"rate\"\ntype = \"float\""), "{text}");
 }
+
+#[test]
+fn init_from_a_project_copies_its_checked_structure() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fixtures_dir = fixtures();
+    let out = masterctl(
+        tmp.path(),
+        &["init", "game", "--from", fixtures_dir.to_str().unwrap()],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let game = tmp.path().join("game");
+    assert_eq!(
+        std::fs::read(game.join("schemas/quest_drop.toml")).unwrap(),
+        std::fs::read(fixtures_dir.join("schemas/quest_drop.toml")).unwrap()
+    );
+    assert!(!game.join("workbooks").exists());
+    let out = masterctl(
+        &game,
+        &["validate", fixtures_dir.join("workbooks").to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    // A broken structure is refused before anything is written.
+    let bad = fixtures_dir.join("broken/bad_schemas");
+    let out = masterctl(
+        tmp.path(),
+        &["init", "other", "--from", bad.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!tmp.path().join("other").exists());
+}

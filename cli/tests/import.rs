@@ -486,7 +486,10 @@ fn the_import_cache_never_hides_a_change() {
 #[test]
 fn counts_say_what_was_added_changed_and_removed() {
     let repo = hunt_repo();
-    assert_eq!(import(repo.path(), &hunt().join("hunt.xlsx")).status.code(), Some(0));
+    assert_eq!(
+        import(repo.path(), &hunt().join("hunt.xlsx")).status.code(),
+        Some(0)
+    );
     let input = tempfile::tempdir().unwrap();
     // (100, 11) removed, (101, 12) changed, (102, 10) added; the others as they were.
     std::fs::write(
@@ -497,21 +500,40 @@ fn counts_say_what_was_added_changed_and_removed() {
     let out = import(repo.path(), input.path());
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let message = git(repo.path(), &["log", "-1", "--format=%B", "masters/jp"]);
-    assert!(message.contains("reward: 1 added, 1 changed, 1 removed"), "{message}");
+    assert!(
+        message.contains("reward: 1 added, 1 changed, 1 removed"),
+        "{message}"
+    );
     // The reverse master followed.
-    let sources = git(repo.path(), &["show", "masters/jp:generated/material_sources.csv"]);
-    assert!(sources.contains("10,reward,102|10,0.3\n") && !sources.contains("11,reward"), "{sources}");
+    let sources = git(
+        repo.path(),
+        &["show", "masters/jp:generated/material_sources.csv"],
+    );
+    assert!(
+        sources.contains("10,reward,102|10,0.3\n") && !sources.contains("11,reward"),
+        "{sources}"
+    );
 }
 
 #[test]
 fn kept_tables_are_checked_against_todays_schema() {
     let repo = hunt_repo();
-    assert_eq!(import(repo.path(), &hunt().join("hunt.xlsx")).status.code(), Some(0));
+    assert_eq!(
+        import(repo.path(), &hunt().join("hunt.xlsx")).status.code(),
+        Some(0)
+    );
     // Monster hp may now be at most 1000; monster is not in the next import, but it is
     // part of the snapshot that import would make.
     let schema = repo.path().join("schemas/monster.toml");
     let text_before = std::fs::read_to_string(&schema).unwrap();
-    std::fs::write(&schema, text_before.replace("name = \"hp\"\ntype = \"int\"\nmin = 1", "name = \"hp\"\ntype = \"int\"\nmin = 1\nmax = 1000")).unwrap();
+    std::fs::write(
+        &schema,
+        text_before.replace(
+            "name = \"hp\"\ntype = \"int\"\nmin = 1",
+            "name = \"hp\"\ntype = \"int\"\nmin = 1\nmax = 1000",
+        ),
+    )
+    .unwrap();
     let out = import(repo.path(), &hunt().join("csv/Habitat.csv"));
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(text(&out).contains("out-of-range"), "{}", text(&out));

@@ -1,6 +1,7 @@
 //! `masterctl init [DIR]`: a working example master repository — masterctl.toml, one
 //! schema, one workbook that validates against it — in a git repository (created when
-//! DIR is not inside one). Nothing is overwritten.
+//! DIR is not inside one); or, with `--from PROJECT`, that project's structure. Nothing
+//! is overwritten.
 
 use std::path::{Path, PathBuf};
 
@@ -28,6 +29,40 @@ pub struct Args {
     /// Where to create the repository (default: the current folder)
     #[arg(value_name = "DIR", default_value = ".")]
     dir: PathBuf,
+    /// Start from an existing project's structure (its masterctl.toml and schemas/, checked
+    /// first) instead of the example
+    #[arg(long, value_name = "PROJECT")]
+    from: Option<PathBuf>,
+}
+
+/// The files to write: the embedded example, or a project's structure.
+fn files(from: Option<&Path>) -> Result<Vec<(String, Vec<u8>)>, Failure> {
+    let Some(project) = from else {
+        return Ok(FILES
+            .iter()
+            .map(|(name, bytes)| (name.to_string(), bytes.to_vec()))
+            .collect());
+    };
+    // Refuse a broken structure before writing anything.
+    masterctl_schemas::load::load_project(project).map_err(Failure::InvalidSchema)?;
+    let read = |path: &Path| {
+        std::fs::read(path)
+            .map_err(|e| Failure::environment(format!("cannot read {}: {e}", path.display())))
+    };
+    let mut out = vec![(
+        "masterctl.toml".to_string(),
+        read(&project.join("masterctl.toml"))?,
+    )];
+    for (path, _) in masterctl_schemas::load::schema_files(&project.join("schemas"))
+        .map_err(|d| Failure::environment(d.message))?
+    {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        out.push((format!("schemas/{name}"), read(&path)?));
+    }
+    Ok(out)
 }
 
 pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
@@ -38,7 +73,8 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
             dir.display()
         )));
     }
-    if let Some((existing, _)) = FILES.iter().find(|(name, _)| dir.join(name).exists()) {
+    let files = files(args.from.as_deref())?;
+    if let Some((existing, _)) = files.iter().find(|(name, _)| dir.join(name).exists()) {
         return Err(Failure::usage(format!(
             "{} already exists; init never overwrites",
             dir.join(existing).display()
@@ -46,7 +82,7 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
         .hint("choose an empty folder, e.g. `masterctl init my-masters`"));
     }
     let mut written = Vec::new();
-    for (name, bytes) in FILES {
+    for (name, bytes) in &files {
         let path = dir.join(name);
         write_new(&path, bytes)?;
         written.push(path);
@@ -65,12 +101,14 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
         if created_git {
             output.line(format!("created a git repository in {}", dir.display()));
         }
-        output.line("");
-        output.line("next: check the example workbook against its schema:");
-        output.line(format!(
-            "  cd {} && masterctl validate workbooks/",
-            dir.display()
-        ));
+        if args.from.is_none() {
+            output.line("");
+            output.line("next: check the example workbook against its schema:");
+            output.line(format!(
+                "  cd {} && masterctl validate workbooks/",
+                dir.display()
+            ));
+        }
     }
     Ok(())
 }
