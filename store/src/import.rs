@@ -321,6 +321,13 @@ pub fn commit_import(
 ) -> Result<Oid, StoreError> {
     let git = &repo.git;
     let author = git.signature().map_err(|_| StoreError::NoAuthor)?;
+    let raced = || StoreError::Raced {
+        branch: plan.reference.trim_start_matches("refs/heads/").to_string(),
+    };
+    // Another import that already won leaves nothing for this one to write.
+    if repo.head_of(&plan.reference)?.map(|c| c.id()) != plan.parent {
+        return Err(raced());
+    }
     // New objects go to memory first and reach the disk as one pack (see `pack`).
     let odb = git.odb()?;
     let mempack = odb.add_new_mempack_backend(1000)?;
@@ -357,9 +364,7 @@ pub fn commit_import(
                 git2::ErrorCode::Modified | git2::ErrorCode::Exists | git2::ErrorCode::Locked
             ) =>
         {
-            Err(StoreError::Raced {
-                branch: plan.reference.trim_start_matches("refs/heads/").to_string(),
-            })
+            Err(raced())
         }
         Err(e) => Err(e.into()),
     }
