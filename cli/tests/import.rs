@@ -539,3 +539,33 @@ fn kept_tables_are_checked_against_todays_schema() {
     assert!(text(&out).contains("out-of-range"), "{}", text(&out));
     assert!(text(&out).contains("tables/monster.csv"), "{}", text(&out));
 }
+
+#[test]
+fn imports_leave_the_working_tree_and_head_alone() {
+    let repo = hunt_repo();
+    // Uncommitted work in progress: an edited schema comment and a stray file.
+    let schema = repo.path().join("schemas/habitat.toml");
+    let edited = format!(
+        "# being edited\n{}",
+        std::fs::read_to_string(&schema).unwrap()
+    );
+    std::fs::write(&schema, edited).unwrap();
+    std::fs::write(repo.path().join("notes.txt"), "draft\n").unwrap();
+    let status = git(repo.path(), &["status", "--porcelain"]);
+    let head = git(repo.path(), &["rev-parse", "HEAD"]);
+    assert_eq!(
+        import(repo.path(), &hunt().join("hunt.xlsx")).status.code(),
+        Some(0)
+    );
+    assert_eq!(git(repo.path(), &["status", "--porcelain"]), status);
+    assert_eq!(git(repo.path(), &["rev-parse", "HEAD"]), head);
+    assert_eq!(
+        git(repo.path(), &["symbolic-ref", "HEAD"]).trim(),
+        "refs/heads/main"
+    );
+    // The snapshot took the structure as it is in the working tree, edits included.
+    assert!(
+        git(repo.path(), &["show", "masters/jp:schemas/habitat.toml"])
+            .starts_with("# being edited\n")
+    );
+}
