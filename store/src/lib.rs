@@ -9,6 +9,7 @@
 pub mod cache;
 pub mod history;
 pub mod import;
+pub mod merge;
 pub mod pack;
 pub mod repo;
 pub mod snapshot;
