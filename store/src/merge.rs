@@ -142,8 +142,7 @@ pub fn merge_table(
             }
             (None, None, Some(o)) => merged.push(o),
             (None, Some(t), Some(o)) => {
-                let mut row = o.clone();
-                for field in 0..row.len() {
+                for field in 0..o.len() {
                     if t[field] == o[field] {
                         continue;
                     }
@@ -160,7 +159,7 @@ pub fn merge_table(
                         });
                     }
                 }
-                merged.push(row);
+                merged.push(o);
             }
             (Some(b), None, Some(o)) => {
                 // Upstream deleted the row: gone, unless the region changed it.
