@@ -319,24 +319,61 @@ pub fn commit_import(
     plan: &ImportPlan,
     message: Option<&str>,
 ) -> Result<Oid, StoreError> {
+    let parents: Vec<Oid> = plan.parent.into_iter().collect();
+    let commit = write_commit(
+        repo,
+        &plan.snapshot,
+        &CommitSpec {
+            reference: &plan.reference,
+            expected: plan.parent,
+            parents: &parents,
+            message: &commit_message(plan, message),
+            log_message: &format!("masterctl import: {}", plan.region),
+        },
+    )?;
+    cache::record(repo, &plan.cache_entries);
+    Ok(commit)
+}
+
+/// A commit to make on a branch, and where the branch must still point.
+pub struct CommitSpec<'a> {
+    pub reference: &'a str,
+    /// Where the branch must point for the commit to land (`None`: it must not exist).
+    pub expected: Option<Oid>,
+    pub parents: &'a [Oid],
+    pub message: &'a str,
+    pub log_message: &'a str,
+}
+
+/// Write a snapshot and a commit of it as one pack, then move the branch with a
+/// compare-and-swap. A branch that moved meanwhile is [`StoreError::Raced`], and then
+/// nothing is referenced (what was written is left to `git gc`).
+pub fn write_commit(
+    repo: &MasterRepo,
+    snapshot: &Snapshot,
+    spec: &CommitSpec,
+) -> Result<Oid, StoreError> {
     let git = &repo.git;
     let author = git.signature().map_err(|_| StoreError::NoAuthor)?;
     let raced = || StoreError::Raced {
-        branch: plan.reference.trim_start_matches("refs/heads/").to_string(),
+        branch: spec.reference.trim_start_matches("refs/heads/").to_string(),
     };
-    // Another import that already won leaves nothing for this one to write.
-    if repo.head_of(&plan.reference)?.map(|c| c.id()) != plan.parent {
+    // Another writer that already won leaves nothing for this one to write.
+    if repo.head_of(spec.reference)?.map(|c| c.id()) != spec.expected {
         return Err(raced());
     }
     // New objects go to memory first and reach the disk as one pack (see `pack`).
     let odb = git.odb()?;
     let mempack = odb.add_new_mempack_backend(1000)?;
-    let (tree, mut written) = plan.snapshot.write(git)?;
+    let (tree, mut written) = snapshot.write(git)?;
     let tree = git.find_tree(tree)?;
-    let parent = plan.parent.map(|id| git.find_commit(id)).transpose()?;
-    let parents: Vec<&git2::Commit> = parent.iter().collect();
-    let text = commit_message(plan, message);
-    let commit = git.commit(None, &author, &author, &text, &tree, &parents)?;
+    let parents = spec
+        .parents
+        .iter()
+        .map(|id| git.find_commit(*id))
+        .collect::<Result<Vec<_>, _>>()?;
+    let parents: Vec<&git2::Commit> = parents.iter().collect();
+    let commit = git.commit(None, &author, &author, spec.message, &tree, &parents)?;
     written.push(commit);
     written.sort();
     written.dedup();
@@ -346,18 +383,14 @@ pub fn commit_import(
     written.retain(|id| !disk.exists(*id));
     crate::pack::write_pack(&odb, &written)?;
     mempack.reset()?;
-    let log_message = format!("masterctl import: {}", plan.region);
-    let moved = match plan.parent {
+    let moved = match spec.expected {
         Some(expected) => {
-            git.reference_matching(&plan.reference, commit, true, expected, &log_message)
+            git.reference_matching(spec.reference, commit, true, expected, spec.log_message)
         }
-        None => git.reference(&plan.reference, commit, false, &log_message),
+        None => git.reference(spec.reference, commit, false, spec.log_message),
     };
     match moved {
-        Ok(_) => {
-            cache::record(repo, &plan.cache_entries);
-            Ok(commit)
-        }
+        Ok(_) => Ok(commit),
         Err(e)
             if matches!(
                 e.code(),
