@@ -11,6 +11,7 @@ pub mod history;
 pub mod import;
 pub mod merge;
 pub mod pack;
+pub mod rebase;
 pub mod repo;
 pub mod snapshot;
 

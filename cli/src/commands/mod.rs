@@ -4,6 +4,7 @@
 mod import;
 mod init;
 mod log;
+mod rebase;
 mod schema;
 mod validate;
 
@@ -26,6 +27,8 @@ pub enum Command {
     Import(import::Args),
     /// A region's import history, newest first
     Log(log::Args),
+    /// Take what the region's upstream changed since the last import point (keyed three-way merge)
+    Rebase(rebase::Args),
 }
 
 pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
@@ -35,6 +38,7 @@ pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(),
         Command::Schema(command) => schema::run(command, output),
         Command::Import(args) => import::run(args, global, output),
         Command::Log(args) => log::run(args, global, output),
+        Command::Rebase(args) => rebase::run(args, global, output),
     }
 }
 

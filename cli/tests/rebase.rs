@@ -1,0 +1,338 @@
+//! `masterctl rebase` on hunt: region global follows jp and owns `material.price`.
+//! Checked with the `git` command: parents, trailers, merge-base, fsck.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn hunt() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/hunt")
+}
+
+fn masterctl(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_masterctl"))
+        .current_dir(dir)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the binary runs")
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// A repository with hunt's structure, jp imported from hunt's CSV files, and global
+/// started from jp by a first rebase.
+struct Game {
+    repo: tempfile::TempDir,
+    /// A copy of hunt's CSV exports to edit.
+    csv: tempfile::TempDir,
+}
+
+impl Game {
+    fn new() -> Game {
+        let repo = tempfile::tempdir().unwrap();
+        let root = repo.path();
+        git(root, &["init", "-q", "-b", "main"]);
+        git(root, &["config", "user.name", "Test Planner"]);
+        git(root, &["config", "user.email", "planner@example.com"]);
+        std::fs::copy(hunt().join("masterctl.toml"), root.join("masterctl.toml")).unwrap();
+        std::fs::create_dir(root.join("schemas")).unwrap();
+        for entry in std::fs::read_dir(hunt().join("schemas")).unwrap() {
+            let path = entry.unwrap().path();
+            std::fs::copy(&path, root.join("schemas").join(path.file_name().unwrap())).unwrap();
+        }
+        git(root, &["add", "."]);
+        git(root, &["commit", "-q", "-m", "structure"]);
+        let csv = tempfile::tempdir().unwrap();
+        for entry in std::fs::read_dir(hunt().join("csv")).unwrap() {
+            let path = entry.unwrap().path();
+            std::fs::copy(&path, csv.path().join(path.file_name().unwrap())).unwrap();
+        }
+        let game = Game { repo, csv };
+        game.import("jp", &[]);
+        let out = game.rebase();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        game
+    }
+
+    fn root(&self) -> &Path {
+        self.repo.path()
+    }
+
+    /// Import the CSV exports into `region` after replacing whole files.
+    fn import(&self, region: &str, files: &[(&str, &str)]) -> Output {
+        let dir = tempfile::tempdir().unwrap();
+        for entry in std::fs::read_dir(self.csv.path()).unwrap() {
+            let path = entry.unwrap().path();
+            std::fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
+        }
+        for (name, contents) in files {
+            std::fs::write(dir.path().join(name), contents).unwrap();
+        }
+        let out = masterctl(
+            self.root(),
+            &["import", "--region", region, dir.path().to_str().unwrap()],
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "import into {region}: {}",
+            text(&out)
+        );
+        out
+    }
+
+    fn rebase(&self) -> Output {
+        masterctl(self.root(), &["rebase", "--region", "global"])
+    }
+
+    fn show(&self, spec: &str) -> String {
+        git(self.root(), &["show", spec])
+    }
+}
+
+const MONSTER: &str = "id,name,element,hp,attack,habitat_id,boss\n100,リオス,fire,5200,310,2,TRUE\n101,ギア,ice,4800,280,3,FALSE\n102,ケルビ,none,300,5,1,FALSE\n";
+const MATERIAL: &str =
+    "id,name,price,rarity\n10,竜の鱗,300,3\n11,火炎袋,800,4\n12,氷結晶,120,2\n13,獣の皮,40,1\n";
+const REWARD: &str = "monster_id,material_id,rate,amount\n100,10,0.45,1\n100,11,0.12,1\n101,12,0.5,2\n101,10,0.05,1\n102,13,0.9,1\n";
+
+#[test]
+fn the_first_rebase_starts_the_region_from_upstream() {
+    let game = Game::new();
+    let jp = git(game.root(), &["rev-parse", "masters/jp"]);
+    assert_eq!(
+        git(game.root(), &["merge-base", "masters/global", "masters/jp"]),
+        jp
+    );
+    assert_eq!(
+        git(game.root(), &["rev-parse", "masters/global^{tree}"]),
+        git(game.root(), &["rev-parse", "masters/jp^{tree}"])
+    );
+    let message = git(game.root(), &["log", "-1", "--format=%B", "masters/global"]);
+    assert!(
+        message.contains(&format!("Masterctl-Upstream: {jp}")),
+        "{message}"
+    );
+    // Nothing new upstream: nothing to take, no commit.
+    let head = git(game.root(), &["rev-parse", "masters/global"]);
+    let out = game.rebase();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out).contains("nothing to take"), "{}", text(&out));
+    assert_eq!(git(game.root(), &["rev-parse", "masters/global"]), head);
+}
+
+#[test]
+fn a_clean_rebase_takes_upstream_and_keeps_what_the_region_owns() {
+    let game = Game::new();
+    // jp: monster 100 gets stronger, material 10 costs more, a reward row is added and one removed.
+    game.import(
+        "jp",
+        &[
+            ("Monster.csv", &MONSTER.replace("5200", "6000")),
+            ("Material.csv", &MATERIAL.replace(",300,3", ",350,3")),
+            (
+                "Reward.csv",
+                &REWARD
+                    .replace("100,11,0.12,1\n", "")
+                    .replace("102,13,0.9,1\n", "102,13,0.9,1\n102,12,0.2,1\n"),
+            ),
+        ],
+    );
+    // global: its own price for material 10 (owned), and a cheaper material 13.
+    game.import(
+        "global",
+        &[(
+            "Material.csv",
+            &MATERIAL
+                .replace(",300,3", ",299,3")
+                .replace(",40,1", ",35,1"),
+        )],
+    );
+    let global_head = git(game.root(), &["rev-parse", "masters/global"]);
+    let out = game.rebase();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(
+        game.show("masters/global:tables/material.csv"),
+        "id,price,rarity\n10,299,3\n11,800,4\n12,120,2\n13,35,1"
+    );
+    assert!(
+        game.show("masters/global:tables/monster.csv")
+            .contains("100,fire,6000,")
+    );
+    let rewards = game.show("masters/global:tables/reward.csv");
+    assert!(
+        rewards.contains("102,12,0.2,1") && !rewards.contains("100,11,"),
+        "{rewards}"
+    );
+    assert!(
+        game.show("masters/global:generated/material_sources.csv")
+            .contains("12,reward,102|12,0.2")
+    );
+    // Two parents: the region's head, then upstream; merge-base is the import point.
+    let jp = git(game.root(), &["rev-parse", "masters/jp"]);
+    assert_eq!(
+        git(game.root(), &["log", "-1", "--format=%P", "masters/global"]),
+        format!("{global_head} {jp}")
+    );
+    assert_eq!(
+        git(game.root(), &["merge-base", "masters/global", "masters/jp"]),
+        jp
+    );
+    let message = git(game.root(), &["log", "-1", "--format=%B", "masters/global"]);
+    assert!(
+        message.contains("material: 0 applied, 1 kept (owned)"),
+        "{message}"
+    );
+    assert!(
+        message.contains("monster: 1 applied, 0 kept (owned)"),
+        "{message}"
+    );
+    assert!(
+        message.contains(&format!("Masterctl-Upstream: {jp}")),
+        "{message}"
+    );
+    let graph = git(
+        game.root(),
+        &["log", "--graph", "--oneline", "masters/global"],
+    );
+    assert!(graph.contains("|\\"), "{graph}");
+    assert_eq!(git(game.root(), &["fsck", "--no-progress"]), "");
+    // The next rebase starts from the new import point: nothing to take.
+    assert!(text(&game.rebase()).contains("nothing to take"));
+}
+
+#[test]
+fn different_changes_to_one_cell_stop_the_rebase() {
+    let game = Game::new();
+    game.import("jp", &[("Monster.csv", &MONSTER.replace("5200", "6000"))]);
+    game.import(
+        "global",
+        &[("Monster.csv", &MONSTER.replace("5200", "5500"))],
+    );
+    let head = git(game.root(), &["rev-parse", "masters/global"]);
+    let out = game.rebase();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("conflict monster (100) hp: base 5200, ours 5500, theirs 6000"),
+        "{}",
+        text(&out)
+    );
+    assert!(text(&out).contains("nothing was committed"));
+    assert_eq!(git(game.root(), &["rev-parse", "masters/global"]), head);
+    let json = masterctl(
+        game.root(),
+        &["rebase", "--region", "global", "--format", "json"],
+    );
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(json["conflicts"][0]["column"], "hp");
+    assert_eq!(json["conflicts"][0]["theirs"], "6000");
+}
+
+#[test]
+fn a_clean_but_invalid_merge_is_rejected() {
+    let game = Game::new();
+    // global sells a reward of material 12 from monster 102; jp retires material 12.
+    game.import(
+        "global",
+        &[("Reward.csv", &format!("{REWARD}102,12,0.3,1\n"))],
+    );
+    game.import(
+        "jp",
+        &[
+            ("Material.csv", &MATERIAL.replace("12,氷結晶,120,2\n", "")),
+            ("Reward.csv", &REWARD.replace("101,12,0.5,2\n", "")),
+        ],
+    );
+    let head = git(game.root(), &["rev-parse", "masters/global"]);
+    let out = game.rebase();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("foreign-key"), "{}", text(&out));
+    assert!(
+        text(&out).contains("no `material` has id 12"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(git(game.root(), &["rev-parse", "masters/global"]), head);
+}
+
+#[test]
+fn an_upstream_schema_change_arrives_with_upstream_values() {
+    let game = Game::new();
+    game.import(
+        "global",
+        &[("Material.csv", &MATERIAL.replace(",300,3", ",299,3"))],
+    );
+    // jp adds an optional `weight` column to monster.
+    let schema = game.root().join("schemas/monster.toml");
+    let mut text_now = std::fs::read_to_string(&schema).unwrap();
+    text_now = text_now.replace(
+        "[[indexes]]",
+        "[[fields]]\nname = \"weight\"\ntype = \"int\"\noptional = true\n\n[[indexes]]",
+    );
+    std::fs::write(&schema, text_now).unwrap();
+    let monster = "id,name,element,hp,attack,habitat_id,boss,weight\n100,リオス,fire,5200,310,2,TRUE,900\n101,ギア,ice,4800,280,3,FALSE,700\n102,ケルビ,none,300,5,1,FALSE,\n";
+    game.import("jp", &[("Monster.csv", monster)]);
+    let out = game.rebase();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        game.show("masters/global:schemas/monster.toml")
+            .contains("name = \"weight\"")
+    );
+    assert_eq!(
+        game.show("masters/global:tables/monster.csv"),
+        "id,element,hp,attack,habitat_id,boss,weight\n100,fire,5200,310,2,true,900\n101,ice,4800,280,3,false,700\n102,none,300,5,1,false,"
+    );
+    assert!(
+        game.show("masters/global:tables/material.csv")
+            .contains("10,299,3")
+    );
+}
+
+#[test]
+fn a_rewritten_upstream_is_a_clear_error() {
+    let game = Game::new();
+    // jp's history is replaced by an unrelated commit holding the same tree.
+    let tree = git(game.root(), &["rev-parse", "masters/jp^{tree}"]);
+    let orphan = git(game.root(), &["commit-tree", &tree, "-m", "rewritten"]);
+    git(
+        game.root(),
+        &["update-ref", "refs/heads/masters/jp", &orphan],
+    );
+    let head = git(game.root(), &["rev-parse", "masters/global"]);
+    let out = game.rebase();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("no longer in the history of masters/jp"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(git(game.root(), &["rev-parse", "masters/global"]), head);
+}
+
+#[test]
+fn a_region_without_upstream_cannot_rebase() {
+    let game = Game::new();
+    let out = masterctl(game.root(), &["rebase", "--region", "jp"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("has no upstream"), "{}", text(&out));
+}

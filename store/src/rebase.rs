@@ -1,0 +1,395 @@
+//! Rebase: a region takes what its upstream changed since the recorded import point.
+//!
+//! The import point is read from the region branch's own history: the newest
+//! first-parent commit carrying a `Masterctl-Upstream` trailer. base = upstream at that
+//! point, theirs = upstream now, ours = the region's head. The structure files merge
+//! file by file; every table merges with [`crate::merge::merge_table`] (a table neither
+//! side changed is taken as it is; a table only one side changed is that side's); the
+//! generated masters are recomputed and the whole result is validated. The commit has
+//! two parents — the region's head, then the upstream commit — so `git merge-base` sees
+//! the import point, and trailers record it so that it survives clone and push.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+use git2::{Commit, Oid, Repository, Tree};
+use masterctl_schemas::load::{CONFIG_FILE, SCHEMAS_DIR, load_from_files};
+use masterctl_schemas::validate::{check_rows, validate_tables};
+use masterctl_schemas::{Report, Table};
+
+use crate::StoreError;
+use crate::import::{CommitSpec, write_commit};
+use crate::merge::{Conflict, Ownership, merge_table};
+use crate::repo::{MasterRepo, Structure};
+use crate::snapshot::{Snapshot, read_tables, tree_blobs};
+
+/// Trailer naming the upstream commit a rebase took.
+pub const UPSTREAM_TRAILER: &str = "Masterctl-Upstream";
+/// Trailer naming the import point the rebase started from.
+pub const UPSTREAM_BASE_TRAILER: &str = "Masterctl-Upstream-Base";
+
+/// Why a rebase cannot start.
+#[derive(Debug, thiserror::Error)]
+pub enum RebaseError {
+    #[error("region `{0}` has no upstream in masterctl.toml")]
+    NoUpstream(String),
+    #[error("upstream branch {0} has no commits yet: import into it first")]
+    NoUpstreamBranch(String),
+    #[error(
+        "the import point {point} recorded on {branch} is no longer in the history of {upstream} (was it rewritten?); \
+         nothing was changed. Restore {upstream}, or start the region again from it"
+    )]
+    UpstreamRewritten {
+        point: String,
+        branch: String,
+        upstream: String,
+    },
+    #[error("{branch} has no recorded import point and shares no history with {upstream}")]
+    NoImportPoint { branch: String, upstream: String },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<git2::Error> for RebaseError {
+    fn from(e: git2::Error) -> RebaseError {
+        RebaseError::Store(StoreError::Git(e))
+    }
+}
+
+/// Per table: upstream changes taken, and upstream changes not taken (region-owned).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TableRebase {
+    pub table: String,
+    pub applied: usize,
+    pub kept: usize,
+}
+
+/// Conflicts of one table (or of a structure file, with `table` = its path).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableConflicts {
+    pub table: String,
+    /// Field names by index, to name conflicting columns.
+    pub fields: Vec<String>,
+    pub conflicts: Vec<Conflict>,
+}
+
+/// A rebase ready to commit.
+pub struct RebasePlan {
+    pub region: String,
+    pub reference: String,
+    pub upstream: String,
+    /// The region's head (`None`: the branch is created by this rebase).
+    pub parent: Option<Oid>,
+    pub upstream_head: Oid,
+    pub base: Oid,
+    pub snapshot: Snapshot,
+    pub tables: Vec<TableRebase>,
+}
+
+pub enum RebaseOutcome {
+    /// The region already took everything upstream has.
+    UpToDate {
+        upstream_head: Oid,
+    },
+    /// Cells both sides changed differently: nothing written.
+    Conflicts(Vec<TableConflicts>),
+    /// A clean merge that is not valid data: nothing written.
+    Rejected(Report),
+    Planned(Box<RebasePlan>),
+}
+
+/// The newest import point recorded on the first-parent history of `head`.
+pub fn recorded_import_point(head: &Commit<'_>) -> Option<Oid> {
+    let mut next = Some(head.clone());
+    while let Some(commit) = next {
+        let message = commit.message().unwrap_or_default();
+        if let Ok(trailers) = git2::message_trailers_strs(message) {
+            for (key, value) in trailers.iter() {
+                if key == UPSTREAM_TRAILER
+                    && let Ok(id) = Oid::from_str(value.trim())
+                {
+                    return Some(id);
+                }
+            }
+        }
+        next = commit.parents().next();
+    }
+    None
+}
+
+/// Plan a rebase of `region` onto its upstream.
+pub fn plan_rebase(
+    repo: &MasterRepo,
+    structure: &Structure,
+    region: &str,
+) -> Result<RebaseOutcome, RebaseError> {
+    let project = &structure.project;
+    let reference = MasterRepo::region_ref(project, region)?;
+    let upstream = project
+        .config
+        .regions
+        .get(region)
+        .and_then(|r| r.upstream.clone())
+        .ok_or_else(|| RebaseError::NoUpstream(region.to_string()))?;
+    let upstream_ref = MasterRepo::region_ref(project, &upstream)?;
+    let git = &repo.git;
+    let theirs = repo
+        .head_of(&upstream_ref)?
+        .ok_or_else(|| RebaseError::NoUpstreamBranch(branch_name(&upstream_ref)))?;
+    let Some(ours) = repo.head_of(&reference)? else {
+        // The first rebase: the region starts as upstream is now.
+        let tree = theirs.tree()?;
+        let snapshot = Snapshot {
+            files: read_files(git, &tree)?,
+        };
+        return Ok(RebaseOutcome::Planned(Box::new(RebasePlan {
+            region: region.to_string(),
+            reference,
+            upstream,
+            parent: None,
+            upstream_head: theirs.id(),
+            base: theirs.id(),
+            snapshot,
+            tables: Vec::new(),
+        })));
+    };
+    let base_id = match recorded_import_point(&ours) {
+        Some(point) => point,
+        None => git
+            .merge_base(ours.id(), theirs.id())
+            .map_err(|_| RebaseError::NoImportPoint {
+                branch: branch_name(&reference),
+                upstream: branch_name(&upstream_ref),
+            })?,
+    };
+    if base_id != theirs.id()
+        && !git
+            .graph_descendant_of(theirs.id(), base_id)
+            .unwrap_or(false)
+    {
+        return Err(RebaseError::UpstreamRewritten {
+            point: base_id.to_string(),
+            branch: branch_name(&reference),
+            upstream: branch_name(&upstream_ref),
+        });
+    }
+    if base_id == theirs.id() {
+        return Ok(RebaseOutcome::UpToDate {
+            upstream_head: theirs.id(),
+        });
+    }
+    let base = git.find_commit(base_id)?;
+    let (base_tree, their_tree, our_tree) = (base.tree()?, theirs.tree()?, ours.tree()?);
+
+    // The structure, file by file.
+    let (structure_files, mut conflicts) =
+        merge_structure(git, &base_tree, &their_tree, &our_tree)?;
+    if !conflicts.is_empty() {
+        return Ok(RebaseOutcome::Conflicts(conflicts));
+    }
+    let merged_project = load_from_files(
+        structure_files
+            .iter()
+            .find(|(p, _)| p == CONFIG_FILE)
+            .map(|(p, b)| (PathBuf::from(p), String::from_utf8_lossy(b).into_owned())),
+        structure_files
+            .iter()
+            .filter(|(p, _)| p != CONFIG_FILE)
+            .map(|(p, b)| (PathBuf::from(p), String::from_utf8_lossy(b).into_owned()))
+            .collect(),
+    )
+    .map_err(|report| RebaseError::Store(StoreError::InvalidStructure(report)))?;
+    let owns = merged_project
+        .config
+        .regions
+        .get(region)
+        .map(|r| r.owns.clone())
+        .unwrap_or_default();
+
+    // Every table, typed against the merged schema.
+    let read = |tree: &Tree<'_>| -> Result<HashMap<String, Table>, RebaseError> {
+        Ok(read_tables(git, tree, &merged_project, &reference)?
+            .into_iter()
+            .map(|t| (t.name.clone(), t))
+            .collect())
+    };
+    let (base_tables, their_tables, our_tables) =
+        (read(&base_tree)?, read(&their_tree)?, read(&our_tree)?);
+    let mut merged = Vec::new();
+    let mut summary = Vec::new();
+    for schema in &merged_project.tables {
+        let name = schema.name.as_str();
+        let (b, t, o) = (
+            base_tables.get(name),
+            their_tables.get(name),
+            our_tables.get(name),
+        );
+        let table = match (t, o) {
+            (None, None) => continue,
+            (Some(t), None) => {
+                summary.push(TableRebase {
+                    table: name.to_string(),
+                    applied: t.row_count(),
+                    kept: 0,
+                });
+                t.clone()
+            }
+            (None, Some(o)) => o.clone(),
+            (Some(t), Some(o)) => {
+                let result = merge_table(schema, b, t, o, &Ownership::of(schema, &owns));
+                if !result.conflicts.is_empty() {
+                    conflicts.push(TableConflicts {
+                        table: name.to_string(),
+                        fields: schema.fields.iter().map(|f| f.name.clone()).collect(),
+                        conflicts: result.conflicts,
+                    });
+                }
+                if result.applied > 0 || result.kept > 0 {
+                    summary.push(TableRebase {
+                        table: name.to_string(),
+                        applied: result.applied,
+                        kept: result.kept,
+                    });
+                }
+                result.table
+            }
+        };
+        merged.push(table);
+    }
+    if !conflicts.is_empty() {
+        return Ok(RebaseOutcome::Conflicts(conflicts));
+    }
+
+    // The result must be valid data, as an import's would.
+    let mut report = Report::default();
+    for table in &merged {
+        if let Some(schema) = merged_project.table(&table.name) {
+            report.extend(check_rows(schema, table));
+        }
+    }
+    report.extend(validate_tables(&merged_project, &merged).diagnostics);
+    report.sort();
+    if report.has_errors() {
+        return Ok(RebaseOutcome::Rejected(report));
+    }
+    let merged_structure = Structure {
+        project: merged_project,
+        files: structure_files,
+    };
+    let mut snapshot = Snapshot::build(&merged_structure, &merged);
+    // Translations stay the region's (the localization workflow marks stale ones).
+    let source = &merged_structure.project.config.source_language;
+    for (path, bytes) in read_files(git, &our_tree)? {
+        if path.starts_with("locales/") && !path.starts_with(&format!("locales/{source}/")) {
+            snapshot.files.insert(path, bytes);
+        }
+    }
+    Ok(RebaseOutcome::Planned(Box::new(RebasePlan {
+        region: region.to_string(),
+        reference,
+        upstream,
+        parent: Some(ours.id()),
+        upstream_head: theirs.id(),
+        base: base_id,
+        snapshot,
+        tables: summary,
+    })))
+}
+
+/// Structure files by path, as a snapshot holds them.
+type StructureFiles = Vec<(String, Vec<u8>)>;
+
+/// The structure files (`masterctl.toml`, `schemas/*.toml`) merged file by file: a file
+/// changed on one side is that side's; changed on both, differently, is a conflict.
+fn merge_structure(
+    git: &Repository,
+    base: &Tree<'_>,
+    theirs: &Tree<'_>,
+    ours: &Tree<'_>,
+) -> Result<(StructureFiles, Vec<TableConflicts>), RebaseError> {
+    let structure = |tree: &Tree<'_>| -> Result<BTreeMap<String, Oid>, RebaseError> {
+        Ok(tree_blobs(git, tree)?
+            .into_iter()
+            .filter(|(p, _)| p == CONFIG_FILE || p.starts_with(&format!("{SCHEMAS_DIR}/")))
+            .collect())
+    };
+    let (b, t, o) = (structure(base)?, structure(theirs)?, structure(ours)?);
+    let mut paths: Vec<&String> = b.keys().chain(t.keys()).chain(o.keys()).collect();
+    paths.sort();
+    paths.dedup();
+    let mut files = Vec::new();
+    let mut conflicts = Vec::new();
+    for path in paths {
+        let (bv, tv, ov) = (b.get(path), t.get(path), o.get(path));
+        let chosen = if tv == bv || tv == ov {
+            ov
+        } else if ov == bv {
+            tv
+        } else {
+            conflicts.push(TableConflicts {
+                table: path.clone(),
+                fields: Vec::new(),
+                conflicts: Vec::new(),
+            });
+            continue;
+        };
+        if let Some(id) = chosen {
+            files.push((path.clone(), git.find_blob(*id)?.content().to_vec()));
+        }
+    }
+    Ok((files, conflicts))
+}
+
+/// Every blob of a tree by path.
+fn read_files(git: &Repository, tree: &Tree<'_>) -> Result<BTreeMap<String, Vec<u8>>, StoreError> {
+    tree_blobs(git, tree)?
+        .into_iter()
+        .map(|(path, id)| Ok((path, git.find_blob(id)?.content().to_vec())))
+        .collect()
+}
+
+fn branch_name(reference: &str) -> String {
+    reference.trim_start_matches("refs/heads/").to_string()
+}
+
+/// The commit message: what was applied and kept per table, and the import point.
+pub fn rebase_message(plan: &RebasePlan) -> String {
+    let short = &plan.upstream_head.to_string()[..12];
+    let mut text = match plan.parent {
+        Some(_) => format!("Rebase {} onto {} {short}\n\n", plan.region, plan.upstream),
+        None => format!("Start {} from {} {short}\n\n", plan.region, plan.upstream),
+    };
+    for table in &plan.tables {
+        text.push_str(&format!(
+            "{}: {} applied, {} kept (owned)\n",
+            table.table, table.applied, table.kept
+        ));
+    }
+    if !plan.tables.is_empty() {
+        text.push('\n');
+    }
+    text.push_str(&format!("{UPSTREAM_TRAILER}: {}\n", plan.upstream_head));
+    text.push_str(&format!("{UPSTREAM_BASE_TRAILER}: {}\n", plan.base));
+    text
+}
+
+/// Commit a planned rebase: parents are the region's head (if any), then the upstream
+/// commit; the branch moves only if it still points where the plan started.
+pub fn commit_rebase(repo: &MasterRepo, plan: &RebasePlan) -> Result<Oid, StoreError> {
+    let parents: Vec<Oid> = plan
+        .parent
+        .into_iter()
+        .chain([plan.upstream_head])
+        .collect();
+    write_commit(
+        repo,
+        &plan.snapshot,
+        &CommitSpec {
+            reference: &plan.reference,
+            expected: plan.parent,
+            parents: &parents,
+            message: &rebase_message(plan),
+            log_message: &format!("masterctl rebase: {} onto {}", plan.region, plan.upstream),
+        },
+    )
+}
