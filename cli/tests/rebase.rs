@@ -241,11 +241,130 @@ fn different_changes_to_one_cell_stop_the_rebase() {
     assert_eq!(git(game.root(), &["rev-parse", "masters/global"]), head);
     let json = masterctl(
         game.root(),
-        &["rebase", "--region", "global", "--format", "json"],
+        &[
+            "rebase",
+            "--region",
+            "global",
+            "--dry-run",
+            "--format",
+            "json",
+        ],
     );
     let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(json["conflicts"][0]["column"], "hp");
     assert_eq!(json["conflicts"][0]["theirs"], "6000");
+    // While it is in progress, the region takes no import and no other rebase.
+    let out = masterctl(game.root(), &["rebase", "--region", "global"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("in progress"), "{}", text(&out));
+    let out = masterctl(
+        game.root(),
+        &[
+            "import",
+            "--region",
+            "global",
+            game.csv.path().to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("in progress"), "{}", text(&out));
+    // --continue with the conflict unresolved stops again.
+    let out = masterctl(game.root(), &["rebase", "--region", "global", "--continue"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    // --abort drops it all.
+    let out = masterctl(game.root(), &["rebase", "--region", "global", "--abort"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(!game.root().join(".git/masterctl/rebase/global").exists());
+    assert_eq!(git(game.root(), &["rev-parse", "masters/global"]), head);
+}
+
+#[test]
+fn conflicts_resolved_in_the_file_then_continue() {
+    let game = Game::new();
+    game.import(
+        "jp",
+        &[(
+            "Monster.csv",
+            &MONSTER
+                .replace("5200", "6000")
+                .replace("4800,280", "4900,290"),
+        )],
+    );
+    game.import(
+        "global",
+        &[(
+            "Monster.csv",
+            &MONSTER
+                .replace("5200", "5500")
+                .replace("4800,280", "4700,270"),
+        )],
+    );
+    assert_eq!(game.rebase().status.code(), Some(1));
+    let file = game
+        .root()
+        .join(".git/masterctl/rebase/global/conflicts.csv");
+    let conflicts = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        conflicts
+            .starts_with("\u{feff}table,key,column,kind,base,ours,theirs,resolution,value\r\n"),
+        "{conflicts}"
+    );
+    assert!(
+        conflicts.contains("monster,100,hp,changed-both,5200,5500,6000,,\r\n"),
+        "{conflicts}"
+    );
+    // A planner edits the file: monster 100 takes a value of their own; 101's attack theirs.
+    let edited = conflicts
+        .replace(
+            "monster,100,hp,changed-both,5200,5500,6000,,",
+            "monster,100,hp,changed-both,5200,5500,6000,value,5800",
+        )
+        .replace(
+            "monster,101,attack,changed-both,280,270,290,,",
+            "monster,101,attack,changed-both,280,270,290,theirs,",
+        );
+    std::fs::write(&file, edited).unwrap();
+    // ... and settles the rest on the command line.
+    let out = masterctl(
+        game.root(),
+        &[
+            "rebase", "--region", "global", "--ours", "--table", "monster", "--column", "hp",
+            "--key", "101",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("0 left"), "{}", text(&out));
+    let out = masterctl(game.root(), &["rebase", "--region", "global", "--continue"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let monsters = game.show("masters/global:tables/monster.csv");
+    assert!(monsters.contains("100,fire,5800,310,"), "{monsters}");
+    assert!(monsters.contains("101,ice,4700,290,"), "{monsters}");
+    let message = git(game.root(), &["log", "-1", "--format=%B", "masters/global"]);
+    assert!(
+        message.contains("monster: 0 applied, 0 kept (owned), 3 resolved"),
+        "{message}"
+    );
+    assert!(!game.root().join(".git/masterctl/rebase/global").exists());
+    assert_eq!(git(game.root(), &["fsck", "--no-progress"]), "");
+}
+
+#[test]
+fn theirs_for_everything_then_continue() {
+    let game = Game::new();
+    game.import("jp", &[("Monster.csv", &MONSTER.replace("5200", "6000"))]);
+    game.import(
+        "global",
+        &[("Monster.csv", &MONSTER.replace("5200", "5500"))],
+    );
+    assert_eq!(game.rebase().status.code(), Some(1));
+    let out = masterctl(game.root(), &["rebase", "--region", "global", "--theirs"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = masterctl(game.root(), &["rebase", "--region", "global", "--continue"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        game.show("masters/global:tables/monster.csv")
+            .contains("100,fire,6000,")
+    );
 }
 
 #[test]

@@ -81,6 +81,9 @@ pub fn plan_import(
 ) -> Result<ImportOutcome, StoreError> {
     let project = &structure.project;
     let reference = MasterRepo::region_ref(project, region)?;
+    if crate::resolve::load_state(repo, region)?.is_some() {
+        return Err(StoreError::RebaseInProgress(region.to_string()));
+    }
     let head = repo.head_of(&reference)?;
     let (files, mut diagnostics) = read::collect_inputs(paths);
     let sources = files

@@ -13,6 +13,7 @@ pub mod merge;
 pub mod pack;
 pub mod rebase;
 pub mod repo;
+pub mod resolve;
 pub mod snapshot;
 
 pub use history::{ImportRecord, history};
@@ -34,6 +35,10 @@ pub enum StoreError {
     InvalidStructure(Report),
     #[error("region `{0}` is not declared in masterctl.toml")]
     UnknownRegion(String),
+    #[error(
+        "a rebase of region `{0}` is in progress: resolve its conflicts and run `masterctl rebase --region {0} --continue`, or `--abort` it"
+    )]
+    RebaseInProgress(String),
     #[error(
         "no author: set user.name and user.email in git config (git config --global user.name \"…\")"
     )]

@@ -21,6 +21,7 @@ use crate::StoreError;
 use crate::import::{CommitSpec, write_commit};
 use crate::merge::{Conflict, Ownership, merge_table};
 use crate::repo::{MasterRepo, Structure};
+use crate::resolve::{self, RebaseState, Resolution, Resolutions};
 use crate::snapshot::{Snapshot, read_tables, tree_blobs};
 
 /// Trailer naming the upstream commit a rebase took.
@@ -46,6 +47,8 @@ pub enum RebaseError {
     },
     #[error("{branch} has no recorded import point and shares no history with {upstream}")]
     NoImportPoint { branch: String, upstream: String },
+    #[error("{0}")]
+    BadResolution(String),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -62,6 +65,8 @@ pub struct TableRebase {
     pub table: String,
     pub applied: usize,
     pub kept: usize,
+    /// Conflicting cells resolved (in the conflict file or with --ours/--theirs).
+    pub resolved: usize,
 }
 
 /// Conflicts of one table (or of a structure file, with `table` = its path).
@@ -91,8 +96,11 @@ pub enum RebaseOutcome {
     UpToDate {
         upstream_head: Oid,
     },
-    /// Cells both sides changed differently: nothing written.
-    Conflicts(Vec<TableConflicts>),
+    /// Cells both sides changed differently (and not yet resolved): nothing written.
+    Conflicts {
+        tables: Vec<TableConflicts>,
+        state: RebaseState,
+    },
     /// A clean merge that is not valid data: nothing written.
     Rejected(Report),
     Planned(Box<RebasePlan>),
@@ -122,6 +130,7 @@ pub fn plan_rebase(
     repo: &MasterRepo,
     structure: &Structure,
     region: &str,
+    resolutions: &Resolutions,
 ) -> Result<RebaseOutcome, RebaseError> {
     let project = &structure.project;
     let reference = MasterRepo::region_ref(project, region)?;
@@ -182,10 +191,18 @@ pub fn plan_rebase(
     let (base_tree, their_tree, our_tree) = (base.tree()?, theirs.tree()?, ours.tree()?);
 
     // The structure, file by file.
+    let state = RebaseState {
+        region_head: ours.id(),
+        upstream_head: theirs.id(),
+        base: base_id,
+    };
     let (structure_files, mut conflicts) =
-        merge_structure(git, &base_tree, &their_tree, &our_tree)?;
+        merge_structure(git, &base_tree, &their_tree, &our_tree, resolutions)?;
     if !conflicts.is_empty() {
-        return Ok(RebaseOutcome::Conflicts(conflicts));
+        return Ok(RebaseOutcome::Conflicts {
+            tables: conflicts,
+            state,
+        });
     }
     let merged_project = load_from_files(
         structure_files
@@ -231,24 +248,30 @@ pub fn plan_rebase(
                     table: name.to_string(),
                     applied: t.row_count(),
                     kept: 0,
+                    resolved: 0,
                 });
                 t.clone()
             }
             (None, Some(o)) => o.clone(),
             (Some(t), Some(o)) => {
-                let result = merge_table(schema, b, t, o, &Ownership::of(schema, &owns));
-                if !result.conflicts.is_empty() {
+                let mut result = merge_table(schema, b, t, o, &Ownership::of(schema, &owns));
+                let conflicts_here = std::mem::take(&mut result.conflicts);
+                let (unresolved, resolved) =
+                    resolve::apply(schema, &mut result.table, conflicts_here, resolutions)
+                        .map_err(RebaseError::BadResolution)?;
+                if !unresolved.is_empty() {
                     conflicts.push(TableConflicts {
                         table: name.to_string(),
                         fields: schema.fields.iter().map(|f| f.name.clone()).collect(),
-                        conflicts: result.conflicts,
+                        conflicts: unresolved,
                     });
                 }
-                if result.applied > 0 || result.kept > 0 {
+                if result.applied > 0 || result.kept > 0 || resolved > 0 {
                     summary.push(TableRebase {
                         table: name.to_string(),
                         applied: result.applied,
                         kept: result.kept,
+                        resolved,
                     });
                 }
                 result.table
@@ -257,7 +280,10 @@ pub fn plan_rebase(
         merged.push(table);
     }
     if !conflicts.is_empty() {
-        return Ok(RebaseOutcome::Conflicts(conflicts));
+        return Ok(RebaseOutcome::Conflicts {
+            tables: conflicts,
+            state,
+        });
     }
 
     // The result must be valid data, as an import's would.
@@ -306,6 +332,7 @@ fn merge_structure(
     base: &Tree<'_>,
     theirs: &Tree<'_>,
     ours: &Tree<'_>,
+    resolutions: &Resolutions,
 ) -> Result<(StructureFiles, Vec<TableConflicts>), RebaseError> {
     let structure = |tree: &Tree<'_>| -> Result<BTreeMap<String, Oid>, RebaseError> {
         Ok(tree_blobs(git, tree)?
@@ -325,6 +352,11 @@ fn merge_structure(
             ov
         } else if ov == bv {
             tv
+        } else if let Some(side) = resolutions.get(&(path.clone(), String::new(), String::new())) {
+            match side {
+                Resolution::Theirs => tv,
+                _ => ov,
+            }
         } else {
             conflicts.push(TableConflicts {
                 table: path.clone(),
@@ -361,8 +393,8 @@ pub fn rebase_message(plan: &RebasePlan) -> String {
     };
     for table in &plan.tables {
         text.push_str(&format!(
-            "{}: {} applied, {} kept (owned)\n",
-            table.table, table.applied, table.kept
+            "{}: {} applied, {} kept (owned), {} resolved\n",
+            table.table, table.applied, table.kept, table.resolved
         ));
     }
     if !plan.tables.is_empty() {

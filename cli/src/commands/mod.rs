@@ -59,7 +59,9 @@ pub fn store_failure(error: StoreError) -> Failure {
         StoreError::NotARepository(_) => Failure::usage(error.to_string()).hint(
             "run inside the master repository, or pass --repo DIR (`masterctl init` creates one)",
         ),
-        StoreError::UnknownRegion(_) | StoreError::NoStructure => Failure::usage(error.to_string()),
+        StoreError::UnknownRegion(_)
+        | StoreError::NoStructure
+        | StoreError::RebaseInProgress(_) => Failure::usage(error.to_string()),
         StoreError::NoAuthor
         | StoreError::Raced { .. }
         | StoreError::BrokenSnapshot { .. }

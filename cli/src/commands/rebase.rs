@@ -1,9 +1,13 @@
 //! `masterctl rebase --region R`: take what the region's upstream changed since the
-//! recorded import point, keep what the region owns, stop on real conflicts.
+//! recorded import point, keep what the region owns, stop on real conflicts — then
+//! resolve them (conflict file, or --ours/--theirs) and `--continue`, or `--abort`.
 
+use masterctl_schemas::Value;
 use masterctl_store::rebase::{
-    RebaseError, RebaseOutcome, commit_rebase, plan_rebase, rebase_message,
+    RebaseError, RebaseOutcome, RebasePlan, TableConflicts, commit_rebase, plan_rebase,
+    rebase_message,
 };
+use masterctl_store::resolve::{self, RebaseState, Resolution, Resolutions};
 use serde_json::json;
 
 use super::{Failure, open_repo, store_failure};
@@ -17,6 +21,28 @@ pub struct Args {
     /// Show what would happen; write nothing
     #[arg(long)]
     dry_run: bool,
+    /// After resolving the conflicts (in the conflict file or with --ours/--theirs): merge
+    /// again with the resolutions, validate and commit
+    #[arg(long = "continue", conflicts_with_all = ["abort", "ours", "theirs", "dry_run"])]
+    continue_: bool,
+    /// Drop the rebase in progress; nothing is committed
+    #[arg(long, conflicts_with_all = ["ours", "theirs", "dry_run"])]
+    abort: bool,
+    /// Resolve conflicts with the region's values (narrow with --table, --column, --key)
+    #[arg(long, conflicts_with = "theirs")]
+    ours: bool,
+    /// Resolve conflicts with upstream's values (narrow with --table, --column, --key)
+    #[arg(long)]
+    theirs: bool,
+    /// With --ours/--theirs: only this table (or structure file, e.g. schemas/item.toml)
+    #[arg(long, value_name = "TABLE")]
+    table: Option<String>,
+    /// With --ours/--theirs: only this column
+    #[arg(long, value_name = "COLUMN")]
+    column: Option<String>,
+    /// With --ours/--theirs: only this row, its key as in the conflict file (`100`, `100|10`)
+    #[arg(long, value_name = "KEY")]
+    key: Option<String>,
 }
 
 fn rebase_failure(error: RebaseError) -> Failure {
@@ -24,6 +50,8 @@ fn rebase_failure(error: RebaseError) -> Failure {
         RebaseError::Store(e) => store_failure(e),
         RebaseError::NoUpstream(_) => Failure::usage(error.to_string())
             .hint("give the region an upstream in masterctl.toml: upstream = \"jp\""),
+        RebaseError::BadResolution(_) => Failure::usage(error.to_string())
+            .hint("a `value` resolution must be a value of the column's type"),
         RebaseError::NoUpstreamBranch(_)
         | RebaseError::UpstreamRewritten { .. }
         | RebaseError::NoImportPoint { .. } => Failure::environment(error.to_string()),
@@ -33,81 +61,120 @@ fn rebase_failure(error: RebaseError) -> Failure {
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let repo = open_repo(global)?;
     let structure = repo.structure().map_err(store_failure)?;
-    let outcome = plan_rebase(&repo, &structure, &args.region).map_err(rebase_failure)?;
+    let region = args.region.as_str();
+    let stopped = resolve::load_state(&repo, region).map_err(store_failure)?;
+    let file = resolve::conflict_file(&repo, region);
+    let not_in_progress = || Failure::usage(format!("no rebase of region {region} is in progress"));
+    if args.abort {
+        if stopped.is_none() {
+            return Err(not_in_progress());
+        }
+        resolve::clear(&repo, region).map_err(store_failure)?;
+        if output.is_json() {
+            output.json(&json!({ "ok": true, "state": "aborted", "region": region }));
+        } else {
+            output.line(format!(
+                "rebase of region {region} aborted; nothing was committed"
+            ));
+        }
+        return Ok(());
+    }
+    if args.ours || args.theirs {
+        if stopped.is_none() {
+            return Err(
+                not_in_progress().hint(format!("run `masterctl rebase --region {region}` first"))
+            );
+        }
+        let side = if args.ours {
+            Resolution::Ours
+        } else {
+            Resolution::Theirs
+        };
+        let (set, remaining) = resolve::mark(
+            &repo,
+            region,
+            &side,
+            args.table.as_deref(),
+            args.column.as_deref(),
+            args.key.as_deref(),
+        )
+        .map_err(store_failure)?;
+        if set == 0 {
+            return Err(Failure::usage("no conflict matches --table/--column/--key")
+                .hint(format!("the conflicts are listed in {}", file.display())));
+        }
+        if output.is_json() {
+            output.json(&json!({ "ok": true, "state": "resolving", "region": region, "resolved": set, "remaining": remaining }));
+        } else {
+            let plural = if set == 1 { "" } else { "s" };
+            output.line(format!(
+                "resolved {set} conflicting cell{plural}; {remaining} left"
+            ));
+            if remaining == 0 {
+                output.line(format!(
+                    "next: masterctl rebase --region {region} --continue"
+                ));
+            }
+        }
+        return Ok(());
+    }
+    if stopped.is_some() && !args.continue_ && !args.dry_run {
+        return Err(Failure::usage(format!("a rebase of region {region} is in progress")).hint(format!(
+            "resolve the conflicts in {} (or with --ours/--theirs), then --continue; or --abort",
+            file.display()
+        )));
+    }
+    if args.continue_ && stopped.is_none() {
+        return Err(not_in_progress());
+    }
+    let resolutions = match stopped {
+        Some(_) => resolve::load_resolutions(&repo, region).map_err(store_failure)?,
+        None => Resolutions::new(),
+    };
+    let outcome = plan_rebase(&repo, &structure, region, &resolutions).map_err(rebase_failure)?;
+    // A rebase continues only from exactly where it stopped.
+    if let Some(stopped) = &stopped {
+        let now = match &outcome {
+            RebaseOutcome::Conflicts { state, .. } => Some(state.clone()),
+            RebaseOutcome::Planned(plan) => plan.parent.map(|parent| RebaseState {
+                region_head: parent,
+                upstream_head: plan.upstream_head,
+                base: plan.base,
+            }),
+            _ => None,
+        };
+        if now.as_ref() != Some(stopped) {
+            return Err(Failure::environment(format!(
+                "region {region} or its upstream moved since the rebase stopped"
+            ))
+            .hint(format!(
+                "run `masterctl rebase --region {region} --abort`, then rebase again"
+            )));
+        }
+    }
     match outcome {
         RebaseOutcome::UpToDate { upstream_head } => {
             if output.is_json() {
-                output.json(&json!({ "ok": true, "state": "up-to-date", "region": args.region, "upstream_head": upstream_head.to_string() }));
+                output.json(&json!({ "ok": true, "state": "up-to-date", "region": region, "upstream_head": upstream_head.to_string() }));
             } else {
                 output.line(format!(
-                    "nothing to take: region {} already has everything up to {}",
-                    args.region,
+                    "nothing to take: region {region} already has everything up to {}",
                     &upstream_head.to_string()[..12]
                 ));
             }
             Ok(())
         }
-        RebaseOutcome::Conflicts(tables) => {
-            let mut list = Vec::new();
-            for table in &tables {
-                if table.conflicts.is_empty() {
-                    list.push(json!({ "table": table.table, "kind": "structure-file", "message": "changed on both sides, differently" }));
-                }
-                for c in &table.conflicts {
-                    let show =
-                        |v: &Option<masterctl_schemas::Value>| v.as_ref().map(|v| v.canonical());
-                    list.push(json!({
-                        "table": table.table,
-                        "key": c.key.iter().map(|v| v.canonical()).collect::<Vec<_>>(),
-                        "column": table.fields.get(c.field),
-                        "kind": format!("{:?}", c.kind),
-                        "base": show(&c.base),
-                        "ours": show(&c.ours),
-                        "theirs": show(&c.theirs),
-                    }));
-                }
+        RebaseOutcome::Conflicts { tables, state } => {
+            if !args.dry_run {
+                resolve::save(&repo, region, &state, &tables, &resolutions)
+                    .map_err(store_failure)?;
             }
-            if output.is_json() {
-                output.json(&json!({ "ok": false, "state": "conflicts", "region": args.region, "conflicts": list }));
-            } else {
-                for entry in &list {
-                    let cell = |k: &str| {
-                        entry[k]
-                            .as_str()
-                            .map_or_else(|| "(none)".to_string(), str::to_string)
-                    };
-                    if entry["kind"] == "structure-file" {
-                        output.line(format!(
-                            "conflict {}: changed on both sides, differently",
-                            cell("table")
-                        ));
-                        continue;
-                    }
-                    let key: Vec<String> = entry["key"]
-                        .as_array()
-                        .map(|k| {
-                            k.iter()
-                                .filter_map(|v| v.as_str().map(str::to_string))
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    output.line(format!(
-                        "conflict {} ({}) {}: base {}, ours {}, theirs {}",
-                        cell("table"),
-                        key.join(", "),
-                        cell("column"),
-                        cell("base"),
-                        cell("ours"),
-                        cell("theirs"),
-                    ));
-                }
-                output.line(format!(
-                    "{} {} conflicting cell{}; nothing was committed",
-                    output.bold("conflicts:"),
-                    list.len(),
-                    if list.len() == 1 { "" } else { "s" }
-                ));
-            }
+            show_conflicts(
+                output,
+                region,
+                &tables,
+                (!args.dry_run).then_some(file.as_path()),
+            );
             Err(Failure::Rejected)
         }
         RebaseOutcome::Rejected(report) => {
@@ -123,28 +190,32 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
             }
             Err(Failure::Rejected)
         }
-        RebaseOutcome::Planned(plan) => {
-            let tables: Vec<_> = plan
-                .tables
-                .iter()
-                .map(|t| json!({ "table": t.table, "applied": t.applied, "kept": t.kept }))
-                .collect();
-            if args.dry_run {
-                if output.is_json() {
-                    output.json(&json!({ "ok": true, "state": "dry-run", "region": plan.region, "tables": tables, "message": rebase_message(&plan) }));
-                } else {
-                    output.line(format!(
-                        "dry run: rebasing {} onto {} would commit:",
-                        plan.region, plan.upstream
-                    ));
-                    output.line(rebase_message(&plan).trim_end());
-                    output.line("nothing was written");
-                }
-                return Ok(());
-            }
-            let commit = commit_rebase(&repo, &plan).map_err(store_failure)?;
+        RebaseOutcome::Planned(plan) if args.dry_run => {
             if output.is_json() {
-                output.json(&json!({ "ok": true, "state": "committed", "region": plan.region, "commit": commit.to_string(), "upstream_head": plan.upstream_head.to_string(), "import_point_base": plan.base.to_string(), "tables": tables }));
+                output.json(&json!({ "ok": true, "state": "dry-run", "region": region, "tables": tables_json(&plan), "message": rebase_message(&plan) }));
+            } else {
+                output.line(format!(
+                    "dry run: rebasing {region} onto {} would commit:",
+                    plan.upstream
+                ));
+                output.line(rebase_message(&plan).trim_end());
+                output.line("nothing was written");
+            }
+            Ok(())
+        }
+        RebaseOutcome::Planned(plan) => {
+            let commit = commit_rebase(&repo, &plan).map_err(store_failure)?;
+            resolve::clear(&repo, region).map_err(store_failure)?;
+            if output.is_json() {
+                output.json(&json!({
+                    "ok": true,
+                    "state": "committed",
+                    "region": region,
+                    "commit": commit.to_string(),
+                    "upstream_head": plan.upstream_head.to_string(),
+                    "import_point_base": plan.base.to_string(),
+                    "tables": tables_json(&plan),
+                }));
             } else {
                 output.line(format!(
                     "{} {} on {}: took {} up to {}",
@@ -156,12 +227,84 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
                 ));
                 for t in &plan.tables {
                     output.line(format!(
-                        "  {:<24} {:>6} applied {:>6} kept (owned)",
-                        t.table, t.applied, t.kept
+                        "  {:<24} {:>6} applied {:>6} kept (owned) {:>6} resolved",
+                        t.table, t.applied, t.kept, t.resolved
                     ));
                 }
             }
             Ok(())
         }
+    }
+}
+
+fn tables_json(plan: &RebasePlan) -> Vec<serde_json::Value> {
+    plan.tables
+        .iter()
+        .map(|t| json!({ "table": t.table, "applied": t.applied, "kept": t.kept, "resolved": t.resolved }))
+        .collect()
+}
+
+/// Every conflicting cell (and structure file), on the terminal or as JSON.
+fn show_conflicts(
+    output: &Output,
+    region: &str,
+    tables: &[TableConflicts],
+    file: Option<&std::path::Path>,
+) {
+    let show = |v: &Option<Value>| {
+        v.as_ref()
+            .map_or_else(|| "(none)".to_string(), Value::canonical)
+    };
+    let mut list = Vec::new();
+    for table in tables {
+        if table.conflicts.is_empty() {
+            list.push(json!({ "table": table.table, "kind": "structure-changed-both" }));
+        }
+        for c in &table.conflicts {
+            list.push(json!({
+                "table": table.table,
+                "key": resolve::key_text(&c.key),
+                "column": table.fields.get(c.field),
+                "kind": format!("{:?}", c.kind),
+                "base": show(&c.base),
+                "ours": show(&c.ours),
+                "theirs": show(&c.theirs),
+            }));
+        }
+    }
+    if output.is_json() {
+        output.json(&json!({ "ok": false, "state": "conflicts", "region": region, "conflicts": list, "conflict_file": file }));
+        return;
+    }
+    for entry in &list {
+        let cell = |k: &str| entry[k].as_str().unwrap_or("").to_string();
+        if entry["kind"] == "structure-changed-both" {
+            output.line(format!(
+                "conflict {}: changed on both sides, differently",
+                cell("table")
+            ));
+        } else {
+            output.line(format!(
+                "conflict {} ({}) {}: base {}, ours {}, theirs {}",
+                cell("table"),
+                cell("key"),
+                cell("column"),
+                cell("base"),
+                cell("ours"),
+                cell("theirs"),
+            ));
+        }
+    }
+    let plural = if list.len() == 1 { "" } else { "s" };
+    output.line(format!(
+        "{} {} conflicting cell{plural}; nothing was committed",
+        output.bold("conflicts:"),
+        list.len()
+    ));
+    if let Some(file) = file {
+        output.line(format!(
+            "resolve them in {} (resolution: ours, theirs, or value with the value), or with --ours/--theirs [--table T] [--column C] [--key K]; then `masterctl rebase --region {region} --continue`, or --abort",
+            file.display()
+        ));
     }
 }

@@ -1,0 +1,374 @@
+//! A rebase stopped on conflicts: its state and the conflict file planners resolve.
+//!
+//! `<git dir>/masterctl/rebase/<region>/` holds `state` (the region head, upstream head
+//! and import point the rebase started from) and `conflicts.csv`: one row per
+//! conflicting cell — table, key, column, kind, base, ours, theirs — and a `resolution`
+//! (`ours`, `theirs`, or `value` with the value in the `value` column) that the planner
+//! fills in a spreadsheet, or that `--ours` / `--theirs` fill. `--continue` merges again
+//! (the merge is deterministic), applies the resolutions, validates and commits.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use git2::Oid;
+use masterctl_schemas::value::{LIST_SEPARATOR, parse_text};
+use masterctl_schemas::{Table, TableSchema, Value};
+
+use crate::StoreError;
+use crate::merge::{Conflict, ConflictKind};
+use crate::rebase::TableConflicts;
+use crate::repo::MasterRepo;
+
+/// The columns of `conflicts.csv`.
+pub const HEADER: [&str; 9] = [
+    "table",
+    "key",
+    "column",
+    "kind",
+    "base",
+    "ours",
+    "theirs",
+    "resolution",
+    "value",
+];
+
+/// Where a rebase started; `--continue` refuses if any of it moved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RebaseState {
+    pub region_head: Oid,
+    pub upstream_head: Oid,
+    pub base: Oid,
+}
+
+/// How one conflicting cell is resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resolution {
+    Ours,
+    Theirs,
+    /// This exact value, as text in the field's type.
+    Value(String),
+}
+
+/// Resolutions by (table, key, column), as written in the conflict file.
+pub type Resolutions = HashMap<(String, String, String), Resolution>;
+
+pub fn state_dir(repo: &MasterRepo, region: &str) -> PathBuf {
+    repo.git
+        .path()
+        .join("masterctl")
+        .join("rebase")
+        .join(region)
+}
+
+pub fn conflict_file(repo: &MasterRepo, region: &str) -> PathBuf {
+    state_dir(repo, region).join("conflicts.csv")
+}
+
+fn io(path: &std::path::Path, e: impl std::fmt::Display) -> StoreError {
+    StoreError::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// The state of a rebase in progress, if there is one.
+pub fn load_state(repo: &MasterRepo, region: &str) -> Result<Option<RebaseState>, StoreError> {
+    let path = state_dir(repo, region).join("state");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io(&path, e)),
+    };
+    let field = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name).and_then(|v| v.strip_prefix(' ')))
+            .and_then(|v| Oid::from_str(v.trim()).ok())
+            .ok_or_else(|| {
+                io(
+                    &path,
+                    format!("the rebase state has no valid `{name}`; run --abort"),
+                )
+            })
+    };
+    Ok(Some(RebaseState {
+        region_head: field("region_head")?,
+        upstream_head: field("upstream_head")?,
+        base: field("base")?,
+    }))
+}
+
+/// The key of a row as written in the conflict file: canonical values joined by `|`.
+pub fn key_text(key: &[Value]) -> String {
+    key.iter()
+        .map(Value::canonical)
+        .collect::<Vec<_>>()
+        .join(&LIST_SEPARATOR.to_string())
+}
+
+fn kind_text(kind: ConflictKind) -> &'static str {
+    match kind {
+        ConflictKind::Cell => "changed-both",
+        ConflictKind::DeletedUpstream => "deleted-upstream",
+        ConflictKind::DeletedInRegion => "deleted-in-region",
+        ConflictKind::BothAdded => "added-both",
+    }
+}
+
+/// Save the state and the conflict file (resolutions already made are carried over).
+pub fn save(
+    repo: &MasterRepo,
+    region: &str,
+    state: &RebaseState,
+    conflicts: &[TableConflicts],
+    resolutions: &Resolutions,
+) -> Result<PathBuf, StoreError> {
+    let dir = state_dir(repo, region);
+    std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::CRLF)
+        .from_writer(Vec::new());
+    let _ = writer.write_record(HEADER);
+    let show = |v: &Option<Value>| {
+        v.as_ref()
+            .map_or_else(|| "(none)".to_string(), Value::canonical)
+    };
+    for table in conflicts {
+        if table.conflicts.is_empty() {
+            // A structure file both sides changed: resolved as a whole.
+            let (resolution, value) =
+                match resolutions.get(&(table.table.clone(), String::new(), String::new())) {
+                    Some(Resolution::Ours) => ("ours", String::new()),
+                    Some(Resolution::Theirs) => ("theirs", String::new()),
+                    _ => ("", String::new()),
+                };
+            let _ = writer.write_record([
+                table.table.as_str(),
+                "",
+                "",
+                "structure-changed-both",
+                "(file)",
+                "(file)",
+                "(file)",
+                resolution,
+                &value,
+            ]);
+        }
+        for c in &table.conflicts {
+            let column = table.fields.get(c.field).cloned().unwrap_or_default();
+            let key = key_text(&c.key);
+            let (resolution, value) =
+                match resolutions.get(&(table.table.clone(), key.clone(), column.clone())) {
+                    Some(Resolution::Ours) => ("ours", String::new()),
+                    Some(Resolution::Theirs) => ("theirs", String::new()),
+                    Some(Resolution::Value(v)) => ("value", v.clone()),
+                    None => ("", String::new()),
+                };
+            let _ = writer.write_record([
+                table.table.as_str(),
+                &key,
+                &column,
+                kind_text(c.kind),
+                &show(&c.base),
+                &show(&c.ours),
+                &show(&c.theirs),
+                resolution,
+                &value,
+            ]);
+        }
+    }
+    let bytes = writer.into_inner().unwrap_or_default();
+    // A spreadsheet application opens a CSV with a byte order mark as UTF-8.
+    let mut file_bytes = b"\xEF\xBB\xBF".to_vec();
+    file_bytes.extend(bytes);
+    let file = conflict_file(repo, region);
+    write_atomic(&file, &file_bytes)?;
+    let text = format!(
+        "region_head {}\nupstream_head {}\nbase {}\n",
+        state.region_head, state.upstream_head, state.base
+    );
+    write_atomic(&dir.join("state"), text.as_bytes())?;
+    Ok(file)
+}
+
+fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<(), StoreError> {
+    let temporary = path.with_extension("tmp");
+    std::fs::write(&temporary, bytes).map_err(|e| io(&temporary, e))?;
+    std::fs::rename(&temporary, path).map_err(|e| io(path, e))
+}
+
+/// The resolutions written in the conflict file (rows without one are left out).
+pub fn load_resolutions(repo: &MasterRepo, region: &str) -> Result<Resolutions, StoreError> {
+    let path = conflict_file(repo, region);
+    let bytes = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Resolutions::new()),
+        Err(e) => return Err(io(&path, e)),
+    };
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(bytes);
+    let headers = reader.headers().map_err(|e| io(&path, e))?.clone();
+    let column = |name: &str| headers.iter().position(|h| h.trim() == name);
+    let (Some(t), Some(k), Some(c), Some(r)) = (
+        column("table"),
+        column("key"),
+        column("column"),
+        column("resolution"),
+    ) else {
+        return Err(io(
+            &path,
+            "the conflict file lost its header (table, key, column, resolution)",
+        ));
+    };
+    let v = column("value");
+    let mut resolutions = Resolutions::new();
+    for (line, record) in reader.records().enumerate() {
+        let record = record.map_err(|e| io(&path, e))?;
+        let get = |i: usize| record.get(i).unwrap_or_default().to_string();
+        let resolution = match get(r).trim().to_ascii_lowercase().as_str() {
+            "" => continue,
+            "ours" => Resolution::Ours,
+            "theirs" => Resolution::Theirs,
+            "value" => Resolution::Value(v.map(&get).unwrap_or_default()),
+            other => {
+                return Err(io(
+                    &path,
+                    format!(
+                        "line {}: resolution `{other}` is not ours, theirs or value",
+                        line + 2
+                    ),
+                ));
+            }
+        };
+        resolutions.insert((get(t), get(k), get(c)), resolution);
+    }
+    Ok(resolutions)
+}
+
+/// Remove the state of a rebase (after it committed, or on `--abort`).
+pub fn clear(repo: &MasterRepo, region: &str) -> Result<(), StoreError> {
+    let dir = state_dir(repo, region);
+    match std::fs::remove_dir_all(&dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(io(&dir, e)),
+    }
+}
+
+/// Apply the resolutions to one merged table; the conflicts still unresolved, and the
+/// number resolved. A `value` that is not of the field's type is an error naming it.
+pub fn apply(
+    schema: &TableSchema,
+    table: &mut Table,
+    conflicts: Vec<Conflict>,
+    resolutions: &Resolutions,
+) -> Result<(Vec<Conflict>, usize), String> {
+    let mut unresolved = Vec::new();
+    let mut resolved = 0;
+    let mut remove: Vec<Vec<Value>> = Vec::new();
+    let rows: HashMap<Vec<Value>, usize> = (0..table.row_count())
+        .map(|row| (table.key(row, &schema.primary_key), row))
+        .collect();
+    for conflict in conflicts {
+        let column = schema.fields[conflict.field].name.clone();
+        let key = key_text(&conflict.key);
+        let Some(resolution) = resolutions.get(&(schema.name.clone(), key.clone(), column.clone()))
+        else {
+            unresolved.push(conflict);
+            continue;
+        };
+        resolved += 1;
+        let row = rows.get(&conflict.key).copied();
+        match (conflict.kind, resolution) {
+            // The row's fate: the deletion wins.
+            (ConflictKind::DeletedUpstream, Resolution::Theirs)
+            | (ConflictKind::DeletedInRegion, Resolution::Ours) => {
+                remove.push(conflict.key.clone());
+            }
+            // The merged table already holds the region's cell (or, for a row the
+            // region deleted, upstream's row): nothing to change.
+            (
+                ConflictKind::Cell | ConflictKind::BothAdded | ConflictKind::DeletedUpstream,
+                Resolution::Ours,
+            )
+            | (ConflictKind::DeletedInRegion, Resolution::Theirs) => {}
+            (ConflictKind::Cell | ConflictKind::BothAdded, Resolution::Theirs) => {
+                if let (Some(row), Some(value)) = (row, conflict.theirs.clone()) {
+                    table.columns[conflict.field][row] = value;
+                }
+            }
+            (_, Resolution::Value(text)) => {
+                let field = &schema.fields[conflict.field];
+                let value = parse_text(&field.ty, text).map_err(|m| {
+                    format!(
+                        "conflicts.csv: {} ({key}) {column}: `{text}` is not {}",
+                        schema.name, m.expected
+                    )
+                })?;
+                if let Some(row) = row {
+                    table.columns[conflict.field][row] = value;
+                }
+            }
+        }
+    }
+    if !remove.is_empty() {
+        let keep: Vec<usize> = (0..table.row_count())
+            .filter(|&row| !remove.contains(&table.key(row, &schema.primary_key)))
+            .collect();
+        for column in &mut table.columns {
+            *column = keep.iter().map(|&row| column[row].clone()).collect();
+        }
+        table.origin.rows = keep.iter().map(|&row| table.origin.rows[row]).collect();
+    }
+    Ok((unresolved, resolved))
+}
+
+/// Set the resolution of the conflict file's rows matching the filters (every filter
+/// that is `None` matches all). Returns (rows set, rows still without a resolution).
+pub fn mark(
+    repo: &MasterRepo,
+    region: &str,
+    side: &Resolution,
+    table: Option<&str>,
+    column: Option<&str>,
+    key: Option<&str>,
+) -> Result<(usize, usize), StoreError> {
+    let path = conflict_file(repo, region);
+    let bytes = std::fs::read(&path).map_err(|e| io(&path, e))?;
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(body);
+    let mut records: Vec<Vec<String>> = Vec::new();
+    for record in reader.records() {
+        let record = record.map_err(|e| io(&path, e))?;
+        let mut fields: Vec<String> = record.iter().map(str::to_string).collect();
+        fields.resize(HEADER.len(), String::new());
+        records.push(fields);
+    }
+    let (word, value) = match side {
+        Resolution::Ours => ("ours", String::new()),
+        Resolution::Theirs => ("theirs", String::new()),
+        Resolution::Value(v) => ("value", v.clone()),
+    };
+    let mut set = 0;
+    for fields in &mut records {
+        let matches = table.is_none_or(|t| fields[0] == t)
+            && key.is_none_or(|k| fields[1] == k)
+            && column.is_none_or(|c| fields[2] == c);
+        if matches {
+            fields[7] = word.to_string();
+            fields[8] = value.clone();
+            set += 1;
+        }
+    }
+    let remaining = records.iter().filter(|f| f[7].trim().is_empty()).count();
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::CRLF)
+        .from_writer(Vec::new());
+    let _ = writer.write_record(HEADER);
+    for fields in &records {
+        let _ = writer.write_record(fields);
+    }
+    let mut out = b"\xEF\xBB\xBF".to_vec();
+    out.extend(writer.into_inner().unwrap_or_default());
+    write_atomic(&path, &out)?;
+    Ok((set, remaining))
+}
