@@ -169,8 +169,29 @@ fn a_clean_rebase_takes_upstream_and_keeps_what_the_region_owns() {
         )],
     );
     let global_head = git(game.root(), &["rev-parse", "masters/global"]);
+    let status = |root: &Path| -> serde_json::Value {
+        let out = masterctl(root, &["status", "--format", "json"]);
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        json["regions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["region"] == "global")
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(status(game.root())["upstream_commits_not_taken"], 1);
     let out = game.rebase();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let after = status(game.root());
+    assert_eq!(after["upstream_commits_not_taken"], 0);
+    assert_eq!(after["rebase_in_progress"], false);
+    let log = masterctl(game.root(), &["log", "--region", "global"]);
+    assert!(
+        text(&log).contains("import point: upstream"),
+        "{}",
+        text(&log)
+    );
     assert_eq!(
         game.show("masters/global:tables/material.csv"),
         "id,price,rarity\n10,299,3\n11,800,4\n12,120,2\n13,35,1"

@@ -5,6 +5,7 @@ use git2::Oid;
 
 use crate::StoreError;
 use crate::import::SOURCE_TRAILER;
+use crate::rebase::{UPSTREAM_BASE_TRAILER, UPSTREAM_TRAILER};
 use crate::repo::MasterRepo;
 
 /// One commit of a region branch, as an import record.
@@ -21,6 +22,9 @@ pub struct ImportRecord {
     pub tables: Vec<String>,
     /// `items.xlsx sha256:…` values of the source trailers.
     pub sources: Vec<String>,
+    /// For a rebase: the upstream commit taken, and the import point it started from.
+    pub upstream: Option<String>,
+    pub upstream_base: Option<String>,
 }
 
 /// The first-parent history of a branch, newest first, at most `limit` records.
@@ -37,10 +41,14 @@ pub fn history(
         }
         let message = commit.message().unwrap_or_default().to_string();
         let mut sources = Vec::new();
+        let (mut upstream, mut upstream_base) = (None, None);
         if let Ok(trailers) = git2::message_trailers_strs(&message) {
             for (key, value) in trailers.iter() {
-                if key == SOURCE_TRAILER {
-                    sources.push(value.to_string());
+                match key {
+                    SOURCE_TRAILER => sources.push(value.to_string()),
+                    UPSTREAM_TRAILER => upstream = Some(value.trim().to_string()),
+                    UPSTREAM_BASE_TRAILER => upstream_base = Some(value.trim().to_string()),
+                    _ => {}
                 }
             }
         }
@@ -50,7 +58,10 @@ pub fn history(
             .next()
             .map(|p| {
                 p.lines()
-                    .filter(|l| l.contains(" added, ") && !l.starts_with(SOURCE_TRAILER))
+                    .filter(|l| {
+                        (l.contains(" added, ") || l.contains(" applied, "))
+                            && !l.starts_with("Masterctl-")
+                    })
                     .map(str::to_string)
                     .collect()
             })
@@ -65,6 +76,8 @@ pub fn history(
             subject,
             tables,
             sources,
+            upstream,
+            upstream_base,
         });
         next = commit.parents().next();
     }

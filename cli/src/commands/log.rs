@@ -35,6 +35,8 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
                     "subject": r.subject,
                     "tables": r.tables,
                     "sources": r.sources,
+                    "upstream": r.upstream,
+                    "upstream_base": r.upstream_base,
                 })
             })
             .collect();
@@ -63,9 +65,21 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         for source in &record.sources {
             output.line(format!("    source: {source}"));
         }
+        if let Some(upstream) = &record.upstream {
+            let from = record.upstream_base.as_deref().unwrap_or("?");
+            output.line(format!(
+                "    import point: upstream {} (took it from {})",
+                short(upstream),
+                short(from)
+            ));
+        }
         output.line("");
     }
     Ok(())
+}
+
+fn short(sha: &str) -> &str {
+    &sha[..sha.len().min(12)]
 }
 
 /// `2026-11-29T23:15:00+09:00` in the author's own offset.

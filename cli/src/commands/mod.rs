@@ -6,6 +6,7 @@ mod init;
 mod log;
 mod rebase;
 mod schema;
+mod status;
 mod validate;
 
 use clap::Subcommand;
@@ -29,6 +30,8 @@ pub enum Command {
     Log(log::Args),
     /// Take what the region's upstream changed since the last import point (keyed three-way merge)
     Rebase(rebase::Args),
+    /// Every region: branch, upstream, import point, upstream commits not taken, rebase in progress
+    Status(status::Args),
 }
 
 pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
@@ -39,6 +42,7 @@ pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(),
         Command::Import(args) => import::run(args, global, output),
         Command::Log(args) => log::run(args, global, output),
         Command::Rebase(args) => rebase::run(args, global, output),
+        Command::Status(args) => status::run(args, global, output),
     }
 }
 
