@@ -1,39 +1,13 @@
 //! The real binary on real files and real git repositories: exit codes, JSON output,
 //! the wording planners read, init, schema infer, and hostile workbooks.
 
+mod common;
+
+use common::*;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn fixtures() -> PathBuf {
-    root().join("fixtures")
-}
-
-fn shared() -> PathBuf {
-    root().join("../shared/fixtures")
-}
-
-fn masterctl(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_masterctl"))
-        .current_dir(dir)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the binary runs")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn json(output: &Output) -> serde_json::Value {
-    serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(output)))
-}
 
 #[test]
 fn validate_the_fixtures_succeeds() {

@@ -1,62 +1,12 @@
 //! `masterctl import` and `masterctl log` on real git repositories, checked with the
 //! `git` command itself: trees, canonical bytes, trailers, races, bare clones.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::*;
+
+use std::path::Path;
 use std::process::{Command, Output};
-
-fn hunt() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/hunt")
-}
-
-fn masterctl(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_masterctl"))
-        .current_dir(dir)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the binary runs")
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-/// A fresh master repository with hunt's structure committed on `main`.
-fn hunt_repo() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    git(root, &["init", "-q", "-b", "main"]);
-    git(root, &["config", "user.name", "Test Planner"]);
-    git(root, &["config", "user.email", "planner@example.com"]);
-    std::fs::copy(hunt().join("masterctl.toml"), root.join("masterctl.toml")).unwrap();
-    std::fs::create_dir(root.join("schemas")).unwrap();
-    for entry in std::fs::read_dir(hunt().join("schemas")).unwrap() {
-        let path = entry.unwrap().path();
-        std::fs::copy(&path, root.join("schemas").join(path.file_name().unwrap())).unwrap();
-    }
-    git(root, &["add", "."]);
-    git(root, &["commit", "-q", "-m", "structure"]);
-    dir
-}
 
 fn import(root: &Path, input: &Path) -> Output {
     masterctl(root, &["import", "--region", "jp", input.to_str().unwrap()])

@@ -1,44 +1,17 @@
 //! `masterctl rebase` on hunt: region global follows jp and owns `material.price`.
 //! Checked with the `git` command: parents, trailers, merge-base, fsck.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn hunt() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/hunt")
+use common::*;
+
+/// The `git` command's output, trimmed.
+fn git_line(dir: &Path, args: &[&str]) -> String {
+    git(dir, args).trim().to_string()
 }
 
-fn masterctl(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_masterctl"))
-        .current_dir(dir)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the binary runs")
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
+use std::path::Path;
+use std::process::Output;
 
 /// A repository with hunt's structure, jp imported from hunt's CSV files, and global
 /// started from jp by a first rebase.
@@ -50,19 +23,7 @@ struct Game {
 
 impl Game {
     fn new() -> Game {
-        let repo = tempfile::tempdir().unwrap();
-        let root = repo.path();
-        git(root, &["init", "-q", "-b", "main"]);
-        git(root, &["config", "user.name", "Test Planner"]);
-        git(root, &["config", "user.email", "planner@example.com"]);
-        std::fs::copy(hunt().join("masterctl.toml"), root.join("masterctl.toml")).unwrap();
-        std::fs::create_dir(root.join("schemas")).unwrap();
-        for entry in std::fs::read_dir(hunt().join("schemas")).unwrap() {
-            let path = entry.unwrap().path();
-            std::fs::copy(&path, root.join("schemas").join(path.file_name().unwrap())).unwrap();
-        }
-        git(root, &["add", "."]);
-        git(root, &["commit", "-q", "-m", "structure"]);
+        let repo = hunt_repo();
         let csv = tempfile::tempdir().unwrap();
         for entry in std::fs::read_dir(hunt().join("csv")).unwrap() {
             let path = entry.unwrap().path();
@@ -107,7 +68,7 @@ impl Game {
     }
 
     fn show(&self, spec: &str) -> String {
-        git(self.root(), &["show", spec])
+        git_line(self.root(), &["show", spec])
     }
 }
 
@@ -119,26 +80,29 @@ const REWARD: &str = "monster_id,material_id,rate,amount\n100,10,0.45,1\n100,11,
 #[test]
 fn the_first_rebase_starts_the_region_from_upstream() {
     let game = Game::new();
-    let jp = git(game.root(), &["rev-parse", "masters/jp"]);
+    let jp = git_line(game.root(), &["rev-parse", "masters/jp"]);
     assert_eq!(
-        git(game.root(), &["merge-base", "masters/global", "masters/jp"]),
+        git_line(game.root(), &["merge-base", "masters/global", "masters/jp"]),
         jp
     );
     assert_eq!(
-        git(game.root(), &["rev-parse", "masters/global^{tree}"]),
-        git(game.root(), &["rev-parse", "masters/jp^{tree}"])
+        git_line(game.root(), &["rev-parse", "masters/global^{tree}"]),
+        git_line(game.root(), &["rev-parse", "masters/jp^{tree}"])
     );
-    let message = git(game.root(), &["log", "-1", "--format=%B", "masters/global"]);
+    let message = git_line(game.root(), &["log", "-1", "--format=%B", "masters/global"]);
     assert!(
         message.contains(&format!("Masterctl-Upstream: {jp}")),
         "{message}"
     );
     // Nothing new upstream: nothing to take, no commit.
-    let head = git(game.root(), &["rev-parse", "masters/global"]);
+    let head = git_line(game.root(), &["rev-parse", "masters/global"]);
     let out = game.rebase();
     assert_eq!(out.status.code(), Some(0));
     assert!(text(&out).contains("nothing to take"), "{}", text(&out));
-    assert_eq!(git(game.root(), &["rev-parse", "masters/global"]), head);
+    assert_eq!(
+        git_line(game.root(), &["rev-parse", "masters/global"]),
+        head
+    );
 }
 
 #[test]
@@ -168,7 +132,7 @@ fn a_clean_rebase_takes_upstream_and_keeps_what_the_region_owns() {
                 .replace(",40,1", ",35,1"),
         )],
     );
-    let global_head = git(game.root(), &["rev-parse", "masters/global"]);
+    let global_head = git_line(game.root(), &["rev-parse", "masters/global"]);
     let status = |root: &Path| -> serde_json::Value {
         let out = masterctl(root, &["status", "--format", "json"]);
         let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -210,16 +174,16 @@ fn a_clean_rebase_takes_upstream_and_keeps_what_the_region_owns() {
             .contains("12,reward,102|12,0.2")
     );
     // Two parents: the region's head, then upstream; merge-base is the import point.
-    let jp = git(game.root(), &["rev-parse", "masters/jp"]);
+    let jp = git_line(game.root(), &["rev-parse", "masters/jp"]);
     assert_eq!(
-        git(game.root(), &["log", "-1", "--format=%P", "masters/global"]),
+        git_line(game.root(), &["log", "-1", "--format=%P", "masters/global"]),
         format!("{global_head} {jp}")
     );
     assert_eq!(
-        git(game.root(), &["merge-base", "masters/global", "masters/jp"]),
+        git_line(game.root(), &["merge-base", "masters/global", "masters/jp"]),
         jp
     );
-    let message = git(game.root(), &["log", "-1", "--format=%B", "masters/global"]);
+    let message = git_line(game.root(), &["log", "-1", "--format=%B", "masters/global"]);
     assert!(
         message.contains("material: 0 applied, 1 kept (owned)"),
         "{message}"
@@ -232,12 +196,12 @@ fn a_clean_rebase_takes_upstream_and_keeps_what_the_region_owns() {
         message.contains(&format!("Masterctl-Upstream: {jp}")),
         "{message}"
     );
-    let graph = git(
+    let graph = git_line(
         game.root(),
         &["log", "--graph", "--oneline", "masters/global"],
     );
     assert!(graph.contains("|\\"), "{graph}");
-    assert_eq!(git(game.root(), &["fsck", "--no-progress"]), "");
+    assert_eq!(git_line(game.root(), &["fsck", "--no-progress"]), "");
     // The next rebase starts from the new import point: nothing to take.
     assert!(text(&game.rebase()).contains("nothing to take"));
 }
@@ -250,7 +214,7 @@ fn different_changes_to_one_cell_stop_the_rebase() {
         "global",
         &[("Monster.csv", &MONSTER.replace("5200", "5500"))],
     );
-    let head = git(game.root(), &["rev-parse", "masters/global"]);
+    let head = git_line(game.root(), &["rev-parse", "masters/global"]);
     let out = game.rebase();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(
@@ -259,7 +223,10 @@ fn different_changes_to_one_cell_stop_the_rebase() {
         text(&out)
     );
     assert!(text(&out).contains("nothing was committed"));
-    assert_eq!(git(game.root(), &["rev-parse", "masters/global"]), head);
+    assert_eq!(
+        git_line(game.root(), &["rev-parse", "masters/global"]),
+        head
+    );
     let json = masterctl(
         game.root(),
         &[
@@ -296,7 +263,10 @@ fn different_changes_to_one_cell_stop_the_rebase() {
     let out = masterctl(game.root(), &["rebase", "--region", "global", "--abort"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(!game.root().join(".git/masterctl/rebase/global").exists());
-    assert_eq!(git(game.root(), &["rev-parse", "masters/global"]), head);
+    assert_eq!(
+        git_line(game.root(), &["rev-parse", "masters/global"]),
+        head
+    );
 }
 
 #[test]
@@ -360,13 +330,13 @@ fn conflicts_resolved_in_the_file_then_continue() {
     let monsters = game.show("masters/global:tables/monster.csv");
     assert!(monsters.contains("100,fire,5800,310,"), "{monsters}");
     assert!(monsters.contains("101,ice,4700,290,"), "{monsters}");
-    let message = git(game.root(), &["log", "-1", "--format=%B", "masters/global"]);
+    let message = git_line(game.root(), &["log", "-1", "--format=%B", "masters/global"]);
     assert!(
         message.contains("monster: 0 applied, 0 kept (owned), 3 resolved"),
         "{message}"
     );
     assert!(!game.root().join(".git/masterctl/rebase/global").exists());
-    assert_eq!(git(game.root(), &["fsck", "--no-progress"]), "");
+    assert_eq!(git_line(game.root(), &["fsck", "--no-progress"]), "");
 }
 
 #[test]
@@ -403,7 +373,7 @@ fn a_clean_but_invalid_merge_is_rejected() {
             ("Reward.csv", &REWARD.replace("101,12,0.5,2\n", "")),
         ],
     );
-    let head = git(game.root(), &["rev-parse", "masters/global"]);
+    let head = git_line(game.root(), &["rev-parse", "masters/global"]);
     let out = game.rebase();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(text(&out).contains("foreign-key"), "{}", text(&out));
@@ -412,7 +382,10 @@ fn a_clean_but_invalid_merge_is_rejected() {
         "{}",
         text(&out)
     );
-    assert_eq!(git(game.root(), &["rev-parse", "masters/global"]), head);
+    assert_eq!(
+        git_line(game.root(), &["rev-parse", "masters/global"]),
+        head
+    );
 }
 
 #[test]
@@ -452,13 +425,13 @@ fn an_upstream_schema_change_arrives_with_upstream_values() {
 fn a_rewritten_upstream_is_a_clear_error() {
     let game = Game::new();
     // jp's history is replaced by an unrelated commit holding the same tree.
-    let tree = git(game.root(), &["rev-parse", "masters/jp^{tree}"]);
-    let orphan = git(game.root(), &["commit-tree", &tree, "-m", "rewritten"]);
-    git(
+    let tree = git_line(game.root(), &["rev-parse", "masters/jp^{tree}"]);
+    let orphan = git_line(game.root(), &["commit-tree", &tree, "-m", "rewritten"]);
+    git_line(
         game.root(),
         &["update-ref", "refs/heads/masters/jp", &orphan],
     );
-    let head = git(game.root(), &["rev-parse", "masters/global"]);
+    let head = git_line(game.root(), &["rev-parse", "masters/global"]);
     let out = game.rebase();
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(
@@ -466,7 +439,10 @@ fn a_rewritten_upstream_is_a_clear_error() {
         "{}",
         text(&out)
     );
-    assert_eq!(git(game.root(), &["rev-parse", "masters/global"]), head);
+    assert_eq!(
+        git_line(game.root(), &["rev-parse", "masters/global"]),
+        head
+    );
 }
 
 #[test]

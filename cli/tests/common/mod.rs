@@ -1,0 +1,85 @@
+//! Helpers shared by the binary's tests: paths, running masterctl and git, and a fresh
+//! master repository with hunt's structure.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+pub fn fixtures() -> PathBuf {
+    root().join("fixtures")
+}
+
+/// `../shared/fixtures` beside the repository.
+pub fn shared() -> PathBuf {
+    root().join("../shared/fixtures")
+}
+
+pub fn hunt() -> PathBuf {
+    shared().join("hunt")
+}
+
+/// Run the binary in `dir`, without colour.
+pub fn masterctl(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_masterctl"))
+        .current_dir(dir)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the binary runs")
+}
+
+/// Run the `git` command in `dir`; its standard output (the test fails if git does).
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Standard output and standard error together.
+pub fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+pub fn json(output: &Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(output)))
+}
+
+/// A fresh master repository with hunt's structure committed on `main` and an author.
+pub fn hunt_repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["config", "user.name", "Test Planner"]);
+    git(root, &["config", "user.email", "planner@example.com"]);
+    std::fs::copy(hunt().join("masterctl.toml"), root.join("masterctl.toml")).unwrap();
+    std::fs::create_dir(root.join("schemas")).unwrap();
+    for entry in std::fs::read_dir(hunt().join("schemas")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, root.join("schemas").join(path.file_name().unwrap())).unwrap();
+    }
+    git(root, &["add", "."]);
+    git(root, &["commit", "-q", "-m", "structure"]);
+    dir
+}
