@@ -9,20 +9,20 @@
 //! two parents — the region's head, then the upstream commit — so `git merge-base` sees
 //! the import point, and trailers record it so that it survives clone and push.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use git2::{Commit, Oid, Repository, Tree};
+use masterctl_schemas::Report;
 use masterctl_schemas::load::{CONFIG_FILE, SCHEMAS_DIR, load_from_files};
 use masterctl_schemas::validate::{check_rows, validate_tables};
-use masterctl_schemas::{Report, Table};
 
 use crate::StoreError;
 use crate::import::{CommitSpec, write_commit};
 use crate::merge::{Conflict, Ownership, merge_table};
 use crate::repo::{MasterRepo, Structure};
 use crate::resolve::{self, RebaseState, Resolution, Resolutions};
-use crate::snapshot::{Snapshot, read_tables, tree_blobs};
+use crate::snapshot::{Snapshot, language_path, read_table_at, table_path, tree_blobs};
 
 /// Trailer naming the upstream commit a rebase took.
 pub const UPSTREAM_TRAILER: &str = "Masterctl-Upstream";
@@ -223,24 +223,27 @@ pub fn plan_rebase(
         .map(|r| r.owns.clone())
         .unwrap_or_default();
 
-    // Every table, typed against the merged schema.
-    let read = |tree: &Tree<'_>| -> Result<HashMap<String, Table>, RebaseError> {
-        Ok(read_tables(git, tree, &merged_project, &reference)?
-            .into_iter()
-            .map(|t| (t.name.clone(), t))
-            .collect())
-    };
-    let (base_tables, their_tables, our_tables) =
-        (read(&base_tree)?, read(&their_tree)?, read(&our_tree)?);
+    // Every table, typed against the merged schema. A table upstream did not touch
+    // (same blobs at the import point and now) is the region's as it is: only the
+    // region's version is read, for validation.
+    let blobs = |tree: &Tree<'_>| tree_blobs(git, tree);
+    let (base_blobs, their_blobs) = (blobs(&base_tree)?, blobs(&their_tree)?);
+    let source = merged_project.config.source_language.clone();
     let mut merged = Vec::new();
     let mut summary = Vec::new();
     for schema in &merged_project.tables {
         let name = schema.name.as_str();
-        let (b, t, o) = (
-            base_tables.get(name),
-            their_tables.get(name),
-            our_tables.get(name),
-        );
+        let files = [table_path(name), language_path(&source, name)];
+        let untouched_upstream = files
+            .iter()
+            .all(|f| base_blobs.get(f) == their_blobs.get(f));
+        let read = |tree: &Tree<'_>| read_table_at(git, tree, &merged_project, schema, &reference);
+        if untouched_upstream {
+            merged.extend(read(&our_tree)?);
+            continue;
+        }
+        let (b, t, o) = (read(&base_tree)?, read(&their_tree)?, read(&our_tree)?);
+        let (b, t, o) = (b.as_ref(), t.as_ref(), o.as_ref());
         let table = match (t, o) {
             (None, None) => continue,
             (Some(t), None) => {

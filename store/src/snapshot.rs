@@ -138,6 +138,35 @@ pub fn tree_blobs(git: &Repository, tree: &Tree<'_>) -> Result<HashMap<String, O
     Ok(blobs)
 }
 
+/// One table of a snapshot tree, typed against `schema`; `None` if the tree lacks it.
+pub fn read_table_at(
+    git: &Repository,
+    tree: &Tree<'_>,
+    project: &Project,
+    schema: &masterctl_schemas::TableSchema,
+    branch: &str,
+) -> Result<Option<Table>, StoreError> {
+    let path = table_path(&schema.name);
+    let Some(data) = blob_at(git, tree, &path)? else {
+        return Ok(None);
+    };
+    let language = language_path(&project.config.source_language, &schema.name);
+    let text = blob_at(git, tree, &language)?;
+    read_table(
+        schema,
+        &data,
+        Path::new(&path),
+        text.as_deref().map(|t| (t, Path::new(language.as_str()))),
+    )
+    .map(Some)
+    .map_err(|diagnostics| StoreError::BrokenSnapshot {
+        branch: branch.to_string(),
+        message: diagnostics
+            .first()
+            .map_or_else(String::new, ToString::to_string),
+    })
+}
+
 /// The typed tables of a snapshot tree (tables absent from it are absent here).
 pub fn read_tables(
     git: &Repository,
@@ -147,25 +176,7 @@ pub fn read_tables(
 ) -> Result<Vec<Table>, StoreError> {
     let mut tables = Vec::new();
     for schema in &project.tables {
-        let path = table_path(&schema.name);
-        let Some(data) = blob_at(git, tree, &path)? else {
-            continue;
-        };
-        let language = language_path(&project.config.source_language, &schema.name);
-        let text = blob_at(git, tree, &language)?;
-        let table = read_table(
-            schema,
-            &data,
-            Path::new(&path),
-            text.as_deref().map(|t| (t, Path::new(language.as_str()))),
-        )
-        .map_err(|diagnostics| StoreError::BrokenSnapshot {
-            branch: branch.to_string(),
-            message: diagnostics
-                .first()
-                .map_or_else(String::new, ToString::to_string),
-        })?;
-        tables.push(table);
+        tables.extend(read_table_at(git, tree, project, schema, branch)?);
     }
     Ok(tables)
 }
