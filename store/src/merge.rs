@@ -12,9 +12,10 @@
 //!
 //! All three tables are typed against the same schema (the merged one).
 
-use std::collections::HashMap;
+use std::cmp::Ordering;
 use std::path::PathBuf;
 
+use masterctl_schemas::canonical::key_order;
 use masterctl_schemas::table::{Origin, SourceFormat};
 use masterctl_schemas::{Table, TableSchema, Value};
 
@@ -83,19 +84,11 @@ pub struct TableMerge {
     pub kept: usize,
 }
 
-/// Where each key sits in a table.
-fn index(schema: &TableSchema, table: &Table) -> HashMap<Vec<Value>, usize> {
-    (0..table.row_count())
-        .map(|row| (table.key(row, &schema.primary_key), row))
-        .collect()
-}
-
-fn row_values(table: &Table, row: usize) -> Vec<Value> {
-    table.row(row).cloned().collect()
-}
-
 /// Merge one table. `base` is `None` when the table did not exist at the import point
 /// (then both sides' rows count as added).
+///
+/// The three versions are walked side by side in primary-key order and compared in
+/// place; only the merged rows are copied.
 pub fn merge_table(
     schema: &TableSchema,
     base: Option<&Table>,
@@ -103,47 +96,85 @@ pub fn merge_table(
     ours: &Table,
     ownership: &Ownership,
 ) -> TableMerge {
+    const B: usize = 0;
+    const T: usize = 1;
+    const O: usize = 2;
     let empty = empty_like(schema, ours);
-    let base = base.unwrap_or(&empty);
-    let (b_index, t_index, o_index) = (
-        index(schema, base),
-        index(schema, theirs),
-        index(schema, ours),
-    );
-    // Every key of any side, in typed key order.
-    let mut keys: Vec<&Vec<Value>> = b_index
-        .keys()
-        .chain(t_index.keys())
-        .chain(o_index.keys())
-        .collect();
-    keys.sort();
-    keys.dedup();
+    let tables = [base.unwrap_or(&empty), theirs, ours];
+    let orders = tables.map(|t| key_order(schema, t));
+    let key_cmp = |a: (usize, usize), b: (usize, usize)| {
+        schema
+            .primary_key
+            .iter()
+            .map(|&k| tables[a.0].value(a.1, k).cmp(tables[b.0].value(b.1, k)))
+            .find(|o| o.is_ne())
+            .unwrap_or(Ordering::Equal)
+    };
+    let fields = schema.fields.len();
+    let cell = |side: usize, row: usize, field: usize| tables[side].value(row, field);
+    let same_row = |a: (usize, usize), b: (usize, usize)| {
+        (0..fields).all(|f| cell(a.0, a.1, f) == cell(b.0, b.1, f))
+    };
+    let owned = |field: usize| ownership.columns.contains(&field);
 
-    let mut merged: Vec<Vec<Value>> = Vec::with_capacity(keys.len());
+    let mut columns: Vec<Vec<Value>> = (0..fields)
+        .map(|_| Vec::with_capacity(ours.row_count().max(theirs.row_count())))
+        .collect();
     let mut conflicts = Vec::new();
     let (mut applied, mut kept) = (0, 0);
-    let owned = |field: usize| ownership.columns.contains(&field);
-    for key in keys {
-        let b = b_index.get(key).map(|&r| row_values(base, r));
-        let t = t_index.get(key).map(|&r| row_values(theirs, r));
-        let o = o_index.get(key).map(|&r| row_values(ours, r));
+    let mut position = [0usize; 3];
+    loop {
+        let heads: [Option<usize>; 3] =
+            [B, T, O].map(|side| orders[side].get(position[side]).copied());
+        // The smallest key among the three heads, and which sides hold it.
+        let mut smallest: Option<(usize, usize)> = None;
+        for side in [B, T, O] {
+            if let Some(row) = heads[side]
+                && smallest.is_none_or(|m| key_cmp((side, row), m) == Ordering::Less)
+            {
+                smallest = Some((side, row));
+            }
+        }
+        let Some(key_at) = smallest else { break };
+        let at: [Option<usize>; 3] = [B, T, O]
+            .map(|side| heads[side].filter(|&row| key_cmp((side, row), key_at) == Ordering::Equal));
+        for side in [B, T, O] {
+            if at[side].is_some() {
+                position[side] += 1;
+            }
+        }
+        let key = || tables[key_at.0].key(key_at.1, &schema.primary_key);
+        let mut push_row = |side: usize, row: usize| {
+            for (field, column) in columns.iter_mut().enumerate() {
+                column.push(tables[side].value(row, field).clone());
+            }
+        };
         if ownership.table {
-            if t != o {
+            // The region's table: its rows as they are, upstream's changes not taken.
+            let upstream_differs = match (at[T], at[O]) {
+                (Some(t), Some(o)) => !same_row((T, t), (O, o)),
+                (None, None) => false,
+                _ => true,
+            };
+            if upstream_differs {
                 kept += 1;
             }
-            merged.extend(o);
+            if let Some(o) = at[O] {
+                push_row(O, o);
+            }
             continue;
         }
-        match (b, t, o) {
+        match (at[B], at[T], at[O]) {
             (_, None, None) => {}
             (None, Some(t), None) => {
                 applied += 1;
-                merged.push(t);
+                push_row(T, t);
             }
-            (None, None, Some(o)) => merged.push(o),
+            (None, None, Some(o)) => push_row(O, o),
             (None, Some(t), Some(o)) => {
-                for field in 0..o.len() {
-                    if t[field] == o[field] {
+                for field in 0..fields {
+                    let (tv, ov) = (cell(T, t, field), cell(O, o, field));
+                    if tv == ov {
                         continue;
                     }
                     if owned(field) {
@@ -151,20 +182,20 @@ pub fn merge_table(
                     } else {
                         conflicts.push(Conflict {
                             kind: ConflictKind::BothAdded,
-                            key: key.clone(),
+                            key: key(),
                             field,
                             base: None,
-                            ours: Some(o[field].clone()),
-                            theirs: Some(t[field].clone()),
+                            ours: Some(ov.clone()),
+                            theirs: Some(tv.clone()),
                         });
                     }
                 }
-                merged.push(o);
+                push_row(O, o);
             }
             (Some(b), None, Some(o)) => {
                 // Upstream deleted the row: gone, unless the region changed it.
-                let changed: Vec<usize> = (0..o.len())
-                    .filter(|&f| o[f] != b[f] && !owned(f))
+                let changed: Vec<usize> = (0..fields)
+                    .filter(|&f| cell(O, o, f) != cell(B, b, f) && !owned(f))
                     .collect();
                 if changed.is_empty() {
                     applied += 1;
@@ -172,64 +203,64 @@ pub fn merge_table(
                     for field in changed {
                         conflicts.push(Conflict {
                             kind: ConflictKind::DeletedUpstream,
-                            key: key.clone(),
+                            key: key(),
                             field,
-                            base: Some(b[field].clone()),
-                            ours: Some(o[field].clone()),
+                            base: Some(cell(B, b, field).clone()),
+                            ours: Some(cell(O, o, field).clone()),
                             theirs: None,
                         });
                     }
-                    merged.push(o);
+                    push_row(O, o);
                 }
             }
             (Some(b), Some(t), None) => {
                 // The region deleted the row: it stays deleted, unless upstream changed it.
-                let changed: Vec<usize> = (0..t.len())
-                    .filter(|&f| t[f] != b[f] && !owned(f))
+                let changed: Vec<usize> = (0..fields)
+                    .filter(|&f| cell(T, t, f) != cell(B, b, f) && !owned(f))
                     .collect();
                 if !changed.is_empty() {
                     for field in changed {
                         conflicts.push(Conflict {
                             kind: ConflictKind::DeletedInRegion,
-                            key: key.clone(),
+                            key: key(),
                             field,
-                            base: Some(b[field].clone()),
+                            base: Some(cell(B, b, field).clone()),
                             ours: None,
-                            theirs: Some(t[field].clone()),
+                            theirs: Some(cell(T, t, field).clone()),
                         });
                     }
-                    merged.push(t);
+                    push_row(T, t);
                 }
             }
             (Some(b), Some(t), Some(o)) => {
-                let mut row = o.clone();
-                for field in 0..row.len() {
-                    let (bv, tv, ov) = (&b[field], &t[field], &o[field]);
-                    if tv == bv || tv == ov {
-                        continue; // upstream did not change it, or both made the same change
-                    }
-                    if owned(field) {
+                for (field, column) in columns.iter_mut().enumerate() {
+                    let (bv, tv, ov) = (cell(B, b, field), cell(T, t, field), cell(O, o, field));
+                    let chosen = if tv == bv || tv == ov {
+                        ov // upstream did not change it, or both made the same change
+                    } else if owned(field) {
                         kept += 1;
+                        ov
                     } else if ov == bv {
-                        row[field] = tv.clone();
                         applied += 1;
+                        tv
                     } else {
                         conflicts.push(Conflict {
                             kind: ConflictKind::Cell,
-                            key: key.clone(),
+                            key: key(),
                             field,
                             base: Some(bv.clone()),
                             ours: Some(ov.clone()),
                             theirs: Some(tv.clone()),
                         });
-                    }
+                        ov
+                    };
+                    column.push(chosen.clone());
                 }
-                merged.push(row);
             }
         }
     }
     TableMerge {
-        table: from_rows(schema, ours, merged),
+        table: from_columns(schema, ours, columns),
         conflicts,
         applied,
         kept,
@@ -238,22 +269,16 @@ pub fn merge_table(
 
 /// A table of the schema with no rows, named like `like`.
 fn empty_like(schema: &TableSchema, like: &Table) -> Table {
-    from_rows(schema, like, Vec::new())
+    from_columns(
+        schema,
+        like,
+        (0..schema.fields.len()).map(|_| Vec::new()).collect(),
+    )
 }
 
-/// Build a table from rows of values in field order.
-fn from_rows(schema: &TableSchema, like: &Table, rows: Vec<Vec<Value>>) -> Table {
-    let mut columns: Vec<Vec<Value>> = (0..schema.fields.len())
-        .map(|_| Vec::with_capacity(rows.len()))
-        .collect();
-    let count = rows.len();
-    for row in rows {
-        for (field, value) in row.into_iter().enumerate() {
-            if let Some(column) = columns.get_mut(field) {
-                column.push(value);
-            }
-        }
-    }
+/// A table from columns of values in field order, named like `like`.
+fn from_columns(schema: &TableSchema, like: &Table, columns: Vec<Vec<Value>>) -> Table {
+    let count = columns.first().map_or(0, Vec::len);
     Table {
         name: like.name.clone(),
         columns,

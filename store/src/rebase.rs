@@ -13,14 +13,16 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use git2::{Commit, Oid, Repository, Tree};
-use masterctl_schemas::Report;
+use masterctl_schemas::canonical::read_table;
 use masterctl_schemas::load::{CONFIG_FILE, SCHEMAS_DIR, load_from_files};
+use masterctl_schemas::read::parallel_map;
 use masterctl_schemas::validate::{check_rows, validate_tables};
+use masterctl_schemas::{Report, Table};
 
 use crate::StoreError;
 use crate::import::{CommitSpec, write_commit};
 use crate::merge::{Conflict, Ownership, merge_table};
-use crate::repo::{MasterRepo, Structure};
+use crate::repo::{MasterRepo, Structure, blob_at};
 use crate::resolve::{self, RebaseState, Resolution, Resolutions};
 use crate::snapshot::{Snapshot, language_path, read_table_at, table_path, tree_blobs};
 
@@ -242,7 +244,13 @@ pub fn plan_rebase(
             merged.extend(read(&our_tree)?);
             continue;
         }
-        let (b, t, o) = (read(&base_tree)?, read(&their_tree)?, read(&our_tree)?);
+        let [b, t, o] = read_versions(
+            git,
+            [&base_tree, &their_tree, &our_tree],
+            &files,
+            schema,
+            &reference,
+        )?;
         let (b, t, o) = (b.as_ref(), t.as_ref(), o.as_ref());
         let table = match (t, o) {
             (None, None) => continue,
@@ -327,6 +335,47 @@ pub fn plan_rebase(
 
 /// Structure files by path, as a snapshot holds them.
 type StructureFiles = Vec<(String, Vec<u8>)>;
+
+/// One table at the import point, upstream now and in the region, parsed on every core
+/// (the blobs are read first: a repository handle is not shared across threads).
+fn read_versions(
+    git: &Repository,
+    trees: [&Tree<'_>; 3],
+    files: &[String; 2],
+    schema: &masterctl_schemas::TableSchema,
+    branch: &str,
+) -> Result<[Option<Table>; 3], StoreError> {
+    let mut blobs = Vec::with_capacity(3);
+    for tree in trees {
+        blobs.push((
+            blob_at(git, tree, &files[0])?,
+            blob_at(git, tree, &files[1])?,
+        ));
+    }
+    let parsed = parallel_map(&blobs, |(data, text)| {
+        data.as_ref()
+            .map(|data| {
+                read_table(
+                    schema,
+                    data,
+                    std::path::Path::new(&files[0]),
+                    text.as_deref()
+                        .map(|t| (t, std::path::Path::new(files[1].as_str()))),
+                )
+            })
+            .transpose()
+    });
+    let mut out = parsed.into_iter().map(|r| {
+        r.map_err(|diagnostics| StoreError::BrokenSnapshot {
+            branch: branch.to_string(),
+            message: diagnostics
+                .first()
+                .map_or_else(String::new, ToString::to_string),
+        })
+    });
+    let mut next = || out.next().unwrap_or(Ok(None));
+    Ok([next()?, next()?, next()?])
+}
 
 /// The structure files (`masterctl.toml`, `schemas/*.toml`) merged file by file: a file
 /// changed on one side is that side's; changed on both, differently, is a conflict.
