@@ -452,3 +452,62 @@ fn a_region_without_upstream_cannot_rebase() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains("has no upstream"), "{}", text(&out));
 }
+
+#[test]
+fn a_new_required_column_needs_a_value_for_region_only_rows() {
+    let game = Game::new();
+    // global sells a monster of its own.
+    game.import(
+        "global",
+        &[(
+            "Monster.csv",
+            &format!("{MONSTER}103,ゴア,dragon,9000,500,1,TRUE\n"),
+        )],
+    );
+    // jp adds a required `weight` column, with values for its monsters.
+    let schema = game.root().join("schemas/monster.toml");
+    let text_now = std::fs::read_to_string(&schema).unwrap();
+    std::fs::write(
+        &schema,
+        text_now.replace(
+            "[[indexes]]",
+            "[[fields]]\nname = \"weight\"\ntype = \"int\"\n\n[[indexes]]",
+        ),
+    )
+    .unwrap();
+    let monster = "id,name,element,hp,attack,habitat_id,boss,weight\n100,リオス,fire,5200,310,2,TRUE,900\n101,ギア,ice,4800,280,3,FALSE,700\n102,ケルビ,none,300,5,1,FALSE,80\n";
+    game.import("jp", &[("Monster.csv", monster)]);
+    let out = game.rebase();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("conflict monster (103) weight"),
+        "{}",
+        text(&out)
+    );
+    // --theirs cannot invent a value; a value can.
+    let out = masterctl(game.root(), &["rebase", "--region", "global", "--theirs"]);
+    assert_eq!(out.status.code(), Some(0));
+    let out = masterctl(game.root(), &["rebase", "--region", "global", "--continue"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let file = game
+        .root()
+        .join(".git/masterctl/rebase/global/conflicts.csv");
+    let conflicts = std::fs::read_to_string(&file).unwrap();
+    let edited = conflicts.replace(
+        "monster,103,weight,new-column-without-value,(none),(none),(none),theirs,",
+        "monster,103,weight,new-column-without-value,(none),(none),(none),value,1200",
+    );
+    assert_ne!(edited, conflicts, "{conflicts}");
+    std::fs::write(&file, edited).unwrap();
+    let out = masterctl(game.root(), &["rebase", "--region", "global", "--continue"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let monsters = game.show("masters/global:tables/monster.csv");
+    assert!(
+        monsters.contains("103,dragon,9000,500,1,true,1200"),
+        "{monsters}"
+    );
+    assert!(
+        monsters.contains("100,fire,5200,310,2,true,900"),
+        "{monsters}"
+    );
+}

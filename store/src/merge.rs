@@ -58,6 +58,9 @@ pub enum ConflictKind {
     DeletedInRegion,
     /// Both sides added the key, with different values in this cell.
     BothAdded,
+    /// Upstream added a required column without default; this region-only row has no
+    /// value for it (only a `value` resolution settles it).
+    NewColumnWithoutValue,
 }
 
 /// One conflicting cell (for a deleted row: every cell the other side changed).

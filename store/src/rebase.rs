@@ -225,6 +225,9 @@ pub fn plan_rebase(
         .map(|r| r.owns.clone())
         .unwrap_or_default();
 
+    // The region's own schema, to tell columns upstream added.
+    let our_project = project_in(git, &our_tree);
+
     // Every table, typed against the merged schema. A table upstream did not touch
     // (same blobs at the import point and now) is the region's as it is: only the
     // region's version is read, for validation.
@@ -266,7 +269,12 @@ pub fn plan_rebase(
             (None, Some(o)) => o.clone(),
             (Some(t), Some(o)) => {
                 let mut result = merge_table(schema, b, t, o, &Ownership::of(schema, &owns));
-                let conflicts_here = std::mem::take(&mut result.conflicts);
+                let mut conflicts_here = std::mem::take(&mut result.conflicts);
+                conflicts_here.extend(missing_new_values(
+                    schema,
+                    our_project.as_ref(),
+                    &result.table,
+                ));
                 let (unresolved, resolved) =
                     resolve::apply(schema, &mut result.table, conflicts_here, resolutions)
                         .map_err(RebaseError::BadResolution)?;
@@ -335,6 +343,56 @@ pub fn plan_rebase(
 
 /// Structure files by path, as a snapshot holds them.
 type StructureFiles = Vec<(String, Vec<u8>)>;
+
+/// The project a snapshot tree holds, if its structure loads.
+fn project_in(git: &Repository, tree: &Tree<'_>) -> Option<masterctl_schemas::Project> {
+    let files: Vec<(String, Vec<u8>)> = tree_blobs(git, tree)
+        .ok()?
+        .into_iter()
+        .filter(|(p, _)| p == CONFIG_FILE || p.starts_with(&format!("{SCHEMAS_DIR}/")))
+        .filter_map(|(p, id)| Some((p, git.find_blob(id).ok()?.content().to_vec())))
+        .collect();
+    let text =
+        |(p, b): &(String, Vec<u8>)| (PathBuf::from(p), String::from_utf8_lossy(b).into_owned());
+    let config = files.iter().find(|(p, _)| p == CONFIG_FILE).map(text);
+    let schemas = files
+        .iter()
+        .filter(|(p, _)| p != CONFIG_FILE)
+        .map(text)
+        .collect();
+    load_from_files(config, schemas).ok()
+}
+
+/// Rows of the merged table without a value in a required column upstream added (and
+/// gave no default): a conflict each, settled only by a value.
+fn missing_new_values(
+    schema: &masterctl_schemas::TableSchema,
+    ours: Option<&masterctl_schemas::Project>,
+    table: &Table,
+) -> Vec<Conflict> {
+    let Some(before) = ours.and_then(|p| p.table(&schema.name)) else {
+        return Vec::new();
+    };
+    let mut conflicts = Vec::new();
+    for (field, definition) in schema.fields.iter().enumerate() {
+        if before.field(&definition.name).is_some() || !definition.required() {
+            continue;
+        }
+        for (row, value) in table.columns[field].iter().enumerate() {
+            if value.is_null() {
+                conflicts.push(Conflict {
+                    kind: crate::merge::ConflictKind::NewColumnWithoutValue,
+                    key: table.key(row, &schema.primary_key),
+                    field,
+                    base: None,
+                    ours: None,
+                    theirs: None,
+                });
+            }
+        }
+    }
+    conflicts
+}
 
 /// One table at the import point, upstream now and in the region, parsed on every core
 /// (the blobs are read first: a repository handle is not shared across threads).

@@ -111,6 +111,7 @@ fn kind_text(kind: ConflictKind) -> &'static str {
         ConflictKind::DeletedUpstream => "deleted-upstream",
         ConflictKind::DeletedInRegion => "deleted-in-region",
         ConflictKind::BothAdded => "added-both",
+        ConflictKind::NewColumnWithoutValue => "new-column-without-value",
     }
 }
 
@@ -271,8 +272,14 @@ pub fn apply(
     for conflict in conflicts {
         let column = schema.fields[conflict.field].name.clone();
         let key = key_text(&conflict.key);
-        let Some(resolution) = resolutions.get(&(schema.name.clone(), key.clone(), column.clone()))
-        else {
+        let resolution = resolutions.get(&(schema.name.clone(), key.clone(), column.clone()));
+        // A new column's missing value is settled only by a value.
+        let settles = match (conflict.kind, resolution) {
+            (_, None) => false,
+            (ConflictKind::NewColumnWithoutValue, Some(r)) => matches!(r, Resolution::Value(_)),
+            _ => true,
+        };
+        let Some(resolution) = resolution.filter(|_| settles) else {
             unresolved.push(conflict);
             continue;
         };
@@ -287,10 +294,16 @@ pub fn apply(
             // The merged table already holds the region's cell (or, for a row the
             // region deleted, upstream's row): nothing to change.
             (
-                ConflictKind::Cell | ConflictKind::BothAdded | ConflictKind::DeletedUpstream,
+                ConflictKind::Cell
+                | ConflictKind::BothAdded
+                | ConflictKind::DeletedUpstream
+                | ConflictKind::NewColumnWithoutValue,
                 Resolution::Ours,
             )
-            | (ConflictKind::DeletedInRegion, Resolution::Theirs) => {}
+            | (
+                ConflictKind::DeletedInRegion | ConflictKind::NewColumnWithoutValue,
+                Resolution::Theirs,
+            ) => {}
             (ConflictKind::Cell | ConflictKind::BothAdded, Resolution::Theirs) => {
                 if let (Some(row), Some(value)) = (row, conflict.theirs.clone()) {
                     table.columns[conflict.field][row] = value;
