@@ -511,3 +511,52 @@ fn a_new_required_column_needs_a_value_for_region_only_rows() {
         "{monsters}"
     );
 }
+
+#[test]
+fn a_column_upstream_dropped_that_the_region_edited_is_a_conflict() {
+    let game = Game::new();
+    game.import(
+        "global",
+        &[("Monster.csv", &MONSTER.replace("5200,310", "5200,333"))],
+    );
+    // jp drops `attack`.
+    let schema = game.root().join("schemas/monster.toml");
+    let before = std::fs::read_to_string(&schema).unwrap();
+    std::fs::write(
+        &schema,
+        before.replace(
+            "[[fields]]\nname = \"attack\"\ntype = \"int\"\nmin = 0\n\n",
+            "",
+        ),
+    )
+    .unwrap();
+    assert_ne!(std::fs::read_to_string(&schema).unwrap(), before);
+    let monster = "id,name,element,hp,habitat_id,boss\n100,リオス,fire,5200,2,TRUE\n101,ギア,ice,4800,3,FALSE\n102,ケルビ,none,300,1,FALSE\n";
+    game.import("jp", &[("Monster.csv", monster)]);
+    let out = game.rebase();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("conflict schemas/monster.toml: upstream dropped column `attack` of `monster`, which the region changed"),
+        "{}",
+        text(&out)
+    );
+    // Taking upstream's schema drops the column, the region's edit with it.
+    let out = masterctl(
+        game.root(),
+        &[
+            "rebase",
+            "--region",
+            "global",
+            "--theirs",
+            "--table",
+            "schemas/monster.toml",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = masterctl(game.root(), &["rebase", "--region", "global", "--continue"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        game.show("masters/global:tables/monster.csv")
+            .starts_with("id,element,hp,habitat_id,boss\n")
+    );
+}

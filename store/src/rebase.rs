@@ -78,6 +78,8 @@ pub struct TableConflicts {
     /// Field names by index, to name conflicting columns.
     pub fields: Vec<String>,
     pub conflicts: Vec<Conflict>,
+    /// For a structure file: why it conflicts (`conflicts` is then empty).
+    pub reason: String,
 }
 
 /// A rebase ready to commit.
@@ -227,6 +229,19 @@ pub fn plan_rebase(
 
     // The region's own schema, to tell columns upstream added.
     let our_project = project_in(git, &our_tree);
+    let dropped = dropped_edited_columns(
+        git,
+        [&base_tree, &our_tree],
+        &merged_project,
+        resolutions,
+        &reference,
+    )?;
+    if !dropped.is_empty() {
+        return Ok(RebaseOutcome::Conflicts {
+            tables: dropped,
+            state,
+        });
+    }
 
     // Every table, typed against the merged schema. A table upstream did not touch
     // (same blobs at the import point and now) is the region's as it is: only the
@@ -283,6 +298,7 @@ pub fn plan_rebase(
                         table: name.to_string(),
                         fields: schema.fields.iter().map(|f| f.name.clone()).collect(),
                         conflicts: unresolved,
+                        reason: String::new(),
                     });
                 }
                 if result.applied > 0 || result.kept > 0 || resolved > 0 {
@@ -343,6 +359,79 @@ pub fn plan_rebase(
 
 /// Structure files by path, as a snapshot holds them.
 type StructureFiles = Vec<(String, Vec<u8>)>;
+
+/// Columns upstream dropped that the region changed since the import point: a conflict
+/// on the schema file each (resolved `theirs`: the column goes; `ours`: the region keeps
+/// its schema file, and the column).
+fn dropped_edited_columns(
+    git: &Repository,
+    [base_tree, our_tree]: [&Tree<'_>; 2],
+    merged: &masterctl_schemas::Project,
+    resolutions: &Resolutions,
+    branch: &str,
+) -> Result<Vec<TableConflicts>, StoreError> {
+    let Some(base_project) = project_in(git, base_tree) else {
+        return Ok(Vec::new());
+    };
+    let mut conflicts = Vec::new();
+    for old in &base_project.tables {
+        let Some(new) = merged.table(&old.name) else {
+            continue;
+        };
+        let dropped: Vec<usize> = (0..old.fields.len())
+            .filter(|&f| new.field(&old.fields[f].name).is_none())
+            .collect();
+        let path = format!(
+            "{SCHEMAS_DIR}/{}",
+            old.file
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        );
+        if dropped.is_empty()
+            || resolutions.contains_key(&(path.clone(), String::new(), String::new()))
+        {
+            continue;
+        }
+        let (Some(base), Some(ours)) = (
+            read_table_at(git, base_tree, &base_project, old, branch)?,
+            read_table_at(git, our_tree, &base_project, old, branch)?,
+        ) else {
+            continue;
+        };
+        let base_rows: std::collections::HashMap<Vec<masterctl_schemas::Value>, usize> = (0..base
+            .row_count())
+            .map(|r| (base.key(r, &old.primary_key), r))
+            .collect();
+        let edited: Vec<&str> = dropped
+            .iter()
+            .filter(|&&f| {
+                (0..ours.row_count()).any(|r| match base_rows.get(&ours.key(r, &old.primary_key)) {
+                    Some(&b) => ours.value(r, f) != base.value(b, f),
+                    None => !ours.value(r, f).is_null(),
+                })
+            })
+            .map(|&f| old.fields[f].name.as_str())
+            .collect();
+        if !edited.is_empty() {
+            conflicts.push(TableConflicts {
+                table: path,
+                fields: Vec::new(),
+                conflicts: Vec::new(),
+                reason: format!(
+                    "upstream dropped column {} of `{}`, which the region changed",
+                    edited
+                        .iter()
+                        .map(|c| format!("`{c}`"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    old.name
+                ),
+            });
+        }
+    }
+    Ok(conflicts)
+}
 
 /// The project a snapshot tree holds, if its structure loads.
 fn project_in(git: &Repository, tree: &Tree<'_>) -> Option<masterctl_schemas::Project> {
@@ -458,23 +547,27 @@ fn merge_structure(
     let mut conflicts = Vec::new();
     for path in paths {
         let (bv, tv, ov) = (b.get(path), t.get(path), o.get(path));
-        let chosen = if tv == bv || tv == ov {
-            ov
-        } else if ov == bv {
-            tv
-        } else if let Some(side) = resolutions.get(&(path.clone(), String::new(), String::new())) {
-            match side {
-                Resolution::Theirs => tv,
-                _ => ov,
-            }
-        } else {
-            conflicts.push(TableConflicts {
-                table: path.clone(),
-                fields: Vec::new(),
-                conflicts: Vec::new(),
-            });
-            continue;
-        };
+        // A resolution decides first (it may keep the region's file where upstream
+        // dropped a column the region edited, see `dropped_edited_columns`).
+        let chosen =
+            if let Some(side) = resolutions.get(&(path.clone(), String::new(), String::new())) {
+                match side {
+                    Resolution::Theirs => tv,
+                    _ => ov,
+                }
+            } else if tv == bv || tv == ov {
+                ov
+            } else if ov == bv {
+                tv
+            } else {
+                conflicts.push(TableConflicts {
+                    table: path.clone(),
+                    fields: Vec::new(),
+                    conflicts: Vec::new(),
+                    reason: "changed on both sides, differently".to_string(),
+                });
+                continue;
+            };
         if let Some(id) = chosen {
             files.push((path.clone(), git.find_blob(*id)?.content().to_vec()));
         }

@@ -146,7 +146,7 @@ pub fn save(
                 table.table.as_str(),
                 "",
                 "",
-                "structure-changed-both",
+                table.reason.as_str(),
                 "(file)",
                 "(file)",
                 "(file)",

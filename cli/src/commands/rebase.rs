@@ -258,7 +258,7 @@ fn show_conflicts(
     let mut list = Vec::new();
     for table in tables {
         if table.conflicts.is_empty() {
-            list.push(json!({ "table": table.table, "kind": "structure-changed-both" }));
+            list.push(json!({ "table": table.table, "kind": "structure", "reason": table.reason }));
         }
         for c in &table.conflicts {
             list.push(json!({
@@ -278,11 +278,8 @@ fn show_conflicts(
     }
     for entry in &list {
         let cell = |k: &str| entry[k].as_str().unwrap_or("").to_string();
-        if entry["kind"] == "structure-changed-both" {
-            output.line(format!(
-                "conflict {}: changed on both sides, differently",
-                cell("table")
-            ));
+        if entry["kind"] == "structure" {
+            output.line(format!("conflict {}: {}", cell("table"), cell("reason")));
         } else {
             output.line(format!(
                 "conflict {} ({}) {}: base {}, ours {}, theirs {}",
