@@ -560,3 +560,114 @@ fn a_column_upstream_dropped_that_the_region_edited_is_a_conflict() {
             .starts_with("id,element,hp,habitat_id,boss\n")
     );
 }
+
+#[test]
+fn a_personal_branch_follows_its_upstream_the_same_way() {
+    let game = Game::new();
+    // A planner's own branch, declared like any region with an upstream.
+    let config = game.root().join("masterctl.toml");
+    let mut text_now = std::fs::read_to_string(&config).unwrap();
+    text_now.push_str("\n[regions.alice]\nbranch = \"people/alice\"\nupstream = \"jp\"\n");
+    std::fs::write(&config, text_now).unwrap();
+    let out = masterctl(game.root(), &["rebase", "--region", "alice"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    game.import(
+        "alice",
+        &[("Monster.csv", &MONSTER.replace("300,5,1", "350,5,1"))],
+    );
+    game.import("jp", &[("Monster.csv", &MONSTER.replace("5200", "6000"))]);
+    let out = masterctl(game.root(), &["rebase", "--region", "alice"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let monsters = game.show("people/alice:tables/monster.csv");
+    assert!(
+        monsters.contains("100,fire,6000,") && monsters.contains("102,none,350,"),
+        "{monsters}"
+    );
+    assert_eq!(
+        git_line(game.root(), &["merge-base", "people/alice", "masters/jp"]),
+        git_line(game.root(), &["rev-parse", "masters/jp"])
+    );
+}
+
+/// The project's own fixtures: global owns `shop_item.price` and the `shop` table.
+#[test]
+fn the_sample_game_keeps_global_shops_and_takes_jp_quests() {
+    let repo = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["config", "user.name", "Test Planner"]);
+    git(root, &["config", "user.email", "planner@example.com"]);
+    let out = masterctl(root, &["init", ".", "--from", fixtures().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let workbooks = fixtures().join("workbooks");
+    let out = masterctl(
+        root,
+        &["import", "--region", "jp", workbooks.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(
+        masterctl(root, &["rebase", "--region", "global"])
+            .status
+            .code(),
+        Some(0)
+    );
+    let csv = |files: &[(&str, &str)]| {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, contents) in files {
+            std::fs::write(dir.path().join(name), contents).unwrap();
+        }
+        dir
+    };
+    // global: its own prices and shop names.
+    let global = csv(&[
+        (
+            "Shop.csv",
+            "id,name,currency\n1,Village Store,coin\n2,Dragon Market,gem\n",
+        ),
+        (
+            "ShopItem.csv",
+            "shop_id,item_id,price,stock\n1,1,99,\n1,5,49,99\n2,2,25,5\n2,10,450,1\n",
+        ),
+    ]);
+    let out = masterctl(
+        root,
+        &[
+            "import",
+            "--region",
+            "global",
+            global.path().to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // jp: a price change (owned by global), a new shop (global owns the table), more stamina.
+    let jp = csv(&[
+        (
+            "Shop.csv",
+            "id,name,currency\n1,村の道具屋,coin\n2,竜の市場,gem\n3,港の店,coin\n",
+        ),
+        (
+            "ShopItem.csv",
+            "shop_id,item_id,price,stock\n1,1,130,\n1,5,60,99\n2,2,30,5\n2,10,500,1\n",
+        ),
+        (
+            "Quest.csv",
+            "id,chapter_id,code,title,difficulty,stamina\n101,1,Q0101,スライム退治,easy,6\n102,1,Q0102,村を守れ,normal,8\n201,2,Q0201,山道の試練,hard,12\n202,2,Q0202,竜との対決,extreme,20\n",
+        ),
+    ]);
+    let out = masterctl(
+        root,
+        &["import", "--region", "jp", jp.path().to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = masterctl(root, &["rebase", "--region", "global"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let show = |path: &str| git(root, &["show", &format!("masters/global:{path}")]);
+    assert_eq!(
+        show("tables/shop_item.csv"),
+        "shop_id,item_id,price,stock\n1,1,99,\n1,5,49,99\n2,2,25,5\n2,10,450,1\n"
+    );
+    assert_eq!(show("tables/shop.csv"), "id,currency\n1,coin\n2,gem\n");
+    assert!(show("locales/ja/shop.csv").contains("1,Village Store"));
+    assert!(show("tables/quest.csv").contains("101,1,Q0101,easy,6"));
+    assert!(show("generated/item_sources.csv").contains("1,shop_item,1|1,,99"));
+}
