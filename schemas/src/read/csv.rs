@@ -2,6 +2,7 @@
 //! order mark, CRLF or LF, quoted cells spanning lines. The file stem names the sheet
 //! (`Item.csv` is sheet `Item`). Every cell is text; the field's type parses it.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use super::{Cell, Grid, ReadOutcome};
@@ -49,7 +50,7 @@ pub fn read(project: &Project, path: &Path) -> ReadOutcome {
     builder.reserve(memchr::memchr_iter(b'\n', &bytes).count() + 1);
     if let Some(text) = plain_text(&bytes) {
         let mut lines = PlainLines::new(text);
-        let mut chunk = PlainGrid::default();
+        let mut chunk = CsvGrid::default();
         while lines.fill(&mut chunk, CHUNK_RECORDS) {
             builder.push_rows(&chunk);
         }
@@ -95,7 +96,7 @@ fn plain_text(bytes: &[u8]) -> Option<&str> {
     std::str::from_utf8(bytes).ok()
 }
 
-/// Lines of plain CSV text (see [`plain_text`]) handed out as [`PlainGrid`]s.
+/// Lines of plain CSV text (see [`plain_text`]) handed out as [`CsvGrid`]s that borrow it.
 struct PlainLines<'a> {
     text: &'a str,
     offset: usize,
@@ -113,12 +114,9 @@ impl<'a> PlainLines<'a> {
 
     /// Replace the grid's contents with up to `max` records (empty lines are no
     /// records, as in the csv crate); false when the text had no more.
-    fn fill(&mut self, grid: &mut PlainGrid<'a>, max: usize) -> bool {
-        grid.text = self.text;
-        grid.fields.clear();
-        grid.record_starts.clear();
-        grid.record_starts.push(0);
-        grid.lines.clear();
+    fn fill(&mut self, grid: &mut CsvGrid<'a>, max: usize) -> bool {
+        grid.clear();
+        grid.text = Cow::Borrowed(self.text);
         let bytes = self.text.as_bytes();
         while grid.lines.len() < max && self.offset < bytes.len() {
             let start = self.offset;
@@ -141,49 +139,6 @@ impl<'a> PlainLines<'a> {
             self.line += 1;
         }
         !grid.lines.is_empty()
-    }
-}
-
-/// Records of plain CSV text, borrowed: a cell is a range of the file's text.
-#[derive(Default)]
-struct PlainGrid<'a> {
-    text: &'a str,
-    fields: Vec<(usize, usize)>,
-    record_starts: Vec<usize>,
-    lines: Vec<u64>,
-}
-
-impl Grid for PlainGrid<'_> {
-    fn height(&self) -> usize {
-        self.lines.len()
-    }
-
-    fn width(&self, row: usize) -> usize {
-        match (self.record_starts.get(row), self.record_starts.get(row + 1)) {
-            (Some(first), Some(next)) => next - first,
-            _ => 0,
-        }
-    }
-
-    fn cell(&self, row: usize, column: usize) -> Cell<'_> {
-        let (Some(&first), Some(&next)) =
-            (self.record_starts.get(row), self.record_starts.get(row + 1))
-        else {
-            return Cell::Empty;
-        };
-        if first + column >= next {
-            return Cell::Empty;
-        }
-        let (start, end) = self.fields[first + column];
-        Cell::Text(&self.text[start..end])
-    }
-
-    fn row_position(&self, row: usize) -> u64 {
-        self.lines.get(row).copied().unwrap_or(0)
-    }
-
-    fn column_position(&self, column: usize) -> u32 {
-        u32::try_from(column).unwrap_or(u32::MAX)
     }
 }
 
@@ -216,7 +171,7 @@ impl<'b> CsvParser<'b> {
 
     /// Replace the grid's contents with up to `max` records; false when the file had
     /// no more.
-    fn fill(&mut self, grid: &mut CsvGrid, max: usize) -> bool {
+    fn fill(&mut self, grid: &mut CsvGrid<'_>, max: usize) -> bool {
         grid.clear();
         while !self.done && grid.lines.len() < max {
             match self.reader.read_byte_record(&mut self.record) {
@@ -227,14 +182,14 @@ impl<'b> CsvParser<'b> {
                         .line_at(self.record.position().map_or(0, |p| p.byte()));
                     match std::str::from_utf8(self.record.as_slice()) {
                         Ok(text) => {
-                            let base = grid.text.len();
-                            grid.text.push_str(text);
-                            let mut end = base;
+                            let owned = grid.text.to_mut();
+                            let mut start = owned.len();
+                            owned.push_str(text);
                             for field in &self.record {
-                                end += field.len();
-                                grid.field_ends.push(end);
+                                grid.fields.push((start, start + field.len()));
+                                start += field.len();
                             }
-                            grid.record_starts.push(grid.field_ends.len());
+                            grid.record_starts.push(grid.fields.len());
                             grid.lines.push(line);
                         }
                         Err(_) => {
@@ -315,22 +270,23 @@ impl<'a> LineCounter<'a> {
     }
 }
 
-/// Records of a CSV file (all of it, or a piece) and the line each starts on. All
-/// cell texts live in one string; a cell is a range of it.
+/// Records of a CSV file (all of it, or a piece) and the line each starts on. A cell is
+/// a range of `text`: the file's own text for plain CSV, a copy for quoted CSV (whose
+/// cells are unescaped).
 #[derive(Default)]
-pub struct CsvGrid {
-    text: String,
-    /// End offset in `text` of every field, record after record.
-    field_ends: Vec<usize>,
-    /// Index in `field_ends` of each record's first field, plus one final entry.
+pub struct CsvGrid<'a> {
+    text: Cow<'a, str>,
+    /// Byte range in `text` of every field, record after record.
+    fields: Vec<(usize, usize)>,
+    /// Index in `fields` of each record's first field, plus one final entry.
     record_starts: Vec<usize>,
     lines: Vec<u64>,
 }
 
-impl CsvGrid {
+impl CsvGrid<'_> {
     /// Parse a whole file. Invalid UTF-8 or a broken record is reported with its line;
     /// all such lines are reported, not just the first.
-    pub fn parse(bytes: &[u8], path: &Path) -> Result<CsvGrid, Vec<Diagnostic>> {
+    pub fn parse(bytes: &[u8], path: &Path) -> Result<CsvGrid<'static>, Vec<Diagnostic>> {
         let mut parser = CsvParser::new(bytes, path);
         let mut grid = CsvGrid::default();
         parser.fill(&mut grid, usize::MAX);
@@ -342,30 +298,18 @@ impl CsvGrid {
     }
 
     fn clear(&mut self) {
-        self.text.clear();
-        self.field_ends.clear();
+        match &mut self.text {
+            Cow::Owned(text) => text.clear(),
+            Cow::Borrowed(_) => self.text = Cow::Borrowed(""),
+        }
+        self.fields.clear();
         self.record_starts.clear();
         self.record_starts.push(0);
         self.lines.clear();
     }
-
-    fn field_range(&self, row: usize, column: usize) -> Option<(usize, usize)> {
-        let first = *self.record_starts.get(row)?;
-        let next = *self.record_starts.get(row + 1)?;
-        let index = first + column;
-        if index >= next {
-            return None;
-        }
-        let start = if index == 0 {
-            0
-        } else {
-            self.field_ends[index - 1]
-        };
-        Some((start, self.field_ends[index]))
-    }
 }
 
-impl Grid for CsvGrid {
+impl Grid for CsvGrid<'_> {
     fn height(&self) -> usize {
         self.lines.len()
     }
@@ -378,10 +322,16 @@ impl Grid for CsvGrid {
     }
 
     fn cell(&self, row: usize, column: usize) -> Cell<'_> {
-        match self.field_range(row, column) {
-            Some((start, end)) => Cell::Text(&self.text[start..end]),
-            None => Cell::Empty,
+        let (Some(&first), Some(&next)) =
+            (self.record_starts.get(row), self.record_starts.get(row + 1))
+        else {
+            return Cell::Empty;
+        };
+        if first + column >= next {
+            return Cell::Empty;
         }
+        let (start, end) = self.fields[first + column];
+        Cell::Text(&self.text[start..end])
     }
 
     fn row_position(&self, row: usize) -> u64 {
@@ -424,7 +374,7 @@ mod tests {
             let text =
                 plain_text(sample.as_bytes()).unwrap_or_else(|| panic!("{sample:?} is plain"));
             let mut lines = PlainLines::new(text);
-            let mut plain = PlainGrid::default();
+            let mut plain = CsvGrid::default();
             let mut plain_cells = Vec::new();
             // Pieces of two records, to cross piece boundaries.
             while lines.fill(&mut plain, 2) {
