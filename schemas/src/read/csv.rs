@@ -283,10 +283,20 @@ pub struct CsvGrid<'a> {
     lines: Vec<u64>,
 }
 
-impl CsvGrid<'_> {
-    /// Parse a whole file. Invalid UTF-8 or a broken record is reported with its line;
-    /// all such lines are reported, not just the first.
-    pub fn parse(bytes: &[u8], path: &Path) -> Result<CsvGrid<'static>, Vec<Diagnostic>> {
+impl<'b> CsvGrid<'b> {
+    /// Parse a whole file (plain CSV borrowing its text). Invalid UTF-8 or a broken
+    /// record is reported with its line; all such lines are reported, not just the first.
+    pub fn parse(bytes: &'b [u8], path: &Path) -> Result<CsvGrid<'b>, Vec<Diagnostic>> {
+        if let Some(text) = plain_text(bytes) {
+            let mut grid = CsvGrid::default();
+            PlainLines::new(text).fill(&mut grid, usize::MAX);
+            return Ok(grid);
+        }
+        CsvGrid::parse_general(bytes, path)
+    }
+
+    /// Parse a whole file with the csv crate, whatever it holds.
+    fn parse_general(bytes: &[u8], path: &Path) -> Result<CsvGrid<'static>, Vec<Diagnostic>> {
         let mut parser = CsvParser::new(bytes, path);
         let mut grid = CsvGrid::default();
         parser.fill(&mut grid, usize::MAX);
@@ -380,7 +390,7 @@ mod tests {
             while lines.fill(&mut plain, 2) {
                 plain_cells.extend(cells(&plain));
             }
-            let general = CsvGrid::parse(sample.as_bytes(), Path::new("t.csv")).unwrap();
+            let general = CsvGrid::parse_general(sample.as_bytes(), Path::new("t.csv")).unwrap();
             assert_eq!(plain_cells, cells(&general), "{sample:?}");
         }
     }
