@@ -13,30 +13,15 @@ runs=${RUNS:-5}
 work=${WORK:-$(mktemp -d)}
 mkdir -p "$work"
 
-command -v /usr/bin/time >/dev/null || { apt-get update -q && apt-get install -y -q time; }
 command -v frictionless >/dev/null || pip install -q frictionless
-cargo build --release -q -p masterctl -p masterctl-benches
+. benches/common.sh
+prepare
 masterctl=$PWD/target/release/masterctl
 
 [ -f "$work/csv200k/datapackage.json" ] || ./target/release/synth --out "$work/csv200k" --tables 2 --rows 100000 --format csv
 [ -f "$work/xlsx500/masterctl.toml" ] || ./target/release/synth --out "$work/xlsx500" --tables 500 --rows 1000 --format xlsx
 [ -f "$work/xlsx500one/masterctl.toml" ] || ./target/release/synth --out "$work/xlsx500one" --tables 500 --rows 1000 --format xlsx-one-workbook
 
-# best_of N DIR CMD...: prints "<best seconds> <peak KB of that run>"; fails if CMD fails.
-best_of() {
-  local n=$1 dir=$2; shift 2
-  local best="" best_mem=""
-  for _ in $(seq "$n"); do
-    local out start end
-    start=$(date +%s%N)
-    out=$(cd "$dir" && /usr/bin/time -f "%M" "$@" 2>&1 >/dev/null | tail -1)
-    end=$(date +%s%N)
-    local secs mem=$out
-    secs=$(awk "BEGIN{printf \"%.3f\", ($end - $start) / 1e9}")
-    if [ -z "$best" ] || awk "BEGIN{exit !($secs < $best)}"; then best=$secs; best_mem=$mem; fi
-  done
-  echo "$best $best_mem"
-}
 
 read -r m_csv m_csv_mem < <(best_of "$runs" "$work/csv200k" "$masterctl" validate data)
 read -r f_csv f_csv_mem < <(best_of "$(( runs < 3 ? runs : 3 ))" "$work/csv200k" frictionless validate datapackage.json)

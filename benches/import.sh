@@ -10,8 +10,8 @@ cd "$(dirname "$0")/.."
 runs=${RUNS:-3}
 work=${WORK:-$(mktemp -d)}
 mkdir -p "$work"
-command -v /usr/bin/time >/dev/null || { apt-get update -q && apt-get install -y -q time; }
-cargo build --release -q -p masterctl -p masterctl-benches
+. benches/common.sh
+prepare
 masterctl=$PWD/target/release/masterctl
 [ -f "$work/xlsx500/masterctl.toml" ] || ./target/release/synth --out "$work/xlsx500" --tables 500 --rows 1000 --format xlsx >/dev/null
 [ -f "$work/csv1m/masterctl.toml" ] || ./target/release/synth --out "$work/csv1m" --tables 1 --rows 1000000 --format csv >/dev/null
@@ -28,15 +28,6 @@ fresh_repo() {
   echo "$repo"
 }
 
-# measure REPO ARGS...: "<seconds> <peak KB>" of one masterctl run in REPO.
-measure() {
-  local repo=$1; shift
-  local start end mem
-  start=$(date +%s%N)
-  mem=$(cd "$repo" && /usr/bin/time -f "%M" "$masterctl" "$@" 2>&1 >/dev/null | tail -1)
-  end=$(date +%s%N)
-  awk "BEGIN{printf \"%.3f %d\", ($end - $start) / 1e9, $mem}"
-}
 
 # best LINES...: the line with the smallest first field.
 best() { sort -n | head -1; }
@@ -52,16 +43,16 @@ bench_shape() { # name data-dir changed-data-dir (or "" to change one row of the
   for _ in $(seq "$runs"); do
     local repo
     repo=$(fresh_repo "$data")
-    first+="$(measure "$repo" import --region jp "$data/data")"$'\n'
-    again+="$(measure "$repo" import --region jp "$data/data")"$'\n'
+    first+="$(measure "$repo" "$masterctl" import --region jp "$data/data")"$'\n'
+    again+="$(measure "$repo" "$masterctl" import --region jp "$data/data")"$'\n'
     if [ -n "$changed_data" ]; then
-      changed+="$(measure "$repo" import --region jp "$changed_data/data")"$'\n'
+      changed+="$(measure "$repo" "$masterctl" import --region jp "$changed_data/data")"$'\n'
     else
       local file
       file=$(ls "$data"/data/*.csv | head -1)
       cp "$file" "$work/original.csv"
       sed -i '2s/^\([0-9]*\),[^,]*,/\1,changed,/' "$file"
-      changed+="$(measure "$repo" import --region jp "$data/data")"$'\n'
+      changed+="$(measure "$repo" "$masterctl" import --region jp "$data/data")"$'\n'
       cp "$work/original.csv" "$file"
     fi
     rm -rf "$repo"

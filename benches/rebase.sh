@@ -10,9 +10,9 @@ cd "$(dirname "$0")/.."
 rows=${ROWS:-1000000}
 work=${WORK:-$(mktemp -d)}
 mkdir -p "$work"
-command -v /usr/bin/time >/dev/null || { apt-get update -q && apt-get install -y -q time; }
 command -v daff >/dev/null || pip install -q daff
-cargo build --release -q -p masterctl -p masterctl-benches
+. benches/common.sh
+prepare
 masterctl=$PWD/target/release/masterctl
 
 # Three versions of a table "item" (id, price, rarity): rows 1..N; ours changes every
@@ -74,22 +74,9 @@ stage parent.csv && "$masterctl" --repo "$repo" import --region jp "$work/in/ite
 stage ours.csv && "$masterctl" --repo "$repo" import --region global "$work/in/item.csv" >/dev/null
 stage theirs.csv && "$masterctl" --repo "$repo" import --region jp "$work/in/item.csv" >/dev/null
 
-measure() { # dir cmd... → "<seconds> <peak KB>"
-  local dir=$1; shift
-  local start end mem
-  start=$(date +%s%N)
-  mem=$(cd "$dir" && /usr/bin/time -f "%M" "$@" 2>&1 >/dev/null | tail -1)
-  end=$(date +%s%N)
-  awk "BEGIN{printf \"%.3f %d\\n\", ($end - $start) / 1e9, $mem}"
-}
 
 # The dry run is repeatable: the best of RUNS (default 5).
-best=""
-for _ in $(seq "${RUNS:-5}"); do
-  run=$(measure "$repo" "$masterctl" rebase --region global --dry-run)
-  if [ -z "$best" ] || awk "BEGIN{exit !(${run% *} < ${best% *})}"; then best=$run; fi
-done
-read -r m_secs m_mem <<< "$best"
+read -r m_secs m_mem < <(best_of "${RUNS:-5}" "$repo" "$masterctl" rebase --region global --dry-run)
 read -r d_secs d_mem < <(measure "$work" timeout 600 daff merge --output merged.csv parent.csv ours.csv theirs.csv)
 read -r c_secs c_mem < <(measure "$repo" "$masterctl" rebase --region global)
 

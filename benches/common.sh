@@ -1,0 +1,28 @@
+# Helpers of the benchmark scripts (sourced by compare.sh, import.sh, rebase.sh).
+
+# prepare: what timing needs, and the release binaries.
+prepare() {
+  command -v /usr/bin/time >/dev/null || { apt-get update -q && apt-get install -y -q time; }
+  cargo build --release -q -p masterctl -p masterctl-benches
+}
+
+# measure DIR CMD...: one run of CMD in DIR; prints "<seconds> <peak KB>". Fails if CMD does.
+measure() {
+  local dir=$1; shift
+  local start end mem
+  start=$(date +%s%N)
+  mem=$(cd "$dir" && /usr/bin/time -f "%M" "$@" 2>&1 >/dev/null | tail -1)
+  end=$(date +%s%N)
+  awk "BEGIN{printf \"%.3f %d\\n\", ($end - $start) / 1e9, $mem}"
+}
+
+# best_of N DIR CMD...: the fastest of N runs, as measure prints it.
+best_of() {
+  local n=$1; shift
+  local best="" run
+  for _ in $(seq "$n"); do
+    run=$(measure "$@")
+    if [ -z "$best" ] || awk "BEGIN{exit !(${run% *} < ${best% *})}"; then best=$run; fi
+  done
+  echo "$best"
+}
