@@ -519,3 +519,25 @@ fn imports_leave_the_working_tree_and_head_alone() {
             .starts_with("# being edited\n")
     );
 }
+
+#[test]
+fn the_same_bytes_under_another_name_are_another_table() {
+    let repo = hunt_repo();
+    assert_eq!(
+        import(repo.path(), &hunt().join("hunt.xlsx")).status.code(),
+        Some(0)
+    );
+    // One file imported as Habitat.csv ...
+    let input = tempfile::tempdir().unwrap();
+    let names = "id,name\n1,森\n2,火山\n3,氷\n";
+    std::fs::write(input.path().join("Habitat.csv"), names).unwrap();
+    let out = import(repo.path(), &input.path().join("Habitat.csv"));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // ... and the very same bytes as Material.csv: a different table, so not "unchanged".
+    let other = tempfile::tempdir().unwrap();
+    std::fs::write(other.path().join("Material.csv"), names).unwrap();
+    let out = import(repo.path(), &other.path().join("Material.csv"));
+    assert_ne!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(!text(&out).contains("nothing changed"), "{}", text(&out));
+    assert!(text(&out).contains("missing-column"), "{}", text(&out));
+}

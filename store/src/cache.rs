@@ -19,7 +19,7 @@ use crate::repo::{MasterRepo, Structure};
 use crate::snapshot::{language_path, table_path, tree_blobs};
 
 /// Bumped whenever the canonical form changes: old entries then never match.
-const FORMAT: &str = "masterctl-import-cache-1";
+const FORMAT: &str = "masterctl-import-cache-2";
 /// Lines kept when the cache is rewritten.
 const KEEP_LINES: usize = 20_000;
 
@@ -35,7 +35,8 @@ pub struct TableBlobs {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
     pub structure: String,
-    pub sha256: String,
+    /// The export's identity: its file name and content (see [`source_id`]).
+    pub source: String,
     pub tables: Vec<TableBlobs>,
 }
 
@@ -66,7 +67,7 @@ fn parse_line(line: &str) -> Option<Entry> {
         return None;
     }
     let structure = words.next()?.to_string();
-    let sha256 = words.next()?.to_string();
+    let source = words.next()?.to_string();
     let mut tables = Vec::new();
     let rest: Vec<&str> = words.collect();
     for chunk in rest.chunks(3) {
@@ -84,13 +85,13 @@ fn parse_line(line: &str) -> Option<Entry> {
     }
     Some(Entry {
         structure,
-        sha256,
+        source,
         tables,
     })
 }
 
 fn format_line(entry: &Entry) -> String {
-    let mut line = format!("{FORMAT} {} {}", entry.structure, entry.sha256);
+    let mut line = format!("{FORMAT} {} {}", entry.structure, entry.source);
     for t in &entry.tables {
         let language = t
             .language
@@ -106,6 +107,25 @@ fn load(repo: &MasterRepo) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// An export's identity: its file name (a CSV file's name says which table it holds)
+/// and its content hash.
+pub fn source_id(source: &SourceFile) -> String {
+    let name = source
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut hasher = Sha256::new();
+    hasher.update(name.as_bytes());
+    hasher.update([0]);
+    hasher.update(source.sha256.as_bytes());
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// The tables every source gave before under this structure, or `None` if any source
 /// is unknown.
 pub fn lookup(
@@ -117,11 +137,11 @@ pub fn lookup(
         .iter()
         .filter_map(|line| parse_line(line))
         .filter(|e| e.structure == structure)
-        .map(|e| (e.sha256.clone(), e))
+        .map(|e| (e.source.clone(), e))
         .collect();
     let mut tables = Vec::new();
     for source in sources {
-        tables.extend(known.get(&source.sha256)?.tables.iter().cloned());
+        tables.extend(known.get(&source_id(source))?.tables.iter().cloned());
     }
     Some(tables)
 }

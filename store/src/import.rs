@@ -192,7 +192,7 @@ fn cache_entries(
         .iter()
         .map(|source| cache::Entry {
             structure: structure_id.to_string(),
-            sha256: source.sha256.clone(),
+            source: cache::source_id(source),
             tables: tables
                 .iter()
                 .filter(|t| t.origin.file == source.path)
