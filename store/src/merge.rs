@@ -295,3 +295,194 @@ fn from_columns(schema: &TableSchema, like: &Table, columns: Vec<Vec<Value>>) ->
         },
     }
 }
+
+/// The same merge on canonical text, for a table whose key is one integer field and
+/// whose three canonical files are plain (no quoted cell) with the same header: records
+/// are lines, and a line equal in two versions is an equal row (canonical CSV has one
+/// spelling per value), so only rows both sides changed are split into cells. Returns
+/// the merged canonical file (rows that conflict hold the region's cells, as in
+/// [`merge_table`]) with conflicts and counts; `None` when the table does not qualify
+/// and [`merge_table`] must do it.
+pub fn merge_canonical(
+    schema: &TableSchema,
+    base: &[u8],
+    theirs: &[u8],
+    ours: &[u8],
+    ownership: &Ownership,
+) -> Option<(Vec<u8>, Vec<Conflict>, usize, usize)> {
+    use masterctl_schemas::value::parse_text;
+    let fields = masterctl_schemas::canonical::data_fields(schema);
+    if fields.len() != schema.fields.len() || ownership.table {
+        return None; // text fields live in another file; owned tables are simply ours
+    }
+    let [key_field] = schema.primary_key[..] else {
+        return None;
+    };
+    if schema.fields[key_field].ty != masterctl_schemas::FieldType::Int {
+        return None;
+    }
+    let header: String = schema
+        .fields
+        .iter()
+        .map(|f| f.name.as_str())
+        .collect::<Vec<_>>()
+        .join(",");
+    let split = |bytes| canonical_lines(bytes, &header, key_field);
+    let (b, t, o) = (split(base)?, split(theirs)?, split(ours)?);
+    let value = |field: usize, text: &str| parse_text(&schema.fields[field].ty, text).ok();
+    let mut out = String::with_capacity(ours.len() + ours.len() / 8);
+    out.push_str(&header);
+    out.push('\n');
+    let mut conflicts = Vec::new();
+    let (mut applied, mut kept) = (0, 0);
+    let owned = |field: usize| ownership.columns.contains(&field);
+    let (mut i, mut j, mut k) = (0, 0, 0);
+    loop {
+        let key = [b.get(i), t.get(j), o.get(k)]
+            .into_iter()
+            .flatten()
+            .map(|r| r.0)
+            .min();
+        let Some(key) = key else { break };
+        let take = |rows: &Vec<(i64, &'_ str)>, at: &mut usize| -> Option<usize> {
+            (rows.get(*at).map(|r| r.0) == Some(key)).then(|| {
+                *at += 1;
+                *at - 1
+            })
+        };
+        let (bi, ti, oi) = (take(&b, &mut i), take(&t, &mut j), take(&o, &mut k));
+        let (bl, tl, ol) = (bi.map(|a| b[a].1), ti.map(|a| t[a].1), oi.map(|a| o[a].1));
+        let key_value = || vec![masterctl_schemas::Value::Int(key)];
+        let mut push = |l: &str| {
+            out.push_str(l);
+            out.push('\n');
+        };
+        match (bl, tl, ol) {
+            (_, None, None) => {}
+            (None, Some(t), None) => {
+                applied += 1;
+                push(t);
+            }
+            (None, None, Some(o)) => push(o),
+            (_, Some(t), Some(o)) if t == o => push(o),
+            (Some(b), Some(t), Some(o)) if t == b => push(o),
+            (None, Some(t), Some(o)) => {
+                let (tc, oc): (Vec<&str>, Vec<&str>) =
+                    (t.split(',').collect(), o.split(',').collect());
+                for field in 0..tc.len().min(oc.len()) {
+                    if tc[field] == oc[field] {
+                        continue;
+                    }
+                    if owned(field) {
+                        kept += 1;
+                    } else {
+                        conflicts.push(Conflict {
+                            kind: ConflictKind::BothAdded,
+                            key: key_value(),
+                            field,
+                            base: None,
+                            ours: value(field, oc[field]),
+                            theirs: value(field, tc[field]),
+                        });
+                    }
+                }
+                push(o);
+            }
+            (Some(b), None, Some(o)) => {
+                let (bc, oc): (Vec<&str>, Vec<&str>) =
+                    (b.split(',').collect(), o.split(',').collect());
+                let changed: Vec<usize> = (0..oc.len())
+                    .filter(|&f| oc[f] != bc[f] && !owned(f))
+                    .collect();
+                if changed.is_empty() {
+                    applied += 1;
+                } else {
+                    for field in changed {
+                        conflicts.push(Conflict {
+                            kind: ConflictKind::DeletedUpstream,
+                            key: key_value(),
+                            field,
+                            base: value(field, bc[field]),
+                            ours: value(field, oc[field]),
+                            theirs: None,
+                        });
+                    }
+                    push(o);
+                }
+            }
+            (Some(b), Some(t), None) => {
+                let (bc, tc): (Vec<&str>, Vec<&str>) =
+                    (b.split(',').collect(), t.split(',').collect());
+                let changed: Vec<usize> = (0..tc.len())
+                    .filter(|&f| tc[f] != bc[f] && !owned(f))
+                    .collect();
+                if !changed.is_empty() {
+                    for field in changed {
+                        conflicts.push(Conflict {
+                            kind: ConflictKind::DeletedInRegion,
+                            key: key_value(),
+                            field,
+                            base: value(field, bc[field]),
+                            ours: None,
+                            theirs: value(field, tc[field]),
+                        });
+                    }
+                    push(t);
+                }
+            }
+            (Some(b), Some(t), Some(o)) => {
+                let (bc, tc, oc): (Vec<&str>, Vec<&str>, Vec<&str>) = (
+                    b.split(',').collect(),
+                    t.split(',').collect(),
+                    o.split(',').collect(),
+                );
+                let mut row: Vec<&str> = Vec::with_capacity(oc.len());
+                for field in 0..oc.len() {
+                    let (bv, tv, ov) = (bc[field], tc[field], oc[field]);
+                    row.push(if tv == bv || tv == ov {
+                        ov
+                    } else if owned(field) {
+                        kept += 1;
+                        ov
+                    } else if ov == bv {
+                        applied += 1;
+                        tv
+                    } else {
+                        conflicts.push(Conflict {
+                            kind: ConflictKind::Cell,
+                            key: key_value(),
+                            field,
+                            base: value(field, bv),
+                            ours: value(field, ov),
+                            theirs: value(field, tv),
+                        });
+                        ov
+                    });
+                }
+                push(&row.join(","));
+            }
+        }
+    }
+    Some((out.into_bytes(), conflicts, applied, kept))
+}
+
+/// The records of a plain canonical file with this header, keyed by the integer in
+/// column `key_field`, if the file is that and sorted by it.
+fn canonical_lines<'x>(
+    bytes: &'x [u8],
+    header: &str,
+    key_field: usize,
+) -> Option<Vec<(i64, &'x str)>> {
+    let text = masterctl_schemas::read::csv::plain_text(bytes)?;
+    let mut lines = text.split('\n');
+    if lines.next()? != header {
+        return None;
+    }
+    let mut rows = Vec::new();
+    for line in lines.filter(|l| !l.is_empty()) {
+        let key = line.split(',').nth(key_field)?.parse().ok()?;
+        rows.push((key, line));
+    }
+    // Canonical files are sorted by key; anything else is not for this path.
+    rows.windows(2).all(|w| w[0].0 < w[1].0).then_some(rows)
+}

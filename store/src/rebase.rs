@@ -21,7 +21,7 @@ use masterctl_schemas::{Report, Table};
 
 use crate::StoreError;
 use crate::import::{CommitSpec, write_commit};
-use crate::merge::{Conflict, Ownership, merge_table};
+use crate::merge::{Conflict, Ownership, merge_canonical, merge_table};
 use crate::repo::{MasterRepo, Structure, blob_at};
 use crate::resolve::{self, RebaseState, Resolution, Resolutions};
 use crate::snapshot::{Snapshot, language_path, read_table_at, table_path, tree_blobs};
@@ -262,56 +262,84 @@ pub fn plan_rebase(
             merged.extend(read(&our_tree)?);
             continue;
         }
-        let [b, t, o] = read_versions(
-            git,
-            [&base_tree, &their_tree, &our_tree],
-            &files,
-            schema,
-            &reference,
-        )?;
-        let (b, t, o) = (b.as_ref(), t.as_ref(), o.as_ref());
-        let table = match (t, o) {
-            (None, None) => continue,
-            (Some(t), None) => {
-                summary.push(TableRebase {
-                    table: name.to_string(),
-                    applied: t.row_count(),
-                    kept: 0,
-                    resolved: 0,
-                });
-                t.clone()
+        let ownership = Ownership::of(schema, &owns);
+        // Plain canonical files of an integer-keyed table without text merge as lines;
+        // anything else is typed in full first.
+        let texts: Vec<Option<Vec<u8>>> = [&base_tree, &their_tree, &our_tree]
+            .into_iter()
+            .map(|tree| blob_at(git, tree, &files[0]))
+            .collect::<Result<_, _>>()?;
+        let by_lines = match (&texts[0], &texts[1], &texts[2]) {
+            (Some(b), Some(t), Some(o)) => merge_canonical(schema, b, t, o, &ownership),
+            _ => None,
+        };
+        let merged_here = match by_lines {
+            Some((bytes, found, applied, kept)) => {
+                let table = read_table(schema, &bytes, std::path::Path::new(&files[0]), None)
+                    .map_err(|d| StoreError::BrokenSnapshot {
+                        branch: reference.clone(),
+                        message: d.first().map_or_else(String::new, ToString::to_string),
+                    })?;
+                Some((table, found, applied, kept))
             }
-            (None, Some(o)) => o.clone(),
-            (Some(t), Some(o)) => {
-                let mut result = merge_table(schema, b, t, o, &Ownership::of(schema, &owns));
-                let mut conflicts_here = std::mem::take(&mut result.conflicts);
-                conflicts_here.extend(missing_new_values(
+            None => {
+                let [b, t, o] = read_versions(
+                    git,
+                    [&base_tree, &their_tree, &our_tree],
+                    &files,
                     schema,
-                    our_project.as_ref(),
-                    &result.table,
-                ));
-                let (unresolved, resolved) =
-                    resolve::apply(schema, &mut result.table, conflicts_here, resolutions)
-                        .map_err(RebaseError::BadResolution)?;
-                if !unresolved.is_empty() {
-                    conflicts.push(TableConflicts {
-                        table: name.to_string(),
-                        fields: schema.fields.iter().map(|f| f.name.clone()).collect(),
-                        conflicts: unresolved,
-                        reason: String::new(),
-                    });
+                    &reference,
+                )?;
+                match (b, t, o) {
+                    (_, None, None) => None,
+                    (_, Some(t), None) => {
+                        summary.push(TableRebase {
+                            table: name.to_string(),
+                            applied: t.row_count(),
+                            kept: 0,
+                            resolved: 0,
+                        });
+                        merged.push(t);
+                        None
+                    }
+                    (_, None, Some(o)) => {
+                        merged.push(o);
+                        None
+                    }
+                    (b, Some(t), Some(o)) => {
+                        let mut result = merge_table(schema, b.as_ref(), &t, &o, &ownership);
+                        let mut found = std::mem::take(&mut result.conflicts);
+                        found.extend(missing_new_values(
+                            schema,
+                            our_project.as_ref(),
+                            &result.table,
+                        ));
+                        Some((result.table, found, result.applied, result.kept))
+                    }
                 }
-                if result.applied > 0 || result.kept > 0 || resolved > 0 {
-                    summary.push(TableRebase {
-                        table: name.to_string(),
-                        applied: result.applied,
-                        kept: result.kept,
-                        resolved,
-                    });
-                }
-                result.table
             }
         };
+        let Some((mut table, found, applied, kept)) = merged_here else {
+            continue;
+        };
+        let (unresolved, resolved) = resolve::apply(schema, &mut table, found, resolutions)
+            .map_err(RebaseError::BadResolution)?;
+        if !unresolved.is_empty() {
+            conflicts.push(TableConflicts {
+                table: name.to_string(),
+                fields: schema.fields.iter().map(|f| f.name.clone()).collect(),
+                conflicts: unresolved,
+                reason: String::new(),
+            });
+        }
+        if applied > 0 || kept > 0 || resolved > 0 {
+            summary.push(TableRebase {
+                table: name.to_string(),
+                applied,
+                kept,
+                resolved,
+            });
+        }
         merged.push(table);
     }
     if !conflicts.is_empty() {

@@ -266,9 +266,23 @@ pub fn apply(
     let mut unresolved = Vec::new();
     let mut resolved = 0;
     let mut remove: Vec<Vec<Value>> = Vec::new();
-    let rows: HashMap<Vec<Value>, usize> = (0..table.row_count())
-        .map(|row| (table.key(row, &schema.primary_key), row))
+    // Only resolved conflicts need their rows found.
+    let wanted: std::collections::HashSet<&Vec<Value>> = conflicts
+        .iter()
+        .filter(|c| {
+            let column = schema.fields[c.field].name.clone();
+            resolutions.contains_key(&(schema.name.clone(), key_text(&c.key), column))
+        })
+        .map(|c| &c.key)
         .collect();
+    let rows: HashMap<Vec<Value>, usize> = if wanted.is_empty() {
+        HashMap::new()
+    } else {
+        (0..table.row_count())
+            .map(|row| (table.key(row, &schema.primary_key), row))
+            .filter(|(key, _)| wanted.contains(key))
+            .collect()
+    };
     for conflict in conflicts {
         let column = schema.fields[conflict.field].name.clone();
         let key = key_text(&conflict.key);

@@ -84,7 +84,7 @@ const CHUNK_RECORDS: usize = 4096;
 /// character, lines ending in LF or CRLF — where records are lines and cells are split
 /// at commas. Most master data exports are; they are read without a CSV state machine
 /// and without copying a byte. Anything else goes through the csv crate.
-fn plain_text(bytes: &[u8]) -> Option<&str> {
+pub fn plain_text(bytes: &[u8]) -> Option<&str> {
     let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
     if memchr::memchr(b'"', bytes).is_some() {
         return None;
