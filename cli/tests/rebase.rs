@@ -671,3 +671,58 @@ fn the_sample_game_keeps_global_shops_and_takes_jp_quests() {
     assert!(show("tables/quest.csv").contains("101,1,Q0101,easy,6"));
     assert!(show("generated/item_sources.csv").contains("1,shop_item,1|1,,99"));
 }
+
+/// A table with an integer key and no text merges as canonical lines: the same
+/// outcomes, conflicts and resolutions as any other table.
+#[test]
+fn an_integer_keyed_table_without_text_merges_the_same() {
+    let game = Game::new();
+    std::fs::write(
+        game.root().join("schemas/price.toml"),
+        "name = \"price\"\nsheet = \"Price\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"amount\"\ntype = \"int\"\n\n[[fields]]\nname = \"note\"\ntype = \"string\"\noptional = true\n",
+    )
+    .unwrap();
+    let prices = "id,amount,note\n1,10,\n2,20,\n3,30,a\n";
+    game.import("jp", &[("Price.csv", prices)]);
+    let out = game.rebase();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // global: row 1 and row 3; jp: row 2, row 3 differently, a new row 4, row 5 never existed.
+    game.import(
+        "global",
+        &[("Price.csv", "id,amount,note\n1,11,\n2,20,\n3,33,a\n")],
+    );
+    game.import(
+        "jp",
+        &[("Price.csv", "id,amount,note\n1,10,\n2,22,\n3,34,b\n4,40,\n")],
+    );
+    let out = game.rebase();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("conflict price (3) amount: base 30, ours 33, theirs 34"),
+        "{}",
+        text(&out)
+    );
+    assert!(
+        !text(&out).contains("note"),
+        "the note changed on one side only: {}",
+        text(&out)
+    );
+    let out = masterctl(
+        game.root(),
+        &[
+            "rebase", "--region", "global", "--theirs", "--table", "price",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = masterctl(game.root(), &["rebase", "--region", "global", "--continue"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(
+        game.show("masters/global:tables/price.csv"),
+        "id,amount,note\n1,11,\n2,22,\n3,34,b\n4,40,"
+    );
+    let message = git_line(game.root(), &["log", "-1", "--format=%B", "masters/global"]);
+    assert!(
+        message.contains("price: 3 applied, 0 kept (owned), 1 resolved"),
+        "{message}"
+    );
+}
