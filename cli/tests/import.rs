@@ -541,3 +541,26 @@ fn the_same_bytes_under_another_name_are_another_table() {
     assert!(!text(&out).contains("nothing changed"), "{}", text(&out));
     assert!(text(&out).contains("missing-column"), "{}", text(&out));
 }
+
+#[test]
+fn an_integer_keyed_table_without_text_is_counted_line_by_line() {
+    let repo = hunt_repo();
+    std::fs::write(
+        repo.path().join("schemas/price.toml"),
+        "name = \"price\"\nsheet = \"Price\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"amount\"\ntype = \"int\"\n",
+    )
+    .unwrap();
+    let input = tempfile::tempdir().unwrap();
+    let csv = input.path().join("Price.csv");
+    std::fs::write(&csv, "id,amount\n1,10\n2,20\n3,30\n10,100\n").unwrap();
+    assert_eq!(import(repo.path(), &csv).status.code(), Some(0));
+    // 2 removed, 3 changed, 4 and 11 added, 1 and 10 untouched.
+    std::fs::write(&csv, "id,amount\n1,10\n3,31\n4,40\n10,100\n11,110\n").unwrap();
+    let out = import(repo.path(), &csv);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let message = git(repo.path(), &["log", "-1", "--format=%B", "masters/jp"]);
+    assert!(
+        message.contains("price: 2 added, 1 changed, 1 removed"),
+        "{message}"
+    );
+}

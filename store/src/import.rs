@@ -10,7 +10,7 @@
 use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 
-use git2::Oid;
+use git2::{Commit, Oid};
 use masterctl_schemas::canonical::key_order;
 use masterctl_schemas::validate::{check_rows, validate_tables};
 use masterctl_schemas::{Report, Table, TableSchema, read};
@@ -18,8 +18,8 @@ use sha2::{Digest, Sha256};
 
 use crate::StoreError;
 use crate::cache;
-use crate::repo::{MasterRepo, Structure};
-use crate::snapshot::{Snapshot, language_path, read_tables, table_path};
+use crate::repo::{MasterRepo, Structure, blob_at};
+use crate::snapshot::{Snapshot, language_path, read_table_at, table_path, tree_blobs};
 
 /// Rows added, changed and removed in one table by an import.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -120,17 +120,21 @@ pub fn plan_import(
     let outcome = read::read_inputs_with_progress(project, &files, progress);
     diagnostics.extend(outcome.report.diagnostics);
     let mut report = Report { diagnostics };
-    let current: Vec<Table> = match &head {
-        Some(commit) => read_tables(&repo.git, &commit.tree()?, project, &reference)?,
-        None => Vec::new(),
-    };
-    // The new snapshot's tables: the supplied ones, and the kept ones from the branch.
+    let head_tree = head.as_ref().map(Commit::tree).transpose()?;
+    // The new snapshot's tables: the supplied ones, and the kept ones from the branch
+    // (typed, for validation; the branch's versions of supplied tables are read only if
+    // their files change, to count the change).
     let mut tables = outcome.tables;
     let mut kept = Vec::new();
-    for table in &current {
-        if !tables.iter().any(|t| t.name == table.name) {
-            kept.push(table.name.clone());
-            tables.push(table.clone());
+    if let Some(tree) = &head_tree {
+        for schema in &project.tables {
+            if tables.iter().any(|t| t.name == schema.name) {
+                continue;
+            }
+            if let Some(table) = read_table_at(&repo.git, tree, project, schema, &reference)? {
+                kept.push(table.name.clone());
+                tables.push(table);
+            }
         }
     }
     for name in &kept {
@@ -147,14 +151,54 @@ pub fn plan_import(
     }
     tables.sort_by_key(|t| project.table_index(&t.name));
     let snapshot = Snapshot::build(structure, &tables);
-    let unchanged = match &head {
-        Some(commit) => snapshot.matches(&repo.git, &commit.tree()?)?,
+    let unchanged = match &head_tree {
+        Some(tree) => snapshot.matches(&repo.git, tree)?,
         None => false,
     };
     let changes = if unchanged {
         Vec::new()
     } else {
-        count_changes(project.tables.iter(), &current, &tables)
+        // Supplied tables whose canonical files did not change are recognised by blob id;
+        // only the others are read back from the branch and compared row by row.
+        let ids = snapshot.blob_ids()?;
+        let head_ids = match &head_tree {
+            Some(tree) => tree_blobs(&repo.git, tree)?,
+            None => Default::default(),
+        };
+        let source = &project.config.source_language;
+        let mut before = Vec::new();
+        let mut after = Vec::new();
+        let mut line_counted = Vec::new();
+        for table in tables.iter().filter(|t| !kept.contains(&t.name)) {
+            let paths = [table_path(&table.name), language_path(source, &table.name)];
+            if paths.iter().all(|p| ids.get(p.as_str()) == head_ids.get(p)) {
+                continue;
+            }
+            let Some(schema) = project.table(&table.name) else {
+                continue;
+            };
+            if let Some(tree) = &head_tree {
+                // Plain canonical files of an integer-keyed table compare as lines.
+                if crate::merge::line_shape(schema).is_some()
+                    && let (Some(old), Some(new)) = (
+                        blob_at(&repo.git, tree, &paths[0])?,
+                        snapshot.files.get(&paths[0]),
+                    )
+                    && let Some(change) = count_lines(schema, &old, new)
+                {
+                    if !change.is_empty() {
+                        line_counted.push(change);
+                    }
+                    continue;
+                }
+                before.extend(read_table_at(&repo.git, tree, project, schema, &reference)?);
+            }
+            after.push(table);
+        }
+        let mut changes = count_changes(project.tables.iter(), &before, &after);
+        changes.extend(line_counted);
+        changes.sort_by_key(|c| project.table_index(&c.table));
+        changes
     };
     let cache_entries = cache_entries(
         &snapshot,
@@ -223,17 +267,54 @@ fn source_file(path: &Path) -> Result<SourceFile, StoreError> {
     })
 }
 
+/// Rows added, changed and removed, comparing two plain canonical files line by line
+/// (`None` when the table or the files are not of that shape).
+fn count_lines(schema: &TableSchema, old: &[u8], new: &[u8]) -> Option<TableChange> {
+    let (header, key_field) = crate::merge::line_shape(schema)?;
+    let old = crate::merge::canonical_lines(old, &header, key_field)?;
+    let new = crate::merge::canonical_lines(new, &header, key_field)?;
+    let mut change = TableChange {
+        table: schema.name.clone(),
+        ..TableChange::default()
+    };
+    let (mut i, mut j) = (0, 0);
+    while i < old.len() || j < new.len() {
+        match (old.get(i), new.get(j)) {
+            (Some(a), Some(b)) if a.0 == b.0 => {
+                if a.1 != b.1 {
+                    change.changed += 1;
+                }
+                i += 1;
+                j += 1;
+            }
+            (Some(a), Some(b)) if a.0 < b.0 => {
+                change.removed += 1;
+                i += 1;
+            }
+            (Some(_), None) => {
+                change.removed += 1;
+                i += 1;
+            }
+            _ => {
+                change.added += 1;
+                j += 1;
+            }
+        }
+    }
+    Some(change)
+}
+
 /// Rows added, changed and removed per table, by primary key: both versions walked in
 /// key order side by side, comparing values in place (no row is copied).
 fn count_changes<'a>(
     schemas: impl Iterator<Item = &'a TableSchema>,
     before: &[Table],
-    after: &[Table],
+    after: &[&Table],
 ) -> Vec<TableChange> {
     let mut changes = Vec::new();
     for schema in schemas {
         let old = before.iter().find(|t| t.name == schema.name);
-        let new = after.iter().find(|t| t.name == schema.name);
+        let new = after.iter().find(|t| t.name == schema.name).copied();
         let order = |table: Option<&Table>| table.map_or_else(Vec::new, |t| key_order(schema, t));
         let (old_rows, new_rows) = (order(old), order(new));
         let mut change = TableChange {

@@ -311,22 +311,10 @@ pub fn merge_canonical(
     ownership: &Ownership,
 ) -> Option<(Vec<u8>, Vec<Conflict>, usize, usize)> {
     use masterctl_schemas::value::parse_text;
-    let fields = masterctl_schemas::canonical::data_fields(schema);
-    if fields.len() != schema.fields.len() || ownership.table {
-        return None; // text fields live in another file; owned tables are simply ours
+    if ownership.table {
+        return None; // an owned table is simply the region's
     }
-    let [key_field] = schema.primary_key[..] else {
-        return None;
-    };
-    if schema.fields[key_field].ty != masterctl_schemas::FieldType::Int {
-        return None;
-    }
-    let header: String = schema
-        .fields
-        .iter()
-        .map(|f| f.name.as_str())
-        .collect::<Vec<_>>()
-        .join(",");
+    let (header, key_field) = line_shape(schema)?;
     let split = |bytes| canonical_lines(bytes, &header, key_field);
     let (b, t, o) = (split(base)?, split(theirs)?, split(ours)?);
     let value = |field: usize, text: &str| parse_text(&schema.fields[field].ty, text).ok();
@@ -466,9 +454,30 @@ pub fn merge_canonical(
     Some((out.into_bytes(), conflicts, applied, kept))
 }
 
+/// The header and key column of a table whose canonical file can be handled as lines:
+/// an integer single-field key and no text field.
+pub(crate) fn line_shape(schema: &TableSchema) -> Option<(String, usize)> {
+    let fields = masterctl_schemas::canonical::data_fields(schema);
+    let [key_field] = schema.primary_key[..] else {
+        return None;
+    };
+    if fields.len() != schema.fields.len()
+        || schema.fields[key_field].ty != masterctl_schemas::FieldType::Int
+    {
+        return None;
+    }
+    let header = schema
+        .fields
+        .iter()
+        .map(|f| f.name.as_str())
+        .collect::<Vec<_>>()
+        .join(",");
+    Some((header, key_field))
+}
+
 /// The records of a plain canonical file with this header, keyed by the integer in
 /// column `key_field`, if the file is that and sorted by it.
-fn canonical_lines<'x>(
+pub(crate) fn canonical_lines<'x>(
     bytes: &'x [u8],
     header: &str,
     key_field: usize,
