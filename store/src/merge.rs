@@ -87,6 +87,124 @@ pub struct TableMerge {
     pub kept: usize,
 }
 
+/// The three versions of a row, by index: at the import point, upstream now, the region.
+const B: usize = 0;
+const T: usize = 1;
+const O: usize = 2;
+
+/// Where a merged row comes from.
+enum RowChoice {
+    /// No row (deleted).
+    Drop,
+    /// One version's row as it is.
+    Whole(usize),
+    /// Each field from the version given.
+    Cells(Vec<usize>),
+}
+
+/// The decision for one key: the row, its conflicts (kind and field; the values are
+/// each version's cell) and the upstream changes applied and kept.
+struct RowMerge {
+    choice: RowChoice,
+    conflicts: Vec<(ConflictKind, usize)>,
+    applied: usize,
+    kept: usize,
+}
+
+/// The merge rules for one key, whatever a cell is (a typed value, canonical text):
+/// `present` says which versions hold the key, `cell(version, field)` reads a cell of a
+/// version that holds it. Ownership of the whole table is decided by the caller.
+fn merge_row<C: PartialEq>(
+    present: [bool; 3],
+    fields: usize,
+    cell: impl Fn(usize, usize) -> Option<C>,
+    owned: impl Fn(usize) -> bool,
+) -> RowMerge {
+    let mut row = RowMerge {
+        choice: RowChoice::Drop,
+        conflicts: Vec::new(),
+        applied: 0,
+        kept: 0,
+    };
+    // Fields where `side` differs from `other`, not owned by the region.
+    let changed = |side: usize, other: usize| -> Vec<usize> {
+        (0..fields)
+            .filter(|&f| cell(side, f) != cell(other, f) && !owned(f))
+            .collect()
+    };
+    match present {
+        [_, false, false] => {}
+        [false, true, false] => {
+            row.applied = 1;
+            row.choice = RowChoice::Whole(T);
+        }
+        [false, false, true] => row.choice = RowChoice::Whole(O),
+        [false, true, true] => {
+            // Both added the key: every differing cell conflicts, unless the region owns it.
+            for field in 0..fields {
+                if cell(T, field) == cell(O, field) {
+                    continue;
+                }
+                if owned(field) {
+                    row.kept += 1;
+                } else {
+                    row.conflicts.push((ConflictKind::BothAdded, field));
+                }
+            }
+            row.choice = RowChoice::Whole(O);
+        }
+        [true, false, true] => {
+            // Upstream deleted the row: gone, unless the region changed it.
+            let edited = changed(O, B);
+            if edited.is_empty() {
+                row.applied = 1;
+            } else {
+                row.conflicts.extend(
+                    edited
+                        .into_iter()
+                        .map(|f| (ConflictKind::DeletedUpstream, f)),
+                );
+                row.choice = RowChoice::Whole(O);
+            }
+        }
+        [true, true, false] => {
+            // The region deleted the row: it stays deleted, unless upstream changed it.
+            let edited = changed(T, B);
+            if !edited.is_empty() {
+                row.conflicts.extend(
+                    edited
+                        .into_iter()
+                        .map(|f| (ConflictKind::DeletedInRegion, f)),
+                );
+                row.choice = RowChoice::Whole(T);
+            }
+        }
+        [true, true, true] => {
+            let mut sides = vec![O; fields];
+            for (field, side) in sides.iter_mut().enumerate() {
+                let (b, t, o) = (cell(B, field), cell(T, field), cell(O, field));
+                if t == b || t == o {
+                    continue; // upstream did not change it, or both made the same change
+                }
+                if owned(field) {
+                    row.kept += 1;
+                } else if o == b {
+                    row.applied += 1;
+                    *side = T;
+                } else {
+                    row.conflicts.push((ConflictKind::Cell, field));
+                }
+            }
+            row.choice = if sides.contains(&T) {
+                RowChoice::Cells(sides)
+            } else {
+                RowChoice::Whole(O)
+            };
+        }
+    }
+    row
+}
+
 /// Merge one table. `base` is `None` when the table did not exist at the import point
 /// (then both sides' rows count as added).
 ///
@@ -99,9 +217,6 @@ pub fn merge_table(
     ours: &Table,
     ownership: &Ownership,
 ) -> TableMerge {
-    const B: usize = 0;
-    const T: usize = 1;
-    const O: usize = 2;
     let empty = empty_like(schema, ours);
     let tables = [base.unwrap_or(&empty), theirs, ours];
     let orders = tables.map(|t| key_order(schema, t));
@@ -114,9 +229,8 @@ pub fn merge_table(
             .unwrap_or(Ordering::Equal)
     };
     let fields = schema.fields.len();
-    let cell = |side: usize, row: usize, field: usize| tables[side].value(row, field);
     let same_row = |a: (usize, usize), b: (usize, usize)| {
-        (0..fields).all(|f| cell(a.0, a.1, f) == cell(b.0, b.1, f))
+        (0..fields).all(|f| tables[a.0].value(a.1, f) == tables[b.0].value(b.1, f))
     };
     let owned = |field: usize| ownership.columns.contains(&field);
 
@@ -167,97 +281,32 @@ pub fn merge_table(
             }
             continue;
         }
-        match (at[B], at[T], at[O]) {
-            (_, None, None) => {}
-            (None, Some(t), None) => {
-                applied += 1;
-                push_row(T, t);
-            }
-            (None, None, Some(o)) => push_row(O, o),
-            (None, Some(t), Some(o)) => {
-                for field in 0..fields {
-                    let (tv, ov) = (cell(T, t, field), cell(O, o, field));
-                    if tv == ov {
-                        continue;
-                    }
-                    if owned(field) {
-                        kept += 1;
-                    } else {
-                        conflicts.push(Conflict {
-                            kind: ConflictKind::BothAdded,
-                            key: key(),
-                            field,
-                            base: None,
-                            ours: Some(ov.clone()),
-                            theirs: Some(tv.clone()),
-                        });
-                    }
-                }
-                push_row(O, o);
-            }
-            (Some(b), None, Some(o)) => {
-                // Upstream deleted the row: gone, unless the region changed it.
-                let changed: Vec<usize> = (0..fields)
-                    .filter(|&f| cell(O, o, f) != cell(B, b, f) && !owned(f))
-                    .collect();
-                if changed.is_empty() {
-                    applied += 1;
-                } else {
-                    for field in changed {
-                        conflicts.push(Conflict {
-                            kind: ConflictKind::DeletedUpstream,
-                            key: key(),
-                            field,
-                            base: Some(cell(B, b, field).clone()),
-                            ours: Some(cell(O, o, field).clone()),
-                            theirs: None,
-                        });
-                    }
-                    push_row(O, o);
-                }
-            }
-            (Some(b), Some(t), None) => {
-                // The region deleted the row: it stays deleted, unless upstream changed it.
-                let changed: Vec<usize> = (0..fields)
-                    .filter(|&f| cell(T, t, f) != cell(B, b, f) && !owned(f))
-                    .collect();
-                if !changed.is_empty() {
-                    for field in changed {
-                        conflicts.push(Conflict {
-                            kind: ConflictKind::DeletedInRegion,
-                            key: key(),
-                            field,
-                            base: Some(cell(B, b, field).clone()),
-                            ours: None,
-                            theirs: Some(cell(T, t, field).clone()),
-                        });
-                    }
-                    push_row(T, t);
-                }
-            }
-            (Some(b), Some(t), Some(o)) => {
+        let present = at.map(|row| row.is_some());
+        let cell = |side: usize, field: usize| at[side].map(|row| tables[side].value(row, field));
+        let row = merge_row(present, fields, cell, owned);
+        applied += row.applied;
+        kept += row.kept;
+        for (kind, field) in row.conflicts {
+            conflicts.push(Conflict {
+                kind,
+                key: key(),
+                field,
+                base: cell(B, field).cloned(),
+                ours: cell(O, field).cloned(),
+                theirs: cell(T, field).cloned(),
+            });
+        }
+        match row.choice {
+            RowChoice::Drop => {}
+            RowChoice::Whole(side) => push_row(side, at[side].unwrap_or_default()),
+            RowChoice::Cells(sides) => {
                 for (field, column) in columns.iter_mut().enumerate() {
-                    let (bv, tv, ov) = (cell(B, b, field), cell(T, t, field), cell(O, o, field));
-                    let chosen = if tv == bv || tv == ov {
-                        ov // upstream did not change it, or both made the same change
-                    } else if owned(field) {
-                        kept += 1;
-                        ov
-                    } else if ov == bv {
-                        applied += 1;
-                        tv
-                    } else {
-                        conflicts.push(Conflict {
-                            kind: ConflictKind::Cell,
-                            key: key(),
-                            field,
-                            base: Some(bv.clone()),
-                            ours: Some(ov.clone()),
-                            theirs: Some(tv.clone()),
-                        });
-                        ov
-                    };
-                    column.push(chosen.clone());
+                    let side = sides[field];
+                    column.push(
+                        tables[side]
+                            .value(at[side].unwrap_or_default(), field)
+                            .clone(),
+                    );
                 }
             }
         }
@@ -345,109 +394,47 @@ pub fn merge_canonical(
             out.push_str(l);
             out.push('\n');
         };
+        // Equal lines are equal rows: most keys are settled without splitting a line
+        // (each shortcut is what `merge_row` decides for it).
         match (bl, tl, ol) {
-            (_, None, None) => {}
-            (None, Some(t), None) => {
+            (Some(b), Some(t), None) if t == b => continue,
+            (Some(b), None, Some(o)) if o == b => {
                 applied += 1;
-                push(t);
+                continue;
             }
-            (None, None, Some(o)) => push(o),
-            (_, Some(t), Some(o)) if t == o => push(o),
-            (Some(b), Some(t), Some(o)) if t == b => push(o),
-            (None, Some(t), Some(o)) => {
-                let (tc, oc): (Vec<&str>, Vec<&str>) =
-                    (t.split(',').collect(), o.split(',').collect());
-                for field in 0..tc.len().min(oc.len()) {
-                    if tc[field] == oc[field] {
-                        continue;
-                    }
-                    if owned(field) {
-                        kept += 1;
-                    } else {
-                        conflicts.push(Conflict {
-                            kind: ConflictKind::BothAdded,
-                            key: key_value(),
-                            field,
-                            base: None,
-                            ours: value(field, oc[field]),
-                            theirs: value(field, tc[field]),
-                        });
-                    }
-                }
+            (b, Some(t), Some(o)) if t == o || Some(t) == b => {
                 push(o);
+                continue;
             }
-            (Some(b), None, Some(o)) => {
-                let (bc, oc): (Vec<&str>, Vec<&str>) =
-                    (b.split(',').collect(), o.split(',').collect());
-                let changed: Vec<usize> = (0..oc.len())
-                    .filter(|&f| oc[f] != bc[f] && !owned(f))
+            _ => {}
+        }
+        let lines = [bl, tl, ol].map(|l| l.map(|l| l.split(',').collect::<Vec<&str>>()));
+        let cell = |side: usize, field: usize| lines[side].as_ref().map(|cells| cells[field]);
+        let present = [bl.is_some(), tl.is_some(), ol.is_some()];
+        let row = merge_row(present, schema.fields.len(), cell, owned);
+        applied += row.applied;
+        kept += row.kept;
+        for (kind, field) in row.conflicts {
+            let parsed = |side: usize| cell(side, field).and_then(|text| value(field, text));
+            conflicts.push(Conflict {
+                kind,
+                key: key_value(),
+                field,
+                base: parsed(B),
+                ours: parsed(O),
+                theirs: parsed(T),
+            });
+        }
+        match row.choice {
+            RowChoice::Drop => {}
+            RowChoice::Whole(side) => push([bl, tl, ol][side].unwrap_or_default()),
+            RowChoice::Cells(sides) => {
+                let cells: Vec<&str> = sides
+                    .iter()
+                    .enumerate()
+                    .map(|(field, &side)| cell(side, field).unwrap_or_default())
                     .collect();
-                if changed.is_empty() {
-                    applied += 1;
-                } else {
-                    for field in changed {
-                        conflicts.push(Conflict {
-                            kind: ConflictKind::DeletedUpstream,
-                            key: key_value(),
-                            field,
-                            base: value(field, bc[field]),
-                            ours: value(field, oc[field]),
-                            theirs: None,
-                        });
-                    }
-                    push(o);
-                }
-            }
-            (Some(b), Some(t), None) => {
-                let (bc, tc): (Vec<&str>, Vec<&str>) =
-                    (b.split(',').collect(), t.split(',').collect());
-                let changed: Vec<usize> = (0..tc.len())
-                    .filter(|&f| tc[f] != bc[f] && !owned(f))
-                    .collect();
-                if !changed.is_empty() {
-                    for field in changed {
-                        conflicts.push(Conflict {
-                            kind: ConflictKind::DeletedInRegion,
-                            key: key_value(),
-                            field,
-                            base: value(field, bc[field]),
-                            ours: None,
-                            theirs: value(field, tc[field]),
-                        });
-                    }
-                    push(t);
-                }
-            }
-            (Some(b), Some(t), Some(o)) => {
-                let (bc, tc, oc): (Vec<&str>, Vec<&str>, Vec<&str>) = (
-                    b.split(',').collect(),
-                    t.split(',').collect(),
-                    o.split(',').collect(),
-                );
-                let mut row: Vec<&str> = Vec::with_capacity(oc.len());
-                for field in 0..oc.len() {
-                    let (bv, tv, ov) = (bc[field], tc[field], oc[field]);
-                    row.push(if tv == bv || tv == ov {
-                        ov
-                    } else if owned(field) {
-                        kept += 1;
-                        ov
-                    } else if ov == bv {
-                        applied += 1;
-                        tv
-                    } else {
-                        conflicts.push(Conflict {
-                            kind: ConflictKind::Cell,
-                            key: key_value(),
-                            field,
-                            base: value(field, bv),
-                            ours: value(field, ov),
-                            theirs: value(field, tv),
-                        });
-                        ov
-                    });
-                }
-                push(&row.join(","));
+                push(&cells.join(","));
             }
         }
     }
