@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 
 use crate::StoreError;
 use crate::import::SourceFile;
-use crate::repo::{MasterRepo, Structure};
+use crate::repo::{MasterRepo, Structure, is_structure_path};
 use crate::snapshot::{language_path, table_path, tree_blobs};
 
 /// Bumped whenever the canonical form changes: old entries then never match.
@@ -155,10 +155,7 @@ pub fn branch_holds(
     tables: &[TableBlobs],
 ) -> Result<bool, StoreError> {
     let blobs = tree_blobs(&repo.git, tree)?;
-    let structure_paths = blobs
-        .keys()
-        .filter(|p| p.as_str() == masterctl_schemas::load::CONFIG_FILE || p.starts_with("schemas/"))
-        .count();
+    let structure_paths = blobs.keys().filter(|p| is_structure_path(p)).count();
     if structure_paths != structure.files.len() {
         return Ok(false);
     }

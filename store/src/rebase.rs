@@ -10,11 +10,10 @@
 //! the import point, and trailers record it so that it survives clone and push.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use git2::{Commit, Oid, Repository, Tree};
 use masterctl_schemas::canonical::read_table;
-use masterctl_schemas::load::{CONFIG_FILE, SCHEMAS_DIR, load_from_files};
+use masterctl_schemas::load::SCHEMAS_DIR;
 use masterctl_schemas::read::parallel_map;
 use masterctl_schemas::validate::{check_rows, validate_tables};
 use masterctl_schemas::{Report, Table};
@@ -22,7 +21,7 @@ use masterctl_schemas::{Report, Table};
 use crate::StoreError;
 use crate::import::{CommitSpec, write_commit};
 use crate::merge::{Conflict, Ownership, merge_canonical, merge_table};
-use crate::repo::{MasterRepo, Structure, blob_at};
+use crate::repo::{MasterRepo, Structure, blob_at, is_structure_path, project_from_files};
 use crate::resolve::{self, RebaseState, Resolution, Resolutions};
 use crate::snapshot::{Snapshot, language_path, read_table_at, table_path, tree_blobs};
 
@@ -208,18 +207,8 @@ pub fn plan_rebase(
             state,
         });
     }
-    let merged_project = load_from_files(
-        structure_files
-            .iter()
-            .find(|(p, _)| p == CONFIG_FILE)
-            .map(|(p, b)| (PathBuf::from(p), String::from_utf8_lossy(b).into_owned())),
-        structure_files
-            .iter()
-            .filter(|(p, _)| p != CONFIG_FILE)
-            .map(|(p, b)| (PathBuf::from(p), String::from_utf8_lossy(b).into_owned()))
-            .collect(),
-    )
-    .map_err(|report| RebaseError::Store(StoreError::InvalidStructure(report)))?;
+    let merged_project = project_from_files(&structure_files)
+        .map_err(|report| RebaseError::Store(StoreError::InvalidStructure(report)))?;
     let owns = merged_project
         .config
         .regions
@@ -466,18 +455,10 @@ fn project_in(git: &Repository, tree: &Tree<'_>) -> Option<masterctl_schemas::Pr
     let files: Vec<(String, Vec<u8>)> = tree_blobs(git, tree)
         .ok()?
         .into_iter()
-        .filter(|(p, _)| p == CONFIG_FILE || p.starts_with(&format!("{SCHEMAS_DIR}/")))
+        .filter(|(p, _)| is_structure_path(p))
         .filter_map(|(p, id)| Some((p, git.find_blob(id).ok()?.content().to_vec())))
         .collect();
-    let text =
-        |(p, b): &(String, Vec<u8>)| (PathBuf::from(p), String::from_utf8_lossy(b).into_owned());
-    let config = files.iter().find(|(p, _)| p == CONFIG_FILE).map(text);
-    let schemas = files
-        .iter()
-        .filter(|(p, _)| p != CONFIG_FILE)
-        .map(text)
-        .collect();
-    load_from_files(config, schemas).ok()
+    project_from_files(&files).ok()
 }
 
 /// Rows of the merged table without a value in a required column upstream added (and
@@ -564,7 +545,7 @@ fn merge_structure(
     let structure = |tree: &Tree<'_>| -> Result<BTreeMap<String, Oid>, RebaseError> {
         Ok(tree_blobs(git, tree)?
             .into_iter()
-            .filter(|(p, _)| p == CONFIG_FILE || p.starts_with(&format!("{SCHEMAS_DIR}/")))
+            .filter(|(p, _)| is_structure_path(p))
             .collect())
     };
     let (b, t, o) = (structure(base)?, structure(theirs)?, structure(ours)?);

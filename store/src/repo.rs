@@ -87,15 +87,7 @@ impl MasterRepo {
                 }
             }
         }
-        let mut texts = files.iter().map(|(path, bytes)| {
-            (
-                PathBuf::from(path),
-                String::from_utf8_lossy(bytes).into_owned(),
-            )
-        });
-        let config = texts.next();
-        let project =
-            load::load_from_files(config, texts.collect()).map_err(StoreError::InvalidStructure)?;
+        let project = project_from_files(&files).map_err(StoreError::InvalidStructure)?;
         Ok(Structure { project, files })
     }
 
@@ -117,6 +109,33 @@ impl MasterRepo {
             Err(e) => Err(e.into()),
         }
     }
+}
+
+/// Whether a snapshot path is part of the structure (`masterctl.toml`, `schemas/*`).
+pub fn is_structure_path(path: &str) -> bool {
+    path == CONFIG_FILE
+        || path
+            .strip_prefix(SCHEMAS_DIR)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// The project that structure files (by snapshot path) describe.
+pub fn project_from_files(
+    files: &[(String, Vec<u8>)],
+) -> Result<Project, masterctl_schemas::Report> {
+    let text = |(path, bytes): &(String, Vec<u8>)| {
+        (
+            PathBuf::from(path),
+            String::from_utf8_lossy(bytes).into_owned(),
+        )
+    };
+    let config = files.iter().find(|(p, _)| p == CONFIG_FILE).map(text);
+    let schemas = files
+        .iter()
+        .filter(|(p, _)| p != CONFIG_FILE)
+        .map(text)
+        .collect();
+    load::load_from_files(config, schemas)
 }
 
 /// The bytes of the blob at `path` (slash-separated) under `tree`, if there is one.
