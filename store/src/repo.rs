@@ -45,24 +45,17 @@ impl MasterRepo {
                 files.push((CONFIG_FILE.to_string(), read(&config)?));
                 let dir = root.join(SCHEMAS_DIR);
                 if dir.is_dir() {
-                    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-                        .map_err(|e| io_error(&dir, &e))?
-                        .filter_map(Result::ok)
-                        .map(|e| e.path())
-                        .filter(|p| p.extension().is_some_and(|e| e == "toml") && p.is_file())
-                        .filter(|p| {
-                            !p.file_name()
-                                .and_then(|n| n.to_str())
-                                .is_some_and(|n| n.starts_with('.'))
+                    let schemas = load::schema_files(&dir).map_err(|d| {
+                        StoreError::InvalidStructure(masterctl_schemas::Report {
+                            diagnostics: vec![d],
                         })
-                        .collect();
-                    paths.sort();
-                    for path in paths {
+                    })?;
+                    for (path, text) in schemas {
                         let name = path
                             .file_name()
                             .map(|n| n.to_string_lossy().into_owned())
                             .unwrap_or_default();
-                        files.push((format!("{SCHEMAS_DIR}/{name}"), read(&path)?));
+                        files.push((format!("{SCHEMAS_DIR}/{name}"), text.into_bytes()));
                     }
                 }
             }
