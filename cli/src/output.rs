@@ -16,7 +16,8 @@ pub struct GlobalArgs {
     /// The master repository (default: the current folder or the nearest parent holding masterctl.toml)
     #[arg(long, global = true, value_name = "DIR")]
     pub repo: Option<PathBuf>,
-    /// Output for people (text) or machines (json)
+    /// Output for people (text) or machines (json); `l10n export` also takes the exchange
+    /// formats xliff, po and csv
     #[arg(long, global = true, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// When to colour text output
@@ -28,6 +29,25 @@ pub struct GlobalArgs {
 pub enum Format {
     Text,
     Json,
+    /// XLIFF 1.2 (`l10n export` only)
+    Xliff,
+    /// gettext PO (`l10n export` only)
+    Po,
+    /// CSV for spreadsheets (`l10n export` only)
+    Csv,
+}
+
+impl Format {
+    /// The exchange format it names, if it names one.
+    pub fn exchange(self) -> Option<masterctl_locales::exchange::Format> {
+        use masterctl_locales::exchange::Format as Exchange;
+        match self {
+            Format::Xliff => Some(Exchange::Xliff),
+            Format::Po => Some(Exchange::Po),
+            Format::Csv => Some(Exchange::Csv),
+            Format::Text | Format::Json => None,
+        }
+    }
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]

@@ -129,6 +129,29 @@ pub fn read_table(
     Ok(table)
 }
 
+/// A language table (`locales/<lang>/<table>.csv`) on its own: columns are the primary
+/// key fields, then the text fields ([`language_fields`]), typed as the key's fields are.
+pub fn read_language_table(
+    schema: &TableSchema,
+    bytes: &[u8],
+    path: &Path,
+) -> Result<Table, Vec<Diagnostic>> {
+    let fields = language_fields(schema).unwrap_or_else(|| schema.primary_key.clone());
+    read_part(&sub_schema(schema, &fields), bytes, path)
+}
+
+/// The type a key field's value has once read back from a canonical file: what
+/// [`read_table`] and [`read_language_table`] give (enum values are read as strings).
+pub fn stored_type(field: &crate::Field) -> FieldType {
+    match &field.ty {
+        FieldType::Enum => FieldType::String,
+        FieldType::List(inner) if **inner == FieldType::Enum => {
+            FieldType::List(Box::new(FieldType::String))
+        }
+        other => other.clone(),
+    }
+}
+
 /// The schema restricted to some fields (for one of a table's files), with types only:
 /// the file reads as written (a column added since takes its default); [`crate::validate::check_rows`]
 /// checks the result against the full schema.
@@ -146,13 +169,7 @@ fn sub_schema(schema: &TableSchema, fields: &[usize]) -> TableSchema {
             field.min_length = None;
             field.max_length = None;
             field.pattern = None;
-            field.ty = match field.ty {
-                FieldType::Enum => FieldType::String,
-                FieldType::List(inner) if *inner == FieldType::Enum => {
-                    FieldType::List(Box::new(FieldType::String))
-                }
-                other => other,
-            };
+            field.ty = stored_type(&field);
             field
         })
         .collect();

@@ -68,6 +68,25 @@ pub enum Code {
     ForeignKey,
     /// Foreign keys into a table not supplied could not be checked (a warning).
     UncheckedReference,
+    /// A translation lacks a placeholder or tag of its source, or adds one.
+    Placeholder,
+    /// A translation holds a control or zero-width character.
+    InvisibleCharacter,
+    /// A plural message lacks a branch its language needs, or has one it does not use.
+    PluralForms,
+    /// A translation is not a well-formed message (an unclosed `{`).
+    MessageSyntax,
+    /// An exchange file names a table, field or key that has no source text.
+    UnknownUnit,
+    /// An exchange file holds the same unit twice.
+    DuplicateUnit,
+    /// An exchange file is not valid XLIFF, PO or CSV of the expected shape.
+    ExchangeSyntax,
+    /// An exchange file is for another language than the one asked for.
+    WrongLanguage,
+    /// A unit's source text changed since it was exported: its translation is kept as
+    /// stale (a warning).
+    SourceChanged,
 }
 
 impl Code {
@@ -101,13 +120,24 @@ impl Code {
             Code::DuplicateKey => "duplicate-key",
             Code::ForeignKey => "foreign-key",
             Code::UncheckedReference => "unchecked-reference",
+            Code::Placeholder => "placeholder",
+            Code::InvisibleCharacter => "invisible-character",
+            Code::PluralForms => "plural-forms",
+            Code::MessageSyntax => "message-syntax",
+            Code::UnknownUnit => "unknown-unit",
+            Code::DuplicateUnit => "duplicate-unit",
+            Code::ExchangeSyntax => "exchange-syntax",
+            Code::WrongLanguage => "wrong-language",
+            Code::SourceChanged => "source-changed",
         }
     }
 
     /// Whether a diagnostic of this code rejects the data (or the schema).
     pub fn severity(self) -> Severity {
         match self {
-            Code::UnmappedSheet | Code::UncheckedReference => Severity::Warning,
+            Code::UnmappedSheet | Code::UncheckedReference | Code::SourceChanged => {
+                Severity::Warning
+            }
             _ => Severity::Error,
         }
     }
@@ -152,6 +182,10 @@ pub struct Location {
     /// The field (column) of the table.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
+    /// The row's primary key (canonical values joined by `|`), where a row is meant
+    /// but no cell of a spreadsheet can be named (a translation unit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
 }
 
 impl Location {

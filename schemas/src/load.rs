@@ -59,8 +59,11 @@ pub fn load_schemas_dir(dir: &Path) -> Result<Project, Report> {
 /// default table names (the file stem).
 pub fn load_from_files(
     config: Option<(PathBuf, String)>,
-    schemas: Vec<(PathBuf, String)>,
+    mut schemas: Vec<(PathBuf, String)>,
 ) -> Result<Project, Report> {
+    // Tables take the order of their files' names, whatever order the files came in
+    // (a git tree walk, a directory listing).
+    schemas.sort_by(|a, b| a.0.cmp(&b.0));
     let mut report = Report::default();
     let config = match &config {
         Some((path, text)) => parse_config(&SourceText::new(path, text), &mut report),

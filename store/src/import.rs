@@ -150,7 +150,10 @@ pub fn plan_import(
         return Ok(ImportOutcome::Rejected(report));
     }
     tables.sort_by_key(|t| project.table_index(&t.name));
-    let snapshot = Snapshot::build(structure, &tables);
+    let mut snapshot = Snapshot::build(structure, &tables);
+    if let Some(tree) = &head_tree {
+        snapshot.carry_translations(&repo.git, tree, &project.config.source_language)?;
+    }
     let unchanged = match &head_tree {
         Some(tree) => snapshot.matches(&repo.git, tree)?,
         None => false,

@@ -9,6 +9,7 @@
 pub mod cache;
 pub mod history;
 pub mod import;
+pub mod l10n;
 pub mod merge;
 pub mod pack;
 pub mod rebase;
@@ -35,6 +36,8 @@ pub enum StoreError {
     InvalidStructure(Report),
     #[error("region `{0}` is not declared in masterctl.toml")]
     UnknownRegion(String),
+    #[error("region `{0}` has no branch yet: import into it (or rebase it) first")]
+    NoBranch(String),
     #[error(
         "a rebase of region `{0}` is in progress: resolve its conflicts and run `masterctl rebase --region {0} --continue`, or `--abort` it"
     )]

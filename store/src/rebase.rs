@@ -23,7 +23,9 @@ use crate::import::{CommitSpec, write_commit};
 use crate::merge::{Conflict, Ownership, merge_canonical, merge_table};
 use crate::repo::{MasterRepo, Structure, blob_at, is_structure_path, project_from_files};
 use crate::resolve::{self, RebaseState, Resolution, Resolutions};
-use crate::snapshot::{Snapshot, language_path, read_table_at, table_path, tree_blobs};
+use crate::snapshot::{
+    Snapshot, language_path, project_at, read_files, read_table_at, table_path, tree_blobs,
+};
 
 /// Trailer naming the upstream commit a rebase took.
 pub const UPSTREAM_TRAILER: &str = "Masterctl-Upstream";
@@ -217,7 +219,7 @@ pub fn plan_rebase(
         .unwrap_or_default();
 
     // The region's own schema, to tell columns upstream added.
-    let our_project = project_in(git, &our_tree);
+    let our_project = project_at(git, &our_tree);
     let dropped = dropped_edited_columns(
         git,
         [&base_tree, &our_tree],
@@ -355,13 +357,10 @@ pub fn plan_rebase(
         files: structure_files,
     };
     let mut snapshot = Snapshot::build(&merged_structure, &merged);
-    // Translations stay the region's (the localization workflow marks stale ones).
-    let source = &merged_structure.project.config.source_language;
-    for (path, bytes) in read_files(git, &our_tree)? {
-        if path.starts_with("locales/") && !path.starts_with(&format!("locales/{source}/")) {
-            snapshot.files.insert(path, bytes);
-        }
-    }
+    // Translations stay the region's: one whose source upstream changed shows as stale,
+    // since its recorded source is no longer the source.
+    let source = merged_structure.project.config.source_language.clone();
+    snapshot.carry_translations(git, &our_tree, &source)?;
     Ok(RebaseOutcome::Planned(Box::new(RebasePlan {
         region: region.to_string(),
         reference,
@@ -387,7 +386,7 @@ fn dropped_edited_columns(
     resolutions: &Resolutions,
     branch: &str,
 ) -> Result<Vec<TableConflicts>, StoreError> {
-    let Some(base_project) = project_in(git, base_tree) else {
+    let Some(base_project) = project_at(git, base_tree) else {
         return Ok(Vec::new());
     };
     let mut conflicts = Vec::new();
@@ -448,17 +447,6 @@ fn dropped_edited_columns(
         }
     }
     Ok(conflicts)
-}
-
-/// The project a snapshot tree holds, if its structure loads.
-fn project_in(git: &Repository, tree: &Tree<'_>) -> Option<masterctl_schemas::Project> {
-    let files: Vec<(String, Vec<u8>)> = tree_blobs(git, tree)
-        .ok()?
-        .into_iter()
-        .filter(|(p, _)| is_structure_path(p))
-        .filter_map(|(p, id)| Some((p, git.find_blob(id).ok()?.content().to_vec())))
-        .collect();
-    project_from_files(&files).ok()
 }
 
 /// Rows of the merged table without a value in a required column upstream added (and
@@ -582,14 +570,6 @@ fn merge_structure(
         }
     }
     Ok((files, conflicts))
-}
-
-/// Every blob of a tree by path.
-fn read_files(git: &Repository, tree: &Tree<'_>) -> Result<BTreeMap<String, Vec<u8>>, StoreError> {
-    tree_blobs(git, tree)?
-        .into_iter()
-        .map(|(path, id)| Ok((path, git.find_blob(id)?.content().to_vec())))
-        .collect()
 }
 
 fn branch_name(reference: &str) -> String {

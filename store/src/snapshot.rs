@@ -13,7 +13,7 @@ use masterctl_schemas::schema::GeneratedKind;
 use masterctl_schemas::{Project, Table};
 
 use crate::StoreError;
-use crate::repo::{Structure, blob_at};
+use crate::repo::{Structure, blob_at, is_structure_path, project_from_files};
 
 /// `tables/<table>.csv`
 pub fn table_path(table: &str) -> String {
@@ -96,6 +96,49 @@ impl Snapshot {
         let root = write_tree(git, &entries, &mut written)?;
         Ok((root, written))
     }
+}
+
+impl Snapshot {
+    /// Take the translations (every language's files but the source language's) from
+    /// `tree`: imports and rebases make the source language's texts; translations come
+    /// only from the localization workflow.
+    pub fn carry_translations(
+        &mut self,
+        git: &Repository,
+        tree: &Tree<'_>,
+        source_language: &str,
+    ) -> Result<(), StoreError> {
+        let own = format!("locales/{source_language}/");
+        for (path, id) in tree_blobs(git, tree)? {
+            if path.starts_with("locales/") && !path.starts_with(&own) {
+                self.files
+                    .insert(path, git.find_blob(id)?.content().to_vec());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Every blob of a tree by path.
+pub fn read_files(
+    git: &Repository,
+    tree: &Tree<'_>,
+) -> Result<BTreeMap<String, Vec<u8>>, StoreError> {
+    tree_blobs(git, tree)?
+        .into_iter()
+        .map(|(path, id)| Ok((path, git.find_blob(id)?.content().to_vec())))
+        .collect()
+}
+
+/// The project a snapshot tree holds, if its structure loads.
+pub fn project_at(git: &Repository, tree: &Tree<'_>) -> Option<Project> {
+    let files: Vec<(String, Vec<u8>)> = tree_blobs(git, tree)
+        .ok()?
+        .into_iter()
+        .filter(|(p, _)| is_structure_path(p))
+        .filter_map(|(p, id)| Some((p, git.find_blob(id).ok()?.content().to_vec())))
+        .collect();
+    project_from_files(&files).ok()
 }
 
 /// Write a tree of `(relative path, blob id)` entries, directories built recursively.

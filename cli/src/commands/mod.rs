@@ -3,6 +3,7 @@
 
 mod import;
 mod init;
+mod l10n;
 mod log;
 mod rebase;
 mod schema;
@@ -32,9 +33,19 @@ pub enum Command {
     Rebase(rebase::Args),
     /// Every region: branch, upstream, import point, upstream commits not taken, rebase in progress
     Status(status::Args),
+    /// Translations: status per language, exchange files for translators, taking them back
+    #[command(subcommand)]
+    L10n(l10n::Command),
 }
 
 pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
+    let exporting = matches!(command, Command::L10n(l10n::Command::Export(_)));
+    if !exporting && global.format.exchange().is_some() {
+        return Err(Failure::usage(
+            "--format xliff, po and csv are exchange formats, for `l10n export` only",
+        )
+        .hint("for this command, --format is text or json"));
+    }
     match command {
         Command::Validate(args) => validate::run(args, global, output),
         Command::Init(args) => init::run(args, output),
@@ -43,6 +54,7 @@ pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(),
         Command::Log(args) => log::run(args, global, output),
         Command::Rebase(args) => rebase::run(args, global, output),
         Command::Status(args) => status::run(args, global, output),
+        Command::L10n(command) => l10n::run(command, global, output),
     }
 }
 
@@ -64,6 +76,7 @@ pub fn store_failure(error: StoreError) -> Failure {
             "run inside the master repository, or pass --repo DIR (`masterctl init` creates one)",
         ),
         StoreError::UnknownRegion(_)
+        | StoreError::NoBranch(_)
         | StoreError::NoStructure
         | StoreError::RebaseInProgress(_) => Failure::usage(error.to_string()),
         StoreError::NoAuthor

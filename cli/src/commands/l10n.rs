@@ -1,0 +1,372 @@
+//! `masterctl l10n status|export|import`: the translator loop on a region branch —
+//! what is translated, missing, stale or failing; exchange files of what needs work;
+//! and translations taken back after every check passed, as one commit.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use masterctl_locales::exchange::Format;
+use masterctl_locales::{Counts, State};
+use masterctl_store::MasterRepo;
+use masterctl_store::l10n::{
+    self, LanguageStatus, RegionTexts, TranslationOutcome, commit_translation_import,
+    translation_message,
+};
+use serde_json::json;
+
+use super::{Failure, open_repo, store_failure};
+use crate::output::{GlobalArgs, Output, count_text};
+
+#[derive(clap::Subcommand)]
+pub enum Command {
+    /// Per language and table: how many texts are translated, missing, stale or failing a check
+    Status(StatusArgs),
+    /// Write an exchange file (XLIFF, PO or CSV) of the texts that need work in one language
+    Export(ExportArgs),
+    /// Take translations back from an exchange file: all checked, all taken, or none
+    Import(ImportArgs),
+}
+
+#[derive(clap::Args)]
+pub struct StatusArgs {
+    /// The region (a [regions.R] of masterctl.toml)
+    #[arg(long, value_name = "R")]
+    region: String,
+    /// Only this language (default: every language of the region but the source one)
+    #[arg(long, value_name = "L")]
+    lang: Option<String>,
+    /// List the units (field/key) in each state
+    #[arg(long, short)]
+    verbose: bool,
+}
+
+#[derive(clap::Args)]
+pub struct ExportArgs {
+    /// The region (a [regions.R] of masterctl.toml)
+    #[arg(long, value_name = "R")]
+    region: String,
+    /// The target language
+    #[arg(long, value_name = "L")]
+    lang: String,
+    /// The file to write (`-` for standard output). Its format is --format xliff|po|csv,
+    /// or else its extension (.xlf/.xliff, .po, .csv)
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// Every unit, translated ones too (default: only missing, stale and failing ones)
+    #[arg(long)]
+    all: bool,
+}
+
+#[derive(clap::Args)]
+pub struct ImportArgs {
+    /// The region whose branch receives the translations
+    #[arg(long, value_name = "R")]
+    region: String,
+    /// The exchange file (XLIFF, PO or CSV; the format is read from the content)
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// The language, when the file does not say (it must agree when it does)
+    #[arg(long, value_name = "L")]
+    lang: Option<String>,
+    /// Check and show what would change; write nothing
+    #[arg(long)]
+    dry_run: bool,
+    /// Your own words for the commit message (its first line)
+    #[arg(long, short, value_name = "TEXT")]
+    message: Option<String>,
+}
+
+pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
+    let repo = open_repo(global)?;
+    match command {
+        Command::Status(args) => status(&repo, args, output),
+        Command::Export(args) => export(&repo, args, global, output),
+        Command::Import(args) => import(&repo, args, output),
+    }
+}
+
+fn open(repo: &MasterRepo, region: &str) -> Result<RegionTexts, Failure> {
+    let structure = repo.structure().map_err(store_failure)?;
+    l10n::open_region(repo, &structure, region).map_err(store_failure)
+}
+
+/// The language asked for, which must be one translators work on in the region.
+fn check_language(texts: &RegionTexts, language: &str) -> Result<(), Failure> {
+    let targets = texts.targets();
+    if targets.contains(&language) {
+        return Ok(());
+    }
+    let source = &texts.project.config.source_language;
+    let failure = Failure::usage(if language == source {
+        format!("`{language}` is the source language: its texts come from imports, not translators")
+    } else {
+        format!(
+            "region `{}` does not translate into `{language}`",
+            texts.region
+        )
+    });
+    Err(if targets.is_empty() {
+        failure.hint("the region has no languages but the source one (languages in masterctl.toml)")
+    } else {
+        failure.hint(format!(
+            "its languages to translate into: {}",
+            targets.join(", ")
+        ))
+    })
+}
+
+fn status(repo: &MasterRepo, args: StatusArgs, output: &Output) -> Result<(), Failure> {
+    let texts = open(repo, &args.region)?;
+    let languages: Vec<&str> = match &args.lang {
+        Some(language) => {
+            check_language(&texts, language)?;
+            vec![language.as_str()]
+        }
+        None => texts.targets(),
+    };
+    let statuses = l10n::status(repo, &texts, &languages, args.verbose).map_err(store_failure)?;
+    if output.is_json() {
+        output.json(&json!({
+            "region": texts.region,
+            "commit": texts.head.to_string(),
+            "source_language": texts.project.config.source_language,
+            "languages": statuses,
+        }));
+        return Ok(());
+    }
+    output.line(format!(
+        "{} at {} (source language {})",
+        output.bold(&texts.region),
+        &texts.head.to_string()[..12],
+        texts.project.config.source_language
+    ));
+    if statuses.is_empty() {
+        output.line("  no languages to translate into");
+    }
+    for language in &statuses {
+        print_language(output, language);
+    }
+    Ok(())
+}
+
+fn print_language(output: &Output, language: &LanguageStatus) {
+    output.line(format!(
+        "{:<26}{:>11}{:>9}{:>7}{:>9}",
+        output.bold(&language.language),
+        "translated",
+        "missing",
+        "stale",
+        "failing"
+    ));
+    let row = |name: &str, counts: &Counts| {
+        format!(
+            "  {name:<24}{:>11}{:>9}{:>7}{:>9}",
+            counts.translated, counts.missing, counts.stale, counts.failing
+        )
+    };
+    for table in &language.tables {
+        output.line(row(&table.table, &table.counts));
+        for keys in &table.keys {
+            if keys.state == State::Translated {
+                continue;
+            }
+            for unit in &keys.units {
+                output.line(format!("      {:<10} {unit}", keys.state.as_str()));
+            }
+        }
+    }
+    output.line(row("total", &language.total));
+    let total = language.total.total();
+    if total > 0 {
+        output.line(format!(
+            "  {:.1}% translated",
+            language.total.translated as f64 * 100.0 / total as f64
+        ));
+    }
+}
+
+fn export(
+    repo: &MasterRepo,
+    args: ExportArgs,
+    global: &GlobalArgs,
+    output: &Output,
+) -> Result<(), Failure> {
+    let from_extension = args
+        .out
+        .extension()
+        .and_then(|e| Format::parse(&e.to_string_lossy().to_ascii_lowercase()));
+    let format = global.format.exchange().or(from_extension).ok_or_else(|| {
+        Failure::usage("which exchange format? give --format xliff, po or csv")
+            .hint("or name the --out file .xlf, .po or .csv")
+    })?;
+    let texts = open(repo, &args.region)?;
+    check_language(&texts, &args.lang)?;
+    let export = l10n::export(repo, &texts, &args.lang, format, args.all).map_err(store_failure)?;
+    let to_stdout = args.out == Path::new("-");
+    if to_stdout {
+        let mut stdout = std::io::stdout().lock();
+        stdout
+            .write_all(&export.bytes)
+            .and_then(|()| stdout.flush())
+            .map_err(|e| Failure::environment(format!("cannot write the export: {e}")))?;
+    } else {
+        write_atomically(&args.out, &export.bytes)?;
+    }
+    let counts = &export.counts;
+    if output.is_json() && !to_stdout {
+        output.json(&json!({
+            "ok": true,
+            "region": texts.region,
+            "language": args.lang,
+            "format": format.as_str(),
+            "file": args.out,
+            "commit": texts.head.to_string(),
+            "units": counts.total(),
+            "counts": counts,
+        }));
+    } else if !to_stdout {
+        output.line(format!(
+            "wrote {} unit{} to {} ({} missing, {} stale, {} failing, {} translated)",
+            counts.total(),
+            if counts.total() == 1 { "" } else { "s" },
+            args.out.display(),
+            counts.missing,
+            counts.stale,
+            counts.failing,
+            counts.translated
+        ));
+    }
+    Ok(())
+}
+
+/// Write beside the target and rename over it: a reader never sees half a file.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    let failure =
+        |e: std::io::Error| Failure::environment(format!("cannot write {}: {e}", path.display()));
+    let directory = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut temporary = tempfile::NamedTempFile::new_in(&directory).map_err(failure)?;
+    temporary.write_all(bytes).map_err(failure)?;
+    temporary.persist(path).map_err(|e| failure(e.error))?;
+    Ok(())
+}
+
+fn import(repo: &MasterRepo, args: ImportArgs, output: &Output) -> Result<(), Failure> {
+    if !args.file.is_file() {
+        return Err(Failure::usage(format!(
+            "{} is not a file",
+            args.file.display()
+        )));
+    }
+    let structure = repo.structure().map_err(store_failure)?;
+    let outcome = l10n::plan_translation_import(
+        repo,
+        &structure,
+        &args.region,
+        &args.file,
+        args.lang.as_deref(),
+    )
+    .map_err(store_failure)?;
+    let plan = match outcome {
+        TranslationOutcome::Rejected(report) => {
+            if output.is_json() {
+                output.json(&json!({
+                    "ok": false,
+                    "errors": report.error_count(),
+                    "warnings": report.warning_count(),
+                    "diagnostics": report.diagnostics,
+                }));
+            } else {
+                output.diagnostics(&report);
+                output.line(format!(
+                    "{} {}; nothing was written",
+                    output.bold("rejected:"),
+                    count_text(report.error_count(), report.warning_count())
+                ));
+            }
+            return Err(Failure::Rejected);
+        }
+        TranslationOutcome::Planned(plan) => plan,
+    };
+    let applied = &plan.applied;
+    let branch = plan.reference.trim_start_matches("refs/heads/").to_string();
+    let state = if plan.unchanged {
+        "unchanged"
+    } else if args.dry_run {
+        "dry-run"
+    } else {
+        "committed"
+    };
+    let commit = if plan.unchanged || args.dry_run {
+        None
+    } else {
+        Some(
+            commit_translation_import(repo, &plan, args.message.as_deref())
+                .map_err(store_failure)?,
+        )
+    };
+    if output.is_json() {
+        output.json(&json!({
+            "ok": true,
+            "state": state,
+            "region": plan.region,
+            "branch": branch,
+            "language": plan.language,
+            "format": plan.format.as_str(),
+            "commit": commit.map(|c| c.to_string()),
+            "tables": applied.tables,
+            "unconfirmed": applied.unconfirmed,
+            "untranslated": applied.untranslated,
+            "warnings": applied.warnings,
+            "message": commit.map(|_| translation_message(&plan, args.message.as_deref())),
+        }));
+        return Ok(());
+    }
+    if !applied.warnings.is_empty() {
+        output.diagnostics(&masterctl_schemas::Report {
+            diagnostics: applied.warnings.clone(),
+        });
+    }
+    match commit {
+        Some(commit) => output.line(format!(
+            "{} {} on {branch}",
+            output.bold("committed"),
+            &commit.to_string()[..12]
+        )),
+        None if plan.unchanged => output.line(format!(
+            "nothing changed: {branch} already holds these translations; no commit was made"
+        )),
+        None => output.line("dry run: taking the file would change:"),
+    }
+    for table in &applied.tables {
+        output.line(format!(
+            "  {:<24} {:>6} added {:>6} updated {:>6} kept stale {:>6} unchanged",
+            table.table, table.added, table.updated, table.stale, table.unchanged
+        ));
+    }
+    if applied.unconfirmed > 0 {
+        output.line(format!(
+            "  {} unit{} still marked for review (fuzzy, needs-review) left as {}",
+            applied.unconfirmed,
+            if applied.unconfirmed == 1 { "" } else { "s" },
+            if applied.unconfirmed == 1 {
+                "it was"
+            } else {
+                "they were"
+            }
+        ));
+    }
+    if applied.untranslated > 0 {
+        output.line(format!(
+            "  {} unit{} without translation",
+            applied.untranslated,
+            if applied.untranslated == 1 { "" } else { "s" }
+        ));
+    }
+    if args.dry_run && !plan.unchanged {
+        output.line("nothing was written");
+    }
+    Ok(())
+}

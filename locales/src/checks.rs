@@ -1,0 +1,359 @@
+//! The checks a translation passes before it is accepted (and that `l10n status` runs on
+//! every stored translation): the same placeholders and tags as its source, no longer
+//! than the field's `max_length` in grapheme clusters, no control or invisible
+//! characters, and plural messages complete for the language's CLDR categories.
+
+use icu_locale_core::Locale;
+use icu_plurals::{PluralCategory, PluralRuleType, PluralRules, PluralRulesOptions};
+use masterctl_schemas::Code;
+use unicode_segmentation::UnicodeSegmentation;
+
+use crate::message::{self, ChoiceKind, Message};
+
+/// Why a translation is not acceptable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// Placeholders or tags of the source missing from the translation, or extra ones.
+    Placeholders {
+        missing: Vec<String>,
+        extra: Vec<String>,
+    },
+    /// Longer than the field's `max_length`.
+    TooLong { length: usize, max: u32 },
+    /// A control or zero-width character (by its 1-based character position).
+    Invisible { character: char, position: usize },
+    /// A plural argument lacks branches the language needs.
+    PluralMissing {
+        argument: String,
+        missing: Vec<&'static str>,
+    },
+    /// A plural argument has a branch for a category the language does not have.
+    PluralUnknown { argument: String, selector: String },
+    /// The translation is not a well-formed message.
+    Syntax(String),
+}
+
+impl Failure {
+    /// The stable diagnostic code.
+    pub fn code(&self) -> Code {
+        match self {
+            Failure::Placeholders { .. } => Code::Placeholder,
+            Failure::TooLong { .. } => Code::Length,
+            Failure::Invisible { .. } => Code::InvisibleCharacter,
+            Failure::PluralMissing { .. } | Failure::PluralUnknown { .. } => Code::PluralForms,
+            Failure::Syntax(_) => Code::MessageSyntax,
+        }
+    }
+
+    /// One sentence saying what is wrong.
+    pub fn message(&self) -> String {
+        match self {
+            Failure::Placeholders { missing, extra } => {
+                let list = |items: &[String]| {
+                    items
+                        .iter()
+                        .map(|t| format!("`{t}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                match (missing.is_empty(), extra.is_empty()) {
+                    (false, true) => {
+                        format!("the translation lacks {} of the source", list(missing))
+                    }
+                    (true, false) => {
+                        format!("the translation adds {}, not in the source", list(extra))
+                    }
+                    _ => format!(
+                        "the translation lacks {} of the source and adds {}",
+                        list(missing),
+                        list(extra)
+                    ),
+                }
+            }
+            Failure::TooLong { length, max } => {
+                format!("the translation is {length} characters long; at most {max} fit")
+            }
+            Failure::Invisible {
+                character,
+                position,
+            } => format!(
+                "the translation holds the invisible character U+{:04X} ({}) at character {position}",
+                u32::from(*character),
+                invisible_name(*character)
+            ),
+            Failure::PluralMissing { argument, missing } => format!(
+                "the plural `{argument}` lacks the branch{} {} this language needs",
+                if missing.len() == 1 { "" } else { "es" },
+                missing
+                    .iter()
+                    .map(|c| format!("`{c}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Failure::PluralUnknown { argument, selector } => format!(
+                "the plural `{argument}` has a branch `{selector}`, a category this language does not use"
+            ),
+            Failure::Syntax(why) => format!("the translation is not a well-formed message: {why}"),
+        }
+    }
+}
+
+/// Whether a character may not appear in a translation: control characters other than
+/// line feed and tab, zero-width characters, the byte order mark and bidirectional
+/// overrides (they hide text, or reorder it, where nobody reviewing can see).
+pub fn is_invisible(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(
+            c,
+            '\u{200B}'..='\u{200D}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{FEFF}'
+                | '\u{180E}'
+                | '\u{202A}'..='\u{202E}'
+                | '\u{2066}'..='\u{2069}'
+        )
+}
+
+fn invisible_name(c: char) -> &'static str {
+    match c {
+        '\r' => "carriage return",
+        '\u{200B}' => "zero width space",
+        '\u{200C}' => "zero width non-joiner",
+        '\u{200D}' => "zero width joiner",
+        '\u{2060}' => "word joiner",
+        '\u{FEFF}' => "byte order mark",
+        '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => "bidirectional control",
+        c if c.is_control() => "control character",
+        _ => "invisible character",
+    }
+}
+
+fn category_name(category: PluralCategory) -> &'static str {
+    match category {
+        PluralCategory::Zero => "zero",
+        PluralCategory::One => "one",
+        PluralCategory::Two => "two",
+        PluralCategory::Few => "few",
+        PluralCategory::Many => "many",
+        PluralCategory::Other => "other",
+    }
+}
+
+/// The checks for one target language (its CLDR plural categories loaded once).
+#[derive(Debug, Clone)]
+pub struct Checker {
+    cardinal: Vec<&'static str>,
+    ordinal: Vec<&'static str>,
+}
+
+impl Checker {
+    /// Checks for `language` (a BCP 47 tag: `en`, `pt-BR`, `zh-Hant`). A language CLDR
+    /// does not know has only the `other` category.
+    pub fn new(language: &str) -> Checker {
+        let locale = Locale::try_from_str(language).unwrap_or(Locale::UNKNOWN);
+        let categories = |rule_type: PluralRuleType| {
+            let mut options = PluralRulesOptions::default();
+            options.rule_type = Some(rule_type);
+            PluralRules::try_new((&locale).into(), options)
+                .map(|rules| rules.categories().map(category_name).collect())
+                .unwrap_or_else(|_| vec!["other"])
+        };
+        Checker {
+            cardinal: categories(PluralRuleType::Cardinal),
+            ordinal: categories(PluralRuleType::Ordinal),
+        }
+    }
+
+    /// The language's cardinal plural categories (`one`, `other` for English).
+    pub fn cardinal_categories(&self) -> &[&'static str] {
+        &self.cardinal
+    }
+
+    /// Every reason `translation` cannot stand for `source`; empty when it can.
+    pub fn check(&self, source: &str, translation: &str, max_length: Option<u32>) -> Vec<Failure> {
+        let mut failures = Vec::new();
+        if let Some((index, character)) = translation
+            .chars()
+            .enumerate()
+            .find(|(_, c)| is_invisible(*c))
+        {
+            failures.push(Failure::Invisible {
+                character,
+                position: index + 1,
+            });
+        }
+        if let Some(max) = max_length {
+            // Most texts are short: count graphemes only when the bytes could exceed.
+            if translation.len() > max as usize {
+                let length = translation.graphemes(true).count();
+                if length > max as usize {
+                    failures.push(Failure::TooLong { length, max });
+                }
+            }
+        }
+        let translated = match message::parse(translation) {
+            Ok(message) => message,
+            Err(why) => {
+                failures.push(Failure::Syntax(why));
+                return failures;
+            }
+        };
+        // A source that is not a well-formed message (a stray brace in planners' text)
+        // is compared without its braces: tags and printf placeholders still count.
+        let original = message::parse(source).unwrap_or_else(|_| {
+            let mut lenient = message::parse(&source.replace(['{', '}'], "")).unwrap_or_default();
+            lenient.choices.clear();
+            lenient
+        });
+        if let Some(failure) = compare_tokens(&original, &translated) {
+            failures.push(failure);
+        }
+        self.check_choices(&translated, &mut failures);
+        failures
+    }
+
+    fn check_choices(&self, message: &Message, failures: &mut Vec<Failure>) {
+        for choice in &message.choices {
+            let categories: &[&'static str] = match choice.kind {
+                ChoiceKind::Cardinal => &self.cardinal,
+                ChoiceKind::Ordinal => &self.ordinal,
+                ChoiceKind::Select => &["other"],
+            };
+            let missing: Vec<&'static str> = categories
+                .iter()
+                .copied()
+                .filter(|c| !choice.selectors.iter().any(|s| s == c))
+                .collect();
+            if !missing.is_empty() {
+                failures.push(Failure::PluralMissing {
+                    argument: choice.argument.clone(),
+                    missing,
+                });
+            }
+            if choice.kind != ChoiceKind::Select {
+                for selector in &choice.selectors {
+                    let explicit = selector.strip_prefix('=').is_some_and(|n| !n.is_empty());
+                    if !explicit && !categories.contains(&selector.as_str()) {
+                        failures.push(Failure::PluralUnknown {
+                            argument: choice.argument.clone(),
+                            selector: selector.clone(),
+                        });
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The multiset difference of two sorted token lists, as a failure when not equal.
+fn compare_tokens(source: &Message, translation: &Message) -> Option<Failure> {
+    if source.tokens == translation.tokens {
+        return None;
+    }
+    let (mut missing, mut extra) = (Vec::new(), Vec::new());
+    let (a, b) = (&source.tokens, &translation.tokens);
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) if x == y => {
+                i += 1;
+                j += 1;
+            }
+            (Some(x), Some(y)) if x < y => {
+                missing.push(x.clone());
+                i += 1;
+            }
+            (Some(x), None) => {
+                missing.push(x.clone());
+                i += 1;
+            }
+            (_, Some(y)) => {
+                extra.push(y.clone());
+                j += 1;
+            }
+            (None, None) => break,
+        }
+    }
+    Some(Failure::Placeholders { missing, extra })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_faithful_translation_passes() {
+        let en = Checker::new("en");
+        assert!(
+            en.check(
+                "{name}に<b>{amount}</b>ゴールド",
+                "<b>{amount}</b> gold for {name}",
+                Some(40)
+            )
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn each_check_names_its_reason() {
+        let en = Checker::new("en");
+        let failures = en.check("{name}を倒せ", "Defeat {nam}", None);
+        assert_eq!(
+            failures,
+            [Failure::Placeholders {
+                missing: vec!["{name}".into()],
+                extra: vec!["{nam}".into()]
+            }]
+        );
+        assert!(matches!(
+            en.check("剣", "Sword\u{200B}", None)[..],
+            [Failure::Invisible {
+                character: '\u{200B}',
+                position: 6
+            }]
+        ));
+        // Graphemes, not bytes or code points: "é" written as e + combining accent is one.
+        assert!(en.check("剣", "Epe\u{301}e", Some(4)).is_empty());
+        assert!(matches!(
+            en.check("剣", "Sword", Some(4))[..],
+            [Failure::TooLong { length: 5, max: 4 }]
+        ));
+        assert!(matches!(
+            en.check("剣", "{oops", None)[..],
+            [Failure::Syntax(_)]
+        ));
+    }
+
+    #[test]
+    fn plurals_follow_the_language() {
+        let source = "{count, plural, other {#個}}";
+        let en = Checker::new("en");
+        assert!(
+            en.check(
+                source,
+                "{count, plural, one {# piece} other {# pieces}}",
+                None
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            en.check(source, "{count, plural, other {# pieces}}", None),
+            [Failure::PluralMissing {
+                argument: "count".into(),
+                missing: vec!["one"]
+            }]
+        );
+        let ru = Checker::new("ru");
+        assert_eq!(ru.cardinal_categories(), ["one", "few", "many", "other"]);
+        assert!(matches!(
+            en.check(source, "{count, plural, one {#} few {#} other {#}}", None)[..],
+            [Failure::PluralUnknown { .. }]
+        ));
+        assert!(
+            en.check(source, "{count, plural, =0 {none} one {#} other {#}}", None)
+                .is_empty()
+        );
+        // Japanese needs only `other`.
+        assert!(Checker::new("ja").check(source, source, None).is_empty());
+    }
+}

@@ -1,0 +1,181 @@
+//! CSV for translators who work in a spreadsheet: UTF-8 with a byte order mark and CRLF
+//! (Excel opens it right), a row per unit.
+//!
+//! Columns: `table`, `field`, `key`, `state`, `max_length`, `description`,
+//! `source_<lang>`, `translation_<lang>`, `old_source`, `old_translation`, `problems`.
+//! The translation column is empty for units that need work; the translation they had
+//! is in `old_translation`. Anything typed into `translation_<lang>` is a translation.
+//!
+//! A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return would be run as
+//! a formula by spreadsheets (CSV injection): every such cell, and every cell starting
+//! with `'`, gets a leading `'`, which reading takes off again.
+
+use std::path::Path;
+
+use masterctl_schemas::Diagnostic;
+
+use super::{ExportInfo, ReturnedUnit, problems, syntax};
+use crate::units::{State, Unit, UnitId};
+
+const FORMULA_STARTS: [char; 7] = ['=', '+', '-', '@', '\t', '\r', '\''];
+
+/// A cell a spreadsheet will show as typed.
+pub fn neutralise(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.starts_with(FORMULA_STARTS) {
+        format!("'{text}").into()
+    } else {
+        text.into()
+    }
+}
+
+/// The cell's text as it was before [`neutralise`].
+pub fn restore(cell: &str) -> &str {
+    match cell.strip_prefix('\'') {
+        Some(rest) if rest.starts_with(FORMULA_STARTS) => rest,
+        _ => cell,
+    }
+}
+
+pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64 + units.len() * 160);
+    out.extend_from_slice("\u{FEFF}".as_bytes());
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::CRLF)
+        .from_writer(out);
+    let source_column = format!("source_{}", info.source_language);
+    let translation_column = format!("translation_{}", info.language);
+    let _ = writer.write_record([
+        "table",
+        "field",
+        "key",
+        "state",
+        "max_length",
+        "description",
+        &source_column,
+        &translation_column,
+        "old_source",
+        "old_translation",
+        "problems",
+    ]);
+    for unit in units {
+        let current = (unit.state == State::Translated)
+            .then_some(unit.translation.as_deref())
+            .flatten();
+        let old = (unit.state != State::Translated)
+            .then_some(unit.translation.as_deref())
+            .flatten();
+        let max = unit.max_length.map(|m| m.to_string()).unwrap_or_default();
+        let problems = problems(unit).unwrap_or_default();
+        let cells = [
+            unit.table,
+            unit.field,
+            &unit.key_text,
+            unit.state.as_str(),
+            &max,
+            unit.description.unwrap_or(""),
+            &unit.source,
+            current.unwrap_or(""),
+            unit.old_source.as_ref().map_or("", |o| o.text.as_str()),
+            old.unwrap_or(""),
+            &problems,
+        ];
+        let _ = writer.write_record(cells.iter().map(|c| neutralise(c).into_owned()));
+    }
+    writer.into_inner().unwrap_or_default()
+}
+
+pub fn read(
+    text: &str,
+    path: &Path,
+) -> Result<(Option<String>, Vec<ReturnedUnit>), Vec<Diagnostic>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let mut records = reader.records();
+    let header = match records.next() {
+        Some(Ok(header)) => header,
+        Some(Err(e)) => return Err(vec![syntax(path, 1, format!("not readable as CSV: {e}"))]),
+        None => return Err(vec![syntax(path, 1, "the file is empty")]),
+    };
+    let find = |name: &str| header.iter().position(|h| h.trim() == name);
+    let starting = |prefix: &str| {
+        header
+            .iter()
+            .enumerate()
+            .find_map(|(i, h)| Some((i, h.trim().strip_prefix(prefix)?.to_string())))
+            .filter(|(_, language)| !language.is_empty())
+    };
+    let (Some(table), Some(field), Some(key), Some((translation, language))) = (
+        find("table"),
+        find("field"),
+        find("key"),
+        starting("translation_"),
+    ) else {
+        return Err(vec![
+            syntax(path, 1, "the header lacks columns of a translation file")
+                .expected("table, field, key and translation_<language> (as exported)")
+                .found(header.iter().collect::<Vec<_>>().join(",")),
+        ]);
+    };
+    let source = starting("source_").map(|(i, _)| i);
+    let mut units = Vec::new();
+    let mut errors = Vec::new();
+    for record in records {
+        let record = match record {
+            Ok(record) => record,
+            Err(e) => {
+                let line = e.position().map_or(0, |p| p.line());
+                errors.push(syntax(path, line, format!("not readable as CSV: {e}")));
+                continue;
+            }
+        };
+        let line = record.position().map_or(0, |p| p.line());
+        let cell = |i: usize| restore(record.get(i).unwrap_or(""));
+        if record.iter().all(|c| c.trim().is_empty()) {
+            continue;
+        }
+        let (table, field, key) = (cell(table), cell(field), cell(key));
+        if table.is_empty() || field.is_empty() {
+            errors.push(
+                syntax(path, line, "a row without its table or field")
+                    .hint("keep the table, field and key columns as exported"),
+            );
+            continue;
+        }
+        units.push(ReturnedUnit {
+            id: UnitId {
+                table: table.to_string(),
+                field: field.to_string(),
+                key: key.to_string(),
+            },
+            source: source.map(|i| cell(i).to_string()),
+            translation: Some(cell(translation).to_string()).filter(|t| !t.is_empty()),
+            confirmed: true,
+            line,
+        });
+    }
+    if errors.is_empty() {
+        Ok((Some(language), units))
+    } else {
+        Err(errors)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formulas_are_neutralised_and_restored() {
+        for text in [
+            "=1+1", "+81 3", "-1", "@SUM(A1)", "'quoted", "''", "plain", "", "\tx",
+        ] {
+            let cell = neutralise(text);
+            assert!(!cell.starts_with(['=', '+', '-', '@', '\t']), "{cell}");
+            assert_eq!(restore(&cell), text);
+        }
+        // An apostrophe a translator types in front of a word stays.
+        assert_eq!(restore("'tis"), "'tis");
+    }
+}

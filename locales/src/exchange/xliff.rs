@@ -1,0 +1,329 @@
+//! XLIFF 1.2, as CAT tools (and translate-toolkit) read it.
+//!
+//! One `<file>` per export; one `<trans-unit>` per unit: `id` is the unit id, `resname`
+//! names the table and field, `maxwidth`/`size-unit="char"` carry `max_length`, notes
+//! carry the description, problems and, for stale units, the old source and its old
+//! translation. Stale and failing units hold their current translation in a `<target>`
+//! with `state="needs-review-translation"`: unconfirmed until the translator confirms.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use masterctl_schemas::Diagnostic;
+use quick_xml::escape::{escape, resolve_xml_entity};
+use quick_xml::events::{BytesStart, Event};
+
+use super::{ExportInfo, Lines, ReturnedUnit, problems, syntax};
+use crate::units::{State, Unit, UnitId};
+
+/// Target states that leave a translation unconfirmed.
+const UNCONFIRMED: [&str; 6] = [
+    "new",
+    "needs-translation",
+    "needs-review-translation",
+    "needs-adaptation",
+    "needs-l10n",
+    "needs-review-adaptation",
+];
+
+pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Vec<u8> {
+    let mut out = String::with_capacity(256 + units.len() * 320);
+    let _ = write!(
+        out,
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+         <xliff version=\"1.2\" xmlns=\"urn:oasis:names:tc:xliff:document:1.2\">\n\
+         \x20 <file original=\"masterctl/{}\" source-language=\"{}\" target-language=\"{}\" datatype=\"plaintext\">\n\
+         \x20   <header>\n\
+         \x20     <tool tool-id=\"masterctl\" tool-name=\"masterctl\" tool-version=\"{}\"/>\n\
+         \x20     <note from=\"masterctl\">region {}, commit {}</note>\n\
+         \x20   </header>\n\
+         \x20   <body>\n",
+        escape(info.region),
+        escape(info.source_language),
+        escape(info.language),
+        env!("CARGO_PKG_VERSION"),
+        escape(info.region),
+        escape(info.commit),
+    );
+    for unit in units {
+        let _ = write!(
+            out,
+            "      <trans-unit id=\"{}\" resname=\"{}.{}\" xml:space=\"preserve\"",
+            escape(unit.id().to_string()),
+            unit.table,
+            unit.field
+        );
+        if let Some(max) = unit.max_length {
+            let _ = write!(out, " maxwidth=\"{max}\" size-unit=\"char\"");
+        }
+        let _ = write!(
+            out,
+            ">\n        <source>{}</source>\n",
+            escape(unit.source.as_str())
+        );
+        if let Some(translation) = &unit.translation {
+            let state = match unit.state {
+                State::Translated => "translated",
+                _ => "needs-review-translation",
+            };
+            let _ = writeln!(
+                out,
+                "        <target state=\"{state}\">{}</target>",
+                escape(translation.as_str())
+            );
+        }
+        let mut note = |from: &str, text: &str| {
+            let _ = writeln!(out, "        <note from=\"{from}\">{}</note>", escape(text));
+        };
+        note(
+            "key",
+            &format!("{} {} = {}", unit.table, unit.field, unit.key_text),
+        );
+        if let Some(description) = unit.description {
+            note("description", description);
+        }
+        if let Some(old) = &unit.old_source {
+            if old.text.is_empty() {
+                note(
+                    "old-source",
+                    "(the source this was translated from was not recorded)",
+                );
+            } else {
+                note("old-source", &old.text);
+            }
+            if let Some(translation) = &unit.translation {
+                note("old-translation", translation);
+            }
+        }
+        if let Some(problems) = problems(unit) {
+            note("problems", &problems);
+        }
+        out.push_str("      </trans-unit>\n");
+    }
+    out.push_str("    </body>\n  </file>\n</xliff>\n");
+    out.into_bytes()
+}
+
+/// The element a reader is inside of, as far as units go.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Inside {
+    Nothing,
+    Unit,
+    Source,
+    Target,
+    /// `alt-trans`, notes and anything else inside a unit: skipped.
+    Other(usize),
+}
+
+struct UnitBuilder {
+    id: String,
+    line: u64,
+    source: Option<String>,
+    target: Option<String>,
+    confirmed: bool,
+}
+
+pub fn read(
+    text: &str,
+    path: &Path,
+) -> Result<(Option<String>, Vec<ReturnedUnit>), Vec<Diagnostic>> {
+    let bytes = text.as_bytes();
+    let mut reader = quick_xml::Reader::from_str(text);
+    reader.config_mut().trim_text(false);
+    let mut lines = Lines::default();
+    let mut language = None;
+    let mut units = Vec::new();
+    let mut errors = Vec::new();
+    let mut inside = Inside::Nothing;
+    let mut current: Option<UnitBuilder> = None;
+    let mut saw_xliff = false;
+    loop {
+        let position = reader.buffer_position() as usize;
+        let event = match reader.read_event() {
+            Ok(event) => event,
+            Err(e) => {
+                let at = reader.error_position() as usize;
+                errors.push(syntax(
+                    path,
+                    lines.line(bytes, at),
+                    format!("not well-formed XML: {e}"),
+                ));
+                return Err(errors);
+            }
+        };
+        match event {
+            Event::Eof => break,
+            Event::Start(element) => {
+                let line = lines.line(bytes, position);
+                let name = local_name(&element);
+                match (inside, name.as_str()) {
+                    (Inside::Nothing, "xliff") => saw_xliff = true,
+                    (Inside::Nothing, "file") => {
+                        if let Some(lang) = attribute(&element, "target-language") {
+                            language = Some(lang);
+                        }
+                    }
+                    (Inside::Nothing, "trans-unit") => match attribute(&element, "id") {
+                        Some(id) => {
+                            inside = Inside::Unit;
+                            current = Some(UnitBuilder {
+                                id,
+                                line,
+                                source: None,
+                                target: None,
+                                confirmed: attribute(&element, "approved").as_deref()
+                                    == Some("yes"),
+                            });
+                        }
+                        None => {
+                            errors.push(syntax(path, line, "a <trans-unit> has no id"));
+                            inside = Inside::Other(1);
+                        }
+                    },
+                    (Inside::Unit, "source") => inside = Inside::Source,
+                    (Inside::Unit, "target") => {
+                        inside = Inside::Target;
+                        if let Some(unit) = current.as_mut() {
+                            let state = attribute(&element, "state");
+                            unit.confirmed |=
+                                !state.as_deref().is_some_and(|s| UNCONFIRMED.contains(&s));
+                            unit.target = Some(String::new());
+                        }
+                    }
+                    (Inside::Unit, _) => inside = Inside::Other(1),
+                    (Inside::Other(depth), _) => inside = Inside::Other(depth + 1),
+                    (Inside::Source | Inside::Target, other) => {
+                        errors.push(
+                            syntax(
+                                path,
+                                line,
+                                format!(
+                                    "inline markup <{other}> inside a unit's text is not supported"
+                                ),
+                            )
+                            .hint(
+                                "write tags and placeholders as plain text, as the export has them",
+                            ),
+                        );
+                        inside = Inside::Other(1);
+                    }
+                    (Inside::Nothing, _) => {}
+                }
+            }
+            Event::Empty(element) => {
+                let name = local_name(&element);
+                if inside == Inside::Unit && name == "target" {
+                    // `<target/>`: no translation.
+                } else if matches!(inside, Inside::Source | Inside::Target) {
+                    let line = lines.line(bytes, position);
+                    errors.push(
+                        syntax(
+                            path,
+                            line,
+                            format!(
+                                "inline markup <{name}/> inside a unit's text is not supported"
+                            ),
+                        )
+                        .hint("write tags and placeholders as plain text, as the export has them"),
+                    );
+                } else if inside == Inside::Nothing && name == "file" {
+                    language = attribute(&element, "target-language").or(language);
+                }
+            }
+            Event::Text(content) => push_text(inside, current.as_mut(), &content.xml10_content()),
+            Event::CData(content) => push_text(inside, current.as_mut(), &content.xml10_content()),
+            Event::GeneralRef(reference) => {
+                let resolved = match reference.resolve_char_ref() {
+                    Ok(Some(c)) => Some(c.to_string()),
+                    Ok(None) => resolve_xml_entity(&reference).map(str::to_string),
+                    Err(_) => None,
+                };
+                match resolved {
+                    Some(text) => push_text(inside, current.as_mut(), &text),
+                    None => {
+                        let line = lines.line(bytes, position);
+                        errors.push(syntax(
+                            path,
+                            line,
+                            format!("unknown entity &{};", &*reference),
+                        ));
+                    }
+                }
+            }
+            Event::End(_) => {
+                inside = match inside {
+                    Inside::Source | Inside::Target => Inside::Unit,
+                    Inside::Other(1) => {
+                        if current.is_some() {
+                            Inside::Unit
+                        } else {
+                            Inside::Nothing
+                        }
+                    }
+                    Inside::Other(depth) => Inside::Other(depth - 1),
+                    Inside::Unit => {
+                        if let Some(unit) = current.take() {
+                            match UnitId::parse(&unit.id) {
+                                Some(id) => units.push(ReturnedUnit {
+                                    id,
+                                    source: unit.source,
+                                    confirmed: unit.confirmed,
+                                    translation: unit.target.filter(|t| !t.is_empty()),
+                                    line: unit.line,
+                                }),
+                                None => errors.push(
+                                    syntax(
+                                        path,
+                                        unit.line,
+                                        format!("`{}` is not a unit id", unit.id),
+                                    )
+                                    .expected("table/field/key, as exported"),
+                                ),
+                            }
+                        }
+                        Inside::Nothing
+                    }
+                    Inside::Nothing => Inside::Nothing,
+                };
+            }
+            _ => {}
+        }
+    }
+    if !saw_xliff {
+        errors.push(syntax(
+            path,
+            1,
+            "the XML file is not XLIFF (no <xliff> element)",
+        ));
+    }
+    if errors.is_empty() {
+        Ok((language, units))
+    } else {
+        Err(errors)
+    }
+}
+
+fn push_text(inside: Inside, unit: Option<&mut UnitBuilder>, text: &str) {
+    let Some(unit) = unit else { return };
+    match inside {
+        Inside::Source => unit.source.get_or_insert_with(String::new).push_str(text),
+        Inside::Target => unit.target.get_or_insert_with(String::new).push_str(text),
+        _ => {}
+    }
+}
+
+fn local_name(element: &BytesStart<'_>) -> String {
+    String::from_utf8_lossy(element.local_name().as_ref().as_bytes()).into_owned()
+}
+
+fn attribute(element: &BytesStart<'_>, name: &str) -> Option<String> {
+    element
+        .attributes()
+        .flatten()
+        .find(|a| a.key.local_name().as_ref() == name)
+        .and_then(|a| {
+            a.normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                .ok()
+                .map(|v| v.into_owned())
+        })
+}

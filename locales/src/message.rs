@@ -1,0 +1,381 @@
+//! The parts of a message a translation must keep: placeholders (`{name}`, `{0}`,
+//! printf's `%d` and `%1$s`), rich-text tags (`<color=red>`, `</color>`, `<br/>`) and
+//! ICU plural and select arguments (`{count, plural, one {# item} other {# items}}`).
+//!
+//! A translation may reorder them but not lose, add or change one. Inside a plural or
+//! select argument every branch repeats the message in its own words, and languages
+//! have different numbers of branches; so what the branches hold counts once per
+//! argument (as a set), while everything outside counts as often as it appears.
+//!
+//! ICU's apostrophe quoting is honoured: `'{'` is a literal brace and `''` an
+//! apostrophe; any other apostrophe ("Hero's sword") is plain text.
+
+use std::collections::BTreeSet;
+
+/// What kind of choice an ICU argument makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChoiceKind {
+    /// `plural`: branches per CLDR cardinal category (`one`, `few`, `other`...) or `=N`.
+    Cardinal,
+    /// `selectordinal`: branches per CLDR ordinal category.
+    Ordinal,
+    /// `select`: branches per free keyword, `other` required.
+    Select,
+}
+
+/// One plural or select argument and the selectors of its branches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choice {
+    pub argument: String,
+    pub kind: ChoiceKind,
+    pub selectors: Vec<String>,
+}
+
+/// The structure of a message: its placeholders and tags (a sorted multiset, each in the
+/// form it is shown to people: `{name}`, `%d`, `<b>`), and its choices.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Message {
+    pub tokens: Vec<String>,
+    pub choices: Vec<Choice>,
+}
+
+/// Parse a message; the error says what is malformed (an unclosed `{`, a `}` without
+/// its `{`, a plural without branches).
+pub fn parse(text: &str) -> Result<Message, String> {
+    let mut parser = Parser {
+        text,
+        bytes: text.as_bytes(),
+        pos: 0,
+        choices: Vec::new(),
+    };
+    let mut tokens = Vec::new();
+    parser.message(false, false, &mut tokens)?;
+    tokens.sort();
+    Ok(Message {
+        tokens,
+        choices: parser.choices,
+    })
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    choices: Vec<Choice>,
+}
+
+impl Parser<'_> {
+    /// Read message text up to its end (or, inside a branch, up to the closing `}`),
+    /// pushing what it holds to `tokens`. Only ASCII bytes are syntax, so walking bytes
+    /// never splits a character.
+    fn message(
+        &mut self,
+        in_branch: bool,
+        in_plural: bool,
+        tokens: &mut Vec<String>,
+    ) -> Result<(), String> {
+        let opened = self.pos;
+        while let Some(&byte) = self.bytes.get(self.pos) {
+            match byte {
+                b'}' if in_branch => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                b'}' => {
+                    return Err(format!(
+                        "`}}` at character {} has no matching `{{`",
+                        self.character(self.pos)
+                    ));
+                }
+                b'{' => self.argument(tokens)?,
+                b'\'' => self.apostrophe(in_plural),
+                b'%' => self.printf(tokens),
+                b'<' => self.tag(tokens),
+                _ => self.pos += 1,
+            }
+        }
+        if in_branch {
+            return Err(format!(
+                "the branch opened at character {} is never closed with `}}`",
+                self.character(opened)
+            ));
+        }
+        Ok(())
+    }
+
+    /// 1-based character position of a byte offset, for messages.
+    fn character(&self, at: usize) -> usize {
+        self.text[..at].chars().count() + 1
+    }
+
+    fn skip_space(&mut self) {
+        while self
+            .bytes
+            .get(self.pos)
+            .is_some_and(u8::is_ascii_whitespace)
+        {
+            self.pos += 1;
+        }
+    }
+
+    /// A word up to whitespace or one of `stops`.
+    fn word(&mut self, stops: &[u8]) -> &str {
+        let start = self.pos;
+        while let Some(&b) = self.bytes.get(self.pos) {
+            if b.is_ascii_whitespace() || stops.contains(&b) {
+                break;
+            }
+            self.pos += 1;
+        }
+        &self.text[start..self.pos]
+    }
+
+    /// `{name}`, `{name, type[, style]}` or `{name, plural|select|selectordinal, ...}`.
+    fn argument(&mut self, tokens: &mut Vec<String>) -> Result<(), String> {
+        let open = self.pos;
+        self.pos += 1;
+        self.skip_space();
+        let name = self.word(b",{}").to_string();
+        if name.is_empty() {
+            return Err(format!(
+                "the placeholder at character {} has no name",
+                self.character(open)
+            ));
+        }
+        self.skip_space();
+        match self.bytes.get(self.pos) {
+            Some(b'}') => {
+                self.pos += 1;
+                tokens.push(format!("{{{name}}}"));
+                return Ok(());
+            }
+            Some(b',') => self.pos += 1,
+            _ => return Err(self.unclosed(open)),
+        }
+        self.skip_space();
+        let kind = self.word(b",{}").to_string();
+        self.skip_space();
+        let choice = match kind.as_str() {
+            "plural" => ChoiceKind::Cardinal,
+            "selectordinal" => ChoiceKind::Ordinal,
+            "select" => ChoiceKind::Select,
+            _ => {
+                // A formatted argument (`number`, `date`...): its style runs to the `}`.
+                let mut depth = 0usize;
+                while let Some(&b) = self.bytes.get(self.pos) {
+                    self.pos += 1;
+                    match b {
+                        b'{' => depth += 1,
+                        b'}' if depth == 0 => {
+                            tokens.push(format!("{{{name}, {kind}}}"));
+                            return Ok(());
+                        }
+                        b'}' => depth -= 1,
+                        _ => {}
+                    }
+                }
+                return Err(self.unclosed(open));
+            }
+        };
+        if self.bytes.get(self.pos) != Some(&b',') {
+            return Err(format!(
+                "the {kind} argument `{name}` at character {} has no branches",
+                self.character(open)
+            ));
+        }
+        self.pos += 1;
+        let mut selectors = Vec::new();
+        let mut inner = BTreeSet::new();
+        loop {
+            self.skip_space();
+            match self.bytes.get(self.pos) {
+                None => return Err(self.unclosed(open)),
+                Some(b'}') => {
+                    self.pos += 1;
+                    break;
+                }
+                _ => {}
+            }
+            let selector = self.word(b"{}").to_string();
+            if selector.starts_with("offset:") {
+                continue;
+            }
+            self.skip_space();
+            if self.bytes.get(self.pos) != Some(&b'{') {
+                return Err(format!(
+                    "the branch `{selector}` of `{name}` at character {} has no `{{message}}`",
+                    self.character(open)
+                ));
+            }
+            self.pos += 1;
+            let mut branch = Vec::new();
+            self.message(true, choice != ChoiceKind::Select, &mut branch)?;
+            inner.extend(branch);
+            selectors.push(selector);
+        }
+        if selectors.is_empty() {
+            return Err(format!(
+                "the {kind} argument `{name}` at character {} has no branches",
+                self.character(open)
+            ));
+        }
+        tokens.push(format!("{{{name}, {kind}}}"));
+        tokens.extend(inner);
+        self.choices.push(Choice {
+            argument: name,
+            kind: choice,
+            selectors,
+        });
+        Ok(())
+    }
+
+    fn unclosed(&self, open: usize) -> String {
+        format!(
+            "the `{{` at character {} is never closed",
+            self.character(open)
+        )
+    }
+
+    /// `''` is an apostrophe; `'` before `{`, `}` (or `#` in a plural) quotes up to the
+    /// next apostrophe; any other apostrophe is text.
+    fn apostrophe(&mut self, in_plural: bool) {
+        match self.bytes.get(self.pos + 1) {
+            Some(b'\'') => self.pos += 2,
+            Some(b'{' | b'}') => self.quoted(),
+            Some(b'#') if in_plural => self.quoted(),
+            _ => self.pos += 1,
+        }
+    }
+
+    fn quoted(&mut self) {
+        self.pos += 1;
+        while let Some(&b) = self.bytes.get(self.pos) {
+            self.pos += 1;
+            if b == b'\'' {
+                if self.bytes.get(self.pos) == Some(&b'\'') {
+                    self.pos += 1;
+                } else {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// `%d`, `%s`, `%1$s`, `%05.2f`, `%lld`, `%@`; `%%` is a percent sign, and a `%`
+    /// that starts no conversion (`50%OFF`) is text. A space is not taken as a flag:
+    /// "100% sure" is text.
+    fn printf(&mut self, tokens: &mut Vec<String>) {
+        let start = self.pos;
+        let bytes = self.bytes;
+        let mut at = start + 1;
+        if bytes.get(at) == Some(&b'%') {
+            self.pos = at + 1;
+            return;
+        }
+        let digits = |mut at: usize| {
+            while bytes.get(at).is_some_and(u8::is_ascii_digit) {
+                at += 1;
+            }
+            at
+        };
+        // Position: `1$`.
+        let after = digits(at);
+        if after > at && bytes.get(after) == Some(&b'$') {
+            at = after + 1;
+        }
+        while bytes.get(at).is_some_and(|b| b"-+0#".contains(b)) {
+            at += 1;
+        }
+        at = if bytes.get(at) == Some(&b'*') {
+            at + 1
+        } else {
+            digits(at)
+        };
+        if bytes.get(at) == Some(&b'.') {
+            at = if bytes.get(at + 1) == Some(&b'*') {
+                at + 2
+            } else {
+                digits(at + 1)
+            };
+        }
+        for length in [&b"hh"[..], b"ll", b"h", b"l", b"z", b"j", b"t", b"L"] {
+            if bytes[at.min(bytes.len())..].starts_with(length) {
+                at += length.len();
+                break;
+            }
+        }
+        match bytes.get(at) {
+            Some(b) if b"diouxXeEfFgGaAcsp@".contains(b) => {
+                tokens.push(self.text[start..=at].to_string());
+                self.pos = at + 1;
+            }
+            _ => self.pos = start + 1,
+        }
+    }
+
+    /// `<b>`, `</b>`, `<color=#ff0000>`, `<br/>`: a `<` followed by a letter (or `/` and a
+    /// letter) up to the next `>` on the same line; any other `<` is text ("a < b").
+    fn tag(&mut self, tokens: &mut Vec<String>) {
+        let start = self.pos;
+        let mut at = start + 1;
+        if self.bytes.get(at) == Some(&b'/') {
+            at += 1;
+        }
+        if !self.bytes.get(at).is_some_and(u8::is_ascii_alphabetic) {
+            self.pos = start + 1;
+            return;
+        }
+        while let Some(&b) = self.bytes.get(at) {
+            match b {
+                b'>' => {
+                    tokens.push(self.text[start..=at].to_string());
+                    self.pos = at + 1;
+                    return;
+                }
+                b'<' | b'\n' => break,
+                _ => at += 1,
+            }
+        }
+        self.pos = start + 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(text: &str) -> Vec<String> {
+        parse(text).expect("parses").tokens
+    }
+
+    #[test]
+    fn placeholders_tags_and_printf_are_found() {
+        assert_eq!(
+            tokens("<color=red>{name}</color> gets %d of %1$s, 100% sure, 50%OFF, %%"),
+            ["%1$s", "%d", "</color>", "<color=red>", "{name}"]
+        );
+        assert_eq!(tokens("{0} and {0}"), ["{0}", "{0}"]);
+        assert_eq!(tokens("a < b, x<3"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn plural_branches_count_once() {
+        let message = parse("{count, plural, one {# {item}} other {# {item}s <b>!</b>}}").unwrap();
+        assert_eq!(message.tokens, ["</b>", "<b>", "{count, plural}", "{item}"]);
+        assert_eq!(message.choices[0].selectors, ["one", "other"]);
+        assert_eq!(message.choices[0].kind, ChoiceKind::Cardinal);
+    }
+
+    #[test]
+    fn apostrophes_quote_only_syntax() {
+        assert_eq!(tokens("Hero's '{sword}' and ''{x}''"), ["{x}"]);
+    }
+
+    #[test]
+    fn malformed_messages_say_where() {
+        assert!(parse("{name").unwrap_err().contains("character 1"));
+        assert!(parse("oops}").unwrap_err().contains("no matching"));
+        assert!(parse("{n, plural, one}").is_err());
+        assert!(parse("{}").unwrap_err().contains("no name"));
+    }
+}

@@ -1,0 +1,253 @@
+//! One table's texts in one language, as a region branch stores them:
+//!
+//! - `locales/<lang>/<table>.csv`: the primary key columns and one column per text field
+//!   (the source language's comes from imports; the others from translators);
+//! - `locales/<lang>/<table>.sources.csv`, for every language but the source one: for
+//!   each translated cell, the source text it was translated from — its hash and the text
+//!   itself. Columns: the primary key, `field`, `source_hash`, `source`; one row per
+//!   translated cell, in key then field order.
+//!
+//! Both are canonical CSV (LF, sorted by the typed key, minimal quoting), so they survive
+//! clone and push and diff cell by cell. A translation is stale when its recorded source
+//! is not the current source: no import or rebase needs to touch translations for that
+//! to be known.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use masterctl_schemas::canonical::{read_language_table, stored_type};
+use masterctl_schemas::value::parse_text;
+use masterctl_schemas::{FieldType, TableSchema, Value};
+
+use crate::LocaleError;
+
+/// `locales/<lang>/<table>.csv`
+pub fn language_path(language: &str, table: &str) -> String {
+    format!("locales/{language}/{table}.csv")
+}
+
+/// `locales/<lang>/<table>.sources.csv`
+pub fn records_path(language: &str, table: &str) -> String {
+    format!("locales/{language}/{table}.sources.csv")
+}
+
+/// Indexes of a schema's text fields, in schema order.
+pub fn text_fields(schema: &TableSchema) -> Vec<usize> {
+    (0..schema.fields.len())
+        .filter(|&f| schema.fields[f].ty == FieldType::Text)
+        .collect()
+}
+
+/// The hash recorded with a translation's source text: the first 64 bits of its BLAKE3
+/// digest, in hex (enough to tell a change; the text itself is kept beside it).
+pub fn source_hash(text: &str) -> String {
+    let digest = blake3::hash(text.as_bytes());
+    digest.as_bytes()[..8]
+        .iter()
+        .fold(String::with_capacity(16), |mut hex, b| {
+            let _ = write!(hex, "{b:02x}");
+            hex
+        })
+}
+
+/// The source text a translation was made from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceRecord {
+    pub hash: String,
+    pub text: String,
+}
+
+impl SourceRecord {
+    pub fn of(text: &str) -> SourceRecord {
+        SourceRecord {
+            hash: source_hash(text),
+            text: text.to_string(),
+        }
+    }
+
+    /// Whether this record is of `text`.
+    pub fn is_of(&self, text: &str) -> bool {
+        self.hash == source_hash(text)
+    }
+}
+
+/// A row's primary key values, typed as stored.
+pub type Key = Vec<Value>;
+
+/// One table's texts in one language, and (for translations) the record of their sources.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TableTexts {
+    /// Per key, one value per text field (in [`text_fields`] order); `Null` when absent.
+    pub rows: BTreeMap<Key, Vec<Value>>,
+    /// Per key and text field position, the source the translation was made from.
+    pub records: BTreeMap<(Key, usize), SourceRecord>,
+}
+
+impl TableTexts {
+    /// Read the stored files (either may be absent).
+    pub fn read(
+        schema: &TableSchema,
+        texts: Option<(&[u8], &str)>,
+        records: Option<(&[u8], &str)>,
+    ) -> Result<TableTexts, LocaleError> {
+        let mut result = TableTexts::default();
+        let key_count = schema.primary_key.len();
+        if let Some((bytes, path)) = texts {
+            let table = read_language_table(schema, bytes, Path::new(path)).map_err(|d| {
+                LocaleError::Broken {
+                    path: path.to_string(),
+                    message: d.first().map_or_else(String::new, ToString::to_string),
+                }
+            })?;
+            let width = table.columns.len();
+            for row in 0..table.row_count() {
+                let key = table.key(row, &(0..key_count).collect::<Vec<_>>());
+                let values = (key_count..width)
+                    .map(|c| table.value(row, c).clone())
+                    .collect();
+                result.rows.insert(key, values);
+            }
+        }
+        if let Some((bytes, path)) = records {
+            result.records = read_records(schema, bytes, path)?;
+        }
+        Ok(result)
+    }
+
+    /// The text of a key's field (by text field position), if any.
+    pub fn text(&self, key: &Key, position: usize) -> Option<&str> {
+        self.rows
+            .get(key)
+            .and_then(|values| values.get(position))
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty())
+    }
+
+    /// `locales/<lang>/<table>.csv` bytes; `None` when no row holds any text.
+    pub fn texts_csv(&self, schema: &TableSchema) -> Option<Vec<u8>> {
+        let fields = text_fields(schema);
+        let rows: Vec<_> = self
+            .rows
+            .iter()
+            .filter(|(_, values)| values.iter().any(|v| !v.is_null()))
+            .collect();
+        if rows.is_empty() {
+            return None;
+        }
+        let mut writer = canonical_writer(rows.len() * 32);
+        let header = schema
+            .primary_key
+            .iter()
+            .chain(&fields)
+            .map(|&f| schema.fields[f].name.as_str());
+        let _ = writer.write_record(header);
+        let mut cell = String::new();
+        for (key, values) in rows {
+            for value in key.iter().chain(values) {
+                cell.clear();
+                let _ = write!(cell, "{value}");
+                let _ = writer.write_field(&cell);
+            }
+            let _ = writer.write_record(None::<&[u8]>);
+        }
+        Some(writer.into_inner().unwrap_or_default())
+    }
+
+    /// `locales/<lang>/<table>.sources.csv` bytes; `None` when nothing is recorded.
+    pub fn records_csv(&self, schema: &TableSchema) -> Option<Vec<u8>> {
+        if self.records.is_empty() {
+            return None;
+        }
+        let fields = text_fields(schema);
+        let mut writer = canonical_writer(self.records.len() * 48);
+        let header = schema
+            .primary_key
+            .iter()
+            .map(|&f| schema.fields[f].name.as_str())
+            .chain(["field", "source_hash", "source"]);
+        let _ = writer.write_record(header);
+        let mut cell = String::new();
+        for ((key, position), record) in &self.records {
+            for value in key {
+                cell.clear();
+                let _ = write!(cell, "{value}");
+                let _ = writer.write_field(&cell);
+            }
+            let field = fields
+                .get(*position)
+                .map_or("", |&f| &schema.fields[f].name);
+            let _ = writer.write_field(field);
+            let _ = writer.write_field(&record.hash);
+            let _ = writer.write_field(&record.text);
+            let _ = writer.write_record(None::<&[u8]>);
+        }
+        Some(writer.into_inner().unwrap_or_default())
+    }
+}
+
+fn canonical_writer(capacity: usize) -> csv::Writer<Vec<u8>> {
+    csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::with_capacity(capacity))
+}
+
+/// Read a records file: key columns by position (a key field may be called `field`),
+/// then `field`, `source_hash`, `source`. Rows of fields that are no longer text fields
+/// are let go (the schema changed since).
+fn read_records(
+    schema: &TableSchema,
+    bytes: &[u8],
+    path: &str,
+) -> Result<BTreeMap<(Key, usize), SourceRecord>, LocaleError> {
+    let fields = text_fields(schema);
+    let key_count = schema.primary_key.len();
+    let key_types: Vec<FieldType> = schema
+        .primary_key
+        .iter()
+        .map(|&f| stored_type(&schema.fields[f]))
+        .collect();
+    let broken = |line: u64, message: String| LocaleError::Broken {
+        path: format!("{path}:{line}"),
+        message,
+    };
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(bytes);
+    let mut records = BTreeMap::new();
+    let mut record = csv::StringRecord::new();
+    loop {
+        let line = reader.position().line();
+        match reader.read_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => return Err(broken(line, e.to_string())),
+        }
+        if record.len() != key_count + 3 {
+            return Err(broken(
+                line,
+                format!("{} cells, expected {}", record.len(), key_count + 3),
+            ));
+        }
+        let key = key_types
+            .iter()
+            .zip(record.iter())
+            .map(|(ty, text)| parse_text(ty, text))
+            .collect::<Result<Key, _>>()
+            .map_err(|m| broken(line, format!("a key is not {}", m.expected)))?;
+        let Some(position) = fields
+            .iter()
+            .position(|&f| schema.fields[f].name == record[key_count])
+        else {
+            continue;
+        };
+        records.insert(
+            (key, position),
+            SourceRecord {
+                hash: record[key_count + 1].to_string(),
+                text: record[key_count + 2].to_string(),
+            },
+        );
+    }
+    Ok(records)
+}

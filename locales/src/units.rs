@@ -1,0 +1,247 @@
+//! Translation units and their states.
+//!
+//! A unit is one source text to translate: a table's text field in one row, with a
+//! non-empty source-language text. In a target language it is
+//!
+//! - **missing**: no translation;
+//! - **stale**: translated, but from another source text than today's (or from a source
+//!   nobody recorded) — the old source is at hand to see what changed;
+//! - **failing**: translated from today's source, but a check fails ([`crate::checks`]);
+//! - **translated**: none of the above.
+
+use std::fmt;
+
+use masterctl_schemas::value::LIST_SEPARATOR;
+use masterctl_schemas::{TableSchema, Value};
+use serde::Serialize;
+
+use crate::checks::{Checker, Failure};
+use crate::texts::{Key, SourceRecord, TableTexts, text_fields};
+
+/// Where a unit stands in one language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum State {
+    Translated,
+    Missing,
+    Stale,
+    Failing,
+}
+
+impl State {
+    pub const ALL: [State; 4] = [
+        State::Translated,
+        State::Missing,
+        State::Stale,
+        State::Failing,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Translated => "translated",
+            State::Missing => "missing",
+            State::Stale => "stale",
+            State::Failing => "failing",
+        }
+    }
+
+    /// Whether a translator has work to do on the unit.
+    pub fn needs_work(self) -> bool {
+        self != State::Translated
+    }
+}
+
+impl fmt::Display for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A row's key as one text: canonical values joined by `|` (`10|3`).
+pub fn key_text(key: &[Value]) -> String {
+    let mut text = String::new();
+    for (i, value) in key.iter().enumerate() {
+        if i > 0 {
+            text.push(LIST_SEPARATOR);
+        }
+        text.push_str(&value.canonical());
+    }
+    text
+}
+
+/// A unit's identity in exchange files: `table/field/key` (`item/name/1`,
+/// `quest_drop/note/10|3`). Table and field names never hold `/`; the key may.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct UnitId {
+    pub table: String,
+    pub field: String,
+    pub key: String,
+}
+
+impl UnitId {
+    pub fn parse(text: &str) -> Option<UnitId> {
+        let mut parts = text.splitn(3, '/');
+        let (table, field, key) = (parts.next()?, parts.next()?, parts.next()?);
+        if table.is_empty() || field.is_empty() {
+            return None;
+        }
+        Some(UnitId {
+            table: table.to_string(),
+            field: field.to_string(),
+            key: key.to_string(),
+        })
+    }
+}
+
+impl fmt::Display for UnitId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}/{}", self.table, self.field, self.key)
+    }
+}
+
+/// One unit in one target language, with everything a translator needs to see.
+#[derive(Debug, Clone)]
+pub struct Unit<'a> {
+    pub table: &'a str,
+    pub field: &'a str,
+    pub key: Key,
+    pub key_text: String,
+    pub source: String,
+    pub translation: Option<String>,
+    /// The recorded source, when it is not today's (stale units).
+    pub old_source: Option<SourceRecord>,
+    pub state: State,
+    pub failures: Vec<Failure>,
+    pub max_length: Option<u32>,
+    pub description: Option<&'a str>,
+}
+
+impl Unit<'_> {
+    pub fn id(&self) -> UnitId {
+        UnitId {
+            table: self.table.to_string(),
+            field: self.field.to_string(),
+            key: self.key_text.clone(),
+        }
+    }
+}
+
+/// Every unit of one table in one target language, in key then field order.
+pub fn table_units<'a>(
+    schema: &'a TableSchema,
+    source: &TableTexts,
+    target: &TableTexts,
+    checker: &Checker,
+) -> Vec<Unit<'a>> {
+    let fields = text_fields(schema);
+    let mut units = Vec::new();
+    for (key, texts) in &source.rows {
+        for (position, &f) in fields.iter().enumerate() {
+            let Some(text) = texts.get(position).and_then(Value::as_str) else {
+                continue;
+            };
+            if text.is_empty() {
+                continue;
+            }
+            let field = &schema.fields[f];
+            let translation = target.text(key, position);
+            let record = target.records.get(&(key.clone(), position));
+            let (state, failures, old_source) = match translation {
+                None => (State::Missing, Vec::new(), None),
+                Some(translated) => match record {
+                    Some(record) if record.is_of(text) => {
+                        let failures = checker.check(text, translated, field.max_length);
+                        let state = if failures.is_empty() {
+                            State::Translated
+                        } else {
+                            State::Failing
+                        };
+                        (state, failures, None)
+                    }
+                    // A translation nobody recorded a source for is treated as made
+                    // from an unknown older source: stale, with no old text to show.
+                    _ => (
+                        State::Stale,
+                        Vec::new(),
+                        Some(record.cloned().unwrap_or(SourceRecord {
+                            hash: String::new(),
+                            text: String::new(),
+                        })),
+                    ),
+                },
+            };
+            units.push(Unit {
+                table: &schema.name,
+                field: &field.name,
+                key: key.clone(),
+                key_text: key_text(key),
+                source: text.to_string(),
+                translation: translation.map(str::to_string),
+                old_source,
+                state,
+                failures,
+                max_length: field.max_length,
+                description: field.description.as_deref(),
+            });
+        }
+    }
+    units
+}
+
+/// Units per state.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub translated: usize,
+    pub missing: usize,
+    pub stale: usize,
+    pub failing: usize,
+}
+
+impl Counts {
+    pub fn add(&mut self, state: State) {
+        *self.get_mut(state) += 1;
+    }
+
+    pub fn get(&self, state: State) -> usize {
+        match state {
+            State::Translated => self.translated,
+            State::Missing => self.missing,
+            State::Stale => self.stale,
+            State::Failing => self.failing,
+        }
+    }
+
+    fn get_mut(&mut self, state: State) -> &mut usize {
+        match state {
+            State::Translated => &mut self.translated,
+            State::Missing => &mut self.missing,
+            State::Stale => &mut self.stale,
+            State::Failing => &mut self.failing,
+        }
+    }
+
+    pub fn total(&self) -> usize {
+        self.translated + self.missing + self.stale + self.failing
+    }
+
+    pub fn merge(&mut self, other: &Counts) {
+        for state in State::ALL {
+            *self.get_mut(state) += other.get(state);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unit_ids_round_trip_keys_with_slashes() {
+        let id = UnitId::parse("shop/name/a/b|2").unwrap();
+        assert_eq!(id.table, "shop");
+        assert_eq!(id.field, "name");
+        assert_eq!(id.key, "a/b|2");
+        assert_eq!(id.to_string(), "shop/name/a/b|2");
+        assert!(UnitId::parse("shop/name").is_none());
+    }
+}

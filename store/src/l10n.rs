@@ -1,0 +1,410 @@
+//! The translation workflow on a region branch: the state of every unit per language,
+//! exchange files of what needs work, and taking translations back as one commit.
+//!
+//! The branch's own structure (the `masterctl.toml` and schemas its head holds) decides
+//! which fields are text, so the units always match the data they belong to.
+
+use std::path::{Path, PathBuf};
+
+use git2::Oid;
+use masterctl_locales::apply::{Applied, LanguagePair, apply};
+use masterctl_locales::exchange::{self, ExportInfo, Format};
+use masterctl_locales::texts::text_fields;
+use masterctl_locales::{
+    Checker, Counts, State, TableTexts, Unit, language_path, records_path, table_units,
+    target_languages,
+};
+use masterctl_schemas::read::parallel_map;
+use masterctl_schemas::{Code, Diagnostic, Location, Project, Report};
+use sha2::{Digest, Sha256};
+
+use crate::StoreError;
+use crate::import::{CommitSpec, write_commit};
+use crate::repo::{MasterRepo, Structure, blob_at};
+use crate::snapshot::{Snapshot, project_at, read_files};
+
+/// A region's head, and the structure it holds.
+pub struct RegionTexts {
+    pub region: String,
+    pub reference: String,
+    pub head: Oid,
+    pub project: Project,
+}
+
+impl RegionTexts {
+    /// The languages translators work on in this region.
+    pub fn targets(&self) -> Vec<&str> {
+        target_languages(&self.project.config, &self.region)
+    }
+}
+
+/// Open a region's head for localization work.
+pub fn open_region(
+    repo: &MasterRepo,
+    structure: &Structure,
+    region: &str,
+) -> Result<RegionTexts, StoreError> {
+    let reference = MasterRepo::region_ref(&structure.project, region)?;
+    let head = repo
+        .head_of(&reference)?
+        .ok_or_else(|| StoreError::NoBranch(region.to_string()))?;
+    let project =
+        project_at(&repo.git, &head.tree()?).ok_or_else(|| StoreError::BrokenSnapshot {
+            branch: reference.trim_start_matches("refs/heads/").to_string(),
+            message: "its masterctl.toml and schemas do not load".to_string(),
+        })?;
+    Ok(RegionTexts {
+        region: region.to_string(),
+        reference,
+        head: head.id(),
+        project,
+    })
+}
+
+/// Every table with text, as source language and `language` stand in the region.
+pub fn language_pairs<'p>(
+    repo: &MasterRepo,
+    texts: &'p RegionTexts,
+    language: &str,
+) -> Result<Vec<LanguagePair<'p>>, StoreError> {
+    let git = &repo.git;
+    let tree = git.find_commit(texts.head)?.tree()?;
+    let source = &texts.project.config.source_language;
+    let mut files = Vec::new();
+    for schema in texts
+        .project
+        .tables
+        .iter()
+        .filter(|s| !text_fields(s).is_empty())
+    {
+        let paths = [
+            language_path(source, &schema.name),
+            language_path(language, &schema.name),
+            records_path(language, &schema.name),
+        ];
+        let mut blobs = Vec::with_capacity(3);
+        for path in paths {
+            let blob = blob_at(git, &tree, &path)?;
+            blobs.push((path, blob));
+        }
+        files.push((schema, blobs));
+    }
+    let branch = texts.reference.trim_start_matches("refs/heads/");
+    parallel_map(&files, |(schema, blobs)| {
+        let file = |i: usize| {
+            let (path, bytes): &(String, Option<Vec<u8>>) = &blobs[i];
+            bytes.as_deref().map(|b| (b, path.as_str()))
+        };
+        let broken = |e: masterctl_locales::LocaleError| StoreError::BrokenSnapshot {
+            branch: branch.to_string(),
+            message: e.to_string(),
+        };
+        Ok(LanguagePair {
+            schema,
+            source: TableTexts::read(schema, file(0), None).map_err(broken)?,
+            target: TableTexts::read(schema, file(1), file(2)).map_err(broken)?,
+        })
+    })
+    .into_iter()
+    .collect()
+}
+
+/// The units of every pair in one language, with their states.
+pub fn units<'p>(pairs: &'p [LanguagePair<'p>], language: &str) -> Vec<Vec<Unit<'p>>> {
+    let checker = Checker::new(language);
+    parallel_map(pairs, |pair| {
+        table_units(pair.schema, &pair.source, &pair.target, &checker)
+    })
+}
+
+/// One table's units in one language, by state.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TableStatus {
+    pub table: String,
+    #[serde(flatten)]
+    pub counts: Counts,
+    /// The keys (`field/key`) in each state but `translated`... when asked for.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<StateKeys>,
+}
+
+/// The units of one state.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct StateKeys {
+    pub state: State,
+    /// `field/key` of each unit.
+    pub units: Vec<String>,
+}
+
+/// One language of a region.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct LanguageStatus {
+    pub language: String,
+    pub total: Counts,
+    pub tables: Vec<TableStatus>,
+}
+
+/// States of every unit of the region in `languages`; with `keys`, the units of each
+/// state listed too.
+pub fn status(
+    repo: &MasterRepo,
+    texts: &RegionTexts,
+    languages: &[&str],
+    keys: bool,
+) -> Result<Vec<LanguageStatus>, StoreError> {
+    let mut statuses = Vec::new();
+    for &language in languages {
+        let pairs = language_pairs(repo, texts, language)?;
+        let mut total = Counts::default();
+        let mut tables = Vec::new();
+        for (pair, units) in pairs.iter().zip(units(&pairs, language)) {
+            let mut counts = Counts::default();
+            let mut by_state: Vec<StateKeys> = Vec::new();
+            for unit in &units {
+                counts.add(unit.state);
+                if keys {
+                    let place = format!("{}/{}", unit.field, unit.key_text);
+                    match by_state.iter_mut().find(|s| s.state == unit.state) {
+                        Some(list) => list.units.push(place),
+                        None => by_state.push(StateKeys {
+                            state: unit.state,
+                            units: vec![place],
+                        }),
+                    }
+                }
+            }
+            by_state.sort_by_key(|s| State::ALL.iter().position(|&x| x == s.state));
+            total.merge(&counts);
+            tables.push(TableStatus {
+                table: pair.schema.name.clone(),
+                counts,
+                keys: by_state,
+            });
+        }
+        statuses.push(LanguageStatus {
+            language: language.to_string(),
+            total,
+            tables,
+        });
+    }
+    Ok(statuses)
+}
+
+/// An exchange file's bytes, and how many units of each state it holds.
+pub struct Export {
+    pub bytes: Vec<u8>,
+    pub counts: Counts,
+}
+
+/// The exchange file of what needs work in `language` (every unit with `all`).
+pub fn export(
+    repo: &MasterRepo,
+    texts: &RegionTexts,
+    language: &str,
+    format: Format,
+    all: bool,
+) -> Result<Export, StoreError> {
+    let pairs = language_pairs(repo, texts, language)?;
+    let units = units(&pairs, language);
+    let chosen: Vec<&Unit<'_>> = units
+        .iter()
+        .flatten()
+        .filter(|u| all || u.state.needs_work())
+        .collect();
+    let mut counts = Counts::default();
+    for unit in &chosen {
+        counts.add(unit.state);
+    }
+    let commit = texts.head.to_string();
+    let info = ExportInfo {
+        region: &texts.region,
+        source_language: &texts.project.config.source_language,
+        language,
+        commit: &commit,
+        commit_time: repo.git.find_commit(texts.head)?.time().seconds(),
+    };
+    Ok(Export {
+        bytes: exchange::write(format, &chosen, &info),
+        counts,
+    })
+}
+
+/// Everything taking a file back would do, computed without writing.
+pub struct TranslationImport {
+    pub region: String,
+    pub reference: String,
+    pub parent: Oid,
+    pub language: String,
+    pub format: Format,
+    pub file: PathBuf,
+    pub sha256: String,
+    pub applied: Applied,
+    /// The new snapshot (the head's files with the changed language files).
+    pub snapshot: Snapshot,
+    /// True when nothing would change.
+    pub unchanged: bool,
+}
+
+/// What planning a translation import gave.
+pub enum TranslationOutcome {
+    Rejected(Report),
+    Planned(Box<TranslationImport>),
+}
+
+/// Read, match and check an exchange file against a region's head.
+pub fn plan_translation_import(
+    repo: &MasterRepo,
+    structure: &Structure,
+    region: &str,
+    file: &Path,
+    language: Option<&str>,
+) -> Result<TranslationOutcome, StoreError> {
+    if crate::resolve::load_state(repo, region)?.is_some() {
+        return Err(StoreError::RebaseInProgress(region.to_string()));
+    }
+    let texts = open_region(repo, structure, region)?;
+    let bytes = std::fs::read(file).map_err(|e| StoreError::Io {
+        path: file.display().to_string(),
+        message: e.to_string(),
+    })?;
+    let sha256 = Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let rejected = |diagnostics: Vec<Diagnostic>| {
+        let mut report = Report { diagnostics };
+        report.sort();
+        Ok(TranslationOutcome::Rejected(report))
+    };
+    let exchange = match exchange::read(&bytes, file) {
+        Ok(exchange) => exchange,
+        Err(diagnostics) => return rejected(diagnostics),
+    };
+    let targets = texts.targets();
+    let Some(language) = language
+        .map(str::to_string)
+        .or_else(|| exchange.language.clone())
+    else {
+        return rejected(vec![
+            Diagnostic::new(
+                Code::WrongLanguage,
+                Location::file(file),
+                "the file does not say which language it holds",
+            )
+            .hint("give it with --lang"),
+        ]);
+    };
+    if !targets.contains(&language.as_str()) {
+        return rejected(vec![
+            Diagnostic::new(
+                Code::WrongLanguage,
+                Location::file(file),
+                format!("region `{region}` does not translate into `{language}`"),
+            )
+            .found(language.clone())
+            .expected(format!("one of: {}", targets.join(", "))),
+        ]);
+    }
+    let mut pairs = language_pairs(repo, &texts, &language)?;
+    let applied = match apply(&exchange, file, &language, &mut pairs) {
+        Ok(applied) => applied,
+        Err(diagnostics) => return rejected(diagnostics),
+    };
+    let git = &repo.git;
+    let mut snapshot = Snapshot {
+        files: read_files(git, &git.find_commit(texts.head)?.tree()?)?,
+    };
+    for changed in applied.tables.iter().filter(|t| t.changed()) {
+        let Some(pair) = pairs.iter().find(|p| p.schema.name == changed.table) else {
+            continue;
+        };
+        let name = &pair.schema.name;
+        for (path, bytes) in [
+            (
+                language_path(&language, name),
+                pair.target.texts_csv(pair.schema),
+            ),
+            (
+                records_path(&language, name),
+                pair.target.records_csv(pair.schema),
+            ),
+        ] {
+            match bytes {
+                Some(bytes) => snapshot.files.insert(path, bytes),
+                None => snapshot.files.remove(&path),
+            };
+        }
+    }
+    let unchanged = !applied.tables.iter().any(|t| t.changed());
+    Ok(TranslationOutcome::Planned(Box::new(TranslationImport {
+        region: region.to_string(),
+        reference: texts.reference,
+        parent: texts.head,
+        language,
+        format: exchange.format,
+        file: file.to_path_buf(),
+        sha256,
+        applied,
+        snapshot,
+        unchanged,
+    })))
+}
+
+/// The trailer naming the exchange file a translation commit took.
+pub const TRANSLATION_TRAILER: &str = "Masterctl-Translations";
+
+/// The commit message of a translation import: a summary, a line per table, a trailer.
+pub fn translation_message(plan: &TranslationImport, message: Option<&str>) -> String {
+    let sum = |f: fn(&masterctl_locales::apply::TableImport) -> usize| {
+        plan.applied.tables.iter().map(f).sum::<usize>()
+    };
+    let subject = match message.map(str::trim).filter(|m| !m.is_empty()) {
+        Some(words) => words.to_string(),
+        None => format!(
+            "Translations into {} for {}: {} added, {} updated, {} kept stale",
+            plan.language,
+            plan.region,
+            sum(|t| t.added),
+            sum(|t| t.updated),
+            sum(|t| t.stale)
+        ),
+    };
+    let mut text = format!("{subject}\n\n");
+    for table in plan.applied.tables.iter().filter(|t| t.changed()) {
+        text.push_str(&format!(
+            "{} ({}): {} added, {} updated, {} kept stale\n",
+            table.table, plan.language, table.added, table.updated, table.stale
+        ));
+    }
+    let name = plan.file.file_name().map_or_else(
+        || plan.file.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    text.push_str(&format!(
+        "\n{TRANSLATION_TRAILER}: {} {} {name} sha256:{}\n",
+        plan.language,
+        plan.format.as_str(),
+        plan.sha256
+    ));
+    text
+}
+
+/// Write the plan's commit and move the branch only if it still points where the plan
+/// started.
+pub fn commit_translation_import(
+    repo: &MasterRepo,
+    plan: &TranslationImport,
+    message: Option<&str>,
+) -> Result<Oid, StoreError> {
+    write_commit(
+        repo,
+        &plan.snapshot,
+        &CommitSpec {
+            reference: &plan.reference,
+            expected: Some(plan.parent),
+            parents: &[plan.parent],
+            message: &translation_message(plan, message),
+            log_message: &format!("masterctl l10n import: {} {}", plan.region, plan.language),
+        },
+    )
+}
