@@ -56,6 +56,9 @@ pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Vec<u8> {
         if let Some(max) = unit.max_length {
             let _ = write!(out, " maxwidth=\"{max}\" size-unit=\"char\"");
         }
+        if unit.state == State::Translated {
+            out.push_str(" approved=\"yes\"");
+        }
         let _ = write!(
             out,
             ">\n        <source>{}</source>\n",
@@ -137,6 +140,7 @@ pub fn read(
     let mut inside = Inside::Nothing;
     let mut current: Option<UnitBuilder> = None;
     let mut saw_xliff = false;
+    let mut open_elements = 0usize;
     loop {
         let position = reader.buffer_position() as usize;
         let event = match reader.read_event() {
@@ -152,8 +156,18 @@ pub fn read(
             }
         };
         match event {
-            Event::Eof => break,
+            Event::Eof => {
+                if open_elements > 0 {
+                    errors.push(syntax(
+                        path,
+                        lines.line(bytes, bytes.len()),
+                        "the file ends before its elements are closed (cut short?)",
+                    ));
+                }
+                break;
+            }
             Event::Start(element) => {
+                open_elements += 1;
                 let line = lines.line(bytes, position);
                 let name = local_name(&element);
                 match (inside, name.as_str()) {
@@ -251,6 +265,7 @@ pub fn read(
                 }
             }
             Event::End(_) => {
+                open_elements = open_elements.saturating_sub(1);
                 inside = match inside {
                     Inside::Source | Inside::Target => Inside::Unit,
                     Inside::Other(1) => {

@@ -1,0 +1,664 @@
+//! The translator loop on the sample game: `l10n status`, `export` (XLIFF, PO, CSV) and
+//! `import`, staleness through imports and rebases, and every check on crafted files.
+//! The exports are read by the tools translators' pipelines use: `msgfmt` (gettext) and
+//! translate-toolkit.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::*;
+
+/// English for every source text of the sample game.
+const ENGLISH: &[(&str, &str)] = &[
+    ("武器", "Weapons"),
+    ("防具", "Armor"),
+    ("素材", "Material"),
+    ("消耗品", "Supplies"),
+    ("はじまりの村", "First Village"),
+    ("竜の山", "Dragon Peak"),
+    ("スライム退治", "Slime Hunt"),
+    ("村を守れ", "Guard the Village"),
+    ("山道の試練", "Mountain Trial"),
+    ("竜との対決", "Dragon Duel"),
+    ("鉄の剣", "Iron Sword"),
+    ("鋼の剣", "Steel Sword"),
+    ("竜鱗の盾", "Dragonscale Shield"),
+    ("回復薬", "Potion"),
+    ("スライムの核", "Slime Core"),
+    ("竜の牙", "Dragon Fang"),
+    ("英雄の鎧", "Hero's Armor"),
+    ("初心者向けの剣", "A sword for beginners"),
+    ("よく鍛えられた剣", "A well-forged sword"),
+    ("竜の鱗で作られた盾", "A shield made of dragon scales"),
+    (
+        "HPを<color=green>{amount}</color>回復する",
+        "Restores <color=green>{amount}</color> HP",
+    ),
+    (
+        "{count, plural, other {#個集めると何かが起こる}}",
+        "{count, plural, one {# to collect} other {# to collect}}",
+    ),
+    ("鋭く硬い牙", "A sharp, hard fang"),
+    ("村の道具屋", "Village Store"),
+    ("竜の市場", "Dragon Market"),
+];
+
+const QUEST: &str = "id,chapter_id,code,title,difficulty,stamina\n101,1,Q0101,スライム退治,easy,5\n102,1,Q0102,村を守れ,normal,8\n201,2,Q0201,山道の試練,hard,12\n202,2,Q0202,竜との対決,extreme,20\n";
+
+fn english() -> HashMap<&'static str, &'static str> {
+    ENGLISH.iter().copied().collect()
+}
+
+/// The sample game: the fixtures' structure, its workbooks imported into jp.
+fn game() -> tempfile::TempDir {
+    let repo = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["config", "user.name", "Test Planner"]);
+    git(root, &["config", "user.email", "planner@example.com"]);
+    let out = masterctl(root, &["init", ".", "--from", fixtures().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let workbooks = fixtures().join("workbooks");
+    ok(masterctl(
+        root,
+        &["import", "--region", "jp", workbooks.to_str().unwrap()],
+    ));
+    repo
+}
+
+fn ok(out: Output) -> Output {
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    out
+}
+
+fn head(root: &Path, branch: &str) -> String {
+    git(root, &["rev-parse", branch]).trim().to_string()
+}
+
+/// Import CSV exports (whole files by name) into a region.
+fn import_csv(root: &Path, region: &str, files: &[(&str, &str)]) {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, contents) in files {
+        std::fs::write(dir.path().join(name), contents).unwrap();
+    }
+    ok(masterctl(
+        root,
+        &["import", "--region", region, dir.path().to_str().unwrap()],
+    ));
+}
+
+fn export(root: &Path, region: &str, format: &str, extra: &[&str]) -> PathBuf {
+    let file = root.join(format!("{region}-en.{format}"));
+    let mut args = vec![
+        "l10n",
+        "export",
+        "--region",
+        region,
+        "--lang",
+        "en",
+        "--format",
+        format,
+        "--out",
+        file.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    ok(masterctl(root, &args));
+    file
+}
+
+fn status(root: &Path, region: &str) -> serde_json::Value {
+    json(&ok(masterctl(
+        root,
+        &[
+            "--format",
+            "json",
+            "l10n",
+            "status",
+            "--region",
+            region,
+            "--lang",
+            "en",
+            "--verbose",
+        ],
+    )))
+}
+
+/// The units of one table in one state, from `status`.
+fn units_in(status: &serde_json::Value, table: &str, state: &str) -> Vec<String> {
+    status["languages"][0]["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["table"] == table)
+        .and_then(|t| {
+            t["keys"]
+                .as_array()?
+                .iter()
+                .find(|k| k["state"] == state)
+                .map(|k| {
+                    k["units"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|u| u.as_str().unwrap().to_string())
+                        .collect()
+                })
+        })
+        .unwrap_or_default()
+}
+
+fn po_escape(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+fn xml_unescape(text: &str) -> String {
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&apos;", "'")
+        .replace("&amp;", "&")
+}
+
+fn xml_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// A translator's work on an export: every unit translated with `translate`, confirmed.
+fn translate(file: &Path, translate: &dyn Fn(&str) -> Option<String>) {
+    let content = std::fs::read_to_string(file).unwrap();
+    let done = match file.extension().and_then(|e| e.to_str()) {
+        Some("po") => {
+            let mut out = Vec::new();
+            let mut source = None;
+            for line in content.lines() {
+                if line == "#, fuzzy" {
+                    continue;
+                }
+                if let Some(id) = line.strip_prefix("msgid \"") {
+                    source = Some(id.trim_end_matches('"').replace("\\\"", "\""));
+                }
+                if line.starts_with("msgstr ")
+                    && let Some(text) = source.take().filter(|s| !s.is_empty())
+                    && let Some(english) = translate(&text)
+                {
+                    out.push(format!("msgstr \"{}\"", po_escape(&english)));
+                    continue;
+                }
+                out.push(line.to_string());
+            }
+            out.join("\n") + "\n"
+        }
+        Some("xliff") => {
+            let mut out = Vec::new();
+            for line in content.lines() {
+                if line.trim_start().starts_with("<target") {
+                    continue;
+                }
+                // Confirming a unit, as translate-toolkit and CAT tools do.
+                out.push(line.replace("<trans-unit id=", "<trans-unit approved=\"yes\" id="));
+                if let Some(source) = line
+                    .trim()
+                    .strip_prefix("<source>")
+                    .and_then(|l| l.strip_suffix("</source>"))
+                    && let Some(english) = translate(&xml_unescape(source))
+                {
+                    out.push(format!(
+                        "        <target state=\"translated\">{}</target>",
+                        xml_escape(&english)
+                    ));
+                }
+            }
+            out.join("\n") + "\n"
+        }
+        Some("csv") => {
+            let mut reader = csv::ReaderBuilder::new()
+                .has_headers(false)
+                .from_reader(content.trim_start_matches('\u{FEFF}').as_bytes());
+            let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+            let header = &rows[0];
+            let column = |prefix: &str| header.iter().position(|h| h.starts_with(prefix)).unwrap();
+            let (source, target) = (column("source_"), column("translation_"));
+            let mut writer = csv::Writer::from_writer(Vec::new());
+            writer.write_record(header).unwrap();
+            for row in &rows[1..] {
+                let mut cells: Vec<String> = row.iter().map(str::to_string).collect();
+                if let Some(english) = translate(&cells[source]) {
+                    cells[target] = english;
+                }
+                writer.write_record(&cells).unwrap();
+            }
+            String::from_utf8(writer.into_inner().unwrap()).unwrap()
+        }
+        other => panic!("no translator for {other:?}"),
+    };
+    std::fs::write(file, done).unwrap();
+}
+
+fn english_for(text: &str) -> Option<String> {
+    english().get(text).map(|t| t.to_string())
+}
+
+fn import(root: &Path, region: &str, file: &Path) -> Output {
+    masterctl(
+        root,
+        &[
+            "--format",
+            "json",
+            "l10n",
+            "import",
+            "--region",
+            region,
+            file.to_str().unwrap(),
+        ],
+    )
+}
+
+/// A tool translators' pipelines run, which must be installed (`.ci/run` installs it).
+fn tool(program: &str, args: &[&str]) -> Output {
+    Command::new(program).args(args).output().unwrap_or_else(|e| {
+        panic!("{program} is needed by this test ({e}); .ci/run installs gettext and translate-toolkit")
+    })
+}
+
+/// Units, translated units and fuzzy units as translate-toolkit reads a file.
+fn translate_toolkit_counts(file: &Path, id: &str) -> (u64, u64, u64) {
+    let script = "import sys\nfrom translate.storage import factory\nstore = factory.getobject(sys.argv[1])\nunits = [u for u in store.units if not u.isheader()]\nids = [u.getid() for u in units]\nassert any(sys.argv[2] in i for i in ids), ids[:3]\nprint(len(units), sum(1 for u in units if u.istranslated()), sum(1 for u in units if u.isfuzzy()))\n";
+    let out = tool("python3", &["-c", script, file.to_str().unwrap(), id]);
+    assert!(out.status.success(), "translate-toolkit: {}", text(&out));
+    let counts: Vec<u64> = stdout(&out)
+        .split_whitespace()
+        .map(|n| n.parse().unwrap())
+        .collect();
+    (counts[0], counts[1], counts[2])
+}
+
+#[test]
+fn every_format_round_trips_and_the_tools_read_it() {
+    for format in ["xliff", "po", "csv"] {
+        let repo = game();
+        let root = repo.path();
+        let before = status(root, "jp");
+        assert_eq!(before["languages"][0]["total"]["missing"], 25, "{format}");
+        let file = export(root, "jp", format, &[]);
+        if format == "po" {
+            let out = tool(
+                "msgfmt",
+                &[
+                    "--check-format",
+                    "-c",
+                    "-o",
+                    "/dev/null",
+                    file.to_str().unwrap(),
+                ],
+            );
+            assert!(out.status.success(), "msgfmt: {}", text(&out));
+        }
+        if format != "csv" {
+            assert_eq!(
+                translate_toolkit_counts(&file, "item/name/1"),
+                (25, 0, 0),
+                "{format}"
+            );
+        }
+        translate(&file, &english_for);
+        if format != "csv" {
+            assert_eq!(
+                translate_toolkit_counts(&file, "item/name/1"),
+                (25, 25, 0),
+                "{format}"
+            );
+        }
+        let out = ok(import(root, "jp", &file));
+        assert_eq!(json(&out)["state"], "committed", "{format}");
+        let after = status(root, "jp");
+        assert_eq!(after["languages"][0]["total"]["translated"], 25, "{format}");
+        assert_eq!(
+            git(root, &["show", "masters/jp:locales/en/shop.csv"]),
+            "id,name\n1,Village Store\n2,Dragon Market\n"
+        );
+        let item = git(root, &["show", "masters/jp:locales/en/item.csv"]);
+        assert!(
+            item.contains("5,Potion,Restores <color=green>{amount}</color> HP\n"),
+            "{item}"
+        );
+        assert!(item.contains("10,Hero's Armor,\n"), "{item}");
+        let records = git(root, &["show", "masters/jp:locales/en/item.sources.csv"]);
+        assert!(
+            records.starts_with("id,field,source_hash,source\n1,name,"),
+            "{records}"
+        );
+        assert!(records.contains(",鉄の剣\n"), "{records}");
+        // Nothing left to do; the same file again changes nothing.
+        let again = export(root, "jp", format, &[]);
+        let remaining = std::fs::read_to_string(&again).unwrap();
+        assert!(
+            !remaining.contains("item/name/1") && !remaining.contains("鉄の剣"),
+            "{remaining}"
+        );
+        let commit = head(root, "masters/jp");
+        let out = ok(import(root, "jp", &file));
+        assert_eq!(json(&out)["state"], "unchanged");
+        assert_eq!(head(root, "masters/jp"), commit);
+        // --all exports translated units with their translations.
+        let all = export(root, "jp", format, &["--all"]);
+        assert!(
+            std::fs::read_to_string(&all)
+                .unwrap()
+                .contains("Dragon Market")
+        );
+        git(root, &["fsck", "--no-progress"]);
+    }
+}
+
+#[test]
+fn a_changed_source_marks_its_translation_stale_until_translated_again() {
+    let repo = game();
+    let root = repo.path();
+    let file = export(root, "jp", "po", &[]);
+    translate(&file, &english_for);
+    ok(import(root, "jp", &file));
+    // A planner renames quest 101.
+    import_csv(
+        root,
+        "jp",
+        &[(
+            "Quest.csv",
+            &QUEST.replace("スライム退治", "スライム大退治"),
+        )],
+    );
+    let now = status(root, "jp");
+    assert_eq!(units_in(&now, "quest", "stale"), ["title/101"]);
+    assert_eq!(now["languages"][0]["total"]["stale"], 1);
+    assert_eq!(now["languages"][0]["total"]["translated"], 24);
+    // The translation is still there, and the branch still records its old source.
+    assert!(git(root, &["show", "masters/jp:locales/en/quest.csv"]).contains("101,Slime Hunt"));
+    // PO: fuzzy, with the old source and the old translation.
+    let po = export(root, "jp", "po", &[]);
+    let text = std::fs::read_to_string(&po).unwrap();
+    assert!(
+        text.contains("#, fuzzy\n#| msgid \"スライム退治\"\nmsgctxt \"quest/title/101\"\nmsgid \"スライム大退治\"\nmsgstr \"Slime Hunt\"\n"),
+        "{text}"
+    );
+    let out = tool(
+        "msgfmt",
+        &[
+            "--check-format",
+            "-c",
+            "-o",
+            "/dev/null",
+            po.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "msgfmt: {}", common::text(&out));
+    assert_eq!(translate_toolkit_counts(&po, "quest/title/101"), (1, 0, 1));
+    // XLIFF: needs review, with notes.
+    let xliff = std::fs::read_to_string(export(root, "jp", "xliff", &[])).unwrap();
+    assert!(
+        xliff.contains("<target state=\"needs-review-translation\">Slime Hunt</target>"),
+        "{xliff}"
+    );
+    assert!(
+        xliff.contains("<note from=\"old-source\">スライム退治</note>"),
+        "{xliff}"
+    );
+    // CSV: the old source and translation beside the new source.
+    let csv = std::fs::read_to_string(export(root, "jp", "csv", &[])).unwrap();
+    assert!(
+        csv.contains("quest,title,101,stale,20,,スライム大退治,,スライム退治,Slime Hunt,"),
+        "{csv}"
+    );
+    // Handing the fuzzy entry back unchanged takes nothing.
+    let out = ok(import(root, "jp", &po));
+    assert_eq!(json(&out)["unconfirmed"], 1);
+    assert_eq!(json(&out)["state"], "unchanged");
+    // A new translation clears it.
+    translate(&po, &|source| {
+        (source == "スライム大退治").then(|| "Great Slime Hunt".to_string())
+    });
+    ok(import(root, "jp", &po));
+    let now = status(root, "jp");
+    assert_eq!(now["languages"][0]["total"]["stale"], 0);
+    assert_eq!(now["languages"][0]["total"]["translated"], 25);
+}
+
+#[test]
+fn a_translation_of_a_source_that_changed_since_the_export_is_kept_stale() {
+    let repo = game();
+    let root = repo.path();
+    let file = export(root, "jp", "xliff", &[]);
+    import_csv(
+        root,
+        "jp",
+        &[("Quest.csv", &QUEST.replace("村を守れ", "村を守り抜け"))],
+    );
+    translate(&file, &english_for);
+    let out = ok(import(root, "jp", &file));
+    let report = json(&out);
+    let warnings = report["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{report}");
+    assert_eq!(warnings[0]["code"], "source-changed");
+    assert_eq!(warnings[0]["key"], "102");
+    let now = status(root, "jp");
+    assert_eq!(units_in(&now, "quest", "stale"), ["title/102"]);
+    assert_eq!(now["languages"][0]["total"]["translated"], 24);
+    assert!(git(root, &["show", "masters/jp:locales/en/quest.sources.csv"]).contains("102,title,"));
+}
+
+#[test]
+fn upstream_source_changes_reach_the_region_as_stale_translations() {
+    let repo = game();
+    let root = repo.path();
+    ok(masterctl(root, &["rebase", "--region", "global"]));
+    let file = export(root, "global", "po", &[]);
+    translate(&file, &english_for);
+    ok(import(root, "global", &file));
+    assert_eq!(
+        status(root, "global")["languages"][0]["total"]["translated"],
+        25
+    );
+    // jp renames quest 202; global takes it.
+    import_csv(
+        root,
+        "jp",
+        &[("Quest.csv", &QUEST.replace("竜との対決", "竜王との対決"))],
+    );
+    ok(masterctl(root, &["rebase", "--region", "global"]));
+    assert!(
+        git(root, &["show", "masters/global:locales/ja/quest.csv"]).contains("202,竜王との対決")
+    );
+    // The translation is kept, and shows stale with its old source.
+    assert!(
+        git(root, &["show", "masters/global:locales/en/quest.csv"]).contains("202,Dragon Duel")
+    );
+    let now = status(root, "global");
+    assert_eq!(units_in(&now, "quest", "stale"), ["title/202"]);
+    let po = std::fs::read_to_string(export(root, "global", "po", &[])).unwrap();
+    assert!(po.contains("#| msgid \"竜との対決\""), "{po}");
+    // jp's own status is untouched by global's work.
+    assert_eq!(status(root, "jp")["languages"][0]["total"]["missing"], 25);
+}
+
+#[test]
+fn every_check_rejects_the_whole_file_naming_unit_key_and_reason() {
+    let repo = game();
+    let root = repo.path();
+    let file = export(root, "jp", "po", &[]);
+    let bad: HashMap<&str, &str> = [
+        ("鉄の剣", "Iron Sword"),                                          // fine
+        ("HPを<color=green>{amount}</color>回復する", "Restores {amt} HP"), // placeholders and tags
+        ("竜の鱗で作られた盾", "A shield made of the scales of an ancient dragon that once ruled the mountains and the sea"), // too long
+        ("鋼の剣", "Steel\u{200B}Sword"),                                 // zero-width space
+        ("{count, plural, other {#個集めると何かが起こる}}", "{count, plural, other {Collect #}}"), // en needs `one`
+        ("竜の牙", "Dragon {Fang"),                                       // not a message
+    ]
+    .into_iter()
+    .collect();
+    translate(&file, &|source| bad.get(source).map(|t| t.to_string()));
+    // A unit nobody exported.
+    let mut content = std::fs::read_to_string(&file).unwrap();
+    content.push_str("\nmsgctxt \"item/name/99\"\nmsgid \"幻の剣\"\nmsgstr \"Phantom Sword\"\n");
+    std::fs::write(&file, content).unwrap();
+    let before = head(root, "masters/jp");
+    let out = import(root, "jp", &file);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let report = json(&out);
+    let found: Vec<(String, String, String)> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["key"].as_str().unwrap_or("").to_string(),
+                d["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let has = |code: &str, key: &str, words: &str| {
+        assert!(
+            found
+                .iter()
+                .any(|(c, k, m)| c == code && k == key && m.contains(words)),
+            "no {code} for {key} saying {words:?} in {found:#?}"
+        );
+    };
+    has(
+        "placeholder",
+        "5",
+        "lacks `</color>`, `<color=green>`, `{amount}` of the source and adds `{amt}`",
+    );
+    has("length", "3", "at most 80 fit");
+    has(
+        "invisible-character",
+        "2",
+        "U+200B (zero width space) at character 6",
+    );
+    has("plural-forms", "6", "lacks the branch `one`");
+    has("message-syntax", "7", "never closed");
+    has("unknown-unit", "99", "has no row with key `99`");
+    assert_eq!(found.len(), 6, "{found:#?}");
+    for d in report["diagnostics"].as_array().unwrap() {
+        assert_eq!(d["file"].as_str().unwrap(), file.to_str().unwrap());
+        assert!(d["line"].as_u64().unwrap() > 1);
+    }
+    // Not even the good unit was written.
+    assert_eq!(head(root, "masters/jp"), before);
+    // The terminal says the same, with the place.
+    let out = masterctl(
+        root,
+        &["l10n", "import", "--region", "jp", file.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let shown = text(&out);
+    assert!(shown.contains("nothing was written"), "{shown}");
+    assert!(shown.contains(&format!("{}:", file.display())), "{shown}");
+}
+
+#[test]
+fn csv_cells_that_spreadsheets_would_run_are_neutralised_both_ways() {
+    let repo = game();
+    let root = repo.path();
+    let file = export(root, "jp", "csv", &[]);
+    translate(&file, &|source| {
+        (source == "竜の市場").then(|| "=SUM(1)".to_string())
+    });
+    // The translator's spreadsheet writes the cell as typed; a leading `'` typed by a
+    // translator (not ours) stays.
+    ok(import(root, "jp", &file));
+    assert_eq!(
+        git(root, &["show", "masters/jp:locales/en/shop.csv"]),
+        "id,name\n2,=SUM(1)\n"
+    );
+    let csv = std::fs::read_to_string(export(root, "jp", "csv", &["--all"])).unwrap();
+    assert!(csv.contains(",'=SUM(1),"), "{csv}");
+    assert!(!csv.contains(",=SUM"), "{csv}");
+    // Read back, the neutralised cell is the translation again: nothing changes.
+    let all = root.join("jp-en.csv");
+    let out = ok(import(root, "jp", &all));
+    assert_eq!(json(&out)["state"], "unchanged", "{}", text(&out));
+}
+
+#[test]
+fn translations_survive_planner_imports() {
+    let repo = game();
+    let root = repo.path();
+    let file = export(root, "jp", "po", &[]);
+    translate(&file, &english_for);
+    ok(import(root, "jp", &file));
+    import_csv(
+        root,
+        "jp",
+        &[("Quest.csv", &QUEST.replace("easy,5", "easy,6"))],
+    );
+    assert!(git(root, &["show", "masters/jp:locales/en/quest.csv"]).contains("101,Slime Hunt"));
+    assert_eq!(
+        status(root, "jp")["languages"][0]["total"]["translated"],
+        25
+    );
+}
+
+#[test]
+fn wrong_languages_and_formats_are_clear_errors() {
+    let repo = game();
+    let root = repo.path();
+    // The source language is not exported.
+    let out = masterctl(
+        root,
+        &[
+            "l10n", "export", "--region", "jp", "--lang", "ja", "--out", "x.po",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("source language"), "{}", text(&out));
+    // Nor a language the region does not have.
+    let out = masterctl(root, &["l10n", "status", "--region", "jp", "--lang", "fr"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out).contains("does not translate into `fr`"),
+        "{}",
+        text(&out)
+    );
+    // No format, no extension.
+    let out = masterctl(
+        root,
+        &[
+            "l10n", "export", "--region", "jp", "--lang", "en", "--out", "x",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out).contains("--format xliff, po or csv"),
+        "{}",
+        text(&out)
+    );
+    // An exchange format is for export only.
+    let out = masterctl(root, &["--format", "po", "status"]);
+    assert_eq!(out.status.code(), Some(2));
+    // A French file for an English import.
+    let file = export(root, "jp", "po", &[]);
+    let french = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("Language: en", "Language: fr");
+    std::fs::write(&file, french).unwrap();
+    let out = import(root, "jp", &file);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(json(&out)["diagnostics"][0]["code"], "wrong-language");
+    // Not an exchange file at all.
+    std::fs::write(
+        root.join("junk.xlf"),
+        "<?xml version=\"1.0\"?><xliff><file><body><trans-unit id=\"x\">",
+    )
+    .unwrap();
+    let out = import(root, "jp", &root.join("junk.xlf"));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(json(&out)["diagnostics"][0]["code"], "exchange-syntax");
+    // A region with no branch yet.
+    let out = masterctl(root, &["l10n", "status", "--region", "global"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("has no branch yet"), "{}", text(&out));
+}
