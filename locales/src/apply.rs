@@ -9,12 +9,13 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
-use masterctl_schemas::{Code, Diagnostic, Location, TableSchema};
+use masterctl_schemas::read::parallel_map;
+use masterctl_schemas::{Code, Diagnostic, Location, TableSchema, Value};
 use serde::Serialize;
 
 use crate::checks::Checker;
 use crate::exchange::{ExchangeFile, ReturnedUnit};
-use crate::texts::{Key, SourceRecord, TableTexts, text_fields};
+use crate::texts::{Key, SourceRecord, TableTexts, TextRow, text_fields};
 use crate::units::key_text;
 
 /// One table with text, as it stands in the region: its source-language texts and the
@@ -57,6 +58,17 @@ pub struct Applied {
     pub warnings: Vec<Diagnostic>,
 }
 
+/// A unit of the file matched to its place, with the texts to check.
+struct Matched<'a> {
+    unit: &'a ReturnedUnit,
+    table: usize,
+    position: usize,
+    key: &'a Key,
+    current: &'a str,
+    made_from: &'a str,
+    translation: &'a str,
+}
+
 /// Check and apply every unit of `file` to `pairs` (their targets are updated in
 /// place); on any error, the diagnostics and no change worth keeping.
 pub fn apply(
@@ -82,27 +94,34 @@ pub fn apply(
         );
         return Err(errors);
     }
+    // The source side is only read and the target side only written: borrowed apart,
+    // units can point into the sources while the targets change.
+    let mut schemas = Vec::with_capacity(pairs.len());
+    let mut sources = Vec::with_capacity(pairs.len());
+    let mut targets = Vec::with_capacity(pairs.len());
+    for pair in pairs.iter_mut() {
+        schemas.push(pair.schema);
+        sources.push(&pair.source);
+        targets.push(&mut pair.target);
+    }
+    let fields: Vec<Vec<usize>> = schemas.iter().map(|s| text_fields(s)).collect();
     // Keys by their text, per table: how exchange files name rows.
-    let keys: Vec<HashMap<String, Key>> = pairs
+    let keys: Vec<HashMap<String, &Key>> = sources
         .iter()
-        .map(|pair| {
-            pair.source
-                .rows
-                .keys()
-                .map(|key| (key_text(key), key.clone()))
-                .collect()
-        })
+        .map(|source| source.rows.keys().map(|key| (key_text(key), key)).collect())
         .collect();
+    let location = |unit: &ReturnedUnit| Location {
+        line: Some(unit.line),
+        table: Some(unit.id.table.clone()),
+        field: Some(unit.id.field.clone()),
+        key: Some(unit.id.key.clone()),
+        ..Location::file(path)
+    };
+
+    // 1. Match every unit to its table, field and row.
     let mut seen: HashSet<&crate::units::UnitId> = HashSet::with_capacity(file.units.len());
-    let mut counts: BTreeMap<usize, TableImport> = BTreeMap::new();
+    let mut matched = Vec::with_capacity(file.units.len());
     for unit in &file.units {
-        let location = |unit: &ReturnedUnit| Location {
-            line: Some(unit.line),
-            table: Some(unit.id.table.clone()),
-            field: Some(unit.id.field.clone()),
-            key: Some(unit.id.key.clone()),
-            ..Location::file(path)
-        };
         if !seen.insert(&unit.id) {
             errors.push(Diagnostic::new(
                 Code::DuplicateUnit,
@@ -116,18 +135,17 @@ pub fn apply(
                 "units are matched by table, field and key as exported; keep those as they were",
             )
         };
-        let Some(index) = pairs.iter().position(|p| p.schema.name == unit.id.table) else {
+        let Some(table) = schemas.iter().position(|s| s.name == unit.id.table) else {
             errors.push(unknown(format!(
                 "there is no table `{}` with text",
                 unit.id.table
             )));
             continue;
         };
-        let pair = &mut pairs[index];
-        let fields = text_fields(pair.schema);
-        let Some(position) = fields
+        let schema = schemas[table];
+        let Some(position) = fields[table]
             .iter()
-            .position(|&f| pair.schema.fields[f].name == unit.id.field)
+            .position(|&f| schema.fields[f].name == unit.id.field)
         else {
             errors.push(unknown(format!(
                 "`{}` is not a text field of `{}`",
@@ -135,14 +153,14 @@ pub fn apply(
             )));
             continue;
         };
-        let Some(key) = keys[index].get(&unit.id.key) else {
+        let Some(&key) = keys[table].get(&unit.id.key) else {
             errors.push(unknown(format!(
                 "`{}` has no row with key `{}`",
                 unit.id.table, unit.id.key
             )));
             continue;
         };
-        let Some(current) = pair.source.text(key, position).map(str::to_string) else {
+        let Some(current) = sources[table].text(key, position) else {
             errors.push(unknown(format!(
                 "{} has no source text to translate",
                 unit.id
@@ -157,63 +175,91 @@ pub fn apply(
             applied.unconfirmed += 1;
             continue;
         }
-        // The source the translator worked from: the file's, when it says.
-        let made_from = unit.source.clone().unwrap_or_else(|| current.clone());
-        let changed_since = made_from != current;
-        let field = &pair.schema.fields[fields[position]];
-        let failures = checker.check(&made_from, translation, field.max_length);
-        if !failures.is_empty() {
-            for failure in failures {
-                errors.push(
-                    Diagnostic::new(failure.code(), location(unit), failure.message())
-                        .found(translation.to_string())
-                        .expected(format!("a translation of: {made_from}")),
-                );
-            }
-            continue;
+        matched.push(Matched {
+            unit,
+            table,
+            position,
+            key,
+            current,
+            // The source the translator worked from: the file's, when it says.
+            made_from: unit.source.as_deref().unwrap_or(current),
+            translation,
+        });
+    }
+
+    // 2. Check every translation (the costly part, on every core).
+    let max_length =
+        |m: &Matched<'_>| schemas[m.table].fields[fields[m.table][m.position]].max_length;
+    let chunks: Vec<&[Matched<'_>]> = matched.chunks(4096).collect();
+    let failures = parallel_map(&chunks, |chunk| {
+        chunk
+            .iter()
+            .map(|m| checker.check(m.made_from, m.translation, max_length(m)))
+            .collect::<Vec<_>>()
+    });
+    for (m, failures) in matched.iter().zip(failures.into_iter().flatten()) {
+        for failure in failures {
+            errors.push(
+                Diagnostic::new(failure.code(), location(m.unit), failure.message())
+                    .found(m.translation.to_string())
+                    .expected(format!("a translation of: {}", m.made_from)),
+            );
         }
-        let count = counts.entry(index).or_insert_with(|| TableImport {
-            table: pair.schema.name.clone(),
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+
+    // 3. Take them.
+    let mut counts: BTreeMap<usize, TableImport> = BTreeMap::new();
+    for m in &matched {
+        let count = counts.entry(m.table).or_insert_with(|| TableImport {
+            table: schemas[m.table].name.clone(),
             ..TableImport::default()
         });
-        let record = SourceRecord::of(&made_from);
-        let before = pair.target.text(key, position).map(str::to_string);
-        let recorded = pair.target.records.get(&(key.clone(), position));
-        if before.as_deref() == Some(translation) && recorded == Some(&record) {
+        let record = SourceRecord::of(m.made_from);
+        let target = &mut targets[m.table];
+        let width = target.width;
+        // One lookup for rows that exist; a new row otherwise.
+        let row = match target.rows.get_mut(m.key) {
+            Some(row) => row,
+            None => target
+                .rows
+                .entry(m.key.clone())
+                .or_insert_with(|| TextRow::new(width)),
+        };
+        let before = row.text(m.position).is_some();
+        if row.text(m.position) == Some(m.translation) && row.record(m.position) == Some(&record) {
             count.unchanged += 1;
             continue;
         }
-        if changed_since {
+        if m.made_from != m.current {
             count.stale += 1;
             applied.warnings.push(
                 Diagnostic::new(
                     Code::SourceChanged,
-                    location(unit),
+                    location(m.unit),
                     format!(
                         "the source of {} changed since the export; the translation is kept, marked stale",
-                        unit.id
+                        m.unit.id
                     ),
                 )
-                .found(made_from.clone())
-                .expected(current.clone()),
+                .found(m.made_from.to_string())
+                .expected(m.current.to_string()),
             );
-        } else if before.is_some() {
+        } else if before {
             count.updated += 1;
         } else {
             count.added += 1;
         }
-        let width = fields.len();
-        let values = pair
-            .target
-            .rows
-            .entry(key.clone())
-            .or_insert_with(|| vec![masterctl_schemas::Value::Null; width]);
-        values.resize(width, masterctl_schemas::Value::Null);
-        values[position] = masterctl_schemas::Value::Str(translation.into());
-        pair.target.records.insert((key.clone(), position), record);
+        row.texts[m.position] = Value::Str(m.translation.into());
+        row.records[m.position] = Some(record);
     }
-    if !errors.is_empty() {
-        return Err(errors);
+    // A row made for a unit that then changed nothing holds no text: it goes.
+    for target in targets {
+        target
+            .rows
+            .retain(|_, row| row.texts.iter().any(|t| !t.is_null()));
     }
     applied.tables = counts.into_values().collect();
     Ok(applied)

@@ -42,13 +42,14 @@ pub fn text_fields(schema: &TableSchema) -> Vec<usize> {
 /// The hash recorded with a translation's source text: the first 64 bits of its BLAKE3
 /// digest, in hex (enough to tell a change; the text itself is kept beside it).
 pub fn source_hash(text: &str) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let digest = blake3::hash(text.as_bytes());
-    digest.as_bytes()[..8]
-        .iter()
-        .fold(String::with_capacity(16), |mut hex, b| {
-            let _ = write!(hex, "{b:02x}");
-            hex
-        })
+    let mut hex = String::with_capacity(16);
+    for b in &digest.as_bytes()[..8] {
+        hex.push(char::from(HEX[usize::from(b >> 4)]));
+        hex.push(char::from(HEX[usize::from(b & 15)]));
+    }
+    hex
 }
 
 /// The source text a translation was made from.
@@ -75,13 +76,42 @@ impl SourceRecord {
 /// A row's primary key values, typed as stored.
 pub type Key = Vec<Value>;
 
-/// One table's texts in one language, and (for translations) the record of their sources.
+/// One row's texts in one language: a value per text field (in [`text_fields`] order,
+/// `Null` when absent) and, for translations, the source each was made from.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TextRow {
+    pub texts: Vec<Value>,
+    pub records: Vec<Option<SourceRecord>>,
+}
+
+impl TextRow {
+    pub fn new(width: usize) -> TextRow {
+        TextRow {
+            texts: vec![Value::Null; width],
+            records: vec![None; width],
+        }
+    }
+
+    /// The text of a field (by text field position), if any.
+    pub fn text(&self, position: usize) -> Option<&str> {
+        self.texts
+            .get(position)
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty())
+    }
+
+    /// The recorded source of a field's translation, if any.
+    pub fn record(&self, position: usize) -> Option<&SourceRecord> {
+        self.records.get(position).and_then(Option::as_ref)
+    }
+}
+
+/// One table's texts in one language, by key.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TableTexts {
-    /// Per key, one value per text field (in [`text_fields`] order); `Null` when absent.
-    pub rows: BTreeMap<Key, Vec<Value>>,
-    /// Per key and text field position, the source the translation was made from.
-    pub records: BTreeMap<(Key, usize), SourceRecord>,
+    pub rows: BTreeMap<Key, TextRow>,
+    /// How many text fields each row has.
+    pub width: usize,
 }
 
 impl TableTexts {
@@ -91,7 +121,11 @@ impl TableTexts {
         texts: Option<(&[u8], &str)>,
         records: Option<(&[u8], &str)>,
     ) -> Result<TableTexts, LocaleError> {
-        let mut result = TableTexts::default();
+        let width = text_fields(schema).len();
+        let mut result = TableTexts {
+            rows: BTreeMap::new(),
+            width,
+        };
         let key_count = schema.primary_key.len();
         if let Some((bytes, path)) = texts {
             let table = read_language_table(schema, bytes, Path::new(path)).map_err(|d| {
@@ -100,28 +134,35 @@ impl TableTexts {
                     message: d.first().map_or_else(String::new, ToString::to_string),
                 }
             })?;
-            let width = table.columns.len();
+            let key_fields: Vec<usize> = (0..key_count).collect();
             for row in 0..table.row_count() {
-                let key = table.key(row, &(0..key_count).collect::<Vec<_>>());
-                let values = (key_count..width)
-                    .map(|c| table.value(row, c).clone())
-                    .collect();
-                result.rows.insert(key, values);
+                let mut texts = TextRow::new(width);
+                for (position, text) in texts.texts.iter_mut().enumerate() {
+                    if let Some(column) = table.columns.get(key_count + position) {
+                        *text = column[row].clone();
+                    }
+                }
+                result.rows.insert(table.key(row, &key_fields), texts);
             }
         }
         if let Some((bytes, path)) = records {
-            result.records = read_records(schema, bytes, path)?;
+            read_records(schema, bytes, path, &mut result.rows)?;
         }
         Ok(result)
     }
 
+    /// The row of a key, made empty if there is none yet.
+    pub fn row_mut(&mut self, key: &Key) -> &mut TextRow {
+        let width = self.width;
+        if !self.rows.contains_key(key) {
+            self.rows.insert(key.clone(), TextRow::new(width));
+        }
+        self.rows.get_mut(key).expect("inserted above")
+    }
+
     /// The text of a key's field (by text field position), if any.
     pub fn text(&self, key: &Key, position: usize) -> Option<&str> {
-        self.rows
-            .get(key)
-            .and_then(|values| values.get(position))
-            .and_then(Value::as_str)
-            .filter(|t| !t.is_empty())
+        self.rows.get(key).and_then(|row| row.text(position))
     }
 
     /// `locales/<lang>/<table>.csv` bytes; `None` when no row holds any text.
@@ -130,7 +171,7 @@ impl TableTexts {
         let rows: Vec<_> = self
             .rows
             .iter()
-            .filter(|(_, values)| values.iter().any(|v| !v.is_null()))
+            .filter(|(_, row)| row.texts.iter().any(|v| !v.is_null()))
             .collect();
         if rows.is_empty() {
             return None;
@@ -143,8 +184,8 @@ impl TableTexts {
             .map(|&f| schema.fields[f].name.as_str());
         let _ = writer.write_record(header);
         let mut cell = String::new();
-        for (key, values) in rows {
-            for value in key.iter().chain(values) {
+        for (key, row) in rows {
+            for value in key.iter().chain(&row.texts) {
                 cell.clear();
                 let _ = write!(cell, "{value}");
                 let _ = writer.write_field(&cell);
@@ -156,11 +197,16 @@ impl TableTexts {
 
     /// `locales/<lang>/<table>.sources.csv` bytes; `None` when nothing is recorded.
     pub fn records_csv(&self, schema: &TableSchema) -> Option<Vec<u8>> {
-        if self.records.is_empty() {
+        let count: usize = self
+            .rows
+            .values()
+            .map(|row| row.records.iter().flatten().count())
+            .sum();
+        if count == 0 {
             return None;
         }
         let fields = text_fields(schema);
-        let mut writer = canonical_writer(self.records.len() * 48);
+        let mut writer = canonical_writer(count * 48);
         let header = schema
             .primary_key
             .iter()
@@ -168,19 +214,20 @@ impl TableTexts {
             .chain(["field", "source_hash", "source"]);
         let _ = writer.write_record(header);
         let mut cell = String::new();
-        for ((key, position), record) in &self.records {
-            for value in key {
-                cell.clear();
-                let _ = write!(cell, "{value}");
-                let _ = writer.write_field(&cell);
+        for (key, row) in &self.rows {
+            for (position, record) in row.records.iter().enumerate() {
+                let Some(record) = record else { continue };
+                for value in key {
+                    cell.clear();
+                    let _ = write!(cell, "{value}");
+                    let _ = writer.write_field(&cell);
+                }
+                let field = fields.get(position).map_or("", |&f| &schema.fields[f].name);
+                let _ = writer.write_field(field);
+                let _ = writer.write_field(&record.hash);
+                let _ = writer.write_field(&record.text);
+                let _ = writer.write_record(None::<&[u8]>);
             }
-            let field = fields
-                .get(*position)
-                .map_or("", |&f| &schema.fields[f].name);
-            let _ = writer.write_field(field);
-            let _ = writer.write_field(&record.hash);
-            let _ = writer.write_field(&record.text);
-            let _ = writer.write_record(None::<&[u8]>);
         }
         Some(writer.into_inner().unwrap_or_default())
     }
@@ -192,14 +239,15 @@ fn canonical_writer(capacity: usize) -> csv::Writer<Vec<u8>> {
         .from_writer(Vec::with_capacity(capacity))
 }
 
-/// Read a records file: key columns by position (a key field may be called `field`),
-/// then `field`, `source_hash`, `source`. Rows of fields that are no longer text fields
-/// are let go (the schema changed since).
+/// Read a records file into the rows: key columns by position (a key field may be
+/// called `field`), then `field`, `source_hash`, `source`. Records of fields that are no
+/// longer text fields, or of cells without a translation, are let go.
 fn read_records(
     schema: &TableSchema,
     bytes: &[u8],
     path: &str,
-) -> Result<BTreeMap<(Key, usize), SourceRecord>, LocaleError> {
+    rows: &mut BTreeMap<Key, TextRow>,
+) -> Result<(), LocaleError> {
     let fields = text_fields(schema);
     let key_count = schema.primary_key.len();
     let key_types: Vec<FieldType> = schema
@@ -214,7 +262,6 @@ fn read_records(
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .from_reader(bytes);
-    let mut records = BTreeMap::new();
     let mut record = csv::StringRecord::new();
     loop {
         let line = reader.position().line();
@@ -241,13 +288,14 @@ fn read_records(
         else {
             continue;
         };
-        records.insert(
-            (key, position),
-            SourceRecord {
+        if let Some(row) = rows.get_mut(&key)
+            && row.text(position).is_some()
+        {
+            row.records[position] = Some(SourceRecord {
                 hash: record[key_count + 1].to_string(),
                 text: record[key_count + 2].to_string(),
-            },
-        );
+            });
+        }
     }
-    Ok(records)
+    Ok(())
 }

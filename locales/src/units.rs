@@ -99,17 +99,24 @@ impl fmt::Display for UnitId {
     }
 }
 
-/// One unit in one target language, with everything a translator needs to see.
+/// The record of a translation nobody recorded a source for: treated as made from an
+/// unknown older source (stale, with no old text to show).
+pub static UNRECORDED: SourceRecord = SourceRecord {
+    hash: String::new(),
+    text: String::new(),
+};
+
+/// One unit in one target language, with everything a translator needs to see; it
+/// borrows from the schema and the language tables it was read from.
 #[derive(Debug, Clone)]
 pub struct Unit<'a> {
     pub table: &'a str,
     pub field: &'a str,
-    pub key: Key,
-    pub key_text: String,
-    pub source: String,
-    pub translation: Option<String>,
+    pub key: &'a Key,
+    pub source: &'a str,
+    pub translation: Option<&'a str>,
     /// The recorded source, when it is not today's (stale units).
-    pub old_source: Option<SourceRecord>,
+    pub old_source: Option<&'a SourceRecord>,
     pub state: State,
     pub failures: Vec<Failure>,
     pub max_length: Option<u32>,
@@ -117,11 +124,16 @@ pub struct Unit<'a> {
 }
 
 impl Unit<'_> {
+    /// The key as one text (`10|3`).
+    pub fn key_text(&self) -> String {
+        key_text(self.key)
+    }
+
     pub fn id(&self) -> UnitId {
         UnitId {
             table: self.table.to_string(),
             field: self.field.to_string(),
-            key: self.key_text.clone(),
+            key: self.key_text(),
         }
     }
 }
@@ -129,28 +141,26 @@ impl Unit<'_> {
 /// Every unit of one table in one target language, in key then field order.
 pub fn table_units<'a>(
     schema: &'a TableSchema,
-    source: &TableTexts,
-    target: &TableTexts,
+    source: &'a TableTexts,
+    target: &'a TableTexts,
     checker: &Checker,
 ) -> Vec<Unit<'a>> {
     let fields = text_fields(schema);
-    let mut units = Vec::new();
-    for (key, texts) in &source.rows {
+    let mut units = Vec::with_capacity(source.rows.len() * fields.len());
+    for (key, row) in &source.rows {
+        let translated = target.rows.get(key);
         for (position, &f) in fields.iter().enumerate() {
-            let Some(text) = texts.get(position).and_then(Value::as_str) else {
+            let Some(text) = row.text(position) else {
                 continue;
             };
-            if text.is_empty() {
-                continue;
-            }
             let field = &schema.fields[f];
-            let translation = target.text(key, position);
-            let record = target.records.get(&(key.clone(), position));
+            let translation = translated.and_then(|t| t.text(position));
+            let record = translated.and_then(|t| t.record(position));
             let (state, failures, old_source) = match translation {
                 None => (State::Missing, Vec::new(), None),
-                Some(translated) => match record {
+                Some(translation) => match record {
                     Some(record) if record.is_of(text) => {
-                        let failures = checker.check(text, translated, field.max_length);
+                        let failures = checker.check(text, translation, field.max_length);
                         let state = if failures.is_empty() {
                             State::Translated
                         } else {
@@ -158,25 +168,19 @@ pub fn table_units<'a>(
                         };
                         (state, failures, None)
                     }
-                    // A translation nobody recorded a source for is treated as made
-                    // from an unknown older source: stale, with no old text to show.
                     _ => (
                         State::Stale,
                         Vec::new(),
-                        Some(record.cloned().unwrap_or(SourceRecord {
-                            hash: String::new(),
-                            text: String::new(),
-                        })),
+                        Some(record.unwrap_or(&UNRECORDED)),
                     ),
                 },
             };
             units.push(Unit {
                 table: &schema.name,
                 field: &field.name,
-                key: key.clone(),
-                key_text: key_text(key),
-                source: text.to_string(),
-                translation: translation.map(str::to_string),
+                key,
+                source: text,
+                translation,
                 old_source,
                 state,
                 failures,

@@ -163,7 +163,7 @@ pub fn status(
             for unit in &units {
                 counts.add(unit.state);
                 if keys {
-                    let place = format!("{}/{}", unit.field, unit.key_text);
+                    let place = format!("{}/{}", unit.field, unit.key_text());
                     match by_state.iter_mut().find(|s| s.state == unit.state) {
                         Some(list) => list.units.push(place),
                         None => by_state.push(StateKeys {

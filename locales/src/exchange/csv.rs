@@ -59,21 +59,21 @@ pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Vec<u8> {
     ]);
     for unit in units {
         let current = (unit.state == State::Translated)
-            .then_some(unit.translation.as_deref())
+            .then_some(unit.translation)
             .flatten();
         let old = (unit.state != State::Translated)
-            .then_some(unit.translation.as_deref())
+            .then_some(unit.translation)
             .flatten();
         let max = unit.max_length.map(|m| m.to_string()).unwrap_or_default();
         let problems = problems(unit).unwrap_or_default();
         let cells = [
             unit.table,
             unit.field,
-            &unit.key_text,
+            &unit.key_text(),
             unit.state.as_str(),
             &max,
             unit.description.unwrap_or(""),
-            &unit.source,
+            unit.source,
             current.unwrap_or(""),
             unit.old_source.as_ref().map_or("", |o| o.text.as_str()),
             old.unwrap_or(""),

@@ -60,12 +60,8 @@ pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Vec<u8> {
             quoted(&mut out, "#| msgid", &old.text);
         }
         quoted(&mut out, "msgctxt", &unit.id().to_string());
-        quoted(&mut out, "msgid", &unit.source);
-        quoted(
-            &mut out,
-            "msgstr",
-            unit.translation.as_deref().unwrap_or(""),
-        );
+        quoted(&mut out, "msgid", unit.source);
+        quoted(&mut out, "msgstr", unit.translation.unwrap_or(""));
         out.push('\n');
     }
     out.into_bytes()

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use masterctl_schemas::Diagnostic;
-use quick_xml::escape::{escape, resolve_xml_entity};
+use quick_xml::escape::resolve_xml_entity;
 use quick_xml::events::{BytesStart, Event};
 
 use super::{ExportInfo, Lines, ReturnedUnit, problems, syntax};
@@ -26,6 +26,30 @@ const UNCONFIRMED: [&str; 6] = [
     "needs-review-adaptation",
 ];
 
+/// Text content: markup characters escaped, and carriage returns as references (XML
+/// readers turn a raw one into a line feed).
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\r' => out.push_str("&#13;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Attribute values: also tabs and line feeds as references (readers turn raw ones into
+/// spaces).
+fn attribute_value(text: &str) -> String {
+    escape(text).replace('\t', "&#9;").replace('\n', "&#10;")
+}
+
 pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Vec<u8> {
     let mut out = String::with_capacity(256 + units.len() * 320);
     let _ = write!(
@@ -38,9 +62,9 @@ pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Vec<u8> {
          \x20     <note from=\"masterctl\">region {}, commit {}</note>\n\
          \x20   </header>\n\
          \x20   <body>\n",
-        escape(info.region),
-        escape(info.source_language),
-        escape(info.language),
+        attribute_value(info.region),
+        attribute_value(info.source_language),
+        attribute_value(info.language),
         env!("CARGO_PKG_VERSION"),
         escape(info.region),
         escape(info.commit),
@@ -49,7 +73,7 @@ pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Vec<u8> {
         let _ = write!(
             out,
             "      <trans-unit id=\"{}\" resname=\"{}.{}\" xml:space=\"preserve\"",
-            escape(unit.id().to_string()),
+            attribute_value(&unit.id().to_string()),
             unit.table,
             unit.field
         );
@@ -59,11 +83,7 @@ pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Vec<u8> {
         if unit.state == State::Translated {
             out.push_str(" approved=\"yes\"");
         }
-        let _ = write!(
-            out,
-            ">\n        <source>{}</source>\n",
-            escape(unit.source.as_str())
-        );
+        let _ = write!(out, ">\n        <source>{}</source>\n", escape(unit.source));
         if let Some(translation) = &unit.translation {
             let state = match unit.state {
                 State::Translated => "translated",
@@ -72,16 +92,12 @@ pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Vec<u8> {
             let _ = writeln!(
                 out,
                 "        <target state=\"{state}\">{}</target>",
-                escape(translation.as_str())
+                escape(translation)
             );
         }
         let mut note = |from: &str, text: &str| {
             let _ = writeln!(out, "        <note from=\"{from}\">{}</note>", escape(text));
         };
-        note(
-            "key",
-            &format!("{} {} = {}", unit.table, unit.field, unit.key_text),
-        );
         if let Some(description) = unit.description {
             note("description", description);
         }
@@ -170,7 +186,7 @@ pub fn read(
                 open_elements += 1;
                 let line = lines.line(bytes, position);
                 let name = local_name(&element);
-                match (inside, name.as_str()) {
+                match (inside, name) {
                     (Inside::Nothing, "xliff") => saw_xliff = true,
                     (Inside::Nothing, "file") => {
                         if let Some(lang) = attribute(&element, "target-language") {
@@ -248,12 +264,12 @@ pub fn read(
             Event::CData(content) => push_text(inside, current.as_mut(), &content.xml10_content()),
             Event::GeneralRef(reference) => {
                 let resolved = match reference.resolve_char_ref() {
-                    Ok(Some(c)) => Some(c.to_string()),
-                    Ok(None) => resolve_xml_entity(&reference).map(str::to_string),
+                    Ok(Some(c)) => Some(c),
+                    Ok(None) => resolve_xml_entity(&reference).and_then(|t| t.chars().next()),
                     Err(_) => None,
                 };
                 match resolved {
-                    Some(text) => push_text(inside, current.as_mut(), &text),
+                    Some(c) => push_text(inside, current.as_mut(), c.encode_utf8(&mut [0; 4])),
                     None => {
                         let line = lines.line(bytes, position);
                         errors.push(syntax(
@@ -327,8 +343,8 @@ fn push_text(inside: Inside, unit: Option<&mut UnitBuilder>, text: &str) {
     }
 }
 
-fn local_name(element: &BytesStart<'_>) -> String {
-    String::from_utf8_lossy(element.local_name().as_ref().as_bytes()).into_owned()
+fn local_name<'e>(element: &'e BytesStart<'_>) -> &'e str {
+    element.local_name().into_inner()
 }
 
 fn attribute(element: &BytesStart<'_>, name: &str) -> Option<String> {

@@ -257,7 +257,7 @@ pub fn read_file(project: &Project, path: &Path) -> ReadOutcome {
 }
 
 /// Run `f` over `items` on every core, keeping the input order of results.
-pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+pub fn parallel_map<'a, T: Sync, R: Send>(items: &'a [T], f: impl Fn(&'a T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .min(items.len());

@@ -1,0 +1,74 @@
+//! Every exchange format gives back exactly what it was given: ids, sources and
+//! translations of any text (quotes, backslashes, line breaks, markup, leading `=`),
+//! and which units were confirmed.
+
+use std::path::Path;
+
+use masterctl_locales::exchange::{self, ExportInfo, Format};
+use masterctl_locales::{SourceRecord, State, Unit};
+use masterctl_schemas::Value;
+use proptest::prelude::*;
+
+/// Text as planners and translators write it, XML-legal characters only.
+fn text() -> impl Strategy<Value = String> {
+    proptest::string::string_regex("[a-zA-Z0-9 竜の剣é\"'\\\\<>&=+@#%{}|/,;\\-\\n\\r\\t]{1,24}")
+        .unwrap()
+}
+
+fn info() -> ExportInfo<'static> {
+    ExportInfo {
+        region: "global",
+        source_language: "ja",
+        language: "en",
+        commit: "0123456789abcdef",
+        commit_time: 1_764_460_800,
+    }
+}
+
+proptest! {
+    #[test]
+    fn every_format_round_trips(
+        rows in proptest::collection::vec((text(), text(), any::<bool>(), text()), 1..8)
+    ) {
+        let old = SourceRecord::of("old");
+        let keys: Vec<Vec<Value>> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, row)| vec![Value::Str(format!("{}{i}", row.3).into())])
+            .collect();
+        let units: Vec<Unit<'_>> = rows
+            .iter()
+            .zip(&keys)
+            .map(|((source, translation, stale, _), key)| Unit {
+                table: "item",
+                field: "name",
+                key,
+                source,
+                translation: Some(translation),
+                old_source: stale.then_some(&old),
+                state: if *stale { State::Stale } else { State::Translated },
+                failures: Vec::new(),
+                max_length: Some(40),
+                description: Some("Shown \"everywhere\"\nin <b>bold</b>"),
+            })
+            .collect();
+        let chosen: Vec<&Unit<'_>> = units.iter().collect();
+        for format in [Format::Xliff, Format::Po, Format::Csv] {
+            let bytes = exchange::write(format, &chosen, &info());
+            prop_assert_eq!(Format::detect(&bytes), format);
+            let file = exchange::read(&bytes, Path::new("x"))
+                .map_err(|d| TestCaseError::fail(format!("{format:?}: {d:?}\n{}", String::from_utf8_lossy(&bytes))))?;
+            prop_assert_eq!(file.language.as_deref(), Some("en"));
+            prop_assert_eq!(file.units.len(), units.len());
+            for (unit, back) in units.iter().zip(&file.units) {
+                prop_assert_eq!(back.id.clone(), unit.id());
+                prop_assert_eq!(back.source.as_deref(), Some(unit.source), "{:?}", format);
+                let confirmed = unit.state == State::Translated;
+                prop_assert_eq!(back.confirmed || format == Format::Csv && !confirmed, confirmed || format == Format::Csv);
+                // CSV leaves the translation of a unit that needs work empty.
+                let expected = if format == Format::Csv && !confirmed { None } else { unit.translation };
+                prop_assert_eq!(back.translation.as_deref(), expected, "{:?}", format);
+            }
+        }
+    }
+}
