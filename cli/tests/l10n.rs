@@ -662,3 +662,49 @@ fn wrong_languages_and_formats_are_clear_errors() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains("has no branch yet"), "{}", text(&out));
 }
+
+#[test]
+fn a_rebase_merges_translations_and_stops_on_different_ones() {
+    let repo = game();
+    let root = repo.path();
+    ok(masterctl(root, &["rebase", "--region", "global"]));
+    // jp translates everything; global only quest 101, its own way.
+    let file = export(root, "jp", "po", &[]);
+    translate(&file, &english_for);
+    ok(import(root, "jp", &file));
+    let file = export(root, "global", "po", &[]);
+    translate(&file, &|source| {
+        (source == "スライム退治").then(|| "Slime Purge".to_string())
+    });
+    ok(import(root, "global", &file));
+    let out = masterctl(root, &["--format", "json", "rebase", "--region", "global"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let conflicts =
+        std::fs::read_to_string(root.join(".git/masterctl/rebase/global/conflicts.csv")).unwrap();
+    assert!(
+        conflicts.contains("quest@en,101,title,added-both,(none),Slime Purge,Slime Hunt,"),
+        "{conflicts}"
+    );
+    // Global keeps its own; everything else of jp's arrives.
+    ok(masterctl(
+        root,
+        &[
+            "rebase", "--region", "global", "--ours", "--table", "quest@en",
+        ],
+    ));
+    ok(masterctl(
+        root,
+        &["rebase", "--region", "global", "--continue"],
+    ));
+    let quests = git(root, &["show", "masters/global:locales/en/quest.csv"]);
+    assert!(
+        quests.contains("101,Slime Purge\n102,Guard the Village\n"),
+        "{quests}"
+    );
+    // Global owns its shops: their translations stay global's (none yet).
+    let now = status(root, "global");
+    assert_eq!(now["languages"][0]["total"]["translated"], 23, "{now}");
+    assert_eq!(units_in(&now, "shop", "missing"), ["name/1", "name/2"]);
+    let message = git(root, &["log", "-1", "--format=%B", "masters/global"]);
+    assert!(message.contains("quest@en"), "{message}");
+}

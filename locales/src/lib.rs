@@ -9,6 +9,7 @@
 pub mod apply;
 pub mod checks;
 pub mod exchange;
+pub mod merge;
 pub mod message;
 pub mod texts;
 pub mod units;

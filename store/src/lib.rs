@@ -16,6 +16,7 @@ pub mod rebase;
 pub mod repo;
 pub mod resolve;
 pub mod snapshot;
+pub mod translations;
 
 pub use history::{ImportRecord, history};
 pub use import::{ImportOutcome, ImportPlan, TableChange, commit_import, plan_import};

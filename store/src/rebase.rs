@@ -333,6 +333,21 @@ pub fn plan_rebase(
         }
         merged.push(table);
     }
+    let translations = crate::translations::merge_translations(
+        git,
+        &crate::translations::Trees {
+            base: &base_tree,
+            theirs: &their_tree,
+            ours: &our_tree,
+        },
+        &merged_project,
+        &owns,
+        resolutions,
+        &merged,
+        &reference,
+    )?;
+    conflicts.extend(translations.conflicts);
+    summary.extend(translations.summary);
     if !conflicts.is_empty() {
         return Ok(RebaseOutcome::Conflicts {
             tables: conflicts,
@@ -357,10 +372,17 @@ pub fn plan_rebase(
         files: structure_files,
     };
     let mut snapshot = Snapshot::build(&merged_structure, &merged);
-    // Translations stay the region's: one whose source upstream changed shows as stale,
-    // since its recorded source is no longer the source.
+    // Translations: the region's, with what upstream changed merged in. One whose source
+    // upstream changed while its translation stayed shows as stale (its recorded source
+    // is no longer the source).
     let source = merged_structure.project.config.source_language.clone();
     snapshot.carry_translations(git, &our_tree, &source)?;
+    for (path, bytes) in translations.files {
+        match bytes {
+            Some(bytes) => snapshot.files.insert(path, bytes),
+            None => snapshot.files.remove(&path),
+        };
+    }
     Ok(RebaseOutcome::Planned(Box::new(RebasePlan {
         region: region.to_string(),
         reference,
