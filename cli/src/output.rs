@@ -171,8 +171,10 @@ impl Output {
             Severity::Warning => ("warning", YELLOW),
         };
         let mut place = d.location.place();
-        if let Some(field) = &d.location.field {
-            place.push_str(&format!(" ({field})"));
+        match (&d.location.field, &d.location.key) {
+            (Some(field), Some(key)) => place.push_str(&format!(" ({field}, key {key})")),
+            (Some(field), None) => place.push_str(&format!(" ({field})")),
+            _ => {}
         }
         let mut text = format!(
             "  {}{} {}: {}\n",
@@ -181,6 +183,10 @@ impl Output {
             place.trim(),
             d.message
         );
+        // A translation unit's text is not in any cell the reader could look at: show it.
+        if let (Some(found), Some(_)) = (&d.found, &d.location.key) {
+            text.push_str(&format!("      {} {found}\n", self.paint(DIM, "found:")));
+        }
         if let Some(expected) = &d.expected {
             text.push_str(&format!(
                 "      {} {expected}\n",
