@@ -315,6 +315,24 @@ fn every_format_round_trips_and_the_tools_read_it() {
         }
         let out = ok(import(root, "jp", &file));
         assert_eq!(json(&out)["state"], "committed", "{format}");
+        let log = json(&ok(masterctl(
+            root,
+            &["--format", "json", "log", "--region", "jp", "--limit", "1"],
+        )));
+        let taken = log["imports"][0]["translations"][0]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            taken.starts_with(&format!("en {format} jp-en.{format} sha256:")),
+            "{taken}"
+        );
+        assert!(
+            log["imports"][0]["subject"]
+                .as_str()
+                .unwrap()
+                .starts_with("Translations into en for jp: 25 added")
+        );
         let after = status(root, "jp");
         assert_eq!(after["languages"][0]["total"]["translated"], 25, "{format}");
         assert_eq!(

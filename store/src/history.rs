@@ -1,10 +1,12 @@
 //! A region's import history, read back from its commits: time, author, the planner's
-//! words, per-table counts and source files.
+//! words, per-table counts, source files, exchange files of translations and import
+//! points of rebases.
 
 use git2::Oid;
 
 use crate::StoreError;
 use crate::import::SOURCE_TRAILER;
+use crate::l10n::TRANSLATION_TRAILER;
 use crate::rebase::{UPSTREAM_BASE_TRAILER, UPSTREAM_TRAILER};
 use crate::repo::MasterRepo;
 
@@ -22,6 +24,8 @@ pub struct ImportRecord {
     pub tables: Vec<String>,
     /// `items.xlsx sha256:…` values of the source trailers.
     pub sources: Vec<String>,
+    /// For translations taken back: `en po en.po sha256:…`.
+    pub translations: Vec<String>,
     /// For a rebase: the upstream commit taken, and the import point it started from.
     pub upstream: Option<String>,
     pub upstream_base: Option<String>,
@@ -41,11 +45,13 @@ pub fn history(
         }
         let message = commit.message().unwrap_or_default().to_string();
         let mut sources = Vec::new();
+        let mut translations = Vec::new();
         let (mut upstream, mut upstream_base) = (None, None);
         if let Ok(trailers) = git2::message_trailers_strs(&message) {
             for (key, value) in trailers.iter() {
                 match key {
                     SOURCE_TRAILER => sources.push(value.to_string()),
+                    TRANSLATION_TRAILER => translations.push(value.to_string()),
                     UPSTREAM_TRAILER => upstream = Some(value.trim().to_string()),
                     UPSTREAM_BASE_TRAILER => upstream_base = Some(value.trim().to_string()),
                     _ => {}
@@ -76,6 +82,7 @@ pub fn history(
             subject,
             tables,
             sources,
+            translations,
             upstream,
             upstream_base,
         });

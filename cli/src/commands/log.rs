@@ -35,6 +35,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
                     "subject": r.subject,
                     "tables": r.tables,
                     "sources": r.sources,
+                    "translations": r.translations,
                     "upstream": r.upstream,
                     "upstream_base": r.upstream_base,
                 })
@@ -64,6 +65,9 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         }
         for source in &record.sources {
             output.line(format!("    source: {source}"));
+        }
+        for file in &record.translations {
+            output.line(format!("    translations: {file}"));
         }
         if let Some(upstream) = &record.upstream {
             let from = record.upstream_base.as_deref().unwrap_or("?");
