@@ -13,26 +13,7 @@ use masterctl_schemas::schema::{Project, Reverse};
 use masterctl_schemas::value::LIST_SEPARATOR;
 use masterctl_schemas::{Table, Value};
 
-/// A computed reverse lookup, ready to be written.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ReverseTable {
-    pub header: Vec<String>,
-    pub rows: Vec<Vec<Value>>,
-}
-
-impl ReverseTable {
-    /// The canonical CSV form (`generated/<name>.csv`).
-    pub fn to_csv(&self) -> Vec<u8> {
-        let mut writer = csv::WriterBuilder::new()
-            .terminator(csv::Terminator::Any(b'\n'))
-            .from_writer(Vec::new());
-        let _ = writer.write_record(&self.header);
-        for row in &self.rows {
-            let _ = writer.write_record(row.iter().map(Value::canonical));
-        }
-        writer.into_inner().unwrap_or_default()
-    }
-}
+use crate::GeneratedTable;
 
 /// Output order: target key, source table, source key values — all typed.
 type SortKey = (Value, String, Vec<Value>);
@@ -43,7 +24,7 @@ pub fn reverse_table(
     project: &Project,
     reverse: &Reverse,
     tables: &HashMap<&str, &Table>,
-) -> ReverseTable {
+) -> GeneratedTable {
     let key_name = project
         .table(&reverse.target)
         .and_then(|t| t.primary_key.first().map(|&k| t.fields[k].name.clone()))
@@ -112,7 +93,7 @@ pub fn reverse_table(
         }
     }
     keyed.sort_by(|a, b| a.0.cmp(&b.0));
-    ReverseTable {
+    GeneratedTable {
         header,
         rows: keyed.into_iter().map(|(_, row)| row).collect(),
     }

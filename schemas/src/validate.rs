@@ -10,7 +10,7 @@ use unicode_segmentation::UnicodeSegmentation;
 use crate::diagnostic::{Code, Diagnostic, Location, Report};
 use crate::load::did_you_mean;
 use crate::read::parallel_map;
-use crate::schema::{Field, FieldType, Project, TableSchema};
+use crate::schema::{CustomKind, Field, FieldType, GeneratedKind, Project, TableSchema};
 use crate::table::Table;
 use crate::value::{KeyHash, Value};
 
@@ -201,6 +201,7 @@ pub fn validate_tables(project: &Project, tables: &[Table]) -> Report {
     for diagnostics in parallel_map(&references, |r| r.check(&key_index)) {
         report.extend(diagnostics);
     }
+    report.extend(check_custom_masters(project, by_name));
     report
 }
 
@@ -265,6 +266,106 @@ impl<K: std::hash::Hash + Eq, V: Copy> InsertFirst<K, V> for HashMap<K, V, KeyHa
 
 /// Primary key and `unique` fields of a table; the key index when the key is a single
 /// field.
+/// What custom masters need of their tables: positive weights for a `weighted` master;
+/// for a `matrix`, each pair of its two enums at most once, and every pair present
+/// unless it has a default.
+fn check_custom_masters(project: &Project, tables: &HashMap<&str, &Table>) -> Vec<Diagnostic> {
+    let mut diagnostics = Vec::new();
+    for generated in &project.generated {
+        let GeneratedKind::Custom(custom) = &generated.kind else {
+            continue;
+        };
+        let (Some(schema), Some(table)) = (
+            project.table(&custom.table),
+            tables.get(custom.table.as_str()),
+        ) else {
+            continue;
+        };
+        match &custom.kind {
+            CustomKind::Weighted { weight, .. } => {
+                let Some(field) = schema.field_index(weight) else {
+                    continue;
+                };
+                for row in 0..table.row_count() {
+                    let value = table.value(row, field);
+                    if value.as_f64().is_some_and(|w| w > 0.0) {
+                        continue;
+                    }
+                    let mut d = problem(
+                        Code::OutOfRange,
+                        format!(
+                            "the weighted master `{}` draws by `{weight}`: every weight must be positive",
+                            generated.name
+                        ),
+                    )
+                    .expected("a number above 0");
+                    d.location = table.cell_location(row, field, weight);
+                    if !value.is_null() {
+                        d = d.found(value.canonical());
+                    }
+                    diagnostics.push(d);
+                }
+            }
+            CustomKind::Matrix {
+                row,
+                column,
+                default,
+                ..
+            } => {
+                let (Some(r), Some(c)) = (schema.field_index(row), schema.field_index(column))
+                else {
+                    continue;
+                };
+                let mut seen: HashMap<(&str, &str), usize> = HashMap::new();
+                for i in 0..table.row_count() {
+                    let (Some(a), Some(b)) =
+                        (table.value(i, r).as_str(), table.value(i, c).as_str())
+                    else {
+                        continue;
+                    };
+                    if let Some(&first) = seen.get(&(a, b)) {
+                        let mut d = problem(
+                            Code::DuplicateKey,
+                            format!(
+                                "the matrix `{}` has ({a}, {b}) twice: here and at {}",
+                                generated.name,
+                                table.cell_location(first, r, row).place().trim()
+                            ),
+                        );
+                        d.location = table.cell_location(i, r, row);
+                        diagnostics.push(d);
+                    } else {
+                        seen.insert((a, b), i);
+                    }
+                }
+                if default.is_none() {
+                    for a in &schema.fields[r].values {
+                        for b in &schema.fields[c].values {
+                            if !seen.contains_key(&(a.as_ref(), b.as_ref())) {
+                                let mut d = problem(
+                                    Code::Required,
+                                    format!(
+                                        "the matrix `{}` has no row for ({a}, {b}) and no default",
+                                        generated.name
+                                    ),
+                                )
+                                .hint("add the row, or give the matrix a `default`");
+                                d.location = Location {
+                                    table: Some(table.name.clone()),
+                                    ..Location::file(&table.origin.file)
+                                };
+                                diagnostics.push(d);
+                            }
+                        }
+                    }
+                }
+            }
+            CustomKind::Group { .. } => {}
+        }
+    }
+    diagnostics
+}
+
 fn check_keys<'a>(
     schema: &TableSchema,
     table: &'a Table,

@@ -6,10 +6,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use git2::{ObjectType, Oid, Repository, Tree, TreeWalkMode, TreeWalkResult};
-use masterctl_generators::reverse_table;
+use masterctl_generators::generate;
 use masterctl_schemas::canonical::{language_csv, read_table, table_csv};
 use masterctl_schemas::read::parallel_map;
-use masterctl_schemas::schema::GeneratedKind;
 use masterctl_schemas::{Project, Table};
 
 use crate::StoreError;
@@ -58,8 +57,7 @@ impl Snapshot {
         files.extend(canonical.into_iter().flatten());
         let by_name: HashMap<&str, &Table> = tables.iter().map(|t| (t.name.as_str(), t)).collect();
         for generated in &project.generated {
-            if let GeneratedKind::Reverse(reverse) = &generated.kind {
-                let table = reverse_table(project, reverse, &by_name);
+            if let Some(table) = generate(project, generated, &by_name) {
                 files.insert(generated_path(&generated.name), table.to_csv());
             }
         }
