@@ -3,6 +3,7 @@
 //! and custom masters (`[custom]`: groups, weighted tables, matrices) — written as
 //! canonical CSV under `generated/`.
 
+pub mod archive;
 pub mod custom;
 pub mod reverse;
 

@@ -6,6 +6,7 @@
 //! expected old value, so two imports racing on one branch never lose a commit. No
 //! checkout is ever needed, and bare repositories work the same way.
 
+pub mod build;
 pub mod cache;
 pub mod history;
 pub mod import;
@@ -39,6 +40,12 @@ pub enum StoreError {
     UnknownRegion(String),
     #[error("region `{0}` has no branch yet: import into it (or rebase it) first")]
     NoBranch(String),
+    #[error("`{0}` names no commit of this repository")]
+    UnknownRevision(String),
+    #[error("{0} exists and is not a build (no manifest.json): choose another --out, or remove it")]
+    NotABuild(String),
+    #[error("cannot build: {0}")]
+    Build(String),
     #[error(
         "a rebase of region `{0}` is in progress: resolve its conflicts and run `masterctl rebase --region {0} --continue`, or `--abort` it"
     )]

@@ -1,8 +1,10 @@
 //! One module per command. Each declares its arguments and runs by calling the library
 //! crates; failures come back as [`Failure`] and become exit codes in `main`.
 
+mod build;
 mod import;
 mod init;
+mod inspect;
 mod l10n;
 mod log;
 mod rebase;
@@ -36,6 +38,10 @@ pub enum Command {
     /// Translations: status per language, exchange files for translators, taking them back
     #[command(subcommand)]
     L10n(l10n::Command),
+    /// Build the runtime archives game servers map at boot (tables, texts, generated masters)
+    Build(build::Args),
+    /// Read a build through the runtime loader: a summary, or one row with its lookups
+    Inspect(inspect::Args),
 }
 
 pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
@@ -55,6 +61,8 @@ pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(),
         Command::Rebase(args) => rebase::run(args, global, output),
         Command::Status(args) => status::run(args, global, output),
         Command::L10n(command) => l10n::run(command, global, output),
+        Command::Build(args) => build::run(args, global, output),
+        Command::Inspect(args) => inspect::run(args, output),
     }
 }
 
@@ -77,9 +85,12 @@ pub fn store_failure(error: StoreError) -> Failure {
         ),
         StoreError::UnknownRegion(_)
         | StoreError::NoBranch(_)
+        | StoreError::UnknownRevision(_)
+        | StoreError::NotABuild(_)
         | StoreError::NoStructure
         | StoreError::RebaseInProgress(_) => Failure::usage(error.to_string()),
         StoreError::NoAuthor
+        | StoreError::Build(_)
         | StoreError::Raced { .. }
         | StoreError::BrokenSnapshot { .. }
         | StoreError::Io { .. }

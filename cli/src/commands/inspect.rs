@@ -1,0 +1,408 @@
+//! `masterctl inspect DIR [NAME [KEY...]]`: read a build through the runtime loader, as
+//! a game server would. Without a name, a summary; with a table and its key, the row, its
+//! texts and the reverse lookups pointing at it; with a generated master's name, its
+//! group, draw table or matrix cell.
+
+use std::path::PathBuf;
+
+use masterctl_runtime::format::ColumnType;
+use masterctl_runtime::{FileKind, LoadCause, Masters, Row, Table, ValueRef};
+use masterctl_schemas::value::{Date, DateTime, format_float};
+use serde_json::{Value as Json, json};
+
+use super::Failure;
+use crate::output::Output;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A build directory (`masterctl build --out DIR`)
+    #[arg(value_name = "DIR")]
+    dir: PathBuf,
+    /// A table, or a generated master (reverse lookup, group, weighted, matrix)
+    #[arg(value_name = "NAME")]
+    name: Option<String>,
+    /// The key: a table's primary key values, a group's key, a matrix's row and column
+    #[arg(value_name = "KEY")]
+    key: Vec<String>,
+    /// The language of texts (default: the region's first language)
+    #[arg(long, value_name = "L")]
+    lang: Option<String>,
+}
+
+pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
+    let masters = Masters::open(&args.dir).map_err(|e| match e.cause {
+        LoadCause::Io(_) => {
+            Failure::usage(e.to_string()).hint("give the directory `masterctl build --out` wrote")
+        }
+        _ => {
+            output.line(format!("{} {e}", output.bold("rejected:")));
+            Failure::Rejected
+        }
+    })?;
+    let Some(name) = &args.name else {
+        summary(&masters, output);
+        return Ok(());
+    };
+    let manifest = masters.manifest();
+    let language = args
+        .lang
+        .clone()
+        .or_else(|| manifest.languages.first().cloned())
+        .unwrap_or_default();
+    let Some(entry) = manifest
+        .files
+        .iter()
+        .find(|f| &f.name == name && f.kind != FileKind::Strings)
+    else {
+        let names: Vec<&str> = manifest
+            .files
+            .iter()
+            .filter(|f| f.kind != FileKind::Strings)
+            .map(|f| f.name.as_str())
+            .collect();
+        return Err(
+            Failure::usage(format!("the build has no table or master `{name}`"))
+                .hint(format!("it has: {}", names.join(", "))),
+        );
+    };
+    let missing = |what: String| {
+        if output.is_json() {
+            output.json(&json!({ "ok": false, "name": name, "key": args.key, "error": what }));
+        } else {
+            output.line(format!("{} {what}", output.bold("not found:")));
+        }
+        Failure::Rejected
+    };
+    match entry.kind {
+        FileKind::Table => {
+            let table = masters
+                .table(name)
+                .ok_or_else(|| missing(format!("table `{name}`")))?;
+            if args.key.is_empty() {
+                describe_table(&table, output);
+                return Ok(());
+            }
+            let key = parse_key(&table, &table.primary_key().collect::<Vec<_>>(), &args.key)?;
+            let row = table.get(&key).ok_or_else(|| {
+                missing(format!(
+                    "`{name}` has no row with key {}",
+                    args.key.join(" ")
+                ))
+            })?;
+            show_row(&masters, &row, &language, output);
+        }
+        FileKind::Reverse => {
+            let reverse = masters.reverse(name).ok_or_else(|| missing(name.clone()))?;
+            let table = reverse.table();
+            let key = parse_key(&table, &[0], &args.key)?;
+            let rows: Vec<Json> = reverse.get(key[0]).map(|r| row_json(&r)).collect();
+            print_rows(output, name, &args.key, rows);
+        }
+        FileKind::Group | FileKind::Weighted => {
+            let group = match entry.kind {
+                FileKind::Group => masters.group(name),
+                _ => masters.weighted(name).map(|w| w.group()),
+            }
+            .ok_or_else(|| missing(name.clone()))?;
+            let keys = group.keys();
+            let key = parse_key(&keys, &keys.primary_key().collect::<Vec<_>>(), &args.key)?;
+            let rows = group.get(&key);
+            if rows.is_empty() {
+                return Err(missing(format!(
+                    "`{name}` has no group {}",
+                    args.key.join(" ")
+                )));
+            }
+            let weighted = masters.weighted(name);
+            let total = weighted.and_then(|w| w.total(&key));
+            let list: Vec<Json> = rows
+                .map(|r| {
+                    let mut value = row_json(&r);
+                    if let (Some(w), Some(total)) = (&weighted, total) {
+                        let _ = w;
+                        value["_total_weight"] = json!(total);
+                    }
+                    value
+                })
+                .collect();
+            print_rows(output, name, &args.key, list);
+        }
+        FileKind::Matrix => {
+            let matrix = masters.matrix(name).ok_or_else(|| missing(name.clone()))?;
+            match args.key.as_slice() {
+                [row, column] => {
+                    let cell = matrix.get(row, column).ok_or_else(|| {
+                        missing(format!("`{name}` has no cell ({row}, {column})"))
+                    })?;
+                    if output.is_json() {
+                        output.json(&json!({ "ok": true, "name": name, "row": row, "column": column, "value": value_json(&cell) }));
+                    } else {
+                        output.line(format!("{name} ({row}, {column}) = {}", value_text(&cell)));
+                    }
+                }
+                [] => {
+                    let columns: Vec<&str> = matrix.columns().collect();
+                    let rows: Vec<Json> = matrix
+                        .rows()
+                        .map(|r| {
+                            let cells: serde_json::Map<String, Json> = columns
+                                .iter()
+                                .map(|c| {
+                                    (
+                                        c.to_string(),
+                                        matrix.get(r, c).map_or(Json::Null, |v| value_json(&v)),
+                                    )
+                                })
+                                .collect();
+                            json!({ "row": r, "cells": cells })
+                        })
+                        .collect();
+                    print_rows(output, name, &args.key, rows);
+                }
+                _ => {
+                    return Err(
+                        Failure::usage("a matrix cell is named by its row and its column")
+                            .hint(format!("masterctl inspect DIR {name} ROW COLUMN")),
+                    );
+                }
+            }
+        }
+        FileKind::Strings => {}
+    }
+    Ok(())
+}
+
+fn summary(masters: &Masters, output: &Output) {
+    let manifest = masters.manifest();
+    let bytes: u64 = manifest.files.iter().map(|f| f.size).sum();
+    if output.is_json() {
+        output.json(&json!({
+            "ok": true,
+            "region": manifest.region,
+            "source_commit": manifest.source_commit,
+            "schema_hash": manifest.schema_hash,
+            "format": manifest.format,
+            "languages": manifest.languages,
+            "bytes": bytes,
+            "files": manifest.files,
+            "fallbacks": manifest.fallbacks,
+        }));
+        return;
+    }
+    output.line(format!(
+        "{} built from {} (format {}), languages {}, {} files, {bytes} bytes",
+        output.bold(&manifest.region),
+        &manifest.source_commit[..manifest.source_commit.len().min(12)],
+        manifest.format,
+        manifest.languages.join(", "),
+        manifest.files.len()
+    ));
+    for file in &manifest.files {
+        let kind = format!("{:?}", file.kind).to_lowercase();
+        let of = match (&file.language, &file.table) {
+            (Some(language), _) => format!(" ({language})"),
+            (None, Some(table)) if kind != "table" => format!(" (of {table})"),
+            _ => String::new(),
+        };
+        output.line(format!(
+            "  {kind:<9} {:<28} {:>9} rows {:>11} bytes",
+            format!("{}{of}", file.name),
+            file.rows,
+            file.size
+        ));
+    }
+    for fallback in &manifest.fallbacks {
+        output.line(format!(
+            "  fallback: {}.{} in {}: {} from {}",
+            fallback.table, fallback.field, fallback.language, fallback.count, fallback.from
+        ));
+    }
+}
+
+fn describe_table(table: &Table<'_>, output: &Output) {
+    let columns: Vec<&str> = table.columns().collect();
+    let indexes: Vec<String> = table
+        .indexes()
+        .map(|i| i.columns().collect::<Vec<_>>().join(", "))
+        .collect();
+    if output.is_json() {
+        output.json(&json!({ "ok": true, "table": table.name(), "rows": table.len(), "columns": columns, "indexes": indexes }));
+    } else {
+        output.line(format!(
+            "{}: {} rows",
+            output.bold(table.name()),
+            table.len()
+        ));
+        output.line(format!("  columns: {}", columns.join(", ")));
+        for index in indexes {
+            output.line(format!("  index: {index}"));
+        }
+    }
+}
+
+/// Key values from the command line, typed as the key's columns are.
+fn parse_key<'k>(
+    table: &Table<'_>,
+    columns: &[usize],
+    text: &'k [String],
+) -> Result<Vec<ValueRef<'k>>, Failure> {
+    if text.len() != columns.len() {
+        let names: Vec<&str> = columns
+            .iter()
+            .filter_map(|&c| table.columns().nth(c))
+            .collect();
+        return Err(Failure::usage(format!(
+            "`{}` is looked up by {} value{} ({}); {} given",
+            table.name(),
+            columns.len(),
+            if columns.len() == 1 { "" } else { "s" },
+            names.join(", "),
+            text.len()
+        )));
+    }
+    columns
+        .iter()
+        .zip(text)
+        .map(|(&c, text)| {
+            let ty = table.column_type(c).map_or(ColumnType::Str, |(ty, _)| ty);
+            let bad = || {
+                Failure::usage(format!(
+                    "`{text}` is not a value of the key's {ty:?} column"
+                ))
+            };
+            Ok(match ty {
+                ColumnType::Int => ValueRef::Int(text.parse().map_err(|_| bad())?),
+                ColumnType::Float => ValueRef::Float(text.parse().map_err(|_| bad())?),
+                ColumnType::Bool => {
+                    ValueRef::Bool(matches!(text.to_ascii_lowercase().as_str(), "true" | "1"))
+                }
+                ColumnType::Str => ValueRef::Str(text),
+                ColumnType::Date => ValueRef::Date(
+                    masterctl_schemas::value::parse_date(text)
+                        .ok_or_else(bad)?
+                        .0,
+                ),
+                ColumnType::DateTime => ValueRef::DateTime(
+                    masterctl_schemas::value::parse_datetime(text)
+                        .ok_or_else(bad)?
+                        .0,
+                ),
+            })
+        })
+        .collect()
+}
+
+fn value_text(value: &ValueRef<'_>) -> String {
+    match value {
+        ValueRef::Null => String::new(),
+        ValueRef::Int(v) => v.to_string(),
+        ValueRef::Float(v) => format_float(*v),
+        ValueRef::Bool(v) => v.to_string(),
+        ValueRef::Str(v) => v.to_string(),
+        ValueRef::Date(v) => Date(*v).to_string(),
+        ValueRef::DateTime(v) => DateTime(*v).to_string(),
+        ValueRef::List(list) => list
+            .iter()
+            .map(|v| value_text(&v))
+            .collect::<Vec<_>>()
+            .join("|"),
+    }
+}
+
+fn value_json(value: &ValueRef<'_>) -> Json {
+    match value {
+        ValueRef::Null => Json::Null,
+        ValueRef::Int(v) => json!(v),
+        ValueRef::Float(v) => json!(v),
+        ValueRef::Bool(v) => json!(v),
+        ValueRef::List(list) => Json::Array(list.iter().map(|v| value_json(&v)).collect()),
+        other => json!(value_text(other)),
+    }
+}
+
+fn row_json(row: &Row<'_>) -> Json {
+    let table = row.table();
+    let map: serde_json::Map<String, Json> = table
+        .columns()
+        .enumerate()
+        .map(|(i, name)| (name.to_string(), value_json(&row.value(i))))
+        .collect();
+    Json::Object(map)
+}
+
+fn print_rows(output: &Output, name: &str, key: &[String], rows: Vec<Json>) {
+    if output.is_json() {
+        output.json(&json!({ "ok": true, "name": name, "key": key, "rows": rows }));
+        return;
+    }
+    output.line(format!(
+        "{} {}: {} row{}",
+        output.bold(name),
+        key.join(" "),
+        rows.len(),
+        if rows.len() == 1 { "" } else { "s" }
+    ));
+    for row in rows {
+        output.line(format!("  {row}"));
+    }
+}
+
+fn show_row(masters: &Masters, row: &Row<'_>, language: &str, output: &Output) {
+    let table = row.table();
+    let mut value = row_json(row);
+    let texts = masters.texts(table.name(), language);
+    let mut text_map = serde_json::Map::new();
+    if let Some(texts) = texts {
+        for field in texts.fields() {
+            text_map.insert(
+                field.to_string(),
+                texts
+                    .get(field, row.index())
+                    .map_or(Json::Null, |t| json!(t)),
+            );
+        }
+    }
+    // Reverse lookups that point at this table, by its (first) key value.
+    let key = table.primary_key().next().map(|c| row.value(c));
+    let mut lookups = serde_json::Map::new();
+    for file in masters
+        .manifest()
+        .files
+        .iter()
+        .filter(|f| f.kind == FileKind::Reverse && f.table.as_deref() == Some(table.name()))
+    {
+        if let (Some(reverse), Some(key)) = (masters.reverse(&file.name), key) {
+            lookups.insert(
+                file.name.clone(),
+                Json::Array(reverse.get(key).map(|r| row_json(&r)).collect()),
+            );
+        }
+    }
+    if output.is_json() {
+        output.json(&json!({ "ok": true, "table": table.name(), "index": row.index(), "row": value.take(), "texts": { language: text_map }, "reverse": lookups }));
+        return;
+    }
+    output.line(format!("{} row {}", output.bold(table.name()), row.index()));
+    for (i, name) in table.columns().enumerate() {
+        output.line(format!("  {name:<20} {}", value_text(&row.value(i))));
+    }
+    for (field, text) in &text_map {
+        output.line(format!(
+            "  {:<20} {}",
+            format!("{field} ({language})"),
+            text.as_str().unwrap_or("")
+        ));
+    }
+    for (name, rows) in &lookups {
+        let rows = rows.as_array().map_or(0, Vec::len);
+        output.line(format!(
+            "  {name}: {rows} reference{}",
+            if rows == 1 { "" } else { "s" }
+        ));
+        if let Some(list) = lookups.get(name).and_then(Json::as_array) {
+            for r in list {
+                output.line(format!("    {r}"));
+            }
+        }
+    }
+}

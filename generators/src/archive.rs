@@ -1,0 +1,587 @@
+//! The archive builder: a region snapshot's typed tables, translations and generated
+//! masters in, the files of a build out (rkyv archives of
+//! [`masterctl_runtime::format`], and the manifest's entries). Deterministic: the same
+//! snapshot always gives the same bytes.
+
+use std::collections::HashMap;
+
+use masterctl_locales::TableTexts;
+use masterctl_locales::texts::text_fields;
+use masterctl_runtime::format::{
+    ArchiveFile, Body, ColumnData, ColumnType, FORMAT_VERSION, GroupData, IndexData, MatrixData,
+    StringsData, TableData, TextColumn, Values, WeightedData,
+};
+use masterctl_runtime::manifest::{Fallback, FileKind};
+use masterctl_schemas::canonical::{data_fields, key_order};
+use masterctl_schemas::schema::{CustomKind, GeneratedKind, Project};
+use masterctl_schemas::{FieldType, Table, TableSchema, Value};
+
+use crate::GeneratedTable;
+
+/// One file of a build, before it is written.
+#[derive(Debug, Clone)]
+pub struct BuiltFile {
+    pub path: String,
+    pub kind: FileKind,
+    pub name: String,
+    pub language: Option<String>,
+    pub table: Option<String>,
+    pub rows: u64,
+    pub bytes: Vec<u8>,
+}
+
+/// What a build reads: the snapshot's tables (typed, text fields holding the source
+/// language), every other language's translations per table, the generated masters.
+pub struct BuildInput<'a> {
+    pub project: &'a Project,
+    /// The region's languages, in fallback order.
+    pub languages: &'a [String],
+    pub tables: &'a [Table],
+    /// Translations by language, then table.
+    pub translations: &'a HashMap<String, HashMap<String, TableTexts>>,
+    pub generated: &'a HashMap<String, GeneratedTable>,
+}
+
+/// Why a build could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("table `{table}` has {rows} rows; an archive holds at most 4,294,967,295")]
+    TooManyRows { table: String, rows: usize },
+    #[error("cannot serialize `{name}`: {message}")]
+    Serialize { name: String, message: String },
+}
+
+fn encode(name: &str, body: Body) -> Result<Vec<u8>, BuildError> {
+    let file = ArchiveFile {
+        version: FORMAT_VERSION,
+        body,
+    };
+    rkyv::to_bytes::<rkyv::rancor::Error>(&file)
+        .map(|bytes| bytes.to_vec())
+        .map_err(|e| BuildError::Serialize {
+            name: name.to_string(),
+            message: e.to_string(),
+        })
+}
+
+/// The row order of a table in its archive, and each source row's archive position.
+struct Order {
+    rows: Vec<usize>,
+    position: Vec<u32>,
+}
+
+fn order(schema: &TableSchema, table: &Table) -> Result<Order, BuildError> {
+    if u32::try_from(table.row_count()).is_err() {
+        return Err(BuildError::TooManyRows {
+            table: table.name.clone(),
+            rows: table.row_count(),
+        });
+    }
+    let rows = key_order(schema, table);
+    let mut position = vec![0u32; rows.len()];
+    for (at, &row) in rows.iter().enumerate() {
+        position[row] = at as u32;
+    }
+    Ok(Order { rows, position })
+}
+
+fn column_type(ty: &FieldType) -> ColumnType {
+    match ty.scalar() {
+        FieldType::Int => ColumnType::Int,
+        FieldType::Float => ColumnType::Float,
+        FieldType::Bool => ColumnType::Bool,
+        FieldType::Date => ColumnType::Date,
+        FieldType::DateTime => ColumnType::DateTime,
+        _ => ColumnType::Str,
+    }
+}
+
+/// The type a column of generated values takes: that of its first value.
+fn inferred_type<'v>(mut values: impl Iterator<Item = &'v Value>) -> (ColumnType, bool) {
+    let scalar = |v: &Value| match v {
+        Value::Int(_) => Some(ColumnType::Int),
+        Value::Float(_) => Some(ColumnType::Float),
+        Value::Bool(_) => Some(ColumnType::Bool),
+        Value::Str(_) => Some(ColumnType::Str),
+        Value::Date(_) => Some(ColumnType::Date),
+        Value::DateTime(_) => Some(ColumnType::DateTime),
+        Value::Null | Value::List(_) => None,
+    };
+    values
+        .find_map(|v| match v {
+            Value::List(items) => items.iter().find_map(scalar).map(|t| (t, true)),
+            other => scalar(other).map(|t| (t, false)),
+        })
+        .unwrap_or((ColumnType::Str, false))
+}
+
+/// A column from values in row order.
+fn column<'v>(
+    name: &str,
+    ty: ColumnType,
+    list: bool,
+    cells: impl ExactSizeIterator<Item = &'v Value>,
+) -> ColumnData {
+    let rows = cells.len();
+    let mut nulls = vec![0u64; rows.div_ceil(64)];
+    let mut any_null = false;
+    let mut offsets = Vec::new();
+    let mut values = match ty {
+        ColumnType::Int => Values::Int(Vec::with_capacity(rows)),
+        ColumnType::Float => Values::Float(Vec::with_capacity(rows)),
+        ColumnType::Bool => Values::Bool(Vec::with_capacity(rows)),
+        ColumnType::Str => Values::Str(Vec::with_capacity(rows)),
+        ColumnType::Date => Values::Date(Vec::with_capacity(rows)),
+        ColumnType::DateTime => Values::DateTime(Vec::with_capacity(rows)),
+    };
+    let push = |values: &mut Values, value: Option<&Value>| match values {
+        Values::Int(v) => v.push(match value {
+            Some(Value::Int(x)) => *x,
+            _ => 0,
+        }),
+        Values::Float(v) => v.push(value.and_then(Value::as_f64).unwrap_or(0.0)),
+        Values::Bool(v) => v.push(matches!(value, Some(Value::Bool(true)))),
+        Values::Str(v) => v.push(match value {
+            Some(Value::Str(s)) => s.to_string(),
+            Some(Value::Null) | None => String::new(),
+            Some(other) => other.canonical(),
+        }),
+        Values::Date(v) => v.push(match value {
+            Some(Value::Date(d)) => d.0,
+            _ => 0,
+        }),
+        Values::DateTime(v) => v.push(match value {
+            Some(Value::DateTime(t)) => t.0,
+            _ => 0,
+        }),
+    };
+    let mut elements = 0u32;
+    if list {
+        offsets.push(0);
+    }
+    for (row, cell) in cells.enumerate() {
+        if cell.is_null() {
+            nulls[row / 64] |= 1 << (row % 64);
+            any_null = true;
+        }
+        if list {
+            if let Value::List(items) = cell {
+                for item in items.iter() {
+                    push(&mut values, Some(item));
+                    elements += 1;
+                }
+            }
+            offsets.push(elements);
+        } else {
+            push(&mut values, Some(cell));
+        }
+    }
+    if !any_null {
+        nulls.clear();
+    }
+    ColumnData {
+        name: name.to_string(),
+        ty,
+        list,
+        nulls,
+        offsets,
+        values,
+    }
+}
+
+/// The archive of a table: its non-text columns in key order, key and indexes.
+fn table_data(schema: &TableSchema, table: &Table, order: &Order) -> TableData {
+    let fields = data_fields(schema);
+    let columns = fields
+        .iter()
+        .map(|&f| {
+            let field = &schema.fields[f];
+            column(
+                &field.name,
+                column_type(&field.ty),
+                matches!(field.ty, FieldType::List(_)),
+                order.rows.iter().map(|&row| table.value(row, f)),
+            )
+        })
+        .collect();
+    let position_of = |field: usize| fields.iter().position(|&f| f == field).map(|p| p as u32);
+    let indexes = schema
+        .indexes
+        .iter()
+        .map(|index| {
+            let mut rows: Vec<u32> = (0..order.rows.len() as u32).collect();
+            let by: Vec<usize> = index
+                .fields
+                .iter()
+                .chain(&index.order_by)
+                .copied()
+                .collect();
+            // Rows are in key order already: a stable sort by the index keeps it for ties.
+            rows.sort_by(|&a, &b| {
+                let (a, b) = (order.rows[a as usize], order.rows[b as usize]);
+                by.iter()
+                    .map(|&f| table.value(a, f).cmp(table.value(b, f)))
+                    .find(|o| o.is_ne())
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            });
+            IndexData {
+                columns: index
+                    .fields
+                    .iter()
+                    .filter_map(|&f| position_of(f))
+                    .collect(),
+                order_by: index
+                    .order_by
+                    .iter()
+                    .filter_map(|&f| position_of(f))
+                    .collect(),
+                unique: index.unique,
+                rows,
+            }
+        })
+        .collect();
+    TableData {
+        name: schema.name.clone(),
+        rows: order.rows.len() as u32,
+        columns,
+        primary_key: schema
+            .primary_key
+            .iter()
+            .filter_map(|&f| position_of(f))
+            .collect(),
+        indexes,
+    }
+}
+
+/// A table of generated rows (a reverse lookup), with an index on its first column.
+fn generated_data(name: &str, generated: &GeneratedTable) -> TableData {
+    let columns: Vec<ColumnData> = generated
+        .header
+        .iter()
+        .enumerate()
+        .map(|(c, header)| {
+            let (ty, list) = inferred_type(generated.rows.iter().filter_map(|r| r.get(c)));
+            column(
+                header,
+                ty,
+                list,
+                generated
+                    .rows
+                    .iter()
+                    .map(|r| r.get(c).unwrap_or(&Value::Null))
+                    .collect::<Vec<_>>()
+                    .into_iter(),
+            )
+        })
+        .collect();
+    let rows = generated.rows.len() as u32;
+    TableData {
+        name: name.to_string(),
+        rows,
+        columns,
+        primary_key: Vec::new(),
+        indexes: vec![IndexData {
+            columns: vec![0],
+            order_by: Vec::new(),
+            unique: false,
+            rows: (0..rows).collect(),
+        }],
+    }
+}
+
+/// Groups of a table's rows: keys (one row per group, in key order), offsets, row ids.
+fn group_data(
+    name: &str,
+    schema: &TableSchema,
+    table: &Table,
+    order: &Order,
+    group_by: &[usize],
+    order_by: &[usize],
+) -> GroupData {
+    let compare = |a: usize, b: usize, by: &[usize]| {
+        by.iter()
+            .map(|&f| table.value(a, f).cmp(table.value(b, f)))
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+    };
+    let mut rows = order.rows.clone();
+    rows.sort_by(|&a, &b| compare(a, b, group_by).then_with(|| compare(a, b, order_by)));
+    let mut firsts = Vec::new();
+    let mut offsets = Vec::new();
+    for (i, &row) in rows.iter().enumerate() {
+        if i == 0 || compare(rows[i - 1], row, group_by).is_ne() {
+            firsts.push(row);
+            offsets.push(i as u32);
+        }
+    }
+    offsets.push(rows.len() as u32);
+    let keys = TableData {
+        name: format!("{name} keys"),
+        rows: firsts.len() as u32,
+        columns: group_by
+            .iter()
+            .map(|&f| {
+                let field = &schema.fields[f];
+                column(
+                    &field.name,
+                    column_type(&field.ty),
+                    matches!(field.ty, FieldType::List(_)),
+                    firsts.iter().map(|&row| table.value(row, f)),
+                )
+            })
+            .collect(),
+        primary_key: (0..group_by.len() as u32).collect(),
+        indexes: Vec::new(),
+    };
+    GroupData {
+        name: name.to_string(),
+        table: schema.name.clone(),
+        keys,
+        offsets,
+        rows: rows.iter().map(|&row| order.position[row]).collect(),
+    }
+}
+
+/// Build every file. Texts: for each language of the region, each row's text from that
+/// language, else from the first language of the region's order that has one (each
+/// such fallback counted in the returned list).
+pub fn build(input: &BuildInput<'_>) -> Result<(Vec<BuiltFile>, Vec<Fallback>), BuildError> {
+    let project = input.project;
+    let source = &project.config.source_language;
+    let by_name: HashMap<&str, &Table> =
+        input.tables.iter().map(|t| (t.name.as_str(), t)).collect();
+    let mut orders: HashMap<&str, Order> = HashMap::new();
+    for schema in &project.tables {
+        if let Some(table) = by_name.get(schema.name.as_str()) {
+            orders.insert(&schema.name, order(schema, table)?);
+        }
+    }
+    let present: Vec<(&TableSchema, &Table)> = project
+        .tables
+        .iter()
+        .filter_map(|s| by_name.get(s.name.as_str()).map(|t| (s, *t)))
+        .collect();
+    let built = masterctl_schemas::read::parallel_map(&present, |&(schema, table)| {
+        let order = &orders[schema.name.as_str()];
+        let data = table_data(schema, table, order);
+        let mut files = vec![BuiltFile {
+            path: format!("tables/{}.rkyv", schema.name),
+            kind: FileKind::Table,
+            name: schema.name.clone(),
+            language: None,
+            table: None,
+            rows: order.rows.len() as u64,
+            bytes: encode(&schema.name, Body::Table(data))?,
+        }];
+        let fields = text_fields(schema);
+        let mut fallbacks = Vec::new();
+        if !fields.is_empty() {
+            for language in input.languages {
+                let text_of = |lang: &str, row: usize, position: usize| -> Option<String> {
+                    if lang == source {
+                        return table
+                            .value(row, fields[position])
+                            .as_str()
+                            .filter(|t| !t.is_empty())
+                            .map(str::to_string);
+                    }
+                    let texts = input.translations.get(lang)?.get(&schema.name)?;
+                    texts
+                        .text(&table.key(row, &schema.primary_key), position)
+                        .map(str::to_string)
+                };
+                let mut columns = Vec::with_capacity(fields.len());
+                for (position, &f) in fields.iter().enumerate() {
+                    let mut values = Vec::with_capacity(order.rows.len());
+                    let mut fallback = Vec::with_capacity(order.rows.len());
+                    let mut taken: Vec<u64> = vec![0; input.languages.len()];
+                    for &row in &order.rows {
+                        let mut found = text_of(language, row, position).map(|t| (t, 0u8));
+                        if found.is_none() {
+                            found = input
+                                .languages
+                                .iter()
+                                .enumerate()
+                                .filter(|(_, other)| *other != language)
+                                .find_map(|(i, other)| {
+                                    text_of(other, row, position).map(|t| {
+                                        taken[i] += 1;
+                                        (t, i as u8 + 1)
+                                    })
+                                });
+                        }
+                        let (text, from) = found.unwrap_or_default();
+                        values.push(text);
+                        fallback.push(from);
+                    }
+                    for (i, &count) in taken.iter().enumerate() {
+                        if count > 0 {
+                            fallbacks.push(Fallback {
+                                table: schema.name.clone(),
+                                field: schema.fields[f].name.clone(),
+                                language: language.clone(),
+                                from: input.languages[i].clone(),
+                                count,
+                            });
+                        }
+                    }
+                    if fallback.iter().all(|&f| f == 0) {
+                        fallback.clear();
+                    }
+                    columns.push(TextColumn {
+                        name: schema.fields[f].name.clone(),
+                        values,
+                        fallback,
+                    });
+                }
+                let strings = StringsData {
+                    table: schema.name.clone(),
+                    language: language.clone(),
+                    rows: order.rows.len() as u32,
+                    fields: columns,
+                };
+                files.push(BuiltFile {
+                    path: format!("strings/{language}/{}.rkyv", schema.name),
+                    kind: FileKind::Strings,
+                    name: schema.name.clone(),
+                    language: Some(language.clone()),
+                    table: Some(schema.name.clone()),
+                    rows: order.rows.len() as u64,
+                    bytes: encode(&schema.name, Body::Strings(strings))?,
+                });
+            }
+        }
+        Ok((files, fallbacks))
+    });
+    let mut files = Vec::new();
+    let mut fallbacks = Vec::new();
+    for result in built {
+        let (built, taken) = result?;
+        files.extend(built);
+        fallbacks.extend(taken);
+    }
+    for generated in &project.generated {
+        let name = &generated.name;
+        let path = format!("generated/{name}.rkyv");
+        let (kind, table_name, rows, body) = match &generated.kind {
+            GeneratedKind::Reverse(reverse) => {
+                let Some(rows) = input.generated.get(name) else {
+                    continue;
+                };
+                let data = generated_data(name, rows);
+                (
+                    FileKind::Reverse,
+                    reverse.target.clone(),
+                    rows.rows.len(),
+                    Body::Table(data),
+                )
+            }
+            GeneratedKind::Custom(custom) => {
+                let (Some(schema), Some(table), Some(order)) = (
+                    project.table(&custom.table),
+                    by_name.get(custom.table.as_str()),
+                    orders.get(custom.table.as_str()),
+                ) else {
+                    continue;
+                };
+                let fields = |names: &[String]| -> Vec<usize> {
+                    names.iter().filter_map(|n| schema.field_index(n)).collect()
+                };
+                match &custom.kind {
+                    CustomKind::Group { group_by, order_by } => {
+                        let mut by = fields(order_by);
+                        by.extend(schema.primary_key.iter().copied());
+                        let group = group_data(name, schema, table, order, &fields(group_by), &by);
+                        (
+                            FileKind::Group,
+                            custom.table.clone(),
+                            group.rows.len(),
+                            Body::Group(group),
+                        )
+                    }
+                    CustomKind::Weighted { group_by, weight } => {
+                        let group = group_data(
+                            name,
+                            schema,
+                            table,
+                            order,
+                            &fields(group_by),
+                            &schema.primary_key,
+                        );
+                        let weight = schema.field_index(weight);
+                        let mut cumulative = Vec::with_capacity(group.rows.len());
+                        for window in group.offsets.windows(2) {
+                            let mut sum = 0.0;
+                            for &id in &group.rows[window[0] as usize..window[1] as usize] {
+                                let row = order.rows[id as usize];
+                                sum += weight
+                                    .and_then(|w| table.value(row, w).as_f64())
+                                    .unwrap_or(0.0);
+                                cumulative.push(sum);
+                            }
+                        }
+                        let rows = group.rows.len();
+                        (
+                            FileKind::Weighted,
+                            custom.table.clone(),
+                            rows,
+                            Body::Weighted(WeightedData { group, cumulative }),
+                        )
+                    }
+                    CustomKind::Matrix {
+                        row,
+                        column: column_name,
+                        value,
+                        ..
+                    } => {
+                        let Some(generated_rows) = input.generated.get(name) else {
+                            continue;
+                        };
+                        let (Some(r), Some(c), Some(v)) = (
+                            schema.field(row),
+                            schema.field(column_name),
+                            schema.field(value),
+                        ) else {
+                            continue;
+                        };
+                        let cells: Vec<&Value> = generated_rows
+                            .rows
+                            .iter()
+                            .flat_map(|cells| cells.iter().skip(1))
+                            .collect();
+                        let data = MatrixData {
+                            name: name.clone(),
+                            table: custom.table.clone(),
+                            row_values: r.values.iter().map(|v| v.to_string()).collect(),
+                            column_values: c.values.iter().map(|v| v.to_string()).collect(),
+                            cells: column(
+                                &v.name,
+                                column_type(&v.ty),
+                                matches!(v.ty, FieldType::List(_)),
+                                cells.into_iter(),
+                            ),
+                        };
+                        let rows = generated_rows.rows.len();
+                        (
+                            FileKind::Matrix,
+                            custom.table.clone(),
+                            rows,
+                            Body::Matrix(data),
+                        )
+                    }
+                }
+            }
+        };
+        files.push(BuiltFile {
+            path,
+            kind,
+            name: name.clone(),
+            language: None,
+            table: Some(table_name),
+            rows: rows as u64,
+            bytes: encode(name, body)?,
+        });
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok((files, fallbacks))
+}

@@ -1,0 +1,151 @@
+//! The archive format: what `masterctl build` writes and this crate maps. Every file is
+//! one rkyv archive of [`ArchiveFile`]; its `version` is checked before anything else.
+//!
+//! Tables are columnar. Rows are stored in primary-key order (so a key lookup is a
+//! binary search), each column as one typed vector with a null bitmap (empty when the
+//! column has no null); list columns add offsets into a flat vector of elements.
+//! Secondary indexes are row permutations sorted by the index fields, then `order_by`,
+//! then the primary key. Texts live in separate files per language, aligned with the
+//! table's rows.
+
+use rkyv::{Archive, Serialize};
+
+/// The archive format's version; a build of another version is refused at open.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// One file of a build.
+#[derive(Archive, Serialize, Debug, Clone, PartialEq)]
+pub struct ArchiveFile {
+    pub version: u32,
+    pub body: Body,
+}
+
+/// What a file holds.
+#[derive(Archive, Serialize, Debug, Clone, PartialEq)]
+pub enum Body {
+    /// A table, or a reverse lookup (a table with an index on its target key).
+    Table(TableData),
+    /// One language's texts of a table.
+    Strings(StringsData),
+    /// Rows of a table grouped by key fields, ordered inside each group.
+    Group(GroupData),
+    /// Per group, rows with cumulative weights, for weighted draws.
+    Weighted(WeightedData),
+    /// A dense table over two enums.
+    Matrix(MatrixData),
+}
+
+/// A table's rows, in primary-key order.
+#[derive(Archive, Serialize, Debug, Clone, PartialEq)]
+pub struct TableData {
+    pub name: String,
+    pub rows: u32,
+    pub columns: Vec<ColumnData>,
+    /// Column indexes of the primary key, in key order (empty: no key lookups).
+    pub primary_key: Vec<u32>,
+    pub indexes: Vec<IndexData>,
+}
+
+/// The scalar type of a column (or of a list column's elements).
+#[derive(Archive, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnType {
+    Int,
+    Float,
+    Bool,
+    /// `string` and `enum` fields.
+    Str,
+    /// Days since 1970-01-01.
+    Date,
+    /// Milliseconds since 1970-01-01T00:00:00.
+    DateTime,
+}
+
+/// One column.
+#[derive(Archive, Serialize, Debug, Clone, PartialEq)]
+pub struct ColumnData {
+    pub name: String,
+    pub ty: ColumnType,
+    /// A list column: `offsets` has `rows + 1` entries into `values`.
+    pub list: bool,
+    /// Bit `row % 64` of word `row / 64` is set when the row's value is null; empty when
+    /// no value is.
+    pub nulls: Vec<u64>,
+    pub offsets: Vec<u32>,
+    pub values: Values,
+}
+
+/// A column's values (a list column's elements, flattened).
+#[derive(Archive, Serialize, Debug, Clone, PartialEq)]
+pub enum Values {
+    Int(Vec<i64>),
+    Float(Vec<f64>),
+    Bool(Vec<bool>),
+    Str(Vec<String>),
+    Date(Vec<i32>),
+    DateTime(Vec<i64>),
+}
+
+/// A secondary index (or a reverse lookup's target index).
+#[derive(Archive, Serialize, Debug, Clone, PartialEq)]
+pub struct IndexData {
+    /// Column indexes compared for equality and ranges.
+    pub columns: Vec<u32>,
+    /// Column indexes ordering the rows of one index key.
+    pub order_by: Vec<u32>,
+    pub unique: bool,
+    /// Every row index, sorted by `columns`, then `order_by`, then primary key.
+    pub rows: Vec<u32>,
+}
+
+/// One language's texts of a table, aligned with the table's rows.
+#[derive(Archive, Serialize, Debug, Clone, PartialEq)]
+pub struct StringsData {
+    pub table: String,
+    pub language: String,
+    pub rows: u32,
+    pub fields: Vec<TextColumn>,
+}
+
+/// One text field in one language.
+#[derive(Archive, Serialize, Debug, Clone, PartialEq)]
+pub struct TextColumn {
+    pub name: String,
+    /// Per row; empty for a row without text in any language of the fallback order.
+    pub values: Vec<String>,
+    /// Per row: 0 when the text is this language's own, else 1 + the position in the
+    /// manifest's `languages` of the language it was taken from. Empty when every text
+    /// is this language's own.
+    pub fallback: Vec<u8>,
+}
+
+/// Groups of a table's rows.
+#[derive(Archive, Serialize, Debug, Clone, PartialEq)]
+pub struct GroupData {
+    pub name: String,
+    pub table: String,
+    /// The group keys, one row per group, in key order.
+    pub keys: TableData,
+    /// `groups + 1` offsets into `rows`.
+    pub offsets: Vec<u32>,
+    /// Row indexes into the table, group after group, ordered inside each.
+    pub rows: Vec<u32>,
+}
+
+/// Groups of rows with cumulative weights.
+#[derive(Archive, Serialize, Debug, Clone, PartialEq)]
+pub struct WeightedData {
+    pub group: GroupData,
+    /// Aligned with `group.rows`: the running sum of weights inside each group.
+    pub cumulative: Vec<f64>,
+}
+
+/// A dense matrix over two enums.
+#[derive(Archive, Serialize, Debug, Clone, PartialEq)]
+pub struct MatrixData {
+    pub name: String,
+    pub table: String,
+    pub row_values: Vec<String>,
+    pub column_values: Vec<String>,
+    /// `row_values.len() × column_values.len()` cells, row-major, as one column.
+    pub cells: ColumnData,
+}

@@ -1,0 +1,66 @@
+//! `manifest.json`: what a build holds, and the hashes that let a server trust it.
+
+use serde::{Deserialize, Serialize};
+
+/// The manifest's name in a build directory.
+pub const MANIFEST: &str = "manifest.json";
+
+/// A build's manifest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// The archive format version ([`crate::FORMAT_VERSION`]).
+    pub format: u32,
+    pub region: String,
+    /// The region commit the build was made from.
+    pub source_commit: String,
+    /// BLAKE3 of the structure files (masterctl.toml and schemas) the build used.
+    pub schema_hash: String,
+    /// The region's languages, in fallback order.
+    pub languages: Vec<String>,
+    pub files: Vec<FileEntry>,
+    /// Texts a language lacked, filled from a later language of the fallback order.
+    #[serde(default)]
+    pub fallbacks: Vec<Fallback>,
+}
+
+/// What kind of data a file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileKind {
+    Table,
+    Reverse,
+    Group,
+    Weighted,
+    Matrix,
+    Strings,
+}
+
+/// One file of a build.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileEntry {
+    /// Relative to the build directory, with `/`.
+    pub path: String,
+    pub kind: FileKind,
+    /// The table or generated master.
+    pub name: String,
+    /// For strings: the language.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    /// For strings, groups, weighted masters and matrices: the table they are of; for a
+    /// reverse lookup: its target table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<String>,
+    pub blake3: String,
+    pub size: u64,
+    pub rows: u64,
+}
+
+/// Texts of one field a language took from another.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fallback {
+    pub table: String,
+    pub field: String,
+    pub language: String,
+    pub from: String,
+    pub count: u64,
+}

@@ -1,0 +1,189 @@
+//! `masterctl build`: a region commit's snapshot as a runtime build — archives and a
+//! manifest, written into a temporary directory and renamed into place.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use git2::Oid;
+use masterctl_generators::archive::{BuildInput, BuiltFile, build};
+use masterctl_generators::generate;
+use masterctl_locales::texts::text_fields;
+use masterctl_locales::{TableTexts, language_path, region_languages};
+use masterctl_runtime::FORMAT_VERSION;
+use masterctl_runtime::manifest::{FileEntry, MANIFEST, Manifest};
+use masterctl_schemas::Table;
+
+use crate::StoreError;
+use crate::repo::{MasterRepo, Structure, blob_at, is_structure_path};
+use crate::snapshot::{project_at, read_tables, tree_blobs};
+
+/// A build, made in memory.
+pub struct Build {
+    pub manifest: Manifest,
+    pub files: Vec<BuiltFile>,
+}
+
+impl Build {
+    /// Bytes of all archives.
+    pub fn size(&self) -> u64 {
+        self.files.iter().map(|f| f.bytes.len() as u64).sum()
+    }
+}
+
+/// Build a region at its head, or at `rev` (any revision naming a commit of a region
+/// branch's history).
+pub fn build_region(
+    repo: &MasterRepo,
+    structure: &Structure,
+    region: &str,
+    rev: Option<&str>,
+) -> Result<Build, StoreError> {
+    let git = &repo.git;
+    let reference = MasterRepo::region_ref(&structure.project, region)?;
+    let branch = reference.trim_start_matches("refs/heads/").to_string();
+    let commit = match rev {
+        Some(rev) => git
+            .revparse_single(rev)
+            .and_then(|o| o.peel_to_commit())
+            .map_err(|_| StoreError::UnknownRevision(rev.to_string()))?,
+        None => repo
+            .head_of(&reference)?
+            .ok_or_else(|| StoreError::NoBranch(region.to_string()))?,
+    };
+    let tree = commit.tree()?;
+    let broken = |message: String| StoreError::BrokenSnapshot {
+        branch: branch.clone(),
+        message,
+    };
+    let project = project_at(git, &tree).ok_or_else(|| {
+        broken(format!(
+            "commit {} holds no loadable masterctl.toml and schemas",
+            commit.id()
+        ))
+    })?;
+    let tables: Vec<Table> = read_tables(git, &tree, &project, &branch)?;
+    let languages: Vec<String> = region_languages(&project.config, region).to_vec();
+    let source = project.config.source_language.clone();
+    let mut translations: HashMap<String, HashMap<String, TableTexts>> = HashMap::new();
+    for language in languages.iter().filter(|l| **l != source) {
+        let per_table = translations.entry(language.clone()).or_default();
+        for schema in project.tables.iter().filter(|s| !text_fields(s).is_empty()) {
+            let path = language_path(language, &schema.name);
+            if let Some(bytes) = blob_at(git, &tree, &path)? {
+                let texts = TableTexts::read(schema, Some((&bytes, &path)), None)
+                    .map_err(|e| broken(e.to_string()))?;
+                per_table.insert(schema.name.clone(), texts);
+            }
+        }
+    }
+    let by_name: HashMap<&str, &Table> = tables.iter().map(|t| (t.name.as_str(), t)).collect();
+    let generated = project
+        .generated
+        .iter()
+        .filter_map(|g| Some((g.name.clone(), generate(&project, g, &by_name)?)))
+        .collect();
+    let (files, fallbacks) = build(&BuildInput {
+        project: &project,
+        languages: &languages,
+        tables: &tables,
+        translations: &translations,
+        generated: &generated,
+    })
+    .map_err(|e| StoreError::Build(e.to_string()))?;
+    let manifest = Manifest {
+        format: FORMAT_VERSION,
+        region: region.to_string(),
+        source_commit: commit.id().to_string(),
+        schema_hash: schema_hash(git, &tree)?,
+        languages,
+        files: files
+            .iter()
+            .map(|f| FileEntry {
+                path: f.path.clone(),
+                kind: f.kind,
+                name: f.name.clone(),
+                language: f.language.clone(),
+                table: f.table.clone(),
+                blake3: blake3::hash(&f.bytes).to_hex().to_string(),
+                size: f.bytes.len() as u64,
+                rows: f.rows,
+            })
+            .collect(),
+        fallbacks,
+    };
+    Ok(Build { manifest, files })
+}
+
+/// BLAKE3 of the structure files, by path.
+fn schema_hash(git: &git2::Repository, tree: &git2::Tree<'_>) -> Result<String, StoreError> {
+    let mut blobs: Vec<(String, Oid)> = tree_blobs(git, tree)?
+        .into_iter()
+        .filter(|(p, _)| is_structure_path(p))
+        .collect();
+    blobs.sort();
+    let mut hasher = blake3::Hasher::new();
+    for (path, id) in blobs {
+        hasher.update(path.as_bytes());
+        hasher.update(&[0]);
+        hasher.update(git.find_blob(id)?.content());
+        hasher.update(&[0]);
+    }
+    Ok(hasher.finalize().to_hex().to_string())
+}
+
+/// Write a build to `out`: into a temporary directory beside it, then renamed into
+/// place. A previous build there (a directory with a manifest) is replaced; any other
+/// existing, non-empty directory is left alone and refused.
+pub fn write_build(build: &Build, out: &Path) -> Result<(), StoreError> {
+    let io = |path: &Path, e: std::io::Error| StoreError::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    };
+    if out.exists() {
+        let replaceable = out.join(MANIFEST).is_file()
+            || std::fs::read_dir(out)
+                .map(|mut d| d.next().is_none())
+                .unwrap_or(false);
+        if !replaceable {
+            return Err(StoreError::NotABuild(out.display().to_string()));
+        }
+    }
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&parent).map_err(|e| io(&parent, e))?;
+    let name = out
+        .file_name()
+        .map_or_else(|| "build".to_string(), |n| n.to_string_lossy().into_owned());
+    let temporary = tempfile::Builder::new()
+        .prefix(&format!(".{name}.tmp-"))
+        .tempdir_in(&parent)
+        .map_err(|e| io(&parent, e))?;
+    for file in &build.files {
+        let path = temporary.path().join(&file.path);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+        }
+        std::fs::write(&path, &file.bytes).map_err(|e| io(&path, e))?;
+    }
+    let manifest = serde_json::to_vec_pretty(&build.manifest).unwrap_or_default();
+    let manifest_path = temporary.path().join(MANIFEST);
+    std::fs::write(&manifest_path, [manifest, b"\n".to_vec()].concat())
+        .map_err(|e| io(&manifest_path, e))?;
+    let staged = temporary.keep();
+    if out.exists() {
+        let old = parent.join(format!(".{name}.old-{}", std::process::id()));
+        std::fs::rename(out, &old).map_err(|e| io(out, e))?;
+        if let Err(e) = std::fs::rename(&staged, out) {
+            let _ = std::fs::rename(&old, out);
+            let _ = std::fs::remove_dir_all(&staged);
+            return Err(io(out, e));
+        }
+        let _ = std::fs::remove_dir_all(&old);
+    } else if let Err(e) = std::fs::rename(&staged, out) {
+        let _ = std::fs::remove_dir_all(&staged);
+        return Err(io(out, e));
+    }
+    Ok(())
+}
