@@ -16,7 +16,7 @@ fn validate_the_fixtures_succeeds() {
     let report = json(&out);
     assert_eq!(report["ok"], true);
     assert_eq!(report["errors"], 0);
-    assert_eq!(report["tables"].as_array().unwrap().len(), 7);
+    assert_eq!(report["tables"].as_array().unwrap().len(), 8);
     assert_eq!(report["not_supplied"].as_array().unwrap().len(), 0);
 }
 
@@ -70,7 +70,7 @@ fn human_output_reads_like_this() {
       expected: one of: common, rare, epic, legendary
       hint: did you mean `rare`?
 
-rejected: 1 error in 7 tables, 29 rows from 3 files
+rejected: 1 error in 8 tables, 35 rows from 3 files
 "
     );
 }
