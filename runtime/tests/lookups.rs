@@ -1,0 +1,336 @@
+//! Every kind of lookup on a small hand-made build, and proof that none of them
+//! allocates: a counting global allocator watches this thread while they run.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::ops::Bound;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use masterctl_runtime::format::{
+    ArchiveFile, Body, ColumnData, ColumnType, FORMAT_VERSION, GroupData, IndexData, MatrixData,
+    StringsData, TableData, TextColumn, Values, WeightedData,
+};
+use masterctl_runtime::manifest::{FileEntry, FileKind, Manifest};
+use masterctl_runtime::{Masters, ValueRef};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    static WATCHING: Cell<bool> = const { Cell::new(false) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if WATCHING.with(Cell::get) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if WATCHING.with(Cell::get) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Allocations made by `f` on this thread.
+fn allocations<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    WATCHING.with(|w| w.set(true));
+    let result = f();
+    WATCHING.with(|w| w.set(false));
+    (result, ALLOCATIONS.load(Ordering::Relaxed) - before)
+}
+
+fn column(name: &str, ty: ColumnType, values: Values) -> ColumnData {
+    ColumnData {
+        name: name.into(),
+        ty,
+        list: false,
+        nulls: Vec::new(),
+        offsets: Vec::new(),
+        values,
+    }
+}
+
+/// Items 1..=5 (category, price, tags), an index on category ordered by price, English
+/// names, a reverse lookup, a group, a weighted draw and a matrix.
+fn build(dir: &std::path::Path) {
+    let mut tags = column(
+        "tags",
+        ColumnType::Str,
+        Values::Str(vec!["sword".into(), "starter".into(), "shield".into()]),
+    );
+    tags.list = true;
+    tags.offsets = vec![0, 2, 2, 3, 3, 3];
+    tags.nulls = vec![0b1_0110];
+    let item = TableData {
+        name: "item".into(),
+        rows: 5,
+        columns: vec![
+            column("id", ColumnType::Int, Values::Int(vec![1, 2, 3, 5, 10])),
+            column(
+                "category",
+                ColumnType::Int,
+                Values::Int(vec![1, 1, 2, 1, 2]),
+            ),
+            column(
+                "price",
+                ColumnType::Int,
+                Values::Int(vec![100, 1200, 15000, 50, 900]),
+            ),
+            tags,
+        ],
+        primary_key: vec![0],
+        indexes: vec![IndexData {
+            columns: vec![1],
+            order_by: vec![2],
+            unique: false,
+            rows: vec![3, 0, 1, 4, 2],
+        }],
+    };
+    let names = StringsData {
+        table: "item".into(),
+        language: "en".into(),
+        rows: 5,
+        fields: vec![TextColumn {
+            name: "name".into(),
+            values: ["Sword", "Steel", "Shield", "Potion", ""]
+                .map(String::from)
+                .to_vec(),
+            fallback: Vec::new(),
+        }],
+    };
+    let sources = TableData {
+        name: "item_sources".into(),
+        rows: 3,
+        columns: vec![
+            column("item_id", ColumnType::Int, Values::Int(vec![1, 1, 5])),
+            column(
+                "source_table",
+                ColumnType::Str,
+                Values::Str(vec![
+                    "shop_item".into(),
+                    "quest_drop".into(),
+                    "shop_item".into(),
+                ]),
+            ),
+        ],
+        primary_key: Vec::new(),
+        indexes: vec![IndexData {
+            columns: vec![0],
+            order_by: Vec::new(),
+            unique: false,
+            rows: vec![0, 1, 2],
+        }],
+    };
+    let group = GroupData {
+        name: "by_category".into(),
+        table: "item".into(),
+        keys: TableData {
+            name: "keys".into(),
+            rows: 2,
+            columns: vec![column("category", ColumnType::Int, Values::Int(vec![1, 2]))],
+            primary_key: vec![0],
+            indexes: Vec::new(),
+        },
+        offsets: vec![0, 3, 5],
+        rows: vec![3, 0, 1, 4, 2],
+    };
+    let weighted = WeightedData {
+        group: GroupData {
+            name: "draw".into(),
+            ..group.clone()
+        },
+        cumulative: vec![1.0, 3.0, 6.0, 1.0, 2.0],
+    };
+    let matrix = MatrixData {
+        name: "affinity".into(),
+        table: "element".into(),
+        row_values: vec!["fire".into(), "water".into()],
+        column_values: vec!["fire".into(), "water".into()],
+        cells: column(
+            "multiplier",
+            ColumnType::Float,
+            Values::Float(vec![1.0, 0.5, 1.5, 1.0]),
+        ),
+    };
+    let files = [
+        (
+            "tables/item.rkyv",
+            FileKind::Table,
+            "item",
+            Some("en"),
+            Body::Table(item),
+        ),
+        (
+            "strings/en/item.rkyv",
+            FileKind::Strings,
+            "item",
+            Some("en"),
+            Body::Strings(names),
+        ),
+        (
+            "generated/item_sources.rkyv",
+            FileKind::Reverse,
+            "item_sources",
+            None,
+            Body::Table(sources),
+        ),
+        (
+            "generated/by_category.rkyv",
+            FileKind::Group,
+            "by_category",
+            None,
+            Body::Group(group),
+        ),
+        (
+            "generated/draw.rkyv",
+            FileKind::Weighted,
+            "draw",
+            None,
+            Body::Weighted(weighted),
+        ),
+        (
+            "generated/affinity.rkyv",
+            FileKind::Matrix,
+            "affinity",
+            None,
+            Body::Matrix(matrix),
+        ),
+    ];
+    let mut entries = Vec::new();
+    for (path, kind, name, language, body) in files {
+        let bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&ArchiveFile {
+            version: FORMAT_VERSION,
+            body,
+        })
+        .unwrap();
+        std::fs::create_dir_all(dir.join(path).parent().unwrap()).unwrap();
+        std::fs::write(dir.join(path), &bytes).unwrap();
+        entries.push(FileEntry {
+            path: path.into(),
+            kind,
+            name: name.into(),
+            language: (kind == FileKind::Strings).then(|| language.unwrap().into()),
+            table: None,
+            blake3: blake3::hash(&bytes).to_hex().to_string(),
+            size: bytes.len() as u64,
+            rows: 0,
+        });
+    }
+    let manifest = Manifest {
+        format: FORMAT_VERSION,
+        region: "global".into(),
+        source_commit: "0".repeat(40),
+        schema_hash: String::new(),
+        languages: vec!["en".into()],
+        files: entries,
+        fallbacks: Vec::new(),
+    };
+    std::fs::write(
+        dir.join("manifest.json"),
+        serde_json::to_vec(&manifest).unwrap(),
+    )
+    .unwrap();
+}
+
+#[test]
+fn every_lookup_answers_without_allocating() {
+    let dir = tempfile::tempdir().unwrap();
+    build(dir.path());
+    for masters in [
+        Masters::open(dir.path()).unwrap(),
+        Masters::open_trusted(dir.path()).unwrap(),
+    ] {
+        let item = masters.table("item").unwrap();
+        let reverse = masters.reverse("item_sources").unwrap();
+        let group = masters.group("by_category").unwrap();
+        let draw = masters.weighted("draw").unwrap();
+        let affinity = masters.matrix("affinity").unwrap();
+        let ((), count) = allocations(|| {
+            let sword = item.get(&[ValueRef::Int(1)]).unwrap();
+            assert_eq!(sword.int("price"), Some(100));
+            assert_eq!(sword.text("name", "en"), Some("Sword"));
+            assert_eq!(
+                sword.text("name", "fr"),
+                Some("Sword"),
+                "the region's first language"
+            );
+            let ValueRef::List(tags) = sword.get("tags").unwrap() else {
+                panic!()
+            };
+            assert_eq!(tags.len(), 2);
+            assert_eq!(tags.get(1), Some(ValueRef::Str("starter")));
+            assert!(item.get(&[ValueRef::Int(4)]).is_none());
+            assert!(item.get(&[ValueRef::Int(11)]).is_none());
+            assert!(item.row(2).unwrap().get("tags").unwrap().is_null());
+            assert_eq!(
+                item.get(&[ValueRef::Int(10)]).unwrap().text("name", "en"),
+                None
+            );
+            let index = item.index(&["category"]).unwrap();
+            let mut prices = [0i64; 3];
+            for (i, row) in index.eq(&[ValueRef::Int(1)]).enumerate() {
+                prices[i] = row.int("price").unwrap();
+            }
+            assert_eq!(prices, [50, 100, 1200], "in order_by order");
+            assert_eq!(index.eq(&[ValueRef::Int(3)]).len(), 0);
+            let range = index.range(Bound::Excluded(ValueRef::Int(1)), Bound::Unbounded);
+            assert_eq!(range.len(), 2);
+            assert_eq!(reverse.get(ValueRef::Int(1)).len(), 2);
+            assert_eq!(
+                reverse
+                    .get(ValueRef::Int(5))
+                    .first()
+                    .unwrap()
+                    .str("source_table"),
+                Some("shop_item")
+            );
+            assert_eq!(
+                group
+                    .get(&[ValueRef::Int(2)])
+                    .map(|r| r.int("id").unwrap())
+                    .sum::<i64>(),
+                13
+            );
+            assert!(group.get(&[ValueRef::Int(7)]).is_empty());
+            assert_eq!(draw.total(&[ValueRef::Int(1)]), Some(6.0));
+            let picked = |r: f64| {
+                draw.draw(&[ValueRef::Int(1)], r)
+                    .unwrap()
+                    .int("id")
+                    .unwrap()
+            };
+            assert_eq!(
+                [picked(0.0), picked(0.2), picked(0.4), picked(0.99)],
+                [5, 1, 1, 2]
+            );
+            assert_eq!(picked(0.6), 2);
+            assert!(draw.draw(&[ValueRef::Int(9)], 0.5).is_none());
+            assert_eq!(
+                draw.draw_u64(&[ValueRef::Int(2)], u64::MAX)
+                    .unwrap()
+                    .int("id"),
+                Some(3)
+            );
+            assert_eq!(affinity.get("water", "fire"), Some(ValueRef::Float(1.5)));
+            assert_eq!(affinity.get("earth", "fire"), None);
+        });
+        assert_eq!(count, 0, "lookups allocated");
+    }
+    // The counter does see allocations.
+    let (_, count) = allocations(|| std::hint::black_box(vec![1u8; 16]));
+    assert!(count > 0);
+}
