@@ -9,7 +9,7 @@ use masterctl_locales::TableTexts;
 use masterctl_locales::texts::text_fields;
 use masterctl_runtime::format::{
     ArchiveFile, Body, ColumnData, ColumnType, FORMAT_VERSION, GroupData, IndexData, MatrixData,
-    StringsData, TableData, TextColumn, Values, WeightedData,
+    StringsData, TableData, TextColumn, Values, WeightedData, key_slot,
 };
 use masterctl_runtime::manifest::{Fallback, FileKind};
 use masterctl_schemas::canonical::{data_fields, key_order};
@@ -240,6 +240,12 @@ fn table_data(schema: &TableSchema, table: &Table, order: &Order) -> TableData {
             }
         })
         .collect();
+    let key_hash = match schema.primary_key.as_slice() {
+        [key] if schema.fields[*key].ty == FieldType::Int => {
+            key_hash(order.rows.iter().map(|&row| table.value(row, *key)))
+        }
+        _ => Vec::new(),
+    };
     TableData {
         name: schema.name.clone(),
         rows: order.rows.len() as u32,
@@ -250,7 +256,28 @@ fn table_data(schema: &TableSchema, table: &Table, order: &Order) -> TableData {
             .filter_map(|&f| position_of(f))
             .collect(),
         indexes,
+        key_hash,
     }
+}
+
+/// The hash table of a single integer key (see `TableData::key_hash`): twice the rows,
+/// rounded up to a power of two, linear probing.
+fn key_hash<'v>(keys: impl ExactSizeIterator<Item = &'v Value>) -> Vec<u32> {
+    let slots = (keys.len() * 2).next_power_of_two().max(2);
+    let bits = slots.trailing_zeros();
+    let mask = slots - 1;
+    let mut table = vec![u32::MAX; slots];
+    for (id, key) in keys.enumerate() {
+        let Value::Int(key) = key else {
+            return Vec::new();
+        };
+        let mut slot = key_slot(*key, bits);
+        while table[slot] != u32::MAX {
+            slot = (slot + 1) & mask;
+        }
+        table[slot] = id as u32;
+    }
+    table
 }
 
 /// A table of generated rows (a reverse lookup), with an index on its first column.
@@ -280,6 +307,7 @@ fn generated_data(name: &str, generated: &GeneratedTable) -> TableData {
         rows,
         columns,
         primary_key: Vec::new(),
+        key_hash: Vec::new(),
         indexes: vec![IndexData {
             columns: vec![0],
             order_by: Vec::new(),
@@ -332,6 +360,7 @@ fn group_data(
             .collect(),
         primary_key: (0..group_by.len() as u32).collect(),
         indexes: Vec::new(),
+        key_hash: Vec::new(),
     };
     GroupData {
         name: name.to_string(),

@@ -12,12 +12,17 @@ use std::ops::Bound;
 use masterctl_runtime::{Masters, ValueRef};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let dir = std::env::args().nth(1).unwrap_or_else(|| "build".to_string());
+    let dir = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "build".to_string());
     // Once, at boot: map every file and validate it (or `open_trusted` to check the
     // manifest's hashes instead, for builds from your own pipeline).
     let masters = Masters::open(&dir)?;
     let manifest = masters.manifest();
-    println!("{} masters from commit {}", manifest.region, manifest.source_commit);
+    println!(
+        "{} masters from commit {}",
+        manifest.region, manifest.source_commit
+    );
 
     // Resolve tables once; lookups then borrow from the mapped files, no allocation.
     let item = masters.table("item").ok_or("no item table")?;
@@ -32,27 +37,44 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // A secondary index: weapons (category 1) by price, and categories 2 to 3.
     let by_category = item.index(&["category_id"]).ok_or("no index")?;
     for weapon in by_category.eq(&[ValueRef::Int(1)]) {
-        println!("  weapon {} for {}", weapon.int("id").unwrap_or_default(), weapon.int("price").unwrap_or_default());
+        println!(
+            "  weapon {} for {}",
+            weapon.int("id").unwrap_or_default(),
+            weapon.int("price").unwrap_or_default()
+        );
     }
-    let some = by_category.range(Bound::Included(ValueRef::Int(2)), Bound::Included(ValueRef::Int(3)));
+    let some = by_category.range(
+        Bound::Included(ValueRef::Int(2)),
+        Bound::Included(ValueRef::Int(3)),
+    );
     println!("  {} items in categories 2..=3", some.len());
 
     // "Where can item 6 be obtained?"
     if let Some(sources) = masters.reverse("item_sources") {
         for source in sources.get(ValueRef::Int(6)) {
-            println!("  item 6 from {} {}", source.str("source_table").unwrap_or("?"), source.str("source_key").unwrap_or("?"));
+            println!(
+                "  item 6 from {} {}",
+                source.str("source_table").unwrap_or("?"),
+                source.str("source_key").unwrap_or("?")
+            );
         }
     }
 
     // A chapter's quests, a drop draw from a random number, an element multiplier.
     if let Some(quests) = masters.group("quests_by_chapter") {
-        let ids: Vec<i64> = quests.get(&[ValueRef::Int(1)]).filter_map(|q| q.int("id")).collect();
+        let ids: Vec<i64> = quests
+            .get(&[ValueRef::Int(1)])
+            .filter_map(|q| q.int("id"))
+            .collect();
         println!("chapter 1 quests: {ids:?}");
     }
     if let Some(drops) = masters.weighted("drop_draw") {
         let random = 0x9E37_79B9_7F4A_7C15u64; // your RNG's output
         if let Some(drop) = drops.draw_u64(&[ValueRef::Int(101)], random) {
-            println!("quest 101 dropped item {}", drop.int("item_id").unwrap_or_default());
+            println!(
+                "quest 101 dropped item {}",
+                drop.int("item_id").unwrap_or_default()
+            );
         }
     }
     if let Some(affinity) = masters.matrix("element_matrix") {

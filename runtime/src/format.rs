@@ -44,6 +44,19 @@ pub struct TableData {
     /// Column indexes of the primary key, in key order (empty: no key lookups).
     pub primary_key: Vec<u32>,
     pub indexes: Vec<IndexData>,
+    /// For a single integer primary key: an open-addressing hash table of row ids
+    /// (`u32::MAX` = empty slot; a power-of-two length at least twice the rows; slot
+    /// [`key_slot`] and then the next ones). Empty for other keys, found by binary search.
+    pub key_hash: Vec<u32>,
+}
+
+/// The first slot of an integer key in a `key_hash` table of `2^bits` slots (Fibonacci
+/// hashing: consecutive ids spread evenly).
+pub fn key_slot(key: i64, bits: u32) -> usize {
+    if bits == 0 {
+        return 0;
+    }
+    ((key as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
 }
 
 /// The scalar type of a column (or of a list column's elements).

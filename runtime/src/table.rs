@@ -272,13 +272,31 @@ impl<'a> Table<'a> {
         if pk.is_empty() || key.len() != pk.len() {
             return None;
         }
-        // One integer key without nulls: a binary search over the column itself.
+        // One integer key without nulls: its hash table, else a binary search over the
+        // column itself.
         if let ([field], [ValueRef::Int(wanted)]) = (pk.as_slice(), key)
             && let Some(column) = self.data.columns.get(field.to_native() as usize)
             && let ArchivedValues::Int(values) = &column.values
             && !column.list
             && column.nulls.is_empty()
         {
+            let slots = self.data.key_hash.as_slice();
+            if slots.len().is_power_of_two() {
+                let mask = slots.len() - 1;
+                let mut slot = crate::format::key_slot(*wanted, slots.len().trailing_zeros());
+                // At most one pass over the table, whatever the file holds.
+                for _ in 0..slots.len() {
+                    let id = slots[slot & mask].to_native();
+                    if id == u32::MAX {
+                        return None;
+                    }
+                    if values.get(id as usize).map(|v| v.to_native()) == Some(*wanted) {
+                        return self.row(id as usize);
+                    }
+                    slot = (slot & mask) + 1;
+                }
+                return None;
+            }
             let at = values.partition_point(|v| v.to_native() < *wanted);
             return (values.get(at).map(|v| v.to_native()) == Some(*wanted))
                 .then(|| self.row(at))

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use masterctl_runtime::format::{
     ArchiveFile, Body, ColumnData, ColumnType, FORMAT_VERSION, GroupData, IndexData, MatrixData,
-    StringsData, TableData, TextColumn, Values, WeightedData,
+    StringsData, TableData, TextColumn, Values, WeightedData, key_slot,
 };
 use masterctl_runtime::manifest::{FileEntry, FileKind, Manifest};
 use masterctl_runtime::{Masters, ValueRef};
@@ -75,6 +75,15 @@ fn build(dir: &std::path::Path) {
     tags.list = true;
     tags.offsets = vec![0, 2, 2, 3, 3, 3];
     tags.nulls = vec![0b1_0110];
+    // The key's hash table, laid out as the builder lays it out.
+    let mut key_hash = vec![u32::MAX; 16];
+    for (id, key) in [1i64, 2, 3, 5, 10].into_iter().enumerate() {
+        let mut slot = key_slot(key, 4);
+        while key_hash[slot] != u32::MAX {
+            slot = (slot + 1) & 15;
+        }
+        key_hash[slot] = id as u32;
+    }
     let item = TableData {
         name: "item".into(),
         rows: 5,
@@ -93,6 +102,7 @@ fn build(dir: &std::path::Path) {
             tags,
         ],
         primary_key: vec![0],
+        key_hash,
         indexes: vec![IndexData {
             columns: vec![1],
             order_by: vec![2],
@@ -128,6 +138,7 @@ fn build(dir: &std::path::Path) {
             ),
         ],
         primary_key: Vec::new(),
+        key_hash: Vec::new(),
         indexes: vec![IndexData {
             columns: vec![0],
             order_by: Vec::new(),
@@ -144,6 +155,7 @@ fn build(dir: &std::path::Path) {
             columns: vec![column("category", ColumnType::Int, Values::Int(vec![1, 2]))],
             primary_key: vec![0],
             indexes: Vec::new(),
+            key_hash: Vec::new(),
         },
         offsets: vec![0, 3, 5],
         rows: vec![3, 0, 1, 4, 2],
