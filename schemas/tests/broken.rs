@@ -398,3 +398,31 @@ fn a_misspelt_header_is_still_the_header() {
     assert_eq!(found, vec![Code::UnknownColumn, Code::MissingColumn]);
     assert_eq!(errors(&v)[0].hint.as_deref(), Some("did you mean `id`?"));
 }
+
+#[test]
+fn custom_masters_need_positive_weights_and_each_matrix_pair_once() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("QuestDrop.csv"),
+        "quest_id,item_id,rate,amount\n101,6,0.8,2\n101,5,0,1\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("ElementAffinity.csv"),
+        "attacker,defender,multiplier\nfire,wind,1.5\nwater,fire,1.5\nfire,wind,2\n",
+    )
+    .unwrap();
+    let validation = validate(&project(&fixtures()), &[dir.path().to_path_buf()]);
+    let found: Vec<(Code, Option<u64>, &str)> = errors(&validation)
+        .iter()
+        .map(|d| (d.code, d.location.line, d.message.as_str()))
+        .collect();
+    assert_eq!(found.len(), 2, "{found:#?}");
+    assert_eq!(found[0].0, Code::DuplicateKey);
+    assert_eq!(found[0].1, Some(4));
+    // The axes are the primary key: the pair twice is a duplicate key, said once.
+    assert!(found[0].2.contains("duplicate primary key (attacker, defender) = (fire, wind)"), "{found:#?}");
+    assert_eq!(found[1].0, Code::OutOfRange);
+    assert_eq!(found[1].1, Some(3));
+    assert!(found[1].2.contains("every weight must be positive"), "{found:#?}");
+}

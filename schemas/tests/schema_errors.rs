@@ -311,3 +311,50 @@ upstream = "a"
         ]
     );
 }
+
+/// Data checks of a matrix whose axes are not its table's key: each pair once, every
+/// pair present when there is no default.
+#[test]
+fn a_matrix_without_default_needs_every_pair_once() {
+    let table = r#"name = "affinity"
+sheet = "Affinity"
+primary_key = ["id"]
+
+[[fields]]
+name = "id"
+type = "int"
+
+[[fields]]
+name = "attacker"
+type = "enum"
+values = ["fire", "water"]
+
+[[fields]]
+name = "defender"
+type = "enum"
+values = ["fire", "water"]
+
+[[fields]]
+name = "multiplier"
+type = "float"
+"#;
+    let matrix = "name = \"m\"\n[custom]\nkind = \"matrix\"\ntable = \"affinity\"\nrow = \"attacker\"\ncolumn = \"defender\"\nvalue = \"multiplier\"\n";
+    let project = load(CONFIG, &[("affinity.toml", table), ("m.toml", matrix)]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("Affinity.csv"),
+        "id,attacker,defender,multiplier\n1,fire,water,0.5\n2,water,fire,1.5\n3,fire,water,2\n4,fire,fire,1\n",
+    )
+    .unwrap();
+    let validation = masterctl_schemas::validate_paths(&project, &[dir.path().to_path_buf()]);
+    let errors: Vec<(Code, String)> = validation
+        .report
+        .diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| (d.code, d.message.clone()))
+        .collect();
+    assert_eq!(errors.len(), 2, "{errors:#?}");
+    assert!(errors.iter().any(|(c, m)| *c == Code::DuplicateKey && m.contains("has (fire, water) twice")), "{errors:#?}");
+    assert!(errors.iter().any(|(c, m)| *c == Code::Required && m.contains("no row for (water, water) and no default")), "{errors:#?}");
+}
