@@ -421,8 +421,16 @@ fn custom_masters_need_positive_weights_and_each_matrix_pair_once() {
     assert_eq!(found[0].0, Code::DuplicateKey);
     assert_eq!(found[0].1, Some(4));
     // The axes are the primary key: the pair twice is a duplicate key, said once.
-    assert!(found[0].2.contains("duplicate primary key (attacker, defender) = (fire, wind)"), "{found:#?}");
+    assert!(
+        found[0]
+            .2
+            .contains("duplicate primary key (attacker, defender) = (fire, wind)"),
+        "{found:#?}"
+    );
     assert_eq!(found[1].0, Code::OutOfRange);
     assert_eq!(found[1].1, Some(3));
-    assert!(found[1].2.contains("every weight must be positive"), "{found:#?}");
+    assert!(
+        found[1].2.contains("every weight must be positive"),
+        "{found:#?}"
+    );
 }

@@ -355,6 +355,17 @@ type = "float"
         .map(|d| (d.code, d.message.clone()))
         .collect();
     assert_eq!(errors.len(), 2, "{errors:#?}");
-    assert!(errors.iter().any(|(c, m)| *c == Code::DuplicateKey && m.contains("has (fire, water) twice")), "{errors:#?}");
-    assert!(errors.iter().any(|(c, m)| *c == Code::Required && m.contains("no row for (water, water) and no default")), "{errors:#?}");
+    assert!(
+        errors
+            .iter()
+            .any(|(c, m)| *c == Code::DuplicateKey && m.contains("has (fire, water) twice")),
+        "{errors:#?}"
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|(c, m)| *c == Code::Required
+                && m.contains("no row for (water, water) and no default")),
+        "{errors:#?}"
+    );
 }
