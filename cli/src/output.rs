@@ -132,6 +132,27 @@ impl Output {
         }
     }
 
+    /// Show why data was rejected (every diagnostic, as text or JSON) and say that
+    /// nothing was written; the failure to return.
+    pub fn rejected(&self, report: &Report) -> Failure {
+        if self.is_json() {
+            self.json(&serde_json::json!({
+                "ok": false,
+                "errors": report.error_count(),
+                "warnings": report.warning_count(),
+                "diagnostics": report.diagnostics,
+            }));
+        } else {
+            self.diagnostics(report);
+            self.line(format!(
+                "{} {}; nothing was written",
+                self.bold("rejected:"),
+                count_text(report.error_count(), report.warning_count())
+            ));
+        }
+        Failure::Rejected
+    }
+
     /// Diagnostics as text, grouped by table (or by file when they concern no table).
     pub fn diagnostics(&self, report: &Report) {
         let mut groups: Vec<(String, Vec<&Diagnostic>)> = Vec::new();

@@ -8,7 +8,7 @@ use masterctl_store::{commit_import, plan_import};
 use serde_json::json;
 
 use super::{Failure, open_repo, store_failure};
-use crate::output::{GlobalArgs, Output, count_text};
+use crate::output::{GlobalArgs, Output};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -44,22 +44,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     let outcome = outcome.map_err(store_failure)?;
     let plan = match outcome {
         ImportOutcome::Rejected(report) => {
-            if output.is_json() {
-                output.json(&json!({
-                    "ok": false,
-                    "errors": report.error_count(),
-                    "warnings": report.warning_count(),
-                    "diagnostics": report.diagnostics,
-                }));
-            } else {
-                output.diagnostics(&report);
-                output.line(format!(
-                    "{} {}; nothing was written",
-                    output.bold("rejected:"),
-                    count_text(report.error_count(), report.warning_count())
-                ));
-            }
-            return Err(Failure::Rejected);
+            return Err(output.rejected(&report));
         }
         ImportOutcome::Planned(plan) => plan,
     };

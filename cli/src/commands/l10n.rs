@@ -15,7 +15,7 @@ use masterctl_store::l10n::{
 use serde_json::json;
 
 use super::{Failure, open_repo, store_failure};
-use crate::output::{GlobalArgs, Output, count_text};
+use crate::output::{GlobalArgs, Output};
 
 #[derive(clap::Subcommand)]
 pub enum Command {
@@ -271,22 +271,7 @@ fn import(repo: &MasterRepo, args: ImportArgs, output: &Output) -> Result<(), Fa
     .map_err(store_failure)?;
     let plan = match outcome {
         TranslationOutcome::Rejected(report) => {
-            if output.is_json() {
-                output.json(&json!({
-                    "ok": false,
-                    "errors": report.error_count(),
-                    "warnings": report.warning_count(),
-                    "diagnostics": report.diagnostics,
-                }));
-            } else {
-                output.diagnostics(&report);
-                output.line(format!(
-                    "{} {}; nothing was written",
-                    output.bold("rejected:"),
-                    count_text(report.error_count(), report.warning_count())
-                ));
-            }
-            return Err(Failure::Rejected);
+            return Err(output.rejected(&report));
         }
         TranslationOutcome::Planned(plan) => plan,
     };
