@@ -58,7 +58,7 @@ pub fn archive(bytes: &[u8]) -> Result<(), LoadCause> {
     }
     // Look at the version alone first: a file of another version may not even have
     // this version's shape.
-    let archive = rkyv::access::<ArchivedArchiveFile, rancor::Error>(bytes)
+    let archive = rkyv::access::<ArchivedArchiveFile, rancor::BoxedError>(bytes)
         .map_err(|e| LoadCause::Invalid(format!("{e}")))?;
     let version = archive.version.to_native();
     if version != FORMAT_VERSION {

@@ -197,18 +197,28 @@ fn summary(masters: &Masters, output: &Output) {
         manifest.languages.join(", "),
         manifest.files.len()
     ));
-    for file in &manifest.files {
-        let kind = format!("{:?}", file.kind).to_lowercase();
-        let of = match (&file.language, &file.table) {
-            (Some(language), _) => format!(" ({language})"),
-            (None, Some(table)) if kind != "table" => format!(" (of {table})"),
-            _ => String::new(),
-        };
+    let names: Vec<(String, String)> = manifest
+        .files
+        .iter()
+        .map(|file| {
+            let kind = format!("{:?}", file.kind).to_lowercase();
+            let of = match (&file.language, &file.table) {
+                (Some(language), _) => format!(" ({language})"),
+                (None, Some(table)) if kind != "table" => format!(" (of {table})"),
+                _ => String::new(),
+            };
+            (kind, format!("{}{of}", file.name))
+        })
+        .collect();
+    let width = names
+        .iter()
+        .map(|(_, n)| n.chars().count())
+        .max()
+        .unwrap_or(0);
+    for (file, (kind, name)) in manifest.files.iter().zip(&names) {
         output.line(format!(
-            "  {kind:<9} {:<28} {:>9} rows {:>11} bytes",
-            format!("{}{of}", file.name),
-            file.rows,
-            file.size
+            "  {kind:<9} {name:<width$} {:>9} rows {:>11} bytes",
+            file.rows, file.size
         ));
     }
     for fallback in &manifest.fallbacks {
