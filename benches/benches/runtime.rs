@@ -134,6 +134,23 @@ fn open(c: &mut Criterion) {
             black_box((maps, sum))
         })
     });
+    group.bench_function("floor_mmap_read_every_byte", |b| {
+        b.iter(|| {
+            let maps: Vec<memmap2::Mmap> = files
+                .iter()
+                .map(|f| unsafe { memmap2::Mmap::map(&std::fs::File::open(f).unwrap()) }.unwrap())
+                .collect();
+            let sum: u64 = maps
+                .iter()
+                .map(|map| {
+                    map.chunks_exact(8)
+                        .map(|w| u64::from_le_bytes(w.try_into().unwrap()))
+                        .fold(0u64, u64::wrapping_add)
+                })
+                .fold(0u64, u64::wrapping_add);
+            black_box((maps, sum))
+        })
+    });
     group.bench_function("json_decode_to_hashmaps", |b| {
         b.iter(|| {
             jsons
