@@ -72,3 +72,18 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// Whatever a translator's tool hands back, reading it is a result, never a panic.
+    #[test]
+    fn any_file_reads_to_units_or_errors(bytes in proptest::collection::vec(any::<u8>(), 0..400), prefix in 0..4usize) {
+        let start: &[u8] = match prefix {
+            0 => b"<?xml version=\"1.0\"?><xliff version=\"1.2\"><file target-language=\"en\"><body><trans-unit id=\"item/name/1\"><source>",
+            1 => b"msgctxt \"item/name/1\"\nmsgid \"",
+            2 => b"table,field,key,translation_en\n",
+            _ => b"",
+        };
+        let file = [start, &bytes[..]].concat();
+        let _ = exchange::read(&file, Path::new("x"));
+    }
+}
