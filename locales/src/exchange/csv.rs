@@ -84,6 +84,16 @@ pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Vec<u8> {
     writer.into_inner().unwrap_or_default()
 }
 
+/// The separator of a file: spreadsheets in many European locales save CSV with `;`,
+/// some tools with tabs. Whichever of `,`, `;` and tab the header line holds most of.
+fn delimiter(text: &str) -> u8 {
+    let header = text.lines().next().unwrap_or("");
+    [b',', b';', b'\t']
+        .into_iter()
+        .max_by_key(|&d| (header.bytes().filter(|&b| b == d).count(), d == b','))
+        .unwrap_or(b',')
+}
+
 pub fn read(
     text: &str,
     path: &Path,
@@ -91,6 +101,7 @@ pub fn read(
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
+        .delimiter(delimiter(text))
         .from_reader(text.as_bytes());
     let mut records = reader.records();
     let header = match records.next() {
@@ -177,5 +188,21 @@ mod tests {
         }
         // An apostrophe a translator types in front of a word stays.
         assert_eq!(restore("'tis"), "'tis");
+    }
+
+    #[test]
+    fn semicolon_and_tab_separated_files_read_too() {
+        for separator in [";", "\t"] {
+            let text = ["table", "field", "key", "translation_en"].join(separator)
+                + "\n"
+                + &["item", "name", "1", "Iron Sword, the first"].join(separator)
+                + "\n";
+            let (language, units) = read(&text, Path::new("x.csv")).unwrap();
+            assert_eq!(language.as_deref(), Some("en"));
+            assert_eq!(
+                units[0].translation.as_deref(),
+                Some("Iron Sword, the first")
+            );
+        }
     }
 }
