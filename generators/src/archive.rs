@@ -17,6 +17,7 @@ use masterctl_schemas::schema::{CustomKind, GeneratedKind, Project};
 use masterctl_schemas::{FieldType, Table, TableSchema, Value};
 
 use crate::GeneratedTable;
+use crate::custom::group_order;
 
 /// One file of a build, before it is written.
 #[derive(Debug, Clone)]
@@ -326,22 +327,9 @@ fn group_data(
     group_by: &[usize],
     order_by: &[usize],
 ) -> GroupData {
-    let compare = |a: usize, b: usize, by: &[usize]| {
-        by.iter()
-            .map(|&f| table.value(a, f).cmp(table.value(b, f)))
-            .find(|o| o.is_ne())
-            .unwrap_or(std::cmp::Ordering::Equal)
-    };
-    let mut rows = order.rows.clone();
-    rows.sort_by(|&a, &b| compare(a, b, group_by).then_with(|| compare(a, b, order_by)));
-    let mut firsts = Vec::new();
-    let mut offsets = Vec::new();
-    for (i, &row) in rows.iter().enumerate() {
-        if i == 0 || compare(rows[i - 1], row, group_by).is_ne() {
-            firsts.push(row);
-            offsets.push(i as u32);
-        }
-    }
+    let (rows, starts) = group_order(schema, table, group_by, order_by);
+    let firsts: Vec<usize> = starts.iter().map(|&i| rows[i]).collect();
+    let mut offsets: Vec<u32> = starts.iter().map(|&i| i as u32).collect();
     offsets.push(rows.len() as u32);
     let keys = TableData {
         name: format!("{name} keys"),
@@ -518,9 +506,14 @@ pub fn build(input: &BuildInput<'_>) -> Result<(Vec<BuiltFile>, Vec<Fallback>), 
                 };
                 match &custom.kind {
                     CustomKind::Group { group_by, order_by } => {
-                        let mut by = fields(order_by);
-                        by.extend(schema.primary_key.iter().copied());
-                        let group = group_data(name, schema, table, order, &fields(group_by), &by);
+                        let group = group_data(
+                            name,
+                            schema,
+                            table,
+                            order,
+                            &fields(group_by),
+                            &fields(order_by),
+                        );
                         (
                             FileKind::Group,
                             custom.table.clone(),

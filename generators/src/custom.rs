@@ -24,6 +24,32 @@ use masterctl_schemas::{Table, TableSchema, Value};
 
 use crate::GeneratedTable;
 
+/// The rows of a table in group order — by the `group` fields, then `order`, then the
+/// primary key — and the position where each group starts.
+pub fn group_order(
+    schema: &TableSchema,
+    table: &Table,
+    group: &[usize],
+    order: &[usize],
+) -> (Vec<usize>, Vec<usize>) {
+    let compare = |a: usize, b: usize, by: &[usize]| {
+        by.iter()
+            .map(|&f| table.value(a, f).cmp(table.value(b, f)))
+            .find(|o| o.is_ne())
+            .unwrap_or(Ordering::Equal)
+    };
+    let mut rows: Vec<usize> = (0..table.row_count()).collect();
+    rows.sort_by(|&a, &b| {
+        compare(a, b, group)
+            .then_with(|| compare(a, b, order))
+            .then_with(|| compare(a, b, &schema.primary_key))
+    });
+    let starts = (0..rows.len())
+        .filter(|&i| i == 0 || compare(rows[i - 1], rows[i], group).is_ne())
+        .collect();
+    (rows, starts)
+}
+
 /// Compute a custom master from its table (typed against `schema`).
 pub fn custom_table(schema: &TableSchema, custom: &Custom, table: &Table) -> GeneratedTable {
     let fields = |names: &[String]| -> Vec<usize> {
@@ -35,31 +61,20 @@ pub fn custom_table(schema: &TableSchema, custom: &Custom, table: &Table) -> Gen
             .iter()
             .map(|&k| format!("{}_{}", schema.name, schema.fields[k].name))
     };
-    let compare = |a: usize, b: usize, by: &[usize]| {
-        by.iter()
-            .map(|&f| table.value(a, f).cmp(table.value(b, f)))
-            .find(|o| o.is_ne())
-            .unwrap_or(Ordering::Equal)
-    };
     let names = |by: &[usize]| -> Vec<String> {
         by.iter().map(|&f| schema.fields[f].name.clone()).collect()
     };
     match &custom.kind {
         CustomKind::Group { group_by, order_by } => {
-            let (group, order) = (fields(group_by), fields(order_by));
-            let mut rows: Vec<usize> = (0..table.row_count()).collect();
-            rows.sort_by(|&a, &b| {
-                compare(a, b, &group)
-                    .then_with(|| compare(a, b, &order))
-                    .then_with(|| compare(a, b, &schema.primary_key))
-            });
+            let group = fields(group_by);
+            let (rows, starts) = group_order(schema, table, &group, &fields(order_by));
             let mut header = names(&group);
             header.push("position".into());
             header.extend(key_header());
             let mut out = Vec::with_capacity(rows.len());
             let mut position = 0i64;
             for (i, &row) in rows.iter().enumerate() {
-                if i > 0 && compare(rows[i - 1], row, &group).is_ne() {
+                if starts.binary_search(&i).is_ok() {
                     position = 0;
                 }
                 let mut cells = table.key(row, &group);
@@ -73,10 +88,7 @@ pub fn custom_table(schema: &TableSchema, custom: &Custom, table: &Table) -> Gen
         CustomKind::Weighted { group_by, weight } => {
             let group = fields(group_by);
             let weight = schema.field_index(weight);
-            let mut rows: Vec<usize> = (0..table.row_count()).collect();
-            rows.sort_by(|&a, &b| {
-                compare(a, b, &group).then_with(|| compare(a, b, &schema.primary_key))
-            });
+            let (rows, starts) = group_order(schema, table, &group, &[]);
             let mut header = names(&group);
             header.extend(key_header());
             header.push("weight".into());
@@ -84,7 +96,7 @@ pub fn custom_table(schema: &TableSchema, custom: &Custom, table: &Table) -> Gen
             let mut out = Vec::with_capacity(rows.len());
             let mut running = Value::Int(0);
             for (i, &row) in rows.iter().enumerate() {
-                if i > 0 && compare(rows[i - 1], row, &group).is_ne() {
+                if starts.binary_search(&i).is_ok() {
                     running = Value::Int(0);
                 }
                 let w = weight.map_or(&Value::Null, |w| table.value(row, w));

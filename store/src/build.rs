@@ -8,14 +8,14 @@ use git2::Oid;
 use masterctl_generators::archive::{BuildInput, BuiltFile, build};
 use masterctl_generators::generate;
 use masterctl_locales::texts::text_fields;
-use masterctl_locales::{TableTexts, language_path, region_languages};
+use masterctl_locales::{TableTexts, region_languages};
 use masterctl_runtime::FORMAT_VERSION;
 use masterctl_runtime::manifest::{FileEntry, MANIFEST, Manifest};
 use masterctl_schemas::Table;
 
 use crate::StoreError;
-use crate::repo::{MasterRepo, Structure, blob_at, is_structure_path};
-use crate::snapshot::{project_at, read_tables, tree_blobs};
+use crate::repo::{MasterRepo, Structure, is_structure_path};
+use crate::snapshot::{project_at, read_tables, texts_at, tree_blobs};
 
 /// A build, made in memory.
 pub struct Build {
@@ -68,10 +68,8 @@ pub fn build_region(
     for language in languages.iter().filter(|l| **l != source) {
         let per_table = translations.entry(language.clone()).or_default();
         for schema in project.tables.iter().filter(|s| !text_fields(s).is_empty()) {
-            let path = language_path(language, &schema.name);
-            if let Some(bytes) = blob_at(git, &tree, &path)? {
-                let texts = TableTexts::read(schema, Some((&bytes, &path)), None)
-                    .map_err(|e| broken(e.to_string()))?;
+            let texts = texts_at(git, &tree, schema, language, &branch)?;
+            if !texts.rows.is_empty() {
                 per_table.insert(schema.name.clone(), texts);
             }
         }

@@ -208,6 +208,32 @@ pub fn read_table_at(
     })
 }
 
+/// One table's texts in one language as a snapshot tree holds them, with the record of
+/// each translation's source (empty when the tree has none).
+pub fn texts_at(
+    git: &Repository,
+    tree: &Tree<'_>,
+    schema: &masterctl_schemas::TableSchema,
+    language: &str,
+    branch: &str,
+) -> Result<masterctl_locales::TableTexts, StoreError> {
+    let paths = [
+        masterctl_locales::language_path(language, &schema.name),
+        masterctl_locales::records_path(language, &schema.name),
+    ];
+    let texts = blob_at(git, tree, &paths[0])?;
+    let records = blob_at(git, tree, &paths[1])?;
+    masterctl_locales::TableTexts::read(
+        schema,
+        texts.as_deref().map(|b| (b, paths[0].as_str())),
+        records.as_deref().map(|b| (b, paths[1].as_str())),
+    )
+    .map_err(|e| StoreError::BrokenSnapshot {
+        branch: branch.to_string(),
+        message: e.to_string(),
+    })
+}
+
 /// The typed tables of a snapshot tree (tables absent from it are absent here).
 pub fn read_tables(
     git: &Repository,

@@ -13,15 +13,14 @@ use git2::{Repository, Tree};
 use masterctl_locales::merge::{Settle, TextConflictKind, merge_texts, settle};
 use masterctl_locales::texts::text_fields;
 use masterctl_locales::units::key_text;
-use masterctl_locales::{SourceRecord, TableTexts, language_path, records_path};
+use masterctl_locales::{SourceRecord, language_path, records_path};
 use masterctl_schemas::{Project, Table, TableSchema, Value};
 
 use crate::StoreError;
 use crate::merge::{Conflict, ConflictKind, Ownership};
 use crate::rebase::{TableConflicts, TableRebase};
-use crate::repo::blob_at;
 use crate::resolve::{Resolution, Resolutions};
-use crate::snapshot::tree_blobs;
+use crate::snapshot::{texts_at, tree_blobs};
 
 /// What merging the translations gave.
 #[derive(Default)]
@@ -77,19 +76,7 @@ pub fn merge_translations(
             {
                 continue;
             }
-            let read = |tree: &Tree<'_>| -> Result<TableTexts, StoreError> {
-                let texts = blob_at(git, tree, &paths[0])?;
-                let records = blob_at(git, tree, &paths[1])?;
-                TableTexts::read(
-                    schema,
-                    texts.as_deref().map(|b| (b, paths[0].as_str())),
-                    records.as_deref().map(|b| (b, paths[1].as_str())),
-                )
-                .map_err(|e| StoreError::BrokenSnapshot {
-                    branch: branch.to_string(),
-                    message: e.to_string(),
-                })
-            };
+            let read = |tree: &Tree<'_>| texts_at(git, tree, schema, language, branch);
             let (base, theirs, ours) = (read(trees.base)?, read(trees.theirs)?, read(trees.ours)?);
             let fields = text_fields(schema);
             let ownership = Ownership::of(schema, owns);
