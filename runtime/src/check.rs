@@ -48,6 +48,29 @@ pub(crate) fn in_parallel<T: Send>(
         .collect()
 }
 
+/// The archive's format version, read without validating anything else: the root's
+/// first field, at a fixed distance from the end of the file.
+pub fn version(bytes: &[u8]) -> Result<(), LoadCause> {
+    let root = std::mem::size_of::<ArchivedArchiveFile>();
+    let Some(at) = bytes.len().checked_sub(root) else {
+        return Err(LoadCause::Invalid(format!(
+            "{} bytes is too short for an archive",
+            bytes.len()
+        )));
+    };
+    let found = bytes
+        .get(at..at + 4)
+        .and_then(|b| b.try_into().ok())
+        .map_or(0, u32::from_le_bytes);
+    if found != FORMAT_VERSION {
+        return Err(LoadCause::Version {
+            found,
+            expected: FORMAT_VERSION,
+        });
+    }
+    Ok(())
+}
+
 /// Check one archive: structure, version, invariants.
 pub fn archive(bytes: &[u8]) -> Result<(), LoadCause> {
     if bytes.len() < 8 {

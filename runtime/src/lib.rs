@@ -202,17 +202,21 @@ impl Masters {
                 let results = check::in_parallel(&files, |bytes| {
                     Ok(blake3::hash(bytes).to_hex().to_string())
                 });
-                for (entry, result) in manifest.files.iter().zip(results) {
-                    let found = result.map_err(|cause| error(&dir.join(&entry.path), cause))?;
+                for ((entry, result), bytes) in manifest.files.iter().zip(results).zip(&files) {
+                    let path = dir.join(&entry.path);
+                    let found = result.map_err(|cause| error(&path, cause))?;
                     if found != entry.blake3 {
                         return Err(error(
-                            &dir.join(&entry.path),
+                            &path,
                             LoadCause::Hash {
                                 expected: entry.blake3.clone(),
                                 found,
                             },
                         ));
                     }
+                    // Even a file the manifest vouches for must be of this format version
+                    // (a manifest edited to this version over older archives).
+                    check::version(bytes).map_err(|cause| error(&path, cause))?;
                 }
             }
             Trust::Nothing => {}

@@ -346,3 +346,47 @@ fn every_lookup_answers_without_allocating() {
     let (_, count) = allocations(|| std::hint::black_box(vec![1u8; 16]));
     assert!(count > 0);
 }
+
+#[test]
+fn an_archive_of_another_version_is_refused_both_ways() {
+    let dir = tempfile::tempdir().unwrap();
+    build(dir.path());
+    // Rewrite the matrix as a version-2 file, and let the manifest vouch for it.
+    let path = dir.path().join("generated/affinity.rkyv");
+    let bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&ArchiveFile {
+        version: FORMAT_VERSION + 1,
+        body: Body::Matrix(MatrixData {
+            name: "affinity".into(),
+            table: "element".into(),
+            row_values: Vec::new(),
+            column_values: Vec::new(),
+            cells: column("multiplier", ColumnType::Float, Values::Float(Vec::new())),
+        }),
+    })
+    .unwrap();
+    let old = blake3::hash(&std::fs::read(&path).unwrap())
+        .to_hex()
+        .to_string();
+    std::fs::write(&path, &bytes).unwrap();
+    let manifest = std::fs::read_to_string(dir.path().join("manifest.json")).unwrap();
+    let new = blake3::hash(&bytes).to_hex().to_string();
+    std::fs::write(
+        dir.path().join("manifest.json"),
+        manifest.replace(&old, &new),
+    )
+    .unwrap();
+    for result in [Masters::open(dir.path()), Masters::open_trusted(dir.path())] {
+        let error = result.unwrap_err();
+        assert!(error.path.ends_with("generated/affinity.rkyv"), "{error}");
+        assert!(
+            matches!(
+                error.cause,
+                masterctl_runtime::LoadCause::Version {
+                    found: 2,
+                    expected: 1
+                }
+            ),
+            "{error}"
+        );
+    }
+}
