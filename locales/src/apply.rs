@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::checks::Checker;
 use crate::exchange::{ExchangeFile, ReturnedUnit};
-use crate::texts::{Key, SourceRecord, TableTexts, TextRow, text_fields};
+use crate::texts::{Key, SourceRecord, TableTexts, text_fields};
 use crate::units::key_text;
 
 /// One table with text, as it stands in the region: its source-language texts and the
@@ -218,16 +218,8 @@ pub fn apply(
             ..TableImport::default()
         });
         let record = SourceRecord::of(m.made_from);
-        let target = &mut targets[m.table];
-        let width = target.width;
-        // One lookup for rows that exist; a new row otherwise.
-        let row = match target.rows.get_mut(m.key) {
-            Some(row) => row,
-            None => target
-                .rows
-                .entry(m.key.clone())
-                .or_insert_with(|| TextRow::new(width)),
-        };
+        // A row made here for a unit that then changes nothing is dropped below.
+        let row = targets[m.table].row_mut(m.key);
         let before = row.text(m.position).is_some();
         if row.text(m.position) == Some(m.translation) && row.record(m.position) == Some(&record) {
             count.unchanged += 1;

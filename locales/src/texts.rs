@@ -154,10 +154,14 @@ impl TableTexts {
     /// The row of a key, made empty if there is none yet.
     pub fn row_mut(&mut self, key: &Key) -> &mut TextRow {
         let width = self.width;
-        if !self.rows.contains_key(key) {
-            self.rows.insert(key.clone(), TextRow::new(width));
+        // The key is cloned only for a new row (a returned `get_mut` borrow cannot be
+        // followed by an insert, so an existing row costs a second lookup).
+        if self.rows.contains_key(key) {
+            return self.rows.get_mut(key).expect("present");
         }
-        self.rows.get_mut(key).expect("inserted above")
+        self.rows
+            .entry(key.clone())
+            .or_insert_with(|| TextRow::new(width))
     }
 
     /// The text of a key's field (by text field position), if any.
