@@ -14,7 +14,7 @@ use masterctl_runtime::format::{
 use masterctl_runtime::manifest::{Fallback, FileKind};
 use masterctl_schemas::canonical::{data_fields, key_order};
 use masterctl_schemas::schema::{CustomKind, GeneratedKind, Project};
-use masterctl_schemas::{FieldType, Table, TableSchema, Value};
+use masterctl_schemas::{Field, FieldType, Table, TableSchema, Value};
 
 use crate::GeneratedTable;
 use crate::custom::group_order;
@@ -190,17 +190,24 @@ fn column<'v>(
     }
 }
 
+/// A schema field's column over some rows.
+fn field_column<'v>(field: &Field, cells: impl ExactSizeIterator<Item = &'v Value>) -> ColumnData {
+    column(
+        &field.name,
+        column_type(&field.ty),
+        matches!(field.ty, FieldType::List(_)),
+        cells,
+    )
+}
+
 /// The archive of a table: its non-text columns in key order, key and indexes.
 fn table_data(schema: &TableSchema, table: &Table, order: &Order) -> TableData {
     let fields = data_fields(schema);
     let columns = fields
         .iter()
         .map(|&f| {
-            let field = &schema.fields[f];
-            column(
-                &field.name,
-                column_type(&field.ty),
-                matches!(field.ty, FieldType::List(_)),
+            field_column(
+                &schema.fields[f],
                 order.rows.iter().map(|&row| table.value(row, f)),
             )
         })
@@ -337,11 +344,8 @@ fn group_data(
         columns: group_by
             .iter()
             .map(|&f| {
-                let field = &schema.fields[f];
-                column(
-                    &field.name,
-                    column_type(&field.ty),
-                    matches!(field.ty, FieldType::List(_)),
+                field_column(
+                    &schema.fields[f],
                     firsts.iter().map(|&row| table.value(row, f)),
                 )
             })
@@ -576,12 +580,7 @@ pub fn build(input: &BuildInput<'_>) -> Result<(Vec<BuiltFile>, Vec<Fallback>), 
                             table: custom.table.clone(),
                             row_values: r.values.iter().map(|v| v.to_string()).collect(),
                             column_values: c.values.iter().map(|v| v.to_string()).collect(),
-                            cells: column(
-                                &v.name,
-                                column_type(&v.ty),
-                                matches!(v.ty, FieldType::List(_)),
-                                cells.into_iter(),
-                            ),
+                            cells: field_column(v, cells.into_iter()),
                         };
                         let rows = generated_rows.rows.len();
                         (
