@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use masterctl_locales::TableTexts;
 use masterctl_locales::texts::text_fields;
 use masterctl_runtime::format::{
-    ArchiveFile, Body, ColumnData, ColumnType, FORMAT_VERSION, GroupData, IndexData, MatrixData,
-    StringsData, TableData, TextColumn, Values, WeightedData, key_slot,
+    ArchiveFile, Body, ColumnData, ColumnType, FORMAT_VERSION, GroupData, Identity, IndexData,
+    MatrixData, StringsData, TableData, TextColumn, Values, WeightedData, key_slot,
 };
 use masterctl_runtime::manifest::{Fallback, FileKind};
 use masterctl_schemas::canonical::{data_fields, key_order};
@@ -41,6 +41,8 @@ pub struct BuildInput<'a> {
     /// Translations by language, then table.
     pub translations: &'a HashMap<String, HashMap<String, TableTexts>>,
     pub generated: &'a HashMap<String, GeneratedTable>,
+    /// The manifest's schema hash, carried by every archive.
+    pub schema_hash: &'a str,
 }
 
 /// Why a build could not be made.
@@ -52,9 +54,22 @@ pub enum BuildError {
     Serialize { name: String, message: String },
 }
 
-fn encode(name: &str, body: Body) -> Result<Vec<u8>, BuildError> {
+/// One archive, carrying what it is (checked against the manifest at open).
+fn encode(
+    input: &BuildInput<'_>,
+    kind: FileKind,
+    name: &str,
+    language: Option<&str>,
+    body: Body,
+) -> Result<Vec<u8>, BuildError> {
     let file = ArchiveFile {
         version: FORMAT_VERSION,
+        identity: Identity {
+            kind: kind.as_str().to_string(),
+            name: name.to_string(),
+            language: language.map(str::to_string),
+            schema_hash: input.schema_hash.to_string(),
+        },
         body,
     };
     rkyv::to_bytes::<rkyv::rancor::Error>(&file)
@@ -392,7 +407,13 @@ pub fn build(input: &BuildInput<'_>) -> Result<(Vec<BuiltFile>, Vec<Fallback>), 
             language: None,
             table: None,
             rows: order.rows.len() as u64,
-            bytes: encode(&schema.name, Body::Table(data))?,
+            bytes: encode(
+                input,
+                FileKind::Table,
+                &schema.name,
+                None,
+                Body::Table(data),
+            )?,
         }];
         let fields = text_fields(schema);
         let mut fallbacks = Vec::new();
@@ -468,7 +489,13 @@ pub fn build(input: &BuildInput<'_>) -> Result<(Vec<BuiltFile>, Vec<Fallback>), 
                     language: Some(language.clone()),
                     table: Some(schema.name.clone()),
                     rows: order.rows.len() as u64,
-                    bytes: encode(&schema.name, Body::Strings(strings))?,
+                    bytes: encode(
+                        input,
+                        FileKind::Strings,
+                        &schema.name,
+                        Some(language),
+                        Body::Strings(strings),
+                    )?,
                 });
             }
         }
@@ -600,7 +627,7 @@ pub fn build(input: &BuildInput<'_>) -> Result<(Vec<BuiltFile>, Vec<Fallback>), 
             language: None,
             table: Some(table_name),
             rows: rows as u64,
-            bytes: encode(name, body)?,
+            bytes: encode(input, kind, name, None, body)?,
         });
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));

@@ -11,13 +11,28 @@
 use rkyv::{Archive, Serialize};
 
 /// The archive format's version; a build of another version is refused at open.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// One file of a build.
 #[derive(Archive, Serialize, Debug, Clone, PartialEq)]
 pub struct ArchiveFile {
     pub version: u32,
+    pub identity: Identity,
     pub body: Body,
+}
+
+/// What a file is, carried inside it and checked against the manifest at open: a file
+/// swapped for another, or renamed in the manifest, never loads as something else.
+#[derive(Archive, Serialize, Debug, Clone, PartialEq)]
+pub struct Identity {
+    /// The manifest's kind (`table`, `strings`, `reverse`...).
+    pub kind: String,
+    /// The table or generated master.
+    pub name: String,
+    /// For strings: the language.
+    pub language: Option<String>,
+    /// The build's schema hash (the manifest's `schema_hash`).
+    pub schema_hash: String,
 }
 
 /// What a file holds.

@@ -1,10 +1,12 @@
 //! masterctl-runtime: what a game server links to load the masters `masterctl build`
 //! wrote, without parsing them.
 //!
-//! [`Masters::open`] reads `manifest.json`, maps every file and validates it once
-//! (rkyv's bytecheck, then the archive's own invariants: lengths, offsets, row ids);
-//! [`Masters::open_trusted`] instead checks each file's BLAKE3 against the manifest and
-//! trusts it. A damaged build is a [`LoadError`] naming the file and the cause, never a
+//! [`Masters::open`] reads `manifest.json`, maps every file, checks its size and BLAKE3
+//! against the manifest, validates it once (rkyv's bytecheck, then the archive's own
+//! invariants: lengths, offsets, row ids) and checks the identity each archive carries
+//! (kind, name, language, schema hash) against what the manifest says of it: a tampered,
+//! truncated or swapped file never loads. [`Masters::open_trusted`] skips the structural
+//! validation for builds whose manifest comes from a source you trust. A damaged build is a [`LoadError`] naming the file and the cause, never a
 //! panic or undefined behaviour. After that, every lookup borrows from the mapped files
 //! and allocates nothing:
 //!
@@ -23,6 +25,7 @@
 //! ```
 
 pub mod check;
+pub mod files;
 pub mod format;
 pub mod generated;
 pub mod manifest;
@@ -88,6 +91,47 @@ impl fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
+/// The most a manifest may hold (a build of thousands of files needs a few megabytes).
+const MANIFEST_LIMIT: u64 = 64 << 20;
+
+/// A BLAKE3 hash as the manifest writes it: 64 lowercase hexadecimal digits.
+fn is_blake3_hex(text: &str) -> bool {
+    text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// How an archive's own identity differs from what the manifest says of it, if it does.
+fn identity_mismatch(
+    identity: &format::ArchivedIdentity,
+    entry: &FileEntry,
+    manifest: &Manifest,
+) -> Option<String> {
+    if identity.kind.as_str() != entry.kind.as_str() || identity.name.as_str() != entry.name {
+        return Some(format!(
+            "it holds the {} `{}`; the manifest says it is the {} `{}`",
+            identity.kind.as_str(),
+            identity.name.as_str(),
+            entry.kind.as_str(),
+            entry.name
+        ));
+    }
+    let language = identity.language.as_ref().map(|l| l.as_str());
+    if language != entry.language.as_deref() {
+        return Some(format!(
+            "it holds language {}; the manifest says {}",
+            language.unwrap_or("(none)"),
+            entry.language.as_deref().unwrap_or("(none)")
+        ));
+    }
+    if identity.schema_hash.as_str() != manifest.schema_hash {
+        return Some(format!(
+            "it was built from schemas {}; the manifest's are {}",
+            identity.schema_hash.as_str(),
+            manifest.schema_hash
+        ));
+    }
+    None
+}
+
 /// How much to check when opening.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Trust {
@@ -131,13 +175,15 @@ impl fmt::Debug for Masters {
 }
 
 impl Masters {
-    /// Open a build directory, validating every archive (structure and invariants).
+    /// Open a build directory, verifying every archive: size and BLAKE3 against the
+    /// manifest, structure and invariants, and the identity it carries.
     pub fn open(dir: impl AsRef<Path>) -> Result<Masters, LoadError> {
         Masters::load(dir.as_ref(), Trust::Validate)
     }
 
-    /// Open a build directory trusting its archives once each file's BLAKE3 matches the
-    /// manifest: for builds that came from a source you trust (your own publish).
+    /// Open a build directory trusting its archives' structure once each file's BLAKE3
+    /// matches the manifest (identities are still checked): for builds whose manifest
+    /// came from a source you trust (your own publish, verified on the way).
     pub fn open_trusted(dir: impl AsRef<Path>) -> Result<Masters, LoadError> {
         Masters::load(dir.as_ref(), Trust::Hash)
     }
@@ -158,8 +204,9 @@ impl Masters {
             path: path.to_path_buf(),
             cause,
         };
-        let text =
-            std::fs::read(&manifest_path).map_err(|e| error(&manifest_path, LoadCause::Io(e)))?;
+        let text = files::read_regular(&manifest_path, MANIFEST_LIMIT)
+            .and_then(|t| t.ok_or_else(|| std::io::ErrorKind::NotFound.into()))
+            .map_err(|e| error(&manifest_path, LoadCause::Io(e)))?;
         let manifest: Manifest = serde_json::from_slice(&text)
             .map_err(|e| error(&manifest_path, LoadCause::Manifest(e.to_string())))?;
         if manifest.format != FORMAT_VERSION {
@@ -184,42 +231,67 @@ impl Masters {
                     LoadCause::Manifest(format!("`{}` is not a path inside the build", entry.path)),
                 ));
             }
+            if !is_blake3_hex(&entry.blake3) {
+                return Err(error(
+                    &manifest_path,
+                    LoadCause::Manifest(format!(
+                        "the hash of `{}` is not 64 lowercase hexadecimal digits",
+                        entry.path
+                    )),
+                ));
+            }
             let path = dir.join(&entry.path);
             let file = std::fs::File::open(&path).map_err(|e| error(&path, LoadCause::Io(e)))?;
+            let metadata = file
+                .metadata()
+                .map_err(|e| error(&path, LoadCause::Io(e)))?;
+            if !metadata.is_file() {
+                return Err(error(
+                    &path,
+                    LoadCause::Invalid("not a regular file".to_string()),
+                ));
+            }
+            if metadata.len() != entry.size {
+                return Err(error(
+                    &path,
+                    LoadCause::Invalid(format!(
+                        "{} bytes; the manifest says {}",
+                        metadata.len(),
+                        entry.size
+                    )),
+                ));
+            }
             // SAFETY: the map is read-only; a build directory is written once, into a
             // temporary directory renamed into place, and not changed while mapped.
             let map = unsafe { Mmap::map(&file) }.map_err(|e| error(&path, LoadCause::Io(e)))?;
             files.push(Bytes::Mapped(map));
         }
-        match trust {
-            Trust::Validate => {
-                let results = check::in_parallel(&files, check::archive);
-                for (entry, result) in manifest.files.iter().zip(results) {
-                    result.map_err(|cause| error(&dir.join(&entry.path), cause))?;
-                }
-            }
-            Trust::Hash => {
-                let results = check::in_parallel(&files, |bytes| {
-                    Ok(blake3::hash(bytes).to_hex().to_string())
-                });
-                for ((entry, result), bytes) in manifest.files.iter().zip(results).zip(&files) {
-                    let path = dir.join(&entry.path);
-                    let found = result.map_err(|cause| error(&path, cause))?;
-                    if found != entry.blake3 {
-                        return Err(error(
-                            &path,
-                            LoadCause::Hash {
-                                expected: entry.blake3.clone(),
-                                found,
-                            },
-                        ));
-                    }
+        // Every file's BLAKE3 against the manifest (unless unchecked), and its structure
+        // (when validating), in one pass over the files on every core.
+        if trust != Trust::Nothing {
+            let results = check::in_parallel(&files, |bytes| {
+                let hash = blake3::hash(bytes).to_hex().to_string();
+                match trust {
+                    Trust::Validate => check::archive(bytes)?,
                     // Even a file the manifest vouches for must be of this format version
                     // (a manifest edited to this version over older archives).
-                    check::version(bytes).map_err(|cause| error(&path, cause))?;
+                    _ => check::version(bytes)?,
+                }
+                Ok(hash)
+            });
+            for (entry, result) in manifest.files.iter().zip(results) {
+                let path = dir.join(&entry.path);
+                let found = result.map_err(|cause| error(&path, cause))?;
+                if found != entry.blake3 {
+                    return Err(error(
+                        &path,
+                        LoadCause::Hash {
+                            expected: entry.blake3.clone(),
+                            found,
+                        },
+                    ));
                 }
             }
-            Trust::Nothing => {}
         }
         let mut masters = Masters {
             manifest,
@@ -231,6 +303,11 @@ impl Masters {
         for (i, entry) in masters.manifest.files.iter().enumerate() {
             let path = dir.join(&entry.path);
             let archive = masters.archive(i);
+            if trust != Trust::Nothing
+                && let Some(why) = identity_mismatch(&archive.identity, entry, &masters.manifest)
+            {
+                return Err(error(&path, LoadCause::Invalid(why)));
+            }
             let matches = matches!(
                 (entry.kind, &archive.body),
                 (FileKind::Table | FileKind::Reverse, ArchivedBody::Table(_))

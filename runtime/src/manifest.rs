@@ -35,6 +35,20 @@ pub enum FileKind {
     Strings,
 }
 
+impl FileKind {
+    /// The manifest's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileKind::Table => "table",
+            FileKind::Reverse => "reverse",
+            FileKind::Group => "group",
+            FileKind::Weighted => "weighted",
+            FileKind::Matrix => "matrix",
+            FileKind::Strings => "strings",
+        }
+    }
+}
+
 /// One file of a build.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileEntry {

@@ -7,11 +7,13 @@ use std::ops::Bound;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use masterctl_runtime::format::{
-    ArchiveFile, Body, ColumnData, ColumnType, FORMAT_VERSION, GroupData, IndexData, MatrixData,
-    StringsData, TableData, TextColumn, Values, WeightedData, key_slot,
+    ArchiveFile, Body, ColumnData, ColumnType, FORMAT_VERSION, GroupData, Identity, IndexData,
+    MatrixData, StringsData, TableData, TextColumn, Values, WeightedData, key_slot,
 };
 use masterctl_runtime::manifest::{FileEntry, FileKind, Manifest};
 use masterctl_runtime::{Masters, ValueRef};
+
+const SCHEMA_HASH: &str = "5c8e";
 
 struct Counting;
 
@@ -226,6 +228,12 @@ fn build(dir: &std::path::Path) {
     for (path, kind, name, language, body) in files {
         let bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&ArchiveFile {
             version: FORMAT_VERSION,
+            identity: Identity {
+                kind: kind.as_str().into(),
+                name: name.into(),
+                language: (kind == FileKind::Strings).then(|| language.unwrap().into()),
+                schema_hash: SCHEMA_HASH.into(),
+            },
             body,
         })
         .unwrap();
@@ -246,7 +254,7 @@ fn build(dir: &std::path::Path) {
         format: FORMAT_VERSION,
         region: "global".into(),
         source_commit: "0".repeat(40),
-        schema_hash: String::new(),
+        schema_hash: SCHEMA_HASH.into(),
         languages: vec!["en".into()],
         files: entries,
         fallbacks: Vec::new(),
@@ -355,6 +363,12 @@ fn an_archive_of_another_version_is_refused_both_ways() {
     let path = dir.path().join("generated/affinity.rkyv");
     let bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&ArchiveFile {
         version: FORMAT_VERSION + 1,
+        identity: Identity {
+            kind: "matrix".into(),
+            name: "affinity".into(),
+            language: None,
+            schema_hash: SCHEMA_HASH.into(),
+        },
         body: Body::Matrix(MatrixData {
             name: "affinity".into(),
             table: "element".into(),
@@ -364,12 +378,19 @@ fn an_archive_of_another_version_is_refused_both_ways() {
         }),
     })
     .unwrap();
-    let old = blake3::hash(&std::fs::read(&path).unwrap())
-        .to_hex()
-        .to_string();
+    let old_bytes = std::fs::read(&path).unwrap();
+    let old = format!(
+        "\"blake3\":\"{}\",\"size\":{}",
+        blake3::hash(&old_bytes).to_hex(),
+        old_bytes.len()
+    );
     std::fs::write(&path, &bytes).unwrap();
     let manifest = std::fs::read_to_string(dir.path().join("manifest.json")).unwrap();
-    let new = blake3::hash(&bytes).to_hex().to_string();
+    let new = format!(
+        "\"blake3\":\"{}\",\"size\":{}",
+        blake3::hash(&bytes).to_hex(),
+        bytes.len()
+    );
     std::fs::write(
         dir.path().join("manifest.json"),
         manifest.replace(&old, &new),
@@ -382,8 +403,8 @@ fn an_archive_of_another_version_is_refused_both_ways() {
             matches!(
                 error.cause,
                 masterctl_runtime::LoadCause::Version {
-                    found: 2,
-                    expected: 1
+                    found: 3,
+                    expected: 2
                 }
             ),
             "{error}"

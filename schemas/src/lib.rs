@@ -11,6 +11,7 @@ pub mod infer;
 pub mod load;
 pub mod read;
 pub mod schema;
+pub mod sheet_csv;
 pub mod table;
 pub mod typing;
 pub mod validate;

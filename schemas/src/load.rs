@@ -212,10 +212,17 @@ fn toml_error(source: &SourceText, error: &toml::de::Error) -> Diagnostic {
     Diagnostic::new(code, location, message)
 }
 
-/// `[a-z][a-z0-9_]*`: names become file names and code identifiers, so nothing else.
+/// The longest name a table, field or region may have: names become file names
+/// (`locales/<lang>/<table>.sources.csv`, `<table>.rkyv`) that every file system and git
+/// host must take.
+pub const MAX_NAME_LENGTH: usize = 64;
+
+/// `[a-z][a-z0-9_]*`, at most [`MAX_NAME_LENGTH`] bytes: names become file names and code
+/// identifiers, so nothing else.
 pub fn is_identifier(name: &str) -> bool {
     let mut bytes = name.bytes();
-    matches!(bytes.next(), Some(b'a'..=b'z'))
+    name.len() <= MAX_NAME_LENGTH
+        && matches!(bytes.next(), Some(b'a'..=b'z'))
         && bytes.all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'_'))
 }
 
@@ -227,7 +234,9 @@ fn identifier_error(source: &SourceText, what: &str, name: &Spanned<String>) -> 
             format!("{what} `{}` is not a plain identifier", name.get_ref()),
         )
         .found(name.get_ref().clone())
-        .expected("lowercase letters, digits and `_`, starting with a letter")
+        .expected(format!(
+            "lowercase letters, digits and `_`, starting with a letter, at most {MAX_NAME_LENGTH} characters"
+        ))
 }
 
 #[derive(Deserialize)]
@@ -1416,37 +1425,51 @@ impl Builder {
         }
     }
 
+    /// Every region on a cycle of upstreams, named with its cycle. Each region follows at
+    /// most one other, so one walk per region, never revisiting one already settled, is
+    /// linear in the number of regions.
     fn check_upstream_cycles(
         &mut self,
         source: &SourceText,
         regions: &BTreeMap<String, Spanned<RawRegion>>,
     ) {
-        for (name, region) in regions {
-            let mut seen = vec![name.as_str()];
-            let mut current = region
-                .get_ref()
-                .upstream
-                .as_ref()
-                .map(|u| u.get_ref().as_str());
-            while let Some(next) = current {
-                if seen.contains(&next) {
-                    if next == name {
+        let upstream_of = |name: &str| {
+            regions
+                .get(name)
+                .and_then(|r| r.get_ref().upstream.as_ref())
+                .map(|u| u.get_ref().as_str())
+                .filter(|u| regions.contains_key(*u))
+        };
+        let mut settled: HashSet<&str> = HashSet::new();
+        for start in regions.keys() {
+            let mut path: Vec<&str> = Vec::new();
+            let mut position: HashMap<&str, usize> = HashMap::new();
+            let mut current = Some(start.as_str());
+            while let Some(name) = current {
+                if settled.contains(name) {
+                    break;
+                }
+                if let Some(&first) = position.get(name) {
+                    let cycle = &path[first..];
+                    for (i, member) in cycle.iter().enumerate() {
+                        let mut seen: Vec<&str> = cycle[i..].to_vec();
+                        seen.extend(&cycle[..i]);
                         self.error(source.error(
                             Code::InvalidReference,
-                            region.span(),
+                            regions[*member].span(),
                             format!(
-                                "region `{name}` follows itself through upstreams: {} → {name}",
+                                "region `{member}` follows itself through upstreams: {} → {member}",
                                 seen.join(" → ")
                             ),
                         ));
                     }
                     break;
                 }
-                seen.push(next);
-                current = regions
-                    .get(next)
-                    .and_then(|r| r.get_ref().upstream.as_ref().map(|u| u.get_ref().as_str()));
+                position.insert(name, path.len());
+                path.push(name);
+                current = upstream_of(name);
             }
+            settled.extend(path);
         }
     }
 }
@@ -1462,11 +1485,18 @@ fn is_language_tag(tag: &str) -> bool {
 
 /// Conservative git branch names: path segments of `[A-Za-z0-9._-]`, no `..`, no
 /// segment starting with `.` or ending with `.lock`.
-fn is_branch_name(name: &str) -> bool {
+/// A branch name git accepts (`git check-ref-format --branch`) in a plainer alphabet:
+/// ASCII letters, digits, `.`, `_`, `-` in `/`-separated segments; not `HEAD`, no
+/// segment starting with `.` or `-` or ending with `.lock` or `.`; at most 200 bytes.
+pub fn is_branch_name(name: &str) -> bool {
     !name.is_empty()
+        && name.len() <= 200
+        && name != "HEAD"
         && name.split('/').all(|segment| {
             !segment.is_empty()
                 && !segment.starts_with('.')
+                && !segment.starts_with('-')
+                && !segment.ends_with('.')
                 && !segment.ends_with(".lock")
                 && !segment.contains("..")
                 && segment

@@ -2,19 +2,20 @@
 //! manifest, written into a temporary directory and renamed into place.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use git2::Oid;
 use masterctl_generators::archive::{BuildInput, BuiltFile, build};
 use masterctl_generators::generate;
 use masterctl_locales::texts::text_fields;
 use masterctl_locales::{TableTexts, region_languages};
-use masterctl_runtime::FORMAT_VERSION;
 use masterctl_runtime::manifest::{FileEntry, MANIFEST, Manifest};
+use masterctl_runtime::{FORMAT_VERSION, files};
 use masterctl_schemas::Table;
 
 use crate::StoreError;
-use crate::repo::{MasterRepo, Structure, is_structure_path};
+use crate::names::Region;
+use crate::repo::{MasterRepo, is_structure_path};
 use crate::snapshot::{project_at, read_tables, texts_at, tree_blobs};
 
 /// A build, made in memory.
@@ -34,13 +35,12 @@ impl Build {
 /// branch's history).
 pub fn build_region(
     repo: &MasterRepo,
-    structure: &Structure,
-    region: &str,
+    region: &Region,
     rev: Option<&str>,
 ) -> Result<Build, StoreError> {
     let git = &repo.git;
-    let reference = MasterRepo::region_ref(&structure.project, region)?;
-    let branch = reference.trim_start_matches("refs/heads/").to_string();
+    let reference = region.reference();
+    let branch = region.branch().to_string();
     let commit = match rev {
         Some(rev) => git
             .revparse_single(rev)
@@ -48,7 +48,7 @@ pub fn build_region(
             .map_err(|_| StoreError::UnknownRevision(rev.to_string()))?,
         None => repo
             .head_of(&reference)?
-            .ok_or_else(|| StoreError::NoBranch(region.to_string()))?,
+            .ok_or_else(|| StoreError::NoBranch(region.name().to_string()))?,
     };
     let tree = commit.tree()?;
     let broken = |message: String| StoreError::BrokenSnapshot {
@@ -62,7 +62,7 @@ pub fn build_region(
         ))
     })?;
     let tables: Vec<Table> = read_tables(git, &tree, &project, &branch)?;
-    let languages: Vec<String> = region_languages(&project.config, region).to_vec();
+    let languages: Vec<String> = region_languages(&project.config, region.name()).to_vec();
     let source = project.config.source_language.clone();
     let mut translations: HashMap<String, HashMap<String, TableTexts>> = HashMap::new();
     for language in languages.iter().filter(|l| **l != source) {
@@ -80,19 +80,21 @@ pub fn build_region(
         .iter()
         .filter_map(|g| Some((g.name.clone(), generate(&project, g, &by_name)?)))
         .collect();
+    let schema_hash = schema_hash(git, &tree)?;
     let (files, fallbacks) = build(&BuildInput {
         project: &project,
         languages: &languages,
         tables: &tables,
         translations: &translations,
         generated: &generated,
+        schema_hash: &schema_hash,
     })
     .map_err(|e| StoreError::Build(e.to_string()))?;
     let manifest = Manifest {
         format: FORMAT_VERSION,
         region: region.to_string(),
         source_commit: commit.id().to_string(),
-        schema_hash: schema_hash(git, &tree)?,
+        schema_hash,
         languages,
         files: files
             .iter()
@@ -146,42 +148,25 @@ pub fn write_build(build: &Build, out: &Path) -> Result<(), StoreError> {
             return Err(StoreError::NotABuild(out.display().to_string()));
         }
     }
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&parent).map_err(|e| io(&parent, e))?;
-    let name = out
-        .file_name()
-        .map_or_else(|| "build".to_string(), |n| n.to_string_lossy().into_owned());
-    let temporary = tempfile::Builder::new()
-        .prefix(&format!(".{name}.tmp-"))
-        .tempdir_in(&parent)
-        .map_err(|e| io(&parent, e))?;
-    for file in &build.files {
-        let path = temporary.path().join(&file.path);
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    // Assembled beside the target, then swapped in: a reader (or a process killed at any
+    // moment) sees the old build or the new one; leftovers of killed runs go first.
+    let staged = files::staging_dir(out).map_err(|e| io(out, e))?;
+    let written = (|| {
+        for file in &build.files {
+            let path = staged.join(&file.path);
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+            }
+            std::fs::write(&path, &file.bytes).map_err(|e| io(&path, e))?;
         }
-        std::fs::write(&path, &file.bytes).map_err(|e| io(&path, e))?;
-    }
-    let manifest = serde_json::to_vec_pretty(&build.manifest).unwrap_or_default();
-    let manifest_path = temporary.path().join(MANIFEST);
-    std::fs::write(&manifest_path, [manifest, b"\n".to_vec()].concat())
-        .map_err(|e| io(&manifest_path, e))?;
-    let staged = temporary.keep();
-    if out.exists() {
-        let old = parent.join(format!(".{name}.old-{}", std::process::id()));
-        std::fs::rename(out, &old).map_err(|e| io(out, e))?;
-        if let Err(e) = std::fs::rename(&staged, out) {
-            let _ = std::fs::rename(&old, out);
-            let _ = std::fs::remove_dir_all(&staged);
-            return Err(io(out, e));
-        }
-        let _ = std::fs::remove_dir_all(&old);
-    } else if let Err(e) = std::fs::rename(&staged, out) {
+        let manifest = serde_json::to_vec_pretty(&build.manifest).unwrap_or_default();
+        let manifest_path = staged.join(MANIFEST);
+        std::fs::write(&manifest_path, [manifest, b"\n".to_vec()].concat())
+            .map_err(|e| io(&manifest_path, e))?;
+        files::replace_dir(&staged, out).map_err(|e| io(out, e))
+    })();
+    if written.is_err() {
         let _ = std::fs::remove_dir_all(&staged);
-        return Err(io(out, e));
     }
-    Ok(())
+    written
 }

@@ -101,10 +101,18 @@ fn format_line(entry: &Entry) -> String {
     line
 }
 
+/// The most the cache file may hold ([`KEEP_LINES`] lines are a few megabytes); a
+/// larger file, or one that is not a regular file, is ignored as damaged.
+const LIMIT: u64 = 64 << 20;
+
 fn load(repo: &MasterRepo) -> Vec<String> {
-    std::fs::read_to_string(path(repo))
-        .map(|text| text.lines().map(str::to_string).collect())
-        .unwrap_or_default()
+    match masterctl_runtime::files::read_regular(&path(repo), LIMIT) {
+        Ok(Some(bytes)) => String::from_utf8_lossy(&bytes)
+            .lines()
+            .map(str::to_string)
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// An export's identity: its file name (a CSV file's name says which table it holds)

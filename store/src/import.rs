@@ -18,6 +18,7 @@ use sha2::{Digest, Sha256};
 
 use crate::StoreError;
 use crate::cache;
+use crate::names::{Region, branch_of, one_line};
 use crate::repo::{MasterRepo, Structure, blob_at};
 use crate::snapshot::{Snapshot, language_path, read_table_at, table_path, tree_blobs};
 
@@ -75,14 +76,14 @@ pub enum ImportOutcome {
 pub fn plan_import(
     repo: &MasterRepo,
     structure: &Structure,
-    region: &str,
+    region: &Region,
     paths: &[PathBuf],
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<ImportOutcome, StoreError> {
     let project = &structure.project;
-    let reference = MasterRepo::region_ref(project, region)?;
+    let reference = region.reference();
     if crate::resolve::load_state(repo, region)?.is_some() {
-        return Err(StoreError::RebaseInProgress(region.to_string()));
+        return Err(StoreError::RebaseInProgress(region.name().to_string()));
     }
     let head = repo.head_of(&reference)?;
     let (files, mut diagnostics) = read::collect_inputs(paths);
@@ -106,7 +107,7 @@ pub fn plan_import(
         )?
     {
         return Ok(ImportOutcome::Planned(Box::new(ImportPlan {
-            region: region.to_string(),
+            region: region.name().to_string(),
             reference,
             parent: Some(commit.id()),
             snapshot: Snapshot::default(),
@@ -214,7 +215,7 @@ pub fn plan_import(
         cache::record(repo, &cache_entries);
     }
     Ok(ImportOutcome::Planned(Box::new(ImportPlan {
-        region: region.to_string(),
+        region: region.name().to_string(),
         reference,
         parent: head.map(|c| c.id()),
         snapshot,
@@ -371,7 +372,7 @@ pub const SOURCE_TRAILER: &str = "Masterctl-Source";
 pub fn commit_message(plan: &ImportPlan, message: Option<&str>) -> String {
     let tables = plan.changes.len();
     let subject = match message.map(str::trim).filter(|m| !m.is_empty()) {
-        Some(words) => words.to_string(),
+        Some(words) => one_line(words),
         None => format!(
             "Import into {}: {tables} table{} changed",
             plan.region,
@@ -387,10 +388,10 @@ pub fn commit_message(plan: &ImportPlan, message: Option<&str>) -> String {
     }
     text.push('\n');
     for source in &plan.sources {
-        let name = source.path.file_name().map_or_else(
+        let name = one_line(&source.path.file_name().map_or_else(
             || source.path.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
-        );
+        ));
         text.push_str(&format!(
             "{SOURCE_TRAILER}: {name} sha256:{}\n",
             source.sha256
@@ -443,7 +444,7 @@ pub fn write_commit(
     let git = &repo.git;
     let author = git.signature().map_err(|_| StoreError::NoAuthor)?;
     let raced = || StoreError::Raced {
-        branch: spec.reference.trim_start_matches("refs/heads/").to_string(),
+        branch: branch_of(spec.reference).to_string(),
     };
     // Another writer that already won leaves nothing for this one to write.
     if repo.head_of(spec.reference)?.map(|c| c.id()) != spec.expected {

@@ -20,7 +20,8 @@ use sha2::{Digest, Sha256};
 
 use crate::StoreError;
 use crate::import::{CommitSpec, write_commit};
-use crate::repo::{MasterRepo, Structure, blob_at};
+use crate::names::Region;
+use crate::repo::{MasterRepo, blob_at};
 use crate::snapshot::{Snapshot, project_at, read_files};
 
 /// A region's head, and the structure it holds.
@@ -39,18 +40,14 @@ impl RegionTexts {
 }
 
 /// Open a region's head for localization work.
-pub fn open_region(
-    repo: &MasterRepo,
-    structure: &Structure,
-    region: &str,
-) -> Result<RegionTexts, StoreError> {
-    let reference = MasterRepo::region_ref(&structure.project, region)?;
+pub fn open_region(repo: &MasterRepo, region: &Region) -> Result<RegionTexts, StoreError> {
+    let reference = region.reference();
     let head = repo
         .head_of(&reference)?
-        .ok_or_else(|| StoreError::NoBranch(region.to_string()))?;
+        .ok_or_else(|| StoreError::NoBranch(region.name().to_string()))?;
     let project =
         project_at(&repo.git, &head.tree()?).ok_or_else(|| StoreError::BrokenSnapshot {
-            branch: reference.trim_start_matches("refs/heads/").to_string(),
+            branch: region.branch().to_string(),
             message: "its masterctl.toml and schemas do not load".to_string(),
         })?;
     Ok(RegionTexts {
@@ -89,7 +86,7 @@ pub fn language_pairs<'p>(
         }
         files.push((schema, blobs));
     }
-    let branch = texts.reference.trim_start_matches("refs/heads/");
+    let branch = crate::names::branch_of(&texts.reference);
     parallel_map(&files, |(schema, blobs)| {
         let file = |i: usize| {
             let (path, bytes): &(String, Option<Vec<u8>>) = &blobs[i];
@@ -254,15 +251,14 @@ pub enum TranslationOutcome {
 /// Read, match and check an exchange file against a region's head.
 pub fn plan_translation_import(
     repo: &MasterRepo,
-    structure: &Structure,
-    region: &str,
+    region: &Region,
     file: &Path,
     language: Option<&str>,
 ) -> Result<TranslationOutcome, StoreError> {
     if crate::resolve::load_state(repo, region)?.is_some() {
-        return Err(StoreError::RebaseInProgress(region.to_string()));
+        return Err(StoreError::RebaseInProgress(region.name().to_string()));
     }
-    let texts = open_region(repo, structure, region)?;
+    let texts = open_region(repo, region)?;
     let bytes = std::fs::read(file).map_err(|e| StoreError::Io {
         path: file.display().to_string(),
         message: e.to_string(),
@@ -359,7 +355,7 @@ pub fn translation_message(plan: &TranslationImport, message: Option<&str>) -> S
         plan.applied.tables.iter().map(f).sum::<usize>()
     };
     let subject = match message.map(str::trim).filter(|m| !m.is_empty()) {
-        Some(words) => words.to_string(),
+        Some(words) => crate::names::one_line(words),
         None => format!(
             "Translations into {} for {}: {} added, {} updated, {} kept stale",
             plan.language,
@@ -376,10 +372,10 @@ pub fn translation_message(plan: &TranslationImport, message: Option<&str>) -> S
             table.table, plan.language, table.added, table.updated, table.stale
         ));
     }
-    let name = plan.file.file_name().map_or_else(
+    let name = crate::names::one_line(&plan.file.file_name().map_or_else(
         || plan.file.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
-    );
+    ));
     text.push_str(&format!(
         "\n{TRANSLATION_TRAILER}: {} {} {name} sha256:{}\n",
         plan.language,

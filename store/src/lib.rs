@@ -12,6 +12,7 @@ pub mod history;
 pub mod import;
 pub mod l10n;
 pub mod merge;
+pub mod names;
 pub mod pack;
 pub mod rebase;
 pub mod repo;
@@ -21,6 +22,7 @@ pub mod translations;
 
 pub use history::{ImportRecord, history};
 pub use import::{ImportOutcome, ImportPlan, TableChange, commit_import, plan_import};
+pub use names::{Region, short_id};
 pub use repo::{MasterRepo, Structure};
 
 use masterctl_schemas::Report;

@@ -21,6 +21,7 @@ use masterctl_schemas::{Report, Table};
 use crate::StoreError;
 use crate::import::{CommitSpec, write_commit};
 use crate::merge::{Conflict, Ownership, merge_canonical, merge_table};
+use crate::names::{Region, branch_of, short_id};
 use crate::repo::{MasterRepo, Structure, blob_at, is_structure_path, project_from_files};
 use crate::resolve::{self, RebaseState, Resolution, Resolutions};
 use crate::snapshot::{
@@ -106,8 +107,13 @@ pub enum RebaseOutcome {
         tables: Vec<TableConflicts>,
         state: RebaseState,
     },
-    /// A clean merge that is not valid data: nothing written.
-    Rejected(Report),
+    /// A merge (clean, or with the resolutions given) that is not valid data: nothing
+    /// written. `state` is where the rebase started, so that a `--continue` whose
+    /// resolutions are invalid is told so, not that something moved.
+    Rejected {
+        report: Report,
+        state: RebaseState,
+    },
     Planned(Box<RebasePlan>),
 }
 
@@ -115,37 +121,49 @@ pub enum RebaseOutcome {
 pub fn recorded_import_point(head: &Commit<'_>) -> Option<Oid> {
     let mut next = Some(head.clone());
     while let Some(commit) = next {
-        let message = commit.message().unwrap_or_default();
-        if let Ok(trailers) = git2::message_trailers_strs(message) {
-            for (key, value) in trailers.iter() {
-                if key == UPSTREAM_TRAILER
-                    && let Ok(id) = Oid::from_str(value.trim())
-                {
-                    return Some(id);
-                }
-            }
+        if let Some(point) = import_point_of(&commit) {
+            return Some(point);
         }
         next = commit.parents().next();
     }
     None
 }
 
+/// The import point a commit records: its upstream parent (the second parent of a
+/// rebase; the only parent of a region's first commit, started from its upstream), when
+/// the commit's own `Masterctl-Upstream` trailer names that parent. Text alone — which a
+/// file name or a message could once carry — never makes an import point: the commit's
+/// structure must agree.
+fn import_point_of(commit: &Commit<'_>) -> Option<Oid> {
+    let upstream_parent = match commit.parent_count() {
+        1 => commit.parent_id(0).ok()?,
+        2 => commit.parent_id(1).ok()?,
+        _ => return None,
+    };
+    let message = String::from_utf8_lossy(commit.message_raw_bytes());
+    let trailers = git2::message_trailers_strs(&message).ok()?;
+    trailers
+        .iter()
+        .any(|(key, value)| {
+            key == UPSTREAM_TRAILER && Oid::from_str(value.trim()).ok() == Some(upstream_parent)
+        })
+        .then_some(upstream_parent)
+}
+
 /// Plan a rebase of `region` onto its upstream.
 pub fn plan_rebase(
     repo: &MasterRepo,
     structure: &Structure,
-    region: &str,
+    region: &Region,
     resolutions: &Resolutions,
 ) -> Result<RebaseOutcome, RebaseError> {
     let project = &structure.project;
-    let reference = MasterRepo::region_ref(project, region)?;
-    let upstream = project
-        .config
-        .regions
-        .get(region)
-        .and_then(|r| r.upstream.clone())
-        .ok_or_else(|| RebaseError::NoUpstream(region.to_string()))?;
-    let upstream_ref = MasterRepo::region_ref(project, &upstream)?;
+    let reference = region.reference();
+    let upstream_region = region
+        .upstream(project)
+        .ok_or_else(|| RebaseError::NoUpstream(region.name().to_string()))??;
+    let upstream = upstream_region.name().to_string();
+    let upstream_ref = upstream_region.reference();
     let git = &repo.git;
     let theirs = repo
         .head_of(&upstream_ref)?
@@ -157,7 +175,7 @@ pub fn plan_rebase(
             files: read_files(git, &tree)?,
         };
         return Ok(RebaseOutcome::Planned(Box::new(RebasePlan {
-            region: region.to_string(),
+            region: region.name().to_string(),
             reference,
             upstream,
             parent: None,
@@ -214,7 +232,7 @@ pub fn plan_rebase(
     let owns = merged_project
         .config
         .regions
-        .get(region)
+        .get(region.name())
         .map(|r| r.owns.clone())
         .unwrap_or_default();
 
@@ -365,7 +383,7 @@ pub fn plan_rebase(
     report.extend(validate_tables(&merged_project, &merged).diagnostics);
     report.sort();
     if report.has_errors() {
-        return Ok(RebaseOutcome::Rejected(report));
+        return Ok(RebaseOutcome::Rejected { report, state });
     }
     let merged_structure = Structure {
         project: merged_project,
@@ -384,7 +402,7 @@ pub fn plan_rebase(
         };
     }
     Ok(RebaseOutcome::Planned(Box::new(RebasePlan {
-        region: region.to_string(),
+        region: region.name().to_string(),
         reference,
         upstream,
         parent: Some(ours.id()),
@@ -595,12 +613,13 @@ fn merge_structure(
 }
 
 fn branch_name(reference: &str) -> String {
-    reference.trim_start_matches("refs/heads/").to_string()
+    branch_of(reference).to_string()
 }
 
 /// The commit message: what was applied and kept per table, and the import point.
 pub fn rebase_message(plan: &RebasePlan) -> String {
-    let short = &plan.upstream_head.to_string()[..12];
+    let upstream_head = plan.upstream_head.to_string();
+    let short = short_id(&upstream_head);
     let mut text = match plan.parent {
         Some(_) => format!("Rebase {} onto {} {short}\n\n", plan.region, plan.upstream),
         None => format!("Start {} from {} {short}\n\n", plan.region, plan.upstream),

@@ -84,16 +84,6 @@ impl MasterRepo {
         Ok(Structure { project, files })
     }
 
-    /// `refs/heads/<branch>` of a region.
-    pub fn region_ref(project: &Project, region: &str) -> Result<String, StoreError> {
-        project
-            .config
-            .regions
-            .get(region)
-            .map(|r| format!("refs/heads/{}", r.branch))
-            .ok_or_else(|| StoreError::UnknownRegion(region.to_string()))
-    }
-
     /// The commit a reference points at, if it exists.
     pub fn head_of(&self, reference: &str) -> Result<Option<Commit<'_>>, StoreError> {
         match self.git.find_reference(reference) {

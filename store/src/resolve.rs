@@ -11,11 +11,13 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use git2::Oid;
+use masterctl_schemas::sheet_csv;
 use masterctl_schemas::value::{LIST_SEPARATOR, parse_text};
 use masterctl_schemas::{Table, TableSchema, Value};
 
 use crate::StoreError;
 use crate::merge::{Conflict, ConflictKind};
+use crate::names::Region;
 use crate::rebase::TableConflicts;
 use crate::repo::MasterRepo;
 
@@ -52,15 +54,15 @@ pub enum Resolution {
 /// Resolutions by (table, key, column), as written in the conflict file.
 pub type Resolutions = HashMap<(String, String, String), Resolution>;
 
-pub fn state_dir(repo: &MasterRepo, region: &str) -> PathBuf {
+pub fn state_dir(repo: &MasterRepo, region: &Region) -> PathBuf {
     repo.git
         .path()
         .join("masterctl")
         .join("rebase")
-        .join(region)
+        .join(region.name())
 }
 
-pub fn conflict_file(repo: &MasterRepo, region: &str) -> PathBuf {
+pub fn conflict_file(repo: &MasterRepo, region: &Region) -> PathBuf {
     state_dir(repo, region).join("conflicts.csv")
 }
 
@@ -72,13 +74,12 @@ fn io(path: &std::path::Path, e: impl std::fmt::Display) -> StoreError {
 }
 
 /// The state of a rebase in progress, if there is one.
-pub fn load_state(repo: &MasterRepo, region: &str) -> Result<Option<RebaseState>, StoreError> {
+pub fn load_state(repo: &MasterRepo, region: &Region) -> Result<Option<RebaseState>, StoreError> {
     let path = state_dir(repo, region).join("state");
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io(&path, e)),
+    let Some(bytes) = read_limited(&path, STATE_LIMIT)? else {
+        return Ok(None);
     };
+    let text = String::from_utf8_lossy(&bytes);
     let field = |name: &str| {
         text.lines()
             .find_map(|l| l.strip_prefix(name).and_then(|v| v.strip_prefix(' ')))
@@ -95,6 +96,21 @@ pub fn load_state(repo: &MasterRepo, region: &str) -> Result<Option<RebaseState>
         upstream_head: field("upstream_head")?,
         base: field("base")?,
     }))
+}
+
+/// The most a state file may hold (three commit ids and their names).
+const STATE_LIMIT: u64 = 4096;
+/// The most a conflict file may hold: far more than any real rebase writes.
+const CONFLICTS_LIMIT: u64 = 1 << 30;
+
+/// A state file, if there is one: a regular file within its limit, or an error naming it.
+fn read_limited(path: &std::path::Path, limit: u64) -> Result<Option<Vec<u8>>, StoreError> {
+    masterctl_runtime::files::read_regular(path, limit).map_err(|e| {
+        io(
+            path,
+            format!("{e}; if it was not written by masterctl, remove it (or run --abort)"),
+        )
+    })
 }
 
 /// The key of a row as written in the conflict file: canonical values joined by `|`.
@@ -118,17 +134,16 @@ fn kind_text(kind: ConflictKind) -> &'static str {
 /// Save the state and the conflict file (resolutions already made are carried over).
 pub fn save(
     repo: &MasterRepo,
-    region: &str,
+    region: &Region,
     state: &RebaseState,
     conflicts: &[TableConflicts],
     resolutions: &Resolutions,
 ) -> Result<PathBuf, StoreError> {
     let dir = state_dir(repo, region);
     std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
-    let mut writer = csv::WriterBuilder::new()
-        .terminator(csv::Terminator::CRLF)
-        .from_writer(Vec::new());
-    let _ = writer.write_record(HEADER);
+    // A spreadsheet opens this file: every cell by the one rule against formulas.
+    let mut writer = sheet_csv::writer(4096);
+    sheet_csv::write_record(&mut writer, &HEADER);
     let show = |v: &Option<Value>| {
         v.as_ref()
             .map_or_else(|| "(none)".to_string(), Value::canonical)
@@ -142,17 +157,20 @@ pub fn save(
                     Some(Resolution::Theirs) => ("theirs", String::new()),
                     _ => ("", String::new()),
                 };
-            let _ = writer.write_record([
-                table.table.as_str(),
-                "",
-                "",
-                table.reason.as_str(),
-                "(file)",
-                "(file)",
-                "(file)",
-                resolution,
-                &value,
-            ]);
+            sheet_csv::write_record(
+                &mut writer,
+                &[
+                    table.table.as_str(),
+                    "",
+                    "",
+                    table.reason.as_str(),
+                    "(file)",
+                    "(file)",
+                    "(file)",
+                    resolution,
+                    &value,
+                ],
+            );
         }
         for c in &table.conflicts {
             let column = table.fields.get(c.field).cloned().unwrap_or_default();
@@ -164,25 +182,24 @@ pub fn save(
                     Some(Resolution::Value(v)) => ("value", v.clone()),
                     None => ("", String::new()),
                 };
-            let _ = writer.write_record([
-                table.table.as_str(),
-                &key,
-                &column,
-                kind_text(c.kind),
-                &show(&c.base),
-                &show(&c.ours),
-                &show(&c.theirs),
-                resolution,
-                &value,
-            ]);
+            sheet_csv::write_record(
+                &mut writer,
+                &[
+                    table.table.as_str(),
+                    &key,
+                    &column,
+                    kind_text(c.kind),
+                    &show(&c.base),
+                    &show(&c.ours),
+                    &show(&c.theirs),
+                    resolution,
+                    &value,
+                ],
+            );
         }
     }
-    let bytes = writer.into_inner().unwrap_or_default();
-    // A spreadsheet application opens a CSV with a byte order mark as UTF-8.
-    let mut file_bytes = b"\xEF\xBB\xBF".to_vec();
-    file_bytes.extend(bytes);
     let file = conflict_file(repo, region);
-    write_atomic(&file, &file_bytes)?;
+    write_atomic(&file, &sheet_csv::finish(writer))?;
     let text = format!(
         "region_head {}\nupstream_head {}\nbase {}\n",
         state.region_head, state.upstream_head, state.base
@@ -198,14 +215,12 @@ fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<(), StoreError> 
 }
 
 /// The resolutions written in the conflict file (rows without one are left out).
-pub fn load_resolutions(repo: &MasterRepo, region: &str) -> Result<Resolutions, StoreError> {
+pub fn load_resolutions(repo: &MasterRepo, region: &Region) -> Result<Resolutions, StoreError> {
     let path = conflict_file(repo, region);
-    let bytes = match std::fs::read(&path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Resolutions::new()),
-        Err(e) => return Err(io(&path, e)),
+    let Some(bytes) = read_limited(&path, CONFLICTS_LIMIT)? else {
+        return Ok(Resolutions::new());
     };
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let bytes = sheet_csv::strip_bom(&bytes);
     let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(bytes);
     let headers = reader.headers().map_err(|e| io(&path, e))?.clone();
     let column = |name: &str| headers.iter().position(|h| h.trim() == name);
@@ -222,9 +237,12 @@ pub fn load_resolutions(repo: &MasterRepo, region: &str) -> Result<Resolutions, 
     };
     let v = column("value");
     let mut resolutions = Resolutions::new();
-    for (line, record) in reader.records().enumerate() {
+    // Where each cell's resolution was given, to refuse two different ones.
+    let mut given: HashMap<(String, String, String), u64> = HashMap::new();
+    for record in reader.records() {
         let record = record.map_err(|e| io(&path, e))?;
-        let get = |i: usize| record.get(i).unwrap_or_default().to_string();
+        let line = record.position().map_or(0, |p| p.line());
+        let get = |i: usize| sheet_csv::restore(record.get(i).unwrap_or_default()).to_string();
         let resolution = match get(r).trim().to_ascii_lowercase().as_str() {
             "" => continue,
             "ours" => Resolution::Ours,
@@ -234,19 +252,35 @@ pub fn load_resolutions(repo: &MasterRepo, region: &str) -> Result<Resolutions, 
                 return Err(io(
                     &path,
                     format!(
-                        "line {}: resolution `{other}` is not ours, theirs or value",
-                        line + 2
+                        "line {line}: resolution `{}` is not ours, theirs or value",
+                        crate::names::display_name(other)
                     ),
                 ));
             }
         };
-        resolutions.insert((get(t), get(k), get(c)), resolution);
+        let cell = (get(t), get(k), get(c));
+        if let Some(earlier) = resolutions.get(&cell)
+            && *earlier != resolution
+        {
+            return Err(io(
+                &path,
+                format!(
+                    "lines {} and {line} resolve {} ({}) {} differently: keep one",
+                    given.get(&cell).copied().unwrap_or(0),
+                    crate::names::display_name(&cell.0),
+                    crate::names::display_name(&cell.1),
+                    crate::names::display_name(&cell.2),
+                ),
+            ));
+        }
+        given.entry(cell.clone()).or_insert(line);
+        resolutions.insert(cell, resolution);
     }
     Ok(resolutions)
 }
 
 /// Remove the state of a rebase (after it committed, or on `--abort`).
-pub fn clear(repo: &MasterRepo, region: &str) -> Result<(), StoreError> {
+pub fn clear(repo: &MasterRepo, region: &Region) -> Result<(), StoreError> {
     let dir = state_dir(repo, region);
     match std::fs::remove_dir_all(&dir) {
         Ok(()) => Ok(()),
@@ -353,20 +387,28 @@ pub fn apply(
 /// that is `None` matches all). Returns (rows set, rows still without a resolution).
 pub fn mark(
     repo: &MasterRepo,
-    region: &str,
+    region: &Region,
     side: &Resolution,
     table: Option<&str>,
     column: Option<&str>,
     key: Option<&str>,
 ) -> Result<(usize, usize), StoreError> {
     let path = conflict_file(repo, region);
-    let bytes = std::fs::read(&path).map_err(|e| io(&path, e))?;
-    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let bytes = read_limited(&path, CONFLICTS_LIMIT)?.ok_or_else(|| {
+        io(
+            &path,
+            "the conflict file is missing; run --abort, then rebase again",
+        )
+    })?;
+    let body = sheet_csv::strip_bom(&bytes);
     let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(body);
     let mut records: Vec<Vec<String>> = Vec::new();
     for record in reader.records() {
         let record = record.map_err(|e| io(&path, e))?;
-        let mut fields: Vec<String> = record.iter().map(str::to_string).collect();
+        let mut fields: Vec<String> = record
+            .iter()
+            .map(|cell| sheet_csv::restore(cell).to_string())
+            .collect();
         fields.resize(HEADER.len(), String::new());
         records.push(fields);
     }
@@ -387,15 +429,11 @@ pub fn mark(
         }
     }
     let remaining = records.iter().filter(|f| f[7].trim().is_empty()).count();
-    let mut writer = csv::WriterBuilder::new()
-        .terminator(csv::Terminator::CRLF)
-        .from_writer(Vec::new());
-    let _ = writer.write_record(HEADER);
+    let mut writer = sheet_csv::writer(bytes.len() + 64);
+    sheet_csv::write_record(&mut writer, &HEADER);
     for fields in &records {
-        let _ = writer.write_record(fields);
+        sheet_csv::write_record(&mut writer, fields);
     }
-    let mut out = b"\xEF\xBB\xBF".to_vec();
-    out.extend(writer.into_inner().unwrap_or_default());
-    write_atomic(&path, &out)?;
+    write_atomic(&path, &sheet_csv::finish(writer))?;
     Ok((set, remaining))
 }

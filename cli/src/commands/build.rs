@@ -5,9 +5,10 @@
 use std::path::PathBuf;
 
 use masterctl_store::build::{build_region, write_build};
+use masterctl_store::short_id;
 use serde_json::json;
 
-use super::{Failure, open_repo, store_failure};
+use super::{Failure, open_repo, region, store_failure};
 use crate::output::{GlobalArgs, Output};
 
 #[derive(clap::Args)]
@@ -27,8 +28,9 @@ pub struct Args {
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let repo = open_repo(global)?;
     let structure = repo.structure().map_err(store_failure)?;
+    let region = region(&structure, &args.region)?;
     let bar = output.progress("building");
-    let build = build_region(&repo, &structure, &args.region, args.rev.as_deref());
+    let build = build_region(&repo, &region, args.rev.as_deref());
     bar.finish_and_clear();
     let build = build.map_err(store_failure)?;
     write_build(&build, &args.out).map_err(store_failure)?;
@@ -49,7 +51,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         "{} {} at {} into {}: {} files, {} bytes",
         output.bold("built"),
         manifest.region,
-        &manifest.source_commit[..12],
+        short_id(&manifest.source_commit),
         args.out.display(),
         manifest.files.len(),
         build.size()

@@ -4,10 +4,10 @@
 use std::path::PathBuf;
 
 use masterctl_store::import::{ImportOutcome, commit_message};
-use masterctl_store::{commit_import, plan_import};
+use masterctl_store::{commit_import, plan_import, short_id};
 use serde_json::json;
 
-use super::{Failure, open_repo, store_failure};
+use super::{Failure, open_repo, region, store_failure};
 use crate::output::{GlobalArgs, Output};
 
 #[derive(clap::Args)]
@@ -34,12 +34,13 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     }
     let repo = open_repo(global)?;
     let structure = repo.structure().map_err(store_failure)?;
+    let region = region(&structure, &args.region)?;
     let bar = output.progress("reading");
     let progress = |done: usize, total: usize| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
     };
-    let outcome = plan_import(&repo, &structure, &args.region, &args.paths, &progress);
+    let outcome = plan_import(&repo, &structure, &region, &args.paths, &progress);
     bar.finish_and_clear();
     let outcome = outcome.map_err(store_failure)?;
     let plan = match outcome {
@@ -54,7 +55,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
                 .hint("masterctl reads .xlsx, .xlsm, .xlsb, .xls, .ods and .csv files"),
         );
     }
-    let branch = plan.reference.trim_start_matches("refs/heads/").to_string();
+    let branch = region.branch();
     let changes: Vec<_> = plan
         .changes
         .iter()
@@ -98,7 +99,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         output.line(format!(
             "{} {} on {branch}",
             output.bold("committed"),
-            &commit.to_string()[..12]
+            short_id(&commit.to_string())
         ));
         print_changes(output, &plan.changes);
     }

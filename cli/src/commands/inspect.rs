@@ -192,7 +192,7 @@ fn summary(masters: &Masters, output: &Output) {
     output.line(format!(
         "{} built from {} (format {}), languages {}, {} files, {bytes} bytes",
         output.bold(&manifest.region),
-        &manifest.source_commit[..manifest.source_commit.len().min(12)],
+        masterctl_store::names::one_line(masterctl_store::short_id(&manifest.source_commit)),
         manifest.format,
         manifest.languages.join(", "),
         manifest.files.len()

@@ -87,7 +87,8 @@ pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(),
 
 fn open(repo: &MasterRepo, region: &str) -> Result<RegionTexts, Failure> {
     let structure = repo.structure().map_err(store_failure)?;
-    l10n::open_region(repo, &structure, region).map_err(store_failure)
+    let region = super::region(&structure, region)?;
+    l10n::open_region(repo, &region).map_err(store_failure)
 }
 
 /// The language asked for, which must be one translators work on in the region.
@@ -137,7 +138,7 @@ fn status(repo: &MasterRepo, args: StatusArgs, output: &Output) -> Result<(), Fa
     output.line(format!(
         "{} at {} (source language {})",
         output.bold(&texts.region),
-        &texts.head.to_string()[..12],
+        masterctl_store::short_id(&texts.head.to_string()),
         texts.project.config.source_language
     ));
     if statuses.is_empty() {
@@ -261,14 +262,9 @@ fn import(repo: &MasterRepo, args: ImportArgs, output: &Output) -> Result<(), Fa
         )));
     }
     let structure = repo.structure().map_err(store_failure)?;
-    let outcome = l10n::plan_translation_import(
-        repo,
-        &structure,
-        &args.region,
-        &args.file,
-        args.lang.as_deref(),
-    )
-    .map_err(store_failure)?;
+    let region = super::region(&structure, &args.region)?;
+    let outcome = l10n::plan_translation_import(repo, &region, &args.file, args.lang.as_deref())
+        .map_err(store_failure)?;
     let plan = match outcome {
         TranslationOutcome::Rejected(report) => {
             return Err(output.rejected(&report));
@@ -276,7 +272,7 @@ fn import(repo: &MasterRepo, args: ImportArgs, output: &Output) -> Result<(), Fa
         TranslationOutcome::Planned(plan) => plan,
     };
     let applied = &plan.applied;
-    let branch = plan.reference.trim_start_matches("refs/heads/").to_string();
+    let branch = region.branch();
     let state = if plan.unchanged {
         "unchanged"
     } else if args.dry_run {
@@ -318,7 +314,7 @@ fn import(repo: &MasterRepo, args: ImportArgs, output: &Output) -> Result<(), Fa
         Some(commit) => output.line(format!(
             "{} {} on {branch}",
             output.bold("committed"),
-            &commit.to_string()[..12]
+            masterctl_store::short_id(&commit.to_string())
         )),
         None if plan.unchanged => output.line(format!(
             "nothing changed: {branch} already holds these translations; no commit was made"

@@ -1,7 +1,8 @@
 //! `masterctl log --region R`: the region's import history, newest first.
 
 use masterctl_schemas::value::DateTime;
-use masterctl_store::{MasterRepo, history};
+use masterctl_store::names::one_line;
+use masterctl_store::{history, short_id};
 use serde_json::json;
 
 use super::{Failure, open_repo, store_failure};
@@ -20,8 +21,8 @@ pub struct Args {
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let repo = open_repo(global)?;
     let structure = repo.structure().map_err(store_failure)?;
-    let reference =
-        MasterRepo::region_ref(&structure.project, &args.region).map_err(store_failure)?;
+    let region = super::region(&structure, &args.region)?;
+    let reference = region.reference();
     let records = history(&repo, &reference, args.limit).map_err(store_failure)?;
     if output.is_json() {
         let list: Vec<_> = records
@@ -41,49 +42,44 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
                 })
             })
             .collect();
-        output.json(&json!({ "ok": true, "region": args.region, "branch": reference.trim_start_matches("refs/heads/"), "imports": list }));
+        output.json(&json!({ "ok": true, "region": args.region, "branch": region.branch(), "imports": list }));
         return Ok(());
     }
     if records.is_empty() {
-        output.line(format!(
-            "{} has no imports yet",
-            reference.trim_start_matches("refs/heads/")
-        ));
+        output.line(format!("{} has no imports yet", region.branch()));
         return Ok(());
     }
     for record in &records {
         output.line(format!(
             "{} {}  {} <{}>",
-            output.bold(&record.commit.to_string()[..12]),
+            output.bold(short_id(&record.commit.to_string())),
             local_time(record.time, record.offset_minutes),
-            record.author,
-            record.email
+            one_line(&record.author),
+            one_line(&record.email)
         ));
-        output.line(format!("    {}", record.subject));
+        // Text read from commits reaches the terminal escaped: no control sequence in an
+        // author's name or a file name can move the cursor or forge a line.
+        output.line(format!("    {}", one_line(&record.subject)));
         for table in &record.tables {
-            output.line(format!("    {table}"));
+            output.line(format!("    {}", one_line(table)));
         }
         for source in &record.sources {
-            output.line(format!("    source: {source}"));
+            output.line(format!("    source: {}", one_line(source)));
         }
         for file in &record.translations {
-            output.line(format!("    translations: {file}"));
+            output.line(format!("    translations: {}", one_line(file)));
         }
         if let Some(upstream) = &record.upstream {
             let from = record.upstream_base.as_deref().unwrap_or("?");
             output.line(format!(
                 "    import point: upstream {} (took it from {})",
-                short(upstream),
-                short(from)
+                one_line(short_id(upstream)),
+                one_line(short_id(from))
             ));
         }
         output.line("");
     }
     Ok(())
-}
-
-fn short(sha: &str) -> &str {
-    &sha[..sha.len().min(12)]
 }
 
 /// `2026-11-29T23:15:00+09:00` in the author's own offset.

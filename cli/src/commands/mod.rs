@@ -16,7 +16,7 @@ use clap::Subcommand;
 
 use crate::output::{GlobalArgs, Output};
 use masterctl_schemas::Report;
-use masterctl_store::{MasterRepo, StoreError};
+use masterctl_store::{MasterRepo, Region, StoreError, Structure};
 
 #[derive(Subcommand)]
 pub enum Command {
@@ -74,6 +74,11 @@ pub fn open_repo(global: &GlobalArgs) -> Result<MasterRepo, Failure> {
             .map_err(|e| Failure::environment(format!("cannot read the current folder: {e}")))?,
     };
     MasterRepo::open(&start).map_err(store_failure)
+}
+
+/// The region `name` of the project: checked before it names a path or a branch.
+pub fn region(structure: &Structure, name: &str) -> Result<Region, Failure> {
+    Region::of(&structure.project, name).map_err(store_failure)
 }
 
 /// A store error as the failure a user sees: data problems exit 1, the rest 2.

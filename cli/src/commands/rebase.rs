@@ -8,6 +8,7 @@ use masterctl_store::rebase::{
     rebase_message,
 };
 use masterctl_store::resolve::{self, RebaseState, Resolution, Resolutions};
+use masterctl_store::{Region, short_id};
 use serde_json::json;
 
 use super::{Failure, open_repo, store_failure};
@@ -61,7 +62,8 @@ fn rebase_failure(error: RebaseError) -> Failure {
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let repo = open_repo(global)?;
     let structure = repo.structure().map_err(store_failure)?;
-    let region = args.region.as_str();
+    // The region is checked against masterctl.toml before it names any path.
+    let region = &super::region(&structure, &args.region)?;
     let stopped = resolve::load_state(&repo, region).map_err(store_failure)?;
     let file = resolve::conflict_file(&repo, region);
     let not_in_progress = || Failure::usage(format!("no rebase of region {region} is in progress"));
@@ -71,7 +73,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         }
         resolve::clear(&repo, region).map_err(store_failure)?;
         if output.is_json() {
-            output.json(&json!({ "ok": true, "state": "aborted", "region": region }));
+            output.json(&json!({ "ok": true, "state": "aborted", "region": region.name() }));
         } else {
             output.line(format!(
                 "rebase of region {region} aborted; nothing was committed"
@@ -104,7 +106,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
                 .hint(format!("the conflicts are listed in {}", file.display())));
         }
         if output.is_json() {
-            output.json(&json!({ "ok": true, "state": "resolving", "region": region, "resolved": set, "remaining": remaining }));
+            output.json(&json!({ "ok": true, "state": "resolving", "region": region.name(), "resolved": set, "remaining": remaining }));
         } else {
             let plural = if set == 1 { "" } else { "s" };
             output.line(format!(
@@ -135,7 +137,9 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     // A rebase continues only from exactly where it stopped.
     if let Some(stopped) = &stopped {
         let now = match &outcome {
-            RebaseOutcome::Conflicts { state, .. } => Some(state.clone()),
+            RebaseOutcome::Conflicts { state, .. } | RebaseOutcome::Rejected { state, .. } => {
+                Some(state.clone())
+            }
             RebaseOutcome::Planned(plan) => plan.parent.map(|parent| RebaseState {
                 region_head: parent,
                 upstream_head: plan.upstream_head,
@@ -155,11 +159,11 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     match outcome {
         RebaseOutcome::UpToDate { upstream_head } => {
             if output.is_json() {
-                output.json(&json!({ "ok": true, "state": "up-to-date", "region": region, "upstream_head": upstream_head.to_string() }));
+                output.json(&json!({ "ok": true, "state": "up-to-date", "region": region.name(), "upstream_head": upstream_head.to_string() }));
             } else {
                 output.line(format!(
                     "nothing to take: region {region} already has everything up to {}",
-                    &upstream_head.to_string()[..12]
+                    short_id(&upstream_head.to_string())
                 ));
             }
             Ok(())
@@ -177,7 +181,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
             );
             Err(Failure::Rejected)
         }
-        RebaseOutcome::Rejected(report) => {
+        RebaseOutcome::Rejected { report, .. } => {
             if output.is_json() {
                 output.json(&json!({ "ok": false, "state": "invalid", "errors": report.error_count(), "diagnostics": report.diagnostics }));
             } else {
@@ -187,12 +191,18 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
                     output.bold("rejected:"),
                     count_text(report.error_count(), report.warning_count())
                 ));
+                if stopped.is_some() {
+                    output.line(format!(
+                        "the resolutions in {} lead to these errors: change them, then `masterctl rebase --region {region} --continue` again, or --abort",
+                        file.display()
+                    ));
+                }
             }
             Err(Failure::Rejected)
         }
         RebaseOutcome::Planned(plan) if args.dry_run => {
             if output.is_json() {
-                output.json(&json!({ "ok": true, "state": "dry-run", "region": region, "tables": tables_json(&plan), "message": rebase_message(&plan) }));
+                output.json(&json!({ "ok": true, "state": "dry-run", "region": region.name(), "tables": tables_json(&plan), "message": rebase_message(&plan) }));
             } else {
                 output.line(format!(
                     "dry run: rebasing {region} onto {} would commit:",
@@ -210,7 +220,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
                 output.json(&json!({
                     "ok": true,
                     "state": "committed",
-                    "region": region,
+                    "region": region.name(),
                     "commit": commit.to_string(),
                     "upstream_head": plan.upstream_head.to_string(),
                     "import_point_base": plan.base.to_string(),
@@ -220,10 +230,10 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
                 output.line(format!(
                     "{} {} on {}: took {} up to {}",
                     output.bold("committed"),
-                    &commit.to_string()[..12],
-                    plan.reference.trim_start_matches("refs/heads/"),
+                    short_id(&commit.to_string()),
+                    region.branch(),
                     plan.upstream,
-                    &plan.upstream_head.to_string()[..12]
+                    short_id(&plan.upstream_head.to_string())
                 ));
                 for t in &plan.tables {
                     output.line(format!(
@@ -247,7 +257,7 @@ fn tables_json(plan: &RebasePlan) -> Vec<serde_json::Value> {
 /// Every conflicting cell (and structure file), on the terminal or as JSON.
 fn show_conflicts(
     output: &Output,
-    region: &str,
+    region: &Region,
     tables: &[TableConflicts],
     file: Option<&std::path::Path>,
 ) {
@@ -273,7 +283,7 @@ fn show_conflicts(
         }
     }
     if output.is_json() {
-        output.json(&json!({ "ok": false, "state": "conflicts", "region": region, "conflicts": list, "conflict_file": file }));
+        output.json(&json!({ "ok": false, "state": "conflicts", "region": region.name(), "conflicts": list, "conflict_file": file }));
         return;
     }
     for entry in &list {

@@ -1,9 +1,9 @@
 //! `masterctl status`: every region's branch, upstream, last import point, how many
 //! upstream commits it has not taken yet, and any rebase in progress.
 
-use masterctl_store::MasterRepo;
 use masterctl_store::rebase::recorded_import_point;
 use masterctl_store::resolve;
+use masterctl_store::{Region, short_id};
 use serde_json::json;
 
 use super::{Failure, open_repo, store_failure};
@@ -17,18 +17,18 @@ pub fn run(_args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Fail
     let structure = repo.structure().map_err(store_failure)?;
     let git = &repo.git;
     let mut regions = Vec::new();
-    for (name, config) in &structure.project.config.regions {
-        let reference = format!("refs/heads/{}", config.branch);
-        let head = repo.head_of(&reference).map_err(store_failure)?;
+    for region in Region::all(&structure.project) {
+        let head = repo.head_of(&region.reference()).map_err(store_failure)?;
         let import_point = head.as_ref().and_then(recorded_import_point);
-        let upstream_head = match &config.upstream {
-            Some(upstream) => {
-                let upstream_ref =
-                    MasterRepo::region_ref(&structure.project, upstream).map_err(store_failure)?;
-                repo.head_of(&upstream_ref)
-                    .map_err(store_failure)?
-                    .map(|c| c.id())
-            }
+        let upstream = region
+            .upstream(&structure.project)
+            .transpose()
+            .map_err(store_failure)?;
+        let upstream_head = match &upstream {
+            Some(upstream) => repo
+                .head_of(&upstream.reference())
+                .map_err(store_failure)?
+                .map(|c| c.id()),
             None => None,
         };
         // Upstream commits after the import point (all of them before the first rebase).
@@ -44,14 +44,14 @@ pub fn run(_args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Fail
             }
             None => None,
         };
-        let in_progress = resolve::load_state(&repo, name)
+        let in_progress = resolve::load_state(&repo, &region)
             .map_err(store_failure)?
             .is_some();
         regions.push(json!({
-            "region": name,
-            "branch": config.branch,
+            "region": region.name(),
+            "branch": region.branch(),
             "head": head.as_ref().map(|c| c.id().to_string()),
-            "upstream": config.upstream,
+            "upstream": upstream.as_ref().map(Region::name),
             "upstream_head": upstream_head.map(|id| id.to_string()),
             "import_point": import_point.map(|id| id.to_string()),
             "upstream_commits_not_taken": behind,
@@ -64,7 +64,7 @@ pub fn run(_args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Fail
     }
     let short = |v: &serde_json::Value| {
         v.as_str()
-            .map_or_else(|| "none".to_string(), |s| s[..s.len().min(12)].to_string())
+            .map_or_else(|| "none".to_string(), |s| short_id(s).to_string())
     };
     for region in &regions {
         output.line(format!(

@@ -6,42 +6,19 @@
 //! The translation column is empty for units that need work; the translation they had
 //! is in `old_translation`. Anything typed into `translation_<lang>` is a translation.
 //!
-//! A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return would be run as
-//! a formula by spreadsheets (CSV injection): every such cell, and every cell starting
-//! with `'`, gets a leading `'`, which reading takes off again.
+//! Cells that a spreadsheet would run as formulas are neutralised by the one rule every
+//! CSV a spreadsheet opens follows ([`masterctl_schemas::sheet_csv`]).
 
 use std::path::Path;
 
 use masterctl_schemas::Diagnostic;
+use masterctl_schemas::sheet_csv::{self, restore};
 
 use super::{ExportInfo, ReturnedUnit, problems, syntax};
 use crate::units::{State, Unit, UnitId};
 
-const FORMULA_STARTS: [char; 7] = ['=', '+', '-', '@', '\t', '\r', '\''];
-
-/// A cell a spreadsheet will show as typed.
-pub fn neutralise(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.starts_with(FORMULA_STARTS) {
-        format!("'{text}").into()
-    } else {
-        text.into()
-    }
-}
-
-/// The cell's text as it was before [`neutralise`].
-pub fn restore(cell: &str) -> &str {
-    match cell.strip_prefix('\'') {
-        Some(rest) if rest.starts_with(FORMULA_STARTS) => rest,
-        _ => cell,
-    }
-}
-
 pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(64 + units.len() * 160);
-    out.extend_from_slice("\u{FEFF}".as_bytes());
-    let mut writer = csv::WriterBuilder::new()
-        .terminator(csv::Terminator::CRLF)
-        .from_writer(out);
+    let mut writer = sheet_csv::writer(64 + units.len() * 160);
     let source_column = format!("source_{}", info.source_language);
     let translation_column = format!("translation_{}", info.language);
     let _ = writer.write_record([
@@ -79,9 +56,9 @@ pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Vec<u8> {
             old.unwrap_or(""),
             &problems,
         ];
-        let _ = writer.write_record(cells.iter().map(|c| neutralise(c).into_owned()));
+        sheet_csv::write_record(&mut writer, &cells);
     }
-    writer.into_inner().unwrap_or_default()
+    sheet_csv::finish(writer)
 }
 
 /// The separator of a file: spreadsheets in many European locales save CSV with `;`,
@@ -176,19 +153,6 @@ pub fn read(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn formulas_are_neutralised_and_restored() {
-        for text in [
-            "=1+1", "+81 3", "-1", "@SUM(A1)", "'quoted", "''", "plain", "", "\tx",
-        ] {
-            let cell = neutralise(text);
-            assert!(!cell.starts_with(['=', '+', '-', '@', '\t']), "{cell}");
-            assert_eq!(restore(&cell), text);
-        }
-        // An apostrophe a translator types in front of a word stays.
-        assert_eq!(restore("'tis"), "'tis");
-    }
 
     #[test]
     fn semicolon_and_tab_separated_files_read_too() {

@@ -1,0 +1,245 @@
+//! Files around a build, read and replaced safely: small files (a manifest, a state
+//! file) are read only when they are regular files and only up to a limit, so a name
+//! replaced by a FIFO or by a link to `/dev/zero` is an error, not a hang or an
+//! exhausted memory; a build directory is replaced so that a reader — or a process
+//! killed at any moment — sees the old build or the new one, never neither.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Read a regular file of at most `limit` bytes. `Ok(None)` if it does not exist.
+pub fn read_regular(path: &Path, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let file = match open_nonblocking(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    if metadata.len() > limit {
+        return Err(too_large(limit));
+    }
+    let mut bytes = Vec::with_capacity(metadata.len() as usize);
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(limit));
+    }
+    Ok(Some(bytes))
+}
+
+fn too_large(limit: u64) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        format!("larger than the {limit} bytes such a file may have"),
+    )
+}
+
+/// Open without blocking on a FIFO (whose open waits for a writer).
+fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    options.open(path)
+}
+
+/// The hidden siblings a replacement of `target` stages in: `.<name>.tmp-<pid>-…`.
+fn staging_prefix(target: &Path) -> String {
+    let name = target
+        .file_name()
+        .map_or_else(|| "build".to_string(), |n| n.to_string_lossy().into_owned());
+    format!(".{name}.tmp-")
+}
+
+/// A fresh, empty directory beside `target` to assemble its replacement in. Leftovers
+/// of earlier replacements whose process is gone (killed mid-way) are removed first.
+pub fn staging_dir(target: &Path) -> std::io::Result<PathBuf> {
+    let parent = parent_of(target);
+    std::fs::create_dir_all(&parent)?;
+    remove_leftovers(target);
+    let prefix = format!("{}{}-", staging_prefix(target), std::process::id());
+    for attempt in 0u32..1000 {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let dir = parent.join(format!("{prefix}{nanos:08x}{attempt}"));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other(
+        "no free name for a staging directory",
+    ))
+}
+
+fn parent_of(target: &Path) -> PathBuf {
+    match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Remove staging directories of `target` left by processes that no longer run.
+pub fn remove_leftovers(target: &Path) {
+    let prefix = staging_prefix(target);
+    let Ok(entries) = std::fs::read_dir(parent_of(target)) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix(&prefix) else {
+            continue;
+        };
+        let pid = rest.split('-').next().and_then(|p| p.parse::<u32>().ok());
+        if pid.is_some_and(|pid| !process_runs(pid)) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+fn process_runs(pid: u32) -> bool {
+    if pid == std::process::id() {
+        return true;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        Path::new(&format!("/proc/{pid}")).exists()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        // Without a cheap way to ask, keep it: a leftover costs disk, not correctness.
+        true
+    }
+}
+
+/// Put the directory `staged` in the place of `target` in one step: where `target`
+/// exists, the two are exchanged atomically (`renameat2(RENAME_EXCHANGE)` on Linux)
+/// and the old build, now at `staged`, is removed; where it does not, `staged` is
+/// renamed to it. At every moment `target` is the old build or the new one.
+pub fn replace_dir(staged: &Path, target: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(target) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::rename(staged, target)?;
+        }
+        Err(e) => return Err(e),
+        Ok(_) => {
+            exchange(staged, target)?;
+            // `staged` now holds the old build.
+            let _ = std::fs::remove_dir_all(staged);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| {
+        CString::new(p.as_os_str().as_bytes())
+            .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "a NUL in a path"))
+    };
+    let (a, b) = (c(a)?, c(b)?);
+    // SAFETY: both are valid NUL-terminated paths; the call only renames.
+    let result = unsafe {
+        libc::syscall(
+            libc::SYS_renameat2,
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if result == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(staged: &Path, target: &Path) -> std::io::Result<()> {
+    // No atomic exchange here: move the old build aside, then the new one in. A crash
+    // between the two leaves the old build beside the target, under the staged name.
+    let aside = staged.with_extension("old");
+    std::fs::rename(target, &aside)?;
+    if let Err(e) = std::fs::rename(staged, target) {
+        let _ = std::fs::rename(&aside, target);
+        return Err(e);
+    }
+    std::fs::rename(&aside, staged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replacing_a_directory_keeps_one_build_in_place() {
+        let root = tempfile::tempdir().unwrap();
+        let target = root.path().join("build");
+        for round in 0..3 {
+            let staged = staging_dir(&target).unwrap();
+            std::fs::write(staged.join("manifest.json"), format!("{round}")).unwrap();
+            replace_dir(&staged, &target).unwrap();
+            assert_eq!(
+                std::fs::read_to_string(target.join("manifest.json")).unwrap(),
+                round.to_string()
+            );
+        }
+        let names: Vec<_> = std::fs::read_dir(root.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("build")]);
+    }
+
+    #[test]
+    fn leftovers_of_dead_processes_are_removed() {
+        let root = tempfile::tempdir().unwrap();
+        let target = root.path().join("out");
+        // A pid no process has (beyond pid_max).
+        let dead = root.path().join(".out.tmp-4194399-deadbeef0");
+        std::fs::create_dir(&dead).unwrap();
+        let alive = root
+            .path()
+            .join(format!(".out.tmp-{}-0", std::process::id()));
+        std::fs::create_dir(&alive).unwrap();
+        remove_leftovers(&target);
+        assert!(!dead.exists());
+        assert!(alive.exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn fifos_and_devices_are_refused_and_sizes_capped() {
+        let root = tempfile::tempdir().unwrap();
+        let fifo = root.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert!(read_regular(&fifo, 100).is_err());
+        assert!(read_regular(Path::new("/dev/zero"), 100).is_err());
+        let big = root.path().join("big");
+        std::fs::write(&big, vec![b'x'; 101]).unwrap();
+        assert!(read_regular(&big, 100).is_err());
+        assert_eq!(read_regular(&big, 101).unwrap().unwrap().len(), 101);
+        assert!(
+            read_regular(&root.path().join("none"), 1)
+                .unwrap()
+                .is_none()
+        );
+    }
+}

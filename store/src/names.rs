@@ -1,0 +1,145 @@
+//! Names from users and from commits, checked or escaped before they reach a path, a
+//! reference, a commit message or a terminal.
+//!
+//! A [`Region`] is obtainable only from a loaded project, whose loader has checked the
+//! region's name (a plain identifier) and its branch (a name git accepts): code that
+//! joins a region into a path or a reference cannot be handed an unchecked string.
+
+use masterctl_schemas::Project;
+
+use crate::StoreError;
+
+/// A region declared in `masterctl.toml`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Region {
+    name: String,
+    branch: String,
+}
+
+impl Region {
+    /// The region `name` of `project`; a name the project does not declare is
+    /// [`StoreError::UnknownRegion`].
+    pub fn of(project: &Project, name: &str) -> Result<Region, StoreError> {
+        let config = project
+            .config
+            .regions
+            .get(name)
+            .ok_or_else(|| StoreError::UnknownRegion(display_name(name)))?;
+        // The loader refuses other names; this keeps the promise if it ever did not.
+        if !masterctl_schemas::load::is_identifier(name)
+            || !masterctl_schemas::load::is_branch_name(&config.branch)
+        {
+            return Err(StoreError::UnknownRegion(display_name(name)));
+        }
+        Ok(Region {
+            name: name.to_string(),
+            branch: config.branch.clone(),
+        })
+    }
+
+    /// Every region of the project, in name order.
+    pub fn all(project: &Project) -> Vec<Region> {
+        project
+            .config
+            .regions
+            .keys()
+            .filter_map(|name| Region::of(project, name).ok())
+            .collect()
+    }
+
+    /// The region this one follows, if it has one.
+    pub fn upstream(&self, project: &Project) -> Option<Result<Region, StoreError>> {
+        let upstream = project.config.regions.get(&self.name)?.upstream.as_ref()?;
+        Some(Region::of(project, upstream))
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The branch, as in `masterctl.toml` (`masters/jp`).
+    pub fn branch(&self) -> &str {
+        &self.branch
+    }
+
+    /// `refs/heads/<branch>`.
+    pub fn reference(&self) -> String {
+        format!("refs/heads/{}", self.branch)
+    }
+}
+
+impl std::fmt::Display for Region {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name)
+    }
+}
+
+/// The branch a `refs/heads/…` reference names (other references as they are).
+pub fn branch_of(reference: &str) -> &str {
+    reference.strip_prefix("refs/heads/").unwrap_or(reference)
+}
+
+/// The first 12 characters of a commit id (fewer if it is shorter), cut on a character
+/// boundary whatever the text is: ids also come from files anyone can edit.
+pub fn short_id(id: &str) -> &str {
+    match id.char_indices().nth(12) {
+        Some((end, _)) => &id[..end],
+        None => id,
+    }
+}
+
+/// A value for one line of a commit message (a trailer's value, a subject): control
+/// characters, line and paragraph separators are written as escapes (`\n`, `\u{2028}`),
+/// so no value can start a line, a paragraph or a trailer of its own.
+pub fn one_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{85}') => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A name from the command line, shortened and escaped for an error message.
+pub fn display_name(name: &str) -> String {
+    let mut shown: String = name.chars().take(64).collect();
+    if shown.len() < name.len() {
+        shown.push('…');
+    }
+    one_line(&shown)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_ids_never_split_a_character() {
+        assert_eq!(short_id("0123456789abcdef"), "0123456789ab");
+        assert_eq!(short_id("aaaaaaaaaaaé"), "aaaaaaaaaaaé");
+        assert_eq!(short_id("aaaaaaaaaaaéé"), "aaaaaaaaaaaé");
+        assert_eq!(short_id("abc"), "abc");
+        assert_eq!(short_id(""), "");
+    }
+
+    #[test]
+    fn one_line_values_cannot_start_a_line() {
+        let forged = "g\nMasterctl-Upstream: 123\r\nNote:\u{2028}x\u{0}";
+        let line = one_line(forged);
+        assert!(!line.contains(['\n', '\r', '\u{2028}', '\u{0}']));
+        assert_eq!(
+            line,
+            "g\\nMasterctl-Upstream: 123\\r\\nNote:\\u{2028}x\\u{0}"
+        );
+        assert_eq!(one_line("items.xlsx"), "items.xlsx");
+        assert_eq!(one_line("a\\nb"), "a\\\\nb");
+    }
+}
