@@ -442,10 +442,15 @@ pub fn write_commit(
     spec: &CommitSpec,
 ) -> Result<Oid, StoreError> {
     let git = &repo.git;
-    let author = git.signature().map_err(|_| StoreError::NoAuthor)?;
+    let author = crate::refs::author(repo)?;
+    crate::refs::check_not_checked_out(repo, spec.reference)?;
     let raced = || StoreError::Raced {
         branch: branch_of(spec.reference).to_string(),
     };
+    // A lock on the branch: another writer now, or one killed while writing.
+    if let Some(locked) = crate::refs::locked(repo, spec.reference) {
+        return Err(locked);
+    }
     // Another writer that already won leaves nothing for this one to write.
     if repo.head_of(spec.reference)?.map(|c| c.id()) != spec.expected {
         return Err(raced());
@@ -485,7 +490,8 @@ pub fn write_commit(
                 git2::ErrorCode::Modified | git2::ErrorCode::Exists | git2::ErrorCode::Locked
             ) =>
         {
-            Err(raced())
+            // Another writer won, or holds the lock right now.
+            Err(crate::refs::locked(repo, spec.reference).unwrap_or_else(raced))
         }
         Err(e) => Err(e.into()),
     }

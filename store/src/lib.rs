@@ -15,6 +15,7 @@ pub mod merge;
 pub mod names;
 pub mod pack;
 pub mod rebase;
+pub mod refs;
 pub mod repo;
 pub mod resolve;
 pub mod snapshot;
@@ -56,6 +57,22 @@ pub enum StoreError {
         "no author: set user.name and user.email in git config (git config --global user.name \"…\")"
     )]
     NoAuthor,
+    #[error(
+        "{key} is `{value}`, which git would not accept in a commit: fix it with git config {key} \"…\""
+    )]
+    BadAuthor { key: String, value: String },
+    #[error(
+        "branch {0} is checked out in a worktree (or is the branch holding the structure); masterctl never moves a checked-out branch: give the region its own branch in masterctl.toml, or check out another branch"
+    )]
+    CheckedOut(String),
+    #[error(
+        "branch {branch} is locked by {path}, written {seconds} s ago: another masterctl or git process is updating it, or one was killed while it did; nothing was written. If none is running, remove the lock with `masterctl unlock --region <region>` and run again"
+    )]
+    Locked {
+        branch: String,
+        path: String,
+        seconds: u64,
+    },
     #[error(
         "branch {branch} moved while this import ran (another import won); nothing was written: run the import again"
     )]

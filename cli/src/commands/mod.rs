@@ -10,6 +10,7 @@ mod log;
 mod rebase;
 mod schema;
 mod status;
+mod unlock;
 mod validate;
 
 use clap::Subcommand;
@@ -42,6 +43,8 @@ pub enum Command {
     Build(build::Args),
     /// Read a build through the runtime loader: a summary, or one row with its lookups
     Inspect(inspect::Args),
+    /// Remove a lock a killed process left on a region's branch (only a stale one)
+    Unlock(unlock::Args),
 }
 
 pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
@@ -63,6 +66,7 @@ pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(),
         Command::L10n(command) => l10n::run(command, global, output),
         Command::Build(args) => build::run(args, global, output),
         Command::Inspect(args) => inspect::run(args, output),
+        Command::Unlock(args) => unlock::run(args, global, output),
     }
 }
 
@@ -95,6 +99,9 @@ pub fn store_failure(error: StoreError) -> Failure {
         | StoreError::NoStructure
         | StoreError::RebaseInProgress(_) => Failure::usage(error.to_string()),
         StoreError::NoAuthor
+        | StoreError::BadAuthor { .. }
+        | StoreError::CheckedOut(_)
+        | StoreError::Locked { .. }
         | StoreError::Build(_)
         | StoreError::Raced { .. }
         | StoreError::BrokenSnapshot { .. }

@@ -2,6 +2,7 @@
 //! upstream commits it has not taken yet, and any rebase in progress.
 
 use masterctl_store::rebase::recorded_import_point;
+use masterctl_store::refs;
 use masterctl_store::resolve;
 use masterctl_store::{Region, short_id};
 use serde_json::json;
@@ -47,7 +48,13 @@ pub fn run(_args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Fail
         let in_progress = resolve::load_state(&repo, &region)
             .map_err(store_failure)?
             .is_some();
+        let lock = refs::lock_of(&repo, &region.reference());
         regions.push(json!({
+            "lock": lock.as_ref().map(|l| json!({
+                "path": l.path.display().to_string(),
+                "age_seconds": l.age.as_secs(),
+                "stale": l.is_stale(),
+            })),
             "region": region.name(),
             "branch": region.branch(),
             "head": head.as_ref().map(|c| c.id().to_string()),
@@ -79,6 +86,22 @@ pub fn run(_args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Fail
                 short(&region["upstream_head"]),
                 short(&region["import_point"]),
                 region["upstream_commits_not_taken"].as_u64().unwrap_or(0)
+            ));
+        }
+        if let Some(lock) = region["lock"].as_object() {
+            let stale = lock["stale"] == true;
+            output.line(format!(
+                "    locked by {} ({} s old){}",
+                lock["path"].as_str().unwrap_or_default(),
+                lock["age_seconds"].as_u64().unwrap_or(0),
+                if stale {
+                    format!(
+                        ": left by a process that is gone; `masterctl unlock --region {}` removes it",
+                        region["region"].as_str().unwrap_or_default()
+                    )
+                } else {
+                    ": a process is writing the branch now".to_string()
+                }
             ));
         }
         if region["rebase_in_progress"] == true {

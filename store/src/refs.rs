@@ -1,0 +1,126 @@
+//! What must hold before a region branch moves: an author git would accept, a branch no
+//! worktree has checked out, and no lock left behind by a process that is gone.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use git2::Signature;
+
+use crate::StoreError;
+use crate::names::{Region, branch_of, display_name};
+use crate::repo::MasterRepo;
+
+/// A reference update holds its lock for milliseconds; a lock older than this was left
+/// by a process that died (or was killed) between taking it and renaming it into place.
+pub const STALE_LOCK: Duration = Duration::from_secs(10);
+
+/// A lock file on a branch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefLock {
+    pub path: PathBuf,
+    /// How long ago it was last written.
+    pub age: Duration,
+}
+
+impl RefLock {
+    pub fn is_stale(&self) -> bool {
+        self.age >= STALE_LOCK
+    }
+}
+
+/// The author of the commits masterctl writes, from git's configuration, refused when a
+/// name or email would make a commit git rejects (a newline, `<`, `>`, a NUL: libgit2
+/// writes them as they are, git's fsck then reports the commit as broken).
+pub fn author(repo: &MasterRepo) -> Result<Signature<'static>, StoreError> {
+    let config = repo.git.config()?;
+    let get = |key: &str| config.get_string(key).ok();
+    let (Some(name), Some(email)) = (get("user.name"), get("user.email")) else {
+        return Err(StoreError::NoAuthor);
+    };
+    for (key, value) in [("user.name", &name), ("user.email", &email)] {
+        if value.trim().is_empty()
+            || value
+                .chars()
+                .any(|c| c.is_control() || matches!(c, '<' | '>'))
+        {
+            return Err(StoreError::BadAuthor {
+                key: key.to_string(),
+                value: display_name(value),
+            });
+        }
+    }
+    Ok(Signature::now(name.trim(), email.trim())?)
+}
+
+/// The heads of every worktree (the main one included; HEAD of a bare repository), as
+/// full reference names.
+fn checked_out(repo: &MasterRepo) -> Vec<String> {
+    let mut heads = Vec::new();
+    let head_of = |git: &git2::Repository| {
+        git.find_reference("HEAD")
+            .ok()
+            .and_then(|head| head.symbolic_target().ok().flatten().map(str::to_string))
+    };
+    heads.extend(head_of(&repo.git));
+    if let Ok(names) = repo.git.worktrees() {
+        for name in names.iter().flatten().flatten() {
+            if let Ok(worktree) = repo.git.find_worktree(name)
+                && let Ok(git) = git2::Repository::open_from_worktree(&worktree)
+            {
+                heads.extend(head_of(&git));
+            }
+        }
+    }
+    heads
+}
+
+/// Refuse to move a branch that a worktree has checked out (its index and files would
+/// then disagree with it) — the structure branch among them.
+pub fn check_not_checked_out(repo: &MasterRepo, reference: &str) -> Result<(), StoreError> {
+    if checked_out(repo).iter().any(|head| head == reference) {
+        return Err(StoreError::CheckedOut(branch_of(reference).to_string()));
+    }
+    Ok(())
+}
+
+/// The lock file on a branch, if there is one.
+pub fn lock_of(repo: &MasterRepo, reference: &str) -> Option<RefLock> {
+    let path = repo.git.path().join(format!("{reference}.lock"));
+    let metadata = std::fs::symlink_metadata(&path).ok()?;
+    let age = metadata
+        .modified()
+        .ok()
+        .and_then(|m| m.elapsed().ok())
+        .unwrap_or_default();
+    Some(RefLock { path, age })
+}
+
+/// The error for a branch whose update met a lock.
+pub fn locked(repo: &MasterRepo, region_reference: &str) -> Option<StoreError> {
+    let lock = lock_of(repo, region_reference)?;
+    Some(StoreError::Locked {
+        branch: branch_of(region_reference).to_string(),
+        path: lock.path.display().to_string(),
+        seconds: lock.age.as_secs(),
+    })
+}
+
+/// Remove a stale lock from a region's branch. A lock younger than [`STALE_LOCK`] may
+/// belong to a process writing right now, and is left alone.
+pub fn unlock(repo: &MasterRepo, region: &Region) -> Result<Option<RefLock>, StoreError> {
+    let Some(lock) = lock_of(repo, &region.reference()) else {
+        return Ok(None);
+    };
+    if !lock.is_stale() {
+        return Err(StoreError::Locked {
+            branch: region.branch().to_string(),
+            path: lock.path.display().to_string(),
+            seconds: lock.age.as_secs(),
+        });
+    }
+    std::fs::remove_file(&lock.path).map_err(|e| StoreError::Io {
+        path: lock.path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    Ok(Some(lock))
+}
