@@ -114,10 +114,10 @@ impl Output {
         bar
     }
 
-    /// Print a line to standard output.
+    /// Print a line to standard output (terminal-safe, see [`terminal_safe`]).
     pub fn line(&self, text: impl AsRef<str>) {
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{}", text.as_ref());
+        let _ = writeln!(out, "{}", terminal_safe(text.as_ref()));
     }
 
     pub fn bold(&self, text: &str) -> String {
@@ -183,7 +183,7 @@ impl Output {
             out.push('\n');
         }
         let mut stdout = std::io::stdout().lock();
-        let _ = stdout.write_all(out.as_bytes());
+        let _ = stdout.write_all(terminal_safe(&out).as_bytes());
     }
 
     fn diagnostic(&self, d: &Diagnostic) -> String {
@@ -246,8 +246,10 @@ impl Output {
                 if self.is_json() {
                     self.json(&serde_json::json!({ "ok": false, "error": message, "hint": hint }));
                 } else {
+                    let message = terminal_safe(message);
                     eprintln!("{} {message}", self.paint(RED, "error:"));
                     if let Some(hint) = hint {
+                        let hint = terminal_safe(hint);
                         eprintln!("  {} {hint}", self.paint(CYAN, "hint:"));
                     }
                 }
@@ -264,5 +266,56 @@ pub fn count_text(errors: usize, warnings: usize) -> String {
         (e, 0) => plural(e, "error"),
         (0, w) => plural(w, "warning"),
         (e, w) => format!("{}, {}", plural(e, "error"), plural(w, "warning")),
+    }
+}
+
+/// Text for a terminal: control characters that could move the cursor, clear the
+/// screen or retitle the window (from a file name, a cell, a commit) are written as
+/// escapes (`\u{1b}`); line breaks, tabs and the colour sequences this program paints
+/// (`ESC [ digits ; m`) pass.
+pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.contains(unsafe_char) {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if c == '\u{1b}'
+            && let Some(sgr) = rest.strip_prefix("\u{1b}[")
+            && let Some(end) = sgr.find('m')
+            && sgr[..end].bytes().all(|b| b.is_ascii_digit() || b == b';')
+        {
+            out.push_str(&rest[..end + 3]);
+            rest = &rest[end + 3..];
+            continue;
+        }
+        if unsafe_char(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    out.into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::terminal_safe;
+
+    #[test]
+    fn terminals_see_no_control_sequences_but_our_colours() {
+        assert_eq!(terminal_safe("plain\tline\n"), "plain\tline\n");
+        assert_eq!(
+            terminal_safe("\u{1b}[1mbold\u{1b}[0m"),
+            "\u{1b}[1mbold\u{1b}[0m"
+        );
+        assert_eq!(terminal_safe("a\u{1b}[2Jb"), "a\\u{1b}[2Jb");
+        assert_eq!(
+            terminal_safe("x\u{1b}]0;title\u{7}"),
+            "x\\u{1b}]0;title\\u{7}"
+        );
+        assert_eq!(terminal_safe("\r\u{9b}"), "\\u{d}\\u{9b}");
     }
 }

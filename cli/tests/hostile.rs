@@ -103,7 +103,10 @@ fn a_file_name_cannot_forge_an_import_point() {
     assert_eq!(code(&out), Some(0), "{}", text(&out));
     assert!(!text(&out).contains("nothing to take"), "{}", text(&out));
     let monster = git(root, &["show", "masters/global:tables/monster.csv"]);
-    assert!(monster.contains("5300") && monster.contains("320"), "{monster}");
+    assert!(
+        monster.contains("5300") && monster.contains("320"),
+        "{monster}"
+    );
 }
 
 #[test]

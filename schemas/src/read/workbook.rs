@@ -67,8 +67,142 @@ fn unreadable(path: &Path, message: impl Into<String>) -> Diagnostic {
     Diagnostic::new(Code::UnreadableFile, Location::file(path), message)
 }
 
+/// The most one part of a zipped workbook (a sheet's XML, the shared strings) may
+/// unpack to, and all parts together. The zip reader never produces more than a part's
+/// declared size, so checking the declared sizes first bounds what reading can take,
+/// whatever the file claims to compress (a few megabytes of deflated spaces unpack to
+/// gigabytes). 192 MiB of sheet XML is about eight million cells.
+pub const MAX_PART_BYTES: u64 = 192 << 20;
+pub const MAX_UNPACKED_BYTES: u64 = 320 << 20;
+
+/// Refuse a zipped workbook (xlsx, xlsm, xlsb, ods) whose parts unpack to more than the
+/// limits, before anything is decompressed. Files that are not zips pass (calamine
+/// reports what they are).
+fn check_unpacked_size(path: &Path) -> Result<(), Diagnostic> {
+    let Ok(file) = File::open(path) else {
+        return Ok(());
+    };
+    let Ok(mut archive) = zip::ZipArchive::new(BufReader::new(file)) else {
+        return Ok(());
+    };
+    let mut total: u64 = 0;
+    for index in 0..archive.len() {
+        let Ok(entry) = archive.by_index_raw(index) else {
+            continue;
+        };
+        let size = entry.size();
+        if size > MAX_PART_BYTES {
+            return Err(unreadable(
+                path,
+                format!(
+                    "its part `{}` unpacks to {} MiB, more than the {} MiB a workbook part may have",
+                    entry.name().unwrap_or_default(),
+                    size >> 20,
+                    MAX_PART_BYTES >> 20
+                ),
+            )
+            .hint("split the data over several sheets or workbooks, or export it as CSV"));
+        }
+        total = total.saturating_add(size);
+    }
+    if let Ok(mut content) = archive.by_name("content.xml")
+        && let Err(message) = check_ods_span(&mut content)
+    {
+        return Err(unreadable(path, message)
+            .hint("delete the formatting or cells far from the data (whole rows or columns repeated to the sheet's end), or export it as CSV"));
+    }
+    if total > MAX_UNPACKED_BYTES {
+        return Err(unreadable(
+            path,
+            format!(
+                "it unpacks to {} MiB, more than the {} MiB a workbook may have",
+                total >> 20,
+                MAX_UNPACKED_BYTES >> 20
+            ),
+        )
+        .hint("split the data over several workbooks, or export it as CSV"));
+    }
+    Ok(())
+}
+
+/// The cells an ods sheet expands to: rows and cells written once with a repeat count
+/// (`table:number-rows-repeated`, `table:number-columns-repeated`) are expanded by the
+/// reader, so a few bytes can ask for billions. Each sheet's rows are counted up to
+/// the last cell holding a value, and a sheet over [`MAX_CELLS`] is refused.
+fn check_ods_span(content: &mut impl std::io::Read) -> Result<(), String> {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_reader(BufReader::new(content));
+    let mut buf = Vec::new();
+    let repeat = |e: &quick_xml::events::BytesStart<'_>, name: &str| -> u64 {
+        e.try_get_attribute(name)
+            .ok()
+            .flatten()
+            .and_then(|a| a.value.parse::<u64>().ok())
+            .unwrap_or(1)
+    };
+    let (mut sheet_cells, mut row_repeat, mut row_width, mut row_used): (u64, u64, u64, u64) =
+        (0, 1, 0, 0);
+    let mut in_cell_with_content = false;
+    loop {
+        buf.clear();
+        // A content that is not readable XML (an encrypted file) is for calamine to
+        // report; only the counts are this check's business.
+        let Ok(event) = reader.read_event_into(&mut buf) else {
+            break;
+        };
+        match event {
+            Event::Eof => break,
+            Event::Start(ref e) | Event::Empty(ref e) => {
+                let empty = matches!(event, Event::Empty(_));
+                match e.local_name().as_ref() {
+                    "table" => sheet_cells = 0,
+                    "table-row" => {
+                        row_repeat = repeat(e, "table:number-rows-repeated");
+                        (row_width, row_used) = (0, 0);
+                    }
+                    "table-cell" | "covered-table-cell" => {
+                        let columns = repeat(e, "table:number-columns-repeated");
+                        row_width = row_width.saturating_add(columns);
+                        let valued = e
+                            .try_get_attribute("office:value-type")
+                            .ok()
+                            .flatten()
+                            .is_some();
+                        if valued {
+                            row_used = row_width;
+                        }
+                        in_cell_with_content = !empty;
+                    }
+                    "p" if in_cell_with_content => row_used = row_width,
+                    _ => {}
+                }
+            }
+            Event::End(ref e) => match e.local_name().as_ref() {
+                "table-cell" | "covered-table-cell" => in_cell_with_content = false,
+                "table-row" => {
+                    sheet_cells = sheet_cells.saturating_add(row_repeat.saturating_mul(row_used));
+                    if sheet_cells > MAX_CELLS as u64 {
+                        return Err(format!(
+                            "a sheet expands to more than {MAX_CELLS} cells through repeated rows and columns"
+                        ));
+                    }
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 fn read_unguarded(project: &Project, path: &Path, part: Part) -> ReadOutcome {
     let mut outcome = ReadOutcome::default();
+    if let Err(d) = check_unpacked_size(path) {
+        if part.index == 0 {
+            outcome.report.push(d);
+        }
+        return outcome;
+    }
     let mut workbook = match open_workbook_auto(path) {
         Ok(workbook) => workbook,
         Err(e) => {
@@ -125,6 +259,11 @@ fn read_unguarded(project: &Project, path: &Path, part: Part) -> ReadOutcome {
 /// cell): beyond this a sheet is refused rather than allowed to exhaust memory.
 const MAX_CELLS: usize = 20_000_000;
 
+/// The most cells holding a value a sheet may have (800,000 rows of ten columns): with
+/// [`MAX_PART_BYTES`] this keeps reading any workbook within about half a gigabyte.
+/// Larger tables belong in CSV, which is read in a stream.
+pub const MAX_VALUES: usize = 8_000_000;
+
 /// Read one sheet and run `f` on it as a grid. xlsx and xlsm are read in one pass over
 /// the sheet, values and formulas together, borrowing shared strings instead of copying
 /// them; the other formats go through calamine's range and, only when a data row has
@@ -148,15 +287,24 @@ fn with_sheet_grid<R>(
     Ok(f(&grid))
 }
 
-/// A sheet's cells, dense between the first and last used cell, borrowing text from
-/// the workbook (xlsx shared strings) or from calamine's range (other formats).
+/// A sheet's cells between the first and last used cell, borrowing text from the
+/// workbook (xlsx shared strings) or from calamine's range (other formats).
 struct SheetGrid<'a> {
+    /// The values: every cell of the span in row order, or (with `index`) only the
+    /// cells that hold something.
     cells: Vec<DataRef<'a>>,
+    /// For a sheet read cell by cell (xlsx): per position of the span, the index of its
+    /// value in `cells` (`u32::MAX`: empty). Four bytes per empty cell instead of a
+    /// whole value.
+    index: Option<Vec<u32>>,
     width: usize,
     height: usize,
     start: (u32, u32),
     formulas_without_value: HashMap<(usize, usize), String>,
 }
+
+/// A position in the span that holds no value.
+const NO_VALUE: u32 = u32::MAX;
 
 fn xlsx_grid<'a>(
     xlsx: &'a mut Xlsx<BufReader<File>>,
@@ -165,7 +313,11 @@ fn xlsx_grid<'a>(
     let mut reader = xlsx
         .worksheet_cells_reader(sheet)
         .map_err(|e| e.to_string())?;
-    let mut records = Vec::new();
+    // Values and their positions, checked against the limits as they arrive: a sheet
+    // too large is refused while it is read, not after it filled the memory.
+    let mut cells = Vec::new();
+    let mut positions: Vec<(u32, u32)> = Vec::new();
+    let mut formulas: Vec<(usize, String)> = Vec::new();
     let (mut first, mut last) = ((u32::MAX, u32::MAX), (0u32, 0u32));
     while let Some(record) = reader.next_cell_with_formula().map_err(|e| e.to_string())? {
         if record.value == DataRef::Empty && record.formula.as_deref().is_none_or(str::is_empty) {
@@ -174,11 +326,25 @@ fn xlsx_grid<'a>(
         let (row, column) = record.pos;
         first = (first.0.min(row), first.1.min(column));
         last = (last.0.max(row), last.1.max(column));
-        records.push(record);
+        if cells.len() >= MAX_VALUES {
+            return Err(too_many_cells(cells.len() + 1));
+        }
+        check_size(
+            (last.0 - first.0) as usize + 1,
+            (last.1 - first.1) as usize + 1,
+        )?;
+        if record.value == DataRef::Empty
+            && let Some(formula) = record.formula
+        {
+            formulas.push((cells.len(), formula));
+        }
+        positions.push(record.pos);
+        cells.push(record.value);
     }
-    if records.is_empty() {
+    if cells.is_empty() {
         return Ok(SheetGrid {
-            cells: Vec::new(),
+            cells,
+            index: None,
             width: 0,
             height: 0,
             start: (0, 0),
@@ -188,24 +354,30 @@ fn xlsx_grid<'a>(
     let height = (last.0 - first.0) as usize + 1;
     let width = (last.1 - first.1) as usize + 1;
     let size = check_size(height, width)?;
-    let mut grid = SheetGrid {
-        cells: vec![DataRef::Empty; size],
+    let mut index = vec![NO_VALUE; size];
+    let place = |(row, column): (u32, u32)| ((row - first.0) as usize, (column - first.1) as usize);
+    for (i, &position) in positions.iter().enumerate() {
+        let (row, column) = place(position);
+        index[row * width + column] = i as u32;
+    }
+    let formulas_without_value = formulas
+        .into_iter()
+        .map(|(i, formula)| (place(positions[i]), formula))
+        .collect();
+    Ok(SheetGrid {
+        cells,
+        index: Some(index),
         width,
         height,
         start: first,
-        formulas_without_value: HashMap::new(),
-    };
-    for record in records {
-        let row = (record.pos.0 - first.0) as usize;
-        let column = (record.pos.1 - first.1) as usize;
-        if record.value == DataRef::Empty
-            && let Some(formula) = record.formula
-        {
-            grid.formulas_without_value.insert((row, column), formula);
-        }
-        grid.cells[row * width + column] = record.value;
-    }
-    Ok(grid)
+        formulas_without_value,
+    })
+}
+
+fn too_many_cells(count: usize) -> String {
+    format!(
+        "the sheet holds more than {MAX_VALUES} cells with values (at least {count}); split it over several sheets, or export it as CSV"
+    )
 }
 
 impl Grid for SheetGrid<'_> {
@@ -221,7 +393,15 @@ impl Grid for SheetGrid<'_> {
         if row >= self.height || column >= self.width {
             return Cell::Empty;
         }
-        match &self.cells[row * self.width + column] {
+        let at = row * self.width + column;
+        let value = match &self.index {
+            Some(index) => match index[at] {
+                NO_VALUE => &DataRef::Empty,
+                i => &self.cells[i as usize],
+            },
+            None => &self.cells[at],
+        };
+        match value {
             DataRef::Empty => match self.formulas_without_value.get(&(row, column)) {
                 Some(formula) => Cell::FormulaWithoutValue(formula),
                 None => Cell::Empty,
@@ -278,6 +458,7 @@ pub fn for_each_sheet(
     mut f: impl FnMut(&str, Result<&dyn Grid, Diagnostic>),
 ) -> Result<(), Diagnostic> {
     catch_unwind(AssertUnwindSafe(|| {
+        check_unpacked_size(path)?;
         let mut workbook = open_workbook_auto(path).map_err(|e| open_error(path, &e))?;
         for sheet in workbook.sheet_names() {
             let mut seen = false;
@@ -323,6 +504,7 @@ fn range_grid(range: &Range<Data>) -> Result<SheetGrid<'_>, String> {
         .collect();
     Ok(SheetGrid {
         cells,
+        index: None,
         width,
         height,
         start: range.start().unwrap_or((0, 0)),
