@@ -87,3 +87,43 @@ proptest! {
         let _ = exchange::read(&file, Path::new("x"));
     }
 }
+
+/// A source text holding characters XML cannot carry (committed before imports refused
+/// them) still gives an XLIFF file an XML parser reads, with U+FFFD in their place.
+#[test]
+fn xliff_stays_xml_whatever_the_text_holds() {
+    let key = vec![Value::Int(1)];
+    let source = "a\u{0}b\u{1b}c\u{FFFF}d\u{7}";
+    let unit = Unit {
+        table: "item",
+        field: "name",
+        key: &key,
+        source,
+        translation: Some("x\u{1}y"),
+        old_source: None,
+        state: State::Translated,
+        failures: Vec::new(),
+        max_length: None,
+        description: Some("\u{8}"),
+    };
+    let bytes = exchange::write(Format::Xliff, &[&unit], &info());
+    let mut reader = quick_xml::Reader::from_reader(bytes.as_slice());
+    let mut buf = Vec::new();
+    loop {
+        match reader.read_event_into(&mut buf) {
+            Ok(quick_xml::events::Event::Eof) => break,
+            Ok(quick_xml::events::Event::Text(t)) => {
+                let text: &str = t.as_ref();
+                assert!(!text.contains(|c: char| (c as u32) < 0x20 && !"\t\n\r".contains(c)));
+            }
+            Ok(_) => {}
+            Err(e) => panic!("not XML: {e}\n{}", String::from_utf8_lossy(&bytes)),
+        }
+        buf.clear();
+    }
+    let file = exchange::read(&bytes, Path::new("x.xliff")).unwrap();
+    assert_eq!(
+        file.units[0].source.as_deref(),
+        Some("a\u{FFFD}b\u{FFFD}c\u{FFFD}d\u{FFFD}")
+    );
+}

@@ -72,6 +72,9 @@ pub enum Code {
     Placeholder,
     /// A translation holds a control or zero-width character.
     InvisibleCharacter,
+    /// A cell's text holds a control character (other than line feed, carriage return
+    /// and tab): no exchange format, XML above all, can carry it.
+    ControlCharacter,
     /// A plural message lacks a branch its language needs, or has one it does not use.
     PluralForms,
     /// A translation is not a well-formed message (an unclosed `{`).
@@ -122,6 +125,7 @@ impl Code {
             Code::UncheckedReference => "unchecked-reference",
             Code::Placeholder => "placeholder",
             Code::InvisibleCharacter => "invisible-character",
+            Code::ControlCharacter => "control-character",
             Code::PluralForms => "plural-forms",
             Code::MessageSyntax => "message-syntax",
             Code::UnknownUnit => "unknown-unit",
@@ -245,6 +249,9 @@ pub struct Diagnostic {
     pub hint: Option<String>,
 }
 
+/// The most characters a diagnostic quotes of what it found.
+pub const MAX_QUOTE: usize = 200;
+
 impl Diagnostic {
     pub fn new(code: Code, location: Location, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
@@ -258,8 +265,17 @@ impl Diagnostic {
         }
     }
 
+    /// What was found, quoted up to [`MAX_QUOTE`] characters (a diagnostic about a
+    /// 100 MB cell or translation quotes its beginning and says how much more there is).
     pub fn found(mut self, found: impl Into<String>) -> Diagnostic {
-        self.found = Some(found.into());
+        let found = found.into();
+        self.found = Some(match found.char_indices().nth(MAX_QUOTE) {
+            Some((end, _)) => {
+                let more = found[end..].chars().count();
+                format!("{}… ({more} more characters)", &found[..end])
+            }
+            None => found,
+        });
         self
     }
 
@@ -366,6 +382,19 @@ pub fn a1(row: u32, column: u32) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_long_finding_is_quoted_in_part() {
+        let long = "語".repeat(100_000);
+        let d = Diagnostic::new(Code::Length, Location::file(std::path::Path::new("x")), "m")
+            .found(long);
+        let found = d.found.unwrap();
+        assert!(found.starts_with(&"語".repeat(MAX_QUOTE)));
+        assert!(found.ends_with("… (99800 more characters)"), "{found}");
+        let short = Diagnostic::new(Code::Length, Location::file(std::path::Path::new("x")), "m")
+            .found("abc");
+        assert_eq!(short.found.as_deref(), Some("abc"));
+    }
     use super::*;
 
     #[test]

@@ -36,6 +36,24 @@ pub fn check_value(field: &Field, value: &Value) -> Result<(), Problem> {
 }
 
 fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
+    if let Some(text) = value.as_str()
+        && let Some((at, c)) = text
+            .chars()
+            .enumerate()
+            .find(|&(_, c)| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+    {
+        return Err(problem(
+            Code::ControlCharacter,
+            format!(
+                "the text holds the control character U+{:04X} at character {}",
+                c as u32,
+                at + 1
+            ),
+        )
+        .expected("text without control characters (line breaks and tabs are fine)")
+        .hint("such characters are invisible in a spreadsheet and cannot be written to translators' XML files: delete them")
+        .into());
+    }
     if field.ty.scalar() == &FieldType::Enum
         && let Some(text) = value.as_str()
         && !field.values.iter().any(|v| &**v == text)

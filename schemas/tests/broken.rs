@@ -434,3 +434,20 @@ fn custom_masters_need_positive_weights_and_each_matrix_pair_once() {
         "{found:#?}"
     );
 }
+
+#[test]
+fn control_characters_in_texts_are_refused_at_their_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("Category.csv");
+    std::fs::write(
+        &path,
+        "id,name,sort_order\n1,ok\ttab,10\n2,a\u{0}b,20\n3,\"a\r\nb\",30\n",
+    )
+    .unwrap();
+    let v = validate(&project(&fixtures()), &[path]);
+    let d = only_error(&v);
+    assert_eq!(d.code, Code::ControlCharacter);
+    assert_eq!(d.location.line, Some(3));
+    assert_eq!(d.location.field.as_deref(), Some("name"));
+    assert!(d.message.contains("U+0000 at character 2"), "{}", d.message);
+}

@@ -239,9 +239,12 @@ pub fn load_resolutions(repo: &MasterRepo, region: &Region) -> Result<Resolution
     let mut resolutions = Resolutions::new();
     // Where each cell's resolution was given, to refuse two different ones.
     let mut given: HashMap<(String, String, String), u64> = HashMap::new();
+    let text = String::from_utf8_lossy(bytes);
+    let mut lines = sheet_csv::LineCounter::new(&text);
     for record in reader.records() {
         let record = record.map_err(|e| io(&path, e))?;
-        let line = record.position().map_or(0, |p| p.line());
+        // Lines of the file as a planner sees it (after the byte order mark).
+        let line = record.position().map_or(0, |p| lines.line_at(p.byte()));
         let get = |i: usize| sheet_csv::restore(record.get(i).unwrap_or_default()).to_string();
         let resolution = match get(r).trim().to_ascii_lowercase().as_str() {
             "" => continue,

@@ -12,7 +12,7 @@
 use std::path::Path;
 
 use masterctl_schemas::Diagnostic;
-use masterctl_schemas::sheet_csv::{self, restore};
+use masterctl_schemas::sheet_csv::{self, LineCounter, restore};
 
 use super::{ExportInfo, ReturnedUnit, problems, syntax};
 use crate::units::{State, Unit, UnitId};
@@ -109,16 +109,18 @@ pub fn read(
     let source = starting("source_").map(|(i, _)| i);
     let mut units = Vec::new();
     let mut errors = Vec::new();
+    // Lines from byte offsets: the reader's own line count is one short in CRLF files.
+    let mut lines = LineCounter::new(text);
     for record in records {
         let record = match record {
             Ok(record) => record,
             Err(e) => {
-                let line = e.position().map_or(0, |p| p.line());
+                let line = e.position().map_or(0, |p| lines.line_at(p.byte()));
                 errors.push(syntax(path, line, format!("not readable as CSV: {e}")));
                 continue;
             }
         };
-        let line = record.position().map_or(0, |p| p.line());
+        let line = record.position().map_or(0, |p| lines.line_at(p.byte()));
         let cell = |i: usize| restore(record.get(i).unwrap_or(""));
         if record.iter().all(|c| c.trim().is_empty()) {
             continue;
@@ -167,6 +169,21 @@ mod tests {
                 units[0].translation.as_deref(),
                 Some("Iron Sword, the first")
             );
+        }
+    }
+
+    #[test]
+    fn errors_name_the_line_in_crlf_files_too() {
+        for newline in ["\n", "\r\n"] {
+            let text = [
+                "\u{feff}table,field,key,translation_en",
+                "item,name,1,Sword",
+                ",name,2,Shield",
+                "",
+            ]
+            .join(newline);
+            let errors = read(&text, Path::new("x.csv")).unwrap_err();
+            assert_eq!(errors[0].location.line, Some(3), "{newline:?}");
         }
     }
 }

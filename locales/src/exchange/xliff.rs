@@ -28,10 +28,19 @@ const UNCONFIRMED: [&str; 6] = [
 
 /// Text content: markup characters escaped, and carriage returns as references (XML
 /// readers turn a raw one into a line feed).
+/// Text as XML character data. Characters XML 1.0 cannot carry at all (control
+/// characters other than tab, line feed and carriage return; U+FFFE, U+FFFF) are
+/// written as U+FFFD: imports refuse them in source texts (`control-character`), so
+/// only data committed before that rule can hold them, and the file stays XML.
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
         match c {
+            c if ((c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r'))
+                || matches!(c, '\u{FFFE}' | '\u{FFFF}') =>
+            {
+                out.push('\u{FFFD}');
+            }
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
