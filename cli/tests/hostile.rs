@@ -421,3 +421,39 @@ fn the_conflict_file_neutralises_formulas_and_continue_shows_invalid_resolutions
     let monster = git(root, &["show", "masters/global:tables/monster.csv"]);
     assert!(monster.contains("7000"), "{monster}");
 }
+
+#[test]
+fn packs_are_consolidated_past_git_s_auto_pack_limit() {
+    let repo = regions();
+    let root = repo.path();
+    git(root, &["config", "gc.autoPackLimit", "3"]);
+    let packs = || {
+        std::fs::read_dir(root.join(".git/objects/pack"))
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .path()
+                    .extension()
+                    .is_some_and(|x| x == "pack")
+            })
+            .count()
+    };
+    for hp in 5301..5309 {
+        let changed = exports(|t| t.replacen("5200", &hp.to_string(), 1));
+        let out = masterctl(
+            root,
+            &["import", "--region", "jp", changed.path().to_str().unwrap()],
+        );
+        assert_eq!(code(&out), Some(0), "{}", text(&out));
+        assert!(packs() <= 4, "{} packs", packs());
+    }
+    git(root, &["fsck", "--strict", "--no-dangling"]);
+    let log = git(root, &["log", "--format=%H", "masters/jp"]);
+    assert_eq!(log.lines().count(), 9);
+    for commit in log.lines() {
+        git(root, &["ls-tree", "-r", commit]);
+    }
+    let monster = git(root, &["show", "masters/jp:tables/monster.csv"]);
+    assert!(monster.contains("5308"), "{monster}");
+}

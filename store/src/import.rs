@@ -483,7 +483,14 @@ pub fn write_commit(
         None => git.reference(spec.reference, commit, false, spec.log_message),
     };
     match moved {
-        Ok(_) => Ok(commit),
+        Ok(_) => {
+            // Best effort: a failed consolidation leaves the packs as they were. A fresh
+            // handle: this one carries the in-memory object store.
+            if let Ok(fresh) = git2::Repository::open(git.path()) {
+                let _ = crate::pack::consolidate_if_needed(&fresh);
+            }
+            Ok(commit)
+        }
         Err(e)
             if matches!(
                 e.code(),

@@ -66,3 +66,73 @@ fn entry(kind: ObjectType, data: &[u8]) -> Vec<u8> {
     let _ = encoder.write_all(data);
     encoder.finish().unwrap_or_default()
 }
+
+/// How many packs may pile up before [`consolidate_if_needed`] folds them into one:
+/// git's own `gc.autoPackLimit` (50 unless configured; 0 turns it off).
+fn auto_pack_limit(git: &git2::Repository) -> usize {
+    git.config()
+        .and_then(|c| c.get_i64("gc.autoPackLimit"))
+        .map_or(50, |n| usize::try_from(n).unwrap_or(0))
+}
+
+/// The packs of the repository (their `.pack` paths), without those marked `.keep`.
+fn packs(git: &git2::Repository) -> Vec<std::path::PathBuf> {
+    let dir = git.path().join("objects").join("pack");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut packs: Vec<std::path::PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pack"))
+        .filter(|p| !p.with_extension("keep").exists())
+        .collect();
+    packs.sort();
+    packs
+}
+
+/// Every import adds a pack; past the limit, lookups slow down with each one. Fold them
+/// into one, as git's auto gc does, safely while other processes read and write: the
+/// new pack holds every object of the packs it replaces (reachable or not, since
+/// another import may have written its pack and not yet moved its branch), it is
+/// complete on disk before any old pack goes, and only packs that existed when it
+/// started are removed. Returns how many packs were folded (0: none were due).
+pub fn consolidate_if_needed(git: &git2::Repository) -> Result<usize, StoreError> {
+    let limit = auto_pack_limit(git);
+    let old = packs(git);
+    if limit == 0 || old.len() <= limit {
+        return Ok(0);
+    }
+    let odb = git.odb()?;
+    let mut ids = Vec::new();
+    odb.foreach(|id| {
+        ids.push(*id);
+        true
+    })?;
+    let mut builder = git.packbuilder()?;
+    for id in &ids {
+        builder.insert_object(*id, None)?;
+    }
+    let dir = git.path().join("objects").join("pack");
+    builder.write(&dir, 0o444)?;
+    let Some(written) = builder.name().ok().flatten().map(str::to_string) else {
+        return Err(StoreError::Io {
+            path: dir.display().to_string(),
+            message: "the consolidated pack has no name".to_string(),
+        });
+    };
+    for pack in &old {
+        let name = pack
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
+        if name.ends_with(&written) {
+            continue;
+        }
+        // The index last: a reader that still sees it can still open the pack.
+        for extension in ["pack", "rev", "bitmap", "idx"] {
+            let _ = std::fs::remove_file(pack.with_extension(extension));
+        }
+    }
+    Ok(old.len())
+}
