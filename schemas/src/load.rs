@@ -163,21 +163,29 @@ fn single(d: Diagnostic) -> Report {
 struct SourceText<'a> {
     path: &'a Path,
     text: &'a str,
+    /// Where each line starts, found once, on the first error.
+    line_starts: std::cell::OnceCell<Vec<usize>>,
 }
 
 impl<'a> SourceText<'a> {
     fn new(path: &'a Path, text: &'a str) -> SourceText<'a> {
-        SourceText { path, text }
+        SourceText {
+            path,
+            text,
+            line_starts: std::cell::OnceCell::new(),
+        }
     }
 
     fn location(&self, span: Range<usize>) -> Location {
         let start = span.start.min(self.text.len());
-        let before = &self.text.as_bytes()[..start];
-        let line = before.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
-        let line_start = before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
+        let starts = self.line_starts.get_or_init(|| {
+            std::iter::once(0)
+                .chain(memchr::memchr_iter(b'\n', self.text.as_bytes()).map(|i| i + 1))
+                .collect()
+        });
+        let line_index = starts.partition_point(|&s| s <= start).saturating_sub(1);
+        let line = line_index as u64 + 1;
+        let line_start = starts[line_index];
         let column = self.text[line_start..start].chars().count() as u64 + 1;
         Location {
             line: Some(line),
@@ -1452,14 +1460,19 @@ impl Builder {
                 if let Some(&first) = position.get(name) {
                     let cycle = &path[first..];
                     for (i, member) in cycle.iter().enumerate() {
-                        let mut seen: Vec<&str> = cycle[i..].to_vec();
-                        seen.extend(&cycle[..i]);
+                        // The cycle from this region on, at most eight steps of it.
+                        let steps = cycle[i..].iter().chain(&cycle[..i]);
+                        let mut shown: Vec<&str> = steps.take(8).copied().collect();
+                        if cycle.len() > 8 {
+                            shown.push("…");
+                        }
                         self.error(source.error(
                             Code::InvalidReference,
                             regions[*member].span(),
                             format!(
-                                "region `{member}` follows itself through upstreams: {} → {member}",
-                                seen.join(" → ")
+                                "region `{member}` follows itself through upstreams ({} regions): {} → {member}",
+                                cycle.len(),
+                                shown.join(" → ")
                             ),
                         ));
                     }

@@ -369,3 +369,41 @@ type = "float"
         "{errors:#?}"
     );
 }
+
+/// 20,000 regions in one chain and one long cycle: each region is walked once, so this
+/// loads at once (the check was cubic).
+#[test]
+fn long_upstream_chains_and_cycles_are_checked_in_one_walk() {
+    let mut config = String::from("source_language = \"ja\"\n");
+    for i in 0..20_000 {
+        config.push_str(&format!(
+            "[regions.r{i}]\nbranch = \"masters/r{i}\"\n{}",
+            if i > 0 {
+                format!("upstream = \"r{}\"\n", i - 1)
+            } else {
+                String::new()
+            }
+        ));
+    }
+    load(&config, &[("category.toml", CATEGORY)]).unwrap();
+    // Close the chain into a cycle: every one of its regions is named.
+    let cyclic = config.replacen(
+        "[regions.r0]\nbranch = \"masters/r0\"\n",
+        "[regions.r0]\nbranch = \"masters/r0\"\nupstream = \"r19999\"\n",
+        1,
+    );
+    let errors = load(&cyclic, &[("category.toml", CATEGORY)]).unwrap_err();
+    assert_eq!(errors.len(), 20_000);
+    assert!(errors.iter().all(|d| d.message.contains("follows itself")));
+}
+
+#[test]
+fn names_are_capped_at_a_length_every_file_system_takes() {
+    let long = "a".repeat(65);
+    let table = CATEGORY.replace("name = \"category\"", &format!("name = \"{long}\""));
+    let errors = errors_of(&[("category.toml", &table)]);
+    assert_eq!(errors[0].code, Code::InvalidName, "{errors:?}");
+    assert!(errors[0].expected.as_deref().unwrap().contains("at most 64"));
+    let fine = CATEGORY.replace("name = \"category\"", &format!("name = \"{}\"", "a".repeat(64)));
+    load(CONFIG, &[("category.toml", &fine)]).unwrap();
+}

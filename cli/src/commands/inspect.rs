@@ -174,7 +174,10 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
 
 fn summary(masters: &Masters, output: &Output) {
     let manifest = masters.manifest();
-    let bytes: u64 = manifest.files.iter().map(|f| f.size).sum();
+    let bytes: u64 = manifest
+        .files
+        .iter()
+        .fold(0u64, |total, f| total.saturating_add(f.size));
     if output.is_json() {
         output.json(&json!({
             "ok": true,
