@@ -451,3 +451,14 @@ fn control_characters_in_texts_are_refused_at_their_cell() {
     assert_eq!(d.location.field.as_deref(), Some("name"));
     assert!(d.message.contains("U+0000 at character 2"), "{}", d.message);
 }
+
+/// A character split by a separator: the fields joined are UTF-8, each alone is not
+/// (found by fuzzing; it panicked).
+#[test]
+fn a_character_split_by_a_separator_is_not_utf8() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("Category.csv");
+    std::fs::write(&path, b"id,name,sort_order\n1,\xe3\x83,\xaa\n").unwrap();
+    let v = validate(&project(&fixtures()), &[path]);
+    assert_eq!(only_error(&v).code, Code::InvalidUtf8);
+}

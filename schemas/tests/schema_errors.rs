@@ -403,7 +403,16 @@ fn names_are_capped_at_a_length_every_file_system_takes() {
     let table = CATEGORY.replace("name = \"category\"", &format!("name = \"{long}\""));
     let errors = errors_of(&[("category.toml", &table)]);
     assert_eq!(errors[0].code, Code::InvalidName, "{errors:?}");
-    assert!(errors[0].expected.as_deref().unwrap().contains("at most 64"));
-    let fine = CATEGORY.replace("name = \"category\"", &format!("name = \"{}\"", "a".repeat(64)));
+    assert!(
+        errors[0]
+            .expected
+            .as_deref()
+            .unwrap()
+            .contains("at most 64")
+    );
+    let fine = CATEGORY.replace(
+        "name = \"category\"",
+        &format!("name = \"{}\"", "a".repeat(64)),
+    );
     load(CONFIG, &[("category.toml", &fine)]).unwrap();
 }

@@ -447,14 +447,6 @@ pub fn write_commit(
     let raced = || StoreError::Raced {
         branch: branch_of(spec.reference).to_string(),
     };
-    // A lock on the branch: another writer now, or one killed while writing.
-    if let Some(locked) = crate::refs::locked(repo, spec.reference) {
-        return Err(locked);
-    }
-    // Another writer that already won leaves nothing for this one to write.
-    if repo.head_of(spec.reference)?.map(|c| c.id()) != spec.expected {
-        return Err(raced());
-    }
     // New objects go to memory first and reach the disk as one pack (see `pack`).
     let odb = git.odb()?;
     let mempack = odb.add_new_mempack_backend(1000)?;
@@ -476,12 +468,16 @@ pub fn write_commit(
     written.retain(|id| !disk.exists(*id));
     crate::pack::write_pack(&odb, &written)?;
     mempack.reset()?;
-    let moved = match spec.expected {
-        Some(expected) => {
-            git.reference_matching(spec.reference, commit, true, expected, spec.log_message)
-        }
-        None => git.reference(spec.reference, commit, false, spec.log_message),
-    };
+    // The branch moves under the ref-update record (see `refs::with_ref_update`): a
+    // lock left by a masterctl killed here is cleared by the next one.
+    let moved = crate::refs::with_ref_update(repo, spec.reference, || {
+        Ok(match spec.expected {
+            Some(expected) => {
+                git.reference_matching(spec.reference, commit, true, expected, spec.log_message)
+            }
+            None => git.reference(spec.reference, commit, false, spec.log_message),
+        })
+    })?;
     match moved {
         Ok(_) => {
             // Best effort: a failed consolidation leaves the packs as they were. A fresh

@@ -124,3 +124,58 @@ pub fn unlock(repo: &MasterRepo, region: &Region) -> Result<Option<RefLock>, Sto
     })?;
     Ok(Some(lock))
 }
+
+/// Move a branch with `update`, recorded so that a process killed half-way leaves
+/// nothing another has to repair by hand.
+///
+/// libgit2 moves a reference by writing `<ref>.lock` and renaming it over the ref; a
+/// process killed in between leaves the lock, and git refuses to move the ref again.
+/// masterctl therefore updates refs only while holding an exclusive lock on
+/// `masterctl/ref-update` (released by the system when a process dies) and writes in
+/// it which reference it is moving, clearing it when done. A process that takes the
+/// lock and finds a reference named there knows its mover died: a `<ref>.lock` beside
+/// that reference is the dead process's, and is removed. A lock no masterctl recorded
+/// (git's own) is left alone and reported ([`StoreError::Locked`]).
+pub fn with_ref_update<T>(
+    repo: &MasterRepo,
+    reference: &str,
+    update: impl FnOnce() -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    use std::io::{Read, Seek, Write};
+    let dir = repo.git.path().join("masterctl");
+    let io = |path: &std::path::Path, e: std::io::Error| StoreError::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    };
+    std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
+    let path = dir.join("ref-update");
+    let mut record = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(|e| io(&path, e))?;
+    record.lock().map_err(|e| io(&path, e))?;
+    // What a process that died while holding it was moving.
+    let mut left = String::new();
+    let _ = (&record).take(4096).read_to_string(&mut left);
+    for dead in left.lines().filter(|l| l.starts_with("refs/heads/")) {
+        if let Some(lock) = lock_of(repo, dead) {
+            std::fs::remove_file(&lock.path).map_err(|e| io(&lock.path, e))?;
+        }
+    }
+    let write = |record: &mut std::fs::File, text: &str| -> std::io::Result<()> {
+        record.set_len(0)?;
+        record.rewind()?;
+        record.write_all(text.as_bytes())
+    };
+    write(&mut record, &format!("{reference}\n")).map_err(|e| io(&path, e))?;
+    if let Some(locked) = locked(repo, reference) {
+        let _ = write(&mut record, "");
+        return Err(locked);
+    }
+    let result = update();
+    write(&mut record, "").map_err(|e| io(&path, e))?;
+    result
+}

@@ -91,11 +91,22 @@ pub fn load_state(repo: &MasterRepo, region: &Region) -> Result<Option<RebaseSta
                 )
             })
     };
-    Ok(Some(RebaseState {
+    let state = RebaseState {
         region_head: field("region_head")?,
         upstream_head: field("upstream_head")?,
         base: field("base")?,
-    }))
+    };
+    // A rebase that committed, then was killed before it cleared its state, has landed:
+    // the region's head is its commit (parents: where it stopped, then upstream).
+    if let Some(head) = repo.head_of(&region.reference())?
+        && head
+            .parent_ids()
+            .eq([state.region_head, state.upstream_head])
+    {
+        clear(repo, region)?;
+        return Ok(None);
+    }
+    Ok(Some(state))
 }
 
 /// The most a state file may hold (three commit ids and their names).
@@ -220,9 +231,15 @@ pub fn load_resolutions(repo: &MasterRepo, region: &Region) -> Result<Resolution
     let Some(bytes) = read_limited(&path, CONFLICTS_LIMIT)? else {
         return Ok(Resolutions::new());
     };
-    let bytes = sheet_csv::strip_bom(&bytes);
+    parse_resolutions(&bytes).map_err(|message| io(&path, message))
+}
+
+/// The resolutions a conflict file's bytes hold, or why they cannot be taken: a broken
+/// header, a resolution that is not one, two different resolutions of one cell.
+pub fn parse_resolutions(bytes: &[u8]) -> Result<Resolutions, String> {
+    let bytes = sheet_csv::strip_bom(bytes);
     let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(bytes);
-    let headers = reader.headers().map_err(|e| io(&path, e))?.clone();
+    let headers = reader.headers().map_err(|e| e.to_string())?.clone();
     let column = |name: &str| headers.iter().position(|h| h.trim() == name);
     let (Some(t), Some(k), Some(c), Some(r)) = (
         column("table"),
@@ -230,10 +247,7 @@ pub fn load_resolutions(repo: &MasterRepo, region: &Region) -> Result<Resolution
         column("column"),
         column("resolution"),
     ) else {
-        return Err(io(
-            &path,
-            "the conflict file lost its header (table, key, column, resolution)",
-        ));
+        return Err("the conflict file lost its header (table, key, column, resolution)".into());
     };
     let v = column("value");
     let mut resolutions = Resolutions::new();
@@ -242,7 +256,7 @@ pub fn load_resolutions(repo: &MasterRepo, region: &Region) -> Result<Resolution
     let text = String::from_utf8_lossy(bytes);
     let mut lines = sheet_csv::LineCounter::new(&text);
     for record in reader.records() {
-        let record = record.map_err(|e| io(&path, e))?;
+        let record = record.map_err(|e| e.to_string())?;
         // Lines of the file as a planner sees it (after the byte order mark).
         let line = record.position().map_or(0, |p| lines.line_at(p.byte()));
         let get = |i: usize| sheet_csv::restore(record.get(i).unwrap_or_default()).to_string();
@@ -252,12 +266,9 @@ pub fn load_resolutions(repo: &MasterRepo, region: &Region) -> Result<Resolution
             "theirs" => Resolution::Theirs,
             "value" => Resolution::Value(v.map(&get).unwrap_or_default()),
             other => {
-                return Err(io(
-                    &path,
-                    format!(
-                        "line {line}: resolution `{}` is not ours, theirs or value",
-                        crate::names::display_name(other)
-                    ),
+                return Err(format!(
+                    "line {line}: resolution `{}` is not ours, theirs or value",
+                    crate::names::display_name(other)
                 ));
             }
         };
@@ -265,15 +276,12 @@ pub fn load_resolutions(repo: &MasterRepo, region: &Region) -> Result<Resolution
         if let Some(earlier) = resolutions.get(&cell)
             && *earlier != resolution
         {
-            return Err(io(
-                &path,
-                format!(
-                    "lines {} and {line} resolve {} ({}) {} differently: keep one",
-                    given.get(&cell).copied().unwrap_or(0),
-                    crate::names::display_name(&cell.0),
-                    crate::names::display_name(&cell.1),
-                    crate::names::display_name(&cell.2),
-                ),
+            return Err(format!(
+                "lines {} and {line} resolve {} ({}) {} differently: keep one",
+                given.get(&cell).copied().unwrap_or(0),
+                crate::names::display_name(&cell.0),
+                crate::names::display_name(&cell.1),
+                crate::names::display_name(&cell.2),
             ));
         }
         given.entry(cell.clone()).or_insert(line);

@@ -127,6 +127,22 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         )));
     }
     if args.continue_ && stopped.is_none() {
+        // A rebase that committed and was then stopped (killed) before it said so has
+        // nothing left to continue: that is success, not a mistake.
+        if let Ok(RebaseOutcome::UpToDate { upstream_head }) =
+            plan_rebase(&repo, &structure, region, &Resolutions::new())
+        {
+            let upstream_head = upstream_head.to_string();
+            if output.is_json() {
+                output.json(&json!({ "ok": true, "state": "up-to-date", "region": region.name(), "upstream_head": upstream_head }));
+            } else {
+                output.line(format!(
+                    "nothing to continue: region {region} already has everything up to {}",
+                    short_id(&upstream_head)
+                ));
+            }
+            return Ok(());
+        }
         return Err(not_in_progress());
     }
     let resolutions = match stopped {

@@ -180,8 +180,20 @@ impl<'b> CsvParser<'b> {
                     let line = self
                         .lines
                         .line_at(self.record.position().map_or(0, |p| p.byte()));
-                    match std::str::from_utf8(self.record.as_slice()) {
-                        Ok(text) => {
+                    // The fields' bytes joined may be UTF-8 where a field alone is not
+                    // (a character split by a separator): every field boundary must
+                    // also fall between characters.
+                    let joined = std::str::from_utf8(self.record.as_slice())
+                        .ok()
+                        .filter(|text| {
+                            let mut at = 0;
+                            self.record.iter().all(|field| {
+                                at += field.len();
+                                text.is_char_boundary(at)
+                            })
+                        });
+                    match joined {
+                        Some(text) => {
                             let owned = grid.text.to_mut();
                             let mut start = owned.len();
                             owned.push_str(text);
@@ -192,7 +204,7 @@ impl<'b> CsvParser<'b> {
                             grid.record_starts.push(grid.fields.len());
                             grid.lines.push(line);
                         }
-                        Err(_) => {
+                        None => {
                             let field = self
                                 .record
                                 .iter()

@@ -1,0 +1,349 @@
+//! Killed at every write: each command that changes a repository or a build is run
+//! under `strace`, which sends SIGKILL just before its n-th call of each system call
+//! that changes files (write, rename, link, unlink, mkdir, truncate, sync), for every n.
+//! Afterwards the branch is at its old commit or at the new one, `git fsck` is clean,
+//! the same command run again succeeds without any repair and gives exactly what an
+//! uninterrupted run gives, and a build folder is the old build or the new one.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::*;
+
+/// The system calls a kill is injected before.
+const WRITES: &[&str] = &[
+    "write",
+    "pwrite64",
+    "rename",
+    "renameat",
+    "renameat2",
+    "link",
+    "linkat",
+    "unlink",
+    "unlinkat",
+    "mkdir",
+    "mkdirat",
+    "ftruncate",
+    "fsync",
+    "fdatasync",
+];
+
+/// At most this many kill points per system call, spread over all its calls.
+const POINTS_PER_CALL: usize = 24;
+
+fn binary() -> &'static str {
+    env!("CARGO_BIN_EXE_masterctl")
+}
+
+fn strace() {
+    let found = Command::new("strace").arg("-V").output();
+    assert!(
+        found.is_ok_and(|o| o.status.success()),
+        "the kill tests need strace (apt-get install strace; .ci/run installs it)"
+    );
+}
+
+/// How many times the command calls each of [`WRITES`].
+fn count_calls(dir: &Path, args: &[&str]) -> BTreeMap<String, usize> {
+    let summary = dir.join("strace-summary");
+    let out = Command::new("strace")
+        .arg("-f")
+        .arg("-c")
+        .arg("-o")
+        .arg(&summary)
+        .arg("-e")
+        .arg(format!("trace={}", WRITES.join(",")))
+        .arg(binary())
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "uninterrupted: {}", text(&out));
+    let table = std::fs::read_to_string(&summary).unwrap();
+    std::fs::remove_file(&summary).unwrap();
+    table
+        .lines()
+        .filter_map(|line| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let name = *words.last()?;
+            if !WRITES.contains(&name) {
+                return None;
+            }
+            // `% time seconds usecs/call calls [errors] syscall`
+            Some((name.to_string(), words.get(3)?.parse().ok()?))
+        })
+        .collect()
+}
+
+/// The command, killed just before the `n`-th call of `call`.
+fn killed(dir: &Path, args: &[&str], call: &str, n: usize) -> Output {
+    Command::new("strace")
+        .arg("-f")
+        .arg("-qq")
+        .arg("-o")
+        .arg("/dev/null")
+        .arg("-e")
+        .arg(format!("inject={call}:signal=SIGKILL:when={n}"))
+        .arg(binary())
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+/// Copy a folder (a repository in a given state) for one run.
+fn copy(from: &Path, to: &Path) {
+    let out = Command::new("cp")
+        .arg("-a")
+        .arg(from)
+        .arg(to)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+}
+
+fn rev(dir: &Path, spec: &str) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["rev-parse", "--verify", "-q", spec])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn fsck(dir: &Path) {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["fsck", "--strict", "--no-dangling"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "fsck: {}", text(&out));
+}
+
+/// One scenario: a prepared repository, a command, and the branch it moves (or the
+/// build folder it replaces).
+struct Scenario<'a> {
+    name: &'a str,
+    template: &'a Path,
+    args: &'a [&'a str],
+    branch: Option<&'a str>,
+    build: Option<&'a str>,
+}
+
+/// Kill the command at every point; check each outcome.
+fn kill_everywhere(scenario: &Scenario<'_>) -> usize {
+    let work = tempfile::tempdir().unwrap();
+    // What an uninterrupted run gives.
+    let reference = work.path().join("reference");
+    copy(scenario.template, &reference);
+    let calls = count_calls(&reference, scenario.args);
+    assert!(!calls.is_empty(), "{}: no writes seen", scenario.name);
+    let expected_tree = scenario
+        .branch
+        .map(|b| rev(&reference, &format!("{b}^{{tree}}")));
+    let expected_build = scenario
+        .build
+        .map(|b| std::fs::read(reference.join(b).join("manifest.json")).unwrap());
+    let old_head = scenario.branch.map(|b| rev(scenario.template, b));
+    let old_build = scenario
+        .build
+        .and_then(|b| std::fs::read(scenario.template.join(b).join("manifest.json")).ok());
+    let mut runs = 0;
+    for (call, &count) in &calls {
+        let step = count.div_ceil(POINTS_PER_CALL).max(1);
+        for n in (1..=count).step_by(step) {
+            let dir = work.path().join(format!("{call}-{n}"));
+            copy(scenario.template, &dir);
+            let out = killed(&dir, scenario.args, call, n);
+            let place = format!("{}: killed before {call} #{n}", scenario.name);
+            if let (Some(branch), Some(old)) = (scenario.branch, &old_head) {
+                let head = rev(&dir, branch);
+                let moved_on = head != *old;
+                if moved_on {
+                    assert_eq!(
+                        rev(&dir, &format!("{branch}^{{tree}}")),
+                        *expected_tree.as_ref().unwrap(),
+                        "{place}: the branch moved to something else\n{}",
+                        text(&out)
+                    );
+                    assert_eq!(rev(&dir, &format!("{branch}^")), *old, "{place}");
+                }
+                fsck(&dir);
+            }
+            if let Some(build) = scenario.build {
+                let manifest = std::fs::read(dir.join(build).join("manifest.json")).ok();
+                assert!(
+                    manifest == old_build || manifest == expected_build,
+                    "{place}: the build folder is neither the old build nor the new one"
+                );
+            }
+            // The next command needs no repair and ends where an uninterrupted run does.
+            let again = Command::new(binary())
+                .args(scenario.args)
+                .current_dir(&dir)
+                .env("NO_COLOR", "1")
+                .output()
+                .unwrap();
+            assert_eq!(
+                again.status.code(),
+                Some(0),
+                "{place}, run again: {}",
+                text(&again)
+            );
+            if let (Some(branch), Some(tree)) = (scenario.branch, &expected_tree) {
+                assert_eq!(rev(&dir, &format!("{branch}^{{tree}}")), *tree, "{place}");
+                fsck(&dir);
+            }
+            if let (Some(build), Some(expected)) = (scenario.build, &expected_build) {
+                let manifest = std::fs::read(dir.join(build).join("manifest.json")).unwrap();
+                assert_eq!(&manifest, expected, "{place}");
+                let leftovers: Vec<PathBuf> = std::fs::read_dir(&dir)
+                    .unwrap()
+                    .map(|e| e.unwrap().path())
+                    .filter(|p| p.to_string_lossy().contains(".tmp-"))
+                    .collect();
+                assert!(leftovers.is_empty(), "{place}: left {leftovers:?}");
+            }
+            std::fs::remove_dir_all(&dir).unwrap();
+            runs += 1;
+        }
+    }
+    runs
+}
+
+/// hunt's exports with one monster's hp changed.
+fn exports(root: &Path, name: &str, hp: &str) -> PathBuf {
+    let dir = root.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    for entry in std::fs::read_dir(hunt().join("csv")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(
+            dir.join(path.file_name().unwrap()),
+            text.replacen("5200", hp, 1),
+        )
+        .unwrap();
+    }
+    dir
+}
+
+fn ok(out: Output) -> Output {
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    out
+}
+
+#[test]
+fn every_command_killed_at_every_write_leaves_old_or_new_and_recovers() {
+    strace();
+    let repo = hunt_repo();
+    let root = repo.path();
+    let jp = exports(root, "jp-5300", "5300");
+    ok(masterctl(
+        root,
+        &[
+            "import",
+            "--region",
+            "jp",
+            hunt().join("csv").to_str().unwrap(),
+        ],
+    ));
+    ok(masterctl(root, &["rebase", "--region", "global"]));
+    ok(masterctl(
+        root,
+        &["build", "--region", "jp", "--out", "build"],
+    ));
+    // jp's next import, and global's rebase onto it.
+    let jp_arg = jp.to_str().unwrap().to_string();
+    let import: [&str; 4] = ["import", "--region", "jp", &jp_arg];
+    let mut runs = kill_everywhere(&Scenario {
+        name: "import",
+        template: root,
+        args: &import,
+        branch: Some("masters/jp"),
+        build: None,
+    });
+    ok(masterctl(root, &import));
+    runs += kill_everywhere(&Scenario {
+        name: "rebase",
+        template: root,
+        args: &["rebase", "--region", "global"],
+        branch: Some("masters/global"),
+        build: None,
+    });
+    runs += kill_everywhere(&Scenario {
+        name: "build",
+        template: root,
+        args: &["build", "--region", "jp", "--out", "build"],
+        branch: None,
+        build: Some("build"),
+    });
+    ok(masterctl(root, &["rebase", "--region", "global"]));
+    // Translations taken back into global.
+    let po = root.join("global-en.po");
+    ok(masterctl(
+        root,
+        &[
+            "l10n",
+            "export",
+            "--region",
+            "global",
+            "--lang",
+            "en",
+            "--format",
+            "po",
+            "--out",
+            po.to_str().unwrap(),
+        ],
+    ));
+    let text = std::fs::read_to_string(&po).unwrap();
+    let (header, units) = text.split_once("\n\n").unwrap();
+    std::fs::write(
+        &po,
+        format!(
+            "{header}\n\n{}",
+            units.replace("msgstr \"\"", "msgstr \"T\"")
+        ),
+    )
+    .unwrap();
+    let po_arg = po.to_str().unwrap().to_string();
+    runs += kill_everywhere(&Scenario {
+        name: "l10n import",
+        template: root,
+        args: &["l10n", "import", "--region", "global", &po_arg],
+        branch: Some("masters/global"),
+        build: None,
+    });
+    // A rebase stopped on a conflict, resolved, continued.
+    let global = exports(root, "global-5400", "5400");
+    let jp2 = exports(root, "jp-5500", "5500");
+    ok(masterctl(
+        root,
+        &["import", "--region", "global", global.to_str().unwrap()],
+    ));
+    ok(masterctl(
+        root,
+        &["import", "--region", "jp", jp2.to_str().unwrap()],
+    ));
+    let out = masterctl(root, &["rebase", "--region", "global"]);
+    assert_eq!(out.status.code(), Some(1), "{}", common::text(&out));
+    ok(masterctl(
+        root,
+        &["rebase", "--region", "global", "--theirs"],
+    ));
+    runs += kill_everywhere(&Scenario {
+        name: "rebase --continue",
+        template: root,
+        args: &["rebase", "--region", "global", "--continue"],
+        branch: Some("masters/global"),
+        build: None,
+    });
+    eprintln!("{runs} kill points");
+    assert!(runs > 40, "only {runs} kill points");
+}

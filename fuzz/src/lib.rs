@@ -1,0 +1,187 @@
+//! One entry point per parser that reads what a user, a file or a commit hands
+//! masterctl: the CSV and workbook readers, the schema and `masterctl.toml` loader, the
+//! canonical-CSV reader used on git blobs, the translators' exchange formats, the
+//! rebase conflict file and the runtime's archive loader.
+//!
+//! Each takes arbitrary bytes and must return — an error is fine, a panic, a hang or an
+//! allocation beyond the limits is a bug. `libfuzzer/` drives them with cargo-fuzz; the
+//! corpus and every input that once failed (`corpus/<target>/`, `regressions/<target>/`)
+//! replay through `tests/corpus.rs` in every test run.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use masterctl_schemas::Project;
+use masterctl_schemas::load::load_from_files;
+
+/// A fuzz target: any bytes in, nothing out but the absence of a crash.
+pub type Target = fn(&[u8]);
+
+/// Every target by name (the folder names of the corpus).
+pub const TARGETS: &[(&str, Target)] = &[
+    ("csv", csv),
+    ("workbook", workbook),
+    ("schema", schema),
+    ("canonical", canonical),
+    ("exchange", exchange),
+    ("conflicts", conflicts),
+    ("archive", archive),
+];
+
+/// The sample game's project (the repository's `fixtures/`), compiled in.
+fn project() -> &'static Project {
+    static PROJECT: OnceLock<Project> = OnceLock::new();
+    PROJECT.get_or_init(|| {
+        let schema =
+            |name: &str, text: &str| (PathBuf::from(format!("schemas/{name}")), text.to_string());
+        load_from_files(
+            Some((
+                PathBuf::from("masterctl.toml"),
+                include_str!("../../fixtures/masterctl.toml").to_string(),
+            )),
+            vec![
+                schema(
+                    "category.toml",
+                    include_str!("../../fixtures/schemas/category.toml"),
+                ),
+                schema(
+                    "item.toml",
+                    include_str!("../../fixtures/schemas/item.toml"),
+                ),
+                schema(
+                    "quest.toml",
+                    include_str!("../../fixtures/schemas/quest.toml"),
+                ),
+                schema(
+                    "quest_drop.toml",
+                    include_str!("../../fixtures/schemas/quest_drop.toml"),
+                ),
+                schema(
+                    "chapter.toml",
+                    include_str!("../../fixtures/schemas/chapter.toml"),
+                ),
+                schema(
+                    "shop.toml",
+                    include_str!("../../fixtures/schemas/shop.toml"),
+                ),
+                schema(
+                    "shop_item.toml",
+                    include_str!("../../fixtures/schemas/shop_item.toml"),
+                ),
+                schema(
+                    "element_affinity.toml",
+                    include_str!("../../fixtures/schemas/element_affinity.toml"),
+                ),
+            ],
+        )
+        .expect("the fixtures' schemas load")
+    })
+}
+
+/// A folder of this process for the files readers open by path.
+fn scratch() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("masterctl-fuzz-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch folder");
+        dir
+    })
+}
+
+fn file(name: &str, data: &[u8]) -> PathBuf {
+    let path = scratch().join(name);
+    std::fs::write(&path, data).expect("the scratch file is written");
+    path
+}
+
+/// A CSV export of the item table.
+pub fn csv(data: &[u8]) {
+    let path = file("Item.csv", data);
+    let _ = masterctl_schemas::read::read_file(project(), &path);
+}
+
+/// A workbook: the first byte picks the format the rest is read as.
+pub fn workbook(data: &[u8]) {
+    let Some((&choice, bytes)) = data.split_first() else {
+        return;
+    };
+    let extension = ["xlsx", "ods", "xlsb", "xls"][usize::from(choice % 4)];
+    let path = file(&format!("book.{extension}"), bytes);
+    let _ = masterctl_schemas::read::read_file(project(), &path);
+    let _ = masterctl_schemas::infer::infer_file(&path);
+}
+
+/// `masterctl.toml` and one schema file, split at the first NUL byte.
+pub fn schema(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let (config, schema) = text.split_once('\0').unwrap_or(("", &text));
+    let _ = load_from_files(
+        Some((PathBuf::from("masterctl.toml"), config.to_string())),
+        vec![(PathBuf::from("schemas/item.toml"), schema.to_string())],
+    );
+}
+
+/// A canonical table and its language table, as read back from git blobs, split at the
+/// first NUL byte.
+pub fn canonical(data: &[u8]) {
+    let (table, language) = match data.iter().position(|&b| b == 0) {
+        Some(at) => (&data[..at], Some(&data[at + 1..])),
+        None => (data, None),
+    };
+    for schema in &project().tables {
+        let _ = masterctl_schemas::canonical::read_table(
+            schema,
+            table,
+            Path::new("tables/x.csv"),
+            language.map(|l| (l, Path::new("locales/ja/x.csv"))),
+        );
+    }
+}
+
+/// A translators' exchange file (XLIFF, PO or CSV, whichever it looks like).
+pub fn exchange(data: &[u8]) {
+    let _ = masterctl_locales::exchange::read(data, Path::new("returned"));
+}
+
+/// A rebase conflict file, as a planner saves it from a spreadsheet.
+pub fn conflicts(data: &[u8]) {
+    let _ = masterctl_store::resolve::parse_resolutions(data);
+}
+
+/// The schema hash the seed archives carry (a build of the sample game), so that the
+/// loader's checks past the identity are reached.
+const SEED_SCHEMA_HASH: &str = "9c69457014f442cf7077b8bab05e754c122c1fc239f1df65a33ff6efa9e6a37a";
+
+/// One archive of a build, with a manifest that vouches for it (so that the loader's
+/// own checks, not the hash, must catch what is wrong); every value of a table that
+/// opens is then read.
+pub fn archive(data: &[u8]) {
+    let dir = scratch().join("build");
+    let _ = std::fs::create_dir_all(dir.join("tables"));
+    let _ = std::fs::write(dir.join("tables/item.rkyv"), data);
+    let manifest = serde_json::json!({
+        "format": masterctl_runtime::FORMAT_VERSION,
+        "region": "jp",
+        "source_commit": "0",
+        "schema_hash": SEED_SCHEMA_HASH,
+        "languages": ["ja"],
+        "files": [{
+            "path": "tables/item.rkyv",
+            "kind": "table",
+            "name": "item",
+            "blake3": blake3::hash(data).to_hex().to_string(),
+            "size": data.len(),
+            "rows": 0,
+        }],
+    });
+    let _ = std::fs::write(dir.join("manifest.json"), manifest.to_string());
+    if let Ok(masters) = masterctl_runtime::Masters::open(&dir)
+        && let Some(table) = masters.table("item")
+    {
+        for row in table.rows() {
+            for column in table.columns() {
+                let _ = row.get(column);
+            }
+        }
+    }
+}
