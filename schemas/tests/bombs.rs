@@ -1,6 +1,7 @@
-//! Decompression bombs: a few hundred kilobytes that unpack to hundreds of megabytes of
-//! spaces, or an ods sheet whose repeat counts ask for billions of cells. Each is
-//! refused before it is unpacked or expanded, with an error naming the file.
+//! Hostile workbooks: decompression bombs (a few hundred kilobytes that unpack to
+//! hundreds of megabytes of spaces, an ods sheet whose repeat counts ask for billions of
+//! cells) and damaged shared-string indexes. Each is refused before it is unpacked or
+//! expanded, with an error naming the file.
 
 mod common;
 
@@ -83,4 +84,38 @@ fn an_ods_whose_repeats_ask_for_billions_of_cells_is_refused_unexpanded() {
     );
     // Refused from the counts alone (expanding it takes 7 GB).
     refused(&path, "repeated rows and columns");
+}
+
+/// A shared-string index that is not one (`-1`, 2^64) is refused, naming the cell;
+/// read as it was, it silently gave the first shared string.
+#[test]
+fn a_shared_string_index_that_is_no_index_is_refused() {
+    let content_types = String::from_utf8_lossy(CONTENT_TYPES).replace(
+        "</Types>",
+        r#"<Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/></Types>"#,
+    );
+    let rels = String::from_utf8_lossy(WORKBOOK_RELS).replace(
+        "</Relationships>",
+        r#"<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings" Target="sharedStrings.xml"/></Relationships>"#,
+    );
+    let strings = br#"<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="2" uniqueCount="2"><si><t>id</t></si><si><t>name</t></si></sst>"#;
+    let dir = tempfile::tempdir().unwrap();
+    for index in ["-1", "18446744073709551616", "x"] {
+        let sheet = format!(
+            r#"<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c></row><row r="2"><c r="A2"><v>100</v></c><c r="B2" t="s"><v>{index}</v></c></row></sheetData></worksheet>"#
+        );
+        let path = dir.path().join("monster.xlsx");
+        zip_parts(
+            &path,
+            &[
+                ("[Content_Types].xml", content_types.as_bytes(), 1),
+                ("_rels/.rels", RELS, 1),
+                ("xl/workbook.xml", WORKBOOK, 1),
+                ("xl/_rels/workbook.xml.rels", rels.as_bytes(), 1),
+                ("xl/sharedStrings.xml", strings, 1),
+                ("xl/worksheets/sheet1.xml", sheet.as_bytes(), 1),
+            ],
+        );
+        refused(&path, "cell B2 refers to shared string");
+    }
 }

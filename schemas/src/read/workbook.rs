@@ -105,6 +105,22 @@ fn check_unpacked_size(path: &Path) -> Result<(), Diagnostic> {
         }
         total = total.saturating_add(size);
     }
+    let sheets: Vec<String> = archive
+        .file_names()
+        .filter_map(Result::ok)
+        .filter(|n| n.starts_with("xl/worksheets/") && n.ends_with(".xml"))
+        .map(|n| n.into_owned())
+        .collect();
+    for name in sheets {
+        let mut xml = Vec::new();
+        if let Ok(mut part) = archive.by_name(&name)
+            && std::io::Read::read_to_end(&mut part, &mut xml).is_ok()
+            && let Some(problem) = bad_shared_string_index(&xml)
+        {
+            return Err(unreadable(path, problem)
+                .hint("the workbook is damaged: re-save it from the spreadsheet application"));
+        }
+    }
     if let Ok(mut content) = archive.by_name("content.xml")
         && let Err(message) = check_ods_span(&mut content)
     {
@@ -123,6 +139,45 @@ fn check_unpacked_size(path: &Path) -> Result<(), Diagnostic> {
         .hint("split the data over several workbooks, or export it as CSV"));
     }
     Ok(())
+}
+
+/// A shared-string cell (`t="s"`) whose index is not a number: calamine reads such a
+/// cell as the first shared string, so it is found here first, in the sheet's XML.
+fn bad_shared_string_index(xml: &[u8]) -> Option<String> {
+    for at in memchr::memmem::find_iter(xml, b" t=\"s\"") {
+        let tag_start = memchr::memrchr(b'<', &xml[..at]).unwrap_or(0);
+        if !xml[tag_start..].starts_with(b"<c ") && !xml[tag_start..].starts_with(b"<c\t") {
+            continue;
+        }
+        let rest = &xml[at..];
+        let Some(tag_end) = memchr::memchr(b'>', rest) else {
+            continue;
+        };
+        if rest[..tag_end].ends_with(b"/") {
+            continue;
+        }
+        let cell_end = memchr::memmem::find(rest, b"</c>").unwrap_or(rest.len());
+        let Some(v) = memchr::memmem::find(&rest[..cell_end], b"<v>") else {
+            continue;
+        };
+        let value = &rest[v + 3..];
+        let value = &value[..memchr::memchr(b'<', value).unwrap_or(value.len())];
+        let text = String::from_utf8_lossy(value);
+        if text.trim().parse::<u32>().is_err() {
+            let tag = String::from_utf8_lossy(&xml[tag_start..at + tag_end]);
+            let cell = tag
+                .split("r=\"")
+                .nth(1)
+                .and_then(|r| r.split('"').next())
+                .unwrap_or("?")
+                .to_string();
+            let shown: String = text.chars().take(40).collect();
+            return Some(format!(
+                "cell {cell} refers to shared string `{shown}`, which is not an index"
+            ));
+        }
+    }
+    None
 }
 
 /// The cells an ods sheet expands to: rows and cells written once with a repeat count
