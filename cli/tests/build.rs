@@ -436,15 +436,15 @@ fn damaged_builds_are_clean_errors() {
         let manifest = std::fs::read_to_string(d.join("manifest.json")).unwrap();
         std::fs::write(
             d.join("manifest.json"),
-            manifest.replacen("\"format\": 2", "\"format\": 3", 1),
+            manifest.replacen("\"format\": 3", "\"format\": 4", 1),
         )
         .unwrap();
     });
     assert!(matches!(
         open.unwrap_err().cause,
         LoadCause::Version {
-            found: 3,
-            expected: 2
+            found: 4,
+            expected: 3
         }
     ));
     // The wrong manifest: another build's hashes, a file of another kind, a missing file,

@@ -9,7 +9,7 @@ use masterctl_locales::TableTexts;
 use masterctl_locales::texts::text_fields;
 use masterctl_runtime::format::{
     ArchiveFile, Body, ColumnData, ColumnType, FORMAT_VERSION, GroupData, Identity, IndexData,
-    MatrixData, StringsData, TableData, TextColumn, Values, WeightedData, key_slot,
+    MatrixData, Strings, StringsData, TableData, TextColumn, Values, WeightedData, key_slot,
 };
 use masterctl_runtime::manifest::{Fallback, FileKind};
 use masterctl_schemas::canonical::{data_fields, key_order};
@@ -146,7 +146,7 @@ fn column<'v>(
         ColumnType::Int => Values::Int(Vec::with_capacity(rows)),
         ColumnType::Float => Values::Float(Vec::with_capacity(rows)),
         ColumnType::Bool => Values::Bool(Vec::with_capacity(rows)),
-        ColumnType::Str => Values::Str(Vec::with_capacity(rows)),
+        ColumnType::Str => Values::Str(Strings::with_capacity(rows)),
         ColumnType::Date => Values::Date(Vec::with_capacity(rows)),
         ColumnType::DateTime => Values::DateTime(Vec::with_capacity(rows)),
     };
@@ -157,11 +157,11 @@ fn column<'v>(
         }),
         Values::Float(v) => v.push(value.and_then(Value::as_f64).unwrap_or(0.0)),
         Values::Bool(v) => v.push(matches!(value, Some(Value::Bool(true)))),
-        Values::Str(v) => v.push(match value {
-            Some(Value::Str(s)) => s.to_string(),
-            Some(Value::Null) | None => String::new(),
-            Some(other) => other.canonical(),
-        }),
+        Values::Str(v) => match value {
+            Some(Value::Str(s)) => v.push(s),
+            Some(Value::Null) | None => v.push(""),
+            Some(other) => v.push(&other.canonical()),
+        },
         Values::Date(v) => v.push(match value {
             Some(Value::Date(d)) => d.0,
             _ => 0,
@@ -434,7 +434,7 @@ pub fn build(input: &BuildInput<'_>) -> Result<(Vec<BuiltFile>, Vec<Fallback>), 
                 };
                 let mut columns = Vec::with_capacity(fields.len());
                 for (position, &f) in fields.iter().enumerate() {
-                    let mut values = Vec::with_capacity(order.rows.len());
+                    let mut values = Strings::with_capacity(order.rows.len());
                     let mut fallback = Vec::with_capacity(order.rows.len());
                     let mut taken: Vec<u64> = vec![0; input.languages.len()];
                     for &row in &order.rows {
@@ -453,7 +453,7 @@ pub fn build(input: &BuildInput<'_>) -> Result<(Vec<BuiltFile>, Vec<Fallback>), 
                                 });
                         }
                         let (text, from) = found.unwrap_or_default();
-                        values.push(text);
+                        values.push(&text);
                         fallback.push(from);
                     }
                     for (i, &count) in taken.iter().enumerate() {

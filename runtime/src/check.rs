@@ -99,6 +99,12 @@ fn body(body: &ArchivedBody) -> Result<(), String> {
         ArchivedBody::Strings(strings) => {
             let rows = strings.rows.to_native() as usize;
             for field in strings.fields.iter() {
+                if !field.values.is_well_formed() {
+                    return Err(format!(
+                        "text field `{}`: string ends out of order or inside a character",
+                        field.name
+                    ));
+                }
                 if field.values.len() != rows {
                     return Err(format!(
                         "text field `{}` has {} values for {rows} rows",
@@ -173,7 +179,15 @@ fn column(column: &ArchivedColumnData, rows: usize) -> Result<(), String> {
         ArchivedValues::Int(v) => v.len(),
         ArchivedValues::Float(v) => v.len(),
         ArchivedValues::Bool(v) => v.len(),
-        ArchivedValues::Str(v) => v.len(),
+        ArchivedValues::Str(v) => {
+            if !v.is_well_formed() {
+                return Err(format!(
+                    "column `{}`: string ends out of order or inside a character",
+                    column.name
+                ));
+            }
+            v.len()
+        }
         ArchivedValues::Date(v) => v.len(),
         ArchivedValues::DateTime(v) => v.len(),
     };

@@ -11,7 +11,7 @@
 use rkyv::{Archive, Serialize};
 
 /// The archive format's version; a build of another version is refused at open.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// One file of a build.
 #[derive(Archive, Serialize, Debug, Clone, PartialEq)]
@@ -108,9 +108,88 @@ pub enum Values {
     Int(Vec<i64>),
     Float(Vec<f64>),
     Bool(Vec<bool>),
-    Str(Vec<String>),
+    Str(Strings),
     Date(Vec<i32>),
     DateTime(Vec<i64>),
+}
+
+/// Strings one after the other in one buffer, and where each ends. At open this is one
+/// UTF-8 check of the buffer and a pass over the ends, where a vector of strings would
+/// be a pointer, a range claim and a UTF-8 check per string (most of a validated open's
+/// time on text-heavy builds).
+#[derive(Archive, Serialize, Debug, Clone, PartialEq, Default)]
+pub struct Strings {
+    pub bytes: String,
+    /// The end of each string in `bytes`; string `i` starts where `i - 1` ends.
+    pub ends: Vec<u32>,
+}
+
+impl Strings {
+    pub fn with_capacity(strings: usize) -> Strings {
+        Strings {
+            bytes: String::new(),
+            ends: Vec::with_capacity(strings),
+        }
+    }
+
+    /// Add a string. Past 4 GiB the ends stop growing, but no such archive is ever
+    /// written: archives use 32-bit offsets, and serializing one that large fails.
+    pub fn push(&mut self, text: &str) {
+        self.bytes.push_str(text);
+        self.ends
+            .push(u32::try_from(self.bytes.len()).unwrap_or(u32::MAX));
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+}
+
+impl<'a> FromIterator<&'a str> for Strings {
+    fn from_iter<I: IntoIterator<Item = &'a str>>(iter: I) -> Strings {
+        let mut strings = Strings::default();
+        for text in iter {
+            strings.push(text);
+        }
+        strings
+    }
+}
+
+impl ArchivedStrings {
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// String `i` (`None` past the end, or where the ends do not fall on character
+    /// boundaries: never a panic).
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let end = self.ends.get(i)?.to_native() as usize;
+        let start = match i {
+            0 => 0,
+            _ => self.ends.get(i - 1)?.to_native() as usize,
+        };
+        self.bytes.as_str().get(start..end)
+    }
+
+    /// Whether the ends rise, stay inside the buffer and fall between characters.
+    pub fn is_well_formed(&self) -> bool {
+        let bytes = self.bytes.as_str();
+        let mut previous = 0u32;
+        self.ends.iter().all(|end| {
+            let end = end.to_native();
+            let fine = end >= previous && bytes.is_char_boundary(end as usize);
+            previous = end;
+            fine
+        })
+    }
 }
 
 /// A secondary index (or a reverse lookup's target index).
@@ -139,7 +218,7 @@ pub struct StringsData {
 pub struct TextColumn {
     pub name: String,
     /// Per row; empty for a row without text in any language of the fallback order.
-    pub values: Vec<String>,
+    pub values: Strings,
     /// Per row: 0 when the text is this language's own, else 1 + the position in the
     /// manifest's `languages` of the language it was taken from. Empty when every text
     /// is this language's own.

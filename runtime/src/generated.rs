@@ -178,11 +178,7 @@ impl<'a> Texts<'a> {
     /// A field's text of a row (by position); `None` when empty.
     pub fn get(&self, field: &str, row: usize) -> Option<&'a str> {
         let column = self.data.fields.iter().find(|f| f.name == field)?;
-        column
-            .values
-            .get(row)
-            .map(|t| t.as_str())
-            .filter(|t| !t.is_empty())
+        column.values.get(row).filter(|t| !t.is_empty())
     }
 
     /// Where a row's text came from: 0 for this language's own, else 1 + the position

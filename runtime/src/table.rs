@@ -167,9 +167,7 @@ fn scalar(column: &ArchivedColumnData, i: usize) -> ValueRef<'_> {
             .get(i)
             .map_or(ValueRef::Null, |x| ValueRef::Float(x.to_native())),
         ArchivedValues::Bool(v) => v.get(i).map_or(ValueRef::Null, |x| ValueRef::Bool(*x)),
-        ArchivedValues::Str(v) => v
-            .get(i)
-            .map_or(ValueRef::Null, |x| ValueRef::Str(x.as_str())),
+        ArchivedValues::Str(v) => v.get(i).map_or(ValueRef::Null, ValueRef::Str),
         ArchivedValues::Date(v) => v
             .get(i)
             .map_or(ValueRef::Null, |x| ValueRef::Date(x.to_native())),

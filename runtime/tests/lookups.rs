@@ -72,7 +72,7 @@ fn build(dir: &std::path::Path) {
     let mut tags = column(
         "tags",
         ColumnType::Str,
-        Values::Str(vec!["sword".into(), "starter".into(), "shield".into()]),
+        Values::Str(["sword", "starter", "shield"].into_iter().collect()),
     );
     tags.list = true;
     tags.offsets = vec![0, 2, 2, 3, 3, 3];
@@ -119,8 +119,8 @@ fn build(dir: &std::path::Path) {
         fields: vec![TextColumn {
             name: "name".into(),
             values: ["Sword", "Steel", "Shield", "Potion", ""]
-                .map(String::from)
-                .to_vec(),
+                .into_iter()
+                .collect(),
             fallback: Vec::new(),
         }],
     };
@@ -132,11 +132,11 @@ fn build(dir: &std::path::Path) {
             column(
                 "source_table",
                 ColumnType::Str,
-                Values::Str(vec![
-                    "shop_item".into(),
-                    "quest_drop".into(),
-                    "shop_item".into(),
-                ]),
+                Values::Str(
+                    ["shop_item", "quest_drop", "shop_item"]
+                        .into_iter()
+                        .collect(),
+                ),
             ),
         ],
         primary_key: Vec::new(),
@@ -403,11 +403,81 @@ fn an_archive_of_another_version_is_refused_both_ways() {
             matches!(
                 error.cause,
                 masterctl_runtime::LoadCause::Version {
-                    found: 3,
-                    expected: 2
+                    found: 4,
+                    expected: 3
                 }
             ),
             "{error}"
         );
+    }
+}
+
+/// String ends that fall inside a character, run backwards or past the buffer are
+/// refused at open (each string would otherwise be a wrong answer later), and the
+/// unchecked accessors still never panic on them.
+#[test]
+fn string_ends_must_rise_and_fall_between_characters() {
+    for ends in [vec![1u32, 3], vec![2, 1], vec![1, 99]] {
+        let dir = tempfile::tempdir().unwrap();
+        let table = TableData {
+            name: "item".into(),
+            rows: 2,
+            columns: vec![column(
+                "name",
+                ColumnType::Str,
+                Values::Str(masterctl_runtime::format::Strings {
+                    bytes: "ab語".into(),
+                    ends: ends.clone(),
+                }),
+            )],
+            primary_key: Vec::new(),
+            key_hash: Vec::new(),
+            indexes: Vec::new(),
+        };
+        let bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&ArchiveFile {
+            version: FORMAT_VERSION,
+            identity: Identity {
+                kind: "table".into(),
+                name: "item".into(),
+                language: None,
+                schema_hash: SCHEMA_HASH.into(),
+            },
+            body: Body::Table(table),
+        })
+        .unwrap();
+        std::fs::create_dir_all(dir.path().join("tables")).unwrap();
+        std::fs::write(dir.path().join("tables/item.rkyv"), &bytes).unwrap();
+        let manifest = Manifest {
+            format: FORMAT_VERSION,
+            region: "jp".into(),
+            source_commit: "0".repeat(40),
+            schema_hash: SCHEMA_HASH.into(),
+            languages: vec!["ja".into()],
+            files: vec![FileEntry {
+                path: "tables/item.rkyv".into(),
+                kind: FileKind::Table,
+                name: "item".into(),
+                language: None,
+                table: None,
+                blake3: blake3::hash(&bytes).to_hex().to_string(),
+                size: bytes.len() as u64,
+                rows: 2,
+            }],
+            fallbacks: Vec::new(),
+        };
+        std::fs::write(
+            dir.path().join("manifest.json"),
+            serde_json::to_vec(&manifest).unwrap(),
+        )
+        .unwrap();
+        let error = Masters::open(dir.path()).unwrap_err();
+        assert!(
+            error.to_string().contains("string ends"),
+            "{ends:?}: {error}"
+        );
+        let masters = Masters::open_trusted(dir.path()).unwrap();
+        for row in masters.table("item").unwrap().rows() {
+            let _ = row.get("name");
+        }
     }
 }
