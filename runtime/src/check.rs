@@ -14,25 +14,22 @@ use crate::format::{
 };
 use crate::{LoadCause, Masters};
 
-/// Run `check` on every file, on every core.
-pub(crate) fn in_parallel<T: Send>(
-    files: &[crate::Bytes],
-    check: impl Fn(&[u8]) -> Result<T, LoadCause> + Sync,
-) -> Vec<Result<T, LoadCause>> {
+/// Run `task` on every item, on every core, items taken in order (put the longest
+/// first); the results in the items' order.
+pub(crate) fn in_parallel<I: Sync, T: Send>(items: &[I], task: impl Fn(&I) -> T + Sync) -> Vec<T> {
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
-        .min(files.len())
+        .min(items.len())
         .max(1);
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<T, LoadCause>>>> =
-        Mutex::new((0..files.len()).map(|_| None).collect());
+    let results: Mutex<Vec<Option<T>>> = Mutex::new((0..items.len()).map(|_| None).collect());
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(bytes) = files.get(i) else { break };
-                    let result = check(bytes);
+                    let Some(item) = items.get(i) else { break };
+                    let result = task(item);
                     if let Ok(mut results) = results.lock() {
                         results[i] = Some(result);
                     }
@@ -44,7 +41,7 @@ pub(crate) fn in_parallel<T: Send>(
         .into_inner()
         .unwrap_or_default()
         .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err(LoadCause::Invalid("not checked".into()))))
+        .flatten()
         .collect()
 }
 

@@ -114,12 +114,13 @@ pub enum Values {
 }
 
 /// Strings one after the other in one buffer, and where each ends. At open this is one
-/// UTF-8 check of the buffer and a pass over the ends, where a vector of strings would
-/// be a pointer, a range claim and a UTF-8 check per string (most of a validated open's
-/// time on text-heavy builds).
+/// UTF-8 check of the buffer (SIMD-accelerated) and a pass over the ends, where a vector
+/// of strings would be a pointer, a range claim and a UTF-8 check per string (most of a
+/// validated open's time on text-heavy builds).
 #[derive(Archive, Serialize, Debug, Clone, PartialEq, Default)]
 pub struct Strings {
-    pub bytes: String,
+    /// UTF-8 text; bytes for the archive, so that the open checks it once, fast.
+    pub bytes: Vec<u8>,
     /// The end of each string in `bytes`; string `i` starts where `i - 1` ends.
     pub ends: Vec<u32>,
 }
@@ -127,7 +128,7 @@ pub struct Strings {
 impl Strings {
     pub fn with_capacity(strings: usize) -> Strings {
         Strings {
-            bytes: String::new(),
+            bytes: Vec::new(),
             ends: Vec::with_capacity(strings),
         }
     }
@@ -135,7 +136,7 @@ impl Strings {
     /// Add a string. Past 4 GiB the ends stop growing, but no such archive is ever
     /// written: archives use 32-bit offsets, and serializing one that large fails.
     pub fn push(&mut self, text: &str) {
-        self.bytes.push_str(text);
+        self.bytes.extend_from_slice(text.as_bytes());
         self.ends
             .push(u32::try_from(self.bytes.len()).unwrap_or(u32::MAX));
     }
@@ -168,27 +169,48 @@ impl ArchivedStrings {
         self.ends.is_empty()
     }
 
-    /// String `i` (`None` past the end, or where the ends do not fall on character
-    /// boundaries: never a panic).
+    /// String `i` (`None` past the end, or where the ends do not fall between
+    /// characters: never a panic).
     pub fn get(&self, i: usize) -> Option<&str> {
         let end = self.ends.get(i)?.to_native() as usize;
         let start = match i {
             0 => 0,
             _ => self.ends.get(i - 1)?.to_native() as usize,
         };
-        self.bytes.as_str().get(start..end)
+        let bytes = self.bytes.as_slice();
+        let slice = bytes.get(start..end)?;
+        if !starts_a_character(bytes, start) || !starts_a_character(bytes, end) {
+            return None;
+        }
+        // SAFETY: the buffer is UTF-8 — `is_well_formed` proved it when the build was
+        // opened validated, and the manifest's hash vouched for it otherwise (or the
+        // caller did, with `open_unchecked`) — and the slice runs from one character's
+        // start to another's, so it is UTF-8 too.
+        Some(unsafe { std::str::from_utf8_unchecked(slice) })
     }
 
-    /// Whether the ends rise, stay inside the buffer and fall between characters.
+    /// Whether the buffer is UTF-8 and the ends rise, stay inside it and fall between
+    /// characters.
     pub fn is_well_formed(&self) -> bool {
-        let bytes = self.bytes.as_str();
+        let bytes = self.bytes.as_slice();
+        if simdutf8::basic::from_utf8(bytes).is_err() {
+            return false;
+        }
         let mut previous = 0u32;
         self.ends.iter().all(|end| {
             let end = end.to_native();
-            let fine = end >= previous && bytes.is_char_boundary(end as usize);
+            let fine = end >= previous && starts_a_character(bytes, end as usize);
             previous = end;
             fine
         })
+    }
+}
+
+/// Whether `at` is the start of a character of UTF-8 `bytes` (or their end).
+fn starts_a_character(bytes: &[u8], at: usize) -> bool {
+    match bytes.get(at) {
+        Some(&b) => (b as i8) >= -0x40,
+        None => at == bytes.len(),
     }
 }
 

@@ -132,6 +132,76 @@ fn identity_mismatch(
     None
 }
 
+/// Files at least this large have their hash computed in two halves at once.
+const SPLIT_HASH: usize = 8 << 20;
+
+/// One piece of the work of opening: a file's hash (whole, or one half of BLAKE3's tree),
+/// or its structural check.
+#[derive(Clone, Copy)]
+enum Task {
+    Hash(usize),
+    HashLeft(usize),
+    HashRight(usize),
+    Check(usize),
+}
+
+/// What a task gave.
+enum Done {
+    Hash(String),
+    Half(blake3::hazmat::ChainingValue),
+    Checked,
+}
+
+impl Task {
+    fn file(self) -> usize {
+        match self {
+            Task::Hash(i) | Task::HashLeft(i) | Task::HashRight(i) | Task::Check(i) => i,
+        }
+    }
+
+    /// Bytes it reads, to start the longest first.
+    fn work(self, files: &[Bytes]) -> usize {
+        let len = files[self.file()].len();
+        match self {
+            Task::HashLeft(_) | Task::HashRight(_) => len / 2,
+            _ => len,
+        }
+    }
+
+    fn run(self, files: &[Bytes]) -> Result<Done, LoadCause> {
+        let bytes: &[u8] = &files[self.file()];
+        match self {
+            Task::Hash(_) => {
+                // Even a file the manifest vouches for must be of this format version (a
+                // manifest edited to this version over older files).
+                check::version(bytes)?;
+                Ok(Done::Hash(blake3::hash(bytes).to_hex().to_string()))
+            }
+            Task::HashLeft(_) => {
+                check::version(bytes)?;
+                Ok(Done::Half(half_hash(bytes, false)))
+            }
+            Task::HashRight(_) => Ok(Done::Half(half_hash(bytes, true))),
+            Task::Check(_) => check::archive(bytes).map(|()| Done::Checked),
+        }
+    }
+}
+
+/// The chaining value of the left or right subtree of BLAKE3's tree over `bytes` (longer
+/// than one chunk); [`blake3::hazmat::merge_subtrees_root`] of the two is the hash.
+fn half_hash(bytes: &[u8], right: bool) -> blake3::hazmat::ChainingValue {
+    use blake3::hazmat::HasherExt;
+    let left = blake3::hazmat::left_subtree_len(bytes.len() as u64) as usize;
+    let mut hasher = blake3::Hasher::new();
+    if right {
+        hasher.set_input_offset(left as u64);
+        hasher.update(&bytes[left..]);
+    } else {
+        hasher.update(&bytes[..left]);
+    }
+    hasher.finalize_non_root()
+}
+
 /// How much to check when opening.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Trust {
@@ -267,29 +337,70 @@ impl Masters {
             files.push(Bytes::Mapped(map));
         }
         // Every file's BLAKE3 against the manifest (unless unchecked), and its structure
-        // (when validating), in one pass over the files on every core.
+        // (when validating): hashing and checking a file are separate tasks, largest
+        // files first, so that one large table keeps both cores busy.
         if trust != Trust::Nothing {
-            let results = check::in_parallel(&files, |bytes| {
-                let hash = blake3::hash(bytes).to_hex().to_string();
-                match trust {
-                    Trust::Validate => check::archive(bytes)?,
-                    // Even a file the manifest vouches for must be of this format version
-                    // (a manifest edited to this version over older archives).
-                    _ => check::version(bytes)?,
+            let mut tasks: Vec<Task> = Vec::with_capacity(files.len() * 3);
+            for (i, bytes) in files.iter().enumerate() {
+                // A large file's hash in two halves of BLAKE3's tree, on two cores.
+                if bytes.len() >= SPLIT_HASH {
+                    tasks.extend([Task::HashLeft(i), Task::HashRight(i)]);
+                } else {
+                    tasks.push(Task::Hash(i));
                 }
-                Ok(hash)
-            });
-            for (entry, result) in manifest.files.iter().zip(results) {
+                if trust == Trust::Validate {
+                    tasks.push(Task::Check(i));
+                }
+            }
+            tasks.sort_by_key(|task| std::cmp::Reverse(task.work(&files)));
+            let results = check::in_parallel(&tasks, |task| task.run(&files));
+            // Report in the manifest's order: the first damaged file is named.
+            let mut found: Vec<Option<Result<String, LoadCause>>> =
+                (0..files.len()).map(|_| None).collect();
+            let mut halves: Vec<[Option<blake3::hazmat::ChainingValue>; 2]> =
+                vec![[None, None]; files.len()];
+            let mut invalid: Vec<Option<LoadCause>> = (0..files.len()).map(|_| None).collect();
+            for (task, result) in tasks.iter().zip(results) {
+                let i = task.file();
+                match (task, result) {
+                    (_, Ok(Done::Hash(hash))) => found[i] = Some(Ok(hash)),
+                    (Task::HashLeft(_), Ok(Done::Half(cv))) => halves[i][0] = Some(cv),
+                    (_, Ok(Done::Half(cv))) => halves[i][1] = Some(cv),
+                    (_, Ok(Done::Checked)) => {}
+                    (Task::Check(_), Err(cause)) => invalid[i] = Some(cause),
+                    (_, Err(cause)) => found[i] = Some(Err(cause)),
+                }
+            }
+            for (i, [left, right]) in halves.into_iter().enumerate() {
+                if let (None, Some(left), Some(right)) = (&found[i], left, right) {
+                    let root = blake3::hazmat::merge_subtrees_root(
+                        &left,
+                        &right,
+                        blake3::hazmat::Mode::Hash,
+                    );
+                    found[i] = Some(Ok(root.to_hex().to_string()));
+                }
+            }
+            for (i, entry) in manifest.files.iter().enumerate() {
                 let path = dir.join(&entry.path);
-                let found = result.map_err(|cause| error(&path, cause))?;
-                if found != entry.blake3 {
-                    return Err(error(
-                        &path,
-                        LoadCause::Hash {
-                            expected: entry.blake3.clone(),
-                            found,
-                        },
-                    ));
+                match found[i].take() {
+                    Some(Ok(hash)) if hash == entry.blake3 => {}
+                    Some(Ok(hash)) => {
+                        return Err(error(
+                            &path,
+                            LoadCause::Hash {
+                                expected: entry.blake3.clone(),
+                                found: hash,
+                            },
+                        ));
+                    }
+                    Some(Err(cause)) => return Err(error(&path, cause)),
+                    None => {
+                        return Err(error(&path, LoadCause::Invalid("not checked".into())));
+                    }
+                }
+                if let Some(cause) = invalid[i].take() {
+                    return Err(error(&path, cause));
                 }
             }
         }
@@ -445,6 +556,24 @@ impl Masters {
         match &self.archive(file).body {
             ArchivedBody::Strings(data) => Some(Texts { data }),
             _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::half_hash;
+
+    #[test]
+    fn a_hash_in_two_halves_is_the_hash() {
+        for len in [1025usize, 2048, 4097, (1 << 20) + 7, (8 << 20) + 3] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
+            let root = blake3::hazmat::merge_subtrees_root(
+                &half_hash(&bytes, false),
+                &half_hash(&bytes, true),
+                blake3::hazmat::Mode::Hash,
+            );
+            assert_eq!(root, blake3::hash(&bytes), "{len}");
         }
     }
 }

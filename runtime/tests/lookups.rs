@@ -417,7 +417,13 @@ fn an_archive_of_another_version_is_refused_both_ways() {
 /// unchecked accessors still never panic on them.
 #[test]
 fn string_ends_must_rise_and_fall_between_characters() {
-    for ends in [vec![1u32, 3], vec![2, 1], vec![1, 99]] {
+    let text = "ab語".as_bytes().to_vec();
+    for (bytes, ends) in [
+        (text.clone(), vec![1u32, 3]),
+        (text.clone(), vec![2, 1]),
+        (text, vec![1, 99]),
+        (vec![b'a', 0xff, b'b'], vec![1, 3]),
+    ] {
         let dir = tempfile::tempdir().unwrap();
         let table = TableData {
             name: "item".into(),
@@ -426,7 +432,7 @@ fn string_ends_must_rise_and_fall_between_characters() {
                 "name",
                 ColumnType::Str,
                 Values::Str(masterctl_runtime::format::Strings {
-                    bytes: "ab語".into(),
+                    bytes: bytes.clone(),
                     ends: ends.clone(),
                 }),
             )],
@@ -475,9 +481,13 @@ fn string_ends_must_rise_and_fall_between_characters() {
             error.to_string().contains("string ends"),
             "{ends:?}: {error}"
         );
-        let masters = Masters::open_trusted(dir.path()).unwrap();
-        for row in masters.table("item").unwrap().rows() {
-            let _ = row.get("name");
+        // The hash-trusting open believes the buffer is UTF-8 (its source is trusted);
+        // ends that are out of place still give no text rather than a panic.
+        if std::str::from_utf8(&bytes).is_ok() {
+            let masters = Masters::open_trusted(dir.path()).unwrap();
+            for row in masters.table("item").unwrap().rows() {
+                let _ = row.get("name");
+            }
         }
     }
 }
