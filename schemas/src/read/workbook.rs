@@ -78,7 +78,7 @@ pub const MAX_UNPACKED_BYTES: u64 = 320 << 20;
 /// Refuse a zipped workbook (xlsx, xlsm, xlsb, ods) whose parts unpack to more than the
 /// limits, before anything is decompressed. Files that are not zips pass (calamine
 /// reports what they are).
-fn check_unpacked_size(path: &Path) -> Result<(), Diagnostic> {
+fn check_unpacked_size(path: &Path, scan_cells: bool) -> Result<(), Diagnostic> {
     let Ok(file) = File::open(path) else {
         return Ok(());
     };
@@ -105,17 +105,22 @@ fn check_unpacked_size(path: &Path) -> Result<(), Diagnostic> {
         }
         total = total.saturating_add(size);
     }
-    let sheets: Vec<String> = archive
-        .file_names()
-        .filter_map(Result::ok)
-        .filter(|n| n.starts_with("xl/worksheets/") && n.ends_with(".xml"))
-        .map(|n| n.into_owned())
-        .collect();
+    // The cells' shared-string indexes: one reader of a workbook read in parts does it
+    // (its error rejects the whole file, whatever the other parts read).
+    let sheets: Vec<String> = if !scan_cells {
+        Vec::new()
+    } else {
+        archive
+            .file_names()
+            .filter_map(Result::ok)
+            .filter(|n| n.starts_with("xl/worksheets/") && n.ends_with(".xml"))
+            .map(|n| n.into_owned())
+            .collect()
+    };
+    let mut buffer = Vec::new();
     for name in sheets {
-        let mut xml = Vec::new();
         if let Ok(mut part) = archive.by_name(&name)
-            && std::io::Read::read_to_end(&mut part, &mut xml).is_ok()
-            && let Some(problem) = bad_shared_string_index(&xml)
+            && let Some(problem) = scan_shared_string_indexes(&mut part, &mut buffer)
         {
             return Err(unreadable(path, problem)
                 .hint("the workbook is damaged: re-save it from the spreadsheet application"));
@@ -139,6 +144,40 @@ fn check_unpacked_size(path: &Path) -> Result<(), Diagnostic> {
         .hint("split the data over several workbooks, or export it as CSV"));
     }
     Ok(())
+}
+
+/// [`bad_shared_string_index`] over a sheet's XML as it is unpacked, a piece at a time
+/// (the sheet is never held whole): each piece ends before the last cell that starts in
+/// it, which the next piece then holds whole.
+fn scan_shared_string_indexes(
+    part: &mut impl std::io::Read,
+    buffer: &mut Vec<u8>,
+) -> Option<String> {
+    const PIECE: usize = 1 << 20;
+    buffer.clear();
+    loop {
+        let start = buffer.len();
+        buffer.resize(start + PIECE, 0);
+        let read = part.read(&mut buffer[start..]).unwrap_or(0);
+        buffer.truncate(start + read);
+        let end = read == 0;
+        let cut = if end {
+            buffer.len()
+        } else {
+            match memchr::memmem::rfind(buffer, b"<c ") {
+                // A cell longer than a piece is scanned as far as it goes.
+                Some(0) | None => buffer.len(),
+                Some(at) => at,
+            }
+        };
+        if let Some(problem) = bad_shared_string_index(&buffer[..cut]) {
+            return Some(problem);
+        }
+        if end {
+            return None;
+        }
+        buffer.drain(..cut);
+    }
 }
 
 /// A shared-string cell (`t="s"`) whose index is not a number: calamine reads such a
@@ -252,7 +291,7 @@ fn check_ods_span(content: &mut impl std::io::Read) -> Result<(), String> {
 
 fn read_unguarded(project: &Project, path: &Path, part: Part) -> ReadOutcome {
     let mut outcome = ReadOutcome::default();
-    if let Err(d) = check_unpacked_size(path) {
+    if let Err(d) = check_unpacked_size(path, part.index == 0) {
         if part.index == 0 {
             outcome.report.push(d);
         }
@@ -513,7 +552,7 @@ pub fn for_each_sheet(
     mut f: impl FnMut(&str, Result<&dyn Grid, Diagnostic>),
 ) -> Result<(), Diagnostic> {
     catch_unwind(AssertUnwindSafe(|| {
-        check_unpacked_size(path)?;
+        check_unpacked_size(path, true)?;
         let mut workbook = open_workbook_auto(path).map_err(|e| open_error(path, &e))?;
         for sheet in workbook.sheet_names() {
             let mut seen = false;
