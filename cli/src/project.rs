@@ -34,16 +34,29 @@ pub fn find_root(repo: Option<&Path>) -> Result<PathBuf, Failure> {
         })
 }
 
-/// Load the structure: from `--schemas DIR` when given, else from the repository.
+/// Load the structure: from `--schemas DIR` when given, else from the repository. A
+/// structure without a single table is an error: a gate that read no schema checks
+/// nothing, and must not pass.
 pub fn load(repo: Option<&Path>, schemas: Option<&Path>) -> Result<Project, Failure> {
-    let loaded = match schemas {
+    let (loaded, place) = match schemas {
         Some(dir) => {
             if !dir.is_dir() {
                 return Err(Failure::usage(format!("{} is not a folder", dir.display())));
             }
-            load::load_schemas_dir(dir)
+            (load::load_schemas_dir(dir), dir.to_path_buf())
         }
-        None => load::load_project(&find_root(repo)?),
+        None => {
+            let root = find_root(repo)?;
+            (load::load_project(&root), root.join(load::SCHEMAS_DIR))
+        }
     };
-    loaded.map_err(Failure::InvalidSchema)
+    let project = loaded.map_err(Failure::InvalidSchema)?;
+    if project.tables.is_empty() && project.generated.is_empty() {
+        return Err(Failure::usage(format!(
+            "{} holds no schema (no *.toml file describing a table)",
+            place.display()
+        ))
+        .hint("pass the folder holding the schema files (or the project folder with masterctl.toml and schemas/)"));
+    }
+    Ok(project)
 }

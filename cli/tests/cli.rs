@@ -398,3 +398,19 @@ fn init_from_a_project_copies_its_checked_structure() {
     assert_eq!(out.status.code(), Some(1));
     assert!(!tmp.path().join("other").exists());
 }
+
+/// A gate that read no schema checks nothing: an empty or mistyped schema folder is a
+/// usage error, not "valid: 0 tables".
+#[test]
+fn a_schema_folder_without_schemas_does_not_pass() {
+    let empty = tempfile::tempdir().unwrap();
+    let workbooks = fixtures().join("workbooks");
+    for format in [&[][..], &["--format", "json"]] {
+        let mut args: Vec<&str> = format.to_vec();
+        args.extend(["validate", "--schemas", empty.path().to_str().unwrap()]);
+        args.push(workbooks.to_str().unwrap());
+        let out = masterctl(&root(), &args);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        assert!(text(&out).contains("holds no schema"), "{}", text(&out));
+    }
+}
