@@ -414,3 +414,27 @@ fn a_schema_folder_without_schemas_does_not_pass() {
         assert!(text(&out).contains("holds no schema"), "{}", text(&out));
     }
 }
+
+/// A region name that is not declared is told the regions there are and the closest one;
+/// `--table` without `--ours`/`--theirs` is a usage error, not ignored.
+#[test]
+fn unknown_regions_are_named_and_narrowing_needs_a_side() {
+    let repo = hunt_repo();
+    let root = repo.path();
+    let out = masterctl(root, &["log", "--region", "JP"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("did you mean `jp`?"), "{}", text(&out));
+    let out = masterctl(root, &["log", "--region", "eu"]);
+    assert!(
+        text(&out).contains("the regions: global, jp"),
+        "{}",
+        text(&out)
+    );
+    let out = masterctl(root, &["rebase", "--region", "jp"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(!text(&out).contains("upstream = \"jp\""), "{}", text(&out));
+    for narrowing in ["--table", "--column", "--key"] {
+        let out = masterctl(root, &["rebase", "--region", "global", narrowing, "x"]);
+        assert_eq!(out.status.code(), Some(2), "{narrowing}: {}", text(&out));
+    }
+}

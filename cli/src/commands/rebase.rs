@@ -30,27 +30,28 @@ pub struct Args {
     #[arg(long, conflicts_with_all = ["ours", "theirs", "dry_run"])]
     abort: bool,
     /// Resolve conflicts with the region's values (narrow with --table, --column, --key)
-    #[arg(long, conflicts_with = "theirs")]
+    #[arg(long, conflicts_with = "theirs", group = "side")]
     ours: bool,
     /// Resolve conflicts with upstream's values (narrow with --table, --column, --key)
-    #[arg(long)]
+    #[arg(long, group = "side")]
     theirs: bool,
     /// With --ours/--theirs: only this table (or structure file, e.g. schemas/item.toml)
-    #[arg(long, value_name = "TABLE")]
+    #[arg(long, value_name = "TABLE", requires = "side")]
     table: Option<String>,
     /// With --ours/--theirs: only this column
-    #[arg(long, value_name = "COLUMN")]
+    #[arg(long, value_name = "COLUMN", requires = "side")]
     column: Option<String>,
     /// With --ours/--theirs: only this row, its key as in the conflict file (`100`, `100|10`)
-    #[arg(long, value_name = "KEY")]
+    #[arg(long, value_name = "KEY", requires = "side")]
     key: Option<String>,
 }
 
 fn rebase_failure(error: RebaseError) -> Failure {
     match error {
         RebaseError::Store(e) => store_failure(e),
-        RebaseError::NoUpstream(_) => Failure::usage(error.to_string())
-            .hint("give the region an upstream in masterctl.toml: upstream = \"jp\""),
+        RebaseError::NoUpstream(_) => Failure::usage(error.to_string()).hint(
+            "give the region an upstream in masterctl.toml (upstream = \"<the region it follows>\"), or rebase a region that has one",
+        ),
         RebaseError::BadResolution(_) => Failure::usage(error.to_string())
             .hint("a `value` resolution must be a value of the column's type"),
         RebaseError::NoUpstreamBranch(_)
