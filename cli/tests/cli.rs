@@ -438,3 +438,35 @@ fn unknown_regions_are_named_and_narrowing_needs_a_side() {
         assert_eq!(out.status.code(), Some(2), "{narrowing}: {}", text(&out));
     }
 }
+
+/// Input of which nothing maps to a table is rejected (exit 1), naming what was found and
+/// the tables there are; Google Sheets' `<workbook> - <sheet>.csv` maps by its sheet part.
+#[test]
+fn nothing_matched_fails_and_google_sheets_names_map() {
+    let repo = hunt_repo();
+    let root = repo.path();
+    let dir = tempfile::tempdir().unwrap();
+    let stray = dir.path().join("notes.csv");
+    std::fs::write(&stray, "a,b\n1,2\n").unwrap();
+    for command in ["validate", "import"] {
+        let mut args = vec![command];
+        if command == "import" {
+            args.extend(["--region", "jp"]);
+        }
+        args.push(stray.to_str().unwrap());
+        let out = masterctl(root, &args);
+        assert_eq!(out.status.code(), Some(1), "{command}: {}", text(&out));
+        assert!(text(&out).contains("nothing-matched"), "{}", text(&out));
+        assert!(text(&out).contains("`notes.csv`"), "{}", text(&out));
+        assert!(text(&out).contains("`monster` (sheet `Monster`)"), "{}", text(&out));
+    }
+    let google = dir.path().join("hunt - Monster.csv");
+    std::fs::copy(hunt().join("csv/Monster.csv"), &google).unwrap();
+    let out = masterctl(
+        root,
+        &["--format", "json", "validate", google.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let report = json(&out);
+    assert_eq!(report["ok"], true, "{report}");
+}

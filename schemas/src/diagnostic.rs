@@ -36,6 +36,8 @@ pub enum Code {
     DuplicateTable,
     /// A sheet or CSV file maps to no table of the schema (a warning).
     UnmappedSheet,
+    /// Nothing in the input maps to a table: a gate that read nothing must not pass.
+    NothingMatched,
     /// A sheet or file has no header row.
     MissingHeader,
     /// A header names a column that is not a field of the table.
@@ -107,6 +109,7 @@ impl Code {
             Code::InvalidUtf8 => "invalid-utf8",
             Code::DuplicateTable => "duplicate-table",
             Code::UnmappedSheet => "unmapped-sheet",
+            Code::NothingMatched => "nothing-matched",
             Code::MissingHeader => "missing-header",
             Code::UnknownColumn => "unknown-column",
             Code::MissingColumn => "missing-column",

@@ -19,7 +19,12 @@ pub fn read(project: &Project, path: &Path) -> ReadOutcome {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let Some(schema) = project.table_for_sheet(&stem) else {
+    // Google Sheets downloads a sheet as `<workbook> - <sheet>.csv`.
+    let schema = project.table_for_sheet(&stem).or_else(|| {
+        stem.rsplit_once(" - ")
+            .and_then(|(_, sheet)| project.table_for_sheet(sheet.trim()))
+    });
+    let Some(schema) = schema else {
         let mut d = Diagnostic::new(
             Code::UnmappedSheet,
             Location::file(path),

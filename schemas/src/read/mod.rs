@@ -230,7 +230,60 @@ pub fn read_inputs_with_progress(
             }
         }
     }
+    if let Some(first) = files.first()
+        && outcome.tables.is_empty()
+        && !outcome.report.has_errors()
+    {
+        outcome
+            .report
+            .push(nothing_matched(project, first, &outcome.report));
+    }
     outcome
+}
+
+/// The error for input of which nothing maps to a table: the sheets and files that were
+/// found, and the tables there are.
+fn nothing_matched(project: &Project, first: &Path, report: &Report) -> Diagnostic {
+    let name = |path: &Path| {
+        path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    };
+    let found: Vec<String> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == Code::UnmappedSheet)
+        .filter_map(|d| {
+            let file = d.location.file.as_deref().map(name)?;
+            Some(match &d.location.sheet {
+                Some(sheet) => format!("sheet `{sheet}` of {file}"),
+                None => format!("`{file}`"),
+            })
+        })
+        .take(12)
+        .collect();
+    let tables: Vec<String> = project
+        .tables
+        .iter()
+        .map(|t| match t.sheet == t.name {
+            true => format!("`{}`", t.name),
+            false => format!("`{}` (sheet `{}`)", t.name, t.sheet),
+        })
+        .collect();
+    let found = match found.is_empty() {
+        true => "no sheet or file with data".to_string(),
+        false => found.join(", "),
+    };
+    Diagnostic::new(
+        Code::NothingMatched,
+        Location::file(first),
+        format!(
+            "nothing in the input maps to a table (found: {found}); the tables are {}",
+            tables.join(", ")
+        ),
+    )
+    .hint("name each sheet, or each CSV file, after a table's `sheet` (a table's name by default)")
 }
 
 /// Workbooks this large are worth opening once per thread, each thread reading a share
