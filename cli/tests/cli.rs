@@ -458,7 +458,11 @@ fn nothing_matched_fails_and_google_sheets_names_map() {
         assert_eq!(out.status.code(), Some(1), "{command}: {}", text(&out));
         assert!(text(&out).contains("nothing-matched"), "{}", text(&out));
         assert!(text(&out).contains("`notes.csv`"), "{}", text(&out));
-        assert!(text(&out).contains("`monster` (sheet `Monster`)"), "{}", text(&out));
+        assert!(
+            text(&out).contains("`monster` (sheet `Monster`)"),
+            "{}",
+            text(&out)
+        );
     }
     let google = dir.path().join("hunt - Monster.csv");
     std::fs::copy(hunt().join("csv/Monster.csv"), &google).unwrap();
@@ -469,4 +473,25 @@ fn nothing_matched_fails_and_google_sheets_names_map() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let report = json(&out);
     assert_eq!(report["ok"], true, "{report}");
+}
+
+/// Excel's `~$` lock file caught by a shell glob is skipped with a warning, as folders
+/// skip it, instead of failing the run as a broken workbook.
+#[test]
+fn an_excel_lock_file_named_on_the_command_line_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let workbook = dir.path().join("items.xlsx");
+    std::fs::copy(fixtures().join("workbooks/items.xlsx"), &workbook).unwrap();
+    let lock = dir.path().join("~$items.xlsx");
+    std::fs::write(&lock, "\u{7}owner").unwrap();
+    let out = masterctl(
+        &fixtures(),
+        &[
+            "validate",
+            workbook.to_str().unwrap(),
+            lock.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("Excel lock file"), "{}", text(&out));
 }

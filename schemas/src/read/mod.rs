@@ -117,7 +117,21 @@ pub fn collect_inputs(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<Diagnostic>) {
             walk(path, &mut files, &mut diagnostics);
             files[before..].sort();
         } else if path.is_file() {
-            if is_supported(path) {
+            let lock = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("~$"));
+            if lock {
+                // Excel's lock file beside an open workbook, caught by a shell glob.
+                diagnostics.push(
+                    Diagnostic::new(
+                        Code::UnmappedSheet,
+                        Location::file(path),
+                        "an Excel lock file (the workbook is open in Excel); it was not read",
+                    )
+                    .hint("close the workbook in Excel, or leave `~$` files out of the paths"),
+                );
+            } else if is_supported(path) {
                 files.push(path.clone());
             } else {
                 diagnostics.push(
