@@ -495,3 +495,68 @@ fn an_excel_lock_file_named_on_the_command_line_is_skipped() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(text(&out).contains("Excel lock file"), "{}", text(&out));
 }
+
+/// `init` commits the structure (with an author), so that a clone — a bare one too —
+/// carries it; without an author it says exactly what to run; a bare repository without
+/// structure is a clear error.
+#[test]
+fn init_commits_the_structure_so_that_clones_carry_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let run = |home: &std::path::Path, args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_masterctl"))
+            .current_dir(tmp.path())
+            .args(args)
+            .env("HOME", home)
+            .env("XDG_CONFIG_HOME", home)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    };
+    // No author anywhere: nothing committed, the commands to run are printed.
+    let out = run(&home, &["init", "plain"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("git -C plain add masterctl.toml schemas"),
+        "{}",
+        text(&out)
+    );
+    std::fs::write(
+        home.join(".gitconfig"),
+        "[user]\n\tname = Planner\n\temail = planner@example.com\n",
+    )
+    .unwrap();
+    let out = run(&home, &["init", "game"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("committed the structure"),
+        "{}",
+        text(&out)
+    );
+    let game = tmp.path().join("game");
+    let files = git(&game, &["ls-tree", "-r", "--name-only", "HEAD"]);
+    assert_eq!(files, "masterctl.toml\nschemas/item.toml\n");
+    let bare = tmp.path().join("bare.git");
+    git(
+        tmp.path(),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            game.to_str().unwrap(),
+            bare.to_str().unwrap(),
+        ],
+    );
+    let out = run(&home, &["--repo", bare.to_str().unwrap(), "status"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // A bare repository whose HEAD has no commit: a clear message, exit 2.
+    let empty = tmp.path().join("empty.git");
+    git(
+        tmp.path(),
+        &["init", "-q", "--bare", empty.to_str().unwrap()],
+    );
+    let out = run(&home, &["--repo", empty.to_str().unwrap(), "status"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("no masterctl.toml"), "{}", text(&out));
+}

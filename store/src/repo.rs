@@ -60,7 +60,12 @@ impl MasterRepo {
                 }
             }
             None => {
-                let head = self.git.head()?.peel_to_tree()?;
+                // A bare repository whose HEAD has no commit holds no structure.
+                let head = self
+                    .git
+                    .head()
+                    .map_err(|_| StoreError::NoStructure)?
+                    .peel_to_tree()?;
                 let config =
                     blob_at(&self.git, &head, CONFIG_FILE)?.ok_or(StoreError::NoStructure)?;
                 files.push((CONFIG_FILE.to_string(), config));
@@ -92,6 +97,38 @@ impl MasterRepo {
             Err(e) => Err(e.into()),
         }
     }
+}
+
+/// Commit the structure files (`masterctl.toml`, `schemas/*`, paths relative to the
+/// working tree) as the first commit of a repository whose current branch has none, so
+/// that a clone — a bare one on a server too — carries the structure. `Ok(None)` when
+/// the branch already has commits (the structure is then the user's to commit) or the
+/// repository has no working tree.
+pub fn commit_first_structure(
+    repo: &MasterRepo,
+    files: &[&str],
+) -> Result<Option<git2::Oid>, StoreError> {
+    let git = &repo.git;
+    // `head()` fails only while the current branch is unborn (has no commit).
+    if repo.workdir().is_none() || git.head().is_ok() {
+        return Ok(None);
+    }
+    let author = crate::refs::author(repo)?;
+    let mut index = git.index()?;
+    for path in files.iter().filter(|p| is_structure_path(p)) {
+        index.add_path(Path::new(path))?;
+    }
+    index.write()?;
+    let tree = git.find_tree(index.write_tree()?)?;
+    let commit = git.commit(
+        Some("HEAD"),
+        &author,
+        &author,
+        "masterctl structure: masterctl.toml and schemas",
+        &tree,
+        &[],
+    )?;
+    Ok(Some(commit))
 }
 
 /// Whether a snapshot path is part of the structure (`masterctl.toml`, `schemas/*`).

@@ -88,11 +88,23 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
         written.push(path);
     }
     let created_git = ensure_git_repository(dir)?;
+    // The structure's first commit, so that clones carry it; without an author (or in a
+    // repository that already has commits) the user is told what to run.
+    let committed = match masterctl_store::MasterRepo::open(dir) {
+        Ok(repo) if repo.workdir().is_some_and(|w| same_folder(&w, dir)) => {
+            let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
+            masterctl_store::repo::commit_first_structure(&repo, &names)
+                .ok()
+                .flatten()
+        }
+        _ => None,
+    };
     if output.is_json() {
         output.json(&serde_json::json!({
             "ok": true,
             "written": written,
             "git_repository_created": created_git,
+            "structure_commit": committed.map(|c| c.to_string()),
         }));
     } else {
         for path in &written {
@@ -101,12 +113,26 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
         if created_git {
             output.line(format!("created a git repository in {}", dir.display()));
         }
+        match committed {
+            Some(commit) => output.line(format!(
+                "committed the structure (masterctl.toml, schemas/) as {}",
+                masterctl_store::short_id(&commit.to_string())
+            )),
+            None => {
+                output.line("commit the structure, so that clones of the repository carry it:");
+                output.line(format!(
+                    "  git -C {} add masterctl.toml schemas && git -C {} commit -m \"masterctl structure\"",
+                    shell_quote(&dir.display().to_string()),
+                    shell_quote(&dir.display().to_string())
+                ));
+            }
+        }
         if args.from.is_none() {
             output.line("");
             output.line("next: check the example workbook against its schema:");
             output.line(format!(
                 "  cd {} && masterctl validate workbooks/",
-                dir.display()
+                shell_quote(&dir.display().to_string())
             ));
         }
     }
@@ -125,6 +151,27 @@ fn write_new(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
         .open(path)
         .and_then(|mut file| std::io::Write::write_all(&mut file, bytes))
         .map_err(|e| Failure::environment(format!("cannot write {}: {e}", path.display())))
+}
+
+/// Whether two paths name one folder.
+fn same_folder(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// A path as a POSIX shell reads it back: quoted when it holds anything but plain
+/// characters.
+fn shell_quote(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+:@".contains(c));
+    match plain {
+        true => text.to_string(),
+        false => format!("'{}'", text.replace('\'', "'\\''")),
+    }
 }
 
 /// Create a git repository in `dir` unless it is already inside one.
