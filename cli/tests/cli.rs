@@ -560,3 +560,15 @@ fn init_commits_the_structure_so_that_clones_carry_it() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("no masterctl.toml"), "{}", text(&out));
 }
+
+/// `status` says "no commit yet" and counts in words, never "at none" or "commit(s)".
+#[test]
+fn status_speaks_plainly_of_regions_without_commits() {
+    let repo = hunt_repo();
+    let out = masterctl(repo.path(), &["status"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let shown = stdout(&out);
+    assert!(shown.contains("masters/jp (no commit yet)"), "{shown}");
+    assert!(shown.contains("no import point yet"), "{shown}");
+    assert!(!shown.contains("none") && !shown.contains("(s)"), "{shown}");
+}

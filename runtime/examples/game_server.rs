@@ -11,12 +11,22 @@ use std::ops::Bound;
 
 use masterctl_runtime::{Masters, ValueRef};
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("game_server: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let dir = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "build".to_string());
-    // Once, at boot: map every file and validate it (or `open_trusted` to check the
-    // manifest's hashes instead, for builds from your own pipeline).
+    // Once, at boot: map every file and verify it — hashes, structure, identities (or
+    // `open_trusted` to skip the structural check, for builds from your own pipeline).
     let masters = Masters::open(&dir)?;
     let manifest = masters.manifest();
     println!(

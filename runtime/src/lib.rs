@@ -275,7 +275,14 @@ impl Masters {
             cause,
         };
         let text = files::read_regular(&manifest_path, MANIFEST_LIMIT)
-            .and_then(|t| t.ok_or_else(|| std::io::ErrorKind::NotFound.into()))
+            .and_then(|t| {
+                t.ok_or_else(|| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::NotFound,
+                        "no such file (is this a build folder?)",
+                    )
+                })
+            })
             .map_err(|e| error(&manifest_path, LoadCause::Io(e)))?;
         let manifest: Manifest = serde_json::from_slice(&text)
             .map_err(|e| error(&manifest_path, LoadCause::Manifest(e.to_string())))?;

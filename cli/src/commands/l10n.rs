@@ -128,6 +128,7 @@ fn status(repo: &MasterRepo, args: StatusArgs, output: &Output) -> Result<(), Fa
     let statuses = l10n::status(repo, &texts, &languages, args.verbose).map_err(store_failure)?;
     if output.is_json() {
         output.json(&json!({
+            "ok": true,
             "region": texts.region,
             "commit": texts.head.to_string(),
             "source_language": texts.project.config.source_language,

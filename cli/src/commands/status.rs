@@ -69,23 +69,28 @@ pub fn run(_args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Fail
         output.json(&json!({ "ok": true, "regions": regions }));
         return Ok(());
     }
-    let short = |v: &serde_json::Value| {
-        v.as_str()
-            .map_or_else(|| "none".to_string(), |s| short_id(s).to_string())
-    };
+    let short = |v: &serde_json::Value| v.as_str().map(|s| short_id(s).to_string());
     for region in &regions {
+        let branch = region["branch"].as_str().unwrap_or_default();
         output.line(format!(
-            "{} {} at {}",
+            "{} {}",
             output.bold(region["region"].as_str().unwrap_or_default()),
-            region["branch"].as_str().unwrap_or_default(),
-            short(&region["head"])
+            match short(&region["head"]) {
+                Some(head) => format!("{branch} at {head}"),
+                None => format!("{branch} (no commit yet)"),
+            }
         ));
         if let Some(upstream) = region["upstream"].as_str() {
+            let behind = region["upstream_commits_not_taken"].as_u64().unwrap_or(0);
+            let upstream_at = short(&region["upstream_head"])
+                .map_or_else(|| "no commit yet".to_string(), |h| format!("at {h}"));
+            let point = short(&region["import_point"]).map_or_else(
+                || "no import point yet".to_string(),
+                |p| format!("import point {p}"),
+            );
             output.line(format!(
-                "    follows {upstream} (at {}); import point {}; {} upstream commit(s) not taken",
-                short(&region["upstream_head"]),
-                short(&region["import_point"]),
-                region["upstream_commits_not_taken"].as_u64().unwrap_or(0)
+                "    follows {upstream} ({upstream_at}); {point}; {behind} upstream commit{} not taken",
+                if behind == 1 { "" } else { "s" }
             ));
         }
         if let Some(lock) = region["lock"].as_object() {
