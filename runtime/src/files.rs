@@ -52,11 +52,16 @@ fn open_nonblocking(path: &Path) -> std::io::Result<File> {
     options.open(path)
 }
 
-/// The hidden siblings a replacement of `target` stages in: `.<name>.tmp-<pid>-…`.
+/// The hidden siblings a replacement of `target` stages in: `.<name>.tmp-<pid>-…`, the
+/// name cut to 64 characters so that a target with a name near the file system's limit
+/// still has room for its staging sibling.
 fn staging_prefix(target: &Path) -> String {
-    let name = target
+    let name: String = target
         .file_name()
-        .map_or_else(|| "build".to_string(), |n| n.to_string_lossy().into_owned());
+        .map_or_else(|| "build".to_string(), |n| n.to_string_lossy().into_owned())
+        .chars()
+        .take(64)
+        .collect();
     format!(".{name}.tmp-")
 }
 
@@ -204,6 +209,18 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("build")]);
+    }
+
+    #[test]
+    fn a_target_with_a_long_name_is_replaced_too() {
+        let root = tempfile::tempdir().unwrap();
+        let target = root.path().join("b".repeat(250));
+        for _ in 0..2 {
+            let staged = staging_dir(&target).unwrap();
+            std::fs::write(staged.join("manifest.json"), "{}").unwrap();
+            replace_dir(&staged, &target).unwrap();
+        }
+        assert!(target.join("manifest.json").is_file());
     }
 
     #[test]
