@@ -447,6 +447,10 @@ pub fn write_commit(
     let raced = || StoreError::Raced {
         branch: branch_of(spec.reference).to_string(),
     };
+    // Another writer that already won leaves nothing for this one to write.
+    if repo.head_of(spec.reference)?.map(|c| c.id()) != spec.expected {
+        return Err(raced());
+    }
     // New objects go to memory first and reach the disk as one pack (see `pack`).
     let odb = git.odb()?;
     let mempack = odb.add_new_mempack_backend(1000)?;
