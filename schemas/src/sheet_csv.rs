@@ -55,43 +55,6 @@ pub fn strip_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(BOM).unwrap_or(bytes)
 }
 
-/// 1-based line numbers of the byte offsets a CSV reader gives for its records, asked
-/// in increasing order (each byte of the text is looked at once). The reader's own line
-/// count is one short in CRLF files, the kind spreadsheets save.
-pub struct LineCounter<'a> {
-    text: &'a [u8],
-    offset: usize,
-    line: u64,
-}
-
-impl<'a> LineCounter<'a> {
-    pub fn new(text: &'a str) -> LineCounter<'a> {
-        LineCounter {
-            text: text.as_bytes(),
-            offset: 0,
-            line: 1,
-        }
-    }
-
-    pub fn line_at(&mut self, byte: u64) -> u64 {
-        let mut target = (byte as usize).min(self.text.len());
-        // After a CR the reader ends the record and starts the next one at the LF.
-        if target > 0 && self.text.get(target) == Some(&b'\n') && self.text[target - 1] == b'\r' {
-            target += 1;
-        }
-        if target < self.offset {
-            self.offset = 0;
-            self.line = 1;
-        }
-        self.line += self.text[self.offset..target]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count() as u64;
-        self.offset = target;
-        self.line
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

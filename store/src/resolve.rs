@@ -253,8 +253,7 @@ pub fn parse_resolutions(bytes: &[u8]) -> Result<Resolutions, String> {
     let mut resolutions = Resolutions::new();
     // Where each cell's resolution was given, to refuse two different ones.
     let mut given: HashMap<(String, String, String), u64> = HashMap::new();
-    let text = String::from_utf8_lossy(bytes);
-    let mut lines = sheet_csv::LineCounter::new(&text);
+    let mut lines = masterctl_schemas::read::csv::LineCounter::new(bytes);
     for record in reader.records() {
         let record = record.map_err(|e| e.to_string())?;
         // Lines of the file as a planner sees it (after the byte order mark).

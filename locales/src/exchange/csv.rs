@@ -12,7 +12,8 @@
 use std::path::Path;
 
 use masterctl_schemas::Diagnostic;
-use masterctl_schemas::sheet_csv::{self, LineCounter, restore};
+use masterctl_schemas::read::csv::LineCounter;
+use masterctl_schemas::sheet_csv::{self, restore};
 
 use super::{ExportInfo, ReturnedUnit, problems, syntax};
 use crate::units::{State, Unit, UnitId};
@@ -110,7 +111,7 @@ pub fn read(
     let mut units = Vec::new();
     let mut errors = Vec::new();
     // Lines from byte offsets: the reader's own line count is one short in CRLF files.
-    let mut lines = LineCounter::new(text);
+    let mut lines = LineCounter::new(text.as_bytes());
     for record in records {
         let record = match record {
             Ok(record) => record,

@@ -252,15 +252,18 @@ impl<'b> CsvParser<'b> {
     }
 }
 
-/// Line numbers of byte offsets, for offsets asked in increasing order.
-struct LineCounter<'a> {
+/// Line numbers of the byte offsets a CSV reader gives for its records, asked in
+/// increasing order (each byte looked at once). The reader's own line count is one short
+/// after a CRLF, the line ending spreadsheets save; every CSV masterctl reads (exports,
+/// translators' files, the conflict file) counts its lines here.
+pub struct LineCounter<'a> {
     bytes: &'a [u8],
     offset: usize,
     line: u64,
 }
 
 impl<'a> LineCounter<'a> {
-    fn new(bytes: &'a [u8]) -> LineCounter<'a> {
+    pub fn new(bytes: &'a [u8]) -> LineCounter<'a> {
         LineCounter {
             bytes,
             offset: 0,
@@ -269,7 +272,7 @@ impl<'a> LineCounter<'a> {
     }
 
     /// The 1-based line holding byte `offset`.
-    fn line_at(&mut self, offset: u64) -> u64 {
+    pub fn line_at(&mut self, offset: u64) -> u64 {
         let mut offset = usize::try_from(offset)
             .unwrap_or(usize::MAX)
             .min(self.bytes.len());
