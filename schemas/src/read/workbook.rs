@@ -75,10 +75,12 @@ fn unreadable(path: &Path, message: impl Into<String>) -> Diagnostic {
 pub const MAX_PART_BYTES: u64 = 192 << 20;
 pub const MAX_UNPACKED_BYTES: u64 = 320 << 20;
 
-/// Refuse a zipped workbook (xlsx, xlsm, xlsb, ods) whose parts unpack to more than the
-/// limits, before anything is decompressed. Files that are not zips pass (calamine
-/// reports what they are).
-fn check_unpacked_size(path: &Path, scan_cells: bool) -> Result<(), Diagnostic> {
+/// What is checked of a zipped workbook (xlsx, xlsm, xlsb, ods) before calamine reads
+/// it: parts that unpack past the limits (from their declared sizes, nothing unpacked),
+/// then — unpacking as it goes — xlsx shared-string indexes that are no index (only
+/// with `scan_cells`) and ods repeats that expand past [`MAX_CELLS`]. Files that are not
+/// zips pass (calamine reports what they are).
+fn check_parts(path: &Path, scan_cells: bool) -> Result<(), Diagnostic> {
     let Ok(file) = File::open(path) else {
         return Ok(());
     };
@@ -105,6 +107,17 @@ fn check_unpacked_size(path: &Path, scan_cells: bool) -> Result<(), Diagnostic> 
         }
         total = total.saturating_add(size);
     }
+    if total > MAX_UNPACKED_BYTES {
+        return Err(unreadable(
+            path,
+            format!(
+                "it unpacks to {} MiB, more than the {} MiB a workbook may have",
+                total >> 20,
+                MAX_UNPACKED_BYTES >> 20
+            ),
+        )
+        .hint("split the data over several workbooks, or export it as CSV"));
+    }
     // The cells' shared-string indexes: one reader of a workbook read in parts does it
     // (its error rejects the whole file, whatever the other parts read).
     let sheets: Vec<String> = if !scan_cells {
@@ -126,22 +139,12 @@ fn check_unpacked_size(path: &Path, scan_cells: bool) -> Result<(), Diagnostic> 
                 .hint("the workbook is damaged: re-save it from the spreadsheet application"));
         }
     }
+    // Every reader checks the repeats: each one would expand them.
     if let Ok(mut content) = archive.by_name("content.xml")
         && let Err(message) = check_ods_span(&mut content)
     {
         return Err(unreadable(path, message)
             .hint("delete the formatting or cells far from the data (whole rows or columns repeated to the sheet's end), or export it as CSV"));
-    }
-    if total > MAX_UNPACKED_BYTES {
-        return Err(unreadable(
-            path,
-            format!(
-                "it unpacks to {} MiB, more than the {} MiB a workbook may have",
-                total >> 20,
-                MAX_UNPACKED_BYTES >> 20
-            ),
-        )
-        .hint("split the data over several workbooks, or export it as CSV"));
     }
     Ok(())
 }
@@ -291,7 +294,7 @@ fn check_ods_span(content: &mut impl std::io::Read) -> Result<(), String> {
 
 fn read_unguarded(project: &Project, path: &Path, part: Part) -> ReadOutcome {
     let mut outcome = ReadOutcome::default();
-    if let Err(d) = check_unpacked_size(path, part.index == 0) {
+    if let Err(d) = check_parts(path, part.index == 0) {
         if part.index == 0 {
             outcome.report.push(d);
         }
@@ -552,7 +555,7 @@ pub fn for_each_sheet(
     mut f: impl FnMut(&str, Result<&dyn Grid, Diagnostic>),
 ) -> Result<(), Diagnostic> {
     catch_unwind(AssertUnwindSafe(|| {
-        check_unpacked_size(path, true)?;
+        check_parts(path, true)?;
         let mut workbook = open_workbook_auto(path).map_err(|e| open_error(path, &e))?;
         for sheet in workbook.sheet_names() {
             let mut seen = false;
