@@ -21,7 +21,7 @@ use masterctl_schemas::{Report, Table};
 use crate::StoreError;
 use crate::import::{CommitSpec, write_commit};
 use crate::merge::{Conflict, Ownership, merge_canonical, merge_table};
-use crate::names::{Region, branch_of, short_id};
+use crate::names::{Region, short_id};
 use crate::repo::{MasterRepo, Structure, blob_at, is_structure_path, project_from_files};
 use crate::resolve::{self, RebaseState, Resolution, Resolutions};
 use crate::snapshot::{
@@ -167,7 +167,7 @@ pub fn plan_rebase(
     let git = &repo.git;
     let theirs = repo
         .head_of(&upstream_ref)?
-        .ok_or_else(|| RebaseError::NoUpstreamBranch(branch_name(&upstream_ref)))?;
+        .ok_or_else(|| RebaseError::NoUpstreamBranch(upstream_region.branch().to_string()))?;
     let Some(ours) = repo.head_of(&reference)? else {
         // The first rebase: the region starts as upstream is now.
         let tree = theirs.tree()?;
@@ -190,8 +190,8 @@ pub fn plan_rebase(
         None => git
             .merge_base(ours.id(), theirs.id())
             .map_err(|_| RebaseError::NoImportPoint {
-                branch: branch_name(&reference),
-                upstream: branch_name(&upstream_ref),
+                branch: region.branch().to_string(),
+                upstream: upstream_region.branch().to_string(),
             })?,
     };
     if base_id != theirs.id()
@@ -201,8 +201,8 @@ pub fn plan_rebase(
     {
         return Err(RebaseError::UpstreamRewritten {
             point: base_id.to_string(),
-            branch: branch_name(&reference),
-            upstream: branch_name(&upstream_ref),
+            branch: region.branch().to_string(),
+            upstream: upstream_region.branch().to_string(),
         });
     }
     if base_id == theirs.id() {
@@ -610,10 +610,6 @@ fn merge_structure(
         }
     }
     Ok((files, conflicts))
-}
-
-fn branch_name(reference: &str) -> String {
-    branch_of(reference).to_string()
 }
 
 /// The commit message: what was applied and kept per table, and the import point.

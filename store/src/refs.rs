@@ -26,6 +26,15 @@ impl RefLock {
     pub fn is_stale(&self) -> bool {
         self.age >= STALE_LOCK
     }
+
+    /// The error for a branch held by this lock.
+    fn error(&self, reference: &str) -> StoreError {
+        StoreError::Locked {
+            branch: branch_of(reference).to_string(),
+            path: self.path.display().to_string(),
+            seconds: self.age.as_secs(),
+        }
+    }
 }
 
 /// The author of the commits masterctl writes, from git's configuration, refused when a
@@ -96,27 +105,19 @@ pub fn lock_of(repo: &MasterRepo, reference: &str) -> Option<RefLock> {
 }
 
 /// The error for a branch whose update met a lock.
-pub fn locked(repo: &MasterRepo, region_reference: &str) -> Option<StoreError> {
-    let lock = lock_of(repo, region_reference)?;
-    Some(StoreError::Locked {
-        branch: branch_of(region_reference).to_string(),
-        path: lock.path.display().to_string(),
-        seconds: lock.age.as_secs(),
-    })
+pub fn locked(repo: &MasterRepo, reference: &str) -> Option<StoreError> {
+    lock_of(repo, reference).map(|lock| lock.error(reference))
 }
 
 /// Remove a stale lock from a region's branch. A lock younger than [`STALE_LOCK`] may
 /// belong to a process writing right now, and is left alone.
 pub fn unlock(repo: &MasterRepo, region: &Region) -> Result<Option<RefLock>, StoreError> {
-    let Some(lock) = lock_of(repo, &region.reference()) else {
+    let reference = region.reference();
+    let Some(lock) = lock_of(repo, &reference) else {
         return Ok(None);
     };
     if !lock.is_stale() {
-        return Err(StoreError::Locked {
-            branch: region.branch().to_string(),
-            path: lock.path.display().to_string(),
-            seconds: lock.age.as_secs(),
-        });
+        return Err(lock.error(&reference));
     }
     std::fs::remove_file(&lock.path).map_err(|e| StoreError::Io {
         path: lock.path.display().to_string(),
