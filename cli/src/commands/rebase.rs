@@ -133,15 +133,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         if let Ok(RebaseOutcome::UpToDate { upstream_head }) =
             plan_rebase(&repo, &structure, region, &Resolutions::new())
         {
-            let upstream_head = upstream_head.to_string();
-            if output.is_json() {
-                output.json(&json!({ "ok": true, "state": "up-to-date", "region": region.name(), "upstream_head": upstream_head }));
-            } else {
-                output.line(format!(
-                    "nothing to continue: region {region} already has everything up to {}",
-                    short_id(&upstream_head)
-                ));
-            }
+            show_up_to_date(output, region, upstream_head, "nothing to continue");
             return Ok(());
         }
         return Err(not_in_progress());
@@ -175,14 +167,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     }
     match outcome {
         RebaseOutcome::UpToDate { upstream_head } => {
-            if output.is_json() {
-                output.json(&json!({ "ok": true, "state": "up-to-date", "region": region.name(), "upstream_head": upstream_head.to_string() }));
-            } else {
-                output.line(format!(
-                    "nothing to take: region {region} already has everything up to {}",
-                    short_id(&upstream_head.to_string())
-                ));
-            }
+            show_up_to_date(output, region, upstream_head, "nothing to take");
             Ok(())
         }
         RebaseOutcome::Conflicts { tables, state } => {
@@ -261,6 +246,19 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
             }
             Ok(())
         }
+    }
+}
+
+/// A region that already has everything its upstream has.
+fn show_up_to_date(output: &Output, region: &Region, upstream_head: git2::Oid, words: &str) {
+    let upstream_head = upstream_head.to_string();
+    if output.is_json() {
+        output.json(&json!({ "ok": true, "state": "up-to-date", "region": region.name(), "upstream_head": upstream_head }));
+    } else {
+        output.line(format!(
+            "{words}: region {region} already has everything up to {}",
+            short_id(&upstream_head)
+        ));
     }
 }
 
