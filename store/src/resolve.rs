@@ -250,9 +250,8 @@ pub fn parse_resolutions(bytes: &[u8]) -> Result<Resolutions, String> {
         return Err("the conflict file lost its header (table, key, column, resolution)".into());
     };
     let v = column("value");
-    let mut resolutions = Resolutions::new();
-    // Where each cell's resolution was given, to refuse two different ones.
-    let mut given: HashMap<(String, String, String), u64> = HashMap::new();
+    // Each cell's resolution and the line that first gave it, to refuse another one.
+    let mut given: HashMap<(String, String, String), (Resolution, u64)> = HashMap::new();
     let mut lines = masterctl_schemas::read::csv::LineCounter::new(bytes);
     for record in reader.records() {
         let record = record.map_err(|e| e.to_string())?;
@@ -272,21 +271,25 @@ pub fn parse_resolutions(bytes: &[u8]) -> Result<Resolutions, String> {
             }
         };
         let cell = (get(t), get(k), get(c));
-        if let Some(earlier) = resolutions.get(&cell)
-            && *earlier != resolution
-        {
-            return Err(format!(
-                "lines {} and {line} resolve {} ({}) {} differently: keep one",
-                given.get(&cell).copied().unwrap_or(0),
-                crate::names::display_name(&cell.0),
-                crate::names::display_name(&cell.1),
-                crate::names::display_name(&cell.2),
-            ));
+        match given.get(&cell) {
+            Some((earlier, first)) if *earlier != resolution => {
+                return Err(format!(
+                    "lines {first} and {line} resolve {} ({}) {} differently: keep one",
+                    crate::names::display_name(&cell.0),
+                    crate::names::display_name(&cell.1),
+                    crate::names::display_name(&cell.2),
+                ));
+            }
+            Some(_) => {}
+            None => {
+                given.insert(cell, (resolution, line));
+            }
         }
-        given.entry(cell.clone()).or_insert(line);
-        resolutions.insert(cell, resolution);
     }
-    Ok(resolutions)
+    Ok(given
+        .into_iter()
+        .map(|(cell, (resolution, _))| (cell, resolution))
+        .collect())
 }
 
 /// Remove the state of a rebase (after it committed, or on `--abort`).
