@@ -224,6 +224,22 @@ fn build(dir: &std::path::Path) {
             Body::Matrix(matrix),
         ),
     ];
+    write_build(dir, files);
+}
+
+/// Write archives and a manifest vouching for them: `(path, kind, name, language, body)`.
+fn write_build(
+    dir: &std::path::Path,
+    files: impl IntoIterator<
+        Item = (
+            &'static str,
+            FileKind,
+            &'static str,
+            Option<&'static str>,
+            Body,
+        ),
+    >,
+) {
     let mut entries = Vec::new();
     for (path, kind, name, language, body) in files {
         let bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&ArchiveFile {
@@ -440,42 +456,16 @@ fn string_ends_must_rise_and_fall_between_characters() {
             key_hash: Vec::new(),
             indexes: Vec::new(),
         };
-        let bytes = rkyv::to_bytes::<rkyv::rancor::Error>(&ArchiveFile {
-            version: FORMAT_VERSION,
-            identity: Identity {
-                kind: "table".into(),
-                name: "item".into(),
-                language: None,
-                schema_hash: SCHEMA_HASH.into(),
-            },
-            body: Body::Table(table),
-        })
-        .unwrap();
-        std::fs::create_dir_all(dir.path().join("tables")).unwrap();
-        std::fs::write(dir.path().join("tables/item.rkyv"), &bytes).unwrap();
-        let manifest = Manifest {
-            format: FORMAT_VERSION,
-            region: "jp".into(),
-            source_commit: "0".repeat(40),
-            schema_hash: SCHEMA_HASH.into(),
-            languages: vec!["ja".into()],
-            files: vec![FileEntry {
-                path: "tables/item.rkyv".into(),
-                kind: FileKind::Table,
-                name: "item".into(),
-                language: None,
-                table: None,
-                blake3: blake3::hash(&bytes).to_hex().to_string(),
-                size: bytes.len() as u64,
-                rows: 2,
-            }],
-            fallbacks: Vec::new(),
-        };
-        std::fs::write(
-            dir.path().join("manifest.json"),
-            serde_json::to_vec(&manifest).unwrap(),
-        )
-        .unwrap();
+        write_build(
+            dir.path(),
+            [(
+                "tables/item.rkyv",
+                FileKind::Table,
+                "item",
+                None,
+                Body::Table(table),
+            )],
+        );
         let error = Masters::open(dir.path()).unwrap_err();
         assert!(
             error.to_string().contains("string ends"),
