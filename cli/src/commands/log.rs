@@ -57,8 +57,9 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
             one_line(&record.author),
             one_line(&record.email)
         ));
-        // Text read from commits reaches the terminal escaped: no control sequence in an
-        // author's name or a file name can move the cursor or forge a line.
+        // Text read from commits stays on its line: a line break in an author's name, a
+        // subject or a file name cannot forge a line of the history (`Output::line`
+        // escapes the other control sequences for the terminal).
         output.line(format!("    {}", one_line(&record.subject)));
         for table in &record.tables {
             output.line(format!("    {}", one_line(table)));
