@@ -98,11 +98,21 @@ fn is_supported(path: &Path) -> bool {
         .is_some_and(|e| SUPPORTED_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
 }
 
-/// Lock files that spreadsheet applications leave beside an open workbook.
+/// Hidden files, and lock files that spreadsheet applications leave beside an open
+/// workbook.
 fn is_lock_or_hidden(path: &Path) -> bool {
+    is_lock_file(path)
+        || path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with('.'))
+}
+
+/// Excel's `~$` lock file beside an open workbook.
+fn is_lock_file(path: &Path) -> bool {
     path.file_name()
         .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with('.') || n.starts_with("~$"))
+        .is_some_and(|n| n.starts_with("~$"))
 }
 
 /// Expand the paths given on the command line: files as given, folders walked for every
@@ -117,11 +127,7 @@ pub fn collect_inputs(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<Diagnostic>) {
             walk(path, &mut files, &mut diagnostics);
             files[before..].sort();
         } else if path.is_file() {
-            let lock = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("~$"));
-            if lock {
+            if is_lock_file(path) {
                 // Excel's lock file beside an open workbook, caught by a shell glob.
                 diagnostics.push(
                     Diagnostic::new(
