@@ -153,7 +153,7 @@ fn usage_and_environment_errors_exit_2() {
 
 #[test]
 fn hunt_validates_from_every_export() {
-    let hunt = shared().join("hunt");
+    let hunt = third_party().join("hunt");
     for export in ["hunt.xlsx", "hunt.ods", "csv"] {
         let out = masterctl(&hunt, &["validate", export]);
         assert_eq!(out.status.code(), Some(0), "{export}: {}", stdout(&out));
@@ -215,7 +215,7 @@ fn init_creates_a_working_example_and_never_overwrites() {
 #[test]
 fn inferred_schemas_validate_the_workbook_they_came_from() {
     let tmp = tempfile::tempdir().unwrap();
-    let hunt_xlsx = shared().join("hunt/hunt.xlsx");
+    let hunt_xlsx = third_party().join("hunt/hunt.xlsx");
     let out = masterctl(
         tmp.path(),
         &[
@@ -275,7 +275,7 @@ fn inferred_schemas_validate_the_workbook_they_came_from() {
 /// minute: tables or a clear error naming the file, never a crash or a hang.
 #[test]
 fn hostile_workbooks_stay_within_memory_and_time() {
-    let dir = shared().join("real-world-workbooks");
+    let dir = third_party().join("real-world-workbooks");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -349,7 +349,7 @@ fn colour_on_request_and_never_in_json() {
 
 #[test]
 fn infer_reads_csv_too() {
-    let csv = shared().join("hunt/csv/Reward.csv");
+    let csv = third_party().join("hunt/csv/Reward.csv");
     let out = masterctl(&fixtures(), &["schema", "infer", csv.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
     let text = stdout(&out);

@@ -6,7 +6,6 @@
 use icu_locale_core::Locale;
 use icu_plurals::{PluralCategory, PluralRuleType, PluralRules, PluralRulesOptions};
 use masterctl_schemas::Code;
-use unicode_segmentation::UnicodeSegmentation;
 
 use crate::message::{self, ChoiceKind, Message};
 
@@ -18,8 +17,13 @@ pub enum Failure {
         missing: Vec<String>,
         extra: Vec<String>,
     },
-    /// Longer than the field's `max_length`.
-    TooLong { length: usize, max: u32 },
+    /// Longer than the field's `max_length`: the text, or its longest variant (one
+    /// branch of each plural or select) when `variants`.
+    TooLong {
+        length: usize,
+        max: u32,
+        variants: bool,
+    },
     /// A control or zero-width character (by its 1-based character position).
     Invisible { character: char, position: usize },
     /// A plural argument lacks branches the language needs.
@@ -70,9 +74,18 @@ impl Failure {
                     ),
                 }
             }
-            Failure::TooLong { length, max } => {
-                format!("the translation is {length} characters long; at most {max} fit")
-            }
+            Failure::TooLong {
+                length,
+                max,
+                variants: false,
+            } => format!("the translation is {length} characters long; at most {max} fit"),
+            Failure::TooLong {
+                length,
+                max,
+                variants: true,
+            } => format!(
+                "the translation's longest variant is {length} characters long; at most {max} fit"
+            ),
             Failure::Invisible {
                 character,
                 position,
@@ -182,16 +195,26 @@ impl Checker {
                 position: index + 1,
             });
         }
-        if let Some(max) = max_length {
-            // Most texts are short: count graphemes only when the bytes could exceed.
-            if translation.len() > max as usize {
-                let length = translation.graphemes(true).count();
-                if length > max as usize {
-                    failures.push(Failure::TooLong { length, max });
-                }
+        let parsed = message::parse(translation);
+        if let Some(max) = max_length
+            && translation.len() > max as usize
+        {
+            // What counts is what a player sees: the longest variant of a plural or
+            // select (a text never has more graphemes than bytes, so most skip this).
+            let length = match &parsed {
+                Ok(message) => message.lengths.longest,
+                Err(_) => message::lengths(translation).longest,
+            };
+            if length > max as usize {
+                let variants = parsed.as_ref().is_ok_and(|m| !m.choices.is_empty());
+                failures.push(Failure::TooLong {
+                    length,
+                    max,
+                    variants,
+                });
             }
         }
-        let translated = match message::parse(translation) {
+        let translated = match parsed {
             Ok(message) => message,
             Err(why) => {
                 failures.push(Failure::Syntax(why));
@@ -316,8 +339,30 @@ mod tests {
         assert!(en.check("剣", "Epe\u{301}e", Some(4)).is_empty());
         assert!(matches!(
             en.check("剣", "Sword", Some(4))[..],
-            [Failure::TooLong { length: 5, max: 4 }]
+            [Failure::TooLong {
+                length: 5,
+                max: 4,
+                variants: false
+            }]
         ));
+        // A plural is as long as its longest branch, not its syntax: two 31-character
+        // branches fit 31 (94 characters as written).
+        let source = "{count, plural, other {#枚の竜の鱗を見つけた}}";
+        let plural = "{count, plural, one {You found # shiny dragon scale} other {You found # shiny dragon scales}}";
+        assert!(en.check(source, plural, Some(31)).is_empty());
+        let failures = en.check(source, plural, Some(30));
+        assert!(matches!(
+            failures[..],
+            [Failure::TooLong {
+                length: 31,
+                max: 30,
+                variants: true
+            }]
+        ));
+        assert_eq!(
+            failures[0].message(),
+            "the translation's longest variant is 31 characters long; at most 30 fit"
+        );
         assert!(matches!(
             en.check("剣", "{oops", None)[..],
             [Failure::Syntax(_)]

@@ -9,6 +9,7 @@ pub mod canonical;
 pub mod diagnostic;
 pub mod infer;
 pub mod load;
+pub mod message;
 pub mod read;
 pub mod schema;
 pub mod sheet_csv;

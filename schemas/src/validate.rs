@@ -93,9 +93,18 @@ fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
     }
     if let Some(text) = value.as_str() {
         if needs_length_count(field, text) {
-            let length = text.graphemes(true).count();
-            let too_short = field.min_length.is_some_and(|min| length < min as usize);
-            let too_long = field.max_length.is_some_and(|max| length > max as usize);
+            // A text (an ICU message) is shown as one of its variants: its shortest must
+            // reach `min_length`, its longest fit `max_length`.
+            let (shortest, longest) = if field.ty == FieldType::Text {
+                let lengths = crate::message::lengths(text);
+                (lengths.shortest, lengths.longest)
+            } else {
+                let length = text.graphemes(true).count();
+                (length, length)
+            };
+            let too_short = field.min_length.is_some_and(|min| shortest < min as usize);
+            let too_long = field.max_length.is_some_and(|max| longest > max as usize);
+            let length = if too_long { longest } else { shortest };
             if too_short || too_long {
                 let expected = match (field.min_length, field.max_length) {
                     (Some(lo), Some(hi)) => format!("{lo} to {hi} characters"),
@@ -560,5 +569,41 @@ fn check_unique(schema: &TableSchema, table: &Table, field_index: usize, report:
         } else {
             first_row.insert(value, row);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(ty: FieldType, min_length: Option<u32>, max_length: Option<u32>) -> Field {
+        Field {
+            name: "title".into(),
+            ty,
+            optional: false,
+            default: None,
+            min: None,
+            max: None,
+            min_length,
+            max_length,
+            pattern: None,
+            values: Vec::new(),
+            references: None,
+            unique: false,
+            description: None,
+        }
+    }
+
+    #[test]
+    fn a_text_is_as_long_as_the_variants_it_shows() {
+        let plural = "{count, plural, one {You found # shiny dragon scale} other {You found # shiny dragon scales}}";
+        let value = Value::Str(plural.into());
+        // A text field counts the longest branch (31), a string field every character.
+        assert!(check_value(&field(FieldType::Text, None, Some(31)), &value).is_ok());
+        assert!(check_value(&field(FieldType::Text, None, Some(30)), &value).is_err());
+        assert!(check_value(&field(FieldType::String, None, Some(31)), &value).is_err());
+        // ... and the shortest branch (30) must reach min_length.
+        assert!(check_value(&field(FieldType::Text, Some(30), None), &value).is_ok());
+        assert!(check_value(&field(FieldType::Text, Some(31), None), &value).is_err());
     }
 }

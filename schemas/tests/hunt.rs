@@ -91,7 +91,7 @@ fn a_workbook_read_in_shares_gives_the_same_tables() {
     tables.sort_by(|a, b| a.name.cmp(&b.name));
     assert_eq!(shares, tables);
     // Problems with the file itself are reported once, by the first share.
-    let broken = shared_fixtures().join("real-world-workbooks/pass_protected.xlsx");
+    let broken = third_party().join("real-world-workbooks/pass_protected.xlsx");
     let reports: Vec<usize> = (0..3)
         .map(|index| {
             read_part(&project, &broken, Part { index, of: 3 })

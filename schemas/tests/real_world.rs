@@ -13,7 +13,7 @@ use masterctl_schemas::read::{read_file, workbook};
 use masterctl_schemas::value::{Date, DateTime};
 
 fn workbooks() -> Vec<PathBuf> {
-    let dir = shared_fixtures().join("real-world-workbooks");
+    let dir = third_party().join("real-world-workbooks");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
@@ -64,7 +64,7 @@ fn every_real_world_workbook_reads_or_fails_clearly() {
 }
 
 fn first_cell(name: &str) -> DateTime {
-    let path = shared_fixtures().join("real-world-workbooks").join(name);
+    let path = third_party().join("real-world-workbooks").join(name);
     let mut first = None;
     workbook::for_each_sheet(&path, |_, grid| {
         if first.is_none() {
@@ -104,7 +104,7 @@ fn password_protected_workbooks_say_so() {
         "pass_protected.ods",
         "pass_protected.xlsb",
     ] {
-        let path = shared_fixtures().join("real-world-workbooks").join(name);
+        let path = third_party().join("real-world-workbooks").join(name);
         let outcome = read_file(&hunt, &path);
         let d = &outcome.report.diagnostics[0];
         assert_eq!(d.message, "the workbook is password-protected", "{name}");

@@ -13,13 +13,13 @@ pub fn fixtures() -> PathBuf {
     root().join("fixtures")
 }
 
-/// `../shared/fixtures` beside the repository.
-pub fn shared() -> PathBuf {
-    root().join("../shared/fixtures")
+/// Files no test of ours wrote (`fixtures/third-party/README.md`: origin, licence).
+pub fn third_party() -> PathBuf {
+    root().join("fixtures/third-party")
 }
 
 pub fn hunt() -> PathBuf {
-    shared().join("hunt")
+    third_party().join("hunt")
 }
 
 /// Run the binary in `dir`, without colour.

@@ -10,13 +10,13 @@ pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// `../shared/fixtures` beside the repository.
-pub fn shared_fixtures() -> PathBuf {
-    repo_root().join("../shared/fixtures")
+/// Files no test of ours wrote (`fixtures/third-party/README.md`: origin, licence).
+pub fn third_party() -> PathBuf {
+    repo_root().join("fixtures/third-party")
 }
 
 pub fn hunt() -> PathBuf {
-    shared_fixtures().join("hunt")
+    third_party().join("hunt")
 }
 
 pub fn fixtures() -> PathBuf {

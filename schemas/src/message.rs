@@ -9,8 +9,15 @@
 //!
 //! ICU's apostrophe quoting is honoured: `'{'` is a literal brace and `''` an
 //! apostrophe; any other apostrophe ("Hero's sword") is plain text.
+//!
+//! A message with choices is shown as one of its variants (one branch of each choice), so
+//! its length is that of its shortest and its longest variant ([`Lengths`]): what is
+//! shown, in grapheme clusters, with the choice syntax and quoting apostrophes left out.
+//! A placeholder, a tag and a plural's `#` count as written.
 
 use std::collections::BTreeSet;
+
+use unicode_segmentation::UnicodeSegmentation;
 
 /// What kind of choice an ICU argument makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,11 +39,53 @@ pub struct Choice {
 }
 
 /// The structure of a message: its placeholders and tags (a sorted multiset, each in the
-/// form it is shown to people: `{name}`, `%d`, `<b>`), and its choices.
+/// form it is shown to people: `{name}`, `%d`, `<b>`), its choices, and the lengths of
+/// its variants.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Message {
     pub tokens: Vec<String>,
     pub choices: Vec<Choice>,
+    pub lengths: Lengths,
+}
+
+/// The length in grapheme clusters of a message's shortest and longest variant (equal
+/// for a message without choices).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Lengths {
+    pub shortest: usize,
+    pub longest: usize,
+}
+
+impl Lengths {
+    fn fixed(length: usize) -> Lengths {
+        Lengths {
+            shortest: length,
+            longest: length,
+        }
+    }
+
+    fn add(&mut self, other: Lengths) {
+        self.shortest += other.shortest;
+        self.longest += other.longest;
+    }
+}
+
+/// The lengths of a text's variants; a text that is not a well-formed message (a stray
+/// brace in planners' prose) is one variant, counted as written.
+pub fn lengths(text: &str) -> Lengths {
+    parse(text).map_or_else(
+        |_| Lengths::fixed(text.graphemes(true).count()),
+        |message| message.lengths,
+    )
+}
+
+fn graphemes(text: &str) -> usize {
+    // ASCII (most texts) has one grapheme per byte but for CR LF.
+    if text.is_ascii() && !text.contains('\r') {
+        text.len()
+    } else {
+        text.graphemes(true).count()
+    }
 }
 
 /// Parse a message; the error says what is malformed (an unclosed `{`, a `}` without
@@ -49,11 +98,12 @@ pub fn parse(text: &str) -> Result<Message, String> {
         choices: Vec::new(),
     };
     let mut tokens = Vec::new();
-    parser.message(false, false, &mut tokens)?;
+    let lengths = parser.message(false, false, &mut tokens)?;
     tokens.sort();
     Ok(Message {
         tokens,
         choices: parser.choices,
+        lengths,
     })
 }
 
@@ -66,20 +116,24 @@ struct Parser<'a> {
 
 impl Parser<'_> {
     /// Read message text up to its end (or, inside a branch, up to the closing `}`),
-    /// pushing what it holds to `tokens`. Only ASCII bytes are syntax, so walking bytes
-    /// never splits a character.
+    /// pushing what it holds to `tokens`; the lengths of what it shows. Only ASCII bytes
+    /// are syntax, so walking bytes never splits a character.
     fn message(
         &mut self,
         in_branch: bool,
         in_plural: bool,
         tokens: &mut Vec<String>,
-    ) -> Result<(), String> {
+    ) -> Result<Lengths, String> {
         let opened = self.pos;
+        let mut lengths = Lengths::default();
+        // Plain text since the last syntax, counted when syntax interrupts it.
+        let mut text_from = self.pos;
         while let Some(&byte) = self.bytes.get(self.pos) {
             match byte {
                 b'}' if in_branch => {
+                    lengths.add(Lengths::fixed(graphemes(&self.text[text_from..self.pos])));
                     self.pos += 1;
-                    return Ok(());
+                    return Ok(lengths);
                 }
                 b'}' => {
                     return Err(format!(
@@ -87,8 +141,20 @@ impl Parser<'_> {
                         self.character(self.pos)
                     ));
                 }
-                b'{' => self.argument(tokens)?,
-                b'\'' => self.apostrophe(in_plural),
+                b'{' => {
+                    lengths.add(Lengths::fixed(graphemes(&self.text[text_from..self.pos])));
+                    lengths.add(self.argument(tokens)?);
+                    text_from = self.pos;
+                }
+                b'\'' => {
+                    let start = self.pos;
+                    let shown = self.apostrophe(in_plural);
+                    if let Some(shown) = shown {
+                        lengths.add(Lengths::fixed(graphemes(&self.text[text_from..start])));
+                        lengths.add(Lengths::fixed(shown));
+                        text_from = self.pos;
+                    }
+                }
                 b'%' => self.printf(tokens),
                 b'<' => self.tag(tokens),
                 _ => self.pos += 1,
@@ -100,7 +166,8 @@ impl Parser<'_> {
                 self.character(opened)
             ));
         }
-        Ok(())
+        lengths.add(Lengths::fixed(graphemes(&self.text[text_from..])));
+        Ok(lengths)
     }
 
     /// 1-based character position of a byte offset, for messages.
@@ -130,8 +197,9 @@ impl Parser<'_> {
         &self.text[start..self.pos]
     }
 
-    /// `{name}`, `{name, type[, style]}` or `{name, plural|select|selectordinal, ...}`.
-    fn argument(&mut self, tokens: &mut Vec<String>) -> Result<(), String> {
+    /// `{name}`, `{name, type[, style]}` or `{name, plural|select|selectordinal, ...}`;
+    /// a placeholder shows as written, a choice as one of its branches.
+    fn argument(&mut self, tokens: &mut Vec<String>) -> Result<Lengths, String> {
         let open = self.pos;
         self.pos += 1;
         self.skip_space();
@@ -147,7 +215,7 @@ impl Parser<'_> {
             Some(b'}') => {
                 self.pos += 1;
                 tokens.push(format!("{{{name}}}"));
-                return Ok(());
+                return Ok(Lengths::fixed(graphemes(&self.text[open..self.pos])));
             }
             Some(b',') => self.pos += 1,
             _ => return Err(self.unclosed(open)),
@@ -168,7 +236,7 @@ impl Parser<'_> {
                         b'{' => depth += 1,
                         b'}' if depth == 0 => {
                             tokens.push(format!("{{{name}, {kind}}}"));
-                            return Ok(());
+                            return Ok(Lengths::fixed(graphemes(&self.text[open..self.pos])));
                         }
                         b'}' => depth -= 1,
                         _ => {}
@@ -186,6 +254,7 @@ impl Parser<'_> {
         self.pos += 1;
         let mut selectors = Vec::new();
         let mut inner = BTreeSet::new();
+        let mut shown: Option<Lengths> = None;
         loop {
             self.skip_space();
             match self.bytes.get(self.pos) {
@@ -209,7 +278,11 @@ impl Parser<'_> {
             }
             self.pos += 1;
             let mut branch = Vec::new();
-            self.message(true, choice != ChoiceKind::Select, &mut branch)?;
+            let lengths = self.message(true, choice != ChoiceKind::Select, &mut branch)?;
+            shown = Some(shown.map_or(lengths, |so_far| Lengths {
+                shortest: so_far.shortest.min(lengths.shortest),
+                longest: so_far.longest.max(lengths.longest),
+            }));
             inner.extend(branch);
             selectors.push(selector);
         }
@@ -226,7 +299,7 @@ impl Parser<'_> {
             kind: choice,
             selectors,
         });
-        Ok(())
+        Ok(shown.unwrap_or_default())
     }
 
     fn unclosed(&self, open: usize) -> String {
@@ -237,28 +310,42 @@ impl Parser<'_> {
     }
 
     /// `''` is an apostrophe; `'` before `{`, `}` (or `#` in a plural) quotes up to the
-    /// next apostrophe; any other apostrophe is text.
-    fn apostrophe(&mut self, in_plural: bool) {
+    /// next apostrophe; any other apostrophe is text (`None`: counted with the text
+    /// around it). Quoting: the length of what it shows.
+    fn apostrophe(&mut self, in_plural: bool) -> Option<usize> {
         match self.bytes.get(self.pos + 1) {
-            Some(b'\'') => self.pos += 2,
-            Some(b'{' | b'}') => self.quoted(),
-            Some(b'#') if in_plural => self.quoted(),
-            _ => self.pos += 1,
+            Some(b'\'') => {
+                self.pos += 2;
+                Some(1)
+            }
+            Some(b'{' | b'}') => Some(self.quoted()),
+            Some(b'#') if in_plural => Some(self.quoted()),
+            _ => {
+                self.pos += 1;
+                None
+            }
         }
     }
 
-    fn quoted(&mut self) {
+    /// Skip a quoted run; the length of what it shows (`''` inside is one apostrophe).
+    fn quoted(&mut self) -> usize {
         self.pos += 1;
+        let mut shown = 0;
+        let mut from = self.pos;
         while let Some(&b) = self.bytes.get(self.pos) {
             self.pos += 1;
             if b == b'\'' {
+                shown += graphemes(&self.text[from..self.pos - 1]);
                 if self.bytes.get(self.pos) == Some(&b'\'') {
                     self.pos += 1;
+                    shown += 1;
+                    from = self.pos;
                 } else {
-                    return;
+                    return shown;
                 }
             }
         }
+        shown + graphemes(&self.text[from..])
     }
 
     /// `%d`, `%s`, `%1$s`, `%05.2f`, `%lld`, `%@`; `%%` is a percent sign, and a `%`
@@ -364,6 +451,37 @@ mod tests {
         assert_eq!(message.tokens, ["</b>", "<b>", "{count, plural}", "{item}"]);
         assert_eq!(message.choices[0].selectors, ["one", "other"]);
         assert_eq!(message.choices[0].kind, ChoiceKind::Cardinal);
+    }
+
+    #[test]
+    fn lengths_are_those_of_the_shown_variants() {
+        let fixed = |n| Lengths {
+            shortest: n,
+            longest: n,
+        };
+        assert_eq!(lengths("鉄の剣"), fixed(3));
+        assert_eq!(lengths("Hi {name}!"), fixed(10));
+        // Two 31-character branches: the message shows 31, not the 94 it is written in.
+        let english = "{count, plural, one {You found # shiny dragon scale} other {You found # shiny dragon scales}}";
+        assert_eq!(
+            lengths(english),
+            Lengths {
+                shortest: 30,
+                longest: 31
+            }
+        );
+        // Text around a choice counts in every variant; nested choices take their own.
+        assert_eq!(
+            lengths("Ah, {n, plural, one {a {g, select, f {she} other {they}}} other {many}}!"),
+            Lengths {
+                shortest: 9,
+                longest: 11
+            }
+        );
+        // Quoting apostrophes are not shown: '{x}' shows {x}, '' shows '.
+        assert_eq!(lengths("'{x}' and Hero''s"), fixed(14));
+        // Not a message: counted as written.
+        assert_eq!(lengths("oops}"), fixed(5));
     }
 
     #[test]
