@@ -10,7 +10,7 @@ mod project;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 use commands::Command;
 use output::Output;
@@ -26,6 +26,10 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[derive(Parser)]
 #[command(name = "masterctl", version, about, long_about = None)]
 struct Cli {
+    /// The master repository, for the commands that read one (default: the current
+    /// folder or the nearest parent holding masterctl.toml)
+    #[arg(long, value_name = "DIR")]
+    repo: Option<std::path::PathBuf>,
     #[command(flatten)]
     global: output::GlobalArgs,
     #[command(subcommand)]
@@ -45,8 +49,22 @@ fn main() -> ExitCode {
             };
         }
     };
-    let output = Output::new(&cli.global);
-    match commands::run(cli.command, &cli.global, &output) {
+    let mut global = cli.global;
+    let output = Output::new(&global);
+    // `--repo` before the command's name or after it; only for commands that read one.
+    match (cli.repo, cli.command.repo()) {
+        (Some(_), None) => {
+            let failure = commands::Failure::usage(format!(
+                "`masterctl {}` reads no master repository: --repo is not for it",
+                cli.command.name()
+            ));
+            output.failure(&failure);
+            return ExitCode::from(failure.exit_code());
+        }
+        (before, Some(after)) => global.repo = after.repo.clone().or(before),
+        (None, None) => {}
+    }
+    match commands::run(cli.command, &global, &output, Cli::command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
             output.failure(&failure);

@@ -11,13 +11,13 @@ use serde::Serialize;
 
 use crate::commands::Failure;
 
+/// The options every command takes; `repo` is filled from [`RepoArg`] (the commands
+/// that read a repository take `--repo`, before or after the command's name).
 #[derive(Args, Debug, Clone)]
 pub struct GlobalArgs {
-    /// The master repository (default: the current folder or the nearest parent holding masterctl.toml)
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(skip)]
     pub repo: Option<PathBuf>,
-    /// Output for people (text) or machines (json); `l10n export` also takes the exchange
-    /// formats xliff, po and csv
+    /// Output for people (text) or machines (json)
     #[arg(long, global = true, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// When to colour text output
@@ -25,15 +25,29 @@ pub struct GlobalArgs {
     pub color: ColorChoice,
 }
 
+/// `--repo` of a command that reads the master repository.
+#[derive(Args, Debug, Clone, Default)]
+pub struct RepoArg {
+    /// The master repository (default: the current folder or the nearest parent holding
+    /// masterctl.toml)
+    #[arg(long, value_name = "DIR")]
+    pub repo: Option<PathBuf>,
+}
+
+/// The exchange formats are for `l10n export` alone, whose help names them; the help
+/// of the other commands shows text and json.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     Text,
     Json,
     /// XLIFF 1.2 (`l10n export` only)
+    #[value(hide = true)]
     Xliff,
     /// gettext PO (`l10n export` only)
+    #[value(hide = true)]
     Po,
     /// CSV for spreadsheets (`l10n export` only)
+    #[value(hide = true)]
     Csv,
 }
 

@@ -572,3 +572,73 @@ fn status_speaks_plainly_of_regions_without_commits() {
     assert!(shown.contains("no import point yet"), "{shown}");
     assert!(!shown.contains("none") && !shown.contains("(s)"), "{shown}");
 }
+
+/// A command's help shows the options it takes: no `--repo` where no repository is
+/// read, the exchange formats only for `l10n export`; `--repo` given to such a command
+/// is a usage error.
+#[test]
+fn help_shows_only_the_options_a_command_takes() {
+    let here = root();
+    let help = |args: &[&str]| {
+        let out = masterctl(&here, args);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        stdout(&out)
+    };
+    for command in [
+        &["init"][..],
+        &["inspect"],
+        &["schema", "infer"],
+        &["completions"],
+    ] {
+        let shown = help(&[command, &["--help"]].concat());
+        assert!(!shown.contains("--repo"), "{command:?}: {shown}");
+    }
+    for command in [
+        &["status"][..],
+        &["validate"],
+        &["import"],
+        &["l10n", "status"],
+    ] {
+        let shown = help(&[command, &["--help"]].concat());
+        assert!(shown.contains("--repo"), "{command:?}: {shown}");
+        assert!(!shown.contains("xliff"), "{command:?}: {shown}");
+    }
+    let export = help(&["l10n", "export", "--help"]);
+    assert!(export.contains("xliff") && export.contains("po ") && export.contains("csv "));
+    // --repo before or after the command's name; refused where no repository is read.
+    let out = masterctl(&here, &["--repo", "fixtures", "init", "/nonexistent/x"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("`masterctl init` reads no master repository"));
+    let out = masterctl(
+        &here,
+        &["validate", "--repo", "fixtures", "fixtures/workbooks"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}
+
+/// `masterctl completions SHELL` writes a script the shell accepts, naming the commands.
+#[test]
+fn completions_for_each_shell() {
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let out = masterctl(&root(), &["completions", shell]);
+        assert_eq!(out.status.code(), Some(0), "{shell}: {}", text(&out));
+        let script = stdout(&out);
+        assert!(
+            script.contains("rebase") && script.contains("region") && script.contains("unlock"),
+            "{shell}: {script}"
+        );
+    }
+    let out = masterctl(&root(), &["completions", "tcsh"]);
+    assert_eq!(out.status.code(), Some(2));
+    // bash parses what it is given.
+    let out = masterctl(&root(), &["completions", "bash"]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("masterctl.bash");
+    std::fs::write(&file, &out.stdout).unwrap();
+    let check = std::process::Command::new("bash")
+        .arg("-n")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(check.status.success(), "{}", text(&check));
+}

@@ -8,10 +8,12 @@ use masterctl_store::{commit_import, plan_import, short_id};
 use serde_json::json;
 
 use super::{Failure, open_repo, region, store_failure};
-use crate::output::{GlobalArgs, Output};
+use crate::output::{GlobalArgs, Output, RepoArg};
 
 #[derive(clap::Args)]
 pub struct Args {
+    #[command(flatten)]
+    pub repo: RepoArg,
     /// The region whose branch receives the import (a [regions.R] of masterctl.toml)
     #[arg(long, value_name = "R")]
     region: String,

@@ -15,7 +15,7 @@ use masterctl_store::l10n::{
 use serde_json::json;
 
 use super::{Failure, open_repo, store_failure};
-use crate::output::{GlobalArgs, Output};
+use crate::output::{GlobalArgs, Output, RepoArg};
 
 #[derive(clap::Subcommand)]
 pub enum Command {
@@ -29,6 +29,8 @@ pub enum Command {
 
 #[derive(clap::Args)]
 pub struct StatusArgs {
+    #[command(flatten)]
+    pub repo: RepoArg,
     /// The region (a [regions.R] of masterctl.toml)
     #[arg(long, value_name = "R")]
     region: String,
@@ -41,7 +43,14 @@ pub struct StatusArgs {
 }
 
 #[derive(clap::Args)]
+#[command(after_help = "\
+Exchange formats (--format, or the extension of --out):
+  xliff  XLIFF 1.2 (.xlf, .xliff), for CAT tools
+  po     gettext PO (.po), for Poedit, Weblate, msgmerge
+  csv    CSV for spreadsheets (.csv): UTF-8 with a byte order mark")]
 pub struct ExportArgs {
+    #[command(flatten)]
+    pub repo: RepoArg,
     /// The region (a [regions.R] of masterctl.toml)
     #[arg(long, value_name = "R")]
     region: String,
@@ -59,6 +68,8 @@ pub struct ExportArgs {
 
 #[derive(clap::Args)]
 pub struct ImportArgs {
+    #[command(flatten)]
+    pub repo: RepoArg,
     /// The region whose branch receives the translations
     #[arg(long, value_name = "R")]
     region: String,

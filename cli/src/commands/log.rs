@@ -6,10 +6,12 @@ use masterctl_store::{history, short_id};
 use serde_json::json;
 
 use super::{Failure, open_repo, store_failure};
-use crate::output::{GlobalArgs, Output};
+use crate::output::{GlobalArgs, Output, RepoArg};
 
 #[derive(clap::Args)]
 pub struct Args {
+    #[command(flatten)]
+    pub repo: RepoArg,
     /// The region whose branch to show
     #[arg(long, value_name = "R")]
     region: String,

@@ -2,6 +2,7 @@
 //! crates; failures come back as [`Failure`] and become exit codes in `main`.
 
 mod build;
+mod completions;
 mod import;
 mod init;
 mod inspect;
@@ -15,7 +16,7 @@ mod validate;
 
 use clap::Subcommand;
 
-use crate::output::{GlobalArgs, Output};
+use crate::output::{GlobalArgs, Output, RepoArg};
 use masterctl_schemas::Report;
 use masterctl_store::{MasterRepo, Region, StoreError, Structure};
 
@@ -45,9 +46,59 @@ pub enum Command {
     Inspect(inspect::Args),
     /// Remove a lock a killed process left on a region's branch (only a stale one)
     Unlock(unlock::Args),
+    /// Write the completion script of a shell (bash, zsh, fish, powershell)
+    Completions(completions::Args),
 }
 
-pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
+impl Command {
+    /// `--repo` of a command that reads the master repository; `None` for the others.
+    pub fn repo(&self) -> Option<&RepoArg> {
+        match self {
+            Command::Validate(args) => Some(&args.repo),
+            Command::Import(args) => Some(&args.repo),
+            Command::Log(args) => Some(&args.repo),
+            Command::Rebase(args) => Some(&args.repo),
+            Command::Status(args) => Some(&args.repo),
+            Command::L10n(l10n::Command::Status(args)) => Some(&args.repo),
+            Command::L10n(l10n::Command::Export(args)) => Some(&args.repo),
+            Command::L10n(l10n::Command::Import(args)) => Some(&args.repo),
+            Command::Build(args) => Some(&args.repo),
+            Command::Unlock(args) => Some(&args.repo),
+            Command::Init(_)
+            | Command::Schema(_)
+            | Command::Inspect(_)
+            | Command::Completions(_) => None,
+        }
+    }
+
+    /// The command's name as typed (`l10n export`), for messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Validate(_) => "validate",
+            Command::Init(_) => "init",
+            Command::Schema(_) => "schema",
+            Command::Import(_) => "import",
+            Command::Log(_) => "log",
+            Command::Rebase(_) => "rebase",
+            Command::Status(_) => "status",
+            Command::L10n(l10n::Command::Status(_)) => "l10n status",
+            Command::L10n(l10n::Command::Export(_)) => "l10n export",
+            Command::L10n(l10n::Command::Import(_)) => "l10n import",
+            Command::Build(_) => "build",
+            Command::Inspect(_) => "inspect",
+            Command::Unlock(_) => "unlock",
+            Command::Completions(_) => "completions",
+        }
+    }
+}
+
+/// Run one command; `cli` gives the whole command line's definition (for completions).
+pub fn run(
+    command: Command,
+    global: &GlobalArgs,
+    output: &Output,
+    cli: fn() -> clap::Command,
+) -> Result<(), Failure> {
     let exporting = matches!(command, Command::L10n(l10n::Command::Export(_)));
     if !exporting && global.format.exchange().is_some() {
         return Err(Failure::usage(
@@ -67,6 +118,7 @@ pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(),
         Command::Build(args) => build::run(args, global, output),
         Command::Inspect(args) => inspect::run(args, output),
         Command::Unlock(args) => unlock::run(args, global, output),
+        Command::Completions(args) => completions::run(args, cli()),
     }
 }
 

@@ -12,10 +12,12 @@ use masterctl_store::{Region, short_id};
 use serde_json::json;
 
 use super::{Failure, open_repo, store_failure};
-use crate::output::{GlobalArgs, Output, count_text};
+use crate::output::{GlobalArgs, Output, RepoArg, count_text};
 
 #[derive(clap::Args)]
 pub struct Args {
+    #[command(flatten)]
+    pub repo: RepoArg,
     /// The region to bring up to date with its upstream (`upstream` in [regions.R])
     #[arg(long, value_name = "R")]
     region: String,

@@ -8,10 +8,13 @@ use masterctl_store::{Region, short_id};
 use serde_json::json;
 
 use super::{Failure, open_repo, store_failure};
-use crate::output::{GlobalArgs, Output};
+use crate::output::{GlobalArgs, Output, RepoArg};
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    #[command(flatten)]
+    pub repo: RepoArg,
+}
 
 pub fn run(_args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let repo = open_repo(global)?;

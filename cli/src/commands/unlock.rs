@@ -7,10 +7,12 @@ use masterctl_store::refs::{self, STALE_LOCK};
 use serde_json::json;
 
 use super::{Failure, open_repo, region, store_failure};
-use crate::output::{GlobalArgs, Output};
+use crate::output::{GlobalArgs, Output, RepoArg};
 
 #[derive(clap::Args)]
 pub struct Args {
+    #[command(flatten)]
+    pub repo: RepoArg,
     /// The region whose branch is locked (`masterctl status` shows locks)
     #[arg(long, value_name = "R")]
     region: String,

@@ -7,11 +7,13 @@ use masterctl_schemas::validate_paths_with_progress;
 use serde::Serialize;
 
 use super::Failure;
-use crate::output::{GlobalArgs, Output, count_text};
+use crate::output::{GlobalArgs, Output, RepoArg, count_text};
 use crate::project;
 
 #[derive(clap::Args)]
 pub struct Args {
+    #[command(flatten)]
+    pub repo: RepoArg,
     /// Workbooks (xlsx, xlsm, xlsb, xls, ods), CSV files, or folders holding them
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,

@@ -1,0 +1,191 @@
+//! The README's examples, run as written and in order: every command of every `sh`
+//! block (each block from the clone's folder, as the README says), its exit code (0, or
+//! the `# exit N` its comment names), and the output block shown after it (each line
+//! shown must be printed; `...` stands for lines left out).
+//!
+//! Two kinds of line are not run: `cargo …` (builds; `scripts/test.sh` and the
+//! fresh-clone check run those) and `scripts/test.sh` (this test is part of it).
+//! `masterctl` is this build's binary, `fixtures/run.sh` uses it (`MASTERCTL`), and
+//! `/tmp/` and `~` point into a temporary folder.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::*;
+
+/// One `sh` block: its commands (with their README line and expected exit code) and the
+/// output block shown after it, if any.
+#[derive(Debug, Default)]
+struct Example {
+    commands: Vec<(usize, String, i32)>,
+    shown: Vec<String>,
+}
+
+fn examples(readme: &str) -> Vec<Example> {
+    let mut examples: Vec<Example> = Vec::new();
+    // The fence being read: Some(true) for sh, Some(false) for a plain output block.
+    let mut fence: Option<bool> = None;
+    // Whether a plain block may still belong to the last sh block (no heading since).
+    let mut open = false;
+    let mut pending = String::new();
+    for (index, line) in readme.lines().enumerate() {
+        let number = index + 1;
+        match fence {
+            None if line.starts_with("```") => {
+                let info = line.trim_start_matches('`').trim();
+                fence = match info {
+                    "sh" => {
+                        examples.push(Example::default());
+                        open = true;
+                        Some(true)
+                    }
+                    "" => Some(false),
+                    _ => {
+                        // Rust, TOML, JSON: another kind of block; read past it.
+                        fence = Some(false);
+                        open = false;
+                        continue;
+                    }
+                };
+            }
+            None => {
+                if line.starts_with('#') {
+                    open = false;
+                }
+            }
+            Some(_) if line.starts_with("```") => {
+                fence = None;
+                if !examples.is_empty() && examples.last().is_some_and(|e| !e.shown.is_empty()) {
+                    // One output block per example.
+                    open = false;
+                }
+            }
+            Some(true) => {
+                let command = line.trim();
+                if let Some(head) = command.strip_suffix('\\') {
+                    pending.push_str(head);
+                    continue;
+                }
+                let command = format!("{pending}{command}");
+                pending.clear();
+                if command.is_empty() || command.starts_with('#') {
+                    continue;
+                }
+                let expected = command
+                    .split_once(" # ")
+                    .and_then(|(_, comment)| comment.trim().strip_prefix("exit "))
+                    .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+                    .and_then(|code| code.parse().ok())
+                    .unwrap_or(0);
+                let example = examples.last_mut().expect("inside an sh block");
+                example.commands.push((number, command, expected));
+            }
+            Some(false) => {
+                if open && let Some(example) = examples.last_mut() {
+                    let shown = line.trim_end();
+                    if !shown.trim().is_empty() && shown.trim() != "..." {
+                        example.shown.push(shown.to_string());
+                    }
+                }
+            }
+        }
+    }
+    examples
+}
+
+fn quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// A bash script running the block's commands one by one, stopping at the first whose
+/// exit code is not the expected one.
+fn script(example: &Example, tmp: &Path) -> String {
+    let mut script = String::from("set -u\n");
+    for (line, command, expected) in &example.commands {
+        let first = command.split_whitespace().next().unwrap_or_default();
+        if first == "cargo" || first == "scripts/test.sh" {
+            continue;
+        }
+        let command = command.replace("/tmp/", &format!("{}/", tmp.display()));
+        script.push_str(&format!(
+            "{command}\nrc=$?\nif [ $rc -ne {expected} ]; then echo {} \"exited $rc, expected {expected}\" >&2; exit 99; fi\n",
+            quote(&format!("README.md:{line}: `{command}`")),
+        ));
+    }
+    script
+}
+
+#[test]
+fn every_readme_example_runs_as_written() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let examples = examples(&readme);
+    let commands: usize = examples.iter().map(|e| e.commands.len()).sum();
+    assert!(
+        examples.len() >= 5 && commands >= 25,
+        "the README's examples were not found ({} blocks, {commands} commands)",
+        examples.len()
+    );
+    let work = tempfile::tempdir().unwrap();
+    let (home, tmp) = (work.path().join("home"), work.path().join("tmp"));
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::write(
+        home.join(".gitconfig"),
+        "[user]\n\tname = README reader\n\temail = reader@example.invalid\n",
+    )
+    .unwrap();
+    let binary = Path::new(env!("CARGO_BIN_EXE_masterctl"));
+    let path = format!(
+        "{}:{}",
+        binary.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    for example in &examples {
+        let out = Command::new("bash")
+            .arg("-c")
+            .arg(script(example, &tmp))
+            .current_dir(root())
+            .env("HOME", &home)
+            .env("TMPDIR", &tmp)
+            .env("PATH", &path)
+            .env("MASTERCTL", binary)
+            .env("NO_COLOR", "1")
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_CONFIG_GLOBAL")
+            .env_remove("KEEP")
+            .env_remove("CARGO_TARGET_DIR")
+            .output()
+            .expect("bash runs");
+        let printed = text(&out);
+        let (first, ..) = &example.commands[0];
+        assert!(
+            out.status.success(),
+            "the README example at line {first} fails:\n{printed}"
+        );
+        for shown in &example.shown {
+            assert!(
+                printed.contains(shown.as_str()),
+                "the README example at line {first} shows `{shown}`, which it does not print:\n{printed}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_readme_parser_sees_commands_exit_codes_and_output() {
+    let readme = "# a\n```sh\nmasterctl a \\\n  b   # exit 1: why\n# note\ncargo x\n```\n\ntext\n\n```\nout 1\n...\n```\n## b\n```\nnot output\n```\n```toml\nx = 1\n```\n";
+    let found = examples(readme);
+    assert_eq!(found.len(), 1);
+    assert_eq!(
+        found[0].commands,
+        [
+            (4, "masterctl a b   # exit 1: why".to_string(), 1),
+            (6, "cargo x".to_string(), 0)
+        ]
+    );
+    assert_eq!(found[0].shown, ["out 1"]);
+    let script = script(&found[0], Path::new("/t"));
+    assert!(!script.contains("cargo x") && script.contains("-ne 1 ]"));
+}
