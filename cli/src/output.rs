@@ -273,8 +273,13 @@ impl Output {
 }
 
 /// `3 errors, 1 warning`
+/// `1 file`, `3 files`: a count with its word, singular or plural (an added `s`).
+pub fn counted(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
 pub fn count_text(errors: usize, warnings: usize) -> String {
-    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    let plural = counted;
     match (errors, warnings) {
         (0, 0) => "no problems".to_string(),
         (e, 0) => plural(e, "error"),

@@ -257,18 +257,83 @@ fn inferred_schemas_validate_the_workbook_they_came_from() {
         ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
-    // Drafts are not written over existing files.
+    // Drafts are not written over existing files: the others are written, the kept
+    // ones listed; when every file exists nothing is written (exit 2).
+    let schemas = tmp.path().join("schemas");
+    std::fs::write(schemas.join("reward.toml"), "# edited\n").unwrap();
+    std::fs::remove_file(schemas.join("monster.toml")).unwrap();
+    let infer = [
+        "schema",
+        "infer",
+        hunt_xlsx.to_str().unwrap(),
+        "--out",
+        "schemas",
+    ];
+    let out = masterctl(tmp.path(), &infer);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let shown = stdout(&out);
+    assert!(shown.contains("wrote schemas/monster.toml"), "{shown}");
+    assert!(
+        shown.contains("kept  schemas/reward.toml (it exists; --force replaces it)"),
+        "{shown}"
+    );
+    assert_eq!(shown.matches("kept ").count(), 3, "{shown}");
+    assert_eq!(
+        std::fs::read_to_string(schemas.join("reward.toml")).unwrap(),
+        "# edited\n"
+    );
+    let out = masterctl(tmp.path(), &infer);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out).contains("nothing written: 4 schema files already exist"),
+        "{}",
+        text(&out)
+    );
+    let out = masterctl(
+        tmp.path(),
+        &[&infer[..], &["--force", "--format", "json"]].concat(),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["written"].as_array().unwrap().len(), 4);
+    assert_eq!(json["kept"].as_array().unwrap().len(), 0);
+}
+
+/// A few repeated words are offered as an enum (with a note when the rows are few), and
+/// `|`-separated items as a list; the drafts validate the workbook they came from.
+#[test]
+fn infer_offers_enums_and_lists_where_the_values_say_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let items = fixtures().join("workbooks/items.xlsx");
     let out = masterctl(
         tmp.path(),
         &[
             "schema",
             "infer",
-            hunt_xlsx.to_str().unwrap(),
+            items.to_str().unwrap(),
             "--out",
             "schemas",
         ],
     );
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let item = std::fs::read_to_string(tmp.path().join("schemas/item.toml")).unwrap();
+    assert!(
+        item.contains("name = \"rarity\"\ntype = \"enum\"\nvalues = [\"common\", \"rare\", \"epic\", \"legendary\"]"),
+        "{item}"
+    );
+    assert!(
+        item.contains("# TODO: `rarity` looks like an enum (4 values in 7 rows)"),
+        "{item}"
+    );
+    assert!(
+        item.contains("name = \"tags\"\ntype = \"list<enum>\""),
+        "{item}"
+    );
+    let out = masterctl(
+        tmp.path(),
+        &["validate", items.to_str().unwrap(), "--schemas", "schemas"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 }
 
 /// Each real-world workbook in its own process, with 2 GiB of address space and a

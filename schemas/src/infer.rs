@@ -40,6 +40,8 @@ pub struct DraftField {
     all_distinct: bool,
     /// The grid column the field was read from.
     column: usize,
+    /// Something a person should check about the guess.
+    note: Option<String>,
 }
 
 /// Most distinct values an enum is guessed for.
@@ -164,6 +166,7 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<DraftSchema> {
         return None;
     }
     for field in &fields {
+        notes.extend(field.note.clone());
         if let Some(header) = &field.header {
             notes.push(format!(
                 "rename the header `{header}` to `{}` in the sheet (headers are field names)",
@@ -208,14 +211,22 @@ fn infer_field(name: String, cells: &[Cell]) -> DraftField {
     let all_distinct = distinct.len() == parsed.len();
     let mut ty = ty;
     let mut values = Vec::new();
+    let mut note = None;
     if ty == "string" {
-        let words = distinct.iter().all(|v| {
-            v.as_str()
-                .is_some_and(|s| s.len() <= 24 && !s.contains(char::is_whitespace) && s.is_ascii())
-        });
-        if words && distinct.len() <= ENUM_MAX_VALUES && distinct.len() * 2 <= parsed.len() {
+        let texts: Vec<&str> = distinct.iter().filter_map(Value::as_str).collect();
+        if let Some((list, items)) = guess_list(&texts) {
+            ty = list;
+            values = items;
+        } else if let Some(words) = repeated_words(&texts, parsed.len()) {
             ty = "enum".to_string();
-            values = distinct.iter().map(Value::to_string).collect();
+            if distinct.len() * 2 > parsed.len() {
+                note = Some(format!(
+                    "`{name}` looks like an enum ({} values in {} rows): check its values",
+                    words.len(),
+                    parsed.len()
+                ));
+            }
+            values = words;
         } else if present.iter().any(|c| !c.display().is_ascii()) {
             ty = "text".to_string();
         }
@@ -230,6 +241,52 @@ fn infer_field(name: String, cells: &[Cell]) -> DraftField {
         keys: distinct,
         all_distinct,
         column: 0,
+        note,
+    }
+}
+
+/// A word an enum value or a list item may be: short, ASCII, without spaces.
+fn is_word(text: &str) -> bool {
+    !text.is_empty() && text.len() <= 24 && !text.contains(char::is_whitespace) && text.is_ascii()
+}
+
+/// The values of an enum, when a few words (at most [`ENUM_MAX_VALUES`]) fill `rows`
+/// cells and at least one repeats: a column of distinct words is names or codes.
+fn repeated_words(distinct: &[&str], rows: usize) -> Option<Vec<String>> {
+    let fits = distinct.len() >= 2
+        && distinct.len() <= ENUM_MAX_VALUES
+        && distinct.len() < rows
+        && distinct.iter().all(|t| is_word(t));
+    fits.then(|| distinct.iter().map(|t| t.to_string()).collect())
+}
+
+/// A list type when some cells hold `|`-separated items and every item of every cell
+/// is a word: `list<int>` for numbers, `list<enum>` (with its values) for a few
+/// repeated words, `list<string>` otherwise.
+fn guess_list(distinct: &[&str]) -> Option<(String, Vec<String>)> {
+    if !distinct.iter().any(|t| t.contains('|')) {
+        return None;
+    }
+    let items: Vec<&str> = distinct
+        .iter()
+        .flat_map(|t| t.split('|'))
+        .map(str::trim)
+        .collect();
+    if !items.iter().all(|item| is_word(item)) {
+        return None;
+    }
+    if items.iter().all(|item| item.parse::<i64>().is_ok()) {
+        return Some(("list<int>".into(), Vec::new()));
+    }
+    let mut words: Vec<&str> = Vec::new();
+    for item in &items {
+        if !words.contains(item) {
+            words.push(item);
+        }
+    }
+    match repeated_words(&words, items.len()) {
+        Some(values) => Some(("list<enum>".into(), values)),
+        None => Some(("list<string>".into(), Vec::new())),
     }
 }
 
@@ -427,6 +484,32 @@ fn quote(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lists_and_enums_are_offered_where_the_values_say_so() {
+        assert_eq!(guess_list(&["a", "b"]), None);
+        assert_eq!(
+            guess_list(&["1|2", "3"]),
+            Some(("list<int>".into(), vec![]))
+        );
+        assert_eq!(
+            guess_list(&["fire|wind", "fire", "wind|ice"]),
+            Some((
+                "list<enum>".into(),
+                vec!["fire".into(), "wind".into(), "ice".into()]
+            ))
+        );
+        assert_eq!(
+            guess_list(&["ab|cd", "ef"]),
+            Some(("list<string>".into(), vec![]))
+        );
+        // Prose with a bar is not a list.
+        assert_eq!(guess_list(&["left | right side"]), None);
+        // Words that repeat are an enum; distinct ones (codes, names) are not.
+        assert!(repeated_words(&["common", "rare"], 3).is_some());
+        assert!(repeated_words(&["Q0101", "Q0102"], 2).is_none());
+        assert!(repeated_words(&["two words", "x"], 5).is_none());
+    }
 
     #[test]
     fn headers_become_identifiers() {

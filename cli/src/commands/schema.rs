@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use masterctl_schemas::infer::infer_file;
 
 use super::Failure;
-use crate::output::Output;
+use crate::output::{Output, counted};
 
 #[derive(clap::Subcommand)]
 pub enum Command {
@@ -52,28 +52,55 @@ pub fn run(command: Command, output: &Output) -> Result<(), Failure> {
     if let Some(dir) = &args.out {
         std::fs::create_dir_all(dir)
             .map_err(|e| Failure::environment(format!("cannot create {}: {e}", dir.display())))?;
-        let targets: Vec<PathBuf> = drafts
-            .iter()
-            .map(|d| dir.join(format!("{}.toml", d.name)))
-            .collect();
-        if !args.force
-            && let Some(existing) = targets.iter().find(|p| p.exists())
-        {
-            return Err(
-                Failure::usage(format!("{} already exists", existing.display()))
-                    .hint("pass --force to replace it, or choose another --out folder"),
-            );
+        // Each draft whose file exists is kept (unless --force), the others written: a
+        // second run after adding a sheet writes just the new one.
+        let (mut written, mut kept) = (Vec::new(), Vec::new());
+        for draft in &drafts {
+            let target = dir.join(format!("{}.toml", draft.name));
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true);
+            if args.force {
+                options.create(true).truncate(true);
+            } else {
+                options.create_new(true);
+            }
+            match options.open(&target) {
+                Ok(mut file) => {
+                    use std::io::Write;
+                    file.write_all(draft.to_toml().as_bytes()).map_err(|e| {
+                        Failure::environment(format!("cannot write {}: {e}", target.display()))
+                    })?;
+                    written.push(target);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => kept.push(target),
+                Err(e) => {
+                    return Err(Failure::environment(format!(
+                        "cannot write {}: {e}",
+                        target.display()
+                    )));
+                }
+            }
         }
-        for (draft, target) in drafts.iter().zip(&targets) {
-            std::fs::write(target, draft.to_toml()).map_err(|e| {
-                Failure::environment(format!("cannot write {}: {e}", target.display()))
-            })?;
+        if written.is_empty() {
+            return Err(Failure::usage(format!(
+                "nothing written: {} already exist{} in {}",
+                counted(kept.len(), "schema file"),
+                if kept.len() == 1 { "s" } else { "" },
+                dir.display()
+            ))
+            .hint("pass --force to replace them, or choose another --out folder"));
         }
         if output.is_json() {
-            output.json(&serde_json::json!({ "ok": true, "written": targets }));
+            output.json(&serde_json::json!({ "ok": true, "written": written, "kept": kept }));
         } else {
-            for target in &targets {
+            for target in &written {
                 output.line(format!("wrote {}", target.display()));
+            }
+            for target in &kept {
+                output.line(format!(
+                    "kept  {} (it exists; --force replaces it)",
+                    target.display()
+                ));
             }
         }
         return Ok(());
