@@ -238,10 +238,11 @@ impl Output {
     pub fn failure(&self, failure: &Failure) {
         match failure {
             Failure::InvalidSchema(report) => {
+                let what = invalid_structure(report);
                 if self.is_json() {
                     self.json(&serde_json::json!({
                         "ok": false,
-                        "error": "the schema files are not valid",
+                        "error": what,
                         "errors": report.error_count(),
                         "warnings": report.warning_count(),
                         "diagnostics": report.diagnostics,
@@ -249,7 +250,7 @@ impl Output {
                 } else {
                     self.diagnostics(report);
                     eprintln!(
-                        "{} the schema files are not valid ({})",
+                        "{} {what} ({})",
                         self.paint(RED, "error:"),
                         count_text(report.error_count(), report.warning_count())
                     );
@@ -273,6 +274,34 @@ impl Output {
 }
 
 /// `3 errors, 1 warning`
+/// What a rejected structure is, by where its errors are: `masterctl.toml is not
+/// valid`, `the schema files are not valid`, or both.
+fn invalid_structure(report: &Report) -> &'static str {
+    let (mut config, mut schemas) = (false, false);
+    for d in report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+    {
+        let in_config = d
+            .location
+            .file
+            .as_deref()
+            .and_then(std::path::Path::file_name)
+            .is_some_and(|name| name == "masterctl.toml");
+        if in_config {
+            config = true;
+        } else {
+            schemas = true;
+        }
+    }
+    match (config, schemas) {
+        (true, false) => "masterctl.toml is not valid",
+        (true, true) => "masterctl.toml and the schema files are not valid",
+        _ => "the schema files are not valid",
+    }
+}
+
 /// `1 file`, `3 files`: a count with its word, singular or plural (an added `s`).
 pub fn counted(n: usize, word: &str) -> String {
     format!("{n} {word}{}", if n == 1 { "" } else { "s" })

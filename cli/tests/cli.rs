@@ -707,3 +707,58 @@ fn completions_for_each_shell() {
         .unwrap();
     assert!(check.status.success(), "{}", text(&check));
 }
+
+/// `init` on a master repository says so (and never suggests the folder it is in);
+/// `--from` a path that is not a project is a usage error; an invalid masterctl.toml
+/// is summarised as such, not as "the schema files".
+#[test]
+fn init_and_project_errors_say_what_is_wrong() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = masterctl(tmp.path(), &["init", "my-masters"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = masterctl(&tmp.path().join("my-masters"), &["init"]);
+    assert_eq!(out.status.code(), Some(2));
+    let said = text(&out);
+    assert!(
+        said.contains("this folder is a master repository already"),
+        "{said}"
+    );
+    assert!(!said.contains("init my-masters"), "{said}");
+    let out = masterctl(tmp.path(), &["init", "my-masters"]);
+    assert!(text(&out).contains("`masterctl --repo my-masters status`"));
+
+    let out = masterctl(tmp.path(), &["init", "x", "--from", "/nonexistent"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--from /nonexistent: no such folder"));
+    std::fs::create_dir(tmp.path().join("empty")).unwrap();
+    let out = masterctl(tmp.path(), &["init", "x", "--from", "empty"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("holds no masterctl.toml"));
+    assert!(!tmp.path().join("x").exists());
+
+    let bad = tmp.path().join("bad");
+    std::fs::create_dir_all(bad.join("schemas")).unwrap();
+    std::fs::write(
+        bad.join("masterctl.toml"),
+        "source_language = \"ja\"\nlanguages = [\"ja\"]\n[regions.jp]\nbranh = \"x\"\n",
+    )
+    .unwrap();
+    std::fs::copy(
+        fixtures().join("schemas/category.toml"),
+        bad.join("schemas/category.toml"),
+    )
+    .unwrap();
+    let out = masterctl(tmp.path(), &["init", "y", "--from", "bad"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out).contains("error: masterctl.toml is not valid (1 error)"),
+        "{}",
+        text(&out)
+    );
+    let out = masterctl(
+        tmp.path(),
+        &["validate", "--schemas", "bad", "--format", "json", "."],
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["error"], "masterctl.toml is not valid");
+}

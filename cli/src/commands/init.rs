@@ -43,7 +43,28 @@ fn files(from: Option<&Path>) -> Result<Vec<(String, Vec<u8>)>, Failure> {
             .map(|(name, bytes)| (name.to_string(), bytes.to_vec()))
             .collect());
     };
-    // Refuse a broken structure before writing anything.
+    // A path that is not there, or not a project, is a usage error (exit 2); a project
+    // whose structure is broken is refused with its diagnostics (exit 1) before
+    // anything is written.
+    if !project.is_dir() {
+        return Err(Failure::usage(format!(
+            "--from {}: {}",
+            project.display(),
+            if project.exists() {
+                "not a folder"
+            } else {
+                "no such folder"
+            }
+        ))
+        .hint("--from takes a project folder: the one holding masterctl.toml and schemas/"));
+    }
+    if !project.join("masterctl.toml").is_file() {
+        return Err(Failure::usage(format!(
+            "--from {}: the folder holds no masterctl.toml",
+            project.display()
+        ))
+        .hint("--from takes a project folder: the one holding masterctl.toml and schemas/"));
+    }
     masterctl_schemas::load::load_project(project).map_err(Failure::InvalidSchema)?;
     let read = |path: &Path| {
         std::fs::read(path)
@@ -75,11 +96,21 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
     }
     let files = files(args.from.as_deref())?;
     if let Some((existing, _)) = files.iter().find(|(name, _)| dir.join(name).exists()) {
-        return Err(Failure::usage(format!(
+        let failure = Failure::usage(format!(
             "{} already exists; init never overwrites",
             dir.join(existing).display()
-        ))
-        .hint("choose an empty folder, e.g. `masterctl init my-masters`"));
+        ));
+        let here = dir.as_os_str().is_empty() || dir == Path::new(".");
+        let hint = match (dir.join("masterctl.toml").is_file(), here) {
+            (true, true) => "this folder is a master repository already: `masterctl status` shows it; to start another, `masterctl init NEW-FOLDER`".to_string(),
+            (true, false) => format!(
+                "{} is a master repository already: `masterctl --repo {} status` shows it; to start another, `masterctl init NEW-FOLDER`",
+                dir.display(),
+                shell_quote(&dir.display().to_string())
+            ),
+            (false, _) => "init writes into an empty folder (or one without these files): `masterctl init NEW-FOLDER`".to_string(),
+        };
+        return Err(failure.hint(hint));
     }
     let mut written = Vec::new();
     for (name, bytes) in &files {
