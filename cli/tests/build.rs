@@ -586,13 +586,30 @@ fn inspect_shows_a_summary_a_row_and_its_lookups() {
         ],
     )));
     assert_eq!(row["row"]["price"], 100);
-    assert_eq!(row["texts"]["en"]["name"], "Iron Sword");
+    assert_eq!(
+        row["texts"],
+        serde_json::json!([
+            { "field": "name", "text": "Iron Sword", "language": "en" },
+            { "field": "description", "text": "初心者向けの剣", "language": "ja" },
+        ])
+    );
     assert_eq!(row["reverse"]["item_sources"].as_array().unwrap().len(), 2);
-    let text = text(&ok(masterctl(
+    // Headed by the key as given; texts in schema order, a fallback saying where from.
+    let shown = text(&ok(masterctl(
+        root,
+        &["inspect", "build", "item", "1", "--lang", "en"],
+    )));
+    assert!(shown.starts_with("item 1\n"), "{shown}");
+    let name = shown.find("name (en)").expect("the name");
+    let description = shown
+        .find("description (en, from ja) 初心者向けの剣")
+        .expect("the fallback, labelled");
+    assert!(name < description, "{shown}");
+    let cell = text(&ok(masterctl(
         root,
         &["inspect", "build", "element_matrix", "fire", "wind"],
     )));
-    assert!(text.contains("= 1.5"), "{text}");
+    assert!(cell.contains("= 1.5"), "{cell}");
     let composite = json(&ok(masterctl(
         root,
         &[
@@ -610,6 +627,15 @@ fn inspect_shows_a_summary_a_row_and_its_lookups() {
     assert_eq!(out.status.code(), Some(1));
     let out = masterctl(root, &["inspect", "build", "item", "one"]);
     assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out).contains("`one` is not a key of `item`: `id` is a whole number"),
+        "{}",
+        text(&out)
+    );
+    // A negative key is a key (not found here), not an option.
+    let out = masterctl(root, &["inspect", "build", "item", "-3"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("`item` has no row with key -3"));
     let out = masterctl(root, &["inspect", "build", "nothing"]);
     assert_eq!(out.status.code(), Some(2));
 }

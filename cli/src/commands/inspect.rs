@@ -7,7 +7,8 @@ use std::path::PathBuf;
 
 use masterctl_runtime::format::ColumnType;
 use masterctl_runtime::{FileKind, LoadCause, Masters, Row, Table, ValueRef};
-use masterctl_schemas::value::{Date, DateTime, format_float};
+use masterctl_schemas::schema::FieldType;
+use masterctl_schemas::value::{Date, DateTime, Value, format_float, parse_text};
 use serde_json::{Value as Json, json};
 
 use super::Failure;
@@ -22,7 +23,8 @@ pub struct Args {
     #[arg(value_name = "NAME")]
     name: Option<String>,
     /// The key: a table's primary key values, a group's key, a matrix's row and column
-    #[arg(value_name = "KEY")]
+    /// (negative numbers as they are: `inspect DIR item -3`)
+    #[arg(value_name = "KEY", allow_negative_numbers = true)]
     key: Vec<String>,
     /// The language of texts (default: the region's first language)
     #[arg(long, value_name = "L")]
@@ -89,7 +91,7 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
                     args.key.join(" ")
                 ))
             })?;
-            show_row(&masters, &row, &language, output);
+            show_row(&masters, &row, &args.key, &language, output);
         }
         FileKind::Reverse => {
             let reverse = masters.reverse(name).ok_or_else(|| missing(name.clone()))?;
@@ -278,28 +280,36 @@ fn parse_key<'k>(
         .zip(text)
         .map(|(&c, text)| {
             let ty = table.column_type(c).map_or(ColumnType::Str, |(ty, _)| ty);
-            let bad = || {
-                Failure::usage(format!(
-                    "`{text}` is not a value of the key's {ty:?} column"
-                ))
+            let field_type = match ty {
+                ColumnType::Int => FieldType::Int,
+                ColumnType::Float => FieldType::Float,
+                ColumnType::Bool => FieldType::Bool,
+                ColumnType::Str => FieldType::String,
+                ColumnType::Date => FieldType::Date,
+                ColumnType::DateTime => FieldType::DateTime,
             };
-            Ok(match ty {
-                ColumnType::Int => ValueRef::Int(text.parse().map_err(|_| bad())?),
-                ColumnType::Float => ValueRef::Float(text.parse().map_err(|_| bad())?),
-                ColumnType::Bool => {
-                    ValueRef::Bool(matches!(text.to_ascii_lowercase().as_str(), "true" | "1"))
+            let column = table.columns().nth(c).unwrap_or_default();
+            // The rule cells are read by: `yes` is not a bool, `1.0` is not an int.
+            let value = parse_text(&field_type, text).map_err(|mismatch| {
+                Failure::usage(format!(
+                    "`{text}` is not a key of `{}`: `{column}` is {}",
+                    table.name(),
+                    mismatch.expected
+                ))
+            })?;
+            Ok(match value {
+                Value::Int(v) => ValueRef::Int(v),
+                Value::Float(v) => ValueRef::Float(v),
+                Value::Bool(v) => ValueRef::Bool(v),
+                Value::Date(v) => ValueRef::Date(v.0),
+                Value::DateTime(v) => ValueRef::DateTime(v.0),
+                Value::Str(_) => ValueRef::Str(text),
+                Value::Null | Value::List(_) => {
+                    return Err(Failure::usage(format!(
+                        "`{column}` of `{}` is never empty: give its value",
+                        table.name()
+                    )));
                 }
-                ColumnType::Str => ValueRef::Str(text),
-                ColumnType::Date => ValueRef::Date(
-                    masterctl_schemas::value::parse_date(text)
-                        .ok_or_else(bad)?
-                        .0,
-                ),
-                ColumnType::DateTime => ValueRef::DateTime(
-                    masterctl_schemas::value::parse_datetime(text)
-                        .ok_or_else(bad)?
-                        .0,
-                ),
             })
         })
         .collect()
@@ -360,62 +370,72 @@ fn print_rows(output: &Output, name: &str, key: &[String], rows: Vec<Json>) {
     }
 }
 
-fn show_row(masters: &Masters, row: &Row<'_>, language: &str, output: &Output) {
+fn show_row(masters: &Masters, row: &Row<'_>, key: &[String], language: &str, output: &Output) {
     let table = row.table();
     let mut value = row_json(row);
-    let texts = masters.texts(table.name(), language);
-    let mut text_map = serde_json::Map::new();
-    if let Some(texts) = texts {
-        for field in texts.fields() {
-            text_map.insert(
-                field.to_string(),
-                texts
-                    .get(field, row.index())
-                    .map_or(Json::Null, |t| json!(t)),
-            );
+    let languages = &masters.manifest().languages;
+    // Texts in the order of the schema's fields, each with the language it came from
+    // (another one when the build fell back).
+    let mut texts: Vec<(&str, Option<&str>, &str)> = Vec::new();
+    if let Some(strings) = masters.texts(table.name(), language) {
+        for field in strings.fields() {
+            let from = match strings.fallback(field, row.index()) {
+                Some(n) if n > 0 => languages
+                    .get(usize::from(n) - 1)
+                    .map_or(strings.language(), String::as_str),
+                _ => strings.language(),
+            };
+            texts.push((field, strings.get(field, row.index()), from));
         }
     }
     // Reverse lookups that point at this table, by its (first) key value.
-    let key = table.primary_key().next().map(|c| row.value(c));
-    let mut lookups = serde_json::Map::new();
+    let first_key = table.primary_key().next().map(|c| row.value(c));
+    let mut lookups: Vec<(&str, Vec<Json>)> = Vec::new();
     for file in masters
         .manifest()
         .files
         .iter()
         .filter(|f| f.kind == FileKind::Reverse && f.table.as_deref() == Some(table.name()))
     {
-        if let (Some(reverse), Some(key)) = (masters.reverse(&file.name), key) {
-            lookups.insert(
-                file.name.clone(),
-                Json::Array(reverse.get(key).map(|r| row_json(&r)).collect()),
-            );
+        if let (Some(reverse), Some(first_key)) = (masters.reverse(&file.name), first_key) {
+            lookups.push((
+                &file.name,
+                reverse.get(first_key).map(|r| row_json(&r)).collect(),
+            ));
         }
     }
     if output.is_json() {
-        output.json(&json!({ "ok": true, "table": table.name(), "index": row.index(), "row": value.take(), "texts": { language: text_map }, "reverse": lookups }));
+        let text_json: Vec<Json> = texts
+            .iter()
+            .map(|(field, text, from)| json!({ "field": field, "text": text, "language": from }))
+            .collect();
+        let reverse: serde_json::Map<String, Json> = lookups
+            .iter()
+            .map(|(name, rows)| (name.to_string(), Json::Array(rows.clone())))
+            .collect();
+        output.json(&json!({ "ok": true, "table": table.name(), "key": key, "row": value.take(), "language": language, "texts": text_json, "reverse": reverse }));
         return;
     }
-    output.line(format!("{} row {}", output.bold(table.name()), row.index()));
+    output.line(format!("{} {}", output.bold(table.name()), key.join(" ")));
     for (i, name) in table.columns().enumerate() {
         output.line(format!("  {name:<20} {}", value_text(&row.value(i))));
     }
-    for (field, text) in &text_map {
-        output.line(format!(
-            "  {:<20} {}",
-            format!("{field} ({language})"),
-            text.as_str().unwrap_or("")
-        ));
+    for (field, text, from) in &texts {
+        let label = if *from == language {
+            format!("{field} ({language})")
+        } else {
+            format!("{field} ({language}, from {from})")
+        };
+        output.line(format!("  {label:<20} {}", text.unwrap_or("")));
     }
     for (name, rows) in &lookups {
-        let rows = rows.as_array().map_or(0, Vec::len);
         output.line(format!(
-            "  {name}: {rows} reference{}",
-            if rows == 1 { "" } else { "s" }
+            "  {name}: {} reference{}",
+            rows.len(),
+            if rows.len() == 1 { "" } else { "s" }
         ));
-        if let Some(list) = lookups.get(name).and_then(Json::as_array) {
-            for r in list {
-                output.line(format!("    {r}"));
-            }
+        for r in rows {
+            output.line(format!("    {r}"));
         }
     }
 }
