@@ -110,22 +110,36 @@ impl Output {
         }
     }
 
-    /// A progress bar on standard error for reading many files; hidden when standard
-    /// error is not a terminal or the output is JSON.
-    pub fn progress(&self, label: &'static str) -> indicatif::ProgressBar {
-        if self.is_json() || !std::io::stderr().is_terminal() {
-            return indicatif::ProgressBar::hidden();
-        }
-        let bar = indicatif::ProgressBar::new(0);
+    /// A progress bar on standard error for reading files, drawn once a second file is
+    /// known to be coming (a single file gets none); hidden when standard error is not a
+    /// terminal or the output is JSON.
+    pub fn progress(&self, label: &'static str) -> FileProgress {
+        let shown = !self.is_json() && std::io::stderr().is_terminal();
+        let bar =
+            indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::hidden());
         bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{prefix} [{bar:30}] {pos}/{len} files ({elapsed})",
-            )
+            indicatif::ProgressStyle::with_template(&format!(
+                "{label} [{{bar:30}}] {{pos}}/{{len}} files ({{elapsed}})"
+            ))
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
             .progress_chars("=> "),
         );
-        bar.set_prefix(label);
-        bar
+        FileProgress {
+            bar,
+            shown,
+            drawn: std::sync::Once::new(),
+        }
+    }
+
+    /// A spinner on standard error for work of unknown length (`building jp`); hidden
+    /// when standard error is not a terminal or the output is JSON.
+    pub fn spinner(&self, message: String) -> indicatif::ProgressBar {
+        if self.is_json() || !std::io::stderr().is_terminal() {
+            return indicatif::ProgressBar::hidden();
+        }
+        let spinner = indicatif::ProgressBar::new_spinner().with_message(message);
+        spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+        spinner
     }
 
     /// Print a line to standard output (terminal-safe, see [`terminal_safe`]).
@@ -274,6 +288,35 @@ impl Output {
 }
 
 /// `3 errors, 1 warning`
+/// Files read so far, as a bar. [`FileProgress::file_done`] is called once per file from
+/// any thread: the bar counts up by one each time, so calls arriving out of order never
+/// make it count backwards.
+pub struct FileProgress {
+    bar: indicatif::ProgressBar,
+    shown: bool,
+    drawn: std::sync::Once,
+}
+
+impl FileProgress {
+    pub fn file_done(&self, total: usize) {
+        if total < 2 {
+            return;
+        }
+        self.drawn.call_once(|| {
+            self.bar.set_length(total as u64);
+            if self.shown {
+                self.bar
+                    .set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            }
+        });
+        self.bar.inc(1);
+    }
+
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
 /// What a rejected structure is, by where its errors are: `masterctl.toml is not
 /// valid`, `the schema files are not valid`, or both.
 fn invalid_structure(report: &Report) -> &'static str {

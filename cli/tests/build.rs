@@ -639,3 +639,59 @@ fn inspect_shows_a_summary_a_row_and_its_lookups() {
     let out = masterctl(root, &["inspect", "build", "nothing"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Many fallbacks (a language nobody has translated yet, in many tables) are summed up
+/// per language; --verbose lists each.
+#[test]
+fn many_fallbacks_are_summed_up() {
+    let repo = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["config", "user.name", "Test Planner"]);
+    git(root, &["config", "user.email", "planner@example.com"]);
+    std::fs::create_dir_all(root.join("schemas")).unwrap();
+    let exports = tempfile::tempdir().unwrap();
+    std::fs::write(
+        root.join("masterctl.toml"),
+        "source_language = \"ja\"\nlanguages = [\"ja\", \"en\"]\n[regions.jp]\nbranch = \"masters/jp\"\nlanguages = [\"en\", \"ja\"]\n",
+    )
+    .unwrap();
+    for n in 0..12 {
+        std::fs::write(
+            root.join(format!("schemas/t{n}.toml")),
+            format!("name = \"t{n}\"\nprimary_key = [\"id\"]\n[[fields]]\nname = \"id\"\ntype = \"int\"\n[[fields]]\nname = \"label\"\ntype = \"text\"\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            exports.path().join(format!("t{n}.csv")),
+            "id,label\n1,一\n2,二\n",
+        )
+        .unwrap();
+    }
+    ok(masterctl(
+        root,
+        &["import", "--region", "jp", exports.path().to_str().unwrap()],
+    ));
+    let shown = text(&ok(masterctl(
+        root,
+        &["build", "--region", "jp", "--out", "build"],
+    )));
+    assert!(
+        shown.contains("fallback: en took 24 texts from ja, in 12 tables"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("(12 fallbacks in all: --verbose lists them"),
+        "{shown}"
+    );
+    assert_eq!(shown.matches("fallback:").count(), 1, "{shown}");
+    let shown = text(&ok(masterctl(
+        root,
+        &["build", "--region", "jp", "--out", "build", "--verbose"],
+    )));
+    assert_eq!(shown.matches("fallback:").count(), 12, "{shown}");
+    assert!(
+        shown.contains("fallback: t7.label in en: 2 texts from ja"),
+        "{shown}"
+    );
+}

@@ -70,7 +70,7 @@ fn human_output_reads_like_this() {
       expected: one of: common, rare, epic, legendary
       hint: did you mean `rare`?
 
-rejected: 1 error in 8 tables, 35 rows from 3 files
+rejected: 1 error in 1 of 8 tables (35 rows from 3 files)
 "
     );
 }

@@ -1,7 +1,8 @@
 //! The README's examples, run as written and in order: every command of every `sh`
 //! block (each block from the clone's folder, as the README says), its exit code (0, or
 //! the `# exit N` its comment names), and the output block shown after it (each line
-//! shown must be printed; `...` stands for lines left out).
+//! shown must be printed; `...` stands for lines left out; a `json` block must match
+//! what is printed, `"..."` standing for array elements left out).
 //!
 //! Two kinds of line are not run: `cargo …` (builds; `scripts/test.sh` and the
 //! fresh-clone check run those) and `scripts/test.sh` (this test is part of it).
@@ -21,12 +22,14 @@ use common::*;
 struct Example {
     commands: Vec<(usize, String, i32)>,
     shown: Vec<String>,
+    json: String,
 }
 
 fn examples(readme: &str) -> Vec<Example> {
     let mut examples: Vec<Example> = Vec::new();
     // The fence being read: Some(true) for sh, Some(false) for a plain output block.
     let mut fence: Option<bool> = None;
+    let mut in_json = false;
     // Whether a plain block may still belong to the last sh block (no heading since).
     let mut open = false;
     let mut pending = String::new();
@@ -42,6 +45,10 @@ fn examples(readme: &str) -> Vec<Example> {
                         Some(true)
                     }
                     "" => Some(false),
+                    "json" if open => {
+                        in_json = true;
+                        Some(false)
+                    }
                     _ => {
                         // Rust, TOML, JSON: another kind of block; read past it.
                         fence = Some(false);
@@ -57,7 +64,11 @@ fn examples(readme: &str) -> Vec<Example> {
             }
             Some(_) if line.starts_with("```") => {
                 fence = None;
-                if !examples.is_empty() && examples.last().is_some_and(|e| !e.shown.is_empty()) {
+                in_json = false;
+                if examples
+                    .last()
+                    .is_some_and(|e| !e.shown.is_empty() || !e.json.is_empty())
+                {
                     // One output block per example.
                     open = false;
                 }
@@ -82,6 +93,12 @@ fn examples(readme: &str) -> Vec<Example> {
                 let example = examples.last_mut().expect("inside an sh block");
                 example.commands.push((number, command, expected));
             }
+            Some(false) if in_json => {
+                if let Some(example) = examples.last_mut() {
+                    example.json.push_str(line);
+                    example.json.push('\n');
+                }
+            }
             Some(false) => {
                 if open && let Some(example) = examples.last_mut() {
                     let shown = line.trim_end();
@@ -93,6 +110,23 @@ fn examples(readme: &str) -> Vec<Example> {
         }
     }
     examples
+}
+
+/// Whether `actual` holds everything `shown` does: every key of a shown object with a
+/// matching value; every shown array element but `"..."` matching an element of the
+/// actual array; other values equal.
+fn matches(shown: &serde_json::Value, actual: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match (shown, actual) {
+        (Value::Object(shown), Value::Object(actual)) => shown
+            .iter()
+            .all(|(key, value)| actual.get(key).is_some_and(|a| matches(value, a))),
+        (Value::Array(shown), Value::Array(actual)) => shown
+            .iter()
+            .filter(|v| v.as_str() != Some("..."))
+            .all(|value| actual.iter().any(|a| matches(value, a))),
+        _ => shown == actual,
+    }
 }
 
 fn quote(text: &str) -> String {
@@ -164,6 +198,16 @@ fn every_readme_example_runs_as_written() {
             out.status.success(),
             "the README example at line {first} fails:\n{printed}"
         );
+        if !example.json.is_empty() {
+            let shown: serde_json::Value = serde_json::from_str(&example.json)
+                .unwrap_or_else(|e| panic!("the README's JSON after line {first}: {e}"));
+            let actual: serde_json::Value = serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|e| panic!("the example at line {first} prints no JSON ({e})"));
+            assert!(
+                matches(&shown, &actual),
+                "the README's JSON after line {first} is not what it prints:\n{printed}"
+            );
+        }
         for shown in &example.shown {
             assert!(
                 printed.contains(shown.as_str()),
@@ -188,4 +232,16 @@ fn the_readme_parser_sees_commands_exit_codes_and_output() {
     assert_eq!(found[0].shown, ["out 1"]);
     let script = script(&found[0], Path::new("/t"));
     assert!(!script.contains("cargo x") && script.contains("-ne 1 ]"));
+    let found = examples("```sh\nx\n```\n```json\n{\"a\": [1, \"...\"]}\n```\n");
+    assert_eq!(found[0].json, "{\"a\": [1, \"...\"]}\n");
+    let shown = serde_json::json!({ "a": [1, "..."], "b": { "c": true } });
+    assert!(matches(
+        &shown,
+        &serde_json::json!({ "a": [0, 1, 2], "b": { "c": true, "d": 0 }, "e": 1 })
+    ));
+    assert!(!matches(
+        &shown,
+        &serde_json::json!({ "a": [0, 2], "b": { "c": true } })
+    ));
+    assert!(!matches(&shown, &serde_json::json!({ "a": [1], "b": {} })));
 }

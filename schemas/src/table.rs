@@ -88,6 +88,15 @@ impl Origin {
         location
     }
 
+    /// The whole source: the file, and the sheet of a workbook (no line, no cell).
+    pub fn whole(&self) -> Location {
+        let mut location = Location::file(&self.file);
+        if let SourceFormat::Workbook { sheet } = &self.format {
+            location.sheet = Some(sheet.clone());
+        }
+        location
+    }
+
     /// A human name for where the table came from: `items.xlsx (sheet Item)` or `Item.csv`.
     pub fn describe(&self) -> String {
         match &self.format {

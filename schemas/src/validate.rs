@@ -431,7 +431,7 @@ impl Reference<'_> {
             .target
             .and_then(|(t, s)| Some((t, s, s.field_index(&reference.field)?)));
         let Some((target, target_schema, target_field)) = target else {
-            let mut location = table.origin.location(0, None);
+            let mut location = table.origin.whole();
             location.table = Some(table.name.clone());
             location.field = Some(field.name.clone());
             return vec![

@@ -178,6 +178,10 @@ fn table_supplied_twice_names_both_places() {
         d.message
     );
     assert!(d.message.contains("Category.csv"), "{}", d.message);
+    // Located at the file (or the sheet), never at a line 0 or a cell.
+    assert_eq!(d.location.line, None);
+    assert_eq!(d.location.cell, None);
+    assert!(d.location.file.is_some());
 }
 
 #[test]

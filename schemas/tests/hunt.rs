@@ -102,3 +102,21 @@ fn a_workbook_read_in_shares_gives_the_same_tables() {
         .collect();
     assert_eq!(reports, vec![1, 0, 0]);
 }
+
+/// Progress counts files: one call per file, `done` taking each value 1..=total once.
+#[test]
+fn progress_counts_each_file_once() {
+    let project = project(&hunt());
+    let files = vec![
+        hunt().join("hunt.xlsx"),
+        hunt().join("csv/Reward.csv"),
+        hunt().join("csv/Monster.csv"),
+    ];
+    let calls = std::sync::Mutex::new(Vec::new());
+    masterctl_schemas::validate_paths_with_progress(&project, &files, &|done, total| {
+        calls.lock().unwrap().push((done, total));
+    });
+    let mut calls = calls.into_inner().unwrap();
+    calls.sort();
+    assert_eq!(calls, vec![(1, 3), (2, 3), (3, 3)]);
+}

@@ -9,7 +9,7 @@ use masterctl_store::short_id;
 use serde_json::json;
 
 use super::{Failure, open_repo, region, store_failure};
-use crate::output::{GlobalArgs, Output, RepoArg};
+use crate::output::{GlobalArgs, Output, RepoArg, counted};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -25,13 +25,19 @@ pub struct Args {
     /// Build this commit instead of the region's head (a sha, a tag, `masters/jp~2`...)
     #[arg(long, value_name = "REV")]
     rev: Option<String>,
+    /// List every text fallback (table, field, language), not a summary per language
+    #[arg(long, short)]
+    verbose: bool,
 }
+
+/// Fallbacks listed one by one without --verbose.
+const FALLBACKS_LISTED: usize = 10;
 
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let repo = open_repo(global)?;
     let structure = repo.structure().map_err(store_failure)?;
     let region = region(&structure, &args.region)?;
-    let bar = output.progress("building");
+    let bar = output.spinner(format!("building {}", region.name()));
     let build = build_region(&repo, &region, args.rev.as_deref());
     bar.finish_and_clear();
     let build = build.map_err(store_failure)?;
@@ -58,15 +64,45 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         manifest.files.len(),
         build.size()
     ));
-    for fallback in &manifest.fallbacks {
+    // A few fallbacks are listed; many (a new language in a big project) are summed up
+    // per language, and --verbose lists them all.
+    let fallbacks = &manifest.fallbacks;
+    if fallbacks.len() <= FALLBACKS_LISTED || args.verbose {
+        for fallback in fallbacks {
+            output.line(format!(
+                "  fallback: {}.{} in {}: {} from {}",
+                fallback.table,
+                fallback.field,
+                fallback.language,
+                counted(fallback.count as usize, "text"),
+                fallback.from
+            ));
+        }
+    } else {
+        let mut sums: Vec<(&str, &str, u64, Vec<&str>)> = Vec::new();
+        for fallback in fallbacks {
+            let at = sums
+                .iter()
+                .position(|(l, f, ..)| *l == fallback.language && *f == fallback.from);
+            let at = at.unwrap_or_else(|| {
+                sums.push((&fallback.language, &fallback.from, 0, Vec::new()));
+                sums.len() - 1
+            });
+            sums[at].2 += fallback.count;
+            if !sums[at].3.contains(&fallback.table.as_str()) {
+                sums[at].3.push(&fallback.table);
+            }
+        }
+        for (language, from, count, tables) in &sums {
+            output.line(format!(
+                "  fallback: {language} took {} from {from}, in {}",
+                counted(*count as usize, "text"),
+                counted(tables.len(), "table")
+            ));
+        }
         output.line(format!(
-            "  fallback: {}.{} in {}: {} text{} from {}",
-            fallback.table,
-            fallback.field,
-            fallback.language,
-            fallback.count,
-            if fallback.count == 1 { "" } else { "s" },
-            fallback.from
+            "  ({} in all: --verbose lists them, the manifest has them)",
+            counted(fallbacks.len(), "fallback")
         ));
     }
     Ok(())

@@ -38,12 +38,9 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     let structure = repo.structure().map_err(store_failure)?;
     let region = region(&structure, &args.region)?;
     let bar = output.progress("reading");
-    let progress = |done: usize, total: usize| {
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-    };
+    let progress = |_done: usize, total: usize| bar.file_done(total);
     let outcome = plan_import(&repo, &structure, &region, &args.paths, &progress);
-    bar.finish_and_clear();
+    bar.finish();
     let outcome = outcome.map_err(store_failure)?;
     let plan = match outcome {
         ImportOutcome::Rejected(report) => {

@@ -3,11 +3,11 @@
 
 use std::path::PathBuf;
 
-use masterctl_schemas::validate_paths_with_progress;
+use masterctl_schemas::{Severity, validate_paths_with_progress};
 use serde::Serialize;
 
 use super::Failure;
-use crate::output::{GlobalArgs, Output, RepoArg, count_text};
+use crate::output::{GlobalArgs, Output, RepoArg, count_text, counted};
 use crate::project;
 
 #[derive(clap::Args)]
@@ -38,12 +38,9 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     }
     let project = project::load(global.repo.as_deref(), args.schemas.as_deref())?;
     let bar = output.progress("reading");
-    let progress = |done: usize, total: usize| {
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-    };
+    let progress = |_done: usize, total: usize| bar.file_done(total);
     let validation = validate_paths_with_progress(&project, &args.paths, &progress);
-    bar.finish_and_clear();
+    bar.finish();
     if validation.files.is_empty() && !validation.report.has_errors() {
         return Err(
             Failure::usage("no spreadsheet files found in the given paths")
@@ -101,11 +98,28 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
                 count_text(0, report.warning_count())
             ));
         } else {
-            output.line(format!(
-                "{} {} in {read}",
-                output.bold("rejected:"),
-                count_text(report.error_count(), report.warning_count())
-            ));
+            // Say how many of the tables the errors are in, not just how many were read.
+            let mut failing: Vec<&str> = report
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == Severity::Error)
+                .filter_map(|d| d.location.table.as_deref())
+                .collect();
+            failing.sort_unstable();
+            failing.dedup();
+            let problems = count_text(report.error_count(), report.warning_count());
+            let line = if failing.is_empty() {
+                format!("{problems}; read {read}")
+            } else {
+                format!(
+                    "{problems} in {} of {} ({rows} row{} from {files} file{})",
+                    failing.len(),
+                    counted(tables.len(), "table"),
+                    if rows == 1 { "" } else { "s" },
+                    if files == 1 { "" } else { "s" },
+                )
+            };
+            output.line(format!("{} {line}", output.bold("rejected:")));
         }
     }
     // The tables die with the process; freeing millions of values one by one first

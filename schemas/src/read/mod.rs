@@ -198,8 +198,10 @@ pub fn read_inputs(project: &Project, files: &[PathBuf]) -> ReadOutcome {
     read_inputs_with_progress(project, files, &|_, _| {})
 }
 
-/// [`read_inputs`], calling `progress(done, total)` as each piece of work (a file, or a
-/// share of a large workbook) is finished, from whichever thread finished it.
+/// [`read_inputs`], calling `progress(done, total)` in files as each file is finished
+/// (all its shares, for a large workbook read by several threads), from whichever
+/// thread finished it; `done` counts 1, 2, ... `total`, one call each, though calls
+/// from different threads may arrive out of order.
 pub fn read_inputs_with_progress(
     project: &Project,
     files: &[PathBuf],
@@ -208,21 +210,29 @@ pub fn read_inputs_with_progress(
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     // Units of work: a file, or a share of the sheets of a large workbook, so that one
     // big workbook also keeps every core busy.
-    let units: Vec<(&PathBuf, workbook::Part)> = files
+    let units: Vec<(usize, &PathBuf, workbook::Part)> = files
         .iter()
-        .flat_map(|path| {
+        .enumerate()
+        .flat_map(|(file, path)| {
             let parts = if is_large_workbook(path) { threads } else { 1 };
-            (0..parts).map(move |index| (path, workbook::Part { index, of: parts }))
+            (0..parts).map(move |index| (file, path, workbook::Part { index, of: parts }))
         })
         .collect();
+    // Shares of each file still being read; the last share to finish completes it.
+    let mut remaining: Vec<AtomicUsize> = files.iter().map(|_| AtomicUsize::new(0)).collect();
+    for (file, _, _) in &units {
+        *remaining[*file].get_mut() += 1;
+    }
     let done = AtomicUsize::new(0);
-    let per_file = parallel_map(&units, |(path, part)| {
+    let per_file = parallel_map(&units, |(file, path, part)| {
         let outcome = if *part == workbook::Part::WHOLE {
             read_file(project, path)
         } else {
             workbook::read_part(project, path, *part)
         };
-        progress(done.fetch_add(1, Ordering::Relaxed) + 1, units.len());
+        if remaining[*file].fetch_sub(1, Ordering::AcqRel) == 1 {
+            progress(done.fetch_add(1, Ordering::Relaxed) + 1, remaining.len());
+        }
         outcome
     });
     let mut outcome = ReadOutcome::default();
@@ -230,7 +240,7 @@ pub fn read_inputs_with_progress(
         outcome.report.extend(file_outcome.report.diagnostics);
         for table in file_outcome.tables {
             if let Some(first) = outcome.tables.iter().find(|t| t.name == table.name) {
-                let mut location = table.origin.location(0, None);
+                let mut location = table.origin.whole();
                 location.table = Some(table.name.clone());
                 outcome.report.push(
                     Diagnostic::new(
