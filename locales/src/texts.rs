@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use masterctl_schemas::canonical::{read_language_table, stored_type};
-use masterctl_schemas::value::parse_text;
+use masterctl_schemas::parse::parse_text;
 use masterctl_schemas::{FieldType, TableSchema, Value};
 
 use crate::LocaleError;

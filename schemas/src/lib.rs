@@ -6,13 +6,18 @@
 //! and [`Diagnostic`]s; nothing here prints or exits.
 
 pub mod canonical;
+pub mod check;
 pub mod diagnostic;
+pub mod grid;
 pub mod infer;
 pub mod load;
 pub mod message;
+mod parallel;
+pub mod parse;
 pub mod read;
 pub mod schema;
 pub mod sheet_csv;
+pub mod suggest;
 pub mod table;
 pub mod typing;
 pub mod validate;

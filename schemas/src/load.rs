@@ -18,6 +18,7 @@ use crate::schema::{
     Config, Custom, CustomKind, Field, FieldType, GeneratedKind, GeneratedSchema, Index, Project,
     Reference, RegionConfig, Reverse, ReverseSource, TableSchema,
 };
+use crate::suggest::did_you_mean;
 use crate::value::{self, Value};
 
 /// The file holding the project's configuration, at the root of a master repository.
@@ -863,7 +864,7 @@ impl Builder {
             description: raw.description.clone(),
         };
         if let Some(default) = &field.default
-            && let Err(problem) = crate::validate::check_value(&field, default)
+            && let Err(problem) = crate::check::check_value(&field, default)
         {
             let span = raw.default.as_ref().map_or(0..0, Spanned::span);
             self.error(source.error(
@@ -898,7 +899,7 @@ impl Builder {
                             raw.span(),
                             format!(
                                 "`{option}` of field `{field}` is not {}",
-                                value::describe(ty)
+                                crate::parse::describe(ty)
                             ),
                         )
                         .found(source.text.get(raw.span()).unwrap_or_default().to_string()),
@@ -1544,25 +1545,9 @@ fn toml_value(ty: &FieldType, raw: &toml::Value) -> Option<Value> {
             .map(|item| toml_value(inner, item))
             .collect::<Option<Vec<_>>>()
             .map(|v| Value::List(v.into())),
-        (FieldType::List(_), toml::Value::String(s)) => value::parse_text(ty, s).ok(),
+        (FieldType::List(_), toml::Value::String(s)) => crate::parse::parse_text(ty, s).ok(),
         _ => None,
     }
-}
-
-/// The closest candidate to a misspelt name, if it is close enough to be a likely typo.
-pub fn did_you_mean<'a>(found: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    let found_lower = found.to_lowercase();
-    let mut best: Option<(f64, &str)> = None;
-    for candidate in candidates {
-        if candidate.to_lowercase() == found_lower {
-            return Some(candidate);
-        }
-        let score = strsim::jaro_winkler(&found_lower, &candidate.to_lowercase());
-        if score >= 0.8 && best.is_none_or(|(s, _)| score > s) {
-            best = Some((score, candidate));
-        }
-    }
-    best.map(|(_, c)| c)
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! From a sheet to a typed table: the spreadsheet conventions of DESIGN §3.
+//! From a sheet to a typed table: the spreadsheet conventions (README "Spreadsheet conventions").
 //!
 //! The first row that names a field is the header (rows above it — titles, notes — are
 //! not data); its cells name fields (`#` columns are comments). Below it, empty rows
@@ -8,13 +8,14 @@
 
 use std::path::Path;
 
+use crate::check::{Problem, check_value, problem};
 use crate::diagnostic::{Code, Diagnostic, Location};
-use crate::load::did_you_mean;
-use crate::read::{Cell, Grid};
+use crate::grid::{Cell, Grid};
+use crate::parse::{describe, parse_text};
 use crate::schema::{Field, FieldType, TableSchema};
+use crate::suggest::did_you_mean;
 use crate::table::{Origin, SourceFormat, Table};
-use crate::validate::{Problem, check_value, problem};
-use crate::value::{self, Value, float_to_int, format_float, parse_text};
+use crate::value::{self, Value, float_to_int, format_float};
 
 /// Build the table for `schema` from a grid. Returns the table (whenever a header was
 /// found, even with errors, so that later checks see every row) and the diagnostics.
@@ -369,7 +370,7 @@ fn convert(field: &Field, cell: Cell) -> Result<Value, Problem> {
                 Code::Required,
                 format!("`{}` is required but the cell is empty", field.name),
             )
-            .expected(value::describe(&field.ty))
+            .expected(describe(&field.ty))
             .into()),
         };
     }
@@ -382,14 +383,10 @@ fn typed(ty: &FieldType, cell: Cell) -> Result<Value, Problem> {
     let mismatch = |hint: Option<String>| {
         let mut p = problem(
             Code::TypeError,
-            format!(
-                "expected {}, found `{}`",
-                value::describe(ty),
-                cell.display()
-            ),
+            format!("expected {}, found `{}`", describe(ty), cell.display()),
         )
         .found(cell.display())
-        .expected(value::describe(ty));
+        .expected(describe(ty));
         p.hint = hint;
         Problem::new(p)
     };
@@ -407,7 +404,7 @@ fn typed(ty: &FieldType, cell: Cell) -> Result<Value, Problem> {
             format!("the cell holds the error value {error}"),
         )
         .found(error)
-        .expected(value::describe(ty))
+        .expected(describe(ty))
         .hint("fix the formula (or the cell it refers to) so that it gives a value")
         .into()),
         Cell::FormulaWithoutValue(formula) => Err(problem(

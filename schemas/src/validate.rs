@@ -1,162 +1,16 @@
-//! Validation: checks on one value ([`check_value`]), and checks across rows and tables
-//! ([`validate_tables`]): duplicate primary keys (naming both rows), `unique` fields,
-//! and foreign keys into other tables.
+//! Validation across rows and tables ([`validate_tables`]): required fields, duplicate
+//! primary keys (naming both rows), `unique` fields, foreign keys into other tables,
+//! custom masters. Checks on one value are [`crate::check`].
 
 use std::collections::HashMap;
 use std::collections::HashSet;
 
-use unicode_segmentation::UnicodeSegmentation;
-
+use crate::check::{check_value, problem};
 use crate::diagnostic::{Code, Diagnostic, Location, Report};
-use crate::load::did_you_mean;
-use crate::read::parallel_map;
+use crate::parallel::parallel_map;
 use crate::schema::{CustomKind, Field, FieldType, GeneratedKind, Project, TableSchema};
 use crate::table::Table;
 use crate::value::{KeyHash, Value};
-
-/// A mistake in one value before it has a place: a [`Diagnostic`] whose location the
-/// caller fills in. Boxed, so that the `Result` of every checked cell stays small.
-pub type Problem = Box<Diagnostic>;
-
-/// A problem of the given code, located nowhere yet.
-pub fn problem(code: Code, message: impl Into<String>) -> Diagnostic {
-    Diagnostic::new(code, Location::default(), message)
-}
-
-/// Check a typed, non-null value against its field's options: enum values, min/max,
-/// min_length/max_length (in grapheme clusters, as a person counts characters), pattern.
-pub fn check_value(field: &Field, value: &Value) -> Result<(), Problem> {
-    if let Value::List(items) = value {
-        for item in items.iter() {
-            check_scalar(field, item)?;
-        }
-        return Ok(());
-    }
-    check_scalar(field, value)
-}
-
-fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
-    if let Some(text) = value.as_str()
-        && let Some((at, c)) = text
-            .chars()
-            .enumerate()
-            .find(|&(_, c)| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
-    {
-        return Err(problem(
-            Code::ControlCharacter,
-            format!(
-                "the text holds the control character U+{:04X} at character {}",
-                c as u32,
-                at + 1
-            ),
-        )
-        .expected("text without control characters (line breaks and tabs are fine)")
-        .hint("such characters are invisible in a spreadsheet and cannot be written to translators' XML files: delete them")
-        .into());
-    }
-    if field.ty.scalar() == &FieldType::Enum
-        && let Some(text) = value.as_str()
-        && !field.values.iter().any(|v| &**v == text)
-    {
-        let mut d = problem(
-            Code::EnumValue,
-            format!("`{text}` is not a value of `{}`", field.name),
-        )
-        .found(text)
-        .expected(format!("one of: {}", field.values.join(", ")));
-        if let Some(similar) = did_you_mean(text.trim(), field.values.iter().map(|v| &**v)) {
-            d = d.hint(format!("did you mean `{similar}`?"));
-        }
-        return Err(d.into());
-    }
-    if let Some(min) = &field.min
-        && value < min
-    {
-        return Err(problem(
-            Code::OutOfRange,
-            format!("{value} is below the minimum {min}"),
-        )
-        .found(value.to_string())
-        .expected(range_text(field))
-        .into());
-    }
-    if let Some(max) = &field.max
-        && value > max
-    {
-        return Err(problem(
-            Code::OutOfRange,
-            format!("{value} is above the maximum {max}"),
-        )
-        .found(value.to_string())
-        .expected(range_text(field))
-        .into());
-    }
-    if let Some(text) = value.as_str() {
-        if needs_length_count(field, text) {
-            // A text (an ICU message) is shown as one of its variants: its shortest must
-            // reach `min_length`, its longest fit `max_length`.
-            let (shortest, longest) = if field.ty == FieldType::Text {
-                let lengths = crate::message::lengths(text);
-                (lengths.shortest, lengths.longest)
-            } else {
-                let length = text.graphemes(true).count();
-                (length, length)
-            };
-            let too_short = field.min_length.is_some_and(|min| shortest < min as usize);
-            let too_long = field.max_length.is_some_and(|max| longest > max as usize);
-            let length = if too_long { longest } else { shortest };
-            if too_short || too_long {
-                let expected = match (field.min_length, field.max_length) {
-                    (Some(lo), Some(hi)) => format!("{lo} to {hi} characters"),
-                    (Some(lo), None) => format!("at least {lo} characters"),
-                    (None, Some(hi)) => format!("at most {hi} characters"),
-                    (None, None) => String::new(),
-                };
-                return Err(problem(
-                    Code::Length,
-                    format!(
-                        "the text has {length} characters; `{}` allows {expected}",
-                        field.name
-                    ),
-                )
-                .found(text)
-                .expected(expected)
-                .into());
-            }
-        }
-        if let Some((pattern, regex)) = &field.pattern
-            && !regex.is_match(text)
-        {
-            return Err(problem(
-                Code::Pattern,
-                format!("`{text}` does not match the pattern of `{}`", field.name),
-            )
-            .found(text)
-            .expected(format!("text matching {pattern}"))
-            .into());
-        }
-    }
-    Ok(())
-}
-
-/// Whether the grapheme count can decide anything: a text never has more graphemes
-/// than bytes, so a text within `max_length` bytes (and no `min_length`) passes as is.
-fn needs_length_count(field: &Field, text: &str) -> bool {
-    match (field.min_length, field.max_length) {
-        (None, None) => false,
-        (None, Some(max)) => text.len() > max as usize,
-        _ => true,
-    }
-}
-
-fn range_text(field: &Field) -> String {
-    match (&field.min, &field.max) {
-        (Some(lo), Some(hi)) => format!("between {lo} and {hi}"),
-        (Some(lo), None) => format!("at least {lo}"),
-        (None, Some(hi)) => format!("at most {hi}"),
-        (None, None) => String::new(),
-    }
-}
 
 /// Check every value of a table already typed (read back from a snapshot, say) against
 /// the schema as it is now: required fields, and each field's options.
@@ -569,41 +423,5 @@ fn check_unique(schema: &TableSchema, table: &Table, field_index: usize, report:
         } else {
             first_row.insert(value, row);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn field(ty: FieldType, min_length: Option<u32>, max_length: Option<u32>) -> Field {
-        Field {
-            name: "title".into(),
-            ty,
-            optional: false,
-            default: None,
-            min: None,
-            max: None,
-            min_length,
-            max_length,
-            pattern: None,
-            values: Vec::new(),
-            references: None,
-            unique: false,
-            description: None,
-        }
-    }
-
-    #[test]
-    fn a_text_is_as_long_as_the_variants_it_shows() {
-        let plural = "{count, plural, one {You found # shiny dragon scale} other {You found # shiny dragon scales}}";
-        let value = Value::Str(plural.into());
-        // A text field counts the longest branch (31), a string field every character.
-        assert!(check_value(&field(FieldType::Text, None, Some(31)), &value).is_ok());
-        assert!(check_value(&field(FieldType::Text, None, Some(30)), &value).is_err());
-        assert!(check_value(&field(FieldType::String, None, Some(31)), &value).is_err());
-        // ... and the shortest branch (30) must reach min_length.
-        assert!(check_value(&field(FieldType::Text, Some(30), None), &value).is_ok());
-        assert!(check_value(&field(FieldType::Text, Some(31), None), &value).is_err());
     }
 }

@@ -1,6 +1,6 @@
 //! The master repository's region branches, through git2 plumbing only.
 //!
-//! Every commit of a region branch is a complete snapshot (DESIGN §2): the structure
+//! Every commit of a region branch is a complete snapshot (docs/ARCHITECTURE.md): the structure
 //! (`masterctl.toml`, `schemas/`), canonical tables, language tables and generated
 //! masters. Trees and commits are built in memory; a branch moves only with an
 //! expected old value, so two imports racing on one branch never lose a commit. No

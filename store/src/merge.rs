@@ -1,4 +1,4 @@
-//! The keyed three-way merge of one table (DESIGN §5): base = upstream at the import
+//! The keyed three-way merge of one table (README "Regions"): base = upstream at the import
 //! point, theirs = upstream now, ours = the region's head.
 //!
 //! Rows are matched by primary key and cells by field. A change on one side only is
@@ -359,7 +359,7 @@ pub fn merge_canonical(
     ours: &[u8],
     ownership: &Ownership,
 ) -> Option<(Vec<u8>, Vec<Conflict>, usize, usize)> {
-    use masterctl_schemas::value::parse_text;
+    use masterctl_schemas::parse::parse_text;
     if ownership.table {
         return None; // an owned table is simply the region's
     }

@@ -11,8 +11,9 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use git2::Oid;
+use masterctl_schemas::parse::parse_text;
 use masterctl_schemas::sheet_csv;
-use masterctl_schemas::value::{LIST_SEPARATOR, parse_text};
+use masterctl_schemas::value::LIST_SEPARATOR;
 use masterctl_schemas::{Table, TableSchema, Value};
 
 use crate::StoreError;

@@ -7,8 +7,9 @@ use std::path::PathBuf;
 
 use masterctl_runtime::format::ColumnType;
 use masterctl_runtime::{FileKind, LoadCause, Masters, Row, Table, ValueRef};
+use masterctl_schemas::parse::parse_text;
 use masterctl_schemas::schema::FieldType;
-use masterctl_schemas::value::{Date, DateTime, Value, format_float, parse_text};
+use masterctl_schemas::value::{Date, DateTime, Value, format_float};
 use serde_json::{Value as Json, json};
 
 use super::Failure;

@@ -139,7 +139,7 @@ pub fn region(structure: &Structure, name: &str) -> Result<Region, Failure> {
         let regions = &structure.project.config.regions;
         let known: Vec<&str> = regions.keys().map(String::as_str).collect();
         let failure = store_failure(e);
-        match masterctl_schemas::load::did_you_mean(name, known.iter().copied()) {
+        match masterctl_schemas::suggest::did_you_mean(name, known.iter().copied()) {
             _ if known.is_empty() => failure
                 .hint("masterctl.toml declares no region: add [regions.<name>] with its branch"),
             Some(similar) => failure.hint(format!(

@@ -32,7 +32,7 @@ pub fn read(project: &Project, path: &Path) -> ReadOutcome {
         )
         .hint("name a CSV file after a table's `sheet` (or its name)");
         if let Some(similar) =
-            crate::load::did_you_mean(&stem, project.tables.iter().map(|t| t.sheet.as_str()))
+            crate::suggest::did_you_mean(&stem, project.tables.iter().map(|t| t.sheet.as_str()))
         {
             d = d.hint(format!("did you mean `{similar}.csv`?"));
         }

@@ -1,7 +1,7 @@
 //! Reading spreadsheet exports into typed tables.
 //!
 //! Formats are adapters: [`workbook`] (xlsx, xlsm, xlsb, xls, ods through calamine) and
-//! [`csv`] each present a sheet as a [`Grid`] of [`Cell`]s; [`crate::typing`] turns any
+//! [`csv`] each present a sheet as a [`Grid`] of [`Cell`]s (`crate::grid`); [`crate::typing`] turns any
 //! grid into a [`Table`] for the schema it maps to. Files are read in parallel; every
 //! problem becomes a diagnostic naming the file, and one broken file never hides the
 //! mistakes in the others.
@@ -10,77 +10,13 @@ pub mod csv;
 pub mod workbook;
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::diagnostic::{Code, Diagnostic, Location, Report};
+pub use crate::grid::{Cell, Grid};
+pub use crate::parallel::parallel_map;
 use crate::schema::Project;
 use crate::table::Table;
-
-/// One cell of a sheet, borrowed from the reader's storage.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Cell<'a> {
-    Empty,
-    Text(&'a str),
-    Int(i64),
-    Float(f64),
-    Bool(bool),
-    /// A number formatted as a date or time in the workbook, converted from its Excel
-    /// serial value (either epoch).
-    DateTime(crate::value::DateTime),
-    /// A number formatted as a duration (`[hh]:mm:ss`).
-    Duration(f64),
-    /// A date or time the file stores as ISO 8601 text (ods).
-    IsoDateTime(&'a str),
-    /// An error value: `#VALUE!`, `#REF!`, ...
-    Error(&'a str),
-    /// A formula whose result was never calculated and saved.
-    FormulaWithoutValue(&'a str),
-}
-
-impl Cell<'_> {
-    pub fn is_empty(&self) -> bool {
-        match self {
-            Cell::Empty => true,
-            Cell::Text(t) => t.is_empty(),
-            _ => false,
-        }
-    }
-
-    /// Whether the cell starts a comment (`#` as first character).
-    pub fn is_comment(&self) -> bool {
-        matches!(self, Cell::Text(t) if t.trim_start().starts_with('#'))
-    }
-
-    /// The cell as the planner sees it, for diagnostics.
-    pub fn display(&self) -> String {
-        match self {
-            Cell::Empty => String::new(),
-            Cell::Text(t) | Cell::IsoDateTime(t) | Cell::Error(t) => (*t).to_string(),
-            Cell::FormulaWithoutValue(f) => format!("={}", f.trim_start_matches('=')),
-            Cell::Int(i) => i.to_string(),
-            Cell::Float(f) => crate::value::format_float(*f),
-            Cell::Bool(b) => if *b { "TRUE" } else { "FALSE" }.to_string(),
-            Cell::DateTime(dt) if dt.time_of_day() == 0 => dt.date().to_string(),
-            Cell::DateTime(dt) => dt.to_string(),
-            Cell::Duration(d) => format!("{} days", crate::value::format_float(*d)),
-        }
-    }
-}
-
-/// A sheet as rows and columns of cells, and how to name a position in it.
-pub trait Grid {
-    /// Number of rows held (from the first stored row).
-    fn height(&self) -> usize;
-    /// Number of columns of the given row.
-    fn width(&self, row: usize) -> usize;
-    fn cell(&self, row: usize, column: usize) -> Cell<'_>;
-    /// The position recorded in [`crate::table::Origin`]: a 0-based sheet row, or a
-    /// 1-based CSV line.
-    fn row_position(&self, row: usize) -> u64;
-    /// The 0-based source column of a grid column.
-    fn column_position(&self, column: usize) -> u32;
-}
 
 /// What reading a set of inputs gave: tables in input order, and every diagnostic.
 #[derive(Debug, Default)]
@@ -337,36 +273,4 @@ pub fn read_file(project: &Project, path: &Path) -> ReadOutcome {
     } else {
         workbook::read(project, path)
     }
-}
-
-/// Run `f` over `items` on every core, keeping the input order of results.
-pub fn parallel_map<'a, T: Sync, R: Send>(items: &'a [T], f: impl Fn(&'a T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(items.len());
-    if threads <= 1 {
-        return items.iter().map(f).collect();
-    }
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(i) else { break };
-                    let result = f(item);
-                    if let Ok(mut results) = results.lock() {
-                        results[i] = Some(result);
-                    }
-                }
-            });
-        }
-    });
-    results
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .into_iter()
-        .flatten()
-        .collect()
 }

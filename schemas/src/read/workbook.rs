@@ -324,7 +324,7 @@ fn read_unguarded(project: &Project, path: &Path, part: Part) -> ReadOutcome {
                 )
                 .hint("name the sheet after a table's `sheet`, or start its name with `#` to mark it as notes");
                 let sheets = project.tables.iter().map(|t| t.sheet.as_str());
-                if let Some(similar) = crate::load::did_you_mean(&sheet, sheets) {
+                if let Some(similar) = crate::suggest::did_you_mean(&sheet, sheets) {
                     d = d.hint(format!("did you mean `{similar}`?"));
                 }
                 outcome.report.push(d);

@@ -1,0 +1,181 @@
+//! Text to a typed value, by the field's type: the one rule for a CSV cell, a text cell
+//! of a workbook, a key on the command line and a value in a conflict file.
+
+use crate::schema::FieldType;
+use crate::value::{
+    LIST_SEPARATOR, Value, float_to_int, normalize_zero, parse_date, parse_datetime,
+};
+
+/// Why a text could not become a value of a type: what was expected, and maybe a hint.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mismatch {
+    pub expected: String,
+    pub hint: Option<String>,
+}
+
+impl Mismatch {
+    fn new(expected: impl Into<String>) -> Mismatch {
+        Mismatch {
+            expected: expected.into(),
+            hint: None,
+        }
+    }
+
+    fn hint(mut self, hint: impl Into<String>) -> Mismatch {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+/// What a type accepts, as said to a planner.
+pub fn describe(ty: &FieldType) -> String {
+    match ty {
+        FieldType::Int => "a whole number".into(),
+        FieldType::Float => "a number".into(),
+        FieldType::Bool => "TRUE or FALSE".into(),
+        FieldType::String | FieldType::Text => "text".into(),
+        FieldType::Enum => "one of the enum's values".into(),
+        FieldType::Date => "a date like 2024-04-01".into(),
+        FieldType::DateTime => "a date and time like 2024-04-01T10:00:00".into(),
+        FieldType::List(inner) => format!("a list of {} separated by `|`", describe(inner)),
+    }
+}
+
+/// Parse text (a CSV cell, a string cell of a workbook, a TOML default) as a value of
+/// `ty`. Empty text is `Null`; enum membership is checked by validation, not here.
+pub fn parse_text(ty: &FieldType, text: &str) -> Result<Value, Mismatch> {
+    // A cell holding only spaces looks empty to the person who typed it; only string
+    // and text values keep their spaces.
+    let blank = match ty {
+        FieldType::String | FieldType::Text => text.is_empty(),
+        _ => text.trim().is_empty(),
+    };
+    if blank {
+        return Ok(Value::Null);
+    }
+    match ty {
+        FieldType::Int => parse_int(text).map(Value::Int),
+        FieldType::Float => parse_float(text).map(Value::Float),
+        FieldType::Bool => parse_bool(text).map(Value::Bool),
+        FieldType::String | FieldType::Text | FieldType::Enum => Ok(Value::Str(text.into())),
+        FieldType::Date => parse_date(text.trim())
+            .map(Value::Date)
+            .ok_or_else(|| Mismatch::new(describe(ty))),
+        FieldType::DateTime => parse_datetime(text.trim())
+            .map(Value::DateTime)
+            .ok_or_else(|| Mismatch::new(describe(ty))),
+        FieldType::List(inner) => {
+            let mut items = Vec::new();
+            for part in text.split(LIST_SEPARATOR) {
+                let part = part.trim();
+                if part.is_empty() {
+                    return Err(Mismatch::new(describe(ty)).hint("a list has an empty element"));
+                }
+                match parse_text(inner, part) {
+                    Ok(value) => items.push(value),
+                    Err(m) => {
+                        return Err(Mismatch::new(describe(ty))
+                            .hint(format!("`{part}` is not {}", m.expected)));
+                    }
+                }
+            }
+            Ok(Value::List(items.into()))
+        }
+    }
+}
+
+fn parse_int(text: &str) -> Result<i64, Mismatch> {
+    let t = text.trim();
+    if let Ok(i) = t.parse::<i64>() {
+        return Ok(i);
+    }
+    let mismatch = Mismatch::new("a whole number");
+    if t.contains(',') && t.replace(',', "").parse::<i64>().is_ok() {
+        return Err(mismatch.hint("remove the thousands separators"));
+    }
+    // Some exports write whole numbers as `12.0`; those are fine, `12.5` is not.
+    match t.parse::<f64>() {
+        Ok(f) if f.is_finite() => float_to_int(f).ok_or_else(|| {
+            mismatch.hint(format!("{t} has a fractional part; the field is an int"))
+        }),
+        _ => Err(mismatch),
+    }
+}
+
+fn parse_float(text: &str) -> Result<f64, Mismatch> {
+    let t = text.trim();
+    match t.parse::<f64>() {
+        Ok(f) if f.is_finite() => Ok(normalize_zero(f)),
+        Ok(_) => Err(Mismatch::new("a finite number")),
+        Err(_) => {
+            let mismatch = Mismatch::new("a number");
+            if let Some(percent) = t.strip_suffix('%')
+                && percent.trim().parse::<f64>().is_ok()
+            {
+                return Err(mismatch.hint("write percentages as fractions (45% is 0.45)"));
+            }
+            if t.contains(',') && t.replace(',', "").parse::<f64>().is_ok() {
+                return Err(mismatch.hint("remove the thousands separators"));
+            }
+            Err(mismatch)
+        }
+    }
+}
+
+fn parse_bool(text: &str) -> Result<bool, Mismatch> {
+    match text.trim() {
+        "1" => Ok(true),
+        "0" => Ok(false),
+        t if t.eq_ignore_ascii_case("true") => Ok(true),
+        t if t.eq_ignore_ascii_case("false") => Ok(false),
+        _ => Err(Mismatch::new("TRUE or FALSE")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn texts_parse_by_type() {
+        assert_eq!(parse_text(&FieldType::Int, "12"), Ok(Value::Int(12)));
+        assert_eq!(parse_text(&FieldType::Int, "12.0"), Ok(Value::Int(12)));
+        assert!(parse_text(&FieldType::Int, "12.5").is_err());
+        assert_eq!(
+            parse_text(&FieldType::Int, "1,000")
+                .unwrap_err()
+                .hint
+                .as_deref(),
+            Some("remove the thousands separators")
+        );
+        assert_eq!(
+            parse_text(&FieldType::Float, "0.45"),
+            Ok(Value::Float(0.45))
+        );
+        assert!(parse_text(&FieldType::Float, "NaN").is_err());
+        assert_eq!(parse_text(&FieldType::Bool, "TRUE"), Ok(Value::Bool(true)));
+        assert_eq!(parse_text(&FieldType::Bool, "0"), Ok(Value::Bool(false)));
+        assert!(parse_text(&FieldType::Bool, "yes").is_err());
+        assert_eq!(parse_text(&FieldType::Int, ""), Ok(Value::Null));
+        assert_eq!(parse_text(&FieldType::Int, "  "), Ok(Value::Null));
+        assert_eq!(
+            parse_text(&FieldType::String, " "),
+            Ok(Value::Str(" ".into()))
+        );
+        assert_eq!(
+            parse_text(&FieldType::Date, "2024/4/1").map(|v| v.canonical()),
+            Ok("2024-04-01".to_string())
+        );
+        assert_eq!(
+            parse_text(&FieldType::DateTime, "2024-04-01 10:30").map(|v| v.canonical()),
+            Ok("2024-04-01T10:30:00".to_string())
+        );
+        assert!(parse_text(&FieldType::DateTime, "2024-04-01T25:00").is_err());
+        let list = FieldType::List(Box::new(FieldType::Int));
+        assert_eq!(
+            parse_text(&list, "1| 2 |3").map(|v| v.canonical()),
+            Ok("1|2|3".to_string())
+        );
+        assert!(parse_text(&list, "1||3").is_err());
+    }
+}

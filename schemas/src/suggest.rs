@@ -1,0 +1,31 @@
+//! "Did you mean": the closest known name to a misspelt one, for every hint that offers
+//! one (sheets, tables, fields, enum values, regions).
+
+/// The closest candidate to a misspelt name, if it is close enough to be a likely typo.
+pub fn did_you_mean<'a>(found: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let found_lower = found.to_lowercase();
+    let mut best: Option<(f64, &str)> = None;
+    for candidate in candidates {
+        if candidate.to_lowercase() == found_lower {
+            return Some(candidate);
+        }
+        let score = strsim::jaro_winkler(&found_lower, &candidate.to_lowercase());
+        if score >= 0.8 && best.is_none_or(|(s, _)| score > s) {
+            best = Some((score, candidate));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::did_you_mean;
+
+    #[test]
+    fn close_names_are_suggested_and_far_ones_not() {
+        let known = ["item", "quest", "quest_drop"];
+        assert_eq!(did_you_mean("itme", known.into_iter()), Some("item"));
+        assert_eq!(did_you_mean("Quest", known.into_iter()), Some("quest"));
+        assert_eq!(did_you_mean("monster", known.into_iter()), None);
+    }
+}

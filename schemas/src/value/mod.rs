@@ -1,0 +1,192 @@
+//! Typed values: what a cell holds once it has been checked against its field's type.
+//!
+//! Every reader ends here: a CSV cell is text parsed by [`crate::parse::parse_text`], a workbook cell
+//! is converted by the typing stage, and both give the same [`Value`] for the same
+//! data, so an xlsx, an ods and a csv export of one sheet become the same table.
+//! [`Value::canonical`] is the one spelling each value has in canonical CSV.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+mod calendar;
+mod hash;
+
+pub use calendar::{Date, DateTime, parse_date, parse_datetime};
+pub use hash::{KeyHash, KeyHasher};
+
+/// The separator between the elements of a `list<T>` cell: `1|2|3`. Not a comma,
+/// because spreadsheets in many locales read `1,234` as a number.
+pub const LIST_SEPARATOR: char = '|';
+
+/// One typed cell value. `Str` holds `string`, `text` and `enum` values; it is shared,
+/// so enum values and keys are not copied for every row that holds them.
+#[derive(Debug, Clone)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(Arc<str>),
+    Date(Date),
+    DateTime(DateTime),
+    List(Box<[Value]>),
+}
+
+impl Value {
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The number as a float, for range checks and weights.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Int(i) => Some(*i as f64),
+            Value::Float(f) => Some(*f),
+            _ => None,
+        }
+    }
+
+    /// The canonical spelling: `true`/`false`, integers without `.0`, floats in shortest
+    /// round-trip form, ISO dates, list elements joined by `|`, null as the empty string.
+    pub fn canonical(&self) -> String {
+        self.to_string()
+    }
+
+    fn rank(&self) -> u8 {
+        match self {
+            Value::Null => 0,
+            Value::Bool(_) => 1,
+            Value::Int(_) => 2,
+            Value::Float(_) => 3,
+            Value::Str(_) => 4,
+            Value::Date(_) => 5,
+            Value::DateTime(_) => 6,
+            Value::List(_) => 7,
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Null => Ok(()),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Float(x) => f.write_str(&format_float(*x)),
+            Value::Str(s) => f.write_str(s),
+            Value::Date(d) => write!(f, "{d}"),
+            Value::DateTime(dt) => write!(f, "{dt}"),
+            Value::List(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, "{LIST_SEPARATOR}")?;
+                    }
+                    write!(f, "{item}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Shortest text that parses back to the same float; `-0` is written `0`.
+pub fn format_float(x: f64) -> String {
+    if x == 0.0 {
+        return "0".to_string();
+    }
+    // Rust's Display is the shortest round-trip form, without exponent.
+    format!("{x}")
+}
+
+impl Ord for Value {
+    /// Typed order: numbers by value (1, 2, 10), text by code point, dates in time.
+    /// Values of different kinds order by kind, so the order is total.
+    fn cmp(&self, other: &Self) -> Ordering {
+        match (self, other) {
+            (Value::Null, Value::Null) => Ordering::Equal,
+            (Value::Bool(a), Value::Bool(b)) => a.cmp(b),
+            (Value::Int(a), Value::Int(b)) => a.cmp(b),
+            (Value::Float(a), Value::Float(b)) => normalize_zero(*a).total_cmp(&normalize_zero(*b)),
+            (Value::Str(a), Value::Str(b)) => a.cmp(b),
+            (Value::Date(a), Value::Date(b)) => a.cmp(b),
+            (Value::DateTime(a), Value::DateTime(b)) => a.cmp(b),
+            (Value::List(a), Value::List(b)) => a.cmp(b),
+            _ => self.rank().cmp(&other.rank()),
+        }
+    }
+}
+
+pub(crate) fn normalize_zero(x: f64) -> f64 {
+    if x == 0.0 { 0.0 } else { x }
+}
+
+impl PartialOrd for Value {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Str(a), Value::Str(b)) => a == b,
+            _ => self.cmp(other) == Ordering::Equal,
+        }
+    }
+}
+
+impl Eq for Value {}
+
+impl Hash for Value {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u8(self.rank());
+        match self {
+            Value::Null => {}
+            Value::Bool(b) => b.hash(state),
+            Value::Int(i) => i.hash(state),
+            Value::Float(x) => normalize_zero(*x).to_bits().hash(state),
+            Value::Str(s) => s.hash(state),
+            Value::Date(d) => d.hash(state),
+            Value::DateTime(dt) => dt.hash(state),
+            Value::List(items) => items.hash(state),
+        }
+    }
+}
+
+/// A float that is exactly a whole number within i64 range.
+pub fn float_to_int(f: f64) -> Option<i64> {
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0; // 2^63
+    (f.fract() == 0.0 && (-LIMIT..LIMIT).contains(&f)).then_some(f as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_spellings_are_unique() {
+        assert_eq!(Value::Float(12.0).canonical(), "12");
+        assert_eq!(Value::Float(-0.0).canonical(), "0");
+        assert_eq!(Value::Float(0.1).canonical(), "0.1");
+        assert_eq!(Value::Bool(true).canonical(), "true");
+        assert_eq!(Value::Null.canonical(), "");
+    }
+
+    #[test]
+    fn typed_order_is_numeric() {
+        let mut values = vec![Value::Int(10), Value::Int(2), Value::Int(1)];
+        values.sort();
+        assert_eq!(values, vec![Value::Int(1), Value::Int(2), Value::Int(10)]);
+        assert_eq!(Value::Float(0.0), Value::Float(-0.0));
+    }
+}
