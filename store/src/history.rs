@@ -5,9 +5,7 @@
 use git2::Oid;
 
 use crate::StoreError;
-use crate::import::SOURCE_TRAILER;
-use crate::l10n::TRANSLATION_TRAILER;
-use crate::rebase::{UPSTREAM_BASE_TRAILER, UPSTREAM_TRAILER};
+use crate::commit::{SOURCE_TRAILER, TRANSLATION_TRAILER, UPSTREAM_BASE_TRAILER, UPSTREAM_TRAILER};
 use crate::repo::MasterRepo;
 
 /// One commit of a region branch, as an import record.

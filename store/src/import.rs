@@ -8,19 +8,20 @@
 //! where the plan started.
 
 use std::cmp::Ordering;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use git2::{Commit, Oid};
 use masterctl_schemas::canonical::key_order;
 use masterctl_schemas::validate::{check_rows, validate_tables};
 use masterctl_schemas::{Report, Table, TableSchema, read};
-use sha2::{Digest, Sha256};
 
 use crate::StoreError;
 use crate::cache;
-use crate::names::{Region, branch_of, one_line};
+use crate::commit::{CommitSpec, SOURCE_TRAILER, write_commit};
+use crate::names::{Region, one_line};
 use crate::repo::{MasterRepo, Structure, blob_at};
 use crate::snapshot::{Snapshot, language_path, read_table_at, table_path, tree_blobs};
+use crate::source::{SourceFile, source_file};
 
 /// Rows added, changed and removed in one table by an import.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -35,13 +36,6 @@ impl TableChange {
     pub fn is_empty(&self) -> bool {
         self.added == 0 && self.changed == 0 && self.removed == 0
     }
-}
-
-/// An exported file that went into an import, named by its file name and content hash.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SourceFile {
-    pub path: PathBuf,
-    pub sha256: String,
 }
 
 /// Everything an import would do, computed without writing.
@@ -82,7 +76,7 @@ pub fn plan_import(
 ) -> Result<ImportOutcome, StoreError> {
     let project = &structure.project;
     let reference = region.reference();
-    if crate::resolve::load_state(repo, region)?.is_some() {
+    if crate::rebase::state::load_state(repo, region)?.is_some() {
         return Err(StoreError::RebaseInProgress(region.name().to_string()));
     }
     let head = repo.head_of(&reference)?;
@@ -258,19 +252,6 @@ fn cache_entries(
         .collect())
 }
 
-fn source_file(path: &Path) -> Result<SourceFile, StoreError> {
-    let bytes = std::fs::read(path).map_err(|e| StoreError::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    })?;
-    let digest = Sha256::digest(&bytes);
-    let sha256 = digest.iter().map(|b| format!("{b:02x}")).collect();
-    Ok(SourceFile {
-        path: path.to_path_buf(),
-        sha256,
-    })
-}
-
 /// Rows added, changed and removed, comparing two plain canonical files line by line
 /// (`None` when the table or the files are not of that shape).
 fn count_lines(schema: &TableSchema, old: &[u8], new: &[u8]) -> Option<TableChange> {
@@ -364,9 +345,6 @@ fn count_changes<'a>(
     changes
 }
 
-/// The trailer naming a source file of an import.
-pub const SOURCE_TRAILER: &str = "Masterctl-Source";
-
 /// The commit message of an import: the planner's words (or a summary line), a line per
 /// changed table, and a `Masterctl-Source` trailer per file.
 pub fn commit_message(plan: &ImportPlan, message: Option<&str>) -> String {
@@ -421,85 +399,4 @@ pub fn commit_import(
     )?;
     cache::record(repo, &plan.cache_entries);
     Ok(commit)
-}
-
-/// A commit to make on a branch, and where the branch must still point.
-pub struct CommitSpec<'a> {
-    pub reference: &'a str,
-    /// Where the branch must point for the commit to land (`None`: it must not exist).
-    pub expected: Option<Oid>,
-    pub parents: &'a [Oid],
-    pub message: &'a str,
-    pub log_message: &'a str,
-}
-
-/// Write a snapshot and a commit of it as one pack, then move the branch with a
-/// compare-and-swap. A branch that moved meanwhile is [`StoreError::Raced`], and then
-/// nothing is referenced (what was written is left to `git gc`).
-pub fn write_commit(
-    repo: &MasterRepo,
-    snapshot: &Snapshot,
-    spec: &CommitSpec,
-) -> Result<Oid, StoreError> {
-    let git = &repo.git;
-    let author = crate::refs::author(repo)?;
-    crate::refs::check_not_checked_out(repo, spec.reference)?;
-    let raced = || StoreError::Raced {
-        branch: branch_of(spec.reference).to_string(),
-    };
-    // Another writer that already won leaves nothing for this one to write.
-    if repo.head_of(spec.reference)?.map(|c| c.id()) != spec.expected {
-        return Err(raced());
-    }
-    // New objects go to memory first and reach the disk as one pack (see `pack`).
-    let odb = git.odb()?;
-    let mempack = odb.add_new_mempack_backend(1000)?;
-    let (tree, mut written) = snapshot.write(git)?;
-    let tree = git.find_tree(tree)?;
-    let parents = spec
-        .parents
-        .iter()
-        .map(|id| git.find_commit(*id))
-        .collect::<Result<Vec<_>, _>>()?;
-    let parents: Vec<&git2::Commit> = parents.iter().collect();
-    let commit = git.commit(None, &author, &author, spec.message, &tree, &parents)?;
-    written.push(commit);
-    written.sort();
-    written.dedup();
-    // Objects the repository already had are not written again.
-    let on_disk = git2::Repository::open(git.path())?;
-    let disk = on_disk.odb()?;
-    written.retain(|id| !disk.exists(*id));
-    crate::pack::write_pack(&odb, &written)?;
-    mempack.reset()?;
-    // The branch moves under the ref-update record (see `refs::with_ref_update`): a
-    // lock left by a masterctl killed here is cleared by the next one.
-    let moved = crate::refs::with_ref_update(repo, spec.reference, || {
-        Ok(match spec.expected {
-            Some(expected) => {
-                git.reference_matching(spec.reference, commit, true, expected, spec.log_message)
-            }
-            None => git.reference(spec.reference, commit, false, spec.log_message),
-        })
-    })?;
-    match moved {
-        Ok(_) => {
-            // Best effort: a failed consolidation leaves the packs as they were. A fresh
-            // handle: this one carries the in-memory object store.
-            if let Ok(fresh) = git2::Repository::open(git.path()) {
-                let _ = crate::pack::consolidate_if_needed(&fresh);
-            }
-            Ok(commit)
-        }
-        Err(e)
-            if matches!(
-                e.code(),
-                git2::ErrorCode::Modified | git2::ErrorCode::Exists | git2::ErrorCode::Locked
-            ) =>
-        {
-            // Another writer won, or holds the lock right now.
-            Err(crate::refs::locked(repo, spec.reference).unwrap_or_else(raced))
-        }
-        Err(e) => Err(e.into()),
-    }
 }

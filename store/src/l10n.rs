@@ -19,7 +19,7 @@ use masterctl_schemas::{Code, Diagnostic, Location, Project, Report};
 use sha2::{Digest, Sha256};
 
 use crate::StoreError;
-use crate::import::{CommitSpec, write_commit};
+use crate::commit::{CommitSpec, TRANSLATION_TRAILER, write_commit};
 use crate::names::Region;
 use crate::repo::{MasterRepo, blob_at};
 use crate::snapshot::{Snapshot, project_at, read_files};
@@ -255,7 +255,7 @@ pub fn plan_translation_import(
     file: &Path,
     language: Option<&str>,
 ) -> Result<TranslationOutcome, StoreError> {
-    if crate::resolve::load_state(repo, region)?.is_some() {
+    if crate::rebase::state::load_state(repo, region)?.is_some() {
         return Err(StoreError::RebaseInProgress(region.name().to_string()));
     }
     let texts = open_region(repo, region)?;
@@ -345,9 +345,6 @@ pub fn plan_translation_import(
         unchanged,
     })))
 }
-
-/// The trailer naming the exchange file a translation commit took.
-pub const TRANSLATION_TRAILER: &str = "Masterctl-Translations";
 
 /// The commit message of a translation import: a summary, a line per table, a trailer.
 pub fn translation_message(plan: &TranslationImport, message: Option<&str>) -> String {

@@ -8,6 +8,7 @@
 
 pub mod build;
 pub mod cache;
+pub mod commit;
 pub mod history;
 pub mod import;
 pub mod l10n;
@@ -17,9 +18,8 @@ pub mod pack;
 pub mod rebase;
 pub mod refs;
 pub mod repo;
-pub mod resolve;
 pub mod snapshot;
-pub mod translations;
+pub mod source;
 
 pub use history::{ImportRecord, history};
 pub use import::{ImportOutcome, ImportPlan, TableChange, commit_import, plan_import};

@@ -99,38 +99,6 @@ impl MasterRepo {
     }
 }
 
-/// Commit the structure files (`masterctl.toml`, `schemas/*`, paths relative to the
-/// working tree) as the first commit of a repository whose current branch has none, so
-/// that a clone — a bare one on a server too — carries the structure. `Ok(None)` when
-/// the branch already has commits (the structure is then the user's to commit) or the
-/// repository has no working tree.
-pub fn commit_first_structure(
-    repo: &MasterRepo,
-    files: &[&str],
-) -> Result<Option<git2::Oid>, StoreError> {
-    let git = &repo.git;
-    // `head()` fails only while the current branch is unborn (has no commit).
-    if repo.workdir().is_none() || git.head().is_ok() {
-        return Ok(None);
-    }
-    let author = crate::refs::author(repo)?;
-    let mut index = git.index()?;
-    for path in files.iter().filter(|p| is_structure_path(p)) {
-        index.add_path(Path::new(path))?;
-    }
-    index.write()?;
-    let tree = git.find_tree(index.write_tree()?)?;
-    let commit = git.commit(
-        Some("HEAD"),
-        &author,
-        &author,
-        "masterctl structure: masterctl.toml and schemas",
-        &tree,
-        &[],
-    )?;
-    Ok(Some(commit))
-}
-
 /// Whether a snapshot path is part of the structure (`masterctl.toml`, `schemas/*`).
 pub fn is_structure_path(path: &str) -> bool {
     path == CONFIG_FILE

@@ -124,7 +124,7 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
     let committed = match masterctl_store::MasterRepo::open(dir) {
         Ok(repo) if repo.workdir().is_some_and(|w| same_folder(&w, dir)) => {
             let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
-            masterctl_store::repo::commit_first_structure(&repo, &names)
+            masterctl_store::commit::commit_first_structure(&repo, &names)
                 .ok()
                 .flatten()
         }

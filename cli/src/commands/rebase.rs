@@ -3,11 +3,12 @@
 //! resolve them (conflict file, or --ours/--theirs) and `--continue`, or `--abort`.
 
 use masterctl_schemas::Value;
+use masterctl_store::rebase::resolutions::{self, Resolution, Resolutions};
+use masterctl_store::rebase::state::{self, RebaseState};
 use masterctl_store::rebase::{
     RebaseError, RebaseOutcome, RebasePlan, TableConflicts, commit_rebase, plan_rebase,
     rebase_message,
 };
-use masterctl_store::resolve::{self, RebaseState, Resolution, Resolutions};
 use masterctl_store::{Region, short_id};
 use serde_json::json;
 
@@ -67,14 +68,14 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     let structure = repo.structure().map_err(store_failure)?;
     // The region is checked against masterctl.toml before it names any path.
     let region = &super::region(&structure, &args.region)?;
-    let stopped = resolve::load_state(&repo, region).map_err(store_failure)?;
-    let file = resolve::conflict_file(&repo, region);
+    let stopped = state::load_state(&repo, region).map_err(store_failure)?;
+    let file = state::conflict_file(&repo, region);
     let not_in_progress = || Failure::usage(format!("no rebase of region {region} is in progress"));
     if args.abort {
         if stopped.is_none() {
             return Err(not_in_progress());
         }
-        resolve::clear(&repo, region).map_err(store_failure)?;
+        state::clear(&repo, region).map_err(store_failure)?;
         if output.is_json() {
             output.json(&json!({ "ok": true, "state": "aborted", "region": region.name() }));
         } else {
@@ -95,7 +96,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         } else {
             Resolution::Theirs
         };
-        let (set, remaining) = resolve::mark(
+        let (set, remaining) = state::mark(
             &repo,
             region,
             &side,
@@ -141,7 +142,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         return Err(not_in_progress());
     }
     let resolutions = match stopped {
-        Some(_) => resolve::load_resolutions(&repo, region).map_err(store_failure)?,
+        Some(_) => state::load_resolutions(&repo, region).map_err(store_failure)?,
         None => Resolutions::new(),
     };
     let outcome = plan_rebase(&repo, &structure, region, &resolutions).map_err(rebase_failure)?;
@@ -174,8 +175,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         }
         RebaseOutcome::Conflicts { tables, state } => {
             if !args.dry_run {
-                resolve::save(&repo, region, &state, &tables, &resolutions)
-                    .map_err(store_failure)?;
+                state::save(&repo, region, &state, &tables, &resolutions).map_err(store_failure)?;
             }
             show_conflicts(
                 output,
@@ -219,7 +219,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         }
         RebaseOutcome::Planned(plan) => {
             let commit = commit_rebase(&repo, &plan).map_err(store_failure)?;
-            resolve::clear(&repo, region).map_err(store_failure)?;
+            state::clear(&repo, region).map_err(store_failure)?;
             if output.is_json() {
                 output.json(&json!({
                     "ok": true,
@@ -290,7 +290,7 @@ fn show_conflicts(
         for c in &table.conflicts {
             list.push(json!({
                 "table": table.table,
-                "key": resolve::key_text(&c.key),
+                "key": resolutions::key_text(&c.key),
                 "column": table.fields.get(c.field),
                 "kind": format!("{:?}", c.kind),
                 "base": show(&c.base),

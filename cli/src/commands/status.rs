@@ -2,8 +2,8 @@
 //! upstream commits it has not taken yet, and any rebase in progress.
 
 use masterctl_store::rebase::recorded_import_point;
+use masterctl_store::rebase::state;
 use masterctl_store::refs;
-use masterctl_store::resolve;
 use masterctl_store::{Region, short_id};
 use serde_json::json;
 
@@ -48,7 +48,7 @@ pub fn run(_args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Fail
             }
             None => None,
         };
-        let in_progress = resolve::load_state(&repo, &region)
+        let in_progress = state::load_state(&repo, &region)
             .map_err(store_failure)?
             .is_some();
         let lock = refs::lock_of(&repo, &region.reference());

@@ -11,6 +11,13 @@
 
 use std::collections::BTreeMap;
 
+pub mod resolutions;
+pub mod state;
+mod tables;
+pub mod translations;
+
+pub use tables::{TableConflicts, TableRebase};
+
 use git2::{Commit, Oid, Repository, Tree};
 use masterctl_schemas::canonical::read_table;
 use masterctl_schemas::load::SCHEMAS_DIR;
@@ -19,19 +26,15 @@ use masterctl_schemas::validate::{check_rows, validate_tables};
 use masterctl_schemas::{Report, Table};
 
 use crate::StoreError;
-use crate::import::{CommitSpec, write_commit};
+use crate::commit::{CommitSpec, UPSTREAM_BASE_TRAILER, UPSTREAM_TRAILER, write_commit};
 use crate::merge::{Conflict, Ownership, merge_canonical, merge_table};
 use crate::names::{Region, short_id};
 use crate::repo::{MasterRepo, Structure, blob_at, is_structure_path, project_from_files};
-use crate::resolve::{self, RebaseState, Resolution, Resolutions};
 use crate::snapshot::{
     Snapshot, language_path, project_at, read_files, read_table_at, table_path, tree_blobs,
 };
-
-/// Trailer naming the upstream commit a rebase took.
-pub const UPSTREAM_TRAILER: &str = "Masterctl-Upstream";
-/// Trailer naming the import point the rebase started from.
-pub const UPSTREAM_BASE_TRAILER: &str = "Masterctl-Upstream-Base";
+use resolutions::{Resolution, Resolutions};
+use state::RebaseState;
 
 /// Why a rebase cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -61,27 +64,6 @@ impl From<git2::Error> for RebaseError {
     fn from(e: git2::Error) -> RebaseError {
         RebaseError::Store(StoreError::Git(e))
     }
-}
-
-/// Per table: upstream changes taken, and upstream changes not taken (region-owned).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TableRebase {
-    pub table: String,
-    pub applied: usize,
-    pub kept: usize,
-    /// Conflicting cells resolved (in the conflict file or with --ours/--theirs).
-    pub resolved: usize,
-}
-
-/// Conflicts of one table (or of a structure file, with `table` = its path).
-#[derive(Debug, Clone, PartialEq)]
-pub struct TableConflicts {
-    pub table: String,
-    /// Field names by index, to name conflicting columns.
-    pub fields: Vec<String>,
-    pub conflicts: Vec<Conflict>,
-    /// For a structure file: why it conflicts (`conflicts` is then empty).
-    pub reason: String,
 }
 
 /// A rebase ready to commit.
@@ -331,7 +313,7 @@ pub fn plan_rebase(
         let Some((mut table, found, applied, kept)) = merged_here else {
             continue;
         };
-        let (unresolved, resolved) = resolve::apply(schema, &mut table, found, resolutions)
+        let (unresolved, resolved) = resolutions::apply(schema, &mut table, found, resolutions)
             .map_err(RebaseError::BadResolution)?;
         if !unresolved.is_empty() {
             conflicts.push(TableConflicts {
@@ -351,9 +333,9 @@ pub fn plan_rebase(
         }
         merged.push(table);
     }
-    let translations = crate::translations::merge_translations(
+    let translations = translations::merge_translations(
         git,
-        &crate::translations::Trees {
+        &translations::Trees {
             base: &base_tree,
             theirs: &their_tree,
             ours: &our_tree,

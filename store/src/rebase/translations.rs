@@ -16,10 +16,10 @@ use masterctl_locales::units::key_text;
 use masterctl_locales::{SourceRecord, language_path, records_path};
 use masterctl_schemas::{Project, Table, TableSchema, Value};
 
+use super::resolutions::{Resolution, Resolutions};
+use super::{TableConflicts, TableRebase};
 use crate::StoreError;
 use crate::merge::{Conflict, ConflictKind, Ownership};
-use crate::rebase::{TableConflicts, TableRebase};
-use crate::resolve::{Resolution, Resolutions};
 use crate::snapshot::{texts_at, tree_blobs};
 
 /// What merging the translations gave.

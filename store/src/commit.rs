@@ -1,0 +1,135 @@
+//! Commits on region branches: the snapshot and its commit written as one pack, then
+//! the branch moved with a compare-and-swap under its lock ([`write_commit`], shared by
+//! import, rebase and translation import); the structure's first commit
+//! ([`commit_first_structure`]); and the trailers a commit message carries.
+
+use std::path::Path;
+
+use git2::Oid;
+
+use crate::StoreError;
+use crate::names::branch_of;
+use crate::repo::{MasterRepo, is_structure_path};
+use crate::snapshot::Snapshot;
+
+/// The trailer naming a source file of an import.
+pub const SOURCE_TRAILER: &str = "Masterctl-Source";
+/// The trailer naming the exchange file a translation commit took.
+pub const TRANSLATION_TRAILER: &str = "Masterctl-Translations";
+/// Trailer naming the upstream commit a rebase took.
+pub const UPSTREAM_TRAILER: &str = "Masterctl-Upstream";
+/// Trailer naming the import point the rebase started from.
+pub const UPSTREAM_BASE_TRAILER: &str = "Masterctl-Upstream-Base";
+
+/// A commit to make on a branch, and where the branch must still point.
+pub struct CommitSpec<'a> {
+    pub reference: &'a str,
+    /// Where the branch must point for the commit to land (`None`: it must not exist).
+    pub expected: Option<Oid>,
+    pub parents: &'a [Oid],
+    pub message: &'a str,
+    pub log_message: &'a str,
+}
+
+/// Write a snapshot and a commit of it as one pack, then move the branch with a
+/// compare-and-swap. A branch that moved meanwhile is [`StoreError::Raced`], and then
+/// nothing is referenced (what was written is left to `git gc`).
+pub fn write_commit(
+    repo: &MasterRepo,
+    snapshot: &Snapshot,
+    spec: &CommitSpec,
+) -> Result<Oid, StoreError> {
+    let git = &repo.git;
+    let author = crate::refs::author(repo)?;
+    crate::refs::check_not_checked_out(repo, spec.reference)?;
+    let raced = || StoreError::Raced {
+        branch: branch_of(spec.reference).to_string(),
+    };
+    // Another writer that already won leaves nothing for this one to write.
+    if repo.head_of(spec.reference)?.map(|c| c.id()) != spec.expected {
+        return Err(raced());
+    }
+    // New objects go to memory first and reach the disk as one pack (see `pack`).
+    let odb = git.odb()?;
+    let mempack = odb.add_new_mempack_backend(1000)?;
+    let (tree, mut written) = snapshot.write(git)?;
+    let tree = git.find_tree(tree)?;
+    let parents = spec
+        .parents
+        .iter()
+        .map(|id| git.find_commit(*id))
+        .collect::<Result<Vec<_>, _>>()?;
+    let parents: Vec<&git2::Commit> = parents.iter().collect();
+    let commit = git.commit(None, &author, &author, spec.message, &tree, &parents)?;
+    written.push(commit);
+    written.sort();
+    written.dedup();
+    // Objects the repository already had are not written again.
+    let on_disk = git2::Repository::open(git.path())?;
+    let disk = on_disk.odb()?;
+    written.retain(|id| !disk.exists(*id));
+    crate::pack::write_pack(&odb, &written)?;
+    mempack.reset()?;
+    // The branch moves under the ref-update record (see `refs::with_ref_update`): a
+    // lock left by a masterctl killed here is cleared by the next one.
+    let moved = crate::refs::with_ref_update(repo, spec.reference, || {
+        Ok(match spec.expected {
+            Some(expected) => {
+                git.reference_matching(spec.reference, commit, true, expected, spec.log_message)
+            }
+            None => git.reference(spec.reference, commit, false, spec.log_message),
+        })
+    })?;
+    match moved {
+        Ok(_) => {
+            // Best effort: a failed consolidation leaves the packs as they were. A fresh
+            // handle: this one carries the in-memory object store.
+            if let Ok(fresh) = git2::Repository::open(git.path()) {
+                let _ = crate::pack::consolidate_if_needed(&fresh);
+            }
+            Ok(commit)
+        }
+        Err(e)
+            if matches!(
+                e.code(),
+                git2::ErrorCode::Modified | git2::ErrorCode::Exists | git2::ErrorCode::Locked
+            ) =>
+        {
+            // Another writer won, or holds the lock right now.
+            Err(crate::refs::locked(repo, spec.reference).unwrap_or_else(raced))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Commit the structure files (`masterctl.toml`, `schemas/*`, paths relative to the
+/// working tree) as the first commit of a repository whose current branch has none, so
+/// that a clone — a bare one on a server too — carries the structure. `Ok(None)` when
+/// the branch already has commits (the structure is then the user's to commit) or the
+/// repository has no working tree.
+pub fn commit_first_structure(
+    repo: &MasterRepo,
+    files: &[&str],
+) -> Result<Option<git2::Oid>, StoreError> {
+    let git = &repo.git;
+    // `head()` fails only while the current branch is unborn (has no commit).
+    if repo.workdir().is_none() || git.head().is_ok() {
+        return Ok(None);
+    }
+    let author = crate::refs::author(repo)?;
+    let mut index = git.index()?;
+    for path in files.iter().filter(|p| is_structure_path(p)) {
+        index.add_path(Path::new(path))?;
+    }
+    index.write()?;
+    let tree = git.find_tree(index.write_tree()?)?;
+    let commit = git.commit(
+        Some("HEAD"),
+        &author,
+        &author,
+        "masterctl structure: masterctl.toml and schemas",
+        &tree,
+        &[],
+    )?;
+    Ok(Some(commit))
+}

@@ -1,0 +1,24 @@
+//! What a rebase did or could not do, per table: changes taken and kept, conflicts.
+
+use crate::merge::Conflict;
+
+/// Per table: upstream changes taken, and upstream changes not taken (region-owned).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TableRebase {
+    pub table: String,
+    pub applied: usize,
+    pub kept: usize,
+    /// Conflicting cells resolved (in the conflict file or with --ours/--theirs).
+    pub resolved: usize,
+}
+
+/// Conflicts of one table (or of a structure file, with `table` = its path).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableConflicts {
+    pub table: String,
+    /// Field names by index, to name conflicting columns.
+    pub fields: Vec<String>,
+    pub conflicts: Vec<Conflict>,
+    /// For a structure file: why it conflicts (`conflicts` is then empty).
+    pub reason: String,
+}
