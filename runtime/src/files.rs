@@ -1,8 +1,9 @@
 //! Files around a build, read and replaced safely: small files (a manifest, a state
 //! file) are read only when they are regular files and only up to a limit, so a name
 //! replaced by a FIFO or by a link to `/dev/zero` is an error, not a hang or an
-//! exhausted memory; a build directory is replaced so that a reader — or a process
-//! killed at any moment — sees the old build or the new one, never neither.
+//! exhausted memory; a file ([`write_atomic`]) or a build directory ([`replace_dir`]) is
+//! replaced so that a reader — or a process killed at any moment — sees the old one or
+//! the new one, never part or neither. Every writer of the workspace uses these.
 
 use std::fs::File;
 use std::io::Read;
@@ -95,7 +96,40 @@ fn parent_of(target: &Path) -> PathBuf {
     }
 }
 
-/// Remove staging directories of `target` left by processes that no longer run.
+/// Write `bytes` to the file `path` so that a reader — or a process killed at any
+/// moment — finds the old content or the new, never part of it: written to a hidden
+/// sibling, flushed to disk, then renamed over `path`. Leftovers of writers killed
+/// mid-way are removed first.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let parent = parent_of(path);
+    remove_leftovers(path);
+    let prefix = format!("{}{}-", staging_prefix(path), std::process::id());
+    for attempt in 0u32..1000 {
+        let temporary = parent.join(format!("{prefix}{attempt}"));
+        let mut file = match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temporary)
+        {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        };
+        let written = file
+            .write_all(bytes)
+            .and_then(|()| file.sync_all())
+            .and_then(|()| std::fs::rename(&temporary, path));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&temporary);
+        }
+        return written;
+    }
+    Err(std::io::Error::other("no free name for a temporary file"))
+}
+
+/// Remove staging directories (and files) of `target` left by processes that no
+/// longer run.
 pub fn remove_leftovers(target: &Path) {
     let prefix = staging_prefix(target);
     let Ok(entries) = std::fs::read_dir(parent_of(target)) else {
@@ -108,7 +142,12 @@ pub fn remove_leftovers(target: &Path) {
         };
         let pid = rest.split('-').next().and_then(|p| p.parse::<u32>().ok());
         if pid.is_some_and(|pid| !process_runs(pid)) {
-            let _ = std::fs::remove_dir_all(entry.path());
+            let path = entry.path();
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                let _ = std::fs::remove_dir_all(path);
+            } else {
+                let _ = std::fs::remove_file(path);
+            }
         }
     }
 }
@@ -237,6 +276,29 @@ mod tests {
         remove_leftovers(&target);
         assert!(!dead.exists());
         assert!(alive.exists());
+    }
+
+    #[test]
+    fn a_file_is_replaced_whole_and_a_dead_writer_leaves_nothing() {
+        let root = tempfile::tempdir().unwrap();
+        let file = root.path().join("conflicts.csv");
+        write_atomic(&file, b"old").unwrap();
+        // A writer killed between writing its sibling and renaming it.
+        let dead = root.path().join(".conflicts.csv.tmp-4194399-0");
+        std::fs::write(&dead, b"half").unwrap();
+        write_atomic(&file, b"new").unwrap();
+        assert_eq!(std::fs::read(&file).unwrap(), b"new");
+        let names: Vec<_> = std::fs::read_dir(root.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("conflicts.csv")]);
+        // A folder where the file should go: an error, and no sibling left behind.
+        let folder = root.path().join("folder");
+        std::fs::create_dir(&folder).unwrap();
+        std::fs::write(folder.join("x"), b"").unwrap();
+        assert!(write_atomic(&folder, b"x").is_err());
+        assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 2);
     }
 
     #[cfg(unix)]

@@ -194,8 +194,6 @@ pub fn record(repo: &MasterRepo, entries: &[Entry]) {
     if std::fs::create_dir_all(dir).is_err() {
         return;
     }
-    let temporary = dir.join(format!("import-cache.{}.tmp", std::process::id()));
-    if std::fs::write(&temporary, text).is_ok() && std::fs::rename(&temporary, &file).is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
+    // Best effort: a cache that cannot be written only means the slow path next time.
+    let _ = masterctl_runtime::files::write_atomic(&file, text.as_bytes());
 }

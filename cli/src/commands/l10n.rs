@@ -254,16 +254,8 @@ fn export(
 
 /// Write beside the target and rename over it: a reader never sees half a file.
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
-    let failure =
-        |e: std::io::Error| Failure::environment(format!("cannot write {}: {e}", path.display()));
-    let directory = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut temporary = tempfile::NamedTempFile::new_in(&directory).map_err(failure)?;
-    temporary.write_all(bytes).map_err(failure)?;
-    temporary.persist(path).map_err(|e| failure(e.error))?;
-    Ok(())
+    masterctl_runtime::files::write_atomic(path, bytes)
+        .map_err(|e| Failure::environment(format!("cannot write {}: {e}", path.display())))
 }
 
 fn import(repo: &MasterRepo, args: ImportArgs, output: &Output) -> Result<(), Failure> {

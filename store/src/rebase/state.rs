@@ -200,9 +200,7 @@ pub fn save(
 }
 
 fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<(), StoreError> {
-    let temporary = path.with_extension("tmp");
-    std::fs::write(&temporary, bytes).map_err(|e| io(&temporary, e))?;
-    std::fs::rename(&temporary, path).map_err(|e| io(path, e))
+    masterctl_runtime::files::write_atomic(path, bytes).map_err(|e| io(path, e))
 }
 
 /// The resolutions written in the conflict file (rows without one are left out).
