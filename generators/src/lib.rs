@@ -23,16 +23,17 @@ pub struct GeneratedTable {
 }
 
 impl GeneratedTable {
-    /// The canonical CSV form (`generated/<name>.csv`).
-    pub fn to_csv(&self) -> Vec<u8> {
+    /// The canonical CSV form (`generated/<name>.csv`); a row of another width than the
+    /// header is an error.
+    pub fn to_csv(&self) -> Result<Vec<u8>, csv::Error> {
         let mut writer = csv::WriterBuilder::new()
             .terminator(csv::Terminator::Any(b'\n'))
             .from_writer(Vec::new());
-        let _ = writer.write_record(&self.header);
+        writer.write_record(&self.header)?;
         for row in &self.rows {
-            let _ = writer.write_record(row.iter().map(Value::canonical));
+            writer.write_record(row.iter().map(Value::canonical))?;
         }
-        writer.into_inner().unwrap_or_default()
+        masterctl_schemas::canonical::finish(writer)
     }
 }
 
@@ -50,5 +51,21 @@ pub fn generate(
             let table = tables.get(custom.table.as_str())?;
             Some(custom_table(schema, custom, table))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_of_another_width_is_an_error_not_a_missing_row() {
+        let mut table = GeneratedTable {
+            header: vec!["item_id".into(), "source".into()],
+            rows: vec![vec![Value::Int(1), Value::Str("shop".into())]],
+        };
+        assert_eq!(table.to_csv().unwrap(), b"item_id,source\n1,shop\n");
+        table.rows.push(vec![Value::Int(2)]);
+        assert!(table.to_csv().is_err());
     }
 }

@@ -170,7 +170,7 @@ impl TableTexts {
     }
 
     /// `locales/<lang>/<table>.csv` bytes; `None` when no row holds any text.
-    pub fn texts_csv(&self, schema: &TableSchema) -> Option<Vec<u8>> {
+    pub fn texts_csv(&self, schema: &TableSchema) -> Result<Option<Vec<u8>>, csv::Error> {
         let fields = text_fields(schema);
         let rows: Vec<_> = self
             .rows
@@ -178,7 +178,7 @@ impl TableTexts {
             .filter(|(_, row)| row.texts.iter().any(|v| !v.is_null()))
             .collect();
         if rows.is_empty() {
-            return None;
+            return Ok(None);
         }
         let mut writer = canonical_writer(rows.len() * 32);
         let header = schema
@@ -186,28 +186,28 @@ impl TableTexts {
             .iter()
             .chain(&fields)
             .map(|&f| schema.fields[f].name.as_str());
-        let _ = writer.write_record(header);
+        writer.write_record(header)?;
         let mut cell = String::new();
         for (key, row) in rows {
             for value in key.iter().chain(&row.texts) {
                 cell.clear();
                 let _ = write!(cell, "{value}");
-                let _ = writer.write_field(&cell);
+                writer.write_field(&cell)?;
             }
-            let _ = writer.write_record(None::<&[u8]>);
+            writer.write_record(None::<&[u8]>)?;
         }
-        Some(writer.into_inner().unwrap_or_default())
+        Ok(Some(masterctl_schemas::canonical::finish(writer)?))
     }
 
     /// `locales/<lang>/<table>.sources.csv` bytes; `None` when nothing is recorded.
-    pub fn records_csv(&self, schema: &TableSchema) -> Option<Vec<u8>> {
+    pub fn records_csv(&self, schema: &TableSchema) -> Result<Option<Vec<u8>>, csv::Error> {
         let count: usize = self
             .rows
             .values()
             .map(|row| row.records.iter().flatten().count())
             .sum();
         if count == 0 {
-            return None;
+            return Ok(None);
         }
         let fields = text_fields(schema);
         let mut writer = canonical_writer(count * 48);
@@ -216,7 +216,7 @@ impl TableTexts {
             .iter()
             .map(|&f| schema.fields[f].name.as_str())
             .chain(["field", "source_hash", "source"]);
-        let _ = writer.write_record(header);
+        writer.write_record(header)?;
         let mut cell = String::new();
         for (key, row) in &self.rows {
             for (position, record) in row.records.iter().enumerate() {
@@ -224,16 +224,16 @@ impl TableTexts {
                 for value in key {
                     cell.clear();
                     let _ = write!(cell, "{value}");
-                    let _ = writer.write_field(&cell);
+                    writer.write_field(&cell)?;
                 }
                 let field = fields.get(position).map_or("", |&f| &schema.fields[f].name);
-                let _ = writer.write_field(field);
-                let _ = writer.write_field(&record.hash);
-                let _ = writer.write_field(&record.text);
-                let _ = writer.write_record(None::<&[u8]>);
+                writer.write_field(field)?;
+                writer.write_field(&record.hash)?;
+                writer.write_field(&record.text)?;
+                writer.write_record(None::<&[u8]>)?;
             }
         }
-        Some(writer.into_inner().unwrap_or_default())
+        Ok(Some(masterctl_schemas::canonical::finish(writer)?))
     }
 }
 

@@ -54,7 +54,7 @@ proptest! {
             .collect();
         let chosen: Vec<&Unit<'_>> = units.iter().collect();
         for format in [Format::Xliff, Format::Po, Format::Csv] {
-            let bytes = exchange::write(format, &chosen, &info());
+            let bytes = exchange::write(format, &chosen, &info()).unwrap();
             prop_assert_eq!(Format::detect(&bytes), format);
             let file = exchange::read(&bytes, Path::new("x"))
                 .map_err(|d| TestCaseError::fail(format!("{format:?}: {d:?}\n{}", String::from_utf8_lossy(&bytes))))?;
@@ -106,7 +106,7 @@ fn xliff_stays_xml_whatever_the_text_holds() {
         max_length: None,
         description: Some("\u{8}"),
     };
-    let bytes = exchange::write(Format::Xliff, &[&unit], &info());
+    let bytes = exchange::write(Format::Xliff, &[&unit], &info()).unwrap();
     let mut reader = quick_xml::Reader::from_reader(bytes.as_slice());
     let mut buf = Vec::new();
     loop {

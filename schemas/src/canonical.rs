@@ -52,33 +52,43 @@ pub fn language_fields(schema: &TableSchema) -> Option<Vec<usize>> {
 }
 
 /// `tables/<table>.csv` for a table.
-pub fn table_csv(schema: &TableSchema, table: &Table) -> Vec<u8> {
+pub fn table_csv(schema: &TableSchema, table: &Table) -> Result<Vec<u8>, csv::Error> {
     write_csv(schema, table, &data_fields(schema))
 }
 
 /// `locales/<lang>/<table>.csv` for the text the table holds, if it has text fields.
-pub fn language_csv(schema: &TableSchema, table: &Table) -> Option<Vec<u8>> {
-    language_fields(schema).map(|fields| write_csv(schema, table, &fields))
+pub fn language_csv(schema: &TableSchema, table: &Table) -> Result<Option<Vec<u8>>, csv::Error> {
+    language_fields(schema)
+        .map(|fields| write_csv(schema, table, &fields))
+        .transpose()
 }
 
-fn write_csv(schema: &TableSchema, table: &Table, fields: &[usize]) -> Vec<u8> {
+fn write_csv(schema: &TableSchema, table: &Table, fields: &[usize]) -> Result<Vec<u8>, csv::Error> {
     let mut writer = csv::WriterBuilder::new()
         .terminator(csv::Terminator::Any(b'\n'))
         .from_writer(Vec::with_capacity(table.row_count() * 16 * fields.len()));
     let header = fields.iter().map(|&f| schema.fields[f].name.as_str());
-    // Writing to a Vec cannot fail.
-    let _ = writer.write_record(header);
+    writer.write_record(header)?;
     // One reused buffer for every cell: a million rows are not a million allocations.
     let mut cell = String::new();
     for row in key_order(schema, table) {
         for &field in fields {
             cell.clear();
             let _ = write!(cell, "{}", table.value(row, field));
-            let _ = writer.write_field(&cell);
+            writer.write_field(&cell)?;
         }
-        let _ = writer.write_record(None::<&[u8]>);
+        writer.write_record(None::<&[u8]>)?;
     }
-    writer.into_inner().unwrap_or_default()
+    finish(writer)
+}
+
+/// The bytes a CSV writer into memory wrote. Memory does not run out of space, but the
+/// csv crate refuses a record whose length differs from the first one's: that error
+/// reaches the caller (swallowed, it would commit a file missing rows).
+pub fn finish(writer: csv::Writer<Vec<u8>>) -> Result<Vec<u8>, csv::Error> {
+    writer
+        .into_inner()
+        .map_err(|e| csv::Error::from(e.into_error()))
 }
 
 /// Read a table back from its canonical files: `tables/<table>.csv` and, when the table

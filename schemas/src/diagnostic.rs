@@ -287,8 +287,14 @@ impl Diagnostic {
         self
     }
 
+    /// Add a hint; one added to a diagnostic that has one already follows it (`a; b`),
+    /// so no hint is lost.
     pub fn hint(mut self, hint: impl Into<String>) -> Diagnostic {
-        self.hint = Some(hint.into());
+        let hint = hint.into();
+        self.hint = Some(match self.hint.take() {
+            Some(earlier) if !earlier.is_empty() && earlier != hint => format!("{earlier}; {hint}"),
+            _ => hint,
+        });
         self
     }
 
@@ -385,6 +391,22 @@ pub fn a1(row: u32, column: u32) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_hint_follows_the_first() {
+        let d = Diagnostic::new(Code::TypeError, Location::default(), "m")
+            .hint("remove the thousands separators")
+            .hint("the field is an int");
+        assert_eq!(
+            d.hint.as_deref(),
+            Some("remove the thousands separators; the field is an int")
+        );
+        let same = Diagnostic::new(Code::TypeError, Location::default(), "m")
+            .hint("a")
+            .hint("a");
+        assert_eq!(same.hint.as_deref(), Some("a"));
+    }
 
     #[test]
     fn a_long_finding_is_quoted_in_part() {
@@ -398,7 +420,6 @@ mod tests {
             .found("abc");
         assert_eq!(short.found.as_deref(), Some("abc"));
     }
-    use super::*;
 
     #[test]
     fn column_letters_follow_spreadsheets() {

@@ -40,14 +40,16 @@ pub fn writer(capacity: usize) -> csv::Writer<Vec<u8>> {
 }
 
 /// Write one record, every cell neutralised.
-pub fn write_record<S: AsRef<str>>(writer: &mut csv::Writer<Vec<u8>>, cells: &[S]) {
-    // Writing into memory cannot fail.
-    let _ = writer.write_record(cells.iter().map(|c| neutralise(c.as_ref()).into_owned()));
+pub fn write_record<S: AsRef<str>>(
+    writer: &mut csv::Writer<Vec<u8>>,
+    cells: &[S],
+) -> Result<(), csv::Error> {
+    writer.write_record(cells.iter().map(|c| neutralise(c.as_ref()).into_owned()))
 }
 
 /// The bytes written.
-pub fn finish(writer: csv::Writer<Vec<u8>>) -> Vec<u8> {
-    writer.into_inner().unwrap_or_default()
+pub fn finish(writer: csv::Writer<Vec<u8>>) -> Result<Vec<u8>, csv::Error> {
+    crate::canonical::finish(writer)
 }
 
 /// The file's bytes without the byte order mark.
@@ -86,9 +88,13 @@ mod tests {
     #[test]
     fn files_carry_a_bom_and_crlf() {
         let mut w = writer(0);
-        write_record(&mut w, &["a", "=1"]);
-        let bytes = finish(w);
+        write_record(&mut w, &["a", "=1"]).unwrap();
+        let bytes = finish(w).unwrap();
         assert_eq!(bytes, b"\xEF\xBB\xBFa,'=1\r\n");
         assert_eq!(strip_bom(&bytes), b"a,'=1\r\n");
+        // A record of another length is an error, not a missing row.
+        let mut w = writer(0);
+        write_record(&mut w, &["a", "b"]).unwrap();
+        assert!(write_record(&mut w, &["only one"]).is_err());
     }
 }

@@ -13,18 +13,24 @@ fn hunt_tables_have_exactly_these_canonical_bytes() {
     let table = |name: &str| v.tables.iter().find(|t| t.name == name).unwrap();
     let schema = |name: &str| project.table(name).unwrap();
     assert_eq!(
-        String::from_utf8(table_csv(schema("reward"), table("reward"))).unwrap(),
+        String::from_utf8(table_csv(schema("reward"), table("reward")).unwrap()).unwrap(),
         "monster_id,material_id,rate,amount\n100,10,0.45,1\n100,11,0.12,1\n101,10,0.05,1\n101,12,0.5,2\n102,13,0.9,1\n"
     );
-    let habitat = String::from_utf8(table_csv(schema("habitat"), table("habitat"))).unwrap();
+    let habitat =
+        String::from_utf8(table_csv(schema("habitat"), table("habitat")).unwrap()).unwrap();
     assert_eq!(
         habitat, "id\n1\n2\n3\n",
         "text lives only in the language table"
     );
-    let names =
-        String::from_utf8(language_csv(schema("habitat"), table("habitat")).unwrap()).unwrap();
+    let names = String::from_utf8(
+        language_csv(schema("habitat"), table("habitat"))
+            .unwrap()
+            .unwrap(),
+    )
+    .unwrap();
     assert!(names.starts_with("id,name\n1,"), "{names}");
-    let monster = String::from_utf8(table_csv(schema("monster"), table("monster"))).unwrap();
+    let monster =
+        String::from_utf8(table_csv(schema("monster"), table("monster")).unwrap()).unwrap();
     assert!(
         monster.starts_with("id,element,hp,attack,habitat_id,boss\n100,fire,5200,310,2,true\n"),
         "{monster}"
@@ -42,8 +48,8 @@ fn canonical_files_read_back_into_the_same_tables() {
         assert!(!v.report.has_errors());
         for table in &v.tables {
             let schema = project.table(&table.name).unwrap();
-            let data = table_csv(schema, table);
-            let text = language_csv(schema, table);
+            let data = table_csv(schema, table).unwrap();
+            let text = language_csv(schema, table).unwrap();
             let back = read_table(
                 schema,
                 &data,
@@ -52,8 +58,8 @@ fn canonical_files_read_back_into_the_same_tables() {
             )
             .unwrap_or_else(|e| panic!("{}: {e:#?}", table.name));
             // Same rows in key order: compare as canonical bytes, then column by column.
-            assert_eq!(table_csv(schema, &back), data, "{}", table.name);
-            assert_eq!(language_csv(schema, &back), text, "{}", table.name);
+            assert_eq!(table_csv(schema, &back).unwrap(), data, "{}", table.name);
+            assert_eq!(language_csv(schema, &back).unwrap(), text, "{}", table.name);
         }
     }
 }

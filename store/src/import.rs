@@ -145,7 +145,7 @@ pub fn plan_import(
         return Ok(ImportOutcome::Rejected(report));
     }
     tables.sort_by_key(|t| project.table_index(&t.name));
-    let mut snapshot = Snapshot::build(structure, &tables);
+    let mut snapshot = Snapshot::build(structure, &tables)?;
     if let Some(tree) = &head_tree {
         snapshot.carry_translations(&repo.git, tree, &project.config.source_language)?;
     }

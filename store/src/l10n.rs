@@ -221,7 +221,8 @@ pub fn export(
         commit_time: repo.git.find_commit(texts.head)?.time().seconds(),
     };
     Ok(Export {
-        bytes: exchange::write(format, &chosen, &info),
+        bytes: exchange::write(format, &chosen, &info)
+            .map_err(StoreError::csv("the exchange file"))?,
         counts,
     })
 }
@@ -315,16 +316,12 @@ pub fn plan_translation_import(
             continue;
         };
         let name = &pair.schema.name;
-        for (path, bytes) in [
-            (
-                language_path(&language, name),
-                pair.target.texts_csv(pair.schema),
-            ),
-            (
-                records_path(&language, name),
-                pair.target.records_csv(pair.schema),
-            ),
-        ] {
+        let texts_path = language_path(&language, name);
+        let texts = (pair.target.texts_csv(pair.schema)).map_err(StoreError::csv(&texts_path))?;
+        let records_path = records_path(&language, name);
+        let records =
+            (pair.target.records_csv(pair.schema)).map_err(StoreError::csv(&records_path))?;
+        for (path, bytes) in [(texts_path, texts), (records_path, records)] {
             match bytes {
                 Some(bytes) => snapshot.files.insert(path, bytes),
                 None => snapshot.files.remove(&path),

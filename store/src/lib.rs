@@ -81,6 +81,22 @@ pub enum StoreError {
     BrokenSnapshot { branch: String, message: String },
     #[error("cannot read {path}: {message}")]
     Io { path: String, message: String },
+    /// A CSV file that could not be written whole (a record of another length than the
+    /// header's): a bug, reported instead of writing a file that misses rows.
+    #[error("cannot write {what}: {source}; nothing was written (this is a bug in masterctl)")]
+    Csv {
+        what: String,
+        #[source]
+        source: csv::Error,
+    },
     #[error("git: {}", .0.message())]
     Git(#[from] git2::Error),
+}
+
+impl StoreError {
+    /// A CSV writing failure of the file at `what`.
+    pub fn csv(what: impl Into<String>) -> impl FnOnce(csv::Error) -> StoreError {
+        let what = what.into();
+        move |source| StoreError::Csv { what, source }
+    }
 }

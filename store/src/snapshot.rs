@@ -38,30 +38,34 @@ pub struct Snapshot {
 impl Snapshot {
     /// The snapshot of `tables` (one per schema table present) under `structure`: the
     /// structure files, canonical tables, source-language tables and generated masters.
-    pub fn build(structure: &Structure, tables: &[Table]) -> Snapshot {
+    pub fn build(structure: &Structure, tables: &[Table]) -> Result<Snapshot, StoreError> {
         let project = &structure.project;
         let mut files: BTreeMap<String, Vec<u8>> = structure.files.iter().cloned().collect();
         let canonical = parallel_map(tables, |table| {
             let mut out = Vec::new();
             if let Some(schema) = project.table(&table.name) {
-                out.push((table_path(&table.name), table_csv(schema, table)));
-                if let Some(text) = language_csv(schema, table) {
-                    out.push((
-                        language_path(&project.config.source_language, &table.name),
-                        text,
-                    ));
+                let path = table_path(&table.name);
+                let data = table_csv(schema, table).map_err(StoreError::csv(&path))?;
+                out.push((path, data));
+                let path = language_path(&project.config.source_language, &table.name);
+                if let Some(text) = language_csv(schema, table).map_err(StoreError::csv(&path))? {
+                    out.push((path, text));
                 }
             }
-            out
+            Ok::<_, StoreError>(out)
         });
-        files.extend(canonical.into_iter().flatten());
+        for table in canonical {
+            files.extend(table?);
+        }
         let by_name: HashMap<&str, &Table> = tables.iter().map(|t| (t.name.as_str(), t)).collect();
         for generated in &project.generated {
             if let Some(table) = generate(project, generated, &by_name) {
-                files.insert(generated_path(&generated.name), table.to_csv());
+                let path = generated_path(&generated.name);
+                let bytes = table.to_csv().map_err(StoreError::csv(&path))?;
+                files.insert(path, bytes);
             }
         }
-        Snapshot { files }
+        Ok(Snapshot { files })
     }
 
     /// Blob ids of every file, computed without writing anything.

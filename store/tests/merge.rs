@@ -33,7 +33,7 @@ fn table(schema: &TableSchema, rows: &Rows) -> Table {
 }
 
 fn bytes(schema: &TableSchema, table: &Table) -> String {
-    String::from_utf8(table_csv(schema, table)).unwrap()
+    String::from_utf8(table_csv(schema, table).unwrap()).unwrap()
 }
 
 fn rows() -> impl Strategy<Value = Rows> {
@@ -181,7 +181,7 @@ proptest! {
         let (b, t, o) = (table(&schema, &base), table(&schema, &theirs), table(&schema, &ours));
         let ownership = Ownership { table: false, columns: if owned_level { vec![1] } else { vec![] } };
         let typed = merge_table(&schema, Some(&b), &t, &o, &ownership);
-        let (bytes_b, bytes_t, bytes_o) = (table_csv(&schema, &b), table_csv(&schema, &t), table_csv(&schema, &o));
+        let (bytes_b, bytes_t, bytes_o) = (table_csv(&schema, &b).unwrap(), table_csv(&schema, &t).unwrap(), table_csv(&schema, &o).unwrap());
         let (merged, conflicts, applied, kept) =
             masterctl_store::merge::merge_canonical(&schema, &bytes_b, &bytes_t, &bytes_o, &ownership).unwrap();
         prop_assert_eq!(String::from_utf8(merged).unwrap(), bytes(&schema, &typed.table));

@@ -18,23 +18,26 @@ use masterctl_schemas::sheet_csv::{self, restore};
 use super::{ExportInfo, ReturnedUnit, problems, syntax};
 use crate::units::{State, Unit, UnitId};
 
-pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Vec<u8> {
+pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Result<Vec<u8>, ::csv::Error> {
     let mut writer = sheet_csv::writer(64 + units.len() * 160);
     let source_column = format!("source_{}", info.source_language);
     let translation_column = format!("translation_{}", info.language);
-    let _ = writer.write_record([
-        "table",
-        "field",
-        "key",
-        "state",
-        "max_length",
-        "description",
-        &source_column,
-        &translation_column,
-        "old_source",
-        "old_translation",
-        "problems",
-    ]);
+    sheet_csv::write_record(
+        &mut writer,
+        &[
+            "table",
+            "field",
+            "key",
+            "state",
+            "max_length",
+            "description",
+            &source_column,
+            &translation_column,
+            "old_source",
+            "old_translation",
+            "problems",
+        ],
+    )?;
     for unit in units {
         let current = (unit.state == State::Translated)
             .then_some(unit.translation)
@@ -57,7 +60,7 @@ pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Vec<u8> {
             old.unwrap_or(""),
             &problems,
         ];
-        sheet_csv::write_record(&mut writer, &cells);
+        sheet_csv::write_record(&mut writer, &cells)?;
     }
     sheet_csv::finish(writer)
 }

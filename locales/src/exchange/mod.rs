@@ -72,11 +72,16 @@ pub struct ExportInfo<'a> {
     pub commit_time: i64,
 }
 
-/// Write units in a format.
-pub fn write(format: Format, units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Vec<u8> {
+/// Write units in a format. Only CSV can fail: a record of another length than the
+/// header's (which the csv crate refuses) is an error, never a file missing rows.
+pub fn write(
+    format: Format,
+    units: &[&Unit<'_>],
+    info: &ExportInfo<'_>,
+) -> Result<Vec<u8>, ::csv::Error> {
     match format {
-        Format::Xliff => xliff::write(units, info),
-        Format::Po => po::write(units, info),
+        Format::Xliff => Ok(xliff::write(units, info)),
+        Format::Po => Ok(po::write(units, info)),
         Format::Csv => csv::write(units, info),
     }
 }

@@ -371,7 +371,7 @@ pub fn plan_rebase(
         project: merged_project,
         files: structure_files,
     };
-    let mut snapshot = Snapshot::build(&merged_structure, &merged);
+    let mut snapshot = Snapshot::build(&merged_structure, &merged)?;
     // Translations: the region's, with what upstream changed merged in. One whose source
     // upstream changed while its translation stayed shows as stale (its recorded source
     // is no longer the source).

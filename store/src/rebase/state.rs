@@ -134,7 +134,12 @@ pub fn save(
     std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
     // A spreadsheet opens this file: every cell by the one rule against formulas.
     let mut writer = sheet_csv::writer(4096);
-    sheet_csv::write_record(&mut writer, &HEADER);
+    let file = conflict_file(repo, region);
+    let failed = |source| StoreError::Csv {
+        what: file.display().to_string(),
+        source,
+    };
+    sheet_csv::write_record(&mut writer, &HEADER).map_err(failed)?;
     let show = |v: &Option<Value>| {
         v.as_ref()
             .map_or_else(|| "(none)".to_string(), Value::canonical)
@@ -161,7 +166,8 @@ pub fn save(
                     resolution,
                     &value,
                 ],
-            );
+            )
+            .map_err(failed)?;
         }
         for c in &table.conflicts {
             let column = table.fields.get(c.field).cloned().unwrap_or_default();
@@ -186,11 +192,11 @@ pub fn save(
                     resolution,
                     &value,
                 ],
-            );
+            )
+            .map_err(failed)?;
         }
     }
-    let file = conflict_file(repo, region);
-    write_atomic(&file, &sheet_csv::finish(writer))?;
+    write_atomic(&file, &sheet_csv::finish(writer).map_err(failed)?)?;
     let text = format!(
         "region_head {}\nupstream_head {}\nbase {}\n",
         state.region_head, state.upstream_head, state.base
@@ -327,10 +333,14 @@ pub fn mark(
     }
     let remaining = records.iter().filter(|f| f[7].trim().is_empty()).count();
     let mut writer = sheet_csv::writer(bytes.len() + 64);
-    sheet_csv::write_record(&mut writer, &HEADER);
+    let failed = |source| StoreError::Csv {
+        what: path.display().to_string(),
+        source,
+    };
+    sheet_csv::write_record(&mut writer, &HEADER).map_err(failed)?;
     for fields in &records {
-        sheet_csv::write_record(&mut writer, fields);
+        sheet_csv::write_record(&mut writer, fields).map_err(failed)?;
     }
-    write_atomic(&path, &sheet_csv::finish(writer))?;
+    write_atomic(&path, &sheet_csv::finish(writer).map_err(failed)?)?;
     Ok((set, remaining))
 }

@@ -146,12 +146,11 @@ pub fn merge_translations(
                     resolved,
                 });
             }
-            result
-                .files
-                .push((paths[0].clone(), outcome.merged.texts_csv(schema)));
-            result
-                .files
-                .push((paths[1].clone(), outcome.merged.records_csv(schema)));
+            let texts = (outcome.merged.texts_csv(schema)).map_err(StoreError::csv(&paths[0]))?;
+            let records =
+                (outcome.merged.records_csv(schema)).map_err(StoreError::csv(&paths[1]))?;
+            result.files.push((paths[0].clone(), texts));
+            result.files.push((paths[1].clone(), records));
         }
     }
     Ok(result)
