@@ -271,7 +271,9 @@ impl Output {
                 }
             }
             Failure::Rejected => {}
-            Failure::Usage { message, hint } | Failure::Environment { message, hint } => {
+            Failure::Invalid { message, hint }
+            | Failure::Usage { message, hint }
+            | Failure::Environment { message, hint } => {
                 if self.is_json() {
                     self.json(&serde_json::json!({ "ok": false, "error": message, "hint": hint }));
                 } else {
@@ -287,7 +289,6 @@ impl Output {
     }
 }
 
-/// `3 errors, 1 warning`
 /// Files read so far, as a bar. [`FileProgress::file_done`] is called once per file from
 /// any thread: the bar counts up by one each time, so calls arriving out of order never
 /// make it count backwards.
@@ -350,6 +351,7 @@ pub fn counted(n: usize, word: &str) -> String {
     format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 
+/// `3 errors, 1 warning`
 pub fn count_text(errors: usize, warnings: usize) -> String {
     let plural = counted;
     match (errors, warnings) {

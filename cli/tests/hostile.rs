@@ -410,8 +410,18 @@ fn the_conflict_file_neutralises_formulas_and_continue_shows_invalid_resolutions
     let other = hp.replace("value,-5", "value,7000");
     std::fs::write(&file, format!("{csv}{other}\r\n")).unwrap();
     let out = masterctl(root, &["rebase", "--region", "global", "--continue"]);
-    assert_eq!(code(&out), Some(2), "{}", text(&out));
+    // The file's content is rejected (exit 1), not an environment error.
+    assert_eq!(code(&out), Some(1), "{}", text(&out));
     assert!(text(&out).contains("differently"), "{}", text(&out));
+    // A resolution that is not one, and a file that lost its header: exit 1 too.
+    std::fs::write(&file, csv.replace("value,-5", "perhaps,-5")).unwrap();
+    let out = masterctl(root, &["rebase", "--region", "global", "--continue"]);
+    assert_eq!(code(&out), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("`perhaps` is not ours, theirs or value"));
+    std::fs::write(&file, csv.lines().skip(1).collect::<Vec<_>>().join("\r\n")).unwrap();
+    let out = masterctl(root, &["rebase", "--region", "global", "--continue"]);
+    assert_eq!(code(&out), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("lost its header"), "{}", text(&out));
     // Fixed: the formula text arrives exactly as jp wrote it.
     std::fs::write(&file, csv.replace("value,-5", "value,7000")).unwrap();
     let out = masterctl(root, &["rebase", "--region", "global", "--continue"]);

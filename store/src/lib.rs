@@ -81,6 +81,10 @@ pub enum StoreError {
     BrokenSnapshot { branch: String, message: String },
     #[error("cannot read {path}: {message}")]
     Io { path: String, message: String },
+    /// The conflict file holds what cannot be taken (a broken header or record, a
+    /// resolution that is not one, two resolutions of one cell).
+    #[error("{path}: {message}")]
+    ConflictFile { path: String, message: String },
     /// A CSV file that could not be written whole (a record of another length than the
     /// header's): a bug, reported instead of writing a file that misses rows.
     #[error("cannot write {what}: {source}; nothing was written (this is a bug in masterctl)")]

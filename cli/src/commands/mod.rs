@@ -155,6 +155,8 @@ pub fn region(structure: &Structure, name: &str) -> Result<Region, Failure> {
 pub fn store_failure(error: StoreError) -> Failure {
     match error {
         StoreError::InvalidStructure(report) => Failure::InvalidSchema(report),
+        StoreError::ConflictFile { .. } => Failure::invalid(error.to_string())
+            .hint("fix the file (or run `masterctl rebase --region R --abort` to start over)"),
         StoreError::NotARepository(_) => Failure::usage(error.to_string()).hint(
             "run inside the master repository, or pass --repo DIR (`masterctl init` creates one)",
         ),
@@ -183,6 +185,12 @@ pub enum Failure {
     Rejected,
     /// The schema files are broken. Exit 1.
     InvalidSchema(Report),
+    /// A file the user edits (the conflict file) holds something that cannot be taken.
+    /// Exit 1.
+    Invalid {
+        message: String,
+        hint: Option<String>,
+    },
     /// The command was called wrongly. Exit 2.
     Usage {
         message: String,
@@ -196,6 +204,13 @@ pub enum Failure {
 }
 
 impl Failure {
+    pub fn invalid(message: impl Into<String>) -> Failure {
+        Failure::Invalid {
+            message: message.into(),
+            hint: None,
+        }
+    }
+
     pub fn usage(message: impl Into<String>) -> Failure {
         Failure::Usage {
             message: message.into(),
@@ -211,7 +226,10 @@ impl Failure {
     }
 
     pub fn hint(mut self, text: impl Into<String>) -> Failure {
-        if let Failure::Usage { hint, .. } | Failure::Environment { hint, .. } = &mut self {
+        if let Failure::Invalid { hint, .. }
+        | Failure::Usage { hint, .. }
+        | Failure::Environment { hint, .. } = &mut self
+        {
             *hint = Some(text.into());
         }
         self
@@ -219,7 +237,7 @@ impl Failure {
 
     pub fn exit_code(&self) -> u8 {
         match self {
-            Failure::Rejected | Failure::InvalidSchema(_) => 1,
+            Failure::Rejected | Failure::InvalidSchema(_) | Failure::Invalid { .. } => 1,
             Failure::Usage { .. } | Failure::Environment { .. } => 2,
         }
     }

@@ -55,7 +55,7 @@ fn rebase_failure(error: RebaseError) -> Failure {
         RebaseError::NoUpstream(_) => Failure::usage(error.to_string()).hint(
             "give the region an upstream in masterctl.toml (upstream = \"<the region it follows>\"), or rebase a region that has one",
         ),
-        RebaseError::BadResolution(_) => Failure::usage(error.to_string())
+        RebaseError::BadResolution(_) => Failure::invalid(error.to_string())
             .hint("a `value` resolution must be a value of the column's type"),
         RebaseError::NoUpstreamBranch(_)
         | RebaseError::UpstreamRewritten { .. }

@@ -215,7 +215,10 @@ pub fn load_resolutions(repo: &MasterRepo, region: &Region) -> Result<Resolution
     let Some(bytes) = read_limited(&path, CONFLICTS_LIMIT)? else {
         return Ok(Resolutions::new());
     };
-    parse_resolutions(&bytes).map_err(|message| io(&path, message))
+    parse_resolutions(&bytes).map_err(|message| StoreError::ConflictFile {
+        path: path.display().to_string(),
+        message,
+    })
 }
 
 /// The resolutions a conflict file's bytes hold, or why they cannot be taken: a broken
@@ -307,7 +310,10 @@ pub fn mark(
     let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(body);
     let mut records: Vec<Vec<String>> = Vec::new();
     for record in reader.records() {
-        let record = record.map_err(|e| io(&path, e))?;
+        let record = record.map_err(|e| StoreError::ConflictFile {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
         let mut fields: Vec<String> = record
             .iter()
             .map(|cell| sheet_csv::restore(cell).to_string())
