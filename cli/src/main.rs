@@ -5,6 +5,7 @@
 //! crates, which return data; this binary decides how to show it.
 
 mod commands;
+mod failure;
 mod output;
 mod project;
 
@@ -54,7 +55,7 @@ fn main() -> ExitCode {
     // `--repo` before the command's name or after it; only for commands that read one.
     match (cli.repo, cli.command.repo()) {
         (Some(_), None) => {
-            let failure = commands::Failure::usage(format!(
+            let failure = failure::Failure::usage(format!(
                 "`masterctl {}` reads no master repository: --repo is not for it",
                 cli.command.name()
             ));

@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 use masterctl_schemas::{Diagnostic, Report, Severity};
 use serde::Serialize;
 
-use crate::commands::Failure;
+use crate::failure::Failure;
 
 /// The options every command takes; `repo` is filled from [`RepoArg`] (the commands
 /// that read a repository take `--repo`, before or after the command's name).

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use masterctl_schemas::Project;
 use masterctl_schemas::load::{self, CONFIG_FILE};
 
-use crate::commands::Failure;
+use crate::failure::Failure;
 
 /// The folder holding `masterctl.toml`: `--repo` if given, else the current folder or
 /// the nearest parent that has one.

@@ -8,19 +8,20 @@ use std::path::{Path, PathBuf};
 use super::Failure;
 use crate::output::Output;
 
-/// The example, kept in fixtures/init so that tests validate exactly what init writes.
+/// The example, kept in `cli/init/` (inside this crate, so that it packages) so that
+/// tests validate exactly what init writes.
 const FILES: [(&str, &[u8]); 3] = [
     (
         "masterctl.toml",
-        include_bytes!("../../../fixtures/init/masterctl.toml"),
+        include_bytes!("../../init/masterctl.toml"),
     ),
     (
         "schemas/item.toml",
-        include_bytes!("../../../fixtures/init/schemas/item.toml"),
+        include_bytes!("../../init/schemas/item.toml"),
     ),
     (
         "workbooks/items.xlsx",
-        include_bytes!("../../../fixtures/init/workbooks/items.xlsx"),
+        include_bytes!("../../init/workbooks/items.xlsx"),
     ),
 ];
 

@@ -17,8 +17,9 @@ mod validate;
 use clap::Subcommand;
 
 use crate::output::{GlobalArgs, Output, RepoArg};
-use masterctl_schemas::Report;
-use masterctl_store::{MasterRepo, Region, StoreError, Structure};
+use masterctl_store::{MasterRepo, Region, Structure};
+
+pub use crate::failure::{Failure, store_failure};
 
 #[derive(Subcommand)]
 pub enum Command {
@@ -149,96 +150,4 @@ pub fn region(structure: &Structure, name: &str) -> Result<Region, Failure> {
             None => failure.hint(format!("the regions: {}", known.join(", "))),
         }
     })
-}
-
-/// A store error as the failure a user sees: data problems exit 1, the rest 2.
-pub fn store_failure(error: StoreError) -> Failure {
-    match error {
-        StoreError::InvalidStructure(report) => Failure::InvalidSchema(report),
-        StoreError::ConflictFile { .. } => Failure::invalid(error.to_string())
-            .hint("fix the file (or run `masterctl rebase --region R --abort` to start over)"),
-        StoreError::NotARepository(_) => Failure::usage(error.to_string()).hint(
-            "run inside the master repository, or pass --repo DIR (`masterctl init` creates one)",
-        ),
-        StoreError::UnknownRegion(_)
-        | StoreError::NoBranch(_)
-        | StoreError::UnknownRevision(_)
-        | StoreError::NotABuild(_)
-        | StoreError::NoStructure
-        | StoreError::RebaseInProgress(_) => Failure::usage(error.to_string()),
-        StoreError::NoAuthor
-        | StoreError::BadAuthor { .. }
-        | StoreError::CheckedOut(_)
-        | StoreError::Locked { .. }
-        | StoreError::Build(_)
-        | StoreError::Raced { .. }
-        | StoreError::BrokenSnapshot { .. }
-        | StoreError::Io { .. }
-        | StoreError::Csv { .. }
-        | StoreError::Git(_) => Failure::environment(error.to_string()),
-    }
-}
-
-/// Why a command did not succeed.
-pub enum Failure {
-    /// The data was rejected; the command already showed why. Exit 1.
-    Rejected,
-    /// The schema files are broken. Exit 1.
-    InvalidSchema(Report),
-    /// A file the user edits (the conflict file) holds something that cannot be taken.
-    /// Exit 1.
-    Invalid {
-        message: String,
-        hint: Option<String>,
-    },
-    /// The command was called wrongly. Exit 2.
-    Usage {
-        message: String,
-        hint: Option<String>,
-    },
-    /// Something around the command failed (a file could not be written...). Exit 2.
-    Environment {
-        message: String,
-        hint: Option<String>,
-    },
-}
-
-impl Failure {
-    pub fn invalid(message: impl Into<String>) -> Failure {
-        Failure::Invalid {
-            message: message.into(),
-            hint: None,
-        }
-    }
-
-    pub fn usage(message: impl Into<String>) -> Failure {
-        Failure::Usage {
-            message: message.into(),
-            hint: None,
-        }
-    }
-
-    pub fn environment(message: impl Into<String>) -> Failure {
-        Failure::Environment {
-            message: message.into(),
-            hint: None,
-        }
-    }
-
-    pub fn hint(mut self, text: impl Into<String>) -> Failure {
-        if let Failure::Invalid { hint, .. }
-        | Failure::Usage { hint, .. }
-        | Failure::Environment { hint, .. } = &mut self
-        {
-            *hint = Some(text.into());
-        }
-        self
-    }
-
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            Failure::Rejected | Failure::InvalidSchema(_) | Failure::Invalid { .. } => 1,
-            Failure::Usage { .. } | Failure::Environment { .. } => 2,
-        }
-    }
 }
