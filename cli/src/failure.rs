@@ -28,6 +28,7 @@ pub fn store_failure(error: StoreError) -> Failure {
         | StoreError::Raced { .. }
         | StoreError::BrokenSnapshot { .. }
         | StoreError::Io { .. }
+        | StoreError::StateFile { .. }
         | StoreError::Csv { .. }
         | StoreError::Git(_) => Failure::environment(error.to_string()),
     }

@@ -50,8 +50,12 @@ pub struct BuildInput<'a> {
 pub enum BuildError {
     #[error("table `{table}` has {rows} rows; an archive holds at most 4,294,967,295")]
     TooManyRows { table: String, rows: usize },
-    #[error("cannot serialize `{name}`: {message}")]
-    Serialize { name: String, message: String },
+    #[error("cannot serialize `{name}`: {source}")]
+    Serialize {
+        name: String,
+        #[source]
+        source: rkyv::rancor::Error,
+    },
 }
 
 /// One archive, carrying what it is (checked against the manifest at open).
@@ -74,9 +78,9 @@ fn encode(
     };
     rkyv::to_bytes::<rkyv::rancor::Error>(&file)
         .map(|bytes| bytes.to_vec())
-        .map_err(|e| BuildError::Serialize {
+        .map_err(|source| BuildError::Serialize {
             name: name.to_string(),
-            message: e.to_string(),
+            source,
         })
 }
 

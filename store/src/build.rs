@@ -88,8 +88,7 @@ pub fn build_region(
         translations: &translations,
         generated: &generated,
         schema_hash: &schema_hash,
-    })
-    .map_err(|e| StoreError::Build(e.to_string()))?;
+    })?;
     let manifest = Manifest {
         format: FORMAT_VERSION,
         region: region.to_string(),
@@ -135,10 +134,7 @@ fn schema_hash(git: &git2::Repository, tree: &git2::Tree<'_>) -> Result<String, 
 /// place. A previous build there (a directory with a manifest) is replaced; any other
 /// existing, non-empty directory is left alone and refused.
 pub fn write_build(build: &Build, out: &Path) -> Result<(), StoreError> {
-    let io = |path: &Path, e: std::io::Error| StoreError::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    };
+    let io = |path: &Path, e: std::io::Error| StoreError::io(path)(e);
     if out.exists() {
         let replaceable = out.join(MANIFEST).is_file()
             || std::fs::read_dir(out)

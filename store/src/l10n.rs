@@ -260,10 +260,7 @@ pub fn plan_translation_import(
         return Err(StoreError::RebaseInProgress(region.name().to_string()));
     }
     let texts = open_region(repo, region)?;
-    let bytes = std::fs::read(file).map_err(|e| StoreError::Io {
-        path: file.display().to_string(),
-        message: e.to_string(),
-    })?;
+    let bytes = std::fs::read(file).map_err(StoreError::io(file))?;
     let sha256 = Sha256::digest(&bytes)
         .iter()
         .map(|b| format!("{b:02x}"))

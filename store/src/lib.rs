@@ -31,8 +31,8 @@ use masterctl_schemas::Report;
 /// What can go wrong around the data (the data's own mistakes are [`Report`]s).
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("{0} is not inside a git repository")]
-    NotARepository(String),
+    #[error("{} is not inside a git repository", .0.display())]
+    NotARepository(std::path::PathBuf),
     #[error(
         "the repository has no masterctl.toml (in its working tree, or in HEAD for a bare repository)"
     )]
@@ -48,7 +48,7 @@ pub enum StoreError {
     #[error("{0} exists and is not a build (no manifest.json): choose another --out, or remove it")]
     NotABuild(String),
     #[error("cannot build: {0}")]
-    Build(String),
+    Build(#[from] masterctl_generators::archive::BuildError),
     #[error(
         "a rebase of region `{0}` is in progress: resolve its conflicts and run `masterctl rebase --region {0} --continue`, or `--abort` it"
     )]
@@ -79,8 +79,19 @@ pub enum StoreError {
     Raced { branch: String },
     #[error("the snapshot on {branch} cannot be read: {message}")]
     BrokenSnapshot { branch: String, message: String },
-    #[error("cannot read {path}: {message}")]
-    Io { path: String, message: String },
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file masterctl keeps for itself (a rebase's state or conflict file) that is not
+    /// one it wrote, or is gone.
+    #[error("{}: {message}", path.display())]
+    StateFile {
+        path: std::path::PathBuf,
+        message: String,
+    },
     /// The conflict file holds what cannot be taken (a broken header or record, a
     /// resolution that is not one, two resolutions of one cell).
     #[error("{path}: {message}")]
@@ -98,6 +109,12 @@ pub enum StoreError {
 }
 
 impl StoreError {
+    /// An I/O failure on `path`, for `map_err`.
+    pub fn io(path: impl Into<std::path::PathBuf>) -> impl FnOnce(std::io::Error) -> StoreError {
+        let path = path.into();
+        move |source| StoreError::Io { path, source }
+    }
+
     /// A CSV writing failure of the file at `what`.
     pub fn csv(what: impl Into<String>) -> impl FnOnce(csv::Error) -> StoreError {
         let what = what.into();

@@ -35,10 +35,10 @@ pub fn write_pack(odb: &Odb<'_>, ids: &[Oid]) -> Result<(), StoreError> {
     let checksum = Sha1::digest(&pack);
     pack.extend_from_slice(&checksum);
     let mut writer = odb.packwriter()?;
-    writer.write_all(&pack).map_err(|e| StoreError::Io {
-        path: "objects/pack".to_string(),
-        message: e.to_string(),
-    })?;
+    // The object database has no path of its own to name.
+    writer
+        .write_all(&pack)
+        .map_err(StoreError::io("objects/pack"))?;
     writer.commit()?;
     Ok(())
 }
@@ -117,8 +117,8 @@ pub fn consolidate_if_needed(git: &git2::Repository) -> Result<usize, StoreError
     builder.write(&dir, 0o444)?;
     let Some(written) = builder.name().ok().flatten().map(str::to_string) else {
         return Err(StoreError::Io {
-            path: dir.display().to_string(),
-            message: "the consolidated pack has no name".to_string(),
+            path: dir,
+            source: std::io::Error::other("the consolidated pack has no name"),
         });
     };
     for pack in &old {

@@ -119,10 +119,7 @@ pub fn unlock(repo: &MasterRepo, region: &Region) -> Result<Option<RefLock>, Sto
     if !lock.is_stale() {
         return Err(lock.error(&reference));
     }
-    std::fs::remove_file(&lock.path).map_err(|e| StoreError::Io {
-        path: lock.path.display().to_string(),
-        message: e.to_string(),
-    })?;
+    std::fs::remove_file(&lock.path).map_err(StoreError::io(&lock.path))?;
     Ok(Some(lock))
 }
 
@@ -144,10 +141,7 @@ pub fn with_ref_update<T>(
 ) -> Result<T, StoreError> {
     use std::io::{Read, Seek, Write};
     let dir = repo.git.path().join("masterctl");
-    let io = |path: &std::path::Path, e: std::io::Error| StoreError::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    };
+    let io = |path: &std::path::Path, e: std::io::Error| StoreError::io(path)(e);
     std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
     let path = dir.join("ref-update");
     let mut record = std::fs::OpenOptions::new()

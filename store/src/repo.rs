@@ -24,7 +24,7 @@ impl MasterRepo {
     /// The repository holding `path` (a working tree folder, or a bare repository).
     pub fn open(path: &Path) -> Result<MasterRepo, StoreError> {
         let git = Repository::discover(path)
-            .map_err(|_| StoreError::NotARepository(path.display().to_string()))?;
+            .map_err(|_| StoreError::NotARepository(path.to_path_buf()))?;
         Ok(MasterRepo { git })
     }
 
@@ -143,12 +143,5 @@ pub fn blob_at(
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, StoreError> {
-    std::fs::read(path).map_err(|e| io_error(path, &e))
-}
-
-fn io_error(path: &Path, e: &std::io::Error) -> StoreError {
-    StoreError::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    }
+    std::fs::read(path).map_err(StoreError::io(path))
 }

@@ -16,10 +16,7 @@ pub struct SourceFile {
 
 /// Hash an export.
 pub fn source_file(path: &Path) -> Result<SourceFile, StoreError> {
-    let bytes = std::fs::read(path).map_err(|e| StoreError::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    })?;
+    let bytes = std::fs::read(path).map_err(StoreError::io(path))?;
     let digest = Sha256::digest(&bytes);
     let sha256 = digest.iter().map(|b| format!("{b:02x}")).collect();
     Ok(SourceFile {

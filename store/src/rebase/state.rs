@@ -54,10 +54,15 @@ pub fn conflict_file(repo: &MasterRepo, region: &Region) -> PathBuf {
     state_dir(repo, region).join("conflicts.csv")
 }
 
-fn io(path: &std::path::Path, e: impl std::fmt::Display) -> StoreError {
-    StoreError::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
+fn io(path: &std::path::Path, e: std::io::Error) -> StoreError {
+    StoreError::io(path)(e)
+}
+
+/// A state or conflict file that is not what masterctl wrote.
+fn bad_file(path: &std::path::Path, message: impl Into<String>) -> StoreError {
+    StoreError::StateFile {
+        path: path.to_path_buf(),
+        message: message.into(),
     }
 }
 
@@ -73,7 +78,7 @@ pub fn load_state(repo: &MasterRepo, region: &Region) -> Result<Option<RebaseSta
             .find_map(|l| l.strip_prefix(name).and_then(|v| v.strip_prefix(' ')))
             .and_then(|v| Oid::from_str(v.trim()).ok())
             .ok_or_else(|| {
-                io(
+                bad_file(
                     &path,
                     format!("the rebase state has no valid `{name}`; run --abort"),
                 )
@@ -105,7 +110,7 @@ const CONFLICTS_LIMIT: u64 = 1 << 30;
 /// A state file, if there is one: a regular file within its limit, or an error naming it.
 fn read_limited(path: &std::path::Path, limit: u64) -> Result<Option<Vec<u8>>, StoreError> {
     masterctl_runtime::files::read_regular(path, limit).map_err(|e| {
-        io(
+        bad_file(
             path,
             format!("{e}; if it was not written by masterctl, remove it (or run --abort)"),
         )
@@ -301,7 +306,7 @@ pub fn mark(
 ) -> Result<(usize, usize), StoreError> {
     let path = conflict_file(repo, region);
     let bytes = read_limited(&path, CONFLICTS_LIMIT)?.ok_or_else(|| {
-        io(
+        bad_file(
             &path,
             "the conflict file is missing; run --abort, then rebase again",
         )
