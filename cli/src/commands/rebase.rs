@@ -3,12 +3,10 @@
 //! resolve them (conflict file, or --ours/--theirs) and `--continue`, or `--abort`.
 
 use masterctl_schemas::Value;
-use masterctl_store::rebase::resolutions::{self, Resolution, Resolutions};
-use masterctl_store::rebase::state::{self, RebaseState};
-use masterctl_store::rebase::{
-    RebaseError, RebaseOutcome, RebasePlan, TableConflicts, commit_rebase, plan_rebase,
-    rebase_message,
-};
+use masterctl_store::rebase::resolutions::{self, Resolution};
+use masterctl_store::rebase::session::{self, Action, Step};
+use masterctl_store::rebase::state;
+use masterctl_store::rebase::{RebaseError, RebasePlan, TableConflicts, rebase_message};
 use masterctl_store::{Region, short_id};
 use serde_json::json;
 
@@ -49,7 +47,7 @@ pub struct Args {
     key: Option<String>,
 }
 
-fn rebase_failure(error: RebaseError) -> Failure {
+fn rebase_failure(error: RebaseError, region: &Region, resolving: bool) -> Failure {
     match error {
         RebaseError::Store(e) => store_failure(e),
         RebaseError::NoUpstream(_) => Failure::usage(error.to_string()).hint(
@@ -57,6 +55,23 @@ fn rebase_failure(error: RebaseError) -> Failure {
         ),
         RebaseError::BadResolution(_) => Failure::invalid(error.to_string())
             .hint("a `value` resolution must be a value of the column's type"),
+        RebaseError::NotInProgress(_) if resolving => Failure::usage(error.to_string())
+            .hint(format!("run `masterctl rebase --region {region}` first")),
+        RebaseError::NotInProgress(_) => Failure::usage(error.to_string()),
+        RebaseError::InProgress { ref conflict_file, .. } => {
+            let hint = format!(
+                "resolve the conflicts in {} (or with --ours/--theirs), then --continue; or --abort",
+                conflict_file.display()
+            );
+            Failure::usage(error.to_string()).hint(hint)
+        }
+        RebaseError::NoConflictMatches { ref conflict_file } => {
+            let hint = format!("the conflicts are listed in {}", conflict_file.display());
+            Failure::usage(error.to_string()).hint(hint)
+        }
+        RebaseError::Moved(_) => Failure::environment(error.to_string()).hint(format!(
+            "run `masterctl rebase --region {region} --abort`, then rebase again"
+        )),
         RebaseError::NoUpstreamBranch(_)
         | RebaseError::UpstreamRewritten { .. }
         | RebaseError::NoImportPoint { .. } => Failure::environment(error.to_string()),
@@ -68,124 +83,76 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     let structure = repo.structure().map_err(store_failure)?;
     // The region is checked against masterctl.toml before it names any path.
     let region = &super::region(&structure, &args.region)?;
-    let stopped = state::load_state(&repo, region).map_err(store_failure)?;
-    let file = state::conflict_file(&repo, region);
-    let not_in_progress = || Failure::usage(format!("no rebase of region {region} is in progress"));
-    if args.abort {
-        if stopped.is_none() {
-            return Err(not_in_progress());
+    let action = if args.abort {
+        Action::Abort
+    } else if args.ours || args.theirs {
+        Action::Resolve {
+            side: if args.ours {
+                Resolution::Ours
+            } else {
+                Resolution::Theirs
+            },
+            table: args.table.as_deref(),
+            column: args.column.as_deref(),
+            key: args.key.as_deref(),
         }
-        state::clear(&repo, region).map_err(store_failure)?;
-        if output.is_json() {
-            output.json(&json!({ "ok": true, "state": "aborted", "region": region.name() }));
-        } else {
-            output.line(format!(
-                "rebase of region {region} aborted; nothing was committed"
-            ));
-        }
-        return Ok(());
-    }
-    if args.ours || args.theirs {
-        if stopped.is_none() {
-            return Err(
-                not_in_progress().hint(format!("run `masterctl rebase --region {region}` first"))
-            );
-        }
-        let side = if args.ours {
-            Resolution::Ours
-        } else {
-            Resolution::Theirs
-        };
-        let (set, remaining) = state::mark(
-            &repo,
-            region,
-            &side,
-            args.table.as_deref(),
-            args.column.as_deref(),
-            args.key.as_deref(),
-        )
-        .map_err(store_failure)?;
-        if set == 0 {
-            return Err(Failure::usage("no conflict matches --table/--column/--key")
-                .hint(format!("the conflicts are listed in {}", file.display())));
-        }
-        if output.is_json() {
-            output.json(&json!({ "ok": true, "state": "resolving", "region": region.name(), "resolved": set, "remaining": remaining }));
-        } else {
-            let plural = if set == 1 { "" } else { "s" };
-            output.line(format!(
-                "resolved {set} conflicting cell{plural}; {remaining} left"
-            ));
-            if remaining == 0 {
+    } else if args.continue_ {
+        Action::Continue
+    } else if args.dry_run {
+        Action::DryRun
+    } else {
+        Action::Start
+    };
+    let resolving = matches!(action, Action::Resolve { .. });
+    let step = session::run(&repo, &structure, region, &action)
+        .map_err(|e| rebase_failure(e, region, resolving))?;
+    match step {
+        Step::Aborted => {
+            if output.is_json() {
+                output.json(&json!({ "ok": true, "state": "aborted", "region": region.name() }));
+            } else {
                 output.line(format!(
-                    "next: masterctl rebase --region {region} --continue"
+                    "rebase of region {region} aborted; nothing was committed"
                 ));
             }
-        }
-        return Ok(());
-    }
-    if stopped.is_some() && !args.continue_ && !args.dry_run {
-        return Err(Failure::usage(format!("a rebase of region {region} is in progress")).hint(format!(
-            "resolve the conflicts in {} (or with --ours/--theirs), then --continue; or --abort",
-            file.display()
-        )));
-    }
-    if args.continue_ && stopped.is_none() {
-        // A rebase that committed and was then stopped (killed) before it said so has
-        // nothing left to continue: that is success, not a mistake.
-        if let Ok(RebaseOutcome::UpToDate { upstream_head }) =
-            plan_rebase(&repo, &structure, region, &Resolutions::new())
-        {
-            show_up_to_date(output, region, upstream_head, "nothing to continue");
-            return Ok(());
-        }
-        return Err(not_in_progress());
-    }
-    let resolutions = match stopped {
-        Some(_) => state::load_resolutions(&repo, region).map_err(store_failure)?,
-        None => Resolutions::new(),
-    };
-    let outcome = plan_rebase(&repo, &structure, region, &resolutions).map_err(rebase_failure)?;
-    // A rebase continues only from exactly where it stopped.
-    if let Some(stopped) = &stopped {
-        let now = match &outcome {
-            RebaseOutcome::Conflicts { state, .. } | RebaseOutcome::Rejected { state, .. } => {
-                Some(state.clone())
-            }
-            RebaseOutcome::Planned(plan) => plan.parent.map(|parent| RebaseState {
-                region_head: parent,
-                upstream_head: plan.upstream_head,
-                base: plan.base,
-            }),
-            _ => None,
-        };
-        if now.as_ref() != Some(stopped) {
-            return Err(Failure::environment(format!(
-                "region {region} or its upstream moved since the rebase stopped"
-            ))
-            .hint(format!(
-                "run `masterctl rebase --region {region} --abort`, then rebase again"
-            )));
-        }
-    }
-    match outcome {
-        RebaseOutcome::UpToDate { upstream_head } => {
-            show_up_to_date(output, region, upstream_head, "nothing to take");
             Ok(())
         }
-        RebaseOutcome::Conflicts { tables, state } => {
-            if !args.dry_run {
-                state::save(&repo, region, &state, &tables, &resolutions).map_err(store_failure)?;
+        Step::Resolved { set, remaining } => {
+            if output.is_json() {
+                output.json(&json!({ "ok": true, "state": "resolving", "region": region.name(), "resolved": set, "remaining": remaining }));
+            } else {
+                let plural = if set == 1 { "" } else { "s" };
+                output.line(format!(
+                    "resolved {set} conflicting cell{plural}; {remaining} left"
+                ));
+                if remaining == 0 {
+                    output.line(format!(
+                        "next: masterctl rebase --region {region} --continue"
+                    ));
+                }
             }
-            show_conflicts(
-                output,
-                region,
-                &tables,
-                (!args.dry_run).then_some(file.as_path()),
-            );
+            Ok(())
+        }
+        Step::UpToDate {
+            upstream_head,
+            continued,
+        } => {
+            let words = if continued {
+                "nothing to continue"
+            } else {
+                "nothing to take"
+            };
+            show_up_to_date(output, region, upstream_head, words);
+            Ok(())
+        }
+        Step::Conflicts {
+            tables,
+            conflict_file,
+        } => {
+            show_conflicts(output, region, &tables, conflict_file.as_deref());
             Err(Failure::Rejected)
         }
-        RebaseOutcome::Rejected { report, .. } => {
+        Step::Invalid { report, continued } => {
             if output.is_json() {
                 output.json(&json!({ "ok": false, "state": "invalid", "errors": report.error_count(), "diagnostics": report.diagnostics }));
             } else {
@@ -195,16 +162,16 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
                     output.bold("rejected:"),
                     count_text(report.error_count(), report.warning_count())
                 ));
-                if stopped.is_some() {
+                if continued {
                     output.line(format!(
                         "the resolutions in {} lead to these errors: change them, then `masterctl rebase --region {region} --continue` again, or --abort",
-                        file.display()
+                        state::conflict_file(&repo, region).display()
                     ));
                 }
             }
             Err(Failure::Rejected)
         }
-        RebaseOutcome::Planned(plan) if args.dry_run => {
+        Step::Planned(plan) => {
             if output.is_json() {
                 output.json(&json!({ "ok": true, "state": "dry-run", "region": region.name(), "tables": tables_json(&plan), "message": rebase_message(&plan) }));
             } else {
@@ -217,9 +184,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
             }
             Ok(())
         }
-        RebaseOutcome::Planned(plan) => {
-            let commit = commit_rebase(&repo, &plan).map_err(store_failure)?;
-            state::clear(&repo, region).map_err(store_failure)?;
+        Step::Committed { commit, plan } => {
             if output.is_json() {
                 output.json(&json!({
                     "ok": true,

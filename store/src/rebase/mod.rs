@@ -12,6 +12,7 @@
 use std::collections::BTreeMap;
 
 pub mod resolutions;
+pub mod session;
 pub mod state;
 mod tables;
 pub mod translations;
@@ -56,6 +57,17 @@ pub enum RebaseError {
     NoImportPoint { branch: String, upstream: String },
     #[error("{0}")]
     BadResolution(String),
+    #[error("no rebase of region {0} is in progress")]
+    NotInProgress(String),
+    #[error("a rebase of region {region} is in progress")]
+    InProgress {
+        region: String,
+        conflict_file: std::path::PathBuf,
+    },
+    #[error("region {0} or its upstream moved since the rebase stopped")]
+    Moved(String),
+    #[error("no conflict matches --table/--column/--key")]
+    NoConflictMatches { conflict_file: std::path::PathBuf },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
