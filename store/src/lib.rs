@@ -20,6 +20,7 @@ pub mod refs;
 pub mod repo;
 pub mod snapshot;
 pub mod source;
+pub mod status;
 
 pub use history::{ImportRecord, history};
 pub use import::{ImportOutcome, ImportPlan, TableChange, commit_import, plan_import};
