@@ -36,8 +36,12 @@ pub fn store_failure(error: StoreError) -> Failure {
 
 /// Why a command did not succeed.
 pub enum Failure {
-    /// The data was rejected; the command already showed why. Exit 1.
-    Rejected,
+    /// The data was rejected: every diagnostic, nothing written. Exit 1; `main` shows
+    /// the report.
+    Rejected(Report),
+    /// The data was rejected and the command's own result already said why (validate's
+    /// report with its summary, a rebase's conflicts, a key not in a build). Exit 1.
+    Shown,
     /// The schema files are broken. Exit 1.
     InvalidSchema(Report),
     /// A file the user edits (the conflict file) holds something that cannot be taken.
@@ -92,7 +96,10 @@ impl Failure {
 
     pub fn exit_code(&self) -> u8 {
         match self {
-            Failure::Rejected | Failure::InvalidSchema(_) | Failure::Invalid { .. } => 1,
+            Failure::Rejected(_)
+            | Failure::Shown
+            | Failure::InvalidSchema(_)
+            | Failure::Invalid { .. } => 1,
             Failure::Usage { .. } | Failure::Environment { .. } => 2,
         }
     }

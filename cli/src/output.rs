@@ -160,9 +160,9 @@ impl Output {
         }
     }
 
-    /// Show why data was rejected (every diagnostic, as text or JSON) and say that
-    /// nothing was written; the failure to return.
-    pub fn rejected(&self, report: &Report) -> Failure {
+    /// Why data was rejected (every diagnostic, as text or JSON), and that nothing was
+    /// written.
+    fn rejected(&self, report: &Report) {
         if self.is_json() {
             self.json(&serde_json::json!({
                 "ok": false,
@@ -178,7 +178,6 @@ impl Output {
                 count_text(report.error_count(), report.warning_count())
             ));
         }
-        Failure::Rejected
     }
 
     /// Diagnostics as text, grouped by table (or by file when they concern no table).
@@ -270,7 +269,8 @@ impl Output {
                     );
                 }
             }
-            Failure::Rejected => {}
+            Failure::Rejected(report) => self.rejected(report),
+            Failure::Shown => {}
             Failure::Invalid { message, hint }
             | Failure::Usage { message, hint }
             | Failure::Environment { message, hint } => {

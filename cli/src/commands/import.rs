@@ -44,7 +44,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     let outcome = outcome.map_err(store_failure)?;
     let plan = match outcome {
         ImportOutcome::Rejected(report) => {
-            return Err(output.rejected(&report));
+            return Err(Failure::Rejected(report));
         }
         ImportOutcome::Planned(plan) => plan,
     };

@@ -39,7 +39,7 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
         }
         _ => {
             output.line(format!("{} {e}", output.bold("rejected:")));
-            Failure::Rejected
+            Failure::Shown
         }
     })?;
     let Some(name) = &args.name else {
@@ -74,7 +74,7 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
         } else {
             output.line(format!("{} {what}", output.bold("not found:")));
         }
-        Failure::Rejected
+        Failure::Shown
     };
     match entry.kind {
         FileKind::Table => {

@@ -271,7 +271,7 @@ fn import(repo: &MasterRepo, args: ImportArgs, output: &Output) -> Result<(), Fa
         .map_err(store_failure)?;
     let plan = match outcome {
         TranslationOutcome::Rejected(report) => {
-            return Err(output.rejected(&report));
+            return Err(Failure::Rejected(report));
         }
         TranslationOutcome::Planned(plan) => plan,
     };

@@ -150,7 +150,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
             conflict_file,
         } => {
             show_conflicts(output, region, &tables, conflict_file.as_deref());
-            Err(Failure::Rejected)
+            Err(Failure::Shown)
         }
         Step::Invalid { report, continued } => {
             if output.is_json() {
@@ -169,7 +169,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
                     ));
                 }
             }
-            Err(Failure::Rejected)
+            Err(Failure::Shown)
         }
         Step::Planned(plan) => {
             if output.is_json() {

@@ -125,5 +125,5 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     // The tables die with the process; freeing millions of values one by one first
     // would only make the command slower.
     std::mem::forget(validation);
-    if ok { Ok(()) } else { Err(Failure::Rejected) }
+    if ok { Ok(()) } else { Err(Failure::Shown) }
 }
