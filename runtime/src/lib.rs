@@ -514,6 +514,17 @@ impl Masters {
         }
     }
 
+    /// The reverse lookups that point at `table` ("where can item X be obtained" points
+    /// at `item`), by name, in the manifest's order.
+    pub fn reverses_of(&self, table: &str) -> Vec<(&str, Reverse<'_>)> {
+        self.manifest
+            .files
+            .iter()
+            .filter(|f| f.kind == FileKind::Reverse && f.table.as_deref() == Some(table))
+            .filter_map(|f| Some((f.name.as_str(), self.reverse(&f.name)?)))
+            .collect()
+    }
+
     /// A group master by name.
     pub fn group(&self, name: &str) -> Option<Group<'_>> {
         match self.generated_body(name)? {

@@ -391,20 +391,14 @@ fn show_row(masters: &Masters, row: &Row<'_>, key: &[String], language: &str, ou
     }
     // Reverse lookups that point at this table, by its (first) key value.
     let first_key = table.primary_key().next().map(|c| row.value(c));
-    let mut lookups: Vec<(&str, Vec<Json>)> = Vec::new();
-    for file in masters
-        .manifest()
-        .files
-        .iter()
-        .filter(|f| f.kind == FileKind::Reverse && f.table.as_deref() == Some(table.name()))
-    {
-        if let (Some(reverse), Some(first_key)) = (masters.reverse(&file.name), first_key) {
-            lookups.push((
-                &file.name,
-                reverse.get(first_key).map(|r| row_json(&r)).collect(),
-            ));
-        }
-    }
+    let lookups: Vec<(&str, Vec<Json>)> = match first_key {
+        Some(first_key) => masters
+            .reverses_of(table.name())
+            .into_iter()
+            .map(|(name, reverse)| (name, reverse.get(first_key).map(|r| row_json(&r)).collect()))
+            .collect(),
+        None => Vec::new(),
+    };
     if output.is_json() {
         let text_json: Vec<Json> = texts
             .iter()
