@@ -144,7 +144,9 @@ fn import_point_of(commit: &Commit<'_>) -> Option<Oid> {
         .then_some(upstream_parent)
 }
 
-/// Plan a rebase of `region` onto its upstream.
+/// Plan a rebase of `region` onto its upstream: find the import point, merge the
+/// structure file by file, every table keyed by row and cell, the translations with
+/// their sources; apply the resolutions given; validate the result. Writes nothing.
 pub fn plan_rebase(
     repo: &MasterRepo,
     structure: &Structure,
@@ -157,81 +159,62 @@ pub fn plan_rebase(
         .upstream(project)
         .ok_or_else(|| RebaseError::NoUpstream(region.name().to_string()))??;
     let upstream = upstream_region.name().to_string();
-    let upstream_ref = upstream_region.reference();
     let git = &repo.git;
     let theirs = repo
-        .head_of(&upstream_ref)?
+        .head_of(&upstream_region.reference())?
         .ok_or_else(|| RebaseError::NoUpstreamBranch(upstream_region.branch().to_string()))?;
+    let plan = |parent: Option<Oid>, base: Oid, snapshot, tables| {
+        RebaseOutcome::Planned(Box::new(RebasePlan {
+            region: region.name().to_string(),
+            reference: reference.clone(),
+            upstream: upstream.clone(),
+            parent,
+            upstream_head: theirs.id(),
+            base,
+            snapshot,
+            tables,
+        }))
+    };
     let Some(ours) = repo.head_of(&reference)? else {
         // The first rebase: the region starts as upstream is now.
-        let tree = theirs.tree()?;
         let snapshot = Snapshot {
-            files: read_files(git, &tree)?,
+            files: read_files(git, &theirs.tree()?)?,
         };
-        return Ok(RebaseOutcome::Planned(Box::new(RebasePlan {
-            region: region.name().to_string(),
-            reference,
-            upstream,
-            parent: None,
-            upstream_head: theirs.id(),
-            base: theirs.id(),
-            snapshot,
-            tables: Vec::new(),
-        })));
+        return Ok(plan(None, theirs.id(), snapshot, Vec::new()));
     };
-    let base_id = match recorded_import_point(&ours) {
-        Some(point) => point,
-        None => git
-            .merge_base(ours.id(), theirs.id())
-            .map_err(|_| RebaseError::NoImportPoint {
-                branch: region.branch().to_string(),
-                upstream: upstream_region.branch().to_string(),
-            })?,
-    };
-    if base_id != theirs.id()
-        && !git
-            .graph_descendant_of(theirs.id(), base_id)
-            .unwrap_or(false)
-    {
-        return Err(RebaseError::UpstreamRewritten {
-            point: base_id.to_string(),
-            branch: region.branch().to_string(),
-            upstream: upstream_region.branch().to_string(),
-        });
-    }
+    let base_id = import_point(git, region, &upstream_region, &ours, &theirs)?;
     if base_id == theirs.id() {
         return Ok(RebaseOutcome::UpToDate {
             upstream_head: theirs.id(),
         });
     }
-    let base = git.find_commit(base_id)?;
-    let (base_tree, their_tree, our_tree) = (base.tree()?, theirs.tree()?, ours.tree()?);
-
-    // The structure, file by file.
     let state = RebaseState {
         region_head: ours.id(),
         upstream_head: theirs.id(),
         base: base_id,
     };
-    let (structure_files, mut conflicts) =
+    let base = git.find_commit(base_id)?;
+    let (base_tree, their_tree, our_tree) = (base.tree()?, theirs.tree()?, ours.tree()?);
+    let trees = translations::Trees {
+        base: &base_tree,
+        theirs: &their_tree,
+        ours: &our_tree,
+    };
+    let conflicted = |tables| {
+        Ok(RebaseOutcome::Conflicts {
+            tables,
+            state: state.clone(),
+        })
+    };
+
+    // The structure, file by file; then the columns it dropped that the region edited.
+    let (structure_files, conflicts) =
         merge_structure(git, &base_tree, &their_tree, &our_tree, resolutions)?;
     if !conflicts.is_empty() {
-        return Ok(RebaseOutcome::Conflicts {
-            tables: conflicts,
-            state,
-        });
+        return conflicted(conflicts);
     }
     let merged_project = project_from_files(&structure_files)
         .map_err(|report| RebaseError::Store(StoreError::InvalidStructure(report)))?;
-    let owns = merged_project
-        .config
-        .regions
-        .get(region.name())
-        .map(|r| r.owns.clone())
-        .unwrap_or_default();
-
-    // The region's own schema, to tell columns upstream added.
-    let our_project = project_at(git, &our_tree);
     let dropped = dropped_edited_columns(
         git,
         [&base_tree, &our_tree],
@@ -240,118 +223,36 @@ pub fn plan_rebase(
         &reference,
     )?;
     if !dropped.is_empty() {
-        return Ok(RebaseOutcome::Conflicts {
-            tables: dropped,
-            state,
-        });
+        return conflicted(dropped);
     }
+    let owns = merged_project
+        .config
+        .regions
+        .get(region.name())
+        .map(|r| r.owns.clone())
+        .unwrap_or_default();
 
-    // Every table, typed against the merged schema. A table upstream did not touch
-    // (same blobs at the import point and now) is the region's as it is: only the
-    // region's version is read, for validation.
-    let blobs = |tree: &Tree<'_>| tree_blobs(git, tree);
-    let (base_blobs, their_blobs) = (blobs(&base_tree)?, blobs(&their_tree)?);
-    let source = merged_project.config.source_language.clone();
-    let mut merged = Vec::new();
-    let mut summary = Vec::new();
-    for schema in &merged_project.tables {
-        let name = schema.name.as_str();
-        let files = [table_path(name), language_path(&source, name)];
-        let untouched_upstream = files
-            .iter()
-            .all(|f| base_blobs.get(f) == their_blobs.get(f));
-        let read = |tree: &Tree<'_>| read_table_at(git, tree, &merged_project, schema, &reference);
-        if untouched_upstream {
-            merged.extend(read(&our_tree)?);
-            continue;
-        }
-        let ownership = Ownership::of(schema, &owns);
-        // Plain canonical files of an integer-keyed table without text merge as lines;
-        // anything else is typed in full first.
-        let texts: Vec<Option<Vec<u8>>> = [&base_tree, &their_tree, &our_tree]
-            .into_iter()
-            .map(|tree| blob_at(git, tree, &files[0]))
-            .collect::<Result<_, _>>()?;
-        let by_lines = match (&texts[0], &texts[1], &texts[2]) {
-            (Some(b), Some(t), Some(o)) => merge_canonical(schema, b, t, o, &ownership),
-            _ => None,
-        };
-        let merged_here = match by_lines {
-            Some((bytes, found, applied, kept)) => {
-                let table = read_table(schema, &bytes, std::path::Path::new(&files[0]), None)
-                    .map_err(|d| StoreError::BrokenSnapshot {
-                        branch: reference.clone(),
-                        message: d.first().map_or_else(String::new, ToString::to_string),
-                    })?;
-                Some((table, found, applied, kept))
-            }
-            None => {
-                let [b, t, o] = read_versions(
-                    git,
-                    [&base_tree, &their_tree, &our_tree],
-                    &files,
-                    schema,
-                    &reference,
-                )?;
-                match (b, t, o) {
-                    (_, None, None) => None,
-                    (_, Some(t), None) => {
-                        summary.push(TableRebase {
-                            table: name.to_string(),
-                            applied: t.row_count(),
-                            kept: 0,
-                            resolved: 0,
-                        });
-                        merged.push(t);
-                        None
-                    }
-                    (_, None, Some(o)) => {
-                        merged.push(o);
-                        None
-                    }
-                    (b, Some(t), Some(o)) => {
-                        let mut result = merge_table(schema, b.as_ref(), &t, &o, &ownership);
-                        let mut found = std::mem::take(&mut result.conflicts);
-                        found.extend(missing_new_values(
-                            schema,
-                            our_project.as_ref(),
-                            &result.table,
-                        ));
-                        Some((result.table, found, result.applied, result.kept))
-                    }
-                }
-            }
-        };
-        let Some((mut table, found, applied, kept)) = merged_here else {
-            continue;
-        };
-        let (unresolved, resolved) = resolutions::apply(schema, &mut table, found, resolutions)
-            .map_err(RebaseError::BadResolution)?;
-        if !unresolved.is_empty() {
-            conflicts.push(TableConflicts {
-                table: name.to_string(),
-                fields: schema.fields.iter().map(|f| f.name.clone()).collect(),
-                conflicts: unresolved,
-                reason: String::new(),
-            });
-        }
-        if applied > 0 || kept > 0 || resolved > 0 {
-            summary.push(TableRebase {
-                table: name.to_string(),
-                applied,
-                kept,
-                resolved,
-            });
-        }
-        merged.push(table);
-    }
+    // Every table, then the translations with the sources they were made from.
+    let merging = TableMerging {
+        git,
+        trees: &trees,
+        base_blobs: tree_blobs(git, &base_tree)?,
+        their_blobs: tree_blobs(git, &their_tree)?,
+        project: &merged_project,
+        // The region's own schema, to tell columns upstream added.
+        our_project: project_at(git, &our_tree),
+        owns: &owns,
+        resolutions,
+        reference: &reference,
+    };
+    let MergedTables {
+        tables: merged,
+        mut summary,
+        mut conflicts,
+    } = merging.merge_all()?;
     let translations = translations::merge_translations(
         git,
-        &translations::Trees {
-            base: &base_tree,
-            theirs: &their_tree,
-            ours: &our_tree,
-        },
+        &trees,
         &merged_project,
         &owns,
         resolutions,
@@ -361,21 +262,11 @@ pub fn plan_rebase(
     conflicts.extend(translations.conflicts);
     summary.extend(translations.summary);
     if !conflicts.is_empty() {
-        return Ok(RebaseOutcome::Conflicts {
-            tables: conflicts,
-            state,
-        });
+        return conflicted(conflicts);
     }
 
     // The result must be valid data, as an import's would.
-    let mut report = Report::default();
-    for table in &merged {
-        if let Some(schema) = merged_project.table(&table.name) {
-            report.extend(check_rows(schema, table));
-        }
-    }
-    report.extend(validate_tables(&merged_project, &merged).diagnostics);
-    report.sort();
+    let report = validate_merged(&merged_project, &merged);
     if report.has_errors() {
         return Ok(RebaseOutcome::Rejected { report, state });
     }
@@ -395,16 +286,215 @@ pub fn plan_rebase(
             None => snapshot.files.remove(&path),
         };
     }
-    Ok(RebaseOutcome::Planned(Box::new(RebasePlan {
-        region: region.name().to_string(),
-        reference,
-        upstream,
-        parent: Some(ours.id()),
-        upstream_head: theirs.id(),
-        base: base_id,
-        snapshot,
-        tables: summary,
-    })))
+    Ok(plan(Some(ours.id()), base_id, snapshot, summary))
+}
+
+/// The import point: the one the region's history records, or (before any is recorded)
+/// where the two branches meet. One that upstream's history no longer holds (rewritten)
+/// is an error, not a guess.
+fn import_point(
+    git: &Repository,
+    region: &Region,
+    upstream: &Region,
+    ours: &Commit<'_>,
+    theirs: &Commit<'_>,
+) -> Result<Oid, RebaseError> {
+    let base = match recorded_import_point(ours) {
+        Some(point) => point,
+        None => git
+            .merge_base(ours.id(), theirs.id())
+            .map_err(|_| RebaseError::NoImportPoint {
+                branch: region.branch().to_string(),
+                upstream: upstream.branch().to_string(),
+            })?,
+    };
+    if base != theirs.id() && !git.graph_descendant_of(theirs.id(), base).unwrap_or(false) {
+        return Err(RebaseError::UpstreamRewritten {
+            point: base.to_string(),
+            branch: region.branch().to_string(),
+            upstream: upstream.branch().to_string(),
+        });
+    }
+    Ok(base)
+}
+
+/// Every diagnostic of the merged tables: their rows, then keys and references across
+/// them.
+fn validate_merged(project: &masterctl_schemas::Project, merged: &[Table]) -> Report {
+    let mut report = Report::default();
+    for table in merged {
+        if let Some(schema) = project.table(&table.name) {
+            report.extend(check_rows(schema, table));
+        }
+    }
+    report.extend(validate_tables(project, merged).diagnostics);
+    report.sort();
+    report
+}
+
+/// What merging a rebase's tables needs: the three trees, the merged structure, what
+/// the region owns, the resolutions given.
+struct TableMerging<'a> {
+    git: &'a Repository,
+    trees: &'a translations::Trees<'a>,
+    /// Blob ids by path at the import point and upstream now (read once for all tables).
+    base_blobs: std::collections::HashMap<String, Oid>,
+    their_blobs: std::collections::HashMap<String, Oid>,
+    project: &'a masterctl_schemas::Project,
+    our_project: Option<masterctl_schemas::Project>,
+    owns: &'a [String],
+    resolutions: &'a Resolutions,
+    reference: &'a str,
+}
+
+/// The merged tables, what was taken and kept per table, what still conflicts.
+struct MergedTables {
+    tables: Vec<Table>,
+    summary: Vec<TableRebase>,
+    conflicts: Vec<TableConflicts>,
+}
+
+/// One table's merge before resolutions: the table, its conflicts, the cells applied
+/// and kept.
+struct TableMerged {
+    table: Table,
+    conflicts: Vec<Conflict>,
+    applied: usize,
+    kept: usize,
+}
+
+impl TableMerging<'_> {
+    /// Every table of the merged structure, typed against it, resolutions applied.
+    fn merge_all(&self) -> Result<MergedTables, RebaseError> {
+        let mut out = MergedTables {
+            tables: Vec::new(),
+            summary: Vec::new(),
+            conflicts: Vec::new(),
+        };
+        for schema in &self.project.tables {
+            let Some(merged) = self.merge_one(schema, &mut out)? else {
+                continue;
+            };
+            let TableMerged {
+                mut table,
+                conflicts,
+                applied,
+                kept,
+            } = merged;
+            let (unresolved, resolved) =
+                resolutions::apply(schema, &mut table, conflicts, self.resolutions)
+                    .map_err(RebaseError::BadResolution)?;
+            if !unresolved.is_empty() {
+                out.conflicts.push(TableConflicts {
+                    table: schema.name.clone(),
+                    fields: schema.fields.iter().map(|f| f.name.clone()).collect(),
+                    conflicts: unresolved,
+                    reason: String::new(),
+                });
+            }
+            if applied > 0 || kept > 0 || resolved > 0 {
+                out.summary.push(TableRebase {
+                    table: schema.name.clone(),
+                    applied,
+                    kept,
+                    resolved,
+                });
+            }
+            out.tables.push(table);
+        }
+        Ok(out)
+    }
+
+    /// One table. A table upstream did not touch (same blobs at the import point and
+    /// now) is the region's as it is, and one only a side has is that side's: those go
+    /// straight to `out` (`None`). Otherwise the three versions merge — as lines, for
+    /// plain canonical files of an integer-keyed table without text; typed in full
+    /// first otherwise.
+    fn merge_one(
+        &self,
+        schema: &masterctl_schemas::TableSchema,
+        out: &mut MergedTables,
+    ) -> Result<Option<TableMerged>, RebaseError> {
+        let (git, trees) = (self.git, self.trees);
+        let name = schema.name.as_str();
+        let source = &self.project.config.source_language;
+        let files = [table_path(name), language_path(source, name)];
+        let untouched_upstream = files
+            .iter()
+            .all(|f| self.base_blobs.get(f) == self.their_blobs.get(f));
+        if untouched_upstream {
+            out.tables.extend(read_table_at(
+                git,
+                trees.ours,
+                self.project,
+                schema,
+                self.reference,
+            )?);
+            return Ok(None);
+        }
+        let ownership = Ownership::of(schema, self.owns);
+        let texts: Vec<Option<Vec<u8>>> = [trees.base, trees.theirs, trees.ours]
+            .into_iter()
+            .map(|tree| blob_at(git, tree, &files[0]))
+            .collect::<Result<_, _>>()?;
+        if let (Some(b), Some(t), Some(o)) = (&texts[0], &texts[1], &texts[2])
+            && let Some((bytes, conflicts, applied, kept)) =
+                merge_canonical(schema, b, t, o, &ownership)
+        {
+            let table =
+                read_table(schema, &bytes, std::path::Path::new(&files[0]), None).map_err(|d| {
+                    StoreError::BrokenSnapshot {
+                        branch: self.reference.to_string(),
+                        message: d.first().map_or_else(String::new, ToString::to_string),
+                    }
+                })?;
+            return Ok(Some(TableMerged {
+                table,
+                conflicts,
+                applied,
+                kept,
+            }));
+        }
+        let [b, t, o] = read_versions(
+            git,
+            [trees.base, trees.theirs, trees.ours],
+            &files,
+            schema,
+            self.reference,
+        )?;
+        Ok(match (b, t, o) {
+            (_, None, None) => None,
+            (_, Some(t), None) => {
+                out.summary.push(TableRebase {
+                    table: name.to_string(),
+                    applied: t.row_count(),
+                    kept: 0,
+                    resolved: 0,
+                });
+                out.tables.push(t);
+                None
+            }
+            (_, None, Some(o)) => {
+                out.tables.push(o);
+                None
+            }
+            (b, Some(t), Some(o)) => {
+                let mut result = merge_table(schema, b.as_ref(), &t, &o, &ownership);
+                let mut conflicts = std::mem::take(&mut result.conflicts);
+                conflicts.extend(missing_new_values(
+                    schema,
+                    self.our_project.as_ref(),
+                    &result.table,
+                ));
+                Some(TableMerged {
+                    table: result.table,
+                    conflicts,
+                    applied: result.applied,
+                    kept: result.kept,
+                })
+            }
+        })
+    }
 }
 
 /// Structure files by path, as a snapshot holds them.
