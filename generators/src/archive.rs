@@ -387,7 +387,6 @@ fn group_data(
 /// such fallback counted in the returned list).
 pub fn build(input: &BuildInput<'_>) -> Result<(Vec<BuiltFile>, Vec<Fallback>), BuildError> {
     let project = input.project;
-    let source = &project.config.source_language;
     let by_name: HashMap<&str, &Table> =
         input.tables.iter().map(|t| (t.name.as_str(), t)).collect();
     let mut orders: HashMap<&str, Order> = HashMap::new();
@@ -402,108 +401,7 @@ pub fn build(input: &BuildInput<'_>) -> Result<(Vec<BuiltFile>, Vec<Fallback>), 
         .filter_map(|s| by_name.get(s.name.as_str()).map(|t| (s, *t)))
         .collect();
     let built = masterctl_schemas::read::parallel_map(&present, |&(schema, table)| {
-        let order = &orders[schema.name.as_str()];
-        let data = table_data(schema, table, order);
-        let mut files = vec![BuiltFile {
-            path: format!("tables/{}.rkyv", schema.name),
-            kind: FileKind::Table,
-            name: schema.name.clone(),
-            language: None,
-            table: None,
-            rows: order.rows.len() as u64,
-            bytes: encode(
-                input,
-                FileKind::Table,
-                &schema.name,
-                None,
-                Body::Table(data),
-            )?,
-        }];
-        let fields = text_fields(schema);
-        let mut fallbacks = Vec::new();
-        if !fields.is_empty() {
-            for language in input.languages {
-                let text_of = |lang: &str, row: usize, position: usize| -> Option<String> {
-                    if lang == source {
-                        return table
-                            .value(row, fields[position])
-                            .as_str()
-                            .filter(|t| !t.is_empty())
-                            .map(str::to_string);
-                    }
-                    let texts = input.translations.get(lang)?.get(&schema.name)?;
-                    texts
-                        .text(&table.key(row, &schema.primary_key), position)
-                        .map(str::to_string)
-                };
-                let mut columns = Vec::with_capacity(fields.len());
-                for (position, &f) in fields.iter().enumerate() {
-                    let mut values = Strings::with_capacity(order.rows.len());
-                    let mut fallback = Vec::with_capacity(order.rows.len());
-                    let mut taken: Vec<u64> = vec![0; input.languages.len()];
-                    for &row in &order.rows {
-                        let mut found = text_of(language, row, position).map(|t| (t, 0u8));
-                        if found.is_none() {
-                            found = input
-                                .languages
-                                .iter()
-                                .enumerate()
-                                .filter(|(_, other)| *other != language)
-                                .find_map(|(i, other)| {
-                                    text_of(other, row, position).map(|t| {
-                                        taken[i] += 1;
-                                        (t, i as u8 + 1)
-                                    })
-                                });
-                        }
-                        let (text, from) = found.unwrap_or_default();
-                        values.push(&text);
-                        fallback.push(from);
-                    }
-                    for (i, &count) in taken.iter().enumerate() {
-                        if count > 0 {
-                            fallbacks.push(Fallback {
-                                table: schema.name.clone(),
-                                field: schema.fields[f].name.clone(),
-                                language: language.clone(),
-                                from: input.languages[i].clone(),
-                                count,
-                            });
-                        }
-                    }
-                    if fallback.iter().all(|&f| f == 0) {
-                        fallback.clear();
-                    }
-                    columns.push(TextColumn {
-                        name: schema.fields[f].name.clone(),
-                        values,
-                        fallback,
-                    });
-                }
-                let strings = StringsData {
-                    table: schema.name.clone(),
-                    language: language.clone(),
-                    rows: order.rows.len() as u32,
-                    fields: columns,
-                };
-                files.push(BuiltFile {
-                    path: format!("strings/{language}/{}.rkyv", schema.name),
-                    kind: FileKind::Strings,
-                    name: schema.name.clone(),
-                    language: Some(language.clone()),
-                    table: Some(schema.name.clone()),
-                    rows: order.rows.len() as u64,
-                    bytes: encode(
-                        input,
-                        FileKind::Strings,
-                        &schema.name,
-                        Some(language),
-                        Body::Strings(strings),
-                    )?,
-                });
-            }
-        }
-        Ok((files, fallbacks))
+        table_files(input, schema, table, &orders[schema.name.as_str()])
     });
     let mut files = Vec::new();
     let mut fallbacks = Vec::new();
@@ -513,127 +411,298 @@ pub fn build(input: &BuildInput<'_>) -> Result<(Vec<BuiltFile>, Vec<Fallback>), 
         fallbacks.extend(taken);
     }
     for generated in &project.generated {
-        let name = &generated.name;
-        let path = format!("generated/{name}.rkyv");
-        let (kind, table_name, rows, body) = match &generated.kind {
-            GeneratedKind::Reverse(reverse) => {
-                let Some(rows) = input.generated.get(name) else {
-                    continue;
-                };
-                let data = generated_data(name, rows);
-                (
-                    FileKind::Reverse,
-                    reverse.target.clone(),
-                    rows.rows.len(),
-                    Body::Table(data),
-                )
-            }
-            GeneratedKind::Custom(custom) => {
-                let (Some(schema), Some(table), Some(order)) = (
-                    project.table(&custom.table),
-                    by_name.get(custom.table.as_str()),
-                    orders.get(custom.table.as_str()),
-                ) else {
-                    continue;
-                };
-                let fields = |names: &[String]| -> Vec<usize> {
-                    names.iter().filter_map(|n| schema.field_index(n)).collect()
-                };
-                match &custom.kind {
-                    CustomKind::Group { group_by, order_by } => {
-                        let group = group_data(
-                            name,
-                            schema,
-                            table,
-                            order,
-                            &fields(group_by),
-                            &fields(order_by),
-                        );
-                        (
-                            FileKind::Group,
-                            custom.table.clone(),
-                            group.rows.len(),
-                            Body::Group(group),
-                        )
-                    }
-                    CustomKind::Weighted { group_by, weight } => {
-                        let group = group_data(
-                            name,
-                            schema,
-                            table,
-                            order,
-                            &fields(group_by),
-                            &schema.primary_key,
-                        );
-                        let weight = schema.field_index(weight);
-                        let mut cumulative = Vec::with_capacity(group.rows.len());
-                        for window in group.offsets.windows(2) {
-                            let mut sum = 0.0;
-                            for &id in &group.rows[window[0] as usize..window[1] as usize] {
-                                let row = order.rows[id as usize];
-                                sum += weight
-                                    .and_then(|w| table.value(row, w).as_f64())
-                                    .unwrap_or(0.0);
-                                cumulative.push(sum);
-                            }
-                        }
-                        let rows = group.rows.len();
-                        (
-                            FileKind::Weighted,
-                            custom.table.clone(),
-                            rows,
-                            Body::Weighted(WeightedData { group, cumulative }),
-                        )
-                    }
-                    CustomKind::Matrix {
-                        row,
-                        column: column_name,
-                        value,
-                        ..
-                    } => {
-                        let Some(generated_rows) = input.generated.get(name) else {
-                            continue;
-                        };
-                        let (Some(r), Some(c), Some(v)) = (
-                            schema.field(row),
-                            schema.field(column_name),
-                            schema.field(value),
-                        ) else {
-                            continue;
-                        };
-                        let cells: Vec<&Value> = generated_rows
-                            .rows
-                            .iter()
-                            .flat_map(|cells| cells.iter().skip(1))
-                            .collect();
-                        let data = MatrixData {
-                            name: name.clone(),
-                            table: custom.table.clone(),
-                            row_values: r.values.iter().map(|v| v.to_string()).collect(),
-                            column_values: c.values.iter().map(|v| v.to_string()).collect(),
-                            cells: field_column(v, cells.into_iter()),
-                        };
-                        let rows = generated_rows.rows.len();
-                        (
-                            FileKind::Matrix,
-                            custom.table.clone(),
-                            rows,
-                            Body::Matrix(data),
-                        )
-                    }
-                }
-            }
-        };
-        files.push(BuiltFile {
-            path,
-            kind,
-            name: name.clone(),
-            language: None,
-            table: Some(table_name),
-            rows: rows as u64,
-            bytes: encode(input, kind, name, None, body)?,
-        });
+        if let Some(file) = generated_file(input, generated, &by_name, &orders)? {
+            files.push(file);
+        }
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok((files, fallbacks))
+}
+
+/// A table's archive, and one strings archive per language when it has text fields
+/// (with the fallbacks taken).
+fn table_files(
+    input: &BuildInput<'_>,
+    schema: &TableSchema,
+    table: &Table,
+    order: &Order,
+) -> Result<(Vec<BuiltFile>, Vec<Fallback>), BuildError> {
+    let data = table_data(schema, table, order);
+    let mut files = vec![BuiltFile {
+        path: format!("tables/{}.rkyv", schema.name),
+        kind: FileKind::Table,
+        name: schema.name.clone(),
+        language: None,
+        table: None,
+        rows: order.rows.len() as u64,
+        bytes: encode(
+            input,
+            FileKind::Table,
+            &schema.name,
+            None,
+            Body::Table(data),
+        )?,
+    }];
+    let mut fallbacks = Vec::new();
+    let fields = text_fields(schema);
+    if fields.is_empty() {
+        return Ok((files, fallbacks));
+    }
+    let texts = Texts {
+        input,
+        schema,
+        table,
+        fields: &fields,
+    };
+    for language in input.languages {
+        let mut columns = Vec::with_capacity(fields.len());
+        for position in 0..fields.len() {
+            let (column, taken) = texts.column(language, position, order);
+            columns.push(column);
+            fallbacks.extend(taken);
+        }
+        let strings = StringsData {
+            table: schema.name.clone(),
+            language: language.clone(),
+            rows: order.rows.len() as u32,
+            fields: columns,
+        };
+        files.push(BuiltFile {
+            path: format!("strings/{language}/{}.rkyv", schema.name),
+            kind: FileKind::Strings,
+            name: schema.name.clone(),
+            language: Some(language.clone()),
+            table: Some(schema.name.clone()),
+            rows: order.rows.len() as u64,
+            bytes: encode(
+                input,
+                FileKind::Strings,
+                &schema.name,
+                Some(language),
+                Body::Strings(strings),
+            )?,
+        });
+    }
+    Ok((files, fallbacks))
+}
+
+/// The texts of one table in every language: the source language's from the table,
+/// the others' from their translations.
+struct Texts<'a> {
+    input: &'a BuildInput<'a>,
+    schema: &'a TableSchema,
+    table: &'a Table,
+    /// The text fields, by position.
+    fields: &'a [usize],
+}
+
+impl Texts<'_> {
+    /// A row's text of the field at `position` in `language`, if it has one.
+    fn text(&self, language: &str, row: usize, position: usize) -> Option<String> {
+        if language == self.input.project.config.source_language {
+            return self
+                .table
+                .value(row, self.fields[position])
+                .as_str()
+                .filter(|t| !t.is_empty())
+                .map(str::to_string);
+        }
+        let texts = self
+            .input
+            .translations
+            .get(language)?
+            .get(&self.schema.name)?;
+        texts
+            .text(&self.table.key(row, &self.schema.primary_key), position)
+            .map(str::to_string)
+    }
+
+    /// One text field in `language`, rows in archive order: a row without its own text
+    /// takes the first language of the region's order that has one, and says which
+    /// (the fallbacks taken, counted per language they came from).
+    fn column(
+        &self,
+        language: &str,
+        position: usize,
+        order: &Order,
+    ) -> (TextColumn, Vec<Fallback>) {
+        let languages = self.input.languages;
+        let mut values = Strings::with_capacity(order.rows.len());
+        let mut fallback = Vec::with_capacity(order.rows.len());
+        let mut taken: Vec<u64> = vec![0; languages.len()];
+        for &row in &order.rows {
+            let own = self.text(language, row, position).map(|t| (t, 0u8));
+            let found = own.or_else(|| {
+                languages
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, other)| *other != language)
+                    .find_map(|(i, other)| {
+                        self.text(other, row, position).map(|t| {
+                            taken[i] += 1;
+                            (t, i as u8 + 1)
+                        })
+                    })
+            });
+            let (text, from) = found.unwrap_or_default();
+            values.push(&text);
+            fallback.push(from);
+        }
+        let field = &self.schema.fields[self.fields[position]].name;
+        let fallbacks = taken
+            .iter()
+            .enumerate()
+            .filter(|(_, count)| **count > 0)
+            .map(|(i, &count)| Fallback {
+                table: self.schema.name.clone(),
+                field: field.clone(),
+                language: language.to_string(),
+                from: languages[i].clone(),
+                count,
+            })
+            .collect();
+        if fallback.iter().all(|&f| f == 0) {
+            fallback.clear();
+        }
+        let column = TextColumn {
+            name: field.clone(),
+            values,
+            fallback,
+        };
+        (column, fallbacks)
+    }
+}
+
+/// The archive of a generated master (`None` when its table is not in the build).
+fn generated_file(
+    input: &BuildInput<'_>,
+    generated: &masterctl_schemas::schema::GeneratedSchema,
+    by_name: &HashMap<&str, &Table>,
+    orders: &HashMap<&str, Order>,
+) -> Result<Option<BuiltFile>, BuildError> {
+    let name = &generated.name;
+    let (kind, table_name, rows, body) = match &generated.kind {
+        GeneratedKind::Reverse(reverse) => {
+            let Some(rows) = input.generated.get(name) else {
+                return Ok(None);
+            };
+            let data = generated_data(name, rows);
+            (
+                FileKind::Reverse,
+                reverse.target.clone(),
+                rows.rows.len(),
+                Body::Table(data),
+            )
+        }
+        GeneratedKind::Custom(custom) => {
+            let (Some(schema), Some(table), Some(order)) = (
+                input.project.table(&custom.table),
+                by_name.get(custom.table.as_str()),
+                orders.get(custom.table.as_str()),
+            ) else {
+                return Ok(None);
+            };
+            let Some((kind, rows, body)) = custom_body(input, name, custom, schema, table, order)
+            else {
+                return Ok(None);
+            };
+            (kind, custom.table.clone(), rows, body)
+        }
+    };
+    Ok(Some(BuiltFile {
+        path: format!("generated/{name}.rkyv"),
+        kind,
+        name: name.clone(),
+        language: None,
+        table: Some(table_name),
+        rows: rows as u64,
+        bytes: encode(input, kind, name, None, body)?,
+    }))
+}
+
+/// A custom master's archive body: a group, a weighted table (cumulative weights per
+/// group) or a matrix; `None` when what it needs is missing.
+fn custom_body(
+    input: &BuildInput<'_>,
+    name: &str,
+    custom: &masterctl_schemas::schema::Custom,
+    schema: &TableSchema,
+    table: &Table,
+    order: &Order,
+) -> Option<(FileKind, usize, Body)> {
+    let fields = |names: &[String]| -> Vec<usize> {
+        names.iter().filter_map(|n| schema.field_index(n)).collect()
+    };
+    Some(match &custom.kind {
+        CustomKind::Group { group_by, order_by } => {
+            let group = group_data(
+                name,
+                schema,
+                table,
+                order,
+                &fields(group_by),
+                &fields(order_by),
+            );
+            let rows = group.rows.len();
+            (FileKind::Group, rows, Body::Group(group))
+        }
+        CustomKind::Weighted { group_by, weight } => {
+            let group = group_data(
+                name,
+                schema,
+                table,
+                order,
+                &fields(group_by),
+                &schema.primary_key,
+            );
+            let weight = schema.field_index(weight);
+            let mut cumulative = Vec::with_capacity(group.rows.len());
+            for window in group.offsets.windows(2) {
+                let mut sum = 0.0;
+                for &id in &group.rows[window[0] as usize..window[1] as usize] {
+                    let row = order.rows[id as usize];
+                    sum += weight
+                        .and_then(|w| table.value(row, w).as_f64())
+                        .unwrap_or(0.0);
+                    cumulative.push(sum);
+                }
+            }
+            let rows = group.rows.len();
+            (
+                FileKind::Weighted,
+                rows,
+                Body::Weighted(WeightedData { group, cumulative }),
+            )
+        }
+        CustomKind::Matrix {
+            row,
+            column: column_name,
+            value,
+            ..
+        } => {
+            let generated_rows = input.generated.get(name)?;
+            let (r, c, v) = (
+                schema.field(row)?,
+                schema.field(column_name)?,
+                schema.field(value)?,
+            );
+            let cells: Vec<&Value> = generated_rows
+                .rows
+                .iter()
+                .flat_map(|cells| cells.iter().skip(1))
+                .collect();
+            let data = MatrixData {
+                name: name.to_string(),
+                table: custom.table.clone(),
+                row_values: r.values.iter().map(|v| v.to_string()).collect(),
+                column_values: c.values.iter().map(|v| v.to_string()).collect(),
+                cells: field_column(v, cells.into_iter()),
+            };
+            (
+                FileKind::Matrix,
+                generated_rows.rows.len(),
+                Body::Matrix(data),
+            )
+        }
+    })
 }
