@@ -15,6 +15,8 @@ pub fn store_failure(error: StoreError) -> Failure {
             "run inside the master repository, or pass --repo DIR (`masterctl init` creates one)",
         ),
         StoreError::UnknownRegion(_)
+        | StoreError::NotAFolder(_)
+        | StoreError::AlreadyExists { .. }
         | StoreError::NoBranch(_)
         | StoreError::UnknownRevision(_)
         | StoreError::NotABuild(_)

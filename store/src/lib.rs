@@ -11,6 +11,7 @@ pub mod cache;
 pub mod commit;
 pub mod history;
 pub mod import;
+pub mod init;
 pub mod l10n;
 pub mod merge;
 pub mod names;
@@ -32,6 +33,14 @@ use masterctl_schemas::Report;
 /// What can go wrong around the data (the data's own mistakes are [`Report`]s).
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    #[error("{} exists and is not a folder", .0.display())]
+    NotAFolder(std::path::PathBuf),
+    /// A file init would write exists (`repository`: the folder holds a masterctl.toml).
+    #[error("{} already exists; init never overwrites", path.display())]
+    AlreadyExists {
+        path: std::path::PathBuf,
+        repository: bool,
+    },
     #[error("{} is not inside a git repository", .0.display())]
     NotARepository(std::path::PathBuf),
     #[error(

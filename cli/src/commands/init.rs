@@ -5,7 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::Failure;
+use masterctl_store::StoreError;
+
+use super::{Failure, store_failure};
 use crate::output::Output;
 
 /// The example, kept in `cli/init/` (inside this crate, so that it packages) so that
@@ -89,108 +91,62 @@ fn files(from: Option<&Path>) -> Result<Vec<(String, Vec<u8>)>, Failure> {
 
 pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
     let dir = &args.dir;
-    if dir.exists() && !dir.is_dir() {
-        return Err(Failure::usage(format!(
-            "{} exists and is not a folder",
-            dir.display()
-        )));
-    }
     let files = files(args.from.as_deref())?;
-    if let Some((existing, _)) = files.iter().find(|(name, _)| dir.join(name).exists()) {
-        let failure = Failure::usage(format!(
-            "{} already exists; init never overwrites",
-            dir.join(existing).display()
-        ));
-        let here = dir.as_os_str().is_empty() || dir == Path::new(".");
-        let hint = match (dir.join("masterctl.toml").is_file(), here) {
-            (true, true) => "this folder is a master repository already: `masterctl status` shows it; to start another, `masterctl init NEW-FOLDER`".to_string(),
-            (true, false) => format!(
-                "{} is a master repository already: `masterctl --repo {} status` shows it; to start another, `masterctl init NEW-FOLDER`",
-                dir.display(),
-                shell_quote(&dir.display().to_string())
-            ),
-            (false, _) => "init writes into an empty folder (or one without these files): `masterctl init NEW-FOLDER`".to_string(),
-        };
-        return Err(failure.hint(hint));
-    }
-    let mut written = Vec::new();
-    for (name, bytes) in &files {
-        let path = dir.join(name);
-        write_new(&path, bytes)?;
-        written.push(path);
-    }
-    let created_git = ensure_git_repository(dir)?;
-    // The structure's first commit, so that clones carry it; without an author (or in a
-    // repository that already has commits) the user is told what to run.
-    let committed = match masterctl_store::MasterRepo::open(dir) {
-        Ok(repo) if repo.workdir().is_some_and(|w| same_folder(&w, dir)) => {
-            let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
-            masterctl_store::commit::commit_first_structure(&repo, &names)
-                .ok()
-                .flatten()
+    let done = masterctl_store::init::init(dir, &files).map_err(|e| match e {
+        StoreError::AlreadyExists { repository, .. } => {
+            let here = dir.as_os_str().is_empty() || dir == Path::new(".");
+            let hint = match (repository, here) {
+                (true, true) => "this folder is a master repository already: `masterctl status` shows it; to start another, `masterctl init NEW-FOLDER`".to_string(),
+                (true, false) => format!(
+                    "{} is a master repository already: `masterctl --repo {} status` shows it; to start another, `masterctl init NEW-FOLDER`",
+                    dir.display(),
+                    shell_quote(&dir.display().to_string())
+                ),
+                (false, _) => "init writes into an empty folder (or one without these files): `masterctl init NEW-FOLDER`".to_string(),
+            };
+            Failure::usage(e.to_string()).hint(hint)
         }
-        _ => None,
-    };
+        StoreError::NotAFolder(_) => Failure::usage(e.to_string()),
+        other => store_failure(other),
+    })?;
     if output.is_json() {
         output.json(&serde_json::json!({
             "ok": true,
-            "written": written,
-            "git_repository_created": created_git,
-            "structure_commit": committed.map(|c| c.to_string()),
+            "written": done.written,
+            "git_repository_created": done.git_repository_created,
+            "structure_commit": done.structure_commit,
         }));
-    } else {
-        for path in &written {
-            output.line(format!("created {}", path.display()));
-        }
-        if created_git {
-            output.line(format!("created a git repository in {}", dir.display()));
-        }
-        match committed {
-            Some(commit) => output.line(format!(
-                "committed the structure (masterctl.toml, schemas/) as {}",
-                masterctl_store::short_id(&commit.to_string())
-            )),
-            None => {
-                output.line("commit the structure, so that clones of the repository carry it:");
-                output.line(format!(
-                    "  git -C {} add masterctl.toml schemas && git -C {} commit -m \"masterctl structure\"",
-                    shell_quote(&dir.display().to_string()),
-                    shell_quote(&dir.display().to_string())
-                ));
-            }
-        }
-        if args.from.is_none() {
-            output.line("");
-            output.line("next: check the example workbook against its schema:");
+        return Ok(());
+    }
+    for path in &done.written {
+        output.line(format!("created {}", path.display()));
+    }
+    if done.git_repository_created {
+        output.line(format!("created a git repository in {}", dir.display()));
+    }
+    match &done.structure_commit {
+        Some(commit) => output.line(format!(
+            "committed the structure (masterctl.toml, schemas/) as {}",
+            masterctl_store::short_id(commit)
+        )),
+        None => {
+            output.line("commit the structure, so that clones of the repository carry it:");
             output.line(format!(
-                "  cd {} && masterctl validate workbooks/",
+                "  git -C {} add masterctl.toml schemas && git -C {} commit -m \"masterctl structure\"",
+                shell_quote(&dir.display().to_string()),
                 shell_quote(&dir.display().to_string())
             ));
         }
     }
+    if args.from.is_none() {
+        output.line("");
+        output.line("next: check the example workbook against its schema:");
+        output.line(format!(
+            "  cd {} && masterctl validate workbooks/",
+            shell_quote(&dir.display().to_string())
+        ));
+    }
     Ok(())
-}
-
-fn write_new(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| {
-            Failure::environment(format!("cannot create {}: {e}", parent.display()))
-        })?;
-    }
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .and_then(|mut file| std::io::Write::write_all(&mut file, bytes))
-        .map_err(|e| Failure::environment(format!("cannot write {}: {e}", path.display())))
-}
-
-/// Whether two paths name one folder.
-fn same_folder(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
 }
 
 /// A path as a POSIX shell reads it back: quoted when it holds anything but plain
@@ -204,22 +160,4 @@ fn shell_quote(text: &str) -> String {
         true => text.to_string(),
         false => format!("'{}'", text.replace('\'', "'\\''")),
     }
-}
-
-/// Create a git repository in `dir` unless it is already inside one.
-fn ensure_git_repository(dir: &Path) -> Result<bool, Failure> {
-    if git2::Repository::discover(dir).is_ok() {
-        return Ok(false);
-    }
-    let mut options = git2::RepositoryInitOptions::new();
-    options.initial_head("main");
-    git2::Repository::init_opts(dir, &options)
-        .map(|_| true)
-        .map_err(|e| {
-            Failure::environment(format!(
-                "cannot create a git repository in {}: {}",
-                dir.display(),
-                e.message()
-            ))
-        })
 }

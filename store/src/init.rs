@@ -1,0 +1,90 @@
+//! A new master repository: the structure's files written (never over existing ones),
+//! a git repository created unless the folder is inside one, and the structure
+//! committed as its first commit so that clones carry it.
+
+use std::path::{Path, PathBuf};
+
+use git2::Oid;
+use serde::Serialize;
+
+use crate::StoreError;
+use crate::repo::MasterRepo;
+
+/// What [`init`] did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Initialized {
+    /// The files written, in the order given.
+    pub written: Vec<PathBuf>,
+    pub git_repository_created: bool,
+    /// The structure's commit; `None` when the folder's repository already had commits
+    /// or git has no author (the structure is then the user's to commit).
+    pub structure_commit: Option<String>,
+}
+
+/// Write `files` (paths relative to `dir`) into `dir`, create a git repository (branch
+/// `main`) unless `dir` is inside one, and commit the structure. Nothing is written when
+/// any of the files exists ([`StoreError::AlreadyExists`]).
+pub fn init(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<Initialized, StoreError> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(StoreError::NotAFolder(dir.to_path_buf()));
+    }
+    if let Some((existing, _)) = files.iter().find(|(name, _)| dir.join(name).exists()) {
+        return Err(StoreError::AlreadyExists {
+            path: dir.join(existing),
+            repository: dir.join("masterctl.toml").is_file(),
+        });
+    }
+    let mut written = Vec::new();
+    for (name, bytes) in files {
+        let path = dir.join(name);
+        write_new(&path, bytes)?;
+        written.push(path);
+    }
+    let git_repository_created = ensure_git_repository(dir)?;
+    // Only a repository whose working tree is this folder takes the structure commit.
+    let structure_commit: Option<Oid> = match MasterRepo::open(dir) {
+        Ok(repo) if repo.workdir().is_some_and(|w| same_folder(&w, dir)) => {
+            let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
+            crate::commit::commit_first_structure(&repo, &names)
+                .ok()
+                .flatten()
+        }
+        _ => None,
+    };
+    Ok(Initialized {
+        written,
+        git_repository_created,
+        structure_commit: structure_commit.map(|c| c.to_string()),
+    })
+}
+
+fn write_new(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(StoreError::io(parent))?;
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .and_then(|mut file| std::io::Write::write_all(&mut file, bytes))
+        .map_err(StoreError::io(path))
+}
+
+/// Whether two paths name one folder.
+fn same_folder(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// Create a git repository in `dir` unless it is already inside one.
+fn ensure_git_repository(dir: &Path) -> Result<bool, StoreError> {
+    if git2::Repository::discover(dir).is_ok() {
+        return Ok(false);
+    }
+    let mut options = git2::RepositoryInitOptions::new();
+    options.initial_head("main");
+    git2::Repository::init_opts(dir, &options)?;
+    Ok(true)
+}
