@@ -28,4 +28,15 @@ mod tests {
         assert_eq!(did_you_mean("Quest", known.into_iter()), Some("quest"));
         assert_eq!(did_you_mean("monster", known.into_iter()), None);
     }
+
+    #[test]
+    fn typos_find_their_word() {
+        let values = ["common", "rare", "epic", "legendary"];
+        assert_eq!(did_you_mean("raer", values.into_iter()), Some("rare"));
+        assert_eq!(
+            did_you_mean("Legendery", values.into_iter()),
+            Some("legendary")
+        );
+        assert_eq!(did_you_mean("zzz", values.into_iter()), None);
+    }
 }

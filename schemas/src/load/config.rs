@@ -1,0 +1,217 @@
+//! `masterctl.toml`: languages and regions, checked against the tables (`owns`) and
+//! each other (upstream chains without cycles).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use toml::Spanned;
+
+use crate::diagnostic::Code;
+use crate::schema::{Config, RegionConfig};
+
+use super::*;
+
+impl Builder {
+    pub(super) fn check_config(&mut self, checked: RawConfigChecked) -> Config {
+        let Some(raw) = checked.config else {
+            return Config::default();
+        };
+        let path = checked.file.clone().unwrap_or_default();
+        let source = SourceText::new(&path, &checked.text);
+        let source_language = raw.source_language.get_ref().clone();
+        let mut languages: Vec<String> =
+            raw.languages.iter().map(|l| l.get_ref().clone()).collect();
+        for language in &raw.languages {
+            if !is_language_tag(language.get_ref()) {
+                self.error(
+                    source
+                        .error(
+                            Code::InvalidName,
+                            language.span(),
+                            format!("`{}` is not a language tag", language.get_ref()),
+                        )
+                        .expected("a tag like ja, en or zh-Hant"),
+                );
+            }
+        }
+        if !is_language_tag(&source_language) {
+            self.error(
+                source
+                    .error(
+                        Code::InvalidName,
+                        raw.source_language.span(),
+                        format!("`{source_language}` is not a language tag"),
+                    )
+                    .expected("a tag like ja, en or zh-Hant"),
+            );
+        }
+        if languages.is_empty() {
+            languages.push(source_language.clone());
+        } else if !languages.contains(&source_language) {
+            self.error(source.error(
+                Code::InvalidReference,
+                raw.source_language.span(),
+                format!("source_language `{source_language}` is not in `languages`"),
+            ));
+        }
+        let mut regions = BTreeMap::new();
+        let mut branches: HashMap<String, String> = HashMap::new();
+        for (name, spanned) in &raw.regions {
+            let region = spanned.get_ref();
+            let span = spanned.span();
+            if !is_identifier(name) {
+                self.error(identifier_error(
+                    &source,
+                    "the region name",
+                    &Spanned::new(span.clone(), name.clone()),
+                ));
+            }
+            let branch = region.branch.get_ref();
+            if !is_branch_name(branch) {
+                self.error(
+                    source
+                        .error(
+                            Code::InvalidName,
+                            region.branch.span(),
+                            format!("`{branch}` is not a usable branch name"),
+                        )
+                        .expected("a git branch name like masters/jp"),
+                );
+            } else if let Some(other) = branches.insert(branch.clone(), name.clone()) {
+                self.error(source.error(
+                    Code::DuplicateName,
+                    region.branch.span(),
+                    format!("regions `{other}` and `{name}` share branch `{branch}`"),
+                ));
+            }
+            if let Some(upstream) = &region.upstream
+                && !raw.regions.contains_key(upstream.get_ref())
+            {
+                self.error(source.error(
+                    Code::InvalidReference,
+                    upstream.span(),
+                    format!(
+                        "region `{name}` follows `{}`, which is not a region",
+                        upstream.get_ref()
+                    ),
+                ));
+            }
+            for owned in &region.owns {
+                if let Some(problem) = self.owned_problem(owned.get_ref()) {
+                    self.error(
+                        source
+                            .error(
+                                Code::InvalidReference,
+                                owned.span(),
+                                format!("region `{name}` owns `{}`: {problem}", owned.get_ref()),
+                            )
+                            .found(owned.get_ref().clone()),
+                    );
+                }
+            }
+            for language in &region.languages {
+                if !languages.contains(language.get_ref()) {
+                    self.error(source.error(
+                        Code::InvalidReference,
+                        language.span(),
+                        format!(
+                            "region `{name}` uses language `{}`, which is not in `languages`",
+                            language.get_ref()
+                        ),
+                    ));
+                }
+            }
+            regions.insert(
+                name.clone(),
+                RegionConfig {
+                    branch: branch.clone(),
+                    upstream: region.upstream.as_ref().map(|u| u.get_ref().clone()),
+                    owns: region.owns.iter().map(|o| o.get_ref().clone()).collect(),
+                    languages: region
+                        .languages
+                        .iter()
+                        .map(|l| l.get_ref().clone())
+                        .collect(),
+                },
+            );
+        }
+        self.check_upstream_cycles(&source, &raw.regions);
+        Config {
+            file: checked.file,
+            source_language,
+            languages,
+            regions,
+        }
+    }
+
+    pub(super) fn owned_problem(&self, owned: &str) -> Option<String> {
+        let (table, column) = match owned.split_once('.') {
+            Some((t, c)) => (t, Some(c)),
+            None => (owned, None),
+        };
+        let Some(schema) = self.tables.iter().find(|t| t.name == table) else {
+            return Some(format!("there is no table `{table}`"));
+        };
+        match column {
+            Some(column) if schema.field(column).is_none() => {
+                Some(format!("table `{table}` has no field `{column}`"))
+            }
+            Some(column) if schema.primary_key_names().contains(&column) => {
+                Some("a primary key column cannot be owned; own the whole table".into())
+            }
+            _ => None,
+        }
+    }
+
+    /// Every region on a cycle of upstreams, named with its cycle. Each region follows at
+    /// most one other, so one walk per region, never revisiting one already settled, is
+    /// linear in the number of regions.
+    pub(super) fn check_upstream_cycles(
+        &mut self,
+        source: &SourceText,
+        regions: &BTreeMap<String, Spanned<RawRegion>>,
+    ) {
+        let upstream_of = |name: &str| {
+            regions
+                .get(name)
+                .and_then(|r| r.get_ref().upstream.as_ref())
+                .map(|u| u.get_ref().as_str())
+                .filter(|u| regions.contains_key(*u))
+        };
+        let mut settled: HashSet<&str> = HashSet::new();
+        for start in regions.keys() {
+            let mut path: Vec<&str> = Vec::new();
+            let mut position: HashMap<&str, usize> = HashMap::new();
+            let mut current = Some(start.as_str());
+            while let Some(name) = current {
+                if settled.contains(name) {
+                    break;
+                }
+                if let Some(&first) = position.get(name) {
+                    let cycle = &path[first..];
+                    for (i, member) in cycle.iter().enumerate() {
+                        // The cycle from this region on, at most eight steps of it.
+                        let steps = cycle[i..].iter().chain(&cycle[..i]);
+                        let mut shown: Vec<&str> = steps.take(8).copied().collect();
+                        if cycle.len() > 8 {
+                            shown.push("…");
+                        }
+                        self.error(source.error(
+                            Code::InvalidReference,
+                            regions[*member].span(),
+                            format!(
+                                "region `{member}` follows itself through upstreams ({} regions): {} → {member}",
+                                cycle.len(),
+                                shown.join(" → ")
+                            ),
+                        ));
+                    }
+                    break;
+                }
+                position.insert(name, path.len());
+                path.push(name);
+                current = upstream_of(name);
+            }
+            settled.extend(path);
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! Loading `masterctl.toml` and `schemas/*.toml` into a checked [`Project`].
+//!
+//! Each file is parsed with spans, so that every mistake — a TOML syntax error, an
+//! unknown option or type, a reference to a missing table or field, a name that is not
+//! a plain identifier — is reported with its file, line and column. All files are
+//! checked before anything is returned: a broken schema set gives every error at once.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use crate::diagnostic::{Code, Diagnostic, Location, Report};
+use crate::schema::{GeneratedSchema, Project, TableSchema};
+
+mod config;
+mod generated;
+mod raw;
+mod source;
+mod tables;
+
+use raw::*;
+use source::*;
+
+/// The file holding the project's configuration, at the root of a master repository.
+pub const CONFIG_FILE: &str = "masterctl.toml";
+/// The folder holding one schema file per table, beside [`CONFIG_FILE`].
+pub const SCHEMAS_DIR: &str = "schemas";
+
+/// Load a project from its root folder (holding `masterctl.toml` and `schemas/`).
+pub fn load_project(root: &Path) -> Result<Project, Report> {
+    let config_path = root.join(CONFIG_FILE);
+    let config_text = read_text(&config_path).map_err(single)?;
+    load_from_files(
+        Some((config_path, config_text)),
+        schema_files(&root.join(SCHEMAS_DIR)).map_err(single)?,
+    )
+}
+
+/// Load from a folder of schema files alone (`--schemas DIR`). `masterctl.toml` is read
+/// from the folder or its parent when present; without it, the configuration is empty.
+pub fn load_schemas_dir(dir: &Path) -> Result<Project, Report> {
+    if dir.join(CONFIG_FILE).is_file() && dir.join(SCHEMAS_DIR).is_dir() {
+        return load_project(dir);
+    }
+    let config = [dir.join(CONFIG_FILE), dir.join("..").join(CONFIG_FILE)]
+        .into_iter()
+        .find(|p| p.is_file());
+    let config = match config {
+        Some(path) => {
+            let text = read_text(&path).map_err(single)?;
+            Some((path, text))
+        }
+        None => None,
+    };
+    load_from_files(config, schema_files(dir).map_err(single)?)
+}
+
+/// Load from file contents already in memory (used for schemas read out of git).
+/// `schemas` are `(path, text)` pairs; paths are only used in diagnostics and for
+/// default table names (the file stem).
+pub fn load_from_files(
+    config: Option<(PathBuf, String)>,
+    mut schemas: Vec<(PathBuf, String)>,
+) -> Result<Project, Report> {
+    // Tables take the order of their files' names, whatever order the files came in
+    // (a git tree walk, a directory listing).
+    schemas.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut report = Report::default();
+    let config = match &config {
+        Some((path, text)) => parse_config(&SourceText::new(path, text), &mut report),
+        None => Some(RawConfigChecked::default()),
+    };
+    let mut parsed = Vec::new();
+    for (path, text) in &schemas {
+        let source = SourceText::new(path, text);
+        match toml::from_str::<RawSchema>(text) {
+            Ok(raw) => parsed.push((source, raw)),
+            Err(e) => report.push(toml_error(&source, &e)),
+        }
+    }
+    let mut builder = Builder {
+        report,
+        tables: Vec::new(),
+        generated: Vec::new(),
+        broken_tables: HashSet::new(),
+    };
+    builder.build_tables(&parsed);
+    builder.check_references(&parsed);
+    builder.build_generated(&parsed);
+    let config = config.map(|c| builder.check_config(c));
+    let Builder {
+        report,
+        tables,
+        generated,
+        ..
+    } = builder;
+    match config {
+        Some(config) if !report.has_errors() => Ok(Project {
+            config,
+            tables,
+            generated,
+        }),
+        _ => Err(report),
+    }
+}
+
+/// The `*.toml` files of a schema folder, sorted by name.
+pub fn schema_files(dir: &Path) -> Result<Vec<(PathBuf, String)>, Diagnostic> {
+    let entries = std::fs::read_dir(dir).map_err(|e| {
+        Diagnostic::new(
+            Code::UnreadableFile,
+            Location::file(dir),
+            format!("cannot read the schema folder: {e}"),
+        )
+    })?;
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "toml")
+                && p.is_file()
+                && !p
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with('.'))
+        })
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| read_text(&p).map(|text| (p, text)))
+        .collect()
+}
+
+fn read_text(path: &Path) -> Result<String, Diagnostic> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        Diagnostic::new(
+            Code::UnreadableFile,
+            Location::file(path),
+            format!("cannot read {}: {e}", path.display()),
+        )
+    })?;
+    String::from_utf8(bytes).map_err(|e| {
+        let prefix = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = prefix.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+        Diagnostic::new(
+            Code::InvalidUtf8,
+            Location {
+                line: Some(line),
+                ..Location::file(path)
+            },
+            "the file is not valid UTF-8",
+        )
+    })
+}
+
+fn single(d: Diagnostic) -> Report {
+    Report {
+        diagnostics: vec![d],
+    }
+}
+
+/// The longest name a table, field or region may have: names become file names
+/// (`locales/<lang>/<table>.sources.csv`, `<table>.rkyv`) that every file system and git
+/// host must take.
+pub const MAX_NAME_LENGTH: usize = 64;
+
+/// `[a-z][a-z0-9_]*`, at most [`MAX_NAME_LENGTH`] bytes: names become file names and code
+/// identifiers, so nothing else.
+pub fn is_identifier(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    name.len() <= MAX_NAME_LENGTH
+        && matches!(bytes.next(), Some(b'a'..=b'z'))
+        && bytes.all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'_'))
+}
+
+struct Builder {
+    report: Report,
+    tables: Vec<TableSchema>,
+    generated: Vec<GeneratedSchema>,
+    /// Tables declared but too broken to build: references to them are not reported
+    /// again as references to a missing table.
+    broken_tables: HashSet<String>,
+}
+
+/// Where each accepted name was declared, to name both places of a duplicate.
+type Declared = HashMap<String, Location>;
+
+impl Builder {
+    fn error(&mut self, d: Diagnostic) {
+        self.report.push(d);
+    }
+}
+
+/// A BCP 47-like tag: letters, digits and `-`, starting with a letter; it becomes a
+/// folder name (`locales/<lang>/`), so nothing else.
+fn is_language_tag(tag: &str) -> bool {
+    let mut chars = tag.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '-')
+        && tag.len() <= 35
+}
+
+/// A branch name git accepts (`git check-ref-format --branch`) in a plainer alphabet:
+/// ASCII letters, digits, `.`, `_`, `-` in `/`-separated segments; not `HEAD`, no
+/// segment starting with `.` or `-` or ending with `.lock` or `.`; at most 200 bytes.
+pub fn is_branch_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 200
+        && name != "HEAD"
+        && name.split('/').all(|segment| {
+            !segment.is_empty()
+                && !segment.starts_with('.')
+                && !segment.starts_with('-')
+                && !segment.ends_with('.')
+                && !segment.ends_with(".lock")
+                && !segment.contains("..")
+                && segment
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_are_plain() {
+        assert!(is_identifier("item"));
+        assert!(is_identifier("shop_item2"));
+        assert!(!is_identifier("Item"));
+        assert!(!is_identifier("../etc"));
+        assert!(!is_identifier("2item"));
+        assert!(!is_identifier(""));
+    }
+
+    #[test]
+    fn branch_names_are_conservative() {
+        assert!(is_branch_name("masters/jp"));
+        assert!(!is_branch_name("masters/../x"));
+        assert!(!is_branch_name("masters//jp"));
+        assert!(!is_branch_name("masters/jp.lock"));
+        assert!(!is_branch_name("a b"));
+    }
+}

@@ -1,0 +1,129 @@
+//! The files as written: serde types with spans, before any check.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::diagnostic::Report;
+
+use super::*;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawConfig {
+    pub(super) source_language: Spanned<String>,
+    #[serde(default)]
+    pub(super) languages: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub(super) regions: BTreeMap<String, Spanned<RawRegion>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawRegion {
+    pub(super) branch: Spanned<String>,
+    pub(super) upstream: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(super) owns: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub(super) languages: Vec<Spanned<String>>,
+}
+
+/// The configuration once it parsed, waiting for the tables to check `owns` against.
+#[derive(Default)]
+pub(super) struct RawConfigChecked {
+    pub(super) file: Option<PathBuf>,
+    pub(super) text: String,
+    pub(super) config: Option<RawConfig>,
+}
+
+pub(super) fn parse_config(source: &SourceText, report: &mut Report) -> Option<RawConfigChecked> {
+    match toml::from_str::<RawConfig>(source.text) {
+        Ok(config) => Some(RawConfigChecked {
+            file: Some(source.path.to_path_buf()),
+            text: source.text.to_string(),
+            config: Some(config),
+        }),
+        Err(e) => {
+            report.push(toml_error(source, &e));
+            None
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawSchema {
+    pub(super) name: Option<Spanned<String>>,
+    pub(super) sheet: Option<Spanned<String>>,
+    pub(super) description: Option<String>,
+    pub(super) primary_key: Option<Spanned<Vec<Spanned<String>>>>,
+    pub(super) fields: Option<Spanned<Vec<Spanned<RawField>>>>,
+    #[serde(default)]
+    pub(super) indexes: Vec<Spanned<RawIndex>>,
+    pub(super) reverse: Option<Spanned<RawReverse>>,
+    pub(super) custom: Option<Spanned<RawCustom>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawField {
+    pub(super) name: Spanned<String>,
+    #[serde(rename = "type")]
+    pub(super) ty: Spanned<String>,
+    #[serde(default)]
+    pub(super) optional: bool,
+    pub(super) default: Option<Spanned<toml::Value>>,
+    pub(super) min: Option<Spanned<toml::Value>>,
+    pub(super) max: Option<Spanned<toml::Value>>,
+    pub(super) min_length: Option<Spanned<i64>>,
+    pub(super) max_length: Option<Spanned<i64>>,
+    pub(super) pattern: Option<Spanned<String>>,
+    pub(super) values: Option<Spanned<Vec<Spanned<String>>>>,
+    pub(super) references: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(super) unique: bool,
+    pub(super) description: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawIndex {
+    pub(super) fields: Spanned<Vec<Spanned<String>>>,
+    #[serde(default)]
+    pub(super) unique: bool,
+    #[serde(default)]
+    pub(super) order_by: Vec<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawReverse {
+    pub(super) target: Spanned<String>,
+    pub(super) sources: Spanned<Vec<Spanned<RawReverseSource>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawReverseSource {
+    pub(super) table: Spanned<String>,
+    pub(super) field: Spanned<String>,
+    #[serde(default)]
+    pub(super) columns: Vec<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawCustom {
+    pub(super) kind: Spanned<String>,
+    pub(super) table: Spanned<String>,
+    pub(super) group_by: Option<Spanned<Vec<Spanned<String>>>>,
+    pub(super) order_by: Option<Spanned<Vec<Spanned<String>>>>,
+    pub(super) weight: Option<Spanned<String>>,
+    pub(super) row: Option<Spanned<String>>,
+    pub(super) column: Option<Spanned<String>>,
+    pub(super) value: Option<Spanned<String>>,
+    pub(super) default: Option<Spanned<toml::Value>>,
+}

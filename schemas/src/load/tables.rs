@@ -1,0 +1,660 @@
+//! Tables and their fields from schema files: names, types, options, keys, indexes,
+//! and the references between tables.
+
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+
+use regex::Regex;
+use toml::Spanned;
+
+use crate::diagnostic::Code;
+use crate::schema::{Field, FieldType, Index, Reference, TableSchema};
+use crate::suggest::did_you_mean;
+use crate::value::{self, Value};
+
+use super::*;
+
+impl Builder {
+    pub(super) fn build_tables(&mut self, parsed: &[(SourceText, RawSchema)]) {
+        let mut names: Declared = HashMap::new();
+        let mut sheets: Declared = HashMap::new();
+        for (source, raw) in parsed {
+            let name = self.schema_name(source, raw, &mut names);
+            let is_generated = raw.reverse.is_some() || raw.custom.is_some();
+            if is_generated {
+                if raw.fields.is_some() || raw.primary_key.is_some() || !raw.indexes.is_empty() {
+                    let span = raw
+                        .fields
+                        .as_ref()
+                        .map(Spanned::span)
+                        .or(raw.primary_key.as_ref().map(Spanned::span))
+                        .unwrap_or(0..0);
+                    self.error(source.error(
+                        Code::InvalidOption,
+                        span,
+                        "a generated master ([reverse] or [custom]) has no fields, primary_key or indexes of its own",
+                    ));
+                }
+                if let (Some(r), Some(_)) = (&raw.reverse, &raw.custom) {
+                    self.error(source.error(
+                        Code::InvalidOption,
+                        r.span(),
+                        "a schema has either [reverse] or [custom], not both",
+                    ));
+                }
+                continue;
+            }
+            let Some(name) = name else { continue };
+            let sheet = raw
+                .sheet
+                .as_ref()
+                .map_or_else(|| name.clone(), |s| s.get_ref().clone());
+            if sheet.trim().is_empty() {
+                let span = raw.sheet.as_ref().map_or(0..0, Spanned::span);
+                self.error(source.error(Code::InvalidName, span, "the sheet name is empty"));
+            }
+            let sheet_span = raw.sheet.as_ref().map_or(0..0, Spanned::span);
+            if let Some(first) = sheets.get(&sheet) {
+                self.error(
+                    source
+                        .error(
+                            Code::DuplicateName,
+                            sheet_span,
+                            format!("sheet `{sheet}` is already the sheet of another table"),
+                        )
+                        .hint(format!("first declared at {}", first.place())),
+                );
+            } else {
+                sheets.insert(sheet.clone(), source.location(sheet_span));
+            }
+            match self.build_table(source, raw, name.clone(), sheet) {
+                Some(table) => self.tables.push(table),
+                None => {
+                    self.broken_tables.insert(name);
+                }
+            }
+        }
+    }
+
+    /// The schema's name (or file stem), checked and registered; `None` when unusable.
+    pub(super) fn schema_name(
+        &mut self,
+        source: &SourceText,
+        raw: &RawSchema,
+        names: &mut Declared,
+    ) -> Option<String> {
+        let name = match &raw.name {
+            Some(n) => n.clone(),
+            None => Spanned::new(0..0, source.stem()),
+        };
+        if !is_identifier(name.get_ref()) {
+            let what = if raw.name.is_some() {
+                "the table name"
+            } else {
+                "the file name (the default table name)"
+            };
+            self.error(identifier_error(source, what, &name));
+            return None;
+        }
+        if let Some(first) = names.get(name.get_ref()) {
+            self.error(
+                source
+                    .error(
+                        Code::DuplicateName,
+                        name.span(),
+                        format!("table `{}` is declared twice", name.get_ref()),
+                    )
+                    .hint(format!("first declared at {}", first.place())),
+            );
+            return None;
+        }
+        names.insert(name.get_ref().clone(), source.location(name.span()));
+        Some(name.into_inner())
+    }
+
+    pub(super) fn build_table(
+        &mut self,
+        source: &SourceText,
+        raw: &RawSchema,
+        name: String,
+        sheet: String,
+    ) -> Option<TableSchema> {
+        let Some(raw_fields) = &raw.fields else {
+            self.error(source.error(
+                Code::SchemaSyntax,
+                0..0,
+                format!("table `{name}` has no [[fields]] (nor [reverse] or [custom])"),
+            ));
+            return None;
+        };
+        let mut fields = Vec::new();
+        let mut seen: Declared = HashMap::new();
+        for raw_field in raw_fields.get_ref() {
+            let raw_field = raw_field.get_ref();
+            let field_name = &raw_field.name;
+            if !is_identifier(field_name.get_ref()) {
+                self.error(identifier_error(source, "the field name", field_name));
+                continue;
+            }
+            if let Some(first) = seen.get(field_name.get_ref()) {
+                self.error(
+                    source
+                        .error(
+                            Code::DuplicateName,
+                            field_name.span(),
+                            format!("field `{}` is declared twice", field_name.get_ref()),
+                        )
+                        .hint(format!("first declared at {}", first.place())),
+                );
+                continue;
+            }
+            seen.insert(
+                field_name.get_ref().clone(),
+                source.location(field_name.span()),
+            );
+            if let Some(field) = self.build_field(source, raw_field) {
+                fields.push(field);
+            }
+        }
+        if fields.len() != raw_fields.get_ref().len() {
+            // Keys and indexes below would report fields that are merely broken as missing.
+            return None;
+        }
+        let primary_key = match &raw.primary_key {
+            None => {
+                self.error(
+                    source
+                        .error(
+                            Code::InvalidOption,
+                            0..0,
+                            format!("table `{name}` has no primary_key"),
+                        )
+                        .hint("add `primary_key = [\"id\"]` (several fields for a composite key)"),
+                );
+                None
+            }
+            Some(pk) if pk.get_ref().is_empty() => {
+                self.error(source.error(Code::InvalidOption, pk.span(), "primary_key is empty"));
+                None
+            }
+            Some(pk) => self.field_list(source, &fields, pk.get_ref(), "primary_key"),
+        };
+        if let Some(pk) = &primary_key {
+            for (&i, spanned) in pk
+                .iter()
+                .zip(raw.primary_key.iter().flat_map(|p| p.get_ref()))
+            {
+                let field = &fields[i];
+                let problem = match field.ty {
+                    FieldType::Text => Some("a text field (it is localized)"),
+                    FieldType::List(_) => Some("a list field"),
+                    _ if field.optional => Some("an optional field"),
+                    _ => None,
+                };
+                if let Some(problem) = problem {
+                    self.error(source.error(
+                        Code::InvalidOption,
+                        spanned.span(),
+                        format!("primary key field `{}` is {problem}", field.name),
+                    ));
+                }
+            }
+        }
+        let mut indexes = Vec::new();
+        for raw_index in &raw.indexes {
+            let raw_index = raw_index.get_ref();
+            let index_fields =
+                self.field_list(source, &fields, raw_index.fields.get_ref(), "index");
+            let order_by = self.field_list(source, &fields, &raw_index.order_by, "order_by");
+            if raw_index.fields.get_ref().is_empty() {
+                self.error(source.error(
+                    Code::InvalidOption,
+                    raw_index.fields.span(),
+                    "an index needs at least one field",
+                ));
+            }
+            if let (Some(fields_idx), Some(order_by)) = (index_fields, order_by) {
+                for (&i, spanned) in fields_idx.iter().zip(raw_index.fields.get_ref()) {
+                    if fields[i].ty == FieldType::Text {
+                        self.error(source.error(
+                            Code::InvalidOption,
+                            spanned.span(),
+                            format!(
+                                "text field `{}` cannot be indexed (it is localized)",
+                                fields[i].name
+                            ),
+                        ));
+                    }
+                }
+                indexes.push(Index {
+                    fields: fields_idx,
+                    unique: raw_index.unique,
+                    order_by,
+                });
+            }
+        }
+        Some(TableSchema {
+            name,
+            sheet,
+            description: raw.description.clone(),
+            // A broken key was reported; the table stays so that its references are checked too.
+            primary_key: primary_key.unwrap_or_default(),
+            fields,
+            indexes,
+            file: source.path.to_path_buf(),
+        })
+    }
+
+    /// Resolve names to field indexes; report every missing or repeated one.
+    pub(super) fn field_list(
+        &mut self,
+        source: &SourceText,
+        fields: &[Field],
+        names: &[Spanned<String>],
+        what: &str,
+    ) -> Option<Vec<usize>> {
+        let mut indexes = Vec::new();
+        let mut ok = true;
+        for name in names {
+            match fields.iter().position(|f| &f.name == name.get_ref()) {
+                Some(i) if indexes.contains(&i) => {
+                    self.error(source.error(
+                        Code::DuplicateName,
+                        name.span(),
+                        format!("{what} names field `{}` twice", name.get_ref()),
+                    ));
+                    ok = false;
+                }
+                Some(i) => indexes.push(i),
+                None => {
+                    let mut d = source
+                        .error(
+                            Code::InvalidReference,
+                            name.span(),
+                            format!(
+                                "{what} names `{}`, which is not a field of this table",
+                                name.get_ref()
+                            ),
+                        )
+                        .found(name.get_ref().clone());
+                    if let Some(similar) =
+                        did_you_mean(name.get_ref(), fields.iter().map(|f| f.name.as_str()))
+                    {
+                        d = d.hint(format!("did you mean `{similar}`?"));
+                    }
+                    self.error(d);
+                    ok = false;
+                }
+            }
+        }
+        ok.then_some(indexes)
+    }
+
+    pub(super) fn build_field(&mut self, source: &SourceText, raw: &RawField) -> Option<Field> {
+        let name = raw.name.get_ref().clone();
+        let Some(ty) = FieldType::parse(raw.ty.get_ref()) else {
+            let known = [
+                "int", "float", "bool", "string", "text", "enum", "date", "datetime",
+            ];
+            let mut d = source
+                .error(
+                    Code::UnknownType,
+                    raw.ty.span(),
+                    format!("field `{name}` has unknown type `{}`", raw.ty.get_ref()),
+                )
+                .found(raw.ty.get_ref().clone())
+                .expected("int, float, bool, string, text, enum, date, datetime or list<T>");
+            if let Some(similar) = did_you_mean(raw.ty.get_ref(), known.into_iter()) {
+                d = d.hint(format!("did you mean `{similar}`?"));
+            }
+            self.error(d);
+            return None;
+        };
+        let errors_before = self.report.error_count();
+        let misplaced = |this: &mut Builder, span: Range<usize>, option: &str, applies: &str| {
+            this.error(source.error(
+                Code::InvalidOption,
+                span,
+                format!("option `{option}` does not apply to field `{name}` of type {ty}; it applies to {applies}"),
+            ));
+        };
+        let scalar = ty.scalar().clone();
+        let min = raw
+            .min
+            .as_ref()
+            .and_then(|m| self.option_value(source, &name, "min", &scalar, m));
+        let max = raw
+            .max
+            .as_ref()
+            .and_then(|m| self.option_value(source, &name, "max", &scalar, m));
+        for (option, spanned) in [("min", &raw.min), ("max", &raw.max)] {
+            if let Some(s) = spanned
+                && !scalar.is_ordered_scalar()
+            {
+                misplaced(
+                    self,
+                    s.span(),
+                    option,
+                    "int, float, date and datetime fields",
+                );
+            }
+        }
+        if let (Some(lo), Some(hi)) = (&min, &max)
+            && lo > hi
+        {
+            let span = raw.max.as_ref().map_or(0..0, Spanned::span);
+            self.error(source.error(
+                Code::InvalidOption,
+                span,
+                format!("field `{name}` has min {lo} above max {hi}"),
+            ));
+        }
+        let length = |this: &mut Builder,
+                      option: &str,
+                      raw: &Option<Spanned<i64>>|
+         -> Option<u32> {
+            let spanned = raw.as_ref()?;
+            if !scalar.is_textual() {
+                misplaced(this, spanned.span(), option, "string, text and enum fields");
+                return None;
+            }
+            match u32::try_from(*spanned.get_ref()) {
+                Ok(n) => Some(n),
+                Err(_) => {
+                    this.error(source.error(
+                        Code::InvalidOption,
+                        spanned.span(),
+                        format!("`{option}` of field `{name}` must be a non-negative whole number"),
+                    ));
+                    None
+                }
+            }
+        };
+        let min_length = length(self, "min_length", &raw.min_length);
+        let max_length = length(self, "max_length", &raw.max_length);
+        if let (Some(lo), Some(hi)) = (min_length, max_length)
+            && lo > hi
+        {
+            let span = raw.max_length.as_ref().map_or(0..0, Spanned::span);
+            self.error(source.error(
+                Code::InvalidOption,
+                span,
+                format!("field `{name}` has min_length {lo} above max_length {hi}"),
+            ));
+        }
+        let pattern = match &raw.pattern {
+            None => None,
+            Some(p) if !scalar.is_textual() => {
+                misplaced(self, p.span(), "pattern", "string, text and enum fields");
+                None
+            }
+            Some(p) => match Regex::new(&format!("^(?:{})$", p.get_ref())) {
+                Ok(re) => Some((p.get_ref().clone(), re)),
+                Err(e) => {
+                    self.error(
+                        source
+                            .error(
+                                Code::InvalidOption,
+                                p.span(),
+                                format!("the pattern of field `{name}` is not a valid regular expression"),
+                            )
+                            .found(p.get_ref().clone())
+                            .hint(e.to_string().lines().last().unwrap_or_default().trim().to_string()),
+                    );
+                    None
+                }
+            },
+        };
+        let values = match (&raw.values, &scalar) {
+            (Some(v), FieldType::Enum) => {
+                let mut seen = HashSet::new();
+                for value in v.get_ref() {
+                    if value.get_ref().is_empty() {
+                        self.error(source.error(
+                            Code::InvalidOption,
+                            value.span(),
+                            format!("enum `{name}` has an empty value"),
+                        ));
+                    } else if !seen.insert(value.get_ref().as_str()) {
+                        self.error(source.error(
+                            Code::DuplicateName,
+                            value.span(),
+                            format!("enum `{name}` lists `{}` twice", value.get_ref()),
+                        ));
+                    }
+                }
+                if v.get_ref().is_empty() {
+                    self.error(source.error(
+                        Code::InvalidOption,
+                        v.span(),
+                        format!("enum `{name}` has no values"),
+                    ));
+                }
+                v.get_ref()
+                    .iter()
+                    .map(|s| s.get_ref().as_str().into())
+                    .collect()
+            }
+            (None, FieldType::Enum) => {
+                self.error(
+                    source
+                        .error(
+                            Code::InvalidOption,
+                            raw.ty.span(),
+                            format!("enum field `{name}` has no `values`"),
+                        )
+                        .hint("add `values = [\"a\", \"b\"]`"),
+                );
+                Vec::new()
+            }
+            (Some(v), _) => {
+                misplaced(self, v.span(), "values", "enum fields");
+                Vec::new()
+            }
+            (None, _) => Vec::new(),
+        };
+        let references = raw.references.as_ref().and_then(|r| {
+            match r.get_ref().split_once('.') {
+                Some((table, field)) if !table.is_empty() && !field.is_empty() => Some(Reference {
+                    table: table.to_string(),
+                    field: field.to_string(),
+                }),
+                _ => {
+                    self.error(
+                        source
+                            .error(
+                                Code::InvalidReference,
+                                r.span(),
+                                format!("`references` of field `{name}` is not of the form `table.field`"),
+                            )
+                            .found(r.get_ref().clone()),
+                    );
+                    None
+                }
+            }
+        });
+        let default = raw
+            .default
+            .as_ref()
+            .and_then(|d| self.option_value(source, &name, "default", &ty, d));
+        if self.report.error_count() != errors_before {
+            return None;
+        }
+        let field = Field {
+            name,
+            ty,
+            optional: raw.optional,
+            default,
+            min,
+            max,
+            min_length,
+            max_length,
+            pattern,
+            values,
+            references,
+            unique: raw.unique,
+            description: raw.description.clone(),
+        };
+        if let Some(default) = &field.default
+            && let Err(problem) = crate::check::check_value(&field, default)
+        {
+            let span = raw.default.as_ref().map_or(0..0, Spanned::span);
+            self.error(source.error(
+                Code::InvalidOption,
+                span,
+                format!(
+                    "the default of field `{}` is not a valid value: {}",
+                    field.name, problem.message
+                ),
+            ));
+            return None;
+        }
+        Some(field)
+    }
+
+    /// A `default`, `min` or `max` converted to the field's type.
+    pub(super) fn option_value(
+        &mut self,
+        source: &SourceText,
+        field: &str,
+        option: &str,
+        ty: &FieldType,
+        raw: &Spanned<toml::Value>,
+    ) -> Option<Value> {
+        match toml_value(ty, raw.get_ref()) {
+            Some(v) => Some(v),
+            None => {
+                self.error(
+                    source
+                        .error(
+                            Code::InvalidOption,
+                            raw.span(),
+                            format!(
+                                "`{option}` of field `{field}` is not {}",
+                                crate::parse::describe(ty)
+                            ),
+                        )
+                        .found(source.text.get(raw.span()).unwrap_or_default().to_string()),
+                );
+                None
+            }
+        }
+    }
+
+    pub(super) fn check_references(&mut self, parsed: &[(SourceText, RawSchema)]) {
+        for (source, raw) in parsed {
+            let Some(raw_fields) = &raw.fields else {
+                continue;
+            };
+            let table_name = raw
+                .name
+                .as_ref()
+                .map_or_else(|| source.stem(), |n| n.get_ref().clone());
+            for raw_field in raw_fields.get_ref() {
+                let raw_field = raw_field.get_ref();
+                let Some(spanned) = &raw_field.references else {
+                    continue;
+                };
+                let Some(field) = self
+                    .tables
+                    .iter()
+                    .find(|t| t.name == table_name)
+                    .and_then(|t| t.field(raw_field.name.get_ref()))
+                else {
+                    continue;
+                };
+                let Some(reference) = &field.references else {
+                    continue;
+                };
+                if self.broken_tables.contains(&reference.table) {
+                    continue;
+                }
+                if let Some(problem) = self.reference_problem(field, reference) {
+                    let mut d = source
+                        .error(
+                            Code::InvalidReference,
+                            spanned.span(),
+                            format!("field `{}` references `{reference}`: {problem}", field.name),
+                        )
+                        .found(reference.to_string());
+                    let candidates: Vec<String> = self
+                        .tables
+                        .iter()
+                        .flat_map(|t| {
+                            t.fields
+                                .iter()
+                                .map(move |f| format!("{}.{}", t.name, f.name))
+                        })
+                        .collect();
+                    if let Some(similar) = did_you_mean(
+                        &reference.to_string(),
+                        candidates.iter().map(String::as_str),
+                    ) {
+                        d = d.hint(format!("did you mean `{similar}`?"));
+                    }
+                    self.error(d);
+                }
+            }
+        }
+    }
+
+    pub(super) fn reference_problem(&self, field: &Field, reference: &Reference) -> Option<String> {
+        let Some(table) = self.tables.iter().find(|t| t.name == reference.table) else {
+            return Some(format!("there is no table `{}`", reference.table));
+        };
+        let Some(target_index) = table.field_index(&reference.field) else {
+            return Some(format!(
+                "table `{}` has no field `{}`",
+                table.name, reference.field
+            ));
+        };
+        let target = &table.fields[target_index];
+        let is_key = table.primary_key == [target_index] || target.unique;
+        if !is_key {
+            return Some(format!(
+                "`{reference}` is neither the table's single-field primary key nor unique"
+            ));
+        }
+        if field.ty == FieldType::Text || target.ty == FieldType::Text {
+            return Some("text fields cannot be referenced (they are localized)".into());
+        }
+        if field.ty.scalar() != &target.ty {
+            return Some(format!(
+                "the field is {} but `{reference}` is {}",
+                field.ty, target.ty
+            ));
+        }
+        None
+    }
+}
+
+/// Convert a TOML value written in a schema (`default`, `min`, `max`) to the type.
+fn toml_value(ty: &FieldType, raw: &toml::Value) -> Option<Value> {
+    match (ty, raw) {
+        (FieldType::Int, toml::Value::Integer(i)) => Some(Value::Int(*i)),
+        (FieldType::Int, toml::Value::Float(f)) => value::float_to_int(*f).map(Value::Int),
+        (FieldType::Float, toml::Value::Integer(i)) => Some(Value::Float(*i as f64)),
+        (FieldType::Float, toml::Value::Float(f)) if f.is_finite() => Some(Value::Float(*f)),
+        (FieldType::Bool, toml::Value::Boolean(b)) => Some(Value::Bool(*b)),
+        (FieldType::String | FieldType::Text | FieldType::Enum, toml::Value::String(s)) => {
+            Some(Value::Str(s.as_str().into()))
+        }
+        (FieldType::Date, toml::Value::String(s)) => value::parse_date(s).map(Value::Date),
+        (FieldType::Date, toml::Value::Datetime(d)) => {
+            value::parse_date(&d.to_string()).map(Value::Date)
+        }
+        (FieldType::DateTime, toml::Value::String(s)) => {
+            value::parse_datetime(s).map(Value::DateTime)
+        }
+        (FieldType::DateTime, toml::Value::Datetime(d)) => {
+            value::parse_datetime(&d.to_string()).map(Value::DateTime)
+        }
+        (FieldType::List(inner), toml::Value::Array(items)) => items
+            .iter()
+            .map(|item| toml_value(inner, item))
+            .collect::<Option<Vec<_>>>()
+            .map(|v| Value::List(v.into())),
+        (FieldType::List(_), toml::Value::String(s)) => crate::parse::parse_text(ty, s).ok(),
+        _ => None,
+    }
+}
