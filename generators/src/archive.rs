@@ -11,7 +11,7 @@ use masterctl_runtime::format::{
     ArchiveFile, Body, ColumnData, ColumnType, FORMAT_VERSION, GroupData, Identity, IndexData,
     MatrixData, Strings, StringsData, TableData, TextColumn, Values, WeightedData, key_slot,
 };
-use masterctl_runtime::manifest::{Fallback, FileKind};
+use masterctl_runtime::manifest::{Fallback, FileEntry, FileKind};
 use masterctl_schemas::canonical::{data_fields, key_order};
 use masterctl_schemas::schema::{CustomKind, GeneratedKind, Project};
 use masterctl_schemas::{Field, FieldType, Table, TableSchema, Value};
@@ -29,6 +29,22 @@ pub struct BuiltFile {
     pub table: Option<String>,
     pub rows: u64,
     pub bytes: Vec<u8>,
+}
+
+impl BuiltFile {
+    /// The file's line in the manifest: what it is, its size and BLAKE3.
+    pub fn manifest_entry(&self) -> FileEntry {
+        FileEntry {
+            path: self.path.clone(),
+            kind: self.kind,
+            name: self.name.clone(),
+            language: self.language.clone(),
+            table: self.table.clone(),
+            blake3: blake3::hash(&self.bytes).to_hex().to_string(),
+            size: self.bytes.len() as u64,
+            rows: self.rows,
+        }
+    }
 }
 
 /// What a build reads: the snapshot's tables (typed, text fields holding the source

@@ -8,7 +8,7 @@ use std::path::Path;
 use masterctl_generators::archive::{BuildInput, BuiltFile, build};
 use masterctl_generators::{GeneratedTable, generate};
 use masterctl_locales::TableTexts;
-use masterctl_runtime::manifest::{FileEntry, FileKind, Manifest};
+use masterctl_runtime::manifest::{FileKind, Manifest};
 use masterctl_runtime::{FORMAT_VERSION, Masters, ValueRef};
 use masterctl_schemas::load::load_project;
 use masterctl_schemas::{Project, Table, validate_paths};
@@ -103,19 +103,7 @@ fn what_it_writes_opens_through_the_runtime() {
         source_commit: "0".repeat(40),
         schema_hash: "sample".into(),
         languages,
-        files: files
-            .iter()
-            .map(|f| FileEntry {
-                path: f.path.clone(),
-                kind: f.kind,
-                name: f.name.clone(),
-                language: f.language.clone(),
-                table: f.table.clone(),
-                blake3: blake3::hash(&f.bytes).to_hex().to_string(),
-                size: f.bytes.len() as u64,
-                rows: f.rows,
-            })
-            .collect(),
+        files: files.iter().map(BuiltFile::manifest_entry).collect(),
         fallbacks,
     };
     std::fs::write(

@@ -9,7 +9,7 @@ use masterctl_generators::archive::{BuildInput, BuiltFile, build};
 use masterctl_generators::generate;
 use masterctl_locales::texts::text_fields;
 use masterctl_locales::{TableTexts, region_languages};
-use masterctl_runtime::manifest::{FileEntry, MANIFEST, Manifest};
+use masterctl_runtime::manifest::{MANIFEST, Manifest};
 use masterctl_runtime::{FORMAT_VERSION, files};
 use masterctl_schemas::Table;
 
@@ -95,19 +95,7 @@ pub fn build_region(
         source_commit: commit.id().to_string(),
         schema_hash,
         languages,
-        files: files
-            .iter()
-            .map(|f| FileEntry {
-                path: f.path.clone(),
-                kind: f.kind,
-                name: f.name.clone(),
-                language: f.language.clone(),
-                table: f.table.clone(),
-                blake3: blake3::hash(&f.bytes).to_hex().to_string(),
-                size: f.bytes.len() as u64,
-                rows: f.rows,
-            })
-            .collect(),
+        files: files.iter().map(BuiltFile::manifest_entry).collect(),
         fallbacks,
     };
     Ok(Build { manifest, files })
