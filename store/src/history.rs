@@ -2,19 +2,18 @@
 //! words, per-table counts, source files, exchange files of translations and import
 //! points of rebases.
 
-use git2::Oid;
+use masterctl_schemas::value::DateTime;
 
 use crate::StoreError;
 use crate::commit::{SOURCE_TRAILER, TRANSLATION_TRAILER, UPSTREAM_BASE_TRAILER, UPSTREAM_TRAILER};
 use crate::repo::MasterRepo;
 
 /// One commit of a region branch, as an import record.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ImportRecord {
-    pub commit: Oid,
-    /// Seconds since the Unix epoch, and the author's offset from UTC in minutes.
-    pub time: i64,
-    pub offset_minutes: i32,
+    pub commit: String,
+    /// When, in the author's own offset: `2026-11-29T23:15:00+09:00`.
+    pub time: String,
     pub author: String,
     pub email: String,
     pub subject: String,
@@ -72,9 +71,8 @@ pub fn history(
             .unwrap_or_default();
         let author = commit.author();
         records.push(ImportRecord {
-            commit: commit.id(),
-            time: commit.time().seconds(),
-            offset_minutes: commit.time().offset_minutes(),
+            commit: commit.id().to_string(),
+            time: local_time(commit.time().seconds(), commit.time().offset_minutes()),
             author: author.name().unwrap_or_default().to_string(),
             email: author.email().unwrap_or_default().to_string(),
             subject,
@@ -87,4 +85,12 @@ pub fn history(
         next = commit.parents().next();
     }
     Ok(records)
+}
+
+/// `2026-11-29T23:15:00+09:00`: a commit's time in its author's own offset.
+fn local_time(seconds: i64, offset_minutes: i32) -> String {
+    let local = DateTime((seconds + i64::from(offset_minutes) * 60) * 1000);
+    let sign = if offset_minutes < 0 { '-' } else { '+' };
+    let offset = offset_minutes.unsigned_abs();
+    format!("{local}{sign}{:02}:{:02}", offset / 60, offset % 60)
 }

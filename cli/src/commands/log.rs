@@ -1,6 +1,5 @@
 //! `masterctl log --region R`: the region's import history, newest first.
 
-use masterctl_schemas::value::DateTime;
 use masterctl_store::names::one_line;
 use masterctl_store::{history, short_id};
 use serde_json::json;
@@ -27,24 +26,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     let reference = region.reference();
     let records = history(&repo, &reference, args.limit).map_err(store_failure)?;
     if output.is_json() {
-        let list: Vec<_> = records
-            .iter()
-            .map(|r| {
-                json!({
-                    "commit": r.commit.to_string(),
-                    "time": local_time(r.time, r.offset_minutes),
-                    "author": r.author,
-                    "email": r.email,
-                    "subject": r.subject,
-                    "tables": r.tables,
-                    "sources": r.sources,
-                    "translations": r.translations,
-                    "upstream": r.upstream,
-                    "upstream_base": r.upstream_base,
-                })
-            })
-            .collect();
-        output.json(&json!({ "ok": true, "region": args.region, "branch": region.branch(), "imports": list }));
+        output.json(&json!({ "ok": true, "region": args.region, "branch": region.branch(), "imports": records }));
         return Ok(());
     }
     if records.is_empty() {
@@ -54,8 +36,8 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     for record in &records {
         output.line(format!(
             "{} {}  {} <{}>",
-            output.bold(short_id(&record.commit.to_string())),
-            local_time(record.time, record.offset_minutes),
+            output.bold(short_id(&record.commit)),
+            record.time,
             one_line(&record.author),
             one_line(&record.email)
         ));
@@ -83,12 +65,4 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         output.line("");
     }
     Ok(())
-}
-
-/// `2026-11-29T23:15:00+09:00` in the author's own offset.
-fn local_time(seconds: i64, offset_minutes: i32) -> String {
-    let local = DateTime((seconds + i64::from(offset_minutes) * 60) * 1000);
-    let sign = if offset_minutes < 0 { '-' } else { '+' };
-    let offset = offset_minutes.unsigned_abs();
-    format!("{local}{sign}{:02}:{:02}", offset / 60, offset % 60)
 }
