@@ -71,6 +71,12 @@ pub enum ColorChoice {
     Never,
 }
 
+/// What a command returns when it succeeds: data (its JSON is what it serializes) that
+/// also knows how to read as text.
+pub trait Render: Serialize {
+    fn text(&self, output: &Output);
+}
+
 pub struct Output {
     pub format: Format,
     color: bool,
@@ -157,6 +163,22 @@ impl Output {
         let mut out = std::io::stdout().lock();
         if serde_json::to_writer_pretty(&mut out, value).is_ok() {
             let _ = writeln!(out);
+        }
+    }
+
+    /// A command's result, shown once: its text for people, or its JSON (the result's
+    /// fields beside `"ok": true`) for machines.
+    pub fn render<R: Render>(&self, result: &R) {
+        if self.is_json() {
+            #[derive(Serialize)]
+            struct Ok<'r, R> {
+                ok: bool,
+                #[serde(flatten)]
+                result: &'r R,
+            }
+            self.json(&Ok { ok: true, result });
+        } else {
+            result.text(self);
         }
     }
 

@@ -24,7 +24,7 @@ use crate::snapshot::{Snapshot, language_path, read_table_at, table_path, tree_b
 use crate::source::{SourceFile, source_file};
 
 /// Rows added, changed and removed in one table by an import.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct TableChange {
     pub table: String,
     pub added: usize,

@@ -4,12 +4,13 @@
 
 use std::path::PathBuf;
 
+use masterctl_runtime::manifest::Fallback;
 use masterctl_store::build::{build_region, write_build};
 use masterctl_store::short_id;
-use serde_json::json;
+use serde::Serialize;
 
 use super::{Failure, open_repo, region, store_failure};
-use crate::output::{GlobalArgs, Output, RepoArg, counted};
+use crate::output::{GlobalArgs, Output, Render, RepoArg, counted};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -43,42 +44,58 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     let build = build.map_err(store_failure)?;
     write_build(&build, &args.out).map_err(store_failure)?;
     let manifest = &build.manifest;
-    if output.is_json() {
-        output.json(&json!({
-            "ok": true,
-            "region": manifest.region,
-            "out": args.out,
-            "source_commit": manifest.source_commit,
-            "files": manifest.files.len(),
-            "bytes": build.size(),
-            "fallbacks": manifest.fallbacks,
-        }));
-        return Ok(());
-    }
-    output.line(format!(
-        "{} {} at {} into {}: {} files, {} bytes",
-        output.bold("built"),
-        manifest.region,
-        short_id(&manifest.source_commit),
-        args.out.display(),
-        manifest.files.len(),
-        build.size()
-    ));
-    // A few fallbacks are listed; many (a new language in a big project) are summed up
-    // per language, and --verbose lists them all.
-    let fallbacks = &manifest.fallbacks;
-    if fallbacks.len() <= FALLBACKS_LISTED || args.verbose {
-        for fallback in fallbacks {
-            output.line(format!(
-                "  fallback: {}.{} in {}: {} from {}",
-                fallback.table,
-                fallback.field,
-                fallback.language,
-                counted(fallback.count as usize, "text"),
-                fallback.from
-            ));
+    output.render(&Built {
+        region: &manifest.region,
+        out: &args.out,
+        source_commit: &manifest.source_commit,
+        files: manifest.files.len(),
+        bytes: build.size(),
+        fallbacks: &manifest.fallbacks,
+        verbose: args.verbose,
+    });
+    Ok(())
+}
+
+/// A build written: where, from which commit, its size and the text fallbacks taken.
+#[derive(Serialize)]
+struct Built<'a> {
+    region: &'a str,
+    out: &'a std::path::Path,
+    source_commit: &'a str,
+    files: usize,
+    bytes: u64,
+    fallbacks: &'a [Fallback],
+    #[serde(skip)]
+    verbose: bool,
+}
+
+impl Render for Built<'_> {
+    fn text(&self, output: &Output) {
+        output.line(format!(
+            "{} {} at {} into {}: {} files, {} bytes",
+            output.bold("built"),
+            self.region,
+            short_id(self.source_commit),
+            self.out.display(),
+            self.files,
+            self.bytes
+        ));
+        // A few fallbacks are listed; many (a new language in a big project) are summed
+        // up per language, and --verbose lists them all.
+        let fallbacks = self.fallbacks;
+        if fallbacks.len() <= FALLBACKS_LISTED || self.verbose {
+            for fallback in fallbacks {
+                output.line(format!(
+                    "  fallback: {}.{} in {}: {} from {}",
+                    fallback.table,
+                    fallback.field,
+                    fallback.language,
+                    counted(fallback.count as usize, "text"),
+                    fallback.from
+                ));
+            }
+            return;
         }
-    } else {
         let mut sums: Vec<(&str, &str, u64, Vec<&str>)> = Vec::new();
         for fallback in fallbacks {
             let at = sums
@@ -105,5 +122,4 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
             counted(fallbacks.len(), "fallback")
         ));
     }
-    Ok(())
 }

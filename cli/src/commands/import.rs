@@ -3,12 +3,13 @@
 
 use std::path::PathBuf;
 
+use masterctl_schemas::Diagnostic;
 use masterctl_store::import::{ImportOutcome, commit_message};
-use masterctl_store::{commit_import, plan_import, short_id};
-use serde_json::json;
+use masterctl_store::{TableChange, commit_import, plan_import, short_id};
+use serde::Serialize;
 
 use super::{Failure, open_repo, region, store_failure};
-use crate::output::{GlobalArgs, Output, RepoArg};
+use crate::output::{GlobalArgs, Output, Render, RepoArg};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -55,57 +56,72 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         );
     }
     let branch = region.branch();
-    let changes: Vec<_> = plan
-        .changes
-        .iter()
-        .map(|c| json!({ "table": c.table, "added": c.added, "changed": c.changed, "removed": c.removed }))
-        .collect();
     if !output.is_json() && !plan.report.diagnostics.is_empty() {
         output.diagnostics(&plan.report);
     }
-    if plan.unchanged || args.dry_run {
-        let state = if plan.unchanged {
+    let mut result = Imported {
+        state: if plan.unchanged {
             "unchanged"
-        } else {
+        } else if args.dry_run {
             "dry-run"
-        };
-        if output.is_json() {
-            output.json(&json!({ "ok": true, "state": state, "region": plan.region, "branch": branch, "changes": changes, "warnings": plan.report.diagnostics }));
-        } else if plan.unchanged {
-            output.line(format!(
-                "nothing changed: {branch} already holds this data; no commit was made"
-            ));
         } else {
-            output.line(format!("dry run: importing would change {branch}:"));
-            print_changes(output, &plan.changes);
-            output.line("nothing was written");
-        }
-        return Ok(());
+            "committed"
+        },
+        region: &plan.region,
+        branch,
+        commit: None,
+        changes: &plan.changes,
+        message: None,
+        warnings: &plan.report.diagnostics,
+    };
+    if !plan.unchanged && !args.dry_run {
+        let commit = commit_import(&repo, &plan, args.message.as_deref()).map_err(store_failure)?;
+        result.commit = Some(commit.to_string());
+        result.message = Some(commit_message(&plan, args.message.as_deref()));
     }
-    let commit = commit_import(&repo, &plan, args.message.as_deref()).map_err(store_failure)?;
-    if output.is_json() {
-        output.json(&json!({
-            "ok": true,
-            "state": "committed",
-            "region": plan.region,
-            "branch": branch,
-            "commit": commit.to_string(),
-            "changes": changes,
-            "message": commit_message(&plan, args.message.as_deref()),
-            "warnings": plan.report.diagnostics,
-        }));
-    } else {
-        output.line(format!(
-            "{} {} on {branch}",
-            output.bold("committed"),
-            short_id(&commit.to_string())
-        ));
-        print_changes(output, &plan.changes);
-    }
+    output.render(&result);
     Ok(())
 }
 
-fn print_changes(output: &Output, changes: &[masterctl_store::TableChange]) {
+/// What an import did: nothing (the branch holds this data), a dry run, or a commit.
+#[derive(Serialize)]
+struct Imported<'a> {
+    state: &'static str,
+    region: &'a str,
+    branch: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    commit: Option<String>,
+    changes: &'a [TableChange],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<String>,
+    warnings: &'a [Diagnostic],
+}
+
+impl Render for Imported<'_> {
+    fn text(&self, output: &Output) {
+        let branch = self.branch;
+        match &self.commit {
+            _ if self.state == "unchanged" => output.line(format!(
+                "nothing changed: {branch} already holds this data; no commit was made"
+            )),
+            None => {
+                output.line(format!("dry run: importing would change {branch}:"));
+                print_changes(output, self.changes);
+                output.line("nothing was written");
+            }
+            Some(commit) => {
+                output.line(format!(
+                    "{} {} on {branch}",
+                    output.bold("committed"),
+                    short_id(commit)
+                ));
+                print_changes(output, self.changes);
+            }
+        }
+    }
+}
+
+fn print_changes(output: &Output, changes: &[TableChange]) {
     for change in changes {
         output.line(format!(
             "  {:<24} {:>6} added {:>6} changed {:>6} removed",

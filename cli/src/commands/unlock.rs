@@ -4,10 +4,10 @@
 //! alone.
 
 use masterctl_store::refs::{self, STALE_LOCK};
-use serde_json::json;
+use serde::Serialize;
 
 use super::{Failure, open_repo, region, store_failure};
-use crate::output::{GlobalArgs, Output, RepoArg};
+use crate::output::{GlobalArgs, Output, Render, RepoArg};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -28,24 +28,32 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
             STALE_LOCK.as_secs()
         ))
     })?;
-    if output.is_json() {
-        output.json(&json!({
-            "ok": true,
-            "region": region.name(),
-            "branch": region.branch(),
-            "removed": removed.as_ref().map(|l| l.path.display().to_string()),
-            "age_seconds": removed.as_ref().map(|l| l.age.as_secs()),
-        }));
-    } else {
-        match removed {
-            Some(lock) => output.line(format!(
-                "removed {} (left {} s ago); {} can be written again",
-                lock.path.display(),
-                lock.age.as_secs(),
-                region.branch()
+    output.render(&Unlocked {
+        region: region.name(),
+        branch: region.branch(),
+        removed: removed.as_ref().map(|l| l.path.display().to_string()),
+        age_seconds: removed.as_ref().map(|l| l.age.as_secs()),
+    });
+    Ok(())
+}
+
+/// What unlock removed, if anything.
+#[derive(Serialize)]
+struct Unlocked<'a> {
+    region: &'a str,
+    branch: &'a str,
+    removed: Option<String>,
+    age_seconds: Option<u64>,
+}
+
+impl Render for Unlocked<'_> {
+    fn text(&self, output: &Output) {
+        match (&self.removed, self.age_seconds) {
+            (Some(path), Some(age)) => output.line(format!(
+                "removed {path} (left {age} s ago); {} can be written again",
+                self.branch
             )),
-            None => output.line(format!("{} has no lock", region.branch())),
+            _ => output.line(format!("{} has no lock", self.branch)),
         }
     }
-    Ok(())
 }
