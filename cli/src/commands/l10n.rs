@@ -12,10 +12,11 @@ use masterctl_store::l10n::{
     self, LanguageStatus, RegionTexts, TranslationOutcome, commit_translation_import,
     translation_message,
 };
+use serde::Serialize;
 use serde_json::json;
 
 use super::{Failure, open_repo, store_failure};
-use crate::output::{GlobalArgs, Output, RepoArg};
+use crate::output::{GlobalArgs, Output, Render, RepoArg, counted};
 
 #[derive(clap::Subcommand)]
 pub enum Command {
@@ -137,29 +138,39 @@ fn status(repo: &MasterRepo, args: StatusArgs, output: &Output) -> Result<(), Fa
         None => texts.targets(),
     };
     let statuses = l10n::status(repo, &texts, &languages, args.verbose).map_err(store_failure)?;
-    if output.is_json() {
-        output.json(&json!({
-            "ok": true,
-            "region": texts.region,
-            "commit": texts.head.to_string(),
-            "source_language": texts.project.config.source_language,
-            "languages": statuses,
-        }));
-        return Ok(());
-    }
-    output.line(format!(
-        "{} at {} (source language {})",
-        output.bold(&texts.region),
-        masterctl_store::short_id(&texts.head.to_string()),
-        texts.project.config.source_language
-    ));
-    if statuses.is_empty() {
-        output.line("  no languages to translate into");
-    }
-    for language in &statuses {
-        print_language(output, language);
-    }
+    output.render(&Status {
+        region: &texts.region,
+        commit: texts.head.to_string(),
+        source_language: &texts.project.config.source_language,
+        languages: statuses,
+    });
     Ok(())
+}
+
+/// Per language and table: how many texts are translated, missing, stale, failing.
+#[derive(Serialize)]
+struct Status<'a> {
+    region: &'a str,
+    commit: String,
+    source_language: &'a str,
+    languages: Vec<LanguageStatus>,
+}
+
+impl Render for Status<'_> {
+    fn text(&self, output: &Output) {
+        output.line(format!(
+            "{} at {} (source language {})",
+            output.bold(self.region),
+            masterctl_store::short_id(&self.commit),
+            self.source_language
+        ));
+        if self.languages.is_empty() {
+            output.line("  no languages to translate into");
+        }
+        for language in &self.languages {
+            print_language(output, language);
+        }
+    }
 }
 
 fn print_language(output: &Output, language: &LanguageStatus) {
@@ -225,31 +236,45 @@ fn export(
     } else {
         write_atomically(&args.out, &export.bytes)?;
     }
-    let counts = &export.counts;
-    if output.is_json() && !to_stdout {
-        output.json(&json!({
-            "ok": true,
-            "region": texts.region,
-            "language": args.lang,
-            "format": format.as_str(),
-            "file": args.out,
-            "commit": texts.head.to_string(),
-            "units": counts.total(),
-            "counts": counts,
-        }));
-    } else if !to_stdout {
+    if !to_stdout {
+        output.render(&Exported {
+            region: &texts.region,
+            language: &args.lang,
+            format: format.as_str(),
+            file: &args.out,
+            commit: texts.head.to_string(),
+            units: export.counts.total(),
+            counts: &export.counts,
+        });
+    }
+    Ok(())
+}
+
+/// An exchange file written: where, in which format, how many units in each state.
+#[derive(Serialize)]
+struct Exported<'a> {
+    region: &'a str,
+    language: &'a str,
+    format: &'static str,
+    file: &'a Path,
+    commit: String,
+    units: usize,
+    counts: &'a Counts,
+}
+
+impl Render for Exported<'_> {
+    fn text(&self, output: &Output) {
+        let counts = self.counts;
         output.line(format!(
-            "wrote {} unit{} to {} ({} missing, {} stale, {} failing, {} translated)",
-            counts.total(),
-            if counts.total() == 1 { "" } else { "s" },
-            args.out.display(),
+            "wrote {} to {} ({} missing, {} stale, {} failing, {} translated)",
+            counted(self.units, "unit"),
+            self.file.display(),
             counts.missing,
             counts.stale,
             counts.failing,
             counts.translated
         ));
     }
-    Ok(())
 }
 
 /// Write beside the target and rename over it: a reader never sees half a file.
