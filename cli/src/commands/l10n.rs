@@ -13,7 +13,6 @@ use masterctl_store::l10n::{
     translation_message,
 };
 use serde::Serialize;
-use serde_json::json;
 
 use super::{Failure, open_repo, store_failure};
 use crate::output::{GlobalArgs, Output, Render, RepoArg, counted};
@@ -317,66 +316,82 @@ fn import(repo: &MasterRepo, args: ImportArgs, output: &Output) -> Result<(), Fa
                 .map_err(store_failure)?,
         )
     };
-    if output.is_json() {
-        output.json(&json!({
-            "ok": true,
-            "state": state,
-            "region": plan.region,
-            "branch": branch,
-            "language": plan.language,
-            "format": plan.format.as_str(),
-            "commit": commit.map(|c| c.to_string()),
-            "tables": applied.tables,
-            "unconfirmed": applied.unconfirmed,
-            "untranslated": applied.untranslated,
-            "warnings": applied.warnings,
-            "message": commit.map(|_| translation_message(&plan, args.message.as_deref())),
-        }));
-        return Ok(());
-    }
-    if !applied.warnings.is_empty() {
+    if !output.is_json() && !applied.warnings.is_empty() {
         output.diagnostics(&masterctl_schemas::Report {
             diagnostics: applied.warnings.clone(),
         });
     }
-    match commit {
-        Some(commit) => output.line(format!(
-            "{} {} on {branch}",
-            output.bold("committed"),
-            masterctl_store::short_id(&commit.to_string())
-        )),
-        None if plan.unchanged => output.line(format!(
-            "nothing changed: {branch} already holds these translations; no commit was made"
-        )),
-        None => output.line("dry run: taking the file would change:"),
-    }
-    for table in &applied.tables {
-        output.line(format!(
-            "  {:<24} {:>6} added {:>6} updated {:>6} kept stale {:>6} unchanged",
-            table.table, table.added, table.updated, table.stale, table.unchanged
-        ));
-    }
-    if applied.unconfirmed > 0 {
-        output.line(format!(
-            "  {} unit{} still marked for review (fuzzy, needs-review) left as {}",
-            applied.unconfirmed,
-            if applied.unconfirmed == 1 { "" } else { "s" },
-            if applied.unconfirmed == 1 {
-                "it was"
-            } else {
-                "they were"
-            }
-        ));
-    }
-    if applied.untranslated > 0 {
-        output.line(format!(
-            "  {} unit{} without translation",
-            applied.untranslated,
-            if applied.untranslated == 1 { "" } else { "s" }
-        ));
-    }
-    if args.dry_run && !plan.unchanged {
-        output.line("nothing was written");
-    }
+    output.render(&Taken {
+        state,
+        region: &plan.region,
+        branch,
+        language: &plan.language,
+        format: plan.format.as_str(),
+        commit: commit.map(|c| c.to_string()),
+        tables: &applied.tables,
+        unconfirmed: applied.unconfirmed,
+        untranslated: applied.untranslated,
+        warnings: &applied.warnings,
+        message: commit.map(|_| translation_message(&plan, args.message.as_deref())),
+    });
     Ok(())
+}
+
+/// What taking an exchange file did: nothing, a dry run, or a commit.
+#[derive(Serialize)]
+struct Taken<'a> {
+    state: &'static str,
+    region: &'a str,
+    branch: &'a str,
+    language: &'a str,
+    format: &'static str,
+    commit: Option<String>,
+    tables: &'a [masterctl_locales::apply::TableImport],
+    unconfirmed: usize,
+    untranslated: usize,
+    warnings: &'a [masterctl_schemas::Diagnostic],
+    message: Option<String>,
+}
+
+impl Render for Taken<'_> {
+    fn text(&self, output: &Output) {
+        let branch = self.branch;
+        match &self.commit {
+            Some(commit) => output.line(format!(
+                "{} {} on {branch}",
+                output.bold("committed"),
+                masterctl_store::short_id(commit)
+            )),
+            None if self.state == "unchanged" => output.line(format!(
+                "nothing changed: {branch} already holds these translations; no commit was made"
+            )),
+            None => output.line("dry run: taking the file would change:"),
+        }
+        for table in self.tables {
+            output.line(format!(
+                "  {:<24} {:>6} added {:>6} updated {:>6} kept stale {:>6} unchanged",
+                table.table, table.added, table.updated, table.stale, table.unchanged
+            ));
+        }
+        if self.unconfirmed > 0 {
+            output.line(format!(
+                "  {} still marked for review (fuzzy, needs-review) left as {}",
+                counted(self.unconfirmed, "unit"),
+                if self.unconfirmed == 1 {
+                    "it was"
+                } else {
+                    "they were"
+                }
+            ));
+        }
+        if self.untranslated > 0 {
+            output.line(format!(
+                "  {} without translation",
+                counted(self.untranslated, "unit")
+            ));
+        }
+        if self.state == "dry-run" {
+            output.line("nothing was written");
+        }
+    }
 }
