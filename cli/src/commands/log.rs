@@ -1,11 +1,11 @@
 //! `masterctl log --region R`: the region's import history, newest first.
 
 use masterctl_store::names::one_line;
-use masterctl_store::{history, short_id};
-use serde_json::json;
+use masterctl_store::{ImportRecord, history, short_id};
+use serde::Serialize;
 
 use super::{Failure, open_repo, store_failure};
-use crate::output::{GlobalArgs, Output, RepoArg};
+use crate::output::{GlobalArgs, Output, Render, RepoArg};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -25,44 +25,59 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     let region = super::region(&structure, &args.region)?;
     let reference = region.reference();
     let records = history(&repo, &reference, args.limit).map_err(store_failure)?;
-    if output.is_json() {
-        output.json(&json!({ "ok": true, "region": args.region, "branch": region.branch(), "imports": records }));
-        return Ok(());
-    }
-    if records.is_empty() {
-        output.line(format!("{} has no imports yet", region.branch()));
-        return Ok(());
-    }
-    for record in &records {
-        output.line(format!(
-            "{} {}  {} <{}>",
-            output.bold(short_id(&record.commit)),
-            record.time,
-            one_line(&record.author),
-            one_line(&record.email)
-        ));
-        // Text read from commits stays on its line: a line break in an author's name, a
-        // subject or a file name cannot forge a line of the history (`Output::line`
-        // escapes the other control sequences for the terminal).
-        output.line(format!("    {}", one_line(&record.subject)));
-        for table in &record.tables {
-            output.line(format!("    {}", one_line(table)));
-        }
-        for source in &record.sources {
-            output.line(format!("    source: {}", one_line(source)));
-        }
-        for file in &record.translations {
-            output.line(format!("    translations: {}", one_line(file)));
-        }
-        if let Some(upstream) = &record.upstream {
-            let from = record.upstream_base.as_deref().unwrap_or("?");
-            output.line(format!(
-                "    import point: upstream {} (took it from {})",
-                one_line(short_id(upstream)),
-                one_line(short_id(from))
-            ));
-        }
-        output.line("");
-    }
+    output.render(&Log {
+        region: region.name(),
+        branch: region.branch(),
+        imports: records,
+    });
     Ok(())
+}
+
+/// A region's history, newest first.
+#[derive(Serialize)]
+struct Log<'a> {
+    region: &'a str,
+    branch: &'a str,
+    imports: Vec<ImportRecord>,
+}
+
+impl Render for Log<'_> {
+    fn text(&self, output: &Output) {
+        let records = &self.imports;
+        if records.is_empty() {
+            output.line(format!("{} has no imports yet", self.branch));
+            return;
+        }
+        for record in records {
+            output.line(format!(
+                "{} {}  {} <{}>",
+                output.bold(short_id(&record.commit)),
+                record.time,
+                one_line(&record.author),
+                one_line(&record.email)
+            ));
+            // Text read from commits stays on its line: a line break in an author's name, a
+            // subject or a file name cannot forge a line of the history (`Output::line`
+            // escapes the other control sequences for the terminal).
+            output.line(format!("    {}", one_line(&record.subject)));
+            for table in &record.tables {
+                output.line(format!("    {}", one_line(table)));
+            }
+            for source in &record.sources {
+                output.line(format!("    source: {}", one_line(source)));
+            }
+            for file in &record.translations {
+                output.line(format!("    translations: {}", one_line(file)));
+            }
+            if let Some(upstream) = &record.upstream {
+                let from = record.upstream_base.as_deref().unwrap_or("?");
+                output.line(format!(
+                    "    import point: upstream {} (took it from {})",
+                    one_line(short_id(upstream)),
+                    one_line(short_id(from))
+                ));
+            }
+            output.line("");
+        }
+    }
 }

@@ -2,11 +2,11 @@
 //! upstream commits it has not taken yet, and any rebase in progress.
 
 use masterctl_store::short_id;
-use masterctl_store::status::status;
-use serde_json::json;
+use masterctl_store::status::{RegionStatus, status};
+use serde::Serialize;
 
 use super::{Failure, open_repo, store_failure};
-use crate::output::{GlobalArgs, Output, RepoArg, counted};
+use crate::output::{GlobalArgs, Output, Render, RepoArg, counted};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -18,36 +18,45 @@ pub fn run(_args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Fail
     let repo = open_repo(global)?;
     let structure = repo.structure().map_err(store_failure)?;
     let regions = status(&repo, &structure).map_err(store_failure)?;
-    if output.is_json() {
-        output.json(&json!({ "ok": true, "regions": regions }));
-        return Ok(());
-    }
-    let short = |id: &Option<String>| id.as_deref().map(|s| short_id(s).to_string());
-    for region in &regions {
-        let branch = &region.branch;
-        output.line(format!(
-            "{} {}",
-            output.bold(&region.region),
-            match short(&region.head) {
-                Some(head) => format!("{branch} at {head}"),
-                None => format!("{branch} (no commit yet)"),
-            }
-        ));
-        if let Some(upstream) = &region.upstream {
-            let behind = region.upstream_commits_not_taken.unwrap_or(0);
-            let upstream_at = short(&region.upstream_head)
-                .map_or_else(|| "no commit yet".to_string(), |h| format!("at {h}"));
-            let point = short(&region.import_point).map_or_else(
-                || "no import point yet".to_string(),
-                |p| format!("import point {p}"),
-            );
+    output.render(&Status { regions });
+    Ok(())
+}
+
+/// Every region of the project.
+#[derive(Serialize)]
+struct Status {
+    regions: Vec<RegionStatus>,
+}
+
+impl Render for Status {
+    fn text(&self, output: &Output) {
+        let regions = &self.regions;
+        let short = |id: &Option<String>| id.as_deref().map(|s| short_id(s).to_string());
+        for region in regions {
+            let branch = &region.branch;
             output.line(format!(
-                "    follows {upstream} ({upstream_at}); {point}; {} not taken",
-                counted(behind, "upstream commit")
+                "{} {}",
+                output.bold(&region.region),
+                match short(&region.head) {
+                    Some(head) => format!("{branch} at {head}"),
+                    None => format!("{branch} (no commit yet)"),
+                }
             ));
-        }
-        if let Some(lock) = &region.lock {
-            output.line(format!(
+            if let Some(upstream) = &region.upstream {
+                let behind = region.upstream_commits_not_taken.unwrap_or(0);
+                let upstream_at = short(&region.upstream_head)
+                    .map_or_else(|| "no commit yet".to_string(), |h| format!("at {h}"));
+                let point = short(&region.import_point).map_or_else(
+                    || "no import point yet".to_string(),
+                    |p| format!("import point {p}"),
+                );
+                output.line(format!(
+                    "    follows {upstream} ({upstream_at}); {point}; {} not taken",
+                    counted(behind, "upstream commit")
+                ));
+            }
+            if let Some(lock) = &region.lock {
+                output.line(format!(
                 "    locked by {} ({} s old){}",
                 lock.path,
                 lock.age_seconds,
@@ -60,13 +69,13 @@ pub fn run(_args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Fail
                     ": a process is writing the branch now".to_string()
                 }
             ));
-        }
-        if region.rebase_in_progress {
-            output.line(format!(
+            }
+            if region.rebase_in_progress {
+                output.line(format!(
                 "    a rebase is in progress: resolve, then `masterctl rebase --region {} --continue`, or --abort",
                 region.region
             ));
+            }
         }
     }
-    Ok(())
 }
