@@ -6,9 +6,11 @@
 use std::path::{Path, PathBuf};
 
 use masterctl_store::StoreError;
+use masterctl_store::init::Initialized;
+use serde::Serialize;
 
 use super::{Failure, store_failure};
-use crate::output::Output;
+use crate::output::{Output, Render};
 
 /// The example, kept in `cli/init/` (inside this crate, so that it packages) so that
 /// tests validate exactly what init writes.
@@ -109,44 +111,55 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
         StoreError::NotAFolder(_) => Failure::usage(e.to_string()),
         other => store_failure(other),
     })?;
-    if output.is_json() {
-        output.json(&serde_json::json!({
-            "ok": true,
-            "written": done.written,
-            "git_repository_created": done.git_repository_created,
-            "structure_commit": done.structure_commit,
-        }));
-        return Ok(());
-    }
-    for path in &done.written {
-        output.line(format!("created {}", path.display()));
-    }
-    if done.git_repository_created {
-        output.line(format!("created a git repository in {}", dir.display()));
-    }
-    match &done.structure_commit {
-        Some(commit) => output.line(format!(
-            "committed the structure (masterctl.toml, schemas/) as {}",
-            masterctl_store::short_id(commit)
-        )),
-        None => {
-            output.line("commit the structure, so that clones of the repository carry it:");
+    output.render(&Created {
+        done: &done,
+        dir,
+        example: args.from.is_none(),
+    });
+    Ok(())
+}
+
+/// What init did, and (for text) where and whether it wrote the example.
+#[derive(Serialize)]
+struct Created<'a> {
+    #[serde(flatten)]
+    done: &'a Initialized,
+    #[serde(skip)]
+    dir: &'a Path,
+    #[serde(skip)]
+    example: bool,
+}
+
+impl Render for Created<'_> {
+    fn text(&self, output: &Output) {
+        let (done, dir) = (self.done, shell_quote(&self.dir.display().to_string()));
+        for path in &done.written {
+            output.line(format!("created {}", path.display()));
+        }
+        if done.git_repository_created {
             output.line(format!(
-                "  git -C {} add masterctl.toml schemas && git -C {} commit -m \"masterctl structure\"",
-                shell_quote(&dir.display().to_string()),
-                shell_quote(&dir.display().to_string())
+                "created a git repository in {}",
+                self.dir.display()
             ));
         }
+        match &done.structure_commit {
+            Some(commit) => output.line(format!(
+                "committed the structure (masterctl.toml, schemas/) as {}",
+                masterctl_store::short_id(commit)
+            )),
+            None => {
+                output.line("commit the structure, so that clones of the repository carry it:");
+                output.line(format!(
+                    "  git -C {dir} add masterctl.toml schemas && git -C {dir} commit -m \"masterctl structure\""
+                ));
+            }
+        }
+        if self.example {
+            output.line("");
+            output.line("next: check the example workbook against its schema:");
+            output.line(format!("  cd {dir} && masterctl validate workbooks/"));
+        }
     }
-    if args.from.is_none() {
-        output.line("");
-        output.line("next: check the example workbook against its schema:");
-        output.line(format!(
-            "  cd {} && masterctl validate workbooks/",
-            shell_quote(&dir.display().to_string())
-        ));
-    }
-    Ok(())
 }
 
 /// A path as a POSIX shell reads it back: quoted when it holds anything but plain
