@@ -182,6 +182,16 @@ impl Output {
         }
     }
 
+    /// A result that says itself whether it is a success (its own `ok`): validate's
+    /// report, whichever way it went.
+    pub fn show<R: Render>(&self, result: &R) {
+        if self.is_json() {
+            self.json(result);
+        } else {
+            result.text(self);
+        }
+    }
+
     /// Why data was rejected (every diagnostic, as text or JSON), and that nothing was
     /// written.
     fn rejected(&self, report: &Report) {
@@ -202,10 +212,15 @@ impl Output {
         }
     }
 
-    /// Diagnostics as text, grouped by table (or by file when they concern no table).
+    /// Every diagnostic of a report, as [`Output::diagnostics_of`] shows them.
     pub fn diagnostics(&self, report: &Report) {
+        self.diagnostics_of(&report.diagnostics);
+    }
+
+    /// Diagnostics as text, grouped by table (or by file when they concern no table).
+    pub fn diagnostics_of(&self, diagnostics: &[Diagnostic]) {
         let mut groups: Vec<(String, Vec<&Diagnostic>)> = Vec::new();
-        for d in &report.diagnostics {
+        for d in diagnostics {
             let group = match (&d.location.table, &d.location.file) {
                 (Some(table), _) => format!("table {table}"),
                 (None, Some(file)) => file.display().to_string(),

@@ -3,11 +3,11 @@
 
 use std::path::PathBuf;
 
-use masterctl_schemas::{Severity, validate_paths_with_progress};
+use masterctl_schemas::{Diagnostic, Severity, validate_paths_with_progress};
 use serde::Serialize;
 
 use super::Failure;
-use crate::output::{GlobalArgs, Output, RepoArg, count_text, counted};
+use crate::output::{GlobalArgs, Output, Render, RepoArg, count_text, counted};
 use crate::project;
 
 #[derive(clap::Args)]
@@ -64,20 +64,39 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         .collect();
     let report = &validation.report;
     let ok = !report.has_errors();
-    if output.is_json() {
-        output.json(&serde_json::json!({
-            "ok": ok,
-            "errors": report.error_count(),
-            "warnings": report.warning_count(),
-            "files": validation.files,
-            "tables": tables,
-            "not_supplied": not_supplied,
-            "diagnostics": report.diagnostics,
-        }));
-    } else {
-        output.diagnostics(report);
+    output.show(&Validated {
+        ok,
+        errors: report.error_count(),
+        warnings: report.warning_count(),
+        files: &validation.files,
+        tables,
+        not_supplied,
+        diagnostics: &report.diagnostics,
+    });
+    // The tables die with the process; freeing millions of values one by one first
+    // would only make the command slower.
+    std::mem::forget(validation);
+    if ok { Ok(()) } else { Err(Failure::Shown) }
+}
+
+/// What validating gave: every table read, every diagnostic, and whether it passed.
+#[derive(Serialize)]
+struct Validated<'a> {
+    ok: bool,
+    errors: usize,
+    warnings: usize,
+    files: &'a [PathBuf],
+    tables: Vec<TableSummary>,
+    not_supplied: Vec<&'a str>,
+    diagnostics: &'a [Diagnostic],
+}
+
+impl Render for Validated<'_> {
+    fn text(&self, output: &Output) {
+        output.diagnostics_of(self.diagnostics);
+        let tables = &self.tables;
         let rows: usize = tables.iter().map(|t| t.rows).sum();
-        let files = validation.files.len();
+        let files = self.files.len();
         let read = format!(
             "{} table{}, {rows} row{} from {files} file{}",
             tables.len(),
@@ -85,45 +104,41 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
             if rows == 1 { "" } else { "s" },
             if files == 1 { "" } else { "s" },
         );
-        if !not_supplied.is_empty() {
+        if !self.not_supplied.is_empty() {
             output.line(format!(
                 "not supplied (not checked): {}",
-                not_supplied.join(", ")
+                self.not_supplied.join(", ")
             ));
         }
-        if ok {
+        if self.ok {
             output.line(format!(
                 "{} {read} ({})",
                 output.bold("valid:"),
-                count_text(0, report.warning_count())
+                count_text(0, self.warnings)
             ));
-        } else {
-            // Say how many of the tables the errors are in, not just how many were read.
-            let mut failing: Vec<&str> = report
-                .diagnostics
-                .iter()
-                .filter(|d| d.severity == Severity::Error)
-                .filter_map(|d| d.location.table.as_deref())
-                .collect();
-            failing.sort_unstable();
-            failing.dedup();
-            let problems = count_text(report.error_count(), report.warning_count());
-            let line = if failing.is_empty() {
-                format!("{problems}; read {read}")
-            } else {
-                format!(
-                    "{problems} in {} of {} ({rows} row{} from {files} file{})",
-                    failing.len(),
-                    counted(tables.len(), "table"),
-                    if rows == 1 { "" } else { "s" },
-                    if files == 1 { "" } else { "s" },
-                )
-            };
-            output.line(format!("{} {line}", output.bold("rejected:")));
+            return;
         }
+        // Say how many of the tables the errors are in, not just how many were read.
+        let mut failing: Vec<&str> = self
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .filter_map(|d| d.location.table.as_deref())
+            .collect();
+        failing.sort_unstable();
+        failing.dedup();
+        let problems = count_text(self.errors, self.warnings);
+        let line = if failing.is_empty() {
+            format!("{problems}; read {read}")
+        } else {
+            format!(
+                "{problems} in {} of {} ({rows} row{} from {files} file{})",
+                failing.len(),
+                counted(tables.len(), "table"),
+                if rows == 1 { "" } else { "s" },
+                if files == 1 { "" } else { "s" },
+            )
+        };
+        output.line(format!("{} {line}", output.bold("rejected:")));
     }
-    // The tables die with the process; freeing millions of values one by one first
-    // would only make the command slower.
-    std::mem::forget(validation);
-    if ok { Ok(()) } else { Err(Failure::Shown) }
 }
