@@ -5,9 +5,10 @@
 use std::path::PathBuf;
 
 use masterctl_schemas::infer::infer_file;
+use serde::Serialize;
 
 use super::Failure;
-use crate::output::{Output, counted};
+use crate::output::{Output, Render, counted};
 
 #[derive(clap::Subcommand)]
 pub enum Command {
@@ -90,35 +91,67 @@ pub fn run(command: Command, output: &Output) -> Result<(), Failure> {
             ))
             .hint("pass --force to replace them, or choose another --out folder"));
         }
-        if output.is_json() {
-            output.json(&serde_json::json!({ "ok": true, "written": written, "kept": kept }));
-        } else {
-            for target in &written {
-                output.line(format!("wrote {}", target.display()));
-            }
-            for target in &kept {
-                output.line(format!(
-                    "kept  {} (it exists; --force replaces it)",
-                    target.display()
-                ));
-            }
-        }
+        output.render(&Written { written, kept });
         return Ok(());
     }
-    if output.is_json() {
-        let list: Vec<_> = drafts
-            .iter()
-            .map(|d| serde_json::json!({ "name": d.name, "sheet": d.sheet, "primary_key": d.primary_key, "notes": d.notes, "toml": d.to_toml() }))
-            .collect();
-        output.json(&serde_json::json!({ "ok": true, "schemas": list }));
-    } else {
-        for (i, draft) in drafts.iter().enumerate() {
+    let schemas: Vec<Draft> = drafts
+        .iter()
+        .map(|d| Draft {
+            name: &d.name,
+            sheet: &d.sheet,
+            primary_key: &d.primary_key,
+            notes: &d.notes,
+            toml: d.to_toml(),
+        })
+        .collect();
+    output.render(&Drafts { schemas });
+    Ok(())
+}
+
+/// Drafts written into `--out`, and those kept because their file exists.
+#[derive(Serialize)]
+struct Written {
+    written: Vec<PathBuf>,
+    kept: Vec<PathBuf>,
+}
+
+impl Render for Written {
+    fn text(&self, output: &Output) {
+        for target in &self.written {
+            output.line(format!("wrote {}", target.display()));
+        }
+        for target in &self.kept {
+            output.line(format!(
+                "kept  {} (it exists; --force replaces it)",
+                target.display()
+            ));
+        }
+    }
+}
+
+/// Drafts printed: each schema file's text, with what a person should check.
+#[derive(Serialize)]
+struct Drafts<'a> {
+    schemas: Vec<Draft<'a>>,
+}
+
+#[derive(Serialize)]
+struct Draft<'a> {
+    name: &'a str,
+    sheet: &'a str,
+    primary_key: &'a [String],
+    notes: &'a [String],
+    toml: String,
+}
+
+impl Render for Drafts<'_> {
+    fn text(&self, output: &Output) {
+        for (i, draft) in self.schemas.iter().enumerate() {
             if i > 0 {
                 output.line("");
             }
             output.line(format!("# ----- schemas/{}.toml -----", draft.name));
-            output.line(draft.to_toml().trim_end());
+            output.line(draft.toml.trim_end());
         }
     }
-    Ok(())
 }
