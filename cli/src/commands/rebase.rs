@@ -2,16 +2,16 @@
 //! recorded import point, keep what the region owns, stop on real conflicts — then
 //! resolve them (conflict file, or --ours/--theirs) and `--continue`, or `--abort`.
 
-use masterctl_schemas::Value;
+use masterctl_schemas::{Diagnostic, Value};
 use masterctl_store::rebase::resolutions::{self, Resolution};
 use masterctl_store::rebase::session::{self, Action, Step};
 use masterctl_store::rebase::state;
-use masterctl_store::rebase::{RebaseError, RebasePlan, TableConflicts, rebase_message};
+use masterctl_store::rebase::{RebaseError, TableConflicts, TableRebase, rebase_message};
 use masterctl_store::{Region, short_id};
-use serde_json::json;
+use serde::Serialize;
 
 use super::{Failure, open_repo, store_failure};
-use crate::output::{GlobalArgs, Output, RepoArg, count_text};
+use crate::output::{GlobalArgs, Output, Render, RepoArg, count_text, counted};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -106,24 +106,123 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     let resolving = matches!(action, Action::Resolve { .. });
     let step = session::run(&repo, &structure, region, &action)
         .map_err(|e| rebase_failure(e, region, resolving))?;
+    let rebased = |state| Rebased {
+        state,
+        region: region.name(),
+        resolved: None,
+        remaining: None,
+        commit: None,
+        upstream_head: None,
+        import_point_base: None,
+        tables: None,
+        message: None,
+        upstream: None,
+        branch: region.branch(),
+    };
     match step {
-        Step::Aborted => {
-            if output.is_json() {
-                output.json(&json!({ "ok": true, "state": "aborted", "region": region.name() }));
-            } else {
-                output.line(format!(
-                    "rebase of region {region} aborted; nothing was committed"
-                ));
-            }
-            Ok(())
+        Step::Aborted => output.render(&rebased("aborted")),
+        Step::Resolved { set, remaining } => output.render(&Rebased {
+            resolved: Some(set),
+            remaining: Some(remaining),
+            ..rebased("resolving")
+        }),
+        Step::UpToDate {
+            upstream_head,
+            continued,
+        } => output.render(&Rebased {
+            upstream_head: Some(upstream_head.to_string()),
+            message: Some(
+                if continued {
+                    "nothing to continue"
+                } else {
+                    "nothing to take"
+                }
+                .to_string(),
+            ),
+            ..rebased("up-to-date")
+        }),
+        Step::Conflicts {
+            tables,
+            conflict_file,
+        } => {
+            output.show(&Conflicts {
+                ok: false,
+                state: "conflicts",
+                region: region.name(),
+                conflicts: conflict_entries(&tables),
+                conflict_file: conflict_file.as_deref(),
+            });
+            return Err(Failure::Shown);
         }
-        Step::Resolved { set, remaining } => {
-            if output.is_json() {
-                output.json(&json!({ "ok": true, "state": "resolving", "region": region.name(), "resolved": set, "remaining": remaining }));
-            } else {
-                let plural = if set == 1 { "" } else { "s" };
+        Step::Invalid { report, continued } => {
+            output.show(&Invalid {
+                ok: false,
+                state: "invalid",
+                errors: report.error_count(),
+                warnings: report.warning_count(),
+                diagnostics: &report.diagnostics,
+                region: region.name(),
+                conflict_file: continued.then(|| state::conflict_file(&repo, region)),
+            });
+            return Err(Failure::Shown);
+        }
+        Step::Planned(plan) => output.render(&Rebased {
+            tables: Some(&plan.tables),
+            message: Some(rebase_message(&plan)),
+            upstream: Some(plan.upstream.clone()),
+            ..rebased("dry-run")
+        }),
+        Step::Committed { commit, plan } => output.render(&Rebased {
+            commit: Some(commit.to_string()),
+            upstream_head: Some(plan.upstream_head.to_string()),
+            import_point_base: Some(plan.base.to_string()),
+            tables: Some(&plan.tables),
+            upstream: Some(plan.upstream.clone()),
+            ..rebased("committed")
+        }),
+    }
+    Ok(())
+}
+
+/// What a rebase step did, when it succeeded.
+#[derive(Serialize)]
+struct Rebased<'a> {
+    /// aborted, resolving, up-to-date, dry-run or committed.
+    state: &'static str,
+    region: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resolved: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    remaining: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    commit: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    upstream_head: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    import_point_base: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tables: Option<&'a [TableRebase]>,
+    /// The commit message of a dry run; the words of an up-to-date region.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<String>,
+    #[serde(skip)]
+    upstream: Option<String>,
+    #[serde(skip)]
+    branch: &'a str,
+}
+
+impl Render for Rebased<'_> {
+    fn text(&self, output: &Output) {
+        let region = self.region;
+        match self.state {
+            "aborted" => output.line(format!(
+                "rebase of region {region} aborted; nothing was committed"
+            )),
+            "resolving" => {
+                let (set, remaining) = (self.resolved.unwrap_or(0), self.remaining.unwrap_or(0));
                 output.line(format!(
-                    "resolved {set} conflicting cell{plural}; {remaining} left"
+                    "resolved {}; {remaining} left",
+                    counted(set, "conflicting cell")
                 ));
                 if remaining == 0 {
                     output.line(format!(
@@ -131,118 +230,104 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
                     ));
                 }
             }
-            Ok(())
-        }
-        Step::UpToDate {
-            upstream_head,
-            continued,
-        } => {
-            let words = if continued {
-                "nothing to continue"
-            } else {
-                "nothing to take"
-            };
-            show_up_to_date(output, region, upstream_head, words);
-            Ok(())
-        }
-        Step::Conflicts {
-            tables,
-            conflict_file,
-        } => {
-            show_conflicts(output, region, &tables, conflict_file.as_deref());
-            Err(Failure::Shown)
-        }
-        Step::Invalid { report, continued } => {
-            if output.is_json() {
-                output.json(&json!({ "ok": false, "state": "invalid", "errors": report.error_count(), "diagnostics": report.diagnostics }));
-            } else {
-                output.diagnostics(&report);
-                output.line(format!(
-                    "{} the merged data is not valid ({}); nothing was committed",
-                    output.bold("rejected:"),
-                    count_text(report.error_count(), report.warning_count())
-                ));
-                if continued {
-                    output.line(format!(
-                        "the resolutions in {} lead to these errors: change them, then `masterctl rebase --region {region} --continue` again, or --abort",
-                        state::conflict_file(&repo, region).display()
-                    ));
-                }
-            }
-            Err(Failure::Shown)
-        }
-        Step::Planned(plan) => {
-            if output.is_json() {
-                output.json(&json!({ "ok": true, "state": "dry-run", "region": region.name(), "tables": tables_json(&plan), "message": rebase_message(&plan) }));
-            } else {
+            "up-to-date" => output.line(format!(
+                "{}: region {region} already has everything up to {}",
+                self.message.as_deref().unwrap_or_default(),
+                short_id(self.upstream_head.as_deref().unwrap_or_default())
+            )),
+            "dry-run" => {
                 output.line(format!(
                     "dry run: rebasing {region} onto {} would commit:",
-                    plan.upstream
+                    self.upstream.as_deref().unwrap_or_default()
                 ));
-                output.line(rebase_message(&plan).trim_end());
+                output.line(self.message.as_deref().unwrap_or_default().trim_end());
                 output.line("nothing was written");
             }
-            Ok(())
-        }
-        Step::Committed { commit, plan } => {
-            if output.is_json() {
-                output.json(&json!({
-                    "ok": true,
-                    "state": "committed",
-                    "region": region.name(),
-                    "commit": commit.to_string(),
-                    "upstream_head": plan.upstream_head.to_string(),
-                    "import_point_base": plan.base.to_string(),
-                    "tables": tables_json(&plan),
-                }));
-            } else {
+            _ => {
                 output.line(format!(
                     "{} {} on {}: took {} up to {}",
                     output.bold("committed"),
-                    short_id(&commit.to_string()),
-                    region.branch(),
-                    plan.upstream,
-                    short_id(&plan.upstream_head.to_string())
+                    short_id(self.commit.as_deref().unwrap_or_default()),
+                    self.branch,
+                    self.upstream.as_deref().unwrap_or_default(),
+                    short_id(self.upstream_head.as_deref().unwrap_or_default())
                 ));
-                for t in &plan.tables {
+                for t in self.tables.unwrap_or_default() {
                     output.line(format!(
                         "  {:<24} {:>6} applied {:>6} kept (owned) {:>6} resolved",
                         t.table, t.applied, t.kept, t.resolved
                     ));
                 }
             }
-            Ok(())
         }
     }
 }
 
-/// A region that already has everything its upstream has.
-fn show_up_to_date(output: &Output, region: &Region, upstream_head: git2::Oid, words: &str) {
-    let upstream_head = upstream_head.to_string();
-    if output.is_json() {
-        output.json(&json!({ "ok": true, "state": "up-to-date", "region": region.name(), "upstream_head": upstream_head }));
-    } else {
+/// The merged data is not valid: nothing committed.
+#[derive(Serialize)]
+struct Invalid<'a> {
+    ok: bool,
+    state: &'static str,
+    errors: usize,
+    warnings: usize,
+    diagnostics: &'a [Diagnostic],
+    #[serde(skip)]
+    region: &'a str,
+    /// When continuing: the file whose resolutions led here.
+    #[serde(skip)]
+    conflict_file: Option<std::path::PathBuf>,
+}
+
+impl Render for Invalid<'_> {
+    fn text(&self, output: &Output) {
+        output.diagnostics_of(self.diagnostics);
         output.line(format!(
-            "{words}: region {region} already has everything up to {}",
-            short_id(&upstream_head)
+            "{} the merged data is not valid ({}); nothing was committed",
+            output.bold("rejected:"),
+            count_text(self.errors, self.warnings)
         ));
+        if let Some(file) = &self.conflict_file {
+            output.line(format!(
+                "the resolutions in {} lead to these errors: change them, then `masterctl rebase --region {} --continue` again, or --abort",
+                file.display(),
+                self.region
+            ));
+        }
     }
 }
 
-fn tables_json(plan: &RebasePlan) -> Vec<serde_json::Value> {
-    plan.tables
-        .iter()
-        .map(|t| json!({ "table": t.table, "applied": t.applied, "kept": t.kept, "resolved": t.resolved }))
-        .collect()
+/// Cells (and structure files) both sides changed differently: nothing committed.
+#[derive(Serialize)]
+struct Conflicts<'a> {
+    ok: bool,
+    state: &'static str,
+    region: &'a str,
+    conflicts: Vec<ConflictEntry<'a>>,
+    /// Where they are saved to be resolved (none in a dry run).
+    conflict_file: Option<&'a std::path::Path>,
 }
 
-/// Every conflicting cell (and structure file), on the terminal or as JSON.
-fn show_conflicts(
-    output: &Output,
-    region: &Region,
-    tables: &[TableConflicts],
-    file: Option<&std::path::Path>,
-) {
+/// One conflict as shown: a structure file, or a cell.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ConflictEntry<'a> {
+    Structure {
+        table: &'a str,
+        kind: &'static str,
+        reason: &'a str,
+    },
+    Cell {
+        table: &'a str,
+        key: String,
+        column: Option<&'a str>,
+        kind: String,
+        base: String,
+        ours: String,
+        theirs: String,
+    },
+}
+
+fn conflict_entries(tables: &[TableConflicts]) -> Vec<ConflictEntry<'_>> {
     let show = |v: &Option<Value>| {
         v.as_ref()
             .map_or_else(|| "(none)".to_string(), Value::canonical)
@@ -250,50 +335,59 @@ fn show_conflicts(
     let mut list = Vec::new();
     for table in tables {
         if table.conflicts.is_empty() {
-            list.push(json!({ "table": table.table, "kind": "structure", "reason": table.reason }));
+            list.push(ConflictEntry::Structure {
+                table: &table.table,
+                kind: "structure",
+                reason: &table.reason,
+            });
         }
         for c in &table.conflicts {
-            list.push(json!({
-                "table": table.table,
-                "key": resolutions::key_text(&c.key),
-                "column": table.fields.get(c.field),
-                "kind": format!("{:?}", c.kind),
-                "base": show(&c.base),
-                "ours": show(&c.ours),
-                "theirs": show(&c.theirs),
-            }));
+            list.push(ConflictEntry::Cell {
+                table: &table.table,
+                key: resolutions::key_text(&c.key),
+                column: table.fields.get(c.field).map(String::as_str),
+                kind: format!("{:?}", c.kind),
+                base: show(&c.base),
+                ours: show(&c.ours),
+                theirs: show(&c.theirs),
+            });
         }
     }
-    if output.is_json() {
-        output.json(&json!({ "ok": false, "state": "conflicts", "region": region.name(), "conflicts": list, "conflict_file": file }));
-        return;
-    }
-    for entry in &list {
-        let cell = |k: &str| entry[k].as_str().unwrap_or("").to_string();
-        if entry["kind"] == "structure" {
-            output.line(format!("conflict {}: {}", cell("table"), cell("reason")));
-        } else {
+    list
+}
+
+impl Render for Conflicts<'_> {
+    fn text(&self, output: &Output) {
+        for entry in &self.conflicts {
+            match entry {
+                ConflictEntry::Structure { table, reason, .. } => {
+                    output.line(format!("conflict {table}: {reason}"));
+                }
+                ConflictEntry::Cell {
+                    table,
+                    key,
+                    column,
+                    base,
+                    ours,
+                    theirs,
+                    ..
+                } => output.line(format!(
+                    "conflict {table} ({key}) {}: base {base}, ours {ours}, theirs {theirs}",
+                    column.unwrap_or_default()
+                )),
+            }
+        }
+        output.line(format!(
+            "{} {}; nothing was committed",
+            output.bold("conflicts:"),
+            counted(self.conflicts.len(), "conflicting cell")
+        ));
+        if let Some(file) = self.conflict_file {
             output.line(format!(
-                "conflict {} ({}) {}: base {}, ours {}, theirs {}",
-                cell("table"),
-                cell("key"),
-                cell("column"),
-                cell("base"),
-                cell("ours"),
-                cell("theirs"),
+                "resolve them in {} (resolution: ours, theirs, or value with the value), or with --ours/--theirs [--table T] [--column C] [--key K]; then `masterctl rebase --region {} --continue`, or --abort",
+                file.display(),
+                self.region
             ));
         }
-    }
-    let plural = if list.len() == 1 { "" } else { "s" };
-    output.line(format!(
-        "{} {} conflicting cell{plural}; nothing was committed",
-        output.bold("conflicts:"),
-        list.len()
-    ));
-    if let Some(file) = file {
-        output.line(format!(
-            "resolve them in {} (resolution: ours, theirs, or value with the value), or with --ours/--theirs [--table T] [--column C] [--key K]; then `masterctl rebase --region {region} --continue`, or --abort",
-            file.display()
-        ));
     }
 }

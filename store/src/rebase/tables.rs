@@ -3,7 +3,7 @@
 use crate::merge::Conflict;
 
 /// Per table: upstream changes taken, and upstream changes not taken (region-owned).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct TableRebase {
     pub table: String,
     pub applied: usize,
