@@ -6,14 +6,16 @@
 use std::path::PathBuf;
 
 use masterctl_runtime::format::ColumnType;
+use masterctl_runtime::manifest::{Fallback, FileEntry};
 use masterctl_runtime::{FileKind, LoadCause, Masters, Row, Table, ValueRef};
 use masterctl_schemas::parse::parse_text;
 use masterctl_schemas::schema::FieldType;
 use masterctl_schemas::value::{Date, DateTime, Value, format_float};
+use serde::Serialize;
 use serde_json::{Value as Json, json};
 
 use super::Failure;
-use crate::output::Output;
+use crate::output::{Output, Render, counted};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -68,12 +70,13 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
                 .hint(format!("it has: {}", names.join(", "))),
         );
     };
-    let missing = |what: String| {
-        if output.is_json() {
-            output.json(&json!({ "ok": false, "name": name, "key": args.key, "error": what }));
-        } else {
-            output.line(format!("{} {what}", output.bold("not found:")));
-        }
+    let missing = |error: String| {
+        output.show(&NotFound {
+            ok: false,
+            name,
+            key: &args.key,
+            error,
+        });
         Failure::Shown
     };
     match entry.kind {
@@ -137,11 +140,13 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
                     let cell = matrix.get(row, column).ok_or_else(|| {
                         missing(format!("`{name}` has no cell ({row}, {column})"))
                     })?;
-                    if output.is_json() {
-                        output.json(&json!({ "ok": true, "name": name, "row": row, "column": column, "value": value_json(&cell) }));
-                    } else {
-                        output.line(format!("{name} ({row}, {column}) = {}", value_text(&cell)));
-                    }
+                    output.render(&MatrixCell {
+                        name,
+                        row,
+                        column,
+                        value: value_json(&cell),
+                        text: value_text(&cell),
+                    });
                 }
                 [] => {
                     let columns: Vec<&str> = matrix.columns().collect();
@@ -177,61 +182,75 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
 
 fn summary(masters: &Masters, output: &Output) {
     let manifest = masters.manifest();
-    let bytes: u64 = manifest
-        .files
-        .iter()
-        .fold(0u64, |total, f| total.saturating_add(f.size));
-    if output.is_json() {
-        output.json(&json!({
-            "ok": true,
-            "region": manifest.region,
-            "source_commit": manifest.source_commit,
-            "schema_hash": manifest.schema_hash,
-            "format": manifest.format,
-            "languages": manifest.languages,
-            "bytes": bytes,
-            "files": manifest.files,
-            "fallbacks": manifest.fallbacks,
-        }));
-        return;
-    }
-    output.line(format!(
-        "{} built from {} (format {}), languages {}, {} files, {bytes} bytes",
-        output.bold(&manifest.region),
-        masterctl_store::names::one_line(masterctl_store::short_id(&manifest.source_commit)),
-        manifest.format,
-        manifest.languages.join(", "),
-        manifest.files.len()
-    ));
-    let names: Vec<(String, String)> = manifest
-        .files
-        .iter()
-        .map(|file| {
-            let kind = format!("{:?}", file.kind).to_lowercase();
-            let of = match (&file.language, &file.table) {
-                (Some(language), _) => format!(" ({language})"),
-                (None, Some(table)) if kind != "table" => format!(" (of {table})"),
-                _ => String::new(),
-            };
-            (kind, format!("{}{of}", file.name))
-        })
-        .collect();
-    let width = names
-        .iter()
-        .map(|(_, n)| n.chars().count())
-        .max()
-        .unwrap_or(0);
-    for (file, (kind, name)) in manifest.files.iter().zip(&names) {
+    output.render(&Summary {
+        region: &manifest.region,
+        source_commit: &manifest.source_commit,
+        schema_hash: &manifest.schema_hash,
+        format: manifest.format,
+        languages: &manifest.languages,
+        bytes: manifest
+            .files
+            .iter()
+            .fold(0u64, |total, f| total.saturating_add(f.size)),
+        files: &manifest.files,
+        fallbacks: &manifest.fallbacks,
+    });
+}
+
+/// A build as its manifest describes it.
+#[derive(Serialize)]
+struct Summary<'a> {
+    region: &'a str,
+    source_commit: &'a str,
+    schema_hash: &'a str,
+    format: u32,
+    languages: &'a [String],
+    bytes: u64,
+    files: &'a [FileEntry],
+    fallbacks: &'a [Fallback],
+}
+
+impl Render for Summary<'_> {
+    fn text(&self, output: &Output) {
         output.line(format!(
-            "  {kind:<9} {name:<width$} {:>9} rows {:>11} bytes",
-            file.rows, file.size
+            "{} built from {} (format {}), languages {}, {} files, {} bytes",
+            output.bold(self.region),
+            masterctl_store::names::one_line(masterctl_store::short_id(self.source_commit)),
+            self.format,
+            self.languages.join(", "),
+            self.files.len(),
+            self.bytes
         ));
-    }
-    for fallback in &manifest.fallbacks {
-        output.line(format!(
-            "  fallback: {}.{} in {}: {} from {}",
-            fallback.table, fallback.field, fallback.language, fallback.count, fallback.from
-        ));
+        let names: Vec<(String, String)> = self
+            .files
+            .iter()
+            .map(|file| {
+                let kind = format!("{:?}", file.kind).to_lowercase();
+                let of = match (&file.language, &file.table) {
+                    (Some(language), _) => format!(" ({language})"),
+                    (None, Some(table)) if kind != "table" => format!(" (of {table})"),
+                    _ => String::new(),
+                };
+                (kind, format!("{}{of}", file.name))
+            })
+            .collect();
+        let width = names
+            .iter()
+            .map(|(_, n)| n.chars().count())
+            .max()
+            .unwrap_or(0);
+        for (file, (kind, name)) in self.files.iter().zip(&names) {
+            output.line(format!(
+                "  {kind:<9} {name:<width$} {:>9} rows {:>11} bytes",
+                file.rows, file.size
+            ));
+        }
+        for fallback in self.fallbacks {
+            output.line(format!(
+                "  fallback: {}.{} in {}: {} from {}",
+                fallback.table, fallback.field, fallback.language, fallback.count, fallback.from
+            ));
+        }
     }
 }
 
@@ -241,18 +260,65 @@ fn describe_table(table: &Table<'_>, output: &Output) {
         .indexes()
         .map(|i| i.columns().collect::<Vec<_>>().join(", "))
         .collect();
-    if output.is_json() {
-        output.json(&json!({ "ok": true, "table": table.name(), "rows": table.len(), "columns": columns, "indexes": indexes }));
-    } else {
-        output.line(format!(
-            "{}: {} rows",
-            output.bold(table.name()),
-            table.len()
-        ));
-        output.line(format!("  columns: {}", columns.join(", ")));
-        for index in indexes {
+    output.render(&TableShape {
+        table: table.name(),
+        rows: table.len(),
+        columns,
+        indexes,
+    });
+}
+
+/// A table's shape: rows, columns, indexes.
+#[derive(Serialize)]
+struct TableShape<'a> {
+    table: &'a str,
+    rows: usize,
+    columns: Vec<&'a str>,
+    indexes: Vec<String>,
+}
+
+impl Render for TableShape<'_> {
+    fn text(&self, output: &Output) {
+        output.line(format!("{}: {} rows", output.bold(self.table), self.rows));
+        output.line(format!("  columns: {}", self.columns.join(", ")));
+        for index in &self.indexes {
             output.line(format!("  index: {index}"));
         }
+    }
+}
+
+/// A key not in the build.
+#[derive(Serialize)]
+struct NotFound<'a> {
+    ok: bool,
+    name: &'a str,
+    key: &'a [String],
+    error: String,
+}
+
+impl Render for NotFound<'_> {
+    fn text(&self, output: &Output) {
+        output.line(format!("{} {}", output.bold("not found:"), self.error));
+    }
+}
+
+/// One cell of a matrix.
+#[derive(Serialize)]
+struct MatrixCell<'a> {
+    name: &'a str,
+    row: &'a str,
+    column: &'a str,
+    value: Json,
+    #[serde(skip)]
+    text: String,
+}
+
+impl Render for MatrixCell<'_> {
+    fn text(&self, output: &Output) {
+        output.line(format!(
+            "{} ({}, {}) = {}",
+            self.name, self.row, self.column, self.text
+        ));
     }
 }
 
@@ -355,19 +421,28 @@ fn row_json(row: &Row<'_>) -> Json {
 }
 
 fn print_rows(output: &Output, name: &str, key: &[String], rows: Vec<Json>) {
-    if output.is_json() {
-        output.json(&json!({ "ok": true, "name": name, "key": key, "rows": rows }));
-        return;
-    }
-    output.line(format!(
-        "{} {}: {} row{}",
-        output.bold(name),
-        key.join(" "),
-        rows.len(),
-        if rows.len() == 1 { "" } else { "s" }
-    ));
-    for row in rows {
-        output.line(format!("  {row}"));
+    output.render(&Rows { name, key, rows });
+}
+
+/// Rows of a generated master for a key (or a whole matrix), as JSON objects.
+#[derive(Serialize)]
+struct Rows<'a> {
+    name: &'a str,
+    key: &'a [String],
+    rows: Vec<Json>,
+}
+
+impl Render for Rows<'_> {
+    fn text(&self, output: &Output) {
+        output.line(format!(
+            "{} {}: {}",
+            output.bold(self.name),
+            self.key.join(" "),
+            counted(self.rows.len(), "row")
+        ));
+        for row in &self.rows {
+            output.line(format!("  {row}"));
+        }
     }
 }
 
@@ -399,38 +474,78 @@ fn show_row(masters: &Masters, row: &Row<'_>, key: &[String], language: &str, ou
             .collect(),
         None => Vec::new(),
     };
-    if output.is_json() {
-        let text_json: Vec<Json> = texts
+    output.render(&RowShown {
+        table: table.name(),
+        key,
+        row: value.take(),
+        language,
+        texts: texts
             .iter()
-            .map(|(field, text, from)| json!({ "field": field, "text": text, "language": from }))
-            .collect();
-        let reverse: serde_json::Map<String, Json> = lookups
+            .map(|&(field, text, from)| TextShown {
+                field,
+                text,
+                language: from,
+            })
+            .collect(),
+        reverse: lookups
             .iter()
             .map(|(name, rows)| (name.to_string(), Json::Array(rows.clone())))
-            .collect();
-        output.json(&json!({ "ok": true, "table": table.name(), "key": key, "row": value.take(), "language": language, "texts": text_json, "reverse": reverse }));
-        return;
-    }
-    output.line(format!("{} {}", output.bold(table.name()), key.join(" ")));
-    for (i, name) in table.columns().enumerate() {
-        output.line(format!("  {name:<20} {}", value_text(&row.value(i))));
-    }
-    for (field, text, from) in &texts {
-        let label = if *from == language {
-            format!("{field} ({language})")
-        } else {
-            format!("{field} ({language}, from {from})")
-        };
-        output.line(format!("  {label:<20} {}", text.unwrap_or("")));
-    }
-    for (name, rows) in &lookups {
+            .collect(),
+        cells: table
+            .columns()
+            .enumerate()
+            .map(|(i, name)| (name, value_text(&row.value(i))))
+            .collect(),
+    });
+}
+
+/// One row of a table: its values, its texts in a language, the reverse lookups that
+/// point at it.
+#[derive(Serialize)]
+struct RowShown<'a> {
+    table: &'a str,
+    key: &'a [String],
+    row: Json,
+    language: &'a str,
+    texts: Vec<TextShown<'a>>,
+    reverse: serde_json::Map<String, Json>,
+    /// The values as text, column by column, for people.
+    #[serde(skip)]
+    cells: Vec<(&'a str, String)>,
+}
+
+/// A text of a row, and the language it came from (another one after a fallback).
+#[derive(Serialize)]
+struct TextShown<'a> {
+    field: &'a str,
+    text: Option<&'a str>,
+    language: &'a str,
+}
+
+impl Render for RowShown<'_> {
+    fn text(&self, output: &Output) {
         output.line(format!(
-            "  {name}: {} reference{}",
-            rows.len(),
-            if rows.len() == 1 { "" } else { "s" }
+            "{} {}",
+            output.bold(self.table),
+            self.key.join(" ")
         ));
-        for r in rows {
-            output.line(format!("    {r}"));
+        for (name, value) in &self.cells {
+            output.line(format!("  {name:<20} {value}"));
+        }
+        for text in &self.texts {
+            let label = if text.language == self.language {
+                format!("{} ({})", text.field, self.language)
+            } else {
+                format!("{} ({}, from {})", text.field, self.language, text.language)
+            };
+            output.line(format!("  {label:<20} {}", text.text.unwrap_or("")));
+        }
+        for (name, rows) in &self.reverse {
+            let rows = rows.as_array().map_or(&[][..], Vec::as_slice);
+            output.line(format!("  {name}: {}", counted(rows.len(), "reference")));
+            for r in rows {
+                output.line(format!("    {r}"));
+            }
         }
     }
 }
