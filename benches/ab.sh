@@ -25,17 +25,11 @@ synth=$PWD/target/release/synth
 [ -f "$work/xlsx500b/masterctl.toml" ] || "$synth" --out "$work/xlsx500b" --tables 500 --rows 1001 --format xlsx >/dev/null
 [ -f "$work/csv1m/masterctl.toml" ] || "$synth" --out "$work/csv1m" --tables 1 --rows 1000000 --format csv >/dev/null
 
-# repo DATA [upstream]: a new repository with DATA's structure (and a region `global`
-# following jp); prints its path.
+# repo DATA: fresh_repo, with a region `global` following jp; prints its path.
 repo() {
   local dir
-  dir=$(mktemp -d "$work/repo.XXXX")
-  git -C "$dir" init -q -b main
-  git -C "$dir" config user.name "bench"
-  git -C "$dir" config user.email "bench@masterctl.invalid"
-  cp "$1/masterctl.toml" "$dir/"
+  dir=$(fresh_repo "$1")
   printf '\n[regions.global]\nbranch = "masters/global"\nupstream = "jp"\n' >>"$dir/masterctl.toml"
-  cp -r "$1/schemas" "$dir/"
   echo "$dir"
 }
 

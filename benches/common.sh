@@ -1,4 +1,4 @@
-# Helpers of the benchmark scripts (sourced by compare.sh, import.sh, rebase.sh).
+# Helpers of the benchmark scripts (sourced by compare.sh, import.sh, rebase.sh, ab.sh).
 
 # prepare: what timing needs, and the release binaries.
 prepare() {
@@ -25,4 +25,16 @@ best_of() {
     if [ -z "$best" ] || awk "BEGIN{exit !(${run% *} < ${best% *})}"; then best=$run; fi
   done
   echo "$best"
+}
+
+# fresh_repo DATA: a new repository under $work with DATA's structure; prints its path.
+fresh_repo() {
+  local repo
+  repo=$(mktemp -d "$work/repo.XXXX")
+  git -C "$repo" init -q -b main
+  git -C "$repo" config user.name "bench"
+  git -C "$repo" config user.email "bench@masterctl.invalid"
+  cp "$1/masterctl.toml" "$repo/"
+  cp -r "$1/schemas" "$repo/"
+  echo "$repo"
 }

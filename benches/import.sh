@@ -16,18 +16,6 @@ masterctl=$PWD/target/release/masterctl
 [ -f "$work/xlsx500/masterctl.toml" ] || ./target/release/synth --out "$work/xlsx500" --tables 500 --rows 1000 --format xlsx >/dev/null
 [ -f "$work/csv1m/masterctl.toml" ] || ./target/release/synth --out "$work/csv1m" --tables 1 --rows 1000000 --format csv >/dev/null
 
-# fresh_repo DATA: a new repository with DATA's structure; prints its path.
-fresh_repo() {
-  local repo
-  repo=$(mktemp -d "$work/repo.XXXX")
-  git -C "$repo" init -q -b main
-  git -C "$repo" config user.name "bench"
-  git -C "$repo" config user.email "bench@masterctl.invalid"
-  cp "$1/masterctl.toml" "$repo/"
-  cp -r "$1/schemas" "$repo/"
-  echo "$repo"
-}
-
 
 # best LINES...: the line with the smallest first field.
 best() { sort -n | head -1; }
