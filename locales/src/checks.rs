@@ -203,7 +203,8 @@ impl Checker {
             // select (a text never has more graphemes than bytes, so most skip this).
             let length = match &parsed {
                 Ok(message) => message.lengths.longest,
-                Err(_) => message::lengths(translation).longest,
+                // Not a message: parsed once already, so counted as written here.
+                Err(_) => message::Lengths::as_written(translation).longest,
             };
             if length > max as usize {
                 let variants = parsed.as_ref().is_ok_and(|m| !m.choices.is_empty());

@@ -70,13 +70,17 @@ impl Lengths {
     }
 }
 
-/// The lengths of a text's variants; a text that is not a well-formed message (a stray
-/// brace in planners' prose) is one variant, counted as written.
+impl Lengths {
+    /// A text that is not a well-formed message (a stray brace in planners' prose): one
+    /// variant, counted as written.
+    pub fn as_written(text: &str) -> Lengths {
+        Lengths::fixed(text.graphemes(true).count())
+    }
+}
+
+/// The lengths of a text's variants ([`Lengths::as_written`] when it is not a message).
 pub fn lengths(text: &str) -> Lengths {
-    parse(text).map_or_else(
-        |_| Lengths::fixed(text.graphemes(true).count()),
-        |message| message.lengths,
-    )
+    parse(text).map_or_else(|_| Lengths::as_written(text), |message| message.lengths)
 }
 
 fn graphemes(text: &str) -> usize {

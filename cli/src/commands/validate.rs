@@ -98,11 +98,10 @@ impl Render for Validated<'_> {
         let rows: usize = tables.iter().map(|t| t.rows).sum();
         let files = self.files.len();
         let read = format!(
-            "{} table{}, {rows} row{} from {files} file{}",
-            tables.len(),
-            if tables.len() == 1 { "" } else { "s" },
-            if rows == 1 { "" } else { "s" },
-            if files == 1 { "" } else { "s" },
+            "{}, {} from {}",
+            counted(tables.len(), "table"),
+            counted(rows, "row"),
+            counted(files, "file")
         );
         if !self.not_supplied.is_empty() {
             output.line(format!(
@@ -132,11 +131,11 @@ impl Render for Validated<'_> {
             format!("{problems}; read {read}")
         } else {
             format!(
-                "{problems} in {} of {} ({rows} row{} from {files} file{})",
+                "{problems} in {} of {} ({} from {})",
                 failing.len(),
                 counted(tables.len(), "table"),
-                if rows == 1 { "" } else { "s" },
-                if files == 1 { "" } else { "s" },
+                counted(rows, "row"),
+                counted(files, "file")
             )
         };
         output.line(format!("{} {line}", output.bold("rejected:")));
