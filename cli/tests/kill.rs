@@ -42,7 +42,7 @@ fn strace() {
     let found = Command::new("strace").arg("-V").output();
     assert!(
         found.is_ok_and(|o| o.status.success()),
-        "the kill tests need strace (apt-get install strace; scripts/test.sh installs it)"
+        "the kill tests need strace (apt-get install strace; .ci/run installs it)"
     );
 }
 

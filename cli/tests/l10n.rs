@@ -258,10 +258,10 @@ fn import(root: &Path, region: &str, file: &Path) -> Output {
     )
 }
 
-/// A tool translators' pipelines run, which must be installed (`scripts/test.sh` installs it).
+/// A tool translators' pipelines run, which must be installed (`.ci/run` installs it).
 fn tool(program: &str, args: &[&str]) -> Output {
     Command::new(program).args(args).output().unwrap_or_else(|e| {
-        panic!("{program} is needed by this test ({e}); scripts/test.sh installs gettext and translate-toolkit")
+        panic!("{program} is needed by this test ({e}); .ci/run installs gettext and translate-toolkit")
     })
 }
 

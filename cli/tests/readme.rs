@@ -4,8 +4,8 @@
 //! shown must be printed; `...` stands for lines left out; a `json` block must match
 //! what is printed, `"..."` standing for array elements left out).
 //!
-//! Two kinds of line are not run: `cargo …` (builds; `scripts/test.sh` and the
-//! fresh-clone check run those) and `scripts/test.sh` (this test is part of it).
+//! Two kinds of line are not run: `cargo …` (builds; `.ci/run` and the fresh-clone
+//! check run those) and `.ci/run` (this test is part of it).
 //! `masterctl` is this build's binary, `fixtures/run.sh` uses it (`MASTERCTL`), and
 //! `/tmp/` and `~` point into a temporary folder.
 
@@ -139,7 +139,7 @@ fn script(example: &Example, tmp: &Path) -> String {
     let mut script = String::from("set -u\n");
     for (line, command, expected) in &example.commands {
         let first = command.split_whitespace().next().unwrap_or_default();
-        if first == "cargo" || first == "scripts/test.sh" {
+        if first == "cargo" || first == ".ci/run" {
             continue;
         }
         let command = command.replace("/tmp/", &format!("{}/", tmp.display()));
