@@ -12,7 +12,6 @@ use std::process::Output;
 
 use common::*;
 use masterctl_runtime::{LoadCause, Masters, ValueRef};
-use masterctl_schemas::value::{Date, DateTime, format_float};
 
 fn ok(out: Output) -> Output {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
@@ -84,34 +83,6 @@ fn csv_of(root: &Path, path: &str) -> (Vec<String>, Vec<Vec<String>>) {
     (header, rows)
 }
 
-/// A value in canonical spelling.
-fn canonical(value: &ValueRef<'_>) -> String {
-    match value {
-        ValueRef::Null => String::new(),
-        ValueRef::Int(v) => v.to_string(),
-        ValueRef::Float(v) => format_float(*v),
-        ValueRef::Bool(v) => v.to_string(),
-        ValueRef::Str(v) => v.to_string(),
-        ValueRef::Date(v) => Date(*v).to_string(),
-        ValueRef::DateTime(v) => DateTime(*v).to_string(),
-        ValueRef::List(list) => list
-            .iter()
-            .map(|v| canonical(&v))
-            .collect::<Vec<_>>()
-            .join("|"),
-    }
-}
-
-/// A key cell as the loader wants it, typed by the column.
-fn key<'a>(table: &masterctl_runtime::Table<'_>, column: usize, text: &'a str) -> ValueRef<'a> {
-    use masterctl_runtime::format::ColumnType;
-    match table.column_type(column).unwrap().0 {
-        ColumnType::Int => ValueRef::Int(text.parse().unwrap()),
-        ColumnType::Float => ValueRef::Float(text.parse().unwrap()),
-        _ => ValueRef::Str(text),
-    }
-}
-
 #[test]
 fn every_row_lookup_and_language_reads_back_what_the_branch_holds() {
     let repo = game();
@@ -142,13 +113,14 @@ fn every_row_lookup_and_language_reads_back_what_the_branch_holds() {
         assert_eq!(table.len(), rows.len(), "{name}");
         let pk: Vec<usize> = table.primary_key().collect();
         for (position, cells) in rows.iter().enumerate() {
-            let key: Vec<ValueRef<'_>> = pk.iter().map(|&c| key(&table, c, &cells[c])).collect();
+            let texts: Vec<&str> = pk.iter().map(|&c| cells[c].as_str()).collect();
+            let key = table.parse_key(&pk, &texts).unwrap();
             let row = table
                 .get(&key)
                 .unwrap_or_else(|| panic!("{name} {cells:?}"));
             assert_eq!(row.index(), position, "rows are in key order");
             let values: Vec<String> = (0..header.len())
-                .map(|c| canonical(&row.value(c)))
+                .map(|c| row.value(c).to_string())
                 .collect();
             assert_eq!(&values, cells, "{name}");
         }
@@ -229,7 +201,7 @@ fn every_row_lookup_and_language_reads_back_what_the_branch_holds() {
     for (item_id, expected) in &by_item {
         let found: Vec<Vec<String>> = reverse
             .get(ValueRef::Int(*item_id))
-            .map(|r| (0..header.len()).map(|c| canonical(&r.value(c))).collect())
+            .map(|r| (0..header.len()).map(|c| r.value(c).to_string()).collect())
             .collect();
         assert_eq!(&found, expected, "item {item_id}");
     }
@@ -270,7 +242,7 @@ fn every_row_lookup_and_language_reads_back_what_the_branch_holds() {
     let (header, rows) = csv_of(root, "generated/element_matrix.csv");
     for row in &rows {
         for (c, column) in header.iter().enumerate().skip(1) {
-            assert_eq!(canonical(&matrix.get(&row[0], column).unwrap()), row[c]);
+            assert_eq!(matrix.get(&row[0], column).unwrap().to_string(), row[c]);
         }
     }
     // The same build, trusted by hash, answers the same.

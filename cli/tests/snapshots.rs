@@ -1,7 +1,9 @@
 //! What every command prints, as a planner reads it, kept as snapshots
-//! (`cli/tests/snapshots/`): the sample game through init, validate, import, log,
-//! status, translations, rebase with a conflict, build, inspect and schema inference,
-//! and the errors a new user meets. Commit ids, hashes and times are replaced by
+//! (`cli/tests/snapshots/`): the sample game through init, validate, import (and its
+//! dry run), log, status (text and JSON), translations (status, export, import), rebase
+//! (dry run, a conflict, abort, resolution, continue), build, inspect (summary, table,
+//! row, group, weighted, matrix, a missing and a mistyped key), schema inference, and
+//! the errors a new user meets. Commit ids, hashes and times are replaced by
 //! placeholders; everything else must match word for word. After a deliberate change of
 //! wording, run with `INSTA_UPDATE=always` and review the diff of the snapshots.
 
@@ -44,163 +46,90 @@ fn every_command_reads_like_this() {
     git(&root, &["config", "user.email", "planner@example.com"]);
     let fixtures = fixtures();
     let f = |path: &str| fixtures.join(path).display().to_string();
-    let steps: Vec<(&str, Vec<String>)> = vec![
-        (
-            "init_from",
-            vec!["init".into(), ".".into(), "--from".into(), f("")],
-        ),
-        ("validate", vec!["validate".into(), f("workbooks")]),
+    // Each step's arguments, split at spaces; `fixtures/…` is the bundled fixtures.
+    let steps = [
+        ("init_from", "init . --from fixtures/"),
+        ("validate", "validate fixtures/workbooks"),
         (
             "validate_rejected",
-            vec![
-                "validate".into(),
-                f("workbooks/quests.xlsx"),
-                f("workbooks/shops.xlsx"),
-                f("broken/items_many_mistakes.xlsx"),
-            ],
+            "validate fixtures/workbooks/quests.xlsx fixtures/workbooks/shops.xlsx fixtures/broken/items_many_mistakes.xlsx",
         ),
-        (
-            "import",
-            vec![
-                "import".into(),
-                "--region".into(),
-                "jp".into(),
-                f("workbooks"),
-            ],
-        ),
-        (
-            "import_unchanged",
-            vec![
-                "import".into(),
-                "--region".into(),
-                "jp".into(),
-                f("workbooks"),
-            ],
-        ),
+        ("import", "import --region jp fixtures/workbooks"),
+        ("import_unchanged", "import --region jp fixtures/workbooks"),
         (
             "import_rejected",
-            vec![
-                "import".into(),
-                "--region".into(),
-                "jp".into(),
-                f("broken/items_enum_typo.xlsx"),
-            ],
+            "import --region jp fixtures/broken/items_enum_typo.xlsx",
         ),
-        ("log", vec!["log".into(), "--region".into(), "jp".into()]),
+        ("log", "log --region jp"),
+        ("l10n_status", "l10n status --region jp"),
         (
-            "l10n_status",
-            vec![
-                "l10n".into(),
-                "status".into(),
-                "--region".into(),
-                "jp".into(),
-            ],
+            "l10n_status_verbose",
+            "l10n status --region jp --lang en --verbose",
+        ),
+        (
+            "l10n_export",
+            "l10n export --region jp --lang en --out en.po",
+        ),
+        (
+            "l10n_import_dry_run",
+            "l10n import --region jp fixtures/examples/en.po --dry-run",
         ),
         (
             "l10n_import",
-            vec![
-                "l10n".into(),
-                "import".into(),
-                "--region".into(),
-                "jp".into(),
-                f("examples/en.po"),
-            ],
+            "l10n import --region jp fixtures/examples/en.po",
         ),
-        (
-            "rebase_start",
-            vec!["rebase".into(), "--region".into(), "global".into()],
-        ),
+        ("rebase_dry_run", "rebase --region global --dry-run"),
+        ("rebase_start", "rebase --region global"),
         (
             "import_global",
-            vec![
-                "import".into(),
-                "--region".into(),
-                "global".into(),
-                f("examples/global"),
-            ],
+            "import --region global fixtures/examples/global",
         ),
         (
-            "import_jp",
-            vec![
-                "import".into(),
-                "--region".into(),
-                "jp".into(),
-                f("examples/jp"),
-            ],
+            "import_dry_run",
+            "import --region jp fixtures/examples/jp --dry-run",
         ),
-        ("status", vec!["status".into()]),
-        (
-            "rebase_conflict",
-            vec!["rebase".into(), "--region".into(), "global".into()],
-        ),
+        ("import_jp", "import --region jp fixtures/examples/jp"),
+        ("status", "status"),
+        ("rebase_conflict", "rebase --region global"),
+        ("rebase_abort", "rebase --region global --abort"),
+        ("rebase_conflict_again", "rebase --region global"),
+        ("status_json", "status --format json"),
         (
             "rebase_theirs",
-            vec![
-                "rebase".into(),
-                "--region".into(),
-                "global".into(),
-                "--theirs".into(),
-                "--table".into(),
-                "quest".into(),
-            ],
+            "rebase --region global --theirs --table quest",
         ),
-        (
-            "rebase_continue",
-            vec![
-                "rebase".into(),
-                "--region".into(),
-                "global".into(),
-                "--continue".into(),
-            ],
-        ),
-        (
-            "build",
-            vec![
-                "build".into(),
-                "--region".into(),
-                "global".into(),
-                "--out".into(),
-                "build".into(),
-            ],
-        ),
-        ("inspect", vec!["inspect".into(), "build".into()]),
-        (
-            "inspect_row",
-            vec![
-                "inspect".into(),
-                "build".into(),
-                "item".into(),
-                "5".into(),
-                "--lang".into(),
-                "en".into(),
-            ],
-        ),
-        (
-            "inspect_matrix",
-            vec![
-                "inspect".into(),
-                "build".into(),
-                "element_matrix".into(),
-                "fire".into(),
-                "wind".into(),
-            ],
-        ),
+        ("rebase_continue", "rebase --region global --continue"),
+        ("build", "build --region global --out build"),
+        ("inspect", "inspect build"),
+        ("inspect_row", "inspect build item 5 --lang en"),
+        ("inspect_matrix", "inspect build element_matrix fire wind"),
+        ("inspect_table", "inspect build item"),
+        ("inspect_group", "inspect build quests_by_chapter 1"),
+        ("inspect_weighted", "inspect build drop_draw 101"),
+        ("inspect_not_found", "inspect build item 999"),
+        ("inspect_bad_key", "inspect build item one"),
         (
             "schema_infer",
-            vec!["schema".into(), "infer".into(), f("workbooks/quests.xlsx")],
+            "schema infer fixtures/workbooks/quests.xlsx",
         ),
         (
-            "unknown_region",
-            vec!["log".into(), "--region".into(), "eu".into()],
+            "schema_infer_out",
+            "schema infer --out drafts fixtures/workbooks/quests.xlsx",
         ),
-        (
-            "unlock_nothing",
-            vec!["unlock".into(), "--region".into(), "jp".into()],
-        ),
+        ("init_blank", "init blank"),
+        ("unknown_region", "log --region eu"),
+        ("unlock_nothing", "unlock --region jp"),
     ];
-    for (name, args) in &steps {
+    for (name, args) in steps {
+        let args: Vec<String> = args
+            .split(' ')
+            .map(|arg| match arg.strip_prefix("fixtures/") {
+                Some(path) => f(path),
+                None => arg.to_string(),
+            })
+            .collect();
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let shown = run(&root, tmp.path(), &args).replace(&f(""), "fixtures/");
-        insta::assert_snapshot!(*name, shown);
+        insta::assert_snapshot!(name, shown);
     }
 }

@@ -24,12 +24,14 @@
 //! # Ok::<(), masterctl_runtime::LoadError>(())
 //! ```
 
+pub mod calendar;
 pub mod check;
 pub mod files;
 pub mod format;
 pub mod generated;
 pub mod manifest;
 pub mod table;
+pub mod text;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -37,11 +39,13 @@ use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
 
+pub use calendar::{Date, DateTime};
 pub use format::FORMAT_VERSION;
 use format::{ArchivedArchiveFile, ArchivedBody};
 pub use generated::{Group, Matrix, Reverse, Texts, Weighted};
 pub use manifest::{FileEntry, FileKind, MANIFEST, Manifest};
 pub use table::{Index, List, Row, Rows, Table, ValueRef};
+pub use text::KeyError;
 
 /// Why a build could not be opened.
 #[derive(Debug)]

@@ -481,3 +481,40 @@ fn string_ends_must_rise_and_fall_between_characters() {
         }
     }
 }
+
+#[test]
+fn keys_typed_as_text_find_rows_and_say_why_not() {
+    let dir = tempfile::tempdir().unwrap();
+    build(dir.path());
+    let masters = Masters::open(dir.path()).unwrap();
+    let item = masters.table("item").unwrap();
+    let key = item.parse_primary_key(&["1"]).unwrap();
+    assert_eq!(key, [ValueRef::Int(1)]);
+    assert_eq!(item.get(&key).unwrap().int("price"), Some(100));
+    assert_eq!(
+        item.parse_primary_key(&["1.0"]).unwrap(),
+        [ValueRef::Int(1)],
+        "a whole number written as a float is read as cells are"
+    );
+    assert_eq!(
+        item.parse_primary_key(&["one"]).unwrap_err().to_string(),
+        "`one` is not a key of `item`: `id` is a whole number"
+    );
+    assert_eq!(
+        item.parse_primary_key(&["1", "2"]).unwrap_err().to_string(),
+        "`item` is looked up by 1 value (id); 2 given"
+    );
+    assert_eq!(
+        item.parse_primary_key(&[" "]).unwrap_err().to_string(),
+        "`id` of `item` is never empty: give its value"
+    );
+    let category = item.column("category").unwrap();
+    assert_eq!(
+        item.parse_key(&[category], &["2"]).unwrap(),
+        [ValueRef::Int(2)]
+    );
+    // Values print as their canonical CSV cells.
+    let sword = item.get(&key).unwrap();
+    assert_eq!(sword.get("tags").unwrap().to_string(), "sword|starter");
+    assert_eq!(item.row(2).unwrap().get("tags").unwrap().to_string(), "");
+}

@@ -2,9 +2,9 @@
 //! of a workbook, a key on the command line and a value in a conflict file.
 
 use crate::schema::FieldType;
-use crate::value::{
-    LIST_SEPARATOR, Value, float_to_int, normalize_zero, parse_date, parse_datetime,
-};
+use masterctl_runtime::text;
+
+use crate::value::{LIST_SEPARATOR, Value, parse_date, parse_datetime};
 
 /// Why a text could not become a value of a type: what was expected, and maybe a hint.
 #[derive(Debug, Clone, PartialEq)]
@@ -85,51 +85,40 @@ pub fn parse_text(ty: &FieldType, text: &str) -> Result<Value, Mismatch> {
 }
 
 fn parse_int(text: &str) -> Result<i64, Mismatch> {
-    let t = text.trim();
-    if let Ok(i) = t.parse::<i64>() {
-        return Ok(i);
-    }
-    let mismatch = Mismatch::new("a whole number");
-    if t.contains(',') && t.replace(',', "").parse::<i64>().is_ok() {
-        return Err(mismatch.hint("remove the thousands separators"));
-    }
-    // Some exports write whole numbers as `12.0`; those are fine, `12.5` is not.
-    match t.parse::<f64>() {
-        Ok(f) if f.is_finite() => float_to_int(f).ok_or_else(|| {
+    text::parse_int(text).ok_or_else(|| {
+        let mismatch = Mismatch::new("a whole number");
+        let t = text.trim();
+        if t.contains(',') && t.replace(',', "").parse::<i64>().is_ok() {
+            mismatch.hint("remove the thousands separators")
+        } else if t.parse::<f64>().is_ok_and(f64::is_finite) {
             mismatch.hint(format!("{t} has a fractional part; the field is an int"))
-        }),
-        _ => Err(mismatch),
-    }
+        } else {
+            mismatch
+        }
+    })
 }
 
 fn parse_float(text: &str) -> Result<f64, Mismatch> {
-    let t = text.trim();
-    match t.parse::<f64>() {
-        Ok(f) if f.is_finite() => Ok(normalize_zero(f)),
-        Ok(_) => Err(Mismatch::new("a finite number")),
-        Err(_) => {
-            let mismatch = Mismatch::new("a number");
-            if let Some(percent) = t.strip_suffix('%')
-                && percent.trim().parse::<f64>().is_ok()
-            {
-                return Err(mismatch.hint("write percentages as fractions (45% is 0.45)"));
-            }
-            if t.contains(',') && t.replace(',', "").parse::<f64>().is_ok() {
-                return Err(mismatch.hint("remove the thousands separators"));
-            }
-            Err(mismatch)
+    text::parse_float(text).ok_or_else(|| {
+        let t = text.trim();
+        if t.parse::<f64>().is_ok() {
+            return Mismatch::new("a finite number");
         }
-    }
+        let mismatch = Mismatch::new("a number");
+        if let Some(percent) = t.strip_suffix('%')
+            && percent.trim().parse::<f64>().is_ok()
+        {
+            return mismatch.hint("write percentages as fractions (45% is 0.45)");
+        }
+        if t.contains(',') && t.replace(',', "").parse::<f64>().is_ok() {
+            return mismatch.hint("remove the thousands separators");
+        }
+        mismatch
+    })
 }
 
 fn parse_bool(text: &str) -> Result<bool, Mismatch> {
-    match text.trim() {
-        "1" => Ok(true),
-        "0" => Ok(false),
-        t if t.eq_ignore_ascii_case("true") => Ok(true),
-        t if t.eq_ignore_ascii_case("false") => Ok(false),
-        _ => Err(Mismatch::new("TRUE or FALSE")),
-    }
+    text::parse_bool(text).ok_or_else(|| Mismatch::new("TRUE or FALSE"))
 }
 
 #[cfg(test)]

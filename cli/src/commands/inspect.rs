@@ -5,12 +5,8 @@
 
 use std::path::PathBuf;
 
-use masterctl_runtime::format::ColumnType;
 use masterctl_runtime::manifest::{Fallback, FileEntry};
 use masterctl_runtime::{FileKind, LoadCause, Masters, Row, Table, ValueRef};
-use masterctl_schemas::parse::parse_text;
-use masterctl_schemas::schema::FieldType;
-use masterctl_schemas::value::{Date, DateTime, Value, format_float};
 use serde::Serialize;
 use serde_json::{Value as Json, json};
 
@@ -119,13 +115,13 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
                     args.key.join(" ")
                 )));
             }
-            let weighted = masters.weighted(name);
-            let total = weighted.and_then(|w| w.total(&key));
+            // A weighted table's rows carry the group's total weight, to read each
+            // row's chance by.
+            let total = masters.weighted(name).and_then(|w| w.total(&key));
             let list: Vec<Json> = rows
                 .map(|r| {
                     let mut value = row_json(&r);
-                    if let (Some(w), Some(total)) = (&weighted, total) {
-                        let _ = w;
+                    if let Some(total) = total {
                         value["_total_weight"] = json!(total);
                     }
                     value
@@ -145,7 +141,7 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
                         row,
                         column,
                         value: value_json(&cell),
-                        text: value_text(&cell),
+                        text: cell.to_string(),
                     });
                 }
                 [] => {
@@ -328,75 +324,9 @@ fn parse_key<'k>(
     columns: &[usize],
     text: &'k [String],
 ) -> Result<Vec<ValueRef<'k>>, Failure> {
-    if text.len() != columns.len() {
-        let names: Vec<&str> = columns
-            .iter()
-            .filter_map(|&c| table.columns().nth(c))
-            .collect();
-        return Err(Failure::usage(format!(
-            "`{}` is looked up by {} value{} ({}); {} given",
-            table.name(),
-            columns.len(),
-            if columns.len() == 1 { "" } else { "s" },
-            names.join(", "),
-            text.len()
-        )));
-    }
-    columns
-        .iter()
-        .zip(text)
-        .map(|(&c, text)| {
-            let ty = table.column_type(c).map_or(ColumnType::Str, |(ty, _)| ty);
-            let field_type = match ty {
-                ColumnType::Int => FieldType::Int,
-                ColumnType::Float => FieldType::Float,
-                ColumnType::Bool => FieldType::Bool,
-                ColumnType::Str => FieldType::String,
-                ColumnType::Date => FieldType::Date,
-                ColumnType::DateTime => FieldType::DateTime,
-            };
-            let column = table.columns().nth(c).unwrap_or_default();
-            // The rule cells are read by: `yes` is not a bool, `1.0` is not an int.
-            let value = parse_text(&field_type, text).map_err(|mismatch| {
-                Failure::usage(format!(
-                    "`{text}` is not a key of `{}`: `{column}` is {}",
-                    table.name(),
-                    mismatch.expected
-                ))
-            })?;
-            Ok(match value {
-                Value::Int(v) => ValueRef::Int(v),
-                Value::Float(v) => ValueRef::Float(v),
-                Value::Bool(v) => ValueRef::Bool(v),
-                Value::Date(v) => ValueRef::Date(v.0),
-                Value::DateTime(v) => ValueRef::DateTime(v.0),
-                Value::Str(_) => ValueRef::Str(text),
-                Value::Null | Value::List(_) => {
-                    return Err(Failure::usage(format!(
-                        "`{column}` of `{}` is never empty: give its value",
-                        table.name()
-                    )));
-                }
-            })
-        })
-        .collect()
-}
-
-fn value_text(value: &ValueRef<'_>) -> String {
-    match value {
-        ValueRef::Null => String::new(),
-        ValueRef::Int(v) => v.to_string(),
-        ValueRef::Float(v) => format_float(*v),
-        ValueRef::Bool(v) => v.to_string(),
-        ValueRef::Str(v) => v.to_string(),
-        ValueRef::Date(v) => Date(*v).to_string(),
-        ValueRef::DateTime(v) => DateTime(*v).to_string(),
-        ValueRef::List(list) => list
-            .iter()
-            .map(|v| value_text(&v))
-            .collect::<Vec<_>>()
-            .join("|"),
-    }
+    table
+        .parse_key(columns, text)
+        .map_err(|e| Failure::usage(e.to_string()))
 }
 
 fn value_json(value: &ValueRef<'_>) -> Json {
@@ -406,7 +336,7 @@ fn value_json(value: &ValueRef<'_>) -> Json {
         ValueRef::Float(v) => json!(v),
         ValueRef::Bool(v) => json!(v),
         ValueRef::List(list) => Json::Array(list.iter().map(|v| value_json(&v)).collect()),
-        other => json!(value_text(other)),
+        other => json!(other.to_string()),
     }
 }
 
@@ -494,7 +424,7 @@ fn show_row(masters: &Masters, row: &Row<'_>, key: &[String], language: &str, ou
         cells: table
             .columns()
             .enumerate()
-            .map(|(i, name)| (name, value_text(&row.value(i))))
+            .map(|(i, name)| (name, row.value(i).to_string()))
             .collect(),
     });
 }

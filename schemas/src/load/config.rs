@@ -17,10 +17,30 @@ impl Builder {
         };
         let path = checked.file.clone().unwrap_or_default();
         let source = SourceText::new(&path, &checked.text);
+        let (source_language, languages) = self.check_languages(&source, &raw);
+        let mut regions = BTreeMap::new();
+        let mut branches: HashMap<String, String> = HashMap::new();
+        for (name, spanned) in &raw.regions {
+            let region =
+                self.check_region(&source, &raw, &languages, &mut branches, (name, spanned));
+            regions.insert(name.clone(), region);
+        }
+        self.check_upstream_cycles(&source, &raw.regions);
+        Config {
+            file: checked.file,
+            source_language,
+            languages,
+            regions,
+        }
+    }
+
+    /// The source language and the project's languages (the source language alone when
+    /// none are listed): tags, the source among them.
+    fn check_languages(&mut self, source: &SourceText, raw: &RawConfig) -> (String, Vec<String>) {
         let source_language = raw.source_language.get_ref().clone();
         let mut languages: Vec<String> =
             raw.languages.iter().map(|l| l.get_ref().clone()).collect();
-        for language in &raw.languages {
+        for language in raw.languages.iter().chain([&raw.source_language]) {
             if !is_language_tag(language.get_ref()) {
                 self.error(
                     source
@@ -33,17 +53,6 @@ impl Builder {
                 );
             }
         }
-        if !is_language_tag(&source_language) {
-            self.error(
-                source
-                    .error(
-                        Code::InvalidName,
-                        raw.source_language.span(),
-                        format!("`{source_language}` is not a language tag"),
-                    )
-                    .expected("a tag like ja, en or zh-Hant"),
-            );
-        }
         if languages.is_empty() {
             languages.push(source_language.clone());
         } else if !languages.contains(&source_language) {
@@ -53,93 +62,91 @@ impl Builder {
                 format!("source_language `{source_language}` is not in `languages`"),
             ));
         }
-        let mut regions = BTreeMap::new();
-        let mut branches: HashMap<String, String> = HashMap::new();
-        for (name, spanned) in &raw.regions {
-            let region = spanned.get_ref();
-            let span = spanned.span();
-            if !is_identifier(name) {
-                self.error(identifier_error(
-                    &source,
-                    "the region name",
-                    &Spanned::new(span.clone(), name.clone()),
-                ));
-            }
-            let branch = region.branch.get_ref();
-            if !is_branch_name(branch) {
+        (source_language, languages)
+    }
+
+    /// One region: its name, branch (not another region's: `branches` holds those seen),
+    /// upstream, what it owns and its languages.
+    fn check_region(
+        &mut self,
+        source: &SourceText,
+        raw: &RawConfig,
+        languages: &[String],
+        branches: &mut HashMap<String, String>,
+        (name, spanned): (&str, &Spanned<RawRegion>),
+    ) -> RegionConfig {
+        let region = spanned.get_ref();
+        if !is_identifier(name) {
+            self.error(identifier_error(
+                source,
+                "the region name",
+                &Spanned::new(spanned.span(), name.to_string()),
+            ));
+        }
+        let branch = region.branch.get_ref();
+        if !is_branch_name(branch) {
+            self.error(
+                source
+                    .error(
+                        Code::InvalidName,
+                        region.branch.span(),
+                        format!("`{branch}` is not a usable branch name"),
+                    )
+                    .expected("a git branch name like masters/jp"),
+            );
+        } else if let Some(other) = branches.insert(branch.clone(), name.to_string()) {
+            self.error(source.error(
+                Code::DuplicateName,
+                region.branch.span(),
+                format!("regions `{other}` and `{name}` share branch `{branch}`"),
+            ));
+        }
+        if let Some(upstream) = &region.upstream
+            && !raw.regions.contains_key(upstream.get_ref())
+        {
+            self.error(source.error(
+                Code::InvalidReference,
+                upstream.span(),
+                format!(
+                    "region `{name}` follows `{}`, which is not a region",
+                    upstream.get_ref()
+                ),
+            ));
+        }
+        for owned in &region.owns {
+            if let Some(problem) = self.owned_problem(owned.get_ref()) {
                 self.error(
                     source
                         .error(
-                            Code::InvalidName,
-                            region.branch.span(),
-                            format!("`{branch}` is not a usable branch name"),
+                            Code::InvalidReference,
+                            owned.span(),
+                            format!("region `{name}` owns `{}`: {problem}", owned.get_ref()),
                         )
-                        .expected("a git branch name like masters/jp"),
+                        .found(owned.get_ref().clone()),
                 );
-            } else if let Some(other) = branches.insert(branch.clone(), name.clone()) {
-                self.error(source.error(
-                    Code::DuplicateName,
-                    region.branch.span(),
-                    format!("regions `{other}` and `{name}` share branch `{branch}`"),
-                ));
             }
-            if let Some(upstream) = &region.upstream
-                && !raw.regions.contains_key(upstream.get_ref())
-            {
+        }
+        for language in &region.languages {
+            if !languages.contains(language.get_ref()) {
                 self.error(source.error(
                     Code::InvalidReference,
-                    upstream.span(),
+                    language.span(),
                     format!(
-                        "region `{name}` follows `{}`, which is not a region",
-                        upstream.get_ref()
+                        "region `{name}` uses language `{}`, which is not in `languages`",
+                        language.get_ref()
                     ),
                 ));
             }
-            for owned in &region.owns {
-                if let Some(problem) = self.owned_problem(owned.get_ref()) {
-                    self.error(
-                        source
-                            .error(
-                                Code::InvalidReference,
-                                owned.span(),
-                                format!("region `{name}` owns `{}`: {problem}", owned.get_ref()),
-                            )
-                            .found(owned.get_ref().clone()),
-                    );
-                }
-            }
-            for language in &region.languages {
-                if !languages.contains(language.get_ref()) {
-                    self.error(source.error(
-                        Code::InvalidReference,
-                        language.span(),
-                        format!(
-                            "region `{name}` uses language `{}`, which is not in `languages`",
-                            language.get_ref()
-                        ),
-                    ));
-                }
-            }
-            regions.insert(
-                name.clone(),
-                RegionConfig {
-                    branch: branch.clone(),
-                    upstream: region.upstream.as_ref().map(|u| u.get_ref().clone()),
-                    owns: region.owns.iter().map(|o| o.get_ref().clone()).collect(),
-                    languages: region
-                        .languages
-                        .iter()
-                        .map(|l| l.get_ref().clone())
-                        .collect(),
-                },
-            );
         }
-        self.check_upstream_cycles(&source, &raw.regions);
-        Config {
-            file: checked.file,
-            source_language,
-            languages,
-            regions,
+        RegionConfig {
+            branch: branch.clone(),
+            upstream: region.upstream.as_ref().map(|u| u.get_ref().clone()),
+            owns: region.owns.iter().map(|o| o.get_ref().clone()).collect(),
+            languages: region
+                .languages
+                .iter()
+                .map(|l| l.get_ref().clone())
+                .collect(),
         }
     }
 

@@ -175,11 +175,35 @@ impl Builder {
 
     pub(super) fn build_custom(&mut self, source: &SourceText, raw: &RawCustom) -> Option<Custom> {
         let table = self.table_ref(source, &raw.table)?;
-        let kind_name = raw.kind.get_ref().as_str();
-        let allowed: &[&str] = match kind_name {
-            "group" => &["group_by", "order_by"],
-            "weighted" => &["group_by", "weight"],
-            "matrix" => &["row", "column", "value", "default"],
+        let errors_before = self.report.error_count();
+        let kind_name = self.custom_kind(source, raw)?;
+        let at = CustomSite {
+            source,
+            raw,
+            table: &table,
+            kind: kind_name,
+        };
+        let kind = match kind_name {
+            "group" => CustomKind::Group {
+                group_by: self.custom_fields(&at, &raw.group_by, "group_by", true),
+                order_by: self.custom_fields(&at, &raw.order_by, "order_by", false),
+            },
+            "weighted" => self.weighted(&at),
+            _ => self.matrix(&at),
+        };
+        (self.report.error_count() == errors_before).then(|| Custom {
+            table: table.name.clone(),
+            kind,
+        })
+    }
+
+    /// The custom master's kind, with an error for each option that does not apply to
+    /// it; `None` for an unknown kind.
+    fn custom_kind(&mut self, source: &SourceText, raw: &RawCustom) -> Option<&'static str> {
+        let (kind, allowed): (&str, &[&str]) = match raw.kind.get_ref().as_str() {
+            "group" => ("group", &["group_by", "order_by"]),
+            "weighted" => ("weighted", &["group_by", "weight"]),
+            "matrix" => ("matrix", &["row", "column", "value", "default"]),
             other => {
                 let mut d = source
                     .error(
@@ -206,7 +230,6 @@ impl Builder {
             ("value", raw.value.as_ref().map(Spanned::span)),
             ("default", raw.default.as_ref().map(Spanned::span)),
         ];
-        let errors_before = self.report.error_count();
         for (option, span) in &present {
             if let Some(span) = span
                 && !allowed.contains(option)
@@ -214,100 +237,110 @@ impl Builder {
                 self.error(source.error(
                     Code::InvalidOption,
                     span.clone(),
-                    format!("option `{option}` does not apply to a `{kind_name}` custom master"),
+                    format!("option `{option}` does not apply to a `{kind}` custom master"),
                 ));
             }
         }
-        let names = |this: &mut Builder,
-                     list: &Option<Spanned<Vec<Spanned<String>>>>,
-                     required: bool,
-                     option: &str|
-         -> Vec<String> {
-            match list {
-                Some(list) => {
-                    for name in list.get_ref() {
-                        this.field_ref(source, &table, name);
-                    }
-                    list.get_ref().iter().map(|n| n.get_ref().clone()).collect()
-                }
-                None => {
-                    if required {
-                        this.error(source.error(
-                            Code::InvalidOption,
-                            raw.kind.span(),
-                            format!("a `{kind_name}` custom master needs `{option}`"),
-                        ));
-                    }
-                    Vec::new()
-                }
-            }
-        };
-        let one =
-            |this: &mut Builder, name: &Option<Spanned<String>>, option: &str| -> Option<Field> {
-                match name {
-                    Some(name) => this.field_ref(source, &table, name).cloned(),
-                    None => {
-                        this.error(source.error(
-                            Code::InvalidOption,
-                            raw.kind.span(),
-                            format!("a `{kind_name}` custom master needs `{option}`"),
-                        ));
-                        None
-                    }
-                }
-            };
-        let kind = match kind_name {
-            "group" => CustomKind::Group {
-                group_by: names(self, &raw.group_by, true, "group_by"),
-                order_by: names(self, &raw.order_by, false, "order_by"),
-            },
-            "weighted" => {
-                let group_by = names(self, &raw.group_by, true, "group_by");
-                let weight = one(self, &raw.weight, "weight");
-                if let (Some(w), Some(span)) = (&weight, raw.weight.as_ref().map(Spanned::span))
-                    && !w.ty.is_numeric()
-                {
-                    self.error(source.error(
-                        Code::InvalidOption,
-                        span,
-                        format!("weight field `{}` is {}, not a number", w.name, w.ty),
-                    ));
-                }
-                CustomKind::Weighted {
-                    group_by,
-                    weight: weight.map(|w| w.name).unwrap_or_default(),
-                }
-            }
-            _ => {
-                let row = one(self, &raw.row, "row");
-                let column = one(self, &raw.column, "column");
-                let value = one(self, &raw.value, "value");
-                for (field, spanned) in [(&row, &raw.row), (&column, &raw.column)] {
-                    if let (Some(f), Some(s)) = (field, spanned)
-                        && f.ty != FieldType::Enum
-                    {
-                        self.error(source.error(
-                            Code::InvalidOption,
-                            s.span(),
-                            format!("matrix axis `{}` is {}, not an enum", f.name, f.ty),
-                        ));
-                    }
-                }
-                let default = match (&value, &raw.default) {
-                    (Some(v), Some(d)) => self.option_value(source, &v.name, "default", &v.ty, d),
-                    _ => None,
-                };
-                CustomKind::Matrix {
-                    row: row.map(|f| f.name).unwrap_or_default(),
-                    column: column.map(|f| f.name).unwrap_or_default(),
-                    value: value.map(|f| f.name).unwrap_or_default(),
-                    default,
-                }
-            }
-        };
-        (self.report.error_count() == errors_before).then(|| Custom {
-            table: table.name.clone(),
-            kind,
-        })
+        Some(kind)
     }
+
+    /// An option the kind needs and the master does not give.
+    fn custom_needs(&mut self, at: &CustomSite<'_>, option: &str) {
+        self.error(at.source.error(
+            Code::InvalidOption,
+            at.raw.kind.span(),
+            format!("a `{}` custom master needs `{option}`", at.kind),
+        ));
+    }
+
+    /// A list of the table's fields (`group_by`, `order_by`), each checked.
+    fn custom_fields(
+        &mut self,
+        at: &CustomSite<'_>,
+        list: &Option<Spanned<Vec<Spanned<String>>>>,
+        option: &str,
+        required: bool,
+    ) -> Vec<String> {
+        let Some(list) = list else {
+            if required {
+                self.custom_needs(at, option);
+            }
+            return Vec::new();
+        };
+        for name in list.get_ref() {
+            self.field_ref(at.source, at.table, name);
+        }
+        list.get_ref().iter().map(|n| n.get_ref().clone()).collect()
+    }
+
+    /// One of the table's fields (`weight`, a matrix's `row`, `column`, `value`).
+    fn custom_field(
+        &mut self,
+        at: &CustomSite<'_>,
+        name: &Option<Spanned<String>>,
+        option: &str,
+    ) -> Option<Field> {
+        let Some(name) = name else {
+            self.custom_needs(at, option);
+            return None;
+        };
+        self.field_ref(at.source, at.table, name).cloned()
+    }
+
+    /// Groups with a numeric weight per row.
+    fn weighted(&mut self, at: &CustomSite<'_>) -> CustomKind {
+        let raw = at.raw;
+        let group_by = self.custom_fields(at, &raw.group_by, "group_by", true);
+        let weight = self.custom_field(at, &raw.weight, "weight");
+        if let (Some(w), Some(span)) = (&weight, raw.weight.as_ref().map(Spanned::span))
+            && !w.ty.is_numeric()
+        {
+            self.error(at.source.error(
+                Code::InvalidOption,
+                span,
+                format!("weight field `{}` is {}, not a number", w.name, w.ty),
+            ));
+        }
+        CustomKind::Weighted {
+            group_by,
+            weight: weight.map(|w| w.name).unwrap_or_default(),
+        }
+    }
+
+    /// A value per pair of enum values (row, column), with a default for the others.
+    fn matrix(&mut self, at: &CustomSite<'_>) -> CustomKind {
+        let raw = at.raw;
+        let row = self.custom_field(at, &raw.row, "row");
+        let column = self.custom_field(at, &raw.column, "column");
+        let value = self.custom_field(at, &raw.value, "value");
+        for (field, spanned) in [(&row, &raw.row), (&column, &raw.column)] {
+            if let (Some(f), Some(s)) = (field, spanned)
+                && f.ty != FieldType::Enum
+            {
+                self.error(at.source.error(
+                    Code::InvalidOption,
+                    s.span(),
+                    format!("matrix axis `{}` is {}, not an enum", f.name, f.ty),
+                ));
+            }
+        }
+        let default = match (&value, &raw.default) {
+            (Some(v), Some(d)) => self.option_value(at.source, &v.name, "default", &v.ty, d),
+            _ => None,
+        };
+        CustomKind::Matrix {
+            row: row.map(|f| f.name).unwrap_or_default(),
+            column: column.map(|f| f.name).unwrap_or_default(),
+            value: value.map(|f| f.name).unwrap_or_default(),
+            default,
+        }
+    }
+}
+
+/// A custom master being built: where it is written, its table and kind.
+struct CustomSite<'s> {
+    source: &'s SourceText<'s>,
+    raw: &'s RawCustom,
+    table: &'s TableSchema,
+    kind: &'static str,
 }

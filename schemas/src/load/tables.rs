@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
+use std::sync::Arc;
 
 use regex::Regex;
 use toml::Spanned;
@@ -127,9 +128,31 @@ impl Builder {
             ));
             return None;
         };
+        let fields = self.build_fields(source, raw_fields.get_ref())?;
+        let primary_key = self.primary_key(source, raw, &name, &fields);
+        let indexes = self.build_indexes(source, raw, &fields);
+        Some(TableSchema {
+            name,
+            sheet,
+            description: raw.description.clone(),
+            // A broken key was reported; the table stays so that its references are checked too.
+            primary_key: primary_key.unwrap_or_default(),
+            fields,
+            indexes,
+            file: source.path.to_path_buf(),
+        })
+    }
+
+    /// Every field of a table, or `None` when one is broken (keys and indexes would
+    /// report fields that are merely broken as missing).
+    fn build_fields(
+        &mut self,
+        source: &SourceText,
+        raw_fields: &[Spanned<RawField>],
+    ) -> Option<Vec<Field>> {
         let mut fields = Vec::new();
         let mut seen: Declared = HashMap::new();
-        for raw_field in raw_fields.get_ref() {
+        for raw_field in raw_fields {
             let raw_field = raw_field.get_ref();
             let field_name = &raw_field.name;
             if !is_identifier(field_name.get_ref()) {
@@ -156,10 +179,18 @@ impl Builder {
                 fields.push(field);
             }
         }
-        if fields.len() != raw_fields.get_ref().len() {
-            // Keys and indexes below would report fields that are merely broken as missing.
-            return None;
-        }
+        (fields.len() == raw_fields.len()).then_some(fields)
+    }
+
+    /// The primary key's field positions: declared, not empty, of fields that are
+    /// always there and compare as one value (not text, lists or optional fields).
+    fn primary_key(
+        &mut self,
+        source: &SourceText,
+        raw: &RawSchema,
+        name: &str,
+        fields: &[Field],
+    ) -> Option<Vec<usize>> {
         let primary_key = match &raw.primary_key {
             None => {
                 self.error(
@@ -171,41 +202,48 @@ impl Builder {
                         )
                         .hint("add `primary_key = [\"id\"]` (several fields for a composite key)"),
                 );
-                None
+                return None;
             }
             Some(pk) if pk.get_ref().is_empty() => {
                 self.error(source.error(Code::InvalidOption, pk.span(), "primary_key is empty"));
-                None
+                return None;
             }
-            Some(pk) => self.field_list(source, &fields, pk.get_ref(), "primary_key"),
+            Some(pk) => self.field_list(source, fields, pk.get_ref(), "primary_key")?,
         };
-        if let Some(pk) = &primary_key {
-            for (&i, spanned) in pk
-                .iter()
-                .zip(raw.primary_key.iter().flat_map(|p| p.get_ref()))
-            {
-                let field = &fields[i];
-                let problem = match field.ty {
-                    FieldType::Text => Some("a text field (it is localized)"),
-                    FieldType::List(_) => Some("a list field"),
-                    _ if field.optional => Some("an optional field"),
-                    _ => None,
-                };
-                if let Some(problem) = problem {
-                    self.error(source.error(
-                        Code::InvalidOption,
-                        spanned.span(),
-                        format!("primary key field `{}` is {problem}", field.name),
-                    ));
-                }
+        for (&i, spanned) in primary_key
+            .iter()
+            .zip(raw.primary_key.iter().flat_map(|p| p.get_ref()))
+        {
+            let field = &fields[i];
+            let problem = match field.ty {
+                FieldType::Text => Some("a text field (it is localized)"),
+                FieldType::List(_) => Some("a list field"),
+                _ if field.optional => Some("an optional field"),
+                _ => None,
+            };
+            if let Some(problem) = problem {
+                self.error(source.error(
+                    Code::InvalidOption,
+                    spanned.span(),
+                    format!("primary key field `{}` is {problem}", field.name),
+                ));
             }
         }
+        Some(primary_key)
+    }
+
+    /// Secondary indexes: fields and `order_by` that exist, no text field.
+    fn build_indexes(
+        &mut self,
+        source: &SourceText,
+        raw: &RawSchema,
+        fields: &[Field],
+    ) -> Vec<Index> {
         let mut indexes = Vec::new();
         for raw_index in &raw.indexes {
             let raw_index = raw_index.get_ref();
-            let index_fields =
-                self.field_list(source, &fields, raw_index.fields.get_ref(), "index");
-            let order_by = self.field_list(source, &fields, &raw_index.order_by, "order_by");
+            let index_fields = self.field_list(source, fields, raw_index.fields.get_ref(), "index");
+            let order_by = self.field_list(source, fields, &raw_index.order_by, "order_by");
             if raw_index.fields.get_ref().is_empty() {
                 self.error(source.error(
                     Code::InvalidOption,
@@ -213,36 +251,28 @@ impl Builder {
                     "an index needs at least one field",
                 ));
             }
-            if let (Some(fields_idx), Some(order_by)) = (index_fields, order_by) {
-                for (&i, spanned) in fields_idx.iter().zip(raw_index.fields.get_ref()) {
-                    if fields[i].ty == FieldType::Text {
-                        self.error(source.error(
-                            Code::InvalidOption,
-                            spanned.span(),
-                            format!(
-                                "text field `{}` cannot be indexed (it is localized)",
-                                fields[i].name
-                            ),
-                        ));
-                    }
+            let (Some(index_fields), Some(order_by)) = (index_fields, order_by) else {
+                continue;
+            };
+            for (&i, spanned) in index_fields.iter().zip(raw_index.fields.get_ref()) {
+                if fields[i].ty == FieldType::Text {
+                    self.error(source.error(
+                        Code::InvalidOption,
+                        spanned.span(),
+                        format!(
+                            "text field `{}` cannot be indexed (it is localized)",
+                            fields[i].name
+                        ),
+                    ));
                 }
-                indexes.push(Index {
-                    fields: fields_idx,
-                    unique: raw_index.unique,
-                    order_by,
-                });
             }
+            indexes.push(Index {
+                fields: index_fields,
+                unique: raw_index.unique,
+                order_by,
+            });
         }
-        Some(TableSchema {
-            name,
-            sheet,
-            description: raw.description.clone(),
-            // A broken key was reported; the table stays so that its references are checked too.
-            primary_key: primary_key.unwrap_or_default(),
-            fields,
-            indexes,
-            file: source.path.to_path_buf(),
-        })
+        indexes
     }
 
     /// Resolve names to field indexes; report every missing or repeated one.
@@ -292,187 +322,18 @@ impl Builder {
 
     pub(super) fn build_field(&mut self, source: &SourceText, raw: &RawField) -> Option<Field> {
         let name = raw.name.get_ref().clone();
-        let Some(ty) = FieldType::parse(raw.ty.get_ref()) else {
-            let known = [
-                "int", "float", "bool", "string", "text", "enum", "date", "datetime",
-            ];
-            let mut d = source
-                .error(
-                    Code::UnknownType,
-                    raw.ty.span(),
-                    format!("field `{name}` has unknown type `{}`", raw.ty.get_ref()),
-                )
-                .found(raw.ty.get_ref().clone())
-                .expected("int, float, bool, string, text, enum, date, datetime or list<T>");
-            if let Some(similar) = did_you_mean(raw.ty.get_ref(), known.into_iter()) {
-                d = d.hint(format!("did you mean `{similar}`?"));
-            }
-            self.error(d);
-            return None;
-        };
+        let ty = self.field_type(source, raw)?;
         let errors_before = self.report.error_count();
-        let misplaced = |this: &mut Builder, span: Range<usize>, option: &str, applies: &str| {
-            this.error(source.error(
-                Code::InvalidOption,
-                span,
-                format!("option `{option}` does not apply to field `{name}` of type {ty}; it applies to {applies}"),
-            ));
+        let at = FieldSite {
+            source,
+            name: &name,
+            ty: &ty,
         };
-        let scalar = ty.scalar().clone();
-        let min = raw
-            .min
-            .as_ref()
-            .and_then(|m| self.option_value(source, &name, "min", &scalar, m));
-        let max = raw
-            .max
-            .as_ref()
-            .and_then(|m| self.option_value(source, &name, "max", &scalar, m));
-        for (option, spanned) in [("min", &raw.min), ("max", &raw.max)] {
-            if let Some(s) = spanned
-                && !scalar.is_ordered_scalar()
-            {
-                misplaced(
-                    self,
-                    s.span(),
-                    option,
-                    "int, float, date and datetime fields",
-                );
-            }
-        }
-        if let (Some(lo), Some(hi)) = (&min, &max)
-            && lo > hi
-        {
-            let span = raw.max.as_ref().map_or(0..0, Spanned::span);
-            self.error(source.error(
-                Code::InvalidOption,
-                span,
-                format!("field `{name}` has min {lo} above max {hi}"),
-            ));
-        }
-        let length = |this: &mut Builder,
-                      option: &str,
-                      raw: &Option<Spanned<i64>>|
-         -> Option<u32> {
-            let spanned = raw.as_ref()?;
-            if !scalar.is_textual() {
-                misplaced(this, spanned.span(), option, "string, text and enum fields");
-                return None;
-            }
-            match u32::try_from(*spanned.get_ref()) {
-                Ok(n) => Some(n),
-                Err(_) => {
-                    this.error(source.error(
-                        Code::InvalidOption,
-                        spanned.span(),
-                        format!("`{option}` of field `{name}` must be a non-negative whole number"),
-                    ));
-                    None
-                }
-            }
-        };
-        let min_length = length(self, "min_length", &raw.min_length);
-        let max_length = length(self, "max_length", &raw.max_length);
-        if let (Some(lo), Some(hi)) = (min_length, max_length)
-            && lo > hi
-        {
-            let span = raw.max_length.as_ref().map_or(0..0, Spanned::span);
-            self.error(source.error(
-                Code::InvalidOption,
-                span,
-                format!("field `{name}` has min_length {lo} above max_length {hi}"),
-            ));
-        }
-        let pattern = match &raw.pattern {
-            None => None,
-            Some(p) if !scalar.is_textual() => {
-                misplaced(self, p.span(), "pattern", "string, text and enum fields");
-                None
-            }
-            Some(p) => match Regex::new(&format!("^(?:{})$", p.get_ref())) {
-                Ok(re) => Some((p.get_ref().clone(), re)),
-                Err(e) => {
-                    self.error(
-                        source
-                            .error(
-                                Code::InvalidOption,
-                                p.span(),
-                                format!("the pattern of field `{name}` is not a valid regular expression"),
-                            )
-                            .found(p.get_ref().clone())
-                            .hint(e.to_string().lines().last().unwrap_or_default().trim().to_string()),
-                    );
-                    None
-                }
-            },
-        };
-        let values = match (&raw.values, &scalar) {
-            (Some(v), FieldType::Enum) => {
-                let mut seen = HashSet::new();
-                for value in v.get_ref() {
-                    if value.get_ref().is_empty() {
-                        self.error(source.error(
-                            Code::InvalidOption,
-                            value.span(),
-                            format!("enum `{name}` has an empty value"),
-                        ));
-                    } else if !seen.insert(value.get_ref().as_str()) {
-                        self.error(source.error(
-                            Code::DuplicateName,
-                            value.span(),
-                            format!("enum `{name}` lists `{}` twice", value.get_ref()),
-                        ));
-                    }
-                }
-                if v.get_ref().is_empty() {
-                    self.error(source.error(
-                        Code::InvalidOption,
-                        v.span(),
-                        format!("enum `{name}` has no values"),
-                    ));
-                }
-                v.get_ref()
-                    .iter()
-                    .map(|s| s.get_ref().as_str().into())
-                    .collect()
-            }
-            (None, FieldType::Enum) => {
-                self.error(
-                    source
-                        .error(
-                            Code::InvalidOption,
-                            raw.ty.span(),
-                            format!("enum field `{name}` has no `values`"),
-                        )
-                        .hint("add `values = [\"a\", \"b\"]`"),
-                );
-                Vec::new()
-            }
-            (Some(v), _) => {
-                misplaced(self, v.span(), "values", "enum fields");
-                Vec::new()
-            }
-            (None, _) => Vec::new(),
-        };
-        let references = raw.references.as_ref().and_then(|r| {
-            match r.get_ref().split_once('.') {
-                Some((table, field)) if !table.is_empty() && !field.is_empty() => Some(Reference {
-                    table: table.to_string(),
-                    field: field.to_string(),
-                }),
-                _ => {
-                    self.error(
-                        source
-                            .error(
-                                Code::InvalidReference,
-                                r.span(),
-                                format!("`references` of field `{name}` is not of the form `table.field`"),
-                            )
-                            .found(r.get_ref().clone()),
-                    );
-                    None
-                }
-            }
-        });
+        let (min, max) = self.field_range(&at, raw);
+        let (min_length, max_length) = self.field_lengths(&at, raw);
+        let pattern = self.field_pattern(&at, raw);
+        let values = self.enum_values(&at, raw);
+        let references = self.field_reference(&at, raw);
         let default = raw
             .default
             .as_ref()
@@ -510,6 +371,242 @@ impl Builder {
             return None;
         }
         Some(field)
+    }
+
+    /// The field's type, or an error naming the closest known one.
+    fn field_type(&mut self, source: &SourceText, raw: &RawField) -> Option<FieldType> {
+        if let Some(ty) = FieldType::parse(raw.ty.get_ref()) {
+            return Some(ty);
+        }
+        let known = [
+            "int", "float", "bool", "string", "text", "enum", "date", "datetime",
+        ];
+        let mut d = source
+            .error(
+                Code::UnknownType,
+                raw.ty.span(),
+                format!(
+                    "field `{}` has unknown type `{}`",
+                    raw.name.get_ref(),
+                    raw.ty.get_ref()
+                ),
+            )
+            .found(raw.ty.get_ref().clone())
+            .expected("int, float, bool, string, text, enum, date, datetime or list<T>");
+        if let Some(similar) = did_you_mean(raw.ty.get_ref(), known.into_iter()) {
+            d = d.hint(format!("did you mean `{similar}`?"));
+        }
+        self.error(d);
+        None
+    }
+
+    /// An option written on a field whose type it does not apply to.
+    fn misplaced(&mut self, at: &FieldSite<'_>, span: Range<usize>, option: &str, applies: &str) {
+        self.error(at.source.error(
+            Code::InvalidOption,
+            span,
+            format!(
+                "option `{option}` does not apply to field `{}` of type {}; it applies to {applies}",
+                at.name, at.ty
+            ),
+        ));
+    }
+
+    /// `min` and `max`: of the field's scalar type, on ordered types, not crossed.
+    fn field_range(
+        &mut self,
+        at: &FieldSite<'_>,
+        raw: &RawField,
+    ) -> (Option<Value>, Option<Value>) {
+        let scalar = at.ty.scalar();
+        let min = raw
+            .min
+            .as_ref()
+            .and_then(|m| self.option_value(at.source, at.name, "min", scalar, m));
+        let max = raw
+            .max
+            .as_ref()
+            .and_then(|m| self.option_value(at.source, at.name, "max", scalar, m));
+        for (option, spanned) in [("min", &raw.min), ("max", &raw.max)] {
+            if let Some(s) = spanned
+                && !scalar.is_ordered_scalar()
+            {
+                self.misplaced(at, s.span(), option, "int, float, date and datetime fields");
+            }
+        }
+        if let (Some(lo), Some(hi)) = (&min, &max)
+            && lo > hi
+        {
+            let span = raw.max.as_ref().map_or(0..0, Spanned::span);
+            self.error(at.source.error(
+                Code::InvalidOption,
+                span,
+                format!("field `{}` has min {lo} above max {hi}", at.name),
+            ));
+        }
+        (min, max)
+    }
+
+    /// `min_length` and `max_length`: on textual types, non-negative, not crossed.
+    fn field_lengths(&mut self, at: &FieldSite<'_>, raw: &RawField) -> (Option<u32>, Option<u32>) {
+        let min_length = self.length(at, "min_length", &raw.min_length);
+        let max_length = self.length(at, "max_length", &raw.max_length);
+        if let (Some(lo), Some(hi)) = (min_length, max_length)
+            && lo > hi
+        {
+            let span = raw.max_length.as_ref().map_or(0..0, Spanned::span);
+            self.error(at.source.error(
+                Code::InvalidOption,
+                span,
+                format!(
+                    "field `{}` has min_length {lo} above max_length {hi}",
+                    at.name
+                ),
+            ));
+        }
+        (min_length, max_length)
+    }
+
+    fn length(
+        &mut self,
+        at: &FieldSite<'_>,
+        option: &str,
+        raw: &Option<Spanned<i64>>,
+    ) -> Option<u32> {
+        let spanned = raw.as_ref()?;
+        if !at.ty.scalar().is_textual() {
+            self.misplaced(at, spanned.span(), option, "string, text and enum fields");
+            return None;
+        }
+        match u32::try_from(*spanned.get_ref()) {
+            Ok(n) => Some(n),
+            Err(_) => {
+                self.error(at.source.error(
+                    Code::InvalidOption,
+                    spanned.span(),
+                    format!(
+                        "`{option}` of field `{}` must be a non-negative whole number",
+                        at.name
+                    ),
+                ));
+                None
+            }
+        }
+    }
+
+    /// `pattern`: on textual types, a regular expression matched against the whole value.
+    fn field_pattern(&mut self, at: &FieldSite<'_>, raw: &RawField) -> Option<(String, Regex)> {
+        let p = raw.pattern.as_ref()?;
+        if !at.ty.scalar().is_textual() {
+            self.misplaced(at, p.span(), "pattern", "string, text and enum fields");
+            return None;
+        }
+        match Regex::new(&format!("^(?:{})$", p.get_ref())) {
+            Ok(re) => Some((p.get_ref().clone(), re)),
+            Err(e) => {
+                self.error(
+                    at.source
+                        .error(
+                            Code::InvalidOption,
+                            p.span(),
+                            format!(
+                                "the pattern of field `{}` is not a valid regular expression",
+                                at.name
+                            ),
+                        )
+                        .found(p.get_ref().clone())
+                        .hint(
+                            e.to_string()
+                                .lines()
+                                .last()
+                                .unwrap_or_default()
+                                .trim()
+                                .to_string(),
+                        ),
+                );
+                None
+            }
+        }
+    }
+
+    /// An enum's `values`: required on enums, only on enums, none empty or repeated.
+    fn enum_values(&mut self, at: &FieldSite<'_>, raw: &RawField) -> Vec<Arc<str>> {
+        let name = at.name;
+        match (&raw.values, at.ty.scalar()) {
+            (Some(v), FieldType::Enum) => {
+                let mut seen = HashSet::new();
+                for value in v.get_ref() {
+                    if value.get_ref().is_empty() {
+                        self.error(at.source.error(
+                            Code::InvalidOption,
+                            value.span(),
+                            format!("enum `{name}` has an empty value"),
+                        ));
+                    } else if !seen.insert(value.get_ref().as_str()) {
+                        self.error(at.source.error(
+                            Code::DuplicateName,
+                            value.span(),
+                            format!("enum `{name}` lists `{}` twice", value.get_ref()),
+                        ));
+                    }
+                }
+                if v.get_ref().is_empty() {
+                    self.error(at.source.error(
+                        Code::InvalidOption,
+                        v.span(),
+                        format!("enum `{name}` has no values"),
+                    ));
+                }
+                v.get_ref()
+                    .iter()
+                    .map(|s| s.get_ref().as_str().into())
+                    .collect()
+            }
+            (None, FieldType::Enum) => {
+                self.error(
+                    at.source
+                        .error(
+                            Code::InvalidOption,
+                            raw.ty.span(),
+                            format!("enum field `{name}` has no `values`"),
+                        )
+                        .hint("add `values = [\"a\", \"b\"]`"),
+                );
+                Vec::new()
+            }
+            (Some(v), _) => {
+                self.misplaced(at, v.span(), "values", "enum fields");
+                Vec::new()
+            }
+            (None, _) => Vec::new(),
+        }
+    }
+
+    /// `references = "table.field"`, as written; whether it names a real field is
+    /// checked once every table is built (`check_references`).
+    fn field_reference(&mut self, at: &FieldSite<'_>, raw: &RawField) -> Option<Reference> {
+        let r = raw.references.as_ref()?;
+        match r.get_ref().split_once('.') {
+            Some((table, field)) if !table.is_empty() && !field.is_empty() => Some(Reference {
+                table: table.to_string(),
+                field: field.to_string(),
+            }),
+            _ => {
+                self.error(
+                    at.source
+                        .error(
+                            Code::InvalidReference,
+                            r.span(),
+                            format!(
+                                "`references` of field `{}` is not of the form `table.field`",
+                                at.name
+                            ),
+                        )
+                        .found(r.get_ref().clone()),
+                );
+                None
+            }
+        }
     }
 
     /// A `default`, `min` or `max` converted to the field's type.
@@ -657,4 +754,11 @@ fn toml_value(ty: &FieldType, raw: &toml::Value) -> Option<Value> {
         (FieldType::List(_), toml::Value::String(s)) => crate::parse::parse_text(ty, s).ok(),
         _ => None,
     }
+}
+
+/// A field being built: where it is written, its name and type, for the messages.
+struct FieldSite<'s> {
+    source: &'s SourceText<'s>,
+    name: &'s str,
+    ty: &'s FieldType,
 }

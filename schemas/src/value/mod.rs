@@ -10,15 +10,11 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-mod calendar;
 mod hash;
 
-pub use calendar::{Date, DateTime, parse_date, parse_datetime};
 pub use hash::{KeyHash, KeyHasher};
-
-/// The separator between the elements of a `list<T>` cell: `1|2|3`. Not a comma,
-/// because spreadsheets in many locales read `1,234` as a number.
-pub const LIST_SEPARATOR: char = '|';
+pub use masterctl_runtime::calendar::{Date, DateTime, parse_date, parse_datetime};
+pub use masterctl_runtime::text::{LIST_SEPARATOR, float_to_int, format_float, normalize_zero};
 
 /// One typed cell value. `Str` holds `string`, `text` and `enum` values; it is shared,
 /// so enum values and keys are not copied for every row that holds them.
@@ -98,15 +94,6 @@ impl fmt::Display for Value {
     }
 }
 
-/// Shortest text that parses back to the same float; `-0` is written `0`.
-pub fn format_float(x: f64) -> String {
-    if x == 0.0 {
-        return "0".to_string();
-    }
-    // Rust's Display is the shortest round-trip form, without exponent.
-    format!("{x}")
-}
-
 impl Ord for Value {
     /// Typed order: numbers by value (1, 2, 10), text by code point, dates in time.
     /// Values of different kinds order by kind, so the order is total.
@@ -123,10 +110,6 @@ impl Ord for Value {
             _ => self.rank().cmp(&other.rank()),
         }
     }
-}
-
-pub(crate) fn normalize_zero(x: f64) -> f64 {
-    if x == 0.0 { 0.0 } else { x }
 }
 
 impl PartialOrd for Value {
@@ -161,12 +144,6 @@ impl Hash for Value {
             Value::List(items) => items.hash(state),
         }
     }
-}
-
-/// A float that is exactly a whole number within i64 range.
-pub fn float_to_int(f: f64) -> Option<i64> {
-    const LIMIT: f64 = 9_223_372_036_854_775_808.0; // 2^63
-    (f.fract() == 0.0 && (-LIMIT..LIMIT).contains(&f)).then_some(f as i64)
 }
 
 #[cfg(test)]

@@ -200,30 +200,53 @@ pub fn plan_rebase(
         theirs: &their_tree,
         ours: &our_tree,
     };
-    let conflicted = |tables| {
-        Ok(RebaseOutcome::Conflicts {
-            tables,
-            state: state.clone(),
-        })
-    };
+    Ok(match merge_trees(git, &trees, region, resolutions)? {
+        Merged::Conflicts(tables) => RebaseOutcome::Conflicts { tables, state },
+        Merged::Rejected(report) => RebaseOutcome::Rejected { report, state },
+        Merged::Clean { snapshot, tables } => plan(Some(ours.id()), base_id, snapshot, tables),
+    })
+}
 
-    // The structure, file by file; then the columns it dropped that the region edited.
+/// What the three-way merge of a region's trees gave.
+enum Merged {
+    /// Cells, files or columns that need a resolution.
+    Conflicts(Vec<TableConflicts>),
+    /// A merge that is not valid data.
+    Rejected(Report),
+    /// The region's next snapshot, and what each table took.
+    Clean {
+        snapshot: Snapshot,
+        tables: Vec<TableRebase>,
+    },
+}
+
+/// Merge upstream's changes (base → theirs) into the region's tree (ours): the
+/// structure file by file, then the columns it dropped that the region edited, every
+/// table keyed by row and cell, the translations with the sources they were made from;
+/// the resolutions given applied; the result validated as an import's would be.
+fn merge_trees(
+    git: &Repository,
+    trees: &translations::Trees<'_>,
+    region: &Region,
+    resolutions: &Resolutions,
+) -> Result<Merged, RebaseError> {
+    let reference = region.reference();
     let (structure_files, conflicts) =
-        merge_structure(git, &base_tree, &their_tree, &our_tree, resolutions)?;
+        merge_structure(git, trees.base, trees.theirs, trees.ours, resolutions)?;
     if !conflicts.is_empty() {
-        return conflicted(conflicts);
+        return Ok(Merged::Conflicts(conflicts));
     }
     let merged_project = project_from_files(&structure_files)
         .map_err(|report| RebaseError::Store(StoreError::InvalidStructure(report)))?;
     let dropped = dropped_edited_columns(
         git,
-        [&base_tree, &our_tree],
+        [trees.base, trees.ours],
         &merged_project,
         resolutions,
         &reference,
     )?;
     if !dropped.is_empty() {
-        return conflicted(dropped);
+        return Ok(Merged::Conflicts(dropped));
     }
     let owns = merged_project
         .config
@@ -235,12 +258,12 @@ pub fn plan_rebase(
     // Every table, then the translations with the sources they were made from.
     let merging = TableMerging {
         git,
-        trees: &trees,
-        base_blobs: tree_blobs(git, &base_tree)?,
-        their_blobs: tree_blobs(git, &their_tree)?,
+        trees,
+        base_blobs: tree_blobs(git, trees.base)?,
+        their_blobs: tree_blobs(git, trees.theirs)?,
         project: &merged_project,
         // The region's own schema, to tell columns upstream added.
-        our_project: project_at(git, &our_tree),
+        our_project: project_at(git, trees.ours),
         owns: &owns,
         resolutions,
         reference: &reference,
@@ -252,7 +275,7 @@ pub fn plan_rebase(
     } = merging.merge_all()?;
     let translations = translations::merge_translations(
         git,
-        &trees,
+        trees,
         &merged_project,
         &owns,
         resolutions,
@@ -262,13 +285,13 @@ pub fn plan_rebase(
     conflicts.extend(translations.conflicts);
     summary.extend(translations.summary);
     if !conflicts.is_empty() {
-        return conflicted(conflicts);
+        return Ok(Merged::Conflicts(conflicts));
     }
 
     // The result must be valid data, as an import's would.
     let report = validate_merged(&merged_project, &merged);
     if report.has_errors() {
-        return Ok(RebaseOutcome::Rejected { report, state });
+        return Ok(Merged::Rejected(report));
     }
     let merged_structure = Structure {
         project: merged_project,
@@ -279,14 +302,17 @@ pub fn plan_rebase(
     // upstream changed while its translation stayed shows as stale (its recorded source
     // is no longer the source).
     let source = merged_structure.project.config.source_language.clone();
-    snapshot.carry_translations(git, &our_tree, &source)?;
+    snapshot.carry_translations(git, trees.ours, &source)?;
     for (path, bytes) in translations.files {
         match bytes {
             Some(bytes) => snapshot.files.insert(path, bytes),
             None => snapshot.files.remove(&path),
         };
     }
-    Ok(plan(Some(ours.id()), base_id, snapshot, summary))
+    Ok(Merged::Clean {
+        snapshot,
+        tables: summary,
+    })
 }
 
 /// The import point: the one the region's history records, or (before any is recorded)
