@@ -273,147 +273,14 @@ impl Masters {
     }
 
     fn load(dir: &Path, trust: Trust) -> Result<Masters, LoadError> {
-        let manifest_path = dir.join(MANIFEST);
-        let error = |path: &Path, cause| LoadError {
-            path: path.to_path_buf(),
-            cause,
-        };
-        let text = files::read_regular(&manifest_path, MANIFEST_LIMIT)
-            .and_then(|t| {
-                t.ok_or_else(|| {
-                    std::io::Error::new(
-                        std::io::ErrorKind::NotFound,
-                        "no such file (is this a build folder?)",
-                    )
-                })
-            })
-            .map_err(|e| error(&manifest_path, LoadCause::Io(e)))?;
-        let manifest: Manifest = serde_json::from_slice(&text)
-            .map_err(|e| error(&manifest_path, LoadCause::Manifest(e.to_string())))?;
-        if manifest.format != FORMAT_VERSION {
-            return Err(error(
-                &manifest_path,
-                LoadCause::Version {
-                    found: manifest.format,
-                    expected: FORMAT_VERSION,
-                },
-            ));
-        }
-        let mut files = Vec::with_capacity(manifest.files.len());
-        for entry in &manifest.files {
-            if entry
-                .path
-                .split('/')
-                .any(|part| part == ".." || part.is_empty())
-                || entry.path.starts_with('/')
-            {
-                return Err(error(
-                    &manifest_path,
-                    LoadCause::Manifest(format!("`{}` is not a path inside the build", entry.path)),
-                ));
-            }
-            if !is_blake3_hex(&entry.blake3) {
-                return Err(error(
-                    &manifest_path,
-                    LoadCause::Manifest(format!(
-                        "the hash of `{}` is not 64 lowercase hexadecimal digits",
-                        entry.path
-                    )),
-                ));
-            }
-            let path = dir.join(&entry.path);
-            let file = std::fs::File::open(&path).map_err(|e| error(&path, LoadCause::Io(e)))?;
-            let metadata = file
-                .metadata()
-                .map_err(|e| error(&path, LoadCause::Io(e)))?;
-            if !metadata.is_file() {
-                return Err(error(
-                    &path,
-                    LoadCause::Invalid("not a regular file".to_string()),
-                ));
-            }
-            if metadata.len() != entry.size {
-                return Err(error(
-                    &path,
-                    LoadCause::Invalid(format!(
-                        "{} bytes; the manifest says {}",
-                        metadata.len(),
-                        entry.size
-                    )),
-                ));
-            }
-            // SAFETY: the map is read-only; a build directory is written once, into a
-            // temporary directory renamed into place, and not changed while mapped.
-            let map = unsafe { Mmap::map(&file) }.map_err(|e| error(&path, LoadCause::Io(e)))?;
-            files.push(Bytes::Mapped(map));
-        }
-        // Every file's BLAKE3 against the manifest (unless unchecked), and its structure
-        // (when validating): hashing and checking a file are separate tasks, largest
-        // files first, so that one large table keeps both cores busy.
+        let manifest = read_manifest(dir)?;
+        let files = manifest
+            .files
+            .iter()
+            .map(|entry| map_file(dir, entry))
+            .collect::<Result<Vec<_>, _>>()?;
         if trust != Trust::Nothing {
-            let mut tasks: Vec<Task> = Vec::with_capacity(files.len() * 3);
-            for (i, bytes) in files.iter().enumerate() {
-                // A large file's hash in two halves of BLAKE3's tree, on two cores.
-                if bytes.len() >= SPLIT_HASH {
-                    tasks.extend([Task::HashLeft(i), Task::HashRight(i)]);
-                } else {
-                    tasks.push(Task::Hash(i));
-                }
-                if trust == Trust::Validate {
-                    tasks.push(Task::Check(i));
-                }
-            }
-            tasks.sort_by_key(|task| std::cmp::Reverse(task.work(&files)));
-            let results = check::in_parallel(&tasks, |task| task.run(&files));
-            // Report in the manifest's order: the first damaged file is named.
-            let mut found: Vec<Option<Result<String, LoadCause>>> =
-                (0..files.len()).map(|_| None).collect();
-            let mut halves: Vec<[Option<blake3::hazmat::ChainingValue>; 2]> =
-                vec![[None, None]; files.len()];
-            let mut invalid: Vec<Option<LoadCause>> = (0..files.len()).map(|_| None).collect();
-            for (task, result) in tasks.iter().zip(results) {
-                let i = task.file();
-                match (task, result) {
-                    (_, Ok(Done::Hash(hash))) => found[i] = Some(Ok(hash)),
-                    (Task::HashLeft(_), Ok(Done::Half(cv))) => halves[i][0] = Some(cv),
-                    (_, Ok(Done::Half(cv))) => halves[i][1] = Some(cv),
-                    (_, Ok(Done::Checked)) => {}
-                    (Task::Check(_), Err(cause)) => invalid[i] = Some(cause),
-                    (_, Err(cause)) => found[i] = Some(Err(cause)),
-                }
-            }
-            for (i, [left, right]) in halves.into_iter().enumerate() {
-                if let (None, Some(left), Some(right)) = (&found[i], left, right) {
-                    let root = blake3::hazmat::merge_subtrees_root(
-                        &left,
-                        &right,
-                        blake3::hazmat::Mode::Hash,
-                    );
-                    found[i] = Some(Ok(root.to_hex().to_string()));
-                }
-            }
-            for (i, entry) in manifest.files.iter().enumerate() {
-                let path = dir.join(&entry.path);
-                match found[i].take() {
-                    Some(Ok(hash)) if hash == entry.blake3 => {}
-                    Some(Ok(hash)) => {
-                        return Err(error(
-                            &path,
-                            LoadCause::Hash {
-                                expected: entry.blake3.clone(),
-                                found: hash,
-                            },
-                        ));
-                    }
-                    Some(Err(cause)) => return Err(error(&path, cause)),
-                    None => {
-                        return Err(error(&path, LoadCause::Invalid("not checked".into())));
-                    }
-                }
-                if let Some(cause) = invalid[i].take() {
-                    return Err(error(&path, cause));
-                }
-            }
+            verify(dir, &manifest, &files, trust)?;
         }
         let mut masters = Masters {
             manifest,
@@ -422,13 +289,29 @@ impl Masters {
             generated: HashMap::new(),
             strings: HashMap::new(),
         };
-        for (i, entry) in masters.manifest.files.iter().enumerate() {
-            let path = dir.join(&entry.path);
-            let archive = masters.archive(i);
+        masters.index(dir, trust)?;
+        if trust == Trust::Validate {
+            check::across(&masters).map_err(|(file, why)| LoadError {
+                path: dir.join(&masters.manifest.files[file].path),
+                cause: LoadCause::Invalid(why),
+            })?;
+        }
+        Ok(masters)
+    }
+
+    /// Each file by its name (and language): its identity and kind checked against
+    /// the manifest's entry.
+    fn index(&mut self, dir: &Path, trust: Trust) -> Result<(), LoadError> {
+        for (i, entry) in self.manifest.files.iter().enumerate() {
+            let invalid = |why: String| LoadError {
+                path: dir.join(&entry.path),
+                cause: LoadCause::Invalid(why),
+            };
+            let archive = self.archive(i);
             if trust != Trust::Nothing
-                && let Some(why) = identity_mismatch(&archive.identity, entry, &masters.manifest)
+                && let Some(why) = identity_mismatch(&archive.identity, entry, &self.manifest)
             {
-                return Err(error(&path, LoadCause::Invalid(why)));
+                return Err(invalid(why));
             }
             let matches = matches!(
                 (entry.kind, &archive.body),
@@ -439,18 +322,15 @@ impl Masters {
                     | (FileKind::Strings, ArchivedBody::Strings(_))
             );
             if !matches {
-                return Err(error(
-                    &path,
-                    LoadCause::Invalid(format!(
-                        "the manifest says it is a {:?} file; it is not",
-                        entry.kind
-                    )),
-                ));
+                return Err(invalid(format!(
+                    "the manifest says it is a {:?} file; it is not",
+                    entry.kind
+                )));
             }
             let target = match entry.kind {
-                FileKind::Table => &mut masters.tables,
-                FileKind::Strings => masters.strings.entry(entry.name.clone()).or_default(),
-                _ => &mut masters.generated,
+                FileKind::Table => &mut self.tables,
+                FileKind::Strings => self.strings.entry(entry.name.clone()).or_default(),
+                _ => &mut self.generated,
             };
             let key = match (entry.kind, &entry.language) {
                 (FileKind::Strings, Some(language)) => language.clone(),
@@ -458,15 +338,7 @@ impl Masters {
             };
             target.insert(key, i);
         }
-        if trust == Trust::Validate {
-            check::across(&masters).map_err(|(file, why)| {
-                error(
-                    &dir.join(&masters.manifest.files[file].path),
-                    LoadCause::Invalid(why),
-                )
-            })?;
-        }
-        Ok(masters)
+        Ok(())
     }
 
     fn archive(&self, file: usize) -> &ArchivedArchiveFile {
@@ -580,6 +452,143 @@ impl Masters {
             _ => None,
         }
     }
+}
+
+/// `manifest.json`: read (size-capped), parsed, of this format version.
+fn read_manifest(dir: &Path) -> Result<Manifest, LoadError> {
+    let path = dir.join(MANIFEST);
+    let error = |cause| LoadError {
+        path: path.clone(),
+        cause,
+    };
+    let text = files::read_regular(&path, MANIFEST_LIMIT)
+        .and_then(|t| {
+            t.ok_or_else(|| {
+                std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "no such file (is this a build folder?)",
+                )
+            })
+        })
+        .map_err(|e| error(LoadCause::Io(e)))?;
+    let manifest: Manifest =
+        serde_json::from_slice(&text).map_err(|e| error(LoadCause::Manifest(e.to_string())))?;
+    if manifest.format != FORMAT_VERSION {
+        return Err(error(LoadCause::Version {
+            found: manifest.format,
+            expected: FORMAT_VERSION,
+        }));
+    }
+    for entry in &manifest.files {
+        if entry
+            .path
+            .split('/')
+            .any(|part| part == ".." || part.is_empty())
+            || entry.path.starts_with('/')
+        {
+            return Err(error(LoadCause::Manifest(format!(
+                "`{}` is not a path inside the build",
+                entry.path
+            ))));
+        }
+        if !is_blake3_hex(&entry.blake3) {
+            return Err(error(LoadCause::Manifest(format!(
+                "the hash of `{}` is not 64 lowercase hexadecimal digits",
+                entry.path
+            ))));
+        }
+    }
+    Ok(manifest)
+}
+
+/// One file of the build, mapped: a regular file of the size the manifest says.
+fn map_file(dir: &Path, entry: &FileEntry) -> Result<Bytes, LoadError> {
+    let path = dir.join(&entry.path);
+    let error = |cause| LoadError {
+        path: path.clone(),
+        cause,
+    };
+    let file = std::fs::File::open(&path).map_err(|e| error(LoadCause::Io(e)))?;
+    let metadata = file.metadata().map_err(|e| error(LoadCause::Io(e)))?;
+    if !metadata.is_file() {
+        return Err(error(LoadCause::Invalid("not a regular file".to_string())));
+    }
+    if metadata.len() != entry.size {
+        return Err(error(LoadCause::Invalid(format!(
+            "{} bytes; the manifest says {}",
+            metadata.len(),
+            entry.size
+        ))));
+    }
+    // SAFETY: the map is read-only; a build directory is written once, into a
+    // temporary directory renamed into place, and not changed while mapped.
+    let map = unsafe { Mmap::map(&file) }.map_err(|e| error(LoadCause::Io(e)))?;
+    Ok(Bytes::Mapped(map))
+}
+
+/// Every file's BLAKE3 against the manifest, and its structure (when validating):
+/// hashing and checking a file are separate tasks, largest files first, so that one
+/// large table keeps both cores busy. The first damaged file in the manifest's order is
+/// the one named.
+fn verify(dir: &Path, manifest: &Manifest, files: &[Bytes], trust: Trust) -> Result<(), LoadError> {
+    let mut tasks: Vec<Task> = Vec::with_capacity(files.len() * 3);
+    for (i, bytes) in files.iter().enumerate() {
+        // A large file's hash in two halves of BLAKE3's tree, on two cores.
+        if bytes.len() >= SPLIT_HASH {
+            tasks.extend([Task::HashLeft(i), Task::HashRight(i)]);
+        } else {
+            tasks.push(Task::Hash(i));
+        }
+        if trust == Trust::Validate {
+            tasks.push(Task::Check(i));
+        }
+    }
+    tasks.sort_by_key(|task| std::cmp::Reverse(task.work(files)));
+    let results = check::in_parallel(&tasks, |task| task.run(files));
+    let mut found: Vec<Option<Result<String, LoadCause>>> =
+        (0..files.len()).map(|_| None).collect();
+    let mut halves: Vec<[Option<blake3::hazmat::ChainingValue>; 2]> =
+        vec![[None, None]; files.len()];
+    let mut invalid: Vec<Option<LoadCause>> = (0..files.len()).map(|_| None).collect();
+    for (task, result) in tasks.iter().zip(results) {
+        let i = task.file();
+        match (task, result) {
+            (_, Ok(Done::Hash(hash))) => found[i] = Some(Ok(hash)),
+            (Task::HashLeft(_), Ok(Done::Half(cv))) => halves[i][0] = Some(cv),
+            (_, Ok(Done::Half(cv))) => halves[i][1] = Some(cv),
+            (_, Ok(Done::Checked)) => {}
+            (Task::Check(_), Err(cause)) => invalid[i] = Some(cause),
+            (_, Err(cause)) => found[i] = Some(Err(cause)),
+        }
+    }
+    for (i, [left, right]) in halves.into_iter().enumerate() {
+        if let (None, Some(left), Some(right)) = (&found[i], left, right) {
+            let root =
+                blake3::hazmat::merge_subtrees_root(&left, &right, blake3::hazmat::Mode::Hash);
+            found[i] = Some(Ok(root.to_hex().to_string()));
+        }
+    }
+    for (i, entry) in manifest.files.iter().enumerate() {
+        let error = |cause| LoadError {
+            path: dir.join(&entry.path),
+            cause,
+        };
+        match found[i].take() {
+            Some(Ok(hash)) if hash == entry.blake3 => {}
+            Some(Ok(hash)) => {
+                return Err(error(LoadCause::Hash {
+                    expected: entry.blake3.clone(),
+                    found: hash,
+                }));
+            }
+            Some(Err(cause)) => return Err(error(cause)),
+            None => return Err(error(LoadCause::Invalid("not checked".into()))),
+        }
+        if let Some(cause) = invalid[i].take() {
+            return Err(error(cause));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

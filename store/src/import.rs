@@ -10,10 +10,10 @@
 use std::cmp::Ordering;
 use std::path::PathBuf;
 
-use git2::{Commit, Oid};
+use git2::{Commit, Oid, Tree};
 use masterctl_schemas::canonical::key_order;
 use masterctl_schemas::validate::{check_rows, validate_tables};
-use masterctl_schemas::{Report, Table, TableSchema, read};
+use masterctl_schemas::{Project, Report, Table, TableSchema, read};
 
 use crate::StoreError;
 use crate::cache;
@@ -120,18 +120,10 @@ pub fn plan_import(
     // (typed, for validation; the branch's versions of supplied tables are read only if
     // their files change, to count the change).
     let mut tables = outcome.tables;
-    let mut kept = Vec::new();
-    if let Some(tree) = &head_tree {
-        for schema in &project.tables {
-            if tables.iter().any(|t| t.name == schema.name) {
-                continue;
-            }
-            if let Some(table) = read_table_at(&repo.git, tree, project, schema, &reference)? {
-                kept.push(table.name.clone());
-                tables.push(table);
-            }
-        }
-    }
+    let kept = match &head_tree {
+        Some(tree) => keep_tables(repo, tree, project, &mut tables, &reference)?,
+        None => Vec::new(),
+    };
     for name in &kept {
         if let (Some(schema), Some(table)) =
             (project.table(name), tables.iter().find(|t| &t.name == name))
@@ -156,47 +148,15 @@ pub fn plan_import(
     let changes = if unchanged {
         Vec::new()
     } else {
-        // Supplied tables whose canonical files did not change are recognised by blob id;
-        // only the others are read back from the branch and compared row by row.
-        let ids = snapshot.blob_ids()?;
-        let head_ids = match &head_tree {
-            Some(tree) => tree_blobs(&repo.git, tree)?,
-            None => Default::default(),
-        };
-        let source = &project.config.source_language;
-        let mut before = Vec::new();
-        let mut after = Vec::new();
-        let mut line_counted = Vec::new();
-        for table in tables.iter().filter(|t| !kept.contains(&t.name)) {
-            let paths = [table_path(&table.name), language_path(source, &table.name)];
-            if paths.iter().all(|p| ids.get(p.as_str()) == head_ids.get(p)) {
-                continue;
-            }
-            let Some(schema) = project.table(&table.name) else {
-                continue;
-            };
-            if let Some(tree) = &head_tree {
-                // Plain canonical files of an integer-keyed table compare as lines.
-                if crate::merge::line_shape(schema).is_some()
-                    && let (Some(old), Some(new)) = (
-                        blob_at(&repo.git, tree, &paths[0])?,
-                        snapshot.files.get(&paths[0]),
-                    )
-                    && let Some(change) = count_lines(schema, &old, new)
-                {
-                    if !change.is_empty() {
-                        line_counted.push(change);
-                    }
-                    continue;
-                }
-                before.extend(read_table_at(&repo.git, tree, project, schema, &reference)?);
-            }
-            after.push(table);
-        }
-        let mut changes = count_changes(project.tables.iter(), &before, &after);
-        changes.extend(line_counted);
-        changes.sort_by_key(|c| project.table_index(&c.table));
-        changes
+        let supplied: Vec<&Table> = tables.iter().filter(|t| !kept.contains(&t.name)).collect();
+        changes_from(
+            repo,
+            project,
+            head_tree.as_ref(),
+            &snapshot,
+            &supplied,
+            &reference,
+        )?
     };
     let cache_entries = cache_entries(
         &snapshot,
@@ -219,6 +179,80 @@ pub fn plan_import(
         report,
         cache_entries,
     })))
+}
+
+/// The branch's tables the import does not supply, added to `tables` (typed, for
+/// validation); their names.
+fn keep_tables(
+    repo: &MasterRepo,
+    tree: &Tree<'_>,
+    project: &Project,
+    tables: &mut Vec<Table>,
+    reference: &str,
+) -> Result<Vec<String>, StoreError> {
+    let mut kept = Vec::new();
+    for schema in &project.tables {
+        if tables.iter().any(|t| t.name == schema.name) {
+            continue;
+        }
+        if let Some(table) = read_table_at(&repo.git, tree, project, schema, reference)? {
+            kept.push(table.name.clone());
+            tables.push(table);
+        }
+    }
+    Ok(kept)
+}
+
+/// What the supplied tables change on the branch, table by table. Tables whose
+/// canonical files did not change are recognised by blob id; plain files of an
+/// integer-keyed table compare as lines; only the others are read back from the branch
+/// and compared row by row.
+fn changes_from(
+    repo: &MasterRepo,
+    project: &Project,
+    head_tree: Option<&Tree<'_>>,
+    snapshot: &Snapshot,
+    supplied: &[&Table],
+    reference: &str,
+) -> Result<Vec<TableChange>, StoreError> {
+    let ids = snapshot.blob_ids()?;
+    let head_ids = match head_tree {
+        Some(tree) => tree_blobs(&repo.git, tree)?,
+        None => Default::default(),
+    };
+    let source = &project.config.source_language;
+    let mut before = Vec::new();
+    let mut after = Vec::new();
+    let mut line_counted = Vec::new();
+    for &table in supplied {
+        let paths = [table_path(&table.name), language_path(source, &table.name)];
+        if paths.iter().all(|p| ids.get(p.as_str()) == head_ids.get(p)) {
+            continue;
+        }
+        let Some(schema) = project.table(&table.name) else {
+            continue;
+        };
+        if let Some(tree) = head_tree {
+            if crate::merge::line_shape(schema).is_some()
+                && let (Some(old), Some(new)) = (
+                    blob_at(&repo.git, tree, &paths[0])?,
+                    snapshot.files.get(&paths[0]),
+                )
+                && let Some(change) = count_lines(schema, &old, new)
+            {
+                if !change.is_empty() {
+                    line_counted.push(change);
+                }
+                continue;
+            }
+            before.extend(read_table_at(&repo.git, tree, project, schema, reference)?);
+        }
+        after.push(table);
+    }
+    let mut changes = count_changes(project.tables.iter(), &before, &after);
+    changes.extend(line_counted);
+    changes.sort_by_key(|c| project.table_index(&c.table));
+    Ok(changes)
 }
 
 /// What each source file gave: its tables' canonical blob ids.

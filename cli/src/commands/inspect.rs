@@ -66,114 +66,161 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
                 .hint(format!("it has: {}", names.join(", "))),
         );
     };
-    let missing = |error: String| {
-        output.show(&NotFound {
+    let lookup = Lookup {
+        masters: &masters,
+        name,
+        key: &args.key,
+        output,
+    };
+    match entry.kind {
+        FileKind::Table => lookup.table(&language),
+        FileKind::Reverse => lookup.reverse(),
+        FileKind::Group | FileKind::Weighted => lookup.group(entry.kind),
+        FileKind::Matrix => lookup.matrix(),
+        FileKind::Strings => Ok(()),
+    }
+}
+
+/// One table or generated master of a build, looked up by the key given.
+struct Lookup<'a> {
+    masters: &'a Masters,
+    name: &'a str,
+    key: &'a [String],
+    output: &'a Output,
+}
+
+impl Lookup<'_> {
+    /// Nothing at the key: said (in JSON too), exit 1.
+    fn missing(&self, error: String) -> Failure {
+        self.output.show(&NotFound {
             ok: false,
-            name,
-            key: &args.key,
+            name: self.name,
+            key: self.key,
             error,
         });
         Failure::Shown
-    };
-    match entry.kind {
-        FileKind::Table => {
-            let table = masters
-                .table(name)
-                .ok_or_else(|| missing(format!("table `{name}`")))?;
-            if args.key.is_empty() {
-                describe_table(&table, output);
-                return Ok(());
-            }
-            let key = parse_key(&table, &table.primary_key().collect::<Vec<_>>(), &args.key)?;
-            let row = table.get(&key).ok_or_else(|| {
-                missing(format!(
-                    "`{name}` has no row with key {}",
-                    args.key.join(" ")
-                ))
-            })?;
-            show_row(&masters, &row, &args.key, &language, output);
-        }
-        FileKind::Reverse => {
-            let reverse = masters.reverse(name).ok_or_else(|| missing(name.clone()))?;
-            let table = reverse.table();
-            let key = parse_key(&table, &[0], &args.key)?;
-            let rows: Vec<Json> = reverse.get(key[0]).map(|r| row_json(&r)).collect();
-            print_rows(output, name, &args.key, rows);
-        }
-        FileKind::Group | FileKind::Weighted => {
-            let group = match entry.kind {
-                FileKind::Group => masters.group(name),
-                _ => masters.weighted(name).map(|w| w.group()),
-            }
-            .ok_or_else(|| missing(name.clone()))?;
-            let keys = group.keys();
-            let key = parse_key(&keys, &keys.primary_key().collect::<Vec<_>>(), &args.key)?;
-            let rows = group.get(&key);
-            if rows.is_empty() {
-                return Err(missing(format!(
-                    "`{name}` has no group {}",
-                    args.key.join(" ")
-                )));
-            }
-            // A weighted table's rows carry the group's total weight, to read each
-            // row's chance by.
-            let total = masters.weighted(name).and_then(|w| w.total(&key));
-            let list: Vec<Json> = rows
-                .map(|r| {
-                    let mut value = row_json(&r);
-                    if let Some(total) = total {
-                        value["_total_weight"] = json!(total);
-                    }
-                    value
-                })
-                .collect();
-            print_rows(output, name, &args.key, list);
-        }
-        FileKind::Matrix => {
-            let matrix = masters.matrix(name).ok_or_else(|| missing(name.clone()))?;
-            match args.key.as_slice() {
-                [row, column] => {
-                    let cell = matrix.get(row, column).ok_or_else(|| {
-                        missing(format!("`{name}` has no cell ({row}, {column})"))
-                    })?;
-                    output.render(&MatrixCell {
-                        name,
-                        row,
-                        column,
-                        value: value_json(&cell),
-                        text: cell.to_string(),
-                    });
-                }
-                [] => {
-                    let columns: Vec<&str> = matrix.columns().collect();
-                    let rows: Vec<Json> = matrix
-                        .rows()
-                        .map(|r| {
-                            let cells: serde_json::Map<String, Json> = columns
-                                .iter()
-                                .map(|c| {
-                                    (
-                                        c.to_string(),
-                                        matrix.get(r, c).map_or(Json::Null, |v| value_json(&v)),
-                                    )
-                                })
-                                .collect();
-                            json!({ "row": r, "cells": cells })
-                        })
-                        .collect();
-                    print_rows(output, name, &args.key, rows);
-                }
-                _ => {
-                    return Err(
-                        Failure::usage("a matrix cell is named by its row and its column")
-                            .hint(format!("masterctl inspect DIR {name} ROW COLUMN")),
-                    );
-                }
-            }
-        }
-        FileKind::Strings => {}
     }
-    Ok(())
+
+    /// Key text typed as the key's columns are.
+    fn parse<'k>(
+        &'k self,
+        table: &Table<'_>,
+        columns: &[usize],
+    ) -> Result<Vec<ValueRef<'k>>, Failure> {
+        table
+            .parse_key(columns, self.key)
+            .map_err(|e| Failure::usage(e.to_string()))
+    }
+
+    /// A table's shape, or one row with its texts and the lookups pointing at it.
+    fn table(&self, language: &str) -> Result<(), Failure> {
+        let name = self.name;
+        let table = self
+            .masters
+            .table(name)
+            .ok_or_else(|| self.missing(format!("table `{name}`")))?;
+        if self.key.is_empty() {
+            describe_table(&table, self.output);
+            return Ok(());
+        }
+        let key = self.parse(&table, &table.primary_key().collect::<Vec<_>>())?;
+        let row = table.get(&key).ok_or_else(|| {
+            self.missing(format!(
+                "`{name}` has no row with key {}",
+                self.key.join(" ")
+            ))
+        })?;
+        show_row(self.masters, &row, self.key, language, self.output);
+        Ok(())
+    }
+
+    /// The rows of a reverse lookup for one referenced value.
+    fn reverse(&self) -> Result<(), Failure> {
+        let reverse = self
+            .masters
+            .reverse(self.name)
+            .ok_or_else(|| self.missing(self.name.to_string()))?;
+        let key = self.parse(&reverse.table(), &[0])?;
+        let rows: Vec<Json> = reverse.get(key[0]).map(|r| row_json(&r)).collect();
+        print_rows(self.output, self.name, self.key, rows);
+        Ok(())
+    }
+
+    /// A group's rows; a weighted table's with the group's total weight, to read each
+    /// row's chance by.
+    fn group(&self, kind: FileKind) -> Result<(), Failure> {
+        let name = self.name;
+        let group = match kind {
+            FileKind::Group => self.masters.group(name),
+            _ => self.masters.weighted(name).map(|w| w.group()),
+        }
+        .ok_or_else(|| self.missing(name.to_string()))?;
+        let keys = group.keys();
+        let key = self.parse(&keys, &keys.primary_key().collect::<Vec<_>>())?;
+        let rows = group.get(&key);
+        if rows.is_empty() {
+            return Err(self.missing(format!("`{name}` has no group {}", self.key.join(" "))));
+        }
+        let total = self.masters.weighted(name).and_then(|w| w.total(&key));
+        let list: Vec<Json> = rows
+            .map(|r| {
+                let mut value = row_json(&r);
+                if let Some(total) = total {
+                    value["_total_weight"] = json!(total);
+                }
+                value
+            })
+            .collect();
+        print_rows(self.output, name, self.key, list);
+        Ok(())
+    }
+
+    /// One cell of a matrix, or the whole matrix.
+    fn matrix(&self) -> Result<(), Failure> {
+        let name = self.name;
+        let matrix = self
+            .masters
+            .matrix(name)
+            .ok_or_else(|| self.missing(name.to_string()))?;
+        match self.key {
+            [row, column] => {
+                let cell = matrix.get(row, column).ok_or_else(|| {
+                    self.missing(format!("`{name}` has no cell ({row}, {column})"))
+                })?;
+                self.output.render(&MatrixCell {
+                    name,
+                    row,
+                    column,
+                    value: value_json(&cell),
+                    text: cell.to_string(),
+                });
+            }
+            [] => {
+                let columns: Vec<&str> = matrix.columns().collect();
+                let rows: Vec<Json> = matrix
+                    .rows()
+                    .map(|r| {
+                        let cells: serde_json::Map<String, Json> = columns
+                            .iter()
+                            .map(|c| {
+                                let value = matrix.get(r, c).map_or(Json::Null, |v| value_json(&v));
+                                (c.to_string(), value)
+                            })
+                            .collect();
+                        json!({ "row": r, "cells": cells })
+                    })
+                    .collect();
+                print_rows(self.output, name, self.key, rows);
+            }
+            _ => {
+                return Err(
+                    Failure::usage("a matrix cell is named by its row and its column")
+                        .hint(format!("masterctl inspect DIR {name} ROW COLUMN")),
+                );
+            }
+        }
+        Ok(())
+    }
 }
 
 fn summary(masters: &Masters, output: &Output) {
@@ -316,17 +363,6 @@ impl Render for MatrixCell<'_> {
             self.name, self.row, self.column, self.text
         ));
     }
-}
-
-/// Key values from the command line, typed as the key's columns are.
-fn parse_key<'k>(
-    table: &Table<'_>,
-    columns: &[usize],
-    text: &'k [String],
-) -> Result<Vec<ValueRef<'k>>, Failure> {
-    table
-        .parse_key(columns, text)
-        .map_err(|e| Failure::usage(e.to_string()))
 }
 
 fn value_json(value: &ValueRef<'_>) -> Json {
