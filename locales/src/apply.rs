@@ -105,87 +105,21 @@ pub fn apply(
         targets.push(&mut pair.target);
     }
     let fields: Vec<Vec<usize>> = schemas.iter().map(|s| text_fields(s)).collect();
-    // Keys by their text, per table: how exchange files name rows.
-    let keys: Vec<HashMap<String, &Key>> = sources
-        .iter()
-        .map(|source| source.rows.keys().map(|key| (key_text(key), key)).collect())
-        .collect();
-    let location = |unit: &ReturnedUnit| Location {
-        line: Some(unit.line),
-        table: Some(unit.id.table.clone()),
-        field: Some(unit.id.field.clone()),
-        key: Some(unit.id.key.clone()),
-        ..Location::file(path)
+    let catalog = Catalog {
+        path,
+        schemas: &schemas,
+        sources: &sources,
+        fields: &fields,
+        // Keys by their text, per table: how exchange files name rows.
+        keys: sources
+            .iter()
+            .map(|source| source.rows.keys().map(|key| (key_text(key), key)).collect())
+            .collect(),
     };
+    let location = |unit: &ReturnedUnit| catalog.location(unit);
 
     // 1. Match every unit to its table, field and row.
-    let mut seen: HashSet<&crate::units::UnitId> = HashSet::with_capacity(file.units.len());
-    let mut matched = Vec::with_capacity(file.units.len());
-    for unit in &file.units {
-        if !seen.insert(&unit.id) {
-            errors.push(Diagnostic::new(
-                Code::DuplicateUnit,
-                location(unit),
-                format!("the unit {} appears more than once", unit.id),
-            ));
-            continue;
-        }
-        let unknown = |why: String| {
-            Diagnostic::new(Code::UnknownUnit, location(unit), why).hint(
-                "units are matched by table, field and key as exported; keep those as they were",
-            )
-        };
-        let Some(table) = schemas.iter().position(|s| s.name == unit.id.table) else {
-            errors.push(unknown(format!(
-                "there is no table `{}` with text",
-                unit.id.table
-            )));
-            continue;
-        };
-        let schema = schemas[table];
-        let Some(position) = fields[table]
-            .iter()
-            .position(|&f| schema.fields[f].name == unit.id.field)
-        else {
-            errors.push(unknown(format!(
-                "`{}` is not a text field of `{}`",
-                unit.id.field, unit.id.table
-            )));
-            continue;
-        };
-        let Some(&key) = keys[table].get(&unit.id.key) else {
-            errors.push(unknown(format!(
-                "`{}` has no row with key `{}`",
-                unit.id.table, unit.id.key
-            )));
-            continue;
-        };
-        let Some(current) = sources[table].text(key, position) else {
-            errors.push(unknown(format!(
-                "{} has no source text to translate",
-                unit.id
-            )));
-            continue;
-        };
-        let Some(translation) = unit.translation.as_deref() else {
-            applied.untranslated += 1;
-            continue;
-        };
-        if !unit.confirmed {
-            applied.unconfirmed += 1;
-            continue;
-        }
-        matched.push(Matched {
-            unit,
-            table,
-            position,
-            key,
-            current,
-            // The source the translator worked from: the file's, when it says.
-            made_from: unit.source.as_deref().unwrap_or(current),
-            translation,
-        });
-    }
+    let matched = catalog.match_units(file, &mut applied, &mut errors);
 
     // 2. Check every translation (the costly part, on every core).
     let max_length =
@@ -211,8 +145,26 @@ pub fn apply(
     }
 
     // 3. Take them.
+    applied.tables = take(
+        &matched,
+        &schemas,
+        &mut targets,
+        &mut applied.warnings,
+        &location,
+    );
+    Ok(applied)
+}
+
+/// Take the matched, checked translations into the targets; what each table took.
+fn take(
+    matched: &[Matched<'_>],
+    schemas: &[&TableSchema],
+    targets: &mut [&mut TableTexts],
+    warnings: &mut Vec<Diagnostic>,
+    location: &dyn Fn(&ReturnedUnit) -> Location,
+) -> Vec<TableImport> {
     let mut counts: BTreeMap<usize, TableImport> = BTreeMap::new();
-    for m in &matched {
+    for m in matched {
         let count = counts.entry(m.table).or_insert_with(|| TableImport {
             table: schemas[m.table].name.clone(),
             ..TableImport::default()
@@ -227,7 +179,7 @@ pub fn apply(
         }
         if m.made_from != m.current {
             count.stale += 1;
-            applied.warnings.push(
+            warnings.push(
                 Diagnostic::new(
                     Code::SourceChanged,
                     location(m.unit),
@@ -248,11 +200,106 @@ pub fn apply(
         row.records[m.position] = Some(record);
     }
     // A row made for a unit that then changed nothing holds no text: it goes.
-    for target in targets {
+    for target in targets.iter_mut() {
         target
             .rows
             .retain(|_, row| row.texts.iter().any(|t| !t.is_null()));
     }
-    applied.tables = counts.into_values().collect();
-    Ok(applied)
+    counts.into_values().collect()
+}
+
+/// The tables a file's units are matched against: their schemas, source texts, text
+/// fields and keys by their text.
+struct Catalog<'c> {
+    path: &'c Path,
+    schemas: &'c [&'c TableSchema],
+    sources: &'c [&'c TableTexts],
+    fields: &'c [Vec<usize>],
+    keys: Vec<HashMap<String, &'c Key>>,
+}
+
+impl<'c> Catalog<'c> {
+    /// Where a unit is, for its diagnostics.
+    fn location(&self, unit: &ReturnedUnit) -> Location {
+        Location {
+            line: Some(unit.line),
+            table: Some(unit.id.table.clone()),
+            field: Some(unit.id.field.clone()),
+            key: Some(unit.id.key.clone()),
+            ..Location::file(self.path)
+        }
+    }
+
+    /// Every unit with a translation, confirmed, matched to its table, field and row;
+    /// an error for each unit that is repeated or names what is not there.
+    fn match_units<'f>(
+        &self,
+        file: &'f ExchangeFile,
+        applied: &mut Applied,
+        errors: &mut Vec<Diagnostic>,
+    ) -> Vec<Matched<'f>>
+    where
+        'c: 'f,
+    {
+        let mut seen: HashSet<&crate::units::UnitId> = HashSet::with_capacity(file.units.len());
+        let mut matched = Vec::with_capacity(file.units.len());
+        for unit in &file.units {
+            if !seen.insert(&unit.id) {
+                errors.push(Diagnostic::new(
+                    Code::DuplicateUnit,
+                    self.location(unit),
+                    format!("the unit {} appears more than once", unit.id),
+                ));
+                continue;
+            }
+            match self.match_unit(unit) {
+                Err(why) => errors.push(
+                    Diagnostic::new(Code::UnknownUnit, self.location(unit), why).hint(
+                        "units are matched by table, field and key as exported; keep those as they were",
+                    ),
+                ),
+                Ok(None) => applied.untranslated += 1,
+                Ok(Some(_)) if !unit.confirmed => applied.unconfirmed += 1,
+                Ok(Some(m)) => matched.push(m),
+            }
+        }
+        matched
+    }
+
+    /// One unit: matched (`None` when it has no translation), or why it is unknown.
+    fn match_unit<'f>(&self, unit: &'f ReturnedUnit) -> Result<Option<Matched<'f>>, String>
+    where
+        'c: 'f,
+    {
+        let id = &unit.id;
+        let table = self
+            .schemas
+            .iter()
+            .position(|s| s.name == id.table)
+            .ok_or_else(|| format!("there is no table `{}` with text", id.table))?;
+        let schema = self.schemas[table];
+        let position = self.fields[table]
+            .iter()
+            .position(|&f| schema.fields[f].name == id.field)
+            .ok_or_else(|| format!("`{}` is not a text field of `{}`", id.field, id.table))?;
+        let key = *self.keys[table]
+            .get(&id.key)
+            .ok_or_else(|| format!("`{}` has no row with key `{}`", id.table, id.key))?;
+        let current = self.sources[table]
+            .text(key, position)
+            .ok_or_else(|| format!("{id} has no source text to translate"))?;
+        let Some(translation) = unit.translation.as_deref() else {
+            return Ok(None);
+        };
+        Ok(Some(Matched {
+            unit,
+            table,
+            position,
+            key,
+            current,
+            // The source the translator worked from: the file's, when it says.
+            made_from: unit.source.as_deref().unwrap_or(current),
+            translation,
+        }))
+    }
 }
