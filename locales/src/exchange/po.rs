@@ -140,8 +140,20 @@ pub fn read(
     text: &str,
     path: &Path,
 ) -> Result<(Option<String>, Vec<ReturnedUnit>), Vec<Diagnostic>> {
-    let mut entries = Vec::new();
     let mut errors = Vec::new();
+    let entries = entries(text, path, &mut errors);
+    let (language, units) = units(entries, path, &mut errors);
+    if errors.is_empty() {
+        Ok((language, units))
+    } else {
+        Err(errors)
+    }
+}
+
+/// The file's entries, line by line: comments and flags, `msgctxt`, `msgid`, `msgstr`
+/// and their continuation lines.
+fn entries(text: &str, path: &Path, errors: &mut Vec<Diagnostic>) -> Vec<Entry> {
+    let mut entries = Vec::new();
     let mut entry = Entry::default();
     let mut part = Part::None;
     // An entry ends where the next one's comments or keywords begin.
@@ -231,6 +243,15 @@ pub fn read(
         part = next;
     }
     finish(&mut entry);
+    entries
+}
+
+/// Each entry's unit (named by its `msgctxt`), and the language the header gives.
+fn units(
+    entries: Vec<Entry>,
+    path: &Path,
+    errors: &mut Vec<Diagnostic>,
+) -> (Option<String>, Vec<ReturnedUnit>) {
     let mut language = None;
     let mut units = Vec::new();
     for entry in entries {
@@ -264,11 +285,7 @@ pub fn read(
             line: entry.line,
         });
     }
-    if errors.is_empty() {
-        Ok((language, units))
-    } else {
-        Err(errors)
-    }
+    (language, units)
 }
 
 fn header_language(header: &str) -> Option<String> {

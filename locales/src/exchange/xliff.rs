@@ -159,118 +159,40 @@ pub fn read(
     let mut reader = quick_xml::Reader::from_str(text);
     reader.config_mut().trim_text(false);
     let mut lines = Lines::default();
-    let mut language = None;
-    let mut units = Vec::new();
-    let mut errors = Vec::new();
-    let mut inside = Inside::Nothing;
-    let mut current: Option<UnitBuilder> = None;
-    let mut saw_xliff = false;
-    let mut open_elements = 0usize;
+    let mut read = XliffRead {
+        path,
+        language: None,
+        units: Vec::new(),
+        errors: Vec::new(),
+        inside: Inside::Nothing,
+        current: None,
+        saw_xliff: false,
+        open_elements: 0,
+    };
     loop {
         let position = reader.buffer_position() as usize;
         let event = match reader.read_event() {
             Ok(event) => event,
             Err(e) => {
                 let at = reader.error_position() as usize;
-                errors.push(syntax(
-                    path,
-                    lines.line(bytes, at),
-                    format!("not well-formed XML: {e}"),
-                ));
-                return Err(errors);
+                read.error(lines.line(bytes, at), format!("not well-formed XML: {e}"));
+                return Err(read.errors);
             }
         };
         match event {
             Event::Eof => {
-                if open_elements > 0 {
-                    errors.push(syntax(
-                        path,
+                if read.open_elements > 0 {
+                    read.error(
                         lines.line(bytes, bytes.len()),
                         "the file ends before its elements are closed (cut short?)",
-                    ));
+                    );
                 }
                 break;
             }
-            Event::Start(element) => {
-                open_elements += 1;
-                let line = lines.line(bytes, position);
-                let name = local_name(&element);
-                match (inside, name) {
-                    (Inside::Nothing, "xliff") => saw_xliff = true,
-                    (Inside::Nothing, "file") => {
-                        if let Some(lang) = attribute(&element, "target-language") {
-                            language = Some(lang);
-                        }
-                    }
-                    (Inside::Nothing, "trans-unit") => match attribute(&element, "id") {
-                        Some(id) => {
-                            inside = Inside::Unit;
-                            current = Some(UnitBuilder {
-                                id,
-                                line,
-                                source: None,
-                                target: None,
-                                confirmed: attribute(&element, "approved").as_deref()
-                                    == Some("yes"),
-                            });
-                        }
-                        None => {
-                            errors.push(syntax(path, line, "a <trans-unit> has no id"));
-                            inside = Inside::Other(1);
-                        }
-                    },
-                    (Inside::Unit, "source") => inside = Inside::Source,
-                    (Inside::Unit, "target") => {
-                        inside = Inside::Target;
-                        if let Some(unit) = current.as_mut() {
-                            let state = attribute(&element, "state");
-                            unit.confirmed |=
-                                !state.as_deref().is_some_and(|s| UNCONFIRMED.contains(&s));
-                            unit.target = Some(String::new());
-                        }
-                    }
-                    (Inside::Unit, _) => inside = Inside::Other(1),
-                    (Inside::Other(depth), _) => inside = Inside::Other(depth + 1),
-                    (Inside::Source | Inside::Target, other) => {
-                        errors.push(
-                            syntax(
-                                path,
-                                line,
-                                format!(
-                                    "inline markup <{other}> inside a unit's text is not supported"
-                                ),
-                            )
-                            .hint(
-                                "write tags and placeholders as plain text, as the export has them",
-                            ),
-                        );
-                        inside = Inside::Other(1);
-                    }
-                    (Inside::Nothing, _) => {}
-                }
-            }
-            Event::Empty(element) => {
-                let name = local_name(&element);
-                if inside == Inside::Unit && name == "target" {
-                    // `<target/>`: no translation.
-                } else if matches!(inside, Inside::Source | Inside::Target) {
-                    let line = lines.line(bytes, position);
-                    errors.push(
-                        syntax(
-                            path,
-                            line,
-                            format!(
-                                "inline markup <{name}/> inside a unit's text is not supported"
-                            ),
-                        )
-                        .hint("write tags and placeholders as plain text, as the export has them"),
-                    );
-                } else if inside == Inside::Nothing && name == "file" {
-                    language = attribute(&element, "target-language").or(language);
-                }
-            }
-            Event::Text(content) => push_text(inside, current.as_mut(), &content.xml10_content()),
-            Event::CData(content) => push_text(inside, current.as_mut(), &content.xml10_content()),
+            Event::Start(element) => read.start(&element, lines.line(bytes, position)),
+            Event::Empty(element) => read.empty(&element, || lines.line(bytes, position)),
+            Event::Text(content) => read.text(&content.xml10_content()),
+            Event::CData(content) => read.text(&content.xml10_content()),
             Event::GeneralRef(reference) => {
                 let resolved = match reference.resolve_char_ref() {
                     Ok(Some(c)) => Some(c),
@@ -278,68 +200,150 @@ pub fn read(
                     Err(_) => None,
                 };
                 match resolved {
-                    Some(c) => push_text(inside, current.as_mut(), c.encode_utf8(&mut [0; 4])),
-                    None => {
-                        let line = lines.line(bytes, position);
-                        errors.push(syntax(
-                            path,
-                            line,
-                            format!("unknown entity &{};", &*reference),
-                        ));
-                    }
+                    Some(c) => read.text(c.encode_utf8(&mut [0; 4])),
+                    None => read.error(
+                        lines.line(bytes, position),
+                        format!("unknown entity &{};", &*reference),
+                    ),
                 }
             }
-            Event::End(_) => {
-                open_elements = open_elements.saturating_sub(1);
-                inside = match inside {
-                    Inside::Source | Inside::Target => Inside::Unit,
-                    Inside::Other(1) => {
-                        if current.is_some() {
-                            Inside::Unit
-                        } else {
-                            Inside::Nothing
-                        }
-                    }
-                    Inside::Other(depth) => Inside::Other(depth - 1),
-                    Inside::Unit => {
-                        if let Some(unit) = current.take() {
-                            match UnitId::parse(&unit.id) {
-                                Some(id) => units.push(ReturnedUnit {
-                                    id,
-                                    source: unit.source,
-                                    confirmed: unit.confirmed,
-                                    translation: unit.target.filter(|t| !t.is_empty()),
-                                    line: unit.line,
-                                }),
-                                None => errors.push(
-                                    syntax(
-                                        path,
-                                        unit.line,
-                                        format!("`{}` is not a unit id", unit.id),
-                                    )
-                                    .expected("table/field/key, as exported"),
-                                ),
-                            }
-                        }
-                        Inside::Nothing
-                    }
-                    Inside::Nothing => Inside::Nothing,
-                };
-            }
+            Event::End(_) => read.end(),
             _ => {}
         }
     }
-    if !saw_xliff {
-        errors.push(syntax(
-            path,
-            1,
-            "the XML file is not XLIFF (no <xliff> element)",
-        ));
+    if !read.saw_xliff {
+        read.error(1, "the XML file is not XLIFF (no <xliff> element)");
     }
-    if errors.is_empty() {
-        Ok((language, units))
+    if read.errors.is_empty() {
+        Ok((read.language, read.units))
     } else {
-        Err(errors)
+        Err(read.errors)
+    }
+}
+
+/// A reading in progress: where the reader is, the unit being read, what was read.
+struct XliffRead<'p> {
+    path: &'p Path,
+    language: Option<String>,
+    units: Vec<ReturnedUnit>,
+    errors: Vec<Diagnostic>,
+    inside: Inside,
+    current: Option<UnitBuilder>,
+    saw_xliff: bool,
+    open_elements: usize,
+}
+
+impl XliffRead<'_> {
+    fn error(&mut self, line: u64, message: impl Into<String>) {
+        self.errors.push(syntax(self.path, line, message));
+    }
+
+    fn inline_markup(&mut self, line: u64, markup: String) {
+        self.errors.push(
+            syntax(
+                self.path,
+                line,
+                format!("inline markup {markup} inside a unit's text is not supported"),
+            )
+            .hint("write tags and placeholders as plain text, as the export has them"),
+        );
+    }
+
+    fn start(&mut self, element: &BytesStart<'_>, line: u64) {
+        self.open_elements += 1;
+        let name = local_name(element);
+        match (self.inside, name) {
+            (Inside::Nothing, "xliff") => self.saw_xliff = true,
+            (Inside::Nothing, "file") => {
+                if let Some(lang) = attribute(element, "target-language") {
+                    self.language = Some(lang);
+                }
+            }
+            (Inside::Nothing, "trans-unit") => match attribute(element, "id") {
+                Some(id) => {
+                    self.inside = Inside::Unit;
+                    self.current = Some(UnitBuilder {
+                        id,
+                        line,
+                        source: None,
+                        target: None,
+                        confirmed: attribute(element, "approved").as_deref() == Some("yes"),
+                    });
+                }
+                None => {
+                    self.error(line, "a <trans-unit> has no id");
+                    self.inside = Inside::Other(1);
+                }
+            },
+            (Inside::Unit, "source") => self.inside = Inside::Source,
+            (Inside::Unit, "target") => {
+                self.inside = Inside::Target;
+                if let Some(unit) = self.current.as_mut() {
+                    let state = attribute(element, "state");
+                    unit.confirmed |= !state.as_deref().is_some_and(|s| UNCONFIRMED.contains(&s));
+                    unit.target = Some(String::new());
+                }
+            }
+            (Inside::Unit, _) => self.inside = Inside::Other(1),
+            (Inside::Other(depth), _) => self.inside = Inside::Other(depth + 1),
+            (Inside::Source | Inside::Target, other) => {
+                self.inline_markup(line, format!("<{other}>"));
+                self.inside = Inside::Other(1);
+            }
+            (Inside::Nothing, _) => {}
+        }
+    }
+
+    fn empty(&mut self, element: &BytesStart<'_>, line: impl FnOnce() -> u64) {
+        let name = local_name(element);
+        if self.inside == Inside::Unit && name == "target" {
+            // `<target/>`: no translation.
+        } else if matches!(self.inside, Inside::Source | Inside::Target) {
+            self.inline_markup(line(), format!("<{name}/>"));
+        } else if self.inside == Inside::Nothing && name == "file" {
+            self.language = attribute(element, "target-language").or(self.language.take());
+        }
+    }
+
+    fn text(&mut self, text: &str) {
+        push_text(self.inside, self.current.as_mut(), text);
+    }
+
+    fn end(&mut self) {
+        self.open_elements = self.open_elements.saturating_sub(1);
+        self.inside = match self.inside {
+            Inside::Source | Inside::Target => Inside::Unit,
+            Inside::Other(1) if self.current.is_some() => Inside::Unit,
+            Inside::Other(1) => Inside::Nothing,
+            Inside::Other(depth) => Inside::Other(depth - 1),
+            Inside::Unit => {
+                if let Some(unit) = self.current.take() {
+                    self.finish_unit(unit);
+                }
+                Inside::Nothing
+            }
+            Inside::Nothing => Inside::Nothing,
+        };
+    }
+
+    fn finish_unit(&mut self, unit: UnitBuilder) {
+        match UnitId::parse(&unit.id) {
+            Some(id) => self.units.push(ReturnedUnit {
+                id,
+                source: unit.source,
+                confirmed: unit.confirmed,
+                translation: unit.target.filter(|t| !t.is_empty()),
+                line: unit.line,
+            }),
+            None => self.errors.push(
+                syntax(
+                    self.path,
+                    unit.line,
+                    format!("`{}` is not a unit id", unit.id),
+                )
+                .expected("table/field/key, as exported"),
+            ),
+        }
     }
 }
 
