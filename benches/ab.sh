@@ -2,9 +2,9 @@
 # Two builds of masterctl side by side on the same data, runs alternating (A, B, A, B…)
 # so that both see the same machine: for changes that must not change speed (a
 # refactor), "before" and "after". Times validate and a first import of 500 xlsx
-# workbooks × 1,000 rows, a rebase taking 500 changed tables, and the runtime build of a
-# 1,000,000-row table. Prints a Markdown table for BENCHMARKS.md: the best of N runs
-# of each, and B/A.
+# workbooks × 1,000 rows, a rebase taking 500 changed tables, the runtime build of a
+# 1,000,000-row table and opening that build as a server would (inspect). Prints a
+# Markdown table for BENCHMARKS.md: the best of N runs of each, and B/A.
 #
 #   benches/ab.sh A_BINARY B_BINARY      # RUNS=5 by default; WORK=DIR keeps the data
 #
@@ -69,6 +69,11 @@ rebase_setup() {
 rebase() { echo "$1 --repo $2 rebase --region global"; }
 build_setup() { "$1" --repo "$2" import --region jp "$work/csv1m/data" >/dev/null; }
 build() { echo "$1 --repo $2 build --region jp --out $2/build"; }
+inspect_setup() {
+  build_setup "$1" "$2"
+  "$1" --repo "$2" build --region jp --out "$2/build" >/dev/null
+}
+inspect() { echo "$1 inspect $2/build"; }
 
 echo "| A: $1, B: $2 (best of $runs, alternating) | A | B | B/A |"
 echo "| --- | --- | --- | --- |"
@@ -76,3 +81,4 @@ scenario "validate 500 xlsx × 1,000 rows" "$work/xlsx500" nothing validate
 scenario "import 500 xlsx × 1,000 rows (first)" "$work/xlsx500" nothing import_first
 scenario "rebase: upstream changed all 500 tables" "$work/xlsx500" rebase_setup rebase
 scenario "build 1,000,000 rows" "$work/csv1m" build_setup build
+scenario "open a 1,000,000-row build (inspect: hash + check)" "$work/csv1m" inspect_setup inspect

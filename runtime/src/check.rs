@@ -3,9 +3,6 @@
 //! here prove what the accessors rely on — column lengths, offsets, row ids — so that a
 //! damaged file is an error at open, never a wrong answer later.
 
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use rkyv::rancor;
 
 use crate::format::{
@@ -13,37 +10,6 @@ use crate::format::{
     ArchivedValues, FORMAT_VERSION,
 };
 use crate::{LoadCause, Masters};
-
-/// Run `task` on every item, on every core, items taken in order (put the longest
-/// first); the results in the items' order.
-pub(crate) fn in_parallel<I: Sync, T: Send>(items: &[I], task: impl Fn(&I) -> T + Sync) -> Vec<T> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(items.len())
-        .max(1);
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<T>>> = Mutex::new((0..items.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(i) else { break };
-                    let result = task(item);
-                    if let Ok(mut results) = results.lock() {
-                        results[i] = Some(result);
-                    }
-                }
-            });
-        }
-    });
-    results
-        .into_inner()
-        .unwrap_or_default()
-        .into_iter()
-        .flatten()
-        .collect()
-}
 
 /// The archive's format version, read without validating anything else: the root's
 /// first field, at a fixed distance from the end of the file.

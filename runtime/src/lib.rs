@@ -30,6 +30,7 @@ pub mod files;
 pub mod format;
 pub mod generated;
 pub mod manifest;
+pub mod parallel;
 pub mod table;
 pub mod text;
 
@@ -544,7 +545,7 @@ fn verify(dir: &Path, manifest: &Manifest, files: &[Bytes], trust: Trust) -> Res
         }
     }
     tasks.sort_by_key(|task| std::cmp::Reverse(task.work(files)));
-    let results = check::in_parallel(&tasks, |task| task.run(files));
+    let results = parallel::parallel_map(&tasks, |task| task.run(files));
     let mut found: Vec<Option<Result<String, LoadCause>>> =
         (0..files.len()).map(|_| None).collect();
     let mut halves: Vec<[Option<blake3::hazmat::ChainingValue>; 2]> =

@@ -12,7 +12,6 @@ pub mod grid;
 pub mod infer;
 pub mod load;
 pub mod message;
-mod parallel;
 pub mod parse;
 pub mod read;
 pub mod schema;

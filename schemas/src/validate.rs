@@ -7,10 +7,10 @@ use std::collections::HashSet;
 
 use crate::check::{check_value, problem};
 use crate::diagnostic::{Code, Diagnostic, Location, Report};
-use crate::parallel::parallel_map;
 use crate::schema::{CustomKind, Field, FieldType, GeneratedKind, Project, TableSchema};
 use crate::table::Table;
 use crate::value::{KeyHash, Value};
+use masterctl_runtime::parallel::parallel_map;
 
 /// Check every value of a table already typed (read back from a snapshot, say) against
 /// the schema as it is now: required fields, and each field's options.

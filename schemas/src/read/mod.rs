@@ -14,9 +14,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::diagnostic::{Code, Diagnostic, Location, Report};
 pub use crate::grid::{Cell, Grid};
-pub use crate::parallel::parallel_map;
 use crate::schema::Project;
 use crate::table::Table;
+pub use masterctl_runtime::parallel::parallel_map;
 
 /// What reading a set of inputs gave: tables in input order, and every diagnostic.
 #[derive(Debug, Default)]

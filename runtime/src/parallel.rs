@@ -1,9 +1,11 @@
-//! Work spread over every core, results in input order.
+//! Work spread over every core, results in input order: the loader's hashing and
+//! checks, and the workspace's readers and checks, share this one.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Run `f` over `items` on every core, keeping the input order of results.
+/// Run `f` over `items` on every core, items taken in order (put the longest first),
+/// keeping the input order of results. One item, or one core, runs on this thread.
 pub fn parallel_map<'a, T: Sync, R: Send>(items: &'a [T], f: impl Fn(&'a T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
