@@ -44,6 +44,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         sword.int("price").unwrap_or_default()
     );
 
+    // A key typed by an operator (an admin command, a URL): typed by the key's columns;
+    // values print as their canonical cells.
+    let key = item.parse_primary_key(&["2"])?;
+    if let Some(row) = item.get(&key) {
+        println!("item 2 tags: {}", row.get("tags").unwrap_or(ValueRef::Null));
+    }
+
     // A secondary index: weapons (category 1) by price, and categories 2 to 3.
     let by_category = item.index(&["category_id"]).ok_or("no index")?;
     for weapon in by_category.eq(&[ValueRef::Int(1)]) {
