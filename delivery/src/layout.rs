@@ -1,0 +1,193 @@
+//! Where things are on a store, and the two records masterctl writes there besides
+//! content: a release and the pointer to the current one.
+
+use masterctl_runtime::Manifest;
+use serde::{Deserialize, Serialize};
+
+use crate::DeliveryError;
+
+/// The version of the records below; a reader refuses records of another.
+pub const LAYOUT_VERSION: u32 = 1;
+
+/// A region as it appears in keys: what `masterctl.toml` accepts as a region name
+/// (letters, digits, `_`, `-`; at most 64).
+pub fn check_region(region: &str) -> Result<(), DeliveryError> {
+    let ok = !region.is_empty()
+        && region.len() <= 64
+        && region
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    ok.then_some(())
+        .ok_or_else(|| DeliveryError::BadName(region.to_string()))
+}
+
+/// A release id: the build's source commit, 40 or 64 lowercase hexadecimal digits.
+pub fn check_release(release: &str) -> Result<(), DeliveryError> {
+    let ok = matches!(release.len(), 40 | 64)
+        && release
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    ok.then_some(())
+        .ok_or_else(|| DeliveryError::BadName(release.to_string()))
+}
+
+/// A BLAKE3 hash as the manifest writes it.
+pub fn is_hash(text: &str) -> bool {
+    text.len() == 64
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+pub fn object_key(hash: &str) -> String {
+    format!("objects/{hash}")
+}
+
+pub fn release_key(region: &str, release: &str) -> String {
+    format!("releases/{region}/{release}.json")
+}
+
+pub fn releases_prefix(region: &str) -> String {
+    format!("releases/{region}/")
+}
+
+pub fn pointer_key(region: &str) -> String {
+    format!("regions/{region}/current.json")
+}
+
+/// `releases/<region>/<release>.json`: a build's manifest and how it was published.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Release {
+    pub masterctl_release: u32,
+    pub region: String,
+    /// The build's source commit.
+    pub release: String,
+    /// BLAKE3 of the build's `manifest.json`, which is also stored as an object.
+    pub manifest_blake3: String,
+    /// The size of that `manifest.json`.
+    pub manifest_size: u64,
+    pub manifest: Manifest,
+    pub published: Published,
+}
+
+/// When and by what a release was first published.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Published {
+    /// UTC, `2026-11-30T20:00:00Z`.
+    pub time: String,
+    /// `masterctl 0.1.0`.
+    pub tool: String,
+}
+
+/// `regions/<region>/current.json`: the release a fetch takes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pointer {
+    pub masterctl_pointer: u32,
+    pub region: String,
+    pub release: String,
+    pub manifest_blake3: String,
+    /// When the pointer was moved here (UTC).
+    pub time: String,
+}
+
+impl Release {
+    /// Parse a release read from `key`, refusing what masterctl did not write.
+    pub fn parse(
+        bytes: &[u8],
+        key: &str,
+        store: &str,
+        region: &str,
+    ) -> Result<Release, DeliveryError> {
+        let foreign = |why: String| DeliveryError::Foreign {
+            store: store.to_string(),
+            key: key.to_string(),
+            why,
+        };
+        let release: Release =
+            serde_json::from_slice(bytes).map_err(|e| foreign(format!("not a release ({e})")))?;
+        if release.masterctl_release != LAYOUT_VERSION {
+            return Err(foreign(format!(
+                "release format {}, this masterctl reads {LAYOUT_VERSION}",
+                release.masterctl_release
+            )));
+        }
+        if release.region != region || release.manifest.region != region {
+            return Err(foreign(format!("it is a release of `{}`", release.region)));
+        }
+        if check_release(&release.release).is_err() || !is_hash(&release.manifest_blake3) {
+            return Err(foreign(
+                "its release id or manifest hash is malformed".into(),
+            ));
+        }
+        if release.manifest.source_commit != release.release {
+            return Err(foreign(
+                "its manifest was built from another commit than its name says".into(),
+            ));
+        }
+        if let Some(entry) = release.manifest.files.iter().find(|f| !is_hash(&f.blake3)) {
+            return Err(foreign(format!(
+                "the hash of `{}` is malformed",
+                entry.path
+            )));
+        }
+        Ok(release)
+    }
+}
+
+impl Pointer {
+    /// Parse a pointer read from `key`, refusing what masterctl did not write.
+    pub fn parse(
+        bytes: &[u8],
+        key: &str,
+        store: &str,
+        region: &str,
+    ) -> Result<Pointer, DeliveryError> {
+        let foreign = |why: String| DeliveryError::Foreign {
+            store: store.to_string(),
+            key: key.to_string(),
+            why,
+        };
+        let pointer: Pointer =
+            serde_json::from_slice(bytes).map_err(|e| foreign(format!("not a pointer ({e})")))?;
+        if pointer.masterctl_pointer != LAYOUT_VERSION {
+            return Err(foreign(format!(
+                "pointer format {}, this masterctl reads {LAYOUT_VERSION}",
+                pointer.masterctl_pointer
+            )));
+        }
+        if pointer.region != region {
+            return Err(foreign(format!("it points for `{}`", pointer.region)));
+        }
+        if check_release(&pointer.release).is_err() || !is_hash(&pointer.manifest_blake3) {
+            return Err(foreign(
+                "its release id or manifest hash is malformed".into(),
+            ));
+        }
+        Ok(pointer)
+    }
+}
+
+/// Now, in UTC, to the second: `2026-11-30T20:00:00Z`.
+pub fn now() -> String {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let millis = i64::try_from(seconds).unwrap_or(0).saturating_mul(1000);
+    format!("{}Z", masterctl_runtime::DateTime(millis))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_checked_before_they_become_keys() {
+        assert!(check_region("jp").is_ok());
+        assert!(check_region("../jp").is_err());
+        assert!(check_region("").is_err());
+        assert!(check_release(&"a".repeat(40)).is_ok());
+        assert!(check_release(&"A".repeat(40)).is_err());
+        assert!(check_release("HEAD").is_err());
+        assert!(now().ends_with('Z') && now().len() == 20, "{}", now());
+    }
+}

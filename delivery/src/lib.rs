@@ -1,0 +1,137 @@
+//! Publishing builds and fetching them back: the last mile from CI to game servers.
+//!
+//! A store (an S3 bucket and prefix, a local folder, or plain HTTP(S) in front of either,
+//! for reading) holds three kinds of objects ([`layout`]):
+//!
+//! ```text
+//! objects/<blake3>                   immutable content, uploaded only when missing (zstd when
+//!                                    it saves bytes; the name is the hash of the plain bytes)
+//! releases/<region>/<release>.json   a build's manifest and its publish record
+//! regions/<region>/current.json      the pointer to the current release, written last
+//! ```
+//!
+//! [`publish`] writes objects, then the release, then the pointer, so a reader never
+//! sees half a release; [`fetch`] reads the pointer, downloads only the objects its cache
+//! lacks, verifies every one, and swaps the assembled build into place. Everything here is
+//! async (object_store's requests); the library never prints.
+
+pub mod fetch;
+pub mod layout;
+mod object;
+pub mod publish;
+pub mod remote;
+
+use std::path::PathBuf;
+
+pub use fetch::{FetchOptions, Fetched, fetch};
+pub use publish::{PublishOptions, Published, publish};
+pub use remote::{Remote, RemoteOptions};
+
+/// What went wrong, with the store (as shown: never a credential) and the object.
+#[derive(Debug, thiserror::Error)]
+pub enum DeliveryError {
+    /// A URL that names no store.
+    #[error("`{url}` is not a store URL: {why}")]
+    Url { url: String, why: String },
+    /// The store cannot be reached (no server, a refused connection, a timeout).
+    #[error("{store} cannot be reached: {message}")]
+    Unreachable { store: String, message: String },
+    /// The store refused the credentials, or the bucket does not exist.
+    #[error("{store} refused the request: {message}")]
+    Refused { store: String, message: String },
+    /// The store answered with a failure that is neither of those.
+    #[error("{store} failed: {message}")]
+    Failed { store: String, message: String },
+    /// Something the store should hold is not there.
+    #[error("{store} has no {what}")]
+    Missing { store: String, what: String },
+    /// An object whose bytes are not the content its name promises.
+    #[error("object {hash} on {store} is damaged: {why}")]
+    Corrupt {
+        store: String,
+        hash: String,
+        why: String,
+    },
+    /// A pointer or release file that masterctl did not write.
+    #[error("{store}: {key} is not what masterctl writes: {why}")]
+    Foreign {
+        store: String,
+        key: String,
+        why: String,
+    },
+    /// Another publisher moved the pointer between this one's read and write.
+    #[error(
+        "another publisher moved the current release of {region} while this one published {release}; \
+         nothing was lost: the objects and the release are on the store. Publish again to make it current"
+    )]
+    Raced { region: String, release: String },
+    /// Moving the pointer to a release published before the current one.
+    #[error(
+        "release {release} of {region} was published before the current one ({current}); \
+         moving back needs --force"
+    )]
+    Backwards {
+        region: String,
+        release: String,
+        current: String,
+    },
+    /// A release id that is already published from a different build.
+    #[error(
+        "release {release} of {region} is already on the store from a different build \
+         (manifest {theirs}, this build's {ours}); builds of one commit must be identical"
+    )]
+    Different {
+        region: String,
+        release: String,
+        ours: String,
+        theirs: String,
+    },
+    /// Writing to a store that is read only (HTTP).
+    #[error("{store} is read-only: publish to an s3:// or file:// URL")]
+    ReadOnly { store: String },
+    /// The local build is not whole.
+    #[error("{path}: {why}")]
+    Build { path: PathBuf, why: String },
+    /// The output folder holds something that is not a build.
+    #[error("{0} exists and is not a build: fetch replaces only a build or an empty folder")]
+    NotABuild(PathBuf),
+    /// A language the release does not have.
+    #[error("release {release} has no language `{language}`; it has {languages}")]
+    UnknownLanguage {
+        release: String,
+        language: String,
+        languages: String,
+    },
+    /// A name that cannot be part of a store key.
+    #[error("`{0}` is not a region or release name")]
+    BadName(String),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl DeliveryError {
+    /// The data on the store (or the local build) is at fault — damaged, foreign, raced —
+    /// rather than the environment (a server, credentials, a path).
+    pub fn is_rejection(&self) -> bool {
+        matches!(
+            self,
+            DeliveryError::Corrupt { .. }
+                | DeliveryError::Foreign { .. }
+                | DeliveryError::Raced { .. }
+                | DeliveryError::Different { .. }
+                | DeliveryError::Build { .. }
+        )
+    }
+
+    pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> DeliveryError {
+        let path = path.into();
+        move |source| DeliveryError::Io { path, source }
+    }
+}
+
+/// Progress of long work: `(done, total)` objects.
+pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);

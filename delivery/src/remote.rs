@@ -1,0 +1,609 @@
+//! A store named by a URL — `s3://bucket/prefix`, `file:///path`, `http(s)://host/path`
+//! — and the few operations publishing and fetching need, with object_store's errors
+//! turned into [`DeliveryError`]s that name the store and never a credential.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use object_store::aws::{AmazonS3Builder, S3ConditionalPut};
+use object_store::http::HttpBuilder;
+use object_store::local::LocalFileSystem;
+use object_store::path::Path as Key;
+use object_store::{
+    BackoffConfig, ClientOptions, GetOptions, ObjectStore, ObjectStoreExt, PutMode, PutOptions,
+    PutPayload, RetryConfig, UpdateVersion,
+};
+
+use crate::DeliveryError;
+
+/// How a store is reached, besides its URL.
+#[derive(Debug, Clone, Default)]
+pub struct RemoteOptions {
+    /// An S3-compatible endpoint (`http://127.0.0.1:9000`); else `AWS_ENDPOINT_URL` or
+    /// the profile's `endpoint_url`; else AWS itself.
+    pub endpoint: Option<String>,
+    /// Attempts after a transient failure (a dropped connection, a 5xx, a throttle),
+    /// with exponential backoff from 100 ms. Default 4.
+    pub retries: Option<usize>,
+}
+
+/// How the pointer is replaced only if no one replaced it since it was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Swap {
+    /// The store honours `If-Match`/`If-None-Match` on a put (S3 and its kin).
+    Conditional,
+    /// A folder: a lock object created exclusively around the read-compare-write.
+    Locked,
+    /// Read only (HTTP).
+    None,
+}
+
+/// A store, opened.
+#[derive(Debug, Clone)]
+pub struct Remote {
+    store: Arc<dyn ObjectStore>,
+    prefix: String,
+    shown: String,
+    swap: Swap,
+    /// Credentials in use, scrubbed from every message that leaves this module.
+    secrets: Vec<String>,
+}
+
+/// A pointer as read: its bytes and the version a conditional write compares against.
+pub struct Versioned {
+    pub bytes: Bytes,
+    pub version: UpdateVersion,
+}
+
+impl Remote {
+    /// Open the store a URL names. Nothing is requested yet.
+    pub fn open(url: &str, options: &RemoteOptions) -> Result<Remote, DeliveryError> {
+        let bad = |why: &str| DeliveryError::Url {
+            url: url.to_string(),
+            why: why.to_string(),
+        };
+        let retry = RetryConfig {
+            backoff: BackoffConfig {
+                init_backoff: Duration::from_millis(100),
+                max_backoff: Duration::from_secs(5),
+                base: 2.0,
+            },
+            max_retries: options.retries.unwrap_or(4),
+            retry_timeout: Duration::from_secs(60),
+        };
+        let client = ClientOptions::new()
+            .with_allow_http(true)
+            .with_connect_timeout(Duration::from_secs(5))
+            .with_timeout(Duration::from_secs(120));
+        if let Some(rest) = url.strip_prefix("s3://") {
+            let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
+            if bucket.is_empty() {
+                return Err(bad("it names no bucket (s3://bucket/prefix)"));
+            }
+            let credentials = Credentials::find();
+            let mut builder = AmazonS3Builder::from_env()
+                .with_bucket_name(bucket)
+                .with_allow_http(true)
+                .with_conditional_put(S3ConditionalPut::ETagMatch)
+                .with_retry(retry)
+                .with_client_options(client);
+            let mut secrets = Vec::new();
+            if let Some((id, secret, token)) = &credentials.keys {
+                builder = builder
+                    .with_access_key_id(id)
+                    .with_secret_access_key(secret);
+                if let Some(token) = token {
+                    builder = builder.with_token(token);
+                    secrets.push(token.clone());
+                }
+                secrets.extend([id.clone(), secret.clone()]);
+            }
+            builder = builder.with_region(credentials.region.as_deref().unwrap_or("us-east-1"));
+            let endpoint = options.endpoint.clone().or(credentials.endpoint);
+            if let Some(endpoint) = &endpoint {
+                builder = builder.with_endpoint(endpoint);
+            }
+            // Also whatever the environment holds, should a message quote it.
+            for name in [
+                "AWS_ACCESS_KEY_ID",
+                "AWS_SECRET_ACCESS_KEY",
+                "AWS_SESSION_TOKEN",
+            ] {
+                if let Ok(value) = std::env::var(name) {
+                    secrets.push(value);
+                }
+            }
+            secrets.retain(|s| s.len() >= 4);
+            let store = builder
+                .build()
+                .map_err(|e| bad(&scrub(&e.to_string(), &secrets)))?;
+            let shown = match &endpoint {
+                Some(endpoint) => format!("{url} (at {})", endpoint.trim_end_matches('/')),
+                None => url.to_string(),
+            };
+            return Ok(Remote {
+                store: Arc::new(store),
+                prefix: prefix.trim_matches('/').to_string(),
+                shown,
+                swap: Swap::Conditional,
+                secrets,
+            });
+        }
+        if let Some(path) = url.strip_prefix("file://") {
+            if !path.starts_with('/') {
+                return Err(bad(
+                    "a file URL takes an absolute path (file:///srv/masters)",
+                ));
+            }
+            let root = PathBuf::from(path);
+            std::fs::create_dir_all(&root).map_err(DeliveryError::io(&root))?;
+            let store = LocalFileSystem::new_with_prefix(&root)
+                .map_err(|e| bad(&e.to_string()))?
+                .with_automatic_cleanup(true);
+            return Ok(Remote {
+                store: Arc::new(store),
+                prefix: String::new(),
+                shown: url.to_string(),
+                swap: Swap::Locked,
+                secrets: Vec::new(),
+            });
+        }
+        if url.starts_with("http://") || url.starts_with("https://") {
+            let store = HttpBuilder::new()
+                .with_url(url.trim_end_matches('/'))
+                .with_retry(retry)
+                .with_client_options(client)
+                .build()
+                .map_err(|e| bad(&e.to_string()))?;
+            return Ok(Remote {
+                store: Arc::new(store),
+                prefix: String::new(),
+                shown: url.to_string(),
+                swap: Swap::None,
+                secrets: Vec::new(),
+            });
+        }
+        Err(bad(
+            "use s3://bucket/prefix, file:///path or http(s)://host/path",
+        ))
+    }
+
+    /// The store as shown to people: its URL, never a credential.
+    pub fn shown(&self) -> &str {
+        &self.shown
+    }
+
+    /// Whether this store can be written (not HTTP).
+    pub fn is_writable(&self) -> bool {
+        self.swap != Swap::None
+    }
+
+    /// What a reader of the README needs to know of the pointer's guarantee here.
+    pub fn swap_guarantee(&self) -> &'static str {
+        match self.swap {
+            Swap::Conditional => "compare-and-swap (conditional put)",
+            Swap::Locked => "compare-and-swap under a lock object (one host's folder)",
+            Swap::None => "read only",
+        }
+    }
+
+    fn key(&self, key: &str) -> Key {
+        if self.prefix.is_empty() {
+            Key::from(key)
+        } else {
+            Key::from(format!("{}/{key}", self.prefix))
+        }
+    }
+
+    /// An object's bytes, or `None` when it is not there.
+    pub async fn get(&self, key: &str) -> Result<Option<Bytes>, DeliveryError> {
+        Ok(self.get_versioned(key).await?.map(|v| v.bytes))
+    }
+
+    /// An object's bytes and version (for a conditional write), or `None`.
+    pub async fn get_versioned(&self, key: &str) -> Result<Option<Versioned>, DeliveryError> {
+        let result = match self
+            .store
+            .get_opts(&self.key(key), GetOptions::default())
+            .await
+        {
+            Ok(result) => result,
+            Err(object_store::Error::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(self.error(e)),
+        };
+        let version = UpdateVersion {
+            e_tag: result.meta.e_tag.clone(),
+            version: result.meta.version.clone(),
+        };
+        let bytes = result.bytes().await.map_err(|e| self.error(e))?;
+        Ok(Some(Versioned { bytes, version }))
+    }
+
+    /// Whether an object is there (a HEAD request; no body moves).
+    pub async fn exists(&self, key: &str) -> Result<bool, DeliveryError> {
+        match self.store.head(&self.key(key)).await {
+            Ok(_) => Ok(true),
+            Err(object_store::Error::NotFound { .. }) => Ok(false),
+            Err(e) => Err(self.error(e)),
+        }
+    }
+
+    /// Create an object that must not exist yet; `false` when it already did (its
+    /// content is then left as it was).
+    pub async fn create(&self, key: &str, bytes: Vec<u8>) -> Result<bool, DeliveryError> {
+        self.writable()?;
+        let options = PutOptions {
+            mode: PutMode::Create,
+            ..PutOptions::default()
+        };
+        match self
+            .store
+            .put_opts(&self.key(key), PutPayload::from(bytes), options)
+            .await
+        {
+            Ok(_) => Ok(true),
+            Err(object_store::Error::AlreadyExists { .. })
+            | Err(object_store::Error::Precondition { .. }) => Ok(false),
+            Err(e) => Err(self.error(e)),
+        }
+    }
+
+    /// Replace an object only if it is still the version read (`None`: only if it still
+    /// does not exist). `false` when someone else wrote it in between.
+    pub async fn swap(
+        &self,
+        key: &str,
+        bytes: Vec<u8>,
+        expected: Option<&UpdateVersion>,
+    ) -> Result<bool, DeliveryError> {
+        self.writable()?;
+        match self.swap {
+            Swap::Conditional => {
+                let mode = match expected {
+                    Some(version) => PutMode::Update(version.clone()),
+                    None => PutMode::Create,
+                };
+                let options = PutOptions {
+                    mode,
+                    ..PutOptions::default()
+                };
+                match self
+                    .store
+                    .put_opts(&self.key(key), PutPayload::from(bytes), options)
+                    .await
+                {
+                    Ok(_) => Ok(true),
+                    Err(object_store::Error::AlreadyExists { .. })
+                    | Err(object_store::Error::Precondition { .. }) => Ok(false),
+                    Err(e) => Err(self.error(e)),
+                }
+            }
+            Swap::Locked => self.swap_locked(key, bytes, expected).await,
+            Swap::None => Err(self.read_only()),
+        }
+    }
+
+    /// A folder has no conditional put: a lock object, created exclusively, guards the
+    /// read-compare-write. A lock left by a killed publisher older than a minute is
+    /// taken over.
+    async fn swap_locked(
+        &self,
+        key: &str,
+        bytes: Vec<u8>,
+        expected: Option<&UpdateVersion>,
+    ) -> Result<bool, DeliveryError> {
+        let lock = format!("{key}.lock");
+        let mut waited = Duration::ZERO;
+        while !self.create(&lock, Vec::new()).await? {
+            let stale = match self.store.head(&self.key(&lock)).await {
+                Ok(meta) => {
+                    let age = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(0, |d| d.as_secs())
+                        .saturating_sub(u64::try_from(meta.last_modified.timestamp()).unwrap_or(0));
+                    age > 60
+                }
+                Err(object_store::Error::NotFound { .. }) => false,
+                Err(e) => return Err(self.error(e)),
+            };
+            if stale {
+                let _ = self.store.delete(&self.key(&lock)).await;
+                continue;
+            }
+            if waited > Duration::from_secs(30) {
+                return Ok(false);
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            waited += Duration::from_millis(50);
+        }
+        let result = async {
+            let current = match self.store.head(&self.key(key)).await {
+                Ok(meta) => Some(meta.e_tag),
+                Err(object_store::Error::NotFound { .. }) => None,
+                Err(e) => return Err(self.error(e)),
+            };
+            let unchanged = match (expected, current) {
+                (None, None) => true,
+                (Some(version), Some(e_tag)) => version.e_tag == e_tag,
+                _ => false,
+            };
+            if !unchanged {
+                return Ok(false);
+            }
+            self.store
+                .put_opts(
+                    &self.key(key),
+                    PutPayload::from(bytes),
+                    PutOptions::default(),
+                )
+                .await
+                .map_err(|e| self.error(e))?;
+            Ok(true)
+        }
+        .await;
+        let _ = self.store.delete(&self.key(&lock)).await;
+        result
+    }
+
+    /// Keys under a prefix (relative to the store's own prefix).
+    pub async fn list(&self, prefix: &str) -> Result<Vec<String>, DeliveryError> {
+        use futures::TryStreamExt;
+        let base = self.key(prefix);
+        let metas: Vec<object_store::ObjectMeta> = self
+            .store
+            .list(Some(&base))
+            .try_collect()
+            .await
+            .map_err(|e| self.error(e))?;
+        let strip = if self.prefix.is_empty() {
+            String::new()
+        } else {
+            format!("{}/", self.prefix)
+        };
+        Ok(metas
+            .into_iter()
+            .map(|m| {
+                let key = m.location.to_string();
+                key.strip_prefix(&strip).unwrap_or(&key).to_string()
+            })
+            .collect())
+    }
+
+    /// Delete an object (gone already is fine).
+    pub async fn delete(&self, key: &str) -> Result<(), DeliveryError> {
+        self.writable()?;
+        match self.store.delete(&self.key(key)).await {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(self.error(e)),
+        }
+    }
+
+    fn writable(&self) -> Result<(), DeliveryError> {
+        if self.is_writable() {
+            Ok(())
+        } else {
+            Err(self.read_only())
+        }
+    }
+
+    fn read_only(&self) -> DeliveryError {
+        DeliveryError::ReadOnly {
+            store: self.shown.clone(),
+        }
+    }
+
+    /// An object_store error as one line that names the store and no secret.
+    pub(crate) fn error(&self, error: object_store::Error) -> DeliveryError {
+        let store = self.shown.clone();
+        let mut message = String::new();
+        let mut source: Option<&dyn std::error::Error> = Some(&error);
+        while let Some(e) = source {
+            let text = e.to_string();
+            if !message.contains(&text) {
+                if !message.is_empty() {
+                    message.push_str(": ");
+                }
+                message.push_str(&text);
+            }
+            source = e.source();
+        }
+        let message = scrub(&message, &self.secrets);
+        let lower = message.to_ascii_lowercase();
+        if let object_store::Error::NotFound { path, .. } = &error {
+            return DeliveryError::Missing {
+                store,
+                what: format!("object {path}"),
+            };
+        }
+        if ["nosuchbucket", "the specified bucket does not exist"]
+            .iter()
+            .any(|m| lower.contains(m))
+        {
+            return DeliveryError::Refused {
+                store,
+                message: "the bucket does not exist".into(),
+            };
+        }
+        if [
+            "403",
+            "401",
+            "accessdenied",
+            "invalidaccesskeyid",
+            "signaturedoesnotmatch",
+            "forbidden",
+            "credential",
+        ]
+        .iter()
+        .any(|m| lower.contains(m))
+        {
+            return DeliveryError::Refused {
+                store,
+                message: "the credentials were not accepted (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_PROFILE)".into(),
+            };
+        }
+        let unreachable = [
+            "connect",
+            "connection",
+            "dns",
+            "timed out",
+            "timeout",
+            "unreachable",
+        ]
+        .iter()
+        .any(|m| lower.contains(m));
+        let message = one_line(&message);
+        if unreachable {
+            DeliveryError::Unreachable { store, message }
+        } else {
+            DeliveryError::Failed { store, message }
+        }
+    }
+}
+
+/// The first line of a message, at most 300 characters: a server's error body can be a
+/// page of XML.
+fn one_line(message: &str) -> String {
+    let line = message.lines().next().unwrap_or_default();
+    match line.char_indices().nth(300) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line.to_string(),
+    }
+}
+
+/// `text` with every secret replaced.
+fn scrub(text: &str, secrets: &[String]) -> String {
+    secrets.iter().fold(text.to_string(), |text, secret| {
+        text.replace(secret.as_str(), "***")
+    })
+}
+
+/// Credentials and settings from the standard places: the environment first, then the
+/// profile (`AWS_PROFILE`, else `default`) of `~/.aws/credentials` and `~/.aws/config`.
+struct Credentials {
+    keys: Option<(String, String, Option<String>)>,
+    region: Option<String>,
+    endpoint: Option<String>,
+}
+
+impl Credentials {
+    fn find() -> Credentials {
+        let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        let profile = env("AWS_PROFILE").unwrap_or_else(|| "default".to_string());
+        let home = env("HOME").map(PathBuf::from);
+        let file = |variable: &str, default: &str| {
+            env(variable)
+                .map(PathBuf::from)
+                .or_else(|| home.as_ref().map(|h| h.join(".aws").join(default)))
+        };
+        let credentials = file("AWS_SHARED_CREDENTIALS_FILE", "credentials")
+            .map(|path| profile_settings(&path, &profile, false))
+            .unwrap_or_default();
+        let config = file("AWS_CONFIG_FILE", "config")
+            .map(|path| profile_settings(&path, &profile, true))
+            .unwrap_or_default();
+        let setting = |name: &str| {
+            credentials
+                .iter()
+                .chain(&config)
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        };
+        let keys = match (env("AWS_ACCESS_KEY_ID"), env("AWS_SECRET_ACCESS_KEY")) {
+            (Some(id), Some(secret)) => Some((id, secret, env("AWS_SESSION_TOKEN"))),
+            _ => match (
+                setting("aws_access_key_id"),
+                setting("aws_secret_access_key"),
+            ) {
+                (Some(id), Some(secret)) => Some((id, secret, setting("aws_session_token"))),
+                _ => None,
+            },
+        };
+        Credentials {
+            keys,
+            region: env("AWS_REGION")
+                .or_else(|| env("AWS_DEFAULT_REGION"))
+                .or_else(|| setting("region")),
+            endpoint: env("AWS_ENDPOINT_URL").or_else(|| setting("endpoint_url")),
+        }
+    }
+}
+
+/// The `key = value` lines of one profile's section of an AWS INI file (`[name]` in the
+/// credentials file; `[profile name]`, or `[default]`, in the config file).
+fn profile_settings(path: &Path, profile: &str, config: bool) -> Vec<(String, String)> {
+    let Ok(Some(bytes)) = masterctl_runtime::files::read_regular(path, 1 << 20) else {
+        return Vec::new();
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let wanted = if config && profile != "default" {
+        format!("profile {profile}")
+    } else {
+        profile.to_string()
+    };
+    let mut inside = false;
+    let mut settings = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('#') || line.starts_with(';') || line.is_empty() {
+            continue;
+        }
+        if let Some(section) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            inside = section.trim() == wanted;
+            continue;
+        }
+        if inside && let Some((key, value)) = line.split_once('=') {
+            settings.push((key.trim().to_ascii_lowercase(), value.trim().to_string()));
+        }
+    }
+    settings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_name_a_store_or_say_why_not() {
+        let options = RemoteOptions::default();
+        assert!(Remote::open("ftp://x", &options).is_err());
+        assert!(Remote::open("s3://", &options).is_err());
+        assert!(Remote::open("file://relative", &options).is_err());
+        let http = Remote::open("http://127.0.0.1:1/masters", &options).unwrap();
+        assert!(!http.is_writable());
+    }
+
+    #[test]
+    fn secrets_never_leave_a_message() {
+        let secrets = vec!["AKIDEXAMPLE".to_string(), "wJalrXUtnFEMI".to_string()];
+        assert_eq!(
+            scrub("key AKIDEXAMPLE and wJalrXUtnFEMI/K7MDENG", &secrets),
+            "key *** and ***/K7MDENG"
+        );
+    }
+
+    #[test]
+    fn profiles_are_read_from_their_sections() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("credentials");
+        std::fs::write(
+            &path,
+            "[default]\naws_access_key_id = A\n\n[ci]\n# a comment\naws_access_key_id = B\naws_secret_access_key = S\n",
+        )
+        .unwrap();
+        assert_eq!(
+            profile_settings(&path, "ci", false),
+            [
+                ("aws_access_key_id".to_string(), "B".to_string()),
+                ("aws_secret_access_key".to_string(), "S".to_string())
+            ]
+        );
+        let config = dir.path().join("config");
+        std::fs::write(&config, "[profile ci]\nregion = ap-northeast-1\n").unwrap();
+        assert_eq!(
+            profile_settings(&config, "ci", true),
+            [("region".to_string(), "ap-northeast-1".to_string())]
+        );
+    }
+}
