@@ -2,8 +2,46 @@
 //! rejected, 2 usage or environment. Commands return it; `main` shows it (through
 //! `output`) and exits with its code.
 
+use masterctl_delivery::DeliveryError;
 use masterctl_schemas::Report;
 use masterctl_store::StoreError;
+
+/// A delivery error as the failure a user sees: a damaged or foreign store, a raced
+/// pointer, a damaged local build exit 1; a wrong URL, name or folder, and an
+/// unreachable or refusing store, 2.
+pub fn delivery_failure(error: DeliveryError) -> Failure {
+    let hint = match &error {
+        DeliveryError::Unreachable { .. } => {
+            Some("check the URL and --endpoint (or AWS_ENDPOINT_URL), and that the server runs")
+        }
+        DeliveryError::Refused { .. } => Some(
+            "credentials come from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the AWS_PROFILE profile",
+        ),
+        DeliveryError::Corrupt { .. } => {
+            Some("nothing was swapped in; publish the release again to repair the store")
+        }
+        _ => None,
+    };
+    let message = error.to_string();
+    let failure = if error.is_rejection() {
+        Failure::invalid(message)
+    } else {
+        match error {
+            DeliveryError::Url { .. }
+            | DeliveryError::BadName(_)
+            | DeliveryError::UnknownLanguage { .. }
+            | DeliveryError::NotABuild(_)
+            | DeliveryError::Backwards { .. }
+            | DeliveryError::ReadOnly { .. }
+            | DeliveryError::Missing { .. } => Failure::usage(message),
+            _ => Failure::environment(message),
+        }
+    };
+    match hint {
+        Some(hint) => failure.hint(hint),
+        None => failure,
+    }
+}
 
 /// A store error as the failure a user sees: data problems exit 1, the rest 2.
 pub fn store_failure(error: StoreError) -> Failure {

@@ -120,12 +120,17 @@ impl Output {
     /// known to be coming (a single file gets none); hidden when standard error is not a
     /// terminal or the output is JSON.
     pub fn progress(&self, label: &'static str) -> FileProgress {
+        self.progress_of(label, "files")
+    }
+
+    /// [`Output::progress`] counting other things than files (`objects`).
+    pub fn progress_of(&self, label: &'static str, things: &'static str) -> FileProgress {
         let shown = !self.is_json() && std::io::stderr().is_terminal();
         let bar =
             indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::hidden());
         bar.set_style(
             indicatif::ProgressStyle::with_template(&format!(
-                "{label} [{{bar:30}}] {{pos}}/{{len}} files ({{elapsed}})"
+                "{label} [{{bar:30}}] {{pos}}/{{len}} {things} ({{elapsed}})"
             ))
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
             .progress_chars("=> "),

@@ -133,5 +133,14 @@ impl DeliveryError {
     }
 }
 
+/// A runtime for the operations here, for callers that are not async themselves (the
+/// command line): a few workers, timers and I/O on.
+pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(4)
+        .enable_all()
+        .build()
+}
+
 /// Progress of long work: `(done, total)` objects.
 pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);

@@ -3,11 +3,13 @@
 
 mod build;
 mod completions;
+mod fetch;
 mod import;
 mod init;
 mod inspect;
 mod l10n;
 mod log;
+mod publish;
 mod rebase;
 mod schema;
 mod status;
@@ -19,7 +21,15 @@ use clap::Subcommand;
 use crate::output::{GlobalArgs, Output, RepoArg};
 use masterctl_store::{MasterRepo, Region, Structure};
 
-pub use crate::failure::{Failure, store_failure};
+pub use crate::failure::{Failure, delivery_failure, store_failure};
+
+/// Run a delivery operation (async, over object_store) to its end on this thread and
+/// a few workers.
+pub fn block_on<T>(work: impl std::future::Future<Output = T>) -> Result<T, Failure> {
+    let runtime = masterctl_delivery::runtime()
+        .map_err(|e| Failure::environment(format!("cannot start the network runtime: {e}")))?;
+    Ok(runtime.block_on(work))
+}
 
 #[derive(Subcommand)]
 pub enum Command {
@@ -45,6 +55,10 @@ pub enum Command {
     Build(build::Args),
     /// Read a build through the runtime loader: a summary, or one row with its lookups
     Inspect(inspect::Args),
+    /// Upload a build to a store (s3://bucket/prefix, file:///path): only what the store lacks
+    Publish(publish::Args),
+    /// Download a region's current (or a named) release from a store into a build folder
+    Fetch(fetch::Args),
     /// Remove a lock a killed process left on a region's branch (only a stale one)
     Unlock(unlock::Args),
     /// Write the completion script of a shell (bash, zsh, fish, powershell)
@@ -68,6 +82,8 @@ impl Command {
             Command::Init(_)
             | Command::Schema(_)
             | Command::Inspect(_)
+            | Command::Publish(_)
+            | Command::Fetch(_)
             | Command::Completions(_) => None,
         }
     }
@@ -87,6 +103,8 @@ impl Command {
             Command::L10n(l10n::Command::Import(_)) => "l10n import",
             Command::Build(_) => "build",
             Command::Inspect(_) => "inspect",
+            Command::Publish(_) => "publish",
+            Command::Fetch(_) => "fetch",
             Command::Unlock(_) => "unlock",
             Command::Completions(_) => "completions",
         }
@@ -118,6 +136,8 @@ pub fn run(
         Command::L10n(command) => l10n::run(command, global, output),
         Command::Build(args) => build::run(args, global, output),
         Command::Inspect(args) => inspect::run(args, output),
+        Command::Publish(args) => publish::run(args, output),
+        Command::Fetch(args) => fetch::run(args, output),
         Command::Unlock(args) => unlock::run(args, global, output),
         Command::Completions(args) => completions::run(args, cli()),
     }

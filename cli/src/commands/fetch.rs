@@ -1,0 +1,91 @@
+//! `masterctl fetch --from URL --region R --out DIR`: download a published release —
+//! only the objects the cache lacks, each verified — and swap it into place.
+
+use std::path::PathBuf;
+
+use masterctl_delivery::{FetchOptions, Fetched, Remote, RemoteOptions, fetch};
+use masterctl_store::short_id;
+
+use super::{Failure, block_on, delivery_failure};
+use crate::output::{Output, Render, counted};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The store: s3://bucket/prefix, file:///path, or http(s)://host/path (a CDN or a
+    /// static server in front of the store)
+    #[arg(long, value_name = "URL")]
+    from: String,
+    /// The region whose release to fetch
+    #[arg(long, value_name = "R")]
+    region: String,
+    /// The build directory to write (assembled beside it, then swapped in; a previous
+    /// build there is replaced)
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Only these languages' texts (comma-separated); each already holds its fallbacks
+    #[arg(long, value_name = "L,...", value_delimiter = ',')]
+    lang: Vec<String>,
+    /// This release (a source commit) instead of the region's current one
+    #[arg(long, value_name = "ID")]
+    release: Option<String>,
+    /// Where downloaded objects are kept for the next fetch (default: .DIR.cache beside DIR)
+    #[arg(long, value_name = "DIR")]
+    cache: Option<PathBuf>,
+    /// Objects downloaded at once
+    #[arg(long, value_name = "N", default_value_t = 16)]
+    concurrency: usize,
+    /// An S3-compatible endpoint (default: AWS_ENDPOINT_URL, the profile's, or AWS)
+    #[arg(long, value_name = "URL")]
+    endpoint: Option<String>,
+}
+
+pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
+    let remote = Remote::open(
+        &args.from,
+        &RemoteOptions {
+            endpoint: args.endpoint.clone(),
+            ..RemoteOptions::default()
+        },
+    )
+    .map_err(delivery_failure)?;
+    let options = FetchOptions {
+        region: args.region.clone(),
+        languages: (!args.lang.is_empty()).then(|| args.lang.clone()),
+        release: args.release.clone(),
+        cache: args.cache.clone(),
+        concurrency: args.concurrency,
+    };
+    let bar = output.progress_of("downloading", "objects");
+    let progress = |_done: usize, total: usize| bar.file_done(total);
+    let fetched = block_on(fetch(&remote, &args.out, &options, &progress));
+    bar.finish();
+    let fetched = fetched?.map_err(delivery_failure)?;
+    output.render(&Shown(fetched));
+    Ok(())
+}
+
+/// What a fetch did, as the library says it.
+#[derive(serde::Serialize)]
+#[serde(transparent)]
+struct Shown(Fetched);
+
+impl Render for Shown {
+    fn text(&self, output: &Output) {
+        let f = &self.0;
+        output.line(format!(
+            "{} release {} of {} into {} (languages {})",
+            output.bold("fetched"),
+            short_id(&f.release),
+            f.region,
+            f.out.display(),
+            f.languages.join(", ")
+        ));
+        output.line(format!(
+            "  {} downloaded ({} bytes), {} from the cache ({} bytes)",
+            counted(f.downloaded, "object"),
+            f.downloaded_bytes,
+            f.reused,
+            f.reused_bytes
+        ));
+    }
+}

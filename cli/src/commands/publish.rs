@@ -1,0 +1,93 @@
+//! `masterctl publish DIR --to URL`: upload a build to a store — the objects it lacks,
+//! then the release, then the pointer that makes it current.
+
+use std::path::PathBuf;
+
+use masterctl_delivery::{PublishOptions, Published, Remote, RemoteOptions, publish};
+use masterctl_store::short_id;
+
+use super::{Failure, block_on, delivery_failure};
+use crate::output::{Output, Render, counted};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The build directory (`masterctl build --out DIR`)
+    #[arg(value_name = "DIR")]
+    dir: PathBuf,
+    /// The store: s3://bucket/prefix, or file:///path (a folder)
+    #[arg(long, value_name = "URL")]
+    to: String,
+    /// Make the release current even when it was published before the current one
+    #[arg(long)]
+    force: bool,
+    /// Objects checked and uploaded at once
+    #[arg(long, value_name = "N", default_value_t = 16)]
+    concurrency: usize,
+    /// An S3-compatible endpoint (default: AWS_ENDPOINT_URL, the profile's, or AWS)
+    #[arg(long, value_name = "URL")]
+    endpoint: Option<String>,
+}
+
+pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
+    let remote = Remote::open(
+        &args.to,
+        &RemoteOptions {
+            endpoint: args.endpoint.clone(),
+            ..RemoteOptions::default()
+        },
+    )
+    .map_err(delivery_failure)?;
+    let options = PublishOptions {
+        force: args.force,
+        concurrency: args.concurrency,
+        ..PublishOptions::default()
+    };
+    let bar = output.progress_of("uploading", "objects");
+    let progress = |_done: usize, total: usize| bar.file_done(total);
+    let published = block_on(publish(&remote, &args.dir, &options, &progress));
+    bar.finish();
+    let published = published?.map_err(delivery_failure)?;
+    output.render(&Shown(published));
+    Ok(())
+}
+
+/// What a publish did, as the library says it.
+#[derive(serde::Serialize)]
+#[serde(transparent)]
+struct Shown(Published);
+
+impl Render for Shown {
+    fn text(&self, output: &Output) {
+        let p = &self.0;
+        let release = short_id(&p.release);
+        if !p.pointer_moved {
+            output.line(format!(
+                "{}: release {release} of {} is already current on {}; nothing uploaded",
+                output.bold("unchanged"),
+                p.region,
+                p.store
+            ));
+            return;
+        }
+        output.line(format!(
+            "{} release {release} of {} to {}",
+            output.bold("published"),
+            p.region,
+            p.store
+        ));
+        output.line(format!(
+            "  {} uploaded ({} bytes), {} already there ({} bytes)",
+            counted(p.uploaded, "object"),
+            p.uploaded_bytes,
+            p.skipped,
+            p.skipped_bytes
+        ));
+        match &p.previous {
+            Some(previous) if previous != &p.release => {
+                output.line(format!("  current: {} → {release}", short_id(previous)))
+            }
+            Some(_) => output.line(format!("  current: {release}")),
+            None => output.line(format!("  current: {release} (the region's first release)")),
+        }
+    }
+}
