@@ -17,6 +17,7 @@ pub fn delivery_failure(error: DeliveryError) -> Failure {
         DeliveryError::Refused { .. } => Some(
             "credentials come from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the AWS_PROFILE profile",
         ),
+        DeliveryError::NoBucket { .. } => Some("create the bucket, or correct its name in the URL"),
         DeliveryError::Corrupt { .. } => {
             Some("nothing was swapped in; publish the release again to repair the store")
         }

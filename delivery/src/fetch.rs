@@ -173,15 +173,18 @@ async fn read_release(
         }
         None => {
             let key = layout::pointer_key(region);
-            let bytes = remote
-                .get(&key)
-                .await?
-                .ok_or_else(|| DeliveryError::Missing {
+            let Some(bytes) = remote.get(&key).await? else {
+                // A missing bucket can answer like a missing object: tell them apart.
+                if remote.is_writable() {
+                    remote.probe("regions/").await?;
+                }
+                return Err(DeliveryError::Missing {
                     store: store.to_string(),
                     what: format!(
                         "release of region {region} ({key} is not there: publish one first)"
                     ),
-                })?;
+                });
+            };
             Some(Pointer::parse(&bytes, &key, store, region)?)
         }
     };

@@ -73,7 +73,7 @@ pub struct Release {
 /// When and by what a release was first published.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Published {
-    /// UTC, `2026-11-30T20:00:00Z`.
+    /// UTC, `2026-11-30T20:00:00.000Z`.
     pub time: String,
     /// `masterctl 0.1.0`.
     pub tool: String,
@@ -167,13 +167,15 @@ impl Pointer {
     }
 }
 
-/// Now, in UTC, to the second: `2026-11-30T20:00:00Z`.
+/// Now, in UTC, to the millisecond, always in the same shape
+/// (`2026-11-30T20:00:00.000Z`), so that times order as text.
 pub fn now() -> String {
-    let seconds = std::time::SystemTime::now()
+    let millis = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let millis = i64::try_from(seconds).unwrap_or(0).saturating_mul(1000);
-    format!("{}Z", masterctl_runtime::DateTime(millis))
+        .map_or(0, |d| d.as_millis());
+    let millis = i64::try_from(millis).unwrap_or(0);
+    let seconds = masterctl_runtime::DateTime(millis - millis % 1000);
+    format!("{seconds}.{:03}Z", millis % 1000)
 }
 
 #[cfg(test)]
@@ -188,6 +190,6 @@ mod tests {
         assert!(check_release(&"a".repeat(40)).is_ok());
         assert!(check_release(&"A".repeat(40)).is_err());
         assert!(check_release("HEAD").is_err());
-        assert!(now().ends_with('Z') && now().len() == 20, "{}", now());
+        assert!(now().ends_with('Z') && now().len() == 24, "{}", now());
     }
 }

@@ -39,6 +39,9 @@ pub enum DeliveryError {
     /// The store refused the credentials, or the bucket does not exist.
     #[error("{store} refused the request: {message}")]
     Refused { store: String, message: String },
+    /// The bucket the URL names does not exist.
+    #[error("{store}: the bucket does not exist")]
+    NoBucket { store: String },
     /// The store answered with a failure that is neither of those.
     #[error("{store} failed: {message}")]
     Failed { store: String, message: String },

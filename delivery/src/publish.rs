@@ -74,6 +74,9 @@ pub async fn publish(
         });
     }
     let (manifest, manifest_bytes) = read_manifest(dir)?;
+    // A missing bucket, refused credentials, a server down: said before any work (some
+    // servers would create a bucket on the first write).
+    remote.probe("regions/").await?;
     let region = manifest.region.clone();
     let release = manifest.source_commit.clone();
     layout::check_region(&region)?;
@@ -219,7 +222,16 @@ pub async fn publish(
     };
     let pointer_bytes = serde_json::to_vec_pretty(&pointer).unwrap_or_default();
     let expected = current.as_ref().map(|(_, version)| version);
-    if !remote.swap(&pointer_key, pointer_bytes, expected).await? {
+    if !remote
+        .swap(&pointer_key, pointer_bytes.clone(), expected)
+        .await?
+    {
+        return Err(DeliveryError::Raced { region, release });
+    }
+    // Read back: a server that checks a condition without holding the object (s3s-fs)
+    // can let two racing writes both pass; the one whose pointer did not stay learns it.
+    let stayed = remote.get(&pointer_key).await?;
+    if stayed.as_deref() != Some(pointer_bytes.as_slice()) {
         return Err(DeliveryError::Raced { region, release });
     }
     published.pointer_moved = true;

@@ -371,6 +371,20 @@ impl Remote {
             .collect())
     }
 
+    /// Ask the store for anything under a prefix: an error when the bucket is missing,
+    /// the credentials are refused or the server is unreachable; `Ok` otherwise (even
+    /// with nothing there).
+    pub async fn probe(&self, prefix: &str) -> Result<(), DeliveryError> {
+        self.store
+            .list_with_delimiter(Some(&self.key(prefix)))
+            .await
+            .map(drop)
+            .map_err(|e| match self.error(e) {
+                DeliveryError::Missing { store, .. } => DeliveryError::NoBucket { store },
+                other => other,
+            })
+    }
+
     /// Delete an object (gone already is fine).
     pub async fn delete(&self, key: &str) -> Result<(), DeliveryError> {
         self.writable()?;
@@ -421,10 +435,7 @@ impl Remote {
             .iter()
             .any(|m| lower.contains(m))
         {
-            return DeliveryError::Refused {
-                store,
-                message: "the bucket does not exist".into(),
-            };
+            return DeliveryError::NoBucket { store };
         }
         if [
             "403",

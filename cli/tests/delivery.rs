@@ -1,0 +1,892 @@
+//! Publishing and fetching, end to end, against each kind of store: a folder
+//! (`file://`), a real S3 server on 127.0.0.1 (s3s-fs, which `.ci/run` installs; under
+//! `CI=true` a missing server fails the test, elsewhere it is skipped with a note), and
+//! plain HTTP from a static server (python3's) in front of a folder store.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+
+const ACCESS_KEY: &str = "AKIDMASTERCTLTEST";
+const SECRET_KEY: &str = "s3cr3t-Masterctl-Test-Key";
+
+/// A store the suite runs against: its URL (for a prefix) and the environment a
+/// command needs to reach it.
+trait Store {
+    fn url(&self, prefix: &str) -> String;
+    fn env(&self) -> Vec<(&'static str, String)>;
+    /// Where an object's bytes lie on disk, to damage them.
+    fn object_file(&self, prefix: &str, hash: &str) -> PathBuf;
+    /// Whether a conditional write is atomic against a racing one (a folder: masterctl's
+    /// own lock; s3s-fs checks the condition and writes in two steps).
+    fn atomic(&self) -> bool {
+        false
+    }
+    /// The folder behind a prefix, where the test may edit the store's records as a
+    /// dead publisher would have left them (`None`: a server keeps their versions).
+    fn files(&self, _prefix: &str) -> Option<PathBuf> {
+        None
+    }
+}
+
+struct Folder(tempfile::TempDir);
+
+impl Store for Folder {
+    fn url(&self, prefix: &str) -> String {
+        format!("file://{}/{prefix}", self.0.path().display())
+    }
+    fn env(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
+    fn object_file(&self, prefix: &str, hash: &str) -> PathBuf {
+        self.0.path().join(prefix).join("objects").join(hash)
+    }
+    fn files(&self, prefix: &str) -> Option<PathBuf> {
+        Some(self.0.path().join(prefix))
+    }
+    fn atomic(&self) -> bool {
+        true
+    }
+}
+
+/// s3s-fs on a free port of 127.0.0.1, with a bucket `masters`; stopped on drop.
+struct S3 {
+    child: Child,
+    root: tempfile::TempDir,
+    port: u16,
+}
+
+impl S3 {
+    /// The server, or `None` (with a note) when s3s-fs is not installed and this is not
+    /// CI.
+    fn start() -> Option<S3> {
+        let found = Command::new("s3s-fs")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !found {
+            assert!(
+                std::env::var("CI").is_err(),
+                "s3s-fs is not installed: .ci/run installs it (cargo install s3s-fs@0.14.1 --features binary --locked)"
+            );
+            eprintln!(
+                "note: s3s-fs is not installed; the S3 part is skipped (.ci/run installs it)"
+            );
+            return None;
+        }
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir(root.path().join("masters")).unwrap();
+        let mut server = S3::spawn(root)?;
+        server.wait_until_up();
+        Some(server)
+    }
+
+    fn spawn(root: tempfile::TempDir) -> Option<S3> {
+        let port = free_port();
+        let child = Command::new("s3s-fs")
+            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--access-key", ACCESS_KEY, "--secret-key", SECRET_KEY])
+            .arg(root.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        Some(S3 { child, root, port })
+    }
+
+    fn wait_until_up(&mut self) {
+        let start = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "s3s-fs did not start"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Stop the server (as if it crashed); `restart` brings it back on the same data.
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    fn restart(&mut self) {
+        let child = Command::new("s3s-fs")
+            .args(["--host", "127.0.0.1", "--port", &self.port.to_string()])
+            .args(["--access-key", ACCESS_KEY, "--secret-key", SECRET_KEY])
+            .arg(self.root.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        self.child = child;
+        self.wait_until_up();
+    }
+}
+
+impl Drop for S3 {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+impl Store for S3 {
+    fn url(&self, prefix: &str) -> String {
+        format!("s3://masters/{prefix}")
+    }
+    fn env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("AWS_ACCESS_KEY_ID", ACCESS_KEY.into()),
+            ("AWS_SECRET_ACCESS_KEY", SECRET_KEY.into()),
+            (
+                "AWS_ENDPOINT_URL",
+                format!("http://127.0.0.1:{}", self.port),
+            ),
+            ("AWS_REGION", "us-east-1".into()),
+        ]
+    }
+    fn object_file(&self, prefix: &str, hash: &str) -> PathBuf {
+        self.root
+            .path()
+            .join("masters")
+            .join(prefix)
+            .join("objects")
+            .join(hash)
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Run the binary in `dir` with the store's environment (and none of the caller's AWS
+/// settings).
+fn run(dir: &Path, store: &dyn Store, args: &[&str]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_masterctl"));
+    command.current_dir(dir).args(args).env("NO_COLOR", "1");
+    for (name, _) in std::env::vars() {
+        if name.starts_with("AWS_") {
+            command.env_remove(name);
+        }
+    }
+    command.env("HOME", dir);
+    for (name, value) in store.env() {
+        command.env(name, value);
+    }
+    command.output().expect("the binary runs")
+}
+
+fn ok(out: Output) -> Output {
+    assert!(out.status.success(), "{}", text(&out));
+    out
+}
+
+fn exit(out: &Output) -> i32 {
+    out.status.code().unwrap_or(-1)
+}
+
+/// The sample game with English translations, built: the repository and its build.
+fn game() -> (tempfile::TempDir, PathBuf) {
+    let repo = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["config", "user.name", "Test Planner"]);
+    git(root, &["config", "user.email", "planner@example.com"]);
+    let f = |p: &str| fixtures().join(p).display().to_string();
+    ok(masterctl(root, &["init", ".", "--from", &f("")]));
+    ok(masterctl(
+        root,
+        &["import", "--region", "jp", &f("workbooks")],
+    ));
+    ok(masterctl(
+        root,
+        &["l10n", "import", "--region", "jp", &f("examples/en.po")],
+    ));
+    ok(masterctl(
+        root,
+        &["build", "--region", "jp", "--out", "build"],
+    ));
+    let build = root.join("build");
+    (repo, build)
+}
+
+fn manifest(dir: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap()
+}
+
+/// The distinct content hashes of a build's files.
+fn hashes(dir: &Path) -> BTreeSet<String> {
+    manifest(dir)["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["blake3"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Every file of a build, by path, with its bytes.
+fn contents(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(at) = stack.pop() {
+        for entry in std::fs::read_dir(&at).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let name = path.strip_prefix(dir).unwrap().display().to_string();
+                files.push((name, std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// What `inspect` shows of every table of a build.
+fn inspected(root: &Path, dir: &Path) -> Vec<String> {
+    let dir = dir.display().to_string();
+    let mut shown = vec![text(&ok(masterctl(root, &["inspect", &dir])))];
+    for table in ["item", "quest", "shop", "category", "chapter", "quest_drop"] {
+        shown.push(text(&ok(masterctl(root, &["inspect", &dir, table]))));
+    }
+    shown.push(text(&ok(masterctl(
+        root,
+        &["inspect", &dir, "item", "1", "--lang", "en"],
+    ))));
+    shown
+}
+
+/// The whole life of a release on one store: publish, fetch, republish, a change, a
+/// language, a damaged object, an interrupted publish.
+fn suite(store: &dyn Store, prefix: &str) {
+    let (repo, build) = game();
+    let root = repo.path();
+    let url = store.url(prefix);
+    let build_arg = build.display().to_string();
+
+    // The first publish uploads every object; a fetch gives the build back, byte for byte.
+    let first = json(&ok(run(
+        root,
+        store,
+        &["publish", &build_arg, "--to", &url, "--format", "json"],
+    )));
+    let objects = hashes(&build).len() + 1;
+    assert_eq!(first["objects"], objects);
+    assert_eq!(first["uploaded"], objects);
+    assert_eq!(first["pointer_moved"], true);
+    assert_eq!(first["previous"], serde_json::Value::Null);
+    let fetched = root.join("fetched");
+    let fetched_arg = fetched.display().to_string();
+    let out = json(&ok(run(
+        root,
+        store,
+        &[
+            "fetch",
+            "--from",
+            &url,
+            "--region",
+            "jp",
+            "--out",
+            &fetched_arg,
+            "--format",
+            "json",
+        ],
+    )));
+    assert_eq!(out["downloaded"], hashes(&build).len());
+    assert_eq!(contents(&fetched), contents(&build));
+    assert_eq!(inspected(root, &fetched), inspected(root, &build));
+
+    // Unchanged: nothing uploaded, the pointer stays.
+    let again = json(&ok(run(
+        root,
+        store,
+        &["publish", &build_arg, "--to", &url, "--format", "json"],
+    )));
+    assert_eq!(again["uploaded"], 0);
+    assert_eq!(again["pointer_moved"], false);
+
+    // One table's text changes: exactly its new objects go up (and the manifest's, the
+    // release, the pointer), and a fetch downloads exactly those.
+    let before = hashes(&build);
+    let po = std::fs::read_to_string(fixtures().join("examples/en.po")).unwrap();
+    let changed = po.replacen("msgstr \"Iron Sword\"", "msgstr \"Iron Blade\"", 1);
+    assert_ne!(po, changed, "the example translates 鉄の剣");
+    std::fs::write(root.join("en.po"), changed).unwrap();
+    ok(masterctl(
+        root,
+        &["l10n", "import", "--region", "jp", "en.po"],
+    ));
+    ok(masterctl(
+        root,
+        &["build", "--region", "jp", "--out", "build"],
+    ));
+    let new: BTreeSet<String> = hashes(&build).difference(&before).cloned().collect();
+    assert_eq!(new.len(), 1, "only strings/en/item changes");
+    let third = json(&ok(run(
+        root,
+        store,
+        &["publish", &build_arg, "--to", &url, "--format", "json"],
+    )));
+    assert_eq!(third["uploaded"], new.len() + 1);
+    assert_eq!(third["pointer_moved"], true);
+    let out = json(&ok(run(
+        root,
+        store,
+        &[
+            "fetch",
+            "--from",
+            &url,
+            "--region",
+            "jp",
+            "--out",
+            &fetched_arg,
+            "--format",
+            "json",
+        ],
+    )));
+    assert_eq!(out["downloaded"], new.len());
+    assert_eq!(out["reused"], hashes(&build).len() - new.len());
+    assert_eq!(out["replaced"], true);
+    assert_eq!(contents(&fetched), contents(&build));
+
+    // English only: no Japanese strings move, and the build opens.
+    let english = root.join("english");
+    let out = json(&ok(run(
+        root,
+        store,
+        &[
+            "fetch",
+            "--from",
+            &url,
+            "--region",
+            "jp",
+            "--out",
+            &english.display().to_string(),
+            "--lang",
+            "en",
+            "--cache",
+            &root.join("english-cache").display().to_string(),
+            "--format",
+            "json",
+        ],
+    )));
+    assert_eq!(out["languages"], serde_json::json!(["en"]));
+    let japanese: BTreeSet<String> = manifest(&build)["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["language"] == "ja")
+        .map(|f| f["blake3"].as_str().unwrap().to_string())
+        .collect();
+    let cached: BTreeSet<String> = std::fs::read_dir(root.join("english-cache"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(cached.is_disjoint(&japanese), "no ja strings downloaded");
+    assert!(
+        manifest(&english)["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["language"] != "ja")
+    );
+    let row = text(&ok(masterctl(
+        root,
+        &["inspect", &english.display().to_string(), "item", "1"],
+    )));
+    assert!(row.contains("Iron Blade"), "{row}");
+    // A language the release does not have is a usage error.
+    let out = run(
+        root,
+        store,
+        &[
+            "fetch",
+            "--from",
+            &url,
+            "--region",
+            "jp",
+            "--out",
+            &english.display().to_string(),
+            "--lang",
+            "fr",
+        ],
+    );
+    assert_eq!(exit(&out), 2, "{}", text(&out));
+    assert!(text(&out).contains("no language `fr`"), "{}", text(&out));
+
+    // A damaged object: fetch names it, exits 1 and swaps nothing in.
+    let victim = new.iter().next().unwrap().clone();
+    let file = store.object_file(prefix, &victim);
+    let good = std::fs::read(&file).unwrap();
+    std::fs::write(&file, b"not the object").unwrap();
+    let held = contents(&fetched);
+    let out = run(
+        root,
+        store,
+        &[
+            "fetch",
+            "--from",
+            &url,
+            "--region",
+            "jp",
+            "--out",
+            &fetched_arg,
+            "--cache",
+            &root.join("empty-cache").display().to_string(),
+        ],
+    );
+    assert_eq!(exit(&out), 1, "{}", text(&out));
+    assert!(text(&out).contains(&victim), "{}", text(&out));
+    assert_eq!(contents(&fetched), held, "nothing swapped in");
+    std::fs::write(&file, good).unwrap();
+
+    // A publisher that died after its objects (no release yet), or after its release
+    // (no pointer moved): the pointer still names a whole release, and a rerun
+    // completes, uploading nothing twice.
+    if let Some(files) = store.files(prefix) {
+        let pointer = files.join("regions/jp/current.json");
+        for died_after_release in [false, true] {
+            let held_pointer = std::fs::read(&pointer).unwrap();
+            let held = contents(&fetched);
+            let saber = if died_after_release {
+                "Iron Saber"
+            } else {
+                "Iron Katana"
+            };
+            let po = std::fs::read_to_string(fixtures().join("examples/en.po"))
+                .unwrap()
+                .replacen("msgstr \"Iron Sword\"", &format!("msgstr \"{saber}\""), 1);
+            std::fs::write(root.join("en.po"), po).unwrap();
+            ok(masterctl(
+                root,
+                &["l10n", "import", "--region", "jp", "en.po"],
+            ));
+            ok(masterctl(
+                root,
+                &["build", "--region", "jp", "--out", "build"],
+            ));
+            let release = manifest(&build)["source_commit"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            ok(run(root, store, &["publish", &build_arg, "--to", &url]));
+            std::fs::write(&pointer, &held_pointer).unwrap();
+            if !died_after_release {
+                std::fs::remove_file(files.join(format!("releases/jp/{release}.json"))).unwrap();
+            }
+            ok(run(
+                root,
+                store,
+                &[
+                    "fetch",
+                    "--from",
+                    &url,
+                    "--region",
+                    "jp",
+                    "--out",
+                    &fetched_arg,
+                ],
+            ));
+            assert_eq!(contents(&fetched), held, "the previous release, whole");
+            let rerun = json(&ok(run(
+                root,
+                store,
+                &["publish", &build_arg, "--to", &url, "--format", "json"],
+            )));
+            assert_eq!(rerun["uploaded"], 0);
+            assert_eq!(rerun["release_written"], !died_after_release);
+            assert_eq!(rerun["pointer_moved"], true);
+            ok(run(
+                root,
+                store,
+                &[
+                    "fetch",
+                    "--from",
+                    &url,
+                    "--region",
+                    "jp",
+                    "--out",
+                    &fetched_arg,
+                ],
+            ));
+            assert_eq!(contents(&fetched), contents(&build));
+        }
+    }
+
+    // Moving back to an earlier release needs --force.
+    let older = root.join("older");
+    ok(masterctl(
+        root,
+        &[
+            "build",
+            "--region",
+            "jp",
+            "--rev",
+            "masters/jp~1",
+            "--out",
+            &older.display().to_string(),
+        ],
+    ));
+    let out = run(
+        root,
+        store,
+        &["publish", &older.display().to_string(), "--to", &url],
+    );
+    assert_eq!(exit(&out), 2, "{}", text(&out));
+    assert!(text(&out).contains("--force"), "{}", text(&out));
+    let forced = json(&ok(run(
+        root,
+        store,
+        &[
+            "publish",
+            &older.display().to_string(),
+            "--to",
+            &url,
+            "--force",
+            "--format",
+            "json",
+        ],
+    )));
+    assert_eq!(forced["uploaded"], 0, "its objects are all there");
+    assert_eq!(forced["pointer_moved"], true);
+
+    // No credential ever reaches the output, even in errors.
+    for out in [
+        run(
+            root,
+            store,
+            &["publish", &build_arg, "--to", &url, "--force"],
+        ),
+        run(
+            root,
+            store,
+            &["fetch", "--from", &url, "--region", "nowhere", "--out", "x"],
+        ),
+    ] {
+        let all = text(&out);
+        assert!(
+            !all.contains(SECRET_KEY) && !all.contains(ACCESS_KEY),
+            "{all}"
+        );
+    }
+}
+
+#[test]
+fn a_folder_store_publishes_and_fetches_whole_releases() {
+    let store = Folder(tempfile::tempdir().unwrap());
+    suite(&store, "game");
+}
+
+#[test]
+fn an_s3_store_publishes_and_fetches_whole_releases() {
+    let Some(store) = S3::start() else { return };
+    suite(&store, "game");
+}
+
+#[test]
+fn s3_faults_are_clear_errors_without_secrets() {
+    let Some(mut store) = S3::start() else { return };
+    let (repo, build) = game();
+    let root = repo.path();
+    let build_arg = build.display().to_string();
+    let url = store.url("game");
+    // Wrong credentials, a missing bucket: exit 2, one clear line, no secret.
+    let out = Command::new(env!("CARGO_BIN_EXE_masterctl"))
+        .current_dir(root)
+        .args(["publish", &build_arg, "--to", &url])
+        .env("NO_COLOR", "1")
+        .env("HOME", root)
+        .envs(store.env())
+        .env("AWS_SECRET_ACCESS_KEY", "wrong-secret-for-the-test")
+        .output()
+        .unwrap();
+    assert_eq!(exit(&out), 2, "{}", text(&out));
+    assert!(text(&out).contains("credentials"), "{}", text(&out));
+    assert!(!text(&out).contains("wrong-secret-for-the-test"));
+    let out = run(
+        root,
+        &store,
+        &["publish", &build_arg, "--to", "s3://no-such-bucket/game"],
+    );
+    assert_eq!(exit(&out), 2, "{}", text(&out));
+    assert!(
+        text(&out).contains("bucket does not exist"),
+        "{}",
+        text(&out)
+    );
+
+    // The server down in the middle of the work: exit 2; up again, a rerun completes
+    // and the pointer never named a missing object.
+    ok(run(root, &store, &["publish", &build_arg, "--to", &url]));
+    store.stop();
+    let out = run(
+        root,
+        &store,
+        &[
+            "fetch", "--from", &url, "--region", "jp", "--out", "fetched",
+        ],
+    );
+    assert_eq!(exit(&out), 2, "{}", text(&out));
+    assert!(text(&out).contains("cannot be reached"), "{}", text(&out));
+    assert!(!root.join("fetched").exists());
+    store.restart();
+    ok(run(
+        root,
+        &store,
+        &[
+            "fetch", "--from", &url, "--region", "jp", "--out", "fetched",
+        ],
+    ));
+    assert_eq!(contents(&root.join("fetched")), contents(&build));
+
+    // The server killed while a publish runs (one object at a time, so that it is
+    // caught in the middle): whatever the publisher got done, a fetch gets a whole
+    // release, and the rerun completes.
+    let old = contents(&build);
+    let po = std::fs::read_to_string(fixtures().join("examples/en.po"))
+        .unwrap()
+        .replacen("msgstr \"Iron Sword\"", "msgstr \"Iron Sabre\"", 1);
+    std::fs::write(root.join("en.po"), po).unwrap();
+    ok(masterctl(
+        root,
+        &["l10n", "import", "--region", "jp", "en.po"],
+    ));
+    ok(masterctl(
+        root,
+        &["build", "--region", "jp", "--out", "build"],
+    ));
+    let publisher = Command::new(env!("CARGO_BIN_EXE_masterctl"))
+        .current_dir(root)
+        .args(["publish", &build_arg, "--to", &url, "--concurrency", "1"])
+        .env("HOME", root)
+        .envs(store.env())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(30));
+    store.stop();
+    let out = publisher.wait_with_output().unwrap();
+    assert!(matches!(exit(&out), 0 | 2), "{}", text(&out));
+    store.restart();
+    ok(run(
+        root,
+        &store,
+        &[
+            "fetch", "--from", &url, "--region", "jp", "--out", "fetched",
+        ],
+    ));
+    let got = contents(&root.join("fetched"));
+    assert!(got == old || got == contents(&build), "a whole release");
+    ok(run(root, &store, &["publish", &build_arg, "--to", &url]));
+    ok(run(
+        root,
+        &store,
+        &[
+            "fetch", "--from", &url, "--region", "jp", "--out", "fetched",
+        ],
+    ));
+    assert_eq!(contents(&root.join("fetched")), contents(&build));
+}
+
+#[test]
+fn racing_publishers_never_lose_a_release_silently() {
+    let folder = Folder(tempfile::tempdir().unwrap());
+    let s3 = S3::start();
+    let mut stores: Vec<&dyn Store> = vec![&folder];
+    if let Some(s3) = &s3 {
+        stores.push(s3);
+    }
+    let (repo, build) = game();
+    let root = repo.path();
+    let other = root.join("other");
+    ok(masterctl(
+        root,
+        &[
+            "build",
+            "--region",
+            "jp",
+            "--rev",
+            "masters/jp~1",
+            "--out",
+            &other.display().to_string(),
+        ],
+    ));
+    let releases = [
+        manifest(&build)["source_commit"]
+            .as_str()
+            .unwrap()
+            .to_string(),
+        manifest(&other)["source_commit"]
+            .as_str()
+            .unwrap()
+            .to_string(),
+    ];
+    for store in stores {
+        for round in 0..4 {
+            let url = store.url(&format!("race{round}"));
+            let spawn = |dir: &Path| {
+                let mut command = Command::new(env!("CARGO_BIN_EXE_masterctl"));
+                command
+                    .current_dir(root)
+                    .args(["publish", &dir.display().to_string(), "--to", &url])
+                    .args(["--format", "json"])
+                    .env("HOME", root)
+                    .envs(store.env())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped());
+                command.spawn().unwrap()
+            };
+            let (a, b) = (spawn(&build), spawn(&other));
+            let outs = [a.wait_with_output().unwrap(), b.wait_with_output().unwrap()];
+            let current: serde_json::Value = serde_json::from_slice(
+                &run(
+                    root,
+                    store,
+                    &[
+                        "fetch", "--from", &url, "--region", "jp", "--out", "raced", "--format",
+                        "json",
+                    ],
+                )
+                .stdout,
+            )
+            .unwrap();
+            let current = current["release"].as_str().unwrap().to_string();
+            for (i, out) in outs.iter().enumerate() {
+                match exit(out) {
+                    // Made current; if the other is current now, it saw this one.
+                    0 => {
+                        let mine = &releases[i];
+                        let theirs = &releases[1 - i];
+                        if &current != mine && store.atomic() {
+                            assert_eq!(&current, theirs);
+                            let other: serde_json::Value =
+                                serde_json::from_slice(&outs[1 - i].stdout).unwrap();
+                            assert_eq!(
+                                other["previous"].as_str(),
+                                Some(mine.as_str()),
+                                "{url}: {}",
+                                text(&outs[1 - i])
+                            );
+                        }
+                    }
+                    // Lost the race or would move back: said so.
+                    1 | 2 => {
+                        let said = text(out);
+                        assert!(
+                            said.contains("another publisher") || said.contains("--force"),
+                            "{said}"
+                        );
+                    }
+                    code => panic!("exit {code}: {}", text(out)),
+                }
+            }
+            // Whatever the store's atomicity, no release is lost: both are on the store,
+            // whole, and fetchable by name.
+            assert!(releases.contains(&current));
+            for release in &releases {
+                ok(run(
+                    root,
+                    store,
+                    &[
+                        "fetch",
+                        "--from",
+                        &url,
+                        "--region",
+                        "jp",
+                        "--release",
+                        release,
+                        "--out",
+                        "raced",
+                    ],
+                ));
+            }
+            let _ = std::fs::remove_dir_all(root.join("raced"));
+        }
+    }
+}
+
+#[test]
+fn plain_http_in_front_of_a_store_serves_fetches() {
+    let folder = Folder(tempfile::tempdir().unwrap());
+    let (repo, build) = game();
+    let root = repo.path();
+    ok(run(
+        root,
+        &folder,
+        &[
+            "publish",
+            &build.display().to_string(),
+            "--to",
+            &folder.url("game"),
+        ],
+    ));
+    let port = free_port();
+    let mut server = Command::new("python3")
+        .args([
+            "-m",
+            "http.server",
+            "--bind",
+            "127.0.0.1",
+            &port.to_string(),
+        ])
+        .arg("--directory")
+        .arg(folder.0.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("python3 serves the folder");
+    let start = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(start.elapsed() < Duration::from_secs(20), "no HTTP server");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let url = format!("http://127.0.0.1:{port}/game");
+    let out = run(
+        root,
+        &folder,
+        &[
+            "fetch", "--from", &url, "--region", "jp", "--out", "fetched",
+        ],
+    );
+    let _ = server.kill();
+    let _ = server.wait();
+    ok(out);
+    assert_eq!(contents(&root.join("fetched")), contents(&build));
+    // HTTP is for reading.
+    let out = run(
+        root,
+        &folder,
+        &["publish", &build.display().to_string(), "--to", &url],
+    );
+    assert_eq!(exit(&out), 2, "{}", text(&out));
+    assert!(text(&out).contains("read-only"), "{}", text(&out));
+    // Nobody listening: exit 2, quickly.
+    let out = run(
+        root,
+        &folder,
+        &[
+            "fetch",
+            "--from",
+            &format!("http://127.0.0.1:{}/game", free_port()),
+            "--region",
+            "jp",
+            "--out",
+            "nowhere",
+        ],
+    );
+    assert_eq!(exit(&out), 2, "{}", text(&out));
+    assert!(text(&out).contains("cannot be reached"), "{}", text(&out));
+}
