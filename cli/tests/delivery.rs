@@ -268,52 +268,67 @@ fn inspected(root: &Path, dir: &Path) -> Vec<String> {
     shown
 }
 
+/// A store at a prefix, as the commands under test reach it from a repository.
+struct At<'a> {
+    root: &'a Path,
+    store: &'a dyn Store,
+    url: String,
+}
+
+impl At<'_> {
+    fn publish(&self, dir: &Path, extra: &[&str]) -> Output {
+        let dir = dir.display().to_string();
+        let mut args = vec!["publish", dir.as_str(), "--to", self.url.as_str()];
+        args.extend(extra);
+        run(self.root, self.store, &args)
+    }
+
+    fn publish_json(&self, dir: &Path) -> serde_json::Value {
+        json(&ok(self.publish(dir, &["--format", "json"])))
+    }
+
+    fn fetch(&self, out: &Path, extra: &[&str]) -> Output {
+        let out = out.display().to_string();
+        let mut args = vec!["fetch", "--from", self.url.as_str(), "--region", "jp"];
+        args.extend(["--out", out.as_str()]);
+        args.extend(extra);
+        run(self.root, self.store, &args)
+    }
+
+    fn fetch_json(&self, out: &Path, extra: &[&str]) -> serde_json::Value {
+        let mut args = extra.to_vec();
+        args.extend(["--format", "json"]);
+        json(&ok(self.fetch(out, &args)))
+    }
+}
+
 /// The whole life of a release on one store: publish, fetch, republish, a change, a
 /// language, a damaged object, an interrupted publish.
 fn suite(store: &dyn Store, prefix: &str) {
     let (repo, build) = game();
     let root = repo.path();
     let url = store.url(prefix);
-    let build_arg = build.display().to_string();
-
-    // The first publish uploads every object; a fetch gives the build back, byte for byte.
-    let first = json(&ok(run(
+    let at = At {
         root,
         store,
-        &["publish", &build_arg, "--to", &url, "--format", "json"],
-    )));
+        url: url.clone(),
+    };
+
+    // The first publish uploads every object; a fetch gives the build back, byte for byte.
+    let first = at.publish_json(&build);
     let objects = hashes(&build).len() + 1;
     assert_eq!(first["objects"], objects);
     assert_eq!(first["uploaded"], objects);
     assert_eq!(first["pointer_moved"], true);
     assert_eq!(first["previous"], serde_json::Value::Null);
     let fetched = root.join("fetched");
-    let fetched_arg = fetched.display().to_string();
-    let out = json(&ok(run(
-        root,
-        store,
-        &[
-            "fetch",
-            "--from",
-            &url,
-            "--region",
-            "jp",
-            "--out",
-            &fetched_arg,
-            "--format",
-            "json",
-        ],
-    )));
+    let out = at.fetch_json(&fetched, &[]);
     assert_eq!(out["downloaded"], hashes(&build).len());
     assert_eq!(contents(&fetched), contents(&build));
     assert_eq!(inspected(root, &fetched), inspected(root, &build));
 
     // Unchanged: nothing uploaded, the pointer stays.
-    let again = json(&ok(run(
-        root,
-        store,
-        &["publish", &build_arg, "--to", &url, "--format", "json"],
-    )));
+    let again = at.publish_json(&build);
     assert_eq!(again["uploaded"], 0);
     assert_eq!(again["pointer_moved"], false);
 
@@ -334,28 +349,10 @@ fn suite(store: &dyn Store, prefix: &str) {
     ));
     let new: BTreeSet<String> = hashes(&build).difference(&before).cloned().collect();
     assert_eq!(new.len(), 1, "only strings/en/item changes");
-    let third = json(&ok(run(
-        root,
-        store,
-        &["publish", &build_arg, "--to", &url, "--format", "json"],
-    )));
+    let third = at.publish_json(&build);
     assert_eq!(third["uploaded"], new.len() + 1);
     assert_eq!(third["pointer_moved"], true);
-    let out = json(&ok(run(
-        root,
-        store,
-        &[
-            "fetch",
-            "--from",
-            &url,
-            "--region",
-            "jp",
-            "--out",
-            &fetched_arg,
-            "--format",
-            "json",
-        ],
-    )));
+    let out = at.fetch_json(&fetched, &[]);
     assert_eq!(out["downloaded"], new.len());
     assert_eq!(out["reused"], hashes(&build).len() - new.len());
     assert_eq!(out["replaced"], true);
@@ -363,25 +360,8 @@ fn suite(store: &dyn Store, prefix: &str) {
 
     // English only: no Japanese strings move, and the build opens.
     let english = root.join("english");
-    let out = json(&ok(run(
-        root,
-        store,
-        &[
-            "fetch",
-            "--from",
-            &url,
-            "--region",
-            "jp",
-            "--out",
-            &english.display().to_string(),
-            "--lang",
-            "en",
-            "--cache",
-            &root.join("english-cache").display().to_string(),
-            "--format",
-            "json",
-        ],
-    )));
+    let english_cache = root.join("english-cache").display().to_string();
+    let out = at.fetch_json(&english, &["--lang", "en", "--cache", &english_cache]);
     assert_eq!(out["languages"], serde_json::json!(["en"]));
     let japanese: BTreeSet<String> = manifest(&build)["files"]
         .as_array()
@@ -408,21 +388,7 @@ fn suite(store: &dyn Store, prefix: &str) {
     )));
     assert!(row.contains("Iron Blade"), "{row}");
     // A language the release does not have is a usage error.
-    let out = run(
-        root,
-        store,
-        &[
-            "fetch",
-            "--from",
-            &url,
-            "--region",
-            "jp",
-            "--out",
-            &english.display().to_string(),
-            "--lang",
-            "fr",
-        ],
-    );
+    let out = at.fetch(&english, &["--lang", "fr"]);
     assert_eq!(exit(&out), 2, "{}", text(&out));
     assert!(text(&out).contains("no language `fr`"), "{}", text(&out));
 
@@ -432,21 +398,8 @@ fn suite(store: &dyn Store, prefix: &str) {
     let good = std::fs::read(&file).unwrap();
     std::fs::write(&file, b"not the object").unwrap();
     let held = contents(&fetched);
-    let out = run(
-        root,
-        store,
-        &[
-            "fetch",
-            "--from",
-            &url,
-            "--region",
-            "jp",
-            "--out",
-            &fetched_arg,
-            "--cache",
-            &root.join("empty-cache").display().to_string(),
-        ],
-    );
+    let empty_cache = root.join("empty-cache").display().to_string();
+    let out = at.fetch(&fetched, &["--cache", &empty_cache]);
     assert_eq!(exit(&out), 1, "{}", text(&out));
     assert!(text(&out).contains(&victim), "{}", text(&out));
     assert_eq!(contents(&fetched), held, "nothing swapped in");
@@ -481,46 +434,18 @@ fn suite(store: &dyn Store, prefix: &str) {
                 .as_str()
                 .unwrap()
                 .to_string();
-            ok(run(root, store, &["publish", &build_arg, "--to", &url]));
+            ok(at.publish(&build, &[]));
             std::fs::write(&pointer, &held_pointer).unwrap();
             if !died_after_release {
                 std::fs::remove_file(files.join(format!("releases/jp/{release}.json"))).unwrap();
             }
-            ok(run(
-                root,
-                store,
-                &[
-                    "fetch",
-                    "--from",
-                    &url,
-                    "--region",
-                    "jp",
-                    "--out",
-                    &fetched_arg,
-                ],
-            ));
+            ok(at.fetch(&fetched, &[]));
             assert_eq!(contents(&fetched), held, "the previous release, whole");
-            let rerun = json(&ok(run(
-                root,
-                store,
-                &["publish", &build_arg, "--to", &url, "--format", "json"],
-            )));
+            let rerun = at.publish_json(&build);
             assert_eq!(rerun["uploaded"], 0);
             assert_eq!(rerun["release_written"], !died_after_release);
             assert_eq!(rerun["pointer_moved"], true);
-            ok(run(
-                root,
-                store,
-                &[
-                    "fetch",
-                    "--from",
-                    &url,
-                    "--region",
-                    "jp",
-                    "--out",
-                    &fetched_arg,
-                ],
-            ));
+            ok(at.fetch(&fetched, &[]));
             assert_eq!(contents(&fetched), contents(&build));
         }
     }
@@ -539,36 +464,16 @@ fn suite(store: &dyn Store, prefix: &str) {
             &older.display().to_string(),
         ],
     ));
-    let out = run(
-        root,
-        store,
-        &["publish", &older.display().to_string(), "--to", &url],
-    );
+    let out = at.publish(&older, &[]);
     assert_eq!(exit(&out), 2, "{}", text(&out));
     assert!(text(&out).contains("--force"), "{}", text(&out));
-    let forced = json(&ok(run(
-        root,
-        store,
-        &[
-            "publish",
-            &older.display().to_string(),
-            "--to",
-            &url,
-            "--force",
-            "--format",
-            "json",
-        ],
-    )));
+    let forced = json(&ok(at.publish(&older, &["--force", "--format", "json"])));
     assert_eq!(forced["uploaded"], 0, "its objects are all there");
     assert_eq!(forced["pointer_moved"], true);
 
     // No credential ever reaches the output, even in errors.
     for out in [
-        run(
-            root,
-            store,
-            &["publish", &build_arg, "--to", &url, "--force"],
-        ),
+        at.publish(&build, &["--force"]),
         run(
             root,
             store,
