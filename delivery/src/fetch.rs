@@ -131,7 +131,7 @@ pub async fn fetch(
             f.kind != FileKind::Strings
                 || f.language.as_ref().is_some_and(|l| languages.contains(l))
         });
-        narrowed.languages.retain(|l| languages.contains(l));
+        // `languages` stays the region's fallback order, which the strings refer to.
         narrowed
             .fallbacks
             .retain(|f| languages.contains(&f.language));

@@ -440,13 +440,19 @@ impl Masters {
         }
     }
 
-    /// A table's texts in a language; the region's first language when the build has
-    /// none of that language.
+    /// A table's texts in a language; when the build has none of that language, the
+    /// first of the region's languages it has (a build fetched with some languages
+    /// only holds those).
     pub fn texts(&self, table: &str, language: &str) -> Option<Texts<'_>> {
         let languages = self.strings.get(table)?;
         let file = match languages.get(language) {
             Some(&file) => file,
-            None => *languages.get(self.manifest.languages.first()?.as_str())?,
+            None => self
+                .manifest
+                .languages
+                .iter()
+                .find_map(|l| languages.get(l.as_str()))
+                .copied()?,
         };
         match &self.archive(file).body {
             ArchivedBody::Strings(data) => Some(Texts { data }),

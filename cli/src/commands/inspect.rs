@@ -45,9 +45,18 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
         return Ok(());
     };
     let manifest = masters.manifest();
+    // The region's first language the build holds texts of (a fetch may have taken
+    // some languages only).
+    let held = |l: &&String| {
+        manifest
+            .files
+            .iter()
+            .any(|f| f.language.as_ref() == Some(*l))
+    };
     let language = args
         .lang
         .clone()
+        .or_else(|| manifest.languages.iter().find(held).cloned())
         .or_else(|| manifest.languages.first().cloned())
         .unwrap_or_default();
     let Some(entry) = manifest
