@@ -471,6 +471,147 @@ fn suite(store: &dyn Store, prefix: &str) {
     assert_eq!(forced["uploaded"], 0, "its objects are all there");
     assert_eq!(forced["pointer_moved"], true);
 
+    // The store's releases, newest first, the forced one current.
+    let listed = json(&ok(run(
+        root,
+        store,
+        &["releases", "--from", &url, "--format", "json"],
+    )));
+    let listed = listed["releases"].as_array().unwrap().clone();
+    let older_id = manifest(&older)["source_commit"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let newest_id = manifest(&build)["source_commit"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let current: Vec<&str> = listed
+        .iter()
+        .filter(|r| r["current"] == true)
+        .map(|r| r["release"].as_str().unwrap())
+        .collect();
+    assert_eq!(current, [older_id.as_str()]);
+    assert_eq!(listed[0]["release"], newest_id.as_str(), "newest first");
+    let published: Vec<String> = listed
+        .iter()
+        .map(|r| r["release"].as_str().unwrap().to_string())
+        .collect();
+
+    // Rollback (forward, here) to the newest: it has every object, so it moves.
+    let rolled = json(&ok(run(
+        root,
+        store,
+        &[
+            "rollback", "--from", &url, "--region", "jp", "--to", &newest_id, "--format", "json",
+        ],
+    )));
+    assert_eq!(rolled["moved"], true);
+    ok(at.fetch(&fetched, &[]));
+    assert_eq!(contents(&fetched), contents(&build));
+    let out = run(
+        root,
+        store,
+        &[
+            "rollback",
+            "--from",
+            &url,
+            "--region",
+            "jp",
+            "--to",
+            &"0".repeat(40),
+        ],
+    );
+    assert_eq!(exit(&out), 2, "{}", text(&out));
+
+    // A release whose objects are not all there is never made current.
+    if store.files(prefix).is_some() {
+        let only_older = hashes(&older).difference(&hashes(&build)).next().cloned();
+        let victim = only_older.expect("the older build has objects of its own");
+        std::fs::remove_file(store.object_file(prefix, &victim)).unwrap();
+        let out = run(
+            root,
+            store,
+            &[
+                "rollback", "--from", &url, "--region", "jp", "--to", &older_id,
+            ],
+        );
+        assert_eq!(exit(&out), 1, "{}", text(&out));
+        assert!(text(&out).contains(&victim), "{}", text(&out));
+        ok(at.fetch(&fetched, &[]));
+        assert_eq!(
+            contents(&fetched),
+            contents(&build),
+            "the pointer did not move"
+        );
+    }
+
+    // gc keeps the newest release of the region (the current one) and what it needs;
+    // every other release and object goes, releases first.
+    let dry = json(&ok(run(
+        root,
+        store,
+        &[
+            "gc",
+            "--from",
+            &url,
+            "--keep",
+            "1",
+            "--grace",
+            "0",
+            "--dry-run",
+            "--format",
+            "json",
+        ],
+    )));
+    assert_eq!(
+        dry["deleted"]["jp"].as_array().unwrap().len(),
+        published.len() - 1
+    );
+    assert!(dry["objects_deleted"].as_u64().unwrap() > 0);
+    let kept_objects: BTreeSet<String> = hashes(&build);
+    let gone = json(&ok(run(
+        root,
+        store,
+        &[
+            "gc", "--from", &url, "--keep", "1", "--grace", "0", "--format", "json",
+        ],
+    )));
+    assert_eq!(gone["objects_deleted"], dry["objects_deleted"]);
+    for hash in &kept_objects {
+        assert!(store.object_file(prefix, hash).exists(), "kept {hash}");
+    }
+    ok(at.fetch(
+        &fetched,
+        &["--cache", &root.join("gc-cache").display().to_string()],
+    ));
+    assert_eq!(contents(&fetched), contents(&build));
+    let out = run(
+        root,
+        store,
+        &[
+            "fetch",
+            "--from",
+            &url,
+            "--region",
+            "jp",
+            "--release",
+            &older_id,
+            "--out",
+            "old",
+        ],
+    );
+    assert_eq!(exit(&out), 2, "a deleted release: {}", text(&out));
+    // Rolling back to a release whose objects are gone is refused.
+    let out = run(
+        root,
+        store,
+        &[
+            "rollback", "--from", &url, "--region", "jp", "--to", &older_id,
+        ],
+    );
+    assert_ne!(exit(&out), 0, "{}", text(&out));
+
     // No credential ever reaches the output, even in errors.
     for out in [
         at.publish(&build, &["--force"]),

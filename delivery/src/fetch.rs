@@ -10,7 +10,7 @@ use masterctl_runtime::manifest::FileKind;
 use masterctl_runtime::{MANIFEST, Manifest, Masters, files};
 use serde::Serialize;
 
-use crate::layout::{self, Pointer, Release};
+use crate::layout::{self, Release};
 use crate::remote::Remote;
 use crate::{DeliveryError, Progress, object};
 
@@ -171,9 +171,9 @@ async fn read_release(
             layout::check_release(release)?;
             None
         }
-        None => {
-            let key = layout::pointer_key(region);
-            let Some(bytes) = remote.get(&key).await? else {
+        None => match crate::manage::read_pointer(remote, region).await? {
+            Some((pointer, _)) => Some(pointer),
+            None => {
                 // A missing bucket can answer like a missing object: tell them apart.
                 if remote.is_writable() {
                     remote.probe("regions/").await?;
@@ -181,12 +181,12 @@ async fn read_release(
                 return Err(DeliveryError::Missing {
                     store: store.to_string(),
                     what: format!(
-                        "release of region {region} ({key} is not there: publish one first)"
+                        "release of region {region} ({} is not there: publish one first)",
+                        layout::pointer_key(region)
                     ),
                 });
-            };
-            Some(Pointer::parse(&bytes, &key, store, region)?)
-        }
+            }
+        },
     };
     let release_id = match (&options.release, &pointer) {
         (Some(release), _) => release.clone(),
@@ -194,21 +194,12 @@ async fn read_release(
         (None, None) => unreachable!("a pointer was read when no release was named"),
     };
     let key = layout::release_key(region, &release_id);
-    let bytes = remote
-        .get(&key)
+    let release = crate::manage::read_release(remote, region, &release_id)
         .await?
         .ok_or_else(|| DeliveryError::Missing {
             store: store.to_string(),
             what: format!("release {release_id} of region {region} ({key})"),
         })?;
-    let release = Release::parse(&bytes, &key, store, region)?;
-    if release.release != release_id {
-        return Err(DeliveryError::Foreign {
-            store: store.to_string(),
-            key,
-            why: format!("it names release {}", release.release),
-        });
-    }
     if let Some(pointer) = &pointer
         && pointer.manifest_blake3 != release.manifest_blake3
     {

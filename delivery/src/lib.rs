@@ -17,6 +17,7 @@
 
 pub mod fetch;
 pub mod layout;
+pub mod manage;
 mod object;
 pub mod publish;
 pub mod remote;
@@ -24,6 +25,7 @@ pub mod remote;
 use std::path::PathBuf;
 
 pub use fetch::{FetchOptions, Fetched, fetch};
+pub use manage::{Collected, ReleaseInfo, RolledBack, gc, releases, rollback};
 pub use publish::{PublishOptions, Published, publish};
 pub use remote::{Remote, RemoteOptions};
 

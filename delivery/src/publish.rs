@@ -83,13 +83,7 @@ pub async fn publish(
     layout::check_release(&release)?;
     let manifest_hash = blake3::hash(&manifest_bytes).to_hex().to_string();
     let pointer_key = layout::pointer_key(&region);
-    let current = match remote.get_versioned(&pointer_key).await? {
-        Some(read) => Some((
-            Pointer::parse(&read.bytes, &pointer_key, remote.shown(), &region)?,
-            read.version,
-        )),
-        None => None,
-    };
+    let current = crate::manage::read_pointer(remote, &region).await?;
     // One object per distinct content (two files may hold the same bytes).
     let mut parts: Vec<Part> = manifest
         .files
@@ -200,18 +194,14 @@ pub async fn publish(
     if let Some((pointer, _)) = &current
         && pointer.release != release
         && !options.force
+        && let Some(theirs) = crate::manage::read_release(remote, &region, &pointer.release).await?
+        && theirs.published.time > ours.published.time
     {
-        let current_key = layout::release_key(&region, &pointer.release);
-        if let Some(bytes) = remote.get(&current_key).await? {
-            let theirs = Release::parse(&bytes, &current_key, remote.shown(), &region)?;
-            if theirs.published.time > ours.published.time {
-                return Err(DeliveryError::Backwards {
-                    region,
-                    release,
-                    current: pointer.release.clone(),
-                });
-            }
-        }
+        return Err(DeliveryError::Backwards {
+            region,
+            release,
+            current: pointer.release.clone(),
+        });
     }
     let pointer = Pointer {
         masterctl_pointer: layout::LAYOUT_VERSION,

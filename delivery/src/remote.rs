@@ -51,6 +51,15 @@ pub struct Remote {
     secrets: Vec<String>,
 }
 
+/// An object found by listing.
+#[derive(Debug, Clone)]
+pub struct Listed {
+    pub key: String,
+    pub size: u64,
+    /// Seconds since it was last written.
+    pub age: u64,
+}
+
 /// A pointer as read: its bytes and the version a conditional write compares against.
 pub struct Versioned {
     pub bytes: Bytes,
@@ -230,6 +239,16 @@ impl Remote {
         }
     }
 
+    /// [`Remote::exists`] for a key the future owns (many at once).
+    pub(crate) async fn exists_owned(&self, key: String) -> Result<bool, DeliveryError> {
+        self.exists(&key).await
+    }
+
+    /// [`Remote::delete`] for a key the future owns (many at once).
+    pub(crate) async fn delete_owned(&self, key: String) -> Result<(), DeliveryError> {
+        self.delete(&key).await
+    }
+
     /// Create an object that must not exist yet; `false` when it already did (its
     /// content is then left as it was).
     pub async fn create(&self, key: &str, bytes: Vec<u8>) -> Result<bool, DeliveryError> {
@@ -347,9 +366,11 @@ impl Remote {
         result
     }
 
-    /// Keys under a prefix (relative to the store's own prefix).
-    pub async fn list(&self, prefix: &str) -> Result<Vec<String>, DeliveryError> {
+    /// Objects under a prefix (keys relative to the store's own prefix), with their
+    /// size and age. Listing needs `s3://` or `file://`.
+    pub async fn list(&self, prefix: &str) -> Result<Vec<Listed>, DeliveryError> {
         use futures::TryStreamExt;
+        self.writable()?;
         let base = self.key(prefix);
         let metas: Vec<object_store::ObjectMeta> = self
             .store
@@ -362,11 +383,19 @@ impl Remote {
         } else {
             format!("{}/", self.prefix)
         };
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
         Ok(metas
             .into_iter()
             .map(|m| {
                 let key = m.location.to_string();
-                key.strip_prefix(&strip).unwrap_or(&key).to_string()
+                Listed {
+                    key: key.strip_prefix(&strip).unwrap_or(&key).to_string(),
+                    size: m.size,
+                    age: now
+                        .saturating_sub(u64::try_from(m.last_modified.timestamp()).unwrap_or(0)),
+                }
             })
             .collect())
     }

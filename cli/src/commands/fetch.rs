@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use masterctl_delivery::{FetchOptions, Fetched, Remote, RemoteOptions, fetch};
+use masterctl_delivery::{FetchOptions, Fetched, fetch};
 use masterctl_store::short_id;
 
 use super::{Failure, block_on, delivery_failure};
@@ -40,14 +40,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
-    let remote = Remote::open(
-        &args.from,
-        &RemoteOptions {
-            endpoint: args.endpoint.clone(),
-            ..RemoteOptions::default()
-        },
-    )
-    .map_err(delivery_failure)?;
+    let remote = super::releases::open(&args.from, args.endpoint.clone())?;
     let options = FetchOptions {
         region: args.region.clone(),
         languages: (!args.lang.is_empty()).then(|| args.lang.clone()),

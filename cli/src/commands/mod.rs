@@ -4,6 +4,7 @@
 mod build;
 mod completions;
 mod fetch;
+mod gc;
 mod import;
 mod init;
 mod inspect;
@@ -11,6 +12,8 @@ mod l10n;
 mod log;
 mod publish;
 mod rebase;
+mod releases;
+mod rollback;
 mod schema;
 mod status;
 mod unlock;
@@ -59,6 +62,12 @@ pub enum Command {
     Publish(publish::Args),
     /// Download a region's current (or a named) release from a store into a build folder
     Fetch(fetch::Args),
+    /// The releases a store holds, newest first per region, the current one marked
+    Releases(releases::Args),
+    /// Make an earlier release of a region current again (all its objects must be there)
+    Rollback(rollback::Args),
+    /// Delete releases beyond the newest N per region, and the objects no kept release needs
+    Gc(gc::Args),
     /// Remove a lock a killed process left on a region's branch (only a stale one)
     Unlock(unlock::Args),
     /// Write the completion script of a shell (bash, zsh, fish, powershell)
@@ -84,6 +93,9 @@ impl Command {
             | Command::Inspect(_)
             | Command::Publish(_)
             | Command::Fetch(_)
+            | Command::Releases(_)
+            | Command::Rollback(_)
+            | Command::Gc(_)
             | Command::Completions(_) => None,
         }
     }
@@ -105,6 +117,9 @@ impl Command {
             Command::Inspect(_) => "inspect",
             Command::Publish(_) => "publish",
             Command::Fetch(_) => "fetch",
+            Command::Releases(_) => "releases",
+            Command::Rollback(_) => "rollback",
+            Command::Gc(_) => "gc",
             Command::Unlock(_) => "unlock",
             Command::Completions(_) => "completions",
         }
@@ -138,6 +153,9 @@ pub fn run(
         Command::Inspect(args) => inspect::run(args, output),
         Command::Publish(args) => publish::run(args, output),
         Command::Fetch(args) => fetch::run(args, output),
+        Command::Releases(args) => releases::run(args, output),
+        Command::Rollback(args) => rollback::run(args, output),
+        Command::Gc(args) => gc::run(args, output),
         Command::Unlock(args) => unlock::run(args, global, output),
         Command::Completions(args) => completions::run(args, cli()),
     }

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use masterctl_delivery::{PublishOptions, Published, Remote, RemoteOptions, publish};
+use masterctl_delivery::{PublishOptions, Published, publish};
 use masterctl_store::short_id;
 
 use super::{Failure, block_on, delivery_failure};
@@ -29,14 +29,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
-    let remote = Remote::open(
-        &args.to,
-        &RemoteOptions {
-            endpoint: args.endpoint.clone(),
-            ..RemoteOptions::default()
-        },
-    )
-    .map_err(delivery_failure)?;
+    let remote = super::releases::open(&args.to, args.endpoint.clone())?;
     let options = PublishOptions {
         force: args.force,
         concurrency: args.concurrency,

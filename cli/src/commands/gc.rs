@@ -1,0 +1,73 @@
+//! `masterctl gc --from URL --keep N [--dry-run]`: delete the releases beyond the N
+//! newest of each region (never a current one), then the objects no kept release names.
+
+use masterctl_delivery::{Collected, gc, manage::GRACE_SECONDS};
+use masterctl_store::short_id;
+
+use super::releases::open;
+use super::{Failure, block_on, delivery_failure};
+use crate::output::{Output, Render, counted};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The store: s3://bucket/prefix or file:///path
+    #[arg(long, value_name = "URL")]
+    from: String,
+    /// Releases kept per region, newest first (the current one is always kept too)
+    #[arg(long, value_name = "N")]
+    keep: usize,
+    /// Leave objects no release names alone until they are this old, in seconds (a
+    /// publisher writes its objects before its release)
+    #[arg(long, value_name = "SECONDS", default_value_t = GRACE_SECONDS)]
+    grace: u64,
+    /// Say what would be deleted; delete nothing
+    #[arg(long)]
+    dry_run: bool,
+    /// An S3-compatible endpoint (default: AWS_ENDPOINT_URL, the profile's, or AWS)
+    #[arg(long, value_name = "URL")]
+    endpoint: Option<String>,
+}
+
+pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
+    if args.keep == 0 {
+        return Err(Failure::usage("--keep must be at least 1")
+            .hint("the current release of each region is always kept"));
+    }
+    let remote = open(&args.from, args.endpoint.clone())?;
+    let bar = output.progress_of("deleting", "objects");
+    let progress = |_done: usize, total: usize| bar.file_done(total);
+    let collected = block_on(gc(&remote, args.keep, args.grace, args.dry_run, &progress));
+    bar.finish();
+    let collected = collected?.map_err(delivery_failure)?;
+    output.render(&Shown(collected));
+    Ok(())
+}
+
+#[derive(serde::Serialize)]
+#[serde(transparent)]
+struct Shown(Collected);
+
+impl Render for Shown {
+    fn text(&self, output: &Output) {
+        let c = &self.0;
+        let verb = if c.dry_run { "would delete" } else { "deleted" };
+        for (region, releases) in &c.deleted {
+            let ids: Vec<&str> = releases.iter().map(|r| short_id(r)).collect();
+            output.line(format!("{region}: {verb} {}", ids.join(", ")));
+        }
+        let releases: usize = c.deleted.values().map(Vec::len).sum();
+        output.line(format!(
+            "{}{verb} {} and {} ({} bytes)",
+            if c.dry_run { "dry run: " } else { "" },
+            counted(releases, "release"),
+            counted(c.objects_deleted, "object"),
+            c.bytes_deleted
+        ));
+        if c.objects_too_young > 0 {
+            output.line(format!(
+                "  {} no release names were left: younger than --grace (a publish may be writing its release)",
+                counted(c.objects_too_young, "object"),
+            ));
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! `masterctl releases --from URL [--region R]`: the releases a store holds, newest
+//! first per region, the current one marked.
+
+use masterctl_delivery::{ReleaseInfo, Remote, RemoteOptions, releases};
+use masterctl_store::short_id;
+use serde::Serialize;
+
+use super::{Failure, block_on, delivery_failure};
+use crate::output::{Output, Render};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The store: s3://bucket/prefix or file:///path (listing is not possible over HTTP)
+    #[arg(long, value_name = "URL")]
+    from: String,
+    /// Only this region's releases
+    #[arg(long, value_name = "R")]
+    region: Option<String>,
+    /// An S3-compatible endpoint (default: AWS_ENDPOINT_URL, the profile's, or AWS)
+    #[arg(long, value_name = "URL")]
+    endpoint: Option<String>,
+}
+
+pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
+    let remote = open(&args.from, args.endpoint.clone())?;
+    let list = block_on(releases(&remote, args.region.as_deref()))?.map_err(delivery_failure)?;
+    if list.is_empty() {
+        return Err(Failure::usage(format!(
+            "{} holds no release{}",
+            remote.shown(),
+            args.region
+                .as_deref()
+                .map(|r| format!(" of region {r}"))
+                .unwrap_or_default()
+        ))
+        .hint("`masterctl publish DIR --to URL` puts one there"));
+    }
+    output.render(&Listed {
+        store: remote.shown(),
+        releases: &list,
+    });
+    Ok(())
+}
+
+/// A store opened from a URL and an optional endpoint.
+pub fn open(url: &str, endpoint: Option<String>) -> Result<Remote, Failure> {
+    Remote::open(
+        url,
+        &RemoteOptions {
+            endpoint,
+            ..RemoteOptions::default()
+        },
+    )
+    .map_err(delivery_failure)
+}
+
+/// The releases of a store.
+#[derive(Serialize)]
+struct Listed<'a> {
+    store: &'a str,
+    releases: &'a [ReleaseInfo],
+}
+
+impl Render for Listed<'_> {
+    fn text(&self, output: &Output) {
+        let mut region = "";
+        for r in self.releases {
+            if r.region != region {
+                region = &r.region;
+                output.line(output.bold(region));
+            }
+            output.line(format!(
+                "  {} {}  {}  {:>3} files {:>11} bytes  {}{}",
+                if r.current { "*" } else { " " },
+                short_id(&r.release),
+                r.published,
+                r.files,
+                r.bytes,
+                r.languages.join(","),
+                if r.current { "  (current)" } else { "" }
+            ));
+        }
+    }
+}

@@ -1,0 +1,58 @@
+//! `masterctl rollback --from URL --region R --to RELEASE`: make an earlier release the
+//! region's current one again — only if every object it names is on the store.
+
+use masterctl_delivery::{RolledBack, rollback};
+use masterctl_store::short_id;
+
+use super::releases::open;
+use super::{Failure, block_on, delivery_failure};
+use crate::output::{Output, Render};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The store: s3://bucket/prefix or file:///path
+    #[arg(long, value_name = "URL")]
+    from: String,
+    /// The region whose pointer moves
+    #[arg(long, value_name = "R")]
+    region: String,
+    /// The release to make current (its full id, as `masterctl releases --format json`
+    /// gives it)
+    #[arg(long, value_name = "RELEASE")]
+    to: String,
+    /// An S3-compatible endpoint (default: AWS_ENDPOINT_URL, the profile's, or AWS)
+    #[arg(long, value_name = "URL")]
+    endpoint: Option<String>,
+}
+
+pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
+    let remote = open(&args.from, args.endpoint.clone())?;
+    let done = block_on(rollback(&remote, &args.region, &args.to))?.map_err(delivery_failure)?;
+    output.render(&Shown(done));
+    Ok(())
+}
+
+#[derive(serde::Serialize)]
+#[serde(transparent)]
+struct Shown(RolledBack);
+
+impl Render for Shown {
+    fn text(&self, output: &Output) {
+        let r = &self.0;
+        if !r.moved {
+            output.line(format!(
+                "release {} is already current for {}; nothing moved",
+                short_id(&r.release),
+                r.region
+            ));
+            return;
+        }
+        output.line(format!(
+            "{} {} to release {} (was {})",
+            output.bold("rolled back"),
+            r.region,
+            short_id(&r.release),
+            r.previous.as_deref().map_or("nothing", short_id)
+        ));
+    }
+}

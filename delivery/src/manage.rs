@@ -1,0 +1,370 @@
+//! Operating a store: the releases it holds, moving a region back to one of them, and
+//! deleting what no kept release needs.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use futures::StreamExt;
+use object_store::UpdateVersion;
+use serde::Serialize;
+
+use crate::layout::{self, Pointer, Release};
+use crate::remote::Remote;
+use crate::{DeliveryError, Progress};
+
+/// A release as `releases` lists it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReleaseInfo {
+    pub region: String,
+    pub release: String,
+    /// When it was first published (UTC).
+    pub published: String,
+    pub tool: String,
+    pub files: usize,
+    /// Plain bytes of its files.
+    pub bytes: u64,
+    pub languages: Vec<String>,
+    /// Whether the region's pointer names it.
+    pub current: bool,
+}
+
+/// The region's pointer and its version, or `None` before its first publish.
+pub(crate) async fn read_pointer(
+    remote: &Remote,
+    region: &str,
+) -> Result<Option<(Pointer, UpdateVersion)>, DeliveryError> {
+    let key = layout::pointer_key(region);
+    Ok(match remote.get_versioned(&key).await? {
+        Some(read) => Some((
+            Pointer::parse(&read.bytes, &key, remote.shown(), region)?,
+            read.version,
+        )),
+        None => None,
+    })
+}
+
+/// A release record, or `None` when it is not on the store.
+pub(crate) async fn read_release(
+    remote: &Remote,
+    region: &str,
+    release: &str,
+) -> Result<Option<Release>, DeliveryError> {
+    let key = layout::release_key(region, release);
+    match remote.get(&key).await? {
+        Some(bytes) => {
+            let parsed = Release::parse(&bytes, &key, remote.shown(), region)?;
+            if parsed.release != release {
+                return Err(DeliveryError::Foreign {
+                    store: remote.shown().to_string(),
+                    key,
+                    why: format!("it names release {}", parsed.release),
+                });
+            }
+            Ok(Some(parsed))
+        }
+        None => Ok(None),
+    }
+}
+
+/// Every release on the store (of one region, or of all), newest first per region.
+pub async fn releases(
+    remote: &Remote,
+    region: Option<&str>,
+) -> Result<Vec<ReleaseInfo>, DeliveryError> {
+    if let Some(region) = region {
+        layout::check_region(region)?;
+    }
+    let records = all_releases(remote, region).await?;
+    let mut infos = Vec::new();
+    for (region, releases) in records {
+        let current = read_pointer(remote, &region).await?.map(|(p, _)| p.release);
+        for release in releases {
+            let manifest = &release.manifest;
+            let languages: BTreeSet<&String> = manifest
+                .files
+                .iter()
+                .filter_map(|f| f.language.as_ref())
+                .collect();
+            infos.push(ReleaseInfo {
+                current: current.as_deref() == Some(release.release.as_str()),
+                region: region.clone(),
+                published: release.published.time.clone(),
+                tool: release.published.tool.clone(),
+                files: manifest.files.len(),
+                bytes: manifest.files.iter().map(|f| f.size).sum(),
+                languages: manifest
+                    .languages
+                    .iter()
+                    .filter(|l| languages.contains(l))
+                    .cloned()
+                    .collect(),
+                release: release.release,
+            });
+        }
+    }
+    Ok(infos)
+}
+
+/// The release records under `releases/`, by region, newest first.
+async fn all_releases(
+    remote: &Remote,
+    region: Option<&str>,
+) -> Result<BTreeMap<String, Vec<Release>>, DeliveryError> {
+    let prefix = match region {
+        Some(region) => layout::releases_prefix(region),
+        None => "releases/".to_string(),
+    };
+    let listed = remote.list(&prefix).await?;
+    let named: Vec<(String, String)> = listed
+        .iter()
+        .filter_map(|l| {
+            let rest = l.key.strip_prefix("releases/")?;
+            let (region, file) = rest.split_once('/')?;
+            let release = file.strip_suffix(".json")?;
+            (layout::check_region(region).is_ok() && layout::check_release(release).is_ok())
+                .then(|| (region.to_string(), release.to_string()))
+        })
+        .collect();
+    let read: Vec<Result<Option<Release>, DeliveryError>> =
+        futures::stream::iter(named.iter().map(|(r, id)| read_release(remote, r, id)))
+            .buffered(16)
+            .collect()
+            .await;
+    let mut by_region: BTreeMap<String, Vec<Release>> = BTreeMap::new();
+    for release in read {
+        if let Some(release) = release? {
+            by_region
+                .entry(release.region.clone())
+                .or_default()
+                .push(release);
+        }
+    }
+    for releases in by_region.values_mut() {
+        releases.sort_by(|a, b| b.published.time.cmp(&a.published.time));
+    }
+    Ok(by_region)
+}
+
+/// What a rollback did.
+#[derive(Debug, Clone, Serialize)]
+pub struct RolledBack {
+    pub store: String,
+    pub region: String,
+    pub release: String,
+    /// The release the pointer named before.
+    pub previous: Option<String>,
+    /// Whether the pointer moved (else it already named the release).
+    pub moved: bool,
+}
+
+/// Make `release` the region's current one again, if every object it names is on the
+/// store.
+pub async fn rollback(
+    remote: &Remote,
+    region: &str,
+    release: &str,
+) -> Result<RolledBack, DeliveryError> {
+    layout::check_region(region)?;
+    layout::check_release(release)?;
+    let store = remote.shown().to_string();
+    let record = read_release(remote, region, release)
+        .await?
+        .ok_or_else(|| DeliveryError::Missing {
+            store: store.clone(),
+            what: format!("release {release} of region {region} (`masterctl releases` lists them)"),
+        })?;
+    let current = read_pointer(remote, region).await?;
+    let mut done = RolledBack {
+        store: store.clone(),
+        region: region.to_string(),
+        release: release.to_string(),
+        previous: current.as_ref().map(|(p, _)| p.release.clone()),
+        moved: false,
+    };
+    if current
+        .as_ref()
+        .is_some_and(|(p, _)| p.release == release && p.manifest_blake3 == record.manifest_blake3)
+    {
+        return Ok(done);
+    }
+    let mut needed: BTreeSet<&str> = record
+        .manifest
+        .files
+        .iter()
+        .map(|f| f.blake3.as_str())
+        .collect();
+    needed.insert(&record.manifest_blake3);
+    let present: Vec<Result<bool, DeliveryError>> = futures::stream::iter(
+        needed
+            .iter()
+            .map(|hash| remote.exists_owned(layout::object_key(hash))),
+    )
+    .buffered(16)
+    .collect()
+    .await;
+    let mut missing = Vec::new();
+    for (hash, present) in needed.iter().zip(present) {
+        if !present? {
+            missing.push(*hash);
+        }
+    }
+    if let Some(first) = missing.first() {
+        return Err(DeliveryError::Corrupt {
+            store,
+            hash: first.to_string(),
+            why: format!(
+                "release {release} names it and it is not there ({} of its {} objects are missing); the pointer was not moved",
+                missing.len(),
+                needed.len()
+            ),
+        });
+    }
+    let pointer = Pointer {
+        masterctl_pointer: layout::LAYOUT_VERSION,
+        region: region.to_string(),
+        release: release.to_string(),
+        manifest_blake3: record.manifest_blake3.clone(),
+        time: layout::now(),
+    };
+    let bytes = serde_json::to_vec_pretty(&pointer).unwrap_or_default();
+    let key = layout::pointer_key(region);
+    if !remote
+        .swap(&key, bytes.clone(), current.as_ref().map(|(_, v)| v))
+        .await?
+        || remote.get(&key).await?.as_deref() != Some(bytes.as_slice())
+    {
+        return Err(DeliveryError::Raced {
+            region: region.to_string(),
+            release: release.to_string(),
+        });
+    }
+    done.moved = true;
+    Ok(done)
+}
+
+/// What a garbage collection deleted (or would delete, in a dry run).
+#[derive(Debug, Clone, Serialize)]
+pub struct Collected {
+    pub store: String,
+    pub dry_run: bool,
+    /// Releases kept, by region.
+    pub kept: BTreeMap<String, Vec<String>>,
+    /// Releases deleted, by region.
+    pub deleted: BTreeMap<String, Vec<String>>,
+    pub objects_deleted: usize,
+    pub bytes_deleted: u64,
+    /// Unreferenced objects younger than the grace period, left for a publish that may
+    /// be writing its release now.
+    pub objects_too_young: usize,
+}
+
+/// How long an object no release names is left alone by default: a publisher writes its
+/// objects before its release.
+pub const GRACE_SECONDS: u64 = 3600;
+
+/// Delete the releases beyond the `keep` newest of each region (never a region's
+/// current one), then the objects no remaining release names and older than
+/// `grace_seconds`.
+pub async fn gc(
+    remote: &Remote,
+    keep: usize,
+    grace_seconds: u64,
+    dry_run: bool,
+    progress: Progress<'_>,
+) -> Result<Collected, DeliveryError> {
+    let records = all_releases(remote, None).await?;
+    let mut collected = Collected {
+        store: remote.shown().to_string(),
+        dry_run,
+        kept: BTreeMap::new(),
+        deleted: BTreeMap::new(),
+        objects_deleted: 0,
+        bytes_deleted: 0,
+        objects_too_young: 0,
+    };
+    let mut needed: BTreeSet<String> = BTreeSet::new();
+    let mut doomed: Vec<(String, String)> = Vec::new();
+    for (region, releases) in &records {
+        let current = read_pointer(remote, region).await?.map(|(p, _)| p.release);
+        for (i, release) in releases.iter().enumerate() {
+            let is_current = current.as_deref() == Some(release.release.as_str());
+            if i < keep || is_current {
+                collected
+                    .kept
+                    .entry(region.clone())
+                    .or_default()
+                    .push(release.release.clone());
+                needed.extend(release.manifest.files.iter().map(|f| f.blake3.clone()));
+                needed.insert(release.manifest_blake3.clone());
+            } else {
+                collected
+                    .deleted
+                    .entry(region.clone())
+                    .or_default()
+                    .push(release.release.clone());
+                doomed.push((region.clone(), release.release.clone()));
+            }
+        }
+    }
+    // Every pointer must name a release listed: its objects are known only from it.
+    for listed in remote.list("regions/").await? {
+        let Some(region) = listed
+            .key
+            .strip_prefix("regions/")
+            .and_then(|k| k.strip_suffix("/current.json"))
+        else {
+            continue;
+        };
+        if layout::check_region(region).is_err() {
+            continue;
+        }
+        if let Some((pointer, _)) = read_pointer(remote, region).await?
+            && !records
+                .get(region)
+                .is_some_and(|r| r.iter().any(|r| r.release == pointer.release))
+        {
+            return Err(DeliveryError::Foreign {
+                store: remote.shown().to_string(),
+                key: listed.key.clone(),
+                why: format!(
+                    "it names release {} whose record is not on the store; nothing was deleted",
+                    pointer.release
+                ),
+            });
+        }
+    }
+    let objects = remote.list("objects/").await?;
+    let mut victims = Vec::new();
+    for object in &objects {
+        let Some(hash) = object.key.strip_prefix("objects/") else {
+            continue;
+        };
+        if needed.contains(hash) || !layout::is_hash(hash) {
+            continue;
+        }
+        if object.age < grace_seconds {
+            collected.objects_too_young += 1;
+            continue;
+        }
+        victims.push(object);
+    }
+    collected.objects_deleted = victims.len();
+    collected.bytes_deleted = victims.iter().map(|o| o.size).sum();
+    if dry_run {
+        return Ok(collected);
+    }
+    // Releases first, so that no release is ever left naming a deleted object.
+    for (region, release) in &doomed {
+        remote.delete(&layout::release_key(region, release)).await?;
+    }
+    let total = victims.len();
+    let mut done = 0;
+    let mut deletions =
+        futures::stream::iter(victims.iter().map(|o| remote.delete_owned(o.key.clone())))
+            .buffer_unordered(16);
+    while let Some(result) = deletions.next().await {
+        result?;
+        done += 1;
+        progress(done, total);
+    }
+    Ok(collected)
+}
