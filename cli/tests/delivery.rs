@@ -936,3 +936,64 @@ fn plain_http_in_front_of_a_store_serves_fetches() {
     assert_eq!(exit(&out), 2, "{}", text(&out));
     assert!(text(&out).contains("cannot be reached"), "{}", text(&out));
 }
+
+#[test]
+fn a_watching_server_swaps_to_each_new_release_and_frees_the_old_one() {
+    use masterctl_delivery::watch::Watch;
+    use masterctl_delivery::{Remote, RemoteOptions};
+    use std::sync::{Arc, RwLock};
+
+    let folder = Folder(tempfile::tempdir().unwrap());
+    let (repo, build) = game();
+    let root = repo.path();
+    let at = At {
+        root,
+        store: &folder,
+        url: folder.url("live"),
+    };
+    ok(at.publish(&build, &[]));
+    let runtime = masterctl_delivery::runtime().unwrap();
+    let remote = Remote::open(&at.url, &RemoteOptions::default()).unwrap();
+    let served = root.join("served");
+    let mut watch = Watch::new(remote, "jp", &served);
+    watch.languages = Some(vec!["en".into()]);
+    let first = runtime.block_on(watch.poll()).unwrap().expect("a release");
+    let name = |loaded: &masterctl_delivery::watch::Loaded| {
+        let item = loaded.masters.table("item").unwrap();
+        let row = item.get(&item.parse_primary_key(&["1"]).unwrap()).unwrap();
+        row.text("name", "en").unwrap().to_string()
+    };
+    assert_eq!(name(&first), "Iron Sword");
+    let first_dir = first.dir().to_path_buf();
+    let current = RwLock::new(Arc::new(first));
+    // Nothing new: nothing fetched.
+    assert!(runtime.block_on(watch.poll()).unwrap().is_none());
+
+    // A new release: fetched beside, opened, handed over; a lookup in flight keeps the
+    // old one, whose folder goes when it lets go.
+    let po = std::fs::read_to_string(fixtures().join("examples/en.po"))
+        .unwrap()
+        .replacen("msgstr \"Iron Sword\"", "msgstr \"Iron Brand\"", 1);
+    std::fs::write(root.join("en.po"), po).unwrap();
+    ok(masterctl(
+        root,
+        &["l10n", "import", "--region", "jp", "en.po"],
+    ));
+    ok(masterctl(
+        root,
+        &["build", "--region", "jp", "--out", "build"],
+    ));
+    ok(at.publish(&build, &[]));
+    let in_flight = Arc::clone(&current.read().unwrap());
+    let next = runtime
+        .block_on(watch.poll())
+        .unwrap()
+        .expect("the new release");
+    *current.write().unwrap() = Arc::new(next);
+    assert_eq!(name(&current.read().unwrap()), "Iron Brand");
+    assert_eq!(name(&in_flight), "Iron Sword", "the old release serves on");
+    assert!(first_dir.exists());
+    drop(in_flight);
+    assert!(!first_dir.exists(), "the old release's folder is removed");
+    assert!(runtime.block_on(watch.poll()).unwrap().is_none());
+}

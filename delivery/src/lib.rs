@@ -21,6 +21,7 @@ pub mod manage;
 mod object;
 pub mod publish;
 pub mod remote;
+pub mod watch;
 
 use std::path::PathBuf;
 

@@ -213,21 +213,36 @@ impl Remote {
 
     /// An object's bytes and version (for a conditional write), or `None`.
     pub async fn get_versioned(&self, key: &str) -> Result<Option<Versioned>, DeliveryError> {
-        let result = match self
-            .store
-            .get_opts(&self.key(key), GetOptions::default())
-            .await
-        {
+        Ok(self.get_if_changed(key, None).await?.and_then(|c| c))
+    }
+
+    /// An object unless its ETag is still `known`: `None` when it is not there,
+    /// `Some(None)` when it did not change (a conditional GET; a server that answers 200
+    /// anyway is caught by comparing the ETag it sends), `Some(Some(read))` otherwise.
+    pub async fn get_if_changed(
+        &self,
+        key: &str,
+        known: Option<&str>,
+    ) -> Result<Option<Option<Versioned>>, DeliveryError> {
+        let options = GetOptions {
+            if_none_match: known.map(str::to_string),
+            ..GetOptions::default()
+        };
+        let result = match self.store.get_opts(&self.key(key), options).await {
             Ok(result) => result,
             Err(object_store::Error::NotFound { .. }) => return Ok(None),
+            Err(object_store::Error::NotModified { .. }) => return Ok(Some(None)),
             Err(e) => return Err(self.error(e)),
         };
+        if known.is_some() && result.meta.e_tag.as_deref() == known {
+            return Ok(Some(None));
+        }
         let version = UpdateVersion {
             e_tag: result.meta.e_tag.clone(),
             version: result.meta.version.clone(),
         };
         let bytes = result.bytes().await.map_err(|e| self.error(e))?;
-        Ok(Some(Versioned { bytes, version }))
+        Ok(Some(Some(Versioned { bytes, version })))
     }
 
     /// Whether an object is there (a HEAD request; no body moves).
