@@ -235,6 +235,22 @@ fn hashes(dir: &Path) -> BTreeSet<String> {
         .collect()
 }
 
+/// Translate 鉄の剣 as `name` in English, import it and build again into `build`.
+fn rename_sword(root: &Path, name: &str) {
+    let po = std::fs::read_to_string(fixtures().join("examples/en.po")).unwrap();
+    let renamed = po.replacen("msgstr \"Iron Sword\"", &format!("msgstr \"{name}\""), 1);
+    assert_ne!(po, renamed, "the example translates 鉄の剣 as Iron Sword");
+    std::fs::write(root.join("en.po"), renamed).unwrap();
+    ok(masterctl(
+        root,
+        &["l10n", "import", "--region", "jp", "en.po"],
+    ));
+    ok(masterctl(
+        root,
+        &["build", "--region", "jp", "--out", "build"],
+    ));
+}
+
 /// Every file of a build, by path, with its bytes.
 fn contents(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files = Vec::new();
@@ -335,18 +351,7 @@ fn suite(store: &dyn Store, prefix: &str) {
     // One table's text changes: exactly its new objects go up (and the manifest's, the
     // release, the pointer), and a fetch downloads exactly those.
     let before = hashes(&build);
-    let po = std::fs::read_to_string(fixtures().join("examples/en.po")).unwrap();
-    let changed = po.replacen("msgstr \"Iron Sword\"", "msgstr \"Iron Blade\"", 1);
-    assert_ne!(po, changed, "the example translates 鉄の剣");
-    std::fs::write(root.join("en.po"), changed).unwrap();
-    ok(masterctl(
-        root,
-        &["l10n", "import", "--region", "jp", "en.po"],
-    ));
-    ok(masterctl(
-        root,
-        &["build", "--region", "jp", "--out", "build"],
-    ));
+    rename_sword(root, "Iron Blade");
     let new: BTreeSet<String> = hashes(&build).difference(&before).cloned().collect();
     assert_eq!(new.len(), 1, "only strings/en/item changes");
     let third = at.publish_json(&build);
@@ -418,18 +423,7 @@ fn suite(store: &dyn Store, prefix: &str) {
             } else {
                 "Iron Katana"
             };
-            let po = std::fs::read_to_string(fixtures().join("examples/en.po"))
-                .unwrap()
-                .replacen("msgstr \"Iron Sword\"", &format!("msgstr \"{saber}\""), 1);
-            std::fs::write(root.join("en.po"), po).unwrap();
-            ok(masterctl(
-                root,
-                &["l10n", "import", "--region", "jp", "en.po"],
-            ));
-            ok(masterctl(
-                root,
-                &["build", "--region", "jp", "--out", "build"],
-            ));
+            rename_sword(root, saber);
             let release = manifest(&build)["source_commit"]
                 .as_str()
                 .unwrap()
@@ -701,18 +695,7 @@ fn s3_faults_are_clear_errors_without_secrets() {
     // caught in the middle): whatever the publisher got done, a fetch gets a whole
     // release, and the rerun completes.
     let old = contents(&build);
-    let po = std::fs::read_to_string(fixtures().join("examples/en.po"))
-        .unwrap()
-        .replacen("msgstr \"Iron Sword\"", "msgstr \"Iron Sabre\"", 1);
-    std::fs::write(root.join("en.po"), po).unwrap();
-    ok(masterctl(
-        root,
-        &["l10n", "import", "--region", "jp", "en.po"],
-    ));
-    ok(masterctl(
-        root,
-        &["build", "--region", "jp", "--out", "build"],
-    ));
+    rename_sword(root, "Iron Sabre");
     let publisher = Command::new(env!("CARGO_BIN_EXE_masterctl"))
         .current_dir(root)
         .args(["publish", &build_arg, "--to", &url, "--concurrency", "1"])
@@ -971,18 +954,7 @@ fn a_watching_server_swaps_to_each_new_release_and_frees_the_old_one() {
 
     // A new release: fetched beside, opened, handed over; a lookup in flight keeps the
     // old one, whose folder goes when it lets go.
-    let po = std::fs::read_to_string(fixtures().join("examples/en.po"))
-        .unwrap()
-        .replacen("msgstr \"Iron Sword\"", "msgstr \"Iron Brand\"", 1);
-    std::fs::write(root.join("en.po"), po).unwrap();
-    ok(masterctl(
-        root,
-        &["l10n", "import", "--region", "jp", "en.po"],
-    ));
-    ok(masterctl(
-        root,
-        &["build", "--region", "jp", "--out", "build"],
-    ));
+    rename_sword(root, "Iron Brand");
     ok(at.publish(&build, &[]));
     let in_flight = Arc::clone(&current.read().unwrap());
     let next = runtime
