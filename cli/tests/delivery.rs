@@ -408,7 +408,28 @@ fn suite(store: &dyn Store, prefix: &str) {
     assert_eq!(exit(&out), 1, "{}", text(&out));
     assert!(text(&out).contains(&victim), "{}", text(&out));
     assert_eq!(contents(&fetched), held, "nothing swapped in");
+    // Cut short, it is damaged just the same.
+    std::fs::write(&file, &good[..good.len() / 2]).unwrap();
+    let out = at.fetch(&fetched, &["--cache", &empty_cache]);
+    assert_eq!(exit(&out), 1, "{}", text(&out));
+    assert!(text(&out).contains(&victim), "{}", text(&out));
+    assert_eq!(contents(&fetched), held, "nothing swapped in");
     std::fs::write(&file, good).unwrap();
+
+    // A pointer masterctl did not write is refused.
+    if let Some(files) = store.files(prefix) {
+        let pointer = files.join("regions/jp/current.json");
+        let held_pointer = std::fs::read(&pointer).unwrap();
+        std::fs::write(&pointer, br#"{"release": "HEAD"}"#).unwrap();
+        let out = at.fetch(&fetched, &[]);
+        assert_eq!(exit(&out), 1, "{}", text(&out));
+        assert!(
+            text(&out).contains("not what masterctl writes"),
+            "{}",
+            text(&out)
+        );
+        std::fs::write(&pointer, held_pointer).unwrap();
+    }
 
     // A publisher that died after its objects (no release yet), or after its release
     // (no pointer moved): the pointer still names a whole release, and a rerun

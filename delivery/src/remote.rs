@@ -457,8 +457,12 @@ impl Remote {
         let store = self.shown.clone();
         let mut message = String::new();
         let mut source: Option<&dyn std::error::Error> = Some(&error);
+        // The innermost cause says what happened ("Connection refused"); the outer ones
+        // add request details and timings.
+        let mut innermost = String::new();
         while let Some(e) = source {
             let text = e.to_string();
+            innermost = text.clone();
             if !message.contains(&text) {
                 if !message.is_empty() {
                     message.push_str(": ");
@@ -510,7 +514,10 @@ impl Remote {
         .any(|m| lower.contains(m));
         let message = one_line(&message);
         if unreachable {
-            DeliveryError::Unreachable { store, message }
+            DeliveryError::Unreachable {
+                store,
+                message: one_line(&scrub(&innermost, &self.secrets)),
+            }
         } else {
             DeliveryError::Failed { store, message }
         }
