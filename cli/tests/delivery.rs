@@ -363,6 +363,17 @@ fn suite(store: &dyn Store, prefix: &str) {
     assert_eq!(out["replaced"], true);
     assert_eq!(contents(&fetched), contents(&build));
 
+    // A cached object damaged but of the right size is caught when the assembled build
+    // is opened: it is fetched again, and the build is whole.
+    let cached = root.join(".fetched.cache").join(hashes(&build).first().unwrap());
+    let mut damaged = std::fs::read(&cached).unwrap();
+    damaged[0] ^= 0xff;
+    std::fs::remove_file(&cached).unwrap();
+    std::fs::write(&cached, damaged).unwrap();
+    let out = at.fetch_json(&fetched, &[]);
+    assert_eq!(out["downloaded"], 1, "{out}");
+    assert_eq!(contents(&fetched), contents(&build));
+
     // English only: no Japanese strings move, and the build opens.
     let english = root.join("english");
     let english_cache = root.join("english-cache").display().to_string();

@@ -98,30 +98,6 @@ pub async fn fetch(
         reused_bytes: 0,
         replaced,
     };
-    let total = wanted.len();
-    let mut done = 0;
-    let mut downloads = futures::stream::iter(
-        wanted
-            .iter()
-            .map(|&(hash, size)| cached_or_downloaded(remote, &cache, hash, size)),
-    )
-    .buffer_unordered(options.concurrency.max(1));
-    while let Some(result) = downloads.next().await {
-        match result? {
-            Source::Cache(size) => {
-                fetched.reused += 1;
-                fetched.reused_bytes += size;
-            }
-            Source::Store(moved) => {
-                fetched.downloaded += 1;
-                fetched.downloaded_bytes += moved;
-            }
-        }
-        done += 1;
-        progress(done, total);
-    }
-    drop(downloads);
-
     // Assembled beside `out`, opened as a server would, then swapped in.
     let manifest_out = if languages.len() == manifest.languages.len() {
         manifest_bytes
@@ -139,22 +115,58 @@ pub async fn fetch(
         bytes.push(b'\n');
         bytes
     };
-    let staged = files::staging_dir(out).map_err(DeliveryError::io(out))?;
-    let assembled = assemble(&staged, &cache, &selected, &manifest_out).and_then(|()| {
-        Masters::open(&staged)
-            .map(drop)
-            .map_err(|e| DeliveryError::Corrupt {
-                store: fetched.store.clone(),
-                hash: release.release.clone(),
-                why: format!("the fetched build does not open: {e}"),
-            })
-    });
-    let swapped =
-        assembled.and_then(|()| files::replace_dir(&staged, out).map_err(DeliveryError::io(out)));
-    if swapped.is_err() {
-        let _ = std::fs::remove_dir_all(&staged);
+    // Cached objects are taken by their size first: opening the assembled build hashes
+    // every file anyway. Should it not open, every cached object is hashed, the damaged
+    // ones are downloaded again, and the build is assembled once more.
+    for verify_cache in [false, true] {
+        let total = wanted.len();
+        let mut done = 0;
+        fetched.reused = 0;
+        fetched.reused_bytes = 0;
+        let mut downloads =
+            futures::stream::iter(wanted.iter().map(|&(hash, size)| {
+                cached_or_downloaded(remote, &cache, hash, size, verify_cache)
+            }))
+            .buffer_unordered(options.concurrency.max(1));
+        while let Some(result) = downloads.next().await {
+            match result? {
+                Source::Cache(size) => {
+                    fetched.reused += 1;
+                    fetched.reused_bytes += size;
+                }
+                Source::Store(moved) => {
+                    fetched.downloaded += 1;
+                    fetched.downloaded_bytes += moved;
+                }
+            }
+            done += 1;
+            progress(done, total);
+        }
+        drop(downloads);
+        let staged = files::staging_dir(out).map_err(DeliveryError::io(out))?;
+        let opened = assemble(&staged, &cache, &selected, &manifest_out).and_then(|()| {
+            Masters::open(&staged)
+                .map(drop)
+                .map_err(|e| DeliveryError::Corrupt {
+                    store: fetched.store.clone(),
+                    hash: release.release.clone(),
+                    why: format!("the fetched build does not open: {e}"),
+                })
+        });
+        let swapped = match opened {
+            Err(_) if !verify_cache => {
+                let _ = std::fs::remove_dir_all(&staged);
+                continue;
+            }
+            opened => opened
+                .and_then(|()| files::replace_dir(&staged, out).map_err(DeliveryError::io(out))),
+        };
+        if swapped.is_err() {
+            let _ = std::fs::remove_dir_all(&staged);
+        }
+        swapped?;
+        break;
     }
-    swapped?;
     Ok(fetched)
 }
 
@@ -303,15 +315,19 @@ enum Source {
     Store(u64),
 }
 
-/// An object in the cache, verified, or downloaded, verified and added to it.
+/// An object in the cache (of the right size; hashed when `verify`), or downloaded,
+/// verified and added to it.
 async fn cached_or_downloaded(
     remote: &Remote,
     cache: &Path,
     hash: &str,
     size: u64,
+    verify: bool,
 ) -> Result<Source, DeliveryError> {
     let path = cache.join(hash);
-    let cached = {
+    let cached = if !verify {
+        std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() == size)
+    } else {
         let (path, hash) = (path.clone(), hash.to_string());
         tokio::task::spawn_blocking(move || {
             files::read_regular(&path, size.saturating_add(1))
@@ -345,7 +361,7 @@ async fn cached_or_downloaded(
                 hash: hash_owned.clone(),
                 why,
             })?;
-        files::write_atomic(&path, &plain).map_err(DeliveryError::io(&path))
+        files::write_atomic_unsynced(&path, &plain).map_err(DeliveryError::io(&path))
     })
     .await
     .map_err(|e| corrupt(e.to_string()))?

@@ -101,6 +101,17 @@ fn parent_of(target: &Path) -> PathBuf {
 /// sibling, flushed to disk, then renamed over `path`. Leftovers of writers killed
 /// mid-way are removed first.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_replacing(path, bytes, true)
+}
+
+/// [`write_atomic`] without flushing to disk: for content checked before every use (a
+/// cache of objects named by their hash), where a file lost to a power cut is only
+/// fetched again.
+pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_replacing(path, bytes, false)
+}
+
+fn write_replacing(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
     use std::io::Write;
     let parent = parent_of(path);
     remove_leftovers(path);
@@ -118,7 +129,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         };
         let written = file
             .write_all(bytes)
-            .and_then(|()| file.sync_all())
+            .and_then(|()| if durable { file.sync_all() } else { Ok(()) })
             .and_then(|()| std::fs::rename(&temporary, path));
         if written.is_err() {
             let _ = std::fs::remove_file(&temporary);
