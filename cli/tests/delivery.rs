@@ -365,7 +365,9 @@ fn suite(store: &dyn Store, prefix: &str) {
 
     // A cached object damaged but of the right size is caught when the assembled build
     // is opened: it is fetched again, and the build is whole.
-    let cached = root.join(".fetched.cache").join(hashes(&build).first().unwrap());
+    let cached = root
+        .join(".fetched.cache")
+        .join(hashes(&build).first().unwrap());
     let mut damaged = std::fs::read(&cached).unwrap();
     damaged[0] ^= 0xff;
     std::fs::remove_file(&cached).unwrap();
