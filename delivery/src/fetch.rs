@@ -62,14 +62,12 @@ pub async fn fetch(
     let store = remote.shown().to_string();
     let (release, manifest, manifest_bytes) = read_release(remote, region, options).await?;
     let languages = choose_languages(&release, &manifest, options.languages.as_deref())?;
-    let selected: Vec<&masterctl_runtime::FileEntry> = manifest
-        .files
-        .iter()
-        .filter(|f| {
-            f.kind != FileKind::Strings
-                || f.language.as_ref().is_some_and(|l| languages.contains(l))
-        })
-        .collect();
+    // Every file but the strings of languages not asked for.
+    let taken = |f: &masterctl_runtime::FileEntry| {
+        f.kind != FileKind::Strings || f.language.as_ref().is_some_and(|l| languages.contains(l))
+    };
+    let selected: Vec<&masterctl_runtime::FileEntry> =
+        manifest.files.iter().filter(|f| taken(f)).collect();
     let replaced = check_out(out)?;
     let cache = match &options.cache {
         Some(cache) => cache.clone(),
@@ -103,10 +101,7 @@ pub async fn fetch(
         manifest_bytes
     } else {
         let mut narrowed = manifest.clone();
-        narrowed.files.retain(|f| {
-            f.kind != FileKind::Strings
-                || f.language.as_ref().is_some_and(|l| languages.contains(l))
-        });
+        narrowed.files.retain(taken);
         // `languages` stays the region's fallback order, which the strings refer to.
         narrowed
             .fallbacks
@@ -282,17 +277,10 @@ fn choose_languages(
 /// Whether `out` holds a build to replace (`true`), nothing yet (`false`), or something
 /// else, which is refused: the same rule as `build`.
 fn check_out(out: &Path) -> Result<bool, DeliveryError> {
-    if !out.exists() {
-        return Ok(false);
-    }
-    if out.join(MANIFEST).is_file() {
-        return Ok(true);
-    }
-    let empty = std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_none());
-    if empty {
-        Ok(false)
-    } else {
-        Err(DeliveryError::NotABuild(out.to_path_buf()))
+    match files::occupant(out) {
+        files::Occupant::Nothing => Ok(false),
+        files::Occupant::Build => Ok(true),
+        files::Occupant::Other => Err(DeliveryError::NotABuild(out.to_path_buf())),
     }
 }
 
@@ -301,11 +289,7 @@ fn default_cache(out: &Path) -> PathBuf {
     let name = out
         .file_name()
         .map_or_else(|| "build".into(), |n| n.to_string_lossy().into_owned());
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    parent.join(format!(".{name}.cache"))
+    files::parent_of(out).join(format!(".{name}.cache"))
 }
 
 enum Source {

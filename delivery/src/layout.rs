@@ -32,12 +32,7 @@ pub fn check_release(release: &str) -> Result<(), DeliveryError> {
 }
 
 /// A BLAKE3 hash as the manifest writes it.
-pub fn is_hash(text: &str) -> bool {
-    text.len() == 64
-        && text
-            .bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-}
+pub use masterctl_runtime::is_blake3_hex as is_hash;
 
 pub fn object_key(hash: &str) -> String {
     format!("objects/{hash}")

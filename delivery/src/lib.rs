@@ -98,6 +98,9 @@ pub enum DeliveryError {
     /// The local build is not whole.
     #[error("{path}: {why}")]
     Build { path: PathBuf, why: String },
+    /// A local build that does not load (its manifest, or a file it names).
+    #[error("{0}")]
+    Unloadable(masterctl_runtime::LoadError),
     /// The output folder holds something that is not a build.
     #[error("{0} exists and is not a build: fetch replaces only a build or an empty folder")]
     NotABuild(PathBuf),
@@ -130,6 +133,7 @@ impl DeliveryError {
                 | DeliveryError::Raced { .. }
                 | DeliveryError::Different { .. }
                 | DeliveryError::Build { .. }
+                | DeliveryError::Unloadable(_)
         )
     }
 

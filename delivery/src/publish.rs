@@ -4,7 +4,6 @@
 use std::path::{Path, PathBuf};
 
 use futures::StreamExt;
-use masterctl_runtime::{MANIFEST, Manifest};
 use serde::Serialize;
 
 use crate::layout::{self, Pointer, Release};
@@ -73,7 +72,8 @@ pub async fn publish(
             store: remote.shown().to_string(),
         });
     }
-    let (manifest, manifest_bytes) = read_manifest(dir)?;
+    let (manifest, manifest_bytes) =
+        masterctl_runtime::read_manifest(dir).map_err(DeliveryError::Unloadable)?;
     // A missing bucket, refused credentials, a server down: said before any work (some
     // servers would create a bucket on the first write).
     remote.probe("regions/").await?;
@@ -259,43 +259,4 @@ async fn upload(remote: &Remote, part: &Part) -> Result<Option<(u64, u64)>, Deli
     })??;
     let sent = stored.len() as u64;
     Ok(remote.create(&key, stored).await?.then_some((size, sent)))
-}
-
-/// The build's manifest, parsed, and its bytes (whose hash names it on the store).
-fn read_manifest(dir: &Path) -> Result<(Manifest, Vec<u8>), DeliveryError> {
-    let path = dir.join(MANIFEST);
-    let bytes = masterctl_runtime::files::read_regular(&path, 64 << 20)
-        .map_err(DeliveryError::io(&path))?
-        .ok_or_else(|| DeliveryError::Build {
-            path: path.clone(),
-            why: "no manifest: give the directory `masterctl build --out` wrote".into(),
-        })?;
-    let manifest: Manifest = serde_json::from_slice(&bytes).map_err(|e| DeliveryError::Build {
-        path: path.clone(),
-        why: format!("not a build manifest ({e})"),
-    })?;
-    if manifest.format != masterctl_runtime::FORMAT_VERSION {
-        return Err(DeliveryError::Build {
-            path,
-            why: format!(
-                "a build of format {}; this masterctl publishes format {}: rebuild",
-                manifest.format,
-                masterctl_runtime::FORMAT_VERSION
-            ),
-        });
-    }
-    for entry in &manifest.files {
-        let inside = !entry.path.starts_with('/')
-            && entry
-                .path
-                .split('/')
-                .all(|part| !part.is_empty() && part != "..");
-        if !inside || !layout::is_hash(&entry.blake3) {
-            return Err(DeliveryError::Build {
-                path,
-                why: format!("the entry for `{}` is malformed", entry.path),
-            });
-        }
-    }
-    Ok((manifest, bytes))
 }

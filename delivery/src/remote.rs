@@ -268,8 +268,19 @@ impl Remote {
     /// content is then left as it was).
     pub async fn create(&self, key: &str, bytes: Vec<u8>) -> Result<bool, DeliveryError> {
         self.writable()?;
+        self.put_if(key, bytes, PutMode::Create).await
+    }
+
+    /// A put under a condition (create-only, or only over a version): `false` when the
+    /// condition failed.
+    async fn put_if(
+        &self,
+        key: &str,
+        bytes: Vec<u8>,
+        mode: PutMode,
+    ) -> Result<bool, DeliveryError> {
         let options = PutOptions {
-            mode: PutMode::Create,
+            mode,
             ..PutOptions::default()
         };
         match self
@@ -299,20 +310,7 @@ impl Remote {
                     Some(version) => PutMode::Update(version.clone()),
                     None => PutMode::Create,
                 };
-                let options = PutOptions {
-                    mode,
-                    ..PutOptions::default()
-                };
-                match self
-                    .store
-                    .put_opts(&self.key(key), PutPayload::from(bytes), options)
-                    .await
-                {
-                    Ok(_) => Ok(true),
-                    Err(object_store::Error::AlreadyExists { .. })
-                    | Err(object_store::Error::Precondition { .. }) => Ok(false),
-                    Err(e) => Err(self.error(e)),
-                }
+                self.put_if(key, bytes, mode).await
             }
             Swap::Locked => self.swap_locked(key, bytes, expected).await,
             Swap::None => Err(self.read_only()),

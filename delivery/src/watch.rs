@@ -109,10 +109,7 @@ impl Watch {
             concurrency: 16,
         };
         fetch(&self.remote, &dir, &options, &|_, _| {}).await?;
-        let masters = Masters::open(&dir).map_err(|e| DeliveryError::Build {
-            path: dir.clone(),
-            why: e.to_string(),
-        })?;
+        let masters = Masters::open(&dir).map_err(DeliveryError::Unloadable)?;
         self.seen = Some((read.version.e_tag, pointer.release.clone()));
         Ok(Some(Loaded {
             release: pointer.release,

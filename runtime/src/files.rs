@@ -89,7 +89,36 @@ pub fn staging_dir(target: &Path) -> std::io::Result<PathBuf> {
     ))
 }
 
-fn parent_of(target: &Path) -> PathBuf {
+/// What a build folder holds before it is replaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Occupant {
+    /// Nothing: the folder does not exist, or is empty.
+    Nothing,
+    /// A build (a folder with a manifest): replaceable.
+    Build,
+    /// Anything else: never replaced.
+    Other,
+}
+
+/// What `target` holds: the rule every writer of a build folder follows (a build or
+/// nothing may be replaced; anything else is refused).
+pub fn occupant(target: &Path) -> Occupant {
+    if !target.exists() {
+        return Occupant::Nothing;
+    }
+    if target.join(crate::MANIFEST).is_file() {
+        return Occupant::Build;
+    }
+    let empty = std::fs::read_dir(target).is_ok_and(|mut d| d.next().is_none());
+    if empty {
+        Occupant::Nothing
+    } else {
+        Occupant::Other
+    }
+}
+
+/// The folder `target` is in (`.` for a bare name).
+pub fn parent_of(target: &Path) -> PathBuf {
     match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),

@@ -99,8 +99,8 @@ impl std::error::Error for LoadError {}
 /// The most a manifest may hold (a build of thousands of files needs a few megabytes).
 const MANIFEST_LIMIT: u64 = 64 << 20;
 
-/// A BLAKE3 hash as the manifest writes it: 64 lowercase hexadecimal digits.
-fn is_blake3_hex(text: &str) -> bool {
+/// A BLAKE3 hash as manifests write it: 64 lowercase hexadecimal digits.
+pub fn is_blake3_hex(text: &str) -> bool {
     text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
@@ -274,7 +274,7 @@ impl Masters {
     }
 
     fn load(dir: &Path, trust: Trust) -> Result<Masters, LoadError> {
-        let manifest = read_manifest(dir)?;
+        let (manifest, _) = read_manifest(dir)?;
         let files = manifest
             .files
             .iter()
@@ -461,8 +461,10 @@ impl Masters {
     }
 }
 
-/// `manifest.json`: read (size-capped), parsed, of this format version.
-fn read_manifest(dir: &Path) -> Result<Manifest, LoadError> {
+/// A build's `manifest.json`: read (size-capped), parsed, of this format version, every
+/// entry a path inside the build with a well-formed hash; and its bytes (a publisher
+/// names it by their hash).
+pub fn read_manifest(dir: &Path) -> Result<(Manifest, Vec<u8>), LoadError> {
     let path = dir.join(MANIFEST);
     let error = |cause| LoadError {
         path: path.clone(),
@@ -505,7 +507,7 @@ fn read_manifest(dir: &Path) -> Result<Manifest, LoadError> {
             ))));
         }
     }
-    Ok(manifest)
+    Ok((manifest, text))
 }
 
 /// One file of the build, mapped: a regular file of the size the manifest says.

@@ -123,14 +123,8 @@ fn schema_hash(git: &git2::Repository, tree: &git2::Tree<'_>) -> Result<String, 
 /// existing, non-empty directory is left alone and refused.
 pub fn write_build(build: &Build, out: &Path) -> Result<(), StoreError> {
     let io = |path: &Path, e: std::io::Error| StoreError::io(path)(e);
-    if out.exists() {
-        let replaceable = out.join(MANIFEST).is_file()
-            || std::fs::read_dir(out)
-                .map(|mut d| d.next().is_none())
-                .unwrap_or(false);
-        if !replaceable {
-            return Err(StoreError::NotABuild(out.display().to_string()));
-        }
+    if files::occupant(out) == files::Occupant::Other {
+        return Err(StoreError::NotABuild(out.display().to_string()));
     }
     // Assembled beside the target, then swapped in: a reader (or a process killed at any
     // moment) sees the old build or the new one; leftovers of killed runs go first.
