@@ -235,6 +235,25 @@ fn hashes(dir: &Path) -> BTreeSet<String> {
         .collect()
 }
 
+/// The build of jp's commit before its head, in `root/name`.
+fn build_previous(root: &Path, name: &str) -> PathBuf {
+    let out = root.join(name);
+    let out_arg = out.display().to_string();
+    ok(masterctl(
+        root,
+        &[
+            "build",
+            "--region",
+            "jp",
+            "--rev",
+            "masters/jp~1",
+            "--out",
+            &out_arg,
+        ],
+    ));
+    out
+}
+
 /// Translate 鉄の剣 as `name` in English, import it and build again into `build`.
 fn rename_sword(root: &Path, name: &str) {
     let po = std::fs::read_to_string(fixtures().join("examples/en.po")).unwrap();
@@ -479,19 +498,7 @@ fn suite(store: &dyn Store, prefix: &str) {
     }
 
     // Moving back to an earlier release needs --force.
-    let older = root.join("older");
-    ok(masterctl(
-        root,
-        &[
-            "build",
-            "--region",
-            "jp",
-            "--rev",
-            "masters/jp~1",
-            "--out",
-            &older.display().to_string(),
-        ],
-    ));
+    let older = build_previous(root, "older");
     let out = at.publish(&older, &[]);
     assert_eq!(exit(&out), 2, "{}", text(&out));
     assert!(text(&out).contains("--force"), "{}", text(&out));
@@ -774,19 +781,7 @@ fn racing_publishers_never_lose_a_release_silently() {
     }
     let (repo, build) = game();
     let root = repo.path();
-    let other = root.join("other");
-    ok(masterctl(
-        root,
-        &[
-            "build",
-            "--region",
-            "jp",
-            "--rev",
-            "masters/jp~1",
-            "--out",
-            &other.display().to_string(),
-        ],
-    ));
+    let other = build_previous(root, "other");
     let releases = [
         manifest(&build)["source_commit"]
             .as_str()

@@ -34,13 +34,12 @@ pub struct Args {
     /// Objects downloaded at once
     #[arg(long, value_name = "N", default_value_t = 16)]
     concurrency: usize,
-    /// An S3-compatible endpoint (default: AWS_ENDPOINT_URL, the profile's, or AWS)
-    #[arg(long, value_name = "URL")]
-    endpoint: Option<String>,
+    #[command(flatten)]
+    endpoint: super::EndpointArg,
 }
 
 pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
-    let remote = super::releases::open(&args.from, args.endpoint.clone())?;
+    let remote = super::open_store(&args.from, &args.endpoint)?;
     let options = FetchOptions {
         region: args.region.clone(),
         languages: (!args.lang.is_empty()).then(|| args.lang.clone()),

@@ -4,7 +4,6 @@
 use masterctl_delivery::{Collected, gc, manage::GRACE_SECONDS};
 use masterctl_store::short_id;
 
-use super::releases::open;
 use super::{Failure, block_on, delivery_failure};
 use crate::output::{Output, Render, counted};
 
@@ -23,9 +22,8 @@ pub struct Args {
     /// Say what would be deleted; delete nothing
     #[arg(long)]
     dry_run: bool,
-    /// An S3-compatible endpoint (default: AWS_ENDPOINT_URL, the profile's, or AWS)
-    #[arg(long, value_name = "URL")]
-    endpoint: Option<String>,
+    #[command(flatten)]
+    endpoint: super::EndpointArg,
 }
 
 pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
@@ -33,7 +31,7 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
         return Err(Failure::usage("--keep must be at least 1")
             .hint("the current release of each region is always kept"));
     }
-    let remote = open(&args.from, args.endpoint.clone())?;
+    let remote = super::open_store(&args.from, &args.endpoint)?;
     let bar = output.progress_of("deleting", "objects");
     let progress = |_done: usize, total: usize| bar.file_done(total);
     let collected = block_on(gc(&remote, args.keep, args.grace, args.dry_run, &progress));

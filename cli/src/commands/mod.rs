@@ -161,6 +161,26 @@ pub fn run(
     }
 }
 
+/// `--endpoint`, for the commands that reach a store.
+#[derive(clap::Args)]
+pub struct EndpointArg {
+    /// An S3-compatible endpoint (default: AWS_ENDPOINT_URL, the profile's, or AWS)
+    #[arg(long, value_name = "URL")]
+    endpoint: Option<String>,
+}
+
+/// The store a URL names, reached through `--endpoint` when given.
+pub fn open_store(
+    url: &str,
+    endpoint: &EndpointArg,
+) -> Result<masterctl_delivery::Remote, Failure> {
+    let options = masterctl_delivery::RemoteOptions {
+        endpoint: endpoint.endpoint.clone(),
+        ..masterctl_delivery::RemoteOptions::default()
+    };
+    masterctl_delivery::Remote::open(url, &options).map_err(delivery_failure)
+}
+
 /// The master repository of `--repo` or the current folder.
 pub fn open_repo(global: &GlobalArgs) -> Result<MasterRepo, Failure> {
     let start = match &global.repo {

@@ -23,13 +23,12 @@ pub struct Args {
     /// Objects checked and uploaded at once
     #[arg(long, value_name = "N", default_value_t = 16)]
     concurrency: usize,
-    /// An S3-compatible endpoint (default: AWS_ENDPOINT_URL, the profile's, or AWS)
-    #[arg(long, value_name = "URL")]
-    endpoint: Option<String>,
+    #[command(flatten)]
+    endpoint: super::EndpointArg,
 }
 
 pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
-    let remote = super::releases::open(&args.to, args.endpoint.clone())?;
+    let remote = super::open_store(&args.to, &args.endpoint)?;
     let options = PublishOptions {
         force: args.force,
         concurrency: args.concurrency,

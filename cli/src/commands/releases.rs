@@ -1,7 +1,7 @@
 //! `masterctl releases --from URL [--region R]`: the releases a store holds, newest
 //! first per region, the current one marked.
 
-use masterctl_delivery::{ReleaseInfo, Remote, RemoteOptions, releases};
+use masterctl_delivery::{ReleaseInfo, releases};
 use masterctl_store::short_id;
 use serde::Serialize;
 
@@ -16,13 +16,12 @@ pub struct Args {
     /// Only this region's releases
     #[arg(long, value_name = "R")]
     region: Option<String>,
-    /// An S3-compatible endpoint (default: AWS_ENDPOINT_URL, the profile's, or AWS)
-    #[arg(long, value_name = "URL")]
-    endpoint: Option<String>,
+    #[command(flatten)]
+    endpoint: super::EndpointArg,
 }
 
 pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
-    let remote = open(&args.from, args.endpoint.clone())?;
+    let remote = super::open_store(&args.from, &args.endpoint)?;
     let list = block_on(releases(&remote, args.region.as_deref()))?.map_err(delivery_failure)?;
     if list.is_empty() {
         return Err(Failure::usage(format!(
@@ -40,18 +39,6 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
         releases: &list,
     });
     Ok(())
-}
-
-/// A store opened from a URL and an optional endpoint.
-pub fn open(url: &str, endpoint: Option<String>) -> Result<Remote, Failure> {
-    Remote::open(
-        url,
-        &RemoteOptions {
-            endpoint,
-            ..RemoteOptions::default()
-        },
-    )
-    .map_err(delivery_failure)
 }
 
 /// The releases of a store.

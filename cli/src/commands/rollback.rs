@@ -4,7 +4,6 @@
 use masterctl_delivery::{RolledBack, rollback};
 use masterctl_store::short_id;
 
-use super::releases::open;
 use super::{Failure, block_on, delivery_failure};
 use crate::output::{Output, Render};
 
@@ -20,13 +19,12 @@ pub struct Args {
     /// gives it)
     #[arg(long, value_name = "RELEASE")]
     to: String,
-    /// An S3-compatible endpoint (default: AWS_ENDPOINT_URL, the profile's, or AWS)
-    #[arg(long, value_name = "URL")]
-    endpoint: Option<String>,
+    #[command(flatten)]
+    endpoint: super::EndpointArg,
 }
 
 pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
-    let remote = open(&args.from, args.endpoint.clone())?;
+    let remote = super::open_store(&args.from, &args.endpoint)?;
     let done = block_on(rollback(&remote, &args.region, &args.to))?.map_err(delivery_failure)?;
     output.render(&Shown(done));
     Ok(())
