@@ -57,6 +57,17 @@ pub async fn fetch(
     options: &FetchOptions,
     progress: Progress<'_>,
 ) -> Result<Fetched, DeliveryError> {
+    Ok(fetch_opened(remote, out, options, progress).await?.0)
+}
+
+/// [`fetch`], and the build as it was opened to check it before the swap (its maps stay
+/// valid in `out`): a server takes it without opening the build a second time.
+pub async fn fetch_opened(
+    remote: &Remote,
+    out: &Path,
+    options: &FetchOptions,
+    progress: Progress<'_>,
+) -> Result<(Fetched, Masters), DeliveryError> {
     let region = options.region.as_str();
     layout::check_region(region)?;
     let store = remote.shown().to_string();
@@ -113,7 +124,8 @@ pub async fn fetch(
     // Cached objects are taken by their size first: opening the assembled build hashes
     // every file anyway. Should it not open, every cached object is hashed, the damaged
     // ones are downloaded again, and the build is assembled once more.
-    for verify_cache in [false, true] {
+    let mut verify_cache = false;
+    loop {
         let total = wanted.len();
         let mut done = 0;
         fetched.reused = 0;
@@ -140,29 +152,29 @@ pub async fn fetch(
         drop(downloads);
         let staged = files::staging_dir(out).map_err(DeliveryError::io(out))?;
         let opened = assemble(&staged, &cache, &selected, &manifest_out).and_then(|()| {
-            Masters::open(&staged)
-                .map(drop)
-                .map_err(|e| DeliveryError::Corrupt {
-                    store: fetched.store.clone(),
-                    hash: release.release.clone(),
-                    why: format!("the fetched build does not open: {e}"),
-                })
+            Masters::open(&staged).map_err(|e| DeliveryError::Corrupt {
+                store: fetched.store.clone(),
+                hash: release.release.clone(),
+                why: format!("the fetched build does not open: {e}"),
+            })
         });
         let swapped = match opened {
             Err(_) if !verify_cache => {
                 let _ = std::fs::remove_dir_all(&staged);
+                verify_cache = true;
                 continue;
             }
-            opened => opened
-                .and_then(|()| files::replace_dir(&staged, out).map_err(DeliveryError::io(out))),
+            opened => opened.and_then(|masters| {
+                files::replace_dir(&staged, out)
+                    .map(|()| masters)
+                    .map_err(DeliveryError::io(out))
+            }),
         };
         if swapped.is_err() {
             let _ = std::fs::remove_dir_all(&staged);
         }
-        swapped?;
-        break;
+        return Ok((fetched, swapped?));
     }
-    Ok(fetched)
 }
 
 /// The release to fetch (the pointer's, unless one is named), and its manifest as

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use masterctl_runtime::Masters;
 
-use crate::fetch::{FetchOptions, fetch};
+use crate::fetch::{FetchOptions, fetch_opened};
 use crate::remote::Remote;
 use crate::{DeliveryError, layout};
 
@@ -108,8 +108,7 @@ impl Watch {
             cache: Some(self.dir.join(".cache")),
             concurrency: 16,
         };
-        fetch(&self.remote, &dir, &options, &|_, _| {}).await?;
-        let masters = Masters::open(&dir).map_err(DeliveryError::Unloadable)?;
+        let (_, masters) = fetch_opened(&self.remote, &dir, &options, &|_, _| {}).await?;
         self.seen = Some((read.version.e_tag, pointer.release.clone()));
         Ok(Some(Loaded {
             release: pointer.release,
