@@ -44,9 +44,44 @@ seconds() {
 
 row() { awk -v l="$1" -v m="$2" -v a="$3" 'BEGIN { printf "| %s | %.3f s | %.3f s | %.2f |\n", l, m, a, m / a }'; }
 
+# change DATA REPO TABLE: one price of TABLE changed, imported, built; both tools publish
+# it and fetch it; the bytes masterctl uploaded against the size of that table's files.
+change() {
+  local data=$1 repo=$2 table=$3 start end out uploaded table_bytes rows m a
+  cp "$data/data/$table" "$repo/$table"
+  python3 - "$repo/$table" <<'PY'
+import csv, sys
+path = sys.argv[1]
+rows = list(csv.reader(open(path, encoding="utf-8")))
+rows[-1][rows[0].index("price")] = "123456"
+csv.writer(open(path, "w", encoding="utf-8", newline="")).writerows(rows)
+PY
+  rows=$(($(wc -l <"$repo/$table") - 1))
+  "$masterctl" --repo "$repo" import --region jp "$repo/$table" >/dev/null
+  "$masterctl" --repo "$repo" build --region jp --out "$repo/build" >/dev/null
+  start=$(date +%s%N)
+  out=$("$masterctl" publish "$repo/build" --to "s3://bench/$name-m" --format json)
+  end=$(date +%s%N)
+  m=$(awk "BEGIN{printf \"%.3f\", ($end - $start) / 1e9}")
+  a=$(seconds aws s3 sync "$repo/build" "s3://bench/$name-a")
+  row "publish after one table of $rows rows changed (a fresh build dir)" "$m" "$a"
+  m=$(seconds "$masterctl" fetch --from "s3://bench/$name-m" --region jp --out "$repo/fetched-m")
+  a=$(seconds aws s3 sync "s3://bench/$name-a" "$repo/fetched-a")
+  row "fetch after one table of $rows rows changed" "$m" "$a"
+  uploaded=$(echo "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["uploaded_bytes"])')
+  table_bytes=$(python3 - "$repo/build/manifest.json" "${table%.csv}" <<'PY'
+import json, sys
+manifest = json.load(open(sys.argv[1]))
+print(sum(f["size"] for f in manifest["files"] if f["name"] == sys.argv[2] or f.get("table") == sys.argv[2]))
+PY
+)
+  echo "| bytes uploaded for that change: masterctl $uploaded (compressed), that table's files $table_bytes (plain) | | | |"
+}
+
 # bench NAME DATA: build DATA's tables, then time both tools on it.
 bench() {
-  local name=$1 data=$2 repo m a
+  name=$1
+  local data=$2 repo m a
   repo=$(fresh_repo "$data")
   "$masterctl" --repo "$repo" import --region jp "$data/data" >/dev/null
   "$masterctl" --repo "$repo" build --region jp --out "$repo/build" >/dev/null
@@ -63,36 +98,10 @@ bench() {
   a=$(seconds aws s3 sync "s3://bench/$name-a" "$repo/fetched-a")
   row "first fetch" "$m" "$a"
 
-  # One table changes: the last row of the first table's CSV gets another price.
-  local table start end out uploaded table_bytes
-  table=$(ls "$data/data" | head -1)
-  cp "$data/data/$table" "$repo/$table"
-  python3 - "$repo/$table" <<'PY'
-import csv, sys
-path = sys.argv[1]
-rows = list(csv.reader(open(path, encoding="utf-8")))
-rows[-1][rows[0].index("price")] = "123456"
-csv.writer(open(path, "w", encoding="utf-8", newline="")).writerows(rows)
-PY
-  "$masterctl" --repo "$repo" import --region jp "$repo/$table" >/dev/null
-  "$masterctl" --repo "$repo" build --region jp --out "$repo/build" >/dev/null
-  start=$(date +%s%N)
-  out=$("$masterctl" publish "$repo/build" --to "s3://bench/$name-m" --format json)
-  end=$(date +%s%N)
-  m=$(awk "BEGIN{printf \"%.3f\", ($end - $start) / 1e9}")
-  a=$(seconds aws s3 sync "$repo/build" "s3://bench/$name-a")
-  row "publish after one table changed (a fresh build dir)" "$m" "$a"
-  m=$(seconds "$masterctl" fetch --from "s3://bench/$name-m" --region jp --out "$repo/fetched-m")
-  a=$(seconds aws s3 sync "s3://bench/$name-a" "$repo/fetched-a")
-  row "fetch after one table changed" "$m" "$a"
-  uploaded=$(echo "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["uploaded_bytes"])')
-  table_bytes=$(python3 - "$repo/build/manifest.json" "${table%.csv}" <<'PY'
-import json, sys
-manifest = json.load(open(sys.argv[1]))
-print(sum(f["size"] for f in manifest["files"] if f["name"] == sys.argv[2] or f.get("table") == sys.argv[2]))
-PY
-)
-  echo "| bytes uploaded for the change: masterctl $uploaded (compressed), that table's files $table_bytes (plain) | | | |"
+  # One table changes: the last row of its CSV gets another price. Every build changes
+  # its first table; the large one also a small table (its first is the 1,000,000-row one).
+  change "$data" "$repo" "$(ls "$data/data" | head -1)"
+  if [ "$name" = large ]; then change "$data" "$repo" "$(ls "$data/data" | tail -1)"; fi
   rm -rf "$repo"
 }
 

@@ -382,16 +382,20 @@ fn suite(store: &dyn Store, prefix: &str) {
     assert_eq!(out["replaced"], true);
     assert_eq!(contents(&fetched), contents(&build));
 
-    // A cached object damaged but of the right size is caught when the assembled build
-    // is opened: it is fetched again, and the build is whole.
+    // The cache keeps what it verified read-only, and so is the build linked from it.
     let cached = root
         .join(".fetched.cache")
         .join(hashes(&build).first().unwrap());
+    assert!(std::fs::metadata(&cached).unwrap().permissions().readonly());
+    let linked = fetched.join(manifest(&fetched)["files"][0]["path"].as_str().unwrap());
+    assert!(std::fs::metadata(&linked).unwrap().permissions().readonly());
+    // A cached object damaged but of the right size is caught by --verify, which hashes
+    // the cache: it is fetched again, and the build is whole.
     let mut damaged = std::fs::read(&cached).unwrap();
     damaged[0] ^= 0xff;
     std::fs::remove_file(&cached).unwrap();
     std::fs::write(&cached, damaged).unwrap();
-    let out = at.fetch_json(&fetched, &[]);
+    let out = at.fetch_json(&fetched, &["--verify"]);
     assert_eq!(out["downloaded"], 1, "{out}");
     assert_eq!(contents(&fetched), contents(&build));
 
@@ -461,6 +465,58 @@ fn suite(store: &dyn Store, prefix: &str) {
             text(&out)
         );
         std::fs::write(&pointer, held_pointer).unwrap();
+    }
+
+    // A release forged to reach outside the build, or to name bytes that are not an
+    // archive (under their true hash): refused with exit 1, nothing written outside,
+    // nothing swapped in.
+    if let Some(files) = store.files(prefix) {
+        let pointer_path = files.join("regions/jp/current.json");
+        let held_pointer = std::fs::read(&pointer_path).unwrap();
+        let mut pointer: serde_json::Value = serde_json::from_slice(&held_pointer).unwrap();
+        let release_path = files.join(format!(
+            "releases/jp/{}.json",
+            pointer["release"].as_str().unwrap()
+        ));
+        let held_release = std::fs::read(&release_path).unwrap();
+        let held = contents(&fetched);
+        let junk = b"bytes that are not an archive ".repeat(4);
+        let junk_hash = blake3::hash(&junk).to_hex().to_string();
+        let junk_path = files.join("objects").join(&junk_hash);
+        std::fs::write(&junk_path, &junk).unwrap();
+        let mut forged = vec![junk_path];
+        for (path, refusal) in [
+            (Some("../escaped.rkyv"), "is not a path inside the build"),
+            (None, "not a valid archive"),
+        ] {
+            let mut release: serde_json::Value = serde_json::from_slice(&held_release).unwrap();
+            let file = &mut release["manifest"]["files"][0];
+            file["blake3"] = junk_hash.clone().into();
+            file["size"] = junk.len().into();
+            if let Some(path) = path {
+                file["path"] = path.into();
+            }
+            // The manifest object and the hashes naming it, as a forger would write them.
+            let manifest_bytes = serde_json::to_vec(&release["manifest"]).unwrap();
+            let manifest_hash = blake3::hash(&manifest_bytes).to_hex().to_string();
+            forged.push(files.join("objects").join(&manifest_hash));
+            std::fs::write(forged.last().unwrap(), &manifest_bytes).unwrap();
+            release["manifest_blake3"] = manifest_hash.clone().into();
+            release["manifest_size"] = manifest_bytes.len().into();
+            pointer["manifest_blake3"] = manifest_hash.into();
+            std::fs::write(&release_path, serde_json::to_vec(&release).unwrap()).unwrap();
+            std::fs::write(&pointer_path, serde_json::to_vec(&pointer).unwrap()).unwrap();
+            let out = at.fetch(&fetched, &[]);
+            assert_eq!(exit(&out), 1, "{}", text(&out));
+            assert!(text(&out).contains(refusal), "{}", text(&out));
+            assert!(!root.join("escaped.rkyv").exists());
+            assert_eq!(contents(&fetched), held, "nothing swapped in");
+        }
+        std::fs::write(&release_path, held_release).unwrap();
+        std::fs::write(&pointer_path, held_pointer).unwrap();
+        forged
+            .iter()
+            .for_each(|path| std::fs::remove_file(path).unwrap());
     }
 
     // A publisher that died after its objects (no release yet), or after its release

@@ -1,15 +1,18 @@
 //! `fetch`: a published release into a build directory — only the objects the cache
-//! lacks, every one verified, the whole opened through the runtime before it is swapped
-//! into place.
+//! lacks, each verified on the way in, the build assembled from links into the cache
+//! beside the directory and swapped into place whole.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use futures::StreamExt;
 use masterctl_runtime::manifest::FileKind;
-use masterctl_runtime::{MANIFEST, Manifest, Masters, files};
+use masterctl_runtime::parallel::parallel_map;
+use masterctl_runtime::{FileEntry, MANIFEST, Manifest, Masters, check, files};
 use serde::Serialize;
 
+use crate::cache::Cache;
 use crate::layout::{self, Release};
 use crate::remote::Remote;
 use crate::{DeliveryError, Progress, object};
@@ -27,6 +30,9 @@ pub struct FetchOptions {
     pub cache: Option<PathBuf>,
     /// Objects downloaded at once.
     pub concurrency: usize,
+    /// Hash every cached object before it is used (a damaged one is downloaded again);
+    /// otherwise an object verified when it came into the cache is trusted by its size.
+    pub verify: bool,
 }
 
 /// What a fetch did.
@@ -51,129 +57,220 @@ pub struct Fetched {
 }
 
 /// Fetch a release of `options.region` from `remote` into `out`.
+///
+/// Every object downloaded is verified (its hash after decompression, its structure as
+/// an archive) before it enters the cache; a cached object is trusted by its size
+/// unless `options.verify`. The build is assembled beside `out` and swapped in whole.
+/// [`fetch_opened`] also opens it through the runtime first, for a server about to use
+/// it.
 pub async fn fetch(
     remote: &Remote,
     out: &Path,
     options: &FetchOptions,
     progress: Progress<'_>,
 ) -> Result<Fetched, DeliveryError> {
-    Ok(fetch_opened(remote, out, options, progress).await?.0)
+    let (fetched, staged) = stage(remote, out, options, progress).await?;
+    swap(&staged, out)?;
+    Ok(fetched)
 }
 
-/// [`fetch`], and the build as it was opened to check it before the swap (its maps stay
-/// valid in `out`): a server takes it without opening the build a second time.
+/// [`fetch`], opening the assembled build through the runtime before the swap (every
+/// check of [`Masters::open`]: every file hashed, across files too); the opened build is
+/// handed back (its maps stay valid in `out`), so a server does not open it again.
+/// Should it not open, every cached object is hashed, the damaged ones are downloaded
+/// again, and the build is assembled once more.
 pub async fn fetch_opened(
     remote: &Remote,
     out: &Path,
     options: &FetchOptions,
     progress: Progress<'_>,
 ) -> Result<(Fetched, Masters), DeliveryError> {
+    let mut options = options.clone();
+    loop {
+        let (fetched, staged) = stage(remote, out, &options, progress).await?;
+        let opened = {
+            let staged = staged.clone();
+            blocking(move || Masters::open(&staged)).await
+        };
+        match opened {
+            Ok(masters) => {
+                swap(&staged, out)?;
+                return Ok((fetched, masters));
+            }
+            Err(_) if !options.verify => {
+                let _ = std::fs::remove_dir_all(&staged);
+                options.verify = true;
+            }
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&staged);
+                return Err(DeliveryError::Corrupt {
+                    store: fetched.store,
+                    hash: fetched.release,
+                    why: format!("the fetched build does not open: {e}"),
+                });
+            }
+        }
+    }
+}
+
+/// The release read, its objects verified (downloaded where the cache lacks them), and
+/// the build assembled in a staging folder beside `out`.
+async fn stage(
+    remote: &Remote,
+    out: &Path,
+    options: &FetchOptions,
+    progress: Progress<'_>,
+) -> Result<(Fetched, PathBuf), DeliveryError> {
     let region = options.region.as_str();
     layout::check_region(region)?;
     let store = remote.shown().to_string();
     let (release, manifest, manifest_bytes) = read_release(remote, region, options).await?;
     let languages = choose_languages(&release, &manifest, options.languages.as_deref())?;
-    // Every file but the strings of languages not asked for.
-    let taken = |f: &masterctl_runtime::FileEntry| {
-        f.kind != FileKind::Strings || f.language.as_ref().is_some_and(|l| languages.contains(l))
-    };
-    let selected: Vec<&masterctl_runtime::FileEntry> =
-        manifest.files.iter().filter(|f| taken(f)).collect();
+    let selected: Vec<FileEntry> = manifest
+        .files
+        .iter()
+        .filter(|f| takes(&languages, f))
+        .cloned()
+        .collect();
     let replaced = check_out(out)?;
-    let cache = match &options.cache {
+    let cache = Cache::open(&match &options.cache {
         Some(cache) => cache.clone(),
         None => default_cache(out),
-    };
-    std::fs::create_dir_all(&cache).map_err(DeliveryError::io(&cache))?;
+    })?;
 
-    // Every distinct object: from the cache when it holds it intact, else downloaded.
-    let mut wanted: Vec<(&str, u64)> = selected
-        .iter()
-        .map(|f| (f.blake3.as_str(), f.size))
-        .collect();
-    wanted.sort_unstable();
-    wanted.dedup();
+    let cache = Arc::new(cache);
+    let objects = distinct_objects(&selected);
+    let held = held(&cache, &objects, options.verify).await;
+    let (cached, missing): (Vec<_>, Vec<_>) =
+        objects.into_iter().partition(|o| held.contains(&o.0));
     let mut fetched = Fetched {
         store,
         region: region.to_string(),
         release: release.release.clone(),
         out: out.to_path_buf(),
-        cache: cache.clone(),
+        cache: cache.dir().to_path_buf(),
         languages: languages.clone(),
-        objects: wanted.len(),
+        objects: cached.len() + missing.len(),
         downloaded: 0,
         downloaded_bytes: 0,
-        reused: 0,
-        reused_bytes: 0,
+        reused: cached.len(),
+        reused_bytes: cached.iter().map(|(_, size)| size).sum(),
         replaced,
     };
-    // Assembled beside `out`, opened as a server would, then swapped in.
-    let manifest_out = if languages.len() == manifest.languages.len() {
-        manifest_bytes
-    } else {
-        let mut narrowed = manifest.clone();
-        narrowed.files.retain(taken);
-        // `languages` stays the region's fallback order, which the strings refer to.
-        narrowed
-            .fallbacks
-            .retain(|f| languages.contains(&f.language));
-        let mut bytes = serde_json::to_vec_pretty(&narrowed).unwrap_or_default();
-        bytes.push(b'\n');
-        bytes
+    let manifest_out = manifest_of(manifest, manifest_bytes, &languages);
+
+    // Assembled beside `out`: the files the cache holds are linked while the others
+    // download, then those.
+    let staged = files::staging_dir(out).map_err(DeliveryError::io(out))?;
+    let (ready, later): (Vec<FileEntry>, Vec<FileEntry>) =
+        selected.into_iter().partition(|f| held.contains(&f.blake3));
+    let linking = {
+        let (staged, cache) = (staged.clone(), cache.clone());
+        blocking(move || assemble(&staged, &cache, &ready))
     };
-    // Cached objects are taken by their size first: opening the assembled build hashes
-    // every file anyway. Should it not open, every cached object is hashed, the damaged
-    // ones are downloaded again, and the build is assembled once more.
-    let mut verify_cache = false;
-    loop {
-        let total = wanted.len();
-        let mut done = 0;
-        fetched.reused = 0;
-        fetched.reused_bytes = 0;
-        let mut downloads =
-            futures::stream::iter(wanted.iter().map(|&(hash, size)| {
-                cached_or_downloaded(remote, &cache, hash, size, verify_cache)
-            }))
-            .buffer_unordered(options.concurrency.max(1));
-        while let Some(result) = downloads.next().await {
-            match result? {
-                Source::Cache(size) => {
-                    fetched.reused += 1;
-                    fetched.reused_bytes += size;
-                }
-                Source::Store(moved) => {
-                    fetched.downloaded += 1;
-                    fetched.downloaded_bytes += moved;
-                }
-            }
-            done += 1;
-            progress(done, total);
-        }
-        drop(downloads);
-        let staged = files::staging_dir(out).map_err(DeliveryError::io(out))?;
-        let opened = assemble(&staged, &cache, &selected, &manifest_out).and_then(|()| {
-            Masters::open(&staged).map_err(|e| DeliveryError::Corrupt {
-                store: fetched.store.clone(),
-                hash: release.release.clone(),
-                why: format!("the fetched build does not open: {e}"),
+    let downloading = download_all(remote, &cache, &missing, options, progress, &mut fetched);
+    let finished = match tokio::join!(linking, downloading) {
+        (Ok(()), Ok(())) => {
+            let (staged, cache) = (staged.clone(), cache.clone());
+            blocking(move || {
+                assemble(&staged, &cache, &later)?;
+                let path = staged.join(MANIFEST);
+                std::fs::write(&path, &manifest_out).map_err(DeliveryError::io(&path))
             })
-        });
-        let swapped = match opened {
-            Err(_) if !verify_cache => {
-                let _ = std::fs::remove_dir_all(&staged);
-                verify_cache = true;
-                continue;
-            }
-            opened => opened.and_then(|masters| {
-                files::replace_dir(&staged, out)
-                    .map(|()| masters)
-                    .map_err(DeliveryError::io(out))
-            }),
-        };
-        if swapped.is_err() {
-            let _ = std::fs::remove_dir_all(&staged);
+            .await
         }
-        return Ok((fetched, swapped?));
+        (Err(e), _) | (_, Err(e)) => Err(e),
+    };
+    if let Err(e) = finished {
+        let _ = std::fs::remove_dir_all(&staged);
+        return Err(e);
+    }
+    Ok((fetched, staged))
+}
+
+/// Whether a build of `languages` takes `file`: every file but other languages' strings.
+fn takes(languages: &[String], file: &FileEntry) -> bool {
+    file.kind != FileKind::Strings
+        || file
+            .language
+            .as_ref()
+            .is_some_and(|l| languages.contains(l))
+}
+
+/// The manifest a build of `languages` holds: the release's own bytes when it takes
+/// every language, else the manifest narrowed to the files it takes.
+fn manifest_of(manifest: Manifest, bytes: Vec<u8>, languages: &[String]) -> Vec<u8> {
+    if languages.len() == manifest.languages.len() {
+        return bytes;
+    }
+    let mut narrowed = manifest;
+    narrowed.files.retain(|f| takes(languages, f));
+    // `languages` stays the region's fallback order, which the strings refer to.
+    narrowed
+        .fallbacks
+        .retain(|f| languages.contains(&f.language));
+    narrowed.to_bytes()
+}
+
+/// Each distinct object `files` are made of: its hash and size.
+fn distinct_objects(files: &[FileEntry]) -> Vec<(String, u64)> {
+    let mut objects: Vec<(String, u64)> =
+        files.iter().map(|f| (f.blake3.clone(), f.size)).collect();
+    objects.sort_unstable();
+    objects.dedup();
+    objects
+}
+
+/// The objects the cache holds (hashed first when `verify`), checked on every core.
+async fn held(cache: &Arc<Cache>, objects: &[(String, u64)], verify: bool) -> HashSet<String> {
+    let (cache, objects) = (cache.clone(), objects.to_vec());
+    blocking(move || {
+        let held = parallel_map(&objects, |(hash, size)| cache.holds(hash, *size, verify));
+        objects
+            .into_iter()
+            .zip(held)
+            .filter_map(|((hash, _), held)| held.then_some(hash))
+            .collect()
+    })
+    .await
+}
+
+/// Download `objects` into the cache, many at once; counted in `fetched`.
+async fn download_all(
+    remote: &Remote,
+    cache: &Arc<Cache>,
+    objects: &[(String, u64)],
+    options: &FetchOptions,
+    progress: Progress<'_>,
+    fetched: &mut Fetched,
+) -> Result<(), DeliveryError> {
+    let mut downloads = futures::stream::iter(
+        objects
+            .iter()
+            .map(|(hash, size)| download(remote, cache, hash, *size)),
+    )
+    .buffer_unordered(options.concurrency.max(1));
+    while let Some(bytes) = downloads.next().await {
+        fetched.downloaded += 1;
+        fetched.downloaded_bytes += bytes?;
+        progress(fetched.downloaded, objects.len());
+    }
+    Ok(())
+}
+
+/// The assembled build in the place of `out` (the previous one removed).
+fn swap(staged: &Path, out: &Path) -> Result<(), DeliveryError> {
+    files::replace_dir(staged, out).map_err(|e| {
+        let _ = std::fs::remove_dir_all(staged);
+        DeliveryError::io(out)(e)
+    })
+}
+
+/// `work` on a thread where blocking is allowed.
+async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(done) => done,
+        Err(e) => std::panic::resume_unwind(e.into_panic()),
     }
 }
 
@@ -228,7 +325,17 @@ async fn read_release(
             why: "its manifest hash is not the release's".into(),
         });
     }
+    // The release holds the manifest: written out as `build` writes it, those are the
+    // bytes the release names, and the manifest object need not be read. A release
+    // whose manifest was written otherwise is checked against the object.
     let hash = &release.manifest_blake3;
+    let written = release.manifest.to_bytes();
+    if written.len() as u64 == release.manifest_size
+        && blake3::hash(&written).to_hex().as_str() == hash
+    {
+        let manifest = release.manifest.clone();
+        return Ok((release, manifest, written));
+    }
     let stored = remote
         .get(&layout::object_key(hash))
         .await?
@@ -304,87 +411,56 @@ fn default_cache(out: &Path) -> PathBuf {
     files::parent_of(out).join(format!(".{name}.cache"))
 }
 
-enum Source {
-    /// Taken from the cache: its plain size.
-    Cache(u64),
-    /// Downloaded: the bytes moved.
-    Store(u64),
-}
-
-/// An object in the cache (of the right size; hashed when `verify`), or downloaded,
-/// verified and added to it.
-async fn cached_or_downloaded(
+/// Download one object into the cache: its hash verified after decompression, and its
+/// structure as an archive. The bytes moved.
+async fn download(
     remote: &Remote,
-    cache: &Path,
+    cache: &Arc<Cache>,
     hash: &str,
     size: u64,
-    verify: bool,
-) -> Result<Source, DeliveryError> {
-    let path = cache.join(hash);
-    let cached = if !verify {
-        std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() == size)
-    } else {
-        let (path, hash) = (path.clone(), hash.to_string());
-        tokio::task::spawn_blocking(move || {
-            files::read_regular(&path, size.saturating_add(1))
-                .ok()
-                .flatten()
-                .is_some_and(|bytes| {
-                    bytes.len() as u64 == size && blake3::hash(&bytes).to_hex().as_str() == hash
-                })
-        })
-        .await
-        .unwrap_or(false)
+) -> Result<u64, DeliveryError> {
+    let (store, hash) = (remote.shown().to_string(), hash.to_string());
+    let Some(stored) = remote.get(&layout::object_key(&hash)).await? else {
+        return Err(DeliveryError::Corrupt {
+            store,
+            hash,
+            why: "the release names it and it is not there".into(),
+        });
     };
-    if cached {
-        return Ok(Source::Cache(size));
-    }
-    let corrupt = |why: String| DeliveryError::Corrupt {
-        store: remote.shown().to_string(),
-        hash: hash.to_string(),
-        why,
-    };
-    let stored = remote
-        .get(&layout::object_key(hash))
-        .await?
-        .ok_or_else(|| corrupt("the release names it and it is not there".into()))?;
     let moved = stored.len() as u64;
-    let hash_owned = hash.to_string();
-    tokio::task::spawn_blocking(move || -> Result<(), DeliveryError> {
-        let plain =
-            object::decode(&stored, &hash_owned, size).map_err(|why| DeliveryError::Corrupt {
-                store: String::new(),
-                hash: hash_owned.clone(),
-                why,
-            })?;
-        files::write_atomic_unsynced(&path, &plain).map_err(DeliveryError::io(&path))
+    let cache = cache.clone();
+    blocking(move || {
+        let checked = object::decode(&stored, &hash, size).and_then(|plain| {
+            check::archive(&plain).map_err(|cause| cause.to_string())?;
+            Ok(plain)
+        });
+        match checked {
+            Ok(plain) => cache.put(&hash, &plain),
+            Err(why) => Err(DeliveryError::Corrupt { store, hash, why }),
+        }
     })
-    .await
-    .map_err(|e| corrupt(e.to_string()))?
-    .map_err(|e| match e {
-        DeliveryError::Corrupt { why, .. } => corrupt(why),
-        other => other,
-    })?;
-    Ok(Source::Store(moved))
+    .await?;
+    Ok(moved)
 }
 
-/// The build's files, linked (or copied) from the cache, and its manifest.
-fn assemble(
-    staged: &Path,
-    cache: &Path,
-    files: &[&masterctl_runtime::FileEntry],
-    manifest: &[u8],
-) -> Result<(), DeliveryError> {
-    for entry in files {
-        let target = staged.join(&entry.path);
-        if let Some(dir) = target.parent() {
-            std::fs::create_dir_all(dir).map_err(DeliveryError::io(dir))?;
-        }
-        let source = cache.join(&entry.blake3);
-        if std::fs::hard_link(&source, &target).is_err() {
-            std::fs::copy(&source, &target).map_err(DeliveryError::io(&target))?;
-        }
+/// Files of the build, linked (or copied) from the cache on every core.
+fn assemble(staged: &Path, cache: &Cache, files: &[FileEntry]) -> Result<(), DeliveryError> {
+    let folders: BTreeSet<&Path> = files
+        .iter()
+        .filter_map(|entry| Path::new(&entry.path).parent())
+        .collect();
+    for folder in folders {
+        let folder = staged.join(folder);
+        std::fs::create_dir_all(&folder).map_err(DeliveryError::io(&folder))?;
     }
-    let path = staged.join(MANIFEST);
-    std::fs::write(&path, manifest).map_err(DeliveryError::io(&path))
+    let link = |entry: &FileEntry| {
+        let (source, target) = (cache.path(&entry.blake3), staged.join(&entry.path));
+        std::fs::hard_link(&source, &target)
+            .or_else(|_| std::fs::copy(&source, &target).map(drop))
+            .map_err(DeliveryError::io(&target))
+    };
+    let chunks: Vec<&[FileEntry]> = files.chunks(64).collect();
+    parallel_map(&chunks, |chunk| chunk.iter().try_for_each(link))
+        .into_iter()
+        .collect()
 }

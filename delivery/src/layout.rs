@@ -119,12 +119,11 @@ impl Release {
                 "its manifest was built from another commit than its name says".into(),
             ));
         }
-        if let Some(entry) = release.manifest.files.iter().find(|f| !is_hash(&f.blake3)) {
-            return Err(foreign(format!(
-                "the hash of `{}` is malformed",
-                entry.path
-            )));
-        }
+        // Its paths will be joined to a folder on the fetching machine.
+        release
+            .manifest
+            .check()
+            .map_err(|cause| foreign(format!("its manifest: {cause}")))?;
         Ok(release)
     }
 }

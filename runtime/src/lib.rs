@@ -77,19 +77,24 @@ pub enum LoadCause {
 
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = self.path.display();
-        match &self.cause {
-            LoadCause::Io(e) => write!(f, "{path}: {e}"),
-            LoadCause::Manifest(why) => write!(f, "{path}: not a valid manifest: {why}"),
+        write!(f, "{}: {}", self.path.display(), self.cause)
+    }
+}
+
+impl fmt::Display for LoadCause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadCause::Io(e) => write!(f, "{e}"),
+            LoadCause::Manifest(why) => write!(f, "not a valid manifest: {why}"),
             LoadCause::Version { found, expected } => write!(
                 f,
-                "{path}: archive format version {found}; this loader reads version {expected} (rebuild with a matching masterctl)"
+                "archive format version {found}; this loader reads version {expected} (rebuild with a matching masterctl)"
             ),
             LoadCause::Hash { expected, found } => write!(
                 f,
-                "{path}: its BLAKE3 is {found}, the manifest says {expected} (a changed or damaged file)"
+                "its BLAKE3 is {found}, the manifest says {expected} (a changed or damaged file)"
             ),
-            LoadCause::Invalid(why) => write!(f, "{path}: not a valid archive: {why}"),
+            LoadCause::Invalid(why) => write!(f, "not a valid archive: {why}"),
         }
     }
 }
@@ -482,31 +487,7 @@ pub fn read_manifest(dir: &Path) -> Result<(Manifest, Vec<u8>), LoadError> {
         .map_err(|e| error(LoadCause::Io(e)))?;
     let manifest: Manifest =
         serde_json::from_slice(&text).map_err(|e| error(LoadCause::Manifest(e.to_string())))?;
-    if manifest.format != FORMAT_VERSION {
-        return Err(error(LoadCause::Version {
-            found: manifest.format,
-            expected: FORMAT_VERSION,
-        }));
-    }
-    for entry in &manifest.files {
-        if entry
-            .path
-            .split('/')
-            .any(|part| part == ".." || part.is_empty())
-            || entry.path.starts_with('/')
-        {
-            return Err(error(LoadCause::Manifest(format!(
-                "`{}` is not a path inside the build",
-                entry.path
-            ))));
-        }
-        if !is_blake3_hex(&entry.blake3) {
-            return Err(error(LoadCause::Manifest(format!(
-                "the hash of `{}` is not 64 lowercase hexadecimal digits",
-                entry.path
-            ))));
-        }
-    }
+    manifest.check().map_err(error)?;
     Ok((manifest, text))
 }
 

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::LoadCause;
+
 /// The manifest's name in a build directory.
 pub const MANIFEST: &str = "manifest.json";
 
@@ -21,6 +23,47 @@ pub struct Manifest {
     /// Texts a language lacked, filled from a later language of the fallback order.
     #[serde(default)]
     pub fallbacks: Vec<Fallback>,
+}
+
+impl Manifest {
+    /// The bytes `build` writes to `manifest.json` (pretty JSON and a final newline):
+    /// the bytes a release names by their hash.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut bytes = serde_json::to_vec_pretty(self).unwrap_or_default();
+        bytes.push(b'\n');
+        bytes
+    }
+
+    /// What a loader must refuse before following the manifest: another format version,
+    /// an entry whose path leaves the build (or is the manifest's own), a malformed hash.
+    pub fn check(&self) -> Result<(), LoadCause> {
+        if self.format != crate::FORMAT_VERSION {
+            return Err(LoadCause::Version {
+                found: self.format,
+                expected: crate::FORMAT_VERSION,
+            });
+        }
+        for entry in &self.files {
+            let path = &entry.path;
+            if path.split('/').any(|part| part == ".." || part.is_empty())
+                || path.starts_with('/')
+                || path.contains(['\\', '\0'])
+                || path == MANIFEST
+            {
+                return Err(LoadCause::Manifest(format!(
+                    "`{}` is not a path inside the build",
+                    path.escape_debug()
+                )));
+            }
+            if !crate::is_blake3_hex(&entry.blake3) {
+                return Err(LoadCause::Manifest(format!(
+                    "the hash of `{}` is not 64 lowercase hexadecimal digits",
+                    path.escape_debug()
+                )));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// What kind of data a file holds.

@@ -137,9 +137,8 @@ pub fn write_build(build: &Build, out: &Path) -> Result<(), StoreError> {
             }
             std::fs::write(&path, &file.bytes).map_err(|e| io(&path, e))?;
         }
-        let manifest = serde_json::to_vec_pretty(&build.manifest).unwrap_or_default();
         let manifest_path = staged.join(MANIFEST);
-        std::fs::write(&manifest_path, [manifest, b"\n".to_vec()].concat())
+        std::fs::write(&manifest_path, build.manifest.to_bytes())
             .map_err(|e| io(&manifest_path, e))?;
         files::replace_dir(&staged, out).map_err(|e| io(out, e))
     })();

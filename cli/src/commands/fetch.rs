@@ -34,6 +34,10 @@ pub struct Args {
     /// Objects downloaded at once
     #[arg(long, value_name = "N", default_value_t = 16)]
     concurrency: usize,
+    /// Hash every cached object before using it (a damaged one is downloaded again);
+    /// without it, an object verified when it was downloaded is trusted by its size
+    #[arg(long)]
+    verify: bool,
     #[command(flatten)]
     endpoint: super::EndpointArg,
 }
@@ -46,6 +50,7 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
         release: args.release.clone(),
         cache: args.cache.clone(),
         concurrency: args.concurrency,
+        verify: args.verify,
     };
     let bar = output.progress_of("downloading", "objects");
     let progress = |_done: usize, total: usize| bar.file_done(total);
