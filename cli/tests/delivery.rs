@@ -381,6 +381,16 @@ fn suite(store: &dyn Store, prefix: &str) {
     assert_eq!(out["reused"], hashes(&build).len() - new.len());
     assert_eq!(out["replaced"], true);
     assert_eq!(contents(&fetched), contents(&build));
+    // Fetched again: the folder holds that very build, and nothing is touched.
+    let first_file = fetched.join(manifest(&fetched)["files"][0]["path"].as_str().unwrap());
+    let inode =
+        |path: &Path| std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(path).unwrap());
+    let before = inode(&first_file);
+    let out = at.fetch_json(&fetched, &[]);
+    assert_eq!(out["up_to_date"], true, "{out}");
+    assert_eq!(out["replaced"], false);
+    assert_eq!(out["downloaded"], 0);
+    assert_eq!(inode(&first_file), before, "not replaced");
 
     // The cache keeps what it verified read-only, and so is the build linked from it.
     let cached = root

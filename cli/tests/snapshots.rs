@@ -115,6 +115,10 @@ fn every_command_reads_like_this() {
             "fetch",
             "fetch --from file://<tmp>/store --region global --out fetched --lang en",
         ),
+        (
+            "fetch_up_to_date",
+            "fetch --from file://<tmp>/store --region global --out fetched --lang en",
+        ),
         ("releases", "releases --from file://<tmp>/store"),
         (
             "rollback_unknown",

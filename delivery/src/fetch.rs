@@ -54,6 +54,9 @@ pub struct Fetched {
     pub reused_bytes: u64,
     /// Whether a build was in the output folder before (it was replaced).
     pub replaced: bool,
+    /// Whether the output folder held this very build already: every file a link to the
+    /// cached object, the manifest the same. Nothing was replaced.
+    pub up_to_date: bool,
 }
 
 /// Fetch a release of `options.region` from `remote` into `out`.
@@ -70,7 +73,9 @@ pub async fn fetch(
     progress: Progress<'_>,
 ) -> Result<Fetched, DeliveryError> {
     let (fetched, staged) = stage(remote, out, options, progress).await?;
-    swap(&staged, out)?;
+    if let Some(staged) = staged {
+        swap(&staged, out)?;
+    }
     Ok(fetched)
 }
 
@@ -89,38 +94,41 @@ pub async fn fetch_opened(
     loop {
         let (fetched, staged) = stage(remote, out, &options, progress).await?;
         let opened = {
-            let staged = staged.clone();
-            blocking(move || Masters::open(&staged)).await
+            let dir = staged.clone().unwrap_or_else(|| out.to_path_buf());
+            blocking(move || Masters::open(&dir)).await
         };
-        match opened {
+        let failed = match opened {
             Ok(masters) => {
-                swap(&staged, out)?;
+                if let Some(staged) = staged {
+                    swap(&staged, out)?;
+                }
                 return Ok((fetched, masters));
             }
-            Err(_) if !options.verify => {
-                let _ = std::fs::remove_dir_all(&staged);
-                options.verify = true;
-            }
-            Err(e) => {
-                let _ = std::fs::remove_dir_all(&staged);
-                return Err(DeliveryError::Corrupt {
-                    store: fetched.store,
-                    hash: fetched.release,
-                    why: format!("the fetched build does not open: {e}"),
-                });
-            }
+            Err(e) => e,
+        };
+        if let Some(staged) = staged {
+            let _ = std::fs::remove_dir_all(&staged);
         }
+        if options.verify {
+            return Err(DeliveryError::Corrupt {
+                store: fetched.store,
+                hash: fetched.release,
+                why: format!("the fetched build does not open: {failed}"),
+            });
+        }
+        options.verify = true;
     }
 }
 
 /// The release read, its objects verified (downloaded where the cache lacks them), and
-/// the build assembled in a staging folder beside `out`.
+/// the build assembled in a staging folder beside `out` — `None` when `out` holds this
+/// very build already.
 async fn stage(
     remote: &Remote,
     out: &Path,
     options: &FetchOptions,
     progress: Progress<'_>,
-) -> Result<(Fetched, PathBuf), DeliveryError> {
+) -> Result<(Fetched, Option<PathBuf>), DeliveryError> {
     let region = options.region.as_str();
     layout::check_region(region)?;
     let store = remote.shown().to_string();
@@ -156,8 +164,18 @@ async fn stage(
         reused: cached.len(),
         reused_bytes: cached.iter().map(|(_, size)| size).sum(),
         replaced,
+        up_to_date: false,
     };
     let manifest_out = manifest_of(manifest, manifest_bytes, &languages);
+    if missing.is_empty() && replaced {
+        let (out, cache) = (out.to_path_buf(), cache.clone());
+        let (manifest_out, selected) = (manifest_out.clone(), selected.clone());
+        if blocking(move || in_place(&out, &manifest_out, &selected, &cache)).await {
+            fetched.replaced = false;
+            fetched.up_to_date = true;
+            return Ok((fetched, None));
+        }
+    }
 
     // Assembled beside `out`: the files the cache holds are linked while the others
     // download, then those.
@@ -185,7 +203,33 @@ async fn stage(
         let _ = std::fs::remove_dir_all(&staged);
         return Err(e);
     }
-    Ok((fetched, staged))
+    Ok((fetched, Some(staged)))
+}
+
+/// Whether `out` holds this very build: its manifest is `manifest`, and each of `entries`
+/// is the cached object itself (a link to it: verified on its way in).
+fn in_place(out: &Path, manifest: &[u8], entries: &[FileEntry], cache: &Cache) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let same =
+            |a: &Path, b: &Path| match (std::fs::symlink_metadata(a), std::fs::symlink_metadata(b))
+            {
+                (Ok(a), Ok(b)) => a.is_file() && (a.dev(), a.ino()) == (b.dev(), b.ino()),
+                _ => false,
+            };
+        let limit = manifest.len() as u64 + 1;
+        files::read_regular(&out.join(MANIFEST), limit)
+            .is_ok_and(|m| m.as_deref() == Some(manifest))
+            && entries
+                .iter()
+                .all(|f| same(&out.join(&f.path), &cache.path(&f.blake3)))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (out, manifest, entries, cache);
+        false
+    }
 }
 
 /// Whether a build of `languages` takes `file`: every file but other languages' strings.

@@ -69,6 +69,16 @@ struct Shown(Fetched);
 impl Render for Shown {
     fn text(&self, output: &Output) {
         let f = &self.0;
+        if f.up_to_date {
+            output.line(format!(
+                "{} holds release {} of {} already (languages {}): nothing to do",
+                f.out.display(),
+                short_id(&f.release),
+                f.region,
+                f.languages.join(", ")
+            ));
+            return;
+        }
         output.line(format!(
             "{} release {} of {} into {} (languages {})",
             output.bold("fetched"),
