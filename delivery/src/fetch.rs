@@ -288,12 +288,12 @@ async fn download_all(
     progress: Progress<'_>,
     fetched: &mut Fetched,
 ) -> Result<(), DeliveryError> {
-    let mut downloads = futures::stream::iter(
-        objects
-            .iter()
-            .map(|(hash, size)| download(remote, cache, hash, *size)),
-    )
-    .buffer_unordered(options.concurrency.max(1));
+    let mut downloads = crate::bounded(
+        objects,
+        options.concurrency,
+        |(_, size)| *size,
+        |(hash, size)| download(remote, cache, hash, *size),
+    );
     while let Some(bytes) = downloads.next().await {
         fetched.downloaded += 1;
         fetched.downloaded_bytes += bytes?;

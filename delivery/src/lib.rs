@@ -155,3 +155,88 @@ pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
 
 /// Progress of long work: `(done, total)` objects.
 pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
+
+/// Objects moved at once unless asked otherwise: a store answers each request after a
+/// round trip, and many small objects are fastest with many in flight.
+pub const CONCURRENCY: usize = 64;
+
+/// The most object bytes held in memory at once, whatever the concurrency: many small
+/// objects move together, large ones take turns.
+const IN_FLIGHT_BYTES: u64 = 256 << 20;
+
+/// `work` over `items`, up to `concurrency` at once and up to [`IN_FLIGHT_BYTES`] of
+/// their `size` (an item larger than that runs alone), in the order they finish.
+pub(crate) fn bounded<'a, T, R, F>(
+    items: impl IntoIterator<Item = T> + 'a,
+    concurrency: usize,
+    size: impl Fn(&T) -> u64 + 'a,
+    work: impl Fn(T) -> F + 'a,
+) -> impl futures::Stream<Item = R> + 'a
+where
+    T: 'a,
+    F: std::future::Future<Output = R> + 'a,
+{
+    use futures::StreamExt;
+    const UNIT: u64 = 1 << 20;
+    let total = (IN_FLIGHT_BYTES / UNIT) as u32;
+    let budget = std::sync::Arc::new(tokio::sync::Semaphore::new(total as usize));
+    futures::stream::iter(items)
+        .map(move |item| {
+            let permits =
+                u32::try_from(size(&item).div_ceil(UNIT)).map_or(total, |n| n.clamp(1, total));
+            let (budget, job) = (budget.clone(), work(item));
+            async move {
+                // The semaphore is never closed: acquiring only waits.
+                let _held = budget.acquire_many_owned(permits).await;
+                job.await
+            }
+        })
+        .buffer_unordered(concurrency.max(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+    use futures::StreamExt;
+
+    #[test]
+    fn bounded_work_keeps_to_its_count_and_its_bytes() {
+        const MB: u64 = 1 << 20;
+        // Many small items, then large ones that only fit in memory a few at a time, and
+        // one larger than the whole budget (it runs alone).
+        let mut sizes = vec![10_000; 200];
+        sizes.extend([100 * MB; 6]);
+        sizes.push(1024 * MB);
+        let (running, bytes) = (AtomicUsize::new(0), AtomicU64::new(0));
+        let (most_running, most_bytes) = (AtomicUsize::new(0), AtomicU64::new(0));
+        let done = crate::runtime().unwrap().block_on(async {
+            crate::bounded(
+                sizes.clone(),
+                8,
+                |size| *size,
+                |size| {
+                    let (running, bytes) = (&running, &bytes);
+                    let (most_running, most_bytes) = (&most_running, &most_bytes);
+                    async move {
+                        let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                        most_running.fetch_max(now, Ordering::SeqCst);
+                        let held =
+                            bytes.fetch_add(size.min(super::IN_FLIGHT_BYTES), Ordering::SeqCst);
+                        most_bytes
+                            .fetch_max(held + size.min(super::IN_FLIGHT_BYTES), Ordering::SeqCst);
+                        tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+                        bytes.fetch_sub(size.min(super::IN_FLIGHT_BYTES), Ordering::SeqCst);
+                        running.fetch_sub(1, Ordering::SeqCst);
+                        size
+                    }
+                },
+            )
+            .collect::<Vec<u64>>()
+            .await
+        });
+        assert_eq!(done.len(), sizes.len(), "every item ran");
+        assert_eq!(most_running.load(Ordering::SeqCst), 8);
+        assert!(most_bytes.load(Ordering::SeqCst) <= super::IN_FLIGHT_BYTES);
+    }
+}

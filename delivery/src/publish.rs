@@ -25,7 +25,7 @@ impl Default for PublishOptions {
     fn default() -> PublishOptions {
         PublishOptions {
             force: false,
-            concurrency: 16,
+            concurrency: crate::CONCURRENCY,
             tool: format!("masterctl {}", env!("CARGO_PKG_VERSION")),
         }
     }
@@ -125,8 +125,12 @@ pub async fn publish(
     let all_plain = parts.iter().map(|p| p.size).sum::<u64>() + manifest_bytes.len() as u64;
     let mut uploaded_plain = 0u64;
     let mut done = 0;
-    let mut uploads = futures::stream::iter(parts.iter().map(|part| upload(remote, part)))
-        .buffer_unordered(options.concurrency.max(1));
+    let mut uploads = crate::bounded(
+        &parts,
+        options.concurrency,
+        |part| part.size,
+        |part| upload(remote, part),
+    );
     while let Some(result) = uploads.next().await {
         if let Some((plain, sent)) = result? {
             published.uploaded += 1;

@@ -106,7 +106,7 @@ impl Watch {
             languages: self.languages.clone(),
             release: Some(pointer.release.clone()),
             cache: Some(self.dir.join(".cache")),
-            concurrency: 16,
+            concurrency: crate::CONCURRENCY,
             // The build is opened, every file hashed, before it is handed over.
             verify: false,
         };

@@ -32,7 +32,7 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     cache: Option<PathBuf>,
     /// Objects downloaded at once
-    #[arg(long, value_name = "N", default_value_t = 16)]
+    #[arg(long, value_name = "N", default_value_t = masterctl_delivery::CONCURRENCY)]
     concurrency: usize,
     /// Hash every cached object before using it (a damaged one is downloaded again);
     /// without it, an object verified when it was downloaded is trusted by its size

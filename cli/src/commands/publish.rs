@@ -21,7 +21,7 @@ pub struct Args {
     #[arg(long)]
     force: bool,
     /// Objects checked and uploaded at once
-    #[arg(long, value_name = "N", default_value_t = 16)]
+    #[arg(long, value_name = "N", default_value_t = masterctl_delivery::CONCURRENCY)]
     concurrency: usize,
     #[command(flatten)]
     endpoint: super::EndpointArg,
