@@ -85,6 +85,7 @@ pub struct Output {
 const RED: &str = "\x1b[1;31m";
 const YELLOW: &str = "\x1b[1;33m";
 const CYAN: &str = "\x1b[36m";
+const GREEN: &str = "\x1b[32m";
 const BOLD: &str = "\x1b[1m";
 const DIM: &str = "\x1b[2m";
 const RESET: &str = "\x1b[0m";
@@ -161,6 +162,21 @@ impl Output {
 
     pub fn bold(&self, text: &str) -> String {
         self.paint(BOLD, text)
+    }
+
+    /// Something added (green).
+    pub fn added(&self, text: &str) -> String {
+        self.paint(GREEN, text)
+    }
+
+    /// Something removed (red).
+    pub fn removed(&self, text: &str) -> String {
+        self.paint(RED, text)
+    }
+
+    /// Something a reviewer must look at (yellow).
+    pub fn flagged(&self, text: &str) -> String {
+        self.paint(YELLOW, text)
     }
 
     /// Print a value as pretty JSON to standard output.

@@ -9,6 +9,7 @@
 pub mod build;
 pub mod cache;
 pub mod commit;
+pub mod diff;
 pub mod history;
 pub mod import;
 pub mod init;

@@ -3,6 +3,7 @@
 
 mod build;
 mod completions;
+mod diff;
 mod fetch;
 mod gc;
 mod import;
@@ -47,6 +48,8 @@ pub enum Command {
     Import(import::Args),
     /// A region's import history, newest first
     Log(log::Args),
+    /// What changed, in tables, rows and cells: two revisions, a region's last import, or exports against a region
+    Diff(diff::Args),
     /// Take what the region's upstream changed since the last import point (keyed three-way merge)
     Rebase(rebase::Args),
     /// Every region: branch, upstream, import point, upstream commits not taken, rebase in progress
@@ -81,6 +84,7 @@ impl Command {
             Command::Validate(args) => Some(&args.repo),
             Command::Import(args) => Some(&args.repo),
             Command::Log(args) => Some(&args.repo),
+            Command::Diff(args) => Some(&args.repo),
             Command::Rebase(args) => Some(&args.repo),
             Command::Status(args) => Some(&args.repo),
             Command::L10n(l10n::Command::Status(args)) => Some(&args.repo),
@@ -108,6 +112,7 @@ impl Command {
             Command::Schema(_) => "schema",
             Command::Import(_) => "import",
             Command::Log(_) => "log",
+            Command::Diff(_) => "diff",
             Command::Rebase(_) => "rebase",
             Command::Status(_) => "status",
             Command::L10n(l10n::Command::Status(_)) => "l10n status",
@@ -146,6 +151,7 @@ pub fn run(
         Command::Schema(command) => schema::run(command, output),
         Command::Import(args) => import::run(args, global, output),
         Command::Log(args) => log::run(args, global, output),
+        Command::Diff(args) => diff::run(args, global, output),
         Command::Rebase(args) => rebase::run(args, global, output),
         Command::Status(args) => status::run(args, global, output),
         Command::L10n(command) => l10n::run(command, global, output),

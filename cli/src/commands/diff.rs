@@ -1,0 +1,334 @@
+//! `masterctl diff`: what changed, in tables, rows and cells — between two revisions, in
+//! a region's last import, or what importing exports would change.
+
+use std::path::PathBuf;
+
+use masterctl_store::diff::{
+    self, Change, ChangeKind, Content, Diff, DiffOptions, Flag, Side, Span, TableDiff, TableStatus,
+};
+use masterctl_store::names::one_line;
+use masterctl_store::{ImportOutcome, plan_import, short_id};
+use serde::Serialize;
+
+use super::{Failure, open_repo, region, store_failure};
+use crate::output::{GlobalArgs, Output, Render, RepoArg, counted};
+
+#[derive(clap::Args)]
+#[command(after_help = "\
+Examples:
+  masterctl diff masters/jp~1 masters/jp        two revisions (branches, ~N, commit ids)
+  masterctl diff masters/global masters/jp      how a region differs from its upstream
+  masterctl diff --region jp                    the region's last commit against its parent
+  masterctl diff --region jp exports/           what importing these exports would change
+  masterctl diff --region jp --flag price=50%   mark numeric changes of 50% or more")]
+pub struct Args {
+    #[command(flatten)]
+    pub repo: RepoArg,
+    /// With --region: export files or folders to compare with the region's head.
+    /// Without: one revision (against its parent) or two (old, new)
+    #[arg(value_name = "REV|PATH")]
+    args: Vec<String>,
+    /// The region whose last commit (or, given paths, whose head against the exports)
+    /// to show
+    #[arg(long, value_name = "R")]
+    region: Option<String>,
+    /// Only this table or generated master (repeatable)
+    #[arg(long = "table", value_name = "T")]
+    tables: Vec<String>,
+    /// Only the per-table summary
+    #[arg(long)]
+    stat: bool,
+    /// Flag numeric changes of at least this much: COLUMN=N% or TABLE.COLUMN=N%
+    /// (repeatable; a change from zero is always beyond)
+    #[arg(long = "flag", value_name = "COLUMN=N%")]
+    flags: Vec<String>,
+}
+
+pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
+    let flags = args
+        .flags
+        .iter()
+        .map(|f| Flag::parse(f).map_err(Failure::usage))
+        .collect::<Result<Vec<_>, _>>()?;
+    let options = DiffOptions {
+        tables: args.tables.clone(),
+        flags,
+    };
+    let repo = open_repo(global)?;
+    let git = &repo.git;
+    let structure = repo.structure().map_err(store_failure)?;
+    let (from, to, snapshot_plan);
+    match &args.region {
+        Some(name) => {
+            let region = region(&structure, name)?;
+            let head = repo.head_of(&region.reference()).map_err(store_failure)?;
+            if args.args.is_empty() {
+                let Some(head) = head else {
+                    return Err(Failure::invalid(format!(
+                        "{} has no commits yet: nothing to show",
+                        region.branch()
+                    )));
+                };
+                to = Side::commit(git, &head, region.branch()).map_err(store_failure)?;
+                from = match head.parent(0) {
+                    Ok(parent) => Side::commit(git, &parent, &format!("{}~1", region.branch()))
+                        .map_err(store_failure)?,
+                    Err(_) => Side::empty("nothing"),
+                };
+            } else {
+                let paths: Vec<PathBuf> = args.args.iter().map(PathBuf::from).collect();
+                if let Some(missing) = paths.iter().find(|p| !p.exists()) {
+                    return Err(Failure::usage(format!(
+                        "{} does not exist",
+                        missing.display()
+                    )));
+                }
+                let bar = output.progress("reading");
+                let progress = |_done: usize, total: usize| bar.file_done(total);
+                let outcome = plan_import(&repo, &structure, &region, &paths, &progress);
+                bar.finish();
+                snapshot_plan = match outcome.map_err(store_failure)? {
+                    ImportOutcome::Rejected(report) => return Err(Failure::Rejected(report)),
+                    ImportOutcome::Planned(plan) => plan,
+                };
+                from = match &head {
+                    Some(head) => {
+                        Side::commit(git, head, region.branch()).map_err(store_failure)?
+                    }
+                    None => Side::empty("nothing"),
+                };
+                to = if snapshot_plan.unchanged {
+                    Side::commit(
+                        git,
+                        head.as_ref()
+                            .ok_or_else(|| Failure::invalid("nothing to compare"))?,
+                        "exports",
+                    )
+                    .map_err(store_failure)?
+                } else {
+                    Side::snapshot(
+                        &snapshot_plan.snapshot,
+                        structure.project.clone(),
+                        "exports",
+                    )
+                    .map_err(store_failure)?
+                };
+            }
+        }
+        None => match &args.args[..] {
+            [one] => {
+                let commit = diff::resolve(git, one).map_err(store_failure)?;
+                to = Side::commit(git, &commit, one).map_err(store_failure)?;
+                from = match commit.parent(0) {
+                    Ok(parent) => {
+                        Side::commit(git, &parent, &format!("{one}~1")).map_err(store_failure)?
+                    }
+                    Err(_) => Side::empty("nothing"),
+                };
+            }
+            [old, new] => {
+                let (a, b) = (
+                    diff::resolve(git, old).map_err(store_failure)?,
+                    diff::resolve(git, new).map_err(store_failure)?,
+                );
+                from = Side::commit(git, &a, old).map_err(store_failure)?;
+                to = Side::commit(git, &b, new).map_err(store_failure)?;
+            }
+            _ => {
+                return Err(
+                    Failure::usage("name two revisions, one, or --region R").hint(
+                        "masterctl diff masters/jp~1 masters/jp, or masterctl diff --region jp",
+                    ),
+                );
+            }
+        },
+    }
+    let result = diff::diff(&from, &to, &options).map_err(store_failure)?;
+    if !options.tables.is_empty() && result.tables.is_empty() {
+        let known = |side: &Side<'_>, t: &str| side.has(t);
+        if let Some(unknown) = options
+            .tables
+            .iter()
+            .find(|t| !known(&from, t) && !known(&to, t))
+        {
+            return Err(Failure::invalid(format!(
+                "no table or generated master `{unknown}` on either side"
+            )));
+        }
+    }
+    output.render(&Shown {
+        from: Revision::of(&from),
+        to: Revision::of(&to),
+        stat: args.stat,
+        diff: result,
+    });
+    Ok(())
+}
+
+/// A side as shown: what the user named it, and its commit.
+#[derive(Serialize)]
+struct Revision {
+    label: String,
+    commit: Option<String>,
+}
+
+impl Revision {
+    fn of(side: &Side<'_>) -> Revision {
+        Revision {
+            label: side.label.clone(),
+            commit: side.commit.map(|c| c.to_string()),
+        }
+    }
+
+    fn shown(&self) -> String {
+        match &self.commit {
+            Some(commit) => format!("{} ({})", self.label, short_id(commit)),
+            None => self.label.clone(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Shown {
+    from: Revision,
+    to: Revision,
+    #[serde(skip)]
+    stat: bool,
+    #[serde(flatten)]
+    diff: Diff,
+}
+
+impl Render for Shown {
+    fn text(&self, output: &Output) {
+        output.line(format!(
+            "{} {} → {}",
+            output.bold("diff"),
+            self.from.shown(),
+            self.to.shown()
+        ));
+        if self.diff.is_empty() {
+            output.line("no changes");
+            return;
+        }
+        for table in &self.diff.tables {
+            output.line(format!("  {}", summary_line(output, table)));
+        }
+        if self.stat {
+            return;
+        }
+        let mut current: Option<&str> = None;
+        for change in &self.diff.changes {
+            if current != Some(change.table.as_str()) {
+                current = Some(&change.table);
+                output.line("");
+                output.line(output.bold(&change.table));
+            }
+            output.line(format!("  {}", change_line(output, change)));
+        }
+    }
+}
+
+fn summary_line(output: &Output, table: &TableDiff) -> String {
+    let what = if table.generated { " (generated)" } else { "" };
+    let status = match table.status {
+        TableStatus::Added => output.added("added"),
+        TableStatus::Removed => output.removed("removed"),
+        TableStatus::Changed => "changed".to_string(),
+    };
+    let mut counts = Vec::new();
+    for (n, one, many) in [
+        (table.schema_changes, "schema change", "schema changes"),
+        (table.rows_added, "row added", "rows added"),
+        (table.rows_removed, "row removed", "rows removed"),
+        (table.cells_changed, "cell changed", "cells changed"),
+        (table.texts_changed, "text changed", "texts changed"),
+    ] {
+        if n > 0 {
+            counts.push(format!("{n} {}", if n == 1 { one } else { many }));
+        }
+    }
+    let mut line = format!("{}{what}: {status}", table.table);
+    if !counts.is_empty() {
+        line.push_str(&format!(", {}", counts.join(", ")));
+    }
+    if table.flagged > 0 {
+        line.push_str(&format!(
+            ", {}",
+            output.flagged(&counted(table.flagged, "flagged"))
+        ));
+    }
+    line
+}
+
+fn change_line(output: &Output, c: &Change) -> String {
+    // `[key] name  ` before a row's change; nothing for a row without a key.
+    let row = match (&c.key, &c.row) {
+        (Some(key), Some(name)) => format!("[{}] {}  ", key.join(", "), one_line(name)),
+        (Some(key), None) => format!("[{}]  ", key.join(", ")),
+        (None, _) => String::new(),
+    };
+    let column = c.column.as_deref().unwrap_or_default();
+    let language = c
+        .language
+        .as_ref()
+        .map(|l| format!(" ({l})"))
+        .unwrap_or_default();
+    let text = |content: &Option<Content>| content.as_ref().map(shown).unwrap_or_default();
+    match c.kind {
+        ChangeKind::TableAdded => output.added("+ added"),
+        ChangeKind::TableRemoved => output.removed("- removed"),
+        ChangeKind::KeyChanged => format!("~ key: {} → {}", text(&c.old), text(&c.new)),
+        ChangeKind::FieldAdded => output.added(&format!("+ field {column} ({})", text(&c.new))),
+        ChangeKind::FieldRemoved => output.removed(&format!("- field {column} ({})", text(&c.old))),
+        ChangeKind::FieldRetyped => {
+            format!("~ field {column}: {} → {}", text(&c.old), text(&c.new))
+        }
+        ChangeKind::OptionChanged => format!(
+            "~ field {column}: {} {} → {}",
+            c.option.as_deref().unwrap_or_default(),
+            c.old.as_ref().map_or("(none)".to_string(), shown),
+            c.new.as_ref().map_or("(none)".to_string(), shown)
+        ),
+        ChangeKind::RowAdded => output.added(&format!("+ {row}{}", text(&c.new))),
+        ChangeKind::RowRemoved => output.removed(&format!("- {row}{}", text(&c.old))),
+        ChangeKind::CellChanged => {
+            let mut line = format!("~ {row}{column}: {} → {}", text(&c.old), text(&c.new));
+            if let Some(delta) = c.delta {
+                let percent = c.percent.map(|p| format!(", {p:+}%")).unwrap_or_default();
+                line.push_str(&format!(" ({delta:+}{percent})"));
+            }
+            if c.flagged {
+                line = format!("{} {}", line, output.flagged("⚑ flagged"));
+            }
+            line
+        }
+        ChangeKind::TextChanged => {
+            let (old, new) = (text(&c.old), text(&c.new));
+            let spans = diff::inline(&old, &new);
+            let highlighted: String = spans
+                .iter()
+                .map(|span| match span {
+                    Span::Same(t) => t.clone(),
+                    Span::Removed(t) => output.removed(&format!("[-{t}-]")),
+                    Span::Added(t) => output.added(&format!("{{+{t}+}}")),
+                })
+                .collect();
+            format!("~ {row}{column}{language}: {highlighted}")
+        }
+    }
+}
+
+/// A change's content on one line: a cell as written, a row as `column=value` pairs.
+fn shown(content: &Content) -> String {
+    let one = |t: &str| one_line(t);
+    match content {
+        Content::Text(text) => one(text),
+        Content::Names(names) => format!("({})", names.join(", ")),
+        Content::Row(cells) => cells
+            .iter()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(c, v)| format!("{c}={}", one(v)))
+            .collect::<Vec<_>>()
+            .join(" "),
+    }
+}

@@ -1,0 +1,410 @@
+//! `masterctl diff`: every kind of change between imports of a small game, with the
+//! exact JSON each one gives, and the terminal rendering of the same.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+use serde_json::{Value, json};
+
+const CONFIG: &str = r#"source_language = "ja"
+languages = ["ja", "en"]
+
+[regions.jp]
+branch = "masters/jp"
+"#;
+
+const ITEM: &str = r#"name = "item"
+primary_key = ["id"]
+
+[[fields]]
+name = "id"
+type = "int"
+
+[[fields]]
+name = "name"
+type = "text"
+
+[[fields]]
+name = "price"
+type = "int"
+max = 1000
+
+[[fields]]
+name = "rate"
+type = "float"
+"#;
+
+const SHOP: &str = r#"name = "shop"
+primary_key = ["id"]
+
+[[fields]]
+name = "id"
+type = "int"
+
+[[fields]]
+name = "item_id"
+type = "int"
+references = "item.id"
+"#;
+
+const SOURCES: &str = r#"name = "item_sources"
+
+[reverse]
+target = "item"
+sources = [{ table = "shop", field = "item_id" }]
+"#;
+
+/// A repository with the structure written and a first import.
+struct Game {
+    dir: tempfile::TempDir,
+}
+
+impl Game {
+    fn new() -> Game {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git(root, &["init", "-q", "-b", "main"]);
+        git(root, &["config", "user.name", "Test Planner"]);
+        git(root, &["config", "user.email", "planner@example.com"]);
+        std::fs::write(root.join("masterctl.toml"), CONFIG).unwrap();
+        std::fs::create_dir(root.join("schemas")).unwrap();
+        let game = Game { dir };
+        game.schema("item", ITEM);
+        game.schema("shop", SHOP);
+        game.schema("item_sources", SOURCES);
+        game.import(&[
+            (
+                "item",
+                "id,name,price,rate\n1,鉄の剣,20,0.1\n2,鋼の剣,50,0.2\n3,銅の剣,10,0.05\n",
+            ),
+            ("shop", "id,item_id\n1,1\n2,2\n"),
+        ]);
+        game
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn schema(&self, name: &str, text: &str) {
+        std::fs::write(
+            self.root().join("schemas").join(format!("{name}.toml")),
+            text,
+        )
+        .unwrap();
+    }
+
+    /// Import these CSV exports (file stem = table).
+    fn import(&self, exports: &[(&str, &str)]) {
+        let dir = self.root().join("exports");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir(&dir).unwrap();
+        for (table, csv) in exports {
+            std::fs::write(dir.join(format!("{table}.csv")), csv).unwrap();
+        }
+        let out = masterctl(self.root(), &["import", "--region", "jp", "exports"]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    }
+
+    /// Set English translations (table, key, field, text) through the exchange CSV.
+    fn translate(&self, texts: &[(&str, &str, &str, &str)]) {
+        let file = self.root().join("en.csv");
+        let out = masterctl(
+            self.root(),
+            &[
+                "l10n", "export", "--region", "jp", "--lang", "en", "--all", "--out", "en.csv",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let exported = std::fs::read(&file).unwrap();
+        let mut reader = csv::Reader::from_reader(&exported[3..]);
+        let header = reader.headers().unwrap().clone();
+        let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        writer.write_record(&header).unwrap();
+        for record in reader.records() {
+            let mut cells: Vec<String> = record.unwrap().iter().map(str::to_string).collect();
+            for (table, key, field, english) in texts {
+                if cells[at("table")] == *table
+                    && cells[at("key")] == *key
+                    && cells[at("field")] == *field
+                {
+                    cells[at("translation_en")] = english.to_string();
+                }
+            }
+            writer.write_record(&cells).unwrap();
+        }
+        std::fs::write(&file, writer.into_inner().unwrap()).unwrap();
+        let out = masterctl(self.root(), &["l10n", "import", "--region", "jp", "en.csv"]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    }
+
+    /// The terminal rendering, commit ids written as `<id>`.
+    fn shown(&self, args: &[&str]) -> String {
+        let ids = regex::Regex::new(r"\([0-9a-f]{12}\)").unwrap();
+        ids.replace_all(&stdout(&self.diff(args)), "(<id>)")
+            .into_owned()
+    }
+
+    fn diff(&self, args: &[&str]) -> std::process::Output {
+        let mut all = vec!["diff"];
+        all.extend(args);
+        masterctl(self.root(), &all)
+    }
+
+    fn diff_json(&self, args: &[&str]) -> Value {
+        let mut all = args.to_vec();
+        all.extend(["--format", "json"]);
+        let out = self.diff(&all);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        json(&out)
+    }
+}
+
+/// The changes of a diff, without the fields every one of them has.
+fn changes(diff: &Value) -> Vec<Value> {
+    diff["changes"].as_array().unwrap().clone()
+}
+
+#[test]
+fn every_kind_of_change_is_told_exactly() {
+    let game = Game::new();
+    game.translate(&[
+        ("item", "1", "name", "Iron Sword"),
+        ("item", "2", "name", "Steel Sword"),
+    ]);
+
+    // A translation changes, and only that.
+    game.translate(&[("item", "1", "name", "Iron Blade")]);
+    let diff = game.diff_json(&["--region", "jp"]);
+    assert_eq!(
+        changes(&diff),
+        vec![json!({
+            "table": "item", "kind": "text_changed", "key": ["1"], "row": "鉄の剣",
+            "column": "name", "language": "en", "old": "Iron Sword", "new": "Iron Blade"
+        })]
+    );
+
+    // Cells, rows, a source text, a generated master; flagged beyond 50%.
+    game.import(&[
+        (
+            "item",
+            "id,name,price,rate\n1,鉄の大剣,25,0.1\n2,鋼の剣,50,2.0\n4,金の剣,500,0.01\n",
+        ),
+        ("shop", "id,item_id\n1,1\n2,4\n"),
+    ]);
+    let diff = game.diff_json(&["--region", "jp", "--flag", "rate=50%"]);
+    assert_eq!(
+        changes(&diff),
+        vec![
+            json!({"table": "item", "kind": "cell_changed", "key": ["1"], "row": "鉄の大剣",
+                   "column": "price", "old": "20", "new": "25", "delta": 5.0, "percent": 25.0}),
+            json!({"table": "item", "kind": "cell_changed", "key": ["2"], "row": "鋼の剣",
+                   "column": "rate", "old": "0.2", "new": "2", "delta": 1.8, "percent": 900.0,
+                   "flagged": true}),
+            json!({"table": "item", "kind": "row_removed", "key": ["3"], "row": "銅の剣",
+                   "column": null, "old": {"id": "3", "price": "10", "rate": "0.05"}, "new": null}),
+            json!({"table": "item", "kind": "row_added", "key": ["4"], "row": "金の剣",
+                   "column": null, "old": null, "new": {"id": "4", "price": "500", "rate": "0.01"}}),
+            json!({"table": "item", "kind": "text_changed", "key": ["1"], "row": "鉄の大剣",
+                   "column": "name", "language": "ja", "old": "鉄の剣", "new": "鉄の大剣"}),
+            json!({"table": "shop", "kind": "cell_changed", "key": ["2"], "column": "item_id",
+                   "old": "2", "new": "4", "delta": 2.0, "percent": 100.0}),
+            json!({"table": "item_sources", "generated": true, "kind": "row_removed", "key": null,
+                   "column": null, "old": {"item_id": "2", "source_key": "2", "source_table": "shop"}, "new": null}),
+            json!({"table": "item_sources", "generated": true, "kind": "row_added", "key": null,
+                   "column": null, "old": null, "new": {"item_id": "4", "source_key": "2", "source_table": "shop"}}),
+        ]
+    );
+    assert_eq!(
+        diff["tables"],
+        json!([
+            {"table": "item", "status": "changed", "schema_changes": 0, "rows_added": 1,
+             "rows_removed": 1, "cells_changed": 2, "texts_changed": 1, "flagged": 1},
+            {"table": "shop", "status": "changed", "schema_changes": 0, "rows_added": 0,
+             "rows_removed": 0, "cells_changed": 1, "texts_changed": 0, "flagged": 0},
+            {"table": "item_sources", "generated": true, "status": "changed", "schema_changes": 0,
+             "rows_added": 1, "rows_removed": 1, "cells_changed": 0, "texts_changed": 0, "flagged": 0},
+        ])
+    );
+    let shown = game.shown(&["--region", "jp", "--flag", "rate=50%", "--color", "never"]);
+    insta::assert_snapshot!("diff_cells_rows_texts", shown);
+
+    // The schema: a field added, one retyped, an option changed, the key changed; a
+    // table added; a table removed (with the generated master that needed it).
+    game.schema(
+        "item",
+        &(ITEM
+            .replace("max = 1000", "max = 5000")
+            .replace("name = \"rate\"\ntype = \"float\"", "name = \"rate\"\ntype = \"string\"")
+            + "\n[[fields]]\nname = \"rarity\"\ntype = \"enum\"\nvalues = [\"common\", \"rare\"]\ndefault = \"common\"\n"),
+    );
+    std::fs::remove_file(game.root().join("schemas/shop.toml")).unwrap();
+    std::fs::remove_file(game.root().join("schemas/item_sources.toml")).unwrap();
+    game.schema(
+        "category",
+        "name = \"category\"\nprimary_key = [\"id\", \"kind\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"kind\"\ntype = \"string\"\n",
+    );
+    game.import(&[
+        ("item", "id,name,price,rate,rarity\n1,鉄の大剣,25,0.1,rare\n2,鋼の剣,50,2.0,common\n4,金の剣,500,0.01,common\n"),
+        ("category", "id,kind\n1,weapon\n"),
+    ]);
+    let diff = game.diff_json(&[
+        "--region", "jp", "--table", "item", "--table", "shop", "--table", "category",
+    ]);
+    assert_eq!(
+        changes(&diff),
+        vec![
+            json!({"table": "category", "kind": "table_added", "key": null, "column": null,
+                   "old": null, "new": null}),
+            json!({"table": "item", "kind": "option_changed", "key": null, "column": "price",
+                   "option": "max", "old": "1000", "new": "5000"}),
+            json!({"table": "item", "kind": "field_retyped", "key": null, "column": "rate",
+                   "old": "float", "new": "string"}),
+            json!({"table": "item", "kind": "field_added", "key": null, "column": "rarity",
+                   "old": null, "new": "enum"}),
+            // Retyped to text, 2.0 is written as it was exported, no longer as the number 2.
+            json!({"table": "item", "kind": "cell_changed", "key": ["2"], "row": "鋼の剣",
+                   "column": "rate", "old": "2", "new": "2.0"}),
+            json!({"table": "shop", "kind": "table_removed", "key": null, "column": null,
+                   "old": null, "new": null}),
+        ]
+    );
+
+    // A key change: category's key loses a field.
+    game.schema(
+        "category",
+        "name = \"category\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"kind\"\ntype = \"string\"\n",
+    );
+    game.import(&[
+        ("item", "id,name,price,rate,rarity\n1,鉄の大剣,25,0.1,rare\n2,鋼の剣,50,2.0,common\n4,金の剣,500,0.01,common\n"),
+        ("category", "id,kind\n1,weapon\n"),
+    ]);
+    let diff = game.diff_json(&["--region", "jp"]);
+    assert_eq!(
+        changes(&diff),
+        vec![
+            json!({"table": "category", "kind": "key_changed", "key": null, "column": null,
+                    "old": ["id", "kind"], "new": ["id"]})
+        ]
+    );
+    let shown = game.shown(&["--region", "jp", "--color", "never"]);
+    insta::assert_snapshot!("diff_key_change", shown);
+}
+
+#[test]
+fn revisions_exports_and_bad_input() {
+    let game = Game::new();
+    let root = game.root();
+    // Exports against the head: exactly what the import would change, and nothing
+    // written.
+    std::fs::create_dir(root.join("next")).unwrap();
+    std::fs::write(
+        root.join("next/item.csv"),
+        "id,name,price,rate\n1,鉄の剣,30,0.1\n2,鋼の剣,50,0.2\n3,銅の剣,10,0.05\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("next/shop.csv"), "id,item_id\n1,1\n2,2\n").unwrap();
+    let head = git(root, &["rev-parse", "masters/jp"]);
+    let diff = game.diff_json(&["--region", "jp", "next"]);
+    assert_eq!(diff["from"]["label"], "masters/jp");
+    assert_eq!(diff["to"]["label"], "exports");
+    assert_eq!(
+        changes(&diff),
+        vec![
+            json!({"table": "item", "kind": "cell_changed", "key": ["1"], "row": "鉄の剣",
+                    "column": "price", "old": "20", "new": "30", "delta": 10.0, "percent": 50.0})
+        ]
+    );
+    assert_eq!(
+        git(root, &["rev-parse", "masters/jp"]),
+        head,
+        "nothing committed"
+    );
+
+    // Two revisions, either way round; one revision against its parent (the first
+    // import: everything added).
+    game.import(&[
+        (
+            "item",
+            "id,name,price,rate\n1,鉄の剣,30,0.1\n2,鋼の剣,50,0.2\n3,銅の剣,10,0.05\n",
+        ),
+        ("shop", "id,item_id\n1,1\n2,2\n"),
+    ]);
+    let forward = game.diff_json(&["masters/jp~1", "masters/jp"]);
+    assert_eq!(changes(&forward)[0]["new"], "30");
+    let backward = game.diff_json(&["masters/jp", "masters/jp~1"]);
+    assert_eq!(changes(&backward)[0]["new"], "20");
+    let first = game.diff_json(&["masters/jp~1"]);
+    let kinds: Vec<String> = changes(&first)
+        .iter()
+        .map(|c| c["kind"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(kinds, ["table_added", "table_added", "table_added"]);
+    assert_eq!(first["from"]["label"], "nothing");
+    // Nothing changed: said so.
+    let same = stdout(&game.diff(&["masters/jp", "masters/jp"]));
+    assert!(same.contains("no changes"), "{same}");
+    let stat = stdout(&game.diff(&["masters/jp~1", "masters/jp", "--stat"]));
+    assert!(
+        stat.contains("item: changed, 1 cell changed") && !stat.contains("price"),
+        "{stat}"
+    );
+
+    // Bad input: one clear line each.
+    for (args, code, says) in [
+        (vec!["nope", "masters/jp"], 2, "`nope` names no commit"),
+        (vec!["--region", "eu"], 2, "eu"),
+        (
+            vec!["--region", "jp", "--table", "monster"],
+            1,
+            "no table or generated master `monster`",
+        ),
+        (
+            vec!["--region", "jp", "--flag", "price"],
+            2,
+            "COLUMN=PERCENT%",
+        ),
+        (
+            vec!["--region", "jp", "missing-folder"],
+            2,
+            "missing-folder does not exist",
+        ),
+        (vec!["a", "b", "c"], 2, "two revisions"),
+    ] {
+        let out = game.diff(&args);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {}", text(&out));
+        assert!(text(&out).contains(says), "{args:?}: {}", text(&out));
+    }
+    // A region without history.
+    let config = std::fs::read_to_string(root.join("masterctl.toml")).unwrap();
+    std::fs::write(
+        root.join("masterctl.toml"),
+        config + "\n[regions.global]\nbranch = \"masters/global\"\nupstream = \"jp\"\n",
+    )
+    .unwrap();
+    let out = game.diff(&["--region", "global"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("no commits yet"), "{}", text(&out));
+}
+
+#[test]
+fn cells_with_markup_and_emoji_stay_text_on_a_terminal() {
+    let game = Game::new();
+    game.import(&[
+        ("item", "id,name,price,rate\n1,<script>alert(1)</script>,20,0.1\n2,鋼の剣 🗡,50,0.2\n3,銅の剣,10,0.05\n"),
+        ("shop", "id,item_id\n1,1\n2,2\n"),
+    ]);
+    let shown = stdout(&game.diff(&["--region", "jp", "--color", "never"]));
+    assert!(
+        shown.contains("[-鉄の剣-]{+<script>alert(1)</script>+}"),
+        "{shown}"
+    );
+    assert!(shown.contains("鋼の剣 🗡"), "{shown}");
+    assert!(
+        !shown.contains('\u{1b}'),
+        "no escape sequence reaches the terminal: {shown}"
+    );
+}

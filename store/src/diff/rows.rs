@@ -1,0 +1,200 @@
+//! Two canonical CSV files of one table, compared row by row: rows matched by their key
+//! columns, equal rows passed over byte for byte, and only the rows that differ taken
+//! apart cell by cell.
+
+use std::collections::HashMap;
+
+use csv::ByteRecord;
+
+/// One file's rows: its header and records.
+pub struct Rows {
+    pub header: Vec<String>,
+    pub records: Vec<ByteRecord>,
+}
+
+impl Rows {
+    /// Read a canonical (or hand-edited) CSV file; `what` names it in an error.
+    pub fn read(bytes: &[u8], what: &str) -> Result<Rows, String> {
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .flexible(false)
+            .from_reader(bytes);
+        let header = reader
+            .byte_headers()
+            .map_err(|e| format!("{what}: {e}"))?
+            .iter()
+            .map(|h| String::from_utf8_lossy(h).into_owned())
+            .collect();
+        let mut records = Vec::new();
+        let mut record = ByteRecord::new();
+        loop {
+            match reader.read_byte_record(&mut record) {
+                Ok(true) => records.push(record.clone()),
+                Ok(false) => break,
+                Err(e) => return Err(format!("{what}: {e}")),
+            }
+        }
+        Ok(Rows { header, records })
+    }
+
+    /// The index of each named column, or `None` when one is missing.
+    pub fn columns(&self, names: &[String]) -> Option<Vec<usize>> {
+        names
+            .iter()
+            .map(|n| self.header.iter().position(|h| h == n))
+            .collect()
+    }
+
+    /// The key of record `row`: the given columns' bytes, joined by a unit separator.
+    pub fn key(&self, row: usize, columns: &[usize]) -> Vec<u8> {
+        let mut key = Vec::new();
+        for (i, &c) in columns.iter().enumerate() {
+            if i > 0 {
+                key.push(0x1f);
+            }
+            key.extend_from_slice(self.records[row].get(c).unwrap_or_default());
+        }
+        key
+    }
+
+    /// Cell `column` of record `row`, as text.
+    pub fn cell(&self, row: usize, column: usize) -> String {
+        String::from_utf8_lossy(self.records[row].get(column).unwrap_or_default()).into_owned()
+    }
+
+    /// The cells of a key, as text.
+    pub fn key_cells(&self, row: usize, columns: &[usize]) -> Vec<String> {
+        columns.iter().map(|&c| self.cell(row, c)).collect()
+    }
+}
+
+/// What happened to one row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RowEvent {
+    Added(usize),
+    Removed(usize),
+    /// Old row, new row, and the columns (by name) whose cells differ.
+    Changed(usize, usize, Vec<String>),
+}
+
+/// The rows of `old` and `new` matched by their key columns (`old_key`, `new_key`), in
+/// file order (a canonical file is sorted by its key, so the events come in key order).
+/// Cells compare by column name over the columns both headers have.
+pub fn diff_rows(old: &Rows, new: &Rows, old_key: &[usize], new_key: &[usize]) -> Vec<RowEvent> {
+    let old_keys: Vec<Vec<u8>> = (0..old.records.len())
+        .map(|r| old.key(r, old_key))
+        .collect();
+    let new_keys: Vec<Vec<u8>> = (0..new.records.len())
+        .map(|r| new.key(r, new_key))
+        .collect();
+    let in_old: HashMap<&[u8], usize> = old_keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (k.as_slice(), i))
+        .collect();
+    let in_new: HashMap<&[u8], usize> = new_keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (k.as_slice(), i))
+        .collect();
+    let shared: Vec<(String, usize, usize)> = new
+        .header
+        .iter()
+        .enumerate()
+        .filter_map(|(n, name)| {
+            let o = old.header.iter().position(|h| h == name)?;
+            Some((name.clone(), o, n))
+        })
+        .collect();
+    let same_shape = old.header == new.header;
+    let compare = |o: usize, n: usize| -> Option<RowEvent> {
+        if same_shape && old.records[o] == new.records[n] {
+            return None;
+        }
+        let changed: Vec<String> = shared
+            .iter()
+            .filter(|(_, oc, nc)| old.records[o].get(*oc) != new.records[n].get(*nc))
+            .map(|(name, _, _)| name.clone())
+            .collect();
+        (!changed.is_empty()).then_some(RowEvent::Changed(o, n, changed))
+    };
+    let mut events = Vec::new();
+    let mut matched_old = vec![false; old.records.len()];
+    let (mut i, mut j) = (0, 0);
+    while i < old.records.len() || j < new.records.len() {
+        if i < old.records.len() && matched_old[i] {
+            i += 1;
+            continue;
+        }
+        match (old_keys.get(i), new_keys.get(j)) {
+            (Some(a), Some(b)) if a == b => {
+                matched_old[i] = true;
+                events.extend(compare(i, j));
+                i += 1;
+                j += 1;
+            }
+            (Some(a), _) if !in_new.contains_key(a.as_slice()) => {
+                events.push(RowEvent::Removed(i));
+                i += 1;
+            }
+            (_, Some(b)) => match in_old.get(b.as_slice()) {
+                None => {
+                    events.push(RowEvent::Added(j));
+                    j += 1;
+                }
+                // Out of order (a file not sorted as a canonical one is): matched anyway.
+                Some(&o) => {
+                    matched_old[o] = true;
+                    events.extend(compare(o, j));
+                    j += 1;
+                }
+            },
+            (Some(_), None) => {
+                // Its key is in `new` but was matched already (a duplicate key).
+                events.push(RowEvent::Removed(i));
+                i += 1;
+            }
+            (None, None) => break,
+        }
+    }
+    events
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(text: &str) -> Rows {
+        Rows::read(text.as_bytes(), "test").unwrap()
+    }
+
+    #[test]
+    fn rows_are_matched_by_key_and_only_differing_cells_named() {
+        let old = rows("id,name,price\n1,a,10\n2,b,20\n3,c,30\n");
+        let new = rows("id,name,price\n1,a,10\n3,c,35\n4,d,40\n");
+        let key = [0];
+        assert_eq!(
+            diff_rows(&old, &new, &key, &key),
+            vec![
+                RowEvent::Removed(1),
+                RowEvent::Changed(2, 1, vec!["price".into()]),
+                RowEvent::Added(2),
+            ]
+        );
+    }
+
+    #[test]
+    fn headers_that_differ_compare_the_columns_both_have() {
+        let old = rows("id,name,price\n1,a,10\n");
+        let new = rows("id,price,rarity\n1,12,rare\n");
+        let events = diff_rows(&old, &new, &[0], &[0]);
+        assert_eq!(events, vec![RowEvent::Changed(0, 0, vec!["price".into()])]);
+        // Quoted cells with commas and line breaks are cells like any other.
+        let old = rows("id,note\n1,\"a,\nb\"\n");
+        let new = rows("id,note\n1,\"a,\nc\"\n");
+        assert_eq!(
+            diff_rows(&old, &new, &[0], &[0]),
+            vec![RowEvent::Changed(0, 0, vec!["note".into()])]
+        );
+    }
+}
