@@ -323,6 +323,38 @@ fn revisions_exports_and_bad_input() {
         head,
         "nothing committed"
     );
+    // `import --dry-run` shows the same change.
+    let dry = masterctl(
+        root,
+        &[
+            "import",
+            "--region",
+            "jp",
+            "next",
+            "--dry-run",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(dry.status.code(), Some(0), "{}", text(&dry));
+    assert_eq!(json(&dry)["diff"]["changes"], diff["changes"]);
+    let dry = stdout(&masterctl(
+        root,
+        &[
+            "import",
+            "--region",
+            "jp",
+            "next",
+            "--dry-run",
+            "--color",
+            "never",
+        ],
+    ));
+    assert!(
+        dry.contains("~ [1] 鉄の剣  price: 20 → 30 (+10, +50%)"),
+        "{dry}"
+    );
+    assert_eq!(git(root, &["rev-parse", "masters/jp"]), head);
 
     // Two revisions, either way round; one revision against its parent (the first
     // import: everything added).

@@ -216,15 +216,20 @@ impl Render for Shown {
         if self.stat {
             return;
         }
-        let mut current: Option<&str> = None;
-        for change in &self.diff.changes {
-            if current != Some(change.table.as_str()) {
-                current = Some(&change.table);
-                output.line("");
-                output.line(output.bold(&change.table));
-            }
-            output.line(format!("  {}", change_line(output, change)));
+        print_changes(output, &self.diff);
+    }
+}
+
+/// Every change of a diff, under a heading per table.
+pub fn print_changes(output: &Output, diff: &Diff) {
+    let mut current: Option<&str> = None;
+    for change in &diff.changes {
+        if current != Some(change.table.as_str()) {
+            current = Some(&change.table);
+            output.line("");
+            output.line(output.bold(&change.table));
         }
+        output.line(format!("  {}", change_line(output, change)));
     }
 }
 
@@ -294,7 +299,14 @@ fn change_line(output: &Output, c: &Change) -> String {
         ChangeKind::CellChanged => {
             let mut line = format!("~ {row}{column}: {} → {}", text(&c.old), text(&c.new));
             if let Some(delta) = c.delta {
-                let percent = c.percent.map(|p| format!(", {p:+}%")).unwrap_or_default();
+                // A tenth of a percent is what a reviewer reads (JSON keeps more).
+                let percent = c
+                    .percent
+                    .map(|p| match (p * 10.0).round() / 10.0 {
+                        p if p.fract() == 0.0 => format!(", {p:+}%"),
+                        p => format!(", {p:+.1}%"),
+                    })
+                    .unwrap_or_default();
                 line.push_str(&format!(" ({delta:+}{percent})"));
             }
             if c.flagged {

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use masterctl_schemas::Diagnostic;
+use masterctl_store::diff::{self, Diff, DiffOptions, Side};
 use masterctl_store::import::{ImportOutcome, commit_message};
 use masterctl_store::{TableChange, commit_import, plan_import, short_id};
 use serde::Serialize;
@@ -73,7 +74,11 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         changes: &plan.changes,
         message: None,
         warnings: &plan.report.diagnostics,
+        diff: None,
     };
+    if args.dry_run && !plan.unchanged {
+        result.diff = Some(planned_diff(&repo, &structure, &region, &plan)?);
+    }
     if !plan.unchanged && !args.dry_run {
         let commit = commit_import(&repo, &plan, args.message.as_deref()).map_err(store_failure)?;
         result.commit = Some(commit.to_string());
@@ -95,6 +100,9 @@ struct Imported<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     message: Option<String>,
     warnings: &'a [Diagnostic],
+    /// For a dry run: the change itself, cell by cell (as `masterctl diff` shows it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff: Option<Diff>,
 }
 
 impl Render for Imported<'_> {
@@ -107,6 +115,10 @@ impl Render for Imported<'_> {
             None => {
                 output.line(format!("dry run: importing would change {branch}:"));
                 print_changes(output, self.changes);
+                if let Some(diff) = &self.diff {
+                    super::diff::print_changes(output, diff);
+                }
+                output.line("");
                 output.line("nothing was written");
             }
             Some(commit) => {
@@ -119,6 +131,24 @@ impl Render for Imported<'_> {
             }
         }
     }
+}
+
+/// What the plan would change, cell by cell: the branch's head against the snapshot.
+fn planned_diff(
+    repo: &masterctl_store::MasterRepo,
+    structure: &masterctl_store::Structure,
+    region: &masterctl_store::Region,
+    plan: &masterctl_store::ImportPlan,
+) -> Result<Diff, Failure> {
+    let head = repo.head_of(&region.reference()).map_err(store_failure)?;
+    let from = match &head {
+        Some(head) => Side::commit(&repo.git, head, region.branch()),
+        None => Ok(Side::empty("nothing")),
+    }
+    .map_err(store_failure)?;
+    let to = Side::snapshot(&plan.snapshot, structure.project.clone(), "exports")
+        .map_err(store_failure)?;
+    diff::diff(&from, &to, &DiffOptions::default()).map_err(store_failure)
 }
 
 fn print_changes(output: &Output, changes: &[TableChange]) {

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# masterctl diff against `daff diff --id` (the daff tool from PyPI) on the same two CSV
+# versions of one table, 1% of its rows changed; and a diff of 500 tables of which one
+# changed, against the diff of that table alone. Prints a Markdown table for
+# BENCHMARKS.md.
+#
+#   benches/diff.sh          # ROWS=1000000 by default; WORK=DIR keeps the data
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rows=${ROWS:-1000000}
+work=${WORK:-$(mktemp -d)}
+mkdir -p "$work"
+command -v daff >/dev/null || pip install -q daff
+. benches/common.sh
+prepare
+masterctl=$PWD/target/release/masterctl
+synth=$PWD/target/release/synth
+
+# Two versions of a table "item" (id, price, rarity): rows 1..N; the new one changes
+# every 100th row's price.
+python3 - "$work" "$rows" <<'PY'
+import random, sys
+work, n = sys.argv[1], int(sys.argv[2])
+random.seed(1)
+rows = [(i, random.randint(0, 1000000), random.choice(["common", "rare"])) for i in range(1, n + 1)]
+def write(name, rs):
+    with open(f"{work}/{name}", "w") as f:
+        f.write("id,price,rarity\n")
+        f.writelines("%d,%d,%s\n" % r for r in rs)
+write("old.csv", rows)
+new = list(rows)
+for i in range(0, n, 100):
+    new[i] = (new[i][0], new[i][1] + 1, new[i][2])
+write("new.csv", new)
+PY
+
+repo="$work/repo"
+rm -rf "$repo" && mkdir -p "$repo/schemas"
+git -C "$repo" init -q -b main
+git -C "$repo" config user.name bench && git -C "$repo" config user.email bench@masterctl.invalid
+cat > "$repo/masterctl.toml" <<'TOML'
+source_language = "ja"
+languages = ["ja"]
+
+[regions.jp]
+branch = "masters/jp"
+TOML
+cat > "$repo/schemas/item.toml" <<'TOML'
+name = "item"
+primary_key = ["id"]
+
+[[fields]]
+name = "id"
+type = "int"
+
+[[fields]]
+name = "price"
+type = "int"
+
+[[fields]]
+name = "rarity"
+type = "enum"
+values = ["common", "rare"]
+TOML
+stage() { mkdir -p "$work/in" && cp "$work/$1" "$work/in/item.csv"; }
+stage old.csv && "$masterctl" --repo "$repo" import --region jp "$work/in/item.csv" >/dev/null
+stage new.csv && "$masterctl" --repo "$repo" import --region jp "$work/in/item.csv" >/dev/null
+
+read -r m_secs m_mem < <(best_of "${RUNS:-5}" "$repo" sh -c "'$masterctl' diff --region jp --format json > '$work/diff.json'")
+read -r t_secs t_mem < <(best_of "${RUNS:-5}" "$repo" sh -c "'$masterctl' diff --region jp --color never > '$work/diff.txt'")
+read -r d_secs d_mem < <(measure "$work" sh -c "timeout 1200 daff diff --id id old.csv new.csv > daff.txt")
+changes=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['changes']))" "$work/diff.json")
+
+echo "| diff of one ${rows}-row table, 1% of rows changed (${changes} cells) | wall time | peak memory |"
+echo "| --- | --- | --- |"
+echo "| masterctl diff --region jp --format json, best of ${RUNS:-5} (both versions read from git) | ${m_secs} s | $((m_mem / 1024)) MB |"
+echo "| masterctl diff --region jp (terminal text), best of ${RUNS:-5} | ${t_secs} s | $((t_mem / 1024)) MB |"
+echo "| daff diff --id id old.csv new.csv | ${d_secs} s | $((d_mem / 1024)) MB |"
+awk "BEGIN{printf \"\\nmasterctl is %.0fx faster than daff on the same files.\\n\\n\", $d_secs / $m_secs}"
+
+# 500 tables of 1,000 rows; one table changes one price. The whole diff reads only the
+# changed table (the others' blob ids are equal): about the cost of that table alone.
+[ -f "$work/t500/masterctl.toml" ] || "$synth" --out "$work/t500" --tables 500 --rows 1000 --format csv >/dev/null
+many=$(fresh_repo "$work/t500")
+"$masterctl" --repo "$many" import --region jp "$work/t500/data" >/dev/null
+table=$(ls "$work/t500/data" | head -1)
+python3 - "$work/t500/data/$table" "$many/$table" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], encoding="utf-8")))
+rows[-1][rows[0].index("price")] = "123456"
+csv.writer(open(sys.argv[2], "w", encoding="utf-8", newline="")).writerows(rows)
+PY
+"$masterctl" --repo "$many" import --region jp "$many/$table" >/dev/null
+read -r a_secs _ < <(best_of "${RUNS:-5}" "$many" "$masterctl" diff --region jp --format json)
+read -r o_secs _ < <(best_of "${RUNS:-5}" "$many" "$masterctl" diff --region jp --format json --table "${table%.csv}")
+echo "| 500 tables, one changed | wall time |"
+echo "| --- | --- |"
+echo "| masterctl diff --region jp (every table) | ${a_secs} s |"
+echo "| masterctl diff --region jp --table ${table%.csv} (that table alone) | ${o_secs} s |"
