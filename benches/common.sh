@@ -1,4 +1,4 @@
-# Helpers of the benchmark scripts (sourced by compare.sh, import.sh, rebase.sh, ab.sh).
+# Helpers of the benchmark scripts (sourced by compare.sh, import.sh, rebase.sh, diff.sh, ab.sh).
 
 # prepare: what timing needs, and the release binaries.
 prepare() {
@@ -37,4 +37,31 @@ fresh_repo() {
   cp "$1/masterctl.toml" "$repo/"
   cp -r "$1/schemas" "$repo/"
   echo "$repo"
+}
+
+# item_repo REPO [REGIONS]: a new repository holding one table "item" (id int, price
+# int, rarity enum common/rare), region jp, and REGIONS (more masterctl.toml text).
+item_repo() {
+  local repo=$1
+  rm -rf "$repo" && mkdir -p "$repo/schemas"
+  git -C "$repo" init -q -b main
+  git -C "$repo" config user.name bench && git -C "$repo" config user.email bench@masterctl.invalid
+  printf 'source_language = "ja"\nlanguages = ["ja"]\n\n[regions.jp]\nbranch = "masters/jp"\n%b' "${2:-}" >"$repo/masterctl.toml"
+  cat >"$repo/schemas/item.toml" <<'TOML'
+name = "item"
+primary_key = ["id"]
+
+[[fields]]
+name = "id"
+type = "int"
+
+[[fields]]
+name = "price"
+type = "int"
+
+[[fields]]
+name = "rarity"
+type = "enum"
+values = ["common", "rare"]
+TOML
 }

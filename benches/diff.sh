@@ -35,33 +35,7 @@ write("new.csv", new)
 PY
 
 repo="$work/repo"
-rm -rf "$repo" && mkdir -p "$repo/schemas"
-git -C "$repo" init -q -b main
-git -C "$repo" config user.name bench && git -C "$repo" config user.email bench@masterctl.invalid
-cat > "$repo/masterctl.toml" <<'TOML'
-source_language = "ja"
-languages = ["ja"]
-
-[regions.jp]
-branch = "masters/jp"
-TOML
-cat > "$repo/schemas/item.toml" <<'TOML'
-name = "item"
-primary_key = ["id"]
-
-[[fields]]
-name = "id"
-type = "int"
-
-[[fields]]
-name = "price"
-type = "int"
-
-[[fields]]
-name = "rarity"
-type = "enum"
-values = ["common", "rare"]
-TOML
+item_repo "$repo"
 stage() { mkdir -p "$work/in" && cp "$work/$1" "$work/in/item.csv"; }
 stage old.csv && "$masterctl" --repo "$repo" import --region jp "$work/in/item.csv" >/dev/null
 stage new.csv && "$masterctl" --repo "$repo" import --region jp "$work/in/item.csv" >/dev/null

@@ -37,37 +37,7 @@ write("theirs.csv", theirs)
 PY
 
 repo="$work/repo"
-rm -rf "$repo" && mkdir -p "$repo/schemas"
-git -C "$repo" init -q -b main
-git -C "$repo" config user.name bench && git -C "$repo" config user.email bench@masterctl.invalid
-cat > "$repo/masterctl.toml" <<'TOML'
-source_language = "ja"
-languages = ["ja"]
-
-[regions.jp]
-branch = "masters/jp"
-
-[regions.global]
-branch = "masters/global"
-upstream = "jp"
-TOML
-cat > "$repo/schemas/item.toml" <<'TOML'
-name = "item"
-primary_key = ["id"]
-
-[[fields]]
-name = "id"
-type = "int"
-
-[[fields]]
-name = "price"
-type = "int"
-
-[[fields]]
-name = "rarity"
-type = "enum"
-values = ["common", "rare"]
-TOML
+item_repo "$repo" '\n[regions.global]\nbranch = "masters/global"\nupstream = "jp"\n'
 stage() { mkdir -p "$work/in" && cp "$work/$1" "$work/in/item.csv"; }
 stage parent.csv && "$masterctl" --repo "$repo" import --region jp "$work/in/item.csv" >/dev/null
 "$masterctl" --repo "$repo" rebase --region global >/dev/null
