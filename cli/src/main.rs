@@ -6,6 +6,7 @@
 
 mod commands;
 mod failure;
+mod html;
 mod output;
 mod project;
 

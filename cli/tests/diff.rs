@@ -440,3 +440,168 @@ fn cells_with_markup_and_emoji_stay_text_on_a_terminal() {
         "no escape sequence reaches the terminal: {shown}"
     );
 }
+
+/// Headless Chromium, or `None` (with a note) when it is not installed and this is not
+/// CI (`.ci/run` installs it).
+fn chromium() -> Option<&'static str> {
+    let found = std::process::Command::new("chromium")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(
+            std::env::var("CI").is_err(),
+            "chromium is not installed: .ci/run installs it (apt-get install chromium)"
+        );
+        eprintln!(
+            "note: chromium is not installed; the browser part is skipped (.ci/run installs it)"
+        );
+        return None;
+    }
+    Some("chromium")
+}
+
+/// Chromium, headless, on `url`, with `args` (`--dump-dom`, `--screenshot=…`): its
+/// standard output.
+fn browse(browser: &str, profile: &Path, url: &str, args: &[&str]) -> String {
+    let out = std::process::Command::new("timeout")
+        .arg("120")
+        .arg(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .arg(url)
+        .output()
+        .expect("chromium runs");
+    assert!(out.status.success(), "{}", text(&out));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn the_review_page_renders_in_a_browser_and_its_filters_work() {
+    let game = Game::new();
+    let root = game.root();
+    game.translate(&[("item", "1", "name", "Iron Sword")]);
+    game.translate(&[("item", "1", "name", "Iron Blade & more")]);
+    game.import(&[
+        (
+            "item",
+            "id,name,price,rate\n1,<script>alert(1)</script>,25,0.1\n2,鋼の剣 🗡,50,2.0\n3,銅の剣,10,0.05\n",
+        ),
+        ("shop", "id,item_id\n1,1\n2,3\n"),
+    ]);
+    let out = game.diff(&[
+        "masters/jp~2",
+        "masters/jp",
+        "--flag",
+        "rate=50%",
+        "--html",
+        "review.html",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let page = std::fs::read_to_string(root.join("review.html")).unwrap();
+    // Self-contained, and the data is text: one script, ours.
+    assert!(!page.contains("http://") && !page.contains("https://") && !page.contains(" src="));
+    assert_eq!(page.matches("<script").count(), 1, "{page}");
+    assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+
+    let Some(browser) = chromium() else { return };
+    let profile = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", root.join("review.html").display());
+    let dom = browse(browser, profile.path(), &url, &["--dump-dom"]);
+    // Rendered: the summary links to each table, changed cells and their highlights.
+    assert!(dom.contains("<a href=\"#t0\">item</a>"), "{dom}");
+    assert!(
+        dom.contains("<td class=\"old\">Iron <del>Sword</del></td>"),
+        "{dom}"
+    );
+    assert!(
+        dom.contains("<td class=\"new\">Iron <ins>Blade &amp; more</ins></td>"),
+        "{dom}"
+    );
+    assert!(dom.contains("鋼の剣 🗡"), "{dom}");
+    assert!(dom.contains("class=\"cell_changed flagged\""), "{dom}");
+    assert!(
+        dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "{dom}"
+    );
+    assert_eq!(
+        dom.matches("<script").count(),
+        1,
+        "no script from the data runs"
+    );
+    assert!(!dom.contains(" hidden=\"\""), "everything shown at first");
+
+    // A filter on the kind hides the other kinds' rows, and keeps its own.
+    let dom = browse(
+        browser,
+        profile.path(),
+        &format!("{url}#kind=cell_changed"),
+        &["--dump-dom"],
+    );
+    let rows = |kind: &str, hidden: bool| {
+        dom.lines()
+            .filter(|l| l.contains(&format!("<tr class=\"{kind}")))
+            .filter(|l| l.contains(" hidden=\"\"") == hidden)
+            .count()
+    };
+    assert!(
+        rows("text_changed", true) > 0 && rows("text_changed", false) == 0,
+        "{dom}"
+    );
+    assert!(
+        rows("cell_changed", false) > 0 && rows("cell_changed", true) == 0,
+        "{dom}"
+    );
+    // Only flagged ones.
+    let dom = browse(
+        browser,
+        profile.path(),
+        &format!("{url}#flagged=only"),
+        &["--dump-dom"],
+    );
+    let shown: Vec<&str> = dom
+        .lines()
+        .filter(|l| {
+            l.contains("<tr class=") && l.contains("data-kind") && !l.contains(" hidden=\"\"")
+        })
+        .collect();
+    assert_eq!(shown.len(), 1, "{shown:?}");
+    assert!(shown[0].contains("flagged"));
+    // A filter on the table hides the other tables' sections.
+    let dom = browse(
+        browser,
+        profile.path(),
+        &format!("{url}#table=shop"),
+        &["--dump-dom"],
+    );
+    assert!(dom.contains("data-table=\"item\" hidden=\"\""), "{dom}");
+    assert!(!dom.contains("data-table=\"shop\" hidden=\"\""), "{dom}");
+
+    // A screenshot, kept as an artifact of the test run.
+    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("diff-review.png");
+    let _ = std::fs::remove_file(&shot);
+    browse(
+        browser,
+        profile.path(),
+        &url,
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1280,1600",
+        ],
+    );
+    assert!(
+        std::fs::metadata(&shot).is_ok_and(|m| m.len() > 1000),
+        "{}",
+        shot.display()
+    );
+}

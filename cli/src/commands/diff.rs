@@ -42,6 +42,10 @@ pub struct Args {
     /// (repeatable; a change from zero is always beyond)
     #[arg(long = "flag", value_name = "COLUMN=N%")]
     flags: Vec<String>,
+    /// Also write the diff as one self-contained HTML page (summary, a section per table,
+    /// highlights, filters by table and change kind)
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
@@ -156,13 +160,31 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
             )));
         }
     }
+    let (from, to) = (Revision::of(&from), Revision::of(&to));
+    if let Some(path) = &args.html {
+        write_page(path, "masterctl diff", &from.shown(), &to.shown(), &result)?;
+    }
     output.render(&Shown {
-        from: Revision::of(&from),
-        to: Revision::of(&to),
+        from,
+        to,
         stat: args.stat,
+        html: args.html,
         diff: result,
     });
     Ok(())
+}
+
+/// The diff as an HTML page at `path` (written whole, or not at all).
+pub fn write_page(
+    path: &std::path::Path,
+    title: &str,
+    from: &str,
+    to: &str,
+    diff: &Diff,
+) -> Result<(), Failure> {
+    let page = crate::html::page(title, from, to, diff);
+    masterctl_runtime::files::write_atomic(path, page.as_bytes())
+        .map_err(|e| Failure::environment(format!("cannot write {}: {e}", path.display())))
 }
 
 /// A side as shown: what the user named it, and its commit.
@@ -194,6 +216,9 @@ struct Shown {
     to: Revision,
     #[serde(skip)]
     stat: bool,
+    /// The HTML page written, if one was asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    html: Option<PathBuf>,
     #[serde(flatten)]
     diff: Diff,
 }
@@ -206,6 +231,9 @@ impl Render for Shown {
             self.from.shown(),
             self.to.shown()
         ));
+        if let Some(html) = &self.html {
+            output.line(format!("review page: {}", html.display()));
+        }
         if self.diff.is_empty() {
             output.line("no changes");
             return;

@@ -28,6 +28,10 @@ pub struct Args {
     /// Your own words for the commit message (its first line)
     #[arg(long, short, value_name = "TEXT")]
     message: Option<String>,
+    /// With --dry-run: also write the change as one self-contained HTML page (as
+    /// `masterctl diff --html`)
+    #[arg(long, value_name = "FILE", requires = "dry_run")]
+    html: Option<PathBuf>,
 }
 
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
@@ -76,8 +80,19 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         warnings: &plan.report.diagnostics,
         diff: None,
     };
-    if args.dry_run && !plan.unchanged {
-        result.diff = Some(planned_diff(&repo, &structure, &region, &plan)?);
+    if args.dry_run {
+        let diff = if plan.unchanged {
+            masterctl_store::diff::Diff::default()
+        } else {
+            planned_diff(&repo, &structure, &region, &plan)?
+        };
+        if let Some(path) = &args.html {
+            let title = format!("masterctl import --dry-run: {branch}");
+            super::diff::write_page(path, &title, branch, "exports", &diff)?;
+        }
+        if !plan.unchanged {
+            result.diff = Some(diff);
+        }
     }
     if !plan.unchanged && !args.dry_run {
         let commit = commit_import(&repo, &plan, args.message.as_deref()).map_err(store_failure)?;
