@@ -66,18 +66,10 @@ impl S3 {
     /// The server, or `None` (with a note) when s3s-fs is not installed and this is not
     /// CI.
     fn start() -> Option<S3> {
-        let found = Command::new("s3s-fs")
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if !found {
-            assert!(
-                std::env::var("CI").is_err(),
-                "s3s-fs is not installed: .ci/run installs it (cargo install s3s-fs@0.14.1 --features binary --locked)"
-            );
-            eprintln!(
-                "note: s3s-fs is not installed; the S3 part is skipped (.ci/run installs it)"
-            );
+        if !installed(
+            "s3s-fs",
+            "cargo install s3s-fs@0.14.1 --features binary --locked",
+        ) {
             return None;
         }
         let root = tempfile::tempdir().unwrap();

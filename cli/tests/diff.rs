@@ -441,26 +441,6 @@ fn cells_with_markup_and_emoji_stay_text_on_a_terminal() {
     );
 }
 
-/// Headless Chromium, or `None` (with a note) when it is not installed and this is not
-/// CI (`.ci/run` installs it).
-fn chromium() -> Option<&'static str> {
-    let found = std::process::Command::new("chromium")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        assert!(
-            std::env::var("CI").is_err(),
-            "chromium is not installed: .ci/run installs it (apt-get install chromium)"
-        );
-        eprintln!(
-            "note: chromium is not installed; the browser part is skipped (.ci/run installs it)"
-        );
-        return None;
-    }
-    Some("chromium")
-}
-
 /// Chromium, headless, on `url`, with `args` (`--dump-dom`, `--screenshot=…`): its
 /// standard output.
 fn browse(browser: &str, profile: &Path, url: &str, args: &[&str]) -> String {
@@ -514,7 +494,10 @@ fn the_review_page_renders_in_a_browser_and_its_filters_work() {
     assert_eq!(page.matches("<script").count(), 1, "{page}");
     assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
 
-    let Some(browser) = chromium() else { return };
+    if !installed("chromium", "apt-get install chromium") {
+        return;
+    }
+    let browser = "chromium";
     let profile = tempfile::tempdir().unwrap();
     let url = format!("file://{}", root.join("review.html").display());
     let dom = browse(browser, profile.path(), &url, &["--dump-dom"]);

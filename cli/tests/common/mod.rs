@@ -83,3 +83,23 @@ pub fn hunt_repo() -> tempfile::TempDir {
     git(root, &["commit", "-q", "-m", "structure"]);
     dir
 }
+
+/// Whether the program `name` runs (`name --version`). When it does not: under CI (`CI`
+/// set) the test fails, saying how `.ci/run` installs it (`install`); elsewhere the
+/// caller skips that part, with a note.
+pub fn installed(name: &str, install: &str) -> bool {
+    let found = std::process::Command::new(name)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(
+            std::env::var("CI").is_err(),
+            "{name} is not installed: .ci/run installs it ({install})"
+        );
+        eprintln!(
+            "note: {name} is not installed; the part that needs it is skipped (.ci/run installs it)"
+        );
+    }
+    found
+}
