@@ -48,6 +48,7 @@ pub fn delivery_failure(error: DeliveryError) -> Failure {
 pub fn store_failure(error: StoreError) -> Failure {
     match error {
         StoreError::InvalidStructure(report) => Failure::InvalidSchema(report),
+        StoreError::NotFound(_) => Failure::invalid(error.to_string()),
         StoreError::ConflictFile { .. } => Failure::invalid(error.to_string())
             .hint("fix the file (or run `masterctl rebase --region R --abort` to start over)"),
         StoreError::NotARepository(_) => Failure::usage(error.to_string()).hint(

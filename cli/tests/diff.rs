@@ -588,3 +588,128 @@ fn the_review_page_renders_in_a_browser_and_its_filters_work() {
         shot.display()
     );
 }
+
+#[test]
+fn blame_finds_the_import_that_last_changed_each_cell() {
+    let game = Game::new();
+    let root = game.root();
+    let item = |price: &str, third: bool| {
+        let mut csv = format!("id,name,price,rate\n1,鉄の剣,{price},0.1\n2,鋼の剣,50,0.2\n");
+        if third {
+            csv.push_str("3,銅の剣,10,0.05\n");
+        }
+        csv
+    };
+    let import = |item_csv: &str, shop: &str, message: &str| {
+        let dir = root.join("exports");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("item.csv"), item_csv).unwrap();
+        std::fs::write(dir.join("shop.csv"), shop).unwrap();
+        let out = masterctl(
+            root,
+            &["import", "--region", "jp", "exports", "-m", message],
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        git(root, &["rev-parse", "masters/jp"]).trim().to_string()
+    };
+    let shop = "id,item_id\n1,1\n2,2\n";
+    let raised = import(&item("25", true), shop, "raise the iron sword");
+    let back = import(&item("20", true), shop, "back to 20");
+    // Many imports that do not touch item 1.
+    for n in 0..20 {
+        import(
+            &item("20", true),
+            &format!("id,item_id\n1,1\n2,2\n{},1\n", n + 3),
+            "shop only",
+        );
+    }
+    let removed = import(&item("20", false), shop, "drop the copper sword");
+    let readded = import(&item("20", true), shop, "the copper sword is back");
+    game.translate(&[("item", "1", "name", "Iron Sword")]);
+    let translated = git(root, &["rev-parse", "masters/jp"]).trim().to_string();
+
+    let blamed = |args: &[&str]| {
+        let mut all = vec!["blame", "--region", "jp"];
+        all.extend(args);
+        all.extend(["--format", "json"]);
+        let out = masterctl(root, &all);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        json(&out)
+    };
+    let cell = |blame: &Value, field: &str, language: Option<&str>| -> Value {
+        blame["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["field"] == field && c["language"].as_str() == language)
+            .unwrap_or_else(|| panic!("{field} in {blame}"))
+            .clone()
+    };
+    // Changed, then changed back: the change back is the last change.
+    let one = blamed(&["item", "1"]);
+    assert_eq!(one["row"], "鉄の剣");
+    let price = cell(&one, "price", None);
+    assert_eq!(price["value"], "20");
+    assert_eq!(price["previous"], "25");
+    assert_eq!(price["commit"]["commit"], back.as_str());
+    assert_eq!(price["commit"]["subject"], "back to 20");
+    assert!(
+        price["commit"]["sources"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("item.csv sha256:")
+    );
+    assert_ne!(price["commit"]["commit"], raised.as_str());
+    // Never changed since the first import: new with it.
+    let first = git(root, &["rev-list", "--max-parents=0", "masters/jp"])
+        .trim()
+        .to_string();
+    let rate = cell(&one, "rate", None);
+    assert_eq!(rate["previous"], Value::Null);
+    assert_eq!(rate["commit"]["commit"], first.as_str());
+    assert_eq!(
+        cell(&one, "name", Some("ja"))["commit"]["commit"],
+        first.as_str()
+    );
+    // The translation came with the l10n import.
+    let english = cell(&one, "name", Some("en"));
+    assert_eq!(english["value"], "Iron Sword");
+    assert_eq!(english["commit"]["commit"], translated.as_str());
+    assert_eq!(english["previous"], Value::Null);
+    // A row deleted and added again: the re-adding import.
+    let three = blamed(&["item", "3", "price"]);
+    assert_eq!(three["cells"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        cell(&three, "price", None)["commit"]["commit"],
+        readded.as_str()
+    );
+    assert_eq!(cell(&three, "price", None)["previous"], Value::Null);
+    assert_ne!(removed, readded);
+    // On a terminal.
+    let shown = stdout(&masterctl(
+        root,
+        &[
+            "blame", "--region", "jp", "item", "1", "price", "--color", "never",
+        ],
+    ));
+    assert!(shown.contains("item [1] 鉄の剣 on jp"), "{shown}");
+    assert!(
+        shown.contains("price  20  ") && shown.contains("\"back to 20\"  (was 25)"),
+        "{shown}"
+    );
+
+    // What is not there: one clear line, exit 1; a region without a branch: exit 2.
+    for (args, code, says) in [
+        (vec!["monster", "1"], 1, "no table `monster`"),
+        (vec!["item", "9"], 1, "no row [9] in `item`"),
+        (vec!["item", "1|2"], 1, "key has 1 fields"),
+        (vec!["item", "1", "weight"], 1, "no field `weight`"),
+    ] {
+        let mut all = vec!["blame", "--region", "jp"];
+        all.extend(args.iter().copied());
+        let out = masterctl(root, &all);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {}", text(&out));
+        assert!(text(&out).contains(says), "{args:?}: {}", text(&out));
+    }
+}

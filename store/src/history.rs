@@ -40,51 +40,56 @@ pub fn history(
         if records.len() >= limit {
             break;
         }
-        let message = commit.message().unwrap_or_default().to_string();
-        let mut sources = Vec::new();
-        let mut translations = Vec::new();
-        let (mut upstream, mut upstream_base) = (None, None);
-        if let Ok(trailers) = git2::message_trailers_strs(&message) {
-            for (key, value) in trailers.iter() {
-                match key {
-                    SOURCE_TRAILER => sources.push(value.to_string()),
-                    TRANSLATION_TRAILER => translations.push(value.to_string()),
-                    UPSTREAM_TRAILER => upstream = Some(value.trim().to_string()),
-                    UPSTREAM_BASE_TRAILER => upstream_base = Some(value.trim().to_string()),
-                    _ => {}
-                }
-            }
-        }
-        let mut paragraphs = message.split("\n\n");
-        let subject = paragraphs.next().unwrap_or_default().trim().to_string();
-        let tables = paragraphs
-            .next()
-            .map(|p| {
-                p.lines()
-                    .filter(|l| {
-                        (l.contains(" added, ") || l.contains(" applied, "))
-                            && !l.starts_with("Masterctl-")
-                    })
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default();
-        let author = commit.author();
-        records.push(ImportRecord {
-            commit: commit.id().to_string(),
-            time: local_time(commit.time().seconds(), commit.time().offset_minutes()),
-            author: author.name().unwrap_or_default().to_string(),
-            email: author.email().unwrap_or_default().to_string(),
-            subject,
-            tables,
-            sources,
-            translations,
-            upstream,
-            upstream_base,
-        });
+        records.push(record(&commit));
         next = commit.parents().next();
     }
     Ok(records)
+}
+
+/// One commit as an import record: its message's subject, table lines and trailers.
+pub fn record(commit: &git2::Commit<'_>) -> ImportRecord {
+    let message = commit.message().unwrap_or_default().to_string();
+    let mut sources = Vec::new();
+    let mut translations = Vec::new();
+    let (mut upstream, mut upstream_base) = (None, None);
+    if let Ok(trailers) = git2::message_trailers_strs(&message) {
+        for (key, value) in trailers.iter() {
+            match key {
+                SOURCE_TRAILER => sources.push(value.to_string()),
+                TRANSLATION_TRAILER => translations.push(value.to_string()),
+                UPSTREAM_TRAILER => upstream = Some(value.trim().to_string()),
+                UPSTREAM_BASE_TRAILER => upstream_base = Some(value.trim().to_string()),
+                _ => {}
+            }
+        }
+    }
+    let mut paragraphs = message.split("\n\n");
+    let subject = paragraphs.next().unwrap_or_default().trim().to_string();
+    let tables = paragraphs
+        .next()
+        .map(|p| {
+            p.lines()
+                .filter(|l| {
+                    (l.contains(" added, ") || l.contains(" applied, "))
+                        && !l.starts_with("Masterctl-")
+                })
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let author = commit.author();
+    ImportRecord {
+        commit: commit.id().to_string(),
+        time: local_time(commit.time().seconds(), commit.time().offset_minutes()),
+        author: author.name().unwrap_or_default().to_string(),
+        email: author.email().unwrap_or_default().to_string(),
+        subject,
+        tables,
+        sources,
+        translations,
+        upstream,
+        upstream_base,
+    }
 }
 
 /// `2026-11-29T23:15:00+09:00`: a commit's time in its author's own offset.

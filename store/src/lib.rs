@@ -6,6 +6,7 @@
 //! expected old value, so two imports racing on one branch never lose a commit. No
 //! checkout is ever needed, and bare repositories work the same way.
 
+pub mod blame;
 pub mod build;
 pub mod cache;
 pub mod commit;
@@ -56,6 +57,9 @@ pub enum StoreError {
     NoBranch(String),
     #[error("`{0}` names no commit of this repository")]
     UnknownRevision(String),
+    /// What was asked for is not there (a table, a row, a field).
+    #[error("{0}")]
+    NotFound(String),
     #[error("{0} exists and is not a build (no manifest.json): choose another --out, or remove it")]
     NotABuild(String),
     #[error("cannot build: {0}")]

@@ -1,6 +1,7 @@
 //! One module per command. Each declares its arguments and runs by calling the library
 //! crates; failures come back as [`Failure`] and become exit codes in `main`.
 
+mod blame;
 mod build;
 mod completions;
 mod diff;
@@ -50,6 +51,8 @@ pub enum Command {
     Log(log::Args),
     /// What changed, in tables, rows and cells: two revisions, a region's last import, or exports against a region
     Diff(diff::Args),
+    /// Who last changed each cell of a row: the import (commit, time, author, message, source file) and the value before
+    Blame(blame::Args),
     /// Take what the region's upstream changed since the last import point (keyed three-way merge)
     Rebase(rebase::Args),
     /// Every region: branch, upstream, import point, upstream commits not taken, rebase in progress
@@ -85,6 +88,7 @@ impl Command {
             Command::Import(args) => Some(&args.repo),
             Command::Log(args) => Some(&args.repo),
             Command::Diff(args) => Some(&args.repo),
+            Command::Blame(args) => Some(&args.repo),
             Command::Rebase(args) => Some(&args.repo),
             Command::Status(args) => Some(&args.repo),
             Command::L10n(l10n::Command::Status(args)) => Some(&args.repo),
@@ -113,6 +117,7 @@ impl Command {
             Command::Import(_) => "import",
             Command::Log(_) => "log",
             Command::Diff(_) => "diff",
+            Command::Blame(_) => "blame",
             Command::Rebase(_) => "rebase",
             Command::Status(_) => "status",
             Command::L10n(l10n::Command::Status(_)) => "l10n status",
@@ -152,6 +157,7 @@ pub fn run(
         Command::Import(args) => import::run(args, global, output),
         Command::Log(args) => log::run(args, global, output),
         Command::Diff(args) => diff::run(args, global, output),
+        Command::Blame(args) => blame::run(args, global, output),
         Command::Rebase(args) => rebase::run(args, global, output),
         Command::Status(args) => status::run(args, global, output),
         Command::L10n(command) => l10n::run(command, global, output),

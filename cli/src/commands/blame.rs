@@ -1,0 +1,102 @@
+//! `masterctl blame --region R TABLE KEY [FIELD]`: for each cell of one row, the import
+//! that last changed it — when, who, the planner's words, the source file — and the
+//! value before.
+
+use masterctl_store::blame::{Blame, blame};
+use masterctl_store::names::one_line;
+use masterctl_store::short_id;
+
+use super::{Failure, open_repo, region, store_failure};
+use crate::output::{GlobalArgs, Output, Render, RepoArg};
+
+#[derive(clap::Args)]
+#[command(after_help = "\
+Examples:
+  masterctl blame --region jp item 1              every cell of item 1
+  masterctl blame --region jp quest_drop '10|3'   a composite key: its cells joined by |
+  masterctl blame --region jp item 1 price        one field (a text field: every language)")]
+pub struct Args {
+    #[command(flatten)]
+    pub repo: RepoArg,
+    /// The region whose history to read
+    #[arg(long, value_name = "R")]
+    region: String,
+    /// The table
+    #[arg(value_name = "TABLE")]
+    table: String,
+    /// The row's primary key as its cells are written; a composite key's cells joined
+    /// by `|`
+    #[arg(value_name = "KEY")]
+    key: String,
+    /// Only this field
+    #[arg(value_name = "FIELD")]
+    field: Option<String>,
+}
+
+pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
+    let repo = open_repo(global)?;
+    let structure = repo.structure().map_err(store_failure)?;
+    let region = region(&structure, &args.region)?;
+    let key: Vec<String> = args.key.split('|').map(str::to_string).collect();
+    let spinner = output.spinner(format!("reading the history of {}", region.branch()));
+    let blamed = blame(&repo, &region, &args.table, &key, args.field.as_deref());
+    spinner.finish_and_clear();
+    output.render(&Shown(blamed.map_err(store_failure)?));
+    Ok(())
+}
+
+#[derive(serde::Serialize)]
+#[serde(transparent)]
+struct Shown(Blame);
+
+impl Render for Shown {
+    fn text(&self, output: &Output) {
+        let b = &self.0;
+        let name = b
+            .row
+            .as_ref()
+            .map(|r| format!(" {}", one_line(r)))
+            .unwrap_or_default();
+        output.line(format!(
+            "{} [{}]{name} on {}",
+            output.bold(&b.table),
+            one_line(&b.key.join(", ")),
+            b.region
+        ));
+        let width = b
+            .cells
+            .iter()
+            .map(|c| c.field.chars().count() + c.language.as_ref().map_or(0, |l| l.len() + 3))
+            .max()
+            .unwrap_or(0);
+        for cell in &b.cells {
+            let field = match &cell.language {
+                Some(language) => format!("{} ({language})", cell.field),
+                None => cell.field.clone(),
+            };
+            let was = match &cell.previous {
+                Some(previous) => format!("was {}", one_line(previous)),
+                None => "new with it".to_string(),
+            };
+            let c = &cell.commit;
+            output.line(format!(
+                "  {field:<width$}  {}  {} {} {}  \"{}\"  ({was})",
+                one_line(&cell.value),
+                output.bold(short_id(&c.commit)),
+                c.time,
+                one_line(&c.author),
+                one_line(&c.subject)
+            ));
+            for source in &c.sources {
+                output.line(format!("  {:<width$}    source: {}", "", one_line(source)));
+            }
+            for file in &c.translations {
+                output.line(format!(
+                    "  {:<width$}    translations: {}",
+                    "",
+                    one_line(file)
+                ));
+            }
+        }
+    }
+}

@@ -1,0 +1,307 @@
+//! Blame: for each cell of one row, the commit of the region that last changed it, and
+//! the value before. The region's first-parent history is walked from its head; commits
+//! whose files of the table kept their blob ids are passed over unread, and each version
+//! of a file is read once.
+
+use std::collections::HashMap;
+
+use git2::{Oid, Repository};
+use serde::Serialize;
+
+use crate::StoreError;
+use crate::diff::key_names;
+use crate::history::{ImportRecord, record};
+use crate::names::Region;
+use crate::repo::MasterRepo;
+use crate::snapshot::{language_path, project_at, table_path, tree_blobs};
+
+/// Who last changed each cell of a row.
+#[derive(Debug, Clone, Serialize)]
+pub struct Blame {
+    pub region: String,
+    pub table: String,
+    pub key: Vec<String>,
+    /// The row's readable name (its first text in the source language).
+    pub row: Option<String>,
+    pub cells: Vec<CellBlame>,
+}
+
+/// One cell: its value now, the commit that gave it, and the value before.
+#[derive(Debug, Clone, Serialize)]
+pub struct CellBlame {
+    pub field: String,
+    /// For a text: its language.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    pub value: String,
+    /// The value before that commit (`None`: the row, or this text, came with it).
+    pub previous: Option<String>,
+    pub commit: ImportRecord,
+}
+
+/// One file of the table: its path, its language (for texts), and the columns of the
+/// row blamed in it.
+struct Watched {
+    path: String,
+    language: Option<String>,
+    /// (column name, value at the commit being looked at; `None`: not there).
+    cells: Vec<(String, Option<String>)>,
+    /// Which of `cells` are attributed already.
+    done: Vec<bool>,
+}
+
+/// Blame the row of `table` whose key cells are `key` on `region`'s branch (only the
+/// cells of `field`, when given).
+pub fn blame(
+    repo: &MasterRepo,
+    region: &Region,
+    table: &str,
+    key: &[String],
+    field: Option<&str>,
+) -> Result<Blame, StoreError> {
+    let git = &repo.git;
+    let branch = region.branch();
+    let head = repo
+        .head_of(&region.reference())?
+        .ok_or_else(|| StoreError::NoBranch(region.name().to_string()))?;
+    let tree = head.tree()?;
+    let project = project_at(git, &tree).ok_or_else(|| StoreError::BrokenSnapshot {
+        branch: branch.to_string(),
+        message: "its masterctl.toml or schemas do not load".into(),
+    })?;
+    let schema = project
+        .table(table)
+        .ok_or_else(|| StoreError::NotFound(format!("no table `{table}` on {branch}")))?;
+    let key_columns = key_names(schema);
+    if key.len() != key_columns.len() {
+        return Err(StoreError::NotFound(format!(
+            "`{table}`'s key has {} fields ({}); {} given",
+            key_columns.len(),
+            key_columns.join(", "),
+            key.len()
+        )));
+    }
+    if let Some(field) = field
+        && schema.field_index(field).is_none()
+    {
+        return Err(StoreError::NotFound(format!(
+            "`{table}` has no field `{field}`"
+        )));
+    }
+    let mut languages = vec![project.config.source_language.clone()];
+    languages.extend(
+        project
+            .config
+            .languages
+            .iter()
+            .filter(|l| **l != project.config.source_language)
+            .cloned(),
+    );
+    let mut reader = RowReader {
+        git,
+        key: &key_columns,
+        cells: key,
+        branch,
+        read: HashMap::new(),
+    };
+    // The row at the head, file by file.
+    let blobs = tree_blobs(git, &tree)?;
+    let mut files = Vec::new();
+    let files_wanted = std::iter::once((table_path(table), None)).chain(
+        languages
+            .iter()
+            .map(|l| (language_path(l, table), Some(l.clone()))),
+    );
+    for (path, language) in files_wanted {
+        let Some(&id) = blobs.get(&path) else {
+            continue;
+        };
+        let Some(row) = reader.row(id)? else {
+            if language.is_none() {
+                return Err(StoreError::NotFound(format!(
+                    "no row [{}] in `{table}` on {branch}",
+                    key.join(", ")
+                )));
+            }
+            continue;
+        };
+        let cells: Vec<(String, Option<String>)> = row
+            .into_iter()
+            .filter(|(column, _)| !key_columns.contains(column))
+            .filter(|(column, _)| field.is_none_or(|f| f == column))
+            .map(|(column, value)| (column, Some(value)))
+            .collect();
+        let done = vec![false; cells.len()];
+        files.push(Watched {
+            path,
+            language,
+            cells,
+            done,
+        });
+    }
+    let row_name = label(
+        &blobs,
+        &mut reader,
+        schema,
+        &project.config.source_language,
+        table,
+    )?;
+    // The values at the head (the walk below rewinds them commit by commit).
+    let heads: Vec<Vec<String>> = files
+        .iter()
+        .map(|f| {
+            f.cells
+                .iter()
+                .map(|(_, v)| v.clone().unwrap_or_default())
+                .collect()
+        })
+        .collect();
+    let mut found: Vec<(usize, usize, Option<String>, Oid)> = Vec::new();
+    let mut current = head;
+    let mut ids: Vec<Option<Oid>> = files.iter().map(|f| blobs.get(&f.path).copied()).collect();
+    loop {
+        let parent = current.parent(0).ok();
+        let parent_ids: Vec<Option<Oid>> = match &parent {
+            Some(parent) => {
+                let blobs = tree_blobs(git, &parent.tree()?)?;
+                files.iter().map(|f| blobs.get(&f.path).copied()).collect()
+            }
+            None => vec![None; files.len()],
+        };
+        for (index, file) in files.iter_mut().enumerate() {
+            if ids[index] == parent_ids[index] || file.done.iter().all(|d| *d) {
+                continue;
+            }
+            let before: HashMap<String, String> = match parent_ids[index] {
+                Some(id) => reader.row(id)?.unwrap_or_default().into_iter().collect(),
+                None => HashMap::new(),
+            };
+            for (cell, (column, value)) in file.cells.iter_mut().enumerate() {
+                if file.done[cell] {
+                    continue;
+                }
+                let previous = before.get(column.as_str()).cloned();
+                if previous != *value {
+                    file.done[cell] = true;
+                    found.push((index, cell, previous.clone(), current.id()));
+                }
+                *value = previous;
+            }
+        }
+        ids = parent_ids;
+        match parent {
+            Some(parent) if files.iter().any(|f| f.done.iter().any(|d| !d)) => current = parent,
+            _ => break,
+        }
+    }
+    let mut records: HashMap<Oid, ImportRecord> = HashMap::new();
+    let mut cells = Vec::new();
+    // In file order (the table's own columns, then each language), then column order.
+    found.sort_by_key(|(file, cell, _, _)| (*file, *cell));
+    for (file, cell, previous, commit) in found {
+        let record = match records.get(&commit) {
+            Some(record) => record.clone(),
+            None => {
+                let made = record(&git.find_commit(commit)?);
+                records.insert(commit, made.clone());
+                made
+            }
+        };
+        cells.push(CellBlame {
+            field: files[file].cells[cell].0.clone(),
+            language: files[file].language.clone(),
+            value: heads[file][cell].clone(),
+            previous,
+            commit: record,
+        });
+    }
+    Ok(Blame {
+        region: region.name().to_string(),
+        table: table.to_string(),
+        key: key.to_vec(),
+        row: row_name,
+        cells,
+    })
+}
+
+/// The row's first text in the source language at the head.
+fn label(
+    blobs: &HashMap<String, Oid>,
+    reader: &mut RowReader<'_>,
+    schema: &masterctl_schemas::TableSchema,
+    source: &str,
+    table: &str,
+) -> Result<Option<String>, StoreError> {
+    let Some(text) = schema
+        .fields
+        .iter()
+        .find(|f| f.ty == masterctl_schemas::FieldType::Text)
+    else {
+        return Ok(None);
+    };
+    let Some(&id) = blobs.get(&language_path(source, table)) else {
+        return Ok(None);
+    };
+    Ok(reader
+        .row(id)?
+        .and_then(|row| row.into_iter().find(|(column, _)| *column == text.name))
+        .map(|(_, value)| value)
+        .filter(|v| !v.is_empty()))
+}
+
+/// Reads the blamed row out of each version of a file, each version once.
+struct RowReader<'a> {
+    git: &'a Repository,
+    key: &'a [String],
+    cells: &'a [String],
+    branch: &'a str,
+    read: HashMap<Oid, Option<Vec<(String, String)>>>,
+}
+
+impl RowReader<'_> {
+    /// The row's (column, value) pairs in the blob `id`, or `None` when it lacks the row.
+    fn row(&mut self, id: Oid) -> Result<Option<Vec<(String, String)>>, StoreError> {
+        if let Some(row) = self.read.get(&id) {
+            return Ok(row.clone());
+        }
+        let blob = self.git.find_blob(id)?;
+        let mut reader = csv::ReaderBuilder::new().from_reader(blob.content());
+        let broken = |e: csv::Error| StoreError::BrokenSnapshot {
+            branch: self.branch.to_string(),
+            message: e.to_string(),
+        };
+        let header: Vec<String> = reader
+            .headers()
+            .map_err(broken)?
+            .iter()
+            .map(str::to_string)
+            .collect();
+        let columns: Option<Vec<usize>> = self
+            .key
+            .iter()
+            .map(|k| header.iter().position(|h| h == k))
+            .collect();
+        let mut found = None;
+        if let Some(columns) = columns {
+            for record in reader.records() {
+                let record = record.map_err(broken)?;
+                if columns
+                    .iter()
+                    .zip(self.cells)
+                    .all(|(&c, want)| record.get(c) == Some(want.as_str()))
+                {
+                    found = Some(
+                        header
+                            .iter()
+                            .cloned()
+                            .zip(record.iter().map(str::to_string))
+                            .collect(),
+                    );
+                    break;
+                }
+            }
+        }
+        self.read.insert(id, found.clone());
+        Ok(found)
+    }
+}
