@@ -71,3 +71,49 @@ echo "| 500 tables, one changed | wall time |"
 echo "| --- | --- |"
 echo "| masterctl diff --region jp (every table) | ${a_secs} s |"
 echo "| masterctl diff --region jp --table ${table%.csv} (that table alone) | ${o_secs} s |"
+
+# Blame of one row over 1,000 imports of a 100,000-row table: the first import by
+# masterctl, then 999 commits of the same structure each changing one price of another
+# row (written with git fast-import, as masterctl's canonical files), the last one
+# changing the blamed row's price. BLAME_ROWS and BLAME_IMPORTS change the size.
+blame_rows=${BLAME_ROWS:-100000}
+imports=${BLAME_IMPORTS:-1000}
+history="$work/history"
+item_repo "$history"
+python3 - "$work/in/item.csv" "$blame_rows" <<'PY'
+import sys
+n = int(sys.argv[2])
+with open(sys.argv[1], "w") as f:
+    f.write("id,price,rarity\n")
+    f.writelines("%d,%d,common\n" % (i, i * 10) for i in range(1, n + 1))
+PY
+"$masterctl" --repo "$history" import --region jp "$work/in/item.csv" >/dev/null
+python3 - "$blame_rows" "$imports" "$(git -C "$history" rev-parse masters/jp)" <<'PY' | git -C "$history" fast-import --quiet
+import sys
+n, imports, parent = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+prices = [i * 10 for i in range(1, n + 1)]
+out = sys.stdout
+for k in range(1, imports):
+    row = n // 2 if k == imports - 1 else 1 + (k * 7919) % n
+    prices[row - 1] += 1
+    data = "id,price,rarity\n" + "".join("%d,%d,common\n" % (i + 1, p) for i, p in enumerate(prices))
+    body = data.encode()
+    message = ("Import into jp: 1 table changed\n\nitem: 0 added, 1 changed, 0 removed\n").encode()
+    out.write("commit refs/heads/masters/jp\n")
+    out.write("committer bench <bench@masterctl.invalid> %d +0000\n" % (1700000000 + k))
+    out.write("data %d\n" % len(message)); out.flush()
+    sys.stdout.buffer.write(message)
+    out.write("\nfrom %s\n" % parent if k == 1 else "\n")
+    out.write("M 100644 inline tables/item.csv\ndata %d\n" % len(body)); out.flush()
+    sys.stdout.buffer.write(body)
+    out.write("\n")
+PY
+git -C "$history" gc -q
+row=$((blame_rows / 2))
+read -r b_secs b_mem < <(best_of "${RUNS:-5}" "$history" "$masterctl" blame --region jp item "$row" --format json)
+read -r f_secs f_mem < <(best_of "${RUNS:-5}" "$history" "$masterctl" blame --region jp item 1 --format json)
+echo
+echo "| blame over ${imports} imports of a ${blame_rows}-row table | wall time | peak memory |"
+echo "| --- | --- | --- |"
+echo "| a row changed by the last import (item ${row}) | ${b_secs} s | $((b_mem / 1024)) MB |"
+echo "| a row whose rarity never changed: the whole history walked (item 1) | ${f_secs} s | $((f_mem / 1024)) MB |"

@@ -178,7 +178,18 @@ fn row(html: &mut String, c: &Change) {
         flag = if c.flagged { " flagged" } else { "" },
         flagged = c.flagged,
         group = group(c.kind),
-        label = kind.replace('_', " "),
+        label = match c.disposition {
+            None => kind.replace('_', " "),
+            Some(d) => format!(
+                "{} <span class=\"disposition\">({})</span>",
+                kind.replace('_', " "),
+                match d {
+                    diff::Disposition::Applied => "applied",
+                    diff::Disposition::Kept => "kept: the region owns it",
+                    diff::Disposition::Equal => "equal: the region has it",
+                }
+            ),
+        },
     );
 }
 

@@ -713,3 +713,123 @@ fn blame_finds_the_import_that_last_changed_each_cell() {
         assert!(text(&out).contains(says), "{args:?}: {}", text(&out));
     }
 }
+
+#[test]
+fn a_rebase_dry_run_marks_what_it_does_with_each_upstream_change() {
+    let game = Game::new();
+    let root = game.root();
+    std::fs::write(
+        root.join("masterctl.toml"),
+        format!(
+            "{CONFIG}\n[regions.global]\nbranch = \"masters/global\"\nupstream = \"jp\"\nowns = [\"item.price\"]\n"
+        ),
+    )
+    .unwrap();
+    let shop = "id,item_id\n1,1\n2,2\n";
+    game.import(&[
+        (
+            "item",
+            "id,name,price,rate\n1,鉄の剣,20,0.1\n2,鋼の剣,50,0.2\n3,銅の剣,10,0.05\n",
+        ),
+        ("shop", shop),
+    ]);
+    let out = masterctl(root, &["rebase", "--region", "global"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // Upstream: a price (global owns prices), a rate, a new row.
+    game.import(&[
+        ("item", "id,name,price,rate\n1,鉄の剣,99,0.1\n2,鋼の剣,50,0.3\n3,銅の剣,10,0.05\n4,金の剣,500,0.01\n"),
+        ("shop", shop),
+    ]);
+    // The region set the same rate already.
+    let dir = root.join("global-exports");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(
+        dir.join("item.csv"),
+        "id,name,price,rate\n1,鉄の剣,20,0.1\n2,鋼の剣,50,0.3\n3,銅の剣,10,0.05\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("shop.csv"), shop).unwrap();
+    let out = masterctl(root, &["import", "--region", "global", "global-exports"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+
+    let out = masterctl(
+        root,
+        &[
+            "rebase",
+            "--region",
+            "global",
+            "--dry-run",
+            "--format",
+            "json",
+            "--html",
+            "rebase.html",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let marked: Vec<(String, Value, Value, String)> = json(&out)["diff"]["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["kind"].as_str().unwrap().to_string(),
+                c["key"].clone(),
+                c["column"].clone(),
+                c["disposition"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert!(
+        marked.contains(&(
+            "cell_changed".into(),
+            json!(["1"]),
+            json!("price"),
+            "kept".into()
+        )),
+        "{marked:?}"
+    );
+    assert!(
+        marked.contains(&(
+            "cell_changed".into(),
+            json!(["2"]),
+            json!("rate"),
+            "equal".into()
+        )),
+        "{marked:?}"
+    );
+    assert!(
+        marked.contains(&(
+            "row_added".into(),
+            json!(["4"]),
+            Value::Null,
+            "applied".into()
+        )),
+        "{marked:?}"
+    );
+    let shown = stdout(&masterctl(
+        root,
+        &[
+            "rebase",
+            "--region",
+            "global",
+            "--dry-run",
+            "--color",
+            "never",
+        ],
+    ));
+    assert!(
+        shown.contains("price: 20 → 99 (+79, +395%)  [kept: the region owns it]"),
+        "{shown}"
+    );
+    assert!(shown.contains("[equal: the region has it]"), "{shown}");
+    assert!(
+        std::fs::read_to_string(root.join("rebase.html"))
+            .unwrap()
+            .contains("(kept: the region owns it)")
+    );
+    // Nothing was written.
+    assert!(
+        git(root, &["log", "--format=%s", "-1", "masters/global"])
+            .starts_with("Import into global")
+    );
+}

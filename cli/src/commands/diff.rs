@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 
 use masterctl_store::diff::{
-    self, Change, ChangeKind, Content, Diff, DiffOptions, Flag, Side, Span, TableDiff, TableStatus,
+    self, Change, ChangeKind, Content, Diff, DiffOptions, Disposition, Flag, Side, Span, TableDiff,
+    TableStatus,
 };
 use masterctl_store::names::one_line;
 use masterctl_store::{ImportOutcome, plan_import, short_id};
@@ -294,6 +295,16 @@ fn summary_line(output: &Output, table: &TableDiff) -> String {
 }
 
 fn change_line(output: &Output, c: &Change) -> String {
+    let line = change_text(output, c);
+    match c.disposition {
+        None => line,
+        Some(Disposition::Applied) => format!("{line}  [applied]"),
+        Some(Disposition::Kept) => format!("{line}  [kept: the region owns it]"),
+        Some(Disposition::Equal) => format!("{line}  [equal: the region has it]"),
+    }
+}
+
+fn change_text(output: &Output, c: &Change) -> String {
     // `[key] name  ` before a row's change; nothing for a row without a key.
     let row = match (&c.key, &c.row) {
         (Some(key), Some(name)) => format!("[{}] {}  ", key.join(", "), one_line(name)),

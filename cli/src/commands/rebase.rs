@@ -10,6 +10,8 @@ use masterctl_store::rebase::{RebaseError, TableConflicts, TableRebase, rebase_m
 use masterctl_store::{Region, short_id};
 use serde::Serialize;
 
+use masterctl_store::diff::{self, Diff};
+
 use super::{Failure, open_repo, store_failure};
 use crate::output::{GlobalArgs, Output, Render, RepoArg, count_text, counted};
 
@@ -20,9 +22,12 @@ pub struct Args {
     /// The region to bring up to date with its upstream (`upstream` in [regions.R])
     #[arg(long, value_name = "R")]
     region: String,
-    /// Show what would happen; write nothing
+    /// Show what would happen, change by change; write nothing
     #[arg(long)]
     dry_run: bool,
+    /// With --dry-run: also write the review as one self-contained HTML page
+    #[arg(long, value_name = "FILE", requires = "dry_run")]
+    html: Option<std::path::PathBuf>,
     /// After resolving the conflicts (in the conflict file or with --ours/--theirs): merge
     /// again with the resolutions, validate and commit
     #[arg(long = "continue", conflicts_with_all = ["abort", "ours", "theirs", "dry_run"])]
@@ -118,6 +123,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         message: None,
         upstream: None,
         branch: region.branch(),
+        diff: None,
     };
     match step {
         Step::Aborted => output.render(&rebased("aborted")),
@@ -166,12 +172,21 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
             });
             return Err(Failure::Shown);
         }
-        Step::Planned(plan) => output.render(&Rebased {
-            tables: Some(&plan.tables),
-            message: Some(rebase_message(&plan)),
-            upstream: Some(plan.upstream.clone()),
-            ..rebased("dry-run")
-        }),
+        Step::Planned(plan) => {
+            let review = diff::review_rebase(&repo.git, &structure.project, &plan, region.branch())
+                .map_err(store_failure)?;
+            if let Some(path) = &args.html {
+                let title = format!("masterctl rebase --dry-run: {}", region.branch());
+                super::diff::write_page(path, &title, region.branch(), "rebased", &review)?;
+            }
+            output.render(&Rebased {
+                tables: Some(&plan.tables),
+                message: Some(rebase_message(&plan)),
+                upstream: Some(plan.upstream.clone()),
+                diff: Some(review),
+                ..rebased("dry-run")
+            })
+        }
         Step::Committed { commit, plan } => output.render(&Rebased {
             commit: Some(commit.to_string()),
             upstream_head: Some(plan.upstream_head.to_string()),
@@ -209,6 +224,10 @@ struct Rebased<'a> {
     upstream: Option<String>,
     #[serde(skip)]
     branch: &'a str,
+    /// For a dry run: every change upstream made since the import point, each marked
+    /// applied, kept (the region owns it) or equal; then what else the merge changes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff: Option<Diff>,
 }
 
 impl Render for Rebased<'_> {
@@ -241,6 +260,10 @@ impl Render for Rebased<'_> {
                     self.upstream.as_deref().unwrap_or_default()
                 ));
                 output.line(self.message.as_deref().unwrap_or_default().trim_end());
+                if let Some(diff) = &self.diff {
+                    super::diff::print_changes(output, diff);
+                    output.line("");
+                }
                 output.line("nothing was written");
             }
             _ => {

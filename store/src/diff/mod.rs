@@ -294,6 +294,21 @@ pub struct Change {
     /// Beyond a `--flag` threshold.
     #[serde(skip_serializing_if = "is_false")]
     pub flagged: bool,
+    /// In a rebase's review: what the rebase does with this change of upstream's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disposition: Option<Disposition>,
+}
+
+/// What a rebase does with one change upstream made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Disposition {
+    /// Taken into the region.
+    Applied,
+    /// Not taken: the region owns the cell (or the table), and keeps its value.
+    Kept,
+    /// The region already has the same value.
+    Equal,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -390,6 +405,7 @@ fn change(table: &str, kind: ChangeKind) -> Change {
         delta: None,
         percent: None,
         flagged: false,
+        disposition: None,
     }
 }
 
@@ -903,4 +919,83 @@ fn diff_generated(
         out.changes.extend(changes);
     }
     Ok(())
+}
+
+/// What a rebase would do, change by change: every change upstream made since the
+/// import point (`base` → `theirs`), each marked applied (the merged snapshot takes it),
+/// kept (the region's value stays: it owns the cell) or equal (the region has it
+/// already); then what else the merge changes in the region (`ours` → `merged`: a
+/// generated master computed again), marked applied.
+pub fn rebase_review(
+    base: &Side<'_>,
+    theirs: &Side<'_>,
+    ours: &Side<'_>,
+    merged: &Side<'_>,
+) -> Result<Diff, StoreError> {
+    let options = DiffOptions::default();
+    let upstream = diff(base, theirs, &options)?;
+    let region = diff(ours, merged, &options)?;
+    let same = |a: &Change, b: &Change| {
+        a.table == b.table
+            && a.kind == b.kind
+            && a.key == b.key
+            && a.column == b.column
+            && a.language == b.language
+    };
+    // The region's own view of a cell upstream changed: the change `ours` → `theirs`.
+    let apart = diff(ours, theirs, &options)?;
+    let mut review = Diff {
+        tables: upstream.tables.clone(),
+        changes: Vec::new(),
+    };
+    for mut change in upstream.changes {
+        change.disposition = Some(if region.changes.iter().any(|r| same(r, &change)) {
+            Disposition::Applied
+        } else if apart.changes.iter().any(|a| same(a, &change)) {
+            Disposition::Kept
+        } else {
+            Disposition::Equal
+        });
+        review.changes.push(change);
+    }
+    for mut change in region.changes {
+        if !review.changes.iter().any(|r| same(r, &change)) {
+            change.disposition = Some(Disposition::Applied);
+            if !review.tables.iter().any(|t| t.table == change.table)
+                && let Some(t) = region.tables.iter().find(|t| t.table == change.table)
+            {
+                review.tables.push(t.clone());
+            }
+            review.changes.push(change);
+        }
+    }
+    // Grouped by table, in the order of `tables` (the changes of one table stay in order).
+    let order = |table: &str| review.tables.iter().position(|t| t.table == table);
+    let mut changes = std::mem::take(&mut review.changes);
+    changes.sort_by_key(|c| order(&c.table));
+    review.changes = changes;
+    Ok(review)
+}
+
+/// [`rebase_review`] of a planned rebase: its import point, the upstream head, the
+/// region's head and the merged snapshot.
+pub fn review_rebase(
+    git: &Repository,
+    project: &Project,
+    plan: &crate::rebase::RebasePlan,
+    branch: &str,
+) -> Result<Diff, StoreError> {
+    let upstream = plan.upstream.as_str();
+    let base = Side::commit(
+        git,
+        &git.find_commit(plan.base)?,
+        &format!("{upstream} at the import point"),
+    )?;
+    let theirs = Side::commit(git, &git.find_commit(plan.upstream_head)?, upstream)?;
+    let ours = match plan.parent {
+        Some(id) => Side::commit(git, &git.find_commit(id)?, branch)?,
+        None => Side::empty("nothing"),
+    };
+    let merged = Side::snapshot(&plan.snapshot, project.clone(), "rebased")?;
+    rebase_review(&base, &theirs, &ours, &merged)
 }
