@@ -65,3 +65,8 @@ type = "enum"
 values = ["common", "rare"]
 TOML
 }
+
+# first_file DIR / last_file DIR: the first (last) file name in DIR, sorted (without
+# `ls | head`, whose early exit fails the pipeline under pipefail).
+first_file() { local files=("$1"/*); basename "${files[0]}"; }
+last_file() { local files=("$1"/*); basename "${files[${#files[@]}-1]}"; }

@@ -57,7 +57,7 @@ awk "BEGIN{printf \"\\nmasterctl is %.0fx faster than daff on the same files.\\n
 [ -f "$work/t500/masterctl.toml" ] || "$synth" --out "$work/t500" --tables 500 --rows 1000 --format csv >/dev/null
 many=$(fresh_repo "$work/t500")
 "$masterctl" --repo "$many" import --region jp "$work/t500/data" >/dev/null
-table=$(ls "$work/t500/data" | head -1)
+table=$(first_file "$work/t500/data")
 python3 - "$work/t500/data/$table" "$many/$table" <<'PY'
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1], encoding="utf-8")))

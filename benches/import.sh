@@ -37,7 +37,7 @@ bench_shape() { # name data-dir changed-data-dir (or "" to change one row of the
       changed+="$(measure "$repo" "$masterctl" import --region jp "$changed_data/data")"$'\n'
     else
       local file
-      file=$(ls "$data"/data/*.csv | head -1)
+      file="$data/data/$(first_file "$data/data")"
       cp "$file" "$work/original.csv"
       sed -i '2s/^\([0-9]*\),[^,]*,/\1,changed,/' "$file"
       changed+="$(measure "$repo" "$masterctl" import --region jp "$data/data")"$'\n'

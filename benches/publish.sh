@@ -100,8 +100,8 @@ bench() {
 
   # One table changes: the last row of its CSV gets another price. Every build changes
   # its first table; the large one also a small table (its first is the 1,000,000-row one).
-  change "$data" "$repo" "$(ls "$data/data" | head -1)"
-  if [ "$name" = large ]; then change "$data" "$repo" "$(ls "$data/data" | tail -1)"; fi
+  change "$data" "$repo" "$(first_file "$data/data")"
+  if [ "$name" = large ]; then change "$data" "$repo" "$(last_file "$data/data")"; fi
   rm -rf "$repo"
 }
 

@@ -833,3 +833,41 @@ fn a_rebase_dry_run_marks_what_it_does_with_each_upstream_change() {
             .starts_with("Import into global")
     );
 }
+
+#[test]
+fn a_canonical_file_broken_by_hand_in_history_is_named() {
+    let game = Game::new();
+    let root = game.root();
+    // Someone edits the branch outside masterctl: a row with a field too many.
+    let worktree = tempfile::tempdir().unwrap();
+    let tree = worktree.path().join("wt");
+    git(
+        root,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            tree.to_str().unwrap(),
+            "masters/jp",
+        ],
+    );
+    std::fs::write(
+        tree.join("tables/item.csv"),
+        "id,price,rate\n1,20,0.1,extra\n2,50,0.2\n3,10,0.05\n",
+    )
+    .unwrap();
+    git(&tree, &["commit", "-q", "-am", "edited by hand"]);
+    for args in [
+        vec!["diff", "--region", "jp"],
+        vec!["blame", "--region", "jp", "item", "1"],
+    ] {
+        let out = masterctl(root, &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert!(
+            text(&out).contains("tables/item.csv"),
+            "{args:?}: {}",
+            text(&out)
+        );
+        assert!(!text(&out).contains("panicked"), "{}", text(&out));
+    }
+}

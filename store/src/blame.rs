@@ -75,6 +75,67 @@ pub fn blame(
     let schema = project
         .table(table)
         .ok_or_else(|| StoreError::NotFound(format!("no table `{table}` on {branch}")))?;
+    let key_columns = check_asked(schema, key, field)?;
+    let mut reader = RowReader {
+        git,
+        key: &key_columns,
+        cells: key,
+        branch,
+        read: HashMap::new(),
+    };
+    let blobs = tree_blobs(git, &tree)?;
+    let mut files = watched(&project, schema, &blobs, &mut reader, field)?;
+    let source = &project.config.source_language;
+    let row = label(&blobs, &mut reader, schema, source, table)?;
+    // The values at the head (the walk rewinds them commit by commit).
+    let heads: Vec<Vec<String>> = files
+        .iter()
+        .map(|f| {
+            f.cells
+                .iter()
+                .map(|(_, v)| v.clone().unwrap_or_default())
+                .collect()
+        })
+        .collect();
+    let mut found = walk(git, head, &blobs, &mut files, &mut reader)?;
+    // In file order (the table's own columns, then each language), then column order.
+    found.sort_by_key(|a| (a.file, a.cell));
+    let mut records: HashMap<Oid, ImportRecord> = HashMap::new();
+    let mut cells = Vec::new();
+    for Attributed {
+        file,
+        cell,
+        previous,
+        commit,
+    } in found
+    {
+        if let std::collections::hash_map::Entry::Vacant(entry) = records.entry(commit) {
+            entry.insert(record(&git.find_commit(commit)?));
+        }
+        cells.push(CellBlame {
+            field: files[file].cells[cell].0.clone(),
+            language: files[file].language.clone(),
+            value: heads[file][cell].clone(),
+            previous,
+            commit: records[&commit].clone(),
+        });
+    }
+    Ok(Blame {
+        region: region.name().to_string(),
+        table: table.to_string(),
+        key: key.to_vec(),
+        row,
+        cells,
+    })
+}
+
+/// The key's fields, once `key` has as many cells and `field` is one of the table's.
+fn check_asked(
+    schema: &masterctl_schemas::TableSchema,
+    key: &[String],
+    field: Option<&str>,
+) -> Result<Vec<String>, StoreError> {
+    let table = &schema.name;
     let key_columns = key_names(schema);
     if key.len() != key_columns.len() {
         return Err(StoreError::NotFound(format!(
@@ -91,46 +152,42 @@ pub fn blame(
             "`{table}` has no field `{field}`"
         )));
     }
-    let mut languages = vec![project.config.source_language.clone()];
-    languages.extend(
-        project
-            .config
-            .languages
-            .iter()
-            .filter(|l| **l != project.config.source_language)
-            .cloned(),
-    );
-    let mut reader = RowReader {
-        git,
-        key: &key_columns,
-        cells: key,
-        branch,
-        read: HashMap::new(),
-    };
-    // The row at the head, file by file.
-    let blobs = tree_blobs(git, &tree)?;
+    Ok(key_columns)
+}
+
+/// The table's files at the head (its own, then each language's) with the row's cells
+/// in each (those of `field` only, when given). The table's own file must hold the row.
+fn watched(
+    project: &masterctl_schemas::Project,
+    schema: &masterctl_schemas::TableSchema,
+    blobs: &HashMap<String, Oid>,
+    reader: &mut RowReader<'_>,
+    field: Option<&str>,
+) -> Result<Vec<Watched>, StoreError> {
+    let table = &schema.name;
+    let source = &project.config.source_language;
+    let languages =
+        std::iter::once(source).chain(project.config.languages.iter().filter(|l| *l != source));
+    let wanted = std::iter::once((table_path(table), None))
+        .chain(languages.map(|l| (language_path(l, table), Some(l.clone()))));
     let mut files = Vec::new();
-    let files_wanted = std::iter::once((table_path(table), None)).chain(
-        languages
-            .iter()
-            .map(|l| (language_path(l, table), Some(l.clone()))),
-    );
-    for (path, language) in files_wanted {
+    for (path, language) in wanted {
         let Some(&id) = blobs.get(&path) else {
             continue;
         };
-        let Some(row) = reader.row(id)? else {
+        let Some(row) = reader.row(id, &path)? else {
             if language.is_none() {
                 return Err(StoreError::NotFound(format!(
-                    "no row [{}] in `{table}` on {branch}",
-                    key.join(", ")
+                    "no row [{}] in `{table}` on {}",
+                    reader.cells.join(", "),
+                    reader.branch
                 )));
             }
             continue;
         };
         let cells: Vec<(String, Option<String>)> = row
             .into_iter()
-            .filter(|(column, _)| !key_columns.contains(column))
+            .filter(|(column, _)| !reader.key.contains(column))
             .filter(|(column, _)| field.is_none_or(|f| f == column))
             .map(|(column, value)| (column, Some(value)))
             .collect();
@@ -142,24 +199,27 @@ pub fn blame(
             done,
         });
     }
-    let row_name = label(
-        &blobs,
-        &mut reader,
-        schema,
-        &project.config.source_language,
-        table,
-    )?;
-    // The values at the head (the walk below rewinds them commit by commit).
-    let heads: Vec<Vec<String>> = files
-        .iter()
-        .map(|f| {
-            f.cells
-                .iter()
-                .map(|(_, v)| v.clone().unwrap_or_default())
-                .collect()
-        })
-        .collect();
-    let mut found: Vec<(usize, usize, Option<String>, Oid)> = Vec::new();
+    Ok(files)
+}
+
+/// A cell attributed: which (file, cell of it), its value before, and the commit.
+struct Attributed {
+    file: usize,
+    cell: usize,
+    previous: Option<String>,
+    commit: Oid,
+}
+
+/// Walk the first parents from `head` until every cell is attributed. A file whose blob
+/// id did not change is not read.
+fn walk(
+    git: &Repository,
+    head: git2::Commit<'_>,
+    blobs: &HashMap<String, Oid>,
+    files: &mut [Watched],
+    reader: &mut RowReader<'_>,
+) -> Result<Vec<Attributed>, StoreError> {
+    let mut found = Vec::new();
     let mut current = head;
     let mut ids: Vec<Option<Oid>> = files.iter().map(|f| blobs.get(&f.path).copied()).collect();
     loop {
@@ -176,7 +236,11 @@ pub fn blame(
                 continue;
             }
             let before: HashMap<String, String> = match parent_ids[index] {
-                Some(id) => reader.row(id)?.unwrap_or_default().into_iter().collect(),
+                Some(id) => reader
+                    .row(id, &file.path)?
+                    .unwrap_or_default()
+                    .into_iter()
+                    .collect(),
                 None => HashMap::new(),
             };
             for (cell, (column, value)) in file.cells.iter_mut().enumerate() {
@@ -186,7 +250,12 @@ pub fn blame(
                 let previous = before.get(column.as_str()).cloned();
                 if previous != *value {
                     file.done[cell] = true;
-                    found.push((index, cell, previous.clone(), current.id()));
+                    found.push(Attributed {
+                        file: index,
+                        cell,
+                        previous: previous.clone(),
+                        commit: current.id(),
+                    });
                 }
                 *value = previous;
             }
@@ -194,37 +263,9 @@ pub fn blame(
         ids = parent_ids;
         match parent {
             Some(parent) if files.iter().any(|f| f.done.iter().any(|d| !d)) => current = parent,
-            _ => break,
+            _ => return Ok(found),
         }
     }
-    let mut records: HashMap<Oid, ImportRecord> = HashMap::new();
-    let mut cells = Vec::new();
-    // In file order (the table's own columns, then each language), then column order.
-    found.sort_by_key(|(file, cell, _, _)| (*file, *cell));
-    for (file, cell, previous, commit) in found {
-        let record = match records.get(&commit) {
-            Some(record) => record.clone(),
-            None => {
-                let made = record(&git.find_commit(commit)?);
-                records.insert(commit, made.clone());
-                made
-            }
-        };
-        cells.push(CellBlame {
-            field: files[file].cells[cell].0.clone(),
-            language: files[file].language.clone(),
-            value: heads[file][cell].clone(),
-            previous,
-            commit: record,
-        });
-    }
-    Ok(Blame {
-        region: region.name().to_string(),
-        table: table.to_string(),
-        key: key.to_vec(),
-        row: row_name,
-        cells,
-    })
 }
 
 /// The row's first text in the source language at the head.
@@ -242,11 +283,12 @@ fn label(
     else {
         return Ok(None);
     };
-    let Some(&id) = blobs.get(&language_path(source, table)) else {
+    let path = language_path(source, table);
+    let Some(&id) = blobs.get(&path) else {
         return Ok(None);
     };
     Ok(reader
-        .row(id)?
+        .row(id, &path)?
         .and_then(|row| row.into_iter().find(|(column, _)| *column == text.name))
         .map(|(_, value)| value)
         .filter(|v| !v.is_empty()))
@@ -266,7 +308,8 @@ impl RowReader<'_> {
     /// key's cells need no quoting (a canonical file of an ordinary key): the line that
     /// starts with them, outside any quoted cell. `None`: this way does not apply (the
     /// whole file is read as CSV instead); `Some(None)`: the file lacks the row.
-    fn row_by_line(&self, bytes: &[u8]) -> Option<Option<Vec<(String, String)>>> {
+    #[allow(clippy::type_complexity)]
+    fn row_by_line(&self, bytes: &[u8]) -> Option<Result<Option<Vec<(String, String)>>, String>> {
         let header_end = bytes.iter().position(|&b| b == b'\n')?;
         let header: Vec<String> = std::str::from_utf8(&bytes[..header_end])
             .ok()?
@@ -299,34 +342,47 @@ impl RowReader<'_> {
                 let mut reader = csv::ReaderBuilder::new()
                     .has_headers(false)
                     .from_reader(&bytes[at..]);
-                let record = reader.records().next()?.ok()?;
-                return Some(Some(
+                let record = match reader.records().next()? {
+                    Ok(record) => record,
+                    Err(e) => return Some(Err(e.to_string())),
+                };
+                if record.len() != header.len() {
+                    return Some(Err(format!(
+                        "the row [{}] has {} fields; the header has {}",
+                        self.cells.join(", "),
+                        record.len(),
+                        header.len()
+                    )));
+                }
+                return Some(Ok(Some(
                     header
                         .into_iter()
                         .zip(record.iter().map(str::to_string))
                         .collect(),
-                ));
+                )));
             }
             at = end + 1;
         }
-        Some(None)
+        Some(Ok(None))
     }
 
     /// The row's (column, value) pairs in the blob `id`, or `None` when it lacks the row.
-    fn row(&mut self, id: Oid) -> Result<Option<Vec<(String, String)>>, StoreError> {
+    fn row(&mut self, id: Oid, path: &str) -> Result<Option<Vec<(String, String)>>, StoreError> {
         if let Some(row) = self.read.get(&id) {
             return Ok(row.clone());
         }
         let blob = self.git.find_blob(id)?;
+        let broken = |message: String| StoreError::BrokenSnapshot {
+            branch: self.branch.to_string(),
+            message: format!("{path}: {message}"),
+        };
         if let Some(found) = self.row_by_line(blob.content()) {
+            let found = found.map_err(broken)?;
             self.read.insert(id, found.clone());
             return Ok(found);
         }
         let mut reader = csv::ReaderBuilder::new().from_reader(blob.content());
-        let broken = |e: csv::Error| StoreError::BrokenSnapshot {
-            branch: self.branch.to_string(),
-            message: e.to_string(),
-        };
+        let broken = |e: csv::Error| broken(e.to_string());
         let header: Vec<String> = reader
             .headers()
             .map_err(broken)?
@@ -383,13 +439,18 @@ mod tests {
         let file = b"id,note\n1,plain\n2,\"a, b\"\n3,x\n";
         assert_eq!(
             reader(two).row_by_line(file),
-            Some(Some(vec![
+            Some(Ok(Some(vec![
                 ("id".to_string(), "2".to_string()),
                 ("note".to_string(), "a, b".to_string())
-            ]))
+            ])))
         );
         let nine: &'static [String] = Box::leak(vec!["9".to_string()].into_boxed_slice());
-        assert_eq!(reader(nine).row_by_line(file), Some(None));
+        assert_eq!(reader(nine).row_by_line(file), Some(Ok(None)));
+        // A row with a field too many (edited by hand): said so.
+        assert!(matches!(
+            reader(two).row_by_line(b"id,note\n2,a,b\n"),
+            Some(Err(_))
+        ));
         // "2,..." starts a line inside the quoted cell of row 1: not this way.
         let tricky = b"id,note\n1,\"first\n2,inside\"\n2,real\n";
         assert_eq!(reader(two).row_by_line(tricky), None);

@@ -60,94 +60,23 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         flags,
     };
     let repo = open_repo(global)?;
-    let git = &repo.git;
     let structure = repo.structure().map_err(store_failure)?;
-    let (from, to, snapshot_plan);
-    match &args.region {
-        Some(name) => {
+    let plan;
+    let (from, to) = match (&args.region, &args.args[..]) {
+        (Some(name), []) => diff::last_commit(&repo, &region(&structure, name)?),
+        (Some(name), paths) => {
             let region = region(&structure, name)?;
-            let head = repo.head_of(&region.reference()).map_err(store_failure)?;
-            if args.args.is_empty() {
-                let Some(head) = head else {
-                    return Err(Failure::invalid(format!(
-                        "{} has no commits yet: nothing to show",
-                        region.branch()
-                    )));
-                };
-                to = Side::commit(git, &head, region.branch()).map_err(store_failure)?;
-                from = match head.parent(0) {
-                    Ok(parent) => Side::commit(git, &parent, &format!("{}~1", region.branch()))
-                        .map_err(store_failure)?,
-                    Err(_) => Side::empty("nothing"),
-                };
-            } else {
-                let paths: Vec<PathBuf> = args.args.iter().map(PathBuf::from).collect();
-                if let Some(missing) = paths.iter().find(|p| !p.exists()) {
-                    return Err(Failure::usage(format!(
-                        "{} does not exist",
-                        missing.display()
-                    )));
-                }
-                let bar = output.progress("reading");
-                let progress = |_done: usize, total: usize| bar.file_done(total);
-                let outcome = plan_import(&repo, &structure, &region, &paths, &progress);
-                bar.finish();
-                snapshot_plan = match outcome.map_err(store_failure)? {
-                    ImportOutcome::Rejected(report) => return Err(Failure::Rejected(report)),
-                    ImportOutcome::Planned(plan) => plan,
-                };
-                from = match &head {
-                    Some(head) => {
-                        Side::commit(git, head, region.branch()).map_err(store_failure)?
-                    }
-                    None => Side::empty("nothing"),
-                };
-                to = if snapshot_plan.unchanged {
-                    Side::commit(
-                        git,
-                        head.as_ref()
-                            .ok_or_else(|| Failure::invalid("nothing to compare"))?,
-                        "exports",
-                    )
-                    .map_err(store_failure)?
-                } else {
-                    Side::snapshot(
-                        &snapshot_plan.snapshot,
-                        structure.project.clone(),
-                        "exports",
-                    )
-                    .map_err(store_failure)?
-                };
-            }
+            plan = plan_exports(&repo, &structure, &region, paths, output)?;
+            diff::planned(&repo, &region, &plan, &structure.project)
         }
-        None => match &args.args[..] {
-            [one] => {
-                let commit = diff::resolve(git, one).map_err(store_failure)?;
-                to = Side::commit(git, &commit, one).map_err(store_failure)?;
-                from = match commit.parent(0) {
-                    Ok(parent) => {
-                        Side::commit(git, &parent, &format!("{one}~1")).map_err(store_failure)?
-                    }
-                    Err(_) => Side::empty("nothing"),
-                };
-            }
-            [old, new] => {
-                let (a, b) = (
-                    diff::resolve(git, old).map_err(store_failure)?,
-                    diff::resolve(git, new).map_err(store_failure)?,
-                );
-                from = Side::commit(git, &a, old).map_err(store_failure)?;
-                to = Side::commit(git, &b, new).map_err(store_failure)?;
-            }
-            _ => {
-                return Err(
-                    Failure::usage("name two revisions, one, or --region R").hint(
-                        "masterctl diff masters/jp~1 masters/jp, or masterctl diff --region jp",
-                    ),
-                );
-            }
-        },
+        (None, [one]) => diff::revision(&repo.git, one),
+        (None, [old, new]) => diff::revisions(&repo.git, old, new),
+        (None, _) => {
+            return Err(Failure::usage("name two revisions, one, or --region R")
+                .hint("masterctl diff masters/jp~1 masters/jp, or masterctl diff --region jp"));
+        }
     }
+    .map_err(store_failure)?;
     let result = diff::diff(&from, &to, &options).map_err(store_failure)?;
     if !options.tables.is_empty() && result.tables.is_empty() {
         let known = |side: &Side<'_>, t: &str| side.has(t);
@@ -186,6 +115,32 @@ pub fn write_page(
     let page = crate::html::page(title, from, to, diff);
     masterctl_runtime::files::write_atomic(path, page.as_bytes())
         .map_err(|e| Failure::environment(format!("cannot write {}: {e}", path.display())))
+}
+
+/// What importing `paths` into `region` would commit (read and validated; nothing
+/// written).
+fn plan_exports(
+    repo: &masterctl_store::MasterRepo,
+    structure: &masterctl_store::Structure,
+    region: &masterctl_store::Region,
+    paths: &[String],
+    output: &Output,
+) -> Result<Box<masterctl_store::ImportPlan>, Failure> {
+    let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
+    if let Some(missing) = paths.iter().find(|p| !p.exists()) {
+        return Err(Failure::usage(format!(
+            "{} does not exist",
+            missing.display()
+        )));
+    }
+    let bar = output.progress("reading");
+    let progress = |_done: usize, total: usize| bar.file_done(total);
+    let outcome = plan_import(repo, structure, region, &paths, &progress);
+    bar.finish();
+    match outcome.map_err(store_failure)? {
+        ImportOutcome::Rejected(report) => Err(Failure::Rejected(report)),
+        ImportOutcome::Planned(plan) => Ok(plan),
+    }
 }
 
 /// A side as shown: what the user named it, and its commit.

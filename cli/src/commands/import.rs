@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use masterctl_schemas::Diagnostic;
-use masterctl_store::diff::{self, Diff, DiffOptions, Side};
+use masterctl_store::diff::{self, Diff, DiffOptions};
 use masterctl_store::import::{ImportOutcome, commit_message};
 use masterctl_store::{TableChange, commit_import, plan_import, short_id};
 use serde::Serialize;
@@ -155,14 +155,8 @@ fn planned_diff(
     region: &masterctl_store::Region,
     plan: &masterctl_store::ImportPlan,
 ) -> Result<Diff, Failure> {
-    let head = repo.head_of(&region.reference()).map_err(store_failure)?;
-    let from = match &head {
-        Some(head) => Side::commit(&repo.git, head, region.branch()),
-        None => Ok(Side::empty("nothing")),
-    }
-    .map_err(store_failure)?;
-    let to = Side::snapshot(&plan.snapshot, structure.project.clone(), "exports")
-        .map_err(store_failure)?;
+    let (from, to) =
+        diff::planned(repo, region, plan, &structure.project).map_err(store_failure)?;
     diff::diff(&from, &to, &DiffOptions::default()).map_err(store_failure)
 }
 

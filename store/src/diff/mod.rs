@@ -22,6 +22,8 @@ pub use inline::{Span, inline};
 pub use schema::{SchemaChange, key_names, schema_changes};
 
 use crate::StoreError;
+use crate::names::Region;
+use crate::repo::MasterRepo;
 use crate::snapshot::{
     Snapshot, generated_path, language_path, project_at, table_path, tree_blobs,
 };
@@ -173,6 +175,70 @@ pub fn resolve<'r>(git: &'r Repository, revision: &str) -> Result<git2::Commit<'
     git.revparse_single(revision)
         .and_then(|object| object.peel_to_commit())
         .map_err(|_| StoreError::UnknownRevision(revision.to_string()))
+}
+
+/// The two sides of a region's last commit: its parent (nothing, for the first) and it.
+pub fn last_commit<'r>(
+    repo: &'r MasterRepo,
+    region: &Region,
+) -> Result<(Side<'r>, Side<'r>), StoreError> {
+    let branch = region.branch();
+    let head = repo.head_of(&region.reference())?.ok_or_else(|| {
+        StoreError::NotFound(format!("{branch} has no commits yet: nothing to show"))
+    })?;
+    against_parent(&repo.git, &head, branch)
+}
+
+/// A revision against its parent (nothing, for a first commit).
+pub fn revision<'r>(
+    git: &'r Repository,
+    revision: &str,
+) -> Result<(Side<'r>, Side<'r>), StoreError> {
+    against_parent(git, &resolve(git, revision)?, revision)
+}
+
+fn against_parent<'r>(
+    git: &'r Repository,
+    commit: &git2::Commit<'_>,
+    label: &str,
+) -> Result<(Side<'r>, Side<'r>), StoreError> {
+    let to = Side::commit(git, commit, label)?;
+    let from = match commit.parent(0) {
+        Ok(parent) => Side::commit(git, &parent, &format!("{label}~1"))?,
+        Err(_) => Side::empty("nothing"),
+    };
+    Ok((from, to))
+}
+
+/// Two revisions, old and new.
+pub fn revisions<'r>(
+    git: &'r Repository,
+    old: &str,
+    new: &str,
+) -> Result<(Side<'r>, Side<'r>), StoreError> {
+    let (a, b) = (resolve(git, old)?, resolve(git, new)?);
+    Ok((Side::commit(git, &a, old)?, Side::commit(git, &b, new)?))
+}
+
+/// The region's head against what a planned import would commit (`exports`).
+pub fn planned<'a>(
+    repo: &'a MasterRepo,
+    region: &Region,
+    plan: &'a crate::ImportPlan,
+    project: &Project,
+) -> Result<(Side<'a>, Side<'a>), StoreError> {
+    let git = &repo.git;
+    let head = repo.head_of(&region.reference())?;
+    let from = match &head {
+        Some(head) => Side::commit(git, head, region.branch())?,
+        None => Side::empty("nothing"),
+    };
+    let to = match &head {
+        // The branch holds these exports already (the plan kept no snapshot).
+        Some(head) if plan.unchanged => Side::commit(git, head, "exports")?,
+        _ => Side::snapshot(&plan.snapshot, project.clone(), "exports")?,
+    };
+    Ok((from, to))
 }
 
 /// What to compare, and what to mark.
