@@ -80,6 +80,8 @@ pub trait Render: Serialize {
 pub struct Output {
     pub format: Format,
     color: bool,
+    /// A pager the text goes through (`Output::page`), while it runs.
+    pager: std::sync::Mutex<Option<std::process::Child>>,
 }
 
 const RED: &str = "\x1b[1;31m";
@@ -102,6 +104,44 @@ impl Output {
         Output {
             format: args.format,
             color,
+            pager: std::sync::Mutex::new(None),
+        }
+    }
+
+    /// Send the text that follows through `$PAGER` (`less -FRX` when unset: it quits at
+    /// once when the text fits the screen, and keeps the colours), when standard output
+    /// is a terminal and the output is text. `PAGER=` (empty) or `PAGER=cat` turns it
+    /// off; a pager that does not start leaves the text on standard output.
+    pub fn page(&self) {
+        if self.is_json() || !std::io::stdout().is_terminal() {
+            return;
+        }
+        let command = std::env::var("PAGER").unwrap_or_else(|_| "less -FRX".to_string());
+        let mut words = command.split_whitespace();
+        let Some(program) = words.next().filter(|p| *p != "cat") else {
+            return;
+        };
+        let child = std::process::Command::new(program)
+            .args(words)
+            .env(
+                "LESS",
+                std::env::var("LESS").unwrap_or_else(|_| "FRX".into()),
+            )
+            .stdin(std::process::Stdio::piped())
+            .spawn();
+        if let (Ok(child), Ok(mut pager)) = (child, self.pager.lock()) {
+            *pager = Some(child);
+        }
+    }
+
+    /// Wait for the pager, if one runs, after the last line (the reader quits it).
+    pub fn end_paging(&self) {
+        let Ok(mut pager) = self.pager.lock() else {
+            return;
+        };
+        if let Some(mut child) = pager.take() {
+            drop(child.stdin.take());
+            let _ = child.wait();
         }
     }
 
@@ -156,8 +196,16 @@ impl Output {
 
     /// Print a line to standard output (terminal-safe, see [`terminal_safe`]).
     pub fn line(&self, text: impl AsRef<str>) {
+        let text = terminal_safe(text.as_ref());
+        if let Ok(mut pager) = self.pager.lock()
+            && let Some(stdin) = pager.as_mut().and_then(|child| child.stdin.as_mut())
+        {
+            // A reader who quits the pager early ends the output, as a closed pipe does.
+            let _ = writeln!(stdin, "{text}");
+            return;
+        }
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{}", terminal_safe(text.as_ref()));
+        let _ = writeln!(out, "{text}");
     }
 
     pub fn bold(&self, text: &str) -> String {

@@ -871,3 +871,44 @@ fn a_canonical_file_broken_by_hand_in_history_is_named() {
         assert!(!text(&out).contains("panicked"), "{}", text(&out));
     }
 }
+
+#[test]
+fn long_output_on_a_terminal_goes_through_the_pager() {
+    let game = Game::new();
+    let root = game.root();
+    game.import(&[
+        (
+            "item",
+            "id,name,price,rate\n1,鉄の剣,25,0.1\n2,鋼の剣,50,0.2\n3,銅の剣,10,0.05\n",
+        ),
+        ("shop", "id,item_id\n1,1\n2,2\n"),
+    ]);
+    // `script` gives the command a terminal; the pager marks each line it shows.
+    let command = format!(
+        "PAGER='sed s/^/PAGED:/' {} diff --region jp --color never",
+        env!("CARGO_BIN_EXE_masterctl")
+    );
+    let out = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(root)
+        .output()
+        .expect("script (util-linux) runs");
+    let shown = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+    assert!(
+        shown.contains("PAGED:  ~ [1] 鉄の剣  price: 20 → 25"),
+        "{shown}"
+    );
+    assert!(
+        shown
+            .lines()
+            .filter(|l| !l.is_empty())
+            .all(|l| l.starts_with("PAGED:")),
+        "{shown}"
+    );
+    // Not a terminal: no pager.
+    let plain = stdout(&game.diff(&["--region", "jp", "--color", "never"]));
+    assert!(
+        !plain.contains("PAGED:") && plain.contains("price: 20 → 25"),
+        "{plain}"
+    );
+}

@@ -41,7 +41,10 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     let spinner = output.spinner(format!("reading the history of {}", region.branch()));
     let blamed = blame(&repo, &region, &args.table, &key, args.field.as_deref());
     spinner.finish_and_clear();
-    output.render(&Shown(blamed.map_err(store_failure)?));
+    let blamed = blamed.map_err(store_failure)?;
+    output.page();
+    output.render(&Shown(blamed));
+    output.end_paging();
     Ok(())
 }
 

@@ -94,6 +94,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     if let Some(path) = &args.html {
         write_page(path, "masterctl diff", &from.shown(), &to.shown(), &result)?;
     }
+    output.page();
     output.render(&Shown {
         from,
         to,
@@ -101,6 +102,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         html: args.html,
         diff: result,
     });
+    output.end_paging();
     Ok(())
 }
 
