@@ -212,9 +212,9 @@ fn every_kind_of_change_is_told_exactly() {
                    "column": "name", "language": "ja", "old": "鉄の剣", "new": "鉄の大剣"}),
             json!({"table": "shop", "kind": "cell_changed", "key": ["2"], "column": "item_id",
                    "old": "2", "new": "4", "delta": 2.0, "percent": 100.0}),
-            json!({"table": "item_sources", "generated": true, "kind": "row_removed", "key": null,
+            json!({"table": "item_sources", "generated": true, "kind": "row_removed", "key": ["2", "shop", "2"],
                    "column": null, "old": {"item_id": "2", "source_key": "2", "source_table": "shop"}, "new": null}),
-            json!({"table": "item_sources", "generated": true, "kind": "row_added", "key": null,
+            json!({"table": "item_sources", "generated": true, "kind": "row_added", "key": ["4", "shop", "2"],
                    "column": null, "old": null, "new": {"item_id": "4", "source_key": "2", "source_table": "shop"}}),
         ]
     );

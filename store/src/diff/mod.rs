@@ -15,6 +15,7 @@ mod schema;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use git2::{Oid, Repository, Tree};
+use masterctl_schemas::schema::GeneratedSchema;
 use masterctl_schemas::{FieldType, Project, TableSchema};
 use serde::Serialize;
 
@@ -149,6 +150,14 @@ impl<'a> Side<'a> {
         self.project
             .as_ref()
             .is_some_and(|p| p.table(name).is_some() || p.generated.iter().any(|g| g.name == name))
+    }
+
+    fn generated(&self, name: &str) -> Option<&GeneratedSchema> {
+        self.project
+            .as_ref()?
+            .generated
+            .iter()
+            .find(|g| g.name == name)
     }
 
     fn table(&self, name: &str) -> Option<&TableSchema> {
@@ -902,8 +911,10 @@ fn label_rows(
     Ok(())
 }
 
-/// A generated master: its rows compared whole (a row changed is one removed and one
-/// added).
+/// A generated master: its rows matched by the key its kind gives them (a reverse
+/// lookup: the target's key, the source table and the source key; a group: the group
+/// and the position; a weighted master: all but the weight and the running total; a
+/// matrix: the row), so a changed row is one cell changed.
 fn diff_generated(
     from: &Side<'_>,
     to: &Side<'_>,
@@ -924,59 +935,70 @@ fn diff_generated(
         _ => TableStatus::Changed,
     };
     let mut table = summary(name, true, status);
+    let generated = |c: Change| Change {
+        generated: true,
+        ..c
+    };
     let mut changes = Vec::new();
-    match status {
-        TableStatus::Added | TableStatus::Removed => {
-            let added = status == TableStatus::Added;
-            if added {
-                table.rows_added = rows.new.records.len();
-            } else {
-                table.rows_removed = rows.old.records.len();
-            }
-            changes.push(Change {
-                generated: true,
-                ..change(
-                    name,
-                    if added {
-                        ChangeKind::TableAdded
-                    } else {
-                        ChangeKind::TableRemoved
-                    },
-                )
-            });
+    if status != TableStatus::Changed {
+        let added = status == TableStatus::Added;
+        if added {
+            table.rows_added = rows.new.records.len();
+        } else {
+            table.rows_removed = rows.old.records.len();
         }
-        TableStatus::Changed => {
-            let all = |rows: &Rows| (0..rows.header.len()).collect::<Vec<usize>>();
-            let (old_all, new_all) = (all(&rows.old), all(&rows.new));
-            if rows.old.header != rows.new.header {
-                changes.push(Change {
-                    generated: true,
-                    old: Some(Content::Names(rows.old.header.clone())),
-                    new: Some(Content::Names(rows.new.header.clone())),
-                    ..change(name, ChangeKind::KeyChanged)
-                });
-                table.schema_changes = 1;
-            }
-            for event in rows::diff_rows(&rows.old, &rows.new, &old_all, &new_all) {
-                let c = match event {
-                    RowEvent::Added(n) => Change {
-                        new: Some(whole_row(&rows.new, n)),
-                        ..change(name, ChangeKind::RowAdded)
-                    },
-                    RowEvent::Removed(o) => Change {
-                        old: Some(whole_row(&rows.old, o)),
-                        ..change(name, ChangeKind::RowRemoved)
-                    },
-                    RowEvent::Changed(..) => continue,
-                };
-                match c.kind {
-                    ChangeKind::RowAdded => table.rows_added += 1,
-                    _ => table.rows_removed += 1,
+        let kind = if added {
+            ChangeKind::TableAdded
+        } else {
+            ChangeKind::TableRemoved
+        };
+        changes.push(generated(change(name, kind)));
+    } else {
+        if rows.old.header != rows.new.header {
+            changes.push(generated(Change {
+                old: Some(Content::Names(rows.old.header.clone())),
+                new: Some(Content::Names(rows.new.header.clone())),
+                ..change(name, ChangeKind::KeyChanged)
+            }));
+            table.schema_changes = 1;
+        }
+        let schema = to.generated(name).or_else(|| from.generated(name));
+        let (old_key, new_key) = (
+            generated_key(schema, rows.old.header.len()),
+            generated_key(schema, rows.new.header.len()),
+        );
+        for event in rows::diff_rows(&rows.old, &rows.new, &old_key, &new_key) {
+            match event {
+                RowEvent::Added(n) => changes.push(generated(Change {
+                    key: Some(rows.new.key_cells(n, &new_key)),
+                    new: Some(whole_row(&rows.new, n)),
+                    ..change(name, ChangeKind::RowAdded)
+                })),
+                RowEvent::Removed(o) => changes.push(generated(Change {
+                    key: Some(rows.old.key_cells(o, &old_key)),
+                    old: Some(whole_row(&rows.old, o)),
+                    ..change(name, ChangeKind::RowRemoved)
+                })),
+                RowEvent::Changed(o, n, columns) => {
+                    for column in columns {
+                        let at = |r: &Rows| r.header.iter().position(|h| *h == column).unwrap_or(0);
+                        changes.push(generated(Change {
+                            key: Some(rows.new.key_cells(n, &new_key)),
+                            column: Some(column.clone()),
+                            old: Some(Content::Text(rows.old.cell(o, at(&rows.old)))),
+                            new: Some(Content::Text(rows.new.cell(n, at(&rows.new)))),
+                            ..change(name, ChangeKind::CellChanged)
+                        }));
+                    }
                 }
-                changes.push(Change {
-                    generated: true,
-                    ..c
-                });
+            }
+        }
+        for c in &changes {
+            match c.kind {
+                ChangeKind::RowAdded => table.rows_added += 1,
+                ChangeKind::RowRemoved => table.rows_removed += 1,
+                ChangeKind::CellChanged => table.cells_changed += 1,
+                _ => {}
             }
         }
     }
@@ -985,6 +1007,22 @@ fn diff_generated(
         out.changes.extend(changes);
     }
     Ok(())
+}
+
+/// The key columns of a generated master's file of `width` columns (every column when
+/// its kind is not known).
+fn generated_key(schema: Option<&GeneratedSchema>, width: usize) -> Vec<usize> {
+    use masterctl_schemas::schema::{CustomKind, GeneratedKind};
+    let leading = match schema.map(|g| &g.kind) {
+        Some(GeneratedKind::Reverse(_)) => 3,
+        Some(GeneratedKind::Custom(custom)) => match &custom.kind {
+            CustomKind::Group { group_by, .. } => group_by.len() + 1,
+            CustomKind::Weighted { .. } => width.saturating_sub(2),
+            CustomKind::Matrix { .. } => 1,
+        },
+        None => width,
+    };
+    (0..leading.clamp(1, width.max(1))).collect()
 }
 
 /// What a rebase would do, change by change: every change upstream made since the
