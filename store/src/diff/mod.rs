@@ -517,7 +517,7 @@ fn diff_table(
         (None, Some(_)) | (Some(_), None) => {
             let added = new_id.is_some();
             let side = if added { to } else { from };
-            let rows = side.rows(&path)?.map_or(0, |r| r.records.len());
+            let rows = side.rows(&path)?.map_or(0, |r| r.len());
             let mut table = summary(
                 name,
                 false,
@@ -647,10 +647,7 @@ struct TableRows {
 impl TableRows {
     /// The file at `path` on both sides (a side without it has no rows).
     fn read(from: &Side<'_>, to: &Side<'_>, path: &str) -> Result<Option<TableRows>, StoreError> {
-        let none = |header: &[String]| Rows {
-            header: header.to_vec(),
-            records: Vec::new(),
-        };
+        let none = Rows::empty;
         let (old, new) = match (from.rows(path)?, to.rows(path)?) {
             (Some(old), Some(new)) => (old, new),
             (Some(old), None) => {
@@ -893,7 +890,7 @@ fn label_rows(
             continue;
         };
         let mut labels: HashMap<Vec<String>, String> = HashMap::new();
-        for row in 0..rows.records.len() {
+        for row in 0..rows.len() {
             let cells = rows.key_cells(row, &key);
             if wanted.contains(&cells) {
                 labels.insert(cells, rows.cell(row, text));
@@ -943,9 +940,9 @@ fn diff_generated(
     if status != TableStatus::Changed {
         let added = status == TableStatus::Added;
         if added {
-            table.rows_added = rows.new.records.len();
+            table.rows_added = rows.new.len();
         } else {
-            table.rows_removed = rows.old.records.len();
+            table.rows_removed = rows.old.len();
         }
         let kind = if added {
             ChangeKind::TableAdded

@@ -6,35 +6,82 @@ use std::collections::HashMap;
 
 use csv::ByteRecord;
 
-/// One file's rows: its header and records.
+/// One file's rows: its header and records, every cell's bytes packed in one buffer
+/// (a million-row file is a few allocations, not a few per row).
 pub struct Rows {
     pub header: Vec<String>,
-    pub records: Vec<ByteRecord>,
+    /// Every cell's bytes, record after record.
+    bytes: Vec<u8>,
+    /// Where each cell ends in `bytes`; record `r` is cells `r * width ..`.
+    ends: Vec<usize>,
+    width: usize,
+    records: usize,
 }
 
 impl Rows {
-    /// Read a canonical (or hand-edited) CSV file; `what` names it in an error.
+    /// No records, under `header`.
+    pub fn empty(header: &[String]) -> Rows {
+        Rows {
+            header: header.to_vec(),
+            bytes: Vec::new(),
+            ends: Vec::new(),
+            width: header.len(),
+            records: 0,
+        }
+    }
+
+    /// Read a canonical (or hand-edited) CSV file; `what` names it in an error (a record
+    /// of another width than the header is one).
     pub fn read(bytes: &[u8], what: &str) -> Result<Rows, String> {
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(true)
             .flexible(false)
             .from_reader(bytes);
-        let header = reader
+        let header: Vec<String> = reader
             .byte_headers()
             .map_err(|e| format!("{what}: {e}"))?
             .iter()
             .map(|h| String::from_utf8_lossy(h).into_owned())
             .collect();
-        let mut records = Vec::new();
+        let mut rows = Rows::empty(&header);
+        rows.bytes.reserve(bytes.len());
         let mut record = ByteRecord::new();
         loop {
             match reader.read_byte_record(&mut record) {
-                Ok(true) => records.push(record.clone()),
+                Ok(true) => {
+                    for field in record.iter() {
+                        rows.bytes.extend_from_slice(field);
+                        rows.ends.push(rows.bytes.len());
+                    }
+                    rows.records += 1;
+                }
                 Ok(false) => break,
                 Err(e) => return Err(format!("{what}: {e}")),
             }
         }
-        Ok(Rows { header, records })
+        Ok(rows)
+    }
+
+    /// How many records.
+    pub fn len(&self) -> usize {
+        self.records
+    }
+
+    /// Cell `column` of record `row`, as bytes.
+    pub fn field(&self, row: usize, column: usize) -> &[u8] {
+        let at = row * self.width + column;
+        let start = if at == 0 { 0 } else { self.ends[at - 1] };
+        &self.bytes[start..self.ends[at]]
+    }
+
+    /// All of record `row`'s bytes (its cells back to back) and their ends: equal for two
+    /// records of one header exactly when their cells are.
+    fn record(&self, row: usize) -> (&[u8], &[usize]) {
+        let first = row * self.width;
+        let start = if first == 0 { 0 } else { self.ends[first - 1] };
+        let ends = &self.ends[first..first + self.width];
+        let end = ends.last().copied().unwrap_or(start);
+        (&self.bytes[start..end], ends)
     }
 
     /// The index of each named column, or `None` when one is missing.
@@ -45,21 +92,25 @@ impl Rows {
             .collect()
     }
 
-    /// The key of record `row`: the given columns' bytes, joined by a unit separator.
-    pub fn key(&self, row: usize, columns: &[usize]) -> Vec<u8> {
+    /// The key of record `row`: its one key cell, or the key's cells joined by a unit
+    /// separator.
+    pub fn key(&self, row: usize, columns: &[usize]) -> std::borrow::Cow<'_, [u8]> {
+        if let [column] = columns {
+            return self.field(row, *column).into();
+        }
         let mut key = Vec::new();
         for (i, &c) in columns.iter().enumerate() {
             if i > 0 {
                 key.push(0x1f);
             }
-            key.extend_from_slice(self.records[row].get(c).unwrap_or_default());
+            key.extend_from_slice(self.field(row, c));
         }
-        key
+        key.into()
     }
 
     /// Cell `column` of record `row`, as text.
     pub fn cell(&self, row: usize, column: usize) -> String {
-        String::from_utf8_lossy(self.records[row].get(column).unwrap_or_default()).into_owned()
+        String::from_utf8_lossy(self.field(row, column)).into_owned()
     }
 
     /// The cells of a key, as text.
@@ -81,21 +132,17 @@ pub enum RowEvent {
 /// file order (a canonical file is sorted by its key, so the events come in key order).
 /// Cells compare by column name over the columns both headers have.
 pub fn diff_rows(old: &Rows, new: &Rows, old_key: &[usize], new_key: &[usize]) -> Vec<RowEvent> {
-    let old_keys: Vec<Vec<u8>> = (0..old.records.len())
-        .map(|r| old.key(r, old_key))
-        .collect();
-    let new_keys: Vec<Vec<u8>> = (0..new.records.len())
-        .map(|r| new.key(r, new_key))
-        .collect();
+    let old_keys: Vec<_> = (0..old.len()).map(|r| old.key(r, old_key)).collect();
+    let new_keys: Vec<_> = (0..new.len()).map(|r| new.key(r, new_key)).collect();
     let in_old: HashMap<&[u8], usize> = old_keys
         .iter()
         .enumerate()
-        .map(|(i, k)| (k.as_slice(), i))
+        .map(|(i, k)| (k.as_ref(), i))
         .collect();
     let in_new: HashMap<&[u8], usize> = new_keys
         .iter()
         .enumerate()
-        .map(|(i, k)| (k.as_slice(), i))
+        .map(|(i, k)| (k.as_ref(), i))
         .collect();
     let shared: Vec<(String, usize, usize)> = new
         .header
@@ -108,21 +155,21 @@ pub fn diff_rows(old: &Rows, new: &Rows, old_key: &[usize], new_key: &[usize]) -
         .collect();
     let same_shape = old.header == new.header;
     let compare = |o: usize, n: usize| -> Option<RowEvent> {
-        if same_shape && old.records[o] == new.records[n] {
+        if same_shape && equal_records(old.record(o), new.record(n)) {
             return None;
         }
         let changed: Vec<String> = shared
             .iter()
-            .filter(|(_, oc, nc)| old.records[o].get(*oc) != new.records[n].get(*nc))
+            .filter(|(_, oc, nc)| old.field(o, *oc) != new.field(n, *nc))
             .map(|(name, _, _)| name.clone())
             .collect();
         (!changed.is_empty()).then_some(RowEvent::Changed(o, n, changed))
     };
     let mut events = Vec::new();
-    let mut matched_old = vec![false; old.records.len()];
+    let mut matched_old = vec![false; old.len()];
     let (mut i, mut j) = (0, 0);
-    while i < old.records.len() || j < new.records.len() {
-        if i < old.records.len() && matched_old[i] {
+    while i < old.len() || j < new.len() {
+        if i < old.len() && matched_old[i] {
             i += 1;
             continue;
         }
@@ -133,11 +180,11 @@ pub fn diff_rows(old: &Rows, new: &Rows, old_key: &[usize], new_key: &[usize]) -
                 i += 1;
                 j += 1;
             }
-            (Some(a), _) if !in_new.contains_key(a.as_slice()) => {
+            (Some(a), _) if !in_new.contains_key(a.as_ref()) => {
                 events.push(RowEvent::Removed(i));
                 i += 1;
             }
-            (_, Some(b)) => match in_old.get(b.as_slice()) {
+            (_, Some(b)) => match in_old.get(b.as_ref()) {
                 None => {
                     events.push(RowEvent::Added(j));
                     j += 1;
@@ -158,6 +205,19 @@ pub fn diff_rows(old: &Rows, new: &Rows, old_key: &[usize], new_key: &[usize]) -
         }
     }
     events
+}
+
+/// Whether two records' cells are equal: the same bytes, cut at the same places
+/// (relative to where each record starts).
+fn equal_records((a, a_ends): (&[u8], &[usize]), (b, b_ends): (&[u8], &[usize])) -> bool {
+    let start = |ends: &[usize], bytes: &[u8]| ends.last().map_or(0, |e| e - bytes.len());
+    let (a_start, b_start) = (start(a_ends, a), start(b_ends, b));
+    a == b
+        && a_ends.len() == b_ends.len()
+        && a_ends
+            .iter()
+            .zip(b_ends)
+            .all(|(x, y)| x - a_start == y - b_start)
 }
 
 #[cfg(test)]
