@@ -127,22 +127,21 @@ impl<'a> Side<'a> {
     }
 
     fn rows(&self, path: &str) -> Result<Option<Rows>, StoreError> {
-        let bytes = match &self.files {
-            Files::Tree { git, blobs } => match blobs.get(path) {
-                Some(&id) => Some(git.find_blob(id)?.content().to_vec()),
-                None => None,
-            },
-            Files::Snapshot { files, .. } => files.get(path).cloned(),
-            Files::Empty => None,
-        };
-        bytes
-            .map(|bytes| {
-                Rows::read(&bytes, path).map_err(|message| StoreError::BrokenSnapshot {
-                    branch: self.label.clone(),
-                    message,
-                })
+        let read = |bytes: &[u8]| {
+            Rows::read(bytes, path).map_err(|message| StoreError::BrokenSnapshot {
+                branch: self.label.clone(),
+                message,
             })
-            .transpose()
+        };
+        // Read where the bytes lie, never copied first.
+        match &self.files {
+            Files::Tree { git, blobs } => match blobs.get(path) {
+                Some(&id) => read(git.find_blob(id)?.content()).map(Some),
+                None => Ok(None),
+            },
+            Files::Snapshot { files, .. } => files.get(path).map(|b| read(b)).transpose(),
+            Files::Empty => Ok(None),
+        }
     }
 
     /// Whether the side's structure has a table or generated master of this name.
