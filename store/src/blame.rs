@@ -82,6 +82,8 @@ pub fn blame(
         cells: key,
         branch,
         read: HashMap::new(),
+        changes: Some(git.path().join("masterctl").join("row-changes")),
+        last: None,
     };
     let blobs = tree_blobs(git, &tree)?;
     let mut files = watched(&project, schema, &blobs, &mut reader, field)?;
@@ -235,6 +237,15 @@ fn walk(
             if ids[index] == parent_ids[index] || file.done.iter().all(|d| *d) {
                 continue;
             }
+            // The rows this version changed, known (or worked out once, then kept):
+            // when the blamed row is not among them, neither version is read.
+            if let (Some(before), Some(after)) = (parent_ids[index], ids[index])
+                && !reader
+                    .changed_keys(before, after, &file.path)?
+                    .contains(reader.cells)
+            {
+                continue;
+            }
             let before: HashMap<String, String> = match parent_ids[index] {
                 Some(id) => reader
                     .row(id, &file.path)?
@@ -294,6 +305,67 @@ fn label(
         .filter(|v| !v.is_empty()))
 }
 
+/// The keys of the rows in the one region where two versions of a CSV file differ
+/// (everything before it and after it is the same bytes, cut at line starts): a superset
+/// of the rows changed, found without reading the rest. `None` when the headers differ,
+/// a quote could put a cut inside a cell, or the region does not read as whole records.
+fn changed_region_keys(old: &[u8], new: &[u8], key: &[String]) -> Option<Vec<Vec<String>>> {
+    let header_end = old.iter().position(|&b| b == b'\n')?;
+    if new.get(..=header_end) != Some(&old[..=header_end]) {
+        return None;
+    }
+    let header: Vec<&str> = std::str::from_utf8(&old[..header_end])
+        .ok()?
+        .split(',')
+        .collect();
+    let columns: Vec<usize> = key
+        .iter()
+        .map(|k| header.iter().position(|h| h == k))
+        .collect::<Option<_>>()?;
+    let same_start = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    // Back to the start of the line the difference is on.
+    let start = old[..same_start]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    let room = old.len().min(new.len()) - start;
+    let same_end = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take(room)
+        .take_while(|(a, b)| a == b)
+        .count();
+    // Forward to a line start in both (the byte before the kept end is a line feed).
+    let mut end = same_end;
+    while end > 0 && (old[old.len() - end - 1] != b'\n' || new[new.len() - end - 1] != b'\n') {
+        end -= 1;
+    }
+    let regions = [&old[start..old.len() - end], &new[start..new.len() - end]];
+    // A quote before the region could leave it inside a cell; one in it could carry a
+    // record past its end. Either way, the long way.
+    if old[..start].iter().filter(|&&b| b == b'"').count() % 2 != 0
+        || regions.iter().any(|r| r.contains(&b'"'))
+    {
+        return None;
+    }
+    let mut keys = Vec::new();
+    for region in regions {
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(region);
+        for record in reader.records() {
+            let record = record.ok()?;
+            if record.len() != header.len() {
+                return None;
+            }
+            keys.push(columns.iter().map(|&c| record[c].to_string()).collect());
+        }
+    }
+    Some(keys)
+}
+
 /// Reads the blamed row out of each version of a file, each version once.
 struct RowReader<'a> {
     git: &'a Repository,
@@ -301,9 +373,85 @@ struct RowReader<'a> {
     cells: &'a [String],
     branch: &'a str,
     read: HashMap<Oid, Option<Vec<(String, String)>>>,
+    /// Where the keys each pair of versions changed are kept (`None`: not kept).
+    changes: Option<std::path::PathBuf>,
+    /// The last version read whole: the walk's next pair starts with it.
+    last: Option<git2::Blob<'a>>,
 }
 
 impl RowReader<'_> {
+    /// The keys of the rows that differ between two versions of a table's file (added,
+    /// removed or changed), each as its cells. Kept under `.git/masterctl/row-changes/`
+    /// by the pair of blob ids and the key's fields (content-addressed: never stale), so
+    /// that blaming a row of the same history again reads no version it need not.
+    fn changed_keys(
+        &mut self,
+        before: Oid,
+        after: Oid,
+        path: &str,
+    ) -> Result<std::collections::HashSet<Vec<String>>, StoreError> {
+        let kept = self
+            .changes
+            .as_ref()
+            // Field names are identifiers: safe in a file name.
+            .map(|dir| dir.join(format!("{before}-{after}-{}", self.key.join("+"))));
+        if let Some(kept) = &kept
+            && let Ok(Some(bytes)) = masterctl_runtime::files::read_regular(kept, 64 << 20)
+            && let Ok(keys) = serde_json::from_slice::<Vec<Vec<String>>>(&bytes)
+        {
+            return Ok(keys.into_iter().collect());
+        }
+        let new_blob = match self.last.take() {
+            Some(blob) if blob.id() == after => blob,
+            _ => self.git.find_blob(after)?,
+        };
+        let old_blob = self.git.find_blob(before)?;
+        self.last = Some(old_blob.clone());
+        let (old_bytes, new_bytes) = (old_blob.content(), new_blob.content());
+        let mut keys = match changed_region_keys(old_bytes, new_bytes, self.key) {
+            Some(keys) => keys,
+            None => self.changed_rows_keys(old_bytes, new_bytes, path)?,
+        };
+        keys.sort();
+        keys.dedup();
+        if let Some(kept) = &kept
+            && let Ok(bytes) = serde_json::to_vec(&keys)
+        {
+            // A cache: lost to a crash, it is worked out again.
+            let _ = std::fs::create_dir_all(masterctl_runtime::files::parent_of(kept));
+            let _ = masterctl_runtime::files::write_atomic_unsynced(kept, &bytes);
+        }
+        Ok(keys.into_iter().collect())
+    }
+
+    /// [`RowReader::changed_keys`] the long way: both versions read whole and compared
+    /// row by row.
+    fn changed_rows_keys(
+        &self,
+        old_bytes: &[u8],
+        new_bytes: &[u8],
+        path: &str,
+    ) -> Result<Vec<Vec<String>>, StoreError> {
+        use crate::diff::rows::{RowEvent, Rows, diff_rows};
+        let broken = |message: String| StoreError::BrokenSnapshot {
+            branch: self.branch.to_string(),
+            message,
+        };
+        let old = Rows::read(old_bytes, path).map_err(broken)?;
+        let new = Rows::read(new_bytes, path).map_err(broken)?;
+        let (Some(old_key), Some(new_key)) = (old.columns(self.key), new.columns(self.key)) else {
+            // Not keyed as the table is now: this version is looked at.
+            return Ok(vec![self.cells.to_vec()]);
+        };
+        Ok(diff_rows(&old, &new, &old_key, &new_key)
+            .into_iter()
+            .map(|event| match event {
+                RowEvent::Added(n) | RowEvent::Changed(_, n, _) => new.key_cells(n, &new_key),
+                RowEvent::Removed(o) => old.key_cells(o, &old_key),
+            })
+            .collect())
+    }
+
     /// The row found by its line, where the file's first columns are the key and the
     /// key's cells need no quoting (a canonical file of an ordinary key): the line that
     /// starts with them, outside any quoted cell. `None`: this way does not apply (the
@@ -434,6 +582,8 @@ mod tests {
             cells,
             branch: "masters/jp",
             read: HashMap::new(),
+            changes: None,
+            last: None,
         };
         let two: &'static [String] = Box::leak(vec!["2".to_string()].into_boxed_slice());
         let file = b"id,note\n1,plain\n2,\"a, b\"\n3,x\n";
@@ -462,7 +612,44 @@ mod tests {
             cells: two,
             branch: "masters/jp",
             read: HashMap::new(),
+            changes: None,
+            last: None,
         };
         assert_eq!(by_note.row_by_line(file), None);
+    }
+}
+
+#[cfg(test)]
+mod region_tests {
+    use super::changed_region_keys;
+
+    #[test]
+    fn the_changed_region_gives_the_changed_rows_and_refuses_what_it_cannot_cut() {
+        let key = ["id".to_string()];
+        let old = b"id,price\n1,10\n2,20\n3,30\n4,40\n";
+        let changed = b"id,price\n1,10\n2,25\n3,30\n4,40\n";
+        assert_eq!(
+            changed_region_keys(old, changed, &key),
+            Some(vec![vec!["2".to_string()], vec!["2".to_string()]])
+        );
+        // A row added at the end, and one removed from the middle.
+        let more = b"id,price\n1,10\n2,20\n3,30\n4,40\n5,50\n";
+        let keys = changed_region_keys(old, more, &key).unwrap();
+        assert!(keys.contains(&vec!["5".to_string()]), "{keys:?}");
+        let fewer = b"id,price\n1,10\n3,30\n4,40\n";
+        let keys = changed_region_keys(old, fewer, &key).unwrap();
+        assert!(keys.contains(&vec!["2".to_string()]), "{keys:?}");
+        // A change of 1 to 11 must not be read as row 1 unchanged.
+        let prefix = b"id,price\n11,10\n2,20\n3,30\n4,40\n";
+        let keys = changed_region_keys(old, prefix, &key).unwrap();
+        assert!(
+            keys.contains(&vec!["1".to_string()]) && keys.contains(&vec!["11".to_string()]),
+            "{keys:?}"
+        );
+        // Quotes, another header: the long way.
+        let quoted = b"id,price\n1,10\n2,\"2,0\"\n3,30\n4,40\n";
+        assert_eq!(changed_region_keys(old, quoted, &key), None);
+        let other = b"id,cost\n1,10\n2,20\n3,30\n4,40\n";
+        assert_eq!(changed_region_keys(old, other, &key), None);
     }
 }

@@ -9,7 +9,7 @@
 //! command line renders on a terminal, as JSON or as an HTML page.
 
 mod inline;
-mod rows;
+pub(crate) mod rows;
 mod schema;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
