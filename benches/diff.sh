@@ -110,10 +110,15 @@ for k in range(1, imports):
 PY
 git -C "$history" gc -q
 row=$((blame_rows / 2))
+# The first blame works out which rows each version changed and keeps that
+# (.git/masterctl/row-changes/); later ones read only the versions their row changed in.
+rm -rf "$history/.git/masterctl/row-changes"
+read -r c_secs c_mem < <(measure "$history" "$masterctl" blame --region jp item "$row" --format json)
 read -r b_secs b_mem < <(best_of "${RUNS:-5}" "$history" "$masterctl" blame --region jp item "$row" --format json)
 read -r f_secs f_mem < <(best_of "${RUNS:-5}" "$history" "$masterctl" blame --region jp item 1 --format json)
 echo
 echo "| blame over ${imports} imports of a ${blame_rows}-row table | wall time | peak memory |"
 echo "| --- | --- | --- |"
-echo "| a row changed by the last import (item ${row}) | ${b_secs} s | $((b_mem / 1024)) MB |"
-echo "| a row whose rarity never changed: the whole history walked (item 1) | ${f_secs} s | $((f_mem / 1024)) MB |"
+echo "| the first blame of the history (item ${row}: every version read once, what each changed kept) | ${c_secs} s | $((c_mem / 1024)) MB |"
+echo "| again, item ${row} (changed by the last import), best of ${RUNS:-5} | ${b_secs} s | $((b_mem / 1024)) MB |"
+echo "| another row, never changed (item 1): the whole history walked, best of ${RUNS:-5} | ${f_secs} s | $((f_mem / 1024)) MB |"
