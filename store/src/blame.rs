@@ -366,6 +366,76 @@ fn changed_region_keys(old: &[u8], new: &[u8], key: &[String]) -> Option<Vec<Vec
     Some(keys)
 }
 
+/// Where the keys a pair of versions changed are kept, for a key of these fields (field
+/// names are identifiers: safe in a file name).
+fn kept_path(dir: &std::path::Path, before: Oid, after: Oid, key: &[String]) -> std::path::PathBuf {
+    dir.join(format!("{before}-{after}-{}", key.join("+")))
+}
+
+/// Keep `keys` at `path` (a cache: lost to a crash, it is worked out again).
+fn keep(path: &std::path::Path, keys: &[Vec<String>]) {
+    if let Ok(bytes) = serde_json::to_vec(keys) {
+        let _ = std::fs::create_dir_all(masterctl_runtime::files::parent_of(path));
+        let _ = masterctl_runtime::files::write_atomic_unsynced(path, &bytes);
+    }
+}
+
+/// Keep what a commit just made from `snapshot` on top of `parent` changed in each table's
+/// files, where that is quick to see (the one region where the versions differ): a blame
+/// then reads none of these versions the long way. Best effort, like any cache.
+pub(crate) fn keep_changes(
+    repo: &MasterRepo,
+    parent: Option<Oid>,
+    snapshot: &crate::snapshot::Snapshot,
+) {
+    let git = &repo.git;
+    let Some(old_blobs) = parent
+        .and_then(|p| git.find_commit(p).ok())
+        .and_then(|c| c.tree().ok())
+        .and_then(|t| tree_blobs(git, &t).ok())
+    else {
+        return;
+    };
+    let structure: Vec<(String, Vec<u8>)> = snapshot
+        .files
+        .iter()
+        .filter(|(path, _)| crate::repo::is_structure_path(path))
+        .map(|(path, bytes)| (path.clone(), bytes.clone()))
+        .collect();
+    let Ok(project) = crate::repo::project_from_files(&structure) else {
+        return;
+    };
+    let dir = git.path().join("masterctl").join("row-changes");
+    let source = &project.config.source_language;
+    for schema in &project.tables {
+        let key = key_names(schema);
+        let languages =
+            std::iter::once(source).chain(project.config.languages.iter().filter(|l| *l != source));
+        let paths = std::iter::once(table_path(&schema.name))
+            .chain(languages.map(|l| language_path(l, &schema.name)));
+        for path in paths {
+            let (Some(&before), Some(new)) = (old_blobs.get(&path), snapshot.files.get(&path))
+            else {
+                continue;
+            };
+            let Ok(after) = Oid::hash_object(git2::ObjectType::Blob, new) else {
+                continue;
+            };
+            if before == after {
+                continue;
+            }
+            let Ok(old) = git.find_blob(before) else {
+                continue;
+            };
+            if let Some(mut keys) = changed_region_keys(old.content(), new, &key) {
+                keys.sort();
+                keys.dedup();
+                keep(&kept_path(&dir, before, after, &key), &keys);
+            }
+        }
+    }
+}
+
 /// Reads the blamed row out of each version of a file, each version once.
 struct RowReader<'a> {
     git: &'a Repository,
@@ -393,8 +463,7 @@ impl RowReader<'_> {
         let kept = self
             .changes
             .as_ref()
-            // Field names are identifiers: safe in a file name.
-            .map(|dir| dir.join(format!("{before}-{after}-{}", self.key.join("+"))));
+            .map(|dir| kept_path(dir, before, after, self.key));
         if let Some(kept) = &kept
             && let Ok(Some(bytes)) = masterctl_runtime::files::read_regular(kept, 64 << 20)
             && let Ok(keys) = serde_json::from_slice::<Vec<Vec<String>>>(&bytes)
@@ -414,12 +483,8 @@ impl RowReader<'_> {
         };
         keys.sort();
         keys.dedup();
-        if let Some(kept) = &kept
-            && let Ok(bytes) = serde_json::to_vec(&keys)
-        {
-            // A cache: lost to a crash, it is worked out again.
-            let _ = std::fs::create_dir_all(masterctl_runtime::files::parent_of(kept));
-            let _ = masterctl_runtime::files::write_atomic_unsynced(kept, &bytes);
+        if let Some(kept) = &kept {
+            keep(kept, &keys);
         }
         Ok(keys.into_iter().collect())
     }
