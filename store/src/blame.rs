@@ -382,7 +382,8 @@ fn keep(path: &std::path::Path, keys: &[Vec<String>]) {
 
 /// Keep what a commit just made from `snapshot` on top of `parent` changed in each table's
 /// files, where that is quick to see (the one region where the versions differ): a blame
-/// then reads none of these versions the long way. Best effort, like any cache.
+/// then reads none of these versions the long way. Import, rebase and `l10n import` call
+/// it after their commit. Best effort, like any cache.
 pub(crate) fn keep_changes(
     repo: &MasterRepo,
     parent: Option<Oid>,

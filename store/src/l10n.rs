@@ -383,7 +383,7 @@ pub fn commit_translation_import(
     plan: &TranslationImport,
     message: Option<&str>,
 ) -> Result<Oid, StoreError> {
-    write_commit(
+    let commit = write_commit(
         repo,
         &plan.snapshot,
         &CommitSpec {
@@ -393,5 +393,7 @@ pub fn commit_translation_import(
             message: &translation_message(plan, message),
             log_message: &format!("masterctl l10n import: {} {}", plan.region, plan.language),
         },
-    )
+    )?;
+    crate::blame::keep_changes(repo, Some(plan.parent), &plan.snapshot);
+    Ok(commit)
 }

@@ -752,7 +752,7 @@ pub fn commit_rebase(repo: &MasterRepo, plan: &RebasePlan) -> Result<Oid, StoreE
         .into_iter()
         .chain([plan.upstream_head])
         .collect();
-    write_commit(
+    let commit = write_commit(
         repo,
         &plan.snapshot,
         &CommitSpec {
@@ -762,5 +762,8 @@ pub fn commit_rebase(repo: &MasterRepo, plan: &RebasePlan) -> Result<Oid, StoreE
             message: &rebase_message(plan),
             log_message: &format!("masterctl rebase: {} onto {}", plan.region, plan.upstream),
         },
-    )
+    )?;
+    // Blame walks first parents: what the rebase changed in the region's own line.
+    crate::blame::keep_changes(repo, plan.parent, &plan.snapshot);
+    Ok(commit)
 }
