@@ -43,6 +43,15 @@ pub struct Config {
     pub regions: BTreeMap<String, RegionConfig>,
 }
 
+impl Config {
+    /// The project's languages, the source language first (the loader puts the source
+    /// among them).
+    pub fn languages_source_first(&self) -> impl Iterator<Item = &String> {
+        let source = &self.source_language;
+        std::iter::once(source).chain(self.languages.iter().filter(move |l| *l != source))
+    }
+}
+
 /// `[regions.<name>]` in `masterctl.toml`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RegionConfig {

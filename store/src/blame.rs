@@ -167,13 +167,8 @@ fn watched(
     field: Option<&str>,
 ) -> Result<Vec<Watched>, StoreError> {
     let table = &schema.name;
-    let source = &project.config.source_language;
-    let languages =
-        std::iter::once(source).chain(project.config.languages.iter().filter(|l| *l != source));
-    let wanted = std::iter::once((table_path(table), None))
-        .chain(languages.map(|l| (language_path(l, table), Some(l.clone()))));
     let mut files = Vec::new();
-    for (path, language) in wanted {
+    for (path, language) in table_files(project, table) {
         let Some(&id) = blobs.get(&path) else {
             continue;
         };
@@ -279,6 +274,19 @@ fn walk(
     }
 }
 
+/// A table's files in a snapshot: its own, then each language's (the source first),
+/// with the language.
+fn table_files(project: &masterctl_schemas::Project, table: &str) -> Vec<(String, Option<String>)> {
+    std::iter::once((table_path(table), None))
+        .chain(
+            project
+                .config
+                .languages_source_first()
+                .map(|l| (language_path(l, table), Some(l.clone()))),
+        )
+        .collect()
+}
+
 /// The row's first text in the source language at the head.
 fn label(
     blobs: &HashMap<String, Oid>,
@@ -287,11 +295,7 @@ fn label(
     source: &str,
     table: &str,
 ) -> Result<Option<String>, StoreError> {
-    let Some(text) = schema
-        .fields
-        .iter()
-        .find(|f| f.ty == masterctl_schemas::FieldType::Text)
-    else {
+    let Some(text) = crate::diff::readable_field(schema) else {
         return Ok(None);
     };
     let path = language_path(source, table);
@@ -300,7 +304,7 @@ fn label(
     };
     Ok(reader
         .row(id, &path)?
-        .and_then(|row| row.into_iter().find(|(column, _)| *column == text.name))
+        .and_then(|row| row.into_iter().find(|(column, _)| *column == text))
         .map(|(_, value)| value)
         .filter(|v| !v.is_empty()))
 }
@@ -407,14 +411,9 @@ pub(crate) fn keep_changes(
         return;
     };
     let dir = git.path().join("masterctl").join("row-changes");
-    let source = &project.config.source_language;
     for schema in &project.tables {
         let key = key_names(schema);
-        let languages =
-            std::iter::once(source).chain(project.config.languages.iter().filter(|l| *l != source));
-        let paths = std::iter::once(table_path(&schema.name))
-            .chain(languages.map(|l| language_path(l, &schema.name)));
-        for path in paths {
+        for (path, _) in table_files(&project, &schema.name) {
             let (Some(&before), Some(new)) = (old_blobs.get(&path), snapshot.files.get(&path))
             else {
                 continue;

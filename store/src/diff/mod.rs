@@ -168,13 +168,7 @@ impl<'a> Side<'a> {
         let Some(project) = &self.project else {
             return Vec::new();
         };
-        let mut languages = vec![project.config.source_language.clone()];
-        for language in &project.config.languages {
-            if !languages.contains(language) {
-                languages.push(language.clone());
-            }
-        }
-        languages
+        project.config.languages_source_first().cloned().collect()
     }
 }
 
@@ -849,6 +843,16 @@ fn round(value: f64) -> f64 {
     (value * 1e6).round() / 1e6
 }
 
+/// The field that names a row for people: the table's first text field (read in the
+/// source language).
+pub(crate) fn readable_field(schema: &TableSchema) -> Option<String> {
+    schema
+        .fields
+        .iter()
+        .find(|f| f.ty == FieldType::Text)
+        .map(|f| f.name.clone())
+}
+
 /// Each changed row's readable name: its first text in the source language (the new
 /// side's, or the old side's for a row removed).
 fn label_rows(
@@ -859,15 +863,8 @@ fn label_rows(
     new: &TableSchema,
     changes: &mut [Change],
 ) -> Result<(), StoreError> {
-    let first_text = |schema: &TableSchema| {
-        schema
-            .fields
-            .iter()
-            .find(|f| f.ty == FieldType::Text)
-            .map(|f| f.name.clone())
-    };
     for (side, schema, removed) in [(to, new, false), (from, old, true)] {
-        let (Some(field), Some(project)) = (first_text(schema), side.project.as_ref()) else {
+        let (Some(field), Some(project)) = (readable_field(schema), side.project.as_ref()) else {
             continue;
         };
         let wanted: HashSet<&Vec<String>> = changes
