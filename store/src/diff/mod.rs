@@ -704,22 +704,9 @@ impl TableRows {
                 RowEvent::Changed(o, n, columns) => {
                     let key = self.new.key_cells(n, &new_key);
                     for column in columns {
-                        let before = self.old.cell(
-                            o,
-                            self.old
-                                .header
-                                .iter()
-                                .position(|h| *h == column)
-                                .unwrap_or(0),
-                        );
-                        let after = self.new.cell(
-                            n,
-                            self.new
-                                .header
-                                .iter()
-                                .position(|h| *h == column)
-                                .unwrap_or(0),
-                        );
+                        let before = self.old.cell(o, column.old);
+                        let after = self.new.cell(n, column.new);
+                        let column = column.name;
                         let mut c = Change {
                             key: Some(key.clone()),
                             column: Some(column.clone()),
@@ -792,15 +779,16 @@ impl TableRows {
                 RowEvent::Changed(o, n, columns) => {
                     let key = self.new.key_cells(n, &new_key);
                     for column in columns {
-                        let at = |rows: &Rows| {
-                            rows.header.iter().position(|h| *h == column).unwrap_or(0)
-                        };
-                        let (before, after) = (
-                            self.old.cell(o, at(&self.old)),
-                            self.new.cell(n, at(&self.new)),
-                        );
+                        let (before, after) =
+                            (self.old.cell(o, column.old), self.new.cell(n, column.new));
                         let some = |t: String| (!t.is_empty()).then_some(t);
-                        changes.push(text(table, key.clone(), &column, some(before), some(after)));
+                        changes.push(text(
+                            table,
+                            key.clone(),
+                            &column.name,
+                            some(before),
+                            some(after),
+                        ));
                     }
                 }
             }
@@ -974,12 +962,11 @@ fn diff_generated(
                 })),
                 RowEvent::Changed(o, n, columns) => {
                     for column in columns {
-                        let at = |r: &Rows| r.header.iter().position(|h| *h == column).unwrap_or(0);
                         changes.push(generated(Change {
                             key: Some(rows.new.key_cells(n, &new_key)),
-                            column: Some(column.clone()),
-                            old: Some(Content::Text(rows.old.cell(o, at(&rows.old)))),
-                            new: Some(Content::Text(rows.new.cell(n, at(&rows.new)))),
+                            old: Some(Content::Text(rows.old.cell(o, column.old))),
+                            new: Some(Content::Text(rows.new.cell(n, column.new))),
+                            column: Some(column.name),
                             ..change(name, ChangeKind::CellChanged)
                         }));
                     }

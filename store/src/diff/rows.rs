@@ -124,8 +124,16 @@ impl Rows {
 pub enum RowEvent {
     Added(usize),
     Removed(usize),
-    /// Old row, new row, and the columns (by name) whose cells differ.
-    Changed(usize, usize, Vec<String>),
+    /// Old row, new row, and the columns whose cells differ.
+    Changed(usize, usize, Vec<Column>),
+}
+
+/// A column both files have: its name and its index in each.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Column {
+    pub name: String,
+    pub old: usize,
+    pub new: usize,
 }
 
 /// The rows of `old` and `new` matched by their key columns (`old_key`, `new_key`), in
@@ -144,13 +152,17 @@ pub fn diff_rows(old: &Rows, new: &Rows, old_key: &[usize], new_key: &[usize]) -
         .enumerate()
         .map(|(i, k)| (k.as_ref(), i))
         .collect();
-    let shared: Vec<(String, usize, usize)> = new
+    let shared: Vec<Column> = new
         .header
         .iter()
         .enumerate()
         .filter_map(|(n, name)| {
             let o = old.header.iter().position(|h| h == name)?;
-            Some((name.clone(), o, n))
+            Some(Column {
+                name: name.clone(),
+                old: o,
+                new: n,
+            })
         })
         .collect();
     let same_shape = old.header == new.header;
@@ -158,10 +170,10 @@ pub fn diff_rows(old: &Rows, new: &Rows, old_key: &[usize], new_key: &[usize]) -
         if same_shape && equal_records(old.record(o), new.record(n)) {
             return None;
         }
-        let changed: Vec<String> = shared
+        let changed: Vec<Column> = shared
             .iter()
-            .filter(|(_, oc, nc)| old.field(o, *oc) != new.field(n, *nc))
-            .map(|(name, _, _)| name.clone())
+            .filter(|c| old.field(o, c.old) != new.field(n, c.new))
+            .cloned()
             .collect();
         (!changed.is_empty()).then_some(RowEvent::Changed(o, n, changed))
     };
@@ -224,6 +236,14 @@ fn equal_records((a, a_ends): (&[u8], &[usize]), (b, b_ends): (&[u8], &[usize]))
 mod tests {
     use super::*;
 
+    fn column(name: &str, old: usize, new: usize) -> Column {
+        Column {
+            name: name.into(),
+            old,
+            new,
+        }
+    }
+
     fn rows(text: &str) -> Rows {
         Rows::read(text.as_bytes(), "test").unwrap()
     }
@@ -237,7 +257,7 @@ mod tests {
             diff_rows(&old, &new, &key, &key),
             vec![
                 RowEvent::Removed(1),
-                RowEvent::Changed(2, 1, vec!["price".into()]),
+                RowEvent::Changed(2, 1, vec![column("price", 2, 2)]),
                 RowEvent::Added(2),
             ]
         );
@@ -248,13 +268,16 @@ mod tests {
         let old = rows("id,name,price\n1,a,10\n");
         let new = rows("id,price,rarity\n1,12,rare\n");
         let events = diff_rows(&old, &new, &[0], &[0]);
-        assert_eq!(events, vec![RowEvent::Changed(0, 0, vec!["price".into()])]);
+        assert_eq!(
+            events,
+            vec![RowEvent::Changed(0, 0, vec![column("price", 2, 1)])]
+        );
         // Quoted cells with commas and line breaks are cells like any other.
         let old = rows("id,note\n1,\"a,\nb\"\n");
         let new = rows("id,note\n1,\"a,\nc\"\n");
         assert_eq!(
             diff_rows(&old, &new, &[0], &[0]),
-            vec![RowEvent::Changed(0, 0, vec!["note".into()])]
+            vec![RowEvent::Changed(0, 0, vec![column("note", 1, 1)])]
         );
     }
 }
