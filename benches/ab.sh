@@ -2,11 +2,14 @@
 # Two builds of masterctl side by side on the same data, runs alternating (A, B, A, B…)
 # so that both see the same machine: for changes that must not change speed (a
 # refactor), "before" and "after". Times validate and a first import of 500 xlsx
-# workbooks × 1,000 rows, a rebase taking 500 changed tables, the runtime build of a
-# 1,000,000-row table and opening that build as a server would (inspect). Prints a
-# Markdown table for BENCHMARKS.md: the best of N runs of each, and B/A.
+# workbooks × 1,000 rows, a second import changing all 500 tables, a second import
+# changing one row of a 1,000,000-row table, a rebase taking 500 changed tables, the
+# runtime build of a 1,000,000-row table and opening that build as a server would
+# (inspect). Prints a Markdown table for BENCHMARKS.md: the best of N runs of each,
+# and B/A.
 #
 #   benches/ab.sh A_BINARY B_BINARY      # RUNS=5 by default; WORK=DIR keeps the data
+#   ONLY=import benches/ab.sh A B        # only the scenarios whose label holds "import"
 #
 # A binary of an earlier commit: git worktree add /tmp/before <commit>, then
 # cargo build --release -p masterctl there.
@@ -24,6 +27,18 @@ synth=$PWD/target/release/synth
 [ -f "$work/xlsx500/masterctl.toml" ] || "$synth" --out "$work/xlsx500" --tables 500 --rows 1000 --format xlsx >/dev/null
 [ -f "$work/xlsx500b/masterctl.toml" ] || "$synth" --out "$work/xlsx500b" --tables 500 --rows 1001 --format xlsx >/dev/null
 [ -f "$work/csv1m/masterctl.toml" ] || "$synth" --out "$work/csv1m" --tables 1 --rows 1000000 --format csv >/dev/null
+# csv1m's table with one price changed, half-way down.
+if [ ! -d "$work/csv1m-row" ]; then
+  mkdir -p "$work/csv1m-row"
+  big=$(first_file "$work/csv1m/data")
+  python3 - "$work/csv1m/data/$big" "$work/csv1m-row/$big" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], encoding="utf-8")))
+row = rows[len(rows) // 2]
+row[rows[0].index("price")] = str(int(row[rows[0].index("price")] or 0) + 1)
+csv.writer(open(sys.argv[2], "w", encoding="utf-8", newline=""), lineterminator="\n").writerows(rows)
+PY
+fi
 
 # repo DATA: fresh_repo, with a region `global` following jp; prints its path.
 repo() {
@@ -39,6 +54,7 @@ repo() {
 # split on spaces: keep WORK free of them).
 scenario() {
   local label=$1 data=$2 setup=$3 timed=$4 ra="" rb="" bin dir run
+  [[ "$label" == *"${ONLY:-}"* ]] || return 0
   for _ in $(seq "$runs"); do
     for bin in "$a" "$b"; do
       dir=$(repo "$data")
@@ -61,6 +77,9 @@ scenario() {
 nothing() { :; }
 validate() { echo "$1 --repo $2 validate $work/xlsx500/data"; }
 import_first() { echo "$1 --repo $2 import --region jp $work/xlsx500/data"; }
+first_import() { "$1" --repo "$2" import --region jp "$work/xlsx500/data" >/dev/null; }
+import_all_changed() { echo "$1 --repo $2 import --region jp $work/xlsx500b/data"; }
+import_one_row() { echo "$1 --repo $2 import --region jp $work/csv1m-row"; }
 rebase_setup() {
   "$1" --repo "$2" import --region jp "$work/xlsx500/data" >/dev/null
   "$1" --repo "$2" rebase --region global >/dev/null
@@ -79,6 +98,8 @@ echo "| A: $1, B: $2 (best of $runs, alternating) | A | B | B/A |"
 echo "| --- | --- | --- | --- |"
 scenario "validate 500 xlsx × 1,000 rows" "$work/xlsx500" nothing validate
 scenario "import 500 xlsx × 1,000 rows (first)" "$work/xlsx500" nothing import_first
+scenario "import 500 xlsx again, every table changed" "$work/xlsx500" first_import import_all_changed
+scenario "import 1,000,000 rows again, one row changed" "$work/csv1m" build_setup import_one_row
 scenario "rebase: upstream changed all 500 tables" "$work/xlsx500" rebase_setup rebase
 scenario "build 1,000,000 rows" "$work/csv1m" build_setup build
 scenario "open a 1,000,000-row build (inspect: hash + check)" "$work/csv1m" inspect_setup inspect

@@ -70,3 +70,33 @@ TOML
 # `ls | head`, whose early exit fails the pipeline under pipefail).
 first_file() { local files=("$1"/*); basename "${files[0]}"; }
 last_file() { local files=("$1"/*); basename "${files[${#files[@]}-1]}"; }
+
+# item_versions: versions of the table "item" (id, price, rarity: rows 1..$rows, seeded)
+# written as CSV files into $work by the Python on stdin, which has `rows`, `n`,
+# write(name, rows) and bump(rows, start, by) (every 100th row from `start` with its
+# price raised by `by`).
+item_versions() {
+  python3 -c "$(cat <<'PY'
+import random, sys
+work, n = sys.argv[1], int(sys.argv[2])
+random.seed(1)
+rows = [(i, random.randint(0, 1000000), random.choice(["common", "rare"])) for i in range(1, n + 1)]
+def write(name, rs):
+    with open(f"{work}/{name}", "w") as f:
+        f.write("id,price,rarity\n")
+        f.writelines("%d,%d,%s\n" % r for r in rs)
+def bump(rs, start, by):
+    rs = list(rs)
+    for i in range(start, len(rs), 100):
+        rs[i] = (rs[i][0], rs[i][1] + by, rs[i][2])
+    return rs
+PY
+)
+$(cat)" "$work" "$rows"
+}
+
+# import_item REPO REGION FILE: import $work/FILE as the region's table "item".
+import_item() {
+  mkdir -p "$work/in" && cp "$work/$3" "$work/in/item.csv"
+  "$masterctl" --repo "$1" import --region "$2" "$work/in/item.csv" >/dev/null
+}

@@ -16,29 +16,15 @@ prepare
 masterctl=$PWD/target/release/masterctl
 synth=$PWD/target/release/synth
 
-# Two versions of a table "item" (id, price, rarity): rows 1..N; the new one changes
-# every 100th row's price.
-python3 - "$work" "$rows" <<'PY'
-import random, sys
-work, n = sys.argv[1], int(sys.argv[2])
-random.seed(1)
-rows = [(i, random.randint(0, 1000000), random.choice(["common", "rare"])) for i in range(1, n + 1)]
-def write(name, rs):
-    with open(f"{work}/{name}", "w") as f:
-        f.write("id,price,rarity\n")
-        f.writelines("%d,%d,%s\n" % r for r in rs)
+# Two versions of a table "item": the new one changes every 100th row's price.
+item_versions <<'PY'
 write("old.csv", rows)
-new = list(rows)
-for i in range(0, n, 100):
-    new[i] = (new[i][0], new[i][1] + 1, new[i][2])
-write("new.csv", new)
+write("new.csv", bump(rows, 0, 1))
 PY
-
 repo="$work/repo"
 item_repo "$repo"
-stage() { mkdir -p "$work/in" && cp "$work/$1" "$work/in/item.csv"; }
-stage old.csv && "$masterctl" --repo "$repo" import --region jp "$work/in/item.csv" >/dev/null
-stage new.csv && "$masterctl" --repo "$repo" import --region jp "$work/in/item.csv" >/dev/null
+import_item "$repo" jp old.csv
+import_item "$repo" jp new.csv
 
 read -r m_secs m_mem < <(best_of "${RUNS:-5}" "$repo" sh -c "'$masterctl' diff --region jp --format json > '$work/diff.json'")
 read -r t_secs t_mem < <(best_of "${RUNS:-5}" "$repo" sh -c "'$masterctl' diff --region jp --color never > '$work/diff.txt'")

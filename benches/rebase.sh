@@ -15,35 +15,19 @@ command -v daff >/dev/null || pip install -q daff
 prepare
 masterctl=$PWD/target/release/masterctl
 
-# Three versions of a table "item" (id, price, rarity): rows 1..N; ours changes every
-# 100th row's price, theirs every 100th row offset by 50 (no overlap: a clean merge).
-python3 - "$work" "$rows" <<'PY'
-import random, sys
-work, n = sys.argv[1], int(sys.argv[2])
-random.seed(1)
-rows = [(i, random.randint(0, 1000000), random.choice(["common", "rare"])) for i in range(1, n + 1)]
-def write(name, rs):
-    with open(f"{work}/{name}", "w") as f:
-        f.write("id,price,rarity\n")
-        f.writelines("%d,%d,%s\n" % r for r in rs)
+# Three versions of a table "item": ours changes every 100th row's price, theirs every
+# 100th row offset by 50 (no overlap: a clean merge).
+item_versions <<'PY'
 write("parent.csv", rows)
-ours, theirs = list(rows), list(rows)
-for i in range(0, n, 100):
-    ours[i] = (ours[i][0], ours[i][1] + 1, ours[i][2])
-for i in range(50, n, 100):
-    theirs[i] = (theirs[i][0], theirs[i][1] + 2, theirs[i][2])
-write("ours.csv", ours)
-write("theirs.csv", theirs)
+write("ours.csv", bump(rows, 0, 1))
+write("theirs.csv", bump(rows, 50, 2))
 PY
-
 repo="$work/repo"
 item_repo "$repo" '\n[regions.global]\nbranch = "masters/global"\nupstream = "jp"\n'
-stage() { mkdir -p "$work/in" && cp "$work/$1" "$work/in/item.csv"; }
-stage parent.csv && "$masterctl" --repo "$repo" import --region jp "$work/in/item.csv" >/dev/null
+import_item "$repo" jp parent.csv
 "$masterctl" --repo "$repo" rebase --region global >/dev/null
-stage ours.csv && "$masterctl" --repo "$repo" import --region global "$work/in/item.csv" >/dev/null
-stage theirs.csv && "$masterctl" --repo "$repo" import --region jp "$work/in/item.csv" >/dev/null
-
+import_item "$repo" global ours.csv
+import_item "$repo" jp theirs.csv
 
 # The dry run is repeatable: the best of RUNS (default 5).
 read -r m_secs m_mem < <(best_of "${RUNS:-5}" "$repo" "$masterctl" rebase --region global --dry-run)

@@ -155,10 +155,7 @@ fn section(html: &mut String, index: usize, table: &str, changes: &[Change]) {
 }
 
 fn row(html: &mut String, c: &Change) {
-    let kind = serde_json::to_value(c.kind)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default();
+    let kind = c.kind.as_str();
     let key = c.key.as_ref().map(|k| k.join(", ")).unwrap_or_default();
     let mut column = c.column.clone().unwrap_or_default();
     if let Some(language) = &c.language {

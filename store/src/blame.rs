@@ -60,9 +60,7 @@ pub fn blame(
     field: Option<&str>,
 ) -> Result<Blame, StoreError> {
     let git = &repo.git;
-    // Reading a thousand versions of a large table, hashing each blob again was 40% of
-    // the time; their zlib streams are still checked as they are read (blame only reads).
-    git2::opts::strict_hash_verification(false);
+    let _unverified = UnverifiedReads::start();
     let branch = region.branch();
     let head = repo
         .head_of(&region.reference())?
@@ -384,21 +382,23 @@ fn keep(path: &std::path::Path, keys: &[Vec<String>]) {
     }
 }
 
-/// Keep what a commit just made from `snapshot` on top of `parent` changed in each table's
-/// files, where that is quick to see (the one region where the versions differ): a blame
-/// then reads none of these versions the long way. Import, rebase and `l10n import` call
-/// it after their commit. Best effort, like any cache.
+/// Keep what `commit`, just made from `snapshot` on top of `parent`, changed in each
+/// table's files, where that is quick to see (the one region where the versions differ):
+/// a blame then reads none of these versions the long way. Import, rebase and `l10n
+/// import` call it after their commit. Best effort, like any cache.
 pub(crate) fn keep_changes(
     repo: &MasterRepo,
     parent: Option<Oid>,
+    commit: Oid,
     snapshot: &crate::snapshot::Snapshot,
 ) {
     let git = &repo.git;
-    let Some(old_blobs) = parent
-        .and_then(|p| git.find_commit(p).ok())
-        .and_then(|c| c.tree().ok())
-        .and_then(|t| tree_blobs(git, &t).ok())
-    else {
+    let blobs = |id: Option<Oid>| {
+        id.and_then(|c| git.find_commit(c).ok())
+            .and_then(|c| c.tree().ok())
+            .and_then(|t| tree_blobs(git, &t).ok())
+    };
+    let (Some(old_blobs), Some(new_blobs)) = (blobs(parent), blobs(Some(commit))) else {
         return;
     };
     let structure: Vec<(String, Vec<u8>)> = snapshot
@@ -410,15 +410,16 @@ pub(crate) fn keep_changes(
     let Ok(project) = crate::repo::project_from_files(&structure) else {
         return;
     };
+    let _unverified = UnverifiedReads::start();
     let dir = git.path().join("masterctl").join("row-changes");
     for schema in &project.tables {
         let key = key_names(schema);
         for (path, _) in table_files(&project, &schema.name) {
-            let (Some(&before), Some(new)) = (old_blobs.get(&path), snapshot.files.get(&path))
-            else {
-                continue;
-            };
-            let Ok(after) = Oid::hash_object(git2::ObjectType::Blob, new) else {
+            let (Some(&before), Some(&after), Some(new)) = (
+                old_blobs.get(&path),
+                new_blobs.get(&path),
+                snapshot.files.get(&path),
+            ) else {
                 continue;
             };
             if before == after {
@@ -433,6 +434,26 @@ pub(crate) fn keep_changes(
                 keep(&kept_path(&dir, before, after, &key), &keys);
             }
         }
+    }
+}
+
+/// While it lives, objects are read without hashing each one again (libgit2's strict
+/// hash verification, a process-wide setting, back on when it drops): their zlib streams
+/// are still checked as they are read. For the reads whose answer is only kept as a
+/// cache or shown (blame, [`keep_changes`]): reading a thousand versions of a large
+/// table, hashing each again was 40% of a blame.
+struct UnverifiedReads;
+
+impl UnverifiedReads {
+    fn start() -> UnverifiedReads {
+        git2::opts::strict_hash_verification(false);
+        UnverifiedReads
+    }
+}
+
+impl Drop for UnverifiedReads {
+    fn drop(&mut self) {
+        git2::opts::strict_hash_verification(true);
     }
 }
 
@@ -594,39 +615,25 @@ impl RowReader<'_> {
             self.read.insert(id, found.clone());
             return Ok(found);
         }
-        let mut reader = csv::ReaderBuilder::new().from_reader(blob.content());
-        let broken = |e: csv::Error| broken(e.to_string());
-        let header: Vec<String> = reader
-            .headers()
-            .map_err(broken)?
-            .iter()
-            .map(str::to_string)
-            .collect();
-        let columns: Option<Vec<usize>> = self
-            .key
-            .iter()
-            .map(|k| header.iter().position(|h| h == k))
-            .collect();
-        let mut found = None;
-        if let Some(columns) = columns {
-            for record in reader.records() {
-                let record = record.map_err(broken)?;
-                if columns
-                    .iter()
-                    .zip(self.cells)
-                    .all(|(&c, want)| record.get(c) == Some(want.as_str()))
-                {
-                    found = Some(
-                        header
-                            .iter()
-                            .cloned()
-                            .zip(record.iter().map(str::to_string))
-                            .collect(),
-                    );
-                    break;
-                }
+        let rows = crate::diff::rows::Rows::read(blob.content(), path).map_err(|e| {
+            StoreError::BrokenSnapshot {
+                branch: self.branch.to_string(),
+                message: e,
             }
-        }
+        })?;
+        let found = rows.columns(self.key).and_then(|columns| {
+            (0..rows.len())
+                .find(|&r| {
+                    columns
+                        .iter()
+                        .zip(self.cells)
+                        .all(|(&c, want)| rows.field(r, c) == want.as_bytes())
+                })
+                .map(|r| {
+                    let cells = (0..rows.header.len()).map(|c| rows.cell(r, c));
+                    rows.header.iter().cloned().zip(cells).collect()
+                })
+        });
         self.read.insert(id, found.clone());
         Ok(found)
     }

@@ -432,6 +432,6 @@ pub fn commit_import(
         },
     )?;
     cache::record(repo, &plan.cache_entries);
-    crate::blame::keep_changes(repo, plan.parent, &plan.snapshot);
+    crate::blame::keep_changes(repo, plan.parent, commit, &plan.snapshot);
     Ok(commit)
 }

@@ -394,6 +394,6 @@ pub fn commit_translation_import(
             log_message: &format!("masterctl l10n import: {} {}", plan.region, plan.language),
         },
     )?;
-    crate::blame::keep_changes(repo, Some(plan.parent), &plan.snapshot);
+    crate::blame::keep_changes(repo, Some(plan.parent), commit, &plan.snapshot);
     Ok(commit)
 }

@@ -395,6 +395,25 @@ pub enum ChangeKind {
     TextChanged,
 }
 
+impl ChangeKind {
+    /// The kind's name as JSON writes it (`cell_changed`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::TableAdded => "table_added",
+            ChangeKind::TableRemoved => "table_removed",
+            ChangeKind::KeyChanged => "key_changed",
+            ChangeKind::FieldAdded => "field_added",
+            ChangeKind::FieldRemoved => "field_removed",
+            ChangeKind::FieldRetyped => "field_retyped",
+            ChangeKind::OptionChanged => "option_changed",
+            ChangeKind::RowAdded => "row_added",
+            ChangeKind::RowRemoved => "row_removed",
+            ChangeKind::CellChanged => "cell_changed",
+            ChangeKind::TextChanged => "text_changed",
+        }
+    }
+}
+
 /// A change's old or new side: one cell, a whole row (columns in order), or a list
 /// of names (a key's fields).
 #[derive(Debug, Clone, PartialEq)]
@@ -1082,4 +1101,29 @@ pub fn review_rebase(
     };
     let merged = Side::snapshot(&plan.snapshot, project.clone(), "rebased")?;
     rebase_review(&base, &theirs, &ours, &merged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kind_names_itself_as_json_does() {
+        use ChangeKind::*;
+        for kind in [
+            TableAdded,
+            TableRemoved,
+            KeyChanged,
+            FieldAdded,
+            FieldRemoved,
+            FieldRetyped,
+            OptionChanged,
+            RowAdded,
+            RowRemoved,
+            CellChanged,
+            TextChanged,
+        ] {
+            assert_eq!(serde_json::to_value(kind).unwrap(), kind.as_str());
+        }
+    }
 }

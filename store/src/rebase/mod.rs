@@ -764,6 +764,6 @@ pub fn commit_rebase(repo: &MasterRepo, plan: &RebasePlan) -> Result<Oid, StoreE
         },
     )?;
     // Blame walks first parents: what the rebase changed in the region's own line.
-    crate::blame::keep_changes(repo, plan.parent, &plan.snapshot);
+    crate::blame::keep_changes(repo, plan.parent, commit, &plan.snapshot);
     Ok(commit)
 }
