@@ -8,63 +8,9 @@ mod common;
 use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 use common::*;
 use masterctl_runtime::{LoadCause, Masters, ValueRef};
-
-fn ok(out: Output) -> Output {
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    out
-}
-
-/// The sample game in jp, with English for some texts.
-fn game() -> tempfile::TempDir {
-    let repo = tempfile::tempdir().unwrap();
-    let root = repo.path();
-    git(root, &["init", "-q", "-b", "main"]);
-    git(root, &["config", "user.name", "Test Planner"]);
-    git(root, &["config", "user.email", "planner@example.com"]);
-    ok(masterctl(
-        root,
-        &["init", ".", "--from", fixtures().to_str().unwrap()],
-    ));
-    let workbooks = fixtures().join("workbooks");
-    ok(masterctl(
-        root,
-        &["import", "--region", "jp", workbooks.to_str().unwrap()],
-    ));
-    let po = root.join("en.po");
-    ok(masterctl(
-        root,
-        &[
-            "l10n",
-            "export",
-            "--region",
-            "jp",
-            "--lang",
-            "en",
-            "--out",
-            po.to_str().unwrap(),
-        ],
-    ));
-    let english = std::fs::read_to_string(&po)
-        .unwrap()
-        .replace(
-            "msgid \"鉄の剣\"\nmsgstr \"\"",
-            "msgid \"鉄の剣\"\nmsgstr \"Iron Sword\"",
-        )
-        .replace(
-            "msgid \"武器\"\nmsgstr \"\"",
-            "msgid \"武器\"\nmsgstr \"Weapons\"",
-        );
-    std::fs::write(&po, english).unwrap();
-    ok(masterctl(
-        root,
-        &["l10n", "import", "--region", "jp", po.to_str().unwrap()],
-    ));
-    repo
-}
 
 fn build(root: &Path, out: &str) -> PathBuf {
     ok(masterctl(root, &["build", "--region", "jp", "--out", out]));
@@ -85,7 +31,7 @@ fn csv_of(root: &Path, path: &str) -> (Vec<String>, Vec<Vec<String>>) {
 
 #[test]
 fn every_row_lookup_and_language_reads_back_what_the_branch_holds() {
-    let repo = game();
+    let repo = sample_game();
     let root = repo.path();
     let dir = build(root, "build");
     let masters = Masters::open(&dir).unwrap();
@@ -281,7 +227,7 @@ fn files_of(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 
 #[test]
 fn builds_are_deterministic_and_replace_only_builds() {
-    let repo = game();
+    let repo = sample_game();
     let root = repo.path();
     let one = files_of(&build(root, "one"));
     let two = files_of(&build(root, "two"));
@@ -367,7 +313,7 @@ fn damaged(
 
 #[test]
 fn damaged_builds_are_clean_errors() {
-    let repo = game();
+    let repo = sample_game();
     let root = repo.path();
     let dir = build(root, "build");
     let item = "tables/item.rkyv";
@@ -529,7 +475,7 @@ fn damaged_builds_are_clean_errors() {
 
 #[test]
 fn inspect_shows_a_summary_a_row_and_its_lookups() {
-    let repo = game();
+    let repo = sample_game();
     let root = repo.path();
     build(root, "build");
     let summary = json(&ok(masterctl(

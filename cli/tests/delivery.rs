@@ -179,11 +179,6 @@ fn run(dir: &Path, store: &dyn Store, args: &[&str]) -> Output {
     command.output().expect("the binary runs")
 }
 
-fn ok(out: Output) -> Output {
-    assert!(out.status.success(), "{}", text(&out));
-    out
-}
-
 fn exit(out: &Output) -> i32 {
     out.status.code().unwrap_or(-1)
 }

@@ -234,11 +234,6 @@ fn exports(root: &Path, name: &str, hp: &str) -> PathBuf {
     dir
 }
 
-fn ok(out: Output) -> Output {
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    out
-}
-
 #[test]
 fn every_command_killed_at_every_write_leaves_old_or_new_and_recovers() {
     strace();

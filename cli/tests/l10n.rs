@@ -69,11 +69,6 @@ fn game() -> tempfile::TempDir {
     repo
 }
 
-fn ok(out: Output) -> Output {
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    out
-}
-
 fn head(root: &Path, branch: &str) -> String {
     git(root, &["rev-parse", branch]).trim().to_string()
 }

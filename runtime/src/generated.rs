@@ -140,11 +140,11 @@ pub struct Matrix<'a> {
 }
 
 impl<'a> Matrix<'a> {
-    pub fn rows(&self) -> impl Iterator<Item = &'a str> + 'a {
+    pub fn rows(&self) -> impl Iterator<Item = &'a str> + use<'a> {
         self.data.row_values.iter().map(|v| v.as_str())
     }
 
-    pub fn columns(&self) -> impl Iterator<Item = &'a str> + 'a {
+    pub fn columns(&self) -> impl Iterator<Item = &'a str> + use<'a> {
         self.data.column_values.iter().map(|v| v.as_str())
     }
 
@@ -171,7 +171,7 @@ impl<'a> Texts<'a> {
     }
 
     /// The text fields.
-    pub fn fields(&self) -> impl Iterator<Item = &'a str> + 'a {
+    pub fn fields(&self) -> impl Iterator<Item = &'a str> + use<'a> {
         self.data.fields.iter().map(|f| f.name.as_str())
     }
 

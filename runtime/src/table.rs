@@ -151,7 +151,7 @@ impl<'a> List<'a> {
         (i < self.len()).then(|| scalar(self.column, self.start as usize + i))
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = ValueRef<'a>> + 'a {
+    pub fn iter(&self) -> impl Iterator<Item = ValueRef<'a>> + use<'a> {
         let column = self.column;
         (self.start as usize..self.end as usize).map(move |i| scalar(column, i))
     }
@@ -222,7 +222,7 @@ impl<'a> Table<'a> {
     }
 
     /// Column names, in schema order (text fields are in the language files).
-    pub fn columns(&self) -> impl Iterator<Item = &'a str> + 'a {
+    pub fn columns(&self) -> impl Iterator<Item = &'a str> + use<'a> {
         self.data.columns.iter().map(|c| c.name.as_str())
     }
 
@@ -246,7 +246,7 @@ impl<'a> Table<'a> {
     }
 
     /// The primary key's column positions.
-    pub fn primary_key(&self) -> impl Iterator<Item = usize> + 'a {
+    pub fn primary_key(&self) -> impl Iterator<Item = usize> + use<'a> {
         self.data.primary_key.iter().map(|c| c.to_native() as usize)
     }
 
@@ -259,7 +259,7 @@ impl<'a> Table<'a> {
     }
 
     /// Every row, in primary-key order.
-    pub fn rows(&self) -> impl ExactSizeIterator<Item = Row<'a>> + 'a {
+    pub fn rows(&self) -> impl ExactSizeIterator<Item = Row<'a>> + use<'a> {
         let table = *self;
         (0..self.len() as u32).map(move |index| Row { table, index })
     }
@@ -340,7 +340,7 @@ impl<'a> Table<'a> {
     }
 
     /// The table's indexes.
-    pub fn indexes(&self) -> impl Iterator<Item = Index<'a>> + 'a {
+    pub fn indexes(&self) -> impl Iterator<Item = Index<'a>> + use<'a> {
         let table = *self;
         self.data
             .indexes
@@ -444,7 +444,7 @@ impl<'a> Index<'a> {
     }
 
     /// Names of the indexed columns.
-    pub fn columns(&self) -> impl Iterator<Item = &'a str> + 'a {
+    pub fn columns(&self) -> impl Iterator<Item = &'a str> + use<'a> {
         let table = self.table;
         self.data.columns.iter().filter_map(move |c| {
             table

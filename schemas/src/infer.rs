@@ -461,8 +461,8 @@ impl DraftSchema {
     }
 }
 
-/// A TOML basic string.
-fn quote(text: &str) -> String {
+/// A TOML basic string, quotes included (control characters escaped).
+pub fn quote(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
     for c in text.chars() {

@@ -4,7 +4,6 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use git2::Oid;
 use masterctl_generators::archive::{BuildInput, BuiltFile, build};
 use masterctl_generators::generate;
 use masterctl_locales::texts::text_fields;
@@ -15,8 +14,8 @@ use masterctl_schemas::Table;
 
 use crate::StoreError;
 use crate::names::Region;
-use crate::repo::{MasterRepo, is_structure_path};
-use crate::snapshot::{project_at, read_tables, texts_at, tree_blobs};
+use crate::repo::MasterRepo;
+use crate::snapshot::{read_tables, texts_at};
 
 /// A build, made in memory.
 pub struct Build {
@@ -55,12 +54,14 @@ pub fn build_region(
         branch: branch.clone(),
         message,
     };
-    let project = project_at(git, &tree).ok_or_else(|| {
+    let structure = crate::repo::Structure::at(git, &tree).map_err(|_| {
         broken(format!(
             "commit {} holds no loadable masterctl.toml and schemas",
             commit.id()
         ))
     })?;
+    let schema_hash = structure.schema_hash();
+    let project = structure.project;
     let tables: Vec<Table> = read_tables(git, &tree, &project, &branch)?;
     let languages: Vec<String> = region_languages(&project.config, region.name()).to_vec();
     let source = project.config.source_language.clone();
@@ -80,7 +81,6 @@ pub fn build_region(
         .iter()
         .filter_map(|g| Some((g.name.clone(), generate(&project, g, &by_name)?)))
         .collect();
-    let schema_hash = schema_hash(git, &tree)?;
     let (files, fallbacks) = build(&BuildInput {
         project: &project,
         languages: &languages,
@@ -99,23 +99,6 @@ pub fn build_region(
         fallbacks,
     };
     Ok(Build { manifest, files })
-}
-
-/// BLAKE3 of the structure files, by path.
-fn schema_hash(git: &git2::Repository, tree: &git2::Tree<'_>) -> Result<String, StoreError> {
-    let mut blobs: Vec<(String, Oid)> = tree_blobs(git, tree)?
-        .into_iter()
-        .filter(|(p, _)| is_structure_path(p))
-        .collect();
-    blobs.sort();
-    let mut hasher = blake3::Hasher::new();
-    for (path, id) in blobs {
-        hasher.update(path.as_bytes());
-        hasher.update(&[0]);
-        hasher.update(git.find_blob(id)?.content());
-        hasher.update(&[0]);
-    }
-    Ok(hasher.finalize().to_hex().to_string())
 }
 
 /// Write a build to `out`: into a temporary directory beside it, then renamed into

@@ -99,6 +99,42 @@ impl MasterRepo {
     }
 }
 
+impl Structure {
+    /// The structure a commit's tree holds.
+    pub fn at(git: &Repository, tree: &Tree<'_>) -> Result<Structure, StoreError> {
+        let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+        for (path, id) in crate::snapshot::tree_blobs(git, tree)? {
+            if is_structure_path(&path) {
+                files.push((path, git.find_blob(id)?.content().to_vec()));
+            }
+        }
+        files.sort();
+        let project = project_from_files(&files).map_err(StoreError::InvalidStructure)?;
+        Ok(Structure { project, files })
+    }
+
+    /// The schema hash a build of this structure carries (its manifest's `schema_hash`):
+    /// BLAKE3 of every structure file, by path. Generated code checks it at open.
+    pub fn schema_hash(&self) -> String {
+        schema_hash(&self.files)
+    }
+}
+
+/// BLAKE3 of structure files (`masterctl.toml`, `schemas/*`), in path order whatever
+/// order they come in: each path and its bytes, each followed by a zero byte.
+pub fn schema_hash(files: &[(String, Vec<u8>)]) -> String {
+    let mut sorted: Vec<&(String, Vec<u8>)> = files.iter().collect();
+    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut hasher = blake3::Hasher::new();
+    for (path, bytes) in sorted {
+        hasher.update(path.as_bytes());
+        hasher.update(&[0]);
+        hasher.update(bytes);
+        hasher.update(&[0]);
+    }
+    hasher.finalize().to_hex().to_string()
+}
+
 /// Whether a snapshot path is part of the structure (`masterctl.toml`, `schemas/*`).
 pub fn is_structure_path(path: &str) -> bool {
     path == CONFIG_FILE

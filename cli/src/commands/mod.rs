@@ -3,6 +3,7 @@
 
 mod blame;
 mod build;
+mod codegen;
 mod completions;
 mod diff;
 mod fetch;
@@ -62,6 +63,8 @@ pub enum Command {
     L10n(l10n::Command),
     /// Build the runtime archives game servers map at boot (tables, texts, generated masters)
     Build(build::Args),
+    /// Typed access to the masters, generated from the schemas (handlebars templates)
+    Codegen(codegen::Args),
     /// Read a build through the runtime loader: a summary, or one row with its lookups
     Inspect(inspect::Args),
     /// Upload a build to a store (s3://bucket/prefix, file:///path): only what the store lacks
@@ -95,6 +98,7 @@ impl Command {
             Command::L10n(l10n::Command::Export(args)) => Some(&args.repo),
             Command::L10n(l10n::Command::Import(args)) => Some(&args.repo),
             Command::Build(args) => Some(&args.repo),
+            Command::Codegen(args) => Some(&args.repo),
             Command::Unlock(args) => Some(&args.repo),
             Command::Init(_)
             | Command::Schema(_)
@@ -124,6 +128,7 @@ impl Command {
             Command::L10n(l10n::Command::Export(_)) => "l10n export",
             Command::L10n(l10n::Command::Import(_)) => "l10n import",
             Command::Build(_) => "build",
+            Command::Codegen(_) => "codegen",
             Command::Inspect(_) => "inspect",
             Command::Publish(_) => "publish",
             Command::Fetch(_) => "fetch",
@@ -162,6 +167,7 @@ pub fn run(
         Command::Status(args) => status::run(args, global, output),
         Command::L10n(command) => l10n::run(command, global, output),
         Command::Build(args) => build::run(args, global, output),
+        Command::Codegen(args) => codegen::run(args, global, output),
         Command::Inspect(args) => inspect::run(args, output),
         Command::Publish(args) => publish::run(args, output),
         Command::Fetch(args) => fetch::run(args, output),

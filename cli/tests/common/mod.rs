@@ -103,3 +103,58 @@ pub fn installed(name: &str, install: &str) -> bool {
     }
     found
 }
+
+/// `out`, after checking it exited 0.
+pub fn ok(out: Output) -> Output {
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    out
+}
+
+/// The sample game (the fixtures) imported into jp, with English for two texts (鉄の剣:
+/// Iron Sword, 武器: Weapons).
+pub fn sample_game() -> tempfile::TempDir {
+    let repo = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["config", "user.name", "Test Planner"]);
+    git(root, &["config", "user.email", "planner@example.com"]);
+    ok(masterctl(
+        root,
+        &["init", ".", "--from", fixtures().to_str().unwrap()],
+    ));
+    let workbooks = fixtures().join("workbooks");
+    ok(masterctl(
+        root,
+        &["import", "--region", "jp", workbooks.to_str().unwrap()],
+    ));
+    let po = root.join("en.po");
+    ok(masterctl(
+        root,
+        &[
+            "l10n",
+            "export",
+            "--region",
+            "jp",
+            "--lang",
+            "en",
+            "--out",
+            po.to_str().unwrap(),
+        ],
+    ));
+    let english = std::fs::read_to_string(&po)
+        .unwrap()
+        .replace(
+            "msgid \"鉄の剣\"\nmsgstr \"\"",
+            "msgid \"鉄の剣\"\nmsgstr \"Iron Sword\"",
+        )
+        .replace(
+            "msgid \"武器\"\nmsgstr \"\"",
+            "msgid \"武器\"\nmsgstr \"Weapons\"",
+        );
+    std::fs::write(&po, english).unwrap();
+    ok(masterctl(
+        root,
+        &["l10n", "import", "--region", "jp", po.to_str().unwrap()],
+    ));
+    repo
+}

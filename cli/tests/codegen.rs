@@ -1,0 +1,353 @@
+//! `masterctl codegen`: the Rust crate generated for the sample game builds, is
+//! rustfmt-clean, and reads every row of every table of a build through its typed API
+//! (checked against the region's canonical CSV files); a build of other schemas is
+//! refused at open; user templates override and add files; output is deterministic and
+//! rewrites nothing unchanged.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::*;
+
+/// A target folder the generated crates share across runs (the runtime's dependencies
+/// compile once).
+fn crate_target() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"));
+    let target = if target.is_absolute() {
+        target
+    } else {
+        root().join(target)
+    };
+    target.join("codegen-tests")
+}
+
+fn cargo(dir: &Path, args: &[&str]) -> std::process::Output {
+    cargo_with(dir, args, &[])
+}
+
+/// `cargo ARGS` in `dir`, with the shared target folder and `env` set.
+fn cargo_with(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> std::process::Output {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut command = Command::new(cargo);
+    command
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", crate_target());
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.output().unwrap()
+}
+
+/// The generated crate's `every_row` program (the test's template) on a build.
+fn every_row(crate_dir: &Path, build: &Path) -> std::process::Output {
+    let build = build.to_str().unwrap();
+    let args = ["run", "--offline", "-q", "--bin", "every_row", "--", build];
+    cargo(crate_dir, &args)
+}
+
+/// `masterctl codegen --lang rust` of the sample game into `out`, over this workspace's
+/// runtime, with the template adding `src/bin/every_row.rs`.
+fn generate(game: &Path, out: &Path, extra: &[&str]) -> serde_json::Value {
+    let templates = game.join("my-templates");
+    std::fs::create_dir_all(templates.join("src/bin")).unwrap();
+    std::fs::copy(
+        root().join("cli/tests/codegen/every_row.rs.hbs"),
+        templates.join("src/bin/every_row.rs.hbs"),
+    )
+    .unwrap();
+    let runtime = root().join("runtime");
+    let mut args = vec![
+        "codegen",
+        "--lang",
+        "rust",
+        "--out",
+        out.to_str().unwrap(),
+        "--runtime-path",
+        runtime.to_str().unwrap(),
+        "--templates",
+        templates.to_str().unwrap(),
+        "--format",
+        "json",
+    ];
+    args.extend(extra);
+    json(&ok(masterctl(game, &args)))
+}
+
+/// Cells of the canonical CSV files of masters/jp: (table, key, field) → value, keys
+/// joined by `|`; texts as `field@language`.
+fn canonical_cells(root: &Path) -> BTreeMap<(String, String, String), String> {
+    let project = masterctl_schemas::load::load_project(root).unwrap();
+    let project: Vec<(String, Vec<String>)> = project
+        .tables
+        .iter()
+        .map(|t| {
+            let key = t
+                .primary_key_names()
+                .iter()
+                .map(|k| k.to_string())
+                .collect();
+            (t.name.clone(), key)
+        })
+        .collect();
+    let mut cells = BTreeMap::new();
+    for (table, key) in &project {
+        let mut read = |path: &str, suffix: Option<&str>| {
+            let Ok(bytes) = std::process::Command::new("git")
+                .args(["show", &format!("masters/jp:{path}")])
+                .current_dir(root)
+                .output()
+            else {
+                return;
+            };
+            if !bytes.status.success() {
+                return;
+            }
+            let mut reader = csv::Reader::from_reader(&bytes.stdout[..]);
+            let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+            for record in reader.records() {
+                let record = record.unwrap();
+                let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+                let row_key: Vec<&str> = key.iter().map(|k| &record[at(k)]).collect();
+                for (i, field) in header.iter().enumerate() {
+                    if suffix.is_some() && key.contains(field) {
+                        continue;
+                    }
+                    let field = match suffix {
+                        Some(language) => format!("{field}@{language}"),
+                        None => field.clone(),
+                    };
+                    cells.insert(
+                        (table.clone(), row_key.join("|"), field),
+                        record[i].to_string(),
+                    );
+                }
+            }
+        };
+        read(&format!("tables/{table}.csv"), None);
+        read(&format!("locales/ja/{table}.csv"), Some("ja"));
+    }
+    cells
+}
+
+#[test]
+fn the_generated_rust_crate_reads_every_row_of_a_build() {
+    let game = sample_game();
+    let root_dir = game.path();
+    ok(masterctl(
+        root_dir,
+        &["build", "--region", "jp", "--out", "build"],
+    ));
+    let out = root_dir.join("game-masters");
+    let generated = generate(root_dir, &out, &["--region", "jp"]);
+    let files: Vec<(&str, &str)> = generated["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["path"].as_str().unwrap(), f["template"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        files,
+        [
+            ("Cargo.toml", "built-in"),
+            ("src/bin/every_row.rs", "added"),
+            ("src/lib.rs", "built-in"),
+        ]
+    );
+    // The crate builds with the workspace's versions of the runtime's dependencies.
+    std::fs::copy(root().join("Cargo.lock"), out.join("Cargo.lock")).unwrap();
+    std::fs::create_dir_all(out.join("tests")).unwrap();
+    std::fs::copy(
+        root().join("cli/tests/codegen/typed.rs"),
+        out.join("tests/typed.rs"),
+    )
+    .unwrap();
+    // What codegen wrote is as rustfmt writes it (the test's own program aside), and
+    // clippy finds nothing to say.
+    if installed("rustfmt", "rustup component add rustfmt") {
+        let fmt = Command::new("rustfmt")
+            .args(["--check", "--edition", "2021", "src/lib.rs"])
+            .current_dir(&out)
+            .output()
+            .unwrap();
+        assert!(fmt.status.success(), "not rustfmt-clean:\n{}", text(&fmt));
+    }
+    let built = cargo(&out, &["build", "--offline", "-q"]);
+    assert!(built.status.success(), "{}", text(&built));
+    let warnings = String::from_utf8_lossy(&built.stderr);
+    assert!(!warnings.contains("warning"), "{warnings}");
+    if installed("cargo-clippy", "rustup component add clippy") {
+        let clippy = cargo(
+            &out,
+            &["clippy", "--offline", "-q", "--lib", "--", "-D", "warnings"],
+        );
+        assert!(clippy.status.success(), "{}", text(&clippy));
+    }
+
+    // Every cell, read through the typed API, is the canonical file's.
+    let build_dir = root_dir.join("build");
+    let run = every_row(&out, &build_dir);
+    assert!(run.status.success(), "{}", text(&run));
+    let typed: BTreeMap<(String, String, String), String> = stdout(&run)
+        .lines()
+        .map(|line| {
+            let parts: Vec<&str> = line.splitn(4, '\t').collect();
+            (
+                (parts[0].into(), parts[1].into(), parts[2].into()),
+                parts[3].into(),
+            )
+        })
+        .collect();
+    let canonical = canonical_cells(root_dir);
+    assert!(canonical.len() > 150, "{} cells", canonical.len());
+    for (cell, value) in &canonical {
+        assert_eq!(typed.get(cell), Some(value), "{cell:?}");
+    }
+    // English: the translation, else the Japanese text (the build's fallback).
+    let english = |table: &str, key: &str, field: &str| {
+        typed[&(table.into(), key.into(), format!("{field}@en"))].clone()
+    };
+    assert_eq!(english("item", "1", "name"), "Iron Sword");
+    assert_eq!(english("item", "2", "name"), "鋼の剣");
+
+    // The API by name.
+    let tests = cargo_with(
+        &out,
+        &["test", "--offline", "-q"],
+        &[("MASTERS_BUILD", &build_dir)],
+    );
+    assert!(tests.status.success(), "{}", text(&tests));
+
+    // A build of other schemas is refused when it opens.
+    let schema = root_dir.join("schemas/item.toml");
+    let changed = std::fs::read_to_string(&schema)
+        .unwrap()
+        .replace("Things a player can own", "Things a player owns");
+    std::fs::write(&schema, changed).unwrap();
+    let workbooks = fixtures().join("workbooks");
+    ok(masterctl(
+        root_dir,
+        &["import", "--region", "jp", workbooks.to_str().unwrap()],
+    ));
+    ok(masterctl(
+        root_dir,
+        &["build", "--region", "jp", "--out", "build2"],
+    ));
+    let refused = every_row(&out, &root_dir.join("build2"));
+    assert_eq!(refused.status.code(), Some(3), "{}", text(&refused));
+    assert!(
+        text(&refused).contains("made from the schemas"),
+        "{}",
+        text(&refused)
+    );
+}
+
+#[test]
+fn codegen_is_deterministic_and_takes_templates_of_the_users() {
+    let game = sample_game();
+    let root_dir = game.path();
+    let out = root_dir.join("gen");
+    let first = generate(root_dir, &out, &[]);
+    assert!(
+        first["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["written"] == "written")
+    );
+    let lib = std::fs::read(out.join("src/lib.rs")).unwrap();
+    let before = std::fs::metadata(out.join("src/lib.rs"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    // A file codegen did not write stays.
+    std::fs::write(out.join("NOTES.md"), "mine").unwrap();
+    let again = generate(root_dir, &out, &[]);
+    assert!(
+        again["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["written"] == "unchanged")
+    );
+    assert_eq!(std::fs::read(out.join("src/lib.rs")).unwrap(), lib);
+    assert_eq!(
+        std::fs::metadata(out.join("src/lib.rs"))
+            .unwrap()
+            .modified()
+            .unwrap(),
+        before
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("NOTES.md")).unwrap(),
+        "mine"
+    );
+
+    // A user's template replaces the built-in one of its path; a partial is shared.
+    let templates = root_dir.join("my-templates");
+    std::fs::write(
+        templates.join("Cargo.toml.hbs"),
+        "# {{> banner}}\n[package]\nname = \"{{package}}\"\nversion = \"0.2.0\"\nedition = \"2021\"\n\n[dependencies]\nmasterctl-runtime = {{{runtime_dependency}}}\n",
+    )
+    .unwrap();
+    std::fs::write(templates.join("_banner.hbs"), "made for {{pascal package}}").unwrap();
+    let replaced = generate(root_dir, &out, &[]);
+    let cargo_toml = replaced["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "Cargo.toml")
+        .unwrap()
+        .clone();
+    assert_eq!(cargo_toml["template"], "override");
+    assert_eq!(cargo_toml["written"], "written");
+    let written = std::fs::read_to_string(out.join("Cargo.toml")).unwrap();
+    assert!(written.starts_with("# made for Masters\n"), "{written}");
+    assert!(written.contains("version = \"0.2.0\""), "{written}");
+
+    // A broken template is named, with its line; nothing is written.
+    std::fs::write(templates.join("broken.txt.hbs"), "fine\n{{#each tables}}\n").unwrap();
+    let broken = masterctl(
+        root_dir,
+        &[
+            "codegen",
+            "--lang",
+            "rust",
+            "--out",
+            out.to_str().unwrap(),
+            "--templates",
+            templates.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(broken.status.code(), Some(1), "{}", text(&broken));
+    assert!(
+        text(&broken).contains("broken.txt.hbs"),
+        "{}",
+        text(&broken)
+    );
+    assert!(!out.join("broken.txt").exists());
+
+    // No template for a language masterctl has none of yet, and none given: a usage error.
+    let none = masterctl(root_dir, &["codegen", "--lang", "go", "--out", "go"]);
+    assert_eq!(none.status.code(), Some(2), "{}", text(&none));
+}
+
+#[test]
+fn the_template_context_reads_like_this() {
+    let game = sample_game();
+    let out = ok(masterctl(
+        game.path(),
+        &["codegen", "--lang", "rust", "--dump-context"],
+    ));
+    let context = json(&out);
+    // Every table, each enum once, the generated masters by kind.
+    assert_eq!(context["tables"].as_array().unwrap().len(), 8);
+    assert_eq!(context["reverses"][0]["name"], "item_sources");
+    assert_eq!(context["matrices"][0]["default"], "1.0");
+    insta::assert_snapshot!("dump_context", stdout(&out));
+}

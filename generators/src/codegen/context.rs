@@ -1,0 +1,584 @@
+//! The template context: what the schemas say, arranged for code — tables with their
+//! fields typed in the target language, keys, indexes, enums, reverse lookups and custom
+//! masters. `masterctl codegen --dump-context` prints it; templates read nothing else.
+
+use masterctl_schemas::Value;
+use masterctl_schemas::schema::{
+    CustomKind, Field as SchemaField, FieldType, GeneratedKind, Project, TableSchema,
+};
+use serde::Serialize;
+
+use super::Lang;
+use super::names::{camel, enum_idents, literal, pascal, safe_ident};
+
+/// Everything a template sees.
+#[derive(Debug, Clone, Serialize)]
+pub struct Context {
+    /// `masterctl <version>`: what wrote the code.
+    pub generator: String,
+    /// The target language (`rust`, `csharp`, `go`, `typescript`).
+    pub lang: String,
+    /// The schema hash of the builds this code reads (a build's manifest has it).
+    pub schema_hash: String,
+    pub source_language: String,
+    /// Every language of the project, the source first.
+    pub languages: Vec<String>,
+    /// The package or crate name (`--name`).
+    pub package: String,
+    /// How the generated Rust crate reaches `masterctl-runtime` (a Cargo dependency
+    /// specification: `{ path = "..." }` or `"0.1"`).
+    pub runtime_dependency: String,
+    pub tables: Vec<Table>,
+    pub enums: Vec<Enum>,
+    pub reverses: Vec<Reverse>,
+    pub groups: Vec<Group>,
+    pub weighted: Vec<Weighted>,
+    pub matrices: Vec<Matrix>,
+}
+
+/// What a table or a generated master is called.
+#[derive(Debug, Clone, Serialize)]
+pub struct Named {
+    pub name: String,
+    /// Its type's name (`QuestDrop`).
+    pub type_name: String,
+    /// Its member name in the target language's convention.
+    pub ident: String,
+    pub description: Option<String>,
+}
+
+impl Named {
+    fn new(lang: Lang, name: &str, description: &Option<String>) -> Named {
+        Named {
+            name: name.to_string(),
+            type_name: pascal(name),
+            ident: member(lang, name),
+            description: description.clone(),
+        }
+    }
+}
+
+/// One table.
+#[derive(Debug, Clone, Serialize)]
+pub struct Table {
+    #[serde(flatten)]
+    pub named: Named,
+    /// Every field, in the schema's order.
+    pub fields: Vec<Field>,
+    /// The fields stored in the table's archive (all but texts).
+    pub columns: Vec<Field>,
+    /// The text fields (one string per language).
+    pub texts: Vec<Field>,
+    /// The primary key's fields, in key order.
+    pub key: Vec<Field>,
+    pub indexes: Vec<Index>,
+    /// The reverse lookups whose target is this table.
+    pub reverses: Vec<String>,
+}
+
+/// One field, typed for the target language.
+#[derive(Debug, Clone, Serialize)]
+pub struct Field {
+    pub name: String,
+    /// The accessor's name in the target language's convention (reserved words escaped).
+    pub ident: String,
+    /// Its position among the table's fields.
+    pub index: usize,
+    /// `int`, `float`, `bool`, `string`, `text`, `enum`, `date` or `datetime` (a list's
+    /// element kind for a list).
+    pub kind: &'static str,
+    pub list: bool,
+    /// May be empty (optional, without a default).
+    pub nullable: bool,
+    /// The accessor's type in the target language (`Option<i64>`, `long?`...).
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// The element type: the type itself, or a list's element type, never optional.
+    pub scalar_type: String,
+    /// The type of an argument taking one element (a key, an index value): the element
+    /// type, borrowed for no longer than the call (`&str` in Rust).
+    pub arg_type: String,
+    /// How the runtime archive stores an element: `Int`, `Float`, `Bool`, `Str` (strings,
+    /// texts and enums), `Date` or `DateTime`.
+    pub archive_type: &'static str,
+    /// The enum type's name, for `enum` and `list<enum>` fields.
+    pub enum_name: Option<String>,
+    pub description: Option<String>,
+    pub references: Option<Reference>,
+    /// Part of the primary key.
+    pub key: bool,
+    pub unique: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Reference {
+    pub table: String,
+    pub type_name: String,
+    /// The referenced table's member name.
+    pub ident: String,
+    pub field: String,
+    /// The field referred to is that table's whole primary key (a lookup by key finds
+    /// the row).
+    pub by_key: bool,
+}
+
+/// A secondary index.
+#[derive(Debug, Clone, Serialize)]
+pub struct Index {
+    /// Its fields' names joined by `_and_` (`category_id`, `chapter_id_and_order`).
+    pub name: String,
+    pub fields: Vec<Field>,
+    pub unique: bool,
+    pub order_by: Vec<String>,
+}
+
+/// The values of one `enum` field.
+#[derive(Debug, Clone, Serialize)]
+pub struct Enum {
+    /// The type's name: table and field (`ItemRarity`).
+    pub name: String,
+    pub table: String,
+    pub field: String,
+    pub description: Option<String>,
+    pub values: Vec<EnumValue>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EnumValue {
+    /// As written in the cells.
+    pub value: String,
+    /// A PascalCase identifier every target language accepts, unique in its enum.
+    pub ident: String,
+    /// The value as a string literal of the target language.
+    pub literal: String,
+    /// Its position (the number client exports store).
+    pub index: usize,
+}
+
+/// A reverse lookup: for a row of `target`, the rows of the sources that point at it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Reverse {
+    #[serde(flatten)]
+    pub named: Named,
+    pub target: String,
+    pub target_type: String,
+    /// The target's key field (the lookup's argument).
+    pub key: Field,
+    /// The archive's column holding the target's key (`item_id`).
+    pub key_column: String,
+    pub sources: Vec<ReverseSource>,
+    /// The extra columns copied from the sources, typed by the first source that has
+    /// each (always nullable: another source may lack it).
+    pub columns: Vec<Field>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ReverseSource {
+    pub table: String,
+    pub type_name: String,
+    /// The source table's member name.
+    pub ident: String,
+    pub field: String,
+    /// The name as a string literal of the target language.
+    pub literal: String,
+}
+
+/// A custom master grouping a table's rows by key fields.
+#[derive(Debug, Clone, Serialize)]
+pub struct Group {
+    #[serde(flatten)]
+    pub named: Named,
+    pub table: String,
+    pub table_type: String,
+    /// The grouped table's member name.
+    pub table_ident: String,
+    pub group_by: Vec<Field>,
+    pub order_by: Vec<String>,
+}
+
+/// A custom master of cumulative weights per group, for weighted draws.
+#[derive(Debug, Clone, Serialize)]
+pub struct Weighted {
+    #[serde(flatten)]
+    pub named: Named,
+    pub table: String,
+    pub table_type: String,
+    /// The grouped table's member name.
+    pub table_ident: String,
+    pub group_by: Vec<Field>,
+    pub weight: Field,
+}
+
+/// A dense table over two enum fields.
+#[derive(Debug, Clone, Serialize)]
+pub struct Matrix {
+    #[serde(flatten)]
+    pub named: Named,
+    pub table: String,
+    pub row: Field,
+    pub column: Field,
+    pub value: Field,
+    /// The value of a missing cell, as a literal of the target language.
+    pub default: Option<String>,
+}
+
+/// The names a table, field or master is known by in generated code.
+fn member(lang: Lang, name: &str) -> String {
+    match lang {
+        Lang::Rust => safe_ident(lang, name),
+        Lang::CSharp | Lang::Go => safe_ident(lang, &pascal(name)),
+        Lang::TypeScript => safe_ident(lang, &camel(name)),
+    }
+}
+
+/// The enum type of `field` of `table`.
+pub fn enum_name(table: &str, field: &str) -> String {
+    format!("{}{}", pascal(table), pascal(field))
+}
+
+/// A scalar type's name in `lang`.
+fn scalar_name(lang: Lang, ty: &FieldType, enum_type: Option<&str>) -> String {
+    let name = match (lang, ty) {
+        (_, FieldType::Enum) => return enum_type.unwrap_or("String").to_string(),
+        (Lang::Rust, FieldType::Int) => "i64",
+        (Lang::Rust, FieldType::Float) => "f64",
+        (Lang::Rust, FieldType::Bool) => "bool",
+        (Lang::Rust, FieldType::String | FieldType::Text) => "&'a str",
+        (Lang::Rust, FieldType::Date) => "Date",
+        (Lang::Rust, FieldType::DateTime) => "DateTime",
+        (Lang::CSharp, FieldType::Int) => "long",
+        (Lang::CSharp, FieldType::Float) => "double",
+        (Lang::CSharp, FieldType::Bool) => "bool",
+        (Lang::CSharp, FieldType::String | FieldType::Text) => "string",
+        (Lang::CSharp, FieldType::Date | FieldType::DateTime) => "System.DateTime",
+        (Lang::Go, FieldType::Int) => "int64",
+        (Lang::Go, FieldType::Float) => "float64",
+        (Lang::Go, FieldType::Bool) => "bool",
+        (Lang::Go, FieldType::String | FieldType::Text) => "string",
+        (Lang::Go, FieldType::Date | FieldType::DateTime) => "time.Time",
+        (Lang::TypeScript, FieldType::Int | FieldType::Float) => "number",
+        (Lang::TypeScript, FieldType::Bool) => "boolean",
+        (Lang::TypeScript, FieldType::String | FieldType::Text) => "string",
+        (Lang::TypeScript, FieldType::Date | FieldType::DateTime) => "Date",
+        (_, FieldType::List(inner)) => return scalar_name(lang, inner, enum_type),
+    };
+    name.to_string()
+}
+
+/// The accessor's type: lists and nullable fields wrapped as `lang` wraps them.
+fn full_type(lang: Lang, scalar: &str, list: bool, nullable: bool) -> String {
+    let ty = match (lang, list) {
+        (_, false) => scalar.to_string(),
+        (Lang::Rust, true) => format!("List<'a, {scalar}>"),
+        (Lang::CSharp, true) => format!("System.Collections.Generic.IReadOnlyList<{scalar}>"),
+        (Lang::Go, true) => format!("[]{scalar}"),
+        (Lang::TypeScript, true) => format!("readonly {scalar}[]"),
+    };
+    if !nullable {
+        return ty;
+    }
+    match lang {
+        Lang::Rust => format!("Option<{ty}>"),
+        // Reference types are nullable as they are; value types take `?`.
+        Lang::CSharp if list || scalar == "string" => ty,
+        Lang::CSharp => format!("{ty}?"),
+        Lang::Go if list => ty,
+        Lang::Go => format!("*{ty}"),
+        Lang::TypeScript => format!("{ty} | null"),
+    }
+}
+
+fn kind(ty: &FieldType) -> &'static str {
+    match ty.scalar() {
+        FieldType::Int => "int",
+        FieldType::Float => "float",
+        FieldType::Bool => "bool",
+        FieldType::String => "string",
+        FieldType::Text => "text",
+        FieldType::Enum => "enum",
+        FieldType::Date => "date",
+        FieldType::DateTime => "datetime",
+        FieldType::List(_) => "list",
+    }
+}
+
+fn field(lang: Lang, project: &Project, table: &TableSchema, index: usize) -> Field {
+    let schema: &SchemaField = &table.fields[index];
+    let enum_type =
+        (*schema.ty.scalar() == FieldType::Enum).then(|| enum_name(&table.name, &schema.name));
+    let scalar_type = scalar_name(lang, &schema.ty, enum_type.as_deref());
+    let list = matches!(schema.ty, FieldType::List(_));
+    let nullable = schema.optional && schema.default.is_none();
+    Field {
+        name: schema.name.clone(),
+        ident: member(lang, &schema.name),
+        index,
+        kind: kind(&schema.ty),
+        list,
+        nullable,
+        ty: full_type(lang, &scalar_type, list, nullable),
+        arg_type: scalar_type.replace("&'a ", "&"),
+        archive_type: match schema.ty.scalar() {
+            FieldType::Int => "Int",
+            FieldType::Float => "Float",
+            FieldType::Bool => "Bool",
+            FieldType::Date => "Date",
+            FieldType::DateTime => "DateTime",
+            _ => "Str",
+        },
+        scalar_type,
+        enum_name: enum_type,
+        description: schema.description.clone(),
+        references: schema.references.as_ref().map(|r| Reference {
+            table: r.table.clone(),
+            type_name: pascal(&r.table),
+            ident: member(lang, &r.table),
+            field: r.field.clone(),
+            by_key: project
+                .table(&r.table)
+                .is_some_and(|t| t.primary_key_names() == [r.field.as_str()]),
+        }),
+        key: table.primary_key.contains(&index),
+        unique: schema.unique,
+    }
+}
+
+/// A number (or other value) as a literal of `lang`.
+fn value_literal(lang: Lang, value: &Value, ty: &FieldType) -> String {
+    match (value, ty) {
+        (Value::Int(v), FieldType::Float) => format!("{v}.0"),
+        (Value::Int(v), _) => v.to_string(),
+        (Value::Float(v), _) => {
+            let text = masterctl_runtime::text::format_float(*v);
+            if text.contains(['.', 'e', 'E']) || !v.is_finite() {
+                text
+            } else {
+                format!("{text}.0")
+            }
+        }
+        (Value::Bool(v), _) => v.to_string(),
+        (other, _) => literal(lang, &other.canonical()),
+    }
+}
+
+/// The context of `project` for `lang`.
+pub fn context(
+    project: &Project,
+    lang: Lang,
+    schema_hash: &str,
+    package: &str,
+    runtime_dependency: &str,
+) -> Context {
+    let table_of = |name: &str| project.table(name);
+    let mut tables: Vec<Table> = project
+        .tables
+        .iter()
+        .map(|table| {
+            let fields: Vec<Field> = (0..table.fields.len())
+                .map(|i| field(lang, project, table, i))
+                .collect();
+            Table {
+                named: Named::new(lang, &table.name, &table.description),
+                columns: fields
+                    .iter()
+                    .filter(|f| f.kind != "text")
+                    .cloned()
+                    .collect(),
+                texts: fields
+                    .iter()
+                    .filter(|f| f.kind == "text")
+                    .cloned()
+                    .collect(),
+                key: table
+                    .primary_key
+                    .iter()
+                    .map(|&k| fields[k].clone())
+                    .collect(),
+                indexes: table
+                    .indexes
+                    .iter()
+                    .map(|index| Index {
+                        name: index
+                            .fields
+                            .iter()
+                            .map(|&f| table.fields[f].name.as_str())
+                            .collect::<Vec<_>>()
+                            .join("_and_"),
+                        fields: index.fields.iter().map(|&f| fields[f].clone()).collect(),
+                        unique: index.unique,
+                        order_by: index
+                            .order_by
+                            .iter()
+                            .map(|&f| table.fields[f].name.clone())
+                            .collect(),
+                    })
+                    .collect(),
+                fields,
+                reverses: Vec::new(),
+            }
+        })
+        .collect();
+    let enums = project
+        .tables
+        .iter()
+        .flat_map(|table| {
+            table
+                .fields
+                .iter()
+                .filter(|f| *f.ty.scalar() == FieldType::Enum)
+                .map(move |f| {
+                    let idents = enum_idents(&f.values);
+                    Enum {
+                        name: enum_name(&table.name, &f.name),
+                        table: table.name.clone(),
+                        field: f.name.clone(),
+                        description: f.description.clone(),
+                        values: f
+                            .values
+                            .iter()
+                            .zip(idents)
+                            .enumerate()
+                            .map(|(index, (value, ident))| EnumValue {
+                                value: value.to_string(),
+                                ident,
+                                literal: literal(lang, value),
+                                index,
+                            })
+                            .collect(),
+                    }
+                })
+        })
+        .collect();
+    let mut context = Context {
+        generator: format!("masterctl {}", env!("CARGO_PKG_VERSION")),
+        lang: lang.name().to_string(),
+        schema_hash: schema_hash.to_string(),
+        source_language: project.config.source_language.clone(),
+        languages: project.config.languages_source_first().cloned().collect(),
+        package: package.to_string(),
+        runtime_dependency: runtime_dependency.to_string(),
+        tables: Vec::new(),
+        enums,
+        reverses: Vec::new(),
+        groups: Vec::new(),
+        weighted: Vec::new(),
+        matrices: Vec::new(),
+    };
+    let fields_of = |table: &TableSchema, names: &[String]| -> Vec<Field> {
+        names
+            .iter()
+            .filter_map(|n| table.field_index(n))
+            .map(|i| field(lang, project, table, i))
+            .collect()
+    };
+    for generated in &project.generated {
+        let named = Named::new(lang, &generated.name, &generated.description);
+        match &generated.kind {
+            GeneratedKind::Reverse(reverse) => {
+                let Some(target) = table_of(&reverse.target) else {
+                    continue;
+                };
+                let Some(&key) = target.primary_key.first() else {
+                    continue;
+                };
+                let mut columns: Vec<Field> = Vec::new();
+                for source in &reverse.sources {
+                    let Some(table) = table_of(&source.table) else {
+                        continue;
+                    };
+                    for column in &source.columns {
+                        if columns.iter().any(|c| &c.name == column) {
+                            continue;
+                        }
+                        if let Some(i) = table.field_index(column) {
+                            let mut typed = field(lang, project, table, i);
+                            // Another source may lack it: empty there.
+                            typed.nullable = true;
+                            typed.ty = full_type(lang, &typed.scalar_type, typed.list, true);
+                            typed.key = false;
+                            typed.references = None;
+                            columns.push(typed);
+                        }
+                    }
+                }
+                if let Some(table) = tables.iter_mut().find(|t| t.named.name == reverse.target) {
+                    table.reverses.push(generated.name.clone());
+                }
+                context.reverses.push(Reverse {
+                    named,
+                    target: reverse.target.clone(),
+                    target_type: pascal(&reverse.target),
+                    key: field(lang, project, target, key),
+                    key_column: format!("{}_{}", reverse.target, target.fields[key].name),
+                    sources: reverse
+                        .sources
+                        .iter()
+                        .map(|s| ReverseSource {
+                            table: s.table.clone(),
+                            type_name: pascal(&s.table),
+                            ident: member(lang, &s.table),
+                            field: s.field.clone(),
+                            literal: literal(lang, &s.table),
+                        })
+                        .collect(),
+                    columns,
+                });
+            }
+            GeneratedKind::Custom(custom) => {
+                let Some(table) = table_of(&custom.table) else {
+                    continue;
+                };
+                match &custom.kind {
+                    CustomKind::Group { group_by, order_by } => context.groups.push(Group {
+                        named,
+                        table: table.name.clone(),
+                        table_type: pascal(&table.name),
+                        table_ident: member(lang, &table.name),
+                        group_by: fields_of(table, group_by),
+                        order_by: order_by.clone(),
+                    }),
+                    CustomKind::Weighted { group_by, weight } => {
+                        let Some(weight) = table.field_index(weight) else {
+                            continue;
+                        };
+                        context.weighted.push(Weighted {
+                            named,
+                            table: table.name.clone(),
+                            table_type: pascal(&table.name),
+                            table_ident: member(lang, &table.name),
+                            group_by: fields_of(table, group_by),
+                            weight: field(lang, project, table, weight),
+                        });
+                    }
+                    CustomKind::Matrix {
+                        row,
+                        column,
+                        value,
+                        default,
+                    } => {
+                        let (Some(r), Some(c), Some(v)) = (
+                            table.field_index(row),
+                            table.field_index(column),
+                            table.field_index(value),
+                        ) else {
+                            continue;
+                        };
+                        let value_type = table.fields[v].ty.clone();
+                        context.matrices.push(Matrix {
+                            named,
+                            table: table.name.clone(),
+                            row: field(lang, project, table, r),
+                            column: field(lang, project, table, c),
+                            value: field(lang, project, table, v),
+                            default: default
+                                .as_ref()
+                                .map(|d| value_literal(lang, d, &value_type)),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    context.tables = std::mem::take(&mut tables);
+    context
+}

@@ -1,0 +1,312 @@
+//! `masterctl codegen`: typed access to a project's masters, written by handlebars
+//! templates from the schemas. The built-in templates (`generators/templates/<lang>/`)
+//! are compiled in; a folder of the user's overrides one by file name or adds files.
+//! A template sees the [`Context`] alone; output is deterministic.
+
+pub mod context;
+pub mod names;
+
+use std::path::{Component, Path};
+
+use handlebars::{
+    Context as HbContext, Handlebars, Helper, HelperResult, Output, RenderContext, Renderable,
+};
+use serde::Serialize;
+
+pub use context::{Context, context};
+
+/// A language code is generated for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Lang {
+    Rust,
+    CSharp,
+    Go,
+    TypeScript,
+}
+
+impl Lang {
+    pub const ALL: [Lang; 4] = [Lang::Rust, Lang::CSharp, Lang::Go, Lang::TypeScript];
+
+    /// As `--lang` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::Rust => "rust",
+            Lang::CSharp => "csharp",
+            Lang::Go => "go",
+            Lang::TypeScript => "typescript",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Lang> {
+        Lang::ALL.into_iter().find(|l| l.name() == name)
+    }
+
+    /// The built-in templates: (output path + `.hbs`, template text).
+    fn templates(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Lang::Rust => &[
+                (
+                    "Cargo.toml.hbs",
+                    include_str!("../../templates/rust/Cargo.toml.hbs"),
+                ),
+                (
+                    "src/lib.rs.hbs",
+                    include_str!("../../templates/rust/src/lib.rs.hbs"),
+                ),
+            ],
+            Lang::CSharp | Lang::Go | Lang::TypeScript => &[],
+        }
+    }
+}
+
+/// Why code was not generated.
+#[derive(Debug, thiserror::Error)]
+pub enum CodegenError {
+    #[error("masterctl has no templates for {0} yet: use --templates DIR to give them")]
+    NoTemplates(&'static str),
+    #[error("template {name}: {message}")]
+    Template { name: String, message: String },
+    #[error("template {name}: its output path is not a relative path inside --out")]
+    OutsidePath { name: String },
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// A template given by the user: its path under `--templates` (`src/lib.rs.hbs`, or a
+/// partial `_row.hbs`) and its text.
+#[derive(Debug, Clone)]
+pub struct UserTemplate {
+    pub path: String,
+    pub text: String,
+}
+
+/// One generated file, its path relative to the output folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GeneratedFile {
+    pub path: String,
+    #[serde(skip)]
+    pub content: String,
+    /// Where it came from: `built-in`, `override` or `added`.
+    pub template: &'static str,
+}
+
+/// A template's output path: its own without `.hbs`, checked to stay inside the folder.
+fn output_path(name: &str) -> Result<String, CodegenError> {
+    let path = name.strip_suffix(".hbs").unwrap_or(name);
+    let inside = !path.is_empty()
+        && Path::new(path)
+            .components()
+            .all(|c| matches!(c, Component::Normal(_)));
+    if inside {
+        Ok(path.to_string())
+    } else {
+        Err(CodegenError::OutsidePath {
+            name: name.to_string(),
+        })
+    }
+}
+
+/// A partial's name: `_row.hbs` anywhere → `row`.
+fn partial_name(path: &str) -> Option<&str> {
+    let file = path.rsplit('/').next()?;
+    file.strip_prefix('_')?.strip_suffix(".hbs")
+}
+
+/// Render every template for `context`'s language: the built-in ones, each replaced by
+/// the user's template of the same path, and the user's other templates added. Files
+/// come back sorted by path.
+pub fn generate(
+    context: &Context,
+    lang: Lang,
+    user: &[UserTemplate],
+) -> Result<Vec<GeneratedFile>, CodegenError> {
+    let mut registry = Handlebars::new();
+    registry.set_strict_mode(true);
+    registry.register_escape_fn(handlebars::no_escape);
+    register_helpers(&mut registry, lang);
+    let template_error = |name: &str, e: &dyn std::fmt::Display| CodegenError::Template {
+        name: name.to_string(),
+        message: e.to_string(),
+    };
+    // (name, text, origin): built-ins first, the user's replacing or adding.
+    let mut templates: Vec<(String, &str, &'static str)> = lang
+        .templates()
+        .iter()
+        .map(|(name, text)| (name.to_string(), *text, "built-in"))
+        .collect();
+    for template in user {
+        match templates
+            .iter_mut()
+            .find(|(name, ..)| *name == template.path)
+        {
+            Some(existing) => *existing = (template.path.clone(), &template.text, "override"),
+            None => templates.push((template.path.clone(), &template.text, "added")),
+        }
+    }
+    if !templates
+        .iter()
+        .any(|(name, ..)| partial_name(name).is_none())
+    {
+        return Err(CodegenError::NoTemplates(lang.name()));
+    }
+    for (name, text, _) in &templates {
+        if let Some(partial) = partial_name(name) {
+            registry
+                .register_partial(partial, *text)
+                .map_err(|e| template_error(name, &e))?;
+        } else {
+            registry
+                .register_template_string(name, *text)
+                .map_err(|e| template_error(name, &e))?;
+        }
+    }
+    let mut files = Vec::new();
+    for (name, _, origin) in &templates {
+        if partial_name(name).is_some() {
+            continue;
+        }
+        let path = output_path(name)?;
+        let content = registry
+            .render(name, context)
+            .map_err(|e| template_error(name, &e))?;
+        files.push(GeneratedFile {
+            path,
+            content,
+            template: origin,
+        });
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(files)
+}
+
+/// What writing a generated file did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Written {
+    Written,
+    /// The file already held exactly this: left untouched (its time too).
+    Unchanged,
+}
+
+/// Write `files` under `out`: each only when its content differs from what is there
+/// (atomically: a reader sees the old file or the new one); files there that codegen
+/// did not write are never touched.
+pub fn write_files(out: &Path, files: &[GeneratedFile]) -> Result<Vec<Written>, CodegenError> {
+    let io = |path: &Path| {
+        let path = path.display().to_string();
+        move |source| CodegenError::Io { path, source }
+    };
+    files
+        .iter()
+        .map(|file| {
+            let path = out.join(&file.path);
+            let existing =
+                masterctl_runtime::files::read_regular(&path, 1 << 30).map_err(io(&path))?;
+            if existing.as_deref() == Some(file.content.as_bytes()) {
+                return Ok(Written::Unchanged);
+            }
+            std::fs::create_dir_all(masterctl_runtime::files::parent_of(&path))
+                .map_err(io(&path))?;
+            masterctl_runtime::files::write_atomic(&path, file.content.as_bytes())
+                .map_err(io(&path))?;
+            Ok(Written::Written)
+        })
+        .collect()
+}
+
+/// A helper computing its text from its parameters (as JSON values).
+fn helper(
+    registry: &mut Handlebars<'_>,
+    name: &'static str,
+    f: impl Fn(&[&serde_json::Value]) -> String + Send + Sync + 'static,
+) {
+    registry.register_helper(
+        name,
+        Box::new(
+            move |h: &Helper<'_>,
+                  _: &Handlebars<'_>,
+                  _: &HbContext,
+                  _: &mut RenderContext<'_, '_>,
+                  out: &mut dyn Output|
+                  -> HelperResult {
+                let params: Vec<&serde_json::Value> =
+                    h.params().iter().map(|p| p.value()).collect();
+                out.write(&f(&params))?;
+                Ok(())
+            },
+        ),
+    );
+}
+
+/// Parameter `at` as text (a number or `true` as written; nothing as empty).
+fn text(params: &[&serde_json::Value], at: usize) -> String {
+    match params.get(at) {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(serde_json::Value::Null) | None => String::new(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// The helpers templates have besides handlebars' own (`eq`, `and`, `len`...): case
+/// conversions (`snake`, `camel`, `pascal`, `screaming`, `kebab`), `lit` (a string
+/// literal of the language), `ident_of` (a name made a usable identifier: reserved words
+/// escaped), `doc TEXT PREFIX` (doc-comment lines), `join LIST SEPARATOR`, and the block
+/// `rust_fn INDENT` (a Rust signature laid out as rustfmt lays it out at that
+/// indentation).
+fn register_helpers(registry: &mut Handlebars<'_>, lang: Lang) {
+    type Convert = fn(&str) -> String;
+    let one: [(&'static str, Convert); 5] = [
+        ("snake", names::snake),
+        ("camel", names::camel),
+        ("pascal", names::pascal),
+        ("screaming", names::screaming),
+        ("kebab", names::kebab),
+    ];
+    for (name, f) in one {
+        helper(registry, name, move |p| f(&text(p, 0)));
+    }
+    helper(registry, "lit", move |p| names::literal(lang, &text(p, 0)));
+    helper(registry, "ident_of", move |p| {
+        names::safe_ident(lang, &text(p, 0))
+    });
+    helper(registry, "doc", move |p| {
+        let prefix = match text(p, 1) {
+            prefix if prefix.is_empty() => "///".to_string(),
+            prefix => prefix,
+        };
+        let lines = names::doc_lines(lang, &text(p, 0), &prefix);
+        lines.trim_end_matches('\n').to_string()
+    });
+    helper(registry, "join", |p| {
+        let items = p.first().and_then(|v| v.as_array());
+        let items: Vec<String> = items.into_iter().flatten().map(|v| text(&[v], 0)).collect();
+        let separator = match p.get(1) {
+            Some(_) => text(p, 1),
+            None => ", ".to_string(),
+        };
+        items.join(&separator)
+    });
+    registry.register_helper("rust_fn", Box::new(rust_fn));
+}
+
+/// `{{#rust_fn INDENT}}pub fn ...{{/rust_fn}}`: the signature inside, as rustfmt lays it
+/// out at that indentation.
+fn rust_fn<'reg, 'rc>(
+    h: &Helper<'rc>,
+    r: &'reg Handlebars<'reg>,
+    ctx: &'rc HbContext,
+    rc: &mut RenderContext<'reg, 'rc>,
+    out: &mut dyn Output,
+) -> HelperResult {
+    let indent = h.param(0).and_then(|p| p.value().as_u64()).unwrap_or(0) as usize;
+    let signature = match h.template() {
+        Some(t) => t.renders(r, ctx, rc)?,
+        None => String::new(),
+    };
+    out.write(&names::rust_signature(signature.trim(), indent))?;
+    Ok(())
+}

@@ -1,0 +1,464 @@
+//! Names in generated code: case conversions of schema identifiers, identifiers made from
+//! enum values (any text) that every target language accepts, and text from schemas
+//! (values, descriptions) escaped for a string literal or a doc comment of each language.
+
+use super::Lang;
+
+/// Split an identifier or a value into its words: at `_`, `-`, spaces and other
+/// punctuation, and where a lower-case letter or digit meets an upper-case one.
+fn words(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut previous: Option<char> = None;
+    for c in text.chars() {
+        if !c.is_alphanumeric() {
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+            previous = None;
+            continue;
+        }
+        if c.is_uppercase() && previous.is_some_and(|p| p.is_lowercase() || p.is_ascii_digit()) {
+            words.push(std::mem::take(&mut word));
+        }
+        word.push(c);
+        previous = Some(c);
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
+fn capitalized(word: &str) -> String {
+    let mut chars = word.chars();
+    match chars.next() {
+        Some(first) => first
+            .to_uppercase()
+            .chain(chars.flat_map(char::to_lowercase))
+            .collect(),
+        None => String::new(),
+    }
+}
+
+/// `drop_rate` → `drop_rate`.
+pub fn snake(text: &str) -> String {
+    words(text)
+        .iter()
+        .map(|w| w.to_lowercase())
+        .collect::<Vec<_>>()
+        .join("_")
+}
+
+/// `drop_rate` → `DROP_RATE`.
+pub fn screaming(text: &str) -> String {
+    snake(text).to_uppercase()
+}
+
+/// `drop_rate` → `drop-rate`.
+pub fn kebab(text: &str) -> String {
+    snake(text).replace('_', "-")
+}
+
+/// `drop_rate` → `DropRate`.
+pub fn pascal(text: &str) -> String {
+    words(text).iter().map(|w| capitalized(w)).collect()
+}
+
+/// `drop_rate` → `dropRate`.
+pub fn camel(text: &str) -> String {
+    let words = words(text);
+    let mut out = String::new();
+    for (i, word) in words.iter().enumerate() {
+        if i == 0 {
+            out.push_str(&word.to_lowercase());
+        } else {
+            out.push_str(&capitalized(word));
+        }
+    }
+    out
+}
+
+/// Words no target language lets an identifier be, in the case each is written in.
+fn reserved(lang: Lang, ident: &str) -> bool {
+    const RUST: &[&str] = &[
+        "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum",
+        "extern", "false", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod",
+        "move", "mut", "pub", "ref", "return", "self", "Self", "static", "struct", "super",
+        "trait", "true", "type", "unsafe", "use", "where", "while", "abstract", "become", "box",
+        "do", "final", "macro", "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
+    ];
+    const CSHARP: &[&str] = &[
+        "abstract",
+        "as",
+        "base",
+        "bool",
+        "break",
+        "byte",
+        "case",
+        "catch",
+        "char",
+        "checked",
+        "class",
+        "const",
+        "continue",
+        "decimal",
+        "default",
+        "delegate",
+        "do",
+        "double",
+        "else",
+        "enum",
+        "event",
+        "explicit",
+        "extern",
+        "false",
+        "finally",
+        "fixed",
+        "float",
+        "for",
+        "foreach",
+        "goto",
+        "if",
+        "implicit",
+        "in",
+        "int",
+        "interface",
+        "internal",
+        "is",
+        "lock",
+        "long",
+        "namespace",
+        "new",
+        "null",
+        "object",
+        "operator",
+        "out",
+        "override",
+        "params",
+        "private",
+        "protected",
+        "public",
+        "readonly",
+        "ref",
+        "return",
+        "sbyte",
+        "sealed",
+        "short",
+        "sizeof",
+        "stackalloc",
+        "static",
+        "string",
+        "struct",
+        "switch",
+        "this",
+        "throw",
+        "true",
+        "try",
+        "typeof",
+        "uint",
+        "ulong",
+        "unchecked",
+        "unsafe",
+        "ushort",
+        "using",
+        "virtual",
+        "void",
+        "volatile",
+        "while",
+    ];
+    const GO: &[&str] = &[
+        "break",
+        "case",
+        "chan",
+        "const",
+        "continue",
+        "default",
+        "defer",
+        "else",
+        "fallthrough",
+        "for",
+        "func",
+        "go",
+        "goto",
+        "if",
+        "import",
+        "interface",
+        "map",
+        "package",
+        "range",
+        "return",
+        "select",
+        "struct",
+        "switch",
+        "type",
+        "var",
+    ];
+    const TYPESCRIPT: &[&str] = &[
+        "break",
+        "case",
+        "catch",
+        "class",
+        "const",
+        "continue",
+        "debugger",
+        "default",
+        "delete",
+        "do",
+        "else",
+        "enum",
+        "export",
+        "extends",
+        "false",
+        "finally",
+        "for",
+        "function",
+        "if",
+        "import",
+        "in",
+        "instanceof",
+        "new",
+        "null",
+        "return",
+        "super",
+        "switch",
+        "this",
+        "throw",
+        "true",
+        "try",
+        "typeof",
+        "var",
+        "void",
+        "while",
+        "with",
+        "let",
+        "static",
+        "yield",
+        "await",
+        "implements",
+        "interface",
+        "package",
+        "private",
+        "protected",
+        "public",
+    ];
+    let words = match lang {
+        Lang::Rust => RUST,
+        Lang::CSharp => CSHARP,
+        Lang::Go => GO,
+        Lang::TypeScript => TYPESCRIPT,
+    };
+    words.contains(&ident)
+}
+
+/// `ident` usable as an identifier of `lang`: a reserved word gets the language's way
+/// out (`r#type` in Rust, `@class` in C#) or a trailing `_`.
+pub fn safe_ident(lang: Lang, ident: &str) -> String {
+    if !reserved(lang, ident) {
+        return ident.to_string();
+    }
+    match lang {
+        Lang::Rust if !matches!(ident, "self" | "Self" | "super" | "crate") => format!("r#{ident}"),
+        Lang::CSharp => format!("@{ident}"),
+        _ => format!("{ident}_"),
+    }
+}
+
+/// PascalCase names for the values of one enum, in the values' order: ASCII letters and
+/// digits only (a value of other letters becomes `V` and its position), never starting
+/// with a digit, never a reserved word of any target language, and all different.
+pub fn enum_idents(values: &[impl AsRef<str>]) -> Vec<String> {
+    let mut idents: Vec<String> = Vec::with_capacity(values.len());
+    for (i, value) in values.iter().enumerate() {
+        let ascii: String = pascal(value.as_ref())
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .collect();
+        let mut ident = match ascii.chars().next() {
+            None => format!("V{i}"),
+            Some(c) if c.is_ascii_digit() => format!("V{ascii}"),
+            Some(_) => ascii,
+        };
+        if [Lang::Rust, Lang::CSharp, Lang::Go, Lang::TypeScript]
+            .iter()
+            .any(|&lang| reserved(lang, &ident))
+        {
+            ident.push('_');
+        }
+        let base = ident.clone();
+        let mut n = 2;
+        while idents.contains(&ident) {
+            ident = format!("{base}{n}");
+            n += 1;
+        }
+        idents.push(ident);
+    }
+    idents
+}
+
+/// `text` as a string literal of `lang`, quotes included.
+pub fn literal(lang: Lang, text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') => match lang {
+                Lang::Rust => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+                Lang::Go => out.push_str(&format!("\\U{:08x}", c as u32)),
+                // C# and TypeScript: UTF-16 escapes (control characters are in the BMP).
+                Lang::CSharp | Lang::TypeScript => out.push_str(&format!("\\u{:04x}", c as u32)),
+            },
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A description as doc-comment lines of `lang`, each starting with `prefix` (`/// `,
+/// `// `, ` * `): line breaks kept as lines, control characters dropped, and what would
+/// end the comment or break its markup escaped (`*/` in a block comment, `<` and `&` in
+/// C#'s XML documentation).
+pub fn doc_lines(lang: Lang, text: &str, prefix: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        let mut clean: String = line.chars().filter(|c| !c.is_control()).collect();
+        clean = clean.trim_end().to_string();
+        match lang {
+            Lang::CSharp => {
+                clean = clean
+                    .replace('&', "&amp;")
+                    .replace('<', "&lt;")
+                    .replace('>', "&gt;");
+            }
+            Lang::TypeScript => clean = clean.replace("*/", "*\\/"),
+            Lang::Rust | Lang::Go => {}
+        }
+        out.push_str(prefix.trim_end());
+        if !clean.is_empty() {
+            out.push(' ');
+            out.push_str(clean.trim_start_matches(' '));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// A Rust function signature (`pub fn get(&self, a: A) -> R`, without its body) as
+/// rustfmt lays it out when it starts `indent` columns in and is followed by ` {`: on one
+/// line when that fits in 100 columns, else one parameter per line.
+pub fn rust_signature(signature: &str, indent: usize) -> String {
+    if indent + signature.chars().count() + 2 <= 100 {
+        return signature.to_string();
+    }
+    let Some(open) = signature.find('(') else {
+        return signature.to_string();
+    };
+    // The matching parenthesis, and the top-level commas between.
+    let mut depth = 0usize;
+    let mut close = None;
+    let mut cuts = Vec::new();
+    for (i, c) in signature.char_indices().skip_while(|(i, _)| *i <= open) {
+        match c {
+            '(' | '<' | '[' => depth += 1,
+            ')' if depth == 0 => {
+                close = Some(i);
+                break;
+            }
+            ')' | '>' | ']' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => cuts.push(i),
+            _ => {}
+        }
+    }
+    let Some(close) = close else {
+        return signature.to_string();
+    };
+    let mut params = Vec::new();
+    let mut start = open + 1;
+    for cut in cuts.into_iter().chain([close]) {
+        let param = signature[start..cut].trim();
+        if !param.is_empty() {
+            params.push(param);
+        }
+        start = cut + 1;
+    }
+    let inner = " ".repeat(indent + 4);
+    let mut out = String::from(&signature[..=open]);
+    out.push('\n');
+    for param in params {
+        out.push_str(&format!("{inner}{param},\n"));
+    }
+    out.push_str(&" ".repeat(indent));
+    out.push_str(&signature[close..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_signatures_take_a_line_per_parameter() {
+        assert_eq!(
+            rust_signature("pub fn get(&self, id: i64) -> Option<Item<'a>>", 4),
+            "pub fn get(&self, id: i64) -> Option<Item<'a>>"
+        );
+        let long = "pub fn get(&self, attacker: ElementAffinityAttacker, defender: ElementAffinityDefender) -> Option<ElementAffinity<'a>>";
+        assert_eq!(
+            rust_signature(long, 4),
+            "pub fn get(\n        &self,\n        attacker: ElementAffinityAttacker,\n        defender: ElementAffinityDefender,\n    ) -> Option<ElementAffinity<'a>>"
+        );
+    }
+
+    #[test]
+    fn cases() {
+        assert_eq!(pascal("drop_rate"), "DropRate");
+        assert_eq!(camel("drop_rate"), "dropRate");
+        assert_eq!(snake("DropRate"), "drop_rate");
+        assert_eq!(screaming("item2_id"), "ITEM2_ID");
+        assert_eq!(kebab("quest_drop"), "quest-drop");
+        assert_eq!(pascal("item"), "Item");
+        assert_eq!(camel("id"), "id");
+    }
+
+    #[test]
+    fn enum_values_become_identifiers_of_every_language() {
+        assert_eq!(
+            enum_idents(&["common", "super-rare", "レア", "2x", "self", "Common", ""]),
+            ["Common", "SuperRare", "V2", "V2x", "Self_", "Common2", "V6"]
+        );
+    }
+
+    #[test]
+    fn reserved_words_get_a_way_out() {
+        assert_eq!(safe_ident(Lang::Rust, "type"), "r#type");
+        assert_eq!(safe_ident(Lang::Rust, "self"), "self_");
+        assert_eq!(safe_ident(Lang::CSharp, "class"), "@class");
+        assert_eq!(safe_ident(Lang::Go, "range"), "range_");
+        assert_eq!(safe_ident(Lang::TypeScript, "price"), "price");
+    }
+
+    #[test]
+    fn text_from_schemas_cannot_leave_its_literal_or_comment() {
+        assert_eq!(literal(Lang::Rust, "a\"b\\\n\u{1}"), r#""a\"b\\\n\u{1}""#);
+        assert_eq!(literal(Lang::Go, "\u{1}"), r#""\U00000001""#);
+        assert_eq!(literal(Lang::TypeScript, "\u{2028}"), r#""\u2028""#);
+        assert_eq!(
+            doc_lines(Lang::TypeScript, "ends */ here\nsecond", " *"),
+            " * ends *\\/ here\n * second\n"
+        );
+        assert_eq!(
+            doc_lines(Lang::CSharp, "a <b> & c", "///"),
+            "/// a &lt;b&gt; &amp; c\n"
+        );
+        assert_eq!(
+            doc_lines(Lang::Rust, "line\u{0}\r\nnext", "///"),
+            "/// line\n/// next\n"
+        );
+    }
+}
