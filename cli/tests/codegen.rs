@@ -351,3 +351,132 @@ fn the_template_context_reads_like_this() {
     assert_eq!(context["matrices"][0]["default"], "1.0");
     insta::assert_snapshot!("dump_context", stdout(&out));
 }
+
+/// A project whose names are Rust keywords and whose descriptions and enum values hold
+/// quotes, backslashes, comment ends, markup and other scripts.
+const HOSTILE_TYPE: &str = r#"name = "type"
+description = "Ends */ a comment /* and <b>bold</b> & \"quoted\" \\ back\nsecond line"
+primary_key = ["match"]
+
+[[fields]]
+name = "match"
+type = "int"
+
+[[fields]]
+name = "self"
+type = "enum"
+values = ["self", "Self", "super-rare", "レア", "2x", "a\"b", "a\\b", "fn"]
+description = "*/ fn main() {} /*"
+
+[[fields]]
+name = "fn"
+type = "string"
+optional = true
+
+[[fields]]
+name = "ref"
+type = "list<int>"
+optional = true
+
+[[fields]]
+name = "loop"
+type = "text"
+
+[[fields]]
+name = "box"
+type = "int"
+references = "crate.id"
+
+[[indexes]]
+fields = ["fn"]
+"#;
+
+const HOSTILE_CRATE: &str = r#"name = "crate"
+primary_key = ["id"]
+
+[[fields]]
+name = "id"
+type = "int"
+
+[[fields]]
+name = "async"
+type = "enum"
+values = ["await", "dyn"]
+"#;
+
+fn hostile_project(schemas: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root_dir = dir.path();
+    git(root_dir, &["init", "-q", "-b", "main"]);
+    std::fs::write(
+        root_dir.join("masterctl.toml"),
+        "source_language = \"ja\"\nlanguages = [\"ja\", \"en\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir(root_dir.join("schemas")).unwrap();
+    for (file, text) in schemas {
+        std::fs::write(root_dir.join("schemas").join(file), text).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn keywords_and_hostile_text_make_code_that_compiles() {
+    let project = hostile_project(&[("type.toml", HOSTILE_TYPE), ("crate.toml", HOSTILE_CRATE)]);
+    let out = project.path().join("gen");
+    let runtime = root().join("runtime");
+    ok(masterctl(
+        project.path(),
+        &[
+            "codegen",
+            "--lang",
+            "rust",
+            "--out",
+            out.to_str().unwrap(),
+            "--runtime-path",
+            runtime.to_str().unwrap(),
+        ],
+    ));
+    let lib = std::fs::read_to_string(out.join("src/lib.rs")).unwrap();
+    assert!(
+        lib.contains("pub fn r#type(&self) -> TypeTable<'_>"),
+        "{lib}"
+    );
+    assert!(lib.contains("pub fn r#match(&self) -> i64"), "{lib}");
+    assert!(lib.contains("\"a\\\"b\" => Some(TypeSelf::AB)"), "{lib}");
+    assert!(lib.contains("/// *\\/ fn main() {} /*") || lib.contains("/// */ fn main() {} /*"));
+    std::fs::copy(root().join("Cargo.lock"), out.join("Cargo.lock")).unwrap();
+    let checked = cargo(&out, &["check", "--offline", "-q"]);
+    assert!(checked.status.success(), "{}", text(&checked));
+    assert!(
+        !String::from_utf8_lossy(&checked.stderr).contains("warning"),
+        "{}",
+        text(&checked)
+    );
+
+    // Names that would meet in the generated code: an error naming both, nothing written.
+    for (schema, says) in [
+        (
+            "name = \"item\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"row_index\"\ntype = \"int\"\n",
+            "field `item.row_index`",
+        ),
+        (
+            "name = \"open\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n",
+            "`Masters::open`",
+        ),
+        (
+            "name = \"date\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n",
+            "type `Date`",
+        ),
+    ] {
+        let project = hostile_project(&[("t.toml", schema)]);
+        let out = project.path().join("gen");
+        let refused = masterctl(
+            project.path(),
+            &["codegen", "--lang", "rust", "--out", out.to_str().unwrap()],
+        );
+        assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
+        assert!(text(&refused).contains(says), "{}", text(&refused));
+        assert!(!out.exists());
+    }
+}

@@ -483,17 +483,25 @@ impl Remote {
         {
             return DeliveryError::NoBucket { store };
         }
-        if [
-            "403",
-            "401",
-            "accessdenied",
-            "invalidaccesskeyid",
-            "signaturedoesnotmatch",
-            "forbidden",
-            "credential",
-        ]
-        .iter()
-        .any(|m| lower.contains(m))
+        // Status codes are not matched as bare numbers: a retry's message holds its
+        // elapsed time ("in 401.2ms"), which once made a refused connection read as
+        // refused credentials.
+        let denied = matches!(
+            error,
+            object_store::Error::PermissionDenied { .. }
+                | object_store::Error::Unauthenticated { .. }
+        );
+        if denied
+            || [
+                "unauthorized",
+                "accessdenied",
+                "invalidaccesskeyid",
+                "signaturedoesnotmatch",
+                "forbidden",
+                "credential",
+            ]
+            .iter()
+            .any(|m| lower.contains(m))
         {
             return DeliveryError::Refused {
                 store,
@@ -623,6 +631,35 @@ fn profile_settings(path: &Path, profile: &str, config: bool) -> Vec<(String, St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refused_connection_is_unreachable_whatever_its_timing_says() {
+        let remote = Remote::open("http://127.0.0.1:9/store", &RemoteOptions::default()).unwrap();
+        let timed = |elapsed: &str| {
+            object_store::Error::Generic {
+            store: "HTTP",
+            source: format!(
+                "Error after 0 retries in {elapsed}, max_retries:10: error sending request: Connection refused (os error 111)"
+            )
+            .into(),
+        }
+        };
+        for elapsed in ["401.2µs", "403ms", "1.2s"] {
+            let error = remote.error(timed(elapsed));
+            assert!(
+                matches!(error, DeliveryError::Unreachable { .. }),
+                "{elapsed}: {error:?}"
+            );
+        }
+        let denied = object_store::Error::Generic {
+            store: "S3",
+            source: "<Error><Code>AccessDenied</Code></Error>".into(),
+        };
+        assert!(matches!(
+            remote.error(denied),
+            DeliveryError::Refused { .. }
+        ));
+    }
 
     #[test]
     fn urls_name_a_store_or_say_why_not() {

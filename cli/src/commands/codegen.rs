@@ -211,9 +211,9 @@ fn user_templates(dir: &Path) -> Result<Vec<UserTemplate>, Failure> {
 fn codegen_failure(error: CodegenError) -> Failure {
     let message = error.to_string();
     match error {
-        CodegenError::Template { .. } | CodegenError::OutsidePath { .. } => {
-            Failure::invalid(message)
-        }
+        CodegenError::Template { .. }
+        | CodegenError::OutsidePath { .. }
+        | CodegenError::Collision { .. } => Failure::invalid(message),
         CodegenError::NoTemplates(_) => Failure::usage(message),
         CodegenError::Io { .. } => Failure::environment(message),
     }

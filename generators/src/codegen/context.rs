@@ -9,7 +9,7 @@ use masterctl_schemas::schema::{
 use serde::Serialize;
 
 use super::Lang;
-use super::names::{camel, enum_idents, literal, pascal, safe_ident};
+use super::names::{camel, enum_idents, literal, pascal, safe_ident, type_name};
 
 /// Everything a template sees.
 #[derive(Debug, Clone, Serialize)]
@@ -51,7 +51,7 @@ impl Named {
     fn new(lang: Lang, name: &str, description: &Option<String>) -> Named {
         Named {
             name: name.to_string(),
-            type_name: pascal(name),
+            type_name: type_name(lang, name),
             ident: member(lang, name),
             description: description.clone(),
         }
@@ -331,7 +331,7 @@ fn field(lang: Lang, project: &Project, table: &TableSchema, index: usize) -> Fi
         description: schema.description.clone(),
         references: schema.references.as_ref().map(|r| Reference {
             table: r.table.clone(),
-            type_name: pascal(&r.table),
+            type_name: type_name(lang, &r.table),
             ident: member(lang, &r.table),
             field: r.field.clone(),
             by_key: project
@@ -507,7 +507,7 @@ pub fn context(
                 context.reverses.push(Reverse {
                     named,
                     target: reverse.target.clone(),
-                    target_type: pascal(&reverse.target),
+                    target_type: type_name(lang, &reverse.target),
                     key: field(lang, project, target, key),
                     key_column: format!("{}_{}", reverse.target, target.fields[key].name),
                     sources: reverse
@@ -515,7 +515,7 @@ pub fn context(
                         .iter()
                         .map(|s| ReverseSource {
                             table: s.table.clone(),
-                            type_name: pascal(&s.table),
+                            type_name: type_name(lang, &s.table),
                             ident: member(lang, &s.table),
                             field: s.field.clone(),
                             literal: literal(lang, &s.table),
@@ -532,7 +532,7 @@ pub fn context(
                     CustomKind::Group { group_by, order_by } => context.groups.push(Group {
                         named,
                         table: table.name.clone(),
-                        table_type: pascal(&table.name),
+                        table_type: type_name(lang, &table.name),
                         table_ident: member(lang, &table.name),
                         group_by: fields_of(table, group_by),
                         order_by: order_by.clone(),
@@ -544,7 +544,7 @@ pub fn context(
                         context.weighted.push(Weighted {
                             named,
                             table: table.name.clone(),
-                            table_type: pascal(&table.name),
+                            table_type: type_name(lang, &table.name),
                             table_ident: member(lang, &table.name),
                             group_by: fields_of(table, group_by),
                             weight: field(lang, project, table, weight),

@@ -66,6 +66,13 @@ pub enum CodegenError {
     NoTemplates(&'static str),
     #[error("template {name}: {message}")]
     Template { name: String, message: String },
+    #[error("{first} and {second} would have one name in the generated {lang} code: `{name}`")]
+    Collision {
+        lang: &'static str,
+        name: String,
+        first: String,
+        second: String,
+    },
     #[error("template {name}: its output path is not a relative path inside --out")]
     OutsidePath { name: String },
     #[error("{path}: {source}")]
@@ -152,6 +159,12 @@ pub fn generate(
         .any(|(name, ..)| partial_name(name).is_none())
     {
         return Err(CodegenError::NoTemplates(lang.name()));
+    }
+    let built_in_rust = templates
+        .iter()
+        .any(|(name, _, origin)| name == "src/lib.rs.hbs" && *origin == "built-in");
+    if lang == Lang::Rust && built_in_rust {
+        rust_names(context)?;
     }
     for (name, text, _) in &templates {
         if let Some(partial) = partial_name(name) {
@@ -308,5 +321,169 @@ fn rust_fn<'reg, 'rc>(
         None => String::new(),
     };
     out.write(&names::rust_signature(signature.trim(), indent))?;
+    Ok(())
+}
+
+/// The names the built-in Rust template gives, each claimed in its scope: two things of
+/// the schemas (or one and the template's own) that would have one name are an error
+/// naming both, never code that does not compile.
+fn rust_names(context: &Context) -> Result<(), CodegenError> {
+    let mut scopes: std::collections::HashMap<String, std::collections::HashMap<String, String>> =
+        std::collections::HashMap::new();
+    let mut claim = |scope: &str, name: String, what: String| -> Result<(), CodegenError> {
+        let names = scopes.entry(scope.to_string()).or_default();
+        match names.get(&name) {
+            Some(first) if *first != what => Err(CodegenError::Collision {
+                lang: "Rust",
+                name,
+                first: first.clone(),
+                second: what,
+            }),
+            _ => {
+                names.insert(name, what);
+                Ok(())
+            }
+        }
+    };
+    const TYPES: [&str; 22] = [
+        "Masters",
+        "List",
+        "FieldValue",
+        "OpenError",
+        "Date",
+        "DateTime",
+        "ValueRef",
+        "ColumnType",
+        "Path",
+        "PhantomData",
+        "Bound",
+        "RangeBounds",
+        "Option",
+        "Result",
+        "Some",
+        "None",
+        "Ok",
+        "Err",
+        "String",
+        "Vec",
+        "Box",
+        "Iterator",
+    ];
+    for name in TYPES {
+        claim(
+            "types",
+            name.to_string(),
+            format!("masterctl's own type `{name}`"),
+        )?;
+    }
+    for name in [
+        "open",
+        "open_trusted",
+        "from_runtime",
+        "as_runtime",
+        "runtime_table",
+    ] {
+        claim(
+            "masters",
+            name.to_string(),
+            format!("masterctl's own `Masters::{name}`"),
+        )?;
+    }
+    for table in &context.tables {
+        let t = &table.named;
+        let what = format!("table `{}`", t.name);
+        for suffix in ["", "Table", "Rows", "Columns"] {
+            claim("types", format!("{}{suffix}", t.type_name), what.clone())?;
+        }
+        claim("masters", t.ident.clone(), what.clone())?;
+        let row = format!("row of {}", t.name);
+        for name in ["row_index", "as_runtime"] {
+            claim(
+                &row,
+                name.to_string(),
+                format!("masterctl's own `{name}` of a row"),
+            )?;
+        }
+        for field in &table.fields {
+            let what = format!("field `{}.{}`", t.name, field.name);
+            claim(&row, field.ident.clone(), what.clone())?;
+            if field.references.as_ref().is_some_and(|r| r.by_key) && !field.list {
+                claim(
+                    &row,
+                    format!("{}_row", field.name),
+                    format!("the row {what} refers to"),
+                )?;
+            }
+        }
+        for reverse in &table.reverses {
+            claim(&row, reverse.clone(), format!("reverse lookup `{reverse}`"))?;
+        }
+        let methods = format!("table {}", t.name);
+        for name in [
+            "len",
+            "is_empty",
+            "rows",
+            "row",
+            "get",
+            "get_by_text",
+            "as_runtime",
+        ] {
+            claim(
+                &methods,
+                name.to_string(),
+                format!("masterctl's own `{name}` of a table"),
+            )?;
+        }
+        for index in &table.indexes {
+            let what = format!("index `{}` of `{}`", index.name, t.name);
+            claim(&methods, format!("by_{}", index.name), what.clone())?;
+            claim(&methods, format!("by_{}_range", index.name), what)?;
+        }
+    }
+    for e in &context.enums {
+        let what = format!("the enum of `{}.{}`", e.table, e.field);
+        claim("types", e.name.clone(), what)?;
+    }
+    for reverse in &context.reverses {
+        let r = &reverse.named;
+        let what = format!("reverse lookup `{}`", r.name);
+        for suffix in ["Row", "Rows", "Source"] {
+            claim("types", format!("{}{suffix}", r.type_name), what.clone())?;
+        }
+        claim("masters", r.ident.clone(), what.clone())?;
+        let row = format!("row of {}", r.name);
+        for name in [
+            "source_table",
+            "source_key",
+            "source",
+            reverse.key_column.as_str(),
+        ] {
+            claim(
+                &row,
+                name.to_string(),
+                format!("masterctl's own `{name}` of {what}"),
+            )?;
+        }
+        for column in &reverse.columns {
+            claim(
+                &row,
+                column.ident.clone(),
+                format!("column `{}` of {what}", column.name),
+            )?;
+        }
+    }
+    for group in &context.groups {
+        let what = format!("group `{}`", group.named.name);
+        claim("masters", group.named.ident.clone(), what)?;
+    }
+    for weighted in &context.weighted {
+        let what = format!("weighted master `{}`", weighted.named.name);
+        claim("types", weighted.named.type_name.clone(), what.clone())?;
+        claim("masters", weighted.named.ident.clone(), what)?;
+    }
+    for matrix in &context.matrices {
+        let what = format!("matrix `{}`", matrix.named.name);
+        claim("masters", matrix.named.ident.clone(), what)?;
+    }
     Ok(())
 }

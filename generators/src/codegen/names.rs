@@ -253,6 +253,9 @@ fn reserved(lang: Lang, ident: &str) -> bool {
 
 /// `ident` usable as an identifier of `lang`: a reserved word gets the language's way
 /// out (`r#type` in Rust, `@class` in C#) or a trailing `_`.
+///
+/// A type name (PascalCase) that is reserved (`Self`) takes `Type` instead: see
+/// [`type_name`].
 pub fn safe_ident(lang: Lang, ident: &str) -> String {
     if !reserved(lang, ident) {
         return ident.to_string();
@@ -264,9 +267,21 @@ pub fn safe_ident(lang: Lang, ident: &str) -> String {
     }
 }
 
+/// The PascalCase type name of a table or master: `Self` (the one reserved word of that
+/// shape) becomes `SelfType`.
+pub fn type_name(lang: Lang, name: &str) -> String {
+    let pascal = pascal(name);
+    if reserved(lang, &pascal) {
+        format!("{pascal}Type")
+    } else {
+        pascal
+    }
+}
+
 /// PascalCase names for the values of one enum, in the values' order: ASCII letters and
 /// digits only (a value of other letters becomes `V` and its position), never starting
-/// with a digit, never a reserved word of any target language, and all different.
+/// with a digit, never a reserved word of any target language (`Self` becomes
+/// `SelfValue`), and all different.
 pub fn enum_idents(values: &[impl AsRef<str>]) -> Vec<String> {
     let mut idents: Vec<String> = Vec::with_capacity(values.len());
     for (i, value) in values.iter().enumerate() {
@@ -283,7 +298,7 @@ pub fn enum_idents(values: &[impl AsRef<str>]) -> Vec<String> {
             .iter()
             .any(|&lang| reserved(lang, &ident))
         {
-            ident.push('_');
+            ident.push_str("Value");
         }
         let base = ident.clone();
         let mut n = 2;
@@ -430,7 +445,15 @@ mod tests {
     fn enum_values_become_identifiers_of_every_language() {
         assert_eq!(
             enum_idents(&["common", "super-rare", "レア", "2x", "self", "Common", ""]),
-            ["Common", "SuperRare", "V2", "V2x", "Self_", "Common2", "V6"]
+            [
+                "Common",
+                "SuperRare",
+                "V2",
+                "V2x",
+                "SelfValue",
+                "Common2",
+                "V6"
+            ]
         );
     }
 
