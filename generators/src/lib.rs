@@ -4,6 +4,7 @@
 //! canonical CSV under `generated/`.
 
 pub mod archive;
+pub mod client;
 pub mod codegen;
 pub mod custom;
 pub mod reverse;
