@@ -480,3 +480,142 @@ fn keywords_and_hostile_text_make_code_that_compiles() {
         assert!(!out.exists());
     }
 }
+
+/// A client JSON cell as its canonical CSV text.
+fn canonical_json(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::Null => String::new(),
+        serde_json::Value::Bool(b) => b.to_string(),
+        serde_json::Value::Number(n) => match n.as_i64() {
+            Some(i) => i.to_string(),
+            None => masterctl_runtime::text::format_float(n.as_f64().unwrap()),
+        },
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Array(items) => items
+            .iter()
+            .map(canonical_json)
+            .collect::<Vec<_>>()
+            .join("|"),
+        other => panic!("{other}"),
+    }
+}
+
+#[test]
+fn build_client_exports_every_table_and_language_and_fetch_takes_one_language() {
+    let game = sample_game();
+    let root_dir = game.path();
+    ok(masterctl(
+        root_dir,
+        &["build", "--region", "jp", "--out", "build", "--client"],
+    ));
+    let build = root_dir.join("build");
+    // The runtime opens the build as before: the client export is not its business.
+    let masters = masterctl_runtime::Masters::open(&build).unwrap();
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(build.join("manifest.json")).unwrap()).unwrap();
+    let files = manifest["files"].as_array().unwrap();
+    let client: Vec<&serde_json::Value> = files.iter().filter(|f| f["kind"] == "client").collect();
+    let tables: Vec<&str> = masters.tables().collect();
+    // Per table, generated master, and table with texts per language: one binary, one JSON.
+    for table in &tables {
+        for (kind, path) in [
+            ("client", format!("client/tables/{table}.bin")),
+            ("client-json", format!("client/json/tables/{table}.json")),
+        ] {
+            let entry = files
+                .iter()
+                .find(|f| f["path"] == path.as_str())
+                .unwrap_or_else(|| panic!("{path}"));
+            assert_eq!(entry["kind"], kind);
+            let bytes = std::fs::read(build.join(&path)).unwrap();
+            assert_eq!(entry["blake3"], blake3::hash(&bytes).to_hex().as_str());
+        }
+    }
+    for name in [
+        "item_sources",
+        "quests_by_chapter",
+        "drop_draw",
+        "element_matrix",
+    ] {
+        assert!(
+            build.join(format!("client/generated/{name}.bin")).is_file(),
+            "{name}"
+        );
+    }
+    for language in ["ja", "en"] {
+        assert!(
+            build
+                .join(format!("client/strings/{language}/item.bin"))
+                .is_file()
+        );
+    }
+    // Five tables have texts: in ja and en.
+    assert_eq!(client.len(), tables.len() + 4 + 2 * 5);
+
+    // The binary names itself; the JSON holds the canonical files' cells.
+    let binary = std::fs::read(build.join("client/tables/item.bin")).unwrap();
+    assert_eq!(&binary[..4], b"MCCL");
+    assert_eq!(u16::from_le_bytes([binary[4], binary[5]]), 1);
+    let canonical = canonical_cells(root_dir);
+    let mut compared = 0;
+    for table in &tables {
+        let json: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(build.join(format!("client/json/tables/{table}.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(json["schema_hash"], manifest["schema_hash"]);
+        let columns: Vec<&str> = json["columns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        let project = masterctl_schemas::load::load_project(root_dir).unwrap();
+        let key: Vec<usize> = project
+            .table(table)
+            .unwrap()
+            .primary_key_names()
+            .iter()
+            .map(|k| columns.iter().position(|c| c == k).unwrap())
+            .collect();
+        for row in json["rows"].as_array().unwrap() {
+            let cells = row.as_array().unwrap();
+            let key_text: Vec<String> = key.iter().map(|&k| canonical_json(&cells[k])).collect();
+            for (column, cell) in columns.iter().zip(cells) {
+                let at = (table.to_string(), key_text.join("|"), column.to_string());
+                assert_eq!(Some(&canonical_json(cell)), canonical.get(&at), "{at:?}");
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 100, "{compared}");
+    let english: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(build.join("client/json/strings/en/item.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(english["language"], "en");
+    assert_eq!(english["rows"][0][0], "Iron Sword");
+    assert_eq!(english["rows"][1][0], "鋼の剣");
+
+    // Published and fetched in English only: the client texts of ja stay behind, and
+    // the client files arrive verified by their hash.
+    let store = root_dir.join("store");
+    let url = format!("file://{}", store.display());
+    ok(masterctl(root_dir, &["publish", "build", "--to", &url]));
+    ok(masterctl(
+        root_dir,
+        &[
+            "fetch", "--from", &url, "--region", "jp", "--out", "fetched", "--lang", "en",
+        ],
+    ));
+    let fetched = root_dir.join("fetched");
+    assert!(fetched.join("client/strings/en/item.bin").is_file());
+    assert!(fetched.join("client/json/strings/en/item.json").is_file());
+    assert!(!fetched.join("client/strings/ja").exists());
+    assert!(!fetched.join("strings/ja").exists());
+    assert_eq!(
+        std::fs::read(fetched.join("client/tables/item.bin")).unwrap(),
+        binary
+    );
+    masterctl_runtime::Masters::open(&fetched).unwrap();
+}

@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use futures::StreamExt;
-use masterctl_runtime::manifest::FileKind;
 use masterctl_runtime::parallel::parallel_map;
 use masterctl_runtime::{FileEntry, MANIFEST, Manifest, Masters, check, files};
 use serde::Serialize;
@@ -180,13 +179,27 @@ async fn stage(
     // Assembled beside `out`: the files the cache holds are linked while the others
     // download, then those.
     let staged = files::staging_dir(out).map_err(DeliveryError::io(out))?;
+    // Archives are checked as archives on the way in; the client export by its hash.
+    let archives: HashSet<String> = selected
+        .iter()
+        .filter(|f| f.kind.is_archive())
+        .map(|f| f.blake3.clone())
+        .collect();
     let (ready, later): (Vec<FileEntry>, Vec<FileEntry>) =
         selected.into_iter().partition(|f| held.contains(&f.blake3));
     let linking = {
         let (staged, cache) = (staged.clone(), cache.clone());
         blocking(move || assemble(&staged, &cache, &ready))
     };
-    let downloading = download_all(remote, &cache, &missing, options, progress, &mut fetched);
+    let downloading = download_all(
+        remote,
+        &cache,
+        &missing,
+        &archives,
+        options,
+        progress,
+        &mut fetched,
+    );
     let finished = match tokio::join!(linking, downloading) {
         (Ok(()), Ok(())) => {
             let (staged, cache) = (staged.clone(), cache.clone());
@@ -234,11 +247,8 @@ fn in_place(out: &Path, manifest: &[u8], entries: &[FileEntry], cache: &Cache) -
 
 /// Whether a build of `languages` takes `file`: every file but other languages' strings.
 fn takes(languages: &[String], file: &FileEntry) -> bool {
-    file.kind != FileKind::Strings
-        || file
-            .language
-            .as_ref()
-            .is_some_and(|l| languages.contains(l))
+    // Strings and the client export's texts carry their language.
+    file.language.as_ref().is_none_or(|l| languages.contains(l))
 }
 
 /// The manifest a build of `languages` holds: the release's own bytes when it takes
@@ -284,6 +294,7 @@ async fn download_all(
     remote: &Remote,
     cache: &Arc<Cache>,
     objects: &[(String, u64)],
+    archives: &HashSet<String>,
     options: &FetchOptions,
     progress: Progress<'_>,
     fetched: &mut Fetched,
@@ -292,7 +303,7 @@ async fn download_all(
         objects,
         options.concurrency,
         |(_, size)| *size,
-        |(hash, size)| download(remote, cache, hash, *size),
+        |(hash, size)| download(remote, cache, hash, *size, archives.contains(hash)),
     );
     while let Some(bytes) = downloads.next().await {
         fetched.downloaded += 1;
@@ -456,12 +467,13 @@ fn default_cache(out: &Path) -> PathBuf {
 }
 
 /// Download one object into the cache: its hash verified after decompression, and its
-/// structure as an archive. The bytes moved.
+/// structure when it is an `archive`. The bytes moved.
 async fn download(
     remote: &Remote,
     cache: &Arc<Cache>,
     hash: &str,
     size: u64,
+    archive: bool,
 ) -> Result<u64, DeliveryError> {
     let (store, hash) = (remote.shown().to_string(), hash.to_string());
     let Some(stored) = remote.get(&layout::object_key(&hash)).await? else {
@@ -475,7 +487,9 @@ async fn download(
     let cache = cache.clone();
     blocking(move || {
         let checked = object::decode(&stored, &hash, size).and_then(|plain| {
-            check::archive(&plain).map_err(|cause| cause.to_string())?;
+            if archive {
+                check::archive(&plain).map_err(|cause| cause.to_string())?;
+            }
             Ok(plain)
         });
         match checked {

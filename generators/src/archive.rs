@@ -59,6 +59,8 @@ pub struct BuildInput<'a> {
     pub generated: &'a HashMap<String, GeneratedTable>,
     /// The manifest's schema hash, carried by every archive.
     pub schema_hash: &'a str,
+    /// Also write the client export (`client/`, `docs/CLIENT-FORMAT.md`).
+    pub client: bool,
 }
 
 /// Why a build could not be made.
@@ -430,9 +432,51 @@ pub fn build(input: &BuildInput<'_>) -> Result<(Vec<BuiltFile>, Vec<Fallback>), 
         if let Some(file) = generated_file(input, generated, &by_name, &orders)? {
             files.push(file);
         }
+        if let (true, Some(rows)) = (input.client, input.generated.get(&generated.name)) {
+            let data = generated_data(&generated.name, rows);
+            files.extend(client_files(
+                ("generated", &generated.name, None, None),
+                data.rows as u64,
+                crate::client::table_file(input.schema_hash, &data, &HashMap::new()),
+                crate::client::table_json(input.schema_hash, &data),
+            ));
+        }
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok((files, fallbacks))
+}
+
+/// The client export's two files of one table, generated master or language's texts:
+/// `client/<folder>/[<language>/]<name>.bin` and the same under `client/json/` as JSON.
+/// `what`: (folder, name, language, table).
+fn client_files(
+    what: (&str, &str, Option<&String>, Option<&String>),
+    rows: u64,
+    binary: Vec<u8>,
+    json: Vec<u8>,
+) -> [BuiltFile; 2] {
+    let (folder, name, language, table) = what;
+    let within = match language {
+        Some(language) => format!("{folder}/{language}/{name}"),
+        None => format!("{folder}/{name}"),
+    };
+    let file = |path: String, kind: FileKind, bytes: Vec<u8>| BuiltFile {
+        path,
+        kind,
+        name: name.to_string(),
+        language: language.cloned(),
+        table: table.cloned(),
+        rows,
+        bytes,
+    };
+    [
+        file(format!("client/{within}.bin"), FileKind::Client, binary),
+        file(
+            format!("client/json/{within}.json"),
+            FileKind::ClientJson,
+            json,
+        ),
+    ]
 }
 
 /// A table's archive, and one strings archive per language when it has text fields
@@ -444,6 +488,21 @@ fn table_files(
     order: &Order,
 ) -> Result<(Vec<BuiltFile>, Vec<Fallback>), BuildError> {
     let data = table_data(schema, table, order);
+    let mut client = Vec::new();
+    if input.client {
+        let enums: HashMap<&str, &[std::sync::Arc<str>]> = schema
+            .fields
+            .iter()
+            .filter(|f| *f.ty.scalar() == FieldType::Enum)
+            .map(|f| (f.name.as_str(), f.values.as_slice()))
+            .collect();
+        client.extend(client_files(
+            ("tables", &schema.name, None, None),
+            data.rows as u64,
+            crate::client::table_file(input.schema_hash, &data, &enums),
+            crate::client::table_json(input.schema_hash, &data),
+        ));
+    }
     let mut files = vec![BuiltFile {
         path: format!("tables/{}.rkyv", schema.name),
         kind: FileKind::Table,
@@ -460,6 +519,7 @@ fn table_files(
         )?,
     }];
     let mut fallbacks = Vec::new();
+    files.append(&mut client);
     let fields = text_fields(schema);
     if fields.is_empty() {
         return Ok((files, fallbacks));
@@ -483,6 +543,14 @@ fn table_files(
             rows: order.rows.len() as u32,
             fields: columns,
         };
+        if input.client {
+            files.extend(client_files(
+                ("strings", &schema.name, Some(language), Some(&schema.name)),
+                strings.rows as u64,
+                crate::client::texts_file(input.schema_hash, &strings),
+                crate::client::texts_json(input.schema_hash, &strings),
+            ));
+        }
         files.push(BuiltFile {
             path: format!("strings/{language}/{}.rkyv", schema.name),
             kind: FileKind::Strings,

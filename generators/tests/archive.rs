@@ -45,6 +45,7 @@ fn built(
         translations: &translations,
         generated: &generated,
         schema_hash: "sample",
+        client: false,
     })
     .unwrap()
 }

@@ -279,7 +279,9 @@ impl Masters {
     }
 
     fn load(dir: &Path, trust: Trust) -> Result<Masters, LoadError> {
-        let (manifest, _) = read_manifest(dir)?;
+        let (mut manifest, _) = read_manifest(dir)?;
+        // The client export is for clients: a server neither maps nor hashes it.
+        manifest.files.retain(|entry| entry.kind.is_archive());
         let files = manifest
             .files
             .iter()

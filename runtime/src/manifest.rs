@@ -76,6 +76,12 @@ pub enum FileKind {
     Weighted,
     Matrix,
     Strings,
+    /// The client export of a table, generated master or language's texts
+    /// (`docs/CLIENT-FORMAT.md`, `build --client`): not an archive, not loaded here.
+    Client,
+    /// The same as JSON.
+    #[serde(rename = "client-json")]
+    ClientJson,
 }
 
 impl FileKind {
@@ -88,7 +94,14 @@ impl FileKind {
             FileKind::Weighted => "weighted",
             FileKind::Matrix => "matrix",
             FileKind::Strings => "strings",
+            FileKind::Client => "client",
+            FileKind::ClientJson => "client-json",
         }
+    }
+
+    /// An rkyv archive this crate loads (the client export is not).
+    pub fn is_archive(self) -> bool {
+        !matches!(self, FileKind::Client | FileKind::ClientJson)
     }
 }
 

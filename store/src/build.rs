@@ -31,11 +31,12 @@ impl Build {
 }
 
 /// Build a region at its head, or at `rev` (any revision naming a commit of a region
-/// branch's history).
+/// branch's history); `client`: with the client export.
 pub fn build_region(
     repo: &MasterRepo,
     region: &Region,
     rev: Option<&str>,
+    client: bool,
 ) -> Result<Build, StoreError> {
     let git = &repo.git;
     let reference = region.reference();
@@ -88,6 +89,7 @@ pub fn build_region(
         translations: &translations,
         generated: &generated,
         schema_hash: &schema_hash,
+        client,
     })?;
     let manifest = Manifest {
         format: FORMAT_VERSION,

@@ -1,6 +1,6 @@
 //! `masterctl build --region R --out DIR [--rev REV]`: the runtime build game servers
 //! load — one archive per table, per language and per generated master, and a manifest
-//! with each file's BLAKE3.
+//! with each file's BLAKE3; with `--client`, the client export too.
 
 use std::path::PathBuf;
 
@@ -29,6 +29,10 @@ pub struct Args {
     /// List every text fallback (table, field, language), not a summary per language
     #[arg(long, short)]
     verbose: bool,
+    /// Also write the client export under client/: per table, generated master and
+    /// language, the portable binary format (docs/CLIENT-FORMAT.md) and JSON
+    #[arg(long)]
+    client: bool,
 }
 
 /// Fallbacks listed one by one without --verbose.
@@ -39,7 +43,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     let structure = repo.structure().map_err(store_failure)?;
     let region = region(&structure, &args.region)?;
     let bar = output.spinner(format!("building {}", region.name()));
-    let build = build_region(&repo, &region, args.rev.as_deref());
+    let build = build_region(&repo, &region, args.rev.as_deref(), args.client);
     bar.finish_and_clear();
     let build = build.map_err(store_failure)?;
     write_build(&build, &args.out).map_err(store_failure)?;

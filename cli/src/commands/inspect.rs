@@ -86,7 +86,8 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
         FileKind::Reverse => lookup.reverse(),
         FileKind::Group | FileKind::Weighted => lookup.group(entry.kind),
         FileKind::Matrix => lookup.matrix(),
-        FileKind::Strings => Ok(()),
+        // Not in the manifest the runtime reads.
+        FileKind::Strings | FileKind::Client | FileKind::ClientJson => Ok(()),
     }
 }
 
