@@ -619,3 +619,39 @@ fn build_client_exports_every_table_and_language_and_fetch_takes_one_language() 
     );
     masterctl_runtime::Masters::open(&fetched).unwrap();
 }
+
+#[test]
+fn codegen_says_what_is_wrong_with_its_arguments() {
+    let game = sample_game();
+    let root_dir = game.path();
+    for (args, code, says) in [
+        (&["--rev", "nope"][..], 2, "`nope` names no commit"),
+        (&["--region", "global"][..], 2, "has no branch yet"),
+        (&["--region", "mars"][..], 2, "not declared"),
+        (&["--name", "Bad"][..], 2, "not a package name"),
+        (&["--templates", "/nonexistent"][..], 2, "not a folder"),
+    ] {
+        let mut all = vec!["codegen", "--lang", "rust", "--out", "gen"];
+        all.extend(args);
+        let out = masterctl(root_dir, &all);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {}", text(&out));
+        assert!(text(&out).contains(says), "{args:?}: {}", text(&out));
+        assert!(!root_dir.join("gen").exists());
+    }
+    // A region's head and a revision give the schemas of that commit: the build's hash.
+    ok(masterctl(
+        root_dir,
+        &["build", "--region", "jp", "--out", "build"],
+    ));
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(root_dir.join("build/manifest.json")).unwrap())
+            .unwrap();
+    for source in [["--region", "jp"], ["--rev", "masters/jp"]] {
+        let mut all = vec![
+            "codegen", "--lang", "rust", "--out", "gen", "--format", "json",
+        ];
+        all.extend(source);
+        let generated = json(&ok(masterctl(root_dir, &all)));
+        assert_eq!(generated["schema_hash"], manifest["schema_hash"]);
+    }
+}
