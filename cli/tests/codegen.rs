@@ -454,6 +454,34 @@ fn keywords_and_hostile_text_make_code_that_compiles() {
         text(&checked)
     );
 
+    // The same project in TypeScript.
+    if installed("tsc", "npm install -g typescript@5.9.3") {
+        let ts = project.path().join("ts");
+        ok(masterctl(
+            project.path(),
+            &[
+                "codegen",
+                "--lang",
+                "typescript",
+                "--out",
+                ts.to_str().unwrap(),
+            ],
+        ));
+        let strict = tsc(
+            &ts,
+            &[
+                "--strict",
+                "--noEmit",
+                "--target",
+                "es2020",
+                "--lib",
+                "es2020,dom",
+                "masters.ts",
+            ],
+        );
+        assert!(strict.status.success(), "{}", text(&strict));
+    }
+
     // Names that would meet in the generated code: an error naming both, nothing written.
     for (schema, says) in [
         (
@@ -654,4 +682,139 @@ fn codegen_says_what_is_wrong_with_its_arguments() {
         let generated = json(&ok(masterctl(root_dir, &all)));
         assert_eq!(generated["schema_hash"], manifest["schema_hash"]);
     }
+}
+
+/// `tsc ARGS` in `dir`.
+fn tsc(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new("tsc")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_typescript_client_reads_every_cell_of_the_client_export() {
+    if !installed("tsc", "npm install -g typescript@5.9.3")
+        || !installed("node", "apt-get install nodejs")
+    {
+        return;
+    }
+    let game = sample_game();
+    let root_dir = game.path();
+    ok(masterctl(
+        root_dir,
+        &["build", "--region", "jp", "--out", "build", "--client"],
+    ));
+    let templates = root_dir.join("ts-templates");
+    std::fs::create_dir_all(&templates).unwrap();
+    std::fs::copy(
+        root().join("cli/tests/codegen/check.ts.hbs"),
+        templates.join("check.ts.hbs"),
+    )
+    .unwrap();
+    let out = root_dir.join("ts");
+    ok(masterctl(
+        root_dir,
+        &[
+            "codegen",
+            "--lang",
+            "typescript",
+            "--out",
+            out.to_str().unwrap(),
+            "--templates",
+            templates.to_str().unwrap(),
+        ],
+    ));
+    let strict = tsc(
+        &out,
+        &[
+            "--strict",
+            "--noEmit",
+            "--target",
+            "es2020",
+            "--lib",
+            "es2020,dom",
+            "masters.ts",
+        ],
+    );
+    assert!(strict.status.success(), "{}", text(&strict));
+    let compiled = tsc(
+        &out,
+        &[
+            "--strict",
+            "--target",
+            "es2020",
+            "--module",
+            "commonjs",
+            "--lib",
+            "es2020,dom",
+            "--outDir",
+            "out",
+            "masters.ts",
+            "check.ts",
+        ],
+    );
+    assert!(compiled.status.success(), "{}", text(&compiled));
+    let build = root_dir.join("build");
+    for language in ["ja", "en"] {
+        let checked = Command::new("node")
+            .args(["out/check.js", build.to_str().unwrap(), language])
+            .current_dir(&out)
+            .output()
+            .unwrap();
+        assert!(checked.status.success(), "{language}: {}", text(&checked));
+        let cells: usize = stdout(&checked).trim().parse().unwrap();
+        assert!(cells > 150, "{cells} cells");
+    }
+    // English texts, with the region's fallbacks.
+    let english = Command::new("node")
+        .args([
+            "-e",
+            "const {Masters} = require('./out/masters.js'); const fs = require('fs'); \
+             const m = new Masters(p => fs.readFileSync(process.argv[1] + '/' + p), 'en'); \
+             const s = m.item.get(1), t = m.item.get(2); \
+             console.log([s.name, t.name, s.rarity, s.tags.join('|'), m.shopItem.get(1, 5).stock].join(','));",
+            build.to_str().unwrap(),
+        ])
+        .current_dir(&out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        stdout(&english).trim(),
+        "Iron Sword,鋼の剣,common,sword|starter,99",
+        "{}",
+        text(&english)
+    );
+
+    // A build of other schemas is refused when it opens.
+    let schema = root_dir.join("schemas/item.toml");
+    let changed = std::fs::read_to_string(&schema)
+        .unwrap()
+        .replace("Things a player can own", "Things a player owns");
+    std::fs::write(&schema, changed).unwrap();
+    let workbooks = fixtures().join("workbooks");
+    ok(masterctl(
+        root_dir,
+        &["import", "--region", "jp", workbooks.to_str().unwrap()],
+    ));
+    ok(masterctl(
+        root_dir,
+        &["build", "--region", "jp", "--out", "build2", "--client"],
+    ));
+    let refused = Command::new("node")
+        .args([
+            "out/check.js",
+            root_dir.join("build2").to_str().unwrap(),
+            "en",
+        ])
+        .current_dir(&out)
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(
+        text(&refused).contains("made from the schemas"),
+        "{}",
+        text(&refused)
+    );
 }

@@ -28,7 +28,8 @@ unchanged is not rewritten.")]
 pub struct Args {
     #[command(flatten)]
     pub repo: RepoArg,
-    /// The language: rust (a crate over masterctl-runtime)
+    /// The language: rust (a crate over masterctl-runtime), typescript (a module over
+    /// the client export of `build --client`); csharp and go take --templates for now
     #[arg(long, value_name = "LANG", value_parser = ["rust", "csharp", "go", "typescript"])]
     lang: String,
     /// The folder to write into (created if needed)

@@ -101,6 +101,9 @@ pub struct Field {
     /// How the runtime archive stores an element: `Int`, `Float`, `Bool`, `Str` (strings,
     /// texts and enums), `Date` or `DateTime`.
     pub archive_type: &'static str,
+    /// Its type code in the client export (`docs/CLIENT-FORMAT.md`): 1 int, 2 float,
+    /// 3 bool, 4 string (and text), 5 date, 6 datetime, 7 enum.
+    pub client_type: u8,
     /// The enum type's name, for `enum` and `list<enum>` fields.
     pub enum_name: Option<String>,
     pub description: Option<String>,
@@ -318,6 +321,15 @@ fn field(lang: Lang, project: &Project, table: &TableSchema, index: usize) -> Fi
         nullable,
         ty: full_type(lang, &scalar_type, list, nullable),
         arg_type: scalar_type.replace("&'a ", "&"),
+        client_type: match schema.ty.scalar() {
+            FieldType::Int => 1,
+            FieldType::Float => 2,
+            FieldType::Bool => 3,
+            FieldType::Date => 5,
+            FieldType::DateTime => 6,
+            FieldType::Enum => 7,
+            _ => 4,
+        },
         archive_type: match schema.ty.scalar() {
             FieldType::Int => "Int",
             FieldType::Float => "Float",

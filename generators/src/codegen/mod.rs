@@ -54,7 +54,11 @@ impl Lang {
                     include_str!("../../templates/rust/src/lib.rs.hbs"),
                 ),
             ],
-            Lang::CSharp | Lang::Go | Lang::TypeScript => &[],
+            Lang::TypeScript => &[(
+                "masters.ts.hbs",
+                include_str!("../../templates/typescript/masters.ts.hbs"),
+            )],
+            Lang::CSharp | Lang::Go => &[],
         }
     }
 }
