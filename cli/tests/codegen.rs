@@ -224,20 +224,7 @@ fn the_generated_rust_crate_reads_every_row_of_a_build() {
     assert!(tests.status.success(), "{}", text(&tests));
 
     // A build of other schemas is refused when it opens.
-    let schema = root_dir.join("schemas/item.toml");
-    let changed = std::fs::read_to_string(&schema)
-        .unwrap()
-        .replace("Things a player can own", "Things a player owns");
-    std::fs::write(&schema, changed).unwrap();
-    let workbooks = fixtures().join("workbooks");
-    ok(masterctl(
-        root_dir,
-        &["import", "--region", "jp", workbooks.to_str().unwrap()],
-    ));
-    ok(masterctl(
-        root_dir,
-        &["build", "--region", "jp", "--out", "build2"],
-    ));
+    build_of_other_schemas(root_dir);
     let refused = every_row(&out, &root_dir.join("build2"));
     assert_eq!(refused.status.code(), Some(3), "{}", text(&refused));
     assert!(
@@ -467,19 +454,7 @@ fn keywords_and_hostile_text_make_code_that_compiles() {
                 ts.to_str().unwrap(),
             ],
         ));
-        let strict = tsc(
-            &ts,
-            &[
-                "--strict",
-                "--noEmit",
-                "--target",
-                "es2020",
-                "--lib",
-                "es2020,dom",
-                "masters.ts",
-            ],
-        );
-        assert!(strict.status.success(), "{}", text(&strict));
+        assert_strict(&ts);
     }
 
     // Names that would meet in the generated code: an error naming both, nothing written.
@@ -684,6 +659,35 @@ fn codegen_says_what_is_wrong_with_its_arguments() {
     }
 }
 
+/// `build2`: the sample game built (with its client export) after a schema changed.
+fn build_of_other_schemas(root_dir: &Path) {
+    let schema = root_dir.join("schemas/item.toml");
+    let changed = std::fs::read_to_string(&schema)
+        .unwrap()
+        .replace("Things a player can own", "Things a player owns");
+    std::fs::write(&schema, changed).unwrap();
+    let workbooks = fixtures().join("workbooks");
+    let import = ["import", "--region", "jp", workbooks.to_str().unwrap()];
+    ok(masterctl(root_dir, &import));
+    let build = ["build", "--region", "jp", "--out", "build2", "--client"];
+    ok(masterctl(root_dir, &build));
+}
+
+/// `masters.ts` in `dir` compiles under `tsc --strict`.
+fn assert_strict(dir: &Path) {
+    let args = [
+        "--strict",
+        "--noEmit",
+        "--target",
+        "es2020",
+        "--lib",
+        "es2020,dom",
+        "masters.ts",
+    ];
+    let strict = tsc(dir, &args);
+    assert!(strict.status.success(), "{}", text(&strict));
+}
+
 /// `tsc ARGS` in `dir`.
 fn tsc(dir: &Path, args: &[&str]) -> std::process::Output {
     Command::new("tsc")
@@ -726,19 +730,7 @@ fn the_typescript_client_reads_every_cell_of_the_client_export() {
             templates.to_str().unwrap(),
         ],
     ));
-    let strict = tsc(
-        &out,
-        &[
-            "--strict",
-            "--noEmit",
-            "--target",
-            "es2020",
-            "--lib",
-            "es2020,dom",
-            "masters.ts",
-        ],
-    );
-    assert!(strict.status.success(), "{}", text(&strict));
+    assert_strict(&out);
     let compiled = tsc(
         &out,
         &[
@@ -788,20 +780,7 @@ fn the_typescript_client_reads_every_cell_of_the_client_export() {
     );
 
     // A build of other schemas is refused when it opens.
-    let schema = root_dir.join("schemas/item.toml");
-    let changed = std::fs::read_to_string(&schema)
-        .unwrap()
-        .replace("Things a player can own", "Things a player owns");
-    std::fs::write(&schema, changed).unwrap();
-    let workbooks = fixtures().join("workbooks");
-    ok(masterctl(
-        root_dir,
-        &["import", "--region", "jp", workbooks.to_str().unwrap()],
-    ));
-    ok(masterctl(
-        root_dir,
-        &["build", "--region", "jp", "--out", "build2", "--client"],
-    ));
+    build_of_other_schemas(root_dir);
     let refused = Command::new("node")
         .args([
             "out/check.js",
