@@ -766,15 +766,26 @@ fn the_typescript_client_reads_every_cell_of_the_client_export() {
             "const {Masters} = require('./out/masters.js'); const fs = require('fs'); \
              const m = new Masters(p => fs.readFileSync(process.argv[1] + '/' + p), 'en'); \
              const s = m.item.get(1), t = m.item.get(2); \
-             console.log([s.name, t.name, s.rarity, s.tags.join('|'), m.shopItem.get(1, 5).stock].join(','));",
+             console.log([s.name, t.name, s.rarity, s.tags.join('|'), m.shopItem.get(1, 5).stock].join(',')); \
+             console.log(s.itemSources.map(r => r.sourceTable + ' ' + r.sourceKey + ' ' + r.source().row.rowIndex).join(',')); \
+             console.log(m.questsByChapter(1).map(q => q.code).join(','), m.item.byCategoryId(1).map(i => i.id).join(',')); \
+             console.log(m.dropDraw.draw(101, 0).itemId, m.dropDraw.draw(101, 0.99).itemId, m.dropDraw.draw(999, 0.5)); \
+             console.log(m.elementMatrix('fire', 'water'), m.elementMatrix('fire', 'fire'));",
             build.to_str().unwrap(),
         ])
         .current_dir(&out)
         .output()
         .unwrap();
     assert_eq!(
-        stdout(&english).trim(),
-        "Iron Sword,鋼の剣,common,sword|starter,99",
+        stdout(&english).lines().collect::<Vec<_>>(),
+        [
+            "Iron Sword,鋼の剣,common,sword|starter,99",
+            // Reverse lookup, to the source rows; group; index; weighted draws; matrix.
+            "quest_drop 102|1 2,shop_item 1|1 0",
+            "Q0101,Q0102 1,2",
+            "5 6 undefined",
+            "0.5 1",
+        ],
         "{}",
         text(&english)
     );
