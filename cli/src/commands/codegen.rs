@@ -16,10 +16,12 @@ use crate::output::{GlobalArgs, Output, Render, RepoArg};
 #[derive(clap::Args)]
 #[command(after_help = "\
 Examples:
-  masterctl codegen --lang rust --out game-masters                  a crate over masterctl-runtime
-  masterctl codegen --lang rust --out gen --region jp               from the schemas of masters/jp's head
-  masterctl codegen --lang rust --out gen --templates my-templates  with templates of your own
-  masterctl codegen --lang rust --dump-context                      what templates see, as JSON
+  masterctl codegen --lang rust --out game-masters      a crate over masterctl-runtime
+  masterctl codegen --lang typescript --out web/gen     a module over `build --client`'s export
+  masterctl codegen --lang rust --out gen --region jp   the schemas of masters/jp's head
+  masterctl codegen --lang rust --out gen --templates my-templates
+                                                        with templates of your own
+  masterctl codegen --lang rust --dump-context          what templates see, as JSON
 
 Templates: every FILE.hbs under --templates is a template writing FILE under --out (a
 built-in template of the same path is replaced); _NAME.hbs files are partials
