@@ -469,7 +469,7 @@ fn keywords_and_hostile_text_make_code_that_compiles() {
         ),
         (
             "name = \"date\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n",
-            "type `Date`",
+            "own `Date`",
         ),
     ] {
         let project = hostile_project(&[("t.toml", schema)]);
@@ -482,6 +482,21 @@ fn keywords_and_hostile_text_make_code_that_compiles() {
         assert!(text(&refused).contains(says), "{}", text(&refused));
         assert!(!out.exists());
     }
+    // TypeScript has its own: a field `row_index` is the row's `rowIndex`.
+    let project = hostile_project(&[(
+        "t.toml",
+        "name = \"item\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"row_index\"\ntype = \"int\"\n",
+    )]);
+    let refused = masterctl(
+        project.path(),
+        &["codegen", "--lang", "typescript", "--out", "ts"],
+    );
+    assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
+    assert!(
+        text(&refused).contains("field `item.row_index`"),
+        "{}",
+        text(&refused)
+    );
 }
 
 /// A client JSON cell as its canonical CSV text.

@@ -168,7 +168,13 @@ pub fn generate(
         .iter()
         .any(|(name, _, origin)| name == "src/lib.rs.hbs" && *origin == "built-in");
     if lang == Lang::Rust && built_in_rust {
-        rust_names(context)?;
+        check_names(context, &RUST)?;
+    }
+    let built_in_typescript = templates
+        .iter()
+        .any(|(name, _, origin)| name == "masters.ts.hbs" && *origin == "built-in");
+    if lang == Lang::TypeScript && built_in_typescript {
+        check_names(context, &TYPESCRIPT)?;
     }
     for (name, text, _) in &templates {
         if let Some(partial) = partial_name(name) {
@@ -328,17 +334,26 @@ fn rust_fn<'reg, 'rc>(
     Ok(())
 }
 
-/// The names the built-in Rust template gives, each claimed in its scope: two things of
-/// the schemas (or one and the template's own) that would have one name are an error
-/// naming both, never code that does not compile.
-fn rust_names(context: &Context) -> Result<(), CodegenError> {
-    let mut scopes: std::collections::HashMap<String, std::collections::HashMap<String, String>> =
-        std::collections::HashMap::new();
-    let mut claim = |scope: &str, name: String, what: String| -> Result<(), CodegenError> {
-        let names = scopes.entry(scope.to_string()).or_default();
+/// Names claimed per scope of generated code: a second thing of another origin under
+/// one name is a [`CodegenError::Collision`].
+struct Claims {
+    lang: &'static str,
+    scopes: std::collections::HashMap<String, std::collections::HashMap<String, String>>,
+}
+
+impl Claims {
+    fn new(lang: &'static str) -> Claims {
+        Claims {
+            lang,
+            scopes: std::collections::HashMap::new(),
+        }
+    }
+
+    fn claim(&mut self, scope: &str, name: String, what: String) -> Result<(), CodegenError> {
+        let names = self.scopes.entry(scope.to_string()).or_default();
         match names.get(&name) {
             Some(first) if *first != what => Err(CodegenError::Collision {
-                lang: "Rust",
+                lang: self.lang,
                 name,
                 first: first.clone(),
                 second: what,
@@ -348,8 +363,41 @@ fn rust_names(context: &Context) -> Result<(), CodegenError> {
                 Ok(())
             }
         }
-    };
-    const TYPES: [&str; 22] = [
+    }
+}
+
+/// How a built-in template names what it derives from the context, per language: the
+/// names it declares itself, and the suffixes and members it adds to the context's names.
+struct Scheme {
+    lang: &'static str,
+    /// Declared at the top of the file (types, functions, constants).
+    module: &'static [&'static str],
+    /// Members of `Masters` besides one per table and generated master.
+    masters: &'static [&'static str],
+    /// Type names a table's `type_name` is given with these suffixes.
+    table_types: &'static [&'static str],
+    /// Members of a row besides one per field and reverse lookup.
+    row: &'static [&'static str],
+    /// Methods of a table besides its index lookups.
+    table: &'static [&'static str],
+    /// A row's member for the row a by-key reference points at (`<field>_row`).
+    reference_rows: bool,
+    /// The lookups of one index (by its name).
+    index: fn(&str) -> Vec<String>,
+    enum_types: &'static [&'static str],
+    reverse_types: &'static [&'static str],
+    /// Members of a reverse lookup's row besides its columns and key column.
+    reverse_row: &'static [&'static str],
+    /// A member name as the language writes it (`source_key` → `sourceKey`).
+    member: fn(&str) -> String,
+    group_types: &'static [&'static str],
+    weighted_types: &'static [&'static str],
+    matrix_types: &'static [&'static str],
+}
+
+const RUST: Scheme = Scheme {
+    lang: "Rust",
+    module: &[
         "Masters",
         "List",
         "FieldValue",
@@ -372,46 +420,110 @@ fn rust_names(context: &Context) -> Result<(), CodegenError> {
         "Vec",
         "Box",
         "Iterator",
-    ];
-    for name in TYPES {
-        claim(
-            "types",
-            name.to_string(),
-            format!("masterctl's own type `{name}`"),
-        )?;
-    }
-    for name in [
+    ],
+    masters: &[
         "open",
         "open_trusted",
         "from_runtime",
         "as_runtime",
         "runtime_table",
-    ] {
+    ],
+    table_types: &["", "Table", "Rows", "Columns"],
+    row: &["row_index", "as_runtime"],
+    table: &[
+        "len",
+        "is_empty",
+        "rows",
+        "row",
+        "get",
+        "get_by_text",
+        "as_runtime",
+    ],
+    reference_rows: true,
+    index: |name| vec![format!("by_{name}"), format!("by_{name}_range")],
+    enum_types: &[""],
+    reverse_types: &["Row", "Rows", "Source"],
+    reverse_row: &["source_table", "source_key", "source"],
+    member: |name| name.to_string(),
+    group_types: &[],
+    weighted_types: &[""],
+    matrix_types: &[],
+};
+
+const TYPESCRIPT: Scheme = Scheme {
+    lang: "TypeScript",
+    module: &[
+        "Masters",
+        "MastersError",
+        "ReadFile",
+        "Column",
+        "ClientFile",
+        "SCHEMA_HASH",
+        "LANGUAGES",
+        "compare",
+        "keyText",
+        "groupRows",
+        "isNull",
+        "element",
+        "cell",
+        "textDecoder",
+        "Date",
+        "Map",
+    ],
+    masters: &["language"],
+    table_types: &["", "Table"],
+    row: &["rowIndex"],
+    table: &[],
+    reference_rows: false,
+    index: |name| vec![format!("by{}", names::pascal(name))],
+    enum_types: &["", "Values"],
+    reverse_types: &["Row", "Source", "Lookup"],
+    reverse_row: &["rowIndex", "sourceTable", "sourceKey", "source"],
+    member: names::camel,
+    group_types: &["Lookup"],
+    weighted_types: &[""],
+    matrix_types: &["Lookup"],
+};
+
+/// The names a built-in template gives, each claimed in its scope: two things of the
+/// schemas (or one and the template's own) that would have one name are an error naming
+/// both, never code that does not compile.
+fn check_names(context: &Context, scheme: &Scheme) -> Result<(), CodegenError> {
+    let mut names = Claims::new(scheme.lang);
+    let mut claim = |scope: &str, name: String, what: String| names.claim(scope, name, what);
+    let own = |name: &str| format!("masterctl's own `{name}`");
+    for name in scheme.module {
+        claim("module", name.to_string(), own(name))?;
+    }
+    for name in scheme.masters {
         claim(
             "masters",
             name.to_string(),
-            format!("masterctl's own `Masters::{name}`"),
+            own(&format!("Masters::{name}")),
         )?;
     }
+    let typed = |claim: &mut dyn FnMut(&str, String, String) -> Result<(), CodegenError>,
+                 type_name: &str,
+                 suffixes: &[&str],
+                 what: &str| {
+        suffixes.iter().try_for_each(|suffix| {
+            claim("module", format!("{type_name}{suffix}"), what.to_string())
+        })
+    };
     for table in &context.tables {
         let t = &table.named;
         let what = format!("table `{}`", t.name);
-        for suffix in ["", "Table", "Rows", "Columns"] {
-            claim("types", format!("{}{suffix}", t.type_name), what.clone())?;
-        }
+        typed(&mut claim, &t.type_name, scheme.table_types, &what)?;
         claim("masters", t.ident.clone(), what.clone())?;
         let row = format!("row of {}", t.name);
-        for name in ["row_index", "as_runtime"] {
-            claim(
-                &row,
-                name.to_string(),
-                format!("masterctl's own `{name}` of a row"),
-            )?;
+        for name in scheme.row {
+            claim(&row, name.to_string(), format!("{} of a row", own(name)))?;
         }
         for field in &table.fields {
             let what = format!("field `{}.{}`", t.name, field.name);
             claim(&row, field.ident.clone(), what.clone())?;
-            if field.references.as_ref().is_some_and(|r| r.by_key) && !field.list {
+            let by_key = field.references.as_ref().is_some_and(|r| r.by_key);
+            if scheme.reference_rows && by_key && !field.list {
                 claim(
                     &row,
                     format!("{}_row", field.name),
@@ -420,53 +532,40 @@ fn rust_names(context: &Context) -> Result<(), CodegenError> {
             }
         }
         for reverse in &table.reverses {
-            claim(&row, reverse.clone(), format!("reverse lookup `{reverse}`"))?;
+            claim(
+                &row,
+                (scheme.member)(reverse),
+                format!("reverse lookup `{reverse}`"),
+            )?;
         }
         let methods = format!("table {}", t.name);
-        for name in [
-            "len",
-            "is_empty",
-            "rows",
-            "row",
-            "get",
-            "get_by_text",
-            "as_runtime",
-        ] {
+        for name in scheme.table {
             claim(
                 &methods,
                 name.to_string(),
-                format!("masterctl's own `{name}` of a table"),
+                format!("{} of a table", own(name)),
             )?;
         }
         for index in &table.indexes {
             let what = format!("index `{}` of `{}`", index.name, t.name);
-            claim(&methods, format!("by_{}", index.name), what.clone())?;
-            claim(&methods, format!("by_{}_range", index.name), what)?;
+            for name in (scheme.index)(&index.name) {
+                claim(&methods, name, what.clone())?;
+            }
         }
     }
     for e in &context.enums {
         let what = format!("the enum of `{}.{}`", e.table, e.field);
-        claim("types", e.name.clone(), what)?;
+        typed(&mut claim, &e.name, scheme.enum_types, &what)?;
     }
     for reverse in &context.reverses {
         let r = &reverse.named;
         let what = format!("reverse lookup `{}`", r.name);
-        for suffix in ["Row", "Rows", "Source"] {
-            claim("types", format!("{}{suffix}", r.type_name), what.clone())?;
-        }
+        typed(&mut claim, &r.type_name, scheme.reverse_types, &what)?;
         claim("masters", r.ident.clone(), what.clone())?;
         let row = format!("row of {}", r.name);
-        for name in [
-            "source_table",
-            "source_key",
-            "source",
-            reverse.key_column.as_str(),
-        ] {
-            claim(
-                &row,
-                name.to_string(),
-                format!("masterctl's own `{name}` of {what}"),
-            )?;
+        let key = (scheme.member)(&reverse.key_column);
+        for name in scheme.reverse_row.iter().copied().chain([key.as_str()]) {
+            claim(&row, name.to_string(), format!("{} of {what}", own(name)))?;
         }
         for column in &reverse.columns {
             claim(
@@ -476,18 +575,26 @@ fn rust_names(context: &Context) -> Result<(), CodegenError> {
             )?;
         }
     }
-    for group in &context.groups {
-        let what = format!("group `{}`", group.named.name);
-        claim("masters", group.named.ident.clone(), what)?;
-    }
-    for weighted in &context.weighted {
-        let what = format!("weighted master `{}`", weighted.named.name);
-        claim("types", weighted.named.type_name.clone(), what.clone())?;
-        claim("masters", weighted.named.ident.clone(), what)?;
-    }
-    for matrix in &context.matrices {
-        let what = format!("matrix `{}`", matrix.named.name);
-        claim("masters", matrix.named.ident.clone(), what)?;
+    let masters = context
+        .groups
+        .iter()
+        .map(|g| (&g.named, "group", scheme.group_types))
+        .chain(
+            context
+                .weighted
+                .iter()
+                .map(|w| (&w.named, "weighted master", scheme.weighted_types)),
+        )
+        .chain(
+            context
+                .matrices
+                .iter()
+                .map(|m| (&m.named, "matrix", scheme.matrix_types)),
+        );
+    for (named, kind, suffixes) in masters {
+        let what = format!("{kind} `{}`", named.name);
+        typed(&mut claim, &named.type_name, suffixes, &what)?;
+        claim("masters", named.ident.clone(), what)?;
     }
     Ok(())
 }
