@@ -785,7 +785,11 @@ fn the_typescript_client_reads_every_cell_of_the_client_export() {
              console.log(s.itemSources.map(r => r.sourceTable + ' ' + r.sourceKey + ' ' + r.source().row.rowIndex).join(',')); \
              console.log(m.questsByChapter(1).map(q => q.code).join(','), m.item.byCategoryId(1).map(i => i.id).join(',')); \
              console.log(m.dropDraw.draw(101, 0).itemId, m.dropDraw.draw(101, 0.99).itemId, m.dropDraw.draw(999, 0.5)); \
-             console.log(m.elementMatrix('fire', 'water'), m.elementMatrix('fire', 'fire'));",
+             console.log(m.elementMatrix('fire', 'water'), m.elementMatrix('fire', 'fire')); \
+             const all = [...m.item].filter(i => i.categoryId >= 2 && i.categoryId <= 3).length; \
+             const range = m.item.byCategoryIdRange(2, 3).map(i => i.categoryId); \
+             console.log(range.length === all && all > 0 && range.every((c, k) => c >= 2 && c <= 3 && (k === 0 || range[k - 1] <= c)), \
+               m.item.byCategoryIdRange(null, 1).map(i => i.id).join(','), m.item.byCategoryIdRange(9, null).length);",
             build.to_str().unwrap(),
         ])
         .current_dir(&out)
@@ -800,6 +804,7 @@ fn the_typescript_client_reads_every_cell_of_the_client_export() {
             "Q0101,Q0102 1,2",
             "5 6 undefined",
             "0.5 1",
+            "true 1,2 0",
         ],
         "{}",
         text(&english)

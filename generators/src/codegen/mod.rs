@@ -475,7 +475,10 @@ const TYPESCRIPT: Scheme = Scheme {
     row: &["rowIndex"],
     table: &[],
     reference_rows: false,
-    index: |name| vec![format!("by{}", names::pascal(name))],
+    index: |name| {
+        let name = names::pascal(name);
+        vec![format!("by{name}"), format!("by{name}Range")]
+    },
     enum_types: &["", "Values"],
     reverse_types: &["Row", "Source", "Lookup"],
     reverse_row: &["rowIndex", "sourceTable", "sourceKey", "source"],
