@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The TypeScript client loader (`codegen --lang typescript` over `build --client`)
+# against `JSON.parse` of the JSON export of the same build: 20 tables (one of ROWS
+# rows, 19 of 10,000) with Japanese names. Measured in one node process, best of RUNS:
+# opening the build (headers read, columns viewed), opening it and reading every field
+# of every row through the generated getters, and JSON.parse of the same tables and
+# texts (files read into memory first on both sides). Prints a Markdown table.
+#
+#   benches/client.sh        # ROWS=1000000, RUNS=5; WORK=DIR keeps the data
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rows=${ROWS:-1000000}
+runs=${RUNS:-5}
+work=${WORK:-$(mktemp -d)}
+mkdir -p "$work"
+. benches/common.sh
+prepare
+command -v tsc >/dev/null || npm install -g -q typescript@5.9.3
+masterctl=$PWD/target/release/masterctl
+synth=$PWD/target/release/synth
+
+if [ ! -f "$work/repo/build/manifest.json" ]; then
+  rm -rf "$work/project" "$work/big" "$work/repo"
+  "$synth" --out "$work/project" --tables 20 --rows 10000 --format csv >/dev/null
+  "$synth" --out "$work/big" --tables 1 --rows "$rows" --format csv >/dev/null
+  cp "$work/big/data/t0000.csv" "$work/project/data/t0000.csv"
+  mkdir -p "$work/repo"
+  cp -r "$work/project/masterctl.toml" "$work/project/schemas" "$work/repo/"
+  git -C "$work/repo" init -q -b main
+  git -C "$work/repo" config user.name bench && git -C "$work/repo" config user.email bench@masterctl.invalid
+  "$masterctl" --repo "$work/repo" import --region jp "$work/project/data" >/dev/null
+  "$masterctl" --repo "$work/repo" build --region jp --out "$work/repo/build" --client >/dev/null
+fi
+rm -rf "$work/ts"
+"$masterctl" --repo "$work/repo" codegen --lang typescript --out "$work/ts" >/dev/null
+cat > "$work/ts/bench.ts" <<'TS'
+import { Masters } from "./masters";
+declare const require: (module: string) => any;
+declare const process: { argv: string[]; hrtime: { bigint(): bigint } };
+const fs = require("fs");
+const path = require("path");
+const dir: string = process.argv[2];
+const runs = Number(process.argv[3]);
+const manifest = JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"));
+const files = new Map<string, Uint8Array>();
+for (const f of manifest.files) {
+  if ((f.kind === "client" || f.kind === "client-json") && (f.language ?? "ja") === "ja") {
+    files.set(f.path, fs.readFileSync(path.join(dir, f.path)));
+  }
+}
+const binaryBytes = [...files].filter(([p]) => p.endsWith(".bin")).reduce((n, [, b]) => n + b.length, 0);
+const jsonFiles = [...files].filter(([p]) => p.endsWith(".json") && !p.includes("/generated/"));
+const jsonBytes = jsonFiles.reduce((n, [, b]) => n + b.length, 0);
+const read = (p: string): Uint8Array => files.get(p) as Uint8Array;
+const seconds = (f: () => void): number => {
+  let best = Infinity;
+  for (let i = 0; i < runs; i++) {
+    const start = process.hrtime.bigint();
+    f();
+    best = Math.min(best, Number(process.hrtime.bigint() - start) / 1e9);
+  }
+  return best;
+};
+let sink = 0;
+const open = seconds(() => { sink += new Masters(read, "ja").t0000.length; });
+const everything = seconds(() => {
+  const masters = new Masters(read, "ja") as unknown as Record<string, unknown>;
+  for (const key of Object.keys(masters)) {
+    const table = masters[key];
+    if (typeof table !== "object" || table === null || !(Symbol.iterator in table)) continue;
+    for (const row of table as Iterable<object>) {
+      const proto = Object.getPrototypeOf(row);
+      for (const name of Object.getOwnPropertyNames(proto)) {
+        if (name === "constructor") continue;
+        const value = (row as Record<string, unknown>)[name];
+        if (value !== null && value !== undefined) sink++;
+      }
+    }
+  }
+});
+const decoder = new TextDecoder();
+const parse = seconds(() => {
+  for (const [, bytes] of jsonFiles) sink += JSON.parse(decoder.decode(bytes)).rows.length;
+});
+console.log(JSON.stringify({ open, everything, parse, binaryBytes, jsonBytes, sink }));
+TS
+(cd "$work/ts" && tsc --strict --target es2020 --module commonjs --lib es2020,dom --outDir out masters.ts bench.ts)
+result=$(node --max-old-space-size=8192 "$work/ts/out/bench.js" "$work/repo/build" "$runs")
+python3 - "$result" "$rows" "$runs" <<'PY'
+import json, sys
+r, rows, runs = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+print(f"| client export of 20 tables ({rows:,}-row table + 19 × 10,000), texts in ja, best of {runs} | seconds | vs JSON.parse |")
+print("| --- | --- | --- |")
+print(f"| JSON.parse of the JSON export ({r['jsonBytes'] / 1e6:.0f} MB) | {r['parse']:.3f} s | 1× |")
+print(f"| generated TypeScript loader: open ({r['binaryBytes'] / 1e6:.0f} MB binary) | {r['open']:.4f} s | {r['parse'] / r['open']:.0f}× faster |")
+print(f"| generated TypeScript loader: open and read every field of every row | {r['everything']:.3f} s | {r['parse'] / r['everything']:.1f}× |")
+PY
