@@ -68,10 +68,10 @@ const everything = seconds(() => {
   for (const key of Object.keys(masters)) {
     const table = masters[key];
     if (typeof table !== "object" || table === null || !(Symbol.iterator in table)) continue;
+    let getters: string[] | null = null;
     for (const row of table as Iterable<object>) {
-      const proto = Object.getPrototypeOf(row);
-      for (const name of Object.getOwnPropertyNames(proto)) {
-        if (name === "constructor") continue;
+      getters ??= Object.getOwnPropertyNames(Object.getPrototypeOf(row)).filter((n) => n !== "constructor");
+      for (const name of getters) {
         const value = (row as Record<string, unknown>)[name];
         if (value !== null && value !== undefined) sink++;
       }
