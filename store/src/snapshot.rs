@@ -12,7 +12,7 @@ use masterctl_schemas::read::parallel_map;
 use masterctl_schemas::{Project, Table};
 
 use crate::StoreError;
-use crate::repo::{Structure, blob_at, is_structure_path, project_from_files};
+use crate::repo::{Structure, blob_at};
 
 /// `tables/<table>.csv`
 pub fn table_path(table: &str) -> String {
@@ -132,15 +132,9 @@ pub fn read_files(
         .collect()
 }
 
-/// The project a snapshot tree holds, if its structure loads.
+/// The project a snapshot tree holds, if its structure loads ([`Structure::at`]).
 pub fn project_at(git: &Repository, tree: &Tree<'_>) -> Option<Project> {
-    let files: Vec<(String, Vec<u8>)> = tree_blobs(git, tree)
-        .ok()?
-        .into_iter()
-        .filter(|(p, _)| is_structure_path(p))
-        .filter_map(|(p, id)| Some((p, git.find_blob(id).ok()?.content().to_vec())))
-        .collect();
-    project_from_files(&files).ok()
+    Structure::at(git, tree).ok().map(|s| s.project)
 }
 
 /// Write a tree of `(relative path, blob id)` entries, directories built recursively.
