@@ -134,7 +134,7 @@ pub fn table_file(
                 let indexes: Vec<u32> = (0..strings.len())
                     .map(|i| {
                         position
-                            .get(string_at(&strings.bytes, &strings.ends, i))
+                            .get(strings.get(i).unwrap_or_default())
                             .copied()
                             .unwrap_or(0)
                     })
@@ -160,8 +160,7 @@ pub fn texts_file(schema_hash: &str, data: &StringsData) -> Vec<u8> {
     w.u32(data.rows);
     w.u32(data.fields.len() as u32);
     let empty = |column: &masterctl_runtime::format::TextColumn| {
-        (0..column.values.len())
-            .any(|i| string_at(&column.values.bytes, &column.values.ends, i).is_empty())
+        (0..column.values.len()).any(|i| column.values.get(i).unwrap_or_default().is_empty())
     };
     for column in &data.fields {
         w.str(&column.name);
@@ -180,7 +179,7 @@ pub fn texts_file(schema_hash: &str, data: &StringsData) -> Vec<u8> {
         if empty(column) {
             let mut words = vec![0u64; rows.div_ceil(64)];
             for i in 0..column.values.len() {
-                if string_at(&column.values.bytes, &column.values.ends, i).is_empty() {
+                if column.values.get(i).unwrap_or_default().is_empty() {
                     words[i / 64] |= 1 << (i % 64);
                 }
             }
@@ -194,20 +193,13 @@ pub fn texts_file(schema_hash: &str, data: &StringsData) -> Vec<u8> {
     w.bytes
 }
 
-/// String `i` of strings packed one after the other.
-fn string_at<'a>(bytes: &'a [u8], ends: &[u32], i: usize) -> &'a str {
-    let start = if i == 0 { 0 } else { ends[i - 1] as usize };
-    let end = ends.get(i).map_or(start, |&e| e as usize);
-    std::str::from_utf8(bytes.get(start..end).unwrap_or_default()).unwrap_or_default()
-}
-
 /// Element `i` of a column's values, as JSON.
 fn element(values: &Values, i: usize) -> Json {
     match values {
         Values::Int(v) => json!(v[i]),
         Values::Float(v) => json!(v[i]),
         Values::Bool(v) => json!(v[i]),
-        Values::Str(s) => json!(string_at(&s.bytes, &s.ends, i)),
+        Values::Str(s) => json!(s.get(i).unwrap_or_default()),
         Values::Date(v) => json!(Date(v[i]).to_string()),
         Values::DateTime(v) => json!(DateTime(v[i]).to_string()),
     }
@@ -257,12 +249,13 @@ pub fn table_json(schema_hash: &str, data: &TableData) -> Vec<u8> {
 pub fn texts_json(schema_hash: &str, data: &StringsData) -> Vec<u8> {
     let rows: Vec<Json> = (0..data.rows as usize)
         .map(|row| {
-            let cells = data.fields.iter().map(|column| {
-                match string_at(&column.values.bytes, &column.values.ends, row) {
-                    "" => Json::Null,
-                    text => json!(text),
-                }
-            });
+            let cells =
+                data.fields
+                    .iter()
+                    .map(|column| match column.values.get(row).unwrap_or_default() {
+                        "" => Json::Null,
+                        text => json!(text),
+                    });
             Json::Array(cells.collect())
         })
         .collect();

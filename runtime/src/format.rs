@@ -148,6 +148,16 @@ impl Strings {
     pub fn is_empty(&self) -> bool {
         self.ends.is_empty()
     }
+
+    /// String `i` (`None` past the end, or where the ends do not cut at characters).
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let end = *self.ends.get(i)? as usize;
+        let start = match i {
+            0 => 0,
+            _ => *self.ends.get(i - 1)? as usize,
+        };
+        std::str::from_utf8(self.bytes.get(start..end)?).ok()
+    }
 }
 
 impl<'a> FromIterator<&'a str> for Strings {
