@@ -312,14 +312,10 @@ fn label(
 /// of the rows changed, found without reading the rest. `None` when the headers differ,
 /// a quote could put a cut inside a cell, or the region does not read as whole records.
 fn changed_region_keys(old: &[u8], new: &[u8], key: &[String]) -> Option<Vec<Vec<String>>> {
-    let header_end = old.iter().position(|&b| b == b'\n')?;
+    let (header_end, header) = plain_header(old)?;
     if new.get(..=header_end) != Some(&old[..=header_end]) {
         return None;
     }
-    let header: Vec<&str> = std::str::from_utf8(&old[..header_end])
-        .ok()?
-        .split(',')
-        .collect();
     let columns: Vec<usize> = key
         .iter()
         .map(|k| header.iter().position(|h| h == k))
@@ -346,9 +342,7 @@ fn changed_region_keys(old: &[u8], new: &[u8], key: &[String]) -> Option<Vec<Vec
     let regions = [&old[start..old.len() - end], &new[start..new.len() - end]];
     // A quote before the region could leave it inside a cell; one in it could carry a
     // record past its end. Either way, the long way.
-    if old[..start].iter().filter(|&&b| b == b'"').count() % 2 != 0
-        || regions.iter().any(|r| r.contains(&b'"'))
-    {
+    if inside_quotes(&old[..start]) || regions.iter().any(|r| r.contains(&b'"')) {
         return None;
     }
     let mut keys = Vec::new();
@@ -368,14 +362,33 @@ fn changed_region_keys(old: &[u8], new: &[u8], key: &[String]) -> Option<Vec<Vec
     Some(keys)
 }
 
+/// A CSV file's first line split at commas (no quoting looked at), and where it ends.
+fn plain_header(bytes: &[u8]) -> Option<(usize, Vec<&str>)> {
+    let end = bytes.iter().position(|&b| b == b'\n')?;
+    let header = std::str::from_utf8(&bytes[..end])
+        .ok()?
+        .split(',')
+        .collect();
+    Some((end, header))
+}
+
+/// Whether what follows `before` in a CSV file lies inside a quoted cell (it follows an
+/// odd number of quotes).
+fn inside_quotes(before: &[u8]) -> bool {
+    before.iter().filter(|&&b| b == b'"').count() % 2 != 0
+}
+
 /// Where the keys a pair of versions changed are kept, for a key of these fields (field
 /// names are identifiers: safe in a file name).
 fn kept_path(dir: &std::path::Path, before: Oid, after: Oid, key: &[String]) -> std::path::PathBuf {
     dir.join(format!("{before}-{after}-{}", key.join("+")))
 }
 
-/// Keep `keys` at `path` (a cache: lost to a crash, it is worked out again).
-fn keep(path: &std::path::Path, keys: &[Vec<String>]) {
+/// Keep `keys` at `path`, sorted and each once (a cache: lost to a crash, it is worked
+/// out again).
+fn keep(path: &std::path::Path, keys: &mut Vec<Vec<String>>) {
+    keys.sort();
+    keys.dedup();
     if let Ok(bytes) = serde_json::to_vec(keys) {
         let _ = std::fs::create_dir_all(masterctl_runtime::files::parent_of(path));
         let _ = masterctl_runtime::files::write_atomic_unsynced(path, &bytes);
@@ -391,8 +404,8 @@ const KEEP_FROM: usize = 64 << 10;
 /// Keep what `commit`, just made from `snapshot` on top of `parent`, changed in each
 /// table's files, where that is quick to see (the one region where the versions differ):
 /// a blame then reads none of these versions the long way (files under [`KEEP_FROM`]
-/// bytes excepted). Import, rebase and `l10n
-/// import` call it after their commit. Best effort, like any cache.
+/// bytes excepted). Import, rebase and `l10n import` call it after their commit. Best
+/// effort, like any cache.
 pub(crate) fn keep_changes(
     repo: &MasterRepo,
     parent: Option<Oid>,
@@ -436,9 +449,7 @@ pub(crate) fn keep_changes(
                 continue;
             };
             if let Some(mut keys) = changed_region_keys(old.content(), new, &key) {
-                keys.sort();
-                keys.dedup();
-                keep(&kept_path(&dir, before, after, &key), &keys);
+                keep(&kept_path(&dir, before, after, &key), &mut keys);
             }
         }
     }
@@ -509,10 +520,8 @@ impl RowReader<'_> {
             Some(keys) => keys,
             None => self.changed_rows_keys(old_bytes, new_bytes, path)?,
         };
-        keys.sort();
-        keys.dedup();
         if let Some(kept) = &kept {
-            keep(kept, &keys);
+            keep(kept, &mut keys);
         }
         Ok(keys.into_iter().collect())
     }
@@ -551,12 +560,7 @@ impl RowReader<'_> {
     /// whole file is read as CSV instead); `Some(None)`: the file lacks the row.
     #[allow(clippy::type_complexity)]
     fn row_by_line(&self, bytes: &[u8]) -> Option<Result<Option<Vec<(String, String)>>, String>> {
-        let header_end = bytes.iter().position(|&b| b == b'\n')?;
-        let header: Vec<String> = std::str::from_utf8(&bytes[..header_end])
-            .ok()?
-            .split(',')
-            .map(str::to_string)
-            .collect();
+        let (header_end, header) = plain_header(bytes)?;
         let plain = |t: &str| !t.is_empty() && !t.contains([',', '"', '\n', '\r']);
         if header.iter().any(|h| !plain(h))
             || self.key.len() > header.len()
@@ -576,8 +580,7 @@ impl RowReader<'_> {
             let line = &bytes[at..end];
             let whole = self.key.len() == header.len() && line == &prefix[..prefix.len() - 1];
             if line.starts_with(prefix) || whole {
-                // A line inside a quoted cell would follow an odd number of quotes.
-                if bytes[..at].iter().filter(|&&b| b == b'"').count() % 2 != 0 {
+                if inside_quotes(&bytes[..at]) {
                     return None;
                 }
                 let mut reader = csv::ReaderBuilder::new()
@@ -598,6 +601,7 @@ impl RowReader<'_> {
                 return Some(Ok(Some(
                     header
                         .into_iter()
+                        .map(str::to_string)
                         .zip(record.iter().map(str::to_string))
                         .collect(),
                 )));
@@ -615,19 +619,14 @@ impl RowReader<'_> {
         let blob = self.git.find_blob(id)?;
         let broken = |message: String| StoreError::BrokenSnapshot {
             branch: self.branch.to_string(),
-            message: format!("{path}: {message}"),
+            message,
         };
         if let Some(found) = self.row_by_line(blob.content()) {
-            let found = found.map_err(broken)?;
+            let found = found.map_err(|m| broken(format!("{path}: {m}")))?;
             self.read.insert(id, found.clone());
             return Ok(found);
         }
-        let rows = crate::diff::rows::Rows::read(blob.content(), path).map_err(|e| {
-            StoreError::BrokenSnapshot {
-                branch: self.branch.to_string(),
-                message: e,
-            }
-        })?;
+        let rows = crate::diff::rows::Rows::read(blob.content(), path).map_err(broken)?;
         let found = rows.columns(self.key).and_then(|columns| {
             (0..rows.len())
                 .find(|&r| {
