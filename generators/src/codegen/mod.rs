@@ -41,6 +41,15 @@ impl Lang {
         Lang::ALL.into_iter().find(|l| l.name() == name)
     }
 
+    /// The built-in template holding the code, and how it names things.
+    fn scheme(self) -> Option<(&'static str, &'static Scheme)> {
+        match self {
+            Lang::Rust => Some(("src/lib.rs.hbs", &RUST)),
+            Lang::TypeScript => Some(("masters.ts.hbs", &TYPESCRIPT)),
+            Lang::CSharp | Lang::Go => None,
+        }
+    }
+
     /// The built-in templates: (output path + `.hbs`, template text).
     fn templates(self) -> &'static [(&'static str, &'static str)] {
         match self {
@@ -164,17 +173,13 @@ pub fn generate(
     {
         return Err(CodegenError::NoTemplates(lang.name()));
     }
-    let built_in_rust = templates
-        .iter()
-        .any(|(name, _, origin)| name == "src/lib.rs.hbs" && *origin == "built-in");
-    if lang == Lang::Rust && built_in_rust {
-        check_names(context, &RUST)?;
-    }
-    let built_in_typescript = templates
-        .iter()
-        .any(|(name, _, origin)| name == "masters.ts.hbs" && *origin == "built-in");
-    if lang == Lang::TypeScript && built_in_typescript {
-        check_names(context, &TYPESCRIPT)?;
+    // The names the built-in code template gives, unless the user replaced it.
+    if let Some((main, scheme)) = lang.scheme()
+        && templates
+            .iter()
+            .any(|(name, _, origin)| name == main && *origin == "built-in")
+    {
+        check_names(context, scheme)?;
     }
     for (name, text, _) in &templates {
         if let Some(partial) = partial_name(name) {
