@@ -84,14 +84,16 @@ pub fn hunt_repo() -> tempfile::TempDir {
     dir
 }
 
-/// Whether the program `name` runs (`name --version`). When it does not: under CI (`CI`
-/// set) the test fails, saying how `.ci/run` installs it (`install`); elsewhere the
-/// caller skips that part, with a note.
+/// Whether the program `name` runs (`name --version`, or Go's `name version`). When it
+/// does not: under CI (`CI` set) the test fails, saying how `.ci/run` installs it
+/// (`install`); elsewhere the caller skips that part, with a note.
 pub fn installed(name: &str, install: &str) -> bool {
-    let found = std::process::Command::new(name)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
+    let found = ["--version", "version"].iter().any(|arg| {
+        std::process::Command::new(name)
+            .arg(arg)
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
     if !found {
         assert!(
             std::env::var("CI").is_err(),

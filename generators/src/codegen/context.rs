@@ -9,7 +9,7 @@ use masterctl_schemas::schema::{
 use serde::Serialize;
 
 use super::Lang;
-use super::names::{camel, enum_idents, literal, pascal, safe_ident, type_name};
+use super::names::{camel_in, enum_idents, literal, pascal_in, safe_ident, type_name};
 
 /// Everything a template sees.
 #[derive(Debug, Clone, Serialize)]
@@ -82,6 +82,9 @@ pub struct Field {
     pub name: String,
     /// The accessor's name in the target language's convention (reserved words escaped).
     pub ident: String,
+    /// The name of a parameter taking its value (`category_id`, `categoryId`, Go's
+    /// `categoryID`; reserved words escaped).
+    pub param: String,
     /// Its position among the table's fields.
     pub index: usize,
     /// `int`, `float`, `bool`, `string`, `text`, `enum`, `date` or `datetime` (a list's
@@ -184,6 +187,8 @@ pub struct ReverseSource {
     pub field: String,
     /// The name as a string literal of the target language.
     pub literal: String,
+    /// An earlier source is of the same table (through another field).
+    pub repeated: bool,
 }
 
 /// A custom master grouping a table's rows by key fields.
@@ -229,14 +234,38 @@ pub struct Matrix {
 fn member(lang: Lang, name: &str) -> String {
     match lang {
         Lang::Rust => safe_ident(lang, name),
-        Lang::CSharp | Lang::Go => safe_ident(lang, &pascal(name)),
-        Lang::TypeScript => safe_ident(lang, &camel(name)),
+        Lang::CSharp | Lang::Go => safe_ident(lang, &pascal_in(lang, name)),
+        Lang::TypeScript => safe_ident(lang, &camel_in(lang, name)),
+    }
+}
+
+/// Names the built-in Go template gives its own locals, receivers and imported packages
+/// in functions taking parameters, and Go's predeclared identifiers: a parameter of one of
+/// these names takes `Value` after it (`key` → `keyValue`).
+const GO_LOCALS: &[&str] = &[
+    "any", "append", "at", "binary", "bool", "byte", "bytes", "c", "cap", "compare", "copy", "end",
+    "err", "error", "false", "file", "filepath", "float32", "float64", "fmt", "g", "group", "high",
+    "i", "int", "int32", "int64", "k", "key", "l", "len", "list", "low", "m", "make", "math",
+    "member", "members", "new", "nil", "none", "o", "ok", "one", "os", "panic", "parts",
+    "position", "r", "row", "rows", "sort", "start", "strconv", "string", "strings", "sync", "t",
+    "target", "text", "time", "true", "uint32", "v", "values", "w",
+];
+
+/// The name of a parameter taking a field's value, in `lang`'s convention.
+fn param(lang: Lang, name: &str) -> String {
+    match lang {
+        Lang::Rust => safe_ident(lang, name),
+        Lang::Go => match camel_in(lang, name) {
+            local if GO_LOCALS.contains(&local.as_str()) => format!("{local}Value"),
+            param => safe_ident(lang, &param),
+        },
+        _ => safe_ident(lang, &camel_in(lang, name)),
     }
 }
 
 /// The enum type of `field` of `table`.
-pub fn enum_name(table: &str, field: &str) -> String {
-    format!("{}{}", pascal(table), pascal(field))
+pub fn enum_name(lang: Lang, table: &str, field: &str) -> String {
+    format!("{}{}", pascal_in(lang, table), pascal_in(lang, field))
 }
 
 /// A scalar type's name in `lang`.
@@ -307,14 +336,15 @@ fn kind(ty: &FieldType) -> &'static str {
 
 fn field(lang: Lang, project: &Project, table: &TableSchema, index: usize) -> Field {
     let schema: &SchemaField = &table.fields[index];
-    let enum_type =
-        (*schema.ty.scalar() == FieldType::Enum).then(|| enum_name(&table.name, &schema.name));
+    let enum_type = (*schema.ty.scalar() == FieldType::Enum)
+        .then(|| enum_name(lang, &table.name, &schema.name));
     let scalar_type = scalar_name(lang, &schema.ty, enum_type.as_deref());
     let list = matches!(schema.ty, FieldType::List(_));
     let nullable = schema.optional && schema.default.is_none();
     Field {
         name: schema.name.clone(),
         ident: member(lang, &schema.name),
+        param: param(lang, &schema.name),
         index,
         kind: kind(&schema.ty),
         list,
@@ -441,7 +471,7 @@ pub fn context(
                 .map(move |f| {
                     let idents = enum_idents(&f.values);
                     Enum {
-                        name: enum_name(&table.name, &f.name),
+                        name: enum_name(lang, &table.name, &f.name),
                         table: table.name.clone(),
                         field: f.name.clone(),
                         description: f.description.clone(),
@@ -525,12 +555,14 @@ pub fn context(
                     sources: reverse
                         .sources
                         .iter()
-                        .map(|s| ReverseSource {
+                        .enumerate()
+                        .map(|(i, s)| ReverseSource {
                             table: s.table.clone(),
                             type_name: type_name(lang, &s.table),
                             ident: member(lang, &s.table),
                             field: s.field.clone(),
                             literal: literal(lang, &s.table),
+                            repeated: reverse.sources[..i].iter().any(|e| e.table == s.table),
                         })
                         .collect(),
                     columns,

@@ -46,7 +46,8 @@ impl Lang {
         match self {
             Lang::Rust => Some(("src/lib.rs.hbs", &RUST)),
             Lang::TypeScript => Some(("masters.ts.hbs", &TYPESCRIPT)),
-            Lang::CSharp | Lang::Go => None,
+            Lang::Go => Some(("masters.go.hbs", &GO)),
+            Lang::CSharp => None,
         }
     }
 
@@ -67,7 +68,11 @@ impl Lang {
                 "masters.ts.hbs",
                 include_str!("../../templates/typescript/masters.ts.hbs"),
             )],
-            Lang::CSharp | Lang::Go => &[],
+            Lang::Go => &[(
+                "masters.go.hbs",
+                include_str!("../../templates/go/masters.go.hbs"),
+            )],
+            Lang::CSharp => &[],
         }
     }
 }
@@ -280,23 +285,29 @@ fn text(params: &[&serde_json::Value], at: usize) -> String {
 }
 
 /// The helpers templates have besides handlebars' own (`eq`, `and`, `len`...): case
-/// conversions (`snake`, `camel`, `pascal`, `screaming`, `kebab`), `lit` (a string
+/// conversions (`snake`, `camel`, `pascal`, `screaming`, `kebab`; `camel` and `pascal`
+/// in the language's convention: Go's `ItemID`), `lit` (a string
 /// literal of the language), `ident_of` (a name made a usable identifier: reserved words
-/// escaped), `doc TEXT PREFIX` (doc-comment lines), `join LIST SEPARATOR`, and the block
+/// escaped), `doc TEXT PREFIX [TABS]` (doc-comment lines, indented by TABS tabs), `join LIST SEPARATOR`, `concat A B...`
+/// (its parameters as one text), and the block
 /// `rust_fn INDENT` (a Rust signature laid out as rustfmt lays it out at that
 /// indentation).
 fn register_helpers(registry: &mut Handlebars<'_>, lang: Lang) {
     type Convert = fn(&str) -> String;
-    let one: [(&'static str, Convert); 5] = [
+    let one: [(&'static str, Convert); 3] = [
         ("snake", names::snake),
-        ("camel", names::camel),
-        ("pascal", names::pascal),
         ("screaming", names::screaming),
         ("kebab", names::kebab),
     ];
     for (name, f) in one {
         helper(registry, name, move |p| f(&text(p, 0)));
     }
+    helper(registry, "camel", move |p| {
+        names::camel_in(lang, &text(p, 0))
+    });
+    helper(registry, "pascal", move |p| {
+        names::pascal_in(lang, &text(p, 0))
+    });
     helper(registry, "lit", move |p| names::literal(lang, &text(p, 0)));
     helper(registry, "ident_of", move |p| {
         names::safe_ident(lang, &text(p, 0))
@@ -307,7 +318,17 @@ fn register_helpers(registry: &mut Handlebars<'_>, lang: Lang) {
             prefix => prefix,
         };
         let lines = names::doc_lines(lang, &text(p, 0), &prefix);
-        lines.trim_end_matches('\n').to_string()
+        // `doc TEXT PREFIX TABS`: each line indented by that many tabs (Go's indentation).
+        let tabs = p.get(2).and_then(|t| t.as_u64()).unwrap_or(0) as usize;
+        lines
+            .trim_end_matches('\n')
+            .lines()
+            .map(|line| format!("{}{line}", "\t".repeat(tabs)))
+            .collect::<Vec<_>>()
+            .join("\n")
+    });
+    helper(registry, "concat", |p| {
+        (0..p.len()).map(|i| text(p, i)).collect()
     });
     helper(registry, "join", |p| {
         let items = p.first().and_then(|v| v.as_array());
@@ -372,24 +393,27 @@ impl Claims {
 }
 
 /// How a built-in template names what it derives from the context, per language: the
-/// names it declares itself, and the suffixes and members it adds to the context's names.
+/// names it declares itself, and the names it makes from the context's (a pattern's `{}`
+/// is a type name of the context: `{}Table`).
 struct Scheme {
     lang: &'static str,
     /// Declared at the top of the file (types, functions, constants).
     module: &'static [&'static str],
     /// Members of `Masters` besides one per table and generated master.
     masters: &'static [&'static str],
-    /// Type names a table's `type_name` is given with these suffixes.
+    /// The type names of a table.
     table_types: &'static [&'static str],
     /// Members of a row besides one per field and reverse lookup.
     row: &'static [&'static str],
     /// Methods of a table besides its index lookups.
     table: &'static [&'static str],
-    /// A row's member for the row a by-key reference points at (`<field>_row`).
-    reference_rows: bool,
+    /// A row's member for the row a by-key reference points at (Rust's `<field>_row`).
+    reference_row: Option<fn(&context::Field) -> String>,
     /// The lookups of one index (by its name).
     index: fn(&str) -> Vec<String>,
     enum_types: &'static [&'static str],
+    /// Each enum value is a constant of the module named enum type + value (Go's).
+    enum_constants: bool,
     reverse_types: &'static [&'static str],
     /// Members of a reverse lookup's row besides its columns and key column.
     reverse_row: &'static [&'static str],
@@ -433,7 +457,7 @@ const RUST: Scheme = Scheme {
         "as_runtime",
         "runtime_table",
     ],
-    table_types: &["", "Table", "Rows", "Columns"],
+    table_types: &["{}", "{}Table", "{}Rows", "{}Columns"],
     row: &["row_index", "as_runtime"],
     table: &[
         "len",
@@ -444,14 +468,15 @@ const RUST: Scheme = Scheme {
         "get_by_text",
         "as_runtime",
     ],
-    reference_rows: true,
+    reference_row: Some(|field| format!("{}_row", field.name)),
     index: |name| vec![format!("by_{name}"), format!("by_{name}_range")],
-    enum_types: &[""],
-    reverse_types: &["Row", "Rows", "Source"],
+    enum_types: &["{}"],
+    enum_constants: false,
+    reverse_types: &["{}Row", "{}Rows", "{}Source"],
     reverse_row: &["source_table", "source_key", "source"],
     member: |name| name.to_string(),
     group_types: &[],
-    weighted_types: &[""],
+    weighted_types: &["{}"],
     matrix_types: &[],
 };
 
@@ -476,21 +501,53 @@ const TYPESCRIPT: Scheme = Scheme {
         "Map",
     ],
     masters: &["language"],
-    table_types: &["", "Table"],
+    table_types: &["{}", "{}Table"],
     row: &["rowIndex"],
     table: &[],
-    reference_rows: false,
+    reference_row: None,
     index: |name| {
         let name = names::pascal(name);
         vec![format!("by{name}"), format!("by{name}Range")]
     },
-    enum_types: &["", "Values"],
-    reverse_types: &["Row", "Source", "Lookup"],
+    enum_types: &["{}", "{}Values"],
+    enum_constants: false,
+    reverse_types: &["{}Row", "{}Source", "{}Lookup"],
     reverse_row: &["rowIndex", "sourceTable", "sourceKey", "source"],
     member: names::camel,
-    group_types: &["Lookup"],
-    weighted_types: &[""],
-    matrix_types: &["Lookup"],
+    group_types: &["{}Lookup"],
+    weighted_types: &["{}"],
+    matrix_types: &["{}Lookup"],
+};
+
+const GO: Scheme = Scheme {
+    lang: "Go",
+    module: &[
+        "Masters",
+        "Error",
+        "ReadFile",
+        "DirFiles",
+        "Open",
+        "OpenDir",
+        "SchemaHash",
+        "Languages",
+    ],
+    masters: &["Language"],
+    table_types: &["{}", "{}Table", "open{}Table"],
+    row: &["RowIndex"],
+    table: &["Len", "Row", "Rows", "Get", "GetByText"],
+    reference_row: Some(|field| format!("{}Row", names::go_pascal(&field.name))),
+    index: |name| {
+        let name = names::go_pascal(name);
+        vec![format!("By{name}"), format!("By{name}Range")]
+    },
+    enum_types: &["{}", "Parse{}", "{}Values", "names{}", "as{}"],
+    enum_constants: true,
+    reverse_types: &["{}Row", "{}Source", "lookup{}", "openLookup{}"],
+    reverse_row: &["RowIndex", "SourceTable", "SourceKey", "Source"],
+    member: names::go_pascal,
+    group_types: &["lookup{}", "key{}"],
+    weighted_types: &["{}", "key{}", "weights{}"],
+    matrix_types: &["lookup{}"],
 };
 
 /// The names a built-in template gives, each claimed in its scope: two things of the
@@ -512,10 +569,10 @@ fn check_names(context: &Context, scheme: &Scheme) -> Result<(), CodegenError> {
     }
     let typed = |claim: &mut dyn FnMut(&str, String, String) -> Result<(), CodegenError>,
                  type_name: &str,
-                 suffixes: &[&str],
+                 patterns: &[&str],
                  what: &str| {
-        suffixes.iter().try_for_each(|suffix| {
-            claim("module", format!("{type_name}{suffix}"), what.to_string())
+        patterns.iter().try_for_each(|pattern| {
+            claim("module", pattern.replace("{}", type_name), what.to_string())
         })
     };
     for table in &context.tables {
@@ -531,10 +588,13 @@ fn check_names(context: &Context, scheme: &Scheme) -> Result<(), CodegenError> {
             let what = format!("field `{}.{}`", t.name, field.name);
             claim(&row, field.ident.clone(), what.clone())?;
             let by_key = field.references.as_ref().is_some_and(|r| r.by_key);
-            if scheme.reference_rows && by_key && !field.list {
+            if let Some(reference_row) = scheme.reference_row
+                && by_key
+                && !field.list
+            {
                 claim(
                     &row,
-                    format!("{}_row", field.name),
+                    reference_row(field),
                     format!("the row {what} refers to"),
                 )?;
             }
@@ -564,6 +624,12 @@ fn check_names(context: &Context, scheme: &Scheme) -> Result<(), CodegenError> {
     for e in &context.enums {
         let what = format!("the enum of `{}.{}`", e.table, e.field);
         typed(&mut claim, &e.name, scheme.enum_types, &what)?;
+        if scheme.enum_constants {
+            for value in &e.values {
+                let what = format!("the value `{}` of {what}", value.value);
+                claim("module", format!("{}{}", e.name, value.ident), what)?;
+            }
+        }
     }
     for reverse in &context.reverses {
         let r = &reverse.named;

@@ -65,6 +65,54 @@ pub fn pascal(text: &str) -> String {
     words(text).iter().map(|w| capitalized(w)).collect()
 }
 
+/// Words Go writes in one case throughout (`ItemID`, `iconURL`), as Go's own code and
+/// its linters do.
+const GO_INITIALISMS: &[&str] = &[
+    "acl", "api", "ascii", "cpu", "css", "dns", "eof", "guid", "html", "http", "https", "id", "ip",
+    "json", "lhs", "qps", "ram", "rhs", "rpc", "sla", "smtp", "sql", "ssh", "tcp", "tls", "ttl",
+    "udp", "ui", "uid", "uuid", "uri", "url", "utf8", "vm", "xml", "xmpp", "xsrf", "xss",
+];
+
+/// PascalCase as Go writes it: initialisms in capitals (`item_id` → `ItemID`).
+pub fn go_pascal(text: &str) -> String {
+    words(text)
+        .iter()
+        .map(|w| {
+            let lower = w.to_lowercase();
+            if GO_INITIALISMS.contains(&lower.as_str()) {
+                lower.to_uppercase()
+            } else {
+                capitalized(w)
+            }
+        })
+        .collect()
+}
+
+/// camelCase as Go writes it: a leading initialism in lower case, later ones in
+/// capitals (`item_id` → `itemID`, `id` → `id`).
+pub fn go_camel(text: &str) -> String {
+    let words = words(text);
+    let mut out = words.first().map(|w| w.to_lowercase()).unwrap_or_default();
+    out.push_str(&go_pascal(&words.get(1..).unwrap_or_default().join("_")));
+    out
+}
+
+/// A PascalCase name in `lang`'s convention.
+pub fn pascal_in(lang: Lang, text: &str) -> String {
+    match lang {
+        Lang::Go => go_pascal(text),
+        _ => pascal(text),
+    }
+}
+
+/// A camelCase name in `lang`'s convention.
+pub fn camel_in(lang: Lang, text: &str) -> String {
+    match lang {
+        Lang::Go => go_camel(text),
+        _ => camel(text),
+    }
+}
+
 /// `drop_rate` → `dropRate`.
 pub fn camel(text: &str) -> String {
     let words = words(text);
@@ -270,7 +318,7 @@ pub fn safe_ident(lang: Lang, ident: &str) -> String {
 /// The PascalCase type name of a table or master: `Self` (the one reserved word of that
 /// shape) becomes `SelfType`.
 pub fn type_name(lang: Lang, name: &str) -> String {
-    let pascal = pascal(name);
+    let pascal = pascal_in(lang, name);
     if reserved(lang, &pascal) {
         format!("{pascal}Type")
     } else {
@@ -439,6 +487,11 @@ mod tests {
         assert_eq!(kebab("quest_drop"), "quest-drop");
         assert_eq!(pascal("item"), "Item");
         assert_eq!(camel("id"), "id");
+        assert_eq!(go_pascal("item_id"), "ItemID");
+        assert_eq!(go_pascal("icon_url2"), "IconUrl2");
+        assert_eq!(go_camel("id"), "id");
+        assert_eq!(go_camel("item_id"), "itemID");
+        assert_eq!(go_camel("ui_scale"), "uiScale");
     }
 
     #[test]
