@@ -217,7 +217,6 @@ fn codegen_failure(error: CodegenError) -> Failure {
         CodegenError::Template { .. }
         | CodegenError::OutsidePath { .. }
         | CodegenError::Collision { .. } => Failure::invalid(message),
-        CodegenError::NoTemplates(_) => Failure::usage(message),
         CodegenError::Io { .. } => Failure::environment(message),
     }
 }

@@ -239,27 +239,98 @@ fn member(lang: Lang, name: &str) -> String {
     }
 }
 
-/// Names the built-in Go template gives its own locals, receivers and imported packages
-/// in functions taking parameters, and Go's predeclared identifiers: a parameter of one of
-/// these names takes `Value` after it (`key` → `keyValue`).
-const GO_LOCALS: &[&str] = &[
-    "any", "append", "at", "binary", "bool", "byte", "bytes", "c", "cap", "compare", "copy", "end",
-    "err", "error", "false", "file", "filepath", "float32", "float64", "fmt", "g", "group", "high",
-    "i", "int", "int32", "int64", "k", "key", "l", "len", "list", "low", "m", "make", "math",
-    "member", "members", "new", "nil", "none", "o", "ok", "one", "os", "panic", "parts",
-    "position", "r", "row", "rows", "sort", "start", "strconv", "string", "strings", "sync", "t",
-    "target", "text", "time", "true", "uint32", "v", "values", "w",
+/// Names the built-in Go and C# templates give their own locals, receivers and imported
+/// packages in functions taking parameters, and Go's predeclared identifiers: a parameter
+/// of one of these names takes `Value` after it (`key` → `keyValue`).
+const LOCALS: &[&str] = &[
+    "any",
+    "append",
+    "at",
+    "binary",
+    "bool",
+    "byte",
+    "bytes",
+    "c",
+    "cap",
+    "compare",
+    "copy",
+    "end",
+    "err",
+    "error",
+    "false",
+    "file",
+    "filepath",
+    "float32",
+    "float64",
+    "fmt",
+    "g",
+    "group",
+    "high",
+    "i",
+    "int",
+    "int32",
+    "int64",
+    "k",
+    "key",
+    "l",
+    "len",
+    "list",
+    "low",
+    "m",
+    "make",
+    "math",
+    "member",
+    "members",
+    "new",
+    "nil",
+    "none",
+    "o",
+    "ok",
+    "one",
+    "os",
+    "panic",
+    "parts",
+    "position",
+    "r",
+    "row",
+    "rows",
+    "sort",
+    "start",
+    "strconv",
+    "string",
+    "strings",
+    "sync",
+    "t",
+    "target",
+    "text",
+    "time",
+    "true",
+    "uint32",
+    "v",
+    "values",
+    "w",
+    "written",
+    "entry",
+    "sorted",
+    "order",
+    "found",
+    "table",
+    "value",
+    "cumulative",
+    "index",
+    "gate",
+    "count",
 ];
 
 /// The name of a parameter taking a field's value, in `lang`'s convention.
 fn param(lang: Lang, name: &str) -> String {
     match lang {
         Lang::Rust => safe_ident(lang, name),
-        Lang::Go => match camel_in(lang, name) {
-            local if GO_LOCALS.contains(&local.as_str()) => format!("{local}Value"),
+        Lang::Go | Lang::CSharp => match camel_in(lang, name) {
+            local if LOCALS.contains(&local.as_str()) => format!("{local}Value"),
             param => safe_ident(lang, &param),
         },
-        _ => safe_ident(lang, &camel_in(lang, name)),
+        Lang::TypeScript => safe_ident(lang, &camel_in(lang, name)),
     }
 }
 

@@ -42,12 +42,12 @@ impl Lang {
     }
 
     /// The built-in template holding the code, and how it names things.
-    fn scheme(self) -> Option<(&'static str, &'static Scheme)> {
+    fn scheme(self) -> (&'static str, &'static Scheme) {
         match self {
-            Lang::Rust => Some(("src/lib.rs.hbs", &RUST)),
-            Lang::TypeScript => Some(("masters.ts.hbs", &TYPESCRIPT)),
-            Lang::Go => Some(("masters.go.hbs", &GO)),
-            Lang::CSharp => None,
+            Lang::Rust => ("src/lib.rs.hbs", &RUST),
+            Lang::TypeScript => ("masters.ts.hbs", &TYPESCRIPT),
+            Lang::Go => ("masters.go.hbs", &GO),
+            Lang::CSharp => ("Masters.cs.hbs", &CSHARP),
         }
     }
 
@@ -72,7 +72,10 @@ impl Lang {
                 "masters.go.hbs",
                 include_str!("../../templates/go/masters.go.hbs"),
             )],
-            Lang::CSharp => &[],
+            Lang::CSharp => &[(
+                "Masters.cs.hbs",
+                include_str!("../../templates/csharp/Masters.cs.hbs"),
+            )],
         }
     }
 }
@@ -80,8 +83,6 @@ impl Lang {
 /// Why code was not generated.
 #[derive(Debug, thiserror::Error)]
 pub enum CodegenError {
-    #[error("masterctl has no templates for {0} yet: use --templates DIR to give them")]
-    NoTemplates(&'static str),
     #[error("template {name}: {message}")]
     Template { name: String, message: String },
     #[error("{first} and {second} would have one name in the generated {lang} code: `{name}`")]
@@ -172,17 +173,11 @@ pub fn generate(
             None => templates.push((template.path.clone(), &template.text, "added")),
         }
     }
-    if !templates
-        .iter()
-        .any(|(name, ..)| partial_name(name).is_none())
-    {
-        return Err(CodegenError::NoTemplates(lang.name()));
-    }
     // The names the built-in code template gives, unless the user replaced it.
-    if let Some((main, scheme)) = lang.scheme()
-        && templates
-            .iter()
-            .any(|(name, _, origin)| name == main && *origin == "built-in")
+    let (main, scheme) = lang.scheme();
+    if templates
+        .iter()
+        .any(|(name, _, origin)| name == main && *origin == "built-in")
     {
         check_names(context, scheme)?;
     }
@@ -548,6 +543,66 @@ const GO: Scheme = Scheme {
     group_types: &["lookup{}", "key{}"],
     weighted_types: &["{}", "key{}", "weights{}"],
     matrix_types: &["lookup{}"],
+};
+
+const CSHARP: Scheme = Scheme {
+    lang: "C#",
+    module: &[
+        "Masters",
+        "MastersException",
+        "Column",
+        "ClientFile",
+        "Parse",
+        "Order",
+        "EnumTexts",
+    ],
+    masters: &[
+        "Language",
+        "SchemaHash",
+        "Languages",
+        "Open",
+        "OpenDirectory",
+        "KeyText",
+    ],
+    table_types: &["{}", "{}Table"],
+    row: &["RowIndex"],
+    table: &[
+        "Count",
+        "GetEnumerator",
+        "Get",
+        "GetByText",
+        "Make",
+        "Equals",
+        "GetHashCode",
+        "ToString",
+        "GetType",
+    ],
+    reference_row: Some(|field| format!("{}Row", names::pascal(&field.name))),
+    index: |name| {
+        let name = names::pascal(name);
+        vec![
+            format!("By{name}"),
+            format!("By{name}Range"),
+            format!("Sorted{name}"),
+        ]
+    },
+    enum_types: &["{}"],
+    enum_constants: false,
+    reverse_types: &["{}Row", "I{}Source", "Lookup{}"],
+    reverse_row: &[
+        "RowIndex",
+        "SourceTable",
+        "SourceKey",
+        "Source",
+        "Equals",
+        "GetHashCode",
+        "ToString",
+        "GetType",
+    ],
+    member: names::pascal,
+    group_types: &["Lookup{}"],
+    weighted_types: &["{}"],
+    matrix_types: &["Lookup{}"],
 };
 
 /// The names a built-in template gives, each claimed in its scope: two things of the
