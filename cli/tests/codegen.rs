@@ -916,6 +916,19 @@ fn the_typescript_client_reads_every_cell_of_the_client_export() {
         text(&english)
     );
 
+    // Damaged files: a MastersError, never another error or a crash.
+    std::fs::copy(
+        root().join("cli/tests/codegen/damaged.js"),
+        out.join("damaged.js"),
+    )
+    .unwrap();
+    let damaged = Command::new("node")
+        .args(["damaged.js", build.to_str().unwrap()])
+        .current_dir(&out)
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&damaged).trim(), "damaged: ok", "{}", text(&damaged));
+
     // A build of other schemas is refused when it opens.
     build_of_other_schemas(root_dir);
     let refused = Command::new("node")
@@ -1010,7 +1023,13 @@ fn the_go_client_reads_every_cell_of_the_client_export() {
     }
     let by_name = go(
         &out,
-        &["test", "-count=1", "-run", "TestLookupsByName", "."],
+        &[
+            "test",
+            "-count=1",
+            "-run",
+            "TestLookupsByName|TestDamagedFiles",
+            ".",
+        ],
         &[("MASTERS_BUILD", &build)],
     );
     assert!(by_name.status.success(), "{}", text(&by_name));
@@ -1094,6 +1113,8 @@ fn the_csharp_client_reads_every_cell_of_the_client_export() {
             "True 1,2 0",
             "5 6 False",
             "0.5 1",
+            // Every cut and every changed byte of a file: MastersException, or values.
+            "damaged: ok",
         ],
         "{}",
         text(&by_name)

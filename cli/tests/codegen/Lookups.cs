@@ -5,6 +5,7 @@
 
 using System;
 using System.Collections.Generic;
+using System.IO;
 using System.Linq;
 using MastersData;
 
@@ -47,5 +48,73 @@ public static class Lookups
             + " " + m.DropDraw.Draw(999, 0.5).HasValue);
         Console.WriteLine(m.ElementMatrix(ElementAffinityAttacker.Fire, ElementAffinityDefender.Water) + " "
             + m.ElementMatrix(ElementAffinityAttacker.Fire, ElementAffinityDefender.Fire));
+        Damaged(args[0]);
+    }
+
+    // A damaged file is a MastersException when the build opens, never another exception,
+    // then or later: every cut of item.bin, and every byte of it changed, then every
+    // property of every row read.
+    static void Damaged(string dir)
+    {
+        string itemPath = "client/tables/item.bin";
+        byte[] whole = File.ReadAllBytes(Path.Combine(dir, itemPath));
+        Func<byte[], Masters> open = item => Masters.Open(
+            path => path == itemPath ? item : File.ReadAllBytes(Path.Combine(dir, path)), "en");
+        var wrong = new List<string>();
+        for (int cut = 0; cut < whole.Length; cut++)
+        {
+            var item = new byte[cut];
+            Array.Copy(whole, item, cut);
+            try
+            {
+                open(item);
+                wrong.Add("cut at " + cut + " opened");
+            }
+            catch (MastersException)
+            {
+            }
+            catch (Exception e)
+            {
+                wrong.Add("cut at " + cut + ": " + e.GetType().Name);
+            }
+        }
+        int opened = 0;
+        for (int at = 0; at < whole.Length; at++)
+        {
+            var item = (byte[])whole.Clone();
+            item[at] ^= 0xA5;
+            Masters m;
+            try
+            {
+                m = open(item);
+            }
+            catch (MastersException)
+            {
+                continue;
+            }
+            catch (Exception e)
+            {
+                wrong.Add("byte " + at + ": " + e.GetType().Name);
+                continue;
+            }
+            opened++;
+            try
+            {
+                foreach (Item row in m.Item)
+                {
+                    foreach (var property in typeof(Item).GetProperties())
+                    {
+                        property.GetValue(row, null);
+                    }
+                    m.Item.Get(row.Id);
+                    m.Item.ByCategoryId(row.CategoryId);
+                }
+            }
+            catch (Exception e)
+            {
+                wrong.Add("byte " + at + " changed, reading: " + (e.InnerException ?? e).ToString());
+            }
+        }
+        Console.WriteLine("damaged: " + (wrong.Count == 0 ? "ok" : string.Join("; ", wrong)) + (opened > 0 ? "" : " (none opened)"));
     }
 }

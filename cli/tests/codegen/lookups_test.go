@@ -6,6 +6,7 @@ package masters
 
 import (
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -115,4 +116,63 @@ func TestLookupsByName(t *testing.T) {
 
 func itoa(v int64) string {
 	return strconv.FormatInt(v, 10)
+}
+
+// A damaged file is an *Error when the build opens, never a panic, then or later: every
+// cut of item.bin, and every byte of it changed, then every field of every row read.
+func TestDamagedFiles(t *testing.T) {
+	dir := os.Getenv("MASTERS_BUILD")
+	files := DirFiles(dir)
+	whole, err := files("client/tables/item.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(item []byte) (*Masters, error) {
+		return Open(func(path string) ([]byte, error) {
+			if path == "client/tables/item.bin" {
+				return item, nil
+			}
+			return files(path)
+		}, "en")
+	}
+	for cut := 0; cut < len(whole); cut++ {
+		if _, err := open(whole[:cut]); err == nil {
+			t.Errorf("item.bin cut at %d opened", cut)
+		} else if _, ok := err.(*Error); !ok {
+			t.Errorf("cut at %d: %T %v", cut, err, err)
+		}
+	}
+	opened := 0
+	for at := 0; at < len(whole); at++ {
+		changed := append([]byte(nil), whole...)
+		changed[at] ^= 0xA5
+		m, err := open(changed)
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Errorf("byte %d: %T %v", at, err, err)
+			}
+			continue
+		}
+		opened++
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("byte %d changed: reading panicked: %v", at, r)
+				}
+			}()
+			for _, row := range m.Item.Rows() {
+				value := reflect.ValueOf(row)
+				for k := 0; k < value.NumMethod(); k++ {
+					if method := value.Method(k); method.Type().NumIn() == 0 {
+						method.Call(nil)
+					}
+				}
+				m.Item.Get(row.ID())
+				m.Item.ByCategoryID(row.CategoryID())
+			}
+		}()
+	}
+	if opened == 0 {
+		t.Error("no changed byte left the file readable")
+	}
 }

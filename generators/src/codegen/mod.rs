@@ -491,6 +491,8 @@ const TYPESCRIPT: Scheme = Scheme {
         "isNull",
         "element",
         "cell",
+        "ascending",
+        "decodeColumn",
         "textDecoder",
         "Date",
         "Map",
