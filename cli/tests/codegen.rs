@@ -585,6 +585,11 @@ fn keywords_and_hostile_text_make_code_that_compiles() {
             "name = \"language\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n",
             "`Masters::Language`",
         ),
+        (
+            "csharp",
+            "name = \"item\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"to_string\"\ntype = \"int\"\n",
+            "`ToString` of a row",
+        ),
     ] {
         let project = hostile_project(&[("t.toml", schema)]);
         let refused = masterctl(project.path(), &["codegen", "--lang", lang, "--out", "gen"]);
