@@ -493,6 +493,7 @@ const TYPESCRIPT: Scheme = Scheme {
         "cell",
         "ascending",
         "decodeColumn",
+        "UTF16_UNITS",
         "textDecoder",
         "Date",
         "Map",
