@@ -52,7 +52,8 @@ pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
     let is_csv = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-    let mut drafts = Vec::new();
+    // Each draft, and whether its sheet gave it a name.
+    let mut drafts: Vec<(DraftSchema, bool)> = Vec::new();
     if is_csv {
         let bytes = std::fs::read(path).map_err(|e| {
             Diagnostic::new(
@@ -81,8 +82,51 @@ pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
             return Err(error);
         }
     }
+    let mut drafts = name_drafts(path, drafts);
     link_references(&mut drafts);
     Ok(drafts)
+}
+
+/// Names for the drafts of one file: a sheet whose name has no ASCII letters or digits
+/// (`道具系统表`) takes the file's (`table` when the file's name has none either) when it
+/// is the only such sheet, else that and its position among them (`items_2`); names met
+/// twice take `_2`, `_3`... so no draft replaces another.
+fn name_drafts(path: &Path, drafts: Vec<(DraftSchema, bool)>) -> Vec<DraftSchema> {
+    let stem = path
+        .file_stem()
+        .and_then(|s| identifier_from(&s.to_string_lossy()));
+    let unnamed = drafts.iter().filter(|(_, named)| !named).count();
+    let mut used: HashSet<String> = HashSet::new();
+    let mut position = 0;
+    drafts
+        .into_iter()
+        .map(|(mut draft, named)| {
+            if !named {
+                position += 1;
+                let base = stem.clone().unwrap_or_else(|| "table".to_string());
+                draft.name = match unnamed {
+                    1 => base,
+                    _ => format!("{base}_{position}"),
+                };
+            }
+            let base = draft.name.clone();
+            let mut n = 2;
+            while !used.insert(draft.name.clone()) {
+                draft.name = format!("{base}_{n}");
+                n += 1;
+            }
+            if !named || draft.name != base {
+                draft.notes.insert(
+                    0,
+                    format!(
+                        "sheet `{}` gives no table name of its own here: the table was called `{}`",
+                        draft.sheet, draft.name
+                    ),
+                );
+            }
+            draft
+        })
+        .collect()
 }
 
 /// `QuestDrop`, `quest drop`, `Quest-Drop` → `quest_drop`; `None` when nothing is left
@@ -107,7 +151,10 @@ pub fn identifier_from(text: &str) -> Option<String> {
             previous_lower = false;
         }
     }
-    let out = out.trim_matches('_').to_string();
+    // Room below the loader's limit for a `_2` that tells two alike apart.
+    let mut out = out.trim_matches('_').to_string();
+    out.truncate(crate::load::MAX_NAME_LENGTH - 8);
+    let out = out.trim_end_matches('_').to_string();
     if out.is_empty() {
         return None;
     }
@@ -118,7 +165,9 @@ pub fn identifier_from(text: &str) -> Option<String> {
     })
 }
 
-fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<DraftSchema> {
+/// The draft of one sheet, and whether the sheet's name gave it its name (else it is
+/// `table`, named by [`name_drafts`]).
+fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
     let is_skipped = |row: usize| {
         (0..grid.width(row)).all(|c| grid.cell(row, c).is_empty()) || grid.cell(row, 0).is_comment()
     };
@@ -135,12 +184,8 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<DraftSchema> {
         .filter(|&r| !is_skipped(r))
         .collect();
     let mut notes = Vec::new();
-    let name = identifier_from(sheet).unwrap_or_else(|| {
-        notes.push(format!(
-            "sheet `{sheet}` has no usable name; the table was called `table`"
-        ));
-        "table".to_string()
-    });
+    let named = identifier_from(sheet);
+    let name = named.clone().unwrap_or_else(|| "table".to_string());
     let mut fields: Vec<DraftField> = Vec::new();
     let mut used = HashSet::new();
     for column in 0..grid.width(header_row) {
@@ -149,10 +194,12 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<DraftSchema> {
             continue;
         }
         let header = cell.display().trim().to_string();
-        let mut field_name =
-            identifier_from(&header).unwrap_or_else(|| format!("field_{}", column + 1));
+        let base = identifier_from(&header).unwrap_or_else(|| format!("field_{}", column + 1));
+        let mut field_name = base.clone();
+        let mut n = 2;
         while !used.insert(field_name.clone()) {
-            field_name.push('_');
+            field_name = format!("{base}_{n}");
+            n += 1;
         }
         let cells: Vec<Cell> = data_rows.iter().map(|&r| grid.cell(r, column)).collect();
         let mut field = infer_field(field_name, &cells);
@@ -178,15 +225,26 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<DraftSchema> {
     for field in &mut fields {
         if primary_key.contains(&field.name) {
             field.optional = false;
+            if !matches!(field.ty.as_str(), "int" | "string" | "enum" | "date") {
+                notes.push(format!(
+                    "`{}` was drafted as {} but holds the primary key's place: drafted as string",
+                    field.name, field.ty
+                ));
+                field.ty = "string".into();
+                field.values.clear();
+            }
         }
     }
-    Some(DraftSchema {
-        name,
-        sheet: sheet.to_string(),
-        primary_key,
-        fields,
-        notes,
-    })
+    Some((
+        DraftSchema {
+            name,
+            sheet: sheet.to_string(),
+            primary_key,
+            fields,
+            notes,
+        },
+        named.is_some(),
+    ))
 }
 
 fn infer_field(name: String, cells: &[Cell]) -> DraftField {
@@ -245,9 +303,13 @@ fn infer_field(name: String, cells: &[Cell]) -> DraftField {
     }
 }
 
-/// A word an enum value or a list item may be: short, ASCII, without spaces.
+/// A word an enum value or a list item may be: short (at most 24 characters, of any
+/// script: `货币`, `服装` are category words as much as `weapon` is), without spaces or
+/// control characters.
 fn is_word(text: &str) -> bool {
-    !text.is_empty() && text.len() <= 24 && !text.contains(char::is_whitespace) && text.is_ascii()
+    !text.is_empty()
+        && text.chars().count() <= 24
+        && !text.contains(|c: char| c.is_whitespace() || c.is_control())
 }
 
 /// The values of an enum, when a few words (at most [`ENUM_MAX_VALUES`]) fill `rows`
@@ -382,10 +444,30 @@ fn guess_primary_key(
             return vec![fields[0].name.clone(), fields[1].name.clone()];
         }
     }
-    notes
-        .push("no column is unique on its own or with the next one: choose the primary key".into());
+    // A unique column that cannot be a key says why; otherwise none is unique.
+    match fields
+        .iter()
+        .find(|f| f.all_distinct && !f.optional && !keyable(f))
+    {
+        Some(unique) => notes.push(format!(
+            "`{}` is unique, but a {} column cannot be the primary key: choose the primary key",
+            unique.name,
+            if unique.ty == "text" {
+                "text (translated)"
+            } else {
+                unique.ty.as_str()
+            }
+        )),
+        None => notes.push(
+            "no column is unique on its own or with the next one: choose the primary key".into(),
+        ),
+    }
+    // The first column that can be a key holds the place; a file of none drafts its first
+    // column as a string to be one.
     fields
-        .first()
+        .iter()
+        .find(|f| keyable(f))
+        .or_else(|| fields.first())
         .map(|f| vec![f.name.clone()])
         .unwrap_or_default()
 }
@@ -434,7 +516,7 @@ impl DraftSchema {
             "# Drafted by `masterctl schema infer`: check every type and option."
         );
         for note in &self.notes {
-            let _ = writeln!(out, "# TODO: {note}");
+            let _ = writeln!(out, "# TODO: {}", comment_text(note));
         }
         let _ = writeln!(out, "name = {}", quote(&self.name));
         if self.sheet != self.name {
@@ -459,6 +541,20 @@ impl DraftSchema {
         }
         out
     }
+}
+
+/// Text for a one-line TOML comment: line breaks and other control characters (which
+/// would end the comment or make the file invalid) written as escapes.
+fn comment_text(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| match c {
+            '\n' => "\\n".chars().collect::<Vec<_>>(),
+            '\r' => "\\r".chars().collect(),
+            '\t' => vec![' '],
+            c if c.is_control() => format!("\\u{{{:04x}}}", c as u32).chars().collect(),
+            c => vec![c],
+        })
+        .collect()
 }
 
 /// A TOML basic string, quotes included (control characters escaped).
@@ -524,12 +620,127 @@ mod tests {
     fn composite_keys_are_found_past_comment_columns() {
         let csv = "# note,quest_id,item_id,rate,kind\nx,1,1,0.1,a\ny,1,2,0.2,a\nz,2,1,0.3,b\nw,2,2,0.4,b\n";
         let grid = CsvGrid::parse(csv.as_bytes(), Path::new("Drop.csv")).unwrap();
-        let draft = infer_grid("QuestDrop", &grid).unwrap();
+        let (draft, _) = infer_grid("QuestDrop", &grid).unwrap();
         assert_eq!(draft.name, "quest_drop");
         assert_eq!(draft.primary_key, ["quest_id", "item_id"]);
         let types: Vec<&str> = draft.fields.iter().map(|f| f.ty.as_str()).collect();
         assert_eq!(types, ["int", "int", "float", "enum"]);
         assert_eq!(draft.fields[3].values, ["a", "b"]);
+    }
+
+    /// The drafts of a CSV text, as `infer_file` makes them (named, references linked).
+    fn drafts_of(name: &str, csv: &str) -> Vec<DraftSchema> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        std::fs::write(&path, csv).unwrap();
+        infer_file(&path).unwrap()
+    }
+
+    #[test]
+    fn an_empty_column_is_an_optional_string_not_an_enum_of_nothing() {
+        let draft = &drafts_of("t.csv", "id,empty,kind\n1,,a\n2,,b\n3,,a\n")[0];
+        assert_eq!(draft.fields[1].ty, "string");
+        assert!(draft.fields[1].optional && draft.fields[1].values.is_empty());
+    }
+
+    #[test]
+    fn a_text_column_is_never_the_key_and_the_note_says_why() {
+        // A unique column of prose in another script, then columns that repeat.
+        let draft = &drafts_of("t.csv", "名前,count\n鉄の剣,1\n鋼の剣,1\n銀の剣,2\n")[0];
+        assert_eq!(draft.fields[0].ty, "text");
+        assert_eq!(draft.primary_key, ["count"]);
+        assert!(
+            draft.notes.iter().any(|n| n.contains(
+                "`field_1` is unique, but a text (translated) column cannot be the primary key"
+            )),
+            "{:?}",
+            draft.notes
+        );
+        assert!(
+            !draft
+                .notes
+                .iter()
+                .any(|n| n.contains("no column is unique"))
+        );
+        // Nothing else to take: the first column is drafted as a string, to be the key.
+        let draft = &drafts_of("t.csv", "名前\n鉄の剣\n鋼の剣\n")[0];
+        assert_eq!(draft.primary_key, ["field_1"]);
+        assert_eq!(draft.fields[0].ty, "string");
+    }
+
+    #[test]
+    fn a_header_of_several_lines_stays_inside_its_comment() {
+        let draft = &drafts_of(
+            "t.csv",
+            "id,\"Name\nfirst line\r\nsecond\u{0}\"\n1,a\n2,b\n",
+        )[0];
+        let toml = draft.to_toml();
+        assert!(toml.contains("\\n"), "{toml}");
+        for line in toml.lines().filter(|l| l.contains("TODO")) {
+            assert!(line.starts_with("# TODO: "), "{line}");
+        }
+        toml::from_str::<toml::Table>(&toml).unwrap();
+    }
+
+    #[test]
+    fn sheets_without_latin_names_take_the_files_and_never_replace_one_another() {
+        // A CSV file named in another script: `table`.
+        assert_eq!(drafts_of("道具.csv", "id\n1\n")[0].name, "table");
+        let names = |drafts: Vec<(DraftSchema, bool)>, file: &str| -> Vec<String> {
+            name_drafts(Path::new(file), drafts)
+                .into_iter()
+                .map(|d| d.name)
+                .collect()
+        };
+        let draft = |name: &str, sheet: &str, named: bool| {
+            let grid = CsvGrid::parse(b"id\n1\n", Path::new("x.csv")).unwrap();
+            let (mut d, _) = infer_grid(sheet, &grid).unwrap();
+            d.name = name.to_string();
+            (d, named)
+        };
+        assert_eq!(
+            names(vec![draft("table", "道具系统表", false)], "items.xlsx"),
+            ["items"]
+        );
+        assert_eq!(
+            names(
+                vec![
+                    draft("table", "道具", false),
+                    draft("table", "装备", false),
+                    draft("items", "items", true),
+                    draft("items", "Items", true),
+                ],
+                "items.xlsx"
+            ),
+            ["items_1", "items_2", "items", "items_3"]
+        );
+        assert_eq!(
+            names(
+                vec![draft("table", "道具", false), draft("table", "装备", false)],
+                "道具系统表.xlsx"
+            ),
+            ["table_1", "table_2"]
+        );
+    }
+
+    #[test]
+    fn category_words_of_any_script_are_an_enum() {
+        let draft = &drafts_of(
+            "t.csv",
+            "id,category,name\n1,货币,金币\n2,服装,红色上衣\n3,货币,钻石\n4,服装,蓝色裤子\n",
+        )[0];
+        assert_eq!(draft.fields[1].ty, "enum");
+        assert_eq!(draft.fields[1].values, ["货币", "服装"]);
+        // Names, each once, are text to translate.
+        assert_eq!(draft.fields[2].ty, "text");
+    }
+
+    #[test]
+    fn long_headers_make_names_the_loader_takes() {
+        let long = "a".repeat(40) + " " + &"b".repeat(40);
+        let name = identifier_from(&long).unwrap();
+        assert!(crate::load::is_identifier(&name), "{name}");
+        assert!(crate::load::is_identifier(&format!("{name}_22")));
     }
 
     #[test]

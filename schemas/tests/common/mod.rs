@@ -68,3 +68,42 @@ pub fn only_error(validation: &Validation) -> &Diagnostic {
     );
     errors[0]
 }
+
+/// What is wrong with the drafts `schema infer` made of `path`, when written as schema
+/// files and loaded as a project (`None`: they load): names given twice, files the
+/// loader refuses.
+#[allow(dead_code)]
+pub fn drafts_refused(
+    path: &Path,
+    drafts: &[masterctl_schemas::infer::DraftSchema],
+) -> Option<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut names = std::collections::HashSet::new();
+    for draft in drafts {
+        if !names.insert(draft.name.clone()) {
+            return Some(format!(
+                "{}: two drafts named {}",
+                path.display(),
+                draft.name
+            ));
+        }
+        std::fs::write(
+            dir.path().join(format!("{}.toml", draft.name)),
+            draft.to_toml(),
+        )
+        .unwrap();
+    }
+    match masterctl_schemas::load::load_schemas_dir(dir.path()) {
+        Ok(_) => None,
+        Err(report) => Some(format!(
+            "{}: {}",
+            path.display(),
+            report
+                .diagnostics
+                .iter()
+                .map(|d| format!("{} {}", d.location.place(), d.message))
+                .collect::<Vec<_>>()
+                .join("; ")
+        )),
+    }
+}
