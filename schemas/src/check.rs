@@ -172,6 +172,7 @@ mod tests {
             references: None,
             unique: false,
             description: None,
+            columns: Vec::new(),
         }
     }
 

@@ -40,6 +40,8 @@ pub struct DraftField {
     all_distinct: bool,
     /// The grid column the field was read from.
     column: usize,
+    /// The header, as the field's `column` (when it is not the field's name).
+    pub spelling: Option<String>,
     /// Something a person should check about the guess.
     note: Option<String>,
 }
@@ -212,13 +214,23 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
     if fields.is_empty() {
         return None;
     }
-    for field in &fields {
+    // A header that is not its field's name is kept as the field's `column`, so the
+    // draft reads the sheet as it is; one the loader cannot take as a spelling (several
+    // lines, another field's name, or a header the sheet gives twice) is a note to rename
+    // it instead.
+    let mut taken: HashSet<String> = fields.iter().map(|f| f.name.clone()).collect();
+    for field in &mut fields {
         notes.extend(field.note.clone());
-        if let Some(header) = &field.header {
+        let Some(header) = &field.header else {
+            continue;
+        };
+        if header.is_empty() || header.contains(char::is_control) || !taken.insert(header.clone()) {
             notes.push(format!(
                 "rename the header `{header}` to `{}` in the sheet (headers are field names)",
                 field.name
             ));
+        } else {
+            field.spelling = Some(header.clone());
         }
     }
     let primary_key = guess_primary_key(&fields, grid, &data_rows, &mut notes);
@@ -299,6 +311,7 @@ fn infer_field(name: String, cells: &[Cell]) -> DraftField {
         keys: distinct,
         all_distinct,
         column: 0,
+        spelling: None,
         note,
     }
 }
@@ -528,6 +541,9 @@ impl DraftSchema {
             let _ = writeln!(out, "\n[[fields]]");
             let _ = writeln!(out, "name = {}", quote(&field.name));
             let _ = writeln!(out, "type = {}", quote(&field.ty));
+            if let Some(spelling) = &field.spelling {
+                let _ = writeln!(out, "column = {}", quote(spelling));
+            }
             if !field.values.is_empty() {
                 let values: Vec<String> = field.values.iter().map(|v| quote(v)).collect();
                 let _ = writeln!(out, "values = [{}]", values.join(", "));

@@ -83,6 +83,12 @@ impl TableSchema {
         self.fields.iter().position(|f| f.name == name)
     }
 
+    /// The field a header cell (trimmed) names: by name, or by a `column` spelling.
+    pub fn headed_field(&self, header: &str) -> Option<usize> {
+        self.field_index(header)
+            .or_else(|| self.fields.iter().position(|f| f.is_headed(header)))
+    }
+
     pub fn field(&self, name: &str) -> Option<&Field> {
         self.fields.iter().find(|f| f.name == name)
     }
@@ -113,12 +119,27 @@ pub struct Field {
     pub references: Option<Reference>,
     pub unique: bool,
     pub description: Option<String>,
+    /// Headers the sheets give the field besides its name (`column = "アイテムID"`).
+    pub columns: Vec<String>,
 }
 
 impl Field {
     /// A field is required unless it is optional or has a default.
     pub fn required(&self) -> bool {
         !self.optional && self.default.is_none()
+    }
+
+    /// Whether a header cell (trimmed) names this field: its name or a `column` spelling.
+    pub fn is_headed(&self, header: &str) -> bool {
+        self.name == header || self.columns.iter().any(|c| c == header)
+    }
+
+    /// Its name, and its other spellings in parentheses: `item_id (アイテムID)`.
+    pub fn header_names(&self) -> String {
+        match self.columns.as_slice() {
+            [] => self.name.clone(),
+            spellings => format!("{} ({})", self.name, spellings.join(", ")),
+        }
     }
 }
 

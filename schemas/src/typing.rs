@@ -39,8 +39,9 @@ pub struct TableBuilder<'s> {
     header: Option<HeaderState>,
     diagnostics: Vec<Diagnostic>,
     reported_stray_columns: std::collections::HashSet<usize>,
-    /// The first non-empty row seen while no header was found, for the error.
-    first_row: Option<(u64, String)>,
+    /// The first rows looked at for a header (at most [`LOOKED_AT`]): position, text,
+    /// and their cells' texts.
+    looked_at: Vec<(u64, String, Vec<String>)>,
 }
 
 /// The mapped header, and the columns to watch for values without a header.
@@ -64,7 +65,7 @@ impl<'s> TableBuilder<'s> {
             header: None,
             diagnostics: Vec::new(),
             reported_stray_columns: std::collections::HashSet::new(),
-            first_row: None,
+            looked_at: Vec::new(),
         }
     }
 
@@ -94,8 +95,13 @@ impl<'s> TableBuilder<'s> {
             if self.header.is_none() {
                 if self.names_a_field(grid, row) {
                     self.read_header(grid, row);
-                } else if self.first_row.is_none() && !is_skipped(row) {
-                    self.first_row = Some((grid.row_position(row), row_text(grid, row)));
+                } else if self.looked_at.len() < LOOKED_AT && !is_skipped(row) {
+                    let cells = (0..grid.width(row).min(64))
+                        .map(|c| grid.cell(row, c).display().trim().to_string())
+                        .filter(|t| !t.is_empty())
+                        .collect();
+                    self.looked_at
+                        .push((grid.row_position(row), row_text(grid, row), cells));
                 }
                 continue;
             }
@@ -115,7 +121,7 @@ impl<'s> TableBuilder<'s> {
                 self.schema
                     .fields
                     .iter()
-                    .any(|f| f.name.eq_ignore_ascii_case(text))
+                    .any(|f| f.name.eq_ignore_ascii_case(text) || f.is_headed(text))
             }
             _ => false,
         })
@@ -189,33 +195,72 @@ impl<'s> TableBuilder<'s> {
     /// The table, or `None` (and a diagnostic) when no header row was ever seen.
     pub fn finish(mut self) -> (Option<Table>, Vec<Diagnostic>) {
         if self.header.is_none() {
-            let (message, position, found) = match self.first_row.take() {
-                Some((position, text)) => (
-                    format!(
-                        "no header row: no row names a field of table `{}`",
-                        self.schema.name
+            let looked_at = std::mem::take(&mut self.looked_at);
+            let (message, position, found) =
+                match looked_at.first().map(|(p, t, _)| (*p, t.clone())) {
+                    Some((position, text)) => (
+                        format!(
+                            "no header row: no row names a field of table `{}`",
+                            self.schema.name
+                        ),
+                        position,
+                        Some(text),
                     ),
-                    position,
-                    Some(text),
-                ),
-                None => (
-                    format!(
-                        "no header row: the sheet for table `{}` is empty",
-                        self.schema.name
+                    None => (
+                        format!(
+                            "no header row: the sheet for table `{}` is empty",
+                            self.schema.name
+                        ),
+                        0,
+                        None,
                     ),
-                    0,
-                    None,
-                ),
-            };
+                };
             let mut location = self.origin.location(position, found.as_ref().map(|_| 0));
             location.table = Some(self.schema.name.clone());
             let mut d = Diagnostic::new(Code::MissingHeader, location, message).expected(format!(
                 "a header row naming the fields: {}",
                 field_names(self.schema)
             ));
-            if let Some(found) = found {
+            // The row it looked at, or each of them.
+            if looked_at.len() > 1 {
+                let rows: Vec<String> = looked_at
+                    .iter()
+                    .map(|(p, t, _)| format!("row {p}: {t}"))
+                    .collect();
+                d = d.found(rows.join(" | "));
+            } else if let Some(found) = found {
                 d = d.found(found);
             }
+            // Headers close to a field's name or `column` spelling.
+            let spellings: Vec<(&str, &str)> = self
+                .schema
+                .fields
+                .iter()
+                .flat_map(|f| {
+                    std::iter::once(f.name.as_str())
+                        .chain(f.columns.iter().map(String::as_str))
+                        .map(move |s| (s, f.name.as_str()))
+                })
+                .collect();
+            let mut close = Vec::new();
+            for cell in looked_at.iter().flat_map(|(_, _, cells)| cells) {
+                if let Some(similar) = did_you_mean(cell, spellings.iter().map(|(s, _)| *s))
+                    && let Some((_, field)) = spellings.iter().find(|(s, _)| *s == similar)
+                {
+                    let pair = format!("`{cell}` for `{field}`");
+                    if !close.contains(&pair) && close.len() < 5 {
+                        close.push(pair);
+                    }
+                }
+            }
+            d = d.hint(if close.is_empty() {
+                "name each column after its field in one row, or give the field the sheet's header with `column = \"...\"` in the schema".to_string()
+            } else {
+                format!(
+                    "closest: {}; rename the header, or give the field `column = \"...\"` in the schema",
+                    close.join(", ")
+                )
+            });
             self.diagnostics.push(d);
             return (None, self.diagnostics);
         }
@@ -227,6 +272,9 @@ impl<'s> TableBuilder<'s> {
         (Some(table), self.diagnostics)
     }
 }
+
+/// The rows above the header a missing-header error shows.
+const LOOKED_AT: usize = 3;
 
 /// A row's cells as the planner sees them, for messages (`id, name, price`).
 fn row_text(grid: &dyn Grid, row: usize) -> String {
@@ -241,7 +289,7 @@ fn field_names(schema: &TableSchema) -> String {
     schema
         .fields
         .iter()
-        .map(|f| f.name.as_str())
+        .map(|f| f.header_names())
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -282,7 +330,7 @@ impl Header {
             }
             let text = cell.display();
             let name = text.trim();
-            match schema.field_index(name) {
+            match schema.headed_field(name) {
                 Some(field) if header.field_columns[field].is_some() => {
                     let first = header.field_columns[field].unwrap_or_default();
                     let mut location = located(column);
@@ -333,10 +381,15 @@ impl Header {
             if column.is_none() {
                 let mut location = located(first_column);
                 location.field = Some(field.name.clone());
+                let spellings = std::iter::once(&field.name)
+                    .chain(&field.columns)
+                    .map(|s| format!("`{s}`"))
+                    .collect::<Vec<_>>()
+                    .join(" or ");
                 let mut d = Diagnostic::new(
                     Code::MissingColumn,
                     location,
-                    format!("the header has no column `{}`", field.name),
+                    format!("the header has no column {spellings}"),
                 )
                 .expected(format!("a `{}` column ({})", field.name, field.ty));
                 if !field.required() {

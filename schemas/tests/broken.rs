@@ -388,10 +388,25 @@ fn no_row_naming_a_field_is_a_missing_header() {
     let d = only_error(&v);
     assert_eq!(d.code, Code::MissingHeader);
     assert_eq!(d.location.line, Some(1));
-    assert_eq!(d.found.as_deref(), Some("1, 武器, 1"));
+    // The rows it looked at, and how to name the columns.
+    assert_eq!(
+        d.found.as_deref(),
+        Some("row 1: 1, 武器, 1 | row 2: 2, 防具, 2")
+    );
     assert_eq!(
         d.expected.as_deref(),
         Some("a header row naming the fields: id, name, sort_order")
+    );
+    assert!(d.hint.as_deref().unwrap().contains("`column = \"...\"`"));
+    // Headers close to the fields' names are offered.
+    let v = validate_csv(&[("Category.csv", "Ident,Nmae,SortOrder\n1,武器,1\n")]);
+    let d = only_error(&v);
+    assert_eq!(d.code, Code::MissingHeader);
+    assert_eq!(
+        d.hint.as_deref(),
+        Some(
+            "closest: `Ident` for `id`, `Nmae` for `name`, `SortOrder` for `sort_order`; rename the header, or give the field `column = \"...\"` in the schema"
+        )
     );
 }
 

@@ -1,8 +1,9 @@
 //! A bad schema file is itself a list of errors, each with file, line and column.
 
-use std::path::PathBuf;
+mod common;
 
-use masterctl_schemas::load::load_from_files;
+
+use common::load_texts;
 use masterctl_schemas::schema::{CustomKind, FieldType, GeneratedKind};
 use masterctl_schemas::{Code, Diagnostic, Project, Value};
 
@@ -17,14 +18,7 @@ type = "int"
 "#;
 
 fn load(config: &str, files: &[(&str, &str)]) -> Result<Project, Vec<Diagnostic>> {
-    load_from_files(
-        Some((PathBuf::from("masterctl.toml"), config.to_string())),
-        files
-            .iter()
-            .map(|(name, text)| (PathBuf::from(format!("schemas/{name}")), text.to_string()))
-            .collect(),
-    )
-    .map_err(|report| report.diagnostics)
+    load_texts(config, files)
 }
 
 fn errors_of(files: &[(&str, &str)]) -> Vec<Diagnostic> {

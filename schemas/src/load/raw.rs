@@ -86,6 +86,16 @@ pub(super) struct RawField {
     #[serde(default)]
     pub(super) unique: bool,
     pub(super) description: Option<String>,
+    /// The header the sheet gives the field, when not its name: one spelling or several.
+    pub(super) column: Option<Spanned<RawSpellings>>,
+}
+
+/// `column = "アイテムID"` or `column = ["アイテムID", "Item ID"]`.
+#[derive(Deserialize)]
+#[serde(untagged, expecting = "a header (a string) or a list of headers")]
+pub(super) enum RawSpellings {
+    One(String),
+    Many(Vec<String>),
 }
 
 #[derive(Deserialize)]

@@ -179,6 +179,33 @@ impl Builder {
                 fields.push(field);
             }
         }
+        // A header names one field: no `column` may be another field's name or spelling.
+        let mut headers: HashMap<&str, &str> = HashMap::new();
+        for field in &fields {
+            headers.insert(&field.name, &field.name);
+        }
+        for (raw_field, field) in raw_fields.iter().zip(&fields) {
+            for spelling in &field.columns {
+                match headers.insert(spelling, &field.name) {
+                    Some(other) if other != field.name => {
+                        let span = raw_field
+                            .get_ref()
+                            .column
+                            .as_ref()
+                            .map_or(0..0, Spanned::span);
+                        self.error(source.error(
+                            Code::DuplicateName,
+                            span,
+                            format!(
+                                "the header `{spelling}` would name both `{other}` and `{}`",
+                                field.name
+                            ),
+                        ));
+                    }
+                    _ => {}
+                }
+            }
+        }
         (fields.len() == raw_fields.len()).then_some(fields)
     }
 
@@ -333,6 +360,7 @@ impl Builder {
         let (min_length, max_length) = self.field_lengths(&at, raw);
         let pattern = self.field_pattern(&at, raw);
         let values = self.enum_values(&at, raw);
+        let columns = self.field_columns(&at, raw);
         let references = self.field_reference(&at, raw);
         let default = raw
             .default
@@ -355,6 +383,7 @@ impl Builder {
             references,
             unique: raw.unique,
             description: raw.description.clone(),
+            columns,
         };
         if let Some(default) = &field.default
             && let Err(problem) = crate::check::check_value(&field, default)
@@ -530,6 +559,40 @@ impl Builder {
     }
 
     /// An enum's `values`: required on enums, only on enums, none empty or repeated.
+    /// `column`: the headers the sheets give the field, each written once, on one line.
+    fn field_columns(&mut self, at: &FieldSite<'_>, raw: &RawField) -> Vec<String> {
+        let Some(column) = &raw.column else {
+            return Vec::new();
+        };
+        let spellings: Vec<String> = match column.get_ref() {
+            RawSpellings::One(one) => vec![one.clone()],
+            RawSpellings::Many(many) => many.clone(),
+        };
+        let mut seen = HashSet::new();
+        for spelling in &spellings {
+            let problem = if spelling.trim().is_empty() {
+                Some("an empty header".to_string())
+            } else if spelling.trim() != spelling || spelling.contains(char::is_control) {
+                Some(format!(
+                    "`{}`: a header is matched trimmed, on one line",
+                    spelling.escape_debug()
+                ))
+            } else if !seen.insert(spelling.as_str()) {
+                Some(format!("`{spelling}` twice"))
+            } else {
+                None
+            };
+            if let Some(problem) = problem {
+                self.error(at.source.error(
+                    Code::InvalidOption,
+                    column.span(),
+                    format!("field `{}` has column {problem}", at.name),
+                ));
+            }
+        }
+        spellings
+    }
+
     fn enum_values(&mut self, at: &FieldSite<'_>, raw: &RawField) -> Vec<Arc<str>> {
         let name = at.name;
         match (&raw.values, at.ty.scalar()) {

@@ -107,3 +107,19 @@ pub fn drafts_refused(
         )),
     }
 }
+
+/// A project from `masterctl.toml` text and schema files' texts (`(file name, text)`).
+#[allow(dead_code)]
+pub fn load_texts(
+    config: &str,
+    schemas: &[(&str, &str)],
+) -> Result<Project, Vec<masterctl_schemas::Diagnostic>> {
+    masterctl_schemas::load::load_from_files(
+        Some((PathBuf::from("masterctl.toml"), config.to_string())),
+        schemas
+            .iter()
+            .map(|(name, text)| (PathBuf::from(format!("schemas/{name}")), text.to_string()))
+            .collect(),
+    )
+    .map_err(|report| report.diagnostics)
+}
