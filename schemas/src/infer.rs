@@ -20,6 +20,9 @@ use crate::value::{self, Value, float_to_int};
 pub struct DraftSchema {
     pub name: String,
     pub sheet: String,
+    /// `source = "file.xlsx"` (or `file.xlsx#Sheet2`), for a sheet of an application's
+    /// default name (`Sheet1`) that many workbooks share.
+    pub source: Option<String>,
     pub primary_key: Vec<String>,
     pub fields: Vec<DraftField>,
     /// Things a person should look at, written as comments at the top.
@@ -72,11 +75,32 @@ pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
         drafts.extend(infer_grid(&stem, &grid));
     } else {
         let mut first_error = None;
-        workbook::for_each_sheet(path, |sheet, grid| match grid {
-            Ok(grid) if !sheet.starts_with('#') => drafts.extend(infer_grid(sheet, grid)),
-            Ok(_) => {}
-            Err(e) => {
-                first_error.get_or_insert(e);
+        let file_name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut index = 0;
+        workbook::for_each_sheet(path, |sheet, grid| {
+            let first = index == 0;
+            index += 1;
+            match grid {
+                Ok(grid) if !sheet.starts_with('#') => {
+                    // `Sheet1` names no table: the file does (`source`), and names it.
+                    drafts.extend(infer_grid(sheet, grid).map(|(mut draft, named)| {
+                        if default_sheet_name(sheet) {
+                            draft.source = Some(match first {
+                                true => file_name.clone(),
+                                false => format!("{file_name}#{sheet}"),
+                            });
+                            return (draft, false);
+                        }
+                        (draft, named)
+                    }));
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
             }
         })?;
         // Unreadable sheets (charts, damaged parts) only matter when nothing else was drafted.
@@ -87,6 +111,34 @@ pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
     let mut drafts = name_drafts(path, drafts);
     link_references(&mut drafts);
     Ok(drafts)
+}
+
+/// A name spreadsheet applications give new sheets (`Sheet1`, `シート1`, `工作表1`,
+/// `Лист1`, `Feuil1`...): one many workbooks share, so it names no table.
+fn default_sheet_name(sheet: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "sheet",
+        "シート",
+        "工作表",
+        "лист",
+        "feuil",
+        "tabelle",
+        "hoja",
+        "planilha",
+        "foglio",
+        "blad",
+        "arkusz",
+        "munkalap",
+        "taulukko",
+        "시트",
+        "sayfa",
+        "ark",
+    ];
+    let word = sheet
+        .trim()
+        .trim_end_matches(|c: char| c.is_ascii_digit())
+        .trim();
+    word.len() < sheet.trim().len() && WORDS.contains(&word.to_lowercase().as_str())
 }
 
 /// Names for the drafts of one file: a sheet whose name has no ASCII letters or digits
@@ -251,6 +303,7 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
         DraftSchema {
             name,
             sheet: sheet.to_string(),
+            source: None,
             primary_key,
             fields,
             notes,
@@ -532,7 +585,9 @@ impl DraftSchema {
             let _ = writeln!(out, "# TODO: {}", comment_text(note));
         }
         let _ = writeln!(out, "name = {}", quote(&self.name));
-        if self.sheet != self.name {
+        if let Some(source) = &self.source {
+            let _ = writeln!(out, "source = {}", quote(source));
+        } else if self.sheet != self.name {
             let _ = writeln!(out, "sheet = {}", quote(&self.sheet));
         }
         let keys: Vec<String> = self.primary_key.iter().map(|k| quote(k)).collect();

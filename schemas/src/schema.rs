@@ -4,7 +4,7 @@
 //! [`crate::load`] builds it from files; everything downstream reads it.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use regex::Regex;
 
@@ -27,9 +27,78 @@ impl Project {
         self.tables.iter().position(|t| t.name == name)
     }
 
-    /// The table a sheet (or CSV file stem) maps to.
+    /// The table a sheet (or CSV file stem) maps to by its name (tables given a
+    /// `source` file are not mapped by sheet name alone).
     pub fn table_for_sheet(&self, sheet: &str) -> Option<&TableSchema> {
-        self.tables.iter().find(|t| t.sheet == sheet)
+        self.tables
+            .iter()
+            .find(|t| t.source.is_none() && t.sheet == sheet)
+    }
+
+    /// The table sheet `sheet` (the file's first when `first`) of the file at `path`
+    /// maps to: a table whose `source` names the file (and that sheet, or none and this is
+    /// the first), or a table of that sheet name. Two candidates are
+    /// [`SheetTable::Ambiguous`].
+    pub fn table_for(&self, path: &Path, sheet: &str, first: bool) -> SheetTable<'_> {
+        let sourced = self.tables.iter().filter(|t| {
+            t.source.as_ref().is_some_and(|s| {
+                s.names_file(path)
+                    && match &s.sheet {
+                        Some(wanted) => wanted == sheet,
+                        None => first,
+                    }
+            })
+        });
+        let mut candidates = sourced.chain(self.table_for_sheet(sheet));
+        match (candidates.next(), candidates.next()) {
+            (None, _) => SheetTable::None,
+            (Some(one), None) => SheetTable::One(one),
+            (Some(a), Some(b)) => SheetTable::Ambiguous(a, b),
+        }
+    }
+}
+
+/// What a sheet maps to.
+#[derive(Debug, Clone, Copy)]
+pub enum SheetTable<'a> {
+    None,
+    One(&'a TableSchema),
+    /// Two tables claim the sheet (a `source` and a sheet name, say): an error naming both.
+    Ambiguous(&'a TableSchema, &'a TableSchema),
+}
+
+/// `source = "items.xlsx"` or `"item/道具.xlsx#Sheet1"`: the workbook (or CSV file) that
+/// holds a table, by its name or the end of its path, and the sheet (the only or first
+/// sheet when none is given).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SheetSource {
+    /// `/`-separated path components, the last the file's name.
+    pub file: String,
+    pub sheet: Option<String>,
+}
+
+impl SheetSource {
+    /// The file at `path` ends with these components.
+    pub fn names_file(&self, path: &Path) -> bool {
+        let wanted: Vec<&str> = self.file.split('/').collect();
+        let components: Vec<String> = path
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        components.len() >= wanted.len()
+            && components[components.len() - wanted.len()..]
+                .iter()
+                .zip(&wanted)
+                .all(|(a, b)| a == b)
+    }
+}
+
+impl std::fmt::Display for SheetSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.sheet {
+            Some(sheet) => write!(f, "{}#{sheet}", self.file),
+            None => f.write_str(&self.file),
+        }
     }
 }
 
@@ -69,6 +138,9 @@ pub struct TableSchema {
     pub name: String,
     /// The sheet name (or CSV file stem) that holds this table in exports.
     pub sheet: String,
+    /// The file (and sheet) that holds it, when given by `source` rather than by sheet
+    /// name alone.
+    pub source: Option<SheetSource>,
     pub description: Option<String>,
     /// Indexes into `fields`, in key order.
     pub primary_key: Vec<usize>,

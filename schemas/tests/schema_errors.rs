@@ -2,7 +2,6 @@
 
 mod common;
 
-
 use common::load_texts;
 use masterctl_schemas::schema::{CustomKind, FieldType, GeneratedKind};
 use masterctl_schemas::{Code, Diagnostic, Project, Value};

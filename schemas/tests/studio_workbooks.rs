@@ -149,3 +149,162 @@ fn drafts_of_a_workbook_with_japanese_headers_read_it_untouched() {
     let category = &project.table("items").unwrap().fields[2];
     assert_eq!(category.values.len(), 3);
 }
+
+/// A workbook at `path` with these sheets, each of rows of cells (text, or numbers when
+/// they parse).
+fn workbook(path: &std::path::Path, sheets: &[(&str, &[&[&str]])]) {
+    let mut book = rust_xlsxwriter::Workbook::new();
+    for (name, rows) in sheets {
+        let sheet = book.add_worksheet();
+        sheet.set_name(*name).unwrap();
+        for (r, row) in rows.iter().enumerate() {
+            for (c, cell) in row.iter().enumerate() {
+                match cell.parse::<f64>() {
+                    Ok(number) => sheet.write_number(r as u32, c as u16, number),
+                    Err(_) => sheet.write_string(r as u32, c as u16, *cell),
+                }
+                .unwrap();
+            }
+        }
+    }
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    book.save(path).unwrap();
+}
+
+fn table_schema(name: &str, source: &str) -> String {
+    format!(
+        "name = \"{name}\"\nsource = \"{source}\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"name\"\ntype = \"string\"\n"
+    )
+}
+
+#[test]
+fn fifty_workbooks_whose_sheet_is_sheet1_are_fifty_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mut schemas = Vec::new();
+    for n in 0..50 {
+        let rows: &[&[&str]] = &[&["id", "name"], &["1", "a"], &[&format!("{}", n + 2), "b"]];
+        workbook(&data.join(format!("w{n:02}.xlsx")), &[("Sheet1", rows)]);
+        schemas.push((
+            format!("t{n:02}.toml"),
+            table_schema(&format!("t{n:02}"), &format!("w{n:02}.xlsx")),
+        ));
+    }
+    let files: Vec<(&str, &str)> = schemas
+        .iter()
+        .map(|(f, t)| (f.as_str(), t.as_str()))
+        .collect();
+    let project = load(&files).unwrap();
+    let v = validate(&project, &[data]);
+    assert!(!v.report.has_errors(), "{:#?}", v.report.diagnostics);
+    assert_eq!(v.tables.len(), 50);
+    let t07 = v.tables.iter().find(|t| t.name == "t07").unwrap();
+    assert_eq!(t07.columns[0][1], Value::Int(9));
+}
+
+#[test]
+fn a_source_names_a_file_and_perhaps_a_sheet() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let rows: &[&[&str]] = &[&["id", "name"], &["1", "a"]];
+    // Two workbooks of one name in two folders, each with two sheets; and a CSV file.
+    workbook(
+        &data.join("jp/items.xlsx"),
+        &[("Sheet1", rows), ("Sheet2", rows)],
+    );
+    workbook(
+        &data.join("en/items.xlsx"),
+        &[("Sheet1", rows), ("Sheet2", rows)],
+    );
+    std::fs::write(data.join("shops.csv"), "id,name\n1,a\n").unwrap();
+    let item = table_schema("item", "jp/items.xlsx");
+    let extra = table_schema("extra", "jp/items.xlsx#Sheet2");
+    let english = table_schema("english", "en/items.xlsx#Sheet1");
+    let shop = table_schema("shop", "shops.csv");
+    let project = load(&[
+        ("item.toml", &item),
+        ("extra.toml", &extra),
+        ("english.toml", &english),
+        ("shop.toml", &shop),
+    ])
+    .unwrap();
+    let v = validate(&project, std::slice::from_ref(&data));
+    // en/items.xlsx's Sheet2 maps to nothing (a warning); the rest read.
+    assert!(!v.report.has_errors(), "{:#?}", v.report.diagnostics);
+    let mut names: Vec<&str> = v.tables.iter().map(|t| t.name.as_str()).collect();
+    names.sort();
+    assert_eq!(names, ["english", "extra", "item", "shop"]);
+
+    // A source and a sheet name claiming one sheet: an error naming both.
+    let by_name = "name = \"other\"\nsheet = \"Sheet2\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"name\"\ntype = \"string\"\n";
+    let project = load(&[("extra.toml", &extra), ("other.toml", by_name)]).unwrap();
+    let v = validate(&project, &[data.join("jp")]);
+    let ambiguous = v
+        .report
+        .diagnostics
+        .iter()
+        .find(|d| d.message.contains("maps to two tables"))
+        .unwrap_or_else(|| panic!("{:#?}", v.report.diagnostics));
+    assert_eq!(
+        ambiguous.message,
+        "sheet `Sheet2` maps to two tables, `extra` (source `jp/items.xlsx#Sheet2`) and `other` (sheet `Sheet2`); it was not read"
+    );
+    // A source given for two tables, with `sheet` beside it, or naming no spreadsheet.
+    let errors = load(&[
+        ("item.toml", &item),
+        ("again.toml", &table_schema("again", "jp/items.xlsx")),
+    ])
+    .unwrap_err();
+    assert_eq!(errors[0].code, Code::DuplicateName, "{errors:#?}");
+    for (source, says) in [
+        ("items.txt", "names no spreadsheet file"),
+        ("../items.xlsx", "a relative path of `/`-separated names"),
+        ("/abs/items.xlsx", "a relative path"),
+        ("items.xlsx#", "the sheet after `#` is empty"),
+    ] {
+        let errors = load(&[("t.toml", &table_schema("t", source))]).unwrap_err();
+        assert!(errors[0].message.contains(says), "{source}: {errors:#?}");
+    }
+    let both = table_schema("t", "items.xlsx").replace("source =", "sheet = \"Item\"\nsource =");
+    let errors = load(&[("t.toml", &both)]).unwrap_err();
+    assert!(errors[0].message.contains("not both"), "{errors:#?}");
+}
+
+#[test]
+fn drafts_of_sheet1_workbooks_are_found_by_their_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let schemas = dir.path().join("schemas");
+    std::fs::create_dir_all(&schemas).unwrap();
+    for (file, rows) in [
+        (
+            "weapons.xlsx",
+            &[&["id", "name"][..], &["1", "剣"], &["2", "槍"]][..],
+        ),
+        (
+            "armors.xlsx",
+            &[&["id", "name"][..], &["1", "盾"], &["2", "鎧"]][..],
+        ),
+    ] {
+        let path = data.join(file);
+        workbook(&path, &[("Sheet1", rows), ("Sheet2", rows)]);
+        for draft in masterctl_schemas::infer::infer_file(&path).unwrap() {
+            std::fs::write(
+                schemas.join(format!("{}.toml", draft.name)),
+                draft.to_toml(),
+            )
+            .unwrap();
+        }
+    }
+    let weapons = std::fs::read_to_string(schemas.join("weapons_1.toml")).unwrap();
+    assert!(weapons.contains("source = \"weapons.xlsx\"\n"), "{weapons}");
+    let second = std::fs::read_to_string(schemas.join("weapons_2.toml")).unwrap();
+    assert!(
+        second.contains("source = \"weapons.xlsx#Sheet2\"\n"),
+        "{second}"
+    );
+    let project = masterctl_schemas::load::load_schemas_dir(&schemas).unwrap();
+    let v = validate(&project, &[data]);
+    assert!(!v.report.has_errors(), "{:#?}", v.report.diagnostics);
+    assert_eq!(v.tables.len(), 4);
+}

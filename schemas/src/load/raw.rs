@@ -58,6 +58,7 @@ pub(super) fn parse_config(source: &SourceText, report: &mut Report) -> Option<R
 pub(super) struct RawSchema {
     pub(super) name: Option<Spanned<String>>,
     pub(super) sheet: Option<Spanned<String>>,
+    pub(super) source: Option<Spanned<String>>,
     pub(super) description: Option<String>,
     pub(super) primary_key: Option<Spanned<Vec<Spanned<String>>>>,
     pub(super) fields: Option<Spanned<Vec<Spanned<RawField>>>>,

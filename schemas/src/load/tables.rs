@@ -9,7 +9,7 @@ use regex::Regex;
 use toml::Spanned;
 
 use crate::diagnostic::Code;
-use crate::schema::{Field, FieldType, Index, Reference, TableSchema};
+use crate::schema::{Field, FieldType, Index, Reference, SheetSource, TableSchema};
 use crate::suggest::did_you_mean;
 use crate::value::{self, Value};
 
@@ -19,6 +19,7 @@ impl Builder {
     pub(super) fn build_tables(&mut self, parsed: &[(SourceText, RawSchema)]) {
         let mut names: Declared = HashMap::new();
         let mut sheets: Declared = HashMap::new();
+        let mut sources: Declared = HashMap::new();
         for (source, raw) in parsed {
             let name = self.schema_name(source, raw, &mut names);
             let is_generated = raw.reverse.is_some() || raw.custom.is_some();
@@ -46,10 +47,44 @@ impl Builder {
                 continue;
             }
             let Some(name) = name else { continue };
-            let sheet = raw
-                .sheet
-                .as_ref()
-                .map_or_else(|| name.clone(), |s| s.get_ref().clone());
+            let sheet_source = self.sheet_source(source, raw);
+            let sheet = match (&sheet_source, &raw.sheet) {
+                (
+                    Some(SheetSource {
+                        sheet: Some(sheet), ..
+                    }),
+                    _,
+                ) => sheet.clone(),
+                (_, Some(sheet)) => sheet.get_ref().clone(),
+                (_, None) => name.clone(),
+            };
+            if let Some(sheet_source) = &sheet_source {
+                let key = format!("source {sheet_source}");
+                let span = raw.source.as_ref().map_or(0..0, Spanned::span);
+                if let Some(first) = sources.get(&key) {
+                    self.error(
+                        source
+                            .error(
+                                Code::DuplicateName,
+                                span,
+                                format!("`{sheet_source}` is already the source of another table"),
+                            )
+                            .hint(format!("first declared at {}", first.place())),
+                    );
+                } else {
+                    sources.insert(key, source.location(span));
+                }
+                match self.build_table(source, raw, name.clone(), sheet) {
+                    Some(mut table) => {
+                        table.source = Some(sheet_source.clone());
+                        self.tables.push(table);
+                    }
+                    None => {
+                        self.broken_tables.insert(name);
+                    }
+                }
+                continue;
+            }
             if sheet.trim().is_empty() {
                 let span = raw.sheet.as_ref().map_or(0..0, Spanned::span);
                 self.error(source.error(Code::InvalidName, span, "the sheet name is empty"));
@@ -75,6 +110,56 @@ impl Builder {
                 }
             }
         }
+    }
+
+    /// `source = "items.xlsx"` or `"item/道具.xlsx#Sheet1"`, checked: a spreadsheet file
+    /// (by a known extension; the sheet after the `#` that follows it), a relative path
+    /// of `/`-separated names, and not beside `sheet` (the sheet goes after the `#`).
+    fn sheet_source(&mut self, source: &SourceText, raw: &RawSchema) -> Option<SheetSource> {
+        let text = raw.source.as_ref()?;
+        let span = text.span();
+        let text = text.get_ref();
+        let lower = text.to_lowercase();
+        let split = crate::read::SUPPORTED_EXTENSIONS
+            .iter()
+            .find_map(|extension| {
+                let marker = format!(".{extension}#");
+                lower.find(&marker).map(|at| at + marker.len() - 1)
+            });
+        let (file, sheet) = match split {
+            Some(at) => (&text[..at], Some(text[at + 1..].to_string())),
+            None => (text.as_str(), None),
+        };
+        let known = crate::read::SUPPORTED_EXTENSIONS
+            .iter()
+            .any(|e| file.to_lowercase().ends_with(&format!(".{e}")));
+        let problem = if !known {
+            Some(format!(
+                "`{text}` names no spreadsheet file: one of {} (a sheet after `#`)",
+                crate::read::SUPPORTED_EXTENSIONS.join(", ")
+            ))
+        } else if file
+            .split('/')
+            .any(|part| part.is_empty() || part == "." || part == ".." || part.contains('\\'))
+        {
+            Some(format!(
+                "`{text}`: a file name, or a relative path of `/`-separated names"
+            ))
+        } else if sheet.as_deref().is_some_and(|s| s.trim().is_empty()) {
+            Some(format!("`{text}`: the sheet after `#` is empty"))
+        } else if raw.sheet.is_some() {
+            Some("a table is found by `source` or by `sheet`, not both: put the sheet after a `#` in `source`".to_string())
+        } else {
+            None
+        };
+        if let Some(problem) = problem {
+            self.error(source.error(Code::InvalidOption, span, problem));
+            return None;
+        }
+        Some(SheetSource {
+            file: file.to_string(),
+            sheet,
+        })
     }
 
     /// The schema's name (or file stem), checked and registered; `None` when unusable.
@@ -134,6 +219,7 @@ impl Builder {
         Some(TableSchema {
             name,
             sheet,
+            source: None,
             description: raw.description.clone(),
             // A broken key was reported; the table stays so that its references are checked too.
             primary_key: primary_key.unwrap_or_default(),

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::{Cell, Grid, ReadOutcome};
 use crate::diagnostic::{Code, Diagnostic, Location};
-use crate::schema::Project;
+use crate::schema::{Project, SheetTable};
 use crate::table::SourceFormat;
 use crate::typing::TableBuilder;
 
@@ -19,11 +19,31 @@ pub fn read(project: &Project, path: &Path) -> ReadOutcome {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    // Google Sheets downloads a sheet as `<workbook> - <sheet>.csv`.
-    let schema = project.table_for_sheet(&stem).or_else(|| {
-        stem.rsplit_once(" - ")
-            .and_then(|(_, sheet)| project.table_for_sheet(sheet.trim()))
-    });
+    // A CSV file is one sheet, named by its stem; Google Sheets downloads a sheet as
+    // `<workbook> - <sheet>.csv`.
+    let schema = match project.table_for(path, &stem, true) {
+        SheetTable::One(schema) => Some(schema),
+        SheetTable::Ambiguous(a, b) => {
+            outcome.report.push(
+                Diagnostic::new(
+                    Code::UnmappedSheet,
+                    Location::file(path),
+                    format!(
+                        "`{stem}` maps to two tables, `{}` ({}) and `{}` ({}); the file was not read",
+                        a.name,
+                        super::workbook::claim(a),
+                        b.name,
+                        super::workbook::claim(b)
+                    ),
+                )
+                .hint("give one of them a `source` naming this file, or another sheet"),
+            );
+            return outcome;
+        }
+        SheetTable::None => stem
+            .rsplit_once(" - ")
+            .and_then(|(_, sheet)| project.table_for_sheet(sheet.trim())),
+    };
     let Some(schema) = schema else {
         let mut d = Diagnostic::new(
             Code::UnmappedSheet,

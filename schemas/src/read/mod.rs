@@ -232,9 +232,9 @@ fn nothing_matched(project: &Project, first: &Path, report: &Report) -> Diagnost
     let tables: Vec<String> = project
         .tables
         .iter()
-        .map(|t| match t.sheet == t.name {
+        .map(|t| match t.source.is_none() && t.sheet == t.name {
             true => format!("`{}`", t.name),
-            false => format!("`{}` (sheet `{}`)", t.name, t.sheet),
+            false => format!("`{}` ({})", t.name, workbook::claim(t)),
         })
         .collect();
     let found = match found.is_empty() {

@@ -17,7 +17,7 @@ use calamine::{CellErrorType, Data, DataRef, Range, Reader, Sheets, Xlsx, open_w
 
 use super::{Cell, Grid, ReadOutcome};
 use crate::diagnostic::{Code, Diagnostic, Location};
-use crate::schema::Project;
+use crate::schema::{Project, SheetTable};
 use crate::table::SourceFormat;
 use crate::typing;
 use crate::value::{Date, DateTime};
@@ -313,7 +313,30 @@ fn read_unguarded(project: &Project, path: &Path, part: Part) -> ReadOutcome {
         if !part.holds(index) {
             continue;
         }
-        let Some(schema) = project.table_for_sheet(&sheet) else {
+        let schema = match project.table_for(path, &sheet, index == 0) {
+            SheetTable::One(schema) => Some(schema),
+            SheetTable::Ambiguous(a, b) => {
+                let mut location = Location::file(path);
+                location.sheet = Some(sheet.clone());
+                outcome.report.push(
+                    Diagnostic::new(
+                        Code::UnmappedSheet,
+                        location,
+                        format!(
+                            "sheet `{sheet}` maps to two tables, `{}` ({}) and `{}` ({}); it was not read",
+                            a.name,
+                            claim(a),
+                            b.name,
+                            claim(b)
+                        ),
+                    )
+                    .hint("give one of them a `source` naming this file and sheet, or another sheet"),
+                );
+                continue;
+            }
+            SheetTable::None => None,
+        };
+        let Some(schema) = schema else {
             if !sheet.starts_with('#') {
                 let mut location = Location::file(path);
                 location.sheet = Some(sheet.clone());
@@ -673,5 +696,13 @@ fn error_text(error: &CellErrorType) -> &'static str {
         CellErrorType::Ref => "#REF!",
         CellErrorType::Value => "#VALUE!",
         CellErrorType::GettingData => "#GETTING_DATA",
+    }
+}
+
+/// How a table claims a sheet, for messages: `source items.xlsx#Sheet1` or `sheet Item`.
+pub(crate) fn claim(table: &crate::schema::TableSchema) -> String {
+    match &table.source {
+        Some(source) => format!("source `{source}`"),
+        None => format!("sheet `{}`", table.sheet),
     }
 }
