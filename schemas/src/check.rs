@@ -173,6 +173,8 @@ mod tests {
             unique: false,
             description: None,
             columns: Vec::new(),
+            nulls: Vec::new(),
+            separator: None,
         }
     }
 

@@ -64,24 +64,33 @@ pub fn parse_text(ty: &FieldType, text: &str) -> Result<Value, Mismatch> {
         FieldType::DateTime => parse_datetime(text.trim())
             .map(Value::DateTime)
             .ok_or_else(|| Mismatch::new(describe(ty))),
-        FieldType::List(inner) => {
-            let mut items = Vec::new();
-            for part in text.split(LIST_SEPARATOR) {
-                let part = part.trim();
-                if part.is_empty() {
-                    return Err(Mismatch::new(describe(ty)).hint("a list has an empty element"));
-                }
-                match parse_text(inner, part) {
-                    Ok(value) => items.push(value),
-                    Err(m) => {
-                        return Err(Mismatch::new(describe(ty))
-                            .hint(format!("`{part}` is not {}", m.expected)));
-                    }
-                }
+        FieldType::List(inner) => parse_list(inner, text, LIST_SEPARATOR.encode_utf8(&mut [0; 4])),
+    }
+}
+
+/// A list of `inner` values written with `separator` between them (`|` in canonical
+/// files; a field's own `separator` in the sheets). What a mismatch expects names it.
+pub fn parse_list(inner: &FieldType, text: &str, separator: &str) -> Result<Value, Mismatch> {
+    let expected = || match separator {
+        "|" => describe(&FieldType::List(Box::new(inner.clone()))),
+        other => format!("a list of {} separated by `{other}`", describe(inner)),
+    };
+    let mut items = Vec::new();
+    for part in text.split(separator) {
+        let part = part.trim();
+        if part.is_empty() {
+            return Err(Mismatch::new(expected()).hint("a list has an empty element"));
+        }
+        match parse_text(inner, part) {
+            Ok(value) => items.push(value),
+            Err(m) => {
+                return Err(
+                    Mismatch::new(expected()).hint(format!("`{part}` is not {}", m.expected))
+                );
             }
-            Ok(Value::List(items.into()))
         }
     }
+    Ok(Value::List(items.into()))
 }
 
 fn parse_int(text: &str) -> Result<i64, Mismatch> {

@@ -193,6 +193,12 @@ pub struct Field {
     pub description: Option<String>,
     /// Headers the sheets give the field besides its name (`column = "アイテムID"`).
     pub columns: Vec<String>,
+    /// Cell texts read as an empty cell (`null = ["NULL"]`: the field's, else the
+    /// project's; none by default).
+    pub nulls: Vec<String>,
+    /// What separates a list's elements in the sheets (`|` by default; canonical files
+    /// always use `|`).
+    pub separator: Option<String>,
 }
 
 impl Field {

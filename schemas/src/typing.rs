@@ -408,13 +408,33 @@ impl Header {
 
 /// Convert one cell to a checked value of the field.
 fn convert(field: &Field, cell: Cell) -> Result<Value, Problem> {
+    // A text the project or the field spells an empty cell with (`NULL`) is empty.
+    let cell = match cell {
+        Cell::Text(text) if field.nulls.iter().any(|n| n == text.trim()) => Cell::Empty,
+        other => other,
+    };
     // Enum values are shared with the schema rather than copied into every row.
     if let (FieldType::Enum, Cell::Text(text)) = (&field.ty, cell)
         && let Some(value) = field.values.iter().find(|v| &***v == text)
     {
         return Ok(Value::Str(value.clone()));
     }
-    let value = typed(&field.ty, cell)?;
+    let value = match (&field.ty, &field.separator, cell) {
+        // A list written with the field's own separator (`1,2,3`).
+        (FieldType::List(inner), Some(separator), Cell::Text(text)) if !text.trim().is_empty() => {
+            crate::parse::parse_list(inner, text, separator).map_err(|m| {
+                let mut p = problem(
+                    Code::TypeError,
+                    format!("expected {}, found `{}`", m.expected, cell.display()),
+                )
+                .found(cell.display())
+                .expected(m.expected);
+                p.hint = m.hint;
+                Problem::new(p)
+            })?
+        }
+        _ => typed(&field.ty, cell)?,
+    };
     if value.is_null() {
         return match &field.default {
             Some(default) => Ok(default.clone()),

@@ -308,3 +308,108 @@ fn drafts_of_sheet1_workbooks_are_found_by_their_file() {
     assert!(!v.report.has_errors(), "{:#?}", v.report.diagnostics);
     assert_eq!(v.tables.len(), 4);
 }
+
+const REWARD: &str = r#"name = "reward"
+primary_key = ["id"]
+
+[[fields]]
+name = "id"
+type = "int"
+
+[[fields]]
+name = "note"
+type = "string"
+optional = true
+
+[[fields]]
+name = "memo"
+type = "string"
+optional = true
+null = "-"
+
+[[fields]]
+name = "items"
+type = "list<int>"
+separator = ","
+optional = true
+
+[[fields]]
+name = "tags"
+type = "list<string>"
+optional = true
+"#;
+
+#[test]
+fn null_spellings_and_list_separators_are_the_studios() {
+    let config = format!("{CONFIG}null = [\"NULL\", \"null\"]\n");
+    let project = load_texts(&config, &[("reward.toml", REWARD)]).unwrap();
+    let v = validate_files(
+        &project,
+        &[(
+            "reward.csv",
+            "id,note,memo,items,tags\n1,NULL,-,\"1,2,3\",a|b\n2,none,NULL,NULL,null\n3,,,7,\n",
+        )],
+    );
+    assert!(!v.report.has_errors(), "{:#?}", v.report.diagnostics);
+    let t = &v.tables[0];
+    let list = |items: &[i64]| Value::List(items.iter().map(|&i| Value::Int(i)).collect());
+    // The project's spellings, or the field's own instead.
+    assert_eq!(
+        t.columns[1],
+        [Value::Null, Value::Str("none".into()), Value::Null]
+    );
+    assert_eq!(
+        t.columns[2],
+        [Value::Null, Value::Str("NULL".into()), Value::Null]
+    );
+    // `1,2,3` with the field's separator; `|` everywhere else.
+    assert_eq!(t.columns[3], [list(&[1, 2, 3]), Value::Null, list(&[7])]);
+    assert_eq!(
+        t.columns[4][0],
+        Value::List(vec![Value::Str("a".into()), Value::Str("b".into())].into())
+    );
+    assert_eq!(t.columns[4][1], Value::Null);
+
+    // A required field spelled empty is still required; `|` is not the field's separator.
+    let v = validate_files(
+        &project,
+        &[("reward.csv", "id,note,memo,items,tags\nNULL,,,1|2,\n")],
+    );
+    let codes: Vec<Code> = v.report.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(
+        codes,
+        [Code::Required, Code::TypeError],
+        "{:#?}",
+        v.report.diagnostics
+    );
+    assert_eq!(
+        v.report.diagnostics[1].expected.as_deref(),
+        Some("a list of a whole number separated by `,`")
+    );
+
+    // A separator belongs to a list, and is a short visible text.
+    for (bad, says) in [
+        (
+            "name = \"note\"\ntype = \"string\"\noptional = true\nseparator = \",\"",
+            "not a list",
+        ),
+        (
+            "name = \"items\"\ntype = \"list<int>\"\nseparator = \" \"",
+            "one to three characters",
+        ),
+    ] {
+        let schema = REWARD.replace(
+            if bad.starts_with("name = \"note\"") {
+                "name = \"note\"\ntype = \"string\"\noptional = true"
+            } else {
+                "name = \"items\"\ntype = \"list<int>\"\nseparator = \",\""
+            },
+            bad,
+        );
+        let errors = load_texts(&config, &[("reward.toml", &schema)]).unwrap_err();
+        assert!(
+            errors.iter().any(|e| e.message.contains(says)),
+            "{errors:#?}"
+        );
+    }
+}

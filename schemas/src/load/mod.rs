@@ -77,11 +77,19 @@ pub fn load_from_files(
             Err(e) => report.push(toml_error(&source, &e)),
         }
     }
+    // The project's null spellings, which every field takes unless it has its own.
+    let nulls = config
+        .as_ref()
+        .and_then(|c| c.config.as_ref())
+        .and_then(|c| c.null.as_ref())
+        .map(|n| n.get_ref().to_vec())
+        .unwrap_or_default();
     let mut builder = Builder {
         report,
         tables: Vec::new(),
         generated: Vec::new(),
         broken_tables: HashSet::new(),
+        nulls,
     };
     builder.build_tables(&parsed);
     builder.check_references(&parsed);
@@ -180,6 +188,8 @@ struct Builder {
     /// Tables declared but too broken to build: references to them are not reported
     /// again as references to a missing table.
     broken_tables: HashSet<String>,
+    /// `null` of `masterctl.toml`.
+    nulls: Vec<String>,
 }
 
 /// Where each accepted name was declared, to name both places of a duplicate.

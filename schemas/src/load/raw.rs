@@ -18,6 +18,8 @@ pub(super) struct RawConfig {
     pub(super) languages: Vec<Spanned<String>>,
     #[serde(default)]
     pub(super) regions: BTreeMap<String, Spanned<RawRegion>>,
+    /// Cell texts that mean an empty cell in every field (`null = ["NULL"]`).
+    pub(super) null: Option<Spanned<RawSpellings>>,
 }
 
 #[derive(Deserialize)]
@@ -89,6 +91,10 @@ pub(super) struct RawField {
     pub(super) description: Option<String>,
     /// The header the sheet gives the field, when not its name: one spelling or several.
     pub(super) column: Option<Spanned<RawSpellings>>,
+    /// Cell texts that mean an empty cell in this field (instead of the project's).
+    pub(super) null: Option<Spanned<RawSpellings>>,
+    /// What separates a list's elements in the sheets (`|` by default).
+    pub(super) separator: Option<Spanned<String>>,
 }
 
 /// `column = "アイテムID"` or `column = ["アイテムID", "Item ID"]`.
@@ -137,4 +143,13 @@ pub(super) struct RawCustom {
     pub(super) column: Option<Spanned<String>>,
     pub(super) value: Option<Spanned<String>>,
     pub(super) default: Option<Spanned<toml::Value>>,
+}
+
+impl RawSpellings {
+    pub(super) fn to_vec(&self) -> Vec<String> {
+        match self {
+            RawSpellings::One(one) => vec![one.clone()],
+            RawSpellings::Many(many) => many.clone(),
+        }
+    }
 }

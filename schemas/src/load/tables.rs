@@ -447,6 +447,11 @@ impl Builder {
         let pattern = self.field_pattern(&at, raw);
         let values = self.enum_values(&at, raw);
         let columns = self.field_columns(&at, raw);
+        let nulls = raw
+            .null
+            .as_ref()
+            .map_or_else(|| self.nulls.clone(), |n| n.get_ref().to_vec());
+        let separator = self.field_separator(&at, raw);
         let references = self.field_reference(&at, raw);
         let default = raw
             .default
@@ -470,6 +475,8 @@ impl Builder {
             unique: raw.unique,
             description: raw.description.clone(),
             columns,
+            nulls,
+            separator,
         };
         if let Some(default) = &field.default
             && let Err(problem) = crate::check::check_value(&field, default)
@@ -645,15 +652,43 @@ impl Builder {
     }
 
     /// An enum's `values`: required on enums, only on enums, none empty or repeated.
+    /// `separator`: on a list, a short text other than spaces; `|` needs no saying.
+    fn field_separator(&mut self, at: &FieldSite<'_>, raw: &RawField) -> Option<String> {
+        let separator = raw.separator.as_ref()?;
+        let text = separator.get_ref();
+        let problem = if !matches!(at.ty, FieldType::List(_)) {
+            Some(format!(
+                "field `{}` is not a list: a separator is for list fields",
+                at.name
+            ))
+        } else if text.trim().is_empty()
+            || text.chars().count() > 3
+            || text.contains(char::is_control)
+        {
+            Some(format!(
+                "field `{}` has separator `{}`: one to three characters, not spaces",
+                at.name,
+                text.escape_debug()
+            ))
+        } else {
+            None
+        };
+        if let Some(problem) = problem {
+            self.error(
+                at.source
+                    .error(Code::InvalidOption, separator.span(), problem),
+            );
+            return None;
+        }
+        (text != "|").then(|| text.clone())
+    }
+
     /// `column`: the headers the sheets give the field, each written once, on one line.
     fn field_columns(&mut self, at: &FieldSite<'_>, raw: &RawField) -> Vec<String> {
         let Some(column) = &raw.column else {
             return Vec::new();
         };
-        let spellings: Vec<String> = match column.get_ref() {
-            RawSpellings::One(one) => vec![one.clone()],
-            RawSpellings::Many(many) => many.clone(),
-        };
+        let spellings = column.get_ref().to_vec();
         let mut seen = HashSet::new();
         for spelling in &spellings {
             let problem = if spelling.trim().is_empty() {
