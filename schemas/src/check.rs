@@ -175,6 +175,7 @@ mod tests {
             columns: Vec::new(),
             nulls: Vec::new(),
             separator: None,
+            aliases: Vec::new(),
         }
     }
 

@@ -199,6 +199,8 @@ pub struct Field {
     /// What separates a list's elements in the sheets (`|` by default; canonical files
     /// always use `|`).
     pub separator: Option<String>,
+    /// Other texts cells write an enum's values as (aliases, numbers), and the value.
+    pub aliases: Vec<(String, std::sync::Arc<str>)>,
 }
 
 impl Field {

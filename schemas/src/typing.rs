@@ -406,6 +406,15 @@ impl Header {
     }
 }
 
+/// The enum value an alias or number names.
+fn enum_alias(field: &Field, text: &str) -> Option<std::sync::Arc<str>> {
+    field
+        .aliases
+        .iter()
+        .find(|(alias, _)| alias == text)
+        .map(|(_, value)| value.clone())
+}
+
 /// Convert one cell to a checked value of the field.
 fn convert(field: &Field, cell: Cell) -> Result<Value, Problem> {
     // A text the project or the field spells an empty cell with (`NULL`) is empty.
@@ -413,11 +422,23 @@ fn convert(field: &Field, cell: Cell) -> Result<Value, Problem> {
         Cell::Text(text) if field.nulls.iter().any(|n| n == text.trim()) => Cell::Empty,
         other => other,
     };
-    // Enum values are shared with the schema rather than copied into every row.
-    if let (FieldType::Enum, Cell::Text(text)) = (&field.ty, cell)
-        && let Some(value) = field.values.iter().find(|v| &***v == text)
-    {
-        return Ok(Value::Str(value.clone()));
+    // Enum values are shared with the schema rather than copied into every row; an
+    // alias or number a value declares (`红`, `1`) is that value.
+    if let FieldType::Enum = &field.ty {
+        let text = match cell {
+            Cell::Text(text) => Some(std::borrow::Cow::Borrowed(text)),
+            Cell::Int(n) => Some(n.to_string().into()),
+            Cell::Float(f) => crate::value::float_to_int(f).map(|n| n.to_string().into()),
+            _ => None,
+        };
+        if let Some(text) = text {
+            if let Some(value) = field.values.iter().find(|v| ***v == *text) {
+                return Ok(Value::Str(value.clone()));
+            }
+            if let Some(value) = enum_alias(field, text.trim()) {
+                return Ok(Value::Str(value));
+            }
+        }
     }
     let value = match (&field.ty, &field.separator, cell) {
         // A list written with the field's own separator (`1,2,3`).
@@ -434,6 +455,21 @@ fn convert(field: &Field, cell: Cell) -> Result<Value, Problem> {
             })?
         }
         _ => typed(&field.ty, cell)?,
+    };
+    // A list of enum values written with aliases or numbers.
+    let value = match value {
+        Value::List(items) if !field.aliases.is_empty() => Value::List(
+            items
+                .iter()
+                .map(|item| match item {
+                    Value::Str(text) => {
+                        Value::Str(enum_alias(field, text).unwrap_or_else(|| text.clone()))
+                    }
+                    other => other.clone(),
+                })
+                .collect(),
+        ),
+        other => other,
     };
     if value.is_null() {
         return match &field.default {

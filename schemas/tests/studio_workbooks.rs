@@ -413,3 +413,69 @@ fn null_spellings_and_list_separators_are_the_studios() {
         );
     }
 }
+
+const COLOR: &str = r#"name = "paint"
+primary_key = ["id"]
+
+[[fields]]
+name = "id"
+type = "int"
+
+[[fields]]
+name = "color"
+type = "enum"
+values = [{ value = "red", aliases = ["红", "赤"], number = 1 }, { value = "blue", number = 2 }, "green"]
+
+[[fields]]
+name = "mix"
+type = "list<enum>"
+values = [{ value = "red", aliases = ["红"] }, "blue"]
+optional = true
+"#;
+
+#[test]
+fn enum_values_written_as_aliases_or_numbers_are_the_values() {
+    let project = load(&[("paint.toml", COLOR)]).unwrap();
+    let paint = project.table("paint").unwrap();
+    assert_eq!(paint.fields[1].values.len(), 3);
+    let v = validate_files(
+        &project,
+        &[(
+            "paint.csv",
+            "id,color,mix\n1,红,红|blue\n2,1,\n3,赤,red\n4,2,\n5,green,\n6,blue,\n",
+        )],
+    );
+    assert!(!v.report.has_errors(), "{:#?}", v.report.diagnostics);
+    let colors: Vec<String> = v.tables[0].columns[1]
+        .iter()
+        .map(|c| c.to_string())
+        .collect();
+    assert_eq!(colors, ["red", "red", "red", "blue", "green", "blue"]);
+    assert_eq!(v.tables[0].columns[2][0].to_string(), "red|blue");
+    // From a workbook, a number cell names the value of that number.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("paint.xlsx");
+    workbook(
+        &path,
+        &[(
+            "paint",
+            &[&["id", "color", "mix"], &["1", "2"], &["2", "紫"]],
+        )],
+    );
+    let v = validate(&project, &[path]);
+    let d = only_error(&v);
+    assert_eq!(d.code, Code::EnumValue, "{d:#?}");
+    assert_eq!(v.tables[0].columns[1][0].to_string(), "blue");
+
+    // Each text names one value.
+    let twice = COLOR.replace("aliases = [\"红\", \"赤\"]", "aliases = [\"红\", \"blue\"]");
+    let errors = load(&[("paint.toml", &twice)]).unwrap_err();
+    assert!(
+        errors[0]
+            .message
+            .contains("lists `blue` twice (as a value, alias or number)"),
+        "{errors:#?}"
+    );
+    let unknown = COLOR.replace("number = 2 }", "numero = 2 }");
+    assert!(load(&[("paint.toml", &unknown)]).is_err());
+}

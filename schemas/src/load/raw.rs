@@ -84,7 +84,7 @@ pub(super) struct RawField {
     pub(super) min_length: Option<Spanned<i64>>,
     pub(super) max_length: Option<Spanned<i64>>,
     pub(super) pattern: Option<Spanned<String>>,
-    pub(super) values: Option<Spanned<Vec<Spanned<String>>>>,
+    pub(super) values: Option<Spanned<Vec<Spanned<RawEnumValue>>>>,
     pub(super) references: Option<Spanned<String>>,
     #[serde(default)]
     pub(super) unique: bool,
@@ -150,6 +150,50 @@ impl RawSpellings {
         match self {
             RawSpellings::One(one) => vec![one.clone()],
             RawSpellings::Many(many) => many.clone(),
+        }
+    }
+}
+
+/// An enum value: `"red"`, or `{ value = "red", aliases = ["红"], number = 1 }` — the
+/// other ways cells write it.
+#[derive(Deserialize)]
+#[serde(
+    untagged,
+    expecting = "a value (a string) or { value, aliases, number }"
+)]
+pub(super) enum RawEnumValue {
+    Name(String),
+    Full(RawEnumSpellings),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawEnumSpellings {
+    pub(super) value: String,
+    #[serde(default)]
+    pub(super) aliases: Vec<String>,
+    pub(super) number: Option<i64>,
+}
+
+impl RawEnumValue {
+    /// The value as canonical files write it.
+    pub(super) fn name(&self) -> &str {
+        match self {
+            RawEnumValue::Name(name) => name,
+            RawEnumValue::Full(full) => &full.value,
+        }
+    }
+
+    /// The other texts cells write it as: its aliases and its number.
+    pub(super) fn spellings(&self) -> Vec<String> {
+        match self {
+            RawEnumValue::Name(_) => Vec::new(),
+            RawEnumValue::Full(full) => full
+                .aliases
+                .iter()
+                .cloned()
+                .chain(full.number.map(|n| n.to_string()))
+                .collect(),
         }
     }
 }

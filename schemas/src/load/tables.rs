@@ -446,6 +446,19 @@ impl Builder {
         let (min_length, max_length) = self.field_lengths(&at, raw);
         let pattern = self.field_pattern(&at, raw);
         let values = self.enum_values(&at, raw);
+        // Aliases and numbers of the enum's values, by the text cells write.
+        let aliases = raw
+            .values
+            .iter()
+            .flat_map(|v| v.get_ref())
+            .flat_map(|v| {
+                let value: Arc<str> = v.get_ref().name().into();
+                v.get_ref()
+                    .spellings()
+                    .into_iter()
+                    .map(move |s| (s, value.clone()))
+            })
+            .collect();
         let columns = self.field_columns(&at, raw);
         let nulls = raw
             .null
@@ -477,6 +490,7 @@ impl Builder {
             columns,
             nulls,
             separator,
+            aliases,
         };
         if let Some(default) = &field.default
             && let Err(problem) = crate::check::check_value(&field, default)
@@ -718,20 +732,30 @@ impl Builder {
         let name = at.name;
         match (&raw.values, at.ty.scalar()) {
             (Some(v), FieldType::Enum) => {
+                // Values, aliases and numbers: each text names one value.
                 let mut seen = HashSet::new();
                 for value in v.get_ref() {
-                    if value.get_ref().is_empty() {
+                    let written = value.get_ref();
+                    if written.name().is_empty() {
                         self.error(at.source.error(
                             Code::InvalidOption,
                             value.span(),
                             format!("enum `{name}` has an empty value"),
                         ));
-                    } else if !seen.insert(value.get_ref().as_str()) {
-                        self.error(at.source.error(
-                            Code::DuplicateName,
-                            value.span(),
-                            format!("enum `{name}` lists `{}` twice", value.get_ref()),
-                        ));
+                    }
+                    for text in
+                        std::iter::once(written.name().to_string()).chain(written.spellings())
+                    {
+                        if text.is_empty() {
+                            continue;
+                        }
+                        if !seen.insert(text.clone()) {
+                            self.error(at.source.error(
+                                Code::DuplicateName,
+                                value.span(),
+                                format!("enum `{name}` lists `{text}` twice (as a value, alias or number)"),
+                            ));
+                        }
                     }
                 }
                 if v.get_ref().is_empty() {
@@ -743,7 +767,7 @@ impl Builder {
                 }
                 v.get_ref()
                     .iter()
-                    .map(|s| s.get_ref().as_str().into())
+                    .map(|s| s.get_ref().name().into())
                     .collect()
             }
             (None, FieldType::Enum) => {
