@@ -11,6 +11,7 @@ pub mod diagnostic;
 pub mod grid;
 pub mod infer;
 pub mod load;
+pub mod luban;
 pub mod message;
 pub mod parse;
 pub mod read;

@@ -142,6 +142,8 @@ pub struct TableSchema {
     /// name alone.
     pub source: Option<SheetSource>,
     pub description: Option<String>,
+    /// What a sheet's columns that name no field are: mistakes, or notes not read.
+    pub other_columns: OtherColumns,
     /// Indexes into `fields`, in key order.
     pub primary_key: Vec<usize>,
     pub fields: Vec<Field>,
@@ -171,6 +173,17 @@ impl TableSchema {
             .map(|&i| self.fields[i].name.as_str())
             .collect()
     }
+}
+
+/// A sheet's columns that name no field of the table (`other_columns` in a schema).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OtherColumns {
+    /// An error, with a hint to mark the column as a comment (`#`): the default, since
+    /// a misspelt header would otherwise lose its column.
+    #[default]
+    Error,
+    /// Not read, like Luban: a studio's notes beside the data, in columns headed or not.
+    Ignore,
 }
 
 /// One column of a table.

@@ -12,7 +12,7 @@ use crate::check::{Problem, check_value, problem};
 use crate::diagnostic::{Code, Diagnostic, Location};
 use crate::grid::{Cell, Grid};
 use crate::parse::{describe, parse_text};
-use crate::schema::{Field, FieldType, TableSchema};
+use crate::schema::{Field, FieldType, OtherColumns, TableSchema};
 use crate::suggest::did_you_mean;
 use crate::table::{Origin, SourceFormat, Table};
 use crate::value::{self, Value, float_to_int, format_float};
@@ -135,7 +135,11 @@ impl<'s> TableBuilder<'s> {
             .map(|c| c.map(|c| grid.column_position(c)))
             .collect();
         let width = grid.width(row);
-        let unheaded = (0..width).filter(|&c| !header.is_data_column(c)).collect();
+        // Columns no field names may be the studio's notes, not read at all.
+        let unheaded = match self.schema.other_columns {
+            OtherColumns::Error => (0..width).filter(|&c| !header.is_data_column(c)).collect(),
+            OtherColumns::Ignore => Vec::new(),
+        };
         self.header = Some(HeaderState {
             header,
             width,
@@ -170,7 +174,10 @@ impl<'s> TableBuilder<'s> {
             self.columns[field_index].push(value);
         }
         // Values under no header are data nobody will see: an error, once per column.
-        let beyond_header = state.width..grid.width(row).max(state.width);
+        let beyond_header = match schema.other_columns {
+            OtherColumns::Error => state.width..grid.width(row).max(state.width),
+            OtherColumns::Ignore => 0..0,
+        };
         for column in state.unheaded.iter().copied().chain(beyond_header) {
             let cell = grid.cell(row, column);
             if cell.is_empty() || !self.reported_stray_columns.insert(column) {
@@ -349,6 +356,9 @@ impl Header {
                     header.comment_columns.push(column);
                 }
                 Some(field) => header.field_columns[field] = Some(column),
+                None if schema.other_columns == OtherColumns::Ignore => {
+                    header.comment_columns.push(column);
+                }
                 None => {
                     let mut d = Diagnostic::new(
                         Code::UnknownColumn,

@@ -13,6 +13,7 @@ mod init;
 mod inspect;
 mod l10n;
 mod log;
+mod migrate;
 mod publish;
 mod rebase;
 mod releases;
@@ -46,6 +47,9 @@ pub enum Command {
     /// Work with schema files (draft them from a workbook)
     #[command(subcommand)]
     Schema(schema::Command),
+    /// Convert another tool's project into a master repository (Luban)
+    #[command(subcommand)]
+    Migrate(migrate::Command),
     /// Validate exports and commit them to a region's branch as canonical tables
     Import(import::Args),
     /// A region's import history, newest first
@@ -102,6 +106,7 @@ impl Command {
             Command::Unlock(args) => Some(&args.repo),
             Command::Init(_)
             | Command::Schema(_)
+            | Command::Migrate(_)
             | Command::Inspect(_)
             | Command::Publish(_)
             | Command::Fetch(_)
@@ -118,6 +123,7 @@ impl Command {
             Command::Validate(_) => "validate",
             Command::Init(_) => "init",
             Command::Schema(_) => "schema",
+            Command::Migrate(_) => "migrate luban",
             Command::Import(_) => "import",
             Command::Log(_) => "log",
             Command::Diff(_) => "diff",
@@ -158,6 +164,7 @@ pub fn run(
     match command {
         Command::Validate(args) => validate::run(args, global, output),
         Command::Init(args) => init::run(args, output),
+        Command::Migrate(command) => migrate::run(command, output),
         Command::Schema(command) => schema::run(command, output),
         Command::Import(args) => import::run(args, global, output),
         Command::Log(args) => log::run(args, global, output),

@@ -62,6 +62,8 @@ pub(super) struct RawSchema {
     pub(super) sheet: Option<Spanned<String>>,
     pub(super) source: Option<Spanned<String>>,
     pub(super) description: Option<String>,
+    /// `"ignore"`: the sheet's columns no field names are not read (a studio's notes).
+    pub(super) other_columns: Option<Spanned<String>>,
     pub(super) primary_key: Option<Spanned<Vec<Spanned<String>>>>,
     pub(super) fields: Option<Spanned<Vec<Spanned<RawField>>>>,
     #[serde(default)]

@@ -9,7 +9,7 @@ use regex::Regex;
 use toml::Spanned;
 
 use crate::diagnostic::Code;
-use crate::schema::{Field, FieldType, Index, Reference, SheetSource, TableSchema};
+use crate::schema::{Field, FieldType, Index, OtherColumns, Reference, SheetSource, TableSchema};
 use crate::suggest::did_you_mean;
 use crate::value::{self, Value};
 
@@ -198,6 +198,30 @@ impl Builder {
         Some(name.into_inner())
     }
 
+    /// `other_columns = "error"` (the default) or `"ignore"`.
+    fn other_columns(&mut self, source: &SourceText, raw: &RawSchema) -> OtherColumns {
+        match raw
+            .other_columns
+            .as_ref()
+            .map(|v| (v.get_ref().as_str(), v.span()))
+        {
+            None | Some(("error", _)) => OtherColumns::Error,
+            Some(("ignore", _)) => OtherColumns::Ignore,
+            Some((other, span)) => {
+                self.error(
+                    source
+                        .error(
+                            Code::InvalidOption,
+                            span,
+                            format!("other_columns is `{other}`"),
+                        )
+                        .hint("`\"error\"` (a column no field names is an error) or `\"ignore\"` (it is not read)"),
+                );
+                OtherColumns::Error
+            }
+        }
+    }
+
     pub(super) fn build_table(
         &mut self,
         source: &SourceText,
@@ -216,11 +240,13 @@ impl Builder {
         let fields = self.build_fields(source, raw_fields.get_ref())?;
         let primary_key = self.primary_key(source, raw, &name, &fields);
         let indexes = self.build_indexes(source, raw, &fields);
+        let other_columns = self.other_columns(source, raw);
         Some(TableSchema {
             name,
             sheet,
             source: None,
             description: raw.description.clone(),
+            other_columns,
             // A broken key was reported; the table stays so that its references are checked too.
             primary_key: primary_key.unwrap_or_default(),
             fields,

@@ -346,7 +346,13 @@ fn read_unguarded(project: &Project, path: &Path, part: Part) -> ReadOutcome {
                     format!("sheet `{sheet}` maps to no table; it was not read"),
                 )
                 .hint("name the sheet after a table's `sheet`, or start its name with `#` to mark it as notes");
-                let sheets = project.tables.iter().map(|t| t.sheet.as_str());
+                // Only tables found by sheet name: one mapped by `source` is not found
+                // by renaming this sheet.
+                let sheets = project
+                    .tables
+                    .iter()
+                    .filter(|t| t.source.is_none() && t.sheet != sheet)
+                    .map(|t| t.sheet.as_str());
                 if let Some(similar) = crate::suggest::did_you_mean(&sheet, sheets) {
                     d = d.hint(format!("did you mean `{similar}`?"));
                 }

@@ -1,0 +1,151 @@
+//! `masterctl migrate luban DIR --out OUT`: a Luban project converted into a master
+//! repository whose schemas read the studio's workbooks where they are.
+
+use std::path::PathBuf;
+
+use masterctl_schemas::luban::{self, MigrateError, Migration};
+use masterctl_store::StoreError;
+use masterctl_store::init::Initialized;
+use serde::Serialize;
+
+use super::{Failure, store_failure};
+use crate::output::{Output, Render};
+
+#[derive(clap::Subcommand)]
+pub enum Command {
+    /// Convert a Luban project (luban.conf, Defines/*.xml, __tables__/__beans__/__enums__,
+    /// #auto-import workbooks) into masterctl.toml + schemas that read its workbooks unedited
+    Luban(Args),
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The Luban project: the folder holding luban.conf
+    #[arg(value_name = "DIR")]
+    dir: PathBuf,
+    /// Where to create the master repository (a new or empty folder)
+    #[arg(long, value_name = "OUT")]
+    out: PathBuf,
+    /// The region to import into (branch masters/<region>)
+    #[arg(long, default_value = "main", value_name = "NAME")]
+    region: String,
+    /// The project's languages, the source language first
+    #[arg(
+        long,
+        default_value = "zh",
+        value_delimiter = ',',
+        value_name = "LANG,..."
+    )]
+    languages: Vec<String>,
+}
+
+pub fn run(command: Command, output: &Output) -> Result<(), Failure> {
+    let Command::Luban(args) = command;
+    if !masterctl_schemas::load::is_identifier(&args.region) {
+        return Err(
+            Failure::usage(format!("--region `{}` is not a region name", args.region))
+                .hint("lowercase letters, digits and `_`, starting with a letter (`main`, `cn`)"),
+        );
+    }
+    if !args.dir.join("luban.conf").is_file() {
+        return Err(Failure::usage(format!(
+            "{}: no luban.conf in this folder",
+            args.dir.display()
+        ))
+        .hint(
+            "migrate luban takes the folder of a Luban project's luban.conf (often DataTables/)",
+        ));
+    }
+    let options = luban::Options {
+        region: args.region.clone(),
+        languages: args.languages.clone(),
+    };
+    let migration = luban::migrate(&args.dir, &options).map_err(|e| match e {
+        MigrateError::Conf(message) => Failure::usage(message),
+        MigrateError::Definitions { .. } => Failure::invalid(e.to_string())
+            .hint("the definitions file must be one Luban reads; nothing was written"),
+        MigrateError::Converted(report) => Failure::InvalidSchema(report),
+    })?;
+    let files: Vec<(String, Vec<u8>)> = migration
+        .files
+        .iter()
+        .map(|(path, text)| (path.clone(), text.clone().into_bytes()))
+        .collect();
+    let done = masterctl_store::init::init(&args.out, &files).map_err(|e| match e {
+        StoreError::AlreadyExists { .. } => Failure::usage(e.to_string())
+            .hint("migrate writes a new master repository: give --out a new or empty folder"),
+        StoreError::NotAFolder(_) => Failure::usage(e.to_string()),
+        other => store_failure(other),
+    })?;
+    output.render(&Migrated {
+        migration: &migration,
+        done: &done,
+        out: &args.out,
+        region: &args.region,
+    });
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct Migrated<'a> {
+    #[serde(flatten)]
+    migration: &'a Migration,
+    #[serde(flatten)]
+    done: &'a Initialized,
+    out: &'a std::path::Path,
+    region: &'a str,
+}
+
+impl Render for Migrated<'_> {
+    fn text(&self, output: &Output) {
+        let m = self.migration;
+        let skipped_tables = m.not_converted.iter().filter(|n| n.field.is_none()).count();
+        output.line(format!(
+            "converted {} of {} tables ({} enums) into {}",
+            m.tables.len(),
+            m.tables.len() + skipped_tables,
+            m.enums,
+            self.out.display()
+        ));
+        for table in &m.tables {
+            output.line(format!(
+                "  {} -> {} ({}, {} fields, key {})",
+                table.luban,
+                table.table,
+                table.source,
+                table.fields,
+                table.primary_key.join(" + ")
+            ));
+        }
+        if !m.not_converted.is_empty() {
+            output.line("");
+            output.line(output.flagged(&format!("not converted ({}):", m.not_converted.len())));
+            for n in &m.not_converted {
+                let what = match &n.field {
+                    Some(field) => format!("{}.{field}", n.luban_table),
+                    None => n.luban_table.clone(),
+                };
+                output.line(format!("  {what}: {}", n.reason));
+            }
+        }
+        if self.done.git_repository_created {
+            output.line(format!(
+                "created a git repository in {}",
+                self.out.display()
+            ));
+        }
+        output.line("");
+        output.line("next: check the workbooks, where they are, then import them:");
+        output.line(format!(
+            "  masterctl --repo {} validate {}",
+            self.out.display(),
+            m.data_dir.display()
+        ));
+        output.line(format!(
+            "  masterctl --repo {} import --region {} {}",
+            self.out.display(),
+            self.region,
+            m.data_dir.display()
+        ));
+    }
+}

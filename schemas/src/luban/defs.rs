@@ -1,0 +1,535 @@
+//! A Luban project's definitions, as written: enums, beans and tables from
+//! `Defines/*.xml` and from the `__tables__`, `__beans__` and `__enums__` workbooks.
+
+use std::path::Path;
+
+use quick_xml::events::{BytesStart, Event};
+
+use crate::grid::{Cell, Grid};
+
+#[derive(Debug, Default)]
+pub struct Defs {
+    pub enums: Vec<EnumDef>,
+    pub beans: Vec<BeanDef>,
+    pub tables: Vec<TableDef>,
+    /// `<refgroup name=... ref=...>`: several tables a reference may point into.
+    pub refgroups: Vec<String>,
+    /// `<constalias name="ITEM0" value="1001"/>`: names cells may write for numbers.
+    pub constants: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct EnumDef {
+    /// `module.Name` (`Name` in the root module).
+    pub full_name: String,
+    pub flags: bool,
+    pub items: Vec<EnumItem>,
+}
+
+#[derive(Debug, Clone)]
+pub struct EnumItem {
+    pub name: String,
+    pub aliases: Vec<String>,
+    pub value: Option<i64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct BeanDef {
+    pub full_name: String,
+    pub parent: Option<String>,
+    pub fields: Vec<VarDef>,
+    /// Declared inside another bean, or named as another's parent: one case of a
+    /// polymorphic type.
+    pub nested_in: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct VarDef {
+    pub name: String,
+    /// The module its type names are resolved in first.
+    pub module: String,
+    pub ty: String,
+    pub comment: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct TableDef {
+    pub full_name: String,
+    /// The record bean's name, as written.
+    pub value: String,
+    pub index: String,
+    pub mode: String,
+    pub input: String,
+    pub comment: Option<String>,
+    /// The fields come from the workbook's `##var`/`##type` rows.
+    pub from_file: bool,
+    /// Where it was declared: a definitions file, or the workbook itself (`#Name.xlsx`).
+    pub declared_in: String,
+    pub module: String,
+}
+
+fn qualify(module: &str, name: &str) -> String {
+    if module.is_empty() || name.contains('.') {
+        name.to_string()
+    } else {
+        format!("{module}.{name}")
+    }
+}
+
+/// The module part of `module.Name` (empty in the root module).
+pub fn module_of(full_name: &str) -> &str {
+    full_name.rsplit_once('.').map(|(m, _)| m).unwrap_or("")
+}
+
+/// The name part of `module.Name`.
+pub fn short_name(full_name: &str) -> &str {
+    full_name
+        .rsplit_once('.')
+        .map(|(_, n)| n)
+        .unwrap_or(full_name)
+}
+
+fn attrs(element: &BytesStart) -> Vec<(String, String)> {
+    element
+        .attributes()
+        .with_checks(false)
+        .flatten()
+        .map(|a| {
+            let key = a.key.as_ref().to_string();
+            let value = a
+                .normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                .map(|v| v.into_owned())
+                .unwrap_or_else(|_| a.value.to_string());
+            (key, value)
+        })
+        .collect()
+}
+
+fn get(attrs: &[(String, String)], key: &str) -> Option<String> {
+    attrs
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(key))
+        .map(|(_, v)| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+}
+
+fn truthy(value: Option<String>) -> bool {
+    value.is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true"))
+}
+
+/// Read one definitions file (`<module>` with enums, beans and tables).
+pub fn read_xml(defs: &mut Defs, path: &Path, text: &str) -> Result<(), String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut reader = quick_xml::Reader::from_str(text);
+    reader.config_mut().check_end_names = false;
+    let mut modules: Vec<String> = Vec::new();
+    // The beans open around the current element (nested beans are polymorphic cases).
+    let mut beans: Vec<usize> = Vec::new();
+    let mut open_enum: Option<usize> = None;
+    // Element names open, to close beans, enums and modules at the right end tag.
+    let mut stack: Vec<String> = Vec::new();
+    let file = path.display().to_string();
+    loop {
+        let event = reader
+            .read_event()
+            .map_err(|e| format!("at byte {}: {e}", reader.buffer_position()))?;
+        let (element, empty) = match &event {
+            Event::Start(e) => (e, false),
+            Event::Empty(e) => (e, true),
+            Event::End(e) => {
+                let name = e.name().as_ref().to_ascii_lowercase();
+                // Close up to the matching open element.
+                while let Some(open) = stack.pop() {
+                    close(&open, &mut modules, &mut beans, &mut open_enum);
+                    if open == name {
+                        break;
+                    }
+                }
+                continue;
+            }
+            Event::Eof => break,
+            _ => continue,
+        };
+        let tag = element.name().as_ref().to_ascii_lowercase();
+        let a = attrs(element);
+        let module = modules.last().cloned().unwrap_or_default();
+        match tag.as_str() {
+            "module" => {
+                let name = get(&a, "name").unwrap_or_default();
+                let full = match module.as_str() {
+                    "" => name,
+                    outer if name.is_empty() => outer.to_string(),
+                    outer => format!("{outer}.{name}"),
+                };
+                modules.push(full);
+            }
+            "enum" => {
+                defs.enums.push(EnumDef {
+                    full_name: qualify(&module, &get(&a, "name").unwrap_or_default()),
+                    flags: truthy(get(&a, "flags")),
+                    items: Vec::new(),
+                });
+                open_enum = Some(defs.enums.len() - 1);
+            }
+            "var" if open_enum.is_some() && beans.is_empty() => {
+                if let Some(e) = open_enum.and_then(|i| defs.enums.get_mut(i)) {
+                    e.items.push(EnumItem {
+                        name: get(&a, "name").unwrap_or_default(),
+                        aliases: split_aliases(get(&a, "alias")),
+                        value: get(&a, "value").and_then(|v| v.parse().ok()),
+                    });
+                }
+            }
+            "bean" => {
+                let nested_in = beans.last().map(|&i| defs.beans[i].full_name.clone());
+                defs.beans.push(BeanDef {
+                    full_name: qualify(&module, &get(&a, "name").unwrap_or_default()),
+                    parent: get(&a, "parent").or_else(|| nested_in.clone()),
+                    fields: Vec::new(),
+                    nested_in,
+                });
+                beans.push(defs.beans.len() - 1);
+            }
+            "var" => {
+                if let Some(&bean) = beans.last() {
+                    let mut ty = get(&a, "type").unwrap_or_default();
+                    // `ref="..."` on the var is shorthand for `#ref=` on its type.
+                    if let Some(reference) = get(&a, "ref") {
+                        ty = format!("{ty}#ref={reference}");
+                    }
+                    let module = module_of(&defs.beans[bean].full_name).to_string();
+                    defs.beans[bean].fields.push(VarDef {
+                        module,
+                        name: get(&a, "name").unwrap_or_default(),
+                        ty,
+                        comment: get(&a, "comment"),
+                    });
+                }
+            }
+            "table" => defs.tables.push(TableDef {
+                full_name: qualify(&module, &get(&a, "name").unwrap_or_default()),
+                value: get(&a, "value").unwrap_or_default(),
+                index: get(&a, "index").unwrap_or_default(),
+                mode: get(&a, "mode").unwrap_or_default().to_ascii_lowercase(),
+                input: get(&a, "input").unwrap_or_default(),
+                comment: get(&a, "comment"),
+                from_file: truthy(get(&a, "readSchemaFromFile"))
+                    || truthy(get(&a, "define_from_file")),
+                declared_in: file.clone(),
+                module: module.clone(),
+            }),
+            "constalias" => {
+                if let Some(name) = get(&a, "name") {
+                    defs.constants.push(name);
+                }
+            }
+            "refgroup" => {
+                if let Some(name) = get(&a, "name") {
+                    defs.refgroups.push(qualify(&module, &name));
+                }
+            }
+            _ => {}
+        }
+        if !empty {
+            stack.push(tag);
+        } else {
+            close(&tag, &mut modules, &mut beans, &mut open_enum);
+        }
+    }
+    Ok(())
+}
+
+fn close(
+    tag: &str,
+    modules: &mut Vec<String>,
+    beans: &mut Vec<usize>,
+    open_enum: &mut Option<usize>,
+) {
+    match tag {
+        "module" => {
+            modules.pop();
+        }
+        "bean" => {
+            beans.pop();
+        }
+        "enum" => *open_enum = None,
+        _ => {}
+    }
+}
+
+fn split_aliases(alias: Option<String>) -> Vec<String> {
+    alias
+        .map(|a| {
+            a.split([',', ';', '|'])
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A definitions workbook's rows: each row's cells by column title (`full_name`,
+/// `*fields` sub-columns...). The title row is the first `##var` row; a second `##var`
+/// row names the sub-columns of a `*list` column.
+struct TitledRows {
+    titles: Vec<(usize, String)>,
+    rows: Vec<Vec<String>>,
+}
+
+fn titled_rows(grid: &dyn Grid) -> TitledRows {
+    let mut titles: Vec<(usize, String)> = Vec::new();
+    let mut var_rows = 0;
+    let mut rows = Vec::new();
+    for row in 0..grid.height() {
+        let first = grid.cell(row, 0).display();
+        let first = first.trim();
+        let cells: Vec<String> = (0..grid.width(row))
+            .map(|c| grid.cell(row, c).display().trim().to_string())
+            .collect();
+        if first.starts_with("##var") || (var_rows == 0 && first == "##") {
+            var_rows += 1;
+            for (column, text) in cells.iter().enumerate().skip(1) {
+                if text.is_empty() {
+                    continue;
+                }
+                // A sub-title under a `*list` column is that list's column.
+                let text = text.trim_start_matches('*').to_string();
+                match titles.iter_mut().find(|(c, _)| *c == column) {
+                    Some(existing) if var_rows > 1 => existing.1 = text,
+                    Some(_) => {}
+                    None => titles.push((column, text)),
+                }
+            }
+            continue;
+        }
+        if first.starts_with('#') {
+            continue;
+        }
+        if cells.iter().all(|c| c.is_empty()) {
+            continue;
+        }
+        rows.push(cells);
+    }
+    TitledRows { titles, rows }
+}
+
+impl TitledRows {
+    fn get(&self, row: &[String], title: &str) -> Option<String> {
+        let (column, _) = self
+            .titles
+            .iter()
+            .find(|(_, t)| t.eq_ignore_ascii_case(title))?;
+        row.get(*column).filter(|v| !v.is_empty()).cloned()
+    }
+}
+
+fn cell_text(cell: Cell) -> String {
+    cell.display()
+}
+
+/// Read `__tables__`, `__beans__` or `__enums__` (`kind`: table, bean, enum).
+pub fn read_workbook(defs: &mut Defs, path: &Path, kind: &str) -> Result<(), String> {
+    let mut first: Option<TitledRows> = None;
+    crate::read::workbook::for_each_sheet(path, |_, grid| {
+        if first.is_none()
+            && let Ok(grid) = grid
+        {
+            first = Some(titled_rows(grid));
+        }
+    })
+    .map_err(|d| d.message)?;
+    let Some(sheet) = first else {
+        return Ok(());
+    };
+    let file = path.display().to_string();
+    match kind {
+        "table" => {
+            for row in &sheet.rows {
+                let Some(full_name) = sheet.get(row, "full_name") else {
+                    continue;
+                };
+                defs.tables.push(TableDef {
+                    module: module_of(&full_name).to_string(),
+                    full_name,
+                    value: sheet.get(row, "value_type").unwrap_or_default(),
+                    index: sheet.get(row, "index").unwrap_or_default(),
+                    mode: sheet
+                        .get(row, "mode")
+                        .unwrap_or_default()
+                        .to_ascii_lowercase(),
+                    input: sheet.get(row, "input").unwrap_or_default(),
+                    comment: sheet.get(row, "comment"),
+                    from_file: truthy(sheet.get(row, "read_schema_from_file")),
+                    declared_in: file.clone(),
+                });
+            }
+        }
+        "bean" => {
+            for row in &sheet.rows {
+                if let Some(full_name) = sheet.get(row, "full_name") {
+                    defs.beans.push(BeanDef {
+                        full_name,
+                        parent: sheet.get(row, "parent"),
+                        fields: Vec::new(),
+                        nested_in: None,
+                    });
+                }
+                if let (Some(bean), Some(name)) = (defs.beans.last_mut(), sheet.get(row, "name")) {
+                    bean.fields.push(VarDef {
+                        module: module_of(&bean.full_name).to_string(),
+                        name,
+                        ty: sheet.get(row, "type").unwrap_or_default(),
+                        comment: sheet.get(row, "comment"),
+                    });
+                }
+            }
+        }
+        _ => {
+            for row in &sheet.rows {
+                if let Some(full_name) = sheet.get(row, "full_name") {
+                    defs.enums.push(EnumDef {
+                        full_name,
+                        flags: truthy(sheet.get(row, "flags")),
+                        items: Vec::new(),
+                    });
+                }
+                if let (Some(e), Some(name)) = (defs.enums.last_mut(), sheet.get(row, "name")) {
+                    let value = sheet.get(row, "value");
+                    e.items.push(EnumItem {
+                        name,
+                        aliases: split_aliases(sheet.get(row, "alias")),
+                        // `WRITE|READ` (a flags combination) has no number of its own.
+                        value: value.and_then(|v| v.parse::<f64>().ok()).map(|v| v as i64),
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A data sheet's structure rows: its field names (`##var`, or a first `##` row), the
+/// types declared under them (`##type`), the first description row (`##`), and how many
+/// `##var` rows there are (more than one: beans spread over named sub-columns).
+#[derive(Debug, Default, Clone)]
+pub struct SheetHeader {
+    /// Column, name, as written (`x5#default=10` keeps its attributes).
+    pub names: Vec<(usize, String)>,
+    pub types: Vec<(usize, String)>,
+    pub descriptions: Vec<(usize, String)>,
+    pub var_rows: usize,
+    /// Columns holding a value in some data row.
+    pub used: Vec<bool>,
+    /// A few of each column's texts (words a numeric column may hold: constants).
+    pub texts: std::collections::HashMap<usize, std::collections::HashSet<String>>,
+    /// `##column#var`: the sheet lists one field per row.
+    pub vertical: bool,
+}
+
+impl SheetHeader {
+    /// Whether this is a Luban data sheet: its first cell starts with `##`.
+    pub fn read(grid: &dyn Grid) -> Option<SheetHeader> {
+        let first = cell_text(grid.cell(0, 0));
+        if !first.trim().starts_with("##") {
+            return None;
+        }
+        let mut header = SheetHeader {
+            vertical: first.trim().to_ascii_lowercase().starts_with("##column"),
+            ..SheetHeader::default()
+        };
+        let mut described = false;
+        for row in 0..grid.height() {
+            let marker = cell_text(grid.cell(row, 0)).trim().to_ascii_lowercase();
+            let cells = || {
+                (1..grid.width(row))
+                    .map(|c| (c, cell_text(grid.cell(row, c)).trim().to_string()))
+                    .filter(|(_, t)| !t.is_empty())
+                    .collect::<Vec<_>>()
+            };
+            if marker.starts_with("##var") || (row == 0 && marker == "##") {
+                header.var_rows += 1;
+                if header.var_rows == 1 {
+                    header.names = cells();
+                }
+            } else if marker.starts_with("##type") {
+                header.types = cells();
+            } else if marker == "##" {
+                if !described {
+                    header.descriptions = cells();
+                    described = true;
+                }
+            } else if marker.starts_with('#') {
+                // `##group` and other structure rows.
+            } else {
+                for c in 1..grid.width(row) {
+                    if let Cell::Text(text) = grid.cell(row, c) {
+                        let texts = header.texts.entry(c).or_default();
+                        if texts.len() < 64 {
+                            texts.insert(text.trim().to_string());
+                        }
+                    }
+                    if !grid.cell(row, c).is_empty() {
+                        if header.used.len() <= c {
+                            header.used.resize(c + 1, false);
+                        }
+                        header.used[c] = true;
+                    }
+                }
+            }
+        }
+        Some(header)
+    }
+
+    /// The columns after `column` up to the next named one (a value spread over them).
+    pub fn spread(&self, column: usize) -> std::ops::Range<usize> {
+        let next = self
+            .names
+            .iter()
+            .map(|(c, _)| *c)
+            .find(|&c| c > column)
+            .unwrap_or(self.used.len().max(column + 1));
+        column + 1..next
+    }
+
+    /// Whether a data row holds a value in one of these columns.
+    pub fn holds_values(&self, columns: std::ops::Range<usize>) -> bool {
+        columns.into_iter().any(|c| self.used.get(c) == Some(&true))
+    }
+
+    /// The column of a field, and its title as written (`x5#default=10`).
+    pub fn column_of(&self, name: &str) -> Option<(usize, &str)> {
+        self.names
+            .iter()
+            .find(|(_, n)| field_name_of(n) == name)
+            .map(|(c, n)| (*c, n.as_str()))
+    }
+
+    /// A field whose records span several rows (`*items`, `items#multi_rows=1`).
+    pub fn multi_row(&self) -> Option<&str> {
+        self.names
+            .iter()
+            .map(|(_, n)| n.as_str())
+            .find(|n| n.starts_with('*') || n.contains("multi_rows=1"))
+    }
+}
+
+/// `x5#default=10` → `x5`; `*x1` → `x1`.
+pub fn field_name_of(title: &str) -> &str {
+    let title = title.trim().trim_start_matches('*');
+    title.split('#').next().unwrap_or(title).trim()
+}
+
+/// The Luban data sheets of a workbook (first cell `##...`), by name, with their
+/// structure rows.
+pub fn data_sheets(path: &Path) -> Result<Vec<(String, SheetHeader)>, String> {
+    let mut sheets = Vec::new();
+    crate::read::workbook::for_each_sheet(path, |name, grid| {
+        if let Ok(grid) = grid
+            && let Some(header) = SheetHeader::read(grid)
+        {
+            sheets.push((name.to_string(), header));
+        }
+    })
+    .map_err(|d| d.message)?;
+    Ok(sheets)
+}

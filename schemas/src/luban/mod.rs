@@ -1,0 +1,1225 @@
+//! `masterctl migrate luban`: a Luban project (`luban.conf`, the definitions it lists,
+//! the data workbooks) converted into a masterctl project — `masterctl.toml` and
+//! `schemas/*.toml` that read the studio's workbooks where they are, unedited.
+//!
+//! What masterctl has no form for (polymorphic beans, maps, structured values, several
+//! inputs per table, singleton tables, non-spreadsheet data) is listed with its reason,
+//! table by table and field by field: nothing is dropped without a word. The converted
+//! schemas are loaded by masterctl's own loader before they are handed back.
+
+mod defs;
+mod types;
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::infer::{identifier_from, quote};
+use crate::load::is_identifier;
+use defs::{Defs, SheetHeader, TableDef, VarDef, field_name_of, short_name};
+use types::Kind;
+
+/// Choices the Luban project does not make: the region imported into, its languages.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The region to import into (`masters/<region>`).
+    pub region: String,
+    /// The source language first.
+    pub languages: Vec<String>,
+}
+
+/// A converted project, and what was not converted.
+#[derive(Debug, Serialize)]
+pub struct Migration {
+    /// The Luban data folder the schemas' `source`s are relative to.
+    pub data_dir: PathBuf,
+    /// Files of the masterctl project: `masterctl.toml`, `schemas/<table>.toml`.
+    #[serde(skip)]
+    pub files: Vec<(String, String)>,
+    pub tables: Vec<ConvertedTable>,
+    /// Luban enums used by converted fields.
+    pub enums: usize,
+    pub not_converted: Vec<NotConverted>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ConvertedTable {
+    /// `module.TbName`.
+    pub luban: String,
+    pub table: String,
+    pub source: String,
+    pub fields: usize,
+    pub primary_key: Vec<String>,
+}
+
+/// A table, a field or a check masterctl did not take, and why.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+pub struct NotConverted {
+    /// `module.TbName`, the table it concerns.
+    pub luban_table: String,
+    /// The field, when only a field (or its check) was left out.
+    pub field: Option<String>,
+    pub reason: String,
+}
+
+#[derive(Debug)]
+pub enum MigrateError {
+    /// The folder holds no `luban.conf`, or it cannot be read.
+    Conf(String),
+    /// A definitions file cannot be read.
+    Definitions { file: PathBuf, message: String },
+    /// The converted schemas do not load (a defect of the conversion, reported whole).
+    Converted(crate::Report),
+}
+
+impl std::error::Error for MigrateError {}
+
+/// A definitions or configuration file's text (at most 64 MiB; UTF-8, a BOM dropped).
+fn read_text(path: &Path) -> Result<String, String> {
+    match masterctl_runtime::files::read_regular(path, 64 << 20) {
+        Ok(Some(bytes)) => String::from_utf8(bytes)
+            .map(|t| t.trim_start_matches('\u{feff}').to_string())
+            .map_err(|_| "not UTF-8 text".to_string()),
+        Ok(None) => Err("larger than 64 MiB".to_string()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+impl std::fmt::Display for MigrateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MigrateError::Conf(message) => f.write_str(message),
+            MigrateError::Definitions { file, message } => {
+                write!(f, "{}: {message}", file.display())
+            }
+            MigrateError::Converted(report) => write!(
+                f,
+                "the converted schemas do not load ({} errors)",
+                report.error_count()
+            ),
+        }
+    }
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Conf {
+    #[serde(default)]
+    schema_files: Vec<SchemaFile>,
+    data_dir: Option<String>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SchemaFile {
+    file_name: String,
+    #[serde(rename = "type", default)]
+    kind: String,
+}
+
+/// Convert the Luban project in `dir` (the folder of `luban.conf`).
+pub fn migrate(dir: &Path, options: &Options) -> Result<Migration, MigrateError> {
+    let conf_path = dir.join("luban.conf");
+    let text = read_text(&conf_path).map_err(|e| {
+        MigrateError::Conf(format!(
+            "{}: {e} (migrate luban takes the folder holding luban.conf)",
+            conf_path.display()
+        ))
+    })?;
+    let conf: Conf = serde_json::from_str(&text)
+        .map_err(|e| MigrateError::Conf(format!("{}: {e}", conf_path.display())))?;
+    let data_dir = dir.join(conf.data_dir.as_deref().unwrap_or("Datas"));
+    let mut defs = Defs::default();
+    for file in &conf.schema_files {
+        read_definitions(&mut defs, &dir.join(&file.file_name), &file.kind)?;
+    }
+    auto_import(&mut defs, &data_dir, &data_dir);
+    // Where each table was declared, as the project's own paths.
+    for table in &mut defs.tables {
+        table.declared_in = relative_path(dir, Path::new(&table.declared_in));
+    }
+    Converter::new(&defs, &data_dir, options).run()
+}
+
+fn definitions_error(file: &Path, message: impl Into<String>) -> MigrateError {
+    MigrateError::Definitions {
+        file: file.to_path_buf(),
+        message: message.into(),
+    }
+}
+
+fn read_definitions(defs: &mut Defs, path: &Path, kind: &str) -> Result<(), MigrateError> {
+    if path.is_dir() {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+            .map_err(|e| definitions_error(path, e.to_string()))?
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        entries.sort();
+        for entry in entries {
+            if entry.is_dir() || entry.extension().is_some_and(|e| e == "xml") {
+                read_definitions(defs, &entry, kind)?;
+            }
+        }
+        return Ok(());
+    }
+    match kind {
+        "table" | "bean" | "enum" => {
+            defs::read_workbook(defs, path, kind).map_err(|m| definitions_error(path, m))
+        }
+        _ => {
+            let text = read_text(path).map_err(|e| definitions_error(path, e))?;
+            defs::read_xml(defs, path, &text).map_err(|m| definitions_error(path, m))
+        }
+    }
+}
+
+/// `#Name.xlsx` workbooks anywhere under the data folder are tables whose `##var` and
+/// `##type` rows define them (Luban's auto-import).
+fn auto_import(defs: &mut Defs, data_dir: &Path, dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            auto_import(defs, data_dir, &path);
+            continue;
+        }
+        let Some(file_name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let Some(rest) = file_name.strip_prefix('#') else {
+            continue;
+        };
+        if !crate::read::SUPPORTED_EXTENSIONS
+            .iter()
+            .any(|e| path.extension().is_some_and(|x| x.eq_ignore_ascii_case(e)))
+        {
+            continue;
+        }
+        let stem = rest.rsplit_once('.').map(|(s, _)| s).unwrap_or(rest);
+        // `#AutoImport3-自动导入的表.xlsx`: the name, then a comment.
+        let (name, comment) = match stem.split_once('-') {
+            Some((name, comment)) => (name.trim(), Some(comment.trim().to_string())),
+            None => (stem.trim(), None),
+        };
+        let relative = relative_path(data_dir, &path);
+        let module = relative
+            .rsplit_once('/')
+            .map(|(d, _)| d.replace('/', "."))
+            .unwrap_or_default();
+        let full_name = match module.as_str() {
+            "" => format!("Tb{name}"),
+            m => format!("{m}.Tb{name}"),
+        };
+        defs.tables.push(TableDef {
+            full_name,
+            value: name.to_string(),
+            index: String::new(),
+            mode: String::new(),
+            input: relative.clone(),
+            comment,
+            from_file: true,
+            declared_in: path.display().to_string(),
+            module,
+        });
+    }
+}
+
+fn relative_path(base: &Path, path: &Path) -> String {
+    path.strip_prefix(base)
+        .unwrap_or(path)
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// A field as masterctl will read it.
+#[derive(Debug, Clone)]
+struct FieldOut {
+    luban: String,
+    name: String,
+    /// The sheet's header, when it is not the field's name.
+    column: Option<String>,
+    ty: String,
+    optional: bool,
+    nulls: Vec<String>,
+    separator: Option<String>,
+    /// The enum's full name, for `values`.
+    enum_name: Option<String>,
+    min: Option<String>,
+    max: Option<String>,
+    default: Option<String>,
+    /// `#ref=module.TbName`, resolved once every table is planned.
+    reference: Option<String>,
+    unique: bool,
+    description: Option<String>,
+}
+
+/// A table ready to be written, before references are resolved.
+struct Plan {
+    luban: String,
+    name: String,
+    source: String,
+    comment: Option<String>,
+    fields: Vec<FieldOut>,
+    primary_key: Vec<String>,
+    declared_in: String,
+}
+
+struct Converter<'a> {
+    defs: &'a Defs,
+    data_dir: &'a Path,
+    options: &'a Options,
+    not_converted: Vec<NotConverted>,
+    /// Data sheets of each workbook read, by path relative to the data folder.
+    sheets: HashMap<String, Result<Vec<(String, SheetHeader)>, String>>,
+    enums_used: HashSet<String>,
+}
+
+/// Luban's primitive types, as masterctl types.
+fn primitive(name: &str) -> Option<&'static str> {
+    Some(match name.to_ascii_lowercase().as_str() {
+        "bool" => "bool",
+        "byte" | "short" | "int" | "long" | "int8" | "int16" | "int32" | "int64" | "uint8"
+        | "uint16" | "uint32" | "uint64" | "sbyte" | "ushort" | "uint" | "ulong" => "int",
+        "float" | "double" | "float32" | "float64" => "float",
+        "string" | "text" => "string",
+        "datetime" => "datetime",
+        _ => return None,
+    })
+}
+
+impl<'a> Converter<'a> {
+    fn new(defs: &'a Defs, data_dir: &'a Path, options: &'a Options) -> Converter<'a> {
+        Converter {
+            defs,
+            data_dir,
+            options,
+            not_converted: Vec::new(),
+            sheets: HashMap::new(),
+            enums_used: HashSet::new(),
+        }
+    }
+
+    fn skip(&mut self, table: &str, field: Option<&str>, reason: impl Into<String>) {
+        self.not_converted.push(NotConverted {
+            luban_table: table.to_string(),
+            field: field.map(str::to_string),
+            reason: reason.into(),
+        });
+    }
+
+    fn run(mut self) -> Result<Migration, MigrateError> {
+        let mut plans: Vec<Plan> = Vec::new();
+        let mut claimed: HashMap<String, String> = HashMap::new();
+        let mut names: HashSet<String> = HashSet::new();
+        for table in &self.defs.tables {
+            let Some(mut plan) = self.plan(table) else {
+                continue;
+            };
+            if let Some(first) = claimed.get(&plan.source) {
+                let reason = format!(
+                    "reads the same sheet as `{first}` ({}); masterctl reads a sheet into one table",
+                    plan.source
+                );
+                self.skip(&table.full_name, None, reason);
+                continue;
+            }
+            claimed.insert(plan.source.clone(), table.full_name.clone());
+            plan.name = unique_name(&mut names, table);
+            plans.push(plan);
+        }
+        // References, now that every table's name and key are known.
+        let targets: HashMap<String, (String, Option<String>)> = plans
+            .iter()
+            .map(|p| {
+                let key = match p.primary_key.as_slice() {
+                    [one] => Some(one.clone()),
+                    _ => None,
+                };
+                (p.luban.clone(), (p.name.clone(), key))
+            })
+            .collect();
+        let mut files = vec![("masterctl.toml".to_string(), self.config())];
+        let mut tables = Vec::new();
+        for plan in &mut plans {
+            for field in &mut plan.fields {
+                let Some(target) = field.reference.take() else {
+                    continue;
+                };
+                let target = target.trim_end_matches('?');
+                let module = defs::module_of(&plan.luban);
+                let resolved = [format!("{module}.{target}"), target.to_string()]
+                    .into_iter()
+                    .find_map(|t| targets.get(&t));
+                match resolved {
+                    Some((table, Some(key))) => field.reference = Some(format!("{table}.{key}")),
+                    Some((table, None)) => self.not_converted.push(NotConverted {
+                        luban_table: plan.luban.clone(),
+                        field: Some(field.luban.clone()),
+                        reason: format!(
+                            "its reference to `{target}` is not checked: table `{table}` has a composite key"
+                        ),
+                    }),
+                    None => {
+                        let why = if self.defs.refgroups.iter().any(|g| {
+                            g == target || g == &format!("{module}.{target}")
+                        }) {
+                            "a reference group"
+                        } else {
+                            "a table that was not converted"
+                        };
+                        self.not_converted.push(NotConverted {
+                            luban_table: plan.luban.clone(),
+                            field: Some(field.luban.clone()),
+                            reason: format!(
+                                "its reference to `{target}` is not checked: {why}"
+                            ),
+                        });
+                    }
+                }
+            }
+        }
+        for plan in &plans {
+            let notes: Vec<&NotConverted> = self
+                .not_converted
+                .iter()
+                .filter(|n| n.luban_table == plan.luban)
+                .collect();
+            files.push((
+                format!("schemas/{}.toml", plan.name),
+                self.schema_text(plan, &notes),
+            ));
+            tables.push(ConvertedTable {
+                luban: plan.luban.clone(),
+                table: plan.name.clone(),
+                source: plan.source.clone(),
+                fields: plan.fields.len(),
+                primary_key: plan.primary_key.clone(),
+            });
+        }
+        // The conversion is checked by the loader every command uses.
+        let config = Some((PathBuf::from(&files[0].0), files[0].1.clone()));
+        let schemas = files[1..]
+            .iter()
+            .map(|(p, t)| (PathBuf::from(p), t.clone()))
+            .collect();
+        crate::load::load_from_files(config, schemas).map_err(MigrateError::Converted)?;
+        let mut not_converted = self.not_converted;
+        not_converted.sort();
+        not_converted.dedup();
+        Ok(Migration {
+            data_dir: self.data_dir.to_path_buf(),
+            files,
+            tables,
+            enums: self.enums_used.len(),
+            not_converted,
+        })
+    }
+
+    fn config(&self) -> String {
+        let languages: Vec<String> = self.options.languages.iter().map(|l| quote(l)).collect();
+        format!(
+            "# Converted from a Luban project by `masterctl migrate luban`.\n\
+             source_language = {}\n\
+             languages = [{}]\n\n\
+             [regions.{}]\n\
+             branch = {}\n",
+            quote(&self.options.languages[0]),
+            languages.join(", "),
+            self.options.region,
+            quote(&format!("masters/{}", self.options.region)),
+        )
+    }
+
+    /// The sheets of a workbook of the data folder, read once.
+    fn data_sheets(&mut self, relative: &str) -> &Result<Vec<(String, SheetHeader)>, String> {
+        let path = self.data_dir.join(relative);
+        self.sheets
+            .entry(relative.to_string())
+            .or_insert_with(|| defs::data_sheets(&path))
+    }
+
+    /// The table's source and fields, or `None` (and why, recorded).
+    fn plan(&mut self, table: &TableDef) -> Option<Plan> {
+        let luban = table.full_name.as_str();
+        if table.mode == "one" || table.mode == "singleton" {
+            self.skip(
+                luban,
+                None,
+                "a singleton table (mode=\"one\"): one record, no rows to key",
+            );
+            return None;
+        }
+        let inputs: Vec<&str> = table
+            .input
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect();
+        let input = match inputs.as_slice() {
+            [one] => *one,
+            [] => {
+                self.skip(luban, None, "no input");
+                return None;
+            }
+            many => {
+                let reason = format!(
+                    "its records come from {} inputs ({}); masterctl reads a table from one sheet",
+                    many.len(),
+                    many.join(", ")
+                );
+                self.skip(luban, None, reason);
+                return None;
+            }
+        };
+        let (sheet, file) = match input.split_once('@') {
+            Some((sheet, file)) => (Some(sheet.trim()), file.trim()),
+            None => (None, input),
+        };
+        let path = self.data_dir.join(file);
+        if path.is_dir() {
+            let reason = format!(
+                "its records are the files of folder `{file}` ({}): not spreadsheet rows",
+                folder_kinds(&path)
+            );
+            self.skip(luban, None, reason);
+            return None;
+        }
+        let extension = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
+        if !path.is_file() {
+            self.skip(
+                luban,
+                None,
+                format!("its input `{file}` is not in the data folder"),
+            );
+            return None;
+        }
+        if !["xlsx", "xlsm", "xlsb", "xls", "ods"].contains(&extension.as_str()) {
+            let reason = match extension.as_str() {
+                "csv" => format!(
+                    "its input `{file}` is a CSV file of Luban's layout; only workbooks are converted"
+                ),
+                other => format!("its input `{file}` is {other} data, not a spreadsheet"),
+            };
+            self.skip(luban, None, reason);
+            return None;
+        }
+        if sheet.is_some_and(|s| s.starts_with('*')) {
+            self.skip(
+                luban,
+                None,
+                "records spread over several sheets (`*sheet@file`)",
+            );
+            return None;
+        }
+        let sheets = match self.data_sheets(file) {
+            Ok(sheets) => sheets.clone(),
+            Err(message) => {
+                let reason = format!("its workbook `{file}` cannot be read: {message}");
+                self.skip(luban, None, reason);
+                return None;
+            }
+        };
+        let (sheet_name, header) = match sheet {
+            Some(name) => match sheets.iter().find(|(n, _)| n == name) {
+                Some(found) => found.clone(),
+                None => {
+                    self.skip(luban, None, format!("`{file}` has no data sheet `{name}`"));
+                    return None;
+                }
+            },
+            None => match sheets.as_slice() {
+                [one] => one.clone(),
+                [] => {
+                    self.skip(
+                        luban,
+                        None,
+                        format!("`{file}` has no sheet in Luban's layout (a first cell `##var`)"),
+                    );
+                    return None;
+                }
+                many => {
+                    let names: Vec<&str> = many.iter().map(|(n, _)| n.as_str()).collect();
+                    let reason = format!(
+                        "its records are in {} sheets of `{file}` ({}); masterctl reads a table from one sheet",
+                        many.len(),
+                        names.join(", ")
+                    );
+                    self.skip(luban, None, reason);
+                    return None;
+                }
+            },
+        };
+        if header.vertical {
+            self.skip(
+                luban,
+                None,
+                "a column-wise sheet (`##column`): one field per row",
+            );
+            return None;
+        }
+        if let Some(title) = header.multi_row() {
+            let reason = format!("multi-row records (`{title}`): a record spans several rows");
+            self.skip(luban, None, reason);
+            return None;
+        }
+        let vars = self.vars(table, &header)?;
+        let mut fields = Vec::new();
+        let mut field_names = HashSet::new();
+        for var in &vars {
+            match self.field(var, &header) {
+                Ok(mut field) => {
+                    if !field_names.insert(field.name.clone()) {
+                        field.name = format!("{}_{}", field.name, fields.len() + 1);
+                        field.column = Some(var.name.clone());
+                    }
+                    fields.push(field);
+                }
+                Err(reason) => self.skip(luban, Some(&var.name), reason),
+            }
+        }
+        let primary_key = self.key(table, &vars, &mut fields)?;
+        Some(Plan {
+            luban: luban.to_string(),
+            name: String::new(),
+            source: format!("{file}#{sheet_name}"),
+            comment: table.comment.clone(),
+            fields,
+            primary_key,
+            declared_in: table.declared_in.clone(),
+        })
+    }
+
+    /// The record's fields: the bean's (its parents' first), or the sheet's own rows.
+    fn vars(&mut self, table: &TableDef, header: &SheetHeader) -> Option<Vec<VarDef>> {
+        let luban = table.full_name.as_str();
+        if table.from_file {
+            let vars: Vec<VarDef> = header
+                .names
+                .iter()
+                .filter(|(_, n)| !n.starts_with('#'))
+                .map(|(column, title)| {
+                    let ty = header
+                        .types
+                        .iter()
+                        .find(|(c, _)| c == column)
+                        .map(|(_, t)| t.clone())
+                        .unwrap_or_default();
+                    let description = header
+                        .descriptions
+                        .iter()
+                        .find(|(c, _)| c == column)
+                        .map(|(_, d)| d.clone());
+                    VarDef {
+                        module: table.module.clone(),
+                        name: field_name_of(title).to_string(),
+                        ty,
+                        comment: description,
+                    }
+                })
+                .collect();
+            if header.types.is_empty() {
+                self.skip(luban, None, "its sheet declares no types (`##type` row)");
+                return None;
+            }
+            return Some(vars);
+        }
+        let module = table.module.as_str();
+        let Some(bean) = self.bean(module, &table.value) else {
+            self.skip(
+                luban,
+                None,
+                format!("its record type `{}` is not defined", table.value),
+            );
+            return None;
+        };
+        if self.is_polymorphic(&bean.full_name) {
+            let reason = format!(
+                "its record type `{}` is polymorphic (a bean with cases)",
+                bean.full_name
+            );
+            self.skip(luban, None, reason);
+            return None;
+        }
+        let mut chain = vec![bean];
+        while let Some(parent) = chain
+            .last()
+            .and_then(|b| b.parent.clone())
+            .and_then(|p| self.bean(defs::module_of(&chain.last().unwrap().full_name), &p))
+        {
+            if chain.iter().any(|b| b.full_name == parent.full_name) {
+                break;
+            }
+            chain.push(parent);
+        }
+        Some(
+            chain
+                .iter()
+                .rev()
+                .flat_map(|b| b.fields.iter().cloned())
+                .collect(),
+        )
+    }
+
+    fn bean(&self, module: &str, name: &str) -> Option<&'a defs::BeanDef> {
+        let qualified = format!("{module}.{name}");
+        self.defs
+            .beans
+            .iter()
+            .find(|b| b.full_name == qualified)
+            .or_else(|| self.defs.beans.iter().find(|b| b.full_name == name))
+    }
+
+    fn enum_def(&self, module: &str, name: &str) -> Option<&'a defs::EnumDef> {
+        let qualified = format!("{module}.{name}");
+        self.defs
+            .enums
+            .iter()
+            .find(|e| e.full_name == qualified)
+            .or_else(|| self.defs.enums.iter().find(|e| e.full_name == name))
+            .or_else(|| {
+                // A name without its module, unique across modules.
+                let mut found = self
+                    .defs
+                    .enums
+                    .iter()
+                    .filter(|e| short_name(&e.full_name) == name);
+                match (found.next(), found.next()) {
+                    (Some(one), None) if !name.contains('.') => Some(one),
+                    _ => None,
+                }
+            })
+    }
+
+    fn is_polymorphic(&self, full_name: &str) -> bool {
+        self.defs.beans.iter().any(|b| {
+            b.nested_in.as_deref() == Some(full_name)
+                || b.parent.as_deref().is_some_and(|p| {
+                    p == full_name || format!("{}.{p}", defs::module_of(&b.full_name)) == full_name
+                })
+        })
+    }
+
+    /// One field, or why it cannot be converted.
+    fn field(&mut self, var: &VarDef, header: &SheetHeader) -> Result<FieldOut, String> {
+        let mut ty = types::parse(&var.ty).map_err(|e| format!("its type `{}`: {e}", var.ty))?;
+        let found = header.column_of(&var.name);
+        // `k1#sep=;`, `x5#default=10`: attributes written on the header are the type's.
+        if let Some((_, title)) = found
+            && let Some((_, attrs)) = title.split_once('#')
+            && let Ok(titled) = types::parse(&format!("int#{attrs}"))
+        {
+            ty.attrs.extend(titled.attrs);
+        }
+        if let Some(format) = ty.attr("format") {
+            return Err(format!(
+                "its cells are written as {format} (`format={format}`), not as masterctl reads them"
+            ));
+        }
+        let column = found.map(|(c, _)| c);
+        // The header as written (`k1#sep=;`), when it is not the field's name.
+        let title = found
+            .map(|(_, t)| t.trim().to_string())
+            .unwrap_or(var.name.clone());
+        let name = identifier_from(&var.name).unwrap_or_else(|| "field".to_string());
+        let mut out = FieldOut {
+            luban: var.name.clone(),
+            column: (name != title).then_some(title),
+            name,
+            ty: String::new(),
+            optional: ty.nullable,
+            nulls: Vec::new(),
+            separator: None,
+            enum_name: None,
+            min: None,
+            max: None,
+            default: None,
+            reference: None,
+            unique: false,
+            description: var.comment.clone().filter(|c| !c.trim().is_empty()),
+        };
+        if ty.nullable {
+            out.nulls.push("null".into());
+        }
+        // The module the type's names are resolved in first.
+        let module = var.module.clone();
+        if var.name.contains('@') {
+            return Err(format!(
+                "a field variant (`{}`): one of several spellings of a field, chosen at export",
+                var.name
+            ));
+        }
+        match &ty.kind {
+            Kind::Named(name) => {
+                out.ty = self.scalar(&module, name, &mut out)?.to_string();
+                if let Some(column) = column
+                    && header.holds_values(header.spread(column))
+                    && self.bean(&module, name).is_some()
+                {
+                    return Err(format!("bean `{name}`: spread over columns"));
+                }
+            }
+            Kind::Container { name, elements } => {
+                if !matches!(name.as_str(), "list" | "array" | "arrary" | "set") {
+                    return Err(format!(
+                        "a {name} (`{}`): masterctl has lists, not maps",
+                        var.ty
+                    ));
+                }
+                let [element] = elements.as_slice() else {
+                    return Err(format!("`{}` is not a list of one type", var.ty));
+                };
+                let Kind::Named(element_name) = &element.kind else {
+                    return Err(format!("a list of lists (`{}`)", var.ty));
+                };
+                if let Some(column) = column
+                    && header.holds_values(header.spread(column))
+                {
+                    let spread = header.spread(column);
+                    return Err(format!(
+                        "its elements are spread over {} columns; masterctl reads a list from one cell",
+                        spread.len() + 1
+                    ));
+                }
+                if let Some(set) = element.attr("set") {
+                    return Err(format!(
+                        "its allowed values (`set={set}`) are not converted"
+                    ));
+                }
+                let scalar = self.scalar(&module, element_name, &mut out)?;
+                if scalar == "bool" {
+                    return Err(format!("a list of bools (`{}`)", var.ty));
+                }
+                let separator = ty.attr("sep").unwrap_or(",");
+                if separator.chars().count() != 1 {
+                    return Err(format!(
+                        "separators `{separator}` (nested levels): masterctl lists have one"
+                    ));
+                }
+                if separator != "|" {
+                    out.separator = Some(separator.to_string());
+                }
+                // Luban reads quotes and empty elements in a list of strings (`'a'`,
+                // `""`, `a,,b`); masterctl takes the text between separators as it is.
+                if scalar == "string"
+                    && let Some(texts) = column.and_then(|c| header.texts.get(&c))
+                    && let Some(text) = texts.iter().find(|t| {
+                        t.split(separator)
+                            .any(|e| e.trim().is_empty() || e.trim().starts_with(['\'', '"']))
+                    })
+                {
+                    return Err(format!(
+                        "its cells quote elements or leave them empty (`{text}`), which Luban reads and masterctl does not"
+                    ));
+                }
+                out.ty = format!("list<{scalar}>");
+                out.optional = true;
+                if let Some(reference) = element.attr("ref") {
+                    out.reference = Some(reference.to_string());
+                }
+            }
+        }
+        if let Some(c) = column
+            && matches!(out.ty.as_str(), "int" | "float")
+            && let Some(constant) = header
+                .texts
+                .get(&c)
+                .and_then(|t| self.defs.constants.iter().find(|k| t.contains(*k)))
+        {
+            return Err(format!(
+                "its cells name constants (`{constant}`, a constalias): masterctl reads numbers"
+            ));
+        }
+        if out.ty == "string" {
+            // An empty cell, or `""`, is Luban's empty string: masterctl's no value.
+            out.optional = true;
+            out.nulls.push("\"\"".into());
+        }
+        if let Some(reference) = ty.attr("ref") {
+            out.reference = Some(reference.to_string());
+        }
+        if let Some(range) = ty.attr("range") {
+            self.range(range, &mut out)?;
+        }
+        if let Some(default) = ty.attr("default") {
+            out.default = Some(match out.ty.as_str() {
+                "int" | "float" if default.parse::<f64>().is_ok() => default.to_string(),
+                "bool" => default.to_ascii_lowercase(),
+                "int" | "float" => return Err(format!("its default `{default}` is not a number")),
+                _ => quote(default),
+            });
+            if out.enum_name.is_some() {
+                // The default must be a value's name, not an alias.
+                let e = out.enum_name.clone().unwrap_or_default();
+                if let Some(def) = self.enum_def("", &e)
+                    && !def.items.iter().any(|i| i.name == default)
+                {
+                    return Err(format!("its default `{default}` is not a value of `{e}`"));
+                }
+            }
+        }
+        // An empty cell is Luban's default value of the type.
+        if !ty.nullable && out.default.is_none() {
+            out.default = match out.ty.as_str() {
+                // Not where a range leaves 0 out (an empty cell is then an error).
+                "int" | "float" if !out_of_range(&out, 0.0) => Some("0".into()),
+                "bool" => Some("false".into()),
+                "enum" => out
+                    .enum_name
+                    .as_deref()
+                    .and_then(|e| self.enum_def("", e))
+                    .and_then(zero_value)
+                    .map(|name| quote(&name)),
+                _ => None,
+            };
+        }
+        Ok(out)
+    }
+
+    /// A primitive or an enum, as a masterctl type name.
+    fn scalar(
+        &mut self,
+        module: &str,
+        name: &str,
+        out: &mut FieldOut,
+    ) -> Result<&'static str, String> {
+        if let Some(ty) = primitive(name) {
+            return Ok(ty);
+        }
+        if let Some(e) = self.enum_def(module, name) {
+            if e.flags {
+                return Err(format!(
+                    "flags enum `{}`: cells combine values (`A|B`)",
+                    e.full_name
+                ));
+            }
+            if e.items.is_empty() {
+                return Err(format!("enum `{}` has no values", e.full_name));
+            }
+            self.enums_used.insert(e.full_name.clone());
+            out.enum_name = Some(e.full_name.clone());
+            return Ok("enum");
+        }
+        if name.eq_ignore_ascii_case("bigint") {
+            return Err("bigint: numbers beyond 64 bits".into());
+        }
+        if let Some(bean) = self.bean(module, name) {
+            let kind = if self.is_polymorphic(&bean.full_name) {
+                "a polymorphic bean"
+            } else {
+                "a bean"
+            };
+            return Err(format!(
+                "{kind} (`{}`): structured values are not converted",
+                bean.full_name
+            ));
+        }
+        Err(format!("type `{name}` is not defined"))
+    }
+
+    fn range(&self, range: &str, out: &mut FieldOut) -> Result<(), String> {
+        let range = range.trim();
+        let (open, close) = (range.chars().next(), range.chars().last());
+        let inner = range
+            .trim_start_matches(['[', '('])
+            .trim_end_matches([']', ')']);
+        let (low, high) = inner.split_once(',').unwrap_or((inner, inner));
+        let bound = |text: &str, exclusive: bool, step: i64| -> Result<Option<String>, String> {
+            let text = text.trim();
+            if text.is_empty() {
+                return Ok(None);
+            }
+            if out.ty == "int" {
+                let n: i64 = text
+                    .parse()
+                    .map_err(|_| format!("its range `{range}` is not whole numbers"))?;
+                return Ok(Some((if exclusive { n + step } else { n }).to_string()));
+            }
+            if exclusive {
+                return Err(format!("its range `{range}` excludes a bound of a float"));
+            }
+            text.parse::<f64>()
+                .map_err(|_| format!("its range `{range}` is not numbers"))?;
+            Ok(Some(text.to_string()))
+        };
+        if !matches!(out.ty.as_str(), "int" | "float") {
+            return Err(format!("a range (`{range}`) on a {}", out.ty));
+        }
+        out.min = bound(low, open == Some('('), 1)?;
+        out.max = bound(high, close == Some(')'), -1)?;
+        Ok(())
+    }
+
+    /// The primary key (and unique fields) from `index` and `mode`.
+    fn key(
+        &mut self,
+        table: &TableDef,
+        vars: &[VarDef],
+        fields: &mut [FieldOut],
+    ) -> Option<Vec<String>> {
+        let luban = table.full_name.as_str();
+        let index = table.index.trim();
+        let (key, unique): (Vec<&str>, Vec<&str>) = if index.is_empty() {
+            if table.mode == "list" {
+                self.skip(
+                    luban,
+                    None,
+                    "a list table without a key (mode=\"list\", no index)",
+                );
+                return None;
+            }
+            (
+                vars.first().map(|v| v.name.as_str()).into_iter().collect(),
+                Vec::new(),
+            )
+        } else if index.contains(['+', '&']) {
+            (index.split(['+', '&']).map(str::trim).collect(), Vec::new())
+        } else {
+            let mut parts = index.split([',', '|']).map(str::trim);
+            (parts.next().into_iter().collect(), parts.collect())
+        };
+        let mut names = Vec::new();
+        for luban_name in &key {
+            let Some(field) = fields.iter_mut().find(|f| f.luban == *luban_name) else {
+                self.skip(
+                    luban,
+                    None,
+                    format!("its key `{luban_name}` was not converted"),
+                );
+                return None;
+            };
+            if !matches!(
+                field.ty.as_str(),
+                "int" | "string" | "enum" | "bool" | "datetime"
+            ) {
+                self.skip(
+                    luban,
+                    None,
+                    format!("its key `{luban_name}` is a {}", field.ty),
+                );
+                return None;
+            }
+            if field.nulls.iter().any(|n| n == "null") {
+                self.skip(luban, None, format!("its key `{luban_name}` may be null"));
+                return None;
+            }
+            field.optional = false;
+            field.nulls.clear();
+            field.default = None;
+            names.push(field.name.clone());
+        }
+        for luban_name in unique {
+            if let Some(field) = fields.iter_mut().find(|f| f.luban == luban_name) {
+                field.unique = true;
+            }
+        }
+        Some(names)
+    }
+
+    fn schema_text(&self, plan: &Plan, notes: &[&NotConverted]) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "# Converted from Luban table {} (declared in {}).",
+            comment_line(&plan.luban),
+            comment_line(&plan.declared_in)
+        );
+        for note in notes {
+            let what = match &note.field {
+                Some(field) => format!("field `{}`", comment_line(field)),
+                None => "table".into(),
+            };
+            let _ = writeln!(
+                out,
+                "# Not converted: {what}: {}",
+                comment_line(&note.reason)
+            );
+        }
+        let _ = writeln!(out, "name = {}", quote(&plan.name));
+        let _ = writeln!(out, "source = {}", quote(&plan.source));
+        if let Some(comment) = &plan.comment {
+            let _ = writeln!(out, "description = {}", quote(comment));
+        }
+        let key: Vec<String> = plan.primary_key.iter().map(|k| quote(k)).collect();
+        let _ = writeln!(out, "primary_key = [{}]", key.join(", "));
+        let _ = writeln!(out, "# Luban reads only the columns its fields name.");
+        let _ = writeln!(out, "other_columns = \"ignore\"");
+        for field in &plan.fields {
+            let _ = writeln!(out, "\n[[fields]]");
+            let _ = writeln!(out, "name = {}", quote(&field.name));
+            if let Some(column) = &field.column {
+                let _ = writeln!(out, "column = {}", quote(column));
+            }
+            let _ = writeln!(out, "type = {}", quote(&field.ty));
+            if let Some(e) = field
+                .enum_name
+                .as_deref()
+                .and_then(|e| self.enum_def("", e))
+            {
+                let values = enum_values(e);
+                match values.len() {
+                    0..=3 => {
+                        let _ = writeln!(out, "values = [{}]", values.join(", "));
+                    }
+                    _ => {
+                        let _ = writeln!(out, "values = [\n    {},\n]", values.join(",\n    "));
+                    }
+                }
+            }
+            if field.optional {
+                let _ = writeln!(out, "optional = true");
+            }
+            if !field.nulls.is_empty() {
+                let nulls: Vec<String> = field.nulls.iter().map(|n| quote(n)).collect();
+                let _ = writeln!(out, "null = [{}]", nulls.join(", "));
+            }
+            if let Some(separator) = &field.separator {
+                let _ = writeln!(out, "separator = {}", quote(separator));
+            }
+            if let Some(min) = &field.min {
+                let _ = writeln!(out, "min = {min}");
+            }
+            if let Some(max) = &field.max {
+                let _ = writeln!(out, "max = {max}");
+            }
+            if let Some(default) = &field.default {
+                let _ = writeln!(out, "default = {default}");
+            }
+            if let Some(reference) = &field.reference {
+                let _ = writeln!(out, "references = {}", quote(reference));
+            }
+            if field.unique {
+                let _ = writeln!(out, "unique = true");
+            }
+            if let Some(description) = &field.description {
+                let _ = writeln!(out, "description = {}", quote(description));
+            }
+        }
+        out
+    }
+}
+
+/// An enum's values with their aliases and numbers (implicit numbers count on from the
+/// previous one, from 0, as Luban numbers them).
+fn enum_values(e: &defs::EnumDef) -> Vec<String> {
+    let mut next = 0i64;
+    let mut taken: HashSet<String> = HashSet::new();
+    let mut out = Vec::new();
+    for item in &e.items {
+        let number = item.value.unwrap_or(next);
+        next = number.saturating_add(1);
+        taken.insert(item.name.clone());
+        let aliases: Vec<String> = item
+            .aliases
+            .iter()
+            .filter(|a| taken.insert((*a).clone()))
+            .map(|a| quote(a))
+            .collect();
+        let number = if taken.insert(number.to_string()) {
+            format!(", number = {number}")
+        } else {
+            String::new()
+        };
+        let aliases = match aliases.is_empty() {
+            true => String::new(),
+            false => format!(", aliases = [{}]", aliases.join(", ")),
+        };
+        out.push(format!(
+            "{{ value = {}{aliases}{number} }}",
+            quote(&item.name)
+        ));
+    }
+    out
+}
+
+fn out_of_range(field: &FieldOut, value: f64) -> bool {
+    let bound = |b: &Option<String>| b.as_deref().and_then(|b| b.parse::<f64>().ok());
+    bound(&field.min).is_some_and(|min| value < min)
+        || bound(&field.max).is_some_and(|max| value > max)
+}
+
+/// The value numbered 0, an enum's default.
+fn zero_value(e: &defs::EnumDef) -> Option<String> {
+    let mut next = 0i64;
+    for item in &e.items {
+        let number = item.value.unwrap_or(next);
+        if number == 0 {
+            return Some(item.name.clone());
+        }
+        next = number.saturating_add(1);
+    }
+    None
+}
+
+/// A masterctl table name for a Luban table: `TbItem` → `item`, unique.
+fn unique_name(names: &mut HashSet<String>, table: &TableDef) -> String {
+    let short = short_name(&table.full_name);
+    let short = match short.strip_prefix("Tb") {
+        Some(rest) if rest.starts_with(|c: char| c.is_ascii_uppercase() || c.is_ascii_digit()) => {
+            rest
+        }
+        _ => short,
+    };
+    let base = identifier_from(short)
+        .filter(|n| is_identifier(n))
+        .unwrap_or_else(|| "table".to_string());
+    let module = identifier_from(&table.module.replace('.', "_"));
+    let mut candidates = vec![base.clone()];
+    if let Some(module) = module {
+        candidates.push(format!("{module}_{base}"));
+    }
+    for candidate in candidates {
+        if names.insert(candidate.clone()) {
+            return candidate;
+        }
+    }
+    (2..)
+        .map(|n| format!("{base}_{n}"))
+        .find(|n| names.insert(n.clone()))
+        .unwrap_or(base)
+}
+
+/// What a folder of records holds: `3 json, 1 lua`.
+fn folder_kinds(dir: &Path) -> String {
+    let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let ext = path
+                    .extension()
+                    .map(|e| e.to_string_lossy().to_ascii_lowercase())
+                    .unwrap_or_else(|| "other".into());
+                *counts.entry(ext).or_default() += 1;
+            }
+        }
+    }
+    if counts.is_empty() {
+        return "empty".into();
+    }
+    counts
+        .iter()
+        .map(|(k, v)| format!("{v} {k}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Text for one comment line (no line breaks or control characters).
+fn comment_line(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
