@@ -64,6 +64,19 @@ pub fn run(command: Command, output: &Output) -> Result<(), Failure> {
         MigrateError::Conf(message) => Failure::usage(message),
         MigrateError::Definitions { .. } => Failure::invalid(e.to_string())
             .hint("the definitions file must be one Luban reads; nothing was written"),
+        MigrateError::Nothing(ref skipped) => {
+            let reasons: Vec<String> = skipped
+                .iter()
+                .filter(|n| n.field.is_none())
+                .take(5)
+                .map(|n| format!("{}: {}", n.luban_table, n.reason))
+                .collect();
+            let hint = match reasons.is_empty() {
+                true => "the definitions declare no table (<table> in Defines, rows of __tables__, #Name.xlsx workbooks)".to_string(),
+                false => reasons.join("; "),
+            };
+            Failure::invalid(e.to_string()).hint(hint)
+        }
         MigrateError::Converted(report) => Failure::InvalidSchema(report),
     })?;
     let files: Vec<(String, Vec<u8>)> = migration

@@ -121,7 +121,6 @@ fn truthy(value: Option<String>) -> bool {
 pub fn read_xml(defs: &mut Defs, path: &Path, text: &str) -> Result<(), String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut reader = quick_xml::Reader::from_str(text);
-    reader.config_mut().check_end_names = false;
     let mut modules: Vec<String> = Vec::new();
     // The beans open around the current element (nested beans are polymorphic cases).
     let mut beans: Vec<usize> = Vec::new();
@@ -421,7 +420,7 @@ pub struct SheetHeader {
     /// Columns holding a value in some data row.
     pub used: Vec<bool>,
     /// A few of each column's texts (words a numeric column may hold: constants).
-    pub texts: std::collections::HashMap<usize, std::collections::HashSet<String>>,
+    pub texts: std::collections::BTreeMap<usize, std::collections::BTreeSet<String>>,
     /// `##column#var`: the sheet lists one field per row.
     pub vertical: bool,
 }

@@ -70,6 +70,8 @@ pub enum MigrateError {
     Conf(String),
     /// A definitions file cannot be read.
     Definitions { file: PathBuf, message: String },
+    /// No table could be converted: nothing to write.
+    Nothing(Vec<NotConverted>),
     /// The converted schemas do not load (a defect of the conversion, reported whole).
     Converted(crate::Report),
 }
@@ -94,6 +96,11 @@ impl std::fmt::Display for MigrateError {
             MigrateError::Definitions { file, message } => {
                 write!(f, "{}: {message}", file.display())
             }
+            MigrateError::Nothing(skipped) => write!(
+                f,
+                "no table could be converted ({} declared, none in a form masterctl reads)",
+                skipped.iter().filter(|n| n.field.is_none()).count()
+            ),
             MigrateError::Converted(report) => write!(
                 f,
                 "the converted schemas do not load ({} errors)",
@@ -403,6 +410,9 @@ impl<'a> Converter<'a> {
                 fields: plan.fields.len(),
                 primary_key: plan.primary_key.clone(),
             });
+        }
+        if tables.is_empty() {
+            return Err(MigrateError::Nothing(self.not_converted));
         }
         // The conversion is checked by the loader every command uses.
         let config = Some((PathBuf::from(&files[0].0), files[0].1.clone()));

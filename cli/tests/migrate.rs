@@ -1,0 +1,282 @@
+//! `masterctl migrate luban` on Luban's public example project
+//! (`fixtures/third-party/luban-examples`, MIT): migrate, validate the studio's
+//! workbooks untouched, import, build, inspect; the exact list of what was not
+//! converted and why (a snapshot); and the refusals.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use common::*;
+
+fn luban() -> PathBuf {
+    third_party().join("luban-examples/DataTables")
+}
+
+/// Every file under `dir`, with its bytes.
+fn files_under(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.insert(path.clone(), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// A folder with a git repository and an author, for migrate to write into.
+fn repository(tmp: &Path, name: &str) -> PathBuf {
+    let dir = tmp.join(name);
+    std::fs::create_dir(&dir).unwrap();
+    git(&dir, &["init", "-q", "-b", "main"]);
+    git(&dir, &["config", "user.name", "Test Planner"]);
+    git(&dir, &["config", "user.email", "planner@example.com"]);
+    dir
+}
+
+#[test]
+fn luban_examples_migrate_validate_import_build_inspect() {
+    let tmp = tempfile::tempdir().unwrap();
+    let datas = luban().join("Datas");
+    let before = files_under(&luban());
+    let out = repository(tmp.path(), "masters");
+    let o = |p: &Path| p.display().to_string();
+
+    let run = masterctl(
+        tmp.path(),
+        &["migrate", "luban", &o(&luban()), "--out", &o(&out)],
+    );
+    assert!(run.status.success(), "{}", text(&run));
+    let shown = text(&run)
+        .replace(&o(&out), "<out>")
+        .replace(&o(&luban()), "<luban>");
+    insta::assert_snapshot!("migrate_luban_examples", shown);
+    // The structure is committed: validate, import and build work at once.
+    assert!(git(&out, &["log", "--format=%s"]).contains("masterctl structure"));
+    assert!(out.join("schemas/item.toml").is_file());
+
+    let validate = masterctl(&out, &["validate", &o(&datas)]);
+    assert!(validate.status.success(), "{}", text(&validate));
+    assert!(
+        stdout(&validate).contains("valid: 28 tables, 167 rows from 65 files"),
+        "{}",
+        text(&validate)
+    );
+
+    let import = masterctl(&out, &["import", "--region", "main", &o(&datas)]);
+    assert!(import.status.success(), "{}", text(&import));
+    let build_dir = tmp.path().join("build");
+    let build = masterctl(
+        &out,
+        &["build", "--region", "main", "--out", &o(&build_dir)],
+    );
+    assert!(build.status.success(), "{}", text(&build));
+    // A row as a game server reads it: the enum cells written as aliases (货币, 白) are
+    // the values' names.
+    let inspect = masterctl(&out, &["inspect", &o(&build_dir), "item", "1"]);
+    assert!(inspect.status.success(), "{}", text(&inspect));
+    let row = stdout(&inspect);
+    for line in [
+        "name                 钻石",
+        "major_type           CURRENCY",
+        "quality              WHITE",
+    ] {
+        assert!(row.contains(line), "{row}");
+    }
+    let inspect = masterctl(
+        &out,
+        &[
+            "inspect",
+            &o(&build_dir),
+            "multi_union_index_list",
+            "1",
+            "5",
+            "ab1",
+        ],
+    );
+    assert!(inspect.status.success(), "{}", text(&inspect));
+
+    // The studio's files are as they were.
+    assert!(
+        before == files_under(&luban()),
+        "migrate or import changed a Luban file"
+    );
+}
+
+#[test]
+fn every_luban_table_is_converted_or_listed_with_its_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = repository(tmp.path(), "masters");
+    let run = masterctl(
+        tmp.path(),
+        &[
+            "migrate",
+            "luban",
+            &luban().display().to_string(),
+            "--out",
+            &out.display().to_string(),
+            "--format",
+            "json",
+            "--region",
+            "cn",
+            "--languages",
+            "zh,en",
+        ],
+    );
+    assert!(run.status.success(), "{}", text(&run));
+    let json: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let converted: Vec<&str> = json["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["luban"].as_str().unwrap())
+        .collect();
+    let skipped: Vec<&str> = json["not_converted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["field"].is_null())
+        .map(|n| n["luban_table"].as_str().unwrap())
+        .collect();
+    assert_eq!(converted.len(), 28, "{converted:?}");
+    assert_eq!(skipped.len(), 25, "{skipped:?}");
+    assert!(converted.iter().all(|t| !skipped.contains(t)));
+    // Every table of the definitions and of the auto-import workbooks is one or the other.
+    let defines: String = std::fs::read_dir(luban().join("Defines"))
+        .unwrap()
+        .flatten()
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    // Tables inside comments are not declared.
+    let defines = regex::Regex::new(r"(?s)<!--.*?-->")
+        .unwrap()
+        .replace_all(&defines, "");
+    for name in regex::Regex::new(r#"<table name="(\w+)""#)
+        .unwrap()
+        .captures_iter(&defines)
+        .map(|c| c[1].to_string())
+    {
+        assert!(
+            converted
+                .iter()
+                .chain(&skipped)
+                .any(|t| t.ends_with(&format!(".{name}"))),
+            "{name} is neither converted nor listed"
+        );
+    }
+    let item = json["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["luban"] == "item.TbItem")
+        .unwrap();
+    assert_eq!(item["source"], "item/道具系统表.xlsx#通用道具表");
+    assert_eq!(item["primary_key"], serde_json::json!(["id"]));
+    let union = json["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["luban"] == "test.TbMultiUnionIndexList")
+        .unwrap();
+    assert_eq!(
+        union["primary_key"],
+        serde_json::json!(["id1", "id2", "id3"])
+    );
+    let config = std::fs::read_to_string(out.join("masterctl.toml")).unwrap();
+    assert!(config.contains("languages = [\"zh\", \"en\"]"), "{config}");
+    assert!(
+        config.contains("[regions.cn]\nbranch = \"masters/cn\""),
+        "{config}"
+    );
+    // A schema reads the planners' spellings: aliases, numbers, null, separators, ranges.
+    let item = std::fs::read_to_string(out.join("schemas/item.toml")).unwrap();
+    assert!(item.contains("{ value = \"CURRENCY\", aliases = [\"货币\"], number = 1 }"));
+    let range = std::fs::read_to_string(out.join("schemas/test_range.toml")).unwrap();
+    assert!(range.contains("min = 2\nmax = 10"), "{range}");
+    let full = std::fs::read_to_string(out.join("schemas/full_types.toml")).unwrap();
+    assert!(
+        full.contains(
+            "column = \"k1#sep=;\"\ntype = \"list<int>\"\noptional = true\nseparator = \";\""
+        ),
+        "{full}"
+    );
+    assert!(
+        full.contains("# Not converted: field `k8`: a map"),
+        "{full}"
+    );
+}
+
+#[test]
+fn what_migrate_refuses_writes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = |p: &Path| p.display().to_string();
+    // Not a Luban project: a usage error.
+    let out = tmp.path().join("a");
+    let run = masterctl(
+        tmp.path(),
+        &["migrate", "luban", &t(&fixtures()), "--out", &t(&out)],
+    );
+    assert_eq!(run.status.code(), Some(2), "{}", text(&run));
+    assert!(text(&run).contains("no luban.conf"), "{}", text(&run));
+    assert!(!out.exists());
+
+    // A definitions file Luban could not read either: named, exit 1, nothing written.
+    let project = tmp.path().join("project");
+    std::fs::create_dir_all(project.join("Defines")).unwrap();
+    std::fs::create_dir_all(project.join("Datas")).unwrap();
+    std::fs::write(
+        project.join("luban.conf"),
+        r#"{"schemaFiles":[{"fileName":"Defines","type":""}],"dataDir":"Datas"}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("Defines/item.xml"),
+        "<module name=\"item\"><bean name=\"Item\"><var name=\"id\" type=\"int\"</bean></module>",
+    )
+    .unwrap();
+    let run = masterctl(
+        tmp.path(),
+        &["migrate", "luban", &t(&project), "--out", &t(&out)],
+    );
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run));
+    assert!(text(&run).contains("item.xml"), "{}", text(&run));
+    assert!(!out.exists());
+
+    // A bad region name, and a folder that is a master repository already.
+    let run = masterctl(
+        tmp.path(),
+        &[
+            "migrate",
+            "luban",
+            &t(&luban()),
+            "--out",
+            &t(&out),
+            "--region",
+            "Main/../x",
+        ],
+    );
+    assert_eq!(run.status.code(), Some(2), "{}", text(&run));
+    let existing = repository(tmp.path(), "existing");
+    std::fs::write(
+        existing.join("masterctl.toml"),
+        "source_language = \"ja\"\n",
+    )
+    .unwrap();
+    let run = masterctl(
+        tmp.path(),
+        &["migrate", "luban", &t(&luban()), "--out", &t(&existing)],
+    );
+    assert_eq!(run.status.code(), Some(2), "{}", text(&run));
+    assert_eq!(
+        std::fs::read_to_string(existing.join("masterctl.toml")).unwrap(),
+        "source_language = \"ja\"\n"
+    );
+    assert!(!existing.join("schemas").exists());
+}
