@@ -479,3 +479,56 @@ fn enum_values_written_as_aliases_or_numbers_are_the_values() {
     let unknown = COLOR.replace("number = 2 }", "numero = 2 }");
     assert!(load(&[("paint.toml", &unknown)]).is_err());
 }
+
+const NOTES: &str = r#"name = "item"
+primary_key = ["id"]
+other_columns = "ignore"
+
+[[fields]]
+name = "id"
+type = "int"
+
+[[fields]]
+name = "name"
+type = "string"
+"#;
+
+#[test]
+fn other_columns_ignore_reads_only_the_fields_columns() {
+    // Luban's layout: a marker column, a planner's note column, values under no header.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("item.xlsx");
+    workbook(
+        &path,
+        &[(
+            "item",
+            &[
+                &["##var", "id", "name", "memo", ""],
+                &["##type", "int", "string", "string", ""],
+                &["", "1", "sword", "策划用", "x"],
+                &["", "2", "shield", "", "y"],
+            ],
+        )],
+    );
+    let project = load(&[("item.toml", NOTES)]).unwrap();
+    let v = validate(&project, std::slice::from_ref(&path));
+    assert!(!v.report.has_errors(), "{:#?}", v.report.diagnostics);
+    assert_eq!(v.tables[0].columns[1][1].to_string(), "shield");
+    // By default each is an error: a misspelt header must not lose its column.
+    let strict = NOTES.replace("other_columns = \"ignore\"\n", "");
+    let project = load(&[("item.toml", &strict)]).unwrap();
+    let v = validate(&project, &[path]);
+    let codes: Vec<Code> = v.report.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(
+        codes,
+        [Code::UnknownColumn, Code::UnknownColumn],
+        "{codes:?}"
+    );
+    // Anything but "error" or "ignore" is a load error.
+    let wrong = NOTES.replace("\"ignore\"", "\"skip\"");
+    let errors = load(&[("item.toml", &wrong)]).unwrap_err();
+    assert!(
+        errors[0].message.contains("other_columns is `skip`"),
+        "{errors:#?}"
+    );
+}
