@@ -45,6 +45,8 @@ pub struct DraftField {
     column: usize,
     /// The header, as the field's `column` (when it is not the field's name).
     pub spelling: Option<String>,
+    /// A list's separator in the cells, from a declared type (`list,int`: `,`).
+    pub separator: Option<String>,
     /// Something a person should check about the guess.
     note: Option<String>,
 }
@@ -234,9 +236,23 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
         })
     };
     let header_row = (0..grid.height()).find(|&r| is_header(r))?;
-    let data_rows: Vec<usize> = (header_row + 1..grid.height())
+    let mut data_rows: Vec<usize> = (header_row + 1..grid.height())
         .filter(|&r| !is_skipped(r))
         .collect();
+    // A row declaring the columns' types (Luban's `##type`, a `##` row of type words,
+    // tableau's row under the header): the types are taken from it, not guessed.
+    let first_data = data_rows.first().copied().unwrap_or(grid.height());
+    let type_row = (header_row + 1..first_data)
+        .find(|&r| crate::structure::is_type_row(grid, r))
+        .or_else(|| {
+            data_rows
+                .first()
+                .copied()
+                .filter(|&r| crate::structure::is_type_row(grid, r))
+        });
+    if let Some(row) = type_row {
+        data_rows.retain(|&r| r != row);
+    }
     let mut notes = Vec::new();
     let named = identifier_from(sheet);
     let name = named.clone().unwrap_or_else(|| "table".to_string());
@@ -258,6 +274,12 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
         let cells: Vec<Cell> = data_rows.iter().map(|&r| grid.cell(r, column)).collect();
         let mut field = infer_field(field_name, &cells);
         field.column = column;
+        if let Some(row) = type_row
+            && let Cell::Text(text) = grid.cell(row, column)
+            && let Some(declared) = crate::structure::declared_type(text)
+        {
+            declare(&mut field, declared);
+        }
         if field.name != header {
             field.header = Some(header);
         }
@@ -310,6 +332,19 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
         },
         named.is_some(),
     ))
+}
+
+/// A declared type wins over the guess: a `float` column of whole numbers stays float.
+fn declare(field: &mut DraftField, declared: crate::structure::Declared) {
+    if let Some(ty) = declared.ty
+        && ty != field.ty
+    {
+        field.ty = ty;
+        field.values.clear();
+        field.note = None;
+    }
+    field.optional |= declared.optional;
+    field.separator = declared.separator.filter(|_| field.ty.starts_with("list<"));
 }
 
 fn infer_field(name: String, cells: &[Cell]) -> DraftField {
@@ -365,6 +400,7 @@ fn infer_field(name: String, cells: &[Cell]) -> DraftField {
         all_distinct,
         column: 0,
         spelling: None,
+        separator: None,
         note,
     }
 }
@@ -602,6 +638,9 @@ impl DraftSchema {
             if !field.values.is_empty() {
                 let values: Vec<String> = field.values.iter().map(|v| quote(v)).collect();
                 let _ = writeln!(out, "values = [{}]", values.join(", "));
+            }
+            if let Some(separator) = &field.separator {
+                let _ = writeln!(out, "separator = {}", quote(separator));
             }
             if field.optional {
                 let _ = writeln!(out, "optional = true");

@@ -17,6 +17,7 @@ pub mod parse;
 pub mod read;
 pub mod schema;
 pub mod sheet_csv;
+pub mod structure;
 pub mod suggest;
 pub mod table;
 pub mod typing;

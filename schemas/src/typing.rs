@@ -1,8 +1,9 @@
 //! From a sheet to a typed table: the spreadsheet conventions (README "Spreadsheet conventions").
 //!
 //! The first row that names a field is the header (rows above it — titles, notes — are
-//! not data); its cells name fields (`#` columns are comments). Below it, empty rows
-//! and rows whose first cell starts with `#` are skipped. Every other cell is converted to its field's type and
+//! not data); its cells name fields (`#` columns are comments). Below it, empty rows,
+//! rows whose first cell starts with `#`, and a first row declaring the columns' types
+//! (tableau's, `uint32 | string | []int32`) are skipped. Every other cell is converted to its field's type and
 //! checked (required, enum, range, length, pattern); each mistake becomes a diagnostic
 //! with its cell, and the table is still built so that later checks see every row.
 
@@ -42,6 +43,8 @@ pub struct TableBuilder<'s> {
     /// The first rows looked at for a header (at most [`LOOKED_AT`]): position, text,
     /// and their cells' texts.
     looked_at: Vec<(u64, String, Vec<String>)>,
+    /// The header was just read: the next row may declare types (tableau's type row).
+    after_header: bool,
 }
 
 /// The mapped header, and the columns to watch for values without a header.
@@ -66,6 +69,7 @@ impl<'s> TableBuilder<'s> {
             diagnostics: Vec::new(),
             reported_stray_columns: std::collections::HashSet::new(),
             looked_at: Vec::new(),
+            after_header: false,
         }
     }
 
@@ -95,6 +99,7 @@ impl<'s> TableBuilder<'s> {
             if self.header.is_none() {
                 if self.names_a_field(grid, row) {
                     self.read_header(grid, row);
+                    self.after_header = true;
                 } else if self.looked_at.len() < LOOKED_AT && !is_skipped(row) {
                     let cells = (0..grid.width(row).min(64))
                         .map(|c| grid.cell(row, c).display().trim().to_string())
@@ -105,9 +110,14 @@ impl<'s> TableBuilder<'s> {
                 }
                 continue;
             }
-            if !is_skipped(row) {
-                self.push_row(grid, row);
+            if is_skipped(row) {
+                continue;
             }
+            // A row declaring each column's type right under the header is structure.
+            if std::mem::take(&mut self.after_header) && crate::structure::is_type_row(grid, row) {
+                continue;
+            }
+            self.push_row(grid, row);
         }
     }
 

@@ -532,3 +532,86 @@ fn other_columns_ignore_reads_only_the_fields_columns() {
         "{errors:#?}"
     );
 }
+
+#[test]
+fn a_row_declaring_types_is_structure_and_infer_takes_its_types() {
+    // tableau's layout: names, then types, then data; Luban's: `##var`, `##type`, `##`.
+    let dir = tempfile::tempdir().unwrap();
+    let tableau = dir.path().join("fruit.xlsx");
+    workbook(
+        &tableau,
+        &[(
+            "fruit",
+            &[
+                &["id", "name", "prices", "rate"],
+                &["uint32", "string", "[]int32", "double"],
+                &["1", "apple", "1|2", "2"],
+                &["2", "pear", "3", "4"],
+            ],
+        )],
+    );
+    let luban = dir.path().join("reward.xlsx");
+    workbook(
+        &luban,
+        &[(
+            "reward",
+            &[
+                &["##var", "id", "weight", "items", "note"],
+                &["##type", "int", "float", "list,int", "string?"],
+                &["##", "编号", "权重", "道具", "备注"],
+                &["", "1", "10", "1,2", ""],
+                &["", "2", "20", "3", "x"],
+            ],
+        )],
+    );
+    let drafts = masterctl_schemas::infer::infer_file(&tableau).unwrap();
+    let types: Vec<(&str, &str)> = drafts[0]
+        .fields
+        .iter()
+        .map(|f| (f.name.as_str(), f.ty.as_str()))
+        .collect();
+    assert_eq!(
+        types,
+        [
+            ("id", "int"),
+            ("name", "string"),
+            ("prices", "list<int>"),
+            ("rate", "float")
+        ]
+    );
+    let drafts = masterctl_schemas::infer::infer_file(&luban).unwrap();
+    let fields = &drafts[0].fields;
+    let types: Vec<(&str, &str)> = fields
+        .iter()
+        .map(|f| (f.name.as_str(), f.ty.as_str()))
+        .collect();
+    // Whole numbers under `float` stay float; the list keeps Luban's comma.
+    assert_eq!(
+        types,
+        [
+            ("id", "int"),
+            ("weight", "float"),
+            ("items", "list<int>"),
+            ("note", "string")
+        ]
+    );
+    assert_eq!(fields[2].separator.as_deref(), Some(","));
+    assert!(fields[3].optional);
+    // Both drafts read their workbooks as they are: the type rows are not data.
+    let schemas = dir.path().join("schemas");
+    std::fs::create_dir(&schemas).unwrap();
+    for path in [&tableau, &luban] {
+        for draft in masterctl_schemas::infer::infer_file(path).unwrap() {
+            std::fs::write(
+                schemas.join(format!("{}.toml", draft.name)),
+                draft.to_toml(),
+            )
+            .unwrap();
+        }
+    }
+    let project = masterctl_schemas::load::load_schemas_dir(&schemas).unwrap();
+    let v = validate(&project, &[tableau, luban]);
+    assert!(!v.report.has_errors(), "{:#?}", v.report.diagnostics);
+    let rows: Vec<usize> = v.tables.iter().map(|t| t.origin.rows.len()).collect();
+    assert_eq!(rows, [2, 2]);
+}

@@ -8,7 +8,7 @@
 //! schemas are loaded by masterctl's own loader before they are handed back.
 
 mod defs;
-mod types;
+pub(crate) mod types;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
