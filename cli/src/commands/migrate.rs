@@ -141,6 +141,14 @@ impl Render for Migrated<'_> {
                 output.line(format!("  {what}: {}", n.reason));
             }
         }
+        if !m.notes.is_empty() {
+            output.line("");
+            output.line(format!("converted with a change ({}):", m.notes.len()));
+            for n in &m.notes {
+                let field = n.field.as_deref().unwrap_or_default();
+                output.line(format!("  {}.{field}: {}", n.luban_table, n.reason));
+            }
+        }
         if self.done.git_repository_created {
             output.line(format!(
                 "created a git repository in {}",

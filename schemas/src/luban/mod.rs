@@ -42,6 +42,8 @@ pub struct Migration {
     /// Luban enums used by converted fields.
     pub enums: usize,
     pub not_converted: Vec<NotConverted>,
+    /// Converted, with a change a person should know of (`text` read as `string`).
+    pub notes: Vec<NotConverted>,
 }
 
 #[derive(Debug, Serialize)]
@@ -284,6 +286,7 @@ struct Converter<'a> {
     data_dir: &'a Path,
     options: &'a Options,
     not_converted: Vec<NotConverted>,
+    notes: Vec<NotConverted>,
     /// Data sheets of each workbook read, by path relative to the data folder.
     sheets: HashMap<String, Result<Vec<(String, SheetHeader)>, String>>,
     enums_used: HashSet<String>,
@@ -309,6 +312,7 @@ impl<'a> Converter<'a> {
             data_dir,
             options,
             not_converted: Vec::new(),
+            notes: Vec::new(),
             sheets: HashMap::new(),
             enums_used: HashSet::new(),
         }
@@ -399,9 +403,14 @@ impl<'a> Converter<'a> {
                 .iter()
                 .filter(|n| n.luban_table == plan.luban)
                 .collect();
+            let changes: Vec<&NotConverted> = self
+                .notes
+                .iter()
+                .filter(|n| n.luban_table == plan.luban)
+                .collect();
             files.push((
                 format!("schemas/{}.toml", plan.name),
-                self.schema_text(plan, &notes),
+                self.schema_text(plan, &notes, &changes),
             ));
             tables.push(ConvertedTable {
                 luban: plan.luban.clone(),
@@ -424,12 +433,16 @@ impl<'a> Converter<'a> {
         let mut not_converted = self.not_converted;
         not_converted.sort();
         not_converted.dedup();
+        let mut notes = self.notes;
+        notes.sort();
+        notes.dedup();
         Ok(Migration {
             data_dir: self.data_dir.to_path_buf(),
             files,
             tables,
             enums: self.enums_used.len(),
             not_converted,
+            notes,
         })
     }
 
@@ -589,6 +602,13 @@ impl<'a> Converter<'a> {
         for var in &vars {
             match self.field(var, &header) {
                 Ok(mut field) => {
+                    if var.ty.trim_start().to_ascii_lowercase().starts_with("text") {
+                        self.notes.push(NotConverted {
+                            luban_table: luban.to_string(),
+                            field: Some(var.name.clone()),
+                            reason: "text is a localization key in Luban: read as string (the key); the texts stay in Luban's l10n files".into(),
+                        });
+                    }
                     if !field_names.insert(field.name.clone()) {
                         field.name = format!("{}_{}", field.name, fields.len() + 1);
                         field.column = Some(var.name.clone());
@@ -1036,7 +1056,12 @@ impl<'a> Converter<'a> {
         Some(names)
     }
 
-    fn schema_text(&self, plan: &Plan, notes: &[&NotConverted]) -> String {
+    fn schema_text(
+        &self,
+        plan: &Plan,
+        notes: &[&NotConverted],
+        changes: &[&NotConverted],
+    ) -> String {
         let mut out = String::new();
         let _ = writeln!(
             out,
@@ -1053,6 +1078,15 @@ impl<'a> Converter<'a> {
                 out,
                 "# Not converted: {what}: {}",
                 comment_line(&note.reason)
+            );
+        }
+        for change in changes {
+            let field = change.field.as_deref().unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "# Converted with a change: field `{}`: {}",
+                comment_line(field),
+                comment_line(&change.reason)
             );
         }
         let _ = writeln!(out, "name = {}", quote(&plan.name));
