@@ -103,6 +103,18 @@ fn luban_examples_migrate_validate_import_build_inspect() {
     );
     assert!(inspect.status.success(), "{}", text(&inspect));
 
+    // A bean spread over columns is flat fields, each read from its place.
+    let inspect = masterctl(&out, &["inspect", &o(&build_dir), "test_multi_column", "1"]);
+    assert!(inspect.status.success(), "{}", text(&inspect));
+    let row = stdout(&inspect);
+    for line in [
+        "a_y1                 1",
+        "a_y3                 3",
+        "c_y2                 32",
+    ] {
+        assert!(row.contains(line), "{row}");
+    }
+
     // The studio's files are as they were.
     assert!(
         before == files_under(&luban()),

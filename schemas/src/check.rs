@@ -173,6 +173,7 @@ mod tests {
             unique: false,
             description: None,
             columns: Vec::new(),
+            column_offset: 0,
             nulls: Vec::new(),
             separator: None,
             aliases: Vec::new(),

@@ -206,6 +206,8 @@ pub struct Field {
     pub description: Option<String>,
     /// Headers the sheets give the field besides its name (`column = "アイテムID"`).
     pub columns: Vec<String>,
+    /// Read `column_offset` places right of a `column` header (`0`: under it).
+    pub column_offset: usize,
     /// Cell texts read as an empty cell (`null = ["NULL"]`: the field's, else the
     /// project's; none by default).
     pub nulls: Vec<String>,
@@ -227,11 +229,13 @@ impl Field {
         self.name == header || self.columns.iter().any(|c| c == header)
     }
 
-    /// Its name, and its other spellings in parentheses: `item_id (アイテムID)`.
+    /// Its name, and its other spellings in parentheses: `item_id (アイテムID)`, or
+    /// `reward_count (1 right of reward)`.
     pub fn header_names(&self) -> String {
-        match self.columns.as_slice() {
-            [] => self.name.clone(),
-            spellings => format!("{} ({})", self.name, spellings.join(", ")),
+        match (self.columns.as_slice(), self.column_offset) {
+            ([], _) => self.name.clone(),
+            (spellings, 0) => format!("{} ({})", self.name, spellings.join(", ")),
+            (spellings, n) => format!("{} ({n} right of {})", self.name, spellings.join(", ")),
         }
     }
 }

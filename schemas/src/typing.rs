@@ -347,29 +347,50 @@ impl Header {
             }
             let text = cell.display();
             let name = text.trim();
-            match schema.headed_field(name) {
-                Some(field) if header.field_columns[field].is_some() => {
-                    let first = header.field_columns[field].unwrap_or_default();
-                    let mut location = located(column);
-                    location.field = Some(name.to_string());
-                    diagnostics.push(
-                        Diagnostic::new(
-                            Code::DuplicateColumn,
-                            location,
-                            format!("column `{name}` appears twice in the header"),
-                        )
-                        .hint(format!(
-                            "it is also in column {}; keep one",
-                            crate::diagnostic::column_letters(grid.column_position(first))
-                        )),
-                    );
+            // The fields this header names: by name, or by a `column` spelling — each
+            // at its `column_offset` right of it (a structure spread over columns).
+            let targets: Vec<(usize, usize)> = match schema.field_index(name) {
+                Some(field) => vec![(field, column)],
+                None => schema
+                    .fields
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, f)| f.columns.iter().any(|c| c == name))
+                    .map(|(i, f)| (i, column + f.column_offset))
+                    .collect(),
+            };
+            let mut duplicate = false;
+            for &(field, at) in &targets {
+                match header.field_columns[field] {
+                    Some(first) if !duplicate => {
+                        duplicate = true;
+                        let mut location = located(column);
+                        location.field = Some(name.to_string());
+                        diagnostics.push(
+                            Diagnostic::new(
+                                Code::DuplicateColumn,
+                                location,
+                                format!("column `{name}` appears twice in the header"),
+                            )
+                            .hint(format!(
+                                "it is also in column {}; keep one",
+                                crate::diagnostic::column_letters(grid.column_position(first))
+                            )),
+                        );
+                    }
+                    Some(_) => {}
+                    None => header.field_columns[field] = Some(at),
+                }
+            }
+            if duplicate {
+                header.comment_columns.push(column);
+            }
+            match targets.is_empty() {
+                false => {}
+                true if schema.other_columns == OtherColumns::Ignore => {
                     header.comment_columns.push(column);
                 }
-                Some(field) => header.field_columns[field] = Some(column),
-                None if schema.other_columns == OtherColumns::Ignore => {
-                    header.comment_columns.push(column);
-                }
-                None => {
+                true => {
                     let mut d = Diagnostic::new(
                         Code::UnknownColumn,
                         located(column),

@@ -615,3 +615,77 @@ fn a_row_declaring_types_is_structure_and_infer_takes_its_types() {
     let rows: Vec<usize> = v.tables.iter().map(|t| t.origin.rows.len()).collect();
     assert_eq!(rows, [2, 2]);
 }
+
+const SPREAD: &str = r#"name = "drop"
+primary_key = ["id"]
+
+[[fields]]
+name = "id"
+type = "int"
+
+[[fields]]
+name = "reward_item_id"
+type = "int"
+column = "reward"
+
+[[fields]]
+name = "reward_count"
+type = "int"
+column = "reward"
+column_offset = 1
+"#;
+
+#[test]
+fn a_structure_spread_over_columns_under_one_header_is_flat_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("drop.xlsx");
+    workbook(
+        &path,
+        &[(
+            "drop",
+            &[
+                &["id", "reward", ""],
+                &["1", "1001", "5"],
+                &["2", "1002", "x"],
+            ],
+        )],
+    );
+    let project = load(&[("drop.toml", SPREAD)]).unwrap();
+    let v = validate(&project, &[path]);
+    let d = only_error(&v);
+    // The cell right of `reward` is `reward_count`'s, located where it is.
+    assert_eq!(d.code, Code::TypeError, "{d:#?}");
+    assert_eq!(d.location.field.as_deref(), Some("reward_count"));
+    assert_eq!(d.location.cell.as_deref(), Some("C3"), "{d:#?}");
+    assert_eq!(v.tables[0].columns[2][0], Value::Int(5));
+    assert_eq!(v.tables[0].columns[1][1], Value::Int(1002));
+    // A missing header names the place: `reward_count (1 right of reward)`.
+    let csv = validate_files(&project, &[("drop.csv", "id,prize\n1,2\n")]);
+    assert!(
+        csv.report.diagnostics.iter().any(|d| d
+            .expected
+            .as_deref()
+            .unwrap_or("")
+            .contains("reward_count (1 right of reward)")),
+        "{:#?}",
+        csv.report.diagnostics
+    );
+    for (bad, says) in [
+        (
+            "column = \"reward\"\ncolumn_offset = 1\n",
+            "would name both",
+        ),
+        ("column_offset = 2\n", "needs a `column`"),
+        (
+            "column = \"reward\"\ncolumn_offset = -1\n",
+            "not a count of columns",
+        ),
+    ] {
+        let schema = format!("{SPREAD}\n[[fields]]\nname = \"extra\"\ntype = \"int\"\n{bad}");
+        let errors = load(&[("drop.toml", &schema)]).unwrap_err();
+        assert!(
+            errors.iter().any(|e| e.message.contains(says)),
+            "{bad}: {errors:#?}"
+        );
+    }
+}

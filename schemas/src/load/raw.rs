@@ -93,6 +93,9 @@ pub(super) struct RawField {
     pub(super) description: Option<String>,
     /// The header the sheet gives the field, when not its name: one spelling or several.
     pub(super) column: Option<Spanned<RawSpellings>>,
+    /// Read from the column this many places right of the `column` header (a structure
+    /// spread over columns under one header).
+    pub(super) column_offset: Option<Spanned<i64>>,
     /// Cell texts that mean an empty cell in this field (instead of the project's).
     pub(super) null: Option<Spanned<RawSpellings>>,
     /// What separates a list's elements in the sheets (`|` by default).

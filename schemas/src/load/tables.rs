@@ -291,14 +291,15 @@ impl Builder {
                 fields.push(field);
             }
         }
-        // A header names one field: no `column` may be another field's name or spelling.
-        let mut headers: HashMap<&str, &str> = HashMap::new();
+        // A header (and a place right of it) names one field: no `column` may be another
+        // field's name or spelling at the same offset.
+        let mut headers: HashMap<(&str, usize), &str> = HashMap::new();
         for field in &fields {
-            headers.insert(&field.name, &field.name);
+            headers.insert((&field.name, 0), &field.name);
         }
         for (raw_field, field) in raw_fields.iter().zip(&fields) {
             for spelling in &field.columns {
-                match headers.insert(spelling, &field.name) {
+                match headers.insert((spelling, field.column_offset), &field.name) {
                     Some(other) if other != field.name => {
                         let span = raw_field
                             .get_ref()
@@ -486,6 +487,7 @@ impl Builder {
             })
             .collect();
         let columns = self.field_columns(&at, raw);
+        let column_offset = self.column_offset(&at, raw, &columns);
         let nulls = raw
             .null
             .as_ref()
@@ -514,6 +516,7 @@ impl Builder {
             unique: raw.unique,
             description: raw.description.clone(),
             columns,
+            column_offset,
             nulls,
             separator,
             aliases,
@@ -721,6 +724,24 @@ impl Builder {
             return None;
         }
         (text != "|").then(|| text.clone())
+    }
+
+    /// `column_offset`: a count of columns right of a `column` header, which it needs.
+    fn column_offset(&mut self, at: &FieldSite<'_>, raw: &RawField, columns: &[String]) -> usize {
+        let Some(offset) = &raw.column_offset else {
+            return 0;
+        };
+        let problem = match *offset.get_ref() {
+            _ if columns.is_empty() => "needs a `column`: the header it counts from",
+            n if !(0..=16_384).contains(&n) => "is not a count of columns (0 to 16384)",
+            n => return n as usize,
+        };
+        self.error(at.source.error(
+            Code::InvalidOption,
+            offset.span(),
+            format!("field `{}`'s column_offset {problem}", at.name),
+        ));
+        0
     }
 
     /// `column`: the headers the sheets give the field, each written once, on one line.

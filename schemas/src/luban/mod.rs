@@ -10,7 +10,7 @@
 mod defs;
 pub(crate) mod types;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -255,6 +255,8 @@ struct FieldOut {
     name: String,
     /// The sheet's header, when it is not the field's name.
     column: Option<String>,
+    /// Places right of that header (a bean's field spread over columns).
+    column_offset: usize,
     ty: String,
     optional: bool,
     nulls: Vec<String>,
@@ -330,11 +332,15 @@ impl<'a> Converter<'a> {
         let mut plans: Vec<Plan> = Vec::new();
         let mut claimed: HashMap<String, String> = HashMap::new();
         let mut names: HashSet<String> = HashSet::new();
+        let mut same_rows: HashMap<String, String> = HashMap::new();
         for table in &self.defs.tables {
             let Some(mut plan) = self.plan(table) else {
                 continue;
             };
             if let Some(first) = claimed.get(&plan.source) {
+                // Its records are the first's (Luban's export groups filter them): a
+                // reference to it is a reference to the first.
+                same_rows.insert(table.full_name.clone(), first.clone());
                 let reason = format!(
                     "reads the same sheet as `{first}` ({}); masterctl reads a sheet into one table",
                     plan.source
@@ -368,6 +374,7 @@ impl<'a> Converter<'a> {
                 let module = defs::module_of(&plan.luban);
                 let resolved = [format!("{module}.{target}"), target.to_string()]
                     .into_iter()
+                    .map(|t| same_rows.get(&t).cloned().unwrap_or(t))
                     .find_map(|t| targets.get(&t));
                 match resolved {
                     Some((table, Some(key))) => field.reference = Some(format!("{table}.{key}")),
@@ -600,22 +607,30 @@ impl<'a> Converter<'a> {
         let mut fields = Vec::new();
         let mut field_names = HashSet::new();
         for var in &vars {
-            match self.field(var, &header) {
-                Ok(mut field) => {
-                    if var.ty.trim_start().to_ascii_lowercase().starts_with("text") {
-                        self.notes.push(NotConverted {
-                            luban_table: luban.to_string(),
-                            field: Some(var.name.clone()),
-                            reason: "text is a localization key in Luban: read as string (the key); the texts stay in Luban's l10n files".into(),
-                        });
-                    }
-                    if !field_names.insert(field.name.clone()) {
-                        field.name = format!("{}_{}", field.name, fields.len() + 1);
-                        field.column = Some(var.name.clone());
-                    }
-                    fields.push(field);
+            let converted = match self.spread_bean(var, &header) {
+                Some(spread) => spread,
+                None => self.field(var, &header).map(|f| vec![f]),
+            };
+            let converted = match converted {
+                Ok(converted) => converted,
+                Err(reason) => {
+                    self.skip(luban, Some(&var.name), reason);
+                    continue;
                 }
-                Err(reason) => self.skip(luban, Some(&var.name), reason),
+            };
+            if var.ty.trim_start().to_ascii_lowercase().starts_with("text") {
+                self.notes.push(NotConverted {
+                    luban_table: luban.to_string(),
+                    field: Some(var.name.clone()),
+                    reason: "text is a localization key in Luban: read as string (the key); the texts stay in Luban's l10n files".into(),
+                });
+            }
+            for mut field in converted {
+                if !field_names.insert(field.name.clone()) {
+                    field.name = format!("{}_{}", field.name, fields.len() + 1);
+                    field.column.get_or_insert_with(|| var.name.clone());
+                }
+                fields.push(field);
             }
         }
         let primary_key = self.key(table, &vars, &mut fields)?;
@@ -740,6 +755,118 @@ impl<'a> Converter<'a> {
         })
     }
 
+    /// A bean spread over columns under its header, as flat fields (`reward_item_id`,
+    /// `reward_count`, each `column_offset` places right of `reward`); `None` when the
+    /// type is not a plain bean (the field is converted, or refused, as any other).
+    fn spread_bean(
+        &mut self,
+        var: &VarDef,
+        header: &SheetHeader,
+    ) -> Option<Result<Vec<FieldOut>, String>> {
+        let ty = types::parse(&var.ty).ok()?;
+        let Kind::Named(name) = &ty.kind else {
+            return None;
+        };
+        let bean = self.bean(&var.module, name)?;
+        if self.is_polymorphic(&bean.full_name) {
+            return None;
+        }
+        Some((|| {
+            if ty.nullable {
+                return Err(format!(
+                    "an optional bean (`{name}?`): its cells may say `null` or `{{}}`"
+                ));
+            }
+            let Some((column, title)) = header.column_of(&var.name) else {
+                return Err(format!("no column of the sheet is headed `{}`", var.name));
+            };
+            let prefix = identifier_from(&var.name).unwrap_or_else(|| "field".into());
+            let leaves = self.leaves(bean, &prefix, &var.name, 0)?;
+            let width = header.spread(column).len() + 1;
+            if leaves.len() != width {
+                return Err(format!(
+                    "bean `{}` has {} fields, and its header `{title}` spans {width} column{}",
+                    bean.full_name,
+                    leaves.len(),
+                    if width == 1 { " (one cell)" } else { "s" }
+                ));
+            }
+            let mut fields = Vec::new();
+            for (offset, (luban, leaf)) in leaves.iter().enumerate() {
+                let mut field = self.field(leaf, &SheetHeader::default())?;
+                self.check_cells(&field.ty, header.texts.get(&(column + offset)))
+                    .map_err(|e| format!("`{luban}`: {e}"))?;
+                field.luban = luban.clone();
+                field.column = Some(title.to_string());
+                field.column_offset = offset;
+                fields.push(field);
+            }
+            Ok(fields)
+        })())
+    }
+
+    /// A bean's scalar fields, nested beans flattened (`reward_item_id`), with their
+    /// Luban paths (`reward.item_id`).
+    fn leaves(
+        &self,
+        bean: &defs::BeanDef,
+        prefix: &str,
+        path: &str,
+        depth: usize,
+    ) -> Result<Vec<(String, VarDef)>, String> {
+        if depth > 4 {
+            return Err(format!("bean `{}` nests too deep", bean.full_name));
+        }
+        if bean.parent.is_some() || self.is_polymorphic(&bean.full_name) {
+            return Err(format!(
+                "bean `{}` is one case of a polymorphic type",
+                bean.full_name
+            ));
+        }
+        let module = defs::module_of(&bean.full_name);
+        let mut leaves = Vec::new();
+        for field in &bean.fields {
+            let name = format!(
+                "{prefix}_{}",
+                identifier_from(&field.name).unwrap_or_else(|| "field".into())
+            );
+            let luban = format!("{path}.{}", field.name);
+            let ty = types::parse(&field.ty)
+                .map_err(|e| format!("bean `{}`'s `{}`: {e}", bean.full_name, field.name))?;
+            match &ty.kind {
+                Kind::Named(n) if primitive(n).is_some() || self.enum_def(module, n).is_some() => {
+                    leaves.push((
+                        luban,
+                        VarDef {
+                            name,
+                            module: module.to_string(),
+                            ty: field.ty.clone(),
+                            comment: field.comment.clone(),
+                        },
+                    ));
+                }
+                Kind::Named(n) => match self.bean(module, n) {
+                    Some(inner) if !ty.nullable => {
+                        leaves.extend(self.leaves(inner, &name, &luban, depth + 1)?)
+                    }
+                    _ => {
+                        return Err(format!(
+                            "bean `{}`'s `{}` is `{}`",
+                            bean.full_name, field.name, field.ty
+                        ));
+                    }
+                },
+                Kind::Container { .. } => {
+                    return Err(format!(
+                        "bean `{}`'s `{}` is a container (`{}`)",
+                        bean.full_name, field.name, field.ty
+                    ));
+                }
+            }
+        }
+        Ok(leaves)
+    }
+
     /// One field, or why it cannot be converted.
     fn field(&mut self, var: &VarDef, header: &SheetHeader) -> Result<FieldOut, String> {
         let mut ty = types::parse(&var.ty).map_err(|e| format!("its type `{}`: {e}", var.ty))?;
@@ -765,6 +892,7 @@ impl<'a> Converter<'a> {
         let mut out = FieldOut {
             luban: var.name.clone(),
             column: (name != title).then_some(title),
+            column_offset: 0,
             name,
             ty: String::new(),
             optional: ty.nullable,
@@ -859,17 +987,7 @@ impl<'a> Converter<'a> {
                 }
             }
         }
-        if let Some(c) = column
-            && matches!(out.ty.as_str(), "int" | "float")
-            && let Some(constant) = header
-                .texts
-                .get(&c)
-                .and_then(|t| self.defs.constants.iter().find(|k| t.contains(*k)))
-        {
-            return Err(format!(
-                "its cells name constants (`{constant}`, a constalias): masterctl reads numbers"
-            ));
-        }
+        self.check_cells(&out.ty, column.and_then(|c| header.texts.get(&c)))?;
         if out.ty == "string" {
             // An empty cell, or `""`, is Luban's empty string: masterctl's no value.
             out.optional = true;
@@ -914,6 +1032,28 @@ impl<'a> Converter<'a> {
             };
         }
         Ok(out)
+    }
+
+    /// What a numeric column's cells write that Luban reads and masterctl does not:
+    /// constants (`ITEM0`, a constalias), hexadecimal numbers (`0x100`).
+    fn check_cells(&self, ty: &str, texts: Option<&BTreeSet<String>>) -> Result<(), String> {
+        let Some(texts) = texts.filter(|_| matches!(ty, "int" | "float")) else {
+            return Ok(());
+        };
+        if let Some(constant) = self.defs.constants.iter().find(|k| texts.contains(*k)) {
+            return Err(format!(
+                "its cells name constants (`{constant}`, a constalias): masterctl reads numbers"
+            ));
+        }
+        if let Some(hex) = texts
+            .iter()
+            .find(|t| t.starts_with("0x") || t.starts_with("0X"))
+        {
+            return Err(format!(
+                "its cells write hexadecimal numbers (`{hex}`), which masterctl does not read"
+            ));
+        }
+        Ok(())
     }
 
     /// A primitive or an enum, as a masterctl type name.
@@ -1103,6 +1243,9 @@ impl<'a> Converter<'a> {
             let _ = writeln!(out, "name = {}", quote(&field.name));
             if let Some(column) = &field.column {
                 let _ = writeln!(out, "column = {}", quote(column));
+            }
+            if field.column_offset > 0 {
+                let _ = writeln!(out, "column_offset = {}", field.column_offset);
             }
             let _ = writeln!(out, "type = {}", quote(&field.ty));
             if let Some(e) = field
