@@ -189,22 +189,27 @@ fn name_drafts(path: &Path, drafts: Vec<(DraftSchema, bool)>) -> Vec<DraftSchema
 /// (a header in another script).
 pub fn identifier_from(text: &str) -> Option<String> {
     let mut out = String::new();
-    let mut previous_lower = false;
-    for c in text.trim().chars() {
+    let chars: Vec<char> = text.trim().chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
         if c.is_ascii_uppercase() {
-            if previous_lower && !out.ends_with('_') {
+            // A word starts at an uppercase letter after a lowercase one (`itemId`), or
+            // before a lowercase one after a run of capitals or digits (`HTTPServer`,
+            // `Task1Param`, `L10NDemo` → `l10n_demo`).
+            let previous = i.checked_sub(1).map(|p| chars[p]);
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
+            let starts = match previous {
+                Some(p) if p.is_ascii_lowercase() => true,
+                Some(p) if p.is_ascii_uppercase() || p.is_ascii_digit() => next_lower,
+                _ => false,
+            };
+            if starts && !out.is_empty() && !out.ends_with('_') {
                 out.push('_');
             }
             out.push(c.to_ascii_lowercase());
-            previous_lower = false;
         } else if c.is_ascii_alphanumeric() {
             out.push(c);
-            previous_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
-        } else {
-            if !out.is_empty() && !out.ends_with('_') {
-                out.push('_');
-            }
-            previous_lower = false;
+        } else if !out.is_empty() && !out.ends_with('_') {
+            out.push('_');
         }
     }
     // Room below the loader's limit for a `_2` that tells two alike apart.
@@ -723,6 +728,17 @@ mod tests {
         assert_eq!(identifier_from("Item ID").as_deref(), Some("item_id"));
         assert_eq!(identifier_from("habitat_id").as_deref(), Some("habitat_id"));
         assert_eq!(identifier_from("2nd").as_deref(), Some("f_2nd"));
+        assert_eq!(identifier_from("L10NDemo").as_deref(), Some("l10n_demo"));
+        assert_eq!(
+            identifier_from("HTTPServer").as_deref(),
+            Some("http_server")
+        );
+        assert_eq!(
+            identifier_from("Task1Param").as_deref(),
+            Some("task1_param")
+        );
+        assert_eq!(identifier_from("itemID").as_deref(), Some("item_id"));
+        assert_eq!(identifier_from("valueType").as_deref(), Some("value_type"));
         assert_eq!(identifier_from("名前"), None);
     }
 
