@@ -292,3 +292,76 @@ fn what_migrate_refuses_writes_nothing() {
     );
     assert!(!existing.join("schemas").exists());
 }
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn text_keys_are_checked_against_the_l10n_table_when_it_is_given() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("DataTables");
+    copy_dir(&luban(), &project);
+    let texts = project.join("Datas/l10n/texts.csv");
+    std::fs::write(
+        &texts,
+        "key,zh,en\n/apple,苹果,apple\n/banana,香蕉,banana\n",
+    )
+    .unwrap();
+    let out = repository(tmp.path(), "masters");
+    let t = |p: &Path| p.display().to_string();
+    let run = masterctl(
+        tmp.path(),
+        &[
+            "migrate",
+            "luban",
+            &t(&project),
+            "--out",
+            &t(&out),
+            "--l10n",
+            &t(&texts),
+        ],
+    );
+    assert!(run.status.success(), "{}", text(&run));
+    assert!(stdout(&run).contains("l10n -> l10n_text (l10n/texts.csv, 3 fields, key key)"));
+    let demo = std::fs::read_to_string(out.join("schemas/l10n_demo.toml")).unwrap();
+    assert!(demo.contains("references = \"l10n_text.key\""), "{demo}");
+    let datas = project.join("Datas");
+    let validate = masterctl(&out, &["validate", &t(&datas)]);
+    assert!(validate.status.success(), "{}", text(&validate));
+    // A key the l10n table does not have is a foreign-key error at its cell.
+    std::fs::write(&texts, "key,zh,en\n/banana,香蕉,banana\n").unwrap();
+    let validate = masterctl(&out, &["validate", &t(&datas)]);
+    assert_eq!(validate.status.code(), Some(1), "{}", text(&validate));
+    assert!(
+        text(&validate).contains("l10n_text") && text(&validate).contains("/apple"),
+        "{}",
+        text(&validate)
+    );
+    // An l10n table without a key column is a usage error, nothing written.
+    std::fs::write(&texts, "id,zh\n1,苹果\n").unwrap();
+    let other = tmp.path().join("other");
+    let run = masterctl(
+        tmp.path(),
+        &[
+            "migrate",
+            "luban",
+            &t(&project),
+            "--out",
+            &t(&other),
+            "--l10n",
+            &t(&texts),
+        ],
+    );
+    assert_eq!(run.status.code(), Some(2), "{}", text(&run));
+    assert!(text(&run).contains("`key` column"), "{}", text(&run));
+    assert!(!other.exists());
+}

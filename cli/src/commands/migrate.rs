@@ -37,6 +37,10 @@ pub struct Args {
         value_name = "LANG,..."
     )]
     languages: Vec<String>,
+    /// Luban's l10n table, a workbook or CSV file (a `key` column, one per language):
+    /// `text` fields, which hold its keys, are checked against it
+    #[arg(long, value_name = "FILE")]
+    l10n: Option<PathBuf>,
 }
 
 pub fn run(command: Command, output: &Output) -> Result<(), Failure> {
@@ -59,6 +63,7 @@ pub fn run(command: Command, output: &Output) -> Result<(), Failure> {
     let options = luban::Options {
         region: args.region.clone(),
         languages: args.languages.clone(),
+        l10n: args.l10n.clone(),
     };
     let migration = luban::migrate(&args.dir, &options).map_err(|e| match e {
         MigrateError::Conf(message) => Failure::usage(message),

@@ -28,6 +28,77 @@ pub struct Options {
     pub region: String,
     /// The source language first.
     pub languages: Vec<String>,
+    /// Luban's l10n table (a workbook or CSV file: a `key` column and one per
+    /// language): `text` fields are then checked against its keys.
+    pub l10n: Option<PathBuf>,
+}
+
+/// Luban's l10n table, as a masterctl table of keys.
+#[derive(Debug, Clone)]
+struct L10nTable {
+    source: String,
+    /// The key column's header, and each language column's.
+    key: String,
+    languages: Vec<String>,
+}
+
+/// Read the l10n table's header: the first row with a `key` cell.
+fn l10n_table(path: &Path, data_dir: &Path) -> Result<L10nTable, String> {
+    let is_csv = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    let mut found: Option<(String, Vec<String>)> = None;
+    let mut look = |sheet: &str, grid: &dyn crate::grid::Grid| {
+        if found.is_some() {
+            return;
+        }
+        for row in 0..grid.height().min(10) {
+            let cells: Vec<String> = (0..grid.width(row))
+                .map(|c| grid.cell(row, c).display().trim().to_string())
+                .collect();
+            if cells.iter().any(|c| c.eq_ignore_ascii_case("key")) {
+                found = Some((sheet.to_string(), cells));
+                return;
+            }
+        }
+    };
+    let file_name = relative_path(data_dir, path);
+    if is_csv {
+        let bytes = masterctl_runtime::files::read_regular(path, 256 << 20)
+            .map_err(|e| e.to_string())?
+            .ok_or("no such file")?;
+        let grid = crate::read::csv::CsvGrid::parse(&bytes, path)
+            .map_err(|d| d.first().map(|d| d.message.clone()).unwrap_or_default())?;
+        look("", &grid);
+    } else {
+        crate::read::workbook::for_each_sheet(path, |sheet, grid| {
+            if let Ok(grid) = grid {
+                look(sheet, grid);
+            }
+        })
+        .map_err(|d| d.message)?;
+    }
+    let (sheet, cells) = found.ok_or("no row of its first ten has a `key` column")?;
+    let key = cells
+        .iter()
+        .find(|c| c.eq_ignore_ascii_case("key"))
+        .cloned()
+        .unwrap_or_default();
+    let languages: Vec<String> = cells
+        .into_iter()
+        .filter(|c| !c.is_empty() && !c.starts_with('#') && !c.eq_ignore_ascii_case("key"))
+        .collect();
+    if languages.is_empty() {
+        return Err("it has a `key` column and no language column".into());
+    }
+    Ok(L10nTable {
+        source: match sheet.as_str() {
+            "" => file_name,
+            sheet => format!("{file_name}#{sheet}"),
+        },
+        key,
+        languages,
+    })
 }
 
 /// A converted project, and what was not converted.
@@ -149,7 +220,16 @@ pub fn migrate(dir: &Path, options: &Options) -> Result<Migration, MigrateError>
     for table in &mut defs.tables {
         table.declared_in = relative_path(dir, Path::new(&table.declared_in));
     }
-    Converter::new(&defs, &data_dir, options).run()
+    let l10n = match &options.l10n {
+        Some(path) => Some(
+            l10n_table(path, &data_dir)
+                .map_err(|e| MigrateError::Conf(format!("--l10n {}: {e}", path.display())))?,
+        ),
+        None => None,
+    };
+    let mut converter = Converter::new(&defs, &data_dir, options);
+    converter.l10n = l10n;
+    converter.run()
 }
 
 fn definitions_error(file: &Path, message: impl Into<String>) -> MigrateError {
@@ -292,6 +372,7 @@ struct Converter<'a> {
     /// Data sheets of each workbook read, by path relative to the data folder.
     sheets: HashMap<String, Result<Vec<(String, SheetHeader)>, String>>,
     enums_used: HashSet<String>,
+    l10n: Option<L10nTable>,
 }
 
 /// Luban's primitive types, as masterctl types.
@@ -317,6 +398,7 @@ impl<'a> Converter<'a> {
             notes: Vec::new(),
             sheets: HashMap::new(),
             enums_used: HashSet::new(),
+            l10n: None,
         }
     }
 
@@ -363,6 +445,18 @@ impl<'a> Converter<'a> {
                 (p.luban.clone(), (p.name.clone(), key))
             })
             .collect();
+        let mut targets = targets;
+        let l10n_name = self.l10n.as_ref().map(|_| {
+            let name = (1..)
+                .map(|n| match n {
+                    1 => "l10n_text".to_string(),
+                    n => format!("l10n_text_{n}"),
+                })
+                .find(|n| names.insert(n.clone()))
+                .unwrap_or_default();
+            targets.insert(L10N.to_string(), (name.clone(), Some("key".to_string())));
+            name
+        });
         let mut files = vec![("masterctl.toml".to_string(), self.config())];
         let mut tables = Vec::new();
         for plan in &mut plans {
@@ -425,6 +519,16 @@ impl<'a> Converter<'a> {
                 source: plan.source.clone(),
                 fields: plan.fields.len(),
                 primary_key: plan.primary_key.clone(),
+            });
+        }
+        if let (Some(l10n), Some(name)) = (&self.l10n, &l10n_name) {
+            files.push((format!("schemas/{name}.toml"), l10n_schema(name, l10n)));
+            tables.push(ConvertedTable {
+                luban: "l10n".into(),
+                table: name.clone(),
+                source: l10n.source.clone(),
+                fields: l10n.languages.len() + 1,
+                primary_key: vec!["key".into()],
             });
         }
         if tables.is_empty() {
@@ -622,7 +726,10 @@ impl<'a> Converter<'a> {
                 self.notes.push(NotConverted {
                     luban_table: luban.to_string(),
                     field: Some(var.name.clone()),
-                    reason: "text is a localization key in Luban: read as string (the key); the texts stay in Luban's l10n files".into(),
+                    reason: match &self.l10n {
+                        Some(_) => "text is a localization key in Luban: read as string (the key), checked against the l10n table".into(),
+                        None => "text is a localization key in Luban: read as string (the key); the texts stay in Luban's l10n files (give --l10n to check the keys)".into(),
+                    },
                 });
             }
             for mut field in converted {
@@ -996,6 +1103,11 @@ impl<'a> Converter<'a> {
         if let Some(reference) = ty.attr("ref") {
             out.reference = Some(reference.to_string());
         }
+        if self.l10n.is_some()
+            && matches!(&ty.kind, Kind::Named(n) if n.eq_ignore_ascii_case("text"))
+        {
+            out.reference = Some(L10N.to_string());
+        }
         if let Some(range) = ty.attr("range") {
             self.range(range, &mut out)?;
         }
@@ -1333,6 +1445,43 @@ fn out_of_range(field: &FieldOut, value: f64) -> bool {
     let bound = |b: &Option<String>| b.as_deref().and_then(|b| b.parse::<f64>().ok());
     bound(&field.min).is_some_and(|min| value < min)
         || bound(&field.max).is_some_and(|max| value > max)
+}
+
+/// The reference target of `text` fields when Luban's l10n table is given.
+const L10N: &str = "#l10n";
+
+/// The l10n table's schema: its keys, and a string per language.
+fn l10n_schema(name: &str, l10n: &L10nTable) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# Luban's l10n table: the keys `text` fields hold.");
+    let _ = writeln!(out, "name = {}", quote(name));
+    let _ = writeln!(out, "source = {}", quote(&l10n.source));
+    let _ = writeln!(out, "primary_key = [\"key\"]");
+    let _ = writeln!(out, "other_columns = \"ignore\"");
+    let _ = writeln!(out, "\n[[fields]]\nname = \"key\"\ntype = \"string\"");
+    if l10n.key != "key" {
+        let _ = writeln!(out, "column = {}", quote(&l10n.key));
+    }
+    let mut taken: HashSet<String> = HashSet::from(["key".to_string()]);
+    for language in &l10n.languages {
+        let base = identifier_from(language).unwrap_or_else(|| "language".into());
+        let name = (1..)
+            .map(|n| match n {
+                1 => base.clone(),
+                n => format!("{base}_{n}"),
+            })
+            .find(|n| taken.insert(n.clone()))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "\n[[fields]]\nname = {}\ntype = \"string\"\noptional = true",
+            quote(&name)
+        );
+        if &name != language {
+            let _ = writeln!(out, "column = {}", quote(language));
+        }
+    }
+    out
 }
 
 /// The value numbered 0, an enum's default.
