@@ -275,6 +275,22 @@ fn what_migrate_refuses_writes_nothing() {
         ],
     );
     assert_eq!(run.status.code(), Some(2), "{}", text(&run));
+    for languages in ["zh,../x", "zh,zh", ""] {
+        let run = masterctl(
+            tmp.path(),
+            &[
+                "migrate",
+                "luban",
+                &t(&luban()),
+                "--out",
+                &t(&out),
+                "--languages",
+                languages,
+            ],
+        );
+        assert_eq!(run.status.code(), Some(2), "{languages}: {}", text(&run));
+        assert!(!out.exists());
+    }
     let existing = repository(tmp.path(), "existing");
     std::fs::write(
         existing.join("masterctl.toml"),

@@ -51,6 +51,20 @@ pub fn run(command: Command, output: &Output) -> Result<(), Failure> {
                 .hint("lowercase letters, digits and `_`, starting with a letter (`main`, `cn`)"),
         );
     }
+    if let Some(bad) = args
+        .languages
+        .iter()
+        .find(|l| !masterctl_schemas::load::is_language_tag(l))
+    {
+        return Err(
+            Failure::usage(format!("--languages: `{bad}` is not a language tag"))
+                .hint("letters, digits and `-`, starting with a letter (`zh`, `en`, `zh-Hant`)"),
+        );
+    }
+    let mut seen = std::collections::HashSet::new();
+    if let Some(twice) = args.languages.iter().find(|l| !seen.insert(*l)) {
+        return Err(Failure::usage(format!("--languages names `{twice}` twice")));
+    }
     if !args.dir.join("luban.conf").is_file() {
         return Err(Failure::usage(format!(
             "{}: no luban.conf in this folder",

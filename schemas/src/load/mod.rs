@@ -203,7 +203,7 @@ impl Builder {
 
 /// A BCP 47-like tag: letters, digits and `-`, starting with a letter; it becomes a
 /// folder name (`locales/<lang>/`), so nothing else.
-fn is_language_tag(tag: &str) -> bool {
+pub fn is_language_tag(tag: &str) -> bool {
     let mut chars = tag.chars();
     chars.next().is_some_and(|c| c.is_ascii_alphabetic())
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '-')
