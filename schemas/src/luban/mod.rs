@@ -1225,7 +1225,13 @@ impl<'a> Converter<'a> {
                 let n: i64 = text
                     .parse()
                     .map_err(|_| format!("its range `{range}` is not whole numbers"))?;
-                return Ok(Some((if exclusive { n + step } else { n }).to_string()));
+                let n = match exclusive {
+                    true => n
+                        .checked_add(step)
+                        .ok_or_else(|| format!("its range `{range}` excludes the last number"))?,
+                    false => n,
+                };
+                return Ok(Some(n.to_string()));
             }
             if exclusive {
                 return Err(format!("its range `{range}` excludes a bound of a float"));
@@ -1558,4 +1564,124 @@ fn comment_line(text: &str) -> String {
     text.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn converter_field(ty: &str) -> FieldOut {
+        FieldOut {
+            luban: "x".into(),
+            name: "x".into(),
+            column: None,
+            column_offset: 0,
+            ty: ty.into(),
+            optional: false,
+            nulls: Vec::new(),
+            separator: None,
+            enum_name: None,
+            min: None,
+            max: None,
+            default: None,
+            reference: None,
+            unique: false,
+            description: None,
+        }
+    }
+
+    #[test]
+    fn ranges_become_min_and_max() {
+        let defs = Defs::default();
+        let options = Options {
+            region: "main".into(),
+            languages: vec!["zh".into()],
+            l10n: None,
+        };
+        let converter = Converter::new(&defs, Path::new("."), &options);
+        let mut field = converter_field("int");
+        converter.range("(1, 10]", &mut field).unwrap();
+        assert_eq!(
+            (field.min.as_deref(), field.max.as_deref()),
+            (Some("2"), Some("10"))
+        );
+        let mut field = converter_field("int");
+        converter.range("[1,]", &mut field).unwrap();
+        assert_eq!(
+            (field.min.as_deref(), field.max.as_deref()),
+            (Some("1"), None)
+        );
+        // Bounds at the edge of 64 bits are refused, not overflowed.
+        let mut field = converter_field("int");
+        assert!(
+            converter
+                .range("[1, 9223372036854775807)", &mut field)
+                .is_ok()
+        );
+        let mut field = converter_field("int");
+        assert!(
+            converter
+                .range("(9223372036854775807, 1]", &mut field)
+                .is_err()
+        );
+        let mut field = converter_field("float");
+        assert!(converter.range("(1.5, 2]", &mut field).is_err());
+        let mut field = converter_field("string");
+        assert!(converter.range("[1,2]", &mut field).is_err());
+    }
+
+    #[test]
+    fn enum_numbers_count_on_and_names_are_tables_words() {
+        let e = defs::EnumDef {
+            full_name: "item.EQuality".into(),
+            flags: false,
+            items: vec![
+                defs::EnumItem {
+                    name: "WHITE".into(),
+                    aliases: vec!["白".into()],
+                    value: None,
+                },
+                defs::EnumItem {
+                    name: "GREEN".into(),
+                    aliases: vec![],
+                    value: Some(5),
+                },
+                defs::EnumItem {
+                    name: "BLUE".into(),
+                    aliases: vec!["白".into()],
+                    value: None,
+                },
+            ],
+        };
+        assert_eq!(
+            enum_values(&e),
+            [
+                "{ value = \"WHITE\", aliases = [\"白\"], number = 0 }",
+                "{ value = \"GREEN\", number = 5 }",
+                // An alias another value has is not given twice.
+                "{ value = \"BLUE\", number = 6 }",
+            ]
+        );
+        assert_eq!(zero_value(&e).as_deref(), Some("WHITE"));
+        let table = |name: &str, module: &str| TableDef {
+            full_name: format!("{module}.{name}"),
+            value: String::new(),
+            index: String::new(),
+            mode: String::new(),
+            input: String::new(),
+            comment: None,
+            from_file: false,
+            declared_in: String::new(),
+            module: module.into(),
+        };
+        let mut names = HashSet::new();
+        assert_eq!(unique_name(&mut names, &table("TbItem", "item")), "item");
+        assert_eq!(
+            unique_name(&mut names, &table("TbItem", "test")),
+            "test_item"
+        );
+        assert_eq!(unique_name(&mut names, &table("TbItem", "test")), "item_2");
+        assert_eq!(unique_name(&mut names, &table("Tbx", "")), "tbx");
+        assert_eq!(unique_name(&mut names, &table("道具", "")), "table");
+    }
 }
