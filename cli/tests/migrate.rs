@@ -381,3 +381,62 @@ fn text_keys_are_checked_against_the_l10n_table_when_it_is_given() {
     assert!(text(&run).contains("`key` column"), "{}", text(&run));
     assert!(!other.exists());
 }
+
+#[test]
+fn inputs_outside_the_data_folder_are_listed_and_windows_paths_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("DataTables");
+    copy_dir(&luban(), &project);
+    std::fs::write(
+        project.join("Defines/extra.xml"),
+        r#"<module name="extra">
+    <bean name="B"><var name="id" type="int"/><var name="count" type="int"/></bean>
+    <table name="TbOut" value="B" input="../luban.conf"/>
+    <table name="TbWin" value="B" input="be_ref1@test\test_ref.xlsx"/>
+</module>"#,
+    )
+    .unwrap();
+    let out = repository(tmp.path(), "masters");
+    let t = |p: &Path| p.display().to_string();
+    let run = masterctl(
+        tmp.path(),
+        &[
+            "migrate",
+            "luban",
+            &t(&project),
+            "--out",
+            &t(&out),
+            "--format",
+            "json",
+        ],
+    );
+    assert!(run.status.success(), "{}", text(&run));
+    let json: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let reason = |table: &str| {
+        json["not_converted"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["luban_table"] == table && n["field"].is_null())
+            .map(|n| n["reason"].as_str().unwrap().to_string())
+    };
+    assert_eq!(
+        reason("extra.TbOut").as_deref(),
+        Some("its input `../luban.conf` is not a file inside the data folder")
+    );
+    // `test\test_ref.xlsx` is `test/test_ref.xlsx` (declared first, it takes the sheet
+    // test.TbTestBeRef reads too).
+    let win = json["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["luban"] == "extra.TbWin")
+        .unwrap_or_else(|| panic!("{json:#}"));
+    assert_eq!(win["source"], "test/test_ref.xlsx#be_ref1");
+    assert!(
+        reason("test.TbTestBeRef")
+            .unwrap()
+            .starts_with("reads the same sheet as `extra.TbWin`"),
+        "{json:#}"
+    );
+}

@@ -617,6 +617,18 @@ impl<'a> Converter<'a> {
             Some((sheet, file)) => (Some(sheet.trim()), file.trim()),
             None => (None, input),
         };
+        // Projects made on Windows write `item\items.xlsx`.
+        let file = file.replace('\\', "/");
+        let file = file.trim_start_matches("./");
+        if file
+            .split('/')
+            .any(|part| part.is_empty() || part == "." || part == "..")
+            || sheet.is_some_and(str::is_empty)
+        {
+            let reason = format!("its input `{input}` is not a file inside the data folder");
+            self.skip(luban, None, reason);
+            return None;
+        }
         let path = self.data_dir.join(file);
         if path.is_dir() {
             let reason = format!(
