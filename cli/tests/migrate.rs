@@ -347,7 +347,15 @@ fn text_keys_are_checked_against_the_l10n_table_when_it_is_given() {
         ],
     );
     assert!(run.status.success(), "{}", text(&run));
-    assert!(stdout(&run).contains("l10n -> l10n_text (l10n/texts.csv, 3 fields, key key)"));
+    assert!(
+        stdout(&run).contains(
+            "converted 28 of 53 tables (5 enums)"
+        ) && stdout(&run).contains(
+            "Luban's l10n table -> l10n_text (l10n/texts.csv, 2 languages), the keys of text fields"
+        ),
+        "{}",
+        text(&run)
+    );
     let demo = std::fs::read_to_string(out.join("schemas/l10n_demo.toml")).unwrap();
     assert!(demo.contains("references = \"l10n_text.key\""), "{demo}");
     let datas = project.join("Datas");

@@ -149,6 +149,14 @@ impl Render for Migrated<'_> {
                 table.primary_key.join(" + ")
             ));
         }
+        if let Some(table) = &m.l10n_table {
+            output.line(format!(
+                "  Luban's l10n table -> {} ({}, {} languages), the keys of text fields",
+                table.table,
+                table.source,
+                table.fields - 1
+            ));
+        }
         if !m.not_converted.is_empty() {
             output.line("");
             output.line(output.flagged(&format!("not converted ({}):", m.not_converted.len())));

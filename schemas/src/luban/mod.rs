@@ -110,6 +110,9 @@ pub struct Migration {
     #[serde(skip)]
     pub files: Vec<(String, String)>,
     pub tables: Vec<ConvertedTable>,
+    /// Luban's l10n table, when `--l10n` gave it: the keys `text` fields are checked
+    /// against.
+    pub l10n_table: Option<ConvertedTable>,
     /// Luban enums used by converted fields.
     pub enums: usize,
     pub not_converted: Vec<NotConverted>,
@@ -521,9 +524,10 @@ impl<'a> Converter<'a> {
                 primary_key: plan.primary_key.clone(),
             });
         }
+        let mut l10n_table = None;
         if let (Some(l10n), Some(name)) = (&self.l10n, &l10n_name) {
             files.push((format!("schemas/{name}.toml"), l10n_schema(name, l10n)));
-            tables.push(ConvertedTable {
+            l10n_table = Some(ConvertedTable {
                 luban: "l10n".into(),
                 table: name.clone(),
                 source: l10n.source.clone(),
@@ -551,6 +555,7 @@ impl<'a> Converter<'a> {
             data_dir: self.data_dir.to_path_buf(),
             files,
             tables,
+            l10n_table,
             enums: self.enums_used.len(),
             not_converted,
             notes,
