@@ -41,6 +41,21 @@ fn repository(tmp: &Path, name: &str) -> PathBuf {
     dir
 }
 
+/// `masterctl inspect BUILD TABLE KEY...` finds the row and shows each of `lines`.
+fn inspect_shows(repo: &Path, build: &Path, row: &[&str], lines: &[&str]) {
+    let build = build.display().to_string();
+    let args: Vec<&str> = ["inspect", build.as_str()]
+        .into_iter()
+        .chain(row.iter().copied())
+        .collect();
+    let inspect = masterctl(repo, &args);
+    assert!(inspect.status.success(), "{}", text(&inspect));
+    let shown = stdout(&inspect);
+    for line in lines {
+        assert!(shown.contains(line), "{shown}");
+    }
+}
+
 #[test]
 fn luban_examples_migrate_validate_import_build_inspect() {
     let tmp = tempfile::tempdir().unwrap();
@@ -80,40 +95,33 @@ fn luban_examples_migrate_validate_import_build_inspect() {
     assert!(build.status.success(), "{}", text(&build));
     // A row as a game server reads it: the enum cells written as aliases (货币, 白) are
     // the values' names.
-    let inspect = masterctl(&out, &["inspect", &o(&build_dir), "item", "1"]);
-    assert!(inspect.status.success(), "{}", text(&inspect));
-    let row = stdout(&inspect);
-    for line in [
-        "name                 钻石",
-        "major_type           CURRENCY",
-        "quality              WHITE",
-    ] {
-        assert!(row.contains(line), "{row}");
-    }
-    let inspect = masterctl(
+    inspect_shows(
         &out,
+        &build_dir,
+        &["item", "1"],
         &[
-            "inspect",
-            &o(&build_dir),
-            "multi_union_index_list",
-            "1",
-            "5",
-            "ab1",
+            "name                 钻石",
+            "major_type           CURRENCY",
+            "quality              WHITE",
         ],
     );
-    assert!(inspect.status.success(), "{}", text(&inspect));
-
+    inspect_shows(
+        &out,
+        &build_dir,
+        &["multi_union_index_list", "1", "5", "ab1"],
+        &[],
+    );
     // A bean spread over columns is flat fields, each read from its place.
-    let inspect = masterctl(&out, &["inspect", &o(&build_dir), "test_multi_column", "1"]);
-    assert!(inspect.status.success(), "{}", text(&inspect));
-    let row = stdout(&inspect);
-    for line in [
-        "a_y1                 1",
-        "a_y3                 3",
-        "c_y2                 32",
-    ] {
-        assert!(row.contains(line), "{row}");
-    }
+    inspect_shows(
+        &out,
+        &build_dir,
+        &["test_multi_column", "1"],
+        &[
+            "a_y1                 1",
+            "a_y3                 3",
+            "c_y2                 32",
+        ],
+    );
 
     // The studio's files are as they were.
     assert!(

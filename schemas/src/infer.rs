@@ -166,11 +166,7 @@ fn name_drafts(path: &Path, drafts: Vec<(DraftSchema, bool)>) -> Vec<DraftSchema
                 };
             }
             let base = draft.name.clone();
-            let mut n = 2;
-            while !used.insert(draft.name.clone()) {
-                draft.name = format!("{base}_{n}");
-                n += 1;
-            }
+            draft.name = free_name(&mut used, &base);
             if !named || draft.name != base {
                 draft.notes.insert(
                     0,
@@ -183,6 +179,17 @@ fn name_drafts(path: &Path, drafts: Vec<(DraftSchema, bool)>) -> Vec<DraftSchema
             draft
         })
         .collect()
+}
+
+/// `base`, or the first of `base_2`, `base_3`... not yet in `taken` (which then holds it).
+pub(crate) fn free_name(taken: &mut HashSet<String>, base: &str) -> String {
+    if taken.insert(base.to_string()) {
+        return base.to_string();
+    }
+    (2..)
+        .map(|n| format!("{base}_{n}"))
+        .find(|name| taken.insert(name.clone()))
+        .unwrap_or_default()
 }
 
 /// `QuestDrop`, `quest drop`, `Quest-Drop` → `quest_drop`; `None` when nothing is left
@@ -270,12 +277,7 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
         }
         let header = cell.display().trim().to_string();
         let base = identifier_from(&header).unwrap_or_else(|| format!("field_{}", column + 1));
-        let mut field_name = base.clone();
-        let mut n = 2;
-        while !used.insert(field_name.clone()) {
-            field_name = format!("{base}_{n}");
-            n += 1;
-        }
+        let field_name = free_name(&mut used, &base);
         let cells: Vec<Cell> = data_rows.iter().map(|&r| grid.cell(r, column)).collect();
         let mut field = infer_field(field_name, &cells);
         field.column = column;
@@ -660,7 +662,7 @@ impl DraftSchema {
 
 /// Text for a one-line TOML comment: line breaks and other control characters (which
 /// would end the comment or make the file invalid) written as escapes.
-fn comment_text(text: &str) -> String {
+pub(crate) fn comment_text(text: &str) -> String {
     text.chars()
         .flat_map(|c| match c {
             '\n' => "\\n".chars().collect::<Vec<_>>(),
@@ -729,6 +731,10 @@ mod tests {
         assert_eq!(identifier_from("habitat_id").as_deref(), Some("habitat_id"));
         assert_eq!(identifier_from("2nd").as_deref(), Some("f_2nd"));
         assert_eq!(identifier_from("L10NDemo").as_deref(), Some("l10n_demo"));
+        let mut taken = HashSet::from(["item".to_string(), "item_2".to_string()]);
+        assert_eq!(free_name(&mut taken, "item"), "item_3");
+        assert_eq!(free_name(&mut taken, "shop"), "shop");
+        assert!(taken.contains("item_3") && taken.contains("shop"));
         assert_eq!(
             identifier_from("HTTPServer").as_deref(),
             Some("http_server")

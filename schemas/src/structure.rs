@@ -19,16 +19,18 @@ pub struct Declared {
 
 /// A scalar type word of Luban, tableau (protobuf names) or masterctl.
 fn scalar(word: &str) -> Option<&'static str> {
-    Some(match word.trim().to_ascii_lowercase().as_str() {
-        "bool" | "boolean" => "bool",
-        "byte" | "short" | "int" | "long" | "int8" | "int16" | "int32" | "int64" | "uint8"
-        | "uint16" | "uint32" | "uint64" | "sbyte" | "ushort" | "uint" | "ulong" | "sint32"
-        | "sint64" | "fixed32" | "fixed64" | "sfixed32" | "sfixed64" | "integer" => "int",
-        "float" | "double" | "float32" | "float64" | "number" => "float",
-        "string" | "str" | "text" | "bytes" => "string",
-        "datetime" | "timestamp" => "datetime",
-        "date" => "date",
-        _ => return None,
+    types::primitive(word).or_else(|| {
+        Some(match word.trim().to_ascii_lowercase().as_str() {
+            "boolean" => "bool",
+            "sint32" | "sint64" | "fixed32" | "fixed64" | "sfixed32" | "sfixed64" | "integer" => {
+                "int"
+            }
+            "number" => "float",
+            "str" | "bytes" => "string",
+            "timestamp" => "datetime",
+            "date" => "date",
+            _ => return None,
+        })
     })
 }
 

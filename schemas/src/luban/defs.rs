@@ -322,10 +322,6 @@ impl TitledRows {
     }
 }
 
-fn cell_text(cell: Cell) -> String {
-    cell.display()
-}
-
 /// Read `__tables__`, `__beans__` or `__enums__` (`kind`: table, bean, enum).
 pub fn read_workbook(defs: &mut Defs, path: &Path, kind: &str) -> Result<(), String> {
     let mut first: Option<TitledRows> = None;
@@ -428,7 +424,7 @@ pub struct SheetHeader {
 impl SheetHeader {
     /// Whether this is a Luban data sheet: its first cell starts with `##`.
     pub fn read(grid: &dyn Grid) -> Option<SheetHeader> {
-        let first = cell_text(grid.cell(0, 0));
+        let first = grid.cell(0, 0).display();
         if !first.trim().starts_with("##") {
             return None;
         }
@@ -438,10 +434,10 @@ impl SheetHeader {
         };
         let mut described = false;
         for row in 0..grid.height() {
-            let marker = cell_text(grid.cell(row, 0)).trim().to_ascii_lowercase();
+            let marker = grid.cell(row, 0).display().trim().to_ascii_lowercase();
             let cells = || {
                 (1..grid.width(row))
-                    .map(|c| (c, cell_text(grid.cell(row, c)).trim().to_string()))
+                    .map(|c| (c, grid.cell(row, c).display().trim().to_string()))
                     .filter(|(_, t)| !t.is_empty())
                     .collect::<Vec<_>>()
             };

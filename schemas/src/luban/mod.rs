@@ -16,10 +16,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::infer::{identifier_from, quote};
+use crate::infer::{comment_text, free_name, identifier_from, quote};
 use crate::load::is_identifier;
 use defs::{Defs, SheetHeader, TableDef, VarDef, field_name_of, short_name};
-use types::Kind;
+use types::{Kind, primitive};
 
 /// Choices the Luban project does not make: the region imported into, its languages.
 #[derive(Debug, Clone)]
@@ -64,9 +64,7 @@ fn l10n_table(path: &Path, data_dir: &Path) -> Result<L10nTable, String> {
     };
     let file_name = relative_path(data_dir, path);
     if is_csv {
-        let bytes = masterctl_runtime::files::read_regular(path, 256 << 20)
-            .map_err(|e| e.to_string())?
-            .ok_or("no such file")?;
+        let bytes = read_bytes(path, 256 << 20)?;
         let grid = crate::read::csv::CsvGrid::parse(&bytes, path)
             .map_err(|d| d.first().map(|d| d.message.clone()).unwrap_or_default())?;
         look("", &grid);
@@ -154,15 +152,18 @@ pub enum MigrateError {
 
 impl std::error::Error for MigrateError {}
 
+/// A file's bytes, at most `limit` of them.
+fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
+    masterctl_runtime::files::read_regular(path, limit)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| "no such file".to_string())
+}
+
 /// A definitions or configuration file's text (at most 64 MiB; UTF-8, a BOM dropped).
 fn read_text(path: &Path) -> Result<String, String> {
-    match masterctl_runtime::files::read_regular(path, 64 << 20) {
-        Ok(Some(bytes)) => String::from_utf8(bytes)
-            .map(|t| t.trim_start_matches('\u{feff}').to_string())
-            .map_err(|_| "not UTF-8 text".to_string()),
-        Ok(None) => Err("larger than 64 MiB".to_string()),
-        Err(e) => Err(e.to_string()),
-    }
+    String::from_utf8(read_bytes(path, 64 << 20)?)
+        .map(|t| t.trim_start_matches('\u{feff}').to_string())
+        .map_err(|_| "not UTF-8 text".to_string())
 }
 
 impl std::fmt::Display for MigrateError {
@@ -332,7 +333,7 @@ fn relative_path(base: &Path, path: &Path) -> String {
 }
 
 /// A field as masterctl will read it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 struct FieldOut {
     luban: String,
     name: String,
@@ -353,6 +354,8 @@ struct FieldOut {
     reference: Option<String>,
     unique: bool,
     description: Option<String>,
+    /// Luban's `text`: a localization key, read as a string.
+    text_key: bool,
 }
 
 /// A table ready to be written, before references are resolved.
@@ -376,19 +379,6 @@ struct Converter<'a> {
     sheets: HashMap<String, Result<Vec<(String, SheetHeader)>, String>>,
     enums_used: HashSet<String>,
     l10n: Option<L10nTable>,
-}
-
-/// Luban's primitive types, as masterctl types.
-fn primitive(name: &str) -> Option<&'static str> {
-    Some(match name.to_ascii_lowercase().as_str() {
-        "bool" => "bool",
-        "byte" | "short" | "int" | "long" | "int8" | "int16" | "int32" | "int64" | "uint8"
-        | "uint16" | "uint32" | "uint64" | "sbyte" | "ushort" | "uint" | "ulong" => "int",
-        "float" | "double" | "float32" | "float64" => "float",
-        "string" | "text" => "string",
-        "datetime" => "datetime",
-        _ => return None,
-    })
 }
 
 impl<'a> Converter<'a> {
@@ -438,7 +428,7 @@ impl<'a> Converter<'a> {
             plans.push(plan);
         }
         // References, now that every table's name and key are known.
-        let targets: HashMap<String, (String, Option<String>)> = plans
+        let mut targets: HashMap<String, (String, Option<String>)> = plans
             .iter()
             .map(|p| {
                 let key = match p.primary_key.as_slice() {
@@ -448,15 +438,8 @@ impl<'a> Converter<'a> {
                 (p.luban.clone(), (p.name.clone(), key))
             })
             .collect();
-        let mut targets = targets;
         let l10n_name = self.l10n.as_ref().map(|_| {
-            let name = (1..)
-                .map(|n| match n {
-                    1 => "l10n_text".to_string(),
-                    n => format!("l10n_text_{n}"),
-                })
-                .find(|n| names.insert(n.clone()))
-                .unwrap_or_default();
+            let name = free_name(&mut names, "l10n_text");
             targets.insert(L10N.to_string(), (name.clone(), Some("key".to_string())));
             name
         });
@@ -655,7 +638,7 @@ impl<'a> Converter<'a> {
             );
             return None;
         }
-        if !["xlsx", "xlsm", "xlsb", "xls", "ods"].contains(&extension.as_str()) {
+        if extension == "csv" || !crate::read::SUPPORTED_EXTENSIONS.contains(&extension.as_str()) {
             let reason = match extension.as_str() {
                 "csv" => format!(
                     "its input `{file}` is a CSV file of Luban's layout; only workbooks are converted"
@@ -739,7 +722,7 @@ impl<'a> Converter<'a> {
                     continue;
                 }
             };
-            if var.ty.trim_start().to_ascii_lowercase().starts_with("text") {
+            if converted.iter().any(|f| f.text_key) {
                 self.notes.push(NotConverted {
                     luban_table: luban.to_string(),
                     field: Some(var.name.clone()),
@@ -750,9 +733,10 @@ impl<'a> Converter<'a> {
                 });
             }
             for mut field in converted {
-                if !field_names.insert(field.name.clone()) {
-                    field.name = format!("{}_{}", field.name, fields.len() + 1);
+                let name = free_name(&mut field_names, &field.name);
+                if name != field.name {
                     field.column.get_or_insert_with(|| var.name.clone());
+                    field.name = name;
                 }
                 fields.push(field);
             }
@@ -1016,19 +1000,11 @@ impl<'a> Converter<'a> {
         let mut out = FieldOut {
             luban: var.name.clone(),
             column: (name != title).then_some(title),
-            column_offset: 0,
             name,
-            ty: String::new(),
             optional: ty.nullable,
-            nulls: Vec::new(),
-            separator: None,
-            enum_name: None,
-            min: None,
-            max: None,
-            default: None,
-            reference: None,
-            unique: false,
             description: var.comment.clone().filter(|c| !c.trim().is_empty()),
+            text_key: matches!(&ty.kind, Kind::Named(n) if n.eq_ignore_ascii_case("text")),
+            ..FieldOut::default()
         };
         if ty.nullable {
             out.nulls.push("null".into());
@@ -1044,12 +1020,6 @@ impl<'a> Converter<'a> {
         match &ty.kind {
             Kind::Named(name) => {
                 out.ty = self.scalar(&module, name, &mut out)?.to_string();
-                if let Some(column) = column
-                    && header.holds_values(header.spread(column))
-                    && self.bean(&module, name).is_some()
-                {
-                    return Err(format!("bean `{name}`: spread over columns"));
-                }
             }
             Kind::Container { name, elements } => {
                 if !matches!(name.as_str(), "list" | "array" | "arrary" | "set") {
@@ -1064,10 +1034,9 @@ impl<'a> Converter<'a> {
                 let Kind::Named(element_name) = &element.kind else {
                     return Err(format!("a list of lists (`{}`)", var.ty));
                 };
-                if let Some(column) = column
-                    && header.holds_values(header.spread(column))
+                if let Some(spread) = column.map(|c| header.spread(c))
+                    && header.holds_values(spread.clone())
                 {
-                    let spread = header.spread(column);
                     return Err(format!(
                         "its elements are spread over {} columns; masterctl reads a list from one cell",
                         spread.len() + 1
@@ -1120,9 +1089,7 @@ impl<'a> Converter<'a> {
         if let Some(reference) = ty.attr("ref") {
             out.reference = Some(reference.to_string());
         }
-        if self.l10n.is_some()
-            && matches!(&ty.kind, Kind::Named(n) if n.eq_ignore_ascii_case("text"))
-        {
+        if self.l10n.is_some() && out.text_key {
             out.reference = Some(L10N.to_string());
         }
         if let Some(range) = ty.attr("range") {
@@ -1341,18 +1308,18 @@ impl<'a> Converter<'a> {
         let _ = writeln!(
             out,
             "# Converted from Luban table {} (declared in {}).",
-            comment_line(&plan.luban),
-            comment_line(&plan.declared_in)
+            comment_text(&plan.luban),
+            comment_text(&plan.declared_in)
         );
         for note in notes {
             let what = match &note.field {
-                Some(field) => format!("field `{}`", comment_line(field)),
+                Some(field) => format!("field `{}`", comment_text(field)),
                 None => "table".into(),
             };
             let _ = writeln!(
                 out,
                 "# Not converted: {what}: {}",
-                comment_line(&note.reason)
+                comment_text(&note.reason)
             );
         }
         for change in changes {
@@ -1360,8 +1327,8 @@ impl<'a> Converter<'a> {
             let _ = writeln!(
                 out,
                 "# Converted with a change: field `{}`: {}",
-                comment_line(field),
-                comment_line(&change.reason)
+                comment_text(field),
+                comment_text(&change.reason)
             );
         }
         let _ = writeln!(out, "name = {}", quote(&plan.name));
@@ -1431,15 +1398,21 @@ impl<'a> Converter<'a> {
     }
 }
 
-/// An enum's values with their aliases and numbers (implicit numbers count on from the
-/// previous one, from 0, as Luban numbers them).
+/// An enum's items with their numbers: a number not written counts on from the
+/// previous one, from 0, as Luban numbers them.
+fn numbered(e: &defs::EnumDef) -> impl Iterator<Item = (&defs::EnumItem, i64)> {
+    e.items.iter().scan(0i64, |next, item| {
+        let number = item.value.unwrap_or(*next);
+        *next = number.saturating_add(1);
+        Some((item, number))
+    })
+}
+
+/// An enum's values with their aliases and numbers.
 fn enum_values(e: &defs::EnumDef) -> Vec<String> {
-    let mut next = 0i64;
     let mut taken: HashSet<String> = HashSet::new();
     let mut out = Vec::new();
-    for item in &e.items {
-        let number = item.value.unwrap_or(next);
-        next = number.saturating_add(1);
+    for (item, number) in numbered(e) {
         taken.insert(item.name.clone());
         let aliases: Vec<String> = item
             .aliases
@@ -1488,13 +1461,7 @@ fn l10n_schema(name: &str, l10n: &L10nTable) -> String {
     let mut taken: HashSet<String> = HashSet::from(["key".to_string()]);
     for language in &l10n.languages {
         let base = identifier_from(language).unwrap_or_else(|| "language".into());
-        let name = (1..)
-            .map(|n| match n {
-                1 => base.clone(),
-                n => format!("{base}_{n}"),
-            })
-            .find(|n| taken.insert(n.clone()))
-            .unwrap_or_default();
+        let name = free_name(&mut taken, &base);
         let _ = writeln!(
             out,
             "\n[[fields]]\nname = {}\ntype = \"string\"\noptional = true",
@@ -1509,15 +1476,9 @@ fn l10n_schema(name: &str, l10n: &L10nTable) -> String {
 
 /// The value numbered 0, an enum's default.
 fn zero_value(e: &defs::EnumDef) -> Option<String> {
-    let mut next = 0i64;
-    for item in &e.items {
-        let number = item.value.unwrap_or(next);
-        if number == 0 {
-            return Some(item.name.clone());
-        }
-        next = number.saturating_add(1);
-    }
-    None
+    numbered(e)
+        .find(|(_, number)| *number == 0)
+        .map(|(item, _)| item.name.clone())
 }
 
 /// A masterctl table name for a Luban table: `TbItem` → `item`, unique.
@@ -1532,20 +1493,16 @@ fn unique_name(names: &mut HashSet<String>, table: &TableDef) -> String {
     let base = identifier_from(short)
         .filter(|n| is_identifier(n))
         .unwrap_or_else(|| "table".to_string());
-    let module = identifier_from(&table.module.replace('.', "_"));
-    let mut candidates = vec![base.clone()];
-    if let Some(module) = module {
-        candidates.push(format!("{module}_{base}"));
+    if names.insert(base.clone()) {
+        return base;
     }
-    for candidate in candidates {
-        if names.insert(candidate.clone()) {
-            return candidate;
-        }
+    // Another module's table of this name: prefixed by its module, or numbered.
+    if let Some(module) = identifier_from(&table.module.replace('.', "_"))
+        && names.insert(format!("{module}_{base}"))
+    {
+        return format!("{module}_{base}");
     }
-    (2..)
-        .map(|n| format!("{base}_{n}"))
-        .find(|n| names.insert(n.clone()))
-        .unwrap_or(base)
+    free_name(names, &base)
 }
 
 /// What a folder of records holds: `3 json, 1 lua`.
@@ -1576,13 +1533,6 @@ fn folder_kinds(dir: &Path) -> String {
         .join(", ")
 }
 
-/// Text for one comment line (no line breaks or control characters).
-fn comment_line(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1591,19 +1541,8 @@ mod tests {
         FieldOut {
             luban: "x".into(),
             name: "x".into(),
-            column: None,
-            column_offset: 0,
             ty: ty.into(),
-            optional: false,
-            nulls: Vec::new(),
-            separator: None,
-            enum_name: None,
-            min: None,
-            max: None,
-            default: None,
-            reference: None,
-            unique: false,
-            description: None,
+            ..FieldOut::default()
         }
     }
 

@@ -31,6 +31,19 @@ impl LubanType {
     }
 }
 
+/// Luban's primitive types, as masterctl types (`text`, a localization key, is a string).
+pub fn primitive(name: &str) -> Option<&'static str> {
+    Some(match name.trim().to_ascii_lowercase().as_str() {
+        "bool" => "bool",
+        "byte" | "short" | "int" | "long" | "int8" | "int16" | "int32" | "int64" | "uint8"
+        | "uint16" | "uint32" | "uint64" | "sbyte" | "ushort" | "uint" | "ulong" => "int",
+        "float" | "double" | "float32" | "float64" => "float",
+        "string" | "text" => "string",
+        "datetime" => "datetime",
+        _ => return None,
+    })
+}
+
 /// Parse a type expression; `Err` says what is wrong with it.
 pub fn parse(text: &str) -> Result<LubanType, String> {
     let text = text.trim();
