@@ -18,9 +18,12 @@ pub fn delivery_failure(error: DeliveryError) -> Failure {
             "credentials come from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the AWS_PROFILE profile",
         ),
         DeliveryError::NoBucket { .. } => Some("create the bucket, or correct its name in the URL"),
-        DeliveryError::Corrupt { .. } => {
-            Some("nothing was swapped in; publish the release again to repair the store")
-        }
+        DeliveryError::Corrupt { .. } => Some(
+            "nothing was swapped in; repair the store from the release's build: `masterctl publish DIR --to URL --repair` (`masterctl build --region R --rev RELEASE --out DIR` makes it again)",
+        ),
+        DeliveryError::Busy { .. } => Some(
+            "publish and rollback never overlap a gc; a lease not renewed for 5 minutes (a killed process's) is ignored",
+        ),
         _ => None,
     };
     let message = error.to_string();
@@ -32,6 +35,7 @@ pub fn delivery_failure(error: DeliveryError) -> Failure {
             | DeliveryError::BadName(_)
             | DeliveryError::UnknownLanguage { .. }
             | DeliveryError::NotABuild(_)
+            | DeliveryError::OutIsLink(_)
             | DeliveryError::Backwards { .. }
             | DeliveryError::ReadOnly { .. }
             | DeliveryError::Missing { .. } => Failure::usage(message),
@@ -60,6 +64,8 @@ pub fn store_failure(error: StoreError) -> Failure {
         | StoreError::NoBranch(_)
         | StoreError::UnknownRevision(_)
         | StoreError::NotABuild(_)
+        | StoreError::OutIsLink(_)
+        | StoreError::InsideRepository { .. }
         | StoreError::NoStructure
         | StoreError::RebaseInProgress(_) => Failure::usage(error.to_string()),
         StoreError::NoAuthor

@@ -84,13 +84,14 @@ pub struct Output {
     pager: std::sync::Mutex<Option<std::process::Child>>,
 }
 
-const RED: &str = "\x1b[1;31m";
-const YELLOW: &str = "\x1b[1;33m";
-const CYAN: &str = "\x1b[36m";
-const GREEN: &str = "\x1b[32m";
-const BOLD: &str = "\x1b[1m";
-const DIM: &str = "\x1b[2m";
-const RESET: &str = "\x1b[0m";
+// The colours this program paints: the parameters of their SGR sequences.
+const RED: &str = "1;31";
+const YELLOW: &str = "1;33";
+const CYAN: &str = "36";
+const GREEN: &str = "32";
+const BOLD: &str = "1";
+const DIM: &str = "2";
+const RESET: &str = "0";
 
 impl Output {
     pub fn new(args: &GlobalArgs) -> Output {
@@ -149,9 +150,13 @@ impl Output {
         self.format == Format::Json
     }
 
+    /// `text` in a colour, as [`terminal_safe`] will write it: the colour is marked with
+    /// this process's own marker, which no data can hold, so that only the colours
+    /// painted here reach a terminal as escape sequences.
     fn paint(&self, style: &str, text: &str) -> String {
         if self.color {
-            format!("{style}{text}{RESET}")
+            let marker = colour_marker();
+            format!("{marker}{style}{COLOUR_END}{text}{marker}{RESET}{COLOUR_END}")
         } else {
             text.to_string()
         }
@@ -369,9 +374,12 @@ impl Output {
                 } else {
                     self.diagnostics(report);
                     eprintln!(
-                        "{} {what} ({})",
-                        self.paint(RED, "error:"),
-                        count_text(report.error_count(), report.warning_count())
+                        "{}",
+                        terminal_safe(&format!(
+                            "{} {what} ({})",
+                            self.paint(RED, "error:"),
+                            count_text(report.error_count(), report.warning_count())
+                        ))
                     );
                 }
             }
@@ -383,11 +391,11 @@ impl Output {
                 if self.is_json() {
                     self.json(&serde_json::json!({ "ok": false, "error": message, "hint": hint }));
                 } else {
-                    let message = terminal_safe(message);
-                    eprintln!("{} {message}", self.paint(RED, "error:"));
+                    let line = format!("{} {message}", self.paint(RED, "error:"));
+                    eprintln!("{}", terminal_safe(&line));
                     if let Some(hint) = hint {
-                        let hint = terminal_safe(hint);
-                        eprintln!("  {} {hint}", self.paint(CYAN, "hint:"));
+                        let line = format!("  {} {hint}", self.paint(CYAN, "hint:"));
+                        eprintln!("{}", terminal_safe(&line));
                     }
                 }
             }
@@ -468,28 +476,64 @@ pub fn count_text(errors: usize, warnings: usize) -> String {
     }
 }
 
-/// Text for a terminal: control characters that could move the cursor, clear the
-/// screen or retitle the window (from a file name, a cell, a commit) are written as
-/// escapes (`\u{1b}`); line breaks, tabs and the colour sequences this program paints
-/// (`ESC [ digits ; m`) pass.
+/// Where a colour painted by [`Output::paint`] ends its parameters.
+const COLOUR_END: char = '\u{e001}';
+
+/// What starts a colour painted by this process: a private-use character and a number
+/// drawn when the process starts. Text from files, cells or commits was written before
+/// and cannot hold it, so [`terminal_safe`] tells painted colours from data.
+fn colour_marker() -> &'static str {
+    static MARKER: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    MARKER.get_or_init(|| {
+        use std::hash::{BuildHasher, Hasher};
+        let random = std::collections::hash_map::RandomState::new()
+            .build_hasher()
+            .finish();
+        format!("\u{e000}{random:016x}")
+    })
+}
+
+/// Whether `c` reaches a terminal only as an escape: control characters other than line
+/// feed and tab (cursor moves, colours and concealment, window titles), and the
+/// bidirectional controls and line separators that make a line read otherwise than it
+/// is (U+202E turns the rest of a line around).
+fn unsafe_on_terminal(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(
+            c,
+            '\u{061c}'
+                | '\u{200e}'
+                | '\u{200f}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// Text for a terminal: every control or bidirectional character from a file name, a
+/// cell or a commit is written as an escape (`\u{1b}`), escape sequences included
+/// (colours, concealment, cursor moves, titles); line breaks and tabs pass, and the
+/// colours this process painted ([`Output::paint`]) become their sequences.
 pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
-    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
-    if !text.contains(unsafe_char) {
+    let marker = colour_marker();
+    if !text.contains(unsafe_on_terminal) && !text.contains(marker) {
         return text.into();
     }
     let mut out = String::with_capacity(text.len() + 16);
     let mut rest = text;
     while let Some(c) = rest.chars().next() {
-        if c == '\u{1b}'
-            && let Some(sgr) = rest.strip_prefix("\u{1b}[")
-            && let Some(end) = sgr.find('m')
-            && sgr[..end].bytes().all(|b| b.is_ascii_digit() || b == b';')
+        if let Some(painted) = rest.strip_prefix(marker)
+            && let Some(end) = painted.find(COLOUR_END)
+            && painted[..end]
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b == b';')
         {
-            out.push_str(&rest[..end + 3]);
-            rest = &rest[end + 3..];
+            out.push_str(&format!("\u{1b}[{}m", &painted[..end]));
+            rest = &painted[end + COLOUR_END.len_utf8()..];
             continue;
         }
-        if unsafe_char(c) {
+        if unsafe_on_terminal(c) {
             out.push_str(&format!("\\u{{{:x}}}", c as u32));
         } else {
             out.push(c);
@@ -506,10 +550,19 @@ mod tests {
     #[test]
     fn terminals_see_no_control_sequences_but_our_colours() {
         assert_eq!(terminal_safe("plain\tline\n"), "plain\tline\n");
+        // Colours from data never pass: not even a plain SGR (ESC[8m conceals the rest).
         assert_eq!(
             terminal_safe("\u{1b}[1mbold\u{1b}[0m"),
-            "\u{1b}[1mbold\u{1b}[0m"
+            "\\u{1b}[1mbold\\u{1b}[0m"
         );
+        assert_eq!(terminal_safe("a\u{1b}[8mhidden"), "a\\u{1b}[8mhidden");
+        assert_eq!(terminal_safe("abc\u{202e}fed"), "abc\\u{202e}fed");
+        // Ours do, and only when painted by this process.
+        let marker = super::colour_marker();
+        let painted = format!("{marker}1\u{e001}bold{marker}0\u{e001}");
+        assert_eq!(terminal_safe(&painted), "\u{1b}[1mbold\u{1b}[0m");
+        let forged = "\u{e000}0000000000000000".to_string() + "8\u{e001}x";
+        assert_eq!(terminal_safe(&forged), forged);
         assert_eq!(terminal_safe("a\u{1b}[2Jb"), "a\\u{1b}[2Jb");
         assert_eq!(
             terminal_safe("x\u{1b}]0;title\u{7}"),

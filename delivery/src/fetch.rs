@@ -206,7 +206,7 @@ async fn stage(
             blocking(move || {
                 assemble(&staged, &cache, &later)?;
                 let path = staged.join(MANIFEST);
-                std::fs::write(&path, &manifest_out).map_err(DeliveryError::io(&path))
+                write_new(&path, &manifest_out).map_err(DeliveryError::io(&path))
             })
             .await
         }
@@ -392,7 +392,10 @@ async fn read_release(
         return Ok((release, manifest, written));
     }
     let stored = remote
-        .get(&layout::object_key(hash))
+        .get(
+            &layout::object_key(hash),
+            release.manifest_size.min(masterctl_runtime::MANIFEST_LIMIT),
+        )
         .await?
         .ok_or_else(|| DeliveryError::Corrupt {
             store: store.to_string(),
@@ -454,6 +457,7 @@ fn check_out(out: &Path) -> Result<bool, DeliveryError> {
     match files::occupant(out) {
         files::Occupant::Nothing => Ok(false),
         files::Occupant::Build => Ok(true),
+        files::Occupant::Link => Err(DeliveryError::OutIsLink(out.to_path_buf())),
         files::Occupant::Other => Err(DeliveryError::NotABuild(out.to_path_buf())),
     }
 }
@@ -476,7 +480,8 @@ async fn download(
     archive: bool,
 ) -> Result<u64, DeliveryError> {
     let (store, hash) = (remote.shown().to_string(), hash.to_string());
-    let Some(stored) = remote.get(&layout::object_key(&hash)).await? else {
+    // Stored compressed only when that is smaller: never more than its plain size.
+    let Some(stored) = remote.get(&layout::object_key(&hash), size).await? else {
         return Err(DeliveryError::Corrupt {
             store,
             hash,
@@ -501,7 +506,8 @@ async fn download(
     Ok(moved)
 }
 
-/// Files of the build, linked (or copied) from the cache on every core.
+/// Files of the build, linked (or copied) from the cache on every core. Each lands on a
+/// name nothing holds yet (the manifest lists each path once).
 fn assemble(staged: &Path, cache: &Cache, files: &[FileEntry]) -> Result<(), DeliveryError> {
     let folders: BTreeSet<&Path> = files
         .iter()
@@ -513,12 +519,39 @@ fn assemble(staged: &Path, cache: &Cache, files: &[FileEntry]) -> Result<(), Del
     }
     let link = |entry: &FileEntry| {
         let (source, target) = (cache.path(&entry.blake3), staged.join(&entry.path));
-        std::fs::hard_link(&source, &target)
-            .or_else(|_| std::fs::copy(&source, &target).map(drop))
-            .map_err(DeliveryError::io(&target))
+        link_new(&source, &target).map_err(DeliveryError::io(&target))
     };
     let chunks: Vec<&[FileEntry]> = files.chunks(64).collect();
     parallel_map(&chunks, |chunk| chunk.iter().try_for_each(link))
         .into_iter()
         .collect()
+}
+
+/// `target`, a new name, for the cached object `source`: a hard link, or a copy where
+/// the file system links no files. Never written through an existing name: a name that
+/// exists (a link to a cached object, which every build sharing it would see changed)
+/// is an error, not a file to overwrite.
+fn link_new(source: &Path, target: &Path) -> std::io::Result<()> {
+    match std::fs::hard_link(source, target) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(e),
+        Err(_) => {
+            let mut from = std::fs::File::open(source)?;
+            let mut to = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(target)?;
+            std::io::copy(&mut from, &mut to).map(drop)
+        }
+    }
+}
+
+/// Write the build's manifest as a new file (never through a name that exists).
+fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?
+        .write_all(bytes)
 }

@@ -31,6 +31,12 @@ pub fn check_release(release: &str) -> Result<(), DeliveryError> {
         .ok_or_else(|| DeliveryError::BadName(release.to_string()))
 }
 
+/// The largest pointer read: masterctl writes about 300 bytes.
+pub const POINTER_LIMIT: u64 = 64 << 10;
+
+/// The largest release record read: its manifest's cap, and room for the rest.
+pub const RELEASE_LIMIT: u64 = masterctl_runtime::MANIFEST_LIMIT + (1 << 20);
+
 /// A BLAKE3 hash as the manifest writes it.
 pub use masterctl_runtime::is_blake3_hex as is_hash;
 

@@ -18,6 +18,7 @@
 mod cache;
 pub mod fetch;
 pub mod layout;
+pub mod lease;
 pub mod manage;
 mod object;
 pub mod publish;
@@ -59,6 +60,13 @@ pub enum DeliveryError {
         hash: String,
         why: String,
     },
+    /// An object larger than what names it says (or than such a record may be).
+    #[error("{store}: {key} is larger than the {limit} bytes it may have; nothing more was read")]
+    TooLarge {
+        store: String,
+        key: String,
+        limit: u64,
+    },
     /// A pointer or release file that masterctl did not write.
     #[error("{store}: {key} is not what masterctl writes: {why}")]
     Foreign {
@@ -72,6 +80,9 @@ pub enum DeliveryError {
          nothing was lost: the objects and the release are on the store. Publish again to make it current"
     )]
     Raced { region: String, release: String },
+    /// Another process is changing the store in a way this one must not overlap.
+    #[error("{store}: {doing} is in progress; nothing was changed: run this again when it is done")]
+    Busy { store: String, doing: String },
     /// Moving the pointer to a release published before the current one.
     #[error(
         "release {release} of {region} was published before the current one ({current}); \
@@ -103,8 +114,15 @@ pub enum DeliveryError {
     #[error("{0}")]
     Unloadable(masterctl_runtime::LoadError),
     /// The output folder holds something that is not a build.
-    #[error("{0} exists and is not a build: fetch replaces only a build or an empty folder")]
+    #[error(
+        "{0} exists and is not a build (no masterctl manifest.json): fetch replaces only a build or an empty folder"
+    )]
     NotABuild(PathBuf),
+    /// The output folder is a symbolic link.
+    #[error(
+        "{0} is a symbolic link: a build folder is replaced whole and a link is never followed; name the folder itself"
+    )]
+    OutIsLink(PathBuf),
     /// A language the release does not have.
     #[error("release {release} has no language `{language}`; it has {languages}")]
     UnknownLanguage {
@@ -130,6 +148,7 @@ impl DeliveryError {
         matches!(
             self,
             DeliveryError::Corrupt { .. }
+                | DeliveryError::TooLarge { .. }
                 | DeliveryError::Foreign { .. }
                 | DeliveryError::Raced { .. }
                 | DeliveryError::Different { .. }

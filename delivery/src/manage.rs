@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::layout::{self, Pointer, Release};
 use crate::remote::Remote;
-use crate::{DeliveryError, Progress};
+use crate::{DeliveryError, Progress, lease};
 
 /// A release as `releases` lists it.
 #[derive(Debug, Clone, Serialize)]
@@ -33,13 +33,15 @@ pub(crate) async fn read_pointer(
     region: &str,
 ) -> Result<Option<(Pointer, UpdateVersion)>, DeliveryError> {
     let key = layout::pointer_key(region);
-    Ok(match remote.get_versioned(&key).await? {
-        Some(read) => Some((
-            Pointer::parse(&read.bytes, &key, remote.shown(), region)?,
-            read.version,
-        )),
-        None => None,
-    })
+    Ok(
+        match remote.get_versioned(&key, layout::POINTER_LIMIT).await? {
+            Some(read) => Some((
+                Pointer::parse(&read.bytes, &key, remote.shown(), region)?,
+                read.version,
+            )),
+            None => None,
+        },
+    )
 }
 
 /// A release record, or `None` when it is not on the store.
@@ -49,7 +51,7 @@ pub(crate) async fn read_release(
     release: &str,
 ) -> Result<Option<Release>, DeliveryError> {
     let key = layout::release_key(region, release);
-    match remote.get(&key).await? {
+    match remote.get(&key, layout::RELEASE_LIMIT).await? {
         Some(bytes) => {
             let parsed = Release::parse(&bytes, &key, remote.shown(), region)?;
             if parsed.release != release {
@@ -157,7 +159,7 @@ pub struct RolledBack {
 }
 
 /// Make `release` the region's current one again, if every object it names is on the
-/// store.
+/// store. Never while a `gc` runs (it could be deleting that release).
 pub async fn rollback(
     remote: &Remote,
     region: &str,
@@ -165,6 +167,22 @@ pub async fn rollback(
 ) -> Result<RolledBack, DeliveryError> {
     layout::check_region(region)?;
     layout::check_release(release)?;
+    let what = format!("rollback of {region} to {release}");
+    lease::holding(
+        remote,
+        lease::Kind::Write,
+        &what,
+        crate::publish::GC_WAIT,
+        roll_back(remote, region, release),
+    )
+    .await
+}
+
+async fn roll_back(
+    remote: &Remote,
+    region: &str,
+    release: &str,
+) -> Result<RolledBack, DeliveryError> {
     let store = remote.shown().to_string();
     let record = read_release(remote, region, release)
         .await?
@@ -230,7 +248,7 @@ pub async fn rollback(
     if !remote
         .swap(&key, bytes.clone(), current.as_ref().map(|(_, v)| v))
         .await?
-        || remote.get(&key).await?.as_deref() != Some(bytes.as_slice())
+        || remote.get(&key, layout::POINTER_LIMIT).await?.as_deref() != Some(bytes.as_slice())
     {
         return Err(DeliveryError::Raced {
             region: region.to_string(),
@@ -255,16 +273,42 @@ pub struct Collected {
     /// Unreferenced objects younger than the grace period, left for a publish that may
     /// be writing its release now.
     pub objects_too_young: usize,
+    /// Partial uploads killed publishers left in a folder store (`objects/<hash>#1`),
+    /// older than the grace period.
+    pub leftovers_deleted: usize,
 }
 
 /// How long an object no release names is left alone by default: a publisher writes its
 /// objects before its release.
 pub const GRACE_SECONDS: u64 = 3600;
 
+/// How long `gc` waits for publishes and rollbacks in progress to finish.
+pub const WRITERS_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// Delete the releases beyond the `keep` newest of each region (never a region's
 /// current one), then the objects no remaining release names and older than
-/// `grace_seconds`.
+/// `grace_seconds` (and, in a folder store, what killed uploads left).
+///
+/// It runs alone: holding the collector's lease, no publish or rollback runs meanwhile
+/// ([`lease`]), so what it finds unreferenced stays so while it deletes.
 pub async fn gc(
+    remote: &Remote,
+    keep: usize,
+    grace_seconds: u64,
+    dry_run: bool,
+    progress: Progress<'_>,
+) -> Result<Collected, DeliveryError> {
+    lease::holding(
+        remote,
+        lease::Kind::Collect,
+        "gc",
+        WRITERS_WAIT,
+        collect(remote, keep, grace_seconds, dry_run, progress),
+    )
+    .await
+}
+
+async fn collect(
     remote: &Remote,
     keep: usize,
     grace_seconds: u64,
@@ -280,6 +324,7 @@ pub async fn gc(
         objects_deleted: 0,
         bytes_deleted: 0,
         objects_too_young: 0,
+        leftovers_deleted: 0,
     };
     let mut needed: BTreeSet<String> = BTreeSet::new();
     let mut doomed: Vec<(String, String)> = Vec::new();
@@ -349,8 +394,14 @@ pub async fn gc(
     }
     collected.objects_deleted = victims.len();
     collected.bytes_deleted = victims.iter().map(|o| o.size).sum();
+    let leftovers = remote.upload_leftovers("objects/", grace_seconds);
+    collected.leftovers_deleted = leftovers.len();
+    collected.bytes_deleted += leftovers.iter().map(|(_, size)| size).sum::<u64>();
     if dry_run {
         return Ok(collected);
+    }
+    for (path, _) in &leftovers {
+        remote.remove_leftover(path)?;
     }
     // Releases first, so that no release is ever left naming a deleted object.
     for (region, release) in &doomed {

@@ -19,6 +19,9 @@ pub struct PublishOptions {
     pub concurrency: usize,
     /// What the publish record names as its tool (`masterctl 0.1.0`).
     pub tool: String,
+    /// Read back every object of the build (the current release's too) and put again
+    /// what is missing or damaged, instead of trusting what the store holds.
+    pub repair: bool,
 }
 
 impl Default for PublishOptions {
@@ -27,6 +30,7 @@ impl Default for PublishOptions {
             force: false,
             concurrency: crate::CONCURRENCY,
             tool: format!("masterctl {}", env!("CARGO_PKG_VERSION")),
+            repair: false,
         }
     }
 }
@@ -45,13 +49,24 @@ pub struct Published {
     pub skipped: usize,
     /// Plain bytes of the objects the store already had.
     pub skipped_bytes: u64,
+    /// Whether every object was read back from the store and verified (`repair`).
+    pub verified: bool,
+    /// Objects found missing or damaged and put again (`repair`; counted in `uploaded`
+    /// too).
+    pub repaired: usize,
     /// Whether the release record was written now (else it was already there).
     pub release_written: bool,
     /// The release the pointer named before (`None`: the region's first publish).
     pub previous: Option<String>,
     /// Whether the pointer moved (else it already named this release).
     pub pointer_moved: bool,
+    /// Whether another publisher of this very build moved the pointer to it first (this
+    /// one's move then had nothing left to do).
+    pub moved_by_another: bool,
 }
+
+/// How long a publisher waits for a running `gc` to finish.
+pub const GC_WAIT: std::time::Duration = crate::lease::STALE;
 
 /// One file of the build to put on the store.
 struct Part {
@@ -82,7 +97,6 @@ pub async fn publish(
     layout::check_region(&region)?;
     layout::check_release(&release)?;
     let manifest_hash = blake3::hash(&manifest_bytes).to_hex().to_string();
-    let pointer_key = layout::pointer_key(&region);
     let current = crate::manage::read_pointer(remote, &region).await?;
     // One object per distinct content (two files may hold the same bytes).
     let mut parts: Vec<Part> = manifest
@@ -108,61 +122,124 @@ pub async fn publish(
         release_written: false,
         previous: current.as_ref().map(|(p, _)| p.release.clone()),
         pointer_moved: false,
+        verified: options.repair,
+        repaired: 0,
+        moved_by_another: false,
     };
-    // The release is current already: nothing to move, nothing to check.
-    if let Some((pointer, _)) = &current
-        && pointer.release == release
-        && pointer.manifest_blake3 == manifest_hash
-    {
+    // The release is current already: nothing to move, nothing to check (unless asked
+    // to repair what the store holds).
+    let is_current = current
+        .as_ref()
+        .is_some_and(|(p, _)| p.release == release && p.manifest_blake3 == manifest_hash);
+    if is_current && !options.repair {
         published.skipped = published.objects;
         published.skipped_bytes =
             parts.iter().map(|p| p.size).sum::<u64>() + manifest_bytes.len() as u64;
         return Ok(published);
     }
+    // Never while a gc runs: it could delete an object found present here.
+    let what = format!("publish of release {release} of {region}");
+    crate::lease::holding(remote, crate::lease::Kind::Write, &what, GC_WAIT, async {
+        upload_objects(
+            remote,
+            &parts,
+            &manifest_bytes,
+            &manifest_hash,
+            options,
+            progress,
+            &mut published,
+        )
+        .await?;
+        let ours = write_release(
+            remote,
+            &manifest,
+            &manifest_bytes,
+            &manifest_hash,
+            options,
+            &mut published,
+        )
+        .await?;
+        if !is_current {
+            move_pointer(remote, &ours, current.as_ref(), options, &mut published).await?;
+        }
+        Ok(published)
+    })
+    .await
+}
 
-    // 1. Objects the store lacks, many at once; the manifest's own object last.
+/// 1. The objects the store lacks, many at once; the manifest's own object last. With
+///    `repair`, every object is read back and verified, and put again when it is not
+///    whole.
+async fn upload_objects(
+    remote: &Remote,
+    parts: &[Part],
+    manifest_bytes: &[u8],
+    manifest_hash: &str,
+    options: &PublishOptions,
+    progress: Progress<'_>,
+    published: &mut Published,
+) -> Result<(), DeliveryError> {
     let total = parts.len() + 1;
     let all_plain = parts.iter().map(|p| p.size).sum::<u64>() + manifest_bytes.len() as u64;
     let mut uploaded_plain = 0u64;
     let mut done = 0;
     let mut uploads = crate::bounded(
-        &parts,
+        parts,
         options.concurrency,
         |part| part.size,
-        |part| upload(remote, part),
+        |part| upload(remote, part, options.repair),
     );
-    while let Some(result) = uploads.next().await {
-        if let Some((plain, sent)) = result? {
+    let mut count = |sent: Sent, plain: u64, published: &mut Published| match sent {
+        Sent::Skipped => published.skipped += 1,
+        Sent::Uploaded(bytes) | Sent::Repaired(bytes) => {
             published.uploaded += 1;
-            published.uploaded_bytes += sent;
+            published.uploaded_bytes += bytes;
+            published.repaired += usize::from(matches!(sent, Sent::Repaired(_)));
             uploaded_plain += plain;
-        } else {
-            published.skipped += 1;
         }
+    };
+    while let Some(result) = uploads.next().await {
+        let (sent, plain) = result?;
+        count(sent, plain, published);
         done += 1;
         progress(done, total);
     }
     drop(uploads);
-    let manifest_key = layout::object_key(&manifest_hash);
-    let stored = object::encode(&manifest_bytes);
-    let sent = stored.len() as u64;
-    if remote.create(&manifest_key, stored).await? {
-        published.uploaded += 1;
-        published.uploaded_bytes += sent;
-        uploaded_plain += manifest_bytes.len() as u64;
-    } else {
-        published.skipped += 1;
-    }
+    let manifest_part = Part {
+        path: PathBuf::new(),
+        hash: manifest_hash.to_string(),
+        size: manifest_bytes.len() as u64,
+    };
+    let sent = put_object(
+        remote,
+        &manifest_part,
+        manifest_bytes.to_vec(),
+        options.repair,
+    )
+    .await?;
+    count(sent, manifest_part.size, published);
     progress(total, total);
     published.skipped_bytes = all_plain - uploaded_plain;
+    Ok(())
+}
 
-    // 2. The release: created once; a republish finds it and checks it is this build.
-    let release_key = layout::release_key(&region, &release);
+/// 2. The release: created once; a republish finds it and checks it is this build (a
+///    record that does not read is written again when repairing).
+async fn write_release(
+    remote: &Remote,
+    manifest: &masterctl_runtime::Manifest,
+    manifest_bytes: &[u8],
+    manifest_hash: &str,
+    options: &PublishOptions,
+    published: &mut Published,
+) -> Result<Release, DeliveryError> {
+    let (region, release) = (&published.region, &published.release);
+    let release_key = layout::release_key(region, release);
     let record = Release {
         masterctl_release: layout::LAYOUT_VERSION,
         region: region.clone(),
         release: release.clone(),
-        manifest_blake3: manifest_hash.clone(),
+        manifest_blake3: manifest_hash.to_string(),
         manifest_size: manifest_bytes.len() as u64,
         manifest: manifest.clone(),
         published: layout::Published {
@@ -171,31 +248,49 @@ pub async fn publish(
         },
     };
     let record_bytes = serde_json::to_vec_pretty(&record).unwrap_or_default();
-    published.release_written = remote.create(&release_key, record_bytes).await?;
-    let ours = if published.release_written {
-        record
-    } else {
-        let bytes = remote
-            .get(&release_key)
-            .await?
-            .ok_or_else(|| DeliveryError::Missing {
-                store: remote.shown().to_string(),
-                what: release_key.clone(),
-            })?;
-        let there = Release::parse(&bytes, &release_key, remote.shown(), &region)?;
-        if there.manifest_blake3 != manifest_hash {
-            return Err(DeliveryError::Different {
-                region,
-                release,
-                ours: manifest_hash,
-                theirs: there.manifest_blake3,
-            });
-        }
-        there
+    published.release_written = remote.create(&release_key, record_bytes.clone()).await?;
+    if published.release_written {
+        return Ok(record);
+    }
+    let there = match remote.get(&release_key, layout::RELEASE_LIMIT).await? {
+        Some(bytes) => Release::parse(&bytes, &release_key, remote.shown(), region),
+        None => Err(DeliveryError::Missing {
+            store: remote.shown().to_string(),
+            what: release_key.clone(),
+        }),
     };
+    let there = match there {
+        Ok(there) => there,
+        Err(_) if options.repair => {
+            remote.put(&release_key, record_bytes).await?;
+            published.release_written = true;
+            published.repaired += 1;
+            return Ok(record);
+        }
+        Err(e) => return Err(e),
+    };
+    if there.manifest_blake3 != manifest_hash {
+        return Err(DeliveryError::Different {
+            region: region.clone(),
+            release: release.clone(),
+            ours: manifest_hash.to_string(),
+            theirs: there.manifest_blake3,
+        });
+    }
+    Ok(there)
+}
 
-    // 3. The pointer, last, and only if no one moved it since it was read.
-    if let Some((pointer, _)) = &current
+/// 3. The pointer, last, and only if no one moved it since it was read. Another
+///    publisher of this very build that moved it first did this one's work.
+async fn move_pointer(
+    remote: &Remote,
+    ours: &Release,
+    current: Option<&(Pointer, object_store::UpdateVersion)>,
+    options: &PublishOptions,
+    published: &mut Published,
+) -> Result<(), DeliveryError> {
+    let (region, release) = (published.region.clone(), published.release.clone());
+    if let Some((pointer, _)) = current
         && pointer.release != release
         && !options.force
         && let Some(theirs) = crate::manage::read_release(remote, &region, &pointer.release).await?
@@ -211,39 +306,69 @@ pub async fn publish(
         masterctl_pointer: layout::LAYOUT_VERSION,
         region: region.clone(),
         release: release.clone(),
-        manifest_blake3: manifest_hash,
+        manifest_blake3: ours.manifest_blake3.clone(),
         time: layout::now(),
     };
+    let pointer_key = layout::pointer_key(&region);
     let pointer_bytes = serde_json::to_vec_pretty(&pointer).unwrap_or_default();
-    let expected = current.as_ref().map(|(_, version)| version);
-    if !remote
+    let expected = current.map(|(_, version)| version);
+    let swapped = remote
         .swap(&pointer_key, pointer_bytes.clone(), expected)
-        .await?
-    {
-        return Err(DeliveryError::Raced { region, release });
-    }
+        .await?;
     // Read back: a server that checks a condition without holding the object (s3s-fs)
     // can let two racing writes both pass; the one whose pointer did not stay learns it.
-    let stayed = remote.get(&pointer_key).await?;
-    if stayed.as_deref() != Some(pointer_bytes.as_slice()) {
-        return Err(DeliveryError::Raced { region, release });
+    let stayed = remote.get(&pointer_key, layout::POINTER_LIMIT).await?;
+    if swapped && stayed.as_deref() == Some(pointer_bytes.as_slice()) {
+        published.pointer_moved = true;
+        return Ok(());
     }
-    published.pointer_moved = true;
-    Ok(published)
+    let now_current = match &stayed {
+        Some(bytes) => Some(Pointer::parse(
+            bytes,
+            &pointer_key,
+            remote.shown(),
+            &region,
+        )?),
+        None => None,
+    };
+    if now_current
+        .is_some_and(|p| p.release == release && p.manifest_blake3 == ours.manifest_blake3)
+    {
+        published.moved_by_another = true;
+        return Ok(());
+    }
+    Err(DeliveryError::Raced { region, release })
 }
 
-/// Put one file's object on the store unless it is there: `Some((plain bytes, bytes
-/// sent))` when uploaded. The file must be what the manifest says, byte for byte.
-async fn upload(remote: &Remote, part: &Part) -> Result<Option<(u64, u64)>, DeliveryError> {
+/// What became of one object.
+#[derive(Debug, Clone, Copy)]
+enum Sent {
+    /// The store had it (and, repairing, it read back whole).
+    Skipped,
+    /// Put now: the bytes sent.
+    Uploaded(u64),
+    /// It was damaged or missing from the current release, and put again.
+    Repaired(u64),
+}
+
+/// Put one file's object on the store unless it is there (with `repair`: unless it
+/// reads back whole). The file must be what the manifest says, byte for byte. What
+/// became of it, and its plain size.
+async fn upload(remote: &Remote, part: &Part, repair: bool) -> Result<(Sent, u64), DeliveryError> {
     let key = layout::object_key(&part.hash);
-    if remote.exists(&key).await? {
-        return Ok(None);
+    if !repair && remote.exists(&key).await? {
+        return Ok((Sent::Skipped, part.size));
     }
     let path = part.path.clone();
     let hash = part.hash.clone();
     let size = part.size;
-    let stored = tokio::task::spawn_blocking(move || -> Result<Vec<u8>, DeliveryError> {
-        let plain = std::fs::read(&path).map_err(DeliveryError::io(&path))?;
+    let plain = tokio::task::spawn_blocking(move || -> Result<Vec<u8>, DeliveryError> {
+        let plain = masterctl_runtime::files::read_regular(&path, size)
+            .map_err(DeliveryError::io(&path))?
+            .ok_or_else(|| DeliveryError::Build {
+                path: path.clone(),
+                why: "the manifest names it and it is not there: rebuild".into(),
+            })?;
         let found = blake3::hash(&plain).to_hex();
         if plain.len() as u64 != size || found.as_str() != hash {
             return Err(DeliveryError::Build {
@@ -254,13 +379,42 @@ async fn upload(remote: &Remote, part: &Part) -> Result<Option<(u64, u64)>, Deli
                 ),
             });
         }
-        Ok(object::encode(&plain))
+        Ok(plain)
     })
     .await
     .map_err(|e| DeliveryError::Build {
         path: part.path.clone(),
         why: e.to_string(),
     })??;
+    Ok((put_object(remote, part, plain, repair).await?, part.size))
+}
+
+/// Put `plain`, verified to be `part`'s content, as its object: created when missing;
+/// with `repair`, an object there is read back and written again unless it is whole.
+async fn put_object(
+    remote: &Remote,
+    part: &Part,
+    plain: Vec<u8>,
+    repair: bool,
+) -> Result<Sent, DeliveryError> {
+    let key = layout::object_key(&part.hash);
+    let stored = object::encode(&plain);
     let sent = stored.len() as u64;
-    Ok(remote.create(&key, stored).await?.then_some((size, sent)))
+    if !repair {
+        return Ok(match remote.create(&key, stored).await? {
+            true => Sent::Uploaded(sent),
+            false => Sent::Skipped,
+        });
+    }
+    let whole = match remote.get(&key, part.size).await {
+        Ok(Some(there)) => object::decode(&there, &part.hash, part.size).is_ok(),
+        Ok(None) | Err(DeliveryError::TooLarge { .. }) => false,
+        Err(e) => return Err(e),
+    };
+    if whole {
+        return Ok(Sent::Skipped);
+    }
+    // Content-addressed: the bytes put are the only bytes that name may hold.
+    remote.put(&key, stored).await?;
+    Ok(Sent::Repaired(sent))
 }

@@ -49,6 +49,8 @@ pub struct Remote {
     swap: Swap,
     /// Credentials in use, scrubbed from every message that leaves this module.
     secrets: Vec<String>,
+    /// The folder of a `file://` store.
+    folder: Option<PathBuf>,
 }
 
 /// An object found by listing.
@@ -110,8 +112,30 @@ impl Remote {
                 secrets.extend([id.clone(), secret.clone()]);
             }
             builder = builder.with_region(credentials.region.as_deref().unwrap_or("us-east-1"));
+            // object_store reads these itself, and panics on some malformed ones.
+            for name in [
+                "AWS_ENDPOINT",
+                "AWS_ENDPOINT_URL",
+                "AWS_ENDPOINT_URL_S3",
+                "AWS_ENDPOINT_URL_STS",
+            ] {
+                if let Ok(value) = std::env::var(name)
+                    && !value.is_empty()
+                {
+                    let checked = check_http_url(&value).map_err(|why| DeliveryError::Url {
+                        url: redact(&value),
+                        why: format!("{name} {why}"),
+                    })?;
+                    secrets.extend(checked.secrets);
+                }
+            }
             let endpoint = options.endpoint.clone().or(credentials.endpoint);
             if let Some(endpoint) = &endpoint {
+                let checked = check_http_url(endpoint).map_err(|why| DeliveryError::Url {
+                    url: redact(endpoint),
+                    why: format!("the S3 endpoint {why}"),
+                })?;
+                secrets.extend(checked.secrets);
                 builder = builder.with_endpoint(endpoint);
             }
             // Also whatever the environment holds, should a message quote it.
@@ -129,7 +153,7 @@ impl Remote {
                 .build()
                 .map_err(|e| bad(&scrub(&e.to_string(), &secrets)))?;
             let shown = match &endpoint {
-                Some(endpoint) => format!("{url} (at {})", endpoint.trim_end_matches('/')),
+                Some(endpoint) => format!("{url} (at {})", redact(endpoint).trim_end_matches('/')),
                 None => url.to_string(),
             };
             return Ok(Remote {
@@ -138,6 +162,7 @@ impl Remote {
                 shown,
                 swap: Swap::Conditional,
                 secrets,
+                folder: None,
             });
         }
         if let Some(path) = url.strip_prefix("file://") {
@@ -157,21 +182,30 @@ impl Remote {
                 shown: url.to_string(),
                 swap: Swap::Locked,
                 secrets: Vec::new(),
+                folder: Some(root),
             });
         }
         if url.starts_with("http://") || url.starts_with("https://") {
+            let checked = check_http_url(url).map_err(|why| DeliveryError::Url {
+                url: redact(url),
+                why: format!("it {why}"),
+            })?;
             let store = HttpBuilder::new()
                 .with_url(url.trim_end_matches('/'))
                 .with_retry(retry)
                 .with_client_options(client)
                 .build()
-                .map_err(|e| bad(&e.to_string()))?;
+                .map_err(|e| DeliveryError::Url {
+                    url: redact(url),
+                    why: scrub(&e.to_string(), &checked.secrets),
+                })?;
             return Ok(Remote {
                 store: Arc::new(store),
                 prefix: String::new(),
-                shown: url.to_string(),
+                shown: redact(url),
                 swap: Swap::None,
-                secrets: Vec::new(),
+                secrets: checked.secrets,
+                folder: None,
             });
         }
         Err(bad(
@@ -206,24 +240,35 @@ impl Remote {
         }
     }
 
-    /// An object's bytes, or `None` when it is not there.
-    pub async fn get(&self, key: &str) -> Result<Option<Bytes>, DeliveryError> {
-        Ok(self.get_versioned(key).await?.map(|v| v.bytes))
+    /// An object's bytes, or `None` when it is not there; refused past `limit` bytes.
+    pub async fn get(&self, key: &str, limit: u64) -> Result<Option<Bytes>, DeliveryError> {
+        Ok(self.get_versioned(key, limit).await?.map(|v| v.bytes))
     }
 
-    /// An object's bytes and version (for a conditional write), or `None`.
-    pub async fn get_versioned(&self, key: &str) -> Result<Option<Versioned>, DeliveryError> {
-        Ok(self.get_if_changed(key, None).await?.and_then(|c| c))
+    /// An object's bytes and version (for a conditional write), or `None`; refused past
+    /// `limit` bytes.
+    pub async fn get_versioned(
+        &self,
+        key: &str,
+        limit: u64,
+    ) -> Result<Option<Versioned>, DeliveryError> {
+        Ok(self.get_if_changed(key, None, limit).await?.and_then(|c| c))
     }
 
     /// An object unless its ETag is still `known`: `None` when it is not there,
     /// `Some(None)` when it did not change (a conditional GET; a server that answers 200
     /// anyway is caught by comparing the ETag it sends), `Some(Some(read))` otherwise.
+    ///
+    /// Never more than `limit` bytes are taken: an object the store says is larger is
+    /// refused before its body is read, and a body that runs past `limit` (a server
+    /// that announced less, or nothing) is refused the moment it does.
     pub async fn get_if_changed(
         &self,
         key: &str,
         known: Option<&str>,
+        limit: u64,
     ) -> Result<Option<Option<Versioned>>, DeliveryError> {
+        use futures::TryStreamExt;
         let options = GetOptions {
             if_none_match: known.map(str::to_string),
             ..GetOptions::default()
@@ -237,12 +282,31 @@ impl Remote {
         if known.is_some() && result.meta.e_tag.as_deref() == known {
             return Ok(Some(None));
         }
+        let too_large = || DeliveryError::TooLarge {
+            store: self.shown.clone(),
+            key: key.to_string(),
+            limit,
+        };
+        if result.meta.size > limit {
+            return Err(too_large());
+        }
         let version = UpdateVersion {
             e_tag: result.meta.e_tag.clone(),
             version: result.meta.version.clone(),
         };
-        let bytes = result.bytes().await.map_err(|e| self.error(e))?;
-        Ok(Some(Some(Versioned { bytes, version })))
+        // The announced size sizes the buffer; what arrives is counted as it arrives.
+        let mut body = Vec::with_capacity(usize::try_from(result.meta.size).unwrap_or(0));
+        let mut stream = result.into_stream();
+        while let Some(chunk) = stream.try_next().await.map_err(|e| self.error(e))? {
+            if (body.len() + chunk.len()) as u64 > limit {
+                return Err(too_large());
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(Some(Some(Versioned {
+            bytes: Bytes::from(body),
+            version,
+        })))
     }
 
     /// Whether an object is there (a HEAD request; no body moves).
@@ -269,6 +333,21 @@ impl Remote {
     pub async fn create(&self, key: &str, bytes: Vec<u8>) -> Result<bool, DeliveryError> {
         self.writable()?;
         self.put_if(key, bytes, PutMode::Create).await
+    }
+
+    /// Write an object whatever is there (a lease rewritten; an object repaired with
+    /// bytes verified to be its content).
+    pub(crate) async fn put(&self, key: &str, bytes: Vec<u8>) -> Result<(), DeliveryError> {
+        self.writable()?;
+        self.store
+            .put_opts(
+                &self.key(key),
+                PutPayload::from(bytes),
+                PutOptions::default(),
+            )
+            .await
+            .map(drop)
+            .map_err(|e| self.error(e))
     }
 
     /// A put under a condition (create-only, or only over a version): `false` when the
@@ -436,6 +515,42 @@ impl Remote {
         }
     }
 
+    /// In a folder store, the partial uploads killed writers left under `prefix`
+    /// (object_store stages a put as `<name>#<n>` and renames it; listing hides them),
+    /// untouched for `grace_seconds`: their paths and sizes. Other stores: none.
+    pub(crate) fn upload_leftovers(&self, prefix: &str, grace_seconds: u64) -> Vec<(PathBuf, u64)> {
+        let Some(folder) = &self.folder else {
+            return Vec::new();
+        };
+        let Ok(entries) = std::fs::read_dir(folder.join(prefix)) else {
+            return Vec::new();
+        };
+        let now = std::time::SystemTime::now();
+        entries
+            .flatten()
+            .filter_map(|entry| {
+                let name = entry.file_name();
+                let (_, attempt) = name.to_str()?.rsplit_once('#')?;
+                if attempt.is_empty() || !attempt.bytes().all(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                // Not followed: a link is a file here like any other.
+                let metadata = entry.metadata().ok()?;
+                let age = now.duration_since(metadata.modified().ok()?).ok()?;
+                (!metadata.is_dir() && age.as_secs() >= grace_seconds)
+                    .then(|| (entry.path(), metadata.len()))
+            })
+            .collect()
+    }
+
+    /// Remove one of [`Remote::upload_leftovers`].
+    pub(crate) fn remove_leftover(&self, path: &Path) -> Result<(), DeliveryError> {
+        match std::fs::remove_file(path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(DeliveryError::io(path)(e)),
+            _ => Ok(()),
+        }
+    }
+
     fn writable(&self) -> Result<(), DeliveryError> {
         if self.is_writable() {
             Ok(())
@@ -540,11 +655,94 @@ fn one_line(message: &str) -> String {
     }
 }
 
-/// `text` with every secret replaced.
+/// `text` with every secret replaced: as it is, and percent-encoded (a server echoing a
+/// request's query or path quotes it so), with either case of hexadecimal digits.
 fn scrub(text: &str, secrets: &[String]) -> String {
-    secrets.iter().fold(text.to_string(), |text, secret| {
-        text.replace(secret.as_str(), "***")
+    use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
+    let mut forms: Vec<String> = Vec::new();
+    for secret in secrets {
+        let encoded = utf8_percent_encode(secret, NON_ALPHANUMERIC).to_string();
+        // `-`, `.`, `_`, `~` are left as they are by most encoders.
+        let lenient = encoded
+            .replace("%2D", "-")
+            .replace("%2E", ".")
+            .replace("%5F", "_")
+            .replace("%7E", "~");
+        for form in [secret.clone(), encoded, lenient] {
+            forms.push(lower_hex_escapes(&form));
+            forms.push(form);
+        }
+    }
+    // Longest first, so that a form is not cut by a shorter one inside it.
+    forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
+    forms.dedup();
+    forms.iter().fold(text.to_string(), |text, form| {
+        text.replace(form.as_str(), "***")
     })
+}
+
+/// `%2F` written `%2f`.
+fn lower_hex_escapes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('%') {
+        out.push_str(&rest[..at]);
+        let escape = rest.get(at..at + 3).unwrap_or(&rest[at..]);
+        out.push_str(&escape.to_ascii_lowercase());
+        rest = &rest[at + escape.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// An `http(s)://` URL checked before it reaches object_store (which panics on some
+/// malformed ones): what it holds of credentials, to be scrubbed.
+struct CheckedUrl {
+    secrets: Vec<String>,
+}
+
+/// Why `text` is not a usable `http(s)://` URL, or what it holds of credentials.
+fn check_http_url(text: &str) -> Result<CheckedUrl, String> {
+    if text.trim() != text || text.chars().any(char::is_control) {
+        return Err("has spaces or control characters around or in it".into());
+    }
+    let parsed = url::Url::parse(text).map_err(|e| format!("is not a URL ({e})"))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err("must start with http:// or https://".into());
+    }
+    if parsed.host_str().is_none_or(str::is_empty) {
+        return Err("names no host".into());
+    }
+    let decoded = |part: &str| {
+        percent_encoding::percent_decode_str(part)
+            .decode_utf8_lossy()
+            .into_owned()
+    };
+    let mut secrets = Vec::new();
+    for part in [parsed.username(), parsed.password().unwrap_or_default()] {
+        if !part.is_empty() {
+            secrets.extend([part.to_string(), decoded(part)]);
+        }
+    }
+    secrets.retain(|s| s.len() >= 4);
+    Ok(CheckedUrl { secrets })
+}
+
+/// A URL as shown: any `user:password@` replaced.
+fn redact(text: &str) -> String {
+    match url::Url::parse(text.trim()) {
+        Ok(mut parsed) if !parsed.username().is_empty() || parsed.password().is_some() => {
+            let _ = parsed.set_username("***");
+            let _ = parsed.set_password(None);
+            parsed.to_string()
+        }
+        Ok(_) => text.to_string(),
+        // Not a URL: shown up to its `@`, should it hold credentials anyway.
+        Err(_) => match text.rsplit_once('@') {
+            Some((_, host)) => format!("***@{host}"),
+            None => text.to_string(),
+        },
+    }
 }
 
 /// Credentials and settings from the standard places: the environment first, then the
@@ -678,6 +876,71 @@ mod tests {
             scrub("key AKIDEXAMPLE and wJalrXUtnFEMI/K7MDENG", &secrets),
             "key *** and ***/K7MDENG"
         );
+    }
+
+    #[test]
+    fn secrets_are_scrubbed_in_their_encoded_forms_too() {
+        let secrets = vec!["wJal/rXU+tn=FEMI".to_string()];
+        for echoed in [
+            "wJal/rXU+tn=FEMI",
+            "wJal%2FrXU%2Btn%3DFEMI",
+            "wJal%2frXU%2btn%3dFEMI",
+        ] {
+            let text = format!("<Error><Key>{echoed}</Key></Error>");
+            assert_eq!(scrub(&text, &secrets), "<Error><Key>***</Key></Error>");
+        }
+    }
+
+    #[test]
+    fn malformed_endpoints_are_errors_not_panics() {
+        for endpoint in [
+            "notaurl",
+            "http://[::1",
+            "http://127.0.0.1:99999",
+            " http://127.0.0.1:9000",
+            "http://127.0.0.1:9000\n",
+            "ftp://127.0.0.1",
+            "http://",
+        ] {
+            let options = RemoteOptions {
+                endpoint: Some(endpoint.to_string()),
+                ..RemoteOptions::default()
+            };
+            let error = Remote::open("s3://masters/x", &options).unwrap_err();
+            assert!(
+                matches!(error, DeliveryError::Url { .. }),
+                "{endpoint}: {error}"
+            );
+            let error = Remote::open(endpoint, &RemoteOptions::default());
+            assert!(error.is_err(), "{endpoint} as a store");
+        }
+        assert!(Remote::open("http://[::1/masters", &RemoteOptions::default()).is_err());
+    }
+
+    #[test]
+    fn credentials_in_an_endpoint_are_never_shown() {
+        let options = RemoteOptions {
+            endpoint: Some("http://AKIDINURL:s3cr%2Fet@127.0.0.1:9000".to_string()),
+            ..RemoteOptions::default()
+        };
+        let remote = Remote::open("s3://masters/x", &options).unwrap();
+        assert!(!remote.shown().contains("AKIDINURL"), "{}", remote.shown());
+        assert!(!remote.shown().contains("s3cr"), "{}", remote.shown());
+        let echoed = remote.error(object_store::Error::Generic {
+            store: "S3",
+            source: "denied for AKIDINURL with s3cr/et and s3cr%2Fet".into(),
+        });
+        let text = echoed.to_string();
+        assert!(
+            !text.contains("AKIDINURL") && !text.contains("s3cr"),
+            "{text}"
+        );
+        let http = Remote::open(
+            "https://user:hunter22@cdn.example/m",
+            &RemoteOptions::default(),
+        )
+        .unwrap();
+        assert!(!http.shown().contains("hunter22"), "{}", http.shown());
     }
 
     #[test]

@@ -81,7 +81,11 @@ impl Watch {
         layout::check_region(&self.region)?;
         let key = layout::pointer_key(&self.region);
         let known = self.seen.as_ref().and_then(|(etag, _)| etag.clone());
-        let read = match self.remote.get_if_changed(&key, known.as_deref()).await? {
+        let read = match self
+            .remote
+            .get_if_changed(&key, known.as_deref(), layout::POINTER_LIMIT)
+            .await?
+        {
             None => {
                 return Err(DeliveryError::Missing {
                     store: self.remote.shown().to_string(),

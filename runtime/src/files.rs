@@ -11,7 +11,23 @@ use std::path::{Path, PathBuf};
 
 /// Read a regular file of at most `limit` bytes. `Ok(None)` if it does not exist.
 pub fn read_regular(path: &Path, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
-    let file = match open_nonblocking(path) {
+    read_regular_from(path, limit, false)
+}
+
+/// [`read_regular`], refusing a symbolic link in the place of the file itself (a file
+/// read from a folder the user named must be in it, not wherever a link points).
+pub fn read_regular_not_linked(path: &Path, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+    read_regular_from(path, limit, true)
+}
+
+fn read_regular_from(path: &Path, limit: u64, no_link: bool) -> std::io::Result<Option<Vec<u8>>> {
+    if no_link && std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "a symbolic link, which is not followed",
+        ));
+    }
+    let file = match open_nonblocking(path, no_link) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
@@ -41,15 +57,19 @@ fn too_large(limit: u64) -> std::io::Error {
     )
 }
 
-/// Open without blocking on a FIFO (whose open waits for a writer).
-fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+/// Open without blocking on a FIFO (whose open waits for a writer), and, with
+/// `no_link`, without following a link in the file's own place.
+fn open_nonblocking(path: &Path, no_link: bool) -> std::io::Result<File> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK);
+        let nofollow = if no_link { libc::O_NOFOLLOW } else { 0 };
+        options.custom_flags(libc::O_NONBLOCK | nofollow);
     }
+    #[cfg(not(unix))]
+    let _ = no_link;
     options.open(path)
 }
 
@@ -94,19 +114,35 @@ pub fn staging_dir(target: &Path) -> std::io::Result<PathBuf> {
 pub enum Occupant {
     /// Nothing: the folder does not exist, or is empty.
     Nothing,
-    /// A build (a folder with a manifest): replaceable.
+    /// A build: a folder whose `manifest.json` reads as a masterctl manifest. Replaceable.
     Build,
-    /// Anything else: never replaced.
+    /// A symbolic link: never followed, never replaced (the folder it names would be
+    /// emptied along with files that are not the build's).
+    Link,
+    /// Anything else (a file; a folder without a masterctl manifest): never replaced.
     Other,
 }
 
 /// What `target` holds: the rule every writer of a build folder follows (a build or
-/// nothing may be replaced; anything else is refused).
+/// nothing may be replaced; a link or anything else is refused). `target` itself is not
+/// followed if it is a link, and a folder counts as a build only when its manifest
+/// parses as one — a `manifest.json` of another tool's is not enough.
 pub fn occupant(target: &Path) -> Occupant {
-    if !target.exists() {
-        return Occupant::Nothing;
+    let metadata = match std::fs::symlink_metadata(target) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Occupant::Nothing,
+        Err(_) => return Occupant::Other,
+        Ok(metadata) => metadata,
+    };
+    if metadata.file_type().is_symlink() {
+        return Occupant::Link;
     }
-    if target.join(crate::MANIFEST).is_file() {
+    if !metadata.is_dir() {
+        return Occupant::Other;
+    }
+    let manifest = read_regular(&target.join(crate::MANIFEST), crate::MANIFEST_LIMIT);
+    if let Ok(Some(bytes)) = manifest
+        && serde_json::from_slice::<crate::Manifest>(&bytes).is_ok()
+    {
         return Occupant::Build;
     }
     let empty = std::fs::read_dir(target).is_ok_and(|mut d| d.next().is_none());
@@ -229,12 +265,20 @@ fn process_runs(pid: u32) -> bool {
 /// exists, the two are exchanged atomically (`renameat2(RENAME_EXCHANGE)` on Linux)
 /// and the old build, now at `staged`, is removed; where it does not, `staged` is
 /// renamed to it. At every moment `target` is the old build or the new one.
+///
+/// A link in the place of `target` is refused, never exchanged or followed.
 pub fn replace_dir(staged: &Path, target: &Path) -> std::io::Result<()> {
     match std::fs::symlink_metadata(target) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             std::fs::rename(staged, target)?;
         }
         Err(e) => return Err(e),
+        Ok(metadata) if metadata.file_type().is_symlink() => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "a symbolic link, which is never followed nor replaced: name the folder itself",
+            ));
+        }
         Ok(_) => {
             exchange(staged, target)?;
             // `staged` now holds the old build.
@@ -245,8 +289,12 @@ pub fn replace_dir(staged: &Path, target: &Path) -> std::io::Result<()> {
 }
 
 /// Remove the directory `dir` and everything in it, its files on every core (a build
-/// of thousands of files is gone in a fraction of the time one thread takes).
+/// of thousands of files is gone in a fraction of the time one thread takes). No link
+/// is followed: a link is removed as itself, `dir` too should it be one.
 pub fn remove_tree(dir: &Path) -> std::io::Result<()> {
+    if std::fs::symlink_metadata(dir)?.file_type().is_symlink() {
+        return std::fs::remove_file(dir);
+    }
     let mut folders = vec![dir.to_path_buf()];
     let mut files = Vec::new();
     let mut next = 0;
@@ -359,6 +407,44 @@ mod tests {
             outside.join("kept").is_file(),
             "a link is removed, not followed"
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn only_a_build_is_replaced_and_a_link_never_followed() {
+        let root = tempfile::tempdir().unwrap();
+        let build = root.path().join("v1");
+        std::fs::create_dir(&build).unwrap();
+        let manifest = crate::Manifest {
+            format: crate::FORMAT_VERSION,
+            region: "jp".into(),
+            source_commit: "0".repeat(40),
+            schema_hash: "0".repeat(64),
+            languages: vec![],
+            files: vec![],
+            fallbacks: vec![],
+        };
+        std::fs::write(build.join(crate::MANIFEST), manifest.to_bytes()).unwrap();
+        std::fs::write(build.join("unrelated.txt"), "kept").unwrap();
+        assert_eq!(occupant(&build), Occupant::Build);
+        // `current -> v1`: a link, refused, and replacing it leaves v1 whole.
+        let current = root.path().join("current");
+        std::os::unix::fs::symlink(&build, &current).unwrap();
+        assert_eq!(occupant(&current), Occupant::Link);
+        let staged = staging_dir(&current).unwrap();
+        assert!(replace_dir(&staged, &current).is_err());
+        std::fs::remove_dir(&staged).unwrap();
+        remove_tree(&current).unwrap();
+        assert!(!current.exists() && build.join("unrelated.txt").is_file());
+        // Someone else's manifest.json does not make a build.
+        let other = root.path().join("other");
+        std::fs::create_dir(&other).unwrap();
+        std::fs::write(other.join(crate::MANIFEST), r#"{"name": "web app"}"#).unwrap();
+        assert_eq!(occupant(&other), Occupant::Other);
+        let file = root.path().join("file");
+        std::fs::write(&file, "x").unwrap();
+        assert_eq!(occupant(&file), Occupant::Other);
+        assert_eq!(occupant(&root.path().join("none")), Occupant::Nothing);
     }
 
     #[test]

@@ -44,7 +44,7 @@ pub use calendar::{Date, DateTime};
 pub use format::FORMAT_VERSION;
 use format::{ArchivedArchiveFile, ArchivedBody};
 pub use generated::{Group, Matrix, Reverse, Texts, Weighted};
-pub use manifest::{FileEntry, FileKind, MANIFEST, Manifest};
+pub use manifest::{FileEntry, FileKind, MANIFEST, MANIFEST_LIMIT, MAX_FILES, Manifest};
 pub use table::{Index, List, Row, Rows, Table, ValueRef};
 pub use text::KeyError;
 
@@ -100,9 +100,6 @@ impl fmt::Display for LoadCause {
 }
 
 impl std::error::Error for LoadError {}
-
-/// The most a manifest may hold (a build of thousands of files needs a few megabytes).
-const MANIFEST_LIMIT: u64 = 64 << 20;
 
 /// A BLAKE3 hash as manifests write it: 64 lowercase hexadecimal digits.
 pub fn is_blake3_hex(text: &str) -> bool {

@@ -1,5 +1,7 @@
 //! `manifest.json`: what a build holds, and the hashes that let a server trust it.
 
+use std::collections::{HashMap, HashSet};
+
 use serde::{Deserialize, Serialize};
 
 use crate::LoadCause;
@@ -35,7 +37,11 @@ impl Manifest {
     }
 
     /// What a loader must refuse before following the manifest: another format version,
-    /// an entry whose path leaves the build (or is the manifest's own), a malformed hash.
+    /// more files than a build has ([`MAX_FILES`]), an entry whose path leaves the build,
+    /// is the manifest's own or is not written one way only (`.` and empty segments), a
+    /// path listed twice or one that is another's folder, a malformed hash, one hash
+    /// given two sizes. Each file of a build then has one place and one content: a
+    /// writer that follows the manifest never writes one path twice.
     pub fn check(&self) -> Result<(), LoadCause> {
         if self.format != crate::FORMAT_VERSION {
             return Err(LoadCause::Version {
@@ -43,28 +49,67 @@ impl Manifest {
                 expected: crate::FORMAT_VERSION,
             });
         }
+        if self.files.len() > MAX_FILES {
+            return Err(LoadCause::Manifest(format!(
+                "{} files; a build has at most {MAX_FILES}",
+                self.files.len()
+            )));
+        }
+        let bad = |path: &str, why: &str| {
+            Err(LoadCause::Manifest(format!(
+                "`{}` {why}",
+                path.escape_debug()
+            )))
+        };
+        let mut paths: HashSet<&str> = HashSet::with_capacity(self.files.len());
+        let mut sizes: HashMap<&str, u64> = HashMap::with_capacity(self.files.len());
         for entry in &self.files {
-            let path = &entry.path;
-            if path.split('/').any(|part| part == ".." || part.is_empty())
-                || path.starts_with('/')
+            let path = entry.path.as_str();
+            if path.split('/').any(|part| matches!(part, "" | "." | ".."))
                 || path.contains(['\\', '\0'])
                 || path == MANIFEST
             {
-                return Err(LoadCause::Manifest(format!(
-                    "`{}` is not a path inside the build",
-                    path.escape_debug()
-                )));
+                return bad(path, "is not a path inside the build");
+            }
+            if !paths.insert(path) {
+                return bad(path, "is listed twice");
             }
             if !crate::is_blake3_hex(&entry.blake3) {
-                return Err(LoadCause::Manifest(format!(
-                    "the hash of `{}` is not 64 lowercase hexadecimal digits",
-                    path.escape_debug()
-                )));
+                return bad(
+                    path,
+                    "has a hash that is not 64 lowercase hexadecimal digits",
+                );
+            }
+            if entry.size > MAX_FILE_SIZE {
+                return bad(path, "is larger than a build's file may be (2 GiB)");
+            }
+            if *sizes.entry(&entry.blake3).or_insert(entry.size) != entry.size {
+                return bad(path, "has the hash of another file and another size");
+            }
+        }
+        // A file's folder must not be a file too (`tables` and `tables/item.rkyv`).
+        for path in &paths {
+            let mut folder = *path;
+            while let Some((parent, _)) = folder.rsplit_once('/') {
+                if paths.contains(parent) {
+                    return bad(parent, "is a file and the folder of another");
+                }
+                folder = parent;
             }
         }
         Ok(())
     }
 }
+
+/// The most files a manifest may list: a build of 500 tables in 20 languages with its
+/// client export has about 31,000.
+pub const MAX_FILES: usize = 100_000;
+
+/// The largest file a build may hold: an archive's offsets are 32-bit and signed.
+pub const MAX_FILE_SIZE: u64 = 1 << 31;
+
+/// The largest `manifest.json` read.
+pub const MANIFEST_LIMIT: u64 = 64 << 20;
 
 /// What kind of data a file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -133,4 +178,77 @@ pub struct Fallback {
     pub language: String,
     pub from: String,
     pub count: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(path: &str, blake3: char, size: u64) -> FileEntry {
+        FileEntry {
+            path: path.to_string(),
+            kind: FileKind::Client,
+            name: "item".to_string(),
+            language: None,
+            table: None,
+            blake3: blake3.to_string().repeat(64),
+            size,
+            rows: 0,
+        }
+    }
+
+    fn manifest(files: Vec<FileEntry>) -> Manifest {
+        Manifest {
+            format: crate::FORMAT_VERSION,
+            region: "jp".to_string(),
+            source_commit: "0".repeat(40),
+            schema_hash: "0".repeat(64),
+            languages: vec!["ja".to_string()],
+            files,
+            fallbacks: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn each_file_has_one_place_and_one_content() {
+        let ok = manifest(vec![
+            entry("tables/item.rkyv", 'a', 10),
+            entry("client/item.bin", 'b', 5),
+            // Two files of the same bytes are fine.
+            entry("client/item_copy.bin", 'b', 5),
+        ]);
+        assert!(ok.check().is_ok());
+        let refused = |files: Vec<FileEntry>| {
+            let why = manifest(files).check().unwrap_err().to_string();
+            assert!(why.starts_with("not a valid manifest:"), "{why}");
+            why
+        };
+        for path in [
+            "../x",
+            "/etc/passwd",
+            "tables//item.rkyv",
+            "./manifest.json",
+            "tables/./item.rkyv",
+            "manifest.json",
+            "tables\\item.rkyv",
+            "tables/",
+            "",
+        ] {
+            refused(vec![entry(path, 'a', 1)]);
+        }
+        let twice = refused(vec![entry("a.rkyv", 'a', 1), entry("a.rkyv", 'b', 2)]);
+        assert!(twice.contains("listed twice"), "{twice}");
+        let folder = refused(vec![entry("tables", 'a', 1), entry("tables/x", 'b', 2)]);
+        assert!(folder.contains("folder of another"), "{folder}");
+        let sizes = refused(vec![entry("a", 'a', 1), entry("b", 'a', 2)]);
+        assert!(sizes.contains("another size"), "{sizes}");
+        let many = (0..=MAX_FILES)
+            .map(|i| entry(&format!("f{i}"), 'a', 1))
+            .collect();
+        assert!(refused(many).contains("at most"));
+        refused(vec![entry("huge", 'a', MAX_FILE_SIZE + 1)]);
+        let mut hash = entry("a", 'a', 1);
+        hash.blake3 = "A".repeat(64);
+        refused(vec![hash]);
+    }
 }

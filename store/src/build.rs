@@ -104,12 +104,14 @@ pub fn build_region(
 }
 
 /// Write a build to `out`: into a temporary directory beside it, then renamed into
-/// place. A previous build there (a directory with a manifest) is replaced; any other
-/// existing, non-empty directory is left alone and refused.
+/// place. A previous build there (a directory whose manifest reads as one) is replaced;
+/// any other existing, non-empty directory, and a link, are left alone and refused.
 pub fn write_build(build: &Build, out: &Path) -> Result<(), StoreError> {
     let io = |path: &Path, e: std::io::Error| StoreError::io(path)(e);
-    if files::occupant(out) == files::Occupant::Other {
-        return Err(StoreError::NotABuild(out.display().to_string()));
+    match files::occupant(out) {
+        files::Occupant::Nothing | files::Occupant::Build => {}
+        files::Occupant::Link => return Err(StoreError::OutIsLink(out.display().to_string())),
+        files::Occupant::Other => return Err(StoreError::NotABuild(out.display().to_string())),
     }
     // Assembled beside the target, then swapped in: a reader (or a process killed at any
     // moment) sees the old build or the new one; leftovers of killed runs go first.

@@ -28,6 +28,12 @@ pub fn init(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<Initialized, Stor
     if dir.exists() && !dir.is_dir() {
         return Err(StoreError::NotAFolder(dir.to_path_buf()));
     }
+    if let Some(root) = enclosing_work_tree(dir) {
+        return Err(StoreError::InsideRepository {
+            dir: dir.to_path_buf(),
+            root,
+        });
+    }
     if let Some((existing, _)) = files.iter().find(|(name, _)| dir.join(name).exists()) {
         return Err(StoreError::AlreadyExists {
             path: dir.join(existing),
@@ -76,6 +82,21 @@ fn same_folder(a: &Path, b: &Path) -> bool {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
     }
+}
+
+/// The work tree of another git repository `dir` would be a sub-folder of: every
+/// command reads the structure from the root of its repository's work tree, so a
+/// project there could never be opened.
+fn enclosing_work_tree(dir: &Path) -> Option<PathBuf> {
+    let existing = dir.ancestors().find(|a| a.is_dir())?;
+    let existing = if existing.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        existing
+    };
+    let repo = git2::Repository::discover(existing).ok()?;
+    let root = repo.workdir().unwrap_or_else(|| repo.path()).to_path_buf();
+    (!dir.exists() || !same_folder(&root, dir)).then_some(root)
 }
 
 /// Create a git repository in `dir` unless it is already inside one.

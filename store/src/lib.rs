@@ -60,8 +60,21 @@ pub enum StoreError {
     /// What was asked for is not there (a table, a row, a field).
     #[error("{0}")]
     NotFound(String),
-    #[error("{0} exists and is not a build (no manifest.json): choose another --out, or remove it")]
+    #[error(
+        "{0} exists and is not a build (no masterctl manifest.json): choose another --out, or remove it"
+    )]
     NotABuild(String),
+    #[error(
+        "{0} is a symbolic link: a build folder is replaced whole and a link is never followed; name the folder itself"
+    )]
+    OutIsLink(String),
+    #[error(
+        "{dir} is inside the git repository whose work tree is {root}; a master repository's masterctl.toml and schemas live at the root of its work tree: run `masterctl init` there, or in a folder outside it (which gets a repository of its own)"
+    )]
+    InsideRepository {
+        dir: std::path::PathBuf,
+        root: std::path::PathBuf,
+    },
     #[error("cannot build: {0}")]
     Build(#[from] masterctl_generators::archive::BuildError),
     #[error(

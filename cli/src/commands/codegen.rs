@@ -183,13 +183,19 @@ fn user_templates(dir: &Path) -> Result<Vec<UserTemplate>, Failure> {
             if path.extension().is_none_or(|e| e != "hbs") {
                 continue;
             }
+            if kind.is_symlink() {
+                return Err(Failure::usage(format!(
+                    "{}: a symbolic link; templates are read as regular files inside --templates only",
+                    path.display()
+                )));
+            }
             let relative: Vec<String> = path
                 .strip_prefix(dir)
                 .unwrap_or(&path)
                 .components()
                 .map(|c| c.as_os_str().to_string_lossy().into_owned())
                 .collect();
-            let bytes = masterctl_runtime::files::read_regular(&path, 16 << 20)
+            let bytes = masterctl_runtime::files::read_regular_not_linked(&path, 16 << 20)
                 .map_err(|e| Failure::environment(format!("{}: {e}", path.display())))?
                 .ok_or_else(|| Failure::usage(format!("{}: not a regular file", path.display())))?;
             let text = String::from_utf8(bytes).map_err(|_| {

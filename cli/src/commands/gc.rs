@@ -67,5 +67,11 @@ impl Render for Shown {
                 counted(c.objects_too_young, "object"),
             ));
         }
+        if c.leftovers_deleted > 0 {
+            output.line(format!(
+                "  and {} killed uploads left (counted in the bytes)",
+                counted(c.leftovers_deleted, "partial file"),
+            ));
+        }
     }
 }

@@ -35,6 +35,8 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
         LoadCause::Io(_) => {
             Failure::usage(e.to_string()).hint("give the directory `masterctl build --out` wrote")
         }
+        // Machines read JSON on standard output whatever happened.
+        _ if output.is_json() => Failure::invalid(format!("rejected: {e}")),
         _ => {
             output.line(format!("{} {e}", output.bold("rejected:")));
             Failure::Shown

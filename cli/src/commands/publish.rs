@@ -20,6 +20,10 @@ pub struct Args {
     /// Make the release current even when it was published before the current one
     #[arg(long)]
     force: bool,
+    /// Read back every object of the build from the store, the current release's too,
+    /// and put again what is missing or damaged (what `fetch` reports as damaged)
+    #[arg(long)]
+    repair: bool,
     /// Objects checked and uploaded at once
     #[arg(long, value_name = "N", default_value_t = masterctl_delivery::CONCURRENCY)]
     concurrency: usize,
@@ -31,6 +35,7 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
     let remote = super::open_store(&args.to, &args.endpoint)?;
     let options = PublishOptions {
         force: args.force,
+        repair: args.repair,
         concurrency: args.concurrency,
         ..PublishOptions::default()
     };
@@ -52,21 +57,34 @@ impl Render for Shown {
     fn text(&self, output: &Output) {
         let p = &self.0;
         let release = short_id(&p.release);
-        if !p.pointer_moved {
+        let moved = p.pointer_moved || p.moved_by_another;
+        if !moved && p.uploaded == 0 {
+            let checked = if p.verified {
+                format!(" (its {} read back whole)", counted(p.objects, "object"))
+            } else {
+                String::new()
+            };
             output.line(format!(
-                "{}: release {release} of {} is already current on {}; nothing uploaded",
+                "{}: release {release} of {} is already current on {}; nothing uploaded{checked}",
                 output.bold("unchanged"),
                 p.region,
                 p.store
             ));
             return;
         }
+        let verb = if moved { "published" } else { "repaired" };
         output.line(format!(
             "{} release {release} of {} to {}",
-            output.bold("published"),
+            output.bold(verb),
             p.region,
             p.store
         ));
+        if p.repaired > 0 {
+            output.line(format!(
+                "  {} missing or damaged on the store, put again",
+                counted(p.repaired, "object or record")
+            ));
+        }
         output.line(format!(
             "  {} uploaded ({} bytes), {} already there ({} bytes)",
             counted(p.uploaded, "object"),
@@ -80,6 +98,9 @@ impl Render for Shown {
             }
             Some(_) => output.line(format!("  current: {release}")),
             None => output.line(format!("  current: {release} (the region's first release)")),
+        }
+        if p.moved_by_another {
+            output.line("  (another publisher of this same build moved the pointer to it first)");
         }
     }
 }

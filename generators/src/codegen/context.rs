@@ -9,7 +9,7 @@ use masterctl_schemas::schema::{
 use serde::Serialize;
 
 use super::Lang;
-use super::names::{camel_in, enum_idents, literal, pascal_in, safe_ident, type_name};
+use super::names::{self, camel_in, enum_idents, literal, pascal_in, safe_ident, type_name};
 
 /// Everything a template sees.
 #[derive(Debug, Clone, Serialize)]
@@ -334,9 +334,15 @@ fn param(lang: Lang, name: &str) -> String {
     }
 }
 
-/// The enum type of `field` of `table`.
+/// The enum type of `field` of `table` (`Enum` after it should that be a name the
+/// language's library has: `uint8` + `array`).
 pub fn enum_name(lang: Lang, table: &str, field: &str) -> String {
-    format!("{}{}", pascal_in(lang, table), pascal_in(lang, field))
+    let name = format!("{}{}", pascal_in(lang, table), pascal_in(lang, field));
+    if names::ambient(lang, &name) {
+        format!("{name}Enum")
+    } else {
+        name
+    }
 }
 
 /// A scalar type's name in `lang`.

@@ -152,7 +152,9 @@ pub fn generate(
 ) -> Result<Vec<GeneratedFile>, CodegenError> {
     let mut registry = Handlebars::new();
     registry.set_strict_mode(true);
-    registry.register_escape_fn(handlebars::no_escape);
+    // `{{value}}` is inert wherever it lands (comment or string literal); helpers
+    // (`lit`, `doc`, `ident_of`) write each context's own escaping.
+    registry.register_escape_fn(move |text: &str| names::inert(lang, text));
     register_helpers(&mut registry, lang);
     let template_error = |name: &str, e: &dyn std::fmt::Display| CodegenError::Template {
         name: name.to_string(),

@@ -316,14 +316,222 @@ pub fn safe_ident(lang: Lang, ident: &str) -> String {
 }
 
 /// The PascalCase type name of a table or master: `Self` (the one reserved word of that
-/// shape) becomes `SelfType`.
+/// shape) becomes `SelfType`, and so does a name the generated code takes from the
+/// language's own library ([`ambient`]: a table `error` is `ErrorType` in TypeScript,
+/// where `Error` is the global the loader throws).
 pub fn type_name(lang: Lang, name: &str) -> String {
     let pascal = pascal_in(lang, name);
-    if reserved(lang, &pascal) {
+    if reserved(lang, &pascal) || ambient(lang, &pascal) {
         format!("{pascal}Type")
     } else {
         pascal
     }
+}
+
+/// Whether a type of this name, declared by the generated code, would hide one the
+/// code (built-in templates or the user's) takes from the language: its prelude or
+/// globals (`Option`, `Error`, `Uint8Array`), or the namespaces the C# file imports
+/// (`DateTime`, `Dictionary`, `Path`). Go's are all lower case, as its exported names
+/// never are.
+pub fn ambient(lang: Lang, ident: &str) -> bool {
+    const RUST: &[&str] = &[
+        "AsMut",
+        "AsRef",
+        "Bound",
+        "Box",
+        "Clone",
+        "Copy",
+        "Debug",
+        "Default",
+        "Display",
+        "DoubleEndedIterator",
+        "Drop",
+        "Eq",
+        "Err",
+        "ExactSizeIterator",
+        "Extend",
+        "Fn",
+        "FnMut",
+        "FnOnce",
+        "From",
+        "FromIterator",
+        "Hash",
+        "Into",
+        "IntoIterator",
+        "Iterator",
+        "None",
+        "Ok",
+        "Option",
+        "Ord",
+        "PartialEq",
+        "PartialOrd",
+        "Path",
+        "PhantomData",
+        "RangeBounds",
+        "Result",
+        "Send",
+        "Sized",
+        "Some",
+        "String",
+        "Sync",
+        "ToOwned",
+        "ToString",
+        "TryFrom",
+        "TryInto",
+        "Unpin",
+        "Vec",
+    ];
+    const CSHARP: &[&str] = &[
+        "Action",
+        "ArgumentException",
+        "ArgumentOutOfRangeException",
+        "Array",
+        "Attribute",
+        "BinaryReader",
+        "BitConverter",
+        "Boolean",
+        "Buffer",
+        "Byte",
+        "Char",
+        "Comparer",
+        "Comparison",
+        "Console",
+        "Convert",
+        "CultureInfo",
+        "DateTime",
+        "DateTimeKind",
+        "DateTimeOffset",
+        "DateTimeStyles",
+        "Decimal",
+        "Dictionary",
+        "Directory",
+        "Double",
+        "Encoding",
+        "EndOfStreamException",
+        "Enum",
+        "Environment",
+        "EqualityComparer",
+        "Exception",
+        "File",
+        "FormatException",
+        "Func",
+        "GC",
+        "Guid",
+        "HashSet",
+        "ICollection",
+        "IComparable",
+        "IComparer",
+        "IDictionary",
+        "IDisposable",
+        "IEnumerable",
+        "IEnumerator",
+        "IEquatable",
+        "IFormattable",
+        "IList",
+        "IOException",
+        "IReadOnlyCollection",
+        "IReadOnlyDictionary",
+        "IReadOnlyList",
+        "Int16",
+        "Int32",
+        "Int64",
+        "InvalidOperationException",
+        "KeyValuePair",
+        "Lazy",
+        "List",
+        "Math",
+        "MemoryStream",
+        "NotSupportedException",
+        "Nullable",
+        "NumberStyles",
+        "Object",
+        "Path",
+        "Queue",
+        "Random",
+        "SByte",
+        "Single",
+        "SortedDictionary",
+        "Stack",
+        "Stream",
+        "String",
+        "StringBuilder",
+        "StringComparison",
+        "TimeSpan",
+        "Tuple",
+        "Type",
+        "UInt16",
+        "UInt32",
+        "UInt64",
+        "ValueTuple",
+    ];
+    const TYPESCRIPT: &[&str] = &[
+        "Array",
+        "ArrayBuffer",
+        "ArrayLike",
+        "BigInt",
+        "BigInt64Array",
+        "BigUint64Array",
+        "Boolean",
+        "DataView",
+        "Date",
+        "Error",
+        "Exclude",
+        "Extract",
+        "Float32Array",
+        "Float64Array",
+        "Function",
+        "Infinity",
+        "Int16Array",
+        "Int32Array",
+        "Int8Array",
+        "Intl",
+        "Iterable",
+        "IterableIterator",
+        "Iterator",
+        "JSON",
+        "Map",
+        "Math",
+        "NaN",
+        "NonNullable",
+        "Number",
+        "Object",
+        "Omit",
+        "Partial",
+        "Pick",
+        "Promise",
+        "PropertyKey",
+        "Proxy",
+        "RangeError",
+        "Readonly",
+        "ReadonlyArray",
+        "ReadonlyMap",
+        "ReadonlySet",
+        "Record",
+        "Reflect",
+        "RegExp",
+        "Required",
+        "ReturnType",
+        "Set",
+        "String",
+        "Symbol",
+        "SyntaxError",
+        "TextDecoder",
+        "TextEncoder",
+        "TypeError",
+        "Uint16Array",
+        "Uint32Array",
+        "Uint8Array",
+        "Uint8ClampedArray",
+        "WeakMap",
+        "WeakSet",
+    ];
+    let names = match lang {
+        Lang::Rust => RUST,
+        Lang::CSharp => CSHARP,
+        Lang::TypeScript => TYPESCRIPT,
+        Lang::Go => return false,
+    };
+    names.contains(&ident)
 }
 
 /// PascalCase names for the values of one enum, in the values' order: ASCII letters and
@@ -370,7 +578,7 @@ pub fn literal(lang: Lang, text: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') => match lang {
+            c if c.is_control() || needs_escape(c) => match lang {
                 Lang::Rust => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
                 Lang::Go => out.push_str(&format!("\\U{:08x}", c as u32)),
                 // C# and TypeScript: UTF-16 escapes (control characters are in the BMP).
@@ -383,24 +591,64 @@ pub fn literal(lang: Lang, text: &str) -> String {
     out
 }
 
+/// A character no generated text may hold as it is, besides control characters: the
+/// line and paragraph separators (U+2028, U+2029 end a line for C# and JavaScript, and
+/// U+0085 for C#: a comment would end there and the rest become code), and the
+/// bidirectional controls that make code read otherwise than it compiles ("Trojan
+/// Source"; rustc refuses them in comments).
+pub fn needs_escape(c: char) -> bool {
+    matches!(
+        c,
+        '\u{85}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{061c}'
+            | '\u{200e}'
+            | '\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}'
+    )
+}
+
+/// Whether `c` ends a line in some target language: `\n`, `\r`, vertical tab and form
+/// feed, U+0085, U+2028, U+2029.
+fn line_break(c: char) -> bool {
+    matches!(
+        c,
+        '\n' | '\r' | '\u{0b}' | '\u{0c}' | '\u{85}' | '\u{2028}' | '\u{2029}'
+    )
+}
+
 /// A description as doc-comment lines of `lang`, each starting with `prefix` (`/// `,
-/// `// `, ` * `): line breaks kept as lines, control characters dropped, and what would
-/// end the comment or break its markup escaped (`*/` in a block comment, `<` and `&` in
-/// C#'s XML documentation).
+/// `// `, ` * `): every line break of any target language (U+2028 and U+0085 too) kept
+/// as a line of its own, other control characters and bidirectional controls dropped,
+/// and what would end the comment or break its markup escaped (`*/` in any comment, `<`
+/// and `&` in C#'s XML documentation).
 pub fn doc_lines(lang: Lang, text: &str, prefix: &str) -> String {
     let mut out = String::new();
-    for line in text.lines() {
-        let mut clean: String = line.chars().filter(|c| !c.is_control()).collect();
-        clean = clean.trim_end().to_string();
-        match lang {
-            Lang::CSharp => {
-                clean = clean
-                    .replace('&', "&amp;")
-                    .replace('<', "&lt;")
-                    .replace('>', "&gt;");
-            }
-            Lang::TypeScript => clean = clean.replace("*/", "*\\/"),
-            Lang::Rust | Lang::Go => {}
+    if text.is_empty() {
+        return out;
+    }
+    let lines: Vec<&str> = text
+        .split("\r\n")
+        .flat_map(|l| l.split(line_break))
+        .collect();
+    let lines = match lines.last() {
+        // A final line break ends the last line; it does not start another.
+        Some(last) if last.is_empty() && lines.len() > 1 => &lines[..lines.len() - 1],
+        _ => &lines[..],
+    };
+    for line in lines {
+        let mut clean: String = line
+            .chars()
+            .filter(|&c| !c.is_control() && !needs_escape(c))
+            .collect();
+        clean = clean.trim_end().replace("*/", "*\\/");
+        if lang == Lang::CSharp {
+            clean = clean
+                .replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;");
         }
         out.push_str(prefix.trim_end());
         if !clean.is_empty() {
@@ -410,6 +658,23 @@ pub fn doc_lines(lang: Lang, text: &str, prefix: &str) -> String {
         out.push('\n');
     }
     out
+}
+
+/// What `{{value}}` writes in a template (the built-in ones and the user's alike):
+/// text that stays inert wherever a template puts it — in a line or block comment, or
+/// between the quotes of a string literal of `lang`. Line breaks, control and
+/// bidirectional characters become the language's `\u` escapes, quotes and backslashes
+/// are escaped, and `*/` cannot close a comment. Names (identifiers, types) hold none of
+/// these and come out unchanged; `{{{value}}}` writes a value as it is.
+pub fn inert(lang: Lang, text: &str) -> String {
+    if !text
+        .chars()
+        .any(|c| c.is_control() || needs_escape(c) || matches!(c, '"' | '\\' | '*'))
+    {
+        return text.to_string();
+    }
+    let quoted = literal(lang, text);
+    quoted[1..quoted.len() - 1].replace("*/", "*\\/")
 }
 
 /// A Rust function signature (`pub fn get(&self, a: A) -> R`, without its body) as
@@ -517,6 +782,13 @@ mod tests {
         assert_eq!(safe_ident(Lang::CSharp, "class"), "@class");
         assert_eq!(safe_ident(Lang::Go, "range"), "range_");
         assert_eq!(safe_ident(Lang::TypeScript, "price"), "price");
+        assert_eq!(type_name(Lang::TypeScript, "error"), "ErrorType");
+        assert_eq!(type_name(Lang::TypeScript, "uint8_array"), "Uint8ArrayType");
+        assert_eq!(type_name(Lang::TypeScript, "data_view"), "DataViewType");
+        assert_eq!(type_name(Lang::Rust, "option"), "OptionType");
+        assert_eq!(type_name(Lang::CSharp, "date_time"), "DateTimeType");
+        assert_eq!(type_name(Lang::Go, "error"), "Error");
+        assert_eq!(type_name(Lang::TypeScript, "item"), "Item");
     }
 
     #[test]
@@ -536,5 +808,26 @@ mod tests {
             doc_lines(Lang::Rust, "line\u{0}\r\nnext", "///"),
             "/// line\n/// next\n"
         );
+        // Every language's line terminators end a comment line, never the comment.
+        for lang in [Lang::Rust, Lang::CSharp, Lang::Go, Lang::TypeScript] {
+            for brk in ["\u{2028}", "\u{2029}", "\u{85}", "\r", "\u{0b}", "\u{0c}"] {
+                let doc = doc_lines(lang, &format!("Price in gold{brk}static Item(){{}}"), "///");
+                assert_eq!(
+                    doc, "/// Price in gold\n/// static Item(){}\n",
+                    "{lang:?} {brk:?}"
+                );
+            }
+            let doc = doc_lines(lang, "a\u{202e}b */ c", " *");
+            assert!(!doc.contains('\u{202e}'));
+            assert!(!doc.contains("*/"), "{doc}");
+            let text = inert(lang, "x\u{2028}y\"z */ \u{202e}");
+            assert!(
+                !text.chars().any(|c| c.is_control() || needs_escape(c)) && !text.contains("*/"),
+                "{text}"
+            );
+            assert_eq!(inert(lang, "ItemName"), "ItemName");
+            assert_eq!(inert(lang, "List<int>"), "List<int>");
+        }
+        assert_eq!(literal(Lang::CSharp, "\u{85}\u{202e}"), r#""\u0085\u202e""#);
     }
 }

@@ -1,0 +1,266 @@
+//! Leases: who is changing a store right now. A writer (`publish`, `rollback`) and a
+//! collector (`gc`) must never run at once — a publisher that found an old object
+//! present and skipped it would otherwise see gc delete it before its release names it,
+//! and a rollback would move the pointer to a release gc is deleting. Writers may run
+//! together (their pointer is a compare-and-swap); one collector runs alone.
+//!
+//! The protocol needs only create-once puts, listing and deletes, which every store
+//! here has (S3's listing is strongly consistent; a folder is a folder). Each party
+//! creates its own lease object, `locks/<kind>/<id>.json`, *then* lists `locks/`: if
+//! it finds a live lease it conflicts with, it deletes its own and tries again later.
+//! Of a writer and a collector that both created their lease, the one that listed
+//! second sees the other's, so they never both go on.
+//!
+//! A lease is kept alive by rewriting it every [`REFRESH`]; one not rewritten for
+//! [`STALE`] belongs to a process that died (killed mid-publish) and is ignored, and
+//! removed by the next collector. This assumes the clocks of the machines that change a
+//! store, and the store's own, agree within a few minutes.
+
+use std::future::Future;
+use std::hash::{BuildHasher, Hasher};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::DeliveryError;
+use crate::remote::Remote;
+
+/// How often a lease is rewritten while its holder works.
+pub const REFRESH: Duration = Duration::from_secs(30);
+/// A lease not rewritten for this long is a dead process's.
+pub const STALE: Duration = Duration::from_secs(300);
+
+/// What holds a lease.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Publishes a release or moves the pointer: many at once.
+    Write,
+    /// Deletes releases and objects: alone.
+    Collect,
+}
+
+impl Kind {
+    fn folder(self) -> &'static str {
+        match self {
+            Kind::Write => "write",
+            Kind::Collect => "gc",
+        }
+    }
+
+    /// What the other party is doing, for a message.
+    fn doing(self) -> &'static str {
+        match self {
+            Kind::Write => "a publish or rollback",
+            Kind::Collect => "a gc",
+        }
+    }
+
+    fn conflicts(self, other: Kind) -> bool {
+        self == Kind::Collect || other == Kind::Collect
+    }
+}
+
+/// The lease object's content: who holds it, for a person looking at the store.
+#[derive(Serialize)]
+struct Record<'a> {
+    masterctl_lease: u32,
+    kind: &'a str,
+    what: &'a str,
+    pid: u32,
+    since: String,
+}
+
+/// A lease held: rewritten in the background until released.
+pub(crate) struct Lease {
+    remote: Remote,
+    key: String,
+    refresher: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        self.refresher.abort();
+    }
+}
+
+/// Run `work` holding a lease of `kind` on `remote` (`what` says what it is, on the
+/// store). Waits up to `wait` for a conflicting holder to finish; then
+/// [`DeliveryError::Busy`]. The lease is released whatever `work` returns.
+pub(crate) async fn holding<T>(
+    remote: &Remote,
+    kind: Kind,
+    what: &str,
+    wait: Duration,
+    work: impl Future<Output = Result<T, DeliveryError>>,
+) -> Result<T, DeliveryError> {
+    let lease = Lease::take(remote, kind, what, wait).await?;
+    let result = work.await;
+    lease.release().await;
+    result
+}
+
+impl Lease {
+    async fn take(
+        remote: &Remote,
+        kind: Kind,
+        what: &str,
+        wait: Duration,
+    ) -> Result<Lease, DeliveryError> {
+        let record = Record {
+            masterctl_lease: 1,
+            kind: kind.folder(),
+            what,
+            pid: std::process::id(),
+            since: crate::layout::now(),
+        };
+        let bytes = serde_json::to_vec_pretty(&record).unwrap_or_default();
+        let started = Instant::now();
+        loop {
+            let key = format!("locks/{}/{}.json", kind.folder(), unique_id());
+            if !remote.create(&key, bytes.clone()).await? {
+                continue;
+            }
+            match conflicting(remote, kind, &key).await {
+                Ok(None) => {
+                    let refresher = tokio::spawn(refresh(remote.clone(), key.clone(), bytes));
+                    return Ok(Lease {
+                        remote: remote.clone(),
+                        key,
+                        refresher,
+                    });
+                }
+                Ok(Some(holder)) => {
+                    remote.delete(&key).await?;
+                    if started.elapsed() >= wait {
+                        return Err(DeliveryError::Busy {
+                            store: remote.shown().to_string(),
+                            doing: holder.doing().to_string(),
+                        });
+                    }
+                }
+                Err(e) => {
+                    let _ = remote.delete(&key).await;
+                    return Err(e);
+                }
+            }
+            // Jittered, so that two parties backing off do not meet again in step.
+            tokio::time::sleep(Duration::from_millis(100 + random() % 200)).await;
+        }
+    }
+
+    async fn release(self) {
+        self.refresher.abort();
+        let _ = self.remote.delete(&self.key).await;
+    }
+}
+
+/// The kind of a live lease other than `own` that `kind` conflicts with, if any. A
+/// collector removes the stale leases it finds: their holders are dead.
+async fn conflicting(
+    remote: &Remote,
+    kind: Kind,
+    own: &str,
+) -> Result<Option<Kind>, DeliveryError> {
+    let mut found = None;
+    for listed in remote.list("locks/").await? {
+        if listed.key == own || !listed.key.ends_with(".json") {
+            continue;
+        }
+        let other = if listed.key.starts_with("locks/gc/") {
+            Kind::Collect
+        } else if listed.key.starts_with("locks/write/") {
+            Kind::Write
+        } else {
+            continue;
+        };
+        if listed.age >= STALE.as_secs() {
+            if kind == Kind::Collect {
+                remote.delete(&listed.key).await?;
+            }
+            continue;
+        }
+        if kind.conflicts(other) {
+            found = Some(other);
+        }
+    }
+    Ok(found)
+}
+
+/// Rewrite the lease every [`REFRESH`] while its holder works.
+async fn refresh(remote: Remote, key: String, bytes: Vec<u8>) {
+    loop {
+        tokio::time::sleep(REFRESH).await;
+        let _ = remote.put(&key, bytes.clone()).await;
+    }
+}
+
+/// A name no other lease has: the time, this process, and randomness.
+fn unique_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{nanos:x}-{}-{:016x}", std::process::id(), random())
+}
+
+/// A random number (the standard library's hash keys are drawn at random).
+fn random() -> u64 {
+    std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_collector_waits_for_writers_and_writers_for_it() {
+        let root = tempfile::tempdir().unwrap();
+        let url = format!("file://{}", root.path().display());
+        let remote = Remote::open(&url, &crate::RemoteOptions::default()).unwrap();
+        crate::runtime().unwrap().block_on(async {
+            let short = Duration::from_millis(300);
+            // Two writers hold leases at once.
+            let a = Lease::take(&remote, Kind::Write, "a", short).await.unwrap();
+            let b = Lease::take(&remote, Kind::Write, "b", short).await.unwrap();
+            // A collector cannot take one while they do.
+            let busy = Lease::take(&remote, Kind::Collect, "gc", short).await;
+            assert!(matches!(busy, Err(DeliveryError::Busy { .. })));
+            a.release().await;
+            b.release().await;
+            let gc = Lease::take(&remote, Kind::Collect, "gc", short)
+                .await
+                .unwrap();
+            // Neither a writer nor another collector while it runs.
+            let busy = Lease::take(&remote, Kind::Write, "c", short).await;
+            assert!(matches!(busy, Err(DeliveryError::Busy { .. })));
+            assert!(
+                Lease::take(&remote, Kind::Collect, "gc2", short)
+                    .await
+                    .is_err()
+            );
+            gc.release().await;
+            // Nothing left behind by those that gave up or finished.
+            assert!(remote.list("locks/").await.unwrap().is_empty());
+            // A lease nobody rewrote for longer than STALE is a dead process's.
+            let dead = root.path().join("locks/write/dead.json");
+            std::fs::create_dir_all(dead.parent().unwrap()).unwrap();
+            std::fs::write(&dead, b"{}").unwrap();
+            let old = std::time::SystemTime::now() - STALE - Duration::from_secs(5);
+            std::fs::File::options()
+                .write(true)
+                .open(&dead)
+                .unwrap()
+                .set_modified(old)
+                .unwrap();
+            let gc = Lease::take(&remote, Kind::Collect, "gc", short)
+                .await
+                .unwrap();
+            assert!(
+                !dead.exists(),
+                "the collector removed the dead writer's lease"
+            );
+            gc.release().await;
+        });
+    }
+}
