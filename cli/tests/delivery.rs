@@ -6,15 +6,11 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::*;
-
-const ACCESS_KEY: &str = "AKIDMASTERCTLTEST";
-const SECRET_KEY: &str = "s3cr3t-Masterctl-Test-Key";
 
 /// A store the suite runs against: its URL (for a prefix) and the environment a
 /// command needs to reach it.
@@ -55,80 +51,6 @@ impl Store for Folder {
     }
 }
 
-/// s3s-fs on a free port of 127.0.0.1, with a bucket `masters`; stopped on drop.
-struct S3 {
-    child: Child,
-    root: tempfile::TempDir,
-    port: u16,
-}
-
-impl S3 {
-    /// The server, or `None` (with a note) when s3s-fs is not installed and this is not
-    /// CI.
-    fn start() -> Option<S3> {
-        if !installed(
-            "s3s-fs",
-            "cargo install s3s-fs@0.14.1 --features binary --locked",
-        ) {
-            return None;
-        }
-        let root = tempfile::tempdir().unwrap();
-        std::fs::create_dir(root.path().join("masters")).unwrap();
-        let mut server = S3::spawn(root)?;
-        server.wait_until_up();
-        Some(server)
-    }
-
-    fn spawn(root: tempfile::TempDir) -> Option<S3> {
-        let port = free_port();
-        let child = Command::new("s3s-fs")
-            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-            .args(["--access-key", ACCESS_KEY, "--secret-key", SECRET_KEY])
-            .arg(root.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .ok()?;
-        Some(S3 { child, root, port })
-    }
-
-    fn wait_until_up(&mut self) {
-        let start = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
-            assert!(
-                start.elapsed() < Duration::from_secs(20),
-                "s3s-fs did not start"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Stop the server (as if it crashed); `restart` brings it back on the same data.
-    fn stop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-
-    fn restart(&mut self) {
-        let child = Command::new("s3s-fs")
-            .args(["--host", "127.0.0.1", "--port", &self.port.to_string()])
-            .args(["--access-key", ACCESS_KEY, "--secret-key", SECRET_KEY])
-            .arg(self.root.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        self.child = child;
-        self.wait_until_up();
-    }
-}
-
-impl Drop for S3 {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
-
 impl Store for S3 {
     fn url(&self, prefix: &str) -> String {
         format!("s3://masters/{prefix}")
@@ -152,14 +74,6 @@ impl Store for S3 {
             .join("objects")
             .join(hash)
     }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// Run the binary in `dir` with the store's environment (and none of the caller's AWS

@@ -115,12 +115,9 @@ impl Lease {
         };
         let bytes = serde_json::to_vec_pretty(&record).unwrap_or_default();
         let started = Instant::now();
+        let mut key = create(remote, kind, &bytes).await?;
         loop {
-            let key = format!("locks/{}/{}.json", kind.folder(), unique_id());
-            if !remote.create(&key, bytes.clone()).await? {
-                continue;
-            }
-            match conflicting(remote, kind, &key).await {
+            let holder = match conflicting(remote, kind, &key).await {
                 Ok(None) => {
                     let refresher = tokio::spawn(refresh(remote.clone(), key.clone(), bytes));
                     return Ok(Lease {
@@ -129,28 +126,46 @@ impl Lease {
                         refresher,
                     });
                 }
-                Ok(Some(holder)) => {
-                    remote.delete(&key).await?;
-                    if started.elapsed() >= wait {
-                        return Err(DeliveryError::Busy {
-                            store: remote.shown().to_string(),
-                            doing: holder.doing().to_string(),
-                        });
-                    }
-                }
+                Ok(Some(holder)) => holder,
                 Err(e) => {
                     let _ = remote.delete(&key).await;
                     return Err(e);
                 }
+            };
+            // A writer steps back for a collector (which keeps its lease while it waits,
+            // so that a stream of publishes cannot starve it); a collector steps back for
+            // another collector.
+            let steps_back = kind == Kind::Write || holder == Kind::Collect;
+            if steps_back || started.elapsed() >= wait {
+                remote.delete(&key).await?;
             }
-            // Jittered, so that two parties backing off do not meet again in step.
-            tokio::time::sleep(Duration::from_millis(100 + random() % 200)).await;
+            if started.elapsed() >= wait {
+                return Err(DeliveryError::Busy {
+                    store: remote.shown().to_string(),
+                    doing: holder.doing().to_string(),
+                });
+            }
+            // Jittered, so that two parties stepping back do not meet again in step.
+            tokio::time::sleep(Duration::from_millis(50 + random() % 150)).await;
+            if steps_back {
+                key = create(remote, kind, &bytes).await?;
+            }
         }
     }
 
     async fn release(self) {
         self.refresher.abort();
         let _ = self.remote.delete(&self.key).await;
+    }
+}
+
+/// A new lease object of `kind` holding `bytes`: its key.
+async fn create(remote: &Remote, kind: Kind, bytes: &[u8]) -> Result<String, DeliveryError> {
+    loop {
+        let key = format!("locks/{}/{}.json", kind.folder(), unique_id());
+        if remote.create(&key, bytes.to_vec()).await? {
+            return Ok(key);
+        }
     }
 }
 

@@ -5,6 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod servers;
+#[allow(unused_imports)]
+pub use servers::*;
+
 pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -82,28 +86,6 @@ pub fn hunt_repo() -> tempfile::TempDir {
     git(root, &["add", "."]);
     git(root, &["commit", "-q", "-m", "structure"]);
     dir
-}
-
-/// Whether the program `name` runs (`name --version`, or Go's `name version`). When it
-/// does not: under CI (`CI` set) the test fails, saying how `.ci/run` installs it
-/// (`install`); elsewhere the caller skips that part, with a note.
-pub fn installed(name: &str, install: &str) -> bool {
-    let found = ["--version", "version"].iter().any(|arg| {
-        std::process::Command::new(name)
-            .arg(arg)
-            .output()
-            .is_ok_and(|o| o.status.success())
-    });
-    if !found {
-        assert!(
-            std::env::var("CI").is_err(),
-            "{name} is not installed: .ci/run installs it ({install})"
-        );
-        eprintln!(
-            "note: {name} is not installed; the part that needs it is skipped (.ci/run installs it)"
-        );
-    }
-    found
 }
 
 /// `out`, after checking it exited 0.

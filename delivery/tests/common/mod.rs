@@ -78,8 +78,13 @@ impl Store {
     }
 }
 
+/// `work` on the tests' one runtime (a store's pooled connections belong to the runtime
+/// that opened them).
 pub fn block_on<T>(work: impl std::future::Future<Output = T>) -> T {
-    masterctl_delivery::runtime().unwrap().block_on(work)
+    static RUNTIME: std::sync::OnceLock<tokio::runtime::Runtime> = std::sync::OnceLock::new();
+    RUNTIME
+        .get_or_init(|| masterctl_delivery::runtime().unwrap())
+        .block_on(work)
 }
 
 pub fn publish(

@@ -152,9 +152,7 @@ pub fn generate(
 ) -> Result<Vec<GeneratedFile>, CodegenError> {
     let mut registry = Handlebars::new();
     registry.set_strict_mode(true);
-    // `{{value}}` is inert wherever it lands (comment or string literal); helpers
-    // (`lit`, `doc`, `ident_of`) write each context's own escaping.
-    registry.register_escape_fn(move |text: &str| names::inert(lang, text));
+    registry.register_escape_fn(handlebars::no_escape);
     register_helpers(&mut registry, lang);
     let template_error = |name: &str, e: &dyn std::fmt::Display| CodegenError::Template {
         name: name.to_string(),
@@ -200,6 +198,15 @@ pub fn generate(
             continue;
         }
         let path = output_path(name)?;
+        // In a template of the user's, `{{value}}` is inert wherever it lands (a comment,
+        // a string literal: [`names::inert`]) and `{{{value}}}` is the value as it is; the
+        // built-in ones write every text through the helpers (`lit`, `doc`, `ident_of`)
+        // and take the context's code fragments (`*_lit`) as they are.
+        if *origin == "built-in" {
+            registry.register_escape_fn(handlebars::no_escape);
+        } else {
+            registry.register_escape_fn(move |text: &str| names::inert(lang, text));
+        }
         let content = registry
             .render(name, context)
             .map_err(|e| template_error(name, &e))?;
