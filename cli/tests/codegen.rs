@@ -387,6 +387,43 @@ type = "enum"
 values = ["await", "dyn"]
 "#;
 
+/// Tables named as the languages' own types (TypeScript's `Error`, `Uint8Array`,
+/// `DataView`, Rust's `Option`), with text holding every line terminator and a
+/// right-to-left override: once code (`static Item(){...}` after U+2028 ended a C#
+/// comment and ran).
+const HOSTILE_AMBIENT: [(&str, &str); 4] = [
+    (
+        "error.toml",
+        r#"name = "error"
+description = "Price in gold\u2028static Item(){ System.Environment.Exit(3); }"
+primary_key = ["id"]
+
+[[fields]]
+name = "id"
+type = "int"
+description = "id\u0085}class X{\u2029// end\rmore\u202e"
+
+[[fields]]
+name = "kind"
+type = "enum"
+values = ["a\u2028b", "\u202eevil", "c\u0085d"]
+description = "kinds */ static void M(){} /*"
+"#,
+    ),
+    (
+        "uint8_array.toml",
+        "name = \"uint8_array\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n",
+    ),
+    (
+        "data_view.toml",
+        "name = \"data_view\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n",
+    ),
+    (
+        "option.toml",
+        "name = \"option\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n",
+    ),
+];
+
 /// Names Go gives meaning to, and names the generated Go code uses for its own locals,
 /// as fields of a composite key and an index.
 const HOSTILE_GO: &str = r#"name = "range"
@@ -436,11 +473,13 @@ fn hostile_project(schemas: &[(&str, &str)]) -> tempfile::TempDir {
 
 #[test]
 fn keywords_and_hostile_text_make_code_that_compiles() {
-    let project = hostile_project(&[
+    let mut schemas = vec![
         ("type.toml", HOSTILE_TYPE),
         ("crate.toml", HOSTILE_CRATE),
         ("range.toml", HOSTILE_GO),
-    ]);
+    ];
+    schemas.extend(HOSTILE_AMBIENT);
+    let project = hostile_project(&schemas);
     let out = project.path().join("gen");
     let runtime = root().join("runtime");
     ok(masterctl(
@@ -488,11 +527,17 @@ fn keywords_and_hostile_text_make_code_that_compiles() {
         assert_strict(&ts);
     }
 
-    // And in Go.
+    // And in Go (where a table `error` is refused: masterctl's own `Error`, below).
     if installed("go", "apt-get install golang-go") {
+        let go_schemas: Vec<(&str, &str)> = schemas
+            .iter()
+            .copied()
+            .filter(|(file, _)| *file != "error.toml")
+            .collect();
+        let go_project = hostile_project(&go_schemas);
         let go_out = project.path().join("go");
         ok(masterctl(
-            project.path(),
+            go_project.path(),
             &["codegen", "--lang", "go", "--out", go_out.to_str().unwrap()],
         ));
         let code = std::fs::read_to_string(go_out.join("masters.go")).unwrap();
@@ -511,6 +556,14 @@ fn keywords_and_hostile_text_make_code_that_compiles() {
             &["codegen", "--lang", "csharp", "--out", cs.to_str().unwrap()],
         ));
         let code = std::fs::read_to_string(cs.join("Masters.cs")).unwrap();
+        // Text after a line terminator of C#'s stays inside its comment.
+        for line in code.lines().filter(|l| l.contains("static Item()")) {
+            assert!(line.trim_start().starts_with("///"), "{line}");
+        }
+        assert!(
+            !code.contains(['\u{2028}', '\u{2029}', '\u{85}', '\u{202e}']),
+            "a line terminator or bidi control reached the code"
+        );
         assert!(
             code.contains("public RangeType? Get(long tValue, string stringValue)")
                 || code.contains("public Range? Get(long tValue, string stringValue)"),

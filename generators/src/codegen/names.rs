@@ -329,35 +329,25 @@ pub fn type_name(lang: Lang, name: &str) -> String {
 }
 
 /// Whether a type of this name, declared by the generated code, would hide one the
-/// code (built-in templates or the user's) takes from the language: its prelude or
-/// globals (`Option`, `Error`, `Uint8Array`), or the namespaces the C# file imports
-/// (`DateTime`, `Dictionary`, `Path`). Go's are all lower case, as its exported names
-/// never are.
+/// built-in code takes from the language: its prelude or globals (`Option`, `Error`,
+/// `Uint8Array`), or the namespaces the C# file imports (`DateTime`, `Dictionary`,
+/// `Path`). Go's are all lower case, as its exported names never are.
 pub fn ambient(lang: Lang, ident: &str) -> bool {
+    ambient_names(lang).contains(&ident)
+}
+
+/// The names [`ambient`] knows, per language: each one the built-in code uses (a test
+/// checks it).
+fn ambient_names(lang: Lang) -> &'static [&'static str] {
     const RUST: &[&str] = &[
-        "AsMut",
-        "AsRef",
         "Bound",
-        "Box",
         "Clone",
         "Copy",
         "Debug",
-        "Default",
-        "Display",
-        "DoubleEndedIterator",
-        "Drop",
         "Eq",
         "Err",
-        "ExactSizeIterator",
-        "Extend",
-        "Fn",
-        "FnMut",
-        "FnOnce",
         "From",
-        "FromIterator",
         "Hash",
-        "Into",
-        "IntoIterator",
         "Iterator",
         "None",
         "Ok",
@@ -369,169 +359,63 @@ pub fn ambient(lang: Lang, ident: &str) -> bool {
         "PhantomData",
         "RangeBounds",
         "Result",
-        "Send",
-        "Sized",
         "Some",
         "String",
-        "Sync",
-        "ToOwned",
-        "ToString",
-        "TryFrom",
-        "TryInto",
-        "Unpin",
-        "Vec",
     ];
     const CSHARP: &[&str] = &[
-        "Action",
-        "ArgumentException",
         "ArgumentOutOfRangeException",
         "Array",
-        "Attribute",
         "BinaryReader",
         "BitConverter",
-        "Boolean",
-        "Buffer",
-        "Byte",
-        "Char",
-        "Comparer",
         "Comparison",
-        "Console",
-        "Convert",
         "CultureInfo",
         "DateTime",
         "DateTimeKind",
-        "DateTimeOffset",
         "DateTimeStyles",
-        "Decimal",
         "Dictionary",
-        "Directory",
-        "Double",
         "Encoding",
         "EndOfStreamException",
-        "Enum",
-        "Environment",
-        "EqualityComparer",
         "Exception",
         "File",
-        "FormatException",
         "Func",
-        "GC",
-        "Guid",
-        "HashSet",
-        "ICollection",
-        "IComparable",
-        "IComparer",
-        "IDictionary",
-        "IDisposable",
         "IEnumerable",
         "IEnumerator",
-        "IEquatable",
         "IFormattable",
-        "IList",
         "IOException",
-        "IReadOnlyCollection",
-        "IReadOnlyDictionary",
         "IReadOnlyList",
-        "Int16",
-        "Int32",
-        "Int64",
-        "InvalidOperationException",
         "KeyValuePair",
-        "Lazy",
         "List",
         "Math",
         "MemoryStream",
-        "NotSupportedException",
-        "Nullable",
         "NumberStyles",
-        "Object",
         "Path",
-        "Queue",
-        "Random",
-        "SByte",
-        "Single",
-        "SortedDictionary",
-        "Stack",
-        "Stream",
         "String",
         "StringBuilder",
-        "StringComparison",
-        "TimeSpan",
-        "Tuple",
-        "Type",
-        "UInt16",
-        "UInt32",
-        "UInt64",
-        "ValueTuple",
     ];
     const TYPESCRIPT: &[&str] = &[
         "Array",
         "ArrayBuffer",
-        "ArrayLike",
-        "BigInt",
-        "BigInt64Array",
-        "BigUint64Array",
-        "Boolean",
         "DataView",
         "Date",
         "Error",
-        "Exclude",
-        "Extract",
-        "Float32Array",
         "Float64Array",
-        "Function",
-        "Infinity",
-        "Int16Array",
         "Int32Array",
-        "Int8Array",
-        "Intl",
-        "Iterable",
         "IterableIterator",
-        "Iterator",
-        "JSON",
         "Map",
         "Math",
-        "NaN",
-        "NonNullable",
         "Number",
-        "Object",
-        "Omit",
-        "Partial",
-        "Pick",
-        "Promise",
-        "PropertyKey",
-        "Proxy",
-        "RangeError",
-        "Readonly",
-        "ReadonlyArray",
-        "ReadonlyMap",
-        "ReadonlySet",
-        "Record",
-        "Reflect",
-        "RegExp",
-        "Required",
-        "ReturnType",
-        "Set",
         "String",
         "Symbol",
-        "SyntaxError",
         "TextDecoder",
-        "TextEncoder",
-        "TypeError",
-        "Uint16Array",
         "Uint32Array",
         "Uint8Array",
-        "Uint8ClampedArray",
-        "WeakMap",
-        "WeakSet",
     ];
-    let names = match lang {
+    match lang {
         Lang::Rust => RUST,
         Lang::CSharp => CSHARP,
         Lang::TypeScript => TYPESCRIPT,
-        Lang::Go => return false,
-    };
-    names.contains(&ident)
+        Lang::Go => &[],
+    }
 }
 
 /// PascalCase names for the values of one enum, in the values' order: ASCII letters and
@@ -776,6 +660,22 @@ mod tests {
     }
 
     #[test]
+    fn every_ambient_name_is_one_the_built_in_code_uses() {
+        for lang in [Lang::Rust, Lang::CSharp, Lang::TypeScript] {
+            let code: String = lang.templates().iter().map(|(_, text)| *text).collect();
+            for name in ambient_names(lang) {
+                let used = code.match_indices(name).any(|(at, _)| {
+                    let before = code[..at].chars().next_back();
+                    let after = code[at + name.len()..].chars().next();
+                    !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                        && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                });
+                assert!(used, "{lang:?}: {name} is not used by the built-in code");
+            }
+        }
+    }
+
+    #[test]
     fn reserved_words_get_a_way_out() {
         assert_eq!(safe_ident(Lang::Rust, "type"), "r#type");
         assert_eq!(safe_ident(Lang::Rust, "self"), "self_");
@@ -787,6 +687,7 @@ mod tests {
         assert_eq!(type_name(Lang::TypeScript, "data_view"), "DataViewType");
         assert_eq!(type_name(Lang::Rust, "option"), "OptionType");
         assert_eq!(type_name(Lang::CSharp, "date_time"), "DateTimeType");
+        assert_eq!(type_name(Lang::CSharp, "type"), "Type");
         assert_eq!(type_name(Lang::Go, "error"), "Error");
         assert_eq!(type_name(Lang::TypeScript, "item"), "Item");
     }
