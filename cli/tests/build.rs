@@ -469,6 +469,16 @@ fn damaged_builds_are_clean_errors() {
     let out = masterctl(root, &["inspect", broken.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(text(&out).contains("item.rkyv"), "{}", text(&out));
+    // Machines read JSON on standard output, rejection included.
+    let broken_dir = broken.path().to_str().unwrap();
+    let out = masterctl(root, &["--format", "json", "inspect", broken_dir]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let said: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(said["ok"], false);
+    assert!(
+        said["error"].as_str().unwrap().contains("item.rkyv"),
+        "{said}"
+    );
     let out = masterctl(root, &["inspect", root.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
 }

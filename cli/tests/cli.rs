@@ -714,6 +714,22 @@ fn completions_for_each_shell() {
 #[test]
 fn init_and_project_errors_say_what_is_wrong() {
     let tmp = tempfile::tempdir().unwrap();
+    // A sub-folder of another repository: no command could open it (the structure is
+    // read from the work tree's root), so it is refused and nothing written.
+    let outer = tmp.path().join("monorepo");
+    std::fs::create_dir(&outer).unwrap();
+    git(&outer, &["init", "-q", "-b", "main"]);
+    let out = masterctl(&outer, &["init", "game/masters"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("inside the git repository"),
+        "{}",
+        text(&out)
+    );
+    assert!(!outer.join("game").exists());
+    // Its root is a project's place.
+    ok(masterctl(&outer, &["init", "."]));
+    ok(masterctl(&outer, &["status"]));
     let out = masterctl(tmp.path(), &["init", "my-masters"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let out = masterctl(&tmp.path().join("my-masters"), &["init"]);

@@ -88,12 +88,8 @@ fn same_folder(a: &Path, b: &Path) -> bool {
 /// command reads the structure from the root of its repository's work tree, so a
 /// project there could never be opened.
 fn enclosing_work_tree(dir: &Path) -> Option<PathBuf> {
-    let existing = dir.ancestors().find(|a| a.is_dir())?;
-    let existing = if existing.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        existing
-    };
+    let absolute = std::path::absolute(dir).ok()?;
+    let existing = absolute.ancestors().find(|a| a.is_dir())?;
     let repo = git2::Repository::discover(existing).ok()?;
     let root = repo.workdir().unwrap_or_else(|| repo.path()).to_path_buf();
     (!dir.exists() || !same_folder(&root, dir)).then_some(root)
