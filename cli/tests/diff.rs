@@ -885,6 +885,30 @@ fn a_canonical_file_broken_by_hand_in_history_is_named() {
         );
         assert!(!text(&out).contains("panicked"), "{}", text(&out));
     }
+    // Replaced by a link to a file outside, or by bytes that are no table: never "no
+    // changes".
+    for (what, replace) in [("a link", "link"), ("a binary blob", "binary")] {
+        git(
+            &tree,
+            &["checkout", "-q", "HEAD~1", "--", "tables/item.csv"],
+        );
+        std::fs::remove_file(tree.join("tables/item.csv")).unwrap();
+        if replace == "link" {
+            std::os::unix::fs::symlink("/etc/passwd", tree.join("tables/item.csv")).unwrap();
+        } else {
+            std::fs::write(tree.join("tables/item.csv"), [0u8, 159, 146, 150, 7, 0, 1]).unwrap();
+        }
+        git(&tree, &["add", "-A"]);
+        git(&tree, &["commit", "-q", "-m", what]);
+        let out = masterctl(root, &["diff", "--region", "jp"]);
+        assert_eq!(out.status.code(), Some(2), "{what}: {}", text(&out));
+        assert!(
+            text(&out).contains("tables/item.csv"),
+            "{what}: {}",
+            text(&out)
+        );
+        assert!(!text(&out).contains("no changes"), "{what}: {}", text(&out));
+    }
 }
 
 #[test]

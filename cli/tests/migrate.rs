@@ -456,3 +456,93 @@ fn inputs_outside_the_data_folder_are_listed_and_windows_paths_read() {
         "{json:#}"
     );
 }
+
+#[test]
+fn links_are_never_followed_out_of_the_project_or_into_a_loop() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("DataTables");
+    copy_dir(&luban(), &project);
+    // Two links to the data folder itself (a loop once followed), a definitions link
+    // and a schema file leading outside the project.
+    std::os::unix::fs::symlink(".", project.join("Datas/a")).unwrap();
+    std::os::unix::fs::symlink(".", project.join("Datas/b")).unwrap();
+    let secret = tmp.path().join("secret.xml");
+    std::fs::write(
+        &secret,
+        r#"<module name="secret"><bean name="S"><var name="id" type="int"/></bean><table name="TbSecretPassword" value="S" input="secret.xlsx"/></module>"#,
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&secret, project.join("Defines/linked.xml")).unwrap();
+    let conf = std::fs::read_to_string(project.join("luban.conf")).unwrap();
+    std::fs::write(
+        project.join("luban.conf"),
+        conf.replace(
+            r#"{"fileName":"Defines", "type":""},"#,
+            r#"{"fileName":"Defines", "type":""}, {"fileName":"../secret.xml", "type":""},"#,
+        ),
+    )
+    .unwrap();
+    let out = repository(tmp.path(), "masters");
+    let t = |p: &Path| p.display().to_string();
+    let run = masterctl(
+        tmp.path(),
+        &[
+            "migrate",
+            "luban",
+            &t(&project),
+            "--out",
+            &t(&out),
+            "--format",
+            "json",
+        ],
+    );
+    assert!(run.status.success(), "{}", text(&run));
+    let json: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let refused: Vec<(String, String)> = json["refused"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{json:#}"))
+        .iter()
+        .map(|r| {
+            (
+                r["path"].as_str().unwrap().to_string(),
+                r["reason"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    for path in ["Datas/a", "Datas/b", "Defines/linked.xml"] {
+        assert!(
+            refused.iter().any(|(p, _)| p == path),
+            "{path}: {refused:?}"
+        );
+    }
+    assert!(
+        refused.iter().any(|(_, why)| why.contains("schema file")),
+        "{refused:?}"
+    );
+    let written: String = files_under(&out)
+        .into_iter()
+        .filter(|(p, _)| !p.components().any(|c| c.as_os_str() == ".git"))
+        .map(|(_, b)| String::from_utf8_lossy(&b).into_owned())
+        .collect();
+    assert!(
+        !written.contains("Secret"),
+        "a file outside the project was read"
+    );
+    // A data folder outside the project is refused whole (exit 2, nothing written).
+    std::fs::write(
+        project.join("luban.conf"),
+        conf.replace(r#""dataDir": "Datas""#, r#""dataDir": "..""#),
+    )
+    .unwrap();
+    let elsewhere = repository(tmp.path(), "elsewhere");
+    let run = masterctl(
+        tmp.path(),
+        &["migrate", "luban", &t(&project), "--out", &t(&elsewhere)],
+    );
+    assert_eq!(run.status.code(), Some(2), "{}", text(&run));
+    assert!(
+        text(&run).contains("outside the project's folder"),
+        "{}",
+        text(&run)
+    );
+}

@@ -176,6 +176,13 @@ impl Render for Migrated<'_> {
                 output.line(format!("  {}.{field}: {}", n.luban_table, n.reason));
             }
         }
+        if !m.refused.is_empty() {
+            output.line("");
+            output.line(output.flagged(&format!("not read ({}):", m.refused.len())));
+            for r in &m.refused {
+                output.line(format!("  {}: {}", r.path, r.reason));
+            }
+        }
         if self.done.git_repository_created {
             output.line(format!(
                 "created a git repository in {}",

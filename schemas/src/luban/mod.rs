@@ -116,6 +116,63 @@ pub struct Migration {
     pub not_converted: Vec<NotConverted>,
     /// Converted, with a change a person should know of (`text` read as `string`).
     pub notes: Vec<NotConverted>,
+    /// Paths not read: links to folders (never followed: a link to `.` would be a
+    /// loop), and files or links leading outside the Luban project's folder.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<Refused>,
+}
+
+/// A path `migrate luban` did not read, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct Refused {
+    /// Relative to the Luban project's folder where it is inside it.
+    pub path: String,
+    pub reason: String,
+}
+
+/// The Luban project's folder, as the file system resolves it: nothing outside it is
+/// read, and no link to a folder is followed.
+struct Bounds {
+    root: PathBuf,
+    refused: Vec<Refused>,
+}
+
+impl Bounds {
+    /// Whether `path` (resolved, links followed) is inside the project's folder.
+    fn inside(&self, path: &Path) -> bool {
+        std::fs::canonicalize(path).is_ok_and(|p| p.starts_with(&self.root))
+    }
+
+    fn refuse(&mut self, path: &Path, reason: &str) {
+        self.refused.push(Refused {
+            path: relative_path(&self.root, path),
+            reason: reason.to_string(),
+        });
+    }
+
+    /// The entries of `dir` to visit, sorted: a link to a folder, or to anything outside
+    /// the project, is refused (listed) instead.
+    fn entries(&mut self, dir: &Path) -> Vec<PathBuf> {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        let mut paths: Vec<(PathBuf, bool)> = entries
+            .flatten()
+            .map(|e| (e.path(), e.file_type().is_ok_and(|t| t.is_symlink())))
+            .collect();
+        paths.sort();
+        let mut visit = Vec::new();
+        for (path, link) in paths {
+            if link && path.is_dir() {
+                self.refuse(&path, "a link to a folder, not followed");
+            } else if link && !self.inside(&path) {
+                self.refuse(&path, "a link leading outside the Luban project's folder");
+            } else {
+                visit.push(path);
+            }
+        }
+        visit
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -214,12 +271,33 @@ pub fn migrate(dir: &Path, options: &Options) -> Result<Migration, MigrateError>
     })?;
     let conf: Conf = serde_json::from_str(&text)
         .map_err(|e| MigrateError::Conf(format!("{}: {e}", conf_path.display())))?;
+    let root = std::fs::canonicalize(dir)
+        .map_err(|e| MigrateError::Conf(format!("{}: {e}", dir.display())))?;
+    let mut bounds = Bounds {
+        root,
+        refused: Vec::new(),
+    };
     let data_dir = dir.join(conf.data_dir.as_deref().unwrap_or("Datas"));
+    if data_dir.exists() && !bounds.inside(&data_dir) {
+        return Err(MigrateError::Conf(format!(
+            "{}: its dataDir `{}` leads outside the project's folder; migrate reads only inside it",
+            conf_path.display(),
+            conf.data_dir.as_deref().unwrap_or("Datas").escape_debug()
+        )));
+    }
     let mut defs = Defs::default();
     for file in &conf.schema_files {
-        read_definitions(&mut defs, &dir.join(&file.file_name), &file.kind)?;
+        let path = dir.join(&file.file_name);
+        if path.exists() && !bounds.inside(&path) {
+            bounds.refuse(
+                &path,
+                "a schema file of luban.conf outside the project's folder, not read",
+            );
+            continue;
+        }
+        read_definitions(&mut defs, &mut bounds, &path, &file.kind)?;
     }
-    auto_import(&mut defs, &data_dir, &data_dir);
+    auto_import(&mut defs, &mut bounds, &data_dir, &data_dir);
     // Where each table was declared, as the project's own paths.
     for table in &mut defs.tables {
         table.declared_in = relative_path(dir, Path::new(&table.declared_in));
@@ -233,6 +311,7 @@ pub fn migrate(dir: &Path, options: &Options) -> Result<Migration, MigrateError>
     };
     let mut converter = Converter::new(&defs, &data_dir, options);
     converter.l10n = l10n;
+    converter.bounds = Some(bounds);
     converter.run()
 }
 
@@ -243,17 +322,17 @@ fn definitions_error(file: &Path, message: impl Into<String>) -> MigrateError {
     }
 }
 
-fn read_definitions(defs: &mut Defs, path: &Path, kind: &str) -> Result<(), MigrateError> {
+fn read_definitions(
+    defs: &mut Defs,
+    bounds: &mut Bounds,
+    path: &Path,
+    kind: &str,
+) -> Result<(), MigrateError> {
     if path.is_dir() {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
-            .map_err(|e| definitions_error(path, e.to_string()))?
-            .flatten()
-            .map(|e| e.path())
-            .collect();
-        entries.sort();
-        for entry in entries {
+        std::fs::read_dir(path).map_err(|e| definitions_error(path, e.to_string()))?;
+        for entry in bounds.entries(path) {
             if entry.is_dir() || entry.extension().is_some_and(|e| e == "xml") {
-                read_definitions(defs, &entry, kind)?;
+                read_definitions(defs, bounds, &entry, kind)?;
             }
         }
         return Ok(());
@@ -271,15 +350,10 @@ fn read_definitions(defs: &mut Defs, path: &Path, kind: &str) -> Result<(), Migr
 
 /// `#Name.xlsx` workbooks anywhere under the data folder are tables whose `##var` and
 /// `##type` rows define them (Luban's auto-import).
-fn auto_import(defs: &mut Defs, data_dir: &Path, dir: &Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for path in entries {
+fn auto_import(defs: &mut Defs, bounds: &mut Bounds, data_dir: &Path, dir: &Path) {
+    for path in bounds.entries(dir) {
         if path.is_dir() {
-            auto_import(defs, data_dir, &path);
+            auto_import(defs, bounds, data_dir, &path);
             continue;
         }
         let Some(file_name) = path.file_name().and_then(|n| n.to_str()) else {
@@ -379,6 +453,8 @@ struct Converter<'a> {
     sheets: HashMap<String, Result<Vec<(String, SheetHeader)>, String>>,
     enums_used: HashSet<String>,
     l10n: Option<L10nTable>,
+    /// The project's folder (`None` in tests of the conversion alone).
+    bounds: Option<Bounds>,
 }
 
 impl<'a> Converter<'a> {
@@ -392,6 +468,7 @@ impl<'a> Converter<'a> {
             sheets: HashMap::new(),
             enums_used: HashSet::new(),
             l10n: None,
+            bounds: None,
         }
     }
 
@@ -542,6 +619,7 @@ impl<'a> Converter<'a> {
             enums: self.enums_used.len(),
             not_converted,
             notes,
+            refused: self.bounds.take().map(|b| b.refused).unwrap_or_default(),
         })
     }
 
@@ -635,6 +713,14 @@ impl<'a> Converter<'a> {
                 luban,
                 None,
                 format!("its input `{file}` is not in the data folder"),
+            );
+            return None;
+        }
+        if self.bounds.as_ref().is_some_and(|b| !b.inside(&path)) {
+            self.skip(
+                luban,
+                None,
+                format!("its input `{file}` is a link leading outside the Luban project's folder"),
             );
             return None;
         }
@@ -1512,7 +1598,8 @@ fn folder_kinds(dir: &Path) -> String {
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
             let path = entry.path();
-            if path.is_dir() {
+            // A link to a folder is not followed (`a -> .` would never end).
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
                 stack.push(path);
             } else {
                 let ext = path

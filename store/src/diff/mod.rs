@@ -75,6 +75,15 @@ impl<'a> Side<'a> {
             branch: label.to_string(),
             message: "its masterctl.toml or schemas do not load".into(),
         })?;
+        if let Some(path) = not_a_file(tree)? {
+            return Err(StoreError::BrokenSnapshot {
+                branch: label.to_string(),
+                message: format!(
+                    "{} is a symbolic link or a submodule in the commit, not a file (masterctl writes files only)",
+                    crate::names::one_line(&path)
+                ),
+            });
+        }
         Ok(Side {
             label: label.to_string(),
             commit,
@@ -170,6 +179,22 @@ impl<'a> Side<'a> {
         };
         project.config.languages_source_first().cloned().collect()
     }
+}
+
+/// The first entry of a snapshot tree that is neither a file nor a folder (a symbolic
+/// link, a submodule): other tools' work, never a table masterctl could read.
+fn not_a_file(tree: &Tree<'_>) -> Result<Option<String>, StoreError> {
+    let mut found = None;
+    tree.walk(git2::TreeWalkMode::PreOrder, |root, entry| {
+        let mode = entry.filemode();
+        if mode == i32::from(git2::FileMode::Link) || mode == i32::from(git2::FileMode::Commit) {
+            found = Some(format!("{root}{}", entry.name().unwrap_or("?")));
+            return git2::TreeWalkResult::Abort;
+        }
+        git2::TreeWalkResult::Ok
+    })
+    .or_else(|e| if found.is_some() { Ok(()) } else { Err(e) })?;
+    Ok(found)
 }
 
 /// The commit a revision names (`masters/jp`, `masters/jp~3`, a commit id).
@@ -570,7 +595,7 @@ fn diff_table(
     if old_id != new_id {
         let rows = TableRows::read(from, to, &path)?;
         if let Some(rows) = &rows {
-            rows.changes(name, old, new, options, &mut changes, &mut moved_rows);
+            rows.changes(name, old, new, options, &mut changes, &mut moved_rows)?;
         }
     }
     for language in languages(from, to) {
@@ -579,7 +604,7 @@ fn diff_table(
             continue;
         }
         if let Some(rows) = TableRows::read(from, to, &path)? {
-            rows.text_changes(name, &language, old, new, &moved_rows, &mut changes);
+            rows.text_changes(name, &language, old, new, &moved_rows, &mut changes)?;
         }
     }
     label_rows(from, to, name, old, new, &mut changes)?;
@@ -654,6 +679,9 @@ fn schema_record(table: &str, schema_change: SchemaChange) -> Change {
 struct TableRows {
     old: Rows,
     new: Rows,
+    /// The file both are of, and the two sides' labels, for an error.
+    path: String,
+    labels: (String, String),
 }
 
 impl TableRows {
@@ -669,17 +697,47 @@ impl TableRows {
             (None, Some(new)) => (none(&new.header), new),
             (None, None) => return Ok(None),
         };
-        Ok(Some(TableRows { old, new }))
+        Ok(Some(TableRows {
+            old,
+            new,
+            path: path.to_string(),
+            labels: (from.label.clone(), to.label.clone()),
+        }))
     }
 
     /// The key columns of each side: the new schema's key where both files have its
-    /// columns (a key change is reported apart), else each side's own.
-    fn keys(&self, old: &TableSchema, new: &TableSchema) -> Option<(Vec<usize>, Vec<usize>)> {
+    /// columns (a key change is reported apart), else each side's own. A file without
+    /// its key's columns is no table of that schema: an error naming the side and file,
+    /// never a diff of nothing.
+    fn keys(
+        &self,
+        old: &TableSchema,
+        new: &TableSchema,
+    ) -> Result<(Vec<usize>, Vec<usize>), StoreError> {
         let key = key_names(new);
-        match (self.old.columns(&key), self.new.columns(&key)) {
-            (Some(o), Some(n)) => Some((o, n)),
-            _ => Some((self.old.columns(&key_names(old))?, self.new.columns(&key)?)),
+        if let (Some(o), Some(n)) = (self.old.columns(&key), self.new.columns(&key)) {
+            return Ok((o, n));
         }
+        let old_key = key_names(old);
+        let broken =
+            |label: &str, schema: &TableSchema, key: &[String]| StoreError::BrokenSnapshot {
+                branch: label.to_string(),
+                message: format!(
+                    "{}: its header has no column for the key ({}) of table `{}`",
+                    self.path,
+                    key.join(", "),
+                    schema.name
+                ),
+            };
+        let o = self
+            .old
+            .columns(&old_key)
+            .ok_or_else(|| broken(&self.labels.0, old, &old_key))?;
+        let n = self
+            .new
+            .columns(&key)
+            .ok_or_else(|| broken(&self.labels.1, new, &key))?;
+        Ok((o, n))
     }
 
     /// Rows added and removed, cells changed, of a table's data file.
@@ -691,10 +749,8 @@ impl TableRows {
         options: &DiffOptions,
         changes: &mut Vec<Change>,
         moved: &mut HashSet<Vec<String>>,
-    ) {
-        let Some((old_key, new_key)) = self.keys(old_schema, new_schema) else {
-            return;
-        };
+    ) -> Result<(), StoreError> {
+        let (old_key, new_key) = self.keys(old_schema, new_schema)?;
         let numeric = |column: &str| {
             new_schema.field_index(column).is_some_and(|f| {
                 matches!(new_schema.fields[f].ty, FieldType::Int | FieldType::Float)
@@ -741,6 +797,7 @@ impl TableRows {
                 }
             }
         }
+        Ok(())
     }
 
     /// Texts changed in one language's file. Rows added or removed with the table's
@@ -754,10 +811,8 @@ impl TableRows {
         new_schema: &TableSchema,
         moved: &HashSet<Vec<String>>,
         changes: &mut Vec<Change>,
-    ) {
-        let Some((old_key, new_key)) = self.keys(old_schema, new_schema) else {
-            return;
-        };
+    ) -> Result<(), StoreError> {
+        let (old_key, new_key) = self.keys(old_schema, new_schema)?;
         let texts = |rows: &Rows, key: &[usize]| -> Vec<usize> {
             (0..rows.header.len())
                 .filter(|c| !key.contains(c))
@@ -812,6 +867,7 @@ impl TableRows {
                 }
             }
         }
+        Ok(())
     }
 }
 
