@@ -546,3 +546,65 @@ fn links_are_never_followed_out_of_the_project_or_into_a_loop() {
         text(&run)
     );
 }
+
+#[test]
+fn an_odd_value_costs_its_field_never_the_migration() {
+    // A float range written `.01` (not TOML's spelling) and a whole-number field whose
+    // default is not whole: once the end of the whole migration.
+    for (ty, converted, reason) in [
+        ("float#range=[.01,.02]", true, None),
+        (
+            "int#default=1.5",
+            false,
+            Some("its default `1.5` is not a whole number"),
+        ),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = tmp.path().join("DataTables");
+        copy_dir(&luban(), &project);
+        std::fs::write(
+            project.join("Defines/aaa.xml"),
+            format!(
+                r#"<module name="odd">
+    <bean name="B"><var name="id" type="int"/><var name="count" type="{ty}"/></bean>
+    <table name="TbOdd" value="B" input="be_ref1@test/test_ref.xlsx"/>
+</module>"#
+            ),
+        )
+        .unwrap();
+        let out = repository(tmp.path(), "masters");
+        let t = |p: &Path| p.display().to_string();
+        let run = masterctl(
+            tmp.path(),
+            &[
+                "migrate",
+                "luban",
+                &t(&project),
+                "--out",
+                &t(&out),
+                "--format",
+                "json",
+            ],
+        );
+        assert!(run.status.success(), "{ty}: {}", text(&run));
+        let json: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+        assert!(
+            json["tables"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|t| t["luban"] == "odd.TbOdd"),
+            "{ty}: {json:#}"
+        );
+        let listed = json["not_converted"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["luban_table"] == "odd.TbOdd" && n["field"] == "count")
+            .map(|n| n["reason"].as_str().unwrap().to_string());
+        assert_eq!(listed.is_none(), converted, "{ty}: {listed:?}");
+        if let Some(reason) = reason {
+            assert_eq!(listed.as_deref(), Some(reason));
+        }
+    }
+}

@@ -406,6 +406,13 @@ fn relative_path(base: &Path, path: &Path) -> String {
         .join("/")
 }
 
+/// A number as TOML writes a float (`.01` → `0.01`, `1` → `1.0`), or `None` when it
+/// is no finite number.
+fn toml_float(text: &str) -> Option<String> {
+    let value: f64 = text.trim().parse().ok()?;
+    value.is_finite().then(|| format!("{value:?}"))
+}
+
 /// A field as masterctl will read it.
 #[derive(Debug, Clone, Default)]
 struct FieldOut {
@@ -598,13 +605,13 @@ impl<'a> Converter<'a> {
         if tables.is_empty() {
             return Err(MigrateError::Nothing(self.not_converted));
         }
-        // The conversion is checked by the loader every command uses.
-        let config = Some((PathBuf::from(&files[0].0), files[0].1.clone()));
-        let schemas = files[1..]
-            .iter()
-            .map(|(p, t)| (PathBuf::from(p), t.clone()))
-            .collect();
-        crate::load::load_from_files(config, schemas).map_err(MigrateError::Converted)?;
+        // The conversion is checked by the loader every command uses; a table whose
+        // schema it refuses is listed with the loader's words, never the end of the
+        // migration.
+        self.drop_unloadable(&mut files, &mut tables)?;
+        if tables.is_empty() {
+            return Err(MigrateError::Nothing(self.not_converted));
+        }
         let mut not_converted = self.not_converted;
         not_converted.sort();
         not_converted.dedup();
@@ -621,6 +628,56 @@ impl<'a> Converter<'a> {
             notes,
             refused: self.bounds.take().map(|b| b.refused).unwrap_or_default(),
         })
+    }
+
+    /// Load the converted project as every command will; the tables whose schema files
+    /// hold an error are taken out (listed as not converted, with the error) until the
+    /// rest loads. An error in `masterctl.toml` itself is a defect of the conversion.
+    fn drop_unloadable(
+        &mut self,
+        files: &mut Vec<(String, String)>,
+        tables: &mut Vec<ConvertedTable>,
+    ) -> Result<(), MigrateError> {
+        loop {
+            let config = Some((PathBuf::from(&files[0].0), files[0].1.clone()));
+            let schemas = files[1..]
+                .iter()
+                .map(|(p, t)| (PathBuf::from(p), t.clone()))
+                .collect();
+            let report = match crate::load::load_from_files(config, schemas) {
+                Ok(_) => return Ok(()),
+                Err(report) => report,
+            };
+            let mut dropped = false;
+            for diagnostic in report.diagnostics.iter().filter(|d| d.is_error()) {
+                let Some(file) = diagnostic.location.file.as_deref() else {
+                    continue;
+                };
+                let file = file.to_string_lossy().replace('\\', "/");
+                let Some(at) = files.iter().skip(1).position(|(p, _)| *p == file) else {
+                    continue;
+                };
+                files.remove(at + 1);
+                let name = file
+                    .trim_start_matches("schemas/")
+                    .trim_end_matches(".toml");
+                if let Some(t) = tables.iter().position(|t| t.table == name) {
+                    let table = tables.remove(t);
+                    self.not_converted.push(NotConverted {
+                        luban_table: table.luban,
+                        field: None,
+                        reason: format!(
+                            "its converted schema does not load: {}",
+                            diagnostic.message
+                        ),
+                    });
+                }
+                dropped = true;
+            }
+            if !dropped {
+                return Err(MigrateError::Converted(report));
+            }
+        }
     }
 
     fn config(&self) -> String {
@@ -1183,9 +1240,18 @@ impl<'a> Converter<'a> {
         }
         if let Some(default) = ty.attr("default") {
             out.default = Some(match out.ty.as_str() {
-                "int" | "float" if default.parse::<f64>().is_ok() => default.to_string(),
-                "bool" => default.to_ascii_lowercase(),
-                "int" | "float" => return Err(format!("its default `{default}` is not a number")),
+                "int" => default
+                    .trim()
+                    .parse::<i64>()
+                    .map(|n| n.to_string())
+                    .map_err(|_| format!("its default `{default}` is not a whole number"))?,
+                "float" => toml_float(default)
+                    .ok_or_else(|| format!("its default `{default}` is not a number"))?,
+                "bool" => match default.trim().to_ascii_lowercase().as_str() {
+                    "true" | "1" => "true".to_string(),
+                    "false" | "0" => "false".to_string(),
+                    _ => return Err(format!("its default `{default}` is not true or false")),
+                },
                 _ => quote(default),
             });
             if out.enum_name.is_some() {
@@ -1306,9 +1372,9 @@ impl<'a> Converter<'a> {
             if exclusive {
                 return Err(format!("its range `{range}` excludes a bound of a float"));
             }
-            text.parse::<f64>()
-                .map_err(|_| format!("its range `{range}` is not numbers"))?;
-            Ok(Some(text.to_string()))
+            toml_float(text)
+                .map(Some)
+                .ok_or_else(|| format!("its range `{range}` is not numbers"))
         };
         if !matches!(out.ty.as_str(), "int" | "float") {
             return Err(format!("a range (`{range}`) on a {}", out.ty));
@@ -1671,6 +1737,18 @@ mod tests {
         assert!(converter.range("(1.5, 2]", &mut field).is_err());
         let mut field = converter_field("string");
         assert!(converter.range("[1,2]", &mut field).is_err());
+        // Floats as Luban's projects write them, as TOML writes floats.
+        let mut field = converter_field("float");
+        converter.range("[.01, .02]", &mut field).unwrap();
+        assert_eq!(
+            (field.min.as_deref(), field.max.as_deref()),
+            (Some("0.01"), Some("0.02"))
+        );
+        let mut field = converter_field("float");
+        assert!(converter.range("[inf, 1]", &mut field).is_err());
+        assert_eq!(toml_float("1").as_deref(), Some("1.0"));
+        assert_eq!(toml_float("-.5e3").as_deref(), Some("-500.0"));
+        assert_eq!(toml_float("NaN"), None);
     }
 
     #[test]
