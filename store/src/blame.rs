@@ -509,11 +509,19 @@ impl RowReader<'_> {
         {
             return Ok(keys.into_iter().collect());
         }
+        let within = |id: Oid| {
+            crate::snapshot::blob_within(self.git, id, crate::diff::rows::LIMIT).map_err(
+                |size| StoreError::BrokenSnapshot {
+                    branch: self.branch.to_string(),
+                    message: crate::diff::rows::too_large(path, size),
+                },
+            )?
+        };
         let new_blob = match self.last.take() {
             Some(blob) if blob.id() == after => blob,
-            _ => self.git.find_blob(after)?,
+            _ => within(after)?,
         };
-        let old_blob = self.git.find_blob(before)?;
+        let old_blob = within(before)?;
         self.last = Some(old_blob.clone());
         let (old_bytes, new_bytes) = (old_blob.content(), new_blob.content());
         let mut keys = match changed_region_keys(old_bytes, new_bytes, self.key) {
@@ -616,11 +624,12 @@ impl RowReader<'_> {
         if let Some(row) = self.read.get(&id) {
             return Ok(row.clone());
         }
-        let blob = self.git.find_blob(id)?;
         let broken = |message: String| StoreError::BrokenSnapshot {
             branch: self.branch.to_string(),
             message,
         };
+        let blob = crate::snapshot::blob_within(self.git, id, crate::diff::rows::LIMIT)
+            .map_err(|size| broken(crate::diff::rows::too_large(path, size)))??;
         if let Some(found) = self.row_by_line(blob.content()) {
             let found = found.map_err(|m| broken(format!("{path}: {m}")))?;
             self.read.insert(id, found.clone());

@@ -162,6 +162,21 @@ fn write_tree(
     Ok(id)
 }
 
+/// The blob `id`, unless git says it is larger than `limit` bytes (`Err(size)`, asked of
+/// the object database before anything is inflated).
+pub fn blob_within(
+    git: &Repository,
+    id: Oid,
+    limit: u64,
+) -> Result<Result<git2::Blob<'_>, StoreError>, u64> {
+    if let Ok((size, _)) = git.odb().and_then(|odb| odb.read_header(id))
+        && size as u64 > limit
+    {
+        return Err(size as u64);
+    }
+    Ok(git.find_blob(id).map_err(StoreError::from))
+}
+
 /// Every blob under a tree, by slash-separated path.
 pub fn tree_blobs(git: &Repository, tree: &Tree<'_>) -> Result<HashMap<String, Oid>, StoreError> {
     let _ = git;
@@ -244,4 +259,24 @@ pub fn read_tables(
         tables.extend(read_table_at(git, tree, project, schema, branch)?);
     }
     Ok(tables)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_blob_larger_than_asked_is_refused_before_it_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = Repository::init(dir.path()).unwrap();
+        let id = git.blob(&vec![b'x'; 1024]).unwrap();
+        assert_eq!(blob_within(&git, id, 100).err(), Some(1024));
+        let blob = blob_within(&git, id, 1024).unwrap().unwrap();
+        assert_eq!(blob.content().len(), 1024);
+        let said = crate::diff::rows::too_large("tables/item.csv", 1024);
+        assert!(
+            said.contains("tables/item.csv") && said.contains("256 MiB"),
+            "{said}"
+        );
+    }
 }

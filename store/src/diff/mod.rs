@@ -145,7 +145,16 @@ impl<'a> Side<'a> {
         // Read where the bytes lie, never copied first.
         match &self.files {
             Files::Tree { git, blobs } => match blobs.get(path) {
-                Some(&id) => read(git.find_blob(id)?.content()).map(Some),
+                Some(&id) => {
+                    let blob =
+                        crate::snapshot::blob_within(git, id, rows::LIMIT).map_err(|size| {
+                            StoreError::BrokenSnapshot {
+                                branch: self.label.clone(),
+                                message: rows::too_large(path, size),
+                            }
+                        })??;
+                    read(blob.content()).map(Some)
+                }
                 None => Ok(None),
             },
             Files::Snapshot { files, .. } => files.get(path).map(|b| read(b)).transpose(),

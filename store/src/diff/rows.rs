@@ -12,10 +12,23 @@ pub struct Rows {
     pub header: Vec<String>,
     /// Every cell's bytes, record after record.
     bytes: Vec<u8>,
-    /// Where each cell ends in `bytes`; record `r` is cells `r * width ..`.
-    ends: Vec<usize>,
+    /// Where each cell ends in `bytes`; record `r` is cells `r * width ..` (32 bits:
+    /// files are at most [`LIMIT`] bytes).
+    ends: Vec<u32>,
     width: usize,
     records: usize,
+}
+
+/// The largest canonical file diff and blame compare: both versions of a table are
+/// held at once, each about twice its size.
+pub const LIMIT: u64 = 256 << 20;
+
+/// Why a file of `size` bytes is not compared.
+pub fn too_large(what: &str, size: u64) -> String {
+    format!(
+        "{what} is {size} bytes; diff and blame compare canonical files of up to {} MiB (compare it with `git diff --stat` instead)",
+        LIMIT >> 20
+    )
 }
 
 impl Rows {
@@ -33,6 +46,9 @@ impl Rows {
     /// Read a canonical (or hand-edited) CSV file; `what` names it in an error (a record
     /// of another width than the header is one).
     pub fn read(bytes: &[u8], what: &str) -> Result<Rows, String> {
+        if bytes.len() as u64 > LIMIT {
+            return Err(too_large(what, bytes.len() as u64));
+        }
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(true)
             .flexible(false)
@@ -51,7 +67,8 @@ impl Rows {
                 Ok(true) => {
                     for field in record.iter() {
                         rows.bytes.extend_from_slice(field);
-                        rows.ends.push(rows.bytes.len());
+                        // At most LIMIT bytes: fits.
+                        rows.ends.push(rows.bytes.len() as u32);
                     }
                     rows.records += 1;
                 }
@@ -70,18 +87,22 @@ impl Rows {
     /// Cell `column` of record `row`, as bytes.
     pub fn field(&self, row: usize, column: usize) -> &[u8] {
         let at = row * self.width + column;
-        let start = if at == 0 { 0 } else { self.ends[at - 1] };
-        &self.bytes[start..self.ends[at]]
+        let start = if at == 0 {
+            0
+        } else {
+            self.ends[at - 1] as usize
+        };
+        &self.bytes[start..self.ends[at] as usize]
     }
 
     /// All of record `row`'s bytes (its cells back to back) and their ends: equal for two
     /// records of one header exactly when their cells are.
-    fn record(&self, row: usize) -> (&[u8], &[usize]) {
+    fn record(&self, row: usize) -> (&[u8], &[u32]) {
         let first = row * self.width;
         let start = if first == 0 { 0 } else { self.ends[first - 1] };
         let ends = &self.ends[first..first + self.width];
         let end = ends.last().copied().unwrap_or(start);
-        (&self.bytes[start..end], ends)
+        (&self.bytes[start as usize..end as usize], ends)
     }
 
     /// The index of each named column, or `None` when one is missing.
@@ -221,8 +242,8 @@ pub fn diff_rows(old: &Rows, new: &Rows, old_key: &[usize], new_key: &[usize]) -
 
 /// Whether two records' cells are equal: the same bytes, cut at the same places
 /// (relative to where each record starts).
-fn equal_records((a, a_ends): (&[u8], &[usize]), (b, b_ends): (&[u8], &[usize])) -> bool {
-    let start = |ends: &[usize], bytes: &[u8]| ends.last().map_or(0, |e| e - bytes.len());
+fn equal_records((a, a_ends): (&[u8], &[u32]), (b, b_ends): (&[u8], &[u32])) -> bool {
+    let start = |ends: &[u32], bytes: &[u8]| ends.last().map_or(0, |e| e - bytes.len() as u32);
     let (a_start, b_start) = (start(a_ends, a), start(b_ends, b));
     a == b
         && a_ends.len() == b_ends.len()
