@@ -1,7 +1,9 @@
 //! One entry point per parser that reads what a user, a file or a commit hands
 //! masterctl: the CSV and workbook readers, the schema and `masterctl.toml` loader, the
 //! canonical-CSV reader used on git blobs, the translators' exchange formats, the
-//! rebase conflict file and the runtime's archive loader.
+//! rebase conflict file, the runtime's archive loader, the records a store hands a
+//! fetch (release, pointer, manifest), and the escapers that put schema text into
+//! generated code.
 //!
 //! Each takes arbitrary bytes and must return — an error is fine, a panic, a hang or an
 //! allocation beyond the limits is a bug. `libfuzzer/` drives them with cargo-fuzz; the
@@ -26,6 +28,9 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("exchange", exchange),
     ("conflicts", conflicts),
     ("archive", archive),
+    ("release", release),
+    ("manifest", manifest),
+    ("codegen", codegen),
 ];
 
 /// The sample game's project (the repository's `fixtures/`), compiled in.
@@ -184,4 +189,60 @@ pub fn archive(data: &[u8]) {
             }
         }
     }
+}
+
+/// A release record or a pointer as a store serves it: parsed as each (a record that
+/// parses is checked as fetch checks it).
+pub fn release(data: &[u8]) {
+    use masterctl_delivery::layout::{Pointer, Release};
+    let key = "releases/jp/x.json";
+    if let Ok(release) = Release::parse(data, key, "fuzz", "jp") {
+        // What parse accepted is a manifest fetch may follow.
+        assert!(release.manifest.check().is_ok());
+    }
+    let _ = Pointer::parse(data, "regions/jp/current.json", "fuzz", "jp");
+}
+
+/// A build's `manifest.json`: one that passes the check names each file once, inside
+/// the build, one size per hash.
+pub fn manifest(data: &[u8]) {
+    let Ok(manifest) = serde_json::from_slice::<masterctl_runtime::Manifest>(data) else {
+        return;
+    };
+    if manifest.check().is_ok() {
+        let mut paths = std::collections::HashSet::new();
+        for file in &manifest.files {
+            assert!(paths.insert(file.path.as_str()), "{} twice", file.path);
+            assert!(!file.path.split('/').any(|p| matches!(p, "" | "." | "..")));
+        }
+    }
+}
+
+/// Text from a schema (a description, an enum value) through every escaper of every
+/// language: a doc comment never holds a line terminator of any language inside a line
+/// nor `*/`; a string literal and `inert` text never hold one at all, nor a bare quote.
+pub fn codegen(data: &[u8]) {
+    use masterctl_generators::codegen::Lang;
+    use masterctl_generators::codegen::names;
+    let text = String::from_utf8_lossy(data);
+    let breaks = |c: char| c.is_control() || names::needs_escape(c);
+    for lang in [Lang::Rust, Lang::CSharp, Lang::Go, Lang::TypeScript] {
+        let doc = names::doc_lines(lang, &text, "///");
+        for line in doc.lines() {
+            assert!(line.starts_with("///"), "{line:?}");
+            assert!(!line.chars().any(breaks), "{line:?}");
+            assert!(!line.contains("*/"), "{line:?}");
+        }
+        let literal = names::literal(lang, &text);
+        let inside = &literal[1..literal.len() - 1];
+        assert!(!inside.chars().any(breaks), "{literal:?}");
+        let inert = names::inert(lang, &text);
+        assert!(
+            !inert.chars().any(breaks) && !inert.contains("*/"),
+            "{inert:?}"
+        );
+        let _ = names::type_name(lang, &text);
+        let _ = names::safe_ident(lang, &text);
+    }
+    let _ = names::enum_idents(&[text.as_ref(), "a", text.as_ref()]);
 }
