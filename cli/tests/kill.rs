@@ -3,7 +3,9 @@
 //! that changes files (write, rename, link, unlink, mkdir, truncate, sync), for every n.
 //! Afterwards the branch is at its old commit or at the new one, `git fsck` is clean,
 //! the same command run again succeeds without any repair and gives exactly what an
-//! uninterrupted run gives, and a build folder is the old build or the new one.
+//! uninterrupted run gives, and a build folder is the old build or the new one; a
+//! store (`gc`, `rollback` on a folder store) holds every release whole and a pointer
+//! naming one of them.
 
 mod common;
 
@@ -46,8 +48,55 @@ fn strace() {
     );
 }
 
+/// A scenario's arguments for a copy in `dir`: `{dir}` is its path (a store's URL).
+fn args_in(dir: &Path, args: &[&str]) -> Vec<String> {
+    let dir = dir.display().to_string();
+    args.iter().map(|a| a.replace("{dir}", &dir)).collect()
+}
+
+/// Every release record of the folder store `store` names only objects that are there,
+/// and each region's pointer names a release that is there.
+fn store_whole(store: &Path, place: &str) {
+    let releases = store.join("releases");
+    for region in std::fs::read_dir(&releases).unwrap().flatten() {
+        for record in std::fs::read_dir(region.path()).unwrap().flatten() {
+            let name = record.file_name().to_string_lossy().into_owned();
+            if !name.ends_with(".json") {
+                continue;
+            }
+            let release: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(record.path()).unwrap())
+                    .unwrap_or_else(|e| panic!("{place}: {name}: {e}"));
+            let mut hashes = vec![release["manifest_blake3"].as_str().unwrap().to_string()];
+            for file in release["manifest"]["files"].as_array().unwrap() {
+                hashes.push(file["blake3"].as_str().unwrap().to_string());
+            }
+            for hash in hashes {
+                assert!(
+                    store.join("objects").join(&hash).is_file(),
+                    "{place}: release {name} names object {hash}, which is gone"
+                );
+            }
+        }
+    }
+    for region in std::fs::read_dir(store.join("regions")).unwrap().flatten() {
+        let pointer: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(region.path().join("current.json")).unwrap())
+                .unwrap_or_else(|e| panic!("{place}: pointer: {e}"));
+        let release = pointer["release"].as_str().unwrap();
+        let record = releases
+            .join(region.file_name())
+            .join(format!("{release}.json"));
+        assert!(
+            record.is_file(),
+            "{place}: the pointer names {release}, gone"
+        );
+    }
+}
+
 /// How many times the command calls each of [`WRITES`].
 fn count_calls(dir: &Path, args: &[&str]) -> BTreeMap<String, usize> {
+    let args = args_in(dir, args);
     let summary = dir.join("strace-summary");
     let out = Command::new("strace")
         .arg("-f")
@@ -81,6 +130,7 @@ fn count_calls(dir: &Path, args: &[&str]) -> BTreeMap<String, usize> {
 
 /// The command, killed just before the `n`-th call of `call`.
 fn killed(dir: &Path, args: &[&str], call: &str, n: usize) -> Output {
+    let args = args_in(dir, args);
     Command::new("strace")
         .arg("-f")
         .arg("-qq")
@@ -135,6 +185,8 @@ struct Scenario<'a> {
     args: &'a [&'a str],
     branch: Option<&'a str>,
     build: Option<&'a str>,
+    /// A folder store in the repository's folder the command changes.
+    store: Option<&'a str>,
 }
 
 /// Kill the command at every point; check each outcome.
@@ -184,9 +236,12 @@ fn kill_everywhere(scenario: &Scenario<'_>) -> usize {
                     "{place}: the build folder is neither the old build nor the new one"
                 );
             }
+            if let Some(store) = scenario.store {
+                store_whole(&dir.join(store), &place);
+            }
             // The next command needs no repair and ends where an uninterrupted run does.
             let again = Command::new(binary())
-                .args(scenario.args)
+                .args(args_in(&dir, scenario.args))
                 .current_dir(&dir)
                 .env("NO_COLOR", "1")
                 .output()
@@ -210,6 +265,28 @@ fn kill_everywhere(scenario: &Scenario<'_>) -> usize {
                     .filter(|p| p.to_string_lossy().contains(".tmp-"))
                     .collect();
                 assert!(leftovers.is_empty(), "{place}: left {leftovers:?}");
+            }
+            if let Some(store) = scenario.store {
+                store_whole(&dir.join(store), &place);
+                let listing = |root: &Path| -> Vec<String> {
+                    let mut names: Vec<String> = ["objects", "releases/jp", "regions/jp"]
+                        .iter()
+                        .flat_map(|d| std::fs::read_dir(root.join(store).join(d)).unwrap())
+                        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                        // A killed put's staging file (`name#1`) is no object of the
+                        // store (listing hides it); gc removes it.
+                        .filter(|name| !name.contains('#'))
+                        .collect();
+                    names.sort();
+                    names
+                };
+                assert_eq!(listing(&dir), listing(&reference), "{place}");
+                let pointer = |root: &Path| {
+                    let bytes = std::fs::read(root.join(store).join("regions/jp/current.json"));
+                    let value: serde_json::Value = serde_json::from_slice(&bytes.unwrap()).unwrap();
+                    value["release"].clone()
+                };
+                assert_eq!(pointer(&dir), pointer(&reference), "{place}");
             }
             std::fs::remove_dir_all(&dir).unwrap();
             runs += 1;
@@ -263,6 +340,7 @@ fn every_command_killed_at_every_write_leaves_old_or_new_and_recovers() {
         args: &import,
         branch: Some("masters/jp"),
         build: None,
+        store: None,
     });
     ok(masterctl(root, &import));
     runs += kill_everywhere(&Scenario {
@@ -271,6 +349,7 @@ fn every_command_killed_at_every_write_leaves_old_or_new_and_recovers() {
         args: &["rebase", "--region", "global"],
         branch: Some("masters/global"),
         build: None,
+        store: None,
     });
     runs += kill_everywhere(&Scenario {
         name: "build",
@@ -278,6 +357,7 @@ fn every_command_killed_at_every_write_leaves_old_or_new_and_recovers() {
         args: &["build", "--region", "jp", "--out", "build"],
         branch: None,
         build: Some("build"),
+        store: None,
     });
     ok(masterctl(root, &["rebase", "--region", "global"]));
     // Translations taken back into global.
@@ -314,6 +394,7 @@ fn every_command_killed_at_every_write_leaves_old_or_new_and_recovers() {
         args: &["l10n", "import", "--region", "global", &po_arg],
         branch: Some("masters/global"),
         build: None,
+        store: None,
     });
     // A rebase stopped on a conflict, resolved, continued.
     let global = exports(root, "global-5400", "5400");
@@ -338,7 +419,72 @@ fn every_command_killed_at_every_write_leaves_old_or_new_and_recovers() {
         args: &["rebase", "--region", "global", "--continue"],
         branch: Some("masters/global"),
         build: None,
+        store: None,
     });
     eprintln!("{runs} kill points");
     assert!(runs > 40, "only {runs} kill points");
+}
+
+#[test]
+fn gc_and_rollback_killed_at_every_write_leave_every_release_whole() {
+    strace();
+    let repo = hunt_repo();
+    let root = repo.path();
+    let store = format!("file://{}/store", root.display());
+    // Two releases of jp: hunt's, then one with a monster's hp changed (current).
+    ok(masterctl(
+        root,
+        &[
+            "import",
+            "--region",
+            "jp",
+            hunt().join("csv").to_str().unwrap(),
+        ],
+    ));
+    ok(masterctl(root, &["build", "--region", "jp", "--out", "b1"]));
+    ok(masterctl(root, &["publish", "b1", "--to", &store]));
+    let first = git(root, &["rev-parse", "masters/jp"]).trim().to_string();
+    let jp = exports(root, "jp-5300", "5300");
+    ok(masterctl(
+        root,
+        &["import", "--region", "jp", jp.to_str().unwrap()],
+    ));
+    ok(masterctl(root, &["build", "--region", "jp", "--out", "b2"]));
+    ok(masterctl(root, &["publish", "b2", "--to", &store]));
+    // Back to the first release, killed at every write; then gc keeping one release
+    // (the current), deleting the other and the objects only it named.
+    let mut runs = kill_everywhere(&Scenario {
+        name: "rollback",
+        template: root,
+        args: &[
+            "rollback",
+            "--from",
+            "file://{dir}/store",
+            "--region",
+            "jp",
+            "--to",
+            &first,
+        ],
+        branch: None,
+        build: None,
+        store: Some("store"),
+    });
+    runs += kill_everywhere(&Scenario {
+        name: "gc",
+        template: root,
+        args: &[
+            "gc",
+            "--from",
+            "file://{dir}/store",
+            "--keep",
+            "1",
+            "--grace",
+            "0",
+        ],
+        branch: None,
+        build: None,
+        store: Some("store"),
+    });
+    eprintln!("{runs} kill points");
+    assert!(runs > 10, "only {runs} kill points");
 }

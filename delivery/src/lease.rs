@@ -13,7 +13,8 @@
 //!
 //! A lease is kept alive by rewriting it every [`REFRESH`]; one not rewritten for
 //! [`STALE`] belongs to a process that died (killed mid-publish) and is ignored, and
-//! removed by the next collector. This assumes the clocks of the machines that change a
+//! removed by the next collector — at once when the dead process was of the same
+//! machine (its record names the machine and process). This assumes the clocks of the machines that change a
 //! store, and the store's own, agree within a few minutes.
 
 use std::future::Future;
@@ -60,14 +61,60 @@ impl Kind {
     }
 }
 
-/// The lease object's content: who holds it, for a person looking at the store.
-#[derive(Serialize)]
-struct Record<'a> {
+/// The lease object's content: who holds it, for a person looking at the store, and
+/// for a process of the same machine to tell that its holder has died.
+#[derive(Serialize, serde::Deserialize)]
+struct Record {
     masterctl_lease: u32,
-    kind: &'a str,
-    what: &'a str,
+    kind: String,
+    what: String,
+    /// The machine (its host name and boot), where `pid` means something.
+    machine: String,
     pid: u32,
     since: String,
+}
+
+/// A lock's or lease's record for this process.
+pub(crate) fn record_bytes(kind: &str, what: &str) -> Vec<u8> {
+    serde_json::to_vec_pretty(&Record {
+        masterctl_lease: 1,
+        kind: kind.to_string(),
+        what: what.to_string(),
+        machine: this_machine(),
+        pid: std::process::id(),
+        since: crate::layout::now(),
+    })
+    .unwrap_or_default()
+}
+
+/// This machine as a lease names it: its host name and the id of its current boot (a
+/// process id means something only within one boot of one machine).
+pub(crate) fn this_machine() -> String {
+    let read = |path: &str| {
+        std::fs::read_to_string(path)
+            .map(|t| t.trim().to_string())
+            .unwrap_or_default()
+    };
+    format!(
+        "{} {}",
+        read("/proc/sys/kernel/hostname"),
+        read("/proc/sys/kernel/random/boot_id")
+    )
+}
+
+/// Whether the lease `bytes` is held by a process of this machine that no longer runs
+/// (killed mid-publish): its lease need not wait to go stale. Known only on Linux;
+/// elsewhere a lease is a dead process's only once stale.
+pub(crate) fn holder_died(bytes: &[u8]) -> bool {
+    let Ok(record) = serde_json::from_slice::<Record>(bytes) else {
+        return false;
+    };
+    let here = this_machine();
+    cfg!(target_os = "linux")
+        && here.trim().len() > 1
+        && record.machine == here
+        && record.pid != std::process::id()
+        && !std::path::Path::new(&format!("/proc/{}", record.pid)).exists()
 }
 
 /// A lease held: rewritten in the background until released.
@@ -108,8 +155,9 @@ impl Lease {
     ) -> Result<Lease, DeliveryError> {
         let record = Record {
             masterctl_lease: 1,
-            kind: kind.folder(),
-            what,
+            kind: kind.folder().to_string(),
+            what: what.to_string(),
+            machine: this_machine(),
             pid: std::process::id(),
             since: crate::layout::now(),
         };
@@ -188,15 +236,23 @@ async fn conflicting(
         } else {
             continue;
         };
-        if listed.age >= STALE.as_secs() {
+        if !kind.conflicts(other) {
+            continue;
+        }
+        let dead = listed.age >= STALE.as_secs()
+            || remote
+                .get(&listed.key, 64 << 10)
+                .await
+                .ok()
+                .flatten()
+                .is_some_and(|bytes| holder_died(&bytes));
+        if dead {
             if kind == Kind::Collect {
                 remote.delete(&listed.key).await?;
             }
             continue;
         }
-        if kind.conflicts(other) {
-            found = Some(other);
-        }
+        found = Some(other);
     }
     Ok(found)
 }
@@ -257,6 +313,23 @@ mod tests {
             gc.release().await;
             // Nothing left behind by those that gave up or finished.
             assert!(remote.list("locks/").await.unwrap().is_empty());
+            // A lease of a process of this machine that no longer runs: ignored at once.
+            let gone = Record {
+                masterctl_lease: 1,
+                kind: "write".into(),
+                what: "killed".into(),
+                machine: this_machine(),
+                pid: 4_194_399,
+                since: crate::layout::now(),
+            };
+            let dead_here = root.path().join("locks/write/killed.json");
+            std::fs::create_dir_all(dead_here.parent().unwrap()).unwrap();
+            std::fs::write(&dead_here, serde_json::to_vec(&gone).unwrap()).unwrap();
+            let gc = Lease::take(&remote, Kind::Collect, "gc", short)
+                .await
+                .unwrap();
+            assert!(!dead_here.exists(), "the killed writer's lease was removed");
+            gc.release().await;
             // A lease nobody rewrote for longer than STALE is a dead process's.
             let dead = root.path().join("locks/write/dead.json");
             std::fs::create_dir_all(dead.parent().unwrap()).unwrap();

@@ -394,7 +394,7 @@ async fn collect(
     }
     collected.objects_deleted = victims.len();
     collected.bytes_deleted = victims.iter().map(|o| o.size).sum();
-    let leftovers = remote.upload_leftovers("objects/", grace_seconds);
+    let leftovers = remote.upload_leftovers("", grace_seconds);
     collected.leftovers_deleted = leftovers.len();
     collected.bytes_deleted += leftovers.iter().map(|(_, size)| size).sum::<u64>();
     if dry_run {

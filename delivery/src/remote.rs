@@ -397,8 +397,9 @@ impl Remote {
     }
 
     /// A folder has no conditional put: a lock object, created exclusively, guards the
-    /// read-compare-write. A lock left by a killed publisher older than a minute is
-    /// taken over.
+    /// read-compare-write. A lock left by a killed publisher is taken over: at once when
+    /// it was a process of this machine (the lock names it), else once older than a
+    /// minute.
     async fn swap_locked(
         &self,
         key: &str,
@@ -407,7 +408,8 @@ impl Remote {
     ) -> Result<bool, DeliveryError> {
         let lock = format!("{key}.lock");
         let mut waited = Duration::ZERO;
-        while !self.create(&lock, Vec::new()).await? {
+        let record = crate::lease::record_bytes("pointer", key);
+        while !self.create(&lock, record.clone()).await? {
             let stale = match self.store.head(&self.key(&lock)).await {
                 Ok(meta) => {
                     let age = std::time::SystemTime::now()
@@ -415,6 +417,12 @@ impl Remote {
                         .map_or(0, |d| d.as_secs())
                         .saturating_sub(u64::try_from(meta.last_modified.timestamp()).unwrap_or(0));
                     age > 60
+                        || self
+                            .get(&lock, 64 << 10)
+                            .await
+                            .ok()
+                            .flatten()
+                            .is_some_and(|held| crate::lease::holder_died(&held))
                 }
                 Err(object_store::Error::NotFound { .. }) => false,
                 Err(e) => return Err(self.error(e)),
@@ -424,7 +432,10 @@ impl Remote {
                 continue;
             }
             if waited > Duration::from_secs(30) {
-                return Ok(false);
+                return Err(DeliveryError::Busy {
+                    store: self.shown.clone(),
+                    doing: format!("a move of {key} (its lock {lock} is held)"),
+                });
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
             waited += Duration::from_millis(50);
@@ -515,19 +526,28 @@ impl Remote {
         }
     }
 
-    /// In a folder store, the partial uploads killed writers left under `prefix`
+    /// In a folder store, the partial uploads killed writers left anywhere under `prefix`
     /// (object_store stages a put as `<name>#<n>` and renames it; listing hides them),
     /// untouched for `grace_seconds`: their paths and sizes. Other stores: none.
     pub(crate) fn upload_leftovers(&self, prefix: &str, grace_seconds: u64) -> Vec<(PathBuf, u64)> {
         let Some(folder) = &self.folder else {
             return Vec::new();
         };
-        let Ok(entries) = std::fs::read_dir(folder.join(prefix)) else {
-            return Vec::new();
-        };
+        let mut entries = Vec::new();
+        let mut folders = vec![folder.join(prefix)];
+        while let Some(dir) = folders.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                // Folders of the store, never a link to one.
+                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    folders.push(entry.path());
+                } else {
+                    entries.push(entry);
+                }
+            }
+        }
         let now = std::time::SystemTime::now();
         entries
-            .flatten()
+            .into_iter()
             .filter_map(|entry| {
                 let name = entry.file_name();
                 let (_, attempt) = name.to_str()?.rsplit_once('#')?;
