@@ -426,7 +426,7 @@ fn revisions_exports_and_bad_input() {
 fn cells_with_markup_and_emoji_stay_text_on_a_terminal() {
     let game = Game::new();
     game.import(&[
-        ("item", "id,name,price,rate\n1,<script>alert(1)</script>,20,0.1\n2,鋼の剣 🗡,50,0.2\n3,銅の剣,10,0.05\n"),
+        ("item", "id,name,price,rate\n1,<script>alert(1)</script>,20,0.1\n2,鋼の剣 🗡,50,0.2\n3,銅の剣\u{202e}cba,10,0.05\n"),
         ("shop", "id,item_id\n1,1\n2,2\n"),
     ]);
     let shown = stdout(&game.diff(&["--region", "jp", "--color", "never"]));
@@ -438,6 +438,11 @@ fn cells_with_markup_and_emoji_stay_text_on_a_terminal() {
     assert!(
         !shown.contains('\u{1b}'),
         "no escape sequence reaches the terminal: {shown}"
+    );
+    // A right-to-left override would turn the rest of the line around.
+    assert!(
+        !shown.contains('\u{202e}') && shown.contains("\\u{202e}"),
+        "{shown}"
     );
 }
 

@@ -317,6 +317,32 @@ fn what_migrate_refuses_writes_nothing() {
     assert!(!existing.join("schemas").exists());
 }
 
+/// Luban's examples copied into `tmp`, with `extra` written into its `Defines/` as
+/// `file`: the project's folder.
+fn luban_copy(tmp: &Path, extra: Option<(&str, &str)>) -> PathBuf {
+    let project = tmp.join("DataTables");
+    copy_dir(&luban(), &project);
+    if let Some((file, xml)) = extra {
+        std::fs::write(project.join("Defines").join(file), xml).unwrap();
+    }
+    project
+}
+
+/// `migrate luban PROJECT --out masters --format json` in `tmp`: its output, and its JSON
+/// when it succeeded.
+fn migrate_json(tmp: &Path, project: &Path) -> (std::process::Output, serde_json::Value) {
+    let out = repository(tmp, "masters");
+    let (project, out) = (project.display().to_string(), out.display().to_string());
+    let run = masterctl(
+        tmp,
+        &[
+            "migrate", "luban", &project, "--out", &out, "--format", "json",
+        ],
+    );
+    let json = serde_json::from_slice(&run.stdout).unwrap_or(serde_json::Value::Null);
+    (run, json)
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap().flatten() {
@@ -401,33 +427,14 @@ fn text_keys_are_checked_against_the_l10n_table_when_it_is_given() {
 #[test]
 fn inputs_outside_the_data_folder_are_listed_and_windows_paths_read() {
     let tmp = tempfile::tempdir().unwrap();
-    let project = tmp.path().join("DataTables");
-    copy_dir(&luban(), &project);
-    std::fs::write(
-        project.join("Defines/extra.xml"),
-        r#"<module name="extra">
+    let extra = r#"<module name="extra">
     <bean name="B"><var name="id" type="int"/><var name="count" type="int"/></bean>
     <table name="TbOut" value="B" input="../luban.conf"/>
     <table name="TbWin" value="B" input="be_ref1@test\test_ref.xlsx"/>
-</module>"#,
-    )
-    .unwrap();
-    let out = repository(tmp.path(), "masters");
-    let t = |p: &Path| p.display().to_string();
-    let run = masterctl(
-        tmp.path(),
-        &[
-            "migrate",
-            "luban",
-            &t(&project),
-            "--out",
-            &t(&out),
-            "--format",
-            "json",
-        ],
-    );
+</module>"#;
+    let project = luban_copy(tmp.path(), Some(("extra.xml", extra)));
+    let (run, json) = migrate_json(tmp.path(), &project);
     assert!(run.status.success(), "{}", text(&run));
-    let json: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
     let reason = |table: &str| {
         json["not_converted"]
             .as_array()
@@ -460,8 +467,7 @@ fn inputs_outside_the_data_folder_are_listed_and_windows_paths_read() {
 #[test]
 fn links_are_never_followed_out_of_the_project_or_into_a_loop() {
     let tmp = tempfile::tempdir().unwrap();
-    let project = tmp.path().join("DataTables");
-    copy_dir(&luban(), &project);
+    let project = luban_copy(tmp.path(), None);
     // Two links to the data folder itself (a loop once followed), a definitions link
     // and a schema file leading outside the project.
     std::os::unix::fs::symlink(".", project.join("Datas/a")).unwrap();
@@ -482,22 +488,9 @@ fn links_are_never_followed_out_of_the_project_or_into_a_loop() {
         ),
     )
     .unwrap();
-    let out = repository(tmp.path(), "masters");
-    let t = |p: &Path| p.display().to_string();
-    let run = masterctl(
-        tmp.path(),
-        &[
-            "migrate",
-            "luban",
-            &t(&project),
-            "--out",
-            &t(&out),
-            "--format",
-            "json",
-        ],
-    );
+    let (run, json) = migrate_json(tmp.path(), &project);
     assert!(run.status.success(), "{}", text(&run));
-    let json: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let out = tmp.path().join("masters");
     let refused: Vec<(String, String)> = json["refused"]
         .as_array()
         .unwrap_or_else(|| panic!("{json:#}"))
@@ -535,9 +528,13 @@ fn links_are_never_followed_out_of_the_project_or_into_a_loop() {
     )
     .unwrap();
     let elsewhere = repository(tmp.path(), "elsewhere");
+    let (project, elsewhere) = (
+        project.display().to_string(),
+        elsewhere.display().to_string(),
+    );
     let run = masterctl(
         tmp.path(),
-        &["migrate", "luban", &t(&project), "--out", &t(&elsewhere)],
+        &["migrate", "luban", &project, "--out", &elsewhere],
     );
     assert_eq!(run.status.code(), Some(2), "{}", text(&run));
     assert!(
@@ -560,34 +557,15 @@ fn an_odd_value_costs_its_field_never_the_migration() {
         ),
     ] {
         let tmp = tempfile::tempdir().unwrap();
-        let project = tmp.path().join("DataTables");
-        copy_dir(&luban(), &project);
-        std::fs::write(
-            project.join("Defines/aaa.xml"),
-            format!(
-                r#"<module name="odd">
+        let odd = format!(
+            r#"<module name="odd">
     <bean name="B"><var name="id" type="int"/><var name="count" type="{ty}"/></bean>
     <table name="TbOdd" value="B" input="be_ref1@test/test_ref.xlsx"/>
 </module>"#
-            ),
-        )
-        .unwrap();
-        let out = repository(tmp.path(), "masters");
-        let t = |p: &Path| p.display().to_string();
-        let run = masterctl(
-            tmp.path(),
-            &[
-                "migrate",
-                "luban",
-                &t(&project),
-                "--out",
-                &t(&out),
-                "--format",
-                "json",
-            ],
         );
+        let project = luban_copy(tmp.path(), Some(("aaa.xml", &odd)));
+        let (run, json) = migrate_json(tmp.path(), &project);
         assert!(run.status.success(), "{ty}: {}", text(&run));
-        let json: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
         assert!(
             json["tables"]
                 .as_array()

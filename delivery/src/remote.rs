@@ -454,14 +454,7 @@ impl Remote {
             if !unchanged {
                 return Ok(false);
             }
-            self.store
-                .put_opts(
-                    &self.key(key),
-                    PutPayload::from(bytes),
-                    PutOptions::default(),
-                )
-                .await
-                .map_err(|e| self.error(e))?;
+            self.put(key, bytes).await?;
             Ok(true)
         }
         .await;
