@@ -33,6 +33,7 @@ pub fn delivery_failure(error: DeliveryError) -> Failure {
         match error {
             DeliveryError::Url { .. }
             | DeliveryError::BadName(_)
+            | DeliveryError::Ambiguous { .. }
             | DeliveryError::UnknownLanguage { .. }
             | DeliveryError::NotABuild(_)
             | DeliveryError::OutIsLink(_)

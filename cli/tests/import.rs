@@ -564,3 +564,108 @@ fn an_integer_keyed_table_without_text_is_counted_line_by_line() {
         "{message}"
     );
 }
+
+#[test]
+fn an_import_that_would_remove_a_table_says_so_and_needs_allowing() {
+    // A teammate's clone whose structure lacks a table and the generated master over it
+    // imports the same workbooks: that would remove both from the branch.
+    let game = sample_game();
+    let root = game.path();
+    let before = branch_head(root);
+    for schema in ["element_affinity.toml", "element_matrix.toml"] {
+        std::fs::remove_file(root.join("schemas").join(schema)).unwrap();
+    }
+    let workbooks = fixtures().join("workbooks");
+    let out = import(root, &workbooks);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let said = text(&out);
+    assert!(said.contains("table element_affinity ("), "{said}");
+    assert!(said.contains("generated master element_matrix"), "{said}");
+    assert!(said.contains("--allow-removal"), "{said}");
+    assert_eq!(branch_head(root), before, "nothing was written");
+    // A dry run names them too.
+    let dry = masterctl(
+        root,
+        &[
+            "import",
+            "--region",
+            "jp",
+            "--dry-run",
+            workbooks.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        text(&dry).contains("removes table element_affinity"),
+        "{}",
+        text(&dry)
+    );
+    // Allowed: committed, and the commit counts what it removed.
+    let out = masterctl(
+        root,
+        &[
+            "import",
+            "--region",
+            "jp",
+            "--allow-removal",
+            "--format",
+            "json",
+            workbooks.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let json = json(&out);
+    assert_eq!(json["removals"].as_array().unwrap().len(), 2, "{json:#}");
+    let subject = git(root, &["log", "-1", "--format=%s", "masters/jp"]);
+    assert!(subject.contains("2 tables changed"), "{subject}");
+    let body = git(root, &["log", "-1", "--format=%b", "masters/jp"]);
+    assert!(body.contains("element_affinity: table removed"), "{body}");
+    assert!(
+        body.contains("element_matrix: generated master removed"),
+        "{body}"
+    );
+}
+
+#[test]
+fn an_import_losing_most_rows_of_a_table_needs_allowing() {
+    let project = tempfile::tempdir().unwrap();
+    let root = project.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["config", "user.name", "Test Planner"]);
+    git(root, &["config", "user.email", "planner@example.com"]);
+    std::fs::write(
+        root.join("masterctl.toml"),
+        "source_language = \"ja\"\nlanguages = [\"ja\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir(root.join("schemas")).unwrap();
+    std::fs::write(
+        root.join("schemas/thing.toml"),
+        "name = \"thing\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"label\"\ntype = \"string\"\n",
+    )
+    .unwrap();
+    let rows = |n: usize| -> String {
+        let mut text = String::from("id,label\n");
+        for i in 1..=n {
+            text.push_str(&format!("{i},thing {i}\n"));
+        }
+        text
+    };
+    let dir = root.join("exports");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("thing.csv"), rows(30)).unwrap();
+    ok(import(root, &dir));
+    // An export that lost most of the table: refused, nothing written.
+    std::fs::write(dir.join("thing.csv"), rows(5)).unwrap();
+    let before = branch_head(root);
+    let out = import(root, &dir);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("25 of 30 rows of thing"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(branch_head(root), before);
+    // Half of them is a change like any other.
+    std::fs::write(dir.join("thing.csv"), rows(15)).unwrap();
+    ok(import(root, &dir));
+}

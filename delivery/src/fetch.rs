@@ -337,11 +337,12 @@ async fn read_release(
     options: &FetchOptions,
 ) -> Result<(Release, Manifest, Vec<u8>), DeliveryError> {
     let store = remote.shown();
-    let pointer = match &options.release {
-        Some(release) => {
-            layout::check_release(release)?;
-            None
-        }
+    let named = match &options.release {
+        Some(named) => Some(crate::manage::resolve_release(remote, region, named).await?),
+        None => None,
+    };
+    let pointer = match &named {
+        Some(_) => None,
         None => match crate::manage::read_pointer(remote, region).await? {
             Some((pointer, _)) => Some(pointer),
             None => {
@@ -359,7 +360,7 @@ async fn read_release(
             }
         },
     };
-    let release_id = match (&options.release, &pointer) {
+    let release_id = match (&named, &pointer) {
         (Some(release), _) => release.clone(),
         (None, Some(pointer)) => pointer.release.clone(),
         (None, None) => unreachable!("a pointer was read when no release was named"),

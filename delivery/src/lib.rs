@@ -28,7 +28,7 @@ pub mod watch;
 use std::path::PathBuf;
 
 pub use fetch::{FetchOptions, Fetched, fetch};
-pub use manage::{Collected, ReleaseInfo, RolledBack, gc, releases, rollback};
+pub use manage::{Collected, ReleaseInfo, RolledBack, gc, releases, resolve_release, rollback};
 pub use publish::{PublishOptions, Published, publish};
 pub use remote::{Remote, RemoteOptions};
 
@@ -129,6 +129,12 @@ pub enum DeliveryError {
         release: String,
         language: String,
         languages: String,
+    },
+    /// A release prefix that several releases start with.
+    #[error("release `{named}` is ambiguous: it starts {}; give more of it", candidates.join(", "))]
+    Ambiguous {
+        named: String,
+        candidates: Vec<String>,
     },
     /// A name that cannot be part of a store key.
     #[error("`{0}` is not a region or release name")]

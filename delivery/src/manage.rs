@@ -67,6 +67,57 @@ pub(crate) async fn read_release(
     }
 }
 
+/// The release `named` stands for: a whole id, or a unique prefix of at least 7
+/// hexadecimal digits (git's rule; masterctl prints 12) of one of the region's releases
+/// on the store. A prefix of several is an error listing them.
+pub async fn resolve_release(
+    remote: &Remote,
+    region: &str,
+    named: &str,
+) -> Result<String, DeliveryError> {
+    layout::check_region(region)?;
+    let named = named.trim().to_ascii_lowercase();
+    if layout::check_release(&named).is_ok() {
+        return Ok(named);
+    }
+    let hex = named.bytes().all(|b| b.is_ascii_hexdigit());
+    if !hex || named.len() < 7 || named.len() > 64 {
+        return Err(DeliveryError::BadName(named));
+    }
+    if !remote.is_writable() {
+        return Err(DeliveryError::Url {
+            url: remote.shown().to_string(),
+            why: format!(
+                "an HTTP store cannot be listed: give release `{named}` whole (40 hexadecimal digits), or use the s3:// or file:// URL"
+            ),
+        });
+    }
+    let prefix = layout::releases_prefix(region);
+    let mut found: Vec<String> = remote
+        .list(&prefix)
+        .await?
+        .into_iter()
+        .filter_map(|l| {
+            let id = l.key.strip_prefix(&prefix)?.strip_suffix(".json")?;
+            (layout::check_release(id).is_ok() && id.starts_with(&named)).then(|| id.to_string())
+        })
+        .collect();
+    found.sort();
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        0 => Err(DeliveryError::Missing {
+            store: remote.shown().to_string(),
+            what: format!(
+                "release of region {region} starting with {named} (`masterctl releases` lists them)"
+            ),
+        }),
+        _ => Err(DeliveryError::Ambiguous {
+            named,
+            candidates: found,
+        }),
+    }
+}
+
 /// Every release on the store (of one region, or of all), newest first per region.
 pub async fn releases(
     remote: &Remote,
@@ -165,8 +216,8 @@ pub async fn rollback(
     region: &str,
     release: &str,
 ) -> Result<RolledBack, DeliveryError> {
-    layout::check_region(region)?;
-    layout::check_release(release)?;
+    let release = resolve_release(remote, region, release).await?;
+    let release = release.as_str();
     let what = format!("rollback of {region} to {release}");
     lease::holding(
         remote,

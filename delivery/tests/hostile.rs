@@ -230,3 +230,55 @@ fn publishers_of_one_build_both_succeed() {
             >= 1
     );
 }
+
+#[test]
+fn release_ids_as_printed_are_taken_back() {
+    let store = Store::new();
+    let root = tempfile::tempdir().unwrap();
+    // Two releases sharing their first 9 digits.
+    let (a, b) = (
+        format!("abcdef012{}", "0".repeat(31)),
+        format!("abcdef012{}", "1".repeat(31)),
+    );
+    for (release, bytes) in [(&a, b"one".as_slice()), (&b, b"two".as_slice())] {
+        let dir = root.path().join(release);
+        build(&dir, release, &[("a.bin", bytes)]);
+        publish(&store.remote, &dir, false).unwrap();
+    }
+    let resolve = |named: &str| {
+        block_on(masterctl_delivery::resolve_release(
+            &store.remote,
+            "jp",
+            named,
+        ))
+    };
+    assert_eq!(resolve(&a[..12]).unwrap(), a, "12 digits, as printed");
+    assert_eq!(resolve(&b.to_uppercase()[..10]).unwrap(), b);
+    assert_eq!(resolve(&a).unwrap(), a);
+    match resolve("abcdef01") {
+        Err(DeliveryError::Ambiguous { candidates, .. }) => {
+            assert_eq!(candidates, [a.clone(), b.clone()])
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        matches!(resolve("abcdef"), Err(DeliveryError::BadName(_))),
+        "6 digits"
+    );
+    assert!(matches!(
+        resolve("fffffff"),
+        Err(DeliveryError::Missing { .. })
+    ));
+    // rollback and fetch take them.
+    block_on(masterctl_delivery::rollback(&store.remote, "jp", &a[..12])).unwrap();
+    let mut options = fetch_options(&root.path().join("cache"));
+    options.release = Some(b[..12].to_string());
+    let fetched = block_on(masterctl_delivery::fetch(
+        &store.remote,
+        &root.path().join("out"),
+        &options,
+        &|_, _| {},
+    ))
+    .unwrap();
+    assert_eq!(fetched.release, b);
+}

@@ -38,6 +38,31 @@ impl TableChange {
     }
 }
 
+/// What an import would take away that a planner must confirm (`--allow-removal`): a
+/// table or generated master the branch holds and the structure no longer declares, or
+/// most rows of a table — what an out-of-date clone or a partial export does.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Removal {
+    pub table: String,
+    /// A generated master rather than a table.
+    pub generated: bool,
+    /// Rows removed.
+    pub rows: usize,
+    /// Rows the branch holds now (equal to `rows` when the whole table goes).
+    pub of: usize,
+}
+
+impl Removal {
+    /// Whether the whole table (or master) goes.
+    pub fn whole(&self) -> bool {
+        self.rows == self.of
+    }
+}
+
+/// An import removing more than half the rows of a table of at least this many rows
+/// needs confirming.
+pub const MASS_REMOVAL_ROWS: usize = 20;
+
 /// Everything an import would do, computed without writing.
 pub struct ImportPlan {
     pub region: String,
@@ -48,6 +73,8 @@ pub struct ImportPlan {
     pub snapshot: Snapshot,
     /// Per table with any change, in schema order.
     pub changes: Vec<TableChange>,
+    /// Tables and generated masters it would remove, or most rows of (see [`Removal`]).
+    pub removals: Vec<Removal>,
     /// True when the snapshot equals the branch's current tree: nothing to commit.
     pub unchanged: bool,
     pub sources: Vec<SourceFile>,
@@ -106,6 +133,7 @@ pub fn plan_import(
             parent: Some(commit.id()),
             snapshot: Snapshot::default(),
             changes: Vec::new(),
+            removals: Vec::new(),
             unchanged: true,
             sources,
             report: Report::default(),
@@ -158,6 +186,10 @@ pub fn plan_import(
             &reference,
         )?
     };
+    let removals = match (&head_tree, unchanged) {
+        (Some(tree), false) => removals(repo, project, tree, &tables, &changes),
+        _ => Vec::new(),
+    };
     let cache_entries = cache_entries(
         &snapshot,
         &structure_id,
@@ -174,11 +206,71 @@ pub fn plan_import(
         parent: head.map(|c| c.id()),
         snapshot,
         changes,
+        removals,
         unchanged,
         sources,
         report,
         cache_entries,
     })))
+}
+
+/// What the import takes away: the branch's tables and generated masters the structure
+/// no longer declares (with their rows), and tables losing more than half their rows.
+fn removals(
+    repo: &MasterRepo,
+    project: &Project,
+    tree: &Tree<'_>,
+    tables: &[Table],
+    changes: &[TableChange],
+) -> Vec<Removal> {
+    let rows_at = |path: &str| -> usize {
+        blob_at(&repo.git, tree, path)
+            .ok()
+            .flatten()
+            .and_then(|bytes| crate::diff::rows::Rows::read(&bytes, path).ok())
+            .map_or(0, |rows| rows.len())
+    };
+    let mut removed = Vec::new();
+    if let Some(before) = crate::snapshot::project_at(&repo.git, tree) {
+        for table in &before.tables {
+            if project.table(&table.name).is_none() {
+                let rows = rows_at(&table_path(&table.name));
+                removed.push(Removal {
+                    table: table.name.clone(),
+                    generated: false,
+                    rows,
+                    of: rows,
+                });
+            }
+        }
+        for generated in &before.generated {
+            if !project.generated.iter().any(|g| g.name == generated.name) {
+                let rows = rows_at(&crate::snapshot::generated_path(&generated.name));
+                removed.push(Removal {
+                    table: generated.name.clone(),
+                    generated: true,
+                    rows,
+                    of: rows,
+                });
+            }
+        }
+    }
+    for change in changes {
+        let now = tables
+            .iter()
+            .find(|t| t.name == change.table)
+            .map_or(0, Table::row_count);
+        let before = (now + change.removed).saturating_sub(change.added);
+        if before >= MASS_REMOVAL_ROWS && change.removed * 2 > before {
+            removed.push(Removal {
+                table: change.table.clone(),
+                generated: false,
+                rows: change.removed,
+                of: before,
+            });
+        }
+    }
+    removed
 }
 
 /// The branch's tables the import does not supply, added to `tables` (typed, for
@@ -382,7 +474,8 @@ fn count_changes<'a>(
 /// The commit message of an import: the planner's words (or a summary line), a line per
 /// changed table, and a `Masterctl-Source` trailer per file.
 pub fn commit_message(plan: &ImportPlan, message: Option<&str>) -> String {
-    let tables = plan.changes.len();
+    let gone = plan.removals.iter().filter(|r| r.whole());
+    let tables = plan.changes.len() + gone.clone().count();
     let subject = match message.map(str::trim).filter(|m| !m.is_empty()) {
         Some(words) => one_line(words),
         None => format!(
@@ -396,6 +489,17 @@ pub fn commit_message(plan: &ImportPlan, message: Option<&str>) -> String {
         text.push_str(&format!(
             "{}: {} added, {} changed, {} removed\n",
             change.table, change.added, change.changed, change.removed
+        ));
+    }
+    for removal in gone {
+        let what = if removal.generated {
+            "generated master"
+        } else {
+            "table"
+        };
+        text.push_str(&format!(
+            "{}: {what} removed ({} rows)\n",
+            removal.table, removal.rows
         ));
     }
     text.push('\n');

@@ -25,7 +25,8 @@ pub struct Args {
     /// Only these languages' texts (comma-separated); each already holds its fallbacks
     #[arg(long, value_name = "L,...", value_delimiter = ',')]
     lang: Vec<String>,
-    /// This release (a source commit) instead of the region's current one
+    /// This release (a source commit; as `releases` prints it, or a unique prefix of 7
+    /// or more hexadecimal digits) instead of the region's current one
     #[arg(long, value_name = "ID")]
     release: Option<String>,
     /// Where downloaded objects are kept for the next fetch (default: .DIR.cache beside DIR)

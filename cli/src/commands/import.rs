@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use masterctl_schemas::Diagnostic;
 use masterctl_store::diff::{self, Diff, DiffOptions};
-use masterctl_store::import::{ImportOutcome, commit_message};
+use masterctl_store::import::{ImportOutcome, Removal, commit_message};
 use masterctl_store::{TableChange, commit_import, plan_import, short_id};
 use serde::Serialize;
 
@@ -32,6 +32,11 @@ pub struct Args {
     /// `masterctl diff --html`)
     #[arg(long, value_name = "FILE", requires = "dry_run")]
     html: Option<PathBuf>,
+    /// Commit even though the import removes a table or generated master the branch
+    /// holds, or more than half the rows of a table of 20 rows or more (without it such
+    /// an import is refused, each removal named)
+    #[arg(long)]
+    allow_removal: bool,
 }
 
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
@@ -76,6 +81,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         branch,
         commit: None,
         changes: &plan.changes,
+        removals: &plan.removals,
         message: None,
         warnings: &plan.report.diagnostics,
         diff: None,
@@ -94,6 +100,9 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
             result.diff = Some(diff);
         }
     }
+    if !plan.removals.is_empty() && !args.dry_run && !args.allow_removal {
+        return Err(removal_failure(&plan.removals));
+    }
     if !plan.unchanged && !args.dry_run {
         let commit = commit_import(&repo, &plan, args.message.as_deref()).map_err(store_failure)?;
         result.commit = Some(commit.to_string());
@@ -101,6 +110,30 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     }
     output.render(&result);
     Ok(())
+}
+
+/// An import refused for what it would take away: each removal named, and how to go on.
+fn removal_failure(removals: &[Removal]) -> Failure {
+    let named: Vec<String> = removals.iter().map(removal_text).collect();
+    Failure::invalid(format!(
+        "the import would remove {}; nothing was written",
+        named.join(", ")
+    ))
+    .hint(
+        "a table the branch holds is missing from the structure (is masterctl.toml or schemas/ out of date in this clone?), or the workbooks lack most of a table's rows; if that is meant, import again with --allow-removal",
+    )
+}
+
+/// `table banner (4 rows)`, `generated master gacha_draw`, `12 of 20 rows of item`.
+fn removal_text(removal: &Removal) -> String {
+    match (removal.whole(), removal.generated) {
+        (true, false) => format!("table {} ({} rows)", removal.table, removal.rows),
+        (true, true) => format!("generated master {} ({} rows)", removal.table, removal.rows),
+        (false, _) => format!(
+            "{} of {} rows of {}",
+            removal.rows, removal.of, removal.table
+        ),
+    }
 }
 
 /// What an import did: nothing (the branch holds this data), a dry run, or a commit.
@@ -112,6 +145,9 @@ struct Imported<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     commit: Option<String>,
     changes: &'a [TableChange],
+    /// Tables, generated masters or most rows of a table taken away (committed only
+    /// with --allow-removal).
+    removals: &'a [Removal],
     #[serde(skip_serializing_if = "Option::is_none")]
     message: Option<String>,
     warnings: &'a [Diagnostic],
@@ -130,6 +166,12 @@ impl Render for Imported<'_> {
             None => {
                 output.line(format!("dry run: importing would change {branch}:"));
                 print_changes(output, self.changes);
+                for removal in self.removals {
+                    output.line(output.flagged(&format!(
+                        "  removes {} (needs --allow-removal)",
+                        removal_text(removal)
+                    )));
+                }
                 if let Some(diff) = &self.diff {
                     super::diff::print_changes(output, diff);
                 }
@@ -143,6 +185,9 @@ impl Render for Imported<'_> {
                     short_id(commit)
                 ));
                 print_changes(output, self.changes);
+                for removal in self.removals {
+                    output.line(format!("  removed {}", removal_text(removal)));
+                }
             }
         }
     }

@@ -15,8 +15,8 @@ pub struct Args {
     /// The region whose pointer moves
     #[arg(long, value_name = "R")]
     region: String,
-    /// The release to make current (its full id, as `masterctl releases --format json`
-    /// gives it)
+    /// The release to make current: its id as `masterctl releases` prints it, or any
+    /// unique prefix of 7 or more hexadecimal digits
     #[arg(long, value_name = "RELEASE")]
     to: String,
     #[command(flatten)]
