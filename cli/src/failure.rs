@@ -74,6 +74,7 @@ pub fn store_failure(error: StoreError) -> Failure {
         | StoreError::CheckedOut(_)
         | StoreError::Locked { .. }
         | StoreError::Build(_)
+        | StoreError::Export { .. }
         | StoreError::Raced { .. }
         | StoreError::BrokenSnapshot { .. }
         | StoreError::Io { .. }

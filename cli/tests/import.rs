@@ -669,3 +669,65 @@ fn an_import_losing_most_rows_of_a_table_needs_allowing() {
     std::fs::write(dir.join("thing.csv"), rows(15)).unwrap();
     ok(import(root, &dir));
 }
+
+#[test]
+fn an_export_imports_back_as_nothing_changed_and_records_its_commit() {
+    let game = sample_game();
+    let root = game.path();
+    let head = branch_head(root).unwrap();
+    let out = root.join("exported");
+    let exported = masterctl(
+        root,
+        &[
+            "export",
+            "--region",
+            "jp",
+            "--out",
+            out.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(exported.status.code(), Some(0), "{}", text(&exported));
+    let said = json(&exported);
+    assert_eq!(said["commit"], head.as_str());
+    assert_eq!(said["files"].as_array().unwrap().len(), 8, "{said:#}");
+    // Imported back: nothing changed, byte for byte.
+    let again = import(root, &out);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    assert!(text(&again).contains("nothing changed"), "{}", text(&again));
+    assert_eq!(branch_head(root).unwrap(), head);
+    // Each workbook says which commit it holds (a custom document property).
+    let properties = Command::new("python3")
+        .args([
+            "-c",
+            "import sys, zipfile\nprint(zipfile.ZipFile(sys.argv[1]).read('docProps/custom.xml').decode())",
+            out.join("Item.xlsx").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let custom = String::from_utf8_lossy(&properties.stdout);
+    assert!(
+        custom.contains("masterctl-commit") && custom.contains(&head),
+        "{custom}"
+    );
+    // Another region or a commit of its history, the same way.
+    let earlier = masterctl(
+        root,
+        &[
+            "export",
+            "--region",
+            "jp",
+            "--rev",
+            "masters/jp~1",
+            "--out",
+            "earlier",
+        ],
+    );
+    assert_eq!(earlier.status.code(), Some(0), "{}", text(&earlier));
+    let unknown = masterctl(
+        root,
+        &["export", "--region", "jp", "--rev", "nope", "--out", "x"],
+    );
+    assert_eq!(unknown.status.code(), Some(2), "{}", text(&unknown));
+}

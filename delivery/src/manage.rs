@@ -333,6 +333,9 @@ pub struct Collected {
 /// objects before its release.
 pub const GRACE_SECONDS: u64 = 3600;
 
+/// The least age of a killed put's staging file gc removes.
+pub const LEFTOVER_AGE: u64 = 300;
+
 /// How long `gc` waits for publishes and rollbacks in progress to finish.
 pub const WRITERS_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
 
@@ -445,7 +448,9 @@ async fn collect(
     }
     collected.objects_deleted = victims.len();
     collected.bytes_deleted = victims.iter().map(|o| o.size).sum();
-    let leftovers = remote.upload_leftovers("", grace_seconds);
+    // Never younger than a few minutes, whatever the grace: a lease is written before
+    // its holder knows a gc runs, and its put stages like any other.
+    let leftovers = remote.upload_leftovers("", grace_seconds.max(LEFTOVER_AGE));
     collected.leftovers_deleted = leftovers.len();
     collected.bytes_deleted += leftovers.iter().map(|(_, size)| size).sum::<u64>();
     if dry_run {

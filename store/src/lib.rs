@@ -11,6 +11,7 @@ pub mod build;
 pub mod cache;
 pub mod commit;
 pub mod diff;
+pub mod export;
 pub mod history;
 pub mod import;
 pub mod init;
@@ -68,6 +69,12 @@ pub enum StoreError {
         "{0} is a symbolic link: a build folder is replaced whole and a link is never followed; name the folder itself"
     )]
     OutIsLink(String),
+    /// A workbook export could not be written.
+    #[error("{path}: {message}")]
+    Export {
+        path: std::path::PathBuf,
+        message: String,
+    },
     #[error(
         "{dir} is inside the git repository whose work tree is {root}; a master repository's masterctl.toml and schemas live at the root of its work tree: run `masterctl init` there, or in a folder outside it (which gets a repository of its own)"
     )]

@@ -6,6 +6,7 @@ mod build;
 mod codegen;
 mod completions;
 mod diff;
+mod export;
 mod fetch;
 mod gc;
 mod import;
@@ -65,6 +66,8 @@ pub enum Command {
     /// Translations: status per language, exchange files for translators, taking them back
     #[command(subcommand)]
     L10n(l10n::Command),
+    /// A region's data as the xlsx workbooks its schemas read, to edit and import back
+    Export(export::Args),
     /// Build the runtime archives game servers map at boot (tables, texts, generated masters)
     Build(build::Args),
     /// Typed access to the masters, generated from the schemas (handlebars templates)
@@ -102,6 +105,7 @@ impl Command {
             Command::L10n(l10n::Command::Export(args)) => Some(&args.repo),
             Command::L10n(l10n::Command::Import(args)) => Some(&args.repo),
             Command::Build(args) => Some(&args.repo),
+            Command::Export(args) => Some(&args.repo),
             Command::Codegen(args) => Some(&args.repo),
             Command::Unlock(args) => Some(&args.repo),
             Command::Init(_)
@@ -134,6 +138,7 @@ impl Command {
             Command::L10n(l10n::Command::Export(_)) => "l10n export",
             Command::L10n(l10n::Command::Import(_)) => "l10n import",
             Command::Build(_) => "build",
+            Command::Export(_) => "export",
             Command::Codegen(_) => "codegen",
             Command::Inspect(_) => "inspect",
             Command::Publish(_) => "publish",
@@ -174,6 +179,7 @@ pub fn run(
         Command::Status(args) => status::run(args, global, output),
         Command::L10n(command) => l10n::run(command, global, output),
         Command::Build(args) => build::run(args, global, output),
+        Command::Export(args) => export::run(args, global, output),
         Command::Codegen(args) => codegen::run(args, global, output),
         Command::Inspect(args) => inspect::run(args, output),
         Command::Publish(args) => publish::run(args, output),

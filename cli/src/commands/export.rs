@@ -1,0 +1,64 @@
+//! `masterctl export --region R --out DIR [--rev REV]`: a region's data as the xlsx
+//! workbooks its schemas read, each recording the commit it came from — what a planner
+//! edits and imports back.
+
+use std::path::PathBuf;
+
+use masterctl_store::export::{Exported, export_region, write_xlsx};
+use masterctl_store::short_id;
+
+use super::{Failure, open_repo, region, store_failure};
+use crate::output::{GlobalArgs, Output, Render, RepoArg, counted};
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub repo: RepoArg,
+    /// The region whose data to export (a [regions.R] of masterctl.toml)
+    #[arg(long, value_name = "R")]
+    region: String,
+    /// The folder to write the workbooks into (created; a workbook of the same name is
+    /// replaced, other files are left alone)
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Export this commit instead of the region's head (a sha, a tag, `masters/jp~2`...)
+    #[arg(long, value_name = "REV")]
+    rev: Option<String>,
+}
+
+pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
+    let repo = open_repo(global)?;
+    let structure = repo.structure().map_err(store_failure)?;
+    let region = region(&structure, &args.region)?;
+    let export = export_region(&repo, &region, args.rev.as_deref()).map_err(store_failure)?;
+    let written = write_xlsx(&export, &args.out).map_err(store_failure)?;
+    output.render(&Shown(written));
+    Ok(())
+}
+
+#[derive(serde::Serialize)]
+#[serde(transparent)]
+struct Shown(Exported);
+
+impl Render for Shown {
+    fn text(&self, output: &Output) {
+        let e = &self.0;
+        output.line(format!(
+            "{} {} of {} ({}) into {}",
+            output.bold("exported"),
+            counted(e.files.len(), "workbook"),
+            e.region,
+            short_id(&e.commit),
+            e.out.display()
+        ));
+        for file in &e.files {
+            let tables: Vec<String> = file
+                .tables
+                .iter()
+                .map(|(table, rows)| format!("{table} ({rows} rows)"))
+                .collect();
+            output.line(format!("  {}: {}", file.path, tables.join(", ")));
+        }
+        output.line("edit them, then import them back: masterctl import --region R DIR");
+    }
+}

@@ -1,0 +1,284 @@
+//! `export`: a region's data (or any commit's) as the workbooks its schemas read — each
+//! table on its sheet, in the file its `source` names (else a workbook of its own named
+//! after its sheet), headers as the schemas spell them, values in the spellings import
+//! reads, text fields in the source language. Importing the workbooks back changes
+//! nothing. Each workbook records the commit it was exported from (the custom document
+//! properties `masterctl-commit` and `masterctl-region`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use masterctl_schemas::schema::Field;
+use masterctl_schemas::{Table, TableSchema, Value};
+use serde::Serialize;
+
+use crate::StoreError;
+use crate::names::Region;
+use crate::repo::{MasterRepo, Structure};
+use crate::snapshot::read_table_at;
+
+/// The property of an exported workbook naming the commit it holds.
+pub const COMMIT_PROPERTY: &str = "masterctl-commit";
+/// The property naming the region.
+pub const REGION_PROPERTY: &str = "masterctl-region";
+
+/// One cell as a spreadsheet holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    Empty,
+    Number(f64),
+    Bool(bool),
+    Text(String),
+}
+
+/// One table on its sheet.
+#[derive(Debug, Clone)]
+pub struct Sheet {
+    pub table: String,
+    pub name: String,
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<Cell>>,
+}
+
+/// One workbook: its path under the output folder (`/`-separated) and its sheets, in
+/// order.
+#[derive(Debug, Clone)]
+pub struct Workbook {
+    pub path: String,
+    pub sheets: Vec<Sheet>,
+}
+
+/// A region's data at one commit, as workbooks.
+#[derive(Debug, Clone)]
+pub struct Export {
+    pub region: String,
+    pub commit: String,
+    pub workbooks: Vec<Workbook>,
+}
+
+/// What was written.
+#[derive(Debug, Clone, Serialize)]
+pub struct Exported {
+    pub region: String,
+    pub commit: String,
+    pub out: PathBuf,
+    /// Each workbook: its path, and its tables with their row counts.
+    pub files: Vec<ExportedFile>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ExportedFile {
+    pub path: String,
+    pub tables: Vec<(String, usize)>,
+}
+
+/// The data of `region` at its head (or at `rev`) as workbooks.
+pub fn export_region(
+    repo: &MasterRepo,
+    region: &Region,
+    rev: Option<&str>,
+) -> Result<Export, StoreError> {
+    let git = &repo.git;
+    let branch = region.branch().to_string();
+    let commit = match rev {
+        Some(rev) => git
+            .revparse_single(rev)
+            .and_then(|o| o.peel_to_commit())
+            .map_err(|_| StoreError::UnknownRevision(rev.to_string()))?,
+        None => repo
+            .head_of(&region.reference())?
+            .ok_or_else(|| StoreError::NoBranch(region.name().to_string()))?,
+    };
+    let tree = commit.tree()?;
+    let structure = Structure::at(git, &tree).map_err(|_| StoreError::BrokenSnapshot {
+        branch: branch.clone(),
+        message: format!(
+            "commit {} holds no loadable masterctl.toml and schemas",
+            commit.id()
+        ),
+    })?;
+    let project = &structure.project;
+    let mut workbooks: BTreeMap<String, Vec<Sheet>> = BTreeMap::new();
+    for schema in &project.tables {
+        let Some(table) = read_table_at(git, &tree, project, schema, &branch)? else {
+            continue;
+        };
+        let (path, first) = workbook_of(schema).map_err(|why| StoreError::BrokenSnapshot {
+            branch: branch.clone(),
+            message: format!("table `{}` cannot be exported: {why}", schema.name),
+        })?;
+        let sheet = sheet_of(schema, &table).map_err(|why| StoreError::BrokenSnapshot {
+            branch: branch.clone(),
+            message: format!("table `{}` cannot be exported: {why}", schema.name),
+        })?;
+        let sheets = workbooks.entry(path).or_default();
+        if first {
+            sheets.insert(0, sheet);
+        } else {
+            sheets.push(sheet);
+        }
+    }
+    Ok(Export {
+        region: region.name().to_string(),
+        commit: commit.id().to_string(),
+        workbooks: workbooks
+            .into_iter()
+            .map(|(path, sheets)| Workbook { path, sheets })
+            .collect(),
+    })
+}
+
+/// The workbook a table goes to (its `source` file, else `<sheet>.xlsx`) and whether
+/// it must be the workbook's first sheet (a `source` naming the file alone).
+fn workbook_of(schema: &TableSchema) -> Result<(String, bool), String> {
+    let Some(source) = &schema.source else {
+        return Ok((format!("{}.xlsx", file_safe(&schema.sheet)), false));
+    };
+    let parts: Vec<&str> = source.file.split('/').collect();
+    if parts
+        .iter()
+        .any(|p| p.is_empty() || *p == "." || *p == ".." || p.contains(['\\', ':', '\0']))
+    {
+        return Err(format!(
+            "its source `{}` is not a path inside a folder",
+            source.file
+        ));
+    }
+    let file = parts.join("/");
+    let lower = file.to_ascii_lowercase();
+    if !(lower.ends_with(".xlsx") || lower.ends_with(".xlsm")) {
+        let stem = file
+            .rsplit_once('.')
+            .map_or(file.as_str(), |(stem, _)| stem);
+        return Ok((format!("{stem}.xlsx"), source.sheet.is_none()));
+    }
+    Ok((file, source.sheet.is_none()))
+}
+
+/// A sheet name as a file name: what a file system takes.
+fn file_safe(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_control() || "/\\:*?\"<>|".contains(c) {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+/// A table's sheet: the header as the schema spells it, a row per record.
+fn sheet_of(schema: &TableSchema, table: &Table) -> Result<Sheet, String> {
+    if let Some(field) = schema.fields.iter().find(|f| f.column_offset != 0) {
+        return Err(format!(
+            "field `{}` is read from a column right of its header (column_offset): its layout is not written",
+            field.name
+        ));
+    }
+    let name = schema
+        .source
+        .as_ref()
+        .and_then(|s| s.sheet.clone())
+        .unwrap_or_else(|| schema.sheet.clone());
+    let header = schema
+        .fields
+        .iter()
+        .map(|f| f.columns.first().cloned().unwrap_or_else(|| f.name.clone()))
+        .collect();
+    let order = masterctl_schemas::canonical::key_order(schema, table);
+    let rows = order
+        .into_iter()
+        .map(|row| {
+            schema
+                .fields
+                .iter()
+                .enumerate()
+                .map(|(f, field)| cell(field, table.value(row, f)))
+                .collect()
+        })
+        .collect();
+    Ok(Sheet {
+        table: schema.name.clone(),
+        name,
+        header,
+        rows,
+    })
+}
+
+/// A value as the cell import reads back as it: numbers as numbers (whole numbers past
+/// 2^53, which a spreadsheet's double would round, as text), booleans as booleans,
+/// lists joined by the field's separator, dates and the rest as their canonical text.
+fn cell(field: &Field, value: &Value) -> Cell {
+    const EXACT: i64 = 1 << 53;
+    match value {
+        Value::Null => Cell::Empty,
+        Value::Bool(b) => Cell::Bool(*b),
+        Value::Int(i) if (-EXACT..=EXACT).contains(i) => Cell::Number(*i as f64),
+        Value::Float(x) if x.is_finite() => Cell::Number(*x),
+        Value::List(items) => {
+            let separator = field.separator.as_deref().unwrap_or("|");
+            let parts: Vec<String> = items.iter().map(Value::canonical).collect();
+            Cell::Text(parts.join(separator))
+        }
+        other => Cell::Text(other.canonical()),
+    }
+}
+
+/// Write `export` under `out` as xlsx workbooks (each replaced atomically; files there
+/// that export does not write are left alone).
+pub fn write_xlsx(export: &Export, out: &Path) -> Result<Exported, StoreError> {
+    use rust_xlsxwriter::{DocProperties, Workbook as Book};
+    std::fs::create_dir_all(out).map_err(StoreError::io(out))?;
+    let mut files = Vec::new();
+    for workbook in &export.workbooks {
+        let path = out.join(&workbook.path);
+        let failed = |e: rust_xlsxwriter::XlsxError| StoreError::Export {
+            path: path.clone(),
+            message: e.to_string(),
+        };
+        let mut book = Book::new();
+        let properties = DocProperties::new()
+            .set_custom_property(COMMIT_PROPERTY, export.commit.as_str())
+            .set_custom_property(REGION_PROPERTY, export.region.as_str());
+        book.set_properties(&properties);
+        for sheet in &workbook.sheets {
+            let page = book.add_worksheet();
+            page.set_name(&sheet.name).map_err(failed)?;
+            for (c, name) in sheet.header.iter().enumerate() {
+                page.write_string(0, c as u16, name).map_err(failed)?;
+            }
+            for (r, row) in sheet.rows.iter().enumerate() {
+                let r = u32::try_from(r + 1).unwrap_or(u32::MAX);
+                for (c, cell) in row.iter().enumerate() {
+                    let c = c as u16;
+                    match cell {
+                        Cell::Empty => continue,
+                        Cell::Number(x) => page.write_number(r, c, *x),
+                        Cell::Bool(b) => page.write_boolean(r, c, *b),
+                        Cell::Text(t) => page.write_string(r, c, t),
+                    }
+                    .map_err(failed)?;
+                }
+            }
+        }
+        let bytes = book.save_to_buffer().map_err(failed)?;
+        std::fs::create_dir_all(masterctl_runtime::files::parent_of(&path))
+            .map_err(StoreError::io(&path))?;
+        masterctl_runtime::files::write_atomic(&path, &bytes).map_err(StoreError::io(&path))?;
+        files.push(ExportedFile {
+            path: workbook.path.clone(),
+            tables: workbook
+                .sheets
+                .iter()
+                .map(|s| (s.table.clone(), s.rows.len()))
+                .collect(),
+        });
+    }
+    Ok(Exported {
+        region: export.region.clone(),
+        commit: export.commit.clone(),
+        out: out.to_path_buf(),
+        files,
+    })
+}
