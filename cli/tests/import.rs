@@ -711,6 +711,45 @@ fn an_export_imports_back_as_nothing_changed_and_records_its_commit() {
         custom.contains("masterctl-commit") && custom.contains(&head),
         "{custom}"
     );
+    // One cell edited (item 1's price, F2, as a spreadsheet application saves it):
+    // exactly that cell changes.
+    let edit = "import sys, zipfile\nsrc, dst = sys.argv[1], sys.argv[2]\nzin = zipfile.ZipFile(src)\nzout = zipfile.ZipFile(dst, 'w', zipfile.ZIP_DEFLATED)\nfor item in zin.infolist():\n    data = zin.read(item.filename)\n    if item.filename == 'xl/worksheets/sheet1.xml':\n        before = data\n        data = data.replace(b'<c r=\"F2\"><v>100</v>', b'<c r=\"F2\"><v>150</v>')\n        assert data != before\n    zout.writestr(item, data)\nzout.close()\n";
+    let item = out.join("Item.xlsx");
+    let edited = root.join("Item-edited.xlsx");
+    let python = Command::new("python3")
+        .args(["-c", edit, item.to_str().unwrap(), edited.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(python.status.success(), "{}", text(&python));
+    std::fs::rename(&edited, &item).unwrap();
+    let changed = masterctl(
+        root,
+        &[
+            "import",
+            "--region",
+            "jp",
+            "--format",
+            "json",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(changed.status.code(), Some(0), "{}", text(&changed));
+    let said = json(&changed);
+    assert_eq!(
+        said["changes"],
+        serde_json::json!([{"table": "item", "added": 0, "changed": 1, "removed": 0}]),
+        "{said:#}"
+    );
+    let diff = masterctl(root, &["diff", "--region", "jp", "--format", "json"]);
+    let diff_json = json(&diff);
+    let cells: Vec<&serde_json::Value> = diff_json["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["kind"] == "cell_changed")
+        .collect();
+    assert_eq!(cells.len(), 1, "{}", text(&diff));
+    assert_eq!(cells[0]["column"], "price");
     // Another region or a commit of its history, the same way.
     let earlier = masterctl(
         root,
