@@ -14,8 +14,10 @@ use serde::Serialize;
 
 use crate::StoreError;
 use crate::names::Region;
-use crate::repo::{MasterRepo, Structure};
-use crate::snapshot::read_table_at;
+use crate::repo::{MasterRepo, Structure, blob_at};
+use crate::snapshot::{language_path, table_path};
+use masterctl_schemas::canonical::read_table;
+use masterctl_schemas::read::parallel_map;
 
 /// The property of an exported workbook naming the commit it holds.
 pub const COMMIT_PROPERTY: &str = "masterctl-commit";
@@ -98,16 +100,37 @@ pub fn export_region(
         ),
     })?;
     let project = &structure.project;
-    let mut workbooks: BTreeMap<String, Vec<Sheet>> = BTreeMap::new();
+    // The blobs read here (a repository is one thread's), the tables typed and laid out
+    // on every core.
+    let source = &project.config.source_language;
+    let mut stored = Vec::new();
     for schema in &project.tables {
-        let Some(table) = read_table_at(git, &tree, project, schema, &branch)? else {
+        let data_path = table_path(&schema.name);
+        let Some(data) = blob_at(git, &tree, &data_path)? else {
             continue;
         };
-        let (path, first) = workbook_of(schema).map_err(|why| StoreError::BrokenSnapshot {
-            branch: branch.clone(),
-            message: format!("table `{}` cannot be exported: {why}", schema.name),
+        let text_path = language_path(source, &schema.name);
+        let text = blob_at(git, &tree, &text_path)?;
+        stored.push((schema, data_path, data, text_path, text));
+    }
+    let laid_out = parallel_map(&stored, |(schema, data_path, data, text_path, text)| {
+        let table = read_table(
+            schema,
+            data,
+            Path::new(data_path),
+            text.as_deref().map(|t| (t, Path::new(text_path.as_str()))),
+        )
+        .map_err(|diagnostics| {
+            diagnostics
+                .first()
+                .map_or_else(String::new, ToString::to_string)
         })?;
-        let sheet = sheet_of(schema, &table).map_err(|why| StoreError::BrokenSnapshot {
+        let (path, first) = workbook_of(schema)?;
+        Ok::<_, String>((path, first, sheet_of(schema, &table)?))
+    });
+    let mut workbooks: BTreeMap<String, Vec<Sheet>> = BTreeMap::new();
+    for (result, (schema, ..)) in laid_out.into_iter().zip(&stored) {
+        let (path, first, sheet) = result.map_err(|why| StoreError::BrokenSnapshot {
             branch: branch.clone(),
             message: format!("table `{}` cannot be exported: {why}", schema.name),
         })?;
@@ -228,44 +251,21 @@ fn cell(field: &Field, value: &Value) -> Cell {
 /// Write `export` under `out` as xlsx workbooks (each replaced atomically; files there
 /// that export does not write are left alone).
 pub fn write_xlsx(export: &Export, out: &Path) -> Result<Exported, StoreError> {
-    use rust_xlsxwriter::{DocProperties, Workbook as Book};
     std::fs::create_dir_all(out).map_err(StoreError::io(out))?;
-    let mut files = Vec::new();
-    for workbook in &export.workbooks {
+    // Each workbook made and written on a core of its own.
+    let written = parallel_map(&export.workbooks, |workbook| {
         let path = out.join(&workbook.path);
-        let failed = |e: rust_xlsxwriter::XlsxError| StoreError::Export {
+        let bytes = xlsx_bytes(export, workbook).map_err(|e| StoreError::Export {
             path: path.clone(),
             message: e.to_string(),
-        };
-        let mut book = Book::new();
-        let properties = DocProperties::new()
-            .set_custom_property(COMMIT_PROPERTY, export.commit.as_str())
-            .set_custom_property(REGION_PROPERTY, export.region.as_str());
-        book.set_properties(&properties);
-        for sheet in &workbook.sheets {
-            let page = book.add_worksheet();
-            page.set_name(&sheet.name).map_err(failed)?;
-            for (c, name) in sheet.header.iter().enumerate() {
-                page.write_string(0, c as u16, name).map_err(failed)?;
-            }
-            for (r, row) in sheet.rows.iter().enumerate() {
-                let r = u32::try_from(r + 1).unwrap_or(u32::MAX);
-                for (c, cell) in row.iter().enumerate() {
-                    let c = c as u16;
-                    match cell {
-                        Cell::Empty => continue,
-                        Cell::Number(x) => page.write_number(r, c, *x),
-                        Cell::Bool(b) => page.write_boolean(r, c, *b),
-                        Cell::Text(t) => page.write_string(r, c, t),
-                    }
-                    .map_err(failed)?;
-                }
-            }
-        }
-        let bytes = book.save_to_buffer().map_err(failed)?;
+        })?;
         std::fs::create_dir_all(masterctl_runtime::files::parent_of(&path))
             .map_err(StoreError::io(&path))?;
-        masterctl_runtime::files::write_atomic(&path, &bytes).map_err(StoreError::io(&path))?;
+        masterctl_runtime::files::write_atomic(&path, &bytes).map_err(StoreError::io(&path))
+    });
+    let mut files = Vec::new();
+    for (result, workbook) in written.into_iter().zip(&export.workbooks) {
+        result?;
         files.push(ExportedFile {
             path: workbook.path.clone(),
             tables: workbook
@@ -281,4 +281,36 @@ pub fn write_xlsx(export: &Export, out: &Path) -> Result<Exported, StoreError> {
         out: out.to_path_buf(),
         files,
     })
+}
+
+/// One workbook as xlsx bytes, its commit and region recorded as document properties.
+fn xlsx_bytes(export: &Export, workbook: &Workbook) -> Result<Vec<u8>, rust_xlsxwriter::XlsxError> {
+    use rust_xlsxwriter::{DocProperties, Workbook as Book};
+    let mut book = Book::new();
+    // Deflate was most of an export's time; level 1 costs a few percent of size.
+    book.set_zip_compression_level(1);
+    let properties = DocProperties::new()
+        .set_custom_property(COMMIT_PROPERTY, export.commit.as_str())
+        .set_custom_property(REGION_PROPERTY, export.region.as_str());
+    book.set_properties(&properties);
+    for sheet in &workbook.sheets {
+        let page = book.add_worksheet();
+        page.set_name(&sheet.name)?;
+        for (c, name) in sheet.header.iter().enumerate() {
+            page.write_string(0, c as u16, name)?;
+        }
+        for (r, row) in sheet.rows.iter().enumerate() {
+            let r = u32::try_from(r + 1).unwrap_or(u32::MAX);
+            for (c, cell) in row.iter().enumerate() {
+                let c = c as u16;
+                match cell {
+                    Cell::Empty => continue,
+                    Cell::Number(x) => page.write_number(r, c, *x),
+                    Cell::Bool(b) => page.write_boolean(r, c, *b),
+                    Cell::Text(t) => page.write_string(r, c, t),
+                }?;
+            }
+        }
+    }
+    book.save_to_buffer()
 }
