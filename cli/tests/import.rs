@@ -713,15 +713,7 @@ fn an_export_imports_back_as_nothing_changed_and_records_its_commit() {
     );
     // One cell edited (item 1's price, F2, as a spreadsheet application saves it):
     // exactly that cell changes.
-    let edit = "import sys, zipfile\nsrc, dst = sys.argv[1], sys.argv[2]\nzin = zipfile.ZipFile(src)\nzout = zipfile.ZipFile(dst, 'w', zipfile.ZIP_DEFLATED)\nfor item in zin.infolist():\n    data = zin.read(item.filename)\n    if item.filename == 'xl/worksheets/sheet1.xml':\n        before = data\n        data = data.replace(b'<c r=\"F2\"><v>100</v>', b'<c r=\"F2\"><v>150</v>')\n        assert data != before\n    zout.writestr(item, data)\nzout.close()\n";
-    let item = out.join("Item.xlsx");
-    let edited = root.join("Item-edited.xlsx");
-    let python = Command::new("python3")
-        .args(["-c", edit, item.to_str().unwrap(), edited.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(python.status.success(), "{}", text(&python));
-    std::fs::rename(&edited, &item).unwrap();
+    edit_number(&out.join("Item.xlsx"), "F2", "100", "150");
     let changed = masterctl(
         root,
         &[
@@ -769,4 +761,83 @@ fn an_export_imports_back_as_nothing_changed_and_records_its_commit() {
         &["export", "--region", "jp", "--rev", "nope", "--out", "x"],
     );
     assert_eq!(unknown.status.code(), Some(2), "{}", text(&unknown));
+}
+
+/// The number in `cell` of an xlsx's first sheet changed from `from` to `to`, as a
+/// spreadsheet application would save it (the rest of the workbook as it was).
+fn edit_number(xlsx: &Path, cell: &str, from: &str, to: &str) {
+    let edit = "import sys, zipfile\npath, cell, old, new = sys.argv[1:5]\nzin = zipfile.ZipFile(path)\nparts = [(i, zin.read(i.filename)) for i in zin.infolist()]\nzin.close()\nzout = zipfile.ZipFile(path, 'w', zipfile.ZIP_DEFLATED)\nfor item, data in parts:\n    if item.filename == 'xl/worksheets/sheet1.xml':\n        before = data\n        data = data.replace(('<c r=\"%s\"><v>%s</v>' % (cell, old)).encode(), ('<c r=\"%s\"><v>%s</v>' % (cell, new)).encode())\n        assert data != before, 'no such cell value'\n    zout.writestr(item, data)\nzout.close()\n";
+    let python = Command::new("python3")
+        .args(["-c", edit, xlsx.to_str().unwrap(), cell, from, to])
+        .output()
+        .unwrap();
+    assert!(python.status.success(), "{}", text(&python));
+}
+
+#[test]
+fn a_stale_workbook_is_merged_onto_what_arrived_and_never_reverts_it() {
+    let game = sample_game();
+    let root = game.path();
+    let export = |dir: &str| {
+        ok(masterctl(
+            root,
+            &[
+                "export",
+                "--region",
+                "jp",
+                "--out",
+                root.join(dir).to_str().unwrap(),
+            ],
+        ))
+    };
+    // A planner exports; meanwhile another import changes item 2's price (1200 → 1300).
+    export("planner");
+    export("teammate");
+    edit_number(&root.join("teammate/Item.xlsx"), "F3", "1200", "1300");
+    ok(import(root, &root.join("teammate")));
+    // The planner's old workbook, one other cell edited: merged, nothing reverted.
+    edit_number(&root.join("planner/Item.xlsx"), "F2", "100", "150");
+    let out = masterctl(
+        root,
+        &[
+            "import",
+            "--region",
+            "jp",
+            "--format",
+            "json",
+            root.join("planner").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(
+        json(&out)["changes"],
+        serde_json::json!([{"table": "item", "added": 0, "changed": 1, "removed": 0}])
+    );
+    let now = root.join("now");
+    export("now");
+    let prices = |dir: &Path| {
+        let script = "import sys, zipfile, re\nx = zipfile.ZipFile(sys.argv[1]).read('xl/worksheets/sheet1.xml').decode()\nprint(re.search(r'<c r=\"F2\"><v>([^<]*)</v>', x).group(1), re.search(r'<c r=\"F3\"><v>([^<]*)</v>', x).group(1))";
+        let out = Command::new("python3")
+            .args(["-c", script, dir.join("Item.xlsx").to_str().unwrap()])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    assert_eq!(prices(&now), "150 1300");
+    // The same cell changed on both sides, differently: refused, the cell named.
+    export("stale");
+    export("other");
+    edit_number(&root.join("other/Item.xlsx"), "F3", "1300", "1400");
+    ok(import(root, &root.join("other")));
+    let head = branch_head(root);
+    edit_number(&root.join("stale/Item.xlsx"), "F3", "1300", "1500");
+    let refused = import(root, &root.join("stale"));
+    assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
+    let said = text(&refused);
+    assert!(
+        said.contains("export-conflict") && said.contains("price"),
+        "{said}"
+    );
+    assert!(said.contains("`1500`") && said.contains("`1400`"), "{said}");
+    assert_eq!(branch_head(root), head, "nothing was written");
 }

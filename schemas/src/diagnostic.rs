@@ -92,6 +92,11 @@ pub enum Code {
     /// A unit's source text changed since it was exported: its translation is kept as
     /// stale (a warning).
     SourceChanged,
+    /// A workbook `export` wrote changes a cell (or row) that also changed on the branch
+    /// since the commit it was exported from, differently.
+    ExportConflict,
+    /// A workbook `export` wrote names a commit this repository cannot use as its base.
+    ExportRecord,
 }
 
 impl Code {
@@ -136,6 +141,8 @@ impl Code {
             Code::ExchangeSyntax => "exchange-syntax",
             Code::WrongLanguage => "wrong-language",
             Code::SourceChanged => "source-changed",
+            Code::ExportConflict => "export-conflict",
+            Code::ExportRecord => "export-record",
         }
     }
 

@@ -8,6 +8,7 @@
 //! where the plan started.
 
 use std::cmp::Ordering;
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use git2::{Commit, Oid, Tree};
@@ -18,7 +19,7 @@ use masterctl_schemas::{Project, Report, Table, TableSchema, read};
 use crate::StoreError;
 use crate::cache;
 use crate::commit::{CommitSpec, SOURCE_TRAILER, write_commit};
-use crate::names::{Region, one_line};
+use crate::names::{Region, one_line, short_id};
 use crate::repo::{MasterRepo, Structure, blob_at};
 use crate::snapshot::{Snapshot, language_path, read_table_at, table_path, tree_blobs};
 use crate::source::{SourceFile, source_file};
@@ -148,6 +149,15 @@ pub fn plan_import(
     // (typed, for validation; the branch's versions of supplied tables are read only if
     // their files change, to count the change).
     let mut tables = outcome.tables;
+    // A workbook `export` wrote holds the planner's change since the commit it came
+    // from: merged onto what the branch took meanwhile, never reverting it.
+    if let Some(head) = &head {
+        report.extend(merge_exported(repo, project, region, head, &mut tables)?);
+        if report.has_errors() {
+            report.sort();
+            return Ok(ImportOutcome::Rejected(report));
+        }
+    }
     let kept = match &head_tree {
         Some(tree) => keep_tables(repo, tree, project, &mut tables, &reference)?,
         None => Vec::new(),
@@ -271,6 +281,129 @@ fn removals(
         }
     }
     removed
+}
+
+/// Tables read from workbooks `export` wrote from a commit other than the branch's head,
+/// each replaced by the keyed three-way merge of what the planner changed (base: the
+/// exported commit; theirs: the workbook) onto what the branch holds now (ours). A cell
+/// both changed differently is an error naming it; nothing is taken then.
+fn merge_exported(
+    repo: &MasterRepo,
+    project: &Project,
+    region: &Region,
+    head: &Commit<'_>,
+    tables: &mut [Table],
+) -> Result<Vec<masterctl_schemas::Diagnostic>, StoreError> {
+    use masterctl_schemas::diagnostic::{Code, Diagnostic, Location};
+    use masterctl_schemas::read::workbook::export_record;
+    let git = &repo.git;
+    let head_tree = head.tree()?;
+    let mut records: HashMap<PathBuf, Option<masterctl_schemas::read::workbook::ExportRecord>> =
+        HashMap::new();
+    let mut diagnostics = Vec::new();
+    for table in tables.iter_mut() {
+        let file = table.origin.file.clone();
+        let record = records
+            .entry(file.clone())
+            .or_insert_with(|| export_record(&file))
+            .clone();
+        let Some(record) = record else {
+            continue;
+        };
+        // Exported from another region: no base on this branch to merge from.
+        if record.region.as_deref().is_some_and(|r| r != region.name()) {
+            continue;
+        }
+        let Some(schema) = project.table(&table.name) else {
+            continue;
+        };
+        let at = |message: String| {
+            Diagnostic::new(
+                Code::ExportRecord,
+                Location {
+                    file: Some(file.clone()),
+                    table: Some(table.name.clone()),
+                    ..Location::default()
+                },
+                message,
+            )
+        };
+        let exported = match git2::Oid::from_str(&record.commit).and_then(|id| git.find_commit(id))
+        {
+            Ok(commit) if commit.id() == head.id() => continue,
+            Ok(commit) => commit,
+            Err(_) => {
+                diagnostics.push(
+                    at(format!(
+                        "exported from commit {}, which this repository does not have",
+                        short_id(&record.commit)
+                    ))
+                    .hint("pull first, or export the workbook again from this repository"),
+                );
+                continue;
+            }
+        };
+        let label = format!("the exported commit {}", short_id(&record.commit));
+        let base = match read_table_at(git, &exported.tree()?, project, schema, &label) {
+            Ok(base) => base,
+            Err(_) => {
+                diagnostics.push(
+                    at(format!(
+                        "exported from commit {}, whose `{}` does not read under today's schema",
+                        short_id(&record.commit),
+                        schema.name
+                    ))
+                    .hint("export the workbook again, and make the change on the new export"),
+                );
+                continue;
+            }
+        };
+        let Some(ours) = read_table_at(git, &head_tree, project, schema, region.branch())? else {
+            continue;
+        };
+        let merged = crate::merge::merge_table(
+            schema,
+            base.as_ref(),
+            table,
+            &ours,
+            &crate::merge::Ownership::default(),
+        );
+        for conflict in &merged.conflicts {
+            let key: Vec<String> = conflict.key.iter().map(|v| v.canonical()).collect();
+            let shown = |v: &Option<masterctl_schemas::Value>| {
+                v.as_ref().map_or_else(
+                    || "(no row)".to_string(),
+                    |v| format!("`{}`", v.canonical()),
+                )
+            };
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::ExportConflict,
+                    Location {
+                        file: Some(file.clone()),
+                        table: Some(table.name.clone()),
+                        field: Some(schema.fields[conflict.field].name.clone()),
+                        key: Some(key.join("|")),
+                        ..Location::default()
+                    },
+                    format!(
+                        "changed in this workbook to {} and on {} since its export (from {} to {})",
+                        shown(&conflict.theirs),
+                        region.branch(),
+                        shown(&conflict.base),
+                        shown(&conflict.ours)
+                    ),
+                )
+                .hint("export again and redo this cell on the new workbook, or import with the branch's value"),
+            );
+        }
+        if merged.conflicts.is_empty() {
+            let origin = table.origin.clone();
+            *table = merged.table;
+            table.origin = origin;
+        }
+    }
+    Ok(diagnostics)
 }
 
 /// The branch's tables the import does not supply, added to `tables` (typed, for

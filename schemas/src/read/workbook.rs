@@ -712,3 +712,46 @@ pub(crate) fn claim(table: &crate::schema::TableSchema) -> String {
         None => format!("sheet `{}`", table.sheet),
     }
 }
+
+/// What a workbook `masterctl export` wrote says of itself: the commit and region whose
+/// data it held (its custom document properties `masterctl-commit`, `masterctl-region`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportRecord {
+    pub commit: String,
+    pub region: Option<String>,
+}
+
+/// The export record of the workbook at `path`, if it has one (an xlsx whose
+/// `docProps/custom.xml`, of at most 64 KiB, names a commit of 40 or 64 hexadecimal
+/// digits). Anything else — another format, no such part, a malformed value — is none.
+pub fn export_record(path: &Path) -> Option<ExportRecord> {
+    use std::io::Read;
+    let file = File::open(path).ok()?;
+    let mut archive = zip::ZipArchive::new(BufReader::new(file)).ok()?;
+    let entry = archive.by_name("docProps/custom.xml").ok()?;
+    if entry.size() > 64 << 10 {
+        return None;
+    }
+    let mut xml = String::new();
+    entry.take(64 << 10).read_to_string(&mut xml).ok()?;
+    let value = |name: &str| -> Option<String> {
+        let at = xml.find(&format!("name=\"{name}\""))?;
+        let rest = &xml[at..];
+        let end_of_property = rest.find("</property>")?;
+        let property = &rest[..end_of_property];
+        let start = property.find("<vt:lpwstr>")? + "<vt:lpwstr>".len();
+        let end = property[start..].find("</vt:lpwstr>")? + start;
+        Some(property[start..end].trim().to_string())
+    };
+    let commit = value("masterctl-commit")?.to_ascii_lowercase();
+    let hex = matches!(commit.len(), 40 | 64) && commit.bytes().all(|b| b.is_ascii_hexdigit());
+    hex.then(|| ExportRecord {
+        commit,
+        region: value("masterctl-region").filter(|r| {
+            !r.is_empty()
+                && r.len() <= 64
+                && r.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        }),
+    })
+}
