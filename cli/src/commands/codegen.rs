@@ -52,7 +52,9 @@ pub struct Args {
     /// The package's name (the Rust crate's)
     #[arg(long, value_name = "NAME", default_value = "masters")]
     name: String,
-    /// The masterctl-runtime crate as a path dependency (default: the version of this masterctl)
+    /// The masterctl-runtime crate as a path dependency (default: this masterctl's own
+    /// runtime, written beside the crate as masterctl-runtime/, so that it builds as
+    /// generated)
     #[arg(long, value_name = "DIR")]
     runtime_path: Option<PathBuf>,
 }
@@ -99,8 +101,9 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
                 masterctl_schemas::infer::quote(&path.to_string_lossy())
             )
         }
-        None => masterctl_schemas::infer::quote(env!("CARGO_PKG_VERSION")),
+        None => codegen::vendor::dependency(),
     };
+    let vendored = args.runtime_path.is_none() && lang == Lang::Rust;
     let schema_hash = structure.schema_hash();
     let context = codegen::context(
         &structure.project,
@@ -117,7 +120,10 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         Some(dir) => user_templates(dir)?,
         None => Vec::new(),
     };
-    let files = codegen::generate(&context, lang, &user).map_err(codegen_failure)?;
+    let mut files = codegen::generate(&context, lang, &user).map_err(codegen_failure)?;
+    if vendored {
+        files.extend(codegen::vendored_runtime());
+    }
     let out = args.out.unwrap_or_default();
     let written = codegen::write_files(&out, &files).map_err(codegen_failure)?;
     output.render(&Generated {

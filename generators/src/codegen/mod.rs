@@ -5,6 +5,7 @@
 
 pub mod context;
 pub mod names;
+pub mod vendor;
 
 use std::path::{Component, Path};
 
@@ -118,6 +119,19 @@ pub struct GeneratedFile {
     pub content: String,
     /// Where it came from: `built-in`, `override` or `added`.
     pub template: &'static str,
+}
+
+/// The runtime crate as files beside a generated Rust crate ([`vendor`]), to add to
+/// what [`generate`] gave when the crate depends on it there.
+pub fn vendored_runtime() -> Vec<GeneratedFile> {
+    vendor::files()
+        .into_iter()
+        .map(|(path, content)| GeneratedFile {
+            path,
+            content,
+            template: "runtime",
+        })
+        .collect()
 }
 
 /// A template's output path: its own without `.hbs`, checked to stay inside the folder.
