@@ -965,3 +965,83 @@ fn a_watching_server_swaps_to_each_new_release_and_frees_the_old_one() {
     assert!(!first_dir.exists(), "the old release's folder is removed");
     assert!(runtime.block_on(watch.poll()).unwrap().is_none());
 }
+
+#[test]
+fn a_server_and_a_client_build_of_one_commit_are_both_published() {
+    let (repo, build) = game();
+    let root = repo.path();
+    let store = Folder(tempfile::tempdir().unwrap());
+    let url = store.url("game");
+    ok(run(
+        root,
+        &store,
+        &["publish", build.to_str().unwrap(), "--to", &url],
+    ));
+    ok(masterctl(
+        root,
+        &["build", "--region", "jp", "--client", "--out", "client"],
+    ));
+    let out = run(
+        root,
+        &store,
+        &["publish", "client", "--to", &url, "--format", "json"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let commit = git(root, &["rev-parse", "masters/jp"]).trim().to_string();
+    assert_eq!(json(&out)["release"], format!("{commit}-client"));
+    // Both are on the store; each is fetched by the id printed (or its prefix).
+    let listed = json(&run(
+        root,
+        &store,
+        &["releases", "--from", &url, "--format", "json"],
+    ));
+    let ids: Vec<&str> = listed["releases"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{listed:#}"))
+        .iter()
+        .map(|r| r["release"].as_str().unwrap())
+        .collect();
+    assert!(
+        ids.contains(&commit.as_str()) && ids.contains(&format!("{commit}-client").as_str()),
+        "{ids:?}"
+    );
+    let server = commit[..12].to_string();
+    let ambiguous = run(
+        root,
+        &store,
+        &[
+            "fetch",
+            "--from",
+            &url,
+            "--region",
+            "jp",
+            "--release",
+            &server,
+            "--out",
+            "x",
+        ],
+    );
+    assert_eq!(ambiguous.status.code(), Some(2), "{}", text(&ambiguous));
+    assert!(
+        text(&ambiguous).contains("ambiguous"),
+        "{}",
+        text(&ambiguous)
+    );
+    let client = format!("{}-client", &commit[..12]);
+    ok(run(
+        root,
+        &store,
+        &[
+            "fetch",
+            "--from",
+            &url,
+            "--region",
+            "jp",
+            "--release",
+            &client,
+            "--out",
+            "fetched",
+        ],
+    ));
+    assert!(root.join("fetched/client").is_dir());
+}

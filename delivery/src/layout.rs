@@ -21,14 +21,31 @@ pub fn check_region(region: &str) -> Result<(), DeliveryError> {
         .ok_or_else(|| DeliveryError::BadName(region.to_string()))
 }
 
-/// A release id: the build's source commit, 40 or 64 lowercase hexadecimal digits.
+/// A release id: the build's source commit, 40 or 64 lowercase hexadecimal digits, and
+/// [`CLIENT_SUFFIX`] for a build holding the client export (`build --client`), so that
+/// both builds of one commit can be published.
 pub fn check_release(release: &str) -> Result<(), DeliveryError> {
-    let ok = matches!(release.len(), 40 | 64)
-        && release
+    let commit = release.strip_suffix(CLIENT_SUFFIX).unwrap_or(release);
+    let ok = matches!(commit.len(), 40 | 64)
+        && commit
             .bytes()
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
     ok.then_some(())
         .ok_or_else(|| DeliveryError::BadName(release.to_string()))
+}
+
+/// What a client build's release id ends with.
+pub const CLIENT_SUFFIX: &str = "-client";
+
+/// The release id of a build: its source commit, with [`CLIENT_SUFFIX`] when it holds
+/// the client export.
+pub fn release_id(manifest: &Manifest) -> String {
+    let client = manifest.files.iter().any(|f| !f.kind.is_archive());
+    if client {
+        format!("{}{CLIENT_SUFFIX}", manifest.source_commit)
+    } else {
+        manifest.source_commit.clone()
+    }
 }
 
 /// The largest pointer read: masterctl writes about 300 bytes.
@@ -120,9 +137,9 @@ impl Release {
                 "its release id or manifest hash is malformed".into(),
             ));
         }
-        if release.manifest.source_commit != release.release {
+        if release_id(&release.manifest) != release.release {
             return Err(foreign(
-                "its manifest was built from another commit than its name says".into(),
+                "its manifest is not of the commit and kind of build its name says".into(),
             ));
         }
         // Its paths will be joined to a folder on the fetching machine.
@@ -190,6 +207,8 @@ mod tests {
         assert!(check_release(&"a".repeat(40)).is_ok());
         assert!(check_release(&"A".repeat(40)).is_err());
         assert!(check_release("HEAD").is_err());
+        assert!(check_release(&format!("{}-client", "a".repeat(40))).is_ok());
+        assert!(check_release(&format!("{}-server", "a".repeat(40))).is_err());
         assert!(now().ends_with('Z') && now().len() == 24, "{}", now());
     }
 }

@@ -96,7 +96,10 @@ pub enum DeliveryError {
     /// A release id that is already published from a different build.
     #[error(
         "release {release} of {region} is already on the store from a different build \
-         (manifest {theirs}, this build's {ours}); builds of one commit must be identical"
+         (manifest {theirs}, this build's {ours}): a release is one build of its commit, \
+         made the same way; rebuild it with the masterctl that published it \
+         (`masterctl build --region R --rev COMMIT`, `--client` as the release's kind), or \
+         publish the build of a new commit"
     )]
     Different {
         region: String,

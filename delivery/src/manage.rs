@@ -77,11 +77,16 @@ pub async fn resolve_release(
 ) -> Result<String, DeliveryError> {
     layout::check_region(region)?;
     let named = named.trim().to_ascii_lowercase();
-    if layout::check_release(&named).is_ok() {
+    // A whole client build's id names one release; a whole commit may have a server
+    // and a client build, found by listing like a prefix.
+    if layout::check_release(&named).is_ok()
+        && (named.ends_with(layout::CLIENT_SUFFIX) || !remote.is_writable())
+    {
         return Ok(named);
     }
-    let hex = named.bytes().all(|b| b.is_ascii_hexdigit());
-    if !hex || named.len() < 7 || named.len() > 64 {
+    let digits = named.strip_suffix(layout::CLIENT_SUFFIX).unwrap_or(&named);
+    let hex = digits.bytes().all(|b| b.is_ascii_hexdigit());
+    if !hex || digits.len() < 7 || named.len() > 64 + layout::CLIENT_SUFFIX.len() {
         return Err(DeliveryError::BadName(named));
     }
     if !remote.is_writable() {
@@ -99,7 +104,12 @@ pub async fn resolve_release(
         .into_iter()
         .filter_map(|l| {
             let id = l.key.strip_prefix(&prefix)?.strip_suffix(".json")?;
-            (layout::check_release(id).is_ok() && id.starts_with(&named)).then(|| id.to_string())
+            let wanted = match named.strip_suffix(layout::CLIENT_SUFFIX) {
+                // `abcdef0-client`: a client build's id by the prefix of its commit.
+                Some(digits) => id.starts_with(digits) && id.ends_with(layout::CLIENT_SUFFIX),
+                None => id.starts_with(&named),
+            };
+            (layout::check_release(id).is_ok() && wanted).then(|| id.to_string())
         })
         .collect();
     found.sort();
@@ -107,9 +117,13 @@ pub async fn resolve_release(
         1 => Ok(found.remove(0)),
         0 => Err(DeliveryError::Missing {
             store: remote.shown().to_string(),
-            what: format!(
-                "release of region {region} starting with {named} (`masterctl releases` lists them)"
-            ),
+            what: if layout::check_release(&named).is_ok() {
+                format!("release {named} of region {region} (`masterctl releases` lists them)")
+            } else {
+                format!(
+                    "release of region {region} starting with {named} (`masterctl releases` lists them)"
+                )
+            },
         }),
         _ => Err(DeliveryError::Ambiguous {
             named,

@@ -93,7 +93,7 @@ pub async fn publish(
     // servers would create a bucket on the first write).
     remote.probe("regions/").await?;
     let region = manifest.region.clone();
-    let release = manifest.source_commit.clone();
+    let release = layout::release_id(&manifest);
     layout::check_region(&region)?;
     layout::check_release(&release)?;
     let manifest_hash = blake3::hash(&manifest_bytes).to_hex().to_string();

@@ -252,12 +252,16 @@ fn release_ids_as_printed_are_taken_back() {
             named,
         ))
     };
-    assert_eq!(resolve(&a[..12]).unwrap(), a, "12 digits, as printed");
-    assert_eq!(resolve(&b.to_uppercase()[..10]).unwrap(), b);
-    assert_eq!(resolve(&a).unwrap(), a);
+    // These are client builds: `<commit>-client`.
+    let (a_id, b_id) = (format!("{a}-client"), format!("{b}-client"));
+    assert_eq!(resolve(&a_id[..12]).unwrap(), a_id, "12 digits, as printed");
+    assert_eq!(resolve(&b.to_uppercase()[..10]).unwrap(), b_id);
+    assert_eq!(resolve(&a).unwrap(), a_id, "the whole commit");
+    assert_eq!(resolve(&a_id).unwrap(), a_id);
+    assert_eq!(resolve(&format!("{}-client", &a[..12])).unwrap(), a_id);
     match resolve("abcdef01") {
         Err(DeliveryError::Ambiguous { candidates, .. }) => {
-            assert_eq!(candidates, [a.clone(), b.clone()])
+            assert_eq!(candidates, [a_id.clone(), b_id.clone()])
         }
         other => panic!("{other:?}"),
     }
@@ -280,5 +284,5 @@ fn release_ids_as_printed_are_taken_back() {
         &|_, _| {},
     ))
     .unwrap();
-    assert_eq!(fetched.release, b);
+    assert_eq!(fetched.release, b_id);
 }

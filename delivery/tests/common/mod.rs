@@ -141,6 +141,8 @@ pub fn forge(store: &Store, release: &str, files: Vec<FileEntry>, plain: &[&[u8]
         }
     }
     let manifest = manifest(release, files);
+    // A build of client files: its release id is the commit's client build's.
+    let release = &layout::release_id(&manifest);
     let bytes = manifest.to_bytes();
     let record = Release {
         masterctl_release: LAYOUT_VERSION,
