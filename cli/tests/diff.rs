@@ -727,7 +727,8 @@ fn blame_finds_the_import_that_last_changed_each_cell() {
     for (args, code, says) in [
         (vec!["monster", "1"], 1, "no table `monster`"),
         (vec!["item", "9"], 1, "no row [9] in `item`"),
-        (vec!["item", "1|2"], 1, "key has 1 fields"),
+        (vec!["item", "1|2"], 2, "key has 1 field (id): 2 given"),
+        (vec!["item", "1", "price", "rate"], 2, "one field at most"),
         (vec!["item", "1", "weight"], 1, "no field `weight`"),
     ] {
         let mut all = vec!["blame", "--region", "jp"];

@@ -841,3 +841,59 @@ fn a_stale_workbook_is_merged_onto_what_arrived_and_never_reverts_it() {
     assert!(said.contains("`1500`") && said.contains("`1400`"), "{said}");
     assert_eq!(branch_head(root), head, "nothing was written");
 }
+
+#[test]
+fn blame_takes_a_composite_key_as_inspect_does() {
+    let game = sample_game();
+    let root = game.path();
+    let spaced = masterctl(
+        root,
+        &[
+            "blame",
+            "--region",
+            "jp",
+            "quest_drop",
+            "101",
+            "5",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(spaced.status.code(), Some(0), "{}", text(&spaced));
+    let joined = masterctl(
+        root,
+        &[
+            "blame",
+            "--region",
+            "jp",
+            "quest_drop",
+            "101|5",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(json(&spaced), json(&joined));
+    let field = ok(masterctl(
+        root,
+        &[
+            "blame",
+            "--region",
+            "jp",
+            "quest_drop",
+            "101",
+            "5",
+            "rate",
+            "--format",
+            "json",
+        ],
+    ));
+    assert_eq!(json(&field)["cells"].as_array().unwrap().len(), 1);
+    let short = masterctl(root, &["blame", "--region", "jp", "quest_drop", "101"]);
+    assert_eq!(short.status.code(), Some(2), "{}", text(&short));
+    let said = text(&short);
+    assert!(
+        said.contains("key has 2 fields (quest_id, item_id): 1 given"),
+        "{said}"
+    );
+    assert!(said.contains("quest_drop QUEST_ID ITEM_ID"), "{said}");
+}

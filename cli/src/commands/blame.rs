@@ -13,7 +13,8 @@ use crate::output::{GlobalArgs, Output, Render, RepoArg};
 #[command(after_help = "\
 Examples:
   masterctl blame --region jp item 1              every cell of item 1
-  masterctl blame --region jp quest_drop '10|3'   a composite key: its cells joined by |
+  masterctl blame --region jp quest_drop 10 3     a composite key: a value per key field, as inspect takes it
+  masterctl blame --region jp quest_drop '10|3'   or its cells joined by |
   masterctl blame --region jp item 1 price        one field (a text field: every language)")]
 pub struct Args {
     #[command(flatten)]
@@ -24,22 +25,61 @@ pub struct Args {
     /// The table
     #[arg(value_name = "TABLE")]
     table: String,
-    /// The row's primary key as its cells are written; a composite key's cells joined
-    /// by `|`
-    #[arg(value_name = "KEY")]
-    key: String,
-    /// Only this field
-    #[arg(value_name = "FIELD")]
-    field: Option<String>,
+    /// The row's primary key as its cells are written (a composite key: a value per
+    /// key field, or its cells joined by `|`), then, optionally, the one field to show
+    #[arg(value_name = "KEY... [FIELD]", required = true, num_args = 1..)]
+    words: Vec<String>,
+}
+
+/// The key and the field `words` give for a table whose key has `width` fields: the
+/// key's values one by one (or joined by `|` in one word), then an optional field.
+fn key_and_field(
+    words: &[String],
+    width: usize,
+    table: &str,
+    key_names: &[&str],
+) -> Result<(Vec<String>, Option<String>), Failure> {
+    let (key, rest): (Vec<String>, &[String]) = match words {
+        [joined, rest @ ..] if joined.contains('|') => {
+            (joined.split('|').map(str::to_string).collect(), rest)
+        }
+        _ if words.len() >= width => (words[..width].to_vec(), &words[width..]),
+        _ => (words.to_vec(), &[]),
+    };
+    match rest {
+        _ if key.len() != width => Err(Failure::usage(format!(
+            "table `{table}`'s key has {width} field{} ({}): {} given",
+            if width == 1 { "" } else { "s" },
+            key_names.join(", "),
+            key.len()
+        ))
+        .hint(format!(
+            "give a value per key field, then a field if you want one: masterctl blame --region R {table} {}",
+            key_names.iter().map(|n| n.to_ascii_uppercase()).collect::<Vec<_>>().join(" ")
+        ))),
+        [] => Ok((key, None)),
+        [field] => Ok((key, Some(field.clone()))),
+        _ => Err(Failure::usage(format!(
+            "`{}` after the key of `{table}`: one field at most",
+            rest.join(" ")
+        ))),
+    }
 }
 
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let repo = open_repo(global)?;
     let structure = repo.structure().map_err(store_failure)?;
     let region = region(&structure, &args.region)?;
-    let key: Vec<String> = args.key.split('|').map(str::to_string).collect();
+    let (key, field) = match structure.project.table(&args.table) {
+        Some(schema) => {
+            let names = schema.primary_key_names();
+            key_and_field(&args.words, names.len(), &args.table, &names)?
+        }
+        // An unknown table: the library names it and the closest one.
+        None => (args.words[..1].to_vec(), args.words.get(1).cloned()),
+    };
     let spinner = output.spinner(format!("reading the history of {}", region.branch()));
-    let blamed = blame(&repo, &region, &args.table, &key, args.field.as_deref());
+    let blamed = blame(&repo, &region, &args.table, &key, field.as_deref());
     spinner.finish_and_clear();
     let blamed = blamed.map_err(store_failure)?;
     output.page();
