@@ -339,6 +339,16 @@ fn suite(store: &dyn Store, prefix: &str) {
         &["inspect", &english.display().to_string(), "item", "1"],
     )));
     assert!(row.contains("Iron Blade"), "{row}");
+    // Its summary says which languages' texts it holds, of the region's.
+    let summary = text(&ok(masterctl(
+        root,
+        &["inspect", &english.display().to_string()],
+    )));
+    assert!(
+        summary.contains("languages en (of the region's ja, en)")
+            || summary.contains("languages en (of the region's en, ja)"),
+        "{summary}"
+    );
     // A language the release does not have is a usage error.
     let out = at.fetch(&english, &["--lang", "fr"]);
     assert_eq!(exit(&out), 2, "{}", text(&out));

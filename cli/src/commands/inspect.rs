@@ -237,12 +237,26 @@ impl Lookup<'_> {
 
 fn summary(masters: &Masters, output: &Output) {
     let manifest = masters.manifest();
+    // A fetch of some languages keeps the region's order in `languages`; the texts it
+    // holds are those of its strings.
+    let held: Vec<String> = manifest
+        .languages
+        .iter()
+        .filter(|l| {
+            manifest
+                .files
+                .iter()
+                .any(|f| f.language.as_ref() == Some(*l))
+        })
+        .cloned()
+        .collect();
     output.render(&Summary {
         region: &manifest.region,
         source_commit: &manifest.source_commit,
         schema_hash: &manifest.schema_hash,
         format: manifest.format,
         languages: &manifest.languages,
+        held_languages: held,
         bytes: manifest
             .files
             .iter()
@@ -259,7 +273,10 @@ struct Summary<'a> {
     source_commit: &'a str,
     schema_hash: &'a str,
     format: u32,
+    /// The region's languages, in fallback order.
     languages: &'a [String],
+    /// The languages whose texts the build holds (fewer after `fetch --lang`).
+    held_languages: Vec<String>,
     bytes: u64,
     files: &'a [FileEntry],
     fallbacks: &'a [Fallback],
@@ -267,12 +284,22 @@ struct Summary<'a> {
 
 impl Render for Summary<'_> {
     fn text(&self, output: &Output) {
+        let languages = if self.held_languages.is_empty()
+            || self.held_languages.len() == self.languages.len()
+        {
+            self.languages.join(", ")
+        } else {
+            format!(
+                "{} (of the region's {})",
+                self.held_languages.join(", "),
+                self.languages.join(", ")
+            )
+        };
         output.line(format!(
-            "{} built from {} (format {}), languages {}, {} files, {} bytes",
+            "{} built from {} (format {}), languages {languages}, {} files, {} bytes",
             output.bold(self.region),
             masterctl_store::names::one_line(masterctl_store::short_id(self.source_commit)),
             self.format,
-            self.languages.join(", "),
             self.files.len(),
             self.bytes
         ));
