@@ -555,6 +555,17 @@ fn every_check_rejects_the_whole_file_naming_unit_key_and_reason() {
     has("message-syntax", "7", "never closed");
     has("unknown-unit", "99", "has no row with key `99`");
     assert_eq!(found.len(), 6, "{found:#?}");
+    // A text too long says the limit it must keep to, not only its source.
+    let too_long = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "length")
+        .unwrap();
+    assert_eq!(
+        too_long["expected"],
+        "at most 80 characters (the field's max_length)"
+    );
     for d in report["diagnostics"].as_array().unwrap() {
         assert_eq!(d["file"].as_str().unwrap(), file.to_str().unwrap());
         assert!(d["line"].as_u64().unwrap() > 1);

@@ -136,7 +136,7 @@ pub fn apply(
             errors.push(
                 Diagnostic::new(failure.code(), location(m.unit), failure.message())
                     .found(m.translation.to_string())
-                    .expected(format!("a translation of: {}", m.made_from)),
+                    .expected(failure.expected(m.made_from)),
             );
         }
     }

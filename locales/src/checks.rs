@@ -49,6 +49,17 @@ impl Failure {
         }
     }
 
+    /// What was expected instead, for the source text `source`: the limit for a text too
+    /// long, else a translation of the source.
+    pub fn expected(&self, source: &str) -> String {
+        match self {
+            Failure::TooLong { max, .. } => {
+                format!("at most {max} characters (the field's max_length)")
+            }
+            _ => format!("a translation of: {source}"),
+        }
+    }
+
     /// One sentence saying what is wrong.
     pub fn message(&self) -> String {
         match self {
