@@ -112,6 +112,8 @@ impl Render for Shown {
             .map(|c| c.field.chars().count() + c.language.as_ref().map_or(0, |l| l.len() + 3))
             .max()
             .unwrap_or(0);
+        // A commit's source files are said once, under the first cell it changed.
+        let mut told: std::collections::HashSet<&str> = std::collections::HashSet::new();
         for cell in &b.cells {
             let field = match &cell.language {
                 Some(language) => format!("{} ({language})", cell.field),
@@ -130,6 +132,9 @@ impl Render for Shown {
                 one_line(&c.author),
                 one_line(&c.subject)
             ));
+            if !told.insert(c.commit.as_str()) {
+                continue;
+            }
             for source in &c.sources {
                 output.line(format!("  {:<width$}    source: {}", "", one_line(source)));
             }
