@@ -203,8 +203,11 @@ fn every_kind_of_change_is_told_exactly() {
     assert_eq!(
         changes(&diff),
         vec![
+            // Rows in key order, a row's texts after its cells.
             json!({"table": "item", "kind": "cell_changed", "key": ["1"], "row": "鉄の大剣",
                    "column": "price", "old": "20", "new": "25", "delta": 5.0, "percent": 25.0}),
+            json!({"table": "item", "kind": "text_changed", "key": ["1"], "row": "鉄の大剣",
+                   "column": "name", "language": "ja", "old": "鉄の剣", "new": "鉄の大剣"}),
             json!({"table": "item", "kind": "cell_changed", "key": ["2"], "row": "鋼の剣",
                    "column": "rate", "old": "0.2", "new": "2", "delta": 1.8, "percent": 900.0,
                    "flagged": true}),
@@ -212,8 +215,6 @@ fn every_kind_of_change_is_told_exactly() {
                    "column": null, "old": {"id": "3", "price": "10", "rate": "0.05"}, "new": null}),
             json!({"table": "item", "kind": "row_added", "key": ["4"], "row": "金の剣",
                    "column": null, "old": null, "new": {"id": "4", "price": "500", "rate": "0.01"}}),
-            json!({"table": "item", "kind": "text_changed", "key": ["1"], "row": "鉄の大剣",
-                   "column": "name", "language": "ja", "old": "鉄の剣", "new": "鉄の大剣"}),
             json!({"table": "shop", "kind": "cell_changed", "key": ["2"], "column": "item_id",
                    "old": "2", "new": "4", "delta": 2.0, "percent": 100.0}),
             json!({"table": "item_sources", "generated": true, "kind": "row_removed", "key": ["2", "shop", "2"],

@@ -897,6 +897,9 @@ fn blame_takes_a_composite_key_as_inspect_does() {
     );
     assert!(said.contains("quest_drop QUEST_ID ITEM_ID"), "{said}");
     // Every cell of item 1 came with one import: its source files are said once.
-    let shown = text(&ok(masterctl(root, &["blame", "--region", "jp", "item", "1"])));
+    let shown = text(&ok(masterctl(
+        root,
+        &["blame", "--region", "jp", "item", "1"],
+    )));
     assert_eq!(shown.matches("source: items.xlsx").count(), 1, "{shown}");
 }

@@ -617,6 +617,9 @@ fn diff_table(
         }
     }
     label_rows(from, to, name, old, new, &mut changes)?;
+    // Rows in key order as the table orders them (1, 2, 10), a row's texts after its
+    // cells; what concerns the table itself first.
+    changes.sort_by(|a, b| key_cmp(a.key.as_deref(), b.key.as_deref()));
     for c in &changes {
         match c.kind {
             ChangeKind::RowAdded => table.rows_added += 1,
@@ -632,6 +635,27 @@ fn diff_table(
         out.changes.extend(changes);
     }
     Ok(())
+}
+
+/// Two rows' keys in the table's order: numbers by value, other cells as text; no key
+/// (a change to the table itself) first.
+fn key_cmp(a: Option<&[String]>, b: Option<&[String]>) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let cell = |x: &String, y: &String| match (x.parse::<f64>(), y.parse::<f64>()) {
+        (Ok(x), Ok(y)) => x.partial_cmp(&y).unwrap_or(Ordering::Equal),
+        _ => x.cmp(y),
+    };
+    match (a, b) {
+        (None, None) => Ordering::Equal,
+        (None, Some(_)) => Ordering::Less,
+        (Some(_), None) => Ordering::Greater,
+        (Some(a), Some(b)) => a
+            .iter()
+            .zip(b)
+            .map(|(x, y)| cell(x, y))
+            .find(|o| o.is_ne())
+            .unwrap_or_else(|| a.len().cmp(&b.len())),
+    }
 }
 
 /// Languages either side holds, the new side's order first.
