@@ -903,3 +903,63 @@ fn blame_takes_a_composite_key_as_inspect_does() {
     )));
     assert_eq!(shown.matches("source: items.xlsx").count(), 1, "{shown}");
 }
+
+#[test]
+fn an_old_workbook_never_takes_back_what_a_rebase_brought_in() {
+    let game = sample_game();
+    let root = game.path();
+    ok(masterctl(root, &["rebase", "--region", "global"]));
+    // jp raises item 1's price; global takes it with its next rebase.
+    let jp = root.join("jp");
+    ok(masterctl(
+        root,
+        &["export", "--region", "jp", "--out", jp.to_str().unwrap()],
+    ));
+    edit_number(&jp.join("Item.xlsx"), "F2", "100", "150");
+    ok(import(root, &jp));
+    ok(masterctl(root, &["rebase", "--region", "global"]));
+    let head = git(root, &["rev-parse", "masters/global"]);
+    // The planner's old workbooks (the price before) into global: refused, the cell named.
+    let workbooks = fixtures().join("workbooks");
+    let old = masterctl(
+        root,
+        &["import", "--region", "global", workbooks.to_str().unwrap()],
+    );
+    assert_eq!(old.status.code(), Some(1), "{}", text(&old));
+    let said = text(&old);
+    assert!(
+        said.contains("item [1] price: `150` back to `100`"),
+        "{said}"
+    );
+    assert!(said.contains("--revert-upstream"), "{said}");
+    assert_eq!(git(root, &["rev-parse", "masters/global"]), head);
+    // Taken back on purpose.
+    ok(masterctl(
+        root,
+        &[
+            "import",
+            "--region",
+            "global",
+            "--revert-upstream",
+            workbooks.to_str().unwrap(),
+        ],
+    ));
+    // A workbook exported from global is merged instead, and never needs the flag.
+    let global = root.join("global");
+    ok(masterctl(
+        root,
+        &[
+            "export",
+            "--region",
+            "global",
+            "--out",
+            global.to_str().unwrap(),
+        ],
+    ));
+    ok(import(root, &jp));
+    let again = masterctl(
+        root,
+        &["import", "--region", "global", global.to_str().unwrap()],
+    );
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+}

@@ -8,7 +8,7 @@
 //! where the plan started.
 
 use std::cmp::Ordering;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use git2::{Commit, Oid, Tree};
@@ -76,6 +76,8 @@ pub struct ImportPlan {
     pub changes: Vec<TableChange>,
     /// Tables and generated masters it would remove, or most rows of (see [`Removal`]).
     pub removals: Vec<Removal>,
+    /// What the last rebase or merge brought in that an old workbook would take back.
+    pub reverts: Vec<Revert>,
     /// True when the snapshot equals the branch's current tree: nothing to commit.
     pub unchanged: bool,
     pub sources: Vec<SourceFile>,
@@ -135,6 +137,7 @@ pub fn plan_import(
             snapshot: Snapshot::default(),
             changes: Vec::new(),
             removals: Vec::new(),
+            reverts: Vec::new(),
             unchanged: true,
             sources,
             report: Report::default(),
@@ -151,13 +154,21 @@ pub fn plan_import(
     let mut tables = outcome.tables;
     // A workbook `export` wrote holds the planner's change since the commit it came
     // from: merged onto what the branch took meanwhile, never reverting it.
+    let mut based = HashSet::new();
     if let Some(head) = &head {
-        report.extend(merge_exported(repo, project, region, head, &mut tables)?);
+        let (diagnostics, with_record) = merge_exported(repo, project, region, head, &mut tables)?;
+        report.extend(diagnostics);
+        based = with_record;
         if report.has_errors() {
             report.sort();
             return Ok(ImportOutcome::Rejected(report));
         }
     }
+    // What an old workbook without that record would take back of the last rebase.
+    let reverts = match &head {
+        Some(head) => upstream_reverts(repo, project, head, &tables, &based)?,
+        None => Vec::new(),
+    };
     let kept = match &head_tree {
         Some(tree) => keep_tables(repo, tree, project, &mut tables, &reference)?,
         None => Vec::new(),
@@ -217,6 +228,7 @@ pub fn plan_import(
         snapshot,
         changes,
         removals,
+        reverts: if unchanged { Vec::new() } else { reverts },
         unchanged,
         sources,
         report,
@@ -293,7 +305,7 @@ fn merge_exported(
     region: &Region,
     head: &Commit<'_>,
     tables: &mut [Table],
-) -> Result<Vec<masterctl_schemas::Diagnostic>, StoreError> {
+) -> Result<(Vec<masterctl_schemas::Diagnostic>, HashSet<String>), StoreError> {
     use masterctl_schemas::diagnostic::{Code, Diagnostic, Location};
     use masterctl_schemas::read::workbook::export_record;
     let git = &repo.git;
@@ -301,6 +313,7 @@ fn merge_exported(
     let mut records: HashMap<PathBuf, Option<masterctl_schemas::read::workbook::ExportRecord>> =
         HashMap::new();
     let mut diagnostics = Vec::new();
+    let mut based = HashSet::new();
     for table in tables.iter_mut() {
         let file = table.origin.file.clone();
         let record = records
@@ -310,6 +323,7 @@ fn merge_exported(
         let Some(record) = record else {
             continue;
         };
+        based.insert(table.name.clone());
         // Exported from another region: no base on this branch to merge from.
         if record.region.as_deref().is_some_and(|r| r != region.name()) {
             continue;
@@ -403,7 +417,115 @@ fn merge_exported(
             table.origin = origin;
         }
     }
-    Ok(diagnostics)
+    Ok((diagnostics, based))
+}
+
+/// A cell (or a row) the last rebase or merge of the branch brought in, which the
+/// import would take back to what it was before: an old workbook's doing.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Revert {
+    pub table: String,
+    pub key: Vec<String>,
+    /// The field; `None` for a row the rebase added and the import removes.
+    pub field: Option<String>,
+    /// What the rebase made it (and the branch still holds).
+    pub upstream: String,
+    /// What the import would make it again.
+    pub import: String,
+    /// The rebase or merge commit.
+    pub commit: String,
+}
+
+/// How far back the last rebase or merge is looked for, in commits.
+const REBASE_SEARCH: usize = 10_000;
+
+/// The cells and rows the branch's last rebase or merge brought in (its commit against
+/// its first parent) that the branch still holds and `tables` would take back, for the
+/// tables supplied from workbooks without an export record.
+fn upstream_reverts(
+    repo: &MasterRepo,
+    project: &Project,
+    head: &Commit<'_>,
+    tables: &[Table],
+    based: &HashSet<String>,
+) -> Result<Vec<Revert>, StoreError> {
+    let git = &repo.git;
+    let mut commit = head.clone();
+    let mut rebase = None;
+    for _ in 0..REBASE_SEARCH {
+        if commit.parent_count() >= 2 {
+            rebase = Some(commit);
+            break;
+        }
+        match commit.parent(0) {
+            Ok(parent) => commit = parent,
+            Err(_) => break,
+        }
+    }
+    let Some(rebase) = rebase else {
+        return Ok(Vec::new());
+    };
+    let trees = [rebase.parent(0)?.tree()?, rebase.tree()?, head.tree()?];
+    let id = rebase.id().to_string();
+    let mut reverts = Vec::new();
+    for table in tables.iter().filter(|t| !based.contains(&t.name)) {
+        let Some(schema) = project.table(&table.name) else {
+            continue;
+        };
+        let read = |tree: &Tree<'_>| read_table_at(git, tree, project, schema, "the last rebase");
+        let (Ok(Some(before)), Ok(Some(after)), Ok(Some(now))) =
+            (read(&trees[0]), read(&trees[1]), read(&trees[2]))
+        else {
+            continue;
+        };
+        let rows = |t: &Table| -> HashMap<Vec<masterctl_schemas::Value>, usize> {
+            (0..t.row_count())
+                .map(|r| (t.key(r, &schema.primary_key), r))
+                .collect()
+        };
+        let (before_rows, now_rows, import_rows) = (rows(&before), rows(&now), rows(table));
+        for row in 0..after.row_count() {
+            let key = after.key(row, &schema.primary_key);
+            let Some(&now_row) = now_rows.get(&key) else {
+                continue;
+            };
+            let key_text: Vec<String> = key.iter().map(|v| v.canonical()).collect();
+            let imported = import_rows.get(&key).copied();
+            match (before_rows.get(&key), imported) {
+                // Added by the rebase, still there, and the import removes it.
+                (None, None) => reverts.push(Revert {
+                    table: table.name.clone(),
+                    key: key_text,
+                    field: None,
+                    upstream: "the row".into(),
+                    import: "no row".into(),
+                    commit: id.clone(),
+                }),
+                (Some(&old), Some(new)) => {
+                    for (f, field) in schema.fields.iter().enumerate() {
+                        let (was, brought, holds, would) = (
+                            before.value(old, f),
+                            after.value(row, f),
+                            now.value(now_row, f),
+                            table.value(new, f),
+                        );
+                        if was != brought && holds == brought && would == was {
+                            reverts.push(Revert {
+                                table: table.name.clone(),
+                                key: key_text.clone(),
+                                field: Some(field.name.clone()),
+                                upstream: brought.canonical(),
+                                import: would.canonical(),
+                                commit: id.clone(),
+                            });
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(reverts)
 }
 
 /// The branch's tables the import does not supply, added to `tables` (typed, for

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use masterctl_schemas::Diagnostic;
 use masterctl_store::diff::{self, Diff, DiffOptions};
-use masterctl_store::import::{ImportOutcome, Removal, commit_message};
+use masterctl_store::import::{ImportOutcome, Removal, Revert, commit_message};
 use masterctl_store::{TableChange, commit_import, plan_import, short_id};
 use serde::Serialize;
 
@@ -37,6 +37,11 @@ pub struct Args {
     /// an import is refused, each removal named)
     #[arg(long)]
     allow_removal: bool,
+    /// Commit even though the workbooks (ones `export` did not write) take back cells or
+    /// rows the region's last rebase or merge brought in (without it such an import is
+    /// refused, each cell named; export the region again and edit that instead)
+    #[arg(long)]
+    revert_upstream: bool,
 }
 
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
@@ -82,6 +87,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         commit: None,
         changes: &plan.changes,
         removals: &plan.removals,
+        reverts: &plan.reverts,
         message: None,
         warnings: &plan.report.diagnostics,
         diff: None,
@@ -103,6 +109,9 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     if !plan.removals.is_empty() && !args.dry_run && !args.allow_removal {
         return Err(removal_failure(&plan.removals));
     }
+    if !plan.reverts.is_empty() && !args.dry_run && !args.revert_upstream {
+        return Err(revert_failure(&plan.reverts));
+    }
     if !plan.unchanged && !args.dry_run {
         let commit = commit_import(&repo, &plan, args.message.as_deref()).map_err(store_failure)?;
         result.commit = Some(commit.to_string());
@@ -122,6 +131,36 @@ fn removal_failure(removals: &[Removal]) -> Failure {
     .hint(
         "a table the branch holds is missing from the structure (is masterctl.toml or schemas/ out of date in this clone?), or the workbooks lack most of a table's rows; if that is meant, import again with --allow-removal",
     )
+}
+
+/// An import refused for taking back what the last rebase brought in: the cells named.
+fn revert_failure(reverts: &[Revert]) -> Failure {
+    const SHOWN: usize = 20;
+    let named: Vec<String> = reverts.iter().take(SHOWN).map(revert_text).collect();
+    let more = match reverts.len().saturating_sub(SHOWN) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    Failure::invalid(format!(
+        "the workbooks would take back what the last rebase brought in ({}): {}{more}; nothing was written",
+        short_id(&reverts[0].commit),
+        named.join("; ")
+    ))
+    .hint(
+        "they look older than the branch: `masterctl export --region R --out DIR` gives the current data to edit (an exported workbook is merged, never reverting); to take these back on purpose, import with --revert-upstream",
+    )
+}
+
+/// `item [3] name: 「ステップアップガチャ」 back to 「ステップアップ」`.
+fn revert_text(revert: &Revert) -> String {
+    let key = revert.key.join("|");
+    match &revert.field {
+        Some(field) => format!(
+            "{} [{key}] {field}: `{}` back to `{}`",
+            revert.table, revert.upstream, revert.import
+        ),
+        None => format!("{} [{key}]: the row it added removed", revert.table),
+    }
 }
 
 /// `table banner (4 rows)`, `generated master gacha_draw`, `12 of 20 rows of item`.
@@ -148,6 +187,9 @@ struct Imported<'a> {
     /// Tables, generated masters or most rows of a table taken away (committed only
     /// with --allow-removal).
     removals: &'a [Removal],
+    /// Cells and rows the last rebase brought in that the import takes back (committed
+    /// only with --revert-upstream).
+    reverts: &'a [Revert],
     #[serde(skip_serializing_if = "Option::is_none")]
     message: Option<String>,
     warnings: &'a [Diagnostic],
@@ -170,6 +212,12 @@ impl Render for Imported<'_> {
                     output.line(output.flagged(&format!(
                         "  removes {} (needs --allow-removal)",
                         removal_text(removal)
+                    )));
+                }
+                for revert in self.reverts {
+                    output.line(output.flagged(&format!(
+                        "  takes back {} (needs --revert-upstream)",
+                        revert_text(revert)
                     )));
                 }
                 if let Some(diff) = &self.diff {
