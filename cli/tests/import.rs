@@ -12,6 +12,16 @@ fn import(root: &Path, input: &Path) -> Output {
     masterctl(root, &["import", "--region", "jp", input.to_str().unwrap()])
 }
 
+/// `import --region jp --format json [EXTRA...] INPUT`, checked to exit 0: its JSON.
+fn import_json(root: &Path, input: &Path, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["import", "--region", "jp", "--format", "json"];
+    args.extend(extra);
+    args.push(input.to_str().unwrap());
+    let out = masterctl(root, &args);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    json(&out)
+}
+
 fn branch_head(root: &Path) -> Option<String> {
     let out = Command::new("git")
         .arg("-C")
@@ -600,20 +610,7 @@ fn an_import_that_would_remove_a_table_says_so_and_needs_allowing() {
         text(&dry)
     );
     // Allowed: committed, and the commit counts what it removed.
-    let out = masterctl(
-        root,
-        &[
-            "import",
-            "--region",
-            "jp",
-            "--allow-removal",
-            "--format",
-            "json",
-            workbooks.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let json = json(&out);
+    let json = import_json(root, &workbooks, &["--allow-removal"]);
     assert_eq!(json["removals"].as_array().unwrap().len(), 2, "{json:#}");
     let subject = git(root, &["log", "-1", "--format=%s", "masters/jp"]);
     assert!(subject.contains("2 tables changed"), "{subject}");
@@ -714,19 +711,7 @@ fn an_export_imports_back_as_nothing_changed_and_records_its_commit() {
     // One cell edited (item 1's price, F2, as a spreadsheet application saves it):
     // exactly that cell changes.
     edit_number(&out.join("Item.xlsx"), "F2", "100", "150");
-    let changed = masterctl(
-        root,
-        &[
-            "import",
-            "--region",
-            "jp",
-            "--format",
-            "json",
-            out.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(changed.status.code(), Some(0), "{}", text(&changed));
-    let said = json(&changed);
+    let said = import_json(root, &out, &[]);
     assert_eq!(
         said["changes"],
         serde_json::json!([{"table": "item", "added": 0, "changed": 1, "removed": 0}]),
@@ -797,20 +782,8 @@ fn a_stale_workbook_is_merged_onto_what_arrived_and_never_reverts_it() {
     ok(import(root, &root.join("teammate")));
     // The planner's old workbook, one other cell edited: merged, nothing reverted.
     edit_number(&root.join("planner/Item.xlsx"), "F2", "100", "150");
-    let out = masterctl(
-        root,
-        &[
-            "import",
-            "--region",
-            "jp",
-            "--format",
-            "json",
-            root.join("planner").to_str().unwrap(),
-        ],
-    );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert_eq!(
-        json(&out)["changes"],
+        import_json(root, &root.join("planner"), &[])["changes"],
         serde_json::json!([{"table": "item", "added": 0, "changed": 1, "removed": 0}])
     );
     let now = root.join("now");

@@ -39,17 +39,8 @@ pub fn build_region(
     client: bool,
 ) -> Result<Build, StoreError> {
     let git = &repo.git;
-    let reference = region.reference();
     let branch = region.branch().to_string();
-    let commit = match rev {
-        Some(rev) => git
-            .revparse_single(rev)
-            .and_then(|o| o.peel_to_commit())
-            .map_err(|_| StoreError::UnknownRevision(rev.to_string()))?,
-        None => repo
-            .head_of(&reference)?
-            .ok_or_else(|| StoreError::NoBranch(region.name().to_string()))?,
-    };
+    let commit = repo.commit_of(region, rev)?;
     let tree = commit.tree()?;
     let broken = |message: String| StoreError::BrokenSnapshot {
         branch: branch.clone(),

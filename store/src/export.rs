@@ -82,15 +82,7 @@ pub fn export_region(
 ) -> Result<Export, StoreError> {
     let git = &repo.git;
     let branch = region.branch().to_string();
-    let commit = match rev {
-        Some(rev) => git
-            .revparse_single(rev)
-            .and_then(|o| o.peel_to_commit())
-            .map_err(|_| StoreError::UnknownRevision(rev.to_string()))?,
-        None => repo
-            .head_of(&region.reference())?
-            .ok_or_else(|| StoreError::NoBranch(region.name().to_string()))?,
-    };
+    let commit = repo.commit_of(region, rev)?;
     let tree = commit.tree()?;
     let structure = Structure::at(git, &tree).map_err(|_| StoreError::BrokenSnapshot {
         branch: branch.clone(),

@@ -97,6 +97,24 @@ impl MasterRepo {
             Err(e) => Err(e.into()),
         }
     }
+
+    /// The commit `rev` names (a sha, a tag, `masters/jp~2`), or the region's head.
+    pub fn commit_of(
+        &self,
+        region: &crate::names::Region,
+        rev: Option<&str>,
+    ) -> Result<Commit<'_>, StoreError> {
+        match rev {
+            Some(rev) => self
+                .git
+                .revparse_single(rev)
+                .and_then(|o| o.peel_to_commit())
+                .map_err(|_| StoreError::UnknownRevision(rev.to_string())),
+            None => self
+                .head_of(&region.reference())?
+                .ok_or_else(|| StoreError::NoBranch(region.name().to_string())),
+        }
+    }
 }
 
 impl Structure {
