@@ -1015,43 +1015,30 @@ fn a_server_and_a_client_build_of_one_commit_are_both_published() {
         ids.contains(&commit.as_str()) && ids.contains(&format!("{commit}-client").as_str()),
         "{ids:?}"
     );
-    let server = commit[..12].to_string();
-    let ambiguous = run(
-        root,
-        &store,
-        &[
+    let fetch_release = |release: &str, out: &str| {
+        let args = [
             "fetch",
             "--from",
             &url,
             "--region",
             "jp",
             "--release",
-            &server,
+            release,
             "--out",
-            "x",
-        ],
-    );
+            out,
+        ];
+        run(root, &store, &args)
+    };
+    let ambiguous = fetch_release(&commit[..12], "x");
     assert_eq!(ambiguous.status.code(), Some(2), "{}", text(&ambiguous));
     assert!(
         text(&ambiguous).contains("ambiguous"),
         "{}",
         text(&ambiguous)
     );
-    let client = format!("{}-client", &commit[..12]);
-    ok(run(
-        root,
-        &store,
-        &[
-            "fetch",
-            "--from",
-            &url,
-            "--region",
-            "jp",
-            "--release",
-            &client,
-            "--out",
-            "fetched",
-        ],
+    ok(fetch_release(
+        &format!("{}-client", &commit[..12]),
+        "fetched",
     ));
     assert!(root.join("fetched/client").is_dir());
 }
