@@ -46,9 +46,12 @@ pub enum Format {
     /// gettext PO (`l10n export` only)
     #[value(hide = true)]
     Po,
-    /// CSV for spreadsheets (`l10n export` only)
+    /// CSV for spreadsheets (`l10n export` and `export` only)
     #[value(hide = true)]
     Csv,
+    /// xlsx workbooks (`export` only, its default)
+    #[value(hide = true)]
+    Xlsx,
 }
 
 impl Format {
@@ -59,7 +62,7 @@ impl Format {
             Format::Xliff => Some(Exchange::Xliff),
             Format::Po => Some(Exchange::Po),
             Format::Csv => Some(Exchange::Csv),
-            Format::Text | Format::Json => None,
+            Format::Text | Format::Json | Format::Xlsx => None,
         }
     }
 }

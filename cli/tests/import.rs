@@ -936,3 +936,74 @@ fn an_old_workbook_never_takes_back_what_a_rebase_brought_in() {
     );
     assert_eq!(again.status.code(), Some(0), "{}", text(&again));
 }
+
+#[test]
+fn a_csv_export_imports_back_and_keeps_formulas_from_running() {
+    let project = tempfile::tempdir().unwrap();
+    let root = project.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["config", "user.name", "Test Planner"]);
+    git(root, &["config", "user.email", "planner@example.com"]);
+    std::fs::write(
+        root.join("masterctl.toml"),
+        "source_language = \"ja\"\nlanguages = [\"ja\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir(root.join("schemas")).unwrap();
+    std::fs::write(
+        root.join("schemas/note.toml"),
+        "name = \"note\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"text\"\ntype = \"string\"\n\n[[fields]]\nname = \"value\"\ntype = \"int\"\n",
+    )
+    .unwrap();
+    let input = root.join("input");
+    std::fs::create_dir(&input).unwrap();
+    std::fs::write(
+        input.join("note.csv"),
+        "id,text,value\n1,=SUM(A1:A9),-5\n2,plain,7\n3,'quoted,0\n",
+    )
+    .unwrap();
+    ok(import(root, &input));
+    let out = root.join("csv");
+    ok(masterctl(
+        root,
+        &[
+            "export",
+            "--region",
+            "jp",
+            "--format",
+            "csv",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    ));
+    let written = std::fs::read_to_string(out.join("note.csv")).unwrap();
+    // Text a spreadsheet would run is written with a leading ', numbers as they are.
+    assert!(written.contains("'=SUM(A1:A9),-5"), "{written}");
+    assert!(written.contains("''quoted"), "{written}");
+    let head = branch_head(root);
+    let again = import(root, &out);
+    assert!(text(&again).contains("nothing changed"), "{}", text(&again));
+    assert_eq!(branch_head(root), head);
+    // The CSV names its commit too: an old one is merged onto what arrived since.
+    std::fs::write(
+        input.join("note.csv"),
+        "id,text,value\n1,=SUM(A1:A9),-5\n2,plain,8\n3,'quoted,0\n",
+    )
+    .unwrap();
+    ok(import(root, &input));
+    std::fs::write(
+        out.join("note.csv"),
+        written.replace("3,''quoted,0", "3,''quoted,1"),
+    )
+    .unwrap();
+    let merged = import_json(root, &out, &[]);
+    assert_eq!(
+        merged["changes"],
+        serde_json::json!([{"table": "note", "added": 0, "changed": 1, "removed": 0}])
+    );
+    let canonical = git(root, &["show", "masters/jp:tables/note.csv"]);
+    assert!(
+        canonical.contains("2,plain,8") && canonical.contains("3,'quoted,1"),
+        "{canonical}"
+    );
+}

@@ -275,6 +275,72 @@ pub fn write_xlsx(export: &Export, out: &Path) -> Result<Exported, StoreError> {
     })
 }
 
+/// Write `export` under `out` as CSV files, one a table named after its sheet (the file
+/// stem import maps by): UTF-8 with a byte order mark and CRLF, a text that a
+/// spreadsheet would run as a formula written with a leading `'` (import takes it off),
+/// and under the header the comment row `#masterctl-commit <commit> <region>`. A table
+/// read from a named workbook (`source`) has no CSV form import would map: refused.
+pub fn write_csv(export: &Export, out: &Path) -> Result<Exported, StoreError> {
+    use masterctl_schemas::read::workbook::CSV_RECORD;
+    use masterctl_schemas::sheet_csv;
+    std::fs::create_dir_all(out).map_err(StoreError::io(out))?;
+    let mut files = Vec::new();
+    for workbook in &export.workbooks {
+        for sheet in &workbook.sheets {
+            let file = format!("{}.csv", file_safe(&sheet.name));
+            let path = out.join(&file);
+            let failed = |message: String| StoreError::Export {
+                path: path.clone(),
+                message,
+            };
+            if !workbook
+                .path
+                .eq_ignore_ascii_case(&format!("{}.xlsx", file_safe(&sheet.name)))
+            {
+                return Err(failed(format!(
+                    "table `{}` is read from {} (its source): export it as xlsx",
+                    sheet.table, workbook.path
+                )));
+            }
+            let mut writer = sheet_csv::writer(sheet.rows.len() * 32);
+            let record = |writer: &mut csv::Writer<Vec<u8>>, cells: Vec<String>| {
+                writer
+                    .write_record(&cells)
+                    .map_err(|e| failed(e.to_string()))
+            };
+            record(&mut writer, sheet.header.clone())?;
+            // One cell, the others empty: every record of a CSV file has one width.
+            let mut mark = vec![String::new(); sheet.header.len().max(1)];
+            mark[0] = format!("{CSV_RECORD} {} {}", export.commit, export.region);
+            record(&mut writer, mark)?;
+            for row in &sheet.rows {
+                let cells = row
+                    .iter()
+                    .map(|cell| match cell {
+                        Cell::Empty => String::new(),
+                        Cell::Number(x) => x.to_string(),
+                        Cell::Bool(b) => b.to_string(),
+                        Cell::Text(t) => sheet_csv::neutralise(t).into_owned(),
+                    })
+                    .collect();
+                record(&mut writer, cells)?;
+            }
+            let bytes = writer.into_inner().map_err(|e| failed(e.to_string()))?;
+            masterctl_runtime::files::write_atomic(&path, &bytes).map_err(StoreError::io(&path))?;
+            files.push(ExportedFile {
+                path: file,
+                tables: vec![(sheet.table.clone(), sheet.rows.len())],
+            });
+        }
+    }
+    Ok(Exported {
+        region: export.region.clone(),
+        commit: export.commit.clone(),
+        out: out.to_path_buf(),
+        files,
+    })
+}
+
 /// One workbook as xlsx bytes, its commit and region recorded as document properties.
 fn xlsx_bytes(export: &Export, workbook: &Workbook) -> Result<Vec<u8>, rust_xlsxwriter::XlsxError> {
     use rust_xlsxwriter::{DocProperties, Workbook as Book};

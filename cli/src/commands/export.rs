@@ -1,10 +1,10 @@
-//! `masterctl export --region R --out DIR [--rev REV]`: a region's data as the xlsx
-//! workbooks its schemas read, each recording the commit it came from — what a planner
-//! edits and imports back.
+//! `masterctl export --region R --out DIR [--rev REV] [--format xlsx|csv]`: a region's
+//! data as the workbooks (or CSV files) its schemas read, each recording the commit it
+//! came from — what a planner edits and imports back.
 
 use std::path::PathBuf;
 
-use masterctl_store::export::{Exported, export_region, write_xlsx};
+use masterctl_store::export::{Exported, export_region, write_csv, write_xlsx};
 use masterctl_store::short_id;
 
 use super::{Failure, open_repo, region, store_failure};
@@ -31,7 +31,11 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     let structure = repo.structure().map_err(store_failure)?;
     let region = region(&structure, &args.region)?;
     let export = export_region(&repo, &region, args.rev.as_deref()).map_err(store_failure)?;
-    let written = write_xlsx(&export, &args.out).map_err(store_failure)?;
+    let written = match global.format {
+        crate::output::Format::Csv => write_csv(&export, &args.out),
+        _ => write_xlsx(&export, &args.out),
+    }
+    .map_err(store_failure)?;
     output.render(&Shown(written));
     Ok(())
 }
@@ -46,7 +50,14 @@ impl Render for Shown {
         output.line(format!(
             "{} {} of {} ({}) into {}",
             output.bold("exported"),
-            counted(e.files.len(), "workbook"),
+            counted(
+                e.files.len(),
+                if e.files.iter().all(|f| f.path.ends_with(".csv")) {
+                    "CSV file"
+                } else {
+                    "workbook"
+                }
+            ),
             e.region,
             short_id(&e.commit),
             e.out.display()

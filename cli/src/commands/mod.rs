@@ -26,7 +26,7 @@ mod validate;
 
 use clap::Subcommand;
 
-use crate::output::{GlobalArgs, Output, RepoArg};
+use crate::output::{Format, GlobalArgs, Output, RepoArg};
 use masterctl_store::{MasterRepo, Region, Structure};
 
 pub use crate::failure::{Failure, delivery_failure, store_failure};
@@ -160,9 +160,17 @@ pub fn run(
     cli: fn() -> clap::Command,
 ) -> Result<(), Failure> {
     let exporting = matches!(command, Command::L10n(l10n::Command::Export(_)));
-    if !exporting && global.format.exchange().is_some() {
+    let workbooks = matches!(command, Command::Export(_));
+    let format = global.format;
+    let allowed = match format {
+        Format::Text | Format::Json => true,
+        Format::Csv => exporting || workbooks,
+        Format::Xlsx => workbooks,
+        Format::Xliff | Format::Po => exporting,
+    };
+    if !allowed {
         return Err(Failure::usage(
-            "--format xliff, po and csv are exchange formats, for `l10n export` only",
+            "--format xliff and po are for `l10n export`, csv for it and `export`, xlsx for `export`",
         )
         .hint("for this command, --format is text or json"));
     }

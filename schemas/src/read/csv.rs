@@ -381,7 +381,9 @@ impl Grid for CsvGrid<'_> {
             return Cell::Empty;
         }
         let (start, end) = self.fields[first + column];
-        Cell::Text(&self.text[start..end])
+        // A cell written `'=…` so that a spreadsheet does not run it (masterctl's own
+        // CSV exports write text so) is read as the text after the `'`.
+        Cell::Text(crate::sheet_csv::restore(&self.text[start..end]))
     }
 
     fn row_position(&self, row: usize) -> u64 {

@@ -726,6 +726,12 @@ pub struct ExportRecord {
 /// digits). Anything else — another format, no such part, a malformed value — is none.
 pub fn export_record(path: &Path) -> Option<ExportRecord> {
     use std::io::Read;
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
+    {
+        return csv_export_record(path);
+    }
     let file = File::open(path).ok()?;
     let mut archive = zip::ZipArchive::new(BufReader::new(file)).ok()?;
     let entry = archive.by_name("docProps/custom.xml").ok()?;
@@ -748,6 +754,37 @@ pub fn export_record(path: &Path) -> Option<ExportRecord> {
     hex.then(|| ExportRecord {
         commit,
         region: value("masterctl-region").filter(|r| {
+            !r.is_empty()
+                && r.len() <= 64
+                && r.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        }),
+    })
+}
+
+/// The comment row a CSV file `export` wrote carries under its header: its first cell
+/// `#masterctl-commit <commit> <region>` (rows starting with `#` are comments).
+pub const CSV_RECORD: &str = "#masterctl-commit";
+
+/// [`export_record`] of a CSV file: its comment row, within the first 64 KiB.
+fn csv_export_record(path: &Path) -> Option<ExportRecord> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    File::open(path)
+        .ok()?
+        .take(64 << 10)
+        .read_to_end(&mut head)
+        .ok()?;
+    let text = String::from_utf8_lossy(&head);
+    let line = text.lines().take(3).find(|l| l.starts_with(CSV_RECORD))?;
+    let first = line.split(',').next().unwrap_or_default();
+    let mut parts = first.split_whitespace().skip(1);
+    let commit = parts.next()?.trim().to_ascii_lowercase();
+    let region = parts.next().map(|r| r.trim().to_string());
+    let hex = matches!(commit.len(), 40 | 64) && commit.bytes().all(|b| b.is_ascii_hexdigit());
+    hex.then(|| ExportRecord {
+        commit,
+        region: region.filter(|r| {
             !r.is_empty()
                 && r.len() <= 64
                 && r.bytes()
