@@ -726,3 +726,38 @@ fn an_integer_keyed_table_without_text_merges_the_same() {
         "{message}"
     );
 }
+
+#[test]
+fn new_upstream_rows_in_owned_columns_are_said() {
+    // global owns shop_item.price: a row jp adds arrives with jp's price, and the rebase
+    // says so, for global to set its own.
+    let game = sample_game();
+    let root = game.path();
+    ok(masterctl(root, &["rebase", "--region", "global"]));
+    let jp = root.join("jp-csv");
+    ok(masterctl(
+        root,
+        &[
+            "export",
+            "--region",
+            "jp",
+            "--format",
+            "csv",
+            "--out",
+            jp.to_str().unwrap(),
+        ],
+    ));
+    let mut shop_items = std::fs::read_to_string(jp.join("ShopItem.csv")).unwrap();
+    shop_items.push_str("2,1,777,3\r\n");
+    std::fs::write(jp.join("ShopItem.csv"), shop_items).unwrap();
+    ok(masterctl(
+        root,
+        &["import", "--region", "jp", jp.to_str().unwrap()],
+    ));
+    let out = ok(masterctl(root, &["rebase", "--region", "global"]));
+    let said = text(&out);
+    assert!(
+        said.contains("shop_item: 1 row new from jp took its values in the columns global owns"),
+        "{said}"
+    );
+}

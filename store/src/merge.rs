@@ -85,6 +85,9 @@ pub struct TableMerge {
     pub applied: usize,
     /// Upstream changes not taken because the region owns the column or table.
     pub kept: usize,
+    /// Rows upstream added whose cells in the region's own columns hold upstream's
+    /// values (the region had none to keep): the region sets them itself.
+    pub seeded: usize,
 }
 
 /// The three versions of a row, by index: at the import point, upstream now, the region.
@@ -238,7 +241,7 @@ pub fn merge_table(
         .map(|_| Vec::with_capacity(ours.row_count().max(theirs.row_count())))
         .collect();
     let mut conflicts = Vec::new();
-    let (mut applied, mut kept) = (0, 0);
+    let (mut applied, mut kept, mut seeded) = (0, 0, 0);
     let mut position = [0usize; 3];
     loop {
         let heads: [Option<usize>; 3] =
@@ -282,6 +285,9 @@ pub fn merge_table(
             continue;
         }
         let present = at.map(|row| row.is_some());
+        if present == [false, true, false] && !ownership.columns.is_empty() {
+            seeded += 1;
+        }
         let cell = |side: usize, field: usize| at[side].map(|row| tables[side].value(row, field));
         let row = merge_row(present, fields, cell, owned);
         applied += row.applied;
@@ -316,6 +322,7 @@ pub fn merge_table(
         conflicts,
         applied,
         kept,
+        seeded,
     }
 }
 

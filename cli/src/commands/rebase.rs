@@ -281,6 +281,20 @@ impl Render for Rebased<'_> {
                         t.table, t.applied, t.kept, t.resolved
                     ));
                 }
+                for t in self
+                    .tables
+                    .unwrap_or_default()
+                    .iter()
+                    .filter(|t| t.seeded > 0)
+                {
+                    output.line(output.flagged(&format!(
+                        "  {}: {} new from {} took its values in the columns {} owns; set them with an import",
+                        t.table,
+                        counted(t.seeded, "row"),
+                        self.upstream.as_deref().unwrap_or("upstream"),
+                        self.region
+                    )));
+                }
             }
         }
     }

@@ -387,6 +387,7 @@ struct TableMerged {
     conflicts: Vec<Conflict>,
     applied: usize,
     kept: usize,
+    seeded: usize,
 }
 
 impl TableMerging<'_> {
@@ -406,6 +407,7 @@ impl TableMerging<'_> {
                 conflicts,
                 applied,
                 kept,
+                seeded,
             } = merged;
             let (unresolved, resolved) =
                 resolutions::apply(schema, &mut table, conflicts, self.resolutions)
@@ -424,6 +426,7 @@ impl TableMerging<'_> {
                     applied,
                     kept,
                     resolved,
+                    seeded,
                 });
             }
             out.tables.push(table);
@@ -479,6 +482,7 @@ impl TableMerging<'_> {
                 conflicts,
                 applied,
                 kept,
+                seeded: 0,
             }));
         }
         let [b, t, o] = read_versions(
@@ -496,6 +500,7 @@ impl TableMerging<'_> {
                     applied: t.row_count(),
                     kept: 0,
                     resolved: 0,
+                    seeded: 0,
                 });
                 out.tables.push(t);
                 None
@@ -517,6 +522,7 @@ impl TableMerging<'_> {
                     conflicts,
                     applied: result.applied,
                     kept: result.kept,
+                    seeded: result.seeded,
                 })
             }
         })

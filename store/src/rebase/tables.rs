@@ -10,6 +10,14 @@ pub struct TableRebase {
     pub kept: usize,
     /// Conflicting cells resolved (in the conflict file or with --ours/--theirs).
     pub resolved: usize,
+    /// Rows upstream added, whose cells in the region's own columns took upstream's
+    /// values (the region had none): the region sets them with its next import.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub seeded: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Conflicts of one table (or of a structure file, with `table` = its path).

@@ -144,6 +144,7 @@ pub fn merge_translations(
                     applied: outcome.applied,
                     kept: outcome.kept,
                     resolved,
+                    seeded: 0,
                 });
             }
             let texts = (outcome.merged.texts_csv(schema)).map_err(StoreError::csv(&paths[0]))?;
