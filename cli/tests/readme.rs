@@ -1,4 +1,4 @@
-//! The README's examples, run as written and in order: every command of every `sh`
+//! The README's and the guide's (docs/guide/, in the order the README lists) examples, run as written and in order: every command of every `sh`
 //! block (each block from the clone's folder, as the README says), its exit code (0, or
 //! the `# exit N` its comment names), and the output block shown after it (each line
 //! shown must be printed; `...` stands for lines left out; a `json` block must match
@@ -20,6 +20,8 @@ use common::*;
 /// output block shown after it, if any.
 #[derive(Debug, Default)]
 struct Example {
+    /// The document it is in (`README.md`, `docs/guide/…`).
+    file: String,
     commands: Vec<(usize, String, i32)>,
     shown: Vec<String>,
     json: String,
@@ -145,16 +147,49 @@ fn script(example: &Example, tmp: &Path) -> String {
         let command = command.replace("/tmp/", &format!("{}/", tmp.display()));
         script.push_str(&format!(
             "{command}\nrc=$?\nif [ $rc -ne {expected} ]; then echo {} \"exited $rc, expected {expected}\" >&2; exit 99; fi\n",
-            quote(&format!("README.md:{line}: `{command}`")),
+            quote(&format!("{}:{line}: `{command}`", example.file)),
         ));
     }
     script
 }
 
+/// The README and the guide it lists (`- \`docs/guide/NAME.md\``), in its order — which
+/// must be every file of `docs/guide/` — each example tagged with its document.
+fn documents() -> Vec<Example> {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let listed: Vec<String> = readme
+        .lines()
+        .filter_map(|l| l.strip_prefix("- `docs/guide/"))
+        .filter_map(|l| {
+            l.split_once('`')
+                .map(|(name, _)| format!("docs/guide/{name}"))
+        })
+        .collect();
+    let mut present: Vec<String> = std::fs::read_dir(root().join("docs/guide"))
+        .unwrap()
+        .map(|e| format!("docs/guide/{}", e.unwrap().file_name().to_string_lossy()))
+        .collect();
+    present.sort();
+    let mut sorted = listed.clone();
+    sorted.sort();
+    assert_eq!(
+        sorted, present,
+        "the README lists every file of docs/guide, once"
+    );
+    let mut all = Vec::new();
+    for file in std::iter::once("README.md".to_string()).chain(listed) {
+        let text = std::fs::read_to_string(root().join(&file)).unwrap();
+        for mut example in examples(&text) {
+            example.file = file.clone();
+            all.push(example);
+        }
+    }
+    all
+}
+
 #[test]
 fn every_readme_example_runs_as_written() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let examples = examples(&readme);
+    let examples = documents();
     let commands: usize = examples.iter().map(|e| e.commands.len()).sum();
     assert!(
         examples.len() >= 5 && commands >= 25,
@@ -196,22 +231,30 @@ fn every_readme_example_runs_as_written() {
         let (first, ..) = &example.commands[0];
         assert!(
             out.status.success(),
-            "the README example at line {first} fails:\n{printed}"
+            "the example at {}:{first} fails:\n{printed}",
+            example.file
         );
         if !example.json.is_empty() {
             let shown: serde_json::Value = serde_json::from_str(&example.json)
-                .unwrap_or_else(|e| panic!("the README's JSON after line {first}: {e}"));
-            let actual: serde_json::Value = serde_json::from_slice(&out.stdout)
-                .unwrap_or_else(|e| panic!("the example at line {first} prints no JSON ({e})"));
+                .unwrap_or_else(|e| panic!("the JSON after {}:{first}: {e}", example.file));
+            let actual: serde_json::Value =
+                serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+                    panic!(
+                        "the example at {}:{first} prints no JSON ({e})",
+                        example.file
+                    )
+                });
             assert!(
                 matches(&shown, &actual),
-                "the README's JSON after line {first} is not what it prints:\n{printed}"
+                "the JSON after {}:{first} is not what it prints:\n{printed}",
+                example.file
             );
         }
         for shown in &example.shown {
             assert!(
                 printed.contains(shown.as_str()),
-                "the README example at line {first} shows `{shown}`, which it does not print:\n{printed}"
+                "the example at {}:{first} shows `{shown}`, which it does not print:\n{printed}",
+                example.file
             );
         }
     }
