@@ -1,4 +1,5 @@
-//! The README's and the guide's (docs/guide/, in the order the README lists) examples, run as written and in order: every command of every `sh`
+//! The examples of the README and of the guide it lists (`docs/guide/`, in its order),
+//! run as written and in order: every command of every `sh`
 //! block (each block from the clone's folder, as the README says), its exit code (0, or
 //! the `# exit N` its comment names), and the output block shown after it (each line
 //! shown must be printed; `...` stands for lines left out; a `json` block must match
