@@ -12,6 +12,23 @@ fn import(root: &Path, input: &Path) -> Output {
     masterctl(root, &["import", "--region", "jp", input.to_str().unwrap()])
 }
 
+/// A repository of one region (jp, Japanese only) and one table, `name`, of `schema`.
+fn one_table_project(name: &str, schema: &str) -> tempfile::TempDir {
+    let project = tempfile::tempdir().unwrap();
+    let root = project.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["config", "user.name", "Test Planner"]);
+    git(root, &["config", "user.email", "planner@example.com"]);
+    std::fs::write(
+        root.join("masterctl.toml"),
+        "source_language = \"ja\"\nlanguages = [\"ja\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir(root.join("schemas")).unwrap();
+    std::fs::write(root.join("schemas").join(format!("{name}.toml")), schema).unwrap();
+    project
+}
+
 /// `import --region jp --format json [EXTRA...] INPUT`, checked to exit 0: its JSON.
 fn import_json(root: &Path, input: &Path, extra: &[&str]) -> serde_json::Value {
     let mut args = vec!["import", "--region", "jp", "--format", "json"];
@@ -624,22 +641,11 @@ fn an_import_that_would_remove_a_table_says_so_and_needs_allowing() {
 
 #[test]
 fn an_import_losing_most_rows_of_a_table_needs_allowing() {
-    let project = tempfile::tempdir().unwrap();
-    let root = project.path();
-    git(root, &["init", "-q", "-b", "main"]);
-    git(root, &["config", "user.name", "Test Planner"]);
-    git(root, &["config", "user.email", "planner@example.com"]);
-    std::fs::write(
-        root.join("masterctl.toml"),
-        "source_language = \"ja\"\nlanguages = [\"ja\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n",
-    )
-    .unwrap();
-    std::fs::create_dir(root.join("schemas")).unwrap();
-    std::fs::write(
-        root.join("schemas/thing.toml"),
+    let project = one_table_project(
+        "thing",
         "name = \"thing\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"label\"\ntype = \"string\"\n",
-    )
-    .unwrap();
+    );
+    let root = project.path();
     let rows = |n: usize| -> String {
         let mut text = String::from("id,label\n");
         for i in 1..=n {
@@ -939,22 +945,11 @@ fn an_old_workbook_never_takes_back_what_a_rebase_brought_in() {
 
 #[test]
 fn a_csv_export_imports_back_and_keeps_formulas_from_running() {
-    let project = tempfile::tempdir().unwrap();
-    let root = project.path();
-    git(root, &["init", "-q", "-b", "main"]);
-    git(root, &["config", "user.name", "Test Planner"]);
-    git(root, &["config", "user.email", "planner@example.com"]);
-    std::fs::write(
-        root.join("masterctl.toml"),
-        "source_language = \"ja\"\nlanguages = [\"ja\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n",
-    )
-    .unwrap();
-    std::fs::create_dir(root.join("schemas")).unwrap();
-    std::fs::write(
-        root.join("schemas/note.toml"),
+    let project = one_table_project(
+        "note",
         "name = \"note\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"text\"\ntype = \"string\"\n\n[[fields]]\nname = \"value\"\ntype = \"int\"\n",
-    )
-    .unwrap();
+    );
+    let root = project.path();
     let input = root.join("input");
     std::fs::create_dir(&input).unwrap();
     std::fs::write(
