@@ -9,7 +9,7 @@
 
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use git2::{Commit, Oid, Tree};
 use masterctl_schemas::canonical::key_order;
@@ -357,8 +357,14 @@ fn merge_exported(
                 continue;
             }
         };
+        // The branch's table as it was at the export: the workbook is all the change,
+        // and merging it would give it back as it is.
+        let exported_tree = exported.tree()?;
+        if same_files(&exported_tree, &head_tree, project, &table.name) {
+            continue;
+        }
         let label = format!("the exported commit {}", short_id(&record.commit));
-        let base = match read_table_at(git, &exported.tree()?, project, schema, &label) {
+        let base = match read_table_at(git, &exported_tree, project, schema, &label) {
             Ok(base) => base,
             Err(_) => {
                 diagnostics.push(
@@ -436,6 +442,18 @@ pub struct Revert {
     pub commit: String,
 }
 
+/// Whether two snapshot trees hold the same files of `table` (its canonical file and
+/// its source-language texts), by blob id: nothing read.
+fn same_files(a: &Tree<'_>, b: &Tree<'_>, project: &Project, table: &str) -> bool {
+    let id_at = |tree: &Tree<'_>, path: &str| tree.get_path(Path::new(path)).ok().map(|e| e.id());
+    [
+        table_path(table),
+        language_path(&project.config.source_language, table),
+    ]
+    .iter()
+    .all(|path| id_at(a, path) == id_at(b, path))
+}
+
 /// How far back the last rebase or merge is looked for, in commits.
 const REBASE_SEARCH: usize = 10_000;
 
@@ -472,6 +490,11 @@ fn upstream_reverts(
         let Some(schema) = project.table(&table.name) else {
             continue;
         };
+        // A table the rebase left as it was (the same files before and after it) brought
+        // nothing to take back: not read (an import of many tables stays fast).
+        if same_files(&trees[0], &trees[1], project, &table.name) {
+            continue;
+        }
         let read = |tree: &Tree<'_>| read_table_at(git, tree, project, schema, "the last rebase");
         let (Ok(Some(before)), Ok(Some(after)), Ok(Some(now))) =
             (read(&trees[0]), read(&trees[1]), read(&trees[2]))
