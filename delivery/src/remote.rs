@@ -173,9 +173,10 @@ impl Remote {
             }
             let root = PathBuf::from(path);
             std::fs::create_dir_all(&root).map_err(DeliveryError::io(&root))?;
-            let store = LocalFileSystem::new_with_prefix(&root)
-                .map_err(|e| bad(&e.to_string()))?
-                .with_automatic_cleanup(true);
+            // No automatic cleanup of emptied folders: with it, a delete that empties
+            // `locks/write/` removes the folder while another process is creating its
+            // lease there, and that create fails (seen racing publishers and gc).
+            let store = LocalFileSystem::new_with_prefix(&root).map_err(|e| bad(&e.to_string()))?;
             return Ok(Remote {
                 store: Arc::new(store),
                 prefix: String::new(),
