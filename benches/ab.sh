@@ -45,6 +45,7 @@ repo() {
   local dir
   dir=$(fresh_repo "$1")
   printf '\n[regions.global]\nbranch = "masters/global"\nupstream = "jp"\n' >>"$dir/masterctl.toml"
+  git -C "$dir" commit -q -am "region global"
   echo "$dir"
 }
 

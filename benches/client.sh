@@ -30,6 +30,7 @@ if [ ! -f "$work/repo/build/manifest.json" ]; then
   cp -r "$work/project/masterctl.toml" "$work/project/schemas" "$work/repo/"
   git -C "$work/repo" init -q -b main
   git -C "$work/repo" config user.name bench && git -C "$work/repo" config user.email bench@masterctl.invalid
+  commit_structure "$work/repo"
   "$masterctl" --repo "$work/repo" import --region jp "$work/project/data" >/dev/null
   "$masterctl" --repo "$work/repo" build --region jp --out "$work/repo/build" --client >/dev/null
 fi

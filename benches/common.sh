@@ -36,6 +36,7 @@ fresh_repo() {
   git -C "$repo" config user.email "bench@masterctl.invalid"
   cp "$1/masterctl.toml" "$repo/"
   cp -r "$1/schemas" "$repo/"
+  commit_structure "$repo"
   echo "$repo"
 }
 
@@ -64,6 +65,13 @@ name = "rarity"
 type = "enum"
 values = ["common", "rare"]
 TOML
+  commit_structure "$repo"
+}
+
+# commit_structure REPO: commit masterctl.toml and schemas/ on main (an import copies
+# the committed structure).
+commit_structure() {
+  git -C "$1" add masterctl.toml schemas && git -C "$1" commit -q -m structure
 }
 
 # first_file DIR / last_file DIR: the first (last) file name in DIR, sorted (without

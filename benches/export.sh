@@ -20,7 +20,6 @@ repo=$work/repo
 if [ ! -d "$repo/.git" ]; then
   repo=$(fresh_repo "$work/xlsx500")
   mv "$repo" "$work/repo" && repo=$work/repo
-  git -C "$repo" add -A && git -C "$repo" commit -q -m structure
   "$bin" --repo "$repo" import --region jp "$work/xlsx500/data" >/dev/null
 fi
 # The canonical tables as openpyxl's input.

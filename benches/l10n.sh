@@ -54,6 +54,7 @@ with open(path, "w") as f:
     for i in range(1, n + 1):
         f.write(f"{i},アイテム{i},<b>{{name}}</b>が{i}番目に見つけた宝\n")
 PY
+commit_structure "$repo"
 "$masterctl" --repo "$repo" import --region jp "$work/in/item.csv" >/dev/null
 before=$(git -C "$repo" rev-parse masters/jp)
 

@@ -91,6 +91,7 @@ rm -rf "$work/wide" "$work/wide-repo" && mkdir -p "$work/wide-repo"
 cp -r "$work/wide/masterctl.toml" "$work/wide/schemas" "$work/wide-repo/"
 git -C "$work/wide-repo" init -q -b main
 git -C "$work/wide-repo" config user.name bench && git -C "$work/wide-repo" config user.email bench@masterctl.invalid
+git -C "$work/wide-repo" add -A && git -C "$work/wide-repo" commit -qm structure
 "$masterctl" --repo "$work/wide-repo" import --region "$region" "$work/wide/data" >/dev/null
 read -r w_secs w_mem < <(best_of 5 "$work/wide-repo" "$masterctl" build --region "$region" --out "$work/wide-build")
 echo "build of 500 tables × 1,000 rows: ${w_secs} s (best of 5), $((w_mem / 1024)) MB peak"

@@ -56,6 +56,9 @@ pub fn store_failure(error: StoreError) -> Failure {
         StoreError::NotFound(_) => Failure::invalid(error.to_string()),
         StoreError::ConflictFile { .. } => Failure::invalid(error.to_string())
             .hint("fix the file (or run `masterctl rebase --region R --abort` to start over)"),
+        StoreError::UncommittedStructure { .. } => Failure::usage(error.to_string()).hint(
+            "commit it first (git add masterctl.toml schemas && git commit -m \"…\"), then import again; or import with --structure HEAD to use the committed structure as it is",
+        ),
         StoreError::NotARepository(_) => Failure::usage(error.to_string()).hint(
             "run inside the master repository, or pass --repo DIR (`masterctl init` creates one)",
         ),
@@ -68,6 +71,7 @@ pub fn store_failure(error: StoreError) -> Failure {
         | StoreError::OutIsLink(_)
         | StoreError::InsideRepository { .. }
         | StoreError::NoStructure
+        | StoreError::NoCommittedStructure(_)
         | StoreError::RebaseInProgress(_) => Failure::usage(error.to_string()),
         StoreError::NoAuthor
         | StoreError::BadAuthor { .. }

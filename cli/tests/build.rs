@@ -596,6 +596,7 @@ fn many_fallbacks_are_summed_up() {
         )
         .unwrap();
     }
+    commit_structure(root);
     ok(masterctl(
         root,
         &["import", "--region", "jp", exports.path().to_str().unwrap()],

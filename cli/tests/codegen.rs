@@ -837,6 +837,7 @@ fn build_of_other_schemas(root_dir: &Path) {
         .unwrap()
         .replace("Things a player can own", "Things a player owns");
     std::fs::write(&schema, changed).unwrap();
+    commit_structure(root_dir);
     let workbooks = fixtures().join("workbooks");
     let import = ["import", "--region", "jp", workbooks.to_str().unwrap()];
     ok(masterctl(root_dir, &import));

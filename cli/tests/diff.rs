@@ -104,6 +104,8 @@ impl Game {
         for (table, csv) in exports {
             std::fs::write(dir.join(format!("{table}.csv")), csv).unwrap();
         }
+        // An import copies the committed structure: the schemas a step wrote are committed.
+        commit_structure(self.root());
         // Some steps remove a table on purpose.
         let out = masterctl(
             self.root(),

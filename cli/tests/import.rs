@@ -26,6 +26,7 @@ fn one_table_project(name: &str, schema: &str) -> tempfile::TempDir {
     .unwrap();
     std::fs::create_dir(root.join("schemas")).unwrap();
     std::fs::write(root.join("schemas").join(format!("{name}.toml")), schema).unwrap();
+    commit_structure(root);
     project
 }
 
@@ -445,7 +446,9 @@ fn the_import_cache_never_hides_a_change() {
         .unwrap()
         .replace("max_length = 16", "max_length = 18");
     std::fs::write(&schema, edited).unwrap();
+    commit_structure(repo.path());
     let out = import(repo.path(), input.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(text(&out).contains("committed"), "{}", text(&out));
     assert!(
         git(repo.path(), &["show", "masters/jp:schemas/habitat.toml"]).contains("max_length = 18")
@@ -455,6 +458,7 @@ fn the_import_cache_never_hides_a_change() {
         .unwrap()
         .replace("max_length = 18", "max_length = 1");
     std::fs::write(&schema, edited).unwrap();
+    commit_structure(repo.path());
     let out = import(repo.path(), input.path());
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(text(&out).contains("length"), "{}", text(&out));
@@ -511,6 +515,7 @@ fn kept_tables_are_checked_against_todays_schema() {
         ),
     )
     .unwrap();
+    commit_structure(repo.path());
     let out = import(repo.path(), &hunt().join("csv/Habitat.csv"));
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(text(&out).contains("out-of-range"), "{}", text(&out));
@@ -522,29 +527,106 @@ fn imports_leave_the_working_tree_and_head_alone() {
     let repo = hunt_repo();
     // Uncommitted work in progress: an edited schema comment and a stray file.
     let schema = repo.path().join("schemas/habitat.toml");
-    let edited = format!(
-        "# being edited\n{}",
-        std::fs::read_to_string(&schema).unwrap()
-    );
-    std::fs::write(&schema, edited).unwrap();
+    let committed = std::fs::read_to_string(&schema).unwrap();
+    std::fs::write(&schema, format!("# being edited\n{committed}")).unwrap();
     std::fs::write(repo.path().join("notes.txt"), "draft\n").unwrap();
     let status = git(repo.path(), &["status", "--porcelain"]);
     let head = git(repo.path(), &["rev-parse", "HEAD"]);
-    assert_eq!(
-        import(repo.path(), &hunt().join("hunt.xlsx")).status.code(),
-        Some(0)
+    // The import copies a committed structure: the edit is named, nothing written.
+    let out = import(repo.path(), &hunt().join("hunt.xlsx"));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("schemas/habitat.toml has changes not committed")
+            && text(&out).contains("git add masterctl.toml schemas && git commit"),
+        "{}",
+        text(&out)
     );
+    assert_eq!(branch_head(repo.path()), None);
+    // Named explicitly, the committed structure is taken as it is.
+    let out = masterctl(
+        repo.path(),
+        &[
+            "import",
+            "--region",
+            "jp",
+            "--structure",
+            "HEAD",
+            hunt().join("hunt.xlsx").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert_eq!(git(repo.path(), &["status", "--porcelain"]), status);
     assert_eq!(git(repo.path(), &["rev-parse", "HEAD"]), head);
     assert_eq!(
         git(repo.path(), &["symbolic-ref", "HEAD"]).trim(),
         "refs/heads/main"
     );
-    // The snapshot took the structure as it is in the working tree, edits included.
-    assert!(
-        git(repo.path(), &["show", "masters/jp:schemas/habitat.toml"])
-            .starts_with("# being edited\n")
+    assert_eq!(
+        git(repo.path(), &["show", "masters/jp:schemas/habitat.toml"]),
+        committed
     );
+    let message = git(repo.path(), &["log", "-1", "--format=%B", "masters/jp"]);
+    assert!(
+        message.contains(&format!("Masterctl-Structure: {}", head.trim())),
+        "{message}"
+    );
+}
+
+/// The day-one loss: schemas written in one clone and never committed; a teammate's
+/// clone, whose main lacks them, imported the same workbooks and the commit removed two
+/// tables while saying "0 tables changed". Both ends are refused now, each naming why.
+#[test]
+fn a_clone_without_the_structure_cannot_drop_tables_in_silence() {
+    let first = hunt_repo();
+    let root = first.path();
+    // A table added in the working tree only.
+    std::fs::write(
+        root.join("schemas/quest.toml"),
+        "name = \"quest\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n",
+    )
+    .unwrap();
+    let exports = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(hunt().join("csv")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, exports.path().join(path.file_name().unwrap())).unwrap();
+    }
+    std::fs::write(exports.path().join("quest.csv"), "id\n1\n2\n").unwrap();
+    let out = import(root, exports.path());
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("schemas/quest.toml is not committed"),
+        "{}",
+        text(&out)
+    );
+    // Committed, the import goes through (the clone that pushed the region).
+    commit_structure(root);
+    let out = import(root, exports.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // A teammate's clone of the region whose main is still the old structure.
+    let second = tempfile::tempdir().unwrap();
+    let clone = second.path().join("clone");
+    git(
+        second.path(),
+        &[
+            "clone",
+            "-q",
+            root.to_str().unwrap(),
+            clone.to_str().unwrap(),
+        ],
+    );
+    git(&clone, &["config", "user.name", "Teammate"]);
+    git(&clone, &["config", "user.email", "mate@example.com"]);
+    git(&clone, &["reset", "-q", "--hard", "HEAD~1"]);
+    git(&clone, &["branch", "-q", "masters/jp", "origin/masters/jp"]);
+    let before = git(&clone, &["rev-parse", "masters/jp"]);
+    let out = import(&clone, exports.path());
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("quest") && text(&out).contains("--allow-removal"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(git(&clone, &["rev-parse", "masters/jp"]), before);
 }
 
 #[test]
@@ -577,6 +659,7 @@ fn an_integer_keyed_table_without_text_is_counted_line_by_line() {
         "name = \"price\"\nsheet = \"Price\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"amount\"\ntype = \"int\"\n",
     )
     .unwrap();
+    commit_structure(repo.path());
     let input = tempfile::tempdir().unwrap();
     let csv = input.path().join("Price.csv");
     std::fs::write(&csv, "id,amount\n1,10\n2,20\n3,30\n10,100\n").unwrap();
@@ -602,6 +685,7 @@ fn an_import_that_would_remove_a_table_says_so_and_needs_allowing() {
     for schema in ["element_affinity.toml", "element_matrix.toml"] {
         std::fs::remove_file(root.join("schemas").join(schema)).unwrap();
     }
+    commit_structure(root);
     let workbooks = fixtures().join("workbooks");
     let out = import(root, &workbooks);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));

@@ -50,6 +50,8 @@ impl Game {
         for (name, contents) in files {
             std::fs::write(dir.path().join(name), contents).unwrap();
         }
+        // An import copies the committed structure: the schemas a step wrote are committed.
+        commit_structure(self.root());
         let out = masterctl(
             self.root(),
             &["import", "--region", region, dir.path().to_str().unwrap()],

@@ -16,6 +16,8 @@ use crate::snapshot::Snapshot;
 pub const SOURCE_TRAILER: &str = "Masterctl-Source";
 /// The trailer naming the exchange file a translation commit took.
 pub const TRANSLATION_TRAILER: &str = "Masterctl-Translations";
+/// An import's trailer naming the commit its structure was read from.
+pub const STRUCTURE_TRAILER: &str = "Masterctl-Structure";
 /// Trailer naming the upstream commit a rebase took.
 pub const UPSTREAM_TRAILER: &str = "Masterctl-Upstream";
 /// Trailer naming the import point the rebase started from.

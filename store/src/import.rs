@@ -18,7 +18,7 @@ use masterctl_schemas::{Project, Report, Table, TableSchema, read};
 
 use crate::StoreError;
 use crate::cache;
-use crate::commit::{CommitSpec, SOURCE_TRAILER, write_commit};
+use crate::commit::{CommitSpec, SOURCE_TRAILER, STRUCTURE_TRAILER, write_commit};
 use crate::names::{Region, one_line, short_id};
 use crate::repo::{MasterRepo, Structure, blob_at};
 use crate::snapshot::{Snapshot, language_path, read_table_at, table_path, tree_blobs};
@@ -72,6 +72,8 @@ pub struct ImportPlan {
     /// Where the branch pointed when the plan was made (`None`: it does not exist yet).
     pub parent: Option<Oid>,
     pub snapshot: Snapshot,
+    /// The commit the structure was read from (`None`: the working tree's, for a diff).
+    pub structure: Option<Oid>,
     /// Per table with any change, in schema order.
     pub changes: Vec<TableChange>,
     /// Tables and generated masters it would remove, or most rows of (see [`Removal`]).
@@ -135,6 +137,7 @@ pub fn plan_import(
             reference,
             parent: Some(commit.id()),
             snapshot: Snapshot::default(),
+            structure: structure.origin,
             changes: Vec::new(),
             removals: Vec::new(),
             reverts: Vec::new(),
@@ -226,6 +229,7 @@ pub fn plan_import(
         reference,
         parent: head.map(|c| c.id()),
         snapshot,
+        structure: structure.origin,
         changes,
         removals,
         reverts: if unchanged { Vec::new() } else { reverts },
@@ -790,6 +794,9 @@ pub fn commit_message(plan: &ImportPlan, message: Option<&str>) -> String {
             "{SOURCE_TRAILER}: {name} sha256:{}\n",
             source.sha256
         ));
+    }
+    if let Some(structure) = plan.structure {
+        text.push_str(&format!("{STRUCTURE_TRAILER}: {structure}\n"));
     }
     text
 }

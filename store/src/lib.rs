@@ -10,6 +10,7 @@ pub mod blame;
 pub mod build;
 pub mod cache;
 pub mod commit;
+pub mod committed;
 pub mod diff;
 pub mod export;
 pub mod history;
@@ -50,6 +51,17 @@ pub enum StoreError {
         "the repository has no masterctl.toml (in its working tree, or in HEAD for a bare repository)"
     )]
     NoStructure,
+    /// The working tree's structure is not the committed one an import would copy.
+    #[error(
+        "the structure in the working tree differs from the one committed on {revision}: {}; an import copies the committed structure, so that every clone imports the same workbooks the same way; nothing was written",
+        committed::listed(drift)
+    )]
+    UncommittedStructure {
+        revision: String,
+        drift: Vec<committed::Drift>,
+    },
+    #[error("{0} holds no masterctl.toml: name a commit of the structure with --structure")]
+    NoCommittedStructure(String),
     #[error("the schema files are not valid")]
     InvalidStructure(Report),
     #[error("region `{0}` is not declared in masterctl.toml")]

@@ -13,11 +13,16 @@ pub struct MasterRepo {
     pub git: Repository,
 }
 
+/// Structure files by snapshot path (`masterctl.toml`, `schemas/item.toml`) and bytes.
+pub type StructureFiles = Vec<(String, Vec<u8>)>;
+
 /// The structure an import copies into its snapshot: the parsed project and the bytes
 /// of `masterctl.toml` and every `schemas/*.toml`, by path in the snapshot.
 pub struct Structure {
     pub project: Project,
-    pub files: Vec<(String, Vec<u8>)>,
+    pub files: StructureFiles,
+    /// The commit it was read from, when it is a committed structure (an import's).
+    pub origin: Option<git2::Oid>,
 }
 
 impl MasterRepo {
@@ -34,31 +39,10 @@ impl MasterRepo {
     }
 
     /// The structure: from the working tree, or from HEAD's tree in a bare repository.
+    /// (What an import copies is a committed one: [`crate::committed`].)
     pub fn structure(&self) -> Result<Structure, StoreError> {
-        let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-        match self.workdir() {
-            Some(root) => {
-                let config = root.join(CONFIG_FILE);
-                if !config.is_file() {
-                    return Err(StoreError::NoStructure);
-                }
-                files.push((CONFIG_FILE.to_string(), read(&config)?));
-                let dir = root.join(SCHEMAS_DIR);
-                if dir.is_dir() {
-                    let schemas = load::schema_files(&dir).map_err(|d| {
-                        StoreError::InvalidStructure(masterctl_schemas::Report {
-                            diagnostics: vec![d],
-                        })
-                    })?;
-                    for (path, text) in schemas {
-                        let name = path
-                            .file_name()
-                            .map(|n| n.to_string_lossy().into_owned())
-                            .unwrap_or_default();
-                        files.push((format!("{SCHEMAS_DIR}/{name}"), text.into_bytes()));
-                    }
-                }
-            }
+        let files = match self.workdir() {
+            Some(root) => working_files(&root)?.ok_or(StoreError::NoStructure)?,
             None => {
                 // A bare repository whose HEAD has no commit holds no structure.
                 let head = self
@@ -66,27 +50,19 @@ impl MasterRepo {
                     .head()
                     .map_err(|_| StoreError::NoStructure)?
                     .peel_to_tree()?;
-                let config =
-                    blob_at(&self.git, &head, CONFIG_FILE)?.ok_or(StoreError::NoStructure)?;
-                files.push((CONFIG_FILE.to_string(), config));
-                if let Some(entry) = head.get_name(SCHEMAS_DIR)
-                    && let Ok(tree) = entry.to_object(&self.git).and_then(|o| o.peel_to_tree())
-                {
-                    let mut names: Vec<String> = tree
-                        .iter()
-                        .filter_map(|e| e.name().ok().map(str::to_string))
-                        .collect();
-                    names.sort();
-                    for name in names.into_iter().filter(|n| n.ends_with(".toml")) {
-                        if let Some(bytes) = blob_at(&self.git, &tree, &name)? {
-                            files.push((format!("{SCHEMAS_DIR}/{name}"), bytes));
-                        }
-                    }
+                let files = tree_files(&self.git, &head)?;
+                if !files.iter().any(|(path, _)| path == CONFIG_FILE) {
+                    return Err(StoreError::NoStructure);
                 }
+                files
             }
-        }
+        };
         let project = project_from_files(&files).map_err(StoreError::InvalidStructure)?;
-        Ok(Structure { project, files })
+        Ok(Structure {
+            project,
+            files,
+            origin: None,
+        })
     }
 
     /// The commit a reference points at, if it exists.
@@ -128,7 +104,11 @@ impl Structure {
         }
         files.sort();
         let project = project_from_files(&files).map_err(StoreError::InvalidStructure)?;
-        Ok(Structure { project, files })
+        Ok(Structure {
+            project,
+            files,
+            origin: None,
+        })
     }
 
     /// The schema hash a build of this structure carries (its manifest's `schema_hash`):
@@ -194,6 +174,59 @@ pub fn blob_at(
         Err(e) if e.code() == git2::ErrorCode::NotFound => Ok(None),
         Err(e) => Err(e.into()),
     }
+}
+
+/// The structure files of a working tree (`masterctl.toml`, `schemas/*.toml`), by
+/// snapshot path; `None` when it has no `masterctl.toml`.
+pub fn working_files(root: &Path) -> Result<Option<StructureFiles>, StoreError> {
+    let config = root.join(CONFIG_FILE);
+    if !config.is_file() {
+        return Ok(None);
+    }
+    let mut files = vec![(CONFIG_FILE.to_string(), read(&config)?)];
+    let dir = root.join(SCHEMAS_DIR);
+    if dir.is_dir() {
+        let schemas = load::schema_files(&dir).map_err(|d| {
+            StoreError::InvalidStructure(masterctl_schemas::Report {
+                diagnostics: vec![d],
+            })
+        })?;
+        for (path, text) in schemas {
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            files.push((format!("{SCHEMAS_DIR}/{name}"), text.into_bytes()));
+        }
+    }
+    Ok(Some(files))
+}
+
+/// The structure files a commit's tree holds, read as a working tree's are
+/// (`masterctl.toml`, `schemas/*.toml` directly in `schemas/`, dot files left out), by
+/// snapshot path in path order.
+pub fn tree_files(git: &Repository, tree: &Tree<'_>) -> Result<StructureFiles, StoreError> {
+    let mut files = Vec::new();
+    if let Some(config) = blob_at(git, tree, CONFIG_FILE)? {
+        files.push((CONFIG_FILE.to_string(), config));
+    }
+    if let Some(entry) = tree.get_name(SCHEMAS_DIR)
+        && let Ok(schemas) = entry.to_object(git).and_then(|o| o.peel_to_tree())
+    {
+        let mut names: Vec<String> = schemas
+            .iter()
+            .filter(|e| e.kind() == Some(ObjectType::Blob))
+            .filter_map(|e| e.name().ok().map(str::to_string))
+            .filter(|n| n.ends_with(".toml") && !n.starts_with('.'))
+            .collect();
+        names.sort();
+        for name in names {
+            if let Some(bytes) = blob_at(git, &schemas, &name)? {
+                files.push((format!("{SCHEMAS_DIR}/{name}"), bytes));
+            }
+        }
+    }
+    Ok(files)
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, StoreError> {

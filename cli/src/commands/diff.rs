@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use masterctl_store::committed;
 use masterctl_store::diff::{
     self, Change, ChangeKind, Content, Diff, DiffOptions, Disposition, Flag, Side, Span, TableDiff,
     TableStatus,
@@ -66,8 +67,10 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         (Some(name), []) => diff::last_commit(&repo, &region(&structure, name)?),
         (Some(name), paths) => {
             let region = region(&structure, name)?;
-            plan = plan_exports(&repo, &structure, &region, paths, output)?;
-            diff::planned(&repo, &region, &plan, &structure.project)
+            // What an import would commit: under the structure an import uses.
+            let committed = committed::import_structure(&repo, None).map_err(store_failure)?;
+            plan = plan_exports(&repo, &committed, &region, paths, output)?;
+            diff::planned(&repo, &region, &plan, &committed.project)
         }
         (None, [one]) => diff::revision(&repo.git, one),
         (None, [old, new]) => diff::revisions(&repo.git, old, new),

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use masterctl_schemas::Diagnostic;
+use masterctl_store::committed;
 use masterctl_store::diff::{self, Diff, DiffOptions};
 use masterctl_store::import::{ImportOutcome, Removal, Revert, commit_message};
 use masterctl_store::{TableChange, commit_import, plan_import, short_id};
@@ -42,6 +43,11 @@ pub struct Args {
     /// refused, each cell named; export the region again and edit that instead)
     #[arg(long)]
     revert_upstream: bool,
+    /// The commit whose structure (masterctl.toml, schemas/) the import copies. By
+    /// default HEAD's (usually main), which the working tree's must then equal: an
+    /// uncommitted schema change is refused, named, so that every clone imports alike
+    #[arg(long, value_name = "REV")]
+    structure: Option<String>,
 }
 
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
@@ -51,7 +57,8 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         }
     }
     let repo = open_repo(global)?;
-    let structure = repo.structure().map_err(store_failure)?;
+    let structure =
+        committed::import_structure(&repo, args.structure.as_deref()).map_err(store_failure)?;
     let region = region(&structure, &args.region)?;
     let bar = output.progress("reading");
     let progress = |_done: usize, total: usize| bar.file_done(total);
@@ -85,6 +92,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         region: &plan.region,
         branch,
         commit: None,
+        structure: plan.structure.map(|c| c.to_string()),
         changes: &plan.changes,
         removals: &plan.removals,
         reverts: &plan.reverts,
@@ -183,6 +191,9 @@ struct Imported<'a> {
     branch: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     commit: Option<String>,
+    /// The commit whose structure the import used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    structure: Option<String>,
     changes: &'a [TableChange],
     /// Tables, generated masters or most rows of a table taken away (committed only
     /// with --allow-removal).

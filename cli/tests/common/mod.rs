@@ -52,6 +52,22 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Commit the working tree's structure (`masterctl.toml`, `schemas/`) on the checked-out
+/// branch, as an engineer does before an import uses it; nothing when it is committed.
+pub fn commit_structure(dir: &Path) {
+    let mut args = vec!["add", "-A", "--"];
+    args.extend(
+        ["masterctl.toml", "schemas"]
+            .into_iter()
+            .filter(|p| dir.join(p).exists()),
+    );
+    git(dir, &args);
+    let staged = git(dir, &["diff", "--cached", "--name-only"]);
+    if !staged.trim().is_empty() {
+        git(dir, &["commit", "-q", "-m", "structure"]);
+    }
+}
+
 pub fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }

@@ -296,6 +296,7 @@ fn merge_trees(
     let merged_structure = Structure {
         project: merged_project,
         files: structure_files,
+        origin: None,
     };
     let mut snapshot = Snapshot::build(&merged_structure, &merged)?;
     // Translations: the region's, with what upstream changed merged in. One whose source
