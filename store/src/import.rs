@@ -74,6 +74,9 @@ pub struct ImportPlan {
     pub snapshot: Snapshot,
     /// The commit the structure was read from (`None`: the working tree's, for a diff).
     pub structure: Option<Oid>,
+    /// The structure commit the branch's head was imported with, when this import's
+    /// structure neither is it nor descends from it: a clone whose `main` is behind.
+    pub newer_structure: Option<Oid>,
     /// Per table with any change, in schema order.
     pub changes: Vec<TableChange>,
     /// Tables and generated masters it would remove, or most rows of (see [`Removal`]).
@@ -138,6 +141,7 @@ pub fn plan_import(
             parent: Some(commit.id()),
             snapshot: Snapshot::default(),
             structure: structure.origin,
+            newer_structure: None,
             changes: Vec::new(),
             removals: Vec::new(),
             reverts: Vec::new(),
@@ -227,9 +231,13 @@ pub fn plan_import(
     Ok(ImportOutcome::Planned(Box::new(ImportPlan {
         region: region.name().to_string(),
         reference,
-        parent: head.map(|c| c.id()),
+        parent: head.as_ref().map(Commit::id),
         snapshot,
         structure: structure.origin,
+        newer_structure: match (&head, structure.origin) {
+            (Some(head), Some(origin)) => newer_structure(repo, head, origin),
+            _ => None,
+        },
         changes,
         removals,
         reverts: if unchanged { Vec::new() } else { reverts },
@@ -238,6 +246,19 @@ pub fn plan_import(
         report,
         cache_entries,
     })))
+}
+
+/// The structure commit `head` names (`Masterctl-Structure`) when `origin` is not that
+/// commit and does not descend from it (or it is not in this clone at all).
+fn newer_structure(repo: &MasterRepo, head: &Commit<'_>, origin: Oid) -> Option<Oid> {
+    let message = String::from_utf8_lossy(head.message_raw_bytes());
+    let trailers = git2::message_trailers_strs(&message).ok()?;
+    let named = trailers
+        .iter()
+        .filter(|(key, _)| *key == STRUCTURE_TRAILER)
+        .find_map(|(_, value)| Oid::from_str(value.trim()).ok())?;
+    let behind = named != origin && !repo.git.graph_descendant_of(origin, named).unwrap_or(false);
+    behind.then_some(named)
 }
 
 /// What the import takes away: the branch's tables and generated masters the structure

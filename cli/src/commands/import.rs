@@ -115,7 +115,8 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         }
     }
     if !plan.removals.is_empty() && !args.dry_run && !args.allow_removal {
-        return Err(removal_failure(&plan.removals));
+        let newer = plan.newer_structure.map(|c| c.to_string());
+        return Err(removal_failure(&plan.removals, newer.as_deref(), branch));
     }
     if !plan.reverts.is_empty() && !args.dry_run && !args.revert_upstream {
         return Err(revert_failure(&plan.reverts));
@@ -130,15 +131,21 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
 }
 
 /// An import refused for what it would take away: each removal named, and how to go on.
-fn removal_failure(removals: &[Removal]) -> Failure {
+fn removal_failure(removals: &[Removal], newer: Option<&str>, branch: &str) -> Failure {
     let named: Vec<String> = removals.iter().map(removal_text).collect();
-    Failure::invalid(format!(
+    let failure = Failure::invalid(format!(
         "the import would remove {}; nothing was written",
         named.join(", ")
-    ))
-    .hint(
-        "a table the branch holds is missing from the structure (is masterctl.toml or schemas/ out of date in this clone?), or the workbooks lack most of a table's rows; if that is meant, import again with --allow-removal",
-    )
+    ));
+    match newer {
+        Some(structure) => failure.hint(format!(
+            "{branch} was last imported with the structure of commit {}, which this clone's HEAD does not hold: update main (git pull) and import again; if the removal is meant, import again with --allow-removal",
+            short_id(structure)
+        )),
+        None => failure.hint(
+            "a table the branch holds is missing from the structure (is masterctl.toml or schemas/ out of date in this clone?), or the workbooks lack most of a table's rows; if that is meant, import again with --allow-removal",
+        ),
+    }
 }
 
 /// An import refused for taking back what the last rebase brought in: the cells named.
