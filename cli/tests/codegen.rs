@@ -209,6 +209,13 @@ fn the_generated_rust_crate_reads_every_row_of_a_build() {
         .collect();
     let canonical = canonical_cells(root_dir);
     assert!(canonical.len() > 150, "{} cells", canonical.len());
+    // The sample game's chapters open at Japan time: a date-time cell of 10:00 under
+    // its `timezone`, and a text with its offset (`2024-05-15T15:00:00+09:00`). Both are
+    // instants in UTC, which this loader (and the Go, C# and TypeScript ones, over the
+    // client export of the same build) reads back as UTC.
+    let opens = |id: &str| canonical[&("chapter".into(), id.into(), "opens_at".into())].clone();
+    assert_eq!(opens("1"), "2024-04-01T01:00:00Z");
+    assert_eq!(opens("2"), "2024-05-15T06:00:00Z");
     for (cell, value) in &canonical {
         assert_eq!(typed.get(cell), Some(value), "{cell:?}");
     }

@@ -1092,3 +1092,142 @@ fn a_csv_export_imports_back_and_keeps_formulas_from_running() {
         "{canonical}"
     );
 }
+
+const EVENT: &str = "name = \"event\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"starts_at\"\ntype = \"datetime\"\n";
+
+/// An event that starts at noon in Tokyo: written with an offset, with `Z`, or without
+/// one under the project's `timezone`, it is one instant, stored in UTC; people see it
+/// in the project's zone (inspect, diff, export), and an export imports back unchanged.
+#[test]
+fn datetimes_are_instants_read_in_the_project_zone() {
+    let project = one_table_project("event", EVENT);
+    let root = project.path();
+    let config = std::fs::read_to_string(root.join("masterctl.toml")).unwrap();
+    std::fs::write(
+        root.join("masterctl.toml"),
+        format!("timezone = \"Asia/Tokyo\"\n{config}"),
+    )
+    .unwrap();
+    commit_structure(root);
+    let input = tempfile::tempdir().unwrap();
+    let csv = input.path().join("event.csv");
+    std::fs::write(
+        &csv,
+        "id,starts_at\n1,2025-02-01T12:00:00+09:00\n2,2025-02-01T03:00:00Z\n3,2025-02-01 12:00\n4,2025-01-31T22:00:00-05:00\n",
+    )
+    .unwrap();
+    ok(import(root, &csv));
+    assert_eq!(
+        git(root, &["show", "masters/jp:tables/event.csv"]),
+        "id,starts_at\n1,2025-02-01T03:00:00Z\n2,2025-02-01T03:00:00Z\n3,2025-02-01T03:00:00Z\n4,2025-02-01T03:00:00Z\n"
+    );
+    // A build carries the instant; inspect shows it in Tokyo time.
+    ok(masterctl(
+        root,
+        &["build", "--region", "jp", "--out", "build"],
+    ));
+    let shown = text(&ok(masterctl(root, &["inspect", "build", "event", "3"])));
+    assert!(
+        shown.contains("starts_at            2025-02-01T12:00:00+09:00"),
+        "{shown}"
+    );
+    let manifest = std::fs::read_to_string(root.join("build/manifest.json")).unwrap();
+    assert!(
+        manifest.contains("\"timezone\": \"Asia/Tokyo\""),
+        "{manifest}"
+    );
+    // An export shows it in Tokyo time and imports back as nothing changed.
+    let out = root.join("exported");
+    ok(masterctl(
+        root,
+        &[
+            "export",
+            "--region",
+            "jp",
+            "--format",
+            "csv",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    ));
+    let exported = std::fs::read_to_string(out.join("event.csv")).unwrap();
+    assert!(
+        exported.contains("\r\n3,2025-02-01T12:00:00+09:00\r\n"),
+        "{exported}"
+    );
+    let again = text(&ok(import(root, &out)));
+    assert!(again.contains("nothing changed"), "{again}");
+    // A change of one hour, reviewed in Tokyo time.
+    std::fs::write(
+        &csv,
+        "id,starts_at\n1,2025-02-01T13:00:00+09:00\n2,2025-02-01T03:00:00Z\n3,2025-02-01 12:00\n4,2025-01-31T22:00:00-05:00\n",
+    )
+    .unwrap();
+    let review = text(&ok(masterctl(
+        root,
+        &["diff", "--region", "jp", csv.to_str().unwrap()],
+    )));
+    assert!(
+        review.contains("2025-02-01T12:00:00+09:00")
+            && review.contains("2025-02-01T13:00:00+09:00"),
+        "{review}"
+    );
+    // A name that is no time zone is refused where it is written.
+    std::fs::write(
+        root.join("masterctl.toml"),
+        format!("timezone = \"Asia/Tokio\"\n{config}"),
+    )
+    .unwrap();
+    let out = masterctl(root, &["validate", csv.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("masterctl.toml:1:12")
+            && text(&out).contains("`Asia/Tokio` is not a time zone"),
+        "{}",
+        text(&out)
+    );
+}
+
+/// A repository whose canonical files were written before datetimes carried `Z`: those
+/// are read in the project's zone (UTC by default), the next import spells them with
+/// `Z`, and a review shows no change in them.
+#[test]
+fn datetimes_written_before_zones_keep_their_meaning() {
+    let project = one_table_project("event", EVENT);
+    let root = project.path();
+    let input = tempfile::tempdir().unwrap();
+    let csv = input.path().join("event.csv");
+    std::fs::write(&csv, "id,starts_at\n1,2025-02-01T12:00:00\n").unwrap();
+    ok(import(root, &csv));
+    // The branch rewritten as an older masterctl wrote it: no `Z`.
+    let work = tempfile::tempdir().unwrap();
+    let tree = work.path().join("tree");
+    git(
+        root,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            tree.to_str().unwrap(),
+            "masters/jp",
+        ],
+    );
+    std::fs::write(
+        tree.join("tables/event.csv"),
+        "id,starts_at\n1,2025-02-01T12:00:00\n",
+    )
+    .unwrap();
+    git(&tree, &["commit", "-q", "-am", "written before zones"]);
+    git(root, &["worktree", "remove", tree.to_str().unwrap()]);
+    // The same workbook: the same instant, now spelled with `Z`; no cell changed.
+    let review = text(&ok(masterctl(
+        root,
+        &["diff", "--region", "jp", csv.to_str().unwrap()],
+    )));
+    assert!(!review.contains("starts_at"), "{review}");
+    ok(import(root, &csv));
+    assert_eq!(
+        git(root, &["show", "masters/jp:tables/event.csv"]),
+        "id,starts_at\n1,2025-02-01T12:00:00Z\n"
+    );
+}

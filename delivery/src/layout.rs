@@ -191,7 +191,8 @@ pub fn now() -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis());
     let millis = i64::try_from(millis).unwrap_or(0);
-    let seconds = masterctl_runtime::DateTime(millis - millis % 1000);
+    let seconds = masterctl_runtime::DateTime(millis - millis % 1000).to_string();
+    let seconds = seconds.strip_suffix('Z').unwrap_or(&seconds);
     format!("{seconds}.{:03}Z", millis % 1000)
 }
 

@@ -106,6 +106,7 @@ fn what_it_writes_opens_through_the_runtime() {
         languages,
         files: files.iter().map(BuiltFile::manifest_entry).collect(),
         fallbacks,
+        timezone: None,
     };
     std::fs::write(
         dir.path().join("manifest.json"),

@@ -313,7 +313,7 @@ fn a_table_reads_back_as_documented() {
             ["sword", "starter"],
             "Q\"1",
             "2024-04-01",
-            "2023-11-14T22:13:20.123"
+            "2023-11-14T22:13:20.123Z"
         ])
     );
     assert_eq!(json["rows"][1][1], serde_json::Value::Null);

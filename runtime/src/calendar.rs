@@ -27,7 +27,9 @@ impl fmt::Display for Date {
     }
 }
 
-/// A date and time without time zone, in milliseconds since 1970-01-01T00:00:00.
+/// An instant, in milliseconds since 1970-01-01T00:00:00Z (UTC). Its text form is UTC
+/// with `Z` (`2025-02-01T03:00:00Z`). (The same type holds a wall-clock time — what a
+/// clock in some zone shows — where a function says so.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DateTime(pub i64);
 
@@ -62,7 +64,22 @@ impl fmt::Display for DateTime {
         if milli != 0 {
             write!(f, ".{milli:03}")?;
         }
-        Ok(())
+        f.write_str("Z")
+    }
+}
+
+impl DateTime {
+    /// This value read as a wall-clock time, shown with `offset` (seconds east of UTC):
+    /// `2025-02-01T12:00:00+09:00`; `Z` for a zero offset.
+    pub fn with_offset(self, offset: i32) -> String {
+        let text = self.to_string();
+        let wall = text.strip_suffix('Z').unwrap_or(&text);
+        if offset == 0 {
+            return format!("{wall}Z");
+        }
+        let sign = if offset < 0 { '-' } else { '+' };
+        let minutes = offset.unsigned_abs() / 60;
+        format!("{wall}{sign}{:02}:{:02}", minutes / 60, minutes % 60)
     }
 }
 
@@ -120,11 +137,56 @@ pub fn parse_date(text: &str) -> Option<Date> {
     Date::from_ymd(year.parse().ok()?, month.parse().ok()?, day.parse().ok()?)
 }
 
-/// A date, then `T` or a space, then `HH:MM`, optionally `:SS` and `.fff`.
+/// An instant: [`parse_datetime_parts`], its offset applied (none: UTC).
 pub fn parse_datetime(text: &str) -> Option<DateTime> {
+    let (wall, offset) = parse_datetime_parts(text)?;
+    Some(DateTime(wall.0 - i64::from(offset.unwrap_or(0)) * 1000))
+}
+
+/// A date, then `T` or a space, then `HH:MM`, optionally `:SS` and `.fff`, optionally
+/// an offset: `Z`, `+09:00`, `+0900`, `+09` (a space before it allowed). Returns the
+/// wall-clock time as written and the offset in seconds east of UTC, if one was given.
+pub fn parse_datetime_parts(text: &str) -> Option<(DateTime, Option<i32>)> {
     let split = text.find(['T', ' '])?;
     let date = parse_date(&text[..split])?;
-    let time = text[split + 1..].trim();
+    let (time, offset) = split_offset(text[split + 1..].trim())?;
+    let wall = parse_time(date, time.trim_end())?;
+    Some((wall, offset))
+}
+
+/// A time of day and what follows it: the offset, when the text ends in one.
+fn split_offset(time: &str) -> Option<(&str, Option<i32>)> {
+    if let Some(rest) = time.strip_suffix(['Z', 'z']) {
+        return Some((rest, Some(0)));
+    }
+    let Some(at) = time.rfind(['+', '-']) else {
+        return Some((time, None));
+    };
+    let (rest, offset) = time.split_at(at);
+    let sign = if offset.starts_with('-') { -1 } else { 1 };
+    let body = &offset[1..];
+    if !body.is_ascii() {
+        return None;
+    }
+    let (hours, minutes) = match body.len() {
+        2 => (body, "00"),
+        4 => body.split_at(2),
+        5 if body.as_bytes()[2] == b':' => (&body[..2], &body[3..]),
+        _ => return None,
+    };
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(hours) || !digits(minutes) {
+        return None;
+    }
+    let (hours, minutes): (i32, i32) = (hours.parse().ok()?, minutes.parse().ok()?);
+    if hours > 23 || minutes > 59 {
+        return None;
+    }
+    Some((rest, Some(sign * (hours * 3600 + minutes * 60))))
+}
+
+/// `HH:MM`, optionally `:SS` and `.fff`, on `date`.
+fn parse_time(date: Date, time: &str) -> Option<DateTime> {
     let (hms, fraction) = match time.split_once('.') {
         Some((hms, fraction)) => (hms, Some(fraction)),
         None => (time, None),
@@ -158,6 +220,52 @@ pub fn parse_datetime(text: &str) -> Option<DateTime> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn datetimes_take_an_offset_and_show_utc() {
+        let noon_tokyo = parse_datetime("2025-02-01T12:00:00+09:00").unwrap();
+        assert_eq!(noon_tokyo.to_string(), "2025-02-01T03:00:00Z");
+        for same in [
+            "2025-02-01T03:00:00Z",
+            "2025-02-01 03:00z",
+            "2025-02-01T03:00:00",
+            "2025-02-01T12:00+0900",
+            "2025-02-01T12:00:00 +09",
+            "2025-01-31T22:00:00-05:00",
+        ] {
+            assert_eq!(parse_datetime(same), Some(noon_tokyo), "{same}");
+        }
+        assert_eq!(
+            parse_datetime_parts("2025-02-01T12:00:00+09:30"),
+            Some((
+                parse_datetime("2025-02-01T12:00:00").unwrap(),
+                Some(9 * 3600 + 1800)
+            ))
+        );
+        for wrong in [
+            "2025-02-01T12:00:00+9",
+            "2025-02-01T12:00:00+24:00",
+            "2025-02-01T12:00:00+09:0",
+            "2025-02-01T12:00:00+0:900",
+            "2025-02-01T12:00:00 JST",
+            "2025-02-01T12:00:00+1é2",
+            "2025-02-01T12:00:00+09:",
+        ] {
+            assert_eq!(parse_datetime(wrong), None, "{wrong}");
+        }
+        assert_eq!(
+            parse_datetime("2025-02-01T12:00:00")
+                .unwrap()
+                .with_offset(9 * 3600),
+            "2025-02-01T12:00:00+09:00"
+        );
+        assert_eq!(
+            parse_datetime("2025-02-01T12:00:00.5")
+                .unwrap()
+                .with_offset(-(3 * 3600 + 1800)),
+            "2025-02-01T12:00:00.500-03:30"
+        );
+    }
 
     #[test]
     fn dates_round_trip_through_days() {

@@ -423,6 +423,7 @@ mod tests {
             languages: vec![],
             files: vec![],
             fallbacks: vec![],
+            timezone: None,
         };
         std::fs::write(build.join(crate::MANIFEST), manifest.to_bytes()).unwrap();
         std::fs::write(build.join("unrelated.txt"), "kept").unwrap();

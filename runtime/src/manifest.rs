@@ -25,6 +25,10 @@ pub struct Manifest {
     /// Texts a language lacked, filled from a later language of the fallback order.
     #[serde(default)]
     pub fallbacks: Vec<Fallback>,
+    /// The project's `timezone` (IANA), when it is not UTC: the zone tools show the
+    /// build's datetimes in. The datetimes themselves are instants (UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timezone: Option<String>,
 }
 
 impl Manifest {
@@ -206,6 +210,7 @@ mod tests {
             languages: vec!["ja".to_string()],
             files,
             fallbacks: Vec::new(),
+            timezone: None,
         }
     }
 

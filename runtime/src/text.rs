@@ -232,7 +232,7 @@ mod tests {
         assert_eq!(ValueRef::Date(0).to_string(), "1970-01-01");
         assert_eq!(
             ValueRef::DateTime(86_400_000 + 3_600_000).to_string(),
-            "1970-01-02T01:00:00"
+            "1970-01-02T01:00:00Z"
         );
     }
 }

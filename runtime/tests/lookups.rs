@@ -274,6 +274,7 @@ fn write_build(
         languages: vec!["en".into()],
         files: entries,
         fallbacks: Vec::new(),
+        timezone: None,
     };
     std::fs::write(
         dir.join("manifest.json"),

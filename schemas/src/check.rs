@@ -177,6 +177,7 @@ mod tests {
             nulls: Vec::new(),
             separator: None,
             aliases: Vec::new(),
+            zone: crate::Zone::utc(),
         }
     }
 

@@ -23,6 +23,7 @@ pub mod table;
 pub mod typing;
 pub mod validate;
 pub mod value;
+pub mod zone;
 
 use std::path::PathBuf;
 
@@ -30,6 +31,7 @@ pub use diagnostic::{Code, Diagnostic, Location, Report, Severity};
 pub use schema::{Field, FieldType, Project, TableSchema};
 pub use table::Table;
 pub use value::Value;
+pub use zone::Zone;
 
 /// What validating a set of inputs gave.
 #[derive(Debug, Default)]

@@ -4,7 +4,8 @@
 use crate::schema::FieldType;
 use masterctl_runtime::text;
 
-use crate::value::{LIST_SEPARATOR, Value, parse_date, parse_datetime};
+use crate::value::{LIST_SEPARATOR, Value, parse_date};
+use crate::zone::{Zone, read_datetime};
 
 /// Why a text could not become a value of a type: what was expected, and maybe a hint.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,14 +37,22 @@ pub fn describe(ty: &FieldType) -> String {
         FieldType::String | FieldType::Text => "text".into(),
         FieldType::Enum => "one of the enum's values".into(),
         FieldType::Date => "a date like 2024-04-01".into(),
-        FieldType::DateTime => "a date and time like 2024-04-01T10:00:00".into(),
+        FieldType::DateTime => {
+            "a date and time like 2024-04-01T10:00:00 (or with an offset: …+09:00, …Z)".into()
+        }
         FieldType::List(inner) => format!("a list of {} separated by `|`", describe(inner)),
     }
 }
 
 /// Parse text (a CSV cell, a string cell of a workbook, a TOML default) as a value of
-/// `ty`. Empty text is `Null`; enum membership is checked by validation, not here.
+/// `ty`. Empty text is `Null`; enum membership is checked by validation, not here. A
+/// datetime without an offset is UTC here ([`parse_text_in`] takes the zone it means).
 pub fn parse_text(ty: &FieldType, text: &str) -> Result<Value, Mismatch> {
+    parse_text_in(ty, text, None)
+}
+
+/// [`parse_text`], a datetime without an offset read in `zone` (`None`: UTC).
+pub fn parse_text_in(ty: &FieldType, text: &str, zone: Option<&Zone>) -> Result<Value, Mismatch> {
     // A cell holding only spaces looks empty to the person who typed it; only string
     // and text values keep their spaces.
     let blank = match ty {
@@ -61,16 +70,23 @@ pub fn parse_text(ty: &FieldType, text: &str) -> Result<Value, Mismatch> {
         FieldType::Date => parse_date(text.trim())
             .map(Value::Date)
             .ok_or_else(|| Mismatch::new(describe(ty))),
-        FieldType::DateTime => parse_datetime(text.trim())
+        FieldType::DateTime => read_datetime(text.trim(), zone)
             .map(Value::DateTime)
             .ok_or_else(|| Mismatch::new(describe(ty))),
-        FieldType::List(inner) => parse_list(inner, text, LIST_SEPARATOR.encode_utf8(&mut [0; 4])),
+        FieldType::List(inner) => {
+            parse_list(inner, text, LIST_SEPARATOR.encode_utf8(&mut [0; 4]), zone)
+        }
     }
 }
 
 /// A list of `inner` values written with `separator` between them (`|` in canonical
 /// files; a field's own `separator` in the sheets). What a mismatch expects names it.
-pub fn parse_list(inner: &FieldType, text: &str, separator: &str) -> Result<Value, Mismatch> {
+pub fn parse_list(
+    inner: &FieldType,
+    text: &str,
+    separator: &str,
+    zone: Option<&Zone>,
+) -> Result<Value, Mismatch> {
     let expected = || match separator {
         "|" => describe(&FieldType::List(Box::new(inner.clone()))),
         other => format!("a list of {} separated by `{other}`", describe(inner)),
@@ -81,7 +97,7 @@ pub fn parse_list(inner: &FieldType, text: &str, separator: &str) -> Result<Valu
         if part.is_empty() {
             return Err(Mismatch::new(expected()).hint("a list has an empty element"));
         }
-        match parse_text(inner, part) {
+        match parse_text_in(inner, part, zone) {
             Ok(value) => items.push(value),
             Err(m) => {
                 return Err(
@@ -166,9 +182,22 @@ mod tests {
         );
         assert_eq!(
             parse_text(&FieldType::DateTime, "2024-04-01 10:30").map(|v| v.canonical()),
-            Ok("2024-04-01T10:30:00".to_string())
+            Ok("2024-04-01T10:30:00Z".to_string())
         );
         assert!(parse_text(&FieldType::DateTime, "2024-04-01T25:00").is_err());
+        // An offset is applied; without one, the zone given says what the time means.
+        let tokyo = crate::Zone::named("Asia/Tokyo").unwrap();
+        for (text, zone) in [
+            ("2024-04-01T19:30:00+09:00", None),
+            ("2024-04-01T10:30Z", Some(&tokyo)),
+            ("2024-04-01 19:30", Some(&tokyo)),
+        ] {
+            assert_eq!(
+                parse_text_in(&FieldType::DateTime, text, zone).map(|v| v.canonical()),
+                Ok("2024-04-01T10:30:00Z".to_string()),
+                "{text}"
+            );
+        }
         let list = FieldType::List(Box::new(FieldType::Int));
         assert_eq!(
             parse_text(&list, "1| 2 |3").map(|v| v.canonical()),

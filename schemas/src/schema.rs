@@ -110,6 +110,8 @@ pub struct Config {
     pub source_language: String,
     pub languages: Vec<String>,
     pub regions: BTreeMap<String, RegionConfig>,
+    /// What a datetime without an offset means (`timezone`; UTC when none is set).
+    pub timezone: crate::zone::Zone,
 }
 
 impl Config {
@@ -216,6 +218,8 @@ pub struct Field {
     pub separator: Option<String>,
     /// Other texts cells write an enum's values as (aliases, numbers), and the value.
     pub aliases: Vec<(String, std::sync::Arc<str>)>,
+    /// What a datetime without an offset means in this field: the project's `timezone`.
+    pub zone: crate::zone::Zone,
 }
 
 impl Field {

@@ -12,11 +12,12 @@ use std::path::Path;
 use crate::check::{Problem, check_value, problem};
 use crate::diagnostic::{Code, Diagnostic, Location};
 use crate::grid::{Cell, Grid};
-use crate::parse::{describe, parse_text};
+use crate::parse::{describe, parse_text_in};
 use crate::schema::{Field, FieldType, OtherColumns, TableSchema};
 use crate::suggest::did_you_mean;
 use crate::table::{Origin, SourceFormat, Table};
 use crate::value::{self, Value, float_to_int, format_float};
+use crate::zone::Zone;
 
 /// Build the table for `schema` from a grid. Returns the table (whenever a header was
 /// found, even with errors, so that later checks see every row) and the diagnostics.
@@ -484,7 +485,7 @@ fn convert(field: &Field, cell: Cell) -> Result<Value, Problem> {
     let value = match (&field.ty, &field.separator, cell) {
         // A list written with the field's own separator (`1,2,3`).
         (FieldType::List(inner), Some(separator), Cell::Text(text)) if !text.trim().is_empty() => {
-            crate::parse::parse_list(inner, text, separator).map_err(|m| {
+            crate::parse::parse_list(inner, text, separator, Some(&field.zone)).map_err(|m| {
                 let mut p = problem(
                     Code::TypeError,
                     format!("expected {}, found `{}`", m.expected, cell.display()),
@@ -495,7 +496,7 @@ fn convert(field: &Field, cell: Cell) -> Result<Value, Problem> {
                 Problem::new(p)
             })?
         }
-        _ => typed(&field.ty, cell)?,
+        _ => typed(&field.ty, cell, &field.zone)?,
     };
     // A list of enum values written with aliases or numbers.
     let value = match value {
@@ -529,7 +530,8 @@ fn convert(field: &Field, cell: Cell) -> Result<Value, Problem> {
 }
 
 /// The cell's value in the field's type, before the field's other checks.
-fn typed(ty: &FieldType, cell: Cell) -> Result<Value, Problem> {
+/// A datetime without an offset is a wall-clock time in `zone`.
+fn typed(ty: &FieldType, cell: Cell, zone: &Zone) -> Result<Value, Problem> {
     let mismatch = |hint: Option<String>| {
         let mut p = problem(
             Code::TypeError,
@@ -541,7 +543,7 @@ fn typed(ty: &FieldType, cell: Cell) -> Result<Value, Problem> {
         Problem::new(p)
     };
     let from_text = |text: &str| {
-        parse_text(ty, text).map_err(|m| {
+        parse_text_in(ty, text, Some(zone)).map_err(|m| {
             let mut p = mismatch(m.hint);
             p.expected = Some(m.expected);
             p
@@ -608,7 +610,12 @@ fn typed(ty: &FieldType, cell: Cell) -> Result<Value, Problem> {
             _ => Err(mismatch(None)),
         },
         Cell::DateTime(dt) => match ty {
-            FieldType::DateTime => Ok(Value::DateTime(dt)),
+            FieldType::DateTime => zone.instant(dt).map(Value::DateTime).ok_or_else(|| {
+                mismatch(Some(format!(
+                    "the date is outside what {} can hold",
+                    zone.name()
+                )))
+            }),
             FieldType::Date if dt.time_of_day() == 0 => Ok(Value::Date(dt.date())),
             FieldType::Date => Err(mismatch(Some(
                 "the cell holds a time of day too; the field is a date".into(),

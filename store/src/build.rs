@@ -90,6 +90,9 @@ pub fn build_region(
         languages,
         files: files.iter().map(BuiltFile::manifest_entry).collect(),
         fallbacks,
+        timezone: Some(&project.config.timezone)
+            .filter(|zone| !zone.is_utc())
+            .map(|zone| zone.name().to_string()),
     };
     Ok(Build { manifest, files })
 }

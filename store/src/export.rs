@@ -223,7 +223,8 @@ fn sheet_of(schema: &TableSchema, table: &Table) -> Result<Sheet, String> {
 
 /// A value as the cell import reads back as it: numbers as numbers (whole numbers past
 /// 2^53, which a spreadsheet's double would round, as text), booleans as booleans,
-/// lists joined by the field's separator, dates and the rest as their canonical text.
+/// lists joined by the field's separator, datetimes in the project's zone with their
+/// offset (`2025-02-01T12:00:00+09:00`), dates and the rest as their canonical text.
 fn cell(field: &Field, value: &Value) -> Cell {
     const EXACT: i64 = 1 << 53;
     match value {
@@ -233,10 +234,18 @@ fn cell(field: &Field, value: &Value) -> Cell {
         Value::Float(x) if x.is_finite() => Cell::Number(*x),
         Value::List(items) => {
             let separator = field.separator.as_deref().unwrap_or("|");
-            let parts: Vec<String> = items.iter().map(Value::canonical).collect();
+            let parts: Vec<String> = items.iter().map(|item| text(field, item)).collect();
             Cell::Text(parts.join(separator))
         }
-        other => Cell::Text(other.canonical()),
+        other => Cell::Text(text(field, other)),
+    }
+}
+
+/// A value's text in a cell: a datetime in the field's zone, the rest canonical.
+fn text(field: &Field, value: &Value) -> String {
+    match value {
+        Value::DateTime(instant) => field.zone.show(*instant),
+        other => other.canonical(),
     }
 }
 

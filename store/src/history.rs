@@ -94,7 +94,8 @@ pub fn record(commit: &git2::Commit<'_>) -> ImportRecord {
 
 /// `2026-11-29T23:15:00+09:00`: a commit's time in its author's own offset.
 fn local_time(seconds: i64, offset_minutes: i32) -> String {
-    let local = DateTime((seconds + i64::from(offset_minutes) * 60) * 1000);
+    let local = DateTime((seconds + i64::from(offset_minutes) * 60) * 1000).to_string();
+    let local = local.strip_suffix('Z').unwrap_or(&local);
     let sign = if offset_minutes < 0 { '-' } else { '+' };
     let offset = offset_minutes.unsigned_abs();
     format!("{local}{sign}{:02}:{:02}", offset / 60, offset % 60)

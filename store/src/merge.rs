@@ -366,14 +366,17 @@ pub fn merge_canonical(
     ours: &[u8],
     ownership: &Ownership,
 ) -> Option<(Vec<u8>, Vec<Conflict>, usize, usize)> {
-    use masterctl_schemas::parse::parse_text;
+    use masterctl_schemas::parse::parse_text_in;
     if ownership.table {
         return None; // an owned table is simply the region's
     }
     let (header, key_field) = line_shape(schema)?;
     let split = |bytes| canonical_lines(bytes, &header, key_field);
     let (b, t, o) = (split(base)?, split(theirs)?, split(ours)?);
-    let value = |field: usize, text: &str| parse_text(&schema.fields[field].ty, text).ok();
+    let value = |field: usize, text: &str| {
+        let field = &schema.fields[field];
+        parse_text_in(&field.ty, text, Some(&field.zone)).ok()
+    };
     let mut out = String::with_capacity(ours.len() + ours.len() / 8);
     out.push_str(&header);
     out.push('\n');

@@ -6,7 +6,8 @@
 use std::path::PathBuf;
 
 use masterctl_runtime::manifest::{Fallback, FileEntry};
-use masterctl_runtime::{FileKind, LoadCause, Masters, Row, Table, ValueRef};
+use masterctl_runtime::{DateTime, FileKind, LoadCause, Masters, Row, Table, ValueRef};
+use masterctl_schemas::Zone;
 use serde::Serialize;
 use serde_json::{Value as Json, json};
 
@@ -204,7 +205,7 @@ impl Lookup<'_> {
                     row,
                     column,
                     value: value_json(&cell),
-                    text: cell.to_string(),
+                    text: shown(&cell, &zone_of(self.masters)),
                 });
             }
             [] => {
@@ -263,6 +264,7 @@ fn summary(masters: &Masters, output: &Output) {
             .fold(0u64, |total, f| total.saturating_add(f.size)),
         files: &manifest.files,
         fallbacks: &manifest.fallbacks,
+        timezone: manifest.timezone.as_deref(),
     });
 }
 
@@ -280,6 +282,9 @@ struct Summary<'a> {
     bytes: u64,
     files: &'a [FileEntry],
     fallbacks: &'a [Fallback],
+    /// The project's time zone, when it is not UTC (datetimes are shown in it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timezone: Option<&'a str>,
 }
 
 impl Render for Summary<'_> {
@@ -303,6 +308,11 @@ impl Render for Summary<'_> {
             self.files.len(),
             self.bytes
         ));
+        if let Some(zone) = self.timezone {
+            output.line(format!(
+                "datetimes shown in {zone} (stored as UTC instants)"
+            ));
+        }
         let names: Vec<(String, String)> = self
             .files
             .iter()
@@ -499,9 +509,28 @@ fn show_row(masters: &Masters, row: &Row<'_>, key: &[String], language: &str, ou
         cells: table
             .columns()
             .enumerate()
-            .map(|(i, name)| (name, row.value(i).to_string()))
+            .map(|(i, name)| (name, shown(&row.value(i), &zone_of(masters))))
             .collect(),
     });
+}
+
+/// The zone people read a build's datetimes in: the project's (UTC when none is set, or
+/// when the build names one this masterctl does not know).
+fn zone_of(masters: &Masters) -> Zone {
+    masters
+        .manifest()
+        .timezone
+        .as_deref()
+        .and_then(|name| Zone::named(name).ok())
+        .unwrap_or_default()
+}
+
+/// A value as people read it: a datetime in `zone`, with its offset; the rest as built.
+fn shown(value: &ValueRef<'_>, zone: &Zone) -> String {
+    match value {
+        ValueRef::DateTime(ms) => zone.show(DateTime(*ms)),
+        other => other.to_string(),
+    }
 }
 
 /// One row of a table: its values, its texts in a language, the reverse lookups that

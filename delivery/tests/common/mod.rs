@@ -41,6 +41,7 @@ pub fn manifest(release: &str, files: Vec<FileEntry>) -> Manifest {
         languages: vec!["ja".to_string()],
         files,
         fallbacks: Vec::new(),
+        timezone: None,
     }
 }
 

@@ -31,6 +31,7 @@ impl Builder {
             source_language,
             languages,
             regions,
+            timezone: self.zone.clone(),
         }
     }
 

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Code, Diagnostic, Location, Report};
 use crate::schema::{GeneratedSchema, Project, TableSchema};
+use crate::zone::Zone;
 
 mod config;
 mod generated;
@@ -84,12 +85,14 @@ pub fn load_from_files(
         .and_then(|c| c.null.as_ref())
         .map(|n| n.get_ref().to_vec())
         .unwrap_or_default();
+    let zone = project_zone(config.as_ref(), &mut report);
     let mut builder = Builder {
         report,
         tables: Vec::new(),
         generated: Vec::new(),
         broken_tables: HashSet::new(),
         nulls,
+        zone,
     };
     builder.build_tables(&parsed);
     builder.check_references(&parsed);
@@ -108,6 +111,34 @@ pub fn load_from_files(
             generated,
         }),
         _ => Err(report),
+    }
+}
+
+/// The project's `timezone`: UTC when none is set; a name the time zone database does
+/// not hold is an error at its place in `masterctl.toml`.
+fn project_zone(config: Option<&RawConfigChecked>, report: &mut Report) -> Zone {
+    let Some(checked) = config else {
+        return Zone::utc();
+    };
+    let Some(name) = checked.config.as_ref().and_then(|c| c.timezone.as_ref()) else {
+        return Zone::utc();
+    };
+    match Zone::named(name.get_ref()) {
+        Ok(zone) => zone,
+        Err(_) => {
+            let path = checked.file.clone().unwrap_or_default();
+            let source = SourceText::new(&path, &checked.text);
+            report.push(
+                source
+                    .error(
+                        Code::InvalidOption,
+                        name.span(),
+                        format!("`{}` is not a time zone", name.get_ref()),
+                    )
+                    .expected("an IANA time zone name like Asia/Tokyo, America/Los_Angeles or UTC"),
+            );
+            Zone::utc()
+        }
     }
 }
 
@@ -190,6 +221,8 @@ struct Builder {
     broken_tables: HashSet<String>,
     /// `null` of `masterctl.toml`.
     nulls: Vec<String>,
+    /// `timezone` of `masterctl.toml` (UTC when none is set).
+    zone: Zone,
 }
 
 /// Where each accepted name was declared, to name both places of a duplicate.

@@ -20,6 +20,8 @@ pub(super) struct RawConfig {
     pub(super) regions: BTreeMap<String, Spanned<RawRegion>>,
     /// Cell texts that mean an empty cell in every field (`null = ["NULL"]`).
     pub(super) null: Option<Spanned<RawSpellings>>,
+    /// What a datetime without an offset means (IANA: `Asia/Tokyo`).
+    pub(super) timezone: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]

@@ -12,6 +12,7 @@ use crate::diagnostic::Code;
 use crate::schema::{Field, FieldType, Index, OtherColumns, Reference, SheetSource, TableSchema};
 use crate::suggest::did_you_mean;
 use crate::value::{self, Value};
+use crate::zone::{Zone, read_datetime};
 
 use super::*;
 
@@ -520,6 +521,7 @@ impl Builder {
             nulls,
             separator,
             aliases,
+            zone: self.zone.clone(),
         };
         if let Some(default) = &field.default
             && let Err(problem) = crate::check::check_value(&field, default)
@@ -873,7 +875,7 @@ impl Builder {
         ty: &FieldType,
         raw: &Spanned<toml::Value>,
     ) -> Option<Value> {
-        match toml_value(ty, raw.get_ref()) {
+        match toml_value(ty, raw.get_ref(), &self.zone) {
             Some(v) => Some(v),
             None => {
                 self.error(
@@ -981,7 +983,8 @@ impl Builder {
 }
 
 /// Convert a TOML value written in a schema (`default`, `min`, `max`) to the type.
-fn toml_value(ty: &FieldType, raw: &toml::Value) -> Option<Value> {
+/// A datetime without an offset is a wall-clock time in `zone`.
+fn toml_value(ty: &FieldType, raw: &toml::Value, zone: &Zone) -> Option<Value> {
     match (ty, raw) {
         (FieldType::Int, toml::Value::Integer(i)) => Some(Value::Int(*i)),
         (FieldType::Int, toml::Value::Float(f)) => value::float_to_int(*f).map(Value::Int),
@@ -996,17 +999,19 @@ fn toml_value(ty: &FieldType, raw: &toml::Value) -> Option<Value> {
             value::parse_date(&d.to_string()).map(Value::Date)
         }
         (FieldType::DateTime, toml::Value::String(s)) => {
-            value::parse_datetime(s).map(Value::DateTime)
+            read_datetime(s.trim(), Some(zone)).map(Value::DateTime)
         }
         (FieldType::DateTime, toml::Value::Datetime(d)) => {
-            value::parse_datetime(&d.to_string()).map(Value::DateTime)
+            read_datetime(&d.to_string(), Some(zone)).map(Value::DateTime)
         }
         (FieldType::List(inner), toml::Value::Array(items)) => items
             .iter()
-            .map(|item| toml_value(inner, item))
+            .map(|item| toml_value(inner, item, zone))
             .collect::<Option<Vec<_>>>()
             .map(|v| Value::List(v.into())),
-        (FieldType::List(_), toml::Value::String(s)) => crate::parse::parse_text(ty, s).ok(),
+        (FieldType::List(_), toml::Value::String(s)) => {
+            crate::parse::parse_text_in(ty, s, Some(zone)).ok()
+        }
         _ => None,
     }
 }

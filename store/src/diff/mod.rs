@@ -11,6 +11,7 @@
 mod inline;
 pub(crate) mod rows;
 mod schema;
+mod zoned;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -617,6 +618,7 @@ fn diff_table(
         }
     }
     label_rows(from, to, name, old, new, &mut changes)?;
+    zoned::show_in_zone(new, &mut changes);
     // Rows in key order as the table orders them (1, 2, 10), a row's texts after its
     // cells; what concerns the table itself first.
     changes.sort_by(|a, b| key_cmp(a.key.as_deref(), b.key.as_deref()));

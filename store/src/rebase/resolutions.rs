@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use masterctl_schemas::parse::parse_text;
+use masterctl_schemas::parse::parse_text_in;
 use masterctl_schemas::value::LIST_SEPARATOR;
 use masterctl_schemas::{Table, TableSchema, Value};
 
@@ -100,7 +100,7 @@ pub fn apply(
             }
             (_, Resolution::Value(text)) => {
                 let field = &schema.fields[conflict.field];
-                let value = parse_text(&field.ty, text).map_err(|m| {
+                let value = parse_text_in(&field.ty, text, Some(&field.zone)).map_err(|m| {
                     format!(
                         "conflicts.csv: {} ({key}) {column}: `{text}` is not {}",
                         schema.name, m.expected
