@@ -72,6 +72,7 @@ pub fn store_failure(error: StoreError) -> Failure {
         | StoreError::InsideRepository { .. }
         | StoreError::NoStructure
         | StoreError::NoCommittedStructure(_)
+        | StoreError::NotALanguage { .. }
         | StoreError::RebaseInProgress(_) => Failure::usage(error.to_string()),
         StoreError::NoAuthor
         | StoreError::BadAuthor { .. }

@@ -52,6 +52,9 @@ pub enum Format {
     /// xlsx workbooks (`export` only, its default)
     #[value(hide = true)]
     Xlsx,
+    /// OpenDocument spreadsheets (`export` only)
+    #[value(hide = true)]
+    Ods,
 }
 
 impl Format {
@@ -62,7 +65,7 @@ impl Format {
             Format::Xliff => Some(Exchange::Xliff),
             Format::Po => Some(Exchange::Po),
             Format::Csv => Some(Exchange::Csv),
-            Format::Text | Format::Json | Format::Xlsx => None,
+            Format::Text | Format::Json | Format::Xlsx | Format::Ods => None,
         }
     }
 }

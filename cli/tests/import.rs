@@ -1231,3 +1231,176 @@ fn datetimes_written_before_zones_keep_their_meaning() {
         "id,starts_at\n1,2025-02-01T12:00:00Z\n"
     );
 }
+
+/// The Python that has LibreOffice's `uno` module (the system one, which a pyenv or
+/// virtualenv `python3` first in PATH may hide), when LibreOffice is installed.
+fn libreoffice_python() -> Option<&'static str> {
+    let soffice = Command::new("soffice")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let python = ["/usr/bin/python3", "python3"].into_iter().find(|python| {
+        Command::new(python)
+            .args(["-c", "import uno"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    match (soffice, python) {
+        (true, Some(python)) => Some(python),
+        _ => {
+            assert!(
+                std::env::var("CI").is_err(),
+                "LibreOffice is not installed: .ci/run installs it (apt-get install libreoffice-calc-nogui python3-uno)"
+            );
+            eprintln!("note: LibreOffice (soffice, python3-uno) is not installed; skipped");
+            None
+        }
+    }
+}
+
+/// A planner opens an exported workbook in LibreOffice, changes one price and saves it
+/// (xlsx and ods alike). Meanwhile another planner changed another price. The import
+/// changes exactly the cell edited, and keeps the other change (the workbook still
+/// names the commit it came from after LibreOffice saved it).
+#[test]
+fn a_workbook_edited_in_libreoffice_changes_exactly_the_cell_edited() {
+    let Some(python) = libreoffice_python() else {
+        return;
+    };
+    let script = root().join("cli/tests/tools/libreoffice_edit.py");
+    for format in ["xlsx", "ods"] {
+        let game = sample_game();
+        let root = game.path();
+        let out = root.join("exported");
+        ok(masterctl(
+            root,
+            &[
+                "export",
+                "--region",
+                "jp",
+                "--out",
+                out.to_str().unwrap(),
+                "--format",
+                format,
+            ],
+        ));
+        // Meanwhile: item 2's price, 1200 → 1300, by another planner.
+        let other = root.join("other");
+        ok(masterctl(
+            root,
+            &["export", "--region", "jp", "--out", other.to_str().unwrap()],
+        ));
+        edit_number(&other.join("Item.xlsx"), "F3", "1200", "1300");
+        ok(import(root, &other));
+        // Item 1's price (F2), 100 → 150, in LibreOffice.
+        let book = out.join(format!("Item.{format}"));
+        let edited = Command::new(python)
+            .args([
+                script.to_str().unwrap(),
+                book.to_str().unwrap(),
+                "Item",
+                "F2",
+                "150",
+            ])
+            .output()
+            .unwrap();
+        assert!(edited.status.success(), "{format}: {}", text(&edited));
+        let said = import_json(root, &out, &[]);
+        assert_eq!(
+            said["changes"],
+            serde_json::json!([{"table": "item", "added": 0, "changed": 1, "removed": 0}]),
+            "{format}: {said:#}"
+        );
+        let diff = json(&ok(masterctl(
+            root,
+            &["diff", "--region", "jp", "--format", "json"],
+        )));
+        let changes: Vec<(String, String, String)> = diff["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["kind"].as_str().unwrap_or_default().to_string(),
+                    c["column"].as_str().unwrap_or_default().to_string(),
+                    c["new"].as_str().unwrap_or_default().to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            changes,
+            [(
+                "cell_changed".to_string(),
+                "price".to_string(),
+                "150".to_string()
+            )],
+            "{format}: {diff:#}"
+        );
+        let items = git(root, &["show", "masters/jp:tables/item.csv"]);
+        assert!(
+            items.contains(",150,") && items.contains(",1300,"),
+            "{format}: {items}"
+        );
+    }
+}
+
+/// For review, `--lang` puts each text's translations beside it, in comment columns
+/// import passes over; an ODS export imports back unchanged like the others.
+#[test]
+fn an_export_for_review_shows_translations_and_still_imports_back() {
+    let game = sample_game();
+    let root = game.path();
+    let head = branch_head(root).unwrap();
+    let out = root.join("review");
+    ok(masterctl(
+        root,
+        &[
+            "export",
+            "--region",
+            "jp",
+            "--format",
+            "csv",
+            "--lang",
+            "en",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    ));
+    let items = std::fs::read_to_string(out.join("Item.csv")).unwrap();
+    let mut lines = items.lines();
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .starts_with("\u{feff}id,name,#name@en,description,#description@en,category_id"),
+        "{items}"
+    );
+    assert!(items.contains("\r\n1,鉄の剣,Iron Sword,"), "{items}");
+    assert!(text(&ok(import(root, &out))).contains("nothing changed"));
+    let ods = root.join("ods");
+    ok(masterctl(
+        root,
+        &[
+            "export",
+            "--region",
+            "jp",
+            "--format",
+            "ods",
+            "--out",
+            ods.to_str().unwrap(),
+        ],
+    ));
+    assert!(ods.join("Item.ods").is_file());
+    assert!(text(&ok(import(root, &ods))).contains("nothing changed"));
+    assert_eq!(branch_head(root).unwrap(), head);
+    let unknown = masterctl(
+        root,
+        &["export", "--region", "jp", "--lang", "fr", "--out", "x"],
+    );
+    assert_eq!(unknown.status.code(), Some(2), "{}", text(&unknown));
+    assert!(
+        text(&unknown).contains("`fr` is not a language of the project (its languages: ja, en)"),
+        "{}",
+        text(&unknown)
+    );
+}

@@ -68,6 +68,14 @@ pub enum StoreError {
     UnknownRegion(String),
     #[error("region `{0}` has no branch yet: import into it (or rebase it) first")]
     NoBranch(String),
+    #[error(
+        "`{language}` is not a language of the project (its languages: {})",
+        languages.join(", ")
+    )]
+    NotALanguage {
+        language: String,
+        languages: Vec<String>,
+    },
     #[error("`{0}` names no commit of this repository")]
     UnknownRevision(String),
     /// What was asked for is not there (a table, a row, a field).

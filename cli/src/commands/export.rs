@@ -1,10 +1,10 @@
-//! `masterctl export --region R --out DIR [--rev REV] [--format xlsx|csv]`: a region's
+//! `masterctl export --region R --out DIR [--rev REV] [--format xlsx|ods|csv] [--lang L,...]`: a region's
 //! data as the workbooks (or CSV files) its schemas read, each recording the commit it
 //! came from — what a planner edits and imports back.
 
 use std::path::PathBuf;
 
-use masterctl_store::export::{Exported, export_region, write_csv, write_xlsx};
+use masterctl_store::export::{Exported, Format, export_region, write_csv, write_workbooks};
 use masterctl_store::short_id;
 
 use super::{Failure, open_repo, region, store_failure};
@@ -24,16 +24,23 @@ pub struct Args {
     /// Export this commit instead of the region's head (a sha, a tag, `masters/jp~2`...)
     #[arg(long, value_name = "REV")]
     rev: Option<String>,
+    /// For review: after each text field, a column per language given (`#name@en`)
+    /// holding its translations (comma-separated or repeated; import passes over these
+    /// comment columns, so the workbook still imports back unchanged)
+    #[arg(long = "lang", value_name = "L,...", value_delimiter = ',')]
+    languages: Vec<String>,
 }
 
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let repo = open_repo(global)?;
     let structure = repo.structure().map_err(store_failure)?;
     let region = region(&structure, &args.region)?;
-    let export = export_region(&repo, &region, args.rev.as_deref()).map_err(store_failure)?;
+    let export = export_region(&repo, &region, args.rev.as_deref(), &args.languages)
+        .map_err(store_failure)?;
     let written = match global.format {
         crate::output::Format::Csv => write_csv(&export, &args.out),
-        _ => write_xlsx(&export, &args.out),
+        crate::output::Format::Ods => write_workbooks(&export, &args.out, Format::Ods),
+        _ => write_workbooks(&export, &args.out, Format::Xlsx),
     }
     .map_err(store_failure)?;
     output.render(&Shown(written));

@@ -165,12 +165,12 @@ pub fn run(
     let allowed = match format {
         Format::Text | Format::Json => true,
         Format::Csv => exporting || workbooks,
-        Format::Xlsx => workbooks,
+        Format::Xlsx | Format::Ods => workbooks,
         Format::Xliff | Format::Po => exporting,
     };
     if !allowed {
         return Err(Failure::usage(
-            "--format xliff and po are for `l10n export`, csv for it and `export`, xlsx for `export`",
+            "--format xliff and po are for `l10n export`, csv for it and `export`, xlsx and ods for `export`",
         )
         .hint("for this command, --format is text or json"));
     }

@@ -734,20 +734,29 @@ pub fn export_record(path: &Path) -> Option<ExportRecord> {
     }
     let file = File::open(path).ok()?;
     let mut archive = zip::ZipArchive::new(BufReader::new(file)).ok()?;
-    let entry = archive.by_name("docProps/custom.xml").ok()?;
-    if entry.size() > 64 << 10 {
+    let ods = archive.by_name("docProps/custom.xml").is_err();
+    let entry = archive
+        .by_name(if ods {
+            "meta.xml"
+        } else {
+            "docProps/custom.xml"
+        })
+        .ok()?;
+    if entry.size() > 1 << 20 {
         return None;
     }
     let mut xml = String::new();
-    entry.take(64 << 10).read_to_string(&mut xml).ok()?;
+    entry.take(1 << 20).read_to_string(&mut xml).ok()?;
+    let properties = if ods {
+        ods_properties(&xml)
+    } else {
+        xlsx_properties(&xml)
+    };
     let value = |name: &str| -> Option<String> {
-        let at = xml.find(&format!("name=\"{name}\""))?;
-        let rest = &xml[at..];
-        let end_of_property = rest.find("</property>")?;
-        let property = &rest[..end_of_property];
-        let start = property.find("<vt:lpwstr>")? + "<vt:lpwstr>".len();
-        let end = property[start..].find("</vt:lpwstr>")? + start;
-        Some(property[start..end].trim().to_string())
+        properties
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.trim().to_string())
     };
     let commit = value("masterctl-commit")?.to_ascii_lowercase();
     let hex = matches!(commit.len(), 40 | 64) && commit.bytes().all(|b| b.is_ascii_hexdigit());
@@ -760,6 +769,61 @@ pub fn export_record(path: &Path) -> Option<ExportRecord> {
                     .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
         }),
     })
+}
+
+/// The custom properties of an xlsx workbook (`docProps/custom.xml`): each
+/// `<property name="…">` and the text of its value.
+fn xlsx_properties(xml: &str) -> Vec<(String, String)> {
+    properties(xml, "property", "name")
+}
+
+/// The user-defined properties of an ODS document (`meta.xml`): each
+/// `<meta:user-defined meta:name="…">` and its text.
+fn ods_properties(xml: &str) -> Vec<(String, String)> {
+    properties(xml, "meta:user-defined", "meta:name")
+}
+
+/// Elements named `element` with their `name` attribute, and the text inside them
+/// (entities decoded).
+fn properties(xml: &str, element: &str, name: &str) -> Vec<(String, String)> {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_str(xml);
+    let mut found = Vec::new();
+    let mut open: Option<(String, String)> = None;
+    loop {
+        match reader.read_event() {
+            Ok(Event::Start(e)) if e.name().as_ref() == element => {
+                let named = e
+                    .attributes()
+                    .flatten()
+                    .find(|a| a.key.as_ref() == name)
+                    .and_then(|a| a.normalized_value(quick_xml::XmlVersion::Implicit1_0).ok())
+                    .map(|v| v.into_owned());
+                open = named.map(|n| (n, String::new()));
+            }
+            Ok(Event::Text(t)) => {
+                if let Some((_, value)) = &mut open {
+                    value.push_str(&t.xml_content(quick_xml::XmlVersion::Implicit1_0));
+                }
+            }
+            Ok(Event::GeneralRef(r)) => {
+                if let (Some((_, value)), Ok(Some(c))) = (&mut open, r.resolve_char_ref()) {
+                    value.push(c);
+                } else if let Some((_, value)) = &mut open {
+                    let entity: &str = &r;
+                    if let Some(text) = quick_xml::escape::resolve_xml_entity(entity) {
+                        value.push_str(text);
+                    }
+                }
+            }
+            Ok(Event::End(e)) if e.name().as_ref() == element => {
+                found.extend(open.take());
+            }
+            Ok(Event::Eof) | Err(_) => break,
+            _ => {}
+        }
+    }
+    found
 }
 
 /// The comment row a CSV file `export` wrote carries under its header: its first cell

@@ -3,19 +3,23 @@
 //! after its sheet), headers as the schemas spell them, values in the spellings import
 //! reads, text fields in the source language. Importing the workbooks back changes
 //! nothing. Each workbook records the commit it was exported from (the custom document
-//! properties `masterctl-commit` and `masterctl-region`).
+//! properties `masterctl-commit` and `masterctl-region`). Written as xlsx (here), ODS
+//! (`ods.rs`) or CSV files.
+
+mod ods;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use masterctl_locales::TableTexts;
 use masterctl_schemas::schema::Field;
-use masterctl_schemas::{Table, TableSchema, Value};
+use masterctl_schemas::{FieldType, Table, TableSchema, Value};
 use serde::Serialize;
 
 use crate::StoreError;
 use crate::names::Region;
 use crate::repo::{MasterRepo, Structure, blob_at};
-use crate::snapshot::{language_path, table_path};
+use crate::snapshot::{language_path, table_path, texts_at};
 use masterctl_schemas::canonical::read_table;
 use masterctl_schemas::read::parallel_map;
 
@@ -43,11 +47,69 @@ pub struct Sheet {
 }
 
 /// One workbook: its path under the output folder (`/`-separated) and its sheets, in
-/// order.
+/// order. `sourced`: the path is the file a table's `source` names (any extension);
+/// otherwise it is `<sheet>.xlsx`, whose extension follows the format written.
 #[derive(Debug, Clone)]
 pub struct Workbook {
     pub path: String,
+    pub sourced: bool,
     pub sheets: Vec<Sheet>,
+}
+
+/// The file formats export writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Xlsx,
+    Ods,
+    Csv,
+}
+
+impl Format {
+    fn name(self) -> &'static str {
+        match self {
+            Format::Xlsx => "xlsx",
+            Format::Ods => "ods",
+            Format::Csv => "csv",
+        }
+    }
+
+    /// The format a file of this name is read as (xlsm as xlsx).
+    fn of(path: &str) -> Option<Format> {
+        let lower = path.to_ascii_lowercase();
+        if lower.ends_with(".xlsx") || lower.ends_with(".xlsm") {
+            Some(Format::Xlsx)
+        } else if lower.ends_with(".ods") {
+            Some(Format::Ods)
+        } else if lower.ends_with(".csv") {
+            Some(Format::Csv)
+        } else {
+            None
+        }
+    }
+}
+
+impl Workbook {
+    /// Where the workbook goes in `format`: `<sheet>.<format>`, or the file its tables'
+    /// `source` names when it is of that format; a source of another format is refused
+    /// (import would not map the file written), naming the format that would do.
+    fn target(&self, format: Format) -> Result<String, String> {
+        if !self.sourced {
+            let stem = self.path.strip_suffix(".xlsx").unwrap_or(&self.path);
+            return Ok(format!("{stem}.{}", format.name()));
+        }
+        match Format::of(&self.path) {
+            Some(f) if f == format => Ok(self.path.clone()),
+            Some(f) => Err(format!(
+                "its tables are read from {} (their source): export with --format {}",
+                self.path,
+                f.name()
+            )),
+            None => Err(format!(
+                "its tables are read from {} (their source), a format export does not write: export the others, or change the source to an xlsx workbook",
+                self.path
+            )),
+        }
+    }
 }
 
 /// A region's data at one commit, as workbooks.
@@ -74,11 +136,14 @@ pub struct ExportedFile {
     pub tables: Vec<(String, usize)>,
 }
 
-/// The data of `region` at its head (or at `rev`) as workbooks.
+/// The data of `region` at its head (or at `rev`) as workbooks; with `languages`, each
+/// text field followed by a comment column per language (`#name@en`: for review, which
+/// import passes over).
 pub fn export_region(
     repo: &MasterRepo,
     region: &Region,
     rev: Option<&str>,
+    languages: &[String],
 ) -> Result<Export, StoreError> {
     let git = &repo.git;
     let branch = region.branch().to_string();
@@ -92,9 +157,19 @@ pub fn export_region(
         ),
     })?;
     let project = &structure.project;
+    let source = &project.config.source_language;
+    if let Some(unknown) = languages
+        .iter()
+        .find(|l| !project.config.languages.contains(l))
+    {
+        return Err(StoreError::NotALanguage {
+            language: unknown.clone(),
+            languages: project.config.languages.clone(),
+        });
+    }
+    let reviewed: Vec<&String> = languages.iter().filter(|l| *l != source).collect();
     // The blobs read here (a repository is one thread's), the tables typed and laid out
     // on every core.
-    let source = &project.config.source_language;
     let mut stored = Vec::new();
     for schema in &project.tables {
         let data_path = table_path(&schema.name);
@@ -103,30 +178,46 @@ pub fn export_region(
         };
         let text_path = language_path(source, &schema.name);
         let text = blob_at(git, &tree, &text_path)?;
-        stored.push((schema, data_path, data, text_path, text));
+        let mut translations = Vec::new();
+        if schema.fields.iter().any(|f| f.ty == FieldType::Text) {
+            for language in &reviewed {
+                let texts = texts_at(git, &tree, schema, language, &branch)?;
+                translations.push(((*language).clone(), texts));
+            }
+        }
+        stored.push((schema, data_path, data, text_path, text, translations));
     }
-    let laid_out = parallel_map(&stored, |(schema, data_path, data, text_path, text)| {
-        let table = read_table(
-            schema,
-            data,
-            Path::new(data_path),
-            text.as_deref().map(|t| (t, Path::new(text_path.as_str()))),
-        )
-        .map_err(|diagnostics| {
-            diagnostics
-                .first()
-                .map_or_else(String::new, ToString::to_string)
-        })?;
-        let (path, first) = workbook_of(schema)?;
-        Ok::<_, String>((path, first, sheet_of(schema, &table)?))
-    });
-    let mut workbooks: BTreeMap<String, Vec<Sheet>> = BTreeMap::new();
+    let laid_out = parallel_map(
+        &stored,
+        |(schema, data_path, data, text_path, text, translations)| {
+            let table = read_table(
+                schema,
+                data,
+                Path::new(data_path),
+                text.as_deref().map(|t| (t, Path::new(text_path.as_str()))),
+            )
+            .map_err(|diagnostics| {
+                diagnostics
+                    .first()
+                    .map_or_else(String::new, ToString::to_string)
+            })?;
+            let (path, first, sourced) = workbook_of(schema)?;
+            Ok::<_, String>((
+                path,
+                first,
+                sourced,
+                sheet_of(schema, &table, translations)?,
+            ))
+        },
+    );
+    let mut workbooks: BTreeMap<String, (bool, Vec<Sheet>)> = BTreeMap::new();
     for (result, (schema, ..)) in laid_out.into_iter().zip(&stored) {
-        let (path, first, sheet) = result.map_err(|why| StoreError::BrokenSnapshot {
+        let (path, first, sourced, sheet) = result.map_err(|why| StoreError::BrokenSnapshot {
             branch: branch.clone(),
             message: format!("table `{}` cannot be exported: {why}", schema.name),
         })?;
-        let sheets = workbooks.entry(path).or_default();
+        let (is_sourced, sheets) = workbooks.entry(path).or_default();
+        *is_sourced |= sourced;
         if first {
             sheets.insert(0, sheet);
         } else {
@@ -138,16 +229,21 @@ pub fn export_region(
         commit: commit.id().to_string(),
         workbooks: workbooks
             .into_iter()
-            .map(|(path, sheets)| Workbook { path, sheets })
+            .map(|(path, (sourced, sheets))| Workbook {
+                path,
+                sourced,
+                sheets,
+            })
             .collect(),
     })
 }
 
-/// The workbook a table goes to (its `source` file, else `<sheet>.xlsx`) and whether
-/// it must be the workbook's first sheet (a `source` naming the file alone).
-fn workbook_of(schema: &TableSchema) -> Result<(String, bool), String> {
+/// The workbook a table goes to (its `source` file, else `<sheet>.xlsx`), whether it
+/// must be the workbook's first sheet (a `source` naming the file alone), and whether
+/// a `source` named it.
+fn workbook_of(schema: &TableSchema) -> Result<(String, bool, bool), String> {
     let Some(source) = &schema.source else {
-        return Ok((format!("{}.xlsx", file_safe(&schema.sheet)), false));
+        return Ok((format!("{}.xlsx", file_safe(&schema.sheet)), false, false));
     };
     let parts: Vec<&str> = source.file.split('/').collect();
     if parts
@@ -159,15 +255,7 @@ fn workbook_of(schema: &TableSchema) -> Result<(String, bool), String> {
             source.file
         ));
     }
-    let file = parts.join("/");
-    let lower = file.to_ascii_lowercase();
-    if !(lower.ends_with(".xlsx") || lower.ends_with(".xlsm")) {
-        let stem = file
-            .rsplit_once('.')
-            .map_or(file.as_str(), |(stem, _)| stem);
-        return Ok((format!("{stem}.xlsx"), source.sheet.is_none()));
-    }
-    Ok((file, source.sheet.is_none()))
+    Ok((parts.join("/"), source.sheet.is_none(), true))
 }
 
 /// A sheet name as a file name: what a file system takes.
@@ -184,7 +272,13 @@ fn file_safe(name: &str) -> String {
 }
 
 /// A table's sheet: the header as the schema spells it, a row per record.
-fn sheet_of(schema: &TableSchema, table: &Table) -> Result<Sheet, String> {
+/// A table on its sheet; after each text field, a comment column per language of
+/// `translations` holding its texts in that language.
+fn sheet_of(
+    schema: &TableSchema,
+    table: &Table,
+    translations: &[(String, TableTexts)],
+) -> Result<Sheet, String> {
     if let Some(field) = schema.fields.iter().find(|f| f.column_offset != 0) {
         return Err(format!(
             "field `{}` is read from a column right of its header (column_offset): its layout is not written",
@@ -196,21 +290,47 @@ fn sheet_of(schema: &TableSchema, table: &Table) -> Result<Sheet, String> {
         .as_ref()
         .and_then(|s| s.sheet.clone())
         .unwrap_or_else(|| schema.sheet.clone());
-    let header = schema
-        .fields
-        .iter()
-        .map(|f| f.columns.first().cloned().unwrap_or_else(|| f.name.clone()))
-        .collect();
+    let texts = masterctl_locales::texts::text_fields(schema);
+    let mut header = Vec::new();
+    for field in &schema.fields {
+        let name = field
+            .columns
+            .first()
+            .cloned()
+            .unwrap_or_else(|| field.name.clone());
+        let reviewed: &[(String, TableTexts)] = match field.ty {
+            FieldType::Text => translations,
+            _ => &[],
+        };
+        let comments: Vec<String> = reviewed
+            .iter()
+            .map(|(l, _)| format!("#{name}@{l}"))
+            .collect();
+        header.push(name);
+        header.extend(comments);
+    }
     let order = masterctl_schemas::canonical::key_order(schema, table);
+    let key_fields = &schema.primary_key;
     let rows = order
         .into_iter()
         .map(|row| {
-            schema
-                .fields
+            let key: Vec<Value> = key_fields
                 .iter()
-                .enumerate()
-                .map(|(f, field)| cell(field, table.value(row, f)))
-                .collect()
+                .map(|&f| table.value(row, f).clone())
+                .collect();
+            let mut cells = Vec::with_capacity(header.len());
+            for (f, field) in schema.fields.iter().enumerate() {
+                cells.push(cell(field, table.value(row, f)));
+                if field.ty != FieldType::Text {
+                    continue;
+                }
+                let position = texts.iter().position(|&t| t == f).unwrap_or_default();
+                for (_, translated) in translations {
+                    let text = translated.rows.get(&key).and_then(|r| r.text(position));
+                    cells.push(text.map_or(Cell::Empty, |t| Cell::Text(t.to_string())));
+                }
+            }
+            cells
         })
         .collect();
     Ok(Sheet {
@@ -249,26 +369,52 @@ fn text(field: &Field, value: &Value) -> String {
     }
 }
 
-/// Write `export` under `out` as xlsx workbooks (each replaced atomically; files there
-/// that export does not write are left alone).
-pub fn write_xlsx(export: &Export, out: &Path) -> Result<Exported, StoreError> {
+/// Where each workbook goes in `format`, checked for all before anything is written.
+fn targets(export: &Export, out: &Path, format: Format) -> Result<Vec<String>, StoreError> {
+    export
+        .workbooks
+        .iter()
+        .map(|workbook| {
+            workbook
+                .target(format)
+                .map_err(|message| StoreError::Export {
+                    path: out.join(&workbook.path),
+                    message,
+                })
+        })
+        .collect()
+}
+
+/// Write `export` under `out` as xlsx or ODS workbooks (each replaced atomically; files
+/// there that export does not write are left alone).
+pub fn write_workbooks(
+    export: &Export,
+    out: &Path,
+    format: Format,
+) -> Result<Exported, StoreError> {
+    let targets = targets(export, out, format)?;
     std::fs::create_dir_all(out).map_err(StoreError::io(out))?;
+    let jobs: Vec<(&Workbook, &String)> = export.workbooks.iter().zip(&targets).collect();
     // Each workbook made and written on a core of its own.
-    let written = parallel_map(&export.workbooks, |workbook| {
-        let path = out.join(&workbook.path);
-        let bytes = xlsx_bytes(export, workbook).map_err(|e| StoreError::Export {
+    let written = parallel_map(&jobs, |(workbook, file)| {
+        let path = out.join(file);
+        let bytes = match format {
+            Format::Ods => ods::ods_bytes(export, workbook).map_err(|e| e.0),
+            _ => xlsx_bytes(export, workbook).map_err(|e| e.to_string()),
+        }
+        .map_err(|message| StoreError::Export {
             path: path.clone(),
-            message: e.to_string(),
+            message,
         })?;
         std::fs::create_dir_all(masterctl_runtime::files::parent_of(&path))
             .map_err(StoreError::io(&path))?;
         masterctl_runtime::files::write_atomic(&path, &bytes).map_err(StoreError::io(&path))
     });
     let mut files = Vec::new();
-    for (result, workbook) in written.into_iter().zip(&export.workbooks) {
+    for (result, (workbook, file)) in written.into_iter().zip(&jobs) {
         result?;
         files.push(ExportedFile {
-            path: workbook.path.clone(),
+            path: (*file).clone(),
             tables: workbook
                 .sheets
                 .iter()
@@ -292,25 +438,17 @@ pub fn write_xlsx(export: &Export, out: &Path) -> Result<Exported, StoreError> {
 pub fn write_csv(export: &Export, out: &Path) -> Result<Exported, StoreError> {
     use masterctl_schemas::read::workbook::CSV_RECORD;
     use masterctl_schemas::sheet_csv;
+    let targets = targets(export, out, Format::Csv)?;
     std::fs::create_dir_all(out).map_err(StoreError::io(out))?;
     let mut files = Vec::new();
-    for workbook in &export.workbooks {
+    for (workbook, file) in export.workbooks.iter().zip(targets) {
+        // A CSV file holds one sheet: a workbook of its own (one sheet), or a CSV source.
         for sheet in &workbook.sheets {
-            let file = format!("{}.csv", file_safe(&sheet.name));
             let path = out.join(&file);
             let failed = |message: String| StoreError::Export {
                 path: path.clone(),
                 message,
             };
-            if !workbook
-                .path
-                .eq_ignore_ascii_case(&format!("{}.xlsx", file_safe(&sheet.name)))
-            {
-                return Err(failed(format!(
-                    "table `{}` is read from {} (its source): export it as xlsx",
-                    sheet.table, workbook.path
-                )));
-            }
             let mut writer = sheet_csv::writer(sheet.rows.len() * 32);
             let record = |writer: &mut csv::Writer<Vec<u8>>, cells: Vec<String>| {
                 writer
@@ -337,7 +475,7 @@ pub fn write_csv(export: &Export, out: &Path) -> Result<Exported, StoreError> {
             let bytes = writer.into_inner().map_err(|e| failed(e.to_string()))?;
             masterctl_runtime::files::write_atomic(&path, &bytes).map_err(StoreError::io(&path))?;
             files.push(ExportedFile {
-                path: file,
+                path: file.clone(),
                 tables: vec![(sheet.table.clone(), sheet.rows.len())],
             });
         }
@@ -380,4 +518,39 @@ fn xlsx_bytes(export: &Export, workbook: &Workbook) -> Result<Vec<u8>, rust_xlsx
         }
     }
     book.save_to_buffer()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn book(path: &str, sourced: bool) -> Workbook {
+        Workbook {
+            path: path.into(),
+            sourced,
+            sheets: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_workbook_goes_where_import_maps_it_back() {
+        let own = book("Item.xlsx", false);
+        assert_eq!(own.target(Format::Xlsx).unwrap(), "Item.xlsx");
+        assert_eq!(own.target(Format::Ods).unwrap(), "Item.ods");
+        assert_eq!(own.target(Format::Csv).unwrap(), "Item.csv");
+        // A table's `source` names the file import maps: written only in its format.
+        let sourced = book("items/道具.xlsm", true);
+        assert_eq!(sourced.target(Format::Xlsx).unwrap(), "items/道具.xlsm");
+        let refused = sourced.target(Format::Ods).unwrap_err();
+        assert!(refused.contains("export with --format xlsx"), "{refused}");
+        let ods = book("quests.ods", true);
+        assert_eq!(ods.target(Format::Ods).unwrap(), "quests.ods");
+        assert!(
+            ods.target(Format::Xlsx)
+                .unwrap_err()
+                .contains("--format ods")
+        );
+        assert_eq!(book("a.csv", true).target(Format::Csv).unwrap(), "a.csv");
+        assert!(book("old.xls", true).target(Format::Xlsx).is_err());
+    }
 }
