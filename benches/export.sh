@@ -2,7 +2,9 @@
 # Export of a region as workbooks: 500 tables × 1,000 rows imported into jp, then
 # `masterctl export` against openpyxl (what a studio's own script would use) writing the
 # same tables, read from the branch's canonical CSV, one xlsx per table (write-only
-# mode, its fastest). Best of RUNS (default 3), release binary, same machine.
+# mode, its fastest); and masterctl's ODS and CSV exports of the same tables. Each export
+# must import back as "nothing changed". Best of RUNS (default 3), release binary, same
+# machine.
 #
 #   RUNS=3 benches/export.sh          (needs python3 and openpyxl: pip install openpyxl)
 set -euo pipefail
@@ -40,7 +42,13 @@ for name in sorted(os.listdir(src)):
 PY
 ours=$(best_of "$runs" "$work" "$bin" --repo "$repo" export --region jp --out "$work/ours")
 theirs=$(best_of "$runs" "$work" python3 "$work/openpyxl_export.py" "$work/csv/tables" "$work/theirs")
-"$bin" --repo "$repo" import --region jp "$work/ours" | grep -q "nothing changed" || { echo "export did not import back as nothing changed" >&2; exit 1; }
+ods=$(best_of "$runs" "$work" "$bin" --repo "$repo" export --region jp --format ods --out "$work/ours-ods")
+csv=$(best_of "$runs" "$work" "$bin" --repo "$repo" export --region jp --format csv --out "$work/ours-csv")
+for dir in ours ours-ods ours-csv; do
+  "$bin" --repo "$repo" import --region jp "$work/$dir" | grep -q "nothing changed" || { echo "$dir did not import back as nothing changed" >&2; exit 1; }
+done
 printf '%-44s %8s s %8s MB\n' "masterctl export (500 × 1,000)" "${ours% *}" "$(( ${ours#* } / 1024 ))"
+printf '%-44s %8s s %8s MB\n' "masterctl export --format ods" "${ods% *}" "$(( ${ods#* } / 1024 ))"
+printf '%-44s %8s s %8s MB\n' "masterctl export --format csv" "${csv% *}" "$(( ${csv#* } / 1024 ))"
 printf '%-44s %8s s %8s MB\n' "openpyxl write-only, from canonical CSV" "${theirs% *}" "$(( ${theirs#* } / 1024 ))"
 awk "BEGIN{printf \"ratio: %.1fx\\n\", ${theirs% *} / ${ours% *}}"

@@ -763,3 +763,72 @@ fn new_upstream_rows_in_owned_columns_are_said() {
         "{said}"
     );
 }
+
+/// In a downstream region, blame follows a cell a rebase took unchanged into upstream's
+/// history, to the import there that made it, and names the rebase it came through; a
+/// cell the region changed itself stays the region's.
+#[test]
+fn blame_in_a_region_follows_a_cell_to_the_upstream_import_that_made_it() {
+    let game = Game::new();
+    game.import(
+        "global",
+        &[("Monster.csv", &MONSTER.replace("300,5,1", "350,5,1"))],
+    );
+    std::fs::write(
+        game.csv.path().join("Monster.csv"),
+        MONSTER.replace("5200", "6000"),
+    )
+    .unwrap();
+    let out = masterctl(
+        game.root(),
+        &[
+            "import",
+            "--region",
+            "jp",
+            "-m",
+            "Rioth is tougher",
+            game.csv.path().to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let jp_import = git_line(game.root(), &["rev-parse", "masters/jp"]);
+    let out = game.rebase();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let rebase = git_line(game.root(), &["rev-parse", "masters/global"]);
+    let blamed = masterctl(
+        game.root(),
+        &[
+            "blame", "--region", "global", "monster", "100", "hp", "--format", "json",
+        ],
+    );
+    assert_eq!(blamed.status.code(), Some(0), "{}", text(&blamed));
+    let cell = &json(&blamed)["cells"][0];
+    assert_eq!(cell["value"], "6000", "{cell:#}");
+    assert_eq!(cell["previous"], "5200", "{cell:#}");
+    assert_eq!(cell["commit"]["commit"], jp_import.as_str(), "{cell:#}");
+    assert_eq!(cell["commit"]["subject"], "Rioth is tougher", "{cell:#}");
+    assert_eq!(cell["via"]["commit"], rebase.as_str(), "{cell:#}");
+    let shown = text(&ok(masterctl(
+        game.root(),
+        &["blame", "--region", "global", "monster", "100", "hp"],
+    )));
+    assert!(
+        shown.contains("Rioth is tougher")
+            && shown.contains(&format!(
+                "taken from upstream by the rebase {}",
+                &rebase[..12]
+            )),
+        "{shown}"
+    );
+    // Kelbi's hp, changed in global itself: global's own import.
+    let blamed = masterctl(
+        game.root(),
+        &[
+            "blame", "--region", "global", "monster", "102", "hp", "--format", "json",
+        ],
+    );
+    let cell = &json(&blamed)["cells"][0];
+    assert_eq!(cell["value"], "350", "{cell:#}");
+    assert!(cell["via"].is_null(), "{cell:#}");
+    assert_ne!(cell["commit"]["commit"], jp_import.as_str());
+}

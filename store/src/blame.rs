@@ -1,7 +1,9 @@
 //! Blame: for each cell of one row, the commit of the region that last changed it, and
 //! the value before. The region's first-parent history is walked from its head; commits
 //! whose files of the table kept their blob ids are passed over unread, and each version
-//! of a file is read once.
+//! of a file is read once. A cell a rebase brought in as upstream had it is followed
+//! into upstream's history, to the import there that made it (and on up, for an
+//! upstream that follows another region).
 
 use std::collections::HashMap;
 
@@ -37,6 +39,10 @@ pub struct CellBlame {
     /// The value before that commit (`None`: the row, or this text, came with it).
     pub previous: Option<String>,
     pub commit: ImportRecord,
+    /// When the cell came through a rebase unchanged: the rebase commit of this region
+    /// it arrived with (`commit` is then the upstream import that made it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<ImportRecord>,
 }
 
 /// One file of the table: its path, its language (for texts), and the columns of the
@@ -98,6 +104,7 @@ pub fn blame(
         })
         .collect();
     let mut found = walk(git, head, &blobs, &mut files, &mut reader)?;
+    follow_upstream(git, &mut found, &files, &mut reader)?;
     // In file order (the table's own columns, then each language), then column order.
     found.sort_by_key(|a| (a.file, a.cell));
     let mut records: HashMap<Oid, ImportRecord> = HashMap::new();
@@ -107,10 +114,14 @@ pub fn blame(
         cell,
         previous,
         commit,
+        via,
+        ..
     } in found
     {
-        if let std::collections::hash_map::Entry::Vacant(entry) = records.entry(commit) {
-            entry.insert(record(&git.find_commit(commit)?));
+        for id in std::iter::once(commit).chain(via) {
+            if let std::collections::hash_map::Entry::Vacant(entry) = records.entry(id) {
+                entry.insert(record(&git.find_commit(id)?));
+            }
         }
         cells.push(CellBlame {
             field: files[file].cells[cell].0.clone(),
@@ -118,6 +129,7 @@ pub fn blame(
             value: heads[file][cell].clone(),
             previous,
             commit: records[&commit].clone(),
+            via: via.map(|id| records[&id].clone()),
         });
     }
     Ok(Blame {
@@ -197,12 +209,94 @@ fn watched(
     Ok(files)
 }
 
-/// A cell attributed: which (file, cell of it), its value before, and the commit.
+/// A cell attributed: which (file, cell of it), its value before and after, the
+/// commit, and the region's rebase commit it came through (when followed upstream).
 struct Attributed {
     file: usize,
     cell: usize,
     previous: Option<String>,
+    value: Option<String>,
     commit: Oid,
+    via: Option<Oid>,
+}
+
+/// Cells attributed to a rebase commit whose value is the one its upstream parent held:
+/// attributed instead to the commit of upstream's history that made that value (one
+/// walk per rebase commit, for all its cells), again while that is a rebase itself.
+fn follow_upstream(
+    git: &Repository,
+    found: &mut [Attributed],
+    files: &[Watched],
+    reader: &mut RowReader<'_>,
+) -> Result<(), StoreError> {
+    // At most as many rounds as regions chained; a bound all the same.
+    for _ in 0..16 {
+        let mut groups: std::collections::BTreeMap<Oid, Vec<usize>> = Default::default();
+        for (index, attributed) in found.iter().enumerate() {
+            groups.entry(attributed.commit).or_default().push(index);
+        }
+        let mut followed = false;
+        for (commit, indexes) in groups {
+            let Some(upstream) = crate::commit::import_point_of(&git.find_commit(commit)?) else {
+                continue;
+            };
+            let upstream = git.find_commit(upstream)?;
+            let blobs = tree_blobs(git, &upstream.tree()?)?;
+            // The cells upstream held with the same value, as files to walk.
+            let mut watched: Vec<Watched> = Vec::new();
+            let mut places: Vec<(usize, usize)> = Vec::new(); // (watched, cell) per index
+            let mut taken: Vec<usize> = Vec::new();
+            for index in indexes {
+                let attributed = &found[index];
+                let file = &files[attributed.file];
+                let column = &file.cells[attributed.cell].0;
+                let Some(&id) = blobs.get(&file.path) else {
+                    continue;
+                };
+                let held = reader
+                    .row(id, &file.path)?
+                    .and_then(|row| row.into_iter().find(|(c, _)| c == column))
+                    .map(|(_, value)| value);
+                if held.is_none() || held != attributed.value {
+                    continue;
+                }
+                let at = match watched.iter().position(|w| w.path == file.path) {
+                    Some(at) => at,
+                    None => {
+                        watched.push(Watched {
+                            path: file.path.clone(),
+                            language: file.language.clone(),
+                            cells: Vec::new(),
+                            done: Vec::new(),
+                        });
+                        watched.len() - 1
+                    }
+                };
+                watched[at].cells.push((column.clone(), held));
+                watched[at].done.push(false);
+                places.push((at, watched[at].cells.len() - 1));
+                taken.push(index);
+            }
+            if taken.is_empty() {
+                continue;
+            }
+            let hits = walk(git, upstream, &blobs, &mut watched, reader)?;
+            for (index, place) in taken.into_iter().zip(places) {
+                if let Some(hit) = hits.iter().find(|h| (h.file, h.cell) == place) {
+                    let attributed = &mut found[index];
+                    attributed.via = attributed.via.or(Some(attributed.commit));
+                    attributed.commit = hit.commit;
+                    attributed.previous = hit.previous.clone();
+                    attributed.value = hit.value.clone();
+                    followed = true;
+                }
+            }
+        }
+        if !followed {
+            break;
+        }
+    }
+    Ok(())
 }
 
 /// Walk the first parents from `head` until every cell is attributed. A file whose blob
@@ -258,7 +352,9 @@ fn walk(
                         file: index,
                         cell,
                         previous: previous.clone(),
+                        value: value.clone(),
                         commit: current.id(),
+                        via: None,
                     });
                 }
                 *value = previous;

@@ -132,6 +132,14 @@ impl Render for Shown {
                 one_line(&c.author),
                 one_line(&c.subject)
             ));
+            if let Some(via) = &cell.via {
+                output.line(format!(
+                    "  {:<width$}    taken from upstream by the rebase {} {}",
+                    "",
+                    short_id(&via.commit),
+                    via.time
+                ));
+            }
             if !told.insert(c.commit.as_str()) {
                 continue;
             }

@@ -115,33 +115,12 @@ pub enum RebaseOutcome {
 pub fn recorded_import_point(head: &Commit<'_>) -> Option<Oid> {
     let mut next = Some(head.clone());
     while let Some(commit) = next {
-        if let Some(point) = import_point_of(&commit) {
+        if let Some(point) = crate::commit::import_point_of(&commit) {
             return Some(point);
         }
         next = commit.parents().next();
     }
     None
-}
-
-/// The import point a commit records: its upstream parent (the second parent of a
-/// rebase; the only parent of a region's first commit, started from its upstream), when
-/// the commit's own `Masterctl-Upstream` trailer names that parent. Text alone — which a
-/// file name or a message could once carry — never makes an import point: the commit's
-/// structure must agree.
-fn import_point_of(commit: &Commit<'_>) -> Option<Oid> {
-    let upstream_parent = match commit.parent_count() {
-        1 => commit.parent_id(0).ok()?,
-        2 => commit.parent_id(1).ok()?,
-        _ => return None,
-    };
-    let message = String::from_utf8_lossy(commit.message_raw_bytes());
-    let trailers = git2::message_trailers_strs(&message).ok()?;
-    trailers
-        .iter()
-        .any(|(key, value)| {
-            key == UPSTREAM_TRAILER && Oid::from_str(value.trim()).ok() == Some(upstream_parent)
-        })
-        .then_some(upstream_parent)
 }
 
 /// Plan a rebase of `region` onto its upstream: find the import point, merge the
