@@ -756,6 +756,15 @@ fn new_upstream_rows_in_owned_columns_are_said() {
         root,
         &["import", "--region", "jp", jp.to_str().unwrap()],
     ));
+    // The review says it first, then the rebase.
+    let out = ok(masterctl(root, &["rebase", "--region", "global", "--dry-run"]));
+    let said = text(&out);
+    assert!(
+        said.contains(
+            "shop_item: 1 row new from jp would take its values in the columns global owns"
+        ),
+        "{said}"
+    );
     let out = ok(masterctl(root, &["rebase", "--region", "global"]));
     let said = text(&out);
     assert!(

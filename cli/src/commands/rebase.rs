@@ -264,6 +264,7 @@ impl Render for Rebased<'_> {
                     super::diff::print_changes(output, diff);
                     output.line("");
                 }
+                self.seeded(output, "would take");
                 output.line("nothing was written");
             }
             _ => {
@@ -281,21 +282,29 @@ impl Render for Rebased<'_> {
                         t.table, t.applied, t.kept, t.resolved
                     ));
                 }
-                for t in self
-                    .tables
-                    .unwrap_or_default()
-                    .iter()
-                    .filter(|t| t.seeded > 0)
-                {
-                    output.line(output.flagged(&format!(
-                        "  {}: {} new from {} took its values in the columns {} owns; set them with an import",
-                        t.table,
-                        counted(t.seeded, "row"),
-                        self.upstream.as_deref().unwrap_or("upstream"),
-                        self.region
-                    )));
-                }
+                self.seeded(output, "took");
             }
+        }
+    }
+}
+
+impl Rebased<'_> {
+    /// Rows new from upstream that bring upstream's values into columns the region
+    /// owns (there is no regional value yet), table by table.
+    fn seeded(&self, output: &Output, took: &str) {
+        for t in self
+            .tables
+            .unwrap_or_default()
+            .iter()
+            .filter(|t| t.seeded > 0)
+        {
+            output.line(output.flagged(&format!(
+                "  {}: {} new from {} {took} its values in the columns {} owns; set them with an import",
+                t.table,
+                counted(t.seeded, "row"),
+                self.upstream.as_deref().unwrap_or("upstream"),
+                self.region
+            )));
         }
     }
 }

@@ -314,10 +314,14 @@ fn sheet_of(
     let rows = order
         .into_iter()
         .map(|row| {
-            let key: Vec<Value> = key_fields
-                .iter()
-                .map(|&f| table.value(row, f).clone())
-                .collect();
+            // The row's key, to find its translations (none asked: not built).
+            let key: Vec<Value> = match translations.is_empty() {
+                true => Vec::new(),
+                false => key_fields
+                    .iter()
+                    .map(|&f| table.value(row, f).clone())
+                    .collect(),
+            };
             let mut cells = Vec::with_capacity(header.len());
             for (f, field) in schema.fields.iter().enumerate() {
                 cells.push(cell(field, table.value(row, f)));
