@@ -757,7 +757,10 @@ fn new_upstream_rows_in_owned_columns_are_said() {
         &["import", "--region", "jp", jp.to_str().unwrap()],
     ));
     // The review says it first, then the rebase.
-    let out = ok(masterctl(root, &["rebase", "--region", "global", "--dry-run"]));
+    let out = ok(masterctl(
+        root,
+        &["rebase", "--region", "global", "--dry-run"],
+    ));
     let said = text(&out);
     assert!(
         said.contains(
