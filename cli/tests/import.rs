@@ -8,6 +8,13 @@ use common::*;
 use std::path::Path;
 use std::process::{Command, Output};
 
+/// `masterctl export --region jp --out OUT EXTRA...` in `root`.
+fn export(root: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["export", "--region", "jp", "--out", out.to_str().unwrap()];
+    args.extend(extra);
+    masterctl(root, &args)
+}
+
 fn import(root: &Path, input: &Path) -> Output {
     masterctl(root, &["import", "--region", "jp", input.to_str().unwrap()])
 }
@@ -1049,18 +1056,7 @@ fn a_csv_export_imports_back_and_keeps_formulas_from_running() {
     .unwrap();
     ok(import(root, &input));
     let out = root.join("csv");
-    ok(masterctl(
-        root,
-        &[
-            "export",
-            "--region",
-            "jp",
-            "--format",
-            "csv",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-    ));
+    ok(export(root, &out, &["--format", "csv"]));
     let written = std::fs::read_to_string(out.join("note.csv")).unwrap();
     // Text a spreadsheet would run is written with a leading ', numbers as they are.
     assert!(written.contains("'=SUM(A1:A9),-5"), "{written}");
@@ -1138,18 +1134,7 @@ fn datetimes_are_instants_read_in_the_project_zone() {
     );
     // An export shows it in Tokyo time and imports back as nothing changed.
     let out = root.join("exported");
-    ok(masterctl(
-        root,
-        &[
-            "export",
-            "--region",
-            "jp",
-            "--format",
-            "csv",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-    ));
+    ok(export(root, &out, &["--format", "csv"]));
     let exported = std::fs::read_to_string(out.join("event.csv")).unwrap();
     assert!(
         exported.contains("\r\n3,2025-02-01T12:00:00+09:00\r\n"),
@@ -1200,25 +1185,13 @@ fn datetimes_written_before_zones_keep_their_meaning() {
     std::fs::write(&csv, "id,starts_at\n1,2025-02-01T12:00:00\n").unwrap();
     ok(import(root, &csv));
     // The branch rewritten as an older masterctl wrote it: no `Z`.
-    let work = tempfile::tempdir().unwrap();
-    let tree = work.path().join("tree");
-    git(
+    commit_by_hand(
         root,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            tree.to_str().unwrap(),
-            "masters/jp",
-        ],
-    );
-    std::fs::write(
-        tree.join("tables/event.csv"),
+        "masters/jp",
+        "tables/event.csv",
         "id,starts_at\n1,2025-02-01T12:00:00\n",
-    )
-    .unwrap();
-    git(&tree, &["commit", "-q", "-am", "written before zones"]);
-    git(root, &["worktree", "remove", tree.to_str().unwrap()]);
+        "written before zones",
+    );
     // The same workbook: the same instant, now spelled with `Z`; no cell changed.
     let review = text(&ok(masterctl(
         root,
@@ -1272,24 +1245,10 @@ fn a_workbook_edited_in_libreoffice_changes_exactly_the_cell_edited() {
         let game = sample_game();
         let root = game.path();
         let out = root.join("exported");
-        ok(masterctl(
-            root,
-            &[
-                "export",
-                "--region",
-                "jp",
-                "--out",
-                out.to_str().unwrap(),
-                "--format",
-                format,
-            ],
-        ));
+        ok(export(root, &out, &["--format", format]));
         // Meanwhile: item 2's price, 1200 → 1300, by another planner.
         let other = root.join("other");
-        ok(masterctl(
-            root,
-            &["export", "--region", "jp", "--out", other.to_str().unwrap()],
-        ));
+        ok(export(root, &other, &[]));
         edit_number(&other.join("Item.xlsx"), "F3", "1200", "1300");
         ok(import(root, &other));
         // Item 1's price (F2), 100 → 150, in LibreOffice.
@@ -1352,20 +1311,7 @@ fn an_export_for_review_shows_translations_and_still_imports_back() {
     let root = game.path();
     let head = branch_head(root).unwrap();
     let out = root.join("review");
-    ok(masterctl(
-        root,
-        &[
-            "export",
-            "--region",
-            "jp",
-            "--format",
-            "csv",
-            "--lang",
-            "en",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-    ));
+    ok(export(root, &out, &["--format", "csv", "--lang", "en"]));
     let items = std::fs::read_to_string(out.join("Item.csv")).unwrap();
     let mut lines = items.lines();
     assert!(
@@ -1378,18 +1324,7 @@ fn an_export_for_review_shows_translations_and_still_imports_back() {
     assert!(items.contains("\r\n1,鉄の剣,Iron Sword,"), "{items}");
     assert!(text(&ok(import(root, &out))).contains("nothing changed"));
     let ods = root.join("ods");
-    ok(masterctl(
-        root,
-        &[
-            "export",
-            "--region",
-            "jp",
-            "--format",
-            "ods",
-            "--out",
-            ods.to_str().unwrap(),
-        ],
-    ));
+    ok(export(root, &ods, &["--format", "ods"]));
     assert!(ods.join("Item.ods").is_file());
     assert!(text(&ok(import(root, &ods))).contains("nothing changed"));
     assert_eq!(branch_head(root).unwrap(), head);

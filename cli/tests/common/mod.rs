@@ -52,6 +52,23 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Commit `contents` as `path` on `branch` with plain git (a worktree of it, removed
+/// after): the branch edited outside masterctl.
+pub fn commit_by_hand(root: &Path, branch: &str, path: &str, contents: &str, message: &str) {
+    let work = tempfile::tempdir().unwrap();
+    let tree = work.path().join("tree");
+    git(
+        root,
+        &["worktree", "add", "-q", tree.to_str().unwrap(), branch],
+    );
+    std::fs::write(tree.join(path), contents).unwrap();
+    git(&tree, &["commit", "-q", "-am", message]);
+    git(
+        root,
+        &["worktree", "remove", "--force", tree.to_str().unwrap()],
+    );
+}
+
 /// Commit the working tree's structure (`masterctl.toml`, `schemas/`) on the checked-out
 /// branch, as an engineer does before an import uses it; nothing when it is committed.
 pub fn commit_structure(dir: &Path) {

@@ -70,6 +70,20 @@ fn xml_error(e: impl std::fmt::Display) -> OdsError {
     OdsError(e.to_string())
 }
 
+/// `<name>`.
+fn open(writer: &mut Writer<Vec<u8>>, name: &str) -> Result<(), OdsError> {
+    writer
+        .write_event(Event::Start(BytesStart::new(name)))
+        .map_err(xml_error)
+}
+
+/// `</name>`.
+fn close(writer: &mut Writer<Vec<u8>>, name: &str) -> Result<(), OdsError> {
+    writer
+        .write_event(Event::End(BytesEnd::new(name)))
+        .map_err(xml_error)
+}
+
 fn manifest() -> Result<Vec<u8>, OdsError> {
     let (mut writer, mut root) = document("manifest:manifest", &[("manifest", MANIFEST)]);
     root.push_attribute(("manifest:version", "1.2"));
@@ -87,9 +101,7 @@ fn manifest() -> Result<Vec<u8>, OdsError> {
         }
         writer.write_event(Event::Empty(entry)).map_err(xml_error)?;
     }
-    writer
-        .write_event(Event::End(BytesEnd::new("manifest:manifest")))
-        .map_err(xml_error)?;
+    close(&mut writer, "manifest:manifest")?;
     Ok(writer.into_inner())
 }
 
@@ -100,9 +112,7 @@ fn meta(export: &Export) -> Result<Vec<u8>, OdsError> {
     );
     root.push_attribute(("office:version", "1.2"));
     writer.write_event(Event::Start(root)).map_err(xml_error)?;
-    writer
-        .write_event(Event::Start(BytesStart::new("office:meta")))
-        .map_err(xml_error)?;
+    open(&mut writer, "office:meta")?;
     writer
         .create_element("meta:generator")
         .write_text_content(BytesText::new(concat!(
@@ -121,12 +131,8 @@ fn meta(export: &Export) -> Result<Vec<u8>, OdsError> {
             .write_text_content(BytesText::new(value))
             .map_err(xml_error)?;
     }
-    writer
-        .write_event(Event::End(BytesEnd::new("office:meta")))
-        .map_err(xml_error)?;
-    writer
-        .write_event(Event::End(BytesEnd::new("office:document-meta")))
-        .map_err(xml_error)?;
+    close(&mut writer, "office:meta")?;
+    close(&mut writer, "office:document-meta")?;
     Ok(writer.into_inner())
 }
 
@@ -138,9 +144,7 @@ fn content(workbook: &Workbook) -> Result<Vec<u8>, OdsError> {
     root.push_attribute(("office:version", "1.2"));
     writer.write_event(Event::Start(root)).map_err(xml_error)?;
     for name in ["office:body", "office:spreadsheet"] {
-        writer
-            .write_event(Event::Start(BytesStart::new(name)))
-            .map_err(xml_error)?;
+        open(&mut writer, name)?;
     }
     for sheet in &workbook.sheets {
         let mut table = BytesStart::new("table:table");
@@ -148,9 +152,7 @@ fn content(workbook: &Workbook) -> Result<Vec<u8>, OdsError> {
         writer.write_event(Event::Start(table)).map_err(xml_error)?;
         let header: Vec<Cell> = sheet.header.iter().cloned().map(Cell::Text).collect();
         for (r, row) in std::iter::once(&header).chain(&sheet.rows).enumerate() {
-            writer
-                .write_event(Event::Start(BytesStart::new("table:table-row")))
-                .map_err(xml_error)?;
+            open(&mut writer, "table:table-row")?;
             for (c, cell) in row.iter().enumerate() {
                 write_cell(&mut writer, cell).map_err(|why| {
                     OdsError(format!(
@@ -162,22 +164,16 @@ fn content(workbook: &Workbook) -> Result<Vec<u8>, OdsError> {
                     ))
                 })?;
             }
-            writer
-                .write_event(Event::End(BytesEnd::new("table:table-row")))
-                .map_err(xml_error)?;
+            close(&mut writer, "table:table-row")?;
         }
-        writer
-            .write_event(Event::End(BytesEnd::new("table:table")))
-            .map_err(xml_error)?;
+        close(&mut writer, "table:table")?;
     }
     for name in [
         "office:spreadsheet",
         "office:body",
         "office:document-content",
     ] {
-        writer
-            .write_event(Event::End(BytesEnd::new(name)))
-            .map_err(xml_error)?;
+        close(&mut writer, name)?;
     }
     Ok(writer.into_inner())
 }
@@ -216,18 +212,14 @@ fn write_cell(writer: &mut Writer<Vec<u8>>, cell: &Cell) -> Result<(), OdsError>
     for line in shown.split('\n') {
         write_paragraph(writer, line)?;
     }
-    writer
-        .write_event(Event::End(BytesEnd::new("table:table-cell")))
-        .map_err(xml_error)
+    close(writer, "table:table-cell")
 }
 
 /// One line of a cell's text as `<text:p>`: a space at either end or after another
 /// space, and every tab, written as an element (`<text:s/>`, `<text:tab/>`), since ODF
 /// collapses white space in text.
 fn write_paragraph(writer: &mut Writer<Vec<u8>>, line: &str) -> Result<(), OdsError> {
-    writer
-        .write_event(Event::Start(BytesStart::new("text:p")))
-        .map_err(xml_error)?;
+    open(writer, "text:p")?;
     let mut run = String::new();
     let mut previous_space = true; // a space at the start is kept as an element
     let chars: Vec<char> = line.chars().collect();
@@ -259,9 +251,7 @@ fn write_paragraph(writer: &mut Writer<Vec<u8>>, line: &str) -> Result<(), OdsEr
             .write_event(Event::Text(BytesText::new(&run)))
             .map_err(xml_error)?;
     }
-    writer
-        .write_event(Event::End(BytesEnd::new("text:p")))
-        .map_err(xml_error)
+    close(writer, "text:p")
 }
 
 #[cfg(test)]
@@ -269,6 +259,26 @@ mod tests {
     use super::*;
     use crate::export::{Sheet, Workbook};
     use masterctl_schemas::Value;
+
+    /// One workbook of one sheet, `note`, and its export.
+    fn note(header: &[&str], rows: Vec<Vec<Cell>>) -> (Export, Workbook) {
+        let workbook = Workbook {
+            path: "note.xlsx".into(),
+            sourced: false,
+            sheets: vec![Sheet {
+                table: "note".into(),
+                name: "note".into(),
+                header: header.iter().map(|h| h.to_string()).collect(),
+                rows,
+            }],
+        };
+        let export = Export {
+            region: "jp".into(),
+            commit: "0123456789abcdef0123456789abcdef01234567".into(),
+            workbooks: vec![workbook.clone()],
+        };
+        (export, workbook)
+    }
 
     /// Texts whose spaces, tabs, line breaks and markup an ODF reader would collapse or
     /// misread, written and read back (by the reader import uses) exactly; numbers,
@@ -309,21 +319,7 @@ mod tests {
                 ]
             })
             .collect();
-        let workbook = Workbook {
-            path: "note.xlsx".into(),
-            sourced: false,
-            sheets: vec![Sheet {
-                table: "note".into(),
-                name: "note".into(),
-                header: vec!["id".into(), "body".into(), "ok".into()],
-                rows,
-            }],
-        };
-        let export = Export {
-            region: "jp".into(),
-            commit: "0123456789abcdef0123456789abcdef01234567".into(),
-            workbooks: vec![workbook.clone()],
-        };
+        let (export, workbook) = note(&["id", "body", "ok"], rows);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("note.ods");
         std::fs::write(&path, ods_bytes(&export, &workbook).unwrap()).unwrap();
@@ -346,21 +342,7 @@ mod tests {
 
     #[test]
     fn a_control_character_is_refused_by_its_cell() {
-        let workbook = Workbook {
-            path: "note.xlsx".into(),
-            sourced: false,
-            sheets: vec![Sheet {
-                table: "note".into(),
-                name: "note".into(),
-                header: vec!["body".into()],
-                rows: vec![vec![Cell::Text("bell\u{7}".into())]],
-            }],
-        };
-        let export = Export {
-            region: "jp".into(),
-            commit: "0".repeat(40),
-            workbooks: vec![workbook.clone()],
-        };
+        let (export, workbook) = note(&["body"], vec![vec![Cell::Text("bell\u{7}".into())]]);
         let error = ods_bytes(&export, &workbook).unwrap_err().0;
         assert!(
             error.contains("sheet note row 2 column 1") && error.contains("U+0007"),
