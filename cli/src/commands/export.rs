@@ -11,6 +11,16 @@ use super::{Failure, open_repo, region, store_failure};
 use crate::output::{GlobalArgs, Output, Render, RepoArg, counted};
 
 #[derive(clap::Args)]
+#[command(after_help = "\
+Formats (--format): xlsx (the default), ods (LibreOffice's own), csv (one file per table).
+Each file records the commit it holds; an import of it after the region moved on is merged
+as the edit made since then, never taking back what arrived meanwhile.
+
+Examples:
+  masterctl export --region jp --out today/                      xlsx workbooks to edit
+  masterctl export --region jp --out today/ --format ods         OpenDocument spreadsheets
+  masterctl export --region global --rev masters/global~3 --out old/   an earlier commit
+  masterctl export --region jp --lang en --out review/           translations beside the texts")]
 pub struct Args {
     #[command(flatten)]
     pub repo: RepoArg,

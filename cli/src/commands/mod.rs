@@ -66,7 +66,7 @@ pub enum Command {
     /// Translations: status per language, exchange files for translators, taking them back
     #[command(subcommand)]
     L10n(l10n::Command),
-    /// A region's data as the xlsx workbooks its schemas read, to edit and import back
+    /// A region's data as the workbooks its schemas read (xlsx, ods or csv), to edit and import back
     Export(export::Args),
     /// Build the runtime archives game servers map at boot (tables, texts, generated masters)
     Build(build::Args),
