@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use masterctl_benches::{DataFormat, Shape, generate};
-use masterctl_store::export::{Format, export_region, write_csv, write_workbooks};
+use masterctl_store::export::{At, Format, export_region, write_csv, write_workbooks};
 use masterctl_store::{ImportOutcome, MasterRepo, Region, commit_import, plan_import};
 
 fn git(dir: &Path, args: &[&str]) {
@@ -52,7 +52,7 @@ fn five_hundred_tables_export_and_import_back_unchanged_in_every_format() {
     let plan = planned(&repo, &region, &[root.join("data")]);
     assert_eq!(plan.changes.len(), 500);
     let head = commit_import(&repo, &plan, Some("500 tables")).unwrap();
-    let export = export_region(&repo, &region, None, &[]).unwrap();
+    let export = export_region(&repo, &region, At::Head, &[]).unwrap();
     assert_eq!(export.commit, head.to_string());
     for format in [Format::Xlsx, Format::Ods, Format::Csv] {
         let out = root.join(format!("{format:?}"));

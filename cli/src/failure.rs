@@ -54,6 +54,8 @@ pub fn store_failure(error: StoreError) -> Failure {
     match error {
         StoreError::InvalidStructure(report) => Failure::InvalidSchema(report),
         StoreError::NotFound(_) => Failure::invalid(error.to_string()),
+        StoreError::NoWorkBranch { .. } => Failure::invalid(error.to_string())
+            .hint("work branches are work/<region>/<name>: `git branch --list 'work/*'` lists them"),
         StoreError::ConflictFile { .. } => Failure::invalid(error.to_string())
             .hint("fix the file (or run `masterctl rebase --region R --abort` to start over)"),
         StoreError::UncommittedStructure { .. } => Failure::usage(error.to_string()).hint(
@@ -73,6 +75,7 @@ pub fn store_failure(error: StoreError) -> Failure {
         | StoreError::NoStructure
         | StoreError::NoCommittedStructure(_)
         | StoreError::NotALanguage { .. }
+        | StoreError::BadWorkBranch(_)
         | StoreError::RebaseInProgress(_) => Failure::usage(error.to_string()),
         StoreError::NoAuthor
         | StoreError::BadAuthor { .. }

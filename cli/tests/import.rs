@@ -1339,3 +1339,58 @@ fn an_export_for_review_shows_translations_and_still_imports_back() {
         text(&unknown)
     );
 }
+
+/// `export --branch NAME` takes the head of the region's work branch `work/<R>/<NAME>`;
+/// a name that is not one plain word is refused before it reaches a ref, and a missing
+/// branch is named.
+#[test]
+fn a_work_branch_exports_its_own_head() {
+    let game = sample_game();
+    let root = game.path();
+    let jp = branch_head(root).unwrap();
+    git(root, &["branch", "work/jp/alice", &jp]);
+    commit_by_hand(
+        root,
+        "work/jp/alice",
+        "tables/item.csv",
+        &git(root, &["show", "masters/jp:tables/item.csv"])
+            .replace("1,1,common,100,", "1,1,common,110,"),
+        "alice's price",
+    );
+    let out = root.join("alice");
+    let said = json(&ok(export(
+        root,
+        &out,
+        &["--branch", "alice", "--format", "json"],
+    )));
+    assert_eq!(
+        said["commit"],
+        git(root, &["rev-parse", "work/jp/alice"]).trim(),
+        "{said:#}"
+    );
+    let csv = root.join("alice-csv");
+    ok(export(
+        root,
+        &csv,
+        &["--branch", "alice", "--format", "csv"],
+    ));
+    let items = std::fs::read_to_string(csv.join("Item.csv")).unwrap();
+    assert!(items.contains(",common,110,"), "{items}");
+    for bad in ["../jp", "al ice", "-x", "a..b", "x.lock", "アリス"] {
+        let out = export(root, &root.join("bad"), &[&format!("--branch={bad}")]);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {}", text(&out));
+        assert!(
+            text(&out).contains("is not a work branch name"),
+            "{}",
+            text(&out)
+        );
+    }
+    let missing = export(root, &root.join("bob"), &["--branch", "bob"]);
+    assert_eq!(missing.status.code(), Some(1), "{}", text(&missing));
+    assert!(
+        text(&missing).contains("region `jp` has no work branch `bob` (work/jp/bob)"),
+        "{}",
+        text(&missing)
+    );
+    assert!(!root.join("bob").exists());
+}

@@ -29,7 +29,7 @@ pub mod status;
 
 pub use history::{ImportRecord, history};
 pub use import::{ImportOutcome, ImportPlan, TableChange, commit_import, plan_import};
-pub use names::{Region, short_id};
+pub use names::{Region, WorkBranch, short_id};
 pub use repo::{MasterRepo, Structure};
 
 use masterctl_schemas::Report;
@@ -76,6 +76,12 @@ pub enum StoreError {
         language: String,
         languages: Vec<String>,
     },
+    #[error(
+        "`{0}` is not a work branch name: one word of ASCII letters, digits, `-`, `_` and `.`, starting with a letter or digit (`alice`, `event-2025-02`)"
+    )]
+    BadWorkBranch(String),
+    #[error("region `{region}` has no work branch `{name}` (work/{region}/{name})")]
+    NoWorkBranch { region: String, name: String },
     #[error("`{0}` names no commit of this repository")]
     UnknownRevision(String),
     /// What was asked for is not there (a table, a row, a field).

@@ -68,6 +68,54 @@ impl Region {
     }
 }
 
+/// A planner's work branch of a region: `work/<region>/<name>`. The name is one plain
+/// segment — ASCII letters, digits, `-`, `_` and `.`, starting with a letter or digit, at
+/// most 64 characters, never `…lock` nor holding `..` — so it is a ref, a path and a
+/// commit-message word without escaping.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkBranch {
+    region: Region,
+    name: String,
+}
+
+impl WorkBranch {
+    /// The work branch `name` of `region`, once `name` is one a planner may give.
+    pub fn of(region: &Region, name: &str) -> Result<WorkBranch, StoreError> {
+        let mut chars = name.chars();
+        let valid = name.len() <= 64
+            && chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
+            && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            && !name.contains("..")
+            && !name.ends_with(".lock")
+            && !name.ends_with('.');
+        if !valid {
+            return Err(StoreError::BadWorkBranch(display_name(name)));
+        }
+        Ok(WorkBranch {
+            region: region.clone(),
+            name: name.to_string(),
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn region(&self) -> &Region {
+        &self.region
+    }
+
+    /// `work/<region>/<name>`.
+    pub fn branch(&self) -> String {
+        format!("work/{}/{}", self.region.name(), self.name)
+    }
+
+    /// `refs/heads/work/<region>/<name>`.
+    pub fn reference(&self) -> String {
+        format!("refs/heads/{}", self.branch())
+    }
+}
+
 impl std::fmt::Display for Region {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.name)

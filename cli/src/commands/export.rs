@@ -1,11 +1,12 @@
-//! `masterctl export --region R --out DIR [--rev REV] [--format xlsx|ods|csv] [--lang L,...]`: a region's
+//! `masterctl export --region R [--branch NAME | --rev REV] --out DIR [--format xlsx|ods|csv]
+//! [--lang L,...]`: a region's
 //! data as the workbooks (or CSV files) its schemas read, each recording the commit it
 //! came from — what a planner edits and imports back.
 
 use std::path::PathBuf;
 
-use masterctl_store::export::{Exported, Format, export_region, write_csv, write_workbooks};
-use masterctl_store::short_id;
+use masterctl_store::export::{At, Exported, Format, export_region, write_csv, write_workbooks};
+use masterctl_store::{WorkBranch, short_id};
 
 use super::{Failure, open_repo, region, store_failure};
 use crate::output::{GlobalArgs, Output, Render, RepoArg, counted};
@@ -32,8 +33,11 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
     /// Export this commit instead of the region's head (a sha, a tag, `masters/jp~2`...)
-    #[arg(long, value_name = "REV")]
+    #[arg(long, value_name = "REV", conflicts_with = "branch")]
     rev: Option<String>,
+    /// Export the head of the region's work branch NAME (`work/<region>/<NAME>`)
+    #[arg(long, value_name = "NAME")]
+    branch: Option<String>,
     /// For review: after each text field, a column per language given (`#name@en`)
     /// holding its translations (comma-separated or repeated; import passes over these
     /// comment columns, so the workbook still imports back unchanged)
@@ -45,8 +49,16 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     let repo = open_repo(global)?;
     let structure = repo.structure().map_err(store_failure)?;
     let region = region(&structure, &args.region)?;
-    let export = export_region(&repo, &region, args.rev.as_deref(), &args.languages)
-        .map_err(store_failure)?;
+    let work = match &args.branch {
+        Some(name) => Some(WorkBranch::of(&region, name).map_err(store_failure)?),
+        None => None,
+    };
+    let at = match (&work, &args.rev) {
+        (Some(work), _) => At::WorkBranch(work),
+        (None, Some(rev)) => At::Revision(rev),
+        (None, None) => At::Head,
+    };
+    let export = export_region(&repo, &region, at, &args.languages).map_err(store_failure)?;
     let written = match global.format {
         crate::output::Format::Csv => write_csv(&export, &args.out),
         crate::output::Format::Ods => write_workbooks(&export, &args.out, Format::Ods),

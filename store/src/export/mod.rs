@@ -17,7 +17,7 @@ use masterctl_schemas::{FieldType, Table, TableSchema, Value};
 use serde::Serialize;
 
 use crate::StoreError;
-use crate::names::Region;
+use crate::names::{Region, WorkBranch};
 use crate::repo::{MasterRepo, Structure, blob_at};
 use crate::snapshot::{language_path, table_path, texts_at};
 use masterctl_schemas::canonical::read_table;
@@ -136,18 +136,40 @@ pub struct ExportedFile {
     pub tables: Vec<(String, usize)>,
 }
 
-/// The data of `region` at its head (or at `rev`) as workbooks; with `languages`, each
-/// text field followed by a comment column per language (`#name@en`: for review, which
-/// import passes over).
+/// Which commit of a region an export takes: its head, a work branch's head, or a
+/// revision.
+#[derive(Debug, Clone, Copy)]
+pub enum At<'a> {
+    Head,
+    WorkBranch(&'a WorkBranch),
+    Revision(&'a str),
+}
+
+/// The data of `region` at its head (or a work branch's, or `rev`) as workbooks; with
+/// `languages`, each text field followed by a comment column per language (`#name@en`:
+/// for review, which import passes over).
 pub fn export_region(
     repo: &MasterRepo,
     region: &Region,
-    rev: Option<&str>,
+    at: At<'_>,
     languages: &[String],
 ) -> Result<Export, StoreError> {
     let git = &repo.git;
-    let branch = region.branch().to_string();
-    let commit = repo.commit_of(region, rev)?;
+    let (branch, commit) = match at {
+        At::Head => (region.branch().to_string(), repo.commit_of(region, None)?),
+        At::Revision(rev) => (
+            region.branch().to_string(),
+            repo.commit_of(region, Some(rev))?,
+        ),
+        At::WorkBranch(work) => (
+            work.branch(),
+            repo.head_of(&work.reference())?
+                .ok_or_else(|| StoreError::NoWorkBranch {
+                    region: region.name().to_string(),
+                    name: work.name().to_string(),
+                })?,
+        ),
+    };
     let tree = commit.tree()?;
     let structure = Structure::at(git, &tree).map_err(|_| StoreError::BrokenSnapshot {
         branch: branch.clone(),
