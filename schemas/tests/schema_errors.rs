@@ -409,3 +409,39 @@ fn names_are_capped_at_a_length_every_file_system_takes() {
     );
     load(CONFIG, &[("category.toml", &fine)]).unwrap();
 }
+
+/// Mistakes in several schema files come in one run, each at its place, and a table too
+/// broken to build (a TOML syntax error, an unknown type) does not make every reference
+/// to it a second error ("there is no table `banner`"): those follow once it is fixed.
+#[test]
+fn mistakes_in_several_files_come_at_once_without_a_cascade() {
+    let banner =
+        "name = \"banner\"\nprimary_key = [\"id\"\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n";
+    let lineup = r#"name = "banner_lineup"
+primary_key = ["banner_id", "slot"]
+
+[[fields]]
+name = "banner_id"
+type = "int"
+references = "banner.id"
+
+[[fields]]
+name = "slot"
+type = "integer"
+"#;
+    let draw = "name = \"gacha_draw\"\n[custom]\nkind = \"weighted\"\ntable = \"banner_lineup\"\ngroup_by = [\"banner_id\"]\nweight = \"weight\"\n";
+    let errors = errors_of(&[
+        ("category.toml", CATEGORY),
+        ("banner.toml", banner),
+        ("banner_lineup.toml", lineup),
+        ("gacha_draw.toml", draw),
+    ]);
+    // The two mistakes; nothing said of the tables and master that refer to them.
+    assert_eq!(
+        summary(&errors),
+        vec![
+            (Code::SchemaSyntax, "schemas/banner.toml".into(), 4),
+            (Code::UnknownType, "schemas/banner_lineup.toml".into(), 11),
+        ]
+    );
+}

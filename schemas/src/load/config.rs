@@ -157,7 +157,9 @@ impl Builder {
             None => (owned, None),
         };
         let Some(schema) = self.tables.iter().find(|t| t.name == table) else {
-            return Some(format!("there is no table `{table}`"));
+            // A table declared too broken to build has its own errors.
+            return (!self.broken_tables.contains(table))
+                .then(|| format!("there is no table `{table}`"));
         };
         match column {
             Some(column) if schema.field(column).is_none() => {

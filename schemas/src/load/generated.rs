@@ -51,6 +51,8 @@ impl Builder {
     ) -> Option<TableSchema> {
         match self.tables.iter().find(|t| &t.name == name.get_ref()) {
             Some(t) => Some(t.clone()),
+            // Declared, and too broken to build: its own errors say why.
+            None if self.broken_tables.contains(name.get_ref()) => None,
             None => {
                 let mut d = source
                     .error(

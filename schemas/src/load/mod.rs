@@ -71,11 +71,17 @@ pub fn load_from_files(
         None => Some(RawConfigChecked::default()),
     };
     let mut parsed = Vec::new();
+    // Files that do not parse: the tables they declare (by their stem, the default
+    // name) are broken, and references to them are not errors of their own.
+    let mut unreadable = HashSet::new();
     for (path, text) in &schemas {
         let source = SourceText::new(path, text);
         match toml::from_str::<RawSchema>(text) {
             Ok(raw) => parsed.push((source, raw)),
-            Err(e) => report.push(toml_error(&source, &e)),
+            Err(e) => {
+                report.push(toml_error(&source, &e));
+                unreadable.insert(source.stem());
+            }
         }
     }
     // The project's null spellings, which every field takes unless it has its own.
@@ -90,7 +96,7 @@ pub fn load_from_files(
         report,
         tables: Vec::new(),
         generated: Vec::new(),
-        broken_tables: HashSet::new(),
+        broken_tables: unreadable,
         nulls,
         zone,
     };
