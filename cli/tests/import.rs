@@ -549,6 +549,23 @@ fn imports_leave_the_working_tree_and_head_alone() {
         text(&out)
     );
     assert_eq!(branch_head(repo.path()), None);
+    let unknown = masterctl(
+        repo.path(),
+        &[
+            "import",
+            "--region",
+            "jp",
+            "--structure",
+            "nope",
+            hunt().join("hunt.xlsx").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(unknown.status.code(), Some(2), "{}", text(&unknown));
+    assert!(
+        text(&unknown).contains("`nope` names no commit"),
+        "{}",
+        text(&unknown)
+    );
     // Named explicitly, the committed structure is taken as it is.
     let out = masterctl(
         repo.path(),
