@@ -1,14 +1,18 @@
-//! Why a command did not succeed, and the exit code that says so: 1 the data was
-//! rejected, 2 usage or environment. Commands return it; `main` shows it (through
-//! `output`) and exits with its code.
+//! Why a command did not succeed, and the exit code that says so — one rule for every
+//! command: 1 the data was rejected, or a thing the user named (a region, table, key,
+//! revision, release, language, work branch) is wrong or missing; 2 usage (a flag, a
+//! malformed name, a folder that is not what it must be) or the environment (a
+//! repository, a store, a file that cannot be read or written). Commands return it;
+//! `main` shows it (through `output`) and exits with its code.
 
 use masterctl_delivery::DeliveryError;
 use masterctl_schemas::Report;
 use masterctl_store::StoreError;
 
 /// A delivery error as the failure a user sees: a damaged or foreign store, a raced
-/// pointer, a damaged local build exit 1; a wrong URL, name or folder, and an
-/// unreachable or refusing store, 2.
+/// pointer, a damaged local build, a release or language the store does not have (or
+/// a release prefix naming several) exit 1; a wrong URL, a malformed name or a folder,
+/// and an unreachable or refusing store, 2.
 pub fn delivery_failure(error: DeliveryError) -> Failure {
     let hint = match &error {
         DeliveryError::Unreachable { .. } => {
@@ -31,15 +35,15 @@ pub fn delivery_failure(error: DeliveryError) -> Failure {
         Failure::invalid(message)
     } else {
         match error {
+            DeliveryError::Ambiguous { .. }
+            | DeliveryError::UnknownLanguage { .. }
+            | DeliveryError::Missing { .. } => Failure::invalid(message),
             DeliveryError::Url { .. }
             | DeliveryError::BadName(_)
-            | DeliveryError::Ambiguous { .. }
-            | DeliveryError::UnknownLanguage { .. }
             | DeliveryError::NotABuild(_)
             | DeliveryError::OutIsLink(_)
             | DeliveryError::Backwards { .. }
-            | DeliveryError::ReadOnly { .. }
-            | DeliveryError::Missing { .. } => Failure::usage(message),
+            | DeliveryError::ReadOnly { .. } => Failure::usage(message),
             _ => Failure::environment(message),
         }
     };
@@ -49,11 +53,16 @@ pub fn delivery_failure(error: DeliveryError) -> Failure {
     }
 }
 
-/// A store error as the failure a user sees: data problems exit 1, the rest 2.
+/// A store error as the failure a user sees: data problems and named things missing
+/// exit 1, the rest 2.
 pub fn store_failure(error: StoreError) -> Failure {
     match error {
         StoreError::InvalidStructure(report) => Failure::InvalidSchema(report),
-        StoreError::NotFound(_) => Failure::invalid(error.to_string()),
+        StoreError::NotFound(_)
+        | StoreError::UnknownRegion(_)
+        | StoreError::NoBranch(_)
+        | StoreError::UnknownRevision(_)
+        | StoreError::NotALanguage { .. } => Failure::invalid(error.to_string()),
         StoreError::NoWorkBranch { .. } => Failure::invalid(error.to_string())
             .hint("work branches are work/<region>/<name>: `git branch --list 'work/*'` lists them"),
         StoreError::ConflictFile { .. } => Failure::invalid(error.to_string())
@@ -64,17 +73,13 @@ pub fn store_failure(error: StoreError) -> Failure {
         StoreError::NotARepository(_) => Failure::usage(error.to_string()).hint(
             "run inside the master repository, or pass --repo DIR (`masterctl init` creates one)",
         ),
-        StoreError::UnknownRegion(_)
-        | StoreError::NotAFolder(_)
+        StoreError::NotAFolder(_)
         | StoreError::AlreadyExists { .. }
-        | StoreError::NoBranch(_)
-        | StoreError::UnknownRevision(_)
         | StoreError::NotABuild(_)
         | StoreError::OutIsLink(_)
         | StoreError::InsideRepository { .. }
         | StoreError::NoStructure
         | StoreError::NoCommittedStructure(_)
-        | StoreError::NotALanguage { .. }
         | StoreError::BadWorkBranch(_)
         | StoreError::RebaseInProgress(_) => Failure::usage(error.to_string()),
         StoreError::NoAuthor

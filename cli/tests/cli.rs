@@ -487,7 +487,7 @@ fn unknown_regions_are_named_and_narrowing_needs_a_side() {
     let repo = hunt_repo();
     let root = repo.path();
     let out = masterctl(root, &["log", "--region", "JP"]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(text(&out).contains("did you mean `jp`?"), "{}", text(&out));
     let out = masterctl(root, &["log", "--region", "eu"]);
     assert!(
@@ -777,4 +777,69 @@ fn init_and_project_errors_say_what_is_wrong() {
     );
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["error"], "masterctl.toml is not valid");
+}
+
+/// One exit-code rule across commands: 1 when a thing named (region, table, key,
+/// revision, release, language, work branch) is wrong or not there; 2 for usage (a flag,
+/// a malformed name) and the environment (no repository).
+#[test]
+fn one_exit_code_rule_across_commands() {
+    let game = sample_game();
+    let root = game.path();
+    let workbooks = fixtures().join("workbooks");
+    let workbooks = workbooks.to_str().unwrap();
+    ok(masterctl(
+        root,
+        &["build", "--region", "jp", "--out", "build"],
+    ));
+    let store = root.join("store");
+    let url = format!("file://{}", store.display());
+    ok(masterctl(root, &["publish", "build", "--to", &url]));
+    let cases: &[(&[&str], i32)] = &[
+        (&["import", "--region", "mars", workbooks], 1),
+        (&["export", "--region", "mars", "--out", "x"], 1),
+        (&["diff", "--region", "mars"], 1),
+        (&["log", "--region", "mars"], 1),
+        (&["build", "--region", "global", "--out", "b"], 1),
+        (&["diff", "nope"], 1),
+        (
+            &["export", "--region", "jp", "--rev", "nope", "--out", "x"],
+            1,
+        ),
+        (
+            &["export", "--region", "jp", "--lang", "fr", "--out", "x"],
+            1,
+        ),
+        (
+            &["export", "--region", "jp", "--branch", "bob", "--out", "x"],
+            1,
+        ),
+        (&["blame", "--region", "jp", "nosuch", "1"], 1),
+        (&["blame", "--region", "jp", "item", "999"], 1),
+        (&["blame", "--region", "jp", "quest_drop", "101"], 1),
+        (&["inspect", "build", "nosuch"], 1),
+        (&["inspect", "build", "item", "abc"], 1),
+        (&["inspect", "build", "item", "999"], 1),
+        (
+            &[
+                "rollback", "--from", &url, "--region", "jp", "--to", "deadbeef",
+            ],
+            1,
+        ),
+        (
+            &["export", "--region", "jp", "--branch=../x", "--out", "x"],
+            2,
+        ),
+        (&["import", "--region", "jp", "--frobnicate", workbooks], 2),
+        (&["diff", "--region", "jp", "--flag", "price"], 2),
+    ];
+    for (args, code) in cases {
+        let out = masterctl(root, args);
+        assert_eq!(out.status.code(), Some(*code), "{args:?}: {}", text(&out));
+        assert!(!text(&out).contains("panicked"), "{args:?}: {}", text(&out));
+    }
+    assert!(!root.join("x").exists() && !root.join("b").exists());
+    let nowhere = tempfile::tempdir().unwrap();
+    let out = masterctl(nowhere.path(), &["log", "--region", "jp"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
 }

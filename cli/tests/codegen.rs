@@ -806,9 +806,9 @@ fn codegen_says_what_is_wrong_with_its_arguments() {
     let game = sample_game();
     let root_dir = game.path();
     for (args, code, says) in [
-        (&["--rev", "nope"][..], 2, "`nope` names no commit"),
-        (&["--region", "global"][..], 2, "has no branch yet"),
-        (&["--region", "mars"][..], 2, "not declared"),
+        (&["--rev", "nope"][..], 1, "`nope` names no commit"),
+        (&["--region", "global"][..], 1, "has no branch yet"),
+        (&["--region", "mars"][..], 1, "not declared"),
         (&["--name", "Bad"][..], 2, "not a package name"),
         (&["--templates", "/nonexistent"][..], 2, "not a folder"),
     ] {

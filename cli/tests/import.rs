@@ -393,7 +393,7 @@ fn no_author_is_a_clear_error() {
 }
 
 #[test]
-fn unknown_region_and_no_repository_are_usage_errors() {
+fn an_unknown_region_is_named_and_no_repository_is_an_environment_error() {
     let repo = hunt_repo();
     let out = masterctl(
         repo.path(),
@@ -404,7 +404,7 @@ fn unknown_region_and_no_repository_are_usage_errors() {
             hunt().join("hunt.xlsx").to_str().unwrap(),
         ],
     );
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1));
     assert!(text(&out).contains("region `mars`"), "{}", text(&out));
     let elsewhere = tempfile::tempdir().unwrap();
     let out = masterctl(elsewhere.path(), &["log", "--region", "jp"]);
@@ -560,7 +560,7 @@ fn imports_leave_the_working_tree_and_head_alone() {
             hunt().join("hunt.xlsx").to_str().unwrap(),
         ],
     );
-    assert_eq!(unknown.status.code(), Some(2), "{}", text(&unknown));
+    assert_eq!(unknown.status.code(), Some(1), "{}", text(&unknown));
     assert!(
         text(&unknown).contains("`nope` names no commit"),
         "{}",
@@ -865,7 +865,7 @@ fn an_export_imports_back_as_nothing_changed_and_records_its_commit() {
         root,
         &["export", "--region", "jp", "--rev", "nope", "--out", "x"],
     );
-    assert_eq!(unknown.status.code(), Some(2), "{}", text(&unknown));
+    assert_eq!(unknown.status.code(), Some(1), "{}", text(&unknown));
 }
 
 /// The number in `cell` of an xlsx's first sheet changed from `from` to `to`, as a
@@ -982,7 +982,7 @@ fn blame_takes_a_composite_key_as_inspect_does() {
     ));
     assert_eq!(json(&field)["cells"].as_array().unwrap().len(), 1);
     let short = masterctl(root, &["blame", "--region", "jp", "quest_drop", "101"]);
-    assert_eq!(short.status.code(), Some(2), "{}", text(&short));
+    assert_eq!(short.status.code(), Some(1), "{}", text(&short));
     let said = text(&short);
     assert!(
         said.contains("key has 2 fields (quest_id, item_id): 1 given"),
@@ -1349,7 +1349,7 @@ fn an_export_for_review_shows_translations_and_still_imports_back() {
         root,
         &["export", "--region", "jp", "--lang", "fr", "--out", "x"],
     );
-    assert_eq!(unknown.status.code(), Some(2), "{}", text(&unknown));
+    assert_eq!(unknown.status.code(), Some(1), "{}", text(&unknown));
     assert!(
         text(&unknown).contains("`fr` is not a language of the project (its languages: ja, en)"),
         "{}",

@@ -47,7 +47,7 @@ fn key_and_field(
         _ => (words.to_vec(), &[]),
     };
     match rest {
-        _ if key.len() != width => Err(Failure::usage(format!(
+        _ if key.len() != width => Err(Failure::invalid(format!(
             "table `{table}`'s key has {width} field{} ({}): {} given",
             if width == 1 { "" } else { "s" },
             key_names.join(", "),

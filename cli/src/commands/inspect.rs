@@ -74,7 +74,7 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
             .map(|f| f.name.as_str())
             .collect();
         return Err(
-            Failure::usage(format!("the build has no table or master `{name}`"))
+            Failure::invalid(format!("the build has no table or master `{name}`"))
                 .hint(format!("it has: {}", names.join(", "))),
         );
     };
@@ -122,7 +122,7 @@ impl Lookup<'_> {
     ) -> Result<Vec<ValueRef<'k>>, Failure> {
         table
             .parse_key(columns, self.key)
-            .map_err(|e| Failure::usage(e.to_string()))
+            .map_err(|e| Failure::invalid(e.to_string()))
     }
 
     /// A table's shape, or one row with its texts and the lookups pointing at it.

@@ -109,7 +109,7 @@ fn check_language(texts: &RegionTexts, language: &str) -> Result<(), Failure> {
         return Ok(());
     }
     let source = &texts.project.config.source_language;
-    let failure = Failure::usage(if language == source {
+    let failure = Failure::invalid(if language == source {
         format!("`{language}` is the source language: its texts come from imports, not translators")
     } else {
         format!(
