@@ -21,15 +21,16 @@ use std::future::Future;
 use std::hash::{BuildHasher, Hasher};
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
-
 use crate::DeliveryError;
+use crate::holder::{holder_died, record_bytes};
 use crate::remote::Remote;
 
 /// How often a lease is rewritten while its holder works.
 pub const REFRESH: Duration = Duration::from_secs(30);
 /// A lease not rewritten for this long is a dead process's.
 pub const STALE: Duration = Duration::from_secs(300);
+/// How long a writer (publish, rollback) waits for a running `gc` to finish.
+pub const GC_WAIT: Duration = STALE;
 
 /// What holds a lease.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,62 +60,6 @@ impl Kind {
     fn conflicts(self, other: Kind) -> bool {
         self == Kind::Collect || other == Kind::Collect
     }
-}
-
-/// The lease object's content: who holds it, for a person looking at the store, and
-/// for a process of the same machine to tell that its holder has died.
-#[derive(Serialize, serde::Deserialize)]
-struct Record {
-    masterctl_lease: u32,
-    kind: String,
-    what: String,
-    /// The machine (its host name and boot), where `pid` means something.
-    machine: String,
-    pid: u32,
-    since: String,
-}
-
-/// A lock's or lease's record for this process.
-pub(crate) fn record_bytes(kind: &str, what: &str) -> Vec<u8> {
-    serde_json::to_vec_pretty(&Record {
-        masterctl_lease: 1,
-        kind: kind.to_string(),
-        what: what.to_string(),
-        machine: this_machine(),
-        pid: std::process::id(),
-        since: crate::layout::now(),
-    })
-    .unwrap_or_default()
-}
-
-/// This machine as a lease names it: its host name and the id of its current boot (a
-/// process id means something only within one boot of one machine).
-pub(crate) fn this_machine() -> String {
-    let read = |path: &str| {
-        std::fs::read_to_string(path)
-            .map(|t| t.trim().to_string())
-            .unwrap_or_default()
-    };
-    format!(
-        "{} {}",
-        read("/proc/sys/kernel/hostname"),
-        read("/proc/sys/kernel/random/boot_id")
-    )
-}
-
-/// Whether the lease `bytes` is held by a process of this machine that no longer runs
-/// (killed mid-publish): its lease need not wait to go stale. Known only on Linux;
-/// elsewhere a lease is a dead process's only once stale.
-pub(crate) fn holder_died(bytes: &[u8]) -> bool {
-    let Ok(record) = serde_json::from_slice::<Record>(bytes) else {
-        return false;
-    };
-    let here = this_machine();
-    cfg!(target_os = "linux")
-        && here.trim().len() > 1
-        && record.machine == here
-        && record.pid != std::process::id()
-        && !std::path::Path::new(&format!("/proc/{}", record.pid)).exists()
 }
 
 /// A lease held: rewritten in the background until released.
@@ -153,15 +98,7 @@ impl Lease {
         what: &str,
         wait: Duration,
     ) -> Result<Lease, DeliveryError> {
-        let record = Record {
-            masterctl_lease: 1,
-            kind: kind.folder().to_string(),
-            what: what.to_string(),
-            machine: this_machine(),
-            pid: std::process::id(),
-            since: crate::layout::now(),
-        };
-        let bytes = serde_json::to_vec_pretty(&record).unwrap_or_default();
+        let bytes = record_bytes(kind.folder(), what);
         let started = Instant::now();
         let mut key = create(remote, kind, &bytes).await?;
         loop {
@@ -283,6 +220,7 @@ fn random() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::holder::{Record, this_machine};
 
     #[test]
     fn a_collector_waits_for_writers_and_writers_for_it() {

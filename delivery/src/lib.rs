@@ -17,6 +17,7 @@
 
 mod cache;
 pub mod fetch;
+mod holder;
 pub mod layout;
 pub mod lease;
 pub mod manage;

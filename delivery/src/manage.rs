@@ -237,7 +237,7 @@ pub async fn rollback(
         remote,
         lease::Kind::Write,
         &what,
-        crate::publish::GC_WAIT,
+        lease::GC_WAIT,
         roll_back(remote, region, release),
     )
     .await

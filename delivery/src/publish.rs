@@ -65,9 +65,6 @@ pub struct Published {
     pub moved_by_another: bool,
 }
 
-/// How long a publisher waits for a running `gc` to finish.
-pub const GC_WAIT: std::time::Duration = crate::lease::STALE;
-
 /// One file of the build to put on the store.
 struct Part {
     path: PathBuf,
@@ -139,31 +136,37 @@ pub async fn publish(
     }
     // Never while a gc runs: it could delete an object found present here.
     let what = format!("publish of release {release} of {region}");
-    crate::lease::holding(remote, crate::lease::Kind::Write, &what, GC_WAIT, async {
-        upload_objects(
-            remote,
-            &parts,
-            &manifest_bytes,
-            &manifest_hash,
-            options,
-            progress,
-            &mut published,
-        )
-        .await?;
-        let ours = write_release(
-            remote,
-            &manifest,
-            &manifest_bytes,
-            &manifest_hash,
-            options,
-            &mut published,
-        )
-        .await?;
-        if !is_current {
-            move_pointer(remote, &ours, current.as_ref(), options, &mut published).await?;
-        }
-        Ok(published)
-    })
+    crate::lease::holding(
+        remote,
+        crate::lease::Kind::Write,
+        &what,
+        crate::lease::GC_WAIT,
+        async {
+            upload_objects(
+                remote,
+                &parts,
+                &manifest_bytes,
+                &manifest_hash,
+                options,
+                progress,
+                &mut published,
+            )
+            .await?;
+            let ours = write_release(
+                remote,
+                &manifest,
+                &manifest_bytes,
+                &manifest_hash,
+                options,
+                &mut published,
+            )
+            .await?;
+            if !is_current {
+                move_pointer(remote, &ours, current.as_ref(), options, &mut published).await?;
+            }
+            Ok(published)
+        },
+    )
     .await
 }
 

@@ -409,7 +409,7 @@ impl Remote {
     ) -> Result<bool, DeliveryError> {
         let lock = format!("{key}.lock");
         let mut waited = Duration::ZERO;
-        let record = crate::lease::record_bytes("pointer", key);
+        let record = crate::holder::record_bytes("pointer", key);
         while !self.create(&lock, record.clone()).await? {
             let stale = match self.store.head(&self.key(&lock)).await {
                 Ok(meta) => {
@@ -423,7 +423,7 @@ impl Remote {
                             .await
                             .ok()
                             .flatten()
-                            .is_some_and(|held| crate::lease::holder_died(&held))
+                            .is_some_and(|held| crate::holder::holder_died(&held))
                 }
                 Err(object_store::Error::NotFound { .. }) => false,
                 Err(e) => return Err(self.error(e)),
