@@ -82,14 +82,7 @@ fn write_csv(schema: &TableSchema, table: &Table, fields: &[usize]) -> Result<Ve
     finish(writer)
 }
 
-/// The bytes a CSV writer into memory wrote. Memory does not run out of space, but the
-/// csv crate refuses a record whose length differs from the first one's: that error
-/// reaches the caller (swallowed, it would commit a file missing rows).
-pub fn finish(writer: csv::Writer<Vec<u8>>) -> Result<Vec<u8>, csv::Error> {
-    writer
-        .into_inner()
-        .map_err(|e| csv::Error::from(e.into_error()))
-}
+pub use crate::sheet_csv::finish;
 
 /// Read a table back from its canonical files: `tables/<table>.csv` and, when the table
 /// has text fields, `locales/<lang>/<table>.csv` (rows without text get null text).

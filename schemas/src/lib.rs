@@ -20,6 +20,7 @@ pub mod sheet_csv;
 pub mod structure;
 pub mod suggest;
 pub mod table;
+pub mod type_expr;
 pub mod typing;
 pub mod validate;
 pub mod value;

@@ -47,9 +47,13 @@ pub fn write_record<S: AsRef<str>>(
     writer.write_record(cells.iter().map(|c| neutralise(c.as_ref()).into_owned()))
 }
 
-/// The bytes written.
+/// The bytes a CSV writer into memory wrote. Memory does not run out of space, but the
+/// csv crate refuses a record whose length differs from the first one's: that error
+/// reaches the caller (swallowed, it would commit a file missing rows).
 pub fn finish(writer: csv::Writer<Vec<u8>>) -> Result<Vec<u8>, csv::Error> {
-    crate::canonical::finish(writer)
+    writer
+        .into_inner()
+        .map_err(|e| csv::Error::from(e.into_error()))
 }
 
 /// The file's bytes without the byte order mark.

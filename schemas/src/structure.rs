@@ -3,7 +3,7 @@
 //! `[]uint32`, `string?`), as validation skips it and `schema infer` reads it.
 
 use crate::grid::{Cell, Grid};
-use crate::luban::types::{self, Kind};
+use crate::type_expr::{self as types, Kind};
 
 /// A type a structure row declares, as masterctl reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,8 +1,9 @@
 //! Opening a master repository and reading its structure and branches.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use git2::{Commit, ObjectType, Repository, Tree};
+use git2::{Commit, ObjectType, Oid, Repository, Tree, TreeWalkMode, TreeWalkResult};
 use masterctl_schemas::Project;
 use masterctl_schemas::load::{self, CONFIG_FILE, SCHEMAS_DIR};
 
@@ -97,7 +98,7 @@ impl Structure {
     /// The structure a commit's tree holds.
     pub fn at(git: &Repository, tree: &Tree<'_>) -> Result<Structure, StoreError> {
         let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-        for (path, id) in crate::snapshot::tree_blobs(git, tree)? {
+        for (path, id) in tree_blobs(git, tree)? {
             if is_structure_path(&path) {
                 files.push((path, git.find_blob(id)?.content().to_vec()));
             }
@@ -231,4 +232,19 @@ pub fn tree_files(git: &Repository, tree: &Tree<'_>) -> Result<StructureFiles, S
 
 fn read(path: &Path) -> Result<Vec<u8>, StoreError> {
     std::fs::read(path).map_err(StoreError::io(path))
+}
+
+/// Every blob under a tree, by slash-separated path.
+pub fn tree_blobs(git: &Repository, tree: &Tree<'_>) -> Result<HashMap<String, Oid>, StoreError> {
+    let _ = git;
+    let mut blobs = HashMap::new();
+    tree.walk(TreeWalkMode::PreOrder, |root, entry| {
+        if entry.kind() == Some(ObjectType::Blob)
+            && let Ok(name) = entry.name()
+        {
+            blobs.insert(format!("{root}{name}"), entry.id());
+        }
+        TreeWalkResult::Ok
+    })?;
+    Ok(blobs)
 }

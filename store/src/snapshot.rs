@@ -5,13 +5,14 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use git2::{ObjectType, Oid, Repository, Tree, TreeWalkMode, TreeWalkResult};
+use git2::{ObjectType, Oid, Repository, Tree};
 use masterctl_generators::generate;
 use masterctl_schemas::canonical::{language_csv, read_table, table_csv};
 use masterctl_schemas::read::parallel_map;
 use masterctl_schemas::{Project, Table};
 
 use crate::StoreError;
+pub use crate::repo::tree_blobs;
 use crate::repo::{Structure, blob_at};
 
 /// `tables/<table>.csv`
@@ -175,21 +176,6 @@ pub fn blob_within(
         return Err(size as u64);
     }
     Ok(git.find_blob(id).map_err(StoreError::from))
-}
-
-/// Every blob under a tree, by slash-separated path.
-pub fn tree_blobs(git: &Repository, tree: &Tree<'_>) -> Result<HashMap<String, Oid>, StoreError> {
-    let _ = git;
-    let mut blobs = HashMap::new();
-    tree.walk(TreeWalkMode::PreOrder, |root, entry| {
-        if entry.kind() == Some(ObjectType::Blob)
-            && let Ok(name) = entry.name()
-        {
-            blobs.insert(format!("{root}{name}"), entry.id());
-        }
-        TreeWalkResult::Ok
-    })?;
-    Ok(blobs)
 }
 
 /// One table of a snapshot tree, typed against `schema`; `None` if the tree lacks it.

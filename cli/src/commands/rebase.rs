@@ -5,12 +5,12 @@
 use masterctl_schemas::{Diagnostic, Value};
 use masterctl_store::rebase::resolutions::{self, Resolution};
 use masterctl_store::rebase::session::{self, Action, Step};
-use masterctl_store::rebase::state;
 use masterctl_store::rebase::{RebaseError, TableConflicts, TableRebase, rebase_message};
+use masterctl_store::rebase::{review, state};
 use masterctl_store::{Region, short_id};
 use serde::Serialize;
 
-use masterctl_store::diff::{self, Diff};
+use masterctl_store::diff::Diff;
 
 use super::{Failure, open_repo, store_failure};
 use crate::output::{GlobalArgs, Output, Render, RepoArg, count_text, counted};
@@ -173,7 +173,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
             return Err(Failure::Shown);
         }
         Step::Planned(plan) => {
-            let review = diff::review_rebase(&repo.git, &structure.project, &plan, region.branch())
+            let review = review::review(&repo.git, &structure.project, &plan, region.branch())
                 .map_err(store_failure)?;
             if let Some(path) = &args.html {
                 let title = format!("masterctl rebase --dry-run: {}", region.branch());

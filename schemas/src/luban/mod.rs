@@ -8,7 +8,7 @@
 //! schemas are loaded by masterctl's own loader before they are handed back.
 
 mod defs;
-pub(crate) mod types;
+pub(crate) use crate::type_expr as types;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;

@@ -1171,29 +1171,6 @@ pub fn rebase_review(
     Ok(review)
 }
 
-/// [`rebase_review`] of a planned rebase: its import point, the upstream head, the
-/// region's head and the merged snapshot.
-pub fn review_rebase(
-    git: &Repository,
-    project: &Project,
-    plan: &crate::rebase::RebasePlan,
-    branch: &str,
-) -> Result<Diff, StoreError> {
-    let upstream = plan.upstream.as_str();
-    let base = Side::commit(
-        git,
-        &git.find_commit(plan.base)?,
-        &format!("{upstream} at the import point"),
-    )?;
-    let theirs = Side::commit(git, &git.find_commit(plan.upstream_head)?, upstream)?;
-    let ours = match plan.parent {
-        Some(id) => Side::commit(git, &git.find_commit(id)?, branch)?,
-        None => Side::empty("nothing"),
-    };
-    let merged = Side::snapshot(&plan.snapshot, project.clone(), "rebased")?;
-    rebase_review(&base, &theirs, &ours, &merged)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

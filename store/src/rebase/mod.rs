@@ -12,6 +12,7 @@
 use std::collections::BTreeMap;
 
 pub mod resolutions;
+pub mod review;
 pub mod session;
 pub mod state;
 mod tables;

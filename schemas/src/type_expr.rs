@@ -1,5 +1,8 @@
-//! Luban's type expressions: `int`, `int?`, `list,int`, `(list#sep=|),int`,
+//! Type expressions as studios' workbooks write them in their type rows (Luban's
+//! `##type`, tableau's): `int`, `int?`, `list,int`, `(list#sep=|),int`,
 //! `int#ref=item.TbItem`, `int#range=[1,100]`, `map,int,string`, `(list#sep=,),Vec3`.
+//! Reading a sheet needs them (a type row is not data: `structure`), and so does the
+//! Luban migration.
 
 /// A parsed type: what it is, and the attributes written on it.
 #[derive(Debug, Clone, PartialEq)]

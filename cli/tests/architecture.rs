@@ -1,0 +1,182 @@
+//! The shape docs/ARCHITECTURE.md promises, checked: within each crate, the top-level
+//! modules depend on each other in one direction — no circle of `crate::` uses. A
+//! piece two modules share gets a module of its own.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use common::root;
+
+/// The crates whose modules are checked (benches holds one library file and programs).
+const CRATES: [&str; 7] = [
+    "schemas",
+    "store",
+    "runtime",
+    "generators",
+    "locales",
+    "delivery",
+    "cli",
+];
+
+/// Each top-level module of a crate (its file or folder under `src/`; `lib.rs` and
+/// `main.rs` are the crate itself) and the modules of the same crate its code names.
+fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mut uses: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut files = vec![src.to_path_buf()];
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+            continue;
+        }
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let relative = path.strip_prefix(src).unwrap();
+        let first = relative.components().next().unwrap().as_os_str();
+        let module = first.to_string_lossy().trim_end_matches(".rs").to_string();
+        if module == "lib" || module == "main" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        uses.entry(module.clone())
+            .or_default()
+            .extend(named_modules(&code_of(&text)));
+    }
+    let modules: BTreeSet<String> = uses.keys().cloned().collect();
+    uses.into_iter()
+        .map(|(module, named)| {
+            let named = named
+                .into_iter()
+                .filter(|n| modules.contains(n) && *n != module)
+                .collect();
+            (module, named)
+        })
+        .collect()
+}
+
+/// A file's code: without comments and without its test module (tests may reach
+/// anywhere).
+fn code_of(text: &str) -> String {
+    let text = match text.find("#[cfg(test)]\nmod tests") {
+        Some(at) => &text[..at],
+        None => text,
+    };
+    text.lines()
+        .map(|line| match line.find("//") {
+            Some(at) => &line[..at],
+            None => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The first name of every `crate::` path: `crate::diff::Diff` → `diff`, and each of
+/// `use crate::{a, b::c}` → `a`, `b`.
+fn named_modules(code: &str) -> BTreeSet<String> {
+    let mut named = BTreeSet::new();
+    let identifier = |s: &str| -> String {
+        s.trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    for (at, _) in code.match_indices("crate::") {
+        let rest = &code[at + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            // The group's items at depth 0.
+            let mut depth = 0;
+            let mut item_start = true;
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => item_start = true,
+                    _ if item_start && !c.is_whitespace() => {
+                        named.insert(identifier(&group[i..]));
+                        item_start = false;
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            named.insert(identifier(rest));
+        }
+    }
+    named
+}
+
+/// A circle of modules, if the graph has one: the modules in order, the first again
+/// at the end.
+fn circle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        module: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|m| m == module) {
+            let mut found = path[at..].to_vec();
+            found.push(module.to_string());
+            return Some(found);
+        }
+        if done.contains(module) {
+            return None;
+        }
+        path.push(module.to_string());
+        for next in graph.get(module).into_iter().flatten() {
+            if let Some(found) = visit(next, graph, path, done) {
+                return Some(found);
+            }
+        }
+        path.pop();
+        done.insert(module.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    graph
+        .keys()
+        .find_map(|module| visit(module, graph, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn no_crate_has_a_circle_of_modules() {
+    for krate in CRATES {
+        let graph = module_graph(&root().join(krate).join("src"));
+        assert!(graph.len() > 1, "{krate}: no modules found");
+        if let Some(found) = circle(&graph) {
+            panic!(
+                "{krate}: a circle of modules, {} — give what they share a module of its own",
+                found.join(" → ")
+            );
+        }
+    }
+}
+
+#[test]
+fn the_check_finds_a_circle_and_reads_use_groups() {
+    let named = named_modules(
+        "use crate::{a, b::{c, d}, e::F};\nlet x = crate::g::h();\nuse crate::StoreError;",
+    );
+    let expected: BTreeSet<String> = ["a", "b", "e", "g", "StoreError"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    assert_eq!(named, expected);
+    assert_eq!(code_of("use crate::a; // crate::b\n"), "use crate::a; ");
+    let graph: BTreeMap<String, BTreeSet<String>> = [
+        ("a", vec!["b"]),
+        ("b", vec!["c"]),
+        ("c", vec!["a"]),
+        ("d", vec!["a"]),
+    ]
+    .into_iter()
+    .map(|(m, d)| (m.to_string(), d.into_iter().map(String::from).collect()))
+    .collect();
+    assert_eq!(circle(&graph).unwrap(), ["a", "b", "c", "a"]);
+    let mut acyclic = graph.clone();
+    acyclic.get_mut("c").unwrap().clear();
+    assert_eq!(circle(&acyclic), None);
+}
