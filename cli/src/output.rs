@@ -276,12 +276,7 @@ impl Output {
     /// written.
     fn rejected(&self, report: &Report) {
         if self.is_json() {
-            self.json(&serde_json::json!({
-                "ok": false,
-                "errors": report.error_count(),
-                "warnings": report.warning_count(),
-                "diagnostics": report.diagnostics,
-            }));
+            self.json(&RejectedJson::of(report, None));
         } else {
             self.diagnostics(report);
             self.line(format!(
@@ -370,13 +365,7 @@ impl Output {
             Failure::InvalidSchema(report) => {
                 let what = invalid_structure(report);
                 if self.is_json() {
-                    self.json(&serde_json::json!({
-                        "ok": false,
-                        "error": what,
-                        "errors": report.error_count(),
-                        "warnings": report.warning_count(),
-                        "diagnostics": report.diagnostics,
-                    }));
+                    self.json(&RejectedJson::of(report, Some(what)));
                 } else {
                     self.diagnostics(report);
                     eprintln!(
@@ -395,7 +384,11 @@ impl Output {
             | Failure::Usage { message, hint }
             | Failure::Environment { message, hint } => {
                 if self.is_json() {
-                    self.json(&serde_json::json!({ "ok": false, "error": message, "hint": hint }));
+                    self.json(&FailedJson {
+                        error: message,
+                        hint: hint.as_deref(),
+                        ok: false,
+                    });
                 } else {
                     let line = format!("{} {message}", self.paint(RED, "error:"));
                     eprintln!("{}", terminal_safe(&line));
@@ -576,4 +569,36 @@ mod tests {
         );
         assert_eq!(terminal_safe("\r\u{9b}"), "\\u{d}\\u{9b}");
     }
+}
+
+/// Rejected data as JSON: every diagnostic and the counts (`error` says what, for broken
+/// schema files). Fields in the order JSON objects print (by name).
+#[derive(Serialize)]
+struct RejectedJson<'a> {
+    diagnostics: &'a [Diagnostic],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+    errors: usize,
+    ok: bool,
+    warnings: usize,
+}
+
+impl<'a> RejectedJson<'a> {
+    fn of(report: &'a Report, error: Option<&'a str>) -> RejectedJson<'a> {
+        RejectedJson {
+            diagnostics: &report.diagnostics,
+            error,
+            errors: report.error_count(),
+            ok: false,
+            warnings: report.warning_count(),
+        }
+    }
+}
+
+/// A failure as JSON: what went wrong, and what to do (`null` when nothing is said).
+#[derive(Serialize)]
+struct FailedJson<'a> {
+    error: &'a str,
+    hint: Option<&'a str>,
+    ok: bool,
 }

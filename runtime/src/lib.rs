@@ -31,6 +31,7 @@ pub mod format;
 pub mod generated;
 pub mod manifest;
 pub mod parallel;
+mod serialize;
 pub mod table;
 pub mod text;
 

@@ -9,7 +9,7 @@ use masterctl_runtime::manifest::{Fallback, FileEntry};
 use masterctl_runtime::{DateTime, FileKind, LoadCause, Masters, Row, Table, ValueRef};
 use masterctl_schemas::Zone;
 use serde::Serialize;
-use serde_json::{Value as Json, json};
+use std::collections::BTreeMap;
 
 use super::Failure;
 use crate::output::{Output, Render, counted};
@@ -154,7 +154,7 @@ impl Lookup<'_> {
             .reverse(self.name)
             .ok_or_else(|| self.missing(self.name.to_string()))?;
         let key = self.parse(&reverse.table(), &[0])?;
-        let rows: Vec<Json> = reverse.get(key[0]).map(|r| row_json(&r)).collect();
+        let rows: Vec<Row<'_>> = reverse.get(key[0]).collect();
         print_rows(self.output, self.name, self.key, rows);
         Ok(())
     }
@@ -175,13 +175,10 @@ impl Lookup<'_> {
             return Err(self.missing(format!("`{name}` has no group {}", self.key.join(" "))));
         }
         let total = self.masters.weighted(name).and_then(|w| w.total(&key));
-        let list: Vec<Json> = rows
-            .map(|r| {
-                let mut value = row_json(&r);
-                if let Some(total) = total {
-                    value["_total_weight"] = json!(total);
-                }
-                value
+        let list: Vec<GroupRow<'_>> = rows
+            .map(|row| GroupRow {
+                row,
+                total_weight: total,
             })
             .collect();
         print_rows(self.output, name, self.key, list);
@@ -204,23 +201,20 @@ impl Lookup<'_> {
                     name,
                     row,
                     column,
-                    value: value_json(&cell),
+                    value: cell,
                     text: shown(&cell, &zone_of(self.masters)),
                 });
             }
             [] => {
                 let columns: Vec<&str> = matrix.columns().collect();
-                let rows: Vec<Json> = matrix
+                let rows: Vec<MatrixRow<'_>> = matrix
                     .rows()
-                    .map(|r| {
-                        let cells: serde_json::Map<String, Json> = columns
+                    .map(|row| MatrixRow {
+                        cells: columns
                             .iter()
-                            .map(|c| {
-                                let value = matrix.get(r, c).map_or(Json::Null, |v| value_json(&v));
-                                (c.to_string(), value)
-                            })
-                            .collect();
-                        json!({ "row": r, "cells": cells })
+                            .map(|&c| (c, matrix.get(row, c).unwrap_or(ValueRef::Null)))
+                            .collect(),
+                        row,
                     })
                     .collect();
                 print_rows(self.output, name, self.key, rows);
@@ -400,9 +394,26 @@ struct MatrixCell<'a> {
     name: &'a str,
     row: &'a str,
     column: &'a str,
-    value: Json,
+    value: ValueRef<'a>,
     #[serde(skip)]
     text: String,
+}
+
+/// A row of a group, or of a weighted master with its group's total weight (to read the
+/// row's chance by).
+#[derive(Serialize)]
+struct GroupRow<'a> {
+    #[serde(flatten)]
+    row: Row<'a>,
+    #[serde(rename = "_total_weight", skip_serializing_if = "Option::is_none")]
+    total_weight: Option<f64>,
+}
+
+/// A row of a matrix: its row value and a cell per column (`null` where none is set).
+#[derive(Serialize)]
+struct MatrixRow<'a> {
+    cells: BTreeMap<&'a str, ValueRef<'a>>,
+    row: &'a str,
 }
 
 impl Render for MatrixCell<'_> {
@@ -414,40 +425,19 @@ impl Render for MatrixCell<'_> {
     }
 }
 
-fn value_json(value: &ValueRef<'_>) -> Json {
-    match value {
-        ValueRef::Null => Json::Null,
-        ValueRef::Int(v) => json!(v),
-        ValueRef::Float(v) => json!(v),
-        ValueRef::Bool(v) => json!(v),
-        ValueRef::List(list) => Json::Array(list.iter().map(|v| value_json(&v)).collect()),
-        other => json!(other.to_string()),
-    }
-}
-
-fn row_json(row: &Row<'_>) -> Json {
-    let table = row.table();
-    let map: serde_json::Map<String, Json> = table
-        .columns()
-        .enumerate()
-        .map(|(i, name)| (name.to_string(), value_json(&row.value(i))))
-        .collect();
-    Json::Object(map)
-}
-
-fn print_rows(output: &Output, name: &str, key: &[String], rows: Vec<Json>) {
+fn print_rows<T: Serialize>(output: &Output, name: &str, key: &[String], rows: Vec<T>) {
     output.render(&Rows { name, key, rows });
 }
 
 /// Rows of a generated master for a key (or a whole matrix), as JSON objects.
 #[derive(Serialize)]
-struct Rows<'a> {
+struct Rows<'a, T> {
     name: &'a str,
     key: &'a [String],
-    rows: Vec<Json>,
+    rows: Vec<T>,
 }
 
-impl Render for Rows<'_> {
+impl<T: Serialize> Render for Rows<'_, T> {
     fn text(&self, output: &Output) {
         output.line(format!(
             "{} {}: {}",
@@ -456,14 +446,13 @@ impl Render for Rows<'_> {
             counted(self.rows.len(), "row")
         ));
         for row in &self.rows {
-            output.line(format!("  {row}"));
+            output.line(format!("  {}", one_json_line(row)));
         }
     }
 }
 
 fn show_row(masters: &Masters, row: &Row<'_>, key: &[String], language: &str, output: &Output) {
     let table = row.table();
-    let mut value = row_json(row);
     let languages = &masters.manifest().languages;
     // Texts in the order of the schema's fields, each with the language it came from
     // (another one when the build fell back).
@@ -481,18 +470,18 @@ fn show_row(masters: &Masters, row: &Row<'_>, key: &[String], language: &str, ou
     }
     // Reverse lookups that point at this table, by its (first) key value.
     let first_key = table.primary_key().next().map(|c| row.value(c));
-    let lookups: Vec<(&str, Vec<Json>)> = match first_key {
+    let lookups: Vec<(&str, Vec<Row<'_>>)> = match first_key {
         Some(first_key) => masters
             .reverses_of(table.name())
             .into_iter()
-            .map(|(name, reverse)| (name, reverse.get(first_key).map(|r| row_json(&r)).collect()))
+            .map(|(name, reverse)| (name, reverse.get(first_key).collect()))
             .collect(),
         None => Vec::new(),
     };
     output.render(&RowShown {
         table: table.name(),
         key,
-        row: value.take(),
+        row: *row,
         language,
         texts: texts
             .iter()
@@ -504,7 +493,7 @@ fn show_row(masters: &Masters, row: &Row<'_>, key: &[String], language: &str, ou
             .collect(),
         reverse: lookups
             .iter()
-            .map(|(name, rows)| (name.to_string(), Json::Array(rows.clone())))
+            .map(|(name, rows)| (*name, rows.clone()))
             .collect(),
         cells: table
             .columns()
@@ -539,10 +528,10 @@ fn shown(value: &ValueRef<'_>, zone: &Zone) -> String {
 struct RowShown<'a> {
     table: &'a str,
     key: &'a [String],
-    row: Json,
+    row: Row<'a>,
     language: &'a str,
     texts: Vec<TextShown<'a>>,
-    reverse: serde_json::Map<String, Json>,
+    reverse: BTreeMap<&'a str, Vec<Row<'a>>>,
     /// The values as text, column by column, for people.
     #[serde(skip)]
     cells: Vec<(&'a str, String)>,
@@ -575,11 +564,15 @@ impl Render for RowShown<'_> {
             output.line(format!("  {label:<20} {}", text.text.unwrap_or("")));
         }
         for (name, rows) in &self.reverse {
-            let rows = rows.as_array().map_or(&[][..], Vec::as_slice);
             output.line(format!("  {name}: {}", counted(rows.len(), "reference")));
             for r in rows {
-                output.line(format!("    {r}"));
+                output.line(format!("    {}", one_json_line(r)));
             }
         }
     }
+}
+
+/// A row as one line of JSON, as the text view shows generated masters' rows.
+fn one_json_line(row: &impl Serialize) -> String {
+    serde_json::to_string(row).unwrap_or_default()
 }
