@@ -28,6 +28,9 @@ pub fn delivery_failure(error: DeliveryError) -> Failure {
         DeliveryError::Busy { .. } => Some(
             "publish and rollback never overlap a gc; a lease not renewed for 5 minutes (a killed process's) is ignored",
         ),
+        DeliveryError::Backwards { .. } => {
+            Some("to make an earlier release current on purpose, add --force")
+        }
         _ => None,
     };
     let message = error.to_string();
@@ -73,19 +76,30 @@ pub fn store_failure(error: StoreError) -> Failure {
         StoreError::NotARepository(_) => Failure::usage(error.to_string()).hint(
             "run inside the master repository, or pass --repo DIR (`masterctl init` creates one)",
         ),
+        StoreError::NoCommittedStructure(_) => Failure::usage(error.to_string())
+            .hint("name a commit that holds the structure with --structure REV"),
+        StoreError::NotABuild(_) => {
+            Failure::usage(error.to_string()).hint("choose another --out, or remove that folder")
+        }
+        StoreError::RebaseInProgress(ref region) => {
+            let hint = format!(
+                "resolve its conflicts and run `masterctl rebase --region {region} --continue`, or `--abort` it"
+            );
+            Failure::usage(error.to_string()).hint(hint)
+        }
+        StoreError::NoAuthor => Failure::environment(error.to_string())
+            .hint("git config --global user.name \"…\" && git config --global user.email \"…\""),
+        StoreError::Locked { .. } => Failure::environment(error.to_string()).hint(
+            "if no masterctl or git process is running, remove the lock with `masterctl unlock --region R` and run again",
+        ),
         StoreError::NotAFolder(_)
         | StoreError::AlreadyExists { .. }
-        | StoreError::NotABuild(_)
         | StoreError::OutIsLink(_)
         | StoreError::InsideRepository { .. }
         | StoreError::NoStructure
-        | StoreError::NoCommittedStructure(_)
-        | StoreError::BadWorkBranch(_)
-        | StoreError::RebaseInProgress(_) => Failure::usage(error.to_string()),
-        StoreError::NoAuthor
-        | StoreError::BadAuthor { .. }
+        | StoreError::BadWorkBranch(_) => Failure::usage(error.to_string()),
+        StoreError::BadAuthor { .. }
         | StoreError::CheckedOut(_)
-        | StoreError::Locked { .. }
         | StoreError::Build(_)
         | StoreError::Export { .. }
         | StoreError::Raced { .. }

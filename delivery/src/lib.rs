@@ -87,7 +87,7 @@ pub enum DeliveryError {
     /// Moving the pointer to a release published before the current one.
     #[error(
         "release {release} of {region} was published before the current one ({current}); \
-         moving back needs --force"
+         nothing was moved"
     )]
     Backwards {
         region: String,

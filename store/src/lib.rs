@@ -60,7 +60,7 @@ pub enum StoreError {
         revision: String,
         drift: Vec<committed::Drift>,
     },
-    #[error("{0} holds no masterctl.toml: name a commit of the structure with --structure")]
+    #[error("{0} holds no masterctl.toml")]
     NoCommittedStructure(String),
     #[error("the schema files are not valid")]
     InvalidStructure(Report),
@@ -87,9 +87,7 @@ pub enum StoreError {
     /// What was asked for is not there (a table, a row, a field).
     #[error("{0}")]
     NotFound(String),
-    #[error(
-        "{0} exists and is not a build (no masterctl manifest.json): choose another --out, or remove it"
-    )]
+    #[error("{0} exists and is not a build (no masterctl manifest.json); it is left alone")]
     NotABuild(String),
     #[error(
         "{0} is a symbolic link: a build folder is replaced whole and a link is never followed; name the folder itself"
@@ -110,13 +108,9 @@ pub enum StoreError {
     },
     #[error("cannot build: {0}")]
     Build(#[from] masterctl_generators::archive::BuildError),
-    #[error(
-        "a rebase of region `{0}` is in progress: resolve its conflicts and run `masterctl rebase --region {0} --continue`, or `--abort` it"
-    )]
+    #[error("a rebase of region `{0}` is in progress")]
     RebaseInProgress(String),
-    #[error(
-        "no author: set user.name and user.email in git config (git config --global user.name \"…\")"
-    )]
+    #[error("no author: git config has no user.name and user.email")]
     NoAuthor,
     #[error(
         "{key} is `{value}`, which git would not accept in a commit: fix it with git config {key} \"…\""
@@ -127,7 +121,7 @@ pub enum StoreError {
     )]
     CheckedOut(String),
     #[error(
-        "branch {branch} is locked by {path}, written {seconds} s ago: another masterctl or git process is updating it, or one was killed while it did; nothing was written. If none is running, remove the lock with `masterctl unlock --region <region>` and run again"
+        "branch {branch} is locked by {path}, written {seconds} s ago: another masterctl or git process is updating it, or one was killed while it did; nothing was written"
     )]
     Locked {
         branch: String,

@@ -67,7 +67,7 @@ pub enum RebaseError {
     },
     #[error("region {0} or its upstream moved since the rebase stopped")]
     Moved(String),
-    #[error("no conflict matches --table/--column/--key")]
+    #[error("no conflict matches the table, column and key given")]
     NoConflictMatches { conflict_file: std::path::PathBuf },
     #[error(transparent)]
     Store(#[from] StoreError),
