@@ -257,7 +257,12 @@ fn different_changes_to_one_cell_stop_the_rebase() {
         ],
     );
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out).contains("in progress"), "{}", text(&out));
+    assert!(
+        text(&out).contains("in progress")
+            && text(&out).contains("masterctl rebase --region global --continue"),
+        "{}",
+        text(&out)
+    );
     // --continue with the conflict unresolved stops again.
     let out = masterctl(game.root(), &["rebase", "--region", "global", "--continue"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
