@@ -43,6 +43,10 @@ const SOURCES: &[(&str, &str)] = &[
         include_str!("../../../runtime/src/parallel.rs"),
     ),
     (
+        "src/serialize.rs",
+        include_str!("../../../runtime/src/serialize.rs"),
+    ),
+    (
         "src/table.rs",
         include_str!("../../../runtime/src/table.rs"),
     ),
