@@ -147,12 +147,21 @@ pub fn import_point_of(commit: &git2::Commit<'_>) -> Option<Oid> {
         2 => commit.parent_id(1).ok()?,
         _ => return None,
     };
+    trailer_ids(commit, UPSTREAM_TRAILER)
+        .contains(&upstream_parent)
+        .then_some(upstream_parent)
+}
+
+/// The commit ids a commit's trailers `key` name, in order (values that are no commit
+/// id left out).
+pub fn trailer_ids(commit: &git2::Commit<'_>, key: &str) -> Vec<Oid> {
     let message = String::from_utf8_lossy(commit.message_raw_bytes());
-    let trailers = git2::message_trailers_strs(&message).ok()?;
+    let Ok(trailers) = git2::message_trailers_strs(&message) else {
+        return Vec::new();
+    };
     trailers
         .iter()
-        .any(|(key, value)| {
-            key == UPSTREAM_TRAILER && Oid::from_str(value.trim()).ok() == Some(upstream_parent)
-        })
-        .then_some(upstream_parent)
+        .filter(|(k, _)| *k == key)
+        .filter_map(|(_, value)| Oid::from_str(value.trim()).ok())
+        .collect()
 }

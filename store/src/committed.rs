@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::StoreError;
-use crate::repo::{MasterRepo, Structure, project_from_files, tree_files, working_files};
+use crate::repo::{MasterRepo, Structure, project_from_files, resolve, tree_files, working_files};
 
 /// How a structure file of the working tree differs from the committed one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -57,13 +57,7 @@ pub fn listed(drift: &[Drift]) -> String {
 /// every differing file named; a named revision is taken as it is.
 pub fn import_structure(repo: &MasterRepo, rev: Option<&str>) -> Result<Structure, StoreError> {
     let (commit, name) = match rev {
-        Some(rev) => (
-            repo.git
-                .revparse_single(rev)
-                .and_then(|o| o.peel_to_commit())
-                .map_err(|_| StoreError::UnknownRevision(rev.to_string()))?,
-            rev.to_string(),
-        ),
+        Some(rev) => (resolve(&repo.git, rev)?, rev.to_string()),
         None => match repo.git.head().and_then(|h| h.peel_to_commit()) {
             Ok(commit) => (commit, head_name(repo)),
             // Nothing committed yet: everything in the working tree is uncommitted.

@@ -251,12 +251,7 @@ pub fn plan_import(
 /// The structure commit `head` names (`Masterctl-Structure`) when `origin` is not that
 /// commit and does not descend from it (or it is not in this clone at all).
 fn newer_structure(repo: &MasterRepo, head: &Commit<'_>, origin: Oid) -> Option<Oid> {
-    let message = String::from_utf8_lossy(head.message_raw_bytes());
-    let trailers = git2::message_trailers_strs(&message).ok()?;
-    let named = trailers
-        .iter()
-        .filter(|(key, _)| *key == STRUCTURE_TRAILER)
-        .find_map(|(_, value)| Oid::from_str(value.trim()).ok())?;
+    let named = *crate::commit::trailer_ids(head, STRUCTURE_TRAILER).first()?;
     let behind = named != origin && !repo.git.graph_descendant_of(origin, named).unwrap_or(false);
     behind.then_some(named)
 }

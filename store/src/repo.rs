@@ -82,11 +82,7 @@ impl MasterRepo {
         rev: Option<&str>,
     ) -> Result<Commit<'_>, StoreError> {
         match rev {
-            Some(rev) => self
-                .git
-                .revparse_single(rev)
-                .and_then(|o| o.peel_to_commit())
-                .map_err(|_| StoreError::UnknownRevision(rev.to_string())),
+            Some(rev) => resolve(&self.git, rev),
             None => self
                 .head_of(&region.reference())?
                 .ok_or_else(|| StoreError::NoBranch(region.name().to_string())),
@@ -159,6 +155,13 @@ pub fn project_from_files(
         .map(text)
         .collect();
     load::load_from_files(config, schemas)
+}
+
+/// The commit a revision names (`masters/jp`, `masters/jp~3`, a commit id, a tag, `HEAD`).
+pub fn resolve<'r>(git: &'r Repository, revision: &str) -> Result<Commit<'r>, StoreError> {
+    git.revparse_single(revision)
+        .and_then(|object| object.peel_to_commit())
+        .map_err(|_| StoreError::UnknownRevision(revision.to_string()))
 }
 
 /// The bytes of the blob at `path` (slash-separated) under `tree`, if there is one.

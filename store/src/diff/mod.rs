@@ -25,7 +25,7 @@ pub use schema::{SchemaChange, key_names, schema_changes};
 
 use crate::StoreError;
 use crate::names::Region;
-use crate::repo::MasterRepo;
+use crate::repo::{MasterRepo, resolve};
 use crate::snapshot::{
     Snapshot, generated_path, language_path, project_at, table_path, tree_blobs,
 };
@@ -205,13 +205,6 @@ fn not_a_file(tree: &Tree<'_>) -> Result<Option<String>, StoreError> {
     })
     .or_else(|e| if found.is_some() { Ok(()) } else { Err(e) })?;
     Ok(found)
-}
-
-/// The commit a revision names (`masters/jp`, `masters/jp~3`, a commit id).
-pub fn resolve<'r>(git: &'r Repository, revision: &str) -> Result<git2::Commit<'r>, StoreError> {
-    git.revparse_single(revision)
-        .and_then(|object| object.peel_to_commit())
-        .map_err(|_| StoreError::UnknownRevision(revision.to_string()))
 }
 
 /// The two sides of a region's last commit: its parent (nothing, for the first) and it.

@@ -293,8 +293,7 @@ fn file_safe(name: &str) -> String {
         .collect()
 }
 
-/// A table's sheet: the header as the schema spells it, a row per record.
-/// A table on its sheet; after each text field, a comment column per language of
+/// A table on its sheet, the header as the schema spells it, a row per record; after each text field, a comment column per language of
 /// `translations` holding its texts in that language.
 fn sheet_of(
     schema: &TableSchema,
@@ -312,7 +311,6 @@ fn sheet_of(
         .as_ref()
         .and_then(|s| s.sheet.clone())
         .unwrap_or_else(|| schema.sheet.clone());
-    let texts = masterctl_locales::texts::text_fields(schema);
     let mut header = Vec::new();
     for field in &schema.fields {
         let name = field
@@ -332,29 +330,28 @@ fn sheet_of(
         header.extend(comments);
     }
     let order = masterctl_schemas::canonical::key_order(schema, table);
-    let key_fields = &schema.primary_key;
     let rows = order
         .into_iter()
         .map(|row| {
             // The row's key, to find its translations (none asked: not built).
-            let key: Vec<Value> = match translations.is_empty() {
-                true => Vec::new(),
-                false => key_fields
-                    .iter()
-                    .map(|&f| table.value(row, f).clone())
-                    .collect(),
+            let key: Vec<Value> = if translations.is_empty() {
+                Vec::new()
+            } else {
+                table.key(row, &schema.primary_key)
             };
             let mut cells = Vec::with_capacity(header.len());
+            // A text's place among the table's text fields, as language tables hold them.
+            let mut text = 0;
             for (f, field) in schema.fields.iter().enumerate() {
                 cells.push(cell(field, table.value(row, f)));
                 if field.ty != FieldType::Text {
                     continue;
                 }
-                let position = texts.iter().position(|&t| t == f).unwrap_or_default();
                 for (_, translated) in translations {
-                    let text = translated.rows.get(&key).and_then(|r| r.text(position));
-                    cells.push(text.map_or(Cell::Empty, |t| Cell::Text(t.to_string())));
+                    let translation = translated.rows.get(&key).and_then(|r| r.text(text));
+                    cells.push(translation.map_or(Cell::Empty, |t| Cell::Text(t.to_string())));
                 }
+                text += 1;
             }
             cells
         })
