@@ -69,14 +69,19 @@ impl fmt::Display for DateTime {
 }
 
 impl DateTime {
+    /// The instant this wall-clock time names at `offset` (seconds east of UTC).
+    pub fn at_offset(self, offset: i32) -> DateTime {
+        DateTime(self.0 - i64::from(offset) * 1000)
+    }
+
     /// This value read as a wall-clock time, shown with `offset` (seconds east of UTC):
     /// `2025-02-01T12:00:00+09:00`; `Z` for a zero offset.
     pub fn with_offset(self, offset: i32) -> String {
         let text = self.to_string();
-        let wall = text.strip_suffix('Z').unwrap_or(&text);
         if offset == 0 {
-            return format!("{wall}Z");
+            return text;
         }
+        let wall = text.strip_suffix('Z').unwrap_or(&text);
         let sign = if offset < 0 { '-' } else { '+' };
         let minutes = offset.unsigned_abs() / 60;
         format!("{wall}{sign}{:02}:{:02}", minutes / 60, minutes % 60)
@@ -140,7 +145,7 @@ pub fn parse_date(text: &str) -> Option<Date> {
 /// An instant: [`parse_datetime_parts`], its offset applied (none: UTC).
 pub fn parse_datetime(text: &str) -> Option<DateTime> {
     let (wall, offset) = parse_datetime_parts(text)?;
-    Some(DateTime(wall.0 - i64::from(offset.unwrap_or(0)) * 1000))
+    Some(wall.at_offset(offset.unwrap_or(0)))
 }
 
 /// A date, then `T` or a space, then `HH:MM`, optionally `:SS` and `.fff`, optionally

@@ -15,7 +15,7 @@ use masterctl_runtime::calendar::{Date, DateTime, parse_datetime_parts};
 pub fn read_datetime(text: &str, zone: Option<&Zone>) -> Option<DateTime> {
     let (wall, offset) = parse_datetime_parts(text)?;
     match (offset, zone) {
-        (Some(offset), _) => Some(DateTime(wall.0 - i64::from(offset) * 1000)),
+        (Some(offset), _) => Some(wall.at_offset(offset)),
         (None, Some(zone)) => zone.instant(wall),
         (None, None) => Some(wall),
     }

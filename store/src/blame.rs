@@ -244,8 +244,8 @@ fn follow_upstream(
             let blobs = tree_blobs(git, &upstream.tree()?)?;
             // The cells upstream held with the same value, as files to walk.
             let mut watched: Vec<Watched> = Vec::new();
-            let mut places: Vec<(usize, usize)> = Vec::new(); // (watched, cell) per index
-            let mut taken: Vec<usize> = Vec::new();
+            // Each cell followed: its index in `found`, and its (watched file, cell).
+            let mut taken: Vec<(usize, (usize, usize))> = Vec::new();
             for index in indexes {
                 let attributed = &found[index];
                 let file = &files[attributed.file];
@@ -274,14 +274,13 @@ fn follow_upstream(
                 };
                 watched[at].cells.push((column.clone(), held));
                 watched[at].done.push(false);
-                places.push((at, watched[at].cells.len() - 1));
-                taken.push(index);
+                taken.push((index, (at, watched[at].cells.len() - 1)));
             }
             if taken.is_empty() {
                 continue;
             }
             let hits = walk(git, upstream, &blobs, &mut watched, reader)?;
-            for (index, place) in taken.into_iter().zip(places) {
+            for (index, place) in taken {
                 if let Some(hit) = hits.iter().find(|h| (h.file, h.cell) == place) {
                     let attributed = &mut found[index];
                     attributed.via = attributed.via.or(Some(attributed.commit));

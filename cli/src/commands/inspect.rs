@@ -470,14 +470,15 @@ fn show_row(masters: &Masters, row: &Row<'_>, key: &[String], language: &str, ou
     }
     // Reverse lookups that point at this table, by its (first) key value.
     let first_key = table.primary_key().next().map(|c| row.value(c));
-    let lookups: Vec<(&str, Vec<Row<'_>>)> = match first_key {
+    let lookups: BTreeMap<&str, Vec<Row<'_>>> = match first_key {
         Some(first_key) => masters
             .reverses_of(table.name())
             .into_iter()
             .map(|(name, reverse)| (name, reverse.get(first_key).collect()))
             .collect(),
-        None => Vec::new(),
+        None => BTreeMap::new(),
     };
+    let zone = zone_of(masters);
     output.render(&RowShown {
         table: table.name(),
         key,
@@ -491,14 +492,11 @@ fn show_row(masters: &Masters, row: &Row<'_>, key: &[String], language: &str, ou
                 language: from,
             })
             .collect(),
-        reverse: lookups
-            .iter()
-            .map(|(name, rows)| (*name, rows.clone()))
-            .collect(),
+        reverse: lookups,
         cells: table
             .columns()
             .enumerate()
-            .map(|(i, name)| (name, shown(&row.value(i), &zone_of(masters))))
+            .map(|(i, name)| (name, shown(&row.value(i), &zone)))
             .collect(),
     });
 }

@@ -721,9 +721,10 @@ pub struct ExportRecord {
     pub region: Option<String>,
 }
 
-/// The export record of the workbook at `path`, if it has one (an xlsx whose
-/// `docProps/custom.xml`, of at most 64 KiB, names a commit of 40 or 64 hexadecimal
-/// digits). Anything else — another format, no such part, a malformed value — is none.
+/// The export record of the workbook at `path`, if it has one: an xlsx whose
+/// `docProps/custom.xml`, an ODS whose `meta.xml` (either of at most 1 MiB), or a CSV
+/// file whose comment row names a commit of 40 or 64 hexadecimal digits. Anything else —
+/// another format, no such part, a malformed value — is none.
 pub fn export_record(path: &Path) -> Option<ExportRecord> {
     use std::io::Read;
     if path
@@ -758,17 +759,25 @@ pub fn export_record(path: &Path) -> Option<ExportRecord> {
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.trim().to_string())
     };
-    let commit = value("masterctl-commit")?.to_ascii_lowercase();
-    let hex = matches!(commit.len(), 40 | 64) && commit.bytes().all(|b| b.is_ascii_hexdigit());
-    hex.then(|| ExportRecord {
-        commit,
-        region: value("masterctl-region").filter(|r| {
-            !r.is_empty()
-                && r.len() <= 64
-                && r.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-        }),
-    })
+    ExportRecord::checked(&value("masterctl-commit")?, value("masterctl-region"))
+}
+
+impl ExportRecord {
+    /// A record of `commit` (40 or 64 hexadecimal digits, else none) and `region` (kept
+    /// only when it is a plain name).
+    fn checked(commit: &str, region: Option<String>) -> Option<ExportRecord> {
+        let commit = commit.trim().to_ascii_lowercase();
+        let hex = matches!(commit.len(), 40 | 64) && commit.bytes().all(|b| b.is_ascii_hexdigit());
+        hex.then(|| ExportRecord {
+            commit,
+            region: region.filter(|r| {
+                !r.is_empty()
+                    && r.len() <= 64
+                    && r.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+            }),
+        })
+    }
 }
 
 /// The custom properties of an xlsx workbook (`docProps/custom.xml`): each
@@ -807,12 +816,12 @@ fn properties(xml: &str, element: &str, name: &str) -> Vec<(String, String)> {
                 }
             }
             Ok(Event::GeneralRef(r)) => {
-                if let (Some((_, value)), Ok(Some(c))) = (&mut open, r.resolve_char_ref()) {
-                    value.push(c);
-                } else if let Some((_, value)) = &mut open {
-                    let entity: &str = &r;
-                    if let Some(text) = quick_xml::escape::resolve_xml_entity(entity) {
-                        value.push_str(text);
+                if let Some((_, value)) = &mut open {
+                    match r.resolve_char_ref() {
+                        Ok(Some(c)) => value.push(c),
+                        _ => {
+                            value.push_str(quick_xml::escape::resolve_xml_entity(&r).unwrap_or(""))
+                        }
                     }
                 }
             }
@@ -843,16 +852,6 @@ fn csv_export_record(path: &Path) -> Option<ExportRecord> {
     let line = text.lines().take(3).find(|l| l.starts_with(CSV_RECORD))?;
     let first = line.split(',').next().unwrap_or_default();
     let mut parts = first.split_whitespace().skip(1);
-    let commit = parts.next()?.trim().to_ascii_lowercase();
-    let region = parts.next().map(|r| r.trim().to_string());
-    let hex = matches!(commit.len(), 40 | 64) && commit.bytes().all(|b| b.is_ascii_hexdigit());
-    hex.then(|| ExportRecord {
-        commit,
-        region: region.filter(|r| {
-            !r.is_empty()
-                && r.len() <= 64
-                && r.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-        }),
-    })
+    let commit = parts.next()?;
+    ExportRecord::checked(commit, parts.next().map(|r| r.trim().to_string()))
 }
