@@ -861,10 +861,7 @@ fn an_export_imports_back_as_nothing_changed_and_records_its_commit() {
         ],
     );
     assert_eq!(earlier.status.code(), Some(0), "{}", text(&earlier));
-    let unknown = masterctl(
-        root,
-        &["export", "--region", "jp", "--rev", "nope", "--out", "x"],
-    );
+    let unknown = export(root, &root.join("x"), &["--rev", "nope"]);
     assert_eq!(unknown.status.code(), Some(1), "{}", text(&unknown));
 }
 
@@ -1004,10 +1001,7 @@ fn an_old_workbook_never_takes_back_what_a_rebase_brought_in() {
     ok(masterctl(root, &["rebase", "--region", "global"]));
     // jp raises item 1's price; global takes it with its next rebase.
     let jp = root.join("jp");
-    ok(masterctl(
-        root,
-        &["export", "--region", "jp", "--out", jp.to_str().unwrap()],
-    ));
+    ok(export(root, &jp, &[]));
     edit_number(&jp.join("Item.xlsx"), "F2", "100", "150");
     ok(import(root, &jp));
     ok(masterctl(root, &["rebase", "--region", "global"]));
@@ -1345,10 +1339,7 @@ fn an_export_for_review_shows_translations_and_still_imports_back() {
     assert!(ods.join("Item.ods").is_file());
     assert!(text(&ok(import(root, &ods))).contains("nothing changed"));
     assert_eq!(branch_head(root).unwrap(), head);
-    let unknown = masterctl(
-        root,
-        &["export", "--region", "jp", "--lang", "fr", "--out", "x"],
-    );
+    let unknown = export(root, &root.join("x"), &["--lang", "fr"]);
     assert_eq!(unknown.status.code(), Some(1), "{}", text(&unknown));
     assert!(
         text(&unknown).contains("`fr` is not a language of the project (its languages: ja, en)"),
