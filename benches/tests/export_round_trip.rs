@@ -7,7 +7,7 @@ use std::process::Command;
 
 use masterctl_benches::{DataFormat, Shape, generate};
 use masterctl_store::export::{At, Format, export_region, write_csv, write_workbooks};
-use masterctl_store::{ImportOutcome, MasterRepo, Region, commit_import, plan_import};
+use masterctl_store::{MasterRepo, Planning, Region, commit_import, plan_import};
 
 fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
@@ -31,8 +31,8 @@ fn planned(
 ) -> Box<masterctl_store::ImportPlan> {
     let structure = masterctl_store::committed::import_structure(repo, None).unwrap();
     match plan_import(repo, &structure, region, paths, &|_, _| {}).unwrap() {
-        ImportOutcome::Planned(plan) => plan,
-        ImportOutcome::Rejected(report) => panic!("{:#?}", report.diagnostics),
+        Planning::Planned(plan) => plan,
+        Planning::Rejected(report) => panic!("{:#?}", report.diagnostics),
     }
 }
 

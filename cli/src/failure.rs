@@ -7,7 +7,7 @@
 
 use masterctl_delivery::DeliveryError;
 use masterctl_schemas::Report;
-use masterctl_store::StoreError;
+use masterctl_store::{StoreError, short_id};
 
 /// A delivery error as the failure a user sees: a damaged or foreign store, a raced
 /// pointer, a damaged local build, a release or language the store does not have (or
@@ -61,8 +61,34 @@ pub fn delivery_failure(error: DeliveryError) -> Failure {
 pub fn store_failure(error: StoreError) -> Failure {
     match error {
         StoreError::InvalidStructure(report) => Failure::InvalidSchema(report),
-        StoreError::NotFound(_)
-        | StoreError::UnknownRegion(_)
+        StoreError::UnknownRegion { ref name, ref known } => {
+            let hint = region_hint(name, known);
+            Failure::invalid(error.to_string()).hint(hint)
+        }
+        StoreError::Removes {
+            ref branch,
+            ref newer_structure,
+            ..
+        } => {
+            let hint = match newer_structure {
+                Some(structure) => format!(
+                    "{branch} was last imported with the structure of commit {}, which this clone's HEAD does not hold: update main (git pull) and import again; if the removal is meant, import again with --allow-removal",
+                    short_id(structure)
+                ),
+                None => "a table the branch holds is missing from the structure (is masterctl.toml or schemas/ out of date in this clone?), or the workbooks lack most of a table's rows; if that is meant, import again with --allow-removal".into(),
+            };
+            Failure::invalid(error.to_string()).hint(hint)
+        }
+        StoreError::Reverts { .. } => Failure::invalid(error.to_string()).hint(
+            "they look older than the branch: `masterctl export --region R --out DIR` gives the current data to edit (an exported workbook is merged, never reverting); to take these back on purpose, import with --revert-upstream",
+        ),
+        StoreError::NoSources => Failure::usage(error.to_string())
+            .hint("masterctl reads .xlsx, .xlsm, .xlsb, .xls, .ods and .csv files"),
+        StoreError::NoTable { .. }
+        | StoreError::NoField { .. }
+        | StoreError::NoRow { .. }
+        | StoreError::KeyArity { .. }
+        | StoreError::NoCommits(_)
         | StoreError::NoBranch(_)
         | StoreError::UnknownRevision(_)
         | StoreError::NotALanguage { .. } => Failure::invalid(error.to_string()),
@@ -108,6 +134,17 @@ pub fn store_failure(error: StoreError) -> Failure {
         | StoreError::StateFile { .. }
         | StoreError::Csv { .. }
         | StoreError::Git(_) => Failure::environment(error.to_string()),
+    }
+}
+
+/// The regions there are, and the one closest to `name`.
+fn region_hint(name: &str, known: &[String]) -> String {
+    match masterctl_schemas::suggest::did_you_mean(name, known.iter().map(String::as_str)) {
+        _ if known.is_empty() => {
+            "masterctl.toml declares no region: add [regions.<name>] with its branch".into()
+        }
+        Some(similar) => format!("did you mean `{similar}`? (regions: {})", known.join(", ")),
+        None => format!("the regions: {}", known.join(", ")),
     }
 }
 

@@ -76,9 +76,11 @@ pub fn blame(
         branch: branch.to_string(),
         message: "its masterctl.toml or schemas do not load".into(),
     })?;
-    let schema = project
-        .table(table)
-        .ok_or_else(|| StoreError::NotFound(format!("no table `{table}` on {branch}")))?;
+    let schema = project.table(table).ok_or_else(|| StoreError::NoTable {
+        what: "table",
+        table: table.to_string(),
+        at: branch.to_string(),
+    })?;
     let key_columns = check_asked(schema, key, field)?;
     let mut reader = RowReader {
         git,
@@ -150,19 +152,19 @@ fn check_asked(
     let table = &schema.name;
     let key_columns = key_names(schema);
     if key.len() != key_columns.len() {
-        return Err(StoreError::NotFound(format!(
-            "`{table}`'s key has {} fields ({}); {} given",
-            key_columns.len(),
-            key_columns.join(", "),
-            key.len()
-        )));
+        return Err(StoreError::KeyArity {
+            table: table.clone(),
+            columns: key_columns,
+            given: key.len(),
+        });
     }
     if let Some(field) = field
         && schema.field_index(field).is_none()
     {
-        return Err(StoreError::NotFound(format!(
-            "`{table}` has no field `{field}`"
-        )));
+        return Err(StoreError::NoField {
+            table: table.clone(),
+            field: field.to_string(),
+        });
     }
     Ok(key_columns)
 }
@@ -184,11 +186,11 @@ fn watched(
         };
         let Some(row) = reader.row(id, &path)? else {
             if language.is_none() {
-                return Err(StoreError::NotFound(format!(
-                    "no row [{}] in `{table}` on {}",
-                    reader.cells.join(", "),
-                    reader.branch
-                )));
+                return Err(StoreError::NoRow {
+                    table: table.clone(),
+                    key: reader.cells.to_vec(),
+                    at: reader.branch.to_string(),
+                });
             }
             continue;
         };

@@ -28,7 +28,7 @@ pub mod source;
 pub mod status;
 
 pub use history::{ImportRecord, history};
-pub use import::{ImportOutcome, ImportPlan, TableChange, commit_import, plan_import};
+pub use import::{ImportOutcome, ImportPlan, Planning, TableChange, commit_import, plan_import};
 pub use names::{Region, WorkBranch, short_id};
 pub use repo::{MasterRepo, Structure};
 
@@ -64,10 +64,14 @@ pub enum StoreError {
     NoCommittedStructure(String),
     #[error("the schema files are not valid")]
     InvalidStructure(Report),
-    #[error("region `{0}` is not declared in masterctl.toml")]
-    UnknownRegion(String),
+    /// `known`: the regions the project declares, for a suggestion.
+    #[error("region `{name}` is not declared in masterctl.toml")]
+    UnknownRegion { name: String, known: Vec<String> },
     #[error("region `{0}` has no branch yet: import into it (or rebase it) first")]
     NoBranch(String),
+    /// A region's branch that holds no commit to show.
+    #[error("{0} has no commits yet: nothing to show")]
+    NoCommits(String),
     #[error(
         "`{language}` is not a language of the project (its languages: {})",
         languages.join(", ")
@@ -84,9 +88,56 @@ pub enum StoreError {
     NoWorkBranch { region: String, name: String },
     #[error("`{0}` names no commit of this repository")]
     UnknownRevision(String),
-    /// What was asked for is not there (a table, a row, a field).
-    #[error("{0}")]
-    NotFound(String),
+    /// `what`: "table", or "table or generated master"; `at`: where it was looked for
+    /// (a branch, "either side").
+    #[error("no {what} `{table}` on {at}")]
+    NoTable {
+        what: &'static str,
+        table: String,
+        at: String,
+    },
+    #[error("`{table}` has no field `{field}`")]
+    NoField { table: String, field: String },
+    #[error("no row [{}] in `{table}` on {at}", key.join(", "))]
+    NoRow {
+        table: String,
+        key: Vec<String>,
+        at: String,
+    },
+    /// A key given with another number of cells than the table's key has fields.
+    #[error("`{table}`'s key has {} fields ({}); {given} given", columns.len(), columns.join(", "))]
+    KeyArity {
+        table: String,
+        columns: Vec<String>,
+        given: usize,
+    },
+    /// An import whose paths hold no spreadsheet or CSV file.
+    #[error("no spreadsheet files found in the given paths")]
+    NoSources,
+    /// An import that would take away tables, generated masters or most rows of a
+    /// table, which the request did not allow. `newer_structure`: the structure commit
+    /// the branch was last imported with, when the import's own is older.
+    #[error(
+        "the import would remove {}; nothing was written",
+        import::listed(removals)
+    )]
+    Removes {
+        branch: String,
+        removals: Vec<import::Removal>,
+        newer_structure: Option<String>,
+    },
+    /// An import that would take back what the branch's last rebase or merge brought
+    /// in, which the request did not allow.
+    #[error(
+        "the workbooks would take back what the last rebase brought in ({}): {}; nothing was written",
+        short_id(commit),
+        import::listed(reverts)
+    )]
+    Reverts {
+        /// The rebase or merge commit.
+        commit: String,
+        reverts: Vec<import::Revert>,
+    },
     #[error("{0} exists and is not a build (no masterctl manifest.json); it is left alone")]
     NotABuild(String),
     #[error(

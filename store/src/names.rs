@@ -16,6 +16,13 @@ pub struct Region {
     branch: String,
 }
 
+fn unknown_region(project: &Project, name: &str) -> StoreError {
+    StoreError::UnknownRegion {
+        name: display_name(name),
+        known: project.config.regions.keys().cloned().collect(),
+    }
+}
+
 impl Region {
     /// The region `name` of `project`; a name the project does not declare is
     /// [`StoreError::UnknownRegion`].
@@ -24,12 +31,12 @@ impl Region {
             .config
             .regions
             .get(name)
-            .ok_or_else(|| StoreError::UnknownRegion(display_name(name)))?;
+            .ok_or_else(|| unknown_region(project, name))?;
         // The loader refuses other names; this keeps the promise if it ever did not.
         if !masterctl_schemas::load::is_identifier(name)
             || !masterctl_schemas::load::is_branch_name(&config.branch)
         {
-            return Err(StoreError::UnknownRegion(display_name(name)));
+            return Err(unknown_region(project, name));
         }
         Ok(Region {
             name: name.to_string(),

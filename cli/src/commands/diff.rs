@@ -3,13 +3,12 @@
 
 use std::path::PathBuf;
 
-use masterctl_store::committed;
 use masterctl_store::diff::{
-    self, Change, ChangeKind, Content, Diff, DiffOptions, Disposition, Flag, Side, Span, TableDiff,
-    TableStatus,
+    self, Change, ChangeKind, Content, Diff, DiffOptions, Disposition, Flag, Review, Span,
+    TableDiff, TableStatus,
 };
+use masterctl_store::import::{self, ImportOutcome};
 use masterctl_store::names::one_line;
-use masterctl_store::{ImportOutcome, plan_import, short_id};
 use serde::Serialize;
 
 use super::{Failure, open_repo, region, store_failure};
@@ -61,49 +60,87 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         flags,
     };
     let repo = open_repo(global)?;
-    let structure = repo.structure().map_err(store_failure)?;
-    let plan;
-    let (from, to) = match (&args.region, &args.args[..]) {
-        (Some(name), []) => diff::last_commit(&repo, &region(&structure, name)?),
-        (Some(name), paths) => {
-            let region = region(&structure, name)?;
-            // What an import would commit: under the structure an import uses.
-            let committed = committed::import_structure(&repo, None).map_err(store_failure)?;
-            plan = plan_exports(&repo, &committed, &region, paths, output)?;
-            diff::planned(&repo, &region, &plan, &committed.project)
+    let review = match (&args.region, &args.args[..]) {
+        (Some(name), []) => {
+            let structure = repo.structure().map_err(store_failure)?;
+            let (from, to) =
+                diff::last_commit(&repo, &region(&structure, name)?).map_err(store_failure)?;
+            diff::review(&from, &to, &options)
         }
-        (None, [one]) => diff::revision(&repo.git, one),
-        (None, [old, new]) => diff::revisions(&repo.git, old, new),
+        (Some(name), paths) => return exports(&repo, name, paths, options, &args, output),
+        (None, [one]) => {
+            diff::revision(&repo.git, one).and_then(|(from, to)| diff::review(&from, &to, &options))
+        }
+        (None, [old, new]) => diff::revisions(&repo.git, old, new)
+            .and_then(|(from, to)| diff::review(&from, &to, &options)),
         (None, _) => {
             return Err(Failure::usage("name two revisions, one, or --region R")
                 .hint("masterctl diff masters/jp~1 masters/jp, or masterctl diff --region jp"));
         }
     }
     .map_err(store_failure)?;
-    let result = diff::diff(&from, &to, &options).map_err(store_failure)?;
-    if !options.tables.is_empty() && result.tables.is_empty() {
-        let known = |side: &Side<'_>, t: &str| side.has(t);
-        if let Some(unknown) = options
-            .tables
-            .iter()
-            .find(|t| !known(&from, t) && !known(&to, t))
-        {
-            return Err(Failure::invalid(format!(
-                "no table or generated master `{unknown}` on either side"
-            )));
+    show(review, &args, output)
+}
+
+/// What importing `paths` into the region would change: the import's own dry run (read
+/// and validated under the committed structure; nothing written).
+fn exports(
+    repo: &masterctl_store::MasterRepo,
+    region: &str,
+    paths: &[String],
+    options: DiffOptions,
+    args: &Args,
+    output: &Output,
+) -> Result<(), Failure> {
+    let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
+    if let Some(missing) = paths.iter().find(|p| !p.exists()) {
+        return Err(Failure::usage(format!(
+            "{} does not exist",
+            missing.display()
+        )));
+    }
+    let bar = output.progress("reading");
+    let progress = |_done: usize, total: usize| bar.file_done(total);
+    let outcome = import::run(
+        repo,
+        &import::Request {
+            region,
+            paths: &paths,
+            structure: None,
+            message: None,
+            dry_run: true,
+            review: options,
+            allow_removal: false,
+            revert_upstream: false,
+            progress: &progress,
+        },
+    );
+    bar.finish();
+    match outcome.map_err(store_failure)? {
+        ImportOutcome::Rejected(report) => Err(Failure::Rejected(report)),
+        ImportOutcome::DryRun { review, .. } => show(review, args, output),
+        ImportOutcome::Unchanged(_) | ImportOutcome::Committed { .. } => {
+            unreachable!("a dry run commits nothing")
         }
     }
-    let (from, to) = (Revision::of(&from), Revision::of(&to));
+}
+
+/// The review on the terminal (or as JSON), and as a page when asked.
+fn show(review: Review, args: &Args, output: &Output) -> Result<(), Failure> {
     if let Some(path) = &args.html {
-        write_page(path, "masterctl diff", &from.shown(), &to.shown(), &result)?;
+        write_page(
+            path,
+            "masterctl diff",
+            &review.from.shown(),
+            &review.to.shown(),
+            &review.diff,
+        )?;
     }
     output.page();
     output.render(&Shown {
-        from,
-        to,
         stat: args.stat,
-        html: args.html,
-        diff: result,
+        html: args.html.clone(),
+        review,
     });
     output.end_paging();
     Ok(())
@@ -122,66 +159,15 @@ pub fn write_page(
         .map_err(|e| Failure::environment(format!("cannot write {}: {e}", path.display())))
 }
 
-/// What importing `paths` into `region` would commit (read and validated; nothing
-/// written).
-fn plan_exports(
-    repo: &masterctl_store::MasterRepo,
-    structure: &masterctl_store::Structure,
-    region: &masterctl_store::Region,
-    paths: &[String],
-    output: &Output,
-) -> Result<Box<masterctl_store::ImportPlan>, Failure> {
-    let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
-    if let Some(missing) = paths.iter().find(|p| !p.exists()) {
-        return Err(Failure::usage(format!(
-            "{} does not exist",
-            missing.display()
-        )));
-    }
-    let bar = output.progress("reading");
-    let progress = |_done: usize, total: usize| bar.file_done(total);
-    let outcome = plan_import(repo, structure, region, &paths, &progress);
-    bar.finish();
-    match outcome.map_err(store_failure)? {
-        ImportOutcome::Rejected(report) => Err(Failure::Rejected(report)),
-        ImportOutcome::Planned(plan) => Ok(plan),
-    }
-}
-
-/// A side as shown: what the user named it, and its commit.
-#[derive(Serialize)]
-struct Revision {
-    label: String,
-    commit: Option<String>,
-}
-
-impl Revision {
-    fn of(side: &Side<'_>) -> Revision {
-        Revision {
-            label: side.label.clone(),
-            commit: side.commit.map(|c| c.to_string()),
-        }
-    }
-
-    fn shown(&self) -> String {
-        match &self.commit {
-            Some(commit) => format!("{} ({})", self.label, short_id(commit)),
-            None => self.label.clone(),
-        }
-    }
-}
-
 #[derive(Serialize)]
 struct Shown {
-    from: Revision,
-    to: Revision,
     #[serde(skip)]
     stat: bool,
     /// The HTML page written, if one was asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     html: Option<PathBuf>,
     #[serde(flatten)]
-    diff: Diff,
+    review: Review,
 }
 
 impl Render for Shown {
@@ -189,23 +175,23 @@ impl Render for Shown {
         output.line(format!(
             "{} {} → {}",
             output.bold("diff"),
-            self.from.shown(),
-            self.to.shown()
+            self.review.from.shown(),
+            self.review.to.shown()
         ));
         if let Some(html) = &self.html {
             output.line(format!("review page: {}", html.display()));
         }
-        if self.diff.is_empty() {
+        if self.review.diff.is_empty() {
             output.line("no changes");
             return;
         }
-        for table in &self.diff.tables {
+        for table in &self.review.diff.tables {
             output.line(format!("  {}", summary_line(output, table)));
         }
         if self.stat {
             return;
         }
-        print_changes(output, &self.diff);
+        print_changes(output, &self.review.diff);
     }
 }
 

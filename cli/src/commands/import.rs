@@ -3,14 +3,12 @@
 
 use std::path::PathBuf;
 
-use masterctl_schemas::Diagnostic;
-use masterctl_store::committed;
-use masterctl_store::diff::{self, Diff, DiffOptions};
-use masterctl_store::import::{ImportOutcome, Removal, Revert, commit_message};
-use masterctl_store::{TableChange, commit_import, plan_import, short_id};
+use masterctl_store::diff::{Diff, DiffOptions};
+use masterctl_store::import::{self, ImportOutcome, Request, Summary};
+use masterctl_store::{TableChange, short_id};
 use serde::Serialize;
 
-use super::{Failure, open_repo, region, store_failure};
+use super::{Failure, open_repo, store_failure};
 use crate::output::{GlobalArgs, Output, Render, RepoArg};
 
 #[derive(clap::Args)]
@@ -51,224 +49,154 @@ pub struct Args {
 }
 
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
-    for path in &args.paths {
-        if !path.exists() {
-            return Err(Failure::usage(format!("{} does not exist", path.display())));
-        }
+    if let Some(missing) = args.paths.iter().find(|p| !p.exists()) {
+        return Err(Failure::usage(format!(
+            "{} does not exist",
+            missing.display()
+        )));
     }
     let repo = open_repo(global)?;
-    let structure =
-        committed::import_structure(&repo, args.structure.as_deref()).map_err(store_failure)?;
-    let region = region(&structure, &args.region)?;
     let bar = output.progress("reading");
     let progress = |_done: usize, total: usize| bar.file_done(total);
-    let outcome = plan_import(&repo, &structure, &region, &args.paths, &progress);
+    let outcome = import::run(
+        &repo,
+        &Request {
+            region: &args.region,
+            paths: &args.paths,
+            structure: args.structure.as_deref(),
+            message: args.message.as_deref(),
+            dry_run: args.dry_run,
+            review: DiffOptions::default(),
+            allow_removal: args.allow_removal,
+            revert_upstream: args.revert_upstream,
+            progress: &progress,
+        },
+    );
     bar.finish();
     let outcome = outcome.map_err(store_failure)?;
-    let plan = match outcome {
-        ImportOutcome::Rejected(report) => {
-            return Err(Failure::Rejected(report));
-        }
-        ImportOutcome::Planned(plan) => plan,
+    let summary = match &outcome {
+        ImportOutcome::Rejected(report) => return Err(Failure::Rejected(report.clone())),
+        ImportOutcome::Unchanged(summary)
+        | ImportOutcome::DryRun { summary, .. }
+        | ImportOutcome::Committed { summary, .. } => summary,
     };
-    if plan.sources.is_empty() {
-        return Err(
-            Failure::usage("no spreadsheet files found in the given paths")
-                .hint("masterctl reads .xlsx, .xlsm, .xlsb, .xls, .ods and .csv files"),
-        );
+    if !output.is_json() && !summary.report.diagnostics.is_empty() {
+        output.diagnostics(&summary.report);
     }
-    let branch = region.branch();
-    if !output.is_json() && !plan.report.diagnostics.is_empty() {
-        output.diagnostics(&plan.report);
+    if let (ImportOutcome::DryRun { review, .. }, Some(path)) = (&outcome, &args.html) {
+        let title = format!("masterctl import --dry-run: {}", summary.branch);
+        super::diff::write_page(path, &title, &summary.branch, "exports", &review.diff)?;
     }
-    let mut result = Imported {
-        state: if plan.unchanged {
-            "unchanged"
-        } else if args.dry_run {
-            "dry-run"
-        } else {
-            "committed"
-        },
-        region: &plan.region,
-        branch,
-        commit: None,
-        structure: plan.structure.map(|c| c.to_string()),
-        changes: &plan.changes,
-        removals: &plan.removals,
-        reverts: &plan.reverts,
-        message: None,
-        warnings: &plan.report.diagnostics,
-        diff: None,
-    };
-    if args.dry_run {
-        let diff = if plan.unchanged {
-            masterctl_store::diff::Diff::default()
-        } else {
-            planned_diff(&repo, &structure, &region, &plan)?
-        };
-        if let Some(path) = &args.html {
-            let title = format!("masterctl import --dry-run: {branch}");
-            super::diff::write_page(path, &title, branch, "exports", &diff)?;
-        }
-        if !plan.unchanged {
-            result.diff = Some(diff);
-        }
-    }
-    if !plan.removals.is_empty() && !args.dry_run && !args.allow_removal {
-        let newer = plan.newer_structure.map(|c| c.to_string());
-        return Err(removal_failure(&plan.removals, newer.as_deref(), branch));
-    }
-    if !plan.reverts.is_empty() && !args.dry_run && !args.revert_upstream {
-        return Err(revert_failure(&plan.reverts));
-    }
-    if !plan.unchanged && !args.dry_run {
-        let commit = commit_import(&repo, &plan, args.message.as_deref()).map_err(store_failure)?;
-        result.commit = Some(commit.to_string());
-        result.message = Some(commit_message(&plan, args.message.as_deref()));
-    }
-    output.render(&result);
+    output.render(&Imported(&outcome));
     Ok(())
 }
 
-/// An import refused for what it would take away: each removal named, and how to go on.
-fn removal_failure(removals: &[Removal], newer: Option<&str>, branch: &str) -> Failure {
-    let named: Vec<String> = removals.iter().map(removal_text).collect();
-    let failure = Failure::invalid(format!(
-        "the import would remove {}; nothing was written",
-        named.join(", ")
-    ));
-    match newer {
-        Some(structure) => failure.hint(format!(
-            "{branch} was last imported with the structure of commit {}, which this clone's HEAD does not hold: update main (git pull) and import again; if the removal is meant, import again with --allow-removal",
-            short_id(structure)
-        )),
-        None => failure.hint(
-            "a table the branch holds is missing from the structure (is masterctl.toml or schemas/ out of date in this clone?), or the workbooks lack most of a table's rows; if that is meant, import again with --allow-removal",
-        ),
+/// What an import did, for the terminal or as JSON: `state` (`unchanged`, `dry-run`,
+/// `committed`), the summary, and the commit or the dry run's diff.
+struct Imported<'a>(&'a ImportOutcome);
+
+impl Serialize for Imported<'_> {
+    fn serialize<S: serde::Serializer>(&self, out: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Shape<'a> {
+            state: &'static str,
+            #[serde(flatten)]
+            summary: &'a Summary,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            commit: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            message: Option<&'a str>,
+            /// For a dry run: the change itself, cell by cell (as `masterctl diff`).
+            #[serde(skip_serializing_if = "Option::is_none")]
+            diff: Option<&'a Diff>,
+        }
+        let shape = match self.0 {
+            ImportOutcome::Rejected(_) => unreachable!("a rejection is a failure, not a result"),
+            ImportOutcome::Unchanged(summary) => Shape {
+                state: "unchanged",
+                summary,
+                commit: None,
+                message: None,
+                diff: None,
+            },
+            ImportOutcome::DryRun {
+                summary,
+                review,
+                unchanged,
+            } => Shape {
+                state: if *unchanged { "unchanged" } else { "dry-run" },
+                summary,
+                commit: None,
+                message: None,
+                diff: (!unchanged).then_some(&review.diff),
+            },
+            ImportOutcome::Committed {
+                summary,
+                commit,
+                message,
+            } => Shape {
+                state: "committed",
+                summary,
+                commit: Some(commit),
+                message: Some(message),
+                diff: None,
+            },
+        };
+        shape.serialize(out)
     }
-}
-
-/// An import refused for taking back what the last rebase brought in: the cells named.
-fn revert_failure(reverts: &[Revert]) -> Failure {
-    const SHOWN: usize = 20;
-    let named: Vec<String> = reverts.iter().take(SHOWN).map(revert_text).collect();
-    let more = match reverts.len().saturating_sub(SHOWN) {
-        0 => String::new(),
-        n => format!(" and {n} more"),
-    };
-    Failure::invalid(format!(
-        "the workbooks would take back what the last rebase brought in ({}): {}{more}; nothing was written",
-        short_id(&reverts[0].commit),
-        named.join("; ")
-    ))
-    .hint(
-        "they look older than the branch: `masterctl export --region R --out DIR` gives the current data to edit (an exported workbook is merged, never reverting); to take these back on purpose, import with --revert-upstream",
-    )
-}
-
-/// `item [3] name: 「ステップアップガチャ」 back to 「ステップアップ」`.
-fn revert_text(revert: &Revert) -> String {
-    let key = revert.key.join("|");
-    match &revert.field {
-        Some(field) => format!(
-            "{} [{key}] {field}: `{}` back to `{}`",
-            revert.table, revert.upstream, revert.import
-        ),
-        None => format!("{} [{key}]: the row it added removed", revert.table),
-    }
-}
-
-/// `table banner (4 rows)`, `generated master gacha_draw`, `12 of 20 rows of item`.
-fn removal_text(removal: &Removal) -> String {
-    match (removal.whole(), removal.generated) {
-        (true, false) => format!("table {} ({} rows)", removal.table, removal.rows),
-        (true, true) => format!("generated master {} ({} rows)", removal.table, removal.rows),
-        (false, _) => format!(
-            "{} of {} rows of {}",
-            removal.rows, removal.of, removal.table
-        ),
-    }
-}
-
-/// What an import did: nothing (the branch holds this data), a dry run, or a commit.
-#[derive(Serialize)]
-struct Imported<'a> {
-    state: &'static str,
-    region: &'a str,
-    branch: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    commit: Option<String>,
-    /// The commit whose structure the import used.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    structure: Option<String>,
-    changes: &'a [TableChange],
-    /// Tables, generated masters or most rows of a table taken away (committed only
-    /// with --allow-removal).
-    removals: &'a [Removal],
-    /// Cells and rows the last rebase brought in that the import takes back (committed
-    /// only with --revert-upstream).
-    reverts: &'a [Revert],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    message: Option<String>,
-    warnings: &'a [Diagnostic],
-    /// For a dry run: the change itself, cell by cell (as `masterctl diff` shows it).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    diff: Option<Diff>,
 }
 
 impl Render for Imported<'_> {
     fn text(&self, output: &Output) {
-        let branch = self.branch;
-        match &self.commit {
-            _ if self.state == "unchanged" => output.line(format!(
-                "nothing changed: {branch} already holds this data; no commit was made"
+        match self.0 {
+            ImportOutcome::Rejected(_) => {}
+            ImportOutcome::Unchanged(summary)
+            | ImportOutcome::DryRun {
+                summary,
+                unchanged: true,
+                ..
+            } => output.line(format!(
+                "nothing changed: {} already holds this data; no commit was made",
+                summary.branch
             )),
-            None => {
-                output.line(format!("dry run: importing would change {branch}:"));
-                print_changes(output, self.changes);
-                for removal in self.removals {
-                    output.line(output.flagged(&format!(
-                        "  removes {} (needs --allow-removal)",
-                        removal_text(removal)
-                    )));
+            ImportOutcome::DryRun {
+                summary, review, ..
+            } => {
+                output.line(format!(
+                    "dry run: importing would change {}:",
+                    summary.branch
+                ));
+                print_changes(output, &summary.changes);
+                for removal in &summary.removals {
+                    output.line(
+                        output.flagged(&format!("  removes {removal} (needs --allow-removal)")),
+                    );
                 }
-                for revert in self.reverts {
-                    output.line(output.flagged(&format!(
-                        "  takes back {} (needs --revert-upstream)",
-                        revert_text(revert)
-                    )));
+                for revert in &summary.reverts {
+                    output.line(
+                        output.flagged(&format!("  takes back {revert} (needs --revert-upstream)")),
+                    );
                 }
-                if let Some(diff) = &self.diff {
-                    super::diff::print_changes(output, diff);
-                }
+                super::diff::print_changes(output, &review.diff);
                 output.line("");
                 output.line("nothing was written");
             }
-            Some(commit) => {
+            ImportOutcome::Committed {
+                summary, commit, ..
+            } => {
                 output.line(format!(
-                    "{} {} on {branch}",
+                    "{} {} on {}",
                     output.bold("committed"),
-                    short_id(commit)
+                    short_id(commit),
+                    summary.branch
                 ));
-                print_changes(output, self.changes);
-                for removal in self.removals {
-                    output.line(format!("  removed {}", removal_text(removal)));
+                print_changes(output, &summary.changes);
+                for removal in &summary.removals {
+                    output.line(format!("  removed {removal}"));
                 }
             }
         }
     }
-}
-
-/// What the plan would change, cell by cell: the branch's head against the snapshot.
-fn planned_diff(
-    repo: &masterctl_store::MasterRepo,
-    structure: &masterctl_store::Structure,
-    region: &masterctl_store::Region,
-    plan: &masterctl_store::ImportPlan,
-) -> Result<Diff, Failure> {
-    let (from, to) =
-        diff::planned(repo, region, plan, &structure.project).map_err(store_failure)?;
-    diff::diff(&from, &to, &DiffOptions::default()).map_err(store_failure)
 }
 
 fn print_changes(output: &Output, changes: &[TableChange]) {

@@ -230,21 +230,8 @@ pub fn open_repo(global: &GlobalArgs) -> Result<MasterRepo, Failure> {
     MasterRepo::open(&start).map_err(store_failure)
 }
 
-/// The region `name` of the project: checked before it names a path or a branch. An
-/// unknown name is told the regions there are, and the closest one.
+/// The region `name` of the project: checked before it names a path or a branch (an
+/// unknown name is told the regions there are, and the closest one).
 pub fn region(structure: &Structure, name: &str) -> Result<Region, Failure> {
-    Region::of(&structure.project, name).map_err(|e| {
-        let regions = &structure.project.config.regions;
-        let known: Vec<&str> = regions.keys().map(String::as_str).collect();
-        let failure = store_failure(e);
-        match masterctl_schemas::suggest::did_you_mean(name, known.iter().copied()) {
-            _ if known.is_empty() => failure
-                .hint("masterctl.toml declares no region: add [regions.<name>] with its branch"),
-            Some(similar) => failure.hint(format!(
-                "did you mean `{similar}`? (regions: {})",
-                known.join(", ")
-            )),
-            None => failure.hint(format!("the regions: {}", known.join(", "))),
-        }
-    })
+    Region::of(&structure.project, name).map_err(store_failure)
 }

@@ -213,9 +213,9 @@ pub fn last_commit<'r>(
     region: &Region,
 ) -> Result<(Side<'r>, Side<'r>), StoreError> {
     let branch = region.branch();
-    let head = repo.head_of(&region.reference())?.ok_or_else(|| {
-        StoreError::NotFound(format!("{branch} has no commits yet: nothing to show"))
-    })?;
+    let head = repo
+        .head_of(&region.reference())?
+        .ok_or_else(|| StoreError::NoCommits(branch.to_string()))?;
     against_parent(&repo.git, &head, branch)
 }
 
@@ -250,25 +250,57 @@ pub fn revisions<'r>(
     Ok((Side::commit(git, &a, old)?, Side::commit(git, &b, new)?))
 }
 
-/// The region's head against what a planned import would commit (`exports`).
-pub fn planned<'a>(
-    repo: &'a MasterRepo,
-    region: &Region,
-    plan: &'a crate::ImportPlan,
-    project: &Project,
-) -> Result<(Side<'a>, Side<'a>), StoreError> {
-    let git = &repo.git;
-    let head = repo.head_of(&region.reference())?;
-    let from = match &head {
-        Some(head) => Side::commit(git, head, region.branch())?,
-        None => Side::empty("nothing"),
-    };
-    let to = match &head {
-        // The branch holds these exports already (the plan kept no snapshot).
-        Some(head) if plan.unchanged => Side::commit(git, head, "exports")?,
-        _ => Side::snapshot(&plan.snapshot, project.clone(), "exports")?,
-    };
-    Ok((from, to))
+/// A side as a review names it: what the user called it, and its commit.
+#[derive(Debug, Clone, Serialize)]
+pub struct Revision {
+    pub label: String,
+    pub commit: Option<String>,
+}
+
+impl Revision {
+    pub fn of(side: &Side<'_>) -> Revision {
+        Revision {
+            label: side.label.clone(),
+            commit: side.commit.map(|c| c.to_string()),
+        }
+    }
+
+    /// `masters/jp (1a2b3c4d)`, or the label alone for a side that is no commit.
+    pub fn shown(&self) -> String {
+        match &self.commit {
+            Some(commit) => format!("{} ({})", self.label, crate::names::short_id(commit)),
+            None => self.label.clone(),
+        }
+    }
+}
+
+/// A diff with the two sides it compares.
+#[derive(Debug, Clone, Serialize)]
+pub struct Review {
+    pub from: Revision,
+    pub to: Revision,
+    #[serde(flatten)]
+    pub diff: Diff,
+}
+
+/// The diff of two sides, named; a table `options` asks for that is on neither side
+/// is [`StoreError::NoTable`].
+pub fn review(from: &Side<'_>, to: &Side<'_>, options: &DiffOptions) -> Result<Review, StoreError> {
+    let diff = diff(from, to, options)?;
+    if diff.tables.is_empty()
+        && let Some(unknown) = options.tables.iter().find(|t| !from.has(t) && !to.has(t))
+    {
+        return Err(StoreError::NoTable {
+            what: "table or generated master",
+            table: unknown.clone(),
+            at: "either side".into(),
+        });
+    }
+    Ok(Review {
+        from: Revision::of(from),
+        to: Revision::of(to),
+        diff,
+    })
 }
 
 /// What to compare, and what to mark.

@@ -5,7 +5,7 @@
 //! (foreign keys across supplied and kept tables included), builds the snapshot in
 //! memory and counts the rows added, changed and removed per table. It writes nothing.
 //! [`commit_import`] writes the objects and moves the branch only if it still points
-//! where the plan started.
+//! where the plan started. [`run`] is the whole command: plan, review, guard, commit.
 
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
@@ -92,8 +92,12 @@ pub struct ImportPlan {
     pub cache_entries: Vec<cache::Entry>,
 }
 
+mod run;
+
+pub use run::{ImportOutcome, Request, Summary, run};
+
 /// What a plan turned into.
-pub enum ImportOutcome {
+pub enum Planning {
     /// The data was rejected: every diagnostic, nothing written.
     Rejected(Report),
     /// Planned: commit it (or show it, for a dry run).
@@ -108,7 +112,7 @@ pub fn plan_import(
     region: &Region,
     paths: &[PathBuf],
     progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<ImportOutcome, StoreError> {
+) -> Result<Planning, StoreError> {
     let project = &structure.project;
     let reference = region.reference();
     if crate::rebase::state::load_state(repo, region)?.is_some() {
@@ -135,7 +139,7 @@ pub fn plan_import(
             &known,
         )?
     {
-        return Ok(ImportOutcome::Planned(Box::new(ImportPlan {
+        return Ok(Planning::Planned(Box::new(ImportPlan {
             region: region.name().to_string(),
             reference,
             parent: Some(commit.id()),
@@ -168,7 +172,7 @@ pub fn plan_import(
         based = with_record;
         if report.has_errors() {
             report.sort();
-            return Ok(ImportOutcome::Rejected(report));
+            return Ok(Planning::Rejected(report));
         }
     }
     // What an old workbook without that record would take back of the last rebase.
@@ -190,7 +194,7 @@ pub fn plan_import(
     report.extend(validate_tables(project, &tables).diagnostics);
     report.sort();
     if report.has_errors() {
-        return Ok(ImportOutcome::Rejected(report));
+        return Ok(Planning::Rejected(report));
     }
     tables.sort_by_key(|t| project.table_index(&t.name));
     let mut snapshot = Snapshot::build(structure, &tables)?;
@@ -228,7 +232,7 @@ pub fn plan_import(
     if unchanged {
         cache::record(repo, &cache_entries);
     }
-    Ok(ImportOutcome::Planned(Box::new(ImportPlan {
+    Ok(Planning::Planned(Box::new(ImportPlan {
         region: region.name().to_string(),
         reference,
         parent: head.as_ref().map(Commit::id),
@@ -460,6 +464,42 @@ pub struct Revert {
     pub import: String,
     /// The rebase or merge commit.
     pub commit: String,
+}
+
+/// `item [3] name: `ステップアップガチャ` back to `ステップアップ``.
+impl std::fmt::Display for Revert {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let key = self.key.join("|");
+        match &self.field {
+            Some(field) => write!(
+                f,
+                "{} [{key}] {field}: `{}` back to `{}`",
+                self.table, self.upstream, self.import
+            ),
+            None => write!(f, "{} [{key}]: the row it added removed", self.table),
+        }
+    }
+}
+
+/// `table banner (4 rows)`, `generated master gacha_draw`, `12 of 20 rows of item`.
+impl std::fmt::Display for Removal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.whole(), self.generated) {
+            (true, false) => write!(f, "table {} ({} rows)", self.table, self.rows),
+            (true, true) => write!(f, "generated master {} ({} rows)", self.table, self.rows),
+            (false, _) => write!(f, "{} of {} rows of {}", self.rows, self.of, self.table),
+        }
+    }
+}
+
+/// Removals or reverts for a message: the first 20, `; `-separated, and how many more.
+pub fn listed<T: std::fmt::Display>(items: &[T]) -> String {
+    const SHOWN: usize = 20;
+    let named: Vec<String> = items.iter().take(SHOWN).map(T::to_string).collect();
+    match items.len().saturating_sub(SHOWN) {
+        0 => named.join("; "),
+        more => format!("{} and {more} more", named.join("; ")),
+    }
 }
 
 /// Whether two snapshot trees hold the same files of `table` (its canonical file and

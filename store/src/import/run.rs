@@ -1,0 +1,172 @@
+//! The whole import as one call: read the committed structure, plan, review (for a dry
+//! run), guard against removals and reverts nobody asked for, commit. The CLI and the
+//! console both call [`run`] and render the [`ImportOutcome`] it returns.
+
+use std::path::PathBuf;
+
+use masterctl_schemas::Report;
+
+use super::{ImportPlan, Planning, Removal, Revert, TableChange, commit_import, commit_message};
+use crate::StoreError;
+use crate::committed::import_structure;
+use crate::diff::{self, DiffOptions, Review, Side};
+use crate::names::Region;
+use crate::repo::{MasterRepo, Structure};
+
+/// What to import, and how far to go.
+pub struct Request<'a> {
+    /// The region whose branch receives the import.
+    pub region: &'a str,
+    /// Workbooks, CSV files, or folders holding them.
+    pub paths: &'a [PathBuf],
+    /// The revision whose structure the import copies (`None`: HEAD's, which the
+    /// working tree's must equal).
+    pub structure: Option<&'a str>,
+    /// The planner's words for the commit message.
+    pub message: Option<&'a str>,
+    /// Plan and review only; write nothing.
+    pub dry_run: bool,
+    /// What the dry run's review compares and flags.
+    pub review: DiffOptions,
+    /// Commit even though tables, generated masters or most rows of a table go.
+    pub allow_removal: bool,
+    /// Commit even though cells the last rebase brought in are taken back.
+    pub revert_upstream: bool,
+    /// Called as files are read: `(done, total)`.
+    pub progress: &'a (dyn Fn(usize, usize) + Sync),
+}
+
+/// What the import found, whatever it then did.
+#[derive(Debug, serde::Serialize)]
+pub struct Summary {
+    pub region: String,
+    pub branch: String,
+    /// The commit whose structure the import used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub structure: Option<String>,
+    /// Rows added, changed and removed per table.
+    pub changes: Vec<TableChange>,
+    /// What it takes away (committed only when allowed).
+    pub removals: Vec<Removal>,
+    /// What the last rebase brought in that it takes back (committed only when allowed).
+    pub reverts: Vec<Revert>,
+    /// Warnings met on the way (unmapped sheets...).
+    #[serde(rename = "warnings", serialize_with = "diagnostics")]
+    pub report: Report,
+}
+
+fn diagnostics<S: serde::Serializer>(report: &Report, out: S) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&report.diagnostics, out)
+}
+
+/// What an import came to.
+#[derive(Debug)]
+pub enum ImportOutcome {
+    /// The data was rejected: every diagnostic, nothing written.
+    Rejected(Report),
+    /// The branch holds this data already; nothing was written.
+    Unchanged(Summary),
+    /// A dry run: what importing would change, cell by cell (`unchanged`: nothing, the
+    /// branch holds this data already); nothing was written.
+    DryRun {
+        summary: Summary,
+        review: Review,
+        unchanged: bool,
+    },
+    /// Committed.
+    Committed {
+        summary: Summary,
+        commit: String,
+        /// The commit's message, as written.
+        message: String,
+    },
+}
+
+/// Import as `request` says. A removal or revert the request does not allow is an
+/// error carrying each one ([`StoreError::Removes`], [`StoreError::Reverts`]); a dry
+/// run reports them instead.
+pub fn run(repo: &MasterRepo, request: &Request<'_>) -> Result<ImportOutcome, StoreError> {
+    let structure = import_structure(repo, request.structure)?;
+    let region = Region::of(&structure.project, request.region)?;
+    let plan = match super::plan_import(repo, &structure, &region, request.paths, request.progress)?
+    {
+        Planning::Rejected(report) => return Ok(ImportOutcome::Rejected(report)),
+        Planning::Planned(plan) => plan,
+    };
+    if plan.sources.is_empty() {
+        return Err(StoreError::NoSources);
+    }
+    if request.dry_run {
+        let review = review(repo, &structure, &region, &plan, &request.review)?;
+        return Ok(ImportOutcome::DryRun {
+            unchanged: plan.unchanged,
+            summary: summary(&region, *plan),
+            review,
+        });
+    }
+    if plan.unchanged {
+        return Ok(ImportOutcome::Unchanged(summary(&region, *plan)));
+    }
+    guard(&region, &plan, request)?;
+    let commit = commit_import(repo, &plan, request.message)?;
+    let message = commit_message(&plan, request.message);
+    Ok(ImportOutcome::Committed {
+        summary: summary(&region, *plan),
+        commit: commit.to_string(),
+        message,
+    })
+}
+
+/// Refuse what the request does not allow: removals first, then reverts.
+fn guard(region: &Region, plan: &ImportPlan, request: &Request<'_>) -> Result<(), StoreError> {
+    if !plan.removals.is_empty() && !request.allow_removal {
+        return Err(StoreError::Removes {
+            branch: region.branch().to_string(),
+            removals: plan.removals.clone(),
+            newer_structure: plan.newer_structure.map(|c| c.to_string()),
+        });
+    }
+    if let Some(first) = plan.reverts.first()
+        && !request.revert_upstream
+    {
+        return Err(StoreError::Reverts {
+            commit: first.commit.clone(),
+            reverts: plan.reverts.clone(),
+        });
+    }
+    Ok(())
+}
+
+/// The branch's head against what the plan would commit, as `diff` shows it.
+fn review(
+    repo: &MasterRepo,
+    structure: &Structure,
+    region: &Region,
+    plan: &ImportPlan,
+    options: &DiffOptions,
+) -> Result<Review, StoreError> {
+    let git = &repo.git;
+    let head = repo.head_of(&region.reference())?;
+    let from = match &head {
+        Some(head) => Side::commit(git, head, region.branch())?,
+        None => Side::empty("nothing"),
+    };
+    let to = match &head {
+        // The branch holds these exports already (the plan kept no snapshot).
+        Some(head) if plan.unchanged => Side::commit(git, head, "exports")?,
+        _ => Side::snapshot(&plan.snapshot, structure.project.clone(), "exports")?,
+    };
+    diff::review(&from, &to, options)
+}
+
+fn summary(region: &Region, plan: ImportPlan) -> Summary {
+    Summary {
+        region: plan.region,
+        branch: region.branch().to_string(),
+        structure: plan.structure.map(|c| c.to_string()),
+        changes: plan.changes,
+        removals: plan.removals,
+        reverts: plan.reverts,
+        report: plan.report,
+    }
+}
