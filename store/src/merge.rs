@@ -48,7 +48,7 @@ impl Ownership {
 }
 
 /// Why a cell (or a row) could not be merged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum ConflictKind {
     /// Both sides changed the cell, differently.
     Cell,

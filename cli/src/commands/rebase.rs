@@ -2,15 +2,13 @@
 //! recorded import point, keep what the region owns, stop on real conflicts — then
 //! resolve them (conflict file, or --ours/--theirs) and `--continue`, or `--abort`.
 
-use masterctl_schemas::{Diagnostic, Value};
-use masterctl_store::rebase::resolutions::{self, Resolution};
-use masterctl_store::rebase::session::{self, Action, Step};
-use masterctl_store::rebase::{RebaseError, TableConflicts, TableRebase, rebase_message};
-use masterctl_store::rebase::{review, state};
+use std::path::Path;
+
+use masterctl_store::rebase::RebaseError;
+use masterctl_store::rebase::resolutions::Resolution;
+use masterctl_store::rebase::session::{self, Action, ConflictEntry, Rebased, Step};
 use masterctl_store::{Region, short_id};
 use serde::Serialize;
-
-use masterctl_store::diff::Diff;
 
 use super::{Failure, open_repo, store_failure};
 use crate::output::{GlobalArgs, Output, Render, RepoArg, count_text, counted};
@@ -111,300 +109,144 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     let resolving = matches!(action, Action::Resolve { .. });
     let step = session::run(&repo, &structure, region, &action)
         .map_err(|e| rebase_failure(e, region, resolving))?;
-    let rebased = |state| Rebased {
-        state,
-        region: region.name(),
-        resolved: None,
-        remaining: None,
-        commit: None,
-        upstream_head: None,
-        import_point_base: None,
-        tables: None,
-        message: None,
-        upstream: None,
-        branch: region.branch(),
-        diff: None,
-    };
-    match step {
-        Step::Aborted => output.render(&rebased("aborted")),
-        Step::Resolved { set, remaining } => output.render(&Rebased {
-            resolved: Some(set),
-            remaining: Some(remaining),
-            ..rebased("resolving")
-        }),
-        Step::UpToDate {
-            upstream_head,
-            continued,
-        } => output.render(&Rebased {
-            upstream_head: Some(upstream_head.to_string()),
-            message: Some(
-                if continued {
-                    "nothing to continue"
-                } else {
-                    "nothing to take"
-                }
-                .to_string(),
-            ),
-            ..rebased("up-to-date")
-        }),
-        Step::Conflicts {
-            tables,
-            conflict_file,
-        } => {
-            output.show(&Conflicts {
-                ok: false,
-                state: "conflicts",
-                region: region.name(),
-                conflicts: conflict_entries(&tables),
-                conflict_file: conflict_file.as_deref(),
-            });
-            return Err(Failure::Shown);
-        }
-        Step::Invalid { report, continued } => {
-            output.show(&Invalid {
-                ok: false,
-                state: "invalid",
-                errors: report.error_count(),
-                warnings: report.warning_count(),
-                diagnostics: &report.diagnostics,
-                region: region.name(),
-                conflict_file: continued.then(|| state::conflict_file(&repo, region)),
-            });
-            return Err(Failure::Shown);
-        }
-        Step::Planned(plan) => {
-            let review = review::review(&repo.git, &structure.project, &plan, region.branch())
-                .map_err(store_failure)?;
-            if let Some(path) = &args.html {
-                let title = format!("masterctl rebase --dry-run: {}", region.branch());
-                super::diff::write_page(path, &title, region.branch(), "rebased", &review)?;
-            }
-            output.render(&Rebased {
-                tables: Some(&plan.tables),
-                message: Some(rebase_message(&plan)),
-                upstream: Some(plan.upstream.clone()),
-                diff: Some(review),
-                ..rebased("dry-run")
-            })
-        }
-        Step::Committed { commit, plan } => output.render(&Rebased {
-            commit: Some(commit.to_string()),
-            upstream_head: Some(plan.upstream_head.to_string()),
-            import_point_base: Some(plan.base.to_string()),
-            tables: Some(&plan.tables),
-            upstream: Some(plan.upstream.clone()),
-            ..rebased("committed")
-        }),
+    if let (Step::DryRun { diff, .. }, Some(path)) = (&step, &args.html) {
+        let title = format!("masterctl rebase --dry-run: {}", region.branch());
+        super::diff::write_page(path, &title, region.branch(), "rebased", diff)?;
     }
-    Ok(())
+    let shown = Shown {
+        ok: !matches!(step, Step::Conflicts { .. } | Step::Invalid { .. }),
+        region,
+        step: &step,
+    };
+    output.show(&shown);
+    if shown.ok {
+        Ok(())
+    } else {
+        Err(Failure::Shown)
+    }
 }
 
-/// What a rebase step did, when it succeeded.
+/// What a rebase step came to, for the terminal or as JSON (the step's own fields,
+/// `state` naming it, beside `ok` and the region).
 #[derive(Serialize)]
-struct Rebased<'a> {
-    /// aborted, resolving, up-to-date, dry-run or committed.
-    state: &'static str,
-    region: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    resolved: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    remaining: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    commit: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    upstream_head: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    import_point_base: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    tables: Option<&'a [TableRebase]>,
-    /// The commit message of a dry run; the words of an up-to-date region.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    message: Option<String>,
-    #[serde(skip)]
-    upstream: Option<String>,
-    #[serde(skip)]
-    branch: &'a str,
-    /// For a dry run: every change upstream made since the import point, each marked
-    /// applied, kept (the region owns it) or equal; then what else the merge changes.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    diff: Option<Diff>,
+struct Shown<'a> {
+    ok: bool,
+    #[serde(serialize_with = "region_name")]
+    region: &'a Region,
+    #[serde(flatten)]
+    step: &'a Step,
 }
 
-impl Render for Rebased<'_> {
+fn region_name<S: serde::Serializer>(region: &&Region, out: S) -> Result<S::Ok, S::Error> {
+    out.serialize_str(region.name())
+}
+
+impl Render for Shown<'_> {
     fn text(&self, output: &Output) {
-        let region = self.region;
-        match self.state {
-            "aborted" => output.line(format!(
+        let region = self.region.name();
+        match self.step {
+            Step::Aborted => output.line(format!(
                 "rebase of region {region} aborted; nothing was committed"
             )),
-            "resolving" => {
-                let (set, remaining) = (self.resolved.unwrap_or(0), self.remaining.unwrap_or(0));
+            Step::Resolved {
+                resolved,
+                remaining,
+            } => {
                 output.line(format!(
                     "resolved {}; {remaining} left",
-                    counted(set, "conflicting cell")
+                    counted(*resolved, "conflicting cell")
                 ));
-                if remaining == 0 {
+                if *remaining == 0 {
                     output.line(format!(
                         "next: masterctl rebase --region {region} --continue"
                     ));
                 }
             }
-            "up-to-date" => output.line(format!(
+            Step::UpToDate {
+                upstream_head,
+                continued,
+            } => output.line(format!(
                 "{}: region {region} already has everything up to {}",
-                self.message.as_deref().unwrap_or_default(),
-                short_id(self.upstream_head.as_deref().unwrap_or_default())
+                if *continued {
+                    "nothing to continue"
+                } else {
+                    "nothing to take"
+                },
+                short_id(upstream_head)
             )),
-            "dry-run" => {
+            Step::Conflicts {
+                conflicts,
+                conflict_file,
+            } => self.conflicts(output, conflicts, conflict_file.as_deref()),
+            Step::Invalid {
+                report,
+                errors,
+                warnings,
+                conflict_file,
+            } => {
+                output.diagnostics(report);
+                output.line(format!(
+                    "{} the merged data is not valid ({}); nothing was committed",
+                    output.bold("rejected:"),
+                    count_text(*errors, *warnings)
+                ));
+                if let Some(file) = conflict_file {
+                    output.line(format!(
+                        "the resolutions in {} lead to these errors: change them, then `masterctl rebase --region {region} --continue` again, or --abort",
+                        file.display(),
+                    ));
+                }
+            }
+            Step::DryRun { rebase, diff } => {
                 output.line(format!(
                     "dry run: rebasing {region} onto {} would commit:",
-                    self.upstream.as_deref().unwrap_or_default()
+                    rebase.upstream
                 ));
-                output.line(self.message.as_deref().unwrap_or_default().trim_end());
-                if let Some(diff) = &self.diff {
-                    super::diff::print_changes(output, diff);
-                    output.line("");
-                }
-                self.seeded(output, "would take");
+                output.line(rebase.message.trim_end());
+                super::diff::print_changes(output, diff);
+                output.line("");
+                self.seeded(output, rebase, "would take");
                 output.line("nothing was written");
             }
-            _ => {
+            Step::Committed { commit, rebase } => {
                 output.line(format!(
                     "{} {} on {}: took {} up to {}",
                     output.bold("committed"),
-                    short_id(self.commit.as_deref().unwrap_or_default()),
-                    self.branch,
-                    self.upstream.as_deref().unwrap_or_default(),
-                    short_id(self.upstream_head.as_deref().unwrap_or_default())
+                    short_id(commit),
+                    self.region.branch(),
+                    rebase.upstream,
+                    short_id(&rebase.upstream_head)
                 ));
-                for t in self.tables.unwrap_or_default() {
+                for t in &rebase.tables {
                     output.line(format!(
                         "  {:<24} {:>6} applied {:>6} kept (owned) {:>6} resolved",
                         t.table, t.applied, t.kept, t.resolved
                     ));
                 }
-                self.seeded(output, "took");
+                self.seeded(output, rebase, "took");
             }
         }
     }
 }
 
-impl Rebased<'_> {
+impl Shown<'_> {
     /// Rows new from upstream that bring upstream's values into columns the region
     /// owns (there is no regional value yet), table by table.
-    fn seeded(&self, output: &Output, took: &str) {
-        for t in self
-            .tables
-            .unwrap_or_default()
-            .iter()
-            .filter(|t| t.seeded > 0)
-        {
+    fn seeded(&self, output: &Output, rebase: &Rebased, took: &str) {
+        for t in rebase.tables.iter().filter(|t| t.seeded > 0) {
             output.line(output.flagged(&format!(
                 "  {}: {} new from {} {took} its values in the columns {} owns; set them with an import",
                 t.table,
                 counted(t.seeded, "row"),
-                self.upstream.as_deref().unwrap_or("upstream"),
-                self.region
+                rebase.upstream,
+                self.region.name()
             )));
         }
     }
-}
 
-/// The merged data is not valid: nothing committed.
-#[derive(Serialize)]
-struct Invalid<'a> {
-    ok: bool,
-    state: &'static str,
-    errors: usize,
-    warnings: usize,
-    diagnostics: &'a [Diagnostic],
-    #[serde(skip)]
-    region: &'a str,
-    /// When continuing: the file whose resolutions led here.
-    #[serde(skip)]
-    conflict_file: Option<std::path::PathBuf>,
-}
-
-impl Render for Invalid<'_> {
-    fn text(&self, output: &Output) {
-        output.diagnostics_of(self.diagnostics);
-        output.line(format!(
-            "{} the merged data is not valid ({}); nothing was committed",
-            output.bold("rejected:"),
-            count_text(self.errors, self.warnings)
-        ));
-        if let Some(file) = &self.conflict_file {
-            output.line(format!(
-                "the resolutions in {} lead to these errors: change them, then `masterctl rebase --region {} --continue` again, or --abort",
-                file.display(),
-                self.region
-            ));
-        }
-    }
-}
-
-/// Cells (and structure files) both sides changed differently: nothing committed.
-#[derive(Serialize)]
-struct Conflicts<'a> {
-    ok: bool,
-    state: &'static str,
-    region: &'a str,
-    conflicts: Vec<ConflictEntry<'a>>,
-    /// Where they are saved to be resolved (none in a dry run).
-    conflict_file: Option<&'a std::path::Path>,
-}
-
-/// One conflict as shown: a structure file, or a cell.
-#[derive(Serialize)]
-#[serde(untagged)]
-enum ConflictEntry<'a> {
-    Structure {
-        table: &'a str,
-        kind: &'static str,
-        reason: &'a str,
-    },
-    Cell {
-        table: &'a str,
-        key: String,
-        column: Option<&'a str>,
-        kind: String,
-        base: String,
-        ours: String,
-        theirs: String,
-    },
-}
-
-fn conflict_entries(tables: &[TableConflicts]) -> Vec<ConflictEntry<'_>> {
-    let show = |v: &Option<Value>| {
-        v.as_ref()
-            .map_or_else(|| "(none)".to_string(), Value::canonical)
-    };
-    let mut list = Vec::new();
-    for table in tables {
-        if table.conflicts.is_empty() {
-            list.push(ConflictEntry::Structure {
-                table: &table.table,
-                kind: "structure",
-                reason: &table.reason,
-            });
-        }
-        for c in &table.conflicts {
-            list.push(ConflictEntry::Cell {
-                table: &table.table,
-                key: resolutions::key_text(&c.key),
-                column: table.fields.get(c.field).map(String::as_str),
-                kind: format!("{:?}", c.kind),
-                base: show(&c.base),
-                ours: show(&c.ours),
-                theirs: show(&c.theirs),
-            });
-        }
-    }
-    list
-}
-
-impl Render for Conflicts<'_> {
-    fn text(&self, output: &Output) {
-        for entry in &self.conflicts {
+    /// Cells (and structure files) both sides changed differently: nothing committed.
+    fn conflicts(&self, output: &Output, conflicts: &[ConflictEntry], file: Option<&Path>) {
+        for entry in conflicts {
             match entry {
                 ConflictEntry::Structure { table, reason, .. } => {
                     output.line(format!("conflict {table}: {reason}"));
@@ -419,20 +261,20 @@ impl Render for Conflicts<'_> {
                     ..
                 } => output.line(format!(
                     "conflict {table} ({key}) {}: base {base}, ours {ours}, theirs {theirs}",
-                    column.unwrap_or_default()
+                    column.as_deref().unwrap_or_default()
                 )),
             }
         }
         output.line(format!(
             "{} {}; nothing was committed",
             output.bold("conflicts:"),
-            counted(self.conflicts.len(), "conflicting cell")
+            counted(conflicts.len(), "conflicting cell")
         ));
-        if let Some(file) = self.conflict_file {
+        if let Some(file) = file {
             output.line(format!(
                 "resolve them in {} (resolution: ours, theirs, or value with the value), or with --ours/--theirs [--table T] [--column C] [--key K]; then `masterctl rebase --region {} --continue`, or --abort",
                 file.display(),
-                self.region
+                self.region.name()
             ));
         }
     }

@@ -6,12 +6,17 @@
 
 use std::path::PathBuf;
 
-use git2::Oid;
-use masterctl_schemas::Report;
+use masterctl_schemas::{Report, Value};
+use serde::Serialize;
 
-use super::resolutions::{Resolution, Resolutions};
+use super::resolutions::{Resolution, Resolutions, key_text};
 use super::state::{self, RebaseState};
-use super::{RebaseError, RebaseOutcome, RebasePlan, TableConflicts, commit_rebase, plan_rebase};
+use super::{
+    RebaseError, RebaseOutcome, RebasePlan, TableConflicts, TableRebase, commit_rebase,
+    plan_rebase, rebase_message,
+};
+use crate::diff::Diff;
+use crate::merge::ConflictKind;
 use crate::names::Region;
 use crate::repo::{MasterRepo, Structure};
 
@@ -35,29 +40,133 @@ pub enum Action<'a> {
     },
 }
 
-/// What an action came to.
+/// What an action came to: plain data, `Serialize` with its `state` as the tag
+/// (`aborted`, `resolved`, `up-to-date`, `conflicts`, `invalid`, `dry-run`,
+/// `committed`), for a command line and a console to render alike.
+#[derive(Debug, Serialize)]
+#[serde(tag = "state", rename_all = "kebab-case")]
 pub enum Step {
     /// The rebase in progress was dropped; nothing was committed.
     Aborted,
     /// Conflicting cells given a side; `remaining` still have none.
-    Resolved { set: usize, remaining: usize },
+    Resolved { resolved: usize, remaining: usize },
     /// The region already has everything its upstream has. `continued`: a `--continue`
     /// found that the rebase had landed already (committed, then killed before it said
     /// so) — success, not a mistake.
-    UpToDate { upstream_head: Oid, continued: bool },
-    /// Cells both sides changed differently: nothing committed. The state and the
-    /// conflict file are saved (`conflict_file`), except in a dry run (`None`).
+    UpToDate {
+        upstream_head: String,
+        continued: bool,
+    },
+    /// Cells (and structure files) both sides changed differently: nothing committed.
+    /// The state and the conflict file are saved (`conflict_file`), except in a dry run
+    /// (`None`).
     Conflicts {
-        tables: Vec<TableConflicts>,
+        conflicts: Vec<ConflictEntry>,
         conflict_file: Option<PathBuf>,
     },
-    /// The merge (with the resolutions given, when `continued`) is not valid data:
-    /// nothing committed, the rebase still where it stopped.
-    Invalid { report: Report, continued: bool },
-    /// A dry run's plan: what would be committed.
-    Planned(Box<RebasePlan>),
+    /// The merge (with the resolutions given) is not valid data: nothing committed, the
+    /// rebase still where it stopped. `conflict_file`: when continuing, the file whose
+    /// resolutions led here.
+    Invalid {
+        #[serde(flatten)]
+        report: Report,
+        errors: usize,
+        warnings: usize,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        conflict_file: Option<PathBuf>,
+    },
+    /// A dry run: what would be committed, and the review — every change upstream made
+    /// since the import point, each marked applied, kept (the region owns it) or equal;
+    /// then what else the merge changes.
+    DryRun {
+        #[serde(flatten)]
+        rebase: Rebased,
+        diff: Diff,
+    },
     /// Committed.
-    Committed { commit: Oid, plan: Box<RebasePlan> },
+    Committed {
+        commit: String,
+        #[serde(flatten)]
+        rebase: Rebased,
+    },
+}
+
+/// What a rebase takes (or would take).
+#[derive(Debug, Serialize)]
+pub struct Rebased {
+    /// The upstream branch.
+    pub upstream: String,
+    pub upstream_head: String,
+    /// The import point the merge started from.
+    pub import_point_base: String,
+    pub tables: Vec<TableRebase>,
+    /// The commit message.
+    pub message: String,
+}
+
+impl Rebased {
+    fn of(plan: &RebasePlan) -> Rebased {
+        Rebased {
+            upstream: plan.upstream.clone(),
+            upstream_head: plan.upstream_head.to_string(),
+            import_point_base: plan.base.to_string(),
+            tables: plan.tables.clone(),
+            message: rebase_message(plan),
+        }
+    }
+}
+
+/// One conflict as shown: a structure file both sides changed, or a cell (values in
+/// their canonical text; `(none)` for a row one side does not have).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum ConflictEntry {
+    Structure {
+        table: String,
+        /// Always `structure`.
+        kind: &'static str,
+        reason: String,
+    },
+    Cell {
+        table: String,
+        /// As the conflict file writes it (`100`, `100|10`).
+        key: String,
+        column: Option<String>,
+        kind: ConflictKind,
+        base: String,
+        ours: String,
+        theirs: String,
+    },
+}
+
+/// The conflicts of every table, one entry each, in order.
+pub fn conflict_entries(tables: &[TableConflicts]) -> Vec<ConflictEntry> {
+    let show = |v: &Option<Value>| {
+        v.as_ref()
+            .map_or_else(|| "(none)".to_string(), Value::canonical)
+    };
+    let mut list = Vec::new();
+    for table in tables {
+        if table.conflicts.is_empty() {
+            list.push(ConflictEntry::Structure {
+                table: table.table.clone(),
+                kind: "structure",
+                reason: table.reason.clone(),
+            });
+        }
+        for c in &table.conflicts {
+            list.push(ConflictEntry::Cell {
+                table: table.table.clone(),
+                key: key_text(&c.key),
+                column: table.fields.get(c.field).cloned(),
+                kind: c.kind,
+                base: show(&c.base),
+                ours: show(&c.ours),
+                theirs: show(&c.theirs),
+            });
+        }
+    }
+    list
 }
 
 /// Carry out `action` on `region`'s rebase.
@@ -96,13 +205,16 @@ pub fn run(
                     conflict_file: state::conflict_file(repo, region),
                 });
             }
-            return Ok(Step::Resolved { set, remaining });
+            return Ok(Step::Resolved {
+                resolved: set,
+                remaining,
+            });
         }
         Action::Start if stopped.is_some() => return Err(in_progress()),
         Action::Continue if stopped.is_none() => {
             return match plan_rebase(repo, structure, region, &Resolutions::new()) {
                 Ok(RebaseOutcome::UpToDate { upstream_head }) => Ok(Step::UpToDate {
-                    upstream_head,
+                    upstream_head: upstream_head.to_string(),
                     continued: true,
                 }),
                 _ => Err(not_in_progress()),
@@ -124,7 +236,7 @@ pub fn run(
     let dry_run = *action == Action::DryRun;
     Ok(match outcome {
         RebaseOutcome::UpToDate { upstream_head } => Step::UpToDate {
-            upstream_head,
+            upstream_head: upstream_head.to_string(),
             continued: false,
         },
         RebaseOutcome::Conflicts { tables, state } => {
@@ -134,19 +246,29 @@ pub fn run(
                 Some(state::save(repo, region, &state, &tables, &resolutions)?)
             };
             Step::Conflicts {
-                tables,
+                conflicts: conflict_entries(&tables),
                 conflict_file,
             }
         }
         RebaseOutcome::Rejected { report, .. } => Step::Invalid {
+            errors: report.error_count(),
+            warnings: report.warning_count(),
             report,
-            continued: stopped.is_some(),
+            conflict_file: stopped
+                .is_some()
+                .then(|| state::conflict_file(repo, region)),
         },
-        RebaseOutcome::Planned(plan) if dry_run => Step::Planned(plan),
+        RebaseOutcome::Planned(plan) if dry_run => Step::DryRun {
+            diff: super::review::review(&repo.git, &structure.project, &plan, region.branch())?,
+            rebase: Rebased::of(&plan),
+        },
         RebaseOutcome::Planned(plan) => {
             let commit = commit_rebase(repo, &plan)?;
             state::clear(repo, region)?;
-            Step::Committed { commit, plan }
+            Step::Committed {
+                commit: commit.to_string(),
+                rebase: Rebased::of(&plan),
+            }
         }
     })
 }
