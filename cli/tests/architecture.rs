@@ -180,3 +180,49 @@ fn the_check_finds_a_circle_and_reads_use_groups() {
     acyclic.get_mut("c").unwrap().clear();
     assert_eq!(circle(&acyclic), None);
 }
+
+/// Every `.rs` file under `dir`, as (path, text).
+fn sources(dir: &Path) -> Vec<(std::path::PathBuf, String)> {
+    let mut found = Vec::new();
+    let mut next = vec![dir.to_path_buf()];
+    while let Some(path) = next.pop() {
+        if path.is_dir() {
+            next.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            found.push((path, text));
+        }
+    }
+    found
+}
+
+/// libgit2's process-wide options (`git2::opts`) change every thread's reads: a library
+/// that serves a console's many requests must never set one in the middle of its work.
+/// The one allowed is `repo::read_without_rehashing`, which only a binary calls, for a
+/// process of its own.
+#[test]
+fn no_library_sets_a_process_wide_option() {
+    let mut setters = Vec::new();
+    for krate in CRATES.iter().filter(|c| **c != "cli") {
+        for (path, text) in sources(&root().join(krate).join("src")) {
+            let code = code_of(&text);
+            if code.contains("git2::opts::") || code.contains("opts::strict_hash_verification") {
+                setters.push(path.strip_prefix(root()).unwrap().display().to_string());
+            }
+        }
+    }
+    assert_eq!(
+        setters,
+        ["store/src/repo.rs"],
+        "process-wide git2 options set in {setters:?}"
+    );
+    let repo = std::fs::read_to_string(root().join("store/src/repo.rs")).unwrap();
+    assert_eq!(repo.matches("git2::opts::").count(), 1);
+    let callers: Vec<String> = CRATES
+        .iter()
+        .flat_map(|krate| sources(&root().join(krate).join("src")))
+        .filter(|(_, text)| code_of(text).contains("read_without_rehashing();"))
+        .map(|(path, _)| path.strip_prefix(root()).unwrap().display().to_string())
+        .collect();
+    assert_eq!(callers, ["cli/src/commands/blame.rs"]);
+}

@@ -66,7 +66,6 @@ pub fn blame(
     field: Option<&str>,
 ) -> Result<Blame, StoreError> {
     let git = &repo.git;
-    let _unverified = UnverifiedReads::start();
     let branch = region.branch();
     let head = repo
         .head_of(&region.reference())?
@@ -527,7 +526,6 @@ pub(crate) fn keep_changes(
     let Ok(project) = crate::repo::project_from_files(&structure) else {
         return;
     };
-    let _unverified = UnverifiedReads::start();
     let dir = git.path().join("masterctl").join("row-changes");
     for schema in &project.tables {
         let key = key_names(schema);
@@ -549,26 +547,6 @@ pub(crate) fn keep_changes(
                 keep(&kept_path(&dir, before, after, &key), &mut keys);
             }
         }
-    }
-}
-
-/// While it lives, objects are read without hashing each one again (libgit2's strict
-/// hash verification, a process-wide setting, back on when it drops): their zlib streams
-/// are still checked as they are read. For the reads whose answer is only kept as a
-/// cache or shown (blame, [`keep_changes`]): reading a thousand versions of a large
-/// table, hashing each again was 40% of a blame.
-struct UnverifiedReads;
-
-impl UnverifiedReads {
-    fn start() -> UnverifiedReads {
-        git2::opts::strict_hash_verification(false);
-        UnverifiedReads
-    }
-}
-
-impl Drop for UnverifiedReads {
-    fn drop(&mut self) {
-        git2::opts::strict_hash_verification(true);
     }
 }
 

@@ -78,6 +78,8 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         // An unknown table: the library names it and the closest one.
         None => (args.words[..1].to_vec(), args.words.get(1).cloned()),
     };
+    // This process only reads, to show: old versions need not be hashed again.
+    masterctl_store::repo::read_without_rehashing();
     let spinner = output.spinner(format!("reading the history of {}", region.branch()));
     let blamed = blame(&repo, &region, &args.table, &key, field.as_deref());
     spinner.finish_and_clear();
