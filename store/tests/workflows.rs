@@ -1,0 +1,393 @@
+//! The store's workflows called as a console or the CLI calls them — import, diff,
+//! blame, rebase — on a small repository made here, without the binary: each
+//! outcome's data checked, and what the branch holds after it.
+
+use std::path::{Path, PathBuf};
+
+use masterctl_store::blame::blame;
+use masterctl_store::diff::{self, DiffOptions};
+use masterctl_store::import::{self, ImportOutcome, Request};
+use masterctl_store::rebase::resolutions::Resolution;
+use masterctl_store::rebase::session::{self, Action, ConflictEntry, Step};
+use masterctl_store::{MasterRepo, Region, StoreError};
+
+const CONFIG: &str = "source_language = \"ja\"\nlanguages = [\"ja\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n\n[regions.global]\nbranch = \"masters/global\"\nupstream = \"jp\"\n";
+const MONSTER: &str = "name = \"monster\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"name\"\ntype = \"string\"\n\n[[fields]]\nname = \"hp\"\ntype = \"int\"\n";
+
+/// A master repository in a temporary folder: the structure committed on `main`, an
+/// author configured, and a folder for exports.
+struct Studio {
+    dir: tempfile::TempDir,
+    exports: tempfile::TempDir,
+}
+
+impl Studio {
+    fn new() -> Studio {
+        let dir = tempfile::tempdir().unwrap();
+        let mut options = git2::RepositoryInitOptions::new();
+        options.initial_head("main");
+        let git = git2::Repository::init_opts(dir.path(), &options).unwrap();
+        let mut config = git.config().unwrap();
+        config.set_str("user.name", "Aiko").unwrap();
+        config.set_str("user.email", "aiko@example.com").unwrap();
+        let files = [
+            ("masterctl.toml".to_string(), CONFIG.as_bytes().to_vec()),
+            (
+                "schemas/monster.toml".to_string(),
+                MONSTER.as_bytes().to_vec(),
+            ),
+        ];
+        let made = masterctl_store::init::init(dir.path(), &files).unwrap();
+        assert!(made.structure_commit.is_some(), "{made:?}");
+        Studio {
+            dir,
+            exports: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn repo(&self) -> MasterRepo {
+        MasterRepo::open(self.dir.path()).unwrap()
+    }
+
+    /// `monster.csv` with these rows (id, name, hp).
+    fn export(&self, rows: &[(i64, &str, i64)]) -> PathBuf {
+        let mut csv = String::from("id,name,hp\n");
+        for (id, name, hp) in rows {
+            csv.push_str(&format!("{id},{name},{hp}\n"));
+        }
+        let path = self.exports.path().join("monster.csv");
+        std::fs::write(&path, csv).unwrap();
+        path
+    }
+
+    fn import(
+        &self,
+        region: &str,
+        path: &Path,
+        change: impl FnOnce(&mut Request<'_>),
+    ) -> Result<ImportOutcome, StoreError> {
+        let paths = [path.to_path_buf()];
+        let mut request = Request {
+            region,
+            paths: &paths,
+            structure: None,
+            message: None,
+            dry_run: false,
+            review: DiffOptions::default(),
+            allow_removal: false,
+            revert_upstream: false,
+            progress: &|_, _| {},
+        };
+        change(&mut request);
+        import::run(&self.repo(), &request)
+    }
+
+    fn head(&self, branch: &str) -> Option<String> {
+        let repo = self.repo();
+        let reference = format!("refs/heads/{branch}");
+        repo.head_of(&reference)
+            .unwrap()
+            .map(|commit| commit.id().to_string())
+    }
+
+    fn region(&self, name: &str) -> Region {
+        let structure = self.repo().structure().unwrap();
+        Region::of(&structure.project, name).unwrap()
+    }
+
+    fn rebase(&self, region: &str, action: Action<'_>) -> Step {
+        let repo = self.repo();
+        let structure = repo.structure().unwrap();
+        let region = Region::of(&structure.project, region).unwrap();
+        session::run(&repo, &structure, &region, &action).unwrap()
+    }
+}
+
+const THREE: [(i64, &str, i64); 3] = [(1, "slime", 10), (2, "golem", 300), (3, "dragon", 5000)];
+
+#[test]
+fn an_import_commits_once_and_then_finds_nothing_to_change() {
+    let studio = Studio::new();
+    let path = studio.export(&THREE);
+    let outcome = studio
+        .import("jp", &path, |r| r.message = Some("first monsters"))
+        .unwrap();
+    let ImportOutcome::Committed {
+        summary,
+        commit,
+        message,
+    } = outcome
+    else {
+        panic!("{outcome:?}");
+    };
+    assert_eq!(summary.branch, "masters/jp");
+    assert_eq!(summary.changes.len(), 1);
+    assert_eq!(
+        (summary.changes[0].added, summary.changes[0].changed),
+        (3, 0)
+    );
+    assert!(message.starts_with("first monsters\n"), "{message}");
+    assert!(
+        message.contains("Masterctl-Source: monster.csv sha256:"),
+        "{message}"
+    );
+    assert_eq!(studio.head("masters/jp").as_deref(), Some(commit.as_str()));
+    let again = studio.import("jp", &path, |_| {}).unwrap();
+    assert!(matches!(again, ImportOutcome::Unchanged(_)), "{again:?}");
+    assert_eq!(studio.head("masters/jp").as_deref(), Some(commit.as_str()));
+}
+
+#[test]
+fn a_dry_run_reviews_each_cell_and_writes_nothing() {
+    let studio = Studio::new();
+    studio.import("jp", &studio.export(&THREE), |_| {}).unwrap();
+    let before = studio.head("masters/jp");
+    let path = studio.export(&[(1, "slime", 12), (2, "golem", 300), (3, "dragon", 5000)]);
+    let outcome = studio.import("jp", &path, |r| r.dry_run = true).unwrap();
+    let ImportOutcome::DryRun {
+        summary,
+        review,
+        unchanged,
+    } = outcome
+    else {
+        panic!("{outcome:?}");
+    };
+    assert!(!unchanged);
+    assert_eq!(summary.changes[0].changed, 1);
+    assert_eq!(review.from.label, "masters/jp");
+    assert_eq!(review.to.label, "exports");
+    let cells: Vec<_> = review
+        .diff
+        .changes
+        .iter()
+        .map(|c| {
+            (
+                c.table.as_str(),
+                c.key.clone(),
+                c.column.as_deref(),
+                c.delta,
+            )
+        })
+        .collect();
+    assert_eq!(
+        cells,
+        [(
+            "monster",
+            Some(vec!["1".to_string()]),
+            Some("hp"),
+            Some(2.0)
+        )]
+    );
+    assert_eq!(studio.head("masters/jp"), before, "a dry run wrote");
+}
+
+#[test]
+fn rejected_data_is_a_report_naming_the_cell_and_nothing_is_written() {
+    let studio = Studio::new();
+    let path = studio.export(&THREE);
+    std::fs::write(&path, "id,name,hp\n1,slime,lots\n").unwrap();
+    let outcome = studio.import("jp", &path, |_| {}).unwrap();
+    let ImportOutcome::Rejected(report) = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert!(report.has_errors());
+    let error = &report.diagnostics[0];
+    assert_eq!(error.location.field.as_deref(), Some("hp"), "{error:?}");
+    assert_eq!(studio.head("masters/jp"), None);
+}
+
+#[test]
+fn most_rows_removed_are_refused_each_named_unless_allowed() {
+    let studio = Studio::new();
+    let many: Vec<(i64, &str, i64)> = (1..=30).map(|id| (id, "slime", id * 10)).collect();
+    studio.import("jp", &studio.export(&many), |_| {}).unwrap();
+    let before = studio.head("masters/jp");
+    let path = studio.export(&many[..5]);
+    match studio.import("jp", &path, |_| {}) {
+        Err(StoreError::Removes {
+            branch, removals, ..
+        }) => {
+            assert_eq!(branch, "masters/jp");
+            assert_eq!(removals.len(), 1);
+            assert_eq!(removals[0].to_string(), "25 of 30 rows of monster");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(studio.head("masters/jp"), before);
+    let allowed = studio
+        .import("jp", &path, |r| r.allow_removal = true)
+        .unwrap();
+    assert!(
+        matches!(allowed, ImportOutcome::Committed { .. }),
+        "{allowed:?}"
+    );
+}
+
+#[test]
+fn an_unknown_region_or_table_is_named_with_what_there_is() {
+    let studio = Studio::new();
+    let path = studio.export(&THREE);
+    match studio.import("jq", &path, |_| {}) {
+        Err(StoreError::UnknownRegion { name, known }) => {
+            assert_eq!(name, "jq");
+            assert_eq!(known, ["global", "jp"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    studio.import("jp", &path, |_| {}).unwrap();
+    let repo = studio.repo();
+    let (from, to) = diff::last_commit(&repo, &studio.region("jp")).unwrap();
+    let options = DiffOptions {
+        tables: vec!["monstr".into()],
+        ..DiffOptions::default()
+    };
+    match diff::review(&from, &to, &options) {
+        Err(StoreError::NoTable { table, .. }) => assert_eq!(table, "monstr"),
+        other => panic!("{other:?}"),
+    }
+    match diff::last_commit(&repo, &studio.region("global")) {
+        Err(StoreError::NoCommits(branch)) => assert_eq!(branch, "masters/global"),
+        Err(other) => panic!("{other:?}"),
+        Ok(_) => panic!("global has no commits"),
+    }
+}
+
+#[test]
+fn blame_names_the_import_that_last_changed_each_cell() {
+    let studio = Studio::new();
+    studio
+        .import("jp", &studio.export(&THREE), |r| r.message = Some("first"))
+        .unwrap();
+    let path = studio.export(&[(1, "slime", 12), (2, "golem", 300), (3, "dragon", 5000)]);
+    studio
+        .import("jp", &path, |r| r.message = Some("slimes are tougher"))
+        .unwrap();
+    let repo = studio.repo();
+    let blamed = blame(&repo, &studio.region("jp"), "monster", &["1".into()], None).unwrap();
+    let cell = |field: &str| blamed.cells.iter().find(|c| c.field == field).unwrap();
+    assert_eq!(cell("hp").value, "12");
+    assert_eq!(cell("hp").previous.as_deref(), Some("10"));
+    assert_eq!(cell("hp").commit.subject, "slimes are tougher");
+    assert_eq!(cell("name").commit.subject, "first");
+    assert_eq!(cell("name").previous, None);
+    match blame(&repo, &studio.region("jp"), "monster", &["9".into()], None) {
+        Err(StoreError::NoRow { key, .. }) => assert_eq!(key, ["9"]),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_rebase_takes_upstream_stops_on_a_conflict_and_continues_once_resolved() {
+    let studio = Studio::new();
+    studio.import("jp", &studio.export(&THREE), |_| {}).unwrap();
+    // The first rebase starts global from jp.
+    let started = studio.rebase("global", Action::Start);
+    assert!(matches!(started, Step::Committed { .. }), "{started:?}");
+    let up_to_date = studio.rebase("global", Action::DryRun);
+    assert!(
+        matches!(
+            up_to_date,
+            Step::UpToDate {
+                continued: false,
+                ..
+            }
+        ),
+        "{up_to_date:?}"
+    );
+    // Both change the slime's hp, differently; jp also changes the golem's.
+    studio
+        .import(
+            "jp",
+            &studio.export(&[(1, "slime", 11), (2, "golem", 350), (3, "dragon", 5000)]),
+            |_| {},
+        )
+        .unwrap();
+    studio
+        .import(
+            "global",
+            &studio.export(&[(1, "slime", 15), (2, "golem", 300), (3, "dragon", 5000)]),
+            |_| {},
+        )
+        .unwrap();
+    let global = studio.head("masters/global");
+    let dry = studio.rebase("global", Action::DryRun);
+    let Step::Conflicts {
+        conflicts,
+        conflict_file: None,
+    } = &dry
+    else {
+        panic!("{dry:?}");
+    };
+    let expected = ConflictEntry::Cell {
+        table: "monster".into(),
+        key: "1".into(),
+        column: Some("hp".into()),
+        kind: masterctl_store::merge::ConflictKind::Cell,
+        base: "10".into(),
+        ours: "15".into(),
+        theirs: "11".into(),
+    };
+    assert_eq!(conflicts, std::slice::from_ref(&expected));
+    let stopped = studio.rebase("global", Action::Start);
+    let Step::Conflicts {
+        conflicts,
+        conflict_file: Some(file),
+    } = &stopped
+    else {
+        panic!("{stopped:?}");
+    };
+    assert_eq!(conflicts, &[expected]);
+    assert!(file.is_file());
+    assert_eq!(
+        studio.head("masters/global"),
+        global,
+        "a conflict committed"
+    );
+    let resolved = studio.rebase(
+        "global",
+        Action::Resolve {
+            side: Resolution::Ours,
+            table: None,
+            column: None,
+            key: None,
+        },
+    );
+    assert!(
+        matches!(
+            resolved,
+            Step::Resolved {
+                resolved: 1,
+                remaining: 0
+            }
+        ),
+        "{resolved:?}"
+    );
+    let done = studio.rebase("global", Action::Continue);
+    let Step::Committed { rebase, .. } = &done else {
+        panic!("{done:?}");
+    };
+    assert_eq!(rebase.upstream, "jp");
+    assert_eq!(rebase.tables[0].resolved, 1);
+    let json = serde_json::to_value(&done).unwrap();
+    assert_eq!(json["state"], "committed");
+    // The region kept its own hp and took jp's golem.
+    let repo = studio.repo();
+    let blamed = blame(
+        &repo,
+        &studio.region("global"),
+        "monster",
+        &["2".into()],
+        Some("hp"),
+    )
+    .unwrap();
+    assert_eq!(blamed.cells[0].value, "350");
+    let blamed = blame(
+        &repo,
+        &studio.region("global"),
+        "monster",
+        &["1".into()],
+        Some("hp"),
+    )
+    .unwrap();
+    assert_eq!(blamed.cells[0].value, "15");
+}
