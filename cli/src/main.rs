@@ -6,7 +6,6 @@
 
 mod commands;
 mod failure;
-mod html;
 mod output;
 mod project;
 

@@ -154,7 +154,7 @@ pub fn write_page(
     to: &str,
     diff: &Diff,
 ) -> Result<(), Failure> {
-    let page = crate::html::page(title, from, to, diff);
+    let page = diff::page(title, from, to, diff);
     masterctl_runtime::files::write_atomic(path, page.as_bytes())
         .map_err(|e| Failure::environment(format!("cannot write {}: {e}", path.display())))
 }

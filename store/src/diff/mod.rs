@@ -9,6 +9,7 @@
 //! command line renders on a terminal, as JSON or as an HTML page.
 
 mod inline;
+mod page;
 pub(crate) mod rows;
 mod schema;
 mod zoned;
@@ -21,6 +22,7 @@ use masterctl_schemas::{FieldType, Project, TableSchema};
 use serde::Serialize;
 
 pub use inline::{Span, inline};
+pub use page::{SHOWN_PER_TABLE, page};
 pub use schema::{SchemaChange, key_names, schema_changes};
 
 use crate::StoreError;
