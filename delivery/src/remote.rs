@@ -599,64 +599,87 @@ impl Remote {
             source = e.source();
         }
         let message = scrub(&message, &self.secrets);
-        let lower = message.to_ascii_lowercase();
         if let object_store::Error::NotFound { path, .. } = &error {
             return DeliveryError::Missing {
                 store,
                 what: format!("object {path}"),
             };
         }
-        if ["nosuchbucket", "the specified bucket does not exist"]
-            .iter()
-            .any(|m| lower.contains(m))
-        {
+        // What the server said is read from the error code in its answer (S3's XML
+        // `<Code>`), never from words anywhere in the message: the message also holds
+        // the request's path and timings, which are the user's and the clock's.
+        let code = |codes: &[&str]| {
+            codes
+                .iter()
+                .any(|c| message.contains(&format!("<Code>{c}</Code>")))
+        };
+        if code(&["NoSuchBucket"]) {
             return DeliveryError::NoBucket { store };
         }
-        // Status codes are not matched as bare numbers: a retry's message holds its
-        // elapsed time ("in 401.2ms"), which once made a refused connection read as
-        // refused credentials.
         let denied = matches!(
             error,
             object_store::Error::PermissionDenied { .. }
                 | object_store::Error::Unauthenticated { .. }
         );
         if denied
-            || [
-                "unauthorized",
-                "accessdenied",
-                "invalidaccesskeyid",
-                "signaturedoesnotmatch",
-                "forbidden",
-                "credential",
-            ]
-            .iter()
-            .any(|m| lower.contains(m))
+            || code(&[
+                "AccessDenied",
+                "InvalidAccessKeyId",
+                "SignatureDoesNotMatch",
+                "ExpiredToken",
+                "InvalidToken",
+            ])
         {
             return DeliveryError::Refused {
                 store,
                 message: "the credentials were not accepted (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_PROFILE)".into(),
             };
         }
-        let unreachable = [
-            "connect",
-            "connection",
-            "dns",
-            "timed out",
-            "timeout",
-            "unreachable",
-        ]
-        .iter()
-        .any(|m| lower.contains(m));
-        let message = one_line(&message);
-        if unreachable {
+        if unreachable(&error) {
             DeliveryError::Unreachable {
                 store,
                 message: one_line(&scrub(&innermost, &self.secrets)),
             }
         } else {
-            DeliveryError::Failed { store, message }
+            DeliveryError::Failed {
+                store,
+                message: one_line(&message),
+            }
         }
     }
+}
+
+/// Whether an error's causes say the store could not be reached: the HTTP client could
+/// not connect or timed out, or the network refused, reset or dropped the connection.
+/// Read from the causes' types, not their words.
+fn unreachable(error: &(dyn std::error::Error + 'static)) -> bool {
+    use object_store::client::{HttpError, HttpErrorKind};
+    use std::io::ErrorKind;
+    let mut source = Some(error);
+    while let Some(e) = source {
+        if let Some(http) = e.downcast_ref::<HttpError>()
+            && matches!(http.kind(), HttpErrorKind::Connect | HttpErrorKind::Timeout)
+        {
+            return true;
+        }
+        if let Some(io) = e.downcast_ref::<std::io::Error>()
+            && matches!(
+                io.kind(),
+                ErrorKind::ConnectionRefused
+                    | ErrorKind::ConnectionReset
+                    | ErrorKind::ConnectionAborted
+                    | ErrorKind::NotConnected
+                    | ErrorKind::TimedOut
+                    | ErrorKind::HostUnreachable
+                    | ErrorKind::NetworkUnreachable
+                    | ErrorKind::AddrNotAvailable
+            )
+        {
+            return true;
+        }
+        source = e.source();
+    }
+    false
 }
 
 /// The first line of a message, at most 300 characters: a server's error body can be a
@@ -845,31 +868,57 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_refused_connection_is_unreachable_whatever_its_timing_says() {
-        let remote = Remote::open("http://127.0.0.1:9/store", &RemoteOptions::default()).unwrap();
-        let timed = |elapsed: &str| {
-            object_store::Error::Generic {
-            store: "HTTP",
-            source: format!(
-                "Error after 0 retries in {elapsed}, max_retries:10: error sending request: Connection refused (os error 111)"
-            )
-            .into(),
-        }
+    fn a_refused_connection_is_unreachable_whatever_its_path_and_timing_say() {
+        // A real refused connection, through object_store's own client; the path holds
+        // words the old reading of messages took for causes.
+        let options = RemoteOptions {
+            retries: Some(0),
+            ..RemoteOptions::default()
         };
-        for elapsed in ["401.2µs", "403ms", "1.2s"] {
-            let error = remote.error(timed(elapsed));
+        let remote = Remote::open("http://127.0.0.1:9/forbidden-credential", &options).unwrap();
+        let runtime = crate::runtime().unwrap();
+        let error = runtime
+            .block_on(remote.get("releases/AccessDenied-403", 1024))
+            .unwrap_err();
+        assert!(
+            matches!(error, DeliveryError::Unreachable { .. }),
+            "{error:?}"
+        );
+        // A server's answer that is no connection failure, whatever its path or timing
+        // says, is a failure, not an unreachable store or refused credentials.
+        let answered = |text: &str| object_store::Error::Generic {
+            store: "S3",
+            source: text.to_string().into(),
+        };
+        for text in [
+            "Error after 0 retries in 401.2ms: Server returned non-2xx status code: 500: connect/timeout/credential.bin",
+            "GET https://host/unreachable/forbidden: 503 Slow Down",
+        ] {
+            let error = remote.error(answered(text));
             assert!(
-                matches!(error, DeliveryError::Unreachable { .. }),
-                "{elapsed}: {error:?}"
+                matches!(error, DeliveryError::Failed { .. }),
+                "{text}: {error:?}"
             );
         }
-        let denied = object_store::Error::Generic {
-            store: "S3",
-            source: "<Error><Code>AccessDenied</Code></Error>".into(),
-        };
+        // S3's codes say what was refused.
+        let denied = answered("<Error><Code>AccessDenied</Code></Error>");
         assert!(matches!(
             remote.error(denied),
             DeliveryError::Refused { .. }
+        ));
+        let no_bucket = answered("<Error><Code>NoSuchBucket</Code></Error>");
+        assert!(matches!(
+            remote.error(no_bucket),
+            DeliveryError::NoBucket { .. }
+        ));
+        // An I/O cause is read by its kind.
+        let refused = object_store::Error::Generic {
+            store: "HTTP",
+            source: Box::new(std::io::Error::from(std::io::ErrorKind::ConnectionRefused)),
+        };
+        assert!(matches!(
+            remote.error(refused),
+            DeliveryError::Unreachable { .. }
         ));
     }
 
