@@ -1,38 +1,69 @@
 //! Work spread over every core, results in input order: the loader's hashing and
-//! checks, and the workspace's readers and checks, share this one.
+//! checks, and the workspace's readers and checks, share this one — rayon's global
+//! pool, so nested calls and calls from several threads share the cores instead of
+//! each spawning its own threads.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
-/// Run `f` over `items` on every core, items taken in order (put the longest first),
-/// keeping the input order of results. One item, or one core, runs on this thread.
-pub fn parallel_map<'a, T: Sync, R: Send>(items: &'a [T], f: impl Fn(&'a T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(items.len());
-    if threads <= 1 {
+/// Run `f` over `items` on every core, keeping the input order of results; every
+/// result is kept (a panic in `f` reaches the caller). Items are taken in order, one at
+/// a time, by as many of the pool's workers as there are items (put the longest first:
+/// tables of very different sizes then spread evenly); one item runs on this thread.
+pub fn parallel_map<'a, T: Sync, R: Send>(
+    items: &'a [T],
+    f: impl Fn(&'a T) -> R + Sync + Send,
+) -> Vec<R> {
+    if items.len() <= 1 {
         return items.iter().map(f).collect();
     }
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
+    // One slot per item, each filled once by the worker that took it: nothing is lost.
+    let slots: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
+    let workers = rayon::current_num_threads().min(items.len());
+    rayon::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|_| {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(item) = items.get(i) else { break };
                     let result = f(item);
-                    if let Ok(mut results) = results.lock() {
-                        results[i] = Some(result);
-                    }
+                    *slots[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
                 }
             });
         }
     });
-    results
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+    slots
         .into_iter()
-        .flatten()
+        .map(|slot| {
+            slot.into_inner()
+                .unwrap_or_else(PoisonError::into_inner)
+                .expect("every item was taken by a worker")
+        })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parallel_map;
+
+    #[test]
+    fn every_result_comes_back_in_input_order() {
+        let items: Vec<u64> = (0..10_000).collect();
+        let squares = parallel_map(&items, |n| {
+            // Uneven work, so that items finish out of order.
+            if n % 97 == 0 {
+                std::thread::sleep(std::time::Duration::from_micros(50));
+            }
+            n * n
+        });
+        assert_eq!(squares.len(), items.len());
+        assert!(squares.iter().zip(&items).all(|(s, n)| *s == n * n));
+        // Nested calls share the pool and still keep order.
+        let nested = parallel_map(&[3usize, 1, 2], |&n| {
+            parallel_map(&(0..n).collect::<Vec<_>>(), |i| i + 1)
+        });
+        assert_eq!(nested, [vec![1, 2, 3], vec![1], vec![1, 2]]);
+        assert!(parallel_map(&[] as &[u8], |b| *b).is_empty());
+    }
 }
