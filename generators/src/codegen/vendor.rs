@@ -71,6 +71,7 @@ fn manifest() -> String {
          memmap2 = \"0.9\"\n\
          blake3 = {{ version = \"1\", default-features = false, features = [\"std\"] }}\n\
          simdutf8 = \"0.1\"\n\
+         rayon = \"1\"\n\
          serde = {{ version = \"1\", features = [\"derive\"] }}\n\
          serde_json = \"1\"\n\
          \n\
@@ -110,15 +111,22 @@ mod tests {
         );
         let manifest = manifest();
         let runtime = std::fs::read_to_string(dir.join("../Cargo.toml")).unwrap();
-        for dependency in [
-            "rkyv",
-            "memmap2",
-            "blake3",
-            "simdutf8",
-            "serde",
-            "serde_json",
-            "libc",
-        ] {
+        // Every dependency the runtime declares (its `name = …` lines outside
+        // [package]), so that one added there cannot be missed here.
+        let mut section = "";
+        let dependencies: Vec<&str> = runtime
+            .lines()
+            .filter_map(|line| {
+                if line.starts_with('[') {
+                    section = line;
+                    return None;
+                }
+                let name = line.split_once(" = ")?.0;
+                (section.ends_with("dependencies]") && !section.contains("dev-")).then_some(name)
+            })
+            .collect();
+        assert!(dependencies.contains(&"rkyv") && dependencies.contains(&"libc"));
+        for dependency in dependencies {
             assert!(
                 runtime.contains(&format!("\n{dependency} ")),
                 "{dependency}"
