@@ -289,6 +289,18 @@ mod tests {
         assert!(page.contains("&#60;b&#62;sword&#60;/b&#62;"), "{page}");
         assert_eq!(page.matches("<script").count(), 1, "{page}");
         assert!(!page.contains("http"), "{page}");
+        // Nothing in the templates turns the engine's escaping off.
+        for template in [
+            include_str!("../../templates/review.html"),
+            include_str!("../../templates/piece.html"),
+        ] {
+            let filters: String = template.chars().filter(|c| !c.is_whitespace()).collect();
+            assert!(
+                !["|safe", "|escape", "|e("]
+                    .iter()
+                    .any(|f| filters.contains(f))
+            );
+        }
         let empty = super::page("t", "a", "b", &Diff::default());
         assert!(
             empty.contains("<p id=\"nothing\">No changes.</p>"),
