@@ -51,7 +51,7 @@ fn five_hundred_tables_export_and_import_back_unchanged_in_every_format() {
     let region = Region::of(&structure.project, "jp").unwrap();
     let plan = planned(&repo, &region, &[root.join("data")]);
     assert_eq!(plan.changes.len(), 500);
-    let head = commit_import(&repo, &plan, Some("500 tables")).unwrap();
+    let (head, _) = commit_import(&repo, &plan, Some("500 tables")).unwrap();
     let export = export_region(&repo, &region, At::Head, &[]).unwrap();
     assert_eq!(export.commit, head.to_string());
     for format in [Format::Xlsx, Format::Ods, Format::Csv] {

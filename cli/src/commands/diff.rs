@@ -93,12 +93,7 @@ fn exports(
     output: &Output,
 ) -> Result<(), Failure> {
     let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
-    if let Some(missing) = paths.iter().find(|p| !p.exists()) {
-        return Err(Failure::usage(format!(
-            "{} does not exist",
-            missing.display()
-        )));
-    }
+    super::all_exist(&paths)?;
     let bar = output.progress("reading");
     let progress = |_done: usize, total: usize| bar.file_done(total);
     let outcome = import::run(

@@ -49,12 +49,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
-    if let Some(missing) = args.paths.iter().find(|p| !p.exists()) {
-        return Err(Failure::usage(format!(
-            "{} does not exist",
-            missing.display()
-        )));
-    }
+    super::all_exist(&args.paths)?;
     let repo = open_repo(global)?;
     let bar = output.progress("reading");
     let progress = |_done: usize, total: usize| bar.file_done(total);

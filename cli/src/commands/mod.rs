@@ -220,6 +220,17 @@ pub fn open_store(
     masterctl_delivery::Remote::open(url, &options).map_err(delivery_failure)
 }
 
+/// Every input path given exists (a missing one is a usage error naming it).
+pub fn all_exist(paths: &[std::path::PathBuf]) -> Result<(), Failure> {
+    match paths.iter().find(|p| !p.exists()) {
+        Some(missing) => Err(Failure::usage(format!(
+            "{} does not exist",
+            missing.display()
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// The master repository of `--repo` or the current folder.
 pub fn open_repo(global: &GlobalArgs) -> Result<MasterRepo, Failure> {
     let start = match &global.repo {

@@ -31,11 +31,7 @@ struct TableSummary {
 }
 
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
-    for path in &args.paths {
-        if !path.exists() {
-            return Err(Failure::usage(format!("{} does not exist", path.display())));
-        }
-    }
+    super::all_exist(&args.paths)?;
     let project = project::load(global.repo.as_deref(), args.schemas.as_deref())?;
     let bar = output.progress("reading");
     let progress = |_done: usize, total: usize| bar.file_done(total);

@@ -858,13 +858,14 @@ pub fn commit_message(plan: &ImportPlan, message: Option<&str>) -> String {
 }
 
 /// Write the plan's objects and move the branch, only if it still points where the plan
-/// started. Returns the new commit.
+/// started. Returns the new commit and its message ([`commit_message`]).
 pub fn commit_import(
     repo: &MasterRepo,
     plan: &ImportPlan,
     message: Option<&str>,
-) -> Result<Oid, StoreError> {
+) -> Result<(Oid, String), StoreError> {
     let parents: Vec<Oid> = plan.parent.into_iter().collect();
+    let text = commit_message(plan, message);
     let commit = write_commit(
         repo,
         &plan.snapshot,
@@ -872,11 +873,11 @@ pub fn commit_import(
             reference: &plan.reference,
             expected: plan.parent,
             parents: &parents,
-            message: &commit_message(plan, message),
+            message: &text,
             log_message: &format!("masterctl import: {}", plan.region),
         },
     )?;
     cache::record(repo, &plan.cache_entries);
     crate::blame::keep_changes(repo, plan.parent, commit, &plan.snapshot);
-    Ok(commit)
+    Ok((commit, text))
 }

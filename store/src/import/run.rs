@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use masterctl_schemas::Report;
 
-use super::{ImportPlan, Planning, Removal, Revert, TableChange, commit_import, commit_message};
+use super::{ImportPlan, Planning, Removal, Revert, TableChange, commit_import};
 use crate::StoreError;
 use crate::committed::import_structure;
 use crate::diff::{self, DiffOptions, Review, Side};
@@ -108,8 +108,7 @@ pub fn run(repo: &MasterRepo, request: &Request<'_>) -> Result<ImportOutcome, St
         return Ok(ImportOutcome::Unchanged(summary(&region, *plan)));
     }
     guard(&region, &plan, request)?;
-    let commit = commit_import(repo, &plan, request.message)?;
-    let message = commit_message(&plan, request.message);
+    let (commit, message) = commit_import(repo, &plan, request.message)?;
     Ok(ImportOutcome::Committed {
         summary: summary(&region, *plan),
         commit: commit.to_string(),
@@ -137,7 +136,8 @@ fn guard(region: &Region, plan: &ImportPlan, request: &Request<'_>) -> Result<()
     Ok(())
 }
 
-/// The branch's head against what the plan would commit, as `diff` shows it.
+/// The branch's head the plan started from against what it would commit, as `diff`
+/// shows it.
 fn review(
     repo: &MasterRepo,
     structure: &Structure,
@@ -146,7 +146,7 @@ fn review(
     options: &DiffOptions,
 ) -> Result<Review, StoreError> {
     let git = &repo.git;
-    let head = repo.head_of(&region.reference())?;
+    let head = plan.parent.map(|id| git.find_commit(id)).transpose()?;
     let from = match &head {
         Some(head) => Side::commit(git, head, region.branch())?,
         None => Side::empty("nothing"),
