@@ -18,6 +18,7 @@
 mod cache;
 pub mod fetch;
 mod holder;
+pub mod inspect;
 pub mod layout;
 pub mod lease;
 pub mod manage;

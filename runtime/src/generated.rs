@@ -163,6 +163,8 @@ impl<'a> Matrix<'a> {
 #[derive(Clone, Copy)]
 pub struct Texts<'a> {
     pub(crate) data: &'a ArchivedStringsData,
+    /// The manifest's languages, which the fallback marks index.
+    pub(crate) languages: &'a [String],
 }
 
 impl<'a> Texts<'a> {
@@ -186,5 +188,18 @@ impl<'a> Texts<'a> {
     pub fn fallback(&self, field: &str, row: usize) -> Option<u8> {
         let column = self.data.fields.iter().find(|f| f.name == field)?;
         Some(column.fallback.get(row).copied().unwrap_or(0))
+    }
+
+    /// The language a row's text is in: this one, or the one the build took it from
+    /// when this language lacked it ([`Texts::fallback`] decoded). `None` for a field
+    /// these texts do not have.
+    pub fn source_language(&self, field: &str, row: usize) -> Option<&'a str> {
+        Some(match self.fallback(field, row)? {
+            0 => self.language(),
+            n => self
+                .languages
+                .get(usize::from(n) - 1)
+                .map_or(self.language(), String::as_str),
+        })
     }
 }

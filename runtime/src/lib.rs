@@ -407,6 +407,19 @@ impl Masters {
             .collect()
     }
 
+    /// The rows of every reverse lookup pointing at `row`'s table that reference it (by
+    /// its first key value), by lookup name, in the manifest's order.
+    pub fn references<'m>(&'m self, row: &Row<'m>) -> Vec<(&'m str, Vec<Row<'m>>)> {
+        let table = row.table();
+        let Some(first_key) = table.primary_key().next().map(|c| row.value(c)) else {
+            return Vec::new();
+        };
+        self.reverses_of(table.name())
+            .into_iter()
+            .map(|(name, reverse)| (name, reverse.get(first_key).collect()))
+            .collect()
+    }
+
     /// A group master by name.
     pub fn group(&self, name: &str) -> Option<Group<'_>> {
         match self.generated_body(name)? {
@@ -460,7 +473,10 @@ impl Masters {
                 .copied()?,
         };
         match &self.archive(file).body {
-            ArchivedBody::Strings(data) => Some(Texts { data }),
+            ArchivedBody::Strings(data) => Some(Texts {
+                data,
+                languages: &self.manifest.languages,
+            }),
             _ => None,
         }
     }

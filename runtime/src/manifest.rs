@@ -32,6 +32,30 @@ pub struct Manifest {
 }
 
 impl Manifest {
+    /// The languages whose texts the build holds, in the region's fallback order (a
+    /// fetch of some languages keeps the region's `languages` and only their strings).
+    pub fn held_languages(&self) -> Vec<&str> {
+        self.languages
+            .iter()
+            .filter(|l| {
+                self.files
+                    .iter()
+                    .any(|f| f.kind == FileKind::Strings && f.language.as_ref() == Some(*l))
+            })
+            .map(String::as_str)
+            .collect()
+    }
+
+    /// The language texts are read in when none is asked for: the first the build holds,
+    /// else the region's first (a build without texts), else none.
+    pub fn reading_language(&self) -> &str {
+        self.held_languages()
+            .first()
+            .copied()
+            .or_else(|| self.languages.first().map(String::as_str))
+            .unwrap_or("")
+    }
+
     /// The bytes `build` writes to `manifest.json` (pretty JSON and a final newline):
     /// the bytes a release names by their hash.
     pub fn to_bytes(&self) -> Vec<u8> {

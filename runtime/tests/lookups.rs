@@ -124,6 +124,18 @@ fn build(dir: &std::path::Path) {
             fallback: Vec::new(),
         }],
     };
+    // Japanese lacks the second item's name: the build took the English one (mark 2:
+    // the manifest's second language).
+    let names_ja = StringsData {
+        table: "item".into(),
+        language: "ja".into(),
+        rows: 5,
+        fields: vec![TextColumn {
+            name: "name".into(),
+            values: ["剣", "Steel", "盾", "薬", ""].into_iter().collect(),
+            fallback: vec![0, 2, 0, 0, 0],
+        }],
+    };
     let sources = TableData {
         name: "item_sources".into(),
         rows: 3,
@@ -196,6 +208,13 @@ fn build(dir: &std::path::Path) {
             Body::Strings(names),
         ),
         (
+            "strings/ja/item.rkyv",
+            FileKind::Strings,
+            "item",
+            Some("ja"),
+            Body::Strings(names_ja),
+        ),
+        (
             "generated/item_sources.rkyv",
             FileKind::Reverse,
             "item_sources",
@@ -260,7 +279,8 @@ fn write_build(
             kind,
             name: name.into(),
             language: (kind == FileKind::Strings).then(|| language.unwrap().into()),
-            table: None,
+            // The reverse lookup points at items.
+            table: (kind == FileKind::Reverse).then(|| "item".into()),
             blake3: blake3::hash(&bytes).to_hex().to_string(),
             size: bytes.len() as u64,
             rows: 0,
@@ -271,7 +291,7 @@ fn write_build(
         region: "global".into(),
         source_commit: "0".repeat(40),
         schema_hash: SCHEMA_HASH.into(),
-        languages: vec!["en".into()],
+        languages: vec!["ja".into(), "en".into(), "fr".into()],
         files: entries,
         fallbacks: Vec::new(),
         timezone: None,
@@ -302,8 +322,8 @@ fn every_lookup_answers_without_allocating() {
             assert_eq!(sword.text("name", "en"), Some("Sword"));
             assert_eq!(
                 sword.text("name", "fr"),
-                Some("Sword"),
-                "the region's first language"
+                Some("剣"),
+                "the region's first language the build holds"
             );
             let ValueRef::List(tags) = sword.get("tags").unwrap() else {
                 panic!()
@@ -518,4 +538,48 @@ fn keys_typed_as_text_find_rows_and_say_why_not() {
     let sword = item.get(&key).unwrap();
     assert_eq!(sword.get("tags").unwrap().to_string(), "sword|starter");
     assert_eq!(item.row(2).unwrap().get("tags").unwrap().to_string(), "");
+}
+
+#[test]
+fn texts_name_the_language_they_came_from_and_rows_their_references() {
+    let dir = tempfile::tempdir().unwrap();
+    build(dir.path());
+    let masters = Masters::open(dir.path()).unwrap();
+    let manifest = masters.manifest();
+    assert_eq!(
+        manifest.held_languages(),
+        ["ja", "en"],
+        "the region's order, only languages the build has texts of"
+    );
+    assert_eq!(manifest.reading_language(), "ja");
+
+    let ja = masters.texts("item", "ja").unwrap();
+    assert_eq!(ja.get("name", 0), Some("剣"));
+    assert_eq!(ja.source_language("name", 0), Some("ja"));
+    assert_eq!(ja.get("name", 1), Some("Steel"));
+    assert_eq!(
+        ja.source_language("name", 1),
+        Some("en"),
+        "a fallback decoded"
+    );
+    assert_eq!(ja.source_language("description", 0), None);
+    // A language the build lacks reads the first one it holds.
+    assert_eq!(masters.texts("item", "fr").unwrap().language(), "ja");
+
+    let item = masters.table("item").unwrap();
+    let sword = item.get(&[ValueRef::Int(1)]).unwrap();
+    let references = masters.references(&sword);
+    assert_eq!(references.len(), 1);
+    let (name, rows) = &references[0];
+    assert_eq!(*name, "item_sources");
+    let sources: Vec<_> = rows
+        .iter()
+        .map(|r| r.get("source_table").unwrap())
+        .collect();
+    assert_eq!(
+        sources,
+        [ValueRef::Str("shop_item"), ValueRef::Str("quest_drop")]
+    );
+    let shield = item.get(&[ValueRef::Int(3)]).unwrap();
+    assert_eq!(masters.references(&shield)[0].1.len(), 0);
 }

@@ -2,13 +2,13 @@
 //! manifest, written into a temporary directory and renamed into place.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use masterctl_generators::archive::{BuildInput, BuiltFile, build};
 use masterctl_generators::generate;
 use masterctl_locales::texts::text_fields;
 use masterctl_locales::{TableTexts, region_languages};
-use masterctl_runtime::manifest::{MANIFEST, Manifest};
+use masterctl_runtime::manifest::{Fallback, MANIFEST, Manifest};
 use masterctl_runtime::{FORMAT_VERSION, files};
 use masterctl_schemas::Table;
 
@@ -16,6 +16,48 @@ use crate::StoreError;
 use crate::names::Region;
 use crate::repo::MasterRepo;
 use crate::snapshot::{read_tables, texts_at};
+
+/// What to build, and where.
+pub struct Request<'a> {
+    /// The region to build.
+    pub region: &'a str,
+    /// A commit of the region's history instead of its head (a sha, a tag, `masters/jp~2`).
+    pub rev: Option<&'a str>,
+    /// With the client export.
+    pub client: bool,
+    /// The build directory (a previous build there is replaced).
+    pub out: &'a Path,
+}
+
+/// A build written: where, from which commit, its size and the text fallbacks taken.
+#[derive(Debug, serde::Serialize)]
+pub struct Built {
+    pub region: String,
+    pub out: PathBuf,
+    pub source_commit: String,
+    pub files: usize,
+    pub bytes: u64,
+    pub fallbacks: Vec<Fallback>,
+}
+
+/// The whole build as one call: resolve the region, build it in memory, write it into
+/// place. The CLI and the console render the [`Built`] it returns.
+pub fn run(repo: &MasterRepo, request: &Request) -> Result<Built, StoreError> {
+    let structure = repo.structure()?;
+    let region = Region::of(&structure.project, request.region)?;
+    let build = build_region(repo, &region, request.rev, request.client)?;
+    write_build(&build, request.out)?;
+    let bytes = build.size();
+    let Build { manifest, files } = build;
+    Ok(Built {
+        region: manifest.region,
+        out: request.out.to_path_buf(),
+        source_commit: manifest.source_commit,
+        files: files.len(),
+        bytes,
+        fallbacks: manifest.fallbacks,
+    })
+}
 
 /// A build, made in memory.
 pub struct Build {

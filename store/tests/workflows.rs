@@ -1,6 +1,7 @@
 //! The store's workflows called as a console or the CLI calls them — import, diff,
-//! blame, rebase — on a small repository made here, without the binary: each
-//! outcome's data checked, and what the branch holds after it.
+//! blame, rebase, taking translations back, build (read back as `inspect` reads it) —
+//! on a small repository made here, without the binary: each outcome's data checked,
+//! and what the branch holds after it.
 
 use std::path::{Path, PathBuf};
 
@@ -23,6 +24,21 @@ struct Studio {
 
 impl Studio {
     fn new() -> Studio {
+        Studio::with(CONFIG, MONSTER)
+    }
+
+    /// A studio whose monster names are texts translated into English.
+    fn translated() -> Studio {
+        let config = CONFIG.replace("languages = [\"ja\"]", "languages = [\"ja\", \"en\"]");
+        let monster = MONSTER.replace(
+            "name = \"name\"\ntype = \"string\"",
+            "name = \"name\"\ntype = \"text\"",
+        );
+        assert_ne!(monster, MONSTER);
+        Studio::with(&config, &monster)
+    }
+
+    fn with(settings: &str, monster: &str) -> Studio {
         let dir = tempfile::tempdir().unwrap();
         let mut options = git2::RepositoryInitOptions::new();
         options.initial_head("main");
@@ -31,10 +47,10 @@ impl Studio {
         config.set_str("user.name", "Aiko").unwrap();
         config.set_str("user.email", "aiko@example.com").unwrap();
         let files = [
-            ("masterctl.toml".to_string(), CONFIG.as_bytes().to_vec()),
+            ("masterctl.toml".to_string(), settings.as_bytes().to_vec()),
             (
                 "schemas/monster.toml".to_string(),
-                MONSTER.as_bytes().to_vec(),
+                monster.as_bytes().to_vec(),
             ),
         ];
         let made = masterctl_store::init::init(dir.path(), &files).unwrap();
@@ -390,4 +406,142 @@ fn a_rebase_takes_upstream_stops_on_a_conflict_and_continues_once_resolved() {
     )
     .unwrap();
     assert_eq!(blamed.cells[0].value, "15");
+}
+
+/// An exchange file (CSV) translating monster names into English: `(id, source,
+/// translation)`.
+fn translations(dir: &Path, rows: &[(i64, &str, &str)]) -> PathBuf {
+    let mut csv = String::from(
+        "table,field,key,state,max_length,description,source_ja,translation_en,old_source,old_translation,problems\n",
+    );
+    for (id, source, translation) in rows {
+        csv.push_str(&format!(
+            "monster,name,{id},missing,,,{source},{translation},,,\n"
+        ));
+    }
+    let path = dir.join("monster.en.csv");
+    std::fs::write(&path, csv).unwrap();
+    path
+}
+
+#[test]
+fn translations_are_counted_committed_once_and_built_with_their_fallbacks() {
+    use masterctl_store::l10n::import::{self as l10n_import, TakenState, TranslationOutcome};
+
+    let studio = Studio::translated();
+    let path = studio.export(&[(1, "スライム", 10), (2, "ゴーレム", 300)]);
+    studio.import("jp", &path, |_| {}).unwrap();
+    let head = studio.head("masters/jp");
+    let file = translations(studio.exports.path(), &[(1, "スライム", "Slime")]);
+    let take = |dry_run: bool, language: Option<&str>| {
+        l10n_import::run(
+            &studio.repo(),
+            &l10n_import::Request {
+                region: "jp",
+                file: &file,
+                language,
+                message: None,
+                dry_run,
+            },
+        )
+    };
+
+    // A dry run counts and writes nothing.
+    let TranslationOutcome::Taken(counted) = take(true, None).unwrap() else {
+        panic!("rejected")
+    };
+    assert!(matches!(counted.state, TakenState::DryRun), "{counted:?}");
+    assert_eq!((counted.language.as_str(), counted.format), ("en", "csv"));
+    assert_eq!(counted.tables.len(), 1);
+    assert_eq!(counted.tables[0].added, 1);
+    assert_eq!(studio.head("masters/jp"), head);
+
+    // Taken: one commit, its message naming the file by its hash.
+    let TranslationOutcome::Taken(taken) = take(false, None).unwrap() else {
+        panic!("rejected")
+    };
+    let TakenState::Committed { commit, message } = &taken.state else {
+        panic!("{taken:?}")
+    };
+    assert_eq!(studio.head("masters/jp").as_ref(), Some(commit));
+    assert!(message.contains("monster (en): 1 added"), "{message}");
+    assert!(message.contains("monster.en.csv sha256:"), "{message}");
+
+    // Again: nothing to change.
+    let TranslationOutcome::Taken(again) = take(false, None).unwrap() else {
+        panic!("rejected")
+    };
+    assert!(matches!(again.state, TakenState::Unchanged), "{again:?}");
+
+    // A language the region does not translate into: rejected, naming the file.
+    let TranslationOutcome::Rejected(report) = take(false, Some("fr")).unwrap() else {
+        panic!("taken in a language the region lacks")
+    };
+    assert!(report.diagnostics[0].message.contains("`fr`"), "{report:?}");
+
+    // Built and read back as a server reads it: Golem has no English name, so the build
+    // took the Japanese one and says so.
+    let out = studio.exports.path().join("build");
+    let built = masterctl_store::build::run(
+        &studio.repo(),
+        &masterctl_store::build::Request {
+            region: "jp",
+            rev: None,
+            client: false,
+            out: &out,
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        Some(&built.source_commit),
+        studio.head("masters/jp").as_ref()
+    );
+    assert_eq!(built.fallbacks.len(), 1, "{:?}", built.fallbacks);
+    assert_eq!(
+        (
+            built.fallbacks[0].language.as_str(),
+            built.fallbacks[0].from.as_str()
+        ),
+        ("en", "ja")
+    );
+    let masters = masterctl_runtime::Masters::open(&out).unwrap();
+    assert_eq!(masters.manifest().files.len(), built.files);
+    let shown = |id: &str| {
+        let key = [id.to_string()];
+        let query = masterctl_delivery::inspect::Query {
+            name: Some("monster"),
+            key: &key,
+            language: Some("en"),
+        };
+        match masterctl_delivery::inspect::inspect(&masters, &query).unwrap() {
+            masterctl_delivery::inspect::Inspection::Row(row) => row
+                .texts
+                .iter()
+                .map(|t| {
+                    (
+                        t.field.to_string(),
+                        t.text.map(str::to_string),
+                        t.language.to_string(),
+                    )
+                })
+                .collect::<Vec<_>>(),
+            _ => panic!("not a row"),
+        }
+    };
+    assert_eq!(
+        shown("1"),
+        [(
+            "name".to_string(),
+            Some("Slime".to_string()),
+            "en".to_string()
+        )]
+    );
+    assert_eq!(
+        shown("2"),
+        [(
+            "name".to_string(),
+            Some("ゴーレム".to_string()),
+            "ja".to_string()
+        )]
+    );
 }

@@ -4,12 +4,11 @@
 
 use std::path::PathBuf;
 
-use masterctl_runtime::manifest::Fallback;
-use masterctl_store::build::{build_region, write_build};
+use masterctl_store::build::{self, Built};
 use masterctl_store::short_id;
 use serde::Serialize;
 
-use super::{Failure, open_repo, region, store_failure};
+use super::{Failure, open_repo, store_failure};
 use crate::output::{GlobalArgs, Output, Render, RepoArg, counted};
 
 #[derive(clap::Args)]
@@ -40,53 +39,47 @@ const FALLBACKS_LISTED: usize = 10;
 
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let repo = open_repo(global)?;
-    let structure = repo.structure().map_err(store_failure)?;
-    let region = region(&structure, &args.region)?;
-    let bar = output.spinner(format!("building {}", region.name()));
-    let build = build_region(&repo, &region, args.rev.as_deref(), args.client);
+    let bar = output.spinner(format!("building {}", args.region));
+    let built = build::run(
+        &repo,
+        &build::Request {
+            region: &args.region,
+            rev: args.rev.as_deref(),
+            client: args.client,
+            out: &args.out,
+        },
+    );
     bar.finish_and_clear();
-    let build = build.map_err(store_failure)?;
-    write_build(&build, &args.out).map_err(store_failure)?;
-    let manifest = &build.manifest;
-    output.render(&Built {
-        region: &manifest.region,
-        out: &args.out,
-        source_commit: &manifest.source_commit,
-        files: manifest.files.len(),
-        bytes: build.size(),
-        fallbacks: &manifest.fallbacks,
+    output.render(&Shown {
+        built: &built.map_err(store_failure)?,
         verbose: args.verbose,
     });
     Ok(())
 }
 
-/// A build written: where, from which commit, its size and the text fallbacks taken.
+/// A build written, and how many of its fallbacks to list.
 #[derive(Serialize)]
-struct Built<'a> {
-    region: &'a str,
-    out: &'a std::path::Path,
-    source_commit: &'a str,
-    files: usize,
-    bytes: u64,
-    fallbacks: &'a [Fallback],
+struct Shown<'a> {
+    #[serde(flatten)]
+    built: &'a Built,
     #[serde(skip)]
     verbose: bool,
 }
 
-impl Render for Built<'_> {
+impl Render for Shown<'_> {
     fn text(&self, output: &Output) {
         output.line(format!(
             "{} {} at {} into {}: {} files, {} bytes",
             output.bold("built"),
-            self.region,
-            short_id(self.source_commit),
-            self.out.display(),
-            self.files,
-            self.bytes
+            self.built.region,
+            short_id(&self.built.source_commit),
+            self.built.out.display(),
+            self.built.files,
+            self.built.bytes
         ));
         // A few fallbacks are listed; many (a new language in a big project) are summed
         // up per language, and --verbose lists them all.
-        let fallbacks = self.fallbacks;
+        let fallbacks = &self.built.fallbacks;
         if fallbacks.len() <= FALLBACKS_LISTED || self.verbose {
             for fallback in fallbacks {
                 output.line(format!(

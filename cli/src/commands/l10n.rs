@@ -8,10 +8,8 @@ use std::path::{Path, PathBuf};
 use masterctl_locales::exchange::Format;
 use masterctl_locales::{Counts, State};
 use masterctl_store::MasterRepo;
-use masterctl_store::l10n::{
-    self, LanguageStatus, RegionTexts, TranslationOutcome, commit_translation_import,
-    translation_message,
-};
+use masterctl_store::l10n::import::{Taken, TakenState, TranslationOutcome};
+use masterctl_store::l10n::{self, LanguageStatus, RegionTexts};
 use serde::Serialize;
 
 use super::{Failure, open_repo, store_failure};
@@ -289,108 +287,74 @@ fn import(repo: &MasterRepo, args: ImportArgs, output: &Output) -> Result<(), Fa
             args.file.display()
         )));
     }
-    let structure = repo.structure().map_err(store_failure)?;
-    let region = super::region(&structure, &args.region)?;
-    let outcome = l10n::plan_translation_import(repo, &region, &args.file, args.lang.as_deref())
-        .map_err(store_failure)?;
-    let plan = match outcome {
-        TranslationOutcome::Rejected(report) => {
-            return Err(Failure::Rejected(report));
-        }
-        TranslationOutcome::Planned(plan) => plan,
+    let outcome = l10n::import::run(
+        repo,
+        &l10n::import::Request {
+            region: &args.region,
+            file: &args.file,
+            language: args.lang.as_deref(),
+            message: args.message.as_deref(),
+            dry_run: args.dry_run,
+        },
+    )
+    .map_err(store_failure)?;
+    let taken = match outcome {
+        TranslationOutcome::Rejected(report) => return Err(Failure::Rejected(report)),
+        TranslationOutcome::Taken(taken) => taken,
     };
-    let applied = &plan.applied;
-    let branch = region.branch();
-    let state = if plan.unchanged {
-        "unchanged"
-    } else if args.dry_run {
-        "dry-run"
-    } else {
-        "committed"
-    };
-    let commit = if plan.unchanged || args.dry_run {
-        None
-    } else {
-        Some(
-            commit_translation_import(repo, &plan, args.message.as_deref())
-                .map_err(store_failure)?,
-        )
-    };
-    if !output.is_json() && !applied.warnings.is_empty() {
+    if !output.is_json() && !taken.warnings.is_empty() {
         output.diagnostics(&masterctl_schemas::Report {
-            diagnostics: applied.warnings.clone(),
+            diagnostics: taken.warnings.clone(),
         });
     }
-    output.render(&Taken {
-        state,
-        region: &plan.region,
-        branch,
-        language: &plan.language,
-        format: plan.format.as_str(),
-        commit: commit.map(|c| c.to_string()),
-        tables: &applied.tables,
-        unconfirmed: applied.unconfirmed,
-        untranslated: applied.untranslated,
-        warnings: &applied.warnings,
-        message: commit.map(|_| translation_message(&plan, args.message.as_deref())),
-    });
+    output.render(&Shown(&taken));
     Ok(())
 }
 
 /// What taking an exchange file did: nothing, a dry run, or a commit.
 #[derive(Serialize)]
-struct Taken<'a> {
-    state: &'static str,
-    region: &'a str,
-    branch: &'a str,
-    language: &'a str,
-    format: &'static str,
-    commit: Option<String>,
-    tables: &'a [masterctl_locales::apply::TableImport],
-    unconfirmed: usize,
-    untranslated: usize,
-    warnings: &'a [masterctl_schemas::Diagnostic],
-    message: Option<String>,
-}
+#[serde(transparent)]
+struct Shown<'a>(&'a Taken);
 
-impl Render for Taken<'_> {
+impl Render for Shown<'_> {
     fn text(&self, output: &Output) {
-        let branch = self.branch;
-        match &self.commit {
-            Some(commit) => output.line(format!(
+        let taken = self.0;
+        let branch = &taken.branch;
+        match &taken.state {
+            TakenState::Committed { commit, .. } => output.line(format!(
                 "{} {} on {branch}",
                 output.bold("committed"),
                 masterctl_store::short_id(commit)
             )),
-            None if self.state == "unchanged" => output.line(format!(
+            TakenState::Unchanged => output.line(format!(
                 "nothing changed: {branch} already holds these translations; no commit was made"
             )),
-            None => output.line("dry run: taking the file would change:"),
+            TakenState::DryRun => output.line("dry run: taking the file would change:"),
         }
-        for table in self.tables {
+        for table in &taken.tables {
             output.line(format!(
                 "  {:<24} {:>6} added {:>6} updated {:>6} kept stale {:>6} unchanged",
                 table.table, table.added, table.updated, table.stale, table.unchanged
             ));
         }
-        if self.unconfirmed > 0 {
+        if taken.unconfirmed > 0 {
             output.line(format!(
                 "  {} still marked for review (fuzzy, needs-review) left as {}",
-                counted(self.unconfirmed, "unit"),
-                if self.unconfirmed == 1 {
+                counted(taken.unconfirmed, "unit"),
+                if taken.unconfirmed == 1 {
                     "it was"
                 } else {
                     "they were"
                 }
             ));
         }
-        if self.untranslated > 0 {
+        if taken.untranslated > 0 {
             output.line(format!(
                 "  {} without translation",
-                counted(self.untranslated, "unit")
+                counted(taken.untranslated, "unit")
             ));
         }
-        if self.state == "dry-run" {
+        if matches!(taken.state, TakenState::DryRun) {
             output.line("nothing was written");
         }
     }

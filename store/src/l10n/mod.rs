@@ -4,25 +4,23 @@
 //! The branch's own structure (the `masterctl.toml` and schemas its head holds) decides
 //! which fields are text, so the units always match the data they belong to.
 
-use std::path::{Path, PathBuf};
+pub mod import;
 
 use git2::Oid;
-use masterctl_locales::apply::{Applied, LanguagePair, apply};
+use masterctl_locales::apply::LanguagePair;
 use masterctl_locales::exchange::{self, ExportInfo, Format};
 use masterctl_locales::texts::text_fields;
 use masterctl_locales::{
     Checker, Counts, State, TableTexts, Unit, language_path, records_path, table_units,
     target_languages,
 };
+use masterctl_schemas::Project;
 use masterctl_schemas::read::parallel_map;
-use masterctl_schemas::{Code, Diagnostic, Location, Project, Report};
-use sha2::{Digest, Sha256};
 
 use crate::StoreError;
-use crate::commit::{CommitSpec, TRANSLATION_TRAILER, write_commit};
 use crate::names::Region;
 use crate::repo::{MasterRepo, blob_at};
-use crate::snapshot::{Snapshot, project_at, read_files};
+use crate::snapshot::project_at;
 
 /// A region's head, and the structure it holds.
 pub struct RegionTexts {
@@ -225,175 +223,4 @@ pub fn export(
             .map_err(StoreError::csv("the exchange file"))?,
         counts,
     })
-}
-
-/// Everything taking a file back would do, computed without writing.
-pub struct TranslationImport {
-    pub region: String,
-    pub reference: String,
-    pub parent: Oid,
-    pub language: String,
-    pub format: Format,
-    pub file: PathBuf,
-    pub sha256: String,
-    pub applied: Applied,
-    /// The new snapshot (the head's files with the changed language files).
-    pub snapshot: Snapshot,
-    /// True when nothing would change.
-    pub unchanged: bool,
-}
-
-/// What planning a translation import gave.
-pub enum TranslationOutcome {
-    Rejected(Report),
-    Planned(Box<TranslationImport>),
-}
-
-/// Read, match and check an exchange file against a region's head.
-pub fn plan_translation_import(
-    repo: &MasterRepo,
-    region: &Region,
-    file: &Path,
-    language: Option<&str>,
-) -> Result<TranslationOutcome, StoreError> {
-    if crate::rebase::state::load_state(repo, region)?.is_some() {
-        return Err(StoreError::RebaseInProgress(region.name().to_string()));
-    }
-    let texts = open_region(repo, region)?;
-    let bytes = std::fs::read(file).map_err(StoreError::io(file))?;
-    let sha256 = Sha256::digest(&bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    let rejected = |diagnostics: Vec<Diagnostic>| {
-        let mut report = Report { diagnostics };
-        report.sort();
-        Ok(TranslationOutcome::Rejected(report))
-    };
-    let exchange = match exchange::read(&bytes, file) {
-        Ok(exchange) => exchange,
-        Err(diagnostics) => return rejected(diagnostics),
-    };
-    let targets = texts.targets();
-    let Some(language) = language
-        .map(str::to_string)
-        .or_else(|| exchange.language.clone())
-    else {
-        return rejected(vec![
-            Diagnostic::new(
-                Code::WrongLanguage,
-                Location::file(file),
-                "the file does not say which language it holds",
-            )
-            .hint("give it with --lang"),
-        ]);
-    };
-    if !targets.contains(&language.as_str()) {
-        return rejected(vec![
-            Diagnostic::new(
-                Code::WrongLanguage,
-                Location::file(file),
-                format!("region `{region}` does not translate into `{language}`"),
-            )
-            .found(language.clone())
-            .expected(format!("one of: {}", targets.join(", "))),
-        ]);
-    }
-    let mut pairs = language_pairs(repo, &texts, &language)?;
-    let applied = match apply(&exchange, file, &language, &mut pairs) {
-        Ok(applied) => applied,
-        Err(diagnostics) => return rejected(diagnostics),
-    };
-    let git = &repo.git;
-    let mut snapshot = Snapshot {
-        files: read_files(git, &git.find_commit(texts.head)?.tree()?)?,
-    };
-    for changed in applied.tables.iter().filter(|t| t.changed()) {
-        let Some(pair) = pairs.iter().find(|p| p.schema.name == changed.table) else {
-            continue;
-        };
-        let name = &pair.schema.name;
-        let texts_path = language_path(&language, name);
-        let texts = (pair.target.texts_csv(pair.schema)).map_err(StoreError::csv(&texts_path))?;
-        let records_path = records_path(&language, name);
-        let records =
-            (pair.target.records_csv(pair.schema)).map_err(StoreError::csv(&records_path))?;
-        for (path, bytes) in [(texts_path, texts), (records_path, records)] {
-            match bytes {
-                Some(bytes) => snapshot.files.insert(path, bytes),
-                None => snapshot.files.remove(&path),
-            };
-        }
-    }
-    let unchanged = !applied.tables.iter().any(|t| t.changed());
-    Ok(TranslationOutcome::Planned(Box::new(TranslationImport {
-        region: region.to_string(),
-        reference: texts.reference,
-        parent: texts.head,
-        language,
-        format: exchange.format,
-        file: file.to_path_buf(),
-        sha256,
-        applied,
-        snapshot,
-        unchanged,
-    })))
-}
-
-/// The commit message of a translation import: a summary, a line per table, a trailer.
-pub fn translation_message(plan: &TranslationImport, message: Option<&str>) -> String {
-    let sum = |f: fn(&masterctl_locales::apply::TableImport) -> usize| {
-        plan.applied.tables.iter().map(f).sum::<usize>()
-    };
-    let subject = match message.map(str::trim).filter(|m| !m.is_empty()) {
-        Some(words) => crate::names::one_line(words),
-        None => format!(
-            "Translations into {} for {}: {} added, {} updated, {} kept stale",
-            plan.language,
-            plan.region,
-            sum(|t| t.added),
-            sum(|t| t.updated),
-            sum(|t| t.stale)
-        ),
-    };
-    let mut text = format!("{subject}\n\n");
-    for table in plan.applied.tables.iter().filter(|t| t.changed()) {
-        text.push_str(&format!(
-            "{} ({}): {} added, {} updated, {} kept stale\n",
-            table.table, plan.language, table.added, table.updated, table.stale
-        ));
-    }
-    let name = crate::names::one_line(&plan.file.file_name().map_or_else(
-        || plan.file.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    ));
-    text.push_str(&format!(
-        "\n{TRANSLATION_TRAILER}: {} {} {name} sha256:{}\n",
-        plan.language,
-        plan.format.as_str(),
-        plan.sha256
-    ));
-    text
-}
-
-/// Write the plan's commit and move the branch only if it still points where the plan
-/// started.
-pub fn commit_translation_import(
-    repo: &MasterRepo,
-    plan: &TranslationImport,
-    message: Option<&str>,
-) -> Result<Oid, StoreError> {
-    let commit = write_commit(
-        repo,
-        &plan.snapshot,
-        &CommitSpec {
-            reference: &plan.reference,
-            expected: Some(plan.parent),
-            parents: &[plan.parent],
-            message: &translation_message(plan, message),
-            log_message: &format!("masterctl l10n import: {} {}", plan.region, plan.language),
-        },
-    )?;
-    crate::blame::keep_changes(repo, Some(plan.parent), commit, &plan.snapshot);
-    Ok(commit)
 }
