@@ -113,6 +113,9 @@ pub fn store_failure(error: StoreError) -> Failure {
             );
             Failure::usage(error.to_string()).hint(hint)
         }
+        StoreError::StateFile { .. } => Failure::environment(error.to_string()).hint(
+            "`masterctl rebase --region R --abort` clears a rebase in progress; then rebase again",
+        ),
         StoreError::NoAuthor => Failure::environment(error.to_string())
             .hint("git config --global user.name \"…\" && git config --global user.email \"…\""),
         StoreError::Locked { .. } => Failure::environment(error.to_string()).hint(
@@ -131,7 +134,6 @@ pub fn store_failure(error: StoreError) -> Failure {
         | StoreError::Raced { .. }
         | StoreError::BrokenSnapshot { .. }
         | StoreError::Io { .. }
-        | StoreError::StateFile { .. }
         | StoreError::Csv { .. }
         | StoreError::Git(_) => Failure::environment(error.to_string()),
     }

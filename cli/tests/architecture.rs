@@ -226,3 +226,53 @@ fn no_library_sets_a_process_wide_option() {
         .collect();
     assert_eq!(callers, ["cli/src/commands/blame.rs"]);
 }
+
+/// Where a library's string literals name a command-line flag (`--lang`): a library's
+/// messages carry data, and the CLI adds the hint naming its own flags (a console has
+/// none). Another tool's flags, in a command given whole (`git diff --stat`), are not
+/// ours.
+fn flags_named(code: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for line in code.lines() {
+        let bytes = line.as_bytes();
+        for (at, _) in line.match_indices("--") {
+            let before = at.checked_sub(1).map(|i| bytes[i]);
+            let after = bytes.get(at + 2).copied();
+            let starts_flag = matches!(before, Some(b' ' | b'`' | b'(' | b'"'))
+                && after.is_some_and(|b| b.is_ascii_lowercase());
+            let in_literal = line[..at].contains('"');
+            let others = line[..at].rfind('`').is_some_and(|tick| {
+                ["git ", "cargo "]
+                    .iter()
+                    .any(|tool| line[tick + 1..].starts_with(tool))
+            });
+            if starts_flag && in_literal && !others {
+                found.push(line.trim().to_string());
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_library_message_names_a_flag() {
+    assert_eq!(
+        flags_named("Err(format!(\"give it with --lang\"))\nlet x = a -- b;"),
+        ["Err(format!(\"give it with --lang\"))"]
+    );
+    assert!(flags_named("\"compare it with `git diff --stat` instead\"").is_empty());
+    let mut named = Vec::new();
+    for krate in CRATES.iter().filter(|c| **c != "cli") {
+        for (path, text) in sources(&root().join(krate).join("src")) {
+            for line in flags_named(&code_of(&text)) {
+                let path = path.strip_prefix(root()).unwrap().display().to_string();
+                named.push(format!("{path}: {line}"));
+            }
+        }
+    }
+    assert!(
+        named.is_empty(),
+        "library messages naming flags:\n{}",
+        named.join("\n")
+    );
+}

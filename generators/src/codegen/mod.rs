@@ -93,7 +93,7 @@ pub enum CodegenError {
         first: String,
         second: String,
     },
-    #[error("template {name}: its output path is not a relative path inside --out")]
+    #[error("template {name}: its output path is not a relative path inside the output folder")]
     OutsidePath { name: String },
     #[error("{path}: {source}")]
     Io {

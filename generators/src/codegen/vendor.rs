@@ -56,7 +56,7 @@ const SOURCES: &[(&str, &str)] = &[
 /// The runtime crate's `Cargo.toml` with the workspace's settings written out.
 fn manifest() -> String {
     format!(
-        "# The runtime of masterctl {version}, written by `masterctl codegen --lang rust`:\n\
+        "# The runtime of masterctl {version}, written by masterctl's Rust code generator:\n\
          # the loader of the builds this masterctl writes. Do not edit.\n\
          [package]\n\
          name = \"masterctl-runtime\"\n\

@@ -303,10 +303,9 @@ pub fn migrate(dir: &Path, options: &Options) -> Result<Migration, MigrateError>
         table.declared_in = relative_path(dir, Path::new(&table.declared_in));
     }
     let l10n = match &options.l10n {
-        Some(path) => Some(
-            l10n_table(path, &data_dir)
-                .map_err(|e| MigrateError::Conf(format!("--l10n {}: {e}", path.display())))?,
-        ),
+        Some(path) => Some(l10n_table(path, &data_dir).map_err(|e| {
+            MigrateError::Conf(format!("the localization file {}: {e}", path.display()))
+        })?),
         None => None,
     };
     let mut converter = Converter::new(&defs, &data_dir, options);
@@ -871,7 +870,7 @@ impl<'a> Converter<'a> {
                     field: Some(var.name.clone()),
                     reason: match &self.l10n {
                         Some(_) => "text is a localization key in Luban: read as string (the key), checked against the l10n table".into(),
-                        None => "text is a localization key in Luban: read as string (the key); the texts stay in Luban's l10n files (give --l10n to check the keys)".into(),
+                        None => "text is a localization key in Luban: read as string (the key); the texts stay in Luban's l10n files (name them to check the keys)".into(),
                     },
                 });
             }

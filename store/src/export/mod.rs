@@ -100,7 +100,7 @@ impl Workbook {
         match Format::of(&self.path) {
             Some(f) if f == format => Ok(self.path.clone()),
             Some(f) => Err(format!(
-                "its tables are read from {} (their source): export with --format {}",
+                "its tables are read from {} (their source): export them as {}",
                 self.path,
                 f.name()
             )),
@@ -565,13 +565,13 @@ mod tests {
         let sourced = book("items/道具.xlsm", true);
         assert_eq!(sourced.target(Format::Xlsx).unwrap(), "items/道具.xlsm");
         let refused = sourced.target(Format::Ods).unwrap_err();
-        assert!(refused.contains("export with --format xlsx"), "{refused}");
+        assert!(refused.contains("export them as xlsx"), "{refused}");
         let ods = book("quests.ods", true);
         assert_eq!(ods.target(Format::Ods).unwrap(), "quests.ods");
         assert!(
             ods.target(Format::Xlsx)
                 .unwrap_err()
-                .contains("--format ods")
+                .contains("export them as ods")
         );
         assert_eq!(book("a.csv", true).target(Format::Csv).unwrap(), "a.csv");
         assert!(book("old.xls", true).target(Format::Xlsx).is_err());

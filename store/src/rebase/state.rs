@@ -77,12 +77,7 @@ pub fn load_state(repo: &MasterRepo, region: &Region) -> Result<Option<RebaseSta
         text.lines()
             .find_map(|l| l.strip_prefix(name).and_then(|v| v.strip_prefix(' ')))
             .and_then(|v| Oid::from_str(v.trim()).ok())
-            .ok_or_else(|| {
-                bad_file(
-                    &path,
-                    format!("the rebase state has no valid `{name}`; run --abort"),
-                )
-            })
+            .ok_or_else(|| bad_file(&path, format!("the rebase state has no valid `{name}`")))
     };
     let state = RebaseState {
         region_head: field("region_head")?,
@@ -109,12 +104,8 @@ const CONFLICTS_LIMIT: u64 = 1 << 30;
 
 /// A state file, if there is one: a regular file within its limit, or an error naming it.
 fn read_limited(path: &std::path::Path, limit: u64) -> Result<Option<Vec<u8>>, StoreError> {
-    masterctl_runtime::files::read_regular(path, limit).map_err(|e| {
-        bad_file(
-            path,
-            format!("{e}; if it was not written by masterctl, remove it (or run --abort)"),
-        )
-    })
+    masterctl_runtime::files::read_regular(path, limit)
+        .map_err(|e| bad_file(path, format!("{e}; a rebase state masterctl did not write")))
 }
 
 fn kind_text(kind: ConflictKind) -> &'static str {
@@ -308,7 +299,7 @@ pub fn mark(
     let bytes = read_limited(&path, CONFLICTS_LIMIT)?.ok_or_else(|| {
         bad_file(
             &path,
-            "the conflict file is missing; run --abort, then rebase again",
+            "the conflict file is missing: the rebase cannot go on",
         )
     })?;
     let body = sheet_csv::strip_bom(&bytes);
