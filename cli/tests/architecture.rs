@@ -23,6 +23,12 @@ const CRATES: [&str; 7] = [
 /// Each top-level module of a crate (its file or folder under `src/`; `lib.rs` and
 /// `main.rs` are the crate itself) and the modules of the same crate its code names.
 fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    module_graph_under(src, "crate::")
+}
+
+/// [`module_graph`] of the modules in `src`, a crate's folder or one module's, whose
+/// paths from other modules start with `prefix` (`crate::` or `crate::git::`).
+fn module_graph_under(src: &Path, prefix: &str) -> BTreeMap<String, BTreeSet<String>> {
     let mut uses: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut files = vec![src.to_path_buf()];
     while let Some(path) = files.pop() {
@@ -36,13 +42,13 @@ fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
         let relative = path.strip_prefix(src).unwrap();
         let first = relative.components().next().unwrap().as_os_str();
         let module = first.to_string_lossy().trim_end_matches(".rs").to_string();
-        if module == "lib" || module == "main" {
+        if module == "lib" || module == "main" || module == "mod" {
             continue;
         }
         let text = std::fs::read_to_string(&path).unwrap();
         uses.entry(module.clone())
             .or_default()
-            .extend(named_modules(&code_of(&text)));
+            .extend(named_under(&code_of(&text), prefix));
     }
     let modules: BTreeSet<String> = uses.keys().cloned().collect();
     uses.into_iter()
@@ -75,6 +81,12 @@ fn code_of(text: &str) -> String {
 /// The first name of every `crate::` path: `crate::diff::Diff` → `diff`, and each of
 /// `use crate::{a, b::c}` → `a`, `b`.
 fn named_modules(code: &str) -> BTreeSet<String> {
+    named_under(code, "crate::")
+}
+
+/// The first name after every `prefix` path (`crate::git::` → `repo` of
+/// `crate::git::repo::Structure`).
+fn named_under(code: &str, prefix: &str) -> BTreeSet<String> {
     let mut named = BTreeSet::new();
     let identifier = |s: &str| -> String {
         s.trim_start()
@@ -82,8 +94,8 @@ fn named_modules(code: &str) -> BTreeSet<String> {
             .take_while(|c| c.is_alphanumeric() || *c == '_')
             .collect()
     };
-    for (at, _) in code.match_indices("crate::") {
-        let rest = &code[at + "crate::".len()..];
+    for (at, _) in code.match_indices(prefix) {
+        let rest = &code[at + prefix.len()..];
         if let Some(group) = rest.strip_prefix('{') {
             // The group's items at depth 0.
             let mut depth = 0;
@@ -155,6 +167,40 @@ fn no_crate_has_a_circle_of_modules() {
     }
 }
 
+/// The store in layers: the git plumbing (`git/`) names no other module of the store
+/// but the validated names; review (`review/`: diff, blame, history) names only the
+/// plumbing; the workflows call both. Within each layer, no circle either.
+#[test]
+fn store_layers_point_down() {
+    let store = root().join("store/src");
+    let graph = module_graph(&store);
+    let allowed = |layer: &str, may: &[&str]| {
+        let named: Vec<&String> = graph[layer]
+            .iter()
+            .filter(|m| !may.contains(&m.as_str()))
+            .collect();
+        assert!(
+            named.is_empty(),
+            "store's {layer} layer names {named:?}: it may name only {may:?}"
+        );
+    };
+    allowed("git", &["names"]);
+    allowed("review", &["git", "names"]);
+    for layer in ["git", "review"] {
+        let inner = module_graph_under(&store.join(layer), &format!("crate::{layer}::"));
+        assert!(inner.len() > 2, "{layer}: {inner:?}");
+        assert_eq!(circle(&inner), None, "a circle inside store's {layer}");
+    }
+    // The check sees a layer reaching up.
+    let graph = BTreeMap::from([(
+        "git".to_string(),
+        named_modules("use crate::import::plan;")
+            .into_iter()
+            .collect::<BTreeSet<_>>(),
+    )]);
+    assert!(graph["git"].contains("import"));
+}
+
 #[test]
 fn the_check_finds_a_circle_and_reads_use_groups() {
     let named = named_modules(
@@ -213,10 +259,10 @@ fn no_library_sets_a_process_wide_option() {
     }
     assert_eq!(
         setters,
-        ["store/src/repo.rs"],
+        ["store/src/git/repo.rs"],
         "process-wide git2 options set in {setters:?}"
     );
-    let repo = std::fs::read_to_string(root().join("store/src/repo.rs")).unwrap();
+    let repo = std::fs::read_to_string(root().join("store/src/git/repo.rs")).unwrap();
     assert_eq!(repo.matches("git2::opts::").count(), 1);
     let callers: Vec<String> = CRATES
         .iter()

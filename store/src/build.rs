@@ -13,9 +13,9 @@ use masterctl_runtime::{FORMAT_VERSION, files};
 use masterctl_schemas::Table;
 
 use crate::StoreError;
+use crate::git::repo::MasterRepo;
+use crate::git::snapshot::{read_tables, texts_at};
 use crate::names::Region;
-use crate::repo::MasterRepo;
-use crate::snapshot::{read_tables, texts_at};
 
 /// What to build, and where.
 pub struct Request<'a> {
@@ -88,7 +88,7 @@ pub fn build_region(
         branch: branch.clone(),
         message,
     };
-    let structure = crate::repo::Structure::at(git, &tree).map_err(|_| {
+    let structure = crate::git::repo::Structure::at(git, &tree).map_err(|_| {
         broken(format!(
             "commit {} holds no loadable masterctl.toml and schemas",
             commit.id()

@@ -14,8 +14,8 @@ use git2::{ObjectType, Oid};
 use sha2::{Digest, Sha256};
 
 use crate::StoreError;
-use crate::repo::{MasterRepo, Structure, is_structure_path};
-use crate::snapshot::{language_path, table_path, tree_blobs};
+use crate::git::repo::{MasterRepo, Structure, is_structure_path};
+use crate::git::snapshot::{language_path, table_path, tree_blobs};
 use crate::source::SourceFile;
 
 /// Bumped whenever the canonical form changes: old entries then never match.

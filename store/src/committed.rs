@@ -9,7 +9,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::StoreError;
-use crate::repo::{MasterRepo, Structure, project_from_files, resolve, tree_files, working_files};
+use crate::git::repo::{
+    MasterRepo, Structure, project_from_files, resolve, tree_files, working_files,
+};
 
 /// How a structure file of the working tree differs from the committed one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

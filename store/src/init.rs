@@ -8,7 +8,7 @@ use git2::Oid;
 use serde::Serialize;
 
 use crate::StoreError;
-use crate::repo::MasterRepo;
+use crate::git::repo::MasterRepo;
 
 /// What [`init`] did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -51,7 +51,7 @@ pub fn init(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<Initialized, Stor
     let structure_commit: Option<Oid> = match MasterRepo::open(dir) {
         Ok(repo) if repo.workdir().is_some_and(|w| same_folder(&w, dir)) => {
             let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
-            crate::commit::commit_first_structure(&repo, &names)
+            crate::git::commit::commit_first_structure(&repo, &names)
                 .ok()
                 .flatten()
         }

@@ -6,31 +6,25 @@
 //! expected old value, so two imports racing on one branch never lose a commit. No
 //! checkout is ever needed, and bare repositories work the same way.
 
-pub mod blame;
 pub mod build;
 pub mod cache;
-pub mod commit;
 pub mod committed;
-pub mod diff;
 pub mod export;
-pub mod history;
+pub mod git;
 pub mod import;
 pub mod init;
 pub mod l10n;
 pub mod merge;
 pub mod names;
-pub mod pack;
 pub mod rebase;
-pub mod refs;
-pub mod repo;
-pub mod snapshot;
+pub mod review;
 pub mod source;
 pub mod status;
 
-pub use history::{ImportRecord, history};
+pub use git::repo::{MasterRepo, Structure};
 pub use import::{ImportOutcome, ImportPlan, Planning, TableChange, commit_import, plan_import};
 pub use names::{Region, WorkBranch, short_id};
-pub use repo::{MasterRepo, Structure};
+pub use review::history::{ImportRecord, history};
 
 use masterctl_schemas::Report;
 

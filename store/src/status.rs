@@ -4,10 +4,10 @@
 use serde::Serialize;
 
 use crate::StoreError;
+use crate::git::refs;
+use crate::git::repo::{MasterRepo, Structure};
 use crate::names::Region;
 use crate::rebase::{recorded_import_point, state};
-use crate::refs;
-use crate::repo::{MasterRepo, Structure};
 
 /// One region, as `masterctl status` shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

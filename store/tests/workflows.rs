@@ -5,11 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
-use masterctl_store::blame::blame;
-use masterctl_store::diff::{self, DiffOptions};
 use masterctl_store::import::{self, ImportOutcome, Request};
 use masterctl_store::rebase::resolutions::Resolution;
 use masterctl_store::rebase::session::{self, Action, ConflictEntry, Step};
+use masterctl_store::review::blame::blame;
+use masterctl_store::review::diff::{self, DiffOptions};
 use masterctl_store::{MasterRepo, Region, StoreError};
 
 const CONFIG: &str = "source_language = \"ja\"\nlanguages = [\"ja\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n\n[regions.global]\nbranch = \"masters/global\"\nupstream = \"jp\"\n";

@@ -2,8 +2,8 @@
 //! that last changed it — when, who, the planner's words, the source file — and the
 //! value before.
 
-use masterctl_store::blame::{Blame, blame};
 use masterctl_store::names::one_line;
+use masterctl_store::review::blame::{Blame, blame};
 use masterctl_store::short_id;
 
 use super::{Failure, open_repo, region, store_failure};
@@ -79,7 +79,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         None => (args.words[..1].to_vec(), args.words.get(1).cloned()),
     };
     // This process only reads, to show: old versions need not be hashed again.
-    masterctl_store::repo::read_without_rehashing();
+    masterctl_store::git::repo::read_without_rehashing();
     let spinner = output.spinner(format!("reading the history of {}", region.branch()));
     let blamed = blame(&repo, &region, &args.table, &key, field.as_deref());
     spinner.finish_and_clear();

@@ -147,7 +147,9 @@ fn structure(
 ) -> Result<Structure, Failure> {
     let working = repo.structure().map_err(store_failure);
     let commit = match (region_name, rev) {
-        (_, Some(rev)) => masterctl_store::repo::resolve(&repo.git, rev).map_err(store_failure)?,
+        (_, Some(rev)) => {
+            masterctl_store::git::repo::resolve(&repo.git, rev).map_err(store_failure)?
+        }
         (Some(name), None) => {
             let region = region(&working?, name)?;
             repo.head_of(&region.reference())

@@ -3,12 +3,12 @@
 
 use std::path::PathBuf;
 
-use masterctl_store::diff::{
+use masterctl_store::import::{self, ImportOutcome};
+use masterctl_store::names::one_line;
+use masterctl_store::review::diff::{
     self, Change, ChangeKind, Content, Diff, DiffOptions, Disposition, Flag, Review, Span,
     TableDiff, TableStatus,
 };
-use masterctl_store::import::{self, ImportOutcome};
-use masterctl_store::names::one_line;
 use serde::Serialize;
 
 use super::{Failure, open_repo, region, store_failure};

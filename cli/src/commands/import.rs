@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use masterctl_store::diff::{Diff, DiffOptions};
 use masterctl_store::import::{self, ImportOutcome, Request, Summary};
+use masterctl_store::review::diff::{Diff, DiffOptions};
 use masterctl_store::{TableChange, short_id};
 use serde::Serialize;
 

@@ -3,7 +3,7 @@
 //! lock older than a few seconds belongs to no running process; a younger one is left
 //! alone.
 
-use masterctl_store::refs::{self, STALE_LOCK};
+use masterctl_store::git::refs::{self, STALE_LOCK};
 use serde::Serialize;
 
 use super::{Failure, open_repo, region, store_failure};

@@ -17,9 +17,9 @@ use masterctl_schemas::{FieldType, Table, TableSchema, Value};
 use serde::Serialize;
 
 use crate::StoreError;
+use crate::git::repo::{MasterRepo, Structure, blob_at};
+use crate::git::snapshot::{language_path, table_path, texts_at};
 use crate::names::{Region, WorkBranch};
-use crate::repo::{MasterRepo, Structure, blob_at};
-use crate::snapshot::{language_path, table_path, texts_at};
 use masterctl_schemas::canonical::read_table;
 use masterctl_schemas::read::parallel_map;
 

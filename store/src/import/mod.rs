@@ -18,10 +18,10 @@ use masterctl_schemas::{Project, Report, Table, TableSchema, read};
 
 use crate::StoreError;
 use crate::cache;
-use crate::commit::{CommitSpec, SOURCE_TRAILER, STRUCTURE_TRAILER, write_commit};
+use crate::git::commit::{CommitSpec, SOURCE_TRAILER, STRUCTURE_TRAILER, write_commit};
+use crate::git::repo::{MasterRepo, Structure, blob_at};
+use crate::git::snapshot::{Snapshot, language_path, read_table_at, table_path, tree_blobs};
 use crate::names::{Region, one_line, short_id};
-use crate::repo::{MasterRepo, Structure, blob_at};
-use crate::snapshot::{Snapshot, language_path, read_table_at, table_path, tree_blobs};
 use crate::source::{SourceFile, source_file};
 
 /// Rows added, changed and removed in one table by an import.
@@ -255,7 +255,7 @@ pub fn plan_import(
 /// The structure commit `head` names (`Masterctl-Structure`) when `origin` is not that
 /// commit and does not descend from it (or it is not in this clone at all).
 fn newer_structure(repo: &MasterRepo, head: &Commit<'_>, origin: Oid) -> Option<Oid> {
-    let named = *crate::commit::trailer_ids(head, STRUCTURE_TRAILER).first()?;
+    let named = *crate::git::commit::trailer_ids(head, STRUCTURE_TRAILER).first()?;
     let behind = named != origin && !repo.git.graph_descendant_of(origin, named).unwrap_or(false);
     behind.then_some(named)
 }
@@ -273,11 +273,11 @@ fn removals(
         blob_at(&repo.git, tree, path)
             .ok()
             .flatten()
-            .and_then(|bytes| crate::diff::rows::Rows::read(&bytes, path).ok())
+            .and_then(|bytes| crate::review::diff::rows::Rows::read(&bytes, path).ok())
             .map_or(0, |rows| rows.len())
     };
     let mut removed = Vec::new();
-    if let Some(before) = crate::snapshot::project_at(&repo.git, tree) {
+    if let Some(before) = crate::git::snapshot::project_at(&repo.git, tree) {
         for table in &before.tables {
             if project.table(&table.name).is_none() {
                 let rows = rows_at(&table_path(&table.name));
@@ -291,7 +291,7 @@ fn removals(
         }
         for generated in &before.generated {
             if !project.generated.iter().any(|g| g.name == generated.name) {
-                let rows = rows_at(&crate::snapshot::generated_path(&generated.name));
+                let rows = rows_at(&crate::git::snapshot::generated_path(&generated.name));
                 removed.push(Removal {
                     table: generated.name.clone(),
                     generated: true,
@@ -878,6 +878,6 @@ pub fn commit_import(
         },
     )?;
     cache::record(repo, &plan.cache_entries);
-    crate::blame::keep_changes(repo, plan.parent, commit, &plan.snapshot);
+    crate::review::blame::keep_changes(repo, plan.parent, commit, &plan.snapshot);
     Ok((commit, text))
 }

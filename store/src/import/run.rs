@@ -9,9 +9,9 @@ use masterctl_schemas::Report;
 use super::{ImportPlan, Planning, Removal, Revert, TableChange, commit_import};
 use crate::StoreError;
 use crate::committed::import_structure;
-use crate::diff::{self, DiffOptions, Review, Side};
+use crate::git::repo::{MasterRepo, Structure};
 use crate::names::Region;
-use crate::repo::{MasterRepo, Structure};
+use crate::review::diff::{self, DiffOptions, Review, Side};
 
 /// What to import, and how far to go.
 pub struct Request<'a> {

@@ -14,10 +14,10 @@ use sha2::{Digest, Sha256};
 
 use super::{language_pairs, open_region};
 use crate::StoreError;
-use crate::commit::{CommitSpec, TRANSLATION_TRAILER, write_commit};
+use crate::git::commit::{CommitSpec, TRANSLATION_TRAILER, write_commit};
+use crate::git::repo::MasterRepo;
+use crate::git::snapshot::{Snapshot, read_files};
 use crate::names::Region;
-use crate::repo::MasterRepo;
-use crate::snapshot::{Snapshot, read_files};
 
 /// What to take back, and how far to go.
 pub struct Request<'a> {
@@ -274,6 +274,6 @@ fn commit(repo: &MasterRepo, plan: &TranslationImport, message: &str) -> Result<
             log_message: &format!("masterctl l10n import: {} {}", plan.region, plan.language),
         },
     )?;
-    crate::blame::keep_changes(repo, Some(plan.parent), commit, &plan.snapshot);
+    crate::review::blame::keep_changes(repo, Some(plan.parent), commit, &plan.snapshot);
     Ok(commit)
 }

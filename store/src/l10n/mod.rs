@@ -18,9 +18,9 @@ use masterctl_schemas::Project;
 use masterctl_schemas::read::parallel_map;
 
 use crate::StoreError;
+use crate::git::repo::{MasterRepo, blob_at};
+use crate::git::snapshot::project_at;
 use crate::names::Region;
-use crate::repo::{MasterRepo, blob_at};
-use crate::snapshot::project_at;
 
 /// A region's head, and the structure it holds.
 pub struct RegionTexts {

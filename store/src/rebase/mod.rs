@@ -28,13 +28,13 @@ use masterctl_schemas::validate::{check_rows, validate_tables};
 use masterctl_schemas::{Report, Table};
 
 use crate::StoreError;
-use crate::commit::{CommitSpec, UPSTREAM_BASE_TRAILER, UPSTREAM_TRAILER, write_commit};
-use crate::merge::{Conflict, Ownership, merge_canonical, merge_table};
-use crate::names::{Region, short_id};
-use crate::repo::{MasterRepo, Structure, blob_at, is_structure_path, project_from_files};
-use crate::snapshot::{
+use crate::git::commit::{CommitSpec, UPSTREAM_BASE_TRAILER, UPSTREAM_TRAILER, write_commit};
+use crate::git::repo::{MasterRepo, Structure, blob_at, is_structure_path, project_from_files};
+use crate::git::snapshot::{
     Snapshot, language_path, project_at, read_files, read_table_at, table_path, tree_blobs,
 };
+use crate::merge::{Conflict, Ownership, merge_canonical, merge_table};
+use crate::names::{Region, short_id};
 use resolutions::{Resolution, Resolutions};
 use state::RebaseState;
 
@@ -116,7 +116,7 @@ pub enum RebaseOutcome {
 pub fn recorded_import_point(head: &Commit<'_>) -> Option<Oid> {
     let mut next = Some(head.clone());
     while let Some(commit) = next {
-        if let Some(point) = crate::commit::import_point_of(&commit) {
+        if let Some(point) = crate::git::commit::import_point_of(&commit) {
             return Some(point);
         }
         next = commit.parents().next();
@@ -751,6 +751,6 @@ pub fn commit_rebase(repo: &MasterRepo, plan: &RebasePlan) -> Result<Oid, StoreE
         },
     )?;
     // Blame walks first parents: what the rebase changed in the region's own line.
-    crate::blame::keep_changes(repo, plan.parent, commit, &plan.snapshot);
+    crate::review::blame::keep_changes(repo, plan.parent, commit, &plan.snapshot);
     Ok(commit)
 }

@@ -6,8 +6,8 @@ use git2::Repository;
 use masterctl_schemas::Project;
 
 use crate::StoreError;
-use crate::diff::{Diff, Side, rebase_review};
 use crate::rebase::RebasePlan;
+use crate::review::diff::{Diff, Side, rebase_review};
 
 /// [`rebase_review`] of a planned rebase: its import point, the upstream head, the
 /// region's head and the merged snapshot.

@@ -15,10 +15,10 @@ use super::{
     RebaseError, RebaseOutcome, RebasePlan, TableConflicts, TableRebase, commit_rebase,
     plan_rebase, rebase_message,
 };
-use crate::diff::Diff;
+use crate::git::repo::{MasterRepo, Structure};
 use crate::merge::ConflictKind;
 use crate::names::Region;
-use crate::repo::{MasterRepo, Structure};
+use crate::review::diff::Diff;
 
 /// What to do.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -17,9 +17,9 @@ use masterctl_schemas::sheet_csv;
 use super::TableConflicts;
 use super::resolutions::{Resolution, Resolutions, key_text};
 use crate::StoreError;
+use crate::git::repo::MasterRepo;
 use crate::merge::ConflictKind;
 use crate::names::Region;
-use crate::repo::MasterRepo;
 
 /// The columns of `conflicts.csv`.
 pub const HEADER: [&str; 9] = [

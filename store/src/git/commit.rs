@@ -8,9 +8,9 @@ use std::path::Path;
 use git2::Oid;
 
 use crate::StoreError;
+use crate::git::repo::{MasterRepo, is_structure_path};
+use crate::git::snapshot::Snapshot;
 use crate::names::branch_of;
-use crate::repo::{MasterRepo, is_structure_path};
-use crate::snapshot::Snapshot;
 
 /// The trailer naming a source file of an import.
 pub const SOURCE_TRAILER: &str = "Masterctl-Source";
@@ -42,8 +42,8 @@ pub fn write_commit(
     spec: &CommitSpec,
 ) -> Result<Oid, StoreError> {
     let git = &repo.git;
-    let author = crate::refs::author(repo)?;
-    crate::refs::check_not_checked_out(repo, spec.reference)?;
+    let author = crate::git::refs::author(repo)?;
+    crate::git::refs::check_not_checked_out(repo, spec.reference)?;
     let raced = || StoreError::Raced {
         branch: branch_of(spec.reference).to_string(),
     };
@@ -70,11 +70,11 @@ pub fn write_commit(
     let on_disk = git2::Repository::open(git.path())?;
     let disk = on_disk.odb()?;
     written.retain(|id| !disk.exists(*id));
-    crate::pack::write_pack(&odb, &written)?;
+    crate::git::pack::write_pack(&odb, &written)?;
     mempack.reset()?;
     // The branch moves under the ref-update record (see `refs::with_ref_update`): a
     // lock left by a masterctl killed here is cleared by the next one.
-    let moved = crate::refs::with_ref_update(repo, spec.reference, || {
+    let moved = crate::git::refs::with_ref_update(repo, spec.reference, || {
         Ok(match spec.expected {
             Some(expected) => {
                 git.reference_matching(spec.reference, commit, true, expected, spec.log_message)
@@ -87,7 +87,7 @@ pub fn write_commit(
             // Best effort: a failed consolidation leaves the packs as they were. A fresh
             // handle: this one carries the in-memory object store.
             if let Ok(fresh) = git2::Repository::open(git.path()) {
-                let _ = crate::pack::consolidate_if_needed(&fresh);
+                let _ = crate::git::pack::consolidate_if_needed(&fresh);
             }
             Ok(commit)
         }
@@ -98,7 +98,7 @@ pub fn write_commit(
             ) =>
         {
             // Another writer won, or holds the lock right now.
-            Err(crate::refs::locked(repo, spec.reference).unwrap_or_else(raced))
+            Err(crate::git::refs::locked(repo, spec.reference).unwrap_or_else(raced))
         }
         Err(e) => Err(e.into()),
     }
@@ -118,7 +118,7 @@ pub fn commit_first_structure(
     if repo.workdir().is_none() || git.head().is_ok() {
         return Ok(None);
     }
-    let author = crate::refs::author(repo)?;
+    let author = crate::git::refs::author(repo)?;
     let mut index = git.index()?;
     for path in files.iter().filter(|p| is_structure_path(p)) {
         index.add_path(Path::new(path))?;

@@ -11,11 +11,11 @@ use git2::{Oid, Repository};
 use serde::Serialize;
 
 use crate::StoreError;
-use crate::diff::key_names;
-use crate::history::{ImportRecord, record};
+use crate::git::repo::MasterRepo;
+use crate::git::snapshot::{language_path, project_at, table_path, tree_blobs};
 use crate::names::Region;
-use crate::repo::MasterRepo;
-use crate::snapshot::{language_path, project_at, table_path, tree_blobs};
+use crate::review::diff::key_names;
+use crate::review::history::{ImportRecord, record};
 
 /// Who last changed each cell of a row.
 #[derive(Debug, Clone, Serialize)]
@@ -238,7 +238,8 @@ fn follow_upstream(
         }
         let mut followed = false;
         for (commit, indexes) in groups {
-            let Some(upstream) = crate::commit::import_point_of(&git.find_commit(commit)?) else {
+            let Some(upstream) = crate::git::commit::import_point_of(&git.find_commit(commit)?)
+            else {
                 continue;
             };
             let upstream = git.find_commit(upstream)?;
@@ -389,7 +390,7 @@ fn label(
     source: &str,
     table: &str,
 ) -> Result<Option<String>, StoreError> {
-    let Some(text) = crate::diff::readable_field(schema) else {
+    let Some(text) = crate::review::diff::readable_field(schema) else {
         return Ok(None);
     };
     let path = language_path(source, table);
@@ -506,7 +507,7 @@ pub(crate) fn keep_changes(
     repo: &MasterRepo,
     parent: Option<Oid>,
     commit: Oid,
-    snapshot: &crate::snapshot::Snapshot,
+    snapshot: &crate::git::snapshot::Snapshot,
 ) {
     let git = &repo.git;
     let blobs = |id: Option<Oid>| {
@@ -520,10 +521,10 @@ pub(crate) fn keep_changes(
     let structure: Vec<(String, Vec<u8>)> = snapshot
         .files
         .iter()
-        .filter(|(path, _)| crate::repo::is_structure_path(path))
+        .filter(|(path, _)| crate::git::repo::is_structure_path(path))
         .map(|(path, bytes)| (path.clone(), bytes.clone()))
         .collect();
-    let Ok(project) = crate::repo::project_from_files(&structure) else {
+    let Ok(project) = crate::git::repo::project_from_files(&structure) else {
         return;
     };
     let dir = git.path().join("masterctl").join("row-changes");
@@ -585,12 +586,11 @@ impl RowReader<'_> {
             return Ok(keys.into_iter().collect());
         }
         let within = |id: Oid| {
-            crate::snapshot::blob_within(self.git, id, crate::diff::rows::LIMIT).map_err(
-                |size| StoreError::BrokenSnapshot {
+            crate::git::snapshot::blob_within(self.git, id, crate::review::diff::rows::LIMIT)
+                .map_err(|size| StoreError::BrokenSnapshot {
                     branch: self.branch.to_string(),
-                    message: crate::diff::rows::too_large(path, size),
-                },
-            )?
+                    message: crate::review::diff::rows::too_large(path, size),
+                })?
         };
         let new_blob = match self.last.take() {
             Some(blob) if blob.id() == after => blob,
@@ -617,7 +617,7 @@ impl RowReader<'_> {
         new_bytes: &[u8],
         path: &str,
     ) -> Result<Vec<Vec<String>>, StoreError> {
-        use crate::diff::rows::{RowEvent, Rows, diff_rows};
+        use crate::review::diff::rows::{RowEvent, Rows, diff_rows};
         let broken = |message: String| StoreError::BrokenSnapshot {
             branch: self.branch.to_string(),
             message,
@@ -703,14 +703,15 @@ impl RowReader<'_> {
             branch: self.branch.to_string(),
             message,
         };
-        let blob = crate::snapshot::blob_within(self.git, id, crate::diff::rows::LIMIT)
-            .map_err(|size| broken(crate::diff::rows::too_large(path, size)))??;
+        let blob =
+            crate::git::snapshot::blob_within(self.git, id, crate::review::diff::rows::LIMIT)
+                .map_err(|size| broken(crate::review::diff::rows::too_large(path, size)))??;
         if let Some(found) = self.row_by_line(blob.content()) {
             let found = found.map_err(|m| broken(format!("{path}: {m}")))?;
             self.read.insert(id, found.clone());
             return Ok(found);
         }
-        let rows = crate::diff::rows::Rows::read(blob.content(), path).map_err(broken)?;
+        let rows = crate::review::diff::rows::Rows::read(blob.content(), path).map_err(broken)?;
         let found = rows.columns(self.key).and_then(|columns| {
             (0..rows.len())
                 .find(|&r| {

@@ -238,7 +238,7 @@ fn pieces(content: &Content) -> Vec<Piece> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diff::TableDiff;
+    use crate::review::diff::TableDiff;
 
     #[test]
     fn markup_in_data_is_text_and_the_page_stands_alone() {
@@ -291,8 +291,8 @@ mod tests {
         assert!(!page.contains("http"), "{page}");
         // Nothing in the templates turns the engine's escaping off.
         for template in [
-            include_str!("../../templates/review.html"),
-            include_str!("../../templates/piece.html"),
+            include_str!("../../../templates/review.html"),
+            include_str!("../../../templates/piece.html"),
         ] {
             let filters: String = template.chars().filter(|c| !c.is_whitespace()).collect();
             assert!(

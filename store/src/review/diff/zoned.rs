@@ -7,7 +7,7 @@ use masterctl_schemas::zone::read_datetime;
 use masterctl_schemas::{FieldType, TableSchema};
 
 use super::{ChangeKind, Content};
-use crate::diff::Change;
+use crate::review::diff::Change;
 
 /// Rewrite the datetime cells of `changes` (changes of the table `schema` describes)
 /// in its zone, and drop cell changes that change no instant.

@@ -7,8 +7,8 @@ use std::time::Duration;
 use git2::Signature;
 
 use crate::StoreError;
+use crate::git::repo::MasterRepo;
 use crate::names::{Region, branch_of, display_name};
-use crate::repo::MasterRepo;
 
 /// A reference update holds its lock for milliseconds; a lock older than this was left
 /// by a process that died (or was killed) between taking it and renaming it into place.

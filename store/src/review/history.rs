@@ -5,8 +5,10 @@
 use masterctl_schemas::value::DateTime;
 
 use crate::StoreError;
-use crate::commit::{SOURCE_TRAILER, TRANSLATION_TRAILER, UPSTREAM_BASE_TRAILER, UPSTREAM_TRAILER};
-use crate::repo::MasterRepo;
+use crate::git::commit::{
+    SOURCE_TRAILER, TRANSLATION_TRAILER, UPSTREAM_BASE_TRAILER, UPSTREAM_TRAILER,
+};
+use crate::git::repo::MasterRepo;
 
 /// One commit of a region branch, as an import record.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

@@ -26,11 +26,11 @@ pub use page::{SHOWN_PER_TABLE, page};
 pub use schema::{SchemaChange, key_names, schema_changes};
 
 use crate::StoreError;
-use crate::names::Region;
-use crate::repo::{MasterRepo, resolve};
-use crate::snapshot::{
+use crate::git::repo::{MasterRepo, resolve};
+use crate::git::snapshot::{
     Snapshot, generated_path, language_path, project_at, table_path, tree_blobs,
 };
+use crate::names::Region;
 use rows::{RowEvent, Rows};
 
 /// One side of a diff: a commit's tree, or a snapshot not committed (what an import
@@ -149,13 +149,12 @@ impl<'a> Side<'a> {
         match &self.files {
             Files::Tree { git, blobs } => match blobs.get(path) {
                 Some(&id) => {
-                    let blob =
-                        crate::snapshot::blob_within(git, id, rows::LIMIT).map_err(|size| {
-                            StoreError::BrokenSnapshot {
-                                branch: self.label.clone(),
-                                message: rows::too_large(path, size),
-                            }
-                        })??;
+                    let blob = crate::git::snapshot::blob_within(git, id, rows::LIMIT).map_err(
+                        |size| StoreError::BrokenSnapshot {
+                            branch: self.label.clone(),
+                            message: rows::too_large(path, size),
+                        },
+                    )??;
                     read(blob.content()).map(Some)
                 }
                 None => Ok(None),

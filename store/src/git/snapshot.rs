@@ -12,8 +12,8 @@ use masterctl_schemas::read::parallel_map;
 use masterctl_schemas::{Project, Table};
 
 use crate::StoreError;
-pub use crate::repo::tree_blobs;
-use crate::repo::{Structure, blob_at};
+pub use crate::git::repo::tree_blobs;
+use crate::git::repo::{Structure, blob_at};
 
 /// `tables/<table>.csv`
 pub fn table_path(table: &str) -> String {
@@ -259,7 +259,7 @@ mod tests {
         assert_eq!(blob_within(&git, id, 100).err(), Some(1024));
         let blob = blob_within(&git, id, 1024).unwrap().unwrap();
         assert_eq!(blob.content().len(), 1024);
-        let said = crate::diff::rows::too_large("tables/item.csv", 1024);
+        let said = crate::review::diff::rows::too_large("tables/item.csv", 1024);
         assert!(
             said.contains("tables/item.csv") && said.contains("256 MiB"),
             "{said}"

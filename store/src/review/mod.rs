@@ -1,0 +1,8 @@
+//! What changed and who changed it: the keyed diff every review output renders and its
+//! HTML page (`diff`), who last changed each cell (`blame`), a branch's imports
+//! (`history`). Workflows call review (an import's dry run, a rebase's review, commits
+//! keeping the keys they changed); review names no workflow (`cli/tests/architecture.rs`).
+
+pub mod blame;
+pub mod diff;
+pub mod history;
