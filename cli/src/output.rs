@@ -85,32 +85,51 @@ pub trait Render: Serialize {
 
 pub struct Output {
     pub format: Format,
-    color: bool,
+    /// Whether standard output and standard error are coloured (anstream's choice for
+    /// each under `--color auto`: a terminal, `NO_COLOR`, `CLICOLOR_FORCE`, `TERM`).
+    stdout: anstream::ColorChoice,
+    stderr: anstream::ColorChoice,
     /// A pager the text goes through (`Output::page`), while it runs.
     pager: std::sync::Mutex<Option<std::process::Child>>,
 }
 
-// The colours this program paints: the parameters of their SGR sequences.
-const RED: &str = "1;31";
-const YELLOW: &str = "1;33";
-const CYAN: &str = "36";
-const GREEN: &str = "32";
-const BOLD: &str = "1";
-const DIM: &str = "2";
-const RESET: &str = "0";
+/// The styles this program paints, by the index [`Output::paint`] marks them with.
+const STYLES: [anstyle::Style; 6] = [
+    anstyle::Style::new().bold(),
+    anstyle::Style::new().dimmed(),
+    anstyle::Style::new()
+        .bold()
+        .fg_color(Some(anstyle::Color::Ansi(anstyle::AnsiColor::Red))),
+    anstyle::Style::new()
+        .bold()
+        .fg_color(Some(anstyle::Color::Ansi(anstyle::AnsiColor::Yellow))),
+    anstyle::Style::new().fg_color(Some(anstyle::Color::Ansi(anstyle::AnsiColor::Cyan))),
+    anstyle::Style::new().fg_color(Some(anstyle::Color::Ansi(anstyle::AnsiColor::Green))),
+];
+const BOLD: usize = 0;
+const DIM: usize = 1;
+const RED: usize = 2;
+const YELLOW: usize = 3;
+const CYAN: usize = 4;
+const GREEN: usize = 5;
+/// The mark of the end of a style.
+const RESET: &str = "r";
 
 impl Output {
     pub fn new(args: &GlobalArgs) -> Output {
-        let color = match args.color {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
-            }
+        let choice = match args.color {
+            ColorChoice::Always => anstream::ColorChoice::Always,
+            ColorChoice::Never => anstream::ColorChoice::Never,
+            ColorChoice::Auto => anstream::ColorChoice::Auto,
+        };
+        let resolve = |auto: anstream::ColorChoice| match choice {
+            anstream::ColorChoice::Auto => auto,
+            chosen => chosen,
         };
         Output {
             format: args.format,
-            color,
+            stdout: resolve(anstream::AutoStream::choice(&std::io::stdout())),
+            stderr: resolve(anstream::AutoStream::choice(&std::io::stderr())),
             pager: std::sync::Mutex::new(None),
         }
     }
@@ -156,16 +175,24 @@ impl Output {
         self.format == Format::Json
     }
 
-    /// `text` in a colour, as [`terminal_safe`] will write it: the colour is marked with
-    /// this process's own marker, which no data can hold, so that only the colours
-    /// painted here reach a terminal as escape sequences.
-    fn paint(&self, style: &str, text: &str) -> String {
-        if self.color {
-            let marker = colour_marker();
-            format!("{marker}{style}{COLOUR_END}{text}{marker}{RESET}{COLOUR_END}")
-        } else {
-            text.to_string()
+    /// `text` in one of [`STYLES`], as [`terminal_safe`] will write it: the style is
+    /// marked with this process's own marker, which no data can hold, so that only the
+    /// colours painted here reach a terminal as escape sequences. The stream a line goes
+    /// to drops them when it is not coloured.
+    fn paint(&self, style: usize, text: &str) -> String {
+        if self.stdout == anstream::ColorChoice::Never
+            && self.stderr == anstream::ColorChoice::Never
+        {
+            return text.to_string();
         }
+        let marker = colour_marker();
+        format!("{marker}{style}{COLOUR_END}{text}{marker}{RESET}{COLOUR_END}")
+    }
+
+    /// A line on standard error, coloured when it is.
+    fn error_line(&self, text: &str) {
+        let mut stream = anstream::AutoStream::new(std::io::stderr().lock(), self.stderr);
+        let _ = writeln!(stream, "{}", terminal_safe(text));
     }
 
     /// A progress bar on standard error for reading files, drawn once a second file is
@@ -207,16 +234,26 @@ impl Output {
 
     /// Print a line to standard output (terminal-safe, see [`terminal_safe`]).
     pub fn line(&self, text: impl AsRef<str>) {
-        let text = terminal_safe(text.as_ref());
+        self.write_out(&format!("{}\n", text.as_ref()));
+    }
+
+    /// Text on standard output (or into the pager), escaped for a terminal, coloured
+    /// when standard output is.
+    fn write_out(&self, text: &str) {
+        let text = terminal_safe(text);
         if let Ok(mut pager) = self.pager.lock()
             && let Some(stdin) = pager.as_mut().and_then(|child| child.stdin.as_mut())
         {
             // A reader who quits the pager early ends the output, as a closed pipe does.
-            let _ = writeln!(stdin, "{text}");
+            let text = match self.stdout {
+                anstream::ColorChoice::Never => anstream::adapter::strip_str(&text).to_string(),
+                _ => text.into_owned(),
+            };
+            let _ = stdin.write_all(text.as_bytes());
             return;
         }
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{text}");
+        let mut out = anstream::AutoStream::new(std::io::stdout().lock(), self.stdout);
+        let _ = out.write_all(text.as_bytes());
     }
 
     pub fn bold(&self, text: &str) -> String {
@@ -321,8 +358,7 @@ impl Output {
             }
             out.push('\n');
         }
-        let mut stdout = std::io::stdout().lock();
-        let _ = stdout.write_all(terminal_safe(&out).as_bytes());
+        self.write_out(&out);
     }
 
     fn diagnostic(&self, d: &Diagnostic) -> String {
@@ -368,14 +404,11 @@ impl Output {
                     self.json(&RejectedJson::of(report, Some(what)));
                 } else {
                     self.diagnostics(report);
-                    eprintln!(
-                        "{}",
-                        terminal_safe(&format!(
-                            "{} {what} ({})",
-                            self.paint(RED, "error:"),
-                            count_text(report.error_count(), report.warning_count())
-                        ))
-                    );
+                    self.error_line(&format!(
+                        "{} {what} ({})",
+                        self.paint(RED, "error:"),
+                        count_text(report.error_count(), report.warning_count())
+                    ));
                 }
             }
             Failure::Rejected(report) => self.rejected(report),
@@ -390,11 +423,9 @@ impl Output {
                         ok: false,
                     });
                 } else {
-                    let line = format!("{} {message}", self.paint(RED, "error:"));
-                    eprintln!("{}", terminal_safe(&line));
+                    self.error_line(&format!("{} {message}", self.paint(RED, "error:")));
                     if let Some(hint) = hint {
-                        let line = format!("  {} {hint}", self.paint(CYAN, "hint:"));
-                        eprintln!("{}", terminal_safe(&line));
+                        self.error_line(&format!("  {} {hint}", self.paint(CYAN, "hint:")));
                     }
                 }
             }
@@ -492,6 +523,16 @@ fn colour_marker() -> &'static str {
     })
 }
 
+/// The escape sequence of a style [`Output::paint`] marked: its index in [`STYLES`], or
+/// [`RESET`].
+fn painted_sequence(mark: &str) -> Option<String> {
+    if mark == RESET {
+        return Some(anstyle::Reset.render().to_string());
+    }
+    let style = STYLES.get(mark.parse::<usize>().ok()?)?;
+    Some(style.render().to_string())
+}
+
 /// Whether `c` reaches a terminal only as an escape: control characters other than line
 /// feed and tab (cursor moves, colours and concealment, window titles), and the
 /// bidirectional controls and line separators that make a line read otherwise than it
@@ -524,11 +565,9 @@ pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
     while let Some(c) = rest.chars().next() {
         if let Some(painted) = rest.strip_prefix(marker)
             && let Some(end) = painted.find(COLOUR_END)
-            && painted[..end]
-                .bytes()
-                .all(|b| b.is_ascii_digit() || b == b';')
+            && let Some(sequence) = painted_sequence(&painted[..end])
         {
-            out.push_str(&format!("\u{1b}[{}m", &painted[..end]));
+            out.push_str(&sequence);
             rest = &painted[end + COLOUR_END.len_utf8()..];
             continue;
         }
@@ -558,8 +597,12 @@ mod tests {
         assert_eq!(terminal_safe("abc\u{202e}fed"), "abc\\u{202e}fed");
         // Ours do, and only when painted by this process.
         let marker = super::colour_marker();
-        let painted = format!("{marker}1\u{e001}bold{marker}0\u{e001}");
+        let painted = format!("{marker}0\u{e001}bold{marker}r\u{e001}");
         assert_eq!(terminal_safe(&painted), "\u{1b}[1mbold\u{1b}[0m");
+        let red = format!("{marker}2\u{e001}error:{marker}r\u{e001}");
+        assert_eq!(terminal_safe(&red), "\u{1b}[1m\u{1b}[31merror:\u{1b}[0m");
+        let unknown = format!("{marker}99\u{e001}x");
+        assert_eq!(terminal_safe(&unknown), unknown, "no style of that index");
         let forged = "\u{e000}0000000000000000".to_string() + "8\u{e001}x";
         assert_eq!(terminal_safe(&forged), forged);
         assert_eq!(terminal_safe("a\u{1b}[2Jb"), "a\\u{1b}[2Jb");

@@ -399,12 +399,34 @@ fn colour_on_request_and_never_in_json() {
     coloured.extend(["--color", "always"]);
     let out = masterctl(&fixtures(), &coloured);
     assert!(
-        stdout(&out).contains("\x1b[1;31merror\x1b[0m"),
+        stdout(&out).contains("\x1b[1m\x1b[31merror\x1b[0m"),
         "{}",
         stdout(&out)
     );
     let out = masterctl(&fixtures(), &args);
     assert!(!stdout(&out).contains('\x1b'));
+    // A terminal is not enough when NO_COLOR is set, nor colour forced under `auto`
+    // without one; CLICOLOR_FORCE forces it.
+    let forced = Command::new(env!("CARGO_BIN_EXE_masterctl"))
+        .current_dir(fixtures())
+        .args(args)
+        .env("CLICOLOR_FORCE", "1")
+        .env_remove("NO_COLOR")
+        .output()
+        .unwrap();
+    assert!(stdout(&forced).contains("\x1b[1m\x1b[31merror\x1b[0m"));
+    let forced = Command::new(env!("CARGO_BIN_EXE_masterctl"))
+        .current_dir(fixtures())
+        .args(["validate", "workbooks/no-such.xlsx"])
+        .env("CLICOLOR_FORCE", "1")
+        .env_remove("NO_COLOR")
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&forced.stderr).contains("\x1b[1m\x1b[31merror:"),
+        "standard error is coloured too: {}",
+        String::from_utf8_lossy(&forced.stderr)
+    );
     let mut json_args = coloured.clone();
     json_args.extend(["--format", "json"]);
     let out = masterctl(&fixtures(), &json_args);
