@@ -676,6 +676,7 @@ fn help_shows_only_the_options_a_command_takes() {
         &["inspect"],
         &["schema", "infer"],
         &["completions"],
+        &["manual"],
     ] {
         let shown = help(&[command, &["--help"]].concat());
         assert!(!shown.contains("--repo"), "{command:?}: {shown}");

@@ -14,6 +14,7 @@ mod init;
 mod inspect;
 mod l10n;
 mod log;
+mod manual;
 mod migrate;
 mod publish;
 mod rebase;
@@ -88,6 +89,8 @@ pub enum Command {
     Unlock(unlock::Args),
     /// Write the completion script of a shell (bash, zsh, fish, powershell)
     Completions(completions::Args),
+    /// Write the reference of every command: Markdown and man pages
+    Manual(manual::Args),
 }
 
 impl Command {
@@ -117,7 +120,8 @@ impl Command {
             | Command::Releases(_)
             | Command::Rollback(_)
             | Command::Gc(_)
-            | Command::Completions(_) => None,
+            | Command::Completions(_)
+            | Command::Manual(_) => None,
         }
     }
 
@@ -148,6 +152,7 @@ impl Command {
             Command::Gc(_) => "gc",
             Command::Unlock(_) => "unlock",
             Command::Completions(_) => "completions",
+            Command::Manual(_) => "manual",
         }
     }
 }
@@ -197,6 +202,7 @@ pub fn run(
         Command::Gc(args) => gc::run(args, output),
         Command::Unlock(args) => unlock::run(args, global, output),
         Command::Completions(args) => completions::run(args, cli()),
+        Command::Manual(args) => manual::run(args, cli(), output),
     }
 }
 
