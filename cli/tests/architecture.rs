@@ -10,8 +10,9 @@ use std::path::Path;
 use common::root;
 
 /// The crates whose modules are checked (benches holds one library file and programs).
-const CRATES: [&str; 7] = [
+const CRATES: [&str; 8] = [
     "schemas",
+    "migrate",
     "store",
     "runtime",
     "generators",

@@ -113,7 +113,7 @@ pub fn workbook(data: &[u8]) {
     let extension = ["xlsx", "ods", "xlsb", "xls"][usize::from(choice % 4)];
     let path = file(&format!("book.{extension}"), bytes);
     let _ = masterctl_schemas::read::read_file(project(), &path);
-    let _ = masterctl_schemas::infer::infer_file(&path);
+    let _ = masterctl_migrate::infer::infer_file(&path);
 }
 
 /// `masterctl.toml` and one schema file, split at the first NUL byte.

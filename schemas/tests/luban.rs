@@ -6,7 +6,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::*;
-use masterctl_schemas::infer::infer_file;
+use masterctl_migrate::infer::infer_file;
 
 /// Every workbook and CSV file under `dir`, sorted.
 fn spreadsheets(dir: &Path) -> Vec<PathBuf> {

@@ -8,7 +8,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use common::*;
-use masterctl_schemas::infer::infer_file;
+use masterctl_migrate::infer::infer_file;
 use masterctl_schemas::read::{read_file, workbook};
 use masterctl_schemas::value::{Date, DateTime};
 

@@ -129,7 +129,7 @@ fn drafts_of_a_workbook_with_japanese_headers_read_it_untouched() {
         "アイテムID,名前,カテゴリ,Price\n1,鉄の剣,武器,100\n2,鋼の剣,武器,250\n3,皮の盾,防具,80\n4,薬草,道具,10\n5,毒消し,道具,12\n",
     )
     .unwrap();
-    let drafts = masterctl_schemas::infer::infer_file(&csv).unwrap();
+    let drafts = masterctl_migrate::infer::infer_file(&csv).unwrap();
     let toml = drafts[0].to_toml();
     assert!(toml.contains("column = \"アイテムID\""), "{toml}");
     assert!(toml.contains("column = \"Price\""), "{toml}");
@@ -288,7 +288,7 @@ fn drafts_of_sheet1_workbooks_are_found_by_their_file() {
     ] {
         let path = data.join(file);
         workbook(&path, &[("Sheet1", rows), ("Sheet2", rows)]);
-        for draft in masterctl_schemas::infer::infer_file(&path).unwrap() {
+        for draft in masterctl_migrate::infer::infer_file(&path).unwrap() {
             std::fs::write(
                 schemas.join(format!("{}.toml", draft.name)),
                 draft.to_toml(),
@@ -564,7 +564,7 @@ fn a_row_declaring_types_is_structure_and_infer_takes_its_types() {
             ],
         )],
     );
-    let drafts = masterctl_schemas::infer::infer_file(&tableau).unwrap();
+    let drafts = masterctl_migrate::infer::infer_file(&tableau).unwrap();
     let types: Vec<(&str, &str)> = drafts[0]
         .fields
         .iter()
@@ -579,7 +579,7 @@ fn a_row_declaring_types_is_structure_and_infer_takes_its_types() {
             ("rate", "float")
         ]
     );
-    let drafts = masterctl_schemas::infer::infer_file(&luban).unwrap();
+    let drafts = masterctl_migrate::infer::infer_file(&luban).unwrap();
     let fields = &drafts[0].fields;
     let types: Vec<(&str, &str)> = fields
         .iter()
@@ -601,7 +601,7 @@ fn a_row_declaring_types_is_structure_and_infer_takes_its_types() {
     let schemas = dir.path().join("schemas");
     std::fs::create_dir(&schemas).unwrap();
     for path in [&tableau, &luban] {
-        for draft in masterctl_schemas::infer::infer_file(path).unwrap() {
+        for draft in masterctl_migrate::infer::infer_file(path).unwrap() {
             std::fs::write(
                 schemas.join(format!("{}.toml", draft.name)),
                 draft.to_toml(),

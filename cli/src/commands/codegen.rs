@@ -98,7 +98,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
             }
             format!(
                 "{{ path = {} }}",
-                masterctl_schemas::infer::quote(&path.to_string_lossy())
+                masterctl_migrate::infer::quote(&path.to_string_lossy())
             )
         }
         None => codegen::vendor::dependency(),

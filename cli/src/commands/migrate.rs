@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use masterctl_schemas::luban::{self, MigrateError, Migration};
+use masterctl_migrate::luban::{self, MigrateError, Migration};
 use masterctl_store::StoreError;
 use masterctl_store::init::Initialized;
 use serde::Serialize;

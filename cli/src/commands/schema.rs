@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use masterctl_schemas::infer::infer_file;
+use masterctl_migrate::infer::infer_file;
 use serde::Serialize;
 
 use super::Failure;

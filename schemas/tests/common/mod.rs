@@ -75,7 +75,7 @@ pub fn only_error(validation: &Validation) -> &Diagnostic {
 #[allow(dead_code)]
 pub fn drafts_refused(
     path: &Path,
-    drafts: &[masterctl_schemas::infer::DraftSchema],
+    drafts: &[masterctl_migrate::infer::DraftSchema],
 ) -> Option<String> {
     let dir = tempfile::tempdir().unwrap();
     let mut names = std::collections::HashSet::new();

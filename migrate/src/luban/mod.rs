@@ -8,7 +8,7 @@
 //! schemas are loaded by masterctl's own loader before they are handed back.
 
 mod defs;
-pub(crate) use crate::type_expr as types;
+pub(crate) use masterctl_schemas::type_expr as types;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::infer::{comment_text, free_name, identifier_from, quote};
-use crate::load::is_identifier;
 use defs::{Defs, SheetHeader, TableDef, VarDef, field_name_of, short_name};
+use masterctl_schemas::load::is_identifier;
 use types::{Kind, primitive};
 
 /// Choices the Luban project does not make: the region imported into, its languages.
@@ -48,7 +48,7 @@ fn l10n_table(path: &Path, data_dir: &Path) -> Result<L10nTable, String> {
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
     let mut found: Option<(String, Vec<String>)> = None;
-    let mut look = |sheet: &str, grid: &dyn crate::grid::Grid| {
+    let mut look = |sheet: &str, grid: &dyn masterctl_schemas::grid::Grid| {
         if found.is_some() {
             return;
         }
@@ -65,11 +65,11 @@ fn l10n_table(path: &Path, data_dir: &Path) -> Result<L10nTable, String> {
     let file_name = relative_path(data_dir, path);
     if is_csv {
         let bytes = read_bytes(path, 256 << 20)?;
-        let grid = crate::read::csv::CsvGrid::parse(&bytes, path)
+        let grid = masterctl_schemas::read::csv::CsvGrid::parse(&bytes, path)
             .map_err(|d| d.first().map(|d| d.message.clone()).unwrap_or_default())?;
         look("", &grid);
     } else {
-        crate::read::workbook::for_each_sheet(path, |sheet, grid| {
+        masterctl_schemas::read::workbook::for_each_sheet(path, |sheet, grid| {
             if let Ok(grid) = grid {
                 look(sheet, grid);
             }
@@ -204,7 +204,7 @@ pub enum MigrateError {
     /// No table could be converted: nothing to write.
     Nothing(Vec<NotConverted>),
     /// The converted schemas do not load (a defect of the conversion, reported whole).
-    Converted(crate::Report),
+    Converted(masterctl_schemas::Report),
 }
 
 impl std::error::Error for MigrateError {}
@@ -361,7 +361,7 @@ fn auto_import(defs: &mut Defs, bounds: &mut Bounds, data_dir: &Path, dir: &Path
         let Some(rest) = file_name.strip_prefix('#') else {
             continue;
         };
-        if !crate::read::SUPPORTED_EXTENSIONS
+        if !masterctl_schemas::read::SUPPORTED_EXTENSIONS
             .iter()
             .any(|e| path.extension().is_some_and(|x| x.eq_ignore_ascii_case(e)))
         {
@@ -643,7 +643,7 @@ impl<'a> Converter<'a> {
                 .iter()
                 .map(|(p, t)| (PathBuf::from(p), t.clone()))
                 .collect();
-            let report = match crate::load::load_from_files(config, schemas) {
+            let report = match masterctl_schemas::load::load_from_files(config, schemas) {
                 Ok(_) => return Ok(()),
                 Err(report) => report,
             };
@@ -780,7 +780,9 @@ impl<'a> Converter<'a> {
             );
             return None;
         }
-        if extension == "csv" || !crate::read::SUPPORTED_EXTENSIONS.contains(&extension.as_str()) {
+        if extension == "csv"
+            || !masterctl_schemas::read::SUPPORTED_EXTENSIONS.contains(&extension.as_str())
+        {
             let reason = match extension.as_str() {
                 "csv" => format!(
                     "its input `{file}` is a CSV file of Luban's layout; only workbooks are converted"

@@ -4,16 +4,16 @@
 //! datetime, enum for a few repeated words, text for prose in other scripts, string
 //! otherwise), which fields may be empty, a likely primary key (single or composite)
 //! and likely references between the sheets of the file. The drafts are TOML in the
-//! format [`crate::load`] reads, with comments where a person has to decide.
+//! format [`masterctl_schemas::load`] reads, with comments where a person has to decide.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::diagnostic::Diagnostic;
-use crate::read::csv::CsvGrid;
-use crate::read::{Cell, Grid, workbook};
-use crate::value::{self, Value, float_to_int};
+use masterctl_schemas::diagnostic::Diagnostic;
+use masterctl_schemas::read::csv::CsvGrid;
+use masterctl_schemas::read::{Cell, Grid, workbook};
+use masterctl_schemas::value::{self, Value, float_to_int};
 
 /// A drafted schema for one sheet.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,8 +64,8 @@ pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
     if is_csv {
         let bytes = std::fs::read(path).map_err(|e| {
             Diagnostic::new(
-                crate::Code::UnreadableFile,
-                crate::Location::file(path),
+                masterctl_schemas::Code::UnreadableFile,
+                masterctl_schemas::Location::file(path),
                 format!("cannot read the file: {e}"),
             )
         })?;
@@ -221,7 +221,7 @@ pub fn identifier_from(text: &str) -> Option<String> {
     }
     // Room below the loader's limit for a `_2` that tells two alike apart.
     let mut out = out.trim_matches('_').to_string();
-    out.truncate(crate::load::MAX_NAME_LENGTH - 8);
+    out.truncate(masterctl_schemas::load::MAX_NAME_LENGTH - 8);
     let out = out.trim_end_matches('_').to_string();
     if out.is_empty() {
         return None;
@@ -255,12 +255,12 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
     // tableau's row under the header): the types are taken from it, not guessed.
     let first_data = data_rows.first().copied().unwrap_or(grid.height());
     let type_row = (header_row + 1..first_data)
-        .find(|&r| crate::structure::is_type_row(grid, r))
+        .find(|&r| masterctl_schemas::structure::is_type_row(grid, r))
         .or_else(|| {
             data_rows
                 .first()
                 .copied()
-                .filter(|&r| crate::structure::is_type_row(grid, r))
+                .filter(|&r| masterctl_schemas::structure::is_type_row(grid, r))
         });
     if let Some(row) = type_row {
         data_rows.retain(|&r| r != row);
@@ -283,7 +283,7 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
         field.column = column;
         if let Some(row) = type_row
             && let Cell::Text(text) = grid.cell(row, column)
-            && let Some(declared) = crate::structure::declared_type(text)
+            && let Some(declared) = masterctl_schemas::structure::declared_type(text)
         {
             declare(&mut field, declared);
         }
@@ -342,7 +342,7 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
 }
 
 /// A declared type wins over the guess: a `float` column of whole numbers stays float.
-fn declare(field: &mut DraftField, declared: crate::structure::Declared) {
+fn declare(field: &mut DraftField, declared: masterctl_schemas::structure::Declared) {
     if let Some(ty) = declared.ty
         && ty != field.ty
     {
@@ -617,7 +617,8 @@ fn link_references(drafts: &mut [DraftSchema]) {
 }
 
 impl DraftSchema {
-    /// The draft as a schema file.
+    /// The draft as a schema file: the notes as comments, then the schema written by
+    /// `toml`'s serializer (every name and value quoted as TOML quotes it).
     pub fn to_toml(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(
@@ -627,37 +628,58 @@ impl DraftSchema {
         for note in &self.notes {
             let _ = writeln!(out, "# TODO: {}", comment_text(note));
         }
-        let _ = writeln!(out, "name = {}", quote(&self.name));
-        if let Some(source) = &self.source {
-            let _ = writeln!(out, "source = {}", quote(source));
-        } else if self.sheet != self.name {
-            let _ = writeln!(out, "sheet = {}", quote(&self.sheet));
-        }
-        let keys: Vec<String> = self.primary_key.iter().map(|k| quote(k)).collect();
-        let _ = writeln!(out, "primary_key = [{}]", keys.join(", "));
-        for field in &self.fields {
-            let _ = writeln!(out, "\n[[fields]]");
-            let _ = writeln!(out, "name = {}", quote(&field.name));
-            let _ = writeln!(out, "type = {}", quote(&field.ty));
-            if let Some(spelling) = &field.spelling {
-                let _ = writeln!(out, "column = {}", quote(spelling));
-            }
-            if !field.values.is_empty() {
-                let values: Vec<String> = field.values.iter().map(|v| quote(v)).collect();
-                let _ = writeln!(out, "values = [{}]", values.join(", "));
-            }
-            if let Some(separator) = &field.separator {
-                let _ = writeln!(out, "separator = {}", quote(separator));
-            }
-            if field.optional {
-                let _ = writeln!(out, "optional = true");
-            }
-            if let Some(reference) = &field.references {
-                let _ = writeln!(out, "references = {}", quote(reference));
-            }
-        }
+        let file = SchemaFile {
+            name: &self.name,
+            source: self.source.as_deref(),
+            sheet: (self.source.is_none() && self.sheet != self.name).then_some(&self.sheet),
+            primary_key: &self.primary_key,
+            fields: self
+                .fields
+                .iter()
+                .map(|field| FieldFile {
+                    name: &field.name,
+                    ty: &field.ty,
+                    column: field.spelling.as_deref(),
+                    values: &field.values,
+                    separator: field.separator.as_deref(),
+                    optional: field.optional,
+                    references: field.references.as_deref(),
+                })
+                .collect(),
+        };
+        // Plain strings, lists and tables only: nothing the serializer refuses.
+        out.push_str(&toml::to_string(&file).unwrap_or_default());
         out
     }
+}
+
+/// A schema file as `schema infer` writes it, in the order its keys are read.
+#[derive(serde::Serialize)]
+struct SchemaFile<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sheet: Option<&'a str>,
+    primary_key: &'a [String],
+    fields: Vec<FieldFile<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct FieldFile<'a> {
+    name: &'a str,
+    #[serde(rename = "type")]
+    ty: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    column: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    values: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    separator: Option<&'a str>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    optional: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    references: Option<&'a str>,
 }
 
 /// Text for a one-line TOML comment: line breaks and other control characters (which
@@ -871,8 +893,10 @@ mod tests {
     fn long_headers_make_names_the_loader_takes() {
         let long = "a".repeat(40) + " " + &"b".repeat(40);
         let name = identifier_from(&long).unwrap();
-        assert!(crate::load::is_identifier(&name), "{name}");
-        assert!(crate::load::is_identifier(&format!("{name}_22")));
+        assert!(masterctl_schemas::load::is_identifier(&name), "{name}");
+        assert!(masterctl_schemas::load::is_identifier(&format!(
+            "{name}_22"
+        )));
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use quick_xml::events::{BytesStart, Event};
 
-use crate::grid::{Cell, Grid};
+use masterctl_schemas::grid::{Cell, Grid};
 
 #[derive(Debug, Default)]
 pub struct Defs {
@@ -325,7 +325,7 @@ impl TitledRows {
 /// Read `__tables__`, `__beans__` or `__enums__` (`kind`: table, bean, enum).
 pub fn read_workbook(defs: &mut Defs, path: &Path, kind: &str) -> Result<(), String> {
     let mut first: Option<TitledRows> = None;
-    crate::read::workbook::for_each_sheet(path, |_, grid| {
+    masterctl_schemas::read::workbook::for_each_sheet(path, |_, grid| {
         if first.is_none()
             && let Ok(grid) = grid
         {
@@ -518,7 +518,7 @@ pub fn field_name_of(title: &str) -> &str {
 /// structure rows.
 pub fn data_sheets(path: &Path) -> Result<Vec<(String, SheetHeader)>, String> {
     let mut sheets = Vec::new();
-    crate::read::workbook::for_each_sheet(path, |name, grid| {
+    masterctl_schemas::read::workbook::for_each_sheet(path, |name, grid| {
         if let Ok(grid) = grid
             && let Some(header) = SheetHeader::read(grid)
         {
