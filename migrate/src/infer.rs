@@ -696,26 +696,6 @@ pub(crate) fn comment_text(text: &str) -> String {
         .collect()
 }
 
-/// A TOML basic string, quotes included (control characters escaped).
-pub fn quote(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{:04X}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -900,7 +880,16 @@ mod tests {
     }
 
     #[test]
-    fn quotes_are_escaped() {
-        assert_eq!(quote("a\"b\\c"), "\"a\\\"b\\\\c\"");
+    fn headers_with_quotes_and_backslashes_are_written_as_toml_reads_them() {
+        let draft = &drafts_of("t.csv", "id,\"say \"\"hi\"\"\",C:\\path\n1,a,x\n2,b,y\n")[0];
+        let toml = draft.to_toml();
+        let table: toml::Table = toml::from_str(&toml).unwrap();
+        let columns: Vec<&str> = table["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f.get("column").and_then(|c| c.as_str()))
+            .collect();
+        assert_eq!(columns, ["say \"hi\"", "C:\\path"], "{toml}");
     }
 }

@@ -96,10 +96,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
                     path.display()
                 )));
             }
-            format!(
-                "{{ path = {} }}",
-                masterctl_migrate::infer::quote(&path.to_string_lossy())
-            )
+            codegen::vendor::dependency_at(&path.to_string_lossy())
         }
         None => codegen::vendor::dependency(),
     };

@@ -8,7 +8,14 @@ pub const FOLDER: &str = "masterctl-runtime";
 
 /// The dependency line of the generated crate on it.
 pub fn dependency() -> String {
-    format!("{{ path = \"{FOLDER}\" }}")
+    dependency_at(FOLDER)
+}
+
+/// The dependency line of the generated crate on a runtime crate at `path` (the path
+/// quoted as TOML needs, whatever it holds).
+pub fn dependency_at(path: &str) -> String {
+    use toml_writer::ToTomlValue;
+    format!("{{ path = {} }}", path.to_toml_value())
 }
 
 /// The runtime's files, as its crate holds them (`Cargo.toml` standalone: no workspace).

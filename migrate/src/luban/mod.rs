@@ -15,8 +15,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use toml_writer::{ToTomlKey, ToTomlValue, TomlWrite, WriteTomlValue};
 
-use crate::infer::{comment_text, free_name, identifier_from, quote};
+use crate::infer::{comment_text, free_name, identifier_from};
 use defs::{Defs, SheetHeader, TableDef, VarDef, field_name_of, short_name};
 use masterctl_schemas::load::is_identifier;
 use types::{Kind, primitive};
@@ -407,9 +408,40 @@ fn relative_path(base: &Path, path: &Path) -> String {
 
 /// A number as TOML writes a float (`.01` → `0.01`, `1` → `1.0`), or `None` when it
 /// is no finite number.
-fn toml_float(text: &str) -> Option<String> {
+fn toml_float(text: &str) -> Option<f64> {
     let value: f64 = text.trim().parse().ok()?;
-    value.is_finite().then(|| format!("{value:?}"))
+    value.is_finite().then_some(value)
+}
+
+/// A value a schema file gives a field (`min`, `max`, `default`), typed: written by
+/// toml_writer as TOML writes it (`.01` becomes `0.01`, a text is quoted).
+#[derive(Debug, Clone, PartialEq)]
+enum Scalar {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Text(String),
+}
+
+impl Scalar {
+    fn as_f64(&self) -> Option<f64> {
+        match self {
+            Scalar::Int(n) => Some(*n as f64),
+            Scalar::Float(x) => Some(*x),
+            Scalar::Bool(_) | Scalar::Text(_) => None,
+        }
+    }
+}
+
+impl WriteTomlValue for Scalar {
+    fn write_toml_value<W: TomlWrite + ?Sized>(&self, writer: &mut W) -> std::fmt::Result {
+        match self {
+            Scalar::Int(n) => n.write_toml_value(writer),
+            Scalar::Float(x) => x.write_toml_value(writer),
+            Scalar::Bool(b) => b.write_toml_value(writer),
+            Scalar::Text(text) => text.write_toml_value(writer),
+        }
+    }
 }
 
 /// A field as masterctl will read it.
@@ -427,9 +459,9 @@ struct FieldOut {
     separator: Option<String>,
     /// The enum's full name, for `values`.
     enum_name: Option<String>,
-    min: Option<String>,
-    max: Option<String>,
-    default: Option<String>,
+    min: Option<Scalar>,
+    max: Option<Scalar>,
+    default: Option<Scalar>,
     /// `#ref=module.TbName`, resolved once every table is planned.
     reference: Option<String>,
     unique: bool,
@@ -680,17 +712,16 @@ impl<'a> Converter<'a> {
     }
 
     fn config(&self) -> String {
-        let languages: Vec<String> = self.options.languages.iter().map(|l| quote(l)).collect();
         format!(
             "# Converted from a Luban project by `masterctl migrate luban`.\n\
              source_language = {}\n\
-             languages = [{}]\n\n\
+             languages = {}\n\n\
              [regions.{}]\n\
              branch = {}\n",
-            quote(&self.options.languages[0]),
-            languages.join(", "),
-            self.options.region,
-            quote(&format!("masters/{}", self.options.region)),
+            self.options.languages[0].to_toml_value(),
+            self.options.languages.to_toml_value(),
+            self.options.region.to_toml_key(),
+            format!("masters/{}", self.options.region).to_toml_value(),
         )
     }
 
@@ -1244,16 +1275,17 @@ impl<'a> Converter<'a> {
                 "int" => default
                     .trim()
                     .parse::<i64>()
-                    .map(|n| n.to_string())
+                    .map(Scalar::Int)
                     .map_err(|_| format!("its default `{default}` is not a whole number"))?,
                 "float" => toml_float(default)
+                    .map(Scalar::Float)
                     .ok_or_else(|| format!("its default `{default}` is not a number"))?,
                 "bool" => match default.trim().to_ascii_lowercase().as_str() {
-                    "true" | "1" => "true".to_string(),
-                    "false" | "0" => "false".to_string(),
+                    "true" | "1" => Scalar::Bool(true),
+                    "false" | "0" => Scalar::Bool(false),
                     _ => return Err(format!("its default `{default}` is not true or false")),
                 },
-                _ => quote(default),
+                _ => Scalar::Text(default.to_string()),
             });
             if out.enum_name.is_some() {
                 // The default must be a value's name, not an alias.
@@ -1269,14 +1301,14 @@ impl<'a> Converter<'a> {
         if !ty.nullable && out.default.is_none() {
             out.default = match out.ty.as_str() {
                 // Not where a range leaves 0 out (an empty cell is then an error).
-                "int" | "float" if !out_of_range(&out, 0.0) => Some("0".into()),
-                "bool" => Some("false".into()),
+                "int" | "float" if !out_of_range(&out, 0.0) => Some(Scalar::Int(0)),
+                "bool" => Some(Scalar::Bool(false)),
                 "enum" => out
                     .enum_name
                     .as_deref()
                     .and_then(|e| self.enum_def("", e))
                     .and_then(zero_value)
-                    .map(|name| quote(&name)),
+                    .map(Scalar::Text),
                 _ => None,
             };
         }
@@ -1353,7 +1385,7 @@ impl<'a> Converter<'a> {
             .trim_start_matches(['[', '('])
             .trim_end_matches([']', ')']);
         let (low, high) = inner.split_once(',').unwrap_or((inner, inner));
-        let bound = |text: &str, exclusive: bool, step: i64| -> Result<Option<String>, String> {
+        let bound = |text: &str, exclusive: bool, step: i64| -> Result<Option<Scalar>, String> {
             let text = text.trim();
             if text.is_empty() {
                 return Ok(None);
@@ -1368,13 +1400,13 @@ impl<'a> Converter<'a> {
                         .ok_or_else(|| format!("its range `{range}` excludes the last number"))?,
                     false => n,
                 };
-                return Ok(Some(n.to_string()));
+                return Ok(Some(Scalar::Int(n)));
             }
             if exclusive {
                 return Err(format!("its range `{range}` excludes a bound of a float"));
             }
             toml_float(text)
-                .map(Some)
+                .map(|x| Some(Scalar::Float(x)))
                 .ok_or_else(|| format!("its range `{range}` is not numbers"))
         };
         if !matches!(out.ty.as_str(), "int" | "float") {
@@ -1484,25 +1516,24 @@ impl<'a> Converter<'a> {
                 comment_text(&change.reason)
             );
         }
-        let _ = writeln!(out, "name = {}", quote(&plan.name));
-        let _ = writeln!(out, "source = {}", quote(&plan.source));
+        let _ = writeln!(out, "name = {}", plan.name.to_toml_value());
+        let _ = writeln!(out, "source = {}", plan.source.to_toml_value());
         if let Some(comment) = &plan.comment {
-            let _ = writeln!(out, "description = {}", quote(comment));
+            let _ = writeln!(out, "description = {}", comment.to_toml_value());
         }
-        let key: Vec<String> = plan.primary_key.iter().map(|k| quote(k)).collect();
-        let _ = writeln!(out, "primary_key = [{}]", key.join(", "));
+        let _ = writeln!(out, "primary_key = {}", plan.primary_key.to_toml_value());
         let _ = writeln!(out, "# Luban reads only the columns its fields name.");
         let _ = writeln!(out, "other_columns = \"ignore\"");
         for field in &plan.fields {
             let _ = writeln!(out, "\n[[fields]]");
-            let _ = writeln!(out, "name = {}", quote(&field.name));
+            let _ = writeln!(out, "name = {}", field.name.to_toml_value());
             if let Some(column) = &field.column {
-                let _ = writeln!(out, "column = {}", quote(column));
+                let _ = writeln!(out, "column = {}", column.to_toml_value());
             }
             if field.column_offset > 0 {
                 let _ = writeln!(out, "column_offset = {}", field.column_offset);
             }
-            let _ = writeln!(out, "type = {}", quote(&field.ty));
+            let _ = writeln!(out, "type = {}", field.ty.to_toml_value());
             if let Some(e) = field
                 .enum_name
                 .as_deref()
@@ -1522,29 +1553,28 @@ impl<'a> Converter<'a> {
                 let _ = writeln!(out, "optional = true");
             }
             if !field.nulls.is_empty() {
-                let nulls: Vec<String> = field.nulls.iter().map(|n| quote(n)).collect();
-                let _ = writeln!(out, "null = [{}]", nulls.join(", "));
+                let _ = writeln!(out, "null = {}", field.nulls.to_toml_value());
             }
             if let Some(separator) = &field.separator {
-                let _ = writeln!(out, "separator = {}", quote(separator));
+                let _ = writeln!(out, "separator = {}", separator.to_toml_value());
             }
-            if let Some(min) = &field.min {
-                let _ = writeln!(out, "min = {min}");
-            }
-            if let Some(max) = &field.max {
-                let _ = writeln!(out, "max = {max}");
-            }
-            if let Some(default) = &field.default {
-                let _ = writeln!(out, "default = {default}");
+            for (key, value) in [
+                ("min", &field.min),
+                ("max", &field.max),
+                ("default", &field.default),
+            ] {
+                if let Some(value) = value {
+                    let _ = writeln!(out, "{key} = {}", value.to_toml_value());
+                }
             }
             if let Some(reference) = &field.reference {
-                let _ = writeln!(out, "references = {}", quote(reference));
+                let _ = writeln!(out, "references = {}", reference.to_toml_value());
             }
             if field.unique {
                 let _ = writeln!(out, "unique = true");
             }
             if let Some(description) = &field.description {
-                let _ = writeln!(out, "description = {}", quote(description));
+                let _ = writeln!(out, "description = {}", description.to_toml_value());
             }
         }
         out
@@ -1567,11 +1597,10 @@ fn enum_values(e: &defs::EnumDef) -> Vec<String> {
     let mut out = Vec::new();
     for (item, number) in numbered(e) {
         taken.insert(item.name.clone());
-        let aliases: Vec<String> = item
+        let aliases: Vec<&String> = item
             .aliases
             .iter()
             .filter(|a| taken.insert((*a).clone()))
-            .map(|a| quote(a))
             .collect();
         let number = if taken.insert(number.to_string()) {
             format!(", number = {number}")
@@ -1580,18 +1609,18 @@ fn enum_values(e: &defs::EnumDef) -> Vec<String> {
         };
         let aliases = match aliases.is_empty() {
             true => String::new(),
-            false => format!(", aliases = [{}]", aliases.join(", ")),
+            false => format!(", aliases = {}", aliases.to_toml_value()),
         };
         out.push(format!(
             "{{ value = {}{aliases}{number} }}",
-            quote(&item.name)
+            item.name.to_toml_value()
         ));
     }
     out
 }
 
 fn out_of_range(field: &FieldOut, value: f64) -> bool {
-    let bound = |b: &Option<String>| b.as_deref().and_then(|b| b.parse::<f64>().ok());
+    let bound = |b: &Option<Scalar>| b.as_ref().and_then(Scalar::as_f64);
     bound(&field.min).is_some_and(|min| value < min)
         || bound(&field.max).is_some_and(|max| value > max)
 }
@@ -1603,13 +1632,13 @@ const L10N: &str = "#l10n";
 fn l10n_schema(name: &str, l10n: &L10nTable) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# Luban's l10n table: the keys `text` fields hold.");
-    let _ = writeln!(out, "name = {}", quote(name));
-    let _ = writeln!(out, "source = {}", quote(&l10n.source));
+    let _ = writeln!(out, "name = {}", name.to_toml_value());
+    let _ = writeln!(out, "source = {}", l10n.source.to_toml_value());
     let _ = writeln!(out, "primary_key = [\"key\"]");
     let _ = writeln!(out, "other_columns = \"ignore\"");
     let _ = writeln!(out, "\n[[fields]]\nname = \"key\"\ntype = \"string\"");
     if l10n.key != "key" {
-        let _ = writeln!(out, "column = {}", quote(&l10n.key));
+        let _ = writeln!(out, "column = {}", l10n.key.to_toml_value());
     }
     let mut taken: HashSet<String> = HashSet::from(["key".to_string()]);
     for language in &l10n.languages {
@@ -1618,10 +1647,10 @@ fn l10n_schema(name: &str, l10n: &L10nTable) -> String {
         let _ = writeln!(
             out,
             "\n[[fields]]\nname = {}\ntype = \"string\"\noptional = true",
-            quote(&name)
+            name.to_toml_value()
         );
         if &name != language {
-            let _ = writeln!(out, "column = {}", quote(language));
+            let _ = writeln!(out, "column = {}", language.to_toml_value());
         }
     }
     out
@@ -1712,15 +1741,12 @@ mod tests {
         let mut field = converter_field("int");
         converter.range("(1, 10]", &mut field).unwrap();
         assert_eq!(
-            (field.min.as_deref(), field.max.as_deref()),
-            (Some("2"), Some("10"))
+            (field.min, field.max),
+            (Some(Scalar::Int(2)), Some(Scalar::Int(10)))
         );
         let mut field = converter_field("int");
         converter.range("[1,]", &mut field).unwrap();
-        assert_eq!(
-            (field.min.as_deref(), field.max.as_deref()),
-            (Some("1"), None)
-        );
+        assert_eq!((field.min, field.max), (Some(Scalar::Int(1)), None));
         // Bounds at the edge of 64 bits are refused, not overflowed.
         let mut field = converter_field("int");
         assert!(
@@ -1741,15 +1767,26 @@ mod tests {
         // Floats as Luban's projects write them, as TOML writes floats.
         let mut field = converter_field("float");
         converter.range("[.01, .02]", &mut field).unwrap();
+        let written = |value: &Option<Scalar>| value.as_ref().map(|v| v.to_toml_value());
         assert_eq!(
-            (field.min.as_deref(), field.max.as_deref()),
-            (Some("0.01"), Some("0.02"))
+            (written(&field.min), written(&field.max)),
+            (Some("0.01".to_string()), Some("0.02".to_string()))
         );
         let mut field = converter_field("float");
         assert!(converter.range("[inf, 1]", &mut field).is_err());
-        assert_eq!(toml_float("1").as_deref(), Some("1.0"));
-        assert_eq!(toml_float("-.5e3").as_deref(), Some("-500.0"));
+        assert_eq!(
+            written(&toml_float("1").map(Scalar::Float)).as_deref(),
+            Some("1.0")
+        );
+        assert_eq!(
+            written(&toml_float("-.5e3").map(Scalar::Float)).as_deref(),
+            Some("-500.0")
+        );
         assert_eq!(toml_float("NaN"), None);
+        // Texts are quoted as TOML needs, whatever they hold.
+        let text = Scalar::Text("say \"hi\"\\\n".into()).to_toml_value();
+        let parsed: toml::Table = format!("v = {text}").parse().unwrap();
+        assert_eq!(parsed["v"].as_str(), Some("say \"hi\"\\\n"));
     }
 
     #[test]
