@@ -52,31 +52,39 @@ impl Lang {
         }
     }
 
-    /// The built-in templates: (output path + `.hbs`, template text).
+    /// The built-in templates: (output path + `.hbs`, template text). A partial per
+    /// concept (`_enum.hbs`, `_table.hbs`, `_index.hbs`, `_reverse.hbs`, `_group.hbs`,
+    /// `_weighted.hbs`, `_matrix.hbs`) renders one of them; a user's template of the same
+    /// name replaces it alone.
     fn templates(self) -> &'static [(&'static str, &'static str)] {
+        macro_rules! built_in {
+            ($lang:literal: $($name:literal),*) => {
+                &[$(($name, include_str!(concat!("../../templates/", $lang, "/", $name)))),*]
+            };
+        }
         match self {
-            Lang::Rust => &[
-                (
-                    "Cargo.toml.hbs",
-                    include_str!("../../templates/rust/Cargo.toml.hbs"),
-                ),
-                (
-                    "src/lib.rs.hbs",
-                    include_str!("../../templates/rust/src/lib.rs.hbs"),
-                ),
-            ],
+            Lang::Rust => built_in!("rust": "Cargo.toml.hbs", "src/lib.rs.hbs"),
+            Lang::TypeScript => built_in!("typescript":
+                "masters.ts.hbs", "_enum.hbs", "_table.hbs", "_index.hbs", "_reverse.hbs",
+                "_group.hbs", "_weighted.hbs", "_matrix.hbs"),
+            Lang::Go => built_in!("go": "masters.go.hbs"),
+            Lang::CSharp => built_in!("csharp":
+                "Masters.cs.hbs", "MastersReader.cs.hbs", "_enum.hbs", "_enum_texts.hbs",
+                "_table.hbs", "_index.hbs", "_reverse.hbs", "_group.hbs", "_weighted.hbs",
+                "_matrix.hbs"),
+        }
+    }
+
+    /// The files written as they are, the same for every project: the reader of the
+    /// client format the generated code imports. A user's template of the same path
+    /// (with `.hbs`) replaces one.
+    fn sources(self) -> &'static [(&'static str, &'static str)] {
+        match self {
             Lang::TypeScript => &[(
-                "masters.ts.hbs",
-                include_str!("../../templates/typescript/masters.ts.hbs"),
+                "reader.ts",
+                include_str!("../../templates/typescript/reader.ts"),
             )],
-            Lang::Go => &[(
-                "masters.go.hbs",
-                include_str!("../../templates/go/masters.go.hbs"),
-            )],
-            Lang::CSharp => &[(
-                "Masters.cs.hbs",
-                include_str!("../../templates/csharp/Masters.cs.hbs"),
-            )],
+            Lang::Rust | Lang::Go | Lang::CSharp => &[],
         }
     }
 }
@@ -229,6 +237,17 @@ pub fn generate(
             content,
             template: origin,
         });
+    }
+    for (path, content) in lang.sources() {
+        match files.iter_mut().find(|f| f.path == *path) {
+            // The user's template of that path replaced it.
+            Some(replaced) => replaced.template = "override",
+            None => files.push(GeneratedFile {
+                path: path.to_string(),
+                content: content.to_string(),
+                template: "built-in",
+            }),
+        }
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(files)

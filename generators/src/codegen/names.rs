@@ -662,7 +662,12 @@ mod tests {
     #[test]
     fn every_ambient_name_is_one_the_built_in_code_uses() {
         for lang in [Lang::Rust, Lang::CSharp, Lang::TypeScript] {
-            let code: String = lang.templates().iter().map(|(_, text)| *text).collect();
+            let code: String = lang
+                .templates()
+                .iter()
+                .chain(lang.sources())
+                .map(|(_, text)| *text)
+                .collect();
             for name in ambient_names(lang) {
                 let used = code.match_indices(name).any(|(at, _)| {
                     let before = code[..at].chars().next_back();
