@@ -45,6 +45,22 @@ fn the_reader_is_written_as_it_is_and_the_code_imports_it() {
     assert!(!masters.contains("class ClientFile"), "{masters}");
     assert!(masters.contains("export type ItemRarity = \"common\" | \"rare\";"));
     assert!(masters.contains("export class Item {"), "{masters}");
+
+    // Go and C#: the reader a file of its own too, alike for every project but the
+    // package (namespace) it is declared in.
+    for (lang, reader, code) in [
+        (Lang::Go, "reader.go", "masters.go"),
+        (Lang::CSharp, "MastersReader.cs", "Masters.cs"),
+    ] {
+        let files = generate(lang, &[]);
+        let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, [code, reader], "{lang:?}");
+        let reader = &file(&files, reader).content;
+        let code = &file(&files, code).content;
+        assert!(reader.contains("type clientFile struct") || reader.contains("class ClientFile"));
+        assert!(!code.contains("type clientFile struct") && !code.contains("class ClientFile"));
+        assert!(code.contains("ItemRarity"), "{code}");
+    }
 }
 
 #[test]

@@ -30,8 +30,8 @@ unchanged is not rewritten.")]
 pub struct Args {
     #[command(flatten)]
     pub repo: RepoArg,
-    /// The language: rust (a crate over masterctl-runtime), typescript (a module over
-    /// the client export of `build --client`); csharp and go take --templates for now
+    /// The language: rust (a crate over masterctl-runtime); typescript, csharp (Unity,
+    /// .NET) or go (each code over the client export of `build --client`, with its reader)
     #[arg(long, value_name = "LANG", value_parser = ["rust", "csharp", "go", "typescript"])]
     lang: String,
     /// The folder to write into (created if needed)

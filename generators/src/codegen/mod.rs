@@ -63,11 +63,15 @@ impl Lang {
             };
         }
         match self {
-            Lang::Rust => built_in!("rust": "Cargo.toml.hbs", "src/lib.rs.hbs"),
+            Lang::Rust => built_in!("rust":
+                "Cargo.toml.hbs", "src/lib.rs.hbs", "_enum.hbs", "_table.hbs", "_index.hbs",
+                "_reverse.hbs", "_group.hbs", "_weighted.hbs", "_matrix.hbs"),
             Lang::TypeScript => built_in!("typescript":
                 "masters.ts.hbs", "_enum.hbs", "_table.hbs", "_index.hbs", "_reverse.hbs",
                 "_group.hbs", "_weighted.hbs", "_matrix.hbs"),
-            Lang::Go => built_in!("go": "masters.go.hbs"),
+            Lang::Go => built_in!("go":
+                "masters.go.hbs", "reader.go.hbs", "_enum.hbs", "_table.hbs", "_index.hbs",
+                "_reverse.hbs", "_group.hbs", "_weighted.hbs", "_matrix.hbs"),
             Lang::CSharp => built_in!("csharp":
                 "Masters.cs.hbs", "MastersReader.cs.hbs", "_enum.hbs", "_enum_texts.hbs",
                 "_table.hbs", "_index.hbs", "_reverse.hbs", "_group.hbs", "_weighted.hbs",
