@@ -252,6 +252,12 @@ impl Output {
             let _ = stdin.write_all(text.as_bytes());
             return;
         }
+        // Text with no style in it (data's escapes are escaped already) goes out as it is,
+        // without a pass that looks for styles to strip.
+        if self.stdout == anstream::ColorChoice::Never && !text.contains('\u{1b}') {
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            return;
+        }
         let mut out = anstream::AutoStream::new(std::io::stdout().lock(), self.stdout);
         let _ = out.write_all(text.as_bytes());
     }
