@@ -40,11 +40,7 @@ fn run(dir: &Path, tmp: &Path, args: &[&str]) -> String {
 #[test]
 fn every_command_reads_like_this() {
     let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("game");
-    std::fs::create_dir(&root).unwrap();
-    git(&root, &["init", "-q", "-b", "main"]);
-    git(&root, &["config", "user.name", "Test Planner"]);
-    git(&root, &["config", "user.email", "planner@example.com"]);
+    let root = planners_repository(tmp.path());
     let fixtures = fixtures();
     let f = |path: &str| fixtures.join(path).display().to_string();
     // Each step's arguments, split at spaces; `fixtures/…` is the bundled fixtures.

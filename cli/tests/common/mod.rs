@@ -127,6 +127,17 @@ pub fn ok(out: Output) -> Output {
     out
 }
 
+/// An empty git repository at `dir/game` (made), with a planner as its author: where a
+/// test runs `init` and what follows.
+pub fn planners_repository(dir: &Path) -> PathBuf {
+    let root = dir.join("game");
+    std::fs::create_dir(&root).unwrap();
+    git(&root, &["init", "-q", "-b", "main"]);
+    git(&root, &["config", "user.name", "Test Planner"]);
+    git(&root, &["config", "user.email", "planner@example.com"]);
+    root
+}
+
 /// The sample game (the fixtures) imported into jp, with English for two texts (鉄の剣:
 /// Iron Sword, 武器: Weapons).
 pub fn sample_game() -> tempfile::TempDir {
