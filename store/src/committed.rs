@@ -44,16 +44,6 @@ impl std::fmt::Display for Drift {
     }
 }
 
-/// The differing files as a sentence names them: the first few, and how many more.
-pub fn listed(drift: &[Drift]) -> String {
-    const SHOWN: usize = 6;
-    let mut text: Vec<String> = drift.iter().take(SHOWN).map(ToString::to_string).collect();
-    if drift.len() > SHOWN {
-        text.push(format!("and {} more", drift.len() - SHOWN));
-    }
-    text.join(", ")
-}
-
 /// The structure of `rev` (HEAD when `None`). With `None`, a working tree whose
 /// structure differs from HEAD's is refused ([`StoreError::UncommittedStructure`]),
 /// every differing file named; a named revision is taken as it is.

@@ -48,7 +48,7 @@ pub enum StoreError {
     /// The working tree's structure is not the committed one an import would copy.
     #[error(
         "the structure in the working tree differs from the one committed on {revision}: {}; an import copies the committed structure, so that every clone imports the same workbooks the same way; nothing was written",
-        committed::listed(drift)
+        names::listed(drift, 6, ", ")
     )]
     UncommittedStructure {
         revision: String,
@@ -113,7 +113,7 @@ pub enum StoreError {
     /// the branch was last imported with, when the import's own is older.
     #[error(
         "the import would remove {}; nothing was written",
-        import::listed(removals)
+        names::listed(removals, 20, "; ")
     )]
     Removes {
         branch: String,
@@ -125,7 +125,7 @@ pub enum StoreError {
     #[error(
         "the workbooks would take back what the last rebase brought in ({}): {}; nothing was written",
         short_id(commit),
-        import::listed(reverts)
+        names::listed(reverts, 20, "; ")
     )]
     Reverts {
         /// The rebase or merge commit.

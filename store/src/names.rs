@@ -172,9 +172,26 @@ pub fn display_name(name: &str) -> String {
     one_line(&shown)
 }
 
+/// The first `shown` of `items` joined by `separator`, and how many more there are: a
+/// list a message names without growing without bound.
+pub fn listed<T: std::fmt::Display>(items: &[T], shown: usize, separator: &str) -> String {
+    let named: Vec<String> = items.iter().take(shown).map(T::to_string).collect();
+    match items.len().saturating_sub(shown) {
+        0 => named.join(separator),
+        more => format!("{} and {more} more", named.join(separator)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lists_in_messages_name_the_first_few_and_count_the_rest() {
+        assert_eq!(listed(&["a", "b"], 3, ", "), "a, b");
+        assert_eq!(listed(&["a", "b", "c", "d"], 2, "; "), "a; b and 2 more");
+        assert_eq!(listed::<&str>(&[], 2, ", "), "");
+    }
 
     #[test]
     fn short_ids_never_split_a_character() {

@@ -492,16 +492,6 @@ impl std::fmt::Display for Removal {
     }
 }
 
-/// Removals or reverts for a message: the first 20, `; `-separated, and how many more.
-pub fn listed<T: std::fmt::Display>(items: &[T]) -> String {
-    const SHOWN: usize = 20;
-    let named: Vec<String> = items.iter().take(SHOWN).map(T::to_string).collect();
-    match items.len().saturating_sub(SHOWN) {
-        0 => named.join("; "),
-        more => format!("{} and {more} more", named.join("; ")),
-    }
-}
-
 /// Whether two snapshot trees hold the same files of `table` (its canonical file and
 /// its source-language texts), by blob id: nothing read.
 fn same_files(a: &Tree<'_>, b: &Tree<'_>, project: &Project, table: &str) -> bool {
