@@ -8,8 +8,8 @@ use std::sync::{Mutex, PoisonError};
 
 /// Run `f` over `items` on every core, keeping the input order of results; every
 /// result is kept (a panic in `f` reaches the caller). Items are taken in order, one at
-/// a time, by as many of the pool's workers as there are items (put the longest first:
-/// tables of very different sizes then spread evenly); one item runs on this thread.
+/// a time, by this thread and as many of the pool's workers as there are other items
+/// (put the longest first: tables of very different sizes then spread evenly).
 pub fn parallel_map<'a, T: Sync, R: Send>(
     items: &'a [T],
     f: impl Fn(&'a T) -> R + Sync + Send,
@@ -20,18 +20,22 @@ pub fn parallel_map<'a, T: Sync, R: Send>(
     let next = AtomicUsize::new(0);
     // One slot per item, each filled once by the worker that took it: nothing is lost.
     let slots: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
-    let workers = rayon::current_num_threads().min(items.len());
-    rayon::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|_| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(i) else { break };
-                    let result = f(item);
-                    *slots[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
-                }
-            });
+    let work = || {
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(i) else { break };
+            let result = f(item);
+            *slots[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
         }
+    };
+    // The pool's workers and this thread take items: a caller outside the pool (the
+    // command's own thread) works too instead of waiting, as a worker calling in does.
+    let helpers = rayon::current_num_threads().min(items.len() - 1);
+    rayon::in_place_scope(|scope| {
+        for _ in 0..helpers {
+            scope.spawn(|_| work());
+        }
+        work();
     });
     slots
         .into_iter()
