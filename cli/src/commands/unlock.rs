@@ -31,8 +31,10 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     output.render(&Unlocked {
         region: region.name(),
         branch: region.branch(),
-        removed: removed.as_ref().map(|l| l.path.display().to_string()),
-        age_seconds: removed.as_ref().map(|l| l.age.as_secs()),
+        removed: removed.map(|lock| Removed {
+            path: lock.path.display().to_string(),
+            age_seconds: lock.age.as_secs(),
+        }),
     });
     Ok(())
 }
@@ -42,18 +44,25 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
 struct Unlocked<'a> {
     region: &'a str,
     branch: &'a str,
-    removed: Option<String>,
-    age_seconds: Option<u64>,
+    /// `null` when the branch had no lock.
+    removed: Option<Removed>,
+}
+
+/// A lock removed: where it was, and how long ago its process left it.
+#[derive(Serialize)]
+struct Removed {
+    path: String,
+    age_seconds: u64,
 }
 
 impl Render for Unlocked<'_> {
     fn text(&self, output: &Output) {
-        match (&self.removed, self.age_seconds) {
-            (Some(path), Some(age)) => output.line(format!(
-                "removed {path} (left {age} s ago); {} can be written again",
+        match &self.removed {
+            Some(Removed { path, age_seconds }) => output.line(format!(
+                "removed {path} (left {age_seconds} s ago); {} can be written again",
                 self.branch
             )),
-            _ => output.line(format!("{} has no lock", self.branch)),
+            None => output.line(format!("{} has no lock", self.branch)),
         }
     }
 }
