@@ -9,6 +9,7 @@
 pub mod build;
 pub mod cache;
 pub mod committed;
+mod committing;
 pub mod export;
 pub mod git;
 pub mod import;

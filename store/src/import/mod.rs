@@ -18,7 +18,7 @@ use masterctl_schemas::{Project, Report, Table, TableSchema, read};
 
 use crate::StoreError;
 use crate::cache;
-use crate::git::commit::{CommitSpec, SOURCE_TRAILER, STRUCTURE_TRAILER, write_commit};
+use crate::git::commit::{CommitSpec, SOURCE_TRAILER, STRUCTURE_TRAILER};
 use crate::git::repo::{MasterRepo, Structure, blob_at};
 use crate::git::snapshot::{Snapshot, language_path, read_table_at, table_path, tree_blobs};
 use crate::names::{Region, one_line, short_id};
@@ -856,7 +856,7 @@ pub fn commit_import(
 ) -> Result<(Oid, String), StoreError> {
     let parents: Vec<Oid> = plan.parent.into_iter().collect();
     let text = commit_message(plan, message);
-    let commit = write_commit(
+    let commit = crate::committing::commit_snapshot(
         repo,
         &plan.snapshot,
         &CommitSpec {
@@ -868,6 +868,5 @@ pub fn commit_import(
         },
     )?;
     cache::record(repo, &plan.cache_entries);
-    crate::review::blame::keep_changes(repo, plan.parent, commit, &plan.snapshot);
     Ok((commit, text))
 }

@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 
 use super::{language_pairs, open_region};
 use crate::StoreError;
-use crate::git::commit::{CommitSpec, TRANSLATION_TRAILER, write_commit};
+use crate::git::commit::{CommitSpec, TRANSLATION_TRAILER};
 use crate::git::repo::MasterRepo;
 use crate::git::snapshot::{Snapshot, read_files};
 use crate::names::Region;
@@ -263,7 +263,7 @@ fn message(plan: &TranslationImport, message: Option<&str>) -> String {
 /// Write the plan's commit and move the branch only if it still points where the plan
 /// started.
 fn commit(repo: &MasterRepo, plan: &TranslationImport, message: &str) -> Result<Oid, StoreError> {
-    let commit = write_commit(
+    crate::committing::commit_snapshot(
         repo,
         &plan.snapshot,
         &CommitSpec {
@@ -273,7 +273,5 @@ fn commit(repo: &MasterRepo, plan: &TranslationImport, message: &str) -> Result<
             message,
             log_message: &format!("masterctl l10n import: {} {}", plan.region, plan.language),
         },
-    )?;
-    crate::review::blame::keep_changes(repo, Some(plan.parent), commit, &plan.snapshot);
-    Ok(commit)
+    )
 }

@@ -28,7 +28,7 @@ use masterctl_schemas::validate::{check_rows, validate_tables};
 use masterctl_schemas::{Report, Table};
 
 use crate::StoreError;
-use crate::git::commit::{CommitSpec, UPSTREAM_BASE_TRAILER, UPSTREAM_TRAILER, write_commit};
+use crate::git::commit::{CommitSpec, UPSTREAM_BASE_TRAILER, UPSTREAM_TRAILER};
 use crate::git::repo::{MasterRepo, Structure, blob_at, is_structure_path, project_from_files};
 use crate::git::snapshot::{
     Snapshot, language_path, project_at, read_files, read_table_at, table_path, tree_blobs,
@@ -739,7 +739,9 @@ pub fn commit_rebase(repo: &MasterRepo, plan: &RebasePlan) -> Result<Oid, StoreE
         .into_iter()
         .chain([plan.upstream_head])
         .collect();
-    let commit = write_commit(
+    // Blame walks first parents: what the rebase changed in the region's own line is
+    // kept.
+    crate::committing::commit_snapshot(
         repo,
         &plan.snapshot,
         &CommitSpec {
@@ -749,8 +751,5 @@ pub fn commit_rebase(repo: &MasterRepo, plan: &RebasePlan) -> Result<Oid, StoreE
             message: &rebase_message(plan),
             log_message: &format!("masterctl rebase: {} onto {}", plan.region, plan.upstream),
         },
-    )?;
-    // Blame walks first parents: what the rebase changed in the region's own line.
-    crate::review::blame::keep_changes(repo, plan.parent, commit, &plan.snapshot);
-    Ok(commit)
+    )
 }
