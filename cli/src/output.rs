@@ -191,8 +191,9 @@ impl Output {
 
     /// A line on standard error, coloured when it is.
     fn error_line(&self, text: &str) {
+        let text = terminal_safe(text, self.stderr != anstream::ColorChoice::Never);
         let mut stream = anstream::AutoStream::new(std::io::stderr().lock(), self.stderr);
-        let _ = writeln!(stream, "{}", terminal_safe(text));
+        let _ = writeln!(stream, "{text}");
     }
 
     /// A progress bar on standard error for reading files, drawn once a second file is
@@ -240,26 +241,21 @@ impl Output {
     /// Text on standard output (or into the pager), escaped for a terminal, coloured
     /// when standard output is.
     fn write_out(&self, text: &str) {
-        let text = terminal_safe(text);
+        let coloured = self.stdout != anstream::ColorChoice::Never;
+        let text = terminal_safe(text, coloured);
         if let Ok(mut pager) = self.pager.lock()
             && let Some(stdin) = pager.as_mut().and_then(|child| child.stdin.as_mut())
         {
             // A reader who quits the pager early ends the output, as a closed pipe does.
-            let text = match self.stdout {
-                anstream::ColorChoice::Never => anstream::adapter::strip_str(&text).to_string(),
-                _ => text.into_owned(),
-            };
             let _ = stdin.write_all(text.as_bytes());
             return;
         }
-        // Text with no style in it (data's escapes are escaped already) goes out as it is,
-        // without a pass that looks for styles to strip.
-        if self.stdout == anstream::ColorChoice::Never && !text.contains('\u{1b}') {
+        if coloured {
+            let mut out = anstream::AutoStream::new(std::io::stdout().lock(), self.stdout);
+            let _ = out.write_all(text.as_bytes());
+        } else {
             let _ = std::io::stdout().lock().write_all(text.as_bytes());
-            return;
         }
-        let mut out = anstream::AutoStream::new(std::io::stdout().lock(), self.stdout);
-        let _ = out.write_all(text.as_bytes());
     }
 
     pub fn bold(&self, text: &str) -> String {
@@ -560,8 +556,9 @@ fn unsafe_on_terminal(c: char) -> bool {
 /// Text for a terminal: every control or bidirectional character from a file name, a
 /// cell or a commit is written as an escape (`\u{1b}`), escape sequences included
 /// (colours, concealment, cursor moves, titles); line breaks and tabs pass, and the
-/// colours this process painted ([`Output::paint`]) become their sequences.
-pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+/// colours this process painted ([`Output::paint`]) become their sequences on a
+/// `coloured` stream and are left out on another (nothing to strip afterwards).
+pub fn terminal_safe(text: &str, coloured: bool) -> std::borrow::Cow<'_, str> {
     let marker = colour_marker();
     if !text.contains(unsafe_on_terminal) && !text.contains(marker) {
         return text.into();
@@ -573,7 +570,9 @@ pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
             && let Some(end) = painted.find(COLOUR_END)
             && let Some(sequence) = painted_sequence(&painted[..end])
         {
-            out.push_str(&sequence);
+            if coloured {
+                out.push_str(&sequence);
+            }
             rest = &painted[end + COLOUR_END.len_utf8()..];
             continue;
         }
@@ -593,30 +592,40 @@ mod tests {
 
     #[test]
     fn terminals_see_no_control_sequences_but_our_colours() {
-        assert_eq!(terminal_safe("plain\tline\n"), "plain\tline\n");
+        assert_eq!(terminal_safe("plain\tline\n", true), "plain\tline\n");
         // Colours from data never pass: not even a plain SGR (ESC[8m conceals the rest).
         assert_eq!(
-            terminal_safe("\u{1b}[1mbold\u{1b}[0m"),
+            terminal_safe("\u{1b}[1mbold\u{1b}[0m", true),
             "\\u{1b}[1mbold\\u{1b}[0m"
         );
-        assert_eq!(terminal_safe("a\u{1b}[8mhidden"), "a\\u{1b}[8mhidden");
-        assert_eq!(terminal_safe("abc\u{202e}fed"), "abc\\u{202e}fed");
+        assert_eq!(terminal_safe("a\u{1b}[8mhidden", true), "a\\u{1b}[8mhidden");
+        assert_eq!(terminal_safe("abc\u{202e}fed", true), "abc\\u{202e}fed");
         // Ours do, and only when painted by this process.
         let marker = super::colour_marker();
         let painted = format!("{marker}0\u{e001}bold{marker}r\u{e001}");
-        assert_eq!(terminal_safe(&painted), "\u{1b}[1mbold\u{1b}[0m");
+        assert_eq!(terminal_safe(&painted, true), "\u{1b}[1mbold\u{1b}[0m");
         let red = format!("{marker}2\u{e001}error:{marker}r\u{e001}");
-        assert_eq!(terminal_safe(&red), "\u{1b}[1m\u{1b}[31merror:\u{1b}[0m");
-        let unknown = format!("{marker}99\u{e001}x");
-        assert_eq!(terminal_safe(&unknown), unknown, "no style of that index");
-        let forged = "\u{e000}0000000000000000".to_string() + "8\u{e001}x";
-        assert_eq!(terminal_safe(&forged), forged);
-        assert_eq!(terminal_safe("a\u{1b}[2Jb"), "a\\u{1b}[2Jb");
         assert_eq!(
-            terminal_safe("x\u{1b}]0;title\u{7}"),
+            terminal_safe(&red, true),
+            "\u{1b}[1m\u{1b}[31merror:\u{1b}[0m"
+        );
+        let unknown = format!("{marker}99\u{e001}x");
+        assert_eq!(
+            terminal_safe(&unknown, true),
+            unknown,
+            "no style of that index"
+        );
+        // An uncoloured stream gets the text without the colours, data still escaped.
+        let mixed = format!("{marker}2\u{e001}error:{marker}r\u{e001} a\u{1b}[8m");
+        assert_eq!(terminal_safe(&mixed, false), "error: a\\u{1b}[8m");
+        let forged = "\u{e000}0000000000000000".to_string() + "8\u{e001}x";
+        assert_eq!(terminal_safe(&forged, true), forged);
+        assert_eq!(terminal_safe("a\u{1b}[2Jb", true), "a\\u{1b}[2Jb");
+        assert_eq!(
+            terminal_safe("x\u{1b}]0;title\u{7}", true),
             "x\\u{1b}]0;title\\u{7}"
         );
-        assert_eq!(terminal_safe("\r\u{9b}"), "\\u{d}\\u{9b}");
+        assert_eq!(terminal_safe("\r\u{9b}", true), "\\u{d}\\u{9b}");
     }
 }
 
