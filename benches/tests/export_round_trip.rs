@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use masterctl_benches::{DataFormat, Shape, generate};
-use masterctl_store::export::{At, Format, export_region, write_csv, write_workbooks};
-use masterctl_store::{MasterRepo, Planning, Region, commit_import, plan_import};
+use masterctl_store::export::{Format, export_region, write_csv, write_workbooks};
+use masterctl_store::{Line, MasterRepo, Planning, Region, commit_import, plan_import};
 
 fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
@@ -26,7 +26,7 @@ fn git(dir: &Path, args: &[&str]) {
 /// Plan an import of `paths`: the plan, which must not be a rejection.
 fn planned(
     repo: &MasterRepo,
-    region: &Region,
+    region: &Line,
     paths: &[PathBuf],
 ) -> Box<masterctl_store::ImportPlan> {
     let structure = masterctl_store::committed::import_structure(repo, None).unwrap();
@@ -48,11 +48,11 @@ fn five_hundred_tables_export_and_import_back_unchanged_in_every_format() {
     git(root, &["commit", "-q", "-m", "structure"]);
     let repo = MasterRepo::open(root).unwrap();
     let structure = repo.structure().unwrap();
-    let region = Region::of(&structure.project, "jp").unwrap();
+    let region = Line::from(Region::of(&structure.project, "jp").unwrap());
     let plan = planned(&repo, &region, &[root.join("data")]);
     assert_eq!(plan.changes.len(), 500);
     let (head, _) = commit_import(&repo, &plan, Some("500 tables")).unwrap();
-    let export = export_region(&repo, &region, At::Head, &[]).unwrap();
+    let export = export_region(&repo, &region, None, &[]).unwrap();
     assert_eq!(export.commit, head.to_string());
     for format in [Format::Xlsx, Format::Ods, Format::Csv] {
         let out = root.join(format!("{format:?}"));

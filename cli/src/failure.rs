@@ -92,8 +92,13 @@ pub fn store_failure(error: StoreError) -> Failure {
         | StoreError::NoBranch(_)
         | StoreError::UnknownRevision(_)
         | StoreError::NotALanguage { .. } => Failure::invalid(error.to_string()),
-        StoreError::NoWorkBranch { .. } => Failure::invalid(error.to_string())
-            .hint("work branches are work/<region>/<name>: `git branch --list 'work/*'` lists them"),
+        StoreError::NoWorkBranch { .. } => Failure::invalid(error.to_string()).hint(
+            "`masterctl branch list` lists the work branches; `masterctl branch create NAME --region R` makes one",
+        ),
+        StoreError::WorkBranchExists(_)
+        | StoreError::TagExists(_)
+        | StoreError::Unmerged { .. }
+        | StoreError::NotInHistory { .. } => Failure::invalid(error.to_string()),
         StoreError::ConflictFile { .. } => Failure::invalid(error.to_string())
             .hint("fix the file (or run `masterctl rebase --region R --abort` to start over)"),
         StoreError::UncommittedStructure { .. } => Failure::usage(error.to_string()).hint(
@@ -107,12 +112,9 @@ pub fn store_failure(error: StoreError) -> Failure {
         StoreError::NotABuild(_) => {
             Failure::usage(error.to_string()).hint("choose another --out, or remove that folder")
         }
-        StoreError::RebaseInProgress(ref region) => {
-            let hint = format!(
-                "resolve its conflicts and run `masterctl rebase --region {region} --continue`, or `--abort` it"
-            );
-            Failure::usage(error.to_string()).hint(hint)
-        }
+        StoreError::RebaseInProgress(_) => Failure::usage(error.to_string()).hint(
+            "resolve its conflicts and `--continue` it (`masterctl status` says which), or `--abort` it",
+        ),
         StoreError::StateFile { .. } => Failure::environment(error.to_string()).hint(
             "`masterctl rebase --region R --abort` clears a rebase in progress; then rebase again",
         ),
@@ -126,7 +128,8 @@ pub fn store_failure(error: StoreError) -> Failure {
         | StoreError::OutIsLink(_)
         | StoreError::InsideRepository { .. }
         | StoreError::NoStructure
-        | StoreError::BadWorkBranch(_) => Failure::usage(error.to_string()),
+        | StoreError::BadWorkBranch(_)
+        | StoreError::BadVersion(_) => Failure::usage(error.to_string()),
         StoreError::BadAuthor { .. }
         | StoreError::CheckedOut(_)
         | StoreError::Build(_)

@@ -153,11 +153,12 @@ impl Shape {
     }
 }
 
+/// Shapes a union holds once: objects and lists merge, a scalar is there or not.
 fn same_kind(a: &Shape, b: &Shape) -> bool {
     matches!(
         (a, b),
         (Shape::Object(_), Shape::Object(_)) | (Shape::List(_), Shape::List(_))
-    )
+    ) || a == b
 }
 
 #[test]
@@ -165,6 +166,7 @@ fn the_shapes_merge_fields_and_mark_the_optional_ones() {
     let shape = Shape::of(&serde_json::json!([
         {"a": 1, "b": "x"},
         {"a": null, "c": [true]},
+        {"a": null},
     ]));
     let mut text = String::new();
     shape.write(&mut text, 0);
@@ -215,10 +217,17 @@ fn every_commands_json_has_the_shape_the_reference_gives() {
             "rebase --region global --dry-run",
         ),
         ("rebase (committed)", "rebase --region global"),
+        ("branch create", "branch create event --region global"),
         (
-            "import (another region)",
-            "import --region global fixtures/examples/global",
+            "import --branch (a work branch)",
+            "import --region global --branch event fixtures/examples/global",
         ),
+        (
+            "merge --dry-run (a review)",
+            "merge --region global --branch event --dry-run",
+        ),
+        ("merge (committed)", "merge --region global --branch event"),
+        ("branch list", "branch list"),
         (
             "import --dry-run",
             "import --region jp fixtures/examples/jp --dry-run",
@@ -228,6 +237,7 @@ fn every_commands_json_has_the_shape_the_reference_gives() {
             "import --region jp fixtures/examples/jp",
         ),
         ("status", "status"),
+        ("branch delete", "branch delete event --region global"),
         ("diff", "diff --region jp"),
         ("blame", "blame --region jp item 1"),
         (
@@ -240,7 +250,9 @@ fn every_commands_json_has_the_shape_the_reference_gives() {
             "rebase --region global --theirs --table quest",
         ),
         ("rebase --continue", "rebase --region global --continue"),
-        ("build", "build --region global --out build"),
+        ("tag create", "tag create 1.0 --region global -m launch"),
+        ("tag list", "tag list"),
+        ("build", "build --region global --out build --rev 1.0"),
         ("inspect", "inspect build"),
         ("inspect TABLE", "inspect build item"),
         ("inspect TABLE KEY", "inspect build item 5 --lang en"),

@@ -15,12 +15,14 @@ use masterctl_schemas::Table;
 use crate::StoreError;
 use crate::git::repo::MasterRepo;
 use crate::git::snapshot::{read_tables, texts_at};
-use crate::names::Region;
+use crate::names::{Line, Region};
 
 /// What to build, and where.
 pub struct Request<'a> {
     /// The region to build.
     pub region: &'a str,
+    /// One of the region's work branches instead.
+    pub branch: Option<&'a str>,
     /// A commit of the region's history instead of its head (a sha, a tag, `masters/jp~2`).
     pub rev: Option<&'a str>,
     /// With the client export.
@@ -44,7 +46,10 @@ pub struct Built {
 /// place. The CLI and the console render the [`Built`] it returns.
 pub fn run(repo: &MasterRepo, request: &Request) -> Result<Built, StoreError> {
     let structure = repo.structure()?;
-    let region = Region::of(&structure.project, request.region)?;
+    let region = Line::of(
+        &Region::of(&structure.project, request.region)?,
+        request.branch,
+    )?;
     let build = build_region(repo, &region, request.rev, request.client)?;
     write_build(&build, request.out)?;
     let bytes = build.size();
@@ -76,7 +81,7 @@ impl Build {
 /// branch's history); `client`: with the client export.
 pub fn build_region(
     repo: &MasterRepo,
-    region: &Region,
+    region: &Line,
     rev: Option<&str>,
     client: bool,
 ) -> Result<Build, StoreError> {
@@ -126,7 +131,7 @@ pub fn build_region(
     })?;
     let manifest = Manifest {
         format: FORMAT_VERSION,
-        region: region.to_string(),
+        region: region.name().to_string(),
         source_commit: commit.id().to_string(),
         schema_hash,
         languages,

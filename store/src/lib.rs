@@ -6,6 +6,7 @@
 //! expected old value, so two imports racing on one branch never lose a commit. No
 //! checkout is ever needed, and bare repositories work the same way.
 
+pub mod branches;
 pub mod build;
 pub mod cache;
 pub mod committed;
@@ -21,10 +22,11 @@ pub mod rebase;
 pub mod review;
 pub mod source;
 pub mod status;
+pub mod tags;
 
 pub use git::repo::{MasterRepo, Structure};
 pub use import::{ImportOutcome, ImportPlan, Planning, TableChange, commit_import, plan_import};
-pub use names::{Region, WorkBranch, short_id};
+pub use names::{Line, Region, WorkBranch, short_id};
 pub use review::history::{ImportRecord, history};
 
 use masterctl_schemas::Report;
@@ -81,6 +83,23 @@ pub enum StoreError {
     BadWorkBranch(String),
     #[error("region `{region}` has no work branch `{name}` (work/{region}/{name})")]
     NoWorkBranch { region: String, name: String },
+    #[error("work branch {0} exists already")]
+    WorkBranchExists(String),
+    /// A work branch that holds commits its region has not taken.
+    #[error(
+        "{branch} holds {ahead} commit{} its region has not taken; nothing was deleted",
+        if *ahead == 1 { "" } else { "s" }
+    )]
+    Unmerged { branch: String, ahead: usize },
+    #[error(
+        "`{0}` is not a version name: ASCII letters, digits, `.`, `-`, `_` and `+`, starting with a letter or digit (`1.4`, `2026-12-event`)"
+    )]
+    BadVersion(String),
+    #[error("tag {0} exists already; a version names one commit for ever")]
+    TagExists(String),
+    /// A revision outside the branch's history, where only its own commits may go.
+    #[error("{revision} is not a commit of {branch}'s history")]
+    NotInHistory { revision: String, branch: String },
     #[error("`{0}` names no commit of this repository")]
     UnknownRevision(String),
     /// `what`: "table", or "table or generated master"; `at`: where it was looked for
@@ -154,7 +173,7 @@ pub enum StoreError {
     },
     #[error("cannot build: {0}")]
     Build(#[from] masterctl_generators::archive::BuildError),
-    #[error("a rebase of region `{0}` is in progress")]
+    #[error("a rebase or merge of {0} is in progress")]
     RebaseInProgress(String),
     #[error("no author: git config has no user.name and user.email")]
     NoAuthor,

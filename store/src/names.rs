@@ -123,6 +123,114 @@ impl WorkBranch {
     }
 }
 
+/// A branch masterctl commits to: a region's own, or a planner's work branch of one.
+/// Every command that works on a region's data (import, diff, blame, log, l10n, build,
+/// status) works on either; what is the region's alone (its upstream, what it owns, its
+/// languages) is read from [`Line::region`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    region: Region,
+    work: Option<WorkBranch>,
+    branch: String,
+}
+
+impl Line {
+    /// The region, or its work branch `work` when one is named.
+    pub fn of(region: &Region, work: Option<&str>) -> Result<Line, StoreError> {
+        Ok(match work {
+            Some(name) => Line::from(WorkBranch::of(region, name)?),
+            None => Line::from(region.clone()),
+        })
+    }
+
+    /// The region this line belongs to (itself, or the work branch's).
+    pub fn region(&self) -> &Region {
+        &self.region
+    }
+
+    /// The work branch, when this line is one.
+    pub fn work(&self) -> Option<&WorkBranch> {
+        self.work.as_ref()
+    }
+
+    /// The region's name (a work branch's data is its region's: languages, owns).
+    pub fn name(&self) -> &str {
+        self.region.name()
+    }
+
+    /// The branch: `masters/jp`, or `work/jp/alice`.
+    pub fn branch(&self) -> &str {
+        &self.branch
+    }
+
+    /// `refs/heads/<branch>`.
+    pub fn reference(&self) -> String {
+        format!("refs/heads/{}", self.branch)
+    }
+
+    /// Where masterctl keeps this line's files (a rebase or merge stopped on it),
+    /// relative to `<git dir>/masterctl/`: `rebase/jp`, `rebase-work/jp/alice`.
+    pub fn state_path(&self) -> std::path::PathBuf {
+        match &self.work {
+            None => std::path::Path::new("rebase").join(self.region.name()),
+            Some(work) => std::path::Path::new("rebase-work")
+                .join(self.region.name())
+                .join(work.name()),
+        }
+    }
+}
+
+impl From<Region> for Line {
+    fn from(region: Region) -> Line {
+        Line {
+            branch: region.branch().to_string(),
+            region,
+            work: None,
+        }
+    }
+}
+
+impl From<WorkBranch> for Line {
+    fn from(work: WorkBranch) -> Line {
+        Line {
+            branch: work.branch(),
+            region: work.region().clone(),
+            work: Some(work),
+        }
+    }
+}
+
+/// A region by its name; a work branch by its branch (`work/jp/alice`).
+impl std::fmt::Display for Line {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.work {
+            None => f.write_str(self.region.name()),
+            Some(_) => f.write_str(&self.branch),
+        }
+    }
+}
+
+/// The tag namespace of every region's versions.
+pub const VERSION_TAGS: &str = "refs/tags/masters/";
+
+/// A version name: ASCII letters, digits, `.`, `-`, `_` and `+`, starting with a letter
+/// or digit, at most 64 characters, never holding `..` nor ending in `.lock` or `.` —
+/// so it is a ref segment, a path and a message word without escaping.
+fn is_version(version: &str) -> bool {
+    let mut chars = version.chars();
+    version.len() <= 64
+        && chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '+'))
+        && !version.contains("..")
+        && !version.ends_with(".lock")
+        && !version.ends_with('.')
+}
+
+/// `refs/tags/masters/<region>/<version>`, when `version` is one.
+pub fn version_tag(region: &Region, version: &str) -> Option<String> {
+    is_version(version).then(|| format!("{VERSION_TAGS}{}/{version}", region.name()))
+}
+
 impl std::fmt::Display for Region {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.name)

@@ -1,19 +1,22 @@
-//! Where every region stands: its branch head, the upstream it follows and how far
-//! behind it is since the last import point, a rebase in progress, a lock on the branch.
+//! Where every region and work branch stands: its head, the branch it takes from (a
+//! region's upstream, a work branch's region) and how far behind that it is since it
+//! last took it, a rebase or merge in progress, a lock on the branch.
 
 use serde::Serialize;
 
 use crate::StoreError;
 use crate::git::refs;
 use crate::git::repo::{MasterRepo, Structure};
-use crate::names::Region;
+use crate::names::{Line, Region};
 use crate::rebase::{recorded_import_point, state};
 
-/// One region, as `masterctl status` shows it.
+/// One region or work branch, as `masterctl status` shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RegionStatus {
     pub region: String,
     pub branch: String,
+    /// The work branch's name (`None` for the region's own branch).
+    pub work: Option<String>,
     /// The branch's commit; `None` before its first import or rebase.
     pub head: Option<String>,
     pub upstream: Option<String>,
@@ -24,6 +27,9 @@ pub struct RegionStatus {
     /// `None` for a region without an upstream, or whose upstream has no commit.
     pub upstream_commits_not_taken: Option<usize>,
     pub rebase_in_progress: bool,
+    /// What is stopped on the branch: `rebase`, or `merge` (a work branch reflected
+    /// into this region).
+    pub in_progress: Option<String>,
     pub lock: Option<LockStatus>,
 }
 
@@ -36,25 +42,43 @@ pub struct LockStatus {
     pub stale: bool,
 }
 
-/// Every region of the project, in the order of `masterctl.toml`.
+/// Every region of the project, in name order, each followed by its work branches.
 pub fn status(repo: &MasterRepo, structure: &Structure) -> Result<Vec<RegionStatus>, StoreError> {
-    Region::all(&structure.project)
-        .iter()
-        .map(|region| region_status(repo, structure, region))
-        .collect()
+    let mut out = Vec::new();
+    for region in Region::all(&structure.project) {
+        out.push(line_status(repo, structure, &Line::from(region.clone()))?);
+        for work in crate::branches::work_branches(repo, &region)? {
+            out.push(line_status(repo, structure, &Line::from(work))?);
+        }
+    }
+    Ok(out)
 }
 
-fn region_status(
+fn line_status(
     repo: &MasterRepo,
     structure: &Structure,
-    region: &Region,
+    region: &Line,
 ) -> Result<RegionStatus, StoreError> {
     let head = repo.head_of(&region.reference())?;
-    let import_point = head.as_ref().and_then(recorded_import_point);
-    let upstream = region.upstream(&structure.project).transpose()?;
+    // What the line takes from: a region's upstream, a work branch's region.
+    let upstream = match region.work() {
+        None => region
+            .region()
+            .upstream(&structure.project)
+            .transpose()?
+            .map(|upstream| (upstream.name().to_string(), upstream.reference())),
+        Some(_) => Some((region.name().to_string(), region.region().reference())),
+    };
     let upstream_head = match &upstream {
-        Some(upstream) => repo.head_of(&upstream.reference())?.map(|c| c.id()),
+        Some((_, reference)) => repo.head_of(reference)?.map(|c| c.id()),
         None => None,
+    };
+    let import_point = match (region.work(), &head, upstream_head) {
+        (None, head, _) => head.as_ref().and_then(recorded_import_point),
+        (Some(_), Some(head), Some(upstream_head)) => {
+            repo.git.merge_base(head.id(), upstream_head).ok()
+        }
+        (Some(_), _, _) => None,
     };
     let behind = match upstream_head {
         Some(upstream_head) => {
@@ -74,15 +98,18 @@ fn region_status(
         age_seconds: lock.age.as_secs(),
         stale: lock.is_stale(),
     });
+    let stopped = state::load_state(repo, region)?;
     Ok(RegionStatus {
         region: region.name().to_string(),
         branch: region.branch().to_string(),
+        work: region.work().map(|w| w.name().to_string()),
         head: head.as_ref().map(|c| c.id().to_string()),
-        upstream: upstream.as_ref().map(|u| u.name().to_string()),
+        upstream: upstream.map(|(name, _)| name),
         upstream_head: upstream_head.map(|id| id.to_string()),
         import_point: import_point.map(|id| id.to_string()),
         upstream_commits_not_taken: behind,
-        rebase_in_progress: state::load_state(repo, region)?.is_some(),
+        rebase_in_progress: stopped.is_some(),
+        in_progress: stopped.map(|state| state.kind),
         lock,
     })
 }

@@ -3,121 +3,17 @@
 //! on a small repository made here, without the binary: each outcome's data checked,
 //! and what the branch holds after it.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
-use masterctl_store::import::{self, ImportOutcome, Request};
+use common::Studio;
+use masterctl_store::StoreError;
+use masterctl_store::import::ImportOutcome;
 use masterctl_store::rebase::resolutions::Resolution;
-use masterctl_store::rebase::session::{self, Action, ConflictEntry, Step};
+use masterctl_store::rebase::session::{Action, ConflictEntry, Step};
 use masterctl_store::review::blame::blame;
 use masterctl_store::review::diff::{self, DiffOptions};
-use masterctl_store::{MasterRepo, Region, StoreError};
-
-const CONFIG: &str = "source_language = \"ja\"\nlanguages = [\"ja\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n\n[regions.global]\nbranch = \"masters/global\"\nupstream = \"jp\"\n";
-const MONSTER: &str = "name = \"monster\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"name\"\ntype = \"string\"\n\n[[fields]]\nname = \"hp\"\ntype = \"int\"\n";
-
-/// A master repository in a temporary folder: the structure committed on `main`, an
-/// author configured, and a folder for exports.
-struct Studio {
-    dir: tempfile::TempDir,
-    exports: tempfile::TempDir,
-}
-
-impl Studio {
-    fn new() -> Studio {
-        Studio::with(CONFIG, MONSTER)
-    }
-
-    /// A studio whose monster names are texts translated into English.
-    fn translated() -> Studio {
-        let config = CONFIG.replace("languages = [\"ja\"]", "languages = [\"ja\", \"en\"]");
-        let monster = MONSTER.replace(
-            "name = \"name\"\ntype = \"string\"",
-            "name = \"name\"\ntype = \"text\"",
-        );
-        assert_ne!(monster, MONSTER);
-        Studio::with(&config, &monster)
-    }
-
-    fn with(settings: &str, monster: &str) -> Studio {
-        let dir = tempfile::tempdir().unwrap();
-        let mut options = git2::RepositoryInitOptions::new();
-        options.initial_head("main");
-        let git = git2::Repository::init_opts(dir.path(), &options).unwrap();
-        let mut config = git.config().unwrap();
-        config.set_str("user.name", "Aiko").unwrap();
-        config.set_str("user.email", "aiko@example.com").unwrap();
-        let files = [
-            ("masterctl.toml".to_string(), settings.as_bytes().to_vec()),
-            (
-                "schemas/monster.toml".to_string(),
-                monster.as_bytes().to_vec(),
-            ),
-        ];
-        let made = masterctl_store::init::init(dir.path(), &files).unwrap();
-        assert!(made.structure_commit.is_some(), "{made:?}");
-        Studio {
-            dir,
-            exports: tempfile::tempdir().unwrap(),
-        }
-    }
-
-    fn repo(&self) -> MasterRepo {
-        MasterRepo::open(self.dir.path()).unwrap()
-    }
-
-    /// `monster.csv` with these rows (id, name, hp).
-    fn export(&self, rows: &[(i64, &str, i64)]) -> PathBuf {
-        let mut csv = String::from("id,name,hp\n");
-        for (id, name, hp) in rows {
-            csv.push_str(&format!("{id},{name},{hp}\n"));
-        }
-        let path = self.exports.path().join("monster.csv");
-        std::fs::write(&path, csv).unwrap();
-        path
-    }
-
-    fn import(
-        &self,
-        region: &str,
-        path: &Path,
-        change: impl FnOnce(&mut Request<'_>),
-    ) -> Result<ImportOutcome, StoreError> {
-        let paths = [path.to_path_buf()];
-        let mut request = Request {
-            region,
-            paths: &paths,
-            structure: None,
-            message: None,
-            dry_run: false,
-            review: DiffOptions::default(),
-            allow_removal: false,
-            revert_upstream: false,
-            progress: &|_, _| {},
-        };
-        change(&mut request);
-        import::run(&self.repo(), &request)
-    }
-
-    fn head(&self, branch: &str) -> Option<String> {
-        let repo = self.repo();
-        let reference = format!("refs/heads/{branch}");
-        repo.head_of(&reference)
-            .unwrap()
-            .map(|commit| commit.id().to_string())
-    }
-
-    fn region(&self, name: &str) -> Region {
-        let structure = self.repo().structure().unwrap();
-        Region::of(&structure.project, name).unwrap()
-    }
-
-    fn rebase(&self, region: &str, action: Action<'_>) -> Step {
-        let repo = self.repo();
-        let structure = repo.structure().unwrap();
-        let region = Region::of(&structure.project, region).unwrap();
-        session::run(&repo, &structure, &region, &action).unwrap()
-    }
-}
 
 const THREE: [(i64, &str, i64); 3] = [(1, "slime", 10), (2, "golem", 300), (3, "dragon", 5000)];
 
@@ -437,6 +333,7 @@ fn translations_are_counted_committed_once_and_built_with_their_fallbacks() {
         l10n_import::run(
             &studio.repo(),
             &l10n_import::Request {
+                branch: None,
                 region: "jp",
                 file: &file,
                 language,
@@ -485,6 +382,7 @@ fn translations_are_counted_committed_once_and_built_with_their_fallbacks() {
     let built = masterctl_store::build::run(
         &studio.repo(),
         &masterctl_store::build::Request {
+            branch: None,
             region: "jp",
             rev: None,
             client: false,

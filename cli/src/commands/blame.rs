@@ -6,7 +6,7 @@ use masterctl_store::names::one_line;
 use masterctl_store::review::blame::{Blame, blame};
 use masterctl_store::short_id;
 
-use super::{Failure, open_repo, region, store_failure};
+use super::{Failure, open_repo, store_failure};
 use crate::output::{GlobalArgs, Output, Render, RepoArg};
 
 #[derive(clap::Args)]
@@ -22,6 +22,9 @@ pub struct Args {
     /// The region whose history to read
     #[arg(long, value_name = "R")]
     region: String,
+    /// A work branch of the region (work/R/NAME) instead of the region's own branch
+    #[arg(long, value_name = "NAME")]
+    branch: Option<String>,
     /// The table
     #[arg(value_name = "TABLE")]
     table: String,
@@ -69,7 +72,7 @@ fn key_and_field(
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let repo = open_repo(global)?;
     let structure = repo.structure().map_err(store_failure)?;
-    let region = region(&structure, &args.region)?;
+    let region = super::line(&structure, &args.region, args.branch.as_deref())?;
     let (key, field) = match structure.project.table(&args.table) {
         Some(schema) => {
             let names = schema.primary_key_names();
@@ -135,8 +138,12 @@ impl Render for Shown {
                 one_line(&c.subject)
             ));
             if let Some(via) = &cell.via {
+                let how = match &via.merged_branch {
+                    Some(branch) => format!("taken from {} by the merge", one_line(branch)),
+                    None => "taken from upstream by the rebase".to_string(),
+                };
                 output.line(format!(
-                    "  {:<width$}    taken from upstream by the rebase {} {}",
+                    "  {:<width$}    {how} {} {}",
                     "",
                     short_id(&via.commit),
                     via.time

@@ -18,6 +18,9 @@ pub struct Args {
     /// The region to build (a [regions.R] of masterctl.toml)
     #[arg(long, value_name = "R")]
     region: String,
+    /// A work branch of the region (work/R/NAME) instead of the region's own branch
+    #[arg(long, value_name = "NAME")]
+    branch: Option<String>,
     /// The build directory (written beside it first, then renamed into place; a previous
     /// build there is replaced)
     #[arg(long, value_name = "DIR")]
@@ -44,6 +47,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         &repo,
         &build::Request {
             region: &args.region,
+            branch: args.branch.as_deref(),
             rev: args.rev.as_deref(),
             client: args.client,
             out: &args.out,

@@ -11,7 +11,7 @@ use masterctl_store::review::diff::{
 };
 use serde::Serialize;
 
-use super::{Failure, open_repo, region, store_failure};
+use super::{Failure, open_repo, store_failure};
 use crate::output::{GlobalArgs, Output, Render, RepoArg, counted};
 
 #[derive(clap::Args)]
@@ -33,6 +33,9 @@ pub struct Args {
     /// to show
     #[arg(long, value_name = "R")]
     region: Option<String>,
+    /// A work branch of the region (work/R/NAME) instead of the region's own branch
+    #[arg(long, value_name = "NAME", requires = "region")]
+    branch: Option<String>,
     /// Only this table or generated master (repeatable)
     #[arg(long = "table", value_name = "T")]
     tables: Vec<String>,
@@ -63,8 +66,8 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     let review = match (&args.region, &args.args[..]) {
         (Some(name), []) => {
             let structure = repo.structure().map_err(store_failure)?;
-            let (from, to) =
-                diff::last_commit(&repo, &region(&structure, name)?).map_err(store_failure)?;
+            let line = super::line(&structure, name, args.branch.as_deref())?;
+            let (from, to) = diff::last_commit(&repo, &line).map_err(store_failure)?;
             diff::review(&from, &to, &options)
         }
         (Some(name), paths) => return exports(&repo, name, paths, options, &args, output),
@@ -100,6 +103,7 @@ fn exports(
         repo,
         &import::Request {
             region,
+            branch: args.branch.as_deref(),
             paths: &paths,
             structure: None,
             message: None,

@@ -5,10 +5,10 @@
 
 use std::path::PathBuf;
 
-use masterctl_store::export::{At, Exported, Format, export_region, write_csv, write_workbooks};
-use masterctl_store::{WorkBranch, short_id};
+use masterctl_store::export::{Exported, Format, export_region, write_csv, write_workbooks};
+use masterctl_store::short_id;
 
-use super::{Failure, open_repo, region, store_failure};
+use super::{Failure, open_repo, store_failure};
 use crate::output::{GlobalArgs, Output, Render, RepoArg, counted};
 
 #[derive(clap::Args)]
@@ -33,7 +33,7 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
     /// Export this commit instead of the region's head (a sha, a tag, `masters/jp~2`...)
-    #[arg(long, value_name = "REV", conflicts_with = "branch")]
+    #[arg(long, value_name = "REV")]
     rev: Option<String>,
     /// Export the head of the region's work branch NAME (`work/<region>/<NAME>`)
     #[arg(long, value_name = "NAME")]
@@ -48,17 +48,9 @@ pub struct Args {
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let repo = open_repo(global)?;
     let structure = repo.structure().map_err(store_failure)?;
-    let region = region(&structure, &args.region)?;
-    let work = match &args.branch {
-        Some(name) => Some(WorkBranch::of(&region, name).map_err(store_failure)?),
-        None => None,
-    };
-    let at = match (&work, &args.rev) {
-        (Some(work), _) => At::WorkBranch(work),
-        (None, Some(rev)) => At::Revision(rev),
-        (None, None) => At::Head,
-    };
-    let export = export_region(&repo, &region, at, &args.languages).map_err(store_failure)?;
+    let line = super::line(&structure, &args.region, args.branch.as_deref())?;
+    let export =
+        export_region(&repo, &line, args.rev.as_deref(), &args.languages).map_err(store_failure)?;
     let written = match global.format {
         crate::output::Format::Csv => write_csv(&export, &args.out),
         crate::output::Format::Ods => write_workbooks(&export, &args.out, Format::Ods),

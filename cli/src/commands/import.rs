@@ -18,6 +18,9 @@ pub struct Args {
     /// The region whose branch receives the import (a [regions.R] of masterctl.toml)
     #[arg(long, value_name = "R")]
     region: String,
+    /// A work branch of the region (work/R/NAME) instead of the region's own branch
+    #[arg(long, value_name = "NAME")]
+    branch: Option<String>,
     /// Workbooks (xlsx, xlsm, xlsb, xls, ods), CSV files, or folders holding them
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
@@ -57,6 +60,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         &repo,
         &Request {
             region: &args.region,
+            branch: args.branch.as_deref(),
             paths: &args.paths,
             structure: args.structure.as_deref(),
             message: args.message.as_deref(),

@@ -32,6 +32,9 @@ pub struct StatusArgs {
     /// The region (a [regions.R] of masterctl.toml)
     #[arg(long, value_name = "R")]
     region: String,
+    /// A work branch of the region (work/R/NAME) instead of the region's own branch
+    #[arg(long, value_name = "NAME")]
+    branch: Option<String>,
     /// Only this language (default: every language of the region but the source one)
     #[arg(long, value_name = "L")]
     lang: Option<String>,
@@ -52,6 +55,9 @@ pub struct ExportArgs {
     /// The region (a [regions.R] of masterctl.toml)
     #[arg(long, value_name = "R")]
     region: String,
+    /// A work branch of the region (work/R/NAME) instead of the region's own branch
+    #[arg(long, value_name = "NAME")]
+    branch: Option<String>,
     /// The target language
     #[arg(long, value_name = "L")]
     lang: String,
@@ -71,6 +77,9 @@ pub struct ImportArgs {
     /// The region whose branch receives the translations
     #[arg(long, value_name = "R")]
     region: String,
+    /// A work branch of the region (work/R/NAME) instead of the region's own branch
+    #[arg(long, value_name = "NAME")]
+    branch: Option<String>,
     /// The exchange file (XLIFF, PO or CSV; the format is read from the content)
     #[arg(value_name = "FILE")]
     file: PathBuf,
@@ -94,10 +103,10 @@ pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(),
     }
 }
 
-fn open(repo: &MasterRepo, region: &str) -> Result<RegionTexts, Failure> {
+fn open(repo: &MasterRepo, region: &str, work: Option<&str>) -> Result<RegionTexts, Failure> {
     let structure = repo.structure().map_err(store_failure)?;
-    let region = super::region(&structure, region)?;
-    l10n::open_region(repo, &region).map_err(store_failure)
+    let line = super::line(&structure, region, work)?;
+    l10n::open_region(repo, &line).map_err(store_failure)
 }
 
 /// The language asked for, which must be one translators work on in the region.
@@ -126,7 +135,7 @@ fn check_language(texts: &RegionTexts, language: &str) -> Result<(), Failure> {
 }
 
 fn status(repo: &MasterRepo, args: StatusArgs, output: &Output) -> Result<(), Failure> {
-    let texts = open(repo, &args.region)?;
+    let texts = open(repo, &args.region, args.branch.as_deref())?;
     let languages: Vec<&str> = match &args.lang {
         Some(language) => {
             check_language(&texts, language)?;
@@ -220,7 +229,7 @@ fn export(
         Failure::usage("which exchange format? give --format xliff, po or csv")
             .hint("or name the --out file .xlf, .po or .csv")
     })?;
-    let texts = open(repo, &args.region)?;
+    let texts = open(repo, &args.region, args.branch.as_deref())?;
     check_language(&texts, &args.lang)?;
     let export = l10n::export(repo, &texts, &args.lang, format, args.all).map_err(store_failure)?;
     let to_stdout = args.out == Path::new("-");
@@ -291,6 +300,7 @@ fn import(repo: &MasterRepo, args: ImportArgs, output: &Output) -> Result<(), Fa
         repo,
         &l10n::import::Request {
             region: &args.region,
+            branch: args.branch.as_deref(),
             file: &args.file,
             language: args.lang.as_deref(),
             message: args.message.as_deref(),

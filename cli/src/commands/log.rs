@@ -14,6 +14,9 @@ pub struct Args {
     /// The region whose branch to show
     #[arg(long, value_name = "R")]
     region: String,
+    /// A work branch of the region (work/R/NAME) instead of the region's own branch
+    #[arg(long, value_name = "NAME")]
+    branch: Option<String>,
     /// Show at most this many commits
     #[arg(long, default_value_t = 50, value_name = "N")]
     limit: usize,
@@ -22,7 +25,7 @@ pub struct Args {
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let repo = open_repo(global)?;
     let structure = repo.structure().map_err(store_failure)?;
-    let region = super::region(&structure, &args.region)?;
+    let region = super::line(&structure, &args.region, args.branch.as_deref())?;
     let reference = region.reference();
     let records = history(&repo, &reference, args.limit).map_err(store_failure)?;
     output.render(&Log {
@@ -75,6 +78,13 @@ impl Render for Log<'_> {
                     "    import point: upstream {} (took it from {})",
                     one_line(short_id(upstream)),
                     one_line(short_id(from))
+                ));
+            }
+            if let (Some(branch), Some(merged)) = (&record.merged_branch, &record.merged) {
+                output.line(format!(
+                    "    merged: {} at {}",
+                    one_line(branch),
+                    one_line(short_id(merged))
                 ));
             }
             output.line("");

@@ -2,6 +2,7 @@
 //! crates; failures come back as [`Failure`] and become exit codes in `main`.
 
 mod blame;
+mod branch;
 mod build;
 mod codegen;
 mod completions;
@@ -15,6 +16,7 @@ mod inspect;
 mod l10n;
 mod log;
 mod manual;
+mod merge;
 mod migrate;
 mod publish;
 mod rebase;
@@ -22,13 +24,14 @@ mod releases;
 mod rollback;
 mod schema;
 mod status;
+mod tag;
 mod unlock;
 mod validate;
 
 use clap::Subcommand;
 
 use crate::output::{Format, GlobalArgs, Output, RepoArg};
-use masterctl_store::{MasterRepo, Region, Structure};
+use masterctl_store::{Line, MasterRepo, Region, Structure};
 
 pub use crate::failure::{Failure, delivery_failure, store_failure};
 
@@ -62,7 +65,15 @@ pub enum Command {
     Blame(blame::Args),
     /// Take what the region's upstream changed since the last import point (keyed three-way merge)
     Rebase(rebase::Args),
-    /// Every region: branch, upstream, import point, upstream commits not taken, rebase in progress
+    /// Reflect a work branch into its region (keyed three-way merge; conflicts resolved as in a rebase)
+    Merge(merge::Args),
+    /// Work branches of a region (work/R/NAME): create, list, delete
+    #[command(subcommand)]
+    Branch(branch::Command),
+    /// Versions of the masters (annotated tags masters/R/VERSION): create, list
+    #[command(subcommand)]
+    Tag(tag::Command),
+    /// Every region and work branch: head, what it takes from, commits not taken, rebase or merge in progress
     Status(status::Args),
     /// Translations: status per language, exchange files for translators, taking them back
     #[command(subcommand)]
@@ -103,6 +114,9 @@ impl Command {
             Command::Diff(args) => Some(&args.repo),
             Command::Blame(args) => Some(&args.repo),
             Command::Rebase(args) => Some(&args.repo),
+            Command::Merge(args) => Some(&args.repo),
+            Command::Branch(command) => Some(command.repo()),
+            Command::Tag(command) => Some(command.repo()),
             Command::Status(args) => Some(&args.repo),
             Command::L10n(l10n::Command::Status(args)) => Some(&args.repo),
             Command::L10n(l10n::Command::Export(args)) => Some(&args.repo),
@@ -137,6 +151,12 @@ impl Command {
             Command::Diff(_) => "diff",
             Command::Blame(_) => "blame",
             Command::Rebase(_) => "rebase",
+            Command::Merge(_) => "merge",
+            Command::Branch(branch::Command::Create(_)) => "branch create",
+            Command::Branch(branch::Command::List(_)) => "branch list",
+            Command::Branch(branch::Command::Delete(_)) => "branch delete",
+            Command::Tag(tag::Command::Create(_)) => "tag create",
+            Command::Tag(tag::Command::List(_)) => "tag list",
             Command::Status(_) => "status",
             Command::L10n(l10n::Command::Status(_)) => "l10n status",
             Command::L10n(l10n::Command::Export(_)) => "l10n export",
@@ -189,6 +209,9 @@ pub fn run(
         Command::Diff(args) => diff::run(args, global, output),
         Command::Blame(args) => blame::run(args, global, output),
         Command::Rebase(args) => rebase::run(args, global, output),
+        Command::Merge(args) => merge::run(args, global, output),
+        Command::Branch(command) => branch::run(command, global, output),
+        Command::Tag(command) => tag::run(command, global, output),
         Command::Status(args) => status::run(args, global, output),
         Command::L10n(command) => l10n::run(command, global, output),
         Command::Build(args) => build::run(args, global, output),
@@ -251,4 +274,10 @@ pub fn open_repo(global: &GlobalArgs) -> Result<MasterRepo, Failure> {
 /// unknown name is told the regions there are, and the closest one).
 pub fn region(structure: &Structure, name: &str) -> Result<Region, Failure> {
     Region::of(&structure.project, name).map_err(store_failure)
+}
+
+/// The region `name`, or its work branch `work` when one is given: both checked before
+/// they name a path or a branch.
+pub fn line(structure: &Structure, name: &str, work: Option<&str>) -> Result<Line, Failure> {
+    Line::of(&region(structure, name)?, work).map_err(store_failure)
 }

@@ -1,13 +1,15 @@
-//! `masterctl rebase --region R`: take what the region's upstream changed since the
-//! recorded import point, keep what the region owns, stop on real conflicts — then
-//! resolve them (conflict file, or --ours/--theirs) and `--continue`, or `--abort`.
+//! `masterctl rebase --region R [--branch NAME]`: take what the region's upstream (or a
+//! work branch's region) changed since the branch last took it, keep what the region
+//! owns, stop on real conflicts — then resolve them (conflict file, or --ours/--theirs)
+//! and `--continue`, or `--abort`. `merge` (a work branch reflected into its region)
+//! is the same flow and renders here too.
 
 use std::path::Path;
 
-use masterctl_store::rebase::RebaseError;
 use masterctl_store::rebase::resolutions::Resolution;
 use masterctl_store::rebase::session::{self, Action, ConflictEntry, Rebased, Step};
-use masterctl_store::{Region, short_id};
+use masterctl_store::rebase::{Join, RebaseError};
+use masterctl_store::{WorkBranch, short_id};
 use serde::Serialize;
 
 use super::{Failure, open_repo, store_failure};
@@ -20,6 +22,10 @@ pub struct Args {
     /// The region to bring up to date with its upstream (`upstream` in [regions.R])
     #[arg(long, value_name = "R")]
     region: String,
+    /// Rebase the region's work branch NAME (work/R/NAME) onto the region instead: it
+    /// takes what the region changed since it last took it
+    #[arg(long, value_name = "NAME")]
+    branch: Option<String>,
     /// Show what would happen, change by change; write nothing
     #[arg(long)]
     dry_run: bool,
@@ -48,9 +54,14 @@ pub struct Args {
     /// With --ours/--theirs: only this row, its key as in the conflict file (`100`, `100|10`)
     #[arg(long, value_name = "KEY", requires = "side")]
     key: Option<String>,
+    /// Your own words for the commit message's first line (when it commits)
+    #[arg(long, short, value_name = "TEXT")]
+    message: Option<String>,
 }
 
-fn rebase_failure(error: RebaseError, region: &Region, resolving: bool) -> Failure {
+/// What the command line says of a join's error. `again`: the command that names the
+/// join (`masterctl rebase --region jp`), for hints.
+pub(super) fn join_failure(error: RebaseError, again: &str, resolving: bool) -> Failure {
     match error {
         RebaseError::Store(e) => store_failure(e),
         RebaseError::NoUpstream(_) => Failure::usage(error.to_string()).hint(
@@ -58,12 +69,17 @@ fn rebase_failure(error: RebaseError, region: &Region, resolving: bool) -> Failu
         ),
         RebaseError::BadResolution(_) => Failure::invalid(error.to_string())
             .hint("a `value` resolution must be a value of the column's type"),
-        RebaseError::NotInProgress(_) if resolving => Failure::usage(error.to_string())
-            .hint(format!("run `masterctl rebase --region {region}` first")),
-        RebaseError::NotInProgress(_) => Failure::usage(error.to_string()),
-        RebaseError::InProgress { ref conflict_file, .. } => {
+        RebaseError::NotInProgress { .. } if resolving => {
+            Failure::usage(error.to_string()).hint(format!("run `{again}` first"))
+        }
+        RebaseError::NotInProgress { .. } => Failure::usage(error.to_string()),
+        RebaseError::InProgress {
+            ref conflict_file,
+            ref kind,
+            ..
+        } => {
             let hint = format!(
-                "resolve the conflicts in {} (or with --ours/--theirs), then --continue; or --abort",
+                "resolve the conflicts in {} (or with --ours/--theirs), then `masterctl {kind} … --continue`; or --abort",
                 conflict_file.display()
             );
             Failure::usage(error.to_string()).hint(hint)
@@ -72,12 +88,33 @@ fn rebase_failure(error: RebaseError, region: &Region, resolving: bool) -> Failu
             let hint = format!("the conflicts are listed in {}", conflict_file.display());
             Failure::usage(error.to_string()).hint(hint)
         }
-        RebaseError::Moved(_) => Failure::environment(error.to_string()).hint(format!(
-            "run `masterctl rebase --region {region} --abort`, then rebase again"
-        )),
+        RebaseError::Moved { .. } => Failure::environment(error.to_string())
+            .hint(format!("run `{again} --abort`, then start again")),
         RebaseError::NoUpstreamBranch(_)
         | RebaseError::UpstreamRewritten { .. }
         | RebaseError::NoImportPoint { .. } => Failure::environment(error.to_string()),
+    }
+}
+
+/// The action the flags name.
+pub(super) fn action<'a>(
+    abort: bool,
+    side: Option<Resolution>,
+    continue_: bool,
+    dry_run: bool,
+    (table, column, key): (Option<&'a str>, Option<&'a str>, Option<&'a str>),
+) -> Action<'a> {
+    match side {
+        _ if abort => Action::Abort,
+        Some(side) => Action::Resolve {
+            side,
+            table,
+            column,
+            key,
+        },
+        None if continue_ => Action::Continue,
+        None if dry_run => Action::DryRun,
+        None => Action::Start,
     }
 }
 
@@ -85,37 +122,80 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     let repo = open_repo(global)?;
     let structure = repo.structure().map_err(store_failure)?;
     // The region is checked against masterctl.toml before it names any path.
-    let region = &super::region(&structure, &args.region)?;
-    let action = if args.abort {
-        Action::Abort
-    } else if args.ours || args.theirs {
-        Action::Resolve {
-            side: if args.ours {
-                Resolution::Ours
-            } else {
-                Resolution::Theirs
-            },
-            table: args.table.as_deref(),
-            column: args.column.as_deref(),
-            key: args.key.as_deref(),
+    let region = super::region(&structure, &args.region)?;
+    let (join, again) = match &args.branch {
+        Some(name) => {
+            let work = WorkBranch::of(&region, name).map_err(store_failure)?;
+            let again = format!(
+                "masterctl rebase --region {region} --branch {}",
+                work.name()
+            );
+            (Join::Refresh(work), again)
         }
-    } else if args.continue_ {
-        Action::Continue
-    } else if args.dry_run {
-        Action::DryRun
-    } else {
-        Action::Start
+        None => (
+            Join::Rebase(region.clone()),
+            format!("masterctl rebase --region {region}"),
+        ),
     };
+    let side = match (args.ours, args.theirs) {
+        (true, _) => Some(Resolution::Ours),
+        (_, true) => Some(Resolution::Theirs),
+        _ => None,
+    };
+    let action = action(
+        args.abort,
+        side,
+        args.continue_,
+        args.dry_run,
+        (
+            args.table.as_deref(),
+            args.column.as_deref(),
+            args.key.as_deref(),
+        ),
+    );
+    let words = Words {
+        message: args.message.as_deref(),
+        html: args.html.as_deref(),
+    };
+    carry_out(&repo, &structure, &join, &action, &again, &words, output)
+}
+
+/// What a rebase or merge is given beside its action: the planner's words for the
+/// commit, and where the dry run's review page goes.
+pub(super) struct Words<'a> {
+    pub message: Option<&'a str>,
+    pub html: Option<&'a Path>,
+}
+
+/// Carry out `action` on `join`, write the review page when asked, and show the step.
+pub(super) fn carry_out(
+    repo: &masterctl_store::MasterRepo,
+    structure: &masterctl_store::Structure,
+    join: &Join,
+    action: &Action<'_>,
+    again: &str,
+    words: &Words<'_>,
+    output: &Output,
+) -> Result<(), Failure> {
+    let (message, html) = (words.message, words.html);
     let resolving = matches!(action, Action::Resolve { .. });
-    let step = session::run(&repo, &structure, region, &action)
-        .map_err(|e| rebase_failure(e, region, resolving))?;
-    if let (Step::DryRun { diff, .. }, Some(path)) = (&step, &args.html) {
-        let title = format!("masterctl rebase --dry-run: {}", region.branch());
-        super::diff::write_page(path, &title, region.branch(), "rebased", diff)?;
+    let step = session::run(repo, structure, join, action, message)
+        .map_err(|e| join_failure(e, again, resolving))?;
+    let target = join.target();
+    if let (Step::DryRun { diff, .. }, Some(path)) = (&step, html) {
+        let title = format!("{again} --dry-run");
+        let after = match join {
+            Join::Reflect(_) => "merged",
+            _ => "rebased",
+        };
+        super::diff::write_page(path, &title, target.branch(), after, diff)?;
     }
     let shown = Shown {
         ok: !matches!(step, Step::Conflicts { .. } | Step::Invalid { .. }),
-        region,
+        region: join.region().name(),
+        branch: target.branch(),
+        join,
+        again,
         step: &step,
     };
     output.show(&shown);
@@ -126,28 +206,29 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     }
 }
 
-/// What a rebase step came to, for the terminal or as JSON (the step's own fields,
-/// `state` naming it, beside `ok` and the region).
+/// What a rebase (or merge) step came to, for the terminal or as JSON (the step's own
+/// fields, `state` naming it, beside `ok`, the region and the branch that moves).
 #[derive(Serialize)]
 struct Shown<'a> {
     ok: bool,
-    #[serde(serialize_with = "region_name")]
-    region: &'a Region,
+    region: &'a str,
+    branch: &'a str,
+    #[serde(skip)]
+    join: &'a Join,
+    /// The command that names this join, for the next step's hint.
+    #[serde(skip)]
+    again: &'a str,
     #[serde(flatten)]
     step: &'a Step,
 }
 
-fn region_name<S: serde::Serializer>(region: &&Region, out: S) -> Result<S::Ok, S::Error> {
-    out.serialize_str(region.name())
-}
-
 impl Render for Shown<'_> {
     fn text(&self, output: &Output) {
-        let region = self.region.name();
+        let (branch, again, kind) = (self.branch, self.again, self.join.kind());
         match self.step {
-            Step::Aborted => output.line(format!(
-                "rebase of region {region} aborted; nothing was committed"
-            )),
+            Step::Aborted => {
+                output.line(format!("{kind} of {branch} aborted; nothing was committed"))
+            }
             Step::Resolved {
                 resolved,
                 remaining,
@@ -157,16 +238,14 @@ impl Render for Shown<'_> {
                     counted(*resolved, "conflicting cell")
                 ));
                 if *remaining == 0 {
-                    output.line(format!(
-                        "next: masterctl rebase --region {region} --continue"
-                    ));
+                    output.line(format!("next: {again} --continue"));
                 }
             }
             Step::UpToDate {
                 upstream_head,
                 continued,
             } => output.line(format!(
-                "{}: region {region} already has everything up to {}",
+                "{}: {branch} already has everything up to {}",
                 if *continued {
                     "nothing to continue"
                 } else {
@@ -192,31 +271,52 @@ impl Render for Shown<'_> {
                 ));
                 if let Some(file) = conflict_file {
                     output.line(format!(
-                        "the resolutions in {} lead to these errors: change them, then `masterctl rebase --region {region} --continue` again, or --abort",
+                        "the resolutions in {} lead to these errors: change them, then `{again} --continue` again, or --abort",
                         file.display(),
                     ));
                 }
             }
             Step::DryRun { rebase, diff } => {
-                output.line(format!(
-                    "dry run: rebasing {region} onto {} would commit:",
-                    rebase.upstream
-                ));
+                let doing = match self.join {
+                    Join::Reflect(_) => format!("merging {} into {branch}", rebase.upstream),
+                    _ => format!("rebasing {branch} onto {}", rebase.upstream),
+                };
+                if rebase.fast_forward {
+                    output.line(format!(
+                        "dry run: {doing} would move it to {} (it has nothing of its own)",
+                        short_id(&rebase.upstream_head)
+                    ));
+                } else {
+                    output.line(format!("dry run: {doing} would commit:"));
+                }
                 output.line(rebase.message.trim_end());
                 super::diff::print_changes(output, diff);
                 output.line("");
                 self.seeded(output, rebase, "would take");
                 output.line("nothing was written");
             }
+            Step::Committed { commit, rebase } if rebase.fast_forward => {
+                output.line(format!(
+                    "{} {branch} to {} ({} up to there; it had nothing of its own)",
+                    output.bold("moved"),
+                    short_id(commit),
+                    rebase.upstream,
+                ));
+            }
             Step::Committed { commit, rebase } => {
                 output.line(format!(
-                    "{} {} on {}: took {} up to {}",
+                    "{} {} on {branch}: took {} up to {}",
                     output.bold("committed"),
                     short_id(commit),
-                    self.region.branch(),
                     rebase.upstream,
                     short_id(&rebase.upstream_head)
                 ));
+                if let Join::Reflect(work) = self.join {
+                    output.line(format!(
+                        "{} is even with {branch} (unless someone committed on it meanwhile: then `{again}` again takes the rest)",
+                        work.branch()
+                    ));
+                }
                 for t in &rebase.tables {
                     output.line(format!(
                         "  {:<24} {:>6} applied {:>6} kept (owned) {:>6} resolved",
@@ -239,7 +339,7 @@ impl Shown<'_> {
                 t.table,
                 counted(t.seeded, "row"),
                 rebase.upstream,
-                self.region.name()
+                self.region
             )));
         }
     }
@@ -272,9 +372,9 @@ impl Shown<'_> {
         ));
         if let Some(file) = file {
             output.line(format!(
-                "resolve them in {} (resolution: ours, theirs, or value with the value), or with --ours/--theirs [--table T] [--column C] [--key K]; then `masterctl rebase --region {} --continue`, or --abort",
+                "resolve them in {} (resolution: ours, theirs, or value with the value), or with --ours/--theirs [--table T] [--column C] [--key K]; then `{} --continue`, or --abort",
                 file.display(),
-                self.region.name()
+                self.again
             ));
         }
     }

@@ -1,5 +1,6 @@
 //! `masterctl status`: every region's branch, upstream, last import point, how many
-//! upstream commits it has not taken yet, and any rebase in progress.
+//! upstream commits it has not taken yet, and any rebase in progress; then each of its
+//! work branches, with the region commits it has not taken.
 
 use masterctl_store::short_id;
 use masterctl_store::status::{RegionStatus, status};
@@ -34,15 +35,30 @@ impl Render for Status {
         let short = |id: &Option<String>| id.as_deref().map(|s| short_id(s).to_string());
         for region in regions {
             let branch = &region.branch;
+            let name = match &region.work {
+                Some(work) => format!("  {}/{work}", region.region),
+                None => region.region.clone(),
+            };
+            // The command that names this line, for hints.
+            let again = match &region.work {
+                Some(work) => format!("--region {} --branch {work}", region.region),
+                None => format!("--region {}", region.region),
+            };
             output.line(format!(
                 "{} {}",
-                output.bold(&region.region),
+                output.bold(&name),
                 match short(&region.head) {
                     Some(head) => format!("{branch} at {head}"),
                     None => format!("{branch} (no commit yet)"),
                 }
             ));
-            if let Some(upstream) = &region.upstream {
+            if let (Some(upstream), Some(_)) = (&region.upstream, &region.work) {
+                let behind = region.upstream_commits_not_taken.unwrap_or(0);
+                output.line(format!(
+                    "    work branch of {upstream}; {} not taken",
+                    counted(behind, "region commit")
+                ));
+            } else if let Some(upstream) = &region.upstream {
                 let behind = region.upstream_commits_not_taken.unwrap_or(0);
                 let upstream_at = short(&region.upstream_head)
                     .map_or_else(|| "no commit yet".to_string(), |h| format!("at {h}"));
@@ -62,19 +78,22 @@ impl Render for Status {
                 lock.age_seconds,
                 if lock.stale {
                     format!(
-                        ": left by a process that is gone; `masterctl unlock --region {}` removes it",
-                        region.region
+                        ": left by a process that is gone; `masterctl unlock {again}` removes it"
                     )
                 } else {
                     ": a process is writing the branch now".to_string()
                 }
             ));
             }
-            if region.rebase_in_progress {
-                output.line(format!(
-                "    a rebase is in progress: resolve, then `masterctl rebase --region {} --continue`, or --abort",
-                region.region
-            ));
+            match region.in_progress.as_deref() {
+                Some("merge") => output.line(format!(
+                    "    a merge of a work branch is in progress: resolve, then `masterctl merge --region {} --branch NAME --continue`, or --abort",
+                    region.region
+                )),
+                Some(_) => output.line(format!(
+                    "    a rebase is in progress: resolve, then `masterctl rebase {again} --continue`, or --abort"
+                )),
+                None => {}
             }
         }
     }

@@ -6,7 +6,7 @@
 use masterctl_store::git::refs::{self, STALE_LOCK};
 use serde::Serialize;
 
-use super::{Failure, open_repo, region, store_failure};
+use super::{Failure, open_repo, store_failure};
 use crate::output::{GlobalArgs, Output, Render, RepoArg};
 
 #[derive(clap::Args)]
@@ -16,12 +16,15 @@ pub struct Args {
     /// The region whose branch is locked (`masterctl status` shows locks)
     #[arg(long, value_name = "R")]
     region: String,
+    /// A work branch of the region (work/R/NAME) instead of the region's own branch
+    #[arg(long, value_name = "NAME")]
+    branch: Option<String>,
 }
 
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let repo = open_repo(global)?;
     let structure = repo.structure().map_err(store_failure)?;
-    let region = region(&structure, &args.region)?;
+    let region = super::line(&structure, &args.region, args.branch.as_deref())?;
     let removed = refs::unlock(&repo, &region).map_err(|e| {
         store_failure(e).hint(format!(
             "a lock younger than {} s may belong to a process writing now: wait, then run again",

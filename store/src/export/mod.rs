@@ -19,7 +19,7 @@ use serde::Serialize;
 use crate::StoreError;
 use crate::git::repo::{MasterRepo, Structure, blob_at};
 use crate::git::snapshot::{language_path, table_path, texts_at};
-use crate::names::{Region, WorkBranch};
+use crate::names::Line;
 use masterctl_schemas::canonical::read_table;
 use masterctl_schemas::read::parallel_map;
 
@@ -136,40 +136,19 @@ pub struct ExportedFile {
     pub tables: Vec<(String, usize)>,
 }
 
-/// Which commit of a region an export takes: its head, a work branch's head, or a
-/// revision.
-#[derive(Debug, Clone, Copy)]
-pub enum At<'a> {
-    Head,
-    WorkBranch(&'a WorkBranch),
-    Revision(&'a str),
-}
-
-/// The data of `region` at its head (or a work branch's, or `rev`) as workbooks; with
-/// `languages`, each text field followed by a comment column per language (`#name@en`:
-/// for review, which import passes over).
+/// The data of a region's branch or a work branch, at its head or at `rev` (any
+/// revision, or a version tag of the region), as workbooks; with `languages`, each text
+/// field followed by a comment column per language (`#name@en`: for review, which
+/// import passes over).
 pub fn export_region(
     repo: &MasterRepo,
-    region: &Region,
-    at: At<'_>,
+    line: &Line,
+    rev: Option<&str>,
     languages: &[String],
 ) -> Result<Export, StoreError> {
     let git = &repo.git;
-    let (branch, commit) = match at {
-        At::Head => (region.branch().to_string(), repo.commit_of(region, None)?),
-        At::Revision(rev) => (
-            region.branch().to_string(),
-            repo.commit_of(region, Some(rev))?,
-        ),
-        At::WorkBranch(work) => (
-            work.branch(),
-            repo.head_of(&work.reference())?
-                .ok_or_else(|| StoreError::NoWorkBranch {
-                    region: region.name().to_string(),
-                    name: work.name().to_string(),
-                })?,
-        ),
-    };
+    let branch = line.branch().to_string();
+    let commit = repo.commit_of(line, rev)?;
     let tree = commit.tree()?;
     let structure = Structure::at(git, &tree).map_err(|_| StoreError::BrokenSnapshot {
         branch: branch.clone(),
@@ -247,7 +226,7 @@ pub fn export_region(
         }
     }
     Ok(Export {
-        region: region.name().to_string(),
+        region: line.name().to_string(),
         commit: commit.id().to_string(),
         workbooks: workbooks
             .into_iter()

@@ -22,6 +22,12 @@ pub const STRUCTURE_TRAILER: &str = "Masterctl-Structure";
 pub const UPSTREAM_TRAILER: &str = "Masterctl-Upstream";
 /// Trailer naming the import point the rebase started from.
 pub const UPSTREAM_BASE_TRAILER: &str = "Masterctl-Upstream-Base";
+/// A merge's trailer naming the work branch it took (`work/jp/alice`).
+pub const MERGED_WORK_TRAILER: &str = "Masterctl-Work-Branch";
+/// A merge's trailer naming the commit it took (the second parent).
+pub const MERGED_TRAILER: &str = "Masterctl-Merged";
+/// A merge's trailer naming the commit the merge started from.
+pub const MERGE_BASE_TRAILER: &str = "Masterctl-Merge-Base";
 
 /// A commit to make on a branch, and where the branch must still point.
 pub struct CommitSpec<'a> {
@@ -74,34 +80,19 @@ pub fn write_commit(
     mempack.reset()?;
     // The branch moves under the ref-update record (see `refs::with_ref_update`): a
     // lock left by a masterctl killed here is cleared by the next one.
-    let moved = crate::git::refs::with_ref_update(repo, spec.reference, || {
-        Ok(match spec.expected {
-            Some(expected) => {
-                git.reference_matching(spec.reference, commit, true, expected, spec.log_message)
-            }
-            None => git.reference(spec.reference, commit, false, spec.log_message),
-        })
-    })?;
-    match moved {
-        Ok(_) => {
-            // Best effort: a failed consolidation leaves the packs as they were. A fresh
-            // handle: this one carries the in-memory object store.
-            if let Ok(fresh) = git2::Repository::open(git.path()) {
-                let _ = crate::git::pack::consolidate_if_needed(&fresh);
-            }
-            Ok(commit)
-        }
-        Err(e)
-            if matches!(
-                e.code(),
-                git2::ErrorCode::Modified | git2::ErrorCode::Exists | git2::ErrorCode::Locked
-            ) =>
-        {
-            // Another writer won, or holds the lock right now.
-            Err(crate::git::refs::locked(repo, spec.reference).unwrap_or_else(raced))
-        }
-        Err(e) => Err(e.into()),
+    crate::git::refs::swap(
+        repo,
+        spec.reference,
+        spec.expected,
+        commit,
+        spec.log_message,
+    )?;
+    // Best effort: a failed consolidation leaves the packs as they were. A fresh handle:
+    // this one carries the in-memory object store.
+    if let Ok(fresh) = git2::Repository::open(git.path()) {
+        let _ = crate::git::pack::consolidate_if_needed(&fresh);
     }
+    Ok(commit)
 }
 
 /// Commit the structure files (`masterctl.toml`, `schemas/*`, paths relative to the
@@ -150,6 +141,18 @@ pub fn import_point_of(commit: &git2::Commit<'_>) -> Option<Oid> {
     trailer_ids(commit, UPSTREAM_TRAILER)
         .contains(&upstream_parent)
         .then_some(upstream_parent)
+}
+
+/// The parent whose history a cell this commit brought in came from: the upstream
+/// commit a rebase took ([`import_point_of`]), or the work branch's head a merge took
+/// (named by its own `Masterctl-Merged` trailer). `None` for an import.
+pub fn taken_parent(commit: &git2::Commit<'_>) -> Option<Oid> {
+    if let Some(point) = import_point_of(commit) {
+        return Some(point);
+    }
+    let second = commit.parent_id(1).ok()?;
+    (commit.parent_count() == 2 && trailer_ids(commit, MERGED_TRAILER).contains(&second))
+        .then_some(second)
 }
 
 /// The commit ids a commit's trailers `key` name, in order (values that are no commit

@@ -8,7 +8,7 @@ use git2::Signature;
 
 use crate::StoreError;
 use crate::git::repo::MasterRepo;
-use crate::names::{Region, branch_of, display_name};
+use crate::names::{Line, branch_of, display_name};
 
 /// A reference update holds its lock for milliseconds; a lock older than this was left
 /// by a process that died (or was killed) between taking it and renaming it into place.
@@ -109,9 +109,9 @@ pub fn locked(repo: &MasterRepo, reference: &str) -> Option<StoreError> {
     lock_of(repo, reference).map(|lock| lock.error(reference))
 }
 
-/// Remove a stale lock from a region's branch. A lock younger than [`STALE_LOCK`] may
-/// belong to a process writing right now, and is left alone.
-pub fn unlock(repo: &MasterRepo, region: &Region) -> Result<Option<RefLock>, StoreError> {
+/// Remove a stale lock from a region's branch (or a work branch). A lock younger than
+/// [`STALE_LOCK`] may belong to a process writing right now, and is left alone.
+pub fn unlock(repo: &MasterRepo, region: &Line) -> Result<Option<RefLock>, StoreError> {
     let reference = region.reference();
     let Some(lock) = lock_of(repo, &reference) else {
         return Ok(None);
@@ -173,4 +173,87 @@ pub fn with_ref_update<T>(
     let result = update();
     write(&mut record, "").map_err(|e| io(&path, e))?;
     result
+}
+
+/// Move (or create, `expected: None`) a branch to a commit that exists already, with a
+/// compare-and-swap under the ref-update record: a branch that moved meanwhile is
+/// [`StoreError::Raced`], and a branch a worktree has checked out is never moved.
+pub fn move_branch(
+    repo: &MasterRepo,
+    reference: &str,
+    expected: Option<git2::Oid>,
+    to: git2::Oid,
+    log_message: &str,
+) -> Result<(), StoreError> {
+    check_not_checked_out(repo, reference)?;
+    let raced = || StoreError::Raced {
+        branch: branch_of(reference).to_string(),
+    };
+    if repo.head_of(reference)?.map(|c| c.id()) != expected {
+        return Err(raced());
+    }
+    swap(repo, reference, expected, to, log_message)
+}
+
+/// The compare-and-swap itself, under the ref-update record: the branch moves from
+/// `expected` to `to`, or the error says who holds it or that it moved.
+pub(crate) fn swap(
+    repo: &MasterRepo,
+    reference: &str,
+    expected: Option<git2::Oid>,
+    to: git2::Oid,
+    log_message: &str,
+) -> Result<(), StoreError> {
+    let git = &repo.git;
+    let raced = || StoreError::Raced {
+        branch: branch_of(reference).to_string(),
+    };
+    let moved = with_ref_update(repo, reference, || {
+        Ok(match expected {
+            Some(expected) => git.reference_matching(reference, to, true, expected, log_message),
+            None => git.reference(reference, to, false, log_message),
+        })
+    })?;
+    match moved {
+        Ok(_) => Ok(()),
+        Err(e)
+            if matches!(
+                e.code(),
+                git2::ErrorCode::Modified | git2::ErrorCode::Exists | git2::ErrorCode::Locked
+            ) =>
+        {
+            Err(locked(repo, reference).unwrap_or_else(raced))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Delete a branch that still points at `expected`: the reference is locked, checked
+/// and removed in one transaction, so a branch that moved meanwhile (a commit someone
+/// just made on it) is never deleted ([`StoreError::Raced`]).
+pub fn delete_branch(
+    repo: &MasterRepo,
+    reference: &str,
+    expected: git2::Oid,
+) -> Result<(), StoreError> {
+    check_not_checked_out(repo, reference)?;
+    let git = &repo.git;
+    let raced = || StoreError::Raced {
+        branch: branch_of(reference).to_string(),
+    };
+    with_ref_update(repo, reference, || {
+        let mut transaction = git.transaction()?;
+        transaction
+            .lock_ref(reference)
+            .map_err(|e| match e.code() {
+                git2::ErrorCode::Locked => locked(repo, reference).unwrap_or_else(raced),
+                _ => e.into(),
+            })?;
+        if repo.head_of(reference)?.map(|c| c.id()) != Some(expected) {
+            return Err(raced());
+        }
+        transaction.remove(reference)?;
+        transaction.commit()?;
+        Ok(())
+    })
 }

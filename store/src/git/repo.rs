@@ -75,17 +75,33 @@ impl MasterRepo {
         }
     }
 
-    /// The commit `rev` names (a sha, a tag, `masters/jp~2`), or the region's head.
+    /// The head of a region's branch or of a work branch; a branch that does not exist
+    /// (yet) is [`StoreError::NoBranch`] or [`StoreError::NoWorkBranch`].
+    pub fn head_of_line(&self, line: &crate::names::Line) -> Result<Commit<'_>, StoreError> {
+        self.head_of(&line.reference())?
+            .ok_or_else(|| match line.work() {
+                None => StoreError::NoBranch(line.name().to_string()),
+                Some(work) => StoreError::NoWorkBranch {
+                    region: line.name().to_string(),
+                    name: work.name().to_string(),
+                },
+            })
+    }
+
+    /// The commit `rev` names (a sha, a tag, `masters/jp~2`, or a version of the
+    /// region: `1.4` for the tag `masters/<region>/1.4`), or the line's head.
     pub fn commit_of(
         &self,
-        region: &crate::names::Region,
+        line: &crate::names::Line,
         rev: Option<&str>,
     ) -> Result<Commit<'_>, StoreError> {
         match rev {
-            Some(rev) => resolve(&self.git, rev),
-            None => self
-                .head_of(&region.reference())?
-                .ok_or_else(|| StoreError::NoBranch(region.name().to_string())),
+            Some(rev) => resolve(&self.git, rev).or_else(|unknown| {
+                crate::names::version_tag(line.region(), rev)
+                    .and_then(|tag| resolve(&self.git, &tag).ok())
+                    .ok_or(unknown)
+            }),
+            None => self.head_of_line(line),
         }
     }
 }

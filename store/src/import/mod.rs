@@ -21,7 +21,7 @@ use crate::cache;
 use crate::git::commit::{CommitSpec, SOURCE_TRAILER, STRUCTURE_TRAILER};
 use crate::git::repo::{MasterRepo, Structure, blob_at};
 use crate::git::snapshot::{Snapshot, language_path, read_table_at, table_path, tree_blobs};
-use crate::names::{Region, one_line, short_id};
+use crate::names::{Line, one_line, short_id};
 use crate::source::{SourceFile, source_file};
 
 /// Rows added, changed and removed in one table by an import.
@@ -109,16 +109,23 @@ pub enum Planning {
 pub fn plan_import(
     repo: &MasterRepo,
     structure: &Structure,
-    region: &Region,
+    region: &Line,
     paths: &[PathBuf],
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Planning, StoreError> {
     let project = &structure.project;
     let reference = region.reference();
     if crate::rebase::state::load_state(repo, region)?.is_some() {
-        return Err(StoreError::RebaseInProgress(region.name().to_string()));
+        return Err(StoreError::RebaseInProgress(region.branch().to_string()));
     }
     let head = repo.head_of(&reference)?;
+    // A region's first import makes its branch; a work branch is made by `branch create`.
+    if let (Some(work), None) = (region.work(), &head) {
+        return Err(StoreError::NoWorkBranch {
+            region: region.name().to_string(),
+            name: work.name().to_string(),
+        });
+    }
     let (files, mut diagnostics) = read::collect_inputs(paths);
     let sources = files
         .iter()
@@ -140,7 +147,7 @@ pub fn plan_import(
         )?
     {
         return Ok(Planning::Planned(Box::new(ImportPlan {
-            region: region.name().to_string(),
+            region: region.to_string(),
             reference,
             parent: Some(commit.id()),
             snapshot: Snapshot::default(),
@@ -233,7 +240,7 @@ pub fn plan_import(
         cache::record(repo, &cache_entries);
     }
     Ok(Planning::Planned(Box::new(ImportPlan {
-        region: region.name().to_string(),
+        region: region.to_string(),
         reference,
         parent: head.as_ref().map(Commit::id),
         snapshot,
@@ -326,7 +333,7 @@ fn removals(
 fn merge_exported(
     repo: &MasterRepo,
     project: &Project,
-    region: &Region,
+    region: &Line,
     head: &Commit<'_>,
     tables: &mut [Table],
 ) -> Result<(Vec<masterctl_schemas::Diagnostic>, HashSet<String>), StoreError> {

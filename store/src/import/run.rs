@@ -10,13 +10,15 @@ use super::{ImportPlan, Planning, Removal, Revert, TableChange, commit_import};
 use crate::StoreError;
 use crate::committed::import_structure;
 use crate::git::repo::{MasterRepo, Structure};
-use crate::names::Region;
+use crate::names::{Line, Region};
 use crate::review::diff::{self, DiffOptions, Review, Side};
 
 /// What to import, and how far to go.
 pub struct Request<'a> {
     /// The region whose branch receives the import.
     pub region: &'a str,
+    /// One of the region's work branches instead (`work/<region>/<name>`).
+    pub branch: Option<&'a str>,
     /// Workbooks, CSV files, or folders holding them.
     pub paths: &'a [PathBuf],
     /// The revision whose structure the import copies (`None`: HEAD's, which the
@@ -87,7 +89,10 @@ pub enum ImportOutcome {
 /// run reports them instead.
 pub fn run(repo: &MasterRepo, request: &Request<'_>) -> Result<ImportOutcome, StoreError> {
     let structure = import_structure(repo, request.structure)?;
-    let region = Region::of(&structure.project, request.region)?;
+    let region = Line::of(
+        &Region::of(&structure.project, request.region)?,
+        request.branch,
+    )?;
     let plan = match super::plan_import(repo, &structure, &region, request.paths, request.progress)?
     {
         Planning::Rejected(report) => return Ok(ImportOutcome::Rejected(report)),
@@ -117,7 +122,7 @@ pub fn run(repo: &MasterRepo, request: &Request<'_>) -> Result<ImportOutcome, St
 }
 
 /// Refuse what the request does not allow: removals first, then reverts.
-fn guard(region: &Region, plan: &ImportPlan, request: &Request<'_>) -> Result<(), StoreError> {
+fn guard(region: &Line, plan: &ImportPlan, request: &Request<'_>) -> Result<(), StoreError> {
     if !plan.removals.is_empty() && !request.allow_removal {
         return Err(StoreError::Removes {
             branch: region.branch().to_string(),
@@ -141,7 +146,7 @@ fn guard(region: &Region, plan: &ImportPlan, request: &Request<'_>) -> Result<()
 fn review(
     repo: &MasterRepo,
     structure: &Structure,
-    region: &Region,
+    region: &Line,
     plan: &ImportPlan,
     options: &DiffOptions,
 ) -> Result<Review, StoreError> {
@@ -159,9 +164,9 @@ fn review(
     diff::review(&from, &to, options)
 }
 
-fn summary(region: &Region, plan: ImportPlan) -> Summary {
+fn summary(region: &Line, plan: ImportPlan) -> Summary {
     Summary {
-        region: plan.region,
+        region: region.name().to_string(),
         branch: region.branch().to_string(),
         structure: plan.structure.map(|c| c.to_string()),
         changes: plan.changes,

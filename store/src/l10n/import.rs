@@ -17,11 +17,13 @@ use crate::StoreError;
 use crate::git::commit::{CommitSpec, TRANSLATION_TRAILER};
 use crate::git::repo::MasterRepo;
 use crate::git::snapshot::{Snapshot, read_files};
-use crate::names::Region;
+use crate::names::{Line, Region};
 
 /// What to take back, and how far to go.
 pub struct Request<'a> {
     pub region: &'a str,
+    /// One of the region's work branches instead.
+    pub branch: Option<&'a str>,
     /// An exchange file (XLIFF, PO or CSV).
     pub file: &'a Path,
     /// The language it holds, when the file does not say.
@@ -74,7 +76,10 @@ pub enum TakenState {
 /// Take an exchange file back into a region's branch.
 pub fn run(repo: &MasterRepo, request: &Request) -> Result<TranslationOutcome, StoreError> {
     let structure = repo.structure()?;
-    let region = Region::of(&structure.project, request.region)?;
+    let region = Line::of(
+        &Region::of(&structure.project, request.region)?,
+        request.branch,
+    )?;
     let plan = match plan(repo, &region, request.file, request.language)? {
         Planning::Rejected(report) => return Ok(TranslationOutcome::Rejected(report)),
         Planning::Planned(plan) => plan,
@@ -136,12 +141,12 @@ enum Planning {
 /// Read, match and check an exchange file against a region's head.
 fn plan(
     repo: &MasterRepo,
-    region: &Region,
+    region: &Line,
     file: &Path,
     language: Option<&str>,
 ) -> Result<Planning, StoreError> {
     if crate::rebase::state::load_state(repo, region)?.is_some() {
-        return Err(StoreError::RebaseInProgress(region.name().to_string()));
+        return Err(StoreError::RebaseInProgress(region.branch().to_string()));
     }
     let texts = open_region(repo, region)?;
     let bytes = std::fs::read(file).map_err(StoreError::io(file))?;
@@ -211,7 +216,7 @@ fn plan(
     }
     let unchanged = !applied.tables.iter().any(|t| t.changed());
     Ok(Planning::Planned(Box::new(TranslationImport {
-        region: region.to_string(),
+        region: region.name().to_string(),
         reference: texts.reference,
         parent: texts.head,
         language,

@@ -20,7 +20,7 @@ use masterctl_schemas::read::parallel_map;
 use crate::StoreError;
 use crate::git::repo::{MasterRepo, blob_at};
 use crate::git::snapshot::project_at;
-use crate::names::Region;
+use crate::names::Line;
 
 /// A region's head, and the structure it holds.
 pub struct RegionTexts {
@@ -37,19 +37,17 @@ impl RegionTexts {
     }
 }
 
-/// Open a region's head for localization work.
-pub fn open_region(repo: &MasterRepo, region: &Region) -> Result<RegionTexts, StoreError> {
+/// Open a region's head (or a work branch's) for localization work.
+pub fn open_region(repo: &MasterRepo, region: &Line) -> Result<RegionTexts, StoreError> {
     let reference = region.reference();
-    let head = repo
-        .head_of(&reference)?
-        .ok_or_else(|| StoreError::NoBranch(region.name().to_string()))?;
+    let head = repo.head_of_line(region)?;
     let project =
         project_at(&repo.git, &head.tree()?).ok_or_else(|| StoreError::BrokenSnapshot {
             branch: region.branch().to_string(),
             message: "its masterctl.toml and schemas do not load".to_string(),
         })?;
     Ok(RegionTexts {
-        region: region.to_string(),
+        region: region.name().to_string(),
         reference,
         head: head.id(),
         project,

@@ -11,6 +11,7 @@
 
 use std::collections::BTreeMap;
 
+pub mod join;
 pub mod resolutions;
 pub mod review;
 pub mod session;
@@ -18,6 +19,7 @@ pub mod state;
 mod tables;
 pub mod translations;
 
+pub use join::Join;
 pub use tables::{TableConflicts, TableRebase};
 
 use git2::{Commit, Oid, Repository, Tree};
@@ -28,13 +30,12 @@ use masterctl_schemas::validate::{check_rows, validate_tables};
 use masterctl_schemas::{Report, Table};
 
 use crate::StoreError;
-use crate::git::commit::{CommitSpec, UPSTREAM_BASE_TRAILER, UPSTREAM_TRAILER};
+use crate::git::commit::CommitSpec;
 use crate::git::repo::{MasterRepo, Structure, blob_at, is_structure_path, project_from_files};
 use crate::git::snapshot::{
     Snapshot, language_path, project_at, read_files, read_table_at, table_path, tree_blobs,
 };
 use crate::merge::{Conflict, Ownership, merge_canonical, merge_table};
-use crate::names::{Region, short_id};
 use resolutions::{Resolution, Resolutions};
 use state::RebaseState;
 
@@ -58,15 +59,17 @@ pub enum RebaseError {
     NoImportPoint { branch: String, upstream: String },
     #[error("{0}")]
     BadResolution(String),
-    #[error("no rebase of region {0} is in progress")]
-    NotInProgress(String),
-    #[error("a rebase of region {region} is in progress")]
+    #[error("no {kind} of {branch} is in progress")]
+    NotInProgress { kind: &'static str, branch: String },
+    /// `kind`: what is in progress (`rebase`, `merge`).
+    #[error("a {kind} of {branch} is in progress")]
     InProgress {
-        region: String,
+        kind: String,
+        branch: String,
         conflict_file: std::path::PathBuf,
     },
-    #[error("region {0} or its upstream moved since the rebase stopped")]
-    Moved(String),
+    #[error("{branch}, or the branch it takes from, moved since the {kind} stopped")]
+    Moved { kind: &'static str, branch: String },
     #[error("no conflict matches the table, column and key given")]
     NoConflictMatches { conflict_file: std::path::PathBuf },
     #[error(transparent)]
@@ -79,21 +82,29 @@ impl From<git2::Error> for RebaseError {
     }
 }
 
-/// A rebase ready to commit.
+/// A rebase (or merge) ready to commit.
 pub struct RebasePlan {
+    pub join: Join,
+    /// The branch that moves, as users name it.
     pub region: String,
     pub reference: String,
+    /// The branch taken from.
     pub upstream: String,
-    /// The region's head (`None`: the branch is created by this rebase).
+    /// The moving branch's head (`None`: the branch is created by this rebase).
     pub parent: Option<Oid>,
     pub upstream_head: Oid,
     pub base: Oid,
     pub snapshot: Snapshot,
     pub tables: Vec<TableRebase>,
+    /// The moving branch has nothing of its own since the base: it moves to the other's
+    /// head, and no commit is written (a work branch's rebase only).
+    pub fast_forward: bool,
+    /// The planner's words for the commit message's first line.
+    pub words: Option<String>,
 }
 
 pub enum RebaseOutcome {
-    /// The region already took everything upstream has.
+    /// The branch already took everything the other has.
     UpToDate {
         upstream_head: Oid,
     },
@@ -124,54 +135,84 @@ pub fn recorded_import_point(head: &Commit<'_>) -> Option<Oid> {
     None
 }
 
-/// Plan a rebase of `region` onto its upstream: find the import point, merge the
-/// structure file by file, every table keyed by row and cell, the translations with
-/// their sources; apply the resolutions given; validate the result. Writes nothing.
+/// Plan `join`: find the common point, merge the structure file by file, every table
+/// keyed by row and cell, the translations with their sources; apply the resolutions
+/// given; validate the result. Writes nothing.
 pub fn plan_rebase(
     repo: &MasterRepo,
     structure: &Structure,
-    region: &Region,
+    join: &Join,
     resolutions: &Resolutions,
 ) -> Result<RebaseOutcome, RebaseError> {
     let project = &structure.project;
-    let reference = region.reference();
-    let upstream_region = region
-        .upstream(project)
-        .ok_or_else(|| RebaseError::NoUpstream(region.name().to_string()))??;
-    let upstream = upstream_region.name().to_string();
+    let target = join.target();
+    let reference = target.reference();
+    let source = join.source(project)?;
     let git = &repo.git;
-    let theirs = repo
-        .head_of(&upstream_region.reference())?
-        .ok_or_else(|| RebaseError::NoUpstreamBranch(upstream_region.branch().to_string()))?;
-    let plan = |parent: Option<Oid>, base: Oid, snapshot, tables| {
+    let theirs = repo.head_of(&source.reference)?.ok_or_else(|| match join {
+        Join::Rebase(_) => RebaseError::NoUpstreamBranch(source.branch.clone()),
+        Join::Refresh(_) => {
+            RebaseError::Store(StoreError::NoBranch(join.region().name().to_string()))
+        }
+        Join::Reflect(work) => RebaseError::Store(StoreError::NoWorkBranch {
+            region: work.region().name().to_string(),
+            name: work.name().to_string(),
+        }),
+    })?;
+    let plan = |parent: Option<Oid>, base: Oid, snapshot, tables, fast_forward| {
         RebaseOutcome::Planned(Box::new(RebasePlan {
-            region: region.name().to_string(),
+            join: join.clone(),
+            region: target.to_string(),
             reference: reference.clone(),
-            upstream: upstream.clone(),
+            upstream: source.name.clone(),
             parent,
             upstream_head: theirs.id(),
             base,
             snapshot,
             tables,
+            fast_forward,
+            words: None,
         }))
     };
     let Some(ours) = repo.head_of(&reference)? else {
-        // The first rebase: the region starts as upstream is now.
-        let snapshot = Snapshot {
-            files: read_files(git, &theirs.tree()?)?,
+        return match join {
+            // The first rebase: the region starts as upstream is now.
+            Join::Rebase(_) => {
+                let snapshot = Snapshot {
+                    files: read_files(git, &theirs.tree()?)?,
+                };
+                Ok(plan(None, theirs.id(), snapshot, Vec::new(), false))
+            }
+            Join::Refresh(work) => Err(RebaseError::Store(StoreError::NoWorkBranch {
+                region: work.region().name().to_string(),
+                name: work.name().to_string(),
+            })),
+            Join::Reflect(work) => Err(RebaseError::Store(StoreError::NoBranch(
+                work.region().name().to_string(),
+            ))),
         };
-        return Ok(plan(None, theirs.id(), snapshot, Vec::new()));
     };
-    let base_id = import_point(git, region, &upstream_region, &ours, &theirs)?;
+    let base_id = join.base(git, &source, &ours, &theirs)?;
     if base_id == theirs.id() {
         return Ok(RebaseOutcome::UpToDate {
             upstream_head: theirs.id(),
         });
     }
+    // A work branch with nothing of its own takes its region's head as it is.
+    if base_id == ours.id() && matches!(join, Join::Refresh(_)) {
+        return Ok(plan(
+            Some(ours.id()),
+            base_id,
+            Snapshot::default(),
+            Vec::new(),
+            true,
+        ));
+    }
     let state = RebaseState {
         region_head: ours.id(),
         upstream_head: theirs.id(),
         base: base_id,
+        kind: join.kind().to_string(),
     };
     let base = git.find_commit(base_id)?;
     let (base_tree, their_tree, our_tree) = (base.tree()?, theirs.tree()?, ours.tree()?);
@@ -180,11 +221,15 @@ pub fn plan_rebase(
         theirs: &their_tree,
         ours: &our_tree,
     };
-    Ok(match merge_trees(git, &trees, region, resolutions)? {
-        Merged::Conflicts(tables) => RebaseOutcome::Conflicts { tables, state },
-        Merged::Rejected(report) => RebaseOutcome::Rejected { report, state },
-        Merged::Clean { snapshot, tables } => plan(Some(ours.id()), base_id, snapshot, tables),
-    })
+    Ok(
+        match merge_trees(git, &trees, join, &reference, resolutions)? {
+            Merged::Conflicts(tables) => RebaseOutcome::Conflicts { tables, state },
+            Merged::Rejected(report) => RebaseOutcome::Rejected { report, state },
+            Merged::Clean { snapshot, tables } => {
+                plan(Some(ours.id()), base_id, snapshot, tables, false)
+            }
+        },
+    )
 }
 
 /// What the three-way merge of a region's trees gave.
@@ -207,10 +252,10 @@ enum Merged {
 fn merge_trees(
     git: &Repository,
     trees: &translations::Trees<'_>,
-    region: &Region,
+    join: &Join,
+    reference: &str,
     resolutions: &Resolutions,
 ) -> Result<Merged, RebaseError> {
-    let reference = region.reference();
     let (structure_files, conflicts) =
         merge_structure(git, trees.base, trees.theirs, trees.ours, resolutions)?;
     if !conflicts.is_empty() {
@@ -223,17 +268,12 @@ fn merge_trees(
         [trees.base, trees.ours],
         &merged_project,
         resolutions,
-        &reference,
+        reference,
     )?;
     if !dropped.is_empty() {
         return Ok(Merged::Conflicts(dropped));
     }
-    let owns = merged_project
-        .config
-        .regions
-        .get(region.name())
-        .map(|r| r.owns.clone())
-        .unwrap_or_default();
+    let owns = join.owns(&merged_project);
 
     // Every table, then the translations with the sources they were made from.
     let merging = TableMerging {
@@ -246,7 +286,7 @@ fn merge_trees(
         our_project: project_at(git, trees.ours),
         owns: &owns,
         resolutions,
-        reference: &reference,
+        reference,
     };
     let MergedTables {
         tables: merged,
@@ -260,7 +300,7 @@ fn merge_trees(
         &owns,
         resolutions,
         &merged,
-        &reference,
+        reference,
     )?;
     conflicts.extend(translations.conflicts);
     summary.extend(translations.summary);
@@ -294,35 +334,6 @@ fn merge_trees(
         snapshot,
         tables: summary,
     })
-}
-
-/// The import point: the one the region's history records, or (before any is recorded)
-/// where the two branches meet. One that upstream's history no longer holds (rewritten)
-/// is an error, not a guess.
-fn import_point(
-    git: &Repository,
-    region: &Region,
-    upstream: &Region,
-    ours: &Commit<'_>,
-    theirs: &Commit<'_>,
-) -> Result<Oid, RebaseError> {
-    let base = match recorded_import_point(ours) {
-        Some(point) => point,
-        None => git
-            .merge_base(ours.id(), theirs.id())
-            .map_err(|_| RebaseError::NoImportPoint {
-                branch: region.branch().to_string(),
-                upstream: upstream.branch().to_string(),
-            })?,
-    };
-    if base != theirs.id() && !git.graph_descendant_of(theirs.id(), base).unwrap_or(false) {
-        return Err(RebaseError::UpstreamRewritten {
-            point: base.to_string(),
-            branch: region.branch().to_string(),
-            upstream: upstream.branch().to_string(),
-        });
-    }
-    Ok(base)
 }
 
 /// Every diagnostic of the merged tables: their rows, then keys and references across
@@ -709,13 +720,21 @@ fn merge_structure(
     Ok((files, conflicts))
 }
 
-/// The commit message: what was applied and kept per table, and the import point.
+/// The commit message: what was applied and kept per table, and the trailers that
+/// record the join.
 pub fn rebase_message(plan: &RebasePlan) -> String {
-    let upstream_head = plan.upstream_head.to_string();
-    let short = short_id(&upstream_head);
-    let mut text = match plan.parent {
-        Some(_) => format!("Rebase {} onto {} {short}\n\n", plan.region, plan.upstream),
-        None => format!("Start {} from {} {short}\n\n", plan.region, plan.upstream),
+    let subject = plan
+        .join
+        .subject(&plan.upstream, plan.upstream_head, plan.parent.is_none());
+    // The planner's words come first; what the join did stays in the body.
+    let mut text = match plan
+        .words
+        .as_deref()
+        .map(str::trim)
+        .filter(|w| !w.is_empty())
+    {
+        Some(words) => format!("{}\n\n{subject}\n", crate::names::one_line(words)),
+        None => format!("{subject}\n\n"),
     };
     for table in &plan.tables {
         text.push_str(&format!(
@@ -726,22 +745,34 @@ pub fn rebase_message(plan: &RebasePlan) -> String {
     if !plan.tables.is_empty() {
         text.push('\n');
     }
-    text.push_str(&format!("{UPSTREAM_TRAILER}: {}\n", plan.upstream_head));
-    text.push_str(&format!("{UPSTREAM_BASE_TRAILER}: {}\n", plan.base));
+    text.push_str(&plan.join.trailers(plan.upstream_head, plan.base));
     text
 }
 
-/// Commit a planned rebase: parents are the region's head (if any), then the upstream
-/// commit; the branch moves only if it still points where the plan started.
+/// Commit a planned rebase or merge: parents are the moving branch's head (if any),
+/// then the commit taken; the branch moves only if it still points where the plan
+/// started. A fast-forward moves the branch and writes nothing. After a merge, the work
+/// branch moves to the merge commit (when nobody moved it meanwhile), even with its
+/// region. Returns the branch's new head.
 pub fn commit_rebase(repo: &MasterRepo, plan: &RebasePlan) -> Result<Oid, StoreError> {
+    if plan.fast_forward {
+        crate::git::refs::move_branch(
+            repo,
+            &plan.reference,
+            plan.parent,
+            plan.upstream_head,
+            &format!("masterctl rebase: {} onto {}", plan.region, plan.upstream),
+        )?;
+        return Ok(plan.upstream_head);
+    }
     let parents: Vec<Oid> = plan
         .parent
         .into_iter()
         .chain([plan.upstream_head])
         .collect();
-    // Blame walks first parents: what the rebase changed in the region's own line is
+    // Blame walks first parents: what the rebase changed in the branch's own line is
     // kept.
-    crate::committing::commit_snapshot(
+    let commit = crate::committing::commit_snapshot(
         repo,
         &plan.snapshot,
         &CommitSpec {
@@ -749,7 +780,28 @@ pub fn commit_rebase(repo: &MasterRepo, plan: &RebasePlan) -> Result<Oid, StoreE
             expected: plan.parent,
             parents: &parents,
             message: &rebase_message(plan),
-            log_message: &format!("masterctl rebase: {} onto {}", plan.region, plan.upstream),
+            log_message: &format!(
+                "masterctl {}: {} onto {}",
+                plan.join.kind(),
+                plan.region,
+                plan.upstream
+            ),
         },
-    )
+    )?;
+    if let Join::Reflect(work) = &plan.join {
+        // Best effort: a work branch someone moved meanwhile keeps its new commits (the
+        // next merge takes them).
+        let _ = crate::git::refs::move_branch(
+            repo,
+            &work.reference(),
+            Some(plan.upstream_head),
+            commit,
+            &format!(
+                "masterctl merge: {} even with {}",
+                work.branch(),
+                plan.region
+            ),
+        );
+    }
+    Ok(commit)
 }

@@ -12,12 +12,11 @@ use serde::Serialize;
 use super::resolutions::{Resolution, Resolutions, key_text};
 use super::state::{self, RebaseState};
 use super::{
-    RebaseError, RebaseOutcome, RebasePlan, TableConflicts, TableRebase, commit_rebase,
+    Join, RebaseError, RebaseOutcome, RebasePlan, TableConflicts, TableRebase, commit_rebase,
     plan_rebase, rebase_message,
 };
 use crate::git::repo::{MasterRepo, Structure};
 use crate::merge::ConflictKind;
-use crate::names::Region;
 use crate::review::diff::Diff;
 
 /// What to do.
@@ -100,8 +99,11 @@ pub struct Rebased {
     /// The import point the merge started from.
     pub import_point_base: String,
     pub tables: Vec<TableRebase>,
-    /// The commit message.
+    /// The commit message (of the commit a fast-forward did not need to write).
     pub message: String,
+    /// A work branch with nothing of its own moved to its region's head; no commit.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fast_forward: bool,
 }
 
 impl Rebased {
@@ -112,6 +114,7 @@ impl Rebased {
             import_point_base: plan.base.to_string(),
             tables: plan.tables.clone(),
             message: rebase_message(plan),
+            fast_forward: plan.fast_forward,
         }
     }
 }
@@ -169,25 +172,40 @@ pub fn conflict_entries(tables: &[TableConflicts]) -> Vec<ConflictEntry> {
     list
 }
 
-/// Carry out `action` on `region`'s rebase.
+/// Carry out `action` on `join` (a rebase, or a work branch's merge into its region).
+/// One rebase or merge at a time stops on a branch: another one is refused while it is
+/// in progress.
+/// `message`: the planner's words for the commit's first line.
 pub fn run(
     repo: &MasterRepo,
     structure: &Structure,
-    region: &Region,
+    join: &Join,
     action: &Action<'_>,
+    message: Option<&str>,
 ) -> Result<Step, RebaseError> {
-    let stopped = state::load_state(repo, region)?;
-    let in_progress = || RebaseError::InProgress {
-        region: region.name().to_string(),
-        conflict_file: state::conflict_file(repo, region),
+    let line = join.target();
+    let stopped = state::load_state(repo, &line)?;
+    let in_progress = |kind: &str| RebaseError::InProgress {
+        kind: kind.to_string(),
+        branch: line.branch().to_string(),
+        conflict_file: state::conflict_file(repo, &line),
     };
-    let not_in_progress = || RebaseError::NotInProgress(region.name().to_string());
+    // A stopped rebase is not continued (nor aborted) by a merge, nor the other way.
+    if let Some(stopped) = &stopped
+        && stopped.kind != join.kind()
+    {
+        return Err(in_progress(&stopped.kind));
+    }
+    let not_in_progress = || RebaseError::NotInProgress {
+        kind: join.kind(),
+        branch: line.branch().to_string(),
+    };
     match action {
         Action::Abort => {
             if stopped.is_none() {
                 return Err(not_in_progress());
             }
-            state::clear(repo, region)?;
+            state::clear(repo, &line)?;
             return Ok(Step::Aborted);
         }
         Action::Resolve {
@@ -199,10 +217,10 @@ pub fn run(
             if stopped.is_none() {
                 return Err(not_in_progress());
             }
-            let (set, remaining) = state::mark(repo, region, side, *table, *column, *key)?;
+            let (set, remaining) = state::mark(repo, &line, side, *table, *column, *key)?;
             if set == 0 {
                 return Err(RebaseError::NoConflictMatches {
-                    conflict_file: state::conflict_file(repo, region),
+                    conflict_file: state::conflict_file(repo, &line),
                 });
             }
             return Ok(Step::Resolved {
@@ -210,9 +228,9 @@ pub fn run(
                 remaining,
             });
         }
-        Action::Start if stopped.is_some() => return Err(in_progress()),
+        Action::Start if stopped.is_some() => return Err(in_progress(join.kind())),
         Action::Continue if stopped.is_none() => {
-            return match plan_rebase(repo, structure, region, &Resolutions::new()) {
+            return match plan_rebase(repo, structure, join, &Resolutions::new()) {
                 Ok(RebaseOutcome::UpToDate { upstream_head }) => Ok(Step::UpToDate {
                     upstream_head: upstream_head.to_string(),
                     continued: true,
@@ -223,15 +241,21 @@ pub fn run(
         Action::Start | Action::DryRun | Action::Continue => {}
     }
     let resolutions = match stopped {
-        Some(_) => state::load_resolutions(repo, region)?,
+        Some(_) => state::load_resolutions(repo, &line)?,
         None => Resolutions::new(),
     };
-    let outcome = plan_rebase(repo, structure, region, &resolutions)?;
+    let mut outcome = plan_rebase(repo, structure, join, &resolutions)?;
+    if let RebaseOutcome::Planned(plan) = &mut outcome {
+        plan.words = message.map(str::to_string);
+    }
     // A rebase continues only from exactly where it stopped.
     if let Some(stopped) = &stopped
         && where_it_stands(&outcome).as_ref() != Some(stopped)
     {
-        return Err(RebaseError::Moved(region.name().to_string()));
+        return Err(RebaseError::Moved {
+            kind: join.kind(),
+            branch: line.branch().to_string(),
+        });
     }
     let dry_run = *action == Action::DryRun;
     Ok(match outcome {
@@ -243,7 +267,7 @@ pub fn run(
             let conflict_file = if dry_run {
                 None
             } else {
-                Some(state::save(repo, region, &state, &tables, &resolutions)?)
+                Some(state::save(repo, &line, &state, &tables, &resolutions)?)
             };
             Step::Conflicts {
                 conflicts: conflict_entries(&tables),
@@ -254,17 +278,15 @@ pub fn run(
             errors: report.error_count(),
             warnings: report.warning_count(),
             report,
-            conflict_file: stopped
-                .is_some()
-                .then(|| state::conflict_file(repo, region)),
+            conflict_file: stopped.is_some().then(|| state::conflict_file(repo, &line)),
         },
         RebaseOutcome::Planned(plan) if dry_run => Step::DryRun {
-            diff: super::review::review(&repo.git, &structure.project, &plan, region.branch())?,
+            diff: super::review::review(&repo.git, &structure.project, &plan, line.branch())?,
             rebase: Rebased::of(&plan),
         },
         RebaseOutcome::Planned(plan) => {
             let commit = commit_rebase(repo, &plan)?;
-            state::clear(repo, region)?;
+            state::clear(repo, &line)?;
             Step::Committed {
                 commit: commit.to_string(),
                 rebase: Rebased::of(&plan),
@@ -284,6 +306,7 @@ fn where_it_stands(outcome: &RebaseOutcome) -> Option<RebaseState> {
             region_head: parent,
             upstream_head: plan.upstream_head,
             base: plan.base,
+            kind: plan.join.kind().to_string(),
         }),
         RebaseOutcome::UpToDate { .. } => None,
     }

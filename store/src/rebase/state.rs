@@ -19,7 +19,7 @@ use super::resolutions::{Resolution, Resolutions, key_text};
 use crate::StoreError;
 use crate::git::repo::MasterRepo;
 use crate::merge::ConflictKind;
-use crate::names::Region;
+use crate::names::Line;
 
 /// The columns of `conflicts.csv`.
 pub const HEADER: [&str; 9] = [
@@ -34,24 +34,25 @@ pub const HEADER: [&str; 9] = [
     "value",
 ];
 
-/// Where a rebase started; `--continue` refuses if any of it moved.
+/// Where a rebase (or merge) started; `--continue` refuses if any of it moved.
+/// `region_head` is the head of the branch that moves, `upstream_head` the head of the
+/// one it takes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RebaseState {
     pub region_head: Oid,
     pub upstream_head: Oid,
     pub base: Oid,
+    /// What stopped: `rebase`, or `merge` (a work branch reflected into its region).
+    /// A state written without one is a rebase's.
+    pub kind: String,
 }
 
-pub fn state_dir(repo: &MasterRepo, region: &Region) -> PathBuf {
-    repo.git
-        .path()
-        .join("masterctl")
-        .join("rebase")
-        .join(region.name())
+pub fn state_dir(repo: &MasterRepo, line: &Line) -> PathBuf {
+    repo.git.path().join("masterctl").join(line.state_path())
 }
 
-pub fn conflict_file(repo: &MasterRepo, region: &Region) -> PathBuf {
-    state_dir(repo, region).join("conflicts.csv")
+pub fn conflict_file(repo: &MasterRepo, line: &Line) -> PathBuf {
+    state_dir(repo, line).join("conflicts.csv")
 }
 
 fn io(path: &std::path::Path, e: std::io::Error) -> StoreError {
@@ -66,9 +67,9 @@ fn bad_file(path: &std::path::Path, message: impl Into<String>) -> StoreError {
     }
 }
 
-/// The state of a rebase in progress, if there is one.
-pub fn load_state(repo: &MasterRepo, region: &Region) -> Result<Option<RebaseState>, StoreError> {
-    let path = state_dir(repo, region).join("state");
+/// The state of a rebase or merge in progress on `line`, if there is one.
+pub fn load_state(repo: &MasterRepo, line: &Line) -> Result<Option<RebaseState>, StoreError> {
+    let path = state_dir(repo, line).join("state");
     let Some(bytes) = read_limited(&path, STATE_LIMIT)? else {
         return Ok(None);
     };
@@ -83,15 +84,20 @@ pub fn load_state(repo: &MasterRepo, region: &Region) -> Result<Option<RebaseSta
         region_head: field("region_head")?,
         upstream_head: field("upstream_head")?,
         base: field("base")?,
+        kind: text
+            .lines()
+            .find_map(|l| l.strip_prefix("kind "))
+            .map_or("rebase", str::trim)
+            .to_string(),
     };
     // A rebase that committed, then was killed before it cleared its state, has landed:
-    // the region's head is its commit (parents: where it stopped, then upstream).
-    if let Some(head) = repo.head_of(&region.reference())?
+    // the branch's head is its commit (parents: where it stopped, then what it took).
+    if let Some(head) = repo.head_of(&line.reference())?
         && head
             .parent_ids()
             .eq([state.region_head, state.upstream_head])
     {
-        clear(repo, region)?;
+        clear(repo, line)?;
         return Ok(None);
     }
     Ok(Some(state))
@@ -121,16 +127,16 @@ fn kind_text(kind: ConflictKind) -> &'static str {
 /// Save the state and the conflict file (resolutions already made are carried over).
 pub fn save(
     repo: &MasterRepo,
-    region: &Region,
+    line: &Line,
     state: &RebaseState,
     conflicts: &[TableConflicts],
     resolutions: &Resolutions,
 ) -> Result<PathBuf, StoreError> {
-    let dir = state_dir(repo, region);
+    let dir = state_dir(repo, line);
     std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
     // A spreadsheet opens this file: every cell by the one rule against formulas.
     let mut writer = sheet_csv::writer(4096);
-    let file = conflict_file(repo, region);
+    let file = conflict_file(repo, line);
     let failed = |source| StoreError::Csv {
         what: file.display().to_string(),
         source,
@@ -194,8 +200,8 @@ pub fn save(
     }
     write_atomic(&file, &sheet_csv::finish(writer).map_err(failed)?)?;
     let text = format!(
-        "region_head {}\nupstream_head {}\nbase {}\n",
-        state.region_head, state.upstream_head, state.base
+        "region_head {}\nupstream_head {}\nbase {}\nkind {}\n",
+        state.region_head, state.upstream_head, state.base, state.kind
     );
     write_atomic(&dir.join("state"), text.as_bytes())?;
     Ok(file)
@@ -206,8 +212,8 @@ fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<(), StoreError> 
 }
 
 /// The resolutions written in the conflict file (rows without one are left out).
-pub fn load_resolutions(repo: &MasterRepo, region: &Region) -> Result<Resolutions, StoreError> {
-    let path = conflict_file(repo, region);
+pub fn load_resolutions(repo: &MasterRepo, line: &Line) -> Result<Resolutions, StoreError> {
+    let path = conflict_file(repo, line);
     let Some(bytes) = read_limited(&path, CONFLICTS_LIMIT)? else {
         return Ok(Resolutions::new());
     };
@@ -276,8 +282,8 @@ pub fn parse_resolutions(bytes: &[u8]) -> Result<Resolutions, String> {
 }
 
 /// Remove the state of a rebase (after it committed, or on `--abort`).
-pub fn clear(repo: &MasterRepo, region: &Region) -> Result<(), StoreError> {
-    let dir = state_dir(repo, region);
+pub fn clear(repo: &MasterRepo, line: &Line) -> Result<(), StoreError> {
+    let dir = state_dir(repo, line);
     match std::fs::remove_dir_all(&dir) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
@@ -289,13 +295,13 @@ pub fn clear(repo: &MasterRepo, region: &Region) -> Result<(), StoreError> {
 /// that is `None` matches all). Returns (rows set, rows still without a resolution).
 pub fn mark(
     repo: &MasterRepo,
-    region: &Region,
+    line: &Line,
     side: &Resolution,
     table: Option<&str>,
     column: Option<&str>,
     key: Option<&str>,
 ) -> Result<(usize, usize), StoreError> {
-    let path = conflict_file(repo, region);
+    let path = conflict_file(repo, line);
     let bytes = read_limited(&path, CONFLICTS_LIMIT)?.ok_or_else(|| {
         bad_file(
             &path,

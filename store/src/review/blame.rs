@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::StoreError;
 use crate::git::repo::MasterRepo;
 use crate::git::snapshot::{language_path, project_at, table_path, tree_blobs};
-use crate::names::Region;
+use crate::names::Line;
 use crate::review::diff::key_names;
 use crate::review::history::{ImportRecord, record};
 
@@ -21,6 +21,8 @@ use crate::review::history::{ImportRecord, record};
 #[derive(Debug, Clone, Serialize)]
 pub struct Blame {
     pub region: String,
+    /// The branch blamed (the region's, or a work branch).
+    pub branch: String,
     pub table: String,
     pub key: Vec<String>,
     /// The row's readable name (its first text in the source language).
@@ -60,16 +62,14 @@ struct Watched {
 /// cells of `field`, when given).
 pub fn blame(
     repo: &MasterRepo,
-    region: &Region,
+    region: &Line,
     table: &str,
     key: &[String],
     field: Option<&str>,
 ) -> Result<Blame, StoreError> {
     let git = &repo.git;
     let branch = region.branch();
-    let head = repo
-        .head_of(&region.reference())?
-        .ok_or_else(|| StoreError::NoBranch(region.name().to_string()))?;
+    let head = repo.head_of_line(region)?;
     let tree = head.tree()?;
     let project = project_at(git, &tree).ok_or_else(|| StoreError::BrokenSnapshot {
         branch: branch.to_string(),
@@ -135,6 +135,7 @@ pub fn blame(
     }
     Ok(Blame {
         region: region.name().to_string(),
+        branch: region.branch().to_string(),
         table: table.to_string(),
         key: key.to_vec(),
         row,
@@ -238,8 +239,7 @@ fn follow_upstream(
         }
         let mut followed = false;
         for (commit, indexes) in groups {
-            let Some(upstream) = crate::git::commit::import_point_of(&git.find_commit(commit)?)
-            else {
+            let Some(upstream) = crate::git::commit::taken_parent(&git.find_commit(commit)?) else {
                 continue;
             };
             let upstream = git.find_commit(upstream)?;

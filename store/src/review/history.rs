@@ -6,7 +6,8 @@ use masterctl_schemas::value::DateTime;
 
 use crate::StoreError;
 use crate::git::commit::{
-    SOURCE_TRAILER, TRANSLATION_TRAILER, UPSTREAM_BASE_TRAILER, UPSTREAM_TRAILER,
+    MERGED_TRAILER, MERGED_WORK_TRAILER, SOURCE_TRAILER, TRANSLATION_TRAILER,
+    UPSTREAM_BASE_TRAILER, UPSTREAM_TRAILER,
 };
 use crate::git::repo::MasterRepo;
 
@@ -28,6 +29,11 @@ pub struct ImportRecord {
     /// For a rebase: the upstream commit taken, and the import point it started from.
     pub upstream: Option<String>,
     pub upstream_base: Option<String>,
+    /// For a merge of a work branch: the branch, and its commit taken.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub merged_branch: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub merged: Option<String>,
 }
 
 /// The first-parent history of a branch, newest first, at most `limit` records.
@@ -54,6 +60,7 @@ pub fn record(commit: &git2::Commit<'_>) -> ImportRecord {
     let mut sources = Vec::new();
     let mut translations = Vec::new();
     let (mut upstream, mut upstream_base) = (None, None);
+    let (mut merged_branch, mut merged) = (None, None);
     if let Ok(trailers) = git2::message_trailers_strs(&message) {
         for (key, value) in trailers.iter() {
             match key {
@@ -61,6 +68,8 @@ pub fn record(commit: &git2::Commit<'_>) -> ImportRecord {
                 TRANSLATION_TRAILER => translations.push(value.to_string()),
                 UPSTREAM_TRAILER => upstream = Some(value.trim().to_string()),
                 UPSTREAM_BASE_TRAILER => upstream_base = Some(value.trim().to_string()),
+                MERGED_WORK_TRAILER => merged_branch = Some(value.trim().to_string()),
+                MERGED_TRAILER => merged = Some(value.trim().to_string()),
                 _ => {}
             }
         }
@@ -91,6 +100,8 @@ pub fn record(commit: &git2::Commit<'_>) -> ImportRecord {
         translations,
         upstream,
         upstream_base,
+        merged_branch,
+        merged,
     }
 }
 

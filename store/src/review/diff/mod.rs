@@ -30,7 +30,7 @@ use crate::git::repo::{MasterRepo, resolve};
 use crate::git::snapshot::{
     Snapshot, generated_path, language_path, project_at, table_path, tree_blobs,
 };
-use crate::names::Region;
+use crate::names::Line;
 use rows::{RowEvent, Rows};
 
 /// One side of a diff: a commit's tree, or a snapshot not committed (what an import
@@ -211,7 +211,7 @@ fn not_a_file(tree: &Tree<'_>) -> Result<Option<String>, StoreError> {
 /// The two sides of a region's last commit: its parent (nothing, for the first) and it.
 pub fn last_commit<'r>(
     repo: &'r MasterRepo,
-    region: &Region,
+    region: &Line,
 ) -> Result<(Side<'r>, Side<'r>), StoreError> {
     let branch = region.branch();
     let head = repo
