@@ -112,9 +112,18 @@ pub fn store_failure(error: StoreError) -> Failure {
         StoreError::NotABuild(_) => {
             Failure::usage(error.to_string()).hint("choose another --out, or remove that folder")
         }
-        StoreError::RebaseInProgress(_) => Failure::usage(error.to_string()).hint(
-            "resolve its conflicts and `--continue` it (`masterctl status` says which), or `--abort` it",
-        ),
+        StoreError::RebaseInProgress {
+            ref region,
+            ref work,
+            ref kind,
+            ref from,
+            ..
+        } => {
+            let again = in_progress_command(region, work.as_deref(), kind, from);
+            Failure::usage(error.to_string()).hint(format!(
+                "resolve its conflicts and run `{again} --continue`, or `--abort` it"
+            ))
+        }
         StoreError::StateFile { .. } => Failure::environment(error.to_string()).hint(
             "`masterctl rebase --region R --abort` clears a rebase in progress; then rebase again",
         ),
@@ -221,5 +230,24 @@ impl Failure {
             | Failure::Invalid { .. } => 1,
             Failure::Usage { .. } | Failure::Environment { .. } => 2,
         }
+    }
+}
+
+/// The command that continues a rebase or merge stopped on a branch (`NAME` where the
+/// state names no work branch masterctl would accept).
+fn in_progress_command(region: &str, work: Option<&str>, kind: &str, source: &str) -> String {
+    match (kind, work) {
+        ("merge", _) => {
+            let name = source
+                .strip_prefix(&format!("work/{region}/"))
+                .filter(|name| {
+                    name.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+                })
+                .unwrap_or("NAME");
+            format!("masterctl merge --region {region} --branch {name}")
+        }
+        (_, Some(work)) => format!("masterctl rebase --region {region} --branch {work}"),
+        (_, None) => format!("masterctl rebase --region {region}"),
     }
 }

@@ -173,8 +173,16 @@ pub enum StoreError {
     },
     #[error("cannot build: {0}")]
     Build(#[from] masterctl_generators::archive::BuildError),
-    #[error("a rebase or merge of {0} is in progress")]
-    RebaseInProgress(String),
+    /// A rebase or merge stopped on a branch, which takes nothing else until it is
+    /// continued or aborted. `from`: what it takes from, as its step names it.
+    #[error("a {kind} of {branch} is in progress")]
+    RebaseInProgress {
+        branch: String,
+        region: String,
+        work: Option<String>,
+        kind: String,
+        from: String,
+    },
     #[error("no author: git config has no user.name and user.email")]
     NoAuthor,
     #[error(

@@ -145,7 +145,9 @@ fn a_work_branch_is_imported_into_rebased_and_reflected_with_its_planner_kept() 
     assert!(conflict_file.is_some());
     // While the merge is stopped, neither an import nor a rebase of the region starts.
     match studio.import("jp", &path, |_| {}) {
-        Err(StoreError::RebaseInProgress(branch)) => assert_eq!(branch, "masters/jp"),
+        Err(StoreError::RebaseInProgress { branch, kind, .. }) => {
+            assert_eq!((branch.as_str(), kind.as_str()), ("masters/jp", "merge"))
+        }
         other => panic!("{other:?}"),
     }
     let structure = repo.structure().unwrap();

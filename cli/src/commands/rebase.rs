@@ -194,6 +194,7 @@ pub(super) fn carry_out(
         ok: !matches!(step, Step::Conflicts { .. } | Step::Invalid { .. }),
         region: join.region().name(),
         branch: target.branch(),
+        label: &target.to_string(),
         join,
         again,
         step: &step,
@@ -213,6 +214,9 @@ struct Shown<'a> {
     ok: bool,
     region: &'a str,
     branch: &'a str,
+    /// A region by its name, a work branch by its branch.
+    #[serde(skip)]
+    label: &'a str,
     #[serde(skip)]
     join: &'a Join,
     /// The command that names this join, for the next step's hint.
@@ -225,9 +229,10 @@ struct Shown<'a> {
 impl Render for Shown<'_> {
     fn text(&self, output: &Output) {
         let (branch, again, kind) = (self.branch, self.again, self.join.kind());
+        let label = self.label;
         match self.step {
             Step::Aborted => {
-                output.line(format!("{kind} of {branch} aborted; nothing was committed"))
+                output.line(format!("{kind} of {label} aborted; nothing was committed"))
             }
             Step::Resolved {
                 resolved,
@@ -245,7 +250,7 @@ impl Render for Shown<'_> {
                 upstream_head,
                 continued,
             } => output.line(format!(
-                "{}: {branch} already has everything up to {}",
+                "{}: {label} already has everything up to {}",
                 if *continued {
                     "nothing to continue"
                 } else {
@@ -278,8 +283,8 @@ impl Render for Shown<'_> {
             }
             Step::DryRun { rebase, diff } => {
                 let doing = match self.join {
-                    Join::Reflect(_) => format!("merging {} into {branch}", rebase.upstream),
-                    _ => format!("rebasing {branch} onto {}", rebase.upstream),
+                    Join::Reflect(_) => format!("merging {} into {label}", rebase.upstream),
+                    _ => format!("rebasing {label} onto {}", rebase.upstream),
                 };
                 if rebase.fast_forward {
                     output.line(format!(

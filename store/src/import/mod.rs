@@ -115,9 +115,7 @@ pub fn plan_import(
 ) -> Result<Planning, StoreError> {
     let project = &structure.project;
     let reference = region.reference();
-    if crate::rebase::state::load_state(repo, region)?.is_some() {
-        return Err(StoreError::RebaseInProgress(region.branch().to_string()));
-    }
+    crate::rebase::state::refuse_if_stopped(repo, region)?;
     let head = repo.head_of(&reference)?;
     // A region's first import makes its branch; a work branch is made by `branch create`.
     if let (Some(work), None) = (region.work(), &head) {

@@ -145,9 +145,7 @@ fn plan(
     file: &Path,
     language: Option<&str>,
 ) -> Result<Planning, StoreError> {
-    if crate::rebase::state::load_state(repo, region)?.is_some() {
-        return Err(StoreError::RebaseInProgress(region.branch().to_string()));
-    }
+    crate::rebase::state::refuse_if_stopped(repo, region)?;
     let texts = open_region(repo, region)?;
     let bytes = std::fs::read(file).map_err(StoreError::io(file))?;
     let sha256 = Sha256::digest(&bytes)

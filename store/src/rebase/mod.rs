@@ -213,6 +213,7 @@ pub fn plan_rebase(
         upstream_head: theirs.id(),
         base: base_id,
         kind: join.kind().to_string(),
+        source: source.name.clone(),
     };
     let base = git.find_commit(base_id)?;
     let (base_tree, their_tree, our_tree) = (base.tree()?, theirs.tree()?, ours.tree()?);

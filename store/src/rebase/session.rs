@@ -307,6 +307,7 @@ fn where_it_stands(outcome: &RebaseOutcome) -> Option<RebaseState> {
             upstream_head: plan.upstream_head,
             base: plan.base,
             kind: plan.join.kind().to_string(),
+            source: plan.upstream.clone(),
         }),
         RebaseOutcome::UpToDate { .. } => None,
     }

@@ -45,6 +45,8 @@ pub struct RebaseState {
     /// What stopped: `rebase`, or `merge` (a work branch reflected into its region).
     /// A state written without one is a rebase's.
     pub kind: String,
+    /// What it takes from, as the step names it (`jp`, `work/jp/event`); shown only.
+    pub source: String,
 }
 
 pub fn state_dir(repo: &MasterRepo, line: &Line) -> PathBuf {
@@ -89,6 +91,11 @@ pub fn load_state(repo: &MasterRepo, line: &Line) -> Result<Option<RebaseState>,
             .find_map(|l| l.strip_prefix("kind "))
             .map_or("rebase", str::trim)
             .to_string(),
+        source: text
+            .lines()
+            .find_map(|l| l.strip_prefix("source "))
+            .map(|s| crate::names::display_name(s.trim()))
+            .unwrap_or_default(),
     };
     // A rebase that committed, then was killed before it cleared its state, has landed:
     // the branch's head is its commit (parents: where it stopped, then what it took).
@@ -101,6 +108,20 @@ pub fn load_state(repo: &MasterRepo, line: &Line) -> Result<Option<RebaseState>,
         return Ok(None);
     }
     Ok(Some(state))
+}
+
+/// Refuse to write on `line` while a rebase or merge is stopped on it.
+pub fn refuse_if_stopped(repo: &MasterRepo, line: &Line) -> Result<(), StoreError> {
+    match load_state(repo, line)? {
+        Some(state) => Err(StoreError::RebaseInProgress {
+            branch: line.branch().to_string(),
+            region: line.name().to_string(),
+            work: line.work().map(|w| w.name().to_string()),
+            kind: state.kind,
+            from: state.source,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// The most a state file may hold (three commit ids and their names).
@@ -200,8 +221,12 @@ pub fn save(
     }
     write_atomic(&file, &sheet_csv::finish(writer).map_err(failed)?)?;
     let text = format!(
-        "region_head {}\nupstream_head {}\nbase {}\nkind {}\n",
-        state.region_head, state.upstream_head, state.base, state.kind
+        "region_head {}\nupstream_head {}\nbase {}\nkind {}\nsource {}\n",
+        state.region_head,
+        state.upstream_head,
+        state.base,
+        state.kind,
+        crate::names::one_line(&state.source)
     );
     write_atomic(&dir.join("state"), text.as_bytes())?;
     Ok(file)
