@@ -138,7 +138,34 @@ pub fn store_failure(error: StoreError) -> Failure {
         | StoreError::InsideRepository { .. }
         | StoreError::NoStructure
         | StoreError::BadWorkBranch(_)
+        | StoreError::BadRemote(_)
         | StoreError::BadVersion(_) => Failure::usage(error.to_string()),
+        StoreError::NoRemote { ref known, .. } => {
+            let hint = match known.as_slice() {
+                [] => "this clone has no remote: `git remote add origin URL` names one".to_string(),
+                known => format!("its remotes: {} (choose one with --remote)", known.join(", ")),
+            };
+            Failure::usage(error.to_string()).hint(hint)
+        }
+        StoreError::Remote { what, .. } => {
+            let hint = match what {
+                masterctl_store::remote::Trouble::Credentials => {
+                    "ssh: an agent holding your key (ssh-add), or a key in ~/.ssh, and the host in ~/.ssh/known_hosts; https: a git credential helper (git config credential.helper)"
+                }
+                masterctl_store::remote::Trouble::Unreachable => {
+                    "check the remote's URL (git remote -v) and the network; nothing was changed here"
+                }
+                masterctl_store::remote::Trouble::Failed => "nothing was changed here",
+            };
+            Failure::environment(error.to_string()).hint(hint)
+        }
+        StoreError::Rewritten {
+            ref remote,
+            ref branch,
+            ..
+        } => Failure::environment(error.to_string()).hint(format!(
+            "compare the two (git log {branch} {remote}/{branch}) and ask who rewrote it; to take the rewritten branch as it is: git update-ref -d refs/remotes/{remote}/{branch}, then pull again"
+        )),
         StoreError::BadAuthor { .. }
         | StoreError::CheckedOut(_)
         | StoreError::Build(_)
@@ -170,6 +197,9 @@ pub enum Failure {
     /// The data was rejected and the command's own result already said why (validate's
     /// report with its summary, a rebase's conflicts, a key not in a build). Exit 1.
     Shown,
+    /// What the command did is shown, and the environment kept it from finishing (a
+    /// push the remote refused: pull first). Exit 2.
+    ShownRefused,
     /// The schema files are broken. Exit 1.
     InvalidSchema(Report),
     /// A file the user edits (the conflict file) holds something that cannot be taken.
@@ -228,7 +258,7 @@ impl Failure {
             | Failure::Shown
             | Failure::InvalidSchema(_)
             | Failure::Invalid { .. } => 1,
-            Failure::Usage { .. } | Failure::Environment { .. } => 2,
+            Failure::Usage { .. } | Failure::Environment { .. } | Failure::ShownRefused => 2,
         }
     }
 }

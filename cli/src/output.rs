@@ -414,7 +414,7 @@ impl Output {
                 }
             }
             Failure::Rejected(report) => self.rejected(report),
-            Failure::Shown => {}
+            Failure::Shown | Failure::ShownRefused => {}
             Failure::Invalid { message, hint }
             | Failure::Usage { message, hint }
             | Failure::Environment { message, hint } => {

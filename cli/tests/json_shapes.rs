@@ -182,9 +182,23 @@ fn every_commands_json_has_the_shape_the_reference_gives() {
     let root = planners_repository(tmp.path());
     let fixtures = fixtures();
     let store = format!("file://{}", tmp.path().join("store").display());
+    // A remote for pull and push: a bare repository holding the structure.
+    let remote = tmp.path().join("remote.git");
+    let git = |dir: &std::path::Path, args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}");
+    };
+    std::fs::create_dir_all(&remote).unwrap();
+    git(&remote, &["init", "-q", "--bare", "-b", "main"]);
     // (what the run shows, the command's arguments); `fixtures/…` is the bundled fixtures.
     let steps: &[(&str, &str)] = &[
         ("init", "init . --from fixtures/"),
+        ("", "REMOTE"),
         ("validate", "validate fixtures/workbooks"),
         (
             "validate (rejected)",
@@ -236,6 +250,9 @@ fn every_commands_json_has_the_shape_the_reference_gives() {
             "import (a change)",
             "import --region jp fixtures/examples/jp",
         ),
+        ("push", "push"),
+        ("push (nothing to send)", "push --region jp"),
+        ("pull", "pull"),
         ("status", "status"),
         ("branch delete", "branch delete event --region global"),
         ("diff", "diff --region jp"),
@@ -288,6 +305,14 @@ fn every_commands_json_has_the_shape_the_reference_gives() {
          (`cli/tests/json_shapes.rs`, which fails when they no longer print this).\n",
     );
     for (title, args) in steps {
+        if *args == "REMOTE" {
+            git(
+                &root,
+                &["remote", "add", "origin", remote.to_str().unwrap()],
+            );
+            git(&root, &["push", "-q", "origin", "HEAD:main"]);
+            continue;
+        }
         let args: Vec<String> = args
             .split(' ')
             .map(|arg| match arg.strip_prefix("fixtures/") {

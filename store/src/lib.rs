@@ -19,6 +19,7 @@ pub mod l10n;
 pub mod merge;
 pub mod names;
 pub mod rebase;
+pub mod remote;
 pub mod review;
 pub mod source;
 pub mod status;
@@ -95,6 +96,35 @@ pub enum StoreError {
         "`{0}` is not a version name: ASCII letters, digits, `.`, `-`, `_` and `+`, starting with a letter or digit (`1.4`, `2026-12-event`)"
     )]
     BadVersion(String),
+    #[error(
+        "`{0}` is not a remote name: ASCII letters, digits, `-`, `_` and `.`, starting with a letter or digit (`origin`)"
+    )]
+    BadRemote(String),
+    /// A remote the repository's configuration does not name.
+    #[error("this repository has no remote `{name}`")]
+    NoRemote { name: String, known: Vec<String> },
+    /// The remote could not be reached, refused the credentials, or failed; `url` has
+    /// any user name or password taken out.
+    #[error("{remote} ({url}): {what}: {message}")]
+    Remote {
+        remote: String,
+        url: String,
+        what: remote::Trouble,
+        message: String,
+    },
+    /// A branch the remote no longer holds as this clone last saw it: someone rewrote
+    /// (force-pushed) it. Nothing was changed here.
+    #[error(
+        "{remote}/{branch} was rewritten: it was {} when this clone last saw it, and is {} now, which does not contain it; nothing was changed here",
+        short_id(was),
+        short_id(now)
+    )]
+    Rewritten {
+        remote: String,
+        branch: String,
+        was: String,
+        now: String,
+    },
     #[error("tag {0} exists already; a version names one commit for ever")]
     TagExists(String),
     /// A revision outside the branch's history, where only its own commits may go.

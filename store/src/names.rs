@@ -231,6 +231,43 @@ pub fn version_tag(region: &Region, version: &str) -> Option<String> {
     is_version(version).then(|| format!("{VERSION_TAGS}{}/{version}", region.name()))
 }
 
+/// A remote of the repository (`origin`): a name git accepts for one, checked before it
+/// names a reference or a message — ASCII letters, digits, `-`, `_` and `.`, starting
+/// with a letter or digit, at most 64 characters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteName(String);
+
+impl RemoteName {
+    pub fn of(name: &str) -> Result<RemoteName, StoreError> {
+        let mut chars = name.chars();
+        let valid = name.len() <= 64
+            && chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
+            && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            && !name.contains("..")
+            && !name.ends_with(".lock");
+        if !valid {
+            return Err(StoreError::BadRemote(display_name(name)));
+        }
+        Ok(RemoteName(name.to_string()))
+    }
+
+    pub fn name(&self) -> &str {
+        &self.0
+    }
+
+    /// Where this clone keeps what it last saw of `branch` on the remote:
+    /// `refs/remotes/<remote>/<branch>`.
+    pub fn tracking(&self, branch: &str) -> String {
+        format!("refs/remotes/{}/{branch}", self.0)
+    }
+}
+
+impl std::fmt::Display for RemoteName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 impl std::fmt::Display for Region {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.name)

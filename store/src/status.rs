@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::StoreError;
 use crate::git::refs;
 use crate::git::repo::{MasterRepo, Structure};
-use crate::names::{Line, Region};
+use crate::names::{Line, Region, RemoteName};
 use crate::rebase::{recorded_import_point, state};
 
 /// One region or work branch, as `masterctl status` shows it.
@@ -31,6 +31,19 @@ pub struct RegionStatus {
     /// into this region).
     pub in_progress: Option<String>,
     pub lock: Option<LockStatus>,
+    /// How it stands against the remote, as this clone last fetched it (`None`: no
+    /// remote asked about, or one side lacks the branch).
+    pub remote: Option<RemoteStatus>,
+}
+
+/// A branch against the remote.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RemoteStatus {
+    pub remote: String,
+    /// Commits here the remote lacks (push sends them).
+    pub ahead: usize,
+    /// Commits on the remote this clone has not taken (pull takes them).
+    pub behind: usize,
 }
 
 /// A lock on a region's branch.
@@ -42,13 +55,23 @@ pub struct LockStatus {
     pub stale: bool,
 }
 
-/// Every region of the project, in name order, each followed by its work branches.
-pub fn status(repo: &MasterRepo, structure: &Structure) -> Result<Vec<RegionStatus>, StoreError> {
+/// Every region of the project, in name order, each followed by its work branches;
+/// with `remote`, how each stands against it as last fetched (status never fetches).
+pub fn status(
+    repo: &MasterRepo,
+    structure: &Structure,
+    remote: Option<&RemoteName>,
+) -> Result<Vec<RegionStatus>, StoreError> {
     let mut out = Vec::new();
     for region in Region::all(&structure.project) {
-        out.push(line_status(repo, structure, &Line::from(region.clone()))?);
+        out.push(line_status(
+            repo,
+            structure,
+            remote,
+            &Line::from(region.clone()),
+        )?);
         for work in crate::branches::work_branches(repo, &region)? {
-            out.push(line_status(repo, structure, &Line::from(work))?);
+            out.push(line_status(repo, structure, remote, &Line::from(work))?);
         }
     }
     Ok(out)
@@ -57,6 +80,7 @@ pub fn status(repo: &MasterRepo, structure: &Structure) -> Result<Vec<RegionStat
 fn line_status(
     repo: &MasterRepo,
     structure: &Structure,
+    remote: Option<&RemoteName>,
     region: &Line,
 ) -> Result<RegionStatus, StoreError> {
     let head = repo.head_of(&region.reference())?;
@@ -74,7 +98,9 @@ fn line_status(
         None => None,
     };
     let import_point = match (region.work(), &head, upstream_head) {
-        (None, head, _) => head.as_ref().and_then(recorded_import_point),
+        (None, head, _) => head
+            .as_ref()
+            .and_then(|head| recorded_import_point(&repo.git, head)),
         (Some(_), Some(head), Some(upstream_head)) => {
             repo.git.merge_base(head.id(), upstream_head).ok()
         }
@@ -99,6 +125,14 @@ fn line_status(
         stale: lock.is_stale(),
     });
     let stopped = state::load_state(repo, region)?;
+    let remote = match remote {
+        Some(remote) => crate::remote::tracking(repo, remote, region)?.map(|t| RemoteStatus {
+            remote: remote.to_string(),
+            ahead: t.ahead,
+            behind: t.behind,
+        }),
+        None => None,
+    };
     Ok(RegionStatus {
         region: region.name().to_string(),
         branch: region.branch().to_string(),
@@ -110,6 +144,7 @@ fn line_status(
         upstream_commits_not_taken: behind,
         rebase_in_progress: stopped.is_some(),
         in_progress: stopped.map(|state| state.kind),
+        remote,
         lock,
     })
 }

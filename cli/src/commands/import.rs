@@ -49,11 +49,16 @@ pub struct Args {
     /// uncommitted schema change is refused, named, so that every clone imports alike
     #[arg(long, value_name = "REV")]
     structure: Option<String>,
+    #[command(flatten)]
+    sync: super::sync::SyncArgs,
 }
 
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     super::all_exist(&args.paths)?;
     let repo = open_repo(global)?;
+    let began = args
+        .sync
+        .begin(&repo, &args.region, args.branch.as_deref(), output)?;
     let bar = output.progress("reading");
     let progress = |_done: usize, total: usize| bar.file_done(total);
     let outcome = import::run(
@@ -86,8 +91,14 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         let title = format!("masterctl import --dry-run: {}", summary.branch);
         super::diff::write_page(path, &title, &summary.branch, "exports", &review.diff)?;
     }
-    output.render(&Imported(&outcome));
-    Ok(())
+    let committed = matches!(outcome, ImportOutcome::Committed { .. });
+    let (pulled, sent) = args.sync.finish(&repo, began, committed)?;
+    let shown = super::sync::Synced {
+        result: &Imported(&outcome),
+        pulled: &pulled,
+        pushed: sent.as_ref(),
+    };
+    shown.show(output)
 }
 
 /// What an import did, for the terminal or as JSON: `state` (`unchanged`, `dry-run`,

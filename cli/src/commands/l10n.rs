@@ -92,6 +92,8 @@ pub struct ImportArgs {
     /// Your own words for the commit message (its first line)
     #[arg(long, short, value_name = "TEXT")]
     message: Option<String>,
+    #[command(flatten)]
+    sync: super::sync::SyncArgs,
 }
 
 pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
@@ -296,6 +298,9 @@ fn import(repo: &MasterRepo, args: ImportArgs, output: &Output) -> Result<(), Fa
             args.file.display()
         )));
     }
+    let began = args
+        .sync
+        .begin(repo, &args.region, args.branch.as_deref(), output)?;
     let outcome = l10n::import::run(
         repo,
         &l10n::import::Request {
@@ -317,8 +322,14 @@ fn import(repo: &MasterRepo, args: ImportArgs, output: &Output) -> Result<(), Fa
             diagnostics: taken.warnings.clone(),
         });
     }
-    output.render(&Shown(&taken));
-    Ok(())
+    let committed = matches!(taken.state, l10n::import::TakenState::Committed { .. });
+    let (pulled, sent) = args.sync.finish(repo, began, committed)?;
+    super::sync::Synced {
+        result: &Shown(&taken),
+        pulled: &pulled,
+        pushed: sent.as_ref(),
+    }
+    .show(output)
 }
 
 /// What taking an exchange file did: nothing, a dry run, or a commit.

@@ -50,6 +50,8 @@ pub struct Args {
     /// Your own words for the merge commit's first line
     #[arg(long, short, value_name = "TEXT")]
     message: Option<String>,
+    #[command(flatten)]
+    sync: super::sync::SyncArgs,
 }
 
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
@@ -83,6 +85,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         &super::rebase::Words {
             message: args.message.as_deref(),
             html: args.html.as_deref(),
+            sync: Some(&args.sync),
         },
         output,
     )

@@ -19,11 +19,14 @@ mod manual;
 mod merge;
 mod migrate;
 mod publish;
+mod pull;
+mod push;
 mod rebase;
 mod releases;
 mod rollback;
 mod schema;
 mod status;
+mod sync;
 mod tag;
 mod unlock;
 mod validate;
@@ -73,6 +76,10 @@ pub enum Command {
     /// Versions of the masters (annotated tags masters/R/VERSION): create, list
     #[command(subcommand)]
     Tag(tag::Command),
+    /// Take the remote's region and work branches: fast-forward, or the keyed merge where both moved
+    Pull(pull::Args),
+    /// Send the region and work branches (and versions) this clone moved ahead; never forced
+    Push(push::Args),
     /// Every region and work branch: head, what it takes from, commits not taken, rebase or merge in progress
     Status(status::Args),
     /// Translations: status per language, exchange files for translators, taking them back
@@ -115,6 +122,8 @@ impl Command {
             Command::Blame(args) => Some(&args.repo),
             Command::Rebase(args) => Some(&args.repo),
             Command::Merge(args) => Some(&args.repo),
+            Command::Pull(args) => Some(&args.repo),
+            Command::Push(args) => Some(&args.repo),
             Command::Branch(command) => Some(command.repo()),
             Command::Tag(command) => Some(command.repo()),
             Command::Status(args) => Some(&args.repo),
@@ -152,6 +161,8 @@ impl Command {
             Command::Blame(_) => "blame",
             Command::Rebase(_) => "rebase",
             Command::Merge(_) => "merge",
+            Command::Pull(_) => "pull",
+            Command::Push(_) => "push",
             Command::Branch(branch::Command::Create(_)) => "branch create",
             Command::Branch(branch::Command::List(_)) => "branch list",
             Command::Branch(branch::Command::Delete(_)) => "branch delete",
@@ -210,6 +221,8 @@ pub fn run(
         Command::Blame(args) => blame::run(args, global, output),
         Command::Rebase(args) => rebase::run(args, global, output),
         Command::Merge(args) => merge::run(args, global, output),
+        Command::Pull(args) => pull::run(args, global, output),
+        Command::Push(args) => push::run(args, global, output),
         Command::Branch(command) => branch::run(command, global, output),
         Command::Tag(command) => tag::run(command, global, output),
         Command::Status(args) => status::run(args, global, output),

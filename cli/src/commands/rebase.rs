@@ -57,6 +57,8 @@ pub struct Args {
     /// Your own words for the commit message's first line (when it commits)
     #[arg(long, short, value_name = "TEXT")]
     message: Option<String>,
+    #[command(flatten)]
+    sync: super::sync::SyncArgs,
 }
 
 /// What the command line says of a join's error. `again`: the command that names the
@@ -156,6 +158,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     let words = Words {
         message: args.message.as_deref(),
         html: args.html.as_deref(),
+        sync: Some(&args.sync),
     };
     carry_out(&repo, &structure, &join, &action, &again, &words, output)
 }
@@ -165,6 +168,8 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
 pub(super) struct Words<'a> {
     pub message: Option<&'a str>,
     pub html: Option<&'a Path>,
+    /// `--pull`/`--push`, for the commands that take them.
+    pub sync: Option<&'a super::sync::SyncArgs>,
 }
 
 /// Carry out `action` on `join`, write the review page when asked, and show the step.
@@ -179,9 +184,17 @@ pub(super) fn carry_out(
 ) -> Result<(), Failure> {
     let (message, html) = (words.message, words.html);
     let resolving = matches!(action, Action::Resolve { .. });
+    let target = join.target();
+    let pulled = match words.sync {
+        Some(sync) => sync.pull_first(repo, structure, &joined_lines(join, structure), output)?,
+        None => Vec::new(),
+    };
     let step = session::run(repo, structure, join, action, message)
         .map_err(|e| join_failure(e, again, resolving))?;
-    let target = join.target();
+    let sent = match (words.sync, &step) {
+        (Some(sync), Step::Committed { .. }) => sync.push_after(repo, structure, &target)?,
+        _ => None,
+    };
     if let (Step::DryRun { diff, .. }, Some(path)) = (&step, html) {
         let title = format!("{again} --dry-run");
         let after = match join {
@@ -199,12 +212,32 @@ pub(super) fn carry_out(
         again,
         step: &step,
     };
-    output.show(&shown);
-    if shown.ok {
-        Ok(())
-    } else {
-        Err(Failure::Shown)
+    let synced = super::sync::Synced {
+        result: &shown,
+        pulled: &pulled,
+        pushed: sent.as_ref(),
+    };
+    if !shown.ok {
+        output.show(&synced);
+        return Err(Failure::Shown);
     }
+    synced.show(output)
+}
+
+/// The branches a join reads: the one that moves and the one it takes from.
+fn joined_lines(join: &Join, structure: &masterctl_store::Structure) -> Vec<masterctl_store::Line> {
+    use masterctl_store::Line;
+    let target = join.target();
+    let source = match join {
+        Join::Rebase(region) => region
+            .upstream(&structure.project)
+            .and_then(Result::ok)
+            .map(Line::from),
+        Join::Refresh(work) => Some(Line::from(work.region().clone())),
+        Join::Reflect(work) => Some(Line::from(work.clone())),
+        Join::Pull { .. } => None,
+    };
+    std::iter::once(target).chain(source).collect()
 }
 
 /// What a rebase (or merge) step came to, for the terminal or as JSON (the step's own

@@ -2,6 +2,7 @@
 //! upstream commits it has not taken yet, and any rebase in progress; then each of its
 //! work branches, with the region commits it has not taken.
 
+use masterctl_store::remote::remote_of;
 use masterctl_store::short_id;
 use masterctl_store::status::{RegionStatus, status};
 use serde::Serialize;
@@ -13,12 +14,20 @@ use crate::output::{GlobalArgs, Output, Render, RepoArg, counted};
 pub struct Args {
     #[command(flatten)]
     pub repo: RepoArg,
+    /// Say how each branch stands against this remote, as last pulled or pushed
+    /// (default: origin, when the clone has one; status never fetches)
+    #[arg(long, value_name = "NAME")]
+    remote: Option<String>,
 }
 
-pub fn run(_args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
+pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let repo = open_repo(global)?;
     let structure = repo.structure().map_err(store_failure)?;
-    let regions = status(&repo, &structure).map_err(store_failure)?;
+    let remote = match &args.remote {
+        Some(name) => Some(remote_of(&repo, name).map_err(store_failure)?),
+        None => remote_of(&repo, "origin").ok(),
+    };
+    let regions = status(&repo, &structure, remote.as_ref()).map_err(store_failure)?;
     output.render(&Status { regions });
     Ok(())
 }
@@ -69,6 +78,14 @@ impl Render for Status {
                 output.line(format!(
                     "    follows {upstream} ({upstream_at}); {point}; {} not taken",
                     counted(behind, "upstream commit")
+                ));
+            }
+            if let Some(remote) = &region.remote
+                && (remote.ahead, remote.behind) != (0, 0)
+            {
+                output.line(format!(
+                    "    against {}: {} ahead, {} behind (as last pulled or pushed)",
+                    remote.remote, remote.ahead, remote.behind
                 ));
             }
             if let Some(lock) = &region.lock {

@@ -26,6 +26,8 @@ pub const UPSTREAM_BASE_TRAILER: &str = "Masterctl-Upstream-Base";
 pub const MERGED_WORK_TRAILER: &str = "Masterctl-Work-Branch";
 /// A merge's trailer naming the commit it took (the second parent).
 pub const MERGED_TRAILER: &str = "Masterctl-Merged";
+/// A pull's trailer naming the remote branch it took (`origin/masters/jp`).
+pub const PULLED_TRAILER: &str = "Masterctl-Pulled";
 /// A merge's trailer naming the commit the merge started from.
 pub const MERGE_BASE_TRAILER: &str = "Masterctl-Merge-Base";
 
@@ -153,6 +155,18 @@ pub fn taken_parent(commit: &git2::Commit<'_>) -> Option<Oid> {
     let second = commit.parent_id(1).ok()?;
     (commit.parent_count() == 2 && trailer_ids(commit, MERGED_TRAILER).contains(&second))
         .then_some(second)
+}
+
+/// The remote side a pull's merge commit took (its second parent, named by its
+/// `Masterctl-Merged` trailer beside a `Masterctl-Pulled` one).
+pub fn pulled_parent(commit: &git2::Commit<'_>) -> Option<Oid> {
+    let message = String::from_utf8_lossy(commit.message_raw_bytes());
+    let pulled = git2::message_trailers_strs(&message)
+        .ok()?
+        .iter()
+        .any(|(key, _)| key == PULLED_TRAILER);
+    let second = commit.parent_id(1).ok()?;
+    (pulled && trailer_ids(commit, MERGED_TRAILER).contains(&second)).then_some(second)
 }
 
 /// The commit ids a commit's trailers `key` name, in order (values that are no commit

@@ -7,9 +7,9 @@ use git2::{Commit, Oid, Repository};
 use masterctl_schemas::Project;
 
 use super::RebaseError;
-use crate::git::commit::{MERGE_BASE_TRAILER, MERGED_TRAILER, MERGED_WORK_TRAILER};
+use crate::git::commit::{MERGE_BASE_TRAILER, MERGED_TRAILER, MERGED_WORK_TRAILER, PULLED_TRAILER};
 use crate::git::commit::{UPSTREAM_BASE_TRAILER, UPSTREAM_TRAILER};
-use crate::names::{Line, Region, WorkBranch, short_id};
+use crate::names::{Line, Region, RemoteName, WorkBranch, short_id};
 
 /// A three-way merge between two branches of one region.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,6 +23,9 @@ pub enum Join {
     /// `merge --region R --branch NAME`: the region takes what the work branch changed
     /// since the branch last took the region (the planners' own edits: all of them).
     Reflect(WorkBranch),
+    /// `pull`: a branch both this clone and the remote moved takes what the remote's
+    /// side changed since their common commit (two planners' imports: both kept).
+    Pull { line: Line, remote: RemoteName },
 }
 
 /// The branch a join takes from.
@@ -42,6 +45,7 @@ impl Join {
             Join::Rebase(region) => Line::from(region.clone()),
             Join::Refresh(work) => Line::from(work.clone()),
             Join::Reflect(work) => Line::from(work.region().clone()),
+            Join::Pull { line, .. } => line.clone(),
         }
     }
 
@@ -50,6 +54,7 @@ impl Join {
         match self {
             Join::Rebase(region) => region,
             Join::Refresh(work) | Join::Reflect(work) => work.region(),
+            Join::Pull { line, .. } => line.region(),
         }
     }
 
@@ -58,6 +63,7 @@ impl Join {
         match self {
             Join::Rebase(_) | Join::Refresh(_) => "rebase",
             Join::Reflect(_) => "merge",
+            Join::Pull { .. } => "pull",
         }
     }
 
@@ -80,6 +86,11 @@ impl Join {
                 branch: work.branch(),
                 name: work.branch(),
             },
+            Join::Pull { line, remote } => Source {
+                reference: remote.tracking(line.branch()),
+                branch: format!("{remote}/{}", line.branch()),
+                name: format!("{remote}/{}", line.branch()),
+            },
         })
     }
 
@@ -96,7 +107,7 @@ impl Join {
                 .get(region.name())
                 .map(|r| r.owns.clone())
                 .unwrap_or_default(),
-            Join::Refresh(_) | Join::Reflect(_) => Vec::new(),
+            Join::Refresh(_) | Join::Reflect(_) | Join::Pull { .. } => Vec::new(),
         }
     }
 
@@ -119,11 +130,11 @@ impl Join {
                 })
         };
         let base = match self {
-            Join::Rebase(_) => match super::recorded_import_point(ours) {
+            Join::Rebase(_) => match super::recorded_import_point(git, ours) {
                 Some(point) => point,
                 None => met()?,
             },
-            Join::Refresh(_) | Join::Reflect(_) => met()?,
+            Join::Refresh(_) | Join::Reflect(_) | Join::Pull { .. } => met()?,
         };
         if base != theirs.id() && !git.graph_descendant_of(theirs.id(), base).unwrap_or(false) {
             return Err(RebaseError::UpstreamRewritten {
@@ -148,7 +159,16 @@ impl Join {
                 work.branch(),
                 work.region().branch()
             ),
+            Join::Pull { line, .. } => format!("Pull {source} {short} into {}", line.branch()),
         }
+    }
+
+    /// Whether a target with nothing of its own since the common point moves to the
+    /// other's head without a commit: a work branch taking its region, a pull. A
+    /// region's rebase commits (it records the import point); a merge commits (it
+    /// records the work branch).
+    pub fn fast_forwards(&self) -> bool {
+        matches!(self, Join::Refresh(_) | Join::Pull { .. })
     }
 
     /// The trailers that record the join: a rebase names the commit it took and its
@@ -162,6 +182,10 @@ impl Join {
             Join::Reflect(work) => format!(
                 "{MERGED_WORK_TRAILER}: {}\n{MERGED_TRAILER}: {theirs}\n{MERGE_BASE_TRAILER}: {base}\n",
                 work.branch()
+            ),
+            Join::Pull { line, remote } => format!(
+                "{PULLED_TRAILER}: {remote}/{}\n{MERGED_TRAILER}: {theirs}\n{MERGE_BASE_TRAILER}: {base}\n",
+                line.branch()
             ),
         }
     }

@@ -123,12 +123,29 @@ pub enum RebaseOutcome {
     Planned(Box<RebasePlan>),
 }
 
-/// The newest import point recorded on the first-parent history of `head`.
-pub fn recorded_import_point(head: &Commit<'_>) -> Option<Oid> {
+/// The newest import point recorded on the first-parent history of `head`. A pull that
+/// joined two clones' histories of the branch holds the newer of the two sides' points
+/// (one of the planners may have rebased the region).
+pub fn recorded_import_point(git: &Repository, head: &Commit<'_>) -> Option<Oid> {
     let mut next = Some(head.clone());
     while let Some(commit) = next {
         if let Some(point) = crate::git::commit::import_point_of(&commit) {
             return Some(point);
+        }
+        if let Some(other) = crate::git::commit::pulled_parent(&commit) {
+            let ours = commit
+                .parent(0)
+                .ok()
+                .and_then(|c| recorded_import_point(git, &c));
+            let theirs = git
+                .find_commit(other)
+                .ok()
+                .and_then(|c| recorded_import_point(git, &c));
+            return match (ours, theirs) {
+                (Some(a), Some(b)) if git.graph_descendant_of(b, a).unwrap_or(false) => Some(b),
+                (Some(a), _) => Some(a),
+                (None, b) => b,
+            };
         }
         next = commit.parents().next();
     }
@@ -150,7 +167,7 @@ pub fn plan_rebase(
     let source = join.source(project)?;
     let git = &repo.git;
     let theirs = repo.head_of(&source.reference)?.ok_or_else(|| match join {
-        Join::Rebase(_) => RebaseError::NoUpstreamBranch(source.branch.clone()),
+        Join::Rebase(_) | Join::Pull { .. } => RebaseError::NoUpstreamBranch(source.branch.clone()),
         Join::Refresh(_) => {
             RebaseError::Store(StoreError::NoBranch(join.region().name().to_string()))
         }
@@ -183,13 +200,11 @@ pub fn plan_rebase(
                 };
                 Ok(plan(None, theirs.id(), snapshot, Vec::new(), false))
             }
-            Join::Refresh(work) => Err(RebaseError::Store(StoreError::NoWorkBranch {
-                region: work.region().name().to_string(),
-                name: work.name().to_string(),
-            })),
-            Join::Reflect(work) => Err(RebaseError::Store(StoreError::NoBranch(
-                work.region().name().to_string(),
-            ))),
+            _ => Err(RebaseError::Store(
+                repo.head_of_line(&target)
+                    .err()
+                    .unwrap_or(StoreError::NoBranch(target.name().to_string())),
+            )),
         };
     };
     let base_id = join.base(git, &source, &ours, &theirs)?;
@@ -198,8 +213,9 @@ pub fn plan_rebase(
             upstream_head: theirs.id(),
         });
     }
-    // A work branch with nothing of its own takes its region's head as it is.
-    if base_id == ours.id() && matches!(join, Join::Refresh(_)) {
+    // A work branch with nothing of its own takes its region's head as it is; so does
+    // a branch this clone did not move since the remote's.
+    if base_id == ours.id() && join.fast_forwards() {
         return Ok(plan(
             Some(ours.id()),
             base_id,

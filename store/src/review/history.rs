@@ -6,7 +6,7 @@ use masterctl_schemas::value::DateTime;
 
 use crate::StoreError;
 use crate::git::commit::{
-    MERGED_TRAILER, MERGED_WORK_TRAILER, SOURCE_TRAILER, TRANSLATION_TRAILER,
+    MERGED_TRAILER, MERGED_WORK_TRAILER, PULLED_TRAILER, SOURCE_TRAILER, TRANSLATION_TRAILER,
     UPSTREAM_BASE_TRAILER, UPSTREAM_TRAILER,
 };
 use crate::git::repo::MasterRepo;
@@ -29,7 +29,8 @@ pub struct ImportRecord {
     /// For a rebase: the upstream commit taken, and the import point it started from.
     pub upstream: Option<String>,
     pub upstream_base: Option<String>,
-    /// For a merge of a work branch: the branch, and its commit taken.
+    /// For a merge of a work branch or a pull: the branch (`work/jp/event`,
+    /// `origin/masters/jp`), and its commit taken.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub merged_branch: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -68,7 +69,9 @@ pub fn record(commit: &git2::Commit<'_>) -> ImportRecord {
                 TRANSLATION_TRAILER => translations.push(value.to_string()),
                 UPSTREAM_TRAILER => upstream = Some(value.trim().to_string()),
                 UPSTREAM_BASE_TRAILER => upstream_base = Some(value.trim().to_string()),
-                MERGED_WORK_TRAILER => merged_branch = Some(value.trim().to_string()),
+                MERGED_WORK_TRAILER | PULLED_TRAILER => {
+                    merged_branch = Some(value.trim().to_string())
+                }
                 MERGED_TRAILER => merged = Some(value.trim().to_string()),
                 _ => {}
             }

@@ -1,0 +1,312 @@
+//! What `pull`, `push` and the `--pull --push` of import, rebase, merge and l10n import
+//! share: the flags, showing what a pull or a push did to each branch, and a command's
+//! result shown together with the pull before it and the push after it.
+
+use masterctl_store::remote::{self, PullState, Pulled, PushState, Pushed, Scope, Sent};
+use masterctl_store::{Line, MasterRepo, Structure, short_id};
+use serde::Serialize;
+
+use super::{Failure, store_failure};
+use crate::output::{Output, Render, counted};
+
+/// `--pull`, `--push`, `--remote`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SyncArgs {
+    /// First take what the remote has of the branch (a fast-forward, or the keyed
+    /// merge when both moved)
+    #[arg(long)]
+    pub pull: bool,
+    /// Then push what was committed; when another clone pushed first, pull and push
+    /// again (at most 5 times)
+    #[arg(long)]
+    pub push: bool,
+    /// The remote to pull from and push to
+    #[arg(long, value_name = "NAME", default_value = "origin")]
+    pub remote: String,
+}
+
+/// A command's branch pulled before it runs, kept to push it after.
+pub struct Began {
+    structure: Structure,
+    line: Line,
+    pulled: Vec<Pulled>,
+}
+
+impl SyncArgs {
+    /// Before a command that commits on one branch (`region`, or its work branch
+    /// `work`): pull it when asked. `None` when neither --pull nor --push is given.
+    pub fn begin(
+        &self,
+        repo: &MasterRepo,
+        region: &str,
+        work: Option<&str>,
+        output: &Output,
+    ) -> Result<Option<Began>, Failure> {
+        if !self.pull && !self.push {
+            return Ok(None);
+        }
+        let structure = repo.structure().map_err(store_failure)?;
+        let line = super::line(&structure, region, work)?;
+        let pulled = self.pull_first(repo, &structure, std::slice::from_ref(&line), output)?;
+        Ok(Some(Began {
+            structure,
+            line,
+            pulled,
+        }))
+    }
+
+    /// After it: push the branch when asked and the command committed. The pulls made
+    /// and what the push came to.
+    pub fn finish(
+        &self,
+        repo: &MasterRepo,
+        began: Option<Began>,
+        committed: bool,
+    ) -> Result<(Vec<Pulled>, Option<Sent>), Failure> {
+        let Some(began) = began else {
+            return Ok((Vec::new(), None));
+        };
+        let sent = match committed {
+            true => self.push_after(repo, &began.structure, &began.line)?,
+            false => None,
+        };
+        Ok((began.pulled, sent))
+    }
+
+    /// Pull `lines` when asked. A pull that stops (conflicts) is shown and ends the
+    /// command (exit 1): nothing else is done on a branch that waits for a resolution.
+    pub fn pull_first(
+        &self,
+        repo: &MasterRepo,
+        structure: &Structure,
+        lines: &[Line],
+        output: &Output,
+    ) -> Result<Vec<Pulled>, Failure> {
+        if !self.pull {
+            return Ok(Vec::new());
+        }
+        let remote = remote::remote_of(repo, &self.remote).map_err(store_failure)?;
+        let mut pulled = Vec::new();
+        for line in lines {
+            let scope = Scope::Line(line.clone());
+            pulled.extend(remote::pull(repo, structure, &remote, &scope).map_err(store_failure)?);
+        }
+        if pulled.iter().any(stopped) {
+            output.show(&PulledShown {
+                ok: false,
+                branches: &pulled,
+            });
+            return Err(Failure::Shown);
+        }
+        Ok(pulled)
+    }
+
+    /// Push `line` when asked (pulling and pushing again while the remote moved).
+    pub fn push_after(
+        &self,
+        repo: &MasterRepo,
+        structure: &Structure,
+        line: &Line,
+    ) -> Result<Option<Sent>, Failure> {
+        if !self.push {
+            return Ok(None);
+        }
+        let remote = remote::remote_of(repo, &self.remote).map_err(store_failure)?;
+        remote::send(repo, structure, &remote, line, remote::send::ATTEMPTS)
+            .map(Some)
+            .map_err(store_failure)
+    }
+}
+
+/// Whether a pull left the branch waiting for a resolution.
+pub fn stopped(pulled: &Pulled) -> bool {
+    matches!(
+        pulled.state,
+        PullState::Stopped { .. } | PullState::InProgress { .. }
+    )
+}
+
+/// A command's result with the pull before it and the push after it. Its JSON is the
+/// result's, with `pulled` and `pushed` beside it when they happened.
+#[derive(Serialize)]
+pub struct Synced<'a, T: Render> {
+    #[serde(flatten)]
+    pub result: &'a T,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub pulled: &'a [Pulled],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pushed: Option<&'a Sent>,
+}
+
+impl<T: Render> Synced<'_, T> {
+    /// Show the result (`ok` false when the push did not land) and say how the command
+    /// ends: a push the remote kept refusing is exit 2.
+    pub fn show(&self, output: &Output) -> Result<(), Failure> {
+        let refused = self
+            .pushed
+            .is_some_and(|sent| !sent.landed() || sent.stopped().is_some());
+        if !refused {
+            output.render(self);
+            return Ok(());
+        }
+        #[derive(Serialize)]
+        struct Refused<'s, S: Serialize> {
+            ok: bool,
+            #[serde(flatten)]
+            shown: &'s S,
+        }
+        impl<S: Render> Render for Refused<'_, S> {
+            fn text(&self, output: &Output) {
+                self.shown.text(output);
+            }
+        }
+        output.show(&Refused {
+            ok: false,
+            shown: self,
+        });
+        Err(Failure::ShownRefused)
+    }
+}
+
+impl<T: Render> Render for Synced<'_, T> {
+    fn text(&self, output: &Output) {
+        pulled_lines(output, self.pulled);
+        self.result.text(output);
+        if let Some(sent) = self.pushed {
+            sent_lines(output, sent);
+        }
+    }
+}
+
+/// What a pull did to each branch.
+#[derive(Serialize)]
+pub struct PulledShown<'a> {
+    pub ok: bool,
+    pub branches: &'a [Pulled],
+}
+
+impl Render for PulledShown<'_> {
+    fn text(&self, output: &Output) {
+        pulled_lines(output, self.branches);
+    }
+}
+
+/// A line per branch a pull did something to (an up-to-date branch says nothing).
+pub fn pulled_lines(output: &Output, pulled: &[Pulled]) {
+    for p in pulled {
+        let branch = &p.branch;
+        match &p.state {
+            PullState::UpToDate | PullState::LocalOnly => {}
+            PullState::Ahead { commits } => output.line(format!(
+                "{branch}: {} here the remote lacks (push sends them)",
+                counted(*commits, "commit")
+            )),
+            PullState::Created { head } => {
+                output.line(format!("{branch}: made at {}", short_id(head)))
+            }
+            PullState::FastForward { from, to } => output.line(format!(
+                "{branch}: {} → {} (fast-forward)",
+                short_id(from),
+                short_id(to)
+            )),
+            PullState::Merged { commit, .. } => output.line(format!(
+                "{branch}: both sides moved; {} {} keeps both",
+                output.bold("merged"),
+                short_id(commit)
+            )),
+            PullState::Stopped { step } => {
+                let shown = serde_json::to_value(step.as_ref()).unwrap_or_default();
+                let file = shown["conflict_file"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
+                let count = shown["conflicts"].as_array().map_or(0, Vec::len);
+                output.line(format!(
+                    "{branch}: {} {}; nothing was committed",
+                    output.bold("conflicts:"),
+                    counted(count, "conflicting cell")
+                ));
+                if let Some(conflicts) = shown["conflicts"].as_array() {
+                    for c in conflicts {
+                        output.line(format!(
+                            "  conflict {} ({}) {}: base {}, ours {}, theirs {}",
+                            c["table"].as_str().unwrap_or_default(),
+                            c["key"].as_str().unwrap_or_default(),
+                            c["column"].as_str().unwrap_or_default(),
+                            c["base"].as_str().unwrap_or_default(),
+                            c["ours"].as_str().unwrap_or_default(),
+                            c["theirs"].as_str().unwrap_or_default(),
+                        ));
+                    }
+                }
+                let again = continue_command(p);
+                if file.is_empty() {
+                    output.line(format!("the merged data is not valid: fix it, then `{again} --continue`, or --abort"));
+                } else {
+                    output.line(format!(
+                        "resolve them in {file} (or with --ours/--theirs), then `{again} --continue`; or --abort"
+                    ));
+                }
+            }
+            PullState::InProgress { kind } => output.line(format!(
+                "{branch}: a {kind} is stopped on it: left alone until it is continued or aborted"
+            )),
+        }
+    }
+}
+
+/// The pull that continues a branch's stopped pull.
+fn continue_command(p: &Pulled) -> String {
+    match &p.work {
+        Some(work) => format!("masterctl pull --region {} --branch {work}", p.region),
+        None => format!("masterctl pull --region {}", p.region),
+    }
+}
+
+/// What pushing did to each branch.
+pub fn pushed_lines(output: &Output, pushed: &[Pushed]) {
+    for p in pushed {
+        let branch = &p.branch;
+        match &p.state {
+            PushState::UpToDate => {}
+            PushState::Pushed { from: None, to } => output.line(format!(
+                "{branch}: {} at {}",
+                output.bold("pushed"),
+                short_id(to)
+            )),
+            PushState::Pushed {
+                from: Some(from),
+                to,
+            } => output.line(format!(
+                "{branch}: {} {} → {}",
+                output.bold("pushed"),
+                short_id(from),
+                short_id(to)
+            )),
+            PushState::PullFirst { behind, .. } => output.line(format!(
+                "{branch}: {} the remote has {} this clone lacks: pull first (nothing was sent)",
+                output.bold("refused:"),
+                counted(*behind, "commit")
+            )),
+            PushState::Rejected { message } => output.line(format!(
+                "{branch}: {} the remote said: {message} (nothing changed there)",
+                output.bold("refused:")
+            )),
+        }
+    }
+}
+
+/// What sending a branch after a commit came to.
+fn sent_lines(output: &Output, sent: &Sent) {
+    pulled_lines(output, &sent.pulls);
+    pushed_lines(output, sent.push.as_slice());
+    for tag in &sent.tags {
+        output.line(format!("{tag}: pushed"));
+    }
+    if !sent.landed() && sent.stopped().is_none() {
+        output.line(format!(
+            "gave up after {}: the remote kept moving; pull and push again",
+            counted(sent.attempts, "push")
+        ));
+    }
+}

@@ -1,0 +1,245 @@
+//! A shared remote — a git host, or a bare repository on a server — that a studio's
+//! clones pull from and push to. Only region branches, work branches (`work/…`) and
+//! version tags (`masters/…`) move; the structure branch never does, and nothing is
+//! ever forced. [`pull`] fast-forwards, or joins a branch both sides moved with the
+//! keyed three-way merge; [`push`] refuses a branch the remote moved ("pull first").
+
+pub mod pull;
+pub mod push;
+pub mod send;
+mod transport;
+
+pub use pull::{PullState, Pulled, pull};
+pub use push::{PushOutcome, PushState, Pushed, push};
+pub use send::{Sent, send};
+pub use transport::{Trouble, shown_url};
+
+use std::collections::HashMap;
+
+use git2::Oid;
+use masterctl_schemas::Project;
+
+use crate::StoreError;
+use crate::git::repo::MasterRepo;
+use crate::names::{Line, Region, RemoteName, VERSION_TAGS, WorkBranch};
+
+/// Where a fetch keeps the remote's version tags (they become local tags only where
+/// this clone has none of that name).
+fn remote_tags(remote: &RemoteName) -> String {
+    format!("refs/masterctl/remote-tags/{remote}/")
+}
+
+/// Which branches a pull or push moves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// Every region's branch and every work branch, here or on the remote.
+    All,
+    /// One region's branch and its work branches.
+    Region(Region),
+    /// One branch.
+    Line(Line),
+}
+
+/// The remote `name` of the repository, checked against its configuration.
+pub fn remote_of(repo: &MasterRepo, name: &str) -> Result<RemoteName, StoreError> {
+    let remote = RemoteName::of(name)?;
+    if repo.git.find_remote(remote.name()).is_err() {
+        let known = repo
+            .git
+            .remotes()
+            .map(|names| {
+                names
+                    .iter()
+                    .flatten()
+                    .flatten()
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        return Err(StoreError::NoRemote {
+            name: remote.to_string(),
+            known,
+        });
+    }
+    Ok(remote)
+}
+
+/// Fetch the region and work branches of `regions`, and the version tags, into this
+/// clone's tracking references (`refs/remotes/<remote>/…`). Tags the clone lacks are
+/// made; a tag it holds with another commit is left as it is here. A branch the remote
+/// rewrote is [`StoreError::Rewritten`].
+pub(crate) fn fetch(
+    repo: &MasterRepo,
+    remote: &RemoteName,
+    regions: &[Region],
+) -> Result<(), StoreError> {
+    let git = &repo.git;
+    let mut handle = git.find_remote(remote.name())?;
+    let url = handle.url().unwrap_or_default().to_string();
+    let mut refspecs = Vec::new();
+    for region in regions {
+        let branch = region.branch();
+        refspecs.push(format!("+refs/heads/{branch}:{}", remote.tracking(branch)));
+        let work = format!("work/{}", region.name());
+        refspecs.push(format!("+refs/heads/{work}/*:{}/*", remote.tracking(&work)));
+    }
+    let tags = VERSION_TAGS
+        .strip_prefix("refs/tags/")
+        .unwrap_or(VERSION_TAGS);
+    refspecs.push(format!("+{VERSION_TAGS}*:{}{tags}*", remote_tags(remote)));
+    let before = tracked(repo, remote)?;
+    let mut options = git2::FetchOptions::new();
+    options.remote_callbacks(transport::callbacks(git.config()?));
+    options.download_tags(git2::AutotagOption::None);
+    options.prune(git2::FetchPrune::On);
+    options.update_fetchhead(false);
+    handle
+        .fetch(&refspecs, Some(&mut options), Some("masterctl pull"))
+        .map_err(|e| transport::failure(remote, &url, &e))?;
+    refuse_rewritten(repo, remote, &before)?;
+    adopt_tags(repo, remote)
+}
+
+/// A tracking reference the fetch moved to a commit that does not contain where it was
+/// (the remote's branch was rewritten, force-pushed): set back, so that every pull and
+/// push says so again until someone decides, and refused.
+fn refuse_rewritten(
+    repo: &MasterRepo,
+    remote: &RemoteName,
+    before: &HashMap<String, Oid>,
+) -> Result<(), StoreError> {
+    let git = &repo.git;
+    let mut rewritten = None;
+    for (reference, was) in before {
+        let Some(now) = repo.head_of(reference)?.map(|c| c.id()) else {
+            continue;
+        };
+        if now != *was && !git.graph_descendant_of(now, *was)? {
+            git.reference(reference, *was, true, "masterctl: rewritten remote refused")?;
+            rewritten.get_or_insert((reference.clone(), *was, now));
+        }
+    }
+    match rewritten {
+        Some((reference, was, now)) => Err(StoreError::Rewritten {
+            remote: remote.to_string(),
+            branch: reference
+                .strip_prefix(&format!("refs/remotes/{remote}/"))
+                .unwrap_or(&reference)
+                .to_string(),
+            was: was.to_string(),
+            now: now.to_string(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Every tracking reference of `remote`, by reference name.
+fn tracked(repo: &MasterRepo, remote: &RemoteName) -> Result<HashMap<String, Oid>, StoreError> {
+    let mut out = HashMap::new();
+    for reference in repo
+        .git
+        .references_glob(&format!("refs/remotes/{remote}/*"))?
+    {
+        let reference = reference?;
+        if let (Ok(name), Some(target)) = (reference.name(), reference.target()) {
+            out.insert(name.to_string(), target);
+        }
+    }
+    Ok(out)
+}
+
+/// Make the remote's version tags this clone lacks; never move one it has.
+fn adopt_tags(repo: &MasterRepo, remote: &RemoteName) -> Result<(), StoreError> {
+    let git = &repo.git;
+    let prefix = remote_tags(remote);
+    for reference in git.references_glob(&format!("{prefix}*"))? {
+        let reference = reference?;
+        let (Ok(name), Some(target)) = (reference.name(), reference.target()) else {
+            continue;
+        };
+        let Some(tag) = name.strip_prefix(&prefix) else {
+            continue;
+        };
+        let local = format!("refs/tags/{tag}");
+        if git2::Reference::is_valid_name(&local) && git.find_reference(&local).is_err() {
+            // Another process making the same tag now is the only way this fails.
+            let _ = git.reference(&local, target, false, "masterctl pull: tag");
+        }
+    }
+    Ok(())
+}
+
+/// The branches a scope names: the regions' own branches and their work branches, here
+/// or on the remote (as last fetched).
+pub(crate) fn lines_of(
+    repo: &MasterRepo,
+    project: &Project,
+    remote: &RemoteName,
+    scope: &Scope,
+) -> Result<Vec<Line>, StoreError> {
+    if let Scope::Line(line) = scope {
+        return Ok(vec![line.clone()]);
+    }
+    let regions = match scope {
+        Scope::Region(region) => vec![region.clone()],
+        _ => Region::all(project),
+    };
+    let mut lines = Vec::new();
+    for region in regions {
+        lines.push(Line::from(region.clone()));
+        let mut names: Vec<String> = crate::branches::work_branches(repo, &region)?
+            .iter()
+            .map(|w| w.name().to_string())
+            .collect();
+        let prefix = format!("{}/", remote.tracking(&format!("work/{}", region.name())));
+        for reference in repo.git.references_glob(&format!("{prefix}*"))? {
+            if let Ok(name) = reference?.name()
+                && let Some(work) = name.strip_prefix(&prefix)
+            {
+                names.push(work.to_string());
+            }
+        }
+        names.sort();
+        names.dedup();
+        for name in names {
+            // A remote branch whose name a planner could not give is left alone.
+            if let Ok(work) = WorkBranch::of(&region, &name) {
+                lines.push(Line::from(work));
+            }
+        }
+    }
+    Ok(lines)
+}
+
+/// The regions a scope's branches belong to.
+fn regions_of(project: &Project, scope: &Scope) -> Vec<Region> {
+    match scope {
+        Scope::All => Region::all(project),
+        Scope::Region(region) => vec![region.clone()],
+        Scope::Line(line) => vec![line.region().clone()],
+    }
+}
+
+/// How a branch stands against the remote, as this clone last saw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Tracking {
+    /// Commits here the remote lacks.
+    pub ahead: usize,
+    /// Commits on the remote this clone has not taken.
+    pub behind: usize,
+}
+
+/// Where `line` stands against `remote` as last fetched (`None`: one side lacks it).
+pub fn tracking(
+    repo: &MasterRepo,
+    remote: &RemoteName,
+    line: &Line,
+) -> Result<Option<Tracking>, StoreError> {
+    let local = repo.head_of(&line.reference())?;
+    let theirs = repo.head_of(&remote.tracking(line.branch()))?;
+    let (Some(local), Some(theirs)) = (local, theirs) else {
+        return Ok(None);
+    };
+    let (ahead, behind) = repo.git.graph_ahead_behind(local.id(), theirs.id())?;
+    Ok(Some(Tracking { ahead, behind }))
+}

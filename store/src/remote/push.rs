@@ -1,0 +1,193 @@
+//! `push`: send each branch this clone moved ahead of the remote, and the versions the
+//! remote lacks. Never forced: a branch the remote moved is not sent ("pull first"),
+//! and the remote itself refuses one that moved between the fetch and the push.
+
+use std::cell::RefCell;
+
+use serde::Serialize;
+
+use super::{Scope, fetch, lines_of, regions_of, remote_tags, transport};
+use crate::StoreError;
+use crate::git::repo::{MasterRepo, Structure};
+use crate::names::{Line, RemoteName};
+
+/// One branch after a push.
+#[derive(Debug, Serialize)]
+pub struct Pushed {
+    pub region: String,
+    pub work: Option<String>,
+    pub branch: String,
+    #[serde(flatten)]
+    pub state: PushState,
+}
+
+/// What a push did with one branch; `state` names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "kebab-case")]
+pub enum PushState {
+    /// The remote holds this commit already.
+    UpToDate,
+    /// Sent: the remote's branch moved from `from` (`None`: it had none) to `to`.
+    Pushed { from: Option<String>, to: String },
+    /// The remote has commits this clone lacks: nothing sent. `behind`: how many.
+    PullFirst { behind: usize, ahead: usize },
+    /// The remote refused it (it moved meanwhile, or a hook said no): nothing changed
+    /// there. `message` is the remote's.
+    Rejected { message: String },
+}
+
+impl PushState {
+    /// Whether the branch is on the remote as it is here.
+    pub fn landed(&self) -> bool {
+        matches!(self, PushState::UpToDate | PushState::Pushed { .. })
+    }
+}
+
+/// What a push did.
+#[derive(Debug, Serialize)]
+pub struct PushOutcome {
+    pub branches: Vec<Pushed>,
+    /// Versions sent (`masters/jp/1.4`).
+    pub tags: Vec<String>,
+}
+
+/// Push `scope`'s branches (those here) and its regions' versions to `remote`.
+pub fn push(
+    repo: &MasterRepo,
+    structure: &Structure,
+    remote: &RemoteName,
+    scope: &Scope,
+) -> Result<PushOutcome, StoreError> {
+    let git = &repo.git;
+    let regions = regions_of(&structure.project, scope);
+    fetch(repo, remote, &regions)?;
+    let lines = lines_of(repo, &structure.project, remote, scope)?;
+    // Each branch here, what the remote holds of it, and what to do.
+    let mut planned: Vec<(Line, git2::Oid, PushState)> = Vec::new();
+    for line in lines {
+        let Some(ours) = repo.head_of(&line.reference())?.map(|c| c.id()) else {
+            continue;
+        };
+        let theirs = repo
+            .head_of(&remote.tracking(line.branch()))?
+            .map(|c| c.id());
+        let state = match theirs {
+            None => PushState::Pushed {
+                from: None,
+                to: ours.to_string(),
+            },
+            Some(theirs) if theirs == ours => PushState::UpToDate,
+            Some(theirs) if git.graph_descendant_of(ours, theirs)? => PushState::Pushed {
+                from: Some(theirs.to_string()),
+                to: ours.to_string(),
+            },
+            Some(theirs) => {
+                let (ahead, behind) = git.graph_ahead_behind(ours, theirs)?;
+                PushState::PullFirst { behind, ahead }
+            }
+        };
+        planned.push((line, ours, state));
+    }
+    let tags = missing_tags(repo, remote, &regions)?;
+    let mut refspecs: Vec<String> = planned
+        .iter()
+        .filter(|(_, _, state)| matches!(state, PushState::Pushed { .. }))
+        .map(|(line, _, _)| format!("{0}:{0}", line.reference()))
+        .collect();
+    refspecs.extend(
+        tags.iter()
+            .map(|tag| format!("refs/tags/{tag}:refs/tags/{tag}")),
+    );
+    let refused = send(repo, remote, &refspecs)?;
+    let mut branches = Vec::new();
+    for (line, ours, mut state) in planned {
+        if let Some(message) = refused
+            .iter()
+            .find_map(|(r, m)| (*r == line.reference()).then_some(m))
+        {
+            state = PushState::Rejected {
+                message: crate::names::one_line(message),
+            };
+        } else if matches!(state, PushState::Pushed { .. }) {
+            // What the remote holds now, as this clone sees it.
+            git.reference(
+                &remote.tracking(line.branch()),
+                ours,
+                true,
+                "masterctl push",
+            )?;
+        }
+        branches.push(Pushed {
+            region: line.name().to_string(),
+            work: line.work().map(|w| w.name().to_string()),
+            branch: line.branch().to_string(),
+            state,
+        });
+    }
+    let tags = tags
+        .into_iter()
+        .filter(|tag| {
+            !refused
+                .iter()
+                .any(|(r, _)| *r == format!("refs/tags/{tag}"))
+        })
+        .collect();
+    Ok(PushOutcome { branches, tags })
+}
+
+/// The versions of `regions` here that the remote lacks (a version it holds with
+/// another commit is left to it: versions are never moved).
+fn missing_tags(
+    repo: &MasterRepo,
+    remote: &RemoteName,
+    regions: &[crate::names::Region],
+) -> Result<Vec<String>, StoreError> {
+    let mut out = Vec::new();
+    for region in regions {
+        for version in crate::tags::list(repo, Some(region))? {
+            let theirs = format!("{}{}", remote_tags(remote), version.tag);
+            if repo.git.find_reference(&theirs).is_err() {
+                out.push(version.tag);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Send `refspecs` (none forced); the references the remote refused, with its words.
+fn send(
+    repo: &MasterRepo,
+    remote: &RemoteName,
+    refspecs: &[String],
+) -> Result<Vec<(String, String)>, StoreError> {
+    if refspecs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let git = &repo.git;
+    let mut handle = git.find_remote(remote.name())?;
+    let url = handle
+        .pushurl()
+        .ok()
+        .flatten()
+        .or_else(|| handle.url().ok())
+        .unwrap_or_default()
+        .to_string();
+    let refused: RefCell<Vec<(String, String)>> = RefCell::new(Vec::new());
+    {
+        let mut callbacks = transport::callbacks(git.config()?);
+        callbacks.push_update_reference(|reference, status| {
+            if let Some(message) = status {
+                refused
+                    .borrow_mut()
+                    .push((reference.to_string(), message.to_string()));
+            }
+            Ok(())
+        });
+        let mut options = git2::PushOptions::new();
+        options.remote_callbacks(callbacks);
+        handle
+            .push(refspecs, Some(&mut options))
+            .map_err(|e| transport::failure(remote, &url, &e))?;
+    }
+    Ok(refused.into_inner())
+}
