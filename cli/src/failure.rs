@@ -152,6 +152,9 @@ pub fn store_failure(error: StoreError) -> Failure {
                 masterctl_store::remote::Trouble::Credentials => {
                     "ssh: an agent holding your key (ssh-add), or a key in ~/.ssh, and the host in ~/.ssh/known_hosts; https: a git credential helper (git config credential.helper)"
                 }
+                masterctl_store::remote::Trouble::HostKey => {
+                    "ssh: the server's key must be in ~/.ssh/known_hosts (ssh to it once, and check its fingerprint); https: its certificate must be one the system trusts"
+                }
                 masterctl_store::remote::Trouble::Unreachable => {
                     "check the remote's URL (git remote -v) and the network; nothing was changed here"
                 }

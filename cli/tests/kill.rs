@@ -187,6 +187,9 @@ struct Scenario<'a> {
     build: Option<&'a str>,
     /// A folder store in the repository's folder the command changes.
     store: Option<&'a str>,
+    /// A branch of the bare remote `remote.git` in the repository's folder that the
+    /// command moves (push).
+    remote: Option<&'a str>,
 }
 
 /// Kill the command at every point; check each outcome.
@@ -204,6 +207,11 @@ fn kill_everywhere(scenario: &Scenario<'_>) -> usize {
         .build
         .map(|b| std::fs::read(reference.join(b).join("manifest.json")).unwrap());
     let old_head = scenario.branch.map(|b| rev(scenario.template, b));
+    let remote_of = |dir: &Path| dir.join("remote.git");
+    let old_remote = scenario
+        .remote
+        .map(|b| rev(&remote_of(scenario.template), b));
+    let expected_remote = scenario.remote.map(|b| rev(&remote_of(&reference), b));
     let old_build = scenario
         .build
         .and_then(|b| std::fs::read(scenario.template.join(b).join("manifest.json")).ok());
@@ -239,6 +247,14 @@ fn kill_everywhere(scenario: &Scenario<'_>) -> usize {
             if let Some(store) = scenario.store {
                 store_whole(&dir.join(store), &place);
             }
+            if let Some(branch) = scenario.remote {
+                let head = rev(&remote_of(&dir), branch);
+                assert!(
+                    Some(&head) == old_remote.as_ref() || Some(&head) == expected_remote.as_ref(),
+                    "{place}: the remote's {branch} is neither where it was nor where it was going"
+                );
+                fsck(&remote_of(&dir));
+            }
             // The next command needs no repair and ends where an uninterrupted run does.
             let again = Command::new(binary())
                 .args(args_in(&dir, scenario.args))
@@ -255,6 +271,10 @@ fn kill_everywhere(scenario: &Scenario<'_>) -> usize {
             if let (Some(branch), Some(tree)) = (scenario.branch, &expected_tree) {
                 assert_eq!(rev(&dir, &format!("{branch}^{{tree}}")), *tree, "{place}");
                 fsck(&dir);
+            }
+            if let (Some(branch), Some(expected)) = (scenario.remote, &expected_remote) {
+                assert_eq!(&rev(&remote_of(&dir), branch), expected, "{place}");
+                fsck(&remote_of(&dir));
             }
             if let (Some(build), Some(expected)) = (scenario.build, &expected_build) {
                 let manifest = std::fs::read(dir.join(build).join("manifest.json")).unwrap();
@@ -344,6 +364,7 @@ fn every_command_killed_at_every_write_leaves_old_or_new_and_recovers() {
         branch: Some("masters/jp"),
         build: None,
         store: None,
+        remote: None,
     });
     ok(masterctl(root, &import));
     runs += kill_everywhere(&Scenario {
@@ -353,6 +374,7 @@ fn every_command_killed_at_every_write_leaves_old_or_new_and_recovers() {
         branch: Some("masters/global"),
         build: None,
         store: None,
+        remote: None,
     });
     runs += kill_everywhere(&Scenario {
         name: "build",
@@ -361,6 +383,7 @@ fn every_command_killed_at_every_write_leaves_old_or_new_and_recovers() {
         branch: None,
         build: Some("build"),
         store: None,
+        remote: None,
     });
     ok(masterctl(root, &["rebase", "--region", "global"]));
     // Translations taken back into global.
@@ -398,6 +421,7 @@ fn every_command_killed_at_every_write_leaves_old_or_new_and_recovers() {
         branch: Some("masters/global"),
         build: None,
         store: None,
+        remote: None,
     });
     // A rebase stopped on a conflict, resolved, continued.
     let global = exports(root, "global-5400", "5400");
@@ -423,6 +447,7 @@ fn every_command_killed_at_every_write_leaves_old_or_new_and_recovers() {
         branch: Some("masters/global"),
         build: None,
         store: None,
+        remote: None,
     });
     eprintln!("{runs} kill points");
     assert!(runs > 40, "only {runs} kill points");
@@ -461,6 +486,7 @@ fn gc_and_rollback_killed_at_every_write_leave_every_release_whole() {
         branch: None,
         build: None,
         store: Some("store"),
+        remote: None,
     });
     runs += kill_everywhere(&Scenario {
         name: "gc",
@@ -477,7 +503,110 @@ fn gc_and_rollback_killed_at_every_write_leave_every_release_whole() {
         branch: None,
         build: None,
         store: Some("store"),
+        remote: None,
     });
     eprintln!("{runs} kill points");
     assert!(runs > 10, "only {runs} kill points");
+}
+
+#[test]
+fn pull_push_and_merge_killed_at_every_write_lose_nothing() {
+    let repo = hunt_imported();
+    let root = repo.path();
+    // The remote lives in the clone's folder (its URL relative to it), so that each
+    // copy of the clone has its own.
+    git(root, &["init", "-q", "--bare", "-b", "main", "remote.git"]);
+    git(root, &["remote", "add", "origin", "remote.git"]);
+    git(root, &["push", "-q", "origin", "main", "masters/jp"]);
+    // Another planner's import on the remote, and one of this clone's own: a pull joins
+    // them with the keyed merge.
+    let other = tempfile::tempdir().unwrap();
+    let bob = other.path().join("bob");
+    git(
+        other.path(),
+        &[
+            "clone",
+            "-q",
+            root.join("remote.git").to_str().unwrap(),
+            bob.to_str().unwrap(),
+        ],
+    );
+    git(&bob, &["config", "user.name", "Bob"]);
+    git(&bob, &["config", "user.email", "bob@example.com"]);
+    ok(masterctl(&bob, &["pull"]));
+    let theirs = exports(other.path(), "bob-5300", "5300");
+    ok(masterctl(
+        &bob,
+        &[
+            "import",
+            "--region",
+            "jp",
+            theirs.to_str().unwrap(),
+            "--push",
+        ],
+    ));
+    // This clone's own: the same monster's attack.
+    let ours = root.join("ours");
+    std::fs::create_dir_all(&ours).unwrap();
+    for entry in std::fs::read_dir(hunt().join("csv")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(
+            ours.join(path.file_name().unwrap()),
+            text.replacen(",5200,310,", ",5200,320,", 1),
+        )
+        .unwrap();
+    }
+    ok(masterctl(
+        root,
+        &["import", "--region", "jp", ours.to_str().unwrap()],
+    ));
+    let mut runs = kill_everywhere(&Scenario {
+        name: "pull (a keyed merge)",
+        template: root,
+        args: &["pull", "--region", "jp"],
+        branch: Some("masters/jp"),
+        build: None,
+        store: None,
+        remote: None,
+    });
+    ok(masterctl(root, &["pull", "--region", "jp"]));
+    runs += kill_everywhere(&Scenario {
+        name: "push",
+        template: root,
+        args: &["push"],
+        branch: None,
+        build: None,
+        store: None,
+        remote: Some("masters/jp"),
+    });
+    ok(masterctl(root, &["push"]));
+    // A work branch reflected into jp.
+    ok(masterctl(
+        root,
+        &["branch", "create", "event", "--region", "jp"],
+    ));
+    let event = exports(root, "event-5600", "5600");
+    ok(masterctl(
+        root,
+        &[
+            "import",
+            "--region",
+            "jp",
+            "--branch",
+            "event",
+            event.to_str().unwrap(),
+        ],
+    ));
+    runs += kill_everywhere(&Scenario {
+        name: "merge",
+        template: root,
+        args: &["merge", "--region", "jp", "--branch", "event"],
+        branch: Some("masters/jp"),
+        build: None,
+        store: None,
+        remote: None,
+    });
+    eprintln!("{runs} kill points");
+    assert!(runs > 30, "only {runs} kill points");
 }

@@ -86,6 +86,10 @@ pub struct Release {
     pub manifest_size: u64,
     pub manifest: Manifest,
     pub published: Published,
+    /// The versions (tags `masters/<region>/<version>`) that named the build's commit
+    /// when it was published.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub versions: Vec<String>,
 }
 
 /// When and by what a release was first published.
@@ -106,6 +110,21 @@ pub struct Pointer {
     pub manifest_blake3: String,
     /// When the pointer was moved here (UTC).
     pub time: String,
+}
+
+/// `masters/<region>/<version>`, the version one plain word.
+pub fn is_version_tag(tag: &str, region: &str) -> bool {
+    tag.strip_prefix("masters/")
+        .and_then(|rest| rest.strip_prefix(region))
+        .and_then(|rest| rest.strip_prefix('/'))
+        .is_some_and(|version| {
+            !version.is_empty()
+                && version.len() <= 64
+                && version
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '+'))
+                && !version.contains("..")
+        })
 }
 
 impl Release {
@@ -140,6 +159,11 @@ impl Release {
         if release_id(&release.manifest) != release.release {
             return Err(foreign(
                 "its manifest is not of the commit and kind of build its name says".into(),
+            ));
+        }
+        if !release.versions.iter().all(|v| is_version_tag(v, region)) {
+            return Err(foreign(
+                "a version it names is not one of the region's".into(),
             ));
         }
         // Its paths will be joined to a folder on the fetching machine.

@@ -25,6 +25,8 @@ pub struct ReleaseInfo {
     pub languages: Vec<String>,
     /// Whether the region's pointer names it.
     pub current: bool,
+    /// The versions that named its commit when it was published.
+    pub versions: Vec<String>,
 }
 
 /// The region's pointer and its version, or `None` before its first publish.
@@ -164,6 +166,7 @@ pub async fn releases(
                     .filter(|l| languages.contains(l))
                     .cloned()
                     .collect(),
+                versions: release.versions,
                 release: release.release,
             });
         }

@@ -22,6 +22,9 @@ pub struct PublishOptions {
     /// Read back every object of the build (the current release's too) and put again
     /// what is missing or damaged, instead of trusting what the store holds.
     pub repair: bool,
+    /// The versions naming the build's commit (`masters/jp/1.4`), recorded with the
+    /// release.
+    pub versions: Vec<String>,
 }
 
 impl Default for PublishOptions {
@@ -31,6 +34,7 @@ impl Default for PublishOptions {
             concurrency: crate::CONCURRENCY,
             tool: format!("masterctl {}", env!("CARGO_PKG_VERSION")),
             repair: false,
+            versions: Vec::new(),
         }
     }
 }
@@ -129,6 +133,7 @@ pub async fn publish(
         .as_ref()
         .is_some_and(|(p, _)| p.release == release && p.manifest_blake3 == manifest_hash);
     if is_current && !options.repair {
+        record_versions(remote, options, &mut published).await?;
         published.skipped = published.objects;
         published.skipped_bytes =
             parts.iter().map(|p| p.size).sum::<u64>() + manifest_bytes.len() as u64;
@@ -249,6 +254,12 @@ async fn write_release(
             time: layout::now(),
             tool: options.tool.clone(),
         },
+        versions: options
+            .versions
+            .iter()
+            .filter(|v| layout::is_version_tag(v, region))
+            .cloned()
+            .collect(),
     };
     let record_bytes = serde_json::to_vec_pretty(&record).unwrap_or_default();
     published.release_written = remote.create(&release_key, record_bytes.clone()).await?;
@@ -280,7 +291,56 @@ async fn write_release(
             theirs: there.manifest_blake3,
         });
     }
+    let mut there = there;
+    if add_versions(&mut there, &record.versions) {
+        remote
+            .put(
+                &release_key,
+                serde_json::to_vec_pretty(&there).unwrap_or_default(),
+            )
+            .await?;
+        published.release_written = true;
+    }
     Ok(there)
+}
+
+/// Versions the record lacks added to it (those of its region only); whether any was.
+fn add_versions(record: &mut Release, versions: &[String]) -> bool {
+    let new: Vec<String> = versions
+        .iter()
+        .filter(|v| layout::is_version_tag(v, &record.region) && !record.versions.contains(v))
+        .cloned()
+        .collect();
+    if new.is_empty() {
+        return false;
+    }
+    record.versions.extend(new);
+    record.versions.sort();
+    true
+}
+
+/// A release current already: a version tagged since it was published is recorded in
+/// its record (read, added to, written back).
+async fn record_versions(
+    remote: &Remote,
+    options: &PublishOptions,
+    published: &mut Published,
+) -> Result<(), DeliveryError> {
+    if options.versions.is_empty() {
+        return Ok(());
+    }
+    let key = layout::release_key(&published.region, &published.release);
+    let Some(bytes) = remote.get(&key, layout::RELEASE_LIMIT).await? else {
+        return Ok(());
+    };
+    let mut record = Release::parse(&bytes, &key, remote.shown(), &published.region)?;
+    if add_versions(&mut record, &options.versions) {
+        remote
+            .put(&key, serde_json::to_vec_pretty(&record).unwrap_or_default())
+            .await?;
+        published.release_written = true;
+    }
+    Ok(())
 }
 
 /// 3. The pointer, last, and only if no one moved it since it was read. Another

@@ -134,3 +134,28 @@ fn version_at(repo: &MasterRepo, reference: &str) -> Result<Option<Version>, Sto
             .to_string(),
     }))
 }
+
+/// The versions that name the commit the build in `dir` was made from (what a publish
+/// records with the release). Nothing when the folder holds no build of a region of
+/// this repository.
+pub fn versions_of_build(
+    repo: &MasterRepo,
+    project: &masterctl_schemas::Project,
+    dir: &std::path::Path,
+) -> Vec<String> {
+    use masterctl_runtime::manifest::{MANIFEST, MANIFEST_LIMIT};
+    let path = dir.join(MANIFEST);
+    let Ok(Some(bytes)) = masterctl_runtime::files::read_regular(&path, MANIFEST_LIMIT) else {
+        return Vec::new();
+    };
+    let Ok(manifest) = serde_json::from_slice::<masterctl_runtime::Manifest>(&bytes) else {
+        return Vec::new();
+    };
+    let (Ok(region), Ok(commit)) = (
+        Region::of(project, &manifest.region),
+        Oid::from_str(&manifest.source_commit),
+    ) else {
+        return Vec::new();
+    };
+    versions_of(repo, &region, commit).unwrap_or_default()
+}

@@ -403,4 +403,46 @@ fn versions_are_tagged_once_and_taken_wherever_a_revision_is() {
         tags::versions_of(&repo, &jp, first.parse().unwrap()).unwrap(),
         ["masters/jp/1.0"]
     );
+
+    // Published: the release records the version, and the store's list shows it; a
+    // version tagged later is added to the release when it is published again.
+    let store = format!("file://{}", studio.exports.path().join("store").display());
+    let remote = masterctl_delivery::Remote::open(&store, &Default::default()).unwrap();
+    let runtime = masterctl_delivery::runtime().unwrap();
+    let publish = |versions: Vec<String>| {
+        let options = masterctl_delivery::PublishOptions {
+            versions,
+            ..Default::default()
+        };
+        runtime
+            .block_on(masterctl_delivery::publish(
+                &remote,
+                &out,
+                &options,
+                &|_, _| {},
+            ))
+            .unwrap()
+    };
+    publish(tags::versions_of_build(&repo, &structure.project, &out));
+    let listed = runtime
+        .block_on(masterctl_delivery::releases(&remote, Some("jp")))
+        .unwrap();
+    assert_eq!(listed[0].versions, ["masters/jp/1.0"]);
+    let later = TagRequest {
+        version: "1.0.1",
+        rev: Some(&first),
+        message: None,
+    };
+    tags::create(&repo, &jp, &later).unwrap();
+    publish(tags::versions_of_build(&repo, &structure.project, &out));
+    let listed = runtime
+        .block_on(masterctl_delivery::releases(&remote, Some("jp")))
+        .unwrap();
+    assert_eq!(listed[0].versions, ["masters/jp/1.0", "masters/jp/1.0.1"]);
+    // A version that is not the region's is never recorded.
+    publish(vec!["masters/global/9".into(), "../x".into()]);
+    let listed = runtime
+        .block_on(masterctl_delivery::releases(&remote, Some("jp")))
+        .unwrap();
+    assert_eq!(listed[0].versions.len(), 2);
 }

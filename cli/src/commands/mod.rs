@@ -231,7 +231,7 @@ pub fn run(
         Command::Export(args) => export::run(args, global, output),
         Command::Codegen(args) => codegen::run(args, global, output),
         Command::Inspect(args) => inspect::run(args, output),
-        Command::Publish(args) => publish::run(args, output),
+        Command::Publish(args) => publish::run(args, global, output),
         Command::Fetch(args) => fetch::run(args, output),
         Command::Releases(args) => releases::run(args, output),
         Command::Rollback(args) => rollback::run(args, output),

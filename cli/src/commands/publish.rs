@@ -5,9 +5,10 @@ use std::path::PathBuf;
 
 use masterctl_delivery::{PublishOptions, Published, publish};
 use masterctl_store::short_id;
+use masterctl_store::tags::versions_of_build;
 
 use super::{Failure, block_on, delivery_failure};
-use crate::output::{Output, Render, counted};
+use crate::output::{GlobalArgs, Output, Render, counted};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -31,12 +32,22 @@ pub struct Args {
     endpoint: super::EndpointArg,
 }
 
-pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
+pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let remote = super::open_store(&args.to, &args.endpoint)?;
+    // Published from inside the master repository: the versions naming the build's
+    // commit are recorded with the release.
+    let versions = match super::open_repo(global) {
+        Ok(repo) => match repo.structure() {
+            Ok(structure) => versions_of_build(&repo, &structure.project, &args.dir),
+            Err(_) => Vec::new(),
+        },
+        Err(_) => Vec::new(),
+    };
     let options = PublishOptions {
         force: args.force,
         repair: args.repair,
         concurrency: args.concurrency,
+        versions,
         ..PublishOptions::default()
     };
     let bar = output.progress_of("uploading", "objects");

@@ -56,8 +56,12 @@ impl Render for Listed<'_> {
                 region = &r.region;
                 output.line(output.bold(region));
             }
+            let versions = match r.versions.as_slice() {
+                [] => String::new(),
+                versions => format!("  [{}]", versions.join(", ")),
+            };
             output.line(format!(
-                "  {} {}  {}  {:>3} files {:>11} bytes  {}{}",
+                "  {} {}  {}  {:>3} files {:>11} bytes  {}{versions}{}",
                 if r.current { "*" } else { " " },
                 short_id(&r.release),
                 r.published,

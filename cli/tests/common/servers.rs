@@ -112,3 +112,263 @@ pub fn free_port() -> u16 {
         .unwrap()
         .port()
 }
+
+/// Whether the program at `path` is there. When it is not: under CI the test fails,
+/// saying which package `.ci/run` installs; elsewhere the caller skips that part.
+pub fn present(path: &str, package: &str) -> bool {
+    let found = std::path::Path::new(path).is_file();
+    if !found {
+        assert!(
+            std::env::var("CI").is_err(),
+            "{path} is not installed: .ci/run installs it (apt-get install {package})"
+        );
+        eprintln!(
+            "note: {path} is not installed; the part that needs it is skipped (.ci/run installs {package})"
+        );
+    }
+    found
+}
+
+/// Wait until something listens on `port` of 127.0.0.1.
+fn wait_for_port(port: u16, what: &str) {
+    let start = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{what} did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The user the tests run as (the one sshd lets in with the test key).
+pub fn user_name() -> String {
+    let out = Command::new("id").arg("-un").output().expect("id runs");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// OpenSSH's sshd on a free port of 127.0.0.1: its own host key, one authorized test
+/// key (held by an ssh-agent of its own), and a `home` whose `.ssh/known_hosts` names
+/// the server. Stopped, with the agent, on drop.
+pub struct Sshd {
+    sshd: Child,
+    agent: Child,
+    pub dir: tempfile::TempDir,
+    pub port: u16,
+}
+
+impl Sshd {
+    /// The server, or `None` (with a note) when OpenSSH's server is not installed and
+    /// this is not CI.
+    pub fn start() -> Option<Sshd> {
+        if !present("/usr/sbin/sshd", "openssh-server") {
+            return None;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let keygen = |file: &str| {
+            let out = Command::new("ssh-keygen")
+                .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+                .arg(d.join(file))
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "ssh-keygen");
+        };
+        keygen("host_key");
+        keygen("user_key");
+        std::fs::copy(d.join("user_key.pub"), d.join("authorized_keys")).unwrap();
+        let port = free_port();
+        let config = format!(
+            "Port {port}\nListenAddress 127.0.0.1\nHostKey {d}/host_key\nAuthorizedKeysFile {d}/authorized_keys\n\
+             PasswordAuthentication no\nKbdInteractiveAuthentication no\nPubkeyAuthentication yes\n\
+             StrictModes no\nUsePAM no\nPidFile {d}/sshd.pid\nPermitRootLogin prohibit-password\n\
+             SetEnv PATH=/usr/local/bin:/usr/bin:/bin\n",
+            d = d.display()
+        );
+        std::fs::write(d.join("sshd_config"), config).unwrap();
+        // Privilege separation wants its folder (Debian's package makes it at boot).
+        let _ = std::fs::create_dir_all("/run/sshd");
+        let sshd = Command::new("/usr/sbin/sshd")
+            .args(["-D", "-e", "-f"])
+            .arg(d.join("sshd_config"))
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(d.join("sshd.log")).unwrap())
+            .spawn()
+            .expect("sshd starts");
+        let socket = d.join("agent.sock");
+        let agent = Command::new("ssh-agent")
+            .args(["-D", "-a"])
+            .arg(&socket)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("ssh-agent starts");
+        let start = Instant::now();
+        while !socket.exists() {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "ssh-agent did not start"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let added = Command::new("ssh-add")
+            .arg(d.join("user_key"))
+            .env("SSH_AUTH_SOCK", &socket)
+            .output()
+            .unwrap();
+        assert!(
+            added.status.success(),
+            "ssh-add: {}",
+            String::from_utf8_lossy(&added.stderr)
+        );
+        let home = d.join("home");
+        std::fs::create_dir_all(home.join(".ssh")).unwrap();
+        let host_key = std::fs::read_to_string(d.join("host_key.pub")).unwrap();
+        let mut fields = host_key.split_whitespace();
+        let (kind, key) = (fields.next().unwrap(), fields.next().unwrap());
+        std::fs::write(
+            home.join(".ssh/known_hosts"),
+            format!("[127.0.0.1]:{port} {kind} {key}\n"),
+        )
+        .unwrap();
+        let server = Sshd {
+            sshd,
+            agent,
+            dir,
+            port,
+        };
+        wait_for_port(port, "sshd");
+        Some(server)
+    }
+
+    /// The home whose known_hosts names this server.
+    pub fn home(&self) -> std::path::PathBuf {
+        self.dir.path().join("home")
+    }
+
+    /// The agent holding the authorized key.
+    pub fn agent_socket(&self) -> std::path::PathBuf {
+        self.dir.path().join("agent.sock")
+    }
+
+    /// `ssh://<user>@127.0.0.1:<port><path>`.
+    pub fn url(&self, path: &std::path::Path) -> String {
+        format!(
+            "ssh://{}@127.0.0.1:{}{}",
+            user_name(),
+            self.port,
+            path.display()
+        )
+    }
+}
+
+impl Drop for Sshd {
+    fn drop(&mut self) {
+        let _ = self.sshd.kill();
+        let _ = self.sshd.wait();
+        let _ = self.agent.kill();
+        let _ = self.agent.wait();
+    }
+}
+
+/// git's smart HTTP (`git http-backend`) behind nginx and fcgiwrap on a free port of
+/// 127.0.0.1, serving the bare repositories under `root`, with basic authentication
+/// (one user, `alice`, whose password is `PASSWORD`): pushing needs it. Stopped on drop.
+pub struct GitHttp {
+    nginx: Child,
+    fcgiwrap: Child,
+    pub dir: tempfile::TempDir,
+    pub port: u16,
+}
+
+impl GitHttp {
+    pub const PASSWORD: &'static str = "pässword-s3cret";
+
+    /// The server, or `None` (with a note) when nginx or fcgiwrap is not installed and
+    /// this is not CI.
+    pub fn start(root: &std::path::Path) -> Option<GitHttp> {
+        if !present("/usr/sbin/nginx", "nginx-light")
+            || !present("/usr/sbin/fcgiwrap", "fcgiwrap")
+            || !present("/usr/lib/git-core/git-http-backend", "git")
+        {
+            return None;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let socket = d.join("fcgiwrap.sock");
+        let fcgiwrap = Command::new("/usr/sbin/fcgiwrap")
+            .arg("-s")
+            .arg(format!("unix:{}", socket.display()))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("fcgiwrap starts");
+        let start = Instant::now();
+        while !socket.exists() {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "fcgiwrap did not start"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::fs::write(
+            d.join("htpasswd"),
+            format!("alice:{{PLAIN}}{}\n", GitHttp::PASSWORD),
+        )
+        .unwrap();
+        let port = free_port();
+        let config = format!(
+            "daemon off;\nmaster_process off;\nworker_processes 1;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\n\
+             events {{ worker_connections 64; }}\n\
+             http {{\n  access_log off;\n  client_body_temp_path {d}/body;\n  fastcgi_temp_path {d}/fastcgi;\n\
+               proxy_temp_path {d}/proxy;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n\
+               server {{\n    listen 127.0.0.1:{port};\n    client_max_body_size 0;\n\
+                 location ~ ^(/.*)$ {{\n      auth_basic \"masters\";\n      auth_basic_user_file {d}/htpasswd;\n\
+                   fastcgi_pass unix:{socket};\n\
+                   fastcgi_param QUERY_STRING $query_string;\n      fastcgi_param REQUEST_METHOD $request_method;\n\
+                   fastcgi_param CONTENT_TYPE $content_type;\n      fastcgi_param CONTENT_LENGTH $content_length;\n\
+                   fastcgi_param SCRIPT_FILENAME /usr/lib/git-core/git-http-backend;\n\
+                   fastcgi_param GIT_HTTP_EXPORT_ALL \"\";\n      fastcgi_param GIT_PROJECT_ROOT {root};\n\
+                   fastcgi_param PATH_INFO $1;\n      fastcgi_param REMOTE_USER $remote_user;\n\
+                   fastcgi_param REMOTE_ADDR $remote_addr;\n\
+                 }}\n    }}\n}}\n",
+            d = d.display(),
+            socket = socket.display(),
+            root = root.display(),
+        );
+        std::fs::write(d.join("nginx.conf"), config).unwrap();
+        let nginx = Command::new("/usr/sbin/nginx")
+            .arg("-p")
+            .arg(d)
+            .arg("-c")
+            .arg(d.join("nginx.conf"))
+            .arg("-e")
+            .arg(d.join("error.log"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("nginx starts");
+        let server = GitHttp {
+            nginx,
+            fcgiwrap,
+            dir,
+            port,
+        };
+        wait_for_port(port, "nginx");
+        Some(server)
+    }
+
+    /// `http://127.0.0.1:<port>/<name>`.
+    pub fn url(&self, name: &str) -> String {
+        format!("http://127.0.0.1:{}/{name}", self.port)
+    }
+}
+
+impl Drop for GitHttp {
+    fn drop(&mut self) {
+        let _ = self.nginx.kill();
+        let _ = self.nginx.wait();
+        let _ = self.fcgiwrap.kill();
+        let _ = self.fcgiwrap.wait();
+    }
+}

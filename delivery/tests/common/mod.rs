@@ -156,6 +156,7 @@ pub fn forge(store: &Store, release: &str, files: Vec<FileEntry>, plain: &[&[u8]
             time: layout::now(),
             tool: "forger".to_string(),
         },
+        versions: Vec::new(),
     };
     let path = store.path(&layout::release_key("jp", release));
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -139,6 +139,17 @@ pub fn with_ref_update<T>(
     reference: &str,
     update: impl FnOnce() -> Result<T, StoreError>,
 ) -> Result<T, StoreError> {
+    with_refs_update(repo, &[reference], update)
+}
+
+/// [`with_ref_update`] for an update that moves many references at once (a fetch's
+/// tracking references): each entry a reference, a namespace ending in `/` (every lock
+/// under it is the dead mover's), or `packed-refs`.
+pub fn with_refs_update<T>(
+    repo: &MasterRepo,
+    moved: &[&str],
+    update: impl FnOnce() -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
     use std::io::{Read, Seek, Write};
     let dir = repo.git.path().join("masterctl");
     let io = |path: &std::path::Path, e: std::io::Error| StoreError::io(path)(e);
@@ -154,25 +165,70 @@ pub fn with_ref_update<T>(
     record.lock().map_err(|e| io(&path, e))?;
     // What a process that died while holding it was moving.
     let mut left = String::new();
-    let _ = (&record).take(4096).read_to_string(&mut left);
-    for dead in left.lines().filter(|l| l.starts_with("refs/heads/")) {
-        if let Some(lock) = lock_of(repo, dead) {
-            std::fs::remove_file(&lock.path).map_err(|e| io(&lock.path, e))?;
-        }
+    let _ = (&record).take(64 * 1024).read_to_string(&mut left);
+    for dead in left.lines() {
+        clear_dead_locks(repo, dead)?;
     }
     let write = |record: &mut std::fs::File, text: &str| -> std::io::Result<()> {
         record.set_len(0)?;
         record.rewind()?;
         record.write_all(text.as_bytes())
     };
-    write(&mut record, &format!("{reference}\n")).map_err(|e| io(&path, e))?;
-    if let Some(locked) = locked(repo, reference) {
+    let text: String = moved.iter().map(|m| format!("{m}\n")).collect();
+    write(&mut record, &text).map_err(|e| io(&path, e))?;
+    if let Some(first) = moved.first().filter(|m| m.starts_with("refs/heads/"))
+        && let Some(locked) = locked(repo, first)
+    {
         let _ = write(&mut record, "");
         return Err(locked);
     }
     let result = update();
     write(&mut record, "").map_err(|e| io(&path, e))?;
     result
+}
+
+/// Remove the locks a dead mover of `entry` left: `<ref>.lock`, every `*.lock` under a
+/// namespace (`refs/remotes/origin/`), or `packed-refs.lock`. Only names masterctl
+/// writes are read from the record: a line of any other shape is passed over.
+fn clear_dead_locks(repo: &MasterRepo, entry: &str) -> Result<(), StoreError> {
+    let git_dir = repo.git.path();
+    let remove = |path: &std::path::Path| match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(StoreError::io(path)(e)),
+    };
+    if entry == "packed-refs" {
+        return remove(&git_dir.join("packed-refs.lock"));
+    }
+    if !entry.starts_with("refs/")
+        || entry.contains("..")
+        || !git2::Reference::is_valid_name(entry.trim_end_matches('/'))
+    {
+        return Ok(());
+    }
+    if !entry.ends_with('/') {
+        if let Some(lock) = lock_of(repo, entry) {
+            remove(&lock.path)?;
+        }
+        return Ok(());
+    }
+    let mut pending = vec![git_dir.join(entry)];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            match entry.file_type() {
+                Ok(kind) if kind.is_dir() => pending.push(path),
+                Ok(kind) if kind.is_file() && path.extension().is_some_and(|e| e == "lock") => {
+                    remove(&path)?
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Move (or create, `expected: None`) a branch to a commit that exists already, with a

@@ -4,6 +4,7 @@
 //! ever forced. [`pull`] fast-forwards, or joins a branch both sides moved with the
 //! keyed three-way merge; [`push`] refuses a branch the remote moved ("pull first").
 
+mod local;
 pub mod pull;
 pub mod push;
 pub mod send;
@@ -87,17 +88,40 @@ pub(crate) fn fetch(
         .strip_prefix("refs/tags/")
         .unwrap_or(VERSION_TAGS);
     refspecs.push(format!("+{VERSION_TAGS}*:{}{tags}*", remote_tags(remote)));
-    let before = tracked(repo, remote)?;
     let mut options = git2::FetchOptions::new();
     options.remote_callbacks(transport::callbacks(git.config()?));
     options.download_tags(git2::AutotagOption::None);
-    options.prune(git2::FetchPrune::On);
     options.update_fetchhead(false);
+    // The network first, writing only objects; then the references, recorded so that
+    // a process killed while writing them leaves no lock the next one trips on.
     handle
-        .fetch(&refspecs, Some(&mut options), Some("masterctl pull"))
+        .download(&refspecs, Some(&mut options))
         .map_err(|e| transport::failure(remote, &url, &e))?;
-    refuse_rewritten(repo, remote, &before)?;
-    adopt_tags(repo, remote)
+    let tracking = format!("refs/remotes/{remote}/");
+    let tags_seen = remote_tags(remote);
+    let moved = [
+        tracking.as_str(),
+        tags_seen.as_str(),
+        VERSION_TAGS,
+        "packed-refs",
+    ];
+    let updated = crate::git::refs::with_refs_update(repo, &moved, || {
+        let before = tracked(repo, remote)?;
+        let failed = |e: git2::Error| transport::failure(remote, &url, &e);
+        handle
+            .update_tips(
+                None,
+                git2::RemoteUpdateFlags::empty(),
+                git2::AutotagOption::None,
+                Some("masterctl pull"),
+            )
+            .map_err(failed)?;
+        handle.prune(None).map_err(failed)?;
+        refuse_rewritten(repo, remote, &before)?;
+        adopt_tags(repo, remote)
+    });
+    let _ = handle.disconnect();
+    updated
 }
 
 /// A tracking reference the fetch moved to a commit that does not contain where it was

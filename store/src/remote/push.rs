@@ -100,6 +100,7 @@ pub fn push(
     );
     let refused = send(repo, remote, &refspecs)?;
     let mut branches = Vec::new();
+    let mut landed = Vec::new();
     for (line, ours, mut state) in planned {
         if let Some(message) = refused
             .iter()
@@ -109,13 +110,7 @@ pub fn push(
                 message: crate::names::one_line(message),
             };
         } else if matches!(state, PushState::Pushed { .. }) {
-            // What the remote holds now, as this clone sees it.
-            git.reference(
-                &remote.tracking(line.branch()),
-                ours,
-                true,
-                "masterctl push",
-            )?;
+            landed.push((remote.tracking(line.branch()), ours));
         }
         branches.push(Pushed {
             region: line.name().to_string(),
@@ -124,6 +119,15 @@ pub fn push(
             state,
         });
     }
+    // What the remote holds now, as this clone sees it (recorded: a process killed
+    // while writing leaves no lock behind).
+    let tracking = format!("refs/remotes/{remote}/");
+    crate::git::refs::with_refs_update(repo, &[tracking.as_str(), "packed-refs"], || {
+        for (reference, id) in &landed {
+            git.reference(reference, *id, true, "masterctl push")?;
+        }
+        Ok(())
+    })?;
     let tags = tags
         .into_iter()
         .filter(|tag| {
@@ -164,14 +168,36 @@ fn send(
         return Ok(Vec::new());
     }
     let git = &repo.git;
-    let mut handle = git.find_remote(remote.name())?;
-    let url = handle
+    let named = git.find_remote(remote.name())?;
+    let url = named
         .pushurl()
         .ok()
         .flatten()
-        .or_else(|| handle.url().ok())
+        .or_else(|| named.url().ok())
         .unwrap_or_default()
         .to_string();
+    if let Some(path) = super::local::local_path(&url) {
+        let updates = refspecs
+            .iter()
+            .filter_map(|spec| spec.split_once(':'))
+            .filter_map(|(ours, _)| {
+                let id = git.refname_to_id(ours).ok()?;
+                Some(super::local::Update {
+                    reference: ours.to_string(),
+                    id,
+                })
+            })
+            .collect::<Vec<_>>();
+        return super::local::push_local(repo, &path, &updates).map_err(|e| match e {
+            StoreError::Git(e) => transport::failure(remote, &url, &e),
+            e => e,
+        });
+    }
+    // An anonymous remote of the same URL: libgit2 then writes no tracking reference
+    // of its own after the push (masterctl writes them, recorded, below).
+    let mut handle = git
+        .remote_anonymous(&url)
+        .map_err(|e| transport::failure(remote, &url, &e))?;
     let refused: RefCell<Vec<(String, String)>> = RefCell::new(Vec::new());
     {
         let mut callbacks = transport::callbacks(git.config()?);

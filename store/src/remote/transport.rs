@@ -17,6 +17,8 @@ pub enum Trouble {
     Unreachable,
     /// The remote refused every credential offered (or none was there to offer).
     Credentials,
+    /// The server's host key (or certificate) is not one this machine trusts.
+    HostKey,
     /// Anything else the transport reported.
     Failed,
 }
@@ -26,6 +28,7 @@ impl std::fmt::Display for Trouble {
         f.write_str(match self {
             Trouble::Unreachable => "cannot reach it",
             Trouble::Credentials => "it refused the credentials",
+            Trouble::HostKey => "its host key or certificate is not one this machine trusts",
             Trouble::Failed => "it failed",
         })
     }
@@ -57,7 +60,9 @@ pub fn shown_url(url: &str) -> String {
 pub fn failure(remote: &RemoteName, url: &str, error: &git2::Error) -> StoreError {
     use git2::{ErrorClass, ErrorCode};
     let what = match (error.code(), error.class()) {
-        (ErrorCode::Auth, _) | (ErrorCode::Certificate, _) => Trouble::Credentials,
+        (ErrorCode::Certificate, _) => Trouble::HostKey,
+        (_, ErrorClass::Ssh) if error.message().contains("hostkey") => Trouble::HostKey,
+        (ErrorCode::Auth, _) => Trouble::Credentials,
         (_, ErrorClass::Ssh) if error.message().contains("authentication") => Trouble::Credentials,
         (_, ErrorClass::Net | ErrorClass::Os) => Trouble::Unreachable,
         (ErrorCode::NotFound, _) => Trouble::Unreachable,
