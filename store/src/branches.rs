@@ -152,3 +152,53 @@ pub fn delete(repo: &MasterRepo, work: &WorkBranch, force: bool) -> Result<Delet
         ahead: status.ahead,
     })
 }
+
+/// For a commit about to be made on `line` on top of `parent`: when the line is a work
+/// branch and `parent` is a commit of its region's history (the branch has nothing of
+/// its own since it was made or merged), that commit — recorded in the new commit
+/// (`Masterctl-Work-Took`), so that a region rewritten since is recognised.
+pub(crate) fn took(
+    repo: &MasterRepo,
+    line: &crate::names::Line,
+    parent: Option<Oid>,
+) -> Option<Oid> {
+    line.work()?;
+    let parent = parent?;
+    let region = repo.head_of(&line.region().reference()).ok()??.id();
+    (region == parent
+        || repo
+            .git
+            .graph_descendant_of(region, parent)
+            .unwrap_or(false))
+    .then_some(parent)
+}
+
+/// Refuse a work branch whose region no longer holds the region commit the branch last
+/// took (the region was rewritten): found on the branch's first-parent history, from its
+/// head down to a commit the region holds, as a `Masterctl-Work-Took` trailer.
+/// `Err(took)` names it.
+pub(crate) fn check_region_kept(
+    git: &git2::Repository,
+    branch_head: Oid,
+    region_head: Oid,
+) -> Result<(), Oid> {
+    let in_region =
+        |id: Oid| id == region_head || git.graph_descendant_of(region_head, id).unwrap_or(false);
+    let mut next = git.find_commit(branch_head).ok();
+    // A bound all the same: a branch's own commits since it last took its region.
+    for _ in 0..100_000 {
+        let Some(commit) = next else {
+            return Ok(());
+        };
+        if in_region(commit.id()) {
+            return Ok(());
+        }
+        if let Some(took) =
+            crate::git::commit::trailer_ids(&commit, crate::git::commit::WORK_TOOK_TRAILER).first()
+        {
+            return if in_region(*took) { Ok(()) } else { Err(*took) };
+        }
+        next = commit.parent(0).ok();
+    }
+    Ok(())
+}

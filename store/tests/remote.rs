@@ -480,3 +480,64 @@ fn versions_and_work_branches_travel_and_a_version_is_never_moved() {
         team.aiko.head("masters/jp")
     );
 }
+
+#[test]
+fn two_clones_pushing_one_region_at_once_one_wins_and_the_other_sends_after_a_pull() {
+    for _ in 0..3 {
+        let team = Team::new();
+        committed(
+            team.aiko
+                .import(
+                    "jp",
+                    &team
+                        .aiko
+                        .export(&[(1, "slime", 11), (2, "golem", 300), (3, "dragon", 5000)]),
+                    |_| {},
+                )
+                .unwrap(),
+        );
+        committed(
+            team.bob
+                .import(
+                    "jp",
+                    &team
+                        .bob
+                        .export(&[(1, "slime", 10), (2, "golem", 333), (3, "dragon", 5000)]),
+                    |_| {},
+                )
+                .unwrap(),
+        );
+        // Both at once, each the whole `--push` loop: push, and pull then push again
+        // when the other won.
+        let dirs = [
+            team.aiko.dir.path().to_path_buf(),
+            team.bob.dir.path().to_path_buf(),
+        ];
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(2));
+        let sent: Vec<remote::Sent> = std::thread::scope(|scope| {
+            let handles: Vec<_> = dirs
+                .iter()
+                .map(|dir| {
+                    let barrier = barrier.clone();
+                    scope.spawn(move || {
+                        let repo = MasterRepo::open(dir).unwrap();
+                        let structure = repo.structure().unwrap();
+                        let origin = remote::remote_of(&repo, "origin").unwrap();
+                        let line = Line::from(Region::of(&structure.project, "jp").unwrap());
+                        barrier.wait();
+                        remote::send(&repo, &structure, &origin, &line, remote::send::ATTEMPTS)
+                            .unwrap()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(sent.iter().all(remote::Sent::landed), "{sent:?}");
+        let rows = remote_monsters(&team);
+        assert!(
+            rows.contains("1,slime,11") && rows.contains("2,golem,333"),
+            "{rows}"
+        );
+        fsck(team.remote.path());
+    }
+}

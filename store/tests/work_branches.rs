@@ -446,3 +446,91 @@ fn versions_are_tagged_once_and_taken_wherever_a_revision_is() {
         .unwrap();
     assert_eq!(listed[0].versions.len(), 2);
 }
+
+#[test]
+fn a_work_branch_whose_region_was_rewritten_is_refused_and_a_stopped_rebase_blocks_a_merge() {
+    let studio = Studio::new();
+    let repo = studio.repo();
+    let first = committed(studio.import("jp", &studio.export(&THREE), |_| {}).unwrap());
+    let path = studio.export(&[(1, "slime", 11), (2, "golem", 300), (3, "dragon", 5000)]);
+    let second = committed(studio.import("jp", &path, |_| {}).unwrap());
+    let work = studio.work("jp", "event");
+    branches::create(&repo, &work, None).unwrap();
+    let path = studio.export(&[(1, "slime", 11), (2, "golem", 301), (3, "dragon", 5000)]);
+    let own = committed(
+        studio
+            .import("jp", &path, |r| r.branch = Some("event"))
+            .unwrap(),
+    );
+    // The branch's first commit of its own names the region commit it took.
+    let own = repo.git.find_commit(own.parse().unwrap()).unwrap();
+    assert_eq!(
+        trailer_ids(&own, masterctl_store::git::commit::WORK_TOOK_TRAILER),
+        [second.parse().unwrap()]
+    );
+    // Someone rewrites jp: back to its first import, then another one.
+    repo.git
+        .reference(
+            "refs/heads/masters/jp",
+            first.parse().unwrap(),
+            true,
+            "rewritten",
+        )
+        .unwrap();
+    let path = studio.export(&[(1, "slime", 9), (2, "golem", 300), (3, "dragon", 5000)]);
+    committed(studio.import("jp", &path, |_| {}).unwrap());
+    let structure = repo.structure().unwrap();
+    for join in [Join::Refresh(work.clone()), Join::Reflect(work.clone())] {
+        match masterctl_store::rebase::session::run(&repo, &structure, &join, &Action::Start, None)
+        {
+            Err(RebaseError::UpstreamRewritten { point, branch, .. }) => {
+                assert_eq!(
+                    (point.as_str(), branch.as_str()),
+                    (second.as_str(), "work/jp/event")
+                )
+            }
+            other => panic!("{join:?}: {other:?}"),
+        }
+    }
+
+    // A rebase of global stopped on a conflict: a merge into global waits for it.
+    let studio = Studio::new();
+    let repo = studio.repo();
+    committed(studio.import("jp", &studio.export(&THREE), |_| {}).unwrap());
+    assert!(matches!(
+        studio.rebase("global", Action::Start),
+        Step::Committed { .. }
+    ));
+    let balance = studio.work("global", "balance");
+    branches::create(&repo, &balance, None).unwrap();
+    let path = studio.export(&[(1, "slime", 10), (2, "golem", 300), (3, "dragon", 1)]);
+    committed(
+        studio
+            .import("global", &path, |r| r.branch = Some("balance"))
+            .unwrap(),
+    );
+    let path = studio.export(&[(1, "slime", 10), (2, "golem", 300), (3, "dragon", 2)]);
+    committed(studio.import("global", &path, |_| {}).unwrap());
+    let path = studio.export(&[(1, "slime", 10), (2, "golem", 300), (3, "dragon", 3)]);
+    committed(studio.import("jp", &path, |_| {}).unwrap());
+    assert!(matches!(
+        studio.rebase("global", Action::Start),
+        Step::Conflicts { .. }
+    ));
+    let structure = repo.structure().unwrap();
+    match masterctl_store::rebase::session::run(
+        &repo,
+        &structure,
+        &Join::Reflect(balance),
+        &Action::Start,
+        None,
+    ) {
+        Err(RebaseError::InProgress { kind, branch, .. }) => {
+            assert_eq!(
+                (kind.as_str(), branch.as_str()),
+                ("rebase", "masters/global")
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -26,6 +26,9 @@ pub const UPSTREAM_BASE_TRAILER: &str = "Masterctl-Upstream-Base";
 pub const MERGED_WORK_TRAILER: &str = "Masterctl-Work-Branch";
 /// A merge's trailer naming the commit it took (the second parent).
 pub const MERGED_TRAILER: &str = "Masterctl-Merged";
+/// A work branch's trailer naming the region commit it last took: on its first commit
+/// of its own after it was made (or merged), and on its rebase onto its region.
+pub const WORK_TOOK_TRAILER: &str = "Masterctl-Work-Took";
 /// A pull's trailer naming the remote branch it took (`origin/masters/jp`).
 pub const PULLED_TRAILER: &str = "Masterctl-Pulled";
 /// A merge's trailer naming the commit the merge started from.

@@ -18,7 +18,7 @@ use masterctl_schemas::{Project, Report, Table, TableSchema, read};
 
 use crate::StoreError;
 use crate::cache;
-use crate::git::commit::{CommitSpec, SOURCE_TRAILER, STRUCTURE_TRAILER};
+use crate::git::commit::{CommitSpec, SOURCE_TRAILER, STRUCTURE_TRAILER, WORK_TOOK_TRAILER};
 use crate::git::repo::{MasterRepo, Structure, blob_at};
 use crate::git::snapshot::{Snapshot, language_path, read_table_at, table_path, tree_blobs};
 use crate::names::{Line, one_line, short_id};
@@ -90,6 +90,9 @@ pub struct ImportPlan {
     pub report: Report,
     /// What each source gave, remembered once the import is done.
     pub cache_entries: Vec<cache::Entry>,
+    /// For a work branch's first commit of its own: the region commit it took
+    /// (`Masterctl-Work-Took`).
+    pub took: Option<Oid>,
 }
 
 mod run;
@@ -158,6 +161,7 @@ pub fn plan_import(
             sources,
             report: Report::default(),
             cache_entries: Vec::new(),
+            took: None,
         })));
     }
     let outcome = read::read_inputs_with_progress(project, &files, progress);
@@ -254,6 +258,7 @@ pub fn plan_import(
         sources,
         report,
         cache_entries,
+        took: crate::branches::took(repo, region, head.as_ref().map(Commit::id)),
     })))
 }
 
@@ -848,6 +853,9 @@ pub fn commit_message(plan: &ImportPlan, message: Option<&str>) -> String {
     }
     if let Some(structure) = plan.structure {
         text.push_str(&format!("{STRUCTURE_TRAILER}: {structure}\n"));
+    }
+    if let Some(took) = plan.took {
+        text.push_str(&format!("{WORK_TOOK_TRAILER}: {took}\n"));
     }
     text
 }

@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 
 use super::{language_pairs, open_region};
 use crate::StoreError;
-use crate::git::commit::{CommitSpec, TRANSLATION_TRAILER};
+use crate::git::commit::{CommitSpec, TRANSLATION_TRAILER, WORK_TOOK_TRAILER};
 use crate::git::repo::MasterRepo;
 use crate::git::snapshot::{Snapshot, read_files};
 use crate::names::{Line, Region};
@@ -128,6 +128,8 @@ struct TranslationImport {
     pub applied: Applied,
     /// The new snapshot (the head's files with the changed language files).
     pub snapshot: Snapshot,
+    /// For a work branch's first commit of its own: the region commit it took.
+    pub took: Option<Oid>,
     /// True when nothing would change.
     pub unchanged: bool,
 }
@@ -224,6 +226,7 @@ fn plan(
         applied,
         snapshot,
         unchanged,
+        took: crate::branches::took(repo, region, Some(texts.head)),
     })))
 }
 
@@ -260,6 +263,9 @@ fn message(plan: &TranslationImport, message: Option<&str>) -> String {
         plan.format.as_str(),
         plan.sha256
     ));
+    if let Some(took) = plan.took {
+        text.push_str(&format!("{WORK_TOOK_TRAILER}: {took}\n"));
+    }
     text
 }
 

@@ -8,7 +8,7 @@ use masterctl_schemas::Project;
 
 use super::RebaseError;
 use crate::git::commit::{MERGE_BASE_TRAILER, MERGED_TRAILER, MERGED_WORK_TRAILER, PULLED_TRAILER};
-use crate::git::commit::{UPSTREAM_BASE_TRAILER, UPSTREAM_TRAILER};
+use crate::git::commit::{UPSTREAM_BASE_TRAILER, UPSTREAM_TRAILER, WORK_TOOK_TRAILER};
 use crate::names::{Line, Region, RemoteName, WorkBranch, short_id};
 
 /// A three-way merge between two branches of one region.
@@ -136,6 +136,21 @@ impl Join {
             },
             Join::Refresh(_) | Join::Reflect(_) | Join::Pull { .. } => met()?,
         };
+        // A work branch whose region no longer holds what the branch last took: the
+        // region was rewritten, and the branch's base would be a guess.
+        if let Join::Refresh(work) | Join::Reflect(work) = self {
+            let (branch_head, region_head) = match self {
+                Join::Refresh(_) => (ours.id(), theirs.id()),
+                _ => (theirs.id(), ours.id()),
+            };
+            if let Err(took) = crate::branches::check_region_kept(git, branch_head, region_head) {
+                return Err(RebaseError::UpstreamRewritten {
+                    point: took.to_string(),
+                    branch: work.branch(),
+                    upstream: work.region().branch().to_string(),
+                });
+            }
+        }
         if base != theirs.id() && !git.graph_descendant_of(theirs.id(), base).unwrap_or(false) {
             return Err(RebaseError::UpstreamRewritten {
                 point: base.to_string(),
@@ -176,9 +191,12 @@ impl Join {
     /// branch, its head and the base.
     pub fn trailers(&self, theirs: Oid, base: Oid) -> String {
         match self {
-            Join::Rebase(_) | Join::Refresh(_) => {
+            Join::Rebase(_) => {
                 format!("{UPSTREAM_TRAILER}: {theirs}\n{UPSTREAM_BASE_TRAILER}: {base}\n")
             }
+            Join::Refresh(_) => format!(
+                "{UPSTREAM_TRAILER}: {theirs}\n{UPSTREAM_BASE_TRAILER}: {base}\n{WORK_TOOK_TRAILER}: {theirs}\n"
+            ),
             Join::Reflect(work) => format!(
                 "{MERGED_WORK_TRAILER}: {}\n{MERGED_TRAILER}: {theirs}\n{MERGE_BASE_TRAILER}: {base}\n",
                 work.branch()
