@@ -17,6 +17,16 @@ use crate::StoreError;
 
 /// Write the objects `ids` (read from `odb`, where they may live in memory) as one pack.
 pub fn write_pack(odb: &Odb<'_>, ids: &[Oid]) -> Result<(), StoreError> {
+    copy_objects(odb, odb, ids)
+}
+
+/// Write the objects `ids`, read from `from`, into `to` as one pack (`from` and `to`
+/// may be one object database: [`write_pack`]).
+pub fn copy_objects(from: &Odb<'_>, to: &Odb<'_>, ids: &[Oid]) -> Result<(), StoreError> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let odb = from;
     let objects = ids
         .iter()
         .map(|id| {
@@ -34,7 +44,7 @@ pub fn write_pack(odb: &Odb<'_>, ids: &[Oid]) -> Result<(), StoreError> {
     }
     let checksum = Sha1::digest(&pack);
     pack.extend_from_slice(&checksum);
-    let mut writer = odb.packwriter()?;
+    let mut writer = to.packwriter()?;
     // The object database has no path of its own to name.
     writer
         .write_all(&pack)
@@ -135,4 +145,64 @@ pub fn consolidate_if_needed(git: &git2::Repository) -> Result<usize, StoreError
         }
     }
     Ok(old.len())
+}
+
+/// The objects reachable from `tips` in `from` that `to` lacks: the commits (walked,
+/// those `known` to both hidden), and of each its trees and blobs, a tree `to` holds
+/// already passed over whole. `tips` may name annotated tags (sent too).
+pub fn missing_objects(
+    from: &git2::Repository,
+    to: &Odb<'_>,
+    tips: &[Oid],
+    known: &[Oid],
+) -> Result<Vec<Oid>, StoreError> {
+    let mut out = Vec::new();
+    let mut walk = from.revwalk()?;
+    let mut any = false;
+    for tip in tips {
+        let object = from.find_object(*tip, None)?;
+        if object.kind() == Some(ObjectType::Tag) && !to.exists(*tip) {
+            out.push(*tip);
+        }
+        let commit = object.peel_to_commit()?.id();
+        if !to.exists(commit) {
+            walk.push(commit)?;
+            any = true;
+        }
+    }
+    if !any {
+        return Ok(out);
+    }
+    for id in known {
+        if from.odb()?.exists(*id)
+            && let Ok(commit) = from.find_object(*id, None).and_then(|o| o.peel_to_commit())
+        {
+            walk.hide(commit.id())?;
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    for commit in walk {
+        let commit = from.find_commit(commit?)?;
+        if to.exists(commit.id()) {
+            continue;
+        }
+        out.push(commit.id());
+        let mut trees = vec![commit.tree_id()];
+        while let Some(tree) = trees.pop() {
+            if !seen.insert(tree) || to.exists(tree) {
+                continue;
+            }
+            out.push(tree);
+            for entry in from.find_tree(tree)?.iter() {
+                match entry.kind() {
+                    Some(ObjectType::Tree) => trees.push(entry.id()),
+                    Some(ObjectType::Blob) if seen.insert(entry.id()) && !to.exists(entry.id()) => {
+                        out.push(entry.id())
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    Ok(out)
 }

@@ -56,47 +56,36 @@ fn send_objects(
     target: &MasterRepo,
     updates: &[Update],
 ) -> Result<(), StoreError> {
-    let git = &repo.git;
-    let mut walk = git.revwalk()?;
-    let mut any = false;
-    for update in updates {
-        let object = git.find_object(update.id, None)?;
-        let commit = object.peel_to_commit()?;
-        if !target.git.odb()?.exists(commit.id()) {
-            walk.push(commit.id())?;
-            any = true;
-        }
-    }
-    // What the target holds already (and this clone knows) is not sent again.
-    let odb = git.odb()?;
-    for reference in target.git.references()? {
-        if let Some(id) = reference?.target()
-            && odb.exists(id)
-            && let Ok(commit) = git.find_object(id, None).and_then(|o| o.peel_to_commit())
-        {
-            walk.hide(commit.id())?;
-        }
-    }
-    let mut builder = git.packbuilder()?;
-    if any {
-        builder.insert_walk(&mut walk)?;
-    }
-    // Annotated tags: their own objects.
-    for update in updates {
-        if git.find_tag(update.id).is_ok() && !target.git.odb()?.exists(update.id) {
-            builder.insert_object(update.id, None)?;
-        }
-    }
-    if builder.object_count() == 0 {
-        return Ok(());
-    }
-    let mut pack = git2::Buf::new();
-    builder.write_buf(&mut pack)?;
-    let target_odb = target.git.odb()?;
-    let mut writer = target_odb.packwriter()?;
-    std::io::Write::write_all(&mut writer, &pack).map_err(StoreError::io(target.git.path()))?;
-    writer.commit()?;
-    Ok(())
+    let tips: Vec<Oid> = updates.iter().map(|u| u.id).collect();
+    // What the target holds already is not sent again.
+    let known: Vec<Oid> = target
+        .git
+        .references()?
+        .flatten()
+        .filter_map(|r| r.target())
+        .collect();
+    let to = target.git.odb()?;
+    let ids = crate::git::pack::missing_objects(&repo.git, &to, &tips, &known)?;
+    crate::git::pack::copy_objects(&repo.git.odb()?, &to, &ids)
+}
+
+/// Fetch from the repository at `path`: every object its references in `wanted`
+/// (`(theirs, ours)`: a reference there, the tracking reference here) reach that this
+/// clone lacks, written here as one pack. The references themselves are the caller's.
+pub(super) fn fetch_objects(
+    repo: &MasterRepo,
+    source: &git2::Repository,
+    tips: &[Oid],
+) -> Result<(), StoreError> {
+    let known: Vec<Oid> = repo
+        .git
+        .references()?
+        .flatten()
+        .filter_map(|r| r.target())
+        .collect();
+    let to = repo.git.odb()?;
+    let ids = crate::git::pack::missing_objects(source, &to, tips, &known)?;
+    crate::git::pack::copy_objects(&source.odb()?, &to, &ids)
 }
 
 /// Move one reference of the target, or say why not.

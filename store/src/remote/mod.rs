@@ -77,17 +77,54 @@ pub(crate) fn fetch(
     let git = &repo.git;
     let mut handle = git.find_remote(remote.name())?;
     let url = handle.url().unwrap_or_default().to_string();
-    let mut refspecs = Vec::new();
+    // (theirs, ours): a branch or a namespace of the remote, and where this clone keeps
+    // what it saw there.
+    let mut wanted = Vec::new();
     for region in regions {
         let branch = region.branch();
-        refspecs.push(format!("+refs/heads/{branch}:{}", remote.tracking(branch)));
+        wanted.push((format!("refs/heads/{branch}"), remote.tracking(branch)));
         let work = format!("work/{}", region.name());
-        refspecs.push(format!("+refs/heads/{work}/*:{}/*", remote.tracking(&work)));
+        wanted.push((
+            format!("refs/heads/{work}/"),
+            format!("{}/", remote.tracking(&work)),
+        ));
     }
     let tags = VERSION_TAGS
         .strip_prefix("refs/tags/")
         .unwrap_or(VERSION_TAGS);
-    refspecs.push(format!("+{VERSION_TAGS}*:{}{tags}*", remote_tags(remote)));
+    wanted.push((
+        VERSION_TAGS.to_string(),
+        format!("{}{tags}", remote_tags(remote)),
+    ));
+    let tracking = format!("refs/remotes/{remote}/");
+    let tags_seen = remote_tags(remote);
+    let moved = [
+        tracking.as_str(),
+        tags_seen.as_str(),
+        VERSION_TAGS,
+        "packed-refs",
+    ];
+    // A repository on this machine: its objects copied as one pack, no negotiation.
+    if let Some(path) = local::local_path(&url) {
+        let source =
+            git2::Repository::open(&path).map_err(|e| transport::failure(remote, &url, &e))?;
+        let found = references_of(&source, &wanted)?;
+        let tips: Vec<Oid> = found.iter().map(|(_, id)| *id).collect();
+        local::fetch_objects(repo, &source, &tips)?;
+        return crate::git::refs::with_refs_update(repo, &moved, || {
+            let before = tracked(repo, remote)?;
+            set_tracking(repo, &wanted, &found)?;
+            refuse_rewritten(repo, remote, &before)?;
+            adopt_tags(repo, remote)
+        });
+    }
+    let refspecs: Vec<String> = wanted
+        .iter()
+        .map(|(theirs, ours)| match theirs.ends_with('/') {
+            true => format!("+{theirs}*:{ours}*"),
+            false => format!("+{theirs}:{ours}"),
+        })
+        .collect();
     let mut options = git2::FetchOptions::new();
     options.remote_callbacks(transport::callbacks(git.config()?));
     options.download_tags(git2::AutotagOption::None);
@@ -97,14 +134,6 @@ pub(crate) fn fetch(
     handle
         .download(&refspecs, Some(&mut options))
         .map_err(|e| transport::failure(remote, &url, &e))?;
-    let tracking = format!("refs/remotes/{remote}/");
-    let tags_seen = remote_tags(remote);
-    let moved = [
-        tracking.as_str(),
-        tags_seen.as_str(),
-        VERSION_TAGS,
-        "packed-refs",
-    ];
     let updated = crate::git::refs::with_refs_update(repo, &moved, || {
         let before = tracked(repo, remote)?;
         let failed = |e: git2::Error| transport::failure(remote, &url, &e);
@@ -122,6 +151,65 @@ pub(crate) fn fetch(
     });
     let _ = handle.disconnect();
     updated
+}
+
+/// The references of `source` that `wanted` names (a reference, or a namespace ending
+/// in `/`), each with where this clone keeps it.
+fn references_of(
+    source: &git2::Repository,
+    wanted: &[(String, String)],
+) -> Result<Vec<(String, Oid)>, StoreError> {
+    let mut found = Vec::new();
+    for (theirs, ours) in wanted {
+        if !theirs.ends_with('/') {
+            if let Ok(id) = source.refname_to_id(theirs) {
+                found.push((ours.clone(), id));
+            }
+            continue;
+        }
+        for reference in source.references_glob(&format!("{theirs}*"))? {
+            let reference = reference?;
+            if let (Ok(name), Some(id)) = (reference.name(), reference.target())
+                && let Some(rest) = name.strip_prefix(theirs.as_str())
+            {
+                found.push((format!("{ours}{rest}"), id));
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// Point this clone's tracking references at what the remote holds (`found`), and drop
+/// those of `wanted`'s names the remote no longer has.
+fn set_tracking(
+    repo: &MasterRepo,
+    wanted: &[(String, String)],
+    found: &[(String, Oid)],
+) -> Result<(), StoreError> {
+    let git = &repo.git;
+    for (reference, id) in found {
+        if git2::Reference::is_valid_name(reference) {
+            git.reference(reference, *id, true, "masterctl pull")?;
+        }
+    }
+    for (_, ours) in wanted {
+        let pattern = match ours.ends_with('/') {
+            true => format!("{ours}*"),
+            false => ours.clone(),
+        };
+        let stale: Vec<String> = git
+            .references_glob(&pattern)?
+            .flatten()
+            .filter_map(|r| r.name().ok().map(str::to_string))
+            .filter(|name| !found.iter().any(|(f, _)| f == name))
+            .collect();
+        for name in stale {
+            if let Ok(mut reference) = git.find_reference(&name) {
+                reference.delete()?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A tracking reference the fetch moved to a commit that does not contain where it was
