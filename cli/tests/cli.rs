@@ -855,6 +855,44 @@ fn one_exit_code_rule_across_commands() {
         ),
         (&["import", "--region", "jp", "--frobnicate", workbooks], 2),
         (&["diff", "--region", "jp", "--flag", "price"], 2),
+        // Work branches, merges, versions, a remote.
+        (&["branch", "create", "../x", "--region", "jp"], 2),
+        (&["branch", "create", "a/b", "--region", "jp"], 2),
+        (&["branch", "create", "x", "--region", "mars"], 1),
+        (&["branch", "create", "x", "--region", "global"], 1),
+        (
+            &["branch", "create", "x", "--region", "jp", "--at", "nope"],
+            1,
+        ),
+        (&["branch", "delete", "nobody", "--region", "jp"], 1),
+        (
+            &["import", "--region", "jp", "--branch", "nobody", workbooks],
+            1,
+        ),
+        (&["merge", "--region", "jp", "--branch", "nobody"], 1),
+        (&["merge", "--region", "jp", "--branch", "x.lock"], 2),
+        (&["rebase", "--region", "jp", "--branch", "nobody"], 1),
+        (
+            &[
+                "merge",
+                "--region",
+                "jp",
+                "--branch",
+                "nobody",
+                "--continue",
+            ],
+            2,
+        ),
+        (&["tag", "create", "../1", "--region", "jp"], 2),
+        (
+            &["tag", "create", "1.0", "--region", "jp", "--rev", "nope"],
+            1,
+        ),
+        (&["tag", "create", "1.0", "--region", "global"], 1),
+        (&["pull"], 2),
+        (&["push", "--remote", "../x"], 2),
+        (&["pull", "--continue"], 2),
+        (&["status", "--remote", "upstream"], 2),
     ];
     for (args, code) in cases {
         let out = masterctl(root, args);
@@ -862,6 +900,12 @@ fn one_exit_code_rule_across_commands() {
         assert!(!text(&out).contains("panicked"), "{args:?}: {}", text(&out));
     }
     assert!(!root.join("x").exists() && !root.join("b").exists());
+    // Nothing made by the refused ones; a version is made once.
+    assert_eq!(git(root, &["branch", "--list", "work/*"]).trim(), "");
+    ok(masterctl(root, &["tag", "create", "1.0", "--region", "jp"]));
+    let again = masterctl(root, &["tag", "create", "1.0", "--region", "jp"]);
+    assert_eq!(again.status.code(), Some(1), "{}", text(&again));
+    assert!(text(&again).contains("exists already"), "{}", text(&again));
     let nowhere = tempfile::tempdir().unwrap();
     let out = masterctl(nowhere.path(), &["log", "--region", "jp"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));

@@ -105,6 +105,11 @@ fn jp(studio: &Studio) -> Scope {
     Scope::Line(Line::from(Region::of(&structure.project, "jp").unwrap()))
 }
 
+/// Import these monster rows into `jp` of `studio`'s clone; the commit.
+fn import_rows(studio: &Studio, rows: &[(i64, &str, i64)]) -> String {
+    committed(studio.import("jp", &studio.export(rows), |_| {}).unwrap())
+}
+
 fn committed(outcome: ImportOutcome) -> String {
     match outcome {
         ImportOutcome::Committed { commit, .. } => commit,
@@ -137,27 +142,13 @@ fn two_planners_importing_into_one_region_from_two_clones_lose_nothing_in_any_or
             (&team.bob, &team.aiko)
         };
         // Different cells of the same table, one import each.
-        committed(
-            team.aiko
-                .import(
-                    "jp",
-                    &team
-                        .aiko
-                        .export(&[(1, "slime", 11), (2, "golem", 300), (3, "dragon", 5000)]),
-                    |_| {},
-                )
-                .unwrap(),
+        import_rows(
+            &team.aiko,
+            &[(1, "slime", 11), (2, "golem", 300), (3, "dragon", 5000)],
         );
-        committed(
-            team.bob
-                .import(
-                    "jp",
-                    &team
-                        .bob
-                        .export(&[(1, "slime", 10), (2, "golem", 333), (3, "dragon", 5000)]),
-                    |_| {},
-                )
-                .unwrap(),
+        import_rows(
+            &team.bob,
+            &[(1, "slime", 10), (2, "golem", 333), (3, "dragon", 5000)],
         );
         let pushed = push(first, &jp(first));
         assert!(
@@ -224,27 +215,13 @@ fn two_planners_importing_into_one_region_from_two_clones_lose_nothing_in_any_or
 #[test]
 fn a_cell_both_planners_changed_stops_the_second_puller_who_resolves_and_pushes() {
     let team = Team::new();
-    committed(
-        team.aiko
-            .import(
-                "jp",
-                &team
-                    .aiko
-                    .export(&[(1, "slime", 10), (2, "golem", 300), (3, "dragon", 5100)]),
-                |_| {},
-            )
-            .unwrap(),
+    import_rows(
+        &team.aiko,
+        &[(1, "slime", 10), (2, "golem", 300), (3, "dragon", 5100)],
     );
-    committed(
-        team.bob
-            .import(
-                "jp",
-                &team
-                    .bob
-                    .export(&[(1, "slime", 10), (2, "golem", 300), (3, "dragon", 5200)]),
-                |_| {},
-            )
-            .unwrap(),
+    import_rows(
+        &team.bob,
+        &[(1, "slime", 10), (2, "golem", 300), (3, "dragon", 5200)],
     );
     push(&team.aiko, &Scope::All);
     let bob_before = team.bob.head("masters/jp");
@@ -320,16 +297,9 @@ fn a_cell_both_planners_changed_stops_the_second_puller_who_resolves_and_pushes(
 #[test]
 fn a_remote_branch_someone_rewrote_is_refused_and_nothing_changes_here() {
     let team = Team::new();
-    committed(
-        team.aiko
-            .import(
-                "jp",
-                &team
-                    .aiko
-                    .export(&[(1, "slime", 12), (2, "golem", 300), (3, "dragon", 5000)]),
-                |_| {},
-            )
-            .unwrap(),
+    import_rows(
+        &team.aiko,
+        &[(1, "slime", 12), (2, "golem", 300), (3, "dragon", 5000)],
     );
     push(&team.aiko, &Scope::All);
     let pulled = pull(&team.bob, &Scope::All);
@@ -442,16 +412,9 @@ fn versions_and_work_branches_travel_and_a_version_is_never_moved() {
         team.aiko.head("masters/jp").unwrap()
     );
     // Bob's own 1.0 on another commit stays his, and is not sent over Aiko's.
-    committed(
-        team.bob
-            .import(
-                "jp",
-                &team
-                    .bob
-                    .export(&[(1, "slime", 1), (2, "golem", 300), (3, "dragon", 5000)]),
-                |_| {},
-            )
-            .unwrap(),
+    import_rows(
+        &team.bob,
+        &[(1, "slime", 1), (2, "golem", 300), (3, "dragon", 5000)],
     );
     git(
         team.bob.dir.path(),
@@ -485,27 +448,13 @@ fn versions_and_work_branches_travel_and_a_version_is_never_moved() {
 fn two_clones_pushing_one_region_at_once_one_wins_and_the_other_sends_after_a_pull() {
     for _ in 0..3 {
         let team = Team::new();
-        committed(
-            team.aiko
-                .import(
-                    "jp",
-                    &team
-                        .aiko
-                        .export(&[(1, "slime", 11), (2, "golem", 300), (3, "dragon", 5000)]),
-                    |_| {},
-                )
-                .unwrap(),
+        import_rows(
+            &team.aiko,
+            &[(1, "slime", 11), (2, "golem", 300), (3, "dragon", 5000)],
         );
-        committed(
-            team.bob
-                .import(
-                    "jp",
-                    &team
-                        .bob
-                        .export(&[(1, "slime", 10), (2, "golem", 333), (3, "dragon", 5000)]),
-                    |_| {},
-                )
-                .unwrap(),
+        import_rows(
+            &team.bob,
+            &[(1, "slime", 10), (2, "golem", 333), (3, "dragon", 5000)],
         );
         // Both at once, each the whole `--push` loop: push, and pull then push again
         // when the other won.

@@ -27,33 +27,13 @@ pub struct Args {
     #[arg(long, value_name = "NAME")]
     branch: Option<String>,
     /// Show what would happen, change by change; write nothing
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["continue_", "abort", "side"])]
     dry_run: bool,
     /// With --dry-run: also write the review as one self-contained HTML page
     #[arg(long, value_name = "FILE", requires = "dry_run")]
     html: Option<std::path::PathBuf>,
-    /// After resolving the conflicts (in the conflict file or with --ours/--theirs): merge
-    /// again with the resolutions, validate and commit
-    #[arg(long = "continue", conflicts_with_all = ["abort", "ours", "theirs", "dry_run"])]
-    continue_: bool,
-    /// Drop the rebase in progress; nothing is committed
-    #[arg(long, conflicts_with_all = ["ours", "theirs", "dry_run"])]
-    abort: bool,
-    /// Resolve conflicts with the region's values (narrow with --table, --column, --key)
-    #[arg(long, conflicts_with = "theirs", group = "side")]
-    ours: bool,
-    /// Resolve conflicts with upstream's values (narrow with --table, --column, --key)
-    #[arg(long, group = "side")]
-    theirs: bool,
-    /// With --ours/--theirs: only this table (or structure file, e.g. schemas/item.toml)
-    #[arg(long, value_name = "TABLE", requires = "side")]
-    table: Option<String>,
-    /// With --ours/--theirs: only this column
-    #[arg(long, value_name = "COLUMN", requires = "side")]
-    column: Option<String>,
-    /// With --ours/--theirs: only this row, its key as in the conflict file (`100`, `100|10`)
-    #[arg(long, value_name = "KEY", requires = "side")]
-    key: Option<String>,
+    #[command(flatten)]
+    resolving: Resolving,
     /// Your own words for the commit message's first line (when it commits)
     #[arg(long, short, value_name = "TEXT")]
     message: Option<String>,
@@ -98,25 +78,60 @@ pub(super) fn join_failure(error: RebaseError, again: &str, resolving: bool) -> 
     }
 }
 
-/// The action the flags name.
-pub(super) fn action<'a>(
-    abort: bool,
-    side: Option<Resolution>,
+/// What rebase, merge and a stopped pull share: going on after conflicts, or giving up.
+#[derive(clap::Args)]
+pub(super) struct Resolving {
+    /// After resolving the conflicts (in the conflict file or with --ours/--theirs): merge
+    /// again with the resolutions, validate and commit
+    #[arg(long = "continue", conflicts_with_all = ["abort", "side"])]
     continue_: bool,
-    dry_run: bool,
-    (table, column, key): (Option<&'a str>, Option<&'a str>, Option<&'a str>),
-) -> Action<'a> {
-    match side {
-        _ if abort => Action::Abort,
-        Some(side) => Action::Resolve {
-            side,
-            table,
-            column,
-            key,
-        },
-        None if continue_ => Action::Continue,
-        None if dry_run => Action::DryRun,
-        None => Action::Start,
+    /// Drop the one in progress; nothing is committed
+    #[arg(long, conflicts_with = "side")]
+    abort: bool,
+    /// Resolve conflicts with the values of the branch that moves (the region; for a
+    /// pull, this clone's), narrowed with --table, --column, --key
+    #[arg(long, conflicts_with = "theirs", group = "side")]
+    ours: bool,
+    /// Resolve conflicts with the values taken (upstream's; the work branch's for a
+    /// merge; the remote's for a pull), narrowed with --table, --column, --key
+    #[arg(long, group = "side")]
+    theirs: bool,
+    /// With --ours/--theirs: only this table (or structure file, e.g. schemas/item.toml)
+    #[arg(long, value_name = "TABLE", requires = "side")]
+    table: Option<String>,
+    /// With --ours/--theirs: only this column
+    #[arg(long, value_name = "COLUMN", requires = "side")]
+    column: Option<String>,
+    /// With --ours/--theirs: only this row, its key as in the conflict file (`100`, `100|10`)
+    #[arg(long, value_name = "KEY", requires = "side")]
+    key: Option<String>,
+}
+
+impl Resolving {
+    /// Whether any of these flags is given (a pull then goes on with a stopped one).
+    pub(super) fn given(&self) -> bool {
+        self.continue_ || self.abort || self.ours || self.theirs
+    }
+
+    /// The action the flags name (`dry_run`: the command's own --dry-run).
+    pub(super) fn action(&self, dry_run: bool) -> Action<'_> {
+        let side = match (self.ours, self.theirs) {
+            (true, _) => Some(Resolution::Ours),
+            (_, true) => Some(Resolution::Theirs),
+            _ => None,
+        };
+        match side {
+            _ if self.abort => Action::Abort,
+            Some(side) => Action::Resolve {
+                side,
+                table: self.table.as_deref(),
+                column: self.column.as_deref(),
+                key: self.key.as_deref(),
+            },
+            None if self.continue_ => Action::Continue,
+            None if dry_run => Action::DryRun,
+            None => Action::Start,
+        }
     }
 }
 
@@ -139,22 +154,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
             format!("masterctl rebase --region {region}"),
         ),
     };
-    let side = match (args.ours, args.theirs) {
-        (true, _) => Some(Resolution::Ours),
-        (_, true) => Some(Resolution::Theirs),
-        _ => None,
-    };
-    let action = action(
-        args.abort,
-        side,
-        args.continue_,
-        args.dry_run,
-        (
-            args.table.as_deref(),
-            args.column.as_deref(),
-            args.key.as_deref(),
-        ),
-    );
+    let action = args.resolving.action(args.dry_run);
     let words = Words {
         message: args.message.as_deref(),
         html: args.html.as_deref(),

@@ -9,6 +9,34 @@ use serde::Serialize;
 use super::{Failure, store_failure};
 use crate::output::{Output, Render, counted};
 
+/// Which branches `pull` and `push` move, and with which remote.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ScopeArgs {
+    /// The remote (a name of `git remote`)
+    #[arg(long, value_name = "NAME", default_value = "origin")]
+    pub remote: String,
+    /// Only this region (its branch and its work branches)
+    #[arg(long, value_name = "R", conflicts_with = "all")]
+    pub region: Option<String>,
+    /// Only this work branch of the region
+    #[arg(long, value_name = "NAME", requires = "region")]
+    pub branch: Option<String>,
+    /// Every region and work branch (the default)
+    #[arg(long)]
+    pub all: bool,
+}
+
+impl ScopeArgs {
+    /// The branches named, checked against the project.
+    pub fn scope(&self, structure: &Structure) -> Result<Scope, Failure> {
+        Ok(match (&self.region, &self.branch) {
+            (Some(region), Some(work)) => Scope::Line(super::line(structure, region, Some(work))?),
+            (Some(region), None) => Scope::Region(super::region(structure, region)?),
+            (None, _) => Scope::All,
+        })
+    }
+}
+
 /// `--pull`, `--push`, `--remote`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct SyncArgs {

@@ -231,6 +231,13 @@ fn clear_dead_locks(repo: &MasterRepo, entry: &str) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// The error for a branch that moved while a process meant to move it.
+fn raced(reference: &str) -> StoreError {
+    StoreError::Raced {
+        branch: branch_of(reference).to_string(),
+    }
+}
+
 /// Move (or create, `expected: None`) a branch to a commit that exists already, with a
 /// compare-and-swap under the ref-update record: a branch that moved meanwhile is
 /// [`StoreError::Raced`], and a branch a worktree has checked out is never moved.
@@ -242,9 +249,7 @@ pub fn move_branch(
     log_message: &str,
 ) -> Result<(), StoreError> {
     check_not_checked_out(repo, reference)?;
-    let raced = || StoreError::Raced {
-        branch: branch_of(reference).to_string(),
-    };
+    let raced = || raced(reference);
     if repo.head_of(reference)?.map(|c| c.id()) != expected {
         return Err(raced());
     }
@@ -261,9 +266,7 @@ pub(crate) fn swap(
     log_message: &str,
 ) -> Result<(), StoreError> {
     let git = &repo.git;
-    let raced = || StoreError::Raced {
-        branch: branch_of(reference).to_string(),
-    };
+    let raced = || raced(reference);
     let moved = with_ref_update(repo, reference, || {
         Ok(match expected {
             Some(expected) => git.reference_matching(reference, to, true, expected, log_message),
@@ -294,9 +297,7 @@ pub fn delete_branch(
 ) -> Result<(), StoreError> {
     check_not_checked_out(repo, reference)?;
     let git = &repo.git;
-    let raced = || StoreError::Raced {
-        branch: branch_of(reference).to_string(),
-    };
+    let raced = || raced(reference);
     with_ref_update(repo, reference, || {
         let mut transaction = git.transaction()?;
         transaction
