@@ -139,6 +139,7 @@ pub fn store_failure(error: StoreError) -> Failure {
         | StoreError::NoStructure
         | StoreError::BadWorkBranch(_)
         | StoreError::BadRemote(_)
+        | StoreError::NotMasters { .. }
         | StoreError::BadVersion(_) => Failure::usage(error.to_string()),
         StoreError::NoRemote { ref known, .. } => {
             let hint = match known.as_slice() {

@@ -125,6 +125,11 @@ pub enum StoreError {
         was: String,
         now: String,
     },
+    /// A region whose branch is not under `masters/`, which pull and push do not move.
+    #[error(
+        "region `{region}`'s branch is {branch}: pull and push move only masters/… and work/… branches (never the structure's), so it stays as it is"
+    )]
+    NotMasters { region: String, branch: String },
     #[error("tag {0} exists already; a version names one commit for ever")]
     TagExists(String),
     /// A revision outside the branch's history, where only its own commits may go.

@@ -490,3 +490,42 @@ fn two_clones_pushing_one_region_at_once_one_wins_and_the_other_sends_after_a_pu
         fsck(team.remote.path());
     }
 }
+
+#[test]
+fn a_region_whose_branch_is_not_under_masters_is_never_pulled_nor_pushed() {
+    let config = common::CONFIG.replace("branch = \"masters/global\"", "branch = \"main\"");
+    assert_ne!(config, common::CONFIG);
+    let studio = Studio::with(&config, common::MONSTER);
+    let repo = studio.repo();
+    let remote = tempfile::tempdir().unwrap();
+    git(remote.path(), &["init", "-q", "--bare", "-b", "main"]);
+    git(
+        studio.dir.path(),
+        &["remote", "add", "origin", remote.path().to_str().unwrap()],
+    );
+    let structure = repo.structure().unwrap();
+    let origin = origin(&studio);
+    for result in [
+        remote::pull(&repo, &structure, &origin, &Scope::All).map(|_| ()),
+        remote::push(&repo, &structure, &origin, &Scope::All).map(|_| ()),
+    ] {
+        match result {
+            Err(StoreError::NotMasters { region, branch }) => {
+                assert_eq!((region.as_str(), branch.as_str()), ("global", "main"))
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    // Nothing reached the remote.
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(remote.path())
+        .args(["for-each-ref"])
+        .output()
+        .unwrap();
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

@@ -323,12 +323,21 @@ pub(crate) fn lines_of(
     Ok(lines)
 }
 
-/// The regions a scope's branches belong to.
-fn regions_of(project: &Project, scope: &Scope) -> Vec<Region> {
-    match scope {
+/// The regions a scope's branches belong to. Only `masters/…` and `work/…` branches
+/// move: a region whose branch is elsewhere (the structure's, another) is refused
+/// before anything is fetched.
+fn regions_of(project: &Project, scope: &Scope) -> Result<Vec<Region>, StoreError> {
+    let regions = match scope {
         Scope::All => Region::all(project),
         Scope::Region(region) => vec![region.clone()],
         Scope::Line(line) => vec![line.region().clone()],
+    };
+    match regions.iter().find(|r| !r.branch().starts_with("masters/")) {
+        Some(region) => Err(StoreError::NotMasters {
+            region: region.name().to_string(),
+            branch: region.branch().to_string(),
+        }),
+        None => Ok(regions),
     }
 }
 

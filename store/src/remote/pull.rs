@@ -57,7 +57,7 @@ pub fn pull(
     remote: &RemoteName,
     scope: &Scope,
 ) -> Result<Vec<Pulled>, StoreError> {
-    fetch(repo, remote, &regions_of(&structure.project, scope))?;
+    fetch(repo, remote, &regions_of(&structure.project, scope)?)?;
     let lines = lines_of(repo, &structure.project, remote, scope)?;
     let mut out = Vec::new();
     for line in lines {

@@ -59,7 +59,7 @@ pub fn push(
     scope: &Scope,
 ) -> Result<PushOutcome, StoreError> {
     let git = &repo.git;
-    let regions = regions_of(&structure.project, scope);
+    let regions = regions_of(&structure.project, scope)?;
     fetch(repo, remote, &regions)?;
     let lines = lines_of(repo, &structure.project, remote, scope)?;
     // Each branch here, what the remote holds of it, and what to do.
