@@ -294,7 +294,7 @@ impl Render for Shown<'_> {
             Step::Conflicts {
                 conflicts,
                 conflict_file,
-            } => self.conflicts(output, conflicts, conflict_file.as_deref()),
+            } => conflict_lines(output, conflicts, conflict_file.as_deref(), self.again),
             Step::Invalid {
                 report,
                 errors,
@@ -381,39 +381,44 @@ impl Shown<'_> {
             )));
         }
     }
+}
 
-    /// Cells (and structure files) both sides changed differently: nothing committed.
-    fn conflicts(&self, output: &Output, conflicts: &[ConflictEntry], file: Option<&Path>) {
-        for entry in conflicts {
-            match entry {
-                ConflictEntry::Structure { table, reason, .. } => {
-                    output.line(format!("conflict {table}: {reason}"));
-                }
-                ConflictEntry::Cell {
-                    table,
-                    key,
-                    column,
-                    base,
-                    ours,
-                    theirs,
-                    ..
-                } => output.line(format!(
-                    "conflict {table} ({key}) {}: base {base}, ours {ours}, theirs {theirs}",
-                    column.as_deref().unwrap_or_default()
-                )),
+/// Cells (and structure files) both sides changed differently: nothing committed; where
+/// they are listed, and `again`, the command that goes on once they are resolved.
+pub(super) fn conflict_lines(
+    output: &Output,
+    conflicts: &[ConflictEntry],
+    file: Option<&Path>,
+    again: &str,
+) {
+    for entry in conflicts {
+        match entry {
+            ConflictEntry::Structure { table, reason, .. } => {
+                output.line(format!("conflict {table}: {reason}"));
             }
+            ConflictEntry::Cell {
+                table,
+                key,
+                column,
+                base,
+                ours,
+                theirs,
+                ..
+            } => output.line(format!(
+                "conflict {table} ({key}) {}: base {base}, ours {ours}, theirs {theirs}",
+                column.as_deref().unwrap_or_default()
+            )),
         }
+    }
+    output.line(format!(
+        "{} {}; nothing was committed",
+        output.bold("conflicts:"),
+        counted(conflicts.len(), "conflicting cell")
+    ));
+    if let Some(file) = file {
         output.line(format!(
-            "{} {}; nothing was committed",
-            output.bold("conflicts:"),
-            counted(conflicts.len(), "conflicting cell")
+            "resolve them in {} (resolution: ours, theirs, or value with the value), or with --ours/--theirs [--table T] [--column C] [--key K]; then `{again} --continue`, or --abort",
+            file.display(),
         ));
-        if let Some(file) = file {
-            output.line(format!(
-                "resolve them in {} (resolution: ours, theirs, or value with the value), or with --ours/--theirs [--table T] [--column C] [--key K]; then `{} --continue`, or --abort",
-                file.display(),
-                self.again
-            ));
-        }
     }
 }

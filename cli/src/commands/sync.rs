@@ -2,6 +2,7 @@
 //! share: the flags, showing what a pull or a push did to each branch, and a command's
 //! result shown together with the pull before it and the push after it.
 
+use masterctl_store::rebase::session::Step;
 use masterctl_store::remote::{self, PullState, Pulled, PushState, Pushed, Scope, Sent};
 use masterctl_store::{Line, MasterRepo, Structure, short_id};
 use serde::Serialize;
@@ -243,37 +244,26 @@ pub fn pulled_lines(output: &Output, pulled: &[Pulled]) {
                 short_id(commit)
             )),
             PullState::Stopped { step } => {
-                let shown = serde_json::to_value(step.as_ref()).unwrap_or_default();
-                let file = shown["conflict_file"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string();
-                let count = shown["conflicts"].as_array().map_or(0, Vec::len);
-                output.line(format!(
-                    "{branch}: {} {}; nothing was committed",
-                    output.bold("conflicts:"),
-                    counted(count, "conflicting cell")
-                ));
-                if let Some(conflicts) = shown["conflicts"].as_array() {
-                    for c in conflicts {
+                let again = continue_command(p);
+                output.line(format!("{branch}: both sides moved, and the merge stopped"));
+                match step.as_ref() {
+                    Step::Conflicts {
+                        conflicts,
+                        conflict_file,
+                    } => super::rebase::conflict_lines(
+                        output,
+                        conflicts,
+                        conflict_file.as_deref(),
+                        &again,
+                    ),
+                    Step::Invalid { report, .. } => {
+                        output.diagnostics(report);
                         output.line(format!(
-                            "  conflict {} ({}) {}: base {}, ours {}, theirs {}",
-                            c["table"].as_str().unwrap_or_default(),
-                            c["key"].as_str().unwrap_or_default(),
-                            c["column"].as_str().unwrap_or_default(),
-                            c["base"].as_str().unwrap_or_default(),
-                            c["ours"].as_str().unwrap_or_default(),
-                            c["theirs"].as_str().unwrap_or_default(),
+                            "{} the merged data is not valid; nothing was committed: `{again} --abort`, then fix the data on either side",
+                            output.bold("rejected:")
                         ));
                     }
-                }
-                let again = continue_command(p);
-                if file.is_empty() {
-                    output.line(format!("the merged data is not valid: fix it, then `{again} --continue`, or --abort"));
-                } else {
-                    output.line(format!(
-                        "resolve them in {file} (or with --ours/--theirs), then `{again} --continue`; or --abort"
-                    ));
+                    _ => {}
                 }
             }
             PullState::InProgress { kind } => output.line(format!(
