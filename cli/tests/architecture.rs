@@ -10,7 +10,7 @@ use std::path::Path;
 use common::root;
 
 /// The crates whose modules are checked (benches holds one library file and programs).
-const CRATES: [&str; 8] = [
+const CRATES: [&str; 9] = [
     "schemas",
     "migrate",
     "store",
@@ -18,6 +18,7 @@ const CRATES: [&str; 8] = [
     "generators",
     "locales",
     "delivery",
+    "console",
     "cli",
 ];
 

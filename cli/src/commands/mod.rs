@@ -25,6 +25,7 @@ mod rebase;
 mod releases;
 mod rollback;
 mod schema;
+mod serve;
 mod status;
 mod sync;
 mod tag;
@@ -82,6 +83,8 @@ pub enum Command {
     Push(push::Args),
     /// Every region and work branch: head, what it takes from, commits not taken, rebase or merge in progress
     Status(status::Args),
+    /// The planners' console in a browser: regions, work branches, history, changes, blame
+    Serve(serve::Args),
     /// Translations: status per language, exchange files for translators, taking them back
     #[command(subcommand)]
     L10n(l10n::Command),
@@ -127,6 +130,7 @@ impl Command {
             Command::Branch(command) => Some(command.repo()),
             Command::Tag(command) => Some(command.repo()),
             Command::Status(args) => Some(&args.repo),
+            Command::Serve(args) => Some(&args.repo),
             Command::L10n(l10n::Command::Status(args)) => Some(&args.repo),
             Command::L10n(l10n::Command::Export(args)) => Some(&args.repo),
             Command::L10n(l10n::Command::Import(args)) => Some(&args.repo),
@@ -169,6 +173,7 @@ impl Command {
             Command::Tag(tag::Command::Create(_)) => "tag create",
             Command::Tag(tag::Command::List(_)) => "tag list",
             Command::Status(_) => "status",
+            Command::Serve(_) => "serve",
             Command::L10n(l10n::Command::Status(_)) => "l10n status",
             Command::L10n(l10n::Command::Export(_)) => "l10n export",
             Command::L10n(l10n::Command::Import(_)) => "l10n import",
@@ -226,6 +231,7 @@ pub fn run(
         Command::Branch(command) => branch::run(command, global, output),
         Command::Tag(command) => tag::run(command, global, output),
         Command::Status(args) => status::run(args, global, output),
+        Command::Serve(args) => serve::run(args, global, output),
         Command::L10n(command) => l10n::run(command, global, output),
         Command::Build(args) => build::run(args, global, output),
         Command::Export(args) => export::run(args, global, output),

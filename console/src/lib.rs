@@ -1,0 +1,123 @@
+//! The planners' console (`masterctl serve`): the admin screen where a studio sees its
+//! regions and work branches, their history, each commit's changes and who changed a
+//! cell — server-rendered HTML over the same library calls the command line makes. The
+//! git repository stays the only state: no database, nothing of its own but the
+//! sessions of signed-in browsers (in memory).
+//!
+//! [`router`] is the whole application (axum); [`serve`] binds it. Every page is a
+//! template checked when the crate compiles (askama), every value escaped for HTML;
+//! assets are inline, nothing comes from the network. Who may see and do what is
+//! [`access`]'s.
+
+pub mod access;
+mod pages;
+mod shown;
+mod visitor;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::routing::{get, post};
+
+pub use access::{AccessError, Identity, Policy, Role, Users};
+
+/// What the console serves, and for whom.
+pub struct Options {
+    /// The master repository (a working tree or a bare repository).
+    pub repo: PathBuf,
+    pub listen: SocketAddr,
+    pub policy: Policy,
+}
+
+/// The console's state, shared by every request.
+pub struct Console {
+    repo: PathBuf,
+    policy: Policy,
+    sessions: access::Sessions,
+}
+
+impl Console {
+    pub fn new(repo: PathBuf, policy: Policy) -> Arc<Console> {
+        Arc::new(Console {
+            repo,
+            policy,
+            sessions: access::Sessions::default(),
+        })
+    }
+
+    /// The master repository, opened for one request (a git2 handle is not shared
+    /// between threads).
+    fn open(&self) -> Result<masterctl_store::MasterRepo, masterctl_store::StoreError> {
+        masterctl_store::MasterRepo::open(&self.repo)
+    }
+}
+
+/// Why the console did not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error(transparent)]
+    Access(#[from] AccessError),
+    #[error("cannot listen on {listen}: {source}")]
+    Listen {
+        listen: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the console stopped: {0}")]
+    Stopped(std::io::Error),
+}
+
+/// Every page and action of the console.
+pub fn router(console: Arc<Console>) -> Router {
+    Router::new()
+        .route("/", get(pages::regions))
+        .route("/history", get(pages::history))
+        .route("/commit", get(pages::commit))
+        .route("/blame", get(pages::blame))
+        .route("/login", get(pages::login_form).post(pages::login))
+        .route("/logout", post(pages::logout))
+        .layer(axum::middleware::from_fn_with_state(
+            console.clone(),
+            visitor::identify,
+        ))
+        .with_state(console)
+}
+
+/// A console bound to its address, ready to serve.
+pub struct Bound {
+    listener: tokio::net::TcpListener,
+    app: Router,
+}
+
+impl Bound {
+    /// Where it listens (the port chosen when asked for port 0).
+    pub fn address(&self) -> Option<SocketAddr> {
+        self.listener.local_addr().ok()
+    }
+
+    /// Serve until the process is stopped.
+    pub async fn run(self) -> Result<(), ServeError> {
+        axum::serve(
+            self.listener,
+            self.app.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .await
+        .map_err(ServeError::Stopped)
+    }
+}
+
+/// Bind the console. A listen address other machines can reach is refused unless users
+/// or a proxy name who may use it.
+pub async fn bind(options: Options) -> Result<Bound, ServeError> {
+    options.policy.check(&options.listen)?;
+    let listener = tokio::net::TcpListener::bind(options.listen)
+        .await
+        .map_err(|source| ServeError::Listen {
+            listen: options.listen,
+            source,
+        })?;
+    let app = router(Console::new(options.repo, options.policy));
+    Ok(Bound { listener, app })
+}

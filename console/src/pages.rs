@@ -1,0 +1,277 @@
+//! The pages: regions and work branches, a branch's history, one commit's changes, who
+//! changed a row's cells; signing in and out. Each handler reads what it shows through
+//! the store's own calls and renders a template; what comes from the request is checked
+//! (a region against the project, a commit id as hex) before it names anything, and no
+//! request ever names a path.
+
+use std::sync::Arc;
+
+use askama::Template;
+use axum::Extension;
+use axum::extract::{Form, Query, State};
+use axum::http::{StatusCode, header};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use masterctl_store::review::blame::Blame;
+use masterctl_store::status::RegionStatus;
+use masterctl_store::{ImportRecord, Line, Region, StoreError, short_id};
+use serde::Deserialize;
+
+use crate::Console;
+use crate::access::Policy;
+use crate::shown::{LoginPage, error_page, unauthorized};
+use crate::visitor::{COOKIE, Visitor, cookie_for};
+
+/// A store error as the page a planner sees: a thing named that is not there is 404,
+/// a request that cannot be taken 400, anything else 500.
+fn store_error(error: StoreError) -> Response {
+    let status = match &error {
+        StoreError::UnknownRegion { .. }
+        | StoreError::NoBranch(_)
+        | StoreError::NoWorkBranch { .. }
+        | StoreError::UnknownRevision(_)
+        | StoreError::NoTable { .. }
+        | StoreError::NoField { .. }
+        | StoreError::NoRow { .. }
+        | StoreError::NoCommits(_) => StatusCode::NOT_FOUND,
+        StoreError::BadWorkBranch(_) | StoreError::KeyArity { .. } => StatusCode::BAD_REQUEST,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    error_page(status, &error.to_string())
+}
+
+fn open(
+    console: &Console,
+) -> Result<(masterctl_store::MasterRepo, masterctl_store::Structure), Response> {
+    let repo = console.open().map_err(store_error)?;
+    let structure = repo.structure().map_err(store_error)?;
+    Ok((repo, structure))
+}
+
+/// A region (and a work branch of it) named by a request, checked against the project.
+fn line_of(
+    structure: &masterctl_store::Structure,
+    region: &str,
+    branch: Option<&str>,
+) -> Result<Line, Response> {
+    let region = Region::of(&structure.project, region).map_err(store_error)?;
+    Line::of(&region, branch.filter(|b| !b.is_empty())).map_err(store_error)
+}
+
+#[derive(Template)]
+#[template(path = "regions.html")]
+struct RegionsPage<'a> {
+    who: &'a Visitor,
+    lines: &'a [RegionStatus],
+}
+
+impl RegionsPage<'_> {
+    fn short(id: &Option<String>) -> String {
+        id.as_deref().map(short_id).unwrap_or("—").to_string()
+    }
+}
+
+/// `/`: every region and work branch.
+pub async fn regions(
+    State(console): State<Arc<Console>>,
+    Extension(who): Extension<Visitor>,
+) -> Response {
+    let lines = match open(&console).and_then(|(repo, structure)| {
+        let remote = masterctl_store::remote::remote_of(&repo, "origin").ok();
+        masterctl_store::status::status(&repo, &structure, remote.as_ref()).map_err(store_error)
+    }) {
+        Ok(lines) => lines,
+        Err(response) => return response,
+    };
+    render(&RegionsPage {
+        who: &who,
+        lines: &lines,
+    })
+}
+
+#[derive(Deserialize)]
+pub struct BranchQuery {
+    region: String,
+    #[serde(default)]
+    branch: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "history.html")]
+struct HistoryPage<'a> {
+    who: &'a Visitor,
+    line: &'a Line,
+    records: &'a [ImportRecord],
+}
+
+/// How many commits a history page shows.
+const HISTORY: usize = 200;
+
+/// `/history?region=R[&branch=NAME]`: a branch's imports, rebases and merges.
+pub async fn history(
+    State(console): State<Arc<Console>>,
+    Extension(who): Extension<Visitor>,
+    Query(query): Query<BranchQuery>,
+) -> Response {
+    let shown = open(&console).and_then(|(repo, structure)| {
+        let line = line_of(&structure, &query.region, query.branch.as_deref())?;
+        repo.head_of_line(&line).map_err(store_error)?;
+        let records =
+            masterctl_store::history(&repo, &line.reference(), HISTORY).map_err(store_error)?;
+        Ok((line, records))
+    });
+    match shown {
+        Ok((line, records)) => render(&HistoryPage {
+            who: &who,
+            line: &line,
+            records: &records,
+        }),
+        Err(response) => response,
+    }
+}
+
+#[derive(Deserialize)]
+pub struct CommitQuery {
+    id: String,
+}
+
+/// `/commit?id=<commit>`: what one commit changed, as the review page `diff` writes.
+pub async fn commit(
+    State(console): State<Arc<Console>>,
+    Query(query): Query<CommitQuery>,
+) -> Response {
+    // A commit id, and nothing else a revision could be (no ranges, no paths).
+    if !(7..=40).contains(&query.id.len()) || !query.id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return error_page(
+            StatusCode::BAD_REQUEST,
+            "a commit is named by its id (hexadecimal)",
+        );
+    }
+    let repo = match console.open() {
+        Ok(repo) => repo,
+        Err(e) => return store_error(e),
+    };
+    use masterctl_store::review::diff;
+    let review = diff::revision(&repo.git, &query.id)
+        .and_then(|(from, to)| diff::review(&from, &to, &diff::DiffOptions::default()));
+    match review {
+        Ok(review) => {
+            let title = format!("commit {}", short_id(&query.id));
+            Html(diff::page(
+                &title,
+                &review.from.label,
+                &review.to.label,
+                &review.diff,
+            ))
+            .into_response()
+        }
+        Err(e) => store_error(e),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct BlameQuery {
+    region: String,
+    #[serde(default)]
+    branch: Option<String>,
+    table: String,
+    /// The key's cells joined by `|` (`10|3`), as the command line takes them.
+    key: String,
+}
+
+#[derive(Template)]
+#[template(path = "blame.html")]
+struct BlamePage<'a> {
+    who: &'a Visitor,
+    line: &'a Line,
+    blame: &'a Blame,
+}
+
+/// `/blame?region=R&table=T&key=K`: who last changed each cell of a row.
+pub async fn blame(
+    State(console): State<Arc<Console>>,
+    Extension(who): Extension<Visitor>,
+    Query(query): Query<BlameQuery>,
+) -> Response {
+    let shown = open(&console).and_then(|(repo, structure)| {
+        let line = line_of(&structure, &query.region, query.branch.as_deref())?;
+        let key: Vec<String> = query.key.split('|').map(str::to_string).collect();
+        let blame = masterctl_store::review::blame::blame(&repo, &line, &query.table, &key, None)
+            .map_err(store_error)?;
+        Ok((line, blame))
+    });
+    match shown {
+        Ok((line, blame)) => render(&BlamePage {
+            who: &who,
+            line: &line,
+            blame: &blame,
+        }),
+        Err(response) => response,
+    }
+}
+
+/// `GET /login`: the sign-in form (users sign in with their token).
+pub async fn login_form(State(console): State<Arc<Console>>) -> Response {
+    let page = LoginPage {
+        message: "sign in with your token",
+        form: matches!(console.policy, Policy::Users(_)),
+    };
+    Html(page.render().unwrap_or_default()).into_response()
+}
+
+#[derive(Deserialize)]
+pub struct LoginForm {
+    token: String,
+}
+
+/// `POST /login`: a token that is a user's opens a session (the cookie); another is 401.
+pub async fn login(State(console): State<Arc<Console>>, Form(form): Form<LoginForm>) -> Response {
+    let Policy::Users(users) = &console.policy else {
+        return Redirect::to("/").into_response();
+    };
+    let Some(identity) = users.by_token(form.token.trim()) else {
+        return unauthorized(&console.policy);
+    };
+    let (id, _) = console.sessions.open(identity.clone());
+    let mut response = Redirect::to("/").into_response();
+    response
+        .headers_mut()
+        .append(header::SET_COOKIE, cookie_for(&id));
+    response
+}
+
+#[derive(Deserialize)]
+pub struct CsrfForm {
+    #[serde(default)]
+    csrf: Option<String>,
+}
+
+/// `POST /logout`: the session ends (a form of this console only).
+pub async fn logout(
+    State(console): State<Arc<Console>>,
+    Extension(who): Extension<Visitor>,
+    Form(form): Form<CsrfForm>,
+) -> Response {
+    if !who.form_is_ours(form.csrf.as_deref()) {
+        return error_page(
+            StatusCode::FORBIDDEN,
+            "this form is not one this console gave you",
+        );
+    }
+    if let Some((id, _)) = &who.session {
+        console.sessions.close(id);
+    }
+    let mut response = Redirect::to("/login").into_response();
+    if let Ok(value) = header::HeaderValue::from_str(&format!(
+        "{COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"
+    )) {
+        response.headers_mut().append(header::SET_COOKIE, value);
+    }
+    response
+}
+
+fn render(page: &impl Template) -> Response {
+    match page.render() {
+        Ok(html) => Html(html).into_response(),
+        Err(e) => error_page(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+    }
+}

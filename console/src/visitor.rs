@@ -1,0 +1,147 @@
+//! Who a request comes from, resolved once per request by [`identify`] (a middleware):
+//! the planner on this machine, a session cookie, a bearer token, or a trusted proxy's
+//! header. A request from nobody gets 401 (and the sign-in page, where there is one);
+//! a browser without a session gets one, so that its forms carry a CSRF token.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::middleware::Next;
+use axum::response::Response;
+
+use crate::Console;
+use crate::access::{Identity, Policy, Role, Session, same_token};
+
+/// The name of the session cookie.
+pub const COOKIE: &str = "masterctl_session";
+
+/// Who asks, as the handlers see it.
+#[derive(Debug, Clone)]
+pub struct Visitor {
+    pub identity: Identity,
+    /// The browser session (`None`: a bearer token or a proxy's header, no cookie).
+    pub session: Option<(String, String)>,
+}
+
+impl Visitor {
+    /// The token this visitor's forms carry (empty without a session: nothing to forge).
+    pub fn csrf(&self) -> &str {
+        self.session.as_ref().map_or("", |(_, csrf)| csrf.as_str())
+    }
+
+    /// Whether a form's `csrf` field is this session's token. A request without a
+    /// session cookie carries its credentials itself (a token, a proxy's header), which
+    /// another site cannot make a browser send: no token is needed there.
+    pub fn form_is_ours(&self, csrf: Option<&str>) -> bool {
+        match &self.session {
+            Some((_, ours)) => csrf.is_some_and(|given| same_token(given, ours)),
+            None => true,
+        }
+    }
+}
+
+/// The session id a request's cookie names.
+fn session_cookie(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == COOKIE)
+        .map(|(_, value)| value.to_string())
+        .filter(|v| v.len() == 64 && v.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// `Set-Cookie` for a session: HttpOnly, SameSite=Strict, for the whole console.
+pub fn cookie_for(id: &str) -> HeaderValue {
+    HeaderValue::from_str(&format!("{COOKIE}={id}; Path=/; HttpOnly; SameSite=Strict"))
+        .unwrap_or_else(|_| HeaderValue::from_static(""))
+}
+
+/// The middleware: resolve who asks, hand the handlers a [`Visitor`], or refuse.
+pub async fn identify(
+    State(console): State<Arc<Console>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let peer = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|ConnectInfo(addr)| addr.ip());
+    let headers = request.headers();
+    let session = session_cookie(headers).and_then(|id| console.sessions.get(&id).map(|s| (id, s)));
+    let signing_in = request.uri().path() == "/login";
+    let mut new_session = None;
+    let visitor = match (&console.policy, session) {
+        (_, Some((id, Session { identity, csrf, .. }))) => Some(Visitor {
+            identity,
+            session: Some((id, csrf)),
+        }),
+        (Policy::Local(identity), None) => {
+            let (id, session) = console.sessions.open(identity.clone());
+            new_session = Some(id.clone());
+            Some(Visitor {
+                identity: session.identity,
+                session: Some((id, session.csrf)),
+            })
+        }
+        (Policy::Users(users), None) => bearer(headers)
+            .and_then(|token| users.by_token(token))
+            .map(|identity| Visitor {
+                identity: identity.clone(),
+                session: None,
+            }),
+        (
+            Policy::Proxy {
+                header,
+                trusted,
+                users,
+            },
+            None,
+        ) => peer
+            .filter(|ip| trusted.contains(ip))
+            .and_then(|_| headers.get(header.as_str()))
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+            .filter(|name| !name.is_empty() && name.len() <= 200 && !name.contains(['<', '>']))
+            .map(|name| Visitor {
+                identity: users
+                    .as_ref()
+                    .and_then(|u| u.by_name(name))
+                    .cloned()
+                    .unwrap_or(Identity {
+                        name: name.to_string(),
+                        email: String::new(),
+                        role: Role::Viewer,
+                    }),
+                session: None,
+            }),
+    };
+    let Some(visitor) = visitor else {
+        if signing_in && matches!(console.policy, Policy::Users(_)) {
+            return next.run(request).await;
+        }
+        return crate::shown::unauthorized(&console.policy);
+    };
+    request.extensions_mut().insert(visitor);
+    let mut response = next.run(request).await;
+    if let Some(id) = new_session {
+        response
+            .headers_mut()
+            .append(header::SET_COOKIE, cookie_for(&id));
+    }
+    response
+}
+
+/// The token of an `Authorization: Bearer …` header.
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(header::AUTHORIZATION)?
+        .to_str()
+        .ok()?
+        .strip_prefix("Bearer ")
+        .map(str::trim)
+}

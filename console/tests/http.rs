@@ -1,0 +1,364 @@
+//! The console over HTTP, without a network: each request handed to the router as a
+//! browser (or a proxy) would send it. Who may see what — nobody without an identity,
+//! a token only when it is a user's, a proxy's header only from the proxy — forms that
+//! need their session's token, cells that hold markup shown as text, and request
+//! parameters that never become paths.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use axum::body::Body;
+use axum::extract::ConnectInfo;
+use axum::http::{Request, StatusCode, header};
+use http_body_util::BodyExt;
+use masterctl_console::{Console, Identity, Policy, Role, Users, router};
+use tower::ServiceExt;
+
+const CONFIG: &str =
+    "source_language = \"ja\"\nlanguages = [\"ja\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n";
+const MONSTER: &str = "name = \"monster\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"name\"\ntype = \"string\"\n";
+
+/// A master repository with one import into jp, a monster named with markup.
+fn repository() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let mut options = git2::RepositoryInitOptions::new();
+    options.initial_head("main");
+    let git = git2::Repository::init_opts(dir.path(), &options).unwrap();
+    let mut config = git.config().unwrap();
+    config.set_str("user.name", "Aiko").unwrap();
+    config.set_str("user.email", "aiko@example.com").unwrap();
+    let files = [
+        ("masterctl.toml".to_string(), CONFIG.as_bytes().to_vec()),
+        (
+            "schemas/monster.toml".to_string(),
+            MONSTER.as_bytes().to_vec(),
+        ),
+    ];
+    masterctl_store::init::init(dir.path(), &files).unwrap();
+    let csv = dir.path().join("monster.csv");
+    std::fs::write(&csv, "id,name\n1,<script>alert(1)</script>\n2,スライム\n").unwrap();
+    let repo = masterctl_store::MasterRepo::open(dir.path()).unwrap();
+    let paths = [csv.clone()];
+    let outcome = masterctl_store::import::run(
+        &repo,
+        &masterctl_store::import::Request {
+            region: "jp",
+            branch: None,
+            paths: &paths,
+            structure: None,
+            message: None,
+            dry_run: false,
+            review: Default::default(),
+            allow_removal: false,
+            revert_upstream: false,
+            progress: &|_, _| {},
+        },
+    )
+    .unwrap();
+    assert!(matches!(
+        outcome,
+        masterctl_store::import::ImportOutcome::Committed { .. }
+    ));
+    std::fs::remove_file(csv).unwrap();
+    dir
+}
+
+fn sha(token: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(token.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn users() -> Users {
+    let mut text = String::new();
+    for (name, role) in [
+        ("viola", "viewer"),
+        ("eddie", "editor"),
+        ("mia", "maintainer"),
+    ] {
+        text.push_str(&format!(
+            "[[user]]\nname = \"{name}\"\nemail = \"{name}@example.com\"\nrole = \"{role}\"\ntoken_sha256 = \"{}\"\n",
+            sha(&format!("token-of-{name}"))
+        ));
+    }
+    Users::parse(&text).unwrap()
+}
+
+fn local() -> Policy {
+    Policy::Local(Identity {
+        name: "Aiko".into(),
+        email: "aiko@example.com".into(),
+        role: Role::Maintainer,
+    })
+}
+
+/// A request from `peer` (what the listener's connection info says).
+fn request(method: &str, uri: &str, peer: &str) -> axum::http::request::Builder {
+    let peer: SocketAddr = peer.parse().unwrap();
+    let mut builder = Request::builder().method(method).uri(uri);
+    builder.extensions_mut().unwrap().insert(ConnectInfo(peer));
+    builder
+}
+
+struct Got {
+    status: StatusCode,
+    cookies: Vec<String>,
+    body: String,
+}
+
+async fn send(app: &axum::Router, request: Request<Body>) -> Got {
+    let response = app.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let cookies = response
+        .headers()
+        .get_all(header::SET_COOKIE)
+        .iter()
+        .map(|v| v.to_str().unwrap().to_string())
+        .collect();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    Got {
+        status,
+        cookies,
+        body: String::from_utf8_lossy(&bytes).into_owned(),
+    }
+}
+
+fn app(dir: &Path, policy: Policy) -> axum::Router {
+    router(Console::new(PathBuf::from(dir), policy))
+}
+
+const HERE: &str = "127.0.0.1:50000";
+
+#[tokio::test]
+async fn a_planner_on_this_machine_sees_every_page_with_a_strict_session_cookie() {
+    let dir = repository();
+    let app = app(dir.path(), local());
+    let got = send(&app, request("GET", "/", HERE).body(Body::empty()).unwrap()).await;
+    assert_eq!(got.status, StatusCode::OK, "{}", got.body);
+    assert!(got.body.contains("masters/jp"), "{}", got.body);
+    assert_eq!(got.cookies.len(), 1);
+    let cookie = &got.cookies[0];
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        "{cookie}"
+    );
+    let got = send(
+        &app,
+        request("GET", "/history?region=jp", HERE)
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::OK);
+    assert!(got.body.contains("Import into jp"), "{}", got.body);
+    let commit = got
+        .body
+        .split("/commit?id=")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap()
+        .to_string();
+    let got = send(
+        &app,
+        request("GET", &format!("/commit?id={commit}"), HERE)
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::OK);
+    assert!(got.body.contains("monster"), "{}", got.body);
+}
+
+#[tokio::test]
+async fn markup_in_a_cell_is_shown_as_text_on_every_page() {
+    let dir = repository();
+    let app = app(dir.path(), local());
+    for uri in ["/blame?region=jp&table=monster&key=1", "/history?region=jp"] {
+        let got = send(&app, request("GET", uri, HERE).body(Body::empty()).unwrap()).await;
+        assert_eq!(got.status, StatusCode::OK, "{uri}: {}", got.body);
+        assert!(!got.body.contains("<script>alert"), "{uri}: {}", got.body);
+    }
+    let got = send(
+        &app,
+        request("GET", "/blame?region=jp&table=monster&key=1", HERE)
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert!(
+        got.body
+            .contains("&#60;script&#62;alert(1)&#60;/script&#62;"),
+        "{}",
+        got.body
+    );
+    let got = send(
+        &app,
+        request("GET", "/blame?region=jp&table=monster&key=2", HERE)
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert!(got.body.contains("スライム"), "{}", got.body);
+}
+
+#[tokio::test]
+async fn parameters_never_become_paths() {
+    let dir = repository();
+    let app = app(dir.path(), local());
+    for (uri, status) in [
+        ("/history?region=../../etc", StatusCode::NOT_FOUND),
+        ("/history?region=jp&branch=../../x", StatusCode::BAD_REQUEST),
+        ("/history?region=jp&branch=nobody", StatusCode::NOT_FOUND),
+        ("/commit?id=../../etc/passwd", StatusCode::BAD_REQUEST),
+        ("/commit?id=HEAD~1", StatusCode::BAD_REQUEST),
+        (
+            "/commit?id=0000000000000000000000000000000000000000",
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            "/blame?region=jp&table=../../etc/passwd&key=1",
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            "/blame?region=jp&table=monster&key=999",
+            StatusCode::NOT_FOUND,
+        ),
+        ("/history", StatusCode::BAD_REQUEST),
+    ] {
+        let got = send(&app, request("GET", uri, HERE).body(Body::empty()).unwrap()).await;
+        assert_eq!(got.status, status, "{uri}: {}", got.body);
+        assert!(!got.body.contains("root:"), "{uri}");
+    }
+}
+
+#[tokio::test]
+async fn users_sign_in_with_their_token_and_forms_need_their_session_token() {
+    let dir = repository();
+    let app = app(dir.path(), Policy::Users(users()));
+    // No identity, a wrong token: 401, with the sign-in form.
+    let got = send(&app, request("GET", "/", HERE).body(Body::empty()).unwrap()).await;
+    assert_eq!(got.status, StatusCode::UNAUTHORIZED);
+    assert!(got.body.contains("name=\"token\""), "{}", got.body);
+    let got = send(
+        &app,
+        request("GET", "/", HERE)
+            .header(header::AUTHORIZATION, "Bearer nope")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::UNAUTHORIZED);
+    // A user's token: seen, as that user.
+    let got = send(
+        &app,
+        request("GET", "/", HERE)
+            .header(header::AUTHORIZATION, "Bearer token-of-viola")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::OK);
+    assert!(got.body.contains("viola (viewer)"), "{}", got.body);
+    // Signing in: a session cookie; the page's form carries its token.
+    let got = send(
+        &app,
+        request("POST", "/login", HERE)
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(Body::from("token=token-of-mia"))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::SEE_OTHER);
+    let cookie = got.cookies[0].split(';').next().unwrap().to_string();
+    let got = send(
+        &app,
+        request("GET", "/", HERE)
+            .header(header::COOKIE, &cookie)
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert!(got.body.contains("mia (maintainer)"), "{}", got.body);
+    let csrf = got
+        .body
+        .split("name=\"csrf\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap()
+        .to_string();
+    assert_eq!(csrf.len(), 64);
+    // A form without the session's token (another site's) is refused, and signs nobody out.
+    for body in ["".to_string(), format!("csrf={}", "0".repeat(64))] {
+        let got = send(
+            &app,
+            request("POST", "/logout", HERE)
+                .header(header::COOKIE, &cookie)
+                .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+                .body(Body::from(body))
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(got.status, StatusCode::FORBIDDEN);
+    }
+    let got = send(
+        &app,
+        request("POST", "/logout", HERE)
+            .header(header::COOKIE, &cookie)
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(Body::from(format!("csrf={csrf}")))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::SEE_OTHER);
+    let got = send(
+        &app,
+        request("GET", "/", HERE)
+            .header(header::COOKIE, &cookie)
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn a_proxy_header_is_believed_only_from_the_proxy() {
+    let dir = repository();
+    let policy = Policy::Proxy {
+        header: "x-forwarded-user".into(),
+        trusted: vec!["10.0.0.2".parse().unwrap()],
+        users: Some(users()),
+    };
+    let app = app(dir.path(), policy);
+    let from = |peer: &str, name: &str| {
+        request("GET", "/", peer)
+            .header("X-Forwarded-User", name)
+            .body(Body::empty())
+            .unwrap()
+    };
+    let got = send(&app, from("10.0.0.9:40000", "mia")).await;
+    assert_eq!(got.status, StatusCode::UNAUTHORIZED, "a forged header");
+    let got = send(
+        &app,
+        request("GET", "/", "10.0.0.2:40000")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::UNAUTHORIZED, "no header");
+    let got = send(&app, from("10.0.0.2:40000", "mia")).await;
+    assert!(got.body.contains("mia (maintainer)"), "{}", got.body);
+    let got = send(&app, from("10.0.0.2:40000", "stranger")).await;
+    assert!(got.body.contains("stranger (viewer)"), "{}", got.body);
+}
+
+#[test]
+fn a_console_other_machines_can_reach_needs_users_or_a_proxy() {
+    let open: SocketAddr = "0.0.0.0:7878".parse().unwrap();
+    let here: SocketAddr = "127.0.0.1:7878".parse().unwrap();
+    assert!(local().check(&open).is_err());
+    assert!(local().check(&here).is_ok());
+    assert!(Policy::Users(users()).check(&open).is_ok());
+}
