@@ -10,8 +10,10 @@
 //! [`access`]'s.
 
 pub mod access;
+mod importing;
 mod pages;
 mod shown;
+mod uploads;
 mod visitor;
 
 use std::net::SocketAddr;
@@ -76,6 +78,15 @@ pub fn router(console: Arc<Console>) -> Router {
         .route("/history", get(pages::history))
         .route("/commit", get(pages::commit))
         .route("/blame", get(pages::blame))
+        .route("/import", get(importing::form).post(importing::commit))
+        .route(
+            "/upload",
+            post(importing::upload).layer(axum::extract::DefaultBodyLimit::max(
+                usize::try_from(uploads::UPLOAD_LIMIT + (1 << 20)).unwrap_or(usize::MAX),
+            )),
+        )
+        .route("/review", get(importing::review))
+        .route("/review/diff", get(importing::review_diff))
         .route("/login", get(pages::login_form).post(pages::login))
         .route("/logout", post(pages::logout))
         .layer(axum::middleware::from_fn_with_state(

@@ -23,7 +23,7 @@ use crate::visitor::{COOKIE, Visitor, cookie_for};
 
 /// A store error as the page a planner sees: a thing named that is not there is 404,
 /// a request that cannot be taken 400, anything else 500.
-fn store_error(error: StoreError) -> Response {
+pub(crate) fn store_error(error: StoreError) -> Response {
     let status = match &error {
         StoreError::UnknownRegion { .. }
         | StoreError::NoBranch(_)
@@ -48,7 +48,7 @@ fn open(
 }
 
 /// A region (and a work branch of it) named by a request, checked against the project.
-fn line_of(
+pub(crate) fn line_of(
     structure: &masterctl_store::Structure,
     region: &str,
     branch: Option<&str>,

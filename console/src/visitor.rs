@@ -40,6 +40,32 @@ impl Visitor {
             None => true,
         }
     }
+
+    /// Refused (403) unless the visitor's role is at least `role`.
+    pub fn may(&self, role: Role) -> Result<(), Response> {
+        if self.identity.role >= role {
+            return Ok(());
+        }
+        Err(crate::shown::error_page(
+            axum::http::StatusCode::FORBIDDEN,
+            &format!(
+                "{} is a {}: this needs a {role}",
+                self.identity.name, self.identity.role
+            ),
+        ))
+    }
+
+    /// A form that changes something: its session's token, and a role of at least
+    /// `role` (403 otherwise).
+    pub fn may_post(&self, role: Role, csrf: Option<&str>) -> Result<(), Response> {
+        if !self.form_is_ours(csrf) {
+            return Err(crate::shown::error_page(
+                axum::http::StatusCode::FORBIDDEN,
+                "this form is not one this console gave you (reload the page and try again)",
+            ));
+        }
+        self.may(role)
+    }
 }
 
 /// The session id a request's cookie names.

@@ -105,6 +105,7 @@ fn request(method: &str, uri: &str, peer: &str) -> axum::http::request::Builder 
 struct Got {
     status: StatusCode,
     cookies: Vec<String>,
+    location: Option<String>,
     body: String,
 }
 
@@ -117,10 +118,15 @@ async fn send(app: &axum::Router, request: Request<Body>) -> Got {
         .iter()
         .map(|v| v.to_str().unwrap().to_string())
         .collect();
+    let location = response
+        .headers()
+        .get(header::LOCATION)
+        .map(|v| v.to_str().unwrap().to_string());
     let bytes = response.into_body().collect().await.unwrap().to_bytes();
     Got {
         status,
         cookies,
+        location,
         body: String::from_utf8_lossy(&bytes).into_owned(),
     }
 }
@@ -361,4 +367,192 @@ fn a_console_other_machines_can_reach_needs_users_or_a_proxy() {
     assert!(local().check(&open).is_err());
     assert!(local().check(&here).is_ok());
     assert!(Policy::Users(users()).check(&open).is_ok());
+}
+
+/// A multipart body: the form's fields, then the files.
+fn multipart(fields: &[(&str, &str)], files: &[(&str, &[u8])]) -> (String, Vec<u8>) {
+    let boundary = "masterctl-test-boundary";
+    let mut body = Vec::new();
+    for (name, value) in fields {
+        body.extend_from_slice(
+            format!(
+                "--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n"
+            )
+            .as_bytes(),
+        );
+    }
+    for (name, bytes) in files {
+        body.extend_from_slice(
+            format!(
+                "--{boundary}\r\nContent-Disposition: form-data; name=\"files\"; filename=\"{name}\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+            )
+            .as_bytes(),
+        );
+        body.extend_from_slice(bytes);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={boundary}"), body)
+}
+
+/// A browser's session: signed in with `token` (or, on this machine, by its first
+/// visit); its cookie and the token its forms carry.
+async fn session(app: &axum::Router, token: Option<&str>) -> (String, String) {
+    let first = match token {
+        Some(token) => request("POST", "/login", HERE)
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(Body::from(format!("token={token}")))
+            .unwrap(),
+        None => request("GET", "/", HERE).body(Body::empty()).unwrap(),
+    };
+    let got = send(app, first).await;
+    let cookie = got.cookies[0].split(';').next().unwrap().to_string();
+    let page = send(
+        app,
+        request("GET", "/", HERE)
+            .header(header::COOKIE, &cookie)
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    let csrf = page
+        .body
+        .split("name=\"csrf\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap()
+        .to_string();
+    (cookie, csrf)
+}
+
+#[tokio::test]
+async fn an_upload_is_checked_reviewed_then_imported_as_the_signed_in_user() {
+    let dir = repository();
+    let app = app(dir.path(), Policy::Users(users()));
+    let (cookie, csrf) = session(&app, Some("token-of-eddie")).await;
+    let post = |fields: Vec<(&str, String)>, files: Vec<(&str, Vec<u8>)>| {
+        let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let files: Vec<(&str, &[u8])> = files.iter().map(|(k, v)| (*k, v.as_slice())).collect();
+        let (kind, body) = multipart(&fields, &files);
+        request("POST", "/upload", HERE)
+            .header(header::COOKIE, &cookie)
+            .header(header::CONTENT_TYPE, kind)
+            .body(Body::from(body))
+            .unwrap()
+    };
+    // A broken workbook (its name given with folders: only its own name is kept):
+    // every diagnostic, the file named by its own name only.
+    let got = send(
+        &app,
+        post(
+            vec![("csrf", csrf.clone()), ("region", "jp".into())],
+            vec![("../../monster.csv", b"id,name\nx,slime\n".to_vec())],
+        ),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
+    let review_uri = got.location.unwrap();
+    let got = send(
+        &app,
+        request("GET", &review_uri, HERE)
+            .header(header::COOKIE, &cookie)
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", got.body);
+    assert!(
+        got.body.contains("monster.csv") && got.body.contains("error"),
+        "{}",
+        got.body
+    );
+    assert!(
+        !got.body.contains(dir.path().to_str().unwrap()),
+        "a server path shown"
+    );
+
+    // Fixed: the review says what changes; nothing is written yet.
+    let head = |dir: &Path| {
+        git2::Repository::open(dir)
+            .unwrap()
+            .refname_to_id("refs/heads/masters/jp")
+            .unwrap()
+    };
+    let before = head(dir.path());
+    let got = send(
+        &app,
+        post(
+            vec![("csrf", csrf.clone()), ("region", "jp".into())],
+            vec![(
+                "monster.csv",
+                "id,name\n1,<script>alert(1)</script>\n2,ゴーレム\n"
+                    .as_bytes()
+                    .to_vec(),
+            )],
+        ),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
+    let review_uri = got.location.unwrap();
+    let got = send(
+        &app,
+        request("GET", &review_uri, HERE)
+            .header(header::COOKIE, &cookie)
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::OK, "{}", got.body);
+    assert!(got.body.contains("Import into masters/jp?"), "{}", got.body);
+    assert_eq!(head(dir.path()), before);
+    let upload = review_uri
+        .split("upload=")
+        .nth(1)
+        .unwrap()
+        .split('&')
+        .next()
+        .unwrap()
+        .to_string();
+    let diff = send(
+        &app,
+        request(
+            "GET",
+            &review_uri.replace("/review?", "/review/diff?"),
+            HERE,
+        )
+        .header(header::COOKIE, &cookie)
+        .body(Body::empty())
+        .unwrap(),
+    )
+    .await;
+    assert!(diff.body.contains("<ins>ゴーレ</ins>ム"), "{}", diff.body);
+
+    // Another user's session cannot use this upload; a form without the token is refused.
+    let import = |cookie: &str, csrf: &str| {
+        request("POST", "/import", HERE)
+            .header(header::COOKIE, cookie)
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(Body::from(format!(
+                "csrf={csrf}&upload={upload}&region=jp&message=Golem+named"
+            )))
+            .unwrap()
+    };
+    let got = send(&app, import(&cookie, "")).await;
+    assert_eq!(got.status, StatusCode::FORBIDDEN);
+    let (mia, mia_csrf) = session(&app, Some("token-of-mia")).await;
+    let got = send(&app, import(&mia, &mia_csrf)).await;
+    assert_eq!(got.status, StatusCode::NOT_FOUND, "{}", got.body);
+    // A viewer may not import at all.
+    let (viola, viola_csrf) = session(&app, Some("token-of-viola")).await;
+    let got = send(&app, import(&viola, &viola_csrf)).await;
+    assert_eq!(got.status, StatusCode::FORBIDDEN);
+    assert_eq!(head(dir.path()), before);
+
+    // Imported, by the signed-in user.
+    let got = send(&app, import(&cookie, &csrf)).await;
+    assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
+    let repo = git2::Repository::open(dir.path()).unwrap();
+    let commit = repo.find_commit(head(dir.path())).unwrap();
+    assert_eq!(commit.author().name(), Ok("eddie"));
+    assert_eq!(commit.summary(), Ok(Some("Golem named")));
 }

@@ -41,12 +41,23 @@ impl RefLock {
 /// name or email would make a commit git rejects (a newline, `<`, `>`, a NUL: libgit2
 /// writes them as they are, git's fsck then reports the commit as broken).
 pub fn author(repo: &MasterRepo) -> Result<Signature<'static>, StoreError> {
+    if let Some((name, email)) = repo.writer() {
+        return Ok(Signature::now(name, email)?);
+    }
     let config = repo.git.config()?;
     let get = |key: &str| config.get_string(key).ok();
     let (Some(name), Some(email)) = (get("user.name"), get("user.email")) else {
         return Err(StoreError::NoAuthor);
     };
-    for (key, value) in [("user.name", &name), ("user.email", &email)] {
+    check_identity(&name, &email)?;
+    Ok(Signature::now(name.trim(), email.trim())?)
+}
+
+/// A name and email git would accept in a commit: not blank, no line break or other
+/// control character, no `<` or `>` (libgit2 writes them as they are, git's fsck then
+/// reports the commit as broken).
+pub fn check_identity(name: &str, email: &str) -> Result<(), StoreError> {
+    for (key, value) in [("user.name", name), ("user.email", email)] {
         if value.trim().is_empty()
             || value
                 .chars()
@@ -58,7 +69,7 @@ pub fn author(repo: &MasterRepo) -> Result<Signature<'static>, StoreError> {
             });
         }
     }
-    Ok(Signature::now(name.trim(), email.trim())?)
+    Ok(())
 }
 
 /// The heads of every worktree (the main one included; HEAD of a bare repository), as

@@ -12,6 +12,9 @@ use crate::StoreError;
 /// A git repository holding masterctl's structure and region branches.
 pub struct MasterRepo {
     pub git: Repository,
+    /// Who the commits made through this handle are by, when not git's configured
+    /// identity (a console writes as its signed-in user): `(name, email)`.
+    author: Option<(String, String)>,
 }
 
 /// Structure files by snapshot path (`masterctl.toml`, `schemas/item.toml`) and bytes.
@@ -31,7 +34,26 @@ impl MasterRepo {
     pub fn open(path: &Path) -> Result<MasterRepo, StoreError> {
         let git = Repository::discover(path)
             .map_err(|_| StoreError::NotARepository(path.to_path_buf()))?;
-        Ok(MasterRepo { git })
+        Ok(MasterRepo { git, author: None })
+    }
+
+    /// The repository at exactly `path` (a bare one too), without looking upward.
+    pub fn at(path: &Path) -> Result<MasterRepo, StoreError> {
+        let git = Repository::open(path)?;
+        Ok(MasterRepo { git, author: None })
+    }
+
+    /// Commits through this handle by `name <email>` instead of git's configured
+    /// identity; refused when git would not accept them in a commit.
+    pub fn write_as(mut self, name: &str, email: &str) -> Result<MasterRepo, StoreError> {
+        crate::git::refs::check_identity(name, email)?;
+        self.author = Some((name.trim().to_string(), email.trim().to_string()));
+        Ok(self)
+    }
+
+    /// The identity set by [`MasterRepo::write_as`], if any.
+    pub fn writer(&self) -> Option<(&str, &str)> {
+        self.author.as_ref().map(|(n, e)| (n.as_str(), e.as_str()))
     }
 
     /// The working tree, if the repository has one.

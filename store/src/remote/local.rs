@@ -37,9 +37,7 @@ pub(super) fn push_local(
     path: &std::path::Path,
     updates: &[Update],
 ) -> Result<Vec<(String, String)>, StoreError> {
-    let target = MasterRepo {
-        git: git2::Repository::open(path)?,
-    };
+    let target = MasterRepo::at(path)?;
     send_objects(repo, &target, updates)?;
     let mut refused = Vec::new();
     for update in updates {

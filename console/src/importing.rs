@@ -1,0 +1,448 @@
+//! Importing through the console: upload workbooks (kept per user), see every
+//! diagnostic or the review of exactly what the import changes (the import's own dry
+//! run, the diff `masterctl diff` shows), then import with a message. Nothing is
+//! written before the planner confirms; a rejected or lost import keeps its upload.
+
+use std::sync::Arc;
+
+use askama::Template;
+use axum::Extension;
+use axum::extract::{Form, Multipart, Query, State};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use masterctl_schemas::Diagnostic;
+use masterctl_store::import::{self, ImportOutcome, Request, Summary};
+use masterctl_store::{Line, StoreError};
+use serde::Deserialize;
+
+use crate::Console;
+use crate::access::Role;
+use crate::shown::error_page;
+use crate::uploads::{UploadError, Uploads, file_name};
+use crate::visitor::Visitor;
+
+#[derive(Deserialize)]
+pub struct Target {
+    region: String,
+    #[serde(default)]
+    branch: Option<String>,
+}
+
+impl Target {
+    fn branch(&self) -> Option<&str> {
+        self.branch.as_deref().filter(|b| !b.is_empty())
+    }
+
+    /// `region=…&branch=…` for a link.
+    fn query(&self) -> String {
+        let mut query = format!("region={}", urlencode(&self.region));
+        if let Some(branch) = self.branch() {
+            query.push_str(&format!("&branch={}", urlencode(branch)));
+        }
+        query
+    }
+}
+
+fn urlencode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            b => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// The branch a request names, checked against the project.
+fn line(
+    console: &Console,
+    target: &Target,
+) -> Result<(masterctl_store::MasterRepo, Line), Response> {
+    let repo = console.open().map_err(crate::pages::store_error)?;
+    let structure = repo.structure().map_err(crate::pages::store_error)?;
+    let line = crate::pages::line_of(&structure, &target.region, target.branch())?;
+    Ok((repo, line))
+}
+
+#[derive(Template)]
+#[template(path = "import.html")]
+struct ImportPage<'a> {
+    who: &'a Visitor,
+    line: &'a Line,
+    target: &'a Target,
+    message: Option<&'a str>,
+}
+
+/// `GET /import?region=R[&branch=NAME]`: the upload form.
+pub async fn form(
+    State(console): State<Arc<Console>>,
+    Extension(who): Extension<Visitor>,
+    Query(target): Query<Target>,
+) -> Response {
+    if let Err(refused) = who.may(Role::Editor) {
+        return refused;
+    }
+    match line(&console, &target) {
+        Ok((_, line)) => render(&ImportPage {
+            who: &who,
+            line: &line,
+            target: &target,
+            message: None,
+        }),
+        Err(response) => response,
+    }
+}
+
+/// `POST /upload` (multipart: `csrf`, `region`, `branch`, files): keep the files, then
+/// show what importing them would do.
+pub async fn upload(
+    State(console): State<Arc<Console>>,
+    Extension(who): Extension<Visitor>,
+    mut form: Multipart,
+) -> Response {
+    let mut csrf = None;
+    let mut target = Target {
+        region: String::new(),
+        branch: None,
+    };
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut total = 0u64;
+    loop {
+        let field = match form.next_field().await {
+            Ok(Some(field)) => field,
+            Ok(None) => break,
+            Err(e) => {
+                return error_page(
+                    e.status(),
+                    &format!("the upload did not arrive whole: {}", e.body_text()),
+                );
+            }
+        };
+        let name = field.name().unwrap_or_default().to_string();
+        match name.as_str() {
+            "csrf" | "region" | "branch" => {
+                let value = field.text().await.unwrap_or_default();
+                match name.as_str() {
+                    "csrf" => csrf = Some(value),
+                    "region" => target.region = value,
+                    _ => target.branch = Some(value),
+                }
+            }
+            "files" => {
+                let given = field.file_name().unwrap_or_default().to_string();
+                if given.is_empty() {
+                    continue;
+                }
+                let name = match file_name(&given) {
+                    Ok(name) => name,
+                    Err(e) => return error_page(StatusCode::BAD_REQUEST, &e.to_string()),
+                };
+                let bytes = match field.bytes().await {
+                    Ok(bytes) => bytes,
+                    Err(e) => {
+                        return error_page(
+                            e.status(),
+                            &format!("`{name}` did not arrive whole: {}", e.body_text()),
+                        );
+                    }
+                };
+                total += bytes.len() as u64;
+                if bytes.len() as u64 > crate::uploads::FILE_LIMIT {
+                    return error_page(
+                        StatusCode::PAYLOAD_TOO_LARGE,
+                        &UploadError::TooLarge { name }.to_string(),
+                    );
+                }
+                if total > crate::uploads::UPLOAD_LIMIT || files.len() >= crate::uploads::FILES {
+                    return error_page(
+                        StatusCode::PAYLOAD_TOO_LARGE,
+                        &UploadError::UploadTooLarge.to_string(),
+                    );
+                }
+                files.push((name, bytes.to_vec()));
+            }
+            _ => {}
+        }
+    }
+    if let Err(refused) = who.may_post(Role::Editor, csrf.as_deref()) {
+        return refused;
+    }
+    let repo = match line(&console, &target) {
+        Ok((repo, _)) => repo,
+        Err(response) => return response,
+    };
+    let uploads = Uploads::new(repo.git.path());
+    match uploads.keep(&who.identity.name, &files) {
+        Ok(id) => Redirect::to(&format!("/review?upload={id}&{}", target.query())).into_response(),
+        Err(e @ UploadError::Io(_)) => {
+            error_page(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string())
+        }
+        Err(e) => error_page(StatusCode::BAD_REQUEST, &e.to_string()),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct ReviewQuery {
+    upload: String,
+    #[serde(flatten)]
+    target: Target,
+}
+
+/// A diagnostic as the review shows it: the file by its own name (never a path of the
+/// server), where in it, and what.
+struct Shown {
+    file: String,
+    place: String,
+    message: String,
+    found: Option<String>,
+    expected: Option<String>,
+    hint: Option<String>,
+    error: bool,
+}
+
+impl Shown {
+    fn of(d: &Diagnostic) -> Shown {
+        let l = &d.location;
+        let file = l
+            .file
+            .as_ref()
+            .and_then(|f| f.file_name())
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut place = Vec::new();
+        if let Some(sheet) = &l.sheet {
+            place.push(format!("{sheet}!{}", l.cell.as_deref().unwrap_or("")));
+        } else if let Some(line) = l.line {
+            place.push(format!("line {line}"));
+        }
+        if let (Some(table), Some(field)) = (&l.table, &l.field) {
+            place.push(format!("{table}.{field}"));
+        }
+        Shown {
+            file,
+            place: place.join(" "),
+            message: d.message.clone(),
+            found: d.found.clone(),
+            expected: d.expected.clone(),
+            hint: d.hint.clone(),
+            error: d.severity == masterctl_schemas::diagnostic::Severity::Error,
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "review.html")]
+struct ReviewPage<'a> {
+    who: &'a Visitor,
+    line: &'a Line,
+    upload: &'a str,
+    files: &'a [String],
+    query: String,
+    /// Every diagnostic (the rejected case), or the warnings met.
+    diagnostics: Vec<Shown>,
+    rejected: bool,
+    summary: Option<&'a Summary>,
+    unchanged: bool,
+}
+
+/// What importing `upload` into the target would do, computed by the import itself.
+fn dry_run(
+    console: &Console,
+    who: &Visitor,
+    query: &ReviewQuery,
+) -> Result<
+    (
+        masterctl_store::MasterRepo,
+        Line,
+        std::path::PathBuf,
+        ImportOutcome,
+    ),
+    Response,
+> {
+    let (repo, line) = line(console, &query.target)?;
+    let uploads = Uploads::new(repo.git.path());
+    let folder = uploads
+        .folder(&who.identity.name, &query.upload)
+        .map_err(|e| error_page(StatusCode::NOT_FOUND, &e.to_string()))?;
+    let outcome = import_run(&repo, &line, &folder, true, None)?;
+    Ok((repo, line, folder, outcome))
+}
+
+fn import_run(
+    repo: &masterctl_store::MasterRepo,
+    line: &Line,
+    folder: &std::path::Path,
+    dry_run: bool,
+    message: Option<&str>,
+) -> Result<ImportOutcome, Response> {
+    let paths = [folder.to_path_buf()];
+    import::run(
+        repo,
+        &Request {
+            region: line.name(),
+            branch: line.work().map(|w| w.name()),
+            paths: &paths,
+            structure: None,
+            message,
+            dry_run,
+            review: Default::default(),
+            allow_removal: false,
+            revert_upstream: false,
+            progress: &|_, _| {},
+        },
+    )
+    .map_err(import_error)
+}
+
+/// A refused import as the planner sees it: what it would remove or take back, a race
+/// lost, a structure not committed — their upload kept.
+fn import_error(error: StoreError) -> Response {
+    let status = match &error {
+        StoreError::Removes { .. } | StoreError::Reverts { .. } | StoreError::Raced { .. } => {
+            StatusCode::CONFLICT
+        }
+        StoreError::NoSources => StatusCode::BAD_REQUEST,
+        _ => return crate::pages::store_error(error),
+    };
+    let kept = "; your upload is kept: review it again";
+    error_page(status, &format!("{error}{kept}"))
+}
+
+/// `GET /review?upload=ID&region=R[&branch=NAME]`: every diagnostic, or the change.
+pub async fn review(
+    State(console): State<Arc<Console>>,
+    Extension(who): Extension<Visitor>,
+    Query(query): Query<ReviewQuery>,
+) -> Response {
+    if let Err(refused) = who.may(Role::Editor) {
+        return refused;
+    }
+    let (repo, line, folder, outcome) = match dry_run(&console, &who, &query) {
+        Ok(done) => done,
+        Err(response) => return response,
+    };
+    let files = Uploads::new(repo.git.path()).files(&folder);
+    let q = format!("upload={}&{}", query.upload, query.target.query());
+    let page = match &outcome {
+        ImportOutcome::Rejected(report) => ReviewPage {
+            who: &who,
+            line: &line,
+            upload: &query.upload,
+            files: &files,
+            query: q,
+            diagnostics: report.diagnostics.iter().map(Shown::of).collect(),
+            rejected: true,
+            summary: None,
+            unchanged: false,
+        },
+        ImportOutcome::DryRun {
+            summary, unchanged, ..
+        } => ReviewPage {
+            who: &who,
+            line: &line,
+            upload: &query.upload,
+            files: &files,
+            query: q,
+            diagnostics: summary.report.diagnostics.iter().map(Shown::of).collect(),
+            rejected: false,
+            summary: Some(summary),
+            unchanged: *unchanged,
+        },
+        _ => return error_page(StatusCode::INTERNAL_SERVER_ERROR, "a dry run committed"),
+    };
+    let status = if page.rejected {
+        StatusCode::UNPROCESSABLE_ENTITY
+    } else {
+        StatusCode::OK
+    };
+    (status, render(&page)).into_response()
+}
+
+/// `GET /review/diff?upload=ID&region=R`: the change, cell by cell, as `diff` shows it.
+pub async fn review_diff(
+    State(console): State<Arc<Console>>,
+    Extension(who): Extension<Visitor>,
+    Query(query): Query<ReviewQuery>,
+) -> Response {
+    if let Err(refused) = who.may(Role::Editor) {
+        return refused;
+    }
+    match dry_run(&console, &who, &query) {
+        Ok((_, line, _, ImportOutcome::DryRun { review, .. })) => {
+            Html(masterctl_store::review::diff::page(
+                &format!("Importing into {}", line.branch()),
+                &review.from.label,
+                &review.to.label,
+                &review.diff,
+            ))
+            .into_response()
+        }
+        Ok(_) => error_page(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "the upload is not valid data: see its review",
+        ),
+        Err(response) => response,
+    }
+}
+
+#[derive(Deserialize)]
+pub struct ImportForm {
+    #[serde(default)]
+    csrf: Option<String>,
+    upload: String,
+    #[serde(flatten)]
+    target: Target,
+    #[serde(default)]
+    message: Option<String>,
+}
+
+/// `POST /import`: import the reviewed upload, as the signed-in user.
+pub async fn commit(
+    State(console): State<Arc<Console>>,
+    Extension(who): Extension<Visitor>,
+    Form(form): Form<ImportForm>,
+) -> Response {
+    if let Err(refused) = who.may_post(Role::Editor, form.csrf.as_deref()) {
+        return refused;
+    }
+    let (repo, line) = match line(&console, &form.target) {
+        Ok(found) => found,
+        Err(response) => return response,
+    };
+    let folder = match Uploads::new(repo.git.path()).folder(&who.identity.name, &form.upload) {
+        Ok(folder) => folder,
+        Err(e) => return error_page(StatusCode::NOT_FOUND, &e.to_string()),
+    };
+    let repo = match repo.write_as(&who.identity.name, &who.identity.email) {
+        Ok(repo) => repo,
+        Err(e) => return crate::pages::store_error(e),
+    };
+    let message = form
+        .message
+        .as_deref()
+        .map(str::trim)
+        .filter(|m| !m.is_empty());
+    match import_run(&repo, &line, &folder, false, message) {
+        Ok(ImportOutcome::Committed { .. }) | Ok(ImportOutcome::Unchanged(_)) => {
+            Redirect::to(&format!("/history?{}", form.target.query())).into_response()
+        }
+        Ok(ImportOutcome::Rejected(_)) => Redirect::to(&format!(
+            "/review?upload={}&{}",
+            form.upload,
+            form.target.query()
+        ))
+        .into_response(),
+        Ok(ImportOutcome::DryRun { .. }) => {
+            error_page(StatusCode::INTERNAL_SERVER_ERROR, "an import only reviewed")
+        }
+        Err(response) => response,
+    }
+}
+
+fn render(page: &impl Template) -> Response {
+    match page.render() {
+        Ok(html) => Html(html).into_response(),
+        Err(e) => error_page(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+    }
+}

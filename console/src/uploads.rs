@@ -1,0 +1,238 @@
+//! Uploaded workbooks, kept per user so that a rejected import can be fixed and tried
+//! again: under the repository's own `masterctl/console/uploads/<user>/<upload>/`,
+//! named by random ids (a request names an upload by its id, never by a path), each
+//! file by its own base name. Bounded: per file, per upload, uploads per user, and
+//! age.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use sha2::{Digest, Sha256};
+
+/// The largest file taken.
+pub const FILE_LIMIT: u64 = 64 << 20;
+/// The most an upload holds, all its files together.
+pub const UPLOAD_LIMIT: u64 = 256 << 20;
+/// The most files in one upload.
+pub const FILES: usize = 500;
+/// The most uploads kept per user (the oldest go first).
+const KEPT: usize = 20;
+/// How long an upload is kept.
+const KEPT_FOR: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// Why an upload is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum UploadError {
+    #[error(
+        "`{0}` is not a workbook or CSV file this console takes (.xlsx, .xlsm, .xlsb, .ods, .csv)"
+    )]
+    NotAWorkbook(String),
+    #[error("`{name}` is larger than {} MiB", FILE_LIMIT >> 20)]
+    TooLarge { name: String },
+    #[error("the upload is larger than {} MiB in all", UPLOAD_LIMIT >> 20)]
+    UploadTooLarge,
+    #[error("more than {FILES} files in one upload")]
+    TooMany,
+    #[error("two files are named `{0}`")]
+    Twice(String),
+    #[error("no file was uploaded")]
+    Empty,
+    #[error("no upload `{0}` of yours is kept (uploads are kept for a week)")]
+    Unknown(String),
+    #[error("cannot keep the upload: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// The uploads of the repository whose git folder is `git_dir`.
+pub struct Uploads {
+    root: PathBuf,
+}
+
+impl Uploads {
+    pub fn new(git_dir: &Path) -> Uploads {
+        Uploads {
+            root: git_dir.join("masterctl").join("console").join("uploads"),
+        }
+    }
+
+    /// A user's folder: named by a hash of their name (a name never becomes a path).
+    fn user_dir(&self, user: &str) -> PathBuf {
+        let hash: String = Sha256::digest(user.as_bytes())
+            .iter()
+            .take(12)
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        self.root.join(hash)
+    }
+
+    /// Keep `files` (name, bytes) for `user`; the new upload's id.
+    pub fn keep(&self, user: &str, files: &[(String, Vec<u8>)]) -> Result<String, UploadError> {
+        check(files)?;
+        let dir = self.user_dir(user);
+        self.expire(&dir);
+        let id = crate::access::random_token()[..24].to_string();
+        let staging = dir.join(format!(".{id}.part"));
+        std::fs::create_dir_all(&staging)?;
+        for (name, bytes) in files {
+            std::fs::write(staging.join(name), bytes)?;
+        }
+        // Whole, or not there: a file half-written is never reviewed.
+        std::fs::rename(&staging, dir.join(&id))?;
+        Ok(id)
+    }
+
+    /// The folder of `user`'s upload `id`.
+    pub fn folder(&self, user: &str, id: &str) -> Result<PathBuf, UploadError> {
+        let unknown = || UploadError::Unknown(id.chars().take(32).collect());
+        if id.len() != 24 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(unknown());
+        }
+        let dir = self.user_dir(user).join(id);
+        match std::fs::symlink_metadata(&dir) {
+            Ok(m) if m.is_dir() => Ok(dir),
+            _ => Err(unknown()),
+        }
+    }
+
+    /// The names of the files of an upload, sorted.
+    pub fn files(&self, folder: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(folder)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    }
+
+    /// Drop a user's uploads past the age limit, and the oldest past the count.
+    fn expire(&self, dir: &Path) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let now = SystemTime::now();
+        let mut kept: Vec<(SystemTime, PathBuf)> = Vec::new();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let modified = entry.metadata().and_then(|m| m.modified()).unwrap_or(now);
+            let old = now.duration_since(modified).unwrap_or_default() > KEPT_FOR;
+            let partial = entry.file_name().to_string_lossy().starts_with('.');
+            if old
+                || (partial
+                    && now.duration_since(modified).unwrap_or_default() > Duration::from_secs(3600))
+            {
+                let _ = std::fs::remove_dir_all(&path);
+            } else if !partial {
+                kept.push((modified, path));
+            }
+        }
+        kept.sort();
+        while kept.len() >= KEPT {
+            let (_, path) = kept.remove(0);
+            let _ = std::fs::remove_dir_all(path);
+        }
+    }
+}
+
+/// A file name an upload may hold: its last component only, a workbook or CSV
+/// extension, no control characters, not hidden.
+pub fn file_name(given: &str) -> Result<String, UploadError> {
+    let base = given.rsplit(['/', '\\']).next().unwrap_or_default().trim();
+    let refused =
+        || UploadError::NotAWorkbook(given.chars().take(80).filter(|c| !c.is_control()).collect());
+    if base.is_empty()
+        || base.starts_with('.')
+        || base.len() > 200
+        || base
+            .chars()
+            .any(|c| c.is_control() || matches!(c, ':' | '*' | '?' | '"' | '<' | '>' | '|'))
+    {
+        return Err(refused());
+    }
+    let extension = Path::new(base)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    if !matches!(extension.as_str(), "xlsx" | "xlsm" | "xlsb" | "ods" | "csv") {
+        return Err(refused());
+    }
+    Ok(base.to_string())
+}
+
+/// The bounds of one upload.
+fn check(files: &[(String, Vec<u8>)]) -> Result<(), UploadError> {
+    if files.is_empty() {
+        return Err(UploadError::Empty);
+    }
+    if files.len() > FILES {
+        return Err(UploadError::TooMany);
+    }
+    let mut total = 0u64;
+    let mut names = std::collections::HashSet::new();
+    for (name, bytes) in files {
+        if bytes.len() as u64 > FILE_LIMIT {
+            return Err(UploadError::TooLarge { name: name.clone() });
+        }
+        total += bytes.len() as u64;
+        if !names.insert(name.to_lowercase()) {
+            return Err(UploadError::Twice(name.clone()));
+        }
+    }
+    if total > UPLOAD_LIMIT {
+        return Err(UploadError::UploadTooLarge);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_workbooks_own_name_is_kept() {
+        assert_eq!(file_name("items.xlsx").unwrap(), "items.xlsx");
+        assert_eq!(
+            file_name("C:\\Users\\aiko\\アイテム.XLSX").unwrap(),
+            "アイテム.XLSX"
+        );
+        assert_eq!(file_name("../../etc/passwd.csv").unwrap(), "passwd.csv");
+        for bad in [
+            "",
+            ".hidden.csv",
+            "run.sh",
+            "a\nb.csv",
+            "..",
+            "x.xlsx/",
+            "a:b.csv",
+        ] {
+            assert!(file_name(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn uploads_are_kept_whole_per_user_and_found_only_by_their_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let uploads = Uploads::new(dir.path());
+        let id = uploads
+            .keep("aiko", &[("items.csv".into(), b"id\n1\n".to_vec())])
+            .unwrap();
+        let folder = uploads.folder("aiko", &id).unwrap();
+        assert_eq!(uploads.files(&folder), ["items.csv"]);
+        assert!(uploads.folder("bob", &id).is_err(), "another user's upload");
+        assert!(uploads.folder("aiko", "../../x").is_err());
+        assert!(matches!(uploads.keep("aiko", &[]), Err(UploadError::Empty)));
+        let twice = [("a.csv".into(), vec![]), ("A.csv".into(), vec![])];
+        assert!(matches!(
+            uploads.keep("aiko", &twice),
+            Err(UploadError::Twice(_))
+        ));
+        for _ in 0..KEPT + 3 {
+            uploads.keep("aiko", &[("x.csv".into(), vec![])]).unwrap();
+        }
+        assert!(std::fs::read_dir(uploads.user_dir("aiko")).unwrap().count() <= KEPT);
+    }
+}
