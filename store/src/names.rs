@@ -308,6 +308,25 @@ pub fn one_line(text: &str) -> String {
     out
 }
 
+/// A name and email git would accept in a commit: not blank, no line break or other
+/// control character, no `<` or `>` (libgit2 writes them as they are, git's fsck then
+/// reports the commit as broken).
+pub fn check_identity(name: &str, email: &str) -> Result<(), StoreError> {
+    for (key, value) in [("user.name", name), ("user.email", email)] {
+        if value.trim().is_empty()
+            || value
+                .chars()
+                .any(|c| c.is_control() || matches!(c, '<' | '>'))
+        {
+            return Err(StoreError::BadAuthor {
+                key: key.to_string(),
+                value: display_name(value),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// A name from the command line, shortened and escaped for an error message.
 pub fn display_name(name: &str) -> String {
     let mut shown: String = name.chars().take(64).collect();

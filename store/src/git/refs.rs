@@ -8,7 +8,7 @@ use git2::Signature;
 
 use crate::StoreError;
 use crate::git::repo::MasterRepo;
-use crate::names::{Line, branch_of, display_name};
+use crate::names::{Line, branch_of};
 
 /// A reference update holds its lock for milliseconds; a lock older than this was left
 /// by a process that died (or was killed) between taking it and renaming it into place.
@@ -49,27 +49,8 @@ pub fn author(repo: &MasterRepo) -> Result<Signature<'static>, StoreError> {
     let (Some(name), Some(email)) = (get("user.name"), get("user.email")) else {
         return Err(StoreError::NoAuthor);
     };
-    check_identity(&name, &email)?;
+    crate::names::check_identity(&name, &email)?;
     Ok(Signature::now(name.trim(), email.trim())?)
-}
-
-/// A name and email git would accept in a commit: not blank, no line break or other
-/// control character, no `<` or `>` (libgit2 writes them as they are, git's fsck then
-/// reports the commit as broken).
-pub fn check_identity(name: &str, email: &str) -> Result<(), StoreError> {
-    for (key, value) in [("user.name", name), ("user.email", email)] {
-        if value.trim().is_empty()
-            || value
-                .chars()
-                .any(|c| c.is_control() || matches!(c, '<' | '>'))
-        {
-            return Err(StoreError::BadAuthor {
-                key: key.to_string(),
-                value: display_name(value),
-            });
-        }
-    }
-    Ok(())
 }
 
 /// The heads of every worktree (the main one included; HEAD of a bare repository), as

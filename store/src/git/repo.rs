@@ -46,7 +46,7 @@ impl MasterRepo {
     /// Commits through this handle by `name <email>` instead of git's configured
     /// identity; refused when git would not accept them in a commit.
     pub fn write_as(mut self, name: &str, email: &str) -> Result<MasterRepo, StoreError> {
-        crate::git::refs::check_identity(name, email)?;
+        crate::names::check_identity(name, email)?;
         self.author = Some((name.trim().to_string(), email.trim().to_string()));
         Ok(self)
     }
