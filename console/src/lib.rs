@@ -11,6 +11,7 @@
 
 pub mod access;
 mod importing;
+mod joining;
 mod pages;
 mod shown;
 mod uploads;
@@ -87,6 +88,9 @@ pub fn router(console: Arc<Console>) -> Router {
         )
         .route("/review", get(importing::review))
         .route("/review/diff", get(importing::review_diff))
+        .route("/join", get(joining::page).post(joining::act))
+        .route("/join/diff", get(joining::diff))
+        .route("/resolve", post(joining::resolve))
         .route("/login", get(pages::login_form).post(pages::login))
         .route("/logout", post(pages::logout))
         .layer(axum::middleware::from_fn_with_state(

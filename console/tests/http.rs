@@ -556,3 +556,185 @@ async fn an_upload_is_checked_reviewed_then_imported_as_the_signed_in_user() {
     assert_eq!(commit.author().name(), Ok("eddie"));
     assert_eq!(commit.summary(), Ok(Some("Golem named")));
 }
+
+/// Run a command of the store on `dir`'s repository as the CLI would: a work branch
+/// `event` of jp with the monster named differently there and on jp.
+fn conflicting_branch(dir: &Path) {
+    let repo = masterctl_store::MasterRepo::open(dir).unwrap();
+    let structure = repo.structure().unwrap();
+    let jp = masterctl_store::Region::of(&structure.project, "jp").unwrap();
+    let work = masterctl_store::WorkBranch::of(&jp, "event").unwrap();
+    masterctl_store::branches::create(&repo, &work, None).unwrap();
+    let csv = dir.join("monster.csv");
+    let import = |branch: Option<&str>, name: &str| {
+        std::fs::write(&csv, format!("id,name\n1,{name}\n2,スライム\n")).unwrap();
+        let paths = [csv.clone()];
+        let outcome = masterctl_store::import::run(
+            &repo,
+            &masterctl_store::import::Request {
+                region: "jp",
+                branch,
+                paths: &paths,
+                structure: None,
+                message: None,
+                dry_run: false,
+                review: Default::default(),
+                allow_removal: false,
+                revert_upstream: false,
+                progress: &|_, _| {},
+            },
+        )
+        .unwrap();
+        assert!(matches!(
+            outcome,
+            masterctl_store::import::ImportOutcome::Committed { .. }
+        ));
+    };
+    import(Some("event"), "Dragon");
+    import(None, "Wyvern");
+    std::fs::remove_file(csv).unwrap();
+}
+
+#[tokio::test]
+async fn a_merge_with_a_conflict_is_resolved_in_the_console_as_the_cli_would() {
+    let dir = repository();
+    conflicting_branch(dir.path());
+    // The same, through the store as the command line drives it.
+    let twin = tempfile::tempdir().unwrap();
+    let copied = std::process::Command::new("cp")
+        .args([
+            "-a",
+            &format!("{}/.", dir.path().display()),
+            twin.path().to_str().unwrap(),
+        ])
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    let app = app(dir.path(), local());
+    let (cookie, csrf) = session(&app, None).await;
+    let post = |uri: &str, body: String| {
+        request("POST", uri, HERE)
+            .header(header::COOKIE, &cookie)
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(Body::from(body))
+            .unwrap()
+    };
+    let target = "kind=merge&region=jp&branch=event";
+    let got = send(
+        &app,
+        request("GET", &format!("/join?{target}"), HERE)
+            .header(header::COOKIE, &cookie)
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::OK, "{}", got.body);
+    assert!(
+        got.body.contains("Wyvern") && got.body.contains("Dragon"),
+        "{}",
+        got.body
+    );
+    // Started: it stops on the conflict; resolved with the branch's value; gone on.
+    let got = send(
+        &app,
+        post("/join", format!("csrf={csrf}&{target}&action=start")),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
+    let got = send(
+        &app,
+        post(
+            "/resolve",
+            format!("csrf={csrf}&{target}&side=theirs&table=monster&key=1&column=name"),
+        ),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
+    let got = send(
+        &app,
+        post(
+            "/join",
+            format!("csrf={csrf}&{target}&action=start&message=Event+in"),
+        ),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
+    assert!(got.location.unwrap().starts_with("/history"));
+
+    let repo = masterctl_store::MasterRepo::open(twin.path()).unwrap();
+    let structure = repo.structure().unwrap();
+    let jp = masterctl_store::Region::of(&structure.project, "jp").unwrap();
+    let join = masterctl_store::rebase::Join::Reflect(
+        masterctl_store::WorkBranch::of(&jp, "event").unwrap(),
+    );
+    use masterctl_store::rebase::session::{Action, run};
+    run(&repo, &structure, &join, &Action::Start, None).unwrap();
+    run(
+        &repo,
+        &structure,
+        &join,
+        &Action::Resolve {
+            side: masterctl_store::rebase::resolutions::Resolution::Theirs,
+            table: Some("monster"),
+            column: Some("name"),
+            key: Some("1"),
+        },
+        None,
+    )
+    .unwrap();
+    run(&repo, &structure, &join, &Action::Continue, None).unwrap();
+    let tree = |dir: &Path| {
+        let git = git2::Repository::open(dir).unwrap();
+        let head = git
+            .find_reference("refs/heads/masters/jp")
+            .unwrap()
+            .peel_to_commit()
+            .unwrap();
+        (head.tree_id(), head.parent_count())
+    };
+    assert_eq!(tree(dir.path()), tree(twin.path()));
+    assert_eq!(tree(dir.path()).1, 2);
+}
+
+#[tokio::test]
+async fn only_a_maintainer_rebases_or_merges() {
+    let dir = repository();
+    conflicting_branch(dir.path());
+    let app = app(dir.path(), Policy::Users(users()));
+    let (cookie, csrf) = session(&app, Some("token-of-eddie")).await;
+    let target = "kind=merge&region=jp&branch=event";
+    let got = send(
+        &app,
+        request("GET", &format!("/join?{target}"), HERE)
+            .header(header::COOKIE, &cookie)
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::OK);
+    assert!(got.body.contains("A maintainer merges"), "{}", got.body);
+    for (uri, body) in [
+        ("/join", format!("csrf={csrf}&{target}&action=start")),
+        ("/resolve", format!("csrf={csrf}&{target}&side=ours")),
+    ] {
+        let got = send(
+            &app,
+            request("POST", uri, HERE)
+                .header(header::COOKIE, &cookie)
+                .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+                .body(Body::from(body))
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(got.status, StatusCode::FORBIDDEN, "{uri}");
+    }
+    let got = send(
+        &app,
+        request("GET", "/join?kind=merge&region=jp", HERE)
+            .header(header::COOKIE, &cookie)
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::BAD_REQUEST);
+}

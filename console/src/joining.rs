@@ -1,0 +1,336 @@
+//! Rebasing a region (or a work branch onto its region) and reflecting a work branch
+//! into its region, in the console: the dry run's review (every change taken, with
+//! what the join does with it), the conflicts as a grid resolved per cell — a side, or
+//! a value typed (checked against the column's type when the join goes on) — or per
+//! table or column, then continue or abort. The same session the command line drives
+//! (`rebase::session::run`); a maintainer does it, others see it.
+
+use std::sync::Arc;
+
+use askama::Template;
+use axum::Extension;
+use axum::extract::{Form, Query, State};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use masterctl_store::rebase::resolutions::Resolution;
+use masterctl_store::rebase::session::{self, Action, ConflictEntry, Rebased, Step};
+use masterctl_store::rebase::{Join, RebaseError};
+use masterctl_store::{Line, Region, WorkBranch};
+use serde::Deserialize;
+
+use crate::Console;
+use crate::access::Role;
+use crate::shown::error_page;
+use crate::visitor::Visitor;
+
+/// Which join a request names: `kind` (`rebase`, `merge`), the region, the work branch.
+#[derive(Deserialize)]
+pub struct JoinQuery {
+    kind: String,
+    region: String,
+    #[serde(default)]
+    branch: Option<String>,
+}
+
+impl JoinQuery {
+    fn branch(&self) -> Option<&str> {
+        self.branch.as_deref().filter(|b| !b.is_empty())
+    }
+
+    /// `kind=…&region=…[&branch=…]` for a link.
+    fn query(&self) -> String {
+        let mut query = format!("kind={}&region={}", self.kind, self.region);
+        if let Some(branch) = self.branch() {
+            query.push_str(&format!("&branch={branch}"));
+        }
+        query
+    }
+
+    /// The join, checked against the project: a rebase of the region (or of a work
+    /// branch onto it), or a merge of a work branch into it.
+    fn join(&self, console: &Console) -> Result<(masterctl_store::MasterRepo, Join), Response> {
+        let repo = console.open().map_err(crate::pages::store_error)?;
+        let structure = repo.structure().map_err(crate::pages::store_error)?;
+        let region =
+            Region::of(&structure.project, &self.region).map_err(crate::pages::store_error)?;
+        let work = self
+            .branch()
+            .map(|name| WorkBranch::of(&region, name))
+            .transpose()
+            .map_err(crate::pages::store_error)?;
+        let join = match (self.kind.as_str(), work) {
+            ("rebase", None) => Join::Rebase(region),
+            ("rebase", Some(work)) => Join::Refresh(work),
+            ("merge", Some(work)) => Join::Reflect(work),
+            _ => {
+                return Err(error_page(
+                    StatusCode::BAD_REQUEST,
+                    "a rebase names a region (and perhaps a work branch); a merge names a work branch",
+                ));
+            }
+        };
+        Ok((repo, join))
+    }
+}
+
+/// A join's failure as a page.
+fn join_error(error: RebaseError) -> Response {
+    match error {
+        RebaseError::Store(e) => crate::pages::store_error(e),
+        RebaseError::NoUpstream(_) | RebaseError::BadResolution(_) => {
+            error_page(StatusCode::BAD_REQUEST, &error.to_string())
+        }
+        RebaseError::NoConflictMatches { .. }
+        | RebaseError::NotInProgress { .. }
+        | RebaseError::InProgress { .. }
+        | RebaseError::Moved { .. } => error_page(StatusCode::CONFLICT, &error.to_string()),
+        _ => error_page(StatusCode::CONFLICT, &error.to_string()),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "join.html")]
+struct JoinPage<'a> {
+    who: &'a Visitor,
+    kind: &'a str,
+    line: Line,
+    query: String,
+    region: &'a str,
+    branch: Option<&'a str>,
+    in_progress: bool,
+    may: bool,
+    step: &'a Step,
+}
+
+impl JoinPage<'_> {
+    fn rebased(&self) -> Option<&Rebased> {
+        match self.step {
+            Step::DryRun { rebase, .. } => Some(rebase),
+            _ => None,
+        }
+    }
+
+    fn conflicts(&self) -> &[ConflictEntry] {
+        match self.step {
+            Step::Conflicts { conflicts, .. } => conflicts,
+            _ => &[],
+        }
+    }
+
+    fn invalid(&self) -> Vec<String> {
+        match self.step {
+            Step::Invalid { report, .. } => {
+                report.diagnostics.iter().map(|d| d.to_string()).collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn up_to_date(&self) -> bool {
+        matches!(self.step, Step::UpToDate { .. })
+    }
+}
+
+/// `GET /join?kind=rebase|merge&region=R[&branch=NAME]`: what the join would do now —
+/// the review, or the conflicts still to resolve.
+pub async fn page(
+    State(console): State<Arc<Console>>,
+    Extension(who): Extension<Visitor>,
+    Query(query): Query<JoinQuery>,
+) -> Response {
+    if let Err(refused) = who.may(Role::Editor) {
+        return refused;
+    }
+    let (repo, join) = match query.join(&console) {
+        Ok(found) => found,
+        Err(response) => return response,
+    };
+    let structure = match repo.structure() {
+        Ok(structure) => structure,
+        Err(e) => return crate::pages::store_error(e),
+    };
+    let line = join.target();
+    let in_progress = matches!(
+        masterctl_store::rebase::state::load_state(&repo, &line),
+        Ok(Some(state)) if state.kind == join.kind()
+    );
+    let step = match session::run(&repo, &structure, &join, &Action::DryRun, None) {
+        Ok(step) => step,
+        Err(e) => return join_error(e),
+    };
+    render(&JoinPage {
+        who: &who,
+        kind: join.kind(),
+        line,
+        query: query.query(),
+        region: &query.region,
+        branch: query.branch(),
+        in_progress,
+        may: who.identity.role >= Role::Maintainer,
+        step: &step,
+    })
+}
+
+/// `GET /join/diff?…`: the review, cell by cell, as `diff` shows it.
+pub async fn diff(
+    State(console): State<Arc<Console>>,
+    Extension(who): Extension<Visitor>,
+    Query(query): Query<JoinQuery>,
+) -> Response {
+    if let Err(refused) = who.may(Role::Editor) {
+        return refused;
+    }
+    let (repo, join) = match query.join(&console) {
+        Ok(found) => found,
+        Err(response) => return response,
+    };
+    let Ok(structure) = repo.structure() else {
+        return error_page(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the structure does not load",
+        );
+    };
+    match session::run(&repo, &structure, &join, &Action::DryRun, None) {
+        Ok(Step::DryRun { diff, rebase }) => Html(masterctl_store::review::diff::page(
+            &format!("{} of {}", join.kind(), join.target().branch()),
+            join.target().branch(),
+            &rebase.upstream,
+            &diff,
+        ))
+        .into_response(),
+        Ok(_) => error_page(
+            StatusCode::CONFLICT,
+            "nothing to review: resolve the conflicts first",
+        ),
+        Err(e) => join_error(e),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct ActForm {
+    #[serde(default)]
+    csrf: Option<String>,
+    #[serde(flatten)]
+    join: JoinQuery,
+    /// `start` (or go on: `continue` when one is stopped), `abort`.
+    action: String,
+    #[serde(default)]
+    message: Option<String>,
+}
+
+/// `POST /join`: start (or continue) the join, or abort it — a maintainer's, committed
+/// as them.
+pub async fn act(
+    State(console): State<Arc<Console>>,
+    Extension(who): Extension<Visitor>,
+    Form(form): Form<ActForm>,
+) -> Response {
+    if let Err(refused) = who.may_post(Role::Maintainer, form.csrf.as_deref()) {
+        return refused;
+    }
+    let (repo, join) = match form.join.join(&console) {
+        Ok(found) => found,
+        Err(response) => return response,
+    };
+    let repo = match repo.write_as(&who.identity.name, &who.identity.email) {
+        Ok(repo) => repo,
+        Err(e) => return crate::pages::store_error(e),
+    };
+    let Ok(structure) = repo.structure() else {
+        return error_page(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the structure does not load",
+        );
+    };
+    let stopped = matches!(
+        masterctl_store::rebase::state::load_state(&repo, &join.target()),
+        Ok(Some(_))
+    );
+    let action = match (form.action.as_str(), stopped) {
+        ("abort", _) => Action::Abort,
+        ("start", true) => Action::Continue,
+        ("start", false) => Action::Start,
+        _ => return error_page(StatusCode::BAD_REQUEST, "the action is start or abort"),
+    };
+    let message = form
+        .message
+        .as_deref()
+        .map(str::trim)
+        .filter(|m| !m.is_empty());
+    match session::run(&repo, &structure, &join, &action, message) {
+        Ok(Step::Committed { .. }) => {
+            let mut to = format!("/history?region={}", form.join.region);
+            if let (Join::Refresh(work), Some(_)) = (&join, form.join.branch()) {
+                to.push_str(&format!("&branch={}", work.name()));
+            }
+            Redirect::to(&to).into_response()
+        }
+        Ok(_) => Redirect::to(&format!("/join?{}", form.join.query())).into_response(),
+        Err(e) => join_error(e),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct ResolveForm {
+    #[serde(default)]
+    csrf: Option<String>,
+    #[serde(flatten)]
+    join: JoinQuery,
+    /// `ours`, `theirs` or `value`.
+    side: String,
+    #[serde(default)]
+    value: Option<String>,
+    /// Which conflicts (each empty: all).
+    #[serde(default)]
+    table: Option<String>,
+    #[serde(default)]
+    column: Option<String>,
+    #[serde(default)]
+    key: Option<String>,
+}
+
+/// `POST /resolve`: resolve the conflicts the form names with a side or a value.
+pub async fn resolve(
+    State(console): State<Arc<Console>>,
+    Extension(who): Extension<Visitor>,
+    Form(form): Form<ResolveForm>,
+) -> Response {
+    if let Err(refused) = who.may_post(Role::Maintainer, form.csrf.as_deref()) {
+        return refused;
+    }
+    let (repo, join) = match form.join.join(&console) {
+        Ok(found) => found,
+        Err(response) => return response,
+    };
+    let Ok(structure) = repo.structure() else {
+        return error_page(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the structure does not load",
+        );
+    };
+    let side = match form.side.as_str() {
+        "ours" => Resolution::Ours,
+        "theirs" => Resolution::Theirs,
+        "value" => Resolution::Value(form.value.clone().unwrap_or_default()),
+        _ => return error_page(StatusCode::BAD_REQUEST, "a side is ours, theirs or value"),
+    };
+    let filter = |v: &Option<String>| v.as_deref().filter(|s| !s.is_empty()).map(str::to_string);
+    let (table, column, key) = (filter(&form.table), filter(&form.column), filter(&form.key));
+    let action = Action::Resolve {
+        side,
+        table: table.as_deref(),
+        column: column.as_deref(),
+        key: key.as_deref(),
+    };
+    match session::run(&repo, &structure, &join, &action, None) {
+        Ok(_) => Redirect::to(&format!("/join?{}", form.join.query())).into_response(),
+        Err(e) => join_error(e),
+    }
+}
+
+fn render(page: &impl Template) -> Response {
+    match page.render() {
+        Ok(html) => Html(html).into_response(),
+        Err(e) => error_page(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+    }
+}
