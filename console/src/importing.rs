@@ -134,7 +134,7 @@ pub async fn upload(
                 if given.is_empty() {
                     continue;
                 }
-                let name = match file_name(&given) {
+                let name = match file_name(&given, crate::uploads::WORKBOOKS) {
                     Ok(name) => name,
                     Err(e) => return error_page(StatusCode::BAD_REQUEST, &e.to_string()),
                 };

@@ -14,6 +14,7 @@ mod importing;
 mod joining;
 mod pages;
 mod shown;
+mod translating;
 mod uploads;
 mod visitor;
 
@@ -91,6 +92,17 @@ pub fn router(console: Arc<Console>) -> Router {
         .route("/join", get(joining::page).post(joining::act))
         .route("/join/diff", get(joining::diff))
         .route("/resolve", post(joining::resolve))
+        .route(
+            "/translations",
+            get(translating::page).post(translating::upload).layer(
+                axum::extract::DefaultBodyLimit::max(
+                    usize::try_from(uploads::FILE_LIMIT + (1 << 20)).unwrap_or(usize::MAX),
+                ),
+            ),
+        )
+        .route("/translations/file", get(translating::file))
+        .route("/translations/check", get(translating::check))
+        .route("/translations/take", post(translating::commit))
         .route("/login", get(pages::login_form).post(pages::login))
         .route("/logout", post(pages::logout))
         .layer(axum::middleware::from_fn_with_state(

@@ -24,7 +24,7 @@ const KEPT_FOR: Duration = Duration::from_secs(7 * 24 * 3600);
 #[derive(Debug, thiserror::Error)]
 pub enum UploadError {
     #[error(
-        "`{0}` is not a workbook or CSV file this console takes (.xlsx, .xlsm, .xlsb, .ods, .csv)"
+        "`{0}` is not a kind of file this takes (a workbook or CSV to import; XLIFF, PO or CSV of translations)"
     )]
     NotAWorkbook(String),
     #[error("`{name}` is larger than {} MiB", FILE_LIMIT >> 20)]
@@ -137,9 +137,14 @@ impl Uploads {
     }
 }
 
-/// A file name an upload may hold: its last component only, a workbook or CSV
-/// extension, no control characters, not hidden.
-pub fn file_name(given: &str) -> Result<String, UploadError> {
+/// The extensions of the files an import takes.
+pub const WORKBOOKS: &[&str] = &["xlsx", "xlsm", "xlsb", "ods", "csv"];
+/// The extensions of the exchange files translators send back.
+pub const EXCHANGE: &[&str] = &["xlf", "xliff", "po", "csv"];
+
+/// A file name an upload may hold: its last component only, one of `extensions`, no
+/// control characters, not hidden.
+pub fn file_name(given: &str, extensions: &[&str]) -> Result<String, UploadError> {
     let base = given.rsplit(['/', '\\']).next().unwrap_or_default().trim();
     let refused =
         || UploadError::NotAWorkbook(given.chars().take(80).filter(|c| !c.is_control()).collect());
@@ -157,7 +162,7 @@ pub fn file_name(given: &str) -> Result<String, UploadError> {
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase)
         .unwrap_or_default();
-    if !matches!(extension.as_str(), "xlsx" | "xlsm" | "xlsb" | "ods" | "csv") {
+    if !extensions.contains(&extension.as_str()) {
         return Err(refused());
     }
     Ok(base.to_string())
@@ -194,12 +199,17 @@ mod tests {
 
     #[test]
     fn only_a_workbooks_own_name_is_kept() {
-        assert_eq!(file_name("items.xlsx").unwrap(), "items.xlsx");
+        assert_eq!(file_name("items.xlsx", WORKBOOKS).unwrap(), "items.xlsx");
         assert_eq!(
-            file_name("C:\\Users\\aiko\\アイテム.XLSX").unwrap(),
+            file_name("C:\\Users\\aiko\\アイテム.XLSX", WORKBOOKS).unwrap(),
             "アイテム.XLSX"
         );
-        assert_eq!(file_name("../../etc/passwd.csv").unwrap(), "passwd.csv");
+        assert_eq!(
+            file_name("../../etc/passwd.csv", WORKBOOKS).unwrap(),
+            "passwd.csv"
+        );
+        assert_eq!(file_name("en.po", EXCHANGE).unwrap(), "en.po");
+        assert!(file_name("en.po", WORKBOOKS).is_err());
         for bad in [
             "",
             ".hidden.csv",
@@ -209,7 +219,7 @@ mod tests {
             "x.xlsx/",
             "a:b.csv",
         ] {
-            assert!(file_name(bad).is_err(), "{bad:?}");
+            assert!(file_name(bad, WORKBOOKS).is_err(), "{bad:?}");
         }
     }
 

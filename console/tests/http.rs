@@ -738,3 +738,159 @@ async fn only_a_maintainer_rebases_or_merges() {
     .await;
     assert_eq!(got.status, StatusCode::BAD_REQUEST);
 }
+
+/// A repository whose monster names are texts, translated into English.
+fn translated_repository() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let mut options = git2::RepositoryInitOptions::new();
+    options.initial_head("main");
+    let git = git2::Repository::init_opts(dir.path(), &options).unwrap();
+    let mut config = git.config().unwrap();
+    config.set_str("user.name", "Aiko").unwrap();
+    config.set_str("user.email", "aiko@example.com").unwrap();
+    let files = [
+        (
+            "masterctl.toml".to_string(),
+            CONFIG
+                .replace("languages = [\"ja\"]", "languages = [\"ja\", \"en\"]")
+                .into_bytes(),
+        ),
+        (
+            "schemas/monster.toml".to_string(),
+            MONSTER
+                .replace(
+                    "name = \"name\"\ntype = \"string\"",
+                    "name = \"name\"\ntype = \"text\"",
+                )
+                .into_bytes(),
+        ),
+    ];
+    masterctl_store::init::init(dir.path(), &files).unwrap();
+    let csv = dir.path().join("monster.csv");
+    std::fs::write(&csv, "id,name\n1,スライム\n2,ゴーレム\n").unwrap();
+    let repo = masterctl_store::MasterRepo::open(dir.path()).unwrap();
+    let paths = [csv.clone()];
+    masterctl_store::import::run(
+        &repo,
+        &masterctl_store::import::Request {
+            region: "jp",
+            branch: None,
+            paths: &paths,
+            structure: None,
+            message: None,
+            dry_run: false,
+            review: Default::default(),
+            allow_removal: false,
+            revert_upstream: false,
+            progress: &|_, _| {},
+        },
+    )
+    .unwrap();
+    std::fs::remove_file(csv).unwrap();
+    dir
+}
+
+#[tokio::test]
+async fn translations_are_downloaded_checked_and_taken_back() {
+    let dir = translated_repository();
+    let app = app(dir.path(), Policy::Users(users()));
+    let (cookie, csrf) = session(&app, Some("token-of-eddie")).await;
+    let get = |uri: &str| {
+        request("GET", uri, HERE)
+            .header(header::COOKIE, &cookie)
+            .body(Body::empty())
+            .unwrap()
+    };
+    let got = send(&app, get("/translations?region=jp")).await;
+    assert_eq!(got.status, StatusCode::OK, "{}", got.body);
+    assert!(got.body.contains("<h2>en</h2>"), "{}", got.body);
+    let file = app
+        .clone()
+        .oneshot(get("/translations/file?region=jp&lang=en&format=csv"))
+        .await
+        .unwrap();
+    assert_eq!(file.status(), StatusCode::OK);
+    assert_eq!(
+        file.headers()[header::CONTENT_DISPOSITION],
+        "attachment; filename=\"jp-en.csv\""
+    );
+    let got = send(&app, get("/translations/file?region=jp&lang=fr&format=csv")).await;
+    assert_eq!(got.status, StatusCode::NOT_FOUND);
+
+    let upload = |name: &str, text: &str| {
+        let (kind, body) = multipart(&[("csrf", csrf.as_str()), ("region", "jp")], &[]);
+        // The file field is named `file` here.
+        let body = String::from_utf8(body).unwrap().replace(
+            "--masterctl-test-boundary--\r\n",
+            &format!(
+                "--masterctl-test-boundary\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n\r\n{text}\r\n--masterctl-test-boundary--\r\n"
+            ),
+        );
+        request("POST", "/translations", HERE)
+            .header(header::COOKIE, &cookie)
+            .header(header::CONTENT_TYPE, kind)
+            .body(Body::from(body))
+            .unwrap()
+    };
+    let header_line = "table,field,key,state,max_length,description,source_ja,translation_en,old_source,old_translation,problems";
+    // A file in a language the region lacks: refused, with why.
+    let got = send(
+        &app,
+        upload(
+            "fr.csv",
+            &format!(
+                "{}\nmonster,name,1,missing,,,スライム,Gluant,,,\n",
+                header_line.replace("translation_en", "translation_fr")
+            ),
+        ),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
+    let got = send(&app, get(&got.location.unwrap())).await;
+    assert_eq!(got.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", got.body);
+    assert!(got.body.contains("fr"), "{}", got.body);
+    // English for the slime: checked, then taken.
+    let got = send(
+        &app,
+        upload(
+            "en.csv",
+            &format!("{header_line}\nmonster,name,1,missing,,,スライム,Slime,,,\n"),
+        ),
+    )
+    .await;
+    let check = got.location.unwrap();
+    let got = send(&app, get(&check)).await;
+    assert_eq!(got.status, StatusCode::OK, "{}", got.body);
+    assert!(got.body.contains("Take en translations"), "{}", got.body);
+    let id = check
+        .split("upload=")
+        .nth(1)
+        .unwrap()
+        .split('&')
+        .next()
+        .unwrap()
+        .to_string();
+    let got = send(
+        &app,
+        request("POST", "/translations/take", HERE)
+            .header(header::COOKIE, &cookie)
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(Body::from(format!("csrf={csrf}&upload={id}&region=jp")))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
+    let git = git2::Repository::open(dir.path()).unwrap();
+    let head = git
+        .find_reference("refs/heads/masters/jp")
+        .unwrap()
+        .peel_to_commit()
+        .unwrap();
+    assert_eq!(head.author().name(), Ok("eddie"));
+    let got = send(&app, get("/translations?region=jp")).await;
+    assert!(
+        got.body.contains("<td>monster</td><td>1</td><td>1</td>"),
+        "{}",
+        got.body
+    );
+}

@@ -1,0 +1,329 @@
+//! Translations in the console: each language's state per table (translated, missing,
+//! stale, failing), the exchange file of what needs work to download (XLIFF, PO or
+//! CSV), and a translated file taken back — checked first (every check failure with its
+//! unit and source text), committed once the translator confirms, as them.
+
+use std::sync::Arc;
+
+use askama::Template;
+use axum::Extension;
+use axum::extract::{Form, Multipart, Query, State};
+use axum::http::{StatusCode, header};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use masterctl_locales::exchange::Format;
+use masterctl_store::l10n::import::{self as taking, Taken, TakenState, TranslationOutcome};
+use masterctl_store::l10n::{self, LanguageStatus, RegionTexts};
+use masterctl_store::{Line, MasterRepo};
+use serde::Deserialize;
+
+use crate::Console;
+use crate::access::Role;
+use crate::shown::error_page;
+use crate::uploads::{EXCHANGE, UploadError, Uploads, file_name};
+use crate::visitor::Visitor;
+
+#[derive(Deserialize)]
+pub struct Target {
+    region: String,
+    #[serde(default)]
+    branch: Option<String>,
+}
+
+impl Target {
+    fn branch(&self) -> Option<&str> {
+        self.branch.as_deref().filter(|b| !b.is_empty())
+    }
+
+    fn open(&self, console: &Console) -> Result<(MasterRepo, Line, RegionTexts), Response> {
+        let repo = console.open().map_err(crate::pages::store_error)?;
+        let structure = repo.structure().map_err(crate::pages::store_error)?;
+        let line = crate::pages::line_of(&structure, &self.region, self.branch())?;
+        let texts = l10n::open_region(&repo, &line).map_err(crate::pages::store_error)?;
+        Ok((repo, line, texts))
+    }
+}
+
+#[derive(Template)]
+#[template(path = "translations.html")]
+struct TranslationsPage<'a> {
+    who: &'a Visitor,
+    line: &'a Line,
+    languages: &'a [LanguageStatus],
+}
+
+/// `GET /translations?region=R[&branch=NAME]`: every language's state, per table.
+pub async fn page(
+    State(console): State<Arc<Console>>,
+    Extension(who): Extension<Visitor>,
+    Query(target): Query<Target>,
+) -> Response {
+    let shown = target.open(&console).and_then(|(repo, line, texts)| {
+        let languages = l10n::status(&repo, &texts, &texts.targets(), false)
+            .map_err(crate::pages::store_error)?;
+        Ok((line, languages))
+    });
+    match shown {
+        Ok((line, languages)) => render(&TranslationsPage {
+            who: &who,
+            line: &line,
+            languages: &languages,
+        }),
+        Err(response) => response,
+    }
+}
+
+#[derive(Deserialize)]
+pub struct FileQuery {
+    #[serde(flatten)]
+    target: Target,
+    lang: String,
+    format: String,
+    #[serde(default)]
+    all: bool,
+}
+
+/// `GET /translations/file?region=R&lang=L&format=xliff|po|csv`: the exchange file.
+pub async fn file(State(console): State<Arc<Console>>, Query(query): Query<FileQuery>) -> Response {
+    let Some(format) = Format::parse(&query.format) else {
+        return error_page(StatusCode::BAD_REQUEST, "the format is xliff, po or csv");
+    };
+    let (repo, line, texts) = match query.target.open(&console) {
+        Ok(found) => found,
+        Err(response) => return response,
+    };
+    if !texts.targets().contains(&query.lang.as_str()) {
+        return error_page(
+            StatusCode::NOT_FOUND,
+            &format!("{} is not translated into that language", line.branch()),
+        );
+    }
+    match l10n::export(&repo, &texts, &query.lang, format, query.all) {
+        Ok(export) => {
+            let extension = match format {
+                Format::Xliff => "xlf",
+                Format::Po => "po",
+                Format::Csv => "csv",
+            };
+            // The name is made of checked names only.
+            let name = format!("{}-{}.{extension}", line.name(), query.lang);
+            (
+                [
+                    (header::CONTENT_TYPE, "application/octet-stream".to_string()),
+                    (
+                        header::CONTENT_DISPOSITION,
+                        format!("attachment; filename=\"{name}\""),
+                    ),
+                ],
+                export.bytes,
+            )
+                .into_response()
+        }
+        Err(e) => crate::pages::store_error(e),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "taken.html")]
+struct TakenPage<'a> {
+    who: &'a Visitor,
+    line: &'a Line,
+    upload: &'a str,
+    /// Why the file cannot be taken: each check failure, its unit and source text.
+    rejected: Vec<String>,
+    taken: Option<&'a Taken>,
+}
+
+/// `POST /translations` (multipart: `csrf`, `region`, `branch`, `file`): keep the file,
+/// check it, show what taking it would do.
+pub async fn upload(
+    State(console): State<Arc<Console>>,
+    Extension(who): Extension<Visitor>,
+    mut form: Multipart,
+) -> Response {
+    let mut csrf = None;
+    let mut target = Target {
+        region: String::new(),
+        branch: None,
+    };
+    let mut files = Vec::new();
+    while let Ok(Some(field)) = form.next_field().await {
+        match field.name().unwrap_or_default() {
+            "csrf" => csrf = field.text().await.ok(),
+            "region" => target.region = field.text().await.unwrap_or_default(),
+            "branch" => target.branch = field.text().await.ok(),
+            "file" => {
+                let given = field.file_name().unwrap_or_default().to_string();
+                let name = match file_name(&given, EXCHANGE) {
+                    Ok(name) => name,
+                    Err(e) => return error_page(StatusCode::BAD_REQUEST, &e.to_string()),
+                };
+                match field.bytes().await {
+                    Ok(bytes) if bytes.len() as u64 <= crate::uploads::FILE_LIMIT => {
+                        files.push((name, bytes.to_vec()))
+                    }
+                    _ => {
+                        return error_page(
+                            StatusCode::PAYLOAD_TOO_LARGE,
+                            &UploadError::TooLarge { name }.to_string(),
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Err(refused) = who.may_post(Role::Editor, csrf.as_deref()) {
+        return refused;
+    }
+    if files.len() != 1 {
+        return error_page(StatusCode::BAD_REQUEST, "one exchange file at a time");
+    }
+    let (repo, _, _) = match target.open(&console) {
+        Ok(found) => found,
+        Err(response) => return response,
+    };
+    match Uploads::new(repo.git.path()).keep(&who.identity.name, &files) {
+        Ok(id) => {
+            let mut to = format!("/translations/check?upload={id}&region={}", target.region);
+            if let Some(branch) = target.branch() {
+                to.push_str(&format!("&branch={branch}"));
+            }
+            Redirect::to(&to).into_response()
+        }
+        Err(e) => error_page(StatusCode::BAD_REQUEST, &e.to_string()),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct CheckQuery {
+    upload: String,
+    #[serde(flatten)]
+    target: Target,
+}
+
+/// Take the kept exchange file `upload` into the target (or only check it).
+fn take(
+    console: &Console,
+    who: &Visitor,
+    upload: &str,
+    target: &Target,
+    dry_run: bool,
+) -> Result<(Line, TranslationOutcome), Response> {
+    let (repo, line, _) = target.open(console)?;
+    let uploads = Uploads::new(repo.git.path());
+    let folder = uploads
+        .folder(&who.identity.name, upload)
+        .map_err(|e| error_page(StatusCode::NOT_FOUND, &e.to_string()))?;
+    let Some(name) = uploads.files(&folder).into_iter().next() else {
+        return Err(error_page(
+            StatusCode::NOT_FOUND,
+            "the upload holds no file",
+        ));
+    };
+    let repo = repo
+        .write_as(&who.identity.name, &who.identity.email)
+        .map_err(crate::pages::store_error)?;
+    let outcome = taking::run(
+        &repo,
+        &taking::Request {
+            region: line.name(),
+            branch: line.work().map(|w| w.name()),
+            file: &folder.join(name),
+            language: None,
+            message: None,
+            dry_run,
+        },
+    )
+    .map_err(crate::pages::store_error)?;
+    Ok((line, outcome))
+}
+
+/// `GET /translations/check?upload=ID&region=R`: what taking the file would do.
+pub async fn check(
+    State(console): State<Arc<Console>>,
+    Extension(who): Extension<Visitor>,
+    Query(query): Query<CheckQuery>,
+) -> Response {
+    if let Err(refused) = who.may(Role::Editor) {
+        return refused;
+    }
+    let (line, outcome) = match take(&console, &who, &query.upload, &query.target, true) {
+        Ok(done) => done,
+        Err(response) => return response,
+    };
+    let (rejected, taken) = match &outcome {
+        TranslationOutcome::Rejected(report) => (
+            report.diagnostics.iter().map(shown_diagnostic).collect(),
+            None,
+        ),
+        TranslationOutcome::Taken(taken) => (Vec::new(), Some(taken)),
+    };
+    let status = match taken {
+        None => StatusCode::UNPROCESSABLE_ENTITY,
+        Some(_) => StatusCode::OK,
+    };
+    let page = TakenPage {
+        who: &who,
+        line: &line,
+        upload: &query.upload,
+        rejected,
+        taken,
+    };
+    (status, render(&page)).into_response()
+}
+
+/// A check failure as the page shows it: its place (the file by its own name only) and
+/// what it says.
+fn shown_diagnostic(d: &masterctl_schemas::Diagnostic) -> String {
+    let mut d = d.clone();
+    d.location.file = d
+        .location
+        .file
+        .as_ref()
+        .and_then(|f| f.file_name())
+        .map(std::path::PathBuf::from);
+    d.to_string()
+}
+
+#[derive(Deserialize)]
+pub struct TakeForm {
+    #[serde(default)]
+    csrf: Option<String>,
+    upload: String,
+    #[serde(flatten)]
+    target: Target,
+}
+
+/// `POST /translations/take`: take the checked file, as the signed-in user.
+pub async fn commit(
+    State(console): State<Arc<Console>>,
+    Extension(who): Extension<Visitor>,
+    Form(form): Form<TakeForm>,
+) -> Response {
+    if let Err(refused) = who.may_post(Role::Editor, form.csrf.as_deref()) {
+        return refused;
+    }
+    match take(&console, &who, &form.upload, &form.target, false) {
+        Ok((line, TranslationOutcome::Taken(Taken { state, .. })))
+            if !matches!(state, TakenState::DryRun) =>
+        {
+            let mut to = format!("/translations?region={}", line.name());
+            if let Some(work) = line.work() {
+                to.push_str(&format!("&branch={}", work.name()));
+            }
+            Redirect::to(&to).into_response()
+        }
+        Ok(_) => error_page(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "the file cannot be taken: see its check",
+        ),
+        Err(response) => response,
+    }
+}
+
+fn render(page: &impl Template) -> Response {
+    match page.render() {
+        Ok(html) => Html(html).into_response(),
+        Err(e) => error_page(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+    }
+}
