@@ -1,6 +1,6 @@
 //! The console in a real browser: Debian's chromium driven by playwright-core (from
 //! npm; nothing downloads a browser) through a planner's journey — upload a workbook
-//! with a mistake, see the diagnostics, upload the fixed one, review, import, find it in
+//! with a mistake, see the diagnostics and the bad cell in its sheet, upload the fixed one, review, import, find it in
 //! the history, blame the cell. Screenshots of each step are kept in
 //! `target/console-screenshots/` (an artifact to look at).
 
@@ -124,7 +124,7 @@ fn a_planner_imports_through_the_console_in_a_real_browser() {
         String::from_utf8_lossy(&run.stderr)
     );
     let shots = std::fs::read_dir(&out).unwrap().count();
-    assert!(shots >= 6, "{shots} screenshots");
+    assert!(shots >= 7, "{shots} screenshots");
     // The import is on the branch, by the planner at this machine.
     let log = git(repo, &["log", "-1", "--format=%an %s", "masters/jp"]);
     assert_eq!(log.trim(), "Test Planner Steel sword 1500 (browser)");

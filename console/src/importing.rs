@@ -193,6 +193,8 @@ pub struct ReviewQuery {
 /// server), where in it, and what.
 struct Shown {
     file: String,
+    /// The sheet (a workbook's), for the link to its grid.
+    sheet: Option<String>,
     place: String,
     message: String,
     found: Option<String>,
@@ -221,6 +223,7 @@ impl Shown {
         }
         Shown {
             file,
+            sheet: l.sheet.clone(),
             place: place.join(" "),
             message: d.message.clone(),
             found: d.found.clone(),
@@ -438,6 +441,94 @@ pub async fn commit(
         }
         Err(response) => response,
     }
+}
+
+#[derive(Deserialize)]
+pub struct SheetQuery {
+    upload: String,
+    #[serde(flatten)]
+    target: Target,
+    file: String,
+    #[serde(default)]
+    sheet: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "sheet.html")]
+struct SheetPage<'a> {
+    who: &'a Visitor,
+    file: &'a str,
+    sheet: Option<&'a str>,
+    shown: &'a crate::sheets::ShownSheet,
+    back: String,
+}
+
+/// `GET /review/sheet?upload=ID&region=R&file=NAME[&sheet=S]`: an uploaded sheet as a
+/// grid, the cells the review's diagnostics name highlighted with their messages. The
+/// file is one of the upload's by its exact name (never a path).
+pub async fn sheet(
+    State(console): State<Arc<Console>>,
+    Extension(who): Extension<Visitor>,
+    Query(query): Query<SheetQuery>,
+) -> Response {
+    if let Err(refused) = who.may(Role::Editor) {
+        return refused;
+    }
+    let review = ReviewQuery {
+        upload: query.upload.clone(),
+        target: Target {
+            region: query.target.region.clone(),
+            branch: query.target.branch.clone(),
+        },
+    };
+    let (repo, _, folder, outcome) = match dry_run(&console, &who, &review) {
+        Ok(done) => done,
+        Err(response) => return response,
+    };
+    let Some(name) = Uploads::new(repo.git.path())
+        .files(&folder)
+        .into_iter()
+        .find(|f| *f == query.file)
+    else {
+        return error_page(
+            StatusCode::NOT_FOUND,
+            "the upload holds no file of that name",
+        );
+    };
+    let path = folder.join(&name);
+    let diagnostics: Vec<Diagnostic> = match &outcome {
+        ImportOutcome::Rejected(report) => report.diagnostics.clone(),
+        ImportOutcome::DryRun { summary, .. } => summary.report.diagnostics.clone(),
+        _ => Vec::new(),
+    }
+    .into_iter()
+    .filter(|d| d.location.file.as_deref() == Some(path.as_path()))
+    .filter(|d| query.sheet.is_none() || d.location.sheet == query.sheet)
+    .collect();
+    let sheet = query.sheet.as_deref();
+    let shown = match tokio::task::spawn_blocking({
+        let path = path.clone();
+        let sheet = sheet.map(str::to_string);
+        move || crate::sheets::sheet(&path, sheet.as_deref(), &diagnostics)
+    })
+    .await
+    {
+        Ok(Ok(shown)) => shown,
+        Ok(Err(why)) => return error_page(StatusCode::UNPROCESSABLE_ENTITY, &why),
+        Err(_) => {
+            return error_page(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the sheet could not be read",
+            );
+        }
+    };
+    render(&SheetPage {
+        who: &who,
+        file: &name,
+        sheet,
+        shown: &shown,
+        back: format!("/review?upload={}&{}", query.upload, query.target.query()),
+    })
 }
 
 fn render(page: &impl Template) -> Response {

@@ -13,6 +13,7 @@ pub mod access;
 mod importing;
 mod joining;
 mod pages;
+mod sheets;
 mod shown;
 mod translating;
 mod uploads;
@@ -89,6 +90,7 @@ pub fn router(console: Arc<Console>) -> Router {
         )
         .route("/review", get(importing::review))
         .route("/review/diff", get(importing::review_diff))
+        .route("/review/sheet", get(importing::sheet))
         .route("/join", get(joining::page).post(joining::act))
         .route("/join/diff", get(joining::diff))
         .route("/resolve", post(joining::resolve))

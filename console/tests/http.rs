@@ -470,6 +470,40 @@ async fn an_upload_is_checked_reviewed_then_imported_as_the_signed_in_user() {
         !got.body.contains(dir.path().to_str().unwrap()),
         "a server path shown"
     );
+    // Each diagnostic links to its sheet as a grid, the bad cell highlighted with why.
+    let sheet = got
+        .body
+        .split("href=\"/review/sheet?")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap()
+        .replace("&amp;", "&")
+        .replace("&#38;", "&");
+    let grid = send(
+        &app,
+        request("GET", &format!("/review/sheet?{sheet}"), HERE)
+            .header(header::COOKIE, &cookie)
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(grid.status, StatusCode::OK, "{}", grid.body);
+    assert!(
+        grid.body.contains("class=\"bad\">x<span class=\"why\">"),
+        "{}",
+        grid.body
+    );
+    let elsewhere = sheet.replace("file=monster.csv", "file=..%2F..%2Fetc%2Fpasswd");
+    assert_ne!(elsewhere, sheet);
+    let got = send(
+        &app,
+        request("GET", &format!("/review/sheet?{elsewhere}"), HERE)
+            .header(header::COOKIE, &cookie)
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::NOT_FOUND);
 
     // Fixed: the review says what changes; nothing is written yet.
     let head = |dir: &Path| {

@@ -45,6 +45,12 @@ try {
   await expect('the diagnostics table', await page.locator('#diagnostics').count() === 1);
   await expect('the mistake named with its place', (await page.textContent('#diagnostics')).includes('Item.csv'));
   await shot('diagnostics');
+  // The mistake's place opens the sheet as a grid, the cell highlighted with why.
+  await page.locator('#diagnostics a').first().click();
+  await expect('the bad cell highlighted', await page.locator('td.bad').count() === 1);
+  await expect('the message beside it', (await page.textContent('td.bad')).includes('abc'));
+  await shot('sheet');
+  await page.getByRole('link', { name: 'Back to the review' }).click();
   // Fixed: the review of exactly what changes, then the import.
   await page.getByRole('link', { name: 'upload' }).click();
   await page.setInputFiles('#files', FIXED);

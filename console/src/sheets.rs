@@ -1,0 +1,171 @@
+//! An uploaded sheet as a grid, its bad cells highlighted with the message beside
+//! them: what a diagnostic of the review links to. Read with the same readers an
+//! import uses (their limits apply), shown bounded, every cell as text.
+
+use std::path::Path;
+
+use masterctl_schemas::Diagnostic;
+use masterctl_schemas::read::Grid;
+
+/// The most rows and columns shown of a sheet.
+const ROWS: usize = 1000;
+const COLUMNS: usize = 100;
+
+/// One cell shown: its text, and the messages of the diagnostics that name it.
+pub struct ShownCell {
+    pub text: String,
+    pub messages: Vec<String>,
+}
+
+/// One row: its label as the planner knows it (the sheet's row number, or the CSV
+/// line) and its cells.
+pub struct ShownRow {
+    pub label: u64,
+    pub cells: Vec<ShownCell>,
+}
+
+/// A sheet: its column letters and rows, cut at the bounds (`more`: rows left out).
+pub struct ShownSheet {
+    pub columns: Vec<String>,
+    pub rows: Vec<ShownRow>,
+    pub more: usize,
+}
+
+/// `A`, `B`, … `Z`, `AA`: a 0-based column as a spreadsheet names it.
+pub fn column_letters(mut column: u32) -> String {
+    let mut out = Vec::new();
+    loop {
+        out.push(b'A' + (column % 26) as u8);
+        if column < 26 {
+            break;
+        }
+        column = column / 26 - 1;
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// `F6` → (5, 5): a cell's 0-based row and column.
+fn parse_a1(cell: &str) -> Option<(u64, u32)> {
+    let split = cell.find(|c: char| c.is_ascii_digit())?;
+    let (letters, digits) = cell.split_at(split);
+    if letters.is_empty() || !letters.bytes().all(|b| b.is_ascii_uppercase()) {
+        return None;
+    }
+    let mut column: u32 = 0;
+    for b in letters.bytes() {
+        column = column
+            .checked_mul(26)?
+            .checked_add(u32::from(b - b'A') + 1)?;
+    }
+    let row: u64 = digits.parse().ok()?;
+    Some((row.checked_sub(1)?, column - 1))
+}
+
+/// The sheet `sheet` of the workbook at `path` (the CSV file's only one), with the
+/// cells `diagnostics` name marked; `Err` says why it cannot be shown.
+pub fn sheet(
+    path: &Path,
+    sheet: Option<&str>,
+    diagnostics: &[Diagnostic],
+) -> Result<ShownSheet, String> {
+    let is_csv = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    if is_csv {
+        let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+        let grid = masterctl_schemas::read::csv::CsvGrid::parse(&bytes, path)
+            .map_err(|d| d.first().map(ToString::to_string).unwrap_or_default())?;
+        return Ok(shown(&grid, diagnostics, true));
+    }
+    let wanted = sheet.ok_or("name the sheet")?;
+    let mut found = None;
+    masterctl_schemas::read::workbook::for_each_sheet(path, |name, grid| {
+        if name == wanted {
+            found = Some(
+                grid.map(|g| shown(g, diagnostics, false))
+                    .map_err(|d| d.to_string()),
+            );
+        }
+    })
+    .map_err(|d| d.to_string())?;
+    found.unwrap_or_else(|| Err("the workbook has no such sheet".to_string()))
+}
+
+/// The grid as shown, the cells the diagnostics name marked: a workbook's by their
+/// cell (`F6`), a CSV file's by line and column name.
+fn shown(grid: &dyn Grid, diagnostics: &[Diagnostic], csv: bool) -> ShownSheet {
+    let height = grid.height();
+    let width = (0..height.min(ROWS))
+        .map(|r| grid.width(r))
+        .max()
+        .unwrap_or(0)
+        .min(COLUMNS);
+    let header: Vec<String> = (0..grid.width(0).min(COLUMNS))
+        .map(|c| grid.cell(0, c).display())
+        .collect();
+    let mut rows = Vec::new();
+    for row in 0..height.min(ROWS) {
+        let position = grid.row_position(row);
+        let mut cells: Vec<ShownCell> = (0..width)
+            .map(|column| ShownCell {
+                text: grid.cell(row, column).display(),
+                messages: Vec::new(),
+            })
+            .collect();
+        for d in diagnostics {
+            let l = &d.location;
+            let at = if csv {
+                match l.line {
+                    Some(line) if line == position => l
+                        .field
+                        .as_ref()
+                        .and_then(|f| header.iter().position(|h| h == f))
+                        .or(Some(0)),
+                    _ => None,
+                }
+            } else {
+                l.cell
+                    .as_deref()
+                    .and_then(parse_a1)
+                    .filter(|(r, _)| *r == position)
+                    .and_then(|(_, c)| (0..width).find(|&g| grid.column_position(g) == c))
+            };
+            if let Some(column) = at
+                && let Some(cell) = cells.get_mut(column)
+            {
+                cell.messages.push(d.message.clone());
+            }
+        }
+        rows.push(ShownRow {
+            label: if csv { position } else { position + 1 },
+            cells,
+        });
+    }
+    ShownSheet {
+        columns: (0..width)
+            .map(|c| column_letters(grid.column_position(c)))
+            .collect(),
+        rows,
+        more: height.saturating_sub(ROWS),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_are_named_as_spreadsheets_name_them() {
+        assert_eq!(column_letters(0), "A");
+        assert_eq!(column_letters(25), "Z");
+        assert_eq!(column_letters(26), "AA");
+        assert_eq!(column_letters(701), "ZZ");
+        assert_eq!(column_letters(702), "AAA");
+        assert_eq!(parse_a1("F6"), Some((5, 5)));
+        assert_eq!(parse_a1("AA1"), Some((0, 26)));
+        assert_eq!(parse_a1("f6"), None);
+        assert_eq!(parse_a1("F0"), None);
+        assert_eq!(parse_a1("6"), None);
+    }
+}
