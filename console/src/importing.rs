@@ -12,57 +12,19 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use masterctl_schemas::Diagnostic;
 use masterctl_store::import::{self, ImportOutcome, Request, Summary};
-use masterctl_store::{Line, StoreError};
+use masterctl_store::{Line, MasterRepo, StoreError};
 use serde::Deserialize;
 
 use crate::Console;
 use crate::access::Role;
-use crate::shown::error_page;
-use crate::uploads::{UploadError, Uploads, file_name};
+use crate::shown::{error_page, render, store_error};
+use crate::target::Target;
+use crate::uploads::{Received, Uploads, WORKBOOKS, receive, refused};
 use crate::visitor::Visitor;
 
-#[derive(Deserialize)]
-pub struct Target {
-    region: String,
-    #[serde(default)]
-    branch: Option<String>,
-}
-
-impl Target {
-    fn branch(&self) -> Option<&str> {
-        self.branch.as_deref().filter(|b| !b.is_empty())
-    }
-
-    /// `region=…&branch=…` for a link.
-    fn query(&self) -> String {
-        let mut query = format!("region={}", urlencode(&self.region));
-        if let Some(branch) = self.branch() {
-            query.push_str(&format!("&branch={}", urlencode(branch)));
-        }
-        query
-    }
-}
-
-fn urlencode(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            b => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
-/// The branch a request names, checked against the project.
-fn line(
-    console: &Console,
-    target: &Target,
-) -> Result<(masterctl_store::MasterRepo, Line), Response> {
-    let repo = console.open().map_err(crate::pages::store_error)?;
-    let structure = repo.structure().map_err(crate::pages::store_error)?;
-    let line = crate::pages::line_of(&structure, &target.region, target.branch())?;
-    Ok((repo, line))
+/// The branch a request names, with its repository.
+fn line(console: &Console, target: &Target) -> Result<(MasterRepo, Line), Response> {
+    target.open(console).map(|(repo, _, line)| (repo, line))
 }
 
 #[derive(Template)]
@@ -101,70 +63,14 @@ pub async fn upload(
     Extension(who): Extension<Visitor>,
     mut form: Multipart,
 ) -> Response {
-    let mut csrf = None;
-    let mut target = Target {
-        region: String::new(),
-        branch: None,
+    let Received {
+        csrf,
+        target,
+        files,
+    } = match receive(&mut form, "files", WORKBOOKS).await {
+        Ok(received) => received,
+        Err(response) => return response,
     };
-    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-    let mut total = 0u64;
-    loop {
-        let field = match form.next_field().await {
-            Ok(Some(field)) => field,
-            Ok(None) => break,
-            Err(e) => {
-                return error_page(
-                    e.status(),
-                    &format!("the upload did not arrive whole: {}", e.body_text()),
-                );
-            }
-        };
-        let name = field.name().unwrap_or_default().to_string();
-        match name.as_str() {
-            "csrf" | "region" | "branch" => {
-                let value = field.text().await.unwrap_or_default();
-                match name.as_str() {
-                    "csrf" => csrf = Some(value),
-                    "region" => target.region = value,
-                    _ => target.branch = Some(value),
-                }
-            }
-            "files" => {
-                let given = field.file_name().unwrap_or_default().to_string();
-                if given.is_empty() {
-                    continue;
-                }
-                let name = match file_name(&given, crate::uploads::WORKBOOKS) {
-                    Ok(name) => name,
-                    Err(e) => return error_page(StatusCode::BAD_REQUEST, &e.to_string()),
-                };
-                let bytes = match field.bytes().await {
-                    Ok(bytes) => bytes,
-                    Err(e) => {
-                        return error_page(
-                            e.status(),
-                            &format!("`{name}` did not arrive whole: {}", e.body_text()),
-                        );
-                    }
-                };
-                total += bytes.len() as u64;
-                if bytes.len() as u64 > crate::uploads::FILE_LIMIT {
-                    return error_page(
-                        StatusCode::PAYLOAD_TOO_LARGE,
-                        &UploadError::TooLarge { name }.to_string(),
-                    );
-                }
-                if total > crate::uploads::UPLOAD_LIMIT || files.len() >= crate::uploads::FILES {
-                    return error_page(
-                        StatusCode::PAYLOAD_TOO_LARGE,
-                        &UploadError::UploadTooLarge.to_string(),
-                    );
-                }
-                files.push((name, bytes.to_vec()));
-            }
-            _ => {}
-        }
-    }
     if let Err(refused) = who.may_post(Role::Editor, csrf.as_deref()) {
         return refused;
     }
@@ -175,10 +81,7 @@ pub async fn upload(
     let uploads = Uploads::new(repo.git.path());
     match uploads.keep(&who.identity.name, &files) {
         Ok(id) => Redirect::to(&format!("/review?upload={id}&{}", target.query())).into_response(),
-        Err(e @ UploadError::Io(_)) => {
-            error_page(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string())
-        }
-        Err(e) => error_page(StatusCode::BAD_REQUEST, &e.to_string()),
+        Err(e) => refused(&e),
     }
 }
 
@@ -306,7 +209,7 @@ fn import_error(error: StoreError) -> Response {
             StatusCode::CONFLICT
         }
         StoreError::NoSources => StatusCode::BAD_REQUEST,
-        _ => return crate::pages::store_error(error),
+        _ => return store_error(error),
     };
     let kept = "; your upload is kept: review it again";
     error_page(status, &format!("{error}{kept}"))
@@ -419,7 +322,7 @@ pub async fn commit(
     };
     let repo = match repo.write_as(&who.identity.name, &who.identity.email) {
         Ok(repo) => repo,
-        Err(e) => return crate::pages::store_error(e),
+        Err(e) => return store_error(e),
     };
     let message = form
         .message
@@ -529,11 +432,4 @@ pub async fn sheet(
         shown: &shown,
         back: format!("/review?upload={}&{}", query.upload, query.target.query()),
     })
-}
-
-fn render(page: &impl Template) -> Response {
-    match page.render() {
-        Ok(html) => Html(html).into_response(),
-        Err(e) => error_page(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
-    }
 }

@@ -15,53 +15,38 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use masterctl_store::rebase::resolutions::Resolution;
 use masterctl_store::rebase::session::{self, Action, ConflictEntry, Rebased, Step};
 use masterctl_store::rebase::{Join, RebaseError};
-use masterctl_store::{Line, Region, WorkBranch};
+use masterctl_store::{Line, MasterRepo, Structure};
 use serde::Deserialize;
 
 use crate::Console;
 use crate::access::Role;
-use crate::shown::error_page;
+use crate::shown::{error_page, render, store_error};
+use crate::target::Target;
 use crate::visitor::Visitor;
 
 /// Which join a request names: `kind` (`rebase`, `merge`), the region, the work branch.
 #[derive(Deserialize)]
 pub struct JoinQuery {
     kind: String,
-    region: String,
-    #[serde(default)]
-    branch: Option<String>,
+    #[serde(flatten)]
+    target: Target,
 }
 
 impl JoinQuery {
-    fn branch(&self) -> Option<&str> {
-        self.branch.as_deref().filter(|b| !b.is_empty())
-    }
-
     /// `kind=…&region=…[&branch=…]` for a link.
     fn query(&self) -> String {
-        let mut query = format!("kind={}&region={}", self.kind, self.region);
-        if let Some(branch) = self.branch() {
-            query.push_str(&format!("&branch={branch}"));
-        }
-        query
+        format!("kind={}&{}", self.kind, self.target.query())
     }
 
     /// The join, checked against the project: a rebase of the region (or of a work
-    /// branch onto it), or a merge of a work branch into it.
-    fn join(&self, console: &Console) -> Result<(masterctl_store::MasterRepo, Join), Response> {
-        let repo = console.open().map_err(crate::pages::store_error)?;
-        let structure = repo.structure().map_err(crate::pages::store_error)?;
-        let region =
-            Region::of(&structure.project, &self.region).map_err(crate::pages::store_error)?;
-        let work = self
-            .branch()
-            .map(|name| WorkBranch::of(&region, name))
-            .transpose()
-            .map_err(crate::pages::store_error)?;
-        let join = match (self.kind.as_str(), work) {
-            ("rebase", None) => Join::Rebase(region),
-            ("rebase", Some(work)) => Join::Refresh(work),
-            ("merge", Some(work)) => Join::Reflect(work),
+    /// branch onto it), or a merge of a work branch into it; with the repository and
+    /// its structure.
+    fn join(&self, console: &Console) -> Result<(MasterRepo, Structure, Join), Response> {
+        let (repo, structure, line) = self.target.open(console)?;
+        let join = match (self.kind.as_str(), line.work()) {
+            ("rebase", None) => Join::Rebase(line.region().clone()),
+            ("rebase", Some(work)) => Join::Refresh(work.clone()),
+            ("merge", Some(work)) => Join::Reflect(work.clone()),
             _ => {
                 return Err(error_page(
                     StatusCode::BAD_REQUEST,
@@ -69,14 +54,14 @@ impl JoinQuery {
                 ));
             }
         };
-        Ok((repo, join))
+        Ok((repo, structure, join))
     }
 }
 
 /// A join's failure as a page.
 fn join_error(error: RebaseError) -> Response {
     match error {
-        RebaseError::Store(e) => crate::pages::store_error(e),
+        RebaseError::Store(e) => store_error(e),
         RebaseError::NoUpstream(_) | RebaseError::BadResolution(_) => {
             error_page(StatusCode::BAD_REQUEST, &error.to_string())
         }
@@ -141,13 +126,9 @@ pub async fn page(
     if let Err(refused) = who.may(Role::Editor) {
         return refused;
     }
-    let (repo, join) = match query.join(&console) {
+    let (repo, structure, join) = match query.join(&console) {
         Ok(found) => found,
         Err(response) => return response,
-    };
-    let structure = match repo.structure() {
-        Ok(structure) => structure,
-        Err(e) => return crate::pages::store_error(e),
     };
     let line = join.target();
     let in_progress = matches!(
@@ -163,8 +144,8 @@ pub async fn page(
         kind: join.kind(),
         line,
         query: query.query(),
-        region: &query.region,
-        branch: query.branch(),
+        region: &query.target.region,
+        branch: query.target.branch(),
         in_progress,
         may: who.identity.role >= Role::Maintainer,
         step: &step,
@@ -180,15 +161,9 @@ pub async fn diff(
     if let Err(refused) = who.may(Role::Editor) {
         return refused;
     }
-    let (repo, join) = match query.join(&console) {
+    let (repo, structure, join) = match query.join(&console) {
         Ok(found) => found,
         Err(response) => return response,
-    };
-    let Ok(structure) = repo.structure() else {
-        return error_page(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "the structure does not load",
-        );
     };
     match session::run(&repo, &structure, &join, &Action::DryRun, None) {
         Ok(Step::DryRun { diff, rebase }) => Html(masterctl_store::review::diff::page(
@@ -228,19 +203,13 @@ pub async fn act(
     if let Err(refused) = who.may_post(Role::Maintainer, form.csrf.as_deref()) {
         return refused;
     }
-    let (repo, join) = match form.join.join(&console) {
+    let (repo, structure, join) = match form.join.join(&console) {
         Ok(found) => found,
         Err(response) => return response,
     };
     let repo = match repo.write_as(&who.identity.name, &who.identity.email) {
         Ok(repo) => repo,
-        Err(e) => return crate::pages::store_error(e),
-    };
-    let Ok(structure) = repo.structure() else {
-        return error_page(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "the structure does not load",
-        );
+        Err(e) => return store_error(e),
     };
     let stopped = matches!(
         masterctl_store::rebase::state::load_state(&repo, &join.target()),
@@ -259,11 +228,12 @@ pub async fn act(
         .filter(|m| !m.is_empty());
     match session::run(&repo, &structure, &join, &action, message) {
         Ok(Step::Committed { .. }) => {
-            let mut to = format!("/history?region={}", form.join.region);
-            if let (Join::Refresh(work), Some(_)) = (&join, form.join.branch()) {
-                to.push_str(&format!("&branch={}", work.name()));
-            }
-            Redirect::to(&to).into_response()
+            // The history of the branch that moved.
+            let moved = Target {
+                region: form.join.target.region.clone(),
+                branch: join.target().work().map(|w| w.name().to_string()),
+            };
+            Redirect::to(&format!("/history?{}", moved.query())).into_response()
         }
         Ok(_) => Redirect::to(&format!("/join?{}", form.join.query())).into_response(),
         Err(e) => join_error(e),
@@ -298,15 +268,9 @@ pub async fn resolve(
     if let Err(refused) = who.may_post(Role::Maintainer, form.csrf.as_deref()) {
         return refused;
     }
-    let (repo, join) = match form.join.join(&console) {
+    let (repo, structure, join) = match form.join.join(&console) {
         Ok(found) => found,
         Err(response) => return response,
-    };
-    let Ok(structure) = repo.structure() else {
-        return error_page(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "the structure does not load",
-        );
     };
     let side = match form.side.as_str() {
         "ours" => Resolution::Ours,
@@ -325,12 +289,5 @@ pub async fn resolve(
     match session::run(&repo, &structure, &join, &action, None) {
         Ok(_) => Redirect::to(&format!("/join?{}", form.join.query())).into_response(),
         Err(e) => join_error(e),
-    }
-}
-
-fn render(page: &impl Template) -> Response {
-    match page.render() {
-        Ok(html) => Html(html).into_response(),
-        Err(e) => error_page(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
     }
 }

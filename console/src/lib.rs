@@ -15,6 +15,7 @@ mod joining;
 mod pages;
 mod sheets;
 mod shown;
+mod target;
 mod translating;
 mod uploads;
 mod visitor;

@@ -13,48 +13,20 @@ use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use masterctl_store::review::blame::Blame;
 use masterctl_store::status::RegionStatus;
-use masterctl_store::{ImportRecord, Line, Region, StoreError, short_id};
+use masterctl_store::{ImportRecord, Line, MasterRepo, Structure, short_id};
 use serde::Deserialize;
 
 use crate::Console;
 use crate::access::Policy;
-use crate::shown::{LoginPage, error_page, unauthorized};
+use crate::shown::{LoginPage, error_page, render, store_error, unauthorized};
+use crate::target::Target;
 use crate::visitor::{COOKIE, Visitor, cookie_for};
 
-/// A store error as the page a planner sees: a thing named that is not there is 404,
-/// a request that cannot be taken 400, anything else 500.
-pub(crate) fn store_error(error: StoreError) -> Response {
-    let status = match &error {
-        StoreError::UnknownRegion { .. }
-        | StoreError::NoBranch(_)
-        | StoreError::NoWorkBranch { .. }
-        | StoreError::UnknownRevision(_)
-        | StoreError::NoTable { .. }
-        | StoreError::NoField { .. }
-        | StoreError::NoRow { .. }
-        | StoreError::NoCommits(_) => StatusCode::NOT_FOUND,
-        StoreError::BadWorkBranch(_) | StoreError::KeyArity { .. } => StatusCode::BAD_REQUEST,
-        _ => StatusCode::INTERNAL_SERVER_ERROR,
-    };
-    error_page(status, &error.to_string())
-}
-
-fn open(
-    console: &Console,
-) -> Result<(masterctl_store::MasterRepo, masterctl_store::Structure), Response> {
+/// The repository and its structure.
+fn open(console: &Console) -> Result<(MasterRepo, Structure), Response> {
     let repo = console.open().map_err(store_error)?;
     let structure = repo.structure().map_err(store_error)?;
     Ok((repo, structure))
-}
-
-/// A region (and a work branch of it) named by a request, checked against the project.
-pub(crate) fn line_of(
-    structure: &masterctl_store::Structure,
-    region: &str,
-    branch: Option<&str>,
-) -> Result<Line, Response> {
-    let region = Region::of(&structure.project, region).map_err(store_error)?;
-    Line::of(&region, branch.filter(|b| !b.is_empty())).map_err(store_error)
 }
 
 #[derive(Template)]
@@ -88,13 +60,6 @@ pub async fn regions(
     })
 }
 
-#[derive(Deserialize)]
-pub struct BranchQuery {
-    region: String,
-    #[serde(default)]
-    branch: Option<String>,
-}
-
 #[derive(Template)]
 #[template(path = "history.html")]
 struct HistoryPage<'a> {
@@ -110,10 +75,9 @@ const HISTORY: usize = 200;
 pub async fn history(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
-    Query(query): Query<BranchQuery>,
+    Query(target): Query<Target>,
 ) -> Response {
-    let shown = open(&console).and_then(|(repo, structure)| {
-        let line = line_of(&structure, &query.region, query.branch.as_deref())?;
+    let shown = target.open(&console).and_then(|(repo, _, line)| {
         repo.head_of_line(&line).map_err(store_error)?;
         let records =
             masterctl_store::history(&repo, &line.reference(), HISTORY).map_err(store_error)?;
@@ -170,9 +134,8 @@ pub async fn commit(
 
 #[derive(Deserialize)]
 pub struct BlameQuery {
-    region: String,
-    #[serde(default)]
-    branch: Option<String>,
+    #[serde(flatten)]
+    target: Target,
     table: String,
     /// The key's cells joined by `|` (`10|3`), as the command line takes them.
     key: String,
@@ -192,8 +155,7 @@ pub async fn blame(
     Extension(who): Extension<Visitor>,
     Query(query): Query<BlameQuery>,
 ) -> Response {
-    let shown = open(&console).and_then(|(repo, structure)| {
-        let line = line_of(&structure, &query.region, query.branch.as_deref())?;
+    let shown = query.target.open(&console).and_then(|(repo, _, line)| {
         let key: Vec<String> = query.key.split('|').map(str::to_string).collect();
         let blame = masterctl_store::review::blame::blame(&repo, &line, &query.table, &key, None)
             .map_err(store_error)?;
@@ -267,11 +229,4 @@ pub async fn logout(
         response.headers_mut().append(header::SET_COOKIE, value);
     }
     response
-}
-
-fn render(page: &impl Template) -> Response {
-    match page.render() {
-        Ok(html) => Html(html).into_response(),
-        Err(e) => error_page(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
-    }
 }

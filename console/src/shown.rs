@@ -1,9 +1,12 @@
-//! What every part of the console shows the same way: an error as a page with its
-//! status, and the 401 page (with the sign-in form where users sign in).
+//! What every part of the console shows the same way: a page rendered, an error as a
+//! page with its status (a store's error by what it means), and the 401 page (with the
+//! sign-in form where users sign in).
 
 use askama::Template;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
+
+use masterctl_store::StoreError;
 
 use crate::access::Policy;
 
@@ -45,4 +48,30 @@ pub fn unauthorized(policy: &Policy) -> Response {
         Html(page.render().unwrap_or_default()),
     )
         .into_response()
+}
+
+/// A store error as the page a planner sees: a thing named that is not there is 404,
+/// a request that cannot be taken 400, anything else 500.
+pub fn store_error(error: StoreError) -> Response {
+    let status = match &error {
+        StoreError::UnknownRegion { .. }
+        | StoreError::NoBranch(_)
+        | StoreError::NoWorkBranch { .. }
+        | StoreError::UnknownRevision(_)
+        | StoreError::NoTable { .. }
+        | StoreError::NoField { .. }
+        | StoreError::NoRow { .. }
+        | StoreError::NoCommits(_) => StatusCode::NOT_FOUND,
+        StoreError::BadWorkBranch(_) | StoreError::KeyArity { .. } => StatusCode::BAD_REQUEST,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    error_page(status, &error.to_string())
+}
+
+/// A page, rendered (a template that fails is a 500 naming why).
+pub fn render(page: &impl Template) -> Response {
+    match page.render() {
+        Ok(html) => Html(html).into_response(),
+        Err(e) => error_page(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+    }
 }

@@ -9,7 +9,7 @@ use askama::Template;
 use axum::Extension;
 use axum::extract::{Form, Multipart, Query, State};
 use axum::http::{StatusCode, header};
-use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::response::{IntoResponse, Redirect, Response};
 use masterctl_locales::exchange::Format;
 use masterctl_store::l10n::import::{self as taking, Taken, TakenState, TranslationOutcome};
 use masterctl_store::l10n::{self, LanguageStatus, RegionTexts};
@@ -18,29 +18,16 @@ use serde::Deserialize;
 
 use crate::Console;
 use crate::access::Role;
-use crate::shown::error_page;
-use crate::uploads::{EXCHANGE, UploadError, Uploads, file_name};
+use crate::shown::{error_page, render, store_error};
+use crate::target::Target;
+use crate::uploads::{EXCHANGE, Received, Uploads, receive, refused};
 use crate::visitor::Visitor;
 
-#[derive(Deserialize)]
-pub struct Target {
-    region: String,
-    #[serde(default)]
-    branch: Option<String>,
-}
-
-impl Target {
-    fn branch(&self) -> Option<&str> {
-        self.branch.as_deref().filter(|b| !b.is_empty())
-    }
-
-    fn open(&self, console: &Console) -> Result<(MasterRepo, Line, RegionTexts), Response> {
-        let repo = console.open().map_err(crate::pages::store_error)?;
-        let structure = repo.structure().map_err(crate::pages::store_error)?;
-        let line = crate::pages::line_of(&structure, &self.region, self.branch())?;
-        let texts = l10n::open_region(&repo, &line).map_err(crate::pages::store_error)?;
-        Ok((repo, line, texts))
-    }
+/// The repository, the branch named and its texts.
+fn open(console: &Console, target: &Target) -> Result<(MasterRepo, Line, RegionTexts), Response> {
+    let (repo, _, line) = target.open(console)?;
+    let texts = l10n::open_region(&repo, &line).map_err(store_error)?;
+    Ok((repo, line, texts))
 }
 
 #[derive(Template)]
@@ -57,9 +44,9 @@ pub async fn page(
     Extension(who): Extension<Visitor>,
     Query(target): Query<Target>,
 ) -> Response {
-    let shown = target.open(&console).and_then(|(repo, line, texts)| {
-        let languages = l10n::status(&repo, &texts, &texts.targets(), false)
-            .map_err(crate::pages::store_error)?;
+    let shown = open(&console, &target).and_then(|(repo, line, texts)| {
+        let languages =
+            l10n::status(&repo, &texts, &texts.targets(), false).map_err(store_error)?;
         Ok((line, languages))
     });
     match shown {
@@ -87,7 +74,7 @@ pub async fn file(State(console): State<Arc<Console>>, Query(query): Query<FileQ
     let Some(format) = Format::parse(&query.format) else {
         return error_page(StatusCode::BAD_REQUEST, "the format is xliff, po or csv");
     };
-    let (repo, line, texts) = match query.target.open(&console) {
+    let (repo, line, texts) = match open(&console, &query.target) {
         Ok(found) => found,
         Err(response) => return response,
     };
@@ -118,7 +105,7 @@ pub async fn file(State(console): State<Arc<Console>>, Query(query): Query<FileQ
             )
                 .into_response()
         }
-        Err(e) => crate::pages::store_error(e),
+        Err(e) => store_error(e),
     }
 }
 
@@ -140,38 +127,14 @@ pub async fn upload(
     Extension(who): Extension<Visitor>,
     mut form: Multipart,
 ) -> Response {
-    let mut csrf = None;
-    let mut target = Target {
-        region: String::new(),
-        branch: None,
+    let Received {
+        csrf,
+        target,
+        files,
+    } = match receive(&mut form, "file", EXCHANGE).await {
+        Ok(received) => received,
+        Err(response) => return response,
     };
-    let mut files = Vec::new();
-    while let Ok(Some(field)) = form.next_field().await {
-        match field.name().unwrap_or_default() {
-            "csrf" => csrf = field.text().await.ok(),
-            "region" => target.region = field.text().await.unwrap_or_default(),
-            "branch" => target.branch = field.text().await.ok(),
-            "file" => {
-                let given = field.file_name().unwrap_or_default().to_string();
-                let name = match file_name(&given, EXCHANGE) {
-                    Ok(name) => name,
-                    Err(e) => return error_page(StatusCode::BAD_REQUEST, &e.to_string()),
-                };
-                match field.bytes().await {
-                    Ok(bytes) if bytes.len() as u64 <= crate::uploads::FILE_LIMIT => {
-                        files.push((name, bytes.to_vec()))
-                    }
-                    _ => {
-                        return error_page(
-                            StatusCode::PAYLOAD_TOO_LARGE,
-                            &UploadError::TooLarge { name }.to_string(),
-                        );
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
     if let Err(refused) = who.may_post(Role::Editor, csrf.as_deref()) {
         return refused;
     }
@@ -183,14 +146,12 @@ pub async fn upload(
         Err(response) => return response,
     };
     match Uploads::new(repo.git.path()).keep(&who.identity.name, &files) {
-        Ok(id) => {
-            let mut to = format!("/translations/check?upload={id}&region={}", target.region);
-            if let Some(branch) = target.branch() {
-                to.push_str(&format!("&branch={branch}"));
-            }
-            Redirect::to(&to).into_response()
-        }
-        Err(e) => error_page(StatusCode::BAD_REQUEST, &e.to_string()),
+        Ok(id) => Redirect::to(&format!(
+            "/translations/check?upload={id}&{}",
+            target.query()
+        ))
+        .into_response(),
+        Err(e) => refused(&e),
     }
 }
 
@@ -209,7 +170,7 @@ fn take(
     target: &Target,
     dry_run: bool,
 ) -> Result<(Line, TranslationOutcome), Response> {
-    let (repo, line, _) = target.open(console)?;
+    let (repo, line, _) = open(console, target)?;
     let uploads = Uploads::new(repo.git.path());
     let folder = uploads
         .folder(&who.identity.name, upload)
@@ -222,7 +183,7 @@ fn take(
     };
     let repo = repo
         .write_as(&who.identity.name, &who.identity.email)
-        .map_err(crate::pages::store_error)?;
+        .map_err(store_error)?;
     let outcome = taking::run(
         &repo,
         &taking::Request {
@@ -234,7 +195,7 @@ fn take(
             dry_run,
         },
     )
-    .map_err(crate::pages::store_error)?;
+    .map_err(store_error)?;
     Ok((line, outcome))
 }
 
@@ -304,26 +265,15 @@ pub async fn commit(
         return refused;
     }
     match take(&console, &who, &form.upload, &form.target, false) {
-        Ok((line, TranslationOutcome::Taken(Taken { state, .. })))
+        Ok((_, TranslationOutcome::Taken(Taken { state, .. })))
             if !matches!(state, TakenState::DryRun) =>
         {
-            let mut to = format!("/translations?region={}", line.name());
-            if let Some(work) = line.work() {
-                to.push_str(&format!("&branch={}", work.name()));
-            }
-            Redirect::to(&to).into_response()
+            Redirect::to(&format!("/translations?{}", form.target.query())).into_response()
         }
         Ok(_) => error_page(
             StatusCode::UNPROCESSABLE_ENTITY,
             "the file cannot be taken: see its check",
         ),
         Err(response) => response,
-    }
-}
-
-fn render(page: &impl Template) -> Response {
-    match page.render() {
-        Ok(html) => Html(html).into_response(),
-        Err(e) => error_page(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
     }
 }

@@ -7,7 +7,13 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use axum::extract::Multipart;
+use axum::http::StatusCode;
+use axum::response::Response;
 use sha2::{Digest, Sha256};
+
+use crate::shown::error_page;
+use crate::target::Target;
 
 /// The largest file taken.
 pub const FILE_LIMIT: u64 = 64 << 20;
@@ -141,6 +147,86 @@ impl Uploads {
 pub const WORKBOOKS: &[&str] = &["xlsx", "xlsm", "xlsb", "ods", "csv"];
 /// The extensions of the exchange files translators send back.
 pub const EXCHANGE: &[&str] = &["xlf", "xliff", "po", "csv"];
+
+/// What an upload form sent: its `csrf`, the branch it names (`region`, `branch`), and
+/// the files of its file field, each by its own name.
+pub struct Received {
+    pub csrf: Option<String>,
+    pub target: Target,
+    pub files: Vec<(String, Vec<u8>)>,
+}
+
+/// Read an upload form: its fields, and the files of `field` (each by its own name,
+/// one of `extensions`), bounded per file, in number and in all as they arrive. A
+/// file field left empty is no file.
+pub async fn receive(
+    form: &mut Multipart,
+    field: &str,
+    extensions: &[&str],
+) -> Result<Received, Response> {
+    let mut received = Received {
+        csrf: None,
+        target: Target {
+            region: String::new(),
+            branch: None,
+        },
+        files: Vec::new(),
+    };
+    let mut total = 0u64;
+    loop {
+        let part = match form.next_field().await {
+            Ok(Some(part)) => part,
+            Ok(None) => return Ok(received),
+            Err(e) => {
+                return Err(error_page(
+                    e.status(),
+                    &format!("the upload did not arrive whole: {}", e.body_text()),
+                ));
+            }
+        };
+        let name = part.name().unwrap_or_default().to_string();
+        match name.as_str() {
+            "csrf" => received.csrf = part.text().await.ok(),
+            "region" => received.target.region = part.text().await.unwrap_or_default(),
+            "branch" => received.target.branch = part.text().await.ok(),
+            _ if name == field => {
+                let given = part.file_name().unwrap_or_default().to_string();
+                if given.is_empty() {
+                    continue;
+                }
+                let name = file_name(&given, extensions).map_err(|e| refused(&e))?;
+                let bytes = part.bytes().await.map_err(|e| {
+                    error_page(
+                        e.status(),
+                        &format!("`{name}` did not arrive whole: {}", e.body_text()),
+                    )
+                })?;
+                total += bytes.len() as u64;
+                if bytes.len() as u64 > FILE_LIMIT {
+                    return Err(refused(&UploadError::TooLarge { name }));
+                }
+                if total > UPLOAD_LIMIT || received.files.len() >= FILES {
+                    return Err(refused(&UploadError::UploadTooLarge));
+                }
+                received.files.push((name, bytes.to_vec()));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// An upload refused, as its page: too large 413, not kept 500, otherwise 400.
+pub fn refused(error: &UploadError) -> Response {
+    let status = match error {
+        UploadError::TooLarge { .. } | UploadError::UploadTooLarge | UploadError::TooMany => {
+            StatusCode::PAYLOAD_TOO_LARGE
+        }
+        UploadError::Io(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        UploadError::Unknown(_) => StatusCode::NOT_FOUND,
+        _ => StatusCode::BAD_REQUEST,
+    };
+    error_page(status, &error.to_string())
+}
 
 /// A file name an upload may hold: its last component only, one of `extensions`, no
 /// control characters, not hidden.
