@@ -206,3 +206,21 @@ pub fn missing_objects(
     }
     Ok(out)
 }
+
+/// Every object `tips` reach in `from` that `to` lacks, written into `to` as one pack
+/// (what `to`'s references name is taken as known there): a push to, or a fetch from,
+/// a repository on this machine.
+pub fn copy_reachable(
+    from: &git2::Repository,
+    to: &git2::Repository,
+    tips: &[Oid],
+) -> Result<(), StoreError> {
+    let known: Vec<Oid> = to
+        .references()?
+        .flatten()
+        .filter_map(|r| r.target())
+        .collect();
+    let target = to.odb()?;
+    let ids = missing_objects(from, &target, tips, &known)?;
+    copy_objects(&from.odb()?, &target, &ids)
+}

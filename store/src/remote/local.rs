@@ -38,7 +38,8 @@ pub(super) fn push_local(
     updates: &[Update],
 ) -> Result<Vec<(String, String)>, StoreError> {
     let target = MasterRepo::at(path)?;
-    send_objects(repo, &target, updates)?;
+    let tips: Vec<Oid> = updates.iter().map(|u| u.id).collect();
+    crate::git::pack::copy_reachable(&repo.git, &target.git, &tips)?;
     let mut refused = Vec::new();
     for update in updates {
         if let Some(why) = move_reference(repo, &target, update)? {
@@ -46,44 +47,6 @@ pub(super) fn push_local(
         }
     }
     Ok(refused)
-}
-
-/// Every object the updates reach that the target lacks, written there as one pack.
-fn send_objects(
-    repo: &MasterRepo,
-    target: &MasterRepo,
-    updates: &[Update],
-) -> Result<(), StoreError> {
-    let tips: Vec<Oid> = updates.iter().map(|u| u.id).collect();
-    // What the target holds already is not sent again.
-    let known: Vec<Oid> = target
-        .git
-        .references()?
-        .flatten()
-        .filter_map(|r| r.target())
-        .collect();
-    let to = target.git.odb()?;
-    let ids = crate::git::pack::missing_objects(&repo.git, &to, &tips, &known)?;
-    crate::git::pack::copy_objects(&repo.git.odb()?, &to, &ids)
-}
-
-/// Fetch from the repository at `path`: every object its references in `wanted`
-/// (`(theirs, ours)`: a reference there, the tracking reference here) reach that this
-/// clone lacks, written here as one pack. The references themselves are the caller's.
-pub(super) fn fetch_objects(
-    repo: &MasterRepo,
-    source: &git2::Repository,
-    tips: &[Oid],
-) -> Result<(), StoreError> {
-    let known: Vec<Oid> = repo
-        .git
-        .references()?
-        .flatten()
-        .filter_map(|r| r.target())
-        .collect();
-    let to = repo.git.odb()?;
-    let ids = crate::git::pack::missing_objects(source, &to, tips, &known)?;
-    crate::git::pack::copy_objects(&source.odb()?, &to, &ids)
 }
 
 /// Move one reference of the target, or say why not.

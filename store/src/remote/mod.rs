@@ -110,7 +110,7 @@ pub(crate) fn fetch(
             git2::Repository::open(&path).map_err(|e| transport::failure(remote, &url, &e))?;
         let found = references_of(&source, &wanted)?;
         let tips: Vec<Oid> = found.iter().map(|(_, id)| *id).collect();
-        local::fetch_objects(repo, &source, &tips)?;
+        crate::git::pack::copy_reachable(&source, &repo.git, &tips)?;
         return crate::git::refs::with_refs_update(repo, &moved, || {
             let before = tracked(repo, remote)?;
             set_tracking(repo, &wanted, &found)?;
