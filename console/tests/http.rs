@@ -20,30 +20,43 @@ const MONSTER: &str = "name = \"monster\"\nprimary_key = [\"id\"]\n\n[[fields]]\
 
 /// A master repository with one import into jp, a monster named with markup.
 fn repository() -> tempfile::TempDir {
+    repository_with(CONFIG, MONSTER, "1,<script>alert(1)</script>\n2,スライム\n")
+}
+
+/// A master repository of `config` and the monster schema `monster` (committed by
+/// Aiko), its monsters `rows` imported into jp.
+fn repository_with(config: &str, monster: &str, rows: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let mut options = git2::RepositoryInitOptions::new();
     options.initial_head("main");
     let git = git2::Repository::init_opts(dir.path(), &options).unwrap();
-    let mut config = git.config().unwrap();
-    config.set_str("user.name", "Aiko").unwrap();
-    config.set_str("user.email", "aiko@example.com").unwrap();
+    let mut settings = git.config().unwrap();
+    settings.set_str("user.name", "Aiko").unwrap();
+    settings.set_str("user.email", "aiko@example.com").unwrap();
     let files = [
-        ("masterctl.toml".to_string(), CONFIG.as_bytes().to_vec()),
+        ("masterctl.toml".to_string(), config.as_bytes().to_vec()),
         (
             "schemas/monster.toml".to_string(),
-            MONSTER.as_bytes().to_vec(),
+            monster.as_bytes().to_vec(),
         ),
     ];
     masterctl_store::init::init(dir.path(), &files).unwrap();
-    let csv = dir.path().join("monster.csv");
-    std::fs::write(&csv, "id,name\n1,<script>alert(1)</script>\n2,スライム\n").unwrap();
-    let repo = masterctl_store::MasterRepo::open(dir.path()).unwrap();
+    import_rows(dir.path(), None, rows);
+    dir
+}
+
+/// Import these monster rows (`id,name` lines) into jp, or its work branch `branch`,
+/// of the repository in `dir`, as the command line would; it must commit.
+fn import_rows(dir: &Path, branch: Option<&str>, rows: &str) {
+    let repo = masterctl_store::MasterRepo::open(dir).unwrap();
+    let csv = dir.join("monster.csv");
+    std::fs::write(&csv, format!("id,name\n{rows}")).unwrap();
     let paths = [csv.clone()];
     let outcome = masterctl_store::import::run(
         &repo,
         &masterctl_store::import::Request {
             region: "jp",
-            branch: None,
+            branch,
             paths: &paths,
             structure: None,
             message: None,
@@ -60,7 +73,6 @@ fn repository() -> tempfile::TempDir {
         masterctl_store::import::ImportOutcome::Committed { .. }
     ));
     std::fs::remove_file(csv).unwrap();
-    dir
 }
 
 fn sha(token: &str) -> String {
@@ -599,34 +611,8 @@ fn conflicting_branch(dir: &Path) {
     let jp = masterctl_store::Region::of(&structure.project, "jp").unwrap();
     let work = masterctl_store::WorkBranch::of(&jp, "event").unwrap();
     masterctl_store::branches::create(&repo, &work, None).unwrap();
-    let csv = dir.join("monster.csv");
-    let import = |branch: Option<&str>, name: &str| {
-        std::fs::write(&csv, format!("id,name\n1,{name}\n2,スライム\n")).unwrap();
-        let paths = [csv.clone()];
-        let outcome = masterctl_store::import::run(
-            &repo,
-            &masterctl_store::import::Request {
-                region: "jp",
-                branch,
-                paths: &paths,
-                structure: None,
-                message: None,
-                dry_run: false,
-                review: Default::default(),
-                allow_removal: false,
-                revert_upstream: false,
-                progress: &|_, _| {},
-            },
-        )
-        .unwrap();
-        assert!(matches!(
-            outcome,
-            masterctl_store::import::ImportOutcome::Committed { .. }
-        ));
-    };
-    import(Some("event"), "Dragon");
-    import(None, "Wyvern");
-    std::fs::remove_file(csv).unwrap();
+    import_rows(dir, Some("event"), "1,Dragon\n2,スライム\n");
+    import_rows(dir, None, "1,Wyvern\n2,スライム\n");
 }
 
 #[tokio::test]
@@ -775,53 +761,14 @@ async fn only_a_maintainer_rebases_or_merges() {
 
 /// A repository whose monster names are texts, translated into English.
 fn translated_repository() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let mut options = git2::RepositoryInitOptions::new();
-    options.initial_head("main");
-    let git = git2::Repository::init_opts(dir.path(), &options).unwrap();
-    let mut config = git.config().unwrap();
-    config.set_str("user.name", "Aiko").unwrap();
-    config.set_str("user.email", "aiko@example.com").unwrap();
-    let files = [
-        (
-            "masterctl.toml".to_string(),
-            CONFIG
-                .replace("languages = [\"ja\"]", "languages = [\"ja\", \"en\"]")
-                .into_bytes(),
+    repository_with(
+        &CONFIG.replace("languages = [\"ja\"]", "languages = [\"ja\", \"en\"]"),
+        &MONSTER.replace(
+            "name = \"name\"\ntype = \"string\"",
+            "name = \"name\"\ntype = \"text\"",
         ),
-        (
-            "schemas/monster.toml".to_string(),
-            MONSTER
-                .replace(
-                    "name = \"name\"\ntype = \"string\"",
-                    "name = \"name\"\ntype = \"text\"",
-                )
-                .into_bytes(),
-        ),
-    ];
-    masterctl_store::init::init(dir.path(), &files).unwrap();
-    let csv = dir.path().join("monster.csv");
-    std::fs::write(&csv, "id,name\n1,スライム\n2,ゴーレム\n").unwrap();
-    let repo = masterctl_store::MasterRepo::open(dir.path()).unwrap();
-    let paths = [csv.clone()];
-    masterctl_store::import::run(
-        &repo,
-        &masterctl_store::import::Request {
-            region: "jp",
-            branch: None,
-            paths: &paths,
-            structure: None,
-            message: None,
-            dry_run: false,
-            review: Default::default(),
-            allow_removal: false,
-            revert_upstream: false,
-            progress: &|_, _| {},
-        },
+        "1,スライム\n2,ゴーレム\n",
     )
-    .unwrap();
-    std::fs::remove_file(csv).unwrap();
-    dir
 }
 
 #[tokio::test]
