@@ -58,17 +58,15 @@ impl JoinQuery {
     }
 }
 
-/// A join's failure as a page.
+/// A join's failure as a page: the store's by what it means, a request that cannot be
+/// taken 400, and the rest — one in progress, none in progress, a branch that moved or
+/// was rewritten — 409.
 fn join_error(error: RebaseError) -> Response {
     match error {
         RebaseError::Store(e) => store_error(e),
         RebaseError::NoUpstream(_) | RebaseError::BadResolution(_) => {
             error_page(StatusCode::BAD_REQUEST, &error.to_string())
         }
-        RebaseError::NoConflictMatches { .. }
-        | RebaseError::NotInProgress { .. }
-        | RebaseError::InProgress { .. }
-        | RebaseError::Moved { .. } => error_page(StatusCode::CONFLICT, &error.to_string()),
         _ => error_page(StatusCode::CONFLICT, &error.to_string()),
     }
 }
