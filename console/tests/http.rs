@@ -121,6 +121,15 @@ struct Got {
     body: String,
 }
 
+/// A page asked for by the browser holding `cookie`.
+async fn get_as(app: &axum::Router, uri: &str, cookie: &str) -> Got {
+    let request = request("GET", uri, HERE)
+        .header(header::COOKIE, cookie)
+        .body(Body::empty())
+        .unwrap();
+    send(app, request).await
+}
+
 async fn send(app: &axum::Router, request: Request<Body>) -> Got {
     let response = app.clone().oneshot(request).await.unwrap();
     let status = response.status();
@@ -290,14 +299,7 @@ async fn users_sign_in_with_their_token_and_forms_need_their_session_token() {
     .await;
     assert_eq!(got.status, StatusCode::SEE_OTHER);
     let cookie = got.cookies[0].split(';').next().unwrap().to_string();
-    let got = send(
-        &app,
-        request("GET", "/", HERE)
-            .header(header::COOKIE, &cookie)
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let got = get_as(&app, "/", &cookie).await;
     assert!(got.body.contains("mia (maintainer)"), "{}", got.body);
     let csrf = got
         .body
@@ -330,14 +332,7 @@ async fn users_sign_in_with_their_token_and_forms_need_their_session_token() {
     )
     .await;
     assert_eq!(got.status, StatusCode::SEE_OTHER);
-    let got = send(
-        &app,
-        request("GET", "/", HERE)
-            .header(header::COOKIE, &cookie)
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let got = get_as(&app, "/", &cookie).await;
     assert_eq!(got.status, StatusCode::UNAUTHORIZED);
 }
 
@@ -464,14 +459,7 @@ async fn an_upload_is_checked_reviewed_then_imported_as_the_signed_in_user() {
     .await;
     assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
     let review_uri = got.location.unwrap();
-    let got = send(
-        &app,
-        request("GET", &review_uri, HERE)
-            .header(header::COOKIE, &cookie)
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let got = get_as(&app, &review_uri, &cookie).await;
     assert_eq!(got.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", got.body);
     assert!(
         got.body.contains("monster.csv") && got.body.contains("error"),
@@ -491,14 +479,7 @@ async fn an_upload_is_checked_reviewed_then_imported_as_the_signed_in_user() {
         .unwrap()
         .replace("&amp;", "&")
         .replace("&#38;", "&");
-    let grid = send(
-        &app,
-        request("GET", &format!("/review/sheet?{sheet}"), HERE)
-            .header(header::COOKIE, &cookie)
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let grid = get_as(&app, &format!("/review/sheet?{sheet}"), &cookie).await;
     assert_eq!(grid.status, StatusCode::OK, "{}", grid.body);
     assert!(
         grid.body.contains("class=\"bad\">x<span class=\"why\">"),
@@ -507,14 +488,7 @@ async fn an_upload_is_checked_reviewed_then_imported_as_the_signed_in_user() {
     );
     let elsewhere = sheet.replace("file=monster.csv", "file=..%2F..%2Fetc%2Fpasswd");
     assert_ne!(elsewhere, sheet);
-    let got = send(
-        &app,
-        request("GET", &format!("/review/sheet?{elsewhere}"), HERE)
-            .header(header::COOKIE, &cookie)
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let got = get_as(&app, &format!("/review/sheet?{elsewhere}"), &cookie).await;
     assert_eq!(got.status, StatusCode::NOT_FOUND);
 
     // Fixed: the review says what changes; nothing is written yet.
@@ -540,14 +514,7 @@ async fn an_upload_is_checked_reviewed_then_imported_as_the_signed_in_user() {
     .await;
     assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
     let review_uri = got.location.unwrap();
-    let got = send(
-        &app,
-        request("GET", &review_uri, HERE)
-            .header(header::COOKIE, &cookie)
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let got = get_as(&app, &review_uri, &cookie).await;
     assert_eq!(got.status, StatusCode::OK, "{}", got.body);
     assert!(got.body.contains("Import into masters/jp?"), "{}", got.body);
     assert_eq!(head(dir.path()), before);
@@ -640,14 +607,7 @@ async fn a_merge_with_a_conflict_is_resolved_in_the_console_as_the_cli_would() {
             .unwrap()
     };
     let target = "kind=merge&region=jp&branch=event";
-    let got = send(
-        &app,
-        request("GET", &format!("/join?{target}"), HERE)
-            .header(header::COOKIE, &cookie)
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let got = get_as(&app, &format!("/join?{target}"), &cookie).await;
     assert_eq!(got.status, StatusCode::OK, "{}", got.body);
     assert!(
         got.body.contains("Wyvern") && got.body.contains("Dragon"),
@@ -723,14 +683,7 @@ async fn only_a_maintainer_rebases_or_merges() {
     let app = app(dir.path(), Policy::Users(users()));
     let (cookie, csrf) = session(&app, Some("token-of-eddie")).await;
     let target = "kind=merge&region=jp&branch=event";
-    let got = send(
-        &app,
-        request("GET", &format!("/join?{target}"), HERE)
-            .header(header::COOKIE, &cookie)
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let got = get_as(&app, &format!("/join?{target}"), &cookie).await;
     assert_eq!(got.status, StatusCode::OK);
     assert!(got.body.contains("A maintainer merges"), "{}", got.body);
     for (uri, body) in [
@@ -748,14 +701,7 @@ async fn only_a_maintainer_rebases_or_merges() {
         .await;
         assert_eq!(got.status, StatusCode::FORBIDDEN, "{uri}");
     }
-    let got = send(
-        &app,
-        request("GET", "/join?kind=merge&region=jp", HERE)
-            .header(header::COOKIE, &cookie)
-            .body(Body::empty())
-            .unwrap(),
-    )
-    .await;
+    let got = get_as(&app, "/join?kind=merge&region=jp", &cookie).await;
     assert_eq!(got.status, StatusCode::BAD_REQUEST);
 }
 
