@@ -98,6 +98,7 @@ pub fn store_failure(error: StoreError) -> Failure {
         StoreError::WorkBranchExists(_)
         | StoreError::TagExists(_)
         | StoreError::Unmerged { .. }
+        | StoreError::NothingToPropose(_)
         | StoreError::NotInHistory { .. } => Failure::invalid(error.to_string()),
         StoreError::ConflictFile { .. } => Failure::invalid(error.to_string())
             .hint("fix the file (or run `masterctl rebase --region R --abort` to start over)"),

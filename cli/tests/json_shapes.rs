@@ -237,6 +237,11 @@ fn every_commands_json_has_the_shape_the_reference_gives() {
             "import --region global --branch event fixtures/examples/global",
         ),
         (
+            "branch propose",
+            "branch propose event --region global -m shop",
+        ),
+        ("branch list (a proposal)", "branch list"),
+        (
             "merge --dry-run (a review)",
             "merge --region global --branch event --dry-run",
         ),

@@ -320,17 +320,18 @@ pub async fn commit(
         Ok(folder) => folder,
         Err(e) => return error_page(StatusCode::NOT_FOUND, &e.to_string()),
     };
-    let repo = match repo.write_as(&who.identity.name, &who.identity.email) {
+    drop(repo);
+    let repo = match console.writer(&who, &[&line]) {
         Ok(repo) => repo,
-        Err(e) => return store_error(e),
+        Err(response) => return response,
     };
-    let message = form
-        .message
-        .as_deref()
-        .map(str::trim)
-        .filter(|m| !m.is_empty());
+    let message = crate::forms::typed(form.message.as_deref());
     match import_run(&repo, &line, &folder, false, message) {
-        Ok(ImportOutcome::Committed { .. }) | Ok(ImportOutcome::Unchanged(_)) => {
+        Ok(ImportOutcome::Committed { .. }) => match console.pushed(&repo, &line) {
+            Ok(()) => Redirect::to(&format!("/history?{}", form.target.query())).into_response(),
+            Err(response) => response,
+        },
+        Ok(ImportOutcome::Unchanged(_)) => {
             Redirect::to(&format!("/history?{}", form.target.query())).into_response()
         }
         Ok(ImportOutcome::Rejected(_)) => Redirect::to(&format!(

@@ -12,6 +12,7 @@ use axum::Extension;
 use axum::extract::{Form, Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
+use masterctl_store::proposals::{self, Proposal};
 use masterctl_store::rebase::resolutions::Resolution;
 use masterctl_store::rebase::session::{self, Action, ConflictEntry, Rebased, Step};
 use masterctl_store::rebase::{Join, RebaseError};
@@ -20,6 +21,7 @@ use serde::Deserialize;
 
 use crate::Console;
 use crate::access::Role;
+use crate::forms::Acting;
 use crate::shown::{error_page, render, store_error};
 use crate::target::Target;
 use crate::visitor::Visitor;
@@ -83,6 +85,8 @@ struct JoinPage<'a> {
     in_progress: bool,
     may: bool,
     step: &'a Step,
+    /// The merge proposed for the work branch (a merge's page).
+    proposal: Option<Proposal>,
 }
 
 impl JoinPage<'_> {
@@ -137,6 +141,13 @@ pub async fn page(
         Ok(step) => step,
         Err(e) => return join_error(e),
     };
+    let proposal = match &join {
+        Join::Reflect(work) => match proposals::proposal_of(&repo, work) {
+            Ok(found) => found,
+            Err(e) => return store_error(e),
+        },
+        _ => None,
+    };
     render(&JoinPage {
         who: &who,
         kind: join.kind(),
@@ -147,6 +158,7 @@ pub async fn page(
         in_progress,
         may: who.identity.role >= Role::Maintainer,
         step: &step,
+        proposal,
     })
 }
 
@@ -179,61 +191,59 @@ pub async fn diff(
     }
 }
 
-#[derive(Deserialize)]
-pub struct ActForm {
-    #[serde(default)]
-    csrf: Option<String>,
-    #[serde(flatten)]
-    join: JoinQuery,
-    /// `start` (or go on: `continue` when one is stopped), `abort`.
-    action: String,
-    #[serde(default)]
-    message: Option<String>,
-}
-
 /// `POST /join`: start (or continue) the join, or abort it — a maintainer's, committed
 /// as them.
 pub async fn act(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
-    Form(form): Form<ActForm>,
+    Form(form): Form<Acting<JoinQuery>>,
 ) -> Response {
     if let Err(refused) = who.may_post(Role::Maintainer, form.csrf.as_deref()) {
         return refused;
     }
-    let (repo, structure, join) = match form.join.join(&console) {
+    let (repo, structure, join) = match form.on.join(&console) {
         Ok(found) => found,
         Err(response) => return response,
-    };
-    let repo = match repo.write_as(&who.identity.name, &who.identity.email) {
-        Ok(repo) => repo,
-        Err(e) => return store_error(e),
     };
     let stopped = matches!(
         masterctl_store::rebase::state::load_state(&repo, &join.target()),
         Ok(Some(_))
     );
+    drop(repo);
+    // A join that starts takes the remote's side of both branches first; one that goes
+    // on works on what it stopped with.
+    let target = join.target();
+    let other = match &join {
+        Join::Reflect(work) | Join::Refresh(work) => Some(Line::from(work.clone())),
+        _ => None,
+    };
+    let pulled: Vec<&Line> = match stopped {
+        true => Vec::new(),
+        false => std::iter::once(&target).chain(other.as_ref()).collect(),
+    };
+    let repo = match console.writer(&who, &pulled) {
+        Ok(repo) => repo,
+        Err(response) => return response,
+    };
     let action = match (form.action.as_str(), stopped) {
         ("abort", _) => Action::Abort,
         ("start", true) => Action::Continue,
         ("start", false) => Action::Start,
         _ => return error_page(StatusCode::BAD_REQUEST, "the action is start or abort"),
     };
-    let message = form
-        .message
-        .as_deref()
-        .map(str::trim)
-        .filter(|m| !m.is_empty());
-    match session::run(&repo, &structure, &join, &action, message) {
+    match session::run(&repo, &structure, &join, &action, form.message()) {
         Ok(Step::Committed { .. }) => {
+            if let Err(response) = console.pushed(&repo, &target) {
+                return response;
+            }
             // The history of the branch that moved.
             let moved = Target {
-                region: form.join.target.region.clone(),
-                branch: join.target().work().map(|w| w.name().to_string()),
+                region: form.on.target.region.clone(),
+                branch: target.work().map(|w| w.name().to_string()),
             };
             Redirect::to(&format!("/history?{}", moved.query())).into_response()
         }
-        Ok(_) => Redirect::to(&format!("/join?{}", form.join.query())).into_response(),
+        Ok(_) => Redirect::to(&format!("/join?{}", form.on.query())).into_response(),
         Err(e) => join_error(e),
     }
 }

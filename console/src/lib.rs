@@ -10,15 +10,18 @@
 //! [`access`]'s.
 
 pub mod access;
+mod forms;
 mod importing;
 mod joining;
 mod pages;
+mod proposing;
 mod sheets;
 mod shown;
 mod target;
 mod translating;
 mod uploads;
 mod visitor;
+mod writing;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -28,6 +31,8 @@ use axum::Router;
 use axum::routing::{get, post};
 
 pub use access::{AccessError, Identity, Policy, Role, Users};
+use masterctl_store::MasterRepo;
+use masterctl_store::names::RemoteName;
 
 /// What the console serves, and for whom.
 pub struct Options {
@@ -35,6 +40,8 @@ pub struct Options {
     pub repo: PathBuf,
     pub listen: SocketAddr,
     pub policy: Policy,
+    /// The remote pulled before and pushed after every write (`None`: none).
+    pub remote: Option<String>,
 }
 
 /// The console's state, shared by every request.
@@ -42,6 +49,7 @@ pub struct Console {
     repo: PathBuf,
     policy: Policy,
     sessions: access::Sessions,
+    remote: Option<RemoteName>,
 }
 
 impl Console {
@@ -50,7 +58,32 @@ impl Console {
             repo,
             policy,
             sessions: access::Sessions::default(),
+            remote: None,
         })
+    }
+
+    /// A console that pulls from and pushes to `remote` around every write; a remote
+    /// the repository does not name is refused.
+    pub fn with_remote(
+        repo: PathBuf,
+        policy: Policy,
+        remote: &str,
+    ) -> Result<Arc<Console>, masterctl_store::StoreError> {
+        let remote = masterctl_store::remote::remote_of(&MasterRepo::open(&repo)?, remote)?;
+        Ok(Arc::new(Console {
+            repo,
+            policy,
+            sessions: access::Sessions::default(),
+            remote: Some(remote),
+        }))
+    }
+
+    /// The remote whose ahead and behind the pages show: the one served with, else
+    /// `origin` when there is one.
+    fn shown_remote(&self, repo: &MasterRepo) -> Option<RemoteName> {
+        self.remote
+            .clone()
+            .or_else(|| masterctl_store::remote::remote_of(repo, "origin").ok())
     }
 
     /// The master repository, opened for one request (a git2 handle is not shared
@@ -65,6 +98,8 @@ impl Console {
 pub enum ServeError {
     #[error(transparent)]
     Access(#[from] AccessError),
+    #[error(transparent)]
+    Store(#[from] masterctl_store::StoreError),
     #[error("cannot listen on {listen}: {source}")]
     Listen {
         listen: SocketAddr,
@@ -95,6 +130,7 @@ pub fn router(console: Arc<Console>) -> Router {
         .route("/join", get(joining::page).post(joining::act))
         .route("/join/diff", get(joining::diff))
         .route("/resolve", post(joining::resolve))
+        .route("/propose", post(proposing::act))
         .route(
             "/translations",
             get(translating::page).post(translating::upload).layer(
@@ -148,6 +184,10 @@ pub async fn bind(options: Options) -> Result<Bound, ServeError> {
             listen: options.listen,
             source,
         })?;
-    let app = router(Console::new(options.repo, options.policy));
+    let console = match &options.remote {
+        Some(remote) => Console::with_remote(options.repo, options.policy, remote)?,
+        None => Console::new(options.repo, options.policy),
+    };
+    let app = router(console);
     Ok(Bound { listener, app })
 }

@@ -11,6 +11,7 @@ use axum::Extension;
 use axum::extract::{Form, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
+use masterctl_store::proposals::{self, Proposal};
 use masterctl_store::review::blame::Blame;
 use masterctl_store::status::RegionStatus;
 use masterctl_store::{ImportRecord, Line, MasterRepo, Structure, short_id};
@@ -34,9 +35,18 @@ fn open(console: &Console) -> Result<(MasterRepo, Structure), Response> {
 struct RegionsPage<'a> {
     who: &'a Visitor,
     lines: &'a [RegionStatus],
+    proposals: &'a [Proposal],
 }
 
 impl RegionsPage<'_> {
+    /// The proposal of a line, when it is a work branch someone proposed.
+    fn proposed(&self, line: &RegionStatus) -> Option<&Proposal> {
+        let work = line.work.as_deref()?;
+        self.proposals
+            .iter()
+            .find(|p| p.region == line.region && p.name == work)
+    }
+
     fn short(id: &Option<String>) -> String {
         id.as_deref().map(short_id).unwrap_or("—").to_string()
     }
@@ -47,16 +57,22 @@ pub async fn regions(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
 ) -> Response {
-    let lines = match open(&console).and_then(|(repo, structure)| {
-        let remote = masterctl_store::remote::remote_of(&repo, "origin").ok();
-        masterctl_store::status::status(&repo, &structure, remote.as_ref()).map_err(store_error)
-    }) {
-        Ok(lines) => lines,
+    let shown = open(&console).and_then(|(repo, structure)| {
+        let remote = console.shown_remote(&repo);
+        let lines = masterctl_store::status::status(&repo, &structure, remote.as_ref())
+            .map_err(store_error)?;
+        let regions = masterctl_store::Region::all(&structure.project);
+        let proposals = proposals::list(&repo, &regions).map_err(store_error)?;
+        Ok((lines, proposals))
+    });
+    let (lines, proposals) = match shown {
+        Ok(shown) => shown,
         Err(response) => return response,
     };
     render(&RegionsPage {
         who: &who,
         lines: &lines,
+        proposals: &proposals,
     })
 }
 

@@ -63,6 +63,9 @@ pub fn store_error(error: StoreError) -> Response {
         | StoreError::NoRow { .. }
         | StoreError::NoCommits(_) => StatusCode::NOT_FOUND,
         StoreError::BadWorkBranch(_) | StoreError::KeyArity { .. } => StatusCode::BAD_REQUEST,
+        StoreError::NothingToPropose(_) | StoreError::Raced { .. } | StoreError::Locked { .. } => {
+            StatusCode::CONFLICT
+        }
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     };
     error_page(status, &error.to_string())

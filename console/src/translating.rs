@@ -181,9 +181,12 @@ fn take(
             "the upload holds no file",
         ));
     };
-    let repo = repo
-        .write_as(&who.identity.name, &who.identity.email)
-        .map_err(store_error)?;
+    let repo = match dry_run {
+        true => repo
+            .write_as(&who.identity.name, &who.identity.email)
+            .map_err(store_error)?,
+        false => console.writer(who, &[&line])?,
+    };
     let outcome = taking::run(
         &repo,
         &taking::Request {
@@ -196,6 +199,11 @@ fn take(
         },
     )
     .map_err(store_error)?;
+    if let TranslationOutcome::Taken(taken) = &outcome
+        && let TakenState::Committed { .. } = taken.state
+    {
+        console.pushed(&repo, &line)?;
+    }
     Ok((line, outcome))
 }
 

@@ -75,6 +75,29 @@ fn import_rows(dir: &Path, branch: Option<&str>, rows: &str) {
     std::fs::remove_file(csv).unwrap();
 }
 
+/// Region jp's head in the repository at `dir`: its id, tree, parents and author.
+struct Head {
+    id: git2::Oid,
+    tree: git2::Oid,
+    parents: Vec<git2::Oid>,
+    author: String,
+}
+
+fn jp_head(dir: &Path) -> Head {
+    let git = git2::Repository::open(dir).unwrap();
+    let commit = git
+        .find_reference("refs/heads/masters/jp")
+        .unwrap()
+        .peel_to_commit()
+        .unwrap();
+    Head {
+        id: commit.id(),
+        tree: commit.tree_id(),
+        parents: commit.parent_ids().collect(),
+        author: commit.author().name().unwrap().to_string(),
+    }
+}
+
 fn sha(token: &str) -> String {
     use sha2::Digest;
     sha2::Sha256::digest(token.as_bytes())
@@ -663,21 +686,22 @@ async fn a_merge_with_a_conflict_is_resolved_in_the_console_as_the_cli_would() {
     )
     .unwrap();
     run(&repo, &structure, &join, &Action::Continue, None).unwrap();
-    let tree = |dir: &Path| {
-        let git = git2::Repository::open(dir).unwrap();
-        let head = git
-            .find_reference("refs/heads/masters/jp")
-            .unwrap()
-            .peel_to_commit()
-            .unwrap();
-        (head.tree_id(), head.parent_count())
-    };
-    assert_eq!(tree(dir.path()), tree(twin.path()));
-    assert_eq!(tree(dir.path()).1, 2);
+    let (ours, cli) = (jp_head(dir.path()), jp_head(twin.path()));
+    assert_eq!((ours.tree, ours.parents.len()), (cli.tree, 2));
+}
+
+/// A form posted by the browser holding `cookie`.
+async fn post_as(app: &axum::Router, uri: &str, cookie: &str, body: String) -> Got {
+    let request = request("POST", uri, HERE)
+        .header(header::COOKIE, cookie)
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(Body::from(body))
+        .unwrap();
+    send(app, request).await
 }
 
 #[tokio::test]
-async fn only_a_maintainer_rebases_or_merges() {
+async fn an_editor_proposes_a_merge_and_only_a_maintainer_makes_it() {
     let dir = repository();
     conflicting_branch(dir.path());
     let app = app(dir.path(), Policy::Users(users()));
@@ -686,23 +710,63 @@ async fn only_a_maintainer_rebases_or_merges() {
     let got = get_as(&app, &format!("/join?{target}"), &cookie).await;
     assert_eq!(got.status, StatusCode::OK);
     assert!(got.body.contains("A maintainer merges"), "{}", got.body);
+    assert!(got.body.contains("Propose this merge"), "{}", got.body);
     for (uri, body) in [
         ("/join", format!("csrf={csrf}&{target}&action=start")),
         ("/resolve", format!("csrf={csrf}&{target}&side=ours")),
     ] {
-        let got = send(
-            &app,
-            request("POST", uri, HERE)
-                .header(header::COOKIE, &cookie)
-                .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-                .body(Body::from(body))
-                .unwrap(),
-        )
-        .await;
+        let got = post_as(&app, uri, &cookie, body).await;
         assert_eq!(got.status, StatusCode::FORBIDDEN, "{uri}");
     }
     let got = get_as(&app, "/join?kind=merge&region=jp", &cookie).await;
     assert_eq!(got.status, StatusCode::BAD_REQUEST);
+
+    // The editor proposes it; a viewer may not.
+    let proposal = "region=jp&branch=event&action=propose&message=The+%3Cb%3Edragon%3C%2Fb%3E";
+    let got = post_as(&app, "/propose", &cookie, format!("csrf={csrf}&{proposal}")).await;
+    assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
+    let (viewer, viewer_csrf) = session(&app, Some("token-of-viola")).await;
+    let got = post_as(
+        &app,
+        "/propose",
+        &viewer,
+        format!("csrf={viewer_csrf}&{proposal}"),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::FORBIDDEN);
+    let got = post_as(&app, "/propose", &cookie, proposal.to_string()).await;
+    assert_eq!(got.status, StatusCode::FORBIDDEN, "no CSRF token");
+
+    // The maintainer finds it on the first page and on the merge's, its words as text.
+    let (boss, boss_csrf) = session(&app, Some("token-of-mia")).await;
+    let got = get_as(&app, "/", &boss).await;
+    assert!(got.body.contains("Merges proposed"), "{}", got.body);
+    assert!(got.body.contains("The &#60;b&#62;dragon"), "{}", got.body);
+    let got = get_as(&app, &format!("/join?{target}"), &boss).await;
+    assert!(
+        got.body
+            .contains("Proposed by <strong dir=\"auto\">eddie</strong>"),
+        "{}",
+        got.body
+    );
+    // Merged, the conflict taken from the branch: the proposal is answered.
+    for body in [
+        format!("csrf={boss_csrf}&{target}&action=start"),
+        format!("csrf={boss_csrf}&{target}&side=theirs"),
+        format!("csrf={boss_csrf}&{target}&action=start"),
+    ] {
+        let uri = if body.contains("side=") {
+            "/resolve"
+        } else {
+            "/join"
+        };
+        let got = post_as(&app, uri, &boss, body).await;
+        assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
+    }
+    let got = get_as(&app, "/", &boss).await;
+    assert!(!got.body.contains("Merges proposed"), "{}", got.body);
+    let merge = jp_head(dir.path());
+    assert_eq!((merge.parents.len(), merge.author.as_str()), (2, "mia"));
 }
 
 /// A repository whose monster names are texts, translated into English.
@@ -807,17 +871,100 @@ async fn translations_are_downloaded_checked_and_taken_back() {
     )
     .await;
     assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
-    let git = git2::Repository::open(dir.path()).unwrap();
-    let head = git
-        .find_reference("refs/heads/masters/jp")
-        .unwrap()
-        .peel_to_commit()
-        .unwrap();
-    assert_eq!(head.author().name(), Ok("eddie"));
+    assert_eq!(jp_head(dir.path()).author, "eddie");
     let got = send(&app, get("/translations?region=jp")).await;
     assert!(
         got.body.contains("<td>monster</td><td>1</td><td>1</td>"),
         "{}",
         got.body
     );
+}
+
+/// Run git in `at` (tests use it to make clones and prove what a remote holds).
+fn git(at: &Path, args: &[&str]) {
+    let status = std::process::Command::new("git")
+        .current_dir(at)
+        .args(args)
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+/// Upload one file as the browser holding `cookie`; the upload's id.
+async fn upload(app: &axum::Router, cookie: &str, csrf: &str, name: &str, bytes: &[u8]) -> String {
+    let (kind, body) = multipart(&[("csrf", csrf), ("region", "jp")], &[(name, bytes)]);
+    let request = request("POST", "/upload", HERE)
+        .header(header::COOKIE, cookie)
+        .header(header::CONTENT_TYPE, kind)
+        .body(Body::from(body))
+        .unwrap();
+    let got = send(app, request).await;
+    assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
+    let location = got.location.unwrap();
+    let id = location.split("upload=").nth(1).unwrap();
+    id.split('&').next().unwrap().to_string()
+}
+
+#[tokio::test]
+async fn with_a_remote_every_write_takes_the_remote_first_and_is_pushed_after() {
+    let dir = repository();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let remote = elsewhere.path().join("masters.git");
+    git(
+        elsewhere.path(),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            dir.path().to_str().unwrap(),
+            "masters.git",
+        ],
+    );
+    git(
+        dir.path(),
+        &["remote", "add", "origin", remote.to_str().unwrap()],
+    );
+    // Another planner's clone imports a golem and pushes it first.
+    let other = elsewhere.path().join("other");
+    git(
+        elsewhere.path(),
+        &["clone", "-q", remote.to_str().unwrap(), "other"],
+    );
+    git(&other, &["branch", "-q", "masters/jp", "origin/masters/jp"]);
+    git(&other, &["config", "user.name", "Bob"]);
+    git(&other, &["config", "user.email", "bob@example.com"]);
+    import_rows(
+        &other,
+        None,
+        "1,<script>alert(1)</script>\n2,スライム\n3,Golem\n",
+    );
+    git(&other, &["push", "-q", "origin", "masters/jp"]);
+    let theirs = jp_head(&other).id;
+
+    // A remote the repository does not name is refused before anything is served.
+    assert!(Console::with_remote(dir.path().to_path_buf(), local(), "upstream").is_err());
+    let console = Console::with_remote(dir.path().to_path_buf(), local(), "origin").unwrap();
+    let app = router(console);
+    let (cookie, csrf) = session(&app, None).await;
+    let id = upload(
+        &app,
+        &cookie,
+        &csrf,
+        "monster.csv",
+        "id,name\n1,<script>alert(1)</script>\n2,スライム\n3,Golem\n4,Dragon\n".as_bytes(),
+    )
+    .await;
+    let got = post_as(
+        &app,
+        "/import",
+        &cookie,
+        format!("csrf={csrf}&upload={id}&region=jp&message=Dragon"),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
+
+    // Taken first (the import sits on Bob's commit, no merge), then pushed.
+    let head = jp_head(dir.path());
+    assert_eq!((head.parents, head.author.as_str()), (vec![theirs], "Aiko"));
+    assert_eq!(jp_head(&remote).id, head.id);
 }

@@ -146,6 +146,7 @@ pub fn delete(repo: &MasterRepo, work: &WorkBranch, force: bool) -> Result<Delet
     }
     let head = Oid::from_str(&status.head)?;
     crate::git::refs::delete_branch(repo, &work.reference(), head)?;
+    crate::proposals::withdraw(repo, work)?;
     Ok(Deleted {
         branch: status.branch,
         head: status.head,

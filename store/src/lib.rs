@@ -18,6 +18,7 @@ pub mod init;
 pub mod l10n;
 pub mod merge;
 pub mod names;
+pub mod proposals;
 pub mod rebase;
 pub mod remote;
 pub mod review;
@@ -92,6 +93,9 @@ pub enum StoreError {
         if *ahead == 1 { "" } else { "s" }
     )]
     Unmerged { branch: String, ahead: usize },
+    /// A merge proposed for a work branch that holds nothing its region lacks.
+    #[error("{0} holds nothing its region lacks: there is nothing to propose")]
+    NothingToPropose(String),
     #[error(
         "`{0}` is not a version name: ASCII letters, digits, `.`, `-`, `_` and `+`, starting with a letter or digit (`1.4`, `2026-12-event`)"
     )]

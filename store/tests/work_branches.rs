@@ -534,3 +534,79 @@ fn a_work_branch_whose_region_was_rewritten_is_refused_and_a_stopped_rebase_bloc
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn a_merge_is_proposed_replaced_withdrawn_and_answered_by_the_merge_that_takes_it() {
+    use masterctl_store::proposals;
+    let studio = Studio::new();
+    let repo = studio.repo();
+    committed(studio.import("jp", &studio.export(&THREE), |_| {}).unwrap());
+    let work = studio.work("jp", "event");
+    branches::create(&repo, &work, None).unwrap();
+    let regions = [work.region().clone()];
+
+    // Nothing of its own yet: nothing to propose.
+    match proposals::propose(&repo, &work, None) {
+        Err(StoreError::NothingToPropose(branch)) => assert_eq!(branch, "work/jp/event"),
+        other => panic!("{other:?}"),
+    }
+    as_planner(&studio, "Bob");
+    let first = committed(
+        studio
+            .import("jp", &studio.export(&[(1, "slime", 11)]), |r| {
+                r.branch = Some("event")
+            })
+            .unwrap(),
+    );
+    // The proposal's words are one line, whatever was typed (a line break shown as `\n`).
+    let proposed = proposals::propose(&repo, &work, Some("Slime\nbalance")).unwrap();
+    assert_eq!(
+        (proposed.proposer.as_str(), proposed.commit.as_str()),
+        ("Bob", first.as_str())
+    );
+    assert_eq!(proposed.message, "Slime\\nbalance");
+    assert!(!proposed.moved);
+
+    // The branch moves on: the proposal says so; proposing again replaces it.
+    let second = committed(
+        studio
+            .import("jp", &studio.export(&[(1, "slime", 12)]), |r| {
+                r.branch = Some("event")
+            })
+            .unwrap(),
+    );
+    assert!(proposals::list(&repo, &regions).unwrap()[0].moved);
+    proposals::propose(&repo, &work, None).unwrap();
+    let listed = proposals::list(&repo, &regions).unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].commit, second);
+    assert_eq!(listed[0].message, "Merge work/jp/event into masters/jp");
+    assert!(proposals::withdraw(&repo, &work).unwrap());
+    assert!(!proposals::withdraw(&repo, &work).unwrap());
+    assert!(proposals::list(&repo, &regions).unwrap().is_empty());
+
+    // A maintainer's merge that takes the proposed commit answers the proposal.
+    proposals::propose(&repo, &work, Some("Slime to 12")).unwrap();
+    as_planner(&studio, "Carol");
+    let done = studio.join(&Join::Reflect(work.clone()), Action::Start);
+    assert!(matches!(done, Step::Committed { .. }), "{done:?}");
+    assert!(proposals::list(&repo, &regions).unwrap().is_empty());
+
+    // Deleting a proposed branch withdraws its proposal.
+    as_planner(&studio, "Bob");
+    committed(
+        studio
+            .import("jp", &studio.export(&[(1, "slime", 13)]), |r| {
+                r.branch = Some("event")
+            })
+            .unwrap(),
+    );
+    proposals::propose(&repo, &work, None).unwrap();
+    branches::delete(&repo, &work, true).unwrap();
+    assert_eq!(proposals::proposal_of(&repo, &work).unwrap(), None);
+    assert!(
+        repo.git
+            .find_reference("refs/masterctl/proposals/jp/event")
+            .is_err()
+    );
+}

@@ -1,9 +1,11 @@
-//! `masterctl branch create|list|delete`: a planner's work branches of a region,
-//! `work/<region>/<name>` — made from the region's head (or an earlier commit of it),
-//! imported into like the region, rebased onto it and merged back with `merge`.
+//! `masterctl branch create|list|delete|propose|withdraw`: a planner's work branches of
+//! a region, `work/<region>/<name>` — made from the region's head (or an earlier commit
+//! of it), imported into like the region, rebased onto it, proposed for merging, and
+//! merged back with `merge`.
 
 use clap::Subcommand;
 use masterctl_store::branches::{self, Deleted, WorkBranchStatus};
+use masterctl_store::proposals::{self, Proposal};
 use masterctl_store::{Region, WorkBranch, short_id};
 use serde::Serialize;
 
@@ -19,6 +21,11 @@ pub enum Command {
     List(ListArgs),
     /// Delete a work branch (refused while it holds commits its region has not taken)
     Delete(DeleteArgs),
+    /// Ask for a work branch to be merged into its region (a maintainer sees the
+    /// proposal in `branch list` and in the console, and merges with `merge`)
+    Propose(ProposeArgs),
+    /// Withdraw a work branch's merge proposal
+    Withdraw(WithdrawArgs),
 }
 
 impl Command {
@@ -27,6 +34,8 @@ impl Command {
             Command::Create(args) => &args.repo,
             Command::List(args) => &args.repo,
             Command::Delete(args) => &args.repo,
+            Command::Propose(args) => &args.repo,
+            Command::Withdraw(args) => &args.repo,
         }
     }
 }
@@ -69,6 +78,29 @@ pub struct DeleteArgs {
     force: bool,
 }
 
+#[derive(clap::Args)]
+pub struct ProposeArgs {
+    #[command(flatten)]
+    pub repo: RepoArg,
+    /// The work branch's name
+    name: String,
+    #[arg(long, value_name = "R")]
+    region: String,
+    /// What the merge brings, for the maintainer who makes it (one line)
+    #[arg(short, long, value_name = "TEXT")]
+    message: Option<String>,
+}
+
+#[derive(clap::Args)]
+pub struct WithdrawArgs {
+    #[command(flatten)]
+    pub repo: RepoArg,
+    /// The work branch's name
+    name: String,
+    #[arg(long, value_name = "R")]
+    region: String,
+}
+
 pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let repo = open_repo(global)?;
     let structure = repo.structure().map_err(store_failure)?;
@@ -86,7 +118,11 @@ pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(),
                 None => Region::all(&structure.project),
             };
             let branches = branches::list(&repo, &regions).map_err(store_failure)?;
-            output.render(&Listed { branches });
+            let proposals = proposals::list(&repo, &regions).map_err(store_failure)?;
+            output.render(&Listed {
+                branches,
+                proposals,
+            });
         }
         Command::Delete(args) => {
             let region = region(&structure, &args.region)?;
@@ -102,6 +138,26 @@ pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(),
                 }
             })?;
             output.render(&DeletedShown(deleted));
+        }
+        Command::Propose(args) => {
+            let region = region(&structure, &args.region)?;
+            let work = WorkBranch::of(&region, &args.name).map_err(store_failure)?;
+            let proposal =
+                proposals::propose(&repo, &work, args.message.as_deref()).map_err(store_failure)?;
+            output.render(&Proposed(proposal));
+        }
+        Command::Withdraw(args) => {
+            let region = region(&structure, &args.region)?;
+            let work = WorkBranch::of(&region, &args.name).map_err(store_failure)?;
+            if !proposals::withdraw(&repo, &work).map_err(store_failure)? {
+                return Err(Failure::invalid(format!(
+                    "{} has no merge proposal to withdraw",
+                    work.branch()
+                )));
+            }
+            output.render(&Withdrawn {
+                branch: work.branch(),
+            });
         }
     }
     Ok(())
@@ -129,6 +185,8 @@ impl Render for Created {
 #[derive(Serialize)]
 struct Listed {
     branches: Vec<WorkBranchStatus>,
+    /// The branches proposed for merging.
+    proposals: Vec<Proposal>,
 }
 
 impl Render for Listed {
@@ -150,7 +208,53 @@ impl Render for Listed {
                 counted(b.behind, "region commit"),
                 counted(b.ahead, "commit")
             ));
+            if let Some(p) = self.proposals.iter().find(|p| p.branch == b.branch) {
+                output.line(format!(
+                    "    {} by {} at {}{}: {}",
+                    output.bold("proposed"),
+                    p.proposer,
+                    short_id(&p.commit),
+                    if p.moved { " (moved since)" } else { "" },
+                    p.message
+                ));
+            }
         }
+    }
+}
+
+#[derive(Serialize)]
+#[serde(transparent)]
+struct Proposed(Proposal);
+
+impl Render for Proposed {
+    fn text(&self, output: &Output) {
+        let p = &self.0;
+        output.line(format!(
+            "{} {} at {} for merging into its region: {}",
+            output.bold("proposed"),
+            p.branch,
+            short_id(&p.commit),
+            p.message
+        ));
+        output.line(format!(
+            "a maintainer merges it with `masterctl merge --region {} --branch {}`",
+            p.region, p.name
+        ));
+    }
+}
+
+#[derive(Serialize)]
+struct Withdrawn {
+    branch: String,
+}
+
+impl Render for Withdrawn {
+    fn text(&self, output: &Output) {
+        output.line(format!(
+            "{} the merge proposal of {}",
+            output.bold("withdrew"),
+            self.branch
+        ));
     }
 }
 

@@ -170,6 +170,8 @@ impl Command {
             Command::Branch(branch::Command::Create(_)) => "branch create",
             Command::Branch(branch::Command::List(_)) => "branch list",
             Command::Branch(branch::Command::Delete(_)) => "branch delete",
+            Command::Branch(branch::Command::Propose(_)) => "branch propose",
+            Command::Branch(branch::Command::Withdraw(_)) => "branch withdraw",
             Command::Tag(tag::Command::Create(_)) => "tag create",
             Command::Tag(tag::Command::List(_)) => "tag list",
             Command::Status(_) => "status",

@@ -17,6 +17,7 @@ Examples:
   masterctl serve                                      this machine only: http://127.0.0.1:7878
   masterctl serve --listen 0.0.0.0:7878 --users users.toml
   masterctl serve --listen 10.0.0.5:7878 --auth-header X-Forwarded-User --trusted-proxy 10.0.0.2
+  masterctl serve --remote origin                      pull before and push after every write
 
 A users file holds [[user]] tables: name, email, role (viewer, editor or maintainer) and
 token_sha256, the SHA-256 of the user's token in hex (printf %s TOKEN | sha256sum).")]
@@ -44,6 +45,10 @@ pub struct Args {
     /// With --auth-header: the roles of the users the proxy names (others are viewers)
     #[arg(long, value_name = "FILE", requires = "auth_header")]
     roles: Option<PathBuf>,
+    /// Pull from this remote (a name of `git remote`) before every write and push to it
+    /// after, so the git host sees each import, rebase, merge and translation at once
+    #[arg(long, value_name = "NAME")]
+    remote: Option<String>,
 }
 
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
@@ -73,6 +78,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         repo: root,
         listen: args.listen,
         policy,
+        remote: args.remote,
     };
     super::block_on(async move {
         let bound = masterctl_console::bind(options)
@@ -80,6 +86,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
             .map_err(|e| match e {
                 masterctl_console::ServeError::Access(e) => Failure::usage(e.to_string())
                     .hint("--users FILE, or --auth-header NAME with --trusted-proxy IP,..."),
+                masterctl_console::ServeError::Store(e) => store_failure(e),
                 e => Failure::environment(e.to_string()),
             })?;
         if let Some(address) = bound.address() {

@@ -806,6 +806,9 @@ pub fn commit_rebase(repo: &MasterRepo, plan: &RebasePlan) -> Result<Oid, StoreE
         },
     )?;
     if let Join::Reflect(work) = &plan.join {
+        // The proposal this merge answered is withdrawn (best effort, as below: the
+        // merge is made either way).
+        let _ = crate::proposals::merged(repo, work, plan.upstream_head);
         // Best effort: a work branch someone moved meanwhile keeps its new commits (the
         // next merge takes them).
         let _ = crate::git::refs::move_branch(
