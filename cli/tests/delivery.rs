@@ -1042,3 +1042,46 @@ fn a_server_and_a_client_build_of_one_commit_are_both_published() {
     ));
     assert!(root.join("fetched/client").is_dir());
 }
+
+/// A project that names its store in `masterctl.toml` publishes, lists and rolls back
+/// without `--to`/`--from`; one that names none is told how.
+#[test]
+fn the_project_s_own_store_is_the_default() {
+    let repo = common::sample_game();
+    let root = repo.path();
+    let out = masterctl(root, &["releases"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("[publish] store"), "{}", text(&out));
+
+    let store = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", store.path().display());
+    let config = std::fs::read_to_string(root.join("masterctl.toml")).unwrap();
+    std::fs::write(
+        root.join("masterctl.toml"),
+        format!("{config}\n[publish]\nstore = \"{url}\"\n"),
+    )
+    .unwrap();
+    common::git(root, &["commit", "-qam", "Publish to the studio's store"]);
+    ok(masterctl(
+        root,
+        &["build", "--region", "jp", "--out", "build"],
+    ));
+    let published = json(&ok(masterctl(
+        root,
+        &["publish", "build", "--format", "json"],
+    )));
+    assert_eq!(published["pointer_moved"], true, "{published}");
+    let listed = json(&ok(masterctl(root, &["releases", "--format", "json"])));
+    assert_eq!(listed["store"], url.as_str());
+    let release = listed["releases"][0]["release"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let rolled = json(&ok(masterctl(
+        root,
+        &[
+            "rollback", "--region", "jp", "--to", &release, "--format", "json",
+        ],
+    )));
+    assert_eq!(rolled["moved"], false, "already current");
+}

@@ -15,6 +15,7 @@ mod importing;
 mod joining;
 mod pages;
 mod proposing;
+mod releasing;
 mod sheets;
 mod shown;
 mod target;
@@ -131,6 +132,7 @@ pub fn router(console: Arc<Console>) -> Router {
         .route("/join/diff", get(joining::diff))
         .route("/resolve", post(joining::resolve))
         .route("/propose", post(proposing::act))
+        .route("/releases", get(releasing::page).post(releasing::act))
         .route(
             "/translations",
             get(translating::page).post(translating::upload).layer(

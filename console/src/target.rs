@@ -44,7 +44,7 @@ impl Target {
 }
 
 /// A query value with everything but unreserved characters percent-encoded.
-fn urlencode(text: &str) -> String {
+pub fn urlencode(text: &str) -> String {
     text.bytes()
         .map(|b| match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {

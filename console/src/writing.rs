@@ -32,13 +32,8 @@ impl Console {
                     return Err(error_page(
                         StatusCode::CONFLICT,
                         &format!(
-                            "{} could not take what {remote} has of it: both changed the same cells, or a join is stopped on it. Nothing was written; a maintainer finishes it with `masterctl pull --region {}{} --continue` (or `--abort`)",
-                            pulled.branch,
-                            pulled.region,
-                            pulled
-                                .work
-                                .map(|w| format!(" --branch {w}"))
-                                .unwrap_or_default()
+                            "{} could not take what {remote} has of it: both changed the same cells, or a join is stopped on it. Nothing was written; a maintainer finishes that pull in the repository the console serves, then this can be done again",
+                            pulled.branch
                         ),
                     ));
                 }
@@ -58,9 +53,8 @@ impl Console {
             error_page(
                 StatusCode::BAD_GATEWAY,
                 &format!(
-                    "committed on {} here, but not pushed to {remote}: {why}. The next write pushes it again (or `masterctl push --region {}`)",
-                    line.branch(),
-                    line.name()
+                    "committed on {} here, but not pushed to {remote}: {why}. The next write to it pushes it again",
+                    line.branch()
                 ),
             )
         };

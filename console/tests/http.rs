@@ -968,3 +968,94 @@ async fn with_a_remote_every_write_takes_the_remote_first_and_is_pushed_after() 
     assert_eq!((head.parents, head.author.as_str()), (vec![theirs], "Aiko"));
     assert_eq!(jp_head(&remote).id, head.id);
 }
+
+/// Build jp as it stands and publish it to the store at `url`.
+async fn publish_jp(dir: &Path, url: &str) -> String {
+    let repo = masterctl_store::MasterRepo::open(dir).unwrap();
+    let out = dir.join("build");
+    let built = masterctl_store::build::run(
+        &repo,
+        &masterctl_store::build::Request {
+            region: "jp",
+            branch: None,
+            rev: None,
+            client: false,
+            out: &out,
+        },
+    )
+    .unwrap();
+    let remote =
+        masterctl_delivery::Remote::open(url, &masterctl_delivery::RemoteOptions::default())
+            .unwrap();
+    masterctl_delivery::publish(&remote, &out, &Default::default(), &|_, _| {})
+        .await
+        .unwrap();
+    built.source_commit
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_maintainer_makes_an_earlier_release_current_again() {
+    let store = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", store.path().display());
+    let dir = repository_with(
+        &format!("{CONFIG}\n[publish]\nstore = \"{url}\"\n"),
+        MONSTER,
+        "1,スライム\n",
+    );
+    let first = publish_jp(dir.path(), &url).await;
+    import_rows(dir.path(), None, "1,スライム\n2,ゴーレム\n");
+    let second = publish_jp(dir.path(), &url).await;
+    let app = app(dir.path(), Policy::Users(users()));
+
+    // Everyone sees the releases, the newest current; only a maintainer may move it.
+    let (viewer, _) = session(&app, Some("token-of-viola")).await;
+    let got = get_as(&app, "/releases?region=jp", &viewer).await;
+    assert_eq!(got.status, StatusCode::OK, "{}", got.body);
+    assert!(got.body.contains(&first[..12]) && got.body.contains(&second[..12]));
+    assert!(!got.body.contains("Make current"), "{}", got.body);
+    let rollback = format!("region=jp&release={first}&action=rollback");
+    let (editor, editor_csrf) = session(&app, Some("token-of-eddie")).await;
+    let got = post_as(
+        &app,
+        "/releases",
+        &editor,
+        format!("csrf={editor_csrf}&{rollback}"),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::FORBIDDEN);
+    let (boss, csrf) = session(&app, Some("token-of-mia")).await;
+    let got = post_as(&app, "/releases", &boss, rollback.clone()).await;
+    assert_eq!(got.status, StatusCode::FORBIDDEN, "no CSRF token");
+    let got = post_as(
+        &app,
+        "/releases",
+        &boss,
+        format!("csrf={csrf}&region=jp&release=0000000&action=rollback"),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::NOT_FOUND, "{}", got.body);
+
+    let got = post_as(&app, "/releases", &boss, format!("csrf={csrf}&{rollback}")).await;
+    assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
+    let got = get_as(&app, "/releases?region=jp", &boss).await;
+    let current = got.body.split("class=\"current\"").nth(1).unwrap();
+    assert!(current.contains(&first[..12]), "{}", got.body);
+    let remote =
+        masterctl_delivery::Remote::open(&url, &masterctl_delivery::RemoteOptions::default())
+            .unwrap();
+    let listed = masterctl_delivery::releases(&remote, Some("jp"))
+        .await
+        .unwrap();
+    let current: Vec<&str> = listed
+        .iter()
+        .filter(|r| r.current)
+        .map(|r| r.release.as_str())
+        .collect();
+    assert_eq!(current, [first.as_str()]);
+
+    // A project that names no store says how to name one.
+    let plain = repository();
+    let elsewhere = router(Console::new(plain.path().to_path_buf(), local()));
+    let got = get_as(&elsewhere, "/releases?region=jp", "").await;
+    assert!(got.body.contains("[publish] store"), "{}", got.body);
+}

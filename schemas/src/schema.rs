@@ -112,6 +112,18 @@ pub struct Config {
     pub regions: BTreeMap<String, RegionConfig>,
     /// What a datetime without an offset means (`timezone`; UTC when none is set).
     pub timezone: crate::zone::Zone,
+    /// Where builds are published (`[publish]`): what the console's releases page reads
+    /// and what `publish`, `releases` and `rollback` use when given no store.
+    pub publish: Option<PublishConfig>,
+}
+
+/// `[publish]` in `masterctl.toml`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublishConfig {
+    /// `s3://bucket/prefix`, `file:///path` or `http(s)://…`.
+    pub store: String,
+    /// An S3-compatible endpoint (MinIO, R2…), for `s3://` stores.
+    pub endpoint: Option<String>,
 }
 
 impl Config {

@@ -445,3 +445,34 @@ type = "integer"
         ]
     );
 }
+
+#[test]
+fn the_publish_store_is_a_url_delivery_speaks() {
+    let config = "source_language = \"ja\"\n[publish]\nstore = \"s3://game-masters/live\"\nendpoint = \"http://127.0.0.1:9000\"\n";
+    let project = load(config, &[("category.toml", CATEGORY)]).unwrap();
+    let publish = project.config.publish.unwrap();
+    assert_eq!(
+        (publish.store.as_str(), publish.endpoint.as_deref()),
+        ("s3://game-masters/live", Some("http://127.0.0.1:9000"))
+    );
+    for (config, expected) in [
+        (
+            "source_language = \"ja\"\n[publish]\nstore = \"/srv/masters\"\n",
+            "is not a store",
+        ),
+        (
+            "source_language = \"ja\"\n[publish]\nstore = \"file:///srv/masters\"\nendpoint = \"http://x\"\n",
+            "an endpoint is for an s3:// store",
+        ),
+        (
+            "source_language = \"ja\"\n[publish]\nstore = \"s3://b\"\nbucket = \"b\"\n",
+            "unknown field",
+        ),
+    ] {
+        let errors = load(config, &[("category.toml", CATEGORY)]).unwrap_err();
+        assert!(
+            errors.iter().any(|d| d.message.contains(expected)),
+            "{config}: {errors:?}"
+        );
+    }
+}

@@ -146,7 +146,8 @@ pub fn delete(repo: &MasterRepo, work: &WorkBranch, force: bool) -> Result<Delet
     }
     let head = Oid::from_str(&status.head)?;
     crate::git::refs::delete_branch(repo, &work.reference(), head)?;
-    crate::proposals::withdraw(repo, work)?;
+    // Its merge proposal, if any, goes with it.
+    crate::git::refs::delete_reference(repo, &work.proposal_reference())?;
     Ok(Deleted {
         branch: status.branch,
         head: status.head,

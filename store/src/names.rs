@@ -86,6 +86,15 @@ pub struct WorkBranch {
 }
 
 impl WorkBranch {
+    /// The reference that holds a merge proposal for this branch (`proposals`).
+    pub fn proposal_reference(&self) -> String {
+        format!(
+            "refs/masterctl/proposals/{}/{}",
+            self.region().name(),
+            self.name()
+        )
+    }
+
     /// The work branch `name` of `region`, once `name` is one a planner may give.
     pub fn of(region: &Region, name: &str) -> Result<WorkBranch, StoreError> {
         let mut chars = name.chars();

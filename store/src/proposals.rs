@@ -12,12 +12,8 @@ use crate::StoreError;
 use crate::git::repo::MasterRepo;
 use crate::names::{Region, WorkBranch, one_line};
 
+/// Where proposals are kept (`WorkBranch::proposal_reference` names each).
 const PREFIX: &str = "refs/masterctl/proposals/";
-
-/// The reference that holds `work`'s proposal.
-fn reference(work: &WorkBranch) -> String {
-    format!("{PREFIX}{}/{}", work.region().name(), work.name())
-}
 
 /// One proposal, as a maintainer sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -56,7 +52,7 @@ pub fn propose(
         Some(words) => one_line(words),
         None => format!("Merge {} into {}", work.branch(), work.region().branch()),
     };
-    let name = reference(work);
+    let name = work.proposal_reference();
     let tag = git.tag_annotation_create(
         &name[PREFIX.len()..],
         head.as_object(),
@@ -81,7 +77,7 @@ pub fn propose(
 /// The proposal for `work`, if there is one.
 pub fn proposal_of(repo: &MasterRepo, work: &WorkBranch) -> Result<Option<Proposal>, StoreError> {
     let git = &repo.git;
-    let Ok(found) = git.find_reference(&reference(work)) else {
+    let Ok(found) = git.find_reference(&work.proposal_reference()) else {
         return Ok(None);
     };
     let Ok(tag) = found.peel_to_tag() else {
@@ -119,15 +115,7 @@ pub fn list(repo: &MasterRepo, regions: &[Region]) -> Result<Vec<Proposal>, Stor
 
 /// Withdraw `work`'s proposal; whether there was one.
 pub fn withdraw(repo: &MasterRepo, work: &WorkBranch) -> Result<bool, StoreError> {
-    let name = reference(work);
-    let git = &repo.git;
-    crate::git::refs::with_ref_update(repo, &name, || match git.find_reference(&name) {
-        Ok(mut found) => {
-            found.delete()?;
-            Ok(true)
-        }
-        Err(_) => Ok(false),
-    })
+    crate::git::refs::delete_reference(repo, &work.proposal_reference())
 }
 
 /// After `work` was merged at `merged`: its proposal is withdrawn when the merge took

@@ -5,13 +5,14 @@ use masterctl_delivery::{Collected, gc, manage::GRACE_SECONDS};
 use masterctl_store::short_id;
 
 use super::{Failure, block_on, delivery_failure};
-use crate::output::{Output, Render, counted};
+use crate::output::{GlobalArgs, Output, Render, counted};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The store: s3://bucket/prefix or file:///path
+    /// The store: s3://bucket/prefix or file:///path; by default the project's
+    /// (`[publish] store` in masterctl.toml)
     #[arg(long, value_name = "URL")]
-    from: String,
+    from: Option<String>,
     /// Releases kept per region, newest first (the current one is always kept too)
     #[arg(long, value_name = "N")]
     keep: usize,
@@ -26,12 +27,12 @@ pub struct Args {
     endpoint: super::EndpointArg,
 }
 
-pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
+pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     if args.keep == 0 {
         return Err(Failure::usage("--keep must be at least 1")
             .hint("the current release of each region is always kept"));
     }
-    let remote = super::open_store(&args.from, &args.endpoint)?;
+    let remote = super::named_store(args.from.as_deref(), &args.endpoint, global, "--from")?;
     let bar = output.progress_of("deleting", "objects");
     let progress = |_done: usize, total: usize| bar.file_done(total);
     let collected = block_on(gc(&remote, args.keep, args.grace, args.dry_run, &progress));

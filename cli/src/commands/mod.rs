@@ -241,9 +241,9 @@ pub fn run(
         Command::Inspect(args) => inspect::run(args, output),
         Command::Publish(args) => publish::run(args, global, output),
         Command::Fetch(args) => fetch::run(args, output),
-        Command::Releases(args) => releases::run(args, output),
-        Command::Rollback(args) => rollback::run(args, output),
-        Command::Gc(args) => gc::run(args, output),
+        Command::Releases(args) => releases::run(args, global, output),
+        Command::Rollback(args) => rollback::run(args, global, output),
+        Command::Gc(args) => gc::run(args, global, output),
         Command::Unlock(args) => unlock::run(args, global, output),
         Command::Completions(args) => completions::run(args, cli()),
         Command::Manual(args) => manual::run(args, cli(), output),
@@ -268,6 +268,30 @@ pub fn open_store(
         ..masterctl_delivery::RemoteOptions::default()
     };
     masterctl_delivery::Remote::open(url, &options).map_err(delivery_failure)
+}
+
+/// The store a command's `--to`/`--from` names, or else the one the project names
+/// (`[publish] store` in `masterctl.toml`, with its endpoint unless `--endpoint` is
+/// given).
+pub fn named_store(
+    url: Option<&str>,
+    endpoint: &EndpointArg,
+    global: &GlobalArgs,
+    flag: &str,
+) -> Result<masterctl_delivery::Remote, Failure> {
+    if let Some(url) = url {
+        return open_store(url, endpoint);
+    }
+    let hint = "or name it in masterctl.toml: [publish] store = \"s3://bucket/prefix\"";
+    let publish = open_repo(global)
+        .and_then(|repo| repo.structure().map_err(store_failure))
+        .ok()
+        .and_then(|structure| structure.project.config.publish)
+        .ok_or_else(|| Failure::usage(format!("{flag} URL names the store")).hint(hint))?;
+    let endpoint = EndpointArg {
+        endpoint: endpoint.endpoint.clone().or(publish.endpoint),
+    };
+    open_store(&publish.store, &endpoint)
 }
 
 /// Every input path given exists (a missing one is a usage error naming it).

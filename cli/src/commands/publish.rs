@@ -15,9 +15,10 @@ pub struct Args {
     /// The build directory (`masterctl build --out DIR`)
     #[arg(value_name = "DIR")]
     dir: PathBuf,
-    /// The store: s3://bucket/prefix, or file:///path (a folder)
+    /// The store: s3://bucket/prefix, or file:///path (a folder); by default the
+    /// project's (`[publish] store` in masterctl.toml)
     #[arg(long, value_name = "URL")]
-    to: String,
+    to: Option<String>,
     /// Make the release current even when it was published before the current one
     #[arg(long)]
     force: bool,
@@ -33,7 +34,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
-    let remote = super::open_store(&args.to, &args.endpoint)?;
+    let remote = super::named_store(args.to.as_deref(), &args.endpoint, global, "--to")?;
     // Published from inside the master repository: the versions naming the build's
     // commit are recorded with the release.
     let versions = match super::open_repo(global) {

@@ -6,13 +6,14 @@ use masterctl_store::short_id;
 use serde::Serialize;
 
 use super::{Failure, block_on, delivery_failure};
-use crate::output::{Output, Render};
+use crate::output::{GlobalArgs, Output, Render};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The store: s3://bucket/prefix or file:///path (listing is not possible over HTTP)
+    /// The store: s3://bucket/prefix or file:///path (listing is not possible over HTTP); by default the project's
+    /// (`[publish] store` in masterctl.toml)
     #[arg(long, value_name = "URL")]
-    from: String,
+    from: Option<String>,
     /// Only this region's releases
     #[arg(long, value_name = "R")]
     region: Option<String>,
@@ -20,8 +21,8 @@ pub struct Args {
     endpoint: super::EndpointArg,
 }
 
-pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
-    let remote = super::open_store(&args.from, &args.endpoint)?;
+pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
+    let remote = super::named_store(args.from.as_deref(), &args.endpoint, global, "--from")?;
     let list = block_on(releases(&remote, args.region.as_deref()))?.map_err(delivery_failure)?;
     if list.is_empty() {
         return Err(Failure::usage(format!(

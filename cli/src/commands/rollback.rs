@@ -5,13 +5,14 @@ use masterctl_delivery::{RolledBack, rollback};
 use masterctl_store::short_id;
 
 use super::{Failure, block_on, delivery_failure};
-use crate::output::{Output, Render};
+use crate::output::{GlobalArgs, Output, Render};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The store: s3://bucket/prefix or file:///path
+    /// The store: s3://bucket/prefix or file:///path; by default the project's
+    /// (`[publish] store` in masterctl.toml)
     #[arg(long, value_name = "URL")]
-    from: String,
+    from: Option<String>,
     /// The region whose pointer moves
     #[arg(long, value_name = "R")]
     region: String,
@@ -23,8 +24,8 @@ pub struct Args {
     endpoint: super::EndpointArg,
 }
 
-pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
-    let remote = super::open_store(&args.from, &args.endpoint)?;
+pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
+    let remote = super::named_store(args.from.as_deref(), &args.endpoint, global, "--from")?;
     let done = block_on(rollback(&remote, &args.region, &args.to))?.map_err(delivery_failure)?;
     output.render(&Shown(done));
     Ok(())

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use toml::Spanned;
 
 use crate::diagnostic::Code;
-use crate::schema::{Config, RegionConfig};
+use crate::schema::{Config, PublishConfig, RegionConfig};
 
 use super::*;
 
@@ -26,13 +26,51 @@ impl Builder {
             regions.insert(name.clone(), region);
         }
         self.check_upstream_cycles(&source, &raw.regions);
+        let publish = raw
+            .publish
+            .as_ref()
+            .and_then(|publish| self.check_publish(&source, publish));
         Config {
             file: checked.file,
             source_language,
             languages,
             regions,
             timezone: self.zone.clone(),
+            publish,
         }
+    }
+
+    /// `[publish]`: a store URL of a kind delivery speaks, and an endpoint only where
+    /// one means something (an S3 store).
+    fn check_publish(&mut self, source: &SourceText, raw: &RawPublish) -> Option<PublishConfig> {
+        let store = raw.store.get_ref();
+        let scheme = store.split_once("://").map(|(scheme, _)| scheme);
+        if !matches!(scheme, Some("s3" | "file" | "http" | "https")) {
+            self.error(
+                source
+                    .error(
+                        Code::InvalidName,
+                        raw.store.span(),
+                        format!("`{store}` is not a store the builds can be published to"),
+                    )
+                    .expected("s3://bucket/prefix, file:///path or https://host/path"),
+            );
+            return None;
+        }
+        if let Some(endpoint) = &raw.endpoint
+            && scheme != Some("s3")
+        {
+            self.error(source.error(
+                Code::InvalidReference,
+                endpoint.span(),
+                "an endpoint is for an s3:// store".to_string(),
+            ));
+            return None;
+        }
+        Some(PublishConfig {
+            store: store.clone(),
+            endpoint: raw.endpoint.as_ref().map(|e| e.get_ref().clone()),
+        })
     }
 
     /// The source language and the project's languages (the source language alone when

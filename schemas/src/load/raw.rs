@@ -22,6 +22,15 @@ pub(super) struct RawConfig {
     pub(super) null: Option<Spanned<RawSpellings>>,
     /// What a datetime without an offset means (IANA: `Asia/Tokyo`).
     pub(super) timezone: Option<Spanned<String>>,
+    /// Where the project's builds are published (`[publish]`).
+    pub(super) publish: Option<RawPublish>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawPublish {
+    pub(super) store: Spanned<String>,
+    pub(super) endpoint: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]

@@ -306,3 +306,16 @@ pub fn delete_branch(
         Ok(())
     })
 }
+
+/// Delete a reference that is not a branch (a record masterctl keeps under
+/// `refs/masterctl/`), under the ref-update record; whether there was one.
+pub fn delete_reference(repo: &MasterRepo, reference: &str) -> Result<bool, StoreError> {
+    let git = &repo.git;
+    with_ref_update(repo, reference, || match git.find_reference(reference) {
+        Ok(mut found) => {
+            found.delete()?;
+            Ok(true)
+        }
+        Err(_) => Ok(false),
+    })
+}
