@@ -9,7 +9,7 @@ use askama::Template;
 use axum::Extension;
 use axum::extract::{Form, Multipart, Query, State};
 use axum::http::StatusCode;
-use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::response::{IntoResponse, Redirect, Response};
 use masterctl_schemas::Diagnostic;
 use masterctl_store::import::{self, ImportOutcome, Request, Summary};
 use masterctl_store::{Line, MasterRepo, StoreError};
@@ -276,7 +276,7 @@ pub async fn review_diff(
     }
     match dry_run(&console, &who, &query) {
         Ok((_, line, _, ImportOutcome::DryRun { review, .. })) => {
-            Html(masterctl_store::review::diff::page(
+            crate::guard::review_page(masterctl_store::review::diff::page(
                 &format!("Importing into {}", line.branch()),
                 &review.from.label,
                 &review.to.label,

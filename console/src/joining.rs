@@ -11,7 +11,7 @@ use askama::Template;
 use axum::Extension;
 use axum::extract::{Form, Query, State};
 use axum::http::StatusCode;
-use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::response::{IntoResponse, Redirect, Response};
 use masterctl_store::proposals::{self, Proposal};
 use masterctl_store::rebase::resolutions::Resolution;
 use masterctl_store::rebase::session::{self, Action, ConflictEntry, Rebased, Step};
@@ -176,13 +176,15 @@ pub async fn diff(
         Err(response) => return response,
     };
     match session::run(&repo, &structure, &join, &Action::DryRun, None) {
-        Ok(Step::DryRun { diff, rebase }) => Html(masterctl_store::review::diff::page(
-            &format!("{} of {}", join.kind(), join.target().branch()),
-            join.target().branch(),
-            &rebase.upstream,
-            &diff,
-        ))
-        .into_response(),
+        Ok(Step::DryRun { diff, rebase }) => {
+            crate::guard::review_page(masterctl_store::review::diff::page(
+                &format!("{} of {}", join.kind(), join.target().branch()),
+                join.target().branch(),
+                &rebase.upstream,
+                &diff,
+            ))
+            .into_response()
+        }
         Ok(_) => error_page(
             StatusCode::CONFLICT,
             "nothing to review: resolve the conflicts first",
@@ -297,5 +299,47 @@ pub async fn resolve(
     match session::run(&repo, &structure, &join, &action, None) {
         Ok(_) => Redirect::to(&format!("/join?{}", form.join.query())).into_response(),
         Err(e) => join_error(e),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct ValueQuery {
+    #[serde(flatten)]
+    target: Target,
+    table: String,
+    column: String,
+    #[serde(default)]
+    value: String,
+}
+
+/// `GET /check-value?region=R[&branch=NAME]&table=T&column=C&value=V`: whether a value
+/// typed to resolve a conflict reads as its column's type (the parser the merge uses);
+/// 200, or 422 with what was expected. The merge checks it again when it goes on.
+pub async fn check_value(
+    State(console): State<Arc<Console>>,
+    Extension(who): Extension<Visitor>,
+    Query(query): Query<ValueQuery>,
+) -> Response {
+    if let Err(refused) = who.may(Role::Editor) {
+        return refused;
+    }
+    let (_, structure, _) = match query.target.open(&console) {
+        Ok(found) => found,
+        Err(response) => return response,
+    };
+    let Some(field) = structure
+        .project
+        .table(&query.table)
+        .and_then(|table| table.field(&query.column))
+    else {
+        return (StatusCode::NOT_FOUND, "no such column").into_response();
+    };
+    match masterctl_schemas::parse::parse_text_in(&field.ty, &query.value, Some(&field.zone)) {
+        Ok(_) => (StatusCode::OK, "").into_response(),
+        Err(mismatch) => (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!("not {}", mismatch.expected),
+        )
+            .into_response(),
     }
 }

@@ -11,6 +11,7 @@
 
 pub mod access;
 mod forms;
+mod guard;
 mod importing;
 mod joining;
 mod pages;
@@ -131,6 +132,7 @@ pub fn router(console: Arc<Console>) -> Router {
         .route("/join", get(joining::page).post(joining::act))
         .route("/join/diff", get(joining::diff))
         .route("/resolve", post(joining::resolve))
+        .route("/check-value", get(joining::check_value))
         .route("/propose", post(proposing::act))
         .route("/releases", get(releasing::page).post(releasing::act))
         .route(
@@ -150,6 +152,9 @@ pub fn router(console: Arc<Console>) -> Router {
             console.clone(),
             visitor::identify,
         ))
+        // The one asset, for everyone (the sign-in page uses it too).
+        .route("/assets/console.js", get(guard::script))
+        .layer(axum::middleware::from_fn(guard::headers))
         .with_state(console)
 }
 

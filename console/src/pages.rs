@@ -136,13 +136,12 @@ pub async fn commit(
     match review {
         Ok(review) => {
             let title = format!("commit {}", short_id(&query.id));
-            Html(diff::page(
+            crate::guard::review_page(diff::page(
                 &title,
                 &review.from.label,
                 &review.to.label,
                 &review.diff,
             ))
-            .into_response()
         }
         Err(e) => store_error(e),
     }

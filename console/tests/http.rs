@@ -139,6 +139,7 @@ fn request(method: &str, uri: &str, peer: &str) -> axum::http::request::Builder 
 
 struct Got {
     status: StatusCode,
+    headers: axum::http::HeaderMap,
     cookies: Vec<String>,
     location: Option<String>,
     body: String,
@@ -156,6 +157,7 @@ async fn get_as(app: &axum::Router, uri: &str, cookie: &str) -> Got {
 async fn send(app: &axum::Router, request: Request<Body>) -> Got {
     let response = app.clone().oneshot(request).await.unwrap();
     let status = response.status();
+    let headers = response.headers().clone();
     let cookies = response
         .headers()
         .get_all(header::SET_COOKIE)
@@ -169,6 +171,7 @@ async fn send(app: &axum::Router, request: Request<Body>) -> Got {
     let bytes = response.into_body().collect().await.unwrap().to_bytes();
     Got {
         status,
+        headers,
         cookies,
         location,
         body: String::from_utf8_lossy(&bytes).into_owned(),
@@ -1058,4 +1061,73 @@ async fn a_maintainer_makes_an_earlier_release_current_again() {
     let elsewhere = router(Console::new(plain.path().to_path_buf(), local()));
     let got = get_as(&elsewhere, "/releases?region=jp", "").await;
     assert!(got.body.contains("[publish] store"), "{}", got.body);
+}
+
+#[tokio::test]
+async fn pages_carry_a_policy_that_runs_only_the_console_s_own_script() {
+    let dir = repository();
+    let app = app(dir.path(), Policy::Users(users()));
+    // The script is everyone's (the sign-in page uses it); the pages are not.
+    let got = send(
+        &app,
+        request("GET", "/assets/console.js", HERE)
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::OK);
+    assert!(got.body.contains("data-drop"));
+    let (cookie, _) = session(&app, Some("token-of-eddie")).await;
+    let policy = |got: &Got| {
+        got.headers[header::CONTENT_SECURITY_POLICY]
+            .to_str()
+            .unwrap()
+            .to_string()
+    };
+    let got = get_as(&app, "/", &cookie).await;
+    assert!(
+        policy(&got).contains("script-src 'self';"),
+        "{}",
+        policy(&got)
+    );
+    assert!(policy(&got).contains("frame-ancestors 'none'"));
+    assert_eq!(got.headers[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+
+    // A commit's review page runs its own inline script, named by its hash, and no other.
+    let got = get_as(
+        &app,
+        &format!("/commit?id={}", jp_head(dir.path()).id),
+        &cookie,
+    )
+    .await;
+    let script = got
+        .body
+        .split("<script>")
+        .nth(1)
+        .unwrap()
+        .split("</script>")
+        .next()
+        .unwrap();
+    use base64::Engine;
+    use sha2::Digest;
+    let hash = base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(script));
+    let policy = policy(&got);
+    assert!(policy.contains(&format!("'sha256-{hash}'")), "{policy}");
+    assert_eq!(policy.matches("'sha256-").count(), 1, "{policy}");
+
+    // A value typed to resolve a conflict is checked by the column's own parser.
+    let check =
+        |value: &str| format!("/check-value?region=jp&table=monster&column=id&value={value}");
+    assert_eq!(
+        get_as(&app, &check("12"), &cookie).await.status,
+        StatusCode::OK
+    );
+    let got = get_as(&app, &check("twelve"), &cookie).await;
+    assert_eq!(got.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(got.body.contains("not a whole number"), "{}", got.body);
+    let (viewer, _) = session(&app, Some("token-of-viola")).await;
+    assert_eq!(
+        get_as(&app, &check("12"), &viewer).await.status,
+        StatusCode::FORBIDDEN
+    );
 }

@@ -1,0 +1,73 @@
+// The console's one script (served from /assets/console.js; the pages work without it).
+// Files dropped on an import or translation form go to its file picker; a form that
+// starts long work says so while the server works; a value typed to resolve a conflict
+// is checked against its column's type as it is typed (by the server's own parser).
+(function () {
+  'use strict';
+
+  function names(files) {
+    return Array.prototype.map.call(files, function (f) { return f.name; }).join(', ');
+  }
+
+  document.querySelectorAll('[data-drop]').forEach(function (zone) {
+    var input = document.getElementById(zone.getAttribute('data-drop'));
+    var chosen = zone.querySelector('.chosen');
+    if (!input) return;
+    function show() { if (chosen) chosen.textContent = names(input.files); }
+    ['dragenter', 'dragover'].forEach(function (type) {
+      zone.addEventListener(type, function (e) {
+        e.preventDefault();
+        zone.classList.add('over');
+      });
+    });
+    ['dragleave', 'drop'].forEach(function (type) {
+      zone.addEventListener(type, function (e) {
+        e.preventDefault();
+        zone.classList.remove('over');
+      });
+    });
+    zone.addEventListener('drop', function (e) {
+      if (e.dataTransfer && e.dataTransfer.files.length) {
+        input.files = e.dataTransfer.files;
+        show();
+      }
+    });
+    input.addEventListener('change', show);
+  });
+
+  document.querySelectorAll('form[data-busy]').forEach(function (form) {
+    form.addEventListener('submit', function (e) {
+      if (form.getAttribute('aria-busy') === 'true') {
+        e.preventDefault();
+        return;
+      }
+      form.setAttribute('aria-busy', 'true');
+      var note = document.createElement('p');
+      note.className = 'busy';
+      note.setAttribute('role', 'status');
+      note.textContent = form.getAttribute('data-busy');
+      form.appendChild(note);
+    });
+  });
+
+  document.querySelectorAll('input[data-check]').forEach(function (input) {
+    var timer = null;
+    var said = document.createElement('span');
+    said.className = 'checked';
+    said.setAttribute('aria-live', 'polite');
+    input.insertAdjacentElement('afterend', said);
+    input.addEventListener('input', function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () {
+        var url = input.getAttribute('data-check') + '&value=' + encodeURIComponent(input.value);
+        fetch(url, { credentials: 'same-origin' }).then(function (response) {
+          return response.text().then(function (text) {
+            input.setCustomValidity(response.ok ? '' : text);
+            said.textContent = response.ok ? '✓' : text;
+            said.className = response.ok ? 'checked ok' : 'checked bad';
+          });
+        });
+      }, 150);
+    });
+  });
+})();
