@@ -17,6 +17,7 @@ use serde::Deserialize;
 
 use crate::Console;
 use crate::access::Role;
+use crate::jobs::Polled;
 use crate::shown::{error_page, render, store_error};
 use crate::target::Target;
 use crate::uploads::{Received, Uploads, WORKBOOKS, receive, refused};
@@ -152,7 +153,22 @@ struct ReviewPage<'a> {
     unchanged: bool,
 }
 
-/// What importing `upload` into the target would do, computed by the import itself.
+/// The upload a request names, of the signed-in user: the repository, the branch and
+/// the upload's folder.
+fn upload_of(
+    console: &Console,
+    who: &Visitor,
+    query: &ReviewQuery,
+) -> Result<(masterctl_store::MasterRepo, Line, std::path::PathBuf), Response> {
+    let (repo, line) = line(console, &query.target)?;
+    let folder = Uploads::new(repo.git.path())
+        .folder(&who.identity.name, &query.upload)
+        .map_err(|e| error_page(StatusCode::NOT_FOUND, &e.to_string()))?;
+    Ok((repo, line, folder))
+}
+
+/// What importing the upload would do, computed by the import itself (at once: the
+/// pages that show a part of an upload's review).
 fn dry_run(
     console: &Console,
     who: &Visitor,
@@ -166,11 +182,7 @@ fn dry_run(
     ),
     Response,
 > {
-    let (repo, line) = line(console, &query.target)?;
-    let uploads = Uploads::new(repo.git.path());
-    let folder = uploads
-        .folder(&who.identity.name, &query.upload)
-        .map_err(|e| error_page(StatusCode::NOT_FOUND, &e.to_string()))?;
+    let (repo, line, folder) = upload_of(console, who, query)?;
     let outcome = import_run(&repo, &line, &folder, true, None)?;
     Ok((repo, line, folder, outcome))
 }
@@ -181,6 +193,17 @@ fn import_run(
     folder: &std::path::Path,
     dry_run: bool,
     message: Option<&str>,
+) -> Result<ImportOutcome, Response> {
+    import_with_progress(repo, line, folder, dry_run, message, &|_, _| {})
+}
+
+fn import_with_progress(
+    repo: &masterctl_store::MasterRepo,
+    line: &Line,
+    folder: &std::path::Path,
+    dry_run: bool,
+    message: Option<&str>,
+    progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<ImportOutcome, Response> {
     let paths = [folder.to_path_buf()];
     import::run(
@@ -195,7 +218,7 @@ fn import_run(
             review: Default::default(),
             allow_removal: false,
             revert_upstream: false,
-            progress: &|_, _| {},
+            progress,
         },
     )
     .map_err(import_error)
@@ -215,6 +238,20 @@ fn import_error(error: StoreError) -> Response {
     error_page(status, &format!("{error}{kept}"))
 }
 
+/// How long a request waits for work before it answers with how far it got.
+const PATIENCE: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The page shown while work runs (it reloads itself).
+#[derive(Template)]
+#[template(path = "working.html")]
+pub struct Working<'a> {
+    pub who: &'a Visitor,
+    pub title: &'a str,
+    pub doing: &'a str,
+    pub done: usize,
+    pub total: usize,
+}
+
 /// `GET /review?upload=ID&region=R[&branch=NAME]`: every diagnostic, or the change.
 pub async fn review(
     State(console): State<Arc<Console>>,
@@ -224,9 +261,47 @@ pub async fn review(
     if let Err(refused) = who.may(Role::Editor) {
         return refused;
     }
-    let (repo, line, folder, outcome) = match dry_run(&console, &who, &query) {
-        Ok(done) => done,
+    let (repo, line, folder) = match upload_of(&console, &who, &query) {
+        Ok(found) => found,
         Err(response) => return response,
+    };
+    // The import's own dry run, on a thread of its own: a large upload shows how far
+    // its reading got until it is done.
+    let key = format!(
+        "{}\n{}\n{}",
+        who.identity.name,
+        query.upload,
+        query.target.query()
+    );
+    let work = {
+        let (root, line, folder) = (console.repo.clone(), line.clone(), folder.clone());
+        move |progress: &crate::jobs::Progress| {
+            let repo = masterctl_store::MasterRepo::open(&root).map_err(store_error)?;
+            import_with_progress(&repo, &line, &folder, true, None, &|done, total| {
+                progress.set(done, total)
+            })
+        }
+    };
+    let outcome = match console.reviews.run(&key, PATIENCE, work).await {
+        Polled::Done(Ok(outcome)) => outcome,
+        Polled::Done(Err(response)) => return response,
+        Polled::Running { done, total } => {
+            return render(&Working {
+                who: &who,
+                title: "Checking the upload",
+                doing: "Reading and validating every sheet",
+                done,
+                total,
+            });
+        }
+        Polled::Taken => {
+            return Redirect::to(&format!(
+                "/review?upload={}&{}",
+                query.upload,
+                query.target.query()
+            ))
+            .into_response();
+        }
     };
     let files = Uploads::new(repo.git.path()).files(&folder);
     let q = format!("upload={}&{}", query.upload, query.target.query());

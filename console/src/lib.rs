@@ -13,6 +13,7 @@ pub mod access;
 mod forms;
 mod guard;
 mod importing;
+mod jobs;
 mod joining;
 mod pages;
 mod proposing;
@@ -52,6 +53,8 @@ pub struct Console {
     policy: Policy,
     sessions: access::Sessions,
     remote: Option<RemoteName>,
+    /// Uploads being checked (the import's dry run), by user, upload and branch.
+    reviews: jobs::Jobs<Result<masterctl_store::ImportOutcome, axum::response::Response>>,
 }
 
 impl Console {
@@ -61,6 +64,7 @@ impl Console {
             policy,
             sessions: access::Sessions::default(),
             remote: None,
+            reviews: jobs::Jobs::default(),
         })
     }
 
@@ -77,6 +81,7 @@ impl Console {
             policy,
             sessions: access::Sessions::default(),
             remote: Some(remote),
+            reviews: jobs::Jobs::default(),
         }))
     }
 
