@@ -36,6 +36,7 @@ use axum::routing::{get, post};
 pub use access::{AccessError, Identity, Policy, Role, Users};
 use masterctl_store::MasterRepo;
 use masterctl_store::names::RemoteName;
+pub use uploads::{FILE_LIMIT, FILES, UPLOAD_LIMIT};
 
 /// What the console serves, and for whom.
 pub struct Options {

@@ -177,42 +177,83 @@ pub async fn receive(
         let part = match form.next_field().await {
             Ok(Some(part)) => part,
             Ok(None) => return Ok(received),
-            Err(e) => {
-                return Err(error_page(
-                    e.status(),
-                    &format!("the upload did not arrive whole: {}", e.body_text()),
-                ));
-            }
+            Err(e) => return Err(arrived(&e, "the upload")),
         };
         let name = part.name().unwrap_or_default().to_string();
         match name.as_str() {
-            "csrf" => received.csrf = part.text().await.ok(),
-            "region" => received.target.region = part.text().await.unwrap_or_default(),
-            "branch" => received.target.branch = part.text().await.ok(),
+            "csrf" => received.csrf = Some(short_text(part).await?),
+            "region" => received.target.region = short_text(part).await?,
+            "branch" => received.target.branch = Some(short_text(part).await?),
             _ if name == field => {
                 let given = part.file_name().unwrap_or_default().to_string();
                 if given.is_empty() {
                     continue;
                 }
                 let name = file_name(&given, extensions).map_err(|e| refused(&e))?;
-                let bytes = part.bytes().await.map_err(|e| {
-                    error_page(
-                        e.status(),
-                        &format!("`{name}` did not arrive whole: {}", e.body_text()),
-                    )
-                })?;
-                total += bytes.len() as u64;
-                if bytes.len() as u64 > FILE_LIMIT {
-                    return Err(refused(&UploadError::TooLarge { name }));
+                if received.files.len() >= FILES {
+                    return Err(refused(&UploadError::TooMany));
                 }
-                if total > UPLOAD_LIMIT || received.files.len() >= FILES {
-                    return Err(refused(&UploadError::UploadTooLarge));
-                }
-                received.files.push((name, bytes.to_vec()));
+                let bytes = read_bounded(part, &name, &mut total).await?;
+                received.files.push((name, bytes));
             }
             _ => {}
         }
     }
+}
+
+/// The most a form's text field holds (a token, a region, a branch name).
+const TEXT_LIMIT: usize = 4096;
+
+/// A form's text field, refused past [`TEXT_LIMIT`] bytes before more is read.
+async fn short_text(mut part: axum::extract::multipart::Field<'_>) -> Result<String, Response> {
+    let mut bytes = Vec::new();
+    while let Some(chunk) = part
+        .chunk()
+        .await
+        .map_err(|e| arrived(&e, "a form field"))?
+    {
+        if bytes.len() + chunk.len() > TEXT_LIMIT {
+            return Err(error_page(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "a form field is longer than any this form sends",
+            ));
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| error_page(StatusCode::BAD_REQUEST, "a form field is not UTF-8 text"))
+}
+
+/// A file of the upload, read as it arrives and refused as soon as it passes
+/// [`FILE_LIMIT`] or the upload passes [`UPLOAD_LIMIT`] (`total`: the upload's bytes so
+/// far) — never held whole first.
+async fn read_bounded(
+    mut part: axum::extract::multipart::Field<'_>,
+    name: &str,
+    total: &mut u64,
+) -> Result<Vec<u8>, Response> {
+    let mut bytes = Vec::new();
+    while let Some(chunk) = part.chunk().await.map_err(|e| arrived(&e, name))? {
+        *total += chunk.len() as u64;
+        if (bytes.len() + chunk.len()) as u64 > FILE_LIMIT {
+            return Err(refused(&UploadError::TooLarge {
+                name: name.to_string(),
+            }));
+        }
+        if *total > UPLOAD_LIMIT {
+            return Err(refused(&UploadError::UploadTooLarge));
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(bytes)
+}
+
+/// A part that did not arrive whole, as its page.
+fn arrived(error: &axum::extract::multipart::MultipartError, what: &str) -> Response {
+    error_page(
+        error.status(),
+        &format!("`{what}` did not arrive whole: {}", error.body_text()),
+    )
 }
 
 /// An upload refused, as its page: too large 413, not kept 500, otherwise 400.

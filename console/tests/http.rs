@@ -1131,3 +1131,67 @@ async fn pages_carry_a_policy_that_runs_only_the_console_s_own_script() {
         StatusCode::FORBIDDEN
     );
 }
+
+/// An xlsx whose sheet unpacks past what a workbook part may hold (a few hundred
+/// kilobytes on the wire).
+fn bomb() -> Vec<u8> {
+    use std::io::Write;
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .compression_level(Some(1))
+        .large_file(true);
+    zip.start_file("xl/workbook.xml", options).unwrap();
+    zip.write_all(b"<workbook/>").unwrap();
+    zip.start_file("xl/worksheets/sheet1.xml", options).unwrap();
+    let spaces = vec![b' '; 1 << 20];
+    let times = (masterctl_schemas::read::workbook::MAX_PART_BYTES >> 20) + 1;
+    for _ in 0..times {
+        zip.write_all(&spaces).unwrap();
+    }
+    zip.finish().unwrap().into_inner()
+}
+
+#[tokio::test]
+async fn oversized_uploads_and_bombs_are_refused_saying_what_and_why() {
+    let dir = repository();
+    let app = app(dir.path(), Policy::Users(users()));
+    let (cookie, csrf) = session(&app, Some("token-of-eddie")).await;
+    let post = |fields: &[(&str, &str)], files: &[(&str, &[u8])]| {
+        let (kind, body) = multipart(fields, files);
+        request("POST", "/upload", HERE)
+            .header(header::COOKIE, &cookie)
+            .header(header::CONTENT_TYPE, kind)
+            .body(Body::from(body))
+            .unwrap()
+    };
+    let fields = [("csrf", csrf.as_str()), ("region", "jp")];
+    // One file past the limit: refused as it arrives, the file named.
+    let large = vec![b'a'; (masterctl_console::FILE_LIMIT + 1) as usize];
+    let got = send(&app, post(&fields, &[("monster.csv", &large)])).await;
+    assert_eq!(got.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(
+        got.body.contains("`monster.csv` is larger than 64 MiB"),
+        "{}",
+        got.body
+    );
+    drop(large);
+    // Too many files; a form field longer than any the form sends.
+    let names: Vec<String> = (0..=500).map(|i| format!("t{i}.csv")).collect();
+    let many: Vec<(&str, &[u8])> = names.iter().map(|n| (n.as_str(), &b"id\n"[..])).collect();
+    let got = send(&app, post(&fields, &many)).await;
+    assert_eq!(got.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(got.body.contains("more than 500 files"), "{}", got.body);
+    let long = "x".repeat(5000);
+    let got = send(&app, post(&[("csrf", &long)], &[("monster.csv", b"id\n")])).await;
+    assert_eq!(got.status, StatusCode::PAYLOAD_TOO_LARGE);
+
+    // A workbook that would unpack to hundreds of megabytes: kept (it is small), and its
+    // review says why it is not read, naming the file — nothing unpacked.
+    let got = send(&app, post(&fields, &[("monster.xlsx", &bomb())])).await;
+    assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
+    let got = get_as(&app, &got.location.unwrap(), &cookie).await;
+    assert_eq!(got.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", got.body);
+    assert!(got.body.contains("monster.xlsx"), "{}", got.body);
+    assert!(got.body.contains("more than the 192 MiB"), "{}", got.body);
+}
