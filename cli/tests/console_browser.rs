@@ -1,7 +1,10 @@
 //! The console in a real browser: Debian's chromium driven by playwright-core (from
 //! npm; nothing downloads a browser) through a planner's journey — upload a workbook
-//! with a mistake, see the diagnostics and the bad cell in its sheet, upload the fixed one, review, import, find it in
-//! the history, blame the cell. Screenshots of each step are kept in
+//! with a mistake, see the diagnostics and the bad cell in its sheet, drop the fixed
+//! one, review, import, find it in the history, blame the cell; rebase a region stopped
+//! on a conflict and resolve it with a typed value; take a translation file once its
+//! failing unit is fixed; and, on a studio's console with users, an editor proposes a
+//! work branch and a maintainer merges it. Screenshots of each step are kept in
 //! `target/console-screenshots/` (an artifact to look at).
 
 mod common;
@@ -41,10 +44,15 @@ impl Drop for Serving {
     }
 }
 
-fn serve(repo: &Path, port: u16) -> Serving {
+fn serve(repo: &Path, port: u16, users: Option<&Path>) -> Serving {
+    let listen = format!("127.0.0.1:{port}");
+    let mut args = vec!["serve", "--listen", &listen];
+    if let Some(users) = users {
+        args.extend(["--users", users.to_str().unwrap()]);
+    }
     let child = Command::new(env!("CARGO_BIN_EXE_masterctl"))
         .current_dir(repo)
-        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+        .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -70,9 +78,63 @@ fn a_planner_imports_through_the_console_in_a_real_browser() {
     }
     let game = sample_game();
     let repo = game.path();
+    let edits = tempfile::tempdir().unwrap();
+    // Global and jp both change the dragon-scale shield's price (a conflict for the
+    // rebase); a work branch of jp changes the iron sword's.
+    ok(masterctl(repo, &["rebase", "--region", "global"]));
+    let shield = ",epic,15000,";
+    for (region, branch, from, to) in [
+        ("global", None, shield, ",epic,16000,"),
+        ("jp", None, shield, ",epic,17000,"),
+        ("jp", Some("event"), ",common,100,", ",common,120,"),
+    ] {
+        if let Some(branch) = branch {
+            ok(masterctl(
+                repo,
+                &["branch", "create", branch, "--region", region],
+            ));
+        }
+        let branch_args: Vec<&str> = branch.map(|b| vec!["--branch", b]).unwrap_or_default();
+        let out = edits
+            .path()
+            .join(format!("{region}-{}", branch.unwrap_or("")));
+        let mut export = vec!["export", "--region", region, "--format", "csv"];
+        export.extend(&branch_args);
+        export.extend(["--out", out.to_str().unwrap()]);
+        ok(masterctl(repo, &export));
+        let items = std::fs::read_to_string(out.join("Item.csv")).unwrap();
+        assert!(items.contains(from), "{items}");
+        let only = out.join("only");
+        std::fs::create_dir(&only).unwrap();
+        std::fs::write(only.join("Item.csv"), items.replacen(from, to, 1)).unwrap();
+        let mut import = vec!["import", "--region", region];
+        import.extend(&branch_args);
+        import.push(only.to_str().unwrap());
+        ok(masterctl(repo, &import));
+    }
+    // A translation file whose potion text loses its placeholder, and the same fixed.
+    let po = edits.path().join("en.po");
+    let export_po = ["l10n", "export", "--region", "jp", "--lang", "en", "--out"];
+    ok(masterctl(
+        repo,
+        &[&export_po[..], &[po.to_str().unwrap()]].concat(),
+    ));
+    let po = std::fs::read_to_string(&po).unwrap();
+    let potion = "msgid \"HPを<color=green>{amount}</color>回復する\"\nmsgstr \"\"";
+    assert!(po.contains(potion), "{po}");
+    let (broken_po, fixed_po) = (
+        edits.path().join("broken.po"),
+        edits.path().join("fixed.po"),
+    );
+    for (path, english) in [
+        (&broken_po, "Restores {amt} HP"),
+        (&fixed_po, "Restores <color=green>{amount}</color> HP"),
+    ] {
+        let translated = potion.replace("msgstr \"\"", &format!("msgstr \"{english}\""));
+        std::fs::write(path, po.replacen(potion, &translated, 1)).unwrap();
+    }
     // The planner's edit of the current masters (as export writes them), and the same
     // with a mistake in it.
-    let edits = tempfile::tempdir().unwrap();
     ok(masterctl(
         repo,
         &[
@@ -103,7 +165,21 @@ fn a_planner_imports_through_the_console_in_a_real_browser() {
         .unwrap();
     }
     let port = free_port();
-    let _console = serve(repo, port);
+    let _console = serve(repo, port, None);
+    // The studio's console of the same repository: an editor and a maintainer.
+    let users = edits.path().join("users.toml");
+    let mut listed = String::new();
+    for (name, role) in [("Eddie", "editor"), ("Mia", "maintainer")] {
+        let token = format!("token-of-{}", name.to_lowercase());
+        listed.push_str(&format!(
+            "[[user]]\nname = \"{name}\"\nemail = \"{}@example.com\"\nrole = \"{role}\"\ntoken_sha256 = \"{}\"\n",
+            name.to_lowercase(),
+            sha256(&token)
+        ));
+    }
+    std::fs::write(&users, listed).unwrap();
+    let team_port = free_port();
+    let _team = serve(repo, team_port, Some(&users));
     let out = target_dir().join("console-screenshots");
     let _ = std::fs::remove_dir_all(&out);
     std::fs::create_dir_all(&out).unwrap();
@@ -114,6 +190,9 @@ fn a_planner_imports_through_the_console_in_a_real_browser() {
         .env("OUT", &out)
         .env("BROKEN", broken.join("Item.csv"))
         .env("FIXED", fixed.join("Item.csv"))
+        .env("TEAM", format!("http://127.0.0.1:{team_port}"))
+        .env("BROKEN_PO", &broken_po)
+        .env("FIXED_PO", &fixed_po)
         .output()
         .expect("node runs");
     assert!(
@@ -124,10 +203,50 @@ fn a_planner_imports_through_the_console_in_a_real_browser() {
         String::from_utf8_lossy(&run.stderr)
     );
     let shots = std::fs::read_dir(&out).unwrap().count();
-    assert!(shots >= 7, "{shots} screenshots");
-    // The import is on the branch, by the planner at this machine.
-    let log = git(repo, &["log", "-1", "--format=%an %s", "masters/jp"]);
-    assert_eq!(log.trim(), "Test Planner Steel sword 1500 (browser)");
+    assert!(shots >= 15, "{shots} screenshots");
+    // The import is on the branch, by the planner at this machine; the translation
+    // after it; the merge on top, by the maintainer, in the words the editor proposed.
+    let log = git(
+        repo,
+        &[
+            "log",
+            "-3",
+            "--first-parent",
+            "--format=%an|%s|%p",
+            "masters/jp",
+        ],
+    );
+    let log: Vec<Vec<&str>> = log.lines().map(|l| l.split('|').collect()).collect();
+    assert_eq!(log[0][..2], ["Mia", "Event prices for December"], "{log:?}");
+    assert_eq!(log[0][2].split(' ').count(), 2, "a merge: {log:?}");
+    assert!(log[1][1].starts_with("Translations into en"), "{log:?}");
+    assert_eq!(log[2][..2], ["Test Planner", "Steel sword 1500 (browser)"]);
+    // The rebase kept the value typed for the shield.
+    let shield = masterctl(
+        repo,
+        &[
+            "blame", "--region", "global", "item", "3", "--format", "json",
+        ],
+    );
+    assert!(text(&shield).contains("2800"), "{}", text(&shield));
+}
+
+/// SHA-256 of `text` in hex (a users file keeps tokens so).
+fn sha256(text: &str) -> String {
+    use std::io::Write;
+    let mut child = Command::new("sha256sum")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout)[..64].to_string()
 }
 
 /// The build's target folder (CARGO_TARGET_DIR, or `target/` of the workspace).

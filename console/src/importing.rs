@@ -110,12 +110,7 @@ struct Shown {
 impl Shown {
     fn of(d: &Diagnostic) -> Shown {
         let l = &d.location;
-        let file = l
-            .file
-            .as_ref()
-            .and_then(|f| f.file_name())
-            .map(|f| f.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let file = crate::shown::file_name(l);
         let mut place = Vec::new();
         if let Some(sheet) = &l.sheet {
             place.push(format!("{sheet}!{}", l.cell.as_deref().unwrap_or("")));

@@ -78,3 +78,13 @@ pub fn render(page: &impl Template) -> Response {
         Err(e) => error_page(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
     }
 }
+
+/// The file a diagnostic names, by its own name only (never a path of the server).
+pub fn file_name(location: &masterctl_schemas::Location) -> String {
+    location
+        .file
+        .as_ref()
+        .and_then(|f| f.file_name())
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}

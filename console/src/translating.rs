@@ -116,7 +116,7 @@ struct TakenPage<'a> {
     line: &'a Line,
     upload: &'a str,
     /// Why the file cannot be taken: each check failure, its unit and source text.
-    rejected: Vec<String>,
+    rejected: Vec<Failing>,
     taken: Option<&'a Taken>,
 }
 
@@ -221,10 +221,9 @@ pub async fn check(
         Err(response) => return response,
     };
     let (rejected, taken) = match &outcome {
-        TranslationOutcome::Rejected(report) => (
-            report.diagnostics.iter().map(shown_diagnostic).collect(),
-            None,
-        ),
+        TranslationOutcome::Rejected(report) => {
+            (report.diagnostics.iter().map(Failing::of).collect(), None)
+        }
         TranslationOutcome::Taken(taken) => (Vec::new(), Some(taken)),
     };
     let status = match taken {
@@ -241,17 +240,44 @@ pub async fn check(
     (status, render(&page)).into_response()
 }
 
-/// A check failure as the page shows it: its place (the file by its own name only) and
-/// what it says.
-fn shown_diagnostic(d: &masterctl_schemas::Diagnostic) -> String {
-    let mut d = d.clone();
-    d.location.file = d
-        .location
-        .file
-        .as_ref()
-        .and_then(|f| f.file_name())
-        .map(std::path::PathBuf::from);
-    d.to_string()
+/// A check failure as the page shows it: where in the file (by its own name only), the
+/// unit (table, field, key), what is wrong, the translation given and the source text.
+pub struct Failing {
+    place: String,
+    unit: String,
+    check: String,
+    message: String,
+    translation: String,
+    /// What was expected: a translation of the source text (quoted), or a limit.
+    expected: String,
+    /// The source text where `expected` does not quote it.
+    hint: String,
+}
+
+impl Failing {
+    fn of(d: &masterctl_schemas::Diagnostic) -> Failing {
+        let l = &d.location;
+        let file = crate::shown::file_name(l);
+        let place = match l.line {
+            Some(line) => format!("{file}:{line}"),
+            None => file,
+        };
+        let unit = match (&l.table, &l.field, &l.key) {
+            (Some(table), Some(field), Some(key)) => format!("{table}.{field} {key}"),
+            (Some(table), Some(field), None) => format!("{table}.{field}"),
+            (Some(table), None, _) => table.clone(),
+            _ => String::new(),
+        };
+        Failing {
+            place,
+            unit,
+            check: d.code.to_string(),
+            message: d.message.clone(),
+            translation: d.found.clone().unwrap_or_default(),
+            expected: d.expected.clone().unwrap_or_default(),
+            hint: d.hint.clone().unwrap_or_default(),
+        }
+    }
 }
 
 #[derive(Deserialize)]

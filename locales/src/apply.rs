@@ -133,11 +133,14 @@ pub fn apply(
     });
     for (m, failures) in matched.iter().zip(failures.into_iter().flatten()) {
         for failure in failures {
-            errors.push(
+            let mut diagnostic =
                 Diagnostic::new(failure.code(), location(m.unit), failure.message())
                     .found(m.translation.to_string())
-                    .expected(failure.expected(m.made_from)),
-            );
+                    .expected(failure.expected(m.made_from));
+            if !failure.expected_names_source() {
+                diagnostic = diagnostic.hint(format!("the source text: {}", m.made_from));
+            }
+            errors.push(diagnostic);
         }
     }
     if !errors.is_empty() {

@@ -60,6 +60,12 @@ impl Failure {
         }
     }
 
+    /// Whether [`Failure::expected`] quotes the source text (a limit does not: the source
+    /// then goes with the failure as a hint).
+    pub fn expected_names_source(&self) -> bool {
+        !matches!(self, Failure::TooLong { .. })
+    }
+
     /// One sentence saying what is wrong.
     pub fn message(&self) -> String {
         match self {

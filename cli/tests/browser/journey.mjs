@@ -1,16 +1,21 @@
 // A planner's journey through the console in a real browser (Debian's chromium, driven
 // by playwright-core): the regions, a branch's history, an upload with a mistake and
-// its diagnostics, the fixed upload and its review, the import, the history showing
-// it, and who changed the cell. Each step's screenshot is saved in OUT; the first
-// failure exits 1 with what was expected.
+// its diagnostics, the fixed upload (dropped on the form) and its review, the import,
+// the history showing it, and who changed the cell; a rebase stopped on a conflict,
+// resolved by a value typed (checked as it is typed) and gone on; a work branch an
+// editor proposes and a maintainer merges (a console with users); a translation file
+// with a failing unit, then fixed and taken. Each step's screenshot is saved in OUT;
+// the first failure exits 1 with what was expected.
 //
-//   BASE=http://127.0.0.1:PORT OUT=DIR BROKEN=file FIXED=file node journey.mjs
+//   BASE=http://127.0.0.1:PORT TEAM=http://127.0.0.1:PORT2 OUT=DIR BROKEN=file FIXED=file
+//   BROKEN_PO=file FIXED_PO=file node journey.mjs
 import { createRequire } from 'node:module';
+import fs from 'node:fs';
 import path from 'node:path';
 
 const require = createRequire(import.meta.url);
 const { chromium } = require(path.join(process.env.NODE_ROOT, 'playwright-core'));
-const { BASE, OUT, BROKEN, FIXED } = process.env;
+const { BASE, TEAM, OUT, BROKEN, FIXED, BROKEN_PO, FIXED_PO } = process.env;
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -18,11 +23,13 @@ const browser = await chromium.launch({
     '--disable-background-networking', '--disable-component-update', '--disable-sync'],
 });
 let step = 0;
-const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+const viewport = { width: 1280, height: 900 };
+let page = await browser.newPage({ viewport });
 const shot = async (name) => {
   step += 1;
   await page.screenshot({ path: path.join(OUT, `${String(step).padStart(2, '0')}-${name}.png`), fullPage: true });
 };
+const text = async (selector) => (await page.textContent(selector)) || '';
 const expect = async (what, ok) => {
   if (!ok) {
     await shot('failed');
@@ -53,7 +60,14 @@ try {
   await page.getByRole('link', { name: 'Back to the review' }).click();
   // Fixed: the review of exactly what changes, then the import.
   await page.getByRole('link', { name: 'upload' }).click();
-  await page.setInputFiles('#files', FIXED);
+  // Dropped on the form, as from a file manager.
+  await page.evaluate(({ name, content }) => {
+    const files = new DataTransfer();
+    files.items.add(new File([content], name, { type: 'text/csv' }));
+    document.querySelector('[data-drop]').dispatchEvent(new DragEvent('drop', { dataTransfer: files, bubbles: true, cancelable: true }));
+  }, { name: path.basename(FIXED), content: fs.readFileSync(FIXED, 'utf8') });
+  await expect('the dropped file is chosen', (await text('.chosen')).includes('Item.csv'));
+  await shot('dropped');
   await page.getByRole('button', { name: 'Check them' }).click();
   await expect('the review asks to import', (await page.textContent('h1')).includes('Import into masters/jp?'));
   await expect('the change counted', (await page.textContent('#changes')).includes('item'));
@@ -73,6 +87,66 @@ try {
   await page.keyboard.press('Tab');
   await page.keyboard.press('Tab');
   await expect('focus moves by keyboard', await page.evaluate(() => document.activeElement !== document.body));
+
+  // A rebase of global onto jp stops on the item both changed; a value of its own is
+  // typed (checked as it is typed), set, and the rebase goes on.
+  await page.goto(`${BASE}/history?region=global`);
+  await page.getByRole('link', { name: 'Rebase' }).click();
+  await expect('the review shows the conflict', await page.locator('#conflicts').count() === 1);
+  await shot('rebase-review');
+  await page.getByRole('button', { name: 'Rebase', exact: true }).click();
+  await expect('the rebase stopped on the conflict', (await text('main')).includes('stopped on conflicts'));
+  const value = page.locator('#conflicts input[name=value]').first();
+  await value.fill('many');
+  await page.waitForSelector('.checked.bad');
+  await expect('a value that is no number is flagged', (await text('.checked')).includes('not'));
+  await value.fill('2800');
+  await page.waitForSelector('.checked.ok');
+  await shot('conflict-typed');
+  await page.locator('#conflicts button[value=value]').first().click();
+  await expect('no conflict left', await page.locator('#conflicts').count() === 0);
+  await page.getByRole('button', { name: 'Go on' }).click();
+  await expect('the history of masters/global', (await text('h1')).includes('masters/global'));
+  await expect('the rebase in it', (await text('main')).includes('Rebase global onto jp'));
+  await shot('rebased');
+
+  // A translation file with a failing unit: every failure with its unit and source.
+  await page.goto(`${BASE}/translations?region=jp`);
+  await page.setInputFiles('#file', BROKEN_PO);
+  await page.getByRole('button', { name: 'Check it' }).click();
+  await expect('the failing unit named', (await text('#failures')).includes('placeholder'));
+  await expect('with its source text', (await text('#failures')).includes('HPを'));
+  await shot('translation-failing');
+  await page.getByRole('link', { name: 'upload it again' }).click();
+  await page.setInputFiles('#file', FIXED_PO);
+  await page.getByRole('button', { name: 'Check it' }).click();
+  await page.getByRole('button', { name: 'Take them' }).click();
+  await expect('back on the translations', (await text('h1')).includes('Translations of masters/jp'));
+  await shot('translation-taken');
+
+  // A studio's console: an editor proposes the work branch; a maintainer merges it.
+  page = await (await browser.newContext({ viewport })).newPage();
+  const signIn = async (token) => {
+    await page.goto(`${TEAM}/`);
+    await page.fill('#token', token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  };
+  await signIn('token-of-eddie');
+  await page.goto(`${TEAM}/join?kind=merge&region=jp&branch=event`);
+  await expect('an editor sees the merge, and may propose it', await page.getByRole('button', { name: 'Propose this merge' }).count() === 1);
+  await page.fill('#proposal-message', 'Event prices for December');
+  await page.getByRole('button', { name: 'Propose this merge' }).click();
+  await expect('proposed', (await text('#proposal')).includes('Event prices for December'));
+  await shot('proposed');
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await signIn('token-of-mia');
+  await expect('the maintainer sees the proposal', (await text('#proposals')).includes('work/jp/event'));
+  await shot('proposals');
+  await page.locator('#proposals a').first().click();
+  await expect('the message taken as the merge message', await page.inputValue('#message') === 'Event prices for December');
+  await page.getByRole('button', { name: 'Merge', exact: true }).click();
+  await expect('the history of masters/jp shows the merge', (await text('main')).includes('merged: work/jp/event'));
+  await shot('merged');
 } finally {
   await browser.close();
 }
