@@ -34,11 +34,30 @@ fn open(console: &Console) -> Result<(MasterRepo, Structure), Response> {
 #[template(path = "regions.html")]
 struct RegionsPage<'a> {
     who: &'a Visitor,
-    lines: &'a [RegionStatus],
+    lines: &'a [LineShown],
     proposals: &'a [Proposal],
 }
 
+/// A branch on the regions page: where it stands, its last commit (who, when, what) and
+/// how much of each language is translated.
+struct LineShown {
+    status: RegionStatus,
+    last: Option<ImportRecord>,
+    coverage: Vec<Coverage>,
+}
+
+/// One language of a branch: the share of units translated, and how many need work.
+struct Coverage {
+    language: String,
+    percent: usize,
+    to_do: usize,
+}
+
 impl RegionsPage<'_> {
+    fn short(id: &Option<String>) -> String {
+        id.as_deref().map(short_id).unwrap_or("—").to_string()
+    }
+
     /// The proposal of a line, when it is a work branch someone proposed.
     fn proposed(&self, line: &RegionStatus) -> Option<&Proposal> {
         let work = line.work.as_deref()?;
@@ -46,10 +65,48 @@ impl RegionsPage<'_> {
             .iter()
             .find(|p| p.region == line.region && p.name == work)
     }
+}
 
-    fn short(id: &Option<String>) -> String {
-        id.as_deref().map(short_id).unwrap_or("—").to_string()
+/// A branch's last commit and its translation coverage.
+fn shown_line(
+    repo: &MasterRepo,
+    structure: &Structure,
+    status: RegionStatus,
+) -> Result<LineShown, Response> {
+    if status.head.is_none() {
+        return Ok(LineShown {
+            status,
+            last: None,
+            coverage: Vec::new(),
+        });
     }
+    let reference = format!("refs/heads/{}", status.branch);
+    let last = masterctl_store::history(repo, &reference, 1)
+        .map_err(store_error)?
+        .into_iter()
+        .next();
+    let region =
+        masterctl_store::Region::of(&structure.project, &status.region).map_err(store_error)?;
+    let line = Line::of(&region, status.work.as_deref()).map_err(store_error)?;
+    let texts = masterctl_store::l10n::open_region(repo, &line).map_err(store_error)?;
+    let coverage = masterctl_store::l10n::status(repo, &texts, &texts.targets(), false)
+        .map_err(store_error)?
+        .into_iter()
+        .map(|l| {
+            let c = &l.total;
+            let all = c.translated + c.missing + c.stale + c.failing;
+            Coverage {
+                language: l.language,
+                percent: (c.translated * 100).checked_div(all).unwrap_or(100),
+                to_do: all - c.translated,
+            }
+        })
+        .collect();
+    Ok(LineShown {
+        status,
+        last,
+        coverage,
+    })
 }
 
 /// `/`: every region and work branch.
@@ -60,7 +117,10 @@ pub async fn regions(
     let shown = open(&console).and_then(|(repo, structure)| {
         let remote = console.shown_remote(&repo);
         let lines = masterctl_store::status::status(&repo, &structure, remote.as_ref())
-            .map_err(store_error)?;
+            .map_err(store_error)?
+            .into_iter()
+            .map(|status| shown_line(&repo, &structure, status))
+            .collect::<Result<Vec<_>, _>>()?;
         let regions = masterctl_store::Region::all(&structure.project);
         let proposals = proposals::list(&repo, &regions).map_err(store_error)?;
         Ok((lines, proposals))
