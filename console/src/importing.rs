@@ -162,12 +162,24 @@ fn upload_of(
     Ok((repo, line, folder))
 }
 
+/// How far an import of an upload goes.
+#[derive(Clone, Copy)]
+enum Mode<'m> {
+    /// A dry run that counts: every diagnostic, what changes per table.
+    Count,
+    /// A dry run with the cell-by-cell review.
+    Review,
+    /// The import itself, with the planner's message.
+    Commit(Option<&'m str>),
+}
+
 /// What importing the upload would do, computed by the import itself (at once: the
 /// pages that show a part of an upload's review).
 fn dry_run(
     console: &Console,
     who: &Visitor,
     query: &ReviewQuery,
+    mode: Mode<'_>,
 ) -> Result<
     (
         masterctl_store::MasterRepo,
@@ -178,7 +190,7 @@ fn dry_run(
     Response,
 > {
     let (repo, line, folder) = upload_of(console, who, query)?;
-    let outcome = import_run(&repo, &line, &folder, true, None)?;
+    let outcome = import_run(&repo, &line, &folder, mode)?;
     Ok((repo, line, folder, outcome))
 }
 
@@ -186,18 +198,16 @@ fn import_run(
     repo: &masterctl_store::MasterRepo,
     line: &Line,
     folder: &std::path::Path,
-    dry_run: bool,
-    message: Option<&str>,
+    mode: Mode<'_>,
 ) -> Result<ImportOutcome, Response> {
-    import_with_progress(repo, line, folder, dry_run, message, &|_, _| {})
+    import_with_progress(repo, line, folder, mode, &|_, _| {})
 }
 
 fn import_with_progress(
     repo: &masterctl_store::MasterRepo,
     line: &Line,
     folder: &std::path::Path,
-    dry_run: bool,
-    message: Option<&str>,
+    mode: Mode<'_>,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<ImportOutcome, Response> {
     let paths = [folder.to_path_buf()];
@@ -208,9 +218,12 @@ fn import_with_progress(
             branch: line.work().map(|w| w.name()),
             paths: &paths,
             structure: None,
-            message,
-            dry_run,
-            review: Default::default(),
+            message: match mode {
+                Mode::Commit(message) => message,
+                _ => None,
+            },
+            dry_run: !matches!(mode, Mode::Commit(_)),
+            review: matches!(mode, Mode::Review).then(Default::default),
             allow_removal: false,
             revert_upstream: false,
             progress,
@@ -272,7 +285,7 @@ pub async fn review(
         let (root, line, folder) = (console.repo.clone(), line.clone(), folder.clone());
         move |progress: &crate::jobs::Progress| {
             let repo = masterctl_store::MasterRepo::open(&root).map_err(store_error)?;
-            import_with_progress(&repo, &line, &folder, true, None, &|done, total| {
+            import_with_progress(&repo, &line, &folder, Mode::Count, &|done, total| {
                 progress.set(done, total)
             })
         }
@@ -344,16 +357,22 @@ pub async fn review_diff(
     if let Err(refused) = who.may(Role::Editor) {
         return refused;
     }
-    match dry_run(&console, &who, &query) {
-        Ok((_, line, _, ImportOutcome::DryRun { review, .. })) => {
-            crate::guard::review_page(masterctl_store::review::diff::page(
-                &format!("Importing into {}", line.branch()),
-                &review.from.label,
-                &review.to.label,
-                &review.diff,
-            ))
-            .into_response()
-        }
+    match dry_run(&console, &who, &query, Mode::Review) {
+        Ok((
+            _,
+            line,
+            _,
+            ImportOutcome::DryRun {
+                review: Some(review),
+                ..
+            },
+        )) => crate::guard::review_page(masterctl_store::review::diff::page(
+            &format!("Importing into {}", line.branch()),
+            &review.from.label,
+            &review.to.label,
+            &review.diff,
+        ))
+        .into_response(),
         Ok(_) => error_page(
             StatusCode::UNPROCESSABLE_ENTITY,
             "the upload is not valid data: see its review",
@@ -396,7 +415,7 @@ pub async fn commit(
         Err(response) => return response,
     };
     let message = crate::forms::typed(form.message.as_deref());
-    match import_run(&repo, &line, &folder, false, message) {
+    match import_run(&repo, &line, &folder, Mode::Commit(message)) {
         Ok(ImportOutcome::Committed { .. }) => match console.pushed(&repo, &line) {
             Ok(()) => Redirect::to(&format!("/history?{}", form.target.query())).into_response(),
             Err(response) => response,
@@ -455,7 +474,7 @@ pub async fn sheet(
             branch: query.target.branch.clone(),
         },
     };
-    let (repo, _, folder, outcome) = match dry_run(&console, &who, &review) {
+    let (repo, _, folder, outcome) = match dry_run(&console, &who, &review, Mode::Count) {
         Ok(done) => done,
         Err(response) => return response,
     };

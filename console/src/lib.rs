@@ -15,6 +15,7 @@ mod guard;
 mod importing;
 mod jobs;
 mod joining;
+mod memo;
 mod pages;
 mod proposing;
 mod releasing;
@@ -48,6 +49,11 @@ pub struct Options {
     pub remote: Option<String>,
 }
 
+/// How many commits' review pages are kept (a large commit's is megabytes), and how
+/// many translation states.
+const COMMITS: usize = 16;
+const MEMO: usize = 256;
+
 /// The console's state, shared by every request.
 pub struct Console {
     repo: PathBuf,
@@ -56,6 +62,10 @@ pub struct Console {
     remote: Option<RemoteName>,
     /// Uploads being checked (the import's dry run), by user, upload and branch.
     reviews: jobs::Jobs<Result<masterctl_store::ImportOutcome, axum::response::Response>>,
+    /// Each commit's review page, by commit id.
+    commits: memo::Memo<String>,
+    /// The translation states of a region's texts at a commit, by region and commit.
+    translated: memo::Memo<Vec<masterctl_store::l10n::LanguageStatus>>,
 }
 
 impl Console {
@@ -66,6 +76,8 @@ impl Console {
             sessions: access::Sessions::default(),
             remote: None,
             reviews: jobs::Jobs::default(),
+            commits: memo::Memo::new(COMMITS),
+            translated: memo::Memo::new(MEMO),
         })
     }
 
@@ -83,7 +95,22 @@ impl Console {
             sessions: access::Sessions::default(),
             remote: Some(remote),
             reviews: jobs::Jobs::default(),
+            commits: memo::Memo::new(COMMITS),
+            translated: memo::Memo::new(MEMO),
         }))
+    }
+
+    /// The translation states of `texts` (a branch of a region at a commit), worked out
+    /// once per region and commit.
+    fn translation_states(
+        &self,
+        repo: &MasterRepo,
+        texts: &masterctl_store::l10n::RegionTexts,
+    ) -> Result<Arc<Vec<masterctl_store::l10n::LanguageStatus>>, masterctl_store::StoreError> {
+        let key = format!("{}:{}", texts.region, texts.head);
+        self.translated.get_or(&key, || {
+            masterctl_store::l10n::status(repo, texts, &texts.targets(), false)
+        })
     }
 
     /// The remote whose ahead and behind the pages show: the one served with, else

@@ -69,6 +69,7 @@ impl RegionsPage<'_> {
 
 /// A branch's last commit and its translation coverage.
 fn shown_line(
+    console: &Console,
     repo: &MasterRepo,
     structure: &Structure,
     status: RegionStatus,
@@ -89,14 +90,15 @@ fn shown_line(
         masterctl_store::Region::of(&structure.project, &status.region).map_err(store_error)?;
     let line = Line::of(&region, status.work.as_deref()).map_err(store_error)?;
     let texts = masterctl_store::l10n::open_region(repo, &line).map_err(store_error)?;
-    let coverage = masterctl_store::l10n::status(repo, &texts, &texts.targets(), false)
+    let coverage = console
+        .translation_states(repo, &texts)
         .map_err(store_error)?
-        .into_iter()
+        .iter()
         .map(|l| {
             let c = &l.total;
             let all = c.translated + c.missing + c.stale + c.failing;
             Coverage {
-                language: l.language,
+                language: l.language.clone(),
                 percent: (c.translated * 100).checked_div(all).unwrap_or(100),
                 to_do: all - c.translated,
             }
@@ -119,7 +121,7 @@ pub async fn regions(
         let lines = masterctl_store::status::status(&repo, &structure, remote.as_ref())
             .map_err(store_error)?
             .into_iter()
-            .map(|status| shown_line(&repo, &structure, status))
+            .map(|status| shown_line(&console, &repo, &structure, status))
             .collect::<Result<Vec<_>, _>>()?;
         let regions = masterctl_store::Region::all(&structure.project);
         let proposals = proposals::list(&repo, &regions).map_err(store_error)?;
@@ -190,19 +192,31 @@ pub async fn commit(
         Ok(repo) => repo,
         Err(e) => return store_error(e),
     };
+    // A commit's review never changes: made once per commit.
+    let Ok(id) = repo
+        .git
+        .revparse_single(&query.id)
+        .and_then(|found| found.peel_to_commit())
+        .map(|commit| commit.id().to_string())
+    else {
+        return store_error(masterctl_store::StoreError::UnknownRevision(
+            query.id.clone(),
+        ));
+    };
     use masterctl_store::review::diff;
-    let review = diff::revision(&repo.git, &query.id)
-        .and_then(|(from, to)| diff::review(&from, &to, &diff::DiffOptions::default()));
-    match review {
-        Ok(review) => {
-            let title = format!("commit {}", short_id(&query.id));
-            crate::guard::review_page(diff::page(
-                &title,
-                &review.from.label,
-                &review.to.label,
-                &review.diff,
-            ))
-        }
+    let page = console.commits.get_or(&id, || {
+        let (from, to) = diff::revision(&repo.git, &id)?;
+        let review = diff::review(&from, &to, &diff::DiffOptions::default())?;
+        let title = format!("commit {}", short_id(&id));
+        Ok(diff::page(
+            &title,
+            &review.from.label,
+            &review.to.label,
+            &review.diff,
+        ))
+    });
+    match page {
+        Ok(page) => crate::guard::review_page(page.as_str().to_string()),
         Err(e) => store_error(e),
     }
 }

@@ -45,8 +45,9 @@ pub async fn page(
     Query(target): Query<Target>,
 ) -> Response {
     let shown = open(&console, &target).and_then(|(repo, line, texts)| {
-        let languages =
-            l10n::status(&repo, &texts, &texts.targets(), false).map_err(store_error)?;
+        let languages = console
+            .translation_states(&repo, &texts)
+            .map_err(store_error)?;
         Ok((line, languages))
     });
     match shown {

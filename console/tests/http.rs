@@ -61,7 +61,7 @@ fn import_rows(dir: &Path, branch: Option<&str>, rows: &str) {
             structure: None,
             message: None,
             dry_run: false,
-            review: Default::default(),
+            review: None,
             allow_removal: false,
             revert_upstream: false,
             progress: &|_, _| {},

@@ -58,7 +58,7 @@ fn a_dry_run_reviews_each_cell_and_writes_nothing() {
     let outcome = studio.import("jp", &path, |r| r.dry_run = true).unwrap();
     let ImportOutcome::DryRun {
         summary,
-        review,
+        review: Some(review),
         unchanged,
     } = outcome
     else {

@@ -108,7 +108,7 @@ fn exports(
             structure: None,
             message: None,
             dry_run: true,
-            review: options,
+            review: Some(options),
             allow_removal: false,
             revert_upstream: false,
             progress: &progress,
@@ -117,9 +117,14 @@ fn exports(
     bar.finish();
     match outcome.map_err(store_failure)? {
         ImportOutcome::Rejected(report) => Err(Failure::Rejected(report)),
-        ImportOutcome::DryRun { review, .. } => show(review, args, output),
-        ImportOutcome::Unchanged(_) | ImportOutcome::Committed { .. } => {
-            unreachable!("a dry run commits nothing")
+        ImportOutcome::DryRun {
+            review: Some(review),
+            ..
+        } => show(review, args, output),
+        ImportOutcome::DryRun { review: None, .. }
+        | ImportOutcome::Unchanged(_)
+        | ImportOutcome::Committed { .. } => {
+            unreachable!("a dry run asked for its review commits nothing")
         }
     }
 }

@@ -70,7 +70,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
             structure: args.structure.as_deref(),
             message: args.message.as_deref(),
             dry_run: args.dry_run,
-            review: DiffOptions::default(),
+            review: Some(DiffOptions::default()),
             allow_removal: args.allow_removal,
             revert_upstream: args.revert_upstream,
             progress: &progress,
@@ -87,7 +87,14 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     if !output.is_json() && !summary.report.diagnostics.is_empty() {
         output.diagnostics(&summary.report);
     }
-    if let (ImportOutcome::DryRun { review, .. }, Some(path)) = (&outcome, &args.html) {
+    if let (
+        ImportOutcome::DryRun {
+            review: Some(review),
+            ..
+        },
+        Some(path),
+    ) = (&outcome, &args.html)
+    {
         let title = format!("masterctl import --dry-run: {}", summary.branch);
         super::diff::write_page(path, &title, &summary.branch, "exports", &review.diff)?;
     }
@@ -138,7 +145,7 @@ impl Serialize for Imported<'_> {
                 summary,
                 commit: None,
                 message: None,
-                diff: (!unchanged).then_some(&review.diff),
+                diff: review.as_ref().filter(|_| !unchanged).map(|r| &r.diff),
             },
             ImportOutcome::Committed {
                 summary,
@@ -187,7 +194,9 @@ impl Render for Imported<'_> {
                         output.flagged(&format!("  takes back {revert} (needs --revert-upstream)")),
                     );
                 }
-                super::diff::print_changes(output, &review.diff);
+                if let Some(review) = review {
+                    super::diff::print_changes(output, &review.diff);
+                }
                 output.line("");
                 output.line("nothing was written");
             }

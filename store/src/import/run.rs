@@ -28,8 +28,9 @@ pub struct Request<'a> {
     pub message: Option<&'a str>,
     /// Plan and review only; write nothing.
     pub dry_run: bool,
-    /// What the dry run's review compares and flags.
-    pub review: DiffOptions,
+    /// What a dry run's review compares and flags; `None`: a dry run that only counts
+    /// (what would change per table, every diagnostic) without the cell-by-cell review.
+    pub review: Option<DiffOptions>,
     /// Commit even though tables, generated masters or most rows of a table go.
     pub allow_removal: bool,
     /// Commit even though cells the last rebase brought in are taken back.
@@ -68,11 +69,12 @@ pub enum ImportOutcome {
     Rejected(Report),
     /// The branch holds this data already; nothing was written.
     Unchanged(Summary),
-    /// A dry run: what importing would change, cell by cell (`unchanged`: nothing, the
-    /// branch holds this data already); nothing was written.
+    /// A dry run: what importing would change, cell by cell when a review was asked
+    /// for (`unchanged`: nothing, the branch holds this data already); nothing was
+    /// written.
     DryRun {
         summary: Summary,
-        review: Review,
+        review: Option<Review>,
         unchanged: bool,
     },
     /// Committed.
@@ -102,7 +104,10 @@ pub fn run(repo: &MasterRepo, request: &Request<'_>) -> Result<ImportOutcome, St
         return Err(StoreError::NoSources);
     }
     if request.dry_run {
-        let review = review(repo, &structure, &region, &plan, &request.review)?;
+        let review = match &request.review {
+            Some(options) => Some(review(repo, &structure, &region, &plan, options)?),
+            None => None,
+        };
         return Ok(ImportOutcome::DryRun {
             unchanged: plan.unchanged,
             summary: summary(&region, *plan),

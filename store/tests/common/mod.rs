@@ -88,7 +88,7 @@ impl Studio {
             structure: None,
             message: None,
             dry_run: false,
-            review: DiffOptions::default(),
+            review: Some(DiffOptions::default()),
             allow_removal: false,
             revert_upstream: false,
             progress: &|_, _| {},
