@@ -48,10 +48,17 @@ fn repository_with(config: &str, monster: &str, rows: &str) -> tempfile::TempDir
 /// Import these monster rows (`id,name` lines) into jp, or its work branch `branch`,
 /// of the repository in `dir`, as the command line would; it must commit.
 fn import_rows(dir: &Path, branch: Option<&str>, rows: &str) {
-    let repo = masterctl_store::MasterRepo::open(dir).unwrap();
     let csv = dir.join("monster.csv");
     std::fs::write(&csv, format!("id,name\n{rows}")).unwrap();
-    let paths = [csv.clone()];
+    import_path(dir, branch, &csv);
+    std::fs::remove_file(csv).unwrap();
+}
+
+/// Import the file or folder at `path` into jp (or its work branch `branch`) of the
+/// repository in `dir`, as the command line would; it must commit.
+fn import_path(dir: &Path, branch: Option<&str>, path: &Path) {
+    let repo = masterctl_store::MasterRepo::open(dir).unwrap();
+    let paths = [path.to_path_buf()];
     let outcome = masterctl_store::import::run(
         &repo,
         &masterctl_store::import::Request {
@@ -72,7 +79,6 @@ fn import_rows(dir: &Path, branch: Option<&str>, rows: &str) {
         outcome,
         masterctl_store::import::ImportOutcome::Committed { .. }
     ));
-    std::fs::remove_file(csv).unwrap();
 }
 
 /// Region jp's head in the repository at `dir`: its id, tree, parents and author.
@@ -453,7 +459,7 @@ async fn session(app: &axum::Router, token: Option<&str>) -> (String, String) {
         .split("name=\"csrf\" value=\"")
         .nth(1)
         .and_then(|rest| rest.split('"').next())
-        .unwrap()
+        .unwrap_or_else(|| panic!("{}: {}", page.status, page.body))
         .to_string();
     (cookie, csrf)
 }
@@ -1194,4 +1200,170 @@ async fn oversized_uploads_and_bombs_are_refused_saying_what_and_why() {
     assert_eq!(got.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", got.body);
     assert!(got.body.contains("monster.xlsx"), "{}", got.body);
     assert!(got.body.contains("more than the 192 MiB"), "{}", got.body);
+}
+
+/// A repository of `tables` tables of 20 monsters each (names translated into
+/// English for the first), region global following jp.
+fn many_tables(tables: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let git = git2::Repository::init(dir.path()).unwrap();
+    let mut settings = git.config().unwrap();
+    settings.set_str("user.name", "Aiko").unwrap();
+    settings.set_str("user.email", "aiko@example.com").unwrap();
+    let config = format!(
+        "{}\n[regions.global]\nbranch = \"masters/global\"\nupstream = \"jp\"\n",
+        CONFIG.replace("languages = [\"ja\"]", "languages = [\"ja\", \"en\"]")
+    );
+    let mut files = vec![("masterctl.toml".to_string(), config.into_bytes())];
+    let data = dir.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    for t in 0..tables {
+        let schema = MONSTER
+            .replace("name = \"monster\"", &format!("name = \"t{t:03}\""))
+            .replace(
+                "name = \"name\"\ntype = \"string\"",
+                "name = \"name\"\ntype = \"text\"",
+            );
+        files.push((format!("schemas/t{t:03}.toml"), schema.into_bytes()));
+        let rows: String = (1..=20).map(|i| format!("{i},名前{t}-{i}\n")).collect();
+        std::fs::write(
+            data.join(format!("t{t:03}.csv")),
+            format!("id,name\n{rows}"),
+        )
+        .unwrap();
+    }
+    masterctl_store::init::init(dir.path(), &files).unwrap();
+    import_path(dir.path(), None, &data);
+    std::fs::remove_dir_all(&data).unwrap();
+    let repo = masterctl_store::MasterRepo::open(dir.path()).unwrap();
+    let structure = repo.structure().unwrap();
+    let global = masterctl_store::Region::of(&structure.project, "global").unwrap();
+    masterctl_store::rebase::session::run(
+        &repo,
+        &structure,
+        &masterctl_store::rebase::Join::Rebase(global),
+        &masterctl_store::rebase::session::Action::Start,
+        None,
+    )
+    .unwrap();
+    dir
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn twenty_browsers_at_once_on_500_tables_get_every_page() {
+    let dir = many_tables(500);
+    let app = app(dir.path(), local());
+    let head = jp_head(dir.path()).id;
+    let pages: Vec<(String, &str)> = vec![
+        ("/".into(), "masters/jp"),
+        ("/history?region=jp".into(), "Import into jp"),
+        (format!("/commit?id={head}"), "t042"),
+        ("/blame?region=jp&table=t042&key=7".into(), "名前42-7"),
+        ("/translations?region=jp".into(), "t123"),
+        (
+            "/join?kind=rebase&region=global".into(),
+            "already has everything",
+        ),
+        ("/import?region=jp".into(), "Import into masters/jp"),
+        ("/history?region=global".into(), "Start global"),
+        (
+            "/translations/file?region=jp&lang=en&format=po".into(),
+            "名前7-3",
+        ),
+        ("/".into(), "masters/global"),
+    ];
+    let browsers: Vec<_> = (0..20)
+        .map(|_| {
+            let (app, pages) = (app.clone(), pages.clone());
+            tokio::spawn(async move {
+                let (cookie, _) = session(&app, None).await;
+                let mut answered = Vec::new();
+                for (page, shows) in &pages {
+                    let got = get_as(&app, page, &cookie).await;
+                    answered.push((page.clone(), got.status, got.body.contains(shows)));
+                }
+                answered
+            })
+        })
+        .collect();
+    let mut answers = 0;
+    for browser in browsers {
+        for (page, status, shows) in browser.await.unwrap() {
+            assert_eq!(status, StatusCode::OK, "{page}");
+            assert!(shows, "{page} does not show what it should");
+            answers += 1;
+        }
+    }
+    assert_eq!(answers, 20 * pages.len());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_planners_importing_at_once_lose_nothing() {
+    let dir = repository();
+    let app = app(dir.path(), Policy::Users(users()));
+    // Both edit the masters as exported (the export's mark names the commit they
+    // start from): one renames the slime, the other adds a golem.
+    let head = jp_head(dir.path()).id;
+    let export = |rows: &str| format!("id,name\n#masterctl-commit {head} jp,\n{rows}");
+    let (eddie, eddie_csrf) = session(&app, Some("token-of-eddie")).await;
+    let (mia, mia_csrf) = session(&app, Some("token-of-mia")).await;
+    let ours = export("1,<script>alert(1)</script>\n2,キングスライム\n");
+    let theirs = export("1,<script>alert(1)</script>\n2,スライム\n3,ゴーレム\n");
+    let eddie_upload = upload(&app, &eddie, &eddie_csrf, "monster.csv", ours.as_bytes()).await;
+    let mia_upload = upload(&app, &mia, &mia_csrf, "monster.csv", theirs.as_bytes()).await;
+    let import = |cookie: String, csrf: String, id: String| {
+        let app = app.clone();
+        tokio::spawn(async move {
+            post_as(
+                &app,
+                "/import",
+                &cookie,
+                format!("csrf={csrf}&upload={id}&region=jp"),
+            )
+            .await
+        })
+    };
+    let (a, b) = tokio::join!(
+        import(eddie.clone(), eddie_csrf, eddie_upload.clone()),
+        import(mia.clone(), mia_csrf, mia_upload.clone())
+    );
+    let mut landed = 0;
+    for (got, cookie, id) in [
+        (a.unwrap(), &eddie, &eddie_upload),
+        (b.unwrap(), &mia, &mia_upload),
+    ] {
+        match got.status {
+            StatusCode::SEE_OTHER => landed += 1,
+            // The one that lost is told, and its upload is kept to review again.
+            StatusCode::CONFLICT => {
+                assert!(got.body.contains("your upload is kept"), "{}", got.body);
+                let again = get_as(&app, &format!("/review?upload={id}&region=jp"), cookie).await;
+                assert_eq!(again.status, StatusCode::OK, "{}", again.body);
+            }
+            other => panic!("{other}: {}", got.body),
+        }
+    }
+    assert!(landed >= 1);
+    // Whatever landed is all there: with both, the renamed slime and the golem.
+    let repo = masterctl_store::MasterRepo::open(dir.path()).unwrap();
+    let line = masterctl_store::Line::from(
+        masterctl_store::Region::of(&repo.structure().unwrap().project, "jp").unwrap(),
+    );
+    let names: Vec<String> = ["2", "3"]
+        .iter()
+        .filter_map(|key| {
+            masterctl_store::review::blame::blame(
+                &repo,
+                &line,
+                "monster",
+                &[key.to_string()],
+                Some("name"),
+            )
+            .ok()
+            .map(|b| b.cells[0].value.clone())
+        })
+        .collect();
+    if landed == 2 {
+        assert_eq!(names, ["キングスライム", "ゴーレム"]);
+    }
 }
