@@ -5,10 +5,12 @@ use masterctl_delivery::{Collected, gc, manage::GRACE_SECONDS};
 use masterctl_store::short_id;
 
 use super::{Failure, block_on, delivery_failure};
-use crate::output::{GlobalArgs, Output, Render, counted};
+use crate::output::{GlobalArgs, Output, Render, RepoArg, counted};
 
 #[derive(clap::Args)]
 pub struct Args {
+    #[command(flatten)]
+    pub repo: RepoArg,
     /// The store: s3://bucket/prefix or file:///path; by default the project's
     /// (`[publish] store` in masterctl.toml)
     #[arg(long, value_name = "URL")]

@@ -138,15 +138,15 @@ impl Command {
             Command::Export(args) => Some(&args.repo),
             Command::Codegen(args) => Some(&args.repo),
             Command::Unlock(args) => Some(&args.repo),
+            Command::Publish(args) => Some(&args.repo),
+            Command::Releases(args) => Some(&args.repo),
+            Command::Rollback(args) => Some(&args.repo),
+            Command::Gc(args) => Some(&args.repo),
             Command::Init(_)
             | Command::Schema(_)
             | Command::Migrate(_)
             | Command::Inspect(_)
-            | Command::Publish(_)
             | Command::Fetch(_)
-            | Command::Releases(_)
-            | Command::Rollback(_)
-            | Command::Gc(_)
             | Command::Completions(_)
             | Command::Manual(_) => None,
         }

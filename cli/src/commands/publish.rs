@@ -8,10 +8,12 @@ use masterctl_store::short_id;
 use masterctl_store::tags::versions_of_build;
 
 use super::{Failure, block_on, delivery_failure};
-use crate::output::{GlobalArgs, Output, Render, counted};
+use crate::output::{GlobalArgs, Output, Render, RepoArg, counted};
 
 #[derive(clap::Args)]
 pub struct Args {
+    #[command(flatten)]
+    pub repo: RepoArg,
     /// The build directory (`masterctl build --out DIR`)
     #[arg(value_name = "DIR")]
     dir: PathBuf,

@@ -6,10 +6,12 @@ use masterctl_store::short_id;
 use serde::Serialize;
 
 use super::{Failure, block_on, delivery_failure};
-use crate::output::{GlobalArgs, Output, Render};
+use crate::output::{GlobalArgs, Output, Render, RepoArg};
 
 #[derive(clap::Args)]
 pub struct Args {
+    #[command(flatten)]
+    pub repo: RepoArg,
     /// The store: s3://bucket/prefix or file:///path (listing is not possible over HTTP); by default the project's
     /// (`[publish] store` in masterctl.toml)
     #[arg(long, value_name = "URL")]
