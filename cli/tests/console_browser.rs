@@ -156,11 +156,7 @@ fn a_planner_imports_through_the_console_in_a_real_browser() {
         std::fs::create_dir_all(dir).unwrap();
         std::fs::write(
             dir.join("Item.csv"),
-            items.replacen(
-                row,
-                &format!("2,鋼の剣,よく鍛えられた剣,1,rare,{price},"),
-                1,
-            ),
+            items.replacen(row, &format!("2,鋼の剣,{WORLD},1,rare,{price},"), 1),
         )
         .unwrap();
     }
@@ -248,6 +244,10 @@ fn sha256(text: &str) -> String {
     let out = child.wait_with_output().unwrap();
     String::from_utf8_lossy(&out.stdout)[..64].to_string()
 }
+
+/// The steel sword's description as the planner types it: Arabic first (the cell reads
+/// right to left), then Chinese and Japanese.
+const WORLD: &str = "سيف فولاذي · 钢之剑 · よく鍛えられた剣";
 
 /// The build's target folder (CARGO_TARGET_DIR, or `target/` of the workspace).
 fn target_dir() -> std::path::PathBuf {

@@ -28,6 +28,11 @@ let page = await browser.newPage({ viewport });
 const shot = async (name) => {
   step += 1;
   await page.screenshot({ path: path.join(OUT, `${String(step).padStart(2, '0')}-${name}.png`), fullPage: true });
+  // Nothing breaks at 1280 px: no page scrolls sideways.
+  const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+  if (name !== 'failed' && wide > viewport.width) {
+    await expect(`${name} fits 1280 px (it is ${wide} px wide)`, false);
+  }
 };
 const text = async (selector) => (await page.textContent(selector)) || '';
 const expect = async (what, ok) => {
@@ -82,6 +87,10 @@ try {
   await page.getByRole('button', { name: 'Blame' }).click();
   const blame = await page.textContent('table');
   await expect('blame names the import', blame.includes('1500') && blame.includes('1200'));
+  // Arabic, Chinese and Japanese in one cell: shown as typed, read right to left.
+  const world = page.locator('td', { hasText: 'سيف فولاذي' }).first();
+  await expect('the cell in three scripts', (await world.textContent()).includes('钢之剑 · よく鍛えられた剣'));
+  await expect('an Arabic cell reads right to left', await world.evaluate((td) => td.matches(':dir(rtl)')));
   await shot('blame');
   // Keyboard: the sign-out button is reachable by Tab.
   await page.keyboard.press('Tab');
