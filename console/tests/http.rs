@@ -57,12 +57,17 @@ fn import_rows(dir: &Path, branch: Option<&str>, rows: &str) {
 /// Import the file or folder at `path` into jp (or its work branch `branch`) of the
 /// repository in `dir`, as the command line would; it must commit.
 fn import_path(dir: &Path, branch: Option<&str>, path: &Path) {
+    import_into(dir, "jp", branch, path);
+}
+
+/// [`import_path`] into any region.
+fn import_into(dir: &Path, region: &str, branch: Option<&str>, path: &Path) {
     let repo = masterctl_store::MasterRepo::open(dir).unwrap();
     let paths = [path.to_path_buf()];
     let outcome = masterctl_store::import::run(
         &repo,
         &masterctl_store::import::Request {
-            region: "jp",
+            region,
             branch,
             paths: &paths,
             structure: None,
@@ -614,21 +619,28 @@ fn conflicting_branch(dir: &Path) {
     import_rows(dir, None, "1,Wyvern\n2,スライム\n");
 }
 
-#[tokio::test]
-async fn a_merge_with_a_conflict_is_resolved_in_the_console_as_the_cli_would() {
-    let dir = repository();
-    conflicting_branch(dir.path());
-    // The same, through the store as the command line drives it.
+/// A copy of the repository in `dir`, where the same work is done as the command line
+/// does it.
+fn twin_of(dir: &Path) -> tempfile::TempDir {
     let twin = tempfile::tempdir().unwrap();
     let copied = std::process::Command::new("cp")
         .args([
             "-a",
-            &format!("{}/.", dir.path().display()),
+            &format!("{}/.", dir.display()),
             twin.path().to_str().unwrap(),
         ])
         .status()
         .unwrap();
     assert!(copied.success());
+    twin
+}
+
+#[tokio::test]
+async fn a_merge_with_a_conflict_is_resolved_in_the_console_as_the_cli_would() {
+    let dir = repository();
+    conflicting_branch(dir.path());
+    // The same, through the store as the command line drives it.
+    let twin = twin_of(dir.path());
     let app = app(dir.path(), local());
     let (cookie, csrf) = session(&app, None).await;
     let post = |uri: &str, body: String| {
@@ -1366,4 +1378,125 @@ async fn two_planners_importing_at_once_lose_nothing() {
     if landed == 2 {
         assert_eq!(names, ["キングスライム", "ゴーレム"]);
     }
+}
+
+/// A branch's tree in the repository at `dir`.
+fn tree_of(dir: &Path, branch: &str) -> git2::Oid {
+    git2::Repository::open(dir)
+        .unwrap()
+        .find_reference(&format!("refs/heads/{branch}"))
+        .unwrap()
+        .peel_to_commit()
+        .unwrap()
+        .tree_id()
+}
+
+#[tokio::test]
+async fn an_import_and_a_rebase_resolved_in_the_console_make_the_cli_s_trees() {
+    let config =
+        format!("{CONFIG}\n[regions.global]\nbranch = \"masters/global\"\nupstream = \"jp\"\n");
+    let dir = repository_with(&config, MONSTER, "1,スライム\n2,ゴーレム\n");
+    let twin = twin_of(dir.path());
+    let app = app(dir.path(), local());
+    let (cookie, csrf) = session(&app, None).await;
+    let csv = twin.path().join("monster.csv");
+    let write = |rows: &str| std::fs::write(&csv, format!("id,name\n{rows}")).unwrap();
+
+    // An import: uploaded, reviewed, imported; and the same file imported as the CLI does.
+    let rows = "1,スライム\n2,ゴーレム\n3,ドラゴン\n";
+    let id = upload(
+        &app,
+        &cookie,
+        &csrf,
+        "monster.csv",
+        format!("id,name\n{rows}").as_bytes(),
+    )
+    .await;
+    let got = post_as(
+        &app,
+        "/import",
+        &cookie,
+        format!("csrf={csrf}&upload={id}&region=jp"),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
+    write(rows);
+    import_into(twin.path(), "jp", None, &csv);
+    assert_eq!(
+        tree_of(dir.path(), "masters/jp"),
+        tree_of(twin.path(), "masters/jp")
+    );
+
+    // Global starts from jp, then both change the golem: the rebase stops on it and a
+    // value of its own is typed.
+    let rebase = "kind=rebase&region=global";
+    let got = post_as(
+        &app,
+        "/join",
+        &cookie,
+        format!("csrf={csrf}&{rebase}&action=start"),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
+    let (repo, structure) = {
+        let repo = masterctl_store::MasterRepo::open(twin.path()).unwrap();
+        let structure = repo.structure().unwrap();
+        (repo, structure)
+    };
+    let global = masterctl_store::rebase::Join::Rebase(
+        masterctl_store::Region::of(&structure.project, "global").unwrap(),
+    );
+    use masterctl_store::rebase::session::{Action, run};
+    run(&repo, &structure, &global, &Action::Start, None).unwrap();
+    for (region, rows) in [
+        ("global", "1,スライム\n2,ゴーレム改\n3,ドラゴン\n"),
+        ("jp", "1,スライム\n2,ゴーレムII\n3,ドラゴン\n"),
+    ] {
+        write(rows);
+        import_into(dir.path(), region, None, &csv);
+        import_into(twin.path(), region, None, &csv);
+    }
+    for body in [
+        format!("csrf={csrf}&{rebase}&action=start"),
+        format!("csrf={csrf}&{rebase}&side=value&value=ゴーレムZ&table=monster&key=2&column=name"),
+        format!("csrf={csrf}&{rebase}&action=start&message=Golem+settled"),
+    ] {
+        let uri = if body.contains("side=") {
+            "/resolve"
+        } else {
+            "/join"
+        };
+        let got = post_as(&app, uri, &cookie, body).await;
+        assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
+    }
+    run(&repo, &structure, &global, &Action::Start, None).unwrap();
+    run(
+        &repo,
+        &structure,
+        &global,
+        &Action::Resolve {
+            side: masterctl_store::rebase::resolutions::Resolution::Value("ゴーレムZ".into()),
+            table: Some("monster"),
+            column: Some("name"),
+            key: Some("2"),
+        },
+        None,
+    )
+    .unwrap();
+    run(&repo, &structure, &global, &Action::Continue, None).unwrap();
+    assert_eq!(
+        tree_of(dir.path(), "masters/global"),
+        tree_of(twin.path(), "masters/global")
+    );
+    let ours = masterctl_store::review::blame::blame(
+        &masterctl_store::MasterRepo::open(dir.path()).unwrap(),
+        &masterctl_store::Line::from(
+            masterctl_store::Region::of(&structure.project, "global").unwrap(),
+        ),
+        "monster",
+        &["2".to_string()],
+        Some("name"),
+    )
+    .unwrap();
+    assert_eq!(ours.cells[0].value, "ゴーレムZ");
 }
