@@ -284,9 +284,10 @@ pub async fn login(State(console): State<Arc<Console>>, Form(form): Form<LoginFo
     };
     let (id, _) = console.sessions.open(identity.clone());
     let mut response = Redirect::to("/").into_response();
+    // Users of a users file sign in to the console itself (no proxy to say https).
     response
         .headers_mut()
-        .append(header::SET_COOKIE, cookie_for(&id));
+        .append(header::SET_COOKIE, cookie_for(&id, false));
     response
 }
 

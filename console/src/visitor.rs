@@ -3,7 +3,7 @@
 //! header. A request from nobody gets 401 (and the sign-in page, where there is one);
 //! a browser without a session gets one, so that its forms carry a CSRF token.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use axum::extract::{ConnectInfo, Request, State};
@@ -21,7 +21,7 @@ pub const COOKIE: &str = "masterctl_session";
 #[derive(Debug, Clone)]
 pub struct Visitor {
     pub identity: Identity,
-    /// The browser session (`None`: a bearer token or a proxy's header, no cookie).
+    /// The browser session (`None`: a bearer token, no cookie).
     pub session: Option<(String, String)>,
 }
 
@@ -32,8 +32,9 @@ impl Visitor {
     }
 
     /// Whether a form's `csrf` field is this session's token. A request without a
-    /// session cookie carries its credentials itself (a token, a proxy's header), which
-    /// another site cannot make a browser send: no token is needed there.
+    /// session carries its credentials itself (a bearer token), which another site
+    /// cannot make a browser send: no token is needed there. (A proxy's users have
+    /// sessions: their browser sends the proxy's own cookie to any site's form.)
     pub fn form_is_ours(&self, csrf: Option<&str>) -> bool {
         match &self.session {
             Some((_, ours)) => csrf.is_some_and(|given| same_token(given, ours)),
@@ -81,10 +82,14 @@ fn session_cookie(headers: &HeaderMap) -> Option<String> {
         .filter(|v| v.len() == 64 && v.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
-/// `Set-Cookie` for a session: HttpOnly, SameSite=Strict, for the whole console.
-pub fn cookie_for(id: &str) -> HeaderValue {
-    HeaderValue::from_str(&format!("{COOKIE}={id}; Path=/; HttpOnly; SameSite=Strict"))
-        .unwrap_or_else(|_| HeaderValue::from_static(""))
+/// `Set-Cookie` for a session: HttpOnly, SameSite=Strict, for the whole console; Secure
+/// when the browser came over TLS.
+pub fn cookie_for(id: &str, secure: bool) -> HeaderValue {
+    let secure = if secure { "; Secure" } else { "" };
+    HeaderValue::from_str(&format!(
+        "{COOKIE}={id}; Path=/; HttpOnly; SameSite=Strict{secure}"
+    ))
+    .unwrap_or_else(|_| HeaderValue::from_static(""))
 }
 
 /// The middleware: resolve who asks, hand the handlers a [`Visitor`], or refuse.
@@ -100,49 +105,46 @@ pub async fn identify(
     let headers = request.headers();
     let session = session_cookie(headers).and_then(|id| console.sessions.get(&id).map(|s| (id, s)));
     let signing_in = request.uri().path() == "/login";
+    // Behind a proxy, the proxy names the user on every request (only the proxy may);
+    // a session of another user than the one it names is not theirs.
+    let proxied = proxied_identity(&console.policy, peer, headers);
+    let session = match (&console.policy, session) {
+        (Policy::Proxy { .. }, Some((_, s)))
+            if proxied.as_ref().is_none_or(|p| p.name != s.identity.name) =>
+        {
+            None
+        }
+        (_, session) => session,
+    };
+    let secure = over_tls(&console.policy, peer, headers);
     let mut new_session = None;
     let visitor = match (&console.policy, session) {
         (_, Some((id, Session { identity, csrf, .. }))) => Some(Visitor {
             identity,
             session: Some((id, csrf)),
         }),
-        (Policy::Local(identity), None) => {
-            let (id, session) = console.sessions.open(identity.clone());
+        // This machine's planner, or the user the proxy names: a session of their own,
+        // whose forms carry its token (another site's form cannot).
+        (Policy::Local(identity), None) => Some(identity.clone()).map(|identity| {
+            let (id, session) = console.sessions.open(identity);
             new_session = Some(id.clone());
-            Some(Visitor {
+            Visitor {
                 identity: session.identity,
                 session: Some((id, session.csrf)),
-            })
-        }
+            }
+        }),
+        (Policy::Proxy { .. }, None) => proxied.map(|identity| {
+            let (id, session) = console.sessions.open(identity);
+            new_session = Some(id.clone());
+            Visitor {
+                identity: session.identity,
+                session: Some((id, session.csrf)),
+            }
+        }),
         (Policy::Users(users), None) => bearer(headers)
             .and_then(|token| users.by_token(token))
             .map(|identity| Visitor {
                 identity: identity.clone(),
-                session: None,
-            }),
-        (
-            Policy::Proxy {
-                header,
-                trusted,
-                users,
-            },
-            None,
-        ) => peer
-            .filter(|ip| trusted.contains(ip))
-            .and_then(|_| headers.get(header.as_str()))
-            .and_then(|v| v.to_str().ok())
-            .map(str::trim)
-            .filter(|name| !name.is_empty() && name.len() <= 200 && !name.contains(['<', '>']))
-            .map(|name| Visitor {
-                identity: users
-                    .as_ref()
-                    .and_then(|u| u.by_name(name))
-                    .cloned()
-                    .unwrap_or(Identity {
-                        name: name.to_string(),
-                        email: String::new(),
-                        role: Role::Viewer,
-                    }),
                 session: None,
             }),
     };
@@ -157,9 +159,55 @@ pub async fn identify(
     if let Some(id) = new_session {
         response
             .headers_mut()
-            .append(header::SET_COOKIE, cookie_for(&id));
+            .append(header::SET_COOKIE, cookie_for(&id, secure));
     }
     response
+}
+
+/// The user a trusted proxy names in its header (`None`: not a proxy's console, not
+/// from the proxy, or no usable name).
+fn proxied_identity(
+    policy: &Policy,
+    peer: Option<IpAddr>,
+    headers: &HeaderMap,
+) -> Option<Identity> {
+    let Policy::Proxy {
+        header,
+        trusted,
+        users,
+    } = policy
+    else {
+        return None;
+    };
+    peer.filter(|ip| trusted.contains(ip))?;
+    let name = headers.get(header.as_str())?.to_str().ok()?.trim();
+    if name.is_empty() || name.len() > 200 || name.contains(['<', '>']) {
+        return None;
+    }
+    Some(
+        users
+            .as_ref()
+            .and_then(|u| u.by_name(name))
+            .cloned()
+            .unwrap_or(Identity {
+                name: name.to_string(),
+                email: String::new(),
+                role: Role::Viewer,
+            }),
+    )
+}
+
+/// Whether the browser reached the console over TLS: a trusted proxy says so
+/// (`X-Forwarded-Proto: https`); the console itself serves plain HTTP.
+pub fn over_tls(policy: &Policy, peer: Option<IpAddr>, headers: &HeaderMap) -> bool {
+    let Policy::Proxy { trusted, .. } = policy else {
+        return false;
+    };
+    peer.is_some_and(|ip| trusted.contains(&ip))
+        && headers
+            .get("x-forwarded-proto")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|proto| proto.eq_ignore_ascii_case("https"))
 }
 
 /// The token of an `Authorization: Bearer …` header.

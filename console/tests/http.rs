@@ -402,6 +402,53 @@ async fn a_proxy_header_is_believed_only_from_the_proxy() {
     assert!(got.body.contains("mia (maintainer)"), "{}", got.body);
     let got = send(&app, from("10.0.0.2:40000", "stranger")).await;
     assert!(got.body.contains("stranger (viewer)"), "{}", got.body);
+
+    // The proxy's users get a session of the console (Secure when the proxy says the
+    // browser came over https): their forms carry its token, as another site's cannot,
+    // even though the proxy names them on every request.
+    let got = send(
+        &app,
+        request("GET", "/", "10.0.0.2:40000")
+            .header("X-Forwarded-User", "mia")
+            .header("X-Forwarded-Proto", "https")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    let cookie = &got.cookies[0];
+    assert!(
+        cookie.contains("Secure") && cookie.contains("HttpOnly"),
+        "{cookie}"
+    );
+    let cookie = cookie.split(';').next().unwrap().to_string();
+    let csrf = got.body.split("name=\"csrf\" value=\"").nth(1).unwrap()[..64].to_string();
+    let post = |peer: &str, name: &str, body: String| {
+        request("POST", "/propose", peer)
+            .header("X-Forwarded-User", name)
+            .header(header::COOKIE, &cookie)
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(Body::from(body))
+            .unwrap()
+    };
+    let forged = "region=jp&branch=event&action=withdraw".to_string();
+    let got = send(&app, post("10.0.0.2:40000", "mia", forged.clone())).await;
+    assert_eq!(
+        got.status,
+        StatusCode::FORBIDDEN,
+        "a form without the token"
+    );
+    let ours = format!("csrf={csrf}&{forged}");
+    let got = send(&app, post("10.0.0.2:40000", "mia", ours.clone())).await;
+    assert_ne!(got.status, StatusCode::FORBIDDEN, "{}", got.body);
+    // The session is mia's only while the proxy names mia, and only through the proxy.
+    let got = send(&app, post("10.0.0.2:40000", "eddie", ours.clone())).await;
+    assert_eq!(got.status, StatusCode::FORBIDDEN, "another user's session");
+    let got = send(&app, post("10.0.0.9:40000", "mia", ours)).await;
+    assert_eq!(
+        got.status,
+        StatusCode::UNAUTHORIZED,
+        "not through the proxy"
+    );
 }
 
 #[test]
