@@ -18,6 +18,7 @@ use serde::Deserialize;
 use crate::Console;
 use crate::access::Role;
 use crate::jobs::Polled;
+use crate::shown::Working;
 use crate::shown::{error_page, render, store_error};
 use crate::target::Target;
 use crate::uploads::{Received, Uploads, WORKBOOKS, receive, refused};
@@ -246,20 +247,6 @@ fn import_error(error: StoreError) -> Response {
     error_page(status, &format!("{error}{kept}"))
 }
 
-/// How long a request waits for work before it answers with how far it got.
-const PATIENCE: std::time::Duration = std::time::Duration::from_millis(500);
-
-/// The page shown while work runs (it reloads itself).
-#[derive(Template)]
-#[template(path = "working.html")]
-pub struct Working<'a> {
-    pub who: &'a Visitor,
-    pub title: &'a str,
-    pub doing: &'a str,
-    pub done: usize,
-    pub total: usize,
-}
-
 /// `GET /review?upload=ID&region=R[&branch=NAME]`: every diagnostic, or the change.
 pub async fn review(
     State(console): State<Arc<Console>>,
@@ -290,7 +277,7 @@ pub async fn review(
             })
         }
     };
-    let outcome = match console.reviews.run(&key, PATIENCE, work).await {
+    let outcome = match console.reviews.run(&key, console.patience, work).await {
         Polled::Done(Ok(outcome)) => outcome,
         Polled::Done(Err(response)) => return response,
         Polled::Running { done, total } => {
@@ -302,7 +289,7 @@ pub async fn review(
                 total,
             });
         }
-        Polled::Taken => {
+        Polled::Gone => {
             return Redirect::to(&format!(
                 "/review?upload={}&{}",
                 query.upload,
@@ -410,30 +397,27 @@ pub async fn commit(
         Err(e) => return error_page(StatusCode::NOT_FOUND, &e.to_string()),
     };
     drop(repo);
-    let repo = match console.writer(&who, &[&line]) {
-        Ok(repo) => repo,
-        Err(response) => return response,
-    };
-    let message = crate::forms::typed(form.message.as_deref());
-    match import_run(&repo, &line, &folder, Mode::Commit(message)) {
-        Ok(ImportOutcome::Committed { .. }) => match console.pushed(&repo, &line) {
-            Ok(()) => Redirect::to(&format!("/history?{}", form.target.query())).into_response(),
-            Err(response) => response,
-        },
-        Ok(ImportOutcome::Unchanged(_)) => {
-            Redirect::to(&format!("/history?{}", form.target.query())).into_response()
-        }
-        Ok(ImportOutcome::Rejected(_)) => Redirect::to(&format!(
-            "/review?upload={}&{}",
-            form.upload,
-            form.target.query()
-        ))
-        .into_response(),
-        Ok(ImportOutcome::DryRun { .. }) => {
-            error_page(StatusCode::INTERNAL_SERVER_ERROR, "an import only reviewed")
-        }
-        Err(response) => response,
-    }
+    let message = crate::forms::typed(form.message.as_deref()).map(str::to_string);
+    let history = format!("/history?{}", form.target.query());
+    let review = format!("/review?upload={}&{}", form.upload, form.target.query());
+    let author = who.clone();
+    console
+        .in_background(&who, move |console| {
+            let repo = console.writer(&author, &[&line])?;
+            match import_run(&repo, &line, &folder, Mode::Commit(message.as_deref()))? {
+                ImportOutcome::Committed { .. } => {
+                    console.pushed(&repo, &line)?;
+                    Ok(history)
+                }
+                ImportOutcome::Unchanged(_) => Ok(history),
+                ImportOutcome::Rejected(_) => Ok(review),
+                ImportOutcome::DryRun { .. } => Err(error_page(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "an import only reviewed",
+                )),
+            }
+        })
+        .await
 }
 
 #[derive(Deserialize)]

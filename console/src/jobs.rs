@@ -2,12 +2,13 @@
 //! started it waits a moment (most work ends within it, and the page comes at once),
 //! else answers with how far it got — a page that reloads itself until the work is done
 //! (no script needed), then shows the result. Each job is found by a key (whose work,
-//! on what); asking again while it runs never starts it twice.
+//! on what); asking again while it runs never starts it twice. A result nobody came back
+//! for is kept ten minutes.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How far a job got: `done` of `total` steps (files read, for an import).
 #[derive(Default)]
@@ -30,10 +31,16 @@ impl Progress {
     }
 }
 
+/// A job's result once it is done: when it finished, and the value (taken once).
+type Finished<T> = Option<(Instant, Arc<Mutex<Option<T>>>)>;
+
 struct Job<T> {
     progress: Arc<Progress>,
-    result: tokio::sync::watch::Receiver<Option<Arc<Mutex<Option<T>>>>>,
+    result: tokio::sync::watch::Receiver<Finished<T>>,
 }
+
+/// How long a result nobody came back for is kept.
+const KEPT_FOR: Duration = Duration::from_secs(600);
 
 /// What asking for a job's result came to.
 pub enum Polled<T> {
@@ -41,9 +48,9 @@ pub enum Polled<T> {
     Done(T),
     /// Still working: `done` of `total`.
     Running { done: usize, total: usize },
-    /// Done, but the result went to another request for the same key (a reload raced
-    /// it): asking again starts it anew.
-    Taken,
+    /// No such job: never started, or done and its result handed to another request
+    /// (a reload raced it), or kept past [`KEPT_FOR`].
+    Gone,
 }
 
 /// The jobs of one kind.
@@ -68,51 +75,63 @@ impl<T: Send + 'static> Jobs<T> {
         patience: Duration,
         work: impl FnOnce(&Progress) -> T + Send + 'static,
     ) -> Polled<T> {
-        let mut result = {
-            let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
-            match running.get(key) {
-                Some(job) => job.result.clone(),
-                None => {
-                    // Results nobody came back for are dropped (one asked for again is
-                    // worked out again).
-                    running.retain(|_, job| job.result.borrow().is_none());
-                    let progress = Arc::new(Progress::default());
-                    let (sender, receiver) = tokio::sync::watch::channel(None);
-                    let shared = progress.clone();
-                    tokio::task::spawn_blocking(move || {
-                        let value = work(&shared);
-                        let _ = sender.send(Some(Arc::new(Mutex::new(Some(value)))));
-                    });
-                    running.insert(
-                        key.to_string(),
-                        Job {
-                            progress,
-                            result: receiver.clone(),
-                        },
-                    );
-                    receiver
-                }
-            }
+        self.start(key, work);
+        self.wait(key, patience).await
+    }
+
+    /// Start `work` as the job `key`, unless that job runs (or waits to be collected).
+    pub fn start(&self, key: &str, work: impl FnOnce(&Progress) -> T + Send + 'static) {
+        let mut running = self.lock();
+        if running.contains_key(key) {
+            return;
+        }
+        // Results nobody came back for go after a while.
+        running.retain(|_, job| {
+            job.result
+                .borrow()
+                .as_ref()
+                .is_none_or(|(finished, _)| finished.elapsed() < KEPT_FOR)
+        });
+        let progress = Arc::new(Progress::default());
+        let (sender, receiver) = tokio::sync::watch::channel(None);
+        let shared = progress.clone();
+        tokio::task::spawn_blocking(move || {
+            let value = work(&shared);
+            let _ = sender.send(Some((Instant::now(), Arc::new(Mutex::new(Some(value))))));
+        });
+        running.insert(
+            key.to_string(),
+            Job {
+                progress,
+                result: receiver,
+            },
+        );
+    }
+
+    /// The result of the job `key`, waited for up to `patience`; or how far it got.
+    pub async fn wait(&self, key: &str, patience: Duration) -> Polled<T> {
+        let Some(mut result) = self.lock().get(key).map(|job| job.result.clone()) else {
+            return Polled::Gone;
         };
         let finished = tokio::time::timeout(patience, result.wait_for(Option::is_some)).await;
         match finished {
             Ok(Ok(value)) => {
-                let slot = value.as_ref().cloned();
+                let slot = value.as_ref().map(|(_, slot)| slot.clone());
                 drop(value);
                 self.forget(key);
                 match slot.and_then(|slot| slot.lock().ok()?.take()) {
                     Some(value) => Polled::Done(value),
-                    None => Polled::Taken,
+                    None => Polled::Gone,
                 }
             }
-            // The worker died (a panic in the work): forget it; asking again retries.
+            // The worker died (a panic in the work): forget it.
             Ok(Err(_)) => {
                 self.forget(key);
-                Polled::Taken
+                Polled::Gone
             }
             Err(_) => {
-                let running = self.running.lock().unwrap_or_else(|e| e.into_inner());
-                let (done, total) = running
+                let (done, total) = self
+                    .lock()
                     .get(key)
                     .map(|job| job.progress.get())
                     .unwrap_or_default();
@@ -122,10 +141,11 @@ impl<T: Send + 'static> Jobs<T> {
     }
 
     fn forget(&self, key: &str) {
-        self.running
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(key);
+        self.lock().remove(key);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Job<T>>> {
+        self.running.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 

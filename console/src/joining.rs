@@ -212,42 +212,45 @@ pub async fn act(
         Ok(Some(_))
     );
     drop(repo);
-    // A join that starts takes the remote's side of both branches first; one that goes
-    // on works on what it stopped with.
-    let target = join.target();
-    let other = match &join {
-        Join::Reflect(work) | Join::Refresh(work) => Some(Line::from(work.clone())),
-        _ => None,
-    };
-    let pulled: Vec<&Line> = match stopped {
-        true => Vec::new(),
-        false => std::iter::once(&target).chain(other.as_ref()).collect(),
-    };
-    let repo = match console.writer(&who, &pulled) {
-        Ok(repo) => repo,
-        Err(response) => return response,
-    };
     let action = match (form.action.as_str(), stopped) {
         ("abort", _) => Action::Abort,
         ("start", true) => Action::Continue,
         ("start", false) => Action::Start,
         _ => return error_page(StatusCode::BAD_REQUEST, "the action is start or abort"),
     };
-    match session::run(&repo, &structure, &join, &action, form.message()) {
-        Ok(Step::Committed { .. }) => {
-            if let Err(response) = console.pushed(&repo, &target) {
-                return response;
-            }
-            // The history of the branch that moved.
-            let moved = Target {
-                region: form.on.target.region.clone(),
-                branch: target.work().map(|w| w.name().to_string()),
+    let target = join.target();
+    // The history of the branch that moves, or the join's page while it waits.
+    let history = Target {
+        region: form.on.target.region.clone(),
+        branch: target.work().map(|w| w.name().to_string()),
+    };
+    let history = format!("/history?{}", history.query());
+    let page = format!("/join?{}", form.on.query());
+    let message = form.message().map(str::to_string);
+    let author = who.clone();
+    console
+        .in_background(&who, move |console| {
+            // A join that starts takes the remote's side of both branches first; one
+            // that goes on works on what it stopped with.
+            let other = match &join {
+                Join::Reflect(work) | Join::Refresh(work) => Some(Line::from(work.clone())),
+                _ => None,
             };
-            Redirect::to(&format!("/history?{}", moved.query())).into_response()
-        }
-        Ok(_) => Redirect::to(&format!("/join?{}", form.on.query())).into_response(),
-        Err(e) => join_error(e),
-    }
+            let pulled: Vec<&Line> = match stopped {
+                true => Vec::new(),
+                false => std::iter::once(&target).chain(other.as_ref()).collect(),
+            };
+            let repo = console.writer(&author, &pulled)?;
+            match session::run(&repo, &structure, &join, &action, message.as_deref()) {
+                Ok(Step::Committed { .. }) => {
+                    console.pushed(&repo, &target)?;
+                    Ok(history)
+                }
+                Ok(_) => Ok(page),
+                Err(e) => Err(join_error(e)),
+            }
+        })
+        .await
 }
 
 #[derive(Deserialize)]

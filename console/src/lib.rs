@@ -62,6 +62,10 @@ pub struct Console {
     remote: Option<RemoteName>,
     /// Uploads being checked (the import's dry run), by user, upload and branch.
     reviews: jobs::Jobs<Result<masterctl_store::ImportOutcome, axum::response::Response>>,
+    /// How long a request waits for work before it shows the work under way.
+    patience: std::time::Duration,
+    /// Writes under way (imports, joins, translations taken), by user and a random id.
+    writes: jobs::Jobs<Result<String, axum::response::Response>>,
     /// Each commit's review page, by commit id.
     commits: memo::Memo<String>,
     /// The translation states of a region's texts at a commit, by region and commit.
@@ -75,10 +79,25 @@ impl Console {
             policy,
             sessions: access::Sessions::default(),
             remote: None,
+            patience: writing::PATIENCE,
             reviews: jobs::Jobs::default(),
+            writes: jobs::Jobs::default(),
             commits: memo::Memo::new(COMMITS),
             translated: memo::Memo::new(MEMO),
         })
+    }
+
+    /// A console whose requests wait `patience` for work before they show it under way
+    /// (half a second by default).
+    pub fn with_patience(
+        repo: PathBuf,
+        policy: Policy,
+        patience: std::time::Duration,
+    ) -> Arc<Console> {
+        let mut console =
+            Arc::into_inner(Console::new(repo, policy)).expect("a new console is not shared");
+        console.patience = patience;
+        Arc::new(console)
     }
 
     /// A console that pulls from and pushes to `remote` around every write; a remote
@@ -94,7 +113,9 @@ impl Console {
             policy,
             sessions: access::Sessions::default(),
             remote: Some(remote),
+            patience: writing::PATIENCE,
             reviews: jobs::Jobs::default(),
+            writes: jobs::Jobs::default(),
             commits: memo::Memo::new(COMMITS),
             translated: memo::Memo::new(MEMO),
         }))
@@ -166,6 +187,7 @@ pub fn router(console: Arc<Console>) -> Router {
         .route("/join/diff", get(joining::diff))
         .route("/resolve", post(joining::resolve))
         .route("/check-value", get(joining::check_value))
+        .route("/working", get(writing::working))
         .route("/propose", post(proposing::act))
         .route("/releases", get(releasing::page).post(releasing::act))
         .route(

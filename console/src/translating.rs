@@ -299,16 +299,21 @@ pub async fn commit(
     if let Err(refused) = who.may_post(Role::Editor, form.csrf.as_deref()) {
         return refused;
     }
-    match take(&console, &who, &form.upload, &form.target, false) {
-        Ok((_, TranslationOutcome::Taken(Taken { state, .. })))
-            if !matches!(state, TakenState::DryRun) =>
-        {
-            Redirect::to(&format!("/translations?{}", form.target.query())).into_response()
-        }
-        Ok(_) => error_page(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "the file cannot be taken: see its check",
-        ),
-        Err(response) => response,
-    }
+    let translations = format!("/translations?{}", form.target.query());
+    let author = who.clone();
+    console
+        .in_background(&who, move |console| {
+            match take(console, &author, &form.upload, &form.target, false)? {
+                (_, TranslationOutcome::Taken(Taken { state, .. }))
+                    if !matches!(state, TakenState::DryRun) =>
+                {
+                    Ok(translations)
+                }
+                _ => Err(error_page(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "the file cannot be taken: see its check",
+                )),
+            }
+        })
+        .await
 }

@@ -1547,3 +1547,76 @@ async fn an_import_and_a_rebase_resolved_in_the_console_make_the_cli_s_trees() {
     .unwrap();
     assert_eq!(ours.cells[0].value, "ゴーレムZ");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_write_shows_the_work_under_way_then_where_it_led() {
+    let dir = many_tables(300);
+    // jp renames every first monster: global's rebase takes 300 tables.
+    let data = dir.path().join("renamed");
+    std::fs::create_dir(&data).unwrap();
+    for t in 0..300 {
+        let rows: String = (1..=20)
+            .map(|i| format!("{i},{}{t}-{i}\n", if i == 1 { "新" } else { "名前" }))
+            .collect();
+        std::fs::write(
+            data.join(format!("t{t:03}.csv")),
+            format!("id,name\n{rows}"),
+        )
+        .unwrap();
+    }
+    import_path(dir.path(), None, &data);
+    // A console that shows work under way at once.
+    let console = Console::with_patience(
+        dir.path().to_path_buf(),
+        Policy::Users(users()),
+        std::time::Duration::ZERO,
+    );
+    let app = router(console);
+    let (mia, csrf) = session(&app, Some("token-of-mia")).await;
+    let got = post_as(
+        &app,
+        "/join",
+        &mia,
+        format!("csrf={csrf}&kind=rebase&region=global&action=start"),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
+    let mut location = got.location.unwrap();
+    // Quick or not, the browser ends on global's history; while it runs, the page of the
+    // work under way (no other user sees it).
+    let mut pages_while_working = 0;
+    while let Some(job) = location.strip_prefix("/working?job=") {
+        let (eddie, _) = session(&app, Some("token-of-eddie")).await;
+        let other = get_as(&app, &format!("/working?job={job}"), &eddie).await;
+        assert_eq!(other.status, StatusCode::NOT_FOUND);
+        let got = get_as(&app, &location, &mia).await;
+        match got.status {
+            StatusCode::OK => {
+                assert!(got.body.contains("http-equiv=\"refresh\""), "{}", got.body);
+                pages_while_working += 1;
+            }
+            StatusCode::SEE_OTHER => location = got.location.unwrap(),
+            other => panic!("{other}: {}", got.body),
+        }
+    }
+    assert_eq!(location, "/history?region=global");
+    assert!(
+        pages_while_working > 0,
+        "the work was never shown under way"
+    );
+    let got = get_as(&app, "/working?job=0123456789abcdef01234567", &mia).await;
+    assert_eq!(got.status, StatusCode::NOT_FOUND);
+    let git = git2::Repository::open(dir.path()).unwrap();
+    let global = git
+        .revparse_single("masters/global")
+        .unwrap()
+        .peel_to_commit()
+        .unwrap();
+    let subject = global
+        .summary()
+        .ok()
+        .flatten()
+        .unwrap_or_default()
+        .to_string();
+    assert!(subject.starts_with("Rebase global onto jp"), "{subject}");
+}
