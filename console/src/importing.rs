@@ -65,23 +65,25 @@ pub async fn upload(
     Extension(who): Extension<Visitor>,
     mut form: Multipart,
 ) -> Response {
-    let Received {
-        csrf,
-        target,
-        files,
-    } = match receive(&mut form, "files", WORKBOOKS).await {
+    let uploads = match console.open() {
+        Ok(repo) => Uploads::new(repo.git.path()),
+        Err(e) => return store_error(e),
+    };
+    let received = receive(
+        &mut form,
+        ("files", WORKBOOKS),
+        &who,
+        Role::Editor,
+        &uploads,
+    );
+    let Received { target, staged } = match received.await {
         Ok(received) => received,
         Err(response) => return response,
     };
-    if let Err(refused) = who.may_post(Role::Editor, csrf.as_deref()) {
-        return refused;
+    if let Err(response) = line(&console, &target) {
+        return response;
     }
-    let repo = match line(&console, &target) {
-        Ok((repo, _)) => repo,
-        Err(response) => return response,
-    };
-    let uploads = Uploads::new(repo.git.path());
-    match uploads.keep(&who.identity.name, &files) {
+    match staged.keep() {
         Ok(id) => Redirect::to(&format!("/review?upload={id}&{}", target.query())).into_response(),
         Err(e) => refused(&e),
     }

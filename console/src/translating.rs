@@ -128,25 +128,22 @@ pub async fn upload(
     Extension(who): Extension<Visitor>,
     mut form: Multipart,
 ) -> Response {
-    let Received {
-        csrf,
-        target,
-        files,
-    } = match receive(&mut form, "file", EXCHANGE).await {
+    let uploads = match console.open() {
+        Ok(repo) => Uploads::new(repo.git.path()),
+        Err(e) => return store_error(e),
+    };
+    let received = receive(&mut form, ("file", EXCHANGE), &who, Role::Editor, &uploads);
+    let Received { target, staged } = match received.await {
         Ok(received) => received,
         Err(response) => return response,
     };
-    if let Err(refused) = who.may_post(Role::Editor, csrf.as_deref()) {
-        return refused;
-    }
-    if files.len() != 1 {
+    if staged.len() != 1 {
         return error_page(StatusCode::BAD_REQUEST, "one exchange file at a time");
     }
-    let (repo, _, _) = match target.open(&console) {
-        Ok(found) => found,
-        Err(response) => return response,
-    };
-    match Uploads::new(repo.git.path()).keep(&who.identity.name, &files) {
+    if let Err(response) = target.open(&console) {
+        return response;
+    }
+    match staged.keep() {
         Ok(id) => Redirect::to(&format!(
             "/translations/check?upload={id}&{}",
             target.query()

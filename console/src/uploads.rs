@@ -12,8 +12,10 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use sha2::{Digest, Sha256};
 
+use crate::access::Role;
 use crate::shown::error_page;
 use crate::target::Target;
+use crate::visitor::Visitor;
 
 /// The largest file taken.
 pub const FILE_LIMIT: u64 = 64 << 20;
@@ -71,20 +73,22 @@ impl Uploads {
         self.root.join(hash)
     }
 
-    /// Keep `files` (name, bytes) for `user`; the new upload's id.
-    pub fn keep(&self, user: &str, files: &[(String, Vec<u8>)]) -> Result<String, UploadError> {
-        check(files)?;
-        let dir = self.user_dir(user);
-        self.expire(&dir);
+    /// A new upload of `user`'s, written into a staging folder as it arrives; kept only
+    /// when [`Staged::keep`] says so (dropped, it is removed).
+    pub fn stage(&self, user: &str) -> Result<Staged, UploadError> {
+        let home = self.user_dir(user);
+        self.expire(&home);
         let id = crate::access::random_token()[..24].to_string();
-        let staging = dir.join(format!(".{id}.part"));
-        std::fs::create_dir_all(&staging)?;
-        for (name, bytes) in files {
-            std::fs::write(staging.join(name), bytes)?;
-        }
-        // Whole, or not there: a file half-written is never reviewed.
-        std::fs::rename(&staging, dir.join(&id))?;
-        Ok(id)
+        let dir = home.join(format!(".{id}.part"));
+        std::fs::create_dir_all(&dir)?;
+        Ok(Staged {
+            dir,
+            home,
+            id,
+            names: std::collections::HashSet::new(),
+            total: 0,
+            kept: false,
+        })
     }
 
     /// The folder of `user`'s upload `id`.
@@ -148,56 +152,128 @@ pub const WORKBOOKS: &[&str] = &["xlsx", "xlsm", "xlsb", "ods", "csv"];
 /// The extensions of the exchange files translators send back.
 pub const EXCHANGE: &[&str] = &["xlf", "xliff", "po", "csv"];
 
-/// What an upload form sent: its `csrf`, the branch it names (`region`, `branch`), and
-/// the files of its file field, each by its own name.
-pub struct Received {
-    pub csrf: Option<String>,
-    pub target: Target,
-    pub files: Vec<(String, Vec<u8>)>,
+/// An upload being received: its files written into a staging folder as they arrive,
+/// bounded per file, in number and in all.
+pub struct Staged {
+    dir: PathBuf,
+    home: PathBuf,
+    id: String,
+    /// The files' names, lowercased (two that differ only in case are one on Windows).
+    names: std::collections::HashSet<String>,
+    total: u64,
+    kept: bool,
 }
 
-/// Read an upload form: its fields, and the files of `field` (each by its own name,
-/// one of `extensions`), bounded per file, in number and in all as they arrive. A
-/// file field left empty is no file.
+impl Staged {
+    /// A new file of the upload, `name` being its own name (checked by [`file_name`]).
+    pub fn create(&mut self, name: &str) -> Result<std::fs::File, UploadError> {
+        if self.names.len() >= FILES {
+            return Err(UploadError::TooMany);
+        }
+        if !self.names.insert(name.to_lowercase()) {
+            return Err(UploadError::Twice(name.to_string()));
+        }
+        Ok(std::fs::File::create_new(self.dir.join(name))?)
+    }
+
+    /// `more` bytes of the file `name` arrived after `written`: refused past a limit.
+    pub fn count(&mut self, name: &str, written: u64, more: usize) -> Result<(), UploadError> {
+        let more = more as u64;
+        if written + more > FILE_LIMIT {
+            return Err(UploadError::TooLarge {
+                name: name.to_string(),
+            });
+        }
+        self.total += more;
+        if self.total > UPLOAD_LIMIT {
+            return Err(UploadError::UploadTooLarge);
+        }
+        Ok(())
+    }
+
+    /// How many files arrived.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Keep the upload: whole, or not there (a file half-written is never reviewed).
+    pub fn keep(mut self) -> Result<String, UploadError> {
+        if self.names.is_empty() {
+            return Err(UploadError::Empty);
+        }
+        std::fs::rename(&self.dir, self.home.join(&self.id))?;
+        self.kept = true;
+        Ok(self.id.clone())
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.kept {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// What an upload form sent: the branch it names (`region`, `branch`), and the files of
+/// its file field, staged (each by its own name).
+pub struct Received {
+    pub target: Target,
+    pub staged: Staged,
+}
+
+/// Read an upload form of `who`'s, who must be at least `role`: its fields, and the
+/// files of `field` (each by its own name, one of `extensions`) written as they arrive
+/// into a staging folder of `uploads`, refused as soon as one passes [`FILE_LIMIT`], the
+/// upload [`UPLOAD_LIMIT`] or [`FILES`]. The form's token comes before its files (as
+/// the console's forms send it): a form without it writes nothing. A file field left
+/// empty is no file.
 pub async fn receive(
     form: &mut Multipart,
-    field: &str,
-    extensions: &[&str],
+    (field, extensions): (&str, &[&str]),
+    who: &Visitor,
+    role: Role,
+    uploads: &Uploads,
 ) -> Result<Received, Response> {
-    let mut received = Received {
-        csrf: None,
-        target: Target {
-            region: String::new(),
-            branch: None,
-        },
-        files: Vec::new(),
+    let mut csrf = None;
+    let mut target = Target {
+        region: String::new(),
+        branch: None,
     };
-    let mut total = 0u64;
+    let mut staged: Option<Staged> = None;
     loop {
-        let part = match form.next_field().await {
+        let mut part = match form.next_field().await {
             Ok(Some(part)) => part,
-            Ok(None) => return Ok(received),
+            Ok(None) => break,
             Err(e) => return Err(arrived(&e, "the upload")),
         };
         let name = part.name().unwrap_or_default().to_string();
         match name.as_str() {
-            "csrf" => received.csrf = Some(short_text(part).await?),
-            "region" => received.target.region = short_text(part).await?,
-            "branch" => received.target.branch = Some(short_text(part).await?),
+            "csrf" => csrf = Some(short_text(part).await?),
+            "region" => target.region = short_text(part).await?,
+            "branch" => target.branch = Some(short_text(part).await?),
             _ if name == field => {
                 let given = part.file_name().unwrap_or_default().to_string();
                 if given.is_empty() {
                     continue;
                 }
                 let name = file_name(&given, extensions).map_err(|e| refused(&e))?;
-                if received.files.len() >= FILES {
-                    return Err(refused(&UploadError::TooMany));
-                }
-                let bytes = read_bounded(part, &name, &mut total).await?;
-                received.files.push((name, bytes));
+                let upload = match &mut staged {
+                    Some(upload) => upload,
+                    None => {
+                        who.may_post(role, csrf.as_deref())?;
+                        staged.insert(uploads.stage(&who.identity.name).map_err(|e| refused(&e))?)
+                    }
+                };
+                read_into(&mut part, upload, &name).await?;
             }
             _ => {}
         }
+    }
+    who.may_post(role, csrf.as_deref())?;
+    match staged {
+        Some(staged) => Ok(Received { target, staged }),
+        None => Err(refused(&UploadError::Empty)),
     }
 }
 
@@ -224,28 +300,25 @@ async fn short_text(mut part: axum::extract::multipart::Field<'_>) -> Result<Str
         .map_err(|_| error_page(StatusCode::BAD_REQUEST, "a form field is not UTF-8 text"))
 }
 
-/// A file of the upload, read as it arrives and refused as soon as it passes
-/// [`FILE_LIMIT`] or the upload passes [`UPLOAD_LIMIT`] (`total`: the upload's bytes so
-/// far) — never held whole first.
-async fn read_bounded(
-    mut part: axum::extract::multipart::Field<'_>,
+/// A file of the upload written into `staged` as it arrives, refused as soon as it or
+/// the upload passes its bound — never held whole.
+async fn read_into(
+    part: &mut axum::extract::multipart::Field<'_>,
+    staged: &mut Staged,
     name: &str,
-    total: &mut u64,
-) -> Result<Vec<u8>, Response> {
-    let mut bytes = Vec::new();
+) -> Result<(), Response> {
+    use std::io::Write;
+    let mut file = staged.create(name).map_err(|e| refused(&e))?;
+    let mut written = 0u64;
     while let Some(chunk) = part.chunk().await.map_err(|e| arrived(&e, name))? {
-        *total += chunk.len() as u64;
-        if (bytes.len() + chunk.len()) as u64 > FILE_LIMIT {
-            return Err(refused(&UploadError::TooLarge {
-                name: name.to_string(),
-            }));
-        }
-        if *total > UPLOAD_LIMIT {
-            return Err(refused(&UploadError::UploadTooLarge));
-        }
-        bytes.extend_from_slice(&chunk);
+        staged
+            .count(name, written, chunk.len())
+            .map_err(|e| refused(&e))?;
+        file.write_all(&chunk)
+            .map_err(|e| refused(&UploadError::Io(e)))?;
+        written += chunk.len() as u64;
     }
-    Ok(bytes)
+    Ok(())
 }
 
 /// A part that did not arrive whole, as its page.
@@ -295,34 +368,21 @@ pub fn file_name(given: &str, extensions: &[&str]) -> Result<String, UploadError
     Ok(base.to_string())
 }
 
-/// The bounds of one upload.
-fn check(files: &[(String, Vec<u8>)]) -> Result<(), UploadError> {
-    if files.is_empty() {
-        return Err(UploadError::Empty);
-    }
-    if files.len() > FILES {
-        return Err(UploadError::TooMany);
-    }
-    let mut total = 0u64;
-    let mut names = std::collections::HashSet::new();
-    for (name, bytes) in files {
-        if bytes.len() as u64 > FILE_LIMIT {
-            return Err(UploadError::TooLarge { name: name.clone() });
-        }
-        total += bytes.len() as u64;
-        if !names.insert(name.to_lowercase()) {
-            return Err(UploadError::Twice(name.clone()));
-        }
-    }
-    if total > UPLOAD_LIMIT {
-        return Err(UploadError::UploadTooLarge);
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Keep `files` (name, bytes) for `user` as an upload form's would be; its id.
+    fn keep(uploads: &Uploads, user: &str, files: &[(&str, &[u8])]) -> Result<String, UploadError> {
+        use std::io::Write;
+        let mut staged = uploads.stage(user)?;
+        for (name, bytes) in files {
+            let mut file = staged.create(name)?;
+            staged.count(name, 0, bytes.len())?;
+            file.write_all(bytes)?;
+        }
+        staged.keep()
+    }
 
     #[test]
     fn only_a_workbooks_own_name_is_kept() {
@@ -354,21 +414,35 @@ mod tests {
     fn uploads_are_kept_whole_per_user_and_found_only_by_their_id() {
         let dir = tempfile::tempdir().unwrap();
         let uploads = Uploads::new(dir.path());
-        let id = uploads
-            .keep("aiko", &[("items.csv".into(), b"id\n1\n".to_vec())])
-            .unwrap();
+        let id = keep(&uploads, "aiko", &[("items.csv", b"id\n1\n")]).unwrap();
         let folder = uploads.folder("aiko", &id).unwrap();
         assert_eq!(uploads.files(&folder), ["items.csv"]);
         assert!(uploads.folder("bob", &id).is_err(), "another user's upload");
         assert!(uploads.folder("aiko", "../../x").is_err());
-        assert!(matches!(uploads.keep("aiko", &[]), Err(UploadError::Empty)));
-        let twice = [("a.csv".into(), vec![]), ("A.csv".into(), vec![])];
         assert!(matches!(
-            uploads.keep("aiko", &twice),
+            keep(&uploads, "aiko", &[]),
+            Err(UploadError::Empty)
+        ));
+        assert!(matches!(
+            keep(&uploads, "aiko", &[("a.csv", b""), ("A.csv", b"")]),
             Err(UploadError::Twice(_))
         ));
+        // Past a bound, or dropped unkept: nothing of it stays.
+        let mut staged = uploads.stage("aiko").unwrap();
+        staged.create("big.csv").unwrap();
+        assert!(matches!(
+            staged.count("big.csv", FILE_LIMIT - 1, 2),
+            Err(UploadError::TooLarge { .. })
+        ));
+        drop(staged);
+        let partial = std::fs::read_dir(uploads.user_dir("aiko"))
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".part"))
+            .count();
+        assert_eq!(partial, 0);
         for _ in 0..KEPT + 3 {
-            uploads.keep("aiko", &[("x.csv".into(), vec![])]).unwrap();
+            keep(&uploads, "aiko", &[("x.csv", b"")]).unwrap();
         }
         assert!(std::fs::read_dir(uploads.user_dir("aiko")).unwrap().count() <= KEPT);
     }

@@ -1231,6 +1231,11 @@ async fn oversized_uploads_and_bombs_are_refused_saying_what_and_why() {
             .unwrap()
     };
     let fields = [("csrf", csrf.as_str()), ("region", "jp")];
+    // A form without its token writes nothing.
+    let got = send(&app, post(&[("region", "jp")], &[("monster.csv", b"id\n")])).await;
+    assert_eq!(got.status, StatusCode::FORBIDDEN);
+    let uploads = dir.path().join(".git/masterctl/console/uploads");
+    assert!(!uploads.exists(), "nothing staged for a forged form");
     // One file past the limit: refused as it arrives, the file named.
     let large = vec![b'a'; (masterctl_console::FILE_LIMIT + 1) as usize];
     let got = send(&app, post(&fields, &[("monster.csv", &large)])).await;
@@ -1250,6 +1255,13 @@ async fn oversized_uploads_and_bombs_are_refused_saying_what_and_why() {
     let long = "x".repeat(5000);
     let got = send(&app, post(&[("csrf", &long)], &[("monster.csv", b"id\n")])).await;
     assert_eq!(got.status, StatusCode::PAYLOAD_TOO_LARGE);
+    // Refused uploads leave nothing behind.
+    let left: Vec<_> = std::fs::read_dir(&uploads)
+        .unwrap()
+        .flatten()
+        .flat_map(|user| std::fs::read_dir(user.path()).unwrap().flatten())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 
     // A workbook that would unpack to hundreds of megabytes: kept (it is small), and its
     // review says why it is not read, naming the file — nothing unpacked.
