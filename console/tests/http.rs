@@ -1632,3 +1632,62 @@ async fn a_long_write_shows_the_work_under_way_then_where_it_led() {
         .to_string();
     assert!(subject.starts_with("Rebase global onto jp"), "{subject}");
 }
+
+#[tokio::test]
+async fn a_viewer_writes_nothing_and_an_editor_never_what_a_maintainer_does() {
+    let dir = repository();
+    conflicting_branch(dir.path());
+    let app = app(dir.path(), Policy::Users(users()));
+    let forms = [
+        ("/import", "upload=0123456789abcdef01234567&region=jp"),
+        ("/join", "kind=merge&region=jp&branch=event&action=start"),
+        ("/resolve", "kind=merge&region=jp&branch=event&side=ours"),
+        ("/propose", "region=jp&branch=event&action=propose"),
+        (
+            "/translations/take",
+            "upload=0123456789abcdef01234567&region=jp",
+        ),
+        ("/releases", "region=jp&release=0000000&action=rollback"),
+    ];
+    let maintainers = ["/join", "/resolve", "/releases"];
+    for (token, refused) in [
+        (
+            "token-of-viola",
+            forms.iter().map(|(uri, _)| *uri).collect::<Vec<_>>(),
+        ),
+        ("token-of-eddie", maintainers.to_vec()),
+    ] {
+        let (cookie, csrf) = session(&app, Some(token)).await;
+        for (uri, body) in forms.iter().filter(|(uri, _)| refused.contains(uri)) {
+            let got = post_as(&app, uri, &cookie, format!("csrf={csrf}&{body}")).await;
+            assert_eq!(got.status, StatusCode::FORBIDDEN, "{token} {uri}");
+        }
+        // The upload forms: a viewer's refused before anything is written; an editor's
+        // taken (or, here, found to hold no exchange file).
+        for uri in ["/upload", "/translations"] {
+            let (kind, body) = multipart(
+                &[("csrf", &csrf), ("region", "jp")],
+                &[("monster.csv", b"x")],
+            );
+            let got = send(
+                &app,
+                request("POST", uri, HERE)
+                    .header(header::COOKIE, &cookie)
+                    .header(header::CONTENT_TYPE, kind)
+                    .body(Body::from(body))
+                    .unwrap(),
+            )
+            .await;
+            let forbidden = got.status == StatusCode::FORBIDDEN;
+            assert_eq!(
+                forbidden,
+                token == "token-of-viola",
+                "{token} {uri}: {}",
+                got.body
+            );
+        }
+    }
+    // Nothing moved.
+    let merge = jp_head(dir.path());
+    assert_eq!(merge.parents.len(), 1);
+}
