@@ -74,17 +74,7 @@ pub struct Console {
 
 impl Console {
     pub fn new(repo: PathBuf, policy: Policy) -> Arc<Console> {
-        Arc::new(Console {
-            repo,
-            policy,
-            sessions: access::Sessions::default(),
-            remote: None,
-            patience: writing::PATIENCE,
-            reviews: jobs::Jobs::default(),
-            writes: jobs::Jobs::default(),
-            commits: memo::Memo::new(COMMITS),
-            translated: memo::Memo::new(MEMO),
-        })
+        Arc::new(Console::made(repo, policy, None, writing::PATIENCE))
     }
 
     /// A console whose requests wait `patience` for work before they show it under way
@@ -94,10 +84,7 @@ impl Console {
         policy: Policy,
         patience: std::time::Duration,
     ) -> Arc<Console> {
-        let mut console =
-            Arc::into_inner(Console::new(repo, policy)).expect("a new console is not shared");
-        console.patience = patience;
-        Arc::new(console)
+        Arc::new(Console::made(repo, policy, None, patience))
     }
 
     /// A console that pulls from and pushes to `remote` around every write; a remote
@@ -108,17 +95,31 @@ impl Console {
         remote: &str,
     ) -> Result<Arc<Console>, masterctl_store::StoreError> {
         let remote = masterctl_store::remote::remote_of(&MasterRepo::open(&repo)?, remote)?;
-        Ok(Arc::new(Console {
+        Ok(Arc::new(Console::made(
+            repo,
+            policy,
+            Some(remote),
+            writing::PATIENCE,
+        )))
+    }
+
+    fn made(
+        repo: PathBuf,
+        policy: Policy,
+        remote: Option<RemoteName>,
+        patience: std::time::Duration,
+    ) -> Console {
+        Console {
             repo,
             policy,
             sessions: access::Sessions::default(),
-            remote: Some(remote),
-            patience: writing::PATIENCE,
+            remote,
+            patience,
             reviews: jobs::Jobs::default(),
             writes: jobs::Jobs::default(),
             commits: memo::Memo::new(COMMITS),
             translated: memo::Memo::new(MEMO),
-        }))
+        }
     }
 
     /// The translation states of `texts` (a branch of a region at a commit), worked out
