@@ -18,11 +18,11 @@ use serde::Deserialize;
 use crate::Console;
 use crate::access::Role;
 use crate::jobs::Polled;
-use crate::shown::Working;
 use crate::shown::{error_page, render, store_error};
 use crate::target::Target;
 use crate::uploads::{Received, Uploads, WORKBOOKS, receive, refused};
 use crate::visitor::Visitor;
+use crate::writing::Working;
 
 /// The branch a request names, with its repository.
 fn line(console: &Console, target: &Target) -> Result<(MasterRepo, Line), Response> {

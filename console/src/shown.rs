@@ -24,17 +24,6 @@ pub struct LoginPage<'a> {
     pub form: bool,
 }
 
-/// The page shown while work runs (it reloads itself).
-#[derive(Template)]
-#[template(path = "working.html")]
-pub struct Working<'a> {
-    pub who: &'a crate::visitor::Visitor,
-    pub title: &'a str,
-    pub doing: &'a str,
-    pub done: usize,
-    pub total: usize,
-}
-
 /// An error as a page, with its status.
 pub fn error_page(status: StatusCode, message: &str) -> Response {
     let page = ErrorPage {

@@ -18,8 +18,19 @@ use serde::Deserialize;
 
 use crate::Console;
 use crate::jobs::Polled;
-use crate::shown::{Working, error_page, render, store_error};
+use crate::shown::{error_page, render, store_error};
 use crate::visitor::Visitor;
+
+/// The page shown while work runs (it reloads itself).
+#[derive(askama::Template)]
+#[template(path = "working.html")]
+pub struct Working<'a> {
+    pub who: &'a Visitor,
+    pub title: &'a str,
+    pub doing: &'a str,
+    pub done: usize,
+    pub total: usize,
+}
 
 /// How long a request waits for work before it answers with how far it got (unless
 /// the console is told otherwise).
