@@ -178,6 +178,7 @@ mod tests {
             separator: None,
             aliases: Vec::new(),
             zone: crate::Zone::utc(),
+            audience: Default::default(),
         }
     }
 

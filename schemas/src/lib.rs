@@ -5,6 +5,7 @@
 //! checks) → `validate` (keys, unique fields, foreign keys). Every stage returns data
 //! and [`Diagnostic`]s; nothing here prints or exits.
 
+pub mod audience;
 pub mod canonical;
 pub mod check;
 pub mod diagnostic;

@@ -115,6 +115,9 @@ pub struct Config {
     /// Where builds are published (`[publish]`): what the console's releases page reads
     /// and what `publish`, `releases` and `rollback` use when given no store.
     pub publish: Option<PublishConfig>,
+    /// Who sees a table that names no audience (`audience`; servers and clients when
+    /// none is set).
+    pub audience: crate::audience::Audiences,
 }
 
 /// `[publish]` in `masterctl.toml`.
@@ -162,6 +165,8 @@ pub struct TableSchema {
     pub primary_key: Vec<usize>,
     pub fields: Vec<Field>,
     pub indexes: Vec<Index>,
+    /// Who may see it (`audience`; the project's default when it names none).
+    pub audience: crate::audience::Audiences,
     /// The schema file it was read from.
     pub file: PathBuf,
 }
@@ -232,6 +237,8 @@ pub struct Field {
     pub aliases: Vec<(String, std::sync::Arc<str>)>,
     /// What a datetime without an offset means in this field: the project's `timezone`.
     pub zone: crate::zone::Zone,
+    /// Who may see it (`audience`; its table's when it names none).
+    pub audience: crate::audience::Audiences,
 }
 
 impl Field {
@@ -364,6 +371,8 @@ pub struct GeneratedSchema {
     pub name: String,
     pub description: Option<String>,
     pub kind: GeneratedKind,
+    /// Who may see it (`audience`; by default, everyone who sees all it is made from).
+    pub audience: crate::audience::Audiences,
     pub file: PathBuf,
 }
 
@@ -394,6 +403,27 @@ pub struct ReverseSource {
 pub struct Custom {
     pub table: String,
     pub kind: CustomKind,
+}
+
+impl CustomKind {
+    /// The fields of its table a custom master reads (besides the primary key).
+    pub fn fields(&self) -> Vec<&str> {
+        match self {
+            CustomKind::Group { group_by, order_by } => group_by
+                .iter()
+                .chain(order_by)
+                .map(String::as_str)
+                .collect(),
+            CustomKind::Weighted { group_by, weight } => group_by
+                .iter()
+                .map(String::as_str)
+                .chain([weight.as_str()])
+                .collect(),
+            CustomKind::Matrix {
+                row, column, value, ..
+            } => vec![row.as_str(), column.as_str(), value.as_str()],
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

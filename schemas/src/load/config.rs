@@ -37,6 +37,7 @@ impl Builder {
             regions,
             timezone: self.zone.clone(),
             publish,
+            audience: self.audience,
         }
     }
 

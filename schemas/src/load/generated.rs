@@ -34,10 +34,12 @@ impl Builder {
                 continue;
             };
             if let Some(kind) = kind {
+                let audience = self.generated_audience(source, raw, &name, &kind);
                 self.generated.push(GeneratedSchema {
                     name,
                     description: raw.description.clone(),
                     kind,
+                    audience,
                     file: source.path.to_path_buf(),
                 });
             }

@@ -12,6 +12,7 @@ use crate::diagnostic::{Code, Diagnostic, Location, Report};
 use crate::schema::{GeneratedSchema, Project, TableSchema};
 use crate::zone::Zone;
 
+mod audience;
 mod config;
 mod generated;
 mod raw;
@@ -99,7 +100,9 @@ pub fn load_from_files(
         broken_tables: unreadable,
         nulls,
         zone,
+        audience: Default::default(),
     };
+    builder.project_audience(config.as_ref());
     builder.build_tables(&parsed);
     builder.check_references(&parsed);
     builder.build_generated(&parsed);
@@ -229,6 +232,8 @@ struct Builder {
     nulls: Vec<String>,
     /// `timezone` of `masterctl.toml` (UTC when none is set).
     zone: Zone,
+    /// `audience` of `masterctl.toml`: who sees a table that names no audience.
+    audience: crate::audience::Audiences,
 }
 
 /// Where each accepted name was declared, to name both places of a duplicate.

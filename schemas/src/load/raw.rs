@@ -24,7 +24,12 @@ pub(super) struct RawConfig {
     pub(super) timezone: Option<Spanned<String>>,
     /// Where the project's builds are published (`[publish]`).
     pub(super) publish: Option<RawPublish>,
+    /// Who sees a table that names no audience.
+    pub(super) audience: Option<RawAudience>,
 }
+
+/// `audience = ["server", "client"]`.
+pub(super) type RawAudience = Spanned<Vec<Spanned<String>>>;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -81,6 +86,8 @@ pub(super) struct RawSchema {
     pub(super) indexes: Vec<Spanned<RawIndex>>,
     pub(super) reverse: Option<Spanned<RawReverse>>,
     pub(super) custom: Option<Spanned<RawCustom>>,
+    /// Who may see the table or generated master.
+    pub(super) audience: Option<RawAudience>,
 }
 
 #[derive(Deserialize)]
@@ -111,6 +118,8 @@ pub(super) struct RawField {
     pub(super) null: Option<Spanned<RawSpellings>>,
     /// What separates a list's elements in the sheets (`|` by default).
     pub(super) separator: Option<Spanned<String>>,
+    /// Who may see the field (its table's audience when none is given).
+    pub(super) audience: Option<RawAudience>,
 }
 
 /// `column = "アイテムID"` or `column = ["アイテムID", "Item ID"]`.

@@ -238,8 +238,9 @@ impl Builder {
             ));
             return None;
         };
-        let fields = self.build_fields(source, raw_fields.get_ref())?;
+        let mut fields = self.build_fields(source, raw_fields.get_ref())?;
         let primary_key = self.primary_key(source, raw, &name, &fields);
+        let audience = self.table_audience(source, raw, &mut fields, primary_key.as_deref());
         let indexes = self.build_indexes(source, raw, &fields);
         let other_columns = self.other_columns(source, raw);
         Some(TableSchema {
@@ -252,6 +253,7 @@ impl Builder {
             primary_key: primary_key.unwrap_or_default(),
             fields,
             indexes,
+            audience,
             file: source.path.to_path_buf(),
         })
     }
@@ -522,6 +524,8 @@ impl Builder {
             separator,
             aliases,
             zone: self.zone.clone(),
+            // Its table's, or its own: settled with the table (`table_audience`).
+            audience: Default::default(),
         };
         if let Some(default) = &field.default
             && let Err(problem) = crate::check::check_value(&field, default)
@@ -921,6 +925,13 @@ impl Builder {
                     continue;
                 };
                 if self.broken_tables.contains(&reference.table) {
+                    continue;
+                }
+                let audience_problem =
+                    self.reference_audience_problem(&table_name, raw_field.name.get_ref());
+                if let Some(problem) = audience_problem {
+                    let d = source.error(Code::InvalidReference, spanned.span(), problem);
+                    self.report.push(d);
                     continue;
                 }
                 if let Some(problem) = self.reference_problem(field, reference) {
