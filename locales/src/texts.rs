@@ -151,6 +151,24 @@ impl TableTexts {
         Ok(result)
     }
 
+    /// Only the text fields at `positions` (positions among the table's text fields,
+    /// in order): the texts an audience's view of the table keeps.
+    pub fn only(&self, positions: &[usize]) -> TableTexts {
+        let rows = self
+            .rows
+            .iter()
+            .map(|(key, row)| {
+                let pick = |i: &usize| (row.texts[*i].clone(), row.records[*i].clone());
+                let (texts, records) = positions.iter().map(pick).unzip();
+                (key.clone(), TextRow { texts, records })
+            })
+            .collect();
+        TableTexts {
+            rows,
+            width: positions.len(),
+        }
+    }
+
     /// The row of a key, made empty if there is none yet.
     pub fn row_mut(&mut self, key: &Key) -> &mut TextRow {
         let width = self.width;

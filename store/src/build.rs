@@ -10,7 +10,8 @@ use masterctl_locales::texts::text_fields;
 use masterctl_locales::{TableTexts, region_languages};
 use masterctl_runtime::manifest::{Fallback, MANIFEST, Manifest};
 use masterctl_runtime::{FORMAT_VERSION, files};
-use masterctl_schemas::Table;
+use masterctl_schemas::audience::Audience;
+use masterctl_schemas::{Project, Table};
 
 use crate::StoreError;
 use crate::git::repo::MasterRepo;
@@ -99,7 +100,13 @@ pub fn build_region(
             commit.id()
         ))
     })?;
-    let schema_hash = structure.schema_hash();
+    // The server's build, or the client's: only what that audience may see.
+    let audience = if client {
+        Audience::Client
+    } else {
+        Audience::Server
+    };
+    let schema_hash = structure.schema_hash_for(audience);
     let project = structure.project;
     let tables: Vec<Table> = read_tables(git, &tree, &project, &branch)?;
     let languages: Vec<String> = region_languages(&project.config, region.name()).to_vec();
@@ -118,8 +125,10 @@ pub fn build_region(
     let generated = project
         .generated
         .iter()
+        .filter(|g| g.audience.contains(audience))
         .filter_map(|g| Some((g.name.clone(), generate(&project, g, &by_name)?)))
         .collect();
+    let (project, tables, translations) = seen_by(audience, project, tables, translations);
     let (files, fallbacks) = build(&BuildInput {
         project: &project,
         languages: &languages,
@@ -142,6 +151,62 @@ pub fn build_region(
             .map(|zone| zone.name().to_string()),
     };
     Ok(Build { manifest, files })
+}
+
+/// The project, its tables and their translations as `audience` sees them: the tables
+/// it may see, with the columns and texts of the fields it may see. Unchanged when it
+/// sees everything.
+fn seen_by(
+    audience: Audience,
+    project: Project,
+    tables: Vec<Table>,
+    translations: HashMap<String, HashMap<String, TableTexts>>,
+) -> (
+    Project,
+    Vec<Table>,
+    HashMap<String, HashMap<String, TableTexts>>,
+) {
+    if project.seen_whole_by(audience) {
+        return (project, tables, translations);
+    }
+    let view = project.view(audience);
+    let tables = tables
+        .into_iter()
+        .filter_map(|table| {
+            let schema = project.table(&table.name)?;
+            schema.audience.contains(audience).then(|| Table {
+                columns: schema
+                    .seen_by(audience)
+                    .into_iter()
+                    .map(|i| table.columns[i].clone())
+                    .collect(),
+                ..table
+            })
+        })
+        .collect();
+    let translations = translations
+        .into_iter()
+        .map(|(language, per_table)| {
+            let per_table = per_table
+                .into_iter()
+                .filter_map(|(name, texts)| {
+                    let schema = project.table(&name)?;
+                    let kept: Vec<usize> = text_fields(schema)
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, f)| {
+                            schema.audience.contains(audience)
+                                && schema.fields[**f].audience.contains(audience)
+                        })
+                        .map(|(position, _)| position)
+                        .collect();
+                    (!kept.is_empty()).then(|| (name, texts.only(&kept)))
+                })
+                .collect();
+            (language, per_table)
+        })
+        .collect();
+    (view, tables, translations)
 }
 
 /// Write a build to `out`: into a temporary directory beside it, then renamed into

@@ -151,6 +151,21 @@ impl Structure {
     pub fn schema_hash(&self) -> String {
         schema_hash(&self.files)
     }
+
+    /// The schema hash of what `audience` sees: the structure's own when it sees the
+    /// whole project (a project without audiences builds as it always did), else that
+    /// hash bound to the audience — what its build and the code generated for it share.
+    pub fn schema_hash_for(&self, audience: masterctl_schemas::audience::Audience) -> String {
+        let whole = self.schema_hash();
+        if self.project.seen_whole_by(audience) {
+            return whole;
+        }
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(whole.as_bytes());
+        hasher.update(&[0]);
+        hasher.update(audience.name().as_bytes());
+        hasher.finalize().to_hex().to_string()
+    }
 }
 
 /// BLAKE3 of structure files (`masterctl.toml`, `schemas/*`), in path order whatever

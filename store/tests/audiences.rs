@@ -1,0 +1,161 @@
+//! What each build holds: the server's only what servers may see, the client's only
+//! what clients may see — proven on every byte of the client build — and designers'
+//! notes in neither.
+
+use std::path::Path;
+
+use masterctl_store::MasterRepo;
+use masterctl_store::build::{Request, run};
+use masterctl_store::import;
+
+const CONFIG: &str = "source_language = \"ja\"\nlanguages = [\"ja\", \"en\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n";
+
+/// Monsters a client sees, with a server-only hit-point formula input and a designers'
+/// note; and a table of formulas only servers see.
+const MONSTER: &str = "name = \"monster\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"name\"\ntype = \"text\"\n\n[[fields]]\nname = \"hp\"\ntype = \"int\"\naudience = [\"server\"]\n\n[[fields]]\nname = \"note\"\ntype = \"string\"\noptional = true\naudience = [\"design\"]\n";
+const FORMULA: &str = "name = \"formula\"\nprimary_key = [\"id\"]\naudience = [\"server\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"expression\"\ntype = \"string\"\n";
+
+/// Values only servers (`HP`, `FORMULA`) or only designers (`NOTE`) may see.
+const HP: i64 = 987_654_321;
+const FORMULA_TEXT: &str = "SERVER-ONLY-FORMULA-hp*1.7";
+const NOTE: &str = "DESIGN-NOTE-do-not-ship";
+
+fn studio() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let git = git2::Repository::init(dir.path()).unwrap();
+    let mut config = git.config().unwrap();
+    config.set_str("user.name", "Aiko").unwrap();
+    config.set_str("user.email", "aiko@example.com").unwrap();
+    let files = [
+        ("masterctl.toml".to_string(), CONFIG.as_bytes().to_vec()),
+        (
+            "schemas/monster.toml".to_string(),
+            MONSTER.as_bytes().to_vec(),
+        ),
+        (
+            "schemas/formula.toml".to_string(),
+            FORMULA.as_bytes().to_vec(),
+        ),
+    ];
+    masterctl_store::init::init(dir.path(), &files).unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    std::fs::write(
+        data.join("monster.csv"),
+        format!("id,name,hp,note\n1,スライム,{HP},{NOTE}\n2,ゴーレム,300,\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        data.join("formula.csv"),
+        format!("id,expression\n1,{FORMULA_TEXT}\n"),
+    )
+    .unwrap();
+    let repo = MasterRepo::open(dir.path()).unwrap();
+    let paths = [data.clone()];
+    import::run(
+        &repo,
+        &import::Request {
+            region: "jp",
+            branch: None,
+            paths: &paths,
+            structure: None,
+            message: None,
+            dry_run: false,
+            review: None,
+            allow_removal: false,
+            revert_upstream: false,
+            progress: &|_, _| {},
+        },
+    )
+    .unwrap();
+    std::fs::remove_dir_all(&data).unwrap();
+    dir
+}
+
+/// Every byte of every file under `dir`.
+fn every_byte(dir: &Path) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            bytes.extend(every_byte(&path));
+        } else {
+            bytes.extend(std::fs::read(&path).unwrap());
+        }
+    }
+    bytes
+}
+
+fn holds(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+fn build(dir: &Path, client: bool) -> tempfile::TempDir {
+    let out = tempfile::tempdir().unwrap();
+    let repo = MasterRepo::open(dir).unwrap();
+    run(
+        &repo,
+        &Request {
+            region: "jp",
+            branch: None,
+            rev: None,
+            client,
+            out: &out.path().join("build"),
+        },
+    )
+    .unwrap();
+    out
+}
+
+#[test]
+fn a_client_build_holds_no_byte_of_what_servers_or_designers_alone_see() {
+    let dir = studio();
+    let client = build(dir.path(), true);
+    let client_dir = client.path().join("build");
+    let bytes = every_byte(&client_dir);
+    // What the client sees is there (archives and the portable export)...
+    assert!(holds(&bytes, "スライム".as_bytes()));
+    assert!(client_dir.join("client").is_dir());
+    // ...and nothing else: the formula table, the hit points (as text, and as the
+    // integer in either byte order), the designers' note.
+    assert!(
+        !holds(&bytes, FORMULA_TEXT.as_bytes()),
+        "the server-only table"
+    );
+    assert!(!holds(&bytes, b"formula"), "even its name");
+    assert!(
+        !holds(&bytes, HP.to_string().as_bytes()),
+        "hit points as text"
+    );
+    assert!(
+        !holds(&bytes, &HP.to_le_bytes()),
+        "hit points as an integer"
+    );
+    assert!(
+        !holds(&bytes, &(HP as i32).to_le_bytes()),
+        "hit points as an int32"
+    );
+    assert!(!holds(&bytes, NOTE.as_bytes()), "the designers' note");
+    assert!(!holds(&bytes, b"\"hp\""), "the hit points' column");
+    // It loads as any build does, the monster table without the columns it may not see
+    // (its name is a text: in the language files).
+    let masters = masterctl_runtime::Masters::open(&client_dir).unwrap();
+    assert!(masters.table("formula").is_none());
+    let monster = masters.table("monster").unwrap();
+    let columns: Vec<&str> = monster.columns().collect();
+    assert_eq!(columns, ["id"]);
+
+    // The server's build: the formula and the hit points, never the note.
+    let server = build(dir.path(), false);
+    let server_dir = server.path().join("build");
+    let bytes = every_byte(&server_dir);
+    assert!(holds(&bytes, FORMULA_TEXT.as_bytes()));
+    assert!(holds(&bytes, &HP.to_le_bytes()) || holds(&bytes, HP.to_string().as_bytes()));
+    assert!(!holds(&bytes, NOTE.as_bytes()), "the designers' note");
+    let masters = masterctl_runtime::Masters::open(&server_dir).unwrap();
+    let columns: Vec<&str> = masters.table("monster").unwrap().columns().collect();
+    assert_eq!(columns, ["id", "hp"]);
+    // The two builds are of different schemas: neither loader takes the other's.
+    let hash = |dir: &Path| masterctl_runtime::read_manifest(dir).unwrap().0.schema_hash;
+    assert_ne!(hash(&client_dir), hash(&server_dir));
+}
