@@ -4,9 +4,11 @@
 
 use std::path::Path;
 
+mod common;
+
+use common::Studio;
 use masterctl_store::MasterRepo;
 use masterctl_store::build::{Request, run};
-use masterctl_store::import;
 
 const CONFIG: &str = "source_language = \"ja\"\nlanguages = [\"ja\", \"en\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n";
 
@@ -20,25 +22,9 @@ const HP: i64 = 987_654_321;
 const FORMULA_TEXT: &str = "SERVER-ONLY-FORMULA-hp*1.7";
 const NOTE: &str = "DESIGN-NOTE-do-not-ship";
 
-fn studio() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let git = git2::Repository::init(dir.path()).unwrap();
-    let mut config = git.config().unwrap();
-    config.set_str("user.name", "Aiko").unwrap();
-    config.set_str("user.email", "aiko@example.com").unwrap();
-    let files = [
-        ("masterctl.toml".to_string(), CONFIG.as_bytes().to_vec()),
-        (
-            "schemas/monster.toml".to_string(),
-            MONSTER.as_bytes().to_vec(),
-        ),
-        (
-            "schemas/formula.toml".to_string(),
-            FORMULA.as_bytes().to_vec(),
-        ),
-    ];
-    masterctl_store::init::init(dir.path(), &files).unwrap();
-    let data = dir.path().join("data");
+fn studio() -> Studio {
+    let studio = Studio::with_schemas(CONFIG, &[("monster", MONSTER), ("formula", FORMULA)]);
+    let data = studio.exports.path().join("data");
     std::fs::create_dir(&data).unwrap();
     std::fs::write(
         data.join("monster.csv"),
@@ -50,26 +36,8 @@ fn studio() -> tempfile::TempDir {
         format!("id,expression\n1,{FORMULA_TEXT}\n"),
     )
     .unwrap();
-    let repo = MasterRepo::open(dir.path()).unwrap();
-    let paths = [data.clone()];
-    import::run(
-        &repo,
-        &import::Request {
-            region: "jp",
-            branch: None,
-            paths: &paths,
-            structure: None,
-            message: None,
-            dry_run: false,
-            review: None,
-            allow_removal: false,
-            revert_upstream: false,
-            progress: &|_, _| {},
-        },
-    )
-    .unwrap();
-    std::fs::remove_dir_all(&data).unwrap();
-    dir
+    studio.import("jp", &data, |_| {}).unwrap();
+    studio
 }
 
 /// Every byte of every file under `dir`.
@@ -109,7 +77,8 @@ fn build(dir: &Path, client: bool) -> tempfile::TempDir {
 
 #[test]
 fn a_client_build_holds_no_byte_of_what_servers_or_designers_alone_see() {
-    let dir = studio();
+    let studio = studio();
+    let dir = &studio.dir;
     let client = build(dir.path(), true);
     let client_dir = client.path().join("build");
     let bytes = every_byte(&client_dir);

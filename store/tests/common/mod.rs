@@ -37,6 +37,11 @@ impl Studio {
     }
 
     pub fn with(settings: &str, monster: &str) -> Studio {
+        Studio::with_schemas(settings, &[("monster", monster)])
+    }
+
+    /// A studio of `settings` and these schemas (`name`, text).
+    pub fn with_schemas(settings: &str, schemas: &[(&str, &str)]) -> Studio {
         let dir = tempfile::tempdir().unwrap();
         let mut options = git2::RepositoryInitOptions::new();
         options.initial_head("main");
@@ -44,13 +49,14 @@ impl Studio {
         let mut config = git.config().unwrap();
         config.set_str("user.name", "Aiko").unwrap();
         config.set_str("user.email", "aiko@example.com").unwrap();
-        let files = [
-            ("masterctl.toml".to_string(), settings.as_bytes().to_vec()),
-            (
-                "schemas/monster.toml".to_string(),
-                monster.as_bytes().to_vec(),
-            ),
-        ];
+        let files: Vec<(String, Vec<u8>)> =
+            std::iter::once(("masterctl.toml".to_string(), settings.as_bytes().to_vec()))
+                .chain(
+                    schemas.iter().map(|(name, text)| {
+                        (format!("schemas/{name}.toml"), text.as_bytes().to_vec())
+                    }),
+                )
+                .collect();
         let made = masterctl_store::init::init(dir.path(), &files).unwrap();
         assert!(made.structure_commit.is_some(), "{made:?}");
         Studio {
