@@ -1209,3 +1209,44 @@ fn the_csharp_client_reads_every_cell_of_the_client_export() {
         text(&refused)
     );
 }
+
+/// Code for clients is generated from what clients may see: a server-only field is in
+/// the Rust crate (a server's) and nowhere in the TypeScript module (a client's), and
+/// each carries its build's schema hash.
+#[test]
+fn code_for_clients_sees_only_what_clients_may_see() {
+    let game = sample_game();
+    let item = game.path().join("schemas/item.toml");
+    let schema = std::fs::read_to_string(&item).unwrap();
+    let narrowed = schema.replacen(
+        "name = \"tradable\"\ntype = \"bool\"\n",
+        "name = \"tradable\"\ntype = \"bool\"\naudience = [\"server\"]\n",
+        1,
+    );
+    assert_ne!(narrowed, schema);
+    std::fs::write(&item, narrowed).unwrap();
+    let context = |lang: &str, extra: &[&str]| {
+        let mut args = vec!["codegen", "--lang", lang, "--dump-context"];
+        args.extend(extra);
+        json(&ok(masterctl(game.path(), &args)))
+    };
+    let fields = |context: &serde_json::Value| -> Vec<String> {
+        let tables = context["tables"].as_array().unwrap();
+        let item = tables.iter().find(|t| t["name"] == "item").unwrap();
+        item["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let server = context("rust", &[]);
+    let client = context("typescript", &[]);
+    assert!(fields(&server).contains(&"tradable".to_string()));
+    assert!(!fields(&client).contains(&"tradable".to_string()));
+    assert_ne!(server["schema_hash"], client["schema_hash"]);
+    // Asked for, a Rust crate for a client.
+    let rust_client = context("rust", &["--audience", "client"]);
+    assert_eq!(fields(&rust_client), fields(&client));
+    assert_eq!(rust_client["schema_hash"], client["schema_hash"]);
+}

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use masterctl_generators::codegen::{
     self, CodegenError, GeneratedFile, Lang, UserTemplate, Written,
 };
+use masterctl_schemas::audience::Audience;
 use masterctl_store::{MasterRepo, Structure};
 use serde::Serialize;
 
@@ -49,6 +50,11 @@ pub struct Args {
     /// Print the context templates are rendered with (JSON), and write nothing
     #[arg(long)]
     dump_context: bool,
+    /// Whose view of the schemas the code is for: what that audience's build holds
+    /// (default: server for rust; client for csharp, go and typescript, which read the
+    /// client export)
+    #[arg(long, value_name = "WHO", value_parser = ["server", "client"])]
+    audience: Option<String>,
     /// The package's name (the Rust crate's)
     #[arg(long, value_name = "NAME", default_value = "masters")]
     name: String,
@@ -63,6 +69,8 @@ pub struct Args {
 #[derive(Serialize)]
 struct Generated {
     lang: &'static str,
+    /// Whose build the code reads (`server`, `client`).
+    audience: &'static str,
     out: PathBuf,
     schema_hash: String,
     files: Vec<FileResult>,
@@ -101,14 +109,15 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         None => codegen::vendor::dependency(),
     };
     let vendored = args.runtime_path.is_none() && lang == Lang::Rust;
-    let schema_hash = structure.schema_hash();
-    let context = codegen::context(
-        &structure.project,
-        lang,
-        &schema_hash,
-        &args.name,
-        &runtime_dependency,
-    );
+    let audience = match (args.audience.as_deref(), lang) {
+        (Some("client"), _) | (None, Lang::CSharp | Lang::Go | Lang::TypeScript) => {
+            Audience::Client
+        }
+        _ => Audience::Server,
+    };
+    let schema_hash = structure.schema_hash_for(audience);
+    let seen = structure.project.view(audience);
+    let context = codegen::context(&seen, lang, &schema_hash, &args.name, &runtime_dependency);
     if args.dump_context {
         output.json(&context);
         return Ok(());
@@ -125,6 +134,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     let written = codegen::write_files(&out, &files).map_err(codegen_failure)?;
     output.render(&Generated {
         lang: lang.name(),
+        audience: audience.name(),
         out,
         schema_hash,
         files: files
