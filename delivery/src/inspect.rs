@@ -243,6 +243,9 @@ pub struct Summary<'a> {
     /// The project's time zone, when it is not UTC (datetimes are shown in it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timezone: Option<&'a str>,
+    /// Whose build it is, when the project's audiences narrow it (`server`, `client`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audience: Option<&'a str>,
 }
 
 impl<'a> Summary<'a> {
@@ -262,6 +265,7 @@ impl<'a> Summary<'a> {
             files: &manifest.files,
             fallbacks: &manifest.fallbacks,
             timezone: manifest.timezone.as_deref(),
+            audience: manifest.audience.as_deref(),
         }
     }
 }

@@ -107,6 +107,7 @@ fn what_it_writes_opens_through_the_runtime() {
         files: files.iter().map(BuiltFile::manifest_entry).collect(),
         fallbacks,
         timezone: None,
+        audience: None,
     };
     std::fs::write(
         dir.path().join("manifest.json"),

@@ -424,6 +424,7 @@ mod tests {
             files: vec![],
             fallbacks: vec![],
             timezone: None,
+            audience: None,
         };
         std::fs::write(build.join(crate::MANIFEST), manifest.to_bytes()).unwrap();
         std::fs::write(build.join("unrelated.txt"), "kept").unwrap();

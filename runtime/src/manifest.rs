@@ -29,6 +29,10 @@ pub struct Manifest {
     /// build's datetimes in. The datetimes themselves are instants (UTC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timezone: Option<String>,
+    /// Whose build it is (`server`, `client`), when the project's audiences make it
+    /// differ from the whole project: it holds only what that audience may see.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audience: Option<String>,
 }
 
 impl Manifest {
@@ -235,6 +239,7 @@ mod tests {
             files,
             fallbacks: Vec::new(),
             timezone: None,
+            audience: None,
         }
     }
 

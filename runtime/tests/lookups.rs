@@ -295,6 +295,7 @@ fn write_build(
         files: entries,
         fallbacks: Vec::new(),
         timezone: None,
+        audience: None,
     };
     std::fs::write(
         dir.join("manifest.json"),

@@ -108,6 +108,7 @@ pub fn build_region(
     };
     let schema_hash = structure.schema_hash_for(audience);
     let project = structure.project;
+    let partial = !project.seen_whole_by(audience);
     let tables: Vec<Table> = read_tables(git, &tree, &project, &branch)?;
     let languages: Vec<String> = region_languages(&project.config, region.name()).to_vec();
     let source = project.config.source_language.clone();
@@ -149,6 +150,7 @@ pub fn build_region(
         timezone: Some(&project.config.timezone)
             .filter(|zone| !zone.is_utc())
             .map(|zone| zone.name().to_string()),
+        audience: partial.then(|| audience.name().to_string()),
     };
     Ok(Build { manifest, files })
 }

@@ -125,6 +125,12 @@ fn a_client_build_holds_no_byte_of_what_servers_or_designers_alone_see() {
     let columns: Vec<&str> = masters.table("monster").unwrap().columns().collect();
     assert_eq!(columns, ["id", "hp"]);
     // The two builds are of different schemas: neither loader takes the other's.
-    let hash = |dir: &Path| masterctl_runtime::read_manifest(dir).unwrap().0.schema_hash;
-    assert_ne!(hash(&client_dir), hash(&server_dir));
+    let manifest = |dir: &Path| masterctl_runtime::read_manifest(dir).unwrap().0;
+    assert_ne!(
+        manifest(&client_dir).schema_hash,
+        manifest(&server_dir).schema_hash
+    );
+    // Each says whose it is (`inspect` shows it).
+    assert_eq!(manifest(&client_dir).audience.as_deref(), Some("client"));
+    assert_eq!(manifest(&server_dir).audience.as_deref(), Some("server"));
 }

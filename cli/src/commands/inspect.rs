@@ -110,6 +110,11 @@ impl Render for Summary<'_> {
                 "datetimes shown in {zone} (stored as UTC instants)"
             ));
         }
+        if let Some(audience) = self.audience {
+            output.line(format!(
+                "the {audience}s' build: only what the project's audiences let {audience}s see"
+            ));
+        }
         let names: Vec<(String, String)> = self
             .files
             .iter()

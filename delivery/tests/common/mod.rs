@@ -42,6 +42,7 @@ pub fn manifest(release: &str, files: Vec<FileEntry>) -> Manifest {
         files,
         fallbacks: Vec::new(),
         timezone: None,
+        audience: None,
     }
 }
 
