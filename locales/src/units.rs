@@ -9,6 +9,7 @@
 //! - **failing**: translated from today's source, but a check fails ([`crate::checks`]);
 //! - **translated**: none of the above.
 
+use masterctl_schemas::audience::Audience;
 use std::fmt;
 
 use masterctl_schemas::value::LIST_SEPARATOR;
@@ -121,6 +122,9 @@ pub struct Unit<'a> {
     pub failures: Vec<Failure>,
     pub max_length: Option<u32>,
     pub description: Option<&'a str>,
+    /// Who sees the text, when only servers or only clients do (a translator's context:
+    /// a server-sent mail, a client's menu); `None` for both.
+    pub audience: Option<masterctl_schemas::audience::Audiences>,
 }
 
 impl Unit<'_> {
@@ -147,6 +151,7 @@ pub fn table_units<'a>(
 ) -> Vec<Unit<'a>> {
     let fields = text_fields(schema);
     let mut units = Vec::with_capacity(source.rows.len() * fields.len());
+    let both = masterctl_schemas::audience::Audiences::default();
     for (key, row) in &source.rows {
         let translated = target.rows.get(key);
         for (position, &f) in fields.iter().enumerate() {
@@ -154,6 +159,12 @@ pub fn table_units<'a>(
                 continue;
             };
             let field = &schema.fields[f];
+            // What designers alone see is never sent out to be translated.
+            if !field.audience.contains(Audience::Server)
+                && !field.audience.contains(Audience::Client)
+            {
+                continue;
+            }
             let translation = translated.and_then(|t| t.text(position));
             let record = translated.and_then(|t| t.record(position));
             let (state, failures, old_source) = match translation {
@@ -186,6 +197,7 @@ pub fn table_units<'a>(
                 failures,
                 max_length: field.max_length,
                 description: field.description.as_deref(),
+                audience: (field.audience != both).then_some(field.audience),
             });
         }
     }

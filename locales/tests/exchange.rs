@@ -7,6 +7,7 @@ use std::path::Path;
 use masterctl_locales::exchange::{self, ExportInfo, Format};
 use masterctl_locales::{SourceRecord, State, Unit};
 use masterctl_schemas::Value;
+use masterctl_schemas::audience::{Audience, Audiences};
 use proptest::prelude::*;
 
 /// Text as planners and translators write it, XML-legal characters only.
@@ -50,6 +51,7 @@ proptest! {
                 failures: Vec::new(),
                 max_length: Some(40),
                 description: Some("Shown \"everywhere\"\nin <b>bold</b>"),
+                audience: None,
             })
             .collect();
         let chosen: Vec<&Unit<'_>> = units.iter().collect();
@@ -105,6 +107,7 @@ fn xliff_stays_xml_whatever_the_text_holds() {
         failures: Vec::new(),
         max_length: None,
         description: Some("\u{8}"),
+        audience: Some(Audiences::of(&[Audience::Server])),
     };
     let bytes = exchange::write(Format::Xliff, &[&unit], &info()).unwrap();
     let mut reader = quick_xml::Reader::from_reader(bytes.as_slice());
@@ -125,5 +128,17 @@ fn xliff_stays_xml_whatever_the_text_holds() {
     assert_eq!(
         file.units[0].source.as_deref(),
         Some("a\u{FFFD}b\u{FFFD}c\u{FFFD}d\u{FFFD}")
+    );
+    // Who sees the text goes with it, for the translator.
+    let xliff = String::from_utf8(bytes).unwrap();
+    assert!(
+        xliff.contains("<note from=\"audience\">server</note>"),
+        "{xliff}"
+    );
+    let po = exchange::write(Format::Po, &[&unit], &info()).unwrap();
+    assert!(
+        String::from_utf8(po)
+            .unwrap()
+            .contains("#. audience: server\n")
     );
 }

@@ -14,7 +14,7 @@ const CONFIG: &str = "source_language = \"ja\"\nlanguages = [\"ja\", \"en\"]\n\n
 
 /// Monsters a client sees, with a server-only hit-point formula input and a designers'
 /// note; and a table of formulas only servers see.
-const MONSTER: &str = "name = \"monster\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"name\"\ntype = \"text\"\n\n[[fields]]\nname = \"hp\"\ntype = \"int\"\naudience = [\"server\"]\n\n[[fields]]\nname = \"note\"\ntype = \"string\"\noptional = true\naudience = [\"design\"]\n";
+const MONSTER: &str = "name = \"monster\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"name\"\ntype = \"text\"\n\n[[fields]]\nname = \"hp\"\ntype = \"int\"\naudience = [\"server\"]\n\n[[fields]]\nname = \"note\"\ntype = \"text\"\noptional = true\naudience = [\"design\"]\n";
 const FORMULA: &str = "name = \"formula\"\nprimary_key = [\"id\"]\naudience = [\"server\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"expression\"\ntype = \"string\"\n";
 
 /// Values only servers (`HP`, `FORMULA`) or only designers (`NOTE`) may see.
@@ -130,6 +130,12 @@ fn a_client_build_holds_no_byte_of_what_servers_or_designers_alone_see() {
         manifest(&client_dir).schema_hash,
         manifest(&server_dir).schema_hash
     );
+    // Translators get the names to translate, never the designers' notes.
+    let repo = MasterRepo::open(dir.path()).unwrap();
+    let line = studio.region("jp");
+    let texts = masterctl_store::l10n::open_region(&repo, &line).unwrap();
+    let status = masterctl_store::l10n::status(&repo, &texts, &["en"], false).unwrap();
+    assert_eq!(status[0].total.missing, 2, "two names, no note");
     // Each says whose it is (`inspect` shows it).
     assert_eq!(manifest(&client_dir).audience.as_deref(), Some("client"));
     assert_eq!(manifest(&server_dir).audience.as_deref(), Some("server"));

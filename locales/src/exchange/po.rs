@@ -46,6 +46,9 @@ pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Vec<u8> {
         if let Some(max) = unit.max_length {
             let _ = writeln!(out, "#. max_length: {max}");
         }
+        if let Some(audience) = unit.audience {
+            let _ = writeln!(out, "#. audience: {audience}");
+        }
         if let Some(problems) = problems(unit) {
             comment(&mut out, "#.", &format!("problems: {problems}"));
         }

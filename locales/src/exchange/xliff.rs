@@ -110,6 +110,9 @@ pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Vec<u8> {
         if let Some(description) = unit.description {
             note("description", description);
         }
+        if let Some(audience) = unit.audience {
+            note("audience", &audience.to_string());
+        }
         if let Some(old) = &unit.old_source {
             if old.text.is_empty() {
                 note(
