@@ -136,6 +136,33 @@ fn a_client_build_holds_no_byte_of_what_servers_or_designers_alone_see() {
     let texts = masterctl_store::l10n::open_region(&repo, &line).unwrap();
     let status = masterctl_store::l10n::status(&repo, &texts, &["en"], false).unwrap();
     assert_eq!(status[0].total.missing, 2, "two names, no note");
+    // A change of the hit points says who sees them; a change of a name does not.
+    let data = studio.exports.path().join("data");
+    std::fs::write(
+        data.join("monster.csv"),
+        format!(
+            "id,name,hp,note\n1,スライム,{},{NOTE}\n2,ゴーレムII,300,\n",
+            HP + 1
+        ),
+    )
+    .unwrap();
+    studio
+        .import("jp", &data.join("monster.csv"), |_| {})
+        .unwrap();
+    let head = studio.head("masters/jp").unwrap();
+    use masterctl_store::review::diff;
+    let (from, to) = diff::revision(&repo.git, &head).unwrap();
+    let review = diff::review(&from, &to, &diff::DiffOptions::default()).unwrap();
+    let audience_of = |column: &str| {
+        let change = review
+            .diff
+            .changes
+            .iter()
+            .find(|c| c.column.as_deref() == Some(column));
+        change.unwrap().audience.clone()
+    };
+    assert_eq!(audience_of("hp").as_deref(), Some("server"));
+    assert_eq!(audience_of("name"), None);
     // Each says whose it is (`inspect` shows it).
     assert_eq!(manifest(&client_dir).audience.as_deref(), Some("client"));
     assert_eq!(manifest(&server_dir).audience.as_deref(), Some("server"));

@@ -261,7 +261,11 @@ fn change_text(output: &Output, c: &Change) -> String {
         (Some(key), None) => format!("[{}]  ", key.join(", ")),
         (None, _) => String::new(),
     };
-    let column = c.column.as_deref().unwrap_or_default();
+    // A column only some audiences see says who: `hp [server]`.
+    let column = match &c.audience {
+        Some(audience) => format!("{} [{audience}]", c.column.as_deref().unwrap_or_default()),
+        None => c.column.clone().unwrap_or_default(),
+    };
     let language = c
         .language
         .as_ref()

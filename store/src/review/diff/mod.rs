@@ -426,6 +426,10 @@ pub struct Change {
     /// In a rebase's review: what the rebase does with this change of upstream's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disposition: Option<Disposition>,
+    /// Who sees the column, when only some audiences do (`server`, `client`,
+    /// `design`): a change a client build will not carry, or only designers see.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audience: Option<String>,
 }
 
 /// What a rebase does with one change upstream made.
@@ -523,7 +527,26 @@ pub fn diff(from: &Side<'_>, to: &Side<'_>, options: &DiffOptions) -> Result<Dif
             diff_generated(from, to, &name, &mut out)?;
         }
     }
+    mark_audiences(&mut out, to.project.as_ref().or(from.project.as_ref()));
     Ok(out)
+}
+
+/// Each change of a column only some audiences see says who.
+fn mark_audiences(diff: &mut Diff, project: Option<&Project>) {
+    let Some(project) = project else {
+        return;
+    };
+    let both = masterctl_schemas::audience::Audiences::default();
+    for change in &mut diff.changes {
+        let Some(table) = project.table(&change.table) else {
+            continue;
+        };
+        let field = change.column.as_deref().and_then(|c| table.field(c));
+        let audience = field.map_or(table.audience, |f| f.audience);
+        if audience != both {
+            change.audience = Some(audience.to_string());
+        }
+    }
 }
 
 /// Names of both sides: the new side's order, then the ones only the old side has.
@@ -554,6 +577,7 @@ fn change(table: &str, kind: ChangeKind) -> Change {
         percent: None,
         flagged: false,
         disposition: None,
+        audience: None,
     }
 }
 

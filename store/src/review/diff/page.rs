@@ -152,6 +152,9 @@ fn line(c: &Change) -> Line<'_> {
     if let Some(option) = &c.option {
         column.push_str(&format!(": {option}"));
     }
+    if let Some(audience) = &c.audience {
+        column.push_str(&format!(" [{audience}]"));
+    }
     let (old, new) = cells(c);
     Line {
         kind,
@@ -259,6 +262,7 @@ mod tests {
             percent: None,
             flagged: false,
             disposition: None,
+            audience: Some("server".into()),
         };
         let diff = Diff {
             tables: vec![TableDiff {
