@@ -123,6 +123,42 @@ fn luban_examples_migrate_validate_import_build_inspect() {
         ],
     );
 
+    // Luban's export groups are audiences (masterctl.toml says how they were read): the
+    // server's build has the server group's field, the client's the client group's.
+    let demo = std::fs::read_to_string(out.join("schemas/demo_group.toml")).unwrap();
+    for (field, audience) in [("x1", "client"), ("x2", "server"), ("x3", "design")] {
+        let declared = format!("name = \"{field}\"\naudience = [\"{audience}\"]");
+        assert!(demo.contains(&declared), "{demo}");
+    }
+    let config = std::fs::read_to_string(out.join("masterctl.toml")).unwrap();
+    assert!(
+        config.contains("c → client, e → design, s → server, t → design"),
+        "{config}"
+    );
+    let client_dir = tmp.path().join("client-build");
+    let client = masterctl(
+        &out,
+        &[
+            "build",
+            "--region",
+            "main",
+            "--client",
+            "--out",
+            &o(&client_dir),
+        ],
+    );
+    assert!(client.status.success(), "{}", text(&client));
+    let item = |dir: &Path| stdout(&masterctl(&out, &["inspect", &o(dir), "item", "1"]));
+    let (server_item, client_item) = (item(&build_dir), item(&client_dir));
+    assert!(
+        server_item.contains("max_pile_num") && !server_item.contains("\n  icon "),
+        "{server_item}"
+    );
+    assert!(
+        client_item.contains("\n  icon ") && !client_item.contains("max_pile_num"),
+        "{client_item}"
+    );
+
     // The studio's files are as they were.
     assert!(
         before == files_under(&luban()),

@@ -50,6 +50,8 @@ pub struct VarDef {
     pub module: String,
     pub ty: String,
     pub comment: Option<String>,
+    /// Luban's export groups of the field (`c,s`), as written; `None`: all of them.
+    pub group: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -66,6 +68,8 @@ pub struct TableDef {
     /// Where it was declared: a definitions file, or the workbook itself (`#Name.xlsx`).
     pub declared_in: String,
     pub module: String,
+    /// Luban's export groups of the table (`c`), as written; `None`: the default ones.
+    pub group: Option<String>,
 }
 
 fn qualify(module: &str, name: &str) -> String {
@@ -202,6 +206,7 @@ pub fn read_xml(defs: &mut Defs, path: &Path, text: &str) -> Result<(), String> 
                         name: get(&a, "name").unwrap_or_default(),
                         ty,
                         comment: get(&a, "comment"),
+                        group: get(&a, "group"),
                     });
                 }
             }
@@ -216,6 +221,7 @@ pub fn read_xml(defs: &mut Defs, path: &Path, text: &str) -> Result<(), String> 
                     || truthy(get(&a, "define_from_file")),
                 declared_in: file.clone(),
                 module: module.clone(),
+                group: get(&a, "group"),
             }),
             "constalias" => {
                 if let Some(name) = get(&a, "name") {
@@ -356,6 +362,7 @@ pub fn read_workbook(defs: &mut Defs, path: &Path, kind: &str) -> Result<(), Str
                     comment: sheet.get(row, "comment"),
                     from_file: truthy(sheet.get(row, "read_schema_from_file")),
                     declared_in: file.clone(),
+                    group: sheet.get(row, "group"),
                 });
             }
         }
@@ -375,6 +382,7 @@ pub fn read_workbook(defs: &mut Defs, path: &Path, kind: &str) -> Result<(), Str
                         name,
                         ty: sheet.get(row, "type").unwrap_or_default(),
                         comment: sheet.get(row, "comment"),
+                        group: sheet.get(row, "group"),
                     });
                 }
             }

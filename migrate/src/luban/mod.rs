@@ -7,7 +7,10 @@
 //! table by table and field by field: nothing is dropped without a word. The converted
 //! schemas are loaded by masterctl's own loader before they are handed back.
 
+use masterctl_schemas::audience::Audiences;
+
 mod defs;
+mod groups;
 pub(crate) use masterctl_schemas::type_expr as types;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -251,6 +254,10 @@ struct Conf {
     #[serde(default)]
     schema_files: Vec<SchemaFile>,
     data_dir: Option<String>,
+    #[serde(default)]
+    groups: Vec<groups::ConfGroup>,
+    #[serde(default)]
+    targets: Vec<groups::ConfTarget>,
 }
 
 #[derive(serde::Deserialize)]
@@ -311,6 +318,7 @@ pub fn migrate(dir: &Path, options: &Options) -> Result<Migration, MigrateError>
     };
     let mut converter = Converter::new(&defs, &data_dir, options);
     converter.l10n = l10n;
+    converter.groups = groups::Groups::of(&conf.groups, &conf.targets);
     converter.bounds = Some(bounds);
     converter.run()
 }
@@ -393,6 +401,7 @@ fn auto_import(defs: &mut Defs, bounds: &mut Bounds, data_dir: &Path, dir: &Path
             from_file: true,
             declared_in: path.display().to_string(),
             module,
+            group: None,
         });
     }
 }
@@ -468,6 +477,8 @@ struct FieldOut {
     description: Option<String>,
     /// Luban's `text`: a localization key, read as a string.
     text_key: bool,
+    /// Luban's export groups (`c,s`), as written.
+    group: Option<String>,
 }
 
 /// A table ready to be written, before references are resolved.
@@ -479,6 +490,8 @@ struct Plan {
     fields: Vec<FieldOut>,
     primary_key: Vec<String>,
     declared_in: String,
+    /// Luban's export groups of the table, as written.
+    group: Option<String>,
 }
 
 struct Converter<'a> {
@@ -493,6 +506,8 @@ struct Converter<'a> {
     l10n: Option<L10nTable>,
     /// The project's folder (`None` in tests of the conversion alone).
     bounds: Option<Bounds>,
+    /// Luban's export groups, as audiences.
+    groups: groups::Groups,
 }
 
 impl<'a> Converter<'a> {
@@ -507,6 +522,7 @@ impl<'a> Converter<'a> {
             enums_used: HashSet::new(),
             l10n: None,
             bounds: None,
+            groups: groups::Groups::default(),
         }
     }
 
@@ -712,17 +728,25 @@ impl<'a> Converter<'a> {
     }
 
     fn config(&self) -> String {
-        format!(
-            "# Converted from a Luban project by `masterctl migrate luban`.\n\
+        let groups = match self.groups.any() {
+            true => format!(
+                "# Luban's export groups, as audiences (by the targets that export them): {}.\n",
+                self.groups.said()
+            ),
+            false => String::new(),
+        };
+        groups
+            + &format!(
+                "# Converted from a Luban project by `masterctl migrate luban`.\n\
              source_language = {}\n\
              languages = {}\n\n\
              [regions.{}]\n\
              branch = {}\n",
-            self.options.languages[0].to_toml_value(),
-            self.options.languages.to_toml_value(),
-            self.options.region.to_toml_key(),
-            format!("masters/{}", self.options.region).to_toml_value(),
-        )
+                self.options.languages[0].to_toml_value(),
+                self.options.languages.to_toml_value(),
+                self.options.region.to_toml_key(),
+                format!("masters/{}", self.options.region).to_toml_value(),
+            )
     }
 
     /// The sheets of a workbook of the data folder, read once.
@@ -925,6 +949,7 @@ impl<'a> Converter<'a> {
             fields,
             primary_key,
             declared_in: table.declared_in.clone(),
+            group: table.group.clone(),
         })
     }
 
@@ -953,6 +978,7 @@ impl<'a> Converter<'a> {
                         name: field_name_of(title).to_string(),
                         ty,
                         comment: description,
+                        group: None,
                     }
                 })
                 .collect();
@@ -1082,6 +1108,10 @@ impl<'a> Converter<'a> {
                 field.luban = luban.clone();
                 field.column = Some(title.to_string());
                 field.column_offset = offset;
+                // A bean's field is exported in its own groups, else in the bean's.
+                if field.group.is_none() {
+                    field.group = var.group.clone();
+                }
                 fields.push(field);
             }
             Ok(fields)
@@ -1125,6 +1155,7 @@ impl<'a> Converter<'a> {
                             module: module.to_string(),
                             ty: field.ty.clone(),
                             comment: field.comment.clone(),
+                            group: field.group.clone(),
                         },
                     ));
                 }
@@ -1179,6 +1210,7 @@ impl<'a> Converter<'a> {
             optional: ty.nullable,
             description: var.comment.clone().filter(|c| !c.trim().is_empty()),
             text_key: matches!(&ty.kind, Kind::Named(n) if n.eq_ignore_ascii_case("text")),
+            group: var.group.clone(),
             ..FieldOut::default()
         };
         if ty.nullable {
@@ -1522,11 +1554,21 @@ impl<'a> Converter<'a> {
             let _ = writeln!(out, "description = {}", comment.to_toml_value());
         }
         let _ = writeln!(out, "primary_key = {}", plan.primary_key.to_toml_value());
+        // Luban's export groups, as audiences (masterctl.toml says how they were read).
+        let everyone = Audiences::default();
+        let table = self.groups.audience(plan.group.as_deref(), everyone);
+        if table != everyone {
+            let _ = writeln!(out, "audience = {}", audience_list(table));
+        }
         let _ = writeln!(out, "# Luban reads only the columns its fields name.");
         let _ = writeln!(out, "other_columns = \"ignore\"");
         for field in &plan.fields {
             let _ = writeln!(out, "\n[[fields]]");
             let _ = writeln!(out, "name = {}", field.name.to_toml_value());
+            let own = self.groups.audience(field.group.as_deref(), table);
+            if own != table && !plan.primary_key.contains(&field.name) {
+                let _ = writeln!(out, "audience = {}", audience_list(own));
+            }
             if let Some(column) = &field.column {
                 let _ = writeln!(out, "column = {}", column.to_toml_value());
             }
@@ -1583,6 +1625,12 @@ impl<'a> Converter<'a> {
 
 /// An enum's items with their numbers: a number not written counts on from the
 /// previous one, from 0, as Luban numbers them.
+/// `["server", "client"]`.
+fn audience_list(audience: Audiences) -> String {
+    let names: Vec<String> = audience.iter().map(|a| a.name().to_string()).collect();
+    names.to_toml_value()
+}
+
 fn numbered(e: &defs::EnumDef) -> impl Iterator<Item = (&defs::EnumItem, i64)> {
     e.items.iter().scan(0i64, |next, item| {
         let number = item.value.unwrap_or(*next);
@@ -1832,6 +1880,7 @@ mod tests {
             from_file: false,
             declared_in: String::new(),
             module: module.into(),
+            group: None,
         };
         let mut names = HashSet::new();
         assert_eq!(unique_name(&mut names, &table("TbItem", "item")), "item");
