@@ -622,3 +622,42 @@ fn an_odd_value_costs_its_field_never_the_migration() {
         }
     }
 }
+
+/// A sheet that declares its own fields gives each its export groups in a `##group` row:
+/// each becomes the field's audience.
+#[test]
+fn a_sheets_group_row_gives_its_fields_audiences() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = luban_copy(tmp.path(), None);
+    let mut workbook = rust_xlsxwriter::Workbook::new();
+    let sheet = workbook.add_worksheet();
+    let rows: [&[&str]; 4] = [
+        &["##var", "id", "shown", "formula", "note"],
+        &["##type", "int", "string", "int", "string"],
+        &["##group", "", "c", "s", "e"],
+        &["", "1", "Slime", "42", "fast"],
+    ];
+    for (r, row) in rows.iter().enumerate() {
+        for (c, cell) in row.iter().enumerate() {
+            if !cell.is_empty() {
+                sheet.write_string(r as u32, c as u16, *cell).unwrap();
+            }
+        }
+    }
+    workbook.save(project.join("Datas/#Grouped.xlsx")).unwrap();
+    let (run, _) = migrate_json(tmp.path(), &project);
+    assert!(run.status.success(), "{}", text(&run));
+    let schema = std::fs::read_to_string(tmp.path().join("masters/schemas/grouped.toml")).unwrap();
+    for (field, audience) in [
+        ("shown", "client"),
+        ("formula", "server"),
+        ("note", "design"),
+    ] {
+        let declared = format!("name = \"{field}\"\naudience = [\"{audience}\"]");
+        assert!(schema.contains(&declared), "{schema}");
+    }
+    assert!(
+        !schema.contains("name = \"id\"\naudience"),
+        "a key is the table's"
+    );
+}

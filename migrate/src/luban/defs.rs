@@ -420,6 +420,8 @@ pub struct SheetHeader {
     pub names: Vec<(usize, String)>,
     pub types: Vec<(usize, String)>,
     pub descriptions: Vec<(usize, String)>,
+    /// The export groups of the fields a sheet declares (`##group`: `c`, `c,s`).
+    pub groups: Vec<(usize, String)>,
     pub var_rows: usize,
     /// Columns holding a value in some data row.
     pub used: Vec<bool>,
@@ -461,8 +463,10 @@ impl SheetHeader {
                     header.descriptions = cells();
                     described = true;
                 }
+            } else if marker.starts_with("##group") {
+                header.groups = cells();
             } else if marker.starts_with('#') {
-                // `##group` and other structure rows.
+                // Other structure rows.
             } else {
                 for c in 1..grid.width(row) {
                     if let Cell::Text(text) = grid.cell(row, c) {

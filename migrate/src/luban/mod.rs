@@ -973,12 +973,17 @@ impl<'a> Converter<'a> {
                         .iter()
                         .find(|(c, _)| c == column)
                         .map(|(_, d)| d.clone());
+                    let group = header
+                        .groups
+                        .iter()
+                        .find(|(c, _)| c == column)
+                        .map(|(_, g)| g.clone());
                     VarDef {
                         module: table.module.clone(),
                         name: field_name_of(title).to_string(),
                         ty,
                         comment: description,
-                        group: None,
+                        group,
                     }
                 })
                 .collect();
