@@ -122,16 +122,18 @@ impl Console {
         }
     }
 
-    /// The translation states of `texts` (a branch of a region at a commit), worked out
-    /// once per region and commit.
+    /// The translation states of `line` at its head, worked out once per region and
+    /// commit (the texts, and the structure they are read by, are read only then).
     fn translation_states(
         &self,
         repo: &MasterRepo,
-        texts: &masterctl_store::l10n::RegionTexts,
+        line: &masterctl_store::Line,
     ) -> Result<Arc<Vec<masterctl_store::l10n::LanguageStatus>>, masterctl_store::StoreError> {
-        let key = format!("{}:{}", texts.region, texts.head);
+        let head = repo.head_of_line(line)?.id();
+        let key = format!("{}:{head}", line.name());
         self.translated.get_or(&key, || {
-            masterctl_store::l10n::status(repo, texts, &texts.targets(), false)
+            let texts = masterctl_store::l10n::open_region(repo, line)?;
+            masterctl_store::l10n::status(repo, &texts, &texts.targets(), false)
         })
     }
 

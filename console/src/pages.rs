@@ -89,9 +89,8 @@ fn shown_line(
     let region =
         masterctl_store::Region::of(&structure.project, &status.region).map_err(store_error)?;
     let line = Line::of(&region, status.work.as_deref()).map_err(store_error)?;
-    let texts = masterctl_store::l10n::open_region(repo, &line).map_err(store_error)?;
     let coverage = console
-        .translation_states(repo, &texts)
+        .translation_states(repo, &line)
         .map_err(store_error)?
         .iter()
         .map(|l| {

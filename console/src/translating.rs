@@ -44,9 +44,9 @@ pub async fn page(
     Extension(who): Extension<Visitor>,
     Query(target): Query<Target>,
 ) -> Response {
-    let shown = open(&console, &target).and_then(|(repo, line, texts)| {
+    let shown = target.open(&console).and_then(|(repo, _, line)| {
         let languages = console
-            .translation_states(&repo, &texts)
+            .translation_states(&repo, &line)
             .map_err(store_error)?;
         Ok((line, languages))
     });
