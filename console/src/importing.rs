@@ -20,7 +20,7 @@ use crate::access::Role;
 use crate::jobs::Polled;
 use crate::shown::{error_page, render, store_error};
 use crate::target::Target;
-use crate::uploads::{Received, Uploads, WORKBOOKS, receive, refused};
+use crate::uploads::{Uploads, WORKBOOKS, keep_form};
 use crate::visitor::Visitor;
 use crate::writing::Working;
 
@@ -65,28 +65,8 @@ pub async fn upload(
     Extension(who): Extension<Visitor>,
     mut form: Multipart,
 ) -> Response {
-    let uploads = match console.open() {
-        Ok(repo) => Uploads::new(repo.git.path()),
-        Err(e) => return store_error(e),
-    };
-    let received = receive(
-        &mut form,
-        ("files", WORKBOOKS),
-        &who,
-        Role::Editor,
-        &uploads,
-    );
-    let Received { target, staged } = match received.await {
-        Ok(received) => received,
-        Err(response) => return response,
-    };
-    if let Err(response) = line(&console, &target) {
-        return response;
-    }
-    match staged.keep() {
-        Ok(id) => Redirect::to(&format!("/review?upload={id}&{}", target.query())).into_response(),
-        Err(e) => refused(&e),
-    }
+    let files = ("files", WORKBOOKS);
+    keep_form(&console, &mut form, files, &who, |_| Ok(()), "/review").await
 }
 
 #[derive(Deserialize)]

@@ -169,6 +169,12 @@ pub enum ServeError {
     Stopped(std::io::Error),
 }
 
+/// The most a request may send to an upload form taking `files` bytes: that, and a
+/// megabyte for the form around them (the upload's own bounds refuse sooner).
+fn body_limit(files: u64) -> axum::extract::DefaultBodyLimit {
+    axum::extract::DefaultBodyLimit::max(usize::try_from(files + (1 << 20)).unwrap_or(usize::MAX))
+}
+
 /// Every page and action of the console.
 pub fn router(console: Arc<Console>) -> Router {
     Router::new()
@@ -179,9 +185,7 @@ pub fn router(console: Arc<Console>) -> Router {
         .route("/import", get(importing::form).post(importing::commit))
         .route(
             "/upload",
-            post(importing::upload).layer(axum::extract::DefaultBodyLimit::max(
-                usize::try_from(uploads::UPLOAD_LIMIT + (1 << 20)).unwrap_or(usize::MAX),
-            )),
+            post(importing::upload).layer(body_limit(uploads::UPLOAD_LIMIT)),
         )
         .route("/review", get(importing::review))
         .route("/review/diff", get(importing::review_diff))
@@ -195,11 +199,9 @@ pub fn router(console: Arc<Console>) -> Router {
         .route("/releases", get(releasing::page).post(releasing::act))
         .route(
             "/translations",
-            get(translating::page).post(translating::upload).layer(
-                axum::extract::DefaultBodyLimit::max(
-                    usize::try_from(uploads::FILE_LIMIT + (1 << 20)).unwrap_or(usize::MAX),
-                ),
-            ),
+            get(translating::page)
+                .post(translating::upload)
+                .layer(body_limit(uploads::FILE_LIMIT)),
         )
         .route("/translations/file", get(translating::file))
         .route("/translations/check", get(translating::check))

@@ -9,7 +9,7 @@ use askama::Template;
 use axum::Extension;
 use axum::extract::{Form, Multipart, Query, State};
 use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::{IntoResponse, Response};
 use masterctl_locales::exchange::Format;
 use masterctl_store::l10n::import::{self as taking, Taken, TakenState, TranslationOutcome};
 use masterctl_store::l10n::{self, LanguageStatus, RegionTexts};
@@ -20,7 +20,7 @@ use crate::Console;
 use crate::access::Role;
 use crate::shown::{error_page, render, store_error};
 use crate::target::Target;
-use crate::uploads::{EXCHANGE, Received, Uploads, receive, refused};
+use crate::uploads::{EXCHANGE, Staged, Uploads, keep_form};
 use crate::visitor::Visitor;
 
 /// The repository, the branch named and its texts.
@@ -128,29 +128,15 @@ pub async fn upload(
     Extension(who): Extension<Visitor>,
     mut form: Multipart,
 ) -> Response {
-    let uploads = match console.open() {
-        Ok(repo) => Uploads::new(repo.git.path()),
-        Err(e) => return store_error(e),
+    let one = |staged: &Staged| match staged.len() {
+        1 => Ok(()),
+        _ => Err(error_page(
+            StatusCode::BAD_REQUEST,
+            "one exchange file at a time",
+        )),
     };
-    let received = receive(&mut form, ("file", EXCHANGE), &who, Role::Editor, &uploads);
-    let Received { target, staged } = match received.await {
-        Ok(received) => received,
-        Err(response) => return response,
-    };
-    if staged.len() != 1 {
-        return error_page(StatusCode::BAD_REQUEST, "one exchange file at a time");
-    }
-    if let Err(response) = target.open(&console) {
-        return response;
-    }
-    match staged.keep() {
-        Ok(id) => Redirect::to(&format!(
-            "/translations/check?upload={id}&{}",
-            target.query()
-        ))
-        .into_response(),
-        Err(e) => refused(&e),
-    }
+    let files = ("file", EXCHANGE);
+    keep_form(&console, &mut form, files, &who, one, "/translations/check").await
 }
 
 #[derive(Deserialize)]

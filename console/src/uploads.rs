@@ -9,11 +9,12 @@ use std::time::{Duration, SystemTime};
 
 use axum::extract::Multipart;
 use axum::http::StatusCode;
-use axum::response::Response;
+use axum::response::{IntoResponse, Redirect, Response};
 use sha2::{Digest, Sha256};
 
+use crate::Console;
 use crate::access::Role;
-use crate::shown::error_page;
+use crate::shown::{error_page, store_error};
 use crate::target::Target;
 use crate::visitor::Visitor;
 
@@ -217,9 +218,40 @@ impl Drop for Staged {
 
 /// What an upload form sent: the branch it names (`region`, `branch`), and the files of
 /// its file field, staged (each by its own name).
-pub struct Received {
-    pub target: Target,
-    pub staged: Staged,
+struct Received {
+    target: Target,
+    staged: Staged,
+}
+
+/// An editor's upload form taken whole: received into a staging folder as it arrives
+/// (the files of `files`: the field and the extensions it takes), the branch it names
+/// checked against the project, the files `accept`ed, and the upload kept; the browser
+/// sent to `page?upload=ID&region=…`, where it is reviewed.
+pub async fn keep_form(
+    console: &Console,
+    form: &mut Multipart,
+    files: (&str, &[&str]),
+    who: &Visitor,
+    accept: impl FnOnce(&Staged) -> Result<(), Response>,
+    page: &str,
+) -> Response {
+    let uploads = match console.open() {
+        Ok(repo) => Uploads::new(repo.git.path()),
+        Err(e) => return store_error(e),
+    };
+    let Received { target, staged } = match receive(form, files, who, Role::Editor, &uploads).await
+    {
+        Ok(received) => received,
+        Err(response) => return response,
+    };
+    let checked = accept(&staged).and_then(|()| target.open(console).map(|_| ()));
+    if let Err(response) = checked {
+        return response;
+    }
+    match staged.keep() {
+        Ok(id) => Redirect::to(&format!("{page}?upload={id}&{}", target.query())).into_response(),
+        Err(e) => refused(&e),
+    }
 }
 
 /// Read an upload form of `who`'s, who must be at least `role`: its fields, and the
@@ -228,7 +260,7 @@ pub struct Received {
 /// upload [`UPLOAD_LIMIT`] or [`FILES`]. The form's token comes before its files (as
 /// the console's forms send it): a form without it writes nothing. A file field left
 /// empty is no file.
-pub async fn receive(
+async fn receive(
     form: &mut Multipart,
     (field, extensions): (&str, &[&str]),
     who: &Visitor,
