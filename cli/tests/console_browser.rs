@@ -98,10 +98,11 @@ fn a_planner_imports_through_the_console_in_a_real_browser() {
         let out = edits
             .path()
             .join(format!("{region}-{}", branch.unwrap_or("")));
-        let mut export = vec!["export", "--region", region, "--format", "csv"];
-        export.extend(&branch_args);
-        export.extend(["--out", out.to_str().unwrap()]);
-        ok(masterctl(repo, &export));
+        export_csv(
+            repo,
+            &out,
+            &[&["--region", region][..], &branch_args].concat(),
+        );
         let items = std::fs::read_to_string(out.join("Item.csv")).unwrap();
         assert!(items.contains(from), "{items}");
         let only = out.join("only");
@@ -135,18 +136,7 @@ fn a_planner_imports_through_the_console_in_a_real_browser() {
     }
     // The planner's edit of the current masters (as export writes them), and the same
     // with a mistake in it.
-    ok(masterctl(
-        repo,
-        &[
-            "export",
-            "--region",
-            "jp",
-            "--format",
-            "csv",
-            "--out",
-            edits.path().to_str().unwrap(),
-        ],
-    ));
+    export_csv(repo, edits.path(), &["--region", "jp"]);
     let items = std::fs::read_to_string(edits.path().join("Item.csv")).unwrap();
     let row = "2,鋼の剣,よく鍛えられた剣,1,rare,1200,";
     assert!(items.contains(row), "{items}");

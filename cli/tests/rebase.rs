@@ -742,18 +742,7 @@ fn new_upstream_rows_in_owned_columns_are_said() {
     let root = game.path();
     ok(masterctl(root, &["rebase", "--region", "global"]));
     let jp = root.join("jp-csv");
-    ok(masterctl(
-        root,
-        &[
-            "export",
-            "--region",
-            "jp",
-            "--format",
-            "csv",
-            "--out",
-            jp.to_str().unwrap(),
-        ],
-    ));
+    export_csv(root, &jp, &["--region", "jp"]);
     let mut shop_items = std::fs::read_to_string(jp.join("ShopItem.csv")).unwrap();
     shop_items.push_str("2,1,777,3\r\n");
     std::fs::write(jp.join("ShopItem.csv"), shop_items).unwrap();

@@ -59,18 +59,7 @@ fn masterctl_with(dir: &Path, env: &[(&str, &Path)], args: &[&str]) -> Output {
 
 /// An edit of Item.csv exported from `root`: `from` replaced by `to` in one row.
 fn edit_items(root: &Path, out: &Path, from: &str, to: &str) {
-    ok(masterctl(
-        root,
-        &[
-            "export",
-            "--region",
-            "jp",
-            "--format",
-            "csv",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-    ));
+    export_csv(root, out, &["--region", "jp"]);
     let path = out.join("Item.csv");
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.contains(from), "{text}");

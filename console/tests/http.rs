@@ -690,13 +690,6 @@ async fn a_merge_with_a_conflict_is_resolved_in_the_console_as_the_cli_would() {
     let twin = twin_of(dir.path());
     let app = app(dir.path(), local());
     let (cookie, csrf) = session(&app, None).await;
-    let post = |uri: &str, body: String| {
-        request("POST", uri, HERE)
-            .header(header::COOKIE, &cookie)
-            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-            .body(Body::from(body))
-            .unwrap()
-    };
     let target = "kind=merge&region=jp&branch=event";
     let got = get_as(&app, &format!("/join?{target}"), &cookie).await;
     assert_eq!(got.status, StatusCode::OK, "{}", got.body);
@@ -706,30 +699,12 @@ async fn a_merge_with_a_conflict_is_resolved_in_the_console_as_the_cli_would() {
         got.body
     );
     // Started: it stops on the conflict; resolved with the branch's value; gone on.
-    let got = send(
-        &app,
-        post("/join", format!("csrf={csrf}&{target}&action=start")),
-    )
-    .await;
-    assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
-    let got = send(
-        &app,
-        post(
-            "/resolve",
-            format!("csrf={csrf}&{target}&side=theirs&table=monster&key=1&column=name"),
-        ),
-    )
-    .await;
-    assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
-    let got = send(
-        &app,
-        post(
-            "/join",
-            format!("csrf={csrf}&{target}&action=start&message=Event+in"),
-        ),
-    )
-    .await;
-    assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
+    let steps = [
+        "action=start",
+        "side=theirs&table=monster&key=1&column=name",
+        "action=start&message=Event+in",
+    ];
+    let got = join_steps(&app, &cookie, &csrf, target, &steps).await;
     assert!(got.location.unwrap().starts_with("/history"));
 
     let repo = masterctl_store::MasterRepo::open(twin.path()).unwrap();
@@ -766,6 +741,30 @@ async fn post_as(app: &axum::Router, uri: &str, cookie: &str, body: String) -> G
         .body(Body::from(body))
         .unwrap();
     send(app, request).await
+}
+
+/// The steps of a join (`kind=…&region=…`) posted by the browser holding `cookie`: each
+/// `side=…` step a resolution, the others `action=…` on the join; each answered by a
+/// redirect. The last answer.
+async fn join_steps(
+    app: &axum::Router,
+    cookie: &str,
+    csrf: &str,
+    join: &str,
+    steps: &[&str],
+) -> Got {
+    let mut last = None;
+    for step in steps {
+        let uri = if step.starts_with("side=") {
+            "/resolve"
+        } else {
+            "/join"
+        };
+        let got = post_as(app, uri, cookie, format!("csrf={csrf}&{join}&{step}")).await;
+        assert_eq!(got.status, StatusCode::SEE_OTHER, "{step}: {}", got.body);
+        last = Some(got);
+    }
+    last.expect("a step")
 }
 
 #[tokio::test]
@@ -818,19 +817,8 @@ async fn an_editor_proposes_a_merge_and_only_a_maintainer_makes_it() {
         got.body
     );
     // Merged, the conflict taken from the branch: the proposal is answered.
-    for body in [
-        format!("csrf={boss_csrf}&{target}&action=start"),
-        format!("csrf={boss_csrf}&{target}&side=theirs"),
-        format!("csrf={boss_csrf}&{target}&action=start"),
-    ] {
-        let uri = if body.contains("side=") {
-            "/resolve"
-        } else {
-            "/join"
-        };
-        let got = post_as(&app, uri, &boss, body).await;
-        assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
-    }
+    let steps = ["action=start", "side=theirs", "action=start"];
+    join_steps(&app, &boss, &boss_csrf, target, &steps).await;
     let got = get_as(&app, "/", &boss).await;
     assert!(!got.body.contains("Merges proposed"), "{}", got.body);
     let merge = jp_head(dir.path());
@@ -1515,19 +1503,12 @@ async fn an_import_and_a_rebase_resolved_in_the_console_make_the_cli_s_trees() {
         import_into(dir.path(), region, None, &csv);
         import_into(twin.path(), region, None, &csv);
     }
-    for body in [
-        format!("csrf={csrf}&{rebase}&action=start"),
-        format!("csrf={csrf}&{rebase}&side=value&value=ゴーレムZ&table=monster&key=2&column=name"),
-        format!("csrf={csrf}&{rebase}&action=start&message=Golem+settled"),
-    ] {
-        let uri = if body.contains("side=") {
-            "/resolve"
-        } else {
-            "/join"
-        };
-        let got = post_as(&app, uri, &cookie, body).await;
-        assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
-    }
+    let steps = [
+        "action=start",
+        "side=value&value=ゴーレムZ&table=monster&key=2&column=name",
+        "action=start&message=Golem+settled",
+    ];
+    join_steps(&app, &cookie, &csrf, rebase, &steps).await;
     run(&repo, &structure, &global, &Action::Start, None).unwrap();
     run(
         &repo,

@@ -121,6 +121,14 @@ pub fn hunt_repo() -> tempfile::TempDir {
     dir
 }
 
+/// The masters of `root` as CSV files in `out` (`masterctl export --format csv --out
+/// OUT ARGS...`: `--region R`, perhaps `--branch NAME`), which must succeed.
+pub fn export_csv(root: &Path, out: &Path, args: &[&str]) {
+    let mut all = vec!["export", "--format", "csv", "--out", out.to_str().unwrap()];
+    all.extend(args);
+    ok(masterctl(root, &all));
+}
+
 /// `out`, after checking it exited 0.
 pub fn ok(out: Output) -> Output {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
