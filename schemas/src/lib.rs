@@ -23,6 +23,7 @@ pub mod type_expr;
 pub mod typing;
 pub mod validate;
 pub mod value;
+pub mod vertical;
 pub mod view;
 pub mod zone;
 

@@ -161,7 +161,9 @@ pub struct TableSchema {
     pub description: Option<String>,
     /// What a sheet's columns that name no field are: mistakes, or notes not read.
     pub other_columns: OtherColumns,
-    /// Indexes into `fields`, in key order.
+    /// What its rows are: keyed records (the default), one record, or an ordered list.
+    pub kind: TableKind,
+    /// Indexes into `fields`, in key order (empty for a singleton or a list).
     pub primary_key: Vec<usize>,
     pub fields: Vec<Field>,
     pub indexes: Vec<Index>,
@@ -191,6 +193,47 @@ impl TableSchema {
             .iter()
             .map(|&i| self.fields[i].name.as_str())
             .collect()
+    }
+}
+
+/// What a table's rows are (`kind` in a schema).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TableKind {
+    /// Records identified by a primary key (`kind = "table"`, the default).
+    #[default]
+    Keyed,
+    /// Exactly one record (`kind = "singleton"`): a game's constants. Read from an
+    /// ordinary one-row sheet or the vertical layout (field names in a column, values
+    /// beside them); no key.
+    Singleton,
+    /// Rows in the order the sheet gives them, without a key (`kind = "list"`): diff and
+    /// rebase match rows by their place (docs/guide/schemas.md, "Lists").
+    List,
+}
+
+impl TableKind {
+    pub const NAMES: [&'static str; 3] = ["table", "singleton", "list"];
+
+    pub fn parse(name: &str) -> Option<TableKind> {
+        match name {
+            "table" => Some(TableKind::Keyed),
+            "singleton" => Some(TableKind::Singleton),
+            "list" => Some(TableKind::List),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TableKind::Keyed => "table",
+            TableKind::Singleton => "singleton",
+            TableKind::List => "list",
+        }
+    }
+
+    /// Whether rows are found by a primary key.
+    pub fn is_keyed(self) -> bool {
+        self == TableKind::Keyed
     }
 }
 

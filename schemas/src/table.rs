@@ -62,6 +62,10 @@ pub struct Origin {
     pub columns: Vec<Option<u32>>,
     /// For each row, its 0-based row in the sheet, or its 1-based line in a CSV file.
     pub rows: Vec<u64>,
+    /// Read from the vertical layout (a singleton's field names down a column): `rows`
+    /// then holds the values' column and `columns` each field's row, swapped back by
+    /// [`Origin::location`].
+    pub vertical: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,6 +79,11 @@ pub enum SourceFormat {
 impl Origin {
     /// The location of a source row and column: `Sheet!F6`, or a CSV line.
     pub fn location(&self, row: u64, column: Option<u32>) -> Location {
+        let (row, column) = match (self.vertical, column) {
+            (true, Some(column)) => (u64::from(column), u32::try_from(row).ok()),
+            (true, None) => return self.whole(),
+            (false, _) => (row, column),
+        };
         let mut location = Location::file(&self.file);
         match &self.format {
             SourceFormat::Workbook { sheet } => {
@@ -86,6 +95,11 @@ impl Origin {
             SourceFormat::Csv => location.line = Some(row),
         }
         location
+    }
+
+    /// What holds one field's values: a column, or a row of the vertical layout.
+    pub fn line_name(&self) -> &'static str {
+        if self.vertical { "row" } else { "column" }
     }
 
     /// The whole source: the file, and the sheet of a workbook (no line, no cell).

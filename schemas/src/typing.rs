@@ -13,10 +13,11 @@ use crate::check::{Problem, check_value, problem};
 use crate::diagnostic::{Code, Diagnostic, Location};
 use crate::grid::{Cell, Grid};
 use crate::parse::{describe, parse_text_in};
-use crate::schema::{Field, FieldType, OtherColumns, TableSchema};
+use crate::schema::{Field, FieldType, OtherColumns, TableKind, TableSchema};
 use crate::suggest::did_you_mean;
 use crate::table::{Origin, SourceFormat, Table};
 use crate::value::{self, Value, float_to_int, format_float};
+use crate::vertical::Vertical;
 use crate::zone::Zone;
 
 /// Build the table for `schema` from a grid. Returns the table (whenever a header was
@@ -28,6 +29,15 @@ pub fn build_table(
     format: SourceFormat,
 ) -> (Option<Table>, Vec<Diagnostic>) {
     let mut builder = TableBuilder::new(schema, path, format);
+    if schema.kind == TableKind::Singleton
+        && let Some(vertical) = Vertical::find(schema, grid)
+    {
+        // Names down a column, values beside them: the one record, whatever its cells.
+        builder.origin.vertical = true;
+        builder.read_header(&vertical, 0);
+        builder.push_row(&vertical, 1);
+        return builder.finish();
+    }
     builder.push_rows(grid);
     builder.finish()
 }
@@ -64,6 +74,7 @@ impl<'s> TableBuilder<'s> {
                 format,
                 columns: Vec::new(),
                 rows: Vec::new(),
+                vertical: false,
             },
             columns: (0..schema.fields.len()).map(|_| Vec::new()).collect(),
             header: None,
@@ -202,10 +213,16 @@ impl<'s> TableBuilder<'s> {
                 Diagnostic::new(
                     Code::UnknownColumn,
                     location,
-                    "this column has values but no header",
+                    match self.origin.vertical {
+                        false => "this column has values but no header",
+                        true => "this row has a value but no name",
+                    },
                 )
                 .found(cell.display())
-                .hint("name the column after a field, or start its header with `#` to mark it as a comment"),
+                .hint(match self.origin.vertical {
+                    false => "name the column after a field, or start its header with `#` to mark it as a comment",
+                    true => "name the row after a field in the names column, or start the name with `#` to mark it as a comment",
+                }),
             );
         }
     }
@@ -395,7 +412,11 @@ impl Header {
                     let mut d = Diagnostic::new(
                         Code::UnknownColumn,
                         located(column),
-                        format!("column `{name}` is not a field of table `{}`", schema.name),
+                        format!(
+                            "{} `{name}` is not a field of table `{}`",
+                            origin.line_name(),
+                            schema.name
+                        ),
                     )
                     .found(name.to_string())
                     .expected(format!("one of: {}", field_names(schema)));
@@ -431,11 +452,22 @@ impl Header {
                 let mut d = Diagnostic::new(
                     Code::MissingColumn,
                     location,
-                    format!("the header has no column {spellings}"),
+                    match origin.vertical {
+                        false => format!("the header has no column {spellings}"),
+                        true => format!("the names column has no row {spellings}"),
+                    },
                 )
-                .expected(format!("a `{}` column ({})", field.name, field.ty));
+                .expected(format!(
+                    "a `{}` {} ({})",
+                    field.name,
+                    origin.line_name(),
+                    field.ty
+                ));
                 if !field.required() {
-                    d = d.hint("add the column; its cells may stay empty (the field is optional or has a default)");
+                    d = d.hint(format!(
+                        "add the {}; its value may stay empty (the field is optional or has a default)",
+                        origin.line_name()
+                    ));
                 }
                 diagnostics.push(d);
             }

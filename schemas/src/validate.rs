@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use crate::check::{check_value, problem};
 use crate::diagnostic::{Code, Diagnostic, Location, Report};
-use crate::schema::{CustomKind, Field, FieldType, GeneratedKind, Project, TableSchema};
+use crate::schema::{CustomKind, Field, FieldType, GeneratedKind, Project, TableKind, TableSchema};
 use crate::table::Table;
 use crate::value::{KeyHash, Value};
 use masterctl_runtime::parallel::parallel_map;
@@ -258,7 +258,14 @@ fn check_keys<'a>(
     table: &'a Table,
 ) -> (Option<KeyIndex<'a>>, Vec<Diagnostic>) {
     let mut report = Report::default();
-    let index = check_primary_key(schema, table, &mut report);
+    let index = match schema.kind {
+        TableKind::Keyed => check_primary_key(schema, table, &mut report),
+        TableKind::Singleton => {
+            check_one_record(schema, table, &mut report);
+            None
+        }
+        TableKind::List => None,
+    };
     for (field_index, field) in schema.fields.iter().enumerate() {
         if field.unique {
             check_unique(schema, table, field_index, &mut report);
@@ -376,6 +383,49 @@ fn check_primary_key<'a>(
         }
     }
     None
+}
+
+/// A singleton holds exactly one record: none, or a second, is an error naming the rows.
+fn check_one_record(schema: &TableSchema, table: &Table, report: &mut Report) {
+    let rows = table.row_count();
+    if rows == 1 {
+        return;
+    }
+    let expected = "one record: a row under the header, or the field names in a column with the values beside them";
+    if rows == 0 {
+        let mut location = table.origin.whole();
+        location.table = Some(schema.name.clone());
+        report.push(
+            Diagnostic::new(
+                Code::Required,
+                location,
+                format!("singleton `{}` has no record", schema.name),
+            )
+            .expected(expected),
+        );
+        return;
+    }
+    // A row's first cell read (its line in a CSV file).
+    let column = table.origin.columns.iter().flatten().next().copied();
+    let at = |row: usize| table.origin.location(table.origin.rows[row], column);
+    let first = at(0).place();
+    for row in 1..rows {
+        let mut location = at(row);
+        location.table = Some(schema.name.clone());
+        let d = Diagnostic::new(
+            Code::DuplicateKey,
+            location,
+            format!(
+                "singleton `{}` holds one record, and this is record {} (the first is at {})",
+                schema.name,
+                row + 1,
+                first.trim()
+            ),
+        )
+        .expected(expected)
+        .hint("keep one row, or make the table a list (`kind = \"list\"`) or a keyed table");
+        report.push(d);
+    }
 }
 
 /// Row `row` repeats the primary key of row `first`: name both.

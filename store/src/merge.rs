@@ -348,6 +348,7 @@ fn from_columns(schema: &TableSchema, like: &Table, columns: Vec<Vec<Value>>) ->
                 .map(|f| u32::try_from(f).ok())
                 .collect(),
             rows: (2..count as u64 + 2).collect(),
+            vertical: false,
         },
     }
 }

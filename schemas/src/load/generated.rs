@@ -107,6 +107,18 @@ impl Builder {
         let target = self.table_ref(source, &raw.target)?;
         let key_type = match target.primary_key.as_slice() {
             [single] => target.fields[*single].ty.clone(),
+            [] => {
+                self.error(source.error(
+                    Code::InvalidReference,
+                    raw.target.span(),
+                    format!(
+                        "reverse target `{}` is a {}: it has no key to look rows up by",
+                        target.name,
+                        target.kind.as_str()
+                    ),
+                ));
+                return None;
+            }
             _ => {
                 self.error(source.error(
                     Code::InvalidReference,
@@ -132,6 +144,19 @@ impl Builder {
                 ok = false;
                 continue;
             };
+            if !table.kind.is_keyed() {
+                self.error(source.error(
+                    Code::InvalidReference,
+                    raw_source.table.span(),
+                    format!(
+                        "source `{}` is a {}: a reverse lookup names each source row by its key, and it has none",
+                        table.name,
+                        table.kind.as_str()
+                    ),
+                ));
+                ok = false;
+                continue;
+            }
             match self.field_ref(source, &table, &raw_source.field) {
                 Some(field) if field.ty.scalar() != &key_type => {
                     self.error(source.error(

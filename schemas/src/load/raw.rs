@@ -80,6 +80,8 @@ pub(super) struct RawSchema {
     pub(super) description: Option<String>,
     /// `"ignore"`: the sheet's columns no field names are not read (a studio's notes).
     pub(super) other_columns: Option<Spanned<String>>,
+    /// `"table"` (keyed, the default), `"singleton"` or `"list"`.
+    pub(super) kind: Option<Spanned<String>>,
     pub(super) primary_key: Option<Spanned<Vec<Spanned<String>>>>,
     pub(super) fields: Option<Spanned<Vec<Spanned<RawField>>>>,
     #[serde(default)]

@@ -9,7 +9,9 @@ use regex::Regex;
 use toml::Spanned;
 
 use crate::diagnostic::Code;
-use crate::schema::{Field, FieldType, Index, OtherColumns, Reference, SheetSource, TableSchema};
+use crate::schema::{
+    Field, FieldType, Index, OtherColumns, Reference, SheetSource, TableKind, TableSchema,
+};
 use crate::suggest::did_you_mean;
 use crate::value::{self, Value};
 use crate::zone::{Zone, read_datetime};
@@ -239,7 +241,14 @@ impl Builder {
             return None;
         };
         let mut fields = self.build_fields(source, raw_fields.get_ref())?;
-        let primary_key = self.primary_key(source, raw, &name, &fields);
+        let kind = self.table_kind(source, raw, &fields);
+        let primary_key = match kind {
+            Some(TableKind::Keyed) => self.primary_key(source, raw, &name, &fields),
+            Some(kind) => self.no_primary_key(source, raw, kind),
+            // An unknown kind was reported; its key would be a guess.
+            None => None,
+        };
+        let kind = kind.unwrap_or_default();
         let audience = self.table_audience(source, raw, &mut fields, primary_key.as_deref());
         let indexes = self.build_indexes(source, raw, &fields);
         let other_columns = self.other_columns(source, raw);
@@ -249,6 +258,7 @@ impl Builder {
             source: None,
             description: raw.description.clone(),
             other_columns,
+            kind,
             // A broken key was reported; the table stays so that its references are checked too.
             primary_key: primary_key.unwrap_or_default(),
             fields,
@@ -325,6 +335,88 @@ impl Builder {
         (fields.len() == raw_fields.len()).then_some(fields)
     }
 
+    /// `kind = "table" | "singleton" | "list"`, and what each kind may not have: a list
+    /// keeps no translations (they are kept by key), a singleton has no index (it has
+    /// one record).
+    fn table_kind(
+        &mut self,
+        source: &SourceText,
+        raw: &RawSchema,
+        fields: &[Field],
+    ) -> Option<TableKind> {
+        let Some(written) = &raw.kind else {
+            return Some(TableKind::Keyed);
+        };
+        let Some(kind) = TableKind::parse(written.get_ref()) else {
+            let mut d = source
+                .error(
+                    Code::InvalidOption,
+                    written.span(),
+                    format!("`{}` is no kind of table", written.get_ref()),
+                )
+                .expected(TableKind::NAMES.join(", "));
+            if let Some(close) = did_you_mean(written.get_ref(), TableKind::NAMES.into_iter()) {
+                d = d.hint(format!("did you mean `{close}`?"));
+            }
+            self.error(d);
+            return None;
+        };
+        if kind == TableKind::List
+            && let Some(text) = fields.iter().find(|f| f.ty == FieldType::Text)
+        {
+            self.error(
+                source
+                    .error(
+                        Code::InvalidOption,
+                        written.span(),
+                        format!(
+                            "a list has no key to keep translations by, and field `{}` is text",
+                            text.name
+                        ),
+                    )
+                    .hint("give the table a primary_key (a keyed table), or make the field a `string` if it is never translated"),
+            );
+        }
+        if kind == TableKind::Singleton
+            && let Some(index) = raw.indexes.first()
+        {
+            self.error(
+                source
+                    .error(
+                        Code::InvalidOption,
+                        index.span(),
+                        "a singleton has one record: it has no indexes",
+                    )
+                    .hint("remove the [[indexes]]"),
+            );
+        }
+        Some(kind)
+    }
+
+    /// A singleton or a list declares no key: its rows are found by place.
+    fn no_primary_key(
+        &mut self,
+        source: &SourceText,
+        raw: &RawSchema,
+        kind: TableKind,
+    ) -> Option<Vec<usize>> {
+        if let Some(pk) = &raw.primary_key {
+            self.error(
+                source
+                    .error(
+                        Code::InvalidOption,
+                        pk.span(),
+                        format!("a {} has no primary_key", kind.as_str()),
+                    )
+                    .hint(match kind {
+                        TableKind::Singleton => "a singleton holds one record, read without a key: remove primary_key (or `kind` for a keyed table)",
+                        _ => "a list's rows are found by their place: remove primary_key (or `kind` for a keyed table)",
+                    }),
+            );
+        }
+        Some(Vec::new())
+    }
+
     /// The primary key's field positions: declared, not empty, of fields that are
     /// always there and compare as one value (not text, lists or optional fields).
     fn primary_key(
@@ -343,7 +435,7 @@ impl Builder {
                             0..0,
                             format!("table `{name}` has no primary_key"),
                         )
-                        .hint("add `primary_key = [\"id\"]` (several fields for a composite key)"),
+                        .hint("add `primary_key = [\"id\"]` (several fields for a composite key); `kind = \"list\"` for rows without a key, `kind = \"singleton\"` for one record"),
                 );
                 return None;
             }

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::{Cell, Grid, ReadOutcome};
 use crate::diagnostic::{Code, Diagnostic, Location};
-use crate::schema::{Project, SheetTable};
+use crate::schema::{Project, SheetTable, TableKind};
 use crate::table::SourceFormat;
 use crate::typing::TableBuilder;
 
@@ -70,6 +70,19 @@ pub fn read(project: &Project, path: &Path) -> ReadOutcome {
             return outcome;
         }
     };
+    if schema.kind == TableKind::Singleton {
+        // One record, perhaps written vertically: the file is read whole.
+        match CsvGrid::parse(&bytes, path) {
+            Ok(grid) => {
+                let (table, diagnostics) =
+                    crate::typing::build_table(schema, &grid, path, SourceFormat::Csv);
+                outcome.report.extend(diagnostics);
+                outcome.tables.extend(table);
+            }
+            Err(diagnostics) => outcome.report.extend(diagnostics),
+        }
+        return outcome;
+    }
     let mut builder = TableBuilder::new(schema, path, SourceFormat::Csv);
     // A record takes at least one line: the line count bounds the row count.
     builder.reserve(memchr::memchr_iter(b'\n', &bytes).count() + 1);

@@ -1,0 +1,127 @@
+//! The vertical layout of a singleton: one record written with its field names down a
+//! column and the values beside them (Luban's `##column` sheets, a studio's constants
+//! sheet), presented to typing as the ordinary layout — a header row and one record.
+//!
+//! A singleton's sheet is vertical when its first cell marks it so (`##column`,
+//! `##var#column`, `##column#var`), or when its first column names more of the table's
+//! fields than any row does. Rows above the first one naming a field are the layout's
+//! header: a column with a `#` cell there is notes (Luban's `##type`, `##`). The values
+//! are in the first column right of the names that is not a comment. Rows whose name
+//! cell is empty or starts with `#` are not fields (a value beside an empty name is a
+//! value under no field, and said).
+
+use crate::grid::{Cell, Grid};
+use crate::schema::TableSchema;
+
+/// A vertical sheet seen as a horizontal one: row 0 the names, row 1 the values; each
+/// column one row of the sheet. Positions are the sheet's, swapped (see
+/// [`crate::table::Origin::vertical`]).
+pub struct Vertical<'g> {
+    grid: &'g dyn Grid,
+    /// The sheet rows that hold a field (or a value under no name), top to bottom.
+    rows: Vec<usize>,
+    names: usize,
+    values: usize,
+}
+
+impl<'g> Vertical<'g> {
+    /// The sheet as a vertical singleton, when it is one.
+    pub fn find(schema: &TableSchema, grid: &'g dyn Grid) -> Option<Vertical<'g>> {
+        let names = 0;
+        let marked = grid.height() > 0 && is_marker(grid.cell(0, names));
+        let names_field = |row: usize, column: usize| match grid.cell(row, column) {
+            Cell::Text(text) => {
+                let text = text.trim();
+                schema
+                    .fields
+                    .iter()
+                    .any(|f| f.name.eq_ignore_ascii_case(text) || f.is_headed(text))
+            }
+            _ => false,
+        };
+        let first_field_row = (0..grid.height()).find(|&row| names_field(row, names))?;
+        if !marked {
+            let down = (0..grid.height())
+                .filter(|&row| names_field(row, names))
+                .count();
+            let across = (0..grid.height())
+                .map(|row| {
+                    (0..grid.width(row))
+                        .filter(|&c| names_field(row, c))
+                        .count()
+                })
+                .max()
+                .unwrap_or(0);
+            if down <= across {
+                return None;
+            }
+        }
+        // Rows above the first field make the header: a column with a `#` cell there is
+        // notes (Luban's `##type`, `##`).
+        let width = (first_field_row..grid.height())
+            .map(|row| grid.width(row))
+            .max()
+            .unwrap_or(0);
+        let is_notes =
+            |column: usize| (0..first_field_row).any(|row| grid.cell(row, column).is_comment());
+        let values = (names + 1..width.max(names + 2)).find(|&c| !is_notes(c))?;
+        let rows = (first_field_row..grid.height())
+            .filter(|&row| {
+                let name = grid.cell(row, names);
+                !name.is_comment() && !(name.is_empty() && grid.cell(row, values).is_empty())
+            })
+            .collect();
+        Some(Vertical {
+            grid,
+            rows,
+            names,
+            values,
+        })
+    }
+}
+
+/// `##column`, `##var#column`, `##column#var`: Luban's mark of a vertical sheet.
+fn is_marker(cell: Cell<'_>) -> bool {
+    match cell {
+        Cell::Text(text) => {
+            let text = text.trim();
+            text.starts_with("##")
+                && text
+                    .split('#')
+                    .any(|part| part.eq_ignore_ascii_case("column"))
+        }
+        _ => false,
+    }
+}
+
+impl Grid for Vertical<'_> {
+    fn height(&self) -> usize {
+        2
+    }
+
+    fn width(&self, _row: usize) -> usize {
+        self.rows.len()
+    }
+
+    fn cell(&self, row: usize, column: usize) -> Cell<'_> {
+        let Some(&sheet_row) = self.rows.get(column) else {
+            return Cell::Empty;
+        };
+        match row {
+            0 => self.grid.cell(sheet_row, self.names),
+            1 => self.grid.cell(sheet_row, self.values),
+            _ => Cell::Empty,
+        }
+    }
+
+    fn row_position(&self, row: usize) -> u64 {
+        let column = if row == 0 { self.names } else { self.values };
+        u64::from(self.grid.column_position(column))
+    }
+
+    fn column_position(&self, column: usize) -> u32 {
+        self.rows.get(column).map_or(u32::MAX, |&row| {
+            u32::try_from(self.grid.row_position(row)).unwrap_or(u32::MAX)
+        })
+    }
+}

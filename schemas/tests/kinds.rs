@@ -1,0 +1,312 @@
+//! Tables without a key: a singleton (one record, read from a one-row sheet or the
+//! vertical layout) and a list (rows in the sheet's order). What each kind may not have
+//! is refused when the schemas load; a singleton of no or two records when it is read.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{errors, load_texts, third_party, validate};
+use masterctl_schemas::schema::TableKind;
+use masterctl_schemas::{Project, Value};
+use rust_xlsxwriter::Workbook;
+
+const CONFIG: &str = "source_language = \"ja\"\nlanguages = [\"ja\", \"en\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n";
+
+/// Game constants: a singleton with a text, a list and an optional field.
+const CONSTANTS: &str = r#"
+name = "constants"
+kind = "singleton"
+
+[[fields]]
+name = "bag_size"
+type = "int"
+min = 1
+
+[[fields]]
+name = "welcome"
+type = "text"
+
+[[fields]]
+name = "start_items"
+type = "list<int>"
+
+[[fields]]
+name = "event_end"
+type = "date"
+optional = true
+"#;
+
+/// Login bonus days: a list, in the order the planners wrote.
+const BONUS: &str = r#"
+name = "login_bonus"
+kind = "list"
+
+[[fields]]
+name = "item_id"
+type = "int"
+
+[[fields]]
+name = "count"
+type = "int"
+"#;
+
+fn project() -> Project {
+    load_texts(
+        CONFIG,
+        &[("constants.toml", CONSTANTS), ("login_bonus.toml", BONUS)],
+    )
+    .unwrap()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// A workbook of one sheet, `rows` of cells (`""` = empty).
+fn workbook(dir: &Path, name: &str, sheet: &str, rows: &[&[&str]]) -> PathBuf {
+    let mut workbook = Workbook::new();
+    let worksheet = workbook.add_worksheet().set_name(sheet).unwrap();
+    for (r, row) in rows.iter().enumerate() {
+        for (c, cell) in row.iter().enumerate() {
+            if cell.is_empty() {
+                continue;
+            }
+            match cell.parse::<f64>() {
+                Ok(number) => worksheet.write_number(r as u32, c as u16, number),
+                Err(_) => worksheet.write_string(r as u32, c as u16, *cell),
+            }
+            .unwrap();
+        }
+    }
+    let path = dir.join(name);
+    workbook.save(&path).unwrap();
+    path
+}
+
+fn constants_of(project: &Project, paths: &[PathBuf]) -> Vec<String> {
+    let validation = validate(project, paths);
+    assert!(
+        errors(&validation).is_empty(),
+        "{:#?}",
+        validation.report.diagnostics
+    );
+    let table = validation
+        .tables
+        .iter()
+        .find(|t| t.name == "constants")
+        .expect("the constants were read");
+    assert_eq!(table.row_count(), 1);
+    table.row(0).map(Value::to_string).collect()
+}
+
+#[test]
+fn a_singleton_reads_from_one_row_or_from_names_down_a_column() {
+    let project = project();
+    assert_eq!(
+        project.table("constants").unwrap().kind,
+        TableKind::Singleton
+    );
+    assert!(project.table("constants").unwrap().primary_key.is_empty());
+    let dir = tempfile::tempdir().unwrap();
+    let expected = ["40", "ようこそ", "1|2", ""];
+    // The ordinary layout: a header, one record.
+    let flat = write(
+        dir.path(),
+        "constants.csv",
+        "bag_size,welcome,start_items,event_end\n40,ようこそ,1|2,\n",
+    );
+    assert_eq!(constants_of(&project, &[flat]), expected);
+    // Names down a column, values beside them, a notes column marked `#`.
+    let down = workbook(
+        dir.path(),
+        "consts.xlsx",
+        "constants",
+        &[
+            &["name", "value", "# note"],
+            &["bag_size", "40", "slots"],
+            &["# a comment row", "", ""],
+            &["welcome", "ようこそ", ""],
+            &["start_items", "1|2", ""],
+            &["event_end", "", ""],
+        ],
+    );
+    assert_eq!(constants_of(&project, &[down]), expected);
+    // Luban's: `##column` marks it, `##type` and `##` columns are notes, the values in
+    // the first column that is not.
+    let luban = workbook(
+        dir.path(),
+        "luban.xlsx",
+        "constants",
+        &[
+            &["##var#column", "##type", "##", ""],
+            &["", "", "描述", "具体参数"],
+            &["bag_size", "int", "背包", "40"],
+            &["welcome", "text", "", "ようこそ"],
+            &["start_items", "list,int", "", "1|2"],
+            &["event_end", "date", "", ""],
+        ],
+    );
+    assert_eq!(constants_of(&project, &[luban]), expected);
+}
+
+#[test]
+fn a_vertical_singletons_mistakes_name_their_cells() {
+    let project = project();
+    let dir = tempfile::tempdir().unwrap();
+    let path = workbook(
+        dir.path(),
+        "consts.xlsx",
+        "constants",
+        &[
+            &["##column", "##", ""],
+            &["bag_size", "", "0"],
+            &["welcome", "", "ようこそ"],
+            &["start_item", "", "1|2"],
+            &["event_end", "", ""],
+        ],
+    );
+    let validation = validate(&project, &[path]);
+    let found: Vec<String> = errors(&validation).iter().map(|d| d.to_string()).collect();
+    // The value below its minimum is at C2, beside its name; the misspelt name is A4.
+    assert!(
+        found
+            .iter()
+            .any(|e| e.contains("constants!C2") && e.contains("below the minimum")),
+        "{found:#?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|e| e.contains("constants!A4") && e.contains("row `start_item` is not a field")),
+        "{found:#?}"
+    );
+}
+
+#[test]
+fn a_singleton_of_two_records_or_none_is_refused_with_its_rows() {
+    let project = project();
+    let dir = tempfile::tempdir().unwrap();
+    let two = write(
+        dir.path(),
+        "constants.csv",
+        "bag_size,welcome,start_items,event_end\n40,a,1,\n50,b,2,\n",
+    );
+    let validation = validate(&project, &[two]);
+    let found: Vec<String> = errors(&validation).iter().map(|d| d.to_string()).collect();
+    assert!(
+        found
+            .iter()
+            .any(|e| e.contains("constants.csv:3") && e.contains("holds one record")),
+        "{found:#?}"
+    );
+    let none = write(
+        dir.path(),
+        "constants.csv",
+        "bag_size,welcome,start_items,event_end\n",
+    );
+    let validation = validate(&project, &[none]);
+    let found: Vec<String> = errors(&validation).iter().map(|d| d.to_string()).collect();
+    assert!(
+        found.iter().any(|e| e.contains("has no record")),
+        "{found:#?}"
+    );
+}
+
+#[test]
+fn a_list_keeps_its_rows_in_order_and_repeats_are_no_error() {
+    let project = project();
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "login_bonus.csv",
+        "item_id,count\n5,1\n3,2\n5,1\n1,10\n",
+    );
+    let validation = validate(&project, &[path]);
+    assert!(errors(&validation).is_empty(), "{:#?}", validation.report);
+    let table = &validation.tables[0];
+    let schema = project.table("login_bonus").unwrap();
+    let canonical = masterctl_schemas::canonical::table_csv(schema, table).expect("written");
+    assert_eq!(
+        String::from_utf8(canonical).unwrap(),
+        "item_id,count\n5,1\n3,2\n5,1\n1,10\n"
+    );
+}
+
+#[test]
+fn what_a_kind_may_not_have_is_refused_when_the_schemas_load() {
+    let refused = |name: &str, text: &str, expected: &str| {
+        let found: Vec<String> = load_texts(CONFIG, &[(name, text)])
+            .err()
+            .unwrap_or_else(|| panic!("{name} loaded"))
+            .iter()
+            .map(|d| format!("{d} {d:?}"))
+            .collect();
+        assert!(
+            found.iter().any(|e| e.contains(expected)),
+            "{expected}: {found:#?}"
+        );
+    };
+    refused(
+        "a.toml",
+        &CONSTANTS.replace("kind = \"singleton\"", "kind = \"singelton\""),
+        "did you mean `singleton`?",
+    );
+    refused(
+        "a.toml",
+        &CONSTANTS.replace(
+            "kind = \"singleton\"",
+            "kind = \"singleton\"\nprimary_key = [\"bag_size\"]",
+        ),
+        "a singleton has no primary_key",
+    );
+    refused(
+        "a.toml",
+        &(CONSTANTS.to_string() + "\n[[indexes]]\nfields = [\"bag_size\"]\n"),
+        "a singleton has one record: it has no indexes",
+    );
+    refused(
+        "a.toml",
+        &CONSTANTS.replace("kind = \"singleton\"", "kind = \"list\""),
+        "a list has no key to keep translations by, and field `welcome` is text",
+    );
+    refused(
+        "a.toml",
+        &CONSTANTS.replace("kind = \"singleton\"\n", ""),
+        "`kind = \\\"singleton\\\"` for one record",
+    );
+    // A reverse lookup names rows by key: a list is neither its target nor a source.
+    let files = [
+        ("login_bonus.toml", BONUS),
+        (
+            "by_item.toml",
+            "name = \"by_item\"\n[reverse]\ntarget = \"login_bonus\"\nsources = [{ table = \"login_bonus\", field = \"item_id\" }]\n",
+        ),
+    ];
+    let found: Vec<String> = load_texts(CONFIG, &files)
+        .err()
+        .unwrap()
+        .iter()
+        .map(|d| d.to_string())
+        .collect();
+    assert!(
+        found
+            .iter()
+            .any(|e| e.contains("reverse target `login_bonus` is a list")),
+        "{found:#?}"
+    );
+}
+
+#[test]
+fn lubans_own_vertical_sheets_read_as_singletons() {
+    // Luban's example global constants: `##column` in A1, `##` notes, values in D.
+    let global = third_party().join("luban-examples/DataTables/Datas/test/global.xlsx");
+    let schema = "name = \"global\"\nkind = \"singleton\"\nsheet = \"TbGlobalConfig\"\n\n[[fields]]\nname = \"unlock_equip\"\ntype = \"int\"\n\n[[fields]]\nname = \"unlock_hero\"\ntype = \"int\"\n";
+    let project = load_texts(CONFIG, &[("global.toml", schema)]).unwrap();
+    let validation = validate(&project, &[global]);
+    assert!(errors(&validation).is_empty(), "{:#?}", validation.report);
+    let row: Vec<String> = validation.tables[0].row(0).map(Value::to_string).collect();
+    assert_eq!(row, ["10", "20"]);
+}
