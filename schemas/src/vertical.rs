@@ -68,7 +68,7 @@ impl<'g> Vertical<'g> {
         let rows = (first_field_row..grid.height())
             .filter(|&row| {
                 let name = grid.cell(row, names);
-                !name.is_comment() && !(name.is_empty() && grid.cell(row, values).is_empty())
+                !name.is_comment() && (!name.is_empty() || !grid.cell(row, values).is_empty())
             })
             .collect();
         Some(Vertical {
