@@ -82,6 +82,9 @@ pub fn store_failure(error: StoreError) -> Failure {
         StoreError::Reverts { .. } => Failure::invalid(error.to_string()).hint(
             "they look older than the branch: `masterctl export --region R --out DIR` gives the current data to edit (an exported workbook is merged, never reverting); to take these back on purpose, import with --revert-upstream",
         ),
+        StoreError::ListRow { ref table } => Failure::invalid(error.to_string()).hint(format!(
+            "`masterctl log --region R` and `masterctl diff` show what changed in `{table}`, row by row, by place"
+        )),
         StoreError::NoSources => Failure::usage(error.to_string())
             .hint("masterctl reads .xlsx, .xlsm, .xlsb, .xls, .ods and .csv files"),
         StoreError::NoTable { .. }

@@ -16,7 +16,7 @@ fn validate_the_fixtures_succeeds() {
     let report = json(&out);
     assert_eq!(report["ok"], true);
     assert_eq!(report["errors"], 0);
-    assert_eq!(report["tables"].as_array().unwrap().len(), 8);
+    assert_eq!(report["tables"].as_array().unwrap().len(), 10);
     assert_eq!(report["not_supplied"].as_array().unwrap().len(), 0);
 }
 
@@ -70,6 +70,7 @@ fn human_output_reads_like_this() {
       expected: one of: common, rare, epic, legendary
       hint: did you mean `rare`?
 
+not supplied (not checked): game_rules, login_bonus
 rejected: 1 error in 1 of 8 tables (35 rows from 3 files)
 "
     );

@@ -77,7 +77,8 @@ fn generate(game: &Path, out: &Path, extra: &[&str]) -> serde_json::Value {
 }
 
 /// Cells of the canonical CSV files of masters/jp: (table, key, field) → value, keys
-/// joined by `|`; texts as `field@language`.
+/// joined by `|` (a table without a key: the row's place, `#1`); texts as
+/// `field@language`.
 fn canonical_cells(root: &Path) -> BTreeMap<(String, String, String), String> {
     let project = masterctl_schemas::load::load_project(root).unwrap();
     let project: Vec<(String, Vec<String>)> = project
@@ -107,10 +108,14 @@ fn canonical_cells(root: &Path) -> BTreeMap<(String, String, String), String> {
             }
             let mut reader = csv::Reader::from_reader(&bytes.stdout[..]);
             let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
-            for record in reader.records() {
+            for (place, record) in reader.records().enumerate() {
                 let record = record.unwrap();
                 let at = |name: &str| header.iter().position(|h| h == name).unwrap();
-                let row_key: Vec<&str> = key.iter().map(|k| &record[at(k)]).collect();
+                let place = format!("#{}", place + 1);
+                let row_key: Vec<&str> = match key.is_empty() {
+                    true => vec![place.as_str()],
+                    false => key.iter().map(|k| &record[at(k)]).collect(),
+                };
                 for (i, field) in header.iter().enumerate() {
                     if suffix.is_some() && key.contains(field) {
                         continue;
@@ -340,7 +345,7 @@ fn the_template_context_reads_like_this() {
     ));
     let context = json(&out);
     // Every table, each enum once, the generated masters by kind.
-    assert_eq!(context["tables"].as_array().unwrap().len(), 8);
+    assert_eq!(context["tables"].as_array().unwrap().len(), 10);
     assert_eq!(context["reverses"][0]["name"], "item_sources");
     assert_eq!(context["matrices"][0]["default"], "1.0");
     insta::assert_snapshot!("dump_context", stdout(&out));
@@ -733,8 +738,8 @@ fn build_client_exports_every_table_and_language_and_fetch_takes_one_language() 
                 .is_file()
         );
     }
-    // Five tables have texts: in ja and en.
-    assert_eq!(client.len(), tables.len() + 4 + 2 * 5);
+    // Six tables have texts (the game's rules among them): in ja and en.
+    assert_eq!(client.len(), tables.len() + 4 + 2 * 6);
 
     // The binary names itself; the JSON holds the canonical files' cells.
     let binary = std::fs::read(build.join("client/tables/item.bin")).unwrap();
@@ -762,9 +767,13 @@ fn build_client_exports_every_table_and_language_and_fetch_takes_one_language() 
             .iter()
             .map(|k| columns.iter().position(|c| c == k).unwrap())
             .collect();
-        for row in json["rows"].as_array().unwrap() {
+        for (place, row) in json["rows"].as_array().unwrap().iter().enumerate() {
             let cells = row.as_array().unwrap();
-            let key_text: Vec<String> = key.iter().map(|&k| canonical_json(&cells[k])).collect();
+            let key_text: Vec<String> = match key.is_empty() {
+                // No key: the row's place.
+                true => vec![format!("#{}", place + 1)],
+                false => key.iter().map(|&k| canonical_json(&cells[k])).collect(),
+            };
             for (column, cell) in columns.iter().zip(cells) {
                 let at = (table.to_string(), key_text.join("|"), column.to_string());
                 assert_eq!(Some(&canonical_json(cell)), canonical.get(&at), "{at:?}");

@@ -808,7 +808,7 @@ fn an_export_imports_back_as_nothing_changed_and_records_its_commit() {
     assert_eq!(exported.status.code(), Some(0), "{}", text(&exported));
     let said = json(&exported);
     assert_eq!(said["commit"], head.as_str());
-    assert_eq!(said["files"].as_array().unwrap().len(), 8, "{said:#}");
+    assert_eq!(said["files"].as_array().unwrap().len(), 10, "{said:#}");
     // Imported back: nothing changed, byte for byte.
     let again = import(root, &out);
     assert_eq!(again.status.code(), Some(0), "{}", text(&again));

@@ -44,6 +44,7 @@ const ENGLISH: &[(&str, &str)] = &[
     ("鋭く硬い牙", "A sharp, hard fang"),
     ("村の道具屋", "Village Store"),
     ("竜の市場", "Dragon Market"),
+    ("竜の山へようこそ！", "Welcome to Dragon Mountain!"),
 ];
 
 const QUEST: &str = "id,chapter_id,code,title,difficulty,stamina\n101,1,Q0101,スライム退治,easy,5\n102,1,Q0102,村を守れ,normal,8\n201,2,Q0201,山道の試練,hard,12\n202,2,Q0202,竜との対決,extreme,20\n";
@@ -278,7 +279,7 @@ fn every_format_round_trips_and_the_tools_read_it() {
         let repo = game();
         let root = repo.path();
         let before = status(root, "jp");
-        assert_eq!(before["languages"][0]["total"]["missing"], 25, "{format}");
+        assert_eq!(before["languages"][0]["total"]["missing"], 26, "{format}");
         let file = export(root, "jp", format, &[]);
         if format == "po" {
             let out = tool(
@@ -296,7 +297,7 @@ fn every_format_round_trips_and_the_tools_read_it() {
         if format != "csv" {
             assert_eq!(
                 translate_toolkit_counts(&file, "item/name/1"),
-                (25, 0, 0),
+                (26, 0, 0),
                 "{format}"
             );
         }
@@ -304,7 +305,7 @@ fn every_format_round_trips_and_the_tools_read_it() {
         if format != "csv" {
             assert_eq!(
                 translate_toolkit_counts(&file, "item/name/1"),
-                (25, 25, 0),
+                (26, 26, 0),
                 "{format}"
             );
         }
@@ -326,10 +327,10 @@ fn every_format_round_trips_and_the_tools_read_it() {
             log["imports"][0]["subject"]
                 .as_str()
                 .unwrap()
-                .starts_with("Translations into en for jp: 25 added")
+                .starts_with("Translations into en for jp: 26 added")
         );
         let after = status(root, "jp");
-        assert_eq!(after["languages"][0]["total"]["translated"], 25, "{format}");
+        assert_eq!(after["languages"][0]["total"]["translated"], 26, "{format}");
         assert_eq!(
             git(root, &["show", "masters/jp:locales/en/shop.csv"]),
             "id,name\n1,Village Store\n2,Dragon Market\n"
@@ -387,7 +388,7 @@ fn a_changed_source_marks_its_translation_stale_until_translated_again() {
     let now = status(root, "jp");
     assert_eq!(units_in(&now, "quest", "stale"), ["title/101"]);
     assert_eq!(now["languages"][0]["total"]["stale"], 1);
-    assert_eq!(now["languages"][0]["total"]["translated"], 24);
+    assert_eq!(now["languages"][0]["total"]["translated"], 25);
     // The translation is still there, and the branch still records its old source.
     assert!(git(root, &["show", "masters/jp:locales/en/quest.csv"]).contains("101,Slime Hunt"));
     // PO: fuzzy, with the old source and the old translation.
@@ -436,7 +437,7 @@ fn a_changed_source_marks_its_translation_stale_until_translated_again() {
     ok(import(root, "jp", &po));
     let now = status(root, "jp");
     assert_eq!(now["languages"][0]["total"]["stale"], 0);
-    assert_eq!(now["languages"][0]["total"]["translated"], 25);
+    assert_eq!(now["languages"][0]["total"]["translated"], 26);
 }
 
 #[test]
@@ -458,7 +459,7 @@ fn a_translation_of_a_source_that_changed_since_the_export_is_kept_stale() {
     assert_eq!(warnings[0]["key"], "102");
     let now = status(root, "jp");
     assert_eq!(units_in(&now, "quest", "stale"), ["title/102"]);
-    assert_eq!(now["languages"][0]["total"]["translated"], 24);
+    assert_eq!(now["languages"][0]["total"]["translated"], 25);
     assert!(git(root, &["show", "masters/jp:locales/en/quest.sources.csv"]).contains("102,title,"));
 }
 
@@ -472,7 +473,7 @@ fn upstream_source_changes_reach_the_region_as_stale_translations() {
     ok(import(root, "global", &file));
     assert_eq!(
         status(root, "global")["languages"][0]["total"]["translated"],
-        25
+        26
     );
     // jp renames quest 202; global takes it.
     import_csv(
@@ -493,7 +494,7 @@ fn upstream_source_changes_reach_the_region_as_stale_translations() {
     let po = std::fs::read_to_string(export(root, "global", "po", &[])).unwrap();
     assert!(po.contains("#| msgid \"竜との対決\""), "{po}");
     // jp's own status is untouched by global's work.
-    assert_eq!(status(root, "jp")["languages"][0]["total"]["missing"], 25);
+    assert_eq!(status(root, "jp")["languages"][0]["total"]["missing"], 26);
 }
 
 #[test]
@@ -622,7 +623,7 @@ fn translations_survive_planner_imports() {
     assert!(git(root, &["show", "masters/jp:locales/en/quest.csv"]).contains("101,Slime Hunt"));
     assert_eq!(
         status(root, "jp")["languages"][0]["total"]["translated"],
-        25
+        26
     );
 }
 
@@ -727,7 +728,7 @@ fn a_rebase_merges_translations_and_stops_on_different_ones() {
     );
     // Global owns its shops: their translations stay global's (none yet).
     let now = status(root, "global");
-    assert_eq!(now["languages"][0]["total"]["translated"], 23, "{now}");
+    assert_eq!(now["languages"][0]["total"]["translated"], 24, "{now}");
     assert_eq!(units_in(&now, "shop", "missing"), ["name/1", "name/2"]);
     let message = git(root, &["log", "-1", "--format=%B", "masters/global"]);
     assert!(message.contains("quest@en"), "{message}");

@@ -80,7 +80,7 @@ fn luban_examples_migrate_validate_import_build_inspect() {
     let validate = masterctl(&out, &["validate", &o(&datas)]);
     assert!(validate.status.success(), "{}", text(&validate));
     assert!(
-        stdout(&validate).contains("valid: 28 tables, 167 rows from 65 files"),
+        stdout(&validate).contains("valid: 32 tables, 175 rows from 65 files"),
         "{}",
         text(&validate)
     );
@@ -110,6 +110,38 @@ fn luban_examples_migrate_validate_import_build_inspect() {
         &build_dir,
         &["multi_union_index_list", "1", "5", "ab1"],
         &[],
+    );
+    // Singletons, from Luban's vertical sheets (`##column`: names down column A, the
+    // values in the first column that is not `##type` or `##` notes) and from a one-row
+    // sheet; the list without an index in its order. The values are the workbooks' (as
+    // openpyxl reads them: D3:D9 of 全局常量配置表.xlsx, D2:D3 of global.xlsx).
+    inspect_shows(
+        &out,
+        &build_dir,
+        &["global_config", "#1"],
+        &[
+            "x1                   1101001101",
+            "x2                   150",
+            "x7                   1|2|3|4",
+        ],
+    );
+    inspect_shows(
+        &out,
+        &build_dir,
+        &["test_global", "#1"],
+        &["unlock_equip         10", "unlock_hero          20"],
+    );
+    inspect_shows(
+        &out,
+        &build_dir,
+        &["singleton", "#1"],
+        &["id                   5", "name                 key_name"],
+    );
+    inspect_shows(
+        &out,
+        &build_dir,
+        &["not_index_list", "#4"],
+        &["x                    3", "y                    4"],
     );
     // A bean spread over columns is flat fields, each read from its place.
     inspect_shows(
@@ -201,8 +233,8 @@ fn every_luban_table_is_converted_or_listed_with_its_reason() {
         .filter(|n| n["field"].is_null())
         .map(|n| n["luban_table"].as_str().unwrap())
         .collect();
-    assert_eq!(converted.len(), 28, "{converted:?}");
-    assert_eq!(skipped.len(), 25, "{skipped:?}");
+    assert_eq!(converted.len(), 32, "{converted:?}");
+    assert_eq!(skipped.len(), 21, "{skipped:?}");
     assert!(converted.iter().all(|t| !skipped.contains(t)));
     // Every table of the definitions and of the auto-import workbooks is one or the other.
     let defines: String = std::fs::read_dir(luban().join("Defines"))
@@ -245,6 +277,26 @@ fn every_luban_table_is_converted_or_listed_with_its_reason() {
         union["primary_key"],
         serde_json::json!(["id1", "id2", "id3"])
     );
+    // Luban's singletons (`mode="one"`, vertical `##column` sheets among them) and its
+    // list without an index are tables of those kinds, without a key.
+    let kind_of = |luban: &str| {
+        let table = json["tables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["luban"] == luban)
+            .unwrap_or_else(|| panic!("{luban} was not converted"));
+        assert_eq!(table["primary_key"], serde_json::json!([]), "{luban}");
+        table["kind"].as_str().unwrap().to_string()
+    };
+    for singleton in [
+        "common.TbGlobalConfig",
+        "test.TbSingleton",
+        "test.TbTestGlobal",
+    ] {
+        assert_eq!(kind_of(singleton), "singleton");
+    }
+    assert_eq!(kind_of("test.TbNotIndexList"), "list");
     let config = std::fs::read_to_string(out.join("masterctl.toml")).unwrap();
     assert!(config.contains("languages = [\"zh\", \"en\"]"), "{config}");
     assert!(
@@ -399,7 +451,8 @@ fn text_keys_are_checked_against_the_l10n_table_when_it_is_given() {
     let texts = project.join("Datas/l10n/texts.csv");
     std::fs::write(
         &texts,
-        "key,zh,en\n/apple,苹果,apple\n/banana,香蕉,banana\n",
+        // `key_name`: the text key of the singleton of test/table_one.xlsx.
+        "key,zh,en\n/apple,苹果,apple\n/banana,香蕉,banana\nkey_name,名,name\n",
     )
     .unwrap();
     let out = repository(tmp.path(), "masters");
@@ -419,7 +472,7 @@ fn text_keys_are_checked_against_the_l10n_table_when_it_is_given() {
     assert!(run.status.success(), "{}", text(&run));
     assert!(
         stdout(&run).contains(
-            "converted 28 of 53 tables (5 enums)"
+            "converted 32 of 53 tables (5 enums)"
         ) && stdout(&run).contains(
             "Luban's l10n table -> l10n_text (l10n/texts.csv, 2 languages), the keys of text fields"
         ),

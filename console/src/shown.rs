@@ -62,7 +62,9 @@ pub fn store_error(error: StoreError) -> Response {
         | StoreError::NoField { .. }
         | StoreError::NoRow { .. }
         | StoreError::NoCommits(_) => StatusCode::NOT_FOUND,
-        StoreError::BadWorkBranch(_) | StoreError::KeyArity { .. } => StatusCode::BAD_REQUEST,
+        StoreError::BadWorkBranch(_) | StoreError::KeyArity { .. } | StoreError::ListRow { .. } => {
+            StatusCode::BAD_REQUEST
+        }
         StoreError::NothingToPropose(_) | StoreError::Raced { .. } | StoreError::Locked { .. } => {
             StatusCode::CONFLICT
         }

@@ -139,13 +139,30 @@ impl<'a> Lookup<'a> {
         if self.key.is_empty() {
             return Ok(Inspection::Table(TableShape::of(&table)));
         }
-        let key = table.parse_primary_key(self.key)?;
-        let row = table.get(&key).ok_or_else(|| {
-            self.missing(format!(
-                "`{name}` has no row with key {}",
-                self.key.join(" ")
-            ))
-        })?;
+        let row = match self.key {
+            // A table without a key (a list, a singleton): a row by its place.
+            [place] if table.primary_key().next().is_none() => place
+                .strip_prefix('#')
+                .unwrap_or(place)
+                .parse::<usize>()
+                .ok()
+                .and_then(|place| table.row(place.checked_sub(1)?))
+                .ok_or_else(|| {
+                    self.missing(format!(
+                        "`{name}` has no key: a row is found by its place, #1 to #{}; `{place}` is none",
+                        table.len()
+                    ))
+                })?,
+            _ => {
+                let key = table.parse_primary_key(self.key)?;
+                table.get(&key).ok_or_else(|| {
+                    self.missing(format!(
+                        "`{name}` has no row with key {}",
+                        self.key.join(" ")
+                    ))
+                })?
+            }
+        };
         Ok(Inspection::Row(RowShown::of(
             self.masters,
             row,

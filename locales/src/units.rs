@@ -71,7 +71,8 @@ pub fn key_text(key: &[Value]) -> String {
 }
 
 /// A unit's identity in exchange files: `table/field/key` (`item/name/1`,
-/// `quest_drop/note/10|3`). Table and field names never hold `/`; the key may.
+/// `quest_drop/note/10|3`; a singleton's, without a key: `game_rules/welcome`). Table
+/// and field names never hold `/`; the key may.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct UnitId {
     pub table: String,
@@ -82,7 +83,8 @@ pub struct UnitId {
 impl UnitId {
     pub fn parse(text: &str) -> Option<UnitId> {
         let mut parts = text.splitn(3, '/');
-        let (table, field, key) = (parts.next()?, parts.next()?, parts.next()?);
+        // A singleton's units have no key: `game_rules/welcome`.
+        let (table, field, key) = (parts.next()?, parts.next()?, parts.next().unwrap_or(""));
         if table.is_empty() || field.is_empty() {
             return None;
         }
@@ -96,7 +98,10 @@ impl UnitId {
 
 impl fmt::Display for UnitId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}/{}", self.table, self.field, self.key)
+        match self.key.is_empty() {
+            true => write!(f, "{}/{}", self.table, self.field),
+            false => write!(f, "{}/{}/{}", self.table, self.field, self.key),
+        }
     }
 }
 
@@ -258,6 +263,11 @@ mod tests {
         assert_eq!(id.field, "name");
         assert_eq!(id.key, "a/b|2");
         assert_eq!(id.to_string(), "shop/name/a/b|2");
-        assert!(UnitId::parse("shop/name").is_none());
+        // A singleton's: no key.
+        let id = UnitId::parse("game_rules/welcome").unwrap();
+        assert_eq!((id.field.as_str(), id.key.as_str()), ("welcome", ""));
+        assert_eq!(id.to_string(), "game_rules/welcome");
+        assert!(UnitId::parse("shop").is_none());
+        assert!(UnitId::parse("/name/1").is_none());
     }
 }

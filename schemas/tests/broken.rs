@@ -18,7 +18,7 @@ fn the_fixtures_themselves_are_valid() {
         "{:#?}",
         validation.report.diagnostics
     );
-    assert_eq!(validation.tables.len(), 8);
+    assert_eq!(validation.tables.len(), 10);
     // The `#notes` sheet is quiet; nothing else is unmapped.
     assert_eq!(
         validation.report.warning_count(),

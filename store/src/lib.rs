@@ -164,6 +164,9 @@ pub enum StoreError {
         columns: Vec<String>,
         given: usize,
     },
+    /// A row asked for by key of a list, whose rows have none.
+    #[error("`{table}` is a list: its rows have no key to follow through history")]
+    ListRow { table: String },
     /// An import whose paths hold no spreadsheet or CSV file.
     #[error("no spreadsheet files found in the given paths")]
     NoSources,

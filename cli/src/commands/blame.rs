@@ -15,7 +15,8 @@ Examples:
   masterctl blame --region jp item 1              every cell of item 1
   masterctl blame --region jp quest_drop 10 3     a composite key: a value per key field, as inspect takes it
   masterctl blame --region jp quest_drop '10|3'   or its cells joined by |
-  masterctl blame --region jp item 1 price        one field (a text field: every language)")]
+  masterctl blame --region jp item 1 price        one field (a text field: every language)
+  masterctl blame --region jp constants           a singleton: its one record, no key")]
 pub struct Args {
     #[command(flatten)]
     pub repo: RepoArg,
@@ -29,8 +30,9 @@ pub struct Args {
     #[arg(value_name = "TABLE")]
     table: String,
     /// The row's primary key as its cells are written (a composite key: a value per
-    /// key field, or its cells joined by `|`), then, optionally, the one field to show
-    #[arg(value_name = "KEY... [FIELD]", required = true, num_args = 1..)]
+    /// key field, or its cells joined by `|`; a singleton: none), then, optionally, the
+    /// one field to show
+    #[arg(value_name = "KEY... [FIELD]", num_args = 0..)]
     words: Vec<String>,
 }
 

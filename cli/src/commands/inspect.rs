@@ -24,7 +24,8 @@ pub struct Args {
     #[arg(value_name = "NAME")]
     name: Option<String>,
     /// The key: a table's primary key values, a group's key, a matrix's row and column
-    /// (negative numbers as they are: `inspect DIR item -3`)
+    /// (negative numbers as they are: `inspect DIR item -3`); a table without a key (a
+    /// singleton, a list): a row's place, `#1` for the first
     #[arg(value_name = "KEY", allow_negative_numbers = true)]
     key: Vec<String>,
     /// The language of texts (default: the region's first language)

@@ -140,13 +140,13 @@ impl Render for Migrated<'_> {
             self.out.display()
         ));
         for table in &m.tables {
+            let key = match table.kind {
+                "table" => format!("key {}", table.primary_key.join(" + ")),
+                kind => format!("a {kind}"),
+            };
             output.line(format!(
-                "  {} -> {} ({}, {} fields, key {})",
-                table.luban,
-                table.table,
-                table.source,
-                table.fields,
-                table.primary_key.join(" + ")
+                "  {} -> {} ({}, {} fields, {key})",
+                table.luban, table.table, table.source, table.fields,
             ));
         }
         if let Some(table) = &m.l10n_table {

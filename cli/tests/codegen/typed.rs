@@ -1,6 +1,6 @@
 //! The generated API on the sample game, by name: typed fields, enums, texts in two
 //! languages, key and index lookups, a reverse lookup to its source rows, a group, a
-//! weighted draw and a matrix. Run against the build given in MASTERS_BUILD.
+//! weighted draw, a matrix, a singleton and a list. Run against the build given in MASTERS_BUILD.
 
 use masters::*;
 
@@ -52,6 +52,17 @@ fn the_sample_game_reads_typed() {
     assert_eq!(masters.drop_draw().draw(999, 0.5).map(|d| d.item_id()), None);
     assert_eq!(masters.element_matrix(ElementAffinityAttacker::Fire, ElementAffinityDefender::Water), 0.5);
     assert_eq!(masters.element_matrix(ElementAffinityAttacker::Fire, ElementAffinityDefender::Fire), 1.0);
+
+    // The game's rules: a singleton's accessor is its one record.
+    let rules = masters.game_rules();
+    assert_eq!(rules.max_stamina(), 120);
+    assert_eq!(rules.welcome("ja"), "竜の山へようこそ！");
+    assert_eq!(rules.starter_items().iter().collect::<Vec<i64>>(), [1, 2]);
+    assert_eq!(rules.season_ends().map(|d| d.to_string()).as_deref(), Some("2024-06-30"));
+    // The login bonus: a list, in the planners' order, repeats and all.
+    let days: Vec<(i64, i64)> = masters.login_bonus().rows().map(|d| (d.item_id(), d.count())).collect();
+    assert_eq!(days, [(5, 3), (1, 1), (5, 5), (2, 1), (5, 5)]);
+    assert_eq!(masters.login_bonus().row(3).unwrap().item_id_row().unwrap().id(), 2);
 
     // Enums know their values.
     assert_eq!(ItemRarity::parse("epic"), Some(ItemRarity::Epic));

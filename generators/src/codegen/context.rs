@@ -4,7 +4,7 @@
 
 use masterctl_schemas::Value;
 use masterctl_schemas::schema::{
-    CustomKind, Field as SchemaField, FieldType, GeneratedKind, Project, TableSchema,
+    CustomKind, Field as SchemaField, FieldType, GeneratedKind, Project, TableKind, TableSchema,
 };
 use serde::Serialize;
 
@@ -74,6 +74,10 @@ pub struct Table {
     pub indexes: Vec<Index>,
     /// The reverse lookups whose target is this table.
     pub reverses: Vec<String>,
+    /// `table` (keyed), `singleton` or `list`.
+    pub kind: &'static str,
+    /// One record: the loader's accessor is the record itself, checked at open.
+    pub singleton: bool,
 }
 
 /// One field, typed for the target language.
@@ -498,6 +502,8 @@ pub fn context(
                 .collect();
             Table {
                 named: Named::new(lang, &table.name, &table.description),
+                kind: table.kind.as_str(),
+                singleton: table.kind == TableKind::Singleton,
                 columns: fields
                     .iter()
                     .filter(|f| f.kind != "text")

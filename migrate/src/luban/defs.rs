@@ -432,16 +432,30 @@ pub struct SheetHeader {
 }
 
 impl SheetHeader {
-    /// Whether this is a Luban data sheet: its first cell starts with `##`.
+    /// Whether this is a Luban data sheet: its first cell starts with `##`. A sheet
+    /// marked `##column` (`##var#column`, `##column#var`) lists one field per row: it
+    /// is read turned a quarter, its columns as rows, and `vertical` says so.
     pub fn read(grid: &dyn Grid) -> Option<SheetHeader> {
         let first = grid.cell(0, 0).display();
-        if !first.trim().starts_with("##") {
+        let first = first.trim();
+        if !first.starts_with("##") {
             return None;
         }
-        let mut header = SheetHeader {
-            vertical: first.trim().to_ascii_lowercase().starts_with("##column"),
-            ..SheetHeader::default()
-        };
+        if first
+            .split('#')
+            .any(|part| part.eq_ignore_ascii_case("column"))
+        {
+            let mut header = SheetHeader::rows(&Turned(grid), true);
+            header.vertical = true;
+            return Some(header);
+        }
+        Some(SheetHeader::rows(grid, false))
+    }
+
+    /// The structure rows and data rows of a sheet whose first row is `##...`: the names
+    /// there when `names_first` (a turned sheet's first column).
+    fn rows(grid: &dyn Grid, names_first: bool) -> SheetHeader {
+        let mut header = SheetHeader::default();
         let mut described = false;
         for row in 0..grid.height() {
             let marker = grid.cell(row, 0).display().trim().to_ascii_lowercase();
@@ -451,7 +465,7 @@ impl SheetHeader {
                     .filter(|(_, t)| !t.is_empty())
                     .collect::<Vec<_>>()
             };
-            if marker.starts_with("##var") || (row == 0 && marker == "##") {
+            if marker.starts_with("##var") || (row == 0 && (marker == "##" || names_first)) {
                 header.var_rows += 1;
                 if header.var_rows == 1 {
                     header.names = cells();
@@ -484,7 +498,7 @@ impl SheetHeader {
                 }
             }
         }
-        Some(header)
+        header
     }
 
     /// The columns after `column` up to the next named one (a value spread over them).
@@ -528,6 +542,38 @@ pub fn field_name_of(title: &str) -> &str {
 
 /// The Luban data sheets of a workbook (first cell `##...`), by name, with their
 /// structure rows.
+/// A sheet turned a quarter: its columns as rows (a `##column` sheet read as Luban's
+/// ordinary layout).
+struct Turned<'g>(&'g dyn Grid);
+
+impl Grid for Turned<'_> {
+    fn height(&self) -> usize {
+        (0..self.0.height())
+            .map(|row| self.0.width(row))
+            .max()
+            .unwrap_or(0)
+    }
+
+    fn width(&self, _row: usize) -> usize {
+        self.0.height()
+    }
+
+    fn cell(&self, row: usize, column: usize) -> Cell<'_> {
+        if column >= self.0.height() || row >= self.0.width(column) {
+            return Cell::Empty;
+        }
+        self.0.cell(column, row)
+    }
+
+    fn row_position(&self, row: usize) -> u64 {
+        u64::from(self.0.column_position(row))
+    }
+
+    fn column_position(&self, column: usize) -> u32 {
+        u32::try_from(self.0.row_position(column)).unwrap_or(u32::MAX)
+    }
+}
+
 pub fn data_sheets(path: &Path) -> Result<Vec<(String, SheetHeader)>, String> {
     let mut sheets = Vec::new();
     masterctl_schemas::read::workbook::for_each_sheet(path, |name, grid| {

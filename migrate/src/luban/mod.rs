@@ -23,6 +23,7 @@ use toml_writer::{ToTomlKey, ToTomlValue, TomlWrite, WriteTomlValue};
 use crate::infer::{comment_text, free_name, identifier_from};
 use defs::{Defs, SheetHeader, TableDef, VarDef, field_name_of, short_name};
 use masterctl_schemas::load::is_identifier;
+use masterctl_schemas::schema::TableKind;
 use types::{Kind, primitive};
 
 /// Choices the Luban project does not make: the region imported into, its languages.
@@ -186,7 +187,19 @@ pub struct ConvertedTable {
     pub table: String,
     pub source: String,
     pub fields: usize,
+    /// `table` (keyed), `singleton` or `list`.
+    pub kind: &'static str,
     pub primary_key: Vec<String>,
+}
+
+/// What a Luban table becomes: `mode="one"` a singleton, `mode="list"` without an
+/// `index` a list; any other a keyed table.
+fn kind_of(table: &TableDef) -> TableKind {
+    match table.mode.as_str() {
+        "one" | "singleton" => TableKind::Singleton,
+        "list" if table.index.trim().is_empty() => TableKind::List,
+        _ => TableKind::Keyed,
+    }
 }
 
 /// A table, a field or a check masterctl did not take, and why.
@@ -483,6 +496,8 @@ struct FieldOut {
 
 /// A table ready to be written, before references are resolved.
 struct Plan {
+    /// Luban's `mode="one"`: a singleton; `mode="list"` without an index: a list.
+    kind: TableKind,
     luban: String,
     name: String,
     source: String,
@@ -635,6 +650,7 @@ impl<'a> Converter<'a> {
                 table: plan.name.clone(),
                 source: plan.source.clone(),
                 fields: plan.fields.len(),
+                kind: plan.kind.as_str(),
                 primary_key: plan.primary_key.clone(),
             });
         }
@@ -646,6 +662,7 @@ impl<'a> Converter<'a> {
                 table: name.clone(),
                 source: l10n.source.clone(),
                 fields: l10n.languages.len() + 1,
+                kind: TableKind::Keyed.as_str(),
                 primary_key: vec!["key".into()],
             });
         }
@@ -760,14 +777,6 @@ impl<'a> Converter<'a> {
     /// The table's source and fields, or `None` (and why, recorded).
     fn plan(&mut self, table: &TableDef) -> Option<Plan> {
         let luban = table.full_name.as_str();
-        if table.mode == "one" || table.mode == "singleton" {
-            self.skip(
-                luban,
-                None,
-                "a singleton table (mode=\"one\"): one record, no rows to key",
-            );
-            return None;
-        }
         let inputs: Vec<&str> = table
             .input
             .split(',')
@@ -893,14 +902,6 @@ impl<'a> Converter<'a> {
                 }
             },
         };
-        if header.vertical {
-            self.skip(
-                luban,
-                None,
-                "a column-wise sheet (`##column`): one field per row",
-            );
-            return None;
-        }
         if let Some(title) = header.multi_row() {
             let reason = format!("multi-row records (`{title}`): a record spans several rows");
             self.skip(luban, None, reason);
@@ -940,8 +941,13 @@ impl<'a> Converter<'a> {
                 fields.push(field);
             }
         }
-        let primary_key = self.key(table, &vars, &mut fields)?;
+        let kind = kind_of(table);
+        let primary_key = match kind {
+            TableKind::Keyed => self.key(table, &vars, &mut fields)?,
+            TableKind::Singleton | TableKind::List => Vec::new(),
+        };
         Some(Plan {
+            kind,
             luban: luban.to_string(),
             name: String::new(),
             source: format!("{file}#{sheet_name}"),
@@ -1464,14 +1470,6 @@ impl<'a> Converter<'a> {
         let luban = table.full_name.as_str();
         let index = table.index.trim();
         let (key, unique): (Vec<&str>, Vec<&str>) = if index.is_empty() {
-            if table.mode == "list" {
-                self.skip(
-                    luban,
-                    None,
-                    "a list table without a key (mode=\"list\", no index)",
-                );
-                return None;
-            }
             (
                 vars.first().map(|v| v.name.as_str()).into_iter().collect(),
                 Vec::new(),
@@ -1558,7 +1556,14 @@ impl<'a> Converter<'a> {
         if let Some(comment) = &plan.comment {
             let _ = writeln!(out, "description = {}", comment.to_toml_value());
         }
-        let _ = writeln!(out, "primary_key = {}", plan.primary_key.to_toml_value());
+        match plan.kind {
+            TableKind::Keyed => {
+                let _ = writeln!(out, "primary_key = {}", plan.primary_key.to_toml_value());
+            }
+            kind => {
+                let _ = writeln!(out, "kind = {}", kind.as_str().to_toml_value());
+            }
+        }
         // Luban's export groups, as audiences (masterctl.toml says how they were read).
         let everyone = Audiences::default();
         let table = self.groups.audience(plan.group.as_deref(), everyone);

@@ -156,7 +156,10 @@ pub fn status(
             for unit in &units {
                 counts.add(unit.state);
                 if keys {
-                    let place = format!("{}/{}", unit.field, unit.key_text());
+                    let place = match unit.key_text() {
+                        key if key.is_empty() => unit.field.to_string(),
+                        key => format!("{}/{key}", unit.field),
+                    };
                     match by_state.iter_mut().find(|s| s.state == unit.state) {
                         Some(list) => list.units.push(place),
                         None => by_state.push(StateKeys {

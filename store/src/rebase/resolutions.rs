@@ -8,7 +8,7 @@ use masterctl_schemas::parse::parse_text_in;
 use masterctl_schemas::value::LIST_SEPARATOR;
 use masterctl_schemas::{Table, TableSchema, Value};
 
-use crate::merge::{Conflict, ConflictKind};
+use crate::merge::{Conflict, ConflictKind, row_key};
 
 /// How one conflicting cell is resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,7 +54,7 @@ pub fn apply(
         HashMap::new()
     } else {
         (0..table.row_count())
-            .map(|row| (table.key(row, &schema.primary_key), row))
+            .map(|row| (row_key(schema, table, row), row))
             .filter(|(key, _)| wanted.contains(key))
             .collect()
     };
@@ -114,7 +114,7 @@ pub fn apply(
     }
     if !remove.is_empty() {
         let keep: Vec<usize> = (0..table.row_count())
-            .filter(|&row| !remove.contains(&table.key(row, &schema.primary_key)))
+            .filter(|&row| !remove.contains(&row_key(schema, table, row)))
             .collect();
         for column in &mut table.columns {
             *column = keep.iter().map(|&row| column[row].clone()).collect();

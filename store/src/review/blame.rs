@@ -150,6 +150,11 @@ fn check_asked(
     field: Option<&str>,
 ) -> Result<Vec<String>, StoreError> {
     let table = &schema.name;
+    if schema.kind == masterctl_schemas::schema::TableKind::List {
+        return Err(StoreError::ListRow {
+            table: table.clone(),
+        });
+    }
     let key_columns = key_names(schema);
     if key.len() != key_columns.len() {
         return Err(StoreError::KeyArity {

@@ -17,7 +17,7 @@ mod zoned;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use git2::{Oid, Repository, Tree};
-use masterctl_schemas::schema::GeneratedSchema;
+use masterctl_schemas::schema::{GeneratedSchema, TableKind};
 use masterctl_schemas::{FieldType, Project, TableSchema};
 use serde::Serialize;
 
@@ -670,8 +670,11 @@ fn diff_table(
     label_rows(from, to, name, old, new, &mut changes)?;
     zoned::show_in_zone(new, &mut changes);
     // Rows in key order as the table orders them (1, 2, 10), a row's texts after its
-    // cells; what concerns the table itself first.
-    changes.sort_by(|a, b| key_cmp(a.key.as_deref(), b.key.as_deref()));
+    // cells; what concerns the table itself first. A list's rows stay in their order.
+    match new.kind {
+        TableKind::List => changes.sort_by_key(|c| c.key.is_some()),
+        _ => changes.sort_by(|a, b| key_cmp(a.key.as_deref(), b.key.as_deref())),
+    }
     for c in &changes {
         match c.kind {
             ChangeKind::RowAdded => table.rows_added += 1,
@@ -841,10 +844,21 @@ impl TableRows {
                 matches!(new_schema.fields[f].ty, FieldType::Int | FieldType::Float)
             })
         };
-        for event in rows::diff_rows(&self.old, &self.new, &old_key, &new_key) {
+        // A list's rows are named by their place (`#3`): the new one, or the old one
+        // for a row removed.
+        let is_list = new_schema.kind == TableKind::List;
+        let key_of = |rows: &Rows, row: usize, key: &[usize]| match is_list {
+            true => vec![format!("#{}", row + 1)],
+            false => rows.key_cells(row, key),
+        };
+        let events = match is_list {
+            true => rows::diff_positions(&self.old, &self.new),
+            false => rows::diff_rows(&self.old, &self.new, &old_key, &new_key),
+        };
+        for event in events {
             match event {
                 RowEvent::Added(n) => {
-                    let key = self.new.key_cells(n, &new_key);
+                    let key = key_of(&self.new, n, &new_key);
                     moved.insert(key.clone());
                     changes.push(Change {
                         key: Some(key),
@@ -853,7 +867,7 @@ impl TableRows {
                     });
                 }
                 RowEvent::Removed(o) => {
-                    let key = self.old.key_cells(o, &old_key);
+                    let key = key_of(&self.old, o, &old_key);
                     moved.insert(key.clone());
                     changes.push(Change {
                         key: Some(key),
@@ -862,7 +876,7 @@ impl TableRows {
                     });
                 }
                 RowEvent::Changed(o, n, columns) => {
-                    let key = self.new.key_cells(n, &new_key);
+                    let key = key_of(&self.new, n, &new_key);
                     for column in columns {
                         let before = self.old.cell(o, column.old);
                         let after = self.new.cell(n, column.new);

@@ -173,30 +173,13 @@ pub fn diff_rows(old: &Rows, new: &Rows, old_key: &[usize], new_key: &[usize]) -
         .enumerate()
         .map(|(i, k)| (k.as_ref(), i))
         .collect();
-    let shared: Vec<Column> = new
-        .header
-        .iter()
-        .enumerate()
-        .filter_map(|(n, name)| {
-            let o = old.header.iter().position(|h| h == name)?;
-            Some(Column {
-                name: name.clone(),
-                old: o,
-                new: n,
-            })
-        })
-        .collect();
+    let shared = shared_columns(old, new);
     let same_shape = old.header == new.header;
     let compare = |o: usize, n: usize| -> Option<RowEvent> {
         if same_shape && equal_records(old.record(o), new.record(n)) {
             return None;
         }
-        let changed: Vec<Column> = shared
-            .iter()
-            .filter(|c| old.field(o, c.old) != new.field(n, c.new))
-            .cloned()
-            .collect();
-        (!changed.is_empty()).then_some(RowEvent::Changed(o, n, changed))
+        changed(old, new, &shared, o, n)
     };
     let mut events = Vec::new();
     let mut matched_old = vec![false; old.len()];
@@ -238,6 +221,77 @@ pub fn diff_rows(old: &Rows, new: &Rows, old_key: &[usize], new_key: &[usize]) -
         }
     }
     events
+}
+
+/// The rows of two versions of a list (a table without a key) matched by place: the
+/// longest run of rows both have unchanged, in order, is matched first (as `git diff`
+/// matches lines); between two matched rows, the rows each side has there are paired
+/// in order (changed), and what one side has more is added or removed. So a row
+/// inserted in the middle is one row added, not every row after it changed.
+pub fn diff_positions(old: &Rows, new: &Rows) -> Vec<RowEvent> {
+    let shared = shared_columns(old, new);
+    let text = |rows: &Rows, row: usize, side_of: fn(&Column) -> usize| -> Vec<u8> {
+        let mut bytes = Vec::new();
+        for column in &shared {
+            bytes.extend_from_slice(rows.field(row, side_of(column)));
+            bytes.push(0x1f);
+        }
+        bytes
+    };
+    let hash = |bytes: Vec<u8>| -> u64 {
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(bytes)
+    };
+    let old_rows: Vec<u64> = (0..old.len())
+        .map(|r| hash(text(old, r, |c| c.old)))
+        .collect();
+    let new_rows: Vec<u64> = (0..new.len())
+        .map(|r| hash(text(new, r, |c| c.new)))
+        .collect();
+    let compare = |o: usize, n: usize| changed(old, new, &shared, o, n);
+    let mut events = Vec::new();
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_rows, &new_rows) {
+        let (_, old_range, new_range) = op.as_tag_tuple();
+        if let similar::DiffTag::Equal = op.tag() {
+            // Equal hashes: compared anyway, so that a collision is a change, not lost.
+            events.extend(old_range.zip(new_range).filter_map(|(o, n)| compare(o, n)));
+            continue;
+        }
+        let paired = old_range.len().min(new_range.len());
+        for (o, n) in old_range.clone().zip(new_range.clone()) {
+            events.extend(compare(o, n));
+        }
+        events.extend(old_range.skip(paired).map(RowEvent::Removed));
+        events.extend(new_range.skip(paired).map(RowEvent::Added));
+    }
+    events
+}
+
+/// Row `o` of `old` and row `n` of `new` compared over the columns both have: the
+/// columns whose cells differ, if any.
+fn changed(old: &Rows, new: &Rows, shared: &[Column], o: usize, n: usize) -> Option<RowEvent> {
+    let changed: Vec<Column> = shared
+        .iter()
+        .filter(|c| old.field(o, c.old) != new.field(n, c.new))
+        .cloned()
+        .collect();
+    (!changed.is_empty()).then_some(RowEvent::Changed(o, n, changed))
+}
+
+/// The columns both files have, by name, in the new file's order.
+fn shared_columns(old: &Rows, new: &Rows) -> Vec<Column> {
+    new.header
+        .iter()
+        .enumerate()
+        .filter_map(|(n, name)| {
+            let o = old.header.iter().position(|h| h == name)?;
+            Some(Column {
+                name: name.clone(),
+                old: o,
+                new: n,
+            })
+        })
+        .collect()
 }
 
 /// Whether two records' cells are equal: the same bytes, cut at the same places
@@ -282,6 +336,25 @@ mod tests {
                 RowEvent::Added(2),
             ]
         );
+    }
+
+    #[test]
+    fn list_rows_are_matched_by_place_around_what_both_have() {
+        let old = rows("item,count\n1,10\n2,20\n3,30\n4,40\n");
+        // A row inserted second, the third changed, the last removed.
+        let new = rows("item,count\n1,10\n9,90\n2,20\n3,35\n");
+        assert_eq!(
+            diff_positions(&old, &new),
+            vec![
+                RowEvent::Added(1),
+                RowEvent::Changed(2, 3, vec![column("count", 1, 1)]),
+                RowEvent::Removed(3),
+            ]
+        );
+        // Repeated rows are rows like any other.
+        let old = rows("item,count\n1,1\n1,1\n");
+        let new = rows("item,count\n1,1\n1,1\n1,1\n");
+        assert_eq!(diff_positions(&old, &new), vec![RowEvent::Added(2)]);
     }
 
     #[test]

@@ -10,14 +10,28 @@
 //! resolved silently: it is in [`TableMerge::conflicts`], and the merged table holds the
 //! region's value there until a resolution says otherwise.
 //!
-//! All three tables are typed against the same schema (the merged one).
+//! All three tables are typed against the same schema (the merged one). A list (no
+//! key) merges by place instead ([`list`]); a singleton is its one record, merged as a
+//! row is.
 
 use std::cmp::Ordering;
 use std::path::PathBuf;
 
 use masterctl_schemas::canonical::key_order;
+use masterctl_schemas::schema::TableKind;
 use masterctl_schemas::table::{Origin, SourceFormat};
 use masterctl_schemas::{Table, TableSchema, Value};
+
+mod list;
+
+/// What names a row in a conflict: its primary key; a list's row, its place (`[3]` for
+/// the third); a singleton's one record, nothing.
+pub fn row_key(schema: &TableSchema, table: &Table, row: usize) -> Vec<Value> {
+    match schema.kind {
+        TableKind::List => vec![Value::Int(row as i64 + 1)],
+        _ => table.key(row, &schema.primary_key),
+    }
+}
 
 /// What the region owns of a table (`owns` in masterctl.toml).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -222,6 +236,9 @@ pub fn merge_table(
 ) -> TableMerge {
     let empty = empty_like(schema, ours);
     let tables = [base.unwrap_or(&empty), theirs, ours];
+    if schema.kind == TableKind::List {
+        return list::merge_list(schema, tables, ownership);
+    }
     let orders = tables.map(|t| key_order(schema, t));
     let key_cmp = |a: (usize, usize), b: (usize, usize)| {
         schema
@@ -292,30 +309,7 @@ pub fn merge_table(
         let row = merge_row(present, fields, cell, owned);
         applied += row.applied;
         kept += row.kept;
-        for (kind, field) in row.conflicts {
-            conflicts.push(Conflict {
-                kind,
-                key: key(),
-                field,
-                base: cell(B, field).cloned(),
-                ours: cell(O, field).cloned(),
-                theirs: cell(T, field).cloned(),
-            });
-        }
-        match row.choice {
-            RowChoice::Drop => {}
-            RowChoice::Whole(side) => push_row(side, at[side].unwrap_or_default()),
-            RowChoice::Cells(sides) => {
-                for (field, column) in columns.iter_mut().enumerate() {
-                    let side = sides[field];
-                    column.push(
-                        tables[side]
-                            .value(at[side].unwrap_or_default(), field)
-                            .clone(),
-                    );
-                }
-            }
-        }
+        settle(row, at, tables, key, &mut columns, &mut conflicts);
     }
     TableMerge {
         table: from_columns(schema, ours, columns),
@@ -323,6 +317,43 @@ pub fn merge_table(
         applied,
         kept,
         seeded,
+    }
+}
+
+/// A merged row's outcome carried out: its conflicts recorded under `key` with the
+/// three versions' cells, its values pushed onto `columns`. `at`: the row's place in
+/// each version that has it; `key` is asked only when there is a conflict.
+fn settle(
+    row: RowMerge,
+    at: [Option<usize>; 3],
+    tables: [&Table; 3],
+    key: impl Fn() -> Vec<Value>,
+    columns: &mut [Vec<Value>],
+    conflicts: &mut Vec<Conflict>,
+) {
+    let cell = |side: usize, field: usize| at[side].map(|row| tables[side].value(row, field));
+    for &(kind, field) in &row.conflicts {
+        conflicts.push(Conflict {
+            kind,
+            key: key(),
+            field,
+            base: cell(B, field).cloned(),
+            ours: cell(O, field).cloned(),
+            theirs: cell(T, field).cloned(),
+        });
+    }
+    let side_of = |field: usize| match &row.choice {
+        RowChoice::Cells(sides) => sides[field],
+        RowChoice::Whole(side) => *side,
+        RowChoice::Drop => O,
+    };
+    if matches!(row.choice, RowChoice::Drop) {
+        return;
+    }
+    for (field, column) in columns.iter_mut().enumerate() {
+        let side = side_of(field);
+        let row = at[side].unwrap_or_default();
+        column.push(tables[side].value(row, field).clone());
     }
 }
 
