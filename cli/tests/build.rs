@@ -57,7 +57,15 @@ fn every_row_lookup_and_language_reads_back_what_the_branch_holds() {
     for name in tables {
         let table = masters.table(name).unwrap();
         let (header, rows) = csv_of(root, &format!("tables/{name}.csv"));
-        assert_eq!(table.columns().collect::<Vec<_>>(), header, "{name}");
+        // The field's columns, then each map's values (`level_exp.values`: its keys are
+        // in `level_exp`).
+        let columns: Vec<&str> = table.columns().collect();
+        assert_eq!(columns[..header.len()], header, "{name}");
+        assert!(
+            columns[header.len()..]
+                .iter()
+                .all(|c| c.ends_with(".values"))
+        );
         assert_eq!(table.len(), rows.len(), "{name}");
         let pk: Vec<usize> = table.primary_key().collect();
         for (position, cells) in rows.iter().enumerate() {
@@ -74,7 +82,18 @@ fn every_row_lookup_and_language_reads_back_what_the_branch_holds() {
             };
             assert_eq!(row.index(), position, "rows are in key order");
             let values: Vec<String> = (0..header.len())
-                .map(|c| row.value(c).to_string())
+                .map(|c| match table.column(&format!("{}.values", header[c])) {
+                    Some(values) => match (row.value(c), row.value(values)) {
+                        (ValueRef::List(keys), ValueRef::List(values)) => keys
+                            .iter()
+                            .zip(values.iter())
+                            .map(|(k, v)| format!("{k}:{v}"))
+                            .collect::<Vec<_>>()
+                            .join("|"),
+                        _ => String::new(),
+                    },
+                    None => row.value(c).to_string(),
+                })
                 .collect();
             assert_eq!(&values, cells, "{name}");
         }

@@ -143,7 +143,7 @@ fn inferred_type<'v>(mut values: impl Iterator<Item = &'v Value>) -> (ColumnType
         Value::Str(_) => Some(ColumnType::Str),
         Value::Date(_) => Some(ColumnType::Date),
         Value::DateTime(_) => Some(ColumnType::DateTime),
-        Value::Null | Value::List(_) => None,
+        Value::Null | Value::List(_) | Value::Map(_) => None,
     };
     values
         .find_map(|v| match v {
@@ -227,8 +227,11 @@ fn column<'v>(
     }
 }
 
-/// A schema field's column over some rows.
+/// A schema field's column over some rows (a map's: its keys, see [`map_columns`]).
 fn field_column<'v>(field: &Field, cells: impl ExactSizeIterator<Item = &'v Value>) -> ColumnData {
+    if let FieldType::Map(key, _) = &field.ty {
+        return map_columns(field, cells, key).0;
+    }
     column(
         &field.name,
         column_type(&field.ty),
@@ -237,18 +240,57 @@ fn field_column<'v>(field: &Field, cells: impl ExactSizeIterator<Item = &'v Valu
     )
 }
 
+use masterctl_runtime::format::MAP_VALUES;
+
+/// A map field's two columns: its keys and its values, lists of the same lengths.
+fn map_columns<'v>(
+    field: &Field,
+    cells: impl ExactSizeIterator<Item = &'v Value>,
+    key: &FieldType,
+) -> (ColumnData, ColumnData) {
+    let (mut keys, mut values) = (Vec::with_capacity(cells.len()), Vec::new());
+    for cell in cells {
+        let (k, v): (Vec<Value>, Vec<Value>) = match cell {
+            Value::Map(entries) => entries.iter().cloned().unzip(),
+            _ => (Vec::new(), Vec::new()),
+        };
+        let null = cell.is_null();
+        keys.push(if null {
+            Value::Null
+        } else {
+            Value::List(k.into())
+        });
+        values.push(if null {
+            Value::Null
+        } else {
+            Value::List(v.into())
+        });
+    }
+    (
+        column(&field.name, column_type(key), true, keys.iter()),
+        column(
+            &format!("{}{MAP_VALUES}", field.name),
+            column_type(field.ty.scalar()),
+            true,
+            values.iter(),
+        ),
+    )
+}
+
 /// The archive of a table: its non-text columns in key order, key and indexes.
 fn table_data(schema: &TableSchema, table: &Table, order: &Order) -> TableData {
     let fields = data_fields(schema);
-    let columns = fields
+    let cells = |f: usize| order.rows.iter().map(move |&row| table.value(row, f));
+    let mut columns: Vec<ColumnData> = fields
         .iter()
-        .map(|&f| {
-            field_column(
-                &schema.fields[f],
-                order.rows.iter().map(|&row| table.value(row, f)),
-            )
-        })
+        .map(|&f| field_column(&schema.fields[f], cells(f)))
         .collect();
+    // Maps' values after every field's column, so that a field's column is at its place.
+    for &f in &fields {
+        if let FieldType::Map(key, _) = &schema.fields[f].ty {
+            columns.push(map_columns(&schema.fields[f], cells(f), key).1);
+        }
+    }
     let position_of = |field: usize| fields.iter().position(|&f| f == field).map(|p| p as u32);
     let indexes = schema
         .indexes
@@ -490,11 +532,23 @@ fn table_files(
     let data = table_data(schema, table, order);
     let mut client = Vec::new();
     if input.client {
+        // Each enum column's values: a map's keys are its field's column, its values
+        // the `.values` one.
+        let value_columns: Vec<(String, &[std::sync::Arc<str>])> = schema
+            .fields
+            .iter()
+            .filter(|f| f.ty.map_key().is_some() && *f.ty.scalar() == FieldType::Enum)
+            .map(|f| (format!("{}{MAP_VALUES}", f.name), f.values.as_slice()))
+            .collect();
         let enums: HashMap<&str, &[std::sync::Arc<str>]> = schema
             .fields
             .iter()
-            .filter(|f| *f.ty.scalar() == FieldType::Enum)
+            .filter(|f| match f.ty.map_key() {
+                Some(key) => *key == FieldType::Enum,
+                None => *f.ty.scalar() == FieldType::Enum,
+            })
             .map(|f| (f.name.as_str(), f.values.as_slice()))
+            .chain(value_columns.iter().map(|(n, v)| (n.as_str(), *v)))
             .collect();
         client.extend(client_files(
             ("tables", &schema.name, None, None),

@@ -69,6 +69,7 @@ pub fn reverse_table(
             let targets: Vec<&Value> = match table.value(row, field) {
                 Value::Null => continue,
                 Value::List(items) => items.iter().collect(),
+                Value::Map(entries) => entries.iter().map(|(key, _)| key).collect(),
                 single => vec![single],
             };
             let key = table.key(row, &schema.primary_key);

@@ -88,6 +88,11 @@ pub enum ColumnType {
     DateTime,
 }
 
+/// The suffix of the column holding a map field's values: column `bonus` holds its
+/// keys (a list per row, in the canonical order), `bonus.values` the value of each, in
+/// the same places. Field names hold no `.`, so it names no field.
+pub const MAP_VALUES: &str = ".values";
+
 /// One column.
 #[derive(Archive, Serialize, Debug, Clone, PartialEq)]
 pub struct ColumnData {

@@ -13,6 +13,10 @@ use crate::table::{Table, ValueRef};
 /// spreadsheets in many locales read `1,234` as a number.
 pub const LIST_SEPARATOR: char = '|';
 
+/// The separator between a map entry's key and value: `1:100|2:250` (the key holds
+/// none; a value may, a time of day among them).
+pub const MAP_SEPARATOR: char = ':';
+
 /// Shortest text that parses back to the same float; `-0` is written `0`.
 pub fn format_float(x: f64) -> String {
     if x == 0.0 {

@@ -172,9 +172,10 @@ fn sub_schema(schema: &TableSchema, fields: &[usize]) -> TableSchema {
             field.min_length = None;
             field.max_length = None;
             field.pattern = None;
-            // Canonical files write lists with `|`, empty cells empty and enum values
-            // by name: the sheets' own spellings do not apply.
+            // Canonical files write lists with `|` (maps `k:v|k:v`), empty cells empty
+            // and enum values by name: the sheets' own spellings do not apply.
             field.separator = None;
+            field.key_separator = None;
             field.nulls.clear();
             field.aliases.clear();
             field.ty = stored_type(&field);

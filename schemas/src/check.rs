@@ -21,13 +21,19 @@ pub fn problem(code: Code, message: impl Into<String>) -> Diagnostic {
 /// Check a typed, non-null value against its field's options: enum values, min/max,
 /// min_length/max_length (in grapheme clusters, as a person counts characters), pattern.
 pub fn check_value(field: &Field, value: &Value) -> Result<(), Problem> {
-    if let Value::List(items) = value {
-        for item in items.iter() {
-            check_scalar(field, item)?;
-        }
-        return Ok(());
+    match value {
+        Value::List(items) => items.iter().try_for_each(|item| check_scalar(field, item)),
+        // The options are the values'; a map's enum keys are checked against `values`.
+        Value::Map(entries) => entries.iter().try_for_each(|(key, value)| {
+            if field.ty.map_key() == Some(&FieldType::Enum)
+                && let Some(text) = key.as_str()
+            {
+                check_enum(field, text)?;
+            }
+            check_scalar(field, value)
+        }),
+        _ => check_scalar(field, value),
     }
-    check_scalar(field, value)
 }
 
 fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
@@ -51,18 +57,8 @@ fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
     }
     if field.ty.scalar() == &FieldType::Enum
         && let Some(text) = value.as_str()
-        && !field.values.iter().any(|v| &**v == text)
     {
-        let mut d = problem(
-            Code::EnumValue,
-            format!("`{text}` is not a value of `{}`", field.name),
-        )
-        .found(text)
-        .expected(format!("one of: {}", field.values.join(", ")));
-        if let Some(similar) = did_you_mean(text.trim(), field.values.iter().map(|v| &**v)) {
-            d = d.hint(format!("did you mean `{similar}`?"));
-        }
-        return Err(d.into());
+        check_enum(field, text)?;
     }
     if let Some(min) = &field.min
         && value < min
@@ -134,6 +130,23 @@ fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
     Ok(())
 }
 
+/// An enum's value (or a map's enum key) is one of the field's `values`.
+fn check_enum(field: &Field, text: &str) -> Result<(), Problem> {
+    if field.values.iter().any(|v| &**v == text) {
+        return Ok(());
+    }
+    let mut d = problem(
+        Code::EnumValue,
+        format!("`{text}` is not a value of `{}`", field.name),
+    )
+    .found(text)
+    .expected(format!("one of: {}", field.values.join(", ")));
+    if let Some(similar) = did_you_mean(text.trim(), field.values.iter().map(|v| &**v)) {
+        d = d.hint(format!("did you mean `{similar}`?"));
+    }
+    Err(d.into())
+}
+
 /// Whether the grapheme count can decide anything: a text never has more graphemes
 /// than bytes, so a text within `max_length` bytes (and no `min_length`) passes as is.
 fn needs_length_count(field: &Field, text: &str) -> bool {
@@ -176,6 +189,7 @@ mod tests {
             column_offset: 0,
             nulls: Vec::new(),
             separator: None,
+            key_separator: None,
             aliases: Vec::new(),
             zone: crate::Zone::utc(),
             audience: Default::default(),

@@ -4,7 +4,7 @@
 use crate::schema::FieldType;
 use masterctl_runtime::text;
 
-use crate::value::{LIST_SEPARATOR, Value, parse_date};
+use crate::value::{LIST_SEPARATOR, MAP_SEPARATOR, Value, parse_date};
 use crate::zone::{Zone, read_datetime};
 
 /// Why a text could not become a value of a type: what was expected, and maybe a hint.
@@ -41,6 +41,11 @@ pub fn describe(ty: &FieldType) -> String {
             "a date and time like 2024-04-01T10:00:00 (or with an offset: …+09:00, …Z)".into()
         }
         FieldType::List(inner) => format!("a list of {} separated by `|`", describe(inner)),
+        FieldType::Map(key, value) => format!(
+            "entries `key:value` separated by `|`, each key {} and each value {}",
+            describe(key),
+            describe(value)
+        ),
     }
 }
 
@@ -76,7 +81,84 @@ pub fn parse_text_in(ty: &FieldType, text: &str, zone: Option<&Zone>) -> Result<
         FieldType::List(inner) => {
             parse_list(inner, text, LIST_SEPARATOR.encode_utf8(&mut [0; 4]), zone)
         }
+        FieldType::Map(key, value) => {
+            let separators = MapSeparators {
+                entries: &LIST_SEPARATOR.to_string(),
+                key: &MAP_SEPARATOR.to_string(),
+            };
+            parse_map((key, value), text, separators, zone)
+        }
     }
+}
+
+/// What a map cell is split at: between entries, and between an entry's key and
+/// value. The same text for both means keys and values alternate (`1,100,2,250`, as
+/// Luban writes maps).
+#[derive(Debug, Clone, Copy)]
+pub struct MapSeparators<'s> {
+    pub entries: &'s str,
+    pub key: &'s str,
+}
+
+/// A map of `key` to `value` values, sorted by key; a key given twice, an entry
+/// without a key or value, is a mismatch naming it.
+pub fn parse_map(
+    (key, value): (&FieldType, &FieldType),
+    text: &str,
+    separators: MapSeparators<'_>,
+    zone: Option<&Zone>,
+) -> Result<Value, Mismatch> {
+    let expected = || {
+        format!(
+            "entries `key{}value` separated by `{}`, each key {} and each value {}",
+            separators.key,
+            separators.entries,
+            describe(key),
+            describe(value)
+        )
+    };
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
+    if separators.entries == separators.key {
+        let parts: Vec<&str> = text.split(separators.entries).collect();
+        if !parts.len().is_multiple_of(2) {
+            return Err(Mismatch::new(expected()).hint(format!(
+                "keys and values alternate, and the cell has {} parts: a key lacks its value",
+                parts.len()
+            )));
+        }
+        pairs.extend(parts.chunks(2).map(|pair| (pair[0], pair[1])));
+    } else {
+        for entry in text.split(separators.entries) {
+            let Some(pair) = entry.split_once(separators.key) else {
+                return Err(Mismatch::new(expected()).hint(format!(
+                    "`{}` has no `{}` between its key and value",
+                    entry.trim(),
+                    separators.key
+                )));
+            };
+            pairs.push(pair);
+        }
+    }
+    let mut entries: Vec<(Value, Value)> = Vec::with_capacity(pairs.len());
+    for (k, v) in pairs {
+        let (k, v) = (k.trim(), v.trim());
+        if k.is_empty() || v.is_empty() {
+            return Err(Mismatch::new(expected()).hint("an entry lacks its key or its value"));
+        }
+        let typed = |ty: &FieldType, part: &str| {
+            parse_text_in(ty, part, zone).map_err(|m| {
+                Mismatch::new(expected()).hint(format!("`{part}` is not {}", m.expected))
+            })
+        };
+        entries.push((typed(key, k)?, typed(value, v)?));
+    }
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    if let Some(twice) = entries.windows(2).find(|w| w[0].0 == w[1].0) {
+        return Err(
+            Mismatch::new(expected()).hint(format!("the key {} is given twice", twice[0].0))
+        );
+    }
+    Ok(Value::Map(entries.into()))
 }
 
 /// A list of `inner` values written with `separator` between them (`|` in canonical

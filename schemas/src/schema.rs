@@ -273,9 +273,12 @@ pub struct Field {
     /// Cell texts read as an empty cell (`null = ["NULL"]`: the field's, else the
     /// project's; none by default).
     pub nulls: Vec<String>,
-    /// What separates a list's elements in the sheets (`|` by default; canonical files
-    /// always use `|`).
+    /// What separates a list's elements (a map's entries) in the sheets (`|` by
+    /// default; canonical files always use `|`).
     pub separator: Option<String>,
+    /// What separates a map entry's key from its value in the sheets (`:` by default;
+    /// the same as `separator`: keys and values alternate, as Luban writes maps).
+    pub key_separator: Option<String>,
     /// Other texts cells write an enum's values as (aliases, numbers), and the value.
     pub aliases: Vec<(String, std::sync::Arc<str>)>,
     /// What a datetime without an offset means in this field: the project's `timezone`.
@@ -332,6 +335,9 @@ pub enum FieldType {
     Date,
     DateTime,
     List(Box<FieldType>),
+    /// `map<K, V>`: keys of `K` (int, string, enum or bool), each with a value of `V`
+    /// (a scalar); written `k:v|k:v`, canonical sorted by key.
+    Map(Box<FieldType>, Box<FieldType>),
 }
 
 impl FieldType {
@@ -341,9 +347,25 @@ impl FieldType {
         if let Some(inner) = text.strip_prefix("list<").and_then(|t| t.strip_suffix('>')) {
             let inner = FieldType::parse(inner)?;
             return match inner {
-                FieldType::List(_) | FieldType::Text => None,
+                FieldType::List(_) | FieldType::Map(..) | FieldType::Text => None,
                 scalar => Some(FieldType::List(Box::new(scalar))),
             };
+        }
+        if let Some(inner) = text.strip_prefix("map<").and_then(|t| t.strip_suffix('>')) {
+            let (key, value) = inner.split_once(',')?;
+            let (key, value) = (FieldType::parse(key)?, FieldType::parse(value)?);
+            let key_fits = matches!(
+                key,
+                FieldType::Int | FieldType::String | FieldType::Enum | FieldType::Bool
+            );
+            let value_fits = !matches!(
+                value,
+                FieldType::List(_) | FieldType::Map(..) | FieldType::Text
+            );
+            // One field has one list of enum values: the key's or the value's.
+            let one_enum = !(key == FieldType::Enum && value == FieldType::Enum);
+            return (key_fits && value_fits && one_enum)
+                .then(|| FieldType::Map(Box::new(key), Box::new(value)));
         }
         Some(match text {
             "int" => FieldType::Int,
@@ -375,12 +397,34 @@ impl FieldType {
         matches!(self, FieldType::String | FieldType::Text | FieldType::Enum)
     }
 
-    /// The element type of a list, or the type itself.
+    /// The element type of a list, a map's value type, or the type itself.
     pub fn scalar(&self) -> &FieldType {
         match self {
-            FieldType::List(inner) => inner,
+            FieldType::List(inner) | FieldType::Map(_, inner) => inner,
             other => other,
         }
+    }
+
+    /// The type of the values a `references` checks: a list's elements, a map's keys.
+    pub fn referenced(&self) -> &FieldType {
+        match self {
+            FieldType::Map(key, _) => key,
+            other => other.scalar(),
+        }
+    }
+
+    /// A map's key type.
+    pub fn map_key(&self) -> Option<&FieldType> {
+        match self {
+            FieldType::Map(key, _) => Some(key),
+            _ => None,
+        }
+    }
+
+    /// Whether a field of this type holds an enum value somewhere: itself, its
+    /// elements, a map's keys or values.
+    pub fn holds_enum(&self) -> bool {
+        self.scalar() == &FieldType::Enum || self.map_key() == Some(&FieldType::Enum)
     }
 }
 
@@ -396,6 +440,7 @@ impl std::fmt::Display for FieldType {
             FieldType::Date => f.write_str("date"),
             FieldType::DateTime => f.write_str("datetime"),
             FieldType::List(inner) => write!(f, "list<{inner}>"),
+            FieldType::Map(key, value) => write!(f, "map<{key}, {value}>"),
         }
     }
 }

@@ -514,35 +514,54 @@ fn convert(field: &Field, cell: Cell) -> Result<Value, Problem> {
             }
         }
     }
-    let value = match (&field.ty, &field.separator, cell) {
+    let own = |m: crate::parse::Mismatch| {
+        let mut p = problem(
+            Code::TypeError,
+            format!("expected {}, found `{}`", m.expected, cell.display()),
+        )
+        .found(cell.display())
+        .expected(m.expected);
+        p.hint = m.hint;
+        Problem::new(p)
+    };
+    let value = match (&field.ty, cell) {
         // A list written with the field's own separator (`1,2,3`).
-        (FieldType::List(inner), Some(separator), Cell::Text(text)) if !text.trim().is_empty() => {
-            crate::parse::parse_list(inner, text, separator, Some(&field.zone)).map_err(|m| {
-                let mut p = problem(
-                    Code::TypeError,
-                    format!("expected {}, found `{}`", m.expected, cell.display()),
-                )
-                .found(cell.display())
-                .expected(m.expected);
-                p.hint = m.hint;
-                Problem::new(p)
-            })?
+        (FieldType::List(inner), Cell::Text(text))
+            if field.separator.is_some() && !text.trim().is_empty() =>
+        {
+            let separator = field.separator.as_deref().unwrap_or("|");
+            crate::parse::parse_list(inner, text, separator, Some(&field.zone)).map_err(own)?
+        }
+        // A map written with the field's own separators (`1=100;2=250`, `1,100,2,250`).
+        (FieldType::Map(key, value), Cell::Text(text))
+            if (field.separator.is_some() || field.key_separator.is_some())
+                && !text.trim().is_empty() =>
+        {
+            let separators = crate::parse::MapSeparators {
+                entries: field.separator.as_deref().unwrap_or("|"),
+                key: field.key_separator.as_deref().unwrap_or(":"),
+            };
+            let zone = Some(&field.zone);
+            crate::parse::parse_map((key, value), text, separators, zone).map_err(own)?
         }
         _ => typed(&field.ty, cell, &field.zone)?,
     };
     // A list of enum values written with aliases or numbers.
+    let alias = |value: &Value| match value {
+        Value::Str(text) => Value::Str(enum_alias(field, text).unwrap_or_else(|| text.clone())),
+        other => other.clone(),
+    };
     let value = match value {
-        Value::List(items) if !field.aliases.is_empty() => Value::List(
-            items
-                .iter()
-                .map(|item| match item {
-                    Value::Str(text) => {
-                        Value::Str(enum_alias(field, text).unwrap_or_else(|| text.clone()))
-                    }
-                    other => other.clone(),
-                })
-                .collect(),
-        ),
+        // A map's enum keys or values, likewise (its keys sorted again, by value name).
+        Value::Map(entries) if !field.aliases.is_empty() => {
+            let mut entries: Vec<(Value, Value)> =
+                entries.iter().map(|(k, v)| (alias(k), alias(v))).collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Map(entries.into())
+        }
+        Value::List(items) if !field.aliases.is_empty() => {
+            Value::List(items.iter().map(alias).collect())
+        }
         other => other,
     };
     if value.is_null() {

@@ -326,6 +326,11 @@ impl Reference<'_> {
             let dangling: Vec<&Value> = match value {
                 Value::Null => continue,
                 Value::List(items) => items.iter().filter(|v| !exists(v)).collect(),
+                Value::Map(entries) => entries
+                    .iter()
+                    .map(|(k, _)| k)
+                    .filter(|k| !exists(k))
+                    .collect(),
                 single if exists(single) => continue,
                 single => vec![single],
             };

@@ -6,7 +6,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{errors, load_texts, third_party, validate};
+use common::{errors, load_texts, refused_at_load, third_party, validate};
 use masterctl_schemas::schema::TableKind;
 use masterctl_schemas::{Project, Value};
 use rust_xlsxwriter::Workbook;
@@ -237,18 +237,8 @@ fn a_list_keeps_its_rows_in_order_and_repeats_are_no_error() {
 
 #[test]
 fn what_a_kind_may_not_have_is_refused_when_the_schemas_load() {
-    let refused = |name: &str, text: &str, expected: &str| {
-        let found: Vec<String> = load_texts(CONFIG, &[(name, text)])
-            .err()
-            .unwrap_or_else(|| panic!("{name} loaded"))
-            .iter()
-            .map(|d| format!("{d} {d:?}"))
-            .collect();
-        assert!(
-            found.iter().any(|e| e.contains(expected)),
-            "{expected}: {found:#?}"
-        );
-    };
+    let refused =
+        |name: &str, text: &str, expected: &str| refused_at_load(CONFIG, &[(name, text)], expected);
     refused(
         "a.toml",
         &CONSTANTS.replace("kind = \"singleton\"", "kind = \"singelton\""),
@@ -285,18 +275,7 @@ fn what_a_kind_may_not_have_is_refused_when_the_schemas_load() {
             "name = \"by_item\"\n[reverse]\ntarget = \"login_bonus\"\nsources = [{ table = \"login_bonus\", field = \"item_id\" }]\n",
         ),
     ];
-    let found: Vec<String> = load_texts(CONFIG, &files)
-        .err()
-        .unwrap()
-        .iter()
-        .map(|d| d.to_string())
-        .collect();
-    assert!(
-        found
-            .iter()
-            .any(|e| e.contains("reverse target `login_bonus` is a list")),
-        "{found:#?}"
-    );
+    refused_at_load(CONFIG, &files, "reverse target `login_bonus` is a list");
 }
 
 #[test]

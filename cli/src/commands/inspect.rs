@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use masterctl_delivery::inspect::{
     InspectError, Inspection, MatrixCell, Query, RowShown, Rows, Summary, TableShape, inspect,
 };
+use masterctl_runtime::format::MAP_VALUES;
 use masterctl_runtime::{DateTime, LoadCause, Masters, ValueRef};
 use masterctl_schemas::Zone;
 use serde::Serialize;
@@ -208,8 +209,21 @@ impl Render for RowShown<'_> {
             self.key.join(" ")
         ));
         let zone = zone(self.timezone);
-        for (i, name) in self.row.table().columns().enumerate() {
-            output.line(format!("  {name:<20} {}", shown(&self.row.value(i), &zone)));
+        let table = self.row.table();
+        for (i, name) in table.columns().enumerate() {
+            // A map's values are shown with its keys (`1:0|2:100`), not apart.
+            if name.ends_with(MAP_VALUES)
+                && table
+                    .column(&name[..name.len() - MAP_VALUES.len()])
+                    .is_some()
+            {
+                continue;
+            }
+            let value = match table.column(&format!("{name}{MAP_VALUES}")) {
+                Some(values) => map_shown(&self.row.value(i), &self.row.value(values), &zone),
+                None => shown(&self.row.value(i), &zone),
+            };
+            output.line(format!("  {name:<20} {value}"));
         }
         for text in &self.texts {
             let label = if text.language == self.language {
@@ -233,6 +247,19 @@ impl Render for RowShown<'_> {
 fn zone(name: Option<&str>) -> Zone {
     name.and_then(|name| Zone::named(name).ok())
         .unwrap_or_default()
+}
+
+/// A map cell as people read it: `key:value` entries joined by `|`.
+fn map_shown(keys: &ValueRef<'_>, values: &ValueRef<'_>, zone: &Zone) -> String {
+    match (keys, values) {
+        (ValueRef::List(keys), ValueRef::List(values)) => keys
+            .iter()
+            .zip(values.iter())
+            .map(|(k, v)| format!("{}:{}", shown(&k, zone), shown(&v, zone)))
+            .collect::<Vec<_>>()
+            .join("|"),
+        _ => String::new(),
+    }
 }
 
 /// A value as people read it: a datetime in `zone`, with its offset; the rest as built.

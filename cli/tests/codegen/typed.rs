@@ -59,6 +59,10 @@ fn the_sample_game_reads_typed() {
     assert_eq!(rules.welcome("ja"), "竜の山へようこそ！");
     assert_eq!(rules.starter_items().iter().collect::<Vec<i64>>(), [1, 2]);
     assert_eq!(rules.season_ends().map(|d| d.to_string()).as_deref(), Some("2024-06-30"));
+    // A map: looked up by key, iterated in key order.
+    assert_eq!(rules.level_exp().get(2), Some(100));
+    assert_eq!(rules.level_exp().get(9), None);
+    assert_eq!(rules.level_exp().iter().collect::<Vec<_>>(), [(1, 0), (2, 100), (3, 250)]);
     // The login bonus: a list, in the planners' order, repeats and all.
     let days: Vec<(i64, i64)> = masters.login_bonus().rows().map(|d| (d.item_id(), d.count())).collect();
     assert_eq!(days, [(5, 3), (1, 1), (5, 5), (2, 1), (5, 5)]);

@@ -69,6 +69,8 @@ pub struct Table {
     pub columns: Vec<Field>,
     /// The text fields (one string per language).
     pub texts: Vec<Field>,
+    /// The map fields (each a column of keys and one of values).
+    pub maps: Vec<Field>,
     /// The primary key's fields, in key order.
     pub key: Vec<Field>,
     pub indexes: Vec<Index>,
@@ -118,6 +120,24 @@ pub struct Field {
     /// Part of the primary key.
     pub key: bool,
     pub unique: bool,
+    /// A map: `scalar_type`, `archive_type` and `client_type` are its values', and
+    /// `map` says its keys' (the archive holds its keys in the field's column and its
+    /// values in `<name>.values`, lists of the same lengths).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub map: Option<MapKey>,
+}
+
+/// A map field's keys, typed for the target language.
+#[derive(Debug, Clone, Serialize)]
+pub struct MapKey {
+    /// `int`, `string`, `enum` or `bool`.
+    pub kind: &'static str,
+    #[serde(rename = "type")]
+    pub ty: String,
+    pub archive_type: &'static str,
+    pub client_type: u8,
+    /// The column of its values: `<name>.values`.
+    pub values_column: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -373,9 +393,23 @@ fn scalar_name(lang: Lang, ty: &FieldType, enum_type: Option<&str>) -> String {
         (Lang::TypeScript, FieldType::Bool) => "boolean",
         (Lang::TypeScript, FieldType::String | FieldType::Text) => "string",
         (Lang::TypeScript, FieldType::Date | FieldType::DateTime) => "Date",
-        (_, FieldType::List(inner)) => return scalar_name(lang, inner, enum_type),
+        (_, FieldType::List(inner) | FieldType::Map(_, inner)) => {
+            return scalar_name(lang, inner, enum_type);
+        }
     };
     name.to_string()
+}
+
+/// A map's type in `lang`, of its keys' and values' types.
+fn map_type(lang: Lang, key: &str, value: &str) -> String {
+    match lang {
+        Lang::Rust => format!("Map<'a, {key}, {value}>"),
+        Lang::CSharp => {
+            format!("System.Collections.Generic.IReadOnlyDictionary<{key}, {value}>")
+        }
+        Lang::Go => format!("map[{key}]{value}"),
+        Lang::TypeScript => format!("ReadonlyMap<{key}, {value}>"),
+    }
 }
 
 /// The accessor's type: lists and nullable fields wrapped as `lang` wraps them.
@@ -412,16 +446,43 @@ fn kind(ty: &FieldType) -> &'static str {
         FieldType::Date => "date",
         FieldType::DateTime => "datetime",
         FieldType::List(_) => "list",
+        FieldType::Map(..) => "map",
+    }
+}
+
+/// How the archive stores one element of `ty` (`Int`, `Str`...) and its type code in
+/// the client export.
+fn stored(ty: &FieldType) -> (&'static str, u8) {
+    match ty.scalar() {
+        FieldType::Int => ("Int", 1),
+        FieldType::Float => ("Float", 2),
+        FieldType::Bool => ("Bool", 3),
+        FieldType::Date => ("Date", 5),
+        FieldType::DateTime => ("DateTime", 6),
+        FieldType::Enum => ("Str", 7),
+        _ => ("Str", 4),
     }
 }
 
 fn field(lang: Lang, project: &Project, table: &TableSchema, index: usize) -> Field {
     let schema: &SchemaField = &table.fields[index];
-    let enum_type = (*schema.ty.scalar() == FieldType::Enum)
+    let enum_type = schema
+        .ty
+        .holds_enum()
         .then(|| enum_name(lang, &table.name, &schema.name));
     let scalar_type = scalar_name(lang, &schema.ty, enum_type.as_deref());
     let list = matches!(schema.ty, FieldType::List(_));
     let nullable = schema.optional && schema.default.is_none();
+    let map = schema.ty.map_key().map(|key| {
+        let (archive_type, client_type) = stored(key);
+        MapKey {
+            kind: kind(key),
+            ty: scalar_name(lang, key, enum_type.as_deref()),
+            archive_type,
+            client_type,
+            values_column: format!("{}.values", schema.name),
+        }
+    });
     Field {
         name: schema.name.clone(),
         ident: member(lang, &schema.name),
@@ -430,25 +491,21 @@ fn field(lang: Lang, project: &Project, table: &TableSchema, index: usize) -> Fi
         kind: kind(&schema.ty),
         list,
         nullable,
-        ty: full_type(lang, &scalar_type, list, nullable),
+        ty: match &map {
+            Some(key) => {
+                let ty = map_type(lang, &key.ty, &scalar_type);
+                // A C# dictionary and a Go map may be null as they are.
+                match (lang, nullable) {
+                    (Lang::Rust, true) => format!("Option<{ty}>"),
+                    (Lang::TypeScript, true) => format!("{ty} | null"),
+                    _ => ty,
+                }
+            }
+            None => full_type(lang, &scalar_type, list, nullable),
+        },
         arg_type: scalar_type.replace("&'a ", "&"),
-        client_type: match schema.ty.scalar() {
-            FieldType::Int => 1,
-            FieldType::Float => 2,
-            FieldType::Bool => 3,
-            FieldType::Date => 5,
-            FieldType::DateTime => 6,
-            FieldType::Enum => 7,
-            _ => 4,
-        },
-        archive_type: match schema.ty.scalar() {
-            FieldType::Int => "Int",
-            FieldType::Float => "Float",
-            FieldType::Bool => "Bool",
-            FieldType::Date => "Date",
-            FieldType::DateTime => "DateTime",
-            _ => "Str",
-        },
+        client_type: stored(&schema.ty).1,
+        archive_type: stored(&schema.ty).0,
         scalar_type,
         enum_name: enum_type,
         description: schema.description.clone(),
@@ -463,6 +520,7 @@ fn field(lang: Lang, project: &Project, table: &TableSchema, index: usize) -> Fi
         }),
         key: table.primary_key.contains(&index),
         unique: schema.unique,
+        map,
     }
 }
 
@@ -514,6 +572,7 @@ pub fn context(
                     .filter(|f| f.kind == "text")
                     .cloned()
                     .collect(),
+                maps: fields.iter().filter(|f| f.map.is_some()).cloned().collect(),
                 key: table
                     .primary_key
                     .iter()
@@ -550,7 +609,7 @@ pub fn context(
             table
                 .fields
                 .iter()
-                .filter(|f| *f.ty.scalar() == FieldType::Enum)
+                .filter(|f| f.ty.holds_enum())
                 .map(move |f| {
                     let idents = enum_idents(&f.values);
                     Enum {

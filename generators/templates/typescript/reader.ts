@@ -218,6 +218,16 @@ function decodeColumn(bytes: Uint8Array, ends: Uint32Array): { whole: string; st
  * 2 for a four-byte one's, 0 for a continuation byte. */
 const UTF16_UNITS = Uint8Array.from({ length: 256 }, (_, b) => ((b & 0xc0) === 0x80 ? 0 : b >= 0xf0 ? 2 : 1));
 
+/** A map cell: its keys' column and its values' column, read together. */
+export function mapCell<K, V>(keys: Column, values: Column, row: number): Map<K, V> | null {
+  if (isNull(keys, row) || keys.offsets === null) return null;
+  const map = new Map<K, V>();
+  for (let i = keys.offsets[row]; i < keys.offsets[row + 1]; i++) {
+    map.set(element(keys, i) as K, element(values, i) as V);
+  }
+  return map;
+}
+
 export function cell<T>(c: Column, row: number): T | null {
   if (isNull(c, row)) return null;
   if (c.offsets === null) return element(c, row) as T;

@@ -479,6 +479,8 @@ struct FieldOut {
     optional: bool,
     nulls: Vec<String>,
     separator: Option<String>,
+    /// A map's, between a key and its value (the same as `separator`: they alternate).
+    key_separator: Option<String>,
     /// The enum's full name, for `values`.
     enum_name: Option<String>,
     min: Option<Scalar>,
@@ -1239,12 +1241,20 @@ impl<'a> Converter<'a> {
             Kind::Named(name) => {
                 out.ty = self.scalar(&module, name, &mut out)?.to_string();
             }
+            Kind::Container { name, elements } if name == "map" => {
+                if let Some(spread) = column.map(|c| header.spread(c))
+                    && header.holds_values(spread.clone())
+                {
+                    return Err(format!(
+                        "its entries are spread over {} columns; masterctl reads a map from one cell",
+                        spread.len() + 1
+                    ));
+                }
+                out = self.map_field(&module, var, &ty, elements, out)?;
+            }
             Kind::Container { name, elements } => {
                 if !matches!(name.as_str(), "list" | "array" | "arrary" | "set") {
-                    return Err(format!(
-                        "a {name} (`{}`): masterctl has lists, not maps",
-                        var.ty
-                    ));
+                    return Err(format!("a {name} (`{}`) is not converted", var.ty));
                 }
                 let [element] = elements.as_slice() else {
                     return Err(format!("`{}` is not a list of one type", var.ty));
@@ -1381,6 +1391,56 @@ impl<'a> Converter<'a> {
     }
 
     /// A primitive or an enum, as a masterctl type name.
+    /// Luban's `(map#sep=,),K,V` in one cell: keys and values alternate between the
+    /// separators (`1,100,2,250`), which `separator` and `key_separator` both say.
+    fn map_field(
+        &mut self,
+        module: &str,
+        var: &VarDef,
+        ty: &types::LubanType,
+        elements: &[types::LubanType],
+        out: FieldOut,
+    ) -> Result<FieldOut, String> {
+        let [key, value] = elements else {
+            return Err(format!(
+                "`{}` is not a map of a key and a value type",
+                var.ty
+            ));
+        };
+        let (Kind::Named(key_name), Kind::Named(value_name)) = (&key.kind, &value.kind) else {
+            return Err(format!("a map of containers (`{}`)", var.ty));
+        };
+        // Each part typed on its own copy: an enum part brings its values along.
+        let (mut key_out, mut value_out) = (out.clone(), out);
+        let key_type = self.scalar(module, key_name.as_str(), &mut key_out)?;
+        let value_type = self.scalar(module, value_name.as_str(), &mut value_out)?;
+        if !matches!(key_type, "int" | "string" | "enum" | "bool") {
+            return Err(format!("a map whose keys are {key_type} (`{}`)", var.ty));
+        }
+        if key_type == "enum" && value_type == "enum" {
+            return Err(format!("a map of enums to enums (`{}`)", var.ty));
+        }
+        let separator = ty.attr("sep").unwrap_or(",");
+        if separator.chars().count() != 1 {
+            return Err(format!(
+                "separators `{separator}` (nested levels): masterctl maps have one"
+            ));
+        }
+        let mut out = if value_type == "enum" {
+            value_out
+        } else {
+            key_out
+        };
+        out.ty = format!("map<{key_type}, {value_type}>");
+        out.separator = Some(separator.to_string());
+        out.key_separator = Some(separator.to_string());
+        out.optional = true;
+        if let Some(reference) = key.attr("ref") {
+            out.reference = Some(reference.to_string());
+        }
+        Ok(out)
+    }
+
     fn scalar(
         &mut self,
         module: &str,
@@ -1609,6 +1669,9 @@ impl<'a> Converter<'a> {
             }
             if let Some(separator) = &field.separator {
                 let _ = writeln!(out, "separator = {}", separator.to_toml_value());
+            }
+            if let Some(separator) = &field.key_separator {
+                let _ = writeln!(out, "key_separator = {}", separator.to_toml_value());
             }
             for (key, value) in [
                 ("min", &field.min),

@@ -158,7 +158,7 @@ impl Builder {
                 continue;
             }
             match self.field_ref(source, &table, &raw_source.field) {
-                Some(field) if field.ty.scalar() != &key_type => {
+                Some(field) if field.ty.referenced() != &key_type => {
                     self.error(source.error(
                         Code::InvalidReference,
                         raw_source.field.span(),
@@ -179,6 +179,14 @@ impl Builder {
                             Code::InvalidReference,
                             column.span(),
                             format!("text field `{}` cannot be copied into a generated master (text lives in language tables)", field.name),
+                        ));
+                        ok = false;
+                    }
+                    Some(field) if matches!(field.ty, FieldType::Map(..)) => {
+                        self.error(source.error(
+                            Code::InvalidReference,
+                            column.span(),
+                            format!("map field `{}` cannot be copied into a generated master (it holds single values)", field.name),
                         ));
                         ok = false;
                     }
@@ -297,9 +305,32 @@ impl Builder {
             return Vec::new();
         };
         for name in list.get_ref() {
-            self.field_ref(at.source, at.table, name);
+            if let Some(field) = self.field_ref(at.source, at.table, name) {
+                let field = field.clone();
+                self.not_a_map(at, &field, name.span(), option);
+            }
         }
         list.get_ref().iter().map(|n| n.get_ref().clone()).collect()
+    }
+
+    /// A generated master is made of single values: a map field is refused by name.
+    fn not_a_map(
+        &mut self,
+        at: &CustomSite<'_>,
+        field: &Field,
+        span: std::ops::Range<usize>,
+        option: &str,
+    ) {
+        if matches!(field.ty, FieldType::Map(..)) {
+            self.error(at.source.error(
+                Code::InvalidOption,
+                span,
+                format!(
+                    "`{option}` names `{}`, a map: a generated master groups, weighs and looks up single values",
+                    field.name
+                ),
+            ));
+        }
     }
 
     /// One of the table's fields (`weight`, a matrix's `row`, `column`, `value`).
@@ -313,7 +344,9 @@ impl Builder {
             self.custom_needs(at, option);
             return None;
         };
-        self.field_ref(at.source, at.table, name).cloned()
+        let field = self.field_ref(at.source, at.table, name).cloned()?;
+        self.not_a_map(at, &field, name.span(), option);
+        Some(field)
     }
 
     /// Groups with a numeric weight per row.

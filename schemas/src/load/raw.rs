@@ -120,6 +120,8 @@ pub(super) struct RawField {
     pub(super) null: Option<Spanned<RawSpellings>>,
     /// What separates a list's elements in the sheets (`|` by default).
     pub(super) separator: Option<Spanned<String>>,
+    /// What separates a map entry's key from its value in the sheets (`:` by default).
+    pub(super) key_separator: Option<Spanned<String>>,
     /// Who may see the field (its table's audience when none is given).
     pub(super) audience: Option<RawAudience>,
 }

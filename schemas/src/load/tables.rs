@@ -453,6 +453,7 @@ impl Builder {
             let problem = match field.ty {
                 FieldType::Text => Some("a text field (it is localized)"),
                 FieldType::List(_) => Some("a list field"),
+                FieldType::Map(..) => Some("a map field"),
                 _ if field.optional => Some("an optional field"),
                 _ => None,
             };
@@ -490,14 +491,18 @@ impl Builder {
                 continue;
             };
             for (&i, spanned) in index_fields.iter().zip(raw_index.fields.get_ref()) {
-                if fields[i].ty == FieldType::Text {
+                let problem = match fields[i].ty {
+                    FieldType::Text => Some("text field `{}` cannot be indexed (it is localized)"),
+                    FieldType::Map(..) => {
+                        Some("map field `{}` cannot be indexed (look a key up in it instead)")
+                    }
+                    _ => None,
+                };
+                if let Some(problem) = problem {
                     self.error(source.error(
                         Code::InvalidOption,
                         spanned.span(),
-                        format!(
-                            "text field `{}` cannot be indexed (it is localized)",
-                            fields[i].name
-                        ),
+                        problem.replace("{}", &fields[i].name),
                     ));
                 }
             }
@@ -588,6 +593,7 @@ impl Builder {
             .as_ref()
             .map_or_else(|| self.nulls.clone(), |n| n.get_ref().to_vec());
         let separator = self.field_separator(&at, raw);
+        let key_separator = self.key_separator(&at, raw);
         let references = self.field_reference(&at, raw);
         let default = raw
             .default
@@ -614,6 +620,7 @@ impl Builder {
             column_offset,
             nulls,
             separator,
+            key_separator,
             aliases,
             zone: self.zone.clone(),
             // Its table's, or its own: settled with the table (`table_audience`).
@@ -655,7 +662,10 @@ impl Builder {
                 ),
             )
             .found(raw.ty.get_ref().clone())
-            .expected("int, float, bool, string, text, enum, date, datetime or list<T>");
+            .expected("int, float, bool, string, text, enum, date, datetime, list<T> or map<K, V>");
+        if raw.ty.get_ref().trim().starts_with("map<") {
+            d = d.hint("a map's key is int, string, enum or bool, its value any type but text, a list or a map (and not an enum when the key is one)");
+        }
         if let Some(similar) = did_you_mean(raw.ty.get_ref(), known.into_iter()) {
             d = d.hint(format!("did you mean `{similar}`?"));
         }
@@ -796,10 +806,33 @@ impl Builder {
     /// `separator`: on a list, a short text other than spaces; `|` needs no saying.
     fn field_separator(&mut self, at: &FieldSite<'_>, raw: &RawField) -> Option<String> {
         let separator = raw.separator.as_ref()?;
+        let fits = matches!(at.ty, FieldType::List(_) | FieldType::Map(..));
+        self.separator_option(at, separator, fits, "separator", "a list or map")
+            .filter(|text| text != "|")
+    }
+
+    /// `key_separator`: on a map, like `separator`; `:` needs no saying.
+    fn key_separator(&mut self, at: &FieldSite<'_>, raw: &RawField) -> Option<String> {
+        let separator = raw.key_separator.as_ref()?;
+        let fits = matches!(at.ty, FieldType::Map(..));
+        self.separator_option(at, separator, fits, "key_separator", "a map")
+            .filter(|text| text != ":")
+    }
+
+    /// A separator option checked: on a field of the type it is `for`, one to three
+    /// characters, not spaces.
+    fn separator_option(
+        &mut self,
+        at: &FieldSite<'_>,
+        separator: &Spanned<String>,
+        fits: bool,
+        option: &str,
+        type_for: &str,
+    ) -> Option<String> {
         let text = separator.get_ref();
-        let problem = if !matches!(at.ty, FieldType::List(_)) {
+        let problem = if !fits {
             Some(format!(
-                "field `{}` is not a list: a separator is for list fields",
+                "field `{}` is not {type_for}: `{option}` is for {type_for} field",
                 at.name
             ))
         } else if text.trim().is_empty()
@@ -807,7 +840,7 @@ impl Builder {
             || text.contains(char::is_control)
         {
             Some(format!(
-                "field `{}` has separator `{}`: one to three characters, not spaces",
+                "field `{}` has {option} `{}`: one to three characters, not spaces",
                 at.name,
                 text.escape_debug()
             ))
@@ -821,7 +854,7 @@ impl Builder {
             );
             return None;
         }
-        (text != "|").then(|| text.clone())
+        Some(text.clone())
     }
 
     /// `column_offset`: a count of columns right of a `column` header, which it needs.
@@ -875,7 +908,11 @@ impl Builder {
 
     fn enum_values(&mut self, at: &FieldSite<'_>, raw: &RawField) -> Vec<Arc<str>> {
         let name = at.name;
-        match (&raw.values, at.ty.scalar()) {
+        let kind = match at.ty.holds_enum() {
+            true => &FieldType::Enum,
+            false => at.ty.scalar(),
+        };
+        match (&raw.values, kind) {
             (Some(v), FieldType::Enum) => {
                 // Values, aliases and numbers: each text names one value.
                 let mut seen = HashSet::new();
@@ -1075,7 +1112,7 @@ impl Builder {
         if field.ty == FieldType::Text || target.ty == FieldType::Text {
             return Some("text fields cannot be referenced (they are localized)".into());
         }
-        if field.ty.scalar() != &target.ty {
+        if field.ty.referenced() != &target.ty {
             return Some(format!(
                 "the field is {} but `{reference}` is {}",
                 field.ty, target.ty
@@ -1112,8 +1149,18 @@ fn toml_value(ty: &FieldType, raw: &toml::Value, zone: &Zone) -> Option<Value> {
             .map(|item| toml_value(inner, item, zone))
             .collect::<Option<Vec<_>>>()
             .map(|v| Value::List(v.into())),
-        (FieldType::List(_), toml::Value::String(s)) => {
+        (FieldType::List(_) | FieldType::Map(..), toml::Value::String(s)) => {
             crate::parse::parse_text_in(ty, s, Some(zone)).ok()
+        }
+        // `default = { 1 = 100, 2 = 250 }`: TOML keys are text, read as the key type.
+        (FieldType::Map(key, value), toml::Value::Table(entries)) => {
+            let mut out = Vec::with_capacity(entries.len());
+            for (k, v) in entries {
+                let k = crate::parse::parse_text_in(key, k, Some(zone)).ok()?;
+                out.push((k, toml_value(value, v, zone)?));
+            }
+            out.sort_by(|a, b| a.0.cmp(&b.0));
+            Some(Value::Map(out.into()))
         }
         _ => None,
     }

@@ -14,7 +14,9 @@ mod hash;
 
 pub use hash::{KeyHash, KeyHasher};
 pub use masterctl_runtime::calendar::{Date, DateTime, parse_date, parse_datetime};
-pub use masterctl_runtime::text::{LIST_SEPARATOR, float_to_int, format_float, normalize_zero};
+pub use masterctl_runtime::text::{
+    LIST_SEPARATOR, MAP_SEPARATOR, float_to_int, format_float, normalize_zero,
+};
 
 /// One typed cell value. `Str` holds `string`, `text` and `enum` values; it is shared,
 /// so enum values and keys are not copied for every row that holds them.
@@ -28,6 +30,8 @@ pub enum Value {
     Date(Date),
     DateTime(DateTime),
     List(Box<[Value]>),
+    /// A map's entries, sorted by key, each key once.
+    Map(Box<[(Value, Value)]>),
 }
 
 impl Value {
@@ -67,6 +71,7 @@ impl Value {
             Value::Date(_) => 5,
             Value::DateTime(_) => 6,
             Value::List(_) => 7,
+            Value::Map(_) => 8,
         }
     }
 }
@@ -90,6 +95,15 @@ impl fmt::Display for Value {
                 }
                 Ok(())
             }
+            Value::Map(entries) => {
+                for (i, (key, value)) in entries.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, "{LIST_SEPARATOR}")?;
+                    }
+                    write!(f, "{key}{MAP_SEPARATOR}{value}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -107,6 +121,7 @@ impl Ord for Value {
             (Value::Date(a), Value::Date(b)) => a.cmp(b),
             (Value::DateTime(a), Value::DateTime(b)) => a.cmp(b),
             (Value::List(a), Value::List(b)) => a.cmp(b),
+            (Value::Map(a), Value::Map(b)) => a.cmp(b),
             _ => self.rank().cmp(&other.rank()),
         }
     }
@@ -142,6 +157,7 @@ impl Hash for Value {
             Value::Date(d) => d.hash(state),
             Value::DateTime(dt) => dt.hash(state),
             Value::List(items) => items.hash(state),
+            Value::Map(entries) => entries.hash(state),
         }
     }
 }

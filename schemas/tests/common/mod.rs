@@ -123,3 +123,18 @@ pub fn load_texts(
     )
     .map_err(|report| report.diagnostics)
 }
+
+/// The schema files `schemas` are refused when they load, one of the mistakes (with its
+/// hints) saying `expected`.
+pub fn refused_at_load(config: &str, schemas: &[(&str, &str)], expected: &str) {
+    let found: Vec<String> = load_texts(config, schemas)
+        .err()
+        .unwrap_or_else(|| panic!("the schemas loaded: {schemas:?}"))
+        .iter()
+        .map(|d| format!("{d} {d:?}"))
+        .collect();
+    assert!(
+        found.iter().any(|e| e.contains(expected)),
+        "{expected}: {found:#?}"
+    );
+}

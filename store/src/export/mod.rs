@@ -359,6 +359,16 @@ fn cell(field: &Field, value: &Value) -> Cell {
             let parts: Vec<String> = items.iter().map(|item| text(field, item)).collect();
             Cell::Text(parts.join(separator))
         }
+        // A map in the field's own separators, so that it is read back as written.
+        Value::Map(entries) => {
+            let separator = field.separator.as_deref().unwrap_or("|");
+            let key_separator = field.key_separator.as_deref().unwrap_or(":");
+            let parts: Vec<String> = entries
+                .iter()
+                .map(|(k, v)| format!("{}{key_separator}{}", text(field, k), text(field, v)))
+                .collect();
+            Cell::Text(parts.join(separator))
+        }
         other => Cell::Text(text(field, other)),
     }
 }
