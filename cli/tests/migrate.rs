@@ -685,22 +685,13 @@ fn an_odd_value_costs_its_field_never_the_migration() {
 fn a_sheets_group_row_gives_its_fields_audiences() {
     let tmp = tempfile::tempdir().unwrap();
     let project = luban_copy(tmp.path(), None);
-    let mut workbook = rust_xlsxwriter::Workbook::new();
-    let sheet = workbook.add_worksheet();
     let rows: [&[&str]; 4] = [
         &["##var", "id", "shown", "formula", "note"],
         &["##type", "int", "string", "int", "string"],
         &["##group", "", "c", "s", "e"],
         &["", "1", "Slime", "42", "fast"],
     ];
-    for (r, row) in rows.iter().enumerate() {
-        for (c, cell) in row.iter().enumerate() {
-            if !cell.is_empty() {
-                sheet.write_string(r as u32, c as u16, *cell).unwrap();
-            }
-        }
-    }
-    workbook.save(project.join("Datas/#Grouped.xlsx")).unwrap();
+    auto_import(&project, "#Grouped.xlsx", &rows);
     let (run, _) = migrate_json(tmp.path(), &project);
     assert!(run.status.success(), "{}", text(&run));
     let schema = std::fs::read_to_string(tmp.path().join("masters/schemas/grouped.toml")).unwrap();
@@ -715,5 +706,197 @@ fn a_sheets_group_row_gives_its_fields_audiences() {
     assert!(
         !schema.contains("name = \"id\"\naudience"),
         "a key is the table's"
+    );
+}
+
+/// `Datas/<file>` of the Luban project: one sheet of these cells (`""`: empty), a table
+/// Luban imports by its `#` name.
+fn auto_import(project: &Path, file: &str, rows: &[&[&str]]) {
+    let mut workbook = rust_xlsxwriter::Workbook::new();
+    let sheet = workbook.add_worksheet();
+    for (r, row) in rows.iter().enumerate() {
+        for (c, cell) in row.iter().enumerate() {
+            if !cell.is_empty() {
+                sheet.write_string(r as u32, c as u16, *cell).unwrap();
+            }
+        }
+    }
+    workbook.save(project.join("Datas").join(file)).unwrap();
+}
+
+/// Luban's `*field`: a list going on in the rows below its record, converted as a
+/// multi-row field; validate and import read the record whole.
+#[test]
+fn a_starred_list_is_a_multi_row_field() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = luban_copy(tmp.path(), None);
+    let rows: [&[&str]; 6] = [
+        &["##var", "id", "name", "*rewards"],
+        &["##type", "int", "string", "list,int"],
+        &["", "1", "Slimes", "5"],
+        &["", "", "", "6"],
+        &["", "", "", "7"],
+        &["", "2", "Dragon", "9"],
+    ];
+    auto_import(&project, "#Quests.xlsx", &rows);
+    let (run, _) = migrate_json(tmp.path(), &project);
+    assert!(run.status.success(), "{}", text(&run));
+    let out = tmp.path().join("masters");
+    let schema = std::fs::read_to_string(out.join("schemas/quests.toml")).unwrap();
+    assert!(
+        schema.contains("name = \"rewards\"\ncolumn = \"*rewards\"\ntype = \"list<int>\""),
+        "{schema}"
+    );
+    assert!(schema.contains("multi_row = true"), "{schema}");
+    let datas = project.join("Datas");
+    let import = masterctl(
+        &out,
+        &["import", "--region", "main", &datas.display().to_string()],
+    );
+    assert!(import.status.success(), "{}", text(&import));
+    assert_eq!(
+        git(&out, &["show", "masters/main:tables/quests.csv"]),
+        "id,name,rewards\n1,Slimes,5|6|7\n2,Dragon,9\n"
+    );
+}
+
+/// `luban.conf` as Luban reads it: comments and trailing commas; a broken one is named
+/// with its line, nothing written.
+#[test]
+fn luban_conf_takes_comments_and_trailing_commas() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = luban_copy(tmp.path(), None);
+    let conf = std::fs::read_to_string(project.join("luban.conf")).unwrap();
+    let loose = conf
+        .replacen('{', "{\n  // written by hand\n  /* a block comment */", 1)
+        .replace("}\n    ]", "},\n    ]")
+        .replace("\"\n}", "\",\n}");
+    assert_ne!(loose, conf);
+    std::fs::write(project.join("luban.conf"), &loose).unwrap();
+    let (run, json) = migrate_json(tmp.path(), &project);
+    assert!(run.status.success(), "{}", text(&run));
+    assert_eq!(json["tables"].as_array().unwrap().len(), 32);
+
+    std::fs::write(
+        project.join("luban.conf"),
+        "{\n  \"dataDir\": \"Datas\",\n  \"schemaFiles\": [ {\"fileName\": }\n}",
+    )
+    .unwrap();
+    let out = tmp.path().join("broken");
+    let run = masterctl(
+        tmp.path(),
+        &[
+            "migrate",
+            "luban",
+            &project.display().to_string(),
+            "--out",
+            &out.display().to_string(),
+        ],
+    );
+    assert_eq!(run.status.code(), Some(2), "{}", text(&run));
+    assert!(
+        text(&run).contains("luban.conf") && text(&run).contains("line 3"),
+        "{}",
+        text(&run)
+    );
+    assert!(!out.exists());
+}
+
+/// Inputs named in another letter case than the file (a project made on Windows): the
+/// one file found, with a note; several, or none, listed with why.
+#[test]
+fn inputs_are_found_whatever_their_letter_case() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = luban_copy(tmp.path(), None);
+    let test = project.join("Datas/test");
+    std::fs::rename(test.join("global.xlsx"), test.join("Global.xlsx")).unwrap();
+    std::fs::rename(test.join("list.xlsx"), test.join("List.xlsx")).unwrap();
+    std::fs::copy(test.join("List.xlsx"), test.join("LIST.xlsx")).unwrap();
+    std::fs::rename(test.join("test_range.xlsx"), test.join("test_ranges.xlsx")).unwrap();
+    let (run, json) = migrate_json(tmp.path(), &project);
+    assert!(run.status.success(), "{}", text(&run));
+    let table = |luban: &str| {
+        json["tables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["luban"] == luban)
+            .cloned()
+    };
+    let said = |list: &str, luban: &str| -> String {
+        json[list]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|n| n["luban_table"] == luban && n["field"].is_null())
+            .map(|n| n["reason"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let global = table("test.TbTestGlobal").expect("converted");
+    assert_eq!(global["source"], "test/Global.xlsx#TbGlobalConfig");
+    assert!(
+        said("notes", "test.TbTestGlobal").contains("is `test/Global.xlsx` in the data folder"),
+        "{json:#}"
+    );
+    assert!(table("test.TbNotIndexList").is_none());
+    assert!(
+        said("not_converted", "test.TbNotIndexList").contains(
+            "several differ from it only in letter case (test/LIST.xlsx, test/List.xlsx)"
+        ) || said("not_converted", "test.TbNotIndexList").contains(
+            "several differ from it only in letter case (test/List.xlsx, test/LIST.xlsx)"
+        ),
+        "{json:#}"
+    );
+    assert!(
+        said("not_converted", "test.TbTestRange").contains("did you mean `test/test_ranges.xlsx`?"),
+        "{json:#}"
+    );
+    // Read through the schema, the renamed workbook's values arrive.
+    let out = tmp.path().join("masters");
+    let validate = masterctl(
+        &out,
+        &["validate", &project.join("Datas").display().to_string()],
+    );
+    assert!(validate.status.success(), "{}", text(&validate));
+}
+
+/// A bean of `__beans__.xlsx`: each field's comment (its `*fields` sub-column) is that
+/// field's description, not the bean's comment on the first field.
+#[test]
+fn bean_field_comments_land_on_their_fields() {
+    let tmp = tempfile::tempdir().unwrap();
+    let xml = r#"<module name="test"><table name="TbExcelBeans" value="TestExcelBean1" input="test/excel_beans.xlsx"/></module>"#;
+    let project = luban_copy(tmp.path(), Some(("excel_beans.xml", xml)));
+    let rows: [&[&str]; 3] = [
+        &["##var", "x1", "x2", "x3", "x4"],
+        &["##type", "int", "string", "int", "float"],
+        &["", "1", "a", "2", "0.5"],
+    ];
+    auto_import(&project, "test/excel_beans.xlsx", &rows);
+    let (run, _) = migrate_json(tmp.path(), &project);
+    assert!(run.status.success(), "{}", text(&run));
+    let schema =
+        std::fs::read_to_string(tmp.path().join("masters/schemas/excel_beans.toml")).unwrap();
+    // As openpyxl reads __beans__.xlsx: x1..x4 commented 最高品质, 黑色的, 蓝色的, 最差品质;
+    // the bean itself 这是个测试excel结构.
+    for (field, comment) in [
+        ("x1", "最高品质"),
+        ("x2", "黑色的"),
+        ("x3", "蓝色的"),
+        ("x4", "最差品质"),
+    ] {
+        let declared = format!("name = \"{field}\"");
+        let at = schema.find(&declared).unwrap_or_else(|| panic!("{schema}"));
+        let next = schema[at..]
+            .find("[[fields]]")
+            .map_or(schema.len(), |n| at + n);
+        assert!(
+            schema[at..next].contains(&format!("description = \"{comment}\"")),
+            "{field}: {schema}"
+        );
+    }
+    assert!(
+        !schema.contains("description = \"这是个测试excel结构\"\n\n"),
+        "{schema}"
     );
 }

@@ -190,6 +190,7 @@ mod tests {
             nulls: Vec::new(),
             separator: None,
             key_separator: None,
+            multi_row: false,
             aliases: Vec::new(),
             zone: crate::Zone::utc(),
             audience: Default::default(),

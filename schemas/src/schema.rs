@@ -279,6 +279,10 @@ pub struct Field {
     /// What separates a map entry's key from its value in the sheets (`:` by default;
     /// the same as `separator`: keys and values alternate, as Luban writes maps).
     pub key_separator: Option<String>,
+    /// A list whose elements may go on in the rows below its record, while their key
+    /// cells are empty (`multi_row = true`; Luban's `*field`). Its header may be written
+    /// `*name`.
+    pub multi_row: bool,
     /// Other texts cells write an enum's values as (aliases, numbers), and the value.
     pub aliases: Vec<(String, std::sync::Arc<str>)>,
     /// What a datetime without an offset means in this field: the project's `timezone`.

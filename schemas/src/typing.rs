@@ -36,6 +36,15 @@ pub fn build_table(
         builder.origin.vertical = true;
         builder.read_header(&vertical, 0);
         builder.push_row(&vertical, 1);
+        for (field, cell, row, column) in vertical.continued() {
+            // Positions swapped back, as the vertical origin keeps them.
+            let mut location = builder
+                .origin
+                .location(u64::from(column), u32::try_from(row).ok());
+            location.table = Some(schema.name.clone());
+            location.field = Some(schema.fields[field].name.clone());
+            builder.append(field, cell, location);
+        }
         return builder.finish();
     }
     builder.push_rows(grid);
@@ -129,7 +138,11 @@ impl<'s> TableBuilder<'s> {
             if std::mem::take(&mut self.after_header) && crate::structure::is_type_row(grid, row) {
                 continue;
             }
-            self.push_row(grid, row);
+            if self.goes_on(grid, row) {
+                self.continue_record(grid, row);
+            } else {
+                self.push_row(grid, row);
+            }
         }
     }
 
@@ -224,6 +237,97 @@ impl<'s> TableBuilder<'s> {
                     true => "name the row after a field in the names column, or start the name with `#` to mark it as a comment",
                 }),
             );
+        }
+    }
+
+    /// Whether `row` goes on with the record above: the table has multi-row fields, a
+    /// record was read, and the row's key cells are empty (any row after a singleton's
+    /// first).
+    fn goes_on(&self, grid: &dyn Grid, row: usize) -> bool {
+        let Some(state) = &self.header else {
+            return false;
+        };
+        if self.origin.rows.is_empty() || !self.schema.fields.iter().any(|f| f.multi_row) {
+            return false;
+        }
+        match self.schema.kind {
+            TableKind::Singleton => true,
+            TableKind::List => false,
+            TableKind::Keyed => self.schema.primary_key.iter().all(|&k| {
+                state.header.field_columns[k].is_some_and(|c| grid.cell(row, c).is_empty())
+            }),
+        }
+    }
+
+    /// A row that goes on with the record above: its multi-row fields' elements are
+    /// added to the record's; a value in any other field is a mistake at its cell.
+    fn continue_record(&mut self, grid: &dyn Grid, row: usize) {
+        let Some(state) = &self.header else { return };
+        let schema = self.schema;
+        let position = grid.row_position(row);
+        let cells: Vec<(usize, usize)> = (0..schema.fields.len())
+            .filter_map(|f| Some((f, state.header.field_columns[f]?)))
+            .filter(|&(_, column)| !grid.cell(row, column).is_empty())
+            .collect();
+        for (field_index, column) in cells {
+            let field = &schema.fields[field_index];
+            let mut location = self
+                .origin
+                .location(position, Some(grid.column_position(column)));
+            location.table = Some(schema.name.clone());
+            location.field = Some(field.name.clone());
+            if field.multi_row {
+                self.append(field_index, grid.cell(row, column), location);
+                continue;
+            }
+            let multi_row: Vec<&str> = schema
+                .fields
+                .iter()
+                .filter(|f| f.multi_row)
+                .map(|f| f.name.as_str())
+                .collect();
+            let key = match schema.kind {
+                TableKind::Singleton => "the singleton holds one record".to_string(),
+                _ => format!(
+                    "its key ({}) is empty",
+                    schema.primary_key_names().join(", ")
+                ),
+            };
+            self.diagnostics.push(
+                Diagnostic::new(
+                    Code::Required,
+                    location,
+                    format!(
+                        "this row goes on with the record above ({key}), and only its multi-row fields take values there: {}",
+                        multi_row.join(", ")
+                    ),
+                )
+                .found(grid.cell(row, column).display())
+                .hint("fill in the key to start a record of its own, or move the value to the record's first row"),
+            );
+        }
+    }
+
+    /// Elements of a multi-row field, from a cell below its record, added to the
+    /// record's list (each checked as the field's).
+    fn append(&mut self, field_index: usize, cell: Cell, location: Location) {
+        let field = &self.schema.fields[field_index];
+        match convert(field, cell) {
+            Ok(Value::List(more)) => {
+                let Some(last) = self.columns[field_index].last_mut() else {
+                    return;
+                };
+                let items: Vec<Value> = match last {
+                    Value::List(items) => items.iter().chain(more.iter()).cloned().collect(),
+                    _ => more.to_vec(),
+                };
+                *last = Value::List(items.into());
+            }
+            Ok(_) => {}
+            Err(mut problem) => {
+                problem.location = location;
+                self.diagnostics.push(*problem);
+            }
         }
     }
 
@@ -367,7 +471,12 @@ impl Header {
             let name = text.trim();
             // The fields this header names: by name, or by a `column` spelling — each
             // at its `column_offset` right of it (a structure spread over columns).
-            let targets: Vec<(usize, usize)> = match schema.field_index(name) {
+            // `*name`: a multi-row field (Luban's mark).
+            let starred = name
+                .strip_prefix('*')
+                .and_then(|n| schema.field_index(n))
+                .filter(|&f| schema.fields[f].multi_row);
+            let targets: Vec<(usize, usize)> = match schema.field_index(name).or(starred) {
                 Some(field) => vec![(field, column)],
                 None => schema
                     .fields

@@ -7,8 +7,8 @@
 //! fields than any row does. Rows above the first one naming a field are the layout's
 //! header: a column with a `#` cell there is notes (Luban's `##type`, `##`). The values
 //! are in the first column right of the names that is not a comment. Rows whose name
-//! cell is empty or starts with `#` are not fields (a value beside an empty name is a
-//! value under no field, and said).
+//! cell starts with `#` are comments; a value beside an empty name goes on with the
+//! multi-row field above it (more of its list), or is a value under no field, and said.
 
 use crate::grid::{Cell, Grid};
 use crate::schema::TableSchema;
@@ -20,6 +20,8 @@ pub struct Vertical<'g> {
     grid: &'g dyn Grid,
     /// The sheet rows that hold a field (or a value under no name), top to bottom.
     rows: Vec<usize>,
+    /// Rows without a name below a multi-row field's: the field and the sheet row.
+    continued: Vec<(usize, usize)>,
     names: usize,
     values: usize,
 }
@@ -65,17 +67,49 @@ impl<'g> Vertical<'g> {
         let is_notes =
             |column: usize| (0..first_field_row).any(|row| grid.cell(row, column).is_comment());
         let values = (names + 1..width.max(names + 2)).find(|&c| !is_notes(c))?;
-        let rows = (first_field_row..grid.height())
-            .filter(|&row| {
-                let name = grid.cell(row, names);
-                !name.is_comment() && (!name.is_empty() || !grid.cell(row, values).is_empty())
-            })
-            .collect();
+        // A row without a name below a multi-row field's goes on with its list.
+        let (mut rows, mut continued) = (Vec::new(), Vec::new());
+        let mut multi_row: Option<usize> = None;
+        for row in first_field_row..grid.height() {
+            let name = grid.cell(row, names);
+            if name.is_comment() {
+                continue;
+            }
+            if name.is_empty() {
+                match multi_row {
+                    _ if grid.cell(row, values).is_empty() => {}
+                    Some(field) => continued.push((field, row)),
+                    None => rows.push(row),
+                }
+                continue;
+            }
+            let text = name.display();
+            let text = text.trim();
+            multi_row = schema
+                .headed_field(text)
+                .or_else(|| text.strip_prefix('*').and_then(|n| schema.field_index(n)))
+                .filter(|&f| schema.fields[f].multi_row);
+            rows.push(row);
+        }
         Some(Vertical {
             grid,
             rows,
+            continued,
             names,
             values,
+        })
+    }
+
+    /// The rows without a name that go on with a multi-row field's list: the field, and
+    /// its value's cell (sheet row and column, as the sheet numbers them).
+    pub fn continued(&self) -> impl Iterator<Item = (usize, Cell<'_>, u64, u32)> + '_ {
+        self.continued.iter().map(|&(field, row)| {
+            (
+                field,
+                self.grid.cell(row, self.values),
+                self.grid.row_position(row),
+                self.grid.column_position(self.values),
+            )
         })
     }
 }

@@ -277,12 +277,14 @@ fn split_aliases(alias: Option<String>) -> Vec<String> {
 /// `*fields` sub-columns...). The title row is the first `##var` row; a second `##var`
 /// row names the sub-columns of a `*list` column.
 struct TitledRows {
-    titles: Vec<(usize, String)>,
+    /// Column, title, and whether it is a sub-title: one of a `*list` column's items
+    /// (a bean's `*fields`, an enum's `*items`), named in a second `##var` row.
+    titles: Vec<(usize, String, bool)>,
     rows: Vec<Vec<String>>,
 }
 
 fn titled_rows(grid: &dyn Grid) -> TitledRows {
-    let mut titles: Vec<(usize, String)> = Vec::new();
+    let mut titles: Vec<(usize, String, bool)> = Vec::new();
     let mut var_rows = 0;
     let mut rows = Vec::new();
     for row in 0..grid.height() {
@@ -299,10 +301,11 @@ fn titled_rows(grid: &dyn Grid) -> TitledRows {
                 }
                 // A sub-title under a `*list` column is that list's column.
                 let text = text.trim_start_matches('*').to_string();
-                match titles.iter_mut().find(|(c, _)| *c == column) {
-                    Some(existing) if var_rows > 1 => existing.1 = text,
+                let nested = var_rows > 1;
+                match titles.iter_mut().find(|(c, _, _)| *c == column) {
+                    Some(existing) if nested => *existing = (column, text, true),
                     Some(_) => {}
-                    None => titles.push((column, text)),
+                    None => titles.push((column, text, nested)),
                 }
             }
             continue;
@@ -319,11 +322,24 @@ fn titled_rows(grid: &dyn Grid) -> TitledRows {
 }
 
 impl TitledRows {
+    /// A cell of the record itself (a bean's `comment`, not one of its fields').
     fn get(&self, row: &[String], title: &str) -> Option<String> {
-        let (column, _) = self
-            .titles
-            .iter()
-            .find(|(_, t)| t.eq_ignore_ascii_case(title))?;
+        self.cell(row, title, false)
+    }
+
+    /// A cell of one of the record's items (a bean field's `comment`, an enum item's
+    /// `alias`), or of the record when only it has such a column.
+    fn item(&self, row: &[String], title: &str) -> Option<String> {
+        self.cell(row, title, true)
+    }
+
+    fn cell(&self, row: &[String], title: &str, nested: bool) -> Option<String> {
+        let named = |want: bool| {
+            self.titles
+                .iter()
+                .find(|(_, t, n)| *n == want && t.eq_ignore_ascii_case(title))
+        };
+        let (column, _, _) = named(nested).or_else(|| named(!nested))?;
         row.get(*column).filter(|v| !v.is_empty()).cloned()
     }
 }
@@ -376,13 +392,13 @@ pub fn read_workbook(defs: &mut Defs, path: &Path, kind: &str) -> Result<(), Str
                         nested_in: None,
                     });
                 }
-                if let (Some(bean), Some(name)) = (defs.beans.last_mut(), sheet.get(row, "name")) {
+                if let (Some(bean), Some(name)) = (defs.beans.last_mut(), sheet.item(row, "name")) {
                     bean.fields.push(VarDef {
                         module: module_of(&bean.full_name).to_string(),
                         name,
-                        ty: sheet.get(row, "type").unwrap_or_default(),
-                        comment: sheet.get(row, "comment"),
-                        group: sheet.get(row, "group"),
+                        ty: sheet.item(row, "type").unwrap_or_default(),
+                        comment: sheet.item(row, "comment"),
+                        group: sheet.item(row, "group"),
                     });
                 }
             }
@@ -396,11 +412,11 @@ pub fn read_workbook(defs: &mut Defs, path: &Path, kind: &str) -> Result<(), Str
                         items: Vec::new(),
                     });
                 }
-                if let (Some(e), Some(name)) = (defs.enums.last_mut(), sheet.get(row, "name")) {
-                    let value = sheet.get(row, "value");
+                if let (Some(e), Some(name)) = (defs.enums.last_mut(), sheet.item(row, "name")) {
+                    let value = sheet.item(row, "value");
                     e.items.push(EnumItem {
                         name,
-                        aliases: split_aliases(sheet.get(row, "alias")),
+                        aliases: split_aliases(sheet.item(row, "alias")),
                         // `WRITE|READ` (a flags combination) has no number of its own.
                         value: value.and_then(|v| v.parse::<f64>().ok()).map(|v| v as i64),
                     });
@@ -526,11 +542,13 @@ impl SheetHeader {
     }
 
     /// A field whose records span several rows (`*items`, `items#multi_rows=1`).
-    pub fn multi_row(&self) -> Option<&str> {
+    /// The headers of fields whose lists go on in the rows below (`*name`,
+    /// `name#multi_rows=1`).
+    pub fn multi_row(&self) -> impl Iterator<Item = &str> {
         self.names
             .iter()
             .map(|(_, n)| n.as_str())
-            .find(|n| n.starts_with('*') || n.contains("multi_rows=1"))
+            .filter(|n| n.starts_with('*') || n.contains("multi_rows=1"))
     }
 }
 

@@ -192,6 +192,75 @@ pub struct ConvertedTable {
     pub primary_key: Vec<String>,
 }
 
+/// An input path as found in the data folder.
+enum Resolved {
+    /// As written.
+    Exact,
+    /// One file or folder differs from it only in letter case: its path.
+    Cased(String),
+    /// Several do: their paths.
+    Ambiguous(Vec<String>),
+    /// None does; the closest name in its folder, if any is close.
+    Missing(Option<String>),
+}
+
+/// Find `file` (`/`-separated, inside `dir`), each part as written or, when the folder
+/// has no such name, the one name that differs from it only in letter case.
+fn resolve_case(dir: &Path, file: &str) -> Resolved {
+    if dir.join(file).exists() {
+        return Resolved::Exact;
+    }
+    let (mut at, mut real) = (dir.to_path_buf(), Vec::new());
+    for part in file.split('/') {
+        if at.join(part).exists() {
+            at.push(part);
+            real.push(part.to_string());
+            continue;
+        }
+        let names: Vec<String> = std::fs::read_dir(&at)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let same: Vec<&String> = names
+            .iter()
+            .filter(|n| n.to_lowercase() == part.to_lowercase())
+            .collect();
+        match same.as_slice() {
+            [one] => {
+                at.push(one.as_str());
+                real.push(one.to_string());
+            }
+            [] => {
+                let close = masterctl_schemas::suggest::did_you_mean(
+                    part,
+                    names.iter().map(String::as_str),
+                );
+                return Resolved::Missing(close.map(|c| {
+                    let mut path = real.clone();
+                    path.push(c.to_string());
+                    path.join("/")
+                }));
+            }
+            many => {
+                let prefix = real.join("/");
+                return Resolved::Ambiguous(
+                    many.iter()
+                        .map(|n| match prefix.is_empty() {
+                            true => n.to_string(),
+                            false => format!("{prefix}/{n}"),
+                        })
+                        .collect(),
+                );
+            }
+        }
+    }
+    Resolved::Cased(real.join("/"))
+}
+
 /// What a Luban table becomes: `mode="one"` a singleton, `mode="list"` without an
 /// `index` a list; any other a keyed table.
 fn kind_of(table: &TableDef) -> TableKind {
@@ -281,6 +350,19 @@ struct SchemaFile {
     kind: String,
 }
 
+/// `luban.conf` as Luban reads it: JSON with comments and trailing commas.
+fn read_conf(text: &str) -> Result<Conf, String> {
+    let options = jsonc_parser::ParseOptions {
+        allow_comments: true,
+        allow_trailing_commas: true,
+        allow_loose_object_property_names: false,
+    };
+    let value = jsonc_parser::parse_to_serde_value(text, &options)
+        .map_err(|e| e.to_string())?
+        .ok_or("it is empty")?;
+    serde_json::from_value(value).map_err(|e| e.to_string())
+}
+
 /// Convert the Luban project in `dir` (the folder of `luban.conf`).
 pub fn migrate(dir: &Path, options: &Options) -> Result<Migration, MigrateError> {
     let conf_path = dir.join("luban.conf");
@@ -290,7 +372,7 @@ pub fn migrate(dir: &Path, options: &Options) -> Result<Migration, MigrateError>
             conf_path.display()
         ))
     })?;
-    let conf: Conf = serde_json::from_str(&text)
+    let conf = read_conf(&text)
         .map_err(|e| MigrateError::Conf(format!("{}: {e}", conf_path.display())))?;
     let root = std::fs::canonicalize(dir)
         .map_err(|e| MigrateError::Conf(format!("{}: {e}", dir.display())))?;
@@ -481,6 +563,8 @@ struct FieldOut {
     separator: Option<String>,
     /// A map's, between a key and its value (the same as `separator`: they alternate).
     key_separator: Option<String>,
+    /// A list going on in the rows below its record (`*name`).
+    multi_row: bool,
     /// The enum's full name, for `values`.
     enum_name: Option<String>,
     min: Option<Scalar>,
@@ -817,6 +901,39 @@ impl<'a> Converter<'a> {
             self.skip(luban, None, reason);
             return None;
         }
+        // Made on Windows, the input may differ from the file in letter case.
+        let file = match resolve_case(self.data_dir, file) {
+            Resolved::Exact => file.to_string(),
+            Resolved::Cased(real) => {
+                self.notes.push(NotConverted {
+                    luban_table: luban.to_string(),
+                    field: None,
+                    reason: format!(
+                        "its input `{file}` is `{real}` in the data folder (the names differ in letter case, which Windows does not tell apart): the schema names the file as it is"
+                    ),
+                });
+                real
+            }
+            Resolved::Ambiguous(names) => {
+                let reason = format!(
+                    "its input `{file}` is none of the data folder's files, and several differ from it only in letter case ({}): name one exactly",
+                    names.join(", ")
+                );
+                self.skip(luban, None, reason);
+                return None;
+            }
+            Resolved::Missing(close) => {
+                let reason = match close {
+                    Some(close) => format!(
+                        "its input `{file}` is not in the data folder (did you mean `{close}`?)"
+                    ),
+                    None => format!("its input `{file}` is not in the data folder"),
+                };
+                self.skip(luban, None, reason);
+                return None;
+            }
+        };
+        let file = file.as_str();
         let path = self.data_dir.join(file);
         if path.is_dir() {
             let reason = format!(
@@ -904,11 +1021,6 @@ impl<'a> Converter<'a> {
                 }
             },
         };
-        if let Some(title) = header.multi_row() {
-            let reason = format!("multi-row records (`{title}`): a record spans several rows");
-            self.skip(luban, None, reason);
-            return None;
-        }
         let vars = self.vars(table, &header)?;
         let mut fields = Vec::new();
         let mut field_names = HashSet::new();
@@ -941,6 +1053,21 @@ impl<'a> Converter<'a> {
                     field.name = name;
                 }
                 fields.push(field);
+            }
+        }
+        // A list going on in the rows below its record: multi-row, or the rows would
+        // read as records without a key.
+        for title in header.multi_row() {
+            let luban_name = field_name_of(title);
+            match fields.iter_mut().find(|f| f.luban == luban_name) {
+                Some(field) if field.ty.starts_with("list<") => field.multi_row = true,
+                _ => {
+                    let reason = format!(
+                        "multi-row records (`{title}`): its rows below a record carry `{luban_name}`, which is not converted as a list of single values"
+                    );
+                    self.skip(luban, None, reason);
+                    return None;
+                }
             }
         }
         let kind = kind_of(table);
@@ -1672,6 +1799,9 @@ impl<'a> Converter<'a> {
             }
             if let Some(separator) = &field.key_separator {
                 let _ = writeln!(out, "key_separator = {}", separator.to_toml_value());
+            }
+            if field.multi_row {
+                let _ = writeln!(out, "multi_row = true");
             }
             for (key, value) in [
                 ("min", &field.min),

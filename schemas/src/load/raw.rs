@@ -122,6 +122,8 @@ pub(super) struct RawField {
     pub(super) separator: Option<Spanned<String>>,
     /// What separates a map entry's key from its value in the sheets (`:` by default).
     pub(super) key_separator: Option<Spanned<String>>,
+    /// A list continued in the rows below its record (Luban's `*field`).
+    pub(super) multi_row: Option<Spanned<bool>>,
     /// Who may see the field (its table's audience when none is given).
     pub(super) audience: Option<RawAudience>,
 }

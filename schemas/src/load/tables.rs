@@ -377,6 +377,22 @@ impl Builder {
                     .hint("give the table a primary_key (a keyed table), or make the field a `string` if it is never translated"),
             );
         }
+        if kind == TableKind::List
+            && let Some(field) = fields.iter().find(|f| f.multi_row)
+        {
+            self.error(
+                source
+                    .error(
+                        Code::InvalidOption,
+                        written.span(),
+                        format!(
+                            "field `{}` is multi_row, and a list has no key whose empty cells would say that a row goes on with the one above",
+                            field.name
+                        ),
+                    )
+                    .hint("give the table a primary_key, or write the list in one cell"),
+            );
+        }
         if kind == TableKind::Singleton
             && let Some(index) = raw.indexes.first()
         {
@@ -594,6 +610,7 @@ impl Builder {
             .map_or_else(|| self.nulls.clone(), |n| n.get_ref().to_vec());
         let separator = self.field_separator(&at, raw);
         let key_separator = self.key_separator(&at, raw);
+        let multi_row = self.multi_row(&at, raw);
         let references = self.field_reference(&at, raw);
         let default = raw
             .default
@@ -621,6 +638,7 @@ impl Builder {
             nulls,
             separator,
             key_separator,
+            multi_row,
             aliases,
             zone: self.zone.clone(),
             // Its table's, or its own: settled with the table (`table_audience`).
@@ -809,6 +827,25 @@ impl Builder {
         let fits = matches!(at.ty, FieldType::List(_) | FieldType::Map(..));
         self.separator_option(at, separator, fits, "separator", "a list or map")
             .filter(|text| text != "|")
+    }
+
+    /// `multi_row`: on a list.
+    fn multi_row(&mut self, at: &FieldSite<'_>, raw: &RawField) -> bool {
+        let Some(multi_row) = &raw.multi_row else {
+            return false;
+        };
+        if *multi_row.get_ref() && !matches!(at.ty, FieldType::List(_)) {
+            self.error(at.source.error(
+                Code::InvalidOption,
+                multi_row.span(),
+                format!(
+                    "field `{}` is not a list: `multi_row` is for a list whose elements go on in the rows below",
+                    at.name
+                ),
+            ));
+            return false;
+        }
+        *multi_row.get_ref()
     }
 
     /// `key_separator`: on a map, like `separator`; `:` needs no saying.
