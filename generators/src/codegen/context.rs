@@ -52,7 +52,7 @@ impl Named {
         Named {
             name: name.to_string(),
             type_name: type_name(lang, name),
-            ident: member(lang, name),
+            ident: table_member(lang, name),
             description: description.clone(),
         }
     }
@@ -252,6 +252,12 @@ pub struct Matrix {
     pub value: Field,
     /// The value of a missing cell, as a literal of the target language.
     pub default: Option<String>,
+}
+
+/// The member of `Masters` a table or generated master is (escaped from the template's
+/// own: [`names::own_member`]).
+fn table_member(lang: Lang, name: &str) -> String {
+    names::own_member(member(lang, name), names::own(lang).masters)
 }
 
 /// The names a table, field or master is known by in generated code.
@@ -485,7 +491,7 @@ fn field(lang: Lang, project: &Project, table: &TableSchema, index: usize) -> Fi
     });
     Field {
         name: schema.name.clone(),
-        ident: member(lang, &schema.name),
+        ident: names::own_member(member(lang, &schema.name), names::own(lang).row),
         param: param(lang, &schema.name),
         index,
         kind: kind(&schema.ty),
@@ -512,7 +518,7 @@ fn field(lang: Lang, project: &Project, table: &TableSchema, index: usize) -> Fi
         references: schema.references.as_ref().map(|r| Reference {
             table: r.table.clone(),
             type_name: type_name(lang, &r.table),
-            ident: member(lang, &r.table),
+            ident: table_member(lang, &r.table),
             field: r.field.clone(),
             by_key: project
                 .table(&r.table)
@@ -701,7 +707,7 @@ pub fn context(
                         .map(|(i, s)| ReverseSource {
                             table: s.table.clone(),
                             type_name: type_name(lang, &s.table),
-                            ident: member(lang, &s.table),
+                            ident: table_member(lang, &s.table),
                             field: s.field.clone(),
                             literal: literal(lang, &s.table),
                             repeated: reverse.sources[..i].iter().any(|e| e.table == s.table),
@@ -719,7 +725,7 @@ pub fn context(
                         named,
                         table: table.name.clone(),
                         table_type: type_name(lang, &table.name),
-                        table_ident: member(lang, &table.name),
+                        table_ident: table_member(lang, &table.name),
                         group_by: fields_of(table, group_by),
                         order_by: order_by.clone(),
                     }),
@@ -731,7 +737,7 @@ pub fn context(
                             named,
                             table: table.name.clone(),
                             table_type: type_name(lang, &table.name),
-                            table_ident: member(lang, &table.name),
+                            table_ident: table_member(lang, &table.name),
                             group_by: fields_of(table, group_by),
                             weight: field(lang, project, table, weight),
                         });

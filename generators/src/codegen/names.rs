@@ -321,10 +321,172 @@ pub fn safe_ident(lang: Lang, ident: &str) -> String {
 /// where `Error` is the global the loader throws).
 pub fn type_name(lang: Lang, name: &str) -> String {
     let pascal = pascal_in(lang, name);
-    if reserved(lang, &pascal) || ambient(lang, &pascal) {
+    if reserved(lang, &pascal) || ambient(lang, &pascal) || own_type(lang, &pascal) {
         format!("{pascal}Type")
     } else {
         pascal
+    }
+}
+
+/// What a built-in template declares itself, per language: its module's types and
+/// functions, `Masters`'s members, a row's members; and the patterns it makes type names
+/// with (`{}Table`). A name of the schemas that would be one of them is escaped —
+/// [`type_name`] adds `Type`, [`own_member`] a `_` — never refused.
+pub struct Own {
+    pub module: &'static [&'static str],
+    pub masters: &'static [&'static str],
+    pub row: &'static [&'static str],
+    pub type_patterns: &'static [&'static str],
+}
+
+pub const RUST_OWN: Own = Own {
+    module: &[
+        "Masters",
+        "List",
+        "Map",
+        "FieldValue",
+        "OpenError",
+        "Date",
+        "DateTime",
+        "ValueRef",
+        "ColumnType",
+        "Path",
+        "PhantomData",
+        "Bound",
+        "RangeBounds",
+        "Option",
+        "Result",
+        "Some",
+        "None",
+        "Ok",
+        "Err",
+        "String",
+        "Vec",
+        "Box",
+        "Iterator",
+    ],
+    masters: &[
+        "open",
+        "open_trusted",
+        "from_runtime",
+        "as_runtime",
+        "runtime_table",
+    ],
+    row: &["row_index", "as_runtime"],
+    type_patterns: &["{}", "{}Table", "{}Rows", "{}Columns", "{}Row", "{}Source"],
+};
+
+pub const TYPESCRIPT_OWN: Own = Own {
+    module: &[
+        "Masters",
+        "MastersError",
+        "ReadFile",
+        "Column",
+        "ClientFile",
+        "SCHEMA_HASH",
+        "LANGUAGES",
+        "compare",
+        "keyText",
+        "groupRows",
+        "isNull",
+        "element",
+        "cell",
+        "mapCell",
+        "ascending",
+        "decodeColumn",
+        "UTF16_UNITS",
+        "textDecoder",
+        "Date",
+        "Map",
+    ],
+    masters: &["language"],
+    row: &["rowIndex"],
+    type_patterns: &["{}", "{}Table", "{}Row", "{}Source", "{}Lookup", "{}Values"],
+};
+
+pub const GO_OWN: Own = Own {
+    module: &[
+        "Masters",
+        "Error",
+        "ReadFile",
+        "DirFiles",
+        "Open",
+        "OpenDir",
+        "SchemaHash",
+        "Languages",
+    ],
+    masters: &["Language"],
+    row: &["RowIndex"],
+    type_patterns: &[
+        "{}",
+        "{}Table",
+        "open{}Table",
+        "{}Row",
+        "{}Source",
+        "lookup{}",
+        "openLookup{}",
+        "Parse{}",
+        "{}Values",
+        "names{}",
+        "as{}",
+        "key{}",
+        "weights{}",
+    ],
+};
+
+pub const CSHARP_OWN: Own = Own {
+    module: &[
+        "Masters",
+        "MastersException",
+        "Column",
+        "ClientFile",
+        "Parse",
+        "Order",
+        "EnumTexts",
+    ],
+    masters: &[
+        "Language",
+        "SchemaHash",
+        "Languages",
+        "Open",
+        "OpenDirectory",
+        "KeyText",
+        "Equals",
+        "GetHashCode",
+        "ToString",
+        "GetType",
+    ],
+    row: &["RowIndex", "Equals", "GetHashCode", "ToString", "GetType"],
+    type_patterns: &["{}", "{}Table", "{}Row", "I{}Source", "Lookup{}"],
+};
+
+/// The names the built-in template of `lang` declares itself.
+pub fn own(lang: Lang) -> &'static Own {
+    match lang {
+        Lang::Rust => &RUST_OWN,
+        Lang::TypeScript => &TYPESCRIPT_OWN,
+        Lang::Go => &GO_OWN,
+        Lang::CSharp => &CSHARP_OWN,
+    }
+}
+
+/// Whether a type named `pascal` would make, by one of the template's patterns, a name
+/// the template declares itself (Go's `Error`, C#'s `MastersException`, Rust's `Date`).
+fn own_type(lang: Lang, pascal: &str) -> bool {
+    let own = own(lang);
+    own.type_patterns
+        .iter()
+        .any(|pattern| own.module.contains(&pattern.replace("{}", pascal).as_str()))
+}
+
+/// A member of `Masters` or of a row, `_` after it should it be one the template
+/// declares itself (`own_names`): a table `language` is C#'s `Language_`, beside
+/// `Masters.Language`; a field `row_index` is Rust's `row_index_`.
+pub fn own_member(ident: String, own_names: &[&str]) -> String {
+    if own_names.contains(&ident.as_str()) {
+        ident + "_"
+    } else {
+        ident
     }
 }
 
@@ -434,9 +596,11 @@ pub fn enum_idents(values: &[impl AsRef<str>]) -> Vec<String> {
             Some(c) if c.is_ascii_digit() => format!("V{ascii}"),
             Some(_) => ascii,
         };
-        if [Lang::Rust, Lang::CSharp, Lang::Go, Lang::TypeScript]
-            .iter()
-            .any(|&lang| reserved(lang, &ident))
+        // `Values`: Go's constant `<Enum>Values` would be the enum's list of values.
+        if ident == "Values"
+            || [Lang::Rust, Lang::CSharp, Lang::Go, Lang::TypeScript]
+                .iter()
+                .any(|&lang| reserved(lang, &ident))
         {
             ident.push_str("Value");
         }
@@ -693,7 +857,11 @@ mod tests {
         assert_eq!(type_name(Lang::Rust, "option"), "OptionType");
         assert_eq!(type_name(Lang::CSharp, "date_time"), "DateTimeType");
         assert_eq!(type_name(Lang::CSharp, "type"), "Type");
-        assert_eq!(type_name(Lang::Go, "error"), "Error");
+        // Go's own `Error` (the package's error type): escaped the same way.
+        assert_eq!(type_name(Lang::Go, "error"), "ErrorType");
+        assert_eq!(type_name(Lang::Go, "errors"), "Errors");
+        assert_eq!(own_member("Language".into(), own(Lang::CSharp).masters), "Language_");
+        assert_eq!(own_member("Item".into(), own(Lang::CSharp).masters), "Item");
         assert_eq!(type_name(Lang::TypeScript, "item"), "Item");
     }
 
