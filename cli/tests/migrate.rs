@@ -512,8 +512,67 @@ fn text_keys_are_checked_against_the_l10n_table_when_it_is_given() {
         ],
     );
     assert_eq!(run.status.code(), Some(2), "{}", text(&run));
-    assert!(text(&run).contains("`key` column"), "{}", text(&run));
+    assert!(
+        text(&run).contains("`key` column; its first row holds: id, zh")
+            && text(&run).contains("--l10n-key"),
+        "{}",
+        text(&run)
+    );
     assert!(!other.exists());
+    // Its key column named, given by a path relative to where masterctl runs: the schema
+    // reads it from the data folder.
+    std::fs::write(
+        &texts,
+        "ID,zh,en\n/apple,苹果,apple\n/banana,香蕉,banana\nkey_name,名,name\n",
+    )
+    .unwrap();
+    let run = masterctl(
+        &project.join("Datas/l10n"),
+        &[
+            "migrate",
+            "luban",
+            &t(&project),
+            "--out",
+            &t(&other),
+            "--l10n",
+            "texts.csv",
+            "--l10n-key",
+            "id",
+        ],
+    );
+    assert!(run.status.success(), "{}", text(&run));
+    let schema = std::fs::read_to_string(other.join("schemas/l10n_text.toml")).unwrap();
+    assert!(
+        schema.contains("source = \"l10n/texts.csv\"") && schema.contains("column = \"ID\""),
+        "{schema}"
+    );
+    let validate = masterctl(&other, &["validate", &t(&datas)]);
+    assert!(validate.status.success(), "{}", text(&validate));
+    // A file outside the data folder, where no import would read it: refused, named.
+    let outside = tmp.path().join("texts.csv");
+    std::fs::copy(&texts, &outside).unwrap();
+    let elsewhere = tmp.path().join("elsewhere");
+    let run = masterctl(
+        tmp.path(),
+        &[
+            "migrate",
+            "luban",
+            &t(&project),
+            "--out",
+            &t(&elsewhere),
+            "--l10n",
+            &t(&outside),
+            "--l10n-key",
+            "ID",
+        ],
+    );
+    assert_eq!(run.status.code(), Some(2), "{}", text(&run));
+    assert!(
+        text(&run).contains("outside the data folder"),
+        "{}",
+        text(&run)
+    );
+    assert!(!elsewhere.exists());
 }
 
 #[test]

@@ -41,6 +41,9 @@ pub struct Args {
     /// `text` fields, which hold its keys, are checked against it
     #[arg(long, value_name = "FILE")]
     l10n: Option<PathBuf>,
+    /// The header of the l10n table's key column (in any letter case)
+    #[arg(long, value_name = "COLUMN", default_value = "key", requires = "l10n")]
+    l10n_key: String,
 }
 
 pub fn run(command: Command, output: &Output) -> Result<(), Failure> {
@@ -78,6 +81,7 @@ pub fn run(command: Command, output: &Output) -> Result<(), Failure> {
         region: args.region.clone(),
         languages: args.languages.clone(),
         l10n: args.l10n.clone(),
+        l10n_key: args.l10n_key.clone(),
     };
     let migration = luban::migrate(&args.dir, &options).map_err(|e| match e {
         MigrateError::Conf(message) => Failure::usage(message),

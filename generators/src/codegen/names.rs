@@ -860,7 +860,10 @@ mod tests {
         // Go's own `Error` (the package's error type): escaped the same way.
         assert_eq!(type_name(Lang::Go, "error"), "ErrorType");
         assert_eq!(type_name(Lang::Go, "errors"), "Errors");
-        assert_eq!(own_member("Language".into(), own(Lang::CSharp).masters), "Language_");
+        assert_eq!(
+            own_member("Language".into(), own(Lang::CSharp).masters),
+            "Language_"
+        );
         assert_eq!(own_member("Item".into(), own(Lang::CSharp).masters), "Item");
         assert_eq!(type_name(Lang::TypeScript, "item"), "Item");
     }

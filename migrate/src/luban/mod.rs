@@ -36,6 +36,8 @@ pub struct Options {
     /// Luban's l10n table (a workbook or CSV file: a `key` column and one per
     /// language): `text` fields are then checked against its keys.
     pub l10n: Option<PathBuf>,
+    /// The header of the l10n table's key column (`key`, `ID`, `TID`…).
+    pub l10n_key: String,
 }
 
 /// Luban's l10n table, as a masterctl table of keys.
@@ -47,12 +49,26 @@ struct L10nTable {
     languages: Vec<String>,
 }
 
-/// Read the l10n table's header: the first row with a `key` cell.
-fn l10n_table(path: &Path, data_dir: &Path) -> Result<L10nTable, String> {
+/// Read the l10n table's header: the first row (of ten) with a cell naming its key
+/// column (`key`, or `--l10n-key`'s). The file lies in the data folder: imports read it
+/// there, by its path from it.
+fn l10n_table(path: &Path, data_dir: &Path, key_column: &str) -> Result<L10nTable, String> {
     let is_csv = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    let within = |p: &Path| std::fs::canonicalize(p).map_err(|e| format!("{}: {e}", p.display()));
+    let (file, data) = (within(path)?, within(data_dir)?);
+    let file_name = match file.strip_prefix(&data) {
+        Ok(relative) => relative_path(Path::new(""), relative),
+        Err(_) => {
+            return Err(format!(
+                "it is outside the data folder {}, where imports read it: put it there",
+                data_dir.display()
+            ));
+        }
+    };
     let mut found: Option<(String, Vec<String>)> = None;
+    let mut first_row: Option<Vec<String>> = None;
     let mut look = |sheet: &str, grid: &dyn masterctl_schemas::grid::Grid| {
         if found.is_some() {
             return;
@@ -61,13 +77,15 @@ fn l10n_table(path: &Path, data_dir: &Path) -> Result<L10nTable, String> {
             let cells: Vec<String> = (0..grid.width(row))
                 .map(|c| grid.cell(row, c).display().trim().to_string())
                 .collect();
-            if cells.iter().any(|c| c.eq_ignore_ascii_case("key")) {
+            if first_row.is_none() && cells.iter().any(|c| !c.is_empty()) {
+                first_row = Some(cells.clone());
+            }
+            if cells.iter().any(|c| c.eq_ignore_ascii_case(key_column)) {
                 found = Some((sheet.to_string(), cells));
                 return;
             }
         }
     };
-    let file_name = relative_path(data_dir, path);
     if is_csv {
         let bytes = read_bytes(path, 256 << 20)?;
         let grid = masterctl_schemas::read::csv::CsvGrid::parse(&bytes, path)
@@ -81,18 +99,31 @@ fn l10n_table(path: &Path, data_dir: &Path) -> Result<L10nTable, String> {
         })
         .map_err(|d| d.message)?;
     }
-    let (sheet, cells) = found.ok_or("no row of its first ten has a `key` column")?;
+    let Some((sheet, cells)) = found else {
+        let headers: Vec<String> = first_row
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|c| !c.is_empty())
+            .collect();
+        return Err(match headers.as_slice() {
+            [] => format!("it has no row naming a `{key_column}` column: it holds no header"),
+            headers => format!(
+                "no row of its first ten has a `{key_column}` column; its first row holds: {} (name the key column with --l10n-key)",
+                headers.join(", ")
+            ),
+        });
+    };
     let key = cells
         .iter()
-        .find(|c| c.eq_ignore_ascii_case("key"))
+        .find(|c| c.eq_ignore_ascii_case(key_column))
         .cloned()
         .unwrap_or_default();
     let languages: Vec<String> = cells
         .into_iter()
-        .filter(|c| !c.is_empty() && !c.starts_with('#') && !c.eq_ignore_ascii_case("key"))
+        .filter(|c| !c.is_empty() && !c.starts_with('#') && *c != key)
         .collect();
     if languages.is_empty() {
-        return Err("it has a `key` column and no language column".into());
+        return Err(format!("it has a `{key}` column and no language column"));
     }
     Ok(L10nTable {
         source: match sheet.as_str() {
@@ -406,7 +437,7 @@ pub fn migrate(dir: &Path, options: &Options) -> Result<Migration, MigrateError>
         table.declared_in = relative_path(dir, Path::new(&table.declared_in));
     }
     let l10n = match &options.l10n {
-        Some(path) => Some(l10n_table(path, &data_dir).map_err(|e| {
+        Some(path) => Some(l10n_table(path, &data_dir, &options.l10n_key).map_err(|e| {
             MigrateError::Conf(format!("the localization file {}: {e}", path.display()))
         })?),
         None => None,
@@ -1987,6 +2018,7 @@ mod tests {
             region: "main".into(),
             languages: vec!["zh".into()],
             l10n: None,
+            l10n_key: "key".into(),
         };
         let converter = Converter::new(&defs, Path::new("."), &options);
         let mut field = converter_field("int");
