@@ -80,11 +80,23 @@ fn luban_examples_migrate_validate_import_build_inspect() {
     let validate = masterctl(&out, &["validate", &o(&datas)]);
     assert!(validate.status.success(), "{}", text(&validate));
     assert!(
-        stdout(&validate).contains("valid: 32 tables, 175 rows from 65 files"),
+        stdout(&validate).contains("valid: 32 tables, 175 rows from 65 files (36 warnings)"),
         "{}",
         text(&validate)
     );
 
+    // Each file or sheet no table reads is said once for what it is: Luban's definition
+    // workbooks and notes sheets in one line, a table not converted with why.
+    let said = stdout(&validate);
+    assert!(
+        said.contains("3 definition workbooks (__beans__.xlsx, __enums__.xlsx, __tables__.xlsx), 1 notes sheet (全局常量配置表.xlsx#Sheet2)"),
+        "{said}"
+    );
+    assert!(
+        said.contains("`item.xlsx` is not read: Luban table test.TbItem2 was not converted: its records are in 4 sheets"),
+        "{said}"
+    );
+    assert!(!said.contains("maps to no table"), "{said}");
     let import = masterctl(&out, &["import", "--region", "main", &o(&datas)]);
     assert!(import.status.success(), "{}", text(&import));
     let build_dir = tmp.path().join("build");

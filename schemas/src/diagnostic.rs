@@ -36,6 +36,9 @@ pub enum Code {
     DuplicateTable,
     /// A sheet or CSV file maps to no table of the schema (a warning).
     UnmappedSheet,
+    /// Files and sheets `masterctl.toml`'s `[unread]` says no table reads — definition
+    /// workbooks, notes sheets — named together, once (a warning).
+    Unread,
     /// Nothing in the input maps to a table: a gate that read nothing must not pass.
     NothingMatched,
     /// A sheet or file has no header row.
@@ -114,6 +117,7 @@ impl Code {
             Code::InvalidUtf8 => "invalid-utf8",
             Code::DuplicateTable => "duplicate-table",
             Code::UnmappedSheet => "unmapped-sheet",
+            Code::Unread => "unread",
             Code::NothingMatched => "nothing-matched",
             Code::MissingHeader => "missing-header",
             Code::UnknownColumn => "unknown-column",
@@ -149,7 +153,7 @@ impl Code {
     /// Whether a diagnostic of this code rejects the data (or the schema).
     pub fn severity(self) -> Severity {
         match self {
-            Code::UnmappedSheet | Code::UncheckedReference | Code::SourceChanged => {
+            Code::UnmappedSheet | Code::Unread | Code::UncheckedReference | Code::SourceChanged => {
                 Severity::Warning
             }
             _ => Severity::Error,

@@ -78,6 +78,17 @@ pub struct SheetSource {
 }
 
 impl SheetSource {
+    /// Sheet `sheet` of the file at `path` (none: a CSV file) is this: the file, and the
+    /// sheet when one is named.
+    pub fn names_sheet(&self, path: &Path, sheet: Option<&str>) -> bool {
+        self.names_file(path)
+            && match (&self.sheet, sheet) {
+                (None, _) => true,
+                (Some(wanted), Some(sheet)) => wanted == sheet,
+                (Some(_), None) => false,
+            }
+    }
+
     /// The file at `path` ends with these components.
     pub fn names_file(&self, path: &Path) -> bool {
         let wanted: Vec<&str> = self.file.split('/').collect();
@@ -102,6 +113,51 @@ impl std::fmt::Display for SheetSource {
     }
 }
 
+/// `[unread]` in `masterctl.toml`: what the exports hold that no table reads, and why
+/// (`migrate` writes it), so that a validation names each for what it is instead of
+/// warning of sheets that map to no table.
+#[derive(Debug, Clone, Default)]
+pub struct Unread {
+    /// Definition workbooks of the tool the project came from (Luban's `__tables__.xlsx`).
+    pub definitions: Vec<SheetSource>,
+    /// Sheets of notes beside a table's sheet (`说明`).
+    pub notes: Vec<SheetSource>,
+    /// Any other file or sheet, with why no table reads it.
+    pub other: Vec<(SheetSource, String)>,
+}
+
+/// What `[unread]` says of a sheet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnreadAs<'a> {
+    Definition,
+    Notes,
+    /// Why no table reads it; `whole`: the entry is the whole file.
+    Other {
+        why: &'a str,
+        whole: bool,
+    },
+}
+
+impl Unread {
+    /// What `[unread]` says of sheet `sheet` of the file at `path` (none: a CSV file).
+    pub fn of(&self, path: &Path, sheet: Option<&str>) -> Option<UnreadAs<'_>> {
+        let named = |s: &SheetSource| s.names_sheet(path, sheet);
+        if self.definitions.iter().any(named) {
+            return Some(UnreadAs::Definition);
+        }
+        if self.notes.iter().any(named) {
+            return Some(UnreadAs::Notes);
+        }
+        self.other
+            .iter()
+            .find(|(s, _)| named(s))
+            .map(|(s, why)| UnreadAs::Other {
+                why,
+                whole: s.sheet.is_none(),
+            })
+    }
+}
+
 /// `masterctl.toml`.
 #[derive(Debug, Clone, Default)]
 pub struct Config {
@@ -118,6 +174,8 @@ pub struct Config {
     /// Who sees a table that names no audience (`audience`; servers and clients when
     /// none is set).
     pub audience: crate::audience::Audiences,
+    /// What the exports hold that no table reads (`[unread]`).
+    pub unread: Unread,
 }
 
 /// `[publish]` in `masterctl.toml`.

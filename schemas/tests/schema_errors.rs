@@ -476,3 +476,39 @@ fn the_publish_store_is_a_url_delivery_speaks() {
         );
     }
 }
+
+/// `[unread]`: entries as `source` takes them; one that is none is named with its line.
+#[test]
+fn unread_entries_are_files_or_sheets() {
+    let config = "source_language = \"ja\"\n\n[unread]\ndefinitions = [\"__tables__.xlsx\"]\nnotes = [\"items.xlsx#説明\"]\n\n[unread.other]\n\"demo.xlsx\" = \"nobody reads it\"\n";
+    let project = load(config, &[]).unwrap();
+    let unread = &project.config.unread;
+    use masterctl_schemas::schema::UnreadAs;
+    let of = |path: &str, sheet: Option<&str>| unread.of(std::path::Path::new(path), sheet);
+    assert_eq!(
+        of("Datas/__tables__.xlsx", Some("Sheet1")),
+        Some(UnreadAs::Definition)
+    );
+    assert_eq!(of("Datas/items.xlsx", Some("説明")), Some(UnreadAs::Notes));
+    assert_eq!(of("Datas/items.xlsx", Some("Item")), None);
+    assert_eq!(
+        of("Datas/demo.xlsx", Some("Sheet3")),
+        Some(UnreadAs::Other {
+            why: "nobody reads it",
+            whole: true
+        })
+    );
+    for (entry, says) in [
+        ("../x.xlsx", "relative path"),
+        ("notes.txt", "names no spreadsheet file"),
+    ] {
+        let config = format!("source_language = \"ja\"\n\n[unread]\nnotes = [\"{entry}\"]\n");
+        let errors = load(&config, &[]).unwrap_err();
+        assert!(
+            errors.iter().any(|e| e.to_string().contains("[unread]")
+                && e.to_string().contains(says)
+                && e.to_string().contains("masterctl.toml:4")),
+            "{errors:#?}"
+        );
+    }
+}

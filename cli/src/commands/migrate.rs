@@ -85,6 +85,8 @@ pub fn run(command: Command, output: &Output) -> Result<(), Failure> {
     };
     let migration = luban::migrate(&args.dir, &options).map_err(|e| match e {
         MigrateError::Conf(message) => Failure::usage(message),
+        MigrateError::L10nKey(message) => Failure::usage(message)
+            .hint("name its key column: --l10n-key COLUMN (ID, TID…, in any letter case)"),
         MigrateError::Definitions { .. } => Failure::invalid(e.to_string())
             .hint("the definitions file must be one Luban reads; nothing was written"),
         MigrateError::Nothing(ref skipped) => {

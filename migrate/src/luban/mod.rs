@@ -11,6 +11,7 @@ use masterctl_schemas::audience::Audiences;
 
 mod defs;
 mod groups;
+mod unread;
 pub(crate) use masterctl_schemas::type_expr as types;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -52,19 +53,22 @@ struct L10nTable {
 /// Read the l10n table's header: the first row (of ten) with a cell naming its key
 /// column (`key`, or `--l10n-key`'s). The file lies in the data folder: imports read it
 /// there, by its path from it.
-fn l10n_table(path: &Path, data_dir: &Path, key_column: &str) -> Result<L10nTable, String> {
+fn l10n_table(path: &Path, data_dir: &Path, key_column: &str) -> Result<L10nTable, MigrateError> {
+    let other =
+        |e: String| MigrateError::Conf(format!("the localization file {}: {e}", path.display()));
     let is_csv = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-    let within = |p: &Path| std::fs::canonicalize(p).map_err(|e| format!("{}: {e}", p.display()));
+    let within =
+        |p: &Path| std::fs::canonicalize(p).map_err(|e| other(format!("{}: {e}", p.display())));
     let (file, data) = (within(path)?, within(data_dir)?);
     let file_name = match file.strip_prefix(&data) {
         Ok(relative) => relative_path(Path::new(""), relative),
         Err(_) => {
-            return Err(format!(
+            return Err(other(format!(
                 "it is outside the data folder {}, where imports read it: put it there",
                 data_dir.display()
-            ));
+            )));
         }
     };
     let mut found: Option<(String, Vec<String>)> = None;
@@ -87,9 +91,9 @@ fn l10n_table(path: &Path, data_dir: &Path, key_column: &str) -> Result<L10nTabl
         }
     };
     if is_csv {
-        let bytes = read_bytes(path, 256 << 20)?;
+        let bytes = read_bytes(path, 256 << 20).map_err(other)?;
         let grid = masterctl_schemas::read::csv::CsvGrid::parse(&bytes, path)
-            .map_err(|d| d.first().map(|d| d.message.clone()).unwrap_or_default())?;
+            .map_err(|d| other(d.first().map(|d| d.message.clone()).unwrap_or_default()))?;
         look("", &grid);
     } else {
         masterctl_schemas::read::workbook::for_each_sheet(path, |sheet, grid| {
@@ -97,7 +101,7 @@ fn l10n_table(path: &Path, data_dir: &Path, key_column: &str) -> Result<L10nTabl
                 look(sheet, grid);
             }
         })
-        .map_err(|d| d.message)?;
+        .map_err(|d| other(d.message))?;
     }
     let Some((sheet, cells)) = found else {
         let headers: Vec<String> = first_row
@@ -106,11 +110,14 @@ fn l10n_table(path: &Path, data_dir: &Path, key_column: &str) -> Result<L10nTabl
             .filter(|c| !c.is_empty())
             .collect();
         return Err(match headers.as_slice() {
-            [] => format!("it has no row naming a `{key_column}` column: it holds no header"),
-            headers => format!(
-                "no row of its first ten has a `{key_column}` column; its first row holds: {} (name the key column with --l10n-key)",
+            [] => other(format!(
+                "it has no row naming a `{key_column}` column: it holds no header"
+            )),
+            headers => MigrateError::L10nKey(format!(
+                "the localization file {}: no row of its first ten has a `{key_column}` column; its first row holds: {}",
+                path.display(),
                 headers.join(", ")
-            ),
+            )),
         });
     };
     let key = cells
@@ -123,7 +130,9 @@ fn l10n_table(path: &Path, data_dir: &Path, key_column: &str) -> Result<L10nTabl
         .filter(|c| !c.is_empty() && !c.starts_with('#') && *c != key)
         .collect();
     if languages.is_empty() {
-        return Err(format!("it has a `{key}` column and no language column"));
+        return Err(other(format!(
+            "it has a `{key}` column and no language column"
+        )));
     }
     Ok(L10nTable {
         source: match sheet.as_str() {
@@ -316,6 +325,8 @@ pub struct NotConverted {
 pub enum MigrateError {
     /// The folder holds no `luban.conf`, or it cannot be read.
     Conf(String),
+    /// The l10n table has no column of the key's header (its first row is said).
+    L10nKey(String),
     /// A definitions file cannot be read.
     Definitions { file: PathBuf, message: String },
     /// No table could be converted: nothing to write.
@@ -343,7 +354,7 @@ fn read_text(path: &Path) -> Result<String, String> {
 impl std::fmt::Display for MigrateError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            MigrateError::Conf(message) => f.write_str(message),
+            MigrateError::Conf(message) | MigrateError::L10nKey(message) => f.write_str(message),
             MigrateError::Definitions { file, message } => {
                 write!(f, "{}: {message}", file.display())
             }
@@ -437,13 +448,23 @@ pub fn migrate(dir: &Path, options: &Options) -> Result<Migration, MigrateError>
         table.declared_in = relative_path(dir, Path::new(&table.declared_in));
     }
     let l10n = match &options.l10n {
-        Some(path) => Some(l10n_table(path, &data_dir, &options.l10n_key).map_err(|e| {
-            MigrateError::Conf(format!("the localization file {}: {e}", path.display()))
-        })?),
+        Some(path) => Some(l10n_table(path, &data_dir, &options.l10n_key)?),
         None => None,
     };
     let mut converter = Converter::new(&defs, &data_dir, options);
     converter.l10n = l10n;
+    // The definition workbooks validate will meet in the data folder.
+    converter.definitions = conf
+        .schema_files
+        .iter()
+        .filter(|f| matches!(f.kind.as_str(), "table" | "bean" | "enum"))
+        .filter_map(|f| {
+            dir.join(&f.file_name)
+                .strip_prefix(&data_dir)
+                .ok()
+                .map(|p| relative_path(Path::new(""), p))
+        })
+        .collect();
     converter.groups = groups::Groups::of(&conf.groups, &conf.targets);
     converter.bounds = Some(bounds);
     converter.run()
@@ -640,6 +661,9 @@ struct Converter<'a> {
     bounds: Option<Bounds>,
     /// Luban's export groups, as audiences.
     groups: groups::Groups,
+    /// Luban's definition workbooks (`__tables__.xlsx`…) in the data folder, by path
+    /// from it.
+    definitions: Vec<String>,
 }
 
 impl<'a> Converter<'a> {
@@ -655,6 +679,7 @@ impl<'a> Converter<'a> {
             l10n: None,
             bounds: None,
             groups: groups::Groups::default(),
+            definitions: Vec::new(),
         }
     }
 
@@ -706,7 +731,9 @@ impl<'a> Converter<'a> {
             targets.insert(L10N.to_string(), (name.clone(), Some("key".to_string())));
             name
         });
-        let mut files = vec![("masterctl.toml".to_string(), self.config())];
+        let l10n_source = self.l10n.as_ref().map(|l| l.source.clone());
+        let config = self.config() + &self.unread_section(&plans, l10n_source.as_deref());
+        let mut files = vec![("masterctl.toml".to_string(), config)];
         let mut tables = Vec::new();
         for plan in &mut plans {
             for field in &mut plan.fields {

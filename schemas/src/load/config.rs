@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use toml::Spanned;
 
 use crate::diagnostic::Code;
-use crate::schema::{Config, PublishConfig, RegionConfig};
+use crate::schema::{Config, PublishConfig, RegionConfig, Unread};
 
 use super::*;
 
@@ -30,6 +30,11 @@ impl Builder {
             .publish
             .as_ref()
             .and_then(|publish| self.check_publish(&source, publish));
+        let unread = raw
+            .unread
+            .as_ref()
+            .map(|unread| self.check_unread(&source, unread))
+            .unwrap_or_default();
         Config {
             file: checked.file,
             source_language,
@@ -38,7 +43,38 @@ impl Builder {
             timezone: self.zone.clone(),
             publish,
             audience: self.audience,
+            unread,
         }
+    }
+
+    /// `[unread]`: each entry a file or `file#sheet` as `source` takes them.
+    fn check_unread(&mut self, source: &SourceText, raw: &RawUnread) -> Unread {
+        let mut entry = |text: &str, span: std::ops::Range<usize>| {
+            match super::tables::parse_sheet_source(text) {
+                Ok(parsed) => Some(parsed),
+                Err(problem) => {
+                    self.error(source.error(
+                        Code::InvalidOption,
+                        span,
+                        format!("[unread]: {problem}"),
+                    ));
+                    None
+                }
+            }
+        };
+        let mut unread = Unread::default();
+        for (list, into) in [
+            (&raw.definitions, &mut unread.definitions),
+            (&raw.notes, &mut unread.notes),
+        ] {
+            into.extend(list.iter().filter_map(|s| entry(s.get_ref(), s.span())));
+        }
+        for (name, why) in &raw.other {
+            if let Some(parsed) = entry(name, why.span()) {
+                unread.other.push((parsed, why.get_ref().clone()));
+            }
+        }
+        unread
     }
 
     /// `[publish]`: a store URL of a kind delivery speaks, and an endpoint only where

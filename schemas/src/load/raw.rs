@@ -26,6 +26,21 @@ pub(super) struct RawConfig {
     pub(super) publish: Option<RawPublish>,
     /// Who sees a table that names no audience.
     pub(super) audience: Option<RawAudience>,
+    /// What the exports hold that no table reads (`[unread]`).
+    pub(super) unread: Option<RawUnread>,
+}
+
+/// `[unread]`: `definitions` and `notes` (files or `file#sheet`s), and any other file or
+/// sheet with why (`"demo.xlsx" = "no Luban table reads it"`) under `[unread.other]`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawUnread {
+    #[serde(default)]
+    pub(super) definitions: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub(super) notes: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub(super) other: BTreeMap<String, Spanned<String>>,
 }
 
 /// `audience = ["server", "client"]`.

@@ -120,49 +120,13 @@ impl Builder {
     /// of `/`-separated names, and not beside `sheet` (the sheet goes after the `#`).
     fn sheet_source(&mut self, source: &SourceText, raw: &RawSchema) -> Option<SheetSource> {
         let text = raw.source.as_ref()?;
-        let span = text.span();
-        let text = text.get_ref();
-        let lower = text.to_lowercase();
-        let split = crate::read::SUPPORTED_EXTENSIONS
-            .iter()
-            .find_map(|extension| {
-                let marker = format!(".{extension}#");
-                lower.find(&marker).map(|at| at + marker.len() - 1)
-            });
-        let (file, sheet) = match split {
-            Some(at) => (&text[..at], Some(text[at + 1..].to_string())),
-            None => (text.as_str(), None),
+        let problem = match parse_sheet_source(text.get_ref()) {
+            Err(problem) => problem,
+            Ok(_) if raw.sheet.is_some() => "a table is found by `source` or by `sheet`, not both: put the sheet after a `#` in `source`".to_string(),
+            Ok(parsed) => return Some(parsed),
         };
-        let known = crate::read::SUPPORTED_EXTENSIONS
-            .iter()
-            .any(|e| file.to_lowercase().ends_with(&format!(".{e}")));
-        let problem = if !known {
-            Some(format!(
-                "`{text}` names no spreadsheet file: one of {} (a sheet after `#`)",
-                crate::read::SUPPORTED_EXTENSIONS.join(", ")
-            ))
-        } else if file
-            .split('/')
-            .any(|part| part.is_empty() || part == "." || part == ".." || part.contains('\\'))
-        {
-            Some(format!(
-                "`{text}`: a file name, or a relative path of `/`-separated names"
-            ))
-        } else if sheet.as_deref().is_some_and(|s| s.trim().is_empty()) {
-            Some(format!("`{text}`: the sheet after `#` is empty"))
-        } else if raw.sheet.is_some() {
-            Some("a table is found by `source` or by `sheet`, not both: put the sheet after a `#` in `source`".to_string())
-        } else {
-            None
-        };
-        if let Some(problem) = problem {
-            self.error(source.error(Code::InvalidOption, span, problem));
-            return None;
-        }
-        Some(SheetSource {
-            file: file.to_string(),
-            sheet,
-        })
+        self.error(source.error(Code::InvalidOption, text.span(), problem));
+        None
     }
 
     /// The schema's name (or file stem), checked and registered; `None` when unusable.
@@ -1208,4 +1172,45 @@ struct FieldSite<'s> {
     source: &'s SourceText<'s>,
     name: &'s str,
     ty: &'s FieldType,
+}
+
+/// `items.xlsx` or `item/道具.xlsx#Sheet1` as a schema's `source` (or an `[unread]`
+/// entry) writes it: a spreadsheet file (by a known extension; the sheet after the
+/// `#` that follows it), a relative path of `/`-separated names.
+pub(super) fn parse_sheet_source(text: &str) -> Result<SheetSource, String> {
+    let lower = text.to_lowercase();
+    let split = crate::read::SUPPORTED_EXTENSIONS
+        .iter()
+        .find_map(|extension| {
+            let marker = format!(".{extension}#");
+            lower.find(&marker).map(|at| at + marker.len() - 1)
+        });
+    let (file, sheet) = match split {
+        Some(at) => (&text[..at], Some(text[at + 1..].to_string())),
+        None => (text, None),
+    };
+    let known = crate::read::SUPPORTED_EXTENSIONS
+        .iter()
+        .any(|e| file.to_lowercase().ends_with(&format!(".{e}")));
+    if !known {
+        return Err(format!(
+            "`{text}` names no spreadsheet file: one of {} (a sheet after `#`)",
+            crate::read::SUPPORTED_EXTENSIONS.join(", ")
+        ));
+    }
+    if file
+        .split('/')
+        .any(|part| part.is_empty() || part == "." || part == ".." || part.contains('\\'))
+    {
+        return Err(format!(
+            "`{text}`: a file name, or a relative path of `/`-separated names"
+        ));
+    }
+    if sheet.as_deref().is_some_and(|s| s.trim().is_empty()) {
+        return Err(format!("`{text}`: the sheet after `#` is empty"));
+    }
+    Ok(SheetSource {
+        file: file.to_string(),
+        sheet,
+    })
 }

@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::path::Path;
 
+use super::unread::{Said, said};
 use super::{Cell, Grid, ReadOutcome};
 use crate::diagnostic::{Code, Diagnostic, Location};
 use crate::schema::{Project, SheetTable, TableKind};
@@ -45,6 +46,10 @@ pub fn read(project: &Project, path: &Path) -> ReadOutcome {
             .and_then(|(_, sheet)| project.table_for_sheet(sheet.trim())),
     };
     let Some(schema) = schema else {
+        if let Said::Listed(said) = said(project, path, None, true) {
+            outcome.report.extend(said.map(|d| *d));
+            return outcome;
+        }
         let mut d = Diagnostic::new(
             Code::UnmappedSheet,
             Location::file(path),

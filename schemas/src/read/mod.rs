@@ -7,6 +7,7 @@
 //! mistakes in the others.
 
 pub mod csv;
+mod unread;
 pub mod workbook;
 
 use std::path::{Path, PathBuf};
@@ -196,6 +197,7 @@ pub fn read_inputs_with_progress(
             }
         }
     }
+    unread::fold(&mut outcome.report);
     if let Some(first) = files.first()
         && outcome.tables.is_empty()
         && !outcome.report.has_errors()

@@ -15,6 +15,7 @@ use std::path::Path;
 
 use calamine::{CellErrorType, Data, DataRef, Range, Reader, Sheets, Xlsx, open_workbook_auto};
 
+use super::unread::{Said, said};
 use super::{Cell, Grid, ReadOutcome};
 use crate::diagnostic::{Code, Diagnostic, Location};
 use crate::schema::{Project, SheetTable};
@@ -337,6 +338,10 @@ fn read_unguarded(project: &Project, path: &Path, part: Part) -> ReadOutcome {
             SheetTable::None => None,
         };
         let Some(schema) = schema else {
+            if let Said::Listed(said) = said(project, path, Some(&sheet), index == 0) {
+                outcome.report.extend(said.map(|d| *d));
+                continue;
+            }
             if !sheet.starts_with('#') {
                 let mut location = Location::file(path);
                 location.sheet = Some(sheet.clone());
