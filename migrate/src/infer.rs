@@ -47,6 +47,12 @@ pub struct DraftField {
     pub spelling: Option<String>,
     /// A list's separator in the cells, from a declared type (`list,int`: `,`).
     pub separator: Option<String>,
+    /// A map's between a key and its value, from a declared type.
+    pub key_separator: Option<String>,
+    /// What the column is, from a note row (tableau's).
+    pub description: Option<String>,
+    /// Texts the column writes for an empty cell (`null`).
+    pub nulls: Vec<String>,
     /// Something a person should check about the guess.
     note: Option<String>,
 }
@@ -61,6 +67,8 @@ pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
     // Each draft, and whether its sheet gave it a name.
     let mut drafts: Vec<(DraftSchema, bool)> = Vec::new();
+    // Sheets of notes, not drafted: each said in the first draft's notes.
+    let mut notes: Vec<String> = Vec::new();
     if is_csv {
         let bytes = std::fs::read(path).map_err(|e| {
             Diagnostic::new(
@@ -85,6 +93,10 @@ pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
         workbook::for_each_sheet(path, |sheet, grid| {
             let first = index == 0;
             index += 1;
+            if notes_sheet(sheet) {
+                notes.push(sheet.to_string());
+                return;
+            }
             match grid {
                 Ok(grid) if !sheet.starts_with('#') => {
                     // `Sheet1` names no table: the file does (`source`), and names it.
@@ -112,7 +124,45 @@ pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
     }
     let mut drafts = name_drafts(path, drafts);
     link_references(&mut drafts);
+    if let Some(first) = drafts.first_mut() {
+        for sheet in notes {
+            first.notes.push(format!(
+                "sheet `{sheet}` of the workbook was not drafted: a notes sheet (its name says so); list it in `notes` of `[unread]` in masterctl.toml, or start its name with `#`, and validate passes it by"
+            ));
+        }
+    }
     Ok(drafts)
+}
+
+/// A sheet of notes, by its name: `说明`, `字段说明`, `備考`, `README`, `notes`…
+fn notes_sheet(sheet: &str) -> bool {
+    const WITHIN: &[&str] = &[
+        "说明",
+        "說明",
+        "説明",
+        "注释",
+        "註釋",
+        "备注",
+        "備註",
+        "備考",
+        "目录",
+        "目錄",
+        "使い方",
+        "メモ",
+        "설명",
+        "참고",
+    ];
+    const WHOLE: &[&str] = &[
+        "readme",
+        "notes",
+        "note",
+        "memo",
+        "help",
+        "changelog",
+        "about",
+    ];
+    let name = sheet.trim().to_lowercase();
+    WITHIN.iter().any(|w| name.contains(w)) || WHOLE.contains(&name.as_str())
 }
 
 /// A name spreadsheet applications give new sheets (`Sheet1`, `シート1`, `工作表1`,
@@ -247,7 +297,7 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
             !cell.is_empty() && !cell.is_comment()
         })
     };
-    let header_row = (0..grid.height()).find(|&r| is_header(r))?;
+    let header_row = header_row(grid, &is_header)?;
     let mut data_rows: Vec<usize> = (header_row + 1..grid.height())
         .filter(|&r| !is_skipped(r))
         .collect();
@@ -265,6 +315,15 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
     if let Some(row) = type_row {
         data_rows.retain(|&r| r != row);
     }
+    // tableau's note row under its type row: what each column is, not data.
+    let note_row = type_row
+        .and_then(|t| data_rows.first().copied().filter(|&r| r == t + 1 || r > t))
+        .filter(|&r| {
+            type_row.is_some_and(|t| masterctl_schemas::structure::is_note_row(grid, r, t))
+        });
+    if let Some(row) = note_row {
+        data_rows.retain(|&r| r != row);
+    }
     let mut notes = Vec::new();
     let named = identifier_from(sheet);
     let name = named.clone().unwrap_or_else(|| "table".to_string());
@@ -276,7 +335,9 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
             continue;
         }
         let header = cell.display().trim().to_string();
-        let base = identifier_from(&header).unwrap_or_else(|| format!("field_{}", column + 1));
+        // A header of several lines (tableau's name, then a note): its first line names it.
+        let first_line = header.lines().next().unwrap_or_default().trim().to_string();
+        let base = identifier_from(&first_line).unwrap_or_else(|| format!("field_{}", column + 1));
         let field_name = free_name(&mut used, &base);
         let cells: Vec<Cell> = data_rows.iter().map(|&r| grid.cell(r, column)).collect();
         let mut field = infer_field(field_name, &cells);
@@ -286,6 +347,14 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
             && let Some(declared) = masterctl_schemas::structure::declared_type(text)
         {
             declare(&mut field, declared);
+        }
+        if let Some(row) = note_row {
+            let note = grid.cell(row, column).display().trim().to_string();
+            field.description = (!note.is_empty()).then_some(note);
+        }
+        // `null`, `NULL`, `nil` in an optional column: its empty spellings.
+        if field.optional {
+            field.nulls = null_spellings(&cells);
         }
         if field.name != header {
             field.header = Some(header);
@@ -305,13 +374,22 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
         let Some(header) = &field.header else {
             continue;
         };
+        // Several lines (tableau's name, then a note): the sheet is read by its first.
+        let first_line = header.lines().next().unwrap_or_default().trim();
+        if header.contains('\n') && first_line == field.name {
+            continue;
+        }
+        let header = match header.contains('\n') && !first_line.is_empty() {
+            true => first_line.to_string(),
+            false => header.clone(),
+        };
         if header.is_empty() || header.contains(char::is_control) || !taken.insert(header.clone()) {
             notes.push(format!(
                 "rename the header `{header}` to `{}` in the sheet (headers are field names)",
                 field.name
             ));
         } else {
-            field.spelling = Some(header.clone());
+            field.spelling = Some(header);
         }
     }
     let primary_key = guess_primary_key(&fields, grid, &data_rows, &mut notes);
@@ -351,7 +429,48 @@ fn declare(field: &mut DraftField, declared: masterctl_schemas::structure::Decla
         field.note = None;
     }
     field.optional |= declared.optional;
-    field.separator = declared.separator.filter(|_| field.ty.starts_with("list<"));
+    let collection = field.ty.starts_with("list<") || field.ty.starts_with("map<");
+    field.separator = declared.separator.filter(|_| collection);
+    field.key_separator = declared
+        .key_separator
+        .filter(|_| field.ty.starts_with("map<"));
+}
+
+/// The header: the row above a type row, or the first row holding about as many names
+/// as the widest of the first rows (a title above the header, `Recharge`, holds one).
+fn header_row(grid: &dyn Grid, is_header: &dyn Fn(usize) -> bool) -> Option<usize> {
+    let first = grid.height().min(20);
+    if let Some(types) = (1..first).find(|&r| masterctl_schemas::structure::is_type_row(grid, r))
+        && let Some(row) = (0..types).rev().find(|&r| is_header(r))
+    {
+        return Some(row);
+    }
+    let names = |row: usize| {
+        (0..grid.width(row))
+            .filter(|&c| matches!(grid.cell(row, c), Cell::Text(t) if !t.trim().is_empty() && !t.trim_start().starts_with('#')))
+            .count()
+    };
+    let widest = (0..first).map(names).max().unwrap_or(0);
+    let needed = (widest / 2).max(2).min(widest.max(1));
+    (0..grid.height())
+        .find(|&r| is_header(r) && names(r) >= needed)
+        .or_else(|| (0..grid.height()).find(|&r| is_header(r)))
+}
+
+/// The texts a column writes for an empty cell: `null`, `NULL`, `nil`, `none`.
+fn null_spellings(cells: &[Cell]) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for cell in cells {
+        if let Cell::Text(text) = cell {
+            let text = text.trim();
+            if ["null", "nil", "none"].contains(&text.to_ascii_lowercase().as_str())
+                && !found.iter().any(|f| f == text)
+            {
+                found.push(text.to_string());
+            }
+        }
+    }
+    found
 }
 
 fn infer_field(name: String, cells: &[Cell]) -> DraftField {
@@ -408,6 +527,9 @@ fn infer_field(name: String, cells: &[Cell]) -> DraftField {
         column: 0,
         spelling: None,
         separator: None,
+        key_separator: None,
+        description: None,
+        nulls: Vec::new(),
         note,
     }
 }
@@ -642,7 +764,10 @@ impl DraftSchema {
                     column: field.spelling.as_deref(),
                     values: &field.values,
                     separator: field.separator.as_deref(),
+                    key_separator: field.key_separator.as_deref(),
                     optional: field.optional,
+                    null: &field.nulls,
+                    description: field.description.as_deref(),
                     references: field.references.as_deref(),
                 })
                 .collect(),
@@ -676,10 +801,16 @@ struct FieldFile<'a> {
     values: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
     separator: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key_separator: Option<&'a str>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     optional: bool,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    null: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
     references: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
 }
 
 /// Text for a one-line TOML comment: line breaks and other control characters (which
@@ -771,6 +902,70 @@ mod tests {
     }
 
     #[test]
+    fn the_header_is_found_below_a_title_row() {
+        // A title above the header (`,Recharge`), as 38 workbooks of one game have it.
+        let drafts = drafts_of(
+            "recharge.csv",
+            ",Recharge,,\nid,gems,price,label\n1,60,0.99,small\n2,330,4.99,big\n",
+        );
+        let fields: Vec<&str> = drafts[0].fields.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(fields, ["id", "gems", "price", "label"]);
+        assert_eq!(drafts[0].primary_key, ["id"]);
+    }
+
+    #[test]
+    fn tableaus_type_and_note_rows_and_maps_are_read_as_tableau_writes_them() {
+        // Names (the second line a note), types, a note row, then data; a map of scalars.
+        let drafts = drafts_of(
+            "fruit.csv",
+            "\"ID\nthe fruit\",Name,Price,Stock,When\n\
+             uint32,string,int32,\"map<uint32, int32>\",timestamp?\n\
+             Fruit's ID,Its name,In gold,By shop,Sold from\n\
+             1,apple,10,\"1:5,2:7\",null\n\
+             2,pear,12,,2024-01-01T00:00:00Z\n",
+        );
+        let draft = &drafts[0];
+        let field = |name: &str| draft.fields.iter().find(|f| f.name == name).unwrap();
+        assert_eq!(field("id").ty, "int");
+        assert_eq!(field("id").description.as_deref(), Some("Fruit's ID"));
+        assert_eq!(field("price").ty, "int");
+        assert_eq!(field("stock").ty, "map<int, int>");
+        assert_eq!(field("stock").separator.as_deref(), Some(","));
+        assert_eq!(field("when").ty, "datetime");
+        assert!(field("when").optional);
+        assert_eq!(field("when").nulls, ["null"]);
+        // The note row is no data: the key is the ids, and apple is a row.
+        assert_eq!(draft.primary_key, ["id"]);
+        let text = draft.to_toml();
+        assert!(text.contains("description = \"Fruit's ID\""), "{text}");
+        assert!(text.contains("null = [\"null\"]"), "{text}");
+        // The draft reads the file it was drafted from: the title, type and note rows
+        // are no data, and every cell is its column's type.
+        let project = masterctl_schemas::load::load_from_files(
+            Some(("masterctl.toml".into(), "source_language = \"en\"\n".into())),
+            vec![("schemas/fruit.toml".into(), text.clone())],
+        )
+        .unwrap_or_else(|r| panic!("{text}\n{:#?}", r.diagnostics));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("fruit.csv");
+        std::fs::write(
+            &path,
+            "\"ID\nthe fruit\",Name,Price,Stock,When\n\
+             uint32,string,int32,\"map<uint32, int32>\",timestamp?\n\
+             Fruit's ID,Its name,In gold,By shop,Sold from\n\
+             1,apple,10,\"1:5,2:7\",null\n\
+             2,pear,12,,2024-01-01T00:00:00Z\n",
+        )
+        .unwrap();
+        let validation = masterctl_schemas::validate_paths(&project, &[path]);
+        assert!(!validation.report.has_errors(), "{:#?}", validation.report);
+        let rows: Vec<Vec<String>> = (0..2)
+            .map(|r| validation.tables[0].row(r).map(|v| v.to_string()).collect())
+            .collect();
+        assert_eq!(rows[0], ["1", "apple", "10", "1:5|2:7", ""]);
+    }
+
+    #[test]
     fn an_empty_column_is_an_optional_string_not_an_enum_of_nothing() {
         let draft = &drafts_of("t.csv", "id,empty,kind\n1,,a\n2,,b\n3,,a\n")[0];
         assert_eq!(draft.fields[1].ty, "string");
@@ -804,12 +999,15 @@ mod tests {
 
     #[test]
     fn a_header_of_several_lines_stays_inside_its_comment() {
+        // Several lines (tableau's name, then a note): read by its first line; a header
+        // with a control character is a note to rename it, escaped inside its comment.
         let draft = &drafts_of(
             "t.csv",
-            "id,\"Name\nfirst line\r\nsecond\u{0}\"\n1,a\n2,b\n",
+            "id,\"Name\nfirst line\r\nsecond\u{0}\",\"Pri\u{1}ce\"\n1,a,2\n2,b,3\n",
         )[0];
         let toml = draft.to_toml();
-        assert!(toml.contains("\\n"), "{toml}");
+        assert!(toml.contains("column = \"Name\""), "{toml}");
+        assert!(toml.contains("\\u{0001}"), "{toml}");
         for line in toml.lines().filter(|l| l.contains("TODO")) {
             assert!(line.starts_with("# TODO: "), "{line}");
         }

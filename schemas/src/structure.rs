@@ -13,8 +13,10 @@ pub struct Declared {
     pub ty: Option<String>,
     /// `T?`: the cell may be empty.
     pub optional: bool,
-    /// A list's separator in the cells, when not `|`.
+    /// A list's separator in the cells (a map's between entries), when not `|`.
     pub separator: Option<String>,
+    /// A map's separator between a key and its value, when not `:`.
+    pub key_separator: Option<String>,
 }
 
 /// A scalar type word of Luban, tableau (protobuf names) or masterctl.
@@ -47,6 +49,7 @@ pub fn declared_type(text: &str) -> Option<Declared> {
             ty: Some(format!("list<{element}>")),
             optional: false,
             separator: None,
+            key_separator: None,
         })
     };
     if let Some(inner) = text.strip_prefix("list<").and_then(|t| t.strip_suffix('>')) {
@@ -59,10 +62,24 @@ pub fn declared_type(text: &str) -> Option<Declared> {
             ty: None,
             optional: false,
             separator: None,
+            key_separator: None,
         }));
     }
-    // tableau's `map<uint32, Item>`, `enum<.FruitType>`: type words without a scalar.
+    // tableau's `map<uint32, int32>` of scalars: cells `1:10,2:20`.
     let lower = text.to_ascii_lowercase();
+    if let Some(inner) = lower.strip_prefix("map<").and_then(|t| t.strip_suffix('>'))
+        && let Some((key, value)) = inner.split_once(',')
+        && let (Some(key), Some(value)) = (scalar(key.trim()), scalar(value.trim()))
+        && let Some(ty) = crate::schema::FieldType::parse(&format!("map<{key}, {value}>"))
+    {
+        return Some(Declared {
+            ty: Some(ty.to_string()),
+            optional: true,
+            separator: Some(",".into()),
+            key_separator: None,
+        });
+    }
+    // tableau's `map<uint32, Item>`, `enum<.FruitType>`: type words without a scalar.
     if ["map<", "enum<", "union<", "struct<"]
         .iter()
         .any(|p| lower.starts_with(p))
@@ -72,6 +89,7 @@ pub fn declared_type(text: &str) -> Option<Declared> {
             ty: None,
             optional: false,
             separator: None,
+            key_separator: None,
         });
     }
     // Luban: `int`, `int?`, `int#range=[1,10]`, `list,int`, `(list#sep=|),int`.
@@ -81,10 +99,25 @@ pub fn declared_type(text: &str) -> Option<Declared> {
             ty: Some(scalar(name)?.to_string()),
             optional: parsed.nullable,
             separator: None,
+            key_separator: None,
         }),
         Kind::Container { name, elements } => {
             if !matches!(name.as_str(), "list" | "array" | "set" | "map") {
                 return None;
+            }
+            // Luban's `(map#sep=,),K,V`: keys and values alternate between one separator.
+            if let ("map", [key, value]) = (name.as_str(), elements.as_slice())
+                && let (Kind::Named(k), Kind::Named(v)) = (&key.kind, &value.kind)
+                && let (Some(k), Some(v)) = (scalar(k), scalar(v))
+                && let Some(ty) = crate::schema::FieldType::parse(&format!("map<{k}, {v}>"))
+            {
+                let separator = parsed.attr("sep").unwrap_or(",").to_string();
+                return Some(Declared {
+                    ty: Some(ty.to_string()),
+                    optional: true,
+                    key_separator: Some(separator.clone()),
+                    separator: Some(separator),
+                });
             }
             let element = match (name.as_str(), elements.as_slice()) {
                 ("map", _) => None,
@@ -105,6 +138,7 @@ pub fn declared_type(text: &str) -> Option<Declared> {
                     .map(|e| format!("list<{e}>")),
                 optional: true,
                 separator: separator.filter(|_| element.is_some()),
+                key_separator: None,
             })
         }
     }
@@ -143,6 +177,35 @@ pub fn is_type_row(grid: &dyn Grid, row: usize) -> bool {
     words >= 2 && known * 2 >= words
 }
 
+/// tableau's note row (under the type row): text in a column whose declared type is a
+/// number, bool or date, and no cell a value of its column's type.
+pub fn is_note_row(grid: &dyn Grid, row: usize, types: usize) -> bool {
+    let mut texts = 0;
+    for column in 0..grid.width(row) {
+        let cell = grid.cell(row, column);
+        if cell.is_empty() {
+            continue;
+        }
+        let Cell::Text(text) = cell else {
+            return false;
+        };
+        let declared = match grid.cell(types, column) {
+            Cell::Text(t) => declared_type(t).and_then(|d| d.ty),
+            _ => None,
+        };
+        let typed = |ty: &str| {
+            crate::schema::FieldType::parse(ty)
+                .is_some_and(|ty| crate::parse::parse_text(&ty, text).is_ok())
+        };
+        match declared.as_deref() {
+            Some(ty @ ("int" | "float" | "bool" | "date" | "datetime")) if !typed(ty) => texts += 1,
+            Some("int" | "float" | "bool" | "date" | "datetime") => return false,
+            _ => {}
+        }
+    }
+    texts > 0
+}
+
 /// `vec3`, `test.DemoEnum`, `Item?`: a name a studio gives its own types.
 fn is_type_name(text: &str) -> bool {
     let name = text
@@ -179,7 +242,21 @@ mod tests {
         assert!(d.optional);
         assert_eq!(d.ty.as_deref(), Some("float"));
         assert!(declared_type("map<uint32, Item>").unwrap().ty.is_none());
-        assert!(declared_type("map,int,int").unwrap().ty.is_none());
+        // Maps of single values: tableau's (`1:10,2:20`), Luban's (keys and values
+        // alternating between its separator).
+        let d = declared_type("map<uint32, int32>").unwrap();
+        assert_eq!(d.ty.as_deref(), Some("map<int, int>"));
+        assert_eq!(
+            (d.separator.as_deref(), d.key_separator.as_deref()),
+            (Some(","), None)
+        );
+        let d = declared_type("(map#sep=;),string,int").unwrap();
+        assert_eq!(d.ty.as_deref(), Some("map<string, int>"));
+        assert_eq!(
+            (d.separator.as_deref(), d.key_separator.as_deref()),
+            (Some(";"), Some(";"))
+        );
+        assert!(declared_type("map,int,Item").unwrap().ty.is_none());
         for words in ["hello", "a sword", "12", "Circle", "1,2,3", ""] {
             assert!(ty(words).is_none(), "{words}");
         }

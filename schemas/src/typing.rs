@@ -65,6 +65,8 @@ pub struct TableBuilder<'s> {
     looked_at: Vec<(u64, String, Vec<String>)>,
     /// The header was just read: the next row may declare types (tableau's type row).
     after_header: bool,
+    /// The type row was just read: the next row may be notes (tableau's note row).
+    type_row: Option<usize>,
 }
 
 /// The mapped header, and the columns to watch for values without a header.
@@ -91,6 +93,7 @@ impl<'s> TableBuilder<'s> {
             reported_stray_columns: std::collections::HashSet::new(),
             looked_at: Vec::new(),
             after_header: false,
+            type_row: None,
         }
     }
 
@@ -134,8 +137,15 @@ impl<'s> TableBuilder<'s> {
             if is_skipped(row) {
                 continue;
             }
-            // A row declaring each column's type right under the header is structure.
+            // A row declaring each column's type right under the header is structure,
+            // and so is a note row under it (tableau's: what each column is).
             if std::mem::take(&mut self.after_header) && crate::structure::is_type_row(grid, row) {
+                self.type_row = Some(row);
+                continue;
+            }
+            if let Some(types) = self.type_row.take()
+                && crate::structure::is_note_row(grid, row, types)
+            {
                 continue;
             }
             if self.goes_on(grid, row) {
@@ -152,7 +162,8 @@ impl<'s> TableBuilder<'s> {
     fn names_a_field(&self, grid: &dyn Grid, row: usize) -> bool {
         (0..grid.width(row)).any(|column| match grid.cell(row, column) {
             Cell::Text(text) => {
-                let text = text.trim();
+                // A header of several lines is named by its first.
+                let text = text.trim().lines().next().unwrap_or_default().trim();
                 self.schema
                     .fields
                     .iter()
@@ -468,7 +479,21 @@ impl Header {
                 continue;
             }
             let text = cell.display();
-            let name = text.trim();
+            let whole = text.trim();
+            // A header of several lines (tableau's name, then a note) is named by its
+            // first line when the whole names no field.
+            let first_line = whole.lines().next().unwrap_or_default().trim();
+            let names = |n: &str| {
+                schema.field_index(n).is_some()
+                    || schema
+                        .fields
+                        .iter()
+                        .any(|f| f.columns.iter().any(|c| c == n))
+            };
+            let name = match names(whole) || !names(first_line) {
+                true => whole,
+                false => first_line,
+            };
             // The fields this header names: by name, or by a `column` spelling — each
             // at its `column_offset` right of it (a structure spread over columns).
             // `*name`: a multi-row field (Luban's mark).

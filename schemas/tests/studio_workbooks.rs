@@ -689,3 +689,53 @@ fn a_structure_spread_over_columns_under_one_header_is_flat_fields() {
         );
     }
 }
+
+/// `schema infer` passes notes sheets by (`说明`, `README`), saying so in the first draft,
+/// and finds the header below a title row.
+#[test]
+fn infer_passes_notes_sheets_by_and_finds_the_header_under_a_title() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shop.xlsx");
+    let mut workbook = rust_xlsxwriter::Workbook::new();
+    let rows: [(&str, &[&[&str]]); 3] = [
+        ("说明", &[&["这个表是商店"], &["id 是商品编号"]]),
+        (
+            "Shop",
+            &[
+                &["", "Shop items"],
+                &["id", "name", "price"],
+                &["1", "sword", "100"],
+                &["2", "shield", "80"],
+            ],
+        ),
+        ("README", &[&["notes"]]),
+    ];
+    for (name, cells) in rows {
+        let sheet = workbook.add_worksheet().set_name(name).unwrap();
+        for (r, row) in cells.iter().enumerate() {
+            for (c, cell) in row.iter().enumerate() {
+                if !cell.is_empty() {
+                    sheet.write_string(r as u32, c as u16, *cell).unwrap();
+                }
+            }
+        }
+    }
+    workbook.save(&path).unwrap();
+    let drafts = masterctl_migrate::infer::infer_file(&path).unwrap();
+    assert_eq!(drafts.len(), 1, "{drafts:#?}");
+    let draft = &drafts[0];
+    assert_eq!(draft.sheet, "Shop");
+    let names: Vec<&str> = draft.fields.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["id", "name", "price"]);
+    for sheet in ["说明", "README"] {
+        assert!(
+            draft
+                .notes
+                .iter()
+                .any(|n| n.contains(&format!("sheet `{sheet}`")) && n.contains("a notes sheet")),
+            "{:#?}",
+            draft.notes
+        );
+    }
+    assert!(drafts_refused(&path, &drafts).is_none());
+}
