@@ -971,3 +971,39 @@ fn bean_field_comments_land_on_their_fields() {
         "{schema}"
     );
 }
+
+/// `--table-names full` keeps the studio's whole name (`item.TbItem` → `item_tb_item`),
+/// and each schema records the Luban name.
+#[test]
+fn tables_may_keep_the_studios_whole_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = repository(tmp.path(), "masters");
+    let run = masterctl(
+        tmp.path(),
+        &[
+            "migrate",
+            "luban",
+            &luban().display().to_string(),
+            "--out",
+            &out.display().to_string(),
+            "--table-names",
+            "full",
+        ],
+    );
+    assert!(run.status.success(), "{}", text(&run));
+    assert!(
+        text(&run).contains("item.TbItem -> item_tb_item ("),
+        "{}",
+        text(&run)
+    );
+    let schema = std::fs::read_to_string(out.join("schemas/item_tb_item.toml")).unwrap();
+    assert!(
+        schema.starts_with("# Converted from Luban table item.TbItem"),
+        "{schema}"
+    );
+    let validate = masterctl(
+        &out,
+        &["validate", &luban().join("Datas").display().to_string()],
+    );
+    assert!(validate.status.success(), "{}", text(&validate));
+}

@@ -44,6 +44,10 @@ pub struct Args {
     /// The header of the l10n table's key column (in any letter case)
     #[arg(long, value_name = "COLUMN", default_value = "key", requires = "l10n")]
     l10n_key: String,
+    /// How tables are named: `short` (`demo.TbItem` → `item`) or `full` (the studio's
+    /// whole name: `demo_tb_item`); each schema's first comment records the Luban name
+    #[arg(long, value_name = "STYLE", default_value = "short", value_parser = ["short", "full"])]
+    table_names: String,
 }
 
 pub fn run(command: Command, output: &Output) -> Result<(), Failure> {
@@ -82,6 +86,10 @@ pub fn run(command: Command, output: &Output) -> Result<(), Failure> {
         languages: args.languages.clone(),
         l10n: args.l10n.clone(),
         l10n_key: args.l10n_key.clone(),
+        table_names: match args.table_names.as_str() {
+            "full" => luban::TableNames::Full,
+            _ => luban::TableNames::Short,
+        },
     };
     let migration = luban::migrate(&args.dir, &options).map_err(|e| match e {
         MigrateError::Conf(message) => Failure::usage(message),

@@ -39,6 +39,19 @@ pub struct Options {
     pub l10n: Option<PathBuf>,
     /// The header of the l10n table's key column (`key`, `ID`, `TID`…).
     pub l10n_key: String,
+    /// How a Luban table's name becomes a masterctl table's.
+    pub table_names: TableNames,
+}
+
+/// How a Luban table's name becomes a masterctl table's (each schema's first comment
+/// records the Luban name either way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TableNames {
+    /// `demo.TbItem` → `item` (another module's `TbItem`: `demo_item`).
+    #[default]
+    Short,
+    /// `demo.TbItem` → `demo_tb_item`: the studio's whole name.
+    Full,
 }
 
 /// Luban's l10n table, as a masterctl table of keys.
@@ -712,7 +725,7 @@ impl<'a> Converter<'a> {
                 continue;
             }
             claimed.insert(plan.source.clone(), table.full_name.clone());
-            plan.name = unique_name(&mut names, table);
+            plan.name = unique_name(&mut names, table, self.options.table_names);
             plans.push(plan);
         }
         // References, now that every table's name and key are known.
@@ -1973,7 +1986,14 @@ fn zero_value(e: &defs::EnumDef) -> Option<String> {
 }
 
 /// A masterctl table name for a Luban table: `TbItem` → `item`, unique.
-fn unique_name(names: &mut HashSet<String>, table: &TableDef) -> String {
+fn unique_name(names: &mut HashSet<String>, table: &TableDef, style: TableNames) -> String {
+    if style == TableNames::Full {
+        // `demo.TbItem` → `demo_tb_item`: the studio's whole name, in snake case.
+        let base = identifier_from(&table.full_name.replace('.', "_"))
+            .filter(|n| is_identifier(n))
+            .unwrap_or_else(|| "table".to_string());
+        return free_name(names, &base);
+    }
     let short = short_name(&table.full_name);
     let short = match short.strip_prefix("Tb") {
         Some(rest) if rest.starts_with(|c: char| c.is_ascii_uppercase() || c.is_ascii_digit()) => {
@@ -2046,6 +2066,7 @@ mod tests {
             languages: vec!["zh".into()],
             l10n: None,
             l10n_key: "key".into(),
+            table_names: TableNames::Short,
         };
         let converter = Converter::new(&defs, Path::new("."), &options);
         let mut field = converter_field("int");
@@ -2145,13 +2166,29 @@ mod tests {
             group: None,
         };
         let mut names = HashSet::new();
-        assert_eq!(unique_name(&mut names, &table("TbItem", "item")), "item");
         assert_eq!(
-            unique_name(&mut names, &table("TbItem", "test")),
+            unique_name(&mut names, &table("TbItem", "item"), TableNames::Short),
+            "item"
+        );
+        assert_eq!(
+            unique_name(&mut names, &table("TbItem", "test"), TableNames::Short),
             "test_item"
         );
-        assert_eq!(unique_name(&mut names, &table("TbItem", "test")), "item_2");
-        assert_eq!(unique_name(&mut names, &table("Tbx", "")), "tbx");
-        assert_eq!(unique_name(&mut names, &table("道具", "")), "table");
+        assert_eq!(
+            unique_name(&mut names, &table("TbItem", "test"), TableNames::Short),
+            "item_2"
+        );
+        assert_eq!(
+            unique_name(&mut names, &table("TbItem", "demo"), TableNames::Full),
+            "demo_tb_item"
+        );
+        assert_eq!(
+            unique_name(&mut names, &table("Tbx", ""), TableNames::Short),
+            "tbx"
+        );
+        assert_eq!(
+            unique_name(&mut names, &table("道具", ""), TableNames::Short),
+            "table"
+        );
     }
 }
