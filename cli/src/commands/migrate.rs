@@ -175,19 +175,14 @@ impl Render for Migrated<'_> {
             output.line("");
             output.line(output.flagged(&format!("not converted ({}):", m.not_converted.len())));
             for n in &m.not_converted {
-                let what = match &n.field {
-                    Some(field) => format!("{}.{field}", n.luban_table),
-                    None => n.luban_table.clone(),
-                };
-                output.line(format!("  {what}: {}", n.reason));
+                output.line(format!("  {}: {}", what(n), n.reason));
             }
         }
         if !m.notes.is_empty() {
             output.line("");
             output.line(format!("converted with a change ({}):", m.notes.len()));
             for n in &m.notes {
-                let field = n.field.as_deref().unwrap_or_default();
-                output.line(format!("  {}.{field}: {}", n.luban_table, n.reason));
+                output.line(format!("  {}: {}", what(n), n.reason));
             }
         }
         if !m.refused.is_empty() {
@@ -216,5 +211,13 @@ impl Render for Migrated<'_> {
             self.region,
             m.data_dir.display()
         ));
+    }
+}
+
+/// What a listed item concerns: a table (`test.TbItem`) or one of its fields.
+fn what(n: &luban::NotConverted) -> String {
+    match &n.field {
+        Some(field) => format!("{}.{field}", n.luban_table),
+        None => n.luban_table.clone(),
     }
 }

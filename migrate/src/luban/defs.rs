@@ -434,6 +434,9 @@ pub fn read_workbook(defs: &mut Defs, path: &Path, kind: &str) -> Result<(), Str
 pub struct SheetHeader {
     /// Column, name, as written (`x5#default=10` keeps its attributes).
     pub names: Vec<(usize, String)>,
+    /// The second `##var` row's titles: the sub-columns of a value spread over
+    /// columns (a bean's fields, a map's keys).
+    pub sub_names: Vec<(usize, String)>,
     pub types: Vec<(usize, String)>,
     pub descriptions: Vec<(usize, String)>,
     /// The export groups of the fields a sheet declares (`##group`: `c`, `c,s`).
@@ -483,8 +486,10 @@ impl SheetHeader {
             };
             if marker.starts_with("##var") || (row == 0 && (marker == "##" || names_first)) {
                 header.var_rows += 1;
-                if header.var_rows == 1 {
-                    header.names = cells();
+                match header.var_rows {
+                    1 => header.names = cells(),
+                    2 => header.sub_names = cells(),
+                    _ => {}
                 }
             } else if marker.starts_with("##type") {
                 header.types = cells();

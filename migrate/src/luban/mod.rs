@@ -1096,7 +1096,10 @@ impl<'a> Converter<'a> {
         let mut fields = Vec::new();
         let mut field_names = HashSet::new();
         for var in &vars {
-            let converted = match self.spread_bean(var, &header) {
+            let converted = match self
+                .spread_map(var, &header)
+                .or_else(|| self.spread_bean(var, &header))
+            {
                 Some(spread) => spread,
                 None => self.field(var, &header).map(|f| vec![f]),
             };
@@ -1323,6 +1326,71 @@ impl<'a> Converter<'a> {
                 if field.group.is_none() {
                     field.group = var.group.clone();
                 }
+                fields.push(field);
+            }
+            Ok(fields)
+        })())
+    }
+
+    /// Luban's map spread over columns, each headed by its key in the second `##var` row
+    /// (`Lans` over `EN`, `zh-CN`: a language table): a field per key (`lans_en`,
+    /// `lans_zh_cn`) of the value's type, read from its place.
+    fn spread_map(
+        &mut self,
+        var: &VarDef,
+        header: &SheetHeader,
+    ) -> Option<Result<Vec<FieldOut>, String>> {
+        let ty = types::parse(&var.ty).ok()?;
+        let Kind::Container { name, elements } = &ty.kind else {
+            return None;
+        };
+        let (column, title) = header.column_of(&var.name)?;
+        let spread = header.spread(column);
+        if name != "map" || !header.holds_values(spread.clone()) {
+            return None;
+        }
+        let keys: Vec<(usize, &str)> = (column..spread.end)
+            .filter_map(|c| {
+                header
+                    .sub_names
+                    .iter()
+                    .find(|(at, _)| *at == c)
+                    .map(|(_, key)| (c, key.as_str()))
+            })
+            .collect();
+        if keys.len() != spread.len() + 1 {
+            return None;
+        }
+        Some((|| {
+            let [_, value] = elements.as_slice() else {
+                return Err(format!(
+                    "`{}` is not a map of a key and a value type",
+                    var.ty
+                ));
+            };
+            let Kind::Named(value_type) = &value.kind else {
+                return Err(format!("a map of containers (`{}`)", var.ty));
+            };
+            let prefix = identifier_from(&var.name).unwrap_or_else(|| "field".into());
+            let mut fields = Vec::new();
+            for (at, key) in keys {
+                let leaf = VarDef {
+                    module: var.module.clone(),
+                    name: format!("{}.{key}", var.name),
+                    ty: format!("{value_type}?"),
+                    comment: var.comment.clone(),
+                    group: var.group.clone(),
+                };
+                let mut field = self.field(&leaf, &SheetHeader::default())?;
+                self.check_cells(&field.ty, header.texts.get(&at))
+                    .map_err(|e| format!("`{}`: {e}", leaf.name))?;
+                field.name = format!(
+                    "{prefix}_{}",
+                    identifier_from(key).unwrap_or_else(|| format!("{}", at - column + 1))
+                );
+                field.luban = leaf.name;
+                field.column = Some(title.to_string());
+                field.column_offset = at - column;
                 fields.push(field);
             }
             Ok(fields)
