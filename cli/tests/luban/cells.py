@@ -1,0 +1,283 @@
+"""Every cell of a migrated Luban project, read again by an independent reader.
+
+Usage: python3 cells.py MASTERS_REPO DATA_DIR
+
+For each table of the masterctl project in MASTERS_REPO (its schemas/*.toml, which name
+where each table is read: `source`, the headers, `column_offset`), the workbook is read
+with openpyxl, the way Luban lays it out (a `##var` header; `##` rows and rows whose
+first cell starts with `#` are not data; the first column is Luban's marker column;
+`##column` sheets hold one record down a column), each cell is written as masterctl's
+canonical files write it, and the result is compared, cell by cell, with the region
+branch's canonical CSV (`git show masters/main:tables/<table>.csv`). Prints the number
+of cells compared; exits 1 naming every cell that differs.
+"""
+
+import csv
+import datetime
+import io
+import math
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import openpyxl
+
+
+def parse_datetime(text):
+    """`1999-8-4 10:09:09`, `2024/04/01 10:00`, ISO 8601 with an offset: a datetime."""
+    import re
+
+    m = re.fullmatch(
+        r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?(Z|[+-]\d{2}:?\d{2})?",
+        text,
+    )
+    if not m:
+        return None
+    y, mo, d, h, mi, s, frac, zone = m.groups()
+    micro = int((frac or "0").ljust(6, "0")[:6])
+    value = datetime.datetime(int(y), int(mo), int(d), int(h or 0), int(mi or 0), int(s or 0), micro)
+    if zone and zone != "Z":
+        sign = 1 if zone[0] == "+" else -1
+        digits = zone[1:].replace(":", "")
+        offset = datetime.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+        value = value.replace(tzinfo=datetime.timezone(sign * offset))
+    return value
+
+
+def canonical_float(x):
+    if x == 0:
+        return "0"
+    if float(x).is_integer() and abs(x) < 1e16:
+        return str(int(x))
+    return repr(float(x))
+
+
+def scalar(ty, value, field):
+    """One value as masterctl's canonical files write it (None: no value)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        text = value.strip() if ty not in ("string", "text") else value
+        if text == "" or text in field.get("null", []):
+            return None
+    if ty == "int":
+        if isinstance(value, bool):
+            return str(int(value))
+        if isinstance(value, (int, float)):
+            return str(int(value)) if float(value).is_integer() else f"!{value}"
+        return str(int(float(str(value).strip())))
+    if ty == "float":
+        return canonical_float(float(value))
+    if ty == "bool":
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        text = str(value).strip().lower()
+        return {"true": "true", "1": "true", "false": "false", "0": "false"}.get(text, f"!{value}")
+    if ty == "enum":
+        text = value if isinstance(value, str) else canonical_float(value)
+        text = text.strip()
+        for v in field.get("values", []):
+            if isinstance(v, str):
+                if v == text:
+                    return v
+                continue
+            names = [v["value"], *v.get("aliases", [])]
+            if "number" in v:
+                names.append(str(v["number"]))
+            if text in names:
+                return v["value"]
+        return f"!{text}"
+    if ty == "date":
+        if isinstance(value, datetime.datetime):
+            return value.date().isoformat()
+        return str(value).strip()
+    if ty == "datetime":
+        if not isinstance(value, datetime.datetime):
+            value = parse_datetime(str(value).strip())
+            if value is None:
+                return f"!{value}"
+        if value.tzinfo is not None:
+            value = value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        millis = round(value.microsecond / 1000)
+        if millis == 1000:
+            value, millis = value.replace(microsecond=0) + datetime.timedelta(seconds=1), 0
+        text = value.strftime("%Y-%m-%dT%H:%M:%S")
+        return f"{text}.{millis:03d}Z" if millis else f"{text}Z"
+    # string (and text): numbers keep their spelling.
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float):
+        return canonical_float(value)
+    return str(value)
+
+
+def cell_text(field, value):
+    """A cell of `field` as the canonical file writes it ("" for none)."""
+    ty = field["type"]
+    if value is not None and isinstance(value, str) and value in field.get("null", []):
+        value = None
+    if ty.startswith("list<"):
+        if value is None or (isinstance(value, str) and value.strip() == ""):
+            return default_text(field)
+        inner = ty[5:-1]
+        sep = field.get("separator", "|")
+        text = value if isinstance(value, str) else canonical_float(value) if isinstance(value, float) else str(value)
+        parts = [scalar(inner, p.strip(), field) for p in text.split(sep)]
+        return "|".join(p or "" for p in parts)
+    if ty.startswith("map<"):
+        if value is None or (isinstance(value, str) and value.strip() == ""):
+            return default_text(field)
+        key_ty, value_ty = [t.strip() for t in ty[4:-1].split(",")]
+        sep = field.get("separator", "|")
+        key_sep = field.get("key_separator", ":")
+        text = str(value)
+        if sep == key_sep:
+            parts = text.split(sep)
+            pairs = list(zip(parts[0::2], parts[1::2]))
+        else:
+            pairs = [entry.split(key_sep, 1) for entry in text.split(sep)]
+        entries = [(scalar(key_ty, k.strip(), field), scalar(value_ty, v.strip(), field)) for k, v in pairs]
+        order = (lambda e: int(e[0])) if key_ty == "int" else (lambda e: e[0])
+        return "|".join(f"{k}:{v}" for k, v in sorted(entries, key=order))
+    got = scalar(ty, value, field)
+    return default_text(field) if got is None else got
+
+
+def default_text(field):
+    if "default" not in field:
+        return ""
+    d = field["default"]
+    if isinstance(d, bool):
+        return "true" if d else "false"
+    if isinstance(d, float):
+        return canonical_float(d)
+    if isinstance(d, list):
+        return "|".join(str(x) for x in d)
+    return str(d)
+
+
+def header_names(field):
+    spelled = field.get("column", field["name"])
+    names = spelled if isinstance(spelled, list) else [spelled]
+    return [n for n in names]
+
+
+def luban_rows(ws):
+    """(header cells, data rows) of a Luban sheet: the first `##var` (or `##`) row is the
+    header; rows whose first cell starts with `#` are not data."""
+    rows = list(ws.iter_rows(values_only=True))
+    header = None
+    data = []
+    for row in rows:
+        first = row[0] if row else None
+        if header is None:
+            if isinstance(first, str) and first.strip().startswith("##"):
+                header = row
+            continue
+        if isinstance(first, str) and first.strip().startswith("#"):
+            continue
+        if all(c is None or (isinstance(c, str) and c.strip() == "") for c in row[1:]):
+            continue
+        data.append(row)
+    return header, data
+
+
+def vertical(ws, fields):
+    """The one record of a `##column` sheet: names down column A, values in the first
+    column that is not `#` notes above the first name."""
+    rows = list(ws.iter_rows(values_only=True))
+    wanted = {n: f for f in fields for n in header_names(f)}
+    first = next(i for i, r in enumerate(rows) if r and isinstance(r[0], str) and r[0].strip() in wanted)
+    width = max(len(r) for r in rows)
+    notes = lambda c: any(isinstance(rows[i][c], str) and rows[i][c].strip().startswith("#") for i in range(first) if c < len(rows[i]))
+    values = next(c for c in range(1, width) if not notes(c))
+    record = {}
+    for r in rows[first:]:
+        if r and isinstance(r[0], str) and r[0].strip() in wanted:
+            record[wanted[r[0].strip()]["name"]] = r[values] if values < len(r) else None
+    return [record]
+
+
+def expected_rows(schema, data_dir):
+    source = schema.get("source")
+    if source is None:
+        return None
+    # The sheet follows the `#` after the file's extension (the file may start with `#`).
+    lower = source.lower()
+    cut = min((lower.find(f".{e}#") + len(e) + 1 for e in ("xlsx", "xlsm", "xlsb", "xls", "ods") if f".{e}#" in lower), default=len(source))
+    file, sheet = source[:cut], source[cut + 1:]
+    wb = openpyxl.load_workbook(Path(data_dir) / file, data_only=True)
+    ws = wb[sheet] if sheet else wb.worksheets[0]
+    fields = schema["fields"]
+    first_cell = ws.cell(1, 1).value
+    if schema.get("kind") == "singleton" and isinstance(first_cell, str) and "column" in first_cell.lower():
+        records = vertical(ws, fields)
+        return [[cell_text(f, rec.get(f["name"])) for f in fields if f["type"] != "text"] for rec in records]
+    header, data = luban_rows(ws)
+    heads = [h.strip() if isinstance(h, str) else h for h in header]
+    where = {}
+    for f in fields:
+        for name in header_names(f):
+            if name in heads:
+                where[f["name"]] = heads.index(name) + f.get("column_offset", 0)
+                break
+    out = []
+    for row in data:
+        cells = []
+        for f in fields:
+            if f["type"] == "text":
+                continue
+            at = where.get(f["name"])
+            value = row[at] if at is not None and at < len(row) else None
+            cells.append(cell_text(f, value))
+        out.append(cells)
+    return out
+
+
+def main():
+    repo, data_dir = sys.argv[1], sys.argv[2]
+    compared, wrong = 0, []
+    for path in sorted(Path(repo, "schemas").glob("*.toml")):
+        schema = tomllib.loads(path.read_text())
+        if "fields" not in schema:
+            continue
+        expected = expected_rows(schema, data_dir)
+        if expected is None:
+            continue
+        name = schema["name"]
+        shown = subprocess.run(
+            ["git", "show", f"masters/main:tables/{name}.csv"], cwd=repo, capture_output=True, text=True
+        )
+        if shown.returncode != 0:
+            wrong.append(f"{name}: no canonical file")
+            continue
+        actual = list(csv.reader(io.StringIO(shown.stdout)))[1:]
+        columns = [f for f in schema["fields"] if f["type"] != "text"]
+        key = schema.get("primary_key", [])
+        index = [i for i, f in enumerate(columns) if f["name"] in key]
+        if index:
+            by_key = lambda rows: {tuple(r[i] for i in index): r for r in rows}
+            got, want = by_key(actual), by_key(expected)
+        else:
+            got, want = dict(enumerate(actual)), dict(enumerate(expected))
+        if set(got) != set(want):
+            wrong.append(f"{name}: rows {sorted(set(want) ^ set(got))[:5]} differ")
+        for k, row in want.items():
+            other = got.get(k)
+            if other is None:
+                continue
+            for f, a, b in zip(columns, other, row):
+                compared += 1
+                same = a == b
+                if not same and f["type"] == "float" and a and b:
+                    same = math.isclose(float(a), float(b), rel_tol=1e-12)
+                if not same:
+                    wrong.append(f"{name} {k} {f['name']}: masterctl `{a}`, the workbook `{b}`")
+    print(compared)
+    for w in wrong[:50]:
+        print(w, file=sys.stderr)
+    sys.exit(1 if wrong else 0)
+
+
+main()
