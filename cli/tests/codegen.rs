@@ -1319,3 +1319,58 @@ fn code_for_clients_sees_only_what_clients_may_see() {
     assert_eq!(fields(&rust_client), fields(&client));
     assert_eq!(rust_client["schema_hash"], client["schema_hash"]);
 }
+
+/// Real Luban projects, migrated (Luban's examples: maps, enums with aliases, singletons,
+/// lists; a game's: a table `language`, a singleton down a column): the code of every
+/// language compiles as generated.
+#[test]
+fn the_code_of_migrated_luban_projects_compiles_in_every_language() {
+    let third_party = root().join("fixtures/third-party");
+    for project in [
+        third_party.join("luban-examples/DataTables"),
+        third_party.join("luban-projects/sunhe-slg"),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("masters");
+        std::fs::create_dir(&out).unwrap();
+        git(&out, &["init", "-q", "-b", "main"]);
+        git(&out, &["config", "user.name", "Test Planner"]);
+        git(&out, &["config", "user.email", "planner@example.com"]);
+        let o = |p: &Path| p.display().to_string();
+        ok(masterctl(
+            tmp.path(),
+            &["migrate", "luban", &o(&project), "--out", &o(&out)],
+        ));
+        let code = |lang: &str, extra: &[&str]| {
+            let dir = tmp.path().join(lang);
+            let dir_text = o(&dir);
+            let args = [&["codegen", "--lang", lang, "--out", &dir_text][..], extra].concat();
+            ok(masterctl(&out, &args));
+            dir
+        };
+        let runtime = root().join("runtime");
+        let rust = code("rust", &["--runtime-path", &o(&runtime)]);
+        std::fs::copy(root().join("Cargo.lock"), rust.join("Cargo.lock")).unwrap();
+        let checked = cargo(&rust, &["check", "--offline", "-q"]);
+        assert!(
+            checked.status.success(),
+            "{}: {}",
+            o(&project),
+            text(&checked)
+        );
+        if installed("tsc", "npm install -g typescript@5.9.3") {
+            assert_strict(&code("typescript", &[]));
+        }
+        if installed("go", "apt-get install golang-go") {
+            assert_go_clean(&code("go", &[]));
+        }
+        if csharp_installed() {
+            let cs = code("csharp", &[]);
+            let library = ["-langversion:5", "-target:library", "-out:Masters.dll"];
+            mcs(
+                &cs,
+                &[&library[..], &["Masters.cs", "MastersReader.cs"]].concat(),
+            );
+        }
+    }
+}

@@ -520,9 +520,11 @@ fn field(lang: Lang, project: &Project, table: &TableSchema, index: usize) -> Fi
             type_name: type_name(lang, &r.table),
             ident: table_member(lang, &r.table),
             field: r.field.clone(),
-            by_key: project
-                .table(&r.table)
-                .is_some_and(|t| t.primary_key_names() == [r.field.as_str()]),
+            // A map's references are its keys': no one row to go to.
+            by_key: map.is_none()
+                && project
+                    .table(&r.table)
+                    .is_some_and(|t| t.primary_key_names() == [r.field.as_str()]),
         }),
         key: table.primary_key.contains(&index),
         unique: schema.unique,
