@@ -1329,6 +1329,7 @@ fn the_code_of_migrated_luban_projects_compiles_in_every_language() {
     for project in [
         third_party.join("luban-examples/DataTables"),
         third_party.join("luban-projects/sunhe-slg"),
+        third_party.join("luban-projects/xiaojia-config"),
     ] {
         let tmp = tempfile::tempdir().unwrap();
         let out = tmp.path().join("masters");

@@ -1016,6 +1016,11 @@ fn every_cell_of_real_luban_projects_is_the_workbooks() {
     let projects = [
         (luban(), 32, 1000),
         (third_party().join("luban-projects/sunhe-slg"), 16, 1000),
+        (
+            third_party().join("luban-projects/xiaojia-config"),
+            21,
+            1000,
+        ),
     ];
     for (project, tables, cells) in projects {
         let tmp = tempfile::tempdir().unwrap();
@@ -1041,7 +1046,11 @@ fn every_cell_of_real_luban_projects_is_the_workbooks() {
             "{}",
             o(&project)
         );
-        let datas = project.join("Datas");
+        let datas = ["Datas", "datas"]
+            .map(|d| project.join(d))
+            .into_iter()
+            .find(|d| d.is_dir())
+            .unwrap();
         let validate = masterctl(&out, &["validate", &o(&datas)]);
         assert!(validate.status.success(), "{}", text(&validate));
         let import = masterctl(&out, &["import", "--region", "main", &o(&datas)]);
