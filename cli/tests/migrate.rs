@@ -1089,3 +1089,45 @@ fn python_module(module: &str, install: &str) -> bool {
     }
     found
 }
+
+/// A layout of a game's project (JamTeng-Games/Jam101's dice table, reproduced: its
+/// licence lets us read it, not ship it): a list of beans spread over columns, one bean
+/// per row below its record (`*item_list` over `item_id`, `weight`). It becomes aligned
+/// multi-row lists, one per bean field, every cell as the workbook has it.
+#[test]
+fn a_list_of_beans_over_several_rows_becomes_aligned_lists() {
+    let tmp = tempfile::tempdir().unwrap();
+    let xml = r#"<module name="jam">
+    <bean name="DiceCell"><var name="item_id" type="int"/><var name="weight" type="int"/></bean>
+</module>"#;
+    let project = luban_copy(tmp.path(), Some(("jam.xml", xml)));
+    let rows: [&[&str]; 9] = [
+        &["##var", "id", "desc", "*item_list", ""],
+        &["##var", "", "", "item_id", "weight"],
+        &["##type", "int", "string", "list,jam.DiceCell", ""],
+        &["##", "掉落库id", "描述", "道具id", "权重"],
+        &["", "1", "1号掉落库", "10001", "1"],
+        &["", "", "", "10002", "3"],
+        &["", "2", "2号掉落库", "10003", "1"],
+        &["", "", "", "10004", "2"],
+        &["", "", "", "10005", "5"],
+    ];
+    auto_import(&project, "#Dice.xlsx", &rows);
+    let (run, json) = migrate_json(tmp.path(), &project);
+    assert!(run.status.success(), "{}", text(&run));
+    let dice = json["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["luban"] == "TbDice")
+        .unwrap_or_else(|| panic!("{json:#}"));
+    assert_eq!(dice["fields"], 4);
+    let out = tmp.path().join("masters");
+    let datas = project.join("Datas").display().to_string();
+    let import = masterctl(&out, &["import", "--region", "main", &datas]);
+    assert!(import.status.success(), "{}", text(&import));
+    assert_eq!(
+        git(&out, &["show", "masters/main:tables/dice.csv"]),
+        "id,desc,item_list_item_id,item_list_weight\n1,1号掉落库,10001|10002,1|3\n2,2号掉落库,10003|10004|10005,1|2|5\n"
+    );
+}

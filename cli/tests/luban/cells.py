@@ -222,16 +222,24 @@ def expected_rows(schema, data_dir):
             if name in heads:
                 where[f["name"]] = heads.index(name) + f.get("column_offset", 0)
                 break
+    columns = [f for f in fields if f["type"] != "text"]
+    key = schema.get("primary_key", [])
+    multi_row = any(f.get("multi_row") for f in columns)
     out = []
     for row in data:
-        cells = []
-        for f in fields:
-            if f["type"] == "text":
-                continue
-            at = where.get(f["name"])
-            value = row[at] if at is not None and at < len(row) else None
-            cells.append(cell_text(f, value))
-        out.append(cells)
+        value = lambda f: row[where[f["name"]]] if where.get(f["name"]) is not None and where[f["name"]] < len(row) else None
+        # A row whose key cells are empty goes on with the record above (`*field`).
+        goes_on = multi_row and out and (
+            schema.get("kind") == "singleton"
+            or (key and all(value(f) in (None, "") for f in columns if f["name"] in key))
+        )
+        if goes_on:
+            for i, f in enumerate(columns):
+                more = cell_text(f, value(f)) if f.get("multi_row") and value(f) not in (None, "") else ""
+                if more:
+                    out[-1][i] = f"{out[-1][i]}|{more}" if out[-1][i] else more
+            continue
+        out.append([cell_text(f, value(f)) for f in columns])
     return out
 
 

@@ -1098,6 +1098,7 @@ impl<'a> Converter<'a> {
         for var in &vars {
             let converted = match self
                 .spread_map(var, &header)
+                .or_else(|| self.spread_bean_list(var, &header))
                 .or_else(|| self.spread_bean(var, &header))
             {
                 Some(spread) => spread,
@@ -1133,8 +1134,16 @@ impl<'a> Converter<'a> {
         // read as records without a key.
         for title in header.multi_row() {
             let luban_name = field_name_of(title);
-            match fields.iter_mut().find(|f| f.luban == luban_name) {
-                Some(field) if field.ty.starts_with("list<") => field.multi_row = true,
+            // The list itself, or the lists of its bean's fields (`item_list.weight`).
+            let bean_fields = format!("{luban_name}.");
+            let mut carried: Vec<&mut FieldOut> = fields
+                .iter_mut()
+                .filter(|f| f.luban == luban_name || f.luban.starts_with(&bean_fields))
+                .collect();
+            match carried.as_mut_slice() {
+                lists if !lists.is_empty() && lists.iter().all(|f| f.ty.starts_with("list<")) => {
+                    lists.iter_mut().for_each(|f| f.multi_row = true)
+                }
                 _ => {
                     let reason = format!(
                         "multi-row records (`{title}`): its rows below a record carry `{luban_name}`, which is not converted as a list of single values"
@@ -1391,6 +1400,81 @@ impl<'a> Converter<'a> {
                 field.luban = leaf.name;
                 field.column = Some(title.to_string());
                 field.column_offset = at - column;
+                fields.push(field);
+            }
+            Ok(fields)
+        })())
+    }
+
+    /// A list of beans spread over columns, one bean per row (Luban's `*item_list` over
+    /// `item_id`, `weight`, its records going on in the rows below): a list per bean
+    /// field (`item_list_item_id`, `item_list_weight`), each read from its place, the
+    /// lists aligned by position.
+    fn spread_bean_list(
+        &mut self,
+        var: &VarDef,
+        header: &SheetHeader,
+    ) -> Option<Result<Vec<FieldOut>, String>> {
+        let ty = types::parse(&var.ty).ok()?;
+        let Kind::Container { name, elements } = &ty.kind else {
+            return None;
+        };
+        let [element] = elements.as_slice() else {
+            return None;
+        };
+        let Kind::Named(bean_name) = &element.kind else {
+            return None;
+        };
+        if !matches!(name.as_str(), "list" | "array") {
+            return None;
+        }
+        let bean = self.bean(&var.module, bean_name)?;
+        if self.is_polymorphic(&bean.full_name) {
+            return None;
+        }
+        let (column, title) = header.column_of(&var.name)?;
+        // Its columns are its bean's fields when the second `##var` row names them
+        // (else each column is an element: not this layout).
+        let width = header.spread(column).len() + 1;
+        let named = (column..column + width).all(|c| {
+            header.sub_names.iter().any(|(at, name)| {
+                *at == c && bean.fields.iter().any(|f| f.name == field_name_of(name))
+            })
+        });
+        if !named {
+            return None;
+        }
+        Some((|| {
+            let prefix = identifier_from(&var.name).unwrap_or_else(|| "field".into());
+            let leaves = self.leaves(bean, &prefix, &var.name, 0)?;
+            if leaves.len() != width {
+                return Err(format!(
+                    "a list of bean `{}` ({} fields), and its header `{title}` spans {width} column{}",
+                    bean.full_name,
+                    leaves.len(),
+                    if width == 1 { " (one cell)" } else { "s" }
+                ));
+            }
+            let mut fields = Vec::new();
+            for (offset, (luban, leaf)) in leaves.iter().enumerate() {
+                let mut field = self.field(leaf, &SheetHeader::default())?;
+                if field.ty.starts_with("list<") || field.ty.starts_with("map<") {
+                    return Err(format!("`{luban}` is itself a list: a list of lists"));
+                }
+                self.check_cells(&field.ty, header.texts.get(&(column + offset)))
+                    .map_err(|e| format!("`{luban}`: {e}"))?;
+                field.ty = format!("list<{}>", field.ty);
+                field.optional = true;
+                field.default = None;
+                field.nulls.clear();
+                // Each column a list of its field's values (`1,2,3` under `x`).
+                field.separator = ty.attr("sep").filter(|s| *s != "|").map(str::to_string);
+                field.luban = luban.clone();
+                field.column = Some(title.to_string());
+                field.column_offset = offset;
+                if field.group.is_none() {
+                    field.group = var.group.clone();
+                }
                 fields.push(field);
             }
             Ok(fields)
