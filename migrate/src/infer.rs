@@ -659,9 +659,13 @@ fn guess_primary_key(
     {
         return vec![first.name.clone()];
     }
-    // Two leading columns that are unique together: a composite key.
-    if fields.len() >= 2 && keyable(&fields[0]) && keyable(&fields[1]) {
-        let header_columns = [fields[0].column, fields[1].column];
+    // Two or three leading columns that are unique together: a composite key (nested
+    // records laid down the rows, tableau's map of maps, repeat their outer keys).
+    for width in 2..=3 {
+        if fields.len() < width || !fields[..width].iter().all(keyable) {
+            break;
+        }
+        let header_columns: Vec<usize> = fields[..width].iter().map(|f| f.column).collect();
         let mut seen = HashSet::new();
         let unique = data_rows.iter().all(|&r| {
             seen.insert(
@@ -672,7 +676,7 @@ fn guess_primary_key(
             )
         });
         if unique {
-            return vec![fields[0].name.clone(), fields[1].name.clone()];
+            return fields[..width].iter().map(|f| f.name.clone()).collect();
         }
     }
     // A unique column that cannot be a key says why; otherwise none is unique.

@@ -38,7 +38,23 @@ fn scalar(word: &str) -> Option<&'static str> {
 
 /// The type a cell of a structure row declares; `None` when the text is not a type.
 pub fn declared_type(text: &str) -> Option<Declared> {
+    // tableau's field properties after the type: `map<uint32, Item>|{unique:false}`.
+    let text = match text.split_once("|{") {
+        Some((ty, props)) if props.trim_end().ends_with('}') => ty,
+        _ => text,
+    };
     let text = text.trim();
+    // tableau's `{.Item}int32`: a structure's first field, one per row: the scalar.
+    if let Some(rest) = text.strip_prefix('{')
+        && let Some((_, first)) = rest.split_once('}')
+    {
+        return Some(Declared {
+            ty: scalar(first).map(str::to_string),
+            optional: false,
+            separator: None,
+            key_separator: None,
+        });
+    }
     if text.is_empty() || text.contains(char::is_whitespace) && !text.contains(',') {
         return None;
     }
@@ -56,14 +72,31 @@ pub fn declared_type(text: &str) -> Option<Declared> {
         return list_of(inner);
     }
     if let Some(rest) = text.strip_prefix('[')
-        && let Some((_, element)) = rest.split_once(']')
+        && let Some((structure, element)) = rest.split_once(']')
     {
-        return list_of(element).or(Some(Declared {
-            ty: None,
-            optional: false,
-            separator: None,
-            key_separator: None,
-        }));
+        // `[Item]uint32`: a list of structures laid over columns, this one a scalar of
+        // an element; `[]int32`: a list in one cell.
+        if !structure.trim().is_empty() {
+            return Some(Declared {
+                ty: scalar(element).map(str::to_string),
+                optional: false,
+                separator: None,
+                key_separator: None,
+            });
+        }
+        // tableau writes an incell list's elements with commas: `1,2,3`.
+        return match list_of(element) {
+            Some(list) => Some(Declared {
+                separator: Some(",".into()),
+                ..list
+            }),
+            None => Some(Declared {
+                ty: None,
+                optional: false,
+                separator: None,
+                key_separator: None,
+            }),
+        };
     }
     // tableau's `map<uint32, int32>` of scalars: cells `1:10,2:20`.
     let lower = text.to_ascii_lowercase();
@@ -79,7 +112,19 @@ pub fn declared_type(text: &str) -> Option<Declared> {
             key_separator: None,
         });
     }
-    // tableau's `map<uint32, Item>`, `enum<.FruitType>`: type words without a scalar.
+    // tableau's `map<uint32, Item>` laid one structure per row: this column is the key.
+    if let Some(inner) = lower.strip_prefix("map<").and_then(|t| t.strip_suffix('>'))
+        && let Some((key, _)) = inner.split_once(',')
+        && let Some(key) = scalar(key.trim())
+    {
+        return Some(Declared {
+            ty: Some(key.to_string()),
+            optional: false,
+            separator: None,
+            key_separator: None,
+        });
+    }
+    // `enum<.FruitType>`, `union<…>`: type words without a scalar.
     if ["map<", "enum<", "union<", "struct<"]
         .iter()
         .any(|p| lower.starts_with(p))
@@ -235,13 +280,24 @@ mod tests {
         assert_eq!(ty("double").as_deref(), Some("float"));
         assert_eq!(ty("list<float>").as_deref(), Some("list<float>"));
         assert_eq!(ty("[]int32").as_deref(), Some("list<int>"));
+        assert_eq!(
+            declared_type("[]int32").unwrap().separator.as_deref(),
+            Some(",")
+        );
         assert_eq!(ty("(list#sep=|),int").as_deref(), Some("list<int>"));
         let d = declared_type("list,int").unwrap();
         assert_eq!(d.separator.as_deref(), Some(","));
         let d = declared_type("float?").unwrap();
         assert!(d.optional);
         assert_eq!(d.ty.as_deref(), Some("float"));
-        assert!(declared_type("map<uint32, Item>").unwrap().ty.is_none());
+        // tableau's structures laid over columns and rows: the column's scalar.
+        assert_eq!(ty("map<uint32, Item>").as_deref(), Some("int"));
+        assert_eq!(
+            ty("map<uint32, Item>|{unique:false}").as_deref(),
+            Some("int")
+        );
+        assert_eq!(ty("[Item]uint32").as_deref(), Some("int"));
+        assert_eq!(ty("{.Item}int32").as_deref(), Some("int"));
         // Maps of single values: tableau's (`1:10,2:20`), Luban's (keys and values
         // alternating between its separator).
         let d = declared_type("map<uint32, int32>").unwrap();

@@ -739,3 +739,72 @@ fn infer_passes_notes_sheets_by_and_finds_the_header_under_a_title() {
     }
     assert!(drafts_refused(&path, &drafts).is_none());
 }
+
+/// tableau's own test sheets (`fixtures/third-party/tableau-testdata`, 185 of them):
+/// each drafted by `schema infer` — the header, the type row and the note row under it,
+/// composite types, incell lists — and the sheet validated against its drafts. All but
+/// these read back clean; each of these lays out what a flat table cannot hold (records
+/// nested down the rows with their outer keys blank or repeated, structures spelled in
+/// a cell, transposed metasheets, dates written `20221010`), and its draft says what
+/// to check.
+#[test]
+fn tableaus_test_sheets_read_back_through_their_drafts() {
+    const NESTED_OR_UNREAD: &[&str] = &[
+        "dev/Test#Activity.csv",
+        "dev/Test#Loader.csv",
+        "dev/Test#Match.csv",
+        "fieldprop/FieldProp#FieldPropRange.csv",
+        "fieldprop/FieldProp#FieldPropSep.csv",
+        "fieldprop/FieldProp#FieldPropSequence.csv",
+        "fieldprop/FieldProp#FieldPropUnique.csv",
+        "list/HorizontalList#HorizontalIncellInStructList.csv",
+        "map/VerticalMap#UniqueFieldInVerticalStructMap.csv",
+        "metasheet/SheetMode#EnumType.csv",
+        "metasheet/SheetMode#StructType.csv",
+        "metasheet/SheetMode#TransposedEnumType.csv",
+        "metasheet/SheetMode#TransposedStructType.csv",
+        "metasheet/SheetMode#UnionType.csv",
+        "nesting/ListInMap#HAggregateListInVMap.csv",
+        "nesting/MapInMap#HAggregateMapInVMap.csv",
+        "struct/Struct#PredefinedStructTypeInfo.csv",
+        "wellknown/WellKnown#WellKnownTypeDate.csv",
+    ];
+    let root = third_party().join("tableau-testdata");
+    let mut files = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "csv")
+                && !path.to_string_lossy().contains("@TABLEAU")
+            {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    assert_eq!(files.len(), 185);
+    let mut failing = Vec::new();
+    for path in &files {
+        let relative = path.strip_prefix(&root).unwrap().display().to_string();
+        let drafts = masterctl_migrate::infer::infer_file(path)
+            .unwrap_or_else(|d| panic!("{relative}: {}", d.message));
+        assert!(drafts_refused(path, &drafts).is_none(), "{relative}");
+        let texts: Vec<(String, String)> = drafts
+            .iter()
+            .map(|d| (format!("{}.toml", d.name), d.to_toml()))
+            .collect();
+        let schemas: Vec<(&str, &str)> = texts
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str()))
+            .collect();
+        let project = load_texts("source_language = \"en\"\n", &schemas).unwrap();
+        let validation = validate(&project, std::slice::from_ref(path));
+        if validation.report.has_errors() {
+            failing.push(relative);
+        }
+    }
+    assert_eq!(failing, NESTED_OR_UNREAD);
+}
