@@ -1131,3 +1131,89 @@ fn a_list_of_beans_over_several_rows_becomes_aligned_lists() {
         "id,desc,item_list_item_id,item_list_weight\n1,1号掉落库,10001|10002,1|3\n2,2号掉落库,10003|10004|10005,1|2|5\n"
     );
 }
+
+/// Luban's own JSON output of its examples (`GenerateDatas/json`, committed beside them)
+/// against masterctl's client JSON of the migration, record by record (by key), value
+/// by value (`cli/tests/luban/luban_json.py`): equal, datetimes read in the zone Luban
+/// exported in (`--timezone`), but for what the migration says it reads otherwise — a
+/// `""` beside a default, escapes Luban turns into line breaks.
+#[test]
+fn lubans_own_json_output_is_masterctls_client_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = repository(tmp.path(), "masters");
+    let o = |p: &Path| p.display().to_string();
+    let run = masterctl(
+        tmp.path(),
+        &[
+            "migrate",
+            "luban",
+            &o(&luban()),
+            "--out",
+            &o(&out),
+            "--timezone",
+            "Asia/Shanghai",
+            "--format",
+            "json",
+        ],
+    );
+    assert!(run.status.success(), "{}", text(&run));
+    let json: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let notes: Vec<String> = json["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            format!(
+                "{}.{}: {}",
+                n["luban_table"].as_str().unwrap(),
+                n["field"].as_str().unwrap_or(""),
+                n["reason"].as_str().unwrap()
+            )
+        })
+        .collect();
+    for said in [
+        "TbAutoImport1.x10: a cell written `\"\"` is no value",
+        "test.TbTestString.s2: its cells' escapes",
+    ] {
+        assert!(
+            notes.iter().any(|n| n.starts_with(said)),
+            "{said}: {notes:#?}"
+        );
+    }
+    let datas = luban().join("Datas");
+    ok(masterctl(&out, &["import", "--region", "main", &o(&datas)]));
+    let build = tmp.path().join("build");
+    ok(masterctl(
+        &out,
+        &["build", "--region", "main", "--client", "--out", &o(&build)],
+    ));
+    let checked = std::process::Command::new("python3")
+        .arg(root().join("cli/tests/luban/luban_json.py"))
+        .args([&out, &build, &luban().join("../GenerateDatas/json")])
+        .output()
+        .unwrap();
+    let compared = stdout(&checked);
+    let (tables, values) = compared.trim().split_once(' ').unwrap();
+    assert_eq!(tables, "28", "{}", text(&checked));
+    assert!(
+        values.parse::<usize>().unwrap() > 1000,
+        "{}",
+        text(&checked)
+    );
+    let differences: Vec<String> = String::from_utf8_lossy(&checked.stderr)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        differences,
+        [
+            "auto_import1[('10006',)].x10: masterctl 'xxx', Luban ''",
+            "auto_import2[('10006',)].x10: masterctl 'xxx', Luban ''",
+            "define_from_excel2[('10006',)].x10: masterctl 'xxx', Luban ''",
+            "test_string[('\\\\a',)].s2: masterctl 'aaa\\\\nbbb', Luban 'aaa\\nbbb'",
+            "test_string[('2',)].s2: masterctl 'aaa\\\\t\\\\tbbb', Luban 'aaa\\t\\tbbb'",
+        ],
+        "{}",
+        text(&checked)
+    );
+}

@@ -48,10 +48,20 @@ pub struct Args {
     /// whole name: `demo_tb_item`); each schema's first comment records the Luban name
     #[arg(long, value_name = "STYLE", default_value = "short", value_parser = ["short", "full"])]
     table_names: String,
+    /// The time zone Luban exported in (IANA: Asia/Shanghai): what a datetime written
+    /// without an offset means; UTC when not given (Luban used the exporting machine's)
+    #[arg(long, value_name = "ZONE")]
+    timezone: Option<String>,
 }
 
 pub fn run(command: Command, output: &Output) -> Result<(), Failure> {
     let Command::Luban(args) = command;
+    if let Some(zone) = &args.timezone
+        && let Err(e) = masterctl_schemas::Zone::named(zone)
+    {
+        return Err(Failure::usage(format!("--timezone `{zone}`: {e}"))
+            .hint("an IANA time zone name: Asia/Shanghai, Asia/Tokyo, UTC"));
+    }
     if !masterctl_schemas::load::is_identifier(&args.region) {
         return Err(
             Failure::usage(format!("--region `{}` is not a region name", args.region))
@@ -86,6 +96,7 @@ pub fn run(command: Command, output: &Output) -> Result<(), Failure> {
         languages: args.languages.clone(),
         l10n: args.l10n.clone(),
         l10n_key: args.l10n_key.clone(),
+        timezone: args.timezone.clone(),
         table_names: match args.table_names.as_str() {
             "full" => luban::TableNames::Full,
             _ => luban::TableNames::Short,

@@ -41,6 +41,9 @@ pub struct Options {
     pub l10n_key: String,
     /// How a Luban table's name becomes a masterctl table's.
     pub table_names: TableNames,
+    /// What a datetime written without an offset means (`timezone` in masterctl.toml):
+    /// the zone of the machines Luban exported on.
+    pub timezone: Option<String>,
 }
 
 /// How a Luban table's name becomes a masterctl table's (each schema's first comment
@@ -641,6 +644,8 @@ struct FieldOut {
     description: Option<String>,
     /// Luban's `text`: a localization key, read as a string.
     text_key: bool,
+    /// `#escape=1`: Luban turns the cells' `\n`, `\t` into line breaks and tabs.
+    escaped: bool,
     /// Luban's export groups (`c,s`), as written.
     group: Option<String>,
 }
@@ -909,11 +914,18 @@ impl<'a> Converter<'a> {
             ),
             false => String::new(),
         };
+        let timezone = match &self.options.timezone {
+            Some(zone) => format!(
+                "# Datetimes without an offset are in the zone Luban exported in.\ntimezone = {}\n",
+                zone.to_toml_value()
+            ),
+            None => String::new(),
+        };
         groups
             + &format!(
                 "# Converted from a Luban project by `masterctl migrate luban`.\n\
              source_language = {}\n\
-             languages = {}\n\n\
+             languages = {}\n{timezone}\n\
              [regions.{}]\n\
              branch = {}\n",
                 self.options.languages[0].to_toml_value(),
@@ -1111,6 +1123,35 @@ impl<'a> Converter<'a> {
                     continue;
                 }
             };
+            if self.options.timezone.is_none()
+                && converted.iter().any(|f| f.ty.contains("datetime"))
+            {
+                self.notes.push(NotConverted {
+                    luban_table: luban.to_string(),
+                    field: Some(var.name.clone()),
+                    reason: "its datetimes without an offset are read in UTC; Luban read them in the time zone of the machine that exported them: set the project's `timezone` to that zone".into(),
+                });
+            }
+            if let Some(field) = converted.iter().find(|f| {
+                f.ty == "string" && f.default.is_some() && f.nulls.iter().any(|n| n == "\"\"")
+            }) {
+                let default = match &field.default {
+                    Some(Scalar::Text(text)) => text.clone(),
+                    _ => String::new(),
+                };
+                self.notes.push(NotConverted {
+                    luban_table: luban.to_string(),
+                    field: Some(var.name.clone()),
+                    reason: format!("a cell written `\"\"` is no value, which takes the default `{default}`; Luban reads it as the empty string"),
+                });
+            }
+            if converted.iter().any(|f| f.escaped) {
+                self.notes.push(NotConverted {
+                    luban_table: luban.to_string(),
+                    field: Some(var.name.clone()),
+                    reason: "its cells' escapes (`\\n`, `\\t`) are read as written, where Luban (`#escape=1`) turns them into line breaks and tabs".into(),
+                });
+            }
             if converted.iter().any(|f| f.text_key) {
                 self.notes.push(NotConverted {
                     luban_table: luban.to_string(),
@@ -1560,6 +1601,9 @@ impl<'a> Converter<'a> {
                 "its cells are written as {format} (`format={format}`), not as masterctl reads them"
             ));
         }
+        let escaped = ty
+            .attr("escape")
+            .is_some_and(|e| matches!(e.trim(), "1" | "true"));
         let column = found.map(|(c, _)| c);
         // The header as written (`k1#sep=;`), when it is not the field's name.
         let title = found
@@ -1573,6 +1617,7 @@ impl<'a> Converter<'a> {
             optional: ty.nullable,
             description: var.comment.clone().filter(|c| !c.trim().is_empty()),
             text_key: matches!(&ty.kind, Kind::Named(n) if n.eq_ignore_ascii_case("text")),
+            escaped,
             group: var.group.clone(),
             ..FieldOut::default()
         };
@@ -2219,6 +2264,7 @@ mod tests {
             l10n: None,
             l10n_key: "key".into(),
             table_names: TableNames::Short,
+            timezone: None,
         };
         let converter = Converter::new(&defs, Path::new("."), &options);
         let mut field = converter_field("int");
