@@ -1217,3 +1217,84 @@ fn lubans_own_json_output_is_masterctls_client_json() {
         text(&checked)
     );
 }
+
+/// Layouts of a game's project (Maiji-Bro/fzgame_config, reproduced: it carries no
+/// licence to ship it): auto-import workbooks whose data sheet labels each row in Luban's
+/// marker column (`大本营`), beside notes sheets (`说明`, `字段说明`) and free-form sheets;
+/// a table declared with no record yet. Every table converts; the notes are said once.
+#[test]
+fn a_games_auto_import_workbooks_with_notes_sheets_convert() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = luban_copy(tmp.path(), None);
+    let mut workbook = rust_xlsxwriter::Workbook::new();
+    let sheets: [(&str, &[&[&str]]); 3] = [
+        (
+            "facility",
+            &[
+                &["##var", "FacilityID", "Type", "NameTID", "IsOccupy"],
+                &["##type", "string", "int", "string", "bool"],
+                &["大本营", "1", "1", "FacilityName_Town", "TRUE"],
+                &["金矿", "1002", "2", "FacilityName_GoldMine", "FALSE"],
+            ],
+        ),
+        (
+            "说明",
+            &[&[
+                "",
+                "设施唯一ID",
+                "FacilityID",
+                "string",
+                " //设施的全局唯一标识",
+            ]],
+        ),
+        (
+            "Sheet1",
+            &[&["", "英雄等级上限", "", "不同品质的英雄有等级上限限制"]],
+        ),
+    ];
+    for (name, rows) in sheets {
+        let sheet = workbook.add_worksheet().set_name(name).unwrap();
+        for (r, row) in rows.iter().enumerate() {
+            for (c, cell) in row.iter().enumerate() {
+                if !cell.is_empty() {
+                    sheet.write_string(r as u32, c as u16, *cell).unwrap();
+                }
+            }
+        }
+    }
+    workbook.save(project.join("Datas/#Facility.xlsx")).unwrap();
+    // A table with no record yet: its header rows alone.
+    let empty: [&[&str]; 2] = [
+        &["##var", "HeroID", "NameTID"],
+        &["##type", "int", "string"],
+    ];
+    auto_import(&project, "#Hero.xlsx", &empty);
+    let (run, json) = migrate_json(tmp.path(), &project);
+    assert!(run.status.success(), "{}", text(&run));
+    let converted: Vec<&str> = json["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["luban"].as_str().unwrap())
+        .collect();
+    assert!(
+        converted.contains(&"TbFacility") && converted.contains(&"TbHero"),
+        "{converted:?}"
+    );
+    let out = tmp.path().join("masters");
+    let datas = project.join("Datas").display().to_string();
+    let validate = masterctl(&out, &["validate", &datas]);
+    assert!(validate.status.success(), "{}", text(&validate));
+    assert!(
+        stdout(&validate).contains("#Facility.xlsx#Sheet1")
+            && stdout(&validate).contains("#Facility.xlsx#说明"),
+        "{}",
+        stdout(&validate)
+    );
+    let import = masterctl(&out, &["import", "--region", "main", &datas]);
+    assert!(import.status.success(), "{}", text(&import));
+    assert_eq!(
+        git(&out, &["show", "masters/main:tables/facility.csv"]),
+        "facility_id,type,name_tid,is_occupy\n1,1,FacilityName_Town,true\n1002,2,FacilityName_GoldMine,false\n"
+    );
+}
