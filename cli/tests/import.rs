@@ -1100,6 +1100,32 @@ fn a_csv_export_imports_back_and_keeps_formulas_from_running() {
     );
 }
 
+/// An `escapes = true` field: the sheets write `\n` for a line break, git holds the line
+/// break itself, an export writes `\n` again and imports back as nothing changed.
+#[test]
+fn an_escapes_field_is_written_as_the_sheets_write_it() {
+    let project = one_table_project(
+        "tip",
+        "name = \"tip\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"body\"\ntype = \"string\"\nescapes = true\n",
+    );
+    let root = project.path();
+    let input = root.join("input");
+    std::fs::create_dir(&input).unwrap();
+    std::fs::write(input.join("tip.csv"), "id,body\n1,one\\ntwo\n2,C:\\\\x\n").unwrap();
+    ok(import(root, &input));
+    let canonical = git(root, &["show", "masters/jp:tables/tip.csv"]);
+    assert_eq!(canonical, "id,body\n1,\"one\ntwo\"\n2,C:\\x\n");
+    let out = root.join("csv");
+    ok(export(root, &out, &["--format", "csv"]));
+    let written = std::fs::read_to_string(out.join("tip.csv")).unwrap();
+    let lines: Vec<&str> = written.lines().skip(2).collect();
+    assert_eq!(lines, ["1,one\\ntwo", "2,C:\\\\x"], "{written}");
+    let head = branch_head(root);
+    let again = import(root, &out);
+    assert!(text(&again).contains("nothing changed"), "{}", text(&again));
+    assert_eq!(branch_head(root), head);
+}
+
 const EVENT: &str = "name = \"event\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"starts_at\"\ntype = \"datetime\"\n";
 
 /// An event that starts at noon in Tokyo: written with an offset, with `Z`, or without

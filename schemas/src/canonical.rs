@@ -176,6 +176,7 @@ fn sub_schema(schema: &TableSchema, fields: &[usize]) -> TableSchema {
             // and enum values by name: the sheets' own spellings do not apply.
             field.separator = None;
             field.key_separator = None;
+            field.escapes = false;
             field.nulls.clear();
             field.aliases.clear();
             field.ty = stored_type(&field);

@@ -191,6 +191,7 @@ mod tests {
             separator: None,
             key_separator: None,
             multi_row: false,
+            escapes: false,
             aliases: Vec::new(),
             zone: crate::Zone::utc(),
             audience: Default::default(),

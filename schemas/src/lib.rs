@@ -9,6 +9,7 @@ pub mod audience;
 pub mod canonical;
 pub mod check;
 pub mod diagnostic;
+pub mod escapes;
 pub mod grid;
 pub mod load;
 pub mod message;

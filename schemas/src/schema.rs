@@ -341,6 +341,9 @@ pub struct Field {
     /// cells are empty (`multi_row = true`; Luban's `*field`). Its header may be written
     /// `*name`.
     pub multi_row: bool,
+    /// The sheets write a string's line breaks, tabs and backslashes as `\n`, `\t`,
+    /// `\\` (`escapes = true`; Luban's `#escape=1`). Canonical files hold the text itself.
+    pub escapes: bool,
     /// Other texts cells write an enum's values as (aliases, numbers), and the value.
     pub aliases: Vec<(String, std::sync::Arc<str>)>,
     /// What a datetime without an offset means in this field: the project's `timezone`.

@@ -630,6 +630,31 @@ fn convert(field: &Field, cell: Cell) -> Result<Value, Problem> {
         Cell::Text(text) if field.nulls.iter().any(|n| n == text.trim()) => Cell::Empty,
         other => other,
     };
+    // `\n` in a sheet's cell of an `escapes = true` field is a line break.
+    let unescaped;
+    let cell = match cell {
+        Cell::Text(text) if field.escapes => match crate::escapes::unescape(text) {
+            Ok(text) => {
+                unescaped = text;
+                Cell::Text(&unescaped)
+            }
+            Err(bad) => {
+                let mut p = problem(
+                    Code::TypeError,
+                    format!("`{}` is not an escape", bad.written),
+                )
+                .found(text)
+                .expected(
+                    "a text whose escapes are \\n, \\t, \\r, \\uXXXX or \\ before punctuation",
+                );
+                p.hint = Some(
+                    "the field reads escapes (`escapes = true`): write a backslash itself as `\\\\`".into(),
+                );
+                return Err(p.into());
+            }
+        },
+        other => other,
+    };
     // Enum values are shared with the schema rather than copied into every row; an
     // alias or number a value declares (`红`, `1`) is that value.
     if let FieldType::Enum = &field.ty {

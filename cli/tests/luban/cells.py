@@ -14,6 +14,7 @@ of cells compared; exits 1 naming every cell that differs.
 
 import csv
 import datetime
+import re
 import io
 import math
 import subprocess
@@ -109,7 +110,21 @@ def scalar(ty, value, field):
         return "TRUE" if value else "FALSE"
     if isinstance(value, float):
         return canonical_float(value)
+    if field.get("escapes"):
+        return unescape(str(value))
     return str(value)
+
+
+def unescape(text):
+    """A cell's backslash escapes (`escapes = true`, Luban's `#escape=1`) read."""
+
+    def one(match):
+        escape = match.group(1)
+        if escape[0] == "u":
+            return chr(int(escape[1:].strip("{}"), 16))
+        return {"n": "\n", "r": "\r", "t": "\t"}.get(escape, escape)
+
+    return re.sub(r"\\(u\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|.)", one, text)
 
 
 def cell_text(field, value):

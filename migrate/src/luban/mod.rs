@@ -1145,11 +1145,11 @@ impl<'a> Converter<'a> {
                     reason: format!("a cell written `\"\"` is no value, which takes the default `{default}`; Luban reads it as the empty string"),
                 });
             }
-            if converted.iter().any(|f| f.escaped) {
+            if converted.iter().any(|f| f.escaped && f.ty != "string") {
                 self.notes.push(NotConverted {
                     luban_table: luban.to_string(),
                     field: Some(var.name.clone()),
-                    reason: "its cells' escapes (`\\n`, `\\t`) are read as written, where Luban (`#escape=1`) turns them into line breaks and tabs".into(),
+                    reason: "its elements' escapes (`\\n`, `\\t`) are read as written, where Luban (`#escape=1`) turns them into line breaks and tabs (`escapes = true` is for a string field)".into(),
                 });
             }
             if converted.iter().any(|f| f.text_key) {
@@ -2070,6 +2070,9 @@ impl<'a> Converter<'a> {
             }
             if field.multi_row {
                 let _ = writeln!(out, "multi_row = true");
+            }
+            if field.escaped && field.ty == "string" {
+                let _ = writeln!(out, "escapes = true");
             }
             for (key, value) in [
                 ("min", &field.min),

@@ -139,6 +139,8 @@ pub(super) struct RawField {
     pub(super) key_separator: Option<Spanned<String>>,
     /// A list continued in the rows below its record (Luban's `*field`).
     pub(super) multi_row: Option<Spanned<bool>>,
+    /// The sheets write line breaks and tabs as `\n`, `\t` (Luban's `#escape=1`).
+    pub(super) escapes: Option<Spanned<bool>>,
     /// Who may see the field (its table's audience when none is given).
     pub(super) audience: Option<RawAudience>,
 }

@@ -575,6 +575,7 @@ impl Builder {
         let separator = self.field_separator(&at, raw);
         let key_separator = self.key_separator(&at, raw);
         let multi_row = self.multi_row(&at, raw);
+        let escapes = self.escapes(&at, raw);
         let references = self.field_reference(&at, raw);
         let default = raw
             .default
@@ -603,6 +604,7 @@ impl Builder {
             separator,
             key_separator,
             multi_row,
+            escapes,
             aliases,
             zone: self.zone.clone(),
             // Its table's, or its own: settled with the table (`table_audience`).
@@ -810,6 +812,25 @@ impl Builder {
             return false;
         }
         *multi_row.get_ref()
+    }
+
+    /// `escapes`: on a string or text.
+    fn escapes(&mut self, at: &FieldSite<'_>, raw: &RawField) -> bool {
+        let Some(escapes) = &raw.escapes else {
+            return false;
+        };
+        if *escapes.get_ref() && !matches!(at.ty, FieldType::String | FieldType::Text) {
+            self.error(at.source.error(
+                Code::InvalidOption,
+                escapes.span(),
+                format!(
+                    "field `{}` is not a string or text: `escapes` is for texts whose cells write line breaks as `\\n`",
+                    at.name
+                ),
+            ));
+            return false;
+        }
+        *escapes.get_ref()
     }
 
     /// `key_separator`: on a map, like `separator`; `:` needs no saying.

@@ -328,7 +328,7 @@ fn sheet_of(
                 }
                 for (_, translated) in translations {
                     let translation = translated.rows.get(&key).and_then(|r| r.text(text));
-                    cells.push(translation.map_or(Cell::Empty, |t| Cell::Text(t.to_string())));
+                    cells.push(translation.map_or(Cell::Empty, |t| Cell::Text(written(field, t))));
                 }
                 text += 1;
             }
@@ -373,11 +373,22 @@ fn cell(field: &Field, value: &Value) -> Cell {
     }
 }
 
-/// A value's text in a cell: a datetime in the field's zone, the rest canonical.
+/// A value's text in a cell: a datetime in the field's zone, a string with its escapes
+/// when the field reads them, the rest canonical.
 fn text(field: &Field, value: &Value) -> String {
     match value {
         Value::DateTime(instant) => field.zone.show(*instant),
+        Value::Str(s) => written(field, s),
         other => other.canonical(),
+    }
+}
+
+/// A text as the field's cells write it (`\n` for a line break in an `escapes` field).
+fn written(field: &Field, text: &str) -> String {
+    if field.escapes {
+        masterctl_schemas::escapes::escape(text).into_owned()
+    } else {
+        text.to_owned()
     }
 }
 
