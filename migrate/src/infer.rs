@@ -68,7 +68,7 @@ pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
     // Each draft, and whether its sheet gave it a name.
     let mut drafts: Vec<(DraftSchema, bool)> = Vec::new();
     // Sheets of notes, not drafted: each said in the first draft's notes.
-    let mut notes: Vec<String> = Vec::new();
+    let mut notes: Vec<(String, &str)> = Vec::new();
     if is_csv {
         let bytes = std::fs::read(path).map_err(|e| {
             Diagnostic::new(
@@ -82,6 +82,21 @@ pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
+        // tableau writes a workbook's sheets as `Workbook#Sheet.csv`, its metasheet too
+        // (a CSV file named for notes is drafted: it was asked for by name).
+        let sheet = stem.rsplit_once('#').map_or(stem.as_str(), |(_, s)| s);
+        if is_tableau_metasheet(sheet)
+            && let Some(what) = notes_sheet(sheet)
+        {
+            return Err(Diagnostic::new(
+                masterctl_schemas::Code::UnmappedSheet,
+                masterctl_schemas::Location::file(path),
+                format!("the file holds no table to draft: {what}"),
+            )
+            .hint(
+                "draft the workbook's other sheets; list this one in `[unread]` of masterctl.toml",
+            ));
+        }
         drafts.extend(infer_grid(&stem, &grid));
     } else {
         let mut first_error = None;
@@ -93,8 +108,8 @@ pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
         workbook::for_each_sheet(path, |sheet, grid| {
             let first = index == 0;
             index += 1;
-            if notes_sheet(sheet) {
-                notes.push(sheet.to_string());
+            if let Some(what) = notes_sheet(sheet) {
+                notes.push((sheet.to_string(), what));
                 return;
             }
             match grid {
@@ -125,17 +140,35 @@ pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
     let mut drafts = name_drafts(path, drafts);
     link_references(&mut drafts);
     if let Some(first) = drafts.first_mut() {
-        for sheet in notes {
+        for (sheet, what) in notes {
             first.notes.push(format!(
-                "sheet `{sheet}` of the workbook was not drafted: a notes sheet (its name says so); list it in `notes` of `[unread]` in masterctl.toml, or start its name with `#`, and validate passes it by"
+                "sheet `{sheet}` of the workbook was not drafted: {what}; list it in `notes` of `[unread]` in masterctl.toml, or start its name with `#`, and validate passes it by"
             ));
         }
     }
     Ok(drafts)
 }
 
-/// A sheet of notes, by its name: `说明`, `字段说明`, `備考`, `README`, `notes`…
-fn notes_sheet(sheet: &str) -> bool {
+/// What a sheet that holds no table is, by its name: notes (`说明`, `字段说明`, `備考`,
+/// `README`…) or tableau's metasheet (`@TABLEAU`: its settings for the other sheets).
+fn notes_sheet(sheet: &str) -> Option<&'static str> {
+    if is_tableau_metasheet(sheet) {
+        return Some("tableau's metasheet (its settings for the workbook's sheets, not data)");
+    }
+    named_as_notes(sheet).then_some("a notes sheet (its name says so)")
+}
+
+/// The sheet tableau reads its settings from: `@TABLEAU`, or a name of a project's
+/// own beginning so (`@TABLEAU_CUSTOM`).
+fn is_tableau_metasheet(sheet: &str) -> bool {
+    sheet
+        .trim()
+        .get(..8)
+        .is_some_and(|head| head.eq_ignore_ascii_case("@TABLEAU"))
+}
+
+/// A sheet of notes, by its name.
+fn named_as_notes(sheet: &str) -> bool {
     const WITHIN: &[&str] = &[
         "说明",
         "說明",

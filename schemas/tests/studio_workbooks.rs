@@ -698,7 +698,7 @@ fn infer_passes_notes_sheets_by_and_finds_the_header_under_a_title() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("shop.xlsx");
     let mut workbook = rust_xlsxwriter::Workbook::new();
-    let rows: [(&str, &[&[&str]]); 3] = [
+    let rows: [(&str, &[&[&str]]); 4] = [
         ("说明", &[&["这个表是商店"], &["id 是商品编号"]]),
         (
             "Shop",
@@ -710,6 +710,7 @@ fn infer_passes_notes_sheets_by_and_finds_the_header_under_a_title() {
             ],
         ),
         ("README", &[&["notes"]]),
+        ("@TABLEAU", &[&["Sheet", "Alias"], &["Shop", "ShopConf"]]),
     ];
     for (name, cells) in rows {
         let sheet = workbook.add_worksheet().set_name(name).unwrap();
@@ -738,6 +739,14 @@ fn infer_passes_notes_sheets_by_and_finds_the_header_under_a_title() {
             draft.notes
         );
     }
+    assert!(
+        draft
+            .notes
+            .iter()
+            .any(|n| n.contains("sheet `@TABLEAU`") && n.contains("tableau's metasheet")),
+        "{:#?}",
+        draft.notes
+    );
     assert!(drafts_refused(&path, &drafts).is_none());
 }
 
@@ -747,7 +756,7 @@ fn infer_passes_notes_sheets_by_and_finds_the_header_under_a_title() {
 /// these read back clean; each of these lays out what a flat table cannot hold (records
 /// nested down the rows with their outer keys blank or repeated, structures spelled in
 /// a cell, transposed metasheets, dates written `20221010`), and its draft says what
-/// to check.
+/// to check. The metasheets themselves (`@TABLEAU`) are named as such and not drafted.
 #[test]
 fn tableaus_test_sheets_read_back_through_their_drafts() {
     const NESTED_OR_UNREAD: &[&str] = &[
@@ -778,15 +787,26 @@ fn tableaus_test_sheets_read_back_through_their_drafts() {
             let path = entry.path();
             if path.is_dir() {
                 stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "csv")
-                && !path.to_string_lossy().contains("@TABLEAU")
-            {
+            } else if path.extension().is_some_and(|e| e == "csv") {
                 files.push(path);
             }
         }
     }
     files.sort();
-    assert_eq!(files.len(), 185);
+    // tableau's metasheets (`Workbook#@TABLEAU.csv`) hold its settings: no draft.
+    let (metasheets, files): (Vec<_>, Vec<_>) = files
+        .into_iter()
+        .partition(|p| p.to_string_lossy().contains("#@TABLEAU"));
+    assert_eq!((metasheets.len(), files.len()), (37, 185));
+    for path in &metasheets {
+        let refused = masterctl_migrate::infer::infer_file(path).unwrap_err();
+        assert!(
+            refused.message.contains("tableau's metasheet"),
+            "{}: {}",
+            path.display(),
+            refused.message
+        );
+    }
     let mut failing = Vec::new();
     for path in &files {
         let relative = path.strip_prefix(&root).unwrap().display().to_string();
