@@ -136,6 +136,18 @@ fn a_client_build_holds_no_byte_of_what_servers_or_designers_alone_see() {
     let texts = masterctl_store::l10n::open_region(&repo, &line).unwrap();
     let status = masterctl_store::l10n::status(&repo, &texts, &["en"], false).unwrap();
     assert_eq!(status[0].total.missing, 2, "two names, no note");
+    // The status says whose the note is, and that it is never translated.
+    let monster = status[0]
+        .tables
+        .iter()
+        .find(|t| t.table == "monster")
+        .unwrap();
+    let said: Vec<(&str, &str, bool)> = monster
+        .audiences
+        .iter()
+        .map(|a| (a.field.as_str(), a.audience.as_str(), a.translated))
+        .collect();
+    assert_eq!(said, [("note", "design", false)]);
     // A change of the hit points says who sees them; a change of a name does not.
     let data = studio.exports.path().join("data");
     std::fs::write(

@@ -198,6 +198,16 @@ fn print_language(output: &Output, language: &LanguageStatus) {
     };
     for table in &language.tables {
         output.line(row(&table.table, &table.counts));
+        for field in &table.audiences {
+            let seen = match field.translated {
+                true => format!("      {}: for {} only", field.field, field.audience),
+                false => format!(
+                    "      {}: for {} only, never translated",
+                    field.field, field.audience
+                ),
+            };
+            output.line(seen);
+        }
         for keys in &table.keys {
             if keys.state == State::Translated {
                 continue;

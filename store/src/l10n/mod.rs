@@ -119,6 +119,35 @@ pub struct TableStatus {
     /// The keys (`field/key`) in each state but `translated`... when asked for.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub keys: Vec<StateKeys>,
+    /// The table's text fields that servers and clients do not both see.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub audiences: Vec<FieldAudience>,
+}
+
+/// Who sees a text field, when not servers and clients both.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct FieldAudience {
+    pub field: String,
+    /// `server`, `client`, `design`...
+    pub audience: String,
+    /// Whether its texts are translated: `design` alone never leaves the repository.
+    pub translated: bool,
+}
+
+/// The text fields of a table whose audience is not the default, with who sees them.
+fn field_audiences(schema: &masterctl_schemas::TableSchema) -> Vec<FieldAudience> {
+    use masterctl_schemas::audience::{Audience, Audiences};
+    text_fields(schema)
+        .into_iter()
+        .map(|f| &schema.fields[f])
+        .filter(|field| field.audience != Audiences::default())
+        .map(|field| FieldAudience {
+            field: field.name.clone(),
+            audience: field.audience.to_string(),
+            translated: field.audience.contains(Audience::Server)
+                || field.audience.contains(Audience::Client),
+        })
+        .collect()
 }
 
 /// The units of one state.
@@ -175,6 +204,7 @@ pub fn status(
                 table: pair.schema.name.clone(),
                 counts,
                 keys: by_state,
+                audiences: field_audiences(pair.schema),
             });
         }
         statuses.push(LanguageStatus {
