@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use masterctl_runtime::manifest::{Fallback, FileEntry};
+use masterctl_runtime::manifest::{Fallback, FileEntry, SeenBy};
 use masterctl_runtime::{FileKind, KeyError, Masters, Row, Table, ValueRef};
 use serde::Serialize;
 
@@ -137,7 +137,7 @@ impl<'a> Lookup<'a> {
             .table(name)
             .ok_or_else(|| self.missing(format!("table `{name}`")))?;
         if self.key.is_empty() {
-            return Ok(Inspection::Table(TableShape::of(&table)));
+            return Ok(Inspection::Table(TableShape::of(self.masters, &table)));
         }
         let row = match self.key {
             // A table without a key (a list, a singleton): a row by its place.
@@ -263,6 +263,9 @@ pub struct Summary<'a> {
     /// Whose build it is, when the project's audiences narrow it (`server`, `client`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub audience: Option<&'a str>,
+    /// What the build holds that not every audience sees, and who does.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub seen_by: &'a [SeenBy],
 }
 
 impl<'a> Summary<'a> {
@@ -283,6 +286,7 @@ impl<'a> Summary<'a> {
             fallbacks: &manifest.fallbacks,
             timezone: manifest.timezone.as_deref(),
             audience: manifest.audience.as_deref(),
+            seen_by: &manifest.seen_by,
         }
     }
 }
@@ -295,13 +299,21 @@ pub struct TableShape<'a> {
     pub columns: Vec<&'a str>,
     /// Each index's columns, joined by `, `.
     pub indexes: Vec<String>,
+    /// Who sees the table, when not every audience does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audience: Option<&'a [String]>,
+    /// Who sees a column, when not all who see the table do.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub column_audiences: BTreeMap<&'a str, &'a [String]>,
 }
 
 impl<'a> TableShape<'a> {
-    fn of(table: &Table<'a>) -> TableShape<'a> {
+    fn of(masters: &'a Masters, table: &Table<'a>) -> TableShape<'a> {
         TableShape {
             table: table.name(),
             rows: table.len(),
+            audience: masters.manifest().seen_by(table.name(), None),
+            column_audiences: column_audiences(masters, table),
             columns: table.columns().collect(),
             indexes: table
                 .indexes()
@@ -325,6 +337,9 @@ pub struct RowShown<'a> {
     /// values are instants).
     #[serde(skip)]
     pub timezone: Option<&'a str>,
+    /// Who sees a field (a column or a text), when not all who see the table do.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub audiences: BTreeMap<&'a str, &'a [String]>,
 }
 
 impl<'a> RowShown<'a> {
@@ -354,8 +369,23 @@ impl<'a> RowShown<'a> {
             texts,
             reverse: masters.references(&row).into_iter().collect(),
             timezone: masters.manifest().timezone.as_deref(),
+            audiences: column_audiences(masters, &table),
         }
     }
+}
+
+/// Who sees each field of `table`, when not all who see the table do.
+fn column_audiences<'a>(
+    masters: &'a Masters,
+    table: &Table<'a>,
+) -> BTreeMap<&'a str, &'a [String]> {
+    let manifest = masters.manifest();
+    manifest
+        .seen_by
+        .iter()
+        .filter(|s| s.table == table.name())
+        .filter_map(|s| Some((s.field.as_deref()?, s.audience.as_slice())))
+        .collect()
 }
 
 /// A text of a row, and the language it came from (another one after a fallback).

@@ -108,6 +108,7 @@ fn what_it_writes_opens_through_the_runtime() {
         fallbacks,
         timezone: None,
         audience: None,
+        seen_by: Vec::new(),
     };
     std::fs::write(
         dir.path().join("manifest.json"),

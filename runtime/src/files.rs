@@ -425,6 +425,7 @@ mod tests {
             fallbacks: vec![],
             timezone: None,
             audience: None,
+            seen_by: Vec::new(),
         };
         std::fs::write(build.join(crate::MANIFEST), manifest.to_bytes()).unwrap();
         std::fs::write(build.join("unrelated.txt"), "kept").unwrap();

@@ -45,7 +45,7 @@ pub use calendar::{Date, DateTime};
 pub use format::FORMAT_VERSION;
 use format::{ArchivedArchiveFile, ArchivedBody};
 pub use generated::{Group, Matrix, Reverse, Texts, Weighted};
-pub use manifest::{FileEntry, FileKind, MANIFEST, MANIFEST_LIMIT, MAX_FILES, Manifest};
+pub use manifest::{FileEntry, FileKind, MANIFEST, MANIFEST_LIMIT, MAX_FILES, Manifest, SeenBy};
 pub use table::{Index, List, Row, Rows, Table, ValueRef};
 pub use text::KeyError;
 

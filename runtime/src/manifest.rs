@@ -33,6 +33,20 @@ pub struct Manifest {
     /// differ from the whole project: it holds only what that audience may see.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audience: Option<String>,
+    /// The tables and fields the build holds that not every audience sees, and who does
+    /// (a field when it differs from its table).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seen_by: Vec<SeenBy>,
+}
+
+/// Who sees a table, or a field of it, when not servers and clients both.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeenBy {
+    pub table: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// `server`, `client`.
+    pub audience: Vec<String>,
 }
 
 impl Manifest {
@@ -58,6 +72,20 @@ impl Manifest {
             .copied()
             .or_else(|| self.languages.first().map(String::as_str))
             .unwrap_or("")
+    }
+
+    /// Who sees `table` (`field`: that field of it), when not every audience does.
+    pub fn seen_by(&self, table: &str, field: Option<&str>) -> Option<&[String]> {
+        let own = |f: Option<&str>| {
+            self.seen_by
+                .iter()
+                .find(|s| s.table == table && s.field.as_deref() == f)
+                .map(|s| s.audience.as_slice())
+        };
+        match field {
+            Some(_) => own(field).or_else(|| own(None)),
+            None => own(None),
+        }
     }
 
     /// The bytes `build` writes to `manifest.json` (pretty JSON and a final newline):
@@ -240,6 +268,7 @@ mod tests {
             fallbacks: Vec::new(),
             timezone: None,
             audience: None,
+            seen_by: Vec::new(),
         }
     }
 

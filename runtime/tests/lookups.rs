@@ -296,6 +296,7 @@ fn write_build(
         fallbacks: Vec::new(),
         timezone: None,
         audience: None,
+        seen_by: Vec::new(),
     };
     std::fs::write(
         dir.join("manifest.json"),

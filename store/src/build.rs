@@ -8,7 +8,7 @@ use masterctl_generators::archive::{BuildInput, BuiltFile, build};
 use masterctl_generators::generate;
 use masterctl_locales::texts::text_fields;
 use masterctl_locales::{TableTexts, region_languages};
-use masterctl_runtime::manifest::{Fallback, MANIFEST, Manifest};
+use masterctl_runtime::manifest::{Fallback, MANIFEST, Manifest, SeenBy};
 use masterctl_runtime::{FORMAT_VERSION, files};
 use masterctl_schemas::audience::Audience;
 use masterctl_schemas::{Project, Table};
@@ -151,8 +151,49 @@ pub fn build_region(
             .filter(|zone| !zone.is_utc())
             .map(|zone| zone.name().to_string()),
         audience: partial.then(|| audience.name().to_string()),
+        seen_by: narrowed(&project, audience),
     };
     Ok(Build { manifest, files })
+}
+
+/// The tables, fields and generated masters of the build for `audience` that not every
+/// audience sees, and who does: a field when it differs from its table.
+fn narrowed(project: &Project, audience: Audience) -> Vec<SeenBy> {
+    use masterctl_schemas::audience::Audiences;
+    let names = |audiences: Audiences| audiences.iter().map(|a| a.name().to_string()).collect();
+    let mut seen = Vec::new();
+    for schema in &project.tables {
+        if schema.audience != Audiences::default() {
+            seen.push(SeenBy {
+                table: schema.name.clone(),
+                field: None,
+                audience: names(schema.audience),
+            });
+        }
+        for field in schema
+            .fields
+            .iter()
+            .filter(|f| f.audience != schema.audience)
+        {
+            seen.push(SeenBy {
+                table: schema.name.clone(),
+                field: Some(field.name.clone()),
+                audience: names(field.audience),
+            });
+        }
+    }
+    let generated = project
+        .generated
+        .iter()
+        .filter(|g| g.audience.contains(audience) && g.audience != Audiences::default());
+    for master in generated {
+        seen.push(SeenBy {
+            table: master.name.clone(),
+            field: None,
+            audience: names(master.audience),
+        });
+    }
+    seen
 }
 
 /// The project, its tables and their translations as `audience` sees them: the tables

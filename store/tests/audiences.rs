@@ -178,4 +178,42 @@ fn a_client_build_holds_no_byte_of_what_servers_or_designers_alone_see() {
     // Each says whose it is (`inspect` shows it).
     assert_eq!(manifest(&client_dir).audience.as_deref(), Some("client"));
     assert_eq!(manifest(&server_dir).audience.as_deref(), Some("server"));
+    // The server's says who sees each table and field only some audiences see; the
+    // client's holds none of them, and names none.
+    let seen: Vec<(String, Option<String>, Vec<String>)> = manifest(&server_dir)
+        .seen_by
+        .into_iter()
+        .map(|s| (s.table, s.field, s.audience))
+        .collect();
+    let server = vec!["server".to_string()];
+    assert_eq!(
+        seen,
+        [
+            ("formula".into(), None, server.clone()),
+            ("monster".into(), Some("hp".into()), server.clone()),
+        ]
+    );
+    assert!(manifest(&client_dir).seen_by.is_empty());
+    // inspect says it of a table and of a row.
+    use masterctl_delivery::inspect::{Inspection, Query, inspect};
+    let masters = masterctl_runtime::Masters::open(&server_dir).unwrap();
+    let key = ["1".to_string()];
+    let query = |name, key| Query {
+        name: Some(name),
+        key,
+        language: None,
+    };
+    let Ok(Inspection::Table(shape)) = inspect(&masters, &query("monster", &key[..0])) else {
+        panic!("monster's shape");
+    };
+    assert_eq!(shape.audience, None);
+    assert_eq!(shape.column_audiences.get("hp"), Some(&server.as_slice()));
+    let Ok(Inspection::Table(shape)) = inspect(&masters, &query("formula", &key[..0])) else {
+        panic!("formula's shape");
+    };
+    assert_eq!(shape.audience, Some(server.as_slice()));
+    let Ok(Inspection::Row(row)) = inspect(&masters, &query("monster", &key)) else {
+        panic!("monster 1");
+    };
+    assert_eq!(row.audiences.get("hp"), Some(&server.as_slice()));
 }

@@ -3,6 +3,7 @@
 //! texts and the reverse lookups pointing at it; with a generated master's name, its
 //! group, draw table or matrix cell.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use masterctl_delivery::inspect::{
@@ -141,6 +142,13 @@ impl Render for Summary<'_> {
                 file.rows, file.size
             ));
         }
+        for seen in self.seen_by {
+            let name = match &seen.field {
+                Some(field) => format!("{}.{field}", seen.table),
+                None => seen.table.clone(),
+            };
+            output.line(format!("  for {} only: {name}", seen.audience.join(", ")));
+        }
         for fallback in self.fallbacks {
             output.line(format!(
                 "  fallback: {}.{} in {}: {} from {}",
@@ -153,7 +161,15 @@ impl Render for Summary<'_> {
 impl Render for TableShape<'_> {
     fn text(&self, output: &Output) {
         output.line(format!("{}: {} rows", output.bold(self.table), self.rows));
-        output.line(format!("  columns: {}", self.columns.join(", ")));
+        if let Some(audience) = self.audience {
+            output.line(format!("  for: {}", audience.join(", ")));
+        }
+        let columns: Vec<String> = self
+            .columns
+            .iter()
+            .map(|c| with_audience(c, &self.column_audiences))
+            .collect();
+        output.line(format!("  columns: {}", columns.join(", ")));
         for index in &self.indexes {
             output.line(format!("  index: {index}"));
         }
@@ -223,13 +239,15 @@ impl Render for RowShown<'_> {
                 Some(values) => map_shown(&self.row.value(i), &self.row.value(values), &zone),
                 None => shown(&self.row.value(i), &zone),
             };
+            let name = with_audience(name, &self.audiences);
             output.line(format!("  {name:<20} {value}"));
         }
         for text in &self.texts {
+            let field = with_audience(text.field, &self.audiences);
             let label = if text.language == self.language {
-                format!("{} ({})", text.field, self.language)
+                format!("{field} ({})", self.language)
             } else {
-                format!("{} ({}, from {})", text.field, self.language, text.language)
+                format!("{field} ({}, from {})", self.language, text.language)
             };
             output.line(format!("  {label:<20} {}", text.text.unwrap_or("")));
         }
@@ -239,6 +257,14 @@ impl Render for RowShown<'_> {
                 output.line(format!("    {}", one_json_line(r)));
             }
         }
+    }
+}
+
+/// A field's name, with who sees it when not all who see its table do (`hp [server]`).
+fn with_audience(name: &str, audiences: &BTreeMap<&str, &[String]>) -> String {
+    match audiences.get(name) {
+        Some(audience) => format!("{name} [{}]", audience.join(", ")),
+        None => name.to_string(),
     }
 }
 

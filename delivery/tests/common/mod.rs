@@ -43,6 +43,7 @@ pub fn manifest(release: &str, files: Vec<FileEntry>) -> Manifest {
         fallbacks: Vec::new(),
         timezone: None,
         audience: None,
+        seen_by: Vec::new(),
     }
 }
 
