@@ -1217,8 +1217,9 @@ fn lubans_own_json_output_is_masterctls_client_json() {
 
 /// Layouts of a game's project (Maiji-Bro/fzgame_config, reproduced: it carries no
 /// licence to ship it): auto-import workbooks whose data sheet labels each row in Luban's
-/// marker column (`大本营`), beside notes sheets (`说明`, `字段说明`) and free-form sheets;
-/// a table declared with no record yet. Every table converts; the notes are said once.
+/// marker column (`大本营`), beside notes sheets (`说明`, `字段说明`) and free-form sheets
+/// and Excel's lock file; a table declared with no record yet. Every table converts; the
+/// notes are said once.
 #[test]
 fn a_games_auto_import_workbooks_with_notes_sheets_convert() {
     let tmp = tempfile::tempdir().unwrap();
@@ -1260,6 +1261,12 @@ fn a_games_auto_import_workbooks_with_notes_sheets_convert() {
         }
     }
     workbook.save(project.join("Datas/#Facility.xlsx")).unwrap();
+    // Excel's lock file beside it, as a planner's open workbook leaves (committed in the
+    // project): a name and padding, no workbook.
+    let mut lock = vec![5u8];
+    lock.extend(b"Maiji");
+    lock.resize(165, b' ');
+    std::fs::write(project.join("Datas/~$#Facility.xlsx"), lock).unwrap();
     // A table with no record yet: its header rows alone.
     let empty: [&[&str]; 2] = [
         &["##var", "HeroID", "NameTID"],
