@@ -83,14 +83,16 @@ fn project() -> &'static Project {
     })
 }
 
-/// A folder of this process for the files readers open by path.
-fn scratch() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("masterctl-fuzz-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("a scratch folder");
-        dir
-    })
+/// A folder of this thread for the files readers open by path: removed when the thread
+/// ends (each replayed test runs on a thread of its own), never shared between threads.
+fn scratch() -> PathBuf {
+    thread_local! {
+        static DIR: tempfile::TempDir = tempfile::Builder::new()
+            .prefix("masterctl-fuzz-")
+            .tempdir()
+            .expect("a scratch folder");
+    }
+    DIR.with(|dir| dir.path().to_path_buf())
 }
 
 fn file(name: &str, data: &[u8]) -> PathBuf {

@@ -9,6 +9,7 @@ is stopped before this returns.
 """
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -83,6 +84,9 @@ def main():
     finally:
         if office.poll() is None:
             office.kill()
+            office.wait(timeout=60)
+        # The profile is this run's alone: nothing of it is left behind.
+        shutil.rmtree(profile, ignore_errors=True)
 
 
 main()
