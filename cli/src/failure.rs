@@ -95,6 +95,8 @@ pub fn store_failure(error: StoreError) -> Failure {
         | StoreError::NoBranch(_)
         | StoreError::UnknownRevision(_)
         | StoreError::NotALanguage { .. } => Failure::invalid(error.to_string()),
+        StoreError::BadPseudoLanguage { .. } => Failure::usage(error.to_string())
+            .hint("a pseudo language takes a tag of its own: qps, en-XA"),
         StoreError::NoWorkBranch { .. } => Failure::invalid(error.to_string()).hint(
             "`masterctl branch list` lists the work branches; `masterctl branch create NAME --region R` makes one",
         ),

@@ -141,6 +141,8 @@ fn canonical_cells(root: &Path) -> BTreeMap<(String, String, String), String> {
 fn the_generated_rust_crate_reads_every_row_of_a_build() {
     let game = sample_game();
     let root_dir = game.path();
+    // With a pseudo language, which the loader reads as any other.
+    add_pseudo_language(root_dir);
     ok(masterctl(
         root_dir,
         &["build", "--region", "jp", "--out", "build"],
@@ -230,6 +232,13 @@ fn the_generated_rust_crate_reads_every_row_of_a_build() {
     };
     assert_eq!(english("item", "1", "name"), "Iron Sword");
     assert_eq!(english("item", "2", "name"), "鋼の剣");
+    // The pseudo language: made from the Japanese, Latin, longer, bracketed.
+    let pseudo = typed[&("item".into(), "1".into(), "name@qps".into())].clone();
+    assert_eq!(pseudo, masterctl_locales::pseudo::pseudo("鉄の剣", 0.4));
+    assert!(
+        pseudo.starts_with('[') && pseudo.chars().all(|c| (c as u32) < 0x3000),
+        "{pseudo}"
+    );
 
     // The API by name.
     let tests = cargo_with(

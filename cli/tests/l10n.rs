@@ -627,6 +627,137 @@ fn translations_survive_planner_imports() {
     );
 }
 
+/// The sample game with a pseudo language (`[pseudo] languages = ["qps"]`).
+fn game_with_pseudo() -> tempfile::TempDir {
+    let repo = game();
+    add_pseudo_language(repo.path());
+    repo
+}
+
+/// A pseudo language is in every build (server and client), read through `inspect` and
+/// `fetch --lang qps` like any other, its texts pass the checks a translation must
+/// pass; `l10n status` names the texts whose boxes are too small for it; it is never
+/// in an exchange file, and a file claiming it is refused.
+#[test]
+fn a_pseudo_language_is_built_and_fetched_but_never_translated() {
+    let repo = game_with_pseudo();
+    let root = repo.path();
+    let o = |p: &Path| p.display().to_string();
+    // The boxes too small for a translation 40% longer.
+    let status = masterctl(root, &["l10n", "status", "--region", "jp", "--lang", "en"]);
+    let shown: String = stdout(&ok(status))
+        .lines()
+        .skip(1)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    insta::assert_snapshot!("l10n_status_expansion_risk", shown);
+    let status = json(&ok(masterctl(
+        root,
+        &["--format", "json", "l10n", "status", "--region", "jp"],
+    )));
+    let risks: Vec<String> = status["expansion_risks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| format!("{}/{}/{}", r["table"], r["field"], r["key"]).replace('"', ""))
+        .collect();
+    assert_eq!(risks, ["category/name/4", "chapter/title/1"]);
+    // Never an exchange file, never taken from one.
+    let out = masterctl(
+        root,
+        &[
+            "l10n", "export", "--region", "jp", "--lang", "qps", "--out", "qps.po",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("`qps` is a pseudo language"),
+        "{}",
+        text(&out)
+    );
+    assert!(!root.join("qps.po").exists());
+    let file = export(root, "jp", "po", &[]);
+    let claimed = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("Language: en", "Language: qps");
+    std::fs::write(&file, claimed).unwrap();
+    let out = import(root, "jp", &file);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(json(&out)["diagnostics"][0]["code"], "wrong-language");
+    // In the build, the client's too, as inspect reads it.
+    ok(masterctl(
+        root,
+        &["build", "--region", "jp", "--client", "--out", "build"],
+    ));
+    let build = root.join("build");
+    assert!(build.join("client/json/strings/qps/item.json").is_file());
+    let row = stdout(&ok(masterctl(
+        root,
+        &["inspect", &o(&build), "item", "1", "--lang", "qps"],
+    )));
+    insta::assert_snapshot!("inspect_pseudo_row", row);
+    // Every pseudo text passes the checks against its source: placeholders, tags,
+    // plural structure kept, nothing invisible added.
+    let masters = masterctl_runtime::Masters::open(&build).unwrap();
+    let checker = masterctl_locales::Checker::new("ja");
+    let mut checked = 0;
+    let tables: Vec<String> = masters.tables().map(str::to_string).collect();
+    for table in &tables {
+        let (Some(source), Some(pseudo)) =
+            (masters.texts(table, "ja"), masters.texts(table, "qps"))
+        else {
+            continue;
+        };
+        for field in source.fields() {
+            for row in 0..masters.table(table).unwrap().len() {
+                let (Some(text), Some(made)) = (source.get(field, row), pseudo.get(field, row))
+                else {
+                    continue;
+                };
+                assert_eq!(
+                    pseudo.fallback(field, row),
+                    Some(0),
+                    "{table}.{field} {row}"
+                );
+                let failures = checker.check(text, made, None);
+                assert!(failures.is_empty(), "{text} → {made}: {failures:?}");
+                assert!(made.starts_with('[') && made.ends_with(']'), "{made}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 20, "{checked} texts");
+    // Fetched in the pseudo language alone, as a client asks for it.
+    let store = format!("file://{}", o(&root.join("store")));
+    ok(masterctl(root, &["publish", &o(&build), "--to", &store]));
+    ok(masterctl(
+        root,
+        &[
+            "fetch", "--from", &store, "--region", "jp", "--out", "fetched", "--lang", "qps",
+        ],
+    ));
+    let fetched = stdout(&ok(masterctl(
+        root,
+        &["inspect", &o(&root.join("fetched")), "item", "1"],
+    )));
+    assert_eq!(fetched, row);
+    // A pseudo language that is a real one is refused where it is written.
+    let config = std::fs::read_to_string(root.join("masterctl.toml")).unwrap();
+    std::fs::write(
+        root.join("masterctl.toml"),
+        config.replace("languages = [\"qps\"]", "languages = [\"en\"]"),
+    )
+    .unwrap();
+    let out = masterctl(root, &["validate", &o(&fixtures().join("workbooks"))]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("masterctl.toml")
+            && text(&out).contains("`en` is one of the project's languages"),
+        "{}",
+        text(&out)
+    );
+}
+
 #[test]
 fn wrong_languages_and_formats_are_clear_errors() {
     let repo = game();

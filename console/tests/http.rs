@@ -1036,6 +1036,7 @@ async fn publish_jp(dir: &Path, url: &str) -> String {
             branch: None,
             rev: None,
             client: false,
+            pseudo: &[],
             out: &out,
         },
     )

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use masterctl_locales::TableTexts;
+use masterctl_locales::pseudo::pseudo;
 use masterctl_locales::texts::text_fields;
 use masterctl_runtime::format::{
     ArchiveFile, Body, ColumnData, ColumnType, FORMAT_VERSION, GroupData, Identity, IndexData,
@@ -61,6 +62,10 @@ pub struct BuildInput<'a> {
     pub schema_hash: &'a str,
     /// Also write the client export (`client/`, `docs/CLIENT-FORMAT.md`).
     pub client: bool,
+    /// Pseudo languages (also in `languages`): made from the source texts, this much
+    /// longer (`[pseudo]`).
+    pub pseudo: &'a [String],
+    pub expansion: f64,
 }
 
 /// Why a build could not be made.
@@ -637,13 +642,17 @@ struct Texts<'a> {
 impl Texts<'_> {
     /// A row's text of the field at `position` in `language`, if it has one.
     fn text(&self, language: &str, row: usize, position: usize) -> Option<String> {
-        if language == self.input.project.config.source_language {
-            return self
-                .table
+        let source = || {
+            self.table
                 .value(row, self.fields[position])
                 .as_str()
                 .filter(|t| !t.is_empty())
-                .map(str::to_string);
+        };
+        if language == self.input.project.config.source_language {
+            return source().map(str::to_string);
+        }
+        if self.input.pseudo.iter().any(|p| p == language) {
+            return source().map(|text| pseudo(text, self.input.expansion));
         }
         let texts = self
             .input

@@ -46,6 +46,8 @@ fn built(
         generated: &generated,
         schema_hash: "sample",
         client: false,
+        pseudo: &[],
+        expansion: 0.4,
     })
     .unwrap()
 }

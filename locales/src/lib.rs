@@ -10,6 +10,7 @@ pub mod apply;
 pub mod checks;
 pub mod exchange;
 pub mod merge;
+pub mod pseudo;
 pub use masterctl_schemas::message;
 pub mod texts;
 pub mod units;

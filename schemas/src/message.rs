@@ -95,12 +95,7 @@ fn graphemes(text: &str) -> usize {
 /// Parse a message; the error says what is malformed (an unclosed `{`, a `}` without
 /// its `{`, a plural without branches).
 pub fn parse(text: &str) -> Result<Message, String> {
-    let mut parser = Parser {
-        text,
-        bytes: text.as_bytes(),
-        pos: 0,
-        choices: Vec::new(),
-    };
+    let mut parser = Parser::new(text);
     let mut tokens = Vec::new();
     let lengths = parser.message(false, false, &mut tokens)?;
     tokens.sort();
@@ -111,14 +106,37 @@ pub fn parse(text: &str) -> Result<Message, String> {
     })
 }
 
+/// The byte ranges of a message that are syntax, in order: placeholders, tags, printf
+/// conversions, a choice's argument, kind and selectors (not its branches' text) and
+/// quoted runs. What lies between them is text a person reads.
+pub fn syntax(text: &str) -> Result<Vec<std::ops::Range<usize>>, String> {
+    let mut parser = Parser::new(text);
+    parser.message(false, false, &mut Vec::new())?;
+    let mut kept = parser.kept;
+    kept.sort_by_key(|r| r.start);
+    Ok(kept)
+}
+
 struct Parser<'a> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
     choices: Vec<Choice>,
+    /// The byte ranges that are syntax (see [`syntax`]).
+    kept: Vec<std::ops::Range<usize>>,
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
+    fn new(text: &'a str) -> Parser<'a> {
+        Parser {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+            choices: Vec::new(),
+            kept: Vec::new(),
+        }
+    }
+
     /// Read message text up to its end (or, inside a branch, up to the closing `}`),
     /// pushing what it holds to `tokens`; the lengths of what it shows. Only ASCII bytes
     /// are syntax, so walking bytes never splits a character.
@@ -157,6 +175,7 @@ impl Parser<'_> {
                         lengths.add(Lengths::fixed(graphemes(&self.text[text_from..start])));
                         lengths.add(Lengths::fixed(shown));
                         text_from = self.pos;
+                        self.kept.push(start..self.pos);
                     }
                 }
                 b'%' => self.printf(tokens),
@@ -219,6 +238,7 @@ impl Parser<'_> {
             Some(b'}') => {
                 self.pos += 1;
                 tokens.push(format!("{{{name}}}"));
+                self.kept.push(open..self.pos);
                 return Ok(Lengths::fixed(graphemes(&self.text[open..self.pos])));
             }
             Some(b',') => self.pos += 1,
@@ -240,6 +260,7 @@ impl Parser<'_> {
                         b'{' => depth += 1,
                         b'}' if depth == 0 => {
                             tokens.push(format!("{{{name}, {kind}}}"));
+                            self.kept.push(open..self.pos);
                             return Ok(Lengths::fixed(graphemes(&self.text[open..self.pos])));
                         }
                         b'}' => depth -= 1,
@@ -259,12 +280,15 @@ impl Parser<'_> {
         let mut selectors = Vec::new();
         let mut inner = BTreeSet::new();
         let mut shown: Option<Lengths> = None;
+        // The syntax since the last branch's text (first: the argument and its kind).
+        let mut syntax_from = open;
         loop {
             self.skip_space();
             match self.bytes.get(self.pos) {
                 None => return Err(self.unclosed(open)),
                 Some(b'}') => {
                     self.pos += 1;
+                    self.kept.push(syntax_from..self.pos);
                     break;
                 }
                 _ => {}
@@ -281,8 +305,11 @@ impl Parser<'_> {
                 ));
             }
             self.pos += 1;
+            self.kept.push(syntax_from..self.pos);
             let mut branch = Vec::new();
             let lengths = self.message(true, choice != ChoiceKind::Select, &mut branch)?;
+            // The branch's closing `}` is syntax again.
+            syntax_from = self.pos - 1;
             shown = Some(shown.map_or(lengths, |so_far| Lengths {
                 shortest: so_far.shortest.min(lengths.shortest),
                 longest: so_far.longest.max(lengths.longest),
@@ -398,6 +425,7 @@ impl Parser<'_> {
         match bytes.get(at) {
             Some(b) if b"diouxXeEfFgGaAcsp@".contains(b) => {
                 tokens.push(self.text[start..=at].to_string());
+                self.kept.push(start..at + 1);
                 self.pos = at + 1;
             }
             _ => self.pos = start + 1,
@@ -420,6 +448,7 @@ impl Parser<'_> {
             match b {
                 b'>' => {
                     tokens.push(self.text[start..=at].to_string());
+                    self.kept.push(start..at + 1);
                     self.pos = at + 1;
                     return;
                 }
@@ -491,6 +520,30 @@ mod tests {
     #[test]
     fn apostrophes_quote_only_syntax() {
         assert_eq!(tokens("Hero's '{sword}' and ''{x}''"), ["{x}"]);
+    }
+
+    #[test]
+    fn syntax_is_everything_but_the_text_people_read() {
+        let text = "<b>{n}</b> got %d {count, plural, one {# gem} other {# gems}} '{x}'";
+        let kept: Vec<&str> = syntax(text)
+            .unwrap()
+            .into_iter()
+            .map(|r| &text[r])
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                "<b>",
+                "{n}",
+                "</b>",
+                "%d",
+                "{count, plural, one {",
+                "} other {",
+                "}}",
+                "'{x}'"
+            ]
+        );
+        assert!(syntax("{oops").is_err());
     }
 
     #[test]

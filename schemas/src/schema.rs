@@ -176,6 +176,33 @@ pub struct Config {
     pub audience: crate::audience::Audiences,
     /// What the exports hold that no table reads (`[unread]`).
     pub unread: Unread,
+    /// Pseudo languages made from the source texts in every build (`[pseudo]`).
+    pub pseudo: PseudoConfig,
+}
+
+/// `[pseudo]` in `masterctl.toml`: languages made at build time from the source texts
+/// (accented, longer, bracketed), never translated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PseudoConfig {
+    pub languages: Vec<String>,
+    /// How much longer the pseudo texts are than their sources (0.4: 40%).
+    pub expansion: f64,
+}
+
+impl Default for PseudoConfig {
+    fn default() -> PseudoConfig {
+        PseudoConfig {
+            languages: Vec::new(),
+            expansion: PseudoConfig::DEFAULT_EXPANSION,
+        }
+    }
+}
+
+impl PseudoConfig {
+    /// English to German: the usual growth of a game's texts once translated.
+    pub const DEFAULT_EXPANSION: f64 = 0.4;
+    /// The most a project may ask for (4× as long).
+    pub const MAX_EXPANSION: f64 = 3.0;
 }
 
 /// `[publish]` in `masterctl.toml`.

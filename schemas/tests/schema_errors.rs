@@ -477,6 +477,46 @@ fn the_publish_store_is_a_url_delivery_speaks() {
     }
 }
 
+/// `[pseudo]`: languages of their own, each once; a growth from 0 to 3.
+#[test]
+fn pseudo_languages_are_tags_of_their_own() {
+    let base = "source_language = \"ja\"\nlanguages = [\"ja\", \"en\"]\n[pseudo]\n";
+    let project = load(
+        &format!("{base}languages = [\"qps\", \"en-XA\"]\nexpansion = 0.3\n"),
+        &[("category.toml", CATEGORY)],
+    )
+    .unwrap();
+    assert_eq!(project.config.pseudo.languages, ["qps", "en-XA"]);
+    assert_eq!(project.config.pseudo.expansion, 0.3);
+    let project = load(&format!("{base}languages = [\"qps\"]\n"), &[]).unwrap();
+    assert_eq!(project.config.pseudo.expansion, 0.4);
+    for (rest, expected, line) in [
+        (
+            "languages = [\"en\"]",
+            "`en` is one of the project's languages",
+            4,
+        ),
+        (
+            "languages = [\"ja\"]",
+            "`ja` is one of the project's languages",
+            4,
+        ),
+        ("languages = [\"qps\", \"qps\"]", "`qps` is given twice", 4),
+        ("languages = [\"q p\"]", "`q p` is not a language tag", 4),
+        ("expansion = 7.5", "expansion 7.5 is not a growth", 4),
+        ("expansion = -0.1", "expansion -0.1 is not a growth", 4),
+        ("ratio = 0.4", "unknown field", 4),
+    ] {
+        let errors = load(&format!("{base}{rest}\n"), &[]).unwrap_err();
+        assert!(
+            errors
+                .iter()
+                .any(|d| d.message.contains(expected) && d.location.line == Some(line)),
+            "{rest}: {errors:?}"
+        );
+    }
+}
+
 /// `[unread]`: entries as `source` takes them; one that is none is named with its line.
 #[test]
 fn unread_entries_are_files_or_sheets() {

@@ -11,6 +11,7 @@ use masterctl_locales::{TableTexts, region_languages};
 use masterctl_runtime::manifest::{Fallback, MANIFEST, Manifest, SeenBy};
 use masterctl_runtime::{FORMAT_VERSION, files};
 use masterctl_schemas::audience::Audience;
+use masterctl_schemas::schema::Config;
 use masterctl_schemas::{Project, Table};
 
 use crate::StoreError;
@@ -28,6 +29,8 @@ pub struct Request<'a> {
     pub rev: Option<&'a str>,
     /// With the client export.
     pub client: bool,
+    /// Pseudo languages to make besides the project's `[pseudo]` ones.
+    pub pseudo: &'a [String],
     /// The build directory (a previous build there is replaced).
     pub out: &'a Path,
 }
@@ -51,7 +54,11 @@ pub fn run(repo: &MasterRepo, request: &Request) -> Result<Built, StoreError> {
         &Region::of(&structure.project, request.region)?,
         request.branch,
     )?;
-    let build = build_region(repo, &region, request.rev, request.client)?;
+    let options = Options {
+        client: request.client,
+        pseudo: request.pseudo,
+    };
+    let build = build_region(repo, &region, request.rev, &options)?;
     write_build(&build, request.out)?;
     let bytes = build.size();
     let Build { manifest, files } = build;
@@ -78,14 +85,24 @@ impl Build {
     }
 }
 
+/// What a build holds besides the region's own languages.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options<'a> {
+    /// With the client export (and for the client audience).
+    pub client: bool,
+    /// Pseudo languages besides the project's `[pseudo]` ones.
+    pub pseudo: &'a [String],
+}
+
 /// Build a region at its head, or at `rev` (any revision naming a commit of a region
-/// branch's history); `client`: with the client export.
+/// branch's history).
 pub fn build_region(
     repo: &MasterRepo,
     region: &Line,
     rev: Option<&str>,
-    client: bool,
+    options: &Options,
 ) -> Result<Build, StoreError> {
+    let client = options.client;
     let git = &repo.git;
     let branch = region.branch().to_string();
     let commit = repo.commit_of(region, rev)?;
@@ -110,7 +127,8 @@ pub fn build_region(
     let project = structure.project;
     let partial = !project.seen_whole_by(audience);
     let tables: Vec<Table> = read_tables(git, &tree, &project, &branch)?;
-    let languages: Vec<String> = region_languages(&project.config, region.name()).to_vec();
+    let mut languages: Vec<String> = region_languages(&project.config, region.name()).to_vec();
+    let pseudo = pseudo_languages(&project.config, options.pseudo)?;
     let source = project.config.source_language.clone();
     let mut translations: HashMap<String, HashMap<String, TableTexts>> = HashMap::new();
     for language in languages.iter().filter(|l| **l != source) {
@@ -130,6 +148,8 @@ pub fn build_region(
         .filter_map(|g| Some((g.name.clone(), generate(&project, g, &by_name)?)))
         .collect();
     let (project, tables, translations) = seen_by(audience, project, tables, translations);
+    // Pseudo languages come last: made from the source, they need no fallback.
+    languages.extend(pseudo.iter().cloned());
     let (files, fallbacks) = build(&BuildInput {
         project: &project,
         languages: &languages,
@@ -138,6 +158,8 @@ pub fn build_region(
         generated: &generated,
         schema_hash: &schema_hash,
         client,
+        pseudo: &pseudo,
+        expansion: project.config.pseudo.expansion,
     })?;
     let manifest = Manifest {
         format: FORMAT_VERSION,
@@ -154,6 +176,33 @@ pub fn build_region(
         seen_by: narrowed(&project, audience),
     };
     Ok(Build { manifest, files })
+}
+
+/// The project's pseudo languages and those asked for, each once: an asked one must be
+/// a language tag none of the project's languages has.
+fn pseudo_languages(config: &Config, asked: &[String]) -> Result<Vec<String>, StoreError> {
+    let mut pseudo = config.pseudo.languages.clone();
+    for language in asked {
+        let why = if !masterctl_schemas::load::is_language_tag(language) {
+            Some("it is not a language tag (qps, en-XA)")
+        } else if config.languages.contains(language) {
+            Some(
+                "it is one of the project's languages; a pseudo language is made from the source texts, never translated",
+            )
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(StoreError::BadPseudoLanguage {
+                language: language.clone(),
+                why,
+            });
+        }
+        if !pseudo.contains(language) {
+            pseudo.push(language.clone());
+        }
+    }
+    Ok(pseudo)
 }
 
 /// The tables, fields and generated masters of the build for `audience` that not every

@@ -79,6 +79,8 @@ pub enum StoreError {
         language: String,
         languages: Vec<String>,
     },
+    #[error("`{language}` cannot be a pseudo language: {why}")]
+    BadPseudoLanguage { language: String, why: &'static str },
     #[error(
         "`{0}` is not a work branch name: one word of ASCII letters, digits, `-`, `_` and `.`, starting with a letter or digit (`alice`, `event-2025-02`)"
     )]

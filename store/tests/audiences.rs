@@ -68,6 +68,7 @@ fn build(dir: &Path, client: bool) -> tempfile::TempDir {
             branch: None,
             rev: None,
             client,
+            pseudo: &[],
             out: &out.path().join("build"),
         },
     )

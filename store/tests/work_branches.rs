@@ -394,6 +394,7 @@ fn versions_are_tagged_once_and_taken_wherever_a_revision_is() {
             branch: None,
             rev: Some("masters/jp/1.0"),
             client: false,
+            pseudo: &[],
             out: &out,
         },
     )

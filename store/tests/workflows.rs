@@ -386,6 +386,7 @@ fn translations_are_counted_committed_once_and_built_with_their_fallbacks() {
             region: "jp",
             rev: None,
             client: false,
+            pseudo: &[],
             out: &out,
         },
     )

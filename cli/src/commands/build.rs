@@ -35,6 +35,11 @@ pub struct Args {
     /// language, the portable binary format (docs/CLIENT-FORMAT.md) and JSON
     #[arg(long)]
     client: bool,
+    /// Also make this pseudo language from the source texts (accented, 40% longer or the
+    /// project's [pseudo] expansion, bracketed), besides the project's [pseudo] ones;
+    /// repeatable
+    #[arg(long, value_name = "L")]
+    pseudo: Vec<String>,
 }
 
 /// Fallbacks listed one by one without --verbose.
@@ -50,6 +55,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
             branch: args.branch.as_deref(),
             rev: args.rev.as_deref(),
             client: args.client,
+            pseudo: &args.pseudo,
             out: &args.out,
         },
     );

@@ -6,6 +6,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use masterctl_locales::exchange::Format;
+use masterctl_locales::pseudo::ExpansionRisk;
 use masterctl_locales::{Counts, State};
 use masterctl_store::MasterRepo;
 use masterctl_store::l10n::import::{Taken, TakenState, TranslationOutcome};
@@ -118,8 +119,13 @@ fn check_language(texts: &RegionTexts, language: &str) -> Result<(), Failure> {
         return Ok(());
     }
     let source = &texts.project.config.source_language;
+    let pseudo = &texts.project.config.pseudo.languages;
     let failure = Failure::invalid(if language == source {
         format!("`{language}` is the source language: its texts come from imports, not translators")
+    } else if pseudo.iter().any(|p| p == language) {
+        format!(
+            "`{language}` is a pseudo language: made from the source texts at every build, never translated"
+        )
     } else {
         format!(
             "region `{}` does not translate into `{language}`",
@@ -146,11 +152,15 @@ fn status(repo: &MasterRepo, args: StatusArgs, output: &Output) -> Result<(), Fa
         None => texts.targets(),
     };
     let statuses = l10n::status(repo, &texts, &languages, args.verbose).map_err(store_failure)?;
+    let expansion_risks = l10n::expansion_risks(repo, &texts).map_err(store_failure)?;
     output.render(&Status {
         region: &texts.region,
         commit: texts.head.to_string(),
         source_language: &texts.project.config.source_language,
         languages: statuses,
+        expansion: texts.project.config.pseudo.expansion,
+        expansion_risks,
+        verbose: args.verbose,
     });
     Ok(())
 }
@@ -162,7 +172,18 @@ struct Status<'a> {
     commit: String,
     source_language: &'a str,
     languages: Vec<LanguageStatus>,
+    /// How much longer the pseudo texts are (`[pseudo]`).
+    #[serde(skip)]
+    expansion: f64,
+    /// Source texts whose pseudo forms overflow their `max_length` (with `[pseudo]`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    expansion_risks: Vec<ExpansionRisk>,
+    #[serde(skip)]
+    verbose: bool,
 }
+
+/// Expansion risks listed one by one without --verbose.
+const RISKS_LISTED: usize = 10;
 
 impl Render for Status<'_> {
     fn text(&self, output: &Output) {
@@ -177,6 +198,31 @@ impl Render for Status<'_> {
         }
         for language in &self.languages {
             print_language(output, language);
+        }
+        if !self.expansion_risks.is_empty() {
+            output.line(format!(
+                "{}: {} leave no room for a translation {:.0}% longer",
+                output.flagged("expansion-risk"),
+                counted(self.expansion_risks.len(), "text"),
+                self.expansion * 100.0
+            ));
+            let listed = if self.verbose {
+                self.expansion_risks.len()
+            } else {
+                RISKS_LISTED
+            };
+            for risk in self.expansion_risks.iter().take(listed) {
+                output.line(format!(
+                    "  {}/{}/{}: {} characters, max_length {}",
+                    risk.table, risk.field, risk.key, risk.length, risk.max_length
+                ));
+            }
+            if self.expansion_risks.len() > listed {
+                output.line(format!(
+                    "  ... {} more (--verbose lists them all)",
+                    self.expansion_risks.len() - listed
+                ));
+            }
         }
     }
 }

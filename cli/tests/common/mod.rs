@@ -194,3 +194,20 @@ pub fn sample_game() -> tempfile::TempDir {
     ));
     repo
 }
+
+/// A pseudo language (`[pseudo] languages = ["qps"]`) added to the project in `root`:
+/// the structure committed, the workbooks imported again so that region jp has it.
+pub fn add_pseudo_language(root: &Path) {
+    let config = std::fs::read_to_string(root.join("masterctl.toml")).unwrap();
+    std::fs::write(
+        root.join("masterctl.toml"),
+        format!("{config}\n[pseudo]\nlanguages = [\"qps\"]\n"),
+    )
+    .unwrap();
+    commit_structure(root);
+    let workbooks = fixtures().join("workbooks");
+    ok(masterctl(
+        root,
+        &["import", "--region", "jp", workbooks.to_str().unwrap()],
+    ));
+}

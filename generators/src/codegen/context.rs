@@ -21,7 +21,7 @@ pub struct Context {
     /// The schema hash of the builds this code reads (a build's manifest has it).
     pub schema_hash: String,
     pub source_language: String,
-    /// Every language of the project, the source first.
+    /// Every language of the project, the source first, the pseudo languages last.
     pub languages: Vec<String>,
     /// The package or crate name (`--name`).
     pub package: String,
@@ -646,7 +646,12 @@ pub fn context(
         lang: lang.name().to_string(),
         schema_hash: schema_hash.to_string(),
         source_language: project.config.source_language.clone(),
-        languages: project.config.languages_source_first().cloned().collect(),
+        languages: project
+            .config
+            .languages_source_first()
+            .chain(&project.config.pseudo.languages)
+            .cloned()
+            .collect(),
         package: package.to_string(),
         runtime_dependency: runtime_dependency.to_string(),
         tables: Vec::new(),

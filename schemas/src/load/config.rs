@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use toml::Spanned;
 
 use crate::diagnostic::Code;
-use crate::schema::{Config, PublishConfig, RegionConfig, Unread};
+use crate::schema::{Config, PseudoConfig, PublishConfig, RegionConfig, Unread};
 
 use super::*;
 
@@ -35,6 +35,11 @@ impl Builder {
             .as_ref()
             .map(|unread| self.check_unread(&source, unread))
             .unwrap_or_default();
+        let pseudo = raw
+            .pseudo
+            .as_ref()
+            .map(|pseudo| self.check_pseudo(&source, pseudo, &languages))
+            .unwrap_or_default();
         Config {
             file: checked.file,
             source_language,
@@ -44,7 +49,59 @@ impl Builder {
             publish,
             audience: self.audience,
             unread,
+            pseudo,
         }
+    }
+
+    /// `[pseudo]`: language tags none of the project's languages has, each once; an
+    /// expansion from 0 to [`PseudoConfig::MAX_EXPANSION`].
+    fn check_pseudo(
+        &mut self,
+        source: &SourceText,
+        raw: &RawPseudo,
+        languages: &[String],
+    ) -> PseudoConfig {
+        let mut pseudo = PseudoConfig::default();
+        for language in &raw.languages {
+            let name = language.get_ref();
+            let problem = if !is_language_tag(name) {
+                Some(format!("[pseudo]: `{name}` is not a language tag"))
+            } else if languages.contains(name) {
+                Some(format!(
+                    "[pseudo]: `{name}` is one of the project's languages: a pseudo language is made from the source texts, never translated; give it a tag of its own (qps, en-XA)"
+                ))
+            } else if pseudo.languages.contains(name) {
+                Some(format!("[pseudo]: `{name}` is given twice"))
+            } else {
+                None
+            };
+            match problem {
+                Some(problem) => {
+                    self.error(source.error(Code::InvalidName, language.span(), problem))
+                }
+                None => pseudo.languages.push(name.clone()),
+            }
+        }
+        if let Some(expansion) = &raw.expansion {
+            let ratio = *expansion.get_ref();
+            if (0.0..=PseudoConfig::MAX_EXPANSION).contains(&ratio) {
+                pseudo.expansion = ratio;
+            } else {
+                self.error(
+                    source
+                        .error(
+                            Code::InvalidOption,
+                            expansion.span(),
+                            format!("[pseudo]: expansion {ratio} is not a growth a text can take"),
+                        )
+                        .expected(format!(
+                            "a ratio from 0 to {} (0.4: 40% longer)",
+                            PseudoConfig::MAX_EXPANSION
+                        )),
+                );
+            }
+        }
+        pseudo
     }
 
     /// `[unread]`: each entry a file or `file#sheet` as `source` takes them.

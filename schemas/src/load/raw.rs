@@ -28,6 +28,17 @@ pub(super) struct RawConfig {
     pub(super) audience: Option<RawAudience>,
     /// What the exports hold that no table reads (`[unread]`).
     pub(super) unread: Option<RawUnread>,
+    /// Pseudo languages every build holds (`[pseudo]`).
+    pub(super) pseudo: Option<RawPseudo>,
+}
+
+/// `[pseudo]`: `languages = ["qps"]`, `expansion = 0.4`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawPseudo {
+    #[serde(default)]
+    pub(super) languages: Vec<Spanned<String>>,
+    pub(super) expansion: Option<Spanned<f64>>,
 }
 
 /// `[unread]`: `definitions` and `notes` (files or `file#sheet`s), and any other file or

@@ -178,14 +178,17 @@ fn plan(
         ]);
     };
     if !targets.contains(&language.as_str()) {
-        return rejected(vec![
-            Diagnostic::new(
-                Code::WrongLanguage,
-                Location::file(file),
-                format!("region `{region}` does not translate into `{language}`"),
+        let message = if texts.project.config.pseudo.languages.contains(&language) {
+            format!(
+                "`{language}` is a pseudo language: made from the source texts at every build, never translated"
             )
-            .found(language.clone())
-            .expected(format!("one of: {}", targets.join(", "))),
+        } else {
+            format!("region `{region}` does not translate into `{language}`")
+        };
+        return rejected(vec![
+            Diagnostic::new(Code::WrongLanguage, Location::file(file), message)
+                .found(language.clone())
+                .expected(format!("one of: {}", targets.join(", "))),
         ]);
     }
     let mut pairs = language_pairs(repo, &texts, &language)?;

@@ -216,6 +216,24 @@ pub fn status(
     Ok(statuses)
 }
 
+/// The source texts whose pseudo forms overflow their fields' `max_length` (none when
+/// the project has no `[pseudo]` language): boxes too small for the translations to come.
+pub fn expansion_risks(
+    repo: &MasterRepo,
+    texts: &RegionTexts,
+) -> Result<Vec<masterctl_locales::pseudo::ExpansionRisk>, StoreError> {
+    let config = &texts.project.config;
+    if config.pseudo.languages.is_empty() {
+        return Ok(Vec::new());
+    }
+    let pairs = language_pairs(repo, texts, &config.source_language)?;
+    let expansion = config.pseudo.expansion;
+    let risks = parallel_map(&pairs, |pair| {
+        masterctl_locales::pseudo::expansion_risks(pair.schema, &pair.source, expansion)
+    });
+    Ok(risks.into_iter().flatten().collect())
+}
+
 /// An exchange file's bytes, and how many units of each state it holds.
 pub struct Export {
     pub bytes: Vec<u8>,
