@@ -758,6 +758,169 @@ fn a_pseudo_language_is_built_and_fetched_but_never_translated() {
     );
 }
 
+/// A font of Debian's that `.ci/run` installs: required in CI, the test passed by
+/// elsewhere when it or fontTools is missing.
+fn system_font(path: &str) -> Option<PathBuf> {
+    let font = PathBuf::from(path);
+    let subsetter = Command::new("python3")
+        .args(["-c", "import fontTools.subset"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    match (font.is_file(), subsetter) {
+        (true, true) => Some(font),
+        _ if std::env::var_os("CI").is_some() => {
+            panic!("{path} and fontTools are installed by .ci/run")
+        }
+        _ => None,
+    }
+}
+
+/// `pyftsubset FONT --text-file=CHARS` (or `--text=`), written to `out`.
+fn subset(font: &Path, chars: &str, out: &Path) {
+    let chars = match Path::new(chars).is_file() {
+        true => format!("--text-file={chars}"),
+        false => format!("--text={chars}"),
+    };
+    let made = Command::new("python3")
+        .args(["-m", "fontTools.subset"])
+        .arg(font)
+        .arg(chars)
+        .arg(format!("--output-file={}", out.display()))
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", text(&made));
+}
+
+/// Fonts: a Japanese subset font lacking most of the sample game's characters is
+/// named at validate (unit, character, code point, font); `l10n charset` gives the
+/// characters the texts use, and the font subset from it covers them all; an English
+/// translation holding a character the English font lacks is refused at import.
+#[test]
+fn the_fonts_glyphs_are_checked_and_charset_makes_a_subset_that_has_them() {
+    let Some(gothic) = system_font("/usr/share/fonts/opentype/ipafont-gothic/ipag.ttf") else {
+        return;
+    };
+    let Some(dejavu) = system_font("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf") else {
+        return;
+    };
+    let repo = game();
+    let root = repo.path();
+    let o = |p: &Path| p.display().to_string();
+    std::fs::create_dir(root.join("fonts")).unwrap();
+    // Only the katakana of スライム, and Latin letters without accents.
+    subset(&gothic, "スライム", &root.join("fonts/game-ja.ttf"));
+    subset(
+        &dejavu,
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ ",
+        &root.join("fonts/game-en.ttf"),
+    );
+    let config = std::fs::read_to_string(root.join("masterctl.toml")).unwrap();
+    std::fs::write(
+        root.join("masterctl.toml"),
+        format!("{config}\n[fonts]\nja = \"fonts/game-ja.ttf\"\nen = [\"fonts/game-en.ttf\"]\n"),
+    )
+    .unwrap();
+    commit_structure(root);
+    let workbooks = o(&fixtures().join("workbooks"));
+    let validated = json(&masterctl(
+        root,
+        &["--format", "json", "validate", &workbooks],
+    ));
+    assert_eq!(validated["ok"], true, "warnings only: {validated}");
+    let missing: Vec<&serde_json::Value> = validated["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "missing-glyph")
+        .collect();
+    assert!(missing.len() > 20, "{missing:?}");
+    let sword = missing
+        .iter()
+        .find(|d| d["message"].as_str().unwrap().starts_with("`鉄` (U+9244)"))
+        .unwrap_or_else(|| panic!("鉄: {missing:?}"));
+    assert_eq!(sword["severity"], "warning");
+    assert!(
+        sword["message"]
+            .as_str()
+            .unwrap()
+            .contains("fonts/game-ja.ttf"),
+        "{sword}"
+    );
+    assert_eq!(sword["table"], "item", "{sword}");
+    assert_eq!(sword["field"], "name");
+    // The characters the Japanese texts use, and the font made from them.
+    ok(masterctl(root, &["import", "--region", "jp", &workbooks]));
+    let written = stdout(&ok(masterctl(
+        root,
+        &[
+            "l10n", "charset", "--lang", "ja", "--region", "jp", "--out", "ja.txt",
+        ],
+    )));
+    assert!(written.contains("characters of ja (jp, from"), "{written}");
+    let chars = std::fs::read_to_string(root.join("ja.txt")).unwrap();
+    assert!(
+        chars.contains('鉄') && chars.contains('剣') && !chars.contains('{'),
+        "{chars}"
+    );
+    let sorted: Vec<char> = chars.chars().filter(|c| *c != '\n').collect();
+    assert!(sorted.windows(2).all(|w| w[0] < w[1]), "sorted, each once");
+    subset(
+        &gothic,
+        &o(&root.join("ja.txt")),
+        &root.join("fonts/game-ja.ttf"),
+    );
+    commit_structure(root);
+    let validated = json(&masterctl(
+        root,
+        &["--format", "json", "validate", &workbooks],
+    ));
+    let still: Vec<&serde_json::Value> = validated["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "missing-glyph")
+        .collect();
+    assert!(still.is_empty(), "{still:?}");
+    // An English translation the English font cannot draw is refused, naming the unit.
+    ok(masterctl(root, &["import", "--region", "jp", &workbooks]));
+    let file = export(root, "jp", "po", &[]);
+    let po = std::fs::read_to_string(&file).unwrap().replacen(
+        "msgid \"鉄の剣\"\nmsgstr \"\"",
+        "msgid \"鉄の剣\"\nmsgstr \"Épée\"",
+        1,
+    );
+    std::fs::write(&file, po).unwrap();
+    let refused = import(root, "jp", &file);
+    assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
+    let diagnostic = &json(&refused)["diagnostics"][0];
+    assert_eq!(diagnostic["code"], "missing-glyph", "{diagnostic}");
+    let message = diagnostic["message"].as_str().unwrap();
+    assert!(
+        message.contains("`É` (U+00C9)")
+            && message.contains("`é` (U+00E9)")
+            && message.contains("fonts/game-en.ttf"),
+        "{message}"
+    );
+    assert_eq!(diagnostic["key"], "1", "{diagnostic}");
+    // A font that is not one, or is not there, is refused where masterctl.toml names it.
+    std::fs::write(root.join("fonts/game-en.ttf"), "not a font").unwrap();
+    let out = masterctl(root, &["validate", &workbooks]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("`fonts/game-en.ttf` is not a TrueType or OpenType font"),
+        "{}",
+        text(&out)
+    );
+    std::fs::remove_file(root.join("fonts/game-en.ttf")).unwrap();
+    let out = masterctl(root, &["validate", &workbooks]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("`game-en.ttf` is not in fonts/"),
+        "{}",
+        text(&out)
+    );
+}
+
 #[test]
 fn wrong_languages_and_formats_are_clear_errors() {
     let repo = game();

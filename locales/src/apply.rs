@@ -74,10 +74,10 @@ struct Matched<'a> {
 pub fn apply(
     file: &ExchangeFile,
     path: &Path,
+    checker: &Checker,
     language: &str,
     pairs: &mut [LanguagePair<'_>],
 ) -> Result<Applied, Vec<Diagnostic>> {
-    let checker = Checker::new(language);
     let mut errors = Vec::new();
     let mut applied = Applied::default();
     if let Some(declared) = &file.language

@@ -6,6 +6,8 @@
 use icu_locale_core::Locale;
 use icu_plurals::{PluralCategory, PluralRuleType, PluralRules, PluralRulesOptions};
 use masterctl_schemas::Code;
+use masterctl_schemas::fonts::Coverage;
+use masterctl_schemas::schema::Config;
 
 use crate::message::{self, ChoiceKind, Message};
 
@@ -35,6 +37,11 @@ pub enum Failure {
     PluralUnknown { argument: String, selector: String },
     /// The translation is not a well-formed message.
     Syntax(String),
+    /// Characters the language's fonts have no glyph for (`[fonts]`).
+    MissingGlyph {
+        characters: Vec<char>,
+        fonts: Vec<String>,
+    },
 }
 
 impl Failure {
@@ -46,6 +53,7 @@ impl Failure {
             Failure::Invisible { .. } => Code::InvisibleCharacter,
             Failure::PluralMissing { .. } | Failure::PluralUnknown { .. } => Code::PluralForms,
             Failure::Syntax(_) => Code::MessageSyntax,
+            Failure::MissingGlyph { .. } => Code::MissingGlyph,
         }
     }
 
@@ -124,6 +132,15 @@ impl Failure {
                 "the plural `{argument}` has a branch `{selector}`, a category this language does not use"
             ),
             Failure::Syntax(why) => format!("the translation is not a well-formed message: {why}"),
+            Failure::MissingGlyph { characters, fonts } => format!(
+                "the translation holds {}, which the language's fonts ({}) have no glyph for",
+                characters
+                    .iter()
+                    .map(|c| format!("`{c}` (U+{:04X})", u32::from(*c)))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                fonts.join(", ")
+            ),
         }
     }
 }
@@ -174,6 +191,8 @@ fn category_name(category: PluralCategory) -> &'static str {
 pub struct Checker {
     cardinal: Vec<&'static str>,
     ordinal: Vec<&'static str>,
+    /// What the language's fonts cover, when `[fonts]` names them.
+    fonts: Option<Coverage>,
 }
 
 impl Checker {
@@ -191,6 +210,15 @@ impl Checker {
         Checker {
             cardinal: categories(PluralRuleType::Cardinal),
             ordinal: categories(PluralRuleType::Ordinal),
+            fonts: None,
+        }
+    }
+
+    /// Checks for `language` of a project: with its fonts (`[fonts]`), when it names any.
+    pub fn of_project(config: &Config, language: &str) -> Checker {
+        Checker {
+            fonts: config.fonts.get(language).cloned(),
+            ..Checker::new(language)
         }
     }
 
@@ -211,6 +239,15 @@ impl Checker {
                 character,
                 position: index + 1,
             });
+        }
+        if let Some(fonts) = &self.fonts {
+            let characters = fonts.missing(translation);
+            if !characters.is_empty() {
+                failures.push(Failure::MissingGlyph {
+                    characters,
+                    fonts: fonts.files.clone(),
+                });
+            }
         }
         let parsed = message::parse(translation);
         if let Some(max) = max_length

@@ -100,6 +100,11 @@ pub enum Code {
     ExportConflict,
     /// A workbook `export` wrote names a commit this repository cannot use as its base.
     ExportRecord,
+    /// A font `[fonts]` names is missing or is not a font.
+    BadFont,
+    /// A text holds a character its language's fonts have no glyph for (an error for a
+    /// translation taken, a warning for a source text validated).
+    MissingGlyph,
 }
 
 impl Code {
@@ -147,6 +152,8 @@ impl Code {
             Code::SourceChanged => "source-changed",
             Code::ExportConflict => "export-conflict",
             Code::ExportRecord => "export-record",
+            Code::BadFont => "bad-font",
+            Code::MissingGlyph => "missing-glyph",
         }
     }
 

@@ -10,6 +10,8 @@ pub mod canonical;
 pub mod check;
 pub mod diagnostic;
 pub mod escapes;
+pub mod fonts;
+pub mod glyphs;
 pub mod grid;
 pub mod load;
 pub mod message;

@@ -178,6 +178,8 @@ pub struct Config {
     pub unread: Unread,
     /// Pseudo languages made from the source texts in every build (`[pseudo]`).
     pub pseudo: PseudoConfig,
+    /// What the fonts each language is rendered with cover (`[fonts]`), by language.
+    pub fonts: BTreeMap<String, crate::fonts::Coverage>,
 }
 
 /// `[pseudo]` in `masterctl.toml`: languages made at build time from the source texts

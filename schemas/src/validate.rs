@@ -83,6 +83,7 @@ pub fn validate_tables(project: &Project, tables: &[Table]) -> Report {
         report.extend(diagnostics);
     }
     report.extend(check_custom_masters(project, by_name));
+    report.extend(crate::glyphs::check_glyphs(project, &checked));
     report
 }
 

@@ -517,6 +517,60 @@ fn pseudo_languages_are_tags_of_their_own() {
     }
 }
 
+/// `[fonts]`: files of `fonts/` only, for the project's languages; one not there, or
+/// not a font, named where `masterctl.toml` names it.
+#[test]
+fn fonts_are_files_of_the_fonts_folder() {
+    let base = "source_language = \"ja\"\nlanguages = [\"ja\", \"en\"]\n[fonts]\n";
+    let junk = vec![("fonts/junk.ttf".to_string(), b"not a font".to_vec())];
+    let load_with = |rest: &str, fonts: Vec<(String, Vec<u8>)>| {
+        masterctl_schemas::load::load_with_fonts(
+            Some(("masterctl.toml".into(), format!("{base}{rest}\n"))),
+            Vec::new(),
+            fonts,
+        )
+        .map_err(|r| r.diagnostics)
+    };
+    for (rest, expected) in [
+        (
+            "ja = \"fonts/../secret.ttf\"",
+            "is not a font file of the repository's fonts/ folder",
+        ),
+        (
+            "ja = \"/etc/ja.ttf\"",
+            "is not a font file of the repository's fonts/ folder",
+        ),
+        (
+            "ja = \"fonts/sub/ja.ttf\"",
+            "is not a font file of the repository's fonts/ folder",
+        ),
+        (
+            "ja = \"fonts/notes.txt\"",
+            "is not a font file of the repository's fonts/ folder",
+        ),
+        (
+            "ja = \"fonts/ja.ttf\"",
+            "`ja.ttf` is not in fonts/ (it holds: fonts/junk.ttf)",
+        ),
+        (
+            "ja = \"fonts/junk.ttf\"",
+            "`fonts/junk.ttf` is not a TrueType or OpenType font",
+        ),
+        (
+            "fr = \"fonts/junk.ttf\"",
+            "`fr` is not one of the project's languages",
+        ),
+    ] {
+        let errors = load_with(rest, junk.clone()).unwrap_err();
+        assert!(
+            errors
+                .iter()
+                .any(|d| d.message.contains(expected) && d.location.line == Some(4)),
+            "{rest}: {errors:?}"
+        );
+    }
+}
+
 /// `[unread]`: entries as `source` takes them; one that is none is named with its line.
 #[test]
 fn unread_entries_are_files_or_sheets() {

@@ -24,6 +24,8 @@ pub enum Command {
     Export(ExportArgs),
     /// Take translations back from an exchange file: all checked, all taken, or none
     Import(ImportArgs),
+    /// Every character a language's texts use: the file a subset font is made from
+    Charset(super::charset::Args),
 }
 
 #[derive(clap::Args)]
@@ -103,6 +105,7 @@ pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(),
         Command::Status(args) => status(&repo, args, output),
         Command::Export(args) => export(&repo, args, global, output),
         Command::Import(args) => import(&repo, args, output),
+        Command::Charset(args) => super::charset::run(&repo, args, output),
     }
 }
 

@@ -4,6 +4,7 @@
 mod blame;
 mod branch;
 mod build;
+mod charset;
 mod codegen;
 mod completions;
 mod diff;
@@ -134,6 +135,7 @@ impl Command {
             Command::L10n(l10n::Command::Status(args)) => Some(&args.repo),
             Command::L10n(l10n::Command::Export(args)) => Some(&args.repo),
             Command::L10n(l10n::Command::Import(args)) => Some(&args.repo),
+            Command::L10n(l10n::Command::Charset(args)) => Some(&args.repo),
             Command::Build(args) => Some(&args.repo),
             Command::Export(args) => Some(&args.repo),
             Command::Codegen(args) => Some(&args.repo),
@@ -179,6 +181,7 @@ impl Command {
             Command::L10n(l10n::Command::Status(_)) => "l10n status",
             Command::L10n(l10n::Command::Export(_)) => "l10n export",
             Command::L10n(l10n::Command::Import(_)) => "l10n import",
+            Command::L10n(l10n::Command::Charset(_)) => "l10n charset",
             Command::Build(_) => "build",
             Command::Export(_) => "export",
             Command::Codegen(_) => "codegen",

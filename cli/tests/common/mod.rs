@@ -74,7 +74,7 @@ pub fn commit_by_hand(root: &Path, branch: &str, path: &str, contents: &str, mes
 pub fn commit_structure(dir: &Path) {
     let mut args = vec!["add", "-A", "--"];
     args.extend(
-        ["masterctl.toml", "schemas"]
+        ["masterctl.toml", "schemas", "fonts"]
             .into_iter()
             .filter(|p| dir.join(p).exists()),
     );

@@ -40,6 +40,11 @@ impl Builder {
             .as_ref()
             .map(|pseudo| self.check_pseudo(&source, pseudo, &languages))
             .unwrap_or_default();
+        let fonts = raw
+            .fonts
+            .as_ref()
+            .map(|fonts| self.check_fonts(&source, fonts, &languages, &pseudo.languages))
+            .unwrap_or_default();
         Config {
             file: checked.file,
             source_language,
@@ -50,6 +55,7 @@ impl Builder {
             audience: self.audience,
             unread,
             pseudo,
+            fonts,
         }
     }
 

@@ -14,6 +14,7 @@ use crate::zone::Zone;
 
 mod audience;
 mod config;
+mod fonts;
 mod generated;
 mod raw;
 mod source;
@@ -26,15 +27,60 @@ use source::*;
 pub const CONFIG_FILE: &str = "masterctl.toml";
 /// The folder holding one schema file per table, beside [`CONFIG_FILE`].
 pub const SCHEMAS_DIR: &str = "schemas";
+/// The folder holding the font files `[fonts]` names, beside [`CONFIG_FILE`].
+pub const FONTS_DIR: &str = "fonts";
+/// The extensions of font files (TrueType, OpenType and their collections).
+pub const FONT_EXTENSIONS: &[&str] = &["ttf", "otf", "ttc", "otc"];
 
 /// Load a project from its root folder (holding `masterctl.toml` and `schemas/`).
 pub fn load_project(root: &Path) -> Result<Project, Report> {
     let config_path = root.join(CONFIG_FILE);
     let config_text = read_text(&config_path).map_err(single)?;
-    load_from_files(
+    load_with_fonts(
         Some((config_path, config_text)),
         schema_files(&root.join(SCHEMAS_DIR)).map_err(single)?,
+        font_files(&root.join(FONTS_DIR)).map_err(single)?,
     )
+}
+
+/// The font files of a `fonts/` folder (none when there is no such folder), by the
+/// path `[fonts]` names them with (`fonts/<name>`): regular files with a font's
+/// extension, dot files left out.
+pub fn font_files(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(Vec::new());
+    };
+    let mut files = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = entry.path();
+        // A link is not followed: a font is a file of the repository.
+        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+        if !is_file || !is_font_name(&name) {
+            continue;
+        }
+        let bytes = std::fs::read(&path).map_err(|e| {
+            Diagnostic::new(
+                Code::UnreadableFile,
+                Location::file(&path),
+                format!("cannot read the font: {e}"),
+            )
+        })?;
+        files.push((format!("{FONTS_DIR}/{name}"), bytes));
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Whether a file name is a font's (`x.ttf`, `x.OTF`), not a dot file.
+pub fn is_font_name(name: &str) -> bool {
+    !name.starts_with('.')
+        && name.rsplit_once('.').is_some_and(|(stem, extension)| {
+            !stem.is_empty()
+                && FONT_EXTENSIONS
+                    .iter()
+                    .any(|e| extension.eq_ignore_ascii_case(e))
+        })
 }
 
 /// Load from a folder of schema files alone (`--schemas DIR`). `masterctl.toml` is read
@@ -46,14 +92,16 @@ pub fn load_schemas_dir(dir: &Path) -> Result<Project, Report> {
     let config = [dir.join(CONFIG_FILE), dir.join("..").join(CONFIG_FILE)]
         .into_iter()
         .find(|p| p.is_file());
-    let config = match config {
+    let (config, fonts) = match config {
         Some(path) => {
             let text = read_text(&path).map_err(single)?;
-            Some((path, text))
+            let fonts_dir = path.parent().unwrap_or(dir).join(FONTS_DIR);
+            let fonts = font_files(&fonts_dir).map_err(single)?;
+            (Some((path, text)), fonts)
         }
-        None => None,
+        None => (None, Vec::new()),
     };
-    load_from_files(config, schema_files(dir).map_err(single)?)
+    load_with_fonts(config, schema_files(dir).map_err(single)?, fonts)
 }
 
 /// Load from file contents already in memory (used for schemas read out of git).
@@ -61,7 +109,16 @@ pub fn load_schemas_dir(dir: &Path) -> Result<Project, Report> {
 /// default table names (the file stem).
 pub fn load_from_files(
     config: Option<(PathBuf, String)>,
+    schemas: Vec<(PathBuf, String)>,
+) -> Result<Project, Report> {
+    load_with_fonts(config, schemas, Vec::new())
+}
+
+/// [`load_from_files`], with the font files `[fonts]` may name (`fonts/<name>`, bytes).
+pub fn load_with_fonts(
+    config: Option<(PathBuf, String)>,
     mut schemas: Vec<(PathBuf, String)>,
+    fonts: Vec<(String, Vec<u8>)>,
 ) -> Result<Project, Report> {
     // Tables take the order of their files' names, whatever order the files came in
     // (a git tree walk, a directory listing).
@@ -101,6 +158,7 @@ pub fn load_from_files(
         nulls,
         zone,
         audience: Default::default(),
+        font_files: fonts,
     };
     builder.project_audience(config.as_ref());
     builder.build_tables(&parsed);
@@ -234,6 +292,8 @@ struct Builder {
     zone: Zone,
     /// `audience` of `masterctl.toml`: who sees a table that names no audience.
     audience: crate::audience::Audiences,
+    /// The font files of the project's `fonts/` folder, by path.
+    font_files: Vec<(String, Vec<u8>)>,
 }
 
 /// Where each accepted name was declared, to name both places of a duplicate.

@@ -30,6 +30,8 @@ pub(super) struct RawConfig {
     pub(super) unread: Option<RawUnread>,
     /// Pseudo languages every build holds (`[pseudo]`).
     pub(super) pseudo: Option<RawPseudo>,
+    /// The font files each language is rendered with (`[fonts]`: `ja = "fonts/x.otf"`).
+    pub(super) fonts: Option<BTreeMap<String, Spanned<RawSpellings>>>,
 }
 
 /// `[pseudo]`: `languages = ["qps"]`, `expansion = 0.4`.

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use git2::{Commit, ObjectType, Oid, Repository, Tree, TreeWalkMode, TreeWalkResult};
 use masterctl_schemas::Project;
-use masterctl_schemas::load::{self, CONFIG_FILE, SCHEMAS_DIR};
+use masterctl_schemas::load::{self, CONFIG_FILE, FONTS_DIR, SCHEMAS_DIR};
 
 use crate::StoreError;
 
@@ -169,9 +169,13 @@ impl Structure {
 }
 
 /// BLAKE3 of structure files (`masterctl.toml`, `schemas/*`), in path order whatever
-/// order they come in: each path and its bytes, each followed by a zero byte.
+/// order they come in: each path and its bytes, each followed by a zero byte. Fonts
+/// are left out: a build reads the same whatever its texts are drawn with.
 pub fn schema_hash(files: &[(String, Vec<u8>)]) -> String {
-    let mut sorted: Vec<&(String, Vec<u8>)> = files.iter().collect();
+    let mut sorted: Vec<&(String, Vec<u8>)> = files
+        .iter()
+        .filter(|(path, _)| !is_font_path(path))
+        .collect();
     sorted.sort_by(|a, b| a.0.cmp(&b.0));
     let mut hasher = blake3::Hasher::new();
     for (path, bytes) in sorted {
@@ -183,12 +187,21 @@ pub fn schema_hash(files: &[(String, Vec<u8>)]) -> String {
     hasher.finalize().to_hex().to_string()
 }
 
-/// Whether a snapshot path is part of the structure (`masterctl.toml`, `schemas/*`).
+/// Whether a snapshot path is part of the structure (`masterctl.toml`, `schemas/*`,
+/// the font files of `fonts/`).
 pub fn is_structure_path(path: &str) -> bool {
     path == CONFIG_FILE
         || path
             .strip_prefix(SCHEMAS_DIR)
             .is_some_and(|rest| rest.starts_with('/'))
+        || is_font_path(path)
+}
+
+/// Whether a snapshot path is a font file of `fonts/` (`fonts/<name>.ttf`).
+fn is_font_path(path: &str) -> bool {
+    path.strip_prefix(FONTS_DIR)
+        .and_then(|rest| rest.strip_prefix('/'))
+        .is_some_and(|name| !name.contains('/') && load::is_font_name(name))
 }
 
 /// The project that structure files (by snapshot path) describe.
@@ -204,10 +217,15 @@ pub fn project_from_files(
     let config = files.iter().find(|(p, _)| p == CONFIG_FILE).map(text);
     let schemas = files
         .iter()
-        .filter(|(p, _)| p != CONFIG_FILE)
+        .filter(|(p, _)| p != CONFIG_FILE && !is_font_path(p))
         .map(text)
         .collect();
-    load::load_from_files(config, schemas)
+    let fonts = files
+        .iter()
+        .filter(|(p, _)| is_font_path(p))
+        .cloned()
+        .collect();
+    load::load_with_fonts(config, schemas, fonts)
 }
 
 /// The commit a revision names (`masters/jp`, `masters/jp~3`, a commit id, a tag, `HEAD`).
@@ -233,8 +251,8 @@ pub fn blob_at(
     }
 }
 
-/// The structure files of a working tree (`masterctl.toml`, `schemas/*.toml`), by
-/// snapshot path; `None` when it has no `masterctl.toml`.
+/// The structure files of a working tree (`masterctl.toml`, `schemas/*.toml`, the fonts
+/// of `fonts/`), by snapshot path; `None` when it has no `masterctl.toml`.
 pub fn working_files(root: &Path) -> Result<Option<StructureFiles>, StoreError> {
     let config = root.join(CONFIG_FILE);
     if !config.is_file() {
@@ -256,34 +274,57 @@ pub fn working_files(root: &Path) -> Result<Option<StructureFiles>, StoreError> 
             files.push((format!("{SCHEMAS_DIR}/{name}"), text.into_bytes()));
         }
     }
+    let fonts = load::font_files(&root.join(FONTS_DIR)).map_err(|d| {
+        StoreError::InvalidStructure(masterctl_schemas::Report {
+            diagnostics: vec![d],
+        })
+    })?;
+    files.extend(fonts);
     Ok(Some(files))
 }
 
 /// The structure files a commit's tree holds, read as a working tree's are
-/// (`masterctl.toml`, `schemas/*.toml` directly in `schemas/`, dot files left out), by
-/// snapshot path in path order.
+/// (`masterctl.toml`, `schemas/*.toml` directly in `schemas/`, the fonts directly in
+/// `fonts/`, dot files left out), by snapshot path in path order.
 pub fn tree_files(git: &Repository, tree: &Tree<'_>) -> Result<StructureFiles, StoreError> {
     let mut files = Vec::new();
     if let Some(config) = blob_at(git, tree, CONFIG_FILE)? {
         files.push((CONFIG_FILE.to_string(), config));
     }
-    if let Some(entry) = tree.get_name(SCHEMAS_DIR)
-        && let Ok(schemas) = entry.to_object(git).and_then(|o| o.peel_to_tree())
-    {
-        let mut names: Vec<String> = schemas
-            .iter()
-            .filter(|e| e.kind() == Some(ObjectType::Blob))
-            .filter_map(|e| e.name().ok().map(str::to_string))
-            .filter(|n| n.ends_with(".toml") && !n.starts_with('.'))
-            .collect();
-        names.sort();
-        for name in names {
-            if let Some(bytes) = blob_at(git, &schemas, &name)? {
-                files.push((format!("{SCHEMAS_DIR}/{name}"), bytes));
-            }
+    let schema = |n: &str| n.ends_with(".toml") && !n.starts_with('.');
+    folder_files(git, tree, SCHEMAS_DIR, &schema, &mut files)?;
+    folder_files(git, tree, FONTS_DIR, &load::is_font_name, &mut files)?;
+    Ok(files)
+}
+
+/// The files directly in folder `dir` of `tree` whose names `keep` takes, by snapshot
+/// path in name order, added to `files`.
+fn folder_files(
+    git: &Repository,
+    tree: &Tree<'_>,
+    dir: &str,
+    keep: &dyn Fn(&str) -> bool,
+    files: &mut StructureFiles,
+) -> Result<(), StoreError> {
+    let Some(folder) = tree
+        .get_name(dir)
+        .and_then(|entry| entry.to_object(git).and_then(|o| o.peel_to_tree()).ok())
+    else {
+        return Ok(());
+    };
+    let mut names: Vec<String> = folder
+        .iter()
+        .filter(|e| e.kind() == Some(ObjectType::Blob))
+        .filter_map(|e| e.name().ok().map(str::to_string))
+        .filter(|n| keep(n))
+        .collect();
+    names.sort();
+    for name in names {
+        if let Some(bytes) = blob_at(git, &folder, &name)? {
+            files.push((format!("{dir}/{name}"), bytes));
         }
     }
-    Ok(files)
+    Ok(())
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, StoreError> {

@@ -4,6 +4,7 @@
 //! The branch's own structure (the `masterctl.toml` and schemas its head holds) decides
 //! which fields are text, so the units always match the data they belong to.
 
+pub mod charset;
 pub mod import;
 
 use git2::Oid;
@@ -102,9 +103,14 @@ pub fn language_pairs<'p>(
     .collect()
 }
 
-/// The units of every pair in one language, with their states.
-pub fn units<'p>(pairs: &'p [LanguagePair<'p>], language: &str) -> Vec<Vec<Unit<'p>>> {
-    let checker = Checker::new(language);
+/// The units of every pair in one language, with their states (checked against the
+/// language's fonts too, when `[fonts]` names them).
+pub fn units<'p>(
+    texts: &RegionTexts,
+    pairs: &'p [LanguagePair<'p>],
+    language: &str,
+) -> Vec<Vec<Unit<'p>>> {
+    let checker = Checker::of_project(&texts.project.config, language);
     parallel_map(pairs, |pair| {
         table_units(pair.schema, &pair.source, &pair.target, &checker)
     })
@@ -179,7 +185,7 @@ pub fn status(
         let pairs = language_pairs(repo, texts, language)?;
         let mut total = Counts::default();
         let mut tables = Vec::new();
-        for (pair, units) in pairs.iter().zip(units(&pairs, language)) {
+        for (pair, units) in pairs.iter().zip(units(texts, &pairs, language)) {
             let mut counts = Counts::default();
             let mut by_state: Vec<StateKeys> = Vec::new();
             for unit in &units {
@@ -249,7 +255,7 @@ pub fn export(
     all: bool,
 ) -> Result<Export, StoreError> {
     let pairs = language_pairs(repo, texts, language)?;
-    let units = units(&pairs, language);
+    let units = units(texts, &pairs, language);
     let chosen: Vec<&Unit<'_>> = units
         .iter()
         .flatten()
