@@ -110,6 +110,10 @@ pub fn parse(text: &str) -> Result<Message, String> {
 /// conversions, a choice's argument, kind and selectors (not its branches' text) and
 /// quoted runs. What lies between them is text a person reads.
 pub fn syntax(text: &str) -> Result<Vec<std::ops::Range<usize>>, String> {
+    // Most texts hold no syntax at all: nothing to parse.
+    if !text.contains(['{', '}', '<', '%', '\'']) {
+        return Ok(Vec::new());
+    }
     let mut parser = Parser::new(text);
     parser.message(false, false, &mut Vec::new())?;
     let mut kept = parser.kept;
