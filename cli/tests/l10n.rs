@@ -921,6 +921,205 @@ fn the_fonts_glyphs_are_checked_and_charset_makes_a_subset_that_has_them() {
     );
 }
 
+/// A project of swords and potions with a glossary (`剣` is `sword`; `HP` is not
+/// translated), the same source text in two rows; imported into jp.
+fn glossary_game() -> tempfile::TempDir {
+    let repo = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["config", "user.name", "Test Planner"]);
+    git(root, &["config", "user.email", "planner@example.com"]);
+    std::fs::write(
+        root.join("masterctl.toml"),
+        "source_language = \"ja\"\nlanguages = [\"ja\", \"en\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir(root.join("schemas")).unwrap();
+    std::fs::write(
+        root.join("schemas/item.toml"),
+        "name = \"item\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"name\"\ntype = \"text\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("schemas/glossary.toml"),
+        "name = \"glossary\"\nglossary = true\naudience = [\"design\"]\nprimary_key = [\"term\"]\n\n[[fields]]\nname = \"term\"\ntype = \"string\"\n\n[[fields]]\nname = \"en\"\ntype = \"string\"\noptional = true\n\n[[fields]]\nname = \"do_not_translate\"\ntype = \"bool\"\ndefault = false\n\n[[fields]]\nname = \"note\"\ntype = \"string\"\noptional = true\n",
+    )
+    .unwrap();
+    commit_structure(root);
+    let input = root.join("input");
+    std::fs::create_dir(&input).unwrap();
+    std::fs::write(
+        input.join("item.csv"),
+        "id,name\n1,鉄の剣\n2,鉄の剣\n3,HPの薬\n4,盾\n",
+    )
+    .unwrap();
+    std::fs::write(
+        input.join("glossary.csv"),
+        "term,en,do_not_translate,note\n剣,sword,false,a blade weapon\nHP,,true,\n",
+    )
+    .unwrap();
+    ok(masterctl(
+        root,
+        &["import", "--region", "jp", input.to_str().unwrap()],
+    ));
+    repo
+}
+
+/// The glossary and consistency checks, in all three exchange formats: each unit's
+/// terms and their approved translations are in its notes; a translation lacking one
+/// (or lacking a term not to translate) is taken with a `glossary` warning — refused
+/// with `[checks] glossary = "error"` — and the same source translated two ways is
+/// `inconsistent`, the units listed together, in `l10n status` and the next export.
+#[test]
+fn glossary_terms_and_inconsistent_translations_reach_translators_in_every_format() {
+    let repo = glossary_game();
+    let root = repo.path();
+    for format in ["po", "xliff", "csv"] {
+        let file = export(root, "jp", format, &[]);
+        let written = std::fs::read_to_string(&file).unwrap();
+        let note = match format {
+            "po" => "#. glossary: 剣 → sword — a blade weapon",
+            "xliff" => "<note from=\"glossary\">剣 → sword — a blade weapon</note>",
+            _ => ",剣 → sword — a blade weapon",
+        };
+        assert!(written.contains(note), "{format}: {written}");
+        assert!(
+            written.contains("HP (do not translate)"),
+            "{format}: {written}"
+        );
+    }
+    // Item 2 says blade (no sword, and unlike item 1); item 3 lost its HP.
+    let file = export(root, "jp", "po", &[]);
+    let po = std::fs::read_to_string(&file).unwrap();
+    let answer = |po: &str, key: &str, text: &str| {
+        po.replacen(
+            &format!(
+                "msgctxt \"item/name/{key}\"\nmsgid \"{}\"\nmsgstr \"\"",
+                source_of(key)
+            ),
+            &format!(
+                "msgctxt \"item/name/{key}\"\nmsgid \"{}\"\nmsgstr \"{text}\"",
+                source_of(key)
+            ),
+            1,
+        )
+    };
+    let po = answer(&po, "1", "Iron Sword");
+    let po = answer(&po, "2", "Iron Blade");
+    let po = answer(&po, "3", "Healing Potion");
+    let po = answer(&po, "4", "Shield");
+    std::fs::write(&file, &po).unwrap();
+    let imported = import(root, "jp", &file);
+    assert_eq!(imported.status.code(), Some(0), "{}", text(&imported));
+    let warnings: Vec<(String, String)> = json(&imported)["warnings"]
+        .as_array()
+        .unwrap_or(&Vec::new())
+        .iter()
+        .map(|w| {
+            (
+                w["code"].as_str().unwrap().into(),
+                w["message"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert!(
+        warnings.iter().any(|(c, m)| c == "glossary"
+            && m.contains("lacks `sword`, the glossary's translation of `剣`")),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|(c, m)| c == "glossary" && m.contains("lacks `HP`, a term not to translate")),
+        "{warnings:?}"
+    );
+    // The status counts and lists them; the two translations of 鉄の剣 name each other.
+    let status = status(root, "jp");
+    let language = &status["languages"][0];
+    assert_eq!(language["total"]["translated"], 4, "{language}");
+    assert_eq!(
+        language["warnings"],
+        serde_json::json!({"glossary": 2, "inconsistent": 2})
+    );
+    let listed: Vec<String> = language["warned"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            format!(
+                "{} {}: {}",
+                w["code"].as_str().unwrap(),
+                w["unit"].as_str().unwrap(),
+                w["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert!(
+        listed.contains(&"inconsistent item/name/1: the same source is translated otherwise in item/name/2 (`Iron Blade`)".to_string()),
+        "{listed:#?}"
+    );
+    let shown = stdout(&ok(masterctl(
+        root,
+        &["l10n", "status", "--region", "jp", "--verbose"],
+    )));
+    insta::assert_snapshot!(
+        "l10n_status_glossary",
+        shown.lines().skip(1).collect::<Vec<_>>().join("\n")
+    );
+    // Every format carries the warnings to the translator (`--all`: translated too).
+    for format in ["po", "xliff", "csv"] {
+        let file = export(root, "jp", format, &["--all"]);
+        let written = std::fs::read_to_string(&file).unwrap();
+        assert!(
+            written.contains("translated otherwise in item/name/1 (`Iron Sword`)"),
+            "{format}: {written}"
+        );
+        assert!(written.contains("lacks `sword`"), "{format}: {written}");
+    }
+    // A project that makes it an error: the same file is refused, nothing taken.
+    let config = std::fs::read_to_string(root.join("masterctl.toml")).unwrap();
+    std::fs::write(
+        root.join("masterctl.toml"),
+        format!("{config}\n[checks]\nglossary = \"error\"\n"),
+    )
+    .unwrap();
+    commit_structure(root);
+    ok(masterctl(
+        root,
+        &[
+            "import",
+            "--region",
+            "jp",
+            root.join("input").to_str().unwrap(),
+        ],
+    ));
+    let head = git(root, &["rev-parse", "masters/jp"]);
+    let po = po.replace("Healing Potion", "Healing Tonic");
+    let file = root.join("again.po");
+    std::fs::write(&file, &po).unwrap();
+    let refused = import(root, "jp", &file);
+    assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
+    let diagnostics = json(&refused)["diagnostics"].clone();
+    assert!(
+        diagnostics
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["code"] == "glossary" && d["severity"] == "error"),
+        "{diagnostics}"
+    );
+    assert_eq!(git(root, &["rev-parse", "masters/jp"]), head);
+}
+
+/// The source text of the glossary game's item `key`.
+fn source_of(key: &str) -> &'static str {
+    match key {
+        "1" | "2" => "鉄の剣",
+        "3" => "HPの薬",
+        _ => "盾",
+    }
+}
+
 #[test]
 fn wrong_languages_and_formats_are_clear_errors() {
     let repo = game();

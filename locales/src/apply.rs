@@ -140,11 +140,24 @@ pub fn apply(
             if !failure.expected_names_source() {
                 diagnostic = diagnostic.hint(format!("the source text: {}", m.made_from));
             }
+            // A check that warns by default refuses when the project says so.
+            diagnostic.severity = masterctl_schemas::Severity::Error;
             errors.push(diagnostic);
         }
     }
     if !errors.is_empty() {
         return Err(errors);
+    }
+    // What is warned about is said, and taken all the same (a glossary miss).
+    for m in &matched {
+        for warning in checker.warnings(m.made_from, m.translation) {
+            applied.warnings.push(
+                Diagnostic::new(warning.code(), location(m.unit), warning.message())
+                    .found(m.translation.to_string())
+                    .expected(warning.expected(m.made_from))
+                    .hint(format!("the source text: {}", m.made_from)),
+            );
+        }
     }
 
     // 3. Take them.

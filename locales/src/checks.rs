@@ -6,9 +6,12 @@
 use icu_locale_core::Locale;
 use icu_plurals::{PluralCategory, PluralRuleType, PluralRules, PluralRulesOptions};
 use masterctl_schemas::Code;
+use std::sync::Arc;
+
 use masterctl_schemas::fonts::Coverage;
 use masterctl_schemas::schema::Config;
 
+use crate::glossary::{Glossary, Miss};
 use crate::message::{self, ChoiceKind, Message};
 
 /// Why a translation is not acceptable.
@@ -42,6 +45,11 @@ pub enum Failure {
         characters: Vec<char>,
         fonts: Vec<String>,
     },
+    /// Glossary terms of the source whose approved translation (or, for a term not to
+    /// translate, the term itself) the translation lacks.
+    Glossary(Vec<Miss>),
+    /// The same source text translated otherwise in other units: theirs, by unit id.
+    Inconsistent { others: Vec<(String, String)> },
 }
 
 impl Failure {
@@ -54,6 +62,8 @@ impl Failure {
             Failure::PluralMissing { .. } | Failure::PluralUnknown { .. } => Code::PluralForms,
             Failure::Syntax(_) => Code::MessageSyntax,
             Failure::MissingGlyph { .. } => Code::MissingGlyph,
+            Failure::Glossary(_) => Code::Glossary,
+            Failure::Inconsistent { .. } => Code::Inconsistent,
         }
     }
 
@@ -64,6 +74,15 @@ impl Failure {
             Failure::TooLong { max, .. } => {
                 format!("at most {max} characters (the field's max_length)")
             }
+            Failure::Glossary(misses) => misses
+                .iter()
+                .map(|m| format!("`{}`", m.expected))
+                .collect::<Vec<_>>()
+                .join(", "),
+            Failure::Inconsistent { others } => match others.first() {
+                Some((_, translation)) => format!("`{translation}`, as elsewhere"),
+                None => format!("a translation of: {source}"),
+            },
             _ => format!("a translation of: {source}"),
         }
     }
@@ -71,7 +90,10 @@ impl Failure {
     /// Whether [`Failure::expected`] quotes the source text (a limit does not: the source
     /// then goes with the failure as a hint).
     pub fn expected_names_source(&self) -> bool {
-        !matches!(self, Failure::TooLong { .. })
+        !matches!(
+            self,
+            Failure::TooLong { .. } | Failure::Glossary(_) | Failure::Inconsistent { .. }
+        )
     }
 
     /// One sentence saying what is wrong.
@@ -132,6 +154,28 @@ impl Failure {
                 "the plural `{argument}` has a branch `{selector}`, a category this language does not use"
             ),
             Failure::Syntax(why) => format!("the translation is not a well-formed message: {why}"),
+            Failure::Glossary(misses) => misses
+                .iter()
+                .map(|m| match m.do_not_translate {
+                    true => format!(
+                        "the translation lacks `{}`, a term not to translate (the glossary)",
+                        m.term
+                    ),
+                    false => format!(
+                        "the translation lacks `{}`, the glossary's translation of `{}`",
+                        m.expected, m.term
+                    ),
+                })
+                .collect::<Vec<_>>()
+                .join("; "),
+            Failure::Inconsistent { others } => format!(
+                "the same source is translated otherwise in {}",
+                others
+                    .iter()
+                    .map(|(id, translation)| format!("{id} (`{translation}`)"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             Failure::MissingGlyph { characters, fonts } => format!(
                 "the translation holds {}, which the language's fonts ({}) have no glyph for",
                 characters
@@ -193,6 +237,10 @@ pub struct Checker {
     ordinal: Vec<&'static str>,
     /// What the language's fonts cover, when `[fonts]` names them.
     fonts: Option<Coverage>,
+    /// The language checked (for the glossary's translations into it).
+    language: String,
+    /// The project's glossary, and whether a miss refuses the translation.
+    glossary: Option<(Arc<Glossary>, bool)>,
 }
 
 impl Checker {
@@ -211,7 +259,48 @@ impl Checker {
             cardinal: categories(PluralRuleType::Cardinal),
             ordinal: categories(PluralRuleType::Ordinal),
             fonts: None,
+            language: language.to_string(),
+            glossary: None,
         }
+    }
+
+    /// These checks with the project's glossary (`error`: a miss refuses the
+    /// translation; else it is a warning).
+    pub fn with_glossary(mut self, glossary: Arc<Glossary>, error: bool) -> Checker {
+        self.glossary = (!glossary.is_empty()).then_some((glossary, error));
+        self
+    }
+
+    /// The glossary terms a source text holds, as a translator sees them (`剣 → sword`).
+    pub fn glossary_terms(&self, source: &str) -> Vec<String> {
+        match &self.glossary {
+            Some((glossary, _)) => glossary
+                .terms_in(source)
+                .iter()
+                .map(|entry| entry.shown(&self.language))
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// What a translation is warned about (a glossary miss, unless it is an error).
+    pub fn warnings(&self, source: &str, translation: &str) -> Vec<Failure> {
+        match &self.glossary {
+            Some((glossary, false)) => self.glossary_miss(glossary, source, translation),
+            _ => None,
+        }
+        .into_iter()
+        .collect()
+    }
+
+    fn glossary_miss(
+        &self,
+        glossary: &Glossary,
+        source: &str,
+        translation: &str,
+    ) -> Option<Failure> {
+        let misses = glossary.misses(&self.language, source, translation);
+        (!misses.is_empty()).then_some(Failure::Glossary(misses))
     }
 
     /// Checks for `language` of a project: with its fonts (`[fonts]`), when it names any.
@@ -239,6 +328,11 @@ impl Checker {
                 character,
                 position: index + 1,
             });
+        }
+        if let Some((glossary, true)) = &self.glossary
+            && let Some(failure) = self.glossary_miss(glossary, source, translation)
+        {
+            failures.push(failure);
         }
         if let Some(fonts) = &self.fonts {
             let characters = fonts.missing(translation);

@@ -9,6 +9,7 @@
 pub mod apply;
 pub mod checks;
 pub mod exchange;
+pub mod glossary;
 pub mod merge;
 pub mod pseudo;
 pub use masterctl_schemas::message;
@@ -19,7 +20,7 @@ use masterctl_schemas::schema::Config;
 
 pub use checks::{Checker, Failure};
 pub use texts::{SourceRecord, TableTexts, language_path, records_path, source_hash};
-pub use units::{Counts, State, Unit, UnitId, table_units};
+pub use units::{Counts, State, Unit, UnitId, mark_inconsistent, table_units};
 
 /// Errors reading stored language files.
 #[derive(Debug, thiserror::Error)]

@@ -130,6 +130,11 @@ pub struct Unit<'a> {
     /// Who sees the text, when only servers or only clients do (a translator's context:
     /// a server-sent mail, a client's menu); `None` for both.
     pub audience: Option<masterctl_schemas::audience::Audiences>,
+    /// The glossary terms its source holds, as a translator sees them (`剣 → sword`).
+    pub glossary: Vec<String>,
+    /// What is warned about its translation (a glossary miss, an inconsistency): it
+    /// stays translated.
+    pub warnings: Vec<Failure>,
 }
 
 impl Unit<'_> {
@@ -172,6 +177,7 @@ pub fn table_units<'a>(
             }
             let translation = translated.and_then(|t| t.text(position));
             let record = translated.and_then(|t| t.record(position));
+            let mut warnings = Vec::new();
             let (state, failures, old_source) = match translation {
                 None => (State::Missing, Vec::new(), None),
                 Some(translation) => match record {
@@ -182,6 +188,7 @@ pub fn table_units<'a>(
                         } else {
                             State::Failing
                         };
+                        warnings = checker.warnings(text, translation);
                         (state, failures, None)
                     }
                     _ => (
@@ -203,10 +210,54 @@ pub fn table_units<'a>(
                 max_length: field.max_length,
                 description: field.description.as_deref(),
                 audience: (field.audience != both).then_some(field.audience),
+                glossary: checker.glossary_terms(text),
+                warnings,
             });
         }
     }
     units
+}
+
+/// Mark the units of one language whose source text is translated otherwise elsewhere
+/// (`inconsistent`, a warning): each names the others of its source, up to five.
+pub fn mark_inconsistent(units: &mut [Vec<Unit<'_>>]) {
+    use std::collections::HashMap;
+    const NAMED: usize = 5;
+    // Every translated source text, and its units' places and translations.
+    let mut by_source: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
+    for (t, table) in units.iter().enumerate() {
+        for (u, unit) in table.iter().enumerate() {
+            if unit.translation.is_some() && unit.old_source.is_none() {
+                by_source.entry(unit.source).or_default().push((t, u));
+            }
+        }
+    }
+    let mut marks: Vec<((usize, usize), Failure)> = Vec::new();
+    for places in by_source.values().filter(|p| p.len() > 1) {
+        let translation = |&(t, u): &(usize, usize)| units[t][u].translation.unwrap_or("");
+        let first = translation(&places[0]);
+        if places.iter().all(|p| translation(p) == first) {
+            continue;
+        }
+        for place in places {
+            let others = places
+                .iter()
+                .filter(|other| translation(other) != translation(place))
+                .take(NAMED)
+                .map(|&(t, u)| {
+                    let unit = &units[t][u];
+                    (
+                        unit.id().to_string(),
+                        unit.translation.unwrap_or("").to_string(),
+                    )
+                })
+                .collect();
+            marks.push((*place, Failure::Inconsistent { others }));
+        }
+    }
+    for ((t, u), failure) in marks {
+        units[t][u].warnings.push(failure);
+    }
 }
 
 /// Units per state.

@@ -52,6 +52,8 @@ proptest! {
                 max_length: Some(40),
                 description: Some("Shown \"everywhere\"\nin <b>bold</b>"),
                 audience: None,
+                glossary: Vec::new(),
+                warnings: Vec::new(),
             })
             .collect();
         let chosen: Vec<&Unit<'_>> = units.iter().collect();
@@ -108,6 +110,8 @@ fn xliff_stays_xml_whatever_the_text_holds() {
         max_length: None,
         description: Some("\u{8}"),
         audience: Some(Audiences::of(&[Audience::Server])),
+        glossary: vec!["\u{1}剣 → sword".into()],
+        warnings: Vec::new(),
     };
     let bytes = exchange::write(Format::Xliff, &[&unit], &info()).unwrap();
     let mut reader = quick_xml::Reader::from_reader(bytes.as_slice());

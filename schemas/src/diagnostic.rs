@@ -105,6 +105,11 @@ pub enum Code {
     /// A text holds a character its language's fonts have no glyph for (an error for a
     /// translation taken, a warning for a source text validated).
     MissingGlyph,
+    /// A translation lacks the approved translation of a glossary term its source holds,
+    /// or a term not to be translated (a warning unless `[checks] glossary = "error"`).
+    Glossary,
+    /// The same source text translated differently in one language (a warning).
+    Inconsistent,
 }
 
 impl Code {
@@ -154,15 +159,20 @@ impl Code {
             Code::ExportRecord => "export-record",
             Code::BadFont => "bad-font",
             Code::MissingGlyph => "missing-glyph",
+            Code::Glossary => "glossary",
+            Code::Inconsistent => "inconsistent",
         }
     }
 
     /// Whether a diagnostic of this code rejects the data (or the schema).
     pub fn severity(self) -> Severity {
         match self {
-            Code::UnmappedSheet | Code::Unread | Code::UncheckedReference | Code::SourceChanged => {
-                Severity::Warning
-            }
+            Code::UnmappedSheet
+            | Code::Unread
+            | Code::UncheckedReference
+            | Code::SourceChanged
+            | Code::Glossary
+            | Code::Inconsistent => Severity::Warning,
             _ => Severity::Error,
         }
     }

@@ -180,6 +180,9 @@ pub struct Config {
     pub pseudo: PseudoConfig,
     /// What the fonts each language is rendered with cover (`[fonts]`), by language.
     pub fonts: BTreeMap<String, crate::fonts::Coverage>,
+    /// Whether a translation that lacks a glossary term's approved translation is
+    /// refused (`[checks] glossary = "error"`), rather than warned about.
+    pub glossary_is_error: bool,
 }
 
 /// `[pseudo]` in `masterctl.toml`: languages made at build time from the source texts
@@ -256,6 +259,9 @@ pub struct TableSchema {
     pub indexes: Vec<Index>,
     /// Who may see it (`audience`; the project's default when it names none).
     pub audience: crate::audience::Audiences,
+    /// A glossary (`glossary = true`): keyed by `term`, a column per language holding
+    /// the approved translation, `do_not_translate` and `note` (see `locales::glossary`).
+    pub glossary: bool,
     /// The schema file it was read from.
     pub file: PathBuf,
 }

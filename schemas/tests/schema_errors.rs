@@ -571,6 +571,56 @@ fn fonts_are_files_of_the_fonts_folder() {
     }
 }
 
+/// `glossary = true`: keyed by a string `term`, strings and the bool `do_not_translate`;
+/// `[checks] glossary` is a weight.
+#[test]
+fn a_glossary_is_keyed_by_its_term() {
+    let config = "source_language = \"ja\"\nlanguages = [\"ja\", \"en\"]\n";
+    let table = |key: &str, fields: &str| {
+        format!(
+            "name = \"glossary\"\nglossary = true\nprimary_key = [\"{key}\"]\n\n[[fields]]\nname = \"term\"\ntype = \"string\"\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n{fields}"
+        )
+    };
+    let good = "name = \"glossary\"\nglossary = true\nprimary_key = [\"term\"]\n\n[[fields]]\nname = \"term\"\ntype = \"string\"\n\n[[fields]]\nname = \"en\"\ntype = \"string\"\noptional = true\n\n[[fields]]\nname = \"do_not_translate\"\ntype = \"bool\"\ndefault = false\n";
+    let project = load(config, &[("glossary.toml", good)]).unwrap();
+    assert!(project.tables[0].glossary);
+    for (text, expected) in [
+        (
+            table("id", ""),
+            "a glossary is keyed by a `string` field `term`",
+        ),
+        (table("term", ""), "field `id` of a glossary is a whole number"),
+        (
+            table(
+                "term",
+                "\n[[fields]]\nname = \"do_not_translate\"\ntype = \"string\"\n",
+            ),
+            "field `id` of a glossary",
+        ),
+    ] {
+        let errors = load(config, &[("glossary.toml", &text)]).unwrap_err();
+        assert!(
+            errors.iter().any(|d| d.message.contains(expected)),
+            "{expected}: {errors:?}"
+        );
+    }
+    let weighed = format!("{config}[checks]\nglossary = \"fatal\"\n");
+    let errors = load(&weighed, &[("glossary.toml", good)]).unwrap_err();
+    assert!(
+        errors
+            .iter()
+            .any(|d| d.message.contains("[checks] glossary is `fatal`")),
+        "{errors:?}"
+    );
+    let error = format!("{config}[checks]\nglossary = \"error\"\n");
+    assert!(
+        load(&error, &[("glossary.toml", good)])
+            .unwrap()
+            .config
+            .glossary_is_error
+    );
+}
+
 /// `[unread]`: entries as `source` takes them; one that is none is named with its line.
 #[test]
 fn unread_entries_are_files_or_sheets() {

@@ -267,6 +267,26 @@ fn print_language(output: &Output, language: &LanguageStatus) {
         }
     }
     output.line(row("total", &language.total));
+    let warnings = &language.warnings;
+    if warnings.glossary + warnings.inconsistent > 0 {
+        output.line(format!(
+            "  {}: {} lacking a glossary term, {} translated otherwise elsewhere{}",
+            output.flagged("warnings"),
+            counted(warnings.glossary, "translation"),
+            counted(warnings.inconsistent, "translation"),
+            if language.warned.is_empty() {
+                " (--verbose lists them)"
+            } else {
+                ""
+            }
+        ));
+        for warned in &language.warned {
+            output.line(format!(
+                "      {:<12} {}: {}",
+                warned.code, warned.unit, warned.message
+            ));
+        }
+    }
     let total = language.total.total();
     if total > 0 {
         output.line(format!(

@@ -2,7 +2,8 @@
 //! (Excel opens it right), a row per unit.
 //!
 //! Columns: `table`, `field`, `key`, `state`, `max_length`, `description`,
-//! `source_<lang>`, `translation_<lang>`, `old_source`, `old_translation`, `problems`.
+//! `source_<lang>`, `translation_<lang>`, `old_source`, `old_translation`, `problems`,
+//! `glossary`.
 //! The translation column is empty for units that need work; the translation they had
 //! is in `old_translation`. Anything typed into `translation_<lang>` is a translation.
 //!
@@ -15,7 +16,7 @@ use masterctl_schemas::Diagnostic;
 use masterctl_schemas::read::csv::LineCounter;
 use masterctl_schemas::sheet_csv::{self, restore};
 
-use super::{ExportInfo, ReturnedUnit, problems, syntax};
+use super::{ExportInfo, ReturnedUnit, glossary, problems, syntax};
 use crate::units::{State, Unit, UnitId};
 
 pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Result<Vec<u8>, ::csv::Error> {
@@ -36,6 +37,7 @@ pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Result<Vec<u8>, ::cs
             "old_source",
             "old_translation",
             "problems",
+            "glossary",
         ],
     )?;
     for unit in units {
@@ -47,6 +49,7 @@ pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Result<Vec<u8>, ::cs
             .flatten();
         let max = unit.max_length.map(|m| m.to_string()).unwrap_or_default();
         let problems = problems(unit).unwrap_or_default();
+        let glossary = glossary(unit).unwrap_or_default();
         let cells = [
             unit.table,
             unit.field,
@@ -59,6 +62,7 @@ pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Result<Vec<u8>, ::cs
             unit.old_source.as_ref().map_or("", |o| o.text.as_str()),
             old.unwrap_or(""),
             &problems,
+            &glossary,
         ];
         sheet_csv::write_record(&mut writer, &cells)?;
     }

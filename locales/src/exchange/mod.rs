@@ -174,14 +174,21 @@ impl Lines {
 
 /// Notes for a unit that needs work: its problems, and what the source was.
 pub(crate) fn problems(unit: &Unit<'_>) -> Option<String> {
-    if unit.failures.is_empty() {
+    if unit.failures.is_empty() && unit.warnings.is_empty() {
         return None;
     }
     Some(
         unit.failures
             .iter()
+            .chain(&unit.warnings)
             .map(|f| f.message())
             .collect::<Vec<_>>()
             .join("; "),
     )
+}
+
+/// The glossary terms a unit's source holds, with their approved translations, for a
+/// translator's notes (`剣 → sword; Excalibur (do not translate)`).
+pub(crate) fn glossary(unit: &Unit<'_>) -> Option<String> {
+    (!unit.glossary.is_empty()).then(|| unit.glossary.join("; "))
 }

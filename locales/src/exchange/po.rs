@@ -12,7 +12,7 @@ use std::path::Path;
 use masterctl_schemas::Diagnostic;
 use masterctl_schemas::value::DateTime;
 
-use super::{ExportInfo, ReturnedUnit, problems, syntax};
+use super::{ExportInfo, ReturnedUnit, glossary, problems, syntax};
 use crate::units::{State, Unit, UnitId};
 
 pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Vec<u8> {
@@ -48,6 +48,9 @@ pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Vec<u8> {
         }
         if let Some(audience) = unit.audience {
             let _ = writeln!(out, "#. audience: {audience}");
+        }
+        if let Some(terms) = glossary(unit) {
+            comment(&mut out, "#.", &format!("glossary: {terms}"));
         }
         if let Some(problems) = problems(unit) {
             comment(&mut out, "#.", &format!("problems: {problems}"));

@@ -13,7 +13,7 @@ use masterctl_schemas::Diagnostic;
 use quick_xml::escape::resolve_xml_entity;
 use quick_xml::events::{BytesStart, Event};
 
-use super::{ExportInfo, Lines, ReturnedUnit, problems, syntax};
+use super::{ExportInfo, Lines, ReturnedUnit, glossary, problems, syntax};
 use crate::units::{State, Unit, UnitId};
 
 /// Target states that leave a translation unconfirmed.
@@ -125,6 +125,9 @@ pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Vec<u8> {
             if let Some(translation) = &unit.translation {
                 note("old-translation", translation);
             }
+        }
+        if let Some(terms) = glossary(unit) {
+            note("glossary", &terms);
         }
         if let Some(problems) = problems(unit) {
             note("problems", &problems);

@@ -45,6 +45,11 @@ impl Builder {
             .as_ref()
             .map(|fonts| self.check_fonts(&source, fonts, &languages, &pseudo.languages))
             .unwrap_or_default();
+        let glossary_is_error = raw
+            .checks
+            .as_ref()
+            .and_then(|checks| checks.glossary.as_ref())
+            .is_some_and(|weight| self.check_weight(&source, "glossary", weight));
         Config {
             file: checked.file,
             source_language,
@@ -56,6 +61,27 @@ impl Builder {
             unread,
             pseudo,
             fonts,
+            glossary_is_error,
+        }
+    }
+
+    /// A check's weight in `[checks]`: whether it is `"error"` (else `"warning"`).
+    fn check_weight(&mut self, source: &SourceText, check: &str, weight: &Spanned<String>) -> bool {
+        match weight.get_ref().as_str() {
+            "error" => true,
+            "warning" => false,
+            other => {
+                self.error(
+                    source
+                        .error(
+                            Code::InvalidOption,
+                            weight.span(),
+                            format!("[checks] {check} is `{other}`"),
+                        )
+                        .expected("\"warning\" (the default) or \"error\""),
+                );
+                false
+            }
         }
     }
 

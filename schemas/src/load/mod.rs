@@ -16,6 +16,7 @@ mod audience;
 mod config;
 mod fonts;
 mod generated;
+mod glossary;
 mod raw;
 mod source;
 mod tables;

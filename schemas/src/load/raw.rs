@@ -32,6 +32,15 @@ pub(super) struct RawConfig {
     pub(super) pseudo: Option<RawPseudo>,
     /// The font files each language is rendered with (`[fonts]`: `ja = "fonts/x.otf"`).
     pub(super) fonts: Option<BTreeMap<String, Spanned<RawSpellings>>>,
+    /// How the translation checks that warn by default weigh (`[checks]`).
+    pub(super) checks: Option<RawChecks>,
+}
+
+/// `[checks]`: `glossary = "warning"` (the default) or `"error"`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawChecks {
+    pub(super) glossary: Option<Spanned<String>>,
 }
 
 /// `[pseudo]`: `languages = ["qps"]`, `expansion = 0.4`.
@@ -118,6 +127,8 @@ pub(super) struct RawSchema {
     pub(super) custom: Option<Spanned<RawCustom>>,
     /// Who may see the table or generated master.
     pub(super) audience: Option<RawAudience>,
+    /// The project's approved translations of its terms (`glossary = true`).
+    pub(super) glossary: Option<Spanned<bool>>,
 }
 
 #[derive(Deserialize)]

@@ -216,6 +216,7 @@ impl Builder {
         let audience = self.table_audience(source, raw, &mut fields, primary_key.as_deref());
         let indexes = self.build_indexes(source, raw, &fields);
         let other_columns = self.other_columns(source, raw);
+        let glossary = self.glossary(source, raw, &fields, primary_key.as_deref());
         Some(TableSchema {
             name,
             sheet,
@@ -228,6 +229,7 @@ impl Builder {
             fields,
             indexes,
             audience,
+            glossary,
             file: source.path.to_path_buf(),
         })
     }

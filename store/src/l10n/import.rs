@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use git2::Oid;
 use masterctl_locales::apply::{Applied, TableImport, apply};
 use masterctl_locales::exchange::{self, Format};
-use masterctl_locales::{Checker, language_path, records_path};
+use masterctl_locales::{language_path, records_path};
 use masterctl_schemas::{Code, Diagnostic, Location, Report};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -192,7 +192,7 @@ fn plan(
         ]);
     }
     let mut pairs = language_pairs(repo, &texts, &language)?;
-    let checker = Checker::of_project(&texts.project.config, &language);
+    let checker = super::checker(repo, &texts, &language)?;
     let applied = match apply(&exchange, file, &checker, &language, &mut pairs) {
         Ok(applied) => applied,
         Err(diagnostics) => return rejected(diagnostics),

@@ -10,17 +10,18 @@ pub mod import;
 use git2::Oid;
 use masterctl_locales::apply::LanguagePair;
 use masterctl_locales::exchange::{self, ExportInfo, Format};
+use masterctl_locales::glossary::Glossary;
 use masterctl_locales::texts::text_fields;
 use masterctl_locales::{
-    Checker, Counts, State, TableTexts, Unit, language_path, records_path, table_units,
-    target_languages,
+    Checker, Counts, State, TableTexts, Unit, language_path, mark_inconsistent, records_path,
+    table_units, target_languages,
 };
 use masterctl_schemas::Project;
 use masterctl_schemas::read::parallel_map;
 
 use crate::StoreError;
 use crate::git::repo::{MasterRepo, blob_at};
-use crate::git::snapshot::project_at;
+use crate::git::snapshot::{project_at, read_table_at};
 use crate::names::Line;
 
 /// A region's head, and the structure it holds.
@@ -103,17 +104,39 @@ pub fn language_pairs<'p>(
     .collect()
 }
 
-/// The units of every pair in one language, with their states (checked against the
-/// language's fonts too, when `[fonts]` names them).
-pub fn units<'p>(
+/// The checks of `language` in a region: with its fonts (`[fonts]`) and the project's
+/// glossary (the glossary tables as the region's head holds them).
+pub fn checker(
+    repo: &MasterRepo,
     texts: &RegionTexts,
-    pairs: &'p [LanguagePair<'p>],
     language: &str,
-) -> Vec<Vec<Unit<'p>>> {
-    let checker = Checker::of_project(&texts.project.config, language);
-    parallel_map(pairs, |pair| {
-        table_units(pair.schema, &pair.source, &pair.target, &checker)
-    })
+) -> Result<Checker, StoreError> {
+    let config = &texts.project.config;
+    let checker = Checker::of_project(config, language);
+    let glossaries: Vec<&masterctl_schemas::TableSchema> =
+        texts.project.tables.iter().filter(|s| s.glossary).collect();
+    if glossaries.is_empty() {
+        return Ok(checker);
+    }
+    let tree = repo.git.find_commit(texts.head)?.tree()?;
+    let branch = crate::names::branch_of(&texts.reference);
+    let mut glossary = Glossary::default();
+    for schema in glossaries {
+        if let Some(table) = read_table_at(&repo.git, &tree, &texts.project, schema, branch)? {
+            glossary.add_table(schema, &table, &config.languages);
+        }
+    }
+    Ok(checker.with_glossary(std::sync::Arc::new(glossary), config.glossary_is_error))
+}
+
+/// The units of every pair in one language, with their states, checked by `checker`
+/// (see [`checker`]); a source translated two ways is marked on each of its units.
+pub fn units<'p>(checker: &Checker, pairs: &'p [LanguagePair<'p>]) -> Vec<Vec<Unit<'p>>> {
+    let mut units = parallel_map(pairs, |pair| {
+        table_units(pair.schema, &pair.source, &pair.target, checker)
+    });
+    mark_inconsistent(&mut units);
+    units
 }
 
 /// One table's units in one language, by state.
@@ -170,6 +193,29 @@ pub struct LanguageStatus {
     pub language: String,
     pub total: Counts,
     pub tables: Vec<TableStatus>,
+    /// Translations the glossary or consistency checks warn about (they count as
+    /// translated): how many, by check.
+    pub warnings: WarningCounts,
+    /// Each warning (unit and what is said), when the units were asked for.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warned: Vec<Warned>,
+}
+
+/// How many translations each warning check names.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct WarningCounts {
+    pub glossary: usize,
+    pub inconsistent: usize,
+}
+
+/// One warning about one unit's translation.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Warned {
+    /// `table/field/key`.
+    pub unit: String,
+    /// `glossary`, `inconsistent`.
+    pub code: &'static str,
+    pub message: String,
 }
 
 /// States of every unit of the region in `languages`; with `keys`, the units of each
@@ -185,11 +231,27 @@ pub fn status(
         let pairs = language_pairs(repo, texts, language)?;
         let mut total = Counts::default();
         let mut tables = Vec::new();
-        for (pair, units) in pairs.iter().zip(units(texts, &pairs, language)) {
+        let checker = checker(repo, texts, language)?;
+        let mut warnings = WarningCounts::default();
+        let mut warned = Vec::new();
+        for (pair, units) in pairs.iter().zip(units(&checker, &pairs)) {
             let mut counts = Counts::default();
             let mut by_state: Vec<StateKeys> = Vec::new();
             for unit in &units {
                 counts.add(unit.state);
+                for warning in &unit.warnings {
+                    match warning.code() {
+                        masterctl_schemas::Code::Glossary => warnings.glossary += 1,
+                        _ => warnings.inconsistent += 1,
+                    }
+                    if keys {
+                        warned.push(Warned {
+                            unit: unit.id().to_string(),
+                            code: warning.code().as_str(),
+                            message: warning.message(),
+                        });
+                    }
+                }
                 if keys {
                     let place = match unit.key_text() {
                         key if key.is_empty() => unit.field.to_string(),
@@ -217,6 +279,8 @@ pub fn status(
             language: language.to_string(),
             total,
             tables,
+            warnings,
+            warned,
         });
     }
     Ok(statuses)
@@ -255,7 +319,8 @@ pub fn export(
     all: bool,
 ) -> Result<Export, StoreError> {
     let pairs = language_pairs(repo, texts, language)?;
-    let units = units(texts, &pairs, language);
+    let checker = checker(repo, texts, language)?;
+    let units = units(&checker, &pairs);
     let chosen: Vec<&Unit<'_>> = units
         .iter()
         .flatten()
