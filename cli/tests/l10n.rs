@@ -924,6 +924,11 @@ fn the_fonts_glyphs_are_checked_and_charset_makes_a_subset_that_has_them() {
 /// A project of swords and potions with a glossary (`剣` is `sword`; `HP` is not
 /// translated), the same source text in two rows; imported into jp.
 fn glossary_game() -> tempfile::TempDir {
+    items_game("id,name\n1,鉄の剣\n2,鉄の剣\n3,HPの薬\n4,盾\n")
+}
+
+/// The glossary game's structure with these items (`item.csv`).
+fn items_game(items: &str) -> tempfile::TempDir {
     let repo = tempfile::tempdir().unwrap();
     let root = repo.path();
     git(root, &["init", "-q", "-b", "main"]);
@@ -948,11 +953,7 @@ fn glossary_game() -> tempfile::TempDir {
     commit_structure(root);
     let input = root.join("input");
     std::fs::create_dir(&input).unwrap();
-    std::fs::write(
-        input.join("item.csv"),
-        "id,name\n1,鉄の剣\n2,鉄の剣\n3,HPの薬\n4,盾\n",
-    )
-    .unwrap();
+    std::fs::write(input.join("item.csv"), items).unwrap();
     std::fs::write(
         input.join("glossary.csv"),
         "term,en,do_not_translate,note\n剣,sword,false,a blade weapon\nHP,,true,\n",
@@ -1109,6 +1110,92 @@ fn glossary_terms_and_inconsistent_translations_reach_translators_in_every_forma
         "{diagnostics}"
     );
     assert_eq!(git(root, &["rev-parse", "masters/jp"]), head);
+}
+
+/// Translation memory: a unit whose source is translated elsewhere gets that
+/// translation to review (XLIFF `needs-review-translation`, PO `#, fuzzy`, CSV
+/// `suggested`), one at least 75% alike is offered beside it with its score; `l10n
+/// status` counts what the memory would cover; nothing is taken back until the
+/// translator confirms it.
+#[test]
+fn the_memory_suggests_and_nothing_is_taken_unconfirmed() {
+    let repo = items_game("id,name\n1,鉄の剣\n2,鉄の剣\n3,鉄の剣だ\n4,盾\n");
+    let root = repo.path();
+    // Item 1 translated (the first unit of the file).
+    hand_back(
+        root,
+        "po",
+        "鉄の剣\"\nmsgstr \"\"",
+        "鉄の剣\"\nmsgstr \"Iron Sword\"",
+    );
+    let language = &status(root, "jp")["languages"][0];
+    assert_eq!(
+        language["memory"],
+        serde_json::json!({"exact": 1, "close": 1, "words_saved": 3}),
+        "{language}"
+    );
+    assert_eq!(language["total"]["translated"], 1);
+    let expected = [
+        (
+            "po",
+            "#. memory 100%: the translation of item/name/1\n#: item.name\n#, fuzzy\nmsgctxt \"item/name/2\"\nmsgid \"鉄の剣\"\nmsgstr \"Iron Sword\"",
+            "#. memory 75% (item/name/1): 鉄の剣 → Iron Sword",
+        ),
+        (
+            "xliff",
+            "<target state=\"needs-review-translation\" state-qualifier=\"exact-match\">Iron Sword</target>",
+            "<alt-trans match-quality=\"75\" origin=\"item/name/1\">\n          <source>鉄の剣</source>\n          <target>Iron Sword</target>\n        </alt-trans>",
+        ),
+        (
+            "csv",
+            "item,name,2,suggested,,,鉄の剣,Iron Sword,",
+            ",75% item/name/1: 鉄の剣 → Iron Sword",
+        ),
+    ];
+    for (format, exact, close) in expected {
+        let file = export(root, "jp", format, &[]);
+        let written = std::fs::read_to_string(&file).unwrap();
+        assert!(written.contains(exact), "{format}: {written}");
+        assert!(written.contains(close), "{format}: {written}");
+        // Handed back as it is, the suggestion is not taken.
+        let out = import(root, "jp", &file);
+        assert_eq!(out.status.code(), Some(0), "{format}: {}", text(&out));
+        assert_eq!(
+            status(root, "jp")["languages"][0]["total"]["translated"],
+            1,
+            "{format}"
+        );
+    }
+    // Translators' tools read the files with the memory in them: the suggestion as
+    // fuzzy (PO) or not translated yet (XLIFF), among the three units that need work.
+    let po = export(root, "jp", "po", &[]);
+    assert_eq!(translate_toolkit_counts(&po, "item/name/2"), (3, 0, 1));
+    let xliff = export(root, "jp", "xliff", &[]);
+    assert_eq!(translate_toolkit_counts(&xliff, "item/name/2").0, 3);
+    // Confirmed (the fuzzy flag taken off), it is taken.
+    hand_back(
+        root,
+        "po",
+        "#, fuzzy\nmsgctxt \"item/name/2\"",
+        "msgctxt \"item/name/2\"",
+    );
+    assert_eq!(status(root, "jp")["languages"][0]["total"]["translated"], 2);
+    // A CSV suggestion confirmed by its state.
+    let repo = items_game("id,name\n1,鉄の剣\n2,鉄の剣\n");
+    let root = repo.path();
+    hand_back(root, "csv", "鉄の剣,,", "鉄の剣,Iron Sword,");
+    hand_back(root, "csv", ",suggested,", ",translated,");
+    assert_eq!(status(root, "jp")["languages"][0]["total"]["translated"], 2);
+}
+
+/// Exports region jp's file in `format`, edits its first `from` into `to` (as a
+/// translator would) and imports it.
+fn hand_back(root: &Path, format: &str, from: &str, to: &str) {
+    let file = export(root, "jp", format, &[]);
+    let written = std::fs::read_to_string(&file).unwrap();
+    assert!(written.contains(from), "{format}: {written}");
+    std::fs::write(&file, written.replacen(from, to, 1)).unwrap();
+    ok(import(root, "jp", &file));
 }
 
 /// The source text of the glossary game's item `key`.

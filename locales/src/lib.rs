@@ -10,6 +10,7 @@ pub mod apply;
 pub mod checks;
 pub mod exchange;
 pub mod glossary;
+pub mod memory;
 pub mod merge;
 pub mod pseudo;
 pub use masterctl_schemas::message;

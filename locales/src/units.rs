@@ -135,6 +135,25 @@ pub struct Unit<'a> {
     /// What is warned about its translation (a glossary miss, an inconsistency): it
     /// stays translated.
     pub warnings: Vec<Failure>,
+    /// What the translation memory offers it (filled for an export): an exact match
+    /// first, else close ones.
+    pub memory: Vec<crate::memory::MemoryMatch>,
+}
+
+impl Unit<'_> {
+    /// The memory's exact match, which an export offers as the unit's translation to
+    /// review (a unit without translation only).
+    pub fn suggestion(&self) -> Option<&str> {
+        match (self.state, self.memory.first()) {
+            (State::Missing, Some(m)) if m.score == 100 => Some(&m.translation),
+            _ => None,
+        }
+    }
+
+    /// The memory's close matches (below 100%).
+    pub fn close_matches(&self) -> impl Iterator<Item = &crate::memory::MemoryMatch> {
+        self.memory.iter().filter(|m| m.score < 100)
+    }
 }
 
 impl Unit<'_> {
@@ -212,6 +231,7 @@ pub fn table_units<'a>(
                 audience: (field.audience != both).then_some(field.audience),
                 glossary: checker.glossary_terms(text),
                 warnings,
+                memory: Vec::new(),
             });
         }
     }

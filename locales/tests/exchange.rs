@@ -54,6 +54,7 @@ proptest! {
                 audience: None,
                 glossary: Vec::new(),
                 warnings: Vec::new(),
+                memory: Vec::new(),
             })
             .collect();
         let chosen: Vec<&Unit<'_>> = units.iter().collect();
@@ -112,6 +113,7 @@ fn xliff_stays_xml_whatever_the_text_holds() {
         audience: Some(Audiences::of(&[Audience::Server])),
         glossary: vec!["\u{1}剣 → sword".into()],
         warnings: Vec::new(),
+        memory: Vec::new(),
     };
     let bytes = exchange::write(Format::Xliff, &[&unit], &info()).unwrap();
     let mut reader = quick_xml::Reader::from_reader(bytes.as_slice());

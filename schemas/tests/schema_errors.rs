@@ -589,7 +589,10 @@ fn a_glossary_is_keyed_by_its_term() {
             table("id", ""),
             "a glossary is keyed by a `string` field `term`",
         ),
-        (table("term", ""), "field `id` of a glossary is a whole number"),
+        (
+            table("term", ""),
+            "field `id` of a glossary is a whole number",
+        ),
         (
             table(
                 "term",

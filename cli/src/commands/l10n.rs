@@ -287,6 +287,15 @@ fn print_language(output: &Output, language: &LanguageStatus) {
             ));
         }
     }
+    let memory = &language.memory;
+    if memory.exact + memory.close > 0 {
+        output.line(format!(
+            "  memory: {} whose source is translated elsewhere ({} saved), {} with a close match (75% or more)",
+            counted(memory.exact, "unit"),
+            counted(memory.words_saved, "word"),
+            memory.close,
+        ));
+    }
     let total = language.total.total();
     if total > 0 {
         output.line(format!(

@@ -3,7 +3,8 @@
 //!
 //! Columns: `table`, `field`, `key`, `state`, `max_length`, `description`,
 //! `source_<lang>`, `translation_<lang>`, `old_source`, `old_translation`, `problems`,
-//! `glossary`.
+//! `glossary`, `memory` (close matches, with their scores). A unit the translation
+//! memory fills is `suggested`: taken back only once its state is changed.
 //! The translation column is empty for units that need work; the translation they had
 //! is in `old_translation`. Anything typed into `translation_<lang>` is a translation.
 //!
@@ -18,6 +19,10 @@ use masterctl_schemas::sheet_csv::{self, restore};
 
 use super::{ExportInfo, ReturnedUnit, glossary, problems, syntax};
 use crate::units::{State, Unit, UnitId};
+
+/// The state of a unit whose translation the memory suggests: not taken back until the
+/// translator changes it (to `translated`, or clears it).
+pub const SUGGESTED: &str = "suggested";
 
 pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Result<Vec<u8>, ::csv::Error> {
     let mut writer = sheet_csv::writer(64 + units.len() * 160);
@@ -38,12 +43,26 @@ pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Result<Vec<u8>, ::cs
             "old_translation",
             "problems",
             "glossary",
+            "memory",
         ],
     )?;
     for unit in units {
+        // The memory's exact match fills a unit without translation, marked
+        // `suggested`: it is taken back once the translator changes the state.
+        let suggestion = unit.suggestion();
         let current = (unit.state == State::Translated)
             .then_some(unit.translation)
-            .flatten();
+            .flatten()
+            .or(suggestion);
+        let state = match suggestion {
+            Some(_) => SUGGESTED,
+            None => unit.state.as_str(),
+        };
+        let memory: String = unit
+            .close_matches()
+            .map(|m| format!("{}% {}: {} → {}", m.score, m.from, m.source, m.translation))
+            .collect::<Vec<_>>()
+            .join("; ");
         let old = (unit.state != State::Translated)
             .then_some(unit.translation)
             .flatten();
@@ -54,7 +73,7 @@ pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Result<Vec<u8>, ::cs
             unit.table,
             unit.field,
             &unit.key_text(),
-            unit.state.as_str(),
+            state,
             &max,
             unit.description.unwrap_or(""),
             unit.source,
@@ -63,6 +82,7 @@ pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Result<Vec<u8>, ::cs
             old.unwrap_or(""),
             &problems,
             &glossary,
+            &memory,
         ];
         sheet_csv::write_record(&mut writer, &cells)?;
     }
@@ -115,6 +135,7 @@ pub fn read(
         ]);
     };
     let source = starting("source_").map(|(i, _)| i);
+    let state = find("state");
     let mut units = Vec::new();
     let mut errors = Vec::new();
     // Lines from byte offsets: the reader's own line count is one short in CRLF files.
@@ -149,7 +170,8 @@ pub fn read(
             },
             source: source.map(|i| cell(i).to_string()),
             translation: Some(cell(translation).to_string()).filter(|t| !t.is_empty()),
-            confirmed: true,
+            // A memory's suggestion the translator left as it was is not confirmed.
+            confirmed: state.is_none_or(|i| cell(i).trim() != SUGGESTED),
             line,
         });
     }

@@ -55,8 +55,27 @@ pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Vec<u8> {
         if let Some(problems) = problems(unit) {
             comment(&mut out, "#.", &format!("problems: {problems}"));
         }
+        if let (Some(_), Some(exact)) = (unit.suggestion(), unit.memory.first()) {
+            comment(
+                &mut out,
+                "#.",
+                &format!("memory 100%: the translation of {}", exact.from),
+            );
+        }
+        for close in unit.close_matches() {
+            comment(
+                &mut out,
+                "#.",
+                &format!(
+                    "memory {}% ({}): {} → {}",
+                    close.score, close.from, close.source, close.translation
+                ),
+            );
+        }
         let _ = writeln!(out, "#: {}.{}", unit.table, unit.field);
-        let review = unit.translation.is_some() && unit.state != State::Translated;
+        let suggestion = unit.suggestion();
+        let review =
+            (unit.translation.is_some() && unit.state != State::Translated) || suggestion.is_some();
         if review {
             out.push_str("#, fuzzy\n");
         }
@@ -67,7 +86,11 @@ pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Vec<u8> {
         }
         quoted(&mut out, "msgctxt", &unit.id().to_string());
         quoted(&mut out, "msgid", unit.source);
-        quoted(&mut out, "msgstr", unit.translation.unwrap_or(""));
+        quoted(
+            &mut out,
+            "msgstr",
+            unit.translation.or(suggestion).unwrap_or(""),
+        );
         out.push('\n');
     }
     out.into_bytes()

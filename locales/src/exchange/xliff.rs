@@ -103,6 +103,13 @@ pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Vec<u8> {
                 "        <target state=\"{state}\">{}</target>",
                 escape(translation)
             );
+        } else if let Some(suggestion) = unit.suggestion() {
+            // The memory's exact match: the translator reviews it (taken once approved).
+            let _ = writeln!(
+                out,
+                "        <target state=\"needs-review-translation\" state-qualifier=\"exact-match\">{}</target>",
+                escape(suggestion)
+            );
         }
         let mut note = |from: &str, text: &str| {
             let _ = writeln!(out, "        <note from=\"{from}\">{}</note>", escape(text));
@@ -131,6 +138,22 @@ pub fn write(units: &[&Unit<'_>], info: &ExportInfo<'_>) -> Vec<u8> {
         }
         if let Some(problems) = problems(unit) {
             note("problems", &problems);
+        }
+        if let (Some(_), Some(exact)) = (unit.suggestion(), unit.memory.first()) {
+            note(
+                "memory",
+                &format!("100% match: the translation of {}", exact.from),
+            );
+        }
+        for close in unit.close_matches() {
+            let _ = writeln!(
+                out,
+                "        <alt-trans match-quality=\"{}\" origin=\"{}\">\n          <source>{}</source>\n          <target>{}</target>\n        </alt-trans>",
+                close.score,
+                attribute_value(&close.from),
+                escape(&close.source),
+                escape(&close.translation)
+            );
         }
         out.push_str("      </trans-unit>\n");
     }

@@ -199,6 +199,8 @@ pub struct LanguageStatus {
     /// Each warning (unit and what is said), when the units were asked for.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warned: Vec<Warned>,
+    /// What the translation memory would cover of the units without translation.
+    pub memory: MemoryCoverage,
 }
 
 /// How many translations each warning check names.
@@ -234,7 +236,20 @@ pub fn status(
         let checker = checker(repo, texts, language)?;
         let mut warnings = WarningCounts::default();
         let mut warned = Vec::new();
-        for (pair, units) in pairs.iter().zip(units(&checker, &pairs)) {
+        let mut all_units = units(&checker, &pairs);
+        offer_memory(&mut all_units);
+        let mut coverage = MemoryCoverage::default();
+        for unit in all_units.iter().flatten() {
+            match unit.memory.first() {
+                Some(m) if m.score == 100 => {
+                    coverage.exact += 1;
+                    coverage.words_saved += masterctl_locales::memory::words(unit.source);
+                }
+                Some(_) => coverage.close += 1,
+                None => {}
+            }
+        }
+        for (pair, units) in pairs.iter().zip(all_units) {
             let mut counts = Counts::default();
             let mut by_state: Vec<StateKeys> = Vec::new();
             for unit in &units {
@@ -281,6 +296,7 @@ pub fn status(
             tables,
             warnings,
             warned,
+            memory: coverage,
         });
     }
     Ok(statuses)
@@ -304,6 +320,42 @@ pub fn expansion_risks(
     Ok(risks.into_iter().flatten().collect())
 }
 
+/// What the language's confirmed translations offer each unit without translation (an
+/// exact match, else close ones), looked up on every core.
+fn offer_memory(units: &mut [Vec<Unit<'_>>]) {
+    if !units.iter().flatten().any(|u| u.state == State::Missing) {
+        return;
+    }
+    let confirmed = units.iter().flatten().filter_map(|unit| match unit.state {
+        State::Translated => Some((unit.source, unit.translation?, unit.id().to_string())),
+        _ => None,
+    });
+    let memory = masterctl_locales::memory::Memory::of(confirmed);
+    if memory.is_empty() {
+        return;
+    }
+    for table in units.iter_mut() {
+        let offers = parallel_map(table, |unit| match unit.state {
+            State::Missing => memory.offer(unit.source),
+            _ => Vec::new(),
+        });
+        for (unit, offered) in table.iter_mut().zip(offers) {
+            unit.memory = offered;
+        }
+    }
+}
+
+/// How much of a language the translation memory would cover: units without
+/// translation with an exact match (and the words they hold), and with close ones.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct MemoryCoverage {
+    pub exact: usize,
+    pub close: usize,
+    /// Words of the sources an exact match covers (each character, in scripts written
+    /// without spaces).
+    pub words_saved: usize,
+}
+
 /// An exchange file's bytes, and how many units of each state it holds.
 pub struct Export {
     pub bytes: Vec<u8>,
@@ -320,7 +372,8 @@ pub fn export(
 ) -> Result<Export, StoreError> {
     let pairs = language_pairs(repo, texts, language)?;
     let checker = checker(repo, texts, language)?;
-    let units = units(&checker, &pairs);
+    let mut units = units(&checker, &pairs);
+    offer_memory(&mut units);
     let chosen: Vec<&Unit<'_>> = units
         .iter()
         .flatten()
