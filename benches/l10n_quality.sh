@@ -129,5 +129,5 @@ echo "| build --pseudo qps | ${pseudo} s | $(awk "BEGIN{printf \"%.2f\", $pseudo
 echo "| validate | ${unchecked} s | 1.00× |"
 echo "| validate with [fonts] (IPA Gothic) | ${checked} s | glyph check $(awk "BEGIN{printf \"%.3f\", $checked - $unchecked}") s |"
 echo "| l10n charset --lang ja ($(tr -d '\n' < "$work/ja.txt" | wc -m) characters) | ${charset} s | |"
-echo "| l10n export --lang de, none translated (200,000 units, no memory) | ${unhelped} s | |"
-echo "| l10n export --lang de, half translated: memory for 100,000 units (${matches}) | ${memory} s | |"
+echo "| l10n export --lang de, none translated (${units} units, no memory) | ${unhelped} s | |"
+echo "| l10n export --lang de, half translated: memory for $((units / 2)) units (${matches}) | ${memory} s | |"

@@ -22,6 +22,22 @@ use output::Output;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// mimalloc takes memory from the system in large aligned regions. Where the kernel backs
+/// anonymous memory with transparent huge pages whenever it can (`always`, the default
+/// of many distributions), each first touch of a region zeroes 2 MiB, most of which is
+/// never used: up to half the samples of a large validation or export were the kernel
+/// clearing pages (BENCHMARKS.md, "The allocator's pages"). Huge pages are turned off for
+/// this process, as `MIMALLOC_ALLOW_THP=0` would do; memory mapped files are not affected.
+fn no_transparent_huge_pages() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: PR_SET_THP_DISABLE takes integer arguments and changes only how this
+    // process's future page faults are served; a kernel without it returns an error,
+    // which changes nothing.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    }
+}
+
 /// Game master data from spreadsheets to live servers: validated, versioned per region,
 /// built for zero-copy loading.
 #[derive(Parser)]
@@ -38,6 +54,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
+    no_transparent_huge_pages();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

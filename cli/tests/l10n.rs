@@ -856,7 +856,7 @@ fn the_fonts_glyphs_are_checked_and_charset_makes_a_subset_that_has_them() {
             "l10n", "charset", "--lang", "ja", "--region", "jp", "--out", "ja.txt",
         ],
     )));
-    assert!(written.contains("characters of ja (jp, from"), "{written}");
+    insta::assert_snapshot!("l10n_charset", written);
     let chars = std::fs::read_to_string(root.join("ja.txt")).unwrap();
     assert!(
         chars.contains('鉄') && chars.contains('剣') && !chars.contains('{'),
@@ -1135,6 +1135,13 @@ fn the_memory_suggests_and_nothing_is_taken_unconfirmed() {
         "{language}"
     );
     assert_eq!(language["total"]["translated"], 1);
+    let shown = stdout(&ok(masterctl(
+        root,
+        &["l10n", "status", "--region", "jp", "--lang", "en"],
+    )));
+    // Its first line names the head commit.
+    let shown = shown.lines().skip(1).collect::<Vec<_>>().join("\n");
+    insta::assert_snapshot!("l10n_status_memory", shown);
     let expected = [
         (
             "po",

@@ -11,6 +11,7 @@ pub mod check;
 pub mod diagnostic;
 pub mod escapes;
 pub mod fonts;
+mod glossary_terms;
 pub mod glyphs;
 pub mod grid;
 pub mod load;

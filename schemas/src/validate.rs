@@ -267,6 +267,9 @@ fn check_keys<'a>(
         }
         TableKind::List => None,
     };
+    if schema.glossary {
+        crate::glossary_terms::check_terms(schema, table, &mut report);
+    }
     for (field_index, field) in schema.fields.iter().enumerate() {
         if field.unique {
             check_unique(schema, table, field_index, &mut report);

@@ -622,6 +622,26 @@ fn a_glossary_is_keyed_by_its_term() {
             .config
             .glossary_is_error
     );
+    // Its rows: a blank term, and a term again in other case and spacing, are refused
+    // naming the rows.
+    let (dir, validation) = common::validate_csv(
+        &project,
+        "glossary.csv",
+        "term,en,do_not_translate\n剣,sword,false\nIron Sword,,true\n\" \",x,false\niron  sword,,true\n",
+    );
+    let messages: Vec<String> = common::errors(&validation)
+        .iter()
+        .map(|d| format!("{} {}", d.location.place().trim(), d.message))
+        .map(|m| m.replace(&format!("{}/", dir.path().display()), ""))
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "glossary.csv:4 a glossary term of only spaces",
+            "glossary.csv:5 glossary term \"iron  sword\" is the term \"Iron Sword\" at glossary.csv:3 again (the checks ignore case and the spacing between words)"
+        ],
+        "{messages:?}"
+    );
 }
 
 /// `[unread]`: entries as `source` takes them; one that is none is named with its line.

@@ -38,6 +38,17 @@ pub fn validate(project: &Project, paths: &[PathBuf]) -> Validation {
     validate_paths(project, paths)
 }
 
+/// Validates one CSV file `name` holding `text`, written to a folder of its own (kept
+/// with the outcome, for the paths the diagnostics name).
+#[allow(dead_code)]
+pub fn validate_csv(project: &Project, name: &str, text: &str) -> (tempfile::TempDir, Validation) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    let validation = validate(project, &[path]);
+    (dir, validation)
+}
+
 /// The fixtures' workbooks, with `replace` standing in for the good workbook named `instead_of`.
 pub fn fixtures_with(instead_of: &str, replace: &[&str]) -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> = ["items.xlsx", "quests.xlsx", "shops.xlsx"]
