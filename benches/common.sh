@@ -103,6 +103,14 @@ PY
 $(cat)" "$work" "$rows"
 }
 
+# global_from_jp REPO: item_repo with a region global taking from jp; jp holds
+# $work/parent.csv and global starts from it.
+global_from_jp() {
+  item_repo "$1" '\n[regions.global]\nbranch = "masters/global"\nupstream = "jp"\n'
+  import_item "$1" jp parent.csv
+  "$masterctl" --repo "$1" rebase --region global >/dev/null
+}
+
 # import_item REPO REGION FILE: import $work/FILE as the region's table "item".
 import_item() {
   mkdir -p "$work/in" && cp "$work/$3" "$work/in/item.csv"

@@ -167,9 +167,7 @@ write("ours.csv", [(i, p + 1, r) for (i, p, r) in rows])
 write("theirs.csv", [(i, p + 2, r) for (i, p, r) in rows])
 PY
 grid="$work/grid"
-item_repo "$grid" '\n[regions.global]\nbranch = "masters/global"\nupstream = "jp"\n'
-import_item "$grid" jp parent.csv
-"$masterctl" --repo "$grid" rebase --region global >/dev/null
+global_from_jp "$grid"
 import_item "$grid" global ours.csv
 import_item "$grid" jp theirs.csv
 port_grid=$((port_big + 2))

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # masterctl rebase against `daff merge` (the daff tool from PyPI) on the same three CSV
 # versions of one table: the parent (the import point), ours (the region, 1% of rows
-# changed) and theirs (upstream, another 1% changed). Also: 500 tables of which upstream
-# changed one. Prints a Markdown table for BENCHMARKS.md.
+# changed) and theirs (upstream, another 1% changed). Then the review a dry run shows
+# when upstream changed every row (EVERY: row counts, 5,000 to 40,000 by default),
+# against the rebase itself: it must grow linearly. Prints Markdown tables for
+# BENCHMARKS.md.
 #
 #   benches/rebase.sh          # ROWS=1000000 by default; WORK=DIR keeps the data
 set -euo pipefail
@@ -23,9 +25,7 @@ write("ours.csv", bump(rows, 0, 1))
 write("theirs.csv", bump(rows, 50, 2))
 PY
 repo="$work/repo"
-item_repo "$repo" '\n[regions.global]\nbranch = "masters/global"\nupstream = "jp"\n'
-import_item "$repo" jp parent.csv
-"$masterctl" --repo "$repo" rebase --region global >/dev/null
+global_from_jp "$repo"
 import_item "$repo" global ours.csv
 import_item "$repo" jp theirs.csv
 
@@ -40,3 +40,26 @@ echo "| masterctl rebase --dry-run, best of ${RUNS:-5} (read 3 versions from git
 echo "| masterctl rebase (the same, and the commit written) | ${c_secs} s | $((c_mem / 1024)) MB |"
 echo "| daff merge parent.csv ours.csv theirs.csv | ${d_secs} s | $((d_mem / 1024)) MB |"
 awk "BEGIN{printf \"\\nmasterctl is %.0fx faster than daff on the same files.\\n\", $d_secs / $m_secs}"
+
+# Upstream changed every row: the dry run (the merge and its review, change by change)
+# against the rebase (the merge and its commit).
+echo
+echo "| upstream changed every row | rebase --dry-run (best of ${RUNS:-5}) | rebase | dry run / rebase |"
+echo "| --- | --- | --- | --- |"
+for n in ${EVERY:-5000 10000 20000 40000}; do
+  (
+    rows=$n
+    work="$work/every$n"
+    mkdir -p "$work"
+    item_versions <<'PY'
+write("parent.csv", rows)
+write("theirs.csv", [(i, price + 1, rarity) for (i, price, rarity) in rows])
+PY
+    repo="$work/repo"
+    global_from_jp "$repo"
+    import_item "$repo" jp theirs.csv
+    read -r dry _ < <(best_of "${RUNS:-5}" "$repo" "$masterctl" rebase --region global --dry-run)
+    read -r real _ < <(measure "$repo" "$masterctl" rebase --region global)
+    echo "| $n rows | ${dry} s | ${real} s | $(awk "BEGIN{printf \"%.1f\", $dry / $real}")× |"
+  )
+done

@@ -238,6 +238,13 @@ impl Output {
         self.write_out(&format!("{}\n", text.as_ref()));
     }
 
+    /// Lines, each ending in a newline, on standard output (terminal-safe).
+    pub fn lines(&self, text: &str) {
+        if !text.is_empty() {
+            self.write_out(text);
+        }
+    }
+
     /// Text on standard output (or into the pager), escaped for a terminal, coloured
     /// when standard output is.
     fn write_out(&self, text: &str) {

@@ -201,15 +201,29 @@ impl Render for Shown {
 
 /// Every change of a diff, under a heading per table.
 pub fn print_changes(output: &Output, diff: &Diff) {
+    // Written a block of lines at a time: a review of every row of a large table is
+    // tens of thousands of lines, and standard output writes each line on its own.
+    const BLOCK: usize = 512;
+    let mut block = String::new();
+    let mut lines = 0;
     let mut current: Option<&str> = None;
     for change in &diff.changes {
         if current != Some(change.table.as_str()) {
             current = Some(&change.table);
-            output.line("");
-            output.line(output.bold(&change.table));
+            block.push('\n');
+            block.push_str(&output.bold(&change.table));
+            block.push('\n');
         }
-        output.line(format!("  {}", change_line(output, change)));
+        block.push_str("  ");
+        block.push_str(&change_line(output, change));
+        block.push('\n');
+        lines += 1;
+        if lines % BLOCK == 0 {
+            output.lines(&block);
+            block.clear();
+        }
     }
+    output.lines(&block);
 }
 
 fn summary_line(output: &Output, table: &TableDiff) -> String {

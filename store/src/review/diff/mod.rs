@@ -10,6 +10,7 @@
 
 mod inline;
 mod page;
+mod rebase;
 pub(crate) mod rows;
 mod schema;
 mod zoned;
@@ -23,6 +24,7 @@ use serde::Serialize;
 
 pub use inline::{Span, inline};
 pub use page::{SHOWN_PER_TABLE, page};
+pub use rebase::rebase_review;
 pub use schema::{SchemaChange, key_names, schema_changes};
 
 use crate::StoreError;
@@ -444,7 +446,7 @@ pub enum Disposition {
     Equal,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ChangeKind {
     TableAdded,
@@ -1177,62 +1179,6 @@ fn generated_key(schema: Option<&GeneratedSchema>, width: usize) -> Vec<usize> {
         None => width,
     };
     (0..leading.clamp(1, width.max(1))).collect()
-}
-
-/// What a rebase would do, change by change: every change upstream made since the
-/// import point (`base` → `theirs`), each marked applied (the merged snapshot takes it),
-/// kept (the region's value stays: it owns the cell) or equal (the region has it
-/// already); then what else the merge changes in the region (`ours` → `merged`: a
-/// generated master computed again), marked applied.
-pub fn rebase_review(
-    base: &Side<'_>,
-    theirs: &Side<'_>,
-    ours: &Side<'_>,
-    merged: &Side<'_>,
-) -> Result<Diff, StoreError> {
-    let options = DiffOptions::default();
-    let upstream = diff(base, theirs, &options)?;
-    let region = diff(ours, merged, &options)?;
-    let same = |a: &Change, b: &Change| {
-        a.table == b.table
-            && a.kind == b.kind
-            && a.key == b.key
-            && a.column == b.column
-            && a.language == b.language
-    };
-    // The region's own view of a cell upstream changed: the change `ours` → `theirs`.
-    let apart = diff(ours, theirs, &options)?;
-    let mut review = Diff {
-        tables: upstream.tables.clone(),
-        changes: Vec::new(),
-    };
-    for mut change in upstream.changes {
-        change.disposition = Some(if region.changes.iter().any(|r| same(r, &change)) {
-            Disposition::Applied
-        } else if apart.changes.iter().any(|a| same(a, &change)) {
-            Disposition::Kept
-        } else {
-            Disposition::Equal
-        });
-        review.changes.push(change);
-    }
-    for mut change in region.changes {
-        if !review.changes.iter().any(|r| same(r, &change)) {
-            change.disposition = Some(Disposition::Applied);
-            if !review.tables.iter().any(|t| t.table == change.table)
-                && let Some(t) = region.tables.iter().find(|t| t.table == change.table)
-            {
-                review.tables.push(t.clone());
-            }
-            review.changes.push(change);
-        }
-    }
-    // Grouped by table, in the order of `tables` (the changes of one table stay in order).
-    let order = |table: &str| review.tables.iter().position(|t| t.table == table);
-    let mut changes = std::mem::take(&mut review.changes);
-    changes.sort_by_key(|c| order(&c.table));
-    review.changes = changes;
-    Ok(review)
 }
 
 #[cfg(test)]

@@ -4,6 +4,8 @@
 
 use std::collections::HashMap;
 
+use masterctl_schemas::value::KeyHash;
+
 use csv::ByteRecord;
 
 /// One file's rows: its header and records, every cell's bytes packed in one buffer
@@ -157,22 +159,24 @@ pub struct Column {
     pub new: usize,
 }
 
+/// Each row's key, and the row.
+fn index<'k>(keys: &'k [std::borrow::Cow<'_, [u8]>]) -> HashMap<&'k [u8], usize, KeyHash> {
+    keys.iter()
+        .enumerate()
+        .map(|(i, k)| (k.as_ref(), i))
+        .collect()
+}
+
 /// The rows of `old` and `new` matched by their key columns (`old_key`, `new_key`), in
 /// file order (a canonical file is sorted by its key, so the events come in key order).
 /// Cells compare by column name over the columns both headers have.
 pub fn diff_rows(old: &Rows, new: &Rows, old_key: &[usize], new_key: &[usize]) -> Vec<RowEvent> {
     let old_keys: Vec<_> = (0..old.len()).map(|r| old.key(r, old_key)).collect();
     let new_keys: Vec<_> = (0..new.len()).map(|r| new.key(r, new_key)).collect();
-    let in_old: HashMap<&[u8], usize> = old_keys
-        .iter()
-        .enumerate()
-        .map(|(i, k)| (k.as_ref(), i))
-        .collect();
-    let in_new: HashMap<&[u8], usize> = new_keys
-        .iter()
-        .enumerate()
-        .map(|(i, k)| (k.as_ref(), i))
-        .collect();
+    // Each side's keys by row, built only when the two files stop walking in step (rows
+    // added, removed or out of order): most diffs of canonical files never need them.
+    let in_old = std::cell::OnceCell::new();
+    let in_new = std::cell::OnceCell::new();
     let shared = shared_columns(old, new);
     let same_shape = old.header == new.header;
     let compare = |o: usize, n: usize| -> Option<RowEvent> {
@@ -196,11 +200,15 @@ pub fn diff_rows(old: &Rows, new: &Rows, old_key: &[usize], new_key: &[usize]) -
                 i += 1;
                 j += 1;
             }
-            (Some(a), _) if !in_new.contains_key(a.as_ref()) => {
+            (Some(a), _)
+                if !in_new
+                    .get_or_init(|| index(&new_keys))
+                    .contains_key(a.as_ref()) =>
+            {
                 events.push(RowEvent::Removed(i));
                 i += 1;
             }
-            (_, Some(b)) => match in_old.get(b.as_ref()) {
+            (_, Some(b)) => match in_old.get_or_init(|| index(&old_keys)).get(b.as_ref()) {
                 None => {
                     events.push(RowEvent::Added(j));
                     j += 1;
@@ -336,6 +344,19 @@ mod tests {
                 RowEvent::Added(2),
             ]
         );
+    }
+
+    /// Rows out of key order (a file not written as a canonical one) still match by key.
+    #[test]
+    fn rows_out_of_order_are_matched_by_key() {
+        let old = rows("id,price\n1,10\n2,20\n3,30\n");
+        let new = rows("id,price\n3,30\n1,11\n2,20\n");
+        let key = [0];
+        assert_eq!(
+            diff_rows(&old, &new, &key, &key),
+            vec![RowEvent::Changed(0, 1, vec![column("price", 1, 1)])]
+        );
+        assert_eq!(diff_rows(&old, &old, &key, &key), vec![]);
     }
 
     #[test]
