@@ -331,13 +331,18 @@ mod tests {
         Rows::read(text.as_bytes(), "test").unwrap()
     }
 
+    /// The events of two files keyed by their first column.
+    fn by_first_column(old: &str, new: &str) -> Vec<RowEvent> {
+        diff_rows(&rows(old), &rows(new), &[0], &[0])
+    }
+
     #[test]
     fn rows_are_matched_by_key_and_only_differing_cells_named() {
-        let old = rows("id,name,price\n1,a,10\n2,b,20\n3,c,30\n");
-        let new = rows("id,name,price\n1,a,10\n3,c,35\n4,d,40\n");
-        let key = [0];
         assert_eq!(
-            diff_rows(&old, &new, &key, &key),
+            by_first_column(
+                "id,name,price\n1,a,10\n2,b,20\n3,c,30\n",
+                "id,name,price\n1,a,10\n3,c,35\n4,d,40\n"
+            ),
             vec![
                 RowEvent::Removed(1),
                 RowEvent::Changed(2, 1, vec![column("price", 2, 2)]),
@@ -349,14 +354,12 @@ mod tests {
     /// Rows out of key order (a file not written as a canonical one) still match by key.
     #[test]
     fn rows_out_of_order_are_matched_by_key() {
-        let old = rows("id,price\n1,10\n2,20\n3,30\n");
-        let new = rows("id,price\n3,30\n1,11\n2,20\n");
-        let key = [0];
+        let old = "id,price\n1,10\n2,20\n3,30\n";
         assert_eq!(
-            diff_rows(&old, &new, &key, &key),
+            by_first_column(old, "id,price\n3,30\n1,11\n2,20\n"),
             vec![RowEvent::Changed(0, 1, vec![column("price", 1, 1)])]
         );
-        assert_eq!(diff_rows(&old, &old, &key, &key), vec![]);
+        assert_eq!(by_first_column(old, old), vec![]);
     }
 
     #[test]
