@@ -27,13 +27,43 @@ best_of() {
   echo "$best"
 }
 
+# new_repo DIR: an empty git repository at DIR (made if missing), committing as bench.
+new_repo() {
+  mkdir -p "$1"
+  git -C "$1" init -q -b main
+  git -C "$1" config user.name bench && git -C "$1" config user.email bench@masterctl.invalid
+}
+
+# text_item_repo REPO: a new repository (languages ja and en, region jp) holding one
+# table "item" with two text fields, name (max_length 40) and description.
+text_item_repo() {
+  rm -rf "$1" && new_repo "$1" && mkdir -p "$1/schemas"
+  printf 'source_language = "ja"\nlanguages = ["ja", "en"]\n\n[regions.jp]\nbranch = "masters/jp"\n' >"$1/masterctl.toml"
+  cat >"$1/schemas/item.toml" <<'TOML'
+name = "item"
+primary_key = ["id"]
+
+[[fields]]
+name = "id"
+type = "int"
+
+[[fields]]
+name = "name"
+type = "text"
+max_length = 40
+
+[[fields]]
+name = "description"
+type = "text"
+description = "Shown under the item's name"
+TOML
+}
+
 # fresh_repo DATA: a new repository under $work with DATA's structure; prints its path.
 fresh_repo() {
   local repo
   repo=$(mktemp -d "$work/repo.XXXX")
-  git -C "$repo" init -q -b main
-  git -C "$repo" config user.name "bench"
-  git -C "$repo" config user.email "bench@masterctl.invalid"
+  new_repo "$repo"
   cp "$1/masterctl.toml" "$repo/"
   cp -r "$1/schemas" "$repo/"
   commit_structure "$repo"
@@ -44,9 +74,7 @@ fresh_repo() {
 # int, rarity enum common/rare), region jp, and REGIONS (more masterctl.toml text).
 item_repo() {
   local repo=$1
-  rm -rf "$repo" && mkdir -p "$repo/schemas"
-  git -C "$repo" init -q -b main
-  git -C "$repo" config user.name bench && git -C "$repo" config user.email bench@masterctl.invalid
+  rm -rf "$repo" && new_repo "$repo" && mkdir -p "$repo/schemas"
   printf 'source_language = "ja"\nlanguages = ["ja"]\n\n[regions.jp]\nbranch = "masters/jp"\n%b' "${2:-}" >"$repo/masterctl.toml"
   cat >"$repo/schemas/item.toml" <<'TOML'
 name = "item"

@@ -18,34 +18,7 @@ prepare
 masterctl=$PWD/target/release/masterctl
 
 repo="$work/repo"
-rm -rf "$repo" && mkdir -p "$repo/schemas" "$work/in"
-git -C "$repo" init -q -b main
-git -C "$repo" config user.name bench && git -C "$repo" config user.email bench@masterctl.invalid
-cat > "$repo/masterctl.toml" <<'TOML'
-source_language = "ja"
-languages = ["ja", "en"]
-
-[regions.jp]
-branch = "masters/jp"
-TOML
-cat > "$repo/schemas/item.toml" <<'TOML'
-name = "item"
-primary_key = ["id"]
-
-[[fields]]
-name = "id"
-type = "int"
-
-[[fields]]
-name = "name"
-type = "text"
-max_length = 40
-
-[[fields]]
-name = "description"
-type = "text"
-description = "Shown under the item's name"
-TOML
+text_item_repo "$repo" && mkdir -p "$work/in"
 python3 - "$work/in/item.csv" "$rows" <<'PY'
 import sys
 path, n = sys.argv[1], int(sys.argv[2])
@@ -101,6 +74,6 @@ for format in xliff po csv; do
   read -r i_secs i_mem < <(measure "$repo" "$masterctl" l10n import --region jp "$work/done.$format")
   test "$("$masterctl" --repo "$repo" --format json l10n status --region jp | python3 -c 'import json,sys; print(json.load(sys.stdin)["languages"][0]["total"]["translated"])')" = "$units"
   git -C "$repo" update-ref refs/heads/masters/jp "$before"
-  if [ "$format" = csv ]; then p_secs="—"; else read -r p_secs _ < <(measure "$work" pocount "$out"); p_secs="$p_secs s"; fi
+  if [ "$format" = csv ]; then p_secs="—"; else read -r p_secs _ < <(measure "$work" python3 -m translate.tools.pocount "$out"); p_secs="$p_secs s"; fi
   echo "| $format | ${e_secs} s | ${d_secs} s | ${i_secs} s ($((i_mem / 1024)) MB) | ${p_secs} |"
 done

@@ -27,33 +27,7 @@ prepare
 masterctl=$PWD/target/release/masterctl
 
 repo="$work/repo"
-rm -rf "$repo" && mkdir -p "$repo/schemas" "$repo/fonts" "$work/in"
-git -C "$repo" init -q -b main
-git -C "$repo" config user.name bench && git -C "$repo" config user.email bench@masterctl.invalid
-cat > "$repo/masterctl.toml" <<'TOML'
-source_language = "ja"
-languages = ["ja", "en"]
-
-[regions.jp]
-branch = "masters/jp"
-TOML
-cat > "$repo/schemas/item.toml" <<'TOML'
-name = "item"
-primary_key = ["id"]
-
-[[fields]]
-name = "id"
-type = "int"
-
-[[fields]]
-name = "name"
-type = "text"
-max_length = 40
-
-[[fields]]
-name = "description"
-type = "text"
-TOML
+text_item_repo "$repo" && mkdir -p "$repo/fonts" "$work/in"
 python3 - "$work/in/item.csv" "$rows" "$font" <<'PY'
 import sys
 from fontTools.ttLib import TTFont

@@ -90,10 +90,8 @@ for i in range(50, len(theirs), 100):
 write("theirs.csv", theirs)
 PY
 repo="$text/repo"
-mkdir -p "$repo" "$text/in" && cp -r "$text/synth/schemas" "$repo/"
+new_repo "$repo" && mkdir -p "$text/in" && cp -r "$text/synth/schemas" "$repo/"
 printf '%s\n\n[regions.global]\nbranch = "masters/global"\nupstream = "jp"\n' "$(cat "$text/synth/masterctl.toml")" >"$repo/masterctl.toml"
-git -C "$repo" init -q -b main
-git -C "$repo" config user.name bench && git -C "$repo" config user.email bench@masterctl.invalid
 git -C "$repo" add -A && git -C "$repo" commit -q -m structure
 import_text() { cp "$text/$2" "$text/in/t0000.csv" && "$masterctl" --repo "$repo" import --region "$1" "$text/in/t0000.csv" >/dev/null; }
 import_text jp parent.csv
