@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use masterctl_locales::exchange::{self, ExportInfo, Format};
+use masterctl_locales::memory::MemoryMatch;
 use masterctl_locales::{SourceRecord, State, Unit};
 use masterctl_schemas::Value;
 use masterctl_schemas::audience::{Audience, Audiences};
@@ -29,7 +30,8 @@ fn info() -> ExportInfo<'static> {
 proptest! {
     #[test]
     fn every_format_round_trips(
-        rows in proptest::collection::vec((text(), text(), any::<bool>(), text()), 1..8)
+        rows in proptest::collection::vec((text(), text(), any::<bool>(), text()), 1..8),
+        close in text(),
     ) {
         let old = SourceRecord::of("old");
         let keys: Vec<Vec<Value>> = rows
@@ -54,7 +56,14 @@ proptest! {
                 audience: None,
                 glossary: Vec::new(),
                 warnings: Vec::new(),
-                memory: Vec::new(),
+                // A close match beside each unit, its texts as any other's: in comments
+                // (PO), an element (XLIFF) or a cell (CSV), never breaking the file.
+                memory: vec![MemoryMatch {
+                    score: 80,
+                    source: close.clone(),
+                    translation: close.clone(),
+                    from: "item/name/0".to_string(),
+                }],
             })
             .collect();
         let chosen: Vec<&Unit<'_>> = units.iter().collect();
