@@ -797,6 +797,15 @@ fn auto_import(project: &Path, file: &str, rows: &[&[&str]]) {
 
 /// Luban's `*field`: a list going on in the rows below its record, converted as a
 /// multi-row field; validate and import read the record whole.
+/// The migrated repository `out` after importing the project's `Datas` into region
+/// main: `table`'s canonical file there.
+fn imported_table(out: &Path, project: &Path, table: &str) -> String {
+    let datas = project.join("Datas").display().to_string();
+    let import = masterctl(out, &["import", "--region", "main", &datas]);
+    assert!(import.status.success(), "{}", text(&import));
+    git(out, &["show", &format!("masters/main:tables/{table}.csv")])
+}
+
 #[test]
 fn a_starred_list_is_a_multi_row_field() {
     let tmp = tempfile::tempdir().unwrap();
@@ -819,14 +828,8 @@ fn a_starred_list_is_a_multi_row_field() {
         "{schema}"
     );
     assert!(schema.contains("multi_row = true"), "{schema}");
-    let datas = project.join("Datas");
-    let import = masterctl(
-        &out,
-        &["import", "--region", "main", &datas.display().to_string()],
-    );
-    assert!(import.status.success(), "{}", text(&import));
     assert_eq!(
-        git(&out, &["show", "masters/main:tables/quests.csv"]),
+        imported_table(&out, &project, "quests"),
         "id,name,rewards\n1,Slimes,5|6|7\n2,Dragon,9\n"
     );
 }
@@ -1122,12 +1125,8 @@ fn a_list_of_beans_over_several_rows_becomes_aligned_lists() {
         .find(|t| t["luban"] == "TbDice")
         .unwrap_or_else(|| panic!("{json:#}"));
     assert_eq!(dice["fields"], 4);
-    let out = tmp.path().join("masters");
-    let datas = project.join("Datas").display().to_string();
-    let import = masterctl(&out, &["import", "--region", "main", &datas]);
-    assert!(import.status.success(), "{}", text(&import));
     assert_eq!(
-        git(&out, &["show", "masters/main:tables/dice.csv"]),
+        imported_table(&tmp.path().join("masters"), &project, "dice"),
         "id,desc,item_list_item_id,item_list_weight\n1,1号掉落库,10001|10002,1|3\n2,2号掉落库,10003|10004|10005,1|2|5\n"
     );
 }
@@ -1295,10 +1294,8 @@ fn a_games_auto_import_workbooks_with_notes_sheets_convert() {
         "{}",
         stdout(&validate)
     );
-    let import = masterctl(&out, &["import", "--region", "main", &datas]);
-    assert!(import.status.success(), "{}", text(&import));
     assert_eq!(
-        git(&out, &["show", "masters/main:tables/facility.csv"]),
+        imported_table(&out, &project, "facility"),
         "facility_id,type,name_tid,is_occupy\n1,1,FacilityName_Town,true\n1002,2,FacilityName_GoldMine,false\n"
     );
 }
