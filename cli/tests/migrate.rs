@@ -64,10 +64,7 @@ fn luban_examples_migrate_validate_import_build_inspect() {
     let out = repository(tmp.path(), "masters");
     let o = |p: &Path| p.display().to_string();
 
-    let run = masterctl(
-        tmp.path(),
-        &["migrate", "luban", &o(&luban()), "--out", &o(&out)],
-    );
+    let run = migrate_luban(tmp.path(), &luban(), &out, &[]);
     assert!(run.status.success(), "{}", text(&run));
     let shown = text(&run)
         .replace(&o(&out), "<out>")
@@ -214,21 +211,11 @@ fn luban_examples_migrate_validate_import_build_inspect() {
 fn every_luban_table_is_converted_or_listed_with_its_reason() {
     let tmp = tempfile::tempdir().unwrap();
     let out = repository(tmp.path(), "masters");
-    let run = masterctl(
+    let run = migrate_luban(
         tmp.path(),
-        &[
-            "migrate",
-            "luban",
-            &luban().display().to_string(),
-            "--out",
-            &out.display().to_string(),
-            "--format",
-            "json",
-            "--region",
-            "cn",
-            "--languages",
-            "zh,en",
-        ],
+        &luban(),
+        &out,
+        &["--format", "json", "--region", "cn", "--languages", "zh,en"],
     );
     assert!(run.status.success(), "{}", text(&run));
     let json: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
@@ -339,13 +326,9 @@ fn every_luban_table_is_converted_or_listed_with_its_reason() {
 #[test]
 fn what_migrate_refuses_writes_nothing() {
     let tmp = tempfile::tempdir().unwrap();
-    let t = |p: &Path| p.display().to_string();
     // Not a Luban project: a usage error.
     let out = tmp.path().join("a");
-    let run = masterctl(
-        tmp.path(),
-        &["migrate", "luban", &t(&fixtures()), "--out", &t(&out)],
-    );
+    let run = migrate_luban(tmp.path(), &fixtures(), &out, &[]);
     assert_eq!(run.status.code(), Some(2), "{}", text(&run));
     assert!(text(&run).contains("no luban.conf"), "{}", text(&run));
     assert!(!out.exists());
@@ -364,41 +347,16 @@ fn what_migrate_refuses_writes_nothing() {
         "<module name=\"item\"><bean name=\"Item\"><var name=\"id\" type=\"int\"</bean></module>",
     )
     .unwrap();
-    let run = masterctl(
-        tmp.path(),
-        &["migrate", "luban", &t(&project), "--out", &t(&out)],
-    );
+    let run = migrate_luban(tmp.path(), &project, &out, &[]);
     assert_eq!(run.status.code(), Some(1), "{}", text(&run));
     assert!(text(&run).contains("item.xml"), "{}", text(&run));
     assert!(!out.exists());
 
     // A bad region name, and a folder that is a master repository already.
-    let run = masterctl(
-        tmp.path(),
-        &[
-            "migrate",
-            "luban",
-            &t(&luban()),
-            "--out",
-            &t(&out),
-            "--region",
-            "Main/../x",
-        ],
-    );
+    let run = migrate_luban(tmp.path(), &luban(), &out, &["--region", "Main/../x"]);
     assert_eq!(run.status.code(), Some(2), "{}", text(&run));
     for languages in ["zh,../x", "zh,zh", ""] {
-        let run = masterctl(
-            tmp.path(),
-            &[
-                "migrate",
-                "luban",
-                &t(&luban()),
-                "--out",
-                &t(&out),
-                "--languages",
-                languages,
-            ],
-        );
+        let run = migrate_luban(tmp.path(), &luban(), &out, &["--languages", languages]);
         assert_eq!(run.status.code(), Some(2), "{languages}: {}", text(&run));
         assert!(!out.exists());
     }
@@ -408,10 +366,7 @@ fn what_migrate_refuses_writes_nothing() {
         "source_language = \"ja\"\n",
     )
     .unwrap();
-    let run = masterctl(
-        tmp.path(),
-        &["migrate", "luban", &t(&luban()), "--out", &t(&existing)],
-    );
+    let run = migrate_luban(tmp.path(), &luban(), &existing, &[]);
     assert_eq!(run.status.code(), Some(2), "{}", text(&run));
     assert_eq!(
         std::fs::read_to_string(existing.join("masterctl.toml")).unwrap(),
@@ -431,17 +386,19 @@ fn luban_copy(tmp: &Path, extra: Option<(&str, &str)>) -> PathBuf {
     project
 }
 
+/// `masterctl migrate luban PROJECT --out OUT EXTRA…`, run in `cwd`.
+fn migrate_luban(cwd: &Path, project: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let (project, out) = (project.display().to_string(), out.display().to_string());
+    let mut args = vec!["migrate", "luban", project.as_str(), "--out", out.as_str()];
+    args.extend_from_slice(extra);
+    masterctl(cwd, &args)
+}
+
 /// `migrate luban PROJECT --out masters --format json` in `tmp`: its output, and its JSON
 /// when it succeeded.
 fn migrate_json(tmp: &Path, project: &Path) -> (std::process::Output, serde_json::Value) {
     let out = repository(tmp, "masters");
-    let (project, out) = (project.display().to_string(), out.display().to_string());
-    let run = masterctl(
-        tmp,
-        &[
-            "migrate", "luban", &project, "--out", &out, "--format", "json",
-        ],
-    );
+    let run = migrate_luban(tmp, project, &out, &["--format", "json"]);
     let json = serde_json::from_slice(&run.stdout).unwrap_or(serde_json::Value::Null);
     (run, json)
 }
@@ -472,18 +429,7 @@ fn text_keys_are_checked_against_the_l10n_table_when_it_is_given() {
     .unwrap();
     let out = repository(tmp.path(), "masters");
     let t = |p: &Path| p.display().to_string();
-    let run = masterctl(
-        tmp.path(),
-        &[
-            "migrate",
-            "luban",
-            &t(&project),
-            "--out",
-            &t(&out),
-            "--l10n",
-            &t(&texts),
-        ],
-    );
+    let run = migrate_luban(tmp.path(), &project, &out, &["--l10n", &t(&texts)]);
     assert!(run.status.success(), "{}", text(&run));
     assert!(
         stdout(&run).contains(
@@ -511,18 +457,7 @@ fn text_keys_are_checked_against_the_l10n_table_when_it_is_given() {
     // An l10n table without a key column is a usage error, nothing written.
     std::fs::write(&texts, "id,zh\n1,苹果\n").unwrap();
     let other = tmp.path().join("other");
-    let run = masterctl(
-        tmp.path(),
-        &[
-            "migrate",
-            "luban",
-            &t(&project),
-            "--out",
-            &t(&other),
-            "--l10n",
-            &t(&texts),
-        ],
-    );
+    let run = migrate_luban(tmp.path(), &project, &other, &["--l10n", &t(&texts)]);
     assert_eq!(run.status.code(), Some(2), "{}", text(&run));
     assert!(
         text(&run).contains("`key` column; its first row holds: id, zh")
@@ -538,19 +473,11 @@ fn text_keys_are_checked_against_the_l10n_table_when_it_is_given() {
         "ID,zh,en\n/apple,苹果,apple\n/banana,香蕉,banana\nkey_name,名,name\n",
     )
     .unwrap();
-    let run = masterctl(
+    let run = migrate_luban(
         &project.join("Datas/l10n"),
-        &[
-            "migrate",
-            "luban",
-            &t(&project),
-            "--out",
-            &t(&other),
-            "--l10n",
-            "texts.csv",
-            "--l10n-key",
-            "id",
-        ],
+        &project,
+        &other,
+        &["--l10n", "texts.csv", "--l10n-key", "id"],
     );
     assert!(run.status.success(), "{}", text(&run));
     let schema = std::fs::read_to_string(other.join("schemas/l10n_text.toml")).unwrap();
@@ -564,19 +491,11 @@ fn text_keys_are_checked_against_the_l10n_table_when_it_is_given() {
     let outside = tmp.path().join("texts.csv");
     std::fs::copy(&texts, &outside).unwrap();
     let elsewhere = tmp.path().join("elsewhere");
-    let run = masterctl(
+    let run = migrate_luban(
         tmp.path(),
-        &[
-            "migrate",
-            "luban",
-            &t(&project),
-            "--out",
-            &t(&elsewhere),
-            "--l10n",
-            &t(&outside),
-            "--l10n-key",
-            "ID",
-        ],
+        &project,
+        &elsewhere,
+        &["--l10n", &t(&outside), "--l10n-key", "ID"],
     );
     assert_eq!(run.status.code(), Some(2), "{}", text(&run));
     assert!(
@@ -857,16 +776,7 @@ fn luban_conf_takes_comments_and_trailing_commas() {
     )
     .unwrap();
     let out = tmp.path().join("broken");
-    let run = masterctl(
-        tmp.path(),
-        &[
-            "migrate",
-            "luban",
-            &project.display().to_string(),
-            "--out",
-            &out.display().to_string(),
-        ],
-    );
+    let run = migrate_luban(tmp.path(), &project, &out, &[]);
     assert_eq!(run.status.code(), Some(2), "{}", text(&run));
     assert!(
         text(&run).contains("luban.conf") && text(&run).contains("line 3"),
@@ -981,18 +891,7 @@ fn bean_field_comments_land_on_their_fields() {
 fn tables_may_keep_the_studios_whole_name() {
     let tmp = tempfile::tempdir().unwrap();
     let out = repository(tmp.path(), "masters");
-    let run = masterctl(
-        tmp.path(),
-        &[
-            "migrate",
-            "luban",
-            &luban().display().to_string(),
-            "--out",
-            &out.display().to_string(),
-            "--table-names",
-            "full",
-        ],
-    );
+    let run = migrate_luban(tmp.path(), &luban(), &out, &["--table-names", "full"]);
     assert!(run.status.success(), "{}", text(&run));
     assert!(
         text(&run).contains("item.TbItem -> item_tb_item ("),
@@ -1029,18 +928,7 @@ fn every_cell_of_real_luban_projects_is_the_workbooks() {
         let tmp = tempfile::tempdir().unwrap();
         let out = repository(tmp.path(), "masters");
         let o = |p: &Path| p.display().to_string();
-        let run = masterctl(
-            tmp.path(),
-            &[
-                "migrate",
-                "luban",
-                &o(&project),
-                "--out",
-                &o(&out),
-                "--format",
-                "json",
-            ],
-        );
+        let run = migrate_luban(tmp.path(), &project, &out, &["--format", "json"]);
         assert!(run.status.success(), "{}", text(&run));
         let json: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
         assert_eq!(
@@ -1142,19 +1030,11 @@ fn lubans_own_json_output_is_masterctls_client_json() {
     let tmp = tempfile::tempdir().unwrap();
     let out = repository(tmp.path(), "masters");
     let o = |p: &Path| p.display().to_string();
-    let run = masterctl(
+    let run = migrate_luban(
         tmp.path(),
-        &[
-            "migrate",
-            "luban",
-            &o(&luban()),
-            "--out",
-            &o(&out),
-            "--timezone",
-            "Asia/Shanghai",
-            "--format",
-            "json",
-        ],
+        &luban(),
+        &out,
+        &["--timezone", "Asia/Shanghai", "--format", "json"],
     );
     assert!(run.status.success(), "{}", text(&run));
     let json: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
