@@ -6,6 +6,11 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
+/// How many threads [`parallel_map`] runs work on: one per core (or `RAYON_NUM_THREADS`).
+pub fn workers() -> usize {
+    rayon::current_num_threads()
+}
+
 /// Run `f` over `items` on every core, keeping the input order of results; every
 /// result is kept (a panic in `f` reaches the caller). Items are taken in order, one at
 /// a time, by this thread and as many of the pool's workers as there are other items

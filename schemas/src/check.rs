@@ -2,8 +2,6 @@
 //! min/max, min_length/max_length, pattern, control characters. Used by typing (every
 //! cell), loading (defaults) and validation; depends on none of them.
 
-use unicode_segmentation::UnicodeSegmentation;
-
 use crate::diagnostic::{Code, Diagnostic, Location};
 use crate::schema::{Field, FieldType};
 use crate::suggest::did_you_mean;
@@ -90,7 +88,7 @@ fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
                 let lengths = crate::message::lengths(text);
                 (lengths.shortest, lengths.longest)
             } else {
-                let length = text.graphemes(true).count();
+                let length = crate::message::graphemes(text);
                 (length, length)
             };
             let too_short = field.min_length.is_some_and(|min| shortest < min as usize);
@@ -147,12 +145,14 @@ fn check_enum(field: &Field, text: &str) -> Result<(), Problem> {
     Err(d.into())
 }
 
-/// Whether the grapheme count can decide anything: a text never has more graphemes
-/// than bytes, so a text within `max_length` bytes (and no `min_length`) passes as is.
+/// Whether the grapheme count can decide anything: a text (and any variant of a
+/// message, which leaves syntax out) never has more graphemes than characters, nor
+/// characters than bytes, so a text within `max_length` characters (and no
+/// `min_length`) passes as is.
 fn needs_length_count(field: &Field, text: &str) -> bool {
     match (field.min_length, field.max_length) {
         (None, None) => false,
-        (None, Some(max)) => text.len() > max as usize,
+        (None, Some(max)) => text.len() > max as usize && text.chars().count() > max as usize,
         _ => true,
     }
 }

@@ -74,22 +74,52 @@ impl Lengths {
     /// A text that is not a well-formed message (a stray brace in planners' prose): one
     /// variant, counted as written.
     pub fn as_written(text: &str) -> Lengths {
-        Lengths::fixed(text.graphemes(true).count())
+        Lengths::fixed(graphemes(text))
     }
 }
 
 /// The lengths of a text's variants ([`Lengths::as_written`] when it is not a message).
 pub fn lengths(text: &str) -> Lengths {
+    // Without braces or apostrophes (most texts) nothing is choice syntax or quoting:
+    // the one variant is the text as written.
+    if !text.contains(['{', '}', '\'']) {
+        return Lengths::as_written(text);
+    }
     parse(text).map_or_else(|_| Lengths::as_written(text), |message| message.lengths)
 }
 
-fn graphemes(text: &str) -> usize {
+/// The number of grapheme clusters (characters as a person counts them) in a text.
+pub fn graphemes(text: &str) -> usize {
     // ASCII (most texts) has one grapheme per byte but for CR LF.
     if text.is_ascii() && !text.contains('\r') {
-        text.len()
-    } else {
-        text.graphemes(true).count()
+        return text.len();
     }
+    let mut count = 0;
+    for c in text.chars() {
+        if !stands_alone(c) {
+            return text.graphemes(true).count();
+        }
+        count += 1;
+    }
+    count
+}
+
+/// Whether a character is a grapheme cluster of its own beside any other character of
+/// which this is true: Unicode's cluster rules join characters only around combining
+/// marks, joiners, CR LF, Hangul jamo, regional indicators and prepended or spacing
+/// marks, and none of these is here. Latin-1 and Latin Extended, CJK punctuation (but
+/// its combining tone marks), kana (but the combining voicing marks), CJK ideographs,
+/// Hangul syllables (which join only with jamo) and full-width forms (but the
+/// half-width voicing marks): the texts of the games' languages, counted a character
+/// at a time.
+fn stands_alone(c: char) -> bool {
+    matches!(c as u32,
+        0x00..=0x0C | 0x0E..=0x24F
+        | 0x3000..=0x3029 | 0x3030..=0x303F
+        | 0x3041..=0x3096 | 0x309B..=0x30FF
+        | 0x3400..=0x4DBF | 0x4E00..=0x9FFF
+        | 0xAC00..=0xD7A3
+        | 0xFF01..=0xFF9D)
 }
 
 /// Parse a message; the error says what is malformed (an unclosed `{`, a `}` without
@@ -470,6 +500,61 @@ mod tests {
 
     fn tokens(text: &str) -> Vec<String> {
         parse(text).expect("parses").tokens
+    }
+
+    /// Every character counted a character at a time is one cluster beside every
+    /// other such character (each range's ends and middle, ASCII, itself) and after
+    /// CR; and a text holding any other character is counted by the full rules.
+    #[test]
+    fn characters_that_stand_alone_are_one_cluster_beside_each_other() {
+        let ranges = [
+            (0x00, 0x0C),
+            (0x0E, 0x24F),
+            (0x3000, 0x3029),
+            (0x3030, 0x303F),
+            (0x3041, 0x3096),
+            (0x309B, 0x30FF),
+            (0x3400, 0x4DBF),
+            (0x4E00, 0x9FFF),
+            (0xAC00, 0xD7A3),
+            (0xFF01, 0xFF9D),
+        ];
+        let probes: Vec<char> = ranges
+            .iter()
+            .flat_map(|&(lo, hi)| [lo, (lo + hi) / 2, hi])
+            .chain([u32::from('a'), 0x0A])
+            .filter_map(char::from_u32)
+            .collect();
+        for &(lo, hi) in &ranges {
+            for c in (lo..=hi).filter_map(char::from_u32) {
+                assert!(stands_alone(c), "{c:?}");
+                for &p in &probes {
+                    for text in [format!("{c}{p}"), format!("{p}{c}"), format!("{c}{c}")] {
+                        assert_eq!(text.graphemes(true).count(), 2, "{text:?}");
+                        assert_eq!(graphemes(&text), 2, "{text:?}");
+                    }
+                }
+            }
+        }
+        for text in [
+            "か\u{3099}",
+            "ｶﾞ",
+            "e\u{301}",
+            "a\r\nb",
+            "👍🏽",
+            "🇯🇵",
+            "ᄀ\u{1161}",
+            "各\u{302A}",
+            "가\u{11A8}",
+        ] {
+            assert_eq!(graphemes(text), text.graphemes(true).count(), "{text:?}");
+            assert_eq!(
+                lengths(text).longest,
+                text.graphemes(true).count(),
+                "{text:?}"
+            );
+        }
+        assert_eq!(graphemes("英雄の鎧、Ａ１"), 7);
     }
 
     #[test]

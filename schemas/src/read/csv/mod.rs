@@ -5,6 +5,11 @@
 use std::borrow::Cow;
 use std::path::Path;
 
+mod plain;
+
+pub use plain::plain_text;
+use plain::{CHUNK_RECORDS, PlainLines};
+
 use super::unread::{Said, said};
 use super::{Cell, Grid, ReadOutcome};
 use crate::diagnostic::{Code, Diagnostic, Location};
@@ -91,12 +96,8 @@ pub fn read(project: &Project, path: &Path) -> ReadOutcome {
     let mut builder = TableBuilder::new(schema, path, SourceFormat::Csv);
     // A record takes at least one line: the line count bounds the row count.
     builder.reserve(memchr::memchr_iter(b'\n', &bytes).count() + 1);
-    if let Some(text) = plain_text(&bytes) {
-        let mut lines = PlainLines::new(text);
-        let mut chunk = CsvGrid::default();
-        while lines.fill(&mut chunk, CHUNK_RECORDS) {
-            builder.push_rows(&chunk);
-        }
+    if let Some(pieces) = plain::pieces(&bytes) {
+        plain::type_pieces(&mut builder, &pieces);
         let (table, diagnostics) = builder.finish();
         outcome.report.extend(diagnostics);
         outcome.tables.extend(table);
@@ -117,72 +118,6 @@ pub fn read(project: &Project, path: &Path) -> ReadOutcome {
     outcome.report.extend(diagnostics);
     outcome.tables.extend(table);
     outcome
-}
-
-/// Records typed per piece: the piece's buffers are reused, so a large file costs the
-/// memory of its table, not of a second copy of its text.
-const CHUNK_RECORDS: usize = 4096;
-
-/// The file as text when it is plain CSV — valid UTF-8 without a single quote
-/// character, lines ending in LF or CRLF — where records are lines and cells are split
-/// at commas. Most master data exports are; they are read without a CSV state machine
-/// and without copying a byte. Anything else goes through the csv crate.
-pub fn plain_text(bytes: &[u8]) -> Option<&str> {
-    let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
-    if memchr::memchr(b'"', bytes).is_some() {
-        return None;
-    }
-    let lone_cr = memchr::memchr_iter(b'\r', bytes).any(|i| bytes.get(i + 1) != Some(&b'\n'));
-    if lone_cr {
-        return None;
-    }
-    std::str::from_utf8(bytes).ok()
-}
-
-/// Lines of plain CSV text (see [`plain_text`]) handed out as [`CsvGrid`]s that borrow it.
-struct PlainLines<'a> {
-    text: &'a str,
-    offset: usize,
-    line: u64,
-}
-
-impl<'a> PlainLines<'a> {
-    fn new(text: &'a str) -> PlainLines<'a> {
-        PlainLines {
-            text,
-            offset: 0,
-            line: 1,
-        }
-    }
-
-    /// Replace the grid's contents with up to `max` records (empty lines are no
-    /// records, as in the csv crate); false when the text had no more.
-    fn fill(&mut self, grid: &mut CsvGrid<'a>, max: usize) -> bool {
-        grid.clear();
-        grid.text = Cow::Borrowed(self.text);
-        let bytes = self.text.as_bytes();
-        while grid.lines.len() < max && self.offset < bytes.len() {
-            let start = self.offset;
-            let newline = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
-            let mut end = newline;
-            if end > start && bytes[end - 1] == b'\r' {
-                end -= 1;
-            }
-            if end > start {
-                let mut field_start = start;
-                for comma in memchr::memchr_iter(b',', &bytes[start..end]) {
-                    grid.fields.push((field_start, start + comma));
-                    field_start = start + comma + 1;
-                }
-                grid.fields.push((field_start, end));
-                grid.record_starts.push(grid.fields.len());
-                grid.lines.push(self.line);
-            }
-            self.offset = newline + 1;
-            self.line += 1;
-        }
-        !grid.lines.is_empty()
-    }
 }
 
 /// Reads records out of a file's bytes into [`CsvGrid`]s, collecting every

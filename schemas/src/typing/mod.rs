@@ -7,7 +7,12 @@
 //! checked (required, enum, range, length, pattern); each mistake becomes a diagnostic
 //! with its cell, and the table is still built so that later checks see every row.
 
+mod pieces;
+mod slots;
+
 use std::path::Path;
+
+use slots::Slots;
 
 use crate::check::{Problem, check_value, problem};
 use crate::diagnostic::{Code, Diagnostic, Location};
@@ -55,11 +60,17 @@ pub fn build_table(
 /// is read a few thousand records at a time, into the same buffers).
 pub struct TableBuilder<'s> {
     schema: &'s TableSchema,
+    /// Where the rows came from (its `rows` are kept in `rows` until the table is done).
     origin: Origin,
-    columns: Vec<Vec<Value>>,
+    columns: Vec<Slots<'s, Value>>,
+    /// Each row's position in the sheet (see [`Origin::rows`]).
+    rows: Slots<'s, u64>,
     header: Option<HeaderState>,
     diagnostics: Vec<Diagnostic>,
     reported_stray_columns: std::collections::HashSet<usize>,
+    /// Which of `diagnostics` (by index) report a column's values without a header, and
+    /// the column: a piece typed apart reports what an earlier piece may have reported.
+    stray_reports: Vec<(usize, usize)>,
     /// The first rows looked at for a header (at most [`LOOKED_AT`]): position, text,
     /// and their cells' texts.
     looked_at: Vec<(u64, String, Vec<String>)>,
@@ -70,6 +81,7 @@ pub struct TableBuilder<'s> {
 }
 
 /// The mapped header, and the columns to watch for values without a header.
+#[derive(Clone)]
 struct HeaderState {
     header: Header,
     width: usize,
@@ -87,14 +99,27 @@ impl<'s> TableBuilder<'s> {
                 rows: Vec::new(),
                 vertical: false,
             },
-            columns: (0..schema.fields.len()).map(|_| Vec::new()).collect(),
+            columns: (0..schema.fields.len()).map(|_| Slots::default()).collect(),
+            rows: Slots::default(),
             header: None,
             diagnostics: Vec::new(),
             reported_stray_columns: std::collections::HashSet::new(),
+            stray_reports: Vec::new(),
             looked_at: Vec::new(),
             after_header: false,
             type_row: None,
         }
+    }
+
+    /// Whether every row from here on is a record of its own, typed the same wherever
+    /// it is read: the header is read (and the rows right under it that may be
+    /// structure), and no field takes values from the rows below its record. Rows from
+    /// here can then be typed in pieces on every core ([`TableBuilder::push_pieces`]).
+    pub fn settled(&self) -> bool {
+        self.header.is_some()
+            && !self.after_header
+            && self.type_row.is_none()
+            && !self.schema.fields.iter().any(|f| f.multi_row)
     }
 
     /// Make room for `rows` more rows at once, so that large tables are allocated once
@@ -103,7 +128,7 @@ impl<'s> TableBuilder<'s> {
         for column in &mut self.columns {
             column.reserve_exact(rows);
         }
-        self.origin.rows.reserve_exact(rows);
+        self.rows.reserve_exact(rows);
     }
 
     /// Take every row of `grid` (the header first, if it has not been seen yet).
@@ -115,10 +140,7 @@ impl<'s> TableBuilder<'s> {
             }
             first.is_empty() && (1..grid.width(row)).all(|c| grid.cell(row, c).is_empty())
         };
-        self.reserve(
-            grid.height()
-                .saturating_sub(self.origin.rows.capacity() - self.origin.rows.len()),
-        );
+        self.reserve(grid.height().saturating_sub(self.rows.spare()));
         for row in 0..grid.height() {
             if self.header.is_none() {
                 if self.names_a_field(grid, row) {
@@ -197,7 +219,7 @@ impl<'s> TableBuilder<'s> {
         let Some(state) = &self.header else { return };
         let schema = self.schema;
         let position = grid.row_position(row);
-        self.origin.rows.push(position);
+        self.rows.push(position);
         for (field_index, field) in schema.fields.iter().enumerate() {
             let value = match state.header.field_columns[field_index] {
                 Some(column) => match convert(field, grid.cell(row, column)) {
@@ -229,6 +251,7 @@ impl<'s> TableBuilder<'s> {
             if cell.is_empty() || !self.reported_stray_columns.insert(column) {
                 continue;
             }
+            self.stray_reports.push((self.diagnostics.len(), column));
             let mut location = self
                 .origin
                 .location(position, Some(grid.column_position(column)));
@@ -258,7 +281,7 @@ impl<'s> TableBuilder<'s> {
         let Some(state) = &self.header else {
             return false;
         };
-        if self.origin.rows.is_empty() || !self.schema.fields.iter().any(|f| f.multi_row) {
+        if self.rows.is_empty() || !self.schema.fields.iter().any(|f| f.multi_row) {
             return false;
         }
         match self.schema.kind {
@@ -414,9 +437,10 @@ impl<'s> TableBuilder<'s> {
             self.diagnostics.push(d);
             return (None, self.diagnostics);
         }
+        self.origin.rows = self.rows.into_vec();
         let table = Table {
             name: self.schema.name.clone(),
-            columns: self.columns,
+            columns: self.columns.into_iter().map(Slots::into_vec).collect(),
             origin: self.origin,
         };
         (Some(table), self.diagnostics)
@@ -445,6 +469,7 @@ fn field_names(schema: &TableSchema) -> String {
 }
 
 /// The header row, mapped: which grid column holds each field.
+#[derive(Clone)]
 struct Header {
     field_columns: Vec<Option<usize>>,
     /// Grid columns that are comments (`#...` headers) and so may hold anything.

@@ -1,0 +1,180 @@
+//! Plain CSV — valid UTF-8 without a single quote character, lines ending in LF or
+//! CRLF — where records are lines and cells are split at commas. Most master data
+//! exports are; they are read without a CSV state machine and without copying a byte,
+//! and a large one is typed on every core: its text cut at line ends into pieces, each
+//! piece typed into columns of its own, the pieces' columns joined in order. Keys,
+//! uniqueness and references are checked on the joined table, as for any other.
+
+use masterctl_runtime::parallel::{parallel_map, workers};
+
+use super::{BOM, CsvGrid};
+use crate::typing::TableBuilder;
+
+/// Records typed per piece: the piece's buffers are reused, so a large file costs the
+/// memory of its table, not of a second copy of its text.
+pub(super) const CHUNK_RECORDS: usize = 4096;
+
+/// A file is cut into pieces of at least this many bytes (a smaller one is one piece):
+/// below it, handing work to another core costs more than it saves.
+const PIECE_BYTES: usize = 1 << 20;
+
+/// Pieces per core, so that a core that finishes early takes another.
+const PIECES_PER_CORE: usize = 4;
+
+/// The file as text when it is plain CSV; anything else goes through the csv crate.
+pub fn plain_text(bytes: &[u8]) -> Option<&str> {
+    plain_piece(bytes.strip_prefix(BOM).unwrap_or(bytes))
+}
+
+/// The text of (a piece of) a file without its byte order mark when nothing in it needs
+/// a CSV state machine — no quote, no CR but before an LF — and it is UTF-8.
+fn plain_piece(bytes: &[u8]) -> Option<&str> {
+    if memchr::memchr(b'"', bytes).is_some() {
+        return None;
+    }
+    let lone_cr = memchr::memchr_iter(b'\r', bytes).any(|i| bytes.get(i + 1) != Some(&b'\n'));
+    if lone_cr {
+        return None;
+    }
+    // Master data is mostly CJK text, three bytes a character: checked with SIMD.
+    simdutf8::basic::from_utf8(bytes).ok()
+}
+
+/// A plain file's text cut at line ends, each piece with the line it starts on.
+pub(super) struct Piece<'a> {
+    text: &'a str,
+    line: u64,
+}
+
+/// The file in pieces when it is plain CSV (see [`plain_text`]), each piece checked
+/// and its lines counted on a core of its own; `None` when it is not plain.
+pub(super) fn pieces(bytes: &[u8]) -> Option<Vec<Piece<'_>>> {
+    let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
+    let wanted = (bytes.len() / PIECE_BYTES).clamp(1, workers() * PIECES_PER_CORE);
+    let size = bytes.len().div_ceil(wanted).max(1);
+    let mut cut = Vec::with_capacity(wanted);
+    let mut start = 0;
+    while start < bytes.len() {
+        // A piece ends after an LF, which is never inside a UTF-8 character (nor, in
+        // plain CSV, inside a cell).
+        let end = match memchr::memchr(b'\n', &bytes[(start + size).min(bytes.len())..]) {
+            Some(at) => start + size + at + 1,
+            None => bytes.len(),
+        };
+        cut.push(&bytes[start..end]);
+        start = end;
+    }
+    let checked = parallel_map(&cut, |bytes| {
+        let text = plain_piece(bytes)?;
+        Some((text, memchr::memchr_iter(b'\n', bytes).count() as u64))
+    });
+    let mut line = 1;
+    checked
+        .into_iter()
+        .map(|piece| {
+            let (text, lines) = piece?;
+            line += lines;
+            Some(Piece {
+                text,
+                line: line - lines,
+            })
+        })
+        .collect()
+}
+
+/// Type a plain file's records, piece after piece: on this thread until the header is
+/// read and every row after it is a record of its own ([`TableBuilder::settled`]), the
+/// rest on every core.
+pub(super) fn type_pieces(builder: &mut TableBuilder<'_>, pieces: &[Piece<'_>]) {
+    let mut chunk = CsvGrid::default();
+    let mut rest: Vec<PlainLines<'_>> = Vec::with_capacity(pieces.len());
+    let mut pieces = pieces.iter();
+    for piece in pieces.by_ref() {
+        let mut lines = PlainLines::at(piece.text, piece.line);
+        // A few records at a time, to find where the rows settle.
+        while !builder.settled() && lines.fill(&mut chunk, HEADER_RECORDS) {
+            builder.push_rows(&chunk);
+        }
+        if builder.settled() {
+            rest.push(lines);
+            break;
+        }
+    }
+    rest.extend(pieces.map(|piece| PlainLines::at(piece.text, piece.line)));
+    if rest.len() <= 1 {
+        for mut lines in rest {
+            while lines.fill(&mut chunk, CHUNK_RECORDS) {
+                builder.push_rows(&chunk);
+            }
+        }
+        return;
+    }
+    builder.push_pieces(&rest, PlainLines::remaining, |lines, piece| {
+        let mut lines = lines.clone();
+        let mut chunk = CsvGrid::default();
+        while lines.fill(&mut chunk, CHUNK_RECORDS) {
+            piece.push_rows(&chunk);
+        }
+    });
+}
+
+/// Records read at a time until the rows settle: the header is usually the first.
+const HEADER_RECORDS: usize = 16;
+
+/// Lines of plain CSV text (see [`plain_text`]) handed out as [`CsvGrid`]s that borrow it.
+#[derive(Clone)]
+pub(super) struct PlainLines<'a> {
+    text: &'a str,
+    offset: usize,
+    line: u64,
+}
+
+impl<'a> PlainLines<'a> {
+    pub(super) fn new(text: &'a str) -> PlainLines<'a> {
+        PlainLines::at(text, 1)
+    }
+
+    /// The lines of `text`, the first of which is line `line` of its file.
+    fn at(text: &'a str, line: u64) -> PlainLines<'a> {
+        PlainLines {
+            text,
+            offset: 0,
+            line,
+        }
+    }
+
+    /// The lines left to read (at most one record each).
+    fn remaining(&self) -> usize {
+        let rest = &self.text.as_bytes()[self.offset..];
+        memchr::memchr_iter(b'\n', rest).count() + usize::from(!rest.ends_with(b"\n"))
+    }
+
+    /// Replace the grid's contents with up to `max` records (empty lines are no
+    /// records, as in the csv crate); false when the text had no more.
+    pub(super) fn fill(&mut self, grid: &mut CsvGrid<'a>, max: usize) -> bool {
+        grid.clear();
+        grid.text = std::borrow::Cow::Borrowed(self.text);
+        let bytes = self.text.as_bytes();
+        while grid.lines.len() < max && self.offset < bytes.len() {
+            let start = self.offset;
+            let newline = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+            let mut end = newline;
+            if end > start && bytes[end - 1] == b'\r' {
+                end -= 1;
+            }
+            if end > start {
+                let mut field_start = start;
+                for comma in memchr::memchr_iter(b',', &bytes[start..end]) {
+                    grid.fields.push((field_start, start + comma));
+                    field_start = start + comma + 1;
+                }
+                grid.fields.push((field_start, end));
+                grid.record_starts.push(grid.fields.len());
+                grid.lines.push(self.line);
+            }
+            self.offset = newline + 1;
+            self.line += 1;
+        }
+        !grid.lines.is_empty()
+    }
+}
