@@ -36,6 +36,7 @@ pub fn check_value(field: &Field, value: &Value) -> Result<(), Problem> {
 
 fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
     if let Some(text) = value.as_str()
+        && may_hold_control(text)
         && let Some((at, c)) = text
             .chars()
             .enumerate()
@@ -54,7 +55,9 @@ fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
         .into());
     }
     if field.ty.scalar() == &FieldType::Enum
-        && let Some(text) = value.as_str()
+        && let Value::Str(text) = value
+        // A value typing found among the field's values is that value itself.
+        && !field.values.iter().any(|v| std::sync::Arc::ptr_eq(v, text))
     {
         check_enum(field, text)?;
     }
@@ -128,6 +131,13 @@ fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
     Ok(())
 }
 
+/// Whether a text may hold a control character (U+0000 to U+001F, U+007F to U+009F):
+/// a byte below 0x20, DEL, or the lead byte of U+0080 to U+00BF. Looked at byte by
+/// byte, which is fast; the characters are decoded only when this says yes.
+fn may_hold_control(text: &str) -> bool {
+    text.bytes().any(|b| b < 0x20 || b == 0x7F || b == 0xC2)
+}
+
 /// An enum's value (or a map's enum key) is one of the field's `values`.
 fn check_enum(field: &Field, text: &str) -> Result<(), Problem> {
     if field.values.iter().any(|v| &**v == text) {
@@ -169,6 +179,16 @@ fn range_text(field: &Field) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_control_character_is_seen_by_the_byte_scan() {
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            if c.is_control() {
+                assert!(may_hold_control(&format!("剣{c}x")), "{:04X}", c as u32);
+            }
+        }
+        assert!(!may_hold_control("鉄の剣、Ａ１ é ñ"));
+    }
 
     fn field(ty: FieldType, min_length: Option<u32>, max_length: Option<u32>) -> Field {
         Field {
