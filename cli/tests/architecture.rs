@@ -272,7 +272,10 @@ fn no_library_sets_a_process_wide_option() {
         .filter(|(_, text)| code_of(text).contains("read_without_rehashing();"))
         .map(|(path, _)| path.strip_prefix(root()).unwrap().display().to_string())
         .collect();
-    assert_eq!(callers, ["cli/src/commands/blame.rs"]);
+    assert_eq!(
+        callers,
+        ["cli/src/commands/blame.rs", "cli/src/commands/rebase.rs"]
+    );
 }
 
 /// Where a library's string literals name a command-line flag (`--lang`): a library's

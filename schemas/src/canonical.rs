@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::diagnostic::{Code, Diagnostic};
-use crate::read::csv::CsvGrid;
+use crate::read::csv::type_records;
 use crate::schema::{FieldType, TableSchema};
 use crate::table::{SourceFormat, Table};
 use crate::typing::TableBuilder;
@@ -193,9 +193,8 @@ fn sub_schema(schema: &TableSchema, fields: &[usize]) -> TableSchema {
 }
 
 fn read_part(schema: &TableSchema, bytes: &[u8], path: &Path) -> Result<Table, Vec<Diagnostic>> {
-    let grid = CsvGrid::parse(bytes, path)?;
     let mut builder = TableBuilder::new(schema, path, SourceFormat::Csv);
-    builder.push_rows(&grid);
+    type_records(&mut builder, bytes, path)?;
     let (table, diagnostics) = builder.finish();
     // A snapshot written under an older schema may lack a new column or hold a dropped
     // one: the new column takes its default (or null) and the old one is let go; the

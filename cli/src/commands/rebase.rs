@@ -155,6 +155,10 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         ),
     };
     let action = args.resolving.action(args.dry_run);
+    if matches!(action, Action::DryRun) && !args.sync.pull && !args.sync.push {
+        // This process only reads, to show: the versions need not be hashed again.
+        masterctl_store::git::repo::read_without_rehashing();
+    }
     let words = Words {
         message: args.message.as_deref(),
         html: args.html.as_deref(),

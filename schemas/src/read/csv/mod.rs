@@ -94,30 +94,42 @@ pub fn read(project: &Project, path: &Path) -> ReadOutcome {
         return outcome;
     }
     let mut builder = TableBuilder::new(schema, path, SourceFormat::Csv);
-    // A record takes at least one line: the line count bounds the row count.
-    builder.reserve(memchr::memchr_iter(b'\n', &bytes).count() + 1);
-    if let Some(pieces) = plain::pieces(&bytes) {
-        plain::type_pieces(&mut builder, &pieces);
-        let (table, diagnostics) = builder.finish();
-        outcome.report.extend(diagnostics);
-        outcome.tables.extend(table);
-        return outcome;
-    }
-    let mut parser = CsvParser::new(&bytes, path);
-    let mut chunk = CsvGrid::default();
-    while parser.fill(&mut chunk, CHUNK_RECORDS) {
-        if parser.errors.is_empty() {
-            builder.push_rows(&chunk);
-        }
-    }
-    if !parser.errors.is_empty() {
-        outcome.report.extend(parser.errors);
+    if let Err(errors) = type_records(&mut builder, &bytes, path) {
+        outcome.report.extend(errors);
         return outcome;
     }
     let (table, diagnostics) = builder.finish();
     outcome.report.extend(diagnostics);
     outcome.tables.extend(table);
     outcome
+}
+
+/// Give a CSV file's records to `builder`: plain CSV (see [`plain_text`]) on every core
+/// when it is large, anything else a few thousand records at a time through the csv
+/// crate. The file's own mistakes (invalid UTF-8, a broken record), each at its line,
+/// are the error; nothing is typed then.
+pub fn type_records(
+    builder: &mut TableBuilder<'_>,
+    bytes: &[u8],
+    path: &Path,
+) -> Result<(), Vec<Diagnostic>> {
+    // A record takes at least one line: the line count bounds the row count.
+    builder.reserve(memchr::memchr_iter(b'\n', bytes).count() + 1);
+    if let Some(pieces) = plain::pieces(bytes) {
+        plain::type_pieces(builder, &pieces);
+        return Ok(());
+    }
+    let mut parser = CsvParser::new(bytes, path);
+    let mut chunk = CsvGrid::default();
+    while parser.fill(&mut chunk, CHUNK_RECORDS) {
+        if parser.errors.is_empty() {
+            builder.push_rows(&chunk);
+        }
+    }
+    match parser.errors.is_empty() {
+        true => Ok(()),
+        false => Err(parser.errors),
+    }
 }
 
 /// Reads records out of a file's bytes into [`CsvGrid`]s, collecting every
