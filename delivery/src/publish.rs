@@ -1,6 +1,7 @@
 //! `publish`: a build directory onto a store — objects the store lacks, then the
 //! release, then the pointer.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use futures::StreamExt;
@@ -53,6 +54,10 @@ pub struct Published {
     pub skipped: usize,
     /// Plain bytes of the objects the store already had.
     pub skipped_bytes: u64,
+    /// Objects whose presence was asked of the store: those the current release does
+    /// not name (its objects are there — every publish puts them before its release,
+    /// and gc keeps them), or every object when repairing.
+    pub asked: usize,
     /// Whether every object was read back from the store and verified (`repair`).
     pub verified: bool,
     /// Objects found missing or damaged and put again (`repair`; counted in `uploaded`
@@ -120,6 +125,7 @@ pub async fn publish(
         uploaded_bytes: 0,
         skipped: 0,
         skipped_bytes: 0,
+        asked: 0,
         release_written: false,
         previous: current.as_ref().map(|(p, _)| p.release.clone()),
         pointer_moved: false,
@@ -147,9 +153,15 @@ pub async fn publish(
         &what,
         crate::lease::GC_WAIT,
         async {
+            // What the current release names is there: only the rest is asked about.
+            let known = current_objects(remote, &region, options.repair).await?;
+            let (there, asked): (Vec<Part>, Vec<Part>) =
+                parts.into_iter().partition(|p| known.contains(&p.hash));
+            published.skipped = there.len();
+            published.skipped_bytes = there.iter().map(|p| p.size).sum();
             upload_objects(
                 remote,
-                &parts,
+                &asked,
                 &manifest_bytes,
                 &manifest_hash,
                 options,
@@ -175,6 +187,35 @@ pub async fn publish(
     .await
 }
 
+/// The objects of the region's current release (none when repairing, before the first
+/// publish, or when its record does not read or is not the pointer's): read under the
+/// publish's lease, while no gc can delete them.
+async fn current_objects(
+    remote: &Remote,
+    region: &str,
+    repair: bool,
+) -> Result<HashSet<String>, DeliveryError> {
+    if repair {
+        return Ok(HashSet::new());
+    }
+    let Some((pointer, _)) = crate::manage::read_pointer(remote, region).await? else {
+        return Ok(HashSet::new());
+    };
+    let record = match crate::manage::read_release(remote, region, &pointer.release).await {
+        Ok(Some(record)) if record.manifest_blake3 == pointer.manifest_blake3 => record,
+        // A record that is missing or does not read: every object is asked about.
+        Ok(_) | Err(DeliveryError::Foreign { .. }) => return Ok(HashSet::new()),
+        Err(e) => return Err(e),
+    };
+    Ok(record
+        .manifest
+        .files
+        .into_iter()
+        .map(|f| f.blake3)
+        .chain([record.manifest_blake3])
+        .collect())
+}
+
 /// 1. The objects the store lacks, many at once; the manifest's own object last. With
 ///    `repair`, every object is read back and verified, and put again when it is not
 ///    whole.
@@ -198,8 +239,12 @@ async fn upload_objects(
         |part| upload(remote, part, options.repair),
     );
     let mut count = |sent: Sent, plain: u64, published: &mut Published| match sent {
-        Sent::Skipped => published.skipped += 1,
+        Sent::Skipped => {
+            published.skipped += 1;
+            published.asked += 1;
+        }
         Sent::Uploaded(bytes) | Sent::Repaired(bytes) => {
+            published.asked += 1;
             published.uploaded += 1;
             published.uploaded_bytes += bytes;
             published.repaired += usize::from(matches!(sent, Sent::Repaired(_)));
@@ -227,7 +272,7 @@ async fn upload_objects(
     .await?;
     count(sent, manifest_part.size, published);
     progress(total, total);
-    published.skipped_bytes = all_plain - uploaded_plain;
+    published.skipped_bytes += all_plain - uploaded_plain;
     Ok(())
 }
 

@@ -1,0 +1,59 @@
+//! What a publish asks the store: only about the objects the region's current release
+//! does not name (those are there: every publish puts its objects before its release,
+//! and gc keeps the current release's), every object when repairing, and every object
+//! again when the current release's record does not read.
+
+mod common;
+
+use common::*;
+use masterctl_delivery::layout;
+
+const A: &[u8] = b"item table";
+const B: &[u8] = b"quest table";
+
+/// A build of release `n` holding A, B and `changed`.
+fn build_of(root: &std::path::Path, n: u32, changed: &[u8]) -> std::path::PathBuf {
+    let dir = root.join(format!("build{n}"));
+    build(
+        &dir,
+        &commit(n),
+        &[("item.bin", A), ("quest.bin", B), ("shop.bin", changed)],
+    );
+    dir
+}
+
+#[test]
+fn a_publish_asks_only_about_what_the_current_release_does_not_name() {
+    let store = Store::new();
+    let root = tempfile::tempdir().unwrap();
+    let first = publish(&store.remote, &build_of(root.path(), 1, b"shop v1"), false).unwrap();
+    // Three files and the manifest, none there before.
+    assert_eq!((first.objects, first.asked, first.uploaded), (4, 4, 4));
+
+    let second = publish(&store.remote, &build_of(root.path(), 2, b"shop v2"), false).unwrap();
+    // The changed table and the new manifest asked about; the rest known.
+    assert_eq!((second.objects, second.asked, second.uploaded), (4, 2, 2));
+    assert_eq!(second.skipped, 2);
+    assert_eq!(second.skipped_bytes, (A.len() + B.len()) as u64);
+
+    // An object of the current release lost from the store is not seen by a publish
+    // that trusts the release, and is put back by one that repairs.
+    std::fs::remove_file(store.path(&layout::object_key(&hash(A)))).unwrap();
+    let third = publish(&store.remote, &build_of(root.path(), 3, b"shop v3"), false).unwrap();
+    assert_eq!((third.asked, third.uploaded), (2, 2));
+    assert!(!store.path(&layout::object_key(&hash(A))).exists());
+    let repaired = publish(&store.remote, &build_of(root.path(), 3, b"shop v3"), true).unwrap();
+    assert_eq!((repaired.asked, repaired.repaired), (4, 1));
+    assert!(store.path(&layout::object_key(&hash(A))).exists());
+}
+
+#[test]
+fn a_current_release_whose_record_does_not_read_makes_a_publish_ask_about_everything() {
+    let store = Store::new();
+    let root = tempfile::tempdir().unwrap();
+    let first = publish(&store.remote, &build_of(root.path(), 1, b"shop v1"), false).unwrap();
+    let record = store.path(&layout::release_key("jp", &first.release));
+    std::fs::write(&record, b"{ not a release").unwrap();
+    let second = publish(&store.remote, &build_of(root.path(), 2, b"shop v2"), false).unwrap();
+    assert_eq!((second.asked, second.uploaded, second.skipped), (4, 2, 2));
+}
