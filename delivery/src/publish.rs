@@ -154,9 +154,11 @@ pub async fn publish(
         crate::lease::GC_WAIT,
         async {
             // What the current release names is there: only the rest is asked about.
-            let known = current_objects(remote, &region, options.repair).await?;
-            let (there, asked): (Vec<Part>, Vec<Part>) =
-                parts.into_iter().partition(|p| known.contains(&p.hash));
+            let current_record = current_record(remote, &region, options.repair).await?;
+            let known = current_record.as_ref().map(objects_of).unwrap_or_default();
+            let (there, asked): (Vec<Part>, Vec<Part>) = parts
+                .into_iter()
+                .partition(|p| known.contains(p.hash.as_str()));
             published.skipped = there.len();
             published.skipped_bytes = there.iter().map(|p| p.size).sum();
             upload_objects(
@@ -179,7 +181,14 @@ pub async fn publish(
             )
             .await?;
             if !is_current {
-                move_pointer(remote, &ours, current.as_ref(), options, &mut published).await?;
+                let current = current.as_ref().map(|(pointer, version)| Current {
+                    pointer,
+                    version,
+                    record: current_record
+                        .as_ref()
+                        .filter(|r| r.release == pointer.release),
+                });
+                move_pointer(remote, &ours, current, options, &mut published).await?;
             }
             Ok(published)
         },
@@ -187,33 +196,38 @@ pub async fn publish(
     .await
 }
 
-/// The objects of the region's current release (none when repairing, before the first
-/// publish, or when its record does not read or is not the pointer's): read under the
-/// publish's lease, while no gc can delete them.
-async fn current_objects(
+/// The record of the region's current release, read under the publish's lease, while
+/// no gc can delete what it names: its objects are on the store, and the store need not
+/// be asked about them. `None` when repairing (every object is asked about), before the
+/// first publish, or when the record is missing, does not read, or is not the
+/// pointer's.
+async fn current_record(
     remote: &Remote,
     region: &str,
     repair: bool,
-) -> Result<HashSet<String>, DeliveryError> {
+) -> Result<Option<Release>, DeliveryError> {
     if repair {
-        return Ok(HashSet::new());
+        return Ok(None);
     }
     let Some((pointer, _)) = crate::manage::read_pointer(remote, region).await? else {
-        return Ok(HashSet::new());
+        return Ok(None);
     };
-    let record = match crate::manage::read_release(remote, region, &pointer.release).await {
-        Ok(Some(record)) if record.manifest_blake3 == pointer.manifest_blake3 => record,
-        // A record that is missing or does not read: every object is asked about.
-        Ok(_) | Err(DeliveryError::Foreign { .. }) => return Ok(HashSet::new()),
-        Err(e) => return Err(e),
-    };
-    Ok(record
+    match crate::manage::read_release(remote, region, &pointer.release).await {
+        Ok(Some(record)) if record.manifest_blake3 == pointer.manifest_blake3 => Ok(Some(record)),
+        Ok(_) | Err(DeliveryError::Foreign { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// The objects a release names: its files' and its manifest's.
+fn objects_of(record: &Release) -> HashSet<&str> {
+    record
         .manifest
         .files
-        .into_iter()
-        .map(|f| f.blake3)
-        .chain([record.manifest_blake3])
-        .collect())
+        .iter()
+        .map(|f| f.blake3.as_str())
+        .chain([record.manifest_blake3.as_str()])
+        .collect()
 }
 
 /// 1. The objects the store lacks, many at once; the manifest's own object last. With
@@ -393,16 +407,23 @@ async fn record_versions(
 async fn move_pointer(
     remote: &Remote,
     ours: &Release,
-    current: Option<&(Pointer, object_store::UpdateVersion)>,
+    current: Option<Current<'_>>,
     options: &PublishOptions,
     published: &mut Published,
 ) -> Result<(), DeliveryError> {
     let (region, release) = (published.region.clone(), published.release.clone());
-    if let Some((pointer, _)) = current
+    if let Some(Current {
+        pointer, record, ..
+    }) = &current
         && pointer.release != release
         && !options.force
-        && let Some(theirs) = crate::manage::read_release(remote, &region, &pointer.release).await?
-        && theirs.published.time > ours.published.time
+        && let Some(their_time) = match record {
+            Some(record) => Some(record.published.time.clone()),
+            None => crate::manage::read_release(remote, &region, &pointer.release)
+                .await?
+                .map(|r| r.published.time),
+        }
+        && their_time > ours.published.time
     {
         return Err(DeliveryError::Backwards {
             region,
@@ -419,7 +440,7 @@ async fn move_pointer(
     };
     let pointer_key = layout::pointer_key(&region);
     let pointer_bytes = serde_json::to_vec_pretty(&pointer).unwrap_or_default();
-    let expected = current.map(|(_, version)| version);
+    let expected = current.map(|c| c.version);
     let swapped = remote
         .swap(&pointer_key, pointer_bytes.clone(), expected)
         .await?;
@@ -446,6 +467,14 @@ async fn move_pointer(
         return Ok(());
     }
     Err(DeliveryError::Raced { region, release })
+}
+
+/// The pointer as the publish first read it, with the record of the release it names
+/// when the publish has read that already.
+struct Current<'a> {
+    pointer: &'a Pointer,
+    version: &'a object_store::UpdateVersion,
+    record: Option<&'a Release>,
 }
 
 /// What became of one object.

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Delivery across a real round trip: an S3 server (s3s-fs) in one network namespace, the
+# client in another, joined by ../shared/tools/latency/ (a userspace delay: this kernel
+# has no netem) at 0 and 50 ms round trip. Publish after a one-table change of a
+# 500-table build (1,501 objects), each binary on a bucket of its own holding the first
+# build. Needs root (namespaces) and gcc; the link and the server are torn down on exit.
+# Targets are only the namespaces' own addresses.
+#
+#   benches/latency.sh                      # WORK=DIR keeps the data
+#   BEFORE=/path/to/masterctl benches/latency.sh   # the same for another binary, alternated
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=${WORK:-$(mktemp -d)}
+mkdir -p "$work"
+. benches/common.sh
+prepare
+masterctl=$PWD/target/release/masterctl
+before=${BEFORE:-}
+synth=$PWD/target/release/synth
+latency=${LATENCY_TOOLS:-$PWD/../shared/tools/latency}
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+command -v s3s-fs >/dev/null || cargo install -q s3s-fs@0.14.1 --features binary --locked
+export LATENCY_STATE="$work/latency"
+
+server=10.78.0.1 port=9000
+export AWS_ACCESS_KEY_ID=AKIDBENCH AWS_SECRET_ACCESS_KEY=bench-secret AWS_REGION=us-east-1
+export AWS_ENDPOINT_URL="http://$server:$port"
+s3pid=""
+stop() {
+  [ -n "$s3pid" ] && kill "$s3pid" 2>/dev/null || true
+  "$latency/down.sh" >/dev/null 2>&1 || true
+}
+trap stop EXIT
+
+# link DELAY_MS: the two namespaces, DELAY each way, and the S3 server in mc-srv.
+link() {
+  stop
+  "$latency/up.sh" "$1" >/dev/null
+  ip netns exec mc-srv s3s-fs --host "$server" --port "$port" --access-key "$AWS_ACCESS_KEY_ID" \
+    --secret-key "$AWS_SECRET_ACCESS_KEY" "$work/s3" >/dev/null 2>&1 &
+  s3pid=$!
+  timeout 10 bash -c "until ip netns exec mc-cli bash -c 'echo >/dev/tcp/$server/$port' 2>/dev/null; do sleep 0.1; done"
+}
+
+# The builds: the 500 tables, then one price of the first table changed.
+[ -f "$work/t500/masterctl.toml" ] || "$synth" --out "$work/t500" --tables 500 --rows 1000 --format csv >/dev/null
+if [ ! -f "$work/build2/manifest.json" ]; then
+  repo=$(fresh_repo "$work/t500")
+  "$masterctl" --repo "$repo" import --region jp "$work/t500/data" >/dev/null
+  "$masterctl" --repo "$repo" build --region jp --out "$work/build1" >/dev/null
+  table=$(first_file "$work/t500/data")
+  python3 - "$work/t500/data/$table" "$repo/$table" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], encoding="utf-8")))
+rows[-1][rows[0].index("price")] = "123456"
+csv.writer(open(sys.argv[2], "w", encoding="utf-8", newline="")).writerows(rows)
+PY
+  "$masterctl" --repo "$repo" import --region jp "$repo/$table" >/dev/null
+  "$masterctl" --repo "$repo" build --region jp --out "$work/build2" >/dev/null
+  rm -rf "$repo"
+fi
+objects=$(python3 -c 'import json,sys; print(len({f["blake3"] for f in json.load(open(sys.argv[1]))["files"]}) + 1)' "$work/build2/manifest.json")
+
+# publish_change BIN BUCKET: BUCKET holds build1 (published with BIN, not timed); the
+# publish of build2 timed. Prints "<seconds> <objects asked about>".
+publish_change() {
+  local bin=$1 bucket=$2 start end out
+  rm -rf "${work:?}/s3/$bucket" && mkdir -p "$work/s3/$bucket"
+  ip netns exec mc-cli "$bin" publish "$work/build1" --to "s3://$bucket/m" >/dev/null
+  start=$(date +%s%N)
+  out=$(ip netns exec mc-cli "$bin" publish "$work/build2" --to "s3://$bucket/m" --format json)
+  end=$(date +%s%N)
+  echo "$(awk "BEGIN{printf \"%.3f\", ($end - $start) / 1e9}") $(echo "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("asked", "all"))')"
+}
+
+mkdir -p "$work/s3"
+echo "| publish after a one-table change ($objects objects) | round trip | wall time (best of ${RUNS:-3}) | objects asked about |"
+echo "| --- | --- | --- | --- |"
+for delay in 0 25; do
+  link "$delay"
+  for label in ${before:+before} now; do
+    bin=$masterctl; [ "$label" = before ] && bin=$before
+    best=""
+    for _ in $(seq "${RUNS:-3}"); do
+      run=$(publish_change "$bin" "bench-$label")
+      if [ -z "$best" ] || awk "BEGIN{exit !(${run% *} < ${best% *})}"; then best=$run; fi
+    done
+    echo "| masterctl publish, $label | $((delay * 2)) ms | ${best% *} s | ${best#* } |"
+  done
+done
