@@ -5,10 +5,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use masterctl_schemas::canonical::{read_table, table_csv};
+use masterctl_schemas::canonical::{language_csv, read_table, table_csv};
 use masterctl_schemas::load::load_from_files;
 use masterctl_schemas::{Table, TableSchema, Value};
-use masterctl_store::merge::{ConflictKind, Ownership, merge_table};
+use masterctl_store::merge::{ConflictKind, Ownership, merge_canonical_files, merge_table};
 use proptest::prelude::*;
 
 /// Rows by id: (level, tag).
@@ -182,10 +182,65 @@ proptest! {
         let ownership = Ownership { table: false, columns: if owned_level { vec![1] } else { vec![] } };
         let typed = merge_table(&schema, Some(&b), &t, &o, &ownership);
         let (bytes_b, bytes_t, bytes_o) = (table_csv(&schema, &b).unwrap(), table_csv(&schema, &t).unwrap(), table_csv(&schema, &o).unwrap());
-        let (merged, conflicts, applied, kept) =
+        let merged =
             masterctl_store::merge::merge_canonical(&schema, &bytes_b, &bytes_t, &bytes_o, &ownership).unwrap();
-        prop_assert_eq!(String::from_utf8(merged).unwrap(), bytes(&schema, &typed.table));
-        prop_assert_eq!(conflicts, typed.conflicts);
-        prop_assert_eq!((applied, kept), (typed.applied, typed.kept));
+        prop_assert_eq!(String::from_utf8(merged.data).unwrap(), bytes(&schema, &typed.table));
+        prop_assert_eq!(merged.conflicts, typed.conflicts);
+        prop_assert_eq!((merged.applied, merged.kept, merged.seeded), (typed.applied, typed.kept, typed.seeded));
     }
+
+    /// A table with text merged as its two files' lines (the data, the source texts)
+    /// gives exactly what the typed merge gives, or declines — only where a row deleted
+    /// on one side was changed on the other, which the typed merge then decides.
+    #[test]
+    fn merging_a_text_tables_two_files_as_lines_agrees_with_the_typed_merge((base, theirs, ours) in three(), owned in 0usize..3) {
+        let schema = text_schema();
+        let (b, t, o) = (text_table(&schema, &base), text_table(&schema, &theirs), text_table(&schema, &ours));
+        let ownership = Ownership { table: false, columns: match owned { 1 => vec![1], 2 => vec![2], _ => vec![] } };
+        let typed = merge_table(&schema, Some(&b), &t, &o, &ownership);
+        let data = |t: &Table| table_csv(&schema, t).unwrap();
+        let texts = |t: &Table| language_csv(&schema, t).unwrap().unwrap();
+        let (db, dt, d_o) = (data(&b), data(&t), data(&o));
+        let (lb, lt, lo) = (texts(&b), texts(&t), texts(&o));
+        match merge_canonical_files(&schema, [&db, &dt, &d_o], Some([&lb, &lt, &lo]), &ownership) {
+            Some(merged) => {
+                prop_assert_eq!(merged.data, data(&typed.table));
+                prop_assert_eq!(merged.language, Some(texts(&typed.table)));
+                prop_assert_eq!(merged.conflicts, typed.conflicts);
+                prop_assert_eq!((merged.applied, merged.kept, merged.seeded), (typed.applied, typed.kept, typed.seeded));
+            }
+            None => prop_assert!(
+                typed.conflicts.iter().any(|c| matches!(c.kind, ConflictKind::DeletedUpstream | ConflictKind::DeletedInRegion)),
+                "declined without a delete/modify conflict: {:?}", typed.conflicts
+            ),
+        }
+    }
+}
+
+/// `thing` with its tag a text (stored in the source-language file).
+fn text_schema() -> TableSchema {
+    let text = "name = \"thing\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"level\"\ntype = \"int\"\n\n[[fields]]\nname = \"tag\"\ntype = \"text\"\n";
+    let config = "source_language = \"ja\"\nlanguages = [\"ja\"]\n";
+    let project = load_from_files(
+        Some((PathBuf::from("masterctl.toml"), config.to_string())),
+        vec![(PathBuf::from("schemas/thing.toml"), text.to_string())],
+    )
+    .unwrap();
+    project.tables[0].clone()
+}
+
+fn text_table(schema: &TableSchema, rows: &Rows) -> Table {
+    let (mut data, mut texts) = (String::from("id,level\n"), String::from("id,tag\n"));
+    for (id, (level, tag)) in rows {
+        data.push_str(&format!("{id},{level}\n"));
+        texts.push_str(&format!("{id},{tag}\n"));
+    }
+    let language = (texts.as_bytes(), Path::new("locales/ja/thing.csv"));
+    read_table(
+        schema,
+        data.as_bytes(),
+        Path::new("tables/thing.csv"),
+        Some(language),
+    )
+    .unwrap()
 }

@@ -14,6 +14,11 @@
 //! key) merges by place instead ([`list`]); a singleton is its one record, merged as a
 //! row is.
 
+mod lines;
+
+pub use lines::{LinesMerge, merge_canonical, merge_canonical_files};
+pub(crate) use lines::{canonical_lines, line_shape};
+
 use std::cmp::Ordering;
 use std::path::PathBuf;
 
@@ -382,145 +387,4 @@ fn from_columns(schema: &TableSchema, like: &Table, columns: Vec<Vec<Value>>) ->
             vertical: false,
         },
     }
-}
-
-/// The same merge on canonical text, for a table whose key is one integer field and
-/// whose three canonical files are plain (no quoted cell) with the same header: records
-/// are lines, and a line equal in two versions is an equal row (canonical CSV has one
-/// spelling per value), so only rows both sides changed are split into cells. Returns
-/// the merged canonical file (rows that conflict hold the region's cells, as in
-/// [`merge_table`]) with conflicts and counts; `None` when the table does not qualify
-/// and [`merge_table`] must do it.
-pub fn merge_canonical(
-    schema: &TableSchema,
-    base: &[u8],
-    theirs: &[u8],
-    ours: &[u8],
-    ownership: &Ownership,
-) -> Option<(Vec<u8>, Vec<Conflict>, usize, usize)> {
-    use masterctl_schemas::parse::parse_text_in;
-    if ownership.table {
-        return None; // an owned table is simply the region's
-    }
-    let (header, key_field) = line_shape(schema)?;
-    let split = |bytes| canonical_lines(bytes, &header, key_field);
-    let (b, t, o) = (split(base)?, split(theirs)?, split(ours)?);
-    let value = |field: usize, text: &str| {
-        let field = &schema.fields[field];
-        parse_text_in(&field.ty, text, Some(&field.zone)).ok()
-    };
-    let mut out = String::with_capacity(ours.len() + ours.len() / 8);
-    out.push_str(&header);
-    out.push('\n');
-    let mut conflicts = Vec::new();
-    let (mut applied, mut kept) = (0, 0);
-    let owned = |field: usize| ownership.columns.contains(&field);
-    let (mut i, mut j, mut k) = (0, 0, 0);
-    loop {
-        let key = [b.get(i), t.get(j), o.get(k)]
-            .into_iter()
-            .flatten()
-            .map(|r| r.0)
-            .min();
-        let Some(key) = key else { break };
-        let take = |rows: &Vec<(i64, &'_ str)>, at: &mut usize| -> Option<usize> {
-            (rows.get(*at).map(|r| r.0) == Some(key)).then(|| {
-                *at += 1;
-                *at - 1
-            })
-        };
-        let (bi, ti, oi) = (take(&b, &mut i), take(&t, &mut j), take(&o, &mut k));
-        let (bl, tl, ol) = (bi.map(|a| b[a].1), ti.map(|a| t[a].1), oi.map(|a| o[a].1));
-        let key_value = || vec![masterctl_schemas::Value::Int(key)];
-        let mut push = |l: &str| {
-            out.push_str(l);
-            out.push('\n');
-        };
-        // Equal lines are equal rows: most keys are settled without splitting a line
-        // (each shortcut is what `merge_row` decides for it).
-        match (bl, tl, ol) {
-            (Some(b), Some(t), None) if t == b => continue,
-            (Some(b), None, Some(o)) if o == b => {
-                applied += 1;
-                continue;
-            }
-            (b, Some(t), Some(o)) if t == o || Some(t) == b => {
-                push(o);
-                continue;
-            }
-            _ => {}
-        }
-        let lines = [bl, tl, ol].map(|l| l.map(|l| l.split(',').collect::<Vec<&str>>()));
-        let cell = |side: usize, field: usize| lines[side].as_ref().map(|cells| cells[field]);
-        let present = [bl.is_some(), tl.is_some(), ol.is_some()];
-        let row = merge_row(present, schema.fields.len(), cell, owned);
-        applied += row.applied;
-        kept += row.kept;
-        for (kind, field) in row.conflicts {
-            let parsed = |side: usize| cell(side, field).and_then(|text| value(field, text));
-            conflicts.push(Conflict {
-                kind,
-                key: key_value(),
-                field,
-                base: parsed(B),
-                ours: parsed(O),
-                theirs: parsed(T),
-            });
-        }
-        match row.choice {
-            RowChoice::Drop => {}
-            RowChoice::Whole(side) => push([bl, tl, ol][side].unwrap_or_default()),
-            RowChoice::Cells(sides) => {
-                let cells: Vec<&str> = sides
-                    .iter()
-                    .enumerate()
-                    .map(|(field, &side)| cell(side, field).unwrap_or_default())
-                    .collect();
-                push(&cells.join(","));
-            }
-        }
-    }
-    Some((out.into_bytes(), conflicts, applied, kept))
-}
-
-/// The header and key column of a table whose canonical file can be handled as lines:
-/// an integer single-field key and no text field.
-pub(crate) fn line_shape(schema: &TableSchema) -> Option<(String, usize)> {
-    let fields = masterctl_schemas::canonical::data_fields(schema);
-    let [key_field] = schema.primary_key[..] else {
-        return None;
-    };
-    if fields.len() != schema.fields.len()
-        || schema.fields[key_field].ty != masterctl_schemas::FieldType::Int
-    {
-        return None;
-    }
-    let header = schema
-        .fields
-        .iter()
-        .map(|f| f.name.as_str())
-        .collect::<Vec<_>>()
-        .join(",");
-    Some((header, key_field))
-}
-
-/// The records of a plain canonical file with this header, keyed by the integer in
-/// column `key_field`, if the file is that and sorted by it.
-pub(crate) fn canonical_lines<'x>(
-    bytes: &'x [u8],
-    header: &str,
-    key_field: usize,
-) -> Option<Vec<(i64, &'x str)>> {
-    let text = masterctl_schemas::read::csv::plain_text(bytes)?;
-    let mut lines = text.split('\n');
-    if lines.next()? != header {
-        return None;
-    }
-    let mut rows = Vec::new();
-    for line in lines.filter(|l| !l.is_empty()) {
-        let key = line.split(',').nth(key_field)?.parse().ok()?;
-        rows.push((key, line));
-    }
-    // Canonical files are sorted by key; anything else is not for this path.
-    rows.windows(2).all(|w| w[0].0 < w[1].0).then_some(rows)
 }

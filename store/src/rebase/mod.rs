@@ -35,7 +35,7 @@ use crate::git::repo::{MasterRepo, Structure, blob_at, is_structure_path, projec
 use crate::git::snapshot::{
     Snapshot, language_path, project_at, read_files, read_table_at, table_path, tree_blobs,
 };
-use crate::merge::{Conflict, Ownership, merge_canonical, merge_table};
+use crate::merge::{Conflict, Ownership, merge_canonical_files, merge_table};
 use resolutions::{Resolution, Resolutions};
 use state::RebaseState;
 
@@ -471,27 +471,45 @@ impl TableMerging<'_> {
             return Ok(None);
         }
         let ownership = Ownership::of(schema, self.owns);
-        let texts: Vec<Option<Vec<u8>>> = [trees.base, trees.theirs, trees.ours]
-            .into_iter()
-            .map(|tree| blob_at(git, tree, &files[0]))
-            .collect::<Result<_, _>>()?;
-        if let (Some(b), Some(t), Some(o)) = (&texts[0], &texts[1], &texts[2])
-            && let Some((bytes, conflicts, applied, kept)) =
-                merge_canonical(schema, b, t, o, &ownership)
-        {
-            let table =
-                read_table(schema, &bytes, std::path::Path::new(&files[0]), None).map_err(|d| {
-                    StoreError::BrokenSnapshot {
-                        branch: self.reference.to_string(),
-                        message: d.first().map_or_else(String::new, ToString::to_string),
-                    }
-                })?;
+        // Both files of the table, in each version, merged as lines when they can be.
+        let read = |path: &str| -> Result<Vec<Option<Vec<u8>>>, RebaseError> {
+            Ok([trees.base, trees.theirs, trees.ours]
+                .into_iter()
+                .map(|tree| blob_at(git, tree, path))
+                .collect::<Result<_, _>>()?)
+        };
+        let data = read(&files[0])?;
+        let texts = masterctl_schemas::canonical::language_fields(schema)
+            .map(|_| read(&files[1]))
+            .transpose()?;
+        let lines = match (all_three(&data), texts.as_deref().map(all_three)) {
+            (Some(data), None) => merge_canonical_files(schema, data, None, &ownership),
+            (Some(data), Some(Some(texts))) => {
+                merge_canonical_files(schema, data, Some(texts), &ownership)
+            }
+            _ => None,
+        };
+        if let Some(merged) = lines {
+            let language = merged
+                .language
+                .as_deref()
+                .map(|bytes| (bytes, std::path::Path::new(files[1].as_str())));
+            let table = read_table(
+                schema,
+                &merged.data,
+                std::path::Path::new(&files[0]),
+                language,
+            )
+            .map_err(|d| StoreError::BrokenSnapshot {
+                branch: self.reference.to_string(),
+                message: d.first().map_or_else(String::new, ToString::to_string),
+            })?;
             return Ok(Some(TableMerged {
                 table,
-                conflicts,
-                applied,
-                kept,
-                seeded: 0,
+                conflicts: merged.conflicts,
+                applied: merged.applied,
+                kept: merged.kept,
+                seeded: merged.seeded,
             }));
         }
         let [b, t, o] = read_versions(
@@ -535,6 +553,14 @@ impl TableMerging<'_> {
                 })
             }
         })
+    }
+}
+
+/// The three versions of a file when each has it.
+fn all_three(versions: &[Option<Vec<u8>>]) -> Option<[&[u8]; 3]> {
+    match versions {
+        [Some(b), Some(t), Some(o)] => Some([b, t, o]),
+        _ => None,
     }
 }
 
