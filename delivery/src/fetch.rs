@@ -12,7 +12,7 @@ use masterctl_runtime::{FileEntry, MANIFEST, Manifest, Masters, check, files};
 use serde::Serialize;
 
 use crate::cache::Cache;
-use crate::layout::{self, Release};
+use crate::layout::{self, Pointer};
 use crate::remote::Remote;
 use crate::{DeliveryError, Progress, object};
 
@@ -153,7 +153,7 @@ async fn stage(
     let mut fetched = Fetched {
         store,
         region: region.to_string(),
-        release: release.release.clone(),
+        release,
         out: out.to_path_buf(),
         cache: cache.dir().to_path_buf(),
         languages: languages.clone(),
@@ -329,13 +329,15 @@ async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) 
     }
 }
 
-/// The release to fetch (the pointer's, unless one is named), and its manifest as
-/// stored: checked against the release and the pointer.
+/// The release to fetch (the pointer's, unless one is named): its id and its manifest
+/// as stored. The pointer's is read from the manifest object the pointer names (stored
+/// compressed, verified by its hash: a fraction of the release record, which holds the
+/// manifest in plain JSON); a named release's from its record, checked against it.
 async fn read_release(
     remote: &Remote,
     region: &str,
     options: &FetchOptions,
-) -> Result<(Release, Manifest, Vec<u8>), DeliveryError> {
+) -> Result<(String, Manifest, Vec<u8>), DeliveryError> {
     let store = remote.shown();
     let named = match &options.release {
         Some(named) => Some(crate::manage::resolve_release(remote, region, named).await?),
@@ -360,6 +362,11 @@ async fn read_release(
             }
         },
     };
+    if let Some(pointer) = &pointer
+        && let Some(manifest) = pointer_manifest(remote, region, pointer).await?
+    {
+        return Ok((pointer.release.clone(), manifest.0, manifest.1));
+    }
     let release_id = match (&named, &pointer) {
         (Some(release), _) => release.clone(),
         (None, Some(pointer)) => pointer.release.clone(),
@@ -389,8 +396,7 @@ async fn read_release(
     if written.len() as u64 == release.manifest_size
         && blake3::hash(&written).to_hex().as_str() == hash
     {
-        let manifest = release.manifest.clone();
-        return Ok((release, manifest, written));
+        return Ok((release.release, release.manifest, written));
     }
     let stored = remote
         .get(
@@ -423,13 +429,59 @@ async fn read_release(
             why: "its manifest is not the manifest object it names".into(),
         });
     }
-    Ok((release, manifest, manifest_bytes))
+    Ok((release.release, manifest, manifest_bytes))
+}
+
+/// The manifest object the pointer names, verified by its hash and checked to be a
+/// manifest of this region's release the pointer names; `None` when the store lacks the
+/// object (the release record, which also holds the manifest, is read instead).
+async fn pointer_manifest(
+    remote: &Remote,
+    region: &str,
+    pointer: &Pointer,
+) -> Result<Option<(Manifest, Vec<u8>)>, DeliveryError> {
+    let store = remote.shown();
+    let hash = &pointer.manifest_blake3;
+    let limit = masterctl_runtime::MANIFEST_LIMIT;
+    let Some(stored) = remote.get(&layout::object_key(hash), limit).await? else {
+        return Ok(None);
+    };
+    let corrupt = |why: String| DeliveryError::Corrupt {
+        store: store.to_string(),
+        hash: hash.clone(),
+        why,
+    };
+    let bytes = object::decode_within(&stored, hash, limit).map_err(corrupt)?;
+    let manifest: Manifest = serde_json::from_slice(&bytes)
+        .map_err(|e| corrupt(format!("the manifest object is not a manifest ({e})")))?;
+    // Its paths will be joined to a folder on this machine: checked as a record's are.
+    let foreign = |why: String| DeliveryError::Foreign {
+        store: store.to_string(),
+        key: layout::object_key(hash),
+        why,
+    };
+    manifest
+        .check()
+        .map_err(|cause| foreign(format!("its manifest: {cause}")))?;
+    if manifest.region != region || layout::release_id(&manifest) != pointer.release {
+        return Err(DeliveryError::Foreign {
+            store: store.to_string(),
+            key: layout::pointer_key(region),
+            why: format!(
+                "it names release {} and a manifest of release {} of `{}`",
+                pointer.release,
+                layout::release_id(&manifest),
+                manifest.region
+            ),
+        });
+    }
+    Ok(Some((manifest, bytes)))
 }
 
 /// The languages to take: all, or the ones asked for (each must be the release's), in
 /// the region's fallback order.
 fn choose_languages(
-    release: &Release,
+    release: &str,
     manifest: &Manifest,
     asked: Option<&[String]>,
 ) -> Result<Vec<String>, DeliveryError> {
@@ -439,7 +491,7 @@ fn choose_languages(
     let asked: BTreeSet<&String> = asked.iter().collect();
     if let Some(unknown) = asked.iter().find(|l| !manifest.languages.contains(l)) {
         return Err(DeliveryError::UnknownLanguage {
-            release: release.release.clone(),
+            release: release.to_string(),
             language: unknown.to_string(),
             languages: manifest.languages.join(", "),
         });

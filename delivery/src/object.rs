@@ -22,6 +22,32 @@ pub fn decode(stored: &[u8], hash: &str, size: u64) -> Result<Vec<u8>, String> {
     if stored.len() as u64 == size && blake3::hash(stored).to_hex().as_str() == hash {
         return Ok(stored.to_vec());
     }
+    let plain = decompress(stored, size)?;
+    if plain.len() as u64 != size {
+        return Err(format!(
+            "it decompresses to {}{} bytes; expected {size}",
+            plain.len(),
+            if plain.len() as u64 > size { "+" } else { "" }
+        ));
+    }
+    verified(plain, hash)
+}
+
+/// [`decode`] for an object whose size is not known, only that it is at most `limit`
+/// bytes (a manifest named by the pointer alone).
+pub fn decode_within(stored: &[u8], hash: &str, limit: u64) -> Result<Vec<u8>, String> {
+    if stored.len() as u64 <= limit && blake3::hash(stored).to_hex().as_str() == hash {
+        return Ok(stored.to_vec());
+    }
+    let plain = decompress(stored, limit)?;
+    if plain.len() as u64 > limit {
+        return Err(format!("it decompresses to more than {limit} bytes"));
+    }
+    verified(plain, hash)
+}
+
+/// A zstd object's plain bytes, read to at most one byte past `size`.
+fn decompress(stored: &[u8], size: u64) -> Result<Vec<u8>, String> {
     if !stored.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
         return Err(format!(
             "{} bytes whose hash is not its name (expected {size} bytes)",
@@ -35,13 +61,11 @@ pub fn decode(stored: &[u8], hash: &str, size: u64) -> Result<Vec<u8>, String> {
         .take(size.saturating_add(1))
         .read_to_end(&mut plain)
         .map_err(|e| format!("not readable as zstd: {e}"))?;
-    if plain.len() as u64 != size {
-        return Err(format!(
-            "it decompresses to {}{} bytes; expected {size}",
-            plain.len(),
-            if plain.len() as u64 > size { "+" } else { "" }
-        ));
-    }
+    Ok(plain)
+}
+
+/// `plain` when it hashes to `hash`.
+fn verified(plain: Vec<u8>, hash: &str) -> Result<Vec<u8>, String> {
     let found = blake3::hash(&plain).to_hex();
     if found.as_str() != hash {
         return Err(format!("its content hashes to {found}"));
@@ -71,5 +95,12 @@ mod tests {
         assert!(decode(&stored, &hash, 9_999).is_err());
         assert!(decode(&stored[..stored.len() / 2], &hash, 10_000).is_err());
         assert!(decode(&noise, &hash, 10_000).is_err());
+        // Within a bound: the bytes whatever their size under it, nothing past it.
+        assert_eq!(decode_within(&stored, &hash, 10_000).unwrap(), repetitive);
+        assert_eq!(decode_within(&stored, &hash, 20_000).unwrap(), repetitive);
+        assert_eq!(decode_within(&noise, &noise_hash, 64).unwrap(), noise);
+        assert!(decode_within(&stored, &hash, 9_999).is_err());
+        assert!(decode_within(&noise, &noise_hash, 63).is_err());
+        assert!(decode_within(&noise, &hash, 10_000).is_err());
     }
 }

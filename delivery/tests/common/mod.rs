@@ -147,6 +147,11 @@ pub fn forge(store: &Store, release: &str, files: Vec<FileEntry>, plain: &[&[u8]
     // A build of client files: its release id is the commit's client build's.
     let release = &layout::release_id(&manifest);
     let bytes = manifest.to_bytes();
+    // The manifest object too, as a publish stores it (a fetch of the current release
+    // reads it).
+    let path = store.path(&layout::object_key(&hash(&bytes)));
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, &bytes).unwrap();
     let record = Release {
         masterctl_release: LAYOUT_VERSION,
         region: "jp".to_string(),

@@ -1,0 +1,94 @@
+//! What a fetch reads to learn a release's manifest: for the current release, the
+//! manifest object the pointer names (stored compressed and verified by its hash), not
+//! the release record that also holds it; the record when that object is gone, and for
+//! a release named by id. A pointer naming the manifest of another release is refused.
+
+mod common;
+
+use common::*;
+use masterctl_delivery::{DeliveryError, layout};
+
+/// A published build of release 1; the store and the release's id.
+fn published(root: &std::path::Path) -> (Store, String) {
+    let store = Store::new();
+    let dir = root.join("build");
+    build(
+        &dir,
+        &commit(1),
+        &[("item.bin", b"sword"), ("shop.bin", b"price=100")],
+    );
+    let release = publish(&store.remote, &dir, false).unwrap().release;
+    (store, release)
+}
+
+#[test]
+fn the_current_release_is_fetched_from_its_manifest_object() {
+    let root = tempfile::tempdir().unwrap();
+    let (store, release) = published(root.path());
+    std::fs::remove_file(store.path(&layout::release_key("jp", &release))).unwrap();
+    let fetched = fetch(
+        &store.remote,
+        &root.path().join("out"),
+        &root.path().join("cache"),
+    )
+    .unwrap();
+    assert_eq!(fetched.release, release);
+    assert_eq!(
+        std::fs::read(root.path().join("out/shop.bin")).unwrap(),
+        b"price=100"
+    );
+    // A release named by id is found by its record, which is gone.
+    let mut options = fetch_options(&root.path().join("cache"));
+    options.release = Some(release.clone());
+    let named = block_on(masterctl_delivery::fetch(
+        &store.remote,
+        &root.path().join("named"),
+        &options,
+        &|_, _| {},
+    ));
+    assert!(named.is_err());
+}
+
+#[test]
+fn without_its_manifest_object_the_record_serves() {
+    let root = tempfile::tempdir().unwrap();
+    let (store, release) = published(root.path());
+    let manifest = std::fs::read(root.path().join("build/manifest.json")).unwrap();
+    std::fs::remove_file(store.path(&layout::object_key(&hash(&manifest)))).unwrap();
+    let fetched = fetch(
+        &store.remote,
+        &root.path().join("out"),
+        &root.path().join("cache"),
+    )
+    .unwrap();
+    assert_eq!(fetched.release, release);
+    assert_eq!(
+        std::fs::read(root.path().join("out/item.bin")).unwrap(),
+        b"sword"
+    );
+}
+
+#[test]
+fn a_pointer_naming_another_releases_manifest_is_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let (store, _) = published(root.path());
+    // A second release's manifest object on the store, the pointer naming it under the
+    // first release's id.
+    let other = manifest(&commit(2), vec![entry("item.bin", b"sword")]).to_bytes();
+    let path = store.path(&layout::object_key(&hash(&other)));
+    std::fs::write(&path, &other).unwrap();
+    let pointer_path = store.path(&layout::pointer_key("jp"));
+    let mut pointer: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&pointer_path).unwrap()).unwrap();
+    pointer["manifest_blake3"] = hash(&other).into();
+    std::fs::write(&pointer_path, serde_json::to_vec(&pointer).unwrap()).unwrap();
+    let error = fetch(
+        &store.remote,
+        &root.path().join("out"),
+        &root.path().join("cache"),
+    )
+    .unwrap_err();
+    assert!(matches!(error, DeliveryError::Foreign { .. }), "{error}");
+    assert!(error.to_string().contains("manifest of release"), "{error}");
+    assert!(!root.path().join("out").exists());
+}
