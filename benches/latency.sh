@@ -61,6 +61,22 @@ PY
 fi
 objects=$(python3 -c 'import json,sys; print(len({f["blake3"] for f in json.load(open(sys.argv[1]))["files"]}) + 1)' "$work/build2/manifest.json")
 
+# fetch_change BIN BUCKET: after publish_change, a fetch of build2 into a new folder with
+# every object already in the cache (a first fetch, untimed, fills it): what a fetch
+# reads besides objects — the pointer and the manifest. Prints seconds.
+fetch_change() {
+  local bin=$1 bucket=$2 start end
+  rm -rf "${work:?}/fetch-$bucket" && mkdir -p "$work/fetch-$bucket"
+  cp -r "$work/build1" "$work/fetch-$bucket/out"
+  ip netns exec mc-cli "$bin" fetch --from "s3://$bucket/m" --region jp --out "$work/fetch-$bucket/out" \
+    --cache "$work/fetch-$bucket/cache" >/dev/null 2>&1 || true
+  start=$(date +%s%N)
+  ip netns exec mc-cli "$bin" fetch --from "s3://$bucket/m" --region jp --out "$work/fetch-$bucket/out2" \
+    --cache "$work/fetch-$bucket/cache" >/dev/null
+  end=$(date +%s%N)
+  awk "BEGIN{printf \"%.3f\", ($end - $start) / 1e9}"
+}
+
 # publish_change BIN BUCKET: BUCKET holds build1 (published with BIN, not timed); the
 # publish of build2 timed. Prints "<seconds> <objects asked about>".
 publish_change() {
@@ -86,5 +102,7 @@ for delay in 0 25; do
       if [ -z "$best" ] || awk "BEGIN{exit !(${run% *} < ${best% *})}"; then best=$run; fi
     done
     echo "| masterctl publish, $label | $((delay * 2)) ms | ${best% *} s | ${best#* } |"
+    fetched=$(fetch_change "$bin" "bench-$label")
+    echo "| masterctl fetch of that release, every object cached, $label | $((delay * 2)) ms | ${fetched} s | |"
   done
 done
