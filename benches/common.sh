@@ -131,6 +131,17 @@ PY
 $(cat)" "$work" "$rows"
 }
 
+# last_price SOURCE DEST: SOURCE's CSV with its last row's price 123456, written to DEST
+# (one table changed by one cell, as the delivery and diff benches change it).
+last_price() {
+  python3 - "$1" "$2" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], encoding="utf-8")))
+rows[-1][rows[0].index("price")] = "123456"
+csv.writer(open(sys.argv[2], "w", encoding="utf-8", newline="")).writerows(rows)
+PY
+}
+
 # global_from_jp REPO: item_repo with a region global taking from jp; jp holds
 # $work/parent.csv and global starts from it.
 global_from_jp() {

@@ -49,12 +49,7 @@ if [ ! -f "$work/build2/manifest.json" ]; then
   "$masterctl" --repo "$repo" import --region jp "$work/t500/data" >/dev/null
   "$masterctl" --repo "$repo" build --region jp --out "$work/build1" >/dev/null
   table=$(first_file "$work/t500/data")
-  python3 - "$work/t500/data/$table" "$repo/$table" <<'PY'
-import csv, sys
-rows = list(csv.reader(open(sys.argv[1], encoding="utf-8")))
-rows[-1][rows[0].index("price")] = "123456"
-csv.writer(open(sys.argv[2], "w", encoding="utf-8", newline="")).writerows(rows)
-PY
+  last_price "$work/t500/data/$table" "$repo/$table"
   "$masterctl" --repo "$repo" import --region jp "$repo/$table" >/dev/null
   "$masterctl" --repo "$repo" build --region jp --out "$work/build2" >/dev/null
   rm -rf "$repo"

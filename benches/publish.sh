@@ -48,14 +48,7 @@ row() { awk -v l="$1" -v m="$2" -v a="$3" 'BEGIN { printf "| %s | %.3f s | %.3f 
 # it and fetch it; the bytes masterctl uploaded against the size of that table's files.
 change() {
   local data=$1 repo=$2 table=$3 start end out uploaded table_bytes rows m a
-  cp "$data/data/$table" "$repo/$table"
-  python3 - "$repo/$table" <<'PY'
-import csv, sys
-path = sys.argv[1]
-rows = list(csv.reader(open(path, encoding="utf-8")))
-rows[-1][rows[0].index("price")] = "123456"
-csv.writer(open(path, "w", encoding="utf-8", newline="")).writerows(rows)
-PY
+  last_price "$data/data/$table" "$repo/$table"
   rows=$(($(wc -l <"$repo/$table") - 1))
   "$masterctl" --repo "$repo" import --region jp "$repo/$table" >/dev/null
   "$masterctl" --repo "$repo" build --region jp --out "$repo/build" >/dev/null

@@ -8,6 +8,14 @@ mod common;
 use common::*;
 use masterctl_delivery::{DeliveryError, layout};
 
+/// A fetch of the store's current release into `root/out`.
+fn fetch_out(
+    store: &Store,
+    root: &std::path::Path,
+) -> Result<masterctl_delivery::Fetched, DeliveryError> {
+    fetch(&store.remote, &root.join("out"), &root.join("cache"))
+}
+
 /// A published build of release 1; the store and the release's id.
 fn published(root: &std::path::Path) -> (Store, String) {
     let store = Store::new();
@@ -26,12 +34,7 @@ fn the_current_release_is_fetched_from_its_manifest_object() {
     let root = tempfile::tempdir().unwrap();
     let (store, release) = published(root.path());
     std::fs::remove_file(store.path(&layout::release_key("jp", &release))).unwrap();
-    let fetched = fetch(
-        &store.remote,
-        &root.path().join("out"),
-        &root.path().join("cache"),
-    )
-    .unwrap();
+    let fetched = fetch_out(&store, root.path()).unwrap();
     assert_eq!(fetched.release, release);
     assert_eq!(
         std::fs::read(root.path().join("out/shop.bin")).unwrap(),
@@ -55,12 +58,7 @@ fn without_its_manifest_object_the_record_serves() {
     let (store, release) = published(root.path());
     let manifest = std::fs::read(root.path().join("build/manifest.json")).unwrap();
     std::fs::remove_file(store.path(&layout::object_key(&hash(&manifest)))).unwrap();
-    let fetched = fetch(
-        &store.remote,
-        &root.path().join("out"),
-        &root.path().join("cache"),
-    )
-    .unwrap();
+    let fetched = fetch_out(&store, root.path()).unwrap();
     assert_eq!(fetched.release, release);
     assert_eq!(
         std::fs::read(root.path().join("out/item.bin")).unwrap(),
@@ -82,12 +80,7 @@ fn a_pointer_naming_another_releases_manifest_is_refused() {
         serde_json::from_slice(&std::fs::read(&pointer_path).unwrap()).unwrap();
     pointer["manifest_blake3"] = hash(&other).into();
     std::fs::write(&pointer_path, serde_json::to_vec(&pointer).unwrap()).unwrap();
-    let error = fetch(
-        &store.remote,
-        &root.path().join("out"),
-        &root.path().join("cache"),
-    )
-    .unwrap_err();
+    let error = fetch_out(&store, root.path()).unwrap_err();
     assert!(matches!(error, DeliveryError::Foreign { .. }), "{error}");
     assert!(error.to_string().contains("manifest of release"), "{error}");
     assert!(!root.path().join("out").exists());
