@@ -91,20 +91,22 @@ impl<'s> TableBuilder<'s> {
 
     /// The slots a piece had no row for (its empty lines) removed, last piece first.
     fn drop_padding(&mut self, bounds: &[usize], typed: &[Typed]) {
-        let start = self.rows.len() - bounds.iter().sum::<usize>();
-        let mut ends: Vec<(usize, usize, usize)> = Vec::new();
-        let mut at = start;
+        let mut at = self.rows.len() - bounds.iter().sum::<usize>();
+        let mut gaps = Vec::new();
         for (bound, piece) in bounds.iter().zip(typed) {
-            ends.push((at + piece.rows, at + bound, *bound));
+            if piece.rows < *bound {
+                gaps.push((at + piece.rows, at + bound));
+            }
             at += bound;
         }
-        for &(used, end, _) in ends.iter().rev().filter(|(used, end, _)| used < end) {
-            for values in self.columns.iter_mut().filter_map(Slots::own_mut) {
-                values.drain(used..end);
-            }
-            if let Some(rows) = self.rows.own_mut() {
-                rows.drain(used..end);
-            }
+        if gaps.is_empty() {
+            return;
+        }
+        for values in self.columns.iter_mut().filter_map(Slots::own_mut) {
+            remove_gaps(values, &gaps);
+        }
+        if let Some(rows) = self.rows.own_mut() {
+            remove_gaps(rows, &gaps);
         }
     }
 
@@ -166,6 +168,19 @@ fn split<'p, T>(slots: &'p mut Slots<'_, T>, bounds: &[usize]) -> Vec<Slots<'p, 
             }
         })
         .collect()
+}
+
+/// The values outside `gaps` (ranges of indexes, in order), in one pass.
+fn remove_gaps<T>(values: &mut Vec<T>, gaps: &[(usize, usize)]) {
+    let (mut index, mut gap) = (0, 0);
+    values.retain(|_| {
+        while gaps.get(gap).is_some_and(|&(_, end)| index >= end) {
+            gap += 1;
+        }
+        let kept = gaps.get(gap).is_none_or(|&(start, _)| index < start);
+        index += 1;
+        kept
+    });
 }
 
 /// The vector's next `total` slots, all written by the pieces placed in them, become
