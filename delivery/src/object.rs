@@ -2,7 +2,7 @@
 //! the BLAKE3 of the plain bytes, so a reader tells the two apart by checking the hash,
 //! and never trusts a byte it has not verified.
 
-use std::io::Read;
+use std::cell::RefCell;
 
 /// zstd's level: fast to write, and archives of repeated column values shrink well.
 const LEVEL: i32 = 3;
@@ -46,7 +46,10 @@ pub fn decode_within(stored: &[u8], hash: &str, limit: u64) -> Result<Vec<u8>, S
     verified(plain, hash)
 }
 
-/// A zstd object's plain bytes, read to at most one byte past `size`.
+/// A zstd object's plain bytes, at most one byte past `size` (more is an error): written
+/// straight into a buffer of that bound (or of the size the frame declares, when less),
+/// never zeroed first, by the decompressor this thread keeps — one per worker, not one
+/// per object.
 fn decompress(stored: &[u8], size: u64) -> Result<Vec<u8>, String> {
     if !stored.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
         return Err(format!(
@@ -54,14 +57,23 @@ fn decompress(stored: &[u8], size: u64) -> Result<Vec<u8>, String> {
             stored.len()
         ));
     }
-    let mut decoder = zstd::stream::read::Decoder::new(stored)
-        .map_err(|e| format!("not readable as zstd: {e}"))?;
-    let mut plain = Vec::with_capacity(usize::try_from(size).unwrap_or(0).min(1 << 30));
-    (&mut decoder)
-        .take(size.saturating_add(1))
-        .read_to_end(&mut plain)
-        .map_err(|e| format!("not readable as zstd: {e}"))?;
-    Ok(plain)
+    thread_local! {
+        static DECOMPRESSOR: RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+            const { RefCell::new(None) };
+    }
+    let capacity = usize::try_from(size.saturating_add(1)).unwrap_or(usize::MAX);
+    DECOMPRESSOR.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        let decompressor = match kept.as_mut() {
+            Some(decompressor) => decompressor,
+            None => kept.insert(
+                zstd::bulk::Decompressor::new().map_err(|e| format!("no zstd decoder: {e}"))?,
+            ),
+        };
+        decompressor
+            .decompress(stored, capacity)
+            .map_err(|e| format!("not readable as zstd within {size} bytes: {e}"))
+    })
 }
 
 /// `plain` when it hashes to `hash`.
