@@ -38,6 +38,28 @@ fn no_transparent_huge_pages() {
     }
 }
 
+/// libgit2 reads every certificate authority of the system's bundle as it starts (its
+/// OpenSSL context's default paths): ~30 ms, most of a short command's time. A command
+/// that reaches no network never checks a certificate through it, so it starts libgit2
+/// with no bundle — `SSL_CERT_FILE` pointing at an empty file for that moment — and
+/// the variable is given back at once. Commands that may reach a remote or a store
+/// start it as before.
+fn start_git_without_certificates() {
+    let kept = std::env::var_os("SSL_CERT_FILE");
+    // SAFETY: main's first steps: no other thread exists yet to read the environment
+    // (no command has run; the allocator starts none).
+    unsafe { std::env::set_var("SSL_CERT_FILE", "/dev/null") };
+    // Starting libgit2 (any call does; this one makes an empty in-memory config).
+    let _ = git2::Config::new();
+    // SAFETY: as above.
+    unsafe {
+        match kept {
+            Some(value) => std::env::set_var("SSL_CERT_FILE", value),
+            None => std::env::remove_var("SSL_CERT_FILE"),
+        }
+    }
+}
+
 /// Game master data from spreadsheets to live servers: validated, versioned per region,
 /// built for zero-copy loading.
 #[derive(Parser)]
@@ -81,6 +103,9 @@ fn main() -> ExitCode {
         }
         (before, Some(after)) => global.repo = after.repo.clone().or(before),
         (None, None) => {}
+    }
+    if !cli.command.reaches_the_network() {
+        start_git_without_certificates();
     }
     match commands::run(cli.command, &global, &output, Cli::command) {
         Ok(()) => ExitCode::SUCCESS,

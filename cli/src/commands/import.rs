@@ -50,7 +50,7 @@ pub struct Args {
     #[arg(long, value_name = "REV")]
     structure: Option<String>,
     #[command(flatten)]
-    sync: super::sync::SyncArgs,
+    pub(super) sync: super::sync::SyncArgs,
 }
 
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {

@@ -96,7 +96,7 @@ pub struct ImportArgs {
     #[arg(long, short, value_name = "TEXT")]
     message: Option<String>,
     #[command(flatten)]
-    sync: super::sync::SyncArgs,
+    pub(super) sync: super::sync::SyncArgs,
 }
 
 pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {

@@ -30,7 +30,7 @@ pub struct Args {
     #[arg(long, short, value_name = "TEXT")]
     message: Option<String>,
     #[command(flatten)]
-    sync: super::sync::SyncArgs,
+    pub(super) sync: super::sync::SyncArgs,
 }
 
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {

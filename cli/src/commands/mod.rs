@@ -116,6 +116,28 @@ pub enum Command {
 }
 
 impl Command {
+    /// Whether the command may reach a git remote (over https: with the system's
+    /// certificate authorities) — pull, push, the console, a command given `--pull` or
+    /// `--push` — or a store (whose client reads the certificates for itself).
+    pub fn reaches_the_network(&self) -> bool {
+        let syncs = |sync: &sync::SyncArgs| sync.pull || sync.push;
+        match self {
+            Command::Pull(_)
+            | Command::Push(_)
+            | Command::Serve(_)
+            | Command::Publish(_)
+            | Command::Fetch(_)
+            | Command::Releases(_)
+            | Command::Rollback(_)
+            | Command::Gc(_) => true,
+            Command::Rebase(args) => syncs(&args.sync),
+            Command::Merge(args) => syncs(&args.sync),
+            Command::Import(args) => syncs(&args.sync),
+            Command::L10n(l10n::Command::Import(args)) => syncs(&args.sync),
+            _ => false,
+        }
+    }
+
     /// `--repo` of a command that reads the master repository; `None` for the others.
     pub fn repo(&self) -> Option<&RepoArg> {
         match self {

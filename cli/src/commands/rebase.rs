@@ -38,7 +38,7 @@ pub struct Args {
     #[arg(long, short, value_name = "TEXT")]
     message: Option<String>,
     #[command(flatten)]
-    sync: super::sync::SyncArgs,
+    pub(super) sync: super::sync::SyncArgs,
 }
 
 /// What the command line says of a join's error. `again`: the command that names the
