@@ -34,6 +34,10 @@ pub fn generated_path(name: &str) -> String {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Snapshot {
     pub files: BTreeMap<String, Vec<u8>>,
+    /// Files of the commit this snapshot goes on top of, as making it read them (by blob
+    /// id): what looks at them again once it is committed — the rows each file changed,
+    /// kept for blame — need not inflate them from git a second time.
+    pub parent_read: std::collections::HashMap<Oid, Vec<u8>>,
 }
 
 impl Snapshot {
@@ -66,7 +70,10 @@ impl Snapshot {
                 files.insert(path, bytes);
             }
         }
-        Ok(Snapshot { files })
+        Ok(Snapshot {
+            files,
+            parent_read: Default::default(),
+        })
     }
 
     /// Blob ids of every file, computed without writing anything.

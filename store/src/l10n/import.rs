@@ -200,6 +200,7 @@ fn plan(
     let git = &repo.git;
     let mut snapshot = Snapshot {
         files: read_files(git, &git.find_commit(texts.head)?.tree()?)?,
+        ..Default::default()
     };
     for changed in applied.tables.iter().filter(|t| t.changed()) {
         let Some(pair) = pairs.iter().find(|p| p.schema.name == changed.table) else {

@@ -546,10 +546,18 @@ pub(crate) fn keep_changes(
             if before == after || new.len() < KEEP_FROM {
                 continue;
             }
-            let Ok(old) = git.find_blob(before) else {
-                continue;
+            let blob;
+            let old = match snapshot.parent_read.get(&before) {
+                Some(bytes) => bytes.as_slice(),
+                None => {
+                    let Ok(found) = git.find_blob(before) else {
+                        continue;
+                    };
+                    blob = found;
+                    blob.content()
+                }
             };
-            if let Some(mut keys) = changed_region_keys(old.content(), new, &key) {
+            if let Some(mut keys) = changed_region_keys(old, new, &key) {
                 keep(&kept_path(&dir, before, after, &key), &mut keys);
             }
         }
