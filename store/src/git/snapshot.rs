@@ -34,10 +34,11 @@ pub fn generated_path(name: &str) -> String {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Snapshot {
     pub files: BTreeMap<String, Vec<u8>>,
-    /// Files of the commit this snapshot goes on top of, as making it read them (by blob
-    /// id): what looks at them again once it is committed — the rows each file changed,
-    /// kept for blame — need not inflate them from git a second time.
-    pub parent_read: std::collections::HashMap<Oid, Vec<u8>>,
+    /// Files of the versions this snapshot was made from (a merge's three), as making it
+    /// read them, by blob id: what looks at them again — the dry run's review, the rows
+    /// each file changed kept for blame once it is committed — need not inflate them
+    /// from git a second time.
+    pub read: std::collections::HashMap<Oid, Vec<u8>>,
 }
 
 impl Snapshot {
@@ -72,7 +73,7 @@ impl Snapshot {
         }
         Ok(Snapshot {
             files,
-            parent_read: Default::default(),
+            read: Default::default(),
         })
     }
 

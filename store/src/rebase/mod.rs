@@ -300,7 +300,7 @@ fn merge_trees(
         base_blobs: tree_blobs(git, trees.base)?,
         their_blobs: tree_blobs(git, trees.theirs)?,
         our_blobs: tree_blobs(git, trees.ours)?,
-        our_read: Default::default(),
+        read: Default::default(),
         project: &merged_project,
         // The region's own schema, to tell columns upstream added.
         our_project: project_at(git, trees.ours),
@@ -313,7 +313,7 @@ fn merge_trees(
         mut summary,
         mut conflicts,
     } = merging.merge_all()?;
-    let our_read = merging.our_read.take();
+    let read = merging.read.take();
     let translations = translations::merge_translations(
         git,
         trees,
@@ -340,7 +340,7 @@ fn merge_trees(
         origin: None,
     };
     let mut snapshot = Snapshot::build(&merged_structure, &merged)?;
-    snapshot.parent_read = our_read;
+    snapshot.read = read;
     // Translations: the region's, with what upstream changed merged in. One whose source
     // upstream changed while its translation stayed shows as stale (its recorded source
     // is no longer the source).
@@ -380,10 +380,10 @@ struct TableMerging<'a> {
     /// Blob ids by path at the import point and upstream now (read once for all tables).
     base_blobs: std::collections::HashMap<String, Oid>,
     their_blobs: std::collections::HashMap<String, Oid>,
-    /// The region's blob ids, and the region's files this merge read, by id (handed to
-    /// the snapshot: see [`Snapshot::parent_read`]).
+    /// The region's blob ids, and the files this merge read, by id (handed to the
+    /// snapshot: see [`Snapshot::read`]).
     our_blobs: std::collections::HashMap<String, Oid>,
-    our_read: std::cell::RefCell<std::collections::HashMap<Oid, Vec<u8>>>,
+    read: std::cell::RefCell<std::collections::HashMap<Oid, Vec<u8>>>,
     project: &'a masterctl_schemas::Project,
     our_project: Option<masterctl_schemas::Project>,
     owns: &'a [String],
@@ -452,10 +452,14 @@ impl TableMerging<'_> {
         Ok(out)
     }
 
-    /// Keep the region's version of `path` (the last of `versions`) as read.
-    fn keep_ours(&self, path: &str, versions: &[Option<Vec<u8>>]) {
-        if let (Some(&id), Some(Some(bytes))) = (self.our_blobs.get(path), versions.last()) {
-            self.our_read.borrow_mut().insert(id, bytes.clone());
+    /// Keep the three versions of `path` (base, theirs, ours) as read.
+    fn keep_read(&self, path: &str, versions: &[Option<Vec<u8>>]) {
+        let ids = [&self.base_blobs, &self.their_blobs, &self.our_blobs].map(|b| b.get(path));
+        let mut read = self.read.borrow_mut();
+        for (id, bytes) in ids.into_iter().zip(versions) {
+            if let (Some(&id), Some(bytes)) = (id, bytes) {
+                read.entry(id).or_insert_with(|| bytes.clone());
+            }
         }
     }
 
@@ -498,9 +502,9 @@ impl TableMerging<'_> {
         let texts = masterctl_schemas::canonical::language_fields(schema)
             .map(|_| read(&files[1]))
             .transpose()?;
-        self.keep_ours(&files[0], &data);
+        self.keep_read(&files[0], &data);
         if let Some(texts) = &texts {
-            self.keep_ours(&files[1], texts);
+            self.keep_read(&files[1], texts);
         }
         let lines = match (all_three(&data), texts.as_deref().map(all_three)) {
             (Some(data), None) => merge_canonical_files(schema, data, None, &ownership),

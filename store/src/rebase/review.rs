@@ -18,14 +18,18 @@ pub fn review(
     branch: &str,
 ) -> Result<Diff, StoreError> {
     let upstream = plan.upstream.as_str();
+    // The blobs the merge read are not inflated again.
+    let read = &plan.snapshot.read;
     let base = Side::commit(
         git,
         &git.find_commit(plan.base)?,
         &format!("{upstream} at the import point"),
-    )?;
-    let theirs = Side::commit(git, &git.find_commit(plan.upstream_head)?, upstream)?;
+    )?
+    .reading_from(read);
+    let theirs =
+        Side::commit(git, &git.find_commit(plan.upstream_head)?, upstream)?.reading_from(read);
     let ours = match plan.parent {
-        Some(id) => Side::commit(git, &git.find_commit(id)?, branch)?,
+        Some(id) => Side::commit(git, &git.find_commit(id)?, branch)?.reading_from(read),
         None => Side::empty("nothing"),
     };
     let merged = Side::snapshot(&plan.snapshot, project.clone(), "rebased")?;

@@ -547,7 +547,7 @@ pub(crate) fn keep_changes(
                 continue;
             }
             let blob;
-            let old = match snapshot.parent_read.get(&before) {
+            let old = match snapshot.read.get(&before) {
                 Some(bytes) => bytes.as_slice(),
                 None => {
                     let Ok(found) = git.find_blob(before) else {

@@ -50,6 +50,8 @@ enum Files<'a> {
     Tree {
         git: &'a Repository,
         blobs: HashMap<String, Oid>,
+        /// Blobs already read, by id (content-addressed: any that matches is the blob).
+        read: Option<&'a HashMap<Oid, Vec<u8>>>,
     },
     Snapshot {
         files: &'a BTreeMap<String, Vec<u8>>,
@@ -96,8 +98,18 @@ impl<'a> Side<'a> {
             files: Files::Tree {
                 git,
                 blobs: tree_blobs(git, tree)?,
+                read: None,
             },
         })
+    }
+
+    /// This side, taking a blob from `read` (blobs read already, by id) before asking
+    /// git to inflate it again.
+    pub fn reading_from(mut self, read: &'a HashMap<Oid, Vec<u8>>) -> Side<'a> {
+        if let Files::Tree { read: kept, .. } = &mut self.files {
+            *kept = Some(read);
+        }
+        self
     }
 
     /// A snapshot of `project` not committed.
@@ -149,7 +161,20 @@ impl<'a> Side<'a> {
         };
         // Read where the bytes lie, never copied first.
         match &self.files {
-            Files::Tree { git, blobs } => match blobs.get(path) {
+            Files::Tree {
+                blobs,
+                read: Some(kept),
+                ..
+            } if let Some(bytes) = blobs.get(path).and_then(|id| kept.get(id)) => {
+                if bytes.len() as u64 > rows::LIMIT {
+                    return Err(StoreError::BrokenSnapshot {
+                        branch: self.label.clone(),
+                        message: rows::too_large(path, bytes.len() as u64),
+                    });
+                }
+                read(bytes).map(Some)
+            }
+            Files::Tree { git, blobs, .. } => match blobs.get(path) {
                 Some(&id) => {
                     let blob = crate::git::snapshot::blob_within(git, id, rows::LIMIT).map_err(
                         |size| StoreError::BrokenSnapshot {
