@@ -111,6 +111,11 @@ impl<'s> TableBuilder<'s> {
         }
     }
 
+    /// Whether the header row has been read.
+    pub fn header_read(&self) -> bool {
+        self.header.is_some()
+    }
+
     /// Whether every row from here on is a record of its own, typed the same wherever
     /// it is read: the header is read (and the rows right under it that may be
     /// structure), and no field takes values from the rows below its record. Rows from

@@ -91,8 +91,16 @@ pub(super) fn type_pieces(builder: &mut TableBuilder<'_>, pieces: &[Piece<'_>]) 
     let mut pieces = pieces.iter();
     for piece in pieces.by_ref() {
         let mut lines = PlainLines::at(piece.text, piece.line);
-        // A few records at a time, to find where the rows settle.
-        while !builder.settled() && lines.fill(&mut chunk, HEADER_RECORDS) {
+        // A few records at a time until the header is read, to find where the rows
+        // settle; then as many as usual (a table with multi-row fields never does).
+        loop {
+            let max = match builder.header_read() {
+                true => CHUNK_RECORDS,
+                false => HEADER_RECORDS,
+            };
+            if builder.settled() || !lines.fill(&mut chunk, max) {
+                break;
+            }
             builder.push_rows(&chunk);
         }
         if builder.settled() {
@@ -118,7 +126,7 @@ pub(super) fn type_pieces(builder: &mut TableBuilder<'_>, pieces: &[Piece<'_>]) 
     });
 }
 
-/// Records read at a time until the rows settle: the header is usually the first.
+/// Records read at a time until the header is read: it is usually the first.
 const HEADER_RECORDS: usize = 16;
 
 /// Lines of plain CSV text (see [`plain_text`]) handed out as [`CsvGrid`]s that borrow it.
