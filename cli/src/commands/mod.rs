@@ -120,7 +120,6 @@ impl Command {
     /// certificate authorities) — pull, push, the console, a command given `--pull` or
     /// `--push` — or a store (whose client reads the certificates for itself).
     pub fn reaches_the_network(&self) -> bool {
-        let syncs = |sync: &sync::SyncArgs| sync.pull || sync.push;
         match self {
             Command::Pull(_)
             | Command::Push(_)
@@ -130,10 +129,10 @@ impl Command {
             | Command::Releases(_)
             | Command::Rollback(_)
             | Command::Gc(_) => true,
-            Command::Rebase(args) => syncs(&args.sync),
-            Command::Merge(args) => syncs(&args.sync),
-            Command::Import(args) => syncs(&args.sync),
-            Command::L10n(l10n::Command::Import(args)) => syncs(&args.sync),
+            Command::Rebase(args) => args.sync.reaches_the_remote(),
+            Command::Merge(args) => args.sync.reaches_the_remote(),
+            Command::Import(args) => args.sync.reaches_the_remote(),
+            Command::L10n(l10n::Command::Import(args)) => args.sync.reaches_the_remote(),
             _ => false,
         }
     }

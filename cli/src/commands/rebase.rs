@@ -155,7 +155,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         ),
     };
     let action = args.resolving.action(args.dry_run);
-    if matches!(action, Action::DryRun) && !args.sync.pull && !args.sync.push {
+    if matches!(action, Action::DryRun) && !args.sync.reaches_the_remote() {
         // This process only reads, to show: the versions need not be hashed again.
         masterctl_store::git::repo::read_without_rehashing();
     }

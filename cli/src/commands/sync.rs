@@ -62,6 +62,11 @@ pub struct Began {
 }
 
 impl SyncArgs {
+    /// Whether --pull or --push is given: the command reaches the remote.
+    pub fn reaches_the_remote(&self) -> bool {
+        self.pull || self.push
+    }
+
     /// Before a command that commits on one branch (`region`, or its work branch
     /// `work`): pull it when asked. `None` when neither --pull nor --push is given.
     pub fn begin(
@@ -71,7 +76,7 @@ impl SyncArgs {
         work: Option<&str>,
         output: &Output,
     ) -> Result<Option<Began>, Failure> {
-        if !self.pull && !self.push {
+        if !self.reaches_the_remote() {
             return Ok(None);
         }
         let structure = repo.structure().map_err(store_failure)?;
