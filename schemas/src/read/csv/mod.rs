@@ -113,12 +113,14 @@ pub fn type_records(
     bytes: &[u8],
     path: &Path,
 ) -> Result<(), Vec<Diagnostic>> {
-    // A record takes at least one line: the line count bounds the row count.
-    builder.reserve(memchr::memchr_iter(b'\n', bytes).count() + 1);
+    // A record takes at least one line: the line count bounds the row count (a plain
+    // file's pieces counted their lines as they were checked).
     if let Some(pieces) = plain::pieces(bytes) {
+        builder.reserve(pieces.iter().map(|p| p.line_ends as usize).sum::<usize>() + 1);
         plain::type_pieces(builder, &pieces);
         return Ok(());
     }
+    builder.reserve(memchr::memchr_iter(b'\n', bytes).count() + 1);
     let mut parser = CsvParser::new(bytes, path);
     let mut chunk = CsvGrid::default();
     while parser.fill(&mut chunk, CHUNK_RECORDS) {

@@ -2,8 +2,9 @@
 //! CRLF — where records are lines and cells are split at commas. Most master data
 //! exports are; they are read without a CSV state machine and without copying a byte,
 //! and a large one is typed on every core: its text cut at line ends into pieces, each
-//! piece typed into columns of its own, the pieces' columns joined in order. Keys,
-//! uniqueness and references are checked on the joined table, as for any other.
+//! piece typed straight into its place in the table's columns
+//! ([`TableBuilder::push_pieces`]). Keys, uniqueness and references are checked on the
+//! whole table, as for any other.
 
 use masterctl_runtime::parallel::{parallel_map, workers};
 
@@ -40,10 +41,12 @@ fn plain_piece(bytes: &[u8]) -> Option<&str> {
     simdutf8::basic::from_utf8(bytes).ok()
 }
 
-/// A plain file's text cut at line ends, each piece with the line it starts on.
+/// A plain file's text cut at line ends, each piece with the line it starts on and how
+/// many line ends it holds.
 pub(super) struct Piece<'a> {
     text: &'a str,
     line: u64,
+    pub(super) line_ends: u64,
 }
 
 /// The file in pieces when it is plain CSV (see [`plain_text`]), each piece checked
@@ -77,6 +80,7 @@ pub(super) fn pieces(bytes: &[u8]) -> Option<Vec<Piece<'_>>> {
             Some(Piece {
                 text,
                 line: line - lines,
+                line_ends: lines,
             })
         })
         .collect()
@@ -110,20 +114,25 @@ pub(super) fn type_pieces(builder: &mut TableBuilder<'_>, pieces: &[Piece<'_>]) 
     }
     rest.extend(pieces.map(|piece| PlainLines::at(piece.text, piece.line)));
     if rest.len() <= 1 {
-        for mut lines in rest {
-            while lines.fill(&mut chunk, CHUNK_RECORDS) {
-                builder.push_rows(&chunk);
-            }
+        for lines in rest {
+            push_all(lines, &mut chunk, builder);
         }
         return;
     }
     builder.push_pieces(&rest, PlainLines::remaining, |lines, piece| {
-        let mut lines = lines.clone();
-        let mut chunk = CsvGrid::default();
-        while lines.fill(&mut chunk, CHUNK_RECORDS) {
-            piece.push_rows(&chunk);
-        }
+        push_all(lines.clone(), &mut CsvGrid::default(), piece);
     });
+}
+
+/// Every record left in `lines`, given to `builder` a piece at a time through `chunk`.
+fn push_all<'a>(
+    mut lines: PlainLines<'a>,
+    chunk: &mut CsvGrid<'a>,
+    builder: &mut TableBuilder<'_>,
+) {
+    while lines.fill(chunk, CHUNK_RECORDS) {
+        builder.push_rows(chunk);
+    }
 }
 
 /// Records read at a time until the header is read: it is usually the first.
