@@ -89,7 +89,7 @@ impl<'s> TableBuilder<'s> {
         }
     }
 
-    /// The slots a piece had no row for (its empty lines) removed, last piece first.
+    /// The slots a piece had no row for (its empty lines, its comment rows) removed.
     fn drop_padding(&mut self, bounds: &[usize], typed: &[Typed]) {
         let mut at = self.rows.len() - bounds.iter().sum::<usize>();
         let mut gaps = Vec::new();

@@ -452,15 +452,24 @@ impl TableMerging<'_> {
         Ok(out)
     }
 
-    /// Keep the three versions of `path` (base, theirs, ours) as read.
-    fn keep_read(&self, path: &str, versions: &[Option<Vec<u8>>]) {
-        let ids = [&self.base_blobs, &self.their_blobs, &self.our_blobs].map(|b| b.get(path));
+    /// The three versions of `path` (base, theirs, ours; `None` where a side lacks it),
+    /// each read from git once by its blob id and kept for what reads it again.
+    fn versions(&self, path: &str) -> Result<Vec<Option<Vec<u8>>>, RebaseError> {
         let mut read = self.read.borrow_mut();
-        for (id, bytes) in ids.into_iter().zip(versions) {
-            if let (Some(&id), Some(bytes)) = (id, bytes) {
-                read.entry(id).or_insert_with(|| bytes.clone());
-            }
-        }
+        [&self.base_blobs, &self.their_blobs, &self.our_blobs]
+            .into_iter()
+            .map(|blobs| {
+                let Some(&id) = blobs.get(path) else {
+                    return Ok(None);
+                };
+                if let Some(bytes) = read.get(&id) {
+                    return Ok(Some(bytes.clone()));
+                }
+                let bytes = self.git.find_blob(id)?.content().to_vec();
+                read.insert(id, bytes.clone());
+                Ok(Some(bytes))
+            })
+            .collect()
     }
 
     /// One table. A table upstream did not touch (same blobs at the import point and
@@ -492,20 +501,10 @@ impl TableMerging<'_> {
         }
         let ownership = Ownership::of(schema, self.owns);
         // Both files of the table, in each version, merged as lines when they can be.
-        let read = |path: &str| -> Result<Vec<Option<Vec<u8>>>, RebaseError> {
-            Ok([trees.base, trees.theirs, trees.ours]
-                .into_iter()
-                .map(|tree| blob_at(git, tree, path))
-                .collect::<Result<_, _>>()?)
-        };
-        let data = read(&files[0])?;
+        let data = self.versions(&files[0])?;
         let texts = masterctl_schemas::canonical::language_fields(schema)
-            .map(|_| read(&files[1]))
+            .map(|_| self.versions(&files[1]))
             .transpose()?;
-        self.keep_read(&files[0], &data);
-        if let Some(texts) = &texts {
-            self.keep_read(&files[1], texts);
-        }
         let lines = match (all_three(&data), texts.as_deref().map(all_three)) {
             (Some(data), None) => merge_canonical_files(schema, data, None, &ownership),
             (Some(data), Some(Some(texts))) => {
