@@ -58,11 +58,10 @@ pub fn merge_canonical_files(
     if schema.fields[key_field].ty != masterctl_schemas::FieldType::Int {
         return None;
     }
-    let data_columns = data_fields(schema);
-    let data_file = FileShape::of(schema, data_columns, key_field)?;
+    let data_file = FileShape::of(schema, data_fields(schema), key_field)?;
     let data = merge_file(schema, &data_file, data, ownership, true)?;
-    let (language, conflicts) = match (language_fields(schema), language) {
-        (None, _) => (None, data.conflicts),
+    let texts = match (language_fields(schema), language) {
+        (None, _) => None,
         (Some(_), None) => return None,
         (Some(columns), Some(versions)) => {
             let file = FileShape::of(schema, columns, key_field)?;
@@ -70,34 +69,28 @@ pub fn merge_canonical_files(
             if texts.keys != data.keys {
                 return None;
             }
-            let mut conflicts = data.conflicts;
-            conflicts.extend(texts.conflicts);
-            // In the typed merge's order: by key, then by field.
-            conflicts.sort_by(|a, b| {
-                let key = |c: &Conflict| c.key.first().and_then(|v| v.as_f64());
-                key(a)
-                    .partial_cmp(&key(b))
-                    .unwrap_or(std::cmp::Ordering::Equal)
-                    .then(a.field.cmp(&b.field))
-            });
-            return Some(LinesMerge {
-                data: data.bytes,
-                language: Some(texts.bytes),
-                conflicts,
-                applied: data.applied + texts.applied,
-                kept: data.kept + texts.kept,
-                seeded: data.seeded,
-            });
+            Some(texts)
         }
     };
-    Some(LinesMerge {
+    let mut merged = LinesMerge {
         data: data.bytes,
-        language,
-        conflicts,
+        language: None,
+        conflicts: data.conflicts,
         applied: data.applied,
         kept: data.kept,
         seeded: data.seeded,
-    })
+    };
+    if let Some(texts) = texts {
+        merged.language = Some(texts.bytes);
+        merged.conflicts.extend(texts.conflicts);
+        // In the typed merge's order: by key, then by field.
+        merged
+            .conflicts
+            .sort_by(|a, b| a.key.cmp(&b.key).then(a.field.cmp(&b.field)));
+        merged.applied += texts.applied;
+        merged.kept += texts.kept;
+    }
+    Some(merged)
 }
 
 /// The header and key column of a table without text fields whose canonical file can be
