@@ -14,6 +14,7 @@ use serde::Serialize;
 use crate::cache::Cache;
 use crate::layout::{self, Pointer};
 use crate::remote::Remote;
+use crate::transport::{Protocol, Traffic};
 use crate::{DeliveryError, Progress, object};
 
 /// What to fetch, and where to keep what was downloaded.
@@ -27,8 +28,10 @@ pub struct FetchOptions {
     /// Where objects are kept between fetches, by hash (`None`: `.NAME.cache` beside
     /// the output folder).
     pub cache: Option<PathBuf>,
-    /// Objects downloaded at once.
-    pub concurrency: usize,
+    /// Objects downloaded at once (`None`: as many as suit the protocol the store
+    /// answered in: [`crate::transport::STREAMS`] over HTTP/2, [`crate::transport::CONNECTIONS`]
+    /// otherwise).
+    pub concurrency: Option<usize>,
     /// Hash every cached object before it is used (a damaged one is downloaded again);
     /// otherwise an object verified when it came into the cache is trusted by its size.
     pub verify: bool,
@@ -56,6 +59,8 @@ pub struct Fetched {
     /// Whether the output folder held this very build already: every file a link to the
     /// cached object, the manifest the same. Nothing was replaced.
     pub up_to_date: bool,
+    /// The protocol and the connections this fetch used (`None` for a folder).
+    pub transport: Option<Traffic>,
 }
 
 /// Fetch a release of `options.region` from `remote` into `out`.
@@ -131,7 +136,11 @@ async fn stage(
     let region = options.region.as_str();
     layout::check_region(region)?;
     let store = remote.shown().to_string();
+    let before = remote.tally();
+    let traffic = || Some(Traffic::from(remote.tally()?.since(before?)));
     let (release, manifest, manifest_bytes) = read_release(remote, region, options).await?;
+    // The release's requests tell which protocol the store speaks.
+    let protocol = traffic().and_then(|t| t.protocol);
     let languages = choose_languages(&release, &manifest, options.languages.as_deref())?;
     let selected: Vec<FileEntry> = manifest
         .files
@@ -164,6 +173,7 @@ async fn stage(
         reused_bytes: cached.iter().map(|(_, size)| size).sum(),
         replaced,
         up_to_date: false,
+        transport: None,
     };
     let manifest_out = manifest_of(manifest, manifest_bytes, &languages);
     if missing.is_empty() && replaced {
@@ -172,6 +182,7 @@ async fn stage(
         if blocking(move || in_place(&out, &manifest_out, &selected, &cache)).await {
             fetched.replaced = false;
             fetched.up_to_date = true;
+            fetched.transport = traffic();
             return Ok((fetched, None));
         }
     }
@@ -191,12 +202,15 @@ async fn stage(
         let (staged, cache) = (staged.clone(), cache.clone());
         blocking(move || assemble(&staged, &cache, &ready))
     };
+    let concurrency = options
+        .concurrency
+        .unwrap_or_else(|| Protocol::concurrency(protocol));
     let downloading = download_all(
         remote,
         &cache,
         &missing,
         &archives,
-        options,
+        concurrency,
         progress,
         &mut fetched,
     );
@@ -216,6 +230,7 @@ async fn stage(
         let _ = std::fs::remove_dir_all(&staged);
         return Err(e);
     }
+    fetched.transport = traffic();
     Ok((fetched, Some(staged)))
 }
 
@@ -295,13 +310,13 @@ async fn download_all(
     cache: &Arc<Cache>,
     objects: &[(String, u64)],
     archives: &HashSet<String>,
-    options: &FetchOptions,
+    concurrency: usize,
     progress: Progress<'_>,
     fetched: &mut Fetched,
 ) -> Result<(), DeliveryError> {
     let mut downloads = crate::bounded(
         objects,
-        options.concurrency,
+        concurrency,
         |(_, size)| *size,
         |(hash, size)| download(remote, cache, hash, *size, archives.contains(hash)),
     );

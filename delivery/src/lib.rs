@@ -25,6 +25,7 @@ pub mod manage;
 mod object;
 pub mod publish;
 pub mod remote;
+pub mod transport;
 pub mod watch;
 
 use std::path::PathBuf;

@@ -17,6 +17,7 @@ use object_store::{
 };
 
 use crate::DeliveryError;
+use crate::transport::{Connector, Counters, Tally};
 
 /// How a store is reached, besides its URL.
 #[derive(Debug, Clone, Default)]
@@ -51,6 +52,8 @@ pub struct Remote {
     secrets: Vec<String>,
     /// The folder of a `file://` store.
     folder: Option<PathBuf>,
+    /// Connections and responses of a network store's client.
+    counters: Option<Arc<Counters>>,
 }
 
 /// An object found by listing.
@@ -84,10 +87,13 @@ impl Remote {
             max_retries: options.retries.unwrap_or(4),
             retry_timeout: Duration::from_secs(60),
         };
-        let client = ClientOptions::new()
-            .with_allow_http(true)
-            .with_connect_timeout(Duration::from_secs(5))
-            .with_timeout(Duration::from_secs(120));
+        let client = ClientOptions::new().with_allow_http(true);
+        let counters = Arc::new(Counters::default());
+        let connector = || Connector {
+            counters: counters.clone(),
+            connect_timeout: Duration::from_secs(5),
+            timeout: Duration::from_secs(120),
+        };
         if let Some(rest) = url.strip_prefix("s3://") {
             let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
             if bucket.is_empty() {
@@ -99,7 +105,8 @@ impl Remote {
                 .with_allow_http(true)
                 .with_conditional_put(S3ConditionalPut::ETagMatch)
                 .with_retry(retry)
-                .with_client_options(client);
+                .with_client_options(client)
+                .with_http_connector(connector());
             let mut secrets = Vec::new();
             if let Some((id, secret, token)) = &credentials.keys {
                 builder = builder
@@ -163,6 +170,7 @@ impl Remote {
                 swap: Swap::Conditional,
                 secrets,
                 folder: None,
+                counters: Some(counters),
             });
         }
         if let Some(path) = url.strip_prefix("file://") {
@@ -184,6 +192,7 @@ impl Remote {
                 swap: Swap::Locked,
                 secrets: Vec::new(),
                 folder: Some(root),
+                counters: None,
             });
         }
         if url.starts_with("http://") || url.starts_with("https://") {
@@ -195,6 +204,7 @@ impl Remote {
                 .with_url(url.trim_end_matches('/'))
                 .with_retry(retry)
                 .with_client_options(client)
+                .with_http_connector(connector())
                 .build()
                 .map_err(|e| DeliveryError::Url {
                     url: redact(url),
@@ -207,6 +217,7 @@ impl Remote {
                 swap: Swap::None,
                 secrets: checked.secrets,
                 folder: None,
+                counters: Some(counters),
             });
         }
         Err(bad(
@@ -217,6 +228,12 @@ impl Remote {
     /// The store as shown to people: its URL, never a credential.
     pub fn shown(&self) -> &str {
         &self.shown
+    }
+
+    /// The connections a network store's client opened and the responses it received so
+    /// far; `None` for a folder.
+    pub fn tally(&self) -> Option<Tally> {
+        self.counters.as_ref().map(|counters| counters.tally())
     }
 
     /// Whether this store can be written (not HTTP).

@@ -110,7 +110,7 @@ impl Watch {
             languages: self.languages.clone(),
             release: Some(pointer.release.clone()),
             cache: Some(self.dir.join(".cache")),
-            concurrency: crate::CONCURRENCY,
+            concurrency: None,
             // The build is opened, every file hashed, before it is handed over.
             verify: false,
         };

@@ -32,9 +32,10 @@ pub struct Args {
     /// Where downloaded objects are kept for the next fetch (default: .DIR.cache beside DIR)
     #[arg(long, value_name = "DIR")]
     cache: Option<PathBuf>,
-    /// Objects downloaded at once
-    #[arg(long, value_name = "N", default_value_t = masterctl_delivery::CONCURRENCY)]
-    concurrency: usize,
+    /// Objects downloaded at once (default: 128 streams on one connection when the store
+    /// speaks HTTP/2, 64 connections over HTTP/1.1 and from a folder)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    concurrency: Option<u32>,
     /// Hash every cached object before using it (a damaged one is downloaded again);
     /// without it, an object verified when it was downloaded is trusted by its size
     #[arg(long)]
@@ -50,7 +51,7 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
         languages: (!args.lang.is_empty()).then(|| args.lang.clone()),
         release: args.release.clone(),
         cache: args.cache.clone(),
-        concurrency: args.concurrency,
+        concurrency: args.concurrency.map(|n| n as usize),
         verify: args.verify,
     };
     let bar = output.progress_of("downloading", "objects");
@@ -95,5 +96,14 @@ impl Render for Shown {
             f.reused,
             f.reused_bytes
         ));
+        if let Some(traffic) = &f.transport
+            && let Some(protocol) = traffic.protocol
+        {
+            output.line(format!(
+                "  over {protocol}: {}, {} opened",
+                counted(traffic.requests, "request"),
+                counted(traffic.connections, "connection")
+            ));
+        }
     }
 }

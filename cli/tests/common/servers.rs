@@ -318,11 +318,7 @@ impl GitHttp {
         .unwrap();
         let port = free_port();
         let config = format!(
-            "daemon off;\nmaster_process off;\nworker_processes 1;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\n\
-             events {{ worker_connections 64; }}\n\
-             http {{\n  access_log off;\n  client_body_temp_path {d}/body;\n  fastcgi_temp_path {d}/fastcgi;\n\
-               proxy_temp_path {d}/proxy;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n\
-               server {{\n    listen 127.0.0.1:{port};\n    client_max_body_size 0;\n\
+            "server {{\n    listen 127.0.0.1:{port};\n    client_max_body_size 0;\n\
                  location ~ ^(/.*)$ {{\n      auth_basic \"masters\";\n      auth_basic_user_file {d}/htpasswd;\n\
                    fastcgi_pass unix:{socket};\n\
                    fastcgi_param QUERY_STRING $query_string;\n      fastcgi_param REQUEST_METHOD $request_method;\n\
@@ -331,31 +327,18 @@ impl GitHttp {
                    fastcgi_param GIT_HTTP_EXPORT_ALL \"\";\n      fastcgi_param GIT_PROJECT_ROOT {root};\n\
                    fastcgi_param PATH_INFO $1;\n      fastcgi_param REMOTE_USER $remote_user;\n\
                    fastcgi_param REMOTE_ADDR $remote_addr;\n\
-                 }}\n    }}\n}}\n",
+                 }}\n    }}\n",
             d = d.display(),
             socket = socket.display(),
             root = root.display(),
         );
-        std::fs::write(d.join("nginx.conf"), config).unwrap();
-        let nginx = Command::new("/usr/sbin/nginx")
-            .arg("-p")
-            .arg(d)
-            .arg("-c")
-            .arg(d.join("nginx.conf"))
-            .arg("-e")
-            .arg(d.join("error.log"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("nginx starts");
-        let server = GitHttp {
+        let nginx = start_nginx(d, &config, &[port]);
+        Some(GitHttp {
             nginx,
             fcgiwrap,
             dir,
             port,
-        };
-        wait_for_port(port, "nginx");
-        Some(server)
+        })
     }
 
     /// `http://127.0.0.1:<port>/<name>`.
@@ -371,4 +354,158 @@ impl Drop for GitHttp {
         let _ = self.fcgiwrap.kill();
         let _ = self.fcgiwrap.wait();
     }
+}
+
+/// nginx serving the folder `root` over HTTPS on 127.0.0.1, on three free ports: HTTP/2
+/// offered by ALPN (`h2`), HTTP/2 allowing two streams at once (`h2_narrow`: a server
+/// that caps streams), and HTTP/1.1 only (`h1`). Its certificate is signed by a
+/// certificate authority made for it (`ca`, a PEM file to trust through
+/// `SSL_CERT_FILE`), both by the `openssl` command. Stopped on drop.
+pub struct StaticTls {
+    nginx: Child,
+    pub dir: tempfile::TempDir,
+    pub h2: u16,
+    pub h2_narrow: u16,
+    pub h1: u16,
+}
+
+impl StaticTls {
+    /// The server, or `None` (with a note) when nginx or openssl is not installed and
+    /// this is not CI.
+    pub fn start(root: &std::path::Path) -> Option<StaticTls> {
+        if !present("/usr/sbin/nginx", "nginx-light") || !present("/usr/bin/openssl", "openssl") {
+            return None;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        make_certificate(d);
+        let (h2, h2_narrow, h1) = (free_port(), free_port(), free_port());
+        let config = format!(
+            "ssl_certificate {d}/server.pem;\n  ssl_certificate_key {d}/server.key;\n  root {root};\n\
+               server {{ listen 127.0.0.1:{h2} ssl http2; }}\n\
+               server {{ listen 127.0.0.1:{h2_narrow} ssl http2; http2_max_concurrent_streams 2; }}\n\
+               server {{ listen 127.0.0.1:{h1} ssl; }}\n",
+            d = d.display(),
+            root = root.display(),
+        );
+        let nginx = start_nginx(d, &config, &[h2, h2_narrow, h1]);
+        Some(StaticTls {
+            nginx,
+            dir,
+            h2,
+            h2_narrow,
+            h1,
+        })
+    }
+
+    /// The certificate authority's certificate, to trust.
+    pub fn ca(&self) -> std::path::PathBuf {
+        self.dir.path().join("ca.pem")
+    }
+
+    /// `https://127.0.0.1:<port>`.
+    pub fn url(port: u16) -> String {
+        format!("https://127.0.0.1:{port}")
+    }
+}
+
+impl Drop for StaticTls {
+    fn drop(&mut self) {
+        let _ = self.nginx.kill();
+        let _ = self.nginx.wait();
+    }
+}
+
+/// nginx in the foreground with `http` as its `http` block (written with the rest to
+/// `d/nginx.conf`), its prefix, temporary folders and error log in `d`; returned once
+/// it listens on `ports`.
+fn start_nginx(d: &std::path::Path, http: &str, ports: &[u16]) -> Child {
+    let config = format!(
+        "daemon off;\nmaster_process off;\nworker_processes 1;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\n\
+         events {{ worker_connections 512; }}\n\
+         http {{\n  access_log off;\n  client_body_temp_path {d}/body;\n  fastcgi_temp_path {d}/fastcgi;\n\
+           proxy_temp_path {d}/proxy;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n{http}}}\n",
+        d = d.display()
+    );
+    std::fs::write(d.join("nginx.conf"), config).unwrap();
+    let nginx = Command::new("/usr/sbin/nginx")
+        .arg("-p")
+        .arg(d)
+        .arg("-c")
+        .arg(d.join("nginx.conf"))
+        .arg("-e")
+        .arg(d.join("error.log"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("nginx starts");
+    for port in ports {
+        wait_for_port(*port, "nginx");
+    }
+    nginx
+}
+
+/// In `dir`: a certificate authority (`ca.pem`) and a server certificate for 127.0.0.1
+/// it signed (`server.pem`, `server.key`), valid for two days.
+fn make_certificate(dir: &std::path::Path) {
+    let openssl = |args: &[&str]| {
+        let status = Command::new("/usr/bin/openssl")
+            .args(args)
+            .current_dir(dir)
+            .stdout(Stdio::null())
+            .status();
+        assert!(status.is_ok_and(|s| s.success()), "openssl {args:?} failed");
+    };
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    openssl(
+        &[
+            &[
+                "req",
+                "-x509",
+                "-days",
+                "2",
+                "-subj",
+                "/CN=masterctl test CA",
+            ][..],
+            &ec,
+            &["-keyout", "ca.key", "-out", "ca.pem"],
+        ]
+        .concat(),
+    );
+    openssl(
+        &[
+            &["req", "-subj", "/CN=127.0.0.1"][..],
+            &ec,
+            &["-keyout", "server.key", "-out", "server.csr"],
+        ]
+        .concat(),
+    );
+    std::fs::write(
+        dir.join("server.ext"),
+        "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+    )
+    .unwrap();
+    openssl(&[
+        "x509",
+        "-req",
+        "-days",
+        "2",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-extfile",
+        "server.ext",
+        "-out",
+        "server.pem",
+    ]);
 }

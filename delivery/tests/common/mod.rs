@@ -114,7 +114,7 @@ pub fn fetch_options(cache: &Path) -> FetchOptions {
         languages: None,
         release: None,
         cache: Some(cache.to_path_buf()),
-        concurrency: 8,
+        concurrency: Some(8),
         verify: false,
     }
 }
