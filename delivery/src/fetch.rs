@@ -314,11 +314,18 @@ async fn download_all(
     progress: Progress<'_>,
     fetched: &mut Fetched,
 ) -> Result<(), DeliveryError> {
+    // Objects are checked and written into the cache a core's worth at a time, however
+    // many are in flight: more writers than cores only contend for the cache folder.
+    let cores = std::thread::available_parallelism().map_or(2, usize::from);
+    let writers = tokio::sync::Semaphore::new(cores);
     let mut downloads = crate::bounded(
         objects,
         concurrency,
         |(_, size)| *size,
-        |(hash, size)| download(remote, cache, hash, *size, archives.contains(hash)),
+        |(hash, size)| {
+            let writers = &writers;
+            download(remote, cache, hash, *size, archives.contains(hash), writers)
+        },
     );
     while let Some(bytes) = downloads.next().await {
         fetched.downloaded += 1;
@@ -538,6 +545,11 @@ fn default_cache(out: &Path) -> PathBuf {
     files::parent_of(out).join(format!(".{name}.cache"))
 }
 
+/// Objects up to this size are checked and written where they arrive (tens of
+/// microseconds) rather than handed to a thread that may block: most of a release, and
+/// two thread switches each saved.
+const KEPT_IN_PLACE: u64 = 64 << 10;
+
 /// Download one object into the cache: its hash verified after decompression, and its
 /// structure when it is an `archive`. The bytes moved.
 async fn download(
@@ -546,6 +558,7 @@ async fn download(
     hash: &str,
     size: u64,
     archive: bool,
+    writers: &tokio::sync::Semaphore,
 ) -> Result<u64, DeliveryError> {
     let (store, hash) = (remote.shown().to_string(), hash.to_string());
     // Stored compressed only when that is smaller: never more than its plain size.
@@ -558,7 +571,9 @@ async fn download(
     };
     let moved = stored.len() as u64;
     let cache = cache.clone();
-    blocking(move || {
+    // The semaphore is never closed: acquiring only waits.
+    let _writer = writers.acquire().await;
+    let keep = move || {
         let checked = object::decode(&stored, &hash, size).and_then(|plain| {
             if archive {
                 check::archive(&plain).map_err(|cause| cause.to_string())?;
@@ -569,8 +584,12 @@ async fn download(
             Ok(plain) => cache.put(&hash, &plain),
             Err(why) => Err(DeliveryError::Corrupt { store, hash, why }),
         }
-    })
-    .await?;
+    };
+    if size <= KEPT_IN_PLACE {
+        keep()?;
+    } else {
+        blocking(keep).await?;
+    }
     Ok(moved)
 }
 
