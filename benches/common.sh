@@ -6,6 +6,18 @@ prepare() {
   cargo build --release -q -p masterctl -p masterctl-benches
 }
 
+# begin: what a benchmark starts with: $work (WORK, or a new temporary folder), the
+# release binaries built, $masterctl and $synth naming them, and $latency the delay
+# link's tools (LATENCY_TOOLS, or ../shared/tools/latency).
+begin() {
+  work=${WORK:-$(mktemp -d)}
+  mkdir -p "$work"
+  prepare
+  masterctl=$PWD/target/release/masterctl
+  synth=$PWD/target/release/synth
+  latency=${LATENCY_TOOLS:-$PWD/../shared/tools/latency}
+}
+
 # measure DIR CMD...: one run of CMD in DIR; prints "<seconds> <peak KB>". Fails if CMD does.
 measure() {
   local dir=$1; shift

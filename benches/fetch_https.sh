@@ -19,13 +19,8 @@
 # of kernel time that a server's disk does not spend. FETCH_DIR=$WORK/f measures it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-work=${WORK:-$(mktemp -d)}
-mkdir -p "$work"
 . benches/common.sh
-prepare
-masterctl=$PWD/target/release/masterctl
-synth=$PWD/target/release/synth
-latency=${LATENCY_TOOLS:-$PWD/../shared/tools/latency}
+begin
 runs=${RUNS:-3} fleet=${FLEET:-20}
 fetches=${FETCH_DIR:-/dev/shm/masterctl-fetch-bench}
 mkdir -p "$fetches"

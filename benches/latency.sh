@@ -10,14 +10,9 @@
 #   BEFORE=/path/to/masterctl benches/latency.sh   # the same for another binary, alternated
 set -euo pipefail
 cd "$(dirname "$0")/.."
-work=${WORK:-$(mktemp -d)}
-mkdir -p "$work"
 . benches/common.sh
-prepare
-masterctl=$PWD/target/release/masterctl
+begin
 before=${BEFORE:-}
-synth=$PWD/target/release/synth
-latency=${LATENCY_TOOLS:-$PWD/../shared/tools/latency}
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 command -v s3s-fs >/dev/null || cargo install -q s3s-fs@0.14.1 --features binary --locked
 export LATENCY_STATE="$work/latency"
