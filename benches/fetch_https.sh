@@ -6,7 +6,8 @@
 # netem). The release: 500 tables × 1,000 rows (1,502 objects, ~20 MB). Anchor: h2load
 # (nghttp2-client) fetching the same objects over one HTTP/2 connection with 256
 # streams, and one file of the same bytes. Then a fleet: 20 servers fetching at once.
-# Needs root (namespaces) and gcc; nginx, h2load and the link are stopped on exit.
+# Needs root (namespaces) and gcc; every client run is bounded (300 s); nginx and the
+# link are stopped on exit.
 # Targets are only the namespaces' own addresses.
 #
 #   benches/fetch_https.sh             # WORK=DIR keeps the data; RUNS=N (default 3)
@@ -95,7 +96,7 @@ fetch_once() {
   local port=$1 dir=$2 start end usage
   rm -rf "$dir" && mkdir -p "$dir"
   start=$(date +%s%N)
-  usage=$( { ip netns exec mc-cli /usr/bin/time -f "%U %S %M" "$masterctl" --format json fetch \
+  usage=$( { timeout 300 ip netns exec mc-cli /usr/bin/time -f "%U %S %M" "$masterctl" --format json fetch \
     --from "https://$server:$port/" --region jp --out "$dir/out" --cache "$dir/cache" >"$dir/fetched.json"; } 2>&1 | tail -1)
   end=$(date +%s%N)
   python3 - "$dir/fetched.json" "$start" "$end" $usage <<'PY'
@@ -121,7 +122,7 @@ best() {
 h2load_best() {
   local best="" run
   for _ in $(seq "$runs"); do
-    run=$(ip netns exec mc-cli h2load "$@" 2>&1 | awk '/^finished in/ { v = $3; sub(/,$/, "", v);
+    run=$(timeout 300 ip netns exec mc-cli h2load "$@" 2>&1 | awk '/^finished in/ { v = $3; sub(/,$/, "", v);
       if (v ~ /ms$/) { sub(/ms$/, "", v); v /= 1000 } else { sub(/s$/, "", v) } printf "%.3f", v }')
     if [ -z "$best" ] || awk "BEGIN{exit !($run < $best)}"; then best=$run; fi
   done
@@ -144,7 +145,7 @@ fleet() {
   for i in $(seq "$fleet"); do rm -rf "$fetches/fleet/$i"; mkdir -p "$fetches/fleet/$i"; done
   start=$(date +%s%N)
   for i in $(seq "$fleet"); do
-    ( { ip netns exec mc-cli /usr/bin/time -f "%U %S %M" "$masterctl" --format json fetch \
+    ( { timeout 300 ip netns exec mc-cli /usr/bin/time -f "%U %S %M" "$masterctl" --format json fetch \
         --from "https://$server:$port/" --region jp --out "$fetches/fleet/$i/out" --cache "$fetches/fleet/$i/cache" \
         >"$fetches/fleet/$i/fetched.json"; } 2>"$fetches/fleet/$i/time" ) &
   done

@@ -95,15 +95,20 @@ pub async fn publish(
     }
     let (manifest, manifest_bytes) =
         masterctl_runtime::read_manifest(dir).map_err(DeliveryError::Unloadable)?;
-    // A missing bucket, refused credentials, a server down: said before any work (some
-    // servers would create a bucket on the first write).
-    remote.probe("regions/").await?;
     let region = manifest.region.clone();
     let release = layout::release_id(&manifest);
     layout::check_region(&region)?;
     layout::check_release(&release)?;
     let manifest_hash = blake3::hash(&manifest_bytes).to_hex().to_string();
-    let current = crate::manage::read_pointer(remote, &region).await?;
+    // A missing bucket, refused credentials, a server down: said before any write (some
+    // servers would create a bucket on the first one). The pointer is read meanwhile: a
+    // round trip saved, and the probe's error is the one told.
+    let (probed, current) = futures::join!(
+        remote.probe("regions/"),
+        crate::manage::read_pointer(remote, &region)
+    );
+    probed?;
+    let current = current?;
     // One object per distinct content (two files may hold the same bytes).
     let mut parts: Vec<Part> = manifest
         .files
@@ -320,7 +325,7 @@ async fn write_release(
             .cloned()
             .collect(),
     };
-    let record_bytes = serde_json::to_vec_pretty(&record).unwrap_or_default();
+    let record_bytes = record.to_bytes();
     published.release_written = remote.create(&release_key, record_bytes.clone()).await?;
     if published.release_written {
         return Ok(record);
@@ -352,12 +357,7 @@ async fn write_release(
     }
     let mut there = there;
     if add_versions(&mut there, &record.versions) {
-        remote
-            .put(
-                &release_key,
-                serde_json::to_vec_pretty(&there).unwrap_or_default(),
-            )
-            .await?;
+        remote.put(&release_key, there.to_bytes()).await?;
         published.release_written = true;
     }
     Ok(there)
@@ -394,9 +394,7 @@ async fn record_versions(
     };
     let mut record = Release::parse(&bytes, &key, remote.shown(), &published.region)?;
     if add_versions(&mut record, &options.versions) {
-        remote
-            .put(&key, serde_json::to_vec_pretty(&record).unwrap_or_default())
-            .await?;
+        remote.put(&key, record.to_bytes()).await?;
         published.release_written = true;
     }
     Ok(())
