@@ -87,7 +87,10 @@ impl Remote {
             max_retries: options.retries.unwrap_or(4),
             retry_timeout: Duration::from_secs(60),
         };
-        let client = ClientOptions::new().with_allow_http(true);
+        let client = ClientOptions::new()
+            .with_allow_http(true)
+            .with_connect_timeout(Duration::from_secs(5))
+            .with_timeout(Duration::from_secs(120));
         let counters = Arc::new(Counters::default());
         let connector = || Connector {
             counters: counters.clone(),

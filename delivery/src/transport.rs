@@ -13,10 +13,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use object_store::ClientOptions;
 use object_store::client::{
     HttpClient, HttpConnector, HttpError, HttpRequest, HttpResponse, HttpService,
 };
+use object_store::{ClientConfigKey, ClientOptions};
 use serde::Serialize;
 
 /// A stream's flow-control window: a whole archive of a usual build moves without
@@ -139,7 +139,9 @@ impl From<Tally> for Traffic {
     }
 }
 
-/// Gives object_store the client described above, counting into `counters`.
+/// Gives object_store the client described above, counting into `counters`. The
+/// timeouts are those of the options object_store connects with (the store's, or the
+/// shorter ones of its client for cloud instance metadata), else these defaults.
 #[derive(Debug)]
 pub struct Connector {
     pub counters: Arc<Counters>,
@@ -148,11 +150,20 @@ pub struct Connector {
 }
 
 impl HttpConnector for Connector {
-    fn connect(&self, _options: &ClientOptions) -> object_store::Result<HttpClient> {
+    fn connect(&self, options: &ClientOptions) -> object_store::Result<HttpClient> {
+        let timeout = |key: ClientConfigKey, default: Duration| {
+            options
+                .get_config_value(&key)
+                .and_then(|value| humantime::parse_duration(&value).ok())
+                .unwrap_or(default)
+        };
         let client = reqwest::Client::builder()
             .user_agent(concat!("masterctl/", env!("CARGO_PKG_VERSION")))
-            .connect_timeout(self.connect_timeout)
-            .timeout(self.timeout)
+            .connect_timeout(timeout(
+                ClientConfigKey::ConnectTimeout,
+                self.connect_timeout,
+            ))
+            .timeout(timeout(ClientConfigKey::Timeout, self.timeout))
             .pool_max_idle_per_host(CONNECTIONS)
             .http2_initial_stream_window_size(STREAM_WINDOW)
             .http2_initial_connection_window_size(CONNECTION_WINDOW)
@@ -276,5 +287,45 @@ mod tests {
         );
         assert_eq!(Protocol::concurrency(Some(Protocol::Http2)), STREAMS);
         assert_eq!(Protocol::concurrency(None), CONNECTIONS);
+    }
+
+    #[test]
+    fn the_client_keeps_the_timeout_it_is_given_and_counts_its_connections() {
+        // A server that takes connections and never answers.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            let held: Vec<_> = listener.incoming().take(4).collect();
+            std::thread::sleep(Duration::from_secs(60));
+            drop(held);
+        });
+        let connector = Connector {
+            counters: Arc::new(Counters::default()),
+            connect_timeout: Duration::from_secs(3600),
+            timeout: Duration::from_secs(3600),
+        };
+        let options = ClientOptions::new().with_timeout(Duration::from_millis(200));
+        let client = connector.connect(&options).unwrap();
+        let request = http::Request::get(format!("http://{address}/"))
+            .body(object_store::client::HttpRequestBody::empty())
+            .unwrap();
+        let failed = crate::runtime().unwrap().block_on(async {
+            // Only a guard: the client's own timeout ends the request long before.
+            tokio::time::timeout(Duration::from_secs(60), client.execute(request)).await
+        });
+        let error = failed
+            .expect("the client's timeout, not the guard's")
+            .unwrap_err();
+        assert_eq!(
+            error.kind(),
+            object_store::client::HttpErrorKind::Timeout,
+            "{error}"
+        );
+        assert_eq!(connector.counters.tally().connections, 1);
+        assert_eq!(
+            connector.counters.tally().protocol(),
+            None,
+            "no response came"
+        );
     }
 }
