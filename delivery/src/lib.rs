@@ -175,6 +175,17 @@ impl DeliveryError {
     }
 }
 
+/// A runtime that runs everything on the thread that blocks on it (work that blocks
+/// still goes to threads of its own), for a caller that is not async itself and does
+/// one operation at a time: the command line. Responses arrive on the thread that
+/// waits for them, and no thread is woken to hand them over (a fetch of 1,500 objects
+/// over one HTTP/2 connection woke the waiting thread for nearly every one).
+pub fn runtime_on_this_thread() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+}
+
 /// A runtime for the operations here, for callers that are not async themselves (the
 /// command line): a few workers, timers and I/O on.
 pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {

@@ -43,7 +43,7 @@ pub use crate::failure::{Failure, delivery_failure, store_failure};
 /// Run a delivery operation (async, over object_store) to its end on this thread and
 /// a few workers.
 pub fn block_on<T>(work: impl std::future::Future<Output = T>) -> Result<T, Failure> {
-    let runtime = masterctl_delivery::runtime()
+    let runtime = masterctl_delivery::runtime_on_this_thread()
         .map_err(|e| Failure::environment(format!("cannot start the network runtime: {e}")))?;
     Ok(runtime.block_on(work))
 }
