@@ -150,6 +150,11 @@ pub async fn publish(
             parts.iter().map(|p| p.size).sum::<u64>() + manifest_bytes.len() as u64;
         return Ok(published);
     }
+    // The current release's record read while the lease is taken.
+    let early = match &current {
+        Some((pointer, _)) if !options.repair => Some(read_early(remote, &region, pointer)),
+        _ => None,
+    };
     // Never while a gc runs: it could delete an object found present here.
     let what = format!("publish of release {release} of {region}");
     crate::lease::holding(
@@ -159,7 +164,7 @@ pub async fn publish(
         crate::lease::GC_WAIT,
         async {
             // What the current release names is there: only the rest is asked about.
-            let current_record = current_record(remote, &region, options.repair).await?;
+            let current_record = current_record(remote, &region, early).await?;
             let known = current_record.as_ref().map(objects_of).unwrap_or_default();
             let (there, asked): (Vec<Part>, Vec<Part>) = parts
                 .into_iter()
@@ -201,23 +206,58 @@ pub async fn publish(
     .await
 }
 
-/// The record of the region's current release, read under the publish's lease, while
-/// no gc can delete what it names: its objects are on the store, and the store need not
-/// be asked about them. `None` when repairing (every object is asked about), before the
-/// first publish, or when the record is missing, does not read, or is not the
-/// pointer's.
+/// A record read ahead: the release it is of, and the read, running as a task of its
+/// own.
+struct EarlyRecord {
+    release: String,
+    read: tokio::task::JoinHandle<Result<Option<Release>, DeliveryError>>,
+}
+
+impl Drop for EarlyRecord {
+    fn drop(&mut self) {
+        self.read.abort();
+    }
+}
+
+/// The record of the release `pointer` names, read while the publish takes its lease
+/// (a round trip and the record's transfer saved).
+fn read_early(remote: &Remote, region: &str, pointer: &Pointer) -> EarlyRecord {
+    let (remote, region, release) = (remote.clone(), region.to_string(), pointer.release.clone());
+    EarlyRecord {
+        release: release.clone(),
+        read: tokio::spawn(
+            async move { crate::manage::read_release(&remote, &region, &release).await },
+        ),
+    }
+}
+
+/// The record of the region's current release, as the pointer read under the
+/// publish's lease names it, while no gc can delete what it names: its objects are on
+/// the store, and the store need not be asked about them. A record read `early`, before
+/// the lease, is taken when it is of that release (what a release's record names never
+/// changes); otherwise it is read now. `None` when repairing (nothing read early: every
+/// object is asked about), before the first publish, or when the record is missing,
+/// does not read, or is not the pointer's.
 async fn current_record(
     remote: &Remote,
     region: &str,
-    repair: bool,
+    early: Option<EarlyRecord>,
 ) -> Result<Option<Release>, DeliveryError> {
-    if repair {
+    let Some(mut early) = early else {
         return Ok(None);
-    }
+    };
     let Some((pointer, _)) = crate::manage::read_pointer(remote, region).await? else {
         return Ok(None);
     };
-    match crate::manage::read_release(remote, region, &pointer.release).await {
+    let read = if early.release == pointer.release
+        && let Ok(Ok(read)) = (&mut early.read).await
+    {
+        Ok(read)
+    } else {
+        // Another release, or a read that failed: read under the lease.
+        crate::manage::read_release(remote, region, &pointer.release).await
+    };
+    match read {
         Ok(Some(record)) if record.manifest_blake3 == pointer.manifest_blake3 => Ok(Some(record)),
         Ok(_) | Err(DeliveryError::Foreign { .. }) => Ok(None),
         Err(e) => Err(e),
@@ -235,7 +275,7 @@ fn objects_of(record: &Release) -> HashSet<&str> {
         .collect()
 }
 
-/// 1. The objects the store lacks, many at once; the manifest's own object last. With
+/// 1. The objects the store lacks, many at once, the manifest's own object among them. With
 ///    `repair`, every object is read back and verified, and put again when it is not
 ///    whole.
 async fn upload_objects(
@@ -270,26 +310,31 @@ async fn upload_objects(
             uploaded_plain += plain;
         }
     };
-    while let Some(result) = uploads.next().await {
-        let (sent, plain) = result?;
-        count(sent, plain, published);
-        done += 1;
-        progress(done, total);
-    }
-    drop(uploads);
     let manifest_part = Part {
         path: PathBuf::new(),
         hash: manifest_hash.to_string(),
         size: manifest_bytes.len() as u64,
     };
-    let sent = put_object(
+    // The manifest's object goes up beside the others (all are there before the release).
+    let manifest_put = put_object(
         remote,
         &manifest_part,
         manifest_bytes.to_vec(),
         options.repair,
-    )
-    .await?;
-    count(sent, manifest_part.size, published);
+    );
+    let others = async {
+        while let Some(result) = uploads.next().await {
+            let (sent, plain) = result?;
+            count(sent, plain, published);
+            done += 1;
+            progress(done, total);
+        }
+        Ok::<(), DeliveryError>(())
+    };
+    let (others, manifest_sent) = futures::join!(others, manifest_put);
+    others?;
+    drop(uploads);
+    count(manifest_sent?, manifest_part.size, published);
     progress(total, total);
     published.skipped_bytes += all_plain - uploaded_plain;
     Ok(())
@@ -552,4 +597,96 @@ async fn put_object(
     // Content-addressed: the bytes put are the only bytes that name may hold.
     remote.put(&key, stored).await?;
     Ok(Sent::Repaired(sent))
+}
+
+#[cfg(test)]
+mod tests {
+    use masterctl_runtime::{FORMAT_VERSION, FileEntry, FileKind, MANIFEST, Manifest};
+
+    use super::*;
+
+    /// A build of one client file in `dir`, of commit `n`.
+    fn build(dir: &Path, n: u32) -> PathBuf {
+        let bytes = format!("table {n}").into_bytes();
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join("t.bin"), &bytes).unwrap();
+        let manifest = Manifest {
+            format: FORMAT_VERSION,
+            region: "jp".to_string(),
+            source_commit: format!("{n:040x}"),
+            schema_hash: "0".repeat(64),
+            languages: vec!["ja".to_string()],
+            files: vec![FileEntry {
+                path: "t.bin".to_string(),
+                kind: FileKind::Client,
+                name: "t_bin".to_string(),
+                language: None,
+                table: None,
+                blake3: blake3::hash(&bytes).to_hex().to_string(),
+                size: bytes.len() as u64,
+                rows: 0,
+            }],
+            fallbacks: Vec::new(),
+            timezone: None,
+            audience: None,
+            seen_by: Vec::new(),
+        };
+        std::fs::write(dir.join(MANIFEST), manifest.to_bytes()).unwrap();
+        dir.to_path_buf()
+    }
+
+    #[test]
+    fn a_record_read_early_is_taken_only_for_the_release_the_pointer_still_names() {
+        let root = tempfile::tempdir().unwrap();
+        let url = format!("file://{}", root.path().join("store").display());
+        let remote = Remote::open(&url, &crate::RemoteOptions::default()).unwrap();
+        let options = PublishOptions {
+            force: true,
+            ..PublishOptions::default()
+        };
+        crate::runtime().unwrap().block_on(async {
+            let quiet = |_: usize, _: usize| {};
+            let pointer = || async {
+                let read = crate::manage::read_pointer(&remote, "jp").await;
+                read.unwrap().unwrap().0
+            };
+            publish(
+                &remote,
+                &build(&root.path().join("b1"), 1),
+                &options,
+                &quiet,
+            )
+            .await
+            .unwrap();
+            let first = pointer().await;
+            let second = publish(
+                &remote,
+                &build(&root.path().join("b2"), 2),
+                &options,
+                &quiet,
+            )
+            .await
+            .unwrap()
+            .release;
+
+            // Read early for the first release; by the time the lease is held the
+            // pointer names the second: its record is read then.
+            let early = read_early(&remote, "jp", &first);
+            let record = current_record(&remote, "jp", Some(early)).await.unwrap();
+            assert_eq!(record.unwrap().release, second);
+
+            // Read early for the release the pointer still names: taken as it was read
+            // (its record gone from the store since, a read now would find none).
+            let early = read_early(&remote, "jp", &pointer().await);
+            while !early.read.is_finished() {
+                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+            }
+            let key = layout::release_key("jp", &second);
+            std::fs::remove_file(root.path().join("store").join(&key)).unwrap();
+            let record = current_record(&remote, "jp", Some(early)).await.unwrap();
+            assert_eq!(record.unwrap().release, second);
+            // Nothing read early (repairing): no record, every object asked about.
+            assert!(current_record(&remote, "jp", None).await.unwrap().is_none());
+        });
+    }
 }
