@@ -85,10 +85,31 @@ pub(crate) async fn holding<T>(
     wait: Duration,
     work: impl Future<Output = Result<T, DeliveryError>>,
 ) -> Result<T, DeliveryError> {
+    let work = async { work.await.map(|done| (done, std::future::ready(()))) };
+    let (done, ()) = holding_then(remote, kind, what, wait, work).await?;
+    Ok(done)
+}
+
+/// [`holding`], where `work` also hands back what is left to do that needs no lease:
+/// it runs while the lease is given back, and its output comes with `work`'s.
+pub(crate) async fn holding_then<T, Then: Future>(
+    remote: &Remote,
+    kind: Kind,
+    what: &str,
+    wait: Duration,
+    work: impl Future<Output = Result<(T, Then), DeliveryError>>,
+) -> Result<(T, Then::Output), DeliveryError> {
     let lease = Lease::take(remote, kind, what, wait).await?;
-    let result = work.await;
-    lease.release().await;
-    result
+    match work.await {
+        Ok((done, then)) => {
+            let ((), after) = futures::join!(lease.release(), then);
+            Ok((done, after))
+        }
+        Err(e) => {
+            lease.release().await;
+            Err(e)
+        }
+    }
 }
 
 impl Lease {

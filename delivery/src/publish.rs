@@ -157,7 +157,7 @@ pub async fn publish(
     };
     // Never while a gc runs: it could delete an object found present here.
     let what = format!("publish of release {release} of {region}");
-    crate::lease::holding(
+    let (published, settled) = crate::lease::holding_then(
         remote,
         crate::lease::Kind::Write,
         &what,
@@ -190,7 +190,9 @@ pub async fn publish(
                 &mut published,
             )
             .await?;
-            if !is_current {
+            let swapped = if is_current {
+                None
+            } else {
                 let current = current.as_ref().map(|(pointer, version)| Current {
                     pointer,
                     version,
@@ -198,12 +200,26 @@ pub async fn publish(
                         .as_ref()
                         .filter(|r| r.release == pointer.release),
                 });
-                move_pointer(remote, &ours, current, options, &mut published).await?;
-            }
-            Ok(published)
+                Some(move_pointer(remote, &ours, current, options).await?)
+            };
+            // Read back while the lease is given back.
+            let read_back = async move {
+                match swapped {
+                    Some(swapped) => settle(remote, &swapped).await.map(Some),
+                    None => Ok(None),
+                }
+            };
+            Ok((published, read_back))
         },
     )
-    .await
+    .await?;
+    let mut published = published;
+    match settled? {
+        Some(Settled::Moved) => published.pointer_moved = true,
+        Some(Settled::ByAnother) => published.moved_by_another = true,
+        None => {}
+    }
+    Ok(published)
 }
 
 /// A record read ahead: the release it is of, and the read, running as a task of its
@@ -445,16 +461,16 @@ async fn record_versions(
     Ok(())
 }
 
-/// 3. The pointer, last, and only if no one moved it since it was read. Another
-///    publisher of this very build that moved it first did this one's work.
+/// 3. The pointer, last, and only if no one moved it since it was read ([`settle`] then
+///    reads it back). Another publisher of this very build that moved it first did this
+///    one's work.
 async fn move_pointer(
     remote: &Remote,
     ours: &Release,
     current: Option<Current<'_>>,
     options: &PublishOptions,
-    published: &mut Published,
-) -> Result<(), DeliveryError> {
-    let (region, release) = (published.region.clone(), published.release.clone());
+) -> Result<Swapped, DeliveryError> {
+    let (region, release) = (ours.region.clone(), ours.release.clone());
     if let Some(Current {
         pointer, record, ..
     }) = &current
@@ -487,29 +503,51 @@ async fn move_pointer(
     let swapped = remote
         .swap(&pointer_key, pointer_bytes.clone(), expected)
         .await?;
-    // Read back: a server that checks a condition without holding the object (s3s-fs)
-    // can let two racing writes both pass; the one whose pointer did not stay learns it.
+    Ok(Swapped {
+        swapped,
+        pointer,
+        bytes: pointer_bytes,
+    })
+}
+
+/// The pointer this publish wrote (or tried to: `swapped` is whether the store took it).
+struct Swapped {
+    swapped: bool,
+    pointer: Pointer,
+    bytes: Vec<u8>,
+}
+
+/// How the pointer stands after a [`Swapped`], read back — which needs no lease: the
+/// release it names is current, and gc keeps what a current release names.
+enum Settled {
+    /// Ours.
+    Moved,
+    /// Another publish of this very build moved it there.
+    ByAnother,
+}
+
+/// Read back: a server that checks a condition without holding the object (s3s-fs) can
+/// let two racing writes both pass; the one whose pointer did not stay learns it.
+async fn settle(remote: &Remote, ours: &Swapped) -> Result<Settled, DeliveryError> {
+    let (region, release) = (&ours.pointer.region, &ours.pointer.release);
+    let pointer_key = layout::pointer_key(region);
     let stayed = remote.get(&pointer_key, layout::POINTER_LIMIT).await?;
-    if swapped && stayed.as_deref() == Some(pointer_bytes.as_slice()) {
-        published.pointer_moved = true;
-        return Ok(());
+    if ours.swapped && stayed.as_deref() == Some(ours.bytes.as_slice()) {
+        return Ok(Settled::Moved);
     }
     let now_current = match &stayed {
-        Some(bytes) => Some(Pointer::parse(
-            bytes,
-            &pointer_key,
-            remote.shown(),
-            &region,
-        )?),
+        Some(bytes) => Some(Pointer::parse(bytes, &pointer_key, remote.shown(), region)?),
         None => None,
     };
     if now_current
-        .is_some_and(|p| p.release == release && p.manifest_blake3 == ours.manifest_blake3)
+        .is_some_and(|p| p.release == *release && p.manifest_blake3 == ours.pointer.manifest_blake3)
     {
-        published.moved_by_another = true;
-        return Ok(());
+        return Ok(Settled::ByAnother);
     }
-    Err(DeliveryError::Raced { region, release })
+    Err(DeliveryError::Raced {
+        region: region.clone(),
+        release: release.clone(),
+    })
 }
 
 /// The pointer as the publish first read it, with the record of the release it names
