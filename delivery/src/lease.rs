@@ -85,22 +85,31 @@ pub(crate) async fn holding<T>(
     wait: Duration,
     work: impl Future<Output = Result<T, DeliveryError>>,
 ) -> Result<T, DeliveryError> {
-    let work = async { work.await.map(|done| (done, std::future::ready(()))) };
-    let (done, ()) = holding_then(remote, kind, what, wait, work).await?;
+    let ready = std::future::ready(());
+    let work = |_| async { work.await.map(|done| (done, std::future::ready(()))) };
+    let (done, ()) = holding_then(remote, kind, what, wait, ready, work).await?;
     Ok(done)
 }
 
-/// [`holding`], where `work` also hands back what is left to do that needs no lease:
-/// it runs while the lease is given back, and its output comes with `work`'s.
-pub(crate) async fn holding_then<T, Then: Future>(
+/// [`holding`], with two round trips saved. `alongside` runs while the store is asked
+/// whether anyone holds a conflicting lease — after this lease is there, so what it
+/// reads is read under it — and `work` is given its output (`None` when the lease had to
+/// be asked for again: then `work` reads for itself). `work` also hands back what is
+/// left to do that needs no lease: it runs while the lease is given back, and its
+/// output comes with `work`'s.
+pub(crate) async fn holding_then<T, A: Future, W, Then: Future>(
     remote: &Remote,
     kind: Kind,
     what: &str,
     wait: Duration,
-    work: impl Future<Output = Result<(T, Then), DeliveryError>>,
-) -> Result<(T, Then::Output), DeliveryError> {
-    let lease = Lease::take(remote, kind, what, wait).await?;
-    match work.await {
+    alongside: A,
+    work: impl FnOnce(Option<A::Output>) -> W,
+) -> Result<(T, Then::Output), DeliveryError>
+where
+    W: Future<Output = Result<(T, Then), DeliveryError>>,
+{
+    let (lease, beside) = Lease::take(remote, kind, what, wait, alongside).await?;
+    match work(beside).await {
         Ok((done, then)) => {
             let ((), after) = futures::join!(lease.release(), then);
             Ok((done, after))
@@ -113,24 +122,37 @@ pub(crate) async fn holding_then<T, Then: Future>(
 }
 
 impl Lease {
-    async fn take(
+    /// The lease, and what `alongside` read while the first look for conflicting
+    /// holders was made (`None` when there was one, and the lease was asked for again).
+    async fn take<A: Future>(
         remote: &Remote,
         kind: Kind,
         what: &str,
         wait: Duration,
-    ) -> Result<Lease, DeliveryError> {
+        alongside: A,
+    ) -> Result<(Lease, Option<A::Output>), DeliveryError> {
         let bytes = record_bytes(kind.folder(), what);
         let started = Instant::now();
         let mut key = create(remote, kind, &bytes).await?;
+        let mut alongside = Some(alongside);
         loop {
-            let holder = match conflicting(remote, kind, &key).await {
+            let (found, beside) = match alongside.take() {
+                Some(alongside) => {
+                    let (found, beside) =
+                        futures::join!(conflicting(remote, kind, &key), alongside);
+                    (found, Some(beside))
+                }
+                None => (conflicting(remote, kind, &key).await, None),
+            };
+            let holder = match found {
                 Ok(None) => {
                     let refresher = tokio::spawn(refresh(remote.clone(), key.clone(), bytes));
-                    return Ok(Lease {
+                    let lease = Lease {
                         remote: remote.clone(),
                         key,
                         refresher,
-                    });
+                    };
+                    return Ok((lease, beside));
                 }
                 Ok(Some(holder)) => holder,
                 Err(e) => {
@@ -243,32 +265,73 @@ mod tests {
     use super::*;
     use crate::holder::{Record, this_machine};
 
-    #[test]
-    fn a_collector_waits_for_writers_and_writers_for_it() {
+    /// A folder store in a new temporary folder.
+    fn folder_store() -> (tempfile::TempDir, Remote) {
         let root = tempfile::tempdir().unwrap();
         let url = format!("file://{}", root.path().display());
         let remote = Remote::open(&url, &crate::RemoteOptions::default()).unwrap();
+        (root, remote)
+    }
+
+    /// A lease, nothing read alongside.
+    async fn take(
+        remote: &Remote,
+        kind: Kind,
+        what: &str,
+        wait: Duration,
+    ) -> Result<Lease, DeliveryError> {
+        let ready = std::future::ready(());
+        Ok(Lease::take(remote, kind, what, wait, ready).await?.0)
+    }
+
+    #[test]
+    fn what_is_read_alongside_is_kept_only_when_the_first_look_found_no_conflict() {
+        let (_root, remote) = folder_store();
+        crate::runtime().unwrap().block_on(async {
+            let wait = Duration::from_secs(20);
+            let (lease, beside) = Lease::take(&remote, Kind::Write, "a", wait, async { 7 })
+                .await
+                .unwrap();
+            assert_eq!(beside, Some(7));
+            lease.release().await;
+            // A collector is there when the writer first looks: it steps back, and takes
+            // its lease once the collector is gone, with nothing read alongside.
+            let gc = take(&remote, Kind::Collect, "gc", wait).await.unwrap();
+            let (writer, ()) = futures::join!(
+                async {
+                    let (lease, beside) = Lease::take(&remote, Kind::Write, "b", wait, async { 8 })
+                        .await
+                        .unwrap();
+                    assert_eq!(beside, None, "read before the conflict was seen");
+                    lease
+                },
+                async {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    gc.release().await;
+                }
+            );
+            writer.release().await;
+        });
+    }
+
+    #[test]
+    fn a_collector_waits_for_writers_and_writers_for_it() {
+        let (root, remote) = folder_store();
         crate::runtime().unwrap().block_on(async {
             let short = Duration::from_millis(300);
             // Two writers hold leases at once.
-            let a = Lease::take(&remote, Kind::Write, "a", short).await.unwrap();
-            let b = Lease::take(&remote, Kind::Write, "b", short).await.unwrap();
+            let a = take(&remote, Kind::Write, "a", short).await.unwrap();
+            let b = take(&remote, Kind::Write, "b", short).await.unwrap();
             // A collector cannot take one while they do.
-            let busy = Lease::take(&remote, Kind::Collect, "gc", short).await;
+            let busy = take(&remote, Kind::Collect, "gc", short).await;
             assert!(matches!(busy, Err(DeliveryError::Busy { .. })));
             a.release().await;
             b.release().await;
-            let gc = Lease::take(&remote, Kind::Collect, "gc", short)
-                .await
-                .unwrap();
+            let gc = take(&remote, Kind::Collect, "gc", short).await.unwrap();
             // Neither a writer nor another collector while it runs.
-            let busy = Lease::take(&remote, Kind::Write, "c", short).await;
+            let busy = take(&remote, Kind::Write, "c", short).await;
             assert!(matches!(busy, Err(DeliveryError::Busy { .. })));
-            assert!(
-                Lease::take(&remote, Kind::Collect, "gc2", short)
-                    .await
-                    .is_err()
-            );
+            assert!(take(&remote, Kind::Collect, "gc2", short).await.is_err());
             gc.release().await;
             // Nothing left behind by those that gave up or finished.
             assert!(remote.list("locks/").await.unwrap().is_empty());
@@ -284,9 +347,7 @@ mod tests {
             let dead_here = root.path().join("locks/write/killed.json");
             std::fs::create_dir_all(dead_here.parent().unwrap()).unwrap();
             std::fs::write(&dead_here, serde_json::to_vec(&gone).unwrap()).unwrap();
-            let gc = Lease::take(&remote, Kind::Collect, "gc", short)
-                .await
-                .unwrap();
+            let gc = take(&remote, Kind::Collect, "gc", short).await.unwrap();
             assert!(!dead_here.exists(), "the killed writer's lease was removed");
             gc.release().await;
             // A lease nobody rewrote for longer than STALE is a dead process's.
@@ -300,9 +361,7 @@ mod tests {
                 .unwrap()
                 .set_modified(old)
                 .unwrap();
-            let gc = Lease::take(&remote, Kind::Collect, "gc", short)
-                .await
-                .unwrap();
+            let gc = take(&remote, Kind::Collect, "gc", short).await.unwrap();
             assert!(
                 !dead.exists(),
                 "the collector removed the dead writer's lease"

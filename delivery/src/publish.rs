@@ -157,14 +157,24 @@ pub async fn publish(
     };
     // Never while a gc runs: it could delete an object found present here.
     let what = format!("publish of release {release} of {region}");
+    // The pointer read again once the lease is there (nothing to read when repairing).
+    let repairing = options.repair;
+    let pointer_again = async move {
+        match repairing {
+            true => None,
+            false => Some(crate::manage::read_pointer(remote, &region).await),
+        }
+    };
     let (published, settled) = crate::lease::holding_then(
         remote,
         crate::lease::Kind::Write,
         &what,
         crate::lease::GC_WAIT,
-        async {
+        pointer_again,
+        |pointer_again| async move {
             // What the current release names is there: only the rest is asked about.
-            let current_record = current_record(remote, &region, early).await?;
+            let current_record =
+                current_record(remote, &published.region, early, pointer_again.flatten()).await?;
             let known = current_record.as_ref().map(objects_of).unwrap_or_default();
             let (there, asked): (Vec<Part>, Vec<Part>) = parts
                 .into_iter()
@@ -251,18 +261,24 @@ fn read_early(remote: &Remote, region: &str, pointer: &Pointer) -> EarlyRecord {
 /// publish's lease names it, while no gc can delete what it names: its objects are on
 /// the store, and the store need not be asked about them. A record read `early`, before
 /// the lease, is taken when it is of that release (what a release's record names never
-/// changes); otherwise it is read now. `None` when repairing (nothing read early: every
+/// changes); otherwise it is read now. `pointer` is the pointer as read once the lease
+/// was there (`None`: it is read now). `None` when repairing (nothing read early: every
 /// object is asked about), before the first publish, or when the record is missing,
 /// does not read, or is not the pointer's.
 async fn current_record(
     remote: &Remote,
     region: &str,
     early: Option<EarlyRecord>,
+    pointer: Option<Result<Option<(Pointer, object_store::UpdateVersion)>, DeliveryError>>,
 ) -> Result<Option<Release>, DeliveryError> {
     let Some(mut early) = early else {
         return Ok(None);
     };
-    let Some((pointer, _)) = crate::manage::read_pointer(remote, region).await? else {
+    let pointer = match pointer {
+        Some(read) => read,
+        None => crate::manage::read_pointer(remote, region).await,
+    };
+    let Some((pointer, _)) = pointer? else {
         return Ok(None);
     };
     let read = if early.release == pointer.release
@@ -710,7 +726,9 @@ mod tests {
             // Read early for the first release; by the time the lease is held the
             // pointer names the second: its record is read then.
             let early = read_early(&remote, "jp", &first);
-            let record = current_record(&remote, "jp", Some(early)).await.unwrap();
+            let record = current_record(&remote, "jp", Some(early), None)
+                .await
+                .unwrap();
             assert_eq!(record.unwrap().release, second);
 
             // Read early for the release the pointer still names: taken as it was read
@@ -721,10 +739,17 @@ mod tests {
             }
             let key = layout::release_key("jp", &second);
             std::fs::remove_file(root.path().join("store").join(&key)).unwrap();
-            let record = current_record(&remote, "jp", Some(early)).await.unwrap();
+            let record = current_record(&remote, "jp", Some(early), None)
+                .await
+                .unwrap();
             assert_eq!(record.unwrap().release, second);
             // Nothing read early (repairing): no record, every object asked about.
-            assert!(current_record(&remote, "jp", None).await.unwrap().is_none());
+            assert!(
+                current_record(&remote, "jp", None, None)
+                    .await
+                    .unwrap()
+                    .is_none()
+            );
         });
     }
 }
