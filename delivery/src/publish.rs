@@ -585,12 +585,19 @@ enum Sent {
     Repaired(u64),
 }
 
+/// Objects up to this size are put create-only without asking first whether the store
+/// holds them (it answers a create of an object there with a refusal, and the object
+/// is counted as there): sending them costs less than the round trip a question does.
+/// Larger ones are asked about first, so that a build sharing them with an older
+/// release does not send them again.
+const PUT_WITHOUT_ASKING: u64 = 256 << 10;
+
 /// Put one file's object on the store unless it is there (with `repair`: unless it
 /// reads back whole). The file must be what the manifest says, byte for byte. What
 /// became of it, and its plain size.
 async fn upload(remote: &Remote, part: &Part, repair: bool) -> Result<(Sent, u64), DeliveryError> {
     let key = layout::object_key(&part.hash);
-    if !repair && remote.exists(&key).await? {
+    if !repair && part.size > PUT_WITHOUT_ASKING && remote.exists(&key).await? {
         return Ok((Sent::Skipped, part.size));
     }
     let path = part.path.clone();
