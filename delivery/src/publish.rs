@@ -160,9 +160,10 @@ pub async fn publish(
     // The pointer read again once the lease is there (nothing to read when repairing).
     let repairing = options.repair;
     let pointer_again = async move {
-        match repairing {
-            true => None,
-            false => Some(crate::manage::read_pointer(remote, &region).await),
+        if repairing {
+            None
+        } else {
+            Some(crate::manage::read_pointer(remote, &region).await)
         }
     };
     let (published, settled) = crate::lease::holding_then(
