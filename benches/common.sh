@@ -28,15 +28,22 @@ measure() {
   awk "BEGIN{printf \"%.3f %d\\n\", ($end - $start) / 1e9, $mem}"
 }
 
-# best_of N DIR CMD...: the fastest of N runs, as measure prints it.
-best_of() {
+# fastest N CMD...: N runs of CMD, each printing a line whose first field is seconds;
+# prints the line of the fastest.
+fastest() {
   local n=$1; shift
   local best="" run
   for _ in $(seq "$n"); do
-    run=$(measure "$@")
-    if [ -z "$best" ] || awk "BEGIN{exit !(${run% *} < ${best% *})}"; then best=$run; fi
+    run=$("$@")
+    if [ -z "$best" ] || awk "BEGIN{exit !(${run%% *} < ${best%% *})}"; then best=$run; fi
   done
   echo "$best"
+}
+
+# best_of N DIR CMD...: the fastest of N runs, as measure prints it.
+best_of() {
+  local n=$1; shift
+  fastest "$n" measure "$@"
 }
 
 # new_repo DIR: an empty git repository at DIR (made if missing), committing as bench.

@@ -110,23 +110,18 @@ PY
 
 # best PORT: the fastest of RUNS fetches.
 best() {
-  local best="" run
-  for _ in $(seq "$runs"); do
-    run=$(fetch_once "$1" "$fetches/fetch")
-    if [ -z "$best" ] || awk "BEGIN{exit !(${run%% *} < ${best%% *})}"; then best=$run; fi
-  done
-  echo "$best"
+  fastest "$runs" fetch_once "$1" "$fetches/fetch"
+}
+
+# h2load_once ARGS...: one h2load run from the client's namespace; prints seconds.
+h2load_once() {
+  timeout 300 ip netns exec mc-cli h2load "$@" 2>&1 | awk '/^finished in/ { v = $3; sub(/,$/, "", v);
+    if (v ~ /ms$/) { sub(/ms$/, "", v); v /= 1000 } else { sub(/s$/, "", v) } printf "%.3f\n", v }'
 }
 
 # h2load_best ARGS...: the fastest of RUNS h2load runs; prints seconds.
 h2load_best() {
-  local best="" run
-  for _ in $(seq "$runs"); do
-    run=$(timeout 300 ip netns exec mc-cli h2load "$@" 2>&1 | awk '/^finished in/ { v = $3; sub(/,$/, "", v);
-      if (v ~ /ms$/) { sub(/ms$/, "", v); v /= 1000 } else { sub(/s$/, "", v) } printf "%.3f", v }')
-    if [ -z "$best" ] || awk "BEGIN{exit !($run < $best)}"; then best=$run; fi
-  done
-  echo "$best"
+  fastest "$runs" h2load_once "$@"
 }
 
 # cpu_of PID: the CPU seconds the process has used so far.
@@ -190,17 +185,7 @@ echo "| client | wall time | ratio to h2load | CPU per fetch | peak memory per f
 echo "| --- | --- | --- | --- | --- | --- | --- |"
 anchor=$(h2load_best -c"$fleet" -m64 -n "$((objects * fleet))" -i "$work/urls")
 echo "| h2load, $fleet connections, 64 streams each | $anchor s | 1.00 | | | $fleet | |"
-# fleet_best PORT: the fastest of RUNS fleets, as fleet prints it.
-fleet_best() {
-  local best="" run
-  for _ in $(seq "$runs"); do
-    run=$(fleet "$1")
-    if [ -z "$best" ] || awk "BEGIN{exit !(${run%% *} < ${best%% *})}"; then best=$run; fi
-  done
-  echo "$best"
-}
-
 for port in 8443 9443; do
-  read -r secs cpu peak connections nginx_cpu link_cpu <<<"$(fleet_best "$port")"
+  read -r secs cpu peak connections nginx_cpu link_cpu <<<"$(fastest "$runs" fleet "$port")"
   echo "| masterctl fetch ×$fleet, $([ $port = 8443 ] && echo HTTP/2 || echo HTTP/1.1 only) | $secs s | $(awk "BEGIN{printf \"%.2f\", $secs / $anchor}") | $cpu s | $peak MB | $connections | $nginx_cpu s, $link_cpu s |"
 done

@@ -86,11 +86,7 @@ for delay in 0 25; do
   link "$delay"
   for label in ${before:+before} now; do
     bin=$masterctl; [ "$label" = before ] && bin=$before
-    best=""
-    for _ in $(seq "${RUNS:-3}"); do
-      run=$(publish_change "$bin" "bench-$label")
-      if [ -z "$best" ] || awk "BEGIN{exit !(${run% *} < ${best% *})}"; then best=$run; fi
-    done
+    best=$(fastest "${RUNS:-3}" publish_change "$bin" "bench-$label")
     echo "| masterctl publish, $label | $((delay * 2)) ms | ${best% *} s | ${best#* } |"
     fetched=$(fetch_change "$bin" "bench-$label")
     echo "| masterctl fetch of that release, every object cached, $label | $((delay * 2)) ms | ${fetched} s | |"
