@@ -186,8 +186,8 @@ pub fn runtime_on_this_thread() -> std::io::Result<tokio::runtime::Runtime> {
         .build()
 }
 
-/// A runtime for the operations here, for callers that are not async themselves (the
-/// command line): a few workers, timers and I/O on.
+/// A runtime for the operations here with a few workers, timers and I/O on, for callers
+/// that are not async themselves and run several operations at once (tests, examples).
 pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(4)
@@ -199,8 +199,10 @@ pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
 pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
 
 /// Objects moved at once unless asked otherwise: a store answers each request after a
-/// round trip, and many small objects are fastest with many in flight.
-pub const CONCURRENCY: usize = 64;
+/// round trip, and many small objects are fastest with many in flight. A publish's
+/// uploads; a fetch takes as many over HTTP/1.1 and from a folder, and more streams over
+/// HTTP/2 ([`transport::Protocol::concurrency`]).
+pub const CONCURRENCY: usize = transport::CONNECTIONS;
 
 /// The most object bytes held in memory at once, whatever the concurrency: many small
 /// objects move together, large ones take turns.

@@ -40,8 +40,8 @@ use masterctl_store::{Line, MasterRepo, Region, Structure};
 
 pub use crate::failure::{Failure, delivery_failure, store_failure};
 
-/// Run a delivery operation (async, over object_store) to its end on this thread and
-/// a few workers.
+/// Run a delivery operation (async, over object_store) to its end on this thread
+/// (blocking work on threads of its own).
 pub fn block_on<T>(work: impl std::future::Future<Output = T>) -> Result<T, Failure> {
     let runtime = masterctl_delivery::runtime_on_this_thread()
         .map_err(|e| Failure::environment(format!("cannot start the network runtime: {e}")))?;
