@@ -353,5 +353,15 @@ pub fn tree_blobs(git: &Repository, tree: &Tree<'_>) -> Result<HashMap<String, O
 /// large table again was 40% of its time, and `rebase --dry-run` (13%). The library never calls it: a process that
 /// writes, or serves several callers at once, keeps every read verified.
 pub fn read_without_rehashing() {
+    REHASHING.store(false, std::sync::atomic::Ordering::Relaxed);
     git2::opts::strict_hash_verification(false);
+}
+
+/// Whether this process still hashes each git object it reads (libgit2 does, and
+/// [`crate::git::packed`] follows it), until [`read_without_rehashing`].
+static REHASHING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Whether objects read are hashed again to check their ids: see [`read_without_rehashing`].
+pub(crate) fn rehashing() -> bool {
+    REHASHING.load(std::sync::atomic::Ordering::Relaxed)
 }

@@ -11,6 +11,7 @@ use git2::{Oid, Repository};
 use serde::Serialize;
 
 use crate::StoreError;
+use crate::git::packed::PackedBlobs;
 use crate::git::repo::MasterRepo;
 use crate::git::snapshot::{language_path, project_at, table_path, tree_blobs};
 use crate::names::Line;
@@ -82,12 +83,14 @@ pub fn blame(
     })?;
     let key_columns = check_asked(schema, key, field)?;
     let mut reader = RowReader {
-        git,
+        blobs: PackedBlobs::open(git),
         key: &key_columns,
         cells: key,
         branch,
         read: HashMap::new(),
-        changes: Some(git.path().join("masterctl").join("row-changes")),
+        changes: Some(Keeper::new(
+            git.path().join("masterctl").join("row-changes"),
+        )),
         last: None,
     };
     let blobs = tree_blobs(git, &tree)?;
@@ -422,20 +425,14 @@ fn changed_region_keys(old: &[u8], new: &[u8], key: &[String]) -> Option<Vec<Vec
         .iter()
         .map(|k| header.iter().position(|h| h == k))
         .collect::<Option<_>>()?;
-    let same_start = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let same_start = common_prefix(old, new);
     // Back to the start of the line the difference is on.
     let start = old[..same_start]
         .iter()
         .rposition(|&b| b == b'\n')
         .map_or(0, |p| p + 1);
     let room = old.len().min(new.len()) - start;
-    let same_end = old
-        .iter()
-        .rev()
-        .zip(new.iter().rev())
-        .take(room)
-        .take_while(|(a, b)| a == b)
-        .count();
+    let same_end = common_suffix(&old[old.len() - room..], &new[new.len() - room..]);
     // Forward to a line start in both (the byte before the kept end is a line feed).
     let mut end = same_end;
     while end > 0 && (old[old.len() - end - 1] != b'\n' || new[new.len() - end - 1] != b'\n') {
@@ -444,7 +441,7 @@ fn changed_region_keys(old: &[u8], new: &[u8], key: &[String]) -> Option<Vec<Vec
     let regions = [&old[start..old.len() - end], &new[start..new.len() - end]];
     // A quote before the region could leave it inside a cell; one in it could carry a
     // record past its end. Either way, the long way.
-    if inside_quotes(&old[..start]) || regions.iter().any(|r| r.contains(&b'"')) {
+    if inside_quotes(&old[..start]) || regions.iter().any(|r| memchr::memchr(b'"', r).is_some()) {
         return None;
     }
     let mut keys = Vec::new();
@@ -464,6 +461,46 @@ fn changed_region_keys(old: &[u8], new: &[u8], key: &[String]) -> Option<Vec<Vec
     Some(keys)
 }
 
+/// How many bytes `a` and `b` start with alike: compared a page at a time (one memcmp
+/// each), then a word at a time, then bytes (byte by byte, this was half of a first
+/// blame).
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let both = a.len().min(b.len());
+    let (a, b) = (&a[..both], &b[..both]);
+    let mut at = 0;
+    for block in [4096, 8] {
+        while at + block <= both && a[at..at + block] == b[at..at + block] {
+            at += block;
+        }
+    }
+    at + a[at..]
+        .iter()
+        .zip(&b[at..])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// How many bytes `a` and `b` end with alike.
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    let both = a.len().min(b.len());
+    let (a, b) = (&a[a.len() - both..], &b[b.len() - both..]);
+    let mut alike = 0;
+    for block in [4096, 8] {
+        while alike + block <= both
+            && a[both - alike - block..both - alike] == b[both - alike - block..both - alike]
+        {
+            alike += block;
+        }
+    }
+    let (a, b) = (&a[..both - alike], &b[..both - alike]);
+    alike
+        + a.iter()
+            .rev()
+            .zip(b.iter().rev())
+            .take_while(|(x, y)| x == y)
+            .count()
+}
+
 /// A CSV file's first line split at commas (no quoting looked at), and where it ends.
 fn plain_header(bytes: &[u8]) -> Option<(usize, Vec<&str>)> {
     let end = bytes.iter().position(|&b| b == b'\n')?;
@@ -477,7 +514,7 @@ fn plain_header(bytes: &[u8]) -> Option<(usize, Vec<&str>)> {
 /// Whether what follows `before` in a CSV file lies inside a quoted cell (it follows an
 /// odd number of quotes).
 fn inside_quotes(before: &[u8]) -> bool {
-    before.iter().filter(|&&b| b == b'"').count() % 2 != 0
+    !memchr::memchr_iter(b'"', before).count().is_multiple_of(2)
 }
 
 /// Where the keys a pair of versions changed are kept, for a key of these fields (field
@@ -494,6 +531,63 @@ fn keep(path: &std::path::Path, keys: &mut Vec<Vec<String>>) {
     if let Ok(bytes) = serde_json::to_vec(keys) {
         let _ = std::fs::create_dir_all(masterctl_runtime::files::parent_of(path));
         let _ = masterctl_runtime::files::write_atomic_unsynced(path, &bytes);
+    }
+}
+
+/// Where a blame keeps what each pair of versions changed: written on a thread of its
+/// own beside the walk (creating a thousand small files can take as long as the walk
+/// itself), and waited for when the blame is done.
+struct Keeper {
+    dir: std::path::PathBuf,
+    sender: Option<std::sync::mpsc::Sender<(std::path::PathBuf, Vec<Vec<String>>)>>,
+    writer: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Keeper {
+    fn new(dir: std::path::PathBuf) -> Self {
+        Keeper {
+            dir,
+            sender: None,
+            writer: None,
+        }
+    }
+
+    /// Keep `keys` at `path` (on the writer thread, started with the first; here, when
+    /// no thread starts).
+    fn keep(&mut self, path: std::path::PathBuf, mut keys: Vec<Vec<String>>) {
+        if self.sender.is_none() {
+            let (sender, receiver) =
+                std::sync::mpsc::channel::<(std::path::PathBuf, Vec<Vec<String>>)>();
+            let writer = std::thread::Builder::new()
+                .name("row-changes".into())
+                .spawn(move || {
+                    for (path, mut keys) in receiver {
+                        keep(&path, &mut keys);
+                    }
+                });
+            if let Ok(writer) = writer {
+                self.sender = Some(sender);
+                self.writer = Some(writer);
+            }
+        }
+        match &self.sender {
+            Some(sender) => {
+                if let Err(std::sync::mpsc::SendError((path, mut keys))) = sender.send((path, keys))
+                {
+                    keep(&path, &mut keys);
+                }
+            }
+            None => keep(&path, &mut keys),
+        }
+    }
+}
+
+impl Drop for Keeper {
+    fn drop(&mut self) {
+        self.sender = None;
+        if let Some(writer) = self.writer.take() {
+            let _ = writer.join();
+        }
     }
 }
 
@@ -566,15 +660,16 @@ pub(crate) fn keep_changes(
 
 /// Reads the blamed row out of each version of a file, each version once.
 struct RowReader<'a> {
-    git: &'a Repository,
+    /// The versions, read from the packs with their delta bases kept.
+    blobs: PackedBlobs<'a>,
     key: &'a [String],
     cells: &'a [String],
     branch: &'a str,
     read: HashMap<Oid, Option<Vec<(String, String)>>>,
     /// Where the keys each pair of versions changed are kept (`None`: not kept).
-    changes: Option<std::path::PathBuf>,
+    changes: Option<Keeper>,
     /// The last version read whole: the walk's next pair starts with it.
-    last: Option<git2::Blob<'a>>,
+    last: Option<(Oid, std::rc::Rc<Vec<u8>>)>,
 }
 
 impl RowReader<'_> {
@@ -591,33 +686,25 @@ impl RowReader<'_> {
         let kept = self
             .changes
             .as_ref()
-            .map(|dir| kept_path(dir, before, after, self.key));
+            .map(|keeper| kept_path(&keeper.dir, before, after, self.key));
         if let Some(kept) = &kept
             && let Ok(Some(bytes)) = masterctl_runtime::files::read_regular(kept, 64 << 20)
             && let Ok(keys) = serde_json::from_slice::<Vec<Vec<String>>>(&bytes)
         {
             return Ok(keys.into_iter().collect());
         }
-        let within = |id: Oid| {
-            crate::git::snapshot::blob_within(self.git, id, crate::review::diff::rows::LIMIT)
-                .map_err(|size| StoreError::BrokenSnapshot {
-                    branch: self.branch.to_string(),
-                    message: crate::review::diff::rows::too_large(path, size),
-                })?
+        let new_bytes = match self.last.take() {
+            Some((id, bytes)) if id == after => bytes,
+            _ => self.version(after, path)?,
         };
-        let new_blob = match self.last.take() {
-            Some(blob) if blob.id() == after => blob,
-            _ => within(after)?,
-        };
-        let old_blob = within(before)?;
-        self.last = Some(old_blob.clone());
-        let (old_bytes, new_bytes) = (old_blob.content(), new_blob.content());
-        let mut keys = match changed_region_keys(old_bytes, new_bytes, self.key) {
+        let old_bytes = self.version(before, path)?;
+        let keys = match changed_region_keys(&old_bytes, &new_bytes, self.key) {
             Some(keys) => keys,
-            None => self.changed_rows_keys(old_bytes, new_bytes, path)?,
+            None => self.changed_rows_keys(&old_bytes, &new_bytes, path)?,
         };
-        if let Some(kept) = &kept {
-            keep(kept, &mut keys);
+        self.last = Some((before, old_bytes));
+        if let (Some(kept), Some(keeper)) = (kept, self.changes.as_mut()) {
+            keeper.keep(kept, keys.clone());
         }
         Ok(keys.into_iter().collect())
     }
@@ -707,6 +794,17 @@ impl RowReader<'_> {
         Some(Ok(None))
     }
 
+    /// The version `id` of the file at `path`, refused over the size a diff reads.
+    fn version(&mut self, id: Oid, path: &str) -> Result<std::rc::Rc<Vec<u8>>, StoreError> {
+        let limit = crate::review::diff::rows::LIMIT;
+        self.blobs
+            .blob_within(id, limit)
+            .map_err(|size| StoreError::BrokenSnapshot {
+                branch: self.branch.to_string(),
+                message: crate::review::diff::rows::too_large(path, size),
+            })?
+    }
+
     /// The row's (column, value) pairs in the blob `id`, or `None` when it lacks the row.
     fn row(&mut self, id: Oid, path: &str) -> Result<Option<Vec<(String, String)>>, StoreError> {
         if let Some(row) = self.read.get(&id) {
@@ -716,15 +814,30 @@ impl RowReader<'_> {
             branch: self.branch.to_string(),
             message,
         };
-        let blob =
-            crate::git::snapshot::blob_within(self.git, id, crate::review::diff::rows::LIMIT)
-                .map_err(|size| broken(crate::review::diff::rows::too_large(path, size)))??;
-        if let Some(found) = self.row_by_line(blob.content()) {
-            let found = found.map_err(|m| broken(format!("{path}: {m}")))?;
-            self.read.insert(id, found.clone());
-            return Ok(found);
+        // The version the walk read last is lent back afterwards, not copied.
+        let bytes = match self.last.take() {
+            Some((last, bytes)) if last == id => bytes,
+            last => {
+                self.last = last;
+                self.version(id, path)?
+            }
+        };
+        let found = self.row_in(&bytes, path).map_err(broken);
+        if self.last.is_none() {
+            self.last = Some((id, bytes));
         }
-        let rows = crate::review::diff::rows::Rows::read(blob.content(), path).map_err(broken)?;
+        let found = found?;
+        self.read.insert(id, found.clone());
+        Ok(found)
+    }
+
+    /// The row's (column, value) pairs in `bytes`, a version of the file at `path`.
+    #[allow(clippy::type_complexity)]
+    fn row_in(&self, bytes: &[u8], path: &str) -> Result<Option<Vec<(String, String)>>, String> {
+        if let Some(found) = self.row_by_line(bytes) {
+            return found.map_err(|m| format!("{path}: {m}"));
+        }
+        let rows = crate::review::diff::rows::Rows::read(bytes, path)?;
         let found = rows.columns(self.key).and_then(|columns| {
             (0..rows.len())
                 .find(|&r| {
@@ -738,7 +851,6 @@ impl RowReader<'_> {
                     rows.header.iter().cloned().zip(cells).collect()
                 })
         });
-        self.read.insert(id, found.clone());
         Ok(found)
     }
 }
@@ -753,7 +865,7 @@ mod tests {
         let git = Repository::init(dir.path()).unwrap();
         let key = vec!["id".to_string()];
         let reader = |cells: &'static [String]| RowReader {
-            git: &git,
+            blobs: PackedBlobs::open(&git),
             key: &key,
             cells,
             branch: "masters/jp",
@@ -783,7 +895,7 @@ mod tests {
         // A key that is not the first column: not this way either.
         let other = vec!["note".to_string()];
         let by_note = RowReader {
-            git: &git,
+            blobs: PackedBlobs::open(&git),
             key: &other,
             cells: two,
             branch: "masters/jp",
