@@ -9,7 +9,7 @@ use git2::Oid;
 
 use crate::StoreError;
 use crate::git::repo::{MasterRepo, is_structure_path};
-use crate::git::snapshot::Snapshot;
+use crate::git::snapshot::{OwnedObject, Snapshot};
 use crate::names::branch_of;
 
 /// The trailer naming a source file of an import.
@@ -62,10 +62,11 @@ pub fn write_commit(
     if repo.head_of(spec.reference)?.map(|c| c.id()) != spec.expected {
         return Err(raced());
     }
-    // New objects go to memory first and reach the disk as one pack (see `pack`).
+    // New objects reach the disk as one pack (see `pack`); the trees and the commit are
+    // written to memory first, where libgit2 makes the commit of its tree.
     let odb = git.odb()?;
     let mempack = odb.add_new_mempack_backend(1000)?;
-    let (tree, mut written) = snapshot.write(git)?;
+    let (tree, mut objects) = snapshot.objects(git)?;
     let tree = git.find_tree(tree)?;
     let parents = spec
         .parents
@@ -74,14 +75,26 @@ pub fn write_commit(
         .collect::<Result<Vec<_>, _>>()?;
     let parents: Vec<&git2::Commit> = parents.iter().collect();
     let commit = git.commit(None, &author, &author, spec.message, &tree, &parents)?;
-    written.push(commit);
-    written.sort();
-    written.dedup();
+    let commit_object = odb.read(commit)?;
+    objects.push(OwnedObject {
+        id: commit,
+        kind: git2::ObjectType::Commit,
+        data: std::borrow::Cow::Borrowed(commit_object.data()),
+    });
     // Objects the repository already had are not written again.
     let on_disk = git2::Repository::open(git.path())?;
     let disk = on_disk.odb()?;
-    written.retain(|id| !disk.exists(*id));
-    crate::git::pack::write_pack(&odb, &written)?;
+    let objects: Vec<crate::git::pack::Object<'_>> = objects
+        .iter()
+        .filter(|o| !disk.exists(o.id))
+        .map(|o| crate::git::pack::Object {
+            id: o.id,
+            kind: o.kind,
+            data: &o.data,
+        })
+        .collect();
+    crate::git::pack::write_objects(git, &objects)?;
+    drop(commit_object);
     mempack.reset()?;
     // The branch moves under the ref-update record (see `refs::with_ref_update`): a
     // lock left by a masterctl killed here is cleared by the next one.

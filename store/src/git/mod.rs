@@ -10,3 +10,11 @@ pub mod packed;
 pub mod refs;
 pub mod repo;
 pub mod snapshot;
+
+/// A new, empty repository in a temporary folder (dropped with the folder).
+#[cfg(test)]
+pub(crate) fn scratch_repository() -> (tempfile::TempDir, git2::Repository) {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let git = git2::Repository::init(dir.path()).expect("a new repository");
+    (dir, git)
+}

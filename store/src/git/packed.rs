@@ -359,8 +359,7 @@ mod tests {
     /// libgit2 and packed by git with deltas (by offset, or by id); and one more version
     /// left loose.
     fn packed_history(offsets: bool) -> (tempfile::TempDir, Repository, Vec<Oid>) {
-        let dir = tempfile::tempdir().unwrap();
-        let git = Repository::init(dir.path()).unwrap();
+        let (dir, git) = crate::git::scratch_repository();
         let signature = git2::Signature::now("test", "test@masterctl.invalid").unwrap();
         let mut lines: Vec<String> = (0..20_000)
             .map(|i| format!("{i},{},common", i * 10))

@@ -79,9 +79,14 @@ impl Snapshot {
 
     /// Blob ids of every file, computed without writing anything.
     pub fn blob_ids(&self) -> Result<BTreeMap<&str, Oid>, StoreError> {
-        self.files
-            .iter()
-            .map(|(path, bytes)| Ok((path.as_str(), Oid::hash_object(ObjectType::Blob, bytes)?)))
+        let files: Vec<(&String, &Vec<u8>)> = self.files.iter().collect();
+        let ids = parallel_map(&files, |(_, bytes)| {
+            Oid::hash_object(ObjectType::Blob, bytes)
+        });
+        files
+            .into_iter()
+            .zip(ids)
+            .map(|((path, _), id)| Ok((path.as_str(), id?)))
             .collect()
     }
 
@@ -93,20 +98,37 @@ impl Snapshot {
             && ours.iter().all(|(path, id)| theirs.get(*path) == Some(id)))
     }
 
-    /// Write every blob and tree; the id of the root tree. (An import writes them into
-    /// an in-memory object store and then one pack: see [`crate::import::commit_import`].)
-    /// Returns the root tree and the id of every object written.
-    pub fn write(&self, git: &Repository) -> Result<(Oid, Vec<Oid>), StoreError> {
-        let mut entries: Vec<(&str, Oid)> = Vec::with_capacity(self.files.len());
-        let mut written = Vec::with_capacity(self.files.len() + 16);
-        for (path, bytes) in &self.files {
-            let id = git.blob(bytes)?;
+    /// Every object a commit of this snapshot needs: the blobs, named on every core, and
+    /// the trees, also written into `git`'s object database, where the commit finds its
+    /// root tree (an import gives it an in-memory store: see
+    /// [`crate::git::commit::write_commit`]). Returns the root tree and the objects.
+    pub fn objects(&self, git: &Repository) -> Result<(Oid, Vec<OwnedObject<'_>>), StoreError> {
+        let files: Vec<(&String, &Vec<u8>)> = self.files.iter().collect();
+        let ids = parallel_map(&files, |(_, bytes)| {
+            Oid::hash_object(ObjectType::Blob, bytes)
+        });
+        let mut entries: Vec<(&str, Oid)> = Vec::with_capacity(files.len());
+        let mut objects = Vec::with_capacity(files.len() + 16);
+        for ((path, bytes), id) in files.into_iter().zip(ids) {
+            let id = id?;
             entries.push((path.as_str(), id));
-            written.push(id);
+            objects.push(OwnedObject {
+                id,
+                kind: ObjectType::Blob,
+                data: std::borrow::Cow::Borrowed(bytes.as_slice()),
+            });
         }
-        let root = write_tree(git, &entries, &mut written)?;
-        Ok((root, written))
+        let odb = git.odb()?;
+        let root = write_tree(&odb, &entries, &mut objects)?;
+        Ok((root, objects))
     }
+}
+
+/// An object of a snapshot: a blob's bytes are the snapshot's, a tree's its own.
+pub struct OwnedObject<'a> {
+    pub id: Oid,
+    pub kind: ObjectType,
+    pub data: std::borrow::Cow<'a, [u8]>,
 }
 
 impl Snapshot {
@@ -147,28 +169,65 @@ pub fn project_at(git: &Repository, tree: &Tree<'_>) -> Option<Project> {
 }
 
 /// Write a tree of `(relative path, blob id)` entries, directories built recursively.
-fn write_tree(
-    git: &Repository,
+fn write_tree<'a>(
+    odb: &git2::Odb<'_>,
     entries: &[(&str, Oid)],
-    written: &mut Vec<Oid>,
+    written: &mut Vec<OwnedObject<'a>>,
 ) -> Result<Oid, StoreError> {
-    let mut builder = git.treebuilder(None)?;
+    let mut here: Vec<(&str, bool, Oid)> = Vec::new();
     let mut directories: BTreeMap<&str, Vec<(&str, Oid)>> = BTreeMap::new();
     for &(path, id) in entries {
         match path.split_once('/') {
             Some((directory, rest)) => directories.entry(directory).or_default().push((rest, id)),
-            None => {
-                builder.insert(path, id, 0o100_644)?;
-            }
+            None => here.push((path, false, id)),
         }
     }
     for (name, children) in directories {
-        let id = write_tree(git, &children, written)?;
-        builder.insert(name, id, 0o040_000)?;
+        let id = write_tree(odb, &children, written)?;
+        here.push((name, true, id));
     }
-    let id = builder.write()?;
-    written.push(id);
+    let bytes = tree_bytes(&mut here)?;
+    let id = odb.write(ObjectType::Tree, &bytes)?;
+    written.push(OwnedObject {
+        id,
+        kind: ObjectType::Tree,
+        data: std::borrow::Cow::Owned(bytes),
+    });
     Ok(id)
+}
+
+/// A tree object's bytes: each entry `<mode> <name>\0<id>`, in git's order (by name,
+/// a subtree's name compared as if it ended in `/`). A name git refuses in a tree
+/// (empty, `.`, `..`, `.git`, or holding `/` or NUL) is refused here too.
+fn tree_bytes(entries: &mut [(&str, bool, Oid)]) -> Result<Vec<u8>, StoreError> {
+    for (name, _, _) in entries.iter() {
+        if name.is_empty()
+            || *name == "."
+            || *name == ".."
+            || name.eq_ignore_ascii_case(".git")
+            || name.contains(['/', '\0'])
+        {
+            return Err(StoreError::Git(git2::Error::from_str(&format!(
+                "a tree cannot hold an entry named {name:?}"
+            ))));
+        }
+    }
+    let sort_key = |name: &str, tree: bool| {
+        let mut key = name.as_bytes().to_vec();
+        if tree {
+            key.push(b'/');
+        }
+        key
+    };
+    entries.sort_by_cached_key(|(name, tree, _)| sort_key(name, *tree));
+    let mut bytes = Vec::with_capacity(entries.len() * 48);
+    for (name, tree, id) in entries.iter() {
+        bytes.extend_from_slice(if *tree { b"40000 " } else { b"100644 " });
+        bytes.extend_from_slice(name.as_bytes());
+        bytes.push(0);
+        bytes.extend_from_slice(id.as_bytes());
+    }
+    Ok(bytes)
 }
 
 /// The blob `id`, unless git says it is larger than `limit` bytes (`Err(size)`, asked of
@@ -258,6 +317,57 @@ pub fn read_tables(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trees_are_written_as_libgit2_writes_them() {
+        let (_dir, git) = crate::git::scratch_repository();
+        let blob = git.blob(b"x").unwrap();
+        // Names whose order differs when a subtree is compared as `name/`.
+        let paths = [
+            "schemas.toml",
+            "schemas/item.toml",
+            "schemas-old",
+            "a/b",
+            "a.b",
+            "a-b",
+            "a0",
+            "tables/item.csv",
+            "locales/ja/item.csv",
+            "locales/en/item.csv",
+            "z",
+        ];
+        let entries: Vec<(&str, Oid)> = paths.iter().map(|p| (*p, blob)).collect();
+        let mut written = Vec::new();
+        let ours = write_tree(&git.odb().unwrap(), &entries, &mut written).unwrap();
+        fn theirs(git: &Repository, entries: &[(&str, Oid)]) -> Oid {
+            let mut builder = git.treebuilder(None).unwrap();
+            let mut directories: BTreeMap<&str, Vec<(&str, Oid)>> = BTreeMap::new();
+            for &(path, id) in entries {
+                match path.split_once('/') {
+                    Some((dir, rest)) => directories.entry(dir).or_default().push((rest, id)),
+                    None => {
+                        builder.insert(path, id, 0o100_644).unwrap();
+                    }
+                }
+            }
+            for (name, children) in directories {
+                builder
+                    .insert(name, theirs(git, &children), 0o040_000)
+                    .unwrap();
+            }
+            builder.write().unwrap()
+        }
+        assert_eq!(ours, theirs(&git, &entries));
+        assert_eq!(
+            written.len(),
+            7,
+            "the root, a, schemas, tables, locales, ja, en"
+        );
+        for name in ["", ".", "..", ".GIT", "a\0b"] {
+            let mut entries = vec![(name, false, blob)];
+            assert!(tree_bytes(&mut entries).is_err(), "{name:?}");
+        }
+    }
 
     #[test]
     fn a_blob_larger_than_asked_is_refused_before_it_is_read() {

@@ -861,8 +861,7 @@ mod tests {
 
     #[test]
     fn a_row_is_found_by_its_line_unless_the_line_is_inside_a_quoted_cell() {
-        let dir = tempfile::tempdir().unwrap();
-        let git = Repository::init(dir.path()).unwrap();
+        let (_dir, git) = crate::git::scratch_repository();
         let key = vec!["id".to_string()];
         let reader = |cells: &'static [String]| RowReader {
             blobs: PackedBlobs::open(&git),
