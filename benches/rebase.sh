@@ -9,6 +9,7 @@
 # upstream, against daff. Prints Markdown tables for BENCHMARKS.md.
 #
 #   benches/rebase.sh          # ROWS=1000000 by default; WORK=DIR keeps the data
+#   ONLY=text benches/rebase.sh    # the text-heavy shape alone
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${ROWS:-1000000}
@@ -19,6 +20,7 @@ command -v daff >/dev/null || pip install -q daff
 prepare
 masterctl=$PWD/target/release/masterctl
 
+if [ "${ONLY:-}" != text ]; then
 # Three versions of a table "item": ours changes every 100th row's price, theirs every
 # 100th row offset by 50 (no overlap: a clean merge).
 item_versions <<'PY'
@@ -65,6 +67,7 @@ PY
     echo "| $n rows | ${dry} s | ${real} s | $(awk "BEGIN{printf \"%.1f\", $dry / $real}")× |"
   )
 done
+fi
 
 # The text-heavy shape: synth's table, the region renaming every 100th row, upstream
 # halving every 100th price from the 50th.

@@ -31,17 +31,48 @@ pub fn generated_path(name: &str) -> String {
 }
 
 /// Every file of a snapshot, by slash-separated path.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct Snapshot {
-    pub files: BTreeMap<String, Vec<u8>>,
+    files: BTreeMap<String, Vec<u8>>,
     /// Files of the versions this snapshot was made from (a merge's three), as making it
     /// read them, by blob id: what looks at them again — the dry run's review, the rows
     /// each file changed kept for blame once it is committed — need not inflate them
     /// from git a second time.
     pub read: std::collections::HashMap<Oid, Vec<u8>>,
+    /// Each file's blob id, once asked for (an import asks three times: whether anything
+    /// changed, what each workbook gave, and the commit); dropped when a file changes.
+    ids: std::sync::OnceLock<BTreeMap<String, Oid>>,
+}
+
+impl PartialEq for Snapshot {
+    fn eq(&self, other: &Self) -> bool {
+        self.files == other.files && self.read == other.read
+    }
 }
 
 impl Snapshot {
+    /// A snapshot of these files.
+    pub fn of_files(files: BTreeMap<String, Vec<u8>>) -> Snapshot {
+        Snapshot {
+            files,
+            ..Default::default()
+        }
+    }
+
+    /// Every file, by path.
+    pub fn files(&self) -> &BTreeMap<String, Vec<u8>> {
+        &self.files
+    }
+
+    /// Put `bytes` at `path` (`None`: remove the file there).
+    pub fn set_file(&mut self, path: String, bytes: Option<Vec<u8>>) {
+        self.ids.take();
+        match bytes {
+            Some(bytes) => self.files.insert(path, bytes),
+            None => self.files.remove(&path),
+        };
+    }
+
     /// The snapshot of `tables` (one per schema table present) under `structure`: the
     /// structure files, canonical tables, source-language tables and generated masters.
     pub fn build(structure: &Structure, tables: &[Table]) -> Result<Snapshot, StoreError> {
@@ -71,23 +102,33 @@ impl Snapshot {
                 files.insert(path, bytes);
             }
         }
-        Ok(Snapshot {
-            files,
-            read: Default::default(),
-        })
+        Ok(Snapshot::of_files(files))
     }
 
     /// Blob ids of every file, computed without writing anything.
     pub fn blob_ids(&self) -> Result<BTreeMap<&str, Oid>, StoreError> {
+        Ok(self
+            .named()?
+            .iter()
+            .map(|(path, id)| (path.as_str(), *id))
+            .collect())
+    }
+
+    /// Each file's blob id, hashed on every core the first time.
+    fn named(&self) -> Result<&BTreeMap<String, Oid>, StoreError> {
+        if let Some(ids) = self.ids.get() {
+            return Ok(ids);
+        }
         let files: Vec<(&String, &Vec<u8>)> = self.files.iter().collect();
         let ids = parallel_map(&files, |(_, bytes)| {
             Oid::hash_object(ObjectType::Blob, bytes)
         });
-        files
+        let ids = files
             .into_iter()
             .zip(ids)
-            .map(|((path, _), id)| Ok((path.as_str(), id?)))
-            .collect()
+            .map(|((path, _), id)| Ok((path.clone(), id?)))
+            .collect::<Result<BTreeMap<String, Oid>, StoreError>>()?;
+        Ok(self.ids.get_or_init(|| ids))
     }
 
     /// Whether `tree` holds exactly these files with these contents.
@@ -103,14 +144,10 @@ impl Snapshot {
     /// root tree (an import gives it an in-memory store: see
     /// [`crate::git::commit::write_commit`]). Returns the root tree and the objects.
     pub fn objects(&self, git: &Repository) -> Result<(Oid, Vec<OwnedObject<'_>>), StoreError> {
-        let files: Vec<(&String, &Vec<u8>)> = self.files.iter().collect();
-        let ids = parallel_map(&files, |(_, bytes)| {
-            Oid::hash_object(ObjectType::Blob, bytes)
-        });
-        let mut entries: Vec<(&str, Oid)> = Vec::with_capacity(files.len());
-        let mut objects = Vec::with_capacity(files.len() + 16);
-        for ((path, bytes), id) in files.into_iter().zip(ids) {
-            let id = id?;
+        let ids = self.named()?;
+        let mut entries: Vec<(&str, Oid)> = Vec::with_capacity(ids.len());
+        let mut objects = Vec::with_capacity(ids.len() + 16);
+        for ((path, bytes), (_, &id)) in self.files.iter().zip(ids) {
             entries.push((path.as_str(), id));
             objects.push(OwnedObject {
                 id,
@@ -142,6 +179,7 @@ impl Snapshot {
         source_language: &str,
     ) -> Result<(), StoreError> {
         let own = format!("locales/{source_language}/");
+        self.ids.take();
         for (path, id) in tree_blobs(git, tree)? {
             if path.starts_with("locales/") && !path.starts_with(&own) {
                 self.files
@@ -317,6 +355,22 @@ pub fn read_tables(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blob_ids_follow_every_change_of_a_file() {
+        let id = |bytes: &[u8]| Oid::hash_object(ObjectType::Blob, bytes).unwrap();
+        let mut snapshot = Snapshot::of_files(BTreeMap::from([("a".to_string(), b"1".to_vec())]));
+        assert_eq!(snapshot.blob_ids().unwrap()["a"], id(b"1"));
+        snapshot.set_file("a".into(), Some(b"2".to_vec()));
+        snapshot.set_file("b".into(), Some(b"3".to_vec()));
+        let ids = snapshot.blob_ids().unwrap();
+        assert_eq!((ids["a"], ids["b"]), (id(b"2"), id(b"3")));
+        snapshot.set_file("a".into(), None);
+        assert_eq!(
+            snapshot.blob_ids().unwrap().keys().collect::<Vec<_>>(),
+            [&"b"]
+        );
+    }
 
     #[test]
     fn trees_are_written_as_libgit2_writes_them() {

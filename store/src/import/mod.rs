@@ -666,7 +666,7 @@ fn changes_from(
             if crate::merge::line_shape(schema).is_some()
                 && let (Some(old), Some(new)) = (
                     blob_at(&repo.git, tree, &paths[0])?,
-                    snapshot.files.get(&paths[0]),
+                    snapshot.files().get(&paths[0]),
                 )
                 && let Some(change) = count_lines(schema, &old, new)
             {

@@ -198,10 +198,7 @@ fn plan(
         Err(diagnostics) => return rejected(diagnostics),
     };
     let git = &repo.git;
-    let mut snapshot = Snapshot {
-        files: read_files(git, &git.find_commit(texts.head)?.tree()?)?,
-        ..Default::default()
-    };
+    let mut snapshot = Snapshot::of_files(read_files(git, &git.find_commit(texts.head)?.tree()?)?);
     for changed in applied.tables.iter().filter(|t| t.changed()) {
         let Some(pair) = pairs.iter().find(|p| p.schema.name == changed.table) else {
             continue;
@@ -213,10 +210,7 @@ fn plan(
         let records =
             (pair.target.records_csv(pair.schema)).map_err(StoreError::csv(&records_path))?;
         for (path, bytes) in [(texts_path, texts), (records_path, records)] {
-            match bytes {
-                Some(bytes) => snapshot.files.insert(path, bytes),
-                None => snapshot.files.remove(&path),
-            };
+            snapshot.set_file(path, bytes);
         }
     }
     let unchanged = !applied.tables.iter().any(|t| t.changed());

@@ -195,10 +195,7 @@ pub fn plan_rebase(
         return match join {
             // The first rebase: the region starts as upstream is now.
             Join::Rebase(_) => {
-                let snapshot = Snapshot {
-                    files: read_files(git, &theirs.tree()?)?,
-                    ..Default::default()
-                };
+                let snapshot = Snapshot::of_files(read_files(git, &theirs.tree()?)?);
                 Ok(plan(None, theirs.id(), snapshot, Vec::new(), false))
             }
             _ => Err(RebaseError::Store(
@@ -347,10 +344,7 @@ fn merge_trees(
     let source = merged_structure.project.config.source_language.clone();
     snapshot.carry_translations(git, trees.ours, &source)?;
     for (path, bytes) in translations.files {
-        match bytes {
-            Some(bytes) => snapshot.files.insert(path, bytes),
-            None => snapshot.files.remove(&path),
-        };
+        snapshot.set_file(path, bytes);
     }
     Ok(Merged::Clean {
         snapshot,

@@ -618,7 +618,7 @@ pub(crate) fn keep_changes(
         return;
     };
     let structure: Vec<(String, Vec<u8>)> = snapshot
-        .files
+        .files()
         .iter()
         .filter(|(path, _)| crate::git::repo::is_structure_path(path))
         .map(|(path, bytes)| (path.clone(), bytes.clone()))
@@ -633,7 +633,7 @@ pub(crate) fn keep_changes(
             let (Some(&before), Some(&after), Some(new)) = (
                 old_blobs.get(&path),
                 new_blobs.get(&path),
-                snapshot.files.get(&path),
+                snapshot.files().get(&path),
             ) else {
                 continue;
             };

@@ -128,7 +128,7 @@ impl<'a> Side<'a> {
             commit: None,
             project: Some(project),
             files: Files::Snapshot {
-                files: &snapshot.files,
+                files: snapshot.files(),
                 ids,
             },
         })
