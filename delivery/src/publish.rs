@@ -81,7 +81,8 @@ struct Part {
     size: u64,
 }
 
-/// Publish the build in `dir` to `remote`.
+/// Publish the build in `dir` to `remote`: the objects the store lacks, then the
+/// release record, then the pointer, under a write lease (never while a gc runs).
 pub async fn publish(
     remote: &Remote,
     dir: &Path,
@@ -93,78 +94,51 @@ pub async fn publish(
             store: remote.shown().to_string(),
         });
     }
-    let (manifest, manifest_bytes) =
-        masterctl_runtime::read_manifest(dir).map_err(DeliveryError::Unloadable)?;
-    let region = manifest.region.clone();
-    let release = layout::release_id(&manifest);
-    layout::check_region(&region)?;
-    layout::check_release(&release)?;
-    let manifest_hash = blake3::hash(&manifest_bytes).to_hex().to_string();
+    let build = Build::read(dir)?;
     // A missing bucket, refused credentials, a server down: said before any write (some
     // servers would create a bucket on the first one). The pointer is read meanwhile: a
     // round trip saved, and the probe's error is the one told.
     let (probed, current) = futures::join!(
         remote.probe("regions/"),
-        crate::manage::read_pointer(remote, &region)
+        crate::manage::read_pointer(remote, &build.region)
     );
     probed?;
     let current = current?;
-    // One object per distinct content (two files may hold the same bytes).
-    let mut parts: Vec<Part> = manifest
-        .files
-        .iter()
-        .map(|f| Part {
-            path: dir.join(&f.path),
-            hash: f.blake3.clone(),
-            size: f.size,
-        })
-        .collect();
-    parts.sort_by(|a, b| a.hash.cmp(&b.hash));
-    parts.dedup_by(|a, b| a.hash == b.hash);
-    let mut published = Published {
-        store: remote.shown().to_string(),
-        region: region.clone(),
-        release: release.clone(),
-        objects: parts.len() + 1,
-        uploaded: 0,
-        uploaded_bytes: 0,
-        skipped: 0,
-        skipped_bytes: 0,
-        asked: 0,
-        release_written: false,
-        previous: current.as_ref().map(|(p, _)| p.release.clone()),
-        pointer_moved: false,
-        verified: options.repair,
-        repaired: 0,
-        moved_by_another: false,
-    };
+    let parts = build.parts(dir);
+    let mut published = build.outcome(remote, parts.len(), current.as_ref(), options);
     // The release is current already: nothing to move, nothing to check (unless asked
     // to repair what the store holds).
-    let is_current = current
-        .as_ref()
-        .is_some_and(|(p, _)| p.release == release && p.manifest_blake3 == manifest_hash);
+    let is_current = current.as_ref().is_some_and(|(p, _)| {
+        p.release == build.release && p.manifest_blake3 == build.manifest_hash
+    });
     if is_current && !options.repair {
         record_versions(remote, options, &mut published).await?;
         published.skipped = published.objects;
         published.skipped_bytes =
-            parts.iter().map(|p| p.size).sum::<u64>() + manifest_bytes.len() as u64;
+            parts.iter().map(|p| p.size).sum::<u64>() + build.manifest_bytes.len() as u64;
         return Ok(published);
     }
     // The current release's record read while the lease is taken.
     let early = match &current {
-        Some((pointer, _)) if !options.repair => Some(read_early(remote, &region, pointer)),
+        Some((pointer, _)) if !options.repair => Some(read_early(remote, &build.region, pointer)),
         _ => None,
     };
-    // Never while a gc runs: it could delete an object found present here.
-    let what = format!("publish of release {release} of {region}");
+    let what = format!("publish of release {} of {}", build.release, build.region);
     // The pointer read again once the lease is there (nothing to read when repairing).
     let repairing = options.repair;
+    let region = &build.region;
     let pointer_again = async move {
         if repairing {
             None
         } else {
-            Some(crate::manage::read_pointer(remote, &region).await)
+            Some(crate::manage::read_pointer(remote, region).await)
         }
+    };
+    let step = Step {
+        remote,
+        build: &build,
+        options,
+        progress,
     };
     let (published, settled) = crate::lease::holding_then(
         remote,
@@ -173,46 +147,11 @@ pub async fn publish(
         crate::lease::GC_WAIT,
         pointer_again,
         |pointer_again| async move {
-            // What the current release names is there: only the rest is asked about.
             let current_record =
-                current_record(remote, &published.region, early, pointer_again.flatten()).await?;
-            let known = current_record.as_ref().map(objects_of).unwrap_or_default();
-            let (there, asked): (Vec<Part>, Vec<Part>) = parts
-                .into_iter()
-                .partition(|p| known.contains(p.hash.as_str()));
-            published.skipped = there.len();
-            published.skipped_bytes = there.iter().map(|p| p.size).sum();
-            upload_objects(
-                remote,
-                &asked,
-                &manifest_bytes,
-                &manifest_hash,
-                options,
-                progress,
-                &mut published,
-            )
-            .await?;
-            let ours = write_release(
-                remote,
-                &manifest,
-                &manifest_bytes,
-                &manifest_hash,
-                options,
-                &mut published,
-            )
-            .await?;
-            let swapped = if is_current {
-                None
-            } else {
-                let current = current.as_ref().map(|(pointer, version)| Current {
-                    pointer,
-                    version,
-                    record: current_record
-                        .as_ref()
-                        .filter(|r| r.release == pointer.release),
-                });
-                Some(move_pointer(remote, &ours, current, options).await?)
-            };
+                current_record(remote, region, early, pointer_again.flatten()).await?;
+            let move_from = (!is_current).then_some(current.as_ref());
+            let swapped =
+                put_release(&step, parts, move_from, current_record, &mut published).await?;
             // Read back while the lease is given back.
             let read_back = async move {
                 match swapped {
@@ -231,6 +170,144 @@ pub async fn publish(
         None => {}
     }
     Ok(published)
+}
+
+/// The build being published, as its folder holds it.
+struct Build {
+    manifest: masterctl_runtime::Manifest,
+    manifest_bytes: Vec<u8>,
+    manifest_hash: String,
+    region: String,
+    release: String,
+}
+
+impl Build {
+    /// The build in `dir`: its manifest read, its region and release checked.
+    fn read(dir: &Path) -> Result<Build, DeliveryError> {
+        let (manifest, manifest_bytes) =
+            masterctl_runtime::read_manifest(dir).map_err(DeliveryError::Unloadable)?;
+        let region = manifest.region.clone();
+        let release = layout::release_id(&manifest);
+        layout::check_region(&region)?;
+        layout::check_release(&release)?;
+        let manifest_hash = blake3::hash(&manifest_bytes).to_hex().to_string();
+        Ok(Build {
+            manifest,
+            manifest_bytes,
+            manifest_hash,
+            region,
+            release,
+        })
+    }
+
+    /// Its files in `dir`, one per distinct content (two files may hold the same bytes).
+    fn parts(&self, dir: &Path) -> Vec<Part> {
+        let mut parts: Vec<Part> = self
+            .manifest
+            .files
+            .iter()
+            .map(|f| Part {
+                path: dir.join(&f.path),
+                hash: f.blake3.clone(),
+                size: f.size,
+            })
+            .collect();
+        parts.sort_by(|a, b| a.hash.cmp(&b.hash));
+        parts.dedup_by(|a, b| a.hash == b.hash);
+        parts
+    }
+
+    /// The outcome before anything is done: `parts` objects and the manifest's, the
+    /// release the pointer names now (`current`).
+    fn outcome(
+        &self,
+        remote: &Remote,
+        parts: usize,
+        current: Option<&(Pointer, object_store::UpdateVersion)>,
+        options: &PublishOptions,
+    ) -> Published {
+        Published {
+            store: remote.shown().to_string(),
+            region: self.region.clone(),
+            release: self.release.clone(),
+            objects: parts + 1,
+            uploaded: 0,
+            uploaded_bytes: 0,
+            skipped: 0,
+            skipped_bytes: 0,
+            asked: 0,
+            release_written: false,
+            previous: current.map(|(p, _)| p.release.clone()),
+            pointer_moved: false,
+            verified: options.repair,
+            repaired: 0,
+            moved_by_another: false,
+        }
+    }
+}
+
+/// What every step under the lease works with.
+struct Step<'a> {
+    remote: &'a Remote,
+    build: &'a Build,
+    options: &'a PublishOptions,
+    progress: Progress<'a>,
+}
+
+/// Under the lease: the objects the current release (its record, `current_record`)
+/// does not name, then the release record, then the pointer moved from where it is
+/// (`move_from`: `Some(None)` when there is none yet; `None` when it names this release
+/// already). Returns the swap to read back, when the pointer was moved.
+async fn put_release(
+    step: &Step<'_>,
+    parts: Vec<Part>,
+    move_from: Option<Option<&(Pointer, object_store::UpdateVersion)>>,
+    current_record: Option<Release>,
+    published: &mut Published,
+) -> Result<Option<Swapped>, DeliveryError> {
+    let Step {
+        remote,
+        build,
+        options,
+        progress,
+    } = step;
+    // What the current release names is there: only the rest is asked about.
+    let known = current_record.as_ref().map(objects_of).unwrap_or_default();
+    let (there, asked): (Vec<Part>, Vec<Part>) = parts
+        .into_iter()
+        .partition(|p| known.contains(p.hash.as_str()));
+    published.skipped = there.len();
+    published.skipped_bytes = there.iter().map(|p| p.size).sum();
+    upload_objects(
+        remote,
+        &asked,
+        &build.manifest_bytes,
+        &build.manifest_hash,
+        options,
+        progress,
+        published,
+    )
+    .await?;
+    let ours = write_release(
+        remote,
+        &build.manifest,
+        &build.manifest_bytes,
+        &build.manifest_hash,
+        options,
+        published,
+    )
+    .await?;
+    let Some(from) = move_from else {
+        return Ok(None);
+    };
+    let current = from.map(|(pointer, version)| Current {
+        pointer,
+        version,
+        record: current_record
+            .as_ref()
+            .filter(|r| r.release == pointer.release),
+    });
+    Ok(Some(move_pointer(remote, &ours, current, options).await?))
 }
 
 /// A record read ahead: the release it is of, and the read, running as a task of its
