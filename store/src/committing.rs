@@ -17,6 +17,6 @@ pub(crate) fn commit_snapshot(
     spec: &CommitSpec,
 ) -> Result<Oid, StoreError> {
     let commit = write_commit(repo, snapshot, spec)?;
-    crate::review::blame::keep_changes(repo, spec.expected, commit, snapshot);
+    crate::review::row_changes::keep_changes(repo, spec.expected, commit, snapshot);
     Ok(commit)
 }
