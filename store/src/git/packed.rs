@@ -56,6 +56,7 @@ impl<'r> PackedBlobs<'r> {
             for entry in entries.flatten() {
                 let path = entry.path();
                 if path.extension().is_some_and(|e| e == "idx")
+                    && index_is_whole(&path)
                     && let Ok(pack) = gix_pack::Bundle::at(&path, gix_hash::Kind::Sha1)
                 {
                     packs.push(pack);
@@ -82,8 +83,17 @@ impl<'r> PackedBlobs<'r> {
         {
             return Err(size as u64);
         }
-        if let Some(bytes) = self.decoded(id, limit) {
-            return Ok(Ok(bytes));
+        // A pack index damaged past its checksum could make the reader index out of
+        // bounds: that pack is then left to libgit2, which says what is wrong.
+        let decoded =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.decoded(id, limit)));
+        match decoded {
+            Ok(Some(bytes)) => return Ok(Ok(bytes)),
+            Ok(None) => {}
+            Err(_) => {
+                self.packs.clear();
+                self.kept = Kept::new(self.kept.budget);
+            }
         }
         Ok(self
             .git
@@ -133,6 +143,19 @@ fn names(blob: &[u8], id: &gix_hash::oid) -> bool {
     hasher.update(format!("blob {}\0", blob.len()).as_bytes());
     hasher.update(blob);
     hasher.finalize().as_slice() == id.as_bytes()
+}
+
+/// Whether the pack index at `path` ends with the SHA-1 of what comes before, as git
+/// writes it (a damaged index is left to libgit2).
+fn index_is_whole(path: &std::path::Path) -> bool {
+    use sha1::{Digest, Sha1};
+    let Ok(bytes) = std::fs::read(path) else {
+        return false;
+    };
+    let Some(body) = bytes.len().checked_sub(20) else {
+        return false;
+    };
+    Sha1::digest(&bytes[..body]).as_slice() == &bytes[body..]
 }
 
 /// The entries from the one at `at` down its delta chain to a whole object, or to the
@@ -453,6 +476,28 @@ mod tests {
                 "nothing over the limit is inflated"
             );
         }
+    }
+
+    #[test]
+    fn a_damaged_pack_index_is_left_to_libgit2() {
+        let (dir, git, _) = packed_history(true);
+        let pack_dir = dir.path().join(".git/objects/pack");
+        let index = std::fs::read_dir(&pack_dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|e| e == "idx"))
+            .unwrap();
+        assert!(index_is_whole(&index));
+        let mut bytes = std::fs::read(&index).unwrap();
+        // One bit flipped in the middle: the checksum no longer holds.
+        let at = bytes.len() / 2;
+        bytes[at] ^= 0x80;
+        std::fs::set_permissions(&index, std::os::unix::fs::PermissionsExt::from_mode(0o644))
+            .unwrap();
+        std::fs::write(&index, &bytes).unwrap();
+        assert!(!index_is_whole(&index));
+        let reader = PackedBlobs::open(&git);
+        assert!(reader.packs.is_empty(), "the damaged index is not used");
     }
 
     #[test]
