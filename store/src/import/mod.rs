@@ -452,12 +452,43 @@ fn merge_exported(
             );
         }
         if merged.conflicts.is_empty() {
-            let origin = table.origin.clone();
+            let origin = merged_origin(schema, table, &merged.table);
             *table = merged.table;
             table.origin = origin;
         }
     }
     Ok((diagnostics, based))
+}
+
+/// Where the rows of a table merged from a workbook came from, for what is said of
+/// them: the workbook's file, format and columns, and each row's place in it — a row
+/// the branch took since the export, which the workbook lacks, keeps the place the
+/// merge gave it. One place per merged row (a table has as many rows as places).
+fn merged_origin(
+    schema: &TableSchema,
+    workbook: &Table,
+    merged: &Table,
+) -> masterctl_schemas::table::Origin {
+    let key = |table: &Table, row: usize| -> Vec<String> {
+        crate::merge::row_key(schema, table, row)
+            .iter()
+            .map(|v| v.canonical())
+            .collect()
+    };
+    let places: HashMap<Vec<String>, u64> = (0..workbook.row_count())
+        .map(|row| (key(workbook, row), workbook.origin.rows[row]))
+        .collect();
+    masterctl_schemas::table::Origin {
+        rows: (0..merged.row_count())
+            .map(|row| {
+                places
+                    .get(&key(merged, row))
+                    .copied()
+                    .unwrap_or(merged.origin.rows[row])
+            })
+            .collect(),
+        ..workbook.origin.clone()
+    }
 }
 
 /// A cell (or a row) the last rebase or merge of the branch brought in, which the
