@@ -55,15 +55,15 @@ pub fn write_objects(git: &Repository, objects: &[Object<'_>]) -> Result<(), Sto
         let crc = crc32fast::hash(&entry);
         (entry, crc)
     });
-    let (pack, offsets) = pack_of(&entries);
-    let checksum: [u8; 20] = pack[pack.len() - 20..].try_into().unwrap_or([0; 20]);
+    let (pack, offsets, checksum) = pack_of(&entries);
     let ids: Vec<Oid> = objects.iter().map(|o| o.id).collect();
     let crcs: Vec<u32> = entries.iter().map(|(_, crc)| *crc).collect();
     let index = index_of(&ids, &offsets, &crcs, &checksum);
     let dir = git.commondir().join("objects").join("pack");
     std::fs::create_dir_all(&dir).map_err(StoreError::io(&dir))?;
     masterctl_runtime::files::remove_all_leftovers(&dir);
-    let name = format!("pack-{}", hex(&checksum));
+    // Named by its checksum, as git names packs (in hex, as an id is written).
+    let name = format!("pack-{}", Oid::from_bytes(&checksum)?);
     // The pack first: an index names only a pack that is whole.
     for (extension, bytes) in [("pack", &pack), ("idx", &index)] {
         let path = dir.join(format!("{name}.{extension}"));
@@ -76,8 +76,9 @@ pub fn write_objects(git: &Repository, objects: &[Object<'_>]) -> Result<(), Sto
     Ok(())
 }
 
-/// The pack of these entries (header, entries, SHA-1 trailer) and each entry's offset.
-fn pack_of(entries: &[(Vec<u8>, u32)]) -> (Vec<u8>, Vec<u64>) {
+/// The pack of these entries (header, entries, SHA-1 trailer), each entry's offset, and
+/// the trailer.
+fn pack_of(entries: &[(Vec<u8>, u32)]) -> (Vec<u8>, Vec<u64>, [u8; 20]) {
     let size = entries.iter().map(|(e, _)| e.len()).sum::<usize>() + 32;
     let mut pack = Vec::with_capacity(size);
     pack.extend_from_slice(b"PACK");
@@ -88,9 +89,9 @@ fn pack_of(entries: &[(Vec<u8>, u32)]) -> (Vec<u8>, Vec<u64>) {
         offsets.push(pack.len() as u64);
         pack.extend_from_slice(entry);
     }
-    let checksum = Sha1::digest(&pack);
+    let checksum: [u8; 20] = Sha1::digest(&pack).into();
     pack.extend_from_slice(&checksum);
-    (pack, offsets)
+    (pack, offsets, checksum)
 }
 
 /// A pack index, version 2: the ids sorted with a fan-out table by first byte, each
@@ -135,10 +136,6 @@ fn index_of(ids: &[Oid], offsets: &[u64], crcs: &[u32], pack_checksum: &[u8; 20]
     let own = Sha1::digest(&index);
     index.extend_from_slice(&own);
     index
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// One pack entry: the type-and-size header, then the zlib-compressed object.

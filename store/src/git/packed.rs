@@ -136,13 +136,10 @@ impl<'r> PackedBlobs<'r> {
     }
 }
 
-/// Whether `id` is the git id of a blob of these bytes.
+/// Whether `id` is the git id of a blob of these bytes, as libgit2 names blobs.
 fn names(blob: &[u8], id: &gix_hash::oid) -> bool {
-    use sha1::{Digest, Sha1};
-    let mut hasher = Sha1::new();
-    hasher.update(format!("blob {}\0", blob.len()).as_bytes());
-    hasher.update(blob);
-    hasher.finalize().as_slice() == id.as_bytes()
+    Oid::hash_object(git2::ObjectType::Blob, blob)
+        .is_ok_and(|named| named.as_bytes() == id.as_bytes())
 }
 
 /// Whether the pack index at `path` ends with the SHA-1 of what comes before, as git
