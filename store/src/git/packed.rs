@@ -107,12 +107,12 @@ impl<'r> PackedBlobs<'r> {
     /// reads it, or says why not).
     fn decoded(&mut self, id: Oid, limit: u64) -> Option<Rc<Vec<u8>>> {
         let id = gix_hash::ObjectId::try_from(id.as_bytes()).ok()?;
-        let (number, pack) = self
+        let (number, pack, index) = self
             .packs
             .iter()
             .enumerate()
-            .find(|(_, p)| p.index.lookup(id).is_some())?;
-        let at = pack.index.pack_offset_at_index(pack.index.lookup(id)?);
+            .find_map(|(number, p)| Some((number, p, p.index.lookup(id)?)))?;
+        let at = pack.index.pack_offset_at_index(index);
         let mut chain = chain(pack, at, &self.kept, number)?;
         // The bottom of the chain: kept already, or a whole object to inflate.
         let bottom = chain.pop()?;
