@@ -60,13 +60,7 @@ impl Cache {
     /// copy).
     pub fn put(&self, hash: &str, plain: &[u8]) -> Result<(), DeliveryError> {
         let path = self.path(hash);
-        let io = DeliveryError::io(&path);
-        files::write_atomic_unsynced(&path, plain).map_err(io)?;
-        let mut permissions = std::fs::metadata(&path)
-            .map_err(DeliveryError::io(&path))?
-            .permissions();
-        permissions.set_readonly(true);
-        std::fs::set_permissions(&path, permissions).map_err(DeliveryError::io(&path))
+        files::write_read_only_unsynced(&path, plain).map_err(DeliveryError::io(&path))
     }
 }
 

@@ -166,7 +166,7 @@ pub fn parent_of(target: &Path) -> PathBuf {
 /// sibling, flushed to disk, then renamed over `path`. Leftovers of writers killed
 /// mid-way are removed first.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_replacing(path, bytes, true)
+    write_replacing(path, bytes, true, false)
 }
 
 /// [`write_atomic`] without flushing to disk, and without looking for leftovers of
@@ -174,23 +174,38 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// writes): for content checked before it is trusted (a cache of objects named by their
 /// hash), where a file lost to a power cut is only fetched again.
 pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_replacing(path, bytes, false)
+    write_replacing(path, bytes, false, false)
 }
 
-fn write_replacing(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
+/// [`write_atomic_unsynced`], the file read-only from the moment it is created (for
+/// content nothing may change once written: cached objects, git's packs) — no second
+/// look at it to change its permissions.
+pub fn write_read_only_unsynced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_replacing(path, bytes, false, true)
+}
+
+fn write_replacing(
+    path: &Path,
+    bytes: &[u8],
+    durable: bool,
+    read_only: bool,
+) -> std::io::Result<()> {
     use std::io::Write;
     let parent = parent_of(path);
     if durable {
         remove_leftovers(path);
     }
     let prefix = format!("{}{}-", staging_prefix(path), std::process::id());
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    if read_only {
+        // The mode applies to the file created; this open still writes it.
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o444);
+    }
     for attempt in 0u32..1000 {
         let temporary = parent.join(format!("{prefix}{attempt}"));
-        let mut file = match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temporary)
-        {
+        let mut file = match options.open(&temporary) {
             Ok(file) => file,
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
@@ -199,6 +214,15 @@ fn write_replacing(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<
             .write_all(bytes)
             .and_then(|()| if durable { file.sync_all() } else { Ok(()) })
             .and_then(|()| std::fs::rename(&temporary, path));
+        #[cfg(not(unix))]
+        let written = written.and_then(|()| match read_only {
+            true => {
+                let mut permissions = std::fs::metadata(path)?.permissions();
+                permissions.set_readonly(true);
+                std::fs::set_permissions(path, permissions)
+            }
+            false => Ok(()),
+        });
         if written.is_err() {
             let _ = std::fs::remove_file(&temporary);
         }
@@ -381,6 +405,26 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("build")]);
+    }
+
+    #[test]
+    fn a_read_only_file_is_written_read_only_and_replaced_whole() {
+        let root = tempfile::tempdir().unwrap();
+        let path = root.path().join("object");
+        for content in ["damaged", "whole"] {
+            write_read_only_unsynced(&path, content.as_bytes()).unwrap();
+            let metadata = std::fs::metadata(&path).unwrap();
+            assert!(metadata.permissions().readonly());
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), content);
+        }
+        let names: Vec<_> = std::fs::read_dir(root.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("object")]);
+        // The others stay writable.
+        write_atomic_unsynced(&path, b"plain").unwrap();
+        assert!(!std::fs::metadata(&path).unwrap().permissions().readonly());
     }
 
     #[test]

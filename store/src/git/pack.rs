@@ -67,11 +67,9 @@ pub fn write_objects(git: &Repository, objects: &[Object<'_>]) -> Result<(), Sto
     // The pack first: an index names only a pack that is whole.
     for (extension, bytes) in [("pack", &pack), ("idx", &index)] {
         let path = dir.join(format!("{name}.{extension}"));
-        masterctl_runtime::files::write_atomic_unsynced(&path, bytes)
+        // Read-only, as git leaves them.
+        masterctl_runtime::files::write_read_only_unsynced(&path, bytes)
             .map_err(StoreError::io(&path))?;
-        // Read-only, as git leaves them (best effort).
-        let _ =
-            std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o444));
     }
     Ok(())
 }
