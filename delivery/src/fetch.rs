@@ -457,7 +457,7 @@ async fn read_release(
 /// The manifest object the pointer names, verified by its hash and checked to be a
 /// manifest of this region's release the pointer names; `None` when the store lacks the
 /// object (the release record, which also holds the manifest, is read instead).
-async fn pointer_manifest(
+pub(crate) async fn pointer_manifest(
     remote: &Remote,
     region: &str,
     pointer: &Pointer,

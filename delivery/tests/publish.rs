@@ -1,7 +1,7 @@
 //! What a publish asks the store: only about the objects the region's current release
 //! does not name (those are there: every publish puts its objects before its release,
 //! and gc keeps the current release's), every object when repairing, and every object
-//! again when the current release's record does not read.
+//! again when the current release's manifest object does not read.
 
 mod common;
 
@@ -48,12 +48,18 @@ fn a_publish_asks_only_about_what_the_current_release_does_not_name() {
 }
 
 #[test]
-fn a_current_release_whose_record_does_not_read_makes_a_publish_ask_about_everything() {
+fn a_current_release_whose_manifest_does_not_read_makes_a_publish_ask_about_everything() {
     let store = Store::new();
     let root = tempfile::tempdir().unwrap();
     let first = publish(&store.remote, &build_of(root.path(), 1, b"shop v1"), false).unwrap();
+    // The release's record is not what names its objects: damaged, nothing changes.
     let record = store.path(&layout::release_key("jp", &first.release));
     std::fs::write(&record, b"{ not a release").unwrap();
     let second = publish(&store.remote, &build_of(root.path(), 2, b"shop v2"), false).unwrap();
-    assert_eq!((second.asked, second.uploaded, second.skipped), (4, 2, 2));
+    assert_eq!((second.asked, second.uploaded, second.skipped), (2, 2, 2));
+    // Its manifest object is: damaged, every object is asked about.
+    let manifest = hash(&std::fs::read(root.path().join("build2/manifest.json")).unwrap());
+    std::fs::write(store.path(&layout::object_key(&manifest)), b"damaged").unwrap();
+    let third = publish(&store.remote, &build_of(root.path(), 3, b"shop v3"), false).unwrap();
+    assert_eq!((third.asked, third.uploaded, third.skipped), (4, 2, 2));
 }
