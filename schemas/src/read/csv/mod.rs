@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use std::path::Path;
 
 mod plain;
+mod segments;
 
 pub use plain::plain_text;
 use plain::{CHUNK_RECORDS, PlainLines};
@@ -13,7 +14,7 @@ use plain::{CHUNK_RECORDS, PlainLines};
 use super::unread::{Said, said};
 use super::{Cell, Grid, ReadOutcome};
 use crate::diagnostic::{Code, Diagnostic, Location};
-use crate::schema::{Project, SheetTable, TableKind};
+use crate::schema::{Project, SheetTable, TableKind, TableSchema};
 use crate::table::SourceFormat;
 use crate::typing::TableBuilder;
 
@@ -69,14 +70,24 @@ pub fn read(project: &Project, path: &Path) -> ReadOutcome {
         outcome.report.push(d);
         return outcome;
     };
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
+    let unreadable = |e: std::io::Error| {
+        Diagnostic::new(
+            Code::UnreadableFile,
+            Location::file(path),
+            format!("cannot read the file: {e}"),
+        )
+    };
+    let in_segments = schema.kind != TableKind::Singleton;
+    let bytes = match open(path, in_segments) {
+        Ok(Opened::Whole(bytes)) => bytes,
+        Ok(Opened::Large(mut file, size)) => {
+            return type_large_file(schema, path, &mut file, size).unwrap_or_else(|e| {
+                outcome.report.push(unreadable(e));
+                outcome
+            });
+        }
         Err(e) => {
-            outcome.report.push(Diagnostic::new(
-                Code::UnreadableFile,
-                Location::file(path),
-                format!("cannot read the file: {e}"),
-            ));
+            outcome.report.push(unreadable(e));
             return outcome;
         }
     };
@@ -104,6 +115,52 @@ pub fn read(project: &Project, path: &Path) -> ReadOutcome {
     outcome
 }
 
+/// A CSV file, opened.
+enum Opened {
+    /// Read whole.
+    Whole(Vec<u8>),
+    /// Larger than two segments: to be read a segment at a time (see [`segments`]), of
+    /// this many bytes when it was opened.
+    Large(std::fs::File, u64),
+}
+
+/// The file at `path`, read whole unless it is large and may be read `in_segments`.
+fn open(path: &Path, in_segments: bool) -> std::io::Result<Opened> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let size = file.metadata()?.len();
+    if in_segments && size > 2 * segments::SEGMENT_BYTES as u64 {
+        return Ok(Opened::Large(file, size));
+    }
+    // As `std::fs::read` does: a size memory cannot hold is an error, not an abort.
+    let mut bytes = Vec::new();
+    bytes
+        .try_reserve_exact(usize::try_from(size).unwrap_or(usize::MAX))
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::OutOfMemory, e))?;
+    file.read_to_end(&mut bytes)?;
+    Ok(Opened::Whole(bytes))
+}
+
+/// The table of a large file, typed a segment at a time.
+fn type_large_file(
+    schema: &TableSchema,
+    path: &Path,
+    file: &mut std::fs::File,
+    size: u64,
+) -> std::io::Result<ReadOutcome> {
+    let mut outcome = ReadOutcome::default();
+    let mut builder = TableBuilder::new(schema, path, SourceFormat::Csv);
+    let segment = segments::SEGMENT_BYTES;
+    if let Err(errors) = segments::type_file(&mut builder, file, size, segment, path)? {
+        outcome.report.extend(errors);
+        return Ok(outcome);
+    }
+    let (table, diagnostics) = builder.finish();
+    outcome.report.extend(diagnostics);
+    outcome.tables.extend(table);
+    Ok(outcome)
+}
+
 /// Give a CSV file's records to `builder`: plain CSV (see [`plain_text`]) on every core
 /// when it is large, anything else a few thousand records at a time through the csv
 /// crate. The file's own mistakes (invalid UTF-8, a broken record), each at its line,
@@ -120,8 +177,19 @@ pub fn type_records(
         plain::type_pieces(builder, &pieces);
         return Ok(());
     }
+    type_quoted(builder, bytes, path, 1)
+}
+
+/// The records of `bytes` through the csv crate; `bytes` start on line `line` of the
+/// file at `path` (a file's byte order mark is skipped on its first line).
+fn type_quoted(
+    builder: &mut TableBuilder<'_>,
+    bytes: &[u8],
+    path: &Path,
+    line: u64,
+) -> Result<(), Vec<Diagnostic>> {
     builder.reserve(memchr::memchr_iter(b'\n', bytes).count() + 1);
-    let mut parser = CsvParser::new(bytes, path);
+    let mut parser = CsvParser::new(bytes, path, line);
     let mut chunk = CsvGrid::default();
     while parser.fill(&mut chunk, CHUNK_RECORDS) {
         if parser.errors.is_empty() {
@@ -146,14 +214,18 @@ struct CsvParser<'b> {
 }
 
 impl<'b> CsvParser<'b> {
-    fn new(bytes: &'b [u8], path: &'b Path) -> CsvParser<'b> {
-        let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
+    /// A reader of `bytes`, which start on line `line` of the file at `path`.
+    fn new(bytes: &'b [u8], path: &'b Path, line: u64) -> CsvParser<'b> {
+        let bytes = match line {
+            1 => bytes.strip_prefix(BOM).unwrap_or(bytes),
+            _ => bytes,
+        };
         CsvParser {
             reader: csv::ReaderBuilder::new()
                 .has_headers(false)
                 .flexible(true)
                 .from_reader(bytes),
-            lines: LineCounter::new(bytes),
+            lines: LineCounter::at(bytes, line),
             record: csv::ByteRecord::new(),
             path,
             errors: Vec::new(),
@@ -251,10 +323,15 @@ pub struct LineCounter<'a> {
 
 impl<'a> LineCounter<'a> {
     pub fn new(bytes: &'a [u8]) -> LineCounter<'a> {
+        LineCounter::at(bytes, 1)
+    }
+
+    /// Lines of `bytes`, the first of which is line `line` of its file.
+    fn at(bytes: &'a [u8], line: u64) -> LineCounter<'a> {
         LineCounter {
             bytes,
             offset: 0,
-            line: 1,
+            line,
         }
     }
 
@@ -304,7 +381,7 @@ impl<'b> CsvGrid<'b> {
 
     /// Parse a whole file with the csv crate, whatever it holds.
     fn parse_general(bytes: &[u8], path: &Path) -> Result<CsvGrid<'static>, Vec<Diagnostic>> {
-        let mut parser = CsvParser::new(bytes, path);
+        let mut parser = CsvParser::new(bytes, path, 1);
         let mut grid = CsvGrid::default();
         parser.fill(&mut grid, usize::MAX);
         if parser.errors.is_empty() {

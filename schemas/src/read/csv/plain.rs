@@ -52,7 +52,12 @@ pub(super) struct Piece<'a> {
 /// The file in pieces when it is plain CSV (see [`plain_text`]), each piece checked
 /// and its lines counted on a core of its own; `None` when it is not plain.
 pub(super) fn pieces(bytes: &[u8]) -> Option<Vec<Piece<'_>>> {
-    let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
+    pieces_at(bytes.strip_prefix(BOM).unwrap_or(bytes), 1)
+}
+
+/// [`pieces`] of text that starts on line `line` of its file (a segment of a file read
+/// a segment at a time; no byte order mark).
+pub(super) fn pieces_at(bytes: &[u8], line: u64) -> Option<Vec<Piece<'_>>> {
     let wanted = (bytes.len() / PIECE_BYTES).clamp(1, workers() * PIECES_PER_CORE);
     let size = bytes.len().div_ceil(wanted).max(1);
     let mut cut = Vec::with_capacity(wanted);
@@ -71,7 +76,7 @@ pub(super) fn pieces(bytes: &[u8]) -> Option<Vec<Piece<'_>>> {
         let text = plain_piece(bytes)?;
         Some((text, memchr::memchr_iter(b'\n', bytes).count() as u64))
     });
-    let mut line = 1;
+    let mut line = line;
     checked
         .into_iter()
         .map(|piece| {
