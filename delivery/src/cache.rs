@@ -25,6 +25,14 @@ impl Cache {
         })
     }
 
+    /// The cache in `dir` as it is, to ask what it holds (nothing created, nothing
+    /// removed).
+    pub(crate) fn at(dir: &Path) -> Cache {
+        Cache {
+            dir: dir.to_path_buf(),
+        }
+    }
+
     pub fn dir(&self) -> &Path {
         &self.dir
     }

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::cache::Cache;
 use crate::layout::{self, Pointer};
+use crate::prefetch::{Asked, ManifestWatch, Prefetch};
 use crate::remote::Remote;
 use crate::transport::{Protocol, Traffic};
 use crate::{DeliveryError, Progress, object};
@@ -138,7 +139,12 @@ async fn stage(
     let store = remote.shown().to_string();
     let before = remote.tally();
     let traffic = || Some(Traffic::from(remote.tally()?.since(before?)));
-    let (release, manifest, manifest_bytes) = read_release(remote, region, options).await?;
+    let cache_dir = match &options.cache {
+        Some(cache) => cache.clone(),
+        None => default_cache(out),
+    };
+    let (release, manifest, manifest_bytes, asked) =
+        read_release(remote, region, options, &cache_dir).await?;
     // The release's requests tell which protocol the store speaks.
     let protocol = traffic().and_then(|t| t.protocol);
     let languages = choose_languages(&release, &manifest, options.languages.as_deref())?;
@@ -149,10 +155,7 @@ async fn stage(
         .cloned()
         .collect();
     let replaced = check_out(out)?;
-    let cache = Cache::open(&match &options.cache {
-        Some(cache) => cache.clone(),
-        None => default_cache(out),
-    })?;
+    let cache = Cache::open(&cache_dir)?;
 
     let cache = Arc::new(cache);
     let objects = distinct_objects(&selected);
@@ -209,7 +212,7 @@ async fn stage(
         remote,
         &cache,
         &missing,
-        &archives,
+        (&archives, asked),
         concurrency,
         progress,
         &mut fetched,
@@ -304,16 +307,25 @@ async fn held(cache: &Arc<Cache>, objects: &[(String, u64)], verify: bool) -> Ha
     .await
 }
 
-/// Download `objects` into the cache, many at once; counted in `fetched`.
+/// Download `objects` into the cache, many at once (those of `asked`, the objects
+/// asked for while the manifest arrived, taken from there); `archives` are checked as
+/// archives. Counted in `fetched`.
 async fn download_all(
     remote: &Remote,
     cache: &Arc<Cache>,
     objects: &[(String, u64)],
-    archives: &HashSet<String>,
+    (archives, asked): (&HashSet<String>, Option<Prefetch>),
     concurrency: usize,
     progress: Progress<'_>,
     fetched: &mut Fetched,
 ) -> Result<(), DeliveryError> {
+    let asked = std::sync::Mutex::new(asked);
+    let early = |hash: &str| {
+        let mut asked = asked
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        asked.as_mut().and_then(|asked| asked.take(hash))
+    };
     // Objects are checked and written into the cache a core's worth at a time, however
     // many are in flight: more writers than cores only contend for the cache folder.
     let cores = std::thread::available_parallelism().map_or(2, usize::from);
@@ -323,8 +335,9 @@ async fn download_all(
         concurrency,
         |(_, size)| *size,
         |(hash, size)| {
-            let writers = &writers;
-            download(remote, cache, hash, *size, archives.contains(hash), writers)
+            let (writers, early) = (&writers, early(hash));
+            let archive = archives.contains(hash);
+            download(remote, cache, (hash, *size, archive), early, writers)
         },
     );
     while let Some(bytes) = downloads.next().await {
@@ -359,7 +372,8 @@ async fn read_release(
     remote: &Remote,
     region: &str,
     options: &FetchOptions,
-) -> Result<(String, Manifest, Vec<u8>), DeliveryError> {
+    cache: &Path,
+) -> Result<(String, Manifest, Vec<u8>, Option<Prefetch>), DeliveryError> {
     let store = remote.shown();
     let named = match &options.release {
         Some(named) => Some(crate::manage::resolve_release(remote, region, named).await?),
@@ -384,10 +398,30 @@ async fn read_release(
             }
         },
     };
-    if let Some(pointer) = &pointer
-        && let Some(manifest) = pointer_manifest(remote, region, pointer).await?
-    {
-        return Ok((pointer.release.clone(), manifest.0, manifest.1));
+    if let Some(pointer) = &pointer {
+        // The objects the manifest names asked for as it arrives (not when every
+        // cached object is to be hashed again: what the cache holds is not known yet).
+        let concurrency = options
+            .concurrency
+            .unwrap_or_else(|| Protocol::concurrency(remote.tally().and_then(|t| t.protocol())));
+        let mut prefetch = (!options.verify).then(|| {
+            let languages = options.languages.clone();
+            ManifestWatch::new(Prefetch::new(
+                remote,
+                Cache::at(cache),
+                languages,
+                concurrency,
+            ))
+        });
+        let mut watch = |stored: &[u8]| {
+            if let Some(prefetch) = &mut prefetch {
+                prefetch.seen(stored);
+            }
+        };
+        if let Some(manifest) = pointer_manifest(remote, region, pointer, &mut watch).await? {
+            let asked = prefetch.map(ManifestWatch::into_prefetch);
+            return Ok((pointer.release.clone(), manifest.0, manifest.1, asked));
+        }
     }
     let release_id = match (&named, &pointer) {
         (Some(release), _) => release.clone(),
@@ -418,7 +452,7 @@ async fn read_release(
     if written.len() as u64 == release.manifest_size
         && blake3::hash(&written).to_hex().as_str() == hash
     {
-        return Ok((release.release, release.manifest, written));
+        return Ok((release.release, release.manifest, written, None));
     }
     let stored = remote
         .get(
@@ -451,7 +485,7 @@ async fn read_release(
             why: "its manifest is not the manifest object it names".into(),
         });
     }
-    Ok((release.release, manifest, manifest_bytes))
+    Ok((release.release, manifest, manifest_bytes, None))
 }
 
 /// The manifest object the pointer names, verified by its hash and checked to be a
@@ -461,11 +495,13 @@ pub(crate) async fn pointer_manifest(
     remote: &Remote,
     region: &str,
     pointer: &Pointer,
+    seen: &mut (dyn FnMut(&[u8]) + Send),
 ) -> Result<Option<(Manifest, Vec<u8>)>, DeliveryError> {
     let store = remote.shown();
     let hash = &pointer.manifest_blake3;
     let limit = masterctl_runtime::MANIFEST_LIMIT;
-    let Some(stored) = remote.get(&layout::object_key(hash), limit).await? else {
+    let key = layout::object_key(hash);
+    let Some(stored) = remote.get_watched(&key, limit, seen).await? else {
         return Ok(None);
     };
     let corrupt = |why: String| DeliveryError::Corrupt {
@@ -555,14 +591,23 @@ const KEPT_IN_PLACE: u64 = 64 << 10;
 async fn download(
     remote: &Remote,
     cache: &Arc<Cache>,
-    hash: &str,
-    size: u64,
-    archive: bool,
+    (hash, size, archive): (&str, u64, bool),
+    early: Option<Asked>,
     writers: &tokio::sync::Semaphore,
 ) -> Result<u64, DeliveryError> {
     let (store, hash) = (remote.shown().to_string(), hash.to_string());
+    // What the store answered while the manifest arrived, if it came whole; checked
+    // below like any answer.
+    let early = match early {
+        Some(asked) => asked.answer().await.filter(|b| b.len() as u64 <= size),
+        None => None,
+    };
     // Stored compressed only when that is smaller: never more than its plain size.
-    let Some(stored) = remote.get(&layout::object_key(&hash), size).await? else {
+    let stored = match early {
+        Some(stored) => Some(stored),
+        None => remote.get(&layout::object_key(&hash), size).await?,
+    };
+    let Some(stored) = stored else {
         return Err(DeliveryError::Corrupt {
             store,
             hash,
@@ -641,4 +686,80 @@ fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .create_new(true)
         .open(path)?
         .write_all(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use masterctl_runtime::{FORMAT_VERSION, FileKind};
+
+    use super::*;
+
+    #[test]
+    fn objects_asked_for_while_the_manifest_arrived_are_taken_from_there() {
+        let root = tempfile::tempdir().unwrap();
+        let url = format!("file://{}", root.path().join("store").display());
+        let remote = Remote::open(&url, &crate::RemoteOptions::default()).unwrap();
+        let objects: Vec<(Vec<u8>, Option<&str>)> = (0..40)
+            .map(|n| (format!("object {n}").into_bytes(), Some(["ja", "en"][n % 2])))
+            .collect();
+        let files: Vec<FileEntry> = objects
+            .iter()
+            .enumerate()
+            .map(|(n, (bytes, language))| FileEntry {
+                path: format!("client/{n}.bin"),
+                kind: FileKind::Client,
+                name: format!("f{n}"),
+                language: language.map(str::to_string),
+                table: None,
+                blake3: blake3::hash(bytes).to_hex().to_string(),
+                size: bytes.len() as u64,
+                rows: 0,
+            })
+            .collect();
+        for (entry, (bytes, _)) in files.iter().zip(&objects) {
+            let path = root.path().join("store").join(layout::object_key(&entry.blake3));
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, bytes).unwrap();
+        }
+        let manifest = Manifest {
+            format: FORMAT_VERSION,
+            region: "jp".to_string(),
+            source_commit: "0".repeat(40),
+            schema_hash: "0".repeat(64),
+            languages: vec!["ja".to_string(), "en".to_string()],
+            files: files.clone(),
+            fallbacks: Vec::new(),
+            timezone: None,
+            audience: None,
+            seen_by: Vec::new(),
+        };
+        let stored = object::encode(&manifest.to_bytes());
+        assert!(stored.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]), "stored compressed");
+        let cache_dir = root.path().join("cache");
+        crate::runtime().unwrap().block_on(async {
+            let languages = Some(vec!["ja".to_string()]);
+            let prefetch = Prefetch::new(&remote, Cache::at(&cache_dir), languages, 4);
+            let mut watch = ManifestWatch::new(prefetch);
+            // The manifest arriving a few bytes at a time.
+            for end in (0..stored.len()).step_by(7).chain([stored.len()]) {
+                watch.seen(&stored[..end]);
+            }
+            let mut asked = watch.into_prefetch();
+            // Answered before the objects left the store; taken from there after.
+            asked.answered().await;
+            std::fs::remove_dir_all(root.path().join("store/objects")).unwrap();
+            let cache = Arc::new(Cache::open(&cache_dir).unwrap());
+            let writers = tokio::sync::Semaphore::new(1);
+            for entry in &files {
+                let early = asked.take(&entry.blake3);
+                let hash = (entry.blake3.as_str(), entry.size, false);
+                let downloaded = download(&remote, &cache, hash, early, &writers).await;
+                // Only the language asked for was asked for early.
+                match entry.language.as_deref() {
+                    Some("ja") => assert_eq!(downloaded.unwrap(), entry.size),
+                    _ => assert!(downloaded.is_err(), "{} was not asked for", entry.path),
+                }
+            }
+        });
+    }
 }

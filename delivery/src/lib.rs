@@ -23,6 +23,7 @@ pub mod layout;
 pub mod lease;
 pub mod manage;
 mod object;
+mod prefetch;
 pub mod publish;
 pub mod remote;
 pub mod transport;

@@ -424,7 +424,7 @@ async fn names_of(
     region: &str,
     pointer: &Pointer,
 ) -> Result<Option<HashSet<String>>, DeliveryError> {
-    match crate::fetch::pointer_manifest(remote, region, pointer).await {
+    match crate::fetch::pointer_manifest(remote, region, pointer, &mut |_| {}).await {
         Ok(Some((manifest, _))) => Ok(Some(
             manifest
                 .files

@@ -289,6 +289,28 @@ impl Remote {
         known: Option<&str>,
         limit: u64,
     ) -> Result<Option<Option<Versioned>>, DeliveryError> {
+        self.read(key, known, limit, &mut |_| {}).await
+    }
+
+    /// [`Remote::get`], `seen` shown the body so far each time more of it arrives.
+    pub async fn get_watched(
+        &self,
+        key: &str,
+        limit: u64,
+        seen: &mut (dyn FnMut(&[u8]) + Send),
+    ) -> Result<Option<Bytes>, DeliveryError> {
+        let read = self.read(key, None, limit, seen).await?;
+        Ok(read.flatten().map(|v| v.bytes))
+    }
+
+    /// [`Remote::get_if_changed`], `seen` shown the body so far as it arrives.
+    async fn read(
+        &self,
+        key: &str,
+        known: Option<&str>,
+        limit: u64,
+        seen: &mut (dyn FnMut(&[u8]) + Send),
+    ) -> Result<Option<Option<Versioned>>, DeliveryError> {
         use futures::TryStreamExt;
         let options = GetOptions {
             if_none_match: known.map(str::to_string),
@@ -323,6 +345,7 @@ impl Remote {
                 return Err(too_large());
             }
             body.extend_from_slice(&chunk);
+            seen(&body);
         }
         Ok(Some(Some(Versioned {
             bytes: Bytes::from(body),

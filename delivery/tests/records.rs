@@ -85,3 +85,32 @@ fn a_pointer_naming_another_releases_manifest_is_refused() {
     assert!(error.to_string().contains("manifest of release"), "{error}");
     assert!(!root.path().join("out").exists());
 }
+
+#[test]
+fn a_manifest_object_that_does_not_verify_lets_nothing_into_the_cache() {
+    let root = tempfile::tempdir().unwrap();
+    let (store, release) = published(root.path());
+    // Under the current manifest's name, another manifest of this release naming an
+    // object on the store: its entries arrive, and are asked for, before the whole of
+    // it fails its hash.
+    let gem = b"gem of the forger";
+    let path = store.path(&layout::object_key(&hash(gem)));
+    std::fs::write(&path, gem).unwrap();
+    let current = std::fs::read(root.path().join("build/manifest.json")).unwrap();
+    let mut forged = manifest(&release, vec![entry("gem.bin", gem)]);
+    forged.files.extend(
+        serde_json::from_slice::<masterctl_runtime::Manifest>(&current)
+            .unwrap()
+            .files,
+    );
+    std::fs::write(
+        store.path(&layout::object_key(&hash(&current))),
+        forged.to_bytes(),
+    )
+    .unwrap();
+    let error = fetch_out(&store, root.path()).unwrap_err();
+    assert!(matches!(error, DeliveryError::Corrupt { .. }), "{error}");
+    assert!(!root.path().join("out").exists());
+    let cached = std::fs::read_dir(root.path().join("cache")).map_or(0, |d| d.count());
+    assert_eq!(cached, 0, "nothing entered the cache");
+}

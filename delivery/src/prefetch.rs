@@ -1,0 +1,329 @@
+//! Objects asked for while the manifest that names them is still arriving. A manifest
+//! of 1,500 files is 70 KB compressed: on a new connection across a distant link that
+//! is three round trips of TCP's slow start, during which the connection would carry
+//! nothing else. The files it lists come in order, so each entry is read as soon as it
+//! is whole and the object it names is asked for at once.
+//!
+//! Nothing is trusted before the whole manifest is verified by its hash: an object
+//! asked for early is only held in memory, as the store sent it; once the manifest
+//! verifies, the fetch takes it in place of a request of its own and checks it like
+//! any other (its hash, its structure as an archive, as the verified manifest says).
+//! Should the manifest not verify, whatever was asked for is dropped, requests still
+//! running cancelled, and nothing has reached the cache.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use masterctl_runtime::FileEntry;
+
+use crate::cache::Cache;
+use crate::layout;
+use crate::remote::Remote;
+
+/// Bytes of objects held in memory before the manifest verifies, at most: the rest are
+/// asked for once it does.
+const BUDGET: u64 = 64 << 20;
+
+/// The entries of a manifest's `files` array, each handed out as soon as its closing
+/// brace arrives; the JSON around them is only walked (strings, nesting), never built.
+#[derive(Default)]
+pub(crate) struct Entries {
+    /// Bytes of the text walked so far.
+    walked: usize,
+    depth: u32,
+    in_string: bool,
+    escaped: bool,
+    /// Where the string being walked started (at the top level: a key).
+    string_start: usize,
+    /// The last key of the top-level object was `files`.
+    files_key: bool,
+    in_files: bool,
+    entry_start: Option<usize>,
+    /// The `files` array ended (or the text is not a manifest): nothing more to find.
+    done: bool,
+}
+
+impl Entries {
+    /// The entries that became whole in `text` since the last call; `text` is the
+    /// manifest's text so far (each call's a prefix of the next one's).
+    pub(crate) fn more(&mut self, text: &[u8]) -> Vec<FileEntry> {
+        let mut found = Vec::new();
+        while !self.done && self.walked < text.len() {
+            let at = self.walked;
+            self.walked += 1;
+            let byte = text[at];
+            if self.in_string {
+                match byte {
+                    _ if self.escaped => self.escaped = false,
+                    b'\\' => self.escaped = true,
+                    b'"' => {
+                        self.in_string = false;
+                        if self.depth == 1 {
+                            self.files_key = &text[self.string_start..at] == b"files";
+                        }
+                    }
+                    _ => {}
+                }
+                continue;
+            }
+            match byte {
+                b'"' => {
+                    self.in_string = true;
+                    self.string_start = at + 1;
+                }
+                b'{' | b'[' => {
+                    self.depth += 1;
+                    if byte == b'[' && self.depth == 2 && self.files_key {
+                        self.in_files = true;
+                    }
+                    if byte == b'{' && self.depth == 3 && self.in_files {
+                        self.entry_start = Some(at);
+                    }
+                }
+                b'}' | b']' => {
+                    if self.depth == 3
+                        && self.in_files
+                        && let Some(start) = self.entry_start.take()
+                    {
+                        // An entry that does not read is left to the whole manifest.
+                        if let Ok(entry) = serde_json::from_slice(&text[start..=at]) {
+                            found.push(entry);
+                        }
+                    }
+                    if self.depth == 2 && self.in_files {
+                        self.done = true;
+                    }
+                    match self.depth.checked_sub(1) {
+                        Some(depth) => self.depth = depth,
+                        None => self.done = true,
+                    }
+                }
+                _ => {}
+            }
+        }
+        found
+    }
+}
+
+/// A manifest object as it arrives (stored compressed or plain): its text so far
+/// walked for entries, each handed to a [`Prefetch`].
+pub(crate) struct ManifestWatch {
+    prefetch: Prefetch,
+    /// Stored bytes already taken in.
+    taken: usize,
+    decoder: Option<zstd::stream::write::Decoder<'static, Vec<u8>>>,
+    plain: Vec<u8>,
+    entries: Entries,
+    /// The text stopped making sense (it does not decompress, or runs past the
+    /// manifest's limit): the whole object will say why.
+    stopped: bool,
+}
+
+impl ManifestWatch {
+    pub(crate) fn new(prefetch: Prefetch) -> ManifestWatch {
+        ManifestWatch {
+            prefetch,
+            taken: 0,
+            decoder: None,
+            plain: Vec::new(),
+            entries: Entries::default(),
+            stopped: false,
+        }
+    }
+
+    /// The stored bytes so far (each call's a prefix of the next one's).
+    pub(crate) fn seen(&mut self, stored: &[u8]) {
+        if self.stopped || stored.len() <= self.taken {
+            return;
+        }
+        let new = &stored[self.taken..];
+        self.taken = stored.len();
+        if self.taken == new.len() && new.starts_with(&ZSTD_MAGIC) {
+            self.decoder = zstd::stream::write::Decoder::new(Vec::new()).ok();
+            self.stopped = self.decoder.is_none();
+        }
+        let text = match &mut self.decoder {
+            Some(decoder) => {
+                use std::io::Write;
+                let written = decoder.write_all(new).and_then(|()| decoder.flush());
+                self.stopped = written.is_err();
+                decoder.get_ref()
+            }
+            None => {
+                self.plain.extend_from_slice(new);
+                &self.plain
+            }
+        };
+        if self.stopped || text.len() as u64 > masterctl_runtime::MANIFEST_LIMIT {
+            self.stopped = true;
+            return;
+        }
+        for entry in self.entries.more(text) {
+            self.prefetch.ask(&entry);
+        }
+    }
+
+    /// What was asked for.
+    pub(crate) fn into_prefetch(self) -> Prefetch {
+        self.prefetch
+    }
+}
+
+/// How a zstd frame starts.
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// An object asked for early. Dropped, the request is cancelled.
+pub(crate) struct Asked(tokio::task::JoinHandle<Option<Bytes>>);
+
+impl Asked {
+    /// Its bytes as the store sent them, or `None` when the request failed (it is then
+    /// asked for again, as if never asked).
+    pub(crate) async fn answer(mut self) -> Option<Bytes> {
+        (&mut self.0).await.ok().flatten()
+    }
+}
+
+impl Drop for Asked {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// The objects asked for while a manifest arrives.
+pub(crate) struct Prefetch {
+    remote: Remote,
+    cache: Cache,
+    /// The languages asked for (`None`: all).
+    languages: Option<Vec<String>>,
+    /// Requests in flight at once, at most (the fetch's own concurrency).
+    slots: Arc<tokio::sync::Semaphore>,
+    budget: u64,
+    asked: HashMap<String, Asked>,
+}
+
+impl Prefetch {
+    /// Early requests to `remote` for objects `cache` (its folder; nothing is written
+    /// there) lacks, of `languages`, `concurrency` at a time.
+    pub(crate) fn new(
+        remote: &Remote,
+        cache: Cache,
+        languages: Option<Vec<String>>,
+        concurrency: usize,
+    ) -> Prefetch {
+        Prefetch {
+            remote: remote.clone(),
+            cache,
+            languages,
+            slots: Arc::new(tokio::sync::Semaphore::new(concurrency.max(1))),
+            budget: BUDGET,
+            asked: HashMap::new(),
+        }
+    }
+
+    /// Ask for the object of `entry` (as the unverified manifest says it is), unless
+    /// it is another language's, the cache holds it, it was asked for, or the budget is
+    /// spent.
+    pub(crate) fn ask(&mut self, entry: &FileEntry) {
+        let wanted = match (&self.languages, &entry.language) {
+            (Some(languages), Some(language)) => languages.contains(language),
+            _ => true,
+        };
+        if !wanted
+            || entry.size > self.budget
+            || self.asked.contains_key(&entry.blake3)
+            || !layout::is_hash(&entry.blake3)
+            || self.cache.holds(&entry.blake3, entry.size, false)
+        {
+            return;
+        }
+        self.budget -= entry.size;
+        let (remote, slots) = (self.remote.clone(), self.slots.clone());
+        let (key, limit) = (layout::object_key(&entry.blake3), entry.size);
+        let request = tokio::spawn(async move {
+            let _slot = slots.acquire_owned().await.ok()?;
+            remote.get(&key, limit).await.ok().flatten()
+        });
+        self.asked.insert(entry.blake3.clone(), Asked(request));
+    }
+
+    /// The early request for `hash`, if there was one.
+    pub(crate) fn take(&mut self, hash: &str) -> Option<Asked> {
+        self.asked.remove(hash)
+    }
+
+    /// Every request asked for answered (for tests that change the store after).
+    #[cfg(test)]
+    pub(crate) async fn answered(&mut self) {
+        for asked in self.asked.values_mut() {
+            let answer = (&mut asked.0).await.ok().flatten();
+            asked.0 = tokio::spawn(async move { answer });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use masterctl_runtime::{FORMAT_VERSION, FileKind, Manifest};
+
+    use super::*;
+
+    fn manifest() -> Manifest {
+        let entry = |n: u32, path: &str| FileEntry {
+            path: path.to_string(),
+            kind: FileKind::Table,
+            name: format!("t{n}"),
+            language: n.is_multiple_of(2).then(|| "ja".to_string()),
+            table: Some(format!("t{n}")),
+            blake3: format!("{n:064x}"),
+            size: u64::from(n) * 10,
+            rows: u64::from(n),
+        };
+        Manifest {
+            format: FORMAT_VERSION,
+            region: "jp".to_string(),
+            source_commit: "0".repeat(40),
+            schema_hash: "0".repeat(64),
+            languages: vec!["ja".to_string()],
+            files: vec![
+                entry(1, "tables/t1.rkyv"),
+                // Braces, brackets, quotes and escapes inside strings walk as text.
+                entry(2, "tables/a{b}[c]\"d\\\\e.rkyv"),
+                entry(3, "tables/\u{3042}.rkyv"),
+            ],
+            fallbacks: Vec::new(),
+            timezone: None,
+            audience: None,
+            seen_by: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn entries_are_found_as_they_arrive_wherever_the_text_is_cut() {
+        let manifest = manifest();
+        for text in [manifest.to_bytes(), serde_json::to_vec(&manifest).unwrap()] {
+            for cut in 0..text.len() {
+                let mut entries = Entries::default();
+                let mut found = entries.more(&text[..cut]);
+                found.extend(entries.more(&text));
+                assert_eq!(found, manifest.files, "cut at {cut}");
+            }
+            // Byte after byte.
+            let mut entries = Entries::default();
+            let found: Vec<FileEntry> = (0..=text.len())
+                .flat_map(|end| entries.more(&text[..end]))
+                .collect();
+            assert_eq!(found, manifest.files);
+        }
+    }
+
+    #[test]
+    fn only_the_top_level_files_array_holds_entries() {
+        let text = br#"{"other": {"files": [{"path": "x"}]}, "files": [], "x": [{"path": "y"}]}"#;
+        assert!(Entries::default().more(text).is_empty());
+        // Not a manifest at all: nothing, and no panic.
+        for text in [&b"]]]}}}"[..], b"[[[", b"\"files\"[{}]", b""] {
+            assert!(Entries::default().more(text).is_empty());
+        }
+    }
+}
