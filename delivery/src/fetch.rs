@@ -160,8 +160,11 @@ async fn stage(
     let cache = Arc::new(cache);
     let objects = distinct_objects(&selected);
     let held = held(&cache, &objects, options.verify).await;
-    let (cached, missing): (Vec<_>, Vec<_>) =
+    let (cached, mut missing): (Vec<_>, Vec<_>) =
         objects.into_iter().partition(|o| held.contains(&o.0));
+    if let Some(asked) = &asked {
+        asked.in_order(&mut missing);
+    }
     let mut fetched = Fetched {
         store,
         region: region.to_string(),
@@ -319,6 +322,7 @@ async fn download_all(
     progress: Progress<'_>,
     fetched: &mut Fetched,
 ) -> Result<(), DeliveryError> {
+    let slots = asked.as_ref().map(Prefetch::slots);
     let asked = std::sync::Mutex::new(asked);
     let early = |hash: &str| {
         let mut asked = asked
@@ -337,7 +341,8 @@ async fn download_all(
         |(hash, size)| {
             let (writers, early) = (&writers, early(hash));
             let archive = archives.contains(hash);
-            download(remote, cache, (hash, *size, archive), early, writers)
+            let source = (early, slots.as_deref());
+            download(remote, cache, (hash, *size, archive), source, writers)
         },
     );
     while let Some(bytes) = downloads.next().await {
@@ -592,7 +597,7 @@ async fn download(
     remote: &Remote,
     cache: &Arc<Cache>,
     (hash, size, archive): (&str, u64, bool),
-    early: Option<Asked>,
+    (early, slots): (Option<Asked>, Option<&tokio::sync::Semaphore>),
     writers: &tokio::sync::Semaphore,
 ) -> Result<u64, DeliveryError> {
     let (store, hash) = (remote.shown().to_string(), hash.to_string());
@@ -605,7 +610,14 @@ async fn download(
     // Stored compressed only when that is smaller: never more than its plain size.
     let stored = match early {
         Some(stored) => Some(stored),
-        None => remote.get(&layout::object_key(&hash), size).await?,
+        None => {
+            // A slot shared with the requests asked early (never closed: only waits).
+            let _slot = match slots {
+                Some(slots) => slots.acquire().await.ok(),
+                None => None,
+            };
+            remote.get(&layout::object_key(&hash), size).await?
+        }
     };
     let Some(stored) = stored else {
         return Err(DeliveryError::Corrupt {
@@ -700,7 +712,12 @@ mod tests {
         let url = format!("file://{}", root.path().join("store").display());
         let remote = Remote::open(&url, &crate::RemoteOptions::default()).unwrap();
         let objects: Vec<(Vec<u8>, Option<&str>)> = (0..40)
-            .map(|n| (format!("object {n}").into_bytes(), Some(["ja", "en"][n % 2])))
+            .map(|n| {
+                (
+                    format!("object {n}").into_bytes(),
+                    Some(["ja", "en"][n % 2]),
+                )
+            })
             .collect();
         let files: Vec<FileEntry> = objects
             .iter()
@@ -717,7 +734,10 @@ mod tests {
             })
             .collect();
         for (entry, (bytes, _)) in files.iter().zip(&objects) {
-            let path = root.path().join("store").join(layout::object_key(&entry.blake3));
+            let path = root
+                .path()
+                .join("store")
+                .join(layout::object_key(&entry.blake3));
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, bytes).unwrap();
         }
@@ -734,7 +754,10 @@ mod tests {
             seen_by: Vec::new(),
         };
         let stored = object::encode(&manifest.to_bytes());
-        assert!(stored.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]), "stored compressed");
+        assert!(
+            stored.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]),
+            "stored compressed"
+        );
         let cache_dir = root.path().join("cache");
         crate::runtime().unwrap().block_on(async {
             let languages = Some(vec!["ja".to_string()]);
@@ -753,7 +776,8 @@ mod tests {
             for entry in &files {
                 let early = asked.take(&entry.blake3);
                 let hash = (entry.blake3.as_str(), entry.size, false);
-                let downloaded = download(&remote, &cache, hash, early, &writers).await;
+                let source = (early, None);
+                let downloaded = download(&remote, &cache, hash, source, &writers).await;
                 // Only the language asked for was asked for early.
                 match entry.language.as_deref() {
                     Some("ja") => assert_eq!(downloaded.unwrap(), entry.size),

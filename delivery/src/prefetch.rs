@@ -21,9 +21,9 @@ use crate::cache::Cache;
 use crate::layout;
 use crate::remote::Remote;
 
-/// Bytes of objects held in memory before the manifest verifies, at most: the rest are
-/// asked for once it does.
-const BUDGET: u64 = 64 << 20;
+/// Bytes of objects asked for before the manifest verifies, at most (what they may hold
+/// in memory should the manifest not verify): the rest are asked for once it does.
+const BUDGET: u64 = 16 << 20;
 
 /// The entries of a manifest's `files` array, each handed out as soon as its closing
 /// brace arrives; the JSON around them is only walked (strings, nesting), never built.
@@ -200,6 +200,8 @@ pub(crate) struct Prefetch {
     slots: Arc<tokio::sync::Semaphore>,
     budget: u64,
     asked: HashMap<String, Asked>,
+    /// The objects asked for, in the order they were.
+    order: Vec<String>,
 }
 
 impl Prefetch {
@@ -218,6 +220,7 @@ impl Prefetch {
             slots: Arc::new(tokio::sync::Semaphore::new(concurrency.max(1))),
             budget: BUDGET,
             asked: HashMap::new(),
+            order: Vec::new(),
         }
     }
 
@@ -245,6 +248,27 @@ impl Prefetch {
             remote.get(&key, limit).await.ok().flatten()
         });
         self.asked.insert(entry.blake3.clone(), Asked(request));
+        self.order.push(entry.blake3.clone());
+    }
+
+    /// `objects` (hash, size) in the order they are best taken: those asked for early
+    /// first, as they were asked for (so that their answers are taken as they come
+    /// rather than held), then the others.
+    pub(crate) fn in_order(&self, objects: &mut [(String, u64)]) {
+        let place: HashMap<&str, usize> = self
+            .order
+            .iter()
+            .enumerate()
+            .map(|(at, hash)| (hash.as_str(), at))
+            .collect();
+        objects.sort_by_key(|(hash, _)| place.get(hash.as_str()).copied().unwrap_or(usize::MAX));
+    }
+
+    /// The requests in flight at once: those asked for early share them with the
+    /// fetch's own, so that the two together never open more connections than the
+    /// fetch alone would.
+    pub(crate) fn slots(&self) -> Arc<tokio::sync::Semaphore> {
+        self.slots.clone()
     }
 
     /// The early request for `hash`, if there was one.
@@ -315,6 +339,32 @@ mod tests {
                 .collect();
             assert_eq!(found, manifest.files);
         }
+    }
+
+    #[test]
+    fn objects_asked_for_early_are_taken_first_as_they_were_asked_for() {
+        let root = tempfile::tempdir().unwrap();
+        let url = format!("file://{}", root.path().join("store").display());
+        let remote = Remote::open(&url, &crate::RemoteOptions::default()).unwrap();
+        let files = manifest().files;
+        crate::runtime().unwrap().block_on(async {
+            let cache = Cache::at(&root.path().join("cache"));
+            let mut prefetch = Prefetch::new(&remote, cache, None, 2);
+            prefetch.ask(&files[2]);
+            prefetch.ask(&files[0]);
+            prefetch.ask(&files[0]);
+            let mut objects: Vec<(String, u64)> = ["f".repeat(64), files[0].blake3.clone()]
+                .into_iter()
+                .chain(files.iter().map(|f| f.blake3.clone()))
+                .map(|hash| (hash, 1))
+                .collect();
+            objects.sort();
+            objects.dedup();
+            prefetch.in_order(&mut objects);
+            let order: Vec<&str> = objects.iter().map(|(hash, _)| hash.as_str()).collect();
+            let (a, b, c) = (&files[0].blake3, &files[1].blake3, &files[2].blake3);
+            assert_eq!(order, [c.as_str(), a, b, &"f".repeat(64)]);
+        });
     }
 
     #[test]
