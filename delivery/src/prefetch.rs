@@ -134,7 +134,8 @@ impl ManifestWatch {
 
     /// The stored bytes so far (each call's a prefix of the next one's).
     pub(crate) fn seen(&mut self, stored: &[u8]) {
-        if self.stopped || stored.len() <= self.taken {
+        // Nothing new, or too little yet to tell a zstd frame from plain text.
+        if self.stopped || stored.len() <= self.taken || stored.len() < ZSTD_MAGIC.len() {
             return;
         }
         let new = &stored[self.taken..];
