@@ -143,8 +143,12 @@ async fn stage(
         Some(cache) => cache.clone(),
         None => default_cache(out),
     };
-    let (release, manifest, manifest_bytes, asked) =
-        read_release(remote, region, options, &cache_dir).await?;
+    let Read {
+        release,
+        manifest,
+        manifest_bytes,
+        asked,
+    } = read_release(remote, region, options, &cache_dir).await?;
     // The release's requests tell which protocol the store speaks.
     let protocol = traffic().and_then(|t| t.protocol);
     let languages = choose_languages(&release, &manifest, options.languages.as_deref())?;
@@ -339,10 +343,14 @@ async fn download_all(
         concurrency,
         |(_, size)| *size,
         |(hash, size)| {
-            let (writers, early) = (&writers, early(hash));
-            let archive = archives.contains(hash);
-            let source = (early, slots.as_deref());
-            download(remote, cache, (hash, *size, archive), source, writers)
+            let wanted = Wanted {
+                hash,
+                size: *size,
+                archive: archives.contains(hash),
+                early: early(hash),
+                slots: slots.as_deref(),
+            };
+            download(remote, cache, wanted, &writers)
         },
     );
     while let Some(bytes) = downloads.next().await {
@@ -372,13 +380,15 @@ async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) 
 /// The release to fetch (the pointer's, unless one is named): its id and its manifest
 /// as stored. The pointer's is read from the manifest object the pointer names (stored
 /// compressed, verified by its hash: a fraction of the release record, which holds the
-/// manifest in plain JSON); a named release's from its record, checked against it.
+/// manifest in plain JSON), the objects it names asked for as it arrives (`cache`: the
+/// folder of objects the fetch has); a named release's from its record, checked against
+/// it.
 async fn read_release(
     remote: &Remote,
     region: &str,
     options: &FetchOptions,
     cache: &Path,
-) -> Result<(String, Manifest, Vec<u8>, Option<Prefetch>), DeliveryError> {
+) -> Result<Read, DeliveryError> {
     let store = remote.shown();
     let named = match &options.release {
         Some(named) => Some(crate::manage::resolve_release(remote, region, named).await?),
@@ -424,8 +434,12 @@ async fn read_release(
             }
         };
         if let Some(manifest) = pointer_manifest(remote, region, pointer, &mut watch).await? {
-            let asked = prefetch.map(ManifestWatch::into_prefetch);
-            return Ok((pointer.release.clone(), manifest.0, manifest.1, asked));
+            return Ok(Read {
+                release: pointer.release.clone(),
+                manifest: manifest.0,
+                manifest_bytes: manifest.1,
+                asked: prefetch.map(ManifestWatch::into_prefetch),
+            });
         }
     }
     let release_id = match (&named, &pointer) {
@@ -457,7 +471,12 @@ async fn read_release(
     if written.len() as u64 == release.manifest_size
         && blake3::hash(&written).to_hex().as_str() == hash
     {
-        return Ok((release.release, release.manifest, written, None));
+        return Ok(Read {
+            release: release.release,
+            manifest: release.manifest,
+            manifest_bytes: written,
+            asked: None,
+        });
     }
     let stored = remote
         .get(
@@ -490,7 +509,24 @@ async fn read_release(
             why: "its manifest is not the manifest object it names".into(),
         });
     }
-    Ok((release.release, manifest, manifest_bytes, None))
+    Ok(Read {
+        release: release.release,
+        manifest,
+        manifest_bytes,
+        asked: None,
+    })
+}
+
+/// A release as [`read_release`] read it.
+struct Read {
+    /// Its id.
+    release: String,
+    manifest: Manifest,
+    /// The manifest as stored: the bytes its hash names.
+    manifest_bytes: Vec<u8>,
+    /// The objects asked for while the manifest arrived (only the pointer's manifest
+    /// object is read so).
+    asked: Option<Prefetch>,
 }
 
 /// The manifest object the pointer names, verified by its hash and checked to be a
@@ -591,15 +627,33 @@ fn default_cache(out: &Path) -> PathBuf {
 /// two thread switches each saved.
 const KEPT_IN_PLACE: u64 = 64 << 10;
 
-/// Download one object into the cache: its hash verified after decompression, and its
-/// structure when it is an `archive`. The bytes moved.
+/// An object to download: its hash and plain size, whether it is an archive (checked
+/// as one), what the store answered when it was asked for early, and the request slots
+/// shared with those early requests.
+struct Wanted<'a> {
+    hash: &'a str,
+    size: u64,
+    archive: bool,
+    early: Option<Asked>,
+    slots: Option<&'a tokio::sync::Semaphore>,
+}
+
+/// Download one object into the cache (or take what the store answered early): its
+/// hash verified after decompression, and its structure when it is an archive. The
+/// bytes moved.
 async fn download(
     remote: &Remote,
     cache: &Arc<Cache>,
-    (hash, size, archive): (&str, u64, bool),
-    (early, slots): (Option<Asked>, Option<&tokio::sync::Semaphore>),
+    wanted: Wanted<'_>,
     writers: &tokio::sync::Semaphore,
 ) -> Result<u64, DeliveryError> {
+    let Wanted {
+        hash,
+        size,
+        archive,
+        early,
+        slots,
+    } = wanted;
     let (store, hash) = (remote.shown().to_string(), hash.to_string());
     // What the store answered while the manifest arrived, if it came whole; checked
     // below like any answer.
@@ -780,9 +834,14 @@ mod tests {
             let writers = tokio::sync::Semaphore::new(1);
             for entry in &files {
                 let early = asked.take(&entry.blake3);
-                let hash = (entry.blake3.as_str(), entry.size, false);
-                let source = (early, None);
-                let downloaded = download(&remote, &cache, hash, source, &writers).await;
+                let wanted = Wanted {
+                    hash: &entry.blake3,
+                    size: entry.size,
+                    archive: false,
+                    early,
+                    slots: None,
+                };
+                let downloaded = download(&remote, &cache, wanted, &writers).await;
                 // Only the language asked for was asked for early.
                 match entry.language.as_deref() {
                     Some("ja") => assert_eq!(downloaded.unwrap(), entry.size),
