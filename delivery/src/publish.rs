@@ -406,11 +406,11 @@ async fn current_names(
     };
     if early.pointer.release == pointer.release
         && early.pointer.manifest_blake3 == pointer.manifest_blake3
-        && let Ok(read) = (&mut early.read).await
+        && let Ok(Ok(read)) = (&mut early.read).await
     {
-        return read;
+        return Ok(read);
     }
-    // Another release, or a read that did not finish: read under the lease.
+    // Another release, or a read that failed: read under the lease.
     names_of(remote, region, &pointer).await
 }
 
