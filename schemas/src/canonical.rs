@@ -69,17 +69,32 @@ fn write_csv(schema: &TableSchema, table: &Table, fields: &[usize]) -> Result<Ve
         .from_writer(Vec::with_capacity(table.row_count() * 16 * fields.len()));
     let header = fields.iter().map(|&f| schema.fields[f].name.as_str());
     writer.write_record(header)?;
-    // One reused buffer for every cell: a million rows are not a million allocations.
-    let mut cell = String::new();
+    // One reused buffer for the cells that are formatted: a million rows are not a
+    // million allocations.
+    let (mut cell, mut integer) = (String::new(), itoa::Buffer::new());
     for row in key_order(schema, table) {
         for &field in fields {
-            cell.clear();
-            let _ = write!(cell, "{}", table.value(row, field));
-            writer.write_field(&cell)?;
+            writer.write_field(spelled(table.value(row, field), &mut cell, &mut integer))?;
         }
         writer.write_record(None::<&[u8]>)?;
     }
     finish(writer)
+}
+
+/// A value's canonical spelling ([`Value::canonical`]): text and integers as they are,
+/// without the formatting machinery (most of a table's cells), the rest written into
+/// `cell`.
+fn spelled<'a>(value: &'a Value, cell: &'a mut String, integer: &'a mut itoa::Buffer) -> &'a str {
+    match value {
+        Value::Str(text) => text,
+        Value::Int(n) => integer.format(*n),
+        Value::Null => "",
+        other => {
+            cell.clear();
+            let _ = write!(cell, "{other}");
+            cell
+        }
+    }
 }
 
 pub use crate::sheet_csv::finish;
@@ -206,5 +221,35 @@ fn read_part(schema: &TableSchema, bytes: &[u8], path: &Path) -> Result<Table, V
     match table {
         Some(table) if errors.is_empty() => Ok(table),
         _ => Err(errors),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::{Date, DateTime};
+
+    #[test]
+    fn a_cell_is_spelled_as_its_value_displays() {
+        let values = [
+            Value::Null,
+            Value::Bool(false),
+            Value::Int(0),
+            Value::Int(-42),
+            Value::Int(i64::MIN),
+            Value::Int(i64::MAX),
+            Value::Float(-0.0),
+            Value::Float(2.5e-8),
+            Value::Str("鉄の剣, \"名\"".into()),
+            Value::Str("".into()),
+            Value::Date(Date::from_ymd(2026, 12, 3).unwrap()),
+            Value::DateTime(DateTime(1_700_000_000_123)),
+            Value::List(vec![Value::Int(1), Value::Str("a".into())].into()),
+            Value::Map(vec![(Value::Int(1), Value::Float(0.5))].into()),
+        ];
+        let (mut cell, mut integer) = (String::new(), itoa::Buffer::new());
+        for value in &values {
+            assert_eq!(spelled(value, &mut cell, &mut integer), value.to_string());
+        }
     }
 }

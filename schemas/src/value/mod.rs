@@ -82,7 +82,9 @@ impl fmt::Display for Value {
             Value::Null => Ok(()),
             Value::Bool(b) => write!(f, "{b}"),
             Value::Int(i) => write!(f, "{i}"),
-            Value::Float(x) => f.write_str(&format_float(*x)),
+            // `format_float`'s spelling, written without a string of its own.
+            Value::Float(x) if *x == 0.0 => f.write_str("0"),
+            Value::Float(x) => write!(f, "{x}"),
             Value::Str(s) => f.write_str(s),
             Value::Date(d) => write!(f, "{d}"),
             Value::DateTime(dt) => write!(f, "{dt}"),
@@ -173,6 +175,19 @@ mod tests {
         assert_eq!(Value::Float(0.1).canonical(), "0.1");
         assert_eq!(Value::Bool(true).canonical(), "true");
         assert_eq!(Value::Null.canonical(), "");
+        // A float is spelled as `format_float` spells it, whatever its size.
+        for x in [
+            1e21,
+            -1e21,
+            1e-7,
+            123.456,
+            -2.5,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            0.0,
+        ] {
+            assert_eq!(Value::Float(x).canonical(), format_float(x));
+        }
     }
 
     #[test]
