@@ -421,12 +421,8 @@ async fn read_release(
             .unwrap_or_else(|| Protocol::concurrency(remote.tally().and_then(|t| t.protocol())));
         let mut prefetch = (!options.verify).then(|| {
             let languages = options.languages.clone();
-            ManifestWatch::new(Prefetch::new(
-                remote,
-                Cache::at(cache),
-                languages,
-                concurrency,
-            ))
+            let prefetch = Prefetch::new(remote, Cache::at(cache), languages, concurrency);
+            ManifestWatch::new(prefetch, masterctl_runtime::MANIFEST_LIMIT)
         });
         let mut watch = |stored: &[u8]| {
             if let Some(prefetch) = &mut prefetch {
@@ -816,7 +812,7 @@ mod tests {
         crate::runtime().unwrap().block_on(async {
             let languages = Some(vec!["ja".to_string()]);
             let prefetch = Prefetch::new(&remote, Cache::at(&cache_dir), languages, 4);
-            let mut watch = ManifestWatch::new(prefetch);
+            let mut watch = ManifestWatch::new(prefetch, masterctl_runtime::MANIFEST_LIMIT);
             // The manifest arriving a few bytes at a time (the first, too few to tell
             // a zstd frame by).
             for end in [2]

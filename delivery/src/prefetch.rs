@@ -112,8 +112,10 @@ pub(crate) struct ManifestWatch {
     prefetch: Prefetch,
     /// Stored bytes already taken in.
     taken: usize,
-    decoder: Option<zstd::stream::write::Decoder<'static, Vec<u8>>>,
+    decoder: Option<zstd::stream::write::Decoder<'static, Bounded>>,
     plain: Vec<u8>,
+    /// The most text a manifest may have: decompressing stops past it.
+    limit: usize,
     entries: Entries,
     /// The text stopped making sense (it does not decompress, or runs past the
     /// manifest's limit): the whole object will say why.
@@ -121,12 +123,15 @@ pub(crate) struct ManifestWatch {
 }
 
 impl ManifestWatch {
-    pub(crate) fn new(prefetch: Prefetch) -> ManifestWatch {
+    /// A watch handing entries to `prefetch`, of a manifest of at most `limit` bytes
+    /// of text.
+    pub(crate) fn new(prefetch: Prefetch, limit: u64) -> ManifestWatch {
         ManifestWatch {
             prefetch,
             taken: 0,
             decoder: None,
             plain: Vec::new(),
+            limit: usize::try_from(limit).unwrap_or(usize::MAX),
             entries: Entries::default(),
             stopped: false,
         }
@@ -141,22 +146,28 @@ impl ManifestWatch {
         let new = &stored[self.taken..];
         self.taken = stored.len();
         if self.taken == new.len() && new.starts_with(&ZSTD_MAGIC) {
-            self.decoder = zstd::stream::write::Decoder::new(Vec::new()).ok();
+            let text = Bounded {
+                text: Vec::new(),
+                limit: self.limit,
+            };
+            self.decoder = zstd::stream::write::Decoder::new(text).ok();
             self.stopped = self.decoder.is_none();
         }
         let text = match &mut self.decoder {
             Some(decoder) => {
                 use std::io::Write;
+                // A frame that decompresses past the limit stops at it (a few bytes
+                // may ask for gigabytes).
                 let written = decoder.write_all(new).and_then(|()| decoder.flush());
                 self.stopped = written.is_err();
-                decoder.get_ref()
+                &decoder.get_ref().text
             }
             None => {
                 self.plain.extend_from_slice(new);
                 &self.plain
             }
         };
-        if self.stopped || text.len() as u64 > masterctl_runtime::MANIFEST_LIMIT {
+        if self.stopped || text.len() > self.limit {
             self.stopped = true;
             return;
         }
@@ -173,6 +184,26 @@ impl ManifestWatch {
 
 /// How a zstd frame starts.
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// Text decompressed so far, refusing to grow past `limit` bytes.
+struct Bounded {
+    text: Vec<u8>,
+    limit: usize,
+}
+
+impl std::io::Write for Bounded {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if self.text.len() + bytes.len() > self.limit {
+            return Err(std::io::Error::other("past the manifest's limit"));
+        }
+        self.text.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
 
 /// An object asked for early. Dropped, the request is cancelled.
 pub(crate) struct Asked(tokio::task::JoinHandle<Option<Bytes>>);
@@ -365,6 +396,27 @@ mod tests {
             let order: Vec<&str> = objects.iter().map(|(hash, _)| hash.as_str()).collect();
             let (a, b, c) = (&files[0].blake3, &files[1].blake3, &files[2].blake3);
             assert_eq!(order, [c.as_str(), a, b, &"f".repeat(64)]);
+        });
+    }
+
+    #[test]
+    fn a_manifest_that_decompresses_past_its_limit_stops_there() {
+        let root = tempfile::tempdir().unwrap();
+        let url = format!("file://{}", root.path().join("store").display());
+        let remote = Remote::open(&url, &crate::RemoteOptions::default()).unwrap();
+        // 16 MiB of spaces in a frame of a few hundred bytes.
+        let bomb = zstd::bulk::compress(&vec![b' '; 16 << 20], 19).unwrap();
+        assert!(bomb.len() < 4096);
+        crate::runtime().unwrap().block_on(async {
+            let cache = Cache::at(&root.path().join("cache"));
+            let mut watch = ManifestWatch::new(Prefetch::new(&remote, cache, None, 1), 1 << 20);
+            watch.seen(&bomb);
+            assert!(watch.stopped);
+            let held = watch
+                .decoder
+                .as_ref()
+                .map_or(0, |d| d.get_ref().text.capacity());
+            assert!(held <= 2 << 20, "{held} bytes held");
         });
     }
 
