@@ -469,20 +469,15 @@ fn merged_origin(
     workbook: &Table,
     merged: &Table,
 ) -> masterctl_schemas::table::Origin {
-    let key = |table: &Table, row: usize| -> Vec<String> {
-        crate::merge::row_key(schema, table, row)
-            .iter()
-            .map(|v| v.canonical())
-            .collect()
-    };
-    let places: HashMap<Vec<String>, u64> = (0..workbook.row_count())
-        .map(|row| (key(workbook, row), workbook.origin.rows[row]))
+    use crate::merge::row_key;
+    let places: HashMap<Vec<masterctl_schemas::Value>, u64> = (0..workbook.row_count())
+        .map(|row| (row_key(schema, workbook, row), workbook.origin.rows[row]))
         .collect();
     masterctl_schemas::table::Origin {
         rows: (0..merged.row_count())
             .map(|row| {
                 places
-                    .get(&key(merged, row))
+                    .get(&row_key(schema, merged, row))
                     .copied()
                     .unwrap_or(merged.origin.rows[row])
             })
