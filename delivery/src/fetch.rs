@@ -654,7 +654,11 @@ async fn download(
     // What the store answered while the manifest arrived, if it came whole; checked
     // below like any answer.
     let early = match early {
-        Some(asked) => asked.answer().await.filter(|b| b.len() as u64 <= size),
+        Some(mut asked) => asked
+            .output()
+            .await
+            .flatten()
+            .filter(|b| b.len() as u64 <= size),
         None => None,
     };
     // Stored compressed only when that is smaller: never more than its plain size.

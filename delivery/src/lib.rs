@@ -15,6 +15,7 @@
 //! lacks, verifies every one, and swaps the assembled build into place. Everything here is
 //! async (object_store's requests); the library never prints.
 
+mod ahead;
 mod cache;
 pub mod fetch;
 mod holder;

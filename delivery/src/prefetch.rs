@@ -17,6 +17,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use masterctl_runtime::FileEntry;
 
+use crate::ahead::Ahead;
 use crate::cache::Cache;
 use crate::layout;
 use crate::remote::Remote;
@@ -205,22 +206,10 @@ impl std::io::Write for Bounded {
     }
 }
 
-/// An object asked for early. Dropped, the request is cancelled.
-pub(crate) struct Asked(tokio::task::JoinHandle<Option<Bytes>>);
-
-impl Asked {
-    /// Its bytes as the store sent them, or `None` when the request failed (it is then
-    /// asked for again, as if never asked).
-    pub(crate) async fn answer(mut self) -> Option<Bytes> {
-        (&mut self.0).await.ok().flatten()
-    }
-}
-
-impl Drop for Asked {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
+/// An object asked for early: its bytes as the store sent them, or `None` when the
+/// request failed (it is then asked for again, as if never asked). Dropped, the request
+/// is cancelled.
+pub(crate) type Asked = Ahead<Option<Bytes>>;
 
 /// The objects asked for while a manifest arrives.
 pub(crate) struct Prefetch {
@@ -275,11 +264,11 @@ impl Prefetch {
         self.budget -= entry.size;
         let (remote, slots) = (self.remote.clone(), self.slots.clone());
         let (key, limit) = (layout::object_key(&entry.blake3), entry.size);
-        let request = tokio::spawn(async move {
+        let request = Ahead::spawn(async move {
             let _slot = slots.acquire_owned().await.ok()?;
             remote.get(&key, limit).await.ok().flatten()
         });
-        self.asked.insert(entry.blake3.clone(), Asked(request));
+        self.asked.insert(entry.blake3.clone(), request);
         self.order.push(entry.blake3.clone());
     }
 
@@ -312,8 +301,8 @@ impl Prefetch {
     #[cfg(test)]
     pub(crate) async fn answered(&mut self) {
         for asked in self.asked.values_mut() {
-            let answer = (&mut asked.0).await.ok().flatten();
-            asked.0 = tokio::spawn(async move { answer });
+            let answer = asked.output().await.flatten();
+            *asked = Ahead::spawn(async move { answer });
         }
     }
 }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use futures::StreamExt;
 use serde::Serialize;
 
+use crate::ahead::Ahead;
 use crate::layout::{self, Pointer, Release};
 use crate::remote::Remote;
 use crate::{DeliveryError, Progress, object};
@@ -323,7 +324,7 @@ async fn put_release(
 /// own.
 struct EarlyRecord {
     release: String,
-    read: tokio::task::JoinHandle<Result<Option<Release>, DeliveryError>>,
+    read: Ahead<Result<Option<Release>, DeliveryError>>,
 }
 
 impl EarlyRecord {
@@ -332,16 +333,10 @@ impl EarlyRecord {
         if self.release != release {
             return None;
         }
-        match (&mut self.read).await {
-            Ok(Ok(read)) => read,
+        match self.read.output().await {
+            Some(Ok(read)) => read,
             _ => None,
         }
-    }
-}
-
-impl Drop for EarlyRecord {
-    fn drop(&mut self) {
-        self.read.abort();
     }
 }
 
@@ -351,7 +346,7 @@ fn read_early(remote: &Remote, region: &str, pointer: &Pointer) -> EarlyRecord {
     let (remote, region, release) = (remote.clone(), region.to_string(), pointer.release.clone());
     EarlyRecord {
         release: release.clone(),
-        read: tokio::spawn(
+        read: Ahead::spawn(
             async move { crate::manage::read_release(&remote, &region, &release).await },
         ),
     }
@@ -361,13 +356,7 @@ fn read_early(remote: &Remote, region: &str, pointer: &Pointer) -> EarlyRecord {
 /// read, running as a task of its own.
 struct EarlyNames {
     pointer: Pointer,
-    read: tokio::task::JoinHandle<Result<Option<HashSet<String>>, DeliveryError>>,
-}
-
-impl Drop for EarlyNames {
-    fn drop(&mut self) {
-        self.read.abort();
-    }
+    read: Ahead<Result<Option<HashSet<String>>, DeliveryError>>,
 }
 
 /// The objects of the release `pointer` names, read while the publish takes its lease
@@ -376,7 +365,7 @@ fn read_names_early(remote: &Remote, region: &str, pointer: &Pointer) -> EarlyNa
     let (remote, region, read_for) = (remote.clone(), region.to_string(), pointer.clone());
     EarlyNames {
         pointer: pointer.clone(),
-        read: tokio::spawn(async move { names_of(&remote, &region, &read_for).await }),
+        read: Ahead::spawn(async move { names_of(&remote, &region, &read_for).await }),
     }
 }
 
@@ -406,7 +395,7 @@ async fn current_names(
     };
     if early.pointer.release == pointer.release
         && early.pointer.manifest_blake3 == pointer.manifest_blake3
-        && let Ok(Ok(read)) = (&mut early.read).await
+        && let Some(Ok(read)) = early.read.output().await
     {
         return Ok(read);
     }
