@@ -34,25 +34,17 @@ pub fn check_value(field: &Field, value: &Value) -> Result<(), Problem> {
     }
 }
 
+/// The checks [`check_value`] makes of a string or text value of a field that has no
+/// `min` or `max` and is not an enum: control characters, length, pattern. The text is
+/// checked where it lies, without a value made of it.
+pub fn check_text(field: &Field, text: &str) -> Result<(), Problem> {
+    check_control(text)?;
+    check_length_and_pattern(field, text)
+}
+
 fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
-    if let Some(text) = value.as_str()
-        && may_hold_control(text)
-        && let Some((at, c)) = text
-            .chars()
-            .enumerate()
-            .find(|&(_, c)| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
-    {
-        return Err(problem(
-            Code::ControlCharacter,
-            format!(
-                "the text holds the control character U+{:04X} at character {}",
-                c as u32,
-                at + 1
-            ),
-        )
-        .expected("text without control characters (line breaks and tabs are fine)")
-        .hint("such characters are invisible in a spreadsheet and cannot be written to translators' XML files: delete them")
-        .into());
+    if let Some(text) = value.as_str() {
+        check_control(text)?;
     }
     if field.ty.scalar() == &FieldType::Enum
         && let Value::Str(text) = value
@@ -83,50 +75,80 @@ fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
         .expected(range_text(field))
         .into());
     }
-    if let Some(text) = value.as_str() {
-        if needs_length_count(field, text) {
-            // A text (an ICU message) is shown as one of its variants: its shortest must
-            // reach `min_length`, its longest fit `max_length`.
-            let (shortest, longest) = if field.ty == FieldType::Text {
-                let lengths = crate::message::lengths(text);
-                (lengths.shortest, lengths.longest)
-            } else {
-                let length = crate::message::graphemes(text);
-                (length, length)
+    match value.as_str() {
+        Some(text) => check_length_and_pattern(field, text),
+        None => Ok(()),
+    }
+}
+
+/// A text without control characters but line breaks and tabs.
+fn check_control(text: &str) -> Result<(), Problem> {
+    if may_hold_control(text)
+        && let Some((at, c)) = text
+            .chars()
+            .enumerate()
+            .find(|&(_, c)| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+    {
+        return Err(problem(
+            Code::ControlCharacter,
+            format!(
+                "the text holds the control character U+{:04X} at character {}",
+                c as u32,
+                at + 1
+            ),
+        )
+        .expected("text without control characters (line breaks and tabs are fine)")
+        .hint("such characters are invisible in a spreadsheet and cannot be written to translators' XML files: delete them")
+        .into());
+    }
+    Ok(())
+}
+
+/// `min_length`/`max_length` (in grapheme clusters, as a person counts characters) and
+/// `pattern`.
+fn check_length_and_pattern(field: &Field, text: &str) -> Result<(), Problem> {
+    if needs_length_count(field, text) {
+        // A text (an ICU message) is shown as one of its variants: its shortest must
+        // reach `min_length`, its longest fit `max_length`.
+        let (shortest, longest) = if field.ty == FieldType::Text {
+            let lengths = crate::message::lengths(text);
+            (lengths.shortest, lengths.longest)
+        } else {
+            let length = crate::message::graphemes(text);
+            (length, length)
+        };
+        let too_short = field.min_length.is_some_and(|min| shortest < min as usize);
+        let too_long = field.max_length.is_some_and(|max| longest > max as usize);
+        let length = if too_long { longest } else { shortest };
+        if too_short || too_long {
+            let expected = match (field.min_length, field.max_length) {
+                (Some(lo), Some(hi)) => format!("{lo} to {hi} characters"),
+                (Some(lo), None) => format!("at least {lo} characters"),
+                (None, Some(hi)) => format!("at most {hi} characters"),
+                (None, None) => String::new(),
             };
-            let too_short = field.min_length.is_some_and(|min| shortest < min as usize);
-            let too_long = field.max_length.is_some_and(|max| longest > max as usize);
-            let length = if too_long { longest } else { shortest };
-            if too_short || too_long {
-                let expected = match (field.min_length, field.max_length) {
-                    (Some(lo), Some(hi)) => format!("{lo} to {hi} characters"),
-                    (Some(lo), None) => format!("at least {lo} characters"),
-                    (None, Some(hi)) => format!("at most {hi} characters"),
-                    (None, None) => String::new(),
-                };
-                return Err(problem(
-                    Code::Length,
-                    format!(
-                        "the text has {length} characters; `{}` allows {expected}",
-                        field.name
-                    ),
-                )
-                .found(text)
-                .expected(expected)
-                .into());
-            }
-        }
-        if let Some((pattern, regex)) = &field.pattern
-            && !regex.is_match(text)
-        {
             return Err(problem(
-                Code::Pattern,
-                format!("`{text}` does not match the pattern of `{}`", field.name),
+                Code::Length,
+                format!(
+                    "the text has {length} characters; `{}` allows {expected}",
+                    field.name
+                ),
             )
             .found(text)
-            .expected(format!("text matching {pattern}"))
+            .expected(expected)
             .into());
         }
+    }
+    if let Some((pattern, regex)) = &field.pattern
+        && !regex.is_match(text)
+    {
+        return Err(problem(
+            Code::Pattern,
+            format!("`{text}` does not match the pattern of `{}`", field.name),
+        )
+        .found(text)
+        .expected(format!("text matching {pattern}"))
+        .into());
     }
     Ok(())
 }

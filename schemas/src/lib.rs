@@ -62,8 +62,65 @@ pub fn validate_paths_with_progress(
     paths: &[PathBuf],
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Validation {
+    read_and_validate(project, paths, read::Keep::All, progress)
+}
+
+/// What checking a set of inputs gave: [`Validation`]'s files and report, and of the
+/// tables only what they are.
+#[derive(Debug, Default)]
+pub struct Checked {
+    /// The files that were read (folders expanded).
+    pub files: Vec<PathBuf>,
+    /// Every diagnostic, in reading order.
+    pub report: Report,
+    /// The tables as read for the checks ([`read::Keep::ForChecks`]): most columns left
+    /// empty, so never handed out.
+    tables: Vec<Table>,
+}
+
+/// A table that was read and checked: its name, how many rows, where from.
+pub struct TableRead<'a> {
+    pub name: &'a str,
+    pub rows: usize,
+    pub origin: &'a table::Origin,
+}
+
+impl Checked {
+    /// Every table read, in reading order.
+    pub fn tables(&self) -> impl Iterator<Item = TableRead<'_>> {
+        self.tables.iter().map(|t| TableRead {
+            name: &t.name,
+            rows: t.row_count(),
+            origin: &t.origin,
+        })
+    }
+}
+
+/// [`validate_paths_with_progress`] for when only the verdict is wanted (`masterctl
+/// validate`): the same report, every cell typed and checked, while the tables keep
+/// only the values the checks across rows and tables read — a large text table is not
+/// made to be thrown away.
+pub fn check_paths_with_progress(
+    project: &Project,
+    paths: &[PathBuf],
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Checked {
+    let validation = read_and_validate(project, paths, read::Keep::ForChecks, progress);
+    Checked {
+        files: validation.files,
+        report: validation.report,
+        tables: validation.tables,
+    }
+}
+
+fn read_and_validate(
+    project: &Project,
+    paths: &[PathBuf],
+    keep: read::Keep,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Validation {
     let (files, diagnostics) = read::collect_inputs(paths);
-    let mut outcome = read::read_inputs_with_progress(project, &files, progress);
+    let mut outcome = read::read_inputs_with_progress(project, &files, keep, progress);
     outcome.report.extend(diagnostics);
     let cross = validate::validate_tables(project, &outcome.tables);
     outcome.report.extend(cross.diagnostics);

@@ -35,6 +35,39 @@ pub fn check_rows(schema: &TableSchema, table: &Table) -> Vec<Diagnostic> {
     diagnostics
 }
 
+/// Which fields of `schema`'s table [`validate_tables`] reads, by field index: the key,
+/// `unique` fields (a reference points at one or at a single-field key), foreign keys,
+/// a custom master's table and a glossary whole, and texts when the source language
+/// has fonts to check them against. Reading for validation alone keeps only these fields' values
+/// ([`crate::read::Keep::ForChecks`]); every cell is typed and checked all the same.
+///
+/// Every check below that reads a field must be named here: a test holds the report of
+/// tables read with only these fields kept to the report of tables read whole, on every
+/// project the tests have.
+pub fn read_across(project: &Project, schema: &TableSchema) -> Vec<bool> {
+    let whole = schema.glossary
+        || project.generated.iter().any(|g| match &g.kind {
+            GeneratedKind::Custom(custom) => custom.table == schema.name,
+            _ => false,
+        });
+    let glyphs = project
+        .config
+        .fonts
+        .contains_key(&project.config.source_language);
+    schema
+        .fields
+        .iter()
+        .enumerate()
+        .map(|(index, field)| {
+            whole
+                || schema.primary_key.contains(&index)
+                || field.unique
+                || field.references.is_some()
+                || (glyphs && field.ty == FieldType::Text)
+        })
+        .collect()
+}
+
 /// Checks across rows and tables, on tables already typed (see [`crate::typing`]):
 /// duplicate primary keys, `unique` fields and foreign keys. A reference into a table
 /// that is not among `tables` cannot be checked and gives one warning per field.

@@ -327,6 +327,63 @@ fn pattern_and_unique_fields() {
     assert!(unique.message.contains("Quest.csv:2"), "{}", unique.message);
 }
 
+/// `masterctl validate` keeps of a table only what the checks across tables read (its
+/// key, `unique` fields, references); `validate` here holds its report to the report
+/// of the tables read whole. Mistakes in fields it does not keep are found all the same
+/// (each kind of cell: `typing`'s own test); `unique` fields, one a reference points
+/// at, in tables no master reads whole, are kept.
+#[test]
+fn what_validation_does_not_keep_is_checked_all_the_same() {
+    let config =
+        "source_language = \"ja\"\nlanguages = [\"ja\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n";
+    let skill = r#"
+name = "skill"
+primary_key = ["id"]
+fields = [
+    { name = "id", type = "int" },
+    { name = "code", type = "string", unique = true },
+    { name = "name", type = "text", max_length = 4 },
+]
+"#;
+    let hero = r#"
+name = "hero"
+primary_key = ["id"]
+fields = [
+    { name = "id", type = "int" },
+    { name = "skill_code", type = "string", references = "skill.code" },
+    { name = "title", type = "string", unique = true },
+]
+"#;
+    let project = load_texts(config, &[("skill.toml", skill), ("hero.toml", hero)]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let skills = "id,code,name\n1,S1,炎\n2,S2,氷の刃の舞\n3,S1,雷\n";
+    std::fs::write(dir.path().join("skill.csv"), skills).unwrap();
+    let heroes = "id,skill_code,title\n1,S2,勇者\n2,S9,勇者\n";
+    std::fs::write(dir.path().join("hero.csv"), heroes).unwrap();
+    let v = validate(&project, &[dir.path().to_path_buf()]);
+    let found: Vec<(Code, String, u64)> = errors(&v)
+        .iter()
+        .map(|d| {
+            let file = d.location.file.as_ref().unwrap().file_name().unwrap();
+            (
+                d.code,
+                file.to_string_lossy().into_owned(),
+                d.location.line.unwrap(),
+            )
+        })
+        .collect();
+    let at = |code, file: &str, line| (code, file.to_string(), line);
+    assert_eq!(
+        found,
+        vec![
+            at(Code::Unique, "hero.csv", 3),
+            at(Code::ForeignKey, "hero.csv", 3),
+            at(Code::Length, "skill.csv", 3),
+            at(Code::Unique, "skill.csv", 4),
+        ]
+    );
+}
+
 #[test]
 fn list_elements_are_checked_one_by_one() {
     let header =

@@ -79,12 +79,13 @@ fn csv_rows_point_at_their_lines() {
 
 #[test]
 fn a_workbook_read_in_shares_gives_the_same_tables() {
+    use masterctl_schemas::read::Keep;
     use masterctl_schemas::read::workbook::{Part, read, read_part};
     let project = project(&hunt());
     let path = hunt().join("hunt.xlsx");
     let whole = read(&project, &path);
     let mut shares: Vec<_> = (0..3)
-        .flat_map(|index| read_part(&project, &path, Part { index, of: 3 }).tables)
+        .flat_map(|index| read_part(&project, &path, Part { index, of: 3 }, Keep::All).tables)
         .collect();
     shares.sort_by(|a, b| a.name.cmp(&b.name));
     let mut tables = whole.tables.clone();
@@ -94,7 +95,7 @@ fn a_workbook_read_in_shares_gives_the_same_tables() {
     let broken = third_party().join("real-world-workbooks/pass_protected.xlsx");
     let reports: Vec<usize> = (0..3)
         .map(|index| {
-            read_part(&project, &broken, Part { index, of: 3 })
+            read_part(&project, &broken, Part { index, of: 3 }, Keep::All)
                 .report
                 .diagnostics
                 .len()

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use masterctl_schemas::{Diagnostic, Severity, validate_paths_with_progress};
+use masterctl_schemas::{Diagnostic, Severity, check_paths_with_progress};
 use serde::Serialize;
 
 use super::Failure;
@@ -35,7 +35,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     let project = project::load(global.repo.as_deref(), args.schemas.as_deref())?;
     let bar = output.progress("reading");
     let progress = |_done: usize, total: usize| bar.file_done(total);
-    let validation = validate_paths_with_progress(&project, &args.paths, &progress);
+    let validation = check_paths_with_progress(&project, &args.paths, &progress);
     bar.finish();
     if validation.files.is_empty() && !validation.report.has_errors() {
         return Err(
@@ -44,18 +44,17 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         );
     }
     let tables: Vec<TableSummary> = validation
-        .tables
-        .iter()
+        .tables()
         .map(|t| TableSummary {
-            name: t.name.clone(),
-            rows: t.row_count(),
+            name: t.name.to_string(),
+            rows: t.rows,
             source: t.origin.describe(),
         })
         .collect();
     let not_supplied: Vec<&str> = project
         .tables
         .iter()
-        .filter(|s| !validation.tables.iter().any(|t| t.name == s.name))
+        .filter(|s| !tables.iter().any(|t| t.name == s.name))
         .map(|s| s.name.as_str())
         .collect();
     let report = &validation.report;

@@ -15,9 +15,39 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::diagnostic::{Code, Diagnostic, Location, Report};
 pub use crate::grid::{Cell, Grid};
-use crate::schema::Project;
-use crate::table::Table;
+use crate::schema::{Project, TableSchema};
+use crate::table::{SourceFormat, Table};
+use crate::typing::TableBuilder;
 pub use masterctl_runtime::parallel::parallel_map;
+
+/// Which values the tables read keep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// Every field's values.
+    All,
+    /// Only what the checks across rows and tables read
+    /// ([`crate::validate::read_across`]); the other fields' columns are left empty,
+    /// though every cell is typed and checked all the same. For validation that keeps
+    /// no table: a large text table is not held in memory to be thrown away.
+    ForChecks,
+}
+
+impl Keep {
+    /// A new builder for `schema`'s table, keeping what this says.
+    pub(crate) fn builder<'s>(
+        self,
+        project: &Project,
+        schema: &'s TableSchema,
+        path: &Path,
+        format: SourceFormat,
+    ) -> TableBuilder<'s> {
+        let builder = TableBuilder::new(schema, path, format);
+        match self {
+            Keep::All => builder,
+            Keep::ForChecks => builder.keeping(&crate::validate::read_across(project, schema)),
+        }
+    }
+}
 
 /// What reading a set of inputs gave: tables in input order, and every diagnostic.
 #[derive(Debug, Default)]
@@ -132,16 +162,18 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, diagnostics: &mut Vec<Diagnostic>)
 /// Read every input file into tables for `project`, in parallel, with every diagnostic:
 /// unreadable files, unmapped sheets, header and cell problems, and tables supplied twice.
 pub fn read_inputs(project: &Project, files: &[PathBuf]) -> ReadOutcome {
-    read_inputs_with_progress(project, files, &|_, _| {})
+    read_inputs_with_progress(project, files, Keep::All, &|_, _| {})
 }
 
 /// [`read_inputs`], calling `progress(done, total)` in files as each file is finished
 /// (all its shares, for a large workbook read by several threads), from whichever
 /// thread finished it; `done` counts 1, 2, ... `total`, one call each, though calls
-/// from different threads may arrive out of order.
+/// from different threads may arrive out of order. The tables keep the values `keep`
+/// says.
 pub fn read_inputs_with_progress(
     project: &Project,
     files: &[PathBuf],
+    keep: Keep,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> ReadOutcome {
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
@@ -162,10 +194,9 @@ pub fn read_inputs_with_progress(
     }
     let done = AtomicUsize::new(0);
     let per_file = parallel_map(&units, |(file, path, part)| {
-        let outcome = if *part == workbook::Part::WHOLE {
-            read_file(project, path)
-        } else {
-            workbook::read_part(project, path, *part)
+        let outcome = match is_csv(path) {
+            true => csv::read(project, path, keep),
+            false => workbook::read_part(project, path, *part, keep),
         };
         if remaining[*file].fetch_sub(1, Ordering::AcqRel) == 1 {
             progress(done.fetch_add(1, Ordering::Relaxed) + 1, remaining.len());
@@ -259,20 +290,18 @@ fn nothing_matched(project: &Project, first: &Path, report: &Report) -> Diagnost
 const LARGE_WORKBOOK_BYTES: u64 = 4 << 20;
 
 fn is_large_workbook(path: &Path) -> bool {
-    let is_csv = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-    !is_csv && std::fs::metadata(path).is_ok_and(|m| m.len() >= LARGE_WORKBOOK_BYTES)
+    !is_csv(path) && std::fs::metadata(path).is_ok_and(|m| m.len() >= LARGE_WORKBOOK_BYTES)
+}
+
+fn is_csv(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
 }
 
 /// Read one file (any supported format).
 pub fn read_file(project: &Project, path: &Path) -> ReadOutcome {
-    let is_csv = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-    if is_csv {
-        csv::read(project, path)
-    } else {
-        workbook::read(project, path)
+    match is_csv(path) {
+        true => csv::read(project, path, Keep::All),
+        false => workbook::read(project, path),
     }
 }

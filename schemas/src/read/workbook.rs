@@ -16,7 +16,7 @@ use std::path::Path;
 use calamine::{CellErrorType, Data, DataRef, Range, Reader, Sheets, Xlsx, open_workbook_auto};
 
 use super::unread::{Said, said};
-use super::{Cell, Grid, ReadOutcome};
+use super::{Cell, Grid, Keep, ReadOutcome};
 use crate::diagnostic::{Code, Diagnostic, Location};
 use crate::schema::{Project, SheetTable};
 use crate::table::SourceFormat;
@@ -26,7 +26,7 @@ use crate::value::{Date, DateTime};
 /// Read every sheet of a workbook that maps to a table of `project`; other sheets are
 /// listed as warnings (sheets whose name starts with `#` are notes and stay quiet).
 pub fn read(project: &Project, path: &Path) -> ReadOutcome {
-    read_part(project, path, Part::WHOLE)
+    read_part(project, path, Part::WHOLE, Keep::All)
 }
 
 /// A share of a workbook's sheets: sheet `i` belongs to part `i % of`. Large
@@ -47,9 +47,11 @@ impl Part {
 }
 
 /// Read one share of a workbook's sheets (see [`Part`]). Problems with the file as a
-/// whole are reported by the first part only.
-pub fn read_part(project: &Project, path: &Path, part: Part) -> ReadOutcome {
-    match catch_unwind(AssertUnwindSafe(|| read_unguarded(project, path, part))) {
+/// whole are reported by the first part only; the tables keep the values `keep` says.
+pub fn read_part(project: &Project, path: &Path, part: Part, keep: Keep) -> ReadOutcome {
+    match catch_unwind(AssertUnwindSafe(|| {
+        read_unguarded(project, path, part, keep)
+    })) {
         Ok(outcome) => outcome,
         Err(_) => {
             let mut outcome = ReadOutcome::default();
@@ -293,7 +295,7 @@ fn check_ods_span(content: &mut impl std::io::Read) -> Result<(), String> {
     Ok(())
 }
 
-fn read_unguarded(project: &Project, path: &Path, part: Part) -> ReadOutcome {
+fn read_unguarded(project: &Project, path: &Path, part: Part, keep: Keep) -> ReadOutcome {
     let mut outcome = ReadOutcome::default();
     if let Err(d) = check_parts(path, part.index == 0) {
         if part.index == 0 {
@@ -369,7 +371,7 @@ fn read_unguarded(project: &Project, path: &Path, part: Part) -> ReadOutcome {
             sheet: sheet.clone(),
         };
         let typed = with_sheet_grid(&mut workbook, &sheet, |grid| {
-            typing::build_table(schema, grid, path, format)
+            typing::build_table(keep.builder(project, schema, path, format), grid)
         });
         match typed {
             Ok((table, diagnostics)) => {

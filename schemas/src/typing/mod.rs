@@ -25,15 +25,13 @@ use crate::value::{self, Value, float_to_int, format_float};
 use crate::vertical::Vertical;
 use crate::zone::Zone;
 
-/// Build the table for `schema` from a grid. Returns the table (whenever a header was
-/// found, even with errors, so that later checks see every row) and the diagnostics.
+/// Build a table from a grid with a new `builder`. Returns the table (whenever a header
+/// was found, even with errors, so that later checks see every row) and the diagnostics.
 pub fn build_table(
-    schema: &TableSchema,
+    mut builder: TableBuilder<'_>,
     grid: &dyn Grid,
-    path: &Path,
-    format: SourceFormat,
 ) -> (Option<Table>, Vec<Diagnostic>) {
-    let mut builder = TableBuilder::new(schema, path, format);
+    let schema = builder.schema;
     if schema.kind == TableKind::Singleton
         && let Some(vertical) = Vertical::find(schema, grid)
     {
@@ -109,6 +107,18 @@ impl<'s> TableBuilder<'s> {
             after_header: false,
             type_row: None,
         }
+    }
+
+    /// Keep only the values of the fields `kept` marks (by field index); the other
+    /// fields' cells are typed and checked as any, and their columns in the table are
+    /// left empty. For reading that keeps no table ([`crate::read::Keep::ForChecks`]).
+    pub fn keeping(mut self, kept: &[bool]) -> TableBuilder<'s> {
+        for (column, &kept) in self.columns.iter_mut().zip(kept) {
+            if !kept {
+                *column = Slots::Counted(0);
+            }
+        }
+        self
     }
 
     /// Whether the header row has been read.
@@ -226,23 +236,30 @@ impl<'s> TableBuilder<'s> {
         let position = grid.row_position(row);
         self.rows.push(position);
         for (field_index, field) in schema.fields.iter().enumerate() {
-            let value = match state.header.field_columns[field_index] {
-                Some(column) => match convert(field, grid.cell(row, column)) {
-                    Ok(value) => value,
-                    Err(mut problem) => {
-                        problem.location = Location {
-                            table: Some(schema.name.clone()),
-                            field: Some(field.name.clone()),
-                            ..self
-                                .origin
-                                .location(position, Some(grid.column_position(column)))
-                        };
-                        self.diagnostics.push(*problem);
-                        Value::Null
-                    }
-                },
+            let kept = self.columns[field_index].keeps();
+            let column = state.header.field_columns[field_index];
+            let outcome = match column {
+                // A value not kept is not made where making it costs (a text's copy).
+                Some(column) if !kept => {
+                    check_cell(field, grid.cell(row, column)).map(|()| Value::Null)
+                }
+                Some(column) => convert(field, grid.cell(row, column)),
                 // A missing column was reported once, at the header.
-                None => field.default.clone().unwrap_or(Value::Null),
+                None => Ok(field.default.clone().unwrap_or(Value::Null)),
+            };
+            let value = match (outcome, column) {
+                (Ok(value), _) => value,
+                (Err(mut problem), column) => {
+                    problem.location = Location {
+                        table: Some(schema.name.clone()),
+                        field: Some(field.name.clone()),
+                        ..self
+                            .origin
+                            .location(position, column.map(|c| grid.column_position(c)))
+                    };
+                    self.diagnostics.push(*problem);
+                    Value::Null
+                }
             };
             self.columns[field_index].push(value);
         }
@@ -653,6 +670,25 @@ fn enum_alias(field: &Field, text: &str) -> Option<std::sync::Arc<str>> {
         .map(|(_, value)| value.clone())
 }
 
+/// Check one cell of a field whose value is not kept, as [`convert`] would, without
+/// making a value where that costs: a text is checked where it lies, and an enum's
+/// value found among the field's values needs no checks.
+fn check_cell(field: &Field, cell: Cell) -> Result<(), Problem> {
+    let Cell::Text(text) = cell else {
+        return convert(field, cell).map(drop);
+    };
+    let plain = !field.escapes && !field.nulls.iter().any(|n| n == text.trim());
+    match &field.ty {
+        FieldType::Enum if plain && field.values.iter().any(|v| **v == *text) => Ok(()),
+        FieldType::String | FieldType::Text
+            if plain && !text.is_empty() && field.min.is_none() && field.max.is_none() =>
+        {
+            crate::check::check_text(field, text)
+        }
+        _ => convert(field, cell).map(drop),
+    }
+}
+
 /// Convert one cell to a checked value of the field.
 fn convert(field: &Field, cell: Cell) -> Result<Value, Problem> {
     // A text the project or the field spells an empty cell with (`NULL`) is empty.
@@ -869,5 +905,70 @@ fn typed(ty: &FieldType, cell: Cell, zone: &Zone) -> Result<Value, Problem> {
             FieldType::String | FieldType::Text => Ok(Value::Str(cell.display().into())),
             _ => Err(mismatch(Some("the cell is formatted as a duration".into()))),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A value not kept is checked as it would be typed: every field kind against every
+    /// kind of cell gives the same problem, or none.
+    #[test]
+    fn a_cell_checked_without_its_value_says_what_typing_it_says() {
+        let config = "source_language = \"ja\"\nlanguages = [\"ja\"]\nnull = [\"NULL\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n";
+        let schema = r#"
+name = "cells"
+kind = "singleton"
+fields = [
+    { name = "count", type = "int", min = 0 },
+    { name = "code", type = "string", pattern = "^S[0-9]+$" },
+    { name = "name", type = "text", min_length = 1, max_length = 4 },
+    { name = "note", type = "string", escapes = true, optional = true },
+    { name = "memo", type = "string", default = "-" },
+    { name = "element", type = "enum", values = [{ value = "fire", aliases = ["火"], number = 1 }, "ice"] },
+    { name = "state", type = "enum", values = ["NULL", "open"] },
+    { name = "tags", type = "list<string>", optional = true },
+]
+"#;
+        let project = crate::load::load_from_files(
+            Some(("masterctl.toml".into(), config.into())),
+            vec![("schemas/skill.toml".into(), schema.into())],
+        )
+        .unwrap_or_else(|report| panic!("{:#?}", report.diagnostics));
+        let texts = [
+            "",
+            " ",
+            "NULL",
+            " NULL ",
+            "fire",
+            "fier",
+            "火",
+            "S12",
+            "s-1",
+            "炎",
+            "氷の刃の舞",
+            "a\\qb",
+            "a\\nb",
+            "剣\u{7}",
+            "{n, plural, one {#本} other {#本}}",
+            "x|y",
+            "12",
+        ];
+        let cells = texts.iter().map(|t| Cell::Text(t)).chain([
+            Cell::Empty,
+            Cell::Int(3),
+            Cell::Float(1.5),
+            Cell::Bool(true),
+            Cell::Error("#N/A"),
+        ]);
+        let cells: Vec<Cell> = cells.collect();
+        for field in &project.tables[0].fields {
+            for &cell in &cells {
+                let typed = convert(field, cell).err().map(|p| *p);
+                let checked = check_cell(field, cell).err().map(|p| *p);
+                assert_eq!(checked, typed, "{} {cell:?}", field.name);
+            }
+        }
     }
 }

@@ -12,6 +12,8 @@ pub(super) enum Slots<'s, T> {
         slots: &'s mut [MaybeUninit<T>],
         filled: usize,
     },
+    /// Values checked and not kept: only how many.
+    Counted(usize),
 }
 
 impl<T> Default for Slots<'_, T> {
@@ -30,13 +32,20 @@ impl<'s, T> Slots<'s, T> {
                 slots[*filled].write(value);
                 *filled += 1;
             }
+            Slots::Counted(count) => *count += 1,
         }
+    }
+
+    /// Whether values pushed are kept (not only counted).
+    pub(super) fn keeps(&self) -> bool {
+        !matches!(self, Slots::Counted(_))
     }
 
     pub(super) fn len(&self) -> usize {
         match self {
             Slots::Own(values) => values.len(),
             Slots::Placed { filled, .. } => *filled,
+            Slots::Counted(count) => *count,
         }
     }
 
@@ -49,6 +58,7 @@ impl<'s, T> Slots<'s, T> {
         match self {
             Slots::Own(values) => values.capacity() - values.len(),
             Slots::Placed { slots, filled } => slots.len() - filled,
+            Slots::Counted(_) => usize::MAX,
         }
     }
 
@@ -63,7 +73,7 @@ impl<'s, T> Slots<'s, T> {
     pub(super) fn last_mut(&mut self) -> Option<&mut T> {
         match self {
             Slots::Own(values) => values.last_mut(),
-            Slots::Placed { .. } => None,
+            Slots::Placed { .. } | Slots::Counted(_) => None,
         }
     }
 
@@ -78,6 +88,7 @@ impl<'s, T> Slots<'s, T> {
                 }
                 *filled
             }
+            Slots::Counted(count) => *count,
         }
     }
 
@@ -86,7 +97,7 @@ impl<'s, T> Slots<'s, T> {
     pub(super) fn into_vec(self) -> Vec<T> {
         match self {
             Slots::Own(values) => values,
-            Slots::Placed { .. } => Vec::new(),
+            Slots::Placed { .. } | Slots::Counted(_) => Vec::new(),
         }
     }
 
@@ -94,7 +105,7 @@ impl<'s, T> Slots<'s, T> {
     pub(super) fn own_mut(&mut self) -> Option<&mut Vec<T>> {
         match self {
             Slots::Own(values) => Some(values),
-            Slots::Placed { .. } => None,
+            Slots::Placed { .. } | Slots::Counted(_) => None,
         }
     }
 }

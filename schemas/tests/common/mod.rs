@@ -4,7 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use masterctl_schemas::load::load_project;
-use masterctl_schemas::{Diagnostic, Project, Validation, validate_paths};
+use masterctl_schemas::table::Origin;
+use masterctl_schemas::{
+    Diagnostic, Project, Validation, check_paths_with_progress, validate_paths,
+};
 
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -34,8 +37,24 @@ pub fn project(root: &Path) -> Project {
     }
 }
 
+/// Validate `paths`; and check them as `masterctl validate` does, keeping only what
+/// the checks across tables read, which must say exactly the same.
 pub fn validate(project: &Project, paths: &[PathBuf]) -> Validation {
-    validate_paths(project, paths)
+    let validation = validate_paths(project, paths);
+    let checked = check_paths_with_progress(project, paths, &|_, _| {});
+    assert_eq!(checked.report.diagnostics, validation.report.diagnostics);
+    assert_eq!(checked.files, validation.files);
+    let read: Vec<(&str, usize, &Origin)> = checked
+        .tables()
+        .map(|t| (t.name, t.rows, t.origin))
+        .collect();
+    let whole: Vec<(&str, usize, &Origin)> = validation
+        .tables
+        .iter()
+        .map(|t| (t.name.as_str(), t.row_count(), &t.origin))
+        .collect();
+    assert_eq!(read, whole);
+    validation
 }
 
 /// Validates one CSV file `name` holding `text`, written to a folder of its own (kept

@@ -164,7 +164,7 @@ pub fn plan_import(
             took: None,
         })));
     }
-    let outcome = read::read_inputs_with_progress(project, &files, progress);
+    let outcome = read::read_inputs_with_progress(project, &files, read::Keep::All, progress);
     diagnostics.extend(outcome.report.diagnostics);
     let mut report = Report { diagnostics };
     let head_tree = head.as_ref().map(Commit::tree).transpose()?;

@@ -12,15 +12,15 @@ pub use plain::plain_text;
 use plain::{CHUNK_RECORDS, PlainLines};
 
 use super::unread::{Said, said};
-use super::{Cell, Grid, ReadOutcome};
+use super::{Cell, Grid, Keep, ReadOutcome};
 use crate::diagnostic::{Code, Diagnostic, Location};
-use crate::schema::{Project, SheetTable, TableKind, TableSchema};
+use crate::schema::{Project, SheetTable, TableKind};
 use crate::table::SourceFormat;
 use crate::typing::TableBuilder;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
-pub fn read(project: &Project, path: &Path) -> ReadOutcome {
+pub fn read(project: &Project, path: &Path, keep: Keep) -> ReadOutcome {
     let mut outcome = ReadOutcome::default();
     let stem = path
         .file_stem()
@@ -78,10 +78,11 @@ pub fn read(project: &Project, path: &Path) -> ReadOutcome {
         )
     };
     let in_segments = schema.kind != TableKind::Singleton;
+    let builder = keep.builder(project, schema, path, SourceFormat::Csv);
     let bytes = match open(path, in_segments) {
         Ok(Opened::Whole(bytes)) => bytes,
         Ok(Opened::Large(mut file, size)) => {
-            return type_large_file(schema, path, &mut file, size).unwrap_or_else(|e| {
+            return type_large_file(builder, path, &mut file, size).unwrap_or_else(|e| {
                 outcome.report.push(unreadable(e));
                 outcome
             });
@@ -95,8 +96,7 @@ pub fn read(project: &Project, path: &Path) -> ReadOutcome {
         // One record, perhaps written vertically: the file is read whole.
         match CsvGrid::parse(&bytes, path) {
             Ok(grid) => {
-                let (table, diagnostics) =
-                    crate::typing::build_table(schema, &grid, path, SourceFormat::Csv);
+                let (table, diagnostics) = crate::typing::build_table(builder, &grid);
                 outcome.report.extend(diagnostics);
                 outcome.tables.extend(table);
             }
@@ -104,7 +104,7 @@ pub fn read(project: &Project, path: &Path) -> ReadOutcome {
         }
         return outcome;
     }
-    let mut builder = TableBuilder::new(schema, path, SourceFormat::Csv);
+    let mut builder = builder;
     if let Err(errors) = type_records(&mut builder, &bytes, path) {
         outcome.report.extend(errors);
         return outcome;
@@ -143,13 +143,12 @@ fn open(path: &Path, in_segments: bool) -> std::io::Result<Opened> {
 
 /// The table of a large file, typed a segment at a time.
 fn type_large_file(
-    schema: &TableSchema,
+    mut builder: TableBuilder<'_>,
     path: &Path,
     file: &mut std::fs::File,
     size: u64,
 ) -> std::io::Result<ReadOutcome> {
     let mut outcome = ReadOutcome::default();
-    let mut builder = TableBuilder::new(schema, path, SourceFormat::Csv);
     let segment = segments::SEGMENT_BYTES;
     if let Err(errors) = segments::type_file(&mut builder, file, size, segment, path)? {
         outcome.report.extend(errors);
