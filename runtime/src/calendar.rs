@@ -128,6 +128,21 @@ fn civil_from_days(days: i32) -> (i32, u32, u32) {
 /// `2024-04-01` or `2024/04/01` (as Japanese spreadsheets write dates); the month and day
 /// may have one digit.
 pub fn parse_date(text: &str) -> Option<Date> {
+    // As most dates are written, read without splitting.
+    if let &[y0, y1, y2, y3, b'-', m0, m1, b'-', d0, d1] = text.as_bytes()
+        && [y0, y1, y2, y3, m0, m1, d0, d1]
+            .iter()
+            .all(u8::is_ascii_digit)
+    {
+        let number = |digits: &[u8]| digits.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0'));
+        let year = i32::try_from(number(&[y0, y1, y2, y3])).ok()?;
+        return Date::from_ymd(year, number(&[m0, m1]), number(&[d0, d1]));
+    }
+    parse_date_parts(text)
+}
+
+/// [`parse_date`] of any spelling, its parts split at the separator.
+fn parse_date_parts(text: &str) -> Option<Date> {
     let sep = if text.contains('/') { '/' } else { '-' };
     let mut parts = text.splitn(3, sep);
     let year = parts.next()?;
@@ -225,6 +240,34 @@ fn parse_time(date: Date, time: &str) -> Option<DateTime> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A date written `YYYY-MM-DD` is read without splitting, as split: every month and
+    /// day from 00 to 39 of leap and common years, the ends of the range, and near
+    /// misses.
+    #[test]
+    fn a_date_read_whole_is_the_date_read_in_parts() {
+        let mut texts: Vec<String> = ["2024", "2023", "1900", "2000", "0000", "9999"]
+            .iter()
+            .flat_map(|y| {
+                (0..40).flat_map(move |m| (0..40).map(move |d| format!("{y}-{m:02}-{d:02}")))
+            })
+            .collect();
+        texts.extend(
+            [
+                "2024-1-01",
+                "2024-01-1",
+                "2024/01/01",
+                "2024-01-0a",
+                "+024-01-01",
+                "２０２４-01-01",
+            ]
+            .map(String::from),
+        );
+        for text in &texts {
+            assert_eq!(parse_date(text), parse_date_parts(text), "{text}");
+        }
+        assert!(parse_date("2024-02-29").is_some() && parse_date("2023-02-29").is_none());
+    }
 
     #[test]
     fn datetimes_take_an_offset_and_show_utc() {

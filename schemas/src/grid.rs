@@ -53,6 +53,24 @@ impl Cell<'_> {
     }
 }
 
+/// A grid of a known kind, or any grid behind a pointer: code made for each kind (the
+/// typing of rows) hands the rare work to code made once for any.
+pub trait AnyGrid: Grid {
+    fn as_dyn(&self) -> &dyn Grid;
+}
+
+impl<G: Grid> AnyGrid for G {
+    fn as_dyn(&self) -> &dyn Grid {
+        self
+    }
+}
+
+impl AnyGrid for dyn Grid + '_ {
+    fn as_dyn(&self) -> &dyn Grid {
+        self
+    }
+}
+
 /// A sheet as rows and columns of cells, and how to name a position in it.
 pub trait Grid {
     /// Number of rows held (from the first stored row).

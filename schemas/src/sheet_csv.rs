@@ -23,6 +23,7 @@ pub fn neutralise(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// The cell's text as it was before [`neutralise`].
+#[inline]
 pub fn restore(cell: &str) -> &str {
     match cell.strip_prefix('\'') {
         Some(rest) if rest.starts_with(FORMULA_STARTS) => rest,

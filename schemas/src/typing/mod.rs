@@ -16,7 +16,7 @@ use slots::Slots;
 
 use crate::check::{Problem, check_value, problem};
 use crate::diagnostic::{Code, Diagnostic, Location};
-use crate::grid::{Cell, Grid};
+use crate::grid::{AnyGrid, Cell, Grid};
 use crate::parse::{describe, parse_text_in};
 use crate::schema::{Field, FieldType, OtherColumns, TableKind, TableSchema};
 use crate::suggest::did_you_mean;
@@ -115,7 +115,7 @@ impl<'s> TableBuilder<'s> {
     pub fn keeping(mut self, kept: &[bool]) -> TableBuilder<'s> {
         for (column, &kept) in self.columns.iter_mut().zip(kept) {
             if !kept {
-                *column = Slots::Counted(0);
+                *column = Slots::Unkept;
             }
         }
         self
@@ -146,50 +146,61 @@ impl<'s> TableBuilder<'s> {
         self.rows.reserve_exact(rows);
     }
 
-    /// Take every row of `grid` (the header first, if it has not been seen yet).
-    pub fn push_rows(&mut self, grid: &dyn Grid) {
-        let is_skipped = |row: usize| {
-            let first = grid.cell(row, 0);
-            if first.is_comment() {
-                return true;
-            }
-            first.is_empty() && (1..grid.width(row)).all(|c| grid.cell(row, c).is_empty())
-        };
+    /// Take every row of `grid` (the header first, if it has not been seen yet). Made
+    /// for each kind of grid (plain CSV's above all), so that reading a cell is no call.
+    pub fn push_rows<G: AnyGrid + ?Sized>(&mut self, grid: &G) {
         self.reserve(grid.height().saturating_sub(self.rows.spare()));
         for row in 0..grid.height() {
-            if self.header.is_none() {
-                if self.names_a_field(grid, row) {
-                    self.read_header(grid, row);
-                    self.after_header = true;
-                } else if self.looked_at.len() < LOOKED_AT && !is_skipped(row) {
-                    let cells = (0..grid.width(row).min(64))
-                        .map(|c| grid.cell(row, c).display().trim().to_string())
-                        .filter(|t| !t.is_empty())
-                        .collect();
-                    self.looked_at
-                        .push((grid.row_position(row), row_text(grid, row), cells));
-                }
+            if self.header.is_none() || self.after_header || self.type_row.is_some() {
+                self.push_first_row(grid.as_dyn(), row);
                 continue;
             }
-            if is_skipped(row) {
-                continue;
-            }
-            // A row declaring each column's type right under the header is structure,
-            // and so is a note row under it (tableau's: what each column is).
-            if std::mem::take(&mut self.after_header) && crate::structure::is_type_row(grid, row) {
-                self.type_row = Some(row);
-                continue;
-            }
-            if let Some(types) = self.type_row.take()
-                && crate::structure::is_note_row(grid, row, types)
-            {
+            if is_skipped(grid, row) {
                 continue;
             }
             if self.goes_on(grid, row) {
-                self.continue_record(grid, row);
+                self.continue_record(grid.as_dyn(), row);
             } else {
                 self.push_row(grid, row);
             }
+        }
+    }
+
+    /// A row before the header, the header, or one of the rows right under it that
+    /// may be structure.
+    fn push_first_row(&mut self, grid: &dyn Grid, row: usize) {
+        if self.header.is_none() {
+            if self.names_a_field(grid, row) {
+                self.read_header(grid, row);
+                self.after_header = true;
+            } else if self.looked_at.len() < LOOKED_AT && !is_skipped(grid, row) {
+                let cells = (0..grid.width(row).min(64))
+                    .map(|c| grid.cell(row, c).display().trim().to_string())
+                    .filter(|t| !t.is_empty())
+                    .collect();
+                self.looked_at
+                    .push((grid.row_position(row), row_text(grid, row), cells));
+            }
+            return;
+        }
+        if is_skipped(grid, row) {
+            return;
+        }
+        // A row declaring each column's type right under the header is structure,
+        // and so is a note row under it (tableau's: what each column is).
+        if std::mem::take(&mut self.after_header) && crate::structure::is_type_row(grid, row) {
+            self.type_row = Some(row);
+            return;
+        }
+        if let Some(types) = self.type_row.take()
+            && crate::structure::is_note_row(grid, row, types)
+        {
+            return;
+        }
+        if self.goes_on(grid, row) {
+            self.continue_record(grid, row);
+        } else {
+            self.push_row(grid, row);
         }
     }
 
@@ -230,38 +241,51 @@ impl<'s> TableBuilder<'s> {
         });
     }
 
-    fn push_row(&mut self, grid: &dyn Grid, row: usize) {
+    fn push_row<G: Grid + ?Sized>(&mut self, grid: &G, row: usize) {
         let Some(state) = &self.header else { return };
         let schema = self.schema;
         let position = grid.row_position(row);
         self.rows.push(position);
         for (field_index, field) in schema.fields.iter().enumerate() {
-            let kept = self.columns[field_index].keeps();
-            let column = state.header.field_columns[field_index];
-            let outcome = match column {
-                // A value not kept is not made where making it costs (a text's copy).
-                Some(column) if !kept => {
-                    check_cell(field, grid.cell(row, column)).map(|()| Value::Null)
-                }
-                Some(column) => convert(field, grid.cell(row, column)),
+            let values = &mut self.columns[field_index];
+            let Some(column) = state.header.field_columns[field_index] else {
                 // A missing column was reported once, at the header.
-                None => Ok(field.default.clone().unwrap_or(Value::Null)),
+                values.push(field.default.clone().unwrap_or(Value::Null));
+                continue;
             };
-            let value = match (outcome, column) {
-                (Ok(value), _) => value,
-                (Err(mut problem), column) => {
-                    problem.location = Location {
-                        table: Some(schema.name.clone()),
-                        field: Some(field.name.clone()),
-                        ..self
-                            .origin
-                            .location(position, column.map(|c| grid.column_position(c)))
+            // Each value goes straight to its column; a value not kept is not made
+            // where making it costs (a text's copy).
+            let problem = match grid.cell(row, column) {
+                cell if !values.keeps() => check_cell(field, cell).err(),
+                cell => {
+                    let typed = match cell {
+                        Cell::Text(text) => convert_text(field, text)
+                            .unwrap_or_else(|| convert(field, Cell::Text(text))),
+                        cell => convert(field, cell),
                     };
-                    self.diagnostics.push(*problem);
-                    Value::Null
+                    match typed {
+                        Ok(value) => {
+                            values.push(value);
+                            continue;
+                        }
+                        Err(problem) => {
+                            values.push(Value::Null);
+                            problem
+                        }
+                    }
+                    .into()
                 }
             };
-            self.columns[field_index].push(value);
+            if let Some(mut problem) = problem {
+                problem.location = Location {
+                    table: Some(schema.name.clone()),
+                    field: Some(field.name.clone()),
+                    ..self
+                        .origin
+                        .location(position, Some(grid.column_position(column)))
+                };
+                self.diagnostics.push(*problem);
+            }
         }
         // Values under no header are data nobody will see: an error, once per column.
         let beyond_header = match schema.other_columns {
@@ -299,7 +323,7 @@ impl<'s> TableBuilder<'s> {
     /// Whether `row` goes on with the record above: the table has multi-row fields, a
     /// record was read, and the row's key cells are empty (any row after a singleton's
     /// first).
-    fn goes_on(&self, grid: &dyn Grid, row: usize) -> bool {
+    fn goes_on<G: Grid + ?Sized>(&self, grid: &G, row: usize) -> bool {
         let Some(state) = &self.header else {
             return false;
         };
@@ -467,6 +491,15 @@ impl<'s> TableBuilder<'s> {
         };
         (Some(table), self.diagnostics)
     }
+}
+
+/// An empty row, or a comment row (its first cell starts with `#`).
+fn is_skipped<G: Grid + ?Sized>(grid: &G, row: usize) -> bool {
+    let first = grid.cell(row, 0);
+    if first.is_comment() {
+        return true;
+    }
+    first.is_empty() && (1..grid.width(row)).all(|c| grid.cell(row, c).is_empty())
 }
 
 /// The rows above the header a missing-header error shows.
@@ -685,7 +718,46 @@ fn check_cell(field: &Field, cell: Cell) -> Result<(), Problem> {
         {
             crate::check::check_text(field, text)
         }
-        _ => convert(field, cell).map(drop),
+        _ => match plain.then(|| number_or_date(&field.ty, text)).flatten() {
+            Some(value) => check_value(field, &value),
+            None => convert(field, cell).map(drop),
+        },
+    }
+}
+
+/// A text cell typed as [`convert`] types it, for the kinds most cells are (numbers,
+/// dates, texts, enum values) when the field reads no escapes and the text spells no
+/// null; `None` leaves the cell to `convert`. Made part of the loop over a row's cells,
+/// so that the value goes straight to its column.
+#[inline(always)]
+fn convert_text(field: &Field, text: &str) -> Option<Result<Value, Problem>> {
+    if field.escapes || field.nulls.iter().any(|n| n == text.trim()) {
+        return None;
+    }
+    let value = match &field.ty {
+        FieldType::Enum => {
+            // As `convert`: a value found among the field's is that value, unchecked.
+            let value = field.values.iter().find(|v| ***v == *text)?;
+            return Some(Ok(Value::Str(value.clone())));
+        }
+        FieldType::String | FieldType::Text if !text.is_empty() => Value::Str(text.into()),
+        ty => number_or_date(ty, text)?,
+    };
+    Some(match check_value(field, &value) {
+        Ok(()) => Ok(value),
+        Err(problem) => Err(problem),
+    })
+}
+
+/// An int, float or date spelled as its field reads it (what `parse_text_in` makes of
+/// it); `None` for anything else, a mistake included.
+#[inline(always)]
+fn number_or_date(ty: &FieldType, text: &str) -> Option<Value> {
+    match ty {
+        FieldType::Int => masterctl_runtime::text::parse_int(text).map(Value::Int),
+        FieldType::Float => masterctl_runtime::text::parse_float(text).map(Value::Float),
+        FieldType::Date => value::parse_date(text.trim()).map(Value::Date),
+        _ => None,
     }
 }
 

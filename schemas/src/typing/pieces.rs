@@ -153,8 +153,8 @@ impl<'s> TableBuilder<'s> {
 
 /// A vector's spare capacity cut into consecutive places of `bounds` slots each.
 fn split<'p, T>(slots: &'p mut Slots<'_, T>, bounds: &[usize]) -> Vec<Slots<'p, T>> {
-    if let Slots::Counted(_) = slots {
-        return bounds.iter().map(|_| Slots::Counted(0)).collect();
+    if let Slots::Unkept = slots {
+        return bounds.iter().map(|_| Slots::Unkept).collect();
     }
     let Some(values) = slots.own_mut() else {
         unreachable!("pieces are placed only in a builder of its own");

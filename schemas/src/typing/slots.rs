@@ -12,8 +12,8 @@ pub(super) enum Slots<'s, T> {
         slots: &'s mut [MaybeUninit<T>],
         filled: usize,
     },
-    /// Values checked and not kept: only how many.
-    Counted(usize),
+    /// Values checked and not kept: nothing is pushed.
+    Unkept,
 }
 
 impl<T> Default for Slots<'_, T> {
@@ -32,20 +32,20 @@ impl<'s, T> Slots<'s, T> {
                 slots[*filled].write(value);
                 *filled += 1;
             }
-            Slots::Counted(count) => *count += 1,
+            Slots::Unkept => {}
         }
     }
 
     /// Whether values pushed are kept (not only counted).
     pub(super) fn keeps(&self) -> bool {
-        !matches!(self, Slots::Counted(_))
+        !matches!(self, Slots::Unkept)
     }
 
     pub(super) fn len(&self) -> usize {
         match self {
             Slots::Own(values) => values.len(),
             Slots::Placed { filled, .. } => *filled,
-            Slots::Counted(count) => *count,
+            Slots::Unkept => 0,
         }
     }
 
@@ -58,7 +58,7 @@ impl<'s, T> Slots<'s, T> {
         match self {
             Slots::Own(values) => values.capacity() - values.len(),
             Slots::Placed { slots, filled } => slots.len() - filled,
-            Slots::Counted(_) => usize::MAX,
+            Slots::Unkept => usize::MAX,
         }
     }
 
@@ -73,7 +73,7 @@ impl<'s, T> Slots<'s, T> {
     pub(super) fn last_mut(&mut self) -> Option<&mut T> {
         match self {
             Slots::Own(values) => values.last_mut(),
-            Slots::Placed { .. } | Slots::Counted(_) => None,
+            Slots::Placed { .. } | Slots::Unkept => None,
         }
     }
 
@@ -88,7 +88,7 @@ impl<'s, T> Slots<'s, T> {
                 }
                 *filled
             }
-            Slots::Counted(count) => *count,
+            Slots::Unkept => 0,
         }
     }
 
@@ -97,7 +97,7 @@ impl<'s, T> Slots<'s, T> {
     pub(super) fn into_vec(self) -> Vec<T> {
         match self {
             Slots::Own(values) => values,
-            Slots::Placed { .. } | Slots::Counted(_) => Vec::new(),
+            Slots::Placed { .. } | Slots::Unkept => Vec::new(),
         }
     }
 
@@ -105,7 +105,7 @@ impl<'s, T> Slots<'s, T> {
     pub(super) fn own_mut(&mut self) -> Option<&mut Vec<T>> {
         match self {
             Slots::Own(values) => Some(values),
-            Slots::Placed { .. } | Slots::Counted(_) => None,
+            Slots::Placed { .. } | Slots::Unkept => None,
         }
     }
 }

@@ -407,6 +407,7 @@ impl Grid for CsvGrid<'_> {
         self.lines.len()
     }
 
+    #[inline]
     fn width(&self, row: usize) -> usize {
         match (self.record_starts.get(row), self.record_starts.get(row + 1)) {
             (Some(first), Some(next)) => next - first,
@@ -414,6 +415,7 @@ impl Grid for CsvGrid<'_> {
         }
     }
 
+    #[inline]
     fn cell(&self, row: usize, column: usize) -> Cell<'_> {
         let (Some(&first), Some(&next)) =
             (self.record_starts.get(row), self.record_starts.get(row + 1))
