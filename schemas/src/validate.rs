@@ -122,42 +122,84 @@ pub fn validate_tables(project: &Project, tables: &[Table]) -> Report {
 
 /// A single-field primary key's values and the row of each. Integer keys — most
 /// master data — are held by value, so that a probe never follows a pointer into the
-/// table's column.
+/// table's column; packed ones (ids 1 to n) by place, so that a probe is one load.
 enum KeyIndex<'a> {
+    /// Whole numbers from `min` spanning at most [`DENSE_SLOTS_PER_ROW`] slots a row:
+    /// the slot of key `k` (`k − min`) holds its row + 1, or 0.
+    Dense {
+        min: i64,
+        rows: Vec<u32>,
+    },
     Ints(HashMap<i64, usize, KeyHash>),
     Values(HashMap<&'a Value, usize, KeyHash>),
 }
 
+/// A dense index takes at most this many slots (4 bytes each) a row — a hash index
+/// takes about as many bytes a row, and a probe of it costs a hash and a search.
+const DENSE_SLOTS_PER_ROW: u64 = 4;
+
 impl<'a> KeyIndex<'a> {
-    fn for_field(field: &Field, capacity: usize) -> KeyIndex<'a> {
-        if field.ty == FieldType::Int {
-            KeyIndex::Ints(HashMap::with_capacity_and_hasher(
-                capacity,
+    /// An empty index for the values of `column`, a column of `field`.
+    fn for_column(field: &Field, column: &[Value]) -> KeyIndex<'a> {
+        if field.ty != FieldType::Int {
+            return KeyIndex::Values(HashMap::with_capacity_and_hasher(
+                column.len(),
                 KeyHash::default(),
-            ))
-        } else {
-            KeyIndex::Values(HashMap::with_capacity_and_hasher(
-                capacity,
-                KeyHash::default(),
-            ))
+            ));
         }
+        let ints = column.iter().filter_map(|v| match v {
+            Value::Int(i) => Some(*i),
+            _ => None,
+        });
+        let (min, max) = ints.fold((i64::MAX, i64::MIN), |(lo, hi), i| (lo.min(i), hi.max(i)));
+        let span = max.abs_diff(min).saturating_add(1);
+        let rows = column.len() as u64;
+        let packed = span <= rows.saturating_mul(DENSE_SLOTS_PER_ROW) && rows < u64::from(u32::MAX);
+        if let Ok(slots) = usize::try_from(span)
+            && min <= max
+            && packed
+        {
+            return KeyIndex::Dense {
+                min,
+                rows: vec![0; slots],
+            };
+        }
+        KeyIndex::Ints(HashMap::with_capacity_and_hasher(
+            column.len(),
+            KeyHash::default(),
+        ))
     }
 
     /// Record the key's row; the first row already holding it, if any.
     fn insert(&mut self, value: &'a Value, row: usize) -> Option<usize> {
         match (self, value) {
+            (KeyIndex::Dense { min, rows }, Value::Int(i)) => {
+                // Every key of the column is within the span the index was made for.
+                let slot = &mut rows[i.abs_diff(*min) as usize];
+                match *slot {
+                    0 => {
+                        *slot = u32::try_from(row + 1).unwrap_or(u32::MAX);
+                        None
+                    }
+                    first => Some(first as usize - 1),
+                }
+            }
             (KeyIndex::Ints(map), Value::Int(i)) => map.try_insert_first(*i, row),
             (KeyIndex::Values(map), value) => map.try_insert_first(value, row),
             // A typed int column holds only ints and nulls; nulls are skipped.
-            (KeyIndex::Ints(_), _) => None,
+            (KeyIndex::Dense { .. } | KeyIndex::Ints(_), _) => None,
         }
     }
 
     fn contains(&self, value: &Value) -> bool {
         match (self, value) {
+            (KeyIndex::Dense { min, rows }, Value::Int(i)) => {
+                let slot = usize::try_from(i.abs_diff(*min)).ok();
+                *i >= *min && slot.and_then(|s| rows.get(s)).is_some_and(|&r| r != 0)
+            }
             (KeyIndex::Ints(map), Value::Int(i)) => map.contains_key(i),
             (KeyIndex::Values(map), value) => map.contains_key(value),
-            (KeyIndex::Ints(_), _) => false,
+            (KeyIndex::Dense { .. } | KeyIndex::Ints(_), _) => false,
         }
     }
 }
@@ -400,7 +442,7 @@ fn check_primary_key<'a>(
 ) -> Option<KeyIndex<'a>> {
     if let [field] = schema.primary_key[..] {
         // A single-field key is checked like a unique field, without building keys.
-        let mut index = KeyIndex::for_field(&schema.fields[field], table.row_count());
+        let mut index = KeyIndex::for_column(&schema.fields[field], &table.columns[field]);
         for (row, value) in table.columns[field].iter().enumerate() {
             if value.is_null() {
                 continue;

@@ -327,6 +327,52 @@ fn pattern_and_unique_fields() {
     assert!(unique.message.contains("Quest.csv:2"), "{}", unique.message);
 }
 
+/// The errors of validating CSV `files` (name, text) against a project of `schemas`
+/// (file name, text), each as its code, its file (or field, with `by_field`) and line.
+fn errors_in(
+    schemas: &[(&str, &str)],
+    files: &[(&str, &str)],
+    by_field: bool,
+) -> Vec<(Code, String, u64)> {
+    let config =
+        "source_language = \"ja\"\nlanguages = [\"ja\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n";
+    let project = load_texts(config, schemas).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let v = validate(&project, &[dir.path().to_path_buf()]);
+    errors(&v)
+        .iter()
+        .map(|d| {
+            let place = match by_field {
+                true => d.location.field.clone().unwrap_or_default(),
+                false => d
+                    .location
+                    .file
+                    .as_ref()
+                    .unwrap()
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned(),
+            };
+            (d.code, place, d.location.line.unwrap())
+        })
+        .collect()
+}
+
+/// A table `name` keyed by an int `id`, with more `fields` (TOML inline tables).
+fn keyed(name: &str, fields: &str) -> String {
+    format!(
+        "name = \"{name}\"\nprimary_key = [\"id\"]\nfields = [{{ name = \"id\", type = \"int\" }}, {fields}]\n"
+    )
+}
+
+fn at(code: Code, place: &str, line: u64) -> (Code, String, u64) {
+    (code, place.to_string(), line)
+}
+
 /// `masterctl validate` keeps of a table only what the checks across tables read (its
 /// key, `unique` fields, references); `validate` here holds its report to the report
 /// of the tables read whole. Mistakes in fields it does not keep are found all the same
@@ -334,52 +380,70 @@ fn pattern_and_unique_fields() {
 /// at, in tables no master reads whole, are kept.
 #[test]
 fn what_validation_does_not_keep_is_checked_all_the_same() {
-    let config =
-        "source_language = \"ja\"\nlanguages = [\"ja\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n";
-    let skill = r#"
-name = "skill"
-primary_key = ["id"]
-fields = [
-    { name = "id", type = "int" },
-    { name = "code", type = "string", unique = true },
-    { name = "name", type = "text", max_length = 4 },
-]
-"#;
-    let hero = r#"
-name = "hero"
-primary_key = ["id"]
-fields = [
-    { name = "id", type = "int" },
-    { name = "skill_code", type = "string", references = "skill.code" },
-    { name = "title", type = "string", unique = true },
-]
-"#;
-    let project = load_texts(config, &[("skill.toml", skill), ("hero.toml", hero)]).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let skills = "id,code,name\n1,S1,炎\n2,S2,氷の刃の舞\n3,S1,雷\n";
-    std::fs::write(dir.path().join("skill.csv"), skills).unwrap();
-    let heroes = "id,skill_code,title\n1,S2,勇者\n2,S9,勇者\n";
-    std::fs::write(dir.path().join("hero.csv"), heroes).unwrap();
-    let v = validate(&project, &[dir.path().to_path_buf()]);
-    let found: Vec<(Code, String, u64)> = errors(&v)
-        .iter()
-        .map(|d| {
-            let file = d.location.file.as_ref().unwrap().file_name().unwrap();
-            (
-                d.code,
-                file.to_string_lossy().into_owned(),
-                d.location.line.unwrap(),
-            )
-        })
-        .collect();
-    let at = |code, file: &str, line| (code, file.to_string(), line);
+    let skill = keyed(
+        "skill",
+        r#"{ name = "code", type = "string", unique = true }, { name = "name", type = "text", max_length = 4 }"#,
+    );
+    let hero = keyed(
+        "hero",
+        r#"{ name = "skill_code", type = "string", references = "skill.code" }, { name = "title", type = "string", unique = true }"#,
+    );
+    let files = [
+        (
+            "skill.csv",
+            "id,code,name\n1,S1,炎\n2,S2,氷の刃の舞\n3,S1,雷\n",
+        ),
+        ("hero.csv", "id,skill_code,title\n1,S2,勇者\n2,S9,勇者\n"),
+    ];
     assert_eq!(
-        found,
+        errors_in(
+            &[("skill.toml", &skill), ("hero.toml", &hero)],
+            &files,
+            false
+        ),
         vec![
             at(Code::Unique, "hero.csv", 3),
             at(Code::ForeignKey, "hero.csv", 3),
             at(Code::Length, "skill.csv", 3),
             at(Code::Unique, "skill.csv", 4),
+        ]
+    );
+}
+
+/// Whole-number keys packed in a range are indexed by place, others by hash: either
+/// way a key twice is an error, and a reference below, inside or above the range is
+/// found or not as it should be.
+#[test]
+fn packed_and_scattered_whole_number_keys_alike() {
+    let (packed, scattered) = (keyed("packed", ""), keyed("scattered", ""));
+    let link = keyed(
+        "link",
+        r#"{ name = "packed_id", type = "int", references = "packed.id" }, { name = "scattered_id", type = "int", references = "scattered.id" }"#,
+    );
+    let schemas = [
+        ("packed.toml", packed.as_str()),
+        ("scattered.toml", scattered.as_str()),
+        ("link.toml", link.as_str()),
+    ];
+    let files = [
+        ("packed.csv", "id\n-5\n3\n3\n10\n"),
+        ("scattered.csv", "id\n1\n1000000\n1000000\n"),
+        (
+            "link.csv",
+            "id,packed_id,scattered_id\n1,-13,0\n2,-5,1\n3,10,999999\n4,11,1000000\n5,4,1000001\n",
+        ),
+    ];
+    assert_eq!(
+        errors_in(&schemas, &files, true),
+        vec![
+            at(Code::ForeignKey, "packed_id", 2),
+            at(Code::ForeignKey, "scattered_id", 2),
+            at(Code::ForeignKey, "scattered_id", 4),
+            at(Code::ForeignKey, "packed_id", 5),
+            at(Code::ForeignKey, "packed_id", 6),
+            at(Code::ForeignKey, "scattered_id", 6),
+            at(Code::DuplicateKey, "id", 4),
+            at(Code::DuplicateKey, "id", 4),
         ]
     );
 }

@@ -415,7 +415,7 @@ impl Grid for CsvGrid<'_> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn cell(&self, row: usize, column: usize) -> Cell<'_> {
         let (Some(&first), Some(&next)) =
             (self.record_starts.get(row), self.record_starts.get(row + 1))
