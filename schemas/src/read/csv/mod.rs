@@ -466,7 +466,23 @@ mod tests {
             " id , name \n 1 , x y \n",
             "",
             "\n\n",
+            ",\n,,\r\n\r\n,",
         ];
+        // Long lines of many cells, CRLF, and a last line without a line end.
+        let long: String = (0..40)
+            .map(|i| {
+                format!(
+                    "{i},{},鉄の剣{},{}\r\n",
+                    "x".repeat(i * 7 % 90),
+                    i % 3,
+                    ",".repeat(i % 5)
+                )
+            })
+            .collect();
+        let no_last_end = format!("{}{}", long, "9,".repeat(50));
+        let samples = samples
+            .into_iter()
+            .chain([long.as_str(), no_last_end.as_str()]);
         for sample in samples {
             let text =
                 plain_text(sample.as_bytes()).unwrap_or_else(|| panic!("{sample:?} is plain"));
@@ -475,6 +491,7 @@ mod tests {
             let mut plain_cells = Vec::new();
             // Pieces of two records, to cross piece boundaries.
             while lines.fill(&mut plain, 2) {
+                assert!(plain.height() <= 2, "{sample:?}");
                 plain_cells.extend(cells(&plain));
             }
             let general = CsvGrid::parse_general(sample.as_bytes(), Path::new("t.csv")).unwrap();
