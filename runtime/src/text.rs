@@ -39,6 +39,11 @@ pub fn float_to_int(f: f64) -> Option<i64> {
 
 /// A whole number: `12`, and `12.0` as some exports write it; not `12.5`.
 pub fn parse_int(text: &str) -> Option<i64> {
+    // Digits alone, as most numbers are written, and too few to overflow.
+    let digits = text.as_bytes();
+    if (1..=18).contains(&digits.len()) && digits.iter().all(u8::is_ascii_digit) {
+        return Some(digits.iter().fold(0, |n, d| n * 10 + i64::from(d - b'0')));
+    }
     let t = text.trim();
     t.parse::<i64>().ok().or_else(|| {
         t.parse::<f64>()
@@ -217,6 +222,18 @@ mod tests {
         assert_eq!(parse_int(" 12.0 "), Some(12));
         assert_eq!(parse_int("12.5"), None);
         assert_eq!(parse_int("1,000"), None);
+        // Digits alone are read without the general parse, as it reads them.
+        let cases = [
+            ("0", Some(0)),
+            ("007", Some(7)),
+            ("999999999999999999", Some(999_999_999_999_999_999)),
+            ("9223372036854775807", Some(i64::MAX)),
+            ("9999999999999999999", None),
+            ("99999999999999999999", None),
+        ];
+        for (digits, value) in cases {
+            assert_eq!(parse_int(digits), value, "{digits}");
+        }
         assert_eq!(parse_float("-0"), Some(0.0));
         assert!(parse_float("-0").unwrap().is_sign_positive());
         assert_eq!(parse_float("NaN"), None);

@@ -117,7 +117,7 @@ pub(super) fn type_pieces(builder: &mut TableBuilder<'_>, pieces: &[Piece<'_>]) 
             break;
         }
     }
-    rest.extend(pieces.map(|piece| PlainLines::at(piece.text, piece.line)));
+    rest.extend(pieces.map(PlainLines::of_piece));
     if rest.len() <= 1 {
         for lines in rest {
             push_all(lines, &mut chunk, builder);
@@ -149,6 +149,8 @@ pub(super) struct PlainLines<'a> {
     text: &'a str,
     offset: usize,
     line: u64,
+    /// How many line ends `text` holds, when they were counted already.
+    line_ends: Option<u64>,
 }
 
 impl<'a> PlainLines<'a> {
@@ -162,13 +164,26 @@ impl<'a> PlainLines<'a> {
             text,
             offset: 0,
             line,
+            line_ends: None,
+        }
+    }
+
+    /// The lines of a piece, not read yet.
+    fn of_piece(piece: &Piece<'a>) -> PlainLines<'a> {
+        PlainLines {
+            line_ends: Some(piece.line_ends),
+            ..PlainLines::at(piece.text, piece.line)
         }
     }
 
     /// The lines left to read (at most one record each).
     fn remaining(&self) -> usize {
         let rest = &self.text.as_bytes()[self.offset..];
-        memchr::memchr_iter(b'\n', rest).count() + usize::from(!rest.ends_with(b"\n"))
+        let line_ends = match self.line_ends {
+            Some(counted) if self.offset == 0 => counted as usize,
+            _ => memchr::memchr_iter(b'\n', rest).count(),
+        };
+        line_ends + usize::from(!rest.ends_with(b"\n"))
     }
 
     /// Replace the grid's contents with up to `max` records (empty lines are no
@@ -198,5 +213,24 @@ impl<'a> PlainLines<'a> {
             self.line += 1;
         }
         !grid.lines.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A piece not read yet bounds its records by the line ends counted when it was
+    /// checked; the bound is what counting them again gives.
+    #[test]
+    fn a_piece_bounds_its_records_by_the_lines_counted_when_it_was_cut() {
+        let text: String = (0..300_000).map(|i| format!("{i},剣{}\n", i % 7)).collect();
+        let text = format!("{text}300000,盾");
+        let pieces = pieces_at(text.as_bytes(), 1).expect("plain");
+        assert!(pieces.len() > 1);
+        for piece in &pieces {
+            let counted = PlainLines::of_piece(piece).remaining();
+            assert_eq!(counted, PlainLines::at(piece.text, piece.line).remaining());
+        }
     }
 }
