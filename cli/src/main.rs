@@ -104,7 +104,7 @@ fn main() -> ExitCode {
         (before, Some(after)) => global.repo = after.repo.clone().or(before),
         (None, None) => {}
     }
-    if !cli.command.reaches_the_network() {
+    if cli.command.opens_git() && !cli.command.reaches_the_network() {
         start_git_without_certificates();
     }
     match commands::run(cli.command, &global, &output, Cli::command) {

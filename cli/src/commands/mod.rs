@@ -137,6 +137,16 @@ impl Command {
         }
     }
 
+    /// Whether the command may open a git repository. `validate` reads the schemas and
+    /// the exports as files, and the reference and completions are the command line's:
+    /// libgit2 (and the OpenSSL it starts) is not started for them.
+    pub fn opens_git(&self) -> bool {
+        !matches!(
+            self,
+            Command::Validate(_) | Command::Completions(_) | Command::Manual(_)
+        )
+    }
+
     /// `--repo` of a command that reads the master repository; `None` for the others.
     pub fn repo(&self) -> Option<&RepoArg> {
         match self {
