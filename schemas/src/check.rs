@@ -30,7 +30,7 @@ pub fn check_value(field: &Field, value: &Value) -> Result<(), Problem> {
 /// none): all there is to check of such a value, decided without a call (most cells
 /// of a large table are such values). `false` leaves it to the full checks.
 #[inline(always)]
-fn within_bounds(field: &Field, value: &Value) -> bool {
+pub(crate) fn within_bounds(field: &Field, value: &Value) -> bool {
     use std::cmp::Ordering::{Greater, Less};
     // As `Value`'s order, for two values of one kind.
     let order = |bound: &Value| match (value, bound) {

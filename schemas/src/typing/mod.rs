@@ -254,8 +254,17 @@ impl<'s> TableBuilder<'s> {
                 continue;
             };
             // Each value goes straight to its column; a value not kept is not made
-            // where making it costs (a text's copy).
-            let problem = match grid.cell(row, column) {
+            // where making it costs (a text's copy). A kept int (a key or a reference,
+            // most often) is written where it stays, not moved there.
+            let cell = grid.cell(row, column);
+            if values.keeps()
+                && let Cell::Text(text) = cell
+                && let Some(i) = plain_int_within(field, text)
+            {
+                values.push(Value::Int(i));
+                continue;
+            }
+            let problem = match cell {
                 cell if !values.keeps() => check_cell(field, cell).err(),
                 cell => {
                     let typed = match cell {
@@ -749,6 +758,17 @@ fn convert_text(field: &Field, text: &str) -> Option<Result<Value, Problem>> {
     })
 }
 
+/// A text cell of an int field read as `convert` reads it, when it is within the
+/// field's bounds (ints, or none): all there is to check of it.
+#[inline(always)]
+fn plain_int_within(field: &Field, text: &str) -> Option<i64> {
+    if field.ty != FieldType::Int || field.escapes || field.nulls.iter().any(|n| n == text.trim()) {
+        return None;
+    }
+    let i = masterctl_runtime::text::parse_int(text)?;
+    crate::check::within_bounds(field, &Value::Int(i)).then_some(i)
+}
+
 /// An int, float or date spelled as its field reads it (what `parse_text_in` makes of
 /// it); `None` for anything else, a mistake included.
 #[inline(always)]
@@ -995,6 +1015,7 @@ name = "cells"
 kind = "singleton"
 fields = [
     { name = "count", type = "int", min = 0 },
+    { name = "level", type = "int", optional = true, null = ["0", "-"] },
     { name = "code", type = "string", pattern = "^S[0-9]+$" },
     { name = "name", type = "text", min_length = 1, max_length = 4 },
     { name = "note", type = "string", escapes = true, optional = true },
@@ -1027,6 +1048,10 @@ fields = [
             "{n, plural, one {#本} other {#本}}",
             "x|y",
             "12",
+            "-3",
+            "0",
+            " 7 ",
+            "1.0",
         ];
         let cells = texts.iter().map(|t| Cell::Text(t)).chain([
             Cell::Empty,
@@ -1045,6 +1070,11 @@ fields = [
                     && let Some(fast) = convert_text(field, text)
                 {
                     assert_eq!(fast.map_err(|p| *p), typed, "{} {cell:?}", field.name);
+                }
+                if let Cell::Text(text) = cell
+                    && let Some(int) = plain_int_within(field, text)
+                {
+                    assert_eq!(Ok(Value::Int(int)), typed, "{} {cell:?}", field.name);
                 }
             }
         }

@@ -23,6 +23,7 @@ impl<T> Default for Slots<'_, T> {
 }
 
 impl<'s, T> Slots<'s, T> {
+    #[inline]
     pub(super) fn push(&mut self, value: T) {
         match self {
             Slots::Own(values) => values.push(value),
