@@ -719,7 +719,7 @@ fn check_cell(field: &Field, cell: Cell) -> Result<(), Problem> {
     let Cell::Text(text) = cell else {
         return convert(field, cell).map(drop);
     };
-    let plain = !field.escapes && !field.nulls.iter().any(|n| n == text.trim());
+    let plain = reads_as_written(field, text);
     match &field.ty {
         FieldType::Enum if plain && field.values.iter().any(|v| **v == *text) => Ok(()),
         FieldType::String | FieldType::Text
@@ -740,7 +740,7 @@ fn check_cell(field: &Field, cell: Cell) -> Result<(), Problem> {
 /// so that the value goes straight to its column.
 #[inline(always)]
 fn convert_text(field: &Field, text: &str) -> Option<Result<Value, Problem>> {
-    if field.escapes || field.nulls.iter().any(|n| n == text.trim()) {
+    if !reads_as_written(field, text) {
         return None;
     }
     let value = match &field.ty {
@@ -762,7 +762,7 @@ fn convert_text(field: &Field, text: &str) -> Option<Result<Value, Problem>> {
 /// field's bounds (ints, or none): all there is to check of it.
 #[inline(always)]
 fn plain_int_within(field: &Field, text: &str) -> Option<i64> {
-    if field.ty != FieldType::Int || field.escapes || field.nulls.iter().any(|n| n == text.trim()) {
+    if field.ty != FieldType::Int || !reads_as_written(field, text) {
         return None;
     }
     let i = masterctl_runtime::text::parse_int(text)?;
@@ -781,11 +781,24 @@ fn number_or_date(ty: &FieldType, text: &str) -> Option<Value> {
     }
 }
 
+/// Whether a text cell is read as it is written: the field reads no escapes, and the
+/// text is no null spelling (the two steps `convert` takes before typing a text).
+#[inline(always)]
+fn reads_as_written(field: &Field, text: &str) -> bool {
+    !field.escapes && !is_null_spelling(field, text)
+}
+
+/// A text the project or the field spells an empty cell with (`NULL`).
+#[inline(always)]
+fn is_null_spelling(field: &Field, text: &str) -> bool {
+    field.nulls.iter().any(|n| n == text.trim())
+}
+
 /// Convert one cell to a checked value of the field.
 fn convert(field: &Field, cell: Cell) -> Result<Value, Problem> {
     // A text the project or the field spells an empty cell with (`NULL`) is empty.
     let cell = match cell {
-        Cell::Text(text) if field.nulls.iter().any(|n| n == text.trim()) => Cell::Empty,
+        Cell::Text(text) if is_null_spelling(field, text) => Cell::Empty,
         other => other,
     };
     // `\n` in a sheet's cell of an `escapes = true` field is a line break.
