@@ -28,15 +28,26 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// never used: up to half the samples of a large validation or export were the kernel
 /// clearing pages (BENCHMARKS.md, "The allocator's pages"). Huge pages are turned off for
 /// this process, as `MIMALLOC_ALLOW_THP=0` would do; memory mapped files are not affected.
-fn no_transparent_huge_pages() {
-    #[cfg(target_os = "linux")]
+///
+/// It runs before `main`, from the executable's initialisers: the runtime allocates
+/// before `main` is called, and that first allocation reserves mimalloc's first region,
+/// which mimalloc asks the kernel to back with huge pages (`madvise`) — where the
+/// kernel then compacts memory to find one, that first fault alone was milliseconds.
+#[cfg(target_os = "linux")]
+extern "C" fn no_transparent_huge_pages() {
     // SAFETY: PR_SET_THP_DISABLE takes integer arguments and changes only how this
     // process's future page faults are served; a kernel without it returns an error,
-    // which changes nothing.
+    // which changes nothing. It touches no state of Rust's, which is not set up yet.
     unsafe {
         libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
     }
 }
+
+/// [`no_transparent_huge_pages`], called by the loader before the runtime starts.
+#[cfg(target_os = "linux")]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static NO_TRANSPARENT_HUGE_PAGES: extern "C" fn() = no_transparent_huge_pages;
 
 /// libgit2 reads every certificate authority of the system's bundle as it starts (its
 /// OpenSSL context's default paths): ~30 ms, most of a short command's time. A command
@@ -76,7 +87,6 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    no_transparent_huge_pages();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -113,5 +123,17 @@ fn main() -> ExitCode {
             output.failure(&failure);
             ExitCode::from(failure.exit_code())
         }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    /// The initialiser ran before the test harness's `main`, as it does before the
+    /// command line's: huge pages are off from the first allocation on.
+    #[test]
+    fn huge_pages_are_off_before_main() {
+        // SAFETY: PR_GET_THP_DISABLE only reads the process's flag.
+        let disabled = unsafe { libc::prctl(libc::PR_GET_THP_DISABLE, 0, 0, 0, 0) };
+        assert_eq!(disabled, 1, "transparent huge pages are still on");
     }
 }
