@@ -163,7 +163,7 @@ async fn stage(
 
     let cache = Arc::new(cache);
     let objects = distinct_objects(&selected);
-    let held = held(&cache, &objects, options.verify).await;
+    let held = held(&cache, &objects, options.verify, asked.as_ref()).await;
     let (cached, mut missing): (Vec<_>, Vec<_>) =
         objects.into_iter().partition(|o| held.contains(&o.0));
     if let Some(asked) = &asked {
@@ -300,18 +300,44 @@ fn distinct_objects(files: &[FileEntry]) -> Vec<(String, u64)> {
     objects
 }
 
-/// The objects the cache holds (hashed first when `verify`), checked on every core.
-async fn held(cache: &Arc<Cache>, objects: &[(String, u64)], verify: bool) -> HashSet<String> {
-    let (cache, objects) = (cache.clone(), objects.to_vec());
-    blocking(move || {
-        let held = parallel_map(&objects, |(hash, size)| cache.holds(hash, *size, verify));
-        objects
+/// The objects the cache holds (hashed first when `verify`), checked on every core;
+/// those the objects asked for early found held or missing (`asked`) are not looked at
+/// again.
+async fn held(
+    cache: &Arc<Cache>,
+    objects: &[(String, u64)],
+    verify: bool,
+    asked: Option<&Prefetch>,
+) -> HashSet<String> {
+    let (mut held, mut unknown) = (HashSet::new(), Vec::new());
+    for (hash, size) in objects {
+        // Hashing every object again trusts no earlier look.
+        let found = asked
+            .filter(|_| !verify)
+            .and_then(|a| a.found_held(hash, *size));
+        match found {
+            Some(true) => {
+                held.insert(hash.clone());
+            }
+            Some(false) => {}
+            None => unknown.push((hash.clone(), *size)),
+        }
+    }
+    if unknown.is_empty() {
+        return held;
+    }
+    let cache = cache.clone();
+    let looked = blocking(move || {
+        let found = parallel_map(&unknown, |(hash, size)| cache.holds(hash, *size, verify));
+        unknown
             .into_iter()
-            .zip(held)
-            .filter_map(|((hash, _), held)| held.then_some(hash))
-            .collect()
+            .zip(found)
+            .filter_map(|((hash, _), found)| found.then_some(hash))
+            .collect::<Vec<_>>()
     })
-    .await
+    .await;
+    held.extend(looked);
+    held
 }
 
 /// Download `objects` into the cache, many at once (those of `asked`, the objects

@@ -11,7 +11,7 @@
 //! Should the manifest not verify, whatever was asked for is dropped, requests still
 //! running cancelled, and nothing has reached the cache.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -223,6 +223,8 @@ pub(crate) struct Prefetch {
     asked: HashMap<String, Asked>,
     /// The objects asked for, in the order they were.
     order: Vec<String>,
+    /// The objects (hash, size) the cache held when the entry naming them came.
+    held: HashSet<(String, u64)>,
 }
 
 impl Prefetch {
@@ -242,6 +244,7 @@ impl Prefetch {
             budget: BUDGET,
             asked: HashMap::new(),
             order: Vec::new(),
+            held: HashSet::new(),
         }
     }
 
@@ -257,8 +260,11 @@ impl Prefetch {
             || entry.size > self.budget
             || self.asked.contains_key(&entry.blake3)
             || !layout::is_hash(&entry.blake3)
-            || self.cache.holds(&entry.blake3, entry.size, false)
         {
+            return;
+        }
+        if self.cache.holds(&entry.blake3, entry.size, false) {
+            self.held.insert((entry.blake3.clone(), entry.size));
             return;
         }
         self.budget -= entry.size;
@@ -290,6 +296,16 @@ impl Prefetch {
     /// fetch alone would.
     pub(crate) fn slots(&self) -> Arc<tokio::sync::Semaphore> {
         self.slots.clone()
+    }
+
+    /// Whether the cache held the object `hash` of `size` bytes when its entry came
+    /// (`Some(false)`: it was asked for, the cache lacking it); `None` when that was not
+    /// looked at. The fetch asks the cache only about the others.
+    pub(crate) fn found_held(&self, hash: &str, size: u64) -> Option<bool> {
+        if self.held.contains(&(hash.to_string(), size)) {
+            return Some(true);
+        }
+        self.asked.contains_key(hash).then_some(false)
     }
 
     /// The early request for `hash`, if there was one.
@@ -343,6 +359,12 @@ mod tests {
         }
     }
 
+    /// A store in the folder `store` of `root`.
+    fn folder_store(root: &std::path::Path) -> Remote {
+        let url = format!("file://{}", root.join("store").display());
+        Remote::open(&url, &crate::RemoteOptions::default()).unwrap()
+    }
+
     #[test]
     fn entries_are_found_as_they_arrive_wherever_the_text_is_cut() {
         let manifest = manifest();
@@ -365,8 +387,7 @@ mod tests {
     #[test]
     fn objects_asked_for_early_are_taken_first_as_they_were_asked_for() {
         let root = tempfile::tempdir().unwrap();
-        let url = format!("file://{}", root.path().join("store").display());
-        let remote = Remote::open(&url, &crate::RemoteOptions::default()).unwrap();
+        let remote = folder_store(root.path());
         let files = manifest().files;
         crate::runtime().unwrap().block_on(async {
             let cache = Cache::at(&root.path().join("cache"));
@@ -389,10 +410,32 @@ mod tests {
     }
 
     #[test]
+    fn what_the_cache_held_when_an_entry_came_is_told_by_hash_and_size() {
+        let root = tempfile::tempdir().unwrap();
+        let remote = folder_store(root.path());
+        let files = manifest().files;
+        let cache = Cache::open(&root.path().join("cache")).unwrap();
+        cache.put(&files[0].blake3, &[b'x'; 10]).unwrap();
+        crate::runtime().unwrap().block_on(async {
+            let mut prefetch = Prefetch::new(&remote, Cache::at(cache.dir()), None, 2);
+            prefetch.ask(&files[0]);
+            prefetch.ask(&files[1]);
+            let (held, lacking, unseen) = (&files[0], &files[1], &files[2]);
+            assert_eq!(prefetch.found_held(&held.blake3, held.size), Some(true));
+            assert_eq!(
+                prefetch.found_held(&lacking.blake3, lacking.size),
+                Some(false)
+            );
+            // Not looked at: neither entry came, nor an object of another size.
+            assert_eq!(prefetch.found_held(&unseen.blake3, unseen.size), None);
+            assert_eq!(prefetch.found_held(&held.blake3, held.size + 1), None);
+        });
+    }
+
+    #[test]
     fn a_manifest_that_decompresses_past_its_limit_stops_there() {
         let root = tempfile::tempdir().unwrap();
-        let url = format!("file://{}", root.path().join("store").display());
-        let remote = Remote::open(&url, &crate::RemoteOptions::default()).unwrap();
+        let remote = folder_store(root.path());
         // 16 MiB of spaces in a frame of a few hundred bytes.
         let bomb = zstd::bulk::compress(&vec![b' '; 16 << 20], 19).unwrap();
         assert!(bomb.len() < 4096);
