@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::BufReader;
+use std::io::Read;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
@@ -162,11 +163,13 @@ fn scan_shared_string_indexes(
     const PIECE: usize = 1 << 20;
     buffer.clear();
     loop {
-        let start = buffer.len();
-        buffer.resize(start + PIECE, 0);
-        let read = part.read(&mut buffer[start..]).unwrap_or(0);
-        buffer.truncate(start + read);
-        let end = read == 0;
+        // Up to a piece more, as many reads as that takes (only what is read is
+        // initialised: a piece's worth of zeros for each read was most of the scan).
+        let read = (&mut *part)
+            .take(PIECE as u64)
+            .read_to_end(buffer)
+            .unwrap_or(0);
+        let end = read < PIECE;
         let cut = if end {
             buffer.len()
         } else {
@@ -198,7 +201,7 @@ fn bad_shared_string_index(xml: &[u8]) -> Option<String> {
         let Some(tag_end) = memchr::memchr(b'>', rest) else {
             continue;
         };
-        if rest[..tag_end].ends_with(b"/") {
+        if rest[..tag_end].ends_with(b"/") || starts_with_index(&rest[tag_end + 1..]) {
             continue;
         }
         let cell_end = memchr::memmem::find(rest, b"</c>").unwrap_or(rest.len());
@@ -223,6 +226,17 @@ fn bad_shared_string_index(xml: &[u8]) -> Option<String> {
         }
     }
     None
+}
+
+/// Whether what follows a cell's opening tag is its value as spreadsheet applications
+/// write it, `<v>` and one to nine digits (an index whatever they are), then the
+/// value's end: most cells, passed without looking for the cell's end.
+fn starts_with_index(after: &[u8]) -> bool {
+    let Some(value) = after.strip_prefix(b"<v>") else {
+        return false;
+    };
+    let digits = value.iter().take_while(|b| b.is_ascii_digit()).count();
+    (1..=9).contains(&digits) && value.get(digits) == Some(&b'<')
 }
 
 /// The cells an ods sheet expands to: rows and cells written once with a repeat count
@@ -861,4 +875,83 @@ fn csv_export_record(path: &Path) -> Option<ExportRecord> {
     let mut parts = first.split_whitespace().skip(1);
     let commit = parts.next()?;
     ExportRecord::checked(commit, parts.next().map(|r| r.trim().to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A shared-string cell in every form it takes: an index passes, anything else is
+    /// named with its cell, whether or not the value is where applications write it.
+    #[test]
+    fn shared_string_cells_are_told_apart_from_indexes_in_every_form() {
+        let cell = |inner: &str| format!(r#"<row r="2"><c r="B2" t="s">{inner}</c></row>"#);
+        let indexes = [
+            "<v>0</v>",
+            "<v>123456789</v>",
+            "<v>4294967295</v>",
+            "<v> 7 </v>",
+            "<f>A1</f><v>3</v>",
+            "<is><t>x</t></is>",
+        ];
+        for inner in indexes {
+            assert_eq!(
+                bad_shared_string_index(cell(inner).as_bytes()),
+                None,
+                "{inner}"
+            );
+        }
+        let no_indexes = [
+            "<v>-1</v>",
+            "<v>x</v>",
+            "<v>1x</v>",
+            "<v>4294967296</v>",
+            "<v>12345678901</v>",
+            "<f>A1</f><v>y</v>",
+        ];
+        for inner in no_indexes {
+            let found = bad_shared_string_index(cell(inner).as_bytes());
+            assert!(found.is_some_and(|p| p.contains("cell B2")), "{inner}");
+        }
+        // A self-closing cell holds nothing to read.
+        assert_eq!(bad_shared_string_index(br#"<c r="B2" t="s"/>"#), None);
+    }
+
+    /// Reads at most 7,000 bytes at a time, as an unpacking reader may.
+    struct Trickle<'a>(&'a [u8]);
+
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, into: &mut [u8]) -> std::io::Result<usize> {
+            let n = into.len().min(self.0.len()).min(7_000);
+            into[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    /// A sheet of several pieces, read a little at a time: the cell that is no index is
+    /// found wherever it lies, a piece's edge included, and a sheet without one passes.
+    #[test]
+    fn a_sheet_is_scanned_whole_across_its_pieces() {
+        let good = |row: usize| format!(r#"<c r="A{row}" t="s"><v>{row}</v></c>"#);
+        let cells: Vec<String> = (1..=90_000).map(good).collect();
+        let sheet = cells.concat();
+        assert!(sheet.len() > 2 << 20);
+        let mut buffer = Vec::new();
+        assert_eq!(
+            scan_shared_string_indexes(&mut Trickle(sheet.as_bytes()), &mut buffer),
+            None
+        );
+        // The first cell, the one across the first piece's edge, the last.
+        let edge = sheet[..1 << 20].rfind("<c ").unwrap();
+        for at in [0, edge, sheet.rfind("<c ").unwrap()] {
+            let bad = format!(
+                "{}<c r=\"Z9\" t=\"s\"><v>x</v></c>{}",
+                &sheet[..at],
+                &sheet[at..]
+            );
+            let found = scan_shared_string_indexes(&mut Trickle(bad.as_bytes()), &mut buffer);
+            assert!(found.is_some_and(|p| p.contains("cell Z9")), "at {at}");
+        }
+    }
 }
