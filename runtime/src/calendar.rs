@@ -23,7 +23,28 @@ impl Date {
 impl fmt::Display for Date {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (y, m, d) = self.ymd();
-        write!(f, "{y:04}-{m:02}-{d:02}")
+        // Years 0 to 9999, nearly every date, spelled digit by digit: a table's dates
+        // are written by the hundred thousand, and the formatting machinery was most of
+        // it.
+        match u32::try_from(y).ok().filter(|&y| y <= 9999) {
+            Some(y) => {
+                let digit = |n: u32| b'0' + (n % 10) as u8;
+                let text = [
+                    digit(y / 1000),
+                    digit(y / 100),
+                    digit(y / 10),
+                    digit(y),
+                    b'-',
+                    digit(m / 10),
+                    digit(m),
+                    b'-',
+                    digit(d / 10),
+                    digit(d),
+                ];
+                f.write_str(std::str::from_utf8(&text).map_err(|_| fmt::Error)?)
+            }
+            None => write!(f, "{y:04}-{m:02}-{d:02}"),
+        }
     }
 }
 
@@ -267,6 +288,29 @@ mod tests {
             assert_eq!(parse_date(text), parse_date_parts(text), "{text}");
         }
         assert!(parse_date("2024-02-29").is_some() && parse_date("2023-02-29").is_none());
+    }
+
+    /// A date's text is `{year:04}-{month:02}-{day:02}` whichever way it is written:
+    /// every day of years 0 to 9999 sampled, their ends, and years outside them.
+    #[test]
+    fn a_date_is_shown_as_its_year_month_and_day_padded() {
+        let first = Date::from_ymd(-12, 1, 1).unwrap().0;
+        let last = Date::from_ymd(10_001, 12, 31).unwrap().0;
+        let days = (first..=last).step_by(97).chain([
+            Date::from_ymd(0, 1, 1).unwrap().0,
+            Date::from_ymd(9999, 12, 31).unwrap().0,
+            Date::from_ymd(10_000, 1, 1).unwrap().0,
+            Date::from_ymd(-1, 12, 31).unwrap().0,
+        ]);
+        for day in days {
+            let date = Date(day);
+            let (y, m, d) = date.ymd();
+            assert_eq!(
+                date.to_string(),
+                format!("{y:04}-{m:02}-{d:02}"),
+                "day {day}"
+            );
+        }
     }
 
     #[test]

@@ -81,13 +81,17 @@ fn write_csv(schema: &TableSchema, table: &Table, fields: &[usize]) -> Result<Ve
     finish(writer)
 }
 
-/// A value's canonical spelling ([`Value::canonical`]): text and integers as they are,
-/// without the formatting machinery (most of a table's cells), the rest written into
-/// `cell`.
+/// A value's canonical spelling ([`Value::canonical`]): text, integers and booleans as
+/// they are, without the formatting machinery (most of a table's cells), the rest
+/// written into `cell`.
 fn spelled<'a>(value: &'a Value, cell: &'a mut String, integer: &'a mut itoa::Buffer) -> &'a str {
     match value {
         Value::Str(text) => text,
         Value::Int(n) => integer.format(*n),
+        Value::Bool(b) => match b {
+            true => "true",
+            false => "false",
+        },
         Value::Null => "",
         other => {
             cell.clear();
@@ -234,6 +238,7 @@ mod tests {
         let values = [
             Value::Null,
             Value::Bool(false),
+            Value::Bool(true),
             Value::Int(0),
             Value::Int(-42),
             Value::Int(i64::MIN),
