@@ -300,9 +300,9 @@ fn distinct_objects(files: &[FileEntry]) -> Vec<(String, u64)> {
     objects
 }
 
-/// The objects the cache holds (hashed first when `verify`), checked on every core;
-/// those the objects asked for early found held or missing (`asked`) are not looked at
-/// again.
+/// The objects the cache holds (hashed first when `verify`), checked on every core —
+/// except those the early look found held or missing (`asked`: the objects asked for
+/// while the manifest arrived), which are not looked at again.
 async fn held(
     cache: &Arc<Cache>,
     objects: &[(String, u64)],

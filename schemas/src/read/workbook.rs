@@ -9,8 +9,7 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::BufReader;
-use std::io::Read;
+use std::io::{BufReader, Read};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
