@@ -86,10 +86,8 @@ fn an_ods_whose_repeats_ask_for_billions_of_cells_is_refused_unexpanded() {
     refused(&path, "repeated rows and columns");
 }
 
-/// A shared-string index that is not one (`-1`, 2^64) is refused, naming the cell;
-/// read as it was, it silently gave the first shared string.
-#[test]
-fn a_shared_string_index_that_is_no_index_is_refused() {
+/// A workbook whose row 2 is `cells` (the shared strings: `id`, `name`, `s2`, `s3`).
+fn shared_string_workbook(path: &Path, cells: &str) {
     let content_types = String::from_utf8_lossy(CONTENT_TYPES).replace(
         "</Types>",
         r#"<Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/></Types>"#,
@@ -98,24 +96,75 @@ fn a_shared_string_index_that_is_no_index_is_refused() {
         "</Relationships>",
         r#"<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings" Target="sharedStrings.xml"/></Relationships>"#,
     );
-    let strings = br#"<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="2" uniqueCount="2"><si><t>id</t></si><si><t>name</t></si></sst>"#;
+    let strings = br#"<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="4" uniqueCount="4"><si><t>id</t></si><si><t>name</t></si><si><t>s2</t></si><si><t>s3</t></si></sst>"#;
+    let sheet = format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c></row><row r="2"><c r="A2"><v>100</v></c>{cells}</row></sheetData></worksheet>"#
+    );
+    zip_parts(
+        path,
+        &[
+            ("[Content_Types].xml", content_types.as_bytes(), 1),
+            ("_rels/.rels", RELS, 1),
+            ("xl/workbook.xml", WORKBOOK, 1),
+            ("xl/_rels/workbook.xml.rels", rels.as_bytes(), 1),
+            ("xl/sharedStrings.xml", strings, 1),
+            ("xl/worksheets/sheet1.xml", sheet.as_bytes(), 1),
+        ],
+    );
+}
+
+/// A shared-string index that is not one (`-1`, 2^64) is refused, naming the cell;
+/// read as it was, it silently gave the first shared string.
+#[test]
+fn a_shared_string_index_that_is_no_index_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     for index in ["-1", "18446744073709551616", "x"] {
-        let sheet = format!(
-            r#"<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c></row><row r="2"><c r="A2"><v>100</v></c><c r="B2" t="s"><v>{index}</v></c></row></sheetData></worksheet>"#
-        );
         let path = dir.path().join("monster.xlsx");
-        zip_parts(
-            &path,
-            &[
-                ("[Content_Types].xml", content_types.as_bytes(), 1),
-                ("_rels/.rels", RELS, 1),
-                ("xl/workbook.xml", WORKBOOK, 1),
-                ("xl/_rels/workbook.xml.rels", rels.as_bytes(), 1),
-                ("xl/sharedStrings.xml", strings, 1),
-                ("xl/worksheets/sheet1.xml", sheet.as_bytes(), 1),
-            ],
-        );
+        shared_string_workbook(&path, &format!(r#"<c r="B2" t="s"><v>{index}</v></c>"#));
         refused(&path, "cell B2 refers to shared string");
+    }
+}
+
+/// The check and calamine agree, however the cell is spelled: a workbook is refused
+/// exactly when calamine would read one of its cells as the first shared string
+/// (`id`) though it does not say 0. Were calamine to read these otherwise, this says so.
+#[test]
+fn what_is_refused_is_what_calamine_reads_as_the_first_shared_string() {
+    use calamine::{DataRef, Xlsx};
+    // Each case: whether calamine reads the cell as `id` without a word, and the cell.
+    let cases = include_str!("shared_string_cells.txt")
+        .lines()
+        .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
+        .map(|line| {
+            let (reading, cell) = line.split_once(' ').unwrap();
+            let cell = cell.trim_start().replace("\\t", "\t").replace("\\n", "\n");
+            (cell, reading == "first")
+        });
+    let dir = tempfile::tempdir().unwrap();
+    for (cell, first_string) in cases {
+        let path = dir.path().join("monster.xlsx");
+        shared_string_workbook(&path, &cell);
+        let mut xlsx: Xlsx<_> = calamine::open_workbook(&path).unwrap();
+        let mut reader = xlsx.worksheet_cells_reader("Monster").unwrap();
+        let mut b2 = None;
+        while let Ok(Some(read)) = reader.next_cell() {
+            if read.get_position() == (1, 1) {
+                b2 = Some(read.get_value().clone());
+            }
+        }
+        let read_as_id = matches!(b2, Some(DataRef::SharedString("id")));
+        assert_eq!(read_as_id, first_string, "{cell}: calamine read {b2:?}");
+        let refusal = read_file(&project(&hunt()), &path)
+            .report
+            .diagnostics
+            .into_iter()
+            .find(|d| d.message.contains("which is not an index"));
+        if let Some(refusal) = &refusal {
+            assert!(
+                refusal.message.contains("cell B2 refers"),
+                "{cell}: {refusal:?}"
+            );
+        }
+        assert_eq!(refusal.is_some(), first_string, "{cell}: {refusal:?}");
     }
 }

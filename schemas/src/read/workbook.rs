@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::BufReader;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
@@ -136,7 +136,7 @@ fn check_parts(path: &Path, scan_cells: bool) -> Result<(), Diagnostic> {
     let mut buffer = Vec::new();
     for name in sheets {
         if let Ok(mut part) = archive.by_name(&name)
-            && let Some(problem) = scan_shared_string_indexes(&mut part, &mut buffer)
+            && let Some(problem) = super::shared_index::scan(&mut part, &mut buffer)
         {
             return Err(unreadable(path, problem)
                 .hint("the workbook is damaged: re-save it from the spreadsheet application"));
@@ -150,92 +150,6 @@ fn check_parts(path: &Path, scan_cells: bool) -> Result<(), Diagnostic> {
             .hint("delete the formatting or cells far from the data (whole rows or columns repeated to the sheet's end), or export it as CSV"));
     }
     Ok(())
-}
-
-/// [`bad_shared_string_index`] over a sheet's XML as it is unpacked, a piece at a time
-/// (the sheet is never held whole): each piece ends before the last cell that starts in
-/// it, which the next piece then holds whole.
-fn scan_shared_string_indexes(
-    part: &mut impl std::io::Read,
-    buffer: &mut Vec<u8>,
-) -> Option<String> {
-    const PIECE: usize = 1 << 20;
-    buffer.clear();
-    loop {
-        // Up to a piece more, as many reads as that takes (only what is read is
-        // initialised: a piece's worth of zeros for each read was most of the scan).
-        let read = (&mut *part)
-            .take(PIECE as u64)
-            .read_to_end(buffer)
-            .unwrap_or(0);
-        let end = read < PIECE;
-        let cut = if end {
-            buffer.len()
-        } else {
-            match memchr::memmem::rfind(buffer, b"<c ") {
-                // A cell longer than a piece is scanned as far as it goes.
-                Some(0) | None => buffer.len(),
-                Some(at) => at,
-            }
-        };
-        if let Some(problem) = bad_shared_string_index(&buffer[..cut]) {
-            return Some(problem);
-        }
-        if end {
-            return None;
-        }
-        buffer.drain(..cut);
-    }
-}
-
-/// A shared-string cell (`t="s"`) whose index is not a number: calamine reads such a
-/// cell as the first shared string, so it is found here first, in the sheet's XML.
-fn bad_shared_string_index(xml: &[u8]) -> Option<String> {
-    for at in memchr::memmem::find_iter(xml, b" t=\"s\"") {
-        let tag_start = memchr::memrchr(b'<', &xml[..at]).unwrap_or(0);
-        if !xml[tag_start..].starts_with(b"<c ") && !xml[tag_start..].starts_with(b"<c\t") {
-            continue;
-        }
-        let rest = &xml[at..];
-        let Some(tag_end) = memchr::memchr(b'>', rest) else {
-            continue;
-        };
-        if rest[..tag_end].ends_with(b"/") || starts_with_index(&rest[tag_end + 1..]) {
-            continue;
-        }
-        let cell_end = memchr::memmem::find(rest, b"</c>").unwrap_or(rest.len());
-        let Some(v) = memchr::memmem::find(&rest[..cell_end], b"<v>") else {
-            continue;
-        };
-        let value = &rest[v + 3..];
-        let value = &value[..memchr::memchr(b'<', value).unwrap_or(value.len())];
-        let text = String::from_utf8_lossy(value);
-        if text.trim().parse::<u32>().is_err() {
-            let tag = String::from_utf8_lossy(&xml[tag_start..at + tag_end]);
-            let cell = tag
-                .split("r=\"")
-                .nth(1)
-                .and_then(|r| r.split('"').next())
-                .unwrap_or("?")
-                .to_string();
-            let shown: String = text.chars().take(40).collect();
-            return Some(format!(
-                "cell {cell} refers to shared string `{shown}`, which is not an index"
-            ));
-        }
-    }
-    None
-}
-
-/// Whether what follows a cell's opening tag is its value as spreadsheet applications
-/// write it, `<v>` and one to nine digits (an index whatever they are), then the
-/// value's end: most cells, passed without looking for the cell's end.
-fn starts_with_index(after: &[u8]) -> bool {
-    let Some(value) = after.strip_prefix(b"<v>") else {
-        return false;
-    };
-    let digits = value.iter().take_while(|b| b.is_ascii_digit()).count();
-    (1..=9).contains(&digits) && value.get(digits) == Some(&b'<')
 }
 
 /// The cells an ods sheet expands to: rows and cells written once with a repeat count
@@ -874,83 +788,4 @@ fn csv_export_record(path: &Path) -> Option<ExportRecord> {
     let mut parts = first.split_whitespace().skip(1);
     let commit = parts.next()?;
     ExportRecord::checked(commit, parts.next().map(|r| r.trim().to_string()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A shared-string cell in every form it takes: an index passes, anything else is
-    /// named with its cell, whether or not the value is where applications write it.
-    #[test]
-    fn shared_string_cells_are_told_apart_from_indexes_in_every_form() {
-        let cell = |inner: &str| format!(r#"<row r="2"><c r="B2" t="s">{inner}</c></row>"#);
-        let indexes = [
-            "<v>0</v>",
-            "<v>123456789</v>",
-            "<v>4294967295</v>",
-            "<v> 7 </v>",
-            "<f>A1</f><v>3</v>",
-            "<is><t>x</t></is>",
-        ];
-        for inner in indexes {
-            assert_eq!(
-                bad_shared_string_index(cell(inner).as_bytes()),
-                None,
-                "{inner}"
-            );
-        }
-        let no_indexes = [
-            "<v>-1</v>",
-            "<v>x</v>",
-            "<v>1x</v>",
-            "<v>4294967296</v>",
-            "<v>12345678901</v>",
-            "<f>A1</f><v>y</v>",
-        ];
-        for inner in no_indexes {
-            let found = bad_shared_string_index(cell(inner).as_bytes());
-            assert!(found.is_some_and(|p| p.contains("cell B2")), "{inner}");
-        }
-        // A self-closing cell holds nothing to read.
-        assert_eq!(bad_shared_string_index(br#"<c r="B2" t="s"/>"#), None);
-    }
-
-    /// Reads at most 7,000 bytes at a time, as an unpacking reader may.
-    struct Trickle<'a>(&'a [u8]);
-
-    impl std::io::Read for Trickle<'_> {
-        fn read(&mut self, into: &mut [u8]) -> std::io::Result<usize> {
-            let n = into.len().min(self.0.len()).min(7_000);
-            into[..n].copy_from_slice(&self.0[..n]);
-            self.0 = &self.0[n..];
-            Ok(n)
-        }
-    }
-
-    /// A sheet of several pieces, read a little at a time: the cell that is no index is
-    /// found wherever it lies, a piece's edge included, and a sheet without one passes.
-    #[test]
-    fn a_sheet_is_scanned_whole_across_its_pieces() {
-        let good = |row: usize| format!(r#"<c r="A{row}" t="s"><v>{row}</v></c>"#);
-        let cells: Vec<String> = (1..=90_000).map(good).collect();
-        let sheet = cells.concat();
-        assert!(sheet.len() > 2 << 20);
-        let mut buffer = Vec::new();
-        assert_eq!(
-            scan_shared_string_indexes(&mut Trickle(sheet.as_bytes()), &mut buffer),
-            None
-        );
-        // The first cell, the one across the first piece's edge, the last.
-        let edge = sheet[..1 << 20].rfind("<c ").unwrap();
-        for at in [0, edge, sheet.rfind("<c ").unwrap()] {
-            let bad = format!(
-                "{}<c r=\"Z9\" t=\"s\"><v>x</v></c>{}",
-                &sheet[..at],
-                &sheet[at..]
-            );
-            let found = scan_shared_string_indexes(&mut Trickle(bad.as_bytes()), &mut buffer);
-            assert!(found.is_some_and(|p| p.contains("cell Z9")), "at {at}");
-        }
-    }
 }
