@@ -88,14 +88,23 @@ fn an_ods_whose_repeats_ask_for_billions_of_cells_is_refused_unexpanded() {
 
 /// A workbook whose row 2 is `cells` (the shared strings: `id`, `name`, `s2`, `s3`).
 fn shared_string_workbook(path: &Path, cells: &str) {
+    shared_string_workbook_at(path, cells, "worksheets/sheet1.xml");
+}
+
+/// [`shared_string_workbook`] with its sheet where the workbook's relationships say
+/// (`target`, under `xl/`).
+fn shared_string_workbook_at(path: &Path, cells: &str, target: &str) {
     let content_types = String::from_utf8_lossy(CONTENT_TYPES).replace(
         "</Types>",
         r#"<Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/></Types>"#,
     );
-    let rels = String::from_utf8_lossy(WORKBOOK_RELS).replace(
-        "</Relationships>",
-        r#"<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings" Target="sharedStrings.xml"/></Relationships>"#,
-    );
+    let rels = String::from_utf8_lossy(WORKBOOK_RELS)
+        .replace("worksheets/sheet1.xml", target)
+        .replace(
+            "</Relationships>",
+            r#"<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings" Target="sharedStrings.xml"/></Relationships>"#,
+        );
+    let sheet_part = format!("xl/{target}");
     let strings = br#"<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="4" uniqueCount="4"><si><t>id</t></si><si><t>name</t></si><si><t>s2</t></si><si><t>s3</t></si></sst>"#;
     let sheet = format!(
         r#"<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c></row><row r="2"><c r="A2"><v>100</v></c>{cells}</row></sheetData></worksheet>"#
@@ -108,7 +117,7 @@ fn shared_string_workbook(path: &Path, cells: &str) {
             ("xl/workbook.xml", WORKBOOK, 1),
             ("xl/_rels/workbook.xml.rels", rels.as_bytes(), 1),
             ("xl/sharedStrings.xml", strings, 1),
-            ("xl/worksheets/sheet1.xml", sheet.as_bytes(), 1),
+            (&sheet_part, sheet.as_bytes(), 1),
         ],
     );
 }
@@ -123,6 +132,11 @@ fn a_shared_string_index_that_is_no_index_is_refused() {
         shared_string_workbook(&path, &format!(r#"<c r="B2" t="s"><v>{index}</v></c>"#));
         refused(&path, "cell B2 refers to shared string");
     }
+    // Wherever the workbook keeps the sheet: calamine reads it from there.
+    let path = dir.path().join("elsewhere.xlsx");
+    let cell = r#"<c r="B2" t="s"><v>x</v></c>"#;
+    shared_string_workbook_at(&path, cell, "elsewhere/data.bin");
+    refused(&path, "cell B2 refers to shared string `x`");
 }
 
 /// The check and calamine agree, however the cell is spelled: a workbook is refused

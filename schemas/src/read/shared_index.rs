@@ -268,7 +268,8 @@ enum Token {
 }
 
 /// `<!…` as quick-xml reads it: a comment (`<!-` … the first `--` `>` six or more bytes
-/// in), CDATA (`<![` … the first `]]>`), a document type, anything else malformed.
+/// in), CDATA (`<![` … the first `]]>`), a document type (`<!DOCTYPE`, any case),
+/// anything else malformed.
 fn bang(rest: &[u8], start: usize) -> Token {
     match rest.get(2) {
         None => Token::Unfinished,
@@ -277,7 +278,11 @@ fn bang(rest: &[u8], start: usize) -> Token {
             .map_or(Token::Unfinished, |i| Token::Next(start + i + 1)),
         Some(b'[') => memchr::memmem::find(rest, b"]]>")
             .map_or(Token::Unfinished, |i| Token::Next(start + i + 3)),
-        Some(b'D' | b'd') => Token::DocumentType,
+        Some(b'D' | b'd') => match rest.get(..9) {
+            None => Token::Unfinished,
+            Some(opening) if opening.eq_ignore_ascii_case(b"<!DOCTYPE") => Token::DocumentType,
+            Some(_) => Token::Malformed,
+        },
         Some(_) => Token::Malformed,
     }
 }

@@ -122,23 +122,27 @@ fn check_parts(path: &Path, scan_cells: bool) -> Result<(), Diagnostic> {
         .hint("split the data over several workbooks, or export it as CSV"));
     }
     // The cells' shared-string indexes: one reader of a workbook read in parts does it
-    // (its error rejects the whole file, whatever the other parts read).
-    let sheets: Vec<String> = if !scan_cells {
+    // (its error rejects the whole file, whatever the other parts read). Every part is
+    // looked at, not only `xl/worksheets/`: calamine reads a sheet wherever the
+    // workbook's relationships put it. An ods has no shared strings.
+    let is_ods = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("ods"));
+    let parts: Vec<String> = if !scan_cells || is_ods {
         Vec::new()
     } else {
         archive
             .file_names()
             .filter_map(Result::ok)
-            .filter(|n| n.starts_with("xl/worksheets/") && n.ends_with(".xml"))
             .map(|n| n.into_owned())
             .collect()
     };
     let mut buffer = Vec::new();
-    for name in sheets {
+    for name in parts {
         if let Ok(mut part) = archive.by_name(&name)
             && let Some(problem) = super::shared_index::scan(&mut part, &mut buffer)
         {
-            return Err(unreadable(path, problem)
+            return Err(unreadable(path, format!("{problem} (part `{name}`)"))
                 .hint("the workbook is damaged: re-save it from the spreadsheet application"));
         }
     }
