@@ -1,7 +1,8 @@
 //! Shared-string cells that hold no index. calamine reads a cell of type `s` whose value
 //! is not an index (`<v>x</v>`, `<v> 7 </v>`, `<v>+7</v>`) as the workbook's first
-//! shared string, without a word; such a cell is found here first, in the sheet's XML as
-//! it is unpacked, a piece at a time (the sheet is never held whole).
+//! shared string, without a word; such a cell is found here first, in the XML of each of
+//! the workbook's parts (a sheet may be kept anywhere its relationships say) as it is
+//! unpacked, a piece at a time (a part is never held whole).
 //!
 //! The XML is followed as calamine's reader (quick-xml) reads it, not by looking for the
 //! spelling applications write: markup is told apart the way quick-xml tells it
@@ -13,9 +14,9 @@
 
 use std::io::Read;
 
-/// The cell that is no index in a sheet's XML, read from `part` (`buffer`: room for its
-/// pieces, reused from sheet to sheet), as the message naming it; `None` when every
-/// shared-string cell holds an index.
+/// The cell that is no index in a part's XML, read from `part` (`buffer`: room for its
+/// pieces, reused from part to part), as the message naming it; `None` when every
+/// shared-string cell holds an index (or the part is no XML calamine could read).
 pub(super) fn scan(part: &mut impl Read, buffer: &mut Vec<u8>) -> Option<String> {
     const PIECE: u64 = 1 << 20;
     let mut scan = Scan::default();
