@@ -7,7 +7,7 @@
 //! mistakes in the others.
 
 pub mod csv;
-mod shared_index;
+mod misread;
 mod unread;
 pub mod workbook;
 

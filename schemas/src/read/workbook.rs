@@ -140,7 +140,7 @@ fn check_parts(path: &Path, scan_cells: bool) -> Result<(), Diagnostic> {
     let mut buffer = Vec::new();
     for name in parts {
         if let Ok(mut part) = archive.by_name(&name)
-            && let Some(problem) = super::shared_index::scan(&mut part, &mut buffer)
+            && let Some(problem) = super::misread::scan(&mut part, &mut buffer)
         {
             return Err(unreadable(path, format!("{problem} (part `{name}`)"))
                 .hint("the workbook is damaged: re-save it from the spreadsheet application"));

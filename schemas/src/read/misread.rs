@@ -1,8 +1,11 @@
-//! Shared-string cells that hold no index. calamine reads a cell of type `s` whose value
-//! is not an index (`<v>x</v>`, `<v> 7 </v>`, `<v>+7</v>`) as the workbook's first
-//! shared string, without a word; such a cell is found here first, in the XML of each of
-//! the workbook's parts (a sheet may be kept anywhere its relationships say) as it is
-//! unpacked, a piece at a time (a part is never held whole).
+//! Cells calamine reads otherwise than they are written, without a word. A cell whose
+//! value calamine takes from the raw text of `<v>` (types `n`, `s`, `b`, `e`, or none)
+//! is read up to the first reference, comment or CDATA in it (`<v>&#49;</v>` reads as
+//! empty, `<v>3&amp;x</v>` as 3), and one of type `s` whose value is not an index
+//! (`<v>x</v>`, `<v> 7 </v>`, `<v>+7</v>`) as the workbook's first shared string. Such
+//! a cell is found here first, in the XML of each of the workbook's parts (a sheet may
+//! be kept anywhere its relationships say) as it is unpacked, a piece at a time (a part
+//! is never held whole).
 //!
 //! The XML is followed as calamine's reader (quick-xml) reads it, not by looking for the
 //! spelling applications write: markup is told apart the way quick-xml tells it
@@ -14,9 +17,9 @@
 
 use std::io::Read;
 
-/// The cell that is no index in a part's XML, read from `part` (`buffer`: room for its
-/// pieces, reused from part to part), as the message naming it; `None` when every
-/// shared-string cell holds an index (or the part is no XML calamine could read).
+/// The first cell of a part's XML that calamine would misread, read from `part`
+/// (`buffer`: room for its pieces, reused from part to part), as the message naming it;
+/// `None` when there is none (or the part is no XML calamine could read).
 pub(super) fn scan(part: &mut impl Read, buffer: &mut Vec<u8>) -> Option<String> {
     const PIECE: u64 = 1 << 20;
     let mut scan = Scan::default();
@@ -56,8 +59,15 @@ struct Scan {
     /// The running position of cells written without `r` (0-based row, column).
     row: u32,
     column: u32,
-    /// Inside a shared-string cell: its place.
-    cell: Option<CellName>,
+    /// Inside a cell whose value calamine reads from its raw text.
+    cell: Option<RawCell>,
+}
+
+/// A cell whose value calamine reads from the raw text of its `<v>` (types `n`, `s`,
+/// `b`, `e`, or none): where it is, and whether that text is a shared-string index.
+struct RawCell {
+    at: CellName,
+    shared: bool,
 }
 
 /// A cell's place (0-based row, column), shown as applications name it (`B12`).
@@ -135,10 +145,26 @@ impl Scan {
                     return Ok(Token::Unfinished);
                 };
                 let value = &text[..stop];
-                if !value.is_empty() && !is_index(value) {
-                    let shown: String = String::from_utf8_lossy(value).chars().take(40).collect();
+                // Then the value's end, or what calamine's reader leaves out: a
+                // reference, a comment, CDATA (the value reads as empty, or as the text
+                // before it).
+                let ends = text[stop] == b'<'
+                    && match Tag::at(&text[stop..]) {
+                        Some(end) => end.closing && end.name == name,
+                        None => return Ok(Token::Unfinished),
+                    };
+                let at = cell.at;
+                if !ends {
+                    let written = &text[..text.len().min(stop + 40)];
                     return Err(format!(
-                        "cell {cell} refers to shared string `{shown}`, which is not an index"
+                        "cell {at} holds `{}`, which the reader would take in part or as empty",
+                        shown(written)
+                    ));
+                }
+                if cell.shared && !value.is_empty() && !is_index(value) {
+                    return Err(format!(
+                        "cell {at} refers to shared string `{}`, which is not an index",
+                        shown(value)
                     ));
                 }
             }
@@ -150,16 +176,20 @@ impl Scan {
         Ok(Token::Next(next))
     }
 
-    /// A cell begins: its place when it is a shared-string cell (its `r`, or the
-    /// running position), the running position moved as calamine moves it.
-    fn cell_start(&mut self, attributes: &[u8]) -> Option<CellName> {
+    /// A cell begins: where it is (its `r`, or the running position) when calamine
+    /// reads its value from raw text, the running position moved as calamine moves it.
+    fn cell_start(&mut self, attributes: &[u8]) -> Option<RawCell> {
         let CellAttributes { r, t } = cell_attributes(attributes)?;
         let at = match r.and_then(cell_position) {
             Some((row, column)) => (row, column),
             None => (self.row, self.column),
         };
         self.column = at.1;
-        (t == Some(&b"s"[..])).then_some(CellName(at.0, at.1))
+        let raw = matches!(t, None | Some(b"n" | b"s" | b"b" | b"e"));
+        raw.then_some(RawCell {
+            at: CellName(at.0, at.1),
+            shared: t == Some(&b"s"[..]),
+        })
     }
 
     /// An element ends.
@@ -176,6 +206,11 @@ impl Scan {
             _ => {}
         }
     }
+}
+
+/// Up to 40 characters of what a cell holds, for a message.
+fn shown(written: &[u8]) -> String {
+    String::from_utf8_lossy(written).chars().take(40).collect()
 }
 
 /// Where the next markup from `at` begins: mostly a few bytes on (a value between two
@@ -511,13 +546,18 @@ mod tests {
         let mut buffer = Vec::new();
         assert_eq!(scan(&mut Trickle(sheet.as_bytes()), &mut buffer), None);
         let bad = r#"<c r="Z9" t="s"><v>x</v></c>"#;
-        for first in [0, 1, 10, 16, 19, 20, bad.len() - 1] {
+        for first in [0, 1, 10, 16, 19, 20, 21, 23, bad.len() - 1] {
             // A comment long enough for the piece's edge to fall `first` bytes into
             // the cell.
             let pad = format!("<!--{}-->", "p".repeat((1 << 20) - first - 7));
             let whole = format!("{pad}{bad}{sheet}");
             let found = scan(&mut Trickle(whole.as_bytes()), &mut buffer);
             assert!(found.is_some_and(|p| p.contains("cell Z9 ")), "{first}");
+            // A good cell cut about its value's end passes.
+            if (19..24).contains(&first) {
+                let whole = whole.replacen("<v>x</v>", "<v>7</v>", 1);
+                assert_eq!(scan(&mut Trickle(whole.as_bytes()), &mut buffer), None);
+            }
         }
         let last = format!("{sheet}{bad}");
         assert!(scan(&mut Trickle(last.as_bytes()), &mut buffer).is_some());
