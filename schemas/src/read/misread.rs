@@ -98,7 +98,7 @@ impl Scan {
                 Token::Unfinished => return Ok(Fed::Upto(start)),
                 Token::Malformed => return Ok(Fed::Stop),
                 Token::DocumentType => {
-                    return Err("the sheet declares a document type (`<!DOCTYPE`), which a workbook may not hold".into());
+                    return Err("it declares a document type (`<!DOCTYPE`), which a workbook's parts may not hold".into());
                 }
             }
         }
