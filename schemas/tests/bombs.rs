@@ -66,24 +66,70 @@ fn an_xlsx_unpacking_past_the_limit_is_refused_unread() {
     refused(&path, "unpacks to");
 }
 
-#[test]
-fn an_ods_whose_repeats_ask_for_billions_of_cells_is_refused_unexpanded() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("repeats.ods");
-    let content = br#"<?xml version="1.0" encoding="UTF-8"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2"><office:body><office:spreadsheet><table:table table:name="Monster"><table:table-row><table:table-cell office:value-type="string"><text:p>id</text:p></table:table-cell></table:table-row><table:table-row table:number-rows-repeated="5000"><table:table-cell table:number-columns-repeated="16000" office:value-type="float" office:value="1"><text:p>1</text:p></table:table-cell></table:table-row></table:table></office:spreadsheet></office:body></office:document-content>"#;
+/// An ods whose `content.xml` holds `table` (its one sheet's XML, `Monster`).
+fn ods_with_sheet(path: &Path, table: &str) {
+    let content = format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2"><office:body><office:spreadsheet><table:table table:name="Monster">{table}</table:table></office:spreadsheet></office:body></office:document-content>"#
+    );
     zip_parts(
-        &path,
+        path,
         &[
             (
                 "mimetype",
                 b"application/vnd.oasis.opendocument.spreadsheet",
                 1,
             ),
-            ("content.xml", content, 1),
+            ("content.xml", content.as_bytes(), 1),
+            ("META-INF/manifest.xml", ODS_MANIFEST, 1),
         ],
     );
-    // Refused from the counts alone (expanding it takes 7 GB).
-    refused(&path, "repeated rows and columns");
+}
+
+const ODS_MANIFEST: &[u8] = br#"<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2"><manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.spreadsheet"/><manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/></manifest:manifest>"#;
+
+#[test]
+fn an_ods_whose_repeats_ask_for_billions_of_cells_is_refused_unexpanded() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("repeats.ods");
+    let header = r#"<table:table-row><table:table-cell office:value-type="string"><text:p>id</text:p></table:table-cell></table:table-row>"#;
+    let repeats = r#"<table:table-row table:number-rows-repeated="5000"><table:table-cell table:number-columns-repeated="16000" office:value-type="float" office:value="1"><text:p>1</text:p></table:table-cell></table:table-row>"#;
+    // Refused from the counts alone (expanding it takes 7 GB), also after an end tag
+    // that names another element (calamine's reader reads on past it).
+    for stray in ["", "</table:other>"] {
+        ods_with_sheet(&path, &format!("{header}{stray}{repeats}"));
+        refused(&path, "repeated rows and columns");
+    }
+}
+
+/// An ods boolean calamine would read as false though it is not `false` (ODF's `1`, a
+/// `True`) is refused, naming the cell; what calamine reads as written passes.
+#[test]
+fn an_ods_boolean_read_as_false_though_it_is_not_is_refused() {
+    use calamine::{Data, Ods, Reader};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("booleans.ods");
+    for said in ["1", "True", " true", "true", "TRUE", "false", "FALSE"] {
+        let table = format!(
+            r#"<table:table-row><table:table-cell office:value-type="string"><text:p>id</text:p></table:table-cell></table:table-row><table:table-row table:number-rows-repeated="2"><table:table-cell/></table:table-row><table:table-row><table:table-cell/><table:table-cell office:value-type="boolean" office:boolean-value="{said}"><text:p>x</text:p></table:table-cell></table:table-row>"#
+        );
+        ods_with_sheet(&path, &table);
+        let mut ods: Ods<_> = calamine::open_workbook(&path).unwrap();
+        let range = ods.worksheet_range("Monster").unwrap();
+        let says = matches!(said.trim(), "1" | "True" | "true" | "TRUE");
+        let read_right = range.get_value((3, 1)) == Some(&Data::Bool(says));
+        let refusal = read_file(&project(&hunt()), &path)
+            .report
+            .diagnostics
+            .into_iter()
+            .find(|d| d.message.contains("holds the boolean"));
+        assert_eq!(refusal.is_some(), !read_right, "{said:?}: {refusal:?}");
+        if let Some(refusal) = refusal {
+            assert!(
+                refusal.message.contains("cell B4 of sheet `Monster`"),
+                "{refusal:?}"
+            );
+        }
+    }
 }
 
 /// A workbook whose row 2 is `cells` (the shared strings: `id`, `name`, `s2`, `s3`).

@@ -70,6 +70,14 @@ struct RawCell {
     shared: bool,
 }
 
+/// A cell's place (0-based row, column) as applications name it (`B12`).
+pub(super) fn cell_name(row: u64, column: u64) -> String {
+    match (u32::try_from(row), u32::try_from(column)) {
+        (Ok(row), Ok(column)) => CellName(row, column).to_string(),
+        _ => format!("at row {}, column {}", row + 1, column + 1),
+    }
+}
+
 /// A cell's place (0-based row, column), shown as applications name it (`B12`).
 #[derive(Clone, Copy)]
 struct CellName(u32, u32);

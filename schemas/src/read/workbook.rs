@@ -148,22 +148,43 @@ fn check_parts(path: &Path, scan_cells: bool) -> Result<(), Diagnostic> {
     }
     // Every reader checks the repeats: each one would expand them.
     if let Ok(mut content) = archive.by_name("content.xml")
-        && let Err(message) = check_ods_span(&mut content)
+        && let Err(problem) = check_ods_span(&mut content)
     {
-        return Err(unreadable(path, message)
-            .hint("delete the formatting or cells far from the data (whole rows or columns repeated to the sheet's end), or export it as CSV"));
+        return Err(match problem {
+            OdsProblem::Span(message) => unreadable(path, message)
+                .hint("delete the formatting or cells far from the data (whole rows or columns repeated to the sheet's end), or export it as CSV"),
+            OdsProblem::Boolean(message) => unreadable(path, message)
+                .hint("write TRUE or FALSE in the cell, or re-save the file from LibreOffice"),
+        });
     }
     Ok(())
+}
+
+/// What an ods's content holds that it must not.
+enum OdsProblem {
+    /// Repeats expanding past [`MAX_CELLS`].
+    Span(String),
+    /// A boolean calamine reads otherwise than it says (ODF's `1`, `True`: read as false).
+    Boolean(String),
 }
 
 /// The cells an ods sheet expands to: rows and cells written once with a repeat count
 /// (`table:number-rows-repeated`, `table:number-columns-repeated`) are expanded by the
 /// reader, so a few bytes can ask for billions. Each sheet's rows are counted up to
-/// the last cell holding a value, and a sheet over [`MAX_CELLS`] is refused.
-fn check_ods_span(content: &mut impl std::io::Read) -> Result<(), String> {
+/// the last cell holding a value, and a sheet over [`MAX_CELLS`] is refused. On the way,
+/// a boolean calamine would read as false though it says otherwise is refused. The XML
+/// is read with calamine's settings, so that what stops this reading stops calamine's.
+fn check_ods_span(content: &mut impl std::io::Read) -> Result<(), OdsProblem> {
     use quick_xml::events::Event;
     let mut reader = quick_xml::Reader::from_reader(BufReader::new(content));
+    let config = reader.config_mut();
+    config.check_end_names = false;
+    config.check_comments = false;
+    config.trim_text(false);
     let mut buf = Vec::new();
+    // Where the reading stands: the sheet's name, the row a row element begins at, and
+    // the rows before the current one.
+    let (mut sheet, mut row_at, mut rows) = (String::new(), 0u64, 0u64);
     let repeat = |e: &quick_xml::events::BytesStart<'_>, name: &str| -> u64 {
         e.try_get_attribute(name)
             .ok()
@@ -186,12 +207,27 @@ fn check_ods_span(content: &mut impl std::io::Read) -> Result<(), String> {
             Event::Start(ref e) | Event::Empty(ref e) => {
                 let empty = matches!(event, Event::Empty(_));
                 match e.local_name().as_ref() {
-                    "table" => sheet_cells = 0,
+                    "table" => {
+                        sheet_cells = 0;
+                        rows = 0;
+                        sheet = e
+                            .try_get_attribute("table:name")
+                            .ok()
+                            .flatten()
+                            .map(|a| a.value.into_owned())
+                            .unwrap_or_default();
+                    }
                     "table-row" => {
                         row_repeat = repeat(e, "table:number-rows-repeated");
-                        (row_width, row_used) = (0, 0);
+                        (row_width, row_used, row_at) = (0, 0, rows);
                     }
                     "table-cell" | "covered-table-cell" => {
+                        if let Some(said) = misread_boolean(e) {
+                            let at = super::misread::cell_name(row_at, row_width);
+                            return Err(OdsProblem::Boolean(format!(
+                                "cell {at} of sheet `{sheet}` holds the boolean `{said}`, which the reader would take as false"
+                            )));
+                        }
                         let columns = repeat(e, "table:number-columns-repeated");
                         row_width = row_width.saturating_add(columns);
                         let valued = e
@@ -211,11 +247,12 @@ fn check_ods_span(content: &mut impl std::io::Read) -> Result<(), String> {
             Event::End(ref e) => match e.local_name().as_ref() {
                 "table-cell" | "covered-table-cell" => in_cell_with_content = false,
                 "table-row" => {
+                    rows = rows.saturating_add(row_repeat);
                     sheet_cells = sheet_cells.saturating_add(row_repeat.saturating_mul(row_used));
                     if sheet_cells > MAX_CELLS as u64 {
-                        return Err(format!(
+                        return Err(OdsProblem::Span(format!(
                             "a sheet expands to more than {MAX_CELLS} cells through repeated rows and columns"
-                        ));
+                        )));
                     }
                 }
                 _ => {}
@@ -224,6 +261,26 @@ fn check_ods_span(content: &mut impl std::io::Read) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The boolean an ods cell says when calamine would read it as false though it is not
+/// `false`: calamine takes the first of a cell's value attributes, and of booleans only
+/// `true` and `TRUE` as true (ODF also allows `1`).
+fn misread_boolean(cell: &quick_xml::events::BytesStart<'_>) -> Option<String> {
+    for attribute in cell.attributes().with_checks(false).flatten() {
+        match attribute.key.as_ref() {
+            "office:value" | "office:string-value" | "office:date-value" | "office:time-value" => {
+                return None;
+            }
+            "office:boolean-value" => {
+                let said = attribute.value;
+                let read_right = matches!(&*said, "true" | "TRUE" | "false" | "FALSE");
+                return (!read_right).then(|| said.into_owned());
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 fn read_unguarded(project: &Project, path: &Path, part: Part, keep: Keep) -> ReadOutcome {
