@@ -17,6 +17,8 @@
 
 use std::io::Read;
 
+use crate::diagnostic::a1;
+
 /// The first cell of a part's XML that calamine would misread, read from `part`
 /// (`buffer`: room for its pieces, reused from part to part), as the message naming it;
 /// `None` when there is none (or the part is no XML calamine could read).
@@ -64,35 +66,18 @@ struct Scan {
 }
 
 /// A cell whose value calamine reads from the raw text of its `<v>` (types `n`, `s`,
-/// `b`, `e`, or none): where it is, and whether that text is a shared-string index.
+/// `b`, `e`, or none): where it is (0-based row, column), and whether that text is a
+/// shared-string index.
 struct RawCell {
-    at: CellName,
+    at: (u32, u32),
     shared: bool,
 }
 
 /// A cell's place (0-based row, column) as applications name it (`B12`).
 pub(super) fn cell_name(row: u64, column: u64) -> String {
     match (u32::try_from(row), u32::try_from(column)) {
-        (Ok(row), Ok(column)) => CellName(row, column).to_string(),
+        (Ok(row), Ok(column)) => a1(row, column),
         _ => format!("at row {}, column {}", row + 1, column + 1),
-    }
-}
-
-/// A cell's place (0-based row, column), shown as applications name it (`B12`).
-#[derive(Clone, Copy)]
-struct CellName(u32, u32);
-
-impl std::fmt::Display for CellName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let CellName(row, column) = *self;
-        let mut letters = Vec::new();
-        let mut n = column + 1;
-        while n > 0 {
-            letters.push(b'A' + ((n - 1) % 26) as u8);
-            n = (n - 1) / 26;
-        }
-        letters.reverse();
-        write!(f, "{}{}", String::from_utf8_lossy(&letters), row + 1)
     }
 }
 
@@ -161,7 +146,7 @@ impl Scan {
                         Some(end) => end.closing && end.name == name,
                         None => return Ok(Token::Unfinished),
                     };
-                let at = cell.at;
+                let at = a1(cell.at.0, cell.at.1);
                 if !ends {
                     let written = &text[..text.len().min(stop + 40)];
                     return Err(format!(
@@ -195,7 +180,7 @@ impl Scan {
         self.column = at.1;
         let raw = matches!(t, None | Some(b"n" | b"s" | b"b" | b"e"));
         raw.then_some(RawCell {
-            at: CellName(at.0, at.1),
+            at,
             shared: t == Some(&b"s"[..]),
         })
     }
@@ -585,8 +570,8 @@ mod tests {
         assert_eq!(cell_position(b"A1"), Some((0, 0)));
         assert_eq!(cell_position(b"AB12"), Some((11, 27)));
         assert_eq!(cell_position(b"a1"), None);
-        assert_eq!(CellName(11, 27).to_string(), "AB12");
-        assert_eq!(CellName(0, 701).to_string(), "ZZ1");
-        assert_eq!(CellName(0, 702).to_string(), "AAA1");
+        assert_eq!(cell_name(11, 27), "AB12");
+        assert_eq!(cell_name(0, 701), "ZZ1");
+        assert_eq!(cell_name(0, 702), "AAA1");
     }
 }

@@ -182,9 +182,8 @@ fn check_ods_span(content: &mut impl std::io::Read) -> Result<(), OdsProblem> {
     config.check_comments = false;
     config.trim_text(false);
     let mut buf = Vec::new();
-    // Where the reading stands: the sheet's name, the row a row element begins at, and
-    // the rows before the current one.
-    let (mut sheet, mut row_at, mut rows) = (String::new(), 0u64, 0u64);
+    // Where the reading stands: the sheet's name and the rows before the current one.
+    let (mut sheet, mut rows) = (String::new(), 0u64);
     let repeat = |e: &quick_xml::events::BytesStart<'_>, name: &str| -> u64 {
         e.try_get_attribute(name)
             .ok()
@@ -219,11 +218,11 @@ fn check_ods_span(content: &mut impl std::io::Read) -> Result<(), OdsProblem> {
                     }
                     "table-row" => {
                         row_repeat = repeat(e, "table:number-rows-repeated");
-                        (row_width, row_used, row_at) = (0, 0, rows);
+                        (row_width, row_used) = (0, 0);
                     }
                     "table-cell" | "covered-table-cell" => {
                         if let Some(said) = misread_boolean(e) {
-                            let at = super::misread::cell_name(row_at, row_width);
+                            let at = super::misread::cell_name(rows, row_width);
                             return Err(OdsProblem::Boolean(format!(
                                 "cell {at} of sheet `{sheet}` holds the boolean `{said}`, which the reader would take as false"
                             )));
