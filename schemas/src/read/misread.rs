@@ -141,25 +141,31 @@ impl Scan {
                 // Then the value's end, or what calamine's reader leaves out: a
                 // reference, a comment, CDATA (the value reads as empty, or as the text
                 // before it).
-                let ends = text[stop] == b'<'
-                    && match Tag::at(&text[stop..]) {
-                        Some(end) => end.closing && end.name == name,
+                let end = match text[stop] {
+                    b'<' => match Tag::at(&text[stop..]) {
+                        Some(end) => Some(end),
                         None => return Ok(Token::Unfinished),
-                    };
-                let at = a1(cell.at.0, cell.at.1);
-                if !ends {
+                    },
+                    _ => None,
+                };
+                let at = || a1(cell.at.0, cell.at.1);
+                let Some(end) = end.filter(|end| end.closing && end.name == name) else {
                     let written = &text[..text.len().min(stop + 40)];
                     return Err(format!(
-                        "cell {at} holds `{}`, which the reader would take in part or as empty",
+                        "cell {} holds `{}`, which the reader would take in part or as empty",
+                        at(),
                         shown(written)
                     ));
-                }
+                };
                 if cell.shared && !value.is_empty() && !is_index(value) {
                     return Err(format!(
-                        "cell {at} refers to shared string `{}`, which is not an index",
+                        "cell {} refers to shared string `{}`, which is not an index",
+                        at(),
                         shown(value)
                     ));
                 }
+                // Past the value's end tag, read here already (it changes nothing).
+                return Ok(Token::Next(next + stop + end.end + 1));
             }
             _ => {}
         }
