@@ -212,23 +212,35 @@ fn shown(written: &[u8]) -> String {
     String::from_utf8_lossy(written).chars().take(40).collect()
 }
 
-/// Where the next markup from `at` begins: mostly a few bytes on (a value between two
-/// tags), looked for byte by byte before searching.
+/// Where the next markup from `at` begins.
 fn next_markup(xml: &[u8], at: usize) -> Option<usize> {
-    let near = xml.get(at..)?;
-    match near.iter().take(16).position(|&b| b == b'<') {
-        Some(found) => Some(at + found),
-        None if near.len() <= 16 => None,
-        None => memchr::memchr(b'<', &near[16..]).map(|found| at + 16 + found),
-    }
+    let found = first_near(
+        xml.get(at..)?,
+        |b| b == b'<',
+        |far| memchr::memchr(b'<', far),
+    )?;
+    Some(at + found)
 }
 
-/// Where a text ends (markup or a reference), as [`next_markup`] looks.
+/// Where a text ends (markup or a reference).
 fn text_end(text: &[u8]) -> Option<usize> {
-    match text.iter().take(16).position(|&b| b == b'<' || b == b'&') {
+    first_near(
+        text,
+        |b| b == b'<' || b == b'&',
+        |far| memchr::memchr2(b'<', b'&', far),
+    )
+}
+
+/// The first byte of `bytes` that `is` takes: mostly a few bytes on (a value between
+/// two tags), so looked for byte by byte over the first 16, then by `search`.
+fn first_near(
+    bytes: &[u8],
+    is: impl Fn(u8) -> bool,
+    search: impl Fn(&[u8]) -> Option<usize>,
+) -> Option<usize> {
+    match bytes.iter().take(16).position(|&b| is(b)) {
         Some(found) => Some(found),
-        None if text.len() <= 16 => None,
-        None => memchr::memchr2(b'<', b'&', &text[16..]).map(|found| 16 + found),
+        None => Some(16 + search(bytes.get(16..)?)?),
     }
 }
 
@@ -254,10 +266,9 @@ impl<'x> Tag<'x> {
             .iter()
             .position(|&b| is_whitespace(b) || matches!(b, b'>' | b'"' | b'\''))?;
         let stop = from + length;
+        // No quote before `stop`: the tag's end is looked for from there.
         let end = if rest[stop] == b'>' {
             stop
-        } else if closing || rest[stop] != b' ' {
-            tag_end(rest)?
         } else {
             stop + tag_end(&rest[stop..])?
         };
