@@ -46,12 +46,29 @@ pub fn decode_within(stored: &[u8], hash: &str, limit: u64) -> Result<Vec<u8>, S
     verified(plain, hash)
 }
 
+/// A record's plain bytes: a zstd frame unpacked (to at most `limit` bytes), anything
+/// else as it is. A record has no hash to tell the two apart by; a zstd frame's magic
+/// number does, which no JSON text begins with.
+pub fn unpack(stored: &[u8], limit: u64) -> Result<std::borrow::Cow<'_, [u8]>, String> {
+    if !stored.starts_with(&ZSTD_MAGIC) {
+        return Ok(std::borrow::Cow::Borrowed(stored));
+    }
+    let plain = decompress(stored, limit)?;
+    if plain.len() as u64 > limit {
+        return Err(format!("it decompresses to more than {limit} bytes"));
+    }
+    Ok(std::borrow::Cow::Owned(plain))
+}
+
+/// How every zstd frame begins.
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
 /// A zstd object's plain bytes, at most one byte past `size` (more is an error): written
 /// straight into a buffer of that bound (or of the size the frame declares, when less),
 /// never zeroed first, by the decompressor this thread keeps — one per worker, not one
 /// per object.
 fn decompress(stored: &[u8], size: u64) -> Result<Vec<u8>, String> {
-    if !stored.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+    if !stored.starts_with(&ZSTD_MAGIC) {
         return Err(format!(
             "{} bytes whose hash is not its name (expected {size} bytes)",
             stored.len()
@@ -114,5 +131,21 @@ mod tests {
         assert!(decode_within(&stored, &hash, 9_999).is_err());
         assert!(decode_within(&noise, &noise_hash, 63).is_err());
         assert!(decode_within(&noise, &hash, 10_000).is_err());
+    }
+
+    #[test]
+    fn records_are_read_compressed_or_plain_and_never_past_their_bound() {
+        let record = br#"{"masterctl_release":1}"#.repeat(100);
+        let stored = encode(&record);
+        assert!(stored.len() < record.len());
+        assert_eq!(*unpack(&stored, 10_000).unwrap(), record[..]);
+        // Plain, as older records are (and as a person may write one).
+        assert!(matches!(
+            unpack(&record, 10),
+            Ok(std::borrow::Cow::Borrowed(_))
+        ));
+        // More than the bound, or not zstd past its magic number.
+        assert!(unpack(&stored, record.len() as u64 - 1).is_err());
+        assert!(unpack(&[0x28, 0xb5, 0x2f, 0xfd, 0, 0], 10_000).is_err());
     }
 }

@@ -29,6 +29,12 @@ fn a_publish_asks_only_about_what_the_current_release_does_not_name() {
     let first = publish(&store.remote, &build_of(root.path(), 1, b"shop v1"), false).unwrap();
     // Three files and the manifest, none there before.
     assert_eq!((first.objects, first.asked, first.uploaded), (4, 4, 4));
+    // Its record is stored compressed (zstd), and reads back.
+    let key = layout::release_key("jp", &first.release);
+    let record = std::fs::read(store.path(&key)).unwrap();
+    assert!(record.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]), "not zstd");
+    let read = layout::Release::parse(&record, &key, "", "jp").unwrap();
+    assert_eq!(read.release, first.release);
 
     let second = publish(&store.remote, &build_of(root.path(), 2, b"shop v2"), false).unwrap();
     // The changed table and the new manifest asked about; the rest known.

@@ -183,4 +183,58 @@ fn publish_rollback_and_gc_racing_never_lose_an_object() {
     std::fs::create_dir_all(s3.root.path().join("masters")).unwrap();
     let remote = Remote::open("s3://masters/race", &options).unwrap();
     race(&remote);
+    let remote = Remote::open("s3://masters/ahead", &options).unwrap();
+    what_is_put_ahead_of_the_lease_is_asked_about_under_it(&remote, &options);
+}
+
+/// A publish to a store across a network puts its lease's object and its manifest's
+/// object beside its first reads, before it has looked for a collector. Here a
+/// collector's lease is there when the publish looks; while the publish waits, the
+/// manifest's object is deleted (as that collector could have); once the publish holds
+/// its lease it finds the object gone and puts it again. A republish, and a publish
+/// that finds its store missing, leave no lease behind.
+fn what_is_put_ahead_of_the_lease_is_asked_about_under_it(
+    remote: &Remote,
+    options: &RemoteOptions,
+) {
+    let root = tempfile::tempdir().unwrap();
+    let builds = builds(root.path());
+    publish(remote, &builds[0], false).unwrap();
+    let collector = "locks/gc/a-collector-of-another-machine.json";
+    assert!(block_on(remote.create(collector, b"{}".to_vec())).unwrap());
+    let manifest = std::fs::read(builds[1].join(masterctl_runtime::MANIFEST)).unwrap();
+    let key = layout::object_key(&hash(&manifest));
+    let published = std::thread::scope(|scope| {
+        let publisher = scope.spawn(|| publish(remote, &builds[1], false));
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !block_on(remote.exists(&key)).unwrap() {
+            assert!(
+                Instant::now() < deadline,
+                "the manifest's object was not put ahead"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        block_on(remote.delete(&key)).unwrap();
+        block_on(remote.delete(collector)).unwrap();
+        publisher.join().unwrap().unwrap()
+    });
+    assert!(
+        block_on(remote.exists(&key)).unwrap(),
+        "the release names a manifest object that is gone"
+    );
+    assert_eq!(published.uploaded, published.asked, "{published:?}");
+    check_whole(remote, root.path());
+    // The release is current: a republish needs no lease, and takes back the one it
+    // put ahead.
+    let again = publish(remote, &builds[1], false).unwrap();
+    assert_eq!((again.uploaded, again.pointer_moved), (0, false));
+    assert!(block_on(remote.list("locks/")).unwrap().is_empty());
+    // A missing bucket is said as such, though the lease's object was put beside the
+    // question (and refused).
+    let missing = Remote::open("s3://no-such-bucket/m", options).unwrap();
+    let refused = publish(&missing, &builds[2], false).unwrap_err();
+    assert!(
+        matches!(refused, DeliveryError::NoBucket { .. }),
+        "{refused:?}"
+    );
 }
