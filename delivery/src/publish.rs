@@ -106,9 +106,10 @@ pub async fn publish(
         Ahead::spawn(async move { put_object(&remote, &part, plain, false).await.ok() })
     });
     let lease = async {
-        match remote.is_folder() {
-            true => None,
-            false => Some(crate::lease::ask(remote, crate::lease::Kind::Write, &what).await),
+        if remote.is_folder() {
+            None
+        } else {
+            Some(crate::lease::ask(remote, crate::lease::Kind::Write, &what).await)
         }
     };
     let (probed, current, lease) = futures::join!(
@@ -294,8 +295,6 @@ impl Build {
         parts
     }
 
-    /// The outcome before anything is done: `parts` objects and the manifest's, the
-    /// release the pointer names now (`current`).
     /// The manifest's own object, as a part to put.
     fn manifest_part(&self) -> Part {
         Part {
@@ -305,6 +304,8 @@ impl Build {
         }
     }
 
+    /// The outcome before anything is done: `parts` objects and the manifest's, the
+    /// release the pointer names now (`current`).
     fn outcome(
         &self,
         remote: &Remote,
