@@ -644,10 +644,12 @@ fn default_cache(out: &Path) -> PathBuf {
     files::parent_of(out).join(format!(".{name}.cache"))
 }
 
-/// Objects up to this size are checked and written where they arrive (tens of
-/// microseconds) rather than handed to a thread that may block: most of a release, and
-/// two thread switches each saved.
-const KEPT_IN_PLACE: u64 = 64 << 10;
+/// Objects up to this size are checked and written where they arrive (a millisecond at
+/// most) rather than handed to a thread that may block: two thread switches each saved,
+/// which on a machine whose cores many fetches share (a fleet booting) wait for the
+/// scheduler. Larger ones (a table of a million rows) go to a thread, so that the
+/// downloads do not stall behind their decompression.
+const KEPT_IN_PLACE: u64 = 1 << 20;
 
 /// An object to download: its hash and plain size, whether it is an archive (checked
 /// as one), what the store answered when it was asked for early, and the request slots
