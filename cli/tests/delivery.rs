@@ -688,6 +688,8 @@ fn s3_faults_are_clear_errors_without_secrets() {
         "{}",
         text(&out)
     );
+    // Nothing written to find that out: s3s-fs makes a bucket on the first write to it.
+    assert!(!store.root.path().join("no-such-bucket").exists());
 
     // The server down in the middle of the work: exit 2; up again, a rerun completes
     // and the pointer never named a missing object.

@@ -87,33 +87,11 @@ pub(crate) async fn holding<T>(
 ) -> Result<T, DeliveryError> {
     let ready = std::future::ready(());
     let work = |_| async { work.await.map(|done| (done, std::future::ready(()))) };
-    let (done, ()) = holding_then(remote, kind, what, wait, None, ready, work).await?;
+    let (done, ()) = holding_then(remote, kind, what, wait, ready, work).await?;
     Ok(done)
 }
 
-/// A lease object put on the store ahead, before anyone has looked for conflicting
-/// holders — beside other first requests, where a round trip is dear. It is not held
-/// until [`holding_then`] has looked (which takes it instead of putting one); when the
-/// work it was put for does not happen, it is withdrawn.
-pub(crate) struct Asked {
-    key: String,
-}
-
-/// Put a lease object of `kind` for `what` ahead (see [`Asked`]).
-pub(crate) async fn ask(remote: &Remote, kind: Kind, what: &str) -> Result<Asked, DeliveryError> {
-    let key = create(remote, kind, &record_bytes(kind.folder(), what)).await?;
-    Ok(Asked { key })
-}
-
-impl Asked {
-    /// Take the lease object off the store again.
-    pub(crate) async fn withdraw(self, remote: &Remote) {
-        let _ = remote.delete(&self.key).await;
-    }
-}
-
-/// [`holding`], with round trips saved. `asked`, when given, is the lease object put
-/// ahead (by [`ask`], of the same `kind`). `alongside` runs while the store is asked
+/// [`holding`], with two round trips saved. `alongside` runs while the store is asked
 /// whether anyone holds a conflicting lease — after this lease is there, so what it
 /// reads is read under it — and `work` is given its output (`None` when the lease had to
 /// be asked for again: then `work` reads for itself). `work` also hands back what is
@@ -124,14 +102,13 @@ pub(crate) async fn holding_then<T, A: Future, W, Then: Future>(
     kind: Kind,
     what: &str,
     wait: Duration,
-    asked: Option<Asked>,
     alongside: A,
     work: impl FnOnce(Option<A::Output>) -> W,
 ) -> Result<(T, Then::Output), DeliveryError>
 where
     W: Future<Output = Result<(T, Then), DeliveryError>>,
 {
-    let (lease, beside) = Lease::take(remote, kind, what, wait, asked, alongside).await?;
+    let (lease, beside) = Lease::take(remote, kind, what, wait, alongside).await?;
     match work(beside).await {
         Ok((done, then)) => {
             let ((), after) = futures::join!(lease.release(), then);
@@ -145,23 +122,18 @@ where
 }
 
 impl Lease {
-    /// The lease (its object put now, or `asked` ahead), and what `alongside` read
-    /// while the first look for conflicting holders was made (`None` when there was
-    /// one, and the lease was asked for again).
+    /// The lease, and what `alongside` read while the first look for conflicting
+    /// holders was made (`None` when there was one, and the lease was asked for again).
     async fn take<A: Future>(
         remote: &Remote,
         kind: Kind,
         what: &str,
         wait: Duration,
-        asked: Option<Asked>,
         alongside: A,
     ) -> Result<(Lease, Option<A::Output>), DeliveryError> {
         let bytes = record_bytes(kind.folder(), what);
         let started = Instant::now();
-        let mut key = match asked {
-            Some(asked) => asked.key,
-            None => create(remote, kind, &bytes).await?,
-        };
+        let mut key = create(remote, kind, &bytes).await?;
         let mut alongside = Some(alongside);
         loop {
             let (found, beside) = match alongside.take() {
@@ -309,7 +281,7 @@ mod tests {
         wait: Duration,
     ) -> Result<Lease, DeliveryError> {
         let ready = std::future::ready(());
-        Ok(Lease::take(remote, kind, what, wait, None, ready).await?.0)
+        Ok(Lease::take(remote, kind, what, wait, ready).await?.0)
     }
 
     #[test]
@@ -317,7 +289,7 @@ mod tests {
         let (_root, remote) = folder_store();
         crate::runtime().unwrap().block_on(async {
             let wait = Duration::from_secs(20);
-            let (lease, beside) = Lease::take(&remote, Kind::Write, "a", wait, None, async { 7 })
+            let (lease, beside) = Lease::take(&remote, Kind::Write, "a", wait, async { 7 })
                 .await
                 .unwrap();
             assert_eq!(beside, Some(7));
@@ -327,10 +299,9 @@ mod tests {
             let gc = take(&remote, Kind::Collect, "gc", wait).await.unwrap();
             let (writer, ()) = futures::join!(
                 async {
-                    let (lease, beside) =
-                        Lease::take(&remote, Kind::Write, "b", wait, None, async { 8 })
-                            .await
-                            .unwrap();
+                    let (lease, beside) = Lease::take(&remote, Kind::Write, "b", wait, async { 8 })
+                        .await
+                        .unwrap();
                     assert_eq!(beside, None, "read before the conflict was seen");
                     lease
                 },

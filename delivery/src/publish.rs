@@ -96,71 +96,15 @@ pub async fn publish(
         });
     }
     let build = Build::read(dir)?;
-    let what = format!("publish of release {} of {}", build.release, build.region);
-    // A missing bucket, refused credentials, a server down: said before anything else
-    // (the probe's error is the one told). Meanwhile the pointer is read and, on a store
-    // across a network, the lease's object and the manifest's are put (see `Early`).
-    let manifest = (!remote.is_folder() && !options.repair).then(|| {
-        let (remote, part) = (remote.clone(), build.manifest_part());
-        let plain = build.manifest_bytes.clone();
-        Ahead::spawn(async move { put_object(&remote, &part, plain, false).await.ok() })
-    });
-    let lease = async {
-        if remote.is_folder() {
-            None
-        } else {
-            Some(crate::lease::ask(remote, crate::lease::Kind::Write, &what).await)
-        }
-    };
-    let (probed, current, lease) = futures::join!(
+    // A missing bucket, refused credentials, a server down: said before any write (some
+    // servers would create a bucket on the first one). The pointer is read meanwhile: a
+    // round trip saved, and the probe's error is the one told.
+    let (probed, current) = futures::join!(
         remote.probe("regions/"),
-        crate::manage::read_pointer(remote, &build.region),
-        lease
+        crate::manage::read_pointer(remote, &build.region)
     );
-    let (current, lease) = match (probed, current, lease) {
-        (Ok(()), Ok(current), Some(Ok(lease))) => (current, Some(lease)),
-        (Ok(()), Ok(current), None) => (current, None),
-        (Ok(()), Ok(_), Some(Err(e))) => return Err(e),
-        (Err(e), _, lease) | (Ok(()), Err(e), lease) => {
-            if let Some(Ok(lease)) = lease {
-                lease.withdraw(remote).await;
-            }
-            return Err(e);
-        }
-    };
-    let early = Early { lease, manifest };
-    publish_from(remote, dir, &build, what, current, early, options, progress).await
-}
-
-/// What a publish to a store across a network writes before it holds its lease, beside
-/// its first reads: round trips saved.
-struct Early {
-    /// The lease's object, put ahead (withdrawn when no lease is needed).
-    lease: Option<crate::lease::Asked>,
-    /// The manifest's object, created ahead (it names the build, so it is new but for
-    /// a republish): what became of it. A gc running unseen until the lease is held
-    /// could have deleted it since, so under the lease it is asked about again (and put
-    /// again when gone) — a question instead of its transfer, which in slow start is
-    /// several round trips. A task of its own: the lease is not kept waiting for it.
-    manifest: Option<Ahead<Option<Sent>>>,
-}
-
-/// [`publish`], once the store has answered: `current` is the pointer as first read.
-#[allow(clippy::too_many_arguments)]
-async fn publish_from(
-    remote: &Remote,
-    dir: &Path,
-    build: &Build,
-    what: String,
-    current: Option<(Pointer, object_store::UpdateVersion)>,
-    early: Early,
-    options: &PublishOptions,
-    progress: Progress<'_>,
-) -> Result<Published, DeliveryError> {
-    let Early {
-        lease: asked,
-        manifest: manifest_early,
-    } = early;
+    probed?;
+    let current = current?;
     let parts = build.parts(dir);
     let mut published = build.outcome(remote, parts.len(), current.as_ref(), options);
     // The release is current already: nothing to move, nothing to check (unless asked
@@ -169,14 +113,7 @@ async fn publish_from(
         p.release == build.release && p.manifest_blake3 == build.manifest_hash
     });
     if is_current && !options.repair {
-        let withdrawn = async {
-            if let Some(asked) = asked {
-                asked.withdraw(remote).await;
-            }
-        };
-        let (recorded, ()) =
-            futures::join!(record_versions(remote, options, &mut published), withdrawn);
-        recorded?;
+        record_versions(remote, options, &mut published).await?;
         published.skipped = published.objects;
         published.skipped_bytes =
             parts.iter().map(|p| p.size).sum::<u64>() + build.manifest_bytes.len() as u64;
@@ -194,6 +131,7 @@ async fn publish_from(
         }
         _ => (None, None),
     };
+    let what = format!("publish of release {} of {}", build.release, build.region);
     // The pointer read again once the lease is there (nothing to read when repairing).
     let repairing = options.repair;
     let region = &build.region;
@@ -206,7 +144,7 @@ async fn publish_from(
     };
     let step = Step {
         remote,
-        build,
+        build: &build,
         options,
         progress,
     };
@@ -215,21 +153,12 @@ async fn publish_from(
         crate::lease::Kind::Write,
         &what,
         crate::lease::GC_WAIT,
-        asked,
         pointer_again,
         |pointer_again| async move {
             let known = current_names(remote, region, early_names, pointer_again.flatten()).await?;
             let move_from = (!is_current).then_some(current.as_ref());
-            let swapped = put_release(
-                &step,
-                parts,
-                manifest_early,
-                move_from,
-                known,
-                early_record,
-                &mut published,
-            )
-            .await?;
+            let swapped =
+                put_release(&step, parts, move_from, known, early_record, &mut published).await?;
             // Read back while the lease is given back.
             let read_back = async move {
                 match swapped {
@@ -295,15 +224,6 @@ impl Build {
         parts
     }
 
-    /// The manifest's own object, as a part to put.
-    fn manifest_part(&self) -> Part {
-        Part {
-            path: PathBuf::new(),
-            hash: self.manifest_hash.clone(),
-            size: self.manifest_bytes.len() as u64,
-        }
-    }
-
     /// The outcome before anything is done: `parts` objects and the manifest's, the
     /// release the pointer names now (`current`).
     fn outcome(
@@ -349,7 +269,6 @@ struct Step<'a> {
 async fn put_release(
     step: &Step<'_>,
     parts: Vec<Part>,
-    manifest_early: Option<Ahead<Option<Sent>>>,
     move_from: Option<Option<&(Pointer, object_store::UpdateVersion)>>,
     known: Option<HashSet<String>>,
     record: Option<EarlyRecord>,
@@ -359,7 +278,7 @@ async fn put_release(
         remote,
         build,
         options,
-        ..
+        progress,
     } = step;
     // What the current release names is there: only the rest is asked about.
     let known = known.unwrap_or_default();
@@ -367,7 +286,16 @@ async fn put_release(
         parts.into_iter().partition(|p| known.contains(&p.hash));
     published.skipped = there.len();
     published.skipped_bytes = there.iter().map(|p| p.size).sum();
-    upload_objects(step, &asked, manifest_early, published).await?;
+    upload_objects(
+        remote,
+        &asked,
+        &build.manifest_bytes,
+        &build.manifest_hash,
+        options,
+        progress,
+        published,
+    )
+    .await?;
     let ours = write_release(
         remote,
         &build.manifest,
@@ -503,20 +431,16 @@ async fn names_of(
 ///    `repair`, every object is read back and verified, and put again when it is not
 ///    whole.
 async fn upload_objects(
-    step: &Step<'_>,
+    remote: &Remote,
     parts: &[Part],
-    manifest_early: Option<Ahead<Option<Sent>>>,
+    manifest_bytes: &[u8],
+    manifest_hash: &str,
+    options: &PublishOptions,
+    progress: Progress<'_>,
     published: &mut Published,
 ) -> Result<(), DeliveryError> {
-    let Step {
-        remote,
-        build,
-        options,
-        progress,
-    } = step;
     let total = parts.len() + 1;
-    let manifest_part = build.manifest_part();
-    let all_plain = parts.iter().map(|p| p.size).sum::<u64>() + manifest_part.size;
+    let all_plain = parts.iter().map(|p| p.size).sum::<u64>() + manifest_bytes.len() as u64;
     let mut uploaded_plain = 0u64;
     let mut done = 0;
     let mut uploads = crate::bounded(
@@ -538,22 +462,18 @@ async fn upload_objects(
             uploaded_plain += plain;
         }
     };
-    // The manifest's object goes up beside the others (all are there before the
-    // release), or, put before the lease, is asked about.
-    let manifest_put = async {
-        let key = layout::object_key(&manifest_part.hash);
-        let early = match manifest_early {
-            Some(mut put) => put.output().await.flatten(),
-            None => None,
-        };
-        match early {
-            Some(sent) if remote.exists(&key).await? => Ok(sent),
-            _ => {
-                let plain = build.manifest_bytes.clone();
-                put_object(remote, &manifest_part, plain, options.repair).await
-            }
-        }
+    let manifest_part = Part {
+        path: PathBuf::new(),
+        hash: manifest_hash.to_string(),
+        size: manifest_bytes.len() as u64,
     };
+    // The manifest's object goes up beside the others (all are there before the release).
+    let manifest_put = put_object(
+        remote,
+        &manifest_part,
+        manifest_bytes.to_vec(),
+        options.repair,
+    );
     let others = async {
         while let Some(result) = uploads.next().await {
             let (sent, plain) = result?;

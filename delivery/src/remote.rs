@@ -239,12 +239,6 @@ impl Remote {
         self.counters.as_ref().map(|counters| counters.tally())
     }
 
-    /// Whether the store is a folder of this machine: a round trip costs nothing, and
-    /// a first write would make the folder.
-    pub(crate) fn is_folder(&self) -> bool {
-        self.folder.is_some()
-    }
-
     /// Whether this store can be written (not HTTP).
     pub fn is_writable(&self) -> bool {
         self.swap != Swap::None
