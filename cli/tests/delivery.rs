@@ -689,6 +689,18 @@ fn s3_faults_are_clear_errors_without_secrets() {
         text(&out)
     );
     // Nothing written to find that out: s3s-fs makes a bucket on the first write to it.
+    // Nor by a gc, which has nothing to collect there: said, not done.
+    let out = run(
+        root,
+        &store,
+        &["gc", "--from", "s3://no-such-bucket/game", "--keep", "1"],
+    );
+    assert_eq!(exit(&out), 2, "{}", text(&out));
+    assert!(
+        text(&out).contains("bucket does not exist"),
+        "{}",
+        text(&out)
+    );
     assert!(!store.root.path().join("no-such-bucket").exists());
 
     // The server down in the middle of the work: exit 2; up again, a rerun completes

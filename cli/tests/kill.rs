@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use common::*;
+use masterctl_delivery::layout::Release;
 
 /// The system calls a kill is injected before.
 const WRITES: &[&str] = &[
@@ -64,9 +65,12 @@ fn store_whole(store: &Path, place: &str) {
             if !name.ends_with(".json") {
                 continue;
             }
-            let release: serde_json::Value =
-                serde_json::from_slice(&std::fs::read(record.path()).unwrap())
-                    .unwrap_or_else(|e| panic!("{place}: {name}: {e}"));
+            let region_name = region.file_name().to_string_lossy().into_owned();
+            let key = format!("releases/{region_name}/{name}");
+            let bytes = std::fs::read(record.path()).unwrap();
+            let release = Release::parse(&bytes, &key, "", &region_name)
+                .unwrap_or_else(|e| panic!("{place}: {name}: {e}"));
+            let release = serde_json::to_value(&release).unwrap();
             let mut hashes = vec![release["manifest_blake3"].as_str().unwrap().to_string()];
             for file in release["manifest"]["files"].as_array().unwrap() {
                 hashes.push(file["blake3"].as_str().unwrap().to_string());

@@ -369,6 +369,9 @@ pub async fn gc(
     dry_run: bool,
     progress: Progress<'_>,
 ) -> Result<Collected, DeliveryError> {
+    // A store that is not there is said to be so (not collected, and not made by the
+    // lease's object).
+    remote.probe_there().await?;
     lease::holding(
         remote,
         lease::Kind::Collect,

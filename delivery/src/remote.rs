@@ -183,14 +183,14 @@ impl Remote {
                 ));
             }
             let root = PathBuf::from(path);
-            std::fs::create_dir_all(&root).map_err(DeliveryError::io(&root))?;
+            let (base, prefix) = folder_base(&root)?;
             // No automatic cleanup of emptied folders: with it, a delete that empties
             // `locks/write/` removes the folder while another process is creating its
             // lease there, and that create fails (seen racing publishers and gc).
-            let store = LocalFileSystem::new_with_prefix(&root).map_err(|e| bad(&e.to_string()))?;
+            let store = LocalFileSystem::new_with_prefix(&base).map_err(|e| bad(&e.to_string()))?;
             return Ok(Remote {
                 store: Arc::new(store),
-                prefix: String::new(),
+                prefix,
                 shown: url.to_string(),
                 swap: Swap::Locked,
                 secrets: Vec::new(),
@@ -554,6 +554,22 @@ impl Remote {
             })
     }
 
+    /// [`Remote::probe`], and for a folder whether it is there: for work that means
+    /// nothing on a store that is not (a collection), before its first write would make
+    /// the store — a folder's first write makes the folder, and some servers (s3s-fs)
+    /// make a bucket.
+    pub async fn probe_there(&self) -> Result<(), DeliveryError> {
+        if let Some(folder) = &self.folder
+            && !folder.is_dir()
+        {
+            return Err(DeliveryError::Missing {
+                store: self.shown.clone(),
+                what: "folder: nothing was ever published there".into(),
+            });
+        }
+        self.probe("releases/").await
+    }
+
     /// Delete an object (gone already is fine).
     pub async fn delete(&self, key: &str) -> Result<(), DeliveryError> {
         self.writable()?;
@@ -808,6 +824,37 @@ fn check_http_url(text: &str) -> Result<CheckedUrl, String> {
     Ok(CheckedUrl { secrets })
 }
 
+/// Where a folder store's objects are reached from: the folder itself when it is there;
+/// when it is not, the nearest folder above it that is, and the path from there as the
+/// keys' prefix — opening a store makes nothing (its first write makes the folder), so
+/// that a command reading a mistyped folder leaves none behind. A missing part that
+/// keys would spell otherwise (a `#`, a `%`, any letter outside ASCII) is made at once
+/// instead, as before.
+fn folder_base(root: &Path) -> Result<(PathBuf, String), DeliveryError> {
+    let spelled_as_is = |part: &std::ffi::OsStr| {
+        part.to_str().is_some_and(|part| {
+            object_store::path::PathPart::parse(part).is_ok()
+                && object_store::path::PathPart::from(part).as_ref() == part
+        })
+    };
+    let base = root.ancestors().find(|folder| folder.is_dir());
+    if let Some(base) = base
+        && root.symlink_metadata().is_err()
+        && let Ok(rest) = root.strip_prefix(base)
+    {
+        let parts: Vec<&std::ffi::OsStr> = rest.iter().collect();
+        let plain = rest
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(part) if spelled_as_is(part)));
+        if plain && !parts.is_empty() {
+            let prefix: Vec<&str> = parts.iter().filter_map(|part| part.to_str()).collect();
+            return Ok((base.to_path_buf(), prefix.join("/")));
+        }
+    }
+    std::fs::create_dir_all(root).map_err(DeliveryError::io(root))?;
+    Ok((root.to_path_buf(), String::new()))
+}
+
 /// A URL as shown: any `user:password@` replaced.
 fn redact(text: &str) -> String {
     match url::Url::parse(text.trim()) {
@@ -909,6 +956,31 @@ fn profile_settings(path: &Path, profile: &str, config: bool) -> Vec<(String, St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_folder_store_is_made_by_its_first_write_unless_its_name_is_spelled_otherwise() {
+        let root = tempfile::tempdir().unwrap();
+        let there = root.path().join("there");
+        std::fs::create_dir(&there).unwrap();
+        assert_eq!(folder_base(&there).unwrap(), (there.clone(), String::new()));
+        // Not there: reached from the folder above that is, nothing made.
+        let missing = there.join("a b/c-d_e.f");
+        assert_eq!(
+            folder_base(&missing).unwrap(),
+            (there.clone(), "a b/c-d_e.f".to_string())
+        );
+        assert!(!there.join("a b").exists());
+        // A name keys would spell otherwise is made at once, as it always was.
+        for odd in ["50%#x/y", "マスター"] {
+            let odd = there.join(odd);
+            assert_eq!(folder_base(&odd).unwrap(), (odd.clone(), String::new()));
+            assert!(odd.is_dir());
+        }
+        // A file where the folder belongs is an error.
+        let file = there.join("file");
+        std::fs::write(&file, b"x").unwrap();
+        assert!(folder_base(&file).is_err());
+    }
 
     #[test]
     fn a_refused_connection_is_unreachable_whatever_its_path_and_timing_say() {

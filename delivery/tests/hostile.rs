@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use masterctl_delivery::DeliveryError;
+use masterctl_delivery::{DeliveryError, Remote, RemoteOptions};
 
 /// The first build, fetched: the price a server serves is in `out/v1/price.bin`.
 fn served(store: &Store, root: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
@@ -197,6 +197,37 @@ fn gc_removes_what_killed_uploads_left() {
         &root.path().join("cache"),
     )
     .unwrap();
+}
+
+#[test]
+fn a_folder_store_that_is_not_there_is_made_by_a_publish_only() {
+    let root = tempfile::tempdir().unwrap();
+    let folder = root.path().join("mistyped/store");
+    let url = format!("file://{}", folder.display());
+    let remote = Remote::open(&url, &RemoteOptions::default()).unwrap();
+    // Read, or collected: said, and nothing made.
+    let collected = block_on(masterctl_delivery::gc(&remote, 1, 0, false, &|_, _| {}));
+    assert!(
+        matches!(collected, Err(DeliveryError::Missing { .. })),
+        "{collected:?}"
+    );
+    let listed = block_on(masterctl_delivery::releases(&remote, None)).unwrap();
+    assert!(listed.is_empty());
+    let out = root.path().join("out");
+    let fetched = fetch(&remote, &out, &root.path().join("cache"));
+    assert!(matches!(fetched, Err(DeliveryError::Missing { .. })));
+    assert!(
+        !root.path().join("mistyped").exists(),
+        "a read made the folder"
+    );
+    // A publish makes it, and what it wrote is where a store opened on it now reads.
+    let build_dir = root.path().join("build");
+    build(&build_dir, &commit(1), &[("price.bin", b"price=100")]);
+    publish(&remote, &build_dir, false).unwrap();
+    assert!(folder.join("regions/jp/current.json").is_file());
+    let reopened = Remote::open(&url, &RemoteOptions::default()).unwrap();
+    fetch(&reopened, &out, &root.path().join("cache")).unwrap();
+    block_on(masterctl_delivery::gc(&reopened, 1, 0, false, &|_, _| {})).unwrap();
 }
 
 #[test]
