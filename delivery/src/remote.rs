@@ -831,28 +831,28 @@ fn check_http_url(text: &str) -> Result<CheckedUrl, String> {
 /// keys would spell otherwise (a `#`, a `%`, any letter outside ASCII) is made at once
 /// instead, as before.
 fn folder_base(root: &Path) -> Result<(PathBuf, String), DeliveryError> {
-    let spelled_as_is = |part: &std::ffi::OsStr| {
-        part.to_str().is_some_and(|part| {
-            object_store::path::PathPart::parse(part).is_ok()
-                && object_store::path::PathPart::from(part).as_ref() == part
-        })
-    };
-    let base = root.ancestors().find(|folder| folder.is_dir());
-    if let Some(base) = base
-        && root.symlink_metadata().is_err()
+    if root.symlink_metadata().is_err()
+        && let Some(base) = root.ancestors().find(|folder| folder.is_dir())
         && let Ok(rest) = root.strip_prefix(base)
+        && let Some(prefix) = spelled_as_is(rest)
     {
-        let parts: Vec<&std::ffi::OsStr> = rest.iter().collect();
-        let plain = rest
-            .components()
-            .all(|c| matches!(c, std::path::Component::Normal(part) if spelled_as_is(part)));
-        if plain && !parts.is_empty() {
-            let prefix: Vec<&str> = parts.iter().filter_map(|part| part.to_str()).collect();
-            return Ok((base.to_path_buf(), prefix.join("/")));
-        }
+        return Ok((base.to_path_buf(), prefix));
     }
     std::fs::create_dir_all(root).map_err(DeliveryError::io(root))?;
     Ok((root.to_path_buf(), String::new()))
+}
+
+/// The folders of `rest` as a key's prefix, when keys spell each name as it is (no `.`
+/// or `..`, nothing object_store would percent-encode).
+fn spelled_as_is(rest: &Path) -> Option<String> {
+    let names = rest.components().map(|part| match part {
+        std::path::Component::Normal(name) => name
+            .to_str()
+            .filter(|name| object_store::path::PathPart::from(*name).as_ref() == *name),
+        _ => None,
+    });
+    let names: Vec<&str> = names.collect::<Option<_>>()?;
+    (!names.is_empty()).then(|| names.join("/"))
 }
 
 /// A URL as shown: any `user:password@` replaced.
