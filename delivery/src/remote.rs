@@ -828,7 +828,8 @@ fn check_http_url(text: &str) -> Result<CheckedUrl, String> {
 /// when it is not, the nearest folder above it that is, and the path from there as the
 /// keys' prefix — opening a store makes nothing (its first write makes the folder), so
 /// that a command reading a mistyped folder leaves none behind. A missing part that
-/// keys would spell otherwise (a `#`, a `%`, any letter outside ASCII) is made at once
+/// keys would spell otherwise (a `#`, a `%`, any letter outside ASCII: object_store's
+/// folder store would write `マスター` as a folder named `%E3%83%9E…`) is made at once
 /// instead, as before.
 fn folder_base(root: &Path) -> Result<(PathBuf, String), DeliveryError> {
     if root.symlink_metadata().is_err()
