@@ -142,6 +142,8 @@ pub async fn releases(
     if let Some(region) = region {
         layout::check_region(region)?;
     }
+    // A mistyped folder is said to be one, not listed as an empty store.
+    remote.folder_there()?;
     let records = all_releases(remote, region).await?;
     let mut infos = Vec::new();
     for (region, releases) in records {

@@ -554,20 +554,25 @@ impl Remote {
             })
     }
 
-    /// [`Remote::probe`], and for a folder whether it is there: for work that means
-    /// nothing on a store that is not (a collection), before its first write would make
-    /// the store — a folder's first write makes the folder, and some servers (s3s-fs)
-    /// make a bucket.
+    /// [`Remote::probe`], and [`Remote::folder_there`]: for work that means nothing on a
+    /// store that is not there (a collection), before its first write would make the
+    /// store — a folder's first write makes the folder, and some servers (s3s-fs) make a
+    /// bucket.
     pub async fn probe_there(&self) -> Result<(), DeliveryError> {
-        if let Some(folder) = &self.folder
-            && !folder.is_dir()
-        {
-            return Err(DeliveryError::Missing {
+        self.folder_there()?;
+        self.probe("releases/").await
+    }
+
+    /// For a folder store, whether its folder is there (nothing was ever published to
+    /// one that is not); other stores say so themselves when asked.
+    pub fn folder_there(&self) -> Result<(), DeliveryError> {
+        match &self.folder {
+            Some(folder) if !folder.is_dir() => Err(DeliveryError::Missing {
                 store: self.shown.clone(),
                 what: "folder: nothing was ever published there".into(),
-            });
+            }),
+            _ => Ok(()),
         }
-        self.probe("releases/").await
     }
 
     /// Delete an object (gone already is fine).

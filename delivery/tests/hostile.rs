@@ -211,8 +211,11 @@ fn a_folder_store_that_is_not_there_is_made_by_a_publish_only() {
         matches!(collected, Err(DeliveryError::Missing { .. })),
         "{collected:?}"
     );
-    let listed = block_on(masterctl_delivery::releases(&remote, None)).unwrap();
-    assert!(listed.is_empty());
+    let listed = block_on(masterctl_delivery::releases(&remote, None));
+    assert!(
+        matches!(listed, Err(DeliveryError::Missing { .. })),
+        "{listed:?}"
+    );
     let out = root.path().join("out");
     let fetched = fetch(&remote, &out, &root.path().join("cache"));
     assert!(matches!(fetched, Err(DeliveryError::Missing { .. })));
