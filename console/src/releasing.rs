@@ -82,6 +82,9 @@ pub async fn page(
     };
     let store = remote.as_ref().map(|r| r.shown().to_string());
     let releases = match remote {
+        // The project's folder store before its first publish: nothing published yet
+        // (its folder is made by that publish).
+        Some(remote) if remote.folder_there().is_err() => Vec::new(),
         Some(remote) => {
             let name = region.name().to_string();
             let listed = delivered(move |runtime| {

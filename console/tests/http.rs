@@ -1062,6 +1062,28 @@ async fn a_maintainer_makes_an_earlier_release_current_again() {
     let first = publish_jp(dir.path(), &url).await;
     import_rows(dir.path(), None, "1,スライム\n2,ゴーレム\n");
     let second = publish_jp(dir.path(), &url).await;
+    // A project whose folder store nothing was published to yet: said so, not an error
+    // (and the folder is not made by looking).
+    let unborn = store.path().join("not-yet");
+    let fresh = repository_with(
+        &format!(
+            "{CONFIG}\n[publish]\nstore = \"file://{}\"\n",
+            unborn.display()
+        ),
+        MONSTER,
+        "1,スライム\n",
+    );
+    let fresh = app(fresh.path(), Policy::Users(users()));
+    let (viewer, _) = session(&fresh, Some("token-of-viola")).await;
+    let got = get_as(&fresh, "/releases?region=jp", &viewer).await;
+    assert_eq!(got.status, StatusCode::OK, "{}", got.body);
+    assert!(
+        got.body.contains("Nothing published for jp yet"),
+        "{}",
+        got.body
+    );
+    assert!(!unborn.exists());
+
     let app = app(dir.path(), Policy::Users(users()));
 
     // Everyone sees the releases, the newest current; only a maintainer may move it.
