@@ -837,8 +837,13 @@ fn check_http_url(text: &str) -> Result<CheckedUrl, String> {
 /// folder store would write `マスター` as a folder named `%E3%83%9E…`) is made at once
 /// instead, as before.
 fn folder_base(root: &Path) -> Result<(PathBuf, String), DeliveryError> {
+    // The nearest thing above that is there must be a folder (a file, or a link to
+    // nothing, is told by the making below).
+    let there = root
+        .ancestors()
+        .find(|path| path.symlink_metadata().is_ok());
     if root.symlink_metadata().is_err()
-        && let Some(base) = root.ancestors().find(|folder| folder.is_dir())
+        && let Some(base) = there.filter(|base| base.is_dir())
         && let Ok(rest) = root.strip_prefix(base)
         && let Some(prefix) = spelled_as_is(rest)
     {
@@ -982,10 +987,13 @@ mod tests {
             assert_eq!(folder_base(&odd).unwrap(), (odd.clone(), String::new()));
             assert!(odd.is_dir());
         }
-        // A file where the folder belongs is an error.
+        // A file where the folder belongs, or above it, is an error naming the folder.
         let file = there.join("file");
         std::fs::write(&file, b"x").unwrap();
         assert!(folder_base(&file).is_err());
+        let below = file.join("store");
+        let error = folder_base(&below).unwrap_err().to_string();
+        assert!(error.contains("file/store"), "{error}");
     }
 
     #[test]
