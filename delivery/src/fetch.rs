@@ -425,8 +425,10 @@ async fn read_release(
         None => match crate::manage::read_pointer(remote, region).await? {
             Some((pointer, _)) => Some(pointer),
             None => {
-                // A missing bucket can answer like a missing object: tell them apart.
+                // A missing bucket (or folder) can answer like a missing object: tell
+                // them apart.
                 if remote.is_writable() {
+                    remote.folder_there()?;
                     remote.probe("regions/").await?;
                 }
                 return Err(DeliveryError::Missing {
