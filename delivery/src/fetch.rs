@@ -2,7 +2,7 @@
 //! lacks, each verified on the way in, the build assembled from links into the cache
 //! beside the directory and swapped into place whole.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -212,6 +212,19 @@ async fn stage(
         let (staged, cache) = (staged.clone(), cache.clone());
         blocking(move || assemble(&staged, &cache, &ready))
     };
+    // Each object downloaded is written where the first file made of it goes, then
+    // linked into the cache; the others made of it are linked from there afterwards.
+    let mut written: HashMap<String, PathBuf> = HashMap::new();
+    for entry in &later {
+        written
+            .entry(entry.blake3.clone())
+            .or_insert_with(|| staged.join(&entry.path));
+    }
+    make_folders(&staged, &later)?;
+    let later: Vec<FileEntry> = later
+        .into_iter()
+        .filter(|entry| written.get(&entry.blake3) != Some(&staged.join(&entry.path)))
+        .collect();
     let concurrency = options
         .concurrency
         .unwrap_or_else(|| Protocol::concurrency(protocol));
@@ -219,7 +232,7 @@ async fn stage(
         remote,
         &cache,
         &missing,
-        (&archives, asked),
+        (&archives, asked, &written),
         concurrency,
         progress,
         &mut fetched,
@@ -347,7 +360,11 @@ async fn download_all(
     remote: &Remote,
     cache: &Arc<Cache>,
     objects: &[(String, u64)],
-    (archives, asked): (&HashSet<String>, Option<Prefetch>),
+    (archives, asked, written): (
+        &HashSet<String>,
+        Option<Prefetch>,
+        &HashMap<String, PathBuf>,
+    ),
     concurrency: usize,
     progress: Progress<'_>,
     fetched: &mut Fetched,
@@ -373,6 +390,7 @@ async fn download_all(
                 hash,
                 size: *size,
                 archive: archives.contains(hash),
+                target: written.get(hash).cloned(),
                 early: early(hash),
                 slots: slots.as_deref(),
             };
@@ -660,6 +678,8 @@ struct Wanted<'a> {
     hash: &'a str,
     size: u64,
     archive: bool,
+    /// Where in the build it is written (then linked into the cache).
+    target: Option<PathBuf>,
     early: Option<Asked>,
     slots: Option<&'a tokio::sync::Semaphore>,
 }
@@ -677,6 +697,7 @@ async fn download(
         hash,
         size,
         archive,
+        target,
         early,
         slots,
     } = wanted;
@@ -721,9 +742,10 @@ async fn download(
             }
             Ok(plain)
         });
-        match checked {
-            Ok(plain) => cache.put(&hash, &plain),
-            Err(why) => Err(DeliveryError::Corrupt { store, hash, why }),
+        match (checked, target) {
+            (Ok(plain), Some(target)) => keep_at(&cache, &hash, &plain, &target),
+            (Ok(plain), None) => cache.put(&hash, &plain),
+            (Err(why), _) => Err(DeliveryError::Corrupt { store, hash, why }),
         }
     };
     if size <= KEPT_IN_PLACE {
@@ -737,14 +759,7 @@ async fn download(
 /// Files of the build, linked (or copied) from the cache on every core. Each lands on a
 /// name nothing holds yet (the manifest lists each path once).
 fn assemble(staged: &Path, cache: &Cache, files: &[FileEntry]) -> Result<(), DeliveryError> {
-    let folders: BTreeSet<&Path> = files
-        .iter()
-        .filter_map(|entry| Path::new(&entry.path).parent())
-        .collect();
-    for folder in folders {
-        let folder = staged.join(folder);
-        std::fs::create_dir_all(&folder).map_err(DeliveryError::io(&folder))?;
-    }
+    make_folders(staged, files)?;
     let link = |entry: &FileEntry| {
         let (source, target) = (cache.path(&entry.blake3), staged.join(&entry.path));
         link_new(&source, &target).map_err(DeliveryError::io(&target))
@@ -753,6 +768,32 @@ fn assemble(staged: &Path, cache: &Cache, files: &[FileEntry]) -> Result<(), Del
     parallel_map(&chunks, |chunk| chunk.iter().try_for_each(link))
         .into_iter()
         .collect()
+}
+
+/// The folders of the build that `files` go in.
+fn make_folders(staged: &Path, files: &[FileEntry]) -> Result<(), DeliveryError> {
+    let folders: BTreeSet<&Path> = files
+        .iter()
+        .filter_map(|entry| Path::new(&entry.path).parent())
+        .collect();
+    for folder in folders {
+        let folder = staged.join(folder);
+        std::fs::create_dir_all(&folder).map_err(DeliveryError::io(&folder))?;
+    }
+    Ok(())
+}
+
+/// A verified object written as a new file of the build at `target` (read-only), then
+/// linked into the cache under its hash — the cache's name appears only for the whole
+/// file, as a rename would make it, without the rename. Where the cache cannot link it
+/// (another file system) or holds a copy already (damaged, or another fetch's), it is
+/// put there as [`Cache::put`] puts it.
+fn keep_at(cache: &Cache, hash: &str, plain: &[u8], target: &Path) -> Result<(), DeliveryError> {
+    files::write_new_read_only(target, plain).map_err(DeliveryError::io(target))?;
+    if std::fs::hard_link(target, cache.path(hash)).is_err() {
+        cache.put(hash, plain)?;
+    }
+    Ok(())
 }
 
 /// `target`, a new name, for the cached object `source`: a hard link, or a copy where
@@ -868,6 +909,7 @@ mod tests {
                     hash: &entry.blake3,
                     size: entry.size,
                     archive: false,
+                    target: None,
                     early,
                     slots: None,
                 };

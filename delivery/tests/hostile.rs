@@ -85,6 +85,50 @@ fn an_object_of_the_wrong_size_is_never_linked() {
 
 #[cfg(unix)]
 #[test]
+fn a_downloaded_object_is_one_file_in_the_build_and_the_cache_and_a_damaged_copy_is_replaced() {
+    #[cfg(unix)]
+    use std::os::unix::fs::MetadataExt;
+    let store = Store::new();
+    let root = tempfile::tempdir().unwrap();
+    let build_dir = root.path().join("build");
+    let twin: &[u8] = b"the same bytes twice";
+    build(
+        &build_dir,
+        &commit(1),
+        &[
+            ("a/one.bin", twin),
+            ("b/two.bin", twin),
+            ("three.bin", b"three"),
+        ],
+    );
+    publish(&store.remote, &build_dir, false).unwrap();
+    // The cache holds a damaged copy of one object (another size: not taken).
+    let cache = root.path().join("cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    std::fs::write(cache.join(hash(b"three")), b"thre").unwrap();
+    let out = root.path().join("out");
+    fetch(&store.remote, &out, &cache).unwrap();
+    for (path, bytes) in [
+        ("a/one.bin", twin),
+        ("b/two.bin", twin),
+        ("three.bin", b"three"),
+    ] {
+        assert_eq!(std::fs::read(out.join(path)).unwrap(), bytes, "{path}");
+        let kept = cache.join(hash(bytes));
+        assert_eq!(std::fs::read(&kept).unwrap(), bytes, "{path} in the cache");
+        let (file, cached) = (
+            std::fs::metadata(out.join(path)).unwrap(),
+            std::fs::metadata(&kept).unwrap(),
+        );
+        assert!(file.permissions().readonly() && cached.permissions().readonly());
+        // Written once, linked into the cache and to the other path made of it (the
+        // damaged copy is replaced by a copy of its own).
+        #[cfg(unix)]
+        assert!(path == "three.bin" || file.ino() == cached.ino(), "{path}");
+    }
+}
+
+#[test]
 fn a_link_or_a_foreign_folder_is_never_replaced() {
     let store = Store::new();
     let root = tempfile::tempdir().unwrap();

@@ -184,6 +184,26 @@ pub fn write_read_only_unsynced(path: &Path, bytes: &[u8]) -> std::io::Result<()
     write_replacing(path, bytes, false, true)
 }
 
+/// Write `bytes` to `path`, a name nothing holds yet (an error otherwise: never written
+/// through an existing name), read-only from the moment it is created. For a file in a
+/// folder no reader sees until it is complete (a build being assembled).
+pub fn write_new_read_only(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o444);
+    let mut file = options.open(path)?;
+    file.write_all(bytes)?;
+    #[cfg(not(unix))]
+    {
+        let mut permissions = file.metadata()?.permissions();
+        permissions.set_readonly(true);
+        file.set_permissions(permissions)?;
+    }
+    Ok(())
+}
+
 fn write_replacing(
     path: &Path,
     bytes: &[u8],
