@@ -220,7 +220,10 @@ async fn stage(
             .entry(entry.blake3.clone())
             .or_insert_with(|| staged.join(&entry.path));
     }
-    make_folders(&staged, &later)?;
+    if let Err(e) = make_folders(&staged, &later) {
+        let _ = std::fs::remove_dir_all(&staged);
+        return Err(e);
+    }
     let later: Vec<FileEntry> = later
         .into_iter()
         .filter(|entry| written.get(&entry.blake3) != Some(&staged.join(&entry.path)))
