@@ -214,19 +214,20 @@ async fn stage(
     };
     // Each object downloaded is written where the first file made of it goes, then
     // linked into the cache; the others made of it are linked from there afterwards.
-    let mut written: HashMap<String, PathBuf> = HashMap::new();
-    for entry in &later {
-        written
-            .entry(entry.blake3.clone())
-            .or_insert_with(|| staged.join(&entry.path));
-    }
     if let Err(e) = make_folders(&staged, &later) {
         let _ = std::fs::remove_dir_all(&staged);
         return Err(e);
     }
+    let mut written: HashMap<String, PathBuf> = HashMap::new();
     let later: Vec<FileEntry> = later
         .into_iter()
-        .filter(|entry| written.get(&entry.blake3) != Some(&staged.join(&entry.path)))
+        .filter(|entry| match written.entry(entry.blake3.clone()) {
+            std::collections::hash_map::Entry::Vacant(first) => {
+                first.insert(staged.join(&entry.path));
+                false
+            }
+            std::collections::hash_map::Entry::Occupied(_) => true,
+        })
         .collect();
     let concurrency = options
         .concurrency
@@ -246,7 +247,7 @@ async fn stage(
             blocking(move || {
                 assemble(&staged, &cache, &later)?;
                 let path = staged.join(MANIFEST);
-                write_new(&path, &manifest_out).map_err(DeliveryError::io(&path))
+                files::write_new(&path, &manifest_out, false).map_err(DeliveryError::io(&path))
             })
             .await
         }
@@ -792,7 +793,7 @@ fn make_folders(staged: &Path, files: &[FileEntry]) -> Result<(), DeliveryError>
 /// (another file system) or holds a copy already (damaged, or another fetch's), it is
 /// put there as [`Cache::put`] puts it.
 fn keep_at(cache: &Cache, hash: &str, plain: &[u8], target: &Path) -> Result<(), DeliveryError> {
-    files::write_new_read_only(target, plain).map_err(DeliveryError::io(target))?;
+    files::write_new(target, plain, true).map_err(DeliveryError::io(target))?;
     if std::fs::hard_link(target, cache.path(hash)).is_err() {
         cache.put(hash, plain)?;
     }
@@ -816,16 +817,6 @@ fn link_new(source: &Path, target: &Path) -> std::io::Result<()> {
             std::io::copy(&mut from, &mut to).map(drop)
         }
     }
-}
-
-/// Write the build's manifest as a new file (never through a name that exists).
-fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)?
-        .write_all(bytes)
 }
 
 #[cfg(test)]

@@ -185,23 +185,34 @@ pub fn write_read_only_unsynced(path: &Path, bytes: &[u8]) -> std::io::Result<()
 }
 
 /// Write `bytes` to `path`, a name nothing holds yet (an error otherwise: never written
-/// through an existing name), read-only from the moment it is created. For a file in a
-/// folder no reader sees until it is complete (a build being assembled).
-pub fn write_new_read_only(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// through an existing name), read-only from the moment it is created when `read_only`.
+/// For a file in a folder no reader sees until it is complete (a build being assembled).
+pub fn write_new(path: &Path, bytes: &[u8], read_only: bool) -> std::io::Result<()> {
     use std::io::Write;
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o444);
-    let mut file = options.open(path)?;
+    let mut file = create_new_options(read_only).open(path)?;
     file.write_all(bytes)?;
     #[cfg(not(unix))]
-    {
+    if read_only {
         let mut permissions = file.metadata()?.permissions();
         permissions.set_readonly(true);
         file.set_permissions(permissions)?;
     }
     Ok(())
+}
+
+/// Opening for writing a file created now, never one a name holds already; read-only
+/// from its creation when `read_only` (on Unix: the mode applies to the file created,
+/// and this open still writes it).
+fn create_new_options(read_only: bool) -> std::fs::OpenOptions {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    if read_only {
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o444);
+    }
+    #[cfg(not(unix))]
+    let _ = read_only;
+    options
 }
 
 fn write_replacing(
@@ -216,13 +227,7 @@ fn write_replacing(
         remove_leftovers(path);
     }
     let prefix = format!("{}{}-", staging_prefix(path), std::process::id());
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    if read_only {
-        // The mode applies to the file created; this open still writes it.
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o444);
-    }
+    let options = create_new_options(read_only);
     for attempt in 0u32..1000 {
         let temporary = parent.join(format!("{prefix}{attempt}"));
         let mut file = match options.open(&temporary) {
