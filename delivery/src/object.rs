@@ -39,11 +39,7 @@ pub fn decode_within(stored: &[u8], hash: &str, limit: u64) -> Result<Vec<u8>, S
     if stored.len() as u64 <= limit && blake3::hash(stored).to_hex().as_str() == hash {
         return Ok(stored.to_vec());
     }
-    let plain = decompress(stored, limit)?;
-    if plain.len() as u64 > limit {
-        return Err(format!("it decompresses to more than {limit} bytes"));
-    }
-    verified(plain, hash)
+    verified(decompress_within(stored, limit)?, hash)
 }
 
 /// A record's plain bytes: a zstd frame unpacked (to at most `limit` bytes), anything
@@ -53,11 +49,16 @@ pub fn unpack(stored: &[u8], limit: u64) -> Result<std::borrow::Cow<'_, [u8]>, S
     if !stored.starts_with(&ZSTD_MAGIC) {
         return Ok(std::borrow::Cow::Borrowed(stored));
     }
+    decompress_within(stored, limit).map(std::borrow::Cow::Owned)
+}
+
+/// A zstd frame's plain bytes, when there are at most `limit` of them.
+fn decompress_within(stored: &[u8], limit: u64) -> Result<Vec<u8>, String> {
     let plain = decompress(stored, limit)?;
     if plain.len() as u64 > limit {
         return Err(format!("it decompresses to more than {limit} bytes"));
     }
-    Ok(std::borrow::Cow::Owned(plain))
+    Ok(plain)
 }
 
 /// How every zstd frame begins.

@@ -842,8 +842,7 @@ fn folder_base(root: &Path) -> Result<(PathBuf, String), DeliveryError> {
     let there = root
         .ancestors()
         .find(|path| path.symlink_metadata().is_ok());
-    if root.symlink_metadata().is_err()
-        && let Some(base) = there.filter(|base| base.is_dir())
+    if let Some(base) = there.filter(|base| *base != root && base.is_dir())
         && let Ok(rest) = root.strip_prefix(base)
         && let Some(prefix) = spelled_as_is(rest)
     {
