@@ -2,6 +2,7 @@
 //! release, then the pointer.
 
 use std::collections::HashSet;
+use std::future::Future;
 use std::path::{Path, PathBuf};
 
 use futures::StreamExt;
@@ -132,14 +133,17 @@ pub async fn publish(
         _ => (None, None),
     };
     let what = format!("publish of release {} of {}", build.release, build.region);
-    // The pointer read again once the lease is there (nothing to read when repairing).
+    // The pointer read again once the lease is there (nothing to read when repairing),
+    // on a task of its own: the work under the lease begins as soon as the lease is
+    // known to be held, and waits for this read only where it needs it.
     let repairing = options.repair;
     let region = &build.region;
-    let pointer_again = async move {
-        if repairing {
-            None
-        } else {
-            Some(crate::manage::read_pointer(remote, region).await)
+    let pointer_again = {
+        let (remote, region) = (remote.clone(), region.clone());
+        async move {
+            (!repairing).then(|| {
+                Ahead::spawn(async move { crate::manage::read_pointer(&remote, &region).await })
+            })
         }
     };
     let step = Step {
@@ -155,10 +159,18 @@ pub async fn publish(
         crate::lease::GC_WAIT,
         pointer_again,
         |pointer_again| async move {
-            let known = current_names(remote, region, early_names, pointer_again.flatten()).await?;
+            // Which objects the store has: the names of the release the pointer names
+            // once the lease is there.
+            let known = async {
+                let pointer_again = match pointer_again.flatten() {
+                    Some(mut read) => read.output().await,
+                    None => None,
+                };
+                current_names(remote, region, early_names, pointer_again).await
+            };
             let move_from = (!is_current).then_some(current.as_ref());
             let swapped =
-                put_release(&step, parts, move_from, known, early_record, &mut published).await?;
+                put_release(&step, parts, known, move_from, early_record, &mut published).await?;
             // Read back while the lease is given back.
             let read_back = async move {
                 match swapped {
@@ -261,16 +273,16 @@ struct Step<'a> {
     progress: Progress<'a>,
 }
 
-/// Under the lease: the objects the current release does not name (`known`: the
-/// objects it names), then the release record, then the pointer moved from where it is
-/// (`move_from`: `Some(None)` when there is none yet; `None` when it names this release
-/// already; `record`: its release's record, read ahead). Returns the swap to read back,
-/// when the pointer was moved.
+/// Under the lease: the objects the current release does not name (`known`: a read of
+/// the objects it names), then the release record, then the pointer moved from where it
+/// is (`move_from`: `Some(None)` when there is none yet; `None` when it names this
+/// release already; `record`: its release's record, read ahead). Returns the swap to
+/// read back, when the pointer was moved.
 async fn put_release(
     step: &Step<'_>,
     parts: Vec<Part>,
+    known: impl Future<Output = Result<Option<HashSet<String>>, DeliveryError>>,
     move_from: Option<Option<&(Pointer, object_store::UpdateVersion)>>,
-    known: Option<HashSet<String>>,
     record: Option<EarlyRecord>,
     published: &mut Published,
 ) -> Result<Option<Swapped>, DeliveryError> {
@@ -280,22 +292,33 @@ async fn put_release(
         options,
         progress,
     } = step;
-    // What the current release names is there: only the rest is asked about.
-    let known = known.unwrap_or_default();
-    let (there, asked): (Vec<Part>, Vec<Part>) =
-        parts.into_iter().partition(|p| known.contains(&p.hash));
-    published.skipped = there.len();
-    published.skipped_bytes = there.iter().map(|p| p.size).sum();
-    upload_objects(
+    // The manifest's object goes up at once (a new release's is new, and under the
+    // lease no gc can take it), beside the read of what is there and the uploads.
+    let manifest = Part {
+        path: PathBuf::new(),
+        hash: build.manifest_hash.clone(),
+        size: build.manifest_bytes.len() as u64,
+    };
+    let manifest_put = put_object(
         remote,
-        &asked,
-        &build.manifest_bytes,
-        &build.manifest_hash,
-        options,
-        progress,
-        published,
-    )
-    .await?;
+        &manifest,
+        build.manifest_bytes.clone(),
+        options.repair,
+    );
+    let objects = async {
+        // What the current release names is there: only the rest is asked about.
+        let known = known.await?.unwrap_or_default();
+        let (there, asked): (Vec<Part>, Vec<Part>) =
+            parts.into_iter().partition(|p| known.contains(&p.hash));
+        published.skipped += there.len();
+        published.skipped_bytes += there.iter().map(|p| p.size).sum::<u64>();
+        upload_objects(remote, &asked, options, progress, published).await?;
+        Ok::<usize, DeliveryError>(asked.len() + 1)
+    };
+    let (manifest_sent, objects) = futures::join!(manifest_put, objects);
+    let total = objects?;
+    published.count(manifest_sent?, manifest.size);
+    progress(total, total);
     let ours = write_release(
         remote,
         &build.manifest,
@@ -427,69 +450,49 @@ async fn names_of(
     }
 }
 
-/// 1. The objects the store lacks, many at once, the manifest's own object among them. With
-///    `repair`, every object is read back and verified, and put again when it is not
-///    whole.
+/// 1. The objects the store lacks, many at once (the manifest's own is put beside
+///    them). With `repair`, every object is read back and verified, and put again when
+///    it is not whole. Progress counts the manifest's object as the last.
 async fn upload_objects(
     remote: &Remote,
     parts: &[Part],
-    manifest_bytes: &[u8],
-    manifest_hash: &str,
     options: &PublishOptions,
     progress: Progress<'_>,
     published: &mut Published,
 ) -> Result<(), DeliveryError> {
     let total = parts.len() + 1;
-    let all_plain = parts.iter().map(|p| p.size).sum::<u64>() + manifest_bytes.len() as u64;
-    let mut uploaded_plain = 0u64;
-    let mut done = 0;
     let mut uploads = crate::bounded(
         parts,
         options.concurrency,
         |part| part.size,
         |part| upload(remote, part, options.repair),
     );
-    let mut count = |sent: Sent, plain: u64, published: &mut Published| match sent {
-        Sent::Skipped => {
-            published.skipped += 1;
-            published.asked += 1;
-        }
-        Sent::Uploaded(bytes) | Sent::Repaired(bytes) => {
-            published.asked += 1;
-            published.uploaded += 1;
-            published.uploaded_bytes += bytes;
-            published.repaired += usize::from(matches!(sent, Sent::Repaired(_)));
-            uploaded_plain += plain;
-        }
-    };
-    let manifest_part = Part {
-        path: PathBuf::new(),
-        hash: manifest_hash.to_string(),
-        size: manifest_bytes.len() as u64,
-    };
-    // The manifest's object goes up beside the others (all are there before the release).
-    let manifest_put = put_object(
-        remote,
-        &manifest_part,
-        manifest_bytes.to_vec(),
-        options.repair,
-    );
-    let others = async {
-        while let Some(result) = uploads.next().await {
-            let (sent, plain) = result?;
-            count(sent, plain, published);
-            done += 1;
-            progress(done, total);
-        }
-        Ok::<(), DeliveryError>(())
-    };
-    let (others, manifest_sent) = futures::join!(others, manifest_put);
-    others?;
-    drop(uploads);
-    count(manifest_sent?, manifest_part.size, published);
-    progress(total, total);
-    published.skipped_bytes += all_plain - uploaded_plain;
+    let mut done = 0;
+    while let Some(result) = uploads.next().await {
+        let (sent, plain) = result?;
+        published.count(sent, plain);
+        done += 1;
+        progress(done, total);
+    }
     Ok(())
+}
+
+impl Published {
+    /// One object counted: what became of it, and its plain size.
+    fn count(&mut self, sent: Sent, plain: u64) {
+        self.asked += 1;
+        match sent {
+            Sent::Skipped => {
+                self.skipped += 1;
+                self.skipped_bytes += plain;
+            }
+            Sent::Uploaded(bytes) | Sent::Repaired(bytes) => {
+                self.uploaded += 1;
+                self.uploaded_bytes += bytes;
+                self.repaired += usize::from(matches!(sent, Sent::Repaired(_)));
+            }
+        }
+    }
 }
 
 /// 2. The release: created once; a republish finds it and checks it is this build (a
@@ -888,6 +891,49 @@ mod tests {
                     .unwrap()
                     .is_none()
             );
+        });
+    }
+
+    #[test]
+    fn nothing_of_a_publish_reaches_the_store_while_a_gc_holds_its_lease() {
+        let root = tempfile::tempdir().unwrap();
+        let url = format!("file://{}", root.path().join("store").display());
+        let remote = Remote::open(&url, &crate::RemoteOptions::default()).unwrap();
+        let (b1, b2) = (root.path().join("b1"), root.path().join("b2"));
+        let (b1, b2) = (build(&b1, 1), build(&b2, 2));
+        crate::runtime().unwrap().block_on(async {
+            let quiet = |_: usize, _: usize| {};
+            let options = PublishOptions::default();
+            publish(&remote, &b1, &options, &quiet).await.unwrap();
+            let objects = || async {
+                let listed = remote.list("objects/").await.unwrap();
+                listed.into_iter().map(|o| o.key).collect::<HashSet<_>>()
+            };
+            let before = objects().await;
+            let wait = std::time::Duration::from_secs(20);
+            let (held, holding) = tokio::sync::oneshot::channel::<()>();
+            let collector =
+                crate::lease::holding(&remote, crate::lease::Kind::Collect, "gc", wait, async {
+                    let _ = held.send(());
+                    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+                    Ok(objects().await)
+                });
+            // The publish starts once the collector holds its lease: it waits, and puts
+            // nothing meanwhile — not even its manifest's object, which no release
+            // names yet.
+            let publishing = async {
+                holding.await.unwrap();
+                publish(&remote, &b2, &options, &quiet).await
+            };
+            let (waited, published) = futures::join!(collector, publishing);
+            let waited = waited.unwrap();
+            assert_eq!(
+                waited, before,
+                "objects put while the collector held its lease"
+            );
+            let published = published.unwrap();
+            assert!(published.pointer_moved && published.uploaded == 2);
+            assert_eq!(objects().await.len(), before.len() + 2);
         });
     }
 
