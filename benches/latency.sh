@@ -8,6 +8,9 @@
 #
 #   benches/latency.sh                      # WORK=DIR keeps the data
 #   BEFORE=/path/to/masterctl benches/latency.sh   # the same for another binary, alternated
+#   BEFORE=… PAIRS=15 benches/latency.sh   # then 15 publishes of each at 50 ms, taking
+#                                          # turns: medians and means, for changes
+#                                          # smaller than a best-of-N run's noise
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . benches/common.sh
@@ -92,3 +95,24 @@ for delay in 0 25; do
     echo "| masterctl fetch of that release, every object cached, $label | $((delay * 2)) ms | ${fetched} s | |"
   done
 done
+
+# PAIRS: the two binaries taking turns at 50 ms (the link is still up from the loop).
+if [ -n "$before" ] && [ -n "${PAIRS:-}" ]; then
+  for _ in $(seq "$PAIRS"); do
+    a=$(publish_change "$before" bench-before) b=$(publish_change "$masterctl" bench-now)
+    echo "${a% *} ${b% *}"
+  done >"$work/pairs"
+  echo
+  echo "| publish after a one-table change, 50 ms, $PAIRS turns each | before | now |"
+  echo "| --- | --- | --- |"
+  python3 - "$work/pairs" <<'PY'
+import statistics, sys
+pairs = [tuple(map(float, line.split())) for line in open(sys.argv[1])]
+before, now = zip(*pairs)
+lower = sum(n < b for b, n in pairs)
+print(f"| median | {statistics.median(before):.3f} s | {statistics.median(now):.3f} s |")
+print(f"| mean | {statistics.mean(before):.3f} s | {statistics.mean(now):.3f} s |")
+print(f"| fastest, slowest | {min(before):.3f} s, {max(before):.3f} s | {min(now):.3f} s, {max(now):.3f} s |")
+print(f"| turns in which now was faster | | {lower} of {len(pairs)} |")
+PY
+fi
