@@ -415,14 +415,21 @@ fn suite(store: &dyn Store, prefix: &str) {
             let key = format!("releases/jp/{}.json", pointer["release"].as_str().unwrap());
             let record = Release::parse(&held_release, &key, "", "jp").unwrap();
             let mut release = serde_json::to_value(&record).unwrap();
-            let file = &mut release["manifest"]["files"][0];
+            // The current release's manifest (the build's, as the record names it).
+            let built = std::fs::read(build.join("manifest.json")).unwrap();
+            assert_eq!(
+                blake3::hash(&built).to_hex().as_str(),
+                record.manifest_blake3
+            );
+            let mut forged_manifest = manifest(&build);
+            let file = &mut forged_manifest["files"][0];
             file["blake3"] = junk_hash.clone().into();
             file["size"] = junk.len().into();
             if let Some(path) = path {
                 file["path"] = path.into();
             }
             // The manifest object and the hashes naming it, as a forger would write them.
-            let manifest_bytes = serde_json::to_vec(&release["manifest"]).unwrap();
+            let manifest_bytes = serde_json::to_vec(&forged_manifest).unwrap();
             let manifest_hash = blake3::hash(&manifest_bytes).to_hex().to_string();
             forged.push(files.join("objects").join(&manifest_hash));
             std::fs::write(forged.last().unwrap(), &manifest_bytes).unwrap();

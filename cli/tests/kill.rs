@@ -15,6 +15,7 @@ use std::process::{Command, Output};
 
 use common::*;
 use masterctl_delivery::layout::Release;
+use masterctl_delivery::{Remote, RemoteOptions, release_manifest};
 
 /// The system calls a kill is injected before.
 const WRITES: &[&str] = &[
@@ -58,6 +59,8 @@ fn args_in(dir: &Path, args: &[&str]) -> Vec<String> {
 /// Every release record of the folder store `store` names only objects that are there,
 /// and each region's pointer names a release that is there.
 fn store_whole(store: &Path, place: &str) {
+    let url = format!("file://{}", store.display());
+    let remote = Remote::open(&url, &RemoteOptions::default()).unwrap();
     let releases = store.join("releases");
     for region in std::fs::read_dir(&releases).unwrap().flatten() {
         for record in std::fs::read_dir(region.path()).unwrap().flatten() {
@@ -70,11 +73,13 @@ fn store_whole(store: &Path, place: &str) {
             let bytes = std::fs::read(record.path()).unwrap();
             let release = Release::parse(&bytes, &key, "", &region_name)
                 .unwrap_or_else(|e| panic!("{place}: {name}: {e}"));
-            let release = serde_json::to_value(&release).unwrap();
-            let mut hashes = vec![release["manifest_blake3"].as_str().unwrap().to_string()];
-            for file in release["manifest"]["files"].as_array().unwrap() {
-                hashes.push(file["blake3"].as_str().unwrap().to_string());
-            }
+            // Its manifest, read from the object it names (there, whole, and its build's).
+            let (manifest, _) = masterctl_delivery::runtime()
+                .unwrap()
+                .block_on(release_manifest(&remote, &region_name, &release))
+                .unwrap_or_else(|e| panic!("{place}: {name}: {e}"));
+            let mut hashes = vec![release.manifest_blake3.clone()];
+            hashes.extend(manifest.files.into_iter().map(|f| f.blake3));
             for hash in hashes {
                 assert!(
                     store.join("objects").join(&hash).is_file(),

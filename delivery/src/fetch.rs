@@ -426,11 +426,10 @@ async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) 
 }
 
 /// The release to fetch (the pointer's, unless one is named): its id and its manifest
-/// as stored. The pointer's is read from the manifest object the pointer names (stored
-/// compressed, verified by its hash: a fraction of the release record, which holds the
-/// manifest in plain JSON), the objects it names asked for as it arrives (`cache`: the
-/// folder of objects the fetch has); a named release's from its record, checked against
-/// it.
+/// as stored. The pointer's is read from the manifest object the pointer names
+/// (verified by its hash), the objects it names asked for as it arrives (`cache`: the
+/// folder of objects the fetch has); a named release's through its record, which names
+/// that object too.
 async fn read_release(
     remote: &Remote,
     region: &str,
@@ -493,12 +492,14 @@ async fn read_release(
         (None, Some(pointer)) => pointer.release.clone(),
         (None, None) => unreachable!("a pointer was read when no release was named"),
     };
-    let key = layout::release_key(region, &release_id);
     let release = crate::manage::read_release(remote, region, &release_id)
         .await?
         .ok_or_else(|| DeliveryError::Missing {
             store: store.to_string(),
-            what: format!("release {release_id} of region {region} ({key})"),
+            what: format!(
+                "release {release_id} of region {region} ({})",
+                layout::release_key(region, &release_id)
+            ),
         })?;
     if let Some(pointer) = &pointer
         && pointer.manifest_blake3 != release.manifest_blake3
@@ -509,52 +510,8 @@ async fn read_release(
             why: "its manifest hash is not the release's".into(),
         });
     }
-    // The release holds the manifest: written out as `build` writes it, those are the
-    // bytes the release names, and the manifest object need not be read. A release
-    // whose manifest was written otherwise is checked against the object.
-    let hash = &release.manifest_blake3;
-    let written = release.manifest.to_bytes();
-    if written.len() as u64 == release.manifest_size
-        && blake3::hash(&written).to_hex().as_str() == hash
-    {
-        return Ok(Read {
-            release: release.release,
-            manifest: release.manifest,
-            manifest_bytes: written,
-            asked: None,
-        });
-    }
-    let stored = remote
-        .get(
-            &layout::object_key(hash),
-            release.manifest_size.min(masterctl_runtime::MANIFEST_LIMIT),
-        )
-        .await?
-        .ok_or_else(|| DeliveryError::Corrupt {
-            store: store.to_string(),
-            hash: hash.clone(),
-            why: "the release's manifest object is missing".into(),
-        })?;
-    let manifest_bytes = object::decode(&stored, hash, release.manifest_size).map_err(|why| {
-        DeliveryError::Corrupt {
-            store: store.to_string(),
-            hash: hash.clone(),
-            why,
-        }
-    })?;
-    let manifest: Manifest =
-        serde_json::from_slice(&manifest_bytes).map_err(|e| DeliveryError::Corrupt {
-            store: store.to_string(),
-            hash: hash.clone(),
-            why: format!("the manifest object is not a manifest ({e})"),
-        })?;
-    if manifest != release.manifest {
-        return Err(DeliveryError::Foreign {
-            store: store.to_string(),
-            key,
-            why: "its manifest is not the manifest object it names".into(),
-        });
-    }
+    let (manifest, manifest_bytes) =
+        crate::manage::release_manifest(remote, region, &release).await?;
     Ok(Read {
         release: release.release,
         manifest,

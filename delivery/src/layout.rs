@@ -9,6 +9,12 @@ use crate::DeliveryError;
 /// The version of the records below; a reader refuses records of another.
 pub const LAYOUT_VERSION: u32 = 1;
 
+/// The format of the release records written now: the record names its build's
+/// manifest by the hash of its object, and says what `releases` shows of the build.
+/// Records of format [`LAYOUT_VERSION`] (written before) hold the manifest itself;
+/// both are read.
+pub const RELEASE_FORMAT: u32 = 2;
+
 /// A region as it appears in keys: what `masterctl.toml` accepts as a region name
 /// (letters, digits, `_`, `-`; at most 64).
 pub fn check_region(region: &str) -> Result<(), DeliveryError> {
@@ -73,23 +79,62 @@ pub fn pointer_key(region: &str) -> String {
     format!("regions/{region}/current.json")
 }
 
-/// `releases/<region>/<release>.json`: a build's manifest and how it was published.
+/// `releases/<region>/<release>.json`: a build's manifest (named by the hash of its
+/// object, or held, in records of format 1), what the build holds, and how it was
+/// published.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Release {
     pub masterctl_release: u32,
     pub region: String,
     /// The build's source commit.
     pub release: String,
-    /// BLAKE3 of the build's `manifest.json`, which is also stored as an object.
+    /// BLAKE3 of the build's `manifest.json`, stored as an object.
     pub manifest_blake3: String,
     /// The size of that `manifest.json`.
     pub manifest_size: u64,
-    pub manifest: Manifest,
+    /// The manifest itself: only in records of format 1 (read, never written now).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manifest: Option<Manifest>,
+    /// What the build holds, as `releases` shows it (format 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<Summary>,
     pub published: Published,
     /// The versions (tags `masters/<region>/<version>`) that named the build's commit
     /// when it was published.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub versions: Vec<String>,
+}
+
+/// What a build holds, in a release record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Its files.
+    pub files: usize,
+    /// Their bytes.
+    pub bytes: u64,
+    /// The languages it holds strings of, in the project's order.
+    pub languages: Vec<String>,
+}
+
+impl Summary {
+    /// What `manifest`'s build holds.
+    pub fn of(manifest: &Manifest) -> Summary {
+        let held: std::collections::BTreeSet<&String> = manifest
+            .files
+            .iter()
+            .filter_map(|f| f.language.as_ref())
+            .collect();
+        Summary {
+            files: manifest.files.len(),
+            bytes: manifest.files.iter().map(|f| f.size).sum(),
+            languages: manifest
+                .languages
+                .iter()
+                .filter(|l| held.contains(l))
+                .cloned()
+                .collect(),
+        }
+    }
 }
 
 /// When and by what a release was first published.
@@ -129,13 +174,29 @@ pub fn is_version_tag(tag: &str, region: &str) -> bool {
 
 impl Release {
     /// The record as stored: compact JSON, zstd-compressed. Every publish writes its
-    /// own across a link still in slow start: indented, a 1,500-file build's record was
-    /// 479 KB, compact 315 KB, compressed 69 KB.
+    /// own across a link still in slow start: a record holding a 1,500-file build's
+    /// manifest was 479 KB indented, 315 KB compact, 69 KB compressed; naming it, a few
+    /// hundred bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
         crate::object::encode(&serde_json::to_vec(self).unwrap_or_default())
     }
 
-    /// Parse a release read from `key`, refusing what masterctl did not write.
+    /// What its build holds.
+    pub fn summary(&self) -> Summary {
+        match (&self.build, &self.manifest) {
+            (Some(summary), _) => summary.clone(),
+            (None, Some(manifest)) => Summary::of(manifest),
+            (None, None) => Summary {
+                files: 0,
+                bytes: 0,
+                languages: Vec::new(),
+            },
+        }
+    }
+
+    /// Parse a release read from `key`, refusing what masterctl did not write. A
+    /// record of format 2 names its manifest: what it says of it is checked when the
+    /// manifest is read (`manage::release_manifest`).
     pub fn parse(
         bytes: &[u8],
         key: &str,
@@ -150,13 +211,24 @@ impl Release {
         let plain = crate::object::unpack(bytes, RELEASE_LIMIT).map_err(&foreign)?;
         let release: Release =
             serde_json::from_slice(&plain).map_err(|e| foreign(format!("not a release ({e})")))?;
-        if release.masterctl_release != LAYOUT_VERSION {
+        let holds_manifest = match release.masterctl_release {
+            LAYOUT_VERSION => true,
+            RELEASE_FORMAT => false,
+            other => {
+                return Err(foreign(format!(
+                    "release format {other}, this masterctl reads {LAYOUT_VERSION} and {RELEASE_FORMAT}"
+                )));
+            }
+        };
+        if release.manifest.is_some() != holds_manifest || release.build.is_some() == holds_manifest
+        {
             return Err(foreign(format!(
-                "release format {}, this masterctl reads {LAYOUT_VERSION}",
-                release.masterctl_release
+                "a record of format {} {} its manifest",
+                release.masterctl_release,
+                if holds_manifest { "holds" } else { "names" }
             )));
         }
-        if release.region != region || release.manifest.region != region {
+        if release.region != region {
             return Err(foreign(format!("it is a release of `{}`", release.region)));
         }
         if check_release(&release.release).is_err() || !is_hash(&release.manifest_blake3) {
@@ -164,23 +236,36 @@ impl Release {
                 "its release id or manifest hash is malformed".into(),
             ));
         }
-        if release_id(&release.manifest) != release.release {
-            return Err(foreign(
-                "its manifest is not of the commit and kind of build its name says".into(),
-            ));
+        if release.manifest_size > masterctl_runtime::MANIFEST_LIMIT {
+            return Err(foreign(format!(
+                "it names a manifest of {} bytes, more than a build's may be",
+                release.manifest_size
+            )));
         }
         if !release.versions.iter().all(|v| is_version_tag(v, region)) {
             return Err(foreign(
                 "a version it names is not one of the region's".into(),
             ));
         }
-        // Its paths will be joined to a folder on the fetching machine.
-        release
-            .manifest
-            .check()
-            .map_err(|cause| foreign(format!("its manifest: {cause}")))?;
+        if let Some(manifest) = &release.manifest {
+            check_manifest(manifest, &release.release, region).map_err(foreign)?;
+        }
         Ok(release)
     }
+}
+
+/// That `manifest` is of the build of `release` of `region`, its paths fit to be
+/// joined to a folder on the fetching machine; else why not.
+pub fn check_manifest(manifest: &Manifest, release: &str, region: &str) -> Result<(), String> {
+    if manifest.region != region {
+        return Err(format!("its manifest is of region `{}`", manifest.region));
+    }
+    if release_id(manifest) != release {
+        return Err("its manifest is not of the commit and kind of build its name says".into());
+    }
+    manifest
+        .check()
+        .map_err(|cause| format!("its manifest: {cause}"))
 }
 
 impl Pointer {

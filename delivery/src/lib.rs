@@ -33,7 +33,9 @@ pub mod watch;
 use std::path::PathBuf;
 
 pub use fetch::{FetchOptions, Fetched, fetch};
-pub use manage::{Collected, ReleaseInfo, RolledBack, gc, releases, resolve_release, rollback};
+pub use manage::{
+    Collected, ReleaseInfo, RolledBack, gc, release_manifest, releases, resolve_release, rollback,
+};
 pub use publish::{PublishOptions, Published, publish};
 pub use remote::{Remote, RemoteOptions};
 

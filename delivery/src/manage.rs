@@ -7,9 +7,11 @@ use futures::StreamExt;
 use object_store::UpdateVersion;
 use serde::Serialize;
 
+use masterctl_runtime::Manifest;
+
 use crate::layout::{self, Pointer, Release};
 use crate::remote::Remote;
-use crate::{DeliveryError, Progress, lease};
+use crate::{DeliveryError, Progress, lease, object};
 
 /// A release as `releases` lists it.
 #[derive(Debug, Clone, Serialize)]
@@ -67,6 +69,55 @@ pub(crate) async fn read_release(
         }
         None => Ok(None),
     }
+}
+
+/// The manifest of the release `record` (of `region`) and its bytes as stored: read
+/// from the object the record names, verified by its hash and checked to be the build
+/// of that release. A record of format 1 holds the manifest: its object is read only
+/// when the manifest held was written otherwise than `build` writes it, and must be
+/// that manifest.
+pub async fn release_manifest(
+    remote: &Remote,
+    region: &str,
+    record: &Release,
+) -> Result<(Manifest, Vec<u8>), DeliveryError> {
+    let (store, hash) = (remote.shown(), &record.manifest_blake3);
+    if let Some(held) = &record.manifest {
+        let written = held.to_bytes();
+        if written.len() as u64 == record.manifest_size
+            && blake3::hash(&written).to_hex().as_str() == hash
+        {
+            return Ok((held.clone(), written));
+        }
+    }
+    let corrupt = |why: String| DeliveryError::Corrupt {
+        store: store.to_string(),
+        hash: hash.clone(),
+        why,
+    };
+    let foreign = |why: String| DeliveryError::Foreign {
+        store: store.to_string(),
+        key: layout::release_key(region, &record.release),
+        why,
+    };
+    let stored = remote
+        .get(&layout::object_key(hash), record.manifest_size)
+        .await?
+        .ok_or_else(|| corrupt("the release's manifest object is missing".into()))?;
+    let bytes = object::decode(&stored, hash, record.manifest_size).map_err(corrupt)?;
+    let manifest: Manifest = serde_json::from_slice(&bytes)
+        .map_err(|e| corrupt(format!("the manifest object is not a manifest ({e})")))?;
+    if record
+        .manifest
+        .as_ref()
+        .is_some_and(|held| *held != manifest)
+    {
+        return Err(foreign(
+            "its manifest is not the manifest object it names".into(),
+        ));
+    }
+    layout::check_manifest(&manifest, &record.release, region).map_err(foreign)?;
+    Ok((manifest, bytes))
 }
 
 /// The release `named` stands for: a whole id, or a unique prefix of at least 7
@@ -149,25 +200,15 @@ pub async fn releases(
     for (region, releases) in records {
         let current = read_pointer(remote, &region).await?.map(|(p, _)| p.release);
         for release in releases {
-            let manifest = &release.manifest;
-            let languages: BTreeSet<&String> = manifest
-                .files
-                .iter()
-                .filter_map(|f| f.language.as_ref())
-                .collect();
+            let summary = release.summary();
             infos.push(ReleaseInfo {
                 current: current.as_deref() == Some(release.release.as_str()),
                 region: region.clone(),
                 published: release.published.time.clone(),
                 tool: release.published.tool.clone(),
-                files: manifest.files.len(),
-                bytes: manifest.files.iter().map(|f| f.size).sum(),
-                languages: manifest
-                    .languages
-                    .iter()
-                    .filter(|l| languages.contains(l))
-                    .cloned()
-                    .collect(),
+                files: summary.files,
+                bytes: summary.bytes,
+                languages: summary.languages,
                 versions: release.versions,
                 release: release.release,
             });
@@ -214,6 +255,29 @@ async fn all_releases(
         releases.sort_by(|a, b| b.published.time.cmp(&a.published.time));
     }
     Ok(by_region)
+}
+
+/// Every object the `kept` releases (region, record) name: their manifests' objects
+/// and the files those list, read many at once. A kept release whose manifest does not
+/// read stops the collection before anything is deleted: what it needs is not known.
+async fn kept_objects(
+    remote: &Remote,
+    kept: &[(&str, &Release)],
+) -> Result<BTreeSet<String>, DeliveryError> {
+    let manifests: Vec<Result<(Manifest, Vec<u8>), DeliveryError>> = futures::stream::iter(
+        kept.iter()
+            .map(|(region, record)| release_manifest(remote, region, record)),
+    )
+    .buffered(16)
+    .collect()
+    .await;
+    let mut needed = BTreeSet::new();
+    for ((_, record), manifest) in kept.iter().zip(manifests) {
+        let (manifest, _) = manifest?;
+        needed.extend(manifest.files.into_iter().map(|f| f.blake3));
+        needed.insert(record.manifest_blake3.clone());
+    }
+    Ok(needed)
 }
 
 /// What a rollback did.
@@ -274,13 +338,9 @@ async fn roll_back(
     {
         return Ok(done);
     }
-    let mut needed: BTreeSet<&str> = record
-        .manifest
-        .files
-        .iter()
-        .map(|f| f.blake3.as_str())
-        .collect();
-    needed.insert(&record.manifest_blake3);
+    // Its manifest object read (and so there), then every object it names asked for.
+    let (manifest, _) = release_manifest(remote, region, &record).await?;
+    let needed: BTreeSet<&str> = manifest.files.iter().map(|f| f.blake3.as_str()).collect();
     let present: Vec<Result<bool, DeliveryError>> = futures::stream::iter(
         needed
             .iter()
@@ -402,7 +462,7 @@ async fn collect(
         objects_too_young: 0,
         leftovers_deleted: 0,
     };
-    let mut needed: BTreeSet<String> = BTreeSet::new();
+    let mut kept: Vec<(&str, &Release)> = Vec::new();
     let mut doomed: Vec<(String, String)> = Vec::new();
     for (region, releases) in &records {
         let current = read_pointer(remote, region).await?.map(|(p, _)| p.release);
@@ -414,8 +474,7 @@ async fn collect(
                     .entry(region.clone())
                     .or_default()
                     .push(release.release.clone());
-                needed.extend(release.manifest.files.iter().map(|f| f.blake3.clone()));
-                needed.insert(release.manifest_blake3.clone());
+                kept.push((region, release));
             } else {
                 collected
                     .deleted
@@ -453,6 +512,7 @@ async fn collect(
             });
         }
     }
+    let needed = kept_objects(remote, &kept).await?;
     let objects = remote.list("objects/").await?;
     let mut victims = Vec::new();
     for object in &objects {

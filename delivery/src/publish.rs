@@ -508,12 +508,13 @@ async fn write_release(
     let (region, release) = (&published.region, &published.release);
     let release_key = layout::release_key(region, release);
     let record = Release {
-        masterctl_release: layout::LAYOUT_VERSION,
+        masterctl_release: layout::RELEASE_FORMAT,
         region: region.clone(),
         release: release.clone(),
         manifest_blake3: manifest_hash.to_string(),
         manifest_size: manifest_bytes.len() as u64,
-        manifest: manifest.clone(),
+        manifest: None,
+        build: Some(layout::Summary::of(manifest)),
         published: layout::Published {
             time: layout::now(),
             tool: options.tool.clone(),

@@ -147,7 +147,9 @@ fn check_whole(remote: &Remote, root: &std::path::Path) {
             .unwrap()
             .unwrap();
         let release = layout::Release::parse(&bytes, &key, remote.shown(), "jp").unwrap();
-        let mut hashes: Vec<&String> = release.manifest.files.iter().map(|f| &f.blake3).collect();
+        let (manifest, _) =
+            block_on(masterctl_delivery::release_manifest(remote, "jp", &release)).unwrap();
+        let mut hashes: Vec<&String> = manifest.files.iter().map(|f| &f.blake3).collect();
         hashes.push(&release.manifest_blake3);
         for hash in hashes {
             assert!(

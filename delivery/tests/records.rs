@@ -1,7 +1,9 @@
 //! What a fetch reads to learn a release's manifest: for the current release, the
-//! manifest object the pointer names (stored compressed and verified by its hash), not
-//! the release record that also holds it; the record when that object is gone, and for
-//! a release named by id. A pointer naming the manifest of another release is refused.
+//! manifest object the pointer names (stored compressed and verified by its hash); for a
+//! release named by id, its record, which names that object too (records written
+//! before hold the manifest, and serve without it). A pointer or a record naming the
+//! manifest of another release is refused; without its manifest object a release is
+//! damaged until a repairing publish puts it back.
 
 mod common;
 
@@ -14,6 +16,30 @@ fn fetch_out(
     root: &std::path::Path,
 ) -> Result<masterctl_delivery::Fetched, DeliveryError> {
     fetch(&store.remote, &root.join("out"), &root.join("cache"))
+}
+
+/// A fetch of the release `named` into `root/into`.
+fn fetch_named(
+    store: &Store,
+    root: &std::path::Path,
+    into: &str,
+    named: &str,
+) -> Result<masterctl_delivery::Fetched, DeliveryError> {
+    let mut options = fetch_options(&root.join("cache"));
+    options.release = Some(named.to_string());
+    block_on(masterctl_delivery::fetch(
+        &store.remote,
+        &root.join(into),
+        &options,
+        &|_, _| {},
+    ))
+}
+
+/// That `error` is `Foreign`, says `says`, and nothing was swapped in at `out`.
+fn refused_foreign(error: &DeliveryError, says: &str, out: &std::path::Path) {
+    assert!(matches!(error, DeliveryError::Foreign { .. }), "{error}");
+    assert!(error.to_string().contains(says), "{error}");
+    assert!(!out.exists());
 }
 
 /// A published build of release 1; the store and the release's id.
@@ -41,29 +67,96 @@ fn the_current_release_is_fetched_from_its_manifest_object() {
         b"price=100"
     );
     // A release named by id is found by its record, which is gone.
-    let mut options = fetch_options(&root.path().join("cache"));
-    options.release = Some(release.clone());
-    let named = block_on(masterctl_delivery::fetch(
-        &store.remote,
-        &root.path().join("named"),
-        &options,
-        &|_, _| {},
-    ));
-    assert!(named.is_err());
+    assert!(fetch_named(&store, root.path(), "named", &release).is_err());
 }
 
 #[test]
-fn without_its_manifest_object_the_record_serves() {
+fn a_record_names_its_manifest_and_a_release_named_by_id_is_fetched_through_it() {
     let root = tempfile::tempdir().unwrap();
     let (store, release) = published(root.path());
-    let manifest = std::fs::read(root.path().join("build/manifest.json")).unwrap();
-    std::fs::remove_file(store.path(&layout::object_key(&hash(&manifest)))).unwrap();
+    let key = layout::release_key("jp", &release);
+    let record = std::fs::read(store.path(&key)).unwrap();
+    let record = layout::Release::parse(&record, &key, "", "jp").unwrap();
+    assert_eq!(record.masterctl_release, layout::RELEASE_FORMAT);
+    assert!(record.manifest.is_none(), "the record holds no manifest");
+    let summary = record.build.as_ref().unwrap();
+    assert_eq!((summary.files, summary.bytes), (2, 14));
+    let releases = block_on(masterctl_delivery::releases(&store.remote, Some("jp"))).unwrap();
+    assert_eq!((releases[0].files, releases[0].bytes), (2, 14));
+    let named = fetch_named(&store, root.path(), "named", &release).unwrap();
+    assert_eq!(named.release, release);
+    assert_eq!(
+        std::fs::read(root.path().join("named/shop.bin")).unwrap(),
+        b"price=100"
+    );
+
+    // A record naming the manifest object of another release (on the store, whole) is
+    // refused when that manifest is read, and nothing is fetched.
+    let other = manifest(&commit(2), vec![entry("item.bin", b"sword")]).to_bytes();
+    std::fs::write(store.path(&layout::object_key(&hash(&other))), &other).unwrap();
+    let mut forged = record.clone();
+    forged.manifest_blake3 = hash(&other);
+    forged.manifest_size = other.len() as u64;
+    std::fs::write(store.path(&key), forged.to_bytes()).unwrap();
+    let error = fetch_named(&store, root.path(), "forged", &release).unwrap_err();
+    refused_foreign(&error, "not of the commit", &root.path().join("forged"));
+}
+
+#[test]
+fn without_its_manifest_object_a_release_is_damaged_until_a_repairing_publish() {
+    let root = tempfile::tempdir().unwrap();
+    let (store, release) = published(root.path());
+    let manifest_bytes = std::fs::read(root.path().join("build/manifest.json")).unwrap();
+    let object = store.path(&layout::object_key(&hash(&manifest_bytes)));
+    std::fs::remove_file(&object).unwrap();
+    let error = fetch_out(&store, root.path()).unwrap_err();
+    assert!(matches!(error, DeliveryError::Corrupt { .. }), "{error}");
+    assert!(
+        error.to_string().contains("manifest object is missing"),
+        "{error}"
+    );
+    assert!(!root.path().join("out").exists());
+    // gc cannot know what the release needs: it deletes nothing.
+    let objects = std::fs::read_dir(store.path("objects")).unwrap().count();
+    let error = block_on(masterctl_delivery::gc(
+        &store.remote,
+        1,
+        0,
+        false,
+        &|_, _| {},
+    ));
+    assert!(
+        matches!(error, Err(DeliveryError::Corrupt { .. })),
+        "{error:?}"
+    );
+    assert_eq!(
+        std::fs::read_dir(store.path("objects")).unwrap().count(),
+        objects
+    );
+    let repaired = publish(&store.remote, &root.path().join("build"), true).unwrap();
+    assert!(repaired.repaired >= 1 && object.is_file());
+    assert_eq!(fetch_out(&store, root.path()).unwrap().release, release);
+}
+
+#[test]
+fn a_record_of_the_earlier_format_serves_without_its_manifest_object() {
+    let root = tempfile::tempdir().unwrap();
+    let store = Store::new();
+    let sword = entry("item.bin", b"sword");
+    forge(&store, &commit(3), vec![sword], &[b"sword"]);
+    let pointer: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(store.path(&layout::pointer_key("jp"))).unwrap())
+            .unwrap();
+    let manifest_hash = pointer["manifest_blake3"].as_str().unwrap();
+    std::fs::remove_file(store.path(&layout::object_key(manifest_hash))).unwrap();
     let fetched = fetch_out(&store, root.path()).unwrap();
-    assert_eq!(fetched.release, release);
+    assert_eq!(fetched.release, pointer["release"].as_str().unwrap());
     assert_eq!(
         std::fs::read(root.path().join("out/item.bin")).unwrap(),
         b"sword"
     );
+    let releases = block_on(masterctl_delivery::releases(&store.remote, Some("jp"))).unwrap();
+    assert_eq!((releases[0].files, releases[0].bytes), (1, 5));
 }
 
 #[test]
@@ -81,9 +174,7 @@ fn a_pointer_naming_another_releases_manifest_is_refused() {
     pointer["manifest_blake3"] = hash(&other).into();
     std::fs::write(&pointer_path, serde_json::to_vec(&pointer).unwrap()).unwrap();
     let error = fetch_out(&store, root.path()).unwrap_err();
-    assert!(matches!(error, DeliveryError::Foreign { .. }), "{error}");
-    assert!(error.to_string().contains("manifest of release"), "{error}");
-    assert!(!root.path().join("out").exists());
+    refused_foreign(&error, "manifest of release", &root.path().join("out"));
 }
 
 #[test]

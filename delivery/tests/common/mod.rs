@@ -133,7 +133,8 @@ pub fn fetch(
 }
 
 /// A release written straight into a folder store, as a hostile publisher could: its
-/// objects (`plain`), its record naming `files`, and the pointer to it.
+/// objects (`plain`), its record naming `files` (in format 1, as older versions wrote
+/// records: holding the manifest), and the pointer to it.
 pub fn forge(store: &Store, release: &str, files: Vec<FileEntry>, plain: &[&[u8]]) {
     use masterctl_delivery::layout::{self, LAYOUT_VERSION, Pointer, Published, Release};
     for bytes in plain {
@@ -158,7 +159,8 @@ pub fn forge(store: &Store, release: &str, files: Vec<FileEntry>, plain: &[&[u8]
         release: release.to_string(),
         manifest_blake3: hash(&bytes),
         manifest_size: bytes.len() as u64,
-        manifest,
+        manifest: Some(manifest),
+        build: None,
         published: Published {
             time: layout::now(),
             tool: "forger".to_string(),
