@@ -223,9 +223,13 @@ impl Release {
         if release.manifest.is_some() != holds_manifest || release.build.is_some() == holds_manifest
         {
             return Err(foreign(format!(
-                "a record of format {} {} its manifest",
+                "a record of format {} {}",
                 release.masterctl_release,
-                if holds_manifest { "holds" } else { "names" }
+                if holds_manifest {
+                    "holds its manifest, and nothing in its place"
+                } else {
+                    "names its manifest and says what its build holds, and holds no manifest"
+                }
             )));
         }
         if release.region != region {
@@ -328,5 +332,64 @@ mod tests {
         assert!(check_release(&format!("{}-client", "a".repeat(40))).is_ok());
         assert!(check_release(&format!("{}-server", "a".repeat(40))).is_err());
         assert!(now().ends_with('Z') && now().len() == 24, "{}", now());
+    }
+
+    #[test]
+    fn a_record_holds_its_manifest_or_names_it_as_its_format_says() {
+        let manifest = Manifest {
+            format: masterctl_runtime::FORMAT_VERSION,
+            region: "jp".to_string(),
+            source_commit: "a".repeat(40),
+            schema_hash: "0".repeat(64),
+            languages: vec!["ja".to_string()],
+            files: Vec::new(),
+            fallbacks: Vec::new(),
+            timezone: None,
+            audience: None,
+            seen_by: Vec::new(),
+        };
+        let named = Release {
+            masterctl_release: RELEASE_FORMAT,
+            region: "jp".to_string(),
+            release: "a".repeat(40),
+            manifest_blake3: "b".repeat(64),
+            manifest_size: 100,
+            manifest: None,
+            build: Some(Summary::of(&manifest)),
+            published: Published {
+                time: now(),
+                tool: "test".to_string(),
+            },
+            versions: Vec::new(),
+        };
+        let held = Release {
+            masterctl_release: LAYOUT_VERSION,
+            manifest: Some(manifest.clone()),
+            build: None,
+            ..named.clone()
+        };
+        let parse = |record: &Release| Release::parse(&record.to_bytes(), "k", "s", "jp");
+        assert_eq!(parse(&named).unwrap(), named);
+        assert_eq!(parse(&held).unwrap(), held);
+        let both = Release {
+            manifest: Some(manifest),
+            ..named.clone()
+        };
+        let neither = Release {
+            manifest: None,
+            ..held.clone()
+        };
+        let later = Release {
+            masterctl_release: RELEASE_FORMAT + 1,
+            ..named.clone()
+        };
+        let huge = Release {
+            manifest_size: masterctl_runtime::MANIFEST_LIMIT + 1,
+            ..named.clone()
+        };
+        for refused in [both, neither, later, huge] {
+            let error = parse(&refused).unwrap_err();
+            assert!(matches!(error, DeliveryError::Foreign { .. }), "{error}");
+        }
     }
 }

@@ -338,9 +338,11 @@ async fn roll_back(
     {
         return Ok(done);
     }
-    // Its manifest object read (and so there), then every object it names asked for.
+    // Its manifest read (from its object, but for a record holding it), then every
+    // object it names asked for, the manifest's own among them.
     let (manifest, _) = release_manifest(remote, region, &record).await?;
-    let needed: BTreeSet<&str> = manifest.files.iter().map(|f| f.blake3.as_str()).collect();
+    let mut needed: BTreeSet<&str> = manifest.files.iter().map(|f| f.blake3.as_str()).collect();
+    needed.insert(&record.manifest_blake3);
     let present: Vec<Result<bool, DeliveryError>> = futures::stream::iter(
         needed
             .iter()
