@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::DeliveryError;
 
-/// The version of the records below; a reader refuses records of another.
+/// The version of the pointer (a reader refuses another), and the format of the release
+/// records written before [`RELEASE_FORMAT`].
 pub const LAYOUT_VERSION: u32 = 1;
 
 /// The format of the release records written now: the record names its build's

@@ -4,10 +4,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use futures::StreamExt;
+use masterctl_runtime::Manifest;
 use object_store::UpdateVersion;
 use serde::Serialize;
-
-use masterctl_runtime::Manifest;
 
 use crate::layout::{self, Pointer, Release};
 use crate::remote::Remote;
