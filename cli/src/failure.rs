@@ -23,7 +23,7 @@ pub fn delivery_failure(error: DeliveryError) -> Failure {
         ),
         DeliveryError::NoBucket { .. } => Some("create the bucket, or correct its name in the URL"),
         DeliveryError::Corrupt { .. } => Some(
-            "nothing was swapped in; repair the store from the release's build: `masterctl publish DIR --to URL --repair` (`masterctl build --region R --rev RELEASE --out DIR` makes it again)",
+            "nothing was changed (no build swapped in, no pointer moved, nothing deleted); repair the store from the release's build: `masterctl publish DIR --to URL --repair` (`masterctl build --region R --rev RELEASE --out DIR` makes it again)",
         ),
         DeliveryError::Busy { .. } => Some(
             "publish and rollback never overlap a gc; a lease not renewed for 5 minutes (a killed process's) is ignored",

@@ -365,6 +365,8 @@ fn suite(store: &dyn Store, prefix: &str) {
     let out = at.fetch(&fetched, &["--cache", &empty_cache]);
     assert_eq!(exit(&out), 1, "{}", text(&out));
     assert!(text(&out).contains(&victim), "{}", text(&out));
+    assert!(text(&out).contains("nothing was changed"), "{}", text(&out));
+    assert!(text(&out).contains("--repair"), "{}", text(&out));
     assert_eq!(contents(&fetched), held, "nothing swapped in");
     // Cut short, it is damaged just the same.
     std::fs::write(&file, &good[..good.len() / 2]).unwrap();
