@@ -427,8 +427,8 @@ async fn current_names(
 }
 
 /// The objects the release `pointer` names: its manifest object (read and verified by
-/// its hash, as a fetch reads it; 71 KB compressed for 1,500 files, where the release
-/// record holding the same manifest is 315 KB of JSON) and the files it lists. `None`
+/// its hash, as a fetch reads it; 71 KB compressed for 1,500 files) and the files it
+/// lists. `None`
 /// when that object is missing or is not the manifest of the pointer's release: then
 /// every object is asked about.
 async fn names_of(
