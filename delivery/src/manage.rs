@@ -236,9 +236,11 @@ async fn all_releases(
                 .then(|| (region.to_string(), release.to_string()))
         })
         .collect();
+    // Records are a few hundred bytes (those holding a manifest, older, more): as many
+    // at once as objects move.
     let read: Vec<Result<Option<Release>, DeliveryError>> =
         futures::stream::iter(named.iter().map(|(r, id)| read_release(remote, r, id)))
-            .buffered(16)
+            .buffered(crate::CONCURRENCY)
             .collect()
             .await;
     let mut by_region: BTreeMap<String, Vec<Release>> = BTreeMap::new();
@@ -347,7 +349,7 @@ async fn roll_back(
             .iter()
             .map(|hash| remote.exists_owned(layout::object_key(hash))),
     )
-    .buffered(16)
+    .buffered(crate::CONCURRENCY)
     .collect()
     .await;
     let mut missing = Vec::new();
