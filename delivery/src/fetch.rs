@@ -12,7 +12,8 @@ use masterctl_runtime::{FileEntry, MANIFEST, Manifest, Masters, check, files};
 use serde::Serialize;
 
 use crate::cache::Cache;
-use crate::layout::{self, Pointer};
+use crate::layout;
+use crate::manifests::{pointer_manifest, release_manifest};
 use crate::prefetch::{Asked, ManifestWatch, Prefetch};
 use crate::remote::Remote;
 use crate::transport::{Protocol, Traffic};
@@ -510,8 +511,7 @@ async fn read_release(
             why: "its manifest hash is not the release's".into(),
         });
     }
-    let (manifest, manifest_bytes) =
-        crate::manage::release_manifest(remote, region, &release).await?;
+    let (manifest, manifest_bytes) = release_manifest(remote, region, &release).await?;
     Ok(Read {
         release: release.release,
         manifest,
@@ -530,54 +530,6 @@ struct Read {
     /// The objects asked for while the manifest arrived (only the pointer's manifest
     /// object is read so).
     asked: Option<Prefetch>,
-}
-
-/// The manifest object the pointer names, verified by its hash and checked to be a
-/// manifest of this region's release the pointer names; `None` when the store lacks the
-/// object (the release record, which also holds the manifest, is read instead).
-pub(crate) async fn pointer_manifest(
-    remote: &Remote,
-    region: &str,
-    pointer: &Pointer,
-    seen: &mut (dyn FnMut(&[u8]) + Send),
-) -> Result<Option<(Manifest, Vec<u8>)>, DeliveryError> {
-    let store = remote.shown();
-    let hash = &pointer.manifest_blake3;
-    let limit = masterctl_runtime::MANIFEST_LIMIT;
-    let key = layout::object_key(hash);
-    let Some(stored) = remote.get_watched(&key, limit, seen).await? else {
-        return Ok(None);
-    };
-    let corrupt = |why: String| DeliveryError::Corrupt {
-        store: store.to_string(),
-        hash: hash.clone(),
-        why,
-    };
-    let bytes = object::decode_within(&stored, hash, limit).map_err(corrupt)?;
-    let manifest: Manifest = serde_json::from_slice(&bytes)
-        .map_err(|e| corrupt(format!("the manifest object is not a manifest ({e})")))?;
-    // Its paths will be joined to a folder on this machine: checked as a record's are.
-    let foreign = |why: String| DeliveryError::Foreign {
-        store: store.to_string(),
-        key: layout::object_key(hash),
-        why,
-    };
-    manifest
-        .check()
-        .map_err(|cause| foreign(format!("its manifest: {cause}")))?;
-    if manifest.region != region || layout::release_id(&manifest) != pointer.release {
-        return Err(DeliveryError::Foreign {
-            store: store.to_string(),
-            key: layout::pointer_key(region),
-            why: format!(
-                "it names release {} and a manifest of release {} of `{}`",
-                pointer.release,
-                layout::release_id(&manifest),
-                manifest.region
-            ),
-        });
-    }
-    Ok(Some((manifest, bytes)))
 }
 
 /// The languages to take: all, or the ones asked for (each must be the release's), in

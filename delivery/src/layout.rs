@@ -197,7 +197,7 @@ impl Release {
 
     /// Parse a release read from `key`, refusing what masterctl did not write. A
     /// record of format 2 names its manifest: what it says of it is checked when the
-    /// manifest is read (`manage::release_manifest`).
+    /// manifest is read (`release_manifest`).
     pub fn parse(
         bytes: &[u8],
         key: &str,

@@ -23,6 +23,7 @@ pub mod inspect;
 pub mod layout;
 pub mod lease;
 pub mod manage;
+mod manifests;
 mod object;
 mod prefetch;
 pub mod publish;
@@ -33,9 +34,8 @@ pub mod watch;
 use std::path::PathBuf;
 
 pub use fetch::{FetchOptions, Fetched, fetch};
-pub use manage::{
-    Collected, ReleaseInfo, RolledBack, gc, release_manifest, releases, resolve_release, rollback,
-};
+pub use manage::{Collected, ReleaseInfo, RolledBack, gc, releases, resolve_release, rollback};
+pub use manifests::release_manifest;
 pub use publish::{PublishOptions, Published, publish};
 pub use remote::{Remote, RemoteOptions};
 

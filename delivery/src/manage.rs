@@ -9,8 +9,9 @@ use object_store::UpdateVersion;
 use serde::Serialize;
 
 use crate::layout::{self, Pointer, Release};
+use crate::manifests::{names_of, release_manifest};
 use crate::remote::Remote;
-use crate::{DeliveryError, Progress, lease, object};
+use crate::{DeliveryError, Progress, lease};
 
 /// A release as `releases` lists it.
 #[derive(Debug, Clone, Serialize)]
@@ -68,55 +69,6 @@ pub(crate) async fn read_release(
         }
         None => Ok(None),
     }
-}
-
-/// The manifest of the release `record` (of `region`) and its bytes as stored: read
-/// from the object the record names, verified by its hash and checked to be the build
-/// of that release. A record of format 1 holds the manifest: its object is read only
-/// when the manifest held was written otherwise than `build` writes it, and must be
-/// that manifest.
-pub async fn release_manifest(
-    remote: &Remote,
-    region: &str,
-    record: &Release,
-) -> Result<(Manifest, Vec<u8>), DeliveryError> {
-    let (store, hash) = (remote.shown(), &record.manifest_blake3);
-    if let Some(held) = &record.manifest {
-        let written = held.to_bytes();
-        if written.len() as u64 == record.manifest_size
-            && blake3::hash(&written).to_hex().as_str() == hash
-        {
-            return Ok((held.clone(), written));
-        }
-    }
-    let corrupt = |why: String| DeliveryError::Corrupt {
-        store: store.to_string(),
-        hash: hash.clone(),
-        why,
-    };
-    let foreign = |why: String| DeliveryError::Foreign {
-        store: store.to_string(),
-        key: layout::release_key(region, &record.release),
-        why,
-    };
-    let stored = remote
-        .get(&layout::object_key(hash), record.manifest_size)
-        .await?
-        .ok_or_else(|| corrupt("the release's manifest object is missing".into()))?;
-    let bytes = object::decode(&stored, hash, record.manifest_size).map_err(corrupt)?;
-    let manifest: Manifest = serde_json::from_slice(&bytes)
-        .map_err(|e| corrupt(format!("the manifest object is not a manifest ({e})")))?;
-    if record
-        .manifest
-        .as_ref()
-        .is_some_and(|held| *held != manifest)
-    {
-        return Err(foreign(
-            "its manifest is not the manifest object it names".into(),
-        ));
-    }
-    layout::check_manifest(&manifest, &record.release, region).map_err(foreign)?;
-    Ok((manifest, bytes))
 }
 
 /// The release `named` stands for: a whole id, or a unique prefix of at least 7
@@ -339,13 +291,28 @@ async fn roll_back(
     {
         return Ok(done);
     }
-    // Its manifest read (from its object, but for a record holding it), then every
-    // object it names asked for, the manifest's own among them.
-    let (manifest, _) = release_manifest(remote, region, &record).await?;
+    // Its manifest read (from its object, but for a record holding it) beside the
+    // current release's names: what the current release names is there (a release is
+    // made current only whole, and under this lease no gc runs), so only the rest of
+    // the objects it names are asked about, the manifest's own among them.
+    let current_names = async {
+        match &current {
+            Some((pointer, _)) => names_of(remote, region, pointer).await,
+            None => Ok(None),
+        }
+    };
+    let (manifest, there) =
+        futures::join!(release_manifest(remote, region, &record), current_names);
+    let ((manifest, _), there) = (manifest?, there?.unwrap_or_default());
     let mut needed: BTreeSet<&str> = manifest.files.iter().map(|f| f.blake3.as_str()).collect();
     needed.insert(&record.manifest_blake3);
+    let asked: Vec<&str> = needed
+        .iter()
+        .copied()
+        .filter(|hash| !there.contains(*hash))
+        .collect();
     let present: Vec<Result<bool, DeliveryError>> = futures::stream::iter(
-        needed
+        asked
             .iter()
             .map(|hash| remote.exists_owned(layout::object_key(hash))),
     )
@@ -353,7 +320,7 @@ async fn roll_back(
     .collect()
     .await;
     let mut missing = Vec::new();
-    for (hash, present) in needed.iter().zip(present) {
+    for (hash, present) in asked.iter().zip(present) {
         if !present? {
             missing.push(*hash);
         }

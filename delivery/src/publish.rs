@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use crate::ahead::Ahead;
 use crate::layout::{self, Pointer, Release};
+use crate::manifests::names_of;
 use crate::remote::Remote;
 use crate::{DeliveryError, Progress, object};
 
@@ -424,30 +425,6 @@ async fn current_names(
     }
     // Another release, or a read that failed: read under the lease.
     names_of(remote, region, &pointer).await
-}
-
-/// The objects the release `pointer` names: its manifest object (read and verified by
-/// its hash, as a fetch reads it; 71 KB compressed for 1,500 files) and the files it
-/// lists. `None`
-/// when that object is missing or is not the manifest of the pointer's release: then
-/// every object is asked about.
-async fn names_of(
-    remote: &Remote,
-    region: &str,
-    pointer: &Pointer,
-) -> Result<Option<HashSet<String>>, DeliveryError> {
-    match crate::fetch::pointer_manifest(remote, region, pointer, &mut |_| {}).await {
-        Ok(Some((manifest, _))) => Ok(Some(
-            manifest
-                .files
-                .into_iter()
-                .map(|f| f.blake3)
-                .chain([pointer.manifest_blake3.clone()])
-                .collect(),
-        )),
-        Ok(None) | Err(DeliveryError::Foreign { .. } | DeliveryError::Corrupt { .. }) => Ok(None),
-        Err(e) => Err(e),
-    }
 }
 
 /// 1. The objects the store lacks, many at once (the manifest's own is put beside

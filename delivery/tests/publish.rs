@@ -1,7 +1,8 @@
 //! What a publish asks the store: only about the objects the region's current release
 //! does not name (those are there: every publish puts its objects before its release,
 //! and gc keeps the current release's), every object when repairing, and every object
-//! again when the current release's manifest object does not read.
+//! again when the current release's manifest object does not read. A rollback asks the
+//! same way.
 
 mod common;
 
@@ -51,6 +52,49 @@ fn a_publish_asks_only_about_what_the_current_release_does_not_name() {
     let repaired = publish(&store.remote, &build_of(root.path(), 3, b"shop v3"), true).unwrap();
     assert_eq!((repaired.asked, repaired.repaired), (4, 1));
     assert!(store.path(&layout::object_key(&hash(A))).exists());
+}
+
+#[test]
+fn a_rollback_asks_only_about_what_the_current_release_does_not_name() {
+    let store = Store::new();
+    let root = tempfile::tempdir().unwrap();
+    let first = publish(&store.remote, &build_of(root.path(), 1, b"shop v1"), false).unwrap();
+    let second = publish(&store.remote, &build_of(root.path(), 2, b"shop v2"), false).unwrap();
+    let current = || {
+        let pointer = std::fs::read(store.path(&layout::pointer_key("jp"))).unwrap();
+        serde_json::from_slice::<serde_json::Value>(&pointer).unwrap()["release"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    // An object only the first release names is missing: refused, the pointer stays.
+    let own = store.path(&layout::object_key(&hash(b"shop v1")));
+    let held = std::fs::read(&own).unwrap();
+    std::fs::remove_file(&own).unwrap();
+    let refused = block_on(masterctl_delivery::rollback(
+        &store.remote,
+        "jp",
+        &first.release,
+    ));
+    let error = refused.unwrap_err();
+    assert!(
+        matches!(error, masterctl_delivery::DeliveryError::Corrupt { .. }),
+        "{error}"
+    );
+    assert!(error.to_string().contains("1 of its 4 objects"), "{error}");
+    assert_eq!(current(), second.release);
+    std::fs::write(&own, held).unwrap();
+    // An object both releases name, lost from the store, is not seen: the current
+    // release is trusted whole, as a publish trusts it (`publish --repair` mends it).
+    std::fs::remove_file(store.path(&layout::object_key(&hash(A)))).unwrap();
+    let rolled = block_on(masterctl_delivery::rollback(
+        &store.remote,
+        "jp",
+        &first.release,
+    ))
+    .unwrap();
+    assert!(rolled.moved);
+    assert_eq!(current(), first.release);
 }
 
 #[test]
