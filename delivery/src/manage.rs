@@ -210,6 +210,25 @@ async fn all_releases(
     Ok(by_region)
 }
 
+/// Which of the objects `hashes` the store does not hold, asked many at once.
+async fn absent<'h>(remote: &Remote, hashes: &[&'h str]) -> Result<Vec<&'h str>, DeliveryError> {
+    let present: Vec<Result<bool, DeliveryError>> = futures::stream::iter(
+        hashes
+            .iter()
+            .map(|hash| remote.exists_owned(layout::object_key(hash))),
+    )
+    .buffered(crate::CONCURRENCY)
+    .collect()
+    .await;
+    let mut missing = Vec::new();
+    for (hash, present) in hashes.iter().zip(present) {
+        if !present? {
+            missing.push(*hash);
+        }
+    }
+    Ok(missing)
+}
+
 /// Every object the `kept` releases (region, record) name: their manifests' objects
 /// and the files those list, read many at once. A kept release whose manifest does not
 /// read stops the collection before anything is deleted: what it needs is not known.
@@ -311,20 +330,7 @@ async fn roll_back(
         .copied()
         .filter(|hash| !there.contains(*hash))
         .collect();
-    let present: Vec<Result<bool, DeliveryError>> = futures::stream::iter(
-        asked
-            .iter()
-            .map(|hash| remote.exists_owned(layout::object_key(hash))),
-    )
-    .buffered(crate::CONCURRENCY)
-    .collect()
-    .await;
-    let mut missing = Vec::new();
-    for (hash, present) in asked.iter().zip(present) {
-        if !present? {
-            missing.push(*hash);
-        }
-    }
+    let missing = absent(remote, &asked).await?;
     if let Some(first) = missing.first() {
         return Err(DeliveryError::Corrupt {
             store,
