@@ -30,11 +30,6 @@ pub async fn release_manifest(
             return Ok((held.clone(), written));
         }
     }
-    let corrupt = |why: String| DeliveryError::Corrupt {
-        store: store.to_string(),
-        hash: hash.clone(),
-        why,
-    };
     let foreign = |why: String| DeliveryError::Foreign {
         store: store.to_string(),
         key: layout::release_key(region, &record.release),
@@ -43,10 +38,18 @@ pub async fn release_manifest(
     let stored = remote
         .get(&layout::object_key(hash), record.manifest_size)
         .await?
-        .ok_or_else(|| corrupt("the release's manifest object is missing".into()))?;
-    let bytes = object::decode(&stored, hash, record.manifest_size).map_err(corrupt)?;
-    let manifest: Manifest = serde_json::from_slice(&bytes)
-        .map_err(|e| corrupt(format!("the manifest object is not a manifest ({e})")))?;
+        .ok_or_else(|| {
+            damaged(
+                store,
+                hash,
+                "the release's manifest object is missing".into(),
+            )
+        })?;
+    let (manifest, bytes) = parsed(
+        store,
+        hash,
+        object::decode(&stored, hash, record.manifest_size),
+    )?;
     if record
         .manifest
         .as_ref()
@@ -62,9 +65,8 @@ pub async fn release_manifest(
 
 /// The objects the release `pointer` names: its manifest object (read and verified by
 /// its hash, as a fetch reads it; 71 KB compressed for 1,500 files) and the files it
-/// lists. `None`
-/// when that object is missing or is not the manifest of the pointer's release: then
-/// every object is asked about.
+/// lists. `None` when that object is missing or is not the manifest of the pointer's
+/// release: then every object is asked about.
 pub(crate) async fn names_of(
     remote: &Remote,
     region: &str,
@@ -101,14 +103,7 @@ pub(crate) async fn pointer_manifest(
     let Some(stored) = remote.get_watched(&key, limit, seen).await? else {
         return Ok(None);
     };
-    let corrupt = |why: String| DeliveryError::Corrupt {
-        store: store.to_string(),
-        hash: hash.clone(),
-        why,
-    };
-    let bytes = object::decode_within(&stored, hash, limit).map_err(corrupt)?;
-    let manifest: Manifest = serde_json::from_slice(&bytes)
-        .map_err(|e| corrupt(format!("the manifest object is not a manifest ({e})")))?;
+    let (manifest, bytes) = parsed(store, hash, object::decode_within(&stored, hash, limit))?;
     // Its paths will be joined to a folder on this machine: checked as a record's are.
     let foreign = |why: String| DeliveryError::Foreign {
         store: store.to_string(),
@@ -131,4 +126,31 @@ pub(crate) async fn pointer_manifest(
         });
     }
     Ok(Some((manifest, bytes)))
+}
+
+/// A manifest object's plain bytes (`decoded`: verified by its hash, or why not) read
+/// as a manifest; the object is damaged when they are not one.
+fn parsed(
+    store: &str,
+    hash: &str,
+    decoded: Result<Vec<u8>, String>,
+) -> Result<(Manifest, Vec<u8>), DeliveryError> {
+    let bytes = decoded.map_err(|why| damaged(store, hash, why))?;
+    let manifest = serde_json::from_slice(&bytes).map_err(|e| {
+        damaged(
+            store,
+            hash,
+            format!("the manifest object is not a manifest ({e})"),
+        )
+    })?;
+    Ok((manifest, bytes))
+}
+
+/// The object `hash` of `store` is damaged, for `why`.
+fn damaged(store: &str, hash: &str, why: String) -> DeliveryError {
+    DeliveryError::Corrupt {
+        store: store.to_string(),
+        hash: hash.to_string(),
+        why,
+    }
 }
