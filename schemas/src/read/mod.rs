@@ -7,9 +7,9 @@
 //! mistakes in the others.
 
 pub mod csv;
-mod misread;
 mod unread;
 pub mod workbook;
+mod xlsx;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -13,7 +13,7 @@ use std::io::BufReader;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
-use calamine::{CellErrorType, Data, DataRef, Range, Reader, Sheets, Xlsx, open_workbook_auto};
+use calamine::{CellErrorType, Data, DataRef, Range, Reader, Sheets, open_workbook_auto};
 
 use super::unread::{Said, said};
 use super::{Cell, Grid, Keep, ReadOutcome};
@@ -78,12 +78,11 @@ fn unreadable(path: &Path, message: impl Into<String>) -> Diagnostic {
 pub const MAX_PART_BYTES: u64 = 192 << 20;
 pub const MAX_UNPACKED_BYTES: u64 = 320 << 20;
 
-/// What is checked of a zipped workbook (xlsx, xlsm, xlsb, ods) before calamine reads
-/// it: parts that unpack past the limits (from their declared sizes, nothing unpacked),
-/// then — unpacking as it goes — xlsx shared-string indexes that are no index (only
-/// with `scan_cells`) and ods repeats that expand past [`MAX_CELLS`]. Files that are not
-/// zips pass (calamine reports what they are).
-fn check_parts(path: &Path, scan_cells: bool) -> Result<(), Diagnostic> {
+/// What is checked of a zipped workbook (xlsx, xlsm, xlsb, ods) before it is read:
+/// parts that unpack past the limits (from their declared sizes, nothing unpacked),
+/// then — unpacking as it goes — ods repeats that expand past [`MAX_CELLS`]. Files that
+/// are not zips pass (their reader reports what they are).
+fn check_parts(path: &Path) -> Result<(), Diagnostic> {
     let Ok(file) = File::open(path) else {
         return Ok(());
     };
@@ -121,31 +120,6 @@ fn check_parts(path: &Path, scan_cells: bool) -> Result<(), Diagnostic> {
         )
         .hint("split the data over several workbooks, or export it as CSV"));
     }
-    // The cells' shared-string indexes: one reader of a workbook read in parts does it
-    // (its error rejects the whole file, whatever the other parts read). Every part is
-    // looked at, not only `xl/worksheets/`: calamine reads a sheet wherever the
-    // workbook's relationships put it. An ods has no shared strings.
-    let is_ods = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("ods"));
-    let parts: Vec<String> = if !scan_cells || is_ods {
-        Vec::new()
-    } else {
-        archive
-            .file_names()
-            .filter_map(Result::ok)
-            .map(|n| n.into_owned())
-            .collect()
-    };
-    let mut buffer = Vec::new();
-    for name in parts {
-        if let Ok(mut part) = archive.by_name(&name)
-            && let Some(problem) = super::misread::scan(&mut part, &mut buffer)
-        {
-            return Err(unreadable(path, format!("{problem} (part `{name}`)"))
-                .hint("the workbook is damaged: re-save it from the spreadsheet application"));
-        }
-    }
     // Every reader checks the repeats: each one would expand them.
     if let Ok(mut content) = archive.by_name("content.xml")
         && let Err(problem) = check_ods_span(&mut content)
@@ -158,6 +132,14 @@ fn check_parts(path: &Path, scan_cells: bool) -> Result<(), Diagnostic> {
         });
     }
     Ok(())
+}
+
+/// A cell's place (0-based row, column) as applications name it (`B12`).
+pub(crate) fn cell_name(row: u64, column: u64) -> String {
+    match (u32::try_from(row), u32::try_from(column)) {
+        (Ok(row), Ok(column)) => crate::diagnostic::a1(row, column),
+        _ => format!("at row {}, column {}", row + 1, column + 1),
+    }
 }
 
 /// What an ods's content holds that it must not.
@@ -222,7 +204,7 @@ fn check_ods_span(content: &mut impl std::io::Read) -> Result<(), OdsProblem> {
                     }
                     "table-cell" | "covered-table-cell" => {
                         if let Some(said) = misread_boolean(e) {
-                            let at = super::misread::cell_name(rows, row_width);
+                            let at = cell_name(rows, row_width);
                             return Err(OdsProblem::Boolean(format!(
                                 "cell {at} of sheet `{sheet}` holds the boolean `{said}`, which the reader would take as false"
                             )));
@@ -284,17 +266,17 @@ fn misread_boolean(cell: &quick_xml::events::BytesStart<'_>) -> Option<String> {
 
 fn read_unguarded(project: &Project, path: &Path, part: Part, keep: Keep) -> ReadOutcome {
     let mut outcome = ReadOutcome::default();
-    if let Err(d) = check_parts(path, part.index == 0) {
+    if let Err(d) = check_parts(path) {
         if part.index == 0 {
             outcome.report.push(d);
         }
         return outcome;
     }
-    let mut workbook = match open_workbook_auto(path) {
+    let mut workbook = match Book::open(path) {
         Ok(workbook) => workbook,
-        Err(e) => {
+        Err(d) => {
             if part.index == 0 {
-                outcome.report.push(open_error(path, &e));
+                outcome.report.push(d);
             }
             return outcome;
         }
@@ -384,19 +366,64 @@ const MAX_CELLS: usize = 20_000_000;
 /// Larger tables belong in CSV, which is read in a stream.
 pub const MAX_VALUES: usize = 8_000_000;
 
+/// An open workbook: xlsx and xlsm read here ([`super::xlsx`]), the other formats
+/// through calamine.
+enum Book {
+    Xlsx(super::xlsx::Workbook),
+    Other(Sheets<BufReader<File>>),
+}
+
+impl Book {
+    /// The workbook at `path`. Any file but an xlsb, xls or ods is tried as an xlsx
+    /// package first (whatever its name says); what is none goes to calamine, which
+    /// says what it is (encrypted, not a spreadsheet).
+    fn open(path: &Path) -> Result<Book, Diagnostic> {
+        let extension = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        if !matches!(extension.as_deref(), Some("xlsb" | "xls" | "xla" | "ods")) {
+            match super::xlsx::Workbook::open(path) {
+                Ok(Some(workbook)) => return Ok(Book::Xlsx(workbook)),
+                Ok(None) => {}
+                Err(message) => {
+                    return Err(unreadable(
+                        path,
+                        format!("the workbook cannot be read: {message}"),
+                    )
+                    .hint("the workbook is damaged: re-save it from the spreadsheet application"));
+                }
+            }
+        }
+        open_workbook_auto(path)
+            .map(Book::Other)
+            .map_err(|e| open_error(path, &e))
+    }
+
+    fn sheet_names(&self) -> Vec<String> {
+        match self {
+            Book::Xlsx(workbook) => workbook.sheet_names(),
+            Book::Other(workbook) => workbook.sheet_names(),
+        }
+    }
+}
+
 /// Read one sheet and run `f` on it as a grid. xlsx and xlsm are read in one pass over
 /// the sheet, values and formulas together, borrowing shared strings instead of copying
 /// them; the other formats go through calamine's range and, only when a data row has
 /// an empty cell, a second pass for formulas.
 fn with_sheet_grid<R>(
-    workbook: &mut Sheets<BufReader<File>>,
+    workbook: &mut Book,
     sheet: &str,
     f: impl FnOnce(&dyn Grid) -> R,
 ) -> Result<R, String> {
-    if let Sheets::Xlsx(xlsx) = workbook {
-        let grid = xlsx_grid(xlsx, sheet).map_err(|e| e.to_string())?;
-        return Ok(f(&grid));
-    }
+    let workbook = match workbook {
+        Book::Xlsx(xlsx) => {
+            let xml = xlsx.sheet_xml(sheet)?;
+            let grid = xlsx_grid(xlsx.cells(&xml)?)?;
+            return Ok(f(&grid));
+        }
+        Book::Other(workbook) => workbook,
+    };
     let range = workbook.worksheet_range(sheet).map_err(|e| e.to_string())?;
     let mut grid = range_grid(&range)?;
     if grid.has_empty_data_cells()
@@ -426,20 +453,14 @@ struct SheetGrid<'a> {
 /// A position in the span that holds no value.
 const NO_VALUE: u32 = u32::MAX;
 
-fn xlsx_grid<'a>(
-    xlsx: &'a mut Xlsx<BufReader<File>>,
-    sheet: &str,
-) -> Result<SheetGrid<'a>, String> {
-    let mut reader = xlsx
-        .worksheet_cells_reader(sheet)
-        .map_err(|e| e.to_string())?;
+fn xlsx_grid<'a>(mut reader: super::xlsx::Cells<'a>) -> Result<SheetGrid<'a>, String> {
     // Values and their positions, checked against the limits as they arrive: a sheet
     // too large is refused while it is read, not after it filled the memory.
     let mut cells = Vec::new();
     let mut positions: Vec<(u32, u32)> = Vec::new();
     let mut formulas: Vec<(usize, String)> = Vec::new();
     let (mut first, mut last) = ((u32::MAX, u32::MAX), (0u32, 0u32));
-    while let Some(record) = reader.next_cell_with_formula().map_err(|e| e.to_string())? {
+    while let Some(record) = reader.next_cell()? {
         if record.value == DataRef::Empty && record.formula.as_deref().is_none_or(str::is_empty) {
             continue;
         }
@@ -578,8 +599,8 @@ pub fn for_each_sheet(
     mut f: impl FnMut(&str, Result<&dyn Grid, Diagnostic>),
 ) -> Result<(), Diagnostic> {
     catch_unwind(AssertUnwindSafe(|| {
-        check_parts(path, true)?;
-        let mut workbook = open_workbook_auto(path).map_err(|e| open_error(path, &e))?;
+        check_parts(path)?;
+        let mut workbook = Book::open(path)?;
         for sheet in workbook.sheet_names() {
             let mut seen = false;
             let outcome = with_sheet_grid(&mut workbook, &sheet, |grid| {

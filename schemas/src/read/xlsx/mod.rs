@@ -1,0 +1,132 @@
+//! xlsx and xlsm workbooks, read here rather than through calamine: each part is
+//! unpacked once into memory and its XML read from there by quick-xml (events borrow
+//! the part, nothing is copied per event), and every value is read as it is written —
+//! references, comments and CDATA inside `<v>` decoded or skipped, a shared-string
+//! index that is no index refused. calamine read the raw text of `<v>` up to the first
+//! `<` or `&` and took a non-index as the first shared string, without a word, so
+//! every part had to be unpacked and scanned a second time to catch what it misread.
+//!
+//! Where a workbook is well-formed the values are calamine's ([`DataRef`]), so the
+//! sheet grid and the typing are shared with the other formats and an import reads
+//! what it read before: `<t>` trimmed of ASCII white space unless
+//! `xml:space="preserve"`, `_xHHHH_` escapes decoded, rich text and phonetic runs as
+//! Excel shows them, numbers typed as dates and durations by their cell's number
+//! format, the 1904 epoch.
+//!
+//! [`DataRef`]: calamine::DataRef
+
+mod package;
+mod sheet;
+mod styles;
+mod text;
+
+use std::fs::File;
+use std::io::BufReader;
+use std::path::Path;
+
+pub(super) use sheet::Cells;
+
+/// An open xlsx or xlsm workbook: its sheets, shared strings and number formats.
+pub(super) struct Workbook {
+    package: package::Package,
+    sheets: Vec<package::Sheet>,
+    strings: Vec<String>,
+    formats: Vec<styles::Format>,
+    is_1904: bool,
+}
+
+impl Workbook {
+    /// The workbook at `path`; `Ok(None)` when it is no xlsx package (not a zip, an
+    /// encrypted file, a binary workbook), for calamine to say what it is.
+    pub(super) fn open(path: &Path) -> Result<Option<Workbook>, String> {
+        let Ok(file) = File::open(path) else {
+            return Ok(None);
+        };
+        let Ok(archive) = zip::ZipArchive::new(BufReader::new(file)) else {
+            return Ok(None);
+        };
+        let mut package = package::Package::new(archive);
+        let Some(document) = package.document()? else {
+            return Ok(None);
+        };
+        let strings = match package.part(&document.beside("sharedStrings.xml"))? {
+            Some(xml) => text::shared_strings(&xml)?,
+            None => Vec::new(),
+        };
+        let formats = match package.part(&document.beside("styles.xml"))? {
+            Some(xml) => styles::cell_formats(&xml)?,
+            None => Vec::new(),
+        };
+        let (sheets, is_1904) = package.sheets(&document)?;
+        Ok(Some(Workbook {
+            package,
+            sheets,
+            strings,
+            formats,
+            is_1904,
+        }))
+    }
+
+    /// The sheets' names, in the workbook's order.
+    pub(super) fn sheet_names(&self) -> Vec<String> {
+        self.sheets.iter().map(|s| s.name.clone()).collect()
+    }
+
+    /// The XML of sheet `name`, unpacked.
+    pub(super) fn sheet_xml(&mut self, name: &str) -> Result<Vec<u8>, String> {
+        let sheet = self
+            .sheets
+            .iter()
+            .find(|s| s.name == name)
+            .ok_or_else(|| format!("the workbook has no sheet `{name}`"))?;
+        let part = match &sheet.kind {
+            package::SheetKind::Worksheet(part) => part.clone(),
+            package::SheetKind::Other(kind) => {
+                return Err(format!("it is a {kind}, which holds no cells"));
+            }
+        };
+        self.package
+            .part(&part)?
+            .ok_or_else(|| format!("its part `{part}` is missing from the workbook"))
+    }
+
+    /// The cells of a sheet's XML (from [`Workbook::sheet_xml`]), one at a time.
+    pub(super) fn cells<'a>(&'a self, xml: &'a [u8]) -> Result<Cells<'a>, String> {
+        Cells::new(xml, &self.strings, &self.formats, self.is_1904)
+    }
+}
+
+/// The reader a part's XML is read with: every element has an end (`<v/>` reads as
+/// `<v></v>`), and end tags are not checked against their start (as calamine reads).
+fn xml_reader(xml: &[u8]) -> quick_xml::Reader<&[u8]> {
+    let mut reader = quick_xml::Reader::from_reader(xml);
+    let config = reader.config_mut();
+    config.expand_empty_elements = true;
+    config.check_end_names = false;
+    config.check_comments = false;
+    config.trim_text(false);
+    reader
+}
+
+/// What an XML problem in `part` says: where it is (a byte offset) and what.
+fn xml_error(
+    part: &str,
+    reader: &quick_xml::Reader<&[u8]>,
+    error: impl std::fmt::Display,
+) -> String {
+    format!(
+        "its part `{part}` is not readable XML at byte {}: {error}",
+        reader.error_position()
+    )
+}
+
+/// The document type declaration no part of a workbook may hold (entities it
+/// declares would be read differently by different readers).
+fn document_type(part: &str) -> String {
+    format!(
+        "its part `{part}` declares a document type (`<!DOCTYPE`), which a workbook's parts may not hold"
+    )
+}
+
+#[cfg(test)]
+mod agreement;

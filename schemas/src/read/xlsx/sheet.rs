@@ -1,0 +1,367 @@
+//! A worksheet's cells (`<sheetData>`), one at a time: where each is, its value as
+//! its type (`t`) and number format (`s`) say, and its formula.
+
+use std::collections::HashMap;
+
+use calamine::{CellErrorType, DataRef, ExcelDateTime, ExcelDateTimeType};
+use quick_xml::Reader;
+use quick_xml::events::{BytesStart, Event};
+
+use super::package::attribute;
+use super::styles::Format;
+use super::text::{TextError, content, item, simple_content, unescape_excel};
+use super::xml_reader;
+use crate::read::workbook::cell_name;
+
+/// A cell as read: its position (0-based row, column), value and formula (the text
+/// of its `<f>`, a shared formula's as its first cell writes it).
+pub(in crate::read) struct Record<'a> {
+    pub pos: (u32, u32),
+    pub value: DataRef<'a>,
+    pub formula: Option<String>,
+}
+
+/// The cells of one worksheet's XML, in the order it writes them.
+pub(in crate::read) struct Cells<'a> {
+    reader: Reader<&'a [u8]>,
+    strings: &'a [String],
+    formats: &'a [Format],
+    is_1904: bool,
+    /// Where a cell written without `r` is: the row of the current `<row>` (or the one
+    /// after the last), and the column after the last cell's.
+    row: u32,
+    column: u32,
+    /// Shared formulas' text, by their index (`si`).
+    shared: HashMap<String, String>,
+    /// Whether the sheet's data is read to its end.
+    done: bool,
+}
+
+/// The name a sheet's part goes by in messages.
+const PART: &str = "the sheet";
+
+impl<'a> Cells<'a> {
+    pub(super) fn new(
+        xml: &'a [u8],
+        strings: &'a [String],
+        formats: &'a [Format],
+        is_1904: bool,
+    ) -> Result<Cells<'a>, String> {
+        let mut cells = Cells {
+            reader: xml_reader(xml),
+            strings,
+            formats,
+            is_1904,
+            row: 0,
+            column: 0,
+            shared: HashMap::new(),
+            done: false,
+        };
+        // Up to the sheet's data; a part without any (a chart sheet's) has no cells.
+        loop {
+            match cells.reader.read_event() {
+                Ok(Event::Start(e)) if e.local_name().as_ref() == "sheetData" => break,
+                Ok(Event::Eof) => {
+                    cells.done = true;
+                    break;
+                }
+                Ok(Event::DocType(_)) => return Err(super::document_type(PART)),
+                Err(e) => return Err(cells.xml_error(e)),
+                _ => {}
+            }
+        }
+        Ok(cells)
+    }
+
+    /// The next cell; `None` after the last.
+    pub(in crate::read) fn next_cell(&mut self) -> Result<Option<Record<'a>>, String> {
+        while !self.done {
+            match self.reader.read_event() {
+                Ok(Event::Start(e)) => match e.local_name().as_ref() {
+                    "row" => {
+                        if let Some(r) = attribute(&e, "r") {
+                            self.row = row_number(&r).ok_or_else(|| {
+                                format!("a row is numbered `{}`, which is no row number", shown(&r))
+                            })?;
+                        }
+                    }
+                    "c" => return self.cell(&e).map(Some),
+                    _ => {}
+                },
+                Ok(Event::End(e)) => match e.local_name().as_ref() {
+                    "row" => {
+                        self.row = self.row.saturating_add(1);
+                        self.column = 0;
+                    }
+                    "sheetData" => self.done = true,
+                    _ => {}
+                },
+                Ok(Event::Eof) => {
+                    return Err("the sheet ends inside its data (`<sheetData>`)".into());
+                }
+                Ok(Event::DocType(_)) => return Err(super::document_type(PART)),
+                Err(e) => return Err(self.xml_error(e)),
+                _ => {}
+            }
+        }
+        Ok(None)
+    }
+
+    /// The cell whose start (`<c>`) was just read, up to its end.
+    fn cell(&mut self, c: &BytesStart<'_>) -> Result<Record<'a>, String> {
+        let (mut position, mut style, mut kind) = (None, None, None);
+        for a in c.attributes().with_checks(false).flatten() {
+            match a.key.as_ref() {
+                "r" => position = Some(a.value),
+                "s" => style = Some(a.value),
+                "t" => kind = Some(a.value),
+                _ => {}
+            }
+        }
+        let pos = match &position {
+            Some(r) => cell_position(r).ok_or_else(|| {
+                format!("a cell is named `{}`, which is no cell reference", shown(r))
+            })?,
+            None => (self.row, self.column),
+        };
+        self.column = pos.1.saturating_add(1);
+        let at = || cell_name(u64::from(pos.0), u64::from(pos.1));
+        let inline = matches!(kind.as_deref(), Some("inlineStr" | "is"));
+        let (mut value, mut formula) = (DataRef::Empty, None);
+        loop {
+            let event = self.reader.read_event().map_err(|e| self.xml_error(e))?;
+            match event {
+                Event::Start(e) => match e.local_name().as_ref() {
+                    "f" => formula = self.formula(&e).map_err(|e| self.text_error(e))?,
+                    "v" => {
+                        let text = simple_content(&mut self.reader, "v")
+                            .map_err(|e| self.text_error(e))?;
+                        if !inline {
+                            value = self
+                                .value(&text, kind.as_deref(), style.as_deref())
+                                .map_err(|why| format!("cell {} {why}", at()))?;
+                        }
+                    }
+                    "is" => {
+                        let text = item(&mut self.reader, "is").map_err(|e| self.text_error(e))?;
+                        value = DataRef::String(text);
+                    }
+                    _ => {
+                        let name = e.name();
+                        self.reader
+                            .read_to_end(name)
+                            .map_err(|e| self.xml_error(e))?;
+                    }
+                },
+                Event::End(e) if e.local_name().as_ref() == "c" => break,
+                Event::Eof => return Err(format!("the sheet ends inside cell {}", at())),
+                Event::DocType(_) => return Err(super::document_type(PART)),
+                _ => {}
+            }
+        }
+        Ok(Record {
+            pos,
+            value,
+            formula,
+        })
+    }
+
+    /// A cell's formula, whose start (`<f>`) was just read: its text, or for a cell
+    /// of a shared formula that writes none, the text of the cell that does.
+    fn formula(&mut self, f: &BytesStart<'_>) -> Result<Option<String>, TextError> {
+        let mut text = String::new();
+        content(&mut self.reader, "f", &mut text)?;
+        let shared = attribute(f, "t").as_deref() == Some("shared");
+        match (shared, attribute(f, "si")) {
+            (true, Some(index)) if text.is_empty() => Ok(self.shared.get(&index).cloned()),
+            (true, Some(index)) => {
+                self.shared.insert(index, text.clone());
+                Ok(Some(text))
+            }
+            _ => Ok(Some(text)),
+        }
+    }
+
+    /// The value a cell's `<v>` holds (`text`), as the cell's type and number format
+    /// say; why not, after the cell's name.
+    fn value(
+        &self,
+        text: &str,
+        kind: Option<&str>,
+        style: Option<&str>,
+    ) -> Result<DataRef<'a>, String> {
+        match kind {
+            None | Some("n") => {
+                if text.is_empty() {
+                    return Ok(DataRef::Empty);
+                }
+                match text.parse::<f64>() {
+                    Ok(number) => Ok(self.number(number, style)),
+                    // Without a type, text that is no number is text.
+                    Err(_) if kind.is_none() => Ok(DataRef::String(text.to_string())),
+                    Err(_) => Err(format!("holds `{}`, which is no number", shown(text))),
+                }
+            }
+            Some("s") => {
+                if text.is_empty() {
+                    return Ok(DataRef::Empty);
+                }
+                let index = text
+                    .bytes()
+                    .all(|b| b.is_ascii_digit())
+                    .then(|| text.parse::<usize>().ok())
+                    .flatten()
+                    .ok_or_else(|| {
+                        format!(
+                            "refers to shared string `{}`, which is not an index",
+                            shown(text)
+                        )
+                    })?;
+                self.strings
+                    .get(index)
+                    .map(|s| DataRef::SharedString(s.as_str()))
+                    .ok_or_else(|| {
+                        format!(
+                            "refers to shared string {index}, but the workbook has {}",
+                            self.strings.len()
+                        )
+                    })
+            }
+            Some("b") => match text.trim() {
+                "" => Ok(DataRef::Empty),
+                "0" => Ok(DataRef::Bool(false)),
+                "1" => Ok(DataRef::Bool(true)),
+                t if t.eq_ignore_ascii_case("false") => Ok(DataRef::Bool(false)),
+                t if t.eq_ignore_ascii_case("true") => Ok(DataRef::Bool(true)),
+                _ => Err(format!("holds `{}`, which is no boolean", shown(text))),
+            },
+            Some("e") => error_value(text)
+                .map(DataRef::Error)
+                .ok_or_else(|| format!("holds `{}`, which is no error value", shown(text))),
+            Some("str") => Ok(DataRef::String(unescape_excel(text).into_owned())),
+            Some("d") => Ok(DataRef::DateTimeIso(text.to_string())),
+            Some(other) => Err(format!(
+                "has type `{}`, which is no cell type",
+                shown(other)
+            )),
+        }
+    }
+
+    /// A number as its cell's format shows it: a date, a duration, or a number. A
+    /// cell without a format (`s`) shows a number.
+    fn number(&self, number: f64, style: Option<&str>) -> DataRef<'a> {
+        let format = match style {
+            None => Format::Number,
+            // An index that is none counts as the first format (as calamine reads).
+            Some(s) => self
+                .formats
+                .get(s.parse::<usize>().unwrap_or(0))
+                .copied()
+                .unwrap_or(Format::Number),
+        };
+        match format {
+            Format::Number => DataRef::Float(number),
+            Format::DateTime => DataRef::DateTime(ExcelDateTime::new(
+                number,
+                ExcelDateTimeType::DateTime,
+                self.is_1904,
+            )),
+            Format::Duration => DataRef::DateTime(ExcelDateTime::new(
+                number,
+                ExcelDateTimeType::TimeDelta,
+                self.is_1904,
+            )),
+        }
+    }
+
+    fn xml_error(&self, e: impl std::fmt::Display) -> String {
+        format!(
+            "it is not readable XML at byte {}: {e}",
+            self.reader.error_position()
+        )
+    }
+
+    fn text_error(&self, e: TextError) -> String {
+        match e {
+            TextError::Xml(e) => self.xml_error(e),
+            TextError::Ended(element) => format!("the sheet ends inside a `<{element}>` element"),
+            TextError::DocumentType => super::document_type(PART),
+        }
+    }
+}
+
+/// An error value as Excel writes it.
+fn error_value(text: &str) -> Option<CellErrorType> {
+    Some(match text {
+        "#DIV/0!" => CellErrorType::Div0,
+        "#N/A" => CellErrorType::NA,
+        "#NAME?" => CellErrorType::Name,
+        "#NULL!" => CellErrorType::Null,
+        "#NUM!" => CellErrorType::Num,
+        "#REF!" => CellErrorType::Ref,
+        "#VALUE!" => CellErrorType::Value,
+        "#GETTING_DATA" => CellErrorType::GettingData,
+        _ => return None,
+    })
+}
+
+/// A cell reference (`B12`) as a 0-based row and column.
+fn cell_position(reference: &str) -> Option<(u32, u32)> {
+    let letters = reference
+        .bytes()
+        .take_while(u8::is_ascii_alphabetic)
+        .count();
+    if letters == 0 {
+        return None;
+    }
+    let column = reference.as_bytes()[..letters]
+        .iter()
+        .try_fold(0u32, |n, &b| {
+            n.checked_mul(26)?
+                .checked_add(u32::from(b.to_ascii_uppercase() - b'A') + 1)
+        })?;
+    let row = row_number(&reference[letters..])?;
+    Some((row, column - 1))
+}
+
+/// A row number (1-based, as written) as a 0-based row.
+fn row_number(written: &str) -> Option<u32> {
+    if written.is_empty() || !written.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    written.parse::<u32>().ok()?.checked_sub(1)
+}
+
+/// Text from a workbook as a message shows it: at most 40 characters, control
+/// characters escaped.
+fn shown(text: &str) -> String {
+    let mut out: String = text.chars().take(40).flat_map(char::escape_debug).collect();
+    if text.chars().nth(40).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cell_references_name_rows_and_columns_from_zero() {
+        assert_eq!(cell_position("A1"), Some((0, 0)));
+        assert_eq!(cell_position("b12"), Some((11, 1)));
+        assert_eq!(cell_position("XFD1048576"), Some((1_048_575, 16_383)));
+        for bad in [
+            "",
+            "A",
+            "1",
+            "A0",
+            "A-1",
+            "A1B",
+            "ZZZZZZZZ1",
+            "A99999999999",
+        ] {
+            assert_eq!(cell_position(bad), None, "{bad}");
+        }
+    }
+}
