@@ -23,6 +23,7 @@ pub type Target = fn(&[u8]);
 pub const TARGETS: &[(&str, Target)] = &[
     ("csv", csv),
     ("workbook", workbook),
+    ("xlsx_parts", xlsx_parts),
     ("schema", schema),
     ("canonical", canonical),
     ("exchange", exchange),
@@ -114,6 +115,45 @@ pub fn workbook(data: &[u8]) {
     };
     let extension = ["xlsx", "ods", "xlsb", "xls"][usize::from(choice % 4)];
     let path = file(&format!("book.{extension}"), bytes);
+    let _ = masterctl_schemas::read::read_file(project(), &path);
+    let _ = masterctl_migrate::infer::infer_file(&path);
+}
+
+/// The XML an xlsx holds — a sheet, shared strings and styles, split at NUL bytes —
+/// packed as a workbook whose one sheet is the item table's, so that the reader's XML
+/// is reached (random bytes are seldom a zip with the parts it looks for).
+pub fn xlsx_parts(data: &[u8]) {
+    use std::io::Write;
+    let mut pieces = data.splitn(3, |&b| b == 0);
+    let (sheet, strings, styles) = (
+        pieces.next().unwrap_or_default(),
+        pieces.next().unwrap_or_default(),
+        pieces.next().unwrap_or_default(),
+    );
+    let rels = br#"<Relationships><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>"#;
+    let workbook = br#"<workbook><workbookPr date1904="0"/><sheets><sheet name="Item" sheetId="1" r:id="rId1"/></sheets></workbook>"#;
+    let workbook_rels = br#"<Relationships><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>"#;
+    let path = scratch().join("parts.xlsx");
+    let written = (|| -> zip::result::ZipResult<()> {
+        let mut zip = zip::ZipWriter::new(std::fs::File::create(&path)?);
+        let stored = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored);
+        let parts: [(&str, &[u8]); 6] = [
+            ("_rels/.rels", rels),
+            ("xl/workbook.xml", workbook),
+            ("xl/_rels/workbook.xml.rels", workbook_rels),
+            ("xl/worksheets/sheet1.xml", sheet),
+            ("xl/sharedStrings.xml", strings),
+            ("xl/styles.xml", styles),
+        ];
+        for (name, bytes) in parts {
+            zip.start_file(name, stored)?;
+            zip.write_all(bytes)?;
+        }
+        zip.finish()?;
+        Ok(())
+    })();
+    written.expect("the scratch workbook is written");
     let _ = masterctl_schemas::read::read_file(project(), &path);
     let _ = masterctl_migrate::infer::infer_file(&path);
 }

@@ -1,8 +1,9 @@
 //! Reading spreadsheet exports into typed tables.
 //!
-//! Formats are adapters: [`workbook`] (xlsx, xlsm, xlsb, xls, ods through calamine) and
-//! [`csv`] each present a sheet as a [`Grid`] of [`Cell`]s (`crate::grid`); [`crate::typing`] turns any
-//! grid into a [`Table`] for the schema it maps to. Files are read in parallel; every
+//! Formats are adapters: [`workbook`] (xlsx and xlsm read by `xlsx`, xlsb, xls and
+//! ods through calamine) and [`csv`] each present a sheet as a [`Grid`] of [`Cell`]s
+//! (`crate::grid`); [`crate::typing`] turns any grid into a [`Table`] for the schema it
+//! maps to. Files are read in parallel; every
 //! problem becomes a diagnostic naming the file, and one broken file never hides the
 //! mistakes in the others.
 

@@ -1,4 +1,5 @@
-//! Workbooks (xlsx, xlsm, xlsb, xls, ods) through calamine.
+//! Workbooks: xlsx and xlsm through the reader of [`super::xlsx`], xlsb, xls and ods
+//! through calamine.
 //!
 //! Cells arrive as the cached values the application saved: a LibreOffice `=TRUE()`
 //! is a boolean, a date-formatted number a date. A formula saved without its result

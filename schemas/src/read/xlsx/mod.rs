@@ -1,6 +1,7 @@
 //! xlsx and xlsm workbooks, read here rather than through calamine: each part is
-//! unpacked once into memory and its XML read from there by quick-xml (events borrow
-//! the part, nothing is copied per event), and every value is read as it is written —
+//! unpacked once into memory and its XML read in place (`tokens.rs`: a token is a
+//! slice of the part, decoded only where it holds a reference), and every value is
+//! read as it is written —
 //! references, comments and CDATA inside `<v>` decoded or skipped, a shared-string
 //! index that is no index refused. calamine read the raw text of `<v>` up to the first
 //! `<` or `&` and took a non-index as the first shared string, without a word, so
@@ -19,6 +20,7 @@ mod package;
 mod sheet;
 mod styles;
 mod text;
+mod tokens;
 
 use std::fs::File;
 use std::io::BufReader;
@@ -49,12 +51,14 @@ impl Workbook {
         let Some(document) = package.document()? else {
             return Ok(None);
         };
-        let strings = match package.part(&document.beside("sharedStrings.xml"))? {
-            Some(xml) => text::shared_strings(&xml)?,
+        let strings_part = document.beside("sharedStrings.xml");
+        let strings = match package.part(&strings_part)? {
+            Some(xml) => read_xml(&strings_part, &xml, text::shared_strings)?,
             None => Vec::new(),
         };
-        let formats = match package.part(&document.beside("styles.xml"))? {
-            Some(xml) => styles::cell_formats(&xml)?,
+        let styles_part = document.beside("styles.xml");
+        let formats = match package.part(&styles_part)? {
+            Some(xml) => read_xml(&styles_part, &xml, styles::cell_formats)?,
             None => Vec::new(),
         };
         let (sheets, is_1904) = package.sheets(&document)?;
@@ -96,36 +100,14 @@ impl Workbook {
     }
 }
 
-/// The reader a part's XML is read with: every element has an end (`<v/>` reads as
-/// `<v></v>`), and end tags are not checked against their start (as calamine reads).
-fn xml_reader(xml: &[u8]) -> quick_xml::Reader<&[u8]> {
-    let mut reader = quick_xml::Reader::from_reader(xml);
-    let config = reader.config_mut();
-    config.expand_empty_elements = true;
-    config.check_end_names = false;
-    config.check_comments = false;
-    config.trim_text(false);
-    reader
-}
-
-/// What an XML problem in `part` says: where it is (a byte offset) and what.
-fn xml_error(
+/// What `read` makes of a part's XML; an error names the part, and where in it.
+fn read_xml<T>(
     part: &str,
-    reader: &quick_xml::Reader<&[u8]>,
-    error: impl std::fmt::Display,
-) -> String {
-    format!(
-        "its part `{part}` is not readable XML at byte {}: {error}",
-        reader.error_position()
-    )
-}
-
-/// The document type declaration no part of a workbook may hold (entities it
-/// declares would be read differently by different readers).
-fn document_type(part: &str) -> String {
-    format!(
-        "its part `{part}` declares a document type (`<!DOCTYPE`), which a workbook's parts may not hold"
-    )
+    xml: &[u8],
+    read: impl FnOnce(&mut tokens::Tokens<'_>) -> Result<T, String>,
+) -> Result<T, String> {
+    let mut tokens = tokens::Tokens::new(xml).map_err(|e| format!("its part `{part}`: {e}"))?;
+    read(&mut tokens).map_err(|e| format!("its part `{part}`, at byte {}: {e}", tokens.position()))
 }
 
 #[cfg(test)]

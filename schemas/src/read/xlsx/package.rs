@@ -6,9 +6,8 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufReader, Read};
 
-use quick_xml::events::{BytesStart, Event};
-
-use super::{document_type, xml_error, xml_reader};
+use super::read_xml;
+use super::tokens::{Token, Tokens, attribute, attributes};
 use crate::read::workbook::MAX_PART_BYTES;
 
 pub(super) struct Package {
@@ -79,7 +78,7 @@ impl Package {
         let Some(xml) = self.part(RELATIONSHIPS)? else {
             return Ok(None);
         };
-        let target = relationships(RELATIONSHIPS, &xml)?
+        let target = read_xml(RELATIONSHIPS, &xml, relationships)?
             .into_iter()
             .find(|r| r.kind.ends_with("/relationships/officeDocument"))
             .map_or_else(|| "xl/workbook.xml".to_string(), |r| r.target);
@@ -99,7 +98,7 @@ impl Package {
     pub(super) fn sheets(&mut self, document: &Document) -> Result<(Vec<Sheet>, bool), String> {
         let rels_path = format!("{}_rels/{}.rels", document.folder, document.name);
         let rels = match self.part(&rels_path)? {
-            Some(xml) => relationships(&rels_path, &xml)?,
+            Some(xml) => read_xml(&rels_path, &xml, relationships)?,
             None => {
                 return Err(format!(
                     "its part `{rels_path}` (the workbook's relationships) is missing"
@@ -110,39 +109,48 @@ impl Package {
         let xml = self
             .part(&path)?
             .ok_or_else(|| format!("its workbook part `{path}` is missing"))?;
-        let mut reader = xml_reader(&xml);
-        let (mut sheets, mut is_1904) = (Vec::new(), false);
-        loop {
-            match reader.read_event() {
-                Ok(Event::Start(e)) if e.local_name().as_ref() == "sheet" => {
-                    sheets.push(sheet(&e, &rels, document)?);
-                }
-                Ok(Event::Start(e)) if e.local_name().as_ref() == "workbookPr" => {
-                    if let Some(value) = attribute(&e, "date1904") {
-                        is_1904 = value == "1" || value == "true";
+        read_xml(&path, &xml, |tokens| {
+            let (mut sheets, mut is_1904) = (Vec::new(), false);
+            while let Some(token) = tokens.next()? {
+                match token {
+                    Token::Start {
+                        name: "sheet",
+                        attributes,
+                    } => sheets.push(sheet(attributes, &rels, document)?),
+                    Token::Start {
+                        name: "workbookPr",
+                        attributes,
+                    } => {
+                        if let Some(value) = attribute(attributes, "date1904")? {
+                            is_1904 = value == "1" || value == "true";
+                        }
                     }
+                    _ => {}
                 }
-                Ok(Event::DocType(_)) => return Err(document_type(&path)),
-                Ok(Event::Eof) => break,
-                Err(e) => return Err(xml_error(&path, &reader, e)),
-                _ => {}
             }
-        }
-        Ok((sheets, is_1904))
+            Ok((sheets, is_1904))
+        })
     }
 }
 
-/// One `<sheet>` of the workbook part, found through the relationship it names.
-fn sheet(e: &BytesStart<'_>, rels: &[Relationship], document: &Document) -> Result<Sheet, String> {
-    let name = attribute(e, "name").unwrap_or_default();
-    let id = e
-        .attributes()
-        .with_checks(false)
-        .flatten()
-        .filter(|a| a.key.local_name().as_ref() == "id")
+/// One `<sheet>` of the workbook part (its `attributes`), found through the
+/// relationship it names.
+fn sheet(
+    attributes_written: &str,
+    rels: &[Relationship],
+    document: &Document,
+) -> Result<Sheet, String> {
+    let name = attribute(attributes_written, "name")?
+        .unwrap_or_default()
+        .into_owned();
+    // The relationship's id, whatever the prefix of its namespace (`r:id`).
+    let id = match attributes(attributes_written)
+        .filter(|(key, _)| key.rsplit(':').next() == Some("id"))
         .last()
-        .map(|a| value(&a))
-        .unwrap_or_default();
+    {
+        Some((_, id)) => super::tokens::decoded(id)?.into_owned(),
+        None => String::new(),
+    };
     let rel = rels.iter().find(|r| r.id == id).ok_or_else(|| {
         format!("sheet `{name}` names relationship `{id}`, which the workbook does not have")
     })?;
@@ -162,44 +170,25 @@ struct Relationship {
 }
 
 /// The relationships a `.rels` part lists.
-fn relationships(path: &str, xml: &[u8]) -> Result<Vec<Relationship>, String> {
-    let mut reader = xml_reader(xml);
+fn relationships(tokens: &mut Tokens<'_>) -> Result<Vec<Relationship>, String> {
     let mut found = Vec::new();
-    loop {
-        match reader.read_event() {
-            Ok(Event::Start(e)) if e.local_name().as_ref() == "Relationship" => {
-                found.push(Relationship {
-                    id: attribute(&e, "Id").unwrap_or_default(),
-                    kind: attribute(&e, "Type").unwrap_or_default(),
-                    target: attribute(&e, "Target").unwrap_or_default(),
-                });
-            }
-            Ok(Event::DocType(_)) => return Err(document_type(path)),
-            Ok(Event::Eof) => return Ok(found),
-            Err(e) => return Err(xml_error(path, &reader, e)),
-            _ => {}
+    while let Some(token) = tokens.next()? {
+        if let Token::Start {
+            name: "Relationship",
+            attributes,
+        } = token
+        {
+            let value = |key| -> Result<String, String> {
+                Ok(attribute(attributes, key)?.unwrap_or_default().into_owned())
+            };
+            found.push(Relationship {
+                id: value("Id")?,
+                kind: value("Type")?,
+                target: value("Target")?,
+            });
         }
     }
-}
-
-/// The value of an element's attribute `key` (the last, if written twice), its
-/// references decoded.
-pub(super) fn attribute(e: &BytesStart<'_>, key: &str) -> Option<String> {
-    e.attributes()
-        .with_checks(false)
-        .flatten()
-        .filter(|a| a.key.as_ref() == key)
-        .last()
-        .map(|a| value(&a))
-}
-
-/// An attribute's value, its references decoded (as written, when one is no
-/// reference XML knows).
-fn value(a: &quick_xml::events::attributes::Attribute<'_>) -> String {
-    match a.normalized_value(quick_xml::XmlVersion::Implicit1_0) {
-        Ok(value) => value.into_owned(),
-        Err(_) => a.value.to_string(),
-    }
+    Ok(found)
 }
 
 /// A part's name as looked up: lower case, `/` between folders, no leading `/`.

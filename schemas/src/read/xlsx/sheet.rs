@@ -4,13 +4,10 @@
 use std::collections::HashMap;
 
 use calamine::{CellErrorType, DataRef, ExcelDateTime, ExcelDateTimeType};
-use quick_xml::Reader;
-use quick_xml::events::{BytesStart, Event};
 
-use super::package::attribute;
 use super::styles::Format;
-use super::text::{TextError, content, item, simple_content, unescape_excel};
-use super::xml_reader;
+use super::text::{content, item, unescape_excel};
+use super::tokens::{Token, Tokens, attribute, attributes, shown};
 use crate::read::workbook::cell_name;
 
 /// A cell as read: its position (0-based row, column), value and formula (the text
@@ -23,7 +20,7 @@ pub(in crate::read) struct Record<'a> {
 
 /// The cells of one worksheet's XML, in the order it writes them.
 pub(in crate::read) struct Cells<'a> {
-    reader: Reader<&'a [u8]>,
+    tokens: Tokens<'a>,
     strings: &'a [String],
     formats: &'a [Format],
     is_1904: bool,
@@ -37,9 +34,6 @@ pub(in crate::read) struct Cells<'a> {
     done: bool,
 }
 
-/// The name a sheet's part goes by in messages.
-const PART: &str = "the sheet";
-
 impl<'a> Cells<'a> {
     pub(super) fn new(
         xml: &'a [u8],
@@ -48,7 +42,7 @@ impl<'a> Cells<'a> {
         is_1904: bool,
     ) -> Result<Cells<'a>, String> {
         let mut cells = Cells {
-            reader: xml_reader(xml),
+            tokens: Tokens::new(xml)?,
             strings,
             formats,
             is_1904,
@@ -59,14 +53,14 @@ impl<'a> Cells<'a> {
         };
         // Up to the sheet's data; a part without any (a chart sheet's) has no cells.
         loop {
-            match cells.reader.read_event() {
-                Ok(Event::Start(e)) if e.local_name().as_ref() == "sheetData" => break,
-                Ok(Event::Eof) => {
+            match cells.tokens.next().map_err(|e| cells.at(e))? {
+                Some(Token::Start {
+                    name: "sheetData", ..
+                }) => break,
+                None => {
                     cells.done = true;
                     break;
                 }
-                Ok(Event::DocType(_)) => return Err(super::document_type(PART)),
-                Err(e) => return Err(cells.xml_error(e)),
                 _ => {}
             }
         }
@@ -76,49 +70,46 @@ impl<'a> Cells<'a> {
     /// The next cell; `None` after the last.
     pub(in crate::read) fn next_cell(&mut self) -> Result<Option<Record<'a>>, String> {
         while !self.done {
-            match self.reader.read_event() {
-                Ok(Event::Start(e)) => match e.local_name().as_ref() {
-                    "row" => {
-                        if let Some(r) = attribute(&e, "r") {
-                            self.row = row_number(&r).ok_or_else(|| {
-                                format!("a row is numbered `{}`, which is no row number", shown(&r))
-                            })?;
-                        }
+            match self.tokens.next().map_err(|e| self.at(e))? {
+                Some(Token::Start {
+                    name: "c",
+                    attributes,
+                }) => return self.cell(attributes).map(Some),
+                Some(Token::Start {
+                    name: "row",
+                    attributes,
+                }) => {
+                    if let Some(r) = attribute(attributes, "r").map_err(|e| self.at(e))? {
+                        self.row = row_number(&r).ok_or_else(|| {
+                            format!("a row is numbered `{}`, which is no row number", shown(&r))
+                        })?;
                     }
-                    "c" => return self.cell(&e).map(Some),
-                    _ => {}
-                },
-                Ok(Event::End(e)) => match e.local_name().as_ref() {
-                    "row" => {
-                        self.row = self.row.saturating_add(1);
-                        self.column = 0;
-                    }
-                    "sheetData" => self.done = true,
-                    _ => {}
-                },
-                Ok(Event::Eof) => {
-                    return Err("the sheet ends inside its data (`<sheetData>`)".into());
                 }
-                Ok(Event::DocType(_)) => return Err(super::document_type(PART)),
-                Err(e) => return Err(self.xml_error(e)),
-                _ => {}
+                Some(Token::End("row")) => {
+                    self.row = self.row.saturating_add(1);
+                    self.column = 0;
+                }
+                Some(Token::End("sheetData")) => self.done = true,
+                Some(_) => {}
+                None => return Err("the sheet ends inside its data (`<sheetData>`)".into()),
             }
         }
         Ok(None)
     }
 
-    /// The cell whose start (`<c>`) was just read, up to its end.
-    fn cell(&mut self, c: &BytesStart<'_>) -> Result<Record<'a>, String> {
+    /// The cell whose start (`<c>`, with `written` attributes) was just read, up to its
+    /// end.
+    fn cell(&mut self, written: &'a str) -> Result<Record<'a>, String> {
         let (mut position, mut style, mut kind) = (None, None, None);
-        for a in c.attributes().with_checks(false).flatten() {
-            match a.key.as_ref() {
-                "r" => position = Some(a.value),
-                "s" => style = Some(a.value),
-                "t" => kind = Some(a.value),
+        for (key, value) in attributes(written) {
+            match key {
+                "r" => position = Some(value),
+                "s" => style = Some(value),
+                "t" => kind = Some(value),
                 _ => {}
             }
         }
-        let pos = match &position {
+        let pos = match position {
             Some(r) => cell_position(r).ok_or_else(|| {
                 format!("a cell is named `{}`, which is no cell reference", shown(r))
             })?,
@@ -126,37 +117,31 @@ impl<'a> Cells<'a> {
         };
         self.column = pos.1.saturating_add(1);
         let at = || cell_name(u64::from(pos.0), u64::from(pos.1));
-        let inline = matches!(kind.as_deref(), Some("inlineStr" | "is"));
+        let inline = matches!(kind, Some("inlineStr" | "is"));
         let (mut value, mut formula) = (DataRef::Empty, None);
         loop {
-            let event = self.reader.read_event().map_err(|e| self.xml_error(e))?;
-            match event {
-                Event::Start(e) => match e.local_name().as_ref() {
-                    "f" => formula = self.formula(&e).map_err(|e| self.text_error(e))?,
-                    "v" => {
-                        let text = simple_content(&mut self.reader, "v")
-                            .map_err(|e| self.text_error(e))?;
-                        if !inline {
-                            value = self
-                                .value(&text, kind.as_deref(), style.as_deref())
-                                .map_err(|why| format!("cell {} {why}", at()))?;
-                        }
+            let token = self.tokens.next().map_err(|e| self.at(e))?;
+            match token {
+                Some(Token::Start {
+                    name: "f",
+                    attributes,
+                }) => {
+                    formula = self.formula(attributes).map_err(|e| self.at(e))?;
+                }
+                Some(Token::Start { name: "v", .. }) => {
+                    let text = content(&mut self.tokens, "v").map_err(|e| self.at(e))?;
+                    if !inline {
+                        value = self
+                            .value(&text, kind, style)
+                            .map_err(|why| format!("cell {} {why}", at()))?;
                     }
-                    "is" => {
-                        let text = item(&mut self.reader, "is").map_err(|e| self.text_error(e))?;
-                        value = DataRef::String(text);
-                    }
-                    _ => {
-                        let name = e.name();
-                        self.reader
-                            .read_to_end(name)
-                            .map_err(|e| self.xml_error(e))?;
-                    }
-                },
-                Event::End(e) if e.local_name().as_ref() == "c" => break,
-                Event::Eof => return Err(format!("the sheet ends inside cell {}", at())),
-                Event::DocType(_) => return Err(super::document_type(PART)),
-                _ => {}
+                }
+                Some(Token::Start { name: "is", .. }) => {
+                    value = DataRef::String(item(&mut self.tokens, "is").map_err(|e| self.at(e))?);
+                }
+                Some(Token::End("c")) => break,
+                Some(_) => {}
+                None => return Err(format!("the sheet ends inside cell {}", at())),
             }
         }
         Ok(Record {
@@ -166,20 +151,25 @@ impl<'a> Cells<'a> {
         })
     }
 
-    /// A cell's formula, whose start (`<f>`) was just read: its text, or for a cell
-    /// of a shared formula that writes none, the text of the cell that does.
-    fn formula(&mut self, f: &BytesStart<'_>) -> Result<Option<String>, TextError> {
-        let mut text = String::new();
-        content(&mut self.reader, "f", &mut text)?;
-        let shared = attribute(f, "t").as_deref() == Some("shared");
-        match (shared, attribute(f, "si")) {
-            (true, Some(index)) if text.is_empty() => Ok(self.shared.get(&index).cloned()),
+    /// A cell's formula, whose start (`<f>`, with `written` attributes) was just read:
+    /// its text, or for a cell of a shared formula that writes none, the text of the
+    /// cell that does.
+    fn formula(&mut self, written: &str) -> Result<Option<String>, String> {
+        let text = content(&mut self.tokens, "f")?.into_owned();
+        let shared = attribute(written, "t")?.as_deref() == Some("shared");
+        match (shared, attribute(written, "si")?) {
+            (true, Some(index)) if text.is_empty() => Ok(self.shared.get(&*index).cloned()),
             (true, Some(index)) => {
-                self.shared.insert(index, text.clone());
+                self.shared.insert(index.into_owned(), text.clone());
                 Ok(Some(text))
             }
             _ => Ok(Some(text)),
         }
+    }
+
+    /// A problem with the sheet's XML, and where it is.
+    fn at(&self, problem: String) -> String {
+        format!("at byte {} of its XML: {problem}", self.tokens.position())
     }
 
     /// The value a cell's `<v>` holds (`text`), as the cell's type and number format
@@ -273,21 +263,6 @@ impl<'a> Cells<'a> {
             )),
         }
     }
-
-    fn xml_error(&self, e: impl std::fmt::Display) -> String {
-        format!(
-            "it is not readable XML at byte {}: {e}",
-            self.reader.error_position()
-        )
-    }
-
-    fn text_error(&self, e: TextError) -> String {
-        match e {
-            TextError::Xml(e) => self.xml_error(e),
-            TextError::Ended(element) => format!("the sheet ends inside a `<{element}>` element"),
-            TextError::DocumentType => super::document_type(PART),
-        }
-    }
 }
 
 /// An error value as Excel writes it.
@@ -330,16 +305,6 @@ fn row_number(written: &str) -> Option<u32> {
         return None;
     }
     written.parse::<u32>().ok()?.checked_sub(1)
-}
-
-/// Text from a workbook as a message shows it: at most 40 characters, control
-/// characters escaped.
-fn shown(text: &str) -> String {
-    let mut out: String = text.chars().take(40).flat_map(char::escape_debug).collect();
-    if text.chars().nth(40).is_some() {
-        out.push('…');
-    }
-    out
 }
 
 #[cfg(test)]

@@ -4,10 +4,7 @@
 
 use std::collections::HashMap;
 
-use quick_xml::events::Event;
-
-use super::package::attribute;
-use super::{document_type, xml_error, xml_reader};
+use super::tokens::{Token, Tokens, attribute};
 
 /// What a number format makes of a number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,41 +17,43 @@ pub(super) enum Format {
 }
 
 /// The number format of each cell format, in order.
-pub(super) fn cell_formats(xml: &[u8]) -> Result<Vec<Format>, String> {
-    const PART: &str = "styles.xml";
-    let mut reader = xml_reader(xml);
+pub(super) fn cell_formats(tokens: &mut Tokens<'_>) -> Result<Vec<Format>, String> {
     let mut codes: HashMap<String, String> = HashMap::new();
     let mut formats = Vec::new();
     let mut in_cell_formats = false;
-    loop {
-        match reader.read_event() {
-            Ok(Event::Start(e)) => match e.local_name().as_ref() {
-                "numFmt" => {
-                    if let (Some(id), Some(code)) =
-                        (attribute(&e, "numFmtId"), attribute(&e, "formatCode"))
-                    {
-                        codes.insert(id, code);
-                    }
+    while let Some(token) = tokens.next()? {
+        match token {
+            Token::Start {
+                name: "numFmt",
+                attributes,
+            } => {
+                if let (Some(id), Some(code)) = (
+                    attribute(attributes, "numFmtId")?,
+                    attribute(attributes, "formatCode")?,
+                ) {
+                    codes.insert(id.into_owned(), code.into_owned());
                 }
-                "cellXfs" => in_cell_formats = true,
-                "xf" if in_cell_formats => {
-                    formats.push(match attribute(&e, "numFmtId") {
-                        None => Format::Number,
-                        Some(id) => match codes.get(&id) {
-                            Some(code) => of_code(code),
-                            None => built_in(&id),
-                        },
-                    });
-                }
-                _ => {}
-            },
-            Ok(Event::End(e)) if e.local_name().as_ref() == "cellXfs" => in_cell_formats = false,
-            Ok(Event::DocType(_)) => return Err(document_type(PART)),
-            Ok(Event::Eof) => return Ok(formats),
-            Err(e) => return Err(xml_error(PART, &reader, e)),
+            }
+            Token::Start {
+                name: "cellXfs", ..
+            } => in_cell_formats = true,
+            Token::End("cellXfs") => in_cell_formats = false,
+            Token::Start {
+                name: "xf",
+                attributes,
+            } if in_cell_formats => {
+                formats.push(match attribute(attributes, "numFmtId")? {
+                    None => Format::Number,
+                    Some(id) => match codes.get(&*id) {
+                        Some(code) => of_code(code),
+                        None => built_in(&id),
+                    },
+                });
+            }
             _ => {}
         }
     }
+    Ok(formats)
 }
 
 /// The built-in number formats (ECMA-376 18.8.30) that show dates and times: 14–22,
@@ -168,7 +167,8 @@ mod tests {
         let xml = br#"<styleSheet><numFmts><numFmt numFmtId="164" formatCode="yyyy/mm/dd"/><numFmt numFmtId="165" formatCode="0.0&quot;m&quot;"/></numFmts>
             <cellStyleXfs><xf numFmtId="14"/></cellStyleXfs>
             <cellXfs><xf numFmtId="0"/><xf numFmtId="14"/><xf numFmtId="164"/><xf numFmtId="165"/><xf numFmtId="46"/><xf/></cellXfs></styleSheet>"#;
-        let formats = cell_formats(xml).unwrap_or_else(|e| panic!("{e}"));
+        let formats =
+            cell_formats(&mut Tokens::new(xml).unwrap()).unwrap_or_else(|e| panic!("{e}"));
         use Format::*;
         assert_eq!(
             formats,

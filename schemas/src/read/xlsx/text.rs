@@ -4,168 +4,93 @@
 
 use std::borrow::Cow;
 
-use quick_xml::events::Event;
-use quick_xml::{Reader, XmlVersion};
-
-use super::{document_type, xml_error, xml_reader};
+use super::tokens::{Token, Tokens, attribute, cdata, decoded};
 
 /// The workbook's shared strings, in order.
-pub(super) fn shared_strings(xml: &[u8]) -> Result<Vec<String>, String> {
-    const PART: &str = "sharedStrings.xml";
-    let mut reader = xml_reader(xml);
+pub(super) fn shared_strings(tokens: &mut Tokens<'_>) -> Result<Vec<String>, String> {
     let mut strings = Vec::new();
-    loop {
-        match reader.read_event() {
-            Ok(Event::Start(e)) if e.local_name().as_ref() == "si" => {
-                strings.push(item(&mut reader, "si").map_err(|e| e.in_part(PART, &reader))?);
-            }
-            Ok(Event::DocType(_)) => return Err(document_type(PART)),
-            Ok(Event::Eof) => return Ok(strings),
-            Err(e) => return Err(xml_error(PART, &reader, e)),
-            _ => {}
+    while let Some(token) = tokens.next()? {
+        if let Token::Start { name: "si", .. } = token {
+            strings.push(item(tokens, "si")?);
         }
     }
-}
-
-/// Why a piece of text could not be read.
-pub(super) enum TextError {
-    Xml(quick_xml::Error),
-    /// The part ended inside the element named.
-    Ended(&'static str),
-    DocumentType,
-}
-
-impl From<quick_xml::Error> for TextError {
-    fn from(e: quick_xml::Error) -> Self {
-        TextError::Xml(e)
-    }
-}
-
-impl TextError {
-    pub(super) fn in_part(self, part: &str, reader: &Reader<&[u8]>) -> String {
-        match self {
-            TextError::Xml(e) => xml_error(part, reader, e),
-            TextError::Ended(element) => {
-                format!("its part `{part}` ends inside a `<{element}>` element")
-            }
-            TextError::DocumentType => document_type(part),
-        }
-    }
+    Ok(strings)
 }
 
 /// The text of a string item (`<si>`, `<is>`) whose start was just read, up to its end
 /// (`closing`, a local name): its runs joined, each trimmed of ASCII white space unless
 /// it preserves it, `_xHHHH_` escapes decoded.
-pub(super) fn item(reader: &mut Reader<&[u8]>, closing: &'static str) -> Result<String, TextError> {
+pub(super) fn item(tokens: &mut Tokens<'_>, closing: &str) -> Result<String, String> {
     let mut text = String::new();
     let mut phonetic = false;
-    let mut run = String::new();
     loop {
-        match reader.read_event()? {
-            Event::Start(e) => match e.local_name().as_ref() {
-                "rPh" => phonetic = true,
-                "t" if !phonetic => {
-                    let preserve =
-                        super::package::attribute(&e, "xml:space").as_deref() == Some("preserve");
-                    run.clear();
-                    content(reader, "t", &mut run)?;
-                    let run = if preserve {
-                        &run[..]
-                    } else {
-                        run.trim_matches([' ', '\t', '\r', '\n'])
-                    };
-                    text.push_str(&unescape_excel(run));
-                }
-                _ => {}
-            },
-            Event::End(e) => match e.local_name().as_ref() {
-                "rPh" => phonetic = false,
-                name if name == closing => return Ok(text),
-                _ => {}
-            },
-            Event::DocType(_) => return Err(TextError::DocumentType),
-            Event::Eof => return Err(TextError::Ended(closing)),
+        match tokens.next()?.ok_or_else(|| ended(closing))? {
+            Token::Start { name: "rPh", .. } => phonetic = true,
+            Token::Start {
+                name: "t",
+                attributes,
+            } if !phonetic => {
+                let preserve = attribute(attributes, "xml:space")?.as_deref() == Some("preserve");
+                let run = content(tokens, "t")?;
+                let run = if preserve {
+                    &run[..]
+                } else {
+                    run.trim_matches([' ', '\t', '\r', '\n'])
+                };
+                text.push_str(&unescape_excel(run));
+            }
+            Token::End("rPh") => phonetic = false,
+            Token::End(name) if name == closing => return Ok(text),
             _ => {}
         }
     }
 }
 
 /// The text inside the element whose start was just read, up to its end (`closing`,
-/// a local name), appended to `out`: text and CDATA with line ends as XML reads them,
-/// references decoded; comments, processing instructions and elements inside left out.
-pub(super) fn content(
-    reader: &mut Reader<&[u8]>,
-    closing: &'static str,
-    out: &mut String,
-) -> Result<(), TextError> {
-    let mut depth = 0;
-    while !step(reader.read_event()?, closing, out, &mut depth)? {}
-    Ok(())
-}
-
-/// The text inside the element whose start was just read, as [`content`] reads it,
-/// borrowed from the part when it is one piece of text (as a value is).
-pub(super) fn simple_content<'a>(
-    reader: &mut Reader<&'a [u8]>,
-    closing: &'static str,
-) -> Result<Cow<'a, str>, TextError> {
-    let (mut text, mut depth) = (String::new(), 0);
-    match reader.read_event()? {
-        Event::Text(t) => {
-            let first = t.xml_content(XmlVersion::Implicit1_0);
-            let next = reader.read_event()?;
-            if matches!(&next, Event::End(e) if e.local_name().as_ref() == closing) {
-                return Ok(first);
-            }
-            text.push_str(&first);
-            if step(next, closing, &mut text, &mut depth)? {
-                return Ok(Cow::Owned(text));
-            }
-        }
-        event => {
-            if step(event, closing, &mut text, &mut depth)? {
-                return Ok(Cow::Owned(text));
-            }
-        }
+/// a local name): text and CDATA with line ends as XML reads them, references decoded;
+/// comments, processing instructions and the tags of elements inside left out.
+/// Borrowed from the part when it is one piece of text without references (as a
+/// value is).
+pub(super) fn content<'a>(tokens: &mut Tokens<'a>, closing: &str) -> Result<Cow<'a, str>, String> {
+    if let Some(text) = tokens.simple_text(closing) {
+        return decoded(text);
     }
-    while !step(reader.read_event()?, closing, &mut text, &mut depth)? {}
+    let first = tokens.next()?.ok_or_else(|| ended(closing))?;
+    let mut text = String::new();
+    rest(tokens, closing, first, &mut text)?;
     Ok(Cow::Owned(text))
 }
 
-/// One event inside an element whose text is read into `out`, `depth` elements down;
-/// whether it ends the element (`closing`).
-fn step(
-    event: Event<'_>,
-    closing: &'static str,
-    out: &mut String,
-    depth: &mut usize,
-) -> Result<bool, TextError> {
-    match event {
-        Event::Text(t) => out.push_str(&t.xml_content(XmlVersion::Implicit1_0)),
-        Event::CData(t) => out.push_str(&t.xml_content(XmlVersion::Implicit1_0)),
-        Event::GeneralRef(r) => {
-            if let Some(c) = r.resolve_char_ref()? {
-                out.push(c);
-            } else if let Some(entity) = quick_xml::escape::resolve_xml_entity(&r) {
-                out.push_str(entity);
-            } else {
-                return Err(TextError::Xml(quick_xml::Error::Escape(
-                    quick_xml::escape::EscapeError::UnrecognizedEntity(0..0, r.to_string()),
-                )));
+/// The rest of an element's text from `token` on, into `text`, up to its end.
+fn rest<'a>(
+    tokens: &mut Tokens<'a>,
+    closing: &str,
+    mut token: Token<'a>,
+    text: &mut String,
+) -> Result<(), String> {
+    let mut depth = 0usize;
+    loop {
+        match token {
+            Token::Text(t) => text.push_str(&decoded(t)?),
+            Token::CData(t) => text.push_str(&cdata(t)),
+            Token::Start { .. } => depth += 1,
+            Token::End(name) => {
+                if depth == 0 {
+                    if name == closing {
+                        return Ok(());
+                    }
+                } else {
+                    depth -= 1;
+                }
             }
         }
-        Event::Start(_) => *depth += 1,
-        Event::End(e) => {
-            if *depth == 0 {
-                return Ok(e.local_name().as_ref() == closing);
-            }
-            *depth -= 1;
-        }
-        Event::DocType(_) => return Err(TextError::DocumentType),
-        Event::Eof => return Err(TextError::Ended(closing)),
-        _ => {}
+        token = tokens.next()?.ok_or_else(|| ended(closing))?;
     }
-    Ok(false)
+}
+
+/// The part ended inside an element.
+fn ended(element: &str) -> String {
+    format!("it ends inside a `<{element}>` element")
 }
 
 /// Text with Excel's escapes decoded: `_xHHHH_` is the UTF-16 unit HHHH (a pair of
@@ -252,7 +177,8 @@ mod tests {
     #[test]
     fn string_items_join_their_runs_without_phonetic_ones() {
         let xml = br#"<sst><si><t> a </t></si><si><r><t>x</t></r><r><t xml:space="preserve"> y </t></r><rPh><t>ignored</t></rPh></si><si/><si><t>1&amp;2&#51;<![CDATA[<4>]]></t></si></sst>"#;
-        let strings = shared_strings(xml).unwrap_or_else(|e| panic!("{e}"));
+        let mut tokens = Tokens::new(xml).unwrap();
+        let strings = shared_strings(&mut tokens).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(strings, ["a", "x y ", "", "1&23<4>"]);
     }
 }
