@@ -87,7 +87,9 @@ impl<'a> Tokens<'a> {
                 }
                 Some(b'/') => {
                     let start = self.at + 2;
-                    let end = memchr::memchr(b'>', &rest[2..])
+                    let end = rest[2..]
+                        .iter()
+                        .position(|&b| b == b'>')
                         .map(|n| start + n)
                         .ok_or_else(|| format!("the end tag at byte {} has no end", self.at))?;
                     self.at = end + 1;
@@ -106,11 +108,15 @@ impl<'a> Tokens<'a> {
             return None;
         }
         let rest = &self.xml.as_bytes()[self.at..];
-        let lt = memchr::memchr(b'<', rest)?;
+        // Values are short: the first bytes are looked at one by one.
+        let lt = match rest.iter().take(32).position(|&b| b == b'<') {
+            Some(lt) => lt,
+            None => memchr::memchr(b'<', rest)?,
+        };
         if rest.get(lt + 1) != Some(&b'/') {
             return None;
         }
-        let gt = lt + memchr::memchr(b'>', &rest[lt..])?;
+        let gt = lt + rest[lt..].iter().position(|&b| b == b'>')?;
         let name = self.xml[self.at + lt + 2..self.at + gt].trim_end();
         if local(name) != closing {
             return None;
@@ -124,21 +130,25 @@ impl<'a> Tokens<'a> {
     fn start_tag(&mut self) -> Result<Token<'a>, String> {
         let bytes = self.xml.as_bytes();
         let start = self.at + 1;
-        let mut at = start;
-        let end = loop {
-            let Some(n) = memchr::memchr3(b'>', b'"', b'\'', &bytes[at..]) else {
-                return Err(format!("the tag at byte {} has no end", self.at));
-            };
-            at += n;
-            if bytes[at] == b'>' {
-                break at;
+        // A byte at a time: tags are short, and a vector search per quote costs more
+        // than the few bytes between them.
+        let mut quote = None;
+        let Some(n) = bytes[start..].iter().position(|&b| match quote {
+            Some(q) => {
+                if b == q {
+                    quote = None;
+                }
+                false
             }
-            let quote = bytes[at];
-            let Some(n) = memchr::memchr(quote, &bytes[at + 1..]) else {
-                return Err(format!("the tag at byte {} has no end", self.at));
-            };
-            at += n + 2;
+            None if b == b'"' || b == b'\'' => {
+                quote = Some(b);
+                false
+            }
+            None => b == b'>',
+        }) else {
+            return Err(format!("the tag at byte {} has no end", self.at));
         };
+        let end = start + n;
         let inside = &self.xml[start..end];
         let (inside, empty) = match inside.strip_suffix('/') {
             Some(inside) => (inside, true),
@@ -201,14 +211,14 @@ pub(super) fn attributes(written: &str) -> impl Iterator<Item = (&str, &str)> {
                 .map_or(bytes.len(), |n| from + n)
         };
         let key_start = space(at);
-        let equals = key_start + memchr::memchr(b'=', &bytes[key_start..])?;
+        let equals = key_start + bytes[key_start..].iter().position(|&b| b == b'=')?;
         let key = written[key_start..equals].trim_end();
         if key.is_empty() || key.bytes().any(|b| b.is_ascii_whitespace()) {
             return None;
         }
         let open = space(equals + 1);
         let quote = *bytes.get(open).filter(|&&q| q == b'"' || q == b'\'')?;
-        let close = open + 1 + memchr::memchr(quote, &bytes[open + 1..])?;
+        let close = open + 1 + bytes[open + 1..].iter().position(|&b| b == quote)?;
         at = close + 1;
         Some((key, &written[open + 1..close]))
     })
