@@ -211,11 +211,15 @@ pub(super) fn attributes(written: &str) -> impl Iterator<Item = (&str, &str)> {
                 .map_or(bytes.len(), |n| from + n)
         };
         let key_start = space(at);
-        let equals = key_start + bytes[key_start..].iter().position(|&b| b == b'=')?;
-        let key = written[key_start..equals].trim_end();
-        if key.is_empty() || key.bytes().any(|b| b.is_ascii_whitespace()) {
+        let key_end = bytes[key_start..]
+            .iter()
+            .position(|&b| b == b'=' || b.is_ascii_whitespace())
+            .map_or(bytes.len(), |n| key_start + n);
+        let equals = space(key_end);
+        if key_end == key_start || bytes.get(equals) != Some(&b'=') {
             return None;
         }
+        let key = &written[key_start..key_end];
         let open = space(equals + 1);
         let quote = *bytes.get(open).filter(|&&q| q == b'"' || q == b'\'')?;
         let close = open + 1 + bytes[open + 1..].iter().position(|&b| b == quote)?;
