@@ -420,6 +420,28 @@ pub async fn gc(
     .await
 }
 
+/// Every region's pointer on the store, read once: by region, its key and the
+/// release it names (a key that names no valid region is not a pointer).
+async fn pointers(remote: &Remote) -> Result<BTreeMap<String, (String, String)>, DeliveryError> {
+    let mut pointers = BTreeMap::new();
+    for listed in remote.list("regions/").await? {
+        let Some(region) = listed
+            .key
+            .strip_prefix("regions/")
+            .and_then(|k| k.strip_suffix("/current.json"))
+        else {
+            continue;
+        };
+        if layout::check_region(region).is_err() {
+            continue;
+        }
+        if let Some((pointer, _)) = read_pointer(remote, region).await? {
+            pointers.insert(region.to_string(), (listed.key.clone(), pointer.release));
+        }
+    }
+    Ok(pointers)
+}
+
 async fn collect(
     remote: &Remote,
     keep: usize,
@@ -438,12 +460,28 @@ async fn collect(
         objects_too_young: 0,
         leftovers_deleted: 0,
     };
+    let pointers = pointers(remote).await?;
+    // Every pointer must name a release listed: its objects are known only from it.
+    for (region, (key, release)) in &pointers {
+        if !records
+            .get(region)
+            .is_some_and(|r| r.iter().any(|r| &r.release == release))
+        {
+            return Err(DeliveryError::Foreign {
+                store: remote.shown().to_string(),
+                key: key.clone(),
+                why: format!(
+                    "it names release {release} whose record is not on the store; nothing was deleted"
+                ),
+            });
+        }
+    }
     let mut kept: Vec<(&str, &Release)> = Vec::new();
     let mut doomed: Vec<(String, String)> = Vec::new();
     for (region, releases) in &records {
-        let current = read_pointer(remote, region).await?.map(|(p, _)| p.release);
+        let current = pointers.get(region).map(|(_, release)| release.as_str());
         for (i, release) in releases.iter().enumerate() {
-            let is_current = current.as_deref() == Some(release.release.as_str());
+            let is_current = current == Some(release.release.as_str());
             if i < keep || is_current {
                 collected
                     .kept
@@ -459,33 +497,6 @@ async fn collect(
                     .push(release.release.clone());
                 doomed.push((region.clone(), release.release.clone()));
             }
-        }
-    }
-    // Every pointer must name a release listed: its objects are known only from it.
-    for listed in remote.list("regions/").await? {
-        let Some(region) = listed
-            .key
-            .strip_prefix("regions/")
-            .and_then(|k| k.strip_suffix("/current.json"))
-        else {
-            continue;
-        };
-        if layout::check_region(region).is_err() {
-            continue;
-        }
-        if let Some((pointer, _)) = read_pointer(remote, region).await?
-            && !records
-                .get(region)
-                .is_some_and(|r| r.iter().any(|r| r.release == pointer.release))
-        {
-            return Err(DeliveryError::Foreign {
-                store: remote.shown().to_string(),
-                key: listed.key.clone(),
-                why: format!(
-                    "it names release {} whose record is not on the store; nothing was deleted",
-                    pointer.release
-                ),
-            });
         }
     }
     let needed = kept_objects(remote, &kept).await?;

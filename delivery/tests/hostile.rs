@@ -365,3 +365,47 @@ fn release_ids_as_printed_are_taken_back() {
     .unwrap();
     assert_eq!(fetched.release, b_id);
 }
+
+/// A pointer naming a release whose record is gone (deleted by hand, or never written
+/// by a foreign tool): what that release needs is unknown, so gc deletes nothing, not
+/// even the releases and objects it would otherwise collect, and says which pointer.
+#[test]
+fn gc_deletes_nothing_while_a_pointer_names_a_release_without_a_record() {
+    let store = Store::new();
+    let root = tempfile::tempdir().unwrap();
+    let build_dir = root.path().join("build");
+    for n in 1..=3 {
+        build(
+            &build_dir,
+            &commit(n),
+            &[("price.bin", format!("price={n}").as_bytes())],
+        );
+        publish(&store.remote, &build_dir, false).unwrap();
+    }
+    let listing = |dir: &str| std::fs::read_dir(store.path(dir)).unwrap().count();
+    let (releases, objects) = (listing("releases/jp"), listing("objects"));
+    let record = std::fs::read_dir(store.path("releases/jp"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains(&commit(3)))
+        .unwrap();
+    std::fs::remove_file(record).unwrap();
+    let error = block_on(masterctl_delivery::gc(
+        &store.remote,
+        1,
+        0,
+        false,
+        &|_, _| {},
+    ))
+    .unwrap_err();
+    assert!(matches!(error, DeliveryError::Foreign { .. }), "{error}");
+    assert!(
+        error.to_string().contains("regions/jp/current.json"),
+        "{error}"
+    );
+    assert!(error.to_string().contains(&commit(3)), "{error}");
+    assert_eq!(
+        (listing("releases/jp"), listing("objects")),
+        (releases - 1, objects)
+    );
+}
