@@ -1,8 +1,9 @@
 //! The XML of a workbook's parts as tokens: start and end tags, text and CDATA, with
 //! comments and processing instructions passed over. Made for the one grammar a sheet
 //! holds a million times over (`<c r="B2" t="s"><v>7</v></c>`): a part is checked as
-//! UTF-8 once, and a token is a slice of it, found with `memchr`, decoded only where
-//! it holds a reference or a carriage return. An element written empty (`<v/>`) reads
+//! UTF-8 once, and a token is a slice of it — a tag's end found a byte at a time
+//! (tags are short), text's with `memchr` — decoded only where it holds a reference or
+//! a carriage return. An element written empty (`<v/>`) reads
 //! as its start and its end; end tags are not matched against their start. A
 //! document type declaration is refused (what it declares, no reader here expands).
 
