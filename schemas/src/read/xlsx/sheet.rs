@@ -7,7 +7,7 @@ use calamine::{CellErrorType, DataRef, ExcelDateTime, ExcelDateTimeType};
 
 use super::styles::Format;
 use super::text::{content, item, unescape_excel};
-use super::tokens::{Token, Tokens, attribute, attributes, shown};
+use super::tokens::{Token, Tokens, attribute, attributes, decoded, shown};
 use crate::read::workbook::cell_name;
 
 /// A cell as read: its position (0-based row, column), value and formula (the text
@@ -118,6 +118,17 @@ impl<'a> Cells<'a> {
         self.column = pos.1.saturating_add(1);
         let at = || cell_name(u64::from(pos.0), u64::from(pos.1));
         let inline = matches!(kind, Some("inlineStr" | "is"));
+        if !inline && let Some(text) = self.tokens.plain_value_then_end("c") {
+            let text = decoded(text).map_err(|e| self.at(e))?;
+            let value = self
+                .value(&text, kind, style)
+                .map_err(|why| format!("cell {} {why}", at()))?;
+            return Ok(Record {
+                pos,
+                value,
+                formula: None,
+            });
+        }
         let (mut value, mut formula) = (DataRef::Empty, None);
         loop {
             let token = self.tokens.next().map_err(|e| self.at(e))?;

@@ -127,6 +127,28 @@ impl<'a> Tokens<'a> {
         Some(text)
     }
 
+    /// A cell's body as applications write it, right after its start tag: `<v>`, a
+    /// short text without markup, `</v>`, then `</` `closing` `>`. That text, as
+    /// written, with the reading past the end tag; `None`, nothing read, for any other
+    /// body (read token by token).
+    pub(super) fn plain_value_then_end(&mut self, closing: &str) -> Option<&'a str> {
+        if self.pending.is_some() {
+            return None;
+        }
+        let rest = &self.xml.as_bytes()[self.at..];
+        let body = rest.strip_prefix(b"<v>")?;
+        let lt = body.iter().take(64).position(|&b| b == b'<')?;
+        let tail = body[lt..].strip_prefix(b"</v></")?;
+        let tail = tail.strip_prefix(closing.as_bytes())?;
+        if tail.first() != Some(&b'>') {
+            return None;
+        }
+        let start = self.at + 3;
+        let text = &self.xml[start..start + lt];
+        self.at = start + lt + 6 + closing.len() + 1;
+        Some(text)
+    }
+
     /// The start tag at `self.at` (its `>` found outside quoted attribute values).
     fn start_tag(&mut self) -> Result<Token<'a>, String> {
         let bytes = self.xml.as_bytes();
@@ -362,25 +384,65 @@ mod tests {
         );
     }
 
+    /// What `read` makes of `xml` past its first token, and the token after.
+    fn past_start<'a>(
+        xml: &'a str,
+        read: impl FnOnce(&mut Tokens<'a>) -> Option<&'a str>,
+    ) -> (Option<String>, Option<String>) {
+        let mut tokens = Tokens::new(xml.as_bytes()).unwrap();
+        tokens.next().unwrap();
+        let text = read(&mut tokens).map(str::to_string);
+        (text, tokens.next().unwrap().map(|t| format!("{t:?}")))
+    }
+
+    fn start(name: &str) -> Option<String> {
+        Some(format!(
+            "{:?}",
+            Token::Start {
+                name,
+                attributes: ""
+            }
+        ))
+    }
+
+    /// An element of text alone (`simple_text`), and a cell's plain body
+    /// (`plain_value_then_end`), read at once; anything else left to be read token by
+    /// token, nothing read.
     #[test]
-    fn an_element_of_text_alone_is_read_at_once() {
-        let read = |xml: &'static str| {
-            let mut tokens = Tokens::new(xml.as_bytes()).unwrap();
-            tokens.next().unwrap();
-            let text = tokens.simple_text("v");
-            (text, tokens.next().unwrap())
-        };
-        let after = Some(Token::Start {
-            name: "c",
-            attributes: "",
-        });
-        assert_eq!(read("<v>7</v><c>"), (Some("7"), after));
-        assert_eq!(read("<v></x:v ><c>"), (Some(""), after));
-        assert_eq!(read("<v>1&amp;2</v><c>"), (Some("1&amp;2"), after));
-        // More than text, another end, or an element written empty: read token by token.
-        assert_eq!(read("<v>7<!-- 8 --></v>"), (None, Some(Token::Text("7"))));
-        assert_eq!(read("<v>7</w>"), (None, Some(Token::Text("7"))));
-        assert_eq!(read("<v/><c>"), (None, Some(Token::End("v"))));
+    fn text_alone_is_read_at_once() {
+        type Read = fn(&mut Tokens<'static>) -> Option<&'static str>;
+        let element: Read = |t| t.simple_text("v");
+        let cell: Read = |t| t.plain_value_then_end("c");
+        let shown = |t: Token<'_>| Some(format!("{t:?}"));
+        let (seven, v_ends) = (shown(Token::Text("7")), shown(Token::End("v")));
+        let cases: [(Read, &'static str, Option<&str>, Option<String>); 14] = [
+            (element, "<v>7</v><c>", Some("7"), start("c")),
+            (element, "<v></x:v ><c>", Some(""), start("c")),
+            (element, "<v>1&amp;2</v><c>", Some("1&amp;2"), start("c")),
+            (element, "<v>7<!-- 8 --></v>", None, seven.clone()),
+            (element, "<v>7</w>", None, seven),
+            (element, "<v/><c>", None, v_ends),
+            (cell, "<c><v>7</v></c><d>", Some("7"), start("d")),
+            (cell, "<c><v></v></c><d>", Some(""), start("d")),
+            (
+                cell,
+                "<c><v>1&amp;2</v></c><d>",
+                Some("1&amp;2"),
+                start("d"),
+            ),
+            (cell, "<c><v>7</v></cc>", None, start("v")),
+            (cell, "<c><v>7</v><f>A1</f></c>", None, start("v")),
+            (cell, "<c><v>7</v></c >", None, start("v")),
+            (cell, "<c><v>7<!-- --></v></c>", None, start("v")),
+            (cell, "<c/><d>", None, shown(Token::End("c"))),
+        ];
+        for (read, xml, text, next) in cases {
+            assert_eq!(
+                past_start(xml, read),
+                (text.map(str::to_string), next),
+                "{xml}"
+            );
+        }
     }
 
     #[test]
