@@ -32,7 +32,7 @@ pub(super) use sheet::Cells;
 pub(super) struct Workbook {
     package: package::Package,
     sheets: Vec<package::Sheet>,
-    strings: Vec<String>,
+    strings: text::SharedStrings,
     formats: Vec<styles::Format>,
     is_1904: bool,
 }
@@ -54,7 +54,7 @@ impl Workbook {
         let strings_part = document.beside("sharedStrings.xml");
         let strings = match package.part(&strings_part)? {
             Some(xml) => read_xml(&strings_part, &xml, text::shared_strings)?,
-            None => Vec::new(),
+            None => text::SharedStrings::default(),
         };
         let styles_part = document.beside("styles.xml");
         let formats = match package.part(&styles_part)? {

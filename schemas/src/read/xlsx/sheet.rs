@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use calamine::{CellErrorType, DataRef, ExcelDateTime, ExcelDateTimeType};
 
 use super::styles::Format;
-use super::text::{content, item, unescape_excel};
+use super::text::{SharedStrings, content, item, unescape_excel};
 use super::tokens::{Token, Tokens, attribute, attributes, decoded, shown};
 use crate::read::workbook::cell_name;
 
@@ -21,7 +21,7 @@ pub(in crate::read) struct Record<'a> {
 /// The cells of one worksheet's XML, in the order it writes them.
 pub(in crate::read) struct Cells<'a> {
     tokens: Tokens<'a>,
-    strings: &'a [String],
+    strings: &'a SharedStrings,
     formats: &'a [Format],
     is_1904: bool,
     /// Where a cell written without `r` is: the row of the current `<row>` (or the one
@@ -37,7 +37,7 @@ pub(in crate::read) struct Cells<'a> {
 impl<'a> Cells<'a> {
     pub(super) fn new(
         xml: &'a [u8],
-        strings: &'a [String],
+        strings: &'a SharedStrings,
         formats: &'a [Format],
         is_1904: bool,
     ) -> Result<Cells<'a>, String> {
@@ -220,7 +220,7 @@ impl<'a> Cells<'a> {
                     })?;
                 self.strings
                     .get(index)
-                    .map(|s| DataRef::SharedString(s.as_str()))
+                    .map(DataRef::SharedString)
                     .ok_or_else(|| {
                         format!(
                             "refers to shared string {index}, but the workbook has {}",

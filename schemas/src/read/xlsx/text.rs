@@ -6,12 +6,35 @@ use std::borrow::Cow;
 
 use super::tokens::{Token, Tokens, attribute, cdata, decoded};
 
-/// The workbook's shared strings, in order.
-pub(super) fn shared_strings(tokens: &mut Tokens<'_>) -> Result<Vec<String>, String> {
-    let mut strings = Vec::new();
+/// The workbook's shared strings, in order, held end to end in one buffer: an item
+/// costs its text and an offset, not an allocation of its own (a workbook may have
+/// millions).
+#[derive(Debug, Default)]
+pub(super) struct SharedStrings {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl SharedStrings {
+    /// The string at `index`, if there is one.
+    pub(super) fn get(&self, index: usize) -> Option<&str> {
+        let end = *self.ends.get(index)?;
+        let start = index.checked_sub(1).map_or(0, |i| self.ends[i]);
+        Some(&self.text[start..end])
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.ends.len()
+    }
+}
+
+/// The workbook's shared strings.
+pub(super) fn shared_strings(tokens: &mut Tokens<'_>) -> Result<SharedStrings, String> {
+    let mut strings = SharedStrings::default();
     while let Some(token) = tokens.next()? {
         if let Token::Start { name: "si", .. } = token {
-            strings.push(item(tokens, "si")?);
+            item_into(tokens, "si", &mut strings.text)?;
+            strings.ends.push(strings.text.len());
         }
     }
     Ok(strings)
@@ -22,6 +45,12 @@ pub(super) fn shared_strings(tokens: &mut Tokens<'_>) -> Result<Vec<String>, Str
 /// it preserves it, `_xHHHH_` escapes decoded.
 pub(super) fn item(tokens: &mut Tokens<'_>, closing: &str) -> Result<String, String> {
     let mut text = String::new();
+    item_into(tokens, closing, &mut text)?;
+    Ok(text)
+}
+
+/// [`item`], appended to `text`.
+fn item_into(tokens: &mut Tokens<'_>, closing: &str, text: &mut String) -> Result<(), String> {
     let mut phonetic = false;
     loop {
         match tokens.next()?.ok_or_else(|| ended(closing))? {
@@ -40,7 +69,7 @@ pub(super) fn item(tokens: &mut Tokens<'_>, closing: &str) -> Result<String, Str
                 text.push_str(&unescape_excel(run));
             }
             Token::End("rPh") => phonetic = false,
-            Token::End(name) if name == closing => return Ok(text),
+            Token::End(name) if name == closing => return Ok(()),
             _ => {}
         }
     }
@@ -179,6 +208,8 @@ mod tests {
         let xml = br#"<sst><si><t> a </t></si><si><r><t>x</t></r><r><t xml:space="preserve"> y </t></r><rPh><t>ignored</t></rPh></si><si/><si><t>1&amp;2&#51;<![CDATA[<4>]]></t></si></sst>"#;
         let mut tokens = Tokens::new(xml).unwrap();
         let strings = shared_strings(&mut tokens).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(strings, ["a", "x y ", "", "1&23<4>"]);
+        let read: Vec<&str> = (0..strings.len()).filter_map(|i| strings.get(i)).collect();
+        assert_eq!(read, ["a", "x y ", "", "1&23<4>"]);
+        assert_eq!(strings.get(4), None);
     }
 }
