@@ -9,7 +9,7 @@ use object_store::UpdateVersion;
 use serde::Serialize;
 
 use crate::layout::{self, Pointer, Release};
-use crate::manifests::{names_of, release_manifest};
+use crate::manifests::{names_of, objects_of, release_manifest};
 use crate::remote::Remote;
 use crate::{DeliveryError, Progress, lease};
 
@@ -246,8 +246,7 @@ async fn kept_objects(
     let mut needed = BTreeSet::new();
     for ((_, record), manifest) in kept.iter().zip(manifests) {
         let (manifest, _) = manifest?;
-        needed.extend(manifest.files.into_iter().map(|f| f.blake3));
-        needed.insert(record.manifest_blake3.clone());
+        needed.extend(objects_of(&manifest, &record.manifest_blake3).map(str::to_string));
     }
     Ok(needed)
 }
@@ -323,8 +322,7 @@ async fn roll_back(
     let (manifest, there) =
         futures::join!(release_manifest(remote, region, &record), current_names);
     let ((manifest, _), there) = (manifest?, there?.unwrap_or_default());
-    let mut needed: BTreeSet<&str> = manifest.files.iter().map(|f| f.blake3.as_str()).collect();
-    needed.insert(&record.manifest_blake3);
+    let needed: BTreeSet<&str> = objects_of(&manifest, &record.manifest_blake3).collect();
     let asked: Vec<&str> = needed
         .iter()
         .copied()

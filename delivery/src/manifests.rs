@@ -74,16 +74,26 @@ pub(crate) async fn names_of(
 ) -> Result<Option<HashSet<String>>, DeliveryError> {
     match pointer_manifest(remote, region, pointer, &mut |_| {}).await {
         Ok(Some((manifest, _))) => Ok(Some(
-            manifest
-                .files
-                .into_iter()
-                .map(|f| f.blake3)
-                .chain([pointer.manifest_blake3.clone()])
+            objects_of(&manifest, &pointer.manifest_blake3)
+                .map(str::to_string)
                 .collect(),
         )),
         Ok(None) | Err(DeliveryError::Foreign { .. } | DeliveryError::Corrupt { .. }) => Ok(None),
         Err(e) => Err(e),
     }
+}
+
+/// The objects a release names: the files its manifest lists, and the manifest's own
+/// object (`manifest_hash`).
+pub(crate) fn objects_of<'m>(
+    manifest: &'m Manifest,
+    manifest_hash: &'m str,
+) -> impl Iterator<Item = &'m str> {
+    manifest
+        .files
+        .iter()
+        .map(|f| f.blake3.as_str())
+        .chain([manifest_hash])
 }
 
 /// The manifest object the pointer names, verified by its hash and checked to be a
@@ -107,7 +117,7 @@ pub(crate) async fn pointer_manifest(
     // Its paths will be joined to a folder on this machine: checked as a record's are.
     let foreign = |why: String| DeliveryError::Foreign {
         store: store.to_string(),
-        key: layout::object_key(hash),
+        key: key.clone(),
         why,
     };
     manifest
