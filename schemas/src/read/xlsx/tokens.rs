@@ -127,26 +127,31 @@ impl<'a> Tokens<'a> {
         Some(text)
     }
 
-    /// A cell's body as applications write it, right after its start tag: `<v>`, a
-    /// short text without markup, `</v>`, then `</` `closing` `>`. That text, as
-    /// written, with the reading past the end tag; `None`, nothing read, for any other
-    /// body (read token by token).
+    /// A cell's body as applications write it, right after its start tag: `<v>`, text
+    /// alone (as [`Tokens::simple_text`] reads it), then `</` `closing` `>`. That text,
+    /// as written, with the reading past the end tag; `None`, nothing read, for any
+    /// other body (read token by token).
     pub(super) fn plain_value_then_end(&mut self, closing: &str) -> Option<&'a str> {
-        if self.pending.is_some() {
+        if self.pending.is_some() || !self.xml.as_bytes()[self.at..].starts_with(b"<v>") {
             return None;
         }
-        let rest = &self.xml.as_bytes()[self.at..];
-        let body = rest.strip_prefix(b"<v>")?;
-        let lt = body.iter().take(64).position(|&b| b == b'<')?;
-        let tail = body[lt..].strip_prefix(b"</v></")?;
-        let tail = tail.strip_prefix(closing.as_bytes())?;
-        if tail.first() != Some(&b'>') {
-            return None;
+        let start = self.at;
+        self.at += 3;
+        let ends = |rest: &[u8]| {
+            rest.strip_prefix(b"</")
+                .and_then(|r| r.strip_prefix(closing.as_bytes()))
+                .is_some_and(|r| r.first() == Some(&b'>'))
+        };
+        match self.simple_text("v") {
+            Some(text) if ends(&self.xml.as_bytes()[self.at..]) => {
+                self.at += closing.len() + 3;
+                Some(text)
+            }
+            _ => {
+                self.at = start;
+                None
+            }
         }
-        let start = self.at + 3;
-        let text = &self.xml[start..start + lt];
-        self.at = start + lt + 6 + closing.len() + 1;
-        Some(text)
     }
 
     /// The start tag at `self.at` (its `>` found outside quoted attribute values).
