@@ -82,13 +82,14 @@ pub const MAX_UNPACKED_BYTES: u64 = 320 << 20;
 /// What is checked of a zipped workbook (xlsx, xlsm, xlsb, ods) before it is read:
 /// parts that unpack past the limits (from their declared sizes, nothing unpacked),
 /// then — unpacking as it goes — ods repeats that expand past [`MAX_CELLS`]. Files that
-/// are not zips pass (their reader reports what they are).
-fn check_parts(path: &Path) -> Result<(), Diagnostic> {
+/// are not zips pass (their reader reports what they are). The zip, checked, is handed
+/// on to be read (`None`: not a zip).
+fn check_parts(path: &Path) -> Result<Option<Archive>, Diagnostic> {
     let Ok(file) = File::open(path) else {
-        return Ok(());
+        return Ok(None);
     };
     let Ok(mut archive) = zip::ZipArchive::new(BufReader::new(file)) else {
-        return Ok(());
+        return Ok(None);
     };
     let mut total: u64 = 0;
     for index in 0..archive.len() {
@@ -132,8 +133,11 @@ fn check_parts(path: &Path) -> Result<(), Diagnostic> {
                 .hint("write TRUE or FALSE in the cell, or re-save the file from LibreOffice"),
         });
     }
-    Ok(())
+    Ok(Some(archive))
 }
+
+/// A zipped workbook, open.
+type Archive = zip::ZipArchive<BufReader<File>>;
 
 /// A cell's place (0-based row, column) as applications name it (`B12`).
 pub(crate) fn cell_name(row: u64, column: u64) -> String {
@@ -267,13 +271,8 @@ fn misread_boolean(cell: &quick_xml::events::BytesStart<'_>) -> Option<String> {
 
 fn read_unguarded(project: &Project, path: &Path, part: Part, keep: Keep) -> ReadOutcome {
     let mut outcome = ReadOutcome::default();
-    if let Err(d) = check_parts(path) {
-        if part.index == 0 {
-            outcome.report.push(d);
-        }
-        return outcome;
-    }
-    let mut workbook = match Book::open(path) {
+    let opened = check_parts(path).and_then(|archive| Book::open(path, archive));
+    let mut workbook = match opened {
         Ok(workbook) => workbook,
         Err(d) => {
             if part.index == 0 {
@@ -375,15 +374,18 @@ enum Book {
 }
 
 impl Book {
-    /// The workbook at `path`. Any file but an xlsb, xls or ods is tried as an xlsx
-    /// package first (whatever its name says); what is none goes to calamine, which
-    /// says what it is (encrypted, not a spreadsheet).
-    fn open(path: &Path) -> Result<Book, Diagnostic> {
+    /// The workbook at `path` (`archive`: the zip it is, as [`check_parts`] checked
+    /// it). Any zip but an xlsb or ods is tried as an xlsx package first (whatever its
+    /// name says); what is none goes to calamine, which says what it is (encrypted, not
+    /// a spreadsheet).
+    fn open(path: &Path, archive: Option<Archive>) -> Result<Book, Diagnostic> {
         let extension = path
             .extension()
             .map(|e| e.to_string_lossy().to_ascii_lowercase());
-        if !matches!(extension.as_deref(), Some("xlsb" | "xls" | "xla" | "ods")) {
-            match super::xlsx::Workbook::open(path) {
+        if let Some(archive) = archive
+            && !matches!(extension.as_deref(), Some("xlsb" | "xls" | "xla" | "ods"))
+        {
+            match super::xlsx::Workbook::of(archive) {
                 Ok(Some(workbook)) => return Ok(Book::Xlsx(workbook)),
                 Ok(None) => {}
                 Err(message) => {
@@ -600,8 +602,7 @@ pub fn for_each_sheet(
     mut f: impl FnMut(&str, Result<&dyn Grid, Diagnostic>),
 ) -> Result<(), Diagnostic> {
     catch_unwind(AssertUnwindSafe(|| {
-        check_parts(path)?;
-        let mut workbook = Book::open(path)?;
+        let mut workbook = Book::open(path, check_parts(path)?)?;
         for sheet in workbook.sheet_names() {
             let mut seen = false;
             let outcome = with_sheet_grid(&mut workbook, &sheet, |grid| {

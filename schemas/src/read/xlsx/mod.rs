@@ -24,7 +24,6 @@ mod tokens;
 
 use std::fs::File;
 use std::io::BufReader;
-use std::path::Path;
 
 pub(super) use sheet::Cells;
 
@@ -38,15 +37,11 @@ pub(super) struct Workbook {
 }
 
 impl Workbook {
-    /// The workbook at `path`; `Ok(None)` when it is no xlsx package (not a zip, an
-    /// encrypted file, a binary workbook), for calamine to say what it is.
-    pub(super) fn open(path: &Path) -> Result<Option<Workbook>, String> {
-        let Ok(file) = File::open(path) else {
-            return Ok(None);
-        };
-        let Ok(archive) = zip::ZipArchive::new(BufReader::new(file)) else {
-            return Ok(None);
-        };
+    /// The workbook a zip holds; `Ok(None)` when it is no xlsx package (a binary
+    /// workbook, no package relationships), for calamine to say what it is.
+    pub(super) fn of(
+        archive: zip::ZipArchive<BufReader<File>>,
+    ) -> Result<Option<Workbook>, String> {
         let mut package = package::Package::new(archive);
         let Some(document) = package.document()? else {
             return Ok(None);
