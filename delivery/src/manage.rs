@@ -48,6 +48,22 @@ pub(crate) async fn read_pointer(
     )
 }
 
+/// The pointer read again after `first` was read from it: `first` itself when the
+/// store says the pointer is still that version (a HEAD: no body moves), else the
+/// pointer as it is now.
+pub(crate) async fn read_pointer_again(
+    remote: &Remote,
+    region: &str,
+    first: Option<(Pointer, UpdateVersion)>,
+) -> Result<Option<(Pointer, UpdateVersion)>, DeliveryError> {
+    if let Some((pointer, version)) = first
+        && remote.still(&layout::pointer_key(region), &version).await?
+    {
+        return Ok(Some((pointer, version)));
+    }
+    read_pointer(remote, region).await
+}
+
 /// A release record, or `None` when it is not on the store.
 pub(crate) async fn read_release(
     remote: &Remote,
@@ -349,11 +365,20 @@ async fn roll_back(
     };
     let bytes = serde_json::to_vec_pretty(&pointer).unwrap_or_default();
     let key = layout::pointer_key(region);
-    if !remote
+    // Read back (by version first, as a publish does): a server that checks a
+    // condition without holding the object can let two racing writes both pass.
+    let stayed = match remote
         .swap(&key, bytes.clone(), current.as_ref().map(|(_, v)| v))
         .await?
-        || remote.get(&key, layout::POINTER_LIMIT).await?.as_deref() != Some(bytes.as_slice())
     {
+        Some(written) => {
+            remote.still(&key, &written).await?
+                || remote.get(&key, layout::POINTER_LIMIT).await?.as_deref()
+                    == Some(bytes.as_slice())
+        }
+        None => false,
+    };
+    if !stayed {
         return Err(DeliveryError::Raced {
             region: region.to_string(),
             release: release.to_string(),

@@ -140,10 +140,12 @@ pub async fn publish(
     let repairing = options.repair;
     let region = &build.region;
     let pointer_again = {
-        let (remote, region) = (remote.clone(), region.clone());
+        let (remote, region, first) = (remote.clone(), region.clone(), current.clone());
         async move {
             (!repairing).then(|| {
-                Ahead::spawn(async move { crate::manage::read_pointer(&remote, &region).await })
+                Ahead::spawn(async move {
+                    crate::manage::read_pointer_again(&remote, &region, first).await
+                })
             })
         }
     };
@@ -617,19 +619,20 @@ async fn move_pointer(
     let pointer_key = layout::pointer_key(&region);
     let pointer_bytes = serde_json::to_vec_pretty(&pointer).unwrap_or_default();
     let expected = current.map(|c| c.version);
-    let swapped = remote
+    let written = remote
         .swap(&pointer_key, pointer_bytes.clone(), expected)
         .await?;
     Ok(Swapped {
-        swapped,
+        written,
         pointer,
         bytes: pointer_bytes,
     })
 }
 
-/// The pointer this publish wrote (or tried to: `swapped` is whether the store took it).
+/// The pointer this publish wrote (or tried to: `written` is the version the store
+/// gave it, `None` when the store refused it).
 struct Swapped {
-    swapped: bool,
+    written: Option<object_store::UpdateVersion>,
     pointer: Pointer,
     bytes: Vec<u8>,
 }
@@ -644,12 +647,19 @@ enum Settled {
 }
 
 /// Read back: a server that checks a condition without holding the object (s3s-fs) can
-/// let two racing writes both pass; the one whose pointer did not stay learns it.
+/// let two racing writes both pass; the one whose pointer did not stay learns it. Asked
+/// first by the version the store gave the write (a HEAD: no body moves); the pointer
+/// is read only when that does not answer it.
 async fn settle(remote: &Remote, ours: &Swapped) -> Result<Settled, DeliveryError> {
     let (region, release) = (&ours.pointer.region, &ours.pointer.release);
     let pointer_key = layout::pointer_key(region);
+    if let Some(written) = &ours.written
+        && remote.still(&pointer_key, written).await?
+    {
+        return Ok(Settled::Moved);
+    }
     let stayed = remote.get(&pointer_key, layout::POINTER_LIMIT).await?;
-    if ours.swapped && stayed.as_deref() == Some(ours.bytes.as_slice()) {
+    if ours.written.is_some() && stayed.as_deref() == Some(ours.bytes.as_slice()) {
         return Ok(Settled::Moved);
     }
     let now_current = match &stayed {
@@ -912,6 +922,115 @@ mod tests {
             let published = published.unwrap();
             assert!(published.pointer_moved && published.uploaded == 2);
             assert_eq!(objects().await.len(), before.len() + 2);
+        });
+    }
+
+    /// A store in a new folder (kept while the folder is).
+    fn folder_store() -> (tempfile::TempDir, Remote) {
+        let root = tempfile::tempdir().unwrap();
+        let url = format!("file://{}", root.path().join("store").display());
+        let remote = Remote::open(&url, &crate::RemoteOptions::default()).unwrap();
+        (root, remote)
+    }
+
+    /// A pointer of `release` (a commit number) as a publish writes it, at `time`.
+    fn pointer_of(release: u32, time: &str) -> (Pointer, Vec<u8>) {
+        let pointer = Pointer {
+            masterctl_pointer: layout::LAYOUT_VERSION,
+            region: "jp".to_string(),
+            release: format!("{release:040x}"),
+            manifest_blake3: format!("{release:064x}"),
+            time: time.to_string(),
+        };
+        let bytes = serde_json::to_vec_pretty(&pointer).unwrap();
+        (pointer, bytes)
+    }
+
+    #[test]
+    fn a_moved_pointer_is_read_back_by_its_version_then_by_its_bytes() {
+        let (_root, remote) = folder_store();
+        let key = layout::pointer_key("jp");
+        crate::runtime().unwrap().block_on(async {
+            let (pointer, bytes) = pointer_of(1, "2026-12-01T00:00:00Z");
+            let written = remote.swap(&key, bytes.clone(), None).await.unwrap();
+            assert!(written.as_ref().is_some_and(|v| v.e_tag.is_some()));
+            let ours = Swapped {
+                written,
+                pointer,
+                bytes,
+            };
+            let settled = |ours: &Swapped| {
+                let ours = Swapped {
+                    written: ours.written.clone(),
+                    pointer: ours.pointer.clone(),
+                    bytes: ours.bytes.clone(),
+                };
+                let remote = remote.clone();
+                async move { settle(&remote, &ours).await }
+            };
+            assert!(matches!(settled(&ours).await, Ok(Settled::Moved)));
+            // The same bytes written again since: another version, and still ours.
+            remote.put(&key, ours.bytes.clone()).await.unwrap();
+            assert!(
+                !remote
+                    .still(&key, ours.written.as_ref().unwrap())
+                    .await
+                    .unwrap()
+            );
+            assert!(matches!(settled(&ours).await, Ok(Settled::Moved)));
+            // Another publish of this very build moved it (at its own time).
+            let (_, theirs) = pointer_of(1, "2026-12-01T00:00:01Z");
+            remote.put(&key, theirs).await.unwrap();
+            assert!(matches!(settled(&ours).await, Ok(Settled::ByAnother)));
+            // Another release: this publish lost the race.
+            let (_, other) = pointer_of(2, "2026-12-01T00:00:02Z");
+            remote.put(&key, other).await.unwrap();
+            assert!(matches!(
+                settled(&ours).await,
+                Err(DeliveryError::Raced { .. })
+            ));
+            // A store that gave no version: read and compared.
+            remote.put(&key, ours.bytes.clone()).await.unwrap();
+            let unversioned = object_store::UpdateVersion {
+                e_tag: None,
+                version: None,
+            };
+            assert!(!remote.still(&key, &unversioned).await.unwrap());
+            let ours = Swapped {
+                written: Some(unversioned),
+                ..ours
+            };
+            assert!(matches!(settled(&ours).await, Ok(Settled::Moved)));
+            // Refused: never ours, whatever the pointer holds.
+            let refused = Swapped {
+                written: None,
+                ..ours
+            };
+            assert!(matches!(settled(&refused).await, Ok(Settled::ByAnother)));
+        });
+    }
+
+    #[test]
+    fn a_pointer_still_at_the_version_first_read_is_not_read_again() {
+        let (_root, remote) = folder_store();
+        let key = layout::pointer_key("jp");
+        crate::runtime().unwrap().block_on(async {
+            let again = |first| crate::manage::read_pointer_again(&remote, "jp", first);
+            assert!(again(None).await.unwrap().is_none());
+            let (_, bytes) = pointer_of(1, "2026-12-01T00:00:00Z");
+            let version = remote.swap(&key, bytes, None).await.unwrap().unwrap();
+            // What was first read is taken as it was while the store says the pointer
+            // is that version: a read would find release 1, not the 3 given here.
+            let (given, _) = pointer_of(3, "2026-12-01T00:00:00Z");
+            let first = Some((given.clone(), version.clone()));
+            assert_eq!(again(first.clone()).await.unwrap().unwrap().0, given);
+            // Moved since: read as it is now.
+            let (moved, bytes) = pointer_of(2, "2026-12-01T00:00:01Z");
+            remote.put(&key, bytes).await.unwrap();
+            assert_eq!(again(first.clone()).await.unwrap().unwrap().0, moved);
+            // Gone since: none.
+            remote.delete(&key).await.unwrap();
+            assert!(again(first).await.unwrap().is_none());
         });
     }
 

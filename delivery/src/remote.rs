@@ -376,7 +376,7 @@ impl Remote {
     /// content is then left as it was).
     pub async fn create(&self, key: &str, bytes: Vec<u8>) -> Result<bool, DeliveryError> {
         self.writable()?;
-        self.put_if(key, bytes, PutMode::Create).await
+        Ok(self.put_if(key, bytes, PutMode::Create).await?.is_some())
     }
 
     /// Write an object whatever is there (a lease rewritten; an object repaired with
@@ -394,14 +394,14 @@ impl Remote {
             .map_err(|e| self.error(e))
     }
 
-    /// A put under a condition (create-only, or only over a version): `false` when the
-    /// condition failed.
+    /// A put under a condition (create-only, only over a version, or none): the version
+    /// written, or `None` when the condition failed.
     async fn put_if(
         &self,
         key: &str,
         bytes: Vec<u8>,
         mode: PutMode,
-    ) -> Result<bool, DeliveryError> {
+    ) -> Result<Option<UpdateVersion>, DeliveryError> {
         let options = PutOptions {
             mode,
             ..PutOptions::default()
@@ -411,21 +411,39 @@ impl Remote {
             .put_opts(&self.key(key), PutPayload::from(bytes), options)
             .await
         {
-            Ok(_) => Ok(true),
+            Ok(put) => Ok(Some(UpdateVersion {
+                e_tag: put.e_tag,
+                version: put.version,
+            })),
             Err(object_store::Error::AlreadyExists { .. })
-            | Err(object_store::Error::Precondition { .. }) => Ok(false),
+            | Err(object_store::Error::Precondition { .. }) => Ok(None),
+            Err(e) => Err(self.error(e)),
+        }
+    }
+
+    /// Whether an object is still the version `written` (a HEAD request: its ETag
+    /// compared, no body moves). `false` when it changed, is gone, or the store gives no
+    /// ETag to compare — a caller then reads the object itself.
+    pub async fn still(&self, key: &str, written: &UpdateVersion) -> Result<bool, DeliveryError> {
+        if written.e_tag.is_none() {
+            return Ok(false);
+        }
+        match self.store.head(&self.key(key)).await {
+            Ok(meta) => Ok(meta.e_tag == written.e_tag),
+            Err(object_store::Error::NotFound { .. }) => Ok(false),
             Err(e) => Err(self.error(e)),
         }
     }
 
     /// Replace an object only if it is still the version read (`None`: only if it still
-    /// does not exist). `false` when someone else wrote it in between.
+    /// does not exist): the version written, or `None` when someone else wrote it in
+    /// between.
     pub async fn swap(
         &self,
         key: &str,
         bytes: Vec<u8>,
         expected: Option<&UpdateVersion>,
-    ) -> Result<bool, DeliveryError> {
+    ) -> Result<Option<UpdateVersion>, DeliveryError> {
         self.writable()?;
         match self.swap {
             Swap::Conditional => {
@@ -449,7 +467,7 @@ impl Remote {
         key: &str,
         bytes: Vec<u8>,
         expected: Option<&UpdateVersion>,
-    ) -> Result<bool, DeliveryError> {
+    ) -> Result<Option<UpdateVersion>, DeliveryError> {
         let lock = format!("{key}.lock");
         let mut waited = Duration::ZERO;
         let record = crate::holder::record_bytes("pointer", key);
@@ -496,10 +514,9 @@ impl Remote {
                 _ => false,
             };
             if !unchanged {
-                return Ok(false);
+                return Ok(None);
             }
-            self.put(key, bytes).await?;
-            Ok(true)
+            self.put_if(key, bytes, PutMode::Overwrite).await
         }
         .await;
         let _ = self.store.delete(&self.key(&lock)).await;
