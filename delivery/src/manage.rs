@@ -4,7 +4,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use futures::StreamExt;
-use masterctl_runtime::Manifest;
 use object_store::UpdateVersion;
 use serde::Serialize;
 
@@ -163,9 +162,10 @@ pub async fn releases(
     // A mistyped folder is said to be one, not listed as an empty store.
     remote.folder_there()?;
     let records = all_releases(remote, region).await?;
+    let mut currents = read_pointers(remote, records.keys().cloned()).await?;
     let mut infos = Vec::new();
     for (region, releases) in records {
-        let current = read_pointer(remote, &region).await?.map(|(p, _)| p.release);
+        let current = currents.remove(&region).flatten().map(|p| p.release);
         for release in releases {
             let summary = release.summary();
             infos.push(ReleaseInfo {
@@ -252,15 +252,19 @@ async fn kept_objects(
     remote: &Remote,
     kept: &[(&str, &Release)],
 ) -> Result<BTreeSet<String>, DeliveryError> {
-    let manifests: Vec<Result<(Manifest, Vec<u8>), DeliveryError>> = futures::stream::iter(
-        kept.iter()
-            .map(|(region, record)| release_manifest(remote, region, record)),
-    )
-    .buffered(16)
-    .collect()
-    .await;
+    // As many at once as other reads, within the bytes a fetch holds in flight (a
+    // manifest may be large: its record says how large).
+    let mut manifests = crate::bounded(
+        kept,
+        crate::CONCURRENCY,
+        |(_, record)| record.manifest_size,
+        |(region, record)| async move {
+            let read = release_manifest(remote, region, record).await;
+            (record, read)
+        },
+    );
     let mut needed = BTreeSet::new();
-    for ((_, record), manifest) in kept.iter().zip(manifests) {
+    while let Some((record, manifest)) = manifests.next().await {
         let (manifest, _) = manifest?;
         needed.extend(objects_of(&manifest, &record.manifest_blake3).map(str::to_string));
     }
@@ -443,26 +447,47 @@ pub async fn gc(
     .await
 }
 
-/// Every region's pointer on the store, read once: by region, its key and the
+/// The pointers of `regions`, read many at once: by region, the pointer (`None` where
+/// the region has none).
+async fn read_pointers(
+    remote: &Remote,
+    regions: impl Iterator<Item = String>,
+) -> Result<BTreeMap<String, Option<Pointer>>, DeliveryError> {
+    futures::stream::iter(regions.map(|region| async move {
+        let read = read_pointer(remote, &region).await?;
+        Ok((region, read.map(|(pointer, _)| pointer)))
+    }))
+    .buffered(crate::CONCURRENCY)
+    .collect::<Vec<Result<_, DeliveryError>>>()
+    .await
+    .into_iter()
+    .collect()
+}
+
+/// Every region's pointer on the store, each read once: by region, its key and the
 /// release it names (a key that names no valid region is not a pointer).
 async fn pointers(remote: &Remote) -> Result<BTreeMap<String, (String, String)>, DeliveryError> {
-    let mut pointers = BTreeMap::new();
-    for listed in remote.list("regions/").await? {
-        let Some(region) = listed
-            .key
-            .strip_prefix("regions/")
-            .and_then(|k| k.strip_suffix("/current.json"))
-        else {
-            continue;
-        };
-        if layout::check_region(region).is_err() {
-            continue;
-        }
-        if let Some((pointer, _)) = read_pointer(remote, region).await? {
-            pointers.insert(region.to_string(), (listed.key.clone(), pointer.release));
-        }
-    }
-    Ok(pointers)
+    let regions = remote
+        .list("regions/")
+        .await?
+        .into_iter()
+        .filter_map(|listed| {
+            let region = listed
+                .key
+                .strip_prefix("regions/")
+                .and_then(|k| k.strip_suffix("/current.json"))?;
+            layout::check_region(region)
+                .is_ok()
+                .then(|| region.to_string())
+        });
+    let read = read_pointers(remote, regions).await?;
+    Ok(read
+        .into_iter()
+        .filter_map(|(region, pointer)| {
+            let key = layout::pointer_key(&region);
+            pointer.map(|p| (region, (key, p.release)))
+        })
+        .collect())
 }
 
 async fn collect(
@@ -559,7 +584,7 @@ async fn collect(
     let mut done = 0;
     let mut deletions =
         futures::stream::iter(victims.iter().map(|o| remote.delete_owned(o.key.clone())))
-            .buffer_unordered(16);
+            .buffer_unordered(crate::CONCURRENCY);
     while let Some(result) = deletions.next().await {
         result?;
         done += 1;
