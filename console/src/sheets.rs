@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use masterctl_schemas::Diagnostic;
+use masterctl_schemas::diagnostic::{column_letters, parse_a1};
 use masterctl_schemas::read::Grid;
 
 /// The most rows and columns shown of a sheet.
@@ -29,37 +30,6 @@ pub struct ShownSheet {
     pub columns: Vec<String>,
     pub rows: Vec<ShownRow>,
     pub more: usize,
-}
-
-/// `A`, `B`, … `Z`, `AA`: a 0-based column as a spreadsheet names it.
-pub fn column_letters(mut column: u32) -> String {
-    let mut out = Vec::new();
-    loop {
-        out.push(b'A' + (column % 26) as u8);
-        if column < 26 {
-            break;
-        }
-        column = column / 26 - 1;
-    }
-    out.reverse();
-    String::from_utf8(out).unwrap_or_default()
-}
-
-/// `F6` → (5, 5): a cell's 0-based row and column.
-fn parse_a1(cell: &str) -> Option<(u64, u32)> {
-    let split = cell.find(|c: char| c.is_ascii_digit())?;
-    let (letters, digits) = cell.split_at(split);
-    if letters.is_empty() || !letters.bytes().all(|b| b.is_ascii_uppercase()) {
-        return None;
-    }
-    let mut column: u32 = 0;
-    for b in letters.bytes() {
-        column = column
-            .checked_mul(26)?
-            .checked_add(u32::from(b - b'A') + 1)?;
-    }
-    let row: u64 = digits.parse().ok()?;
-    Some((row.checked_sub(1)?, column - 1))
 }
 
 /// The sheet `sheet` of the workbook at `path` (the CSV file's only one), with the
@@ -128,7 +98,7 @@ fn shown(grid: &dyn Grid, diagnostics: &[Diagnostic], csv: bool) -> ShownSheet {
                 l.cell
                     .as_deref()
                     .and_then(parse_a1)
-                    .filter(|(r, _)| *r == position)
+                    .filter(|(r, _)| u64::from(*r) == position)
                     .and_then(|(_, c)| (0..width).find(|&g| grid.column_position(g) == c))
             };
             if let Some(column) = at
@@ -148,24 +118,5 @@ fn shown(grid: &dyn Grid, diagnostics: &[Diagnostic], csv: bool) -> ShownSheet {
             .collect(),
         rows,
         more: height.saturating_sub(ROWS),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cells_are_named_as_spreadsheets_name_them() {
-        assert_eq!(column_letters(0), "A");
-        assert_eq!(column_letters(25), "Z");
-        assert_eq!(column_letters(26), "AA");
-        assert_eq!(column_letters(701), "ZZ");
-        assert_eq!(column_letters(702), "AAA");
-        assert_eq!(parse_a1("F6"), Some((5, 5)));
-        assert_eq!(parse_a1("AA1"), Some((0, 26)));
-        assert_eq!(parse_a1("f6"), None);
-        assert_eq!(parse_a1("F0"), None);
-        assert_eq!(parse_a1("6"), None);
     }
 }

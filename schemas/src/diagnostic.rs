@@ -379,7 +379,7 @@ impl Report {
                     d.location.file.clone(),
                     d.location.sheet.clone(),
                     d.location.line,
-                    d.location.cell.as_deref().map(cell_order),
+                    d.location.cell.as_deref().map(parse_a1),
                 )
             };
             key(a).cmp(&key(b))
@@ -387,16 +387,32 @@ impl Report {
     }
 }
 
-/// Sort key of an A1 cell reference: row first, then column.
-fn cell_order(cell: &str) -> (u64, u64) {
-    let split = cell
-        .find(|c: char| c.is_ascii_digit())
-        .unwrap_or(cell.len());
-    let (letters, digits) = cell.split_at(split);
-    let column = letters.bytes().fold(0u64, |acc, b| {
-        acc * 26 + u64::from(b.saturating_sub(b'A') + 1)
-    });
-    (digits.parse().unwrap_or(0), column)
+/// `F6` → (5, 5): an A1 cell reference as a 0-based row and column, the column's letters
+/// in either case (as applications write them); `None` for anything else.
+pub fn parse_a1(reference: &str) -> Option<(u32, u32)> {
+    let letters = reference
+        .bytes()
+        .take_while(u8::is_ascii_alphabetic)
+        .count();
+    if letters == 0 {
+        return None;
+    }
+    let column = reference.as_bytes()[..letters]
+        .iter()
+        .try_fold(0u32, |n, &b| {
+            n.checked_mul(26)?
+                .checked_add(u32::from(b.to_ascii_uppercase() - b'A') + 1)
+        })?;
+    let row = row_index(&reference[letters..])?;
+    Some((row, column - 1))
+}
+
+/// A row number as written (1-based, digits only) as a 0-based row.
+pub fn row_index(written: &str) -> Option<u32> {
+    if written.is_empty() || !written.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    written.parse::<u32>().ok()?.checked_sub(1)
 }
 
 /// `0 → A`, `25 → Z`, `26 → AA`: spreadsheet column letters for a 0-based index.
@@ -461,8 +477,30 @@ mod tests {
 
     #[test]
     fn cells_sort_by_row_then_column() {
-        assert!(cell_order("B2") < cell_order("A3"));
-        assert!(cell_order("Z9") < cell_order("AA9"));
+        assert!(parse_a1("B2") < parse_a1("A3"));
+        assert!(parse_a1("Z9") < parse_a1("AA9"));
+    }
+
+    #[test]
+    fn cell_references_name_rows_and_columns_from_zero() {
+        assert_eq!(parse_a1("A1"), Some((0, 0)));
+        assert_eq!(parse_a1("F6"), Some((5, 5)));
+        assert_eq!(parse_a1("AA1"), Some((0, 26)));
+        assert_eq!(parse_a1("b12"), Some((11, 1)));
+        assert_eq!(parse_a1("XFD1048576"), Some((1_048_575, 16_383)));
+        for bad in [
+            "",
+            "A",
+            "1",
+            "6",
+            "A0",
+            "A-1",
+            "A1B",
+            "ZZZZZZZZ1",
+            "A99999999999",
+        ] {
+            assert_eq!(parse_a1(bad), None, "{bad}");
+        }
     }
 
     #[test]

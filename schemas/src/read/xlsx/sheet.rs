@@ -80,7 +80,7 @@ impl<'a> Cells<'a> {
                     attributes,
                 }) => {
                     if let Some(r) = attribute(attributes, "r").map_err(|e| self.at(e))? {
-                        self.row = row_number(&r).ok_or_else(|| {
+                        self.row = crate::diagnostic::row_index(&r).ok_or_else(|| {
                             format!("a row is numbered `{}`, which is no row number", shown(&r))
                         })?;
                     }
@@ -110,7 +110,7 @@ impl<'a> Cells<'a> {
             }
         }
         let pos = match position {
-            Some(r) => cell_position(r).ok_or_else(|| {
+            Some(r) => crate::diagnostic::parse_a1(r).ok_or_else(|| {
                 format!("a cell is named `{}`, which is no cell reference", shown(r))
             })?,
             None => (self.row, self.column),
@@ -289,55 +289,4 @@ fn error_value(text: &str) -> Option<CellErrorType> {
         "#GETTING_DATA" => CellErrorType::GettingData,
         _ => return None,
     })
-}
-
-/// A cell reference (`B12`) as a 0-based row and column.
-fn cell_position(reference: &str) -> Option<(u32, u32)> {
-    let letters = reference
-        .bytes()
-        .take_while(u8::is_ascii_alphabetic)
-        .count();
-    if letters == 0 {
-        return None;
-    }
-    let column = reference.as_bytes()[..letters]
-        .iter()
-        .try_fold(0u32, |n, &b| {
-            n.checked_mul(26)?
-                .checked_add(u32::from(b.to_ascii_uppercase() - b'A') + 1)
-        })?;
-    let row = row_number(&reference[letters..])?;
-    Some((row, column - 1))
-}
-
-/// A row number (1-based, as written) as a 0-based row.
-fn row_number(written: &str) -> Option<u32> {
-    if written.is_empty() || !written.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    written.parse::<u32>().ok()?.checked_sub(1)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cell_references_name_rows_and_columns_from_zero() {
-        assert_eq!(cell_position("A1"), Some((0, 0)));
-        assert_eq!(cell_position("b12"), Some((11, 1)));
-        assert_eq!(cell_position("XFD1048576"), Some((1_048_575, 16_383)));
-        for bad in [
-            "",
-            "A",
-            "1",
-            "A0",
-            "A-1",
-            "A1B",
-            "ZZZZZZZZ1",
-            "A99999999999",
-        ] {
-            assert_eq!(cell_position(bad), None, "{bad}");
-        }
-    }
 }
