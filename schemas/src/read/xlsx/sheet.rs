@@ -120,9 +120,7 @@ impl<'a> Cells<'a> {
         let inline = matches!(kind, Some("inlineStr" | "is"));
         if !inline && let Some(text) = self.tokens.plain_value_then_end("c") {
             let text = decoded(text).map_err(|e| self.at(e))?;
-            let value = self
-                .value(&text, kind, style)
-                .map_err(|why| format!("cell {} {why}", at()))?;
+            let value = self.value(&text, kind, style, pos)?;
             return Ok(Record {
                 pos,
                 value,
@@ -142,9 +140,7 @@ impl<'a> Cells<'a> {
                 Some(Token::Start { name: "v", .. }) => {
                     let text = content(&mut self.tokens, "v").map_err(|e| self.at(e))?;
                     if !inline {
-                        value = self
-                            .value(&text, kind, style)
-                            .map_err(|why| format!("cell {} {why}", at()))?;
+                        value = self.value(&text, kind, style, pos)?;
                     }
                 }
                 Some(Token::Start { name: "is", .. }) => {
@@ -183,9 +179,25 @@ impl<'a> Cells<'a> {
         format!("at byte {} of its XML: {problem}", self.tokens.position())
     }
 
-    /// The value a cell's `<v>` holds (`text`), as the cell's type and number format
-    /// say; why not, after the cell's name.
+    /// The value the cell at `pos` holds in its `<v>` (`text`), as the cell's type and
+    /// number format say; why not, after the cell's name.
     fn value(
+        &self,
+        text: &str,
+        kind: Option<&str>,
+        style: Option<&str>,
+        pos: (u32, u32),
+    ) -> Result<DataRef<'a>, String> {
+        self.typed(text, kind, style).map_err(|why| {
+            format!(
+                "cell {} {why}",
+                cell_name(u64::from(pos.0), u64::from(pos.1))
+            )
+        })
+    }
+
+    /// [`Self::value`] before the cell is named.
+    fn typed(
         &self,
         text: &str,
         kind: Option<&str>,
