@@ -959,16 +959,7 @@ mod tests {
                 pointer,
                 bytes,
             };
-            let settled = |ours: &Swapped| {
-                let ours = Swapped {
-                    written: ours.written.clone(),
-                    pointer: ours.pointer.clone(),
-                    bytes: ours.bytes.clone(),
-                };
-                let remote = remote.clone();
-                async move { settle(&remote, &ours).await }
-            };
-            assert!(matches!(settled(&ours).await, Ok(Settled::Moved)));
+            assert!(matches!(settle(&remote, &ours).await, Ok(Settled::Moved)));
             // The same bytes written again since: another version, and still ours.
             remote.put(&key, ours.bytes.clone()).await.unwrap();
             assert!(
@@ -977,16 +968,19 @@ mod tests {
                     .await
                     .unwrap()
             );
-            assert!(matches!(settled(&ours).await, Ok(Settled::Moved)));
+            assert!(matches!(settle(&remote, &ours).await, Ok(Settled::Moved)));
             // Another publish of this very build moved it (at its own time).
             let (_, theirs) = pointer_of(1, "2026-12-01T00:00:01Z");
             remote.put(&key, theirs).await.unwrap();
-            assert!(matches!(settled(&ours).await, Ok(Settled::ByAnother)));
+            assert!(matches!(
+                settle(&remote, &ours).await,
+                Ok(Settled::ByAnother)
+            ));
             // Another release: this publish lost the race.
             let (_, other) = pointer_of(2, "2026-12-01T00:00:02Z");
             remote.put(&key, other).await.unwrap();
             assert!(matches!(
-                settled(&ours).await,
+                settle(&remote, &ours).await,
                 Err(DeliveryError::Raced { .. })
             ));
             // A store that gave no version: read and compared.
@@ -1000,13 +994,16 @@ mod tests {
                 written: Some(unversioned),
                 ..ours
             };
-            assert!(matches!(settled(&ours).await, Ok(Settled::Moved)));
+            assert!(matches!(settle(&remote, &ours).await, Ok(Settled::Moved)));
             // Refused: never ours, whatever the pointer holds.
             let refused = Swapped {
                 written: None,
                 ..ours
             };
-            assert!(matches!(settled(&refused).await, Ok(Settled::ByAnother)));
+            assert!(matches!(
+                settle(&remote, &refused).await,
+                Ok(Settled::ByAnother)
+            ));
         });
     }
 
