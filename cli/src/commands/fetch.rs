@@ -33,7 +33,9 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     cache: Option<PathBuf>,
     /// Objects downloaded at once (default: 128 streams on one connection when the store
-    /// speaks HTTP/2, 64 connections over HTTP/1.1 and from a folder)
+    /// speaks HTTP/2, 64 connections over HTTP/1.1 and from a folder). Many servers
+    /// fetching at once from one small origin each get a share of it and need fewer:
+    /// 32 cost every party less CPU there (a lone distant fetch needs the 128)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     concurrency: Option<u32>,
     /// Hash every cached object before using it (a damaged one is downloaded again);
