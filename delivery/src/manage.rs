@@ -464,9 +464,9 @@ async fn read_pointers(
     .collect()
 }
 
-/// Every region's pointer on the store, each read once: by region, its key and the
-/// release it names (a key that names no valid region is not a pointer).
-async fn pointers(remote: &Remote) -> Result<BTreeMap<String, (String, String)>, DeliveryError> {
+/// Every region's pointer on the store, each read once: by region, the release it names
+/// (a key that names no valid region is not a pointer).
+async fn pointers(remote: &Remote) -> Result<BTreeMap<String, String>, DeliveryError> {
     let regions = remote
         .list("regions/")
         .await?
@@ -483,10 +483,7 @@ async fn pointers(remote: &Remote) -> Result<BTreeMap<String, (String, String)>,
     let read = read_pointers(remote, regions).await?;
     Ok(read
         .into_iter()
-        .filter_map(|(region, pointer)| {
-            let key = layout::pointer_key(&region);
-            pointer.map(|p| (region, (key, p.release)))
-        })
+        .filter_map(|(region, pointer)| pointer.map(|p| (region, p.release)))
         .collect())
 }
 
@@ -510,14 +507,14 @@ async fn collect(
     };
     let pointers = pointers(remote).await?;
     // Every pointer must name a release listed: its objects are known only from it.
-    for (region, (key, release)) in &pointers {
+    for (region, release) in &pointers {
         if !records
             .get(region)
             .is_some_and(|r| r.iter().any(|r| &r.release == release))
         {
             return Err(DeliveryError::Foreign {
                 store: remote.shown().to_string(),
-                key: key.clone(),
+                key: layout::pointer_key(region),
                 why: format!(
                     "it names release {release} whose record is not on the store; nothing was deleted"
                 ),
@@ -527,7 +524,7 @@ async fn collect(
     let mut kept: Vec<(&str, &Release)> = Vec::new();
     let mut doomed: Vec<(String, String)> = Vec::new();
     for (region, releases) in &records {
-        let current = pointers.get(region).map(|(_, release)| release.as_str());
+        let current = pointers.get(region).map(String::as_str);
         for (i, release) in releases.iter().enumerate() {
             let is_current = current == Some(release.release.as_str());
             if i < keep || is_current {
