@@ -51,10 +51,11 @@ static NO_TRANSPARENT_HUGE_PAGES: extern "C" fn() = no_transparent_huge_pages;
 
 /// libgit2 reads every certificate authority of the system's bundle as it starts (its
 /// OpenSSL context's default paths): ~30 ms, most of a short command's time. A command
-/// that reaches no network never checks a certificate through it, so it starts libgit2
-/// with no bundle — `SSL_CERT_FILE` pointing at an empty file for that moment — and
-/// the variable is given back at once. Commands that may reach a remote or a store
-/// start it as before.
+/// that reaches no git remote never checks a certificate through it, so it starts
+/// libgit2 with no bundle — `SSL_CERT_FILE` pointing at an empty file for that moment —
+/// and the variable is given back at once (a store's client, which reads the
+/// certificates for itself, reads it after). Commands that may reach a git remote start
+/// it as before.
 fn start_git_without_certificates() {
     let kept = std::env::var_os("SSL_CERT_FILE");
     // SAFETY: main's first steps: no other thread exists yet to read the environment
@@ -114,7 +115,7 @@ fn main() -> ExitCode {
         (before, Some(after)) => global.repo = after.repo.clone().or(before),
         (None, None) => {}
     }
-    if cli.command.opens_git() && !cli.command.reaches_the_network() {
+    if cli.command.opens_git() && !cli.command.reaches_a_git_remote() {
         start_git_without_certificates();
     }
     match commands::run(cli.command, &global, &output, Cli::command) {

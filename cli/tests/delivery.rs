@@ -927,6 +927,25 @@ fn plain_http_in_front_of_a_store_serves_fetches() {
     let _ = server.wait();
     ok(out);
     assert_eq!(contents(&root.join("fetched")), contents(&build));
+    // Over HTTPS, from inside the repository: the store's client trusts the certificate
+    // authority `SSL_CERT_FILE` names, though libgit2 was started without any.
+    if let Some(tls) = StaticTls::start(folder.0.path()) {
+        let url = format!("{}/game", StaticTls::url(tls.h2));
+        let mut fetch = Command::new(env!("CARGO_BIN_EXE_masterctl"));
+        fetch
+            .current_dir(root)
+            .env("HOME", root)
+            .env("SSL_CERT_FILE", tls.ca())
+            .args(["--format", "json", "fetch", "--from", &url])
+            .args(["--region", "jp", "--out", "over-tls"]);
+        let out = fetch.output().expect("the binary runs");
+        let fetched = json(&ok(out));
+        assert_eq!(fetched["transport"]["protocol"], "HTTP/2", "{fetched}");
+        assert_eq!(contents(&root.join("over-tls")), contents(&build));
+        // Without it, the server's certificate is refused (exit 2), never trusted.
+        let out = fetch.env_remove("SSL_CERT_FILE").output().unwrap();
+        assert_eq!(exit(&out), 2, "{}", text(&out));
+    }
     // HTTP is for reading.
     let out = run(
         root,

@@ -116,19 +116,15 @@ pub enum Command {
 }
 
 impl Command {
-    /// Whether the command may reach a git remote (over https: with the system's
-    /// certificate authorities) — pull, push, the console, a command given `--pull` or
-    /// `--push` — or a store (whose client reads the certificates for itself).
-    pub fn reaches_the_network(&self) -> bool {
+    /// Whether the command may reach a git remote — pull, push, the console, a command
+    /// given `--pull` or `--push` — which libgit2 does over https with the system's
+    /// certificate authorities, read when it starts. A store is reached by a client of
+    /// its own that reads them for itself (and only where it talks TLS): `publish`,
+    /// `fetch`, `releases`, `rollback` and `gc` read the repository at most, and so
+    /// start libgit2 without them.
+    pub fn reaches_a_git_remote(&self) -> bool {
         match self {
-            Command::Pull(_)
-            | Command::Push(_)
-            | Command::Serve(_)
-            | Command::Publish(_)
-            | Command::Fetch(_)
-            | Command::Releases(_)
-            | Command::Rollback(_)
-            | Command::Gc(_) => true,
+            Command::Pull(_) | Command::Push(_) | Command::Serve(_) => true,
             Command::Rebase(args) => args.sync.reaches_the_remote(),
             Command::Merge(args) => args.sync.reaches_the_remote(),
             Command::Import(args) => args.sync.reaches_the_remote(),
