@@ -18,6 +18,9 @@ pub fn delivery_failure(error: DeliveryError) -> Failure {
         DeliveryError::Unreachable { .. } => {
             Some("check the URL and --endpoint (or AWS_ENDPOINT_URL), and that the server runs")
         }
+        DeliveryError::Untrusted { .. } => Some(
+            "certificates are checked against this machine's authorities: name the one that signed the server's with SSL_CERT_FILE (a PEM file) or SSL_CERT_DIR, or check the URL's host name",
+        ),
         DeliveryError::Refused { .. } => Some(
             "credentials come from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the AWS_PROFILE profile",
         ),

@@ -942,9 +942,19 @@ fn plain_http_in_front_of_a_store_serves_fetches() {
         let fetched = json(&ok(out));
         assert_eq!(fetched["transport"]["protocol"], "HTTP/2", "{fetched}");
         assert_eq!(contents(&root.join("over-tls")), contents(&build));
-        // Without it, the server's certificate is refused (exit 2), never trusted.
+        // Without it, the server's certificate is refused (exit 2), never trusted, and
+        // the hint says how to trust it.
         let out = fetch.env_remove("SSL_CERT_FILE").output().unwrap();
         assert_eq!(exit(&out), 2, "{}", text(&out));
+        let failed = json(&out);
+        assert!(
+            failed["error"].as_str().unwrap().contains("not trusted"),
+            "{failed}"
+        );
+        assert!(
+            failed["hint"].as_str().unwrap().contains("SSL_CERT_FILE"),
+            "{failed}"
+        );
     }
     // HTTP is for reading.
     let out = run(

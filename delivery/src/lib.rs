@@ -48,6 +48,10 @@ pub enum DeliveryError {
     /// The store cannot be reached (no server, a refused connection, a timeout).
     #[error("{store} cannot be reached: {message}")]
     Unreachable { store: String, message: String },
+    /// The store's certificate is not one this machine trusts (signed by an authority it
+    /// does not know, expired, made for another name).
+    #[error("{store} is not trusted: its certificate was refused ({message})")]
+    Untrusted { store: String, message: String },
     /// The store refused the credentials, or the bucket does not exist.
     #[error("{store} refused the request: {message}")]
     Refused { store: String, message: String },

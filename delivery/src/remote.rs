@@ -716,6 +716,12 @@ impl Remote {
                 message: "the credentials were not accepted (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_PROFILE)".into(),
             };
         }
+        if let Some(refused) = refused_certificate(&error) {
+            return DeliveryError::Untrusted {
+                store,
+                message: one_line(&refused.to_string()),
+            };
+        }
         if unreachable(&error) {
             DeliveryError::Unreachable {
                 store,
@@ -730,21 +736,45 @@ impl Remote {
     }
 }
 
+/// The TLS failure among an error's causes that refused the server's certificate, if
+/// one did. Read from the causes' types.
+fn refused_certificate<'a>(
+    error: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a rustls::Error> {
+    causes(error).find_map(|e| match e.downcast_ref::<rustls::Error>() {
+        Some(tls @ rustls::Error::InvalidCertificate(_)) => Some(tls),
+        _ => None,
+    })
+}
+
+/// An error and its causes, outermost first — into the error an I/O error carries too,
+/// which its `source` passes over (a TLS stream's failure is one, inside another).
+fn causes<'a>(
+    error: &'a (dyn std::error::Error + 'static),
+) -> impl Iterator<Item = &'a (dyn std::error::Error + 'static)> {
+    std::iter::successors(Some(error), |e| {
+        match e
+            .downcast_ref::<std::io::Error>()
+            .and_then(std::io::Error::get_ref)
+        {
+            Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
+            None => e.source(),
+        }
+    })
+}
+
 /// Whether an error's causes say the store could not be reached: the HTTP client could
 /// not connect or timed out, or the network refused, reset or dropped the connection.
 /// Read from the causes' types, not their words.
 fn unreachable(error: &(dyn std::error::Error + 'static)) -> bool {
     use object_store::client::{HttpError, HttpErrorKind};
     use std::io::ErrorKind;
-    let mut source = Some(error);
-    while let Some(e) = source {
-        if let Some(http) = e.downcast_ref::<HttpError>()
-            && matches!(http.kind(), HttpErrorKind::Connect | HttpErrorKind::Timeout)
-        {
-            return true;
-        }
-        if let Some(io) = e.downcast_ref::<std::io::Error>()
-            && matches!(
+    causes(error).any(|e| {
+        let connect = e.downcast_ref::<HttpError>().is_some_and(|http| {
+            matches!(http.kind(), HttpErrorKind::Connect | HttpErrorKind::Timeout)
+        });
+        let network = e.downcast_ref::<std::io::Error>().is_some_and(|io| {
+            matches!(
                 io.kind(),
                 ErrorKind::ConnectionRefused
                     | ErrorKind::ConnectionReset
@@ -755,12 +785,9 @@ fn unreachable(error: &(dyn std::error::Error + 'static)) -> bool {
                     | ErrorKind::NetworkUnreachable
                     | ErrorKind::AddrNotAvailable
             )
-        {
-            return true;
-        }
-        source = e.source();
-    }
-    false
+        });
+        connect || network
+    })
 }
 
 /// The first line of a message, at most 300 characters: a server's error body can be a
@@ -1065,6 +1092,27 @@ mod tests {
             remote.error(refused),
             DeliveryError::Unreachable { .. }
         ));
+        // A certificate refused in the handshake (inside the I/O error the TLS stream
+        // gives) is no unreachable store: the store is there and not trusted.
+        let handshake = |tls: rustls::Error| object_store::Error::Generic {
+            store: "HTTP",
+            source: Box::new(std::io::Error::other(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                tls,
+            ))),
+        };
+        let unknown = rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer);
+        let error = remote.error(handshake(unknown));
+        assert!(
+            matches!(&error, DeliveryError::Untrusted { message, .. } if message.contains("UnknownIssuer")),
+            "{error:?}"
+        );
+        // Another TLS failure is not about trust.
+        let other = remote.error(handshake(rustls::Error::DecryptError));
+        assert!(
+            !matches!(other, DeliveryError::Untrusted { .. }),
+            "{other:?}"
+        );
     }
 
     #[test]
