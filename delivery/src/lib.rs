@@ -17,6 +17,7 @@
 
 mod ahead;
 mod cache;
+mod causes;
 pub mod fetch;
 mod holder;
 pub mod inspect;

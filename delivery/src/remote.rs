@@ -17,6 +17,7 @@ use object_store::{
 };
 
 use crate::DeliveryError;
+use crate::causes::{causes, refused_certificate};
 use crate::transport::{Connector, Counters, Tally};
 
 /// How a store is reached, besides its URL.
@@ -734,33 +735,6 @@ impl Remote {
             }
         }
     }
-}
-
-/// The TLS failure among an error's causes that refused the server's certificate, if
-/// one did. Read from the causes' types.
-fn refused_certificate<'a>(
-    error: &'a (dyn std::error::Error + 'static),
-) -> Option<&'a rustls::Error> {
-    causes(error).find_map(|e| match e.downcast_ref::<rustls::Error>() {
-        Some(tls @ rustls::Error::InvalidCertificate(_)) => Some(tls),
-        _ => None,
-    })
-}
-
-/// An error and its causes, outermost first — into the error an I/O error carries too,
-/// which its `source` passes over (a TLS stream's failure is one, inside another).
-fn causes<'a>(
-    error: &'a (dyn std::error::Error + 'static),
-) -> impl Iterator<Item = &'a (dyn std::error::Error + 'static)> {
-    std::iter::successors(Some(error), |e| {
-        match e
-            .downcast_ref::<std::io::Error>()
-            .and_then(std::io::Error::get_ref)
-        {
-            Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
-            None => e.source(),
-        }
-    })
 }
 
 /// Whether an error's causes say the store could not be reached: the HTTP client could

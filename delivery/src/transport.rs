@@ -14,7 +14,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use object_store::client::{
-    HttpClient, HttpConnector, HttpError, HttpRequest, HttpResponse, HttpService,
+    HttpClient, HttpConnector, HttpError, HttpErrorKind, HttpRequest, HttpResponse, HttpService,
 };
 use object_store::{ClientConfigKey, ClientOptions};
 use serde::Serialize;
@@ -207,10 +207,24 @@ impl HttpService for Watched {
         Self: 'b,
     {
         Box::pin(async move {
-            let response = HttpService::call(&self.client, request).await?;
+            let response = HttpService::call(&self.client, request)
+                .await
+                .map_err(final_when_untrusted)?;
             self.counters.answered(response.version());
             Ok(response)
         })
+    }
+}
+
+/// A certificate this machine does not trust is refused again on every attempt: its
+/// error gets a kind object_store does not retry ([`HttpErrorKind::Unknown`]; a failure
+/// to connect is retried), so the command says so at once rather than after its
+/// retries. Any other error is left as it is.
+fn final_when_untrusted(error: HttpError) -> HttpError {
+    if crate::causes::refused_certificate(&error).is_some() {
+        HttpError::new(HttpErrorKind::Unknown, error)
+    } else {
+        error
     }
 }
 
@@ -287,6 +301,31 @@ mod tests {
         );
         assert_eq!(Protocol::concurrency(Some(Protocol::Http2)), STREAMS);
         assert_eq!(Protocol::concurrency(None), CONNECTIONS);
+    }
+
+    #[test]
+    fn a_refused_certificate_is_not_retried_and_other_failures_are_as_they_were() {
+        // As the TLS stream gives it: inside an I/O error, inside another.
+        let handshake = |tls: rustls::Error| {
+            let io =
+                std::io::Error::other(std::io::Error::new(std::io::ErrorKind::InvalidData, tls));
+            HttpError::new(HttpErrorKind::Connect, io)
+        };
+        let unknown = rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer);
+        let refused = final_when_untrusted(handshake(unknown));
+        assert_eq!(refused.kind(), HttpErrorKind::Unknown);
+        assert!(crate::causes::refused_certificate(&refused).is_some());
+        // A failure to connect, and another TLS failure, keep their kind (retried).
+        let refused_connection = HttpError::new(
+            HttpErrorKind::Connect,
+            std::io::Error::from(std::io::ErrorKind::ConnectionRefused),
+        );
+        assert_eq!(
+            final_when_untrusted(refused_connection).kind(),
+            HttpErrorKind::Connect
+        );
+        let garbled = final_when_untrusted(handshake(rustls::Error::DecryptError));
+        assert_eq!(garbled.kind(), HttpErrorKind::Connect);
     }
 
     #[test]
