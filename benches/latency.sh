@@ -3,7 +3,11 @@
 # client in another, joined by ../shared/tools/latency/ (a userspace delay: this kernel
 # has no netem) at 0 and 50 ms round trip. Publish after a one-table change of a
 # 500-table build (1,501 objects), each binary on a bucket of its own holding the first
-# build. Needs root (namespaces) and gcc; the link and the server are torn down on exit.
+# build. Anchor: `aws s3 sync` (awscli from PyPI) of the same change, on a bucket of its
+# own — of a fresh build folder (every file newer than the bucket's copy, as CI makes
+# one), and with `--size-only` (only files whose size changed: the fastest it offers,
+# which misses a change that keeps a file's size). Needs root (namespaces) and gcc; the
+# link and the server are torn down on exit.
 # Targets are only the namespaces' own addresses.
 #
 #   benches/latency.sh                      # WORK=DIR keeps the data
@@ -18,6 +22,9 @@ begin
 before=${BEFORE:-}
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 command -v s3s-fs >/dev/null || cargo install -q s3s-fs@0.14.1 --features binary --locked
+command -v aws >/dev/null || python3 -m pip install -q awscli
+# awscli's newer default checksums are more than s3s-fs takes.
+export AWS_REQUEST_CHECKSUM_CALCULATION=when_required AWS_RESPONSE_CHECKSUM_VALIDATION=when_required
 export LATENCY_STATE="$work/latency"
 
 server=10.78.0.1 port=9000
@@ -82,6 +89,21 @@ publish_change() {
   echo "$(awk "BEGIN{printf \"%.3f\", ($end - $start) / 1e9}") $(echo "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("asked", "all"))')"
 }
 
+# sync_change [FLAG]: the anchor. bench-aws holds build1 (synced, not timed); the sync of
+# build2 — copied to a new folder first, as a fresh build is — timed. Prints seconds.
+sync_change() {
+  local start end
+  rm -rf "${work:?}/s3/bench-aws" "$work/build2-fresh" && mkdir -p "$work/s3/bench-aws"
+  ip netns exec mc-cli aws --endpoint-url "$AWS_ENDPOINT_URL" --only-show-errors \
+    s3 sync "$work/build1" s3://bench-aws/m >/dev/null
+  cp -r "$work/build2" "$work/build2-fresh"
+  start=$(date +%s%N)
+  ip netns exec mc-cli aws --endpoint-url "$AWS_ENDPOINT_URL" --only-show-errors \
+    s3 sync "$@" "$work/build2-fresh" s3://bench-aws/m >/dev/null
+  end=$(date +%s%N)
+  awk "BEGIN{printf \"%.3f\", ($end - $start) / 1e9}"
+}
+
 mkdir -p "$work/s3"
 echo "| publish after a one-table change ($objects objects) | round trip | wall time (best of ${RUNS:-3}) | objects asked about |"
 echo "| --- | --- | --- | --- |"
@@ -94,6 +116,8 @@ for delay in 0 25; do
     fetched=$(fetch_change "$bin" "bench-$label")
     echo "| masterctl fetch of that release, every object cached, $label | $((delay * 2)) ms | ${fetched} s | |"
   done
+  echo "| aws s3 sync, a fresh build folder | $((delay * 2)) ms | $(fastest "${RUNS:-3}" sync_change) s | |"
+  echo "| aws s3 sync --size-only | $((delay * 2)) ms | $(fastest "${RUNS:-3}" sync_change --size-only) s | |"
 done
 
 # PAIRS: the two binaries taking turns at 50 ms (the link is still up from the loop).
