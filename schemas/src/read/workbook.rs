@@ -137,7 +137,7 @@ fn check_parts(path: &Path) -> Result<Option<Archive>, Diagnostic> {
 }
 
 /// A zipped workbook, open.
-type Archive = zip::ZipArchive<BufReader<File>>;
+pub(crate) type Archive = zip::ZipArchive<BufReader<File>>;
 
 /// A cell's place (0-based row, column) as applications name it (`B12`).
 pub(crate) fn cell_name(row: u64, column: u64) -> String {

@@ -22,10 +22,9 @@ mod styles;
 mod text;
 mod tokens;
 
-use std::fs::File;
-use std::io::BufReader;
-
 pub(super) use sheet::Cells;
+
+use crate::read::workbook::Archive;
 
 /// An open xlsx or xlsm workbook: its sheets, shared strings and number formats.
 pub(super) struct Workbook {
@@ -39,9 +38,7 @@ pub(super) struct Workbook {
 impl Workbook {
     /// The workbook a zip holds; `Ok(None)` when it is no xlsx package (a binary
     /// workbook, no package relationships), for calamine to say what it is.
-    pub(super) fn of(
-        archive: zip::ZipArchive<BufReader<File>>,
-    ) -> Result<Option<Workbook>, String> {
+    pub(super) fn of(archive: Archive) -> Result<Option<Workbook>, String> {
         let mut package = package::Package::new(archive);
         let Some(document) = package.document()? else {
             return Ok(None);

@@ -3,15 +3,14 @@
 //! which parts are its sheets.
 
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::Read;
 
 use super::read_xml;
 use super::tokens::{Token, Tokens, attribute, attributes};
-use crate::read::workbook::MAX_PART_BYTES;
+use crate::read::workbook::{Archive, MAX_PART_BYTES};
 
 pub(super) struct Package {
-    archive: zip::ZipArchive<BufReader<File>>,
+    archive: Archive,
     /// Each part's name as the archive spells it, by its name in lower case with `/`.
     names: HashMap<String, String>,
 }
@@ -43,7 +42,7 @@ pub(super) enum SheetKind {
 }
 
 impl Package {
-    pub(super) fn new(archive: zip::ZipArchive<BufReader<File>>) -> Package {
+    pub(super) fn new(archive: Archive) -> Package {
         let names = archive
             .file_names()
             .filter_map(Result::ok)
