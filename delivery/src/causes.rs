@@ -28,3 +28,9 @@ pub(crate) fn causes<'a>(
         }
     })
 }
+
+/// A TLS failure as the TLS stream hands it on: inside an I/O error, inside another.
+#[cfg(test)]
+pub(crate) fn as_the_tls_stream_gives_it(tls: rustls::Error) -> std::io::Error {
+    std::io::Error::other(std::io::Error::new(std::io::ErrorKind::InvalidData, tls))
+}

@@ -1070,10 +1070,7 @@ mod tests {
         // gives) is no unreachable store: the store is there and not trusted.
         let handshake = |tls: rustls::Error| object_store::Error::Generic {
             store: "HTTP",
-            source: Box::new(std::io::Error::other(std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                tls,
-            ))),
+            source: Box::new(crate::causes::as_the_tls_stream_gives_it(tls)),
         };
         let unknown = rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer);
         let error = remote.error(handshake(unknown));

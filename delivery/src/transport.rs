@@ -305,10 +305,8 @@ mod tests {
 
     #[test]
     fn a_refused_certificate_is_not_retried_and_other_failures_are_as_they_were() {
-        // As the TLS stream gives it: inside an I/O error, inside another.
         let handshake = |tls: rustls::Error| {
-            let io =
-                std::io::Error::other(std::io::Error::new(std::io::ErrorKind::InvalidData, tls));
+            let io = crate::causes::as_the_tls_stream_gives_it(tls);
             HttpError::new(HttpErrorKind::Connect, io)
         };
         let unknown = rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer);
