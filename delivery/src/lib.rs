@@ -16,6 +16,7 @@
 //! async (object_store's requests); the library never prints.
 
 mod ahead;
+mod arriving;
 mod cache;
 mod causes;
 pub mod fetch;

@@ -18,6 +18,7 @@ use bytes::Bytes;
 use masterctl_runtime::FileEntry;
 
 use crate::ahead::Ahead;
+use crate::arriving::ManifestText;
 use crate::cache::Cache;
 use crate::layout;
 use crate::remote::Remote;
@@ -26,101 +27,11 @@ use crate::remote::Remote;
 /// in memory should the manifest not verify): the rest are asked for once it does.
 const BUDGET: u64 = 16 << 20;
 
-/// The entries of a manifest's `files` array, each handed out as soon as its closing
-/// brace arrives; the JSON around them is only walked (strings, nesting), never built.
-#[derive(Default)]
-pub(crate) struct Entries {
-    /// Bytes of the text walked so far.
-    walked: usize,
-    depth: u32,
-    in_string: bool,
-    escaped: bool,
-    /// Where the string being walked started (at the top level: a key).
-    string_start: usize,
-    /// The last key of the top-level object was `files`.
-    files_key: bool,
-    in_files: bool,
-    entry_start: Option<usize>,
-    /// The `files` array ended (or the text is not a manifest): nothing more to find.
-    done: bool,
-}
-
-impl Entries {
-    /// The entries that became whole in `text` since the last call; `text` is the
-    /// manifest's text so far (each call's a prefix of the next one's).
-    pub(crate) fn more(&mut self, text: &[u8]) -> Vec<FileEntry> {
-        let mut found = Vec::new();
-        while !self.done && self.walked < text.len() {
-            let at = self.walked;
-            self.walked += 1;
-            let byte = text[at];
-            if self.in_string {
-                match byte {
-                    _ if self.escaped => self.escaped = false,
-                    b'\\' => self.escaped = true,
-                    b'"' => {
-                        self.in_string = false;
-                        if self.depth == 1 {
-                            self.files_key = &text[self.string_start..at] == b"files";
-                        }
-                    }
-                    _ => {}
-                }
-                continue;
-            }
-            match byte {
-                b'"' => {
-                    self.in_string = true;
-                    self.string_start = at + 1;
-                }
-                b'{' | b'[' => {
-                    self.depth += 1;
-                    if byte == b'[' && self.depth == 2 && self.files_key {
-                        self.in_files = true;
-                    }
-                    if byte == b'{' && self.depth == 3 && self.in_files {
-                        self.entry_start = Some(at);
-                    }
-                }
-                b'}' | b']' => {
-                    if self.depth == 3
-                        && self.in_files
-                        && let Some(start) = self.entry_start.take()
-                    {
-                        // An entry that does not read is left to the whole manifest.
-                        if let Ok(entry) = serde_json::from_slice(&text[start..=at]) {
-                            found.push(entry);
-                        }
-                    }
-                    if self.depth == 2 && self.in_files {
-                        self.done = true;
-                    }
-                    match self.depth.checked_sub(1) {
-                        Some(depth) => self.depth = depth,
-                        None => self.done = true,
-                    }
-                }
-                _ => {}
-            }
-        }
-        found
-    }
-}
-
-/// A manifest object as it arrives (stored compressed or plain): its text so far
-/// walked for entries, each handed to a [`Prefetch`].
+/// A manifest object as it arrives, each entry handed to a [`Prefetch`] as soon as it
+/// is whole.
 pub(crate) struct ManifestWatch {
+    text: ManifestText,
     prefetch: Prefetch,
-    /// Stored bytes already taken in.
-    taken: usize,
-    decoder: Option<zstd::stream::write::Decoder<'static, Bounded>>,
-    plain: Vec<u8>,
-    /// The most text a manifest may have: decompressing stops past it.
-    limit: usize,
-    entries: Entries,
-    /// The text stopped making sense (it does not decompress, or runs past the
-    /// manifest's limit): the whole object will say why.
-    stopped: bool,
 }
 
 impl ManifestWatch {
@@ -128,51 +39,14 @@ impl ManifestWatch {
     /// of text.
     pub(crate) fn new(prefetch: Prefetch, limit: u64) -> ManifestWatch {
         ManifestWatch {
+            text: ManifestText::new(limit),
             prefetch,
-            taken: 0,
-            decoder: None,
-            plain: Vec::new(),
-            limit: usize::try_from(limit).unwrap_or(usize::MAX),
-            entries: Entries::default(),
-            stopped: false,
         }
     }
 
     /// The stored bytes so far (each call's a prefix of the next one's).
     pub(crate) fn seen(&mut self, stored: &[u8]) {
-        // Nothing new, or too little yet to tell a zstd frame from plain text.
-        if self.stopped || stored.len() <= self.taken || stored.len() < ZSTD_MAGIC.len() {
-            return;
-        }
-        let new = &stored[self.taken..];
-        self.taken = stored.len();
-        if self.taken == new.len() && new.starts_with(&ZSTD_MAGIC) {
-            let text = Bounded {
-                text: Vec::new(),
-                limit: self.limit,
-            };
-            self.decoder = zstd::stream::write::Decoder::new(text).ok();
-            self.stopped = self.decoder.is_none();
-        }
-        let text = match &mut self.decoder {
-            Some(decoder) => {
-                use std::io::Write;
-                // A frame that decompresses past the limit stops at it (a few bytes
-                // may ask for gigabytes).
-                let written = decoder.write_all(new).and_then(|()| decoder.flush());
-                self.stopped = written.is_err();
-                &decoder.get_ref().text
-            }
-            None => {
-                self.plain.extend_from_slice(new);
-                &self.plain
-            }
-        };
-        if self.stopped || text.len() > self.limit {
-            self.stopped = true;
-            return;
-        }
-        for entry in self.entries.more(text) {
+        for entry in self.text.seen(stored) {
             self.prefetch.ask(&entry);
         }
     }
@@ -180,29 +54,6 @@ impl ManifestWatch {
     /// What was asked for.
     pub(crate) fn into_prefetch(self) -> Prefetch {
         self.prefetch
-    }
-}
-
-/// How a zstd frame starts.
-const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
-
-/// Text decompressed so far, refusing to grow past `limit` bytes.
-struct Bounded {
-    text: Vec<u8>,
-    limit: usize,
-}
-
-impl std::io::Write for Bounded {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        if self.text.len() + bytes.len() > self.limit {
-            return Err(std::io::Error::other("past the manifest's limit"));
-        }
-        self.text.extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }
 
@@ -328,6 +179,7 @@ mod tests {
     use masterctl_runtime::{FORMAT_VERSION, FileKind, Manifest};
 
     use super::*;
+    use crate::arriving::Entries;
 
     fn manifest() -> Manifest {
         let entry = |n: u32, path: &str| FileEntry {
@@ -430,35 +282,5 @@ mod tests {
             assert_eq!(prefetch.found_held(&unseen.blake3, unseen.size), None);
             assert_eq!(prefetch.found_held(&held.blake3, held.size + 1), None);
         });
-    }
-
-    #[test]
-    fn a_manifest_that_decompresses_past_its_limit_stops_there() {
-        let root = tempfile::tempdir().unwrap();
-        let remote = folder_store(root.path());
-        // 16 MiB of spaces in a frame of a few hundred bytes.
-        let bomb = zstd::bulk::compress(&vec![b' '; 16 << 20], 19).unwrap();
-        assert!(bomb.len() < 4096);
-        crate::runtime().unwrap().block_on(async {
-            let cache = Cache::at(&root.path().join("cache"));
-            let mut watch = ManifestWatch::new(Prefetch::new(&remote, cache, None, 1), 1 << 20);
-            watch.seen(&bomb);
-            assert!(watch.stopped);
-            let held = watch
-                .decoder
-                .as_ref()
-                .map_or(0, |d| d.get_ref().text.capacity());
-            assert!(held <= 2 << 20, "{held} bytes held");
-        });
-    }
-
-    #[test]
-    fn only_the_top_level_files_array_holds_entries() {
-        let text = br#"{"other": {"files": [{"path": "x"}]}, "files": [], "x": [{"path": "y"}]}"#;
-        assert!(Entries::default().more(text).is_empty());
-        // Not a manifest at all: nothing, and no panic.
-        for text in [&b"]]]}}}"[..], b"[[[", b"\"files\"[{}]", b""] {
-            assert!(Entries::default().more(text).is_empty());
-        }
     }
 }
