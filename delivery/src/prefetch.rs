@@ -176,64 +176,13 @@ impl Prefetch {
 
 #[cfg(test)]
 mod tests {
-    use masterctl_runtime::{FORMAT_VERSION, FileKind, Manifest};
-
     use super::*;
-    use crate::arriving::Entries;
-
-    fn manifest() -> Manifest {
-        let entry = |n: u32, path: &str| FileEntry {
-            path: path.to_string(),
-            kind: FileKind::Table,
-            name: format!("t{n}"),
-            language: n.is_multiple_of(2).then(|| "ja".to_string()),
-            table: Some(format!("t{n}")),
-            blake3: format!("{n:064x}"),
-            size: u64::from(n) * 10,
-            rows: u64::from(n),
-        };
-        Manifest {
-            format: FORMAT_VERSION,
-            region: "jp".to_string(),
-            source_commit: "0".repeat(40),
-            schema_hash: "0".repeat(64),
-            languages: vec!["ja".to_string()],
-            files: vec![
-                entry(1, "tables/t1.rkyv"),
-                // Braces, brackets, quotes and escapes inside strings walk as text.
-                entry(2, "tables/a{b}[c]\"d\\\\e.rkyv"),
-                entry(3, "tables/\u{3042}.rkyv"),
-            ],
-            fallbacks: Vec::new(),
-            timezone: None,
-            audience: None,
-            seen_by: Vec::new(),
-        }
-    }
+    use crate::arriving::tests::manifest;
 
     /// A store in the folder `store` of `root`.
     fn folder_store(root: &std::path::Path) -> Remote {
         let url = format!("file://{}", root.join("store").display());
         Remote::open(&url, &crate::RemoteOptions::default()).unwrap()
-    }
-
-    #[test]
-    fn entries_are_found_as_they_arrive_wherever_the_text_is_cut() {
-        let manifest = manifest();
-        for text in [manifest.to_bytes(), serde_json::to_vec(&manifest).unwrap()] {
-            for cut in 0..text.len() {
-                let mut entries = Entries::default();
-                let mut found = entries.more(&text[..cut]);
-                found.extend(entries.more(&text));
-                assert_eq!(found, manifest.files, "cut at {cut}");
-            }
-            // Byte after byte.
-            let mut entries = Entries::default();
-            let found: Vec<FileEntry> = (0..=text.len())
-                .flat_map(|end| entries.more(&text[..end]))
-                .collect();
-            assert_eq!(found, manifest.files);
-        }
     }
 
     #[test]
