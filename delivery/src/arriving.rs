@@ -7,6 +7,8 @@
 
 use masterctl_runtime::FileEntry;
 
+use crate::object::ZSTD_MAGIC;
+
 /// The entries of a manifest's `files` array, each handed out as soon as its closing
 /// brace arrives; the JSON around them is only walked (strings, nesting), never built.
 #[derive(Default)]
@@ -154,9 +156,6 @@ impl ManifestText {
         self.entries.more(text)
     }
 }
-
-/// How a zstd frame starts.
-const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
 /// Text decompressed so far, refusing to grow past `limit` bytes.
 struct Bounded {

@@ -783,7 +783,7 @@ mod tests {
         };
         let stored = object::encode(&manifest.to_bytes());
         assert!(
-            stored.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]),
+            stored.starts_with(&crate::object::ZSTD_MAGIC),
             "stored compressed"
         );
         let cache_dir = root.path().join("cache");

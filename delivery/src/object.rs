@@ -62,7 +62,7 @@ fn decompress_within(stored: &[u8], limit: u64) -> Result<Vec<u8>, String> {
 }
 
 /// How every zstd frame begins.
-const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+pub(crate) const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
 /// A zstd object's plain bytes, at most one byte past `size` (more is an error): written
 /// straight into a buffer of that bound (or of the size the frame declares, when less),
