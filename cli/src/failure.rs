@@ -179,6 +179,9 @@ pub fn store_failure(error: StoreError) -> Failure {
         } => Failure::environment(error.to_string()).hint(format!(
             "compare the two (git log {branch} {remote}/{branch}) and ask who rewrote it; to take the rewritten branch as it is: git update-ref -d refs/remotes/{remote}/{branch}, then pull again"
         )),
+        StoreError::LinkInRepository { .. } => Failure::environment(error.to_string()).hint(
+            "a repository on a shared disk is someone else's folder: ask its owner to replace the link with what git keeps there (git fsck), or push to a remote over ssh or https",
+        ),
         StoreError::BadAuthor { .. }
         | StoreError::CheckedOut(_)
         | StoreError::Build(_)

@@ -249,6 +249,18 @@ pub enum StoreError {
         "branch {branch} moved while this import ran (another import won); nothing was written: run the import again"
     )]
     Raced { branch: String },
+    /// A link (or something other than a folder or file) inside a repository's git
+    /// folder where masterctl reads or writes: a remote on a shared disk could point it
+    /// at the user's own files. Nothing was followed, opened or removed.
+    #[error(
+        "{} is {}: masterctl follows no link inside a repository's git folder and opens nothing outside it; nothing was written",
+        path.display(),
+        if *link { "a symbolic link" } else { "not what git keeps there" }
+    )]
+    LinkInRepository {
+        path: std::path::PathBuf,
+        link: bool,
+    },
     #[error("the snapshot on {branch} cannot be read: {message}")]
     BrokenSnapshot { branch: String, message: String },
     #[error("{}: {source}", path.display())]

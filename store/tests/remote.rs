@@ -529,3 +529,196 @@ fn a_region_whose_branch_is_not_under_masters_is_never_pulled_nor_pushed() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// The pusher's own files, which a hostile remote on a shared disk points at.
+struct Home {
+    dir: tempfile::TempDir,
+}
+
+impl Home {
+    fn new() -> Home {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("project/sub")).unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "mine").unwrap();
+        std::fs::write(dir.path().join("project/Cargo.lock"), "lock").unwrap();
+        std::fs::write(dir.path().join("project/sub/yarn.lock"), "yarn").unwrap();
+        Home { dir }
+    }
+
+    /// Every file is there with what it held, and nothing was added.
+    fn untouched(&self) {
+        let read = |p: &str| std::fs::read_to_string(self.dir.path().join(p)).unwrap();
+        assert_eq!(read("notes.txt"), "mine");
+        assert_eq!(read("project/Cargo.lock"), "lock");
+        assert_eq!(read("project/sub/yarn.lock"), "yarn");
+        let mut names: Vec<String> = walk(self.dir.path());
+        names.sort();
+        assert_eq!(
+            names,
+            ["notes.txt", "project/Cargo.lock", "project/sub/yarn.lock"]
+        );
+    }
+}
+
+fn walk(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if entry.file_type().unwrap().is_dir() {
+                pending.push(path);
+            } else {
+                let relative = path.strip_prefix(root).unwrap();
+                out.push(relative.to_string_lossy().into_owned());
+            }
+        }
+    }
+    out
+}
+
+/// A push to `team`'s remote after an import, as the pusher would run it: an error, or
+/// the outcome.
+fn try_push(team: &Team) -> Result<remote::push::PushOutcome, StoreError> {
+    static PRICE: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(100);
+    let price = PRICE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    import_rows(
+        &team.aiko,
+        &[(1, "slime", price), (2, "golem", 300), (3, "dragon", 5000)],
+    );
+    let repo = team.aiko.repo();
+    let structure = repo.structure().unwrap();
+    remote::push(&repo, &structure, &origin(&team.aiko), &jp(&team.aiko))
+}
+
+/// The remote's `masterctl` folder, its ref-update record holding `text` (or none).
+fn forged_record(team: &Team, text: Option<&str>) -> std::path::PathBuf {
+    let masterctl = team.remote.path().join("masterctl");
+    std::fs::create_dir_all(&masterctl).unwrap();
+    let _ = std::fs::remove_file(masterctl.join("ref-update"));
+    if let Some(text) = text {
+        std::fs::write(masterctl.join("ref-update"), text).unwrap();
+    }
+    masterctl
+}
+
+fn refused_for_a_link(result: Result<impl std::fmt::Debug, StoreError>) {
+    match result {
+        Err(StoreError::LinkInRepository { .. }) => {}
+        other => panic!("expected a refusal for a link, got {other:?}"),
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_remote_whose_ref_update_record_links_to_the_pushers_file_never_writes_it() {
+    let team = Team::new();
+    let home = Home::new();
+    let masterctl = forged_record(&team, None);
+    std::os::unix::fs::symlink(
+        home.dir.path().join("notes.txt"),
+        masterctl.join("ref-update"),
+    )
+    .unwrap();
+    let before = team.remote_head("masters/jp");
+    refused_for_a_link(try_push(&team));
+    home.untouched();
+    assert_eq!(team.remote_head("masters/jp"), before, "nothing moved");
+    // The same through a folder: `masterctl` itself a link into the pusher's home.
+    std::fs::remove_dir_all(&masterctl).unwrap();
+    std::os::unix::fs::symlink(home.dir.path(), &masterctl).unwrap();
+    refused_for_a_link(try_push(&team));
+    home.untouched();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_record_naming_a_namespace_that_links_into_the_pushers_home_removes_nothing() {
+    let team = Team::new();
+    let home = Home::new();
+    // A forged record: a dead mover of `refs/heads/evil/`, which links to a project of
+    // the pusher's holding lock files.
+    let masterctl = forged_record(&team, Some("refs/heads/evil/\n"));
+    std::os::unix::fs::symlink(
+        home.dir.path().join("project"),
+        team.remote.path().join("refs/heads/evil"),
+    )
+    .unwrap();
+    refused_for_a_link(try_push(&team));
+    home.untouched();
+
+    // Without the link, a record of shapes masterctl never writes is data, not paths:
+    // passed over, and the push goes through.
+    std::fs::remove_file(team.remote.path().join("refs/heads/evil")).unwrap();
+    for forged in [
+        "../../../../../../../../../tmp/x/",
+        "refs/heads/../../../",
+        "/etc/",
+        "refs/",
+        "refs/heads/",
+        "objects/",
+    ] {
+        std::fs::write(masterctl.join("ref-update"), format!("{forged}\n")).unwrap();
+        let pushed = try_push(&team).unwrap();
+        assert!(
+            pushed.branches.iter().all(|b| b.state.landed()),
+            "{pushed:?}"
+        );
+    }
+    home.untouched();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_remote_whose_references_or_objects_link_elsewhere_is_refused_by_push_and_pull() {
+    for place in ["refs/heads/masters", "objects/pack", ".git"] {
+        let team = Team::new();
+        let home = Home::new();
+        let target = team.remote.path().join(place);
+        if place == ".git" {
+            // The remote names a git folder elsewhere: a non-bare remote whose `.git`
+            // links to the pusher's own repository.
+            let elsewhere = tempfile::tempdir().unwrap();
+            git(elsewhere.path(), &["init", "-q", "--bare"]);
+            let fake = tempfile::tempdir().unwrap();
+            std::os::unix::fs::symlink(elsewhere.path(), fake.path().join(".git")).unwrap();
+            git(
+                team.aiko.dir.path(),
+                &["remote", "set-url", "origin", fake.path().to_str().unwrap()],
+            );
+            refused_for_a_link(try_push(&team));
+            let repo = team.bob.repo();
+            let structure = repo.structure().unwrap();
+            git(
+                team.bob.dir.path(),
+                &["remote", "set-url", "origin", fake.path().to_str().unwrap()],
+            );
+            refused_for_a_link(remote::pull(
+                &repo,
+                &structure,
+                &origin(&team.bob),
+                &Scope::All,
+            ));
+            continue;
+        }
+        // Move the real folder into the pusher's home and leave a link in its place.
+        let moved = home.dir.path().join("moved");
+        std::fs::rename(&target, &moved).unwrap();
+        std::os::unix::fs::symlink(&moved, &target).unwrap();
+        let listed = walk(&moved);
+        refused_for_a_link(try_push(&team));
+        let repo = team.bob.repo();
+        let structure = repo.structure().unwrap();
+        refused_for_a_link(remote::pull(
+            &repo,
+            &structure,
+            &origin(&team.bob),
+            &Scope::All,
+        ));
+        assert_eq!(
+            walk(&moved),
+            listed,
+            "{place}: nothing written through the link"
+        );
+    }
+}

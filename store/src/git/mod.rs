@@ -6,6 +6,7 @@
 //! down into this layer, never the other way (`cli/tests/architecture.rs`).
 
 pub mod commit;
+pub mod confined;
 pub mod pack;
 pub mod packed;
 pub mod refs;

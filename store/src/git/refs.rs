@@ -143,23 +143,16 @@ pub fn with_refs_update<T>(
     update: impl FnOnce() -> Result<T, StoreError>,
 ) -> Result<T, StoreError> {
     use std::io::{Read, Seek, Write};
-    let dir = repo.git.path().join("masterctl");
+    let git_dir = crate::git::confined::GitDir::open(repo.git.path())?;
+    let path = repo.git.path().join(RECORD);
     let io = |path: &std::path::Path, e: std::io::Error| StoreError::io(path)(e);
-    std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
-    let path = dir.join("ref-update");
-    let mut record = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
-        .map_err(|e| io(&path, e))?;
+    let mut record = git_dir.open_record(RECORD)?;
     record.lock().map_err(|e| io(&path, e))?;
     // What a process that died while holding it was moving.
     let mut left = String::new();
     let _ = (&record).take(64 * 1024).read_to_string(&mut left);
     for dead in left.lines() {
-        clear_dead_locks(repo, dead)?;
+        clear_dead_locks(&git_dir, dead)?;
     }
     let write = |record: &mut std::fs::File, text: &str| -> std::io::Result<()> {
         record.set_len(0)?;
@@ -179,48 +172,68 @@ pub fn with_refs_update<T>(
     result
 }
 
+/// Where a mover records what it moves, in the git folder.
+const RECORD: &str = "masterctl/ref-update";
+
 /// Remove the locks a dead mover of `entry` left: `<ref>.lock`, every `*.lock` under a
-/// namespace (`refs/remotes/origin/`), or `packed-refs.lock`. Only names masterctl
-/// writes are read from the record: a line of any other shape is passed over.
-fn clear_dead_locks(repo: &MasterRepo, entry: &str) -> Result<(), StoreError> {
-    let git_dir = repo.git.path();
-    let remove = |path: &std::path::Path| match std::fs::remove_file(path) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(StoreError::io(path)(e)),
-    };
+/// namespace (`refs/remotes/origin/`), or `packed-refs.lock`.
+///
+/// The record is data another process wrote — in a remote on a shared disk, anybody
+/// who can write there — never a list of paths to trust: only the shapes masterctl
+/// itself records are taken ([`recorded_shape`]), any other line is passed over, and
+/// what is removed is reached without following a link (`confined`), so nothing
+/// outside the git folder is ever removed.
+fn clear_dead_locks(git_dir: &crate::git::confined::GitDir, entry: &str) -> Result<(), StoreError> {
+    match recorded_shape(entry) {
+        Some(Recorded::PackedRefs) => git_dir.remove_file("packed-refs.lock"),
+        Some(Recorded::Reference) => git_dir.remove_file(&format!("{entry}.lock")),
+        Some(Recorded::Namespace) => git_dir.remove_locks_under(entry),
+        None => Ok(()),
+    }
+}
+
+/// What a line of the record may name.
+#[derive(Debug, PartialEq, Eq)]
+enum Recorded {
+    PackedRefs,
+    Reference,
+    Namespace,
+}
+
+/// The shape of a line masterctl writes in the record, or `None`: `packed-refs`; a
+/// reference under `refs/heads/`, `refs/tags/masters/`, `refs/remotes/` or
+/// `refs/masterctl/`; a namespace of tracking references (`refs/remotes/<remote>/`,
+/// `refs/masterctl/remote-tags/<remote>/`) or of versions (`refs/tags/masters/`).
+fn recorded_shape(entry: &str) -> Option<Recorded> {
     if entry == "packed-refs" {
-        return remove(&git_dir.join("packed-refs.lock"));
+        return Some(Recorded::PackedRefs);
     }
-    if !entry.starts_with("refs/")
-        || entry.contains("..")
-        || !git2::Reference::is_valid_name(entry.trim_end_matches('/'))
-    {
-        return Ok(());
+    let name = entry.strip_suffix('/').unwrap_or(entry);
+    let plain = name
+        .split('/')
+        .all(|part| !part.is_empty() && !part.starts_with('.') && !part.ends_with(".lock"));
+    if !plain || !git2::Reference::is_valid_name(name) {
+        return None;
     }
-    if !entry.ends_with('/') {
-        if let Some(lock) = lock_of(repo, entry) {
-            remove(&lock.path)?;
-        }
-        return Ok(());
+    let depth = |prefix: &str| {
+        name.strip_prefix(prefix)
+            .map(|rest| rest.split('/').count())
+    };
+    if entry.ends_with('/') {
+        let namespace = name == "refs/tags/masters"
+            || depth("refs/remotes/") == Some(1)
+            || depth("refs/masterctl/remote-tags/") == Some(1);
+        return namespace.then_some(Recorded::Namespace);
     }
-    let mut pending = vec![git_dir.join(entry)];
-    while let Some(dir) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            match entry.file_type() {
-                Ok(kind) if kind.is_dir() => pending.push(path),
-                Ok(kind) if kind.is_file() && path.extension().is_some_and(|e| e == "lock") => {
-                    remove(&path)?
-                }
-                _ => {}
-            }
-        }
-    }
-    Ok(())
+    [
+        "refs/heads/",
+        "refs/tags/masters/",
+        "refs/remotes/",
+        "refs/masterctl/",
+    ]
+    .iter()
+    .any(|prefix| depth(prefix).is_some())
+    .then_some(Recorded::Reference)
 }
 
 /// The error for a branch that moved while a process meant to move it.
@@ -318,4 +331,41 @@ pub fn delete_reference(repo: &MasterRepo, reference: &str) -> Result<bool, Stor
         }
         Err(_) => Ok(false),
     })
+}
+
+#[cfg(test)]
+mod record_tests {
+    use super::{Recorded, recorded_shape};
+
+    #[test]
+    fn only_the_shapes_masterctl_records_are_taken_from_a_record() {
+        for (line, shape) in [
+            ("packed-refs", Some(Recorded::PackedRefs)),
+            ("refs/heads/masters/jp", Some(Recorded::Reference)),
+            ("refs/tags/masters/jp/1.0", Some(Recorded::Reference)),
+            (
+                "refs/masterctl/proposals/jp/alice",
+                Some(Recorded::Reference),
+            ),
+            ("refs/remotes/origin/", Some(Recorded::Namespace)),
+            (
+                "refs/masterctl/remote-tags/origin/",
+                Some(Recorded::Namespace),
+            ),
+            ("refs/tags/masters/", Some(Recorded::Namespace)),
+            ("refs/heads/evil/", None),
+            ("refs/heads/", None),
+            ("refs/", None),
+            ("refs/remotes/origin/work/", None),
+            ("refs/heads/../../etc", None),
+            ("../outside", None),
+            ("/etc/passwd", None),
+            ("refs/heads/.hidden", None),
+            ("refs/heads/x.lock", None),
+            ("objects/", None),
+            ("", None),
+        ] {
+            assert_eq!(recorded_shape(line), shape, "{line:?}");
+        }
+    }
 }

@@ -4,12 +4,19 @@
 //! every clone. Here the objects go first, as one pack; then each reference moves with
 //! a compare-and-swap under the remote's own ref-update record, so the next masterctl
 //! that pushes there — from any clone — clears what a killed one left.
+//!
+//! Such a remote is somebody else's folder, and may be hostile: it is opened only
+//! when its git folder lies inside the folder named ([`open_remote`]), with no link
+//! among its references, objects and masterctl's records; its files are then reached
+//! without following one (`git::confined`), so a push or a pull never opens, writes or
+//! removes a file of the user's own.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use git2::Oid;
 
 use crate::StoreError;
+use crate::git::confined::GitDir;
 use crate::git::repo::MasterRepo;
 
 /// The repository a remote URL names on this machine, if it names one.
@@ -23,6 +30,33 @@ pub(super) fn local_path(url: &str) -> Option<PathBuf> {
     path.is_dir().then_some(path)
 }
 
+/// The repository at `path`, a remote on this machine, once it is seen to keep
+/// everything masterctl reads or writes there inside it: its git folder (and the
+/// common folder a worktree's names) inside `path`, never reached through a link or a
+/// `gitdir:` file pointing elsewhere, and no link among its references, objects,
+/// `packed-refs`, `HEAD`, `config` and masterctl's own records.
+pub(super) fn open_remote(path: &Path) -> Result<MasterRepo, StoreError> {
+    let root = path.canonicalize().map_err(StoreError::io(path))?;
+    let target = MasterRepo::at(path)?;
+    for folder in [target.git.path(), target.git.commondir()] {
+        let real = folder.canonicalize().map_err(StoreError::io(folder))?;
+        if !real.starts_with(&root) {
+            return Err(StoreError::LinkInRepository {
+                path: folder.to_path_buf(),
+                link: true,
+            });
+        }
+    }
+    let git_dir = GitDir::open(target.git.path())?;
+    for place in ["refs", "objects", "masterctl"] {
+        git_dir.refuse_links_under(place)?;
+    }
+    for file in ["packed-refs", "HEAD", "config", "shallow", "commondir"] {
+        git_dir.refuse_link_at(file)?;
+    }
+    Ok(target)
+}
+
 /// One reference to send: a branch (moved only forward) or a tag (made only where
 /// there is none).
 pub(super) struct Update {
@@ -34,10 +68,10 @@ pub(super) struct Update {
 /// why (a branch that moved, a tag that is there).
 pub(super) fn push_local(
     repo: &MasterRepo,
-    path: &std::path::Path,
+    path: &Path,
     updates: &[Update],
 ) -> Result<Vec<(String, String)>, StoreError> {
-    let target = MasterRepo::at(path)?;
+    let target = open_remote(path)?;
     let tips: Vec<Oid> = updates.iter().map(|u| u.id).collect();
     crate::git::pack::copy_reachable(&repo.git, &target.git, &tips)?;
     let mut refused = Vec::new();

@@ -106,11 +106,13 @@ pub(crate) fn fetch(
     ];
     // A repository on this machine: its objects copied as one pack, no negotiation.
     if let Some(path) = local::local_path(&url) {
-        let source =
-            git2::Repository::open(&path).map_err(|e| transport::failure(remote, &url, &e))?;
-        let found = references_of(&source, &wanted)?;
+        let source = local::open_remote(&path).map_err(|e| match e {
+            StoreError::Git(e) => transport::failure(remote, &url, &e),
+            e => e,
+        })?;
+        let found = references_of(&source.git, &wanted)?;
         let tips: Vec<Oid> = found.iter().map(|(_, id)| *id).collect();
-        crate::git::pack::copy_reachable(&source, &repo.git, &tips)?;
+        crate::git::pack::copy_reachable(&source.git, &repo.git, &tips)?;
         return crate::git::refs::with_refs_update(repo, &moved, || {
             let before = tracked(repo, remote)?;
             set_tracking(repo, &wanted, &found)?;
