@@ -106,6 +106,7 @@ pub fn build_region(
     let git = &repo.git;
     let branch = region.branch().to_string();
     let commit = repo.commit_of(region, rev)?;
+    crate::vouched::check(repo, &branch, &commit)?;
     let tree = commit.tree()?;
     let broken = |message: String| StoreError::BrokenSnapshot {
         branch: branch.clone(),

@@ -25,6 +25,7 @@ pub mod review;
 pub mod source;
 pub mod status;
 pub mod tags;
+pub mod vouched;
 
 pub use git::repo::{MasterRepo, Structure};
 pub use import::{ImportOutcome, ImportPlan, Planning, TableChange, commit_import, plan_import};
@@ -249,6 +250,21 @@ pub enum StoreError {
         "branch {branch} moved while this import ran (another import won); nothing was written: run the import again"
     )]
     Raced { branch: String },
+    /// A region commit whose structure the structure branch does not vouch for (a plain
+    /// git push can put any schema on a branch; one that drops an audience would widen
+    /// what clients see): `against` what it was held to, `files` the paths that differ.
+    #[error(
+        "{branch} holds commit {} whose structure is not main's: {} differ{} from {against}; masterctl takes a region's structure only from main, and refuses this commit (nothing was written)",
+        short_id(commit),
+        names::listed(files, 8, ", "),
+        if files.len() == 1 { "s" } else { "" }
+    )]
+    UnvouchedStructure {
+        branch: String,
+        commit: String,
+        against: String,
+        files: Vec<String>,
+    },
     /// A link (or something other than a folder or file) inside a repository's git
     /// folder where masterctl reads or writes: a remote on a shared disk could point it
     /// at the user's own files. Nothing was followed, opened or removed.

@@ -218,3 +218,165 @@ fn a_client_build_holds_no_byte_of_what_servers_or_designers_alone_see() {
     };
     assert_eq!(row.audiences.get("hp"), Some(&server.as_slice()));
 }
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The schema at `path` without its `audience` lines.
+fn drop_audiences(path: &Path) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let widened: String = text
+        .lines()
+        .filter(|line| !line.starts_with("audience"))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    std::fs::write(path, widened).unwrap();
+}
+
+/// A plain git commit on `masters/jp` of the repository at `dir` (a clone pushing to
+/// it) whose schemas drop every `audience` line: what a `git push` can do, main
+/// untouched.
+fn widen_with_plain_git(remote: &Path) {
+    let attacker = tempfile::tempdir().unwrap();
+    let url = remote.display().to_string();
+    git(
+        attacker.path(),
+        &["clone", "-q", "-b", "masters/jp", &url, "."],
+    );
+    for schema in ["monster", "formula"] {
+        let path = attacker.path().join(format!("schemas/{schema}.toml"));
+        drop_audiences(&path);
+    }
+    git(
+        attacker.path(),
+        &[
+            "-c",
+            "user.name=M",
+            "-c",
+            "user.email=m@x",
+            "commit",
+            "-qam",
+            "tidy",
+        ],
+    );
+    git(attacker.path(), &["push", "-q", "origin", "masters/jp"]);
+}
+
+fn refused(result: Result<impl std::fmt::Debug, masterctl_store::StoreError>) -> Vec<String> {
+    match result {
+        Err(masterctl_store::StoreError::UnvouchedStructure { files, .. }) => files,
+        other => panic!("expected the structure refused, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_region_commit_pushed_with_plain_git_that_drops_audiences_is_never_built_pulled_or_merged() {
+    // A team's bare remote, holding main and jp as masterctl pushed them.
+    let studio = studio();
+    let remote = tempfile::tempdir().unwrap();
+    git(remote.path(), &["init", "-q", "--bare", "-b", "main"]);
+    let url = remote.path().display().to_string();
+    git(studio.dir.path(), &["remote", "add", "origin", &url]);
+    git(
+        studio.dir.path(),
+        &["push", "-q", "origin", "main", "masters/jp"],
+    );
+    let good = studio.head("masters/jp").unwrap();
+    widen_with_plain_git(remote.path());
+
+    // The pull that would fast-forward onto it is refused, naming both schemas.
+    let repo = studio.repo();
+    let structure = repo.structure().unwrap();
+    let origin = masterctl_store::remote::remote_of(&repo, "origin").unwrap();
+    let files = refused(masterctl_store::remote::pull(
+        &repo,
+        &structure,
+        &origin,
+        &masterctl_store::remote::Scope::All,
+    ));
+    assert_eq!(files, ["schemas/formula.toml", "schemas/monster.toml"]);
+    assert_eq!(studio.head("masters/jp").unwrap(), good, "nothing pulled");
+
+    // Forced onto the branch with git all the same (a fetch and a reset): no build,
+    // client's or server's, no import and no merge takes it.
+    git(
+        studio.dir.path(),
+        &["fetch", "-q", "origin", "+masters/jp:masters/jp"],
+    );
+    assert_ne!(studio.head("masters/jp").unwrap(), good);
+    for client in [true, false] {
+        let out = tempfile::tempdir().unwrap();
+        let built = run(
+            &repo,
+            &Request {
+                region: "jp",
+                branch: None,
+                rev: None,
+                client,
+                pseudo: &[],
+                out: &out.path().join("build"),
+            },
+        );
+        refused(built);
+        assert!(!out.path().join("build").exists(), "nothing written");
+    }
+    let data = studio.exports.path().join("data");
+    refused(studio.import("jp", &data, |_| {}));
+    let work = studio.work("jp", "ev");
+    masterctl_store::branches::create(&repo, &work, Some(&good)).unwrap();
+    let refresh = masterctl_store::rebase::session::run(
+        &repo,
+        &structure,
+        &masterctl_store::rebase::Join::Refresh(work),
+        &masterctl_store::rebase::session::Action::Start,
+        None,
+    );
+    match refresh {
+        Err(masterctl_store::rebase::RebaseError::Store(e)) => {
+            refused(Err::<(), _>(e));
+        }
+        other => panic!("expected the merge refused, got {other:?}"),
+    }
+    // The commit masterctl made still builds, and no client artefact holds a byte of
+    // what servers or designers alone see.
+    let out = tempfile::tempdir().unwrap();
+    run(
+        &repo,
+        &Request {
+            region: "jp",
+            branch: None,
+            rev: Some(&good),
+            client: true,
+            pseudo: &[],
+            out: &out.path().join("build"),
+        },
+    )
+    .unwrap();
+    let bytes = every_byte(&out.path().join("build"));
+    assert!(holds(&bytes, "スライム".as_bytes()));
+    for marker in [FORMULA_TEXT.as_bytes(), NOTE.as_bytes(), &HP.to_le_bytes()] {
+        assert!(!holds(&bytes, marker));
+    }
+
+    // Main saying the same (reviewed and committed there) vouches for it.
+    let root = studio.dir.path();
+    for schema in ["monster", "formula"] {
+        let path = root.join(format!("schemas/{schema}.toml"));
+        drop_audiences(&path);
+    }
+    git(root, &["commit", "-qam", "everyone sees everything"]);
+    let client = build(root, true);
+    let bytes = every_byte(&client.path().join("build"));
+    assert!(holds(&bytes, FORMULA_TEXT.as_bytes()), "as main now says");
+}

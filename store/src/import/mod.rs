@@ -120,6 +120,9 @@ pub fn plan_import(
     let reference = region.reference();
     crate::rebase::state::refuse_if_stopped(repo, region)?;
     let head = repo.head_of(&reference)?;
+    if let Some(head) = &head {
+        crate::vouched::check(repo, region.branch(), head)?;
+    }
     // A region's first import makes its branch; a work branch is made by `branch create`.
     if let (Some(work), None) = (region.work(), &head) {
         return Err(StoreError::NoWorkBranch {

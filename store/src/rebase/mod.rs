@@ -176,6 +176,7 @@ pub fn plan_rebase(
             name: work.name().to_string(),
         }),
     })?;
+    crate::vouched::check(repo, &source.branch, &theirs)?;
     let plan = |parent: Option<Oid>, base: Oid, snapshot, tables, fast_forward| {
         RebaseOutcome::Planned(Box::new(RebasePlan {
             join: join.clone(),

@@ -96,6 +96,16 @@ fn pull_line(
             &format!("masterctl pull: {} from {remote}", line.branch()),
         )
     };
+    // What the remote holds is taken only with a structure main vouches for (a plain
+    // git push can put any schema there).
+    if let Some(theirs) = theirs
+        && ours.is_none_or(|ours| {
+            ours != theirs && !git.graph_descendant_of(ours, theirs).unwrap_or(false)
+        })
+    {
+        let branch = format!("{remote}/{}", line.branch());
+        crate::vouched::check(repo, &branch, &git.find_commit(theirs)?)?;
+    }
     Ok(Some(match (ours, theirs) {
         (None, None) => return Ok(None),
         (Some(_), None) => PullState::LocalOnly,
