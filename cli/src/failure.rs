@@ -182,6 +182,9 @@ pub fn store_failure(error: StoreError) -> Failure {
         StoreError::UnvouchedStructure { ref branch, .. } => Failure::invalid(error.to_string()).hint(format!(
             "a schema reaches a region only through main (reviewed) and an import; someone put this commit on {branch} with git: compare it with main (git diff main {branch} -- masterctl.toml schemas), then set the branch back to its last commit masterctl made, or commit the same structure to main after review"
         )),
+        StoreError::StructureNotOnMain { .. } => Failure::invalid(error.to_string()).hint(
+            "bring main up to date first (git pull: the structure travels through git), then run this again; if main holds no such commit, ask who imported with it",
+        ),
         StoreError::LinkInRepository { .. } => Failure::environment(error.to_string()).hint(
             "a repository on a shared disk is someone else's folder: ask its owner to replace the link with what git keeps there (git fsck), or push to a remote over ssh or https",
         ),

@@ -265,6 +265,18 @@ pub enum StoreError {
         against: String,
         files: Vec<String>,
     },
+    /// A region commit made by an import with a structure commit main does not hold
+    /// here: main is behind the clone that imported it (or the commit is not main's).
+    #[error(
+        "{branch} holds commit {} imported with the structure of commit {}, which main here does not hold: main is behind, or that commit is not main's; masterctl takes a region's structure only from main, and nothing was written",
+        short_id(commit),
+        short_id(structure)
+    )]
+    StructureNotOnMain {
+        branch: String,
+        commit: String,
+        structure: String,
+    },
     /// A link (or something other than a folder or file) inside a repository's git
     /// folder where masterctl reads or writes: a remote on a shared disk could point it
     /// at the user's own files. Nothing was followed, opened or removed.

@@ -28,11 +28,13 @@ use masterctl_schemas::load::{CONFIG_FILE, FONTS_DIR, SCHEMAS_DIR, is_font_name}
 /// Structure files by snapshot path, as blob ids.
 type Held = BTreeMap<String, Oid>;
 
-/// Refuse `commit` of `branch` unless the structure branch vouches for its structure.
-/// A repository whose HEAD holds no commit has nothing to vouch with, and refuses
-/// nothing (it has no structure to build with either).
+/// Refuse `commit` of `branch` unless it holds only files
+/// ([`crate::git::snapshot::only_files`]) and the structure branch vouches for its
+/// structure. A repository whose HEAD holds no commit has nothing to vouch with, and
+/// refuses no structure (it has none to build with either).
 pub fn check(repo: &MasterRepo, branch: &str, commit: &Commit<'_>) -> Result<(), StoreError> {
     let git = &repo.git;
+    crate::git::snapshot::only_files(&commit.tree()?, branch)?;
     let Ok(main) = git.head().and_then(|h| h.peel_to_commit()) else {
         return Ok(());
     };
@@ -51,13 +53,11 @@ pub fn check(repo: &MasterRepo, branch: &str, commit: &Commit<'_>) -> Result<(),
     match trailer_ids(commit, STRUCTURE_TRAILER).first() {
         Some(named) => {
             let Some(theirs) = history.structures.get(named) else {
-                return Err(refused(
-                    format!(
-                        "main, as the structure commit {} it names is not main's",
-                        crate::names::short_id(&named.to_string())
-                    ),
-                    differing(&ours, &main_held),
-                ));
+                return Err(StoreError::StructureNotOnMain {
+                    branch: branch.to_string(),
+                    commit: commit.id().to_string(),
+                    structure: named.to_string(),
+                });
             };
             match differing(&ours, theirs) {
                 files if files.is_empty() => Ok(()),

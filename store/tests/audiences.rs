@@ -8,7 +8,6 @@ mod common;
 
 use common::Studio;
 use masterctl_store::MasterRepo;
-use masterctl_store::build::{Request, run};
 
 const CONFIG: &str = "source_language = \"ja\"\nlanguages = [\"ja\", \"en\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n";
 
@@ -58,21 +57,11 @@ fn holds(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
 
-fn build(dir: &Path, client: bool) -> tempfile::TempDir {
+fn build(studio: &Studio, client: bool) -> tempfile::TempDir {
     let out = tempfile::tempdir().unwrap();
-    let repo = MasterRepo::open(dir).unwrap();
-    run(
-        &repo,
-        &Request {
-            region: "jp",
-            branch: None,
-            rev: None,
-            client,
-            pseudo: &[],
-            out: &out.path().join("build"),
-        },
-    )
-    .unwrap();
+    studio
+        .build(None, client, &out.path().join("build"))
+        .unwrap();
     out
 }
 
@@ -80,7 +69,7 @@ fn build(dir: &Path, client: bool) -> tempfile::TempDir {
 fn a_client_build_holds_no_byte_of_what_servers_or_designers_alone_see() {
     let studio = studio();
     let dir = &studio.dir;
-    let client = build(dir.path(), true);
+    let client = build(&studio, true);
     let client_dir = client.path().join("build");
     let bytes = every_byte(&client_dir);
     // What the client sees is there (archives and the portable export)...
@@ -116,7 +105,7 @@ fn a_client_build_holds_no_byte_of_what_servers_or_designers_alone_see() {
     assert_eq!(columns, ["id"]);
 
     // The server's build: the formula and the hit points, never the note.
-    let server = build(dir.path(), false);
+    let server = build(&studio, false);
     let server_dir = server.path().join("build");
     let bytes = every_byte(&server_dir);
     assert!(holds(&bytes, FORMULA_TEXT.as_bytes()));
@@ -317,17 +306,7 @@ fn a_region_commit_pushed_with_plain_git_that_drops_audiences_is_never_built_pul
     assert_ne!(studio.head("masters/jp").unwrap(), good);
     for client in [true, false] {
         let out = tempfile::tempdir().unwrap();
-        let built = run(
-            &repo,
-            &Request {
-                region: "jp",
-                branch: None,
-                rev: None,
-                client,
-                pseudo: &[],
-                out: &out.path().join("build"),
-            },
-        );
+        let built = studio.build(None, client, &out.path().join("build"));
         refused(built);
         assert!(!out.path().join("build").exists(), "nothing written");
     }
@@ -351,18 +330,9 @@ fn a_region_commit_pushed_with_plain_git_that_drops_audiences_is_never_built_pul
     // The commit masterctl made still builds, and no client artefact holds a byte of
     // what servers or designers alone see.
     let out = tempfile::tempdir().unwrap();
-    run(
-        &repo,
-        &Request {
-            region: "jp",
-            branch: None,
-            rev: Some(&good),
-            client: true,
-            pseudo: &[],
-            out: &out.path().join("build"),
-        },
-    )
-    .unwrap();
+    studio
+        .build(Some(&good), true, &out.path().join("build"))
+        .unwrap();
     let bytes = every_byte(&out.path().join("build"));
     assert!(holds(&bytes, "スライム".as_bytes()));
     for marker in [FORMULA_TEXT.as_bytes(), NOTE.as_bytes(), &HP.to_le_bytes()] {
@@ -376,7 +346,7 @@ fn a_region_commit_pushed_with_plain_git_that_drops_audiences_is_never_built_pul
         drop_audiences(&path);
     }
     git(root, &["commit", "-qam", "everyone sees everything"]);
-    let client = build(root, true);
+    let client = build(&studio, true);
     let bytes = every_byte(&client.path().join("build"));
     assert!(holds(&bytes, FORMULA_TEXT.as_bytes()), "as main now says");
 }

@@ -444,3 +444,85 @@ fn translations_are_counted_committed_once_and_built_with_their_fallbacks() {
         )]
     );
 }
+
+/// A commit on `masters/jp` made with git, its monster table replaced by `mode`'s
+/// entry (a submodule, a symbolic link) pointing at `id`.
+fn odd_entry_commit(studio: &Studio, mode: git2::FileMode, id: git2::Oid) -> git2::Oid {
+    let repo = studio.repo();
+    let git = &repo.git;
+    let head = git
+        .find_reference("refs/heads/masters/jp")
+        .unwrap()
+        .peel_to_commit()
+        .unwrap();
+    let tree = head.tree().unwrap();
+    let tables = git
+        .find_tree(tree.get_name("tables").unwrap().id())
+        .unwrap();
+    let mut builder = git.treebuilder(Some(&tables)).unwrap();
+    builder.insert("monster.csv", id, mode.into()).unwrap();
+    let tables = builder.write().unwrap();
+    let mut root = git.treebuilder(Some(&tree)).unwrap();
+    root.insert("tables", tables, git2::FileMode::Tree.into())
+        .unwrap();
+    let tree = git.find_tree(root.write().unwrap()).unwrap();
+    let who = git2::Signature::now("M", "m@example.com").unwrap();
+    git.commit(
+        Some("refs/heads/masters/jp"),
+        &who,
+        &who,
+        "odd",
+        &tree,
+        &[&head],
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_table_that_is_a_submodule_or_a_link_is_refused_by_every_reader() {
+    let studio = Studio::new();
+    let path = studio.export(&THREE);
+    studio.import("jp", &path, |_| {}).unwrap();
+    let good = studio.head("masters/jp").unwrap();
+    let link_target = studio.repo().git.blob(b"../../../etc/passwd").unwrap();
+    for (mode, id) in [
+        (git2::FileMode::Commit, git2::Oid::from_str(&good).unwrap()),
+        (git2::FileMode::Link, link_target),
+    ] {
+        odd_entry_commit(&studio, mode, id);
+        let repo = studio.repo();
+        let broken = |result: Result<(), StoreError>, what: &str| match result {
+            Err(StoreError::BrokenSnapshot { message, .. }) => {
+                assert!(message.contains("tables/monster.csv"), "{what}: {message}")
+            }
+            other => panic!("{what}: expected a broken snapshot, got {other:?}"),
+        };
+        let out = tempfile::tempdir().unwrap();
+        for client in [false, true] {
+            let built = studio.build(None, client, &out.path().join("build"));
+            broken(built.map(drop), "build");
+        }
+        assert!(!out.path().join("build").exists(), "no build written");
+        let changed = studio.export(&[(1, "slime", 11), (2, "golem", 300), (3, "dragon", 5000)]);
+        broken(studio.import("jp", &changed, |_| {}).map(drop), "import");
+        let line = studio.region("jp");
+        broken(
+            masterctl_store::export::export_region(&repo, &line, None, &[]).map(drop),
+            "export",
+        );
+        broken(
+            masterctl_store::l10n::open_region(&repo, &line).map(drop),
+            "l10n",
+        );
+        // Back to the commit masterctl made: every reader takes it again.
+        masterctl_store::git::refs::move_branch(
+            &repo,
+            "refs/heads/masters/jp",
+            Some(repo.git.refname_to_id("refs/heads/masters/jp").unwrap()),
+            git2::Oid::from_str(&good).unwrap(),
+            "back",
+        )
+        .unwrap();
+        masterctl_store::l10n::open_region(&repo, &line).unwrap();
+    }
+}

@@ -150,6 +150,7 @@ pub fn export_region(
     let branch = line.branch().to_string();
     let commit = repo.commit_of(line, rev)?;
     let tree = commit.tree()?;
+    crate::git::snapshot::only_files(&tree, &branch)?;
     let structure = Structure::at(git, &tree).map_err(|_| StoreError::BrokenSnapshot {
         branch: branch.clone(),
         message: format!(

@@ -201,6 +201,32 @@ pub fn read_files(
         .collect()
 }
 
+/// Refuse a snapshot tree holding an entry that is neither a file nor a folder (a
+/// symbolic link, a submodule): other tools' work, never a table masterctl could read —
+/// read as absent, a table there would build as empty and be overwritten by an import.
+pub fn only_files(tree: &Tree<'_>, branch: &str) -> Result<(), StoreError> {
+    let mut found = None;
+    tree.walk(git2::TreeWalkMode::PreOrder, |root, entry| {
+        let mode = entry.filemode();
+        if mode == i32::from(git2::FileMode::Link) || mode == i32::from(git2::FileMode::Commit) {
+            found = Some(format!("{root}{}", entry.name().unwrap_or("?")));
+            return git2::TreeWalkResult::Abort;
+        }
+        git2::TreeWalkResult::Ok
+    })
+    .or_else(|e| if found.is_some() { Ok(()) } else { Err(e) })?;
+    match found {
+        None => Ok(()),
+        Some(path) => Err(StoreError::BrokenSnapshot {
+            branch: branch.to_string(),
+            message: format!(
+                "{} is a symbolic link or a submodule in the commit, not a file (masterctl writes files only)",
+                crate::names::one_line(&path)
+            ),
+        }),
+    }
+}
+
 /// The project a snapshot tree holds, if its structure loads ([`Structure::at`]).
 pub fn project_at(git: &Repository, tree: &Tree<'_>) -> Option<Project> {
     Structure::at(git, tree).ok().map(|s| s.project)

@@ -43,6 +43,7 @@ impl RegionTexts {
 pub fn open_region(repo: &MasterRepo, region: &Line) -> Result<RegionTexts, StoreError> {
     let reference = region.reference();
     let head = repo.head_of_line(region)?;
+    crate::git::snapshot::only_files(&head.tree()?, region.branch())?;
     let project =
         project_at(&repo.git, &head.tree()?).ok_or_else(|| StoreError::BrokenSnapshot {
             branch: region.branch().to_string(),

@@ -103,6 +103,25 @@ impl Studio {
         import::run(&self.repo(), &request)
     }
 
+    /// Build `jp` (at `rev`, or its head) into `out`.
+    #[allow(dead_code)]
+    pub fn build(
+        &self,
+        rev: Option<&str>,
+        client: bool,
+        out: &Path,
+    ) -> Result<masterctl_store::build::Built, StoreError> {
+        let request = masterctl_store::build::Request {
+            region: "jp",
+            branch: None,
+            rev,
+            client,
+            pseudo: &[],
+            out,
+        };
+        masterctl_store::build::run(&self.repo(), &request)
+    }
+
     pub fn head(&self, branch: &str) -> Option<String> {
         let repo = self.repo();
         let reference = format!("refs/heads/{branch}");

@@ -82,15 +82,7 @@ impl<'a> Side<'a> {
             branch: label.to_string(),
             message: "its masterctl.toml or schemas do not load".into(),
         })?;
-        if let Some(path) = not_a_file(tree)? {
-            return Err(StoreError::BrokenSnapshot {
-                branch: label.to_string(),
-                message: format!(
-                    "{} is a symbolic link or a submodule in the commit, not a file (masterctl writes files only)",
-                    crate::names::one_line(&path)
-                ),
-            });
-        }
+        crate::git::snapshot::only_files(tree, label)?;
         Ok(Side {
             label: label.to_string(),
             commit,
@@ -217,22 +209,6 @@ impl<'a> Side<'a> {
         };
         project.config.languages_source_first().cloned().collect()
     }
-}
-
-/// The first entry of a snapshot tree that is neither a file nor a folder (a symbolic
-/// link, a submodule): other tools' work, never a table masterctl could read.
-fn not_a_file(tree: &Tree<'_>) -> Result<Option<String>, StoreError> {
-    let mut found = None;
-    tree.walk(git2::TreeWalkMode::PreOrder, |root, entry| {
-        let mode = entry.filemode();
-        if mode == i32::from(git2::FileMode::Link) || mode == i32::from(git2::FileMode::Commit) {
-            found = Some(format!("{root}{}", entry.name().unwrap_or("?")));
-            return git2::TreeWalkResult::Abort;
-        }
-        git2::TreeWalkResult::Ok
-    })
-    .or_else(|e| if found.is_some() { Ok(()) } else { Err(e) })?;
-    Ok(found)
 }
 
 /// The two sides of a region's last commit: its parent (nothing, for the first) and it.
