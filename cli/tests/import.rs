@@ -1018,6 +1018,45 @@ fn an_old_workbook_never_takes_back_what_a_rebase_brought_in() {
     );
     assert!(said.contains("--revert-upstream"), "{said}");
     assert_eq!(git(root, &["rev-parse", "masters/global"]), head);
+    // The same stale data exported before the rebase, its export record edited to name
+    // the head: a record alone never switches the guard off.
+    let stale = root.join("stale");
+    ok(masterctl(
+        root,
+        &[
+            "export",
+            "--region",
+            "global",
+            "--rev",
+            "masters/global~1",
+            "--format",
+            "csv",
+            "--out",
+            stale.to_str().unwrap(),
+        ],
+    ));
+    let before = git(root, &["rev-parse", "masters/global~1"]);
+    let mut forged = 0;
+    for entry in std::fs::read_dir(&stale).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        if text.contains(before.trim()) {
+            forged += 1;
+            std::fs::write(&path, text.replace(before.trim(), head.trim())).unwrap();
+        }
+    }
+    assert!(forged > 0, "the export records the commit it came from");
+    let old = masterctl(
+        root,
+        &["import", "--region", "global", stale.to_str().unwrap()],
+    );
+    assert_eq!(old.status.code(), Some(1), "{}", text(&old));
+    assert!(
+        text(&old).contains("item [1] price: `150` back to `100`"),
+        "{}",
+        text(&old)
+    );
+    assert_eq!(git(root, &["rev-parse", "masters/global"]), head);
     // Taken back on purpose.
     ok(masterctl(
         root,

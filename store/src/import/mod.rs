@@ -8,7 +8,7 @@
 //! where the plan started. [`run`] is the whole command: plan, review, guard, commit.
 
 use std::cmp::Ordering;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use git2::{Commit, Oid, Tree};
@@ -177,19 +177,20 @@ pub fn plan_import(
     let mut tables = outcome.tables;
     // A workbook `export` wrote holds the planner's change since the commit it came
     // from: merged onto what the branch took meanwhile, never reverting it.
-    let mut based = HashSet::new();
     if let Some(head) = &head {
-        let (diagnostics, with_record) = merge_exported(repo, project, region, head, &mut tables)?;
+        let diagnostics = merge_exported(repo, project, region, head, &mut tables)?;
         report.extend(diagnostics);
-        based = with_record;
         if report.has_errors() {
             report.sort();
             return Ok(Planning::Rejected(report));
         }
     }
-    // What an old workbook without that record would take back of the last rebase.
+    // What the tables (merged, where a workbook came from an older commit) would take
+    // back of the last rebase. Workbooks with an export record are held to it too: a
+    // record is the planner's word, and edited to name the head it would otherwise let
+    // a stale workbook revert what the rebase brought in.
     let reverts = match &head {
-        Some(head) => upstream_reverts(repo, project, head, &tables, &based)?,
+        Some(head) => upstream_reverts(repo, project, head, &tables)?,
         None => Vec::new(),
     };
     let kept = match &head_tree {
@@ -342,7 +343,7 @@ fn merge_exported(
     region: &Line,
     head: &Commit<'_>,
     tables: &mut [Table],
-) -> Result<(Vec<masterctl_schemas::Diagnostic>, HashSet<String>), StoreError> {
+) -> Result<Vec<masterctl_schemas::Diagnostic>, StoreError> {
     use masterctl_schemas::diagnostic::{Code, Diagnostic, Location};
     use masterctl_schemas::read::workbook::export_record;
     let git = &repo.git;
@@ -350,7 +351,6 @@ fn merge_exported(
     let mut records: HashMap<PathBuf, Option<masterctl_schemas::read::workbook::ExportRecord>> =
         HashMap::new();
     let mut diagnostics = Vec::new();
-    let mut based = HashSet::new();
     for table in tables.iter_mut() {
         let file = table.origin.file.clone();
         let record = records
@@ -360,7 +360,6 @@ fn merge_exported(
         let Some(record) = record else {
             continue;
         };
-        based.insert(table.name.clone());
         // Exported from another region: no base on this branch to merge from.
         if record.region.as_deref().is_some_and(|r| r != region.name()) {
             continue;
@@ -460,7 +459,7 @@ fn merge_exported(
             table.origin = origin;
         }
     }
-    Ok((diagnostics, based))
+    Ok(diagnostics)
 }
 
 /// Where the rows of a table merged from a workbook came from, for what is said of
@@ -547,14 +546,14 @@ fn same_files(a: &Tree<'_>, b: &Tree<'_>, project: &Project, table: &str) -> boo
 const REBASE_SEARCH: usize = 10_000;
 
 /// The cells and rows the branch's last rebase or merge brought in (its commit against
-/// its first parent) that the branch still holds and `tables` would take back, for the
-/// tables supplied from workbooks without an export record.
+/// its first parent) that the branch still holds and `tables` would take back — every
+/// table supplied, a workbook's export record or not (a workbook from before the
+/// rebase is merged first, and takes back nothing it did not change).
 fn upstream_reverts(
     repo: &MasterRepo,
     project: &Project,
     head: &Commit<'_>,
     tables: &[Table],
-    based: &HashSet<String>,
 ) -> Result<Vec<Revert>, StoreError> {
     let git = &repo.git;
     let mut commit = head.clone();
@@ -575,7 +574,7 @@ fn upstream_reverts(
     let trees = [rebase.parent(0)?.tree()?, rebase.tree()?, head.tree()?];
     let id = rebase.id().to_string();
     let mut reverts = Vec::new();
-    for table in tables.iter().filter(|t| !based.contains(&t.name)) {
+    for table in tables {
         let Some(schema) = project.table(&table.name) else {
             continue;
         };
