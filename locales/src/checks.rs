@@ -516,6 +516,18 @@ mod tests {
             en.check("剣", "{oops", None)[..],
             [Failure::Syntax(_)]
         ));
+        // A conversion a translator adds is refused, `%n` (which writes) first of all.
+        for added in ["%n", "%hhn", "%1$n", "%x", "%s", "%p"] {
+            let failures = en.check("剣", &format!("Sword {added}"), None);
+            assert_eq!(
+                failures,
+                [Failure::Placeholders {
+                    missing: vec![],
+                    extra: vec![added.into()]
+                }],
+                "{added}"
+            );
+        }
     }
 
     #[test]

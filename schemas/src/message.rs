@@ -413,7 +413,8 @@ impl<'a> Parser<'a> {
         shown + graphemes(&self.text[from..])
     }
 
-    /// `%d`, `%s`, `%1$s`, `%05.2f`, `%lld`, `%@`; `%%` is a percent sign, and a `%`
+    /// `%d`, `%s`, `%1$s`, `%05.2f`, `%lld`, `%@`, and `%n` (which writes through its
+    /// argument: a translator adding one is the dangerous case); `%%` is a percent sign, and a `%`
     /// that starts no conversion (`50%OFF`) is text. A space is not taken as a flag:
     /// "100% sure" is text.
     fn printf(&mut self, tokens: &mut Vec<String>) {
@@ -457,7 +458,7 @@ impl<'a> Parser<'a> {
             }
         }
         match bytes.get(at) {
-            Some(b) if b"diouxXeEfFgGaAcsp@".contains(b) => {
+            Some(b) if b"diouxXeEfFgGaAcspn@".contains(b) => {
                 tokens.push(self.text[start..=at].to_string());
                 self.kept.push(start..at + 1);
                 self.pos = at + 1;
@@ -564,6 +565,14 @@ mod tests {
             ["%1$s", "%d", "</color>", "<color=red>", "{name}"]
         );
         assert_eq!(tokens("{0} and {0}"), ["{0}", "{0}"]);
+        // Every conversion of C's printf is one placeholder, `%n` in all its spellings.
+        assert_eq!(
+            tokens("%n %hhn %1$n %ln %-8.3Lf %*d %.*s %zu %jd %tx %c %p"),
+            [
+                "%*d", "%-8.3Lf", "%.*s", "%1$n", "%c", "%hhn", "%jd", "%ln", "%n", "%p", "%tx",
+                "%zu"
+            ]
+        );
         assert_eq!(tokens("a < b, x<3"), Vec::<String>::new());
     }
 
