@@ -5,7 +5,7 @@
 //! asset, embedded in the binary.
 
 use axum::extract::Request;
-use axum::http::{HeaderName, HeaderValue, StatusCode, header};
+use axum::http::{HeaderName, HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Response};
 use base64::Engine;
@@ -85,10 +85,9 @@ pub async fn headers(request: Request, next: Next) -> Response {
         HeaderName::from_static("cross-origin-opener-policy"),
         HeaderValue::from_static("same-origin"),
     );
-    if response.status() == StatusCode::OK
-        && !response.headers().contains_key(header::CACHE_CONTROL)
-    {
-        // Pages show the repository as it is now: never from a cache.
+    if !response.headers().contains_key(header::CACHE_CONTROL) {
+        // Pages show the repository as it is now — and an error page what was refused
+        // to whom: never from a cache.
         response
             .headers_mut()
             .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));

@@ -12,6 +12,7 @@
 pub mod access;
 mod forms;
 mod guard;
+mod hosts;
 mod importing;
 mod jobs;
 mod joining;
@@ -35,6 +36,7 @@ use axum::Router;
 use axum::routing::{get, post};
 
 pub use access::{AccessError, Identity, Policy, Role, Users};
+pub use hosts::AllowedHosts;
 use masterctl_store::MasterRepo;
 use masterctl_store::names::RemoteName;
 pub use uploads::{FILE_LIMIT, FILES, UPLOAD_LIMIT};
@@ -47,6 +49,8 @@ pub struct Options {
     pub policy: Policy,
     /// The remote pulled before and pushed after every write (`None`: none).
     pub remote: Option<String>,
+    /// The host names answered to besides the loopback ones (`--allowed-host`).
+    pub hosts: AllowedHosts,
 }
 
 /// How many commits' review pages are kept (a large commit's is megabytes), and how
@@ -58,6 +62,8 @@ const MEMO: usize = 256;
 pub struct Console {
     repo: PathBuf,
     policy: Policy,
+    /// The host names answered to (DNS rebinding).
+    hosts: AllowedHosts,
     sessions: access::Sessions,
     remote: Option<RemoteName>,
     /// Uploads being checked (the import's dry run), by user, upload and branch.
@@ -75,6 +81,15 @@ pub struct Console {
 impl Console {
     pub fn new(repo: PathBuf, policy: Policy) -> Arc<Console> {
         Arc::new(Console::made(repo, policy, None, writing::PATIENCE))
+    }
+
+    /// A console with users or a proxy that answers to `hosts` besides the loopback
+    /// names.
+    pub fn answering(repo: PathBuf, policy: Policy, hosts: AllowedHosts) -> Arc<Console> {
+        Arc::new(Console {
+            hosts,
+            ..Console::made(repo, policy, None, writing::PATIENCE)
+        })
     }
 
     /// A console whose requests wait `patience` for work before they show it under way
@@ -112,6 +127,7 @@ impl Console {
         Console {
             repo,
             policy,
+            hosts: AllowedHosts::default(),
             sessions: access::Sessions::default(),
             remote,
             patience,
@@ -214,6 +230,11 @@ pub fn router(console: Arc<Console>) -> Router {
         ))
         // The one asset, for everyone (the sign-in page uses it too).
         .route("/assets/console.js", get(guard::script))
+        // Another site's name for this machine gets nothing, not even the script.
+        .layer(axum::middleware::from_fn_with_state(
+            console.clone(),
+            hosts::check,
+        ))
         .layer(axum::middleware::from_fn(guard::headers))
         .with_state(console)
 }
@@ -251,10 +272,17 @@ pub async fn bind(options: Options) -> Result<Bound, ServeError> {
             listen: options.listen,
             source,
         })?;
-    let console = match &options.remote {
-        Some(remote) => Console::with_remote(options.repo, options.policy, remote)?,
-        None => Console::new(options.repo, options.policy),
+    let remote = match &options.remote {
+        Some(remote) => Some(masterctl_store::remote::remote_of(
+            &MasterRepo::open(&options.repo)?,
+            remote,
+        )?),
+        None => None,
     };
+    let console = Arc::new(Console {
+        hosts: options.hosts,
+        ..Console::made(options.repo, options.policy, remote, writing::PATIENCE)
+    });
     let app = router(console);
     Ok(Bound { listener, app })
 }

@@ -236,6 +236,72 @@ async fn a_planner_on_this_machine_sees_every_page_with_a_strict_session_cookie(
 }
 
 #[tokio::test]
+async fn another_sites_name_for_this_machine_gets_nothing_from_a_console_without_users() {
+    let dir = repository();
+    let app = app(dir.path(), local());
+    let ask = |method: &str, uri: &str, host: &str| {
+        request(method, uri, HERE)
+            .header(header::HOST, host)
+            .body(Body::empty())
+            .unwrap()
+    };
+    // DNS rebinding: attacker.example resolves to 127.0.0.1; the browser says so.
+    for host in ["attacker.example", "attacker.example:7878", "10.0.0.5:7878"] {
+        for (method, uri) in [
+            ("GET", "/"),
+            ("GET", "/import?region=jp"),
+            ("POST", "/upload"),
+            ("GET", "/assets/console.js"),
+        ] {
+            let got = send(&app, ask(method, uri, host)).await;
+            assert_eq!(got.status, StatusCode::MISDIRECTED_REQUEST, "{host} {uri}");
+            assert!(got.cookies.is_empty(), "no session for {host}");
+            assert!(!got.body.contains("csrf"), "{}", got.body);
+            assert_eq!(got.headers[header::CACHE_CONTROL], "no-store");
+        }
+    }
+    for host in [
+        "localhost:7878",
+        "127.0.0.1:7878",
+        "[::1]:7878",
+        "localhost",
+    ] {
+        let got = send(&app, ask("GET", "/", host)).await;
+        assert_eq!(got.status, StatusCode::OK, "{host}");
+        assert_eq!(got.cookies.len(), 1, "{host}");
+    }
+    // A console with users answers to the names it is given, and loopback ones.
+    let hosts = masterctl_console::AllowedHosts::new(&["console.example.com".to_string()]);
+    let named = router(Console::answering(
+        PathBuf::from(dir.path()),
+        Policy::Users(users()),
+        hosts,
+    ));
+    for (host, status) in [
+        ("console.example.com", StatusCode::UNAUTHORIZED),
+        ("localhost:7878", StatusCode::UNAUTHORIZED),
+        ("attacker.example", StatusCode::MISDIRECTED_REQUEST),
+    ] {
+        assert_eq!(
+            send(&named, ask("GET", "/", host)).await.status,
+            status,
+            "{host}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn error_pages_are_never_cached() {
+    let dir = repository();
+    let app = app(dir.path(), local());
+    for uri in ["/history?region=nowhere", "/commit?id=zz", "/no-such-page"] {
+        let got = send(&app, request("GET", uri, HERE).body(Body::empty()).unwrap()).await;
+        assert!(got.status.is_client_error(), "{uri}: {}", got.status);
+        assert_eq!(got.headers[header::CACHE_CONTROL], "no-store", "{uri}");
+    }
+}
+
+#[tokio::test]
 async fn markup_in_a_cell_is_shown_as_text_on_every_page() {
     let dir = repository();
     let app = app(dir.path(), local());

@@ -15,7 +15,7 @@ use crate::output::{GlobalArgs, Output, RepoArg};
 #[command(after_help = "\
 Examples:
   masterctl serve                                      this machine only: http://127.0.0.1:7878
-  masterctl serve --listen 0.0.0.0:7878 --users users.toml
+  masterctl serve --listen 0.0.0.0:7878 --users users.toml --allowed-host console.example.com
   masterctl serve --listen 10.0.0.5:7878 --auth-header X-Forwarded-User --trusted-proxy 10.0.0.2
   masterctl serve --remote origin                      pull before and push after every write
 
@@ -49,6 +49,12 @@ pub struct Args {
     /// after, so the git host sees each import, rebase, merge and translation at once
     #[arg(long, value_name = "NAME")]
     remote: Option<String>,
+    /// With --users or --auth-header: the host names browsers reach the console by
+    /// (`console.example.com`); requests naming another are refused (421). Without it
+    /// any is answered; without users, only this machine's names (localhost, 127.0.0.1,
+    /// [::1])
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    allowed_host: Vec<String>,
 }
 
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
@@ -62,6 +68,12 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
             trusted: args.trusted_proxy.clone(),
             users: args.roles.as_ref().map(load).transpose()?,
         },
+        (None, None) if !args.allowed_host.is_empty() => {
+            return Err(Failure::usage(
+                "--allowed-host names the public host names of a console with users: a console without them answers only to this machine's names",
+            )
+            .hint("--users FILE, or --auth-header NAME with --trusted-proxy IP,..."));
+        }
         (None, None) => {
             let author = masterctl_store::git::refs::author(&repo).map_err(store_failure)?;
             Policy::Local(Identity {
@@ -79,6 +91,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         listen: args.listen,
         policy,
         remote: args.remote,
+        hosts: masterctl_console::AllowedHosts::new(&args.allowed_host),
     };
     super::block_on(async move {
         let bound = masterctl_console::bind(options)
