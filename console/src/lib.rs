@@ -10,6 +10,7 @@
 //! [`access`]'s.
 
 pub mod access;
+mod connections;
 mod forms;
 mod guard;
 mod hosts;
@@ -36,6 +37,7 @@ use axum::Router;
 use axum::routing::{get, post};
 
 pub use access::{AccessError, Identity, Policy, Role, Users};
+pub use connections::Limits;
 pub use hosts::AllowedHosts;
 use masterctl_store::MasterRepo;
 use masterctl_store::names::RemoteName;
@@ -51,6 +53,8 @@ pub struct Options {
     pub remote: Option<String>,
     /// The host names answered to besides the loopback ones (`--allowed-host`).
     pub hosts: AllowedHosts,
+    /// The bounds of its connections (timeouts, caps).
+    pub limits: Limits,
 }
 
 /// How many commits' review pages are kept (a large commit's is megabytes), and how
@@ -181,8 +185,6 @@ pub enum ServeError {
         #[source]
         source: std::io::Error,
     },
-    #[error("the console stopped: {0}")]
-    Stopped(std::io::Error),
 }
 
 /// The most a request may send to an upload form taking `files` bytes: that, and a
@@ -243,6 +245,7 @@ pub fn router(console: Arc<Console>) -> Router {
 pub struct Bound {
     listener: tokio::net::TcpListener,
     app: Router,
+    open: Arc<connections::Open>,
 }
 
 impl Bound {
@@ -251,14 +254,11 @@ impl Bound {
         self.listener.local_addr().ok()
     }
 
-    /// Serve until the process is stopped.
+    /// Serve until the process is stopped, each connection within the bounds of
+    /// [`Options::limits`].
     pub async fn run(self) -> Result<(), ServeError> {
-        axum::serve(
-            self.listener,
-            self.app.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .await
-        .map_err(ServeError::Stopped)
+        connections::serve(self.listener, self.app, self.open).await;
+        Ok(())
     }
 }
 
@@ -272,6 +272,12 @@ pub async fn bind(options: Options) -> Result<Bound, ServeError> {
             listen: options.listen,
             source,
         })?;
+    // A sign-on proxy's own addresses carry every planner's connections.
+    let exempt = match &options.policy {
+        Policy::Proxy { trusted, .. } => trusted.clone(),
+        _ => Vec::new(),
+    };
+    let open = connections::Open::new(options.limits, exempt);
     let remote = match &options.remote {
         Some(remote) => Some(masterctl_store::remote::remote_of(
             &MasterRepo::open(&options.repo)?,
@@ -284,5 +290,9 @@ pub async fn bind(options: Options) -> Result<Bound, ServeError> {
         ..Console::made(options.repo, options.policy, remote, writing::PATIENCE)
     });
     let app = router(console);
-    Ok(Bound { listener, app })
+    Ok(Bound {
+        listener,
+        app,
+        open,
+    })
 }

@@ -1795,3 +1795,86 @@ async fn a_viewer_writes_nothing_and_an_editor_never_what_a_maintainer_does() {
     let merge = jp_head(dir.path());
     assert_eq!(merge.parents.len(), 1);
 }
+
+/// What a connection reads until the server closes it (or 5 s pass: then `None`).
+async fn read_to_close(stream: &mut tokio::net::TcpStream) -> Option<String> {
+    use tokio::io::AsyncReadExt;
+    let mut got = Vec::new();
+    let read = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        stream.read_to_end(&mut got),
+    )
+    .await;
+    match read {
+        Ok(_) => Some(String::from_utf8_lossy(&got).into_owned()),
+        Err(_) => None,
+    }
+}
+
+#[tokio::test]
+async fn clients_that_never_finish_are_cut_off_and_never_starve_a_planner() {
+    use tokio::io::AsyncWriteExt;
+    let dir = repository();
+    let limits = masterctl_console::Limits {
+        header_timeout: std::time::Duration::from_millis(300),
+        body_idle: std::time::Duration::from_millis(300),
+        per_address: 4,
+        total: 6,
+    };
+    let bound = masterctl_console::bind(masterctl_console::Options {
+        repo: dir.path().to_path_buf(),
+        listen: "127.0.0.1:0".parse().unwrap(),
+        policy: local(),
+        remote: None,
+        hosts: masterctl_console::AllowedHosts::default(),
+        limits,
+    })
+    .await
+    .unwrap();
+    let address = bound.address().unwrap();
+    tokio::spawn(bound.run());
+    let connect = || tokio::net::TcpStream::connect(address);
+    // Headers that never finish, as many as one address may hold.
+    let mut slow = Vec::new();
+    for _ in 0..4 {
+        let mut stream = connect().await.unwrap();
+        stream
+            .write_all(b"GET / HTTP/1.1\r\nHost: localhost\r\n")
+            .await
+            .unwrap();
+        slow.push(stream);
+    }
+    // The fifth from that address is closed before it is read.
+    let mut fifth = connect().await.unwrap();
+    let _ = fifth
+        .write_all(b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .await;
+    let said = read_to_close(&mut fifth).await.expect("closed");
+    assert!(!said.contains("200 OK"), "{said}");
+    // Each slow one is cut off by the header timeout, unanswered or answered 408.
+    for stream in &mut slow {
+        let said = read_to_close(stream)
+            .await
+            .expect("cut off by the header timeout");
+        assert!(said.is_empty() || said.contains("408"), "{said}");
+    }
+    // A body that stalls is cut off too.
+    let mut stalled = connect().await.unwrap();
+    stalled
+        .write_all(b"POST /login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ntoken=abc")
+        .await
+        .unwrap();
+    let said = read_to_close(&mut stalled)
+        .await
+        .expect("cut off by the body timeout");
+    assert!(!said.contains("200 OK"), "{said}");
+    // And a planner is served.
+    let mut planner = connect().await.unwrap();
+    planner
+        .write_all(b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let said = read_to_close(&mut planner).await.expect("answered");
+    assert!(said.starts_with("HTTP/1.1 200"), "{said}");
+    assert!(said.contains("masters/jp"), "{said}");
+}

@@ -92,6 +92,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         policy,
         remote: args.remote,
         hosts: masterctl_console::AllowedHosts::new(&args.allowed_host),
+        limits: masterctl_console::Limits::default(),
     };
     super::block_on(async move {
         let bound = masterctl_console::bind(options)
