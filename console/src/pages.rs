@@ -281,7 +281,12 @@ pub async fn login(State(console): State<Arc<Console>>, Form(form): Form<LoginFo
     let Some(identity) = users.by_token(form.token.trim()) else {
         return unauthorized(&console.policy);
     };
-    let (id, _) = console.sessions.open(identity.clone());
+    let Some((id, _)) = console.sessions.open(identity.clone()) else {
+        return crate::shown::error_page(
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            "the console holds as many sessions as it keeps: sign in again later",
+        );
+    };
     let mut response = Redirect::to("/").into_response();
     // Users of a users file sign in to the console itself (no proxy to say https).
     response

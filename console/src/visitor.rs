@@ -125,22 +125,11 @@ pub async fn identify(
         }),
         // This machine's planner, or the user the proxy names: a session of their own,
         // whose forms carry its token (another site's form cannot).
-        (Policy::Local(identity), None) => Some(identity.clone()).map(|identity| {
-            let (id, session) = console.sessions.open(identity);
-            new_session = Some(id.clone());
-            Visitor {
-                identity: session.identity,
-                session: Some((id, session.csrf)),
-            }
-        }),
-        (Policy::Proxy { .. }, None) => proxied.map(|identity| {
-            let (id, session) = console.sessions.open(identity);
-            new_session = Some(id.clone());
-            Visitor {
-                identity: session.identity,
-                session: Some((id, session.csrf)),
-            }
-        }),
+        (Policy::Local(identity), None) => Some(identity.clone())
+            .map(|identity| shared_session(&console, identity, &mut new_session)),
+        (Policy::Proxy { .. }, None) => {
+            proxied.map(|identity| shared_session(&console, identity, &mut new_session))
+        }
         (Policy::Users(users), None) => bearer(headers)
             .and_then(|token| users.by_token(token))
             .map(|identity| Visitor {
@@ -162,6 +151,30 @@ pub async fn identify(
             .append(header::SET_COOKIE, cookie_for(&id, secure));
     }
     response
+}
+
+/// The visitor a request names (this machine's planner, a proxy's user), with the one
+/// session all their requests share — set as the cookie when this request has none.
+/// Without a session (the store is full of other users'), pages show but forms cannot
+/// be sent.
+fn shared_session(
+    console: &Console,
+    identity: crate::access::Identity,
+    new_session: &mut Option<String>,
+) -> Visitor {
+    match console.sessions.shared(identity.clone()) {
+        Some((id, session)) => {
+            *new_session = Some(id.clone());
+            Visitor {
+                identity: session.identity,
+                session: Some((id, session.csrf)),
+            }
+        }
+        None => Visitor {
+            identity,
+            session: None,
+        },
+    }
 }
 
 /// The user a trusted proxy names in its header (`None`: not a proxy's console, not

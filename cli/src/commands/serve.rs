@@ -66,7 +66,11 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         (None, Some(header)) => Policy::Proxy {
             header: header.to_ascii_lowercase(),
             trusted: args.trusted_proxy.clone(),
-            users: args.roles.as_ref().map(load).transpose()?,
+            users: args
+                .roles
+                .as_ref()
+                .map(|path| Users::load_roles(path).map_err(|e| Failure::usage(e.to_string())))
+                .transpose()?,
         },
         (None, None) if !args.allowed_host.is_empty() => {
             return Err(Failure::usage(
