@@ -140,6 +140,14 @@ fn shared_string_workbook(path: &Path, cells: &str) {
 /// [`shared_string_workbook`] with its sheet where the workbook's relationships say
 /// (`target`, under `xl/`).
 fn shared_string_workbook_at(path: &Path, cells: &str, target: &str) {
+    let strings = r#"<si><t>id</t></si><si><t>name</t></si><si><t>s2</t></si><si><t>s3</t></si>"#;
+    let rows = format!(r#"<row r="2"><c r="A2"><v>100</v></c>{cells}</row>"#);
+    shared_strings_workbook(path, strings, &rows, target);
+}
+
+/// A workbook of one sheet at `target` (under `xl/`): a header row of shared strings 0
+/// and 1 (`id`, `name`), then `rows`; its shared strings are `strings` (`<si>`s).
+fn shared_strings_workbook(path: &Path, strings: &str, rows: &str, target: &str) {
     let content_types = String::from_utf8_lossy(CONTENT_TYPES).replace(
         "</Types>",
         r#"<Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/></Types>"#,
@@ -151,9 +159,11 @@ fn shared_string_workbook_at(path: &Path, cells: &str, target: &str) {
             r#"<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings" Target="sharedStrings.xml"/></Relationships>"#,
         );
     let sheet_part = format!("xl/{target}");
-    let strings = br#"<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="4" uniqueCount="4"><si><t>id</t></si><si><t>name</t></si><si><t>s2</t></si><si><t>s3</t></si></sst>"#;
+    let strings = format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">{strings}</sst>"#
+    );
     let sheet = format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c></row><row r="2"><c r="A2"><v>100</v></c>{cells}</row></sheetData></worksheet>"#
+        r#"<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c></row>{rows}</sheetData></worksheet>"#
     );
     zip_parts(
         path,
@@ -162,9 +172,49 @@ fn shared_string_workbook_at(path: &Path, cells: &str, target: &str) {
             ("_rels/.rels", RELS, 1),
             ("xl/workbook.xml", WORKBOOK, 1),
             ("xl/_rels/workbook.xml.rels", rels.as_bytes(), 1),
-            ("xl/sharedStrings.xml", strings, 1),
+            ("xl/sharedStrings.xml", strings.as_bytes(), 1),
             (&sheet_part, sheet.as_bytes(), 1),
         ],
+    );
+}
+
+/// A few kilobytes whose cells all point at one long shared string: typed, each cell
+/// would hold the string again (a thousand cells of 1 MiB: gigabytes). The text a
+/// sheet's cells hold is bounded where the sheet is read, each cell counted.
+#[test]
+fn cells_that_repeat_a_long_shared_string_are_refused_before_they_are_typed() {
+    use masterctl_schemas::read::workbook::MAX_SHEET_TEXT;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("monster.xlsx");
+    let long = "x".repeat(1 << 20);
+    let strings = format!(r#"<si><t>id</t></si><si><t>name</t></si><si><t>{long}</t></si>"#);
+    let cells = (MAX_SHEET_TEXT >> 20) + 8;
+    let rows: String = (0..cells)
+        .map(|i| {
+            let r = i + 2;
+            format!(
+                r#"<row r="{r}"><c r="A{r}"><v>{r}</v></c><c r="B{r}" t="s"><v>2</v></c></row>"#
+            )
+        })
+        .collect();
+    shared_strings_workbook(&path, &strings, &rows, "worksheets/sheet1.xml");
+    assert!(
+        std::fs::metadata(&path).unwrap().len() < 64 << 10,
+        "a small file"
+    );
+    refused(&path, "MiB of text in all");
+    // As many cells sharing a short text are no bomb: read and typed.
+    let strings = r#"<si><t>id</t></si><si><t>name</t></si><si><t>slime</t></si>"#;
+    shared_strings_workbook(&path, strings, &rows, "worksheets/sheet1.xml");
+    let outcome = read_file(&project(&hunt()), &path);
+    assert!(
+        !outcome
+            .report
+            .diagnostics
+            .iter()
+            .any(|d| d.message.contains("MiB of text")),
+        "{:?}",
+        outcome.report.diagnostics
     );
 }
 

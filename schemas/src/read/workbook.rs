@@ -366,6 +366,30 @@ const MAX_CELLS: usize = 20_000_000;
 /// Larger tables belong in CSV, which is read in a stream.
 pub const MAX_VALUES: usize = 8_000_000;
 
+/// The most text a sheet's cells may hold, each cell counted (192 MiB, as much as a
+/// part may unpack to): a sheet whose cells point at one shared string a thousand times
+/// holds it a thousand times once typed, and that expansion is bounded here, where the
+/// sheet is read — a sheet whose text no cell repeats stays within its part's size.
+pub const MAX_SHEET_TEXT: u64 = MAX_PART_BYTES;
+
+/// The text a cell's value holds, in bytes.
+fn text_bytes(value: &DataRef<'_>) -> u64 {
+    match value {
+        DataRef::SharedString(s) => s.len() as u64,
+        DataRef::String(s) | DataRef::DateTimeIso(s) | DataRef::DurationIso(s) => s.len() as u64,
+        _ => 0,
+    }
+}
+
+fn too_much_text(bytes: u64) -> String {
+    format!(
+        "the sheet's cells hold more than {} MiB of text in all (at least {} MiB: cells that repeat a long shared text count it each time); a sheet may hold {} MiB",
+        MAX_SHEET_TEXT >> 20,
+        bytes >> 20,
+        MAX_SHEET_TEXT >> 20
+    )
+}
+
 /// An open workbook: xlsx and xlsm read here ([`super::xlsx`]), the other formats
 /// through calamine.
 enum Book {
@@ -463,9 +487,14 @@ fn xlsx_grid<'a>(mut reader: super::xlsx::Cells<'a>) -> Result<SheetGrid<'a>, St
     let mut positions: Vec<(u32, u32)> = Vec::new();
     let mut formulas: Vec<(usize, String)> = Vec::new();
     let (mut first, mut last) = ((u32::MAX, u32::MAX), (0u32, 0u32));
+    let mut text = 0u64;
     while let Some(record) = reader.next_cell()? {
         if record.value == DataRef::Empty && record.formula.as_deref().is_none_or(str::is_empty) {
             continue;
+        }
+        text += text_bytes(&record.value);
+        if text > MAX_SHEET_TEXT {
+            return Err(too_much_text(text));
         }
         let (row, column) = record.pos;
         first = (first.0.min(row), first.1.min(column));
@@ -644,7 +673,11 @@ fn range_grid(range: &Range<Data>) -> Result<SheetGrid<'_>, String> {
             Data::DurationIso(s) => DataRef::DurationIso(s.clone()),
             Data::Error(e) => DataRef::Error(e.clone()),
         })
-        .collect();
+        .collect::<Vec<_>>();
+    let text: u64 = cells.iter().map(text_bytes).sum();
+    if text > MAX_SHEET_TEXT {
+        return Err(too_much_text(text));
+    }
     Ok(SheetGrid {
         cells,
         index: None,
