@@ -2,7 +2,8 @@
 //! masterctl: the CSV and workbook readers, the schema and `masterctl.toml` loader, the
 //! canonical-CSV reader used on git blobs, the translators' exchange formats, the
 //! rebase conflict file, the runtime's archive loader, the records a store hands a
-//! fetch (release, pointer, manifest), and the escapers that put schema text into
+//! fetch (release, pointer, manifest), the ICU messages of texts and translations, and
+//! the escapers that put schema text into
 //! generated code.
 //!
 //! Each takes arbitrary bytes and must return — an error is fine, a panic, a hang or an
@@ -27,6 +28,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("schema", schema),
     ("canonical", canonical),
     ("exchange", exchange),
+    ("message", message),
     ("conflicts", conflicts),
     ("archive", archive),
     ("release", release),
@@ -188,6 +190,19 @@ pub fn canonical(data: &[u8]) {
 /// A translators' exchange file (XLIFF, PO or CSV, whichever it looks like).
 pub fn exchange(data: &[u8]) {
     let _ = masterctl_locales::exchange::read(data, Path::new("returned"));
+}
+
+/// A source text and its translation (split at the first NUL), as ICU messages: parsed,
+/// measured, pseudo-localized and checked against each other.
+pub fn message(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let (source, translation) = text.split_once('\0').unwrap_or((&text, &text));
+    let _ = masterctl_schemas::message::parse(source);
+    let _ = masterctl_schemas::message::syntax(source);
+    let _ = masterctl_schemas::message::lengths(translation);
+    let _ = masterctl_schemas::message::too_deep(source);
+    let _ = masterctl_locales::pseudo::pseudo(source, 0.3);
+    let _ = masterctl_locales::checks::Checker::new("en").check(source, translation, Some(40));
 }
 
 /// A rebase conflict file, as a planner saves it from a spreadsheet.

@@ -73,12 +73,14 @@ fn check_in_full(field: &Field, value: &Value) -> Result<(), Problem> {
 /// checked where it lies, without a value made of it.
 pub fn check_text(field: &Field, text: &str) -> Result<(), Problem> {
     check_control(text)?;
+    check_nesting(field, text)?;
     check_length_and_pattern(field, text)
 }
 
 fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
     if let Some(text) = value.as_str() {
         check_control(text)?;
+        check_nesting(field, text)?;
     }
     if field.ty.scalar() == &FieldType::Enum
         && let Value::Str(text) = value
@@ -113,6 +115,26 @@ fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
         Some(text) => check_length_and_pattern(field, text),
         None => Ok(()),
     }
+}
+
+/// A text (an ICU message) whose choices nest no deeper than translators' tools, the
+/// pseudo language and the checks read them ([`crate::message::MAX_NESTING`]).
+fn check_nesting(field: &Field, text: &str) -> Result<(), Problem> {
+    if field.ty != FieldType::Text || !crate::message::too_deep(text) {
+        return Ok(());
+    }
+    Err(problem(
+        Code::MessageSyntax,
+        format!(
+            "the message nests its choices more than {} deep",
+            crate::message::MAX_NESTING
+        ),
+    )
+    .expected(format!(
+        "at most {} choices (plural, select) inside one another",
+        crate::message::MAX_NESTING
+    ))
+    .into())
 }
 
 /// A text without control characters but line breaks and tabs.

@@ -122,6 +122,23 @@ fn stands_alone(c: char) -> bool {
         | 0xFF01..=0xFF9D)
 }
 
+/// Whether a message's braces nest deeper than [`MAX_NESTING`] choices could (each
+/// choice opens two: its own and its branch's), read without parsing it.
+pub fn too_deep(text: &str) -> bool {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for byte in text.bytes() {
+        match byte {
+            b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest > 2 * MAX_NESTING + 1
+}
+
 /// Parse a message; the error says what is malformed (an unclosed `{`, a `}` without
 /// its `{`, a plural without branches).
 pub fn parse(text: &str) -> Result<Message, String> {
@@ -151,7 +168,13 @@ pub fn syntax(text: &str) -> Result<Vec<std::ops::Range<usize>>, String> {
     Ok(kept)
 }
 
+/// How deep choices may nest (`{a, select, x {{b, plural, …}}}`): ICU itself stops
+/// deeper; a message nested thousands deep would otherwise exhaust the stack.
+pub const MAX_NESTING: usize = 32;
+
 struct Parser<'a> {
+    /// Choices open around the current position.
+    depth: usize,
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
@@ -163,6 +186,7 @@ struct Parser<'a> {
 impl<'a> Parser<'a> {
     fn new(text: &'a str) -> Parser<'a> {
         Parser {
+            depth: 0,
             text,
             bytes: text.as_bytes(),
             pos: 0,
@@ -341,7 +365,16 @@ impl<'a> Parser<'a> {
             self.pos += 1;
             self.kept.push(syntax_from..self.pos);
             let mut branch = Vec::new();
-            let lengths = self.message(true, choice != ChoiceKind::Select, &mut branch)?;
+            if self.depth >= MAX_NESTING {
+                return Err(format!(
+                    "the {kind} argument `{name}` at character {} is nested more than {MAX_NESTING} choices deep",
+                    self.character(open)
+                ));
+            }
+            self.depth += 1;
+            let lengths = self.message(true, choice != ChoiceKind::Select, &mut branch);
+            self.depth -= 1;
+            let lengths = lengths?;
             // The branch's closing `}` is syntax again.
             syntax_from = self.pos - 1;
             shown = Some(shown.map_or(lengths, |so_far| Lengths {
@@ -642,6 +675,25 @@ mod tests {
             ]
         );
         assert!(syntax("{oops").is_err());
+    }
+
+    #[test]
+    fn choices_nest_at_most_so_deep_and_any_deeper_is_an_error_not_a_crash() {
+        let nested = |depth: usize| {
+            let mut text = String::from("x");
+            for _ in 0..depth {
+                text = format!("{{g, select, other {{{text}}}}}");
+            }
+            text
+        };
+        assert!(parse(&nested(MAX_NESTING)).is_ok());
+        assert!(!too_deep(&nested(MAX_NESTING)));
+        assert!(too_deep(&nested(MAX_NESTING + 1)));
+        for depth in [MAX_NESTING + 1, 20_000] {
+            let error = parse(&nested(depth)).unwrap_err();
+            assert!(error.contains("nested more than 32"), "{error}");
+            assert!(syntax(&nested(depth)).is_err());
+        }
     }
 
     #[test]
