@@ -9,7 +9,7 @@
 //! two parents — the region's head, then the upstream commit — so `git merge-base` sees
 //! the import point, and trailers record it so that it survives clone and push.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 pub mod join;
 pub mod resolutions;
@@ -306,6 +306,15 @@ fn merge_trees(
         resolutions,
         reference,
     };
+    refuse_too_large(
+        git,
+        [
+            &merging.base_blobs,
+            &merging.their_blobs,
+            &merging.our_blobs,
+        ],
+        reference,
+    )?;
     let MergedTables {
         tables: merged,
         mut summary,
@@ -689,6 +698,40 @@ fn missing_new_values(
     conflicts
 }
 
+/// Refuse a join that would merge a file larger than diff compares
+/// ([`crate::review::diff::rows::LIMIT`]): a file all three sides hold alike is not
+/// merged and passes; one they differ on is asked its size of git's object database,
+/// before anything is inflated. A keyed merge holds its three versions typed at once
+/// (a 300 MB table took 5 GB), so it is refused with diff's own words.
+fn refuse_too_large(
+    git: &Repository,
+    sides: [&HashMap<String, Oid>; 3],
+    reference: &str,
+) -> Result<(), StoreError> {
+    use crate::review::diff::rows;
+    let odb = git.odb()?;
+    let mut paths: Vec<&String> = sides.iter().flat_map(|side| side.keys()).collect();
+    paths.sort();
+    paths.dedup();
+    for path in paths {
+        let ids = sides.map(|side| side.get(path));
+        if ids[0] == ids[1] && ids[1] == ids[2] {
+            continue;
+        }
+        for id in ids.into_iter().flatten() {
+            if let Ok((size, _)) = odb.read_header(*id)
+                && size as u64 > rows::LIMIT
+            {
+                return Err(StoreError::BrokenSnapshot {
+                    branch: crate::names::branch_of(reference).to_string(),
+                    message: rows::too_large(path, size as u64),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// One table at the import point, upstream now and in the region, parsed on every core
 /// (the blobs are read first: a repository handle is not shared across threads).
 fn read_versions(
@@ -868,4 +911,50 @@ pub fn commit_rebase(repo: &MasterRepo, plan: &RebasePlan) -> Result<Oid, StoreE
         );
     }
     Ok(commit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// A loose object whose header says it is a blob of `size` bytes (only the header
+    /// is ever read: nothing that large is written).
+    fn blob_said_to_be(git: &Repository, size: u64, name: &str) -> Oid {
+        let id = Oid::hash_object(git2::ObjectType::Blob, name.as_bytes()).unwrap();
+        let hex = id.to_string();
+        let dir = git.path().join("objects").join(&hex[..2]);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut zipped = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+        zipped
+            .write_all(format!("blob {size}\0").as_bytes())
+            .unwrap();
+        std::fs::write(dir.join(&hex[2..]), zipped.finish().unwrap()).unwrap();
+        id
+    }
+
+    #[test]
+    fn a_join_refuses_a_file_larger_than_diff_compares_before_reading_it() {
+        let (_dir, git) = crate::git::scratch_repository();
+        let small = git.blob(b"id\n1\n").unwrap();
+        let huge = blob_said_to_be(&git, crate::review::diff::rows::LIMIT + 1, "huge");
+        let path = "tables/item.csv".to_string();
+        let side = |id: Oid| HashMap::from([(path.clone(), id)]);
+        let (base, theirs, ours) = (side(small), side(small), side(huge));
+        let refused = refuse_too_large(&git, [&base, &theirs, &ours], "refs/heads/masters/jp");
+        match refused {
+            Err(StoreError::BrokenSnapshot { branch, message }) => {
+                assert_eq!(branch, "masters/jp");
+                assert!(
+                    message.contains("tables/item.csv is 268435457 bytes"),
+                    "{message}"
+                );
+                assert!(message.contains("256 MiB"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // The same large file on all three sides is not merged: it passes.
+        refuse_too_large(&git, [&ours, &ours, &ours], "refs/heads/masters/jp").unwrap();
+        refuse_too_large(&git, [&base, &theirs, &base], "refs/heads/masters/jp").unwrap();
+    }
 }

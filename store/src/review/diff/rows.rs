@@ -21,14 +21,15 @@ pub struct Rows {
     records: usize,
 }
 
-/// The largest canonical file diff and blame compare: both versions of a table are
-/// held at once, each about twice its size.
+/// The largest canonical file diff and blame compare and a join (rebase, merge, pull)
+/// merges: both (or three) versions of a table are held at once, each about twice its
+/// size.
 pub const LIMIT: u64 = 256 << 20;
 
 /// Why a file of `size` bytes is not compared.
 pub fn too_large(what: &str, size: u64) -> String {
     format!(
-        "{what} is {size} bytes; diff and blame compare canonical files of up to {} MiB (compare it with `git diff --stat` instead)",
+        "{what} is {size} bytes; diff, blame and a merge (rebase, merge, pull) take canonical files of up to {} MiB (compare it with `git diff --stat` instead, and split the table)",
         LIMIT >> 20
     )
 }
