@@ -147,7 +147,7 @@ impl Users {
             match (of, &user.token_sha256) {
                 (UsersOf::Tokens, None) => {
                     return Err(format!(
-                        "{at}: no token_sha256 (a users file gives each user the SHA-256 of their token; a roles file for --roles needs none)"
+                        "{at}: no token_sha256 (a users file gives each user the SHA-256 of their token; a file of roles for a sign-on proxy needs none)"
                     ));
                 }
                 (UsersOf::Tokens, Some(token)) => {

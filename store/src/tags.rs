@@ -117,7 +117,11 @@ fn version_at(repo: &MasterRepo, reference: &str) -> Result<Option<Version>, Sto
     let Ok(tag) = found.peel_to_tag() else {
         return Ok(None);
     };
-    let commit = tag.target()?.peel_to_commit()?;
+    // A tag of a blob or a tree (made with git, or taken from a remote before pulls
+    // checked) is no version.
+    let Ok(commit) = tag.target().and_then(|target| target.peel_to_commit()) else {
+        return Ok(None);
+    };
     let tagger = tag.tagger();
     Ok(Some(Version {
         tag: reference["refs/tags/".len()..].to_string(),

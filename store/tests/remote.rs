@@ -722,3 +722,94 @@ fn a_remote_whose_references_or_objects_link_elsewhere_is_refused_by_push_and_pu
         );
     }
 }
+
+#[test]
+fn a_remote_tag_that_is_no_version_of_a_commit_is_passed_over_named_and_pulls_go_on() {
+    let team = Team::new();
+    let remote = team.remote.path();
+    let blob = git(remote, &["hash-object", "-w", "--stdin"]);
+    let blob = blob.trim();
+    // What a hostile or careless pusher can put there with git alone.
+    git(remote, &["update-ref", "refs/tags/masters/jp/1.0", blob]);
+    for name in [
+        "masters/jp/<script>",
+        "masters/jp/$(id)",
+        "masters/jp/q\"uote",
+        "masters/jp/a\u{202E}b",
+        "masters/jp/x/y",
+        "masters/nowhere/1.0",
+    ] {
+        git(
+            remote,
+            &[
+                "-c",
+                "user.name=M",
+                "-c",
+                "user.email=m@x",
+                "tag",
+                "-a",
+                "-m",
+                "x",
+                name,
+                "masters/jp",
+            ],
+        );
+    }
+    git(
+        remote,
+        &[
+            "-c",
+            "user.name=M",
+            "-c",
+            "user.email=m@x",
+            "tag",
+            "-a",
+            "-m",
+            "ok",
+            "masters/jp/2.0",
+            "masters/jp",
+        ],
+    );
+    // The pull goes on, every time, and takes the one version.
+    for _ in 0..2 {
+        let pulled = pull(&team.bob, &Scope::All);
+        assert!(
+            pulled
+                .iter()
+                .all(|p| !matches!(p.state, PullState::Stopped { .. }))
+        );
+    }
+    let bob = team.bob.repo();
+    let tags: Vec<String> = bob
+        .git
+        .references_glob("refs/tags/masters/*")
+        .unwrap()
+        .map(|r| r.unwrap().name().unwrap()["refs/tags/".len()..].to_string())
+        .collect();
+    assert_eq!(tags, ["masters/jp/2.0"]);
+    let structure = bob.structure().unwrap();
+    let passed =
+        remote::passed_over(&bob, &structure.project, &origin(&team.bob), &Scope::All).unwrap();
+    let mut names: Vec<&str> = passed.iter().map(|p| p.tag.as_str()).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "masters/jp/$(id)",
+            "masters/jp/1.0",
+            "masters/jp/<script>",
+            "masters/jp/a\u{202E}b",
+            "masters/jp/q\"uote",
+            "masters/jp/x/y",
+            "masters/nowhere/1.0",
+        ]
+    );
+    let blob_tag = passed.iter().find(|p| p.tag == "masters/jp/1.0").unwrap();
+    assert!(
+        blob_tag.why.contains("annotated tag of a commit"),
+        "{blob_tag:?}"
+    );
+    // Versions are listed as ever.
+    let versions = masterctl_store::tags::list(&bob, None).unwrap();
+    assert_eq!(versions.len(), 1);
+}

@@ -54,10 +54,13 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     }
     let scope = args.scope.scope(&structure)?;
     let pulled = remote::pull(&repo, &structure, &remote, &scope).map_err(store_failure)?;
+    let passed_over =
+        remote::passed_over(&repo, &structure.project, &remote, &scope).map_err(store_failure)?;
     let ok = !pulled.iter().any(stopped);
     output.show(&PulledShown {
         ok,
         branches: &pulled,
+        passed_over: &passed_over,
     });
     if pulled.iter().all(|p| {
         matches!(

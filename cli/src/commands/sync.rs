@@ -129,6 +129,7 @@ impl SyncArgs {
             output.show(&PulledShown {
                 ok: false,
                 branches: &pulled,
+                passed_over: &[],
             });
             return Err(Failure::Shown);
         }
@@ -212,16 +213,25 @@ impl<T: Render> Render for Synced<'_, T> {
     }
 }
 
-/// What a pull did to each branch.
+/// What a pull did to each branch, and the remote's tags it did not take.
 #[derive(Serialize)]
 pub struct PulledShown<'a> {
     pub ok: bool,
     pub branches: &'a [Pulled],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub passed_over: &'a [remote::PassedOver],
 }
 
 impl Render for PulledShown<'_> {
     fn text(&self, output: &Output) {
         pulled_lines(output, self.branches);
+        for passed in self.passed_over {
+            output.line(format!(
+                "tag {} passed over: {}",
+                passed.tag.escape_debug(),
+                passed.why
+            ));
+        }
     }
 }
 

@@ -242,52 +242,81 @@ pub fn missing_objects(
     let mut out = Vec::new();
     let mut walk = from.revwalk()?;
     let mut any = false;
-    for tip in tips {
-        let object = from.find_object(*tip, None)?;
-        if object.kind() == Some(ObjectType::Tag) && !to.exists(*tip) {
-            out.push(*tip);
-        }
-        let commit = object.peel_to_commit()?.id();
-        if !to.exists(commit) {
-            walk.push(commit)?;
-            any = true;
-        }
-    }
-    if !any {
-        return Ok(out);
-    }
-    for id in known {
-        if from.odb()?.exists(*id)
-            && let Ok(commit) = from.find_object(*id, None).and_then(|o| o.peel_to_commit())
-        {
-            walk.hide(commit.id())?;
-        }
-    }
     let mut seen = std::collections::HashSet::new();
-    for commit in walk {
-        let commit = from.find_commit(commit?)?;
-        if to.exists(commit.id()) {
-            continue;
+    let mut trees = Vec::new();
+    for tip in tips {
+        // A tag (of a tag…) names what it tags: each tag object goes too.
+        let mut object = from.find_object(*tip, None)?;
+        while object.kind() == Some(ObjectType::Tag) {
+            if !to.exists(object.id()) {
+                out.push(object.id());
+            }
+            object = object
+                .as_tag()
+                .map(|tag| tag.target())
+                .transpose()?
+                .ok_or_else(|| git2::Error::from_str("a tag without a target"))?;
         }
-        out.push(commit.id());
-        let mut trees = vec![commit.tree_id()];
-        while let Some(tree) = trees.pop() {
-            if !seen.insert(tree) || to.exists(tree) {
+        match object.kind() {
+            Some(ObjectType::Commit) if !to.exists(object.id()) => {
+                walk.push(object.id())?;
+                any = true;
+            }
+            // A reference (a tag made with git) may name a tree or a blob: copied as it
+            // is, so the reference arrives whole; what reads it decides what it is.
+            Some(ObjectType::Tree) => trees.push(object.id()),
+            Some(ObjectType::Blob) if seen.insert(object.id()) && !to.exists(object.id()) => {
+                out.push(object.id())
+            }
+            _ => {}
+        }
+    }
+    if any {
+        for id in known {
+            if from.odb()?.exists(*id)
+                && let Ok(commit) = from.find_object(*id, None).and_then(|o| o.peel_to_commit())
+            {
+                walk.hide(commit.id())?;
+            }
+        }
+        for commit in walk {
+            let commit = from.find_commit(commit?)?;
+            if to.exists(commit.id()) {
                 continue;
             }
-            out.push(tree);
-            for entry in from.find_tree(tree)?.iter() {
-                match entry.kind() {
-                    Some(ObjectType::Tree) => trees.push(entry.id()),
-                    Some(ObjectType::Blob) if seen.insert(entry.id()) && !to.exists(entry.id()) => {
-                        out.push(entry.id())
-                    }
-                    _ => {}
+            out.push(commit.id());
+            trees.push(commit.tree_id());
+            missing_in_trees(from, to, &mut trees, &mut seen, &mut out)?;
+        }
+    }
+    missing_in_trees(from, to, &mut trees, &mut seen, &mut out)?;
+    Ok(out)
+}
+
+/// The trees of `trees` and what they hold that `to` lacks, added to `out`.
+fn missing_in_trees(
+    from: &git2::Repository,
+    to: &Odb<'_>,
+    trees: &mut Vec<Oid>,
+    seen: &mut std::collections::HashSet<Oid>,
+    out: &mut Vec<Oid>,
+) -> Result<(), StoreError> {
+    while let Some(tree) = trees.pop() {
+        if !seen.insert(tree) || to.exists(tree) {
+            continue;
+        }
+        out.push(tree);
+        for entry in from.find_tree(tree)?.iter() {
+            match entry.kind() {
+                Some(ObjectType::Tree) => trees.push(entry.id()),
+                Some(ObjectType::Blob) if seen.insert(entry.id()) && !to.exists(entry.id()) => {
+                    out.push(entry.id())
                 }
+                _ => {}
             }
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Every object `tips` reach in `from` that `to` lacks, written into `to` as one pack

@@ -117,7 +117,7 @@ pub(crate) fn fetch(
             let before = tracked(repo, remote)?;
             set_tracking(repo, &wanted, &found)?;
             refuse_rewritten(repo, remote, &before)?;
-            adopt_tags(repo, remote)
+            adopt_tags(repo, remote, regions)
         });
     }
     let refspecs: Vec<String> = wanted
@@ -149,7 +149,7 @@ pub(crate) fn fetch(
             .map_err(failed)?;
         handle.prune(None).map_err(failed)?;
         refuse_rewritten(repo, remote, &before)?;
-        adopt_tags(repo, remote)
+        adopt_tags(repo, remote, regions)
     });
     let _ = handle.disconnect();
     updated
@@ -262,25 +262,117 @@ fn tracked(repo: &MasterRepo, remote: &RemoteName) -> Result<HashMap<String, Oid
     Ok(out)
 }
 
-/// Make the remote's version tags this clone lacks; never move one it has.
-fn adopt_tags(repo: &MasterRepo, remote: &RemoteName) -> Result<(), StoreError> {
+/// Make the remote's version tags this clone lacks; never move one it has. Only a
+/// version of one of `regions` that is an annotated tag of a commit is taken
+/// ([`adoptable`]); others are passed over ([`passed_over`] names them).
+fn adopt_tags(
+    repo: &MasterRepo,
+    remote: &RemoteName,
+    regions: &[Region],
+) -> Result<(), StoreError> {
     let git = &repo.git;
-    let prefix = remote_tags(remote);
-    for reference in git.references_glob(&format!("{prefix}*"))? {
-        let reference = reference?;
-        let (Ok(name), Some(target)) = (reference.name(), reference.target()) else {
-            continue;
-        };
-        let Some(tag) = name.strip_prefix(&prefix) else {
-            continue;
-        };
+    for (tag, reference) in remote_tag_references(repo, remote)? {
         let local = format!("refs/tags/{tag}");
-        if git2::Reference::is_valid_name(&local) && git.find_reference(&local).is_err() {
-            // Another process making the same tag now is the only way this fails.
-            let _ = git.reference(&local, target, false, "masterctl pull: tag");
+        if adoptable(git, &tag, &reference, regions).is_ok() && git.find_reference(&local).is_err()
+        {
+            if let Some(target) = reference.target() {
+                // Another process making the same tag now is the only way this fails.
+                let _ = git.reference(&local, target, false, "masterctl pull: tag");
+            }
         }
     }
     Ok(())
+}
+
+/// The remote's version tags as this clone last fetched them: each tag's name
+/// (`masters/jp/1.0`) and its tracking reference.
+fn remote_tag_references<'r>(
+    repo: &'r MasterRepo,
+    remote: &RemoteName,
+) -> Result<Vec<(String, git2::Reference<'r>)>, StoreError> {
+    let prefix = remote_tags(remote);
+    let mut found = Vec::new();
+    for reference in repo.git.references_glob(&format!("{prefix}*"))? {
+        let reference = reference?;
+        let tag = match reference.name_bytes().strip_prefix(prefix.as_bytes()) {
+            Some(tag) => String::from_utf8_lossy(tag).into_owned(),
+            None => continue,
+        };
+        found.push((tag, reference));
+    }
+    Ok(found)
+}
+
+/// A tag of the remote a pull did not take, and why.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PassedOver {
+    /// Its name as the remote holds it (`masters/jp/1.0`); shown escaped.
+    pub tag: String,
+    pub why: &'static str,
+}
+
+/// Whether this clone takes the remote's tag `tag` (`masters/<region>/<version>`):
+/// a version of one of `regions` by the rule `tag create` keeps, and an annotated tag
+/// of a commit. Anything else — a blob's tag, which every later pull failed to peel; a
+/// name `tag create` would refuse — is passed over, with why.
+fn adoptable(
+    git: &git2::Repository,
+    tag: &str,
+    reference: &git2::Reference<'_>,
+    regions: &[Region],
+) -> Result<(), &'static str> {
+    let version = tag
+        .strip_prefix(VERSION_TAGS.trim_start_matches("refs/tags/"))
+        .and_then(|rest| rest.split_once('/'))
+        .and_then(|(region, version)| {
+            let region = regions.iter().find(|r| r.name() == region)?;
+            crate::names::version_tag(region, version)
+        });
+    if version.as_deref() != Some(&format!("refs/tags/{tag}")) {
+        return Err(
+            "not a version of a region pulled (masters/<region>/<version>: ASCII letters, digits, `.`, `-`, `_`, `+`)",
+        );
+    }
+    let commit = reference
+        .target()
+        .and_then(|id| git.find_tag(id).ok())
+        .and_then(|annotated| annotated.target().ok())
+        .and_then(|target| target.peel_to_commit().ok());
+    match commit {
+        Some(_) => Ok(()),
+        None => Err("not an annotated tag of a commit (a version names one commit)"),
+    }
+}
+
+/// The remote's version tags that a pull of `regions` passed over, each with why (as
+/// last fetched). Another region's tags, which a pull of `scope` does not look at, are
+/// not listed.
+pub fn passed_over(
+    repo: &MasterRepo,
+    project: &Project,
+    remote: &RemoteName,
+    scope: &Scope,
+) -> Result<Vec<PassedOver>, StoreError> {
+    let regions = &regions_of(project, scope)?;
+    let all = Region::all(project);
+    let names = VERSION_TAGS.trim_start_matches("refs/tags/");
+    let mut out = Vec::new();
+    for (tag, reference) in remote_tag_references(repo, remote)? {
+        let another_region = tag
+            .strip_prefix(names)
+            .and_then(|rest| rest.split_once('/'))
+            .is_some_and(|(region, _)| {
+                !regions.iter().any(|r| r.name() == region)
+                    && all.iter().any(|r| r.name() == region)
+            });
+        if another_region {
+            continue;
+        }
+        if let Err(why) = adoptable(&repo.git, &tag, &reference, regions) {
+            out.push(PassedOver { tag, why });
+        }
+    }
+    Ok(out)
 }
 
 /// The branches a scope names: the regions' own branches and their work branches, here
