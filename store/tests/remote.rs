@@ -723,6 +723,13 @@ fn a_remote_whose_references_or_objects_link_elsewhere_is_refused_by_push_and_pu
     }
 }
 
+/// An annotated tag `name` of `masters/jp`, made with git in the repository at `dir`.
+fn annotated_tag(dir: &Path, name: &str) {
+    let who = ["-c", "user.name=M", "-c", "user.email=m@x"];
+    let tag = ["tag", "-a", "-m", "x", name, "masters/jp"];
+    git(dir, &[&who[..], &tag[..]].concat());
+}
+
 #[test]
 fn a_remote_tag_that_is_no_version_of_a_commit_is_passed_over_named_and_pulls_go_on() {
     let team = Team::new();
@@ -739,37 +746,9 @@ fn a_remote_tag_that_is_no_version_of_a_commit_is_passed_over_named_and_pulls_go
         "masters/jp/x/y",
         "masters/nowhere/1.0",
     ] {
-        git(
-            remote,
-            &[
-                "-c",
-                "user.name=M",
-                "-c",
-                "user.email=m@x",
-                "tag",
-                "-a",
-                "-m",
-                "x",
-                name,
-                "masters/jp",
-            ],
-        );
+        annotated_tag(remote, name);
     }
-    git(
-        remote,
-        &[
-            "-c",
-            "user.name=M",
-            "-c",
-            "user.email=m@x",
-            "tag",
-            "-a",
-            "-m",
-            "ok",
-            "masters/jp/2.0",
-            "masters/jp",
-        ],
-    );
+    annotated_tag(remote, "masters/jp/2.0");
     // The pull goes on, every time, and takes the one version.
     for _ in 0..2 {
         let pulled = pull(&team.bob, &Scope::All);

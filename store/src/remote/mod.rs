@@ -273,12 +273,12 @@ fn adopt_tags(
     let git = &repo.git;
     for (tag, reference) in remote_tag_references(repo, remote)? {
         let local = format!("refs/tags/{tag}");
-        if adoptable(git, &tag, &reference, regions).is_ok() && git.find_reference(&local).is_err()
+        if adoptable(git, &tag, &reference, regions).is_ok()
+            && git.find_reference(&local).is_err()
+            && let Some(target) = reference.target()
         {
-            if let Some(target) = reference.target() {
-                // Another process making the same tag now is the only way this fails.
-                let _ = git.reference(&local, target, false, "masterctl pull: tag");
-            }
+            // Another process making the same tag now is the only way this fails.
+            let _ = git.reference(&local, target, false, "masterctl pull: tag");
         }
     }
     Ok(())
