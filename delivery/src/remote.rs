@@ -75,6 +75,12 @@ pub struct Versioned {
 impl Remote {
     /// Open the store a URL names. Nothing is requested yet.
     pub fn open(url: &str, options: &RemoteOptions) -> Result<Remote, DeliveryError> {
+        if url.len() > MAX_URL {
+            return Err(DeliveryError::Url {
+                url: shortened(url),
+                why: too_long(url),
+            });
+        }
         let bad = |why: &str| DeliveryError::Url {
             url: url.to_string(),
             why: why.to_string(),
@@ -821,7 +827,27 @@ struct CheckedUrl {
 }
 
 /// Why `text` is not a usable `http(s)://` URL, or what it holds of credentials.
+/// The longest store URL or endpoint taken: far past any real one, and far below what
+/// the HTTP stack under object_store panics on (a URI of 64 KiB).
+const MAX_URL: usize = 8 << 10;
+
+fn too_long(url: &str) -> String {
+    format!(
+        "it is {} bytes long; a store's URL and endpoint may have {MAX_URL}",
+        url.len()
+    )
+}
+
+/// The start of a URL too long to show whole.
+fn shortened(url: &str) -> String {
+    let start: String = url.chars().take(80).collect();
+    format!("{start}…")
+}
+
 fn check_http_url(text: &str) -> Result<CheckedUrl, String> {
+    if text.len() > MAX_URL {
+        return Err(too_long(text));
+    }
     if text.trim() != text || text.chars().any(char::is_control) {
         return Err("has spaces or control characters around or in it".into());
     }
@@ -885,6 +911,13 @@ fn spelled_as_is(rest: &Path) -> Option<String> {
 
 /// A URL as shown: any `user:password@` replaced.
 fn redact(text: &str) -> String {
+    if text.len() > MAX_URL {
+        let end = (0..=MAX_URL)
+            .rev()
+            .find(|&i| text.is_char_boundary(i))
+            .unwrap_or(0);
+        return shortened(&redact(&text[..end]));
+    }
     match url::Url::parse(text.trim()) {
         Ok(mut parsed) if !parsed.username().is_empty() || parsed.password().is_some() => {
             let _ = parsed.set_username("***");
@@ -1142,6 +1175,34 @@ mod tests {
             assert!(error.is_err(), "{endpoint} as a store");
         }
         assert!(Remote::open("http://[::1/masters", &RemoteOptions::default()).is_err());
+    }
+
+    #[test]
+    fn urls_and_endpoints_past_what_the_http_stack_takes_are_refused_first() {
+        let long = "a".repeat(70 << 10);
+        for url in [
+            format!("s3://{long}/x"),
+            format!("s3://masters/{long}"),
+            format!("http://{long}.example/x"),
+            format!("https://example.com/{long}"),
+        ] {
+            let error = Remote::open(&url, &RemoteOptions::default()).unwrap_err();
+            assert!(
+                matches!(&error, DeliveryError::Url { why, .. } if why.contains("may have 8192")),
+                "{error}"
+            );
+            assert!(error.to_string().len() < 400, "the URL is not echoed whole");
+        }
+        let options = RemoteOptions {
+            endpoint: Some(format!("http://{long}.example:9000")),
+            ..RemoteOptions::default()
+        };
+        let error = Remote::open("s3://masters/x", &options).unwrap_err();
+        assert!(matches!(error, DeliveryError::Url { .. }), "{error}");
+        assert!(
+            error.to_string().len() < 400,
+            "the endpoint is not echoed whole"
+        );
     }
 
     #[test]
