@@ -1465,3 +1465,74 @@ fn a_work_branch_exports_its_own_head() {
     );
     assert!(!root.join("bob").exists());
 }
+
+/// `import` once reported every mistake at once, drifted to stopping at cells that did
+/// not read, and no test saw it: this one holds the two commands to each other on the
+/// same files — a type error, an unknown enum value, a bad reference, a value out of
+/// range (twice: its field's and a weighted master's), a duplicate key.
+#[test]
+fn import_reports_exactly_the_mistakes_validate_reports_on_the_same_files() {
+    let game = sample_game();
+    let root = game.path();
+    let csv = root.join("csv");
+    ok(export(root, &csv, &["--format", "csv"]));
+    let edit = |name: &str, from: &str, to: &str| {
+        let path = csv.join(name);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{name}: {from}");
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+    };
+    edit(
+        "Item.csv",
+        "\n1,鉄の剣,初心者向けの剣,1,common,100,",
+        "\n1,鉄の剣,初心者向けの剣,1,common,abc,",
+    );
+    edit(
+        "Item.csv",
+        "\n2,鋼の剣,よく鍛えられた剣,1,rare,",
+        "\n2,鋼の剣,よく鍛えられた剣,1,rair,",
+    );
+    // (The export's lines end as a spreadsheet's do, CRLF.)
+    edit("QuestDrop.csv", "\n101,5,0.25,1\r", "\n101,999,0.25,1\r");
+    edit(
+        "QuestDrop.csv",
+        "\n101,6,0.8,2\r",
+        "\n101,6,1.5,2\r\n101,6,0.5,1\r",
+    );
+    let input = csv.to_str().unwrap();
+    let validated = masterctl(root, &["validate", input, "--format", "json"]);
+    assert_eq!(validated.status.code(), Some(1), "{}", text(&validated));
+    let expected = json(&validated)["diagnostics"].clone();
+    let codes: Vec<&str> = expected
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    for code in [
+        "type-error",
+        "enum-value",
+        "foreign-key",
+        "out-of-range",
+        "duplicate-key",
+    ] {
+        assert!(codes.contains(&code), "validate finds {code}: {codes:?}");
+    }
+    let head = git(root, &["rev-parse", "masters/jp"]);
+    for extra in [&["--dry-run"][..], &[]] {
+        let mut args = vec!["import", "--region", "jp", input, "--format", "json"];
+        args.extend(extra);
+        let imported = masterctl(root, &args);
+        assert_eq!(imported.status.code(), Some(1), "{}", text(&imported));
+        assert_eq!(
+            json(&imported)["diagnostics"],
+            expected,
+            "import {extra:?} reports what validate reports"
+        );
+    }
+    assert_eq!(
+        git(root, &["rev-parse", "masters/jp"]),
+        head,
+        "nothing written"
+    );
+}

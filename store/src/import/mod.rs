@@ -177,21 +177,24 @@ pub fn plan_import(
     let mut tables = outcome.tables;
     // A workbook `export` wrote holds the planner's change since the commit it came
     // from: merged onto what the branch took meanwhile, never reverting it.
-    if let Some(head) = &head {
+    // Every mistake at once: cells that did not read do not stop the checks across
+    // rows and tables below (references, keys, unique fields, custom masters), as in
+    // `validate`. Only the merge waits for tables that read whole: a cell that did not
+    // read is no change of the planner's to merge.
+    let read_whole = !report.has_errors();
+    if let Some(head) = &head
+        && read_whole
+    {
         let diagnostics = merge_exported(repo, project, region, head, &mut tables)?;
         report.extend(diagnostics);
-        if report.has_errors() {
-            report.sort();
-            return Ok(Planning::Rejected(report));
-        }
     }
     // What the tables (merged, where a workbook came from an older commit) would take
     // back of the last rebase. Workbooks with an export record are held to it too: a
     // record is the planner's word, and edited to name the head it would otherwise let
     // a stale workbook revert what the rebase brought in.
     let reverts = match &head {
-        Some(head) => upstream_reverts(repo, project, head, &tables)?,
-        None => Vec::new(),
+        Some(head) if !report.has_errors() => upstream_reverts(repo, project, head, &tables)?,
+        _ => Vec::new(),
     };
     let kept = match &head_tree {
         Some(tree) => keep_tables(repo, tree, project, &mut tables, &reference)?,
