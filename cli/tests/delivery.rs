@@ -1085,17 +1085,17 @@ fn a_server_and_a_client_build_of_one_commit_are_both_published() {
         ];
         run(root, &store, &args)
     };
-    let ambiguous = fetch_release(&commit[..12], "x");
-    assert_eq!(ambiguous.status.code(), Some(1), "{}", text(&ambiguous));
+    // `releases` prints the two apart, and each id it prints is taken back: the
+    // server build's 12 digits, and the client build's with `-client`.
+    let shown = text(&run(root, &store, &["releases", "--from", &url]));
+    let short = &commit[..12];
     assert!(
-        text(&ambiguous).contains("ambiguous"),
-        "{}",
-        text(&ambiguous)
+        shown.contains(&format!(" {short} ")) && shown.contains(&format!(" {short}-client ")),
+        "{shown}"
     );
-    ok(fetch_release(
-        &format!("{}-client", &commit[..12]),
-        "fetched",
-    ));
+    ok(fetch_release(short, "server"));
+    assert!(!root.join("server/client").exists(), "the server build");
+    ok(fetch_release(&format!("{short}-client"), "fetched"));
     assert!(root.join("fetched/client").is_dir());
 }
 

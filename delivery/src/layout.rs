@@ -44,6 +44,22 @@ pub fn check_release(release: &str) -> Result<(), DeliveryError> {
 /// What a client build's release id ends with.
 pub const CLIENT_SUFFIX: &str = "-client";
 
+/// A release id as people read it: its commit's first 12 digits, and
+/// [`CLIENT_SUFFIX`] for a client build (`6787a8ead97a-client`), so the two builds of
+/// one commit are told apart — and each is taken back as it is shown
+/// ([`crate::resolve_release`]).
+pub fn short_release(release: &str) -> String {
+    let (commit, client) = match release.strip_suffix(CLIENT_SUFFIX) {
+        Some(commit) => (commit, CLIENT_SUFFIX),
+        None => (release, ""),
+    };
+    let end = commit
+        .char_indices()
+        .nth(12)
+        .map_or(commit.len(), |(i, _)| i);
+    format!("{}{client}", &commit[..end])
+}
+
 /// The release id of a build: its source commit, with [`CLIENT_SUFFIX`] when it holds
 /// the client export.
 pub fn release_id(manifest: &Manifest) -> String {

@@ -36,6 +36,7 @@ pub mod watch;
 use std::path::PathBuf;
 
 pub use fetch::{FetchOptions, Fetched, fetch};
+pub use layout::short_release;
 pub use manage::{Collected, ReleaseInfo, RolledBack, gc, releases, resolve_release, rollback};
 pub use manifests::release_manifest;
 pub use publish::{PublishOptions, Published, publish};

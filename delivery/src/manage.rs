@@ -117,24 +117,18 @@ pub async fn resolve_release(
         });
     }
     let prefix = layout::releases_prefix(region);
-    let mut found: Vec<String> = remote
+    let found: Vec<String> = remote
         .list(&prefix)
         .await?
         .into_iter()
         .filter_map(|l| {
             let id = l.key.strip_prefix(&prefix)?.strip_suffix(".json")?;
-            let wanted = match named.strip_suffix(layout::CLIENT_SUFFIX) {
-                // `abcdef0-client`: a client build's id by the prefix of its commit.
-                Some(digits) => id.starts_with(digits) && id.ends_with(layout::CLIENT_SUFFIX),
-                None => id.starts_with(&named),
-            };
-            (layout::check_release(id).is_ok() && wanted).then(|| id.to_string())
+            (layout::check_release(id).is_ok() && starts(&named, id)).then(|| id.to_string())
         })
         .collect();
-    found.sort();
-    match found.len() {
-        1 => Ok(found.remove(0)),
-        0 => Err(DeliveryError::Missing {
+    match choose(&named, found) {
+        Ok(release) => Ok(release),
+        Err(found) if found.is_empty() => Err(DeliveryError::Missing {
             store: remote.shown().to_string(),
             what: if layout::check_release(&named).is_ok() {
                 format!("release {named} of region {region} (`masterctl releases` lists them)")
@@ -144,10 +138,38 @@ pub async fn resolve_release(
                 )
             },
         }),
-        _ => Err(DeliveryError::Ambiguous {
-            named,
-            candidates: found,
-        }),
+        Err(candidates) => Err(DeliveryError::Ambiguous { named, candidates }),
+    }
+}
+
+/// Whether `named` starts release `id`: `abcdef0` any build of a commit starting so,
+/// `abcdef0-client` its client build.
+fn starts(named: &str, id: &str) -> bool {
+    match named.strip_suffix(layout::CLIENT_SUFFIX) {
+        Some(digits) => id.starts_with(digits) && id.ends_with(layout::CLIENT_SUFFIX),
+        None => id.starts_with(named),
+    }
+}
+
+/// The release `named` means among the ids it starts (`found`), or them all (none, or
+/// several). A name that is one release's whole id means that one; a name without
+/// `-client` that starts one server build means that one, as `releases` shows the
+/// server build `abcdef0` and its client build `abcdef0-client`.
+fn choose(named: &str, mut found: Vec<String>) -> Result<String, Vec<String>> {
+    found.sort();
+    if found.iter().any(|id| id == named) {
+        return Ok(named.to_string());
+    }
+    let servers: Vec<&String> = found
+        .iter()
+        .filter(|id| !id.ends_with(layout::CLIENT_SUFFIX))
+        .collect();
+    if !named.ends_with(layout::CLIENT_SUFFIX) && servers.len() == 1 {
+        return Ok(servers[0].clone());
+    }
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        _ => Err(found),
     }
 }
 
@@ -588,4 +610,44 @@ async fn collect(
         progress(done, total);
     }
     Ok(collected)
+}
+
+#[cfg(test)]
+mod choosing {
+    use super::{choose, starts};
+    use crate::layout::short_release;
+
+    #[test]
+    fn a_release_id_as_printed_names_that_release() {
+        let commit = "6787a8ead97a".to_string() + &"0".repeat(28);
+        let server = commit.clone();
+        let client = format!("{commit}-client");
+        let both = [client.clone(), server.clone()];
+        // `releases` prints them apart, and each printed id is taken back.
+        assert_eq!(short_release(&server), "6787a8ead97a");
+        assert_eq!(short_release(&client), "6787a8ead97a-client");
+        for (named, meant) in [
+            (short_release(&server), &server),
+            (short_release(&client), &client),
+            (server.clone(), &server),
+            (client.clone(), &client),
+        ] {
+            let found: Vec<String> = both
+                .iter()
+                .filter(|id| starts(&named, id))
+                .cloned()
+                .collect();
+            assert_eq!(choose(&named, found).as_ref(), Ok(meant), "{named}");
+        }
+        // A client build alone answers to its commit's digits.
+        assert_eq!(
+            choose("6787a8ead97a", vec![client.clone()]),
+            Ok(client.clone())
+        );
+        // Two server builds sharing the digits given are still several.
+        let other = "6787a8ead97b".to_string() + &"0".repeat(28);
+        let several = choose("6787a8ead9", vec![server.clone(), other.clone()]);
+        assert_eq!(several, Err(vec![server, other]));
+        assert_eq!(choose("6787a8e", Vec::new()), Err(Vec::new()));
+    }
 }

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
+use masterctl_delivery::short_release;
 use masterctl_delivery::{FetchOptions, Fetched, fetch};
-use masterctl_store::short_id;
 
 use super::{Failure, block_on, delivery_failure};
 use crate::output::{Output, Render, counted};
@@ -77,7 +77,7 @@ impl Render for Shown {
             output.line(format!(
                 "{} holds release {} of {} already (languages {}): nothing to do",
                 f.out.display(),
-                short_id(&f.release),
+                short_release(&f.release),
                 f.region,
                 f.languages.join(", ")
             ));
@@ -86,7 +86,7 @@ impl Render for Shown {
         output.line(format!(
             "{} release {} of {} into {} (languages {})",
             output.bold("fetched"),
-            short_id(&f.release),
+            short_release(&f.release),
             f.region,
             f.out.display(),
             f.languages.join(", ")

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
+use masterctl_delivery::short_release;
 use masterctl_delivery::{PublishOptions, Published, publish};
-use masterctl_store::short_id;
 use masterctl_store::tags::versions_of_build;
 
 use super::{Failure, block_on, delivery_failure};
@@ -70,7 +70,7 @@ struct Shown(Published);
 impl Render for Shown {
     fn text(&self, output: &Output) {
         let p = &self.0;
-        let release = short_id(&p.release);
+        let release = short_release(&p.release);
         let moved = p.pointer_moved || p.moved_by_another;
         if !moved && p.uploaded == 0 {
             let checked = if p.verified {
@@ -107,9 +107,10 @@ impl Render for Shown {
             p.skipped_bytes
         ));
         match &p.previous {
-            Some(previous) if previous != &p.release => {
-                output.line(format!("  current: {} → {release}", short_id(previous)))
-            }
+            Some(previous) if previous != &p.release => output.line(format!(
+                "  current: {} → {release}",
+                short_release(previous)
+            )),
             Some(_) => output.line(format!("  current: {release}")),
             None => output.line(format!("  current: {release} (the region's first release)")),
         }

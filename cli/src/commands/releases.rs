@@ -1,8 +1,8 @@
 //! `masterctl releases --from URL [--region R]`: the releases a store holds, newest
 //! first per region, the current one marked.
 
+use masterctl_delivery::short_release;
 use masterctl_delivery::{ReleaseInfo, releases};
-use masterctl_store::short_id;
 use serde::Serialize;
 
 use super::{Failure, block_on, delivery_failure};
@@ -66,7 +66,7 @@ impl Render for Listed<'_> {
             output.line(format!(
                 "  {} {}  {}  {:>3} files {:>11} bytes  {}{versions}{}",
                 if r.current { "*" } else { " " },
-                short_id(&r.release),
+                short_release(&r.release),
                 r.published,
                 r.files,
                 r.bytes,

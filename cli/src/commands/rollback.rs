@@ -1,8 +1,8 @@
 //! `masterctl rollback --from URL --region R --to RELEASE`: make an earlier release the
 //! region's current one again — only if every object it names is on the store.
 
+use masterctl_delivery::short_release;
 use masterctl_delivery::{RolledBack, rollback};
-use masterctl_store::short_id;
 
 use super::{Failure, block_on, delivery_failure};
 use crate::output::{GlobalArgs, Output, Render, RepoArg};
@@ -43,7 +43,7 @@ impl Render for Shown {
         if !r.moved {
             output.line(format!(
                 "release {} is already current for {}; nothing moved",
-                short_id(&r.release),
+                short_release(&r.release),
                 r.region
             ));
             return;
@@ -52,8 +52,10 @@ impl Render for Shown {
             "{} {} to release {} (was {})",
             output.bold("rolled back"),
             r.region,
-            short_id(&r.release),
-            r.previous.as_deref().map_or("nothing", short_id)
+            short_release(&r.release),
+            r.previous
+                .as_deref()
+                .map_or_else(|| "nothing".to_string(), short_release)
         ));
     }
 }
