@@ -602,14 +602,71 @@ fn init_commits_the_structure_so_that_clones_carry_it() {
             .output()
             .unwrap()
     };
-    // No author anywhere: nothing committed, the commands to run are printed.
+    // No author anywhere: said first, with both ways out, and nothing written.
     let out = run(&home, &["init", "plain"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(
-        text(&out).contains("git -C plain add masterctl.toml schemas"),
+        text(&out).contains("git config --global user.name")
+            && text(&out).contains("masterctl init plain --author"),
         "{}",
         text(&out)
     );
+    assert!(!tmp.path().join("plain").exists(), "nothing written");
+    // With an author given, the repository keeps it and the next commands commit.
+    let out = run(
+        &home,
+        &[
+            "init",
+            "plain",
+            "--author",
+            "Aiko Tanaka <aiko@example.com>",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("committed the structure"),
+        "{}",
+        text(&out)
+    );
+    let plain = tmp.path().join("plain");
+    let imported = run(
+        &home,
+        &[
+            "--repo",
+            plain.to_str().unwrap(),
+            "import",
+            "--region",
+            "jp",
+            plain.join("workbooks").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(imported.status.code(), Some(0), "{}", text(&imported));
+    // A console others could reach is refused for that first, author or none.
+    for key in ["user.name", "user.email"] {
+        let unset = std::process::Command::new("git")
+            .args(["-C", plain.to_str().unwrap(), "config", "--unset", key])
+            .status()
+            .unwrap();
+        assert!(unset.success());
+    }
+    let served = run(
+        &home,
+        &[
+            "--repo",
+            plain.to_str().unwrap(),
+            "serve",
+            "--listen",
+            "0.0.0.0:0",
+        ],
+    );
+    assert_eq!(served.status.code(), Some(2), "{}", text(&served));
+    assert!(
+        text(&served).contains("other machines can reach"),
+        "{}",
+        text(&served)
+    );
+    let bad = run(&home, &["init", "other", "--author", "no email"]);
+    assert_eq!(bad.status.code(), Some(2), "{}", text(&bad));
     std::fs::write(
         home.join(".gitconfig"),
         "[user]\n\tname = Planner\n\temail = planner@example.com\n",

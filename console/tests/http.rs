@@ -40,7 +40,7 @@ fn repository_with(config: &str, monster: &str, rows: &str) -> tempfile::TempDir
             monster.as_bytes().to_vec(),
         ),
     ];
-    masterctl_store::init::init(dir.path(), &files).unwrap();
+    masterctl_store::init::init(dir.path(), &files, None).unwrap();
     import_rows(dir.path(), None, rows);
     dir
 }
@@ -1380,7 +1380,7 @@ fn many_tables(tables: usize) -> tempfile::TempDir {
         )
         .unwrap();
     }
-    masterctl_store::init::init(dir.path(), &files).unwrap();
+    masterctl_store::init::init(dir.path(), &files, None).unwrap();
     import_path(dir.path(), None, &data);
     std::fs::remove_dir_all(&data).unwrap();
     let repo = masterctl_store::MasterRepo::open(dir.path()).unwrap();

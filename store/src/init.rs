@@ -17,16 +17,31 @@ pub struct Initialized {
     pub written: Vec<PathBuf>,
     pub git_repository_created: bool,
     /// The structure's commit; `None` when the folder's repository already had commits
-    /// or git has no author (the structure is then the user's to commit).
+    /// (the structure is then the user's to commit).
     pub structure_commit: Option<String>,
+    /// The author given to init, kept in the repository's git configuration (`None`:
+    /// git's own identity).
+    pub author: Option<String>,
 }
 
 /// Write `files` (paths relative to `dir`) into `dir`, create a git repository (branch
 /// `main`) unless `dir` is inside one, and commit the structure. Nothing is written when
-/// any of the files exists ([`StoreError::AlreadyExists`]).
-pub fn init(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<Initialized, StoreError> {
+/// any of the files exists ([`StoreError::AlreadyExists`]), nor when nobody is there to
+/// author the commits ([`StoreError::NoAuthor`]: git has no `user.name` and
+/// `user.email`, and no `author` is given — every command after commits too). An
+/// `author` (`name`, `email`) is kept in the repository's own git configuration.
+pub fn init(
+    dir: &Path,
+    files: &[(String, Vec<u8>)],
+    author: Option<(&str, &str)>,
+) -> Result<Initialized, StoreError> {
     if dir.exists() && !dir.is_dir() {
         return Err(StoreError::NotAFolder(dir.to_path_buf()));
+    }
+    match author {
+        Some((name, email)) => crate::names::check_identity(name, email)?,
+        None if !has_identity(dir) => return Err(StoreError::NoAuthor),
+        None => {}
     }
     if let Some(root) = enclosing_work_tree(dir) {
         return Err(StoreError::InsideRepository {
@@ -47,6 +62,9 @@ pub fn init(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<Initialized, Stor
         written.push(path);
     }
     let git_repository_created = ensure_git_repository(dir)?;
+    if let Some((name, email)) = author {
+        keep_author(dir, name, email)?;
+    }
     // Only a repository whose working tree is this folder takes the structure commit.
     let structure_commit: Option<Oid> = match MasterRepo::open(dir) {
         Ok(repo) if repo.workdir().is_some_and(|w| same_folder(&w, dir)) => {
@@ -61,7 +79,31 @@ pub fn init(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<Initialized, Stor
         written,
         git_repository_created,
         structure_commit: structure_commit.map(|c| c.to_string()),
+        author: author.map(|(name, email)| format!("{} <{}>", name.trim(), email.trim())),
     })
+}
+
+/// Whether git gives commits made in `dir` an author: the repository's configuration
+/// when `dir` is one, else the user's and the system's.
+fn has_identity(dir: &Path) -> bool {
+    let config = match git2::Repository::open(dir) {
+        Ok(repo) => repo.config(),
+        Err(_) => git2::Config::open_default(),
+    };
+    config.is_ok_and(|config| {
+        let set = |key: &str| config.get_string(key).is_ok_and(|v| !v.trim().is_empty());
+        set("user.name") && set("user.email")
+    })
+}
+
+/// `name <email>` as the author of the commits made in the repository at `dir` (its own
+/// configuration: `user.name`, `user.email`).
+fn keep_author(dir: &Path, name: &str, email: &str) -> Result<(), StoreError> {
+    let repo = git2::Repository::open(dir)?;
+    let mut config = repo.config()?.open_level(git2::ConfigLevel::Local)?;
+    config.set_str("user.name", name.trim())?;
+    config.set_str("user.email", email.trim())?;
+    Ok(())
 }
 
 fn write_new(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {

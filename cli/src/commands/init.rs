@@ -38,6 +38,22 @@ pub struct Args {
     /// first) instead of the example
     #[arg(long, value_name = "PROJECT")]
     from: Option<PathBuf>,
+    /// Who commits in this repository, as `Name <email>`, kept in its git configuration
+    /// (for a machine where git has no user.name and user.email yet)
+    #[arg(long, value_name = "NAME <EMAIL>", value_parser = parse_author)]
+    author: Option<(String, String)>,
+}
+
+/// `Aiko Tanaka <aiko@example.com>` as a name and an email.
+fn parse_author(text: &str) -> Result<(String, String), String> {
+    let shape = "give it as \"Name <email>\", e.g. --author \"Aiko Tanaka <aiko@example.com>\"";
+    let (name, rest) = text.split_once('<').ok_or_else(|| shape.to_string())?;
+    let email = rest.strip_suffix('>').ok_or_else(|| shape.to_string())?;
+    let (name, email) = (name.trim(), email.trim());
+    if name.is_empty() || !email.contains('@') {
+        return Err(shape.to_string());
+    }
+    Ok((name.to_string(), email.to_string()))
 }
 
 /// The files to write: the embedded example, or a project's structure.
@@ -94,7 +110,15 @@ fn files(from: Option<&Path>) -> Result<Vec<(String, Vec<u8>)>, Failure> {
 pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
     let dir = &args.dir;
     let files = files(args.from.as_deref())?;
-    let done = masterctl_store::init::init(dir, &files).map_err(|e| match e {
+    let author = args.author.as_ref().map(|(n, e)| (n.as_str(), e.as_str()));
+    let done = masterctl_store::init::init(dir, &files, author).map_err(|e| match e {
+        StoreError::NoAuthor => Failure::environment(
+            "git has no user.name and user.email here, and masterctl commits as you (this structure, and every import after); nothing was written",
+        )
+        .hint(format!(
+            "set them once for every repository: git config --global user.name \"Your Name\" && git config --global user.email \"you@example.com\"; or for this one: masterctl init {} --author \"Your Name <you@example.com>\"",
+            shell_quote(&dir.display().to_string())
+        )),
         StoreError::AlreadyExists { repository, .. } => {
             let here = dir.as_os_str().is_empty() || dir == Path::new(".");
             let hint = match (repository, here) {
@@ -140,6 +164,11 @@ impl Render for Created<'_> {
             output.line(format!(
                 "created a git repository in {}",
                 self.dir.display()
+            ));
+        }
+        if let Some(author) = &done.author {
+            output.line(format!(
+                "commits in this repository are by {author} (its git configuration)"
             ));
         }
         match &done.structure_commit {

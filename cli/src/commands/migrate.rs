@@ -128,7 +128,7 @@ pub fn run(command: Command, output: &Output) -> Result<(), Failure> {
         .iter()
         .map(|(path, text)| (path.clone(), text.clone().into_bytes()))
         .collect();
-    let done = masterctl_store::init::init(&args.out, &files).map_err(|e| match e {
+    let done = masterctl_store::init::init(&args.out, &files, None).map_err(|e| match e {
         StoreError::AlreadyExists { .. } => Failure::usage(e.to_string())
             .hint("migrate writes a new master repository: give --out a new or empty folder"),
         StoreError::NotAFolder(_) => Failure::usage(e.to_string()),

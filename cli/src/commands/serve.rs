@@ -79,6 +79,17 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
             .hint("--users FILE, or --auth-header NAME with --trusted-proxy IP,..."));
         }
         (None, None) => {
+            // The address rule first: a console others could reach needs users, whoever
+            // would author its commits.
+            if !args.listen.ip().is_loopback() {
+                return Err(Failure::usage(
+                    masterctl_console::AccessError::Unprotected {
+                        listen: args.listen.to_string(),
+                    }
+                    .to_string(),
+                )
+                .hint("--users FILE, or --auth-header NAME with --trusted-proxy IP,..."));
+            }
             let author = masterctl_store::git::refs::author(&repo).map_err(store_failure)?;
             Policy::Local(Identity {
                 name: author.name().unwrap_or_default().to_string(),

@@ -57,7 +57,7 @@ impl Studio {
                     }),
                 )
                 .collect();
-        let made = masterctl_store::init::init(dir.path(), &files).unwrap();
+        let made = masterctl_store::init::init(dir.path(), &files, None).unwrap();
         assert!(made.structure_commit.is_some(), "{made:?}");
         Studio {
             dir,
