@@ -350,3 +350,35 @@ fn a_region_commit_pushed_with_plain_git_that_drops_audiences_is_never_built_pul
     let bytes = every_byte(&client.path().join("build"));
     assert!(holds(&bytes, FORMULA_TEXT.as_bytes()), "as main now says");
 }
+
+#[test]
+fn a_client_font_s_characters_hold_none_only_servers_texts_use() {
+    let server_line = "name = \"boss\"\nprimary_key = [\"id\"]\naudience = [\"server\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"line\"\ntype = \"text\"\n";
+    let studio = Studio::with_schemas(CONFIG, &[("monster", MONSTER), ("boss", server_line)]);
+    let data = studio.exports.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    std::fs::write(
+        data.join("monster.csv"),
+        "id,name,hp,note\n1,スライム,1,設計\n",
+    )
+    .unwrap();
+    // 鬼 and 龍 appear only in a server-only table's text.
+    std::fs::write(data.join("boss.csv"), "id,line\n1,鬼龍\n").unwrap();
+    studio.import("jp", &data, |_| {}).unwrap();
+    let repo = studio.repo();
+    let of = |audience| {
+        masterctl_store::l10n::charset::charset_of(&repo, Some("jp"), "ja", audience)
+            .unwrap()
+            .characters
+    };
+    let client = of(masterctl_schemas::audience::Audience::Client);
+    assert!(client.contains(&'ス'));
+    assert!(
+        !client.contains(&'鬼') && !client.contains(&'龍'),
+        "{client:?}"
+    );
+    assert!(!client.contains(&'設'), "designers' notes never ship");
+    let server = of(masterctl_schemas::audience::Audience::Server);
+    assert!(server.contains(&'鬼') && server.contains(&'ス'));
+    assert!(!server.contains(&'設'));
+}

@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use masterctl_schemas::audience::Audience;
 use masterctl_store::MasterRepo;
 use masterctl_store::l10n::charset::{Charset, charset_of};
 use serde::Serialize;
@@ -29,10 +30,19 @@ pub struct Args {
     /// Write the characters to FILE (default: standard output)
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// Whose texts: a font shipped with the game is the client's, which never holds a
+    /// character only servers' texts use
+    #[arg(long, value_name = "WHO", value_parser = ["client", "server"], default_value = "client")]
+    audience: String,
 }
 
 pub fn run(repo: &MasterRepo, args: Args, output: &Output) -> Result<(), Failure> {
-    let charset = charset_of(repo, args.region.as_deref(), &args.lang).map_err(store_failure)?;
+    let audience = match args.audience.as_str() {
+        "server" => Audience::Server,
+        _ => Audience::Client,
+    };
+    let charset =
+        charset_of(repo, args.region.as_deref(), &args.lang, audience).map_err(store_failure)?;
     let file = charset.file();
     match &args.out {
         Some(path) => masterctl_runtime::files::write_atomic(path, file.as_bytes())

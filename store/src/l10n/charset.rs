@@ -17,6 +17,8 @@ use crate::names::{Line, Region};
 #[derive(Debug, serde::Serialize)]
 pub struct Charset {
     pub language: String,
+    /// Whose texts: the client's (a font shipped with the game) or the server's.
+    pub audience: &'static str,
     /// The regions read.
     pub regions: Vec<String>,
     /// How many texts were read.
@@ -48,6 +50,7 @@ pub fn charset_of(
     repo: &MasterRepo,
     region: Option<&str>,
     language: &str,
+    audience: Audience,
 ) -> Result<Charset, StoreError> {
     let structure = repo.structure()?;
     let project = &structure.project;
@@ -83,16 +86,17 @@ pub fn charset_of(
             languages: config.languages.clone(),
         });
     }
-    charset(repo, &regions, language)
+    charset(repo, &regions, language, audience)
 }
 
 /// The characters `language` uses in `regions`: the source language's texts, a
-/// translation's, or a pseudo language's made from the source. Designers' texts, which
-/// never ship, are left out.
+/// translation's, or a pseudo language's made from the source — of the texts `audience`
+/// is shipped (designers' texts never are).
 pub fn charset(
     repo: &MasterRepo,
     regions: &[RegionTexts],
     language: &str,
+    audience: Audience,
 ) -> Result<Charset, StoreError> {
     let mut characters = BTreeSet::new();
     let mut texts = 0;
@@ -109,10 +113,9 @@ pub fn charset(
             let shipped: Vec<usize> = text_fields(pair.schema)
                 .iter()
                 .enumerate()
-                .filter(|(_, f)| {
-                    let audience = pair.schema.fields[**f].audience;
-                    audience.contains(Audience::Server) || audience.contains(Audience::Client)
-                })
+                // Only what `audience` is shipped: a client's font made from a
+                // server-only text would reveal it.
+                .filter(|(_, f)| pair.schema.fields[**f].audience.contains(audience))
                 .map(|(position, _)| position)
                 .collect();
             let table = if source || pseudo {
@@ -138,6 +141,7 @@ pub fn charset(
     }
     Ok(Charset {
         language: language.to_string(),
+        audience: audience.name(),
         regions: regions.iter().map(|r| r.region.clone()).collect(),
         texts,
         characters: characters.into_iter().collect(),
