@@ -193,10 +193,8 @@ fn proxied_identity(
         return None;
     };
     peer.filter(|ip| trusted.contains(ip))?;
-    let name = headers.get(header.as_str())?.to_str().ok()?.trim();
-    if name.is_empty() || name.len() > 200 || name.contains(['<', '>']) {
-        return None;
-    }
+    let name = proxied_name(headers.get(header.as_str())?.as_bytes())?;
+    let name = name.as_str();
     Some(
         users
             .as_ref()
@@ -208,6 +206,35 @@ fn proxied_identity(
                 role: Role::Viewer,
             }),
     )
+}
+
+/// The user name a proxy's header gives: UTF-8 as it is (`青木`), percent-encoded
+/// (`%E9%9D%92%E6%9C%A8`), or in RFC 8187's form (`UTF-8''%E9%9D%92%E6%9C%A8`); `None`
+/// for one that is empty, longer than 200 bytes, holds a control character, `<` or `>`
+/// (a commit's author could not carry it), or is not UTF-8 once decoded.
+fn proxied_name(value: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(value).ok()?.trim();
+    let encoded = text
+        .strip_prefix("UTF-8''")
+        .or_else(|| text.strip_prefix("utf-8''"));
+    let decoded = match encoded {
+        Some(rest) => percent_encoding::percent_decode_str(rest)
+            .decode_utf8()
+            .ok()?
+            .into_owned(),
+        None if text.contains('%') => percent_encoding::percent_decode_str(text)
+            .decode_utf8()
+            .ok()?
+            .into_owned(),
+        None => text.to_string(),
+    };
+    let name = decoded.trim_matches(' ');
+    let bad = name.is_empty()
+        || name.len() > 200
+        || name
+            .chars()
+            .any(|c| c.is_control() || matches!(c, '<' | '>'));
+    (!bad).then(|| name.to_string())
 }
 
 /// Whether the browser reached the console over TLS: a trusted proxy says so
@@ -231,4 +258,36 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
         .ok()?
         .strip_prefix("Bearer ")
         .map(str::trim)
+}
+
+#[cfg(test)]
+mod proxied {
+    use super::proxied_name;
+
+    #[test]
+    fn a_proxys_user_name_is_read_as_utf8_percent_or_rfc_8187_encoded() {
+        for written in [
+            "青木".as_bytes(),
+            b"%E9%9D%92%E6%9C%A8",
+            b"UTF-8''%E9%9D%92%E6%9C%A8",
+            b"  \xE9\x9D\x92\xE6\x9C\xA8 ",
+        ] {
+            assert_eq!(
+                proxied_name(written).as_deref(),
+                Some("青木"),
+                "{written:?}"
+            );
+        }
+        assert_eq!(proxied_name(b"aiko").as_deref(), Some("aiko"));
+        for refused in [
+            &b""[..],
+            b"%0Aroot",
+            b"a<b>",
+            b"\xFF\xFE",
+            b"%FF",
+            b"UTF-8''%0D",
+        ] {
+            assert_eq!(proxied_name(refused), None, "{refused:?}");
+        }
+    }
 }

@@ -39,6 +39,9 @@ pub enum Code {
     /// Files and sheets `masterctl.toml`'s `[unread]` says no table reads — definition
     /// workbooks, notes sheets — named together, once (a warning).
     Unread,
+    /// A sheet a table is read from that the workbook hides (or very hides: only a
+    /// macro shows it): read like any other, and said (a warning).
+    HiddenSheet,
     /// Nothing in the input maps to a table: a gate that read nothing must not pass.
     NothingMatched,
     /// A sheet or file has no header row.
@@ -128,6 +131,7 @@ impl Code {
             Code::DuplicateTable => "duplicate-table",
             Code::UnmappedSheet => "unmapped-sheet",
             Code::Unread => "unread",
+            Code::HiddenSheet => "hidden-sheet",
             Code::NothingMatched => "nothing-matched",
             Code::MissingHeader => "missing-header",
             Code::UnknownColumn => "unknown-column",
@@ -169,6 +173,7 @@ impl Code {
         match self {
             Code::UnmappedSheet
             | Code::Unread
+            | Code::HiddenSheet
             | Code::UncheckedReference
             | Code::SourceChanged
             | Code::Glossary

@@ -218,6 +218,52 @@ fn cells_that_repeat_a_long_shared_string_are_refused_before_they_are_typed() {
     );
 }
 
+/// A sheet the workbook hides (or very hides) is read like any other, and said.
+#[test]
+fn a_hidden_sheet_is_read_and_named_in_a_warning() {
+    use masterctl_schemas::Severity;
+    let dir = tempfile::tempdir().unwrap();
+    for (state, words) in [("hidden", "is hidden"), ("veryHidden", "very hidden")] {
+        let path = dir.path().join(format!("{state}.xlsx"));
+        let strings = r#"<si><t>id</t></si><si><t>name</t></si><si><t>slime</t></si>"#;
+        let rows = r#"<row r="2"><c r="A2"><v>1</v></c><c r="B2" t="s"><v>2</v></c></row>"#;
+        shared_strings_workbook(&path, strings, rows, "worksheets/sheet1.xml");
+        // The same workbook, its one sheet hidden.
+        let hidden = std::fs::read(&path).unwrap();
+        let mut archive = zip::ZipArchive::new(std::io::Cursor::new(hidden)).unwrap();
+        let mut parts = Vec::new();
+        for i in 0..archive.len() {
+            let mut file = archive.by_index(i).unwrap();
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut file, &mut bytes).unwrap();
+            let name = file.name().unwrap().to_string();
+            if name == "xl/workbook.xml" {
+                let text = String::from_utf8(bytes).unwrap();
+                bytes = text
+                    .replace(r#"sheetId="1""#, &format!(r#"sheetId="1" state="{state}""#))
+                    .into_bytes();
+            }
+            parts.push((name, bytes));
+        }
+        let parts: Vec<(&str, &[u8], usize)> = parts
+            .iter()
+            .map(|(n, b)| (n.as_str(), b.as_slice(), 1))
+            .collect();
+        zip_parts(&path, &parts);
+        let outcome = read_file(&project(&hunt()), &path);
+        assert_eq!(outcome.tables.len(), 1, "{:?}", outcome.report.diagnostics);
+        let warning = outcome
+            .report
+            .diagnostics
+            .iter()
+            .find(|d| d.code.as_str() == "hidden-sheet")
+            .unwrap_or_else(|| panic!("{:?}", outcome.report.diagnostics));
+        assert_eq!(warning.severity, Severity::Warning);
+        assert!(warning.message.contains(words), "{}", warning.message);
+        assert_eq!(warning.location.sheet.as_deref(), Some("Monster"));
+    }
+}
+
 /// A shared-string index that is not one (`-1`, 2^64) is refused, naming the cell;
 /// read as it was, it silently gave the first shared string.
 #[test]

@@ -336,6 +336,11 @@ fn read_unguarded(project: &Project, path: &Path, part: Part, keep: Keep) -> Rea
             }
             continue;
         };
+        if let Some(hidden) = workbook.hidden(&sheet) {
+            outcome
+                .report
+                .push(hidden_sheet(path, &sheet, &schema.name, hidden));
+        }
         let format = SourceFormat::Workbook {
             sheet: sheet.clone(),
         };
@@ -432,6 +437,49 @@ impl Book {
             Book::Other(workbook) => workbook.sheet_names(),
         }
     }
+
+    /// How sheet `name` is hidden in the workbook, when it is.
+    fn hidden(&self, name: &str) -> Option<super::xlsx::Hidden> {
+        use super::xlsx::Hidden;
+        match self {
+            Book::Xlsx(workbook) => workbook.hidden(name),
+            Book::Other(workbook) => match workbook
+                .sheets_metadata()
+                .iter()
+                .find(|s| s.name == name)?
+                .visible
+            {
+                calamine::SheetVisible::Visible => None,
+                calamine::SheetVisible::Hidden => Some(Hidden::Hidden),
+                calamine::SheetVisible::VeryHidden => Some(Hidden::VeryHidden),
+            },
+        }
+    }
+}
+
+/// The warning for a sheet a table is read from that its workbook hides: a planner who
+/// never saw it on screen is told what was read.
+fn hidden_sheet(path: &Path, sheet: &str, table: &str, hidden: super::xlsx::Hidden) -> Diagnostic {
+    let mut location = Location::file(path);
+    location.sheet = Some(sheet.to_string());
+    location.table = Some(table.to_string());
+    let (how, show) = match hidden {
+        super::xlsx::Hidden::Hidden => ("hidden", "Format ▸ Sheet ▸ Unhide shows it"),
+        super::xlsx::Hidden::VeryHidden => (
+            "very hidden (only a macro shows it)",
+            "a macro or the VBA editor's Visible property shows it",
+        ),
+    };
+    Diagnostic::new(
+        Code::HiddenSheet,
+        location,
+        format!(
+            "sheet `{sheet}` is {how} in the workbook; it was read into `{table}` like any other"
+        ),
+    )
+    .hint(format!(
+        "{show}; check what it holds, or delete it if it is not meant to be imported"
+    ))
 }
 
 /// Read one sheet and run `f` on it as a grid. xlsx and xlsm are read in one pass over

@@ -22,6 +22,7 @@ mod styles;
 mod text;
 mod tokens;
 
+pub(super) use package::Hidden;
 pub(super) use sheet::Cells;
 
 use crate::read::workbook::Archive;
@@ -66,6 +67,11 @@ impl Workbook {
     /// The sheets' names, in the workbook's order.
     pub(super) fn sheet_names(&self) -> Vec<String> {
         self.sheets.iter().map(|s| s.name.clone()).collect()
+    }
+
+    /// How sheet `name` is hidden, when it is.
+    pub(super) fn hidden(&self, name: &str) -> Option<package::Hidden> {
+        self.sheets.iter().find(|s| s.name == name)?.hidden
     }
 
     /// The XML of sheet `name`, unpacked.

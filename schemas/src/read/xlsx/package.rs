@@ -32,6 +32,17 @@ impl Document {
 pub(super) struct Sheet {
     pub(super) name: String,
     pub(super) kind: SheetKind,
+    /// Its `state`: `hidden`, `veryHidden` (only a macro shows it again), or `None`
+    /// when it is visible.
+    pub(super) hidden: Option<Hidden>,
+}
+
+/// How a sheet is hidden in its workbook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hidden {
+    Hidden,
+    /// Excel's "very hidden": not listed under Unhide, only a macro shows it.
+    VeryHidden,
 }
 
 pub(super) enum SheetKind {
@@ -159,7 +170,12 @@ fn sheet(
         "dialogsheet" => SheetKind::Other("dialog sheet".into()),
         other => SheetKind::Other(format!("sheet of kind `{other}`")),
     };
-    Ok(Sheet { name, kind })
+    let hidden = match attribute(attributes_written, "state")?.as_deref() {
+        Some("hidden") => Some(Hidden::Hidden),
+        Some("veryHidden") => Some(Hidden::VeryHidden),
+        _ => None,
+    };
+    Ok(Sheet { name, kind, hidden })
 }
 
 struct Relationship {
