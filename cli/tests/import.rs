@@ -1377,6 +1377,66 @@ fn a_workbook_edited_in_libreoffice_changes_exactly_the_cell_edited() {
     }
 }
 
+/// Numbers of more significant digits than a spreadsheet keeps (15) are exported as text
+/// cells formatted as text, read back exactly: a workbook opened and saved in
+/// LibreOffice without an edit of them imports as nothing changed (it rounded
+/// `0.30000000000000004` to `0.3` and committed "2 changed").
+#[test]
+fn seventeen_digit_numbers_survive_a_save_in_libreoffice() {
+    let project = one_table_project(
+        "reading",
+        "name = \"reading\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"rate\"\ntype = \"float\"\n\n[[fields]]\nname = \"big\"\ntype = \"int\"\n\n[[fields]]\nname = \"note\"\ntype = \"string\"\noptional = true\n",
+    );
+    let root = project.path();
+    let input = root.join("input");
+    std::fs::create_dir(&input).unwrap();
+    std::fs::write(
+        input.join("reading.csv"),
+        "id,rate,big,note\n1,0.30000000000000004,1234567890123456,a\n2,123456789012345680,12,b\n3,0.25,9007199254740993,c\n",
+    )
+    .unwrap();
+    ok(import(root, &input));
+    let before = git(root, &["show", "masters/jp:tables/reading.csv"]);
+    assert!(before.contains("0.30000000000000004"), "{before}");
+    // Exported and imported back as they are, whatever the format.
+    for format in ["xlsx", "ods", "csv"] {
+        let out = root.join(format!("exported-{format}"));
+        ok(export(root, &out, &["--format", format]));
+        assert!(
+            text(&ok(import(root, &out))).contains("nothing changed"),
+            "{format}"
+        );
+    }
+    let Some(python) = libreoffice_python() else {
+        return;
+    };
+    let script = common::root().join("cli/tests/tools/libreoffice_edit.py");
+    for format in ["xlsx", "ods"] {
+        let out = root.join(format!("saved-{format}"));
+        ok(export(root, &out, &["--format", format]));
+        let book = out.join(format!("reading.{format}"));
+        assert!(book.is_file(), "{}", book.display());
+        // Saved in LibreOffice: only the note of row 1 written again, as it was.
+        let saved = Command::new(python)
+            .args([
+                script.to_str().unwrap(),
+                book.to_str().unwrap(),
+                "Reading",
+                "D2",
+                "a",
+            ])
+            .output()
+            .unwrap();
+        assert!(saved.status.success(), "{format}: {}", text(&saved));
+        let said = text(&ok(import(root, &out)));
+        assert!(said.contains("nothing changed"), "{format}: {said}");
+    }
+    assert_eq!(
+        git(root, &["show", "masters/jp:tables/reading.csv"]),
+        before
+    );
+}
+
 /// For review, `--lang` puts each text's translations beside it, in comment columns
 /// import passes over; an ODS export imports back unchanged like the others.
 #[test]

@@ -35,6 +35,27 @@ pub enum Cell {
     Number(f64),
     Bool(bool),
     Text(String),
+    /// A number of more significant digits than a spreadsheet keeps (15: Excel and
+    /// LibreOffice round `0.30000000000000004` to `0.3` when they save), written as its
+    /// canonical text in a cell formatted as text (`@`), which typing reads back exactly.
+    Digits(String),
+}
+
+/// The significant digits a spreadsheet keeps of a number.
+const SPREADSHEET_DIGITS: usize = 15;
+
+/// Whether a spreadsheet keeps a number as it is: its canonical text has no more
+/// significant digits than [`SPREADSHEET_DIGITS`].
+fn kept(number: &Value) -> bool {
+    significant_digits(&number.canonical()) <= SPREADSHEET_DIGITS
+}
+
+/// How many significant digits a number's text has (`0.30000000000000004`: 17,
+/// `1.5e-7`: 2, `1200`: 2).
+fn significant_digits(text: &str) -> usize {
+    let mantissa = text.split(['e', 'E']).next().unwrap_or(text);
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    digits.trim_start_matches('0').trim_end_matches('0').len()
 }
 
 /// One table on its sheet.
@@ -344,17 +365,18 @@ fn sheet_of(
     })
 }
 
-/// A value as the cell import reads back as it: numbers as numbers (whole numbers past
-/// 2^53, which a spreadsheet's double would round, as text), booleans as booleans,
+/// A value as the cell import reads back as it: numbers as numbers (those of more
+/// significant digits than a spreadsheet keeps — whole numbers past 10^15, floats like
+/// `0.30000000000000004` — as text formatted as text: [`Cell::Digits`]), booleans as booleans,
 /// lists joined by the field's separator, datetimes in the project's zone with their
 /// offset (`2025-02-01T12:00:00+09:00`), dates and the rest as their canonical text.
 fn cell(field: &Field, value: &Value) -> Cell {
-    const EXACT: i64 = 1 << 53;
     match value {
         Value::Null => Cell::Empty,
         Value::Bool(b) => Cell::Bool(*b),
-        Value::Int(i) if (-EXACT..=EXACT).contains(i) => Cell::Number(*i as f64),
-        Value::Float(x) if x.is_finite() => Cell::Number(*x),
+        Value::Int(i) if i.unsigned_abs() <= 1 << 53 && kept(value) => Cell::Number(*i as f64),
+        Value::Float(x) if x.is_finite() && kept(value) => Cell::Number(*x),
+        Value::Int(_) | Value::Float(_) => Cell::Digits(value.canonical()),
         Value::List(items) => {
             let separator = field.separator.as_deref().unwrap_or("|");
             let parts: Vec<String> = items.iter().map(|item| text(field, item)).collect();
@@ -491,6 +513,7 @@ pub fn write_csv(export: &Export, out: &Path) -> Result<Exported, StoreError> {
                         Cell::Empty => String::new(),
                         Cell::Number(x) => x.to_string(),
                         Cell::Bool(b) => b.to_string(),
+                        Cell::Digits(t) => t.clone(),
                         Cell::Text(t) => sheet_csv::neutralise(t).into_owned(),
                     })
                     .collect();
@@ -522,6 +545,7 @@ fn xlsx_bytes(export: &Export, workbook: &Workbook) -> Result<Vec<u8>, rust_xlsx
         .set_custom_property(COMMIT_PROPERTY, export.commit.as_str())
         .set_custom_property(REGION_PROPERTY, export.region.as_str());
     book.set_properties(&properties);
+    let as_text = rust_xlsxwriter::Format::new().set_num_format("@");
     for sheet in &workbook.sheets {
         let page = book.add_worksheet();
         page.set_name(&sheet.name)?;
@@ -537,6 +561,7 @@ fn xlsx_bytes(export: &Export, workbook: &Workbook) -> Result<Vec<u8>, rust_xlsx
                     Cell::Number(x) => page.write_number(r, c, *x),
                     Cell::Bool(b) => page.write_boolean(r, c, *b),
                     Cell::Text(t) => page.write_string(r, c, t),
+                    Cell::Digits(t) => page.write_string_with_format(r, c, t, &as_text),
                 }?;
             }
         }
@@ -547,6 +572,22 @@ fn xlsx_bytes(export: &Export, workbook: &Workbook) -> Result<Vec<u8>, rust_xlsx
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_past_what_a_spreadsheet_keeps_are_written_as_text() {
+        for (text, digits) in [
+            ("0.30000000000000004", 17),
+            ("123456789012345680", 17),
+            ("1200", 2),
+            ("-0.5", 1),
+            ("1.5e-7", 2),
+            ("0", 0),
+            ("999999999999999", 15),
+            ("1234567890123456", 16),
+        ] {
+            assert_eq!(significant_digits(text), digits, "{text}");
+        }
+    }
 
     fn book(path: &str, sourced: bool) -> Workbook {
         Workbook {

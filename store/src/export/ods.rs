@@ -194,6 +194,11 @@ fn write_cell(writer: &mut Writer<Vec<u8>>, cell: &Cell) -> Result<(), OdsError>
             start.push_attribute(("office:boolean-value", if *b { "true" } else { "false" }));
             if *b { "TRUE" } else { "FALSE" }.to_string()
         }
+        // A number a spreadsheet would round, as text it keeps.
+        Cell::Digits(text) => {
+            start.push_attribute(("office:value-type", "string"));
+            text.clone()
+        }
         Cell::Text(text) => {
             if let Some(c) = text
                 .chars()
