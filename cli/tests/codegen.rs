@@ -604,7 +604,7 @@ fn keywords_and_hostile_text_make_code_that_compiles() {
                 || code.contains("public Range? Get(long tValue, string stringValue)"),
             "{code}"
         );
-        assert!(code.contains("public TypeTable Type"), "{code}");
+        assert!(code.contains("public TypeTypeTable Type"), "{code}");
         let library = ["-langversion:5", "-target:library", "-out:Masters.dll"];
         mcs(
             &cs,
@@ -1381,6 +1381,80 @@ fn the_code_of_migrated_luban_projects_compiles_in_every_language() {
                 &cs,
                 &[&library[..], &["Masters.cs", "MastersReader.cs"]].concat(),
             );
+        }
+    }
+}
+
+/// A table named after each name the language's library declares (the lists
+/// `generators/src/codegen/ambient/` holds, from each language's reference): the code
+/// generated for all of them at once compiles (a table `readonly_map` made a class that
+/// hid TypeScript's `ReadonlyMap`: TS2315).
+#[test]
+fn tables_named_after_every_library_name_make_code_that_compiles() {
+    let lists = [
+        (
+            "typescript",
+            include_str!("../../generators/src/codegen/ambient/typescript.txt"),
+        ),
+        (
+            "csharp",
+            include_str!("../../generators/src/codegen/ambient/csharp.txt"),
+        ),
+    ];
+    for (lang, list) in lists {
+        let ready = match lang {
+            "typescript" => installed("tsc", "npm install -g typescript@5.9.3"),
+            _ => csharp_installed(),
+        };
+        if !ready {
+            continue;
+        }
+        // snake_case of each name, each table once (`BigInt64Array`: big_int64_array).
+        let mut tables = std::collections::BTreeSet::new();
+        for name in list
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+        {
+            let mut snake = String::new();
+            for (i, c) in name.chars().enumerate() {
+                let prev = name[..name.char_indices().nth(i).map_or(0, |(at, _)| at)]
+                    .chars()
+                    .last();
+                if c.is_ascii_uppercase() && i > 0 && prev.is_some_and(|p| p.is_ascii_lowercase()) {
+                    snake.push('_');
+                }
+                snake.push(c.to_ascii_lowercase());
+            }
+            tables.insert(snake);
+        }
+        let schemas: Vec<(String, String)> = tables
+            .iter()
+            .map(|name| {
+                (
+                    format!("{name}.toml"),
+                    format!("name = \"{name}\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n"),
+                )
+            })
+            .collect();
+        let borrowed: Vec<(&str, &str)> = schemas
+            .iter()
+            .map(|(f, t)| (f.as_str(), t.as_str()))
+            .collect();
+        let project = hostile_project(&borrowed);
+        let out = project.path().join(lang);
+        ok(masterctl(
+            project.path(),
+            &["codegen", "--lang", lang, "--out", out.to_str().unwrap()],
+        ));
+        match lang {
+            "typescript" => assert_strict(&out),
+            _ => {
+                let library = ["-langversion:5", "-target:library", "-out:Masters.dll"];
+                mcs(
+                    &out,
+                    &[&library[..], &["Masters.cs", "MastersReader.cs"]].concat(),
+                );
+            }
         }
     }
 }

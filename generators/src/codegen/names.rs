@@ -305,7 +305,10 @@ fn reserved(lang: Lang, ident: &str) -> bool {
 /// A type name (PascalCase) that is reserved (`Self`) takes `Type` instead: see
 /// [`type_name`].
 pub fn safe_ident(lang: Lang, ident: &str) -> String {
-    if !reserved(lang, ident) {
+    // Go's predeclared identifiers (`len`, `string`, `error`) may be shadowed, and the
+    // code after would then call the wrong thing: escaped like its keywords.
+    let predeclared = lang == Lang::Go && library_names(lang).contains(ident);
+    if !reserved(lang, ident) && !predeclared {
         return ident.to_string();
     }
     match lang {
@@ -495,7 +498,39 @@ pub fn own_member(ident: String, own_names: &[&str]) -> String {
 /// `Uint8Array`), or the namespaces the C# file imports (`DateTime`, `Dictionary`,
 /// `Path`). Go's are all lower case, as its exported names never are.
 pub fn ambient(lang: Lang, ident: &str) -> bool {
-    ambient_names(lang).contains(&ident)
+    ambient_names(lang).contains(&ident) || library_names(lang).contains(ident)
+}
+
+/// Every name the language's own library declares where the generated code is read
+/// (`ambient/<lang>.txt`, written by `ambient/extract.sh` from each language's
+/// reference: Rust's std prelude, TypeScript's ECMAScript libraries, the public types
+/// of the namespaces the C# file imports, Go's predeclared identifiers). A type of
+/// the schemas named like one is escaped as [`ambient`] says, whether or not the
+/// built-in code uses it: a user's template may.
+pub fn library_names(lang: Lang) -> &'static std::collections::HashSet<&'static str> {
+    use std::collections::HashSet;
+    use std::sync::OnceLock;
+    fn listed(text: &'static str) -> HashSet<&'static str> {
+        text.lines()
+            .map(str::trim)
+            .filter(|line| !line.is_empty() && !line.starts_with('#'))
+            .collect()
+    }
+    static LISTS: OnceLock<[HashSet<&'static str>; 4]> = OnceLock::new();
+    let lists = LISTS.get_or_init(|| {
+        [
+            listed(include_str!("ambient/rust.txt")),
+            listed(include_str!("ambient/csharp.txt")),
+            listed(include_str!("ambient/go.txt")),
+            listed(include_str!("ambient/typescript.txt")),
+        ]
+    });
+    match lang {
+        Lang::Rust => &lists[0],
+        Lang::CSharp => &lists[1],
+        Lang::Go => &lists[2],
+        Lang::TypeScript => &lists[3],
+    }
 }
 
 /// The names [`ambient`] knows, per language: each one the built-in code uses (a test
@@ -844,6 +879,36 @@ mod tests {
         }
     }
 
+    /// Every name of each language's library list ([`library_names`], from the
+    /// language's reference) is escaped where the schemas would declare it.
+    #[test]
+    fn no_type_of_the_schemas_hides_a_name_of_the_languages_own_library() {
+        for lang in [Lang::Rust, Lang::CSharp, Lang::Go, Lang::TypeScript] {
+            let names = library_names(lang);
+            assert!(names.len() >= 30, "{lang:?}: {}", names.len());
+            for &name in names {
+                let declared = type_name(lang, name);
+                assert_ne!(declared, name, "{lang:?}: a table `{name}`");
+                if lang == Lang::Go {
+                    assert_ne!(safe_ident(lang, name), name, "Go: an identifier `{name}`");
+                }
+            }
+        }
+        for (lang, name, declared) in [
+            (Lang::TypeScript, "readonly_map", "ReadonlyMapType"),
+            (Lang::TypeScript, "object", "ObjectType"),
+            (Lang::TypeScript, "promise", "PromiseType"),
+            (Lang::TypeScript, "big_int", "BigIntType"),
+            (Lang::TypeScript, "boolean", "BooleanType"),
+            (Lang::CSharp, "console", "ConsoleType"),
+            (Lang::Rust, "vec", "VecType"),
+            (Lang::Rust, "future", "FutureType"),
+        ] {
+            assert_eq!(type_name(lang, name), declared);
+        }
+        assert_eq!(safe_ident(Lang::Go, "len"), "len_");
+    }
+
     #[test]
     fn reserved_words_get_a_way_out() {
         assert_eq!(safe_ident(Lang::Rust, "type"), "r#type");
@@ -856,7 +921,8 @@ mod tests {
         assert_eq!(type_name(Lang::TypeScript, "data_view"), "DataViewType");
         assert_eq!(type_name(Lang::Rust, "option"), "OptionType");
         assert_eq!(type_name(Lang::CSharp, "date_time"), "DateTimeType");
-        assert_eq!(type_name(Lang::CSharp, "type"), "Type");
+        // System.Type, which the C# file imports.
+        assert_eq!(type_name(Lang::CSharp, "type"), "TypeType");
         // Go's own `Error` (the package's error type): escaped the same way.
         assert_eq!(type_name(Lang::Go, "error"), "ErrorType");
         assert_eq!(type_name(Lang::Go, "errors"), "Errors");
