@@ -7,7 +7,7 @@
 
 use masterctl_delivery::DeliveryError;
 use masterctl_schemas::Report;
-use masterctl_store::{StoreError, short_id};
+use masterctl_store::{ErrorKind, StoreError, short_id};
 
 /// A delivery error as the failure a user sees: a damaged or foreign store, a raced
 /// pointer, a damaged local build, a release or language the store does not have (or
@@ -59,145 +59,88 @@ pub fn delivery_failure(error: DeliveryError) -> Failure {
     }
 }
 
-/// A store error as the failure a user sees: data problems and named things missing
-/// exit 1, the rest 2.
+/// A store error as the failure a user sees: its kind decides the exit code
+/// ([`Failure::of`]); what to do about it is the variant's hint.
 pub fn store_failure(error: StoreError) -> Failure {
-    match error {
-        StoreError::InvalidStructure(report) => Failure::InvalidSchema(report),
-        StoreError::UnknownRegion { ref name, ref known } => {
-            let hint = region_hint(name, known);
-            Failure::invalid(error.to_string()).hint(hint)
-        }
+    if let StoreError::InvalidStructure(report) = error {
+        return Failure::InvalidSchema(report);
+    }
+    let hint = store_hint(&error);
+    let failure = Failure::of(error.kind(), error.to_string());
+    match hint {
+        Some(hint) => failure.hint(hint),
+        None => failure,
+    }
+}
+
+/// What a user can do about a store error, when there is something to say.
+fn store_hint(error: &StoreError) -> Option<String> {
+    let hint = match error {
+        StoreError::UnknownRegion { name, known } => region_hint(name, known),
         StoreError::Removes {
-            ref branch,
-            ref newer_structure,
+            branch,
+            newer_structure,
             ..
-        } => {
-            let hint = match newer_structure {
-                Some(structure) => format!(
-                    "{branch} was last imported with the structure of commit {}, which this clone's HEAD does not hold: update main (git pull) and import again; if the removal is meant, import again with --allow-removal",
-                    short_id(structure)
-                ),
-                None => "a table the branch holds is missing from the structure (is masterctl.toml or schemas/ out of date in this clone?), or the workbooks lack most of a table's rows; if that is meant, import again with --allow-removal".into(),
-            };
-            Failure::invalid(error.to_string()).hint(hint)
-        }
-        StoreError::Reverts { .. } => Failure::invalid(error.to_string()).hint(
-            "they look older than the branch: `masterctl export --region R --out DIR` gives the current data to edit (an exported workbook is merged, never reverting); to take these back on purpose, import with --revert-upstream",
-        ),
-        StoreError::ListRow { ref table } => Failure::invalid(error.to_string()).hint(format!(
+        } => match newer_structure {
+            Some(structure) => format!(
+                "{branch} was last imported with the structure of commit {}, which this clone's HEAD does not hold: update main (git pull) and import again; if the removal is meant, import again with --allow-removal",
+                short_id(structure)
+            ),
+            None => "a table the branch holds is missing from the structure (is masterctl.toml or schemas/ out of date in this clone?), or the workbooks lack most of a table's rows; if that is meant, import again with --allow-removal".into(),
+        },
+        StoreError::Reverts { .. } => "they look older than the branch: `masterctl export --region R --out DIR` gives the current data to edit (an exported workbook is merged, never reverting); to take these back on purpose, import with --revert-upstream".into(),
+        StoreError::ListRow { table } => format!(
             "`masterctl log --region R` and `masterctl diff` show what changed in `{table}`, row by row, by place"
-        )),
-        StoreError::NoSources => Failure::usage(error.to_string())
-            .hint("masterctl reads .xlsx, .xlsm, .xlsb, .xls, .ods and .csv files"),
-        StoreError::NoTable { .. }
-        | StoreError::NoField { .. }
-        | StoreError::NoRow { .. }
-        | StoreError::KeyArity { .. }
-        | StoreError::NoCommits(_)
-        | StoreError::NoBranch(_)
-        | StoreError::UnknownRevision(_)
-        | StoreError::NotALanguage { .. } => Failure::invalid(error.to_string()),
-        StoreError::BadPseudoLanguage { .. } => Failure::usage(error.to_string())
-            .hint("a pseudo language takes a tag of its own: qps, en-XA"),
-        StoreError::NoWorkBranch { .. } => Failure::invalid(error.to_string()).hint(
-            "`masterctl branch list` lists the work branches; `masterctl branch create NAME --region R` makes one",
         ),
-        StoreError::WorkBranchExists(_)
-        | StoreError::TagExists(_)
-        | StoreError::Unmerged { .. }
-        | StoreError::NothingToPropose(_)
-        | StoreError::NotInHistory { .. } => Failure::invalid(error.to_string()),
-        StoreError::ConflictFile { .. } => Failure::invalid(error.to_string())
-            .hint("fix the file (or run `masterctl rebase --region R --abort` to start over)"),
-        StoreError::UncommittedStructure { .. } => Failure::usage(error.to_string()).hint(
-            "commit it first (git add masterctl.toml schemas && git commit -m \"…\"), then import again; or import with --structure HEAD to use the committed structure as it is",
-        ),
-        StoreError::NotARepository(_) => Failure::usage(error.to_string()).hint(
-            "run inside the master repository, or pass --repo DIR (`masterctl init` creates one)",
-        ),
-        StoreError::NoCommittedStructure(_) => Failure::usage(error.to_string())
-            .hint("name a commit that holds the structure with --structure REV"),
-        StoreError::NotABuild(_) => {
-            Failure::usage(error.to_string()).hint("choose another --out, or remove that folder")
-        }
+        StoreError::NoSources => "masterctl reads .xlsx, .xlsm, .xlsb, .xls, .ods and .csv files".into(),
+        StoreError::BadPseudoLanguage { .. } => "a pseudo language takes a tag of its own: qps, en-XA".into(),
+        StoreError::NoWorkBranch { .. } => "`masterctl branch list` lists the work branches; `masterctl branch create NAME --region R` makes one".into(),
+        StoreError::ConflictFile { .. } => "fix the file (or run `masterctl rebase --region R --abort` to start over)".into(),
+        StoreError::UncommittedStructure { .. } => "commit it first (git add masterctl.toml schemas && git commit -m \"…\"), then import again; or import with --structure HEAD to use the committed structure as it is".into(),
+        StoreError::NotARepository(_) => "run inside the master repository, or pass --repo DIR (`masterctl init` creates one)".into(),
+        StoreError::NoCommittedStructure(_) => "name a commit that holds the structure with --structure REV".into(),
+        StoreError::NotABuild(_) => "choose another --out, or remove that folder".into(),
         StoreError::RebaseInProgress {
-            ref region,
-            ref work,
-            ref kind,
-            ref from,
+            region,
+            work,
+            kind,
+            from,
             ..
         } => {
             let again = in_progress_command(region, work.as_deref(), kind, from);
-            Failure::usage(error.to_string()).hint(format!(
-                "resolve its conflicts and run `{again} --continue`, or `--abort` it"
-            ))
+            format!("resolve its conflicts and run `{again} --continue`, or `--abort` it")
         }
-        StoreError::StateFile { .. } => Failure::environment(error.to_string()).hint(
-            "`masterctl rebase --region R --abort` clears a rebase in progress; then rebase again",
-        ),
-        StoreError::NoAuthor => Failure::environment(error.to_string())
-            .hint("git config --global user.name \"…\" && git config --global user.email \"…\""),
-        StoreError::Locked { .. } => Failure::environment(error.to_string()).hint(
-            "if no masterctl or git process is running, remove the lock with `masterctl unlock --region R` and run again",
-        ),
-        StoreError::NotAFolder(_)
-        | StoreError::AlreadyExists { .. }
-        | StoreError::OutIsLink(_)
-        | StoreError::InsideRepository { .. }
-        | StoreError::NoStructure
-        | StoreError::BadWorkBranch(_)
-        | StoreError::BadRemote(_)
-        | StoreError::NotMasters { .. }
-        | StoreError::BadVersion(_) => Failure::usage(error.to_string()),
-        StoreError::NoRemote { ref known, .. } => {
-            let hint = match known.as_slice() {
-                [] => "this clone has no remote: `git remote add origin URL` names one".to_string(),
-                known => format!("its remotes: {} (choose one with --remote)", known.join(", ")),
-            };
-            Failure::usage(error.to_string()).hint(hint)
+        StoreError::StateFile { .. } => "`masterctl rebase --region R --abort` clears a rebase in progress; then rebase again".into(),
+        StoreError::NoAuthor => "git config --global user.name \"…\" && git config --global user.email \"…\"".into(),
+        StoreError::Locked { .. } => "if no masterctl or git process is running, remove the lock with `masterctl unlock --region R` and run again".into(),
+        StoreError::NoRemote { known, .. } => match known.as_slice() {
+            [] => "this clone has no remote: `git remote add origin URL` names one".to_string(),
+            known => format!("its remotes: {} (choose one with --remote)", known.join(", ")),
+        },
+        StoreError::Remote { what, .. } => match what {
+            masterctl_store::remote::Trouble::Credentials => {
+                "ssh: an agent holding your key (ssh-add), or a key in ~/.ssh, and the host in ~/.ssh/known_hosts; https: a git credential helper (git config credential.helper)"
+            }
+            masterctl_store::remote::Trouble::HostKey => {
+                "ssh: the server's key must be in ~/.ssh/known_hosts (ssh to it once, and check its fingerprint); https: its certificate must be one the system trusts"
+            }
+            masterctl_store::remote::Trouble::Unreachable => {
+                "check the remote's URL (git remote -v) and the network; nothing was changed here"
+            }
+            masterctl_store::remote::Trouble::Failed => "nothing was changed here",
         }
-        StoreError::Remote { what, .. } => {
-            let hint = match what {
-                masterctl_store::remote::Trouble::Credentials => {
-                    "ssh: an agent holding your key (ssh-add), or a key in ~/.ssh, and the host in ~/.ssh/known_hosts; https: a git credential helper (git config credential.helper)"
-                }
-                masterctl_store::remote::Trouble::HostKey => {
-                    "ssh: the server's key must be in ~/.ssh/known_hosts (ssh to it once, and check its fingerprint); https: its certificate must be one the system trusts"
-                }
-                masterctl_store::remote::Trouble::Unreachable => {
-                    "check the remote's URL (git remote -v) and the network; nothing was changed here"
-                }
-                masterctl_store::remote::Trouble::Failed => "nothing was changed here",
-            };
-            Failure::environment(error.to_string()).hint(hint)
-        }
-        StoreError::Rewritten {
-            ref remote,
-            ref branch,
-            ..
-        } => Failure::environment(error.to_string()).hint(format!(
+        .into(),
+        StoreError::Rewritten { remote, branch, .. } => format!(
             "compare the two (git log {branch} {remote}/{branch}) and ask who rewrote it; to take the rewritten branch as it is: git update-ref -d refs/remotes/{remote}/{branch}, then pull again"
-        )),
-        StoreError::UnvouchedStructure { ref branch, .. } => Failure::invalid(error.to_string()).hint(format!(
+        ),
+        StoreError::UnvouchedStructure { branch, .. } => format!(
             "a schema reaches a region only through main (reviewed) and an import; someone put this commit on {branch} with git: compare it with main (git diff main {branch} -- masterctl.toml schemas), then set the branch back to its last commit masterctl made, or commit the same structure to main after review"
-        )),
-        StoreError::StructureNotOnMain { .. } => Failure::invalid(error.to_string()).hint(
-            "bring main up to date first (git pull: the structure travels through git), then run this again; if main holds no such commit, ask who imported with it",
         ),
-        StoreError::LinkInRepository { .. } => Failure::environment(error.to_string()).hint(
-            "a repository on a shared disk is someone else's folder: ask its owner to replace the link with what git keeps there (git fsck), or push to a remote over ssh or https",
-        ),
-        StoreError::BadAuthor { .. }
-        | StoreError::CheckedOut(_)
-        | StoreError::Build(_)
-        | StoreError::Export { .. }
-        | StoreError::Raced { .. }
-        | StoreError::BrokenSnapshot { .. }
-        | StoreError::Io { .. }
-        | StoreError::Csv { .. }
-        | StoreError::Git(_) => Failure::environment(error.to_string()),
-    }
+        StoreError::StructureNotOnMain { .. } => "bring main up to date first (git pull: the structure travels through git), then run this again; if main holds no such commit, ask who imported with it".into(),
+        StoreError::LinkInRepository { .. } => "a repository on a shared disk is someone else's folder: ask its owner to replace the link with what git keeps there (git fsck), or push to a remote over ssh or https".into(),
+        _ => return None,
+    };
+    Some(hint)
 }
 
 /// The regions there are, and the one closest to `name`.
@@ -243,6 +186,19 @@ pub enum Failure {
 }
 
 impl Failure {
+    /// The failure of an error of `kind`: the one table of the command line's exit
+    /// codes — 1 for a thing named that is not there or data rejected, 2 for the rest.
+    pub fn of(kind: ErrorKind, message: impl Into<String>) -> Failure {
+        match kind {
+            ErrorKind::NotFound | ErrorKind::Invalid => Failure::invalid(message),
+            ErrorKind::Usage => Failure::usage(message),
+            ErrorKind::Conflict
+            | ErrorKind::Forbidden
+            | ErrorKind::Environment
+            | ErrorKind::Internal => Failure::environment(message),
+        }
+    }
+
     pub fn invalid(message: impl Into<String>) -> Failure {
         Failure::Invalid {
             message: message.into(),
@@ -301,5 +257,290 @@ fn in_progress_command(region: &str, work: Option<&str>, kind: &str, source: &st
         }
         (_, Some(work)) => format!("masterctl rebase --region {region} --branch {work}"),
         (_, None) => format!("masterctl rebase --region {region}"),
+    }
+}
+
+#[cfg(test)]
+mod kinds {
+    use super::*;
+    use masterctl_console::status_of;
+    use masterctl_store::committed::{Drift, DriftKind};
+    use masterctl_store::import::{Removal, Revert};
+
+    /// One error of every variant: the `match` has no `_`, so a new variant fails to
+    /// compile here until it is given an example, and with it a kind both faces take.
+    fn every_store_error() -> Vec<StoreError> {
+        let s = || "x".to_string();
+        let path = || std::path::PathBuf::from("x");
+        let all = vec![
+            StoreError::NotAFolder(path()),
+            StoreError::AlreadyExists {
+                path: path(),
+                repository: true,
+            },
+            StoreError::NotARepository(path()),
+            StoreError::NoStructure,
+            StoreError::UncommittedStructure {
+                revision: s(),
+                drift: vec![Drift {
+                    path: s(),
+                    kind: DriftKind::Changed,
+                }],
+            },
+            StoreError::NoCommittedStructure(s()),
+            StoreError::InvalidStructure(Report::default()),
+            StoreError::UnknownRegion {
+                name: s(),
+                known: vec![s()],
+            },
+            StoreError::NoBranch(s()),
+            StoreError::NoCommits(s()),
+            StoreError::NotALanguage {
+                language: s(),
+                languages: vec![s()],
+            },
+            StoreError::BadPseudoLanguage {
+                language: s(),
+                why: "x",
+            },
+            StoreError::BadWorkBranch(s()),
+            StoreError::NoWorkBranch {
+                region: s(),
+                name: s(),
+            },
+            StoreError::WorkBranchExists(s()),
+            StoreError::Unmerged {
+                branch: s(),
+                ahead: 1,
+            },
+            StoreError::NothingToPropose(s()),
+            StoreError::BadVersion(s()),
+            StoreError::BadRemote(s()),
+            StoreError::NoRemote {
+                name: s(),
+                known: vec![],
+            },
+            StoreError::Remote {
+                remote: s(),
+                url: s(),
+                what: masterctl_store::remote::Trouble::Failed,
+                message: s(),
+            },
+            StoreError::Rewritten {
+                remote: s(),
+                branch: s(),
+                was: s(),
+                now: s(),
+            },
+            StoreError::NotMasters {
+                region: s(),
+                branch: s(),
+            },
+            StoreError::TagExists(s()),
+            StoreError::NotInHistory {
+                revision: s(),
+                branch: s(),
+            },
+            StoreError::UnknownRevision(s()),
+            StoreError::NoTable {
+                what: "table",
+                table: s(),
+                at: s(),
+            },
+            StoreError::NoField {
+                table: s(),
+                field: s(),
+            },
+            StoreError::NoRow {
+                table: s(),
+                key: vec![s()],
+                at: s(),
+            },
+            StoreError::KeyArity {
+                table: s(),
+                columns: vec![s()],
+                given: 2,
+            },
+            StoreError::ListRow { table: s() },
+            StoreError::NoSources,
+            StoreError::Removes {
+                branch: s(),
+                removals: vec![Removal {
+                    table: s(),
+                    generated: false,
+                    rows: 1,
+                    of: 1,
+                }],
+                newer_structure: None,
+            },
+            StoreError::Reverts {
+                commit: s(),
+                reverts: vec![Revert {
+                    table: s(),
+                    key: vec![s()],
+                    field: None,
+                    upstream: s(),
+                    import: s(),
+                    commit: s(),
+                }],
+            },
+            StoreError::NotABuild(s()),
+            StoreError::OutIsLink(s()),
+            StoreError::Export {
+                path: path(),
+                message: s(),
+            },
+            StoreError::InsideRepository {
+                dir: path(),
+                root: path(),
+            },
+            StoreError::Build(masterctl_generators::archive::BuildError::TooManyRows {
+                table: s(),
+                rows: 1,
+            }),
+            StoreError::RebaseInProgress {
+                branch: s(),
+                region: s(),
+                work: None,
+                kind: "rebase".into(),
+                from: s(),
+            },
+            StoreError::NoAuthor,
+            StoreError::BadAuthor {
+                key: s(),
+                value: s(),
+            },
+            StoreError::CheckedOut(s()),
+            StoreError::Locked {
+                branch: s(),
+                path: s(),
+                seconds: 1,
+            },
+            StoreError::Raced { branch: s() },
+            StoreError::UnvouchedStructure {
+                branch: s(),
+                commit: s(),
+                against: s(),
+                files: vec![s()],
+            },
+            StoreError::StructureNotOnMain {
+                branch: s(),
+                commit: s(),
+                structure: s(),
+            },
+            StoreError::LinkInRepository {
+                path: path(),
+                link: true,
+            },
+            StoreError::BrokenSnapshot {
+                branch: s(),
+                message: s(),
+            },
+            StoreError::Io {
+                path: path(),
+                source: std::io::Error::other("x"),
+            },
+            StoreError::StateFile {
+                path: path(),
+                message: s(),
+            },
+            StoreError::ConflictFile {
+                path: s(),
+                message: s(),
+            },
+            StoreError::Csv {
+                what: s(),
+                source: csv::Error::from(std::io::Error::other("x")),
+            },
+            StoreError::Git(git2::Error::from_str("x")),
+        ];
+        for error in &all {
+            match error {
+                StoreError::NotAFolder(_)
+                | StoreError::AlreadyExists { .. }
+                | StoreError::NotARepository(_)
+                | StoreError::NoStructure
+                | StoreError::UncommittedStructure { .. }
+                | StoreError::NoCommittedStructure(_)
+                | StoreError::InvalidStructure(_)
+                | StoreError::UnknownRegion { .. }
+                | StoreError::NoBranch(_)
+                | StoreError::NoCommits(_)
+                | StoreError::NotALanguage { .. }
+                | StoreError::BadPseudoLanguage { .. }
+                | StoreError::BadWorkBranch(_)
+                | StoreError::NoWorkBranch { .. }
+                | StoreError::WorkBranchExists(_)
+                | StoreError::Unmerged { .. }
+                | StoreError::NothingToPropose(_)
+                | StoreError::BadVersion(_)
+                | StoreError::BadRemote(_)
+                | StoreError::NoRemote { .. }
+                | StoreError::Remote { .. }
+                | StoreError::Rewritten { .. }
+                | StoreError::NotMasters { .. }
+                | StoreError::TagExists(_)
+                | StoreError::NotInHistory { .. }
+                | StoreError::UnknownRevision(_)
+                | StoreError::NoTable { .. }
+                | StoreError::NoField { .. }
+                | StoreError::NoRow { .. }
+                | StoreError::KeyArity { .. }
+                | StoreError::ListRow { .. }
+                | StoreError::NoSources
+                | StoreError::Removes { .. }
+                | StoreError::Reverts { .. }
+                | StoreError::NotABuild(_)
+                | StoreError::OutIsLink(_)
+                | StoreError::Export { .. }
+                | StoreError::InsideRepository { .. }
+                | StoreError::Build(_)
+                | StoreError::RebaseInProgress { .. }
+                | StoreError::NoAuthor
+                | StoreError::BadAuthor { .. }
+                | StoreError::CheckedOut(_)
+                | StoreError::Locked { .. }
+                | StoreError::Raced { .. }
+                | StoreError::UnvouchedStructure { .. }
+                | StoreError::StructureNotOnMain { .. }
+                | StoreError::LinkInRepository { .. }
+                | StoreError::BrokenSnapshot { .. }
+                | StoreError::Io { .. }
+                | StoreError::StateFile { .. }
+                | StoreError::ConflictFile { .. }
+                | StoreError::Csv { .. }
+                | StoreError::Git(_) => {}
+            }
+        }
+        all
+    }
+
+    /// What the two faces say of each kind: its exit code, and its status's class.
+    fn agreed(kind: ErrorKind) -> (u8, u16) {
+        match kind {
+            ErrorKind::NotFound => (1, 404),
+            ErrorKind::Invalid => (1, 422),
+            ErrorKind::Usage => (2, 400),
+            ErrorKind::Conflict => (2, 409),
+            ErrorKind::Forbidden => (2, 403),
+            ErrorKind::Environment => (2, 503),
+            ErrorKind::Internal => (2, 500),
+        }
+    }
+
+    #[test]
+    fn every_store_error_gets_one_exit_code_and_one_status_by_its_kind() {
+        let all = every_store_error();
+        assert_eq!(all.len(), 54, "one example per variant");
+        for error in all {
+            let kind = error.kind();
+            let shown = error.to_string();
+            let (exit, status) = agreed(kind);
+            assert_eq!(store_failure(error).exit_code(), exit, "{kind:?}: {shown}");
+            assert_eq!(status_of(kind).as_u16(), status, "{kind:?}: {shown}");
+            // A thing not there and rejected data are the user's to fix (exit 1, 4xx);
+            // the rest is exit 2, and only the environment and bugs are 5xx.
+            assert_eq!(exit == 1, matches!(status, 404 | 422), "{kind:?}");
+        }
     }
 }

@@ -41,6 +41,7 @@ pub use connections::Limits;
 pub use hosts::AllowedHosts;
 use masterctl_store::MasterRepo;
 use masterctl_store::names::RemoteName;
+pub use shown::status_of;
 pub use uploads::{FILE_LIMIT, FILES, UPLOAD_LIMIT};
 
 /// What the console serves, and for whom.

@@ -6,7 +6,7 @@ use askama::Template;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 
-use masterctl_store::StoreError;
+use masterctl_store::{ErrorKind, StoreError};
 
 use crate::access::Policy;
 
@@ -50,27 +50,23 @@ pub fn unauthorized(policy: &Policy) -> Response {
         .into_response()
 }
 
-/// A store error as the page a planner sees: a thing named that is not there is 404,
-/// a request that cannot be taken 400, anything else 500.
+/// A store error as the page a planner sees, its status from its kind.
 pub fn store_error(error: StoreError) -> Response {
-    let status = match &error {
-        StoreError::UnknownRegion { .. }
-        | StoreError::NoBranch(_)
-        | StoreError::NoWorkBranch { .. }
-        | StoreError::UnknownRevision(_)
-        | StoreError::NoTable { .. }
-        | StoreError::NoField { .. }
-        | StoreError::NoRow { .. }
-        | StoreError::NoCommits(_) => StatusCode::NOT_FOUND,
-        StoreError::BadWorkBranch(_) | StoreError::KeyArity { .. } | StoreError::ListRow { .. } => {
-            StatusCode::BAD_REQUEST
-        }
-        StoreError::NothingToPropose(_) | StoreError::Raced { .. } | StoreError::Locked { .. } => {
-            StatusCode::CONFLICT
-        }
-        _ => StatusCode::INTERNAL_SERVER_ERROR,
-    };
-    error_page(status, &error.to_string())
+    error_page(status_of(error.kind()), &error.to_string())
+}
+
+/// The one table of the console's statuses: an error's kind decides it, as it decides
+/// the command line's exit code (`cli/src/failure.rs`; a test holds the two together).
+pub fn status_of(kind: ErrorKind) -> StatusCode {
+    match kind {
+        ErrorKind::NotFound => StatusCode::NOT_FOUND,
+        ErrorKind::Invalid => StatusCode::UNPROCESSABLE_ENTITY,
+        ErrorKind::Usage => StatusCode::BAD_REQUEST,
+        ErrorKind::Conflict => StatusCode::CONFLICT,
+        ErrorKind::Forbidden => StatusCode::FORBIDDEN,
+        ErrorKind::Environment => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+    }
 }
 
 /// A page, rendered (a template that fails is a 500 naming why).

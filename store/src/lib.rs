@@ -15,6 +15,7 @@ pub mod export;
 pub mod git;
 pub mod import;
 pub mod init;
+mod kind;
 pub mod l10n;
 pub mod merge;
 pub mod names;
@@ -29,6 +30,7 @@ pub mod vouched;
 
 pub use git::repo::{MasterRepo, Structure};
 pub use import::{ImportOutcome, ImportPlan, Planning, TableChange, commit_import, plan_import};
+pub use kind::ErrorKind;
 pub use names::{Line, Region, WorkBranch, short_id};
 pub use review::history::{ImportRecord, history};
 
