@@ -34,6 +34,12 @@ pub fn delivery_failure(error: DeliveryError) -> Failure {
         DeliveryError::Backwards { .. } => {
             Some("to make an earlier release current on purpose, add --force")
         }
+        DeliveryError::Different { .. } => Some(
+            "rebuild it with the masterctl that published it (`masterctl build --region R --rev COMMIT`, with --client for a client release), or publish the build of a new commit",
+        ),
+        DeliveryError::Missing { what, .. } if what.starts_with("release") => {
+            Some("`masterctl releases` lists them")
+        }
         _ => None,
     };
     let message = error.to_string();
@@ -100,6 +106,7 @@ fn store_hint(error: &StoreError) -> Option<String> {
         StoreError::NotARepository(_) => "run inside the master repository, or pass --repo DIR (`masterctl init` creates one)".into(),
         StoreError::NoCommittedStructure(_) => "name a commit that holds the structure with --structure REV".into(),
         StoreError::NotABuild(_) => "choose another --out, or remove that folder".into(),
+        StoreError::InsideRepository { .. } => "run `masterctl init` at the root of that work tree, or in a folder outside it (which gets a repository of its own)".into(),
         StoreError::RebaseInProgress {
             region,
             work,

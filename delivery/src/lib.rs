@@ -111,9 +111,8 @@ pub enum DeliveryError {
     #[error(
         "release {release} of {region} is already on the store from a different build \
          (manifest {theirs}, this build's {ours}): a release is one build of its commit, \
-         made the same way; rebuild it with the masterctl that published it \
-         (`masterctl build --region R --rev COMMIT`, `--client` as the release's kind), or \
-         publish the build of a new commit"
+         made the same way: rebuild it as it was published, or publish the build of a new \
+         commit"
     )]
     Different {
         region: String,

@@ -131,11 +131,9 @@ pub async fn resolve_release(
         Err(found) if found.is_empty() => Err(DeliveryError::Missing {
             store: remote.shown().to_string(),
             what: if layout::check_release(&named).is_ok() {
-                format!("release {named} of region {region} (`masterctl releases` lists them)")
+                format!("release {named} of region {region}")
             } else {
-                format!(
-                    "release of region {region} starting with {named} (`masterctl releases` lists them)"
-                )
+                format!("release of region {region} starting with {named}")
             },
         }),
         Err(candidates) => Err(DeliveryError::Ambiguous { named, candidates }),
@@ -335,7 +333,7 @@ async fn roll_back(
         .await?
         .ok_or_else(|| DeliveryError::Missing {
             store: store.clone(),
-            what: format!("release {release} of region {region} (`masterctl releases` lists them)"),
+            what: format!("release {release} of region {region}"),
         })?;
     let current = read_pointer(remote, region).await?;
     let mut done = RolledBack {

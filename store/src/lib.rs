@@ -212,7 +212,7 @@ pub enum StoreError {
         message: String,
     },
     #[error(
-        "{dir} is inside the git repository whose work tree is {root}; a master repository's masterctl.toml and schemas live at the root of its work tree: run `masterctl init` there, or in a folder outside it (which gets a repository of its own)"
+        "{dir} is inside the git repository whose work tree is {root}; a master repository's masterctl.toml and schemas live at the root of its work tree"
     )]
     InsideRepository {
         dir: std::path::PathBuf,
