@@ -48,9 +48,14 @@ fn module_graph_under(src: &Path, prefix: &str) -> BTreeMap<String, BTreeSet<Str
             continue;
         }
         let text = std::fs::read_to_string(&path).unwrap();
-        uses.entry(module.clone())
-            .or_default()
-            .extend(named_under(&code_of(&text), prefix));
+        let code = code_of(&text);
+        let entry = uses.entry(module.clone()).or_default();
+        entry.extend(named_under(&code, prefix));
+        // A file directly in a folder module names its siblings through `super::` too
+        // (`super::sync` in `commands/rebase.rs`).
+        if prefix != "crate::" && relative.components().count() == 1 {
+            entry.extend(named_under(&code, "super::"));
+        }
     }
     let modules: BTreeSet<String> = uses.keys().cloned().collect();
     uses.into_iter()
@@ -153,6 +158,51 @@ fn circle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
     graph
         .keys()
         .find_map(|module| visit(module, graph, &mut Vec::new(), &mut done))
+}
+
+/// Every folder module of a crate (`read/`, `read/xlsx/`, `commands/`), its path from
+/// the crate's root.
+fn folder_modules(src: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut pending = vec![src.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                let relative = path.strip_prefix(src).unwrap();
+                out.push(relative.to_string_lossy().replace('/', "::"));
+                pending.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Within every folder module too, the modules depend on each other in one direction
+/// (`read/workbook.rs` and `read/xlsx/` once named each other; so did `commands/rebase.rs`
+/// and `commands/sync.rs`).
+#[test]
+fn no_folder_module_has_a_circle_of_modules() {
+    let mut checked = 0;
+    for krate in CRATES {
+        let src = root().join(krate).join("src");
+        for folder in folder_modules(&src) {
+            let graph = module_graph_under(
+                &src.join(folder.replace("::", "/")),
+                &format!("crate::{folder}::"),
+            );
+            checked += 1;
+            if let Some(found) = circle(&graph) {
+                panic!(
+                    "{krate}/src/{}: a circle of modules, {} — give what they share a module of its own",
+                    folder.replace("::", "/"),
+                    found.join(" → ")
+                );
+            }
+        }
+    }
+    assert!(checked > 10, "{checked} folder modules");
 }
 
 #[test]

@@ -438,6 +438,15 @@ pub fn a1(row: u32, column: u32) -> String {
     format!("{}{}", column_letters(column), u64::from(row) + 1)
 }
 
+/// A cell's place (0-based row, column) as applications name it (`B12`), or in words
+/// past what A1 names reach.
+pub(crate) fn cell_name(row: u64, column: u64) -> String {
+    match (u32::try_from(row), u32::try_from(column)) {
+        (Ok(row), Ok(column)) => a1(row, column),
+        _ => format!("at row {}, column {}", row + 1, column + 1),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

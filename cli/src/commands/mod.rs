@@ -7,6 +7,7 @@ mod build;
 mod charset;
 mod codegen;
 mod completions;
+mod conflicts;
 mod diff;
 mod export;
 mod fetch;

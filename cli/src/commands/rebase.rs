@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use masterctl_store::rebase::resolutions::Resolution;
-use masterctl_store::rebase::session::{self, Action, ConflictEntry, Rebased, Step};
+use masterctl_store::rebase::session::{self, Action, Rebased, Step};
 use masterctl_store::rebase::{Join, RebaseError};
 use masterctl_store::{WorkBranch, short_id};
 use serde::Serialize;
@@ -298,7 +298,12 @@ impl Render for Shown<'_> {
             Step::Conflicts {
                 conflicts,
                 conflict_file,
-            } => conflict_lines(output, conflicts, conflict_file.as_deref(), self.again),
+            } => super::conflicts::conflict_lines(
+                output,
+                conflicts,
+                conflict_file.as_deref(),
+                self.again,
+            ),
             Step::Invalid {
                 report,
                 errors,
@@ -384,45 +389,5 @@ impl Shown<'_> {
                 self.region
             )));
         }
-    }
-}
-
-/// Cells (and structure files) both sides changed differently: nothing committed; where
-/// they are listed, and `again`, the command that goes on once they are resolved.
-pub(super) fn conflict_lines(
-    output: &Output,
-    conflicts: &[ConflictEntry],
-    file: Option<&Path>,
-    again: &str,
-) {
-    for entry in conflicts {
-        match entry {
-            ConflictEntry::Structure { table, reason, .. } => {
-                output.line(format!("conflict {table}: {reason}"));
-            }
-            ConflictEntry::Cell {
-                table,
-                key,
-                column,
-                base,
-                ours,
-                theirs,
-                ..
-            } => output.line(format!(
-                "conflict {table} ({key}) {}: base {base}, ours {ours}, theirs {theirs}",
-                column.as_deref().unwrap_or_default()
-            )),
-        }
-    }
-    output.line(format!(
-        "{} {}; nothing was committed",
-        output.bold("conflicts:"),
-        counted(conflicts.len(), "conflicting cell")
-    ));
-    if let Some(file) = file {
-        output.line(format!(
-            "resolve them in {} (resolution: ours, theirs, or value with the value), or with --ours/--theirs [--table T] [--column C] [--key K]; then `{again} --continue`, or --abort",
-            file.display(),
-        ));
     }
 }

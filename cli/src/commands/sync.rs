@@ -265,7 +265,7 @@ pub fn pulled_lines(output: &Output, pulled: &[Pulled]) {
                     Step::Conflicts {
                         conflicts,
                         conflict_file,
-                    } => super::rebase::conflict_lines(
+                    } => super::conflicts::conflict_lines(
                         output,
                         conflicts,
                         conflict_file.as_deref(),

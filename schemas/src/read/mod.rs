@@ -11,6 +11,7 @@ pub mod csv;
 mod unread;
 pub mod workbook;
 mod xlsx;
+mod zipped;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};

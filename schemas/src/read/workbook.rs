@@ -71,13 +71,9 @@ fn unreadable(path: &Path, message: impl Into<String>) -> Diagnostic {
     Diagnostic::new(Code::UnreadableFile, Location::file(path), message)
 }
 
-/// The most one part of a zipped workbook (a sheet's XML, the shared strings) may
-/// unpack to, and all parts together. The zip reader never produces more than a part's
-/// declared size, so checking the declared sizes first bounds what reading can take,
-/// whatever the file claims to compress (a few megabytes of deflated spaces unpack to
-/// gigabytes). 192 MiB of sheet XML is about eight million cells.
-pub const MAX_PART_BYTES: u64 = 192 << 20;
-pub const MAX_UNPACKED_BYTES: u64 = 320 << 20;
+use super::zipped::Archive;
+pub use super::zipped::{MAX_PART_BYTES, MAX_UNPACKED_BYTES};
+use crate::diagnostic::cell_name;
 
 /// What is checked of a zipped workbook (xlsx, xlsm, xlsb, ods) before it is read:
 /// parts that unpack past the limits (from their declared sizes, nothing unpacked),
@@ -134,17 +130,6 @@ fn check_parts(path: &Path) -> Result<Option<Archive>, Diagnostic> {
         });
     }
     Ok(Some(archive))
-}
-
-/// A zipped workbook, open.
-pub(crate) type Archive = zip::ZipArchive<BufReader<File>>;
-
-/// A cell's place (0-based row, column) as applications name it (`B12`).
-pub(crate) fn cell_name(row: u64, column: u64) -> String {
-    match (u32::try_from(row), u32::try_from(column)) {
-        (Ok(row), Ok(column)) => crate::diagnostic::a1(row, column),
-        _ => format!("at row {}, column {}", row + 1, column + 1),
-    }
 }
 
 /// What an ods's content holds that it must not.

@@ -25,7 +25,7 @@ mod tokens;
 pub(super) use package::Hidden;
 pub(super) use sheet::Cells;
 
-use crate::read::workbook::Archive;
+use crate::read::zipped::Archive;
 
 /// An open xlsx or xlsm workbook: its sheets, shared strings and number formats.
 pub(super) struct Workbook {

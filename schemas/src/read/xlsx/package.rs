@@ -7,7 +7,7 @@ use std::io::Read;
 
 use super::read_xml;
 use super::tokens::{Token, Tokens, attribute, attributes};
-use crate::read::workbook::{Archive, MAX_PART_BYTES};
+use crate::read::zipped::{Archive, MAX_PART_BYTES};
 
 pub(super) struct Package {
     archive: Archive,

@@ -8,7 +8,7 @@ use calamine::{CellErrorType, DataRef, ExcelDateTime, ExcelDateTimeType};
 use super::styles::Format;
 use super::text::{SharedStrings, content, item, unescape_excel};
 use super::tokens::{Token, Tokens, attribute, attributes, decoded, shown};
-use crate::read::workbook::cell_name;
+use crate::diagnostic::cell_name;
 
 /// A cell as read: its position (0-based row, column), value and formula (the text
 /// of its `<f>`, a shared formula's as its first cell writes it).
