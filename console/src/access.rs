@@ -199,14 +199,8 @@ fn one_word(text: &str) -> String {
 }
 
 fn hex32(text: &str) -> Option<[u8; 32]> {
-    let text = text.trim();
-    if text.len() != 64 || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return None;
-    }
     let mut out = [0u8; 32];
-    for (i, byte) in out.iter_mut().enumerate() {
-        *byte = u8::from_str_radix(&text[i * 2..i * 2 + 2], 16).ok()?;
-    }
+    hex::decode_to_slice(text.trim(), &mut out).ok()?;
     Some(out)
 }
 
@@ -344,16 +338,13 @@ pub fn random_token() -> String {
     let mut bytes = [0u8; 32];
     // The OS's random source failing is no state to serve pages in.
     getrandom::fill(&mut bytes).expect("the operating system's random source works");
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(bytes)
 }
 
-/// Two tokens compared in time that does not depend on where they differ.
+/// Two tokens compared in time that does not depend on where they differ (`subtle`).
 pub fn same_token(a: &str, b: &str) -> bool {
-    a.len() == b.len()
-        && a.bytes()
-            .zip(b.bytes())
-            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
-            == 0
+    use subtle::ConstantTimeEq;
+    bool::from(a.as_bytes().ct_eq(b.as_bytes()))
 }
 
 #[cfg(test)]
@@ -361,10 +352,7 @@ mod tests {
     use super::*;
 
     fn sha(token: &str) -> String {
-        Sha256::digest(token.as_bytes())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        hex::encode(Sha256::digest(token.as_bytes()))
     }
 
     #[test]

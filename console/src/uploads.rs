@@ -66,11 +66,7 @@ impl Uploads {
 
     /// A user's folder: named by a hash of their name (a name never becomes a path).
     fn user_dir(&self, user: &str) -> PathBuf {
-        let hash: String = Sha256::digest(user.as_bytes())
-            .iter()
-            .take(12)
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let hash = hex::encode(&Sha256::digest(user.as_bytes())[..12]);
         self.root.join(hash)
     }
 

@@ -54,11 +54,7 @@ pub fn structure_id(structure: &Structure) -> String {
         hasher.update((bytes.len() as u64).to_le_bytes());
         hasher.update(bytes);
     }
-    hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex::encode(hasher.finalize())
 }
 
 fn parse_line(line: &str) -> Option<Entry> {
@@ -127,11 +123,7 @@ pub fn source_id(source: &SourceFile) -> String {
     hasher.update(name.as_bytes());
     hasher.update([0]);
     hasher.update(source.sha256.as_bytes());
-    hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex::encode(hasher.finalize())
 }
 
 /// The tables every source gave before under this structure, or `None` if any source

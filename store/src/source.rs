@@ -18,7 +18,7 @@ pub struct SourceFile {
 pub fn source_file(path: &Path) -> Result<SourceFile, StoreError> {
     let bytes = std::fs::read(path).map_err(StoreError::io(path))?;
     let digest = Sha256::digest(&bytes);
-    let sha256 = digest.iter().map(|b| format!("{b:02x}")).collect();
+    let sha256 = hex::encode(digest);
     Ok(SourceFile {
         path: path.to_path_buf(),
         sha256,

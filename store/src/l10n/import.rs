@@ -150,10 +150,7 @@ fn plan(
     crate::rebase::state::refuse_if_stopped(repo, region)?;
     let texts = open_region(repo, region)?;
     let bytes = std::fs::read(file).map_err(StoreError::io(file))?;
-    let sha256 = Sha256::digest(&bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let sha256 = hex::encode(Sha256::digest(&bytes));
     let rejected = |diagnostics: Vec<Diagnostic>| {
         let mut report = Report { diagnostics };
         report.sort();
