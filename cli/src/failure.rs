@@ -459,7 +459,10 @@ mod kinds {
                 what: s(),
                 source: csv::Error::from(std::io::Error::other("x")),
             },
-            StoreError::Git(git2::Error::from_str("x")),
+            // libgit2's own error, as the store hands it on.
+            masterctl_store::MasterRepo::at(std::path::Path::new("/no/such/repository"))
+                .err()
+                .expect("no repository there"),
         ];
         for error in &all {
             match error {
