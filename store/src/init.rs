@@ -90,10 +90,10 @@ fn has_identity(dir: &Path) -> bool {
         Ok(repo) => repo.config(),
         Err(_) => git2::Config::open_default(),
     };
-    config.is_ok_and(|config| {
-        let set = |key: &str| config.get_string(key).is_ok_and(|v| !v.trim().is_empty());
-        set("user.name") && set("user.email")
-    })
+    config
+        .ok()
+        .and_then(|config| crate::git::refs::identity_in(&config))
+        .is_some_and(|(name, email)| !name.trim().is_empty() && !email.trim().is_empty())
 }
 
 /// `name <email>` as the author of the commits made in the repository at `dir` (its own

@@ -22,8 +22,8 @@ use git2::{Commit, ObjectType, Oid, Repository, Tree};
 
 use crate::StoreError;
 use crate::git::commit::{STRUCTURE_TRAILER, trailer_ids};
-use crate::git::repo::{MasterRepo, is_structure_path};
-use masterctl_schemas::load::{CONFIG_FILE, FONTS_DIR, SCHEMAS_DIR, is_font_name};
+use crate::git::repo::{MasterRepo, is_structure_path, tree_file_ids};
+use masterctl_schemas::load::{CONFIG_FILE, FONTS_DIR, SCHEMAS_DIR};
 
 /// Structure files by snapshot path, as blob ids.
 type Held = BTreeMap<String, Oid>;
@@ -119,33 +119,9 @@ impl History {
     }
 }
 
-/// The structure files an import copies from a commit of main (`masterctl.toml`,
-/// `schemas/*.toml`, the fonts of `fonts/`), as blob ids.
+/// The structure files an import copies from a commit of main, as blob ids.
 fn imported_structure(git: &Repository, tree: &Tree<'_>) -> Result<Held, StoreError> {
-    let mut held = Held::new();
-    if let Some(entry) = tree.get_name(CONFIG_FILE)
-        && entry.kind() == Some(ObjectType::Blob)
-    {
-        held.insert(CONFIG_FILE.to_string(), entry.id());
-    }
-    let schema = |n: &str| n.ends_with(".toml") && !n.starts_with('.');
-    for (dir, keep) in [
-        (SCHEMAS_DIR, &schema as &dyn Fn(&str) -> bool),
-        (FONTS_DIR, &is_font_name),
-    ] {
-        let Some(folder) = subtree(git, tree, dir)? else {
-            continue;
-        };
-        for entry in folder.iter() {
-            if entry.kind() == Some(ObjectType::Blob)
-                && let Ok(name) = entry.name()
-                && keep(name)
-            {
-                held.insert(format!("{dir}/{name}"), entry.id());
-            }
-        }
-    }
-    Ok(held)
+    Ok(tree_file_ids(git, tree)?.into_iter().collect())
 }
 
 /// Every file of a region commit that its structure is read from (what

@@ -6,7 +6,7 @@ use std::path::Path;
 
 mod common;
 
-use common::Studio;
+use common::{Studio, git};
 use masterctl_store::MasterRepo;
 
 const CONFIG: &str = "source_language = \"ja\"\nlanguages = [\"ja\", \"en\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n";
@@ -206,20 +206,6 @@ fn a_client_build_holds_no_byte_of_what_servers_or_designers_alone_see() {
         panic!("monster 1");
     };
     assert_eq!(row.audiences.get("hp"), Some(&server.as_slice()));
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 /// The schema at `path` without its `audience` lines.

@@ -8,7 +8,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::Studio;
+use common::{Studio, git};
 use masterctl_store::import::ImportOutcome;
 use masterctl_store::rebase::Join;
 use masterctl_store::rebase::resolutions::Resolution;
@@ -17,21 +17,6 @@ use masterctl_store::remote::{self, PullState, PushState, Scope};
 use masterctl_store::{Line, MasterRepo, Region, StoreError};
 
 const THREE: [(i64, &str, i64); 3] = [(1, "slime", 10), (2, "golem", 300), (3, "dragon", 5000)];
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 /// A bare remote with the structure and `jp`'s first import, and two planners' clones
 /// of it (Aiko's, which made it, and Bob's), each with `jp` pulled.

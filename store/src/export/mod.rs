@@ -44,12 +44,6 @@ pub enum Cell {
 /// The significant digits a spreadsheet keeps of a number.
 const SPREADSHEET_DIGITS: usize = 15;
 
-/// Whether a spreadsheet keeps a number as it is: its canonical text has no more
-/// significant digits than [`SPREADSHEET_DIGITS`].
-fn kept(number: &Value) -> bool {
-    significant_digits(&number.canonical()) <= SPREADSHEET_DIGITS
-}
-
 /// How many significant digits a number's text has (`0.30000000000000004`: 17,
 /// `1.5e-7`: 2, `1200`: 2).
 fn significant_digits(text: &str) -> usize {
@@ -374,9 +368,24 @@ fn cell(field: &Field, value: &Value) -> Cell {
     match value {
         Value::Null => Cell::Empty,
         Value::Bool(b) => Cell::Bool(*b),
-        Value::Int(i) if i.unsigned_abs() <= 1 << 53 && kept(value) => Cell::Number(*i as f64),
-        Value::Float(x) if x.is_finite() && kept(value) => Cell::Number(*x),
-        Value::Int(_) | Value::Float(_) => Cell::Digits(value.canonical()),
+        // Every whole number under 10^15 has at most 15 digits: no text made to count them.
+        Value::Int(i) if i.unsigned_abs() < 10u64.pow(SPREADSHEET_DIGITS as u32) => {
+            Cell::Number(*i as f64)
+        }
+        Value::Int(_) | Value::Float(_) => {
+            let text = value.canonical();
+            let exact = match value {
+                Value::Int(i) => i.unsigned_abs() <= 1 << 53,
+                Value::Float(x) => x.is_finite(),
+                _ => false,
+            };
+            match value.as_f64() {
+                Some(number) if exact && significant_digits(&text) <= SPREADSHEET_DIGITS => {
+                    Cell::Number(number)
+                }
+                _ => Cell::Digits(text),
+            }
+        }
         Value::List(items) => {
             let separator = field.separator.as_deref().unwrap_or("|");
             let parts: Vec<String> = items.iter().map(|item| text(field, item)).collect();

@@ -185,20 +185,23 @@ impl GitDir {
 
     /// Visit every file and folder at or under `relative`, links refused.
     fn walk(&self, relative: &str, visit: &mut dyn FnMut(&str, Kind)) -> Result<(), StoreError> {
-        self.refuse_link_at(relative)?;
         #[cfg(unix)]
         {
             use rustix::fs::{Dir, FileType};
-            let folders: Vec<&str> = relative.split('/').filter(|c| !c.is_empty()).collect();
-            let dir = match self.folder(&folders, false) {
-                Ok(Some(dir)) => dir,
-                Ok(None) => return Ok(()),
+            let (folders, name) = split(relative);
+            match self.entry(&folders, name, relative)? {
+                None => return Ok(()),
+                Some((_, FileType::Symlink)) => return Err(self.refused(relative, Refused::Link)),
+                Some((_, FileType::Directory)) => {}
                 // A file where the walk starts: nothing under it.
-                Err(StoreError::LinkInRepository { link: false, .. }) => {
+                Some(_) => {
                     visit(relative, Kind::File);
                     return Ok(());
                 }
-                Err(e) => return Err(e),
+            }
+            let all: Vec<&str> = relative.split('/').filter(|c| !c.is_empty()).collect();
+            let Some(dir) = self.folder(&all, false)? else {
+                return Ok(());
             };
             let io = |e: rustix::io::Errno| StoreError::io(self.path.join(relative))(e.into());
             let mut below = Vec::new();
@@ -223,6 +226,7 @@ impl GitDir {
         }
         #[cfg(not(unix))]
         {
+            self.refuse_link_at(relative)?;
             let path = self.path.join(relative);
             let Ok(entries) = std::fs::read_dir(&path) else {
                 if path.is_file() {

@@ -44,13 +44,15 @@ pub fn author(repo: &MasterRepo) -> Result<Signature<'static>, StoreError> {
     if let Some((name, email)) = repo.writer() {
         return Ok(Signature::now(name, email)?);
     }
-    let config = repo.git.config()?;
-    let get = |key: &str| config.get_string(key).ok();
-    let (Some(name), Some(email)) = (get("user.name"), get("user.email")) else {
-        return Err(StoreError::NoAuthor);
-    };
+    let (name, email) = identity_in(&repo.git.config()?).ok_or(StoreError::NoAuthor)?;
     crate::names::check_identity(&name, &email)?;
     Ok(Signature::now(name.trim(), email.trim())?)
+}
+
+/// The `user.name` and `user.email` a git configuration gives, when it gives both.
+pub fn identity_in(config: &git2::Config) -> Option<(String, String)> {
+    let get = |key: &str| config.get_string(key).ok();
+    Some((get("user.name")?, get("user.email")?))
 }
 
 /// The heads of every worktree (the main one included; HEAD of a bare repository), as

@@ -287,24 +287,34 @@ pub fn working_files(root: &Path) -> Result<Option<StructureFiles>, StoreError> 
 /// (`masterctl.toml`, `schemas/*.toml` directly in `schemas/`, the fonts directly in
 /// `fonts/`, dot files left out), by snapshot path in path order.
 pub fn tree_files(git: &Repository, tree: &Tree<'_>) -> Result<StructureFiles, StoreError> {
+    tree_file_ids(git, tree)?
+        .into_iter()
+        .map(|(path, id)| Ok((path, git.find_blob(id)?.content().to_vec())))
+        .collect()
+}
+
+/// [`tree_files`] as blob ids, nothing read: what an import would copy of the tree.
+pub fn tree_file_ids(git: &Repository, tree: &Tree<'_>) -> Result<Vec<(String, Oid)>, StoreError> {
     let mut files = Vec::new();
-    if let Some(config) = blob_at(git, tree, CONFIG_FILE)? {
-        files.push((CONFIG_FILE.to_string(), config));
+    if let Some(config) = tree.get_name(CONFIG_FILE)
+        && config.kind() == Some(ObjectType::Blob)
+    {
+        files.push((CONFIG_FILE.to_string(), config.id()));
     }
     let schema = |n: &str| n.ends_with(".toml") && !n.starts_with('.');
-    folder_files(git, tree, SCHEMAS_DIR, &schema, &mut files)?;
-    folder_files(git, tree, FONTS_DIR, &load::is_font_name, &mut files)?;
+    folder_file_ids(git, tree, SCHEMAS_DIR, &schema, &mut files)?;
+    folder_file_ids(git, tree, FONTS_DIR, &load::is_font_name, &mut files)?;
     Ok(files)
 }
 
 /// The files directly in folder `dir` of `tree` whose names `keep` takes, by snapshot
-/// path in name order, added to `files`.
-fn folder_files(
+/// path in name order, added to `files` with their blob ids.
+fn folder_file_ids(
     git: &Repository,
     tree: &Tree<'_>,
     dir: &str,
     keep: &dyn Fn(&str) -> bool,
-    files: &mut StructureFiles,
+    files: &mut Vec<(String, Oid)>,
 ) -> Result<(), StoreError> {
     let Some(folder) = tree
         .get_name(dir)
@@ -312,18 +322,18 @@ fn folder_files(
     else {
         return Ok(());
     };
-    let mut names: Vec<String> = folder
+    let mut found: Vec<(String, Oid)> = folder
         .iter()
         .filter(|e| e.kind() == Some(ObjectType::Blob))
-        .filter_map(|e| e.name().ok().map(str::to_string))
-        .filter(|n| keep(n))
+        .filter_map(|e| e.name().ok().map(|name| (name.to_string(), e.id())))
+        .filter(|(name, _)| keep(name))
         .collect();
-    names.sort();
-    for name in names {
-        if let Some(bytes) = blob_at(git, &folder, &name)? {
-            files.push((format!("{dir}/{name}"), bytes));
-        }
-    }
+    found.sort();
+    files.extend(
+        found
+            .into_iter()
+            .map(|(name, id)| (format!("{dir}/{name}"), id)),
+    );
     Ok(())
 }
 

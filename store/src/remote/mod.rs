@@ -311,6 +311,12 @@ pub struct PassedOver {
     pub why: &'static str,
 }
 
+/// A tag's name (`masters/jp/1.0`) as its region's name and the rest (`jp`, `1.0`).
+fn region_and_version(tag: &str) -> Option<(&str, &str)> {
+    tag.strip_prefix(VERSION_TAGS.trim_start_matches("refs/tags/"))?
+        .split_once('/')
+}
+
 /// Whether this clone takes the remote's tag `tag` (`masters/<region>/<version>`):
 /// a version of one of `regions` by the rule `tag create` keeps, and an annotated tag
 /// of a commit. Anything else — a blob's tag, which every later pull failed to peel; a
@@ -321,13 +327,10 @@ fn adoptable(
     reference: &git2::Reference<'_>,
     regions: &[Region],
 ) -> Result<(), &'static str> {
-    let version = tag
-        .strip_prefix(VERSION_TAGS.trim_start_matches("refs/tags/"))
-        .and_then(|rest| rest.split_once('/'))
-        .and_then(|(region, version)| {
-            let region = regions.iter().find(|r| r.name() == region)?;
-            crate::names::version_tag(region, version)
-        });
+    let version = region_and_version(tag).and_then(|(region, version)| {
+        let region = regions.iter().find(|r| r.name() == region)?;
+        crate::names::version_tag(region, version)
+    });
     if version.as_deref() != Some(&format!("refs/tags/{tag}")) {
         return Err(
             "not a version of a region pulled (masters/<region>/<version>: ASCII letters, digits, `.`, `-`, `_`, `+`)",
@@ -355,16 +358,11 @@ pub fn passed_over(
 ) -> Result<Vec<PassedOver>, StoreError> {
     let regions = &regions_of(project, scope)?;
     let all = Region::all(project);
-    let names = VERSION_TAGS.trim_start_matches("refs/tags/");
     let mut out = Vec::new();
     for (tag, reference) in remote_tag_references(repo, remote)? {
-        let another_region = tag
-            .strip_prefix(names)
-            .and_then(|rest| rest.split_once('/'))
-            .is_some_and(|(region, _)| {
-                !regions.iter().any(|r| r.name() == region)
-                    && all.iter().any(|r| r.name() == region)
-            });
+        let another_region = region_and_version(&tag).is_some_and(|(region, _)| {
+            !regions.iter().any(|r| r.name() == region) && all.iter().any(|r| r.name() == region)
+        });
         if another_region {
             continue;
         }
