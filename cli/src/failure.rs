@@ -5,14 +5,15 @@
 //! repository, a store, a file that cannot be read or written). Commands return it;
 //! `main` shows it (through `output`) and exits with its code.
 
+use masterctl_app::Kinded;
 use masterctl_delivery::DeliveryError;
 use masterctl_schemas::Report;
+use masterctl_store::rebase::RebaseError;
 use masterctl_store::{ErrorKind, StoreError, short_id};
 
-/// A delivery error as the failure a user sees: a damaged or foreign store, a raced
-/// pointer, a damaged local build, a release or language the store does not have (or
-/// a release prefix naming several) exit 1; a wrong URL, a malformed name or a folder,
-/// and an unreachable or refusing store, 2.
+/// A delivery error as the failure a user sees: its kind decides the exit code
+/// ([`Failure::of`]; `masterctl_app` gives delivery's errors theirs); what to do about
+/// it is the variant's hint.
 pub fn delivery_failure(error: DeliveryError) -> Failure {
     let hint = match &error {
         DeliveryError::Unreachable { .. } => {
@@ -37,27 +38,49 @@ pub fn delivery_failure(error: DeliveryError) -> Failure {
         DeliveryError::Different { .. } => Some(
             "rebuild it with the masterctl that published it (`masterctl build --region R --rev COMMIT`, with --client for a client release), or publish the build of a new commit",
         ),
-        DeliveryError::Missing { what, .. } if what.starts_with("release") => {
-            Some("`masterctl releases` lists them")
-        }
+        DeliveryError::NoRelease { .. } => Some("`masterctl releases` lists them"),
         _ => None,
     };
-    let message = error.to_string();
-    let failure = if error.is_rejection() {
-        Failure::invalid(message)
-    } else {
-        match error {
-            DeliveryError::Ambiguous { .. }
-            | DeliveryError::UnknownLanguage { .. }
-            | DeliveryError::Missing { .. } => Failure::invalid(message),
-            DeliveryError::Url { .. }
-            | DeliveryError::BadName(_)
-            | DeliveryError::NotABuild(_)
-            | DeliveryError::OutIsLink(_)
-            | DeliveryError::Backwards { .. }
-            | DeliveryError::ReadOnly { .. } => Failure::usage(message),
-            _ => Failure::environment(message),
+    let failure = Failure::of(error.kind(), error.to_string());
+    match hint {
+        Some(hint) => failure.hint(hint),
+        None => failure,
+    }
+}
+
+/// What the command line says of a join's error. `again`: the command that names the
+/// join (`masterctl rebase --region jp`), for hints.
+pub fn join_failure(error: RebaseError, again: &str, resolving: bool) -> Failure {
+    let hint = match &error {
+        RebaseError::Store(_) => None,
+        RebaseError::NoUpstream(_) => Some(
+            "give the region an upstream in masterctl.toml (upstream = \"<the region it follows>\"), or rebase a region that has one".to_string(),
+        ),
+        RebaseError::BadResolution(_) => {
+            Some("a `value` resolution must be a value of the column's type".to_string())
         }
+        RebaseError::NotInProgress { .. } if resolving => Some(format!("run `{again}` first")),
+        RebaseError::InProgress {
+            conflict_file,
+            kind,
+            ..
+        } => Some(format!(
+            "resolve the conflicts in {} (or with --ours/--theirs), then `masterctl {kind} … --continue`; or --abort",
+            conflict_file.display()
+        )),
+        RebaseError::NoConflictMatches { conflict_file } => Some(format!(
+            "the conflicts are listed in {}",
+            conflict_file.display()
+        )),
+        RebaseError::Moved { .. } => Some(format!("run `{again} --abort`, then start again")),
+        RebaseError::NotInProgress { .. }
+        | RebaseError::NoUpstreamBranch(_)
+        | RebaseError::UpstreamRewritten { .. }
+        | RebaseError::NoImportPoint { .. } => None,
+    };
+    let failure = match error {
+        RebaseError::Store(e) => return store_failure(e),
+        error => Failure::of(error.kind(), error.to_string()),
     };
     match hint {
         Some(hint) => failure.hint(hint),
@@ -270,7 +293,7 @@ fn in_progress_command(region: &str, work: Option<&str>, kind: &str, source: &st
 #[cfg(test)]
 mod kinds {
     use super::*;
-    use masterctl_console::status_of;
+    use masterctl_console::{ConsoleError, status_of};
     use masterctl_store::committed::{Drift, DriftKind};
     use masterctl_store::import::{Removal, Revert};
 
@@ -525,6 +548,180 @@ mod kinds {
         all
     }
 
+    /// One error of every delivery variant (no `_`: a new one must be given a kind).
+    fn every_delivery_error() -> Vec<DeliveryError> {
+        let s = || "x".to_string();
+        let path = || std::path::PathBuf::from("x");
+        let all = vec![
+            DeliveryError::Url { url: s(), why: s() },
+            DeliveryError::Unreachable {
+                store: s(),
+                message: s(),
+            },
+            DeliveryError::Untrusted {
+                store: s(),
+                message: s(),
+            },
+            DeliveryError::Refused {
+                store: s(),
+                message: s(),
+            },
+            DeliveryError::NoBucket { store: s() },
+            DeliveryError::Failed {
+                store: s(),
+                message: s(),
+            },
+            DeliveryError::Missing {
+                store: s(),
+                what: s(),
+            },
+            DeliveryError::NoRelease {
+                store: s(),
+                what: s(),
+            },
+            DeliveryError::Corrupt {
+                store: s(),
+                hash: s(),
+                why: s(),
+            },
+            DeliveryError::TooLarge {
+                store: s(),
+                key: s(),
+                limit: 1,
+            },
+            DeliveryError::Foreign {
+                store: s(),
+                key: s(),
+                why: s(),
+            },
+            DeliveryError::Raced {
+                region: s(),
+                release: s(),
+            },
+            DeliveryError::Busy {
+                store: s(),
+                doing: s(),
+            },
+            DeliveryError::Backwards {
+                region: s(),
+                release: s(),
+                current: s(),
+            },
+            DeliveryError::Different {
+                region: s(),
+                release: s(),
+                ours: s(),
+                theirs: s(),
+            },
+            DeliveryError::ReadOnly { store: s() },
+            DeliveryError::Build {
+                path: path(),
+                why: s(),
+            },
+            DeliveryError::Unloadable(masterctl_runtime::LoadError {
+                path: path(),
+                cause: masterctl_runtime::LoadCause::Io(std::io::Error::other("x")),
+            }),
+            DeliveryError::NotABuild(path()),
+            DeliveryError::OutIsLink(path()),
+            DeliveryError::UnknownLanguage {
+                release: s(),
+                language: s(),
+                languages: s(),
+            },
+            DeliveryError::Ambiguous {
+                named: s(),
+                candidates: vec![s()],
+            },
+            DeliveryError::BadName(s()),
+            DeliveryError::Io {
+                path: path(),
+                source: std::io::Error::other("x"),
+            },
+        ];
+        for error in &all {
+            match error {
+                DeliveryError::Url { .. }
+                | DeliveryError::Unreachable { .. }
+                | DeliveryError::Untrusted { .. }
+                | DeliveryError::Refused { .. }
+                | DeliveryError::NoBucket { .. }
+                | DeliveryError::Failed { .. }
+                | DeliveryError::Missing { .. }
+                | DeliveryError::NoRelease { .. }
+                | DeliveryError::Corrupt { .. }
+                | DeliveryError::TooLarge { .. }
+                | DeliveryError::Foreign { .. }
+                | DeliveryError::Raced { .. }
+                | DeliveryError::Busy { .. }
+                | DeliveryError::Backwards { .. }
+                | DeliveryError::Different { .. }
+                | DeliveryError::ReadOnly { .. }
+                | DeliveryError::Build { .. }
+                | DeliveryError::Unloadable(_)
+                | DeliveryError::NotABuild(_)
+                | DeliveryError::OutIsLink(_)
+                | DeliveryError::UnknownLanguage { .. }
+                | DeliveryError::Ambiguous { .. }
+                | DeliveryError::BadName(_)
+                | DeliveryError::Io { .. } => {}
+            }
+        }
+        all
+    }
+
+    /// One error of every join variant but the store's (no `_`).
+    fn every_join_error() -> Vec<RebaseError> {
+        let s = || "x".to_string();
+        let path = || std::path::PathBuf::from("x");
+        let all = vec![
+            RebaseError::NoUpstream(s()),
+            RebaseError::NoUpstreamBranch(s()),
+            RebaseError::UpstreamRewritten {
+                point: s(),
+                branch: s(),
+                upstream: s(),
+            },
+            RebaseError::NoImportPoint {
+                branch: s(),
+                upstream: s(),
+            },
+            RebaseError::BadResolution(s()),
+            RebaseError::NotInProgress {
+                kind: "rebase",
+                branch: s(),
+            },
+            RebaseError::InProgress {
+                kind: s(),
+                branch: s(),
+                conflict_file: path(),
+            },
+            RebaseError::Moved {
+                kind: "rebase",
+                branch: s(),
+            },
+            RebaseError::NoConflictMatches {
+                conflict_file: path(),
+            },
+            RebaseError::Store(StoreError::NoStructure),
+        ];
+        for error in &all {
+            match error {
+                RebaseError::NoUpstream(_)
+                | RebaseError::NoUpstreamBranch(_)
+                | RebaseError::UpstreamRewritten { .. }
+                | RebaseError::NoImportPoint { .. }
+                | RebaseError::BadResolution(_)
+                | RebaseError::NotInProgress { .. }
+                | RebaseError::InProgress { .. }
+                | RebaseError::Moved { .. }
+                | RebaseError::NoConflictMatches { .. }
+                | RebaseError::Store(_) => {}
+            }
+        }
+        all
+    }
+
     /// What the two faces say of each kind: its exit code, and its status's class.
     fn agreed(kind: ErrorKind) -> (u8, u16) {
         match kind {
@@ -542,15 +739,49 @@ mod kinds {
     fn every_store_error_gets_one_exit_code_and_one_status_by_its_kind() {
         let all = every_store_error();
         assert_eq!(all.len(), 54, "one example per variant");
-        for error in all {
+        for (error, again) in all.into_iter().zip(every_store_error()) {
             let kind = error.kind();
             let shown = error.to_string();
             let (exit, status) = agreed(kind);
+            assert_eq!(ConsoleError::from(again).status(), status_of(kind));
             assert_eq!(store_failure(error).exit_code(), exit, "{kind:?}: {shown}");
             assert_eq!(status_of(kind).as_u16(), status, "{kind:?}: {shown}");
             // A thing not there and rejected data are the user's to fix (exit 1, 4xx);
             // the rest is exit 2, and only the environment and bugs are 5xx.
             assert_eq!(exit == 1, matches!(status, 404 | 422), "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn every_delivery_and_join_error_gets_one_exit_code_and_one_status_by_its_kind() {
+        let deliveries = every_delivery_error();
+        assert_eq!(deliveries.len(), 24, "one example per variant");
+        for (error, again) in deliveries.into_iter().zip(every_delivery_error()) {
+            let (kind, shown) = (error.kind(), error.to_string());
+            let (exit, status) = agreed(kind);
+            assert_eq!(
+                ConsoleError::from(again).status().as_u16(),
+                status,
+                "{shown}"
+            );
+            assert_eq!(
+                delivery_failure(error).exit_code(),
+                exit,
+                "{kind:?}: {shown}"
+            );
+        }
+        let joins = every_join_error();
+        assert_eq!(joins.len(), 10, "one example per variant");
+        for (error, again) in joins.into_iter().zip(every_join_error()) {
+            let (kind, shown) = (error.kind(), error.to_string());
+            let (exit, status) = agreed(kind);
+            assert_eq!(
+                ConsoleError::from(again).status().as_u16(),
+                status,
+                "{shown}"
+            );
+            let failure = join_failure(error, "masterctl rebase --region jp", false);
+            assert_eq!(failure.exit_code(), exit, "{kind:?}: {shown}");
         }
     }
 }

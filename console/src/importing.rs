@@ -9,7 +9,8 @@ use askama::Template;
 use axum::Extension;
 use axum::extract::{Form, Multipart, Query, State};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::{IntoResponse, Redirect};
+use masterctl_app::ErrorKind;
 use masterctl_schemas::Diagnostic;
 use masterctl_store::import::{self, ImportOutcome, Request, Summary};
 use masterctl_store::{Line, MasterRepo, StoreError};
@@ -17,15 +18,16 @@ use serde::Deserialize;
 
 use crate::Console;
 use crate::access::Role;
+use crate::failed::{Answer, ConsoleError};
 use crate::jobs::Polled;
-use crate::shown::{error_page, render, store_error};
+use crate::shown::render;
 use crate::target::Target;
 use crate::uploads::{Uploads, WORKBOOKS, keep_form};
 use crate::visitor::Visitor;
 use crate::writing::Working;
 
 /// The branch a request names, with its repository.
-fn line(console: &Console, target: &Target) -> Result<(MasterRepo, Line), Response> {
+fn line(console: &Console, target: &Target) -> Result<(MasterRepo, Line), ConsoleError> {
     target.open(console).map(|(repo, _, line)| (repo, line))
 }
 
@@ -43,19 +45,19 @@ pub async fn form(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
     Query(target): Query<Target>,
-) -> Response {
-    if let Err(refused) = who.may(Role::Editor) {
-        return refused;
-    }
-    match line(&console, &target) {
-        Ok((_, line)) => render(&ImportPage {
-            who: &who,
-            line: &line,
-            target: &target,
-            message: None,
-        }),
-        Err(response) => response,
-    }
+) -> Answer {
+    who.may(Role::Editor)?;
+    console
+        .blocking(move |console| {
+            let (_, line) = line(console, &target)?;
+            render(&ImportPage {
+                who: &who,
+                line: &line,
+                target: &target,
+                message: None,
+            })
+        })
+        .await
 }
 
 /// `POST /upload` (multipart: `csrf`, `region`, `branch`, files): keep the files, then
@@ -64,12 +66,12 @@ pub async fn upload(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
     mut form: Multipart,
-) -> Response {
+) -> Answer {
     let files = ("files", WORKBOOKS);
     keep_form(&console, &mut form, files, &who, |_| Ok(()), "/review").await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone)]
 pub struct ReviewQuery {
     upload: String,
     #[serde(flatten)]
@@ -137,11 +139,11 @@ fn upload_of(
     console: &Console,
     who: &Visitor,
     query: &ReviewQuery,
-) -> Result<(masterctl_store::MasterRepo, Line, std::path::PathBuf), Response> {
+) -> Result<(masterctl_store::MasterRepo, Line, std::path::PathBuf), ConsoleError> {
     let (repo, line) = line(console, &query.target)?;
     let folder = Uploads::new(repo.git.path())
         .folder(&who.identity.name, &query.upload)
-        .map_err(|e| error_page(StatusCode::NOT_FOUND, &e.to_string()))?;
+        .map_err(|e| ConsoleError::not_found(e.to_string()))?;
     Ok((repo, line, folder))
 }
 
@@ -170,7 +172,7 @@ fn dry_run(
         std::path::PathBuf,
         ImportOutcome,
     ),
-    Response,
+    ConsoleError,
 > {
     let (repo, line, folder) = upload_of(console, who, query)?;
     let outcome = import_run(&repo, &line, &folder, mode)?;
@@ -182,7 +184,7 @@ fn import_run(
     line: &Line,
     folder: &std::path::Path,
     mode: Mode<'_>,
-) -> Result<ImportOutcome, Response> {
+) -> Result<ImportOutcome, ConsoleError> {
     import_with_progress(repo, line, folder, mode, &|_, _| {})
 }
 
@@ -192,7 +194,7 @@ fn import_with_progress(
     folder: &std::path::Path,
     mode: Mode<'_>,
     progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<ImportOutcome, Response> {
+) -> Result<ImportOutcome, ConsoleError> {
     let paths = [folder.to_path_buf()];
     import::run(
         repo,
@@ -216,17 +218,17 @@ fn import_with_progress(
 }
 
 /// A refused import as the planner sees it: what it would remove or take back, a race
-/// lost, a structure not committed — their upload kept.
-fn import_error(error: StoreError) -> Response {
-    let status = match &error {
-        StoreError::Removes { .. } | StoreError::Reverts { .. } | StoreError::Raced { .. } => {
-            StatusCode::CONFLICT
+/// lost, an upload with nothing to import — their upload kept.
+fn import_error(error: StoreError) -> ConsoleError {
+    match &error {
+        StoreError::Removes { .. }
+        | StoreError::Reverts { .. }
+        | StoreError::Raced { .. }
+        | StoreError::NoSources => {
+            ConsoleError::with(&error, "; your upload is kept: review it again")
         }
-        StoreError::NoSources => StatusCode::BAD_REQUEST,
-        _ => return store_error(error),
-    };
-    let kept = "; your upload is kept: review it again";
-    error_page(status, &format!("{error}{kept}"))
+        _ => error.into(),
+    }
 }
 
 /// `GET /review?upload=ID&region=R[&branch=NAME]`: every diagnostic, or the change.
@@ -234,14 +236,17 @@ pub async fn review(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
     Query(query): Query<ReviewQuery>,
-) -> Response {
-    if let Err(refused) = who.may(Role::Editor) {
-        return refused;
-    }
-    let (repo, line, folder) = match upload_of(&console, &who, &query) {
-        Ok(found) => found,
-        Err(response) => return response,
-    };
+) -> Answer {
+    who.may(Role::Editor)?;
+    let (line, folder) = console
+        .blocking({
+            let (who, query) = (who.clone(), query.clone());
+            move |console| {
+                let (_, line, folder) = upload_of(console, &who, &query)?;
+                Ok((line, folder))
+            }
+        })
+        .await?;
     // The import's own dry run, on a thread of its own: a large upload shows how far
     // its reading got until it is done.
     let key = format!(
@@ -253,15 +258,14 @@ pub async fn review(
     let work = {
         let (root, line, folder) = (console.repo.clone(), line.clone(), folder.clone());
         move |progress: &crate::jobs::Progress| {
-            let repo = masterctl_store::MasterRepo::open(&root).map_err(store_error)?;
+            let repo = masterctl_store::MasterRepo::open(&root)?;
             import_with_progress(&repo, &line, &folder, Mode::Count, &|done, total| {
                 progress.set(done, total)
             })
         }
     };
     let outcome = match console.reviews.run(&key, console.patience, work).await {
-        Polled::Done(Ok(outcome)) => outcome,
-        Polled::Done(Err(response)) => return response,
+        Polled::Done(outcome) => outcome?,
         Polled::Running { done, total } => {
             return render(&Working {
                 who: &who,
@@ -272,20 +276,34 @@ pub async fn review(
             });
         }
         Polled::Gone => {
-            return Redirect::to(&format!(
+            return Ok(Redirect::to(&format!(
                 "/review?upload={}&{}",
                 query.upload,
                 query.target.query()
             ))
-            .into_response();
+            .into_response());
         }
     };
-    let files = Uploads::new(repo.git.path()).files(&folder);
+    console
+        .blocking(move |console| review_page(console, &who, &query, &line, &folder, &outcome))
+        .await
+}
+
+/// The review of an upload, once its dry run is done: the diagnostics, or the change.
+fn review_page(
+    console: &Console,
+    who: &Visitor,
+    query: &ReviewQuery,
+    line: &Line,
+    folder: &std::path::Path,
+    outcome: &ImportOutcome,
+) -> Answer {
+    let files = Uploads::new(console.open()?.git.path()).files(folder);
     let q = format!("upload={}&{}", query.upload, query.target.query());
-    let page = match &outcome {
+    let page = match outcome {
         ImportOutcome::Rejected(report) => ReviewPage {
-            who: &who,
-            line: &line,
+            who,
+            line,
             upload: &query.upload,
             files: &files,
             query: q,
@@ -297,8 +315,8 @@ pub async fn review(
         ImportOutcome::DryRun {
             summary, unchanged, ..
         } => ReviewPage {
-            who: &who,
-            line: &line,
+            who,
+            line,
             upload: &query.upload,
             files: &files,
             query: q,
@@ -307,14 +325,14 @@ pub async fn review(
             summary: Some(summary),
             unchanged: *unchanged,
         },
-        _ => return error_page(StatusCode::INTERNAL_SERVER_ERROR, "a dry run committed"),
+        _ => return Err(ConsoleError::internal("a dry run committed")),
     };
     let status = if page.rejected {
         StatusCode::UNPROCESSABLE_ENTITY
     } else {
         StatusCode::OK
     };
-    (status, render(&page)).into_response()
+    Ok((status, render(&page)?).into_response())
 }
 
 /// `GET /review/diff?upload=ID&region=R`: the change, cell by cell, as `diff` shows it.
@@ -322,32 +340,34 @@ pub async fn review_diff(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
     Query(query): Query<ReviewQuery>,
-) -> Response {
-    if let Err(refused) = who.may(Role::Editor) {
-        return refused;
-    }
-    match dry_run(&console, &who, &query, Mode::Review) {
-        Ok((
-            _,
-            line,
-            _,
-            ImportOutcome::DryRun {
-                review: Some(review),
-                ..
+) -> Answer {
+    who.may(Role::Editor)?;
+    console
+        .blocking(
+            move |console| match dry_run(console, &who, &query, Mode::Review)? {
+                (
+                    _,
+                    line,
+                    _,
+                    ImportOutcome::DryRun {
+                        review: Some(review),
+                        ..
+                    },
+                ) => Ok(crate::guard::review_page(
+                    masterctl_store::review::diff::page(
+                        &format!("Importing into {}", line.branch()),
+                        &review.from.label,
+                        &review.to.label,
+                        &review.diff,
+                    ),
+                )),
+                _ => Err(ConsoleError::of(
+                    ErrorKind::Invalid,
+                    "the upload is not valid data: see its review",
+                )),
             },
-        )) => crate::guard::review_page(masterctl_store::review::diff::page(
-            &format!("Importing into {}", line.branch()),
-            &review.from.label,
-            &review.to.label,
-            &review.diff,
-        ))
-        .into_response(),
-        Ok(_) => error_page(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "the upload is not valid data: see its review",
-        ),
-        Err(response) => response,
-    }
+        )
+        .await
 }
 
 #[derive(Deserialize)]
@@ -366,37 +386,41 @@ pub async fn commit(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
     Form(form): Form<ImportForm>,
-) -> Response {
-    if let Err(refused) = who.may_post(Role::Editor, form.csrf.as_deref()) {
-        return refused;
-    }
-    let (repo, line) = match line(&console, &form.target) {
-        Ok(found) => found,
-        Err(response) => return response,
-    };
-    let folder = match Uploads::new(repo.git.path()).folder(&who.identity.name, &form.upload) {
-        Ok(folder) => folder,
-        Err(e) => return error_page(StatusCode::NOT_FOUND, &e.to_string()),
-    };
-    drop(repo);
+) -> Answer {
+    who.may_post(Role::Editor, form.csrf.as_deref())?;
+    let (line, folder) = console
+        .blocking({
+            let (who, target, upload) = (who.clone(), form.target.clone(), form.upload.clone());
+            move |console| {
+                let (repo, line) = line(console, &target)?;
+                let folder = Uploads::new(repo.git.path())
+                    .folder(&who.identity.name, &upload)
+                    .map_err(|e| ConsoleError::not_found(e.to_string()))?;
+                Ok((line, folder))
+            }
+        })
+        .await?;
     let message = crate::forms::typed(form.message.as_deref()).map(str::to_string);
     let history = format!("/history?{}", form.target.query());
     let review = format!("/review?upload={}&{}", form.upload, form.target.query());
     let author = who.clone();
     console
         .in_background(&who, move |console| {
-            let repo = console.writer(&author, &[&line])?;
-            match import_run(&repo, &line, &folder, Mode::Commit(message.as_deref()))? {
-                ImportOutcome::Committed { .. } => {
-                    console.pushed(&repo, &line)?;
-                    Ok(history)
-                }
-                ImportOutcome::Unchanged(_) => Ok(history),
+            let repo = console.open_as(&author)?;
+            let around = masterctl_app::sync::around(
+                &repo,
+                console.around().as_ref(),
+                std::slice::from_ref(&line),
+                &line,
+                |repo| import_run(repo, &line, &folder, Mode::Commit(message.as_deref())),
+                |outcome| matches!(outcome, ImportOutcome::Committed { .. }),
+            )?;
+            match console.landed(around, &line)? {
+                ImportOutcome::Committed { .. } | ImportOutcome::Unchanged(_) => Ok(history),
                 ImportOutcome::Rejected(_) => Ok(review),
-                ImportOutcome::DryRun { .. } => Err(error_page(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "an import only reviewed",
-                )),
+                ImportOutcome::DryRun { .. } => {
+                    Err(ConsoleError::internal("an import only reviewed"))
+                }
             }
         })
         .await
@@ -429,10 +453,15 @@ pub async fn sheet(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
     Query(query): Query<SheetQuery>,
-) -> Response {
-    if let Err(refused) = who.may(Role::Editor) {
-        return refused;
-    }
+) -> Answer {
+    who.may(Role::Editor)?;
+    console
+        .blocking(move |console| sheet_page(console, &who, &query))
+        .await
+}
+
+/// The sheet's grid, its cells named by the upload's dry run.
+fn sheet_page(console: &Console, who: &Visitor, query: &SheetQuery) -> Answer {
     let review = ReviewQuery {
         upload: query.upload.clone(),
         target: Target {
@@ -440,19 +469,15 @@ pub async fn sheet(
             branch: query.target.branch.clone(),
         },
     };
-    let (repo, _, folder, outcome) = match dry_run(&console, &who, &review, Mode::Count) {
-        Ok(done) => done,
-        Err(response) => return response,
-    };
+    let (repo, _, folder, outcome) = dry_run(console, who, &review, Mode::Count)?;
     let Some(name) = Uploads::new(repo.git.path())
         .files(&folder)
         .into_iter()
         .find(|f| *f == query.file)
     else {
-        return error_page(
-            StatusCode::NOT_FOUND,
+        return Err(ConsoleError::not_found(
             "the upload holds no file of that name",
-        );
+        ));
     };
     let path = folder.join(&name);
     let diagnostics: Vec<Diagnostic> = match &outcome {
@@ -465,24 +490,10 @@ pub async fn sheet(
     .filter(|d| query.sheet.is_none() || d.location.sheet == query.sheet)
     .collect();
     let sheet = query.sheet.as_deref();
-    let shown = match tokio::task::spawn_blocking({
-        let path = path.clone();
-        let sheet = sheet.map(str::to_string);
-        move || crate::sheets::sheet(&path, sheet.as_deref(), &diagnostics)
-    })
-    .await
-    {
-        Ok(Ok(shown)) => shown,
-        Ok(Err(why)) => return error_page(StatusCode::UNPROCESSABLE_ENTITY, &why),
-        Err(_) => {
-            return error_page(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "the sheet could not be read",
-            );
-        }
-    };
+    let shown = crate::sheets::sheet(&path, sheet, &diagnostics)
+        .map_err(|why| ConsoleError::of(ErrorKind::Invalid, why))?;
     render(&SheetPage {
-        who: &who,
+        who,
         file: &name,
         sheet,
         shown: &shown,

@@ -11,23 +11,25 @@ use askama::Template;
 use axum::Extension;
 use axum::extract::{Form, Query, State};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::{IntoResponse, Redirect};
+use masterctl_app::ErrorKind;
 use masterctl_store::proposals::{self, Proposal};
+use masterctl_store::rebase::Join;
 use masterctl_store::rebase::resolutions::Resolution;
 use masterctl_store::rebase::session::{self, Action, ConflictEntry, Rebased, Step};
-use masterctl_store::rebase::{Join, RebaseError};
 use masterctl_store::{Line, MasterRepo, Structure};
 use serde::Deserialize;
 
 use crate::Console;
 use crate::access::Role;
+use crate::failed::{Answer, ConsoleError};
 use crate::forms::Acting;
-use crate::shown::{error_page, render, store_error};
+use crate::shown::render;
 use crate::target::Target;
 use crate::visitor::Visitor;
 
 /// Which join a request names: `kind` (`rebase`, `merge`), the region, the work branch.
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone)]
 pub struct JoinQuery {
     kind: String,
     #[serde(flatten)]
@@ -43,33 +45,19 @@ impl JoinQuery {
     /// The join, checked against the project: a rebase of the region (or of a work
     /// branch onto it), or a merge of a work branch into it; with the repository and
     /// its structure.
-    fn join(&self, console: &Console) -> Result<(MasterRepo, Structure, Join), Response> {
+    fn join(&self, console: &Console) -> Result<(MasterRepo, Structure, Join), ConsoleError> {
         let (repo, structure, line) = self.target.open(console)?;
         let join = match (self.kind.as_str(), line.work()) {
             ("rebase", None) => Join::Rebase(line.region().clone()),
             ("rebase", Some(work)) => Join::Refresh(work.clone()),
             ("merge", Some(work)) => Join::Reflect(work.clone()),
             _ => {
-                return Err(error_page(
-                    StatusCode::BAD_REQUEST,
+                return Err(ConsoleError::bad_request(
                     "a rebase names a region (and perhaps a work branch); a merge names a work branch",
                 ));
             }
         };
         Ok((repo, structure, join))
-    }
-}
-
-/// A join's failure as a page: the store's by what it means, a request that cannot be
-/// taken 400, and the rest — one in progress, none in progress, a branch that moved or
-/// was rewritten — 409.
-fn join_error(error: RebaseError) -> Response {
-    match error {
-        RebaseError::Store(e) => store_error(e),
-        RebaseError::NoUpstream(_) | RebaseError::BadResolution(_) => {
-            error_page(StatusCode::BAD_REQUEST, &error.to_string())
-        }
-        _ => error_page(StatusCode::CONFLICT, &error.to_string()),
     }
 }
 
@@ -124,42 +112,31 @@ pub async fn page(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
     Query(query): Query<JoinQuery>,
-) -> Response {
-    if let Err(refused) = who.may(Role::Editor) {
-        return refused;
-    }
-    let (repo, structure, join) = match query.join(&console) {
-        Ok(found) => found,
-        Err(response) => return response,
-    };
-    let line = join.target();
-    let in_progress = matches!(
-        masterctl_store::rebase::state::load_state(&repo, &line),
-        Ok(Some(state)) if state.kind == join.kind()
-    );
-    let step = match session::run(&repo, &structure, &join, &Action::DryRun, None) {
-        Ok(step) => step,
-        Err(e) => return join_error(e),
-    };
-    let proposal = match &join {
-        Join::Reflect(work) => match proposals::proposal_of(&repo, work) {
-            Ok(found) => found,
-            Err(e) => return store_error(e),
-        },
-        _ => None,
-    };
-    render(&JoinPage {
-        who: &who,
-        kind: join.kind(),
-        line,
-        query: query.query(),
-        region: &query.target.region,
-        branch: query.target.branch(),
-        in_progress,
-        may: who.identity.role >= Role::Maintainer,
-        step: &step,
-        proposal,
-    })
+) -> Answer {
+    who.may(Role::Editor)?;
+    console
+        .blocking(move |console| {
+            let (repo, structure, join) = query.join(console)?;
+            let in_progress = masterctl_app::join::stopped_as(&repo, &join)?;
+            let step = session::run(&repo, &structure, &join, &Action::DryRun, None)?;
+            let proposal = match &join {
+                Join::Reflect(work) => proposals::proposal_of(&repo, work)?,
+                _ => None,
+            };
+            render(&JoinPage {
+                who: &who,
+                kind: join.kind(),
+                line: join.target(),
+                query: query.query(),
+                region: &query.target.region,
+                branch: query.target.branch(),
+                in_progress,
+                may: who.identity.role >= Role::Maintainer,
+                step: &step,
+                proposal,
+            })
+        })
+        .await
 }
 
 /// `GET /join/diff?…`: the review, cell by cell, as `diff` shows it.
@@ -167,30 +144,27 @@ pub async fn diff(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
     Query(query): Query<JoinQuery>,
-) -> Response {
-    if let Err(refused) = who.may(Role::Editor) {
-        return refused;
-    }
-    let (repo, structure, join) = match query.join(&console) {
-        Ok(found) => found,
-        Err(response) => return response,
-    };
-    match session::run(&repo, &structure, &join, &Action::DryRun, None) {
-        Ok(Step::DryRun { diff, rebase }) => {
-            crate::guard::review_page(masterctl_store::review::diff::page(
-                &format!("{} of {}", join.kind(), join.target().branch()),
-                join.target().branch(),
-                &rebase.upstream,
-                &diff,
-            ))
-            .into_response()
-        }
-        Ok(_) => error_page(
-            StatusCode::CONFLICT,
-            "nothing to review: resolve the conflicts first",
-        ),
-        Err(e) => join_error(e),
-    }
+) -> Answer {
+    who.may(Role::Editor)?;
+    console
+        .blocking(move |console| {
+            let (repo, structure, join) = query.join(console)?;
+            match session::run(&repo, &structure, &join, &Action::DryRun, None)? {
+                Step::DryRun { diff, rebase } => Ok(crate::guard::review_page(
+                    masterctl_store::review::diff::page(
+                        &format!("{} of {}", join.kind(), join.target().branch()),
+                        join.target().branch(),
+                        &rebase.upstream,
+                        &diff,
+                    ),
+                )),
+                _ => Err(ConsoleError::of(
+                    ErrorKind::Conflict,
+                    "nothing to review: resolve the conflicts first",
+                )),
+            }
+        })
+        .await
 }
 
 /// `POST /join`: start (or continue) the join, or abort it — a maintainer's, committed
@@ -199,55 +173,46 @@ pub async fn act(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
     Form(form): Form<Acting<JoinQuery>>,
-) -> Response {
-    if let Err(refused) = who.may_post(Role::Maintainer, form.csrf.as_deref()) {
-        return refused;
-    }
-    let (repo, structure, join) = match form.on.join(&console) {
-        Ok(found) => found,
-        Err(response) => return response,
+) -> Answer {
+    who.may_post(Role::Maintainer, form.csrf.as_deref())?;
+    let abort = match form.action.as_str() {
+        "abort" => true,
+        "start" => false,
+        _ => return Err(ConsoleError::bad_request("the action is start or abort")),
     };
-    let stopped = matches!(
-        masterctl_store::rebase::state::load_state(&repo, &join.target()),
-        Ok(Some(_))
-    );
-    drop(repo);
-    let action = match (form.action.as_str(), stopped) {
-        ("abort", _) => Action::Abort,
-        ("start", true) => Action::Continue,
-        ("start", false) => Action::Start,
-        _ => return error_page(StatusCode::BAD_REQUEST, "the action is start or abort"),
-    };
-    let target = join.target();
-    // The history of the branch that moves, or the join's page while it waits.
-    let history = Target {
-        region: form.on.target.region.clone(),
-        branch: target.work().map(|w| w.name().to_string()),
-    };
-    let history = format!("/history?{}", history.query());
     let page = format!("/join?{}", form.on.query());
     let message = form.message().map(str::to_string);
-    let author = who.clone();
+    let (target, author) = (form.on, who.clone());
     console
         .in_background(&who, move |console| {
-            // A join that starts takes the remote's side of both branches first; one
-            // that goes on works on what it stopped with.
-            let other = match &join {
-                Join::Reflect(work) | Join::Refresh(work) => Some(Line::from(work.clone())),
-                _ => None,
+            let (_, structure, join) = target.join(console)?;
+            let repo = console.open_as(&author)?;
+            // Starting again where a join stopped goes on with it.
+            let action = match (abort, masterctl_app::join::stopped(&repo, &join)?) {
+                (true, _) => Action::Abort,
+                (false, true) => Action::Continue,
+                (false, false) => Action::Start,
             };
-            let pulled: Vec<&Line> = match stopped {
-                true => Vec::new(),
-                false => std::iter::once(&target).chain(other.as_ref()).collect(),
-            };
-            let repo = console.writer(&author, &pulled)?;
-            match session::run(&repo, &structure, &join, &action, message.as_deref()) {
-                Ok(Step::Committed { .. }) => {
-                    console.pushed(&repo, &target)?;
-                    Ok(history)
+            let moved = join.target();
+            let around = masterctl_app::join::step(
+                &repo,
+                &structure,
+                &join,
+                &action,
+                message.as_deref(),
+                console.around().as_ref(),
+            )?;
+            match console.landed(around, &moved)? {
+                // The history of the branch that moved.
+                Step::Committed { .. } => {
+                    let history = Target {
+                        region: target.target.region.clone(),
+                        branch: moved.work().map(|w| w.name().to_string()),
+                    };
+                    Ok(format!("/history?{}", history.query()))
                 }
-                Ok(_) => Ok(page),
-                Err(e) => Err(join_error(e)),
+                // The join's page while it waits.
+                _ => Ok(page),
             }
         })
         .await
@@ -277,32 +242,31 @@ pub async fn resolve(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
     Form(form): Form<ResolveForm>,
-) -> Response {
-    if let Err(refused) = who.may_post(Role::Maintainer, form.csrf.as_deref()) {
-        return refused;
-    }
-    let (repo, structure, join) = match form.join.join(&console) {
-        Ok(found) => found,
-        Err(response) => return response,
-    };
+) -> Answer {
+    who.may_post(Role::Maintainer, form.csrf.as_deref())?;
     let side = match form.side.as_str() {
         "ours" => Resolution::Ours,
         "theirs" => Resolution::Theirs,
         "value" => Resolution::Value(form.value.clone().unwrap_or_default()),
-        _ => return error_page(StatusCode::BAD_REQUEST, "a side is ours, theirs or value"),
+        _ => return Err(ConsoleError::bad_request("a side is ours, theirs or value")),
     };
-    let filter = |v: &Option<String>| v.as_deref().filter(|s| !s.is_empty()).map(str::to_string);
-    let (table, column, key) = (filter(&form.table), filter(&form.column), filter(&form.key));
-    let action = Action::Resolve {
-        side,
-        table: table.as_deref(),
-        column: column.as_deref(),
-        key: key.as_deref(),
-    };
-    match session::run(&repo, &structure, &join, &action, None) {
-        Ok(_) => Redirect::to(&format!("/join?{}", form.join.query())).into_response(),
-        Err(e) => join_error(e),
-    }
+    console
+        .blocking(move |console| {
+            let (repo, structure, join) = form.join.join(console)?;
+            let filter =
+                |v: &Option<String>| v.as_deref().filter(|s| !s.is_empty()).map(str::to_string);
+            let (table, column, key) =
+                (filter(&form.table), filter(&form.column), filter(&form.key));
+            let action = Action::Resolve {
+                side,
+                table: table.as_deref(),
+                column: column.as_deref(),
+                key: key.as_deref(),
+            };
+            session::run(&repo, &structure, &join, &action, None)?;
+            Ok(Redirect::to(&format!("/join?{}", form.join.query())).into_response())
+        })
+        .await
 }
 
 #[derive(Deserialize)]
@@ -322,27 +286,28 @@ pub async fn check_value(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
     Query(query): Query<ValueQuery>,
-) -> Response {
-    if let Err(refused) = who.may(Role::Editor) {
-        return refused;
-    }
-    let (_, structure, _) = match query.target.open(&console) {
-        Ok(found) => found,
-        Err(response) => return response,
-    };
-    let Some(field) = structure
-        .project
-        .table(&query.table)
-        .and_then(|table| table.field(&query.column))
-    else {
-        return (StatusCode::NOT_FOUND, "no such column").into_response();
-    };
-    match masterctl_schemas::parse::parse_text_in(&field.ty, &query.value, Some(&field.zone)) {
-        Ok(_) => (StatusCode::OK, "").into_response(),
-        Err(mismatch) => (
-            StatusCode::UNPROCESSABLE_ENTITY,
-            format!("not {}", mismatch.expected),
-        )
-            .into_response(),
-    }
+) -> Answer {
+    who.may(Role::Editor)?;
+    console
+        .blocking(move |console| {
+            let (_, structure, _) = query.target.open(console)?;
+            let Some(field) = structure
+                .project
+                .table(&query.table)
+                .and_then(|table| table.field(&query.column))
+            else {
+                return Ok((StatusCode::NOT_FOUND, "no such column").into_response());
+            };
+            let parsed =
+                masterctl_schemas::parse::parse_text_in(&field.ty, &query.value, Some(&field.zone));
+            Ok(match parsed {
+                Ok(_) => (StatusCode::OK, "").into_response(),
+                Err(mismatch) => (
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    format!("not {}", mismatch.expected),
+                )
+                    .into_response(),
+            })
+        })
+        .await
 }

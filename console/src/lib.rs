@@ -11,6 +11,7 @@
 
 pub mod access;
 mod connections;
+mod failed;
 mod forms;
 mod guard;
 mod hosts;
@@ -38,10 +39,10 @@ use axum::routing::{get, post};
 
 pub use access::{AccessError, Identity, Policy, Role, Users};
 pub use connections::Limits;
+pub use failed::{ConsoleError, status_of};
 pub use hosts::AllowedHosts;
 use masterctl_store::MasterRepo;
 use masterctl_store::names::RemoteName;
-pub use shown::status_of;
 pub use uploads::{FILE_LIMIT, FILES, UPLOAD_LIMIT};
 
 /// What the console serves, and for whom.
@@ -63,6 +64,11 @@ pub struct Options {
 const COMMITS: usize = 16;
 const MEMO: usize = 256;
 
+/// How many requests' store work runs at once: enough that a blame of a large table or
+/// a long review never holds up the pages of everyone else, few enough that a crowd
+/// cannot take all the memory.
+const AT_ONCE: usize = 32;
+
 /// The console's state, shared by every request.
 pub struct Console {
     repo: PathBuf,
@@ -72,11 +78,14 @@ pub struct Console {
     sessions: access::Sessions,
     remote: Option<RemoteName>,
     /// Uploads being checked (the import's dry run), by user, upload and branch.
-    reviews: jobs::Jobs<Result<masterctl_store::ImportOutcome, axum::response::Response>>,
+    reviews: jobs::Jobs<Result<masterctl_store::ImportOutcome, ConsoleError>>,
     /// How long a request waits for work before it shows the work under way.
     patience: std::time::Duration,
     /// Writes under way (imports, joins, translations taken), by user and a random id.
-    writes: jobs::Jobs<Result<String, axum::response::Response>>,
+    writes: jobs::Jobs<Result<String, ConsoleError>>,
+    /// Requests' store and delivery work running at once, at most (the rest wait their
+    /// turn, off the async threads too).
+    at_once: Arc<tokio::sync::Semaphore>,
     /// Each commit's review page, by commit id.
     commits: memo::Memo<String>,
     /// The translation states of a region's texts at a commit, by region and commit.
@@ -140,6 +149,7 @@ impl Console {
             writes: jobs::Jobs::default(),
             commits: memo::Memo::new(COMMITS),
             translated: memo::Memo::new(MEMO),
+            at_once: Arc::new(tokio::sync::Semaphore::new(AT_ONCE)),
         }
     }
 
@@ -171,6 +181,40 @@ impl Console {
     fn open(&self) -> Result<masterctl_store::MasterRepo, masterctl_store::StoreError> {
         masterctl_store::MasterRepo::open(&self.repo)
     }
+
+    /// Run `work` — anything that reads the repository, a file or a store — on a
+    /// blocking thread, never on the async threads that answer every other request (a
+    /// blame of a large table takes seconds), waiting for a turn when [`AT_ONCE`] such
+    /// works run. The work goes on to its end when the browser goes away.
+    pub(crate) async fn blocking<T: Send + 'static>(
+        self: &Arc<Self>,
+        work: impl FnOnce(&Console) -> Result<T, ConsoleError> + Send + 'static,
+    ) -> Result<T, ConsoleError> {
+        let turn = self
+            .at_once
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|e| ConsoleError::internal(e.to_string()))?;
+        let console = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let _turn = turn;
+            work(&console)
+        })
+        .await
+        .map_err(|e| ConsoleError::internal(format!("the work stopped: {e}")))?
+    }
+}
+
+/// The runtime the console serves on: a worker per core (at least two) for the
+/// connections and pages, and threads of their own for the store's work.
+pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(cores.max(2))
+        .thread_name("console")
+        .enable_all()
+        .build()
 }
 
 /// Why the console did not start or stopped.

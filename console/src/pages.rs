@@ -9,7 +9,7 @@ use std::sync::Arc;
 use askama::Template;
 use axum::Extension;
 use axum::extract::{Form, Query, State};
-use axum::http::{StatusCode, header};
+use axum::http::header;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use masterctl_store::proposals::{self, Proposal};
 use masterctl_store::review::blame::Blame;
@@ -19,14 +19,15 @@ use serde::Deserialize;
 
 use crate::Console;
 use crate::access::Policy;
-use crate::shown::{LoginPage, error_page, render, store_error, unauthorized};
+use crate::failed::{Answer, ConsoleError};
+use crate::shown::{LoginPage, render, unauthorized};
 use crate::target::Target;
 use crate::visitor::{COOKIE, Visitor, cookie_for};
 
 /// The repository and its structure.
-fn open(console: &Console) -> Result<(MasterRepo, Structure), Response> {
-    let repo = console.open().map_err(store_error)?;
-    let structure = repo.structure().map_err(store_error)?;
+fn open(console: &Console) -> Result<(MasterRepo, Structure), ConsoleError> {
+    let repo = console.open()?;
+    let structure = repo.structure()?;
     Ok((repo, structure))
 }
 
@@ -73,7 +74,7 @@ fn shown_line(
     repo: &MasterRepo,
     structure: &Structure,
     status: RegionStatus,
-) -> Result<LineShown, Response> {
+) -> Result<LineShown, ConsoleError> {
     if status.head.is_none() {
         return Ok(LineShown {
             status,
@@ -82,16 +83,13 @@ fn shown_line(
         });
     }
     let reference = format!("refs/heads/{}", status.branch);
-    let last = masterctl_store::history(repo, &reference, 1)
-        .map_err(store_error)?
+    let last = masterctl_store::history(repo, &reference, 1)?
         .into_iter()
         .next();
-    let region =
-        masterctl_store::Region::of(&structure.project, &status.region).map_err(store_error)?;
-    let line = Line::of(&region, status.work.as_deref()).map_err(store_error)?;
+    let region = masterctl_store::Region::of(&structure.project, &status.region)?;
+    let line = Line::of(&region, status.work.as_deref())?;
     let coverage = console
-        .translation_states(repo, &line)
-        .map_err(store_error)?
+        .translation_states(repo, &line)?
         .iter()
         .map(|l| {
             let c = &l.total;
@@ -114,27 +112,24 @@ fn shown_line(
 pub async fn regions(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
-) -> Response {
-    let shown = open(&console).and_then(|(repo, structure)| {
-        let remote = console.shown_remote(&repo);
-        let lines = masterctl_store::status::status(&repo, &structure, remote.as_ref())
-            .map_err(store_error)?
-            .into_iter()
-            .map(|status| shown_line(&console, &repo, &structure, status))
-            .collect::<Result<Vec<_>, _>>()?;
-        let regions = masterctl_store::Region::all(&structure.project);
-        let proposals = proposals::list(&repo, &regions).map_err(store_error)?;
-        Ok((lines, proposals))
-    });
-    let (lines, proposals) = match shown {
-        Ok(shown) => shown,
-        Err(response) => return response,
-    };
-    render(&RegionsPage {
-        who: &who,
-        lines: &lines,
-        proposals: &proposals,
-    })
+) -> Answer {
+    console
+        .blocking(move |console| {
+            let (repo, structure) = open(console)?;
+            let remote = console.shown_remote(&repo);
+            let lines = masterctl_store::status::status(&repo, &structure, remote.as_ref())?
+                .into_iter()
+                .map(|status| shown_line(console, &repo, &structure, status))
+                .collect::<Result<Vec<_>, _>>()?;
+            let regions = masterctl_store::Region::all(&structure.project);
+            let proposals = proposals::list(&repo, &regions)?;
+            render(&RegionsPage {
+                who: &who,
+                lines: &lines,
+                proposals: &proposals,
+            })
+        })
+        .await
 }
 
 #[derive(Template)]
@@ -153,21 +148,19 @@ pub async fn history(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
     Query(target): Query<Target>,
-) -> Response {
-    let shown = target.open(&console).and_then(|(repo, _, line)| {
-        repo.head_of_line(&line).map_err(store_error)?;
-        let records =
-            masterctl_store::history(&repo, &line.reference(), HISTORY).map_err(store_error)?;
-        Ok((line, records))
-    });
-    match shown {
-        Ok((line, records)) => render(&HistoryPage {
-            who: &who,
-            line: &line,
-            records: &records,
-        }),
-        Err(response) => response,
-    }
+) -> Answer {
+    console
+        .blocking(move |console| {
+            let (repo, _, line) = target.open(console)?;
+            repo.head_of_line(&line)?;
+            let records = masterctl_store::history(&repo, &line.reference(), HISTORY)?;
+            render(&HistoryPage {
+                who: &who,
+                line: &line,
+                records: &records,
+            })
+        })
+        .await
 }
 
 #[derive(Deserialize)]
@@ -179,45 +172,33 @@ pub struct CommitQuery {
 pub async fn commit(
     State(console): State<Arc<Console>>,
     Query(query): Query<CommitQuery>,
-) -> Response {
+) -> Answer {
     // A commit id, and nothing else a revision could be (no ranges, no paths).
     if !(7..=40).contains(&query.id.len()) || !query.id.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return error_page(
-            StatusCode::BAD_REQUEST,
+        return Err(ConsoleError::bad_request(
             "a commit is named by its id (hexadecimal)",
-        );
-    }
-    let repo = match console.open() {
-        Ok(repo) => repo,
-        Err(e) => return store_error(e),
-    };
-    // A commit's review never changes: made once per commit.
-    let Ok(id) = repo
-        .git
-        .revparse_single(&query.id)
-        .and_then(|found| found.peel_to_commit())
-        .map(|commit| commit.id().to_string())
-    else {
-        return store_error(masterctl_store::StoreError::UnknownRevision(
-            query.id.clone(),
         ));
-    };
-    use masterctl_store::review::diff;
-    let page = console.commits.get_or(&id, || {
-        let (from, to) = diff::revision(&repo.git, &id)?;
-        let review = diff::review(&from, &to, &diff::DiffOptions::default())?;
-        let title = format!("commit {}", short_id(&id));
-        Ok(diff::page(
-            &title,
-            &review.from.label,
-            &review.to.label,
-            &review.diff,
-        ))
-    });
-    match page {
-        Ok(page) => crate::guard::review_page(page.as_str().to_string()),
-        Err(e) => store_error(e),
     }
+    console
+        .blocking(move |console| {
+            let repo = console.open()?;
+            // A commit's review never changes: made once per commit.
+            let id = repo.commit_id(&query.id)?;
+            use masterctl_store::review::diff;
+            let page = console.commits.get_or(&id, || {
+                let (from, to) = diff::revision(&repo.git, &id)?;
+                let review = diff::review(&from, &to, &diff::DiffOptions::default())?;
+                let title = format!("commit {}", short_id(&id));
+                Ok::<_, masterctl_store::StoreError>(diff::page(
+                    &title,
+                    &review.from.label,
+                    &review.to.label,
+                    &review.diff,
+                ))
+            })?;
+            Ok(crate::guard::review_page(page.as_str().to_string()))
+        })
+        .await
 }
 
 #[derive(Deserialize)]
@@ -242,21 +223,20 @@ pub async fn blame(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
     Query(query): Query<BlameQuery>,
-) -> Response {
-    let shown = query.target.open(&console).and_then(|(repo, _, line)| {
-        let key: Vec<String> = query.key.split('|').map(str::to_string).collect();
-        let blame = masterctl_store::review::blame::blame(&repo, &line, &query.table, &key, None)
-            .map_err(store_error)?;
-        Ok((line, blame))
-    });
-    match shown {
-        Ok((line, blame)) => render(&BlamePage {
-            who: &who,
-            line: &line,
-            blame: &blame,
-        }),
-        Err(response) => response,
-    }
+) -> Answer {
+    console
+        .blocking(move |console| {
+            let (repo, _, line) = query.target.open(console)?;
+            let key: Vec<String> = query.key.split('|').map(str::to_string).collect();
+            let blame =
+                masterctl_store::review::blame::blame(&repo, &line, &query.table, &key, None)?;
+            render(&BlamePage {
+                who: &who,
+                line: &line,
+                blame: &blame,
+            })
+        })
+        .await
 }
 
 /// `GET /login`: the sign-in form (users sign in with their token).
@@ -282,10 +262,11 @@ pub async fn login(State(console): State<Arc<Console>>, Form(form): Form<LoginFo
         return unauthorized(&console.policy);
     };
     let Some((id, _)) = console.sessions.open(identity.clone()) else {
-        return crate::shown::error_page(
-            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+        return ConsoleError::of(
+            masterctl_app::ErrorKind::Environment,
             "the console holds as many sessions as it keeps: sign in again later",
-        );
+        )
+        .into_response();
     };
     let mut response = Redirect::to("/").into_response();
     // Users of a users file sign in to the console itself (no proxy to say https).
@@ -308,10 +289,8 @@ pub async fn logout(
     Form(form): Form<CsrfForm>,
 ) -> Response {
     if !who.form_is_ours(form.csrf.as_deref()) {
-        return error_page(
-            StatusCode::FORBIDDEN,
-            "this form is not one this console gave you",
-        );
+        return ConsoleError::forbidden("this form is not one this console gave you")
+            .into_response();
     }
     if let Some((id, _)) = &who.session {
         console.sessions.close(id);

@@ -7,14 +7,13 @@ use std::sync::Arc;
 
 use crate::Console;
 use crate::access::Role;
+use crate::failed::{Answer, ConsoleError};
 use crate::forms::Acting;
-use crate::shown::{error_page, store_error};
 use crate::target::Target;
 use crate::visitor::Visitor;
 use axum::Extension;
 use axum::extract::{Form, State};
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::{IntoResponse, Redirect};
 use masterctl_store::proposals;
 
 /// `POST /propose`: propose the work branch for merging (as the signed-in editor), or
@@ -23,31 +22,31 @@ pub async fn act(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
     Form(form): Form<Acting<Target>>,
-) -> Response {
-    if let Err(refused) = who.may_post(Role::Editor, form.csrf.as_deref()) {
-        return refused;
-    }
-    let (repo, _, line) = match form.on.open(&console) {
-        Ok(found) => found,
-        Err(response) => return response,
+) -> Answer {
+    who.may_post(Role::Editor, form.csrf.as_deref())?;
+    let propose = match form.action.as_str() {
+        "propose" => true,
+        "withdraw" => false,
+        _ => {
+            return Err(ConsoleError::bad_request(
+                "the action is propose or withdraw",
+            ));
+        }
     };
-    let Some(work) = line.work() else {
-        return error_page(
-            StatusCode::BAD_REQUEST,
-            "a merge is proposed for a work branch: name one",
-        );
-    };
-    let repo = match repo.write_as(&who.identity.name, &who.identity.email) {
-        Ok(repo) => repo,
-        Err(e) => return store_error(e),
-    };
-    let done = match form.action.as_str() {
-        "propose" => proposals::propose(&repo, work, form.message()).map(|_| ()),
-        "withdraw" => proposals::withdraw(&repo, work).map(|_| ()),
-        _ => return error_page(StatusCode::BAD_REQUEST, "the action is propose or withdraw"),
-    };
-    match done {
-        Ok(()) => Redirect::to(&format!("/join?kind=merge&{}", form.on.query())).into_response(),
-        Err(e) => store_error(e),
-    }
+    console
+        .blocking(move |console| {
+            let (_, _, line) = form.on.open(console)?;
+            let Some(work) = line.work() else {
+                return Err(ConsoleError::bad_request(
+                    "a merge is proposed for a work branch: name one",
+                ));
+            };
+            let repo = console.open_as(&who)?;
+            match propose {
+                true => proposals::propose(&repo, work, form.message()).map(|_| ())?,
+                false => proposals::withdraw(&repo, work).map(|_| ())?,
+            }
+            Ok(Redirect::to(&format!("/join?kind=merge&{}", form.on.query())).into_response())
+        })
+        .await
 }

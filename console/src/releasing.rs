@@ -9,16 +9,16 @@ use std::sync::Arc;
 use askama::Template;
 use axum::Extension;
 use axum::extract::{Form, Query, State};
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Redirect, Response};
-use masterctl_delivery::{DeliveryError, ReleaseInfo, Remote, RemoteOptions};
+use axum::response::{IntoResponse, Redirect};
+use masterctl_delivery::{ReleaseInfo, Remote, RemoteOptions};
 use masterctl_store::Region;
 use serde::Deserialize;
 
 use crate::Console;
 use crate::access::Role;
+use crate::failed::{Answer, ConsoleError};
 use crate::forms::Acting;
-use crate::shown::{error_page, render, store_error};
+use crate::shown::render;
 use crate::visitor::Visitor;
 
 #[derive(Deserialize)]
@@ -28,10 +28,10 @@ pub struct RegionQuery {
 
 /// The region a request names, checked against the project, and the project's store
 /// (`None` when it names none).
-fn store_of(console: &Console, region: &str) -> Result<(Region, Option<Remote>), Response> {
-    let repo = console.open().map_err(store_error)?;
-    let structure = repo.structure().map_err(store_error)?;
-    let region = Region::of(&structure.project, region).map_err(store_error)?;
+fn store_of(console: &Console, region: &str) -> Result<(Region, Option<Remote>), ConsoleError> {
+    let repo = console.open()?;
+    let structure = repo.structure()?;
+    let region = Region::of(&structure.project, region)?;
     let Some(publish) = &structure.project.config.publish else {
         return Ok((region, None));
     };
@@ -39,24 +39,8 @@ fn store_of(console: &Console, region: &str) -> Result<(Region, Option<Remote>),
         endpoint: publish.endpoint.clone(),
         ..RemoteOptions::default()
     };
-    let remote = Remote::open(&publish.store, &options).map_err(delivery_error)?;
+    let remote = Remote::open(&publish.store, &options)?;
     Ok((region, Some(remote)))
-}
-
-/// A delivery failure as a page: a release named wrongly 404, one that cannot be made
-/// current (objects missing, another publisher or gc at work) 409, a store that did not
-/// answer 502.
-fn delivery_error(error: DeliveryError) -> Response {
-    let status = match &error {
-        DeliveryError::Missing { .. } | DeliveryError::Ambiguous { .. } => StatusCode::NOT_FOUND,
-        DeliveryError::Raced { .. }
-        | DeliveryError::Busy { .. }
-        | DeliveryError::Corrupt { .. }
-        | DeliveryError::Foreign { .. } => StatusCode::CONFLICT,
-        DeliveryError::Url { .. } => StatusCode::INTERNAL_SERVER_ERROR,
-        _ => StatusCode::BAD_GATEWAY,
-    };
-    error_page(status, &error.to_string())
 }
 
 #[derive(Template)]
@@ -75,27 +59,16 @@ pub async fn page(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
     Query(query): Query<RegionQuery>,
-) -> Response {
-    let (region, remote) = match store_of(&console, &query.region) {
-        Ok(found) => found,
-        Err(response) => return response,
-    };
+) -> Answer {
+    let (region, remote) = console
+        .blocking(move |console| store_of(console, &query.region))
+        .await?;
     let store = remote.as_ref().map(|r| r.shown().to_string());
     let releases = match remote {
         // The project's folder store before its first publish: nothing published yet
         // (its folder is made by that publish).
         Some(remote) if remote.folder_there().is_err() => Vec::new(),
-        Some(remote) => {
-            let name = region.name().to_string();
-            let listed = delivered(move |runtime| {
-                runtime.block_on(masterctl_delivery::releases(&remote, Some(&name)))
-            });
-            match listed.await {
-                Ok(Ok(releases)) => releases,
-                Ok(Err(e)) => return delivery_error(e),
-                Err(response) => return response,
-            }
-        }
+        Some(remote) => masterctl_delivery::releases(&remote, Some(region.name())).await?,
         None => Vec::new(),
     };
     render(&ReleasesPage {
@@ -119,45 +92,24 @@ pub async fn act(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
     Form(form): Form<Acting<Rollback>>,
-) -> Response {
-    if let Err(refused) = who.may_post(Role::Maintainer, form.csrf.as_deref()) {
-        return refused;
-    }
+) -> Answer {
+    who.may_post(Role::Maintainer, form.csrf.as_deref())?;
     if form.action != "rollback" {
-        return error_page(StatusCode::BAD_REQUEST, "the action is rollback");
+        return Err(ConsoleError::bad_request("the action is rollback"));
     }
-    let (region, remote) = match store_of(&console, &form.on.region) {
-        Ok(found) => found,
-        Err(response) => return response,
-    };
+    let named = form.on.region.clone();
+    let (region, remote) = console
+        .blocking(move |console| store_of(console, &named))
+        .await?;
     let Some(remote) = remote else {
-        return error_page(
-            StatusCode::NOT_FOUND,
+        return Err(ConsoleError::not_found(
             "this project names no store ([publish] store in masterctl.toml)",
-        );
+        ));
     };
-    let (name, release) = (region.name().to_string(), form.on.release.clone());
-    let rolled = delivered(move |runtime| {
-        runtime.block_on(masterctl_delivery::rollback(&remote, &name, &release))
-    });
-    match rolled.await {
-        Err(response) => response,
-        Ok(Ok(_)) => Redirect::to(&format!(
-            "/releases?region={}",
-            crate::target::urlencode(region.name())
-        ))
-        .into_response(),
-        Ok(Err(e)) => delivery_error(e),
-    }
-}
-
-/// Delivery's work, on a blocking thread of the console's runtime: its futures borrow
-/// across awaits in ways a request's future cannot carry between threads.
-async fn delivered<T: Send + 'static>(
-    work: impl FnOnce(tokio::runtime::Handle) -> T + Send + 'static,
-) -> Result<T, Response> {
-    let runtime = tokio::runtime::Handle::current();
-    tokio::task::spawn_blocking(move || work(runtime))
-        .await
-        .map_err(|e| error_page(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()))
+    masterctl_delivery::rollback(&remote, region.name(), &form.on.release).await?;
+    Ok(Redirect::to(&format!(
+        "/releases?region={}",
+        crate::target::urlencode(region.name())
+    ))
+    .into_response())
 }

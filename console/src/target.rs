@@ -5,10 +5,10 @@ use masterctl_store::{Line, MasterRepo, Region, Structure};
 use serde::Deserialize;
 
 use crate::Console;
-use crate::shown::store_error;
+use crate::failed::ConsoleError;
 
 /// `region=R[&branch=NAME]` of a request.
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone)]
 pub struct Target {
     pub region: String,
     #[serde(default)]
@@ -31,14 +31,11 @@ impl Target {
     }
 
     /// The repository, its structure and the branch named, checked against the project.
-    pub fn open(
-        &self,
-        console: &Console,
-    ) -> Result<(MasterRepo, Structure, Line), axum::response::Response> {
-        let repo = console.open().map_err(store_error)?;
-        let structure = repo.structure().map_err(store_error)?;
-        let region = Region::of(&structure.project, &self.region).map_err(store_error)?;
-        let line = Line::of(&region, self.branch()).map_err(store_error)?;
+    pub fn open(&self, console: &Console) -> Result<(MasterRepo, Structure, Line), ConsoleError> {
+        let repo = console.open()?;
+        let structure = repo.structure()?;
+        let region = Region::of(&structure.project, &self.region)?;
+        let line = Line::of(&region, self.branch())?;
         Ok((repo, structure, line))
     }
 }

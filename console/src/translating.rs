@@ -9,7 +9,8 @@ use askama::Template;
 use axum::Extension;
 use axum::extract::{Form, Multipart, Query, State};
 use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
+use masterctl_app::ErrorKind;
 use masterctl_locales::exchange::Format;
 use masterctl_store::l10n::import::{self as taking, Taken, TakenState, TranslationOutcome};
 use masterctl_store::l10n::{self, LanguageStatus, RegionTexts};
@@ -18,15 +19,19 @@ use serde::Deserialize;
 
 use crate::Console;
 use crate::access::Role;
-use crate::shown::{error_page, render, store_error};
+use crate::failed::{Answer, ConsoleError};
+use crate::shown::render;
 use crate::target::Target;
 use crate::uploads::{EXCHANGE, Staged, Uploads, keep_form};
 use crate::visitor::Visitor;
 
 /// The repository, the branch named and its texts.
-fn open(console: &Console, target: &Target) -> Result<(MasterRepo, Line, RegionTexts), Response> {
+fn open(
+    console: &Console,
+    target: &Target,
+) -> Result<(MasterRepo, Line, RegionTexts), ConsoleError> {
     let (repo, _, line) = target.open(console)?;
-    let texts = l10n::open_region(&repo, &line).map_err(store_error)?;
+    let texts = l10n::open_region(&repo, &line)?;
     Ok((repo, line, texts))
 }
 
@@ -43,21 +48,18 @@ pub async fn page(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
     Query(target): Query<Target>,
-) -> Response {
-    let shown = target.open(&console).and_then(|(repo, _, line)| {
-        let languages = console
-            .translation_states(&repo, &line)
-            .map_err(store_error)?;
-        Ok((line, languages))
-    });
-    match shown {
-        Ok((line, languages)) => render(&TranslationsPage {
-            who: &who,
-            line: &line,
-            languages: &languages,
-        }),
-        Err(response) => response,
-    }
+) -> Answer {
+    console
+        .blocking(move |console| {
+            let (repo, _, line) = target.open(console)?;
+            let languages = console.translation_states(&repo, &line)?;
+            render(&TranslationsPage {
+                who: &who,
+                line: &line,
+                languages: &languages,
+            })
+        })
+        .await
 }
 
 #[derive(Deserialize)]
@@ -71,22 +73,20 @@ pub struct FileQuery {
 }
 
 /// `GET /translations/file?region=R&lang=L&format=xliff|po|csv`: the exchange file.
-pub async fn file(State(console): State<Arc<Console>>, Query(query): Query<FileQuery>) -> Response {
+pub async fn file(State(console): State<Arc<Console>>, Query(query): Query<FileQuery>) -> Answer {
     let Some(format) = Format::parse(&query.format) else {
-        return error_page(StatusCode::BAD_REQUEST, "the format is xliff, po or csv");
+        return Err(ConsoleError::bad_request("the format is xliff, po or csv"));
     };
-    let (repo, line, texts) = match open(&console, &query.target) {
-        Ok(found) => found,
-        Err(response) => return response,
-    };
-    if !texts.targets().contains(&query.lang.as_str()) {
-        return error_page(
-            StatusCode::NOT_FOUND,
-            &format!("{} is not translated into that language", line.branch()),
-        );
-    }
-    match l10n::export(&repo, &texts, &query.lang, format, query.all) {
-        Ok(export) => {
+    console
+        .blocking(move |console| {
+            let (repo, line, texts) = open(console, &query.target)?;
+            if !texts.targets().contains(&query.lang.as_str()) {
+                return Err(ConsoleError::not_found(format!(
+                    "{} is not translated into that language",
+                    line.branch()
+                )));
+            }
+            let export = l10n::export(&repo, &texts, &query.lang, format, query.all)?;
             let extension = match format {
                 Format::Xliff => "xlf",
                 Format::Po => "po",
@@ -94,7 +94,7 @@ pub async fn file(State(console): State<Arc<Console>>, Query(query): Query<FileQ
             };
             // The name is made of checked names only.
             let name = format!("{}-{}.{extension}", line.name(), query.lang);
-            (
+            Ok((
                 [
                     (header::CONTENT_TYPE, "application/octet-stream".to_string()),
                     (
@@ -104,10 +104,9 @@ pub async fn file(State(console): State<Arc<Console>>, Query(query): Query<FileQ
                 ],
                 export.bytes,
             )
-                .into_response()
-        }
-        Err(e) => store_error(e),
-    }
+                .into_response())
+        })
+        .await
 }
 
 #[derive(Template)]
@@ -127,13 +126,10 @@ pub async fn upload(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
     mut form: Multipart,
-) -> Response {
+) -> Answer {
     let one = |staged: &Staged| match staged.len() {
         1 => Ok(()),
-        _ => Err(error_page(
-            StatusCode::BAD_REQUEST,
-            "one exchange file at a time",
-        )),
+        _ => Err(ConsoleError::bad_request("one exchange file at a time")),
     };
     let files = ("file", EXCHANGE);
     keep_form(&console, &mut form, files, &who, one, "/translations/check").await
@@ -153,41 +149,47 @@ fn take(
     upload: &str,
     target: &Target,
     dry_run: bool,
-) -> Result<(Line, TranslationOutcome), Response> {
+) -> Result<(Line, TranslationOutcome), ConsoleError> {
     let (repo, line, _) = open(console, target)?;
     let uploads = Uploads::new(repo.git.path());
     let folder = uploads
         .folder(&who.identity.name, upload)
-        .map_err(|e| error_page(StatusCode::NOT_FOUND, &e.to_string()))?;
+        .map_err(|e| ConsoleError::not_found(e.to_string()))?;
     let Some(name) = uploads.files(&folder).into_iter().next() else {
-        return Err(error_page(
-            StatusCode::NOT_FOUND,
-            "the upload holds no file",
-        ));
+        return Err(ConsoleError::not_found("the upload holds no file"));
     };
-    let repo = match dry_run {
-        true => repo
-            .write_as(&who.identity.name, &who.identity.email)
-            .map_err(store_error)?,
-        false => console.writer(who, &[&line])?,
-    };
-    let outcome = taking::run(
+    let repo = console.open_as(who)?;
+    // Only a take that commits has the remote around it.
+    let remote = console.around().filter(|_| !dry_run);
+    let around = masterctl_app::sync::around(
         &repo,
-        &taking::Request {
-            region: line.name(),
-            branch: line.work().map(|w| w.name()),
-            file: &folder.join(name),
-            language: None,
-            message: None,
-            dry_run,
+        remote.as_ref(),
+        std::slice::from_ref(&line),
+        &line,
+        |repo| {
+            taking::run(
+                repo,
+                &taking::Request {
+                    region: line.name(),
+                    branch: line.work().map(|w| w.name()),
+                    file: &folder.join(name),
+                    language: None,
+                    message: None,
+                    dry_run,
+                },
+            )
         },
-    )
-    .map_err(store_error)?;
-    if let TranslationOutcome::Taken(taken) = &outcome
-        && let TakenState::Committed { .. } = taken.state
-    {
-        console.pushed(&repo, &line)?;
-    }
+        |outcome| {
+            matches!(
+                outcome,
+                TranslationOutcome::Taken(Taken {
+                    state: TakenState::Committed { .. },
+                    ..
+                })
+            )
+        },
+    )?;
+    let outcome = console.landed(around, &line)?;
     Ok((line, outcome))
 }
 
@@ -196,14 +198,16 @@ pub async fn check(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
     Query(query): Query<CheckQuery>,
-) -> Response {
-    if let Err(refused) = who.may(Role::Editor) {
-        return refused;
-    }
-    let (line, outcome) = match take(&console, &who, &query.upload, &query.target, true) {
-        Ok(done) => done,
-        Err(response) => return response,
-    };
+) -> Answer {
+    who.may(Role::Editor)?;
+    console
+        .blocking(move |console| check_page(console, &who, &query))
+        .await
+}
+
+/// What taking the file would do, as its page.
+fn check_page(console: &Console, who: &Visitor, query: &CheckQuery) -> Answer {
+    let (line, outcome) = take(console, who, &query.upload, &query.target, true)?;
     let (rejected, taken) = match &outcome {
         TranslationOutcome::Rejected(report) => {
             (report.diagnostics.iter().map(Failing::of).collect(), None)
@@ -215,13 +219,13 @@ pub async fn check(
         Some(_) => StatusCode::OK,
     };
     let page = TakenPage {
-        who: &who,
+        who,
         line: &line,
         upload: &query.upload,
         rejected,
         taken,
     };
-    (status, render(&page)).into_response()
+    Ok((status, render(&page)?).into_response())
 }
 
 /// A check failure as the page shows it: where in the file (by its own name only), the
@@ -278,10 +282,8 @@ pub async fn commit(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
     Form(form): Form<TakeForm>,
-) -> Response {
-    if let Err(refused) = who.may_post(Role::Editor, form.csrf.as_deref()) {
-        return refused;
-    }
+) -> Answer {
+    who.may_post(Role::Editor, form.csrf.as_deref())?;
     let translations = format!("/translations?{}", form.target.query());
     let author = who.clone();
     console
@@ -292,8 +294,8 @@ pub async fn commit(
                 {
                     Ok(translations)
                 }
-                _ => Err(error_page(
-                    StatusCode::UNPROCESSABLE_ENTITY,
+                _ => Err(ConsoleError::of(
+                    ErrorKind::Invalid,
                     "the file cannot be taken: see its check",
                 )),
             }

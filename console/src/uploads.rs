@@ -5,16 +5,17 @@
 //! age.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use axum::extract::Multipart;
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::{IntoResponse, Redirect};
 use sha2::{Digest, Sha256};
 
 use crate::Console;
 use crate::access::Role;
-use crate::shown::{error_page, store_error};
+use crate::failed::{Answer, ConsoleError};
 use crate::target::Target;
 use crate::visitor::Visitor;
 
@@ -224,30 +225,28 @@ struct Received {
 /// checked against the project, the files `accept`ed, and the upload kept; the browser
 /// sent to `page?upload=ID&region=…`, where it is reviewed.
 pub async fn keep_form(
-    console: &Console,
+    console: &Arc<Console>,
     form: &mut Multipart,
     files: (&str, &[&str]),
     who: &Visitor,
-    accept: impl FnOnce(&Staged) -> Result<(), Response>,
+    accept: impl FnOnce(&Staged) -> Result<(), ConsoleError> + Send + 'static,
     page: &str,
-) -> Response {
-    let uploads = match console.open() {
-        Ok(repo) => Uploads::new(repo.git.path()),
-        Err(e) => return store_error(e),
-    };
-    let Received { target, staged } = match receive(form, files, who, Role::Editor, &uploads).await
-    {
-        Ok(received) => received,
-        Err(response) => return response,
-    };
-    let checked = accept(&staged).and_then(|()| target.open(console).map(|_| ()));
-    if let Err(response) = checked {
-        return response;
-    }
-    match staged.keep() {
-        Ok(id) => Redirect::to(&format!("{page}?upload={id}&{}", target.query())).into_response(),
-        Err(e) => refused(&e),
-    }
+) -> Answer {
+    let uploads = console
+        .blocking(|console| Ok(Uploads::new(console.open()?.git.path())))
+        .await?;
+    let Received { target, staged } = receive(form, files, who, Role::Editor, &uploads).await?;
+    let id = console
+        .blocking({
+            let target = target.clone();
+            move |console| {
+                accept(&staged)?;
+                target.open(console)?;
+                staged.keep().map_err(|e| refused(&e))
+            }
+        })
+        .await?;
+    Ok(Redirect::to(&format!("{page}?upload={id}&{}", target.query())).into_response())
 }
 
 /// Read an upload form of `who`'s, who must be at least `role`: its fields, and the
@@ -262,7 +261,7 @@ async fn receive(
     who: &Visitor,
     role: Role,
     uploads: &Uploads,
-) -> Result<Received, Response> {
+) -> Result<Received, ConsoleError> {
     let mut csrf = None;
     let mut target = Target {
         region: String::new(),
@@ -309,7 +308,7 @@ async fn receive(
 const TEXT_LIMIT: usize = 4096;
 
 /// A form's text field, refused past [`TEXT_LIMIT`] bytes before more is read.
-async fn short_text(mut part: axum::extract::multipart::Field<'_>) -> Result<String, Response> {
+async fn short_text(mut part: axum::extract::multipart::Field<'_>) -> Result<String, ConsoleError> {
     let mut bytes = Vec::new();
     while let Some(chunk) = part
         .chunk()
@@ -317,7 +316,7 @@ async fn short_text(mut part: axum::extract::multipart::Field<'_>) -> Result<Str
         .map_err(|e| arrived(&e, "a form field"))?
     {
         if bytes.len() + chunk.len() > TEXT_LIMIT {
-            return Err(error_page(
+            return Err(ConsoleError::http(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "a form field is longer than any this form sends",
             ));
@@ -325,7 +324,7 @@ async fn short_text(mut part: axum::extract::multipart::Field<'_>) -> Result<Str
         bytes.extend_from_slice(&chunk);
     }
     String::from_utf8(bytes)
-        .map_err(|_| error_page(StatusCode::BAD_REQUEST, "a form field is not UTF-8 text"))
+        .map_err(|_| ConsoleError::bad_request("a form field is not UTF-8 text"))
 }
 
 /// A file of the upload written into `staged` as it arrives, refused as soon as it or
@@ -334,7 +333,7 @@ async fn read_into(
     part: &mut axum::extract::multipart::Field<'_>,
     staged: &mut Staged,
     name: &str,
-) -> Result<(), Response> {
+) -> Result<(), ConsoleError> {
     use std::io::Write;
     let mut file = staged.create(name).map_err(|e| refused(&e))?;
     let mut written = 0u64;
@@ -350,15 +349,15 @@ async fn read_into(
 }
 
 /// A part that did not arrive whole, as its page.
-fn arrived(error: &axum::extract::multipart::MultipartError, what: &str) -> Response {
-    error_page(
+fn arrived(error: &axum::extract::multipart::MultipartError, what: &str) -> ConsoleError {
+    ConsoleError::http(
         error.status(),
-        &format!("`{what}` did not arrive whole: {}", error.body_text()),
+        format!("`{what}` did not arrive whole: {}", error.body_text()),
     )
 }
 
 /// An upload refused, as its page: too large 413, not kept 500, otherwise 400.
-pub fn refused(error: &UploadError) -> Response {
+pub fn refused(error: &UploadError) -> ConsoleError {
     let status = match error {
         UploadError::TooLarge { .. } | UploadError::UploadTooLarge | UploadError::TooMany => {
             StatusCode::PAYLOAD_TOO_LARGE
@@ -367,7 +366,7 @@ pub fn refused(error: &UploadError) -> Response {
         UploadError::Unknown(_) => StatusCode::NOT_FOUND,
         _ => StatusCode::BAD_REQUEST,
     };
-    error_page(status, &error.to_string())
+    ConsoleError::http(status, error.to_string())
 }
 
 /// A file name an upload may hold: its last component only, one of `extensions`, no

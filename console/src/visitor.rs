@@ -13,6 +13,7 @@ use axum::response::Response;
 
 use crate::Console;
 use crate::access::{Identity, Policy, Role, Session, same_token};
+use crate::failed::ConsoleError;
 
 /// The name of the session cookie.
 pub const COOKIE: &str = "masterctl_session";
@@ -43,25 +44,21 @@ impl Visitor {
     }
 
     /// Refused (403) unless the visitor's role is at least `role`.
-    pub fn may(&self, role: Role) -> Result<(), Response> {
+    pub fn may(&self, role: Role) -> Result<(), ConsoleError> {
         if self.identity.role >= role {
             return Ok(());
         }
-        Err(crate::shown::error_page(
-            axum::http::StatusCode::FORBIDDEN,
-            &format!(
-                "{} is a {}: this needs a {role}",
-                self.identity.name, self.identity.role
-            ),
-        ))
+        Err(ConsoleError::forbidden(format!(
+            "{} is a {}: this needs a {role}",
+            self.identity.name, self.identity.role
+        )))
     }
 
     /// A form that changes something: its session's token, and a role of at least
     /// `role` (403 otherwise).
-    pub fn may_post(&self, role: Role, csrf: Option<&str>) -> Result<(), Response> {
+    pub fn may_post(&self, role: Role, csrf: Option<&str>) -> Result<(), ConsoleError> {
         if !self.form_is_ours(csrf) {
-            return Err(crate::shown::error_page(
-                axum::http::StatusCode::FORBIDDEN,
+            return Err(ConsoleError::forbidden(
                 "this form is not one this console gave you (reload the page and try again)",
             ));
         }

@@ -10,15 +10,16 @@ use std::sync::Arc;
 
 use axum::Extension;
 use axum::extract::{Query, State};
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Redirect, Response};
-use masterctl_store::remote::{self, PullState, Scope};
+use axum::response::{IntoResponse, Redirect};
+use masterctl_app::ErrorKind;
+use masterctl_app::sync::{Around, Push, Remote, stopped};
 use masterctl_store::{Line, MasterRepo};
 use serde::Deserialize;
 
 use crate::Console;
+use crate::failed::{Answer, ConsoleError};
 use crate::jobs::Polled;
-use crate::shown::{error_page, render, store_error};
+use crate::shown::render;
 use crate::visitor::Visitor;
 
 /// The page shown while work runs (it reloads itself).
@@ -37,67 +38,76 @@ pub struct Working<'a> {
 pub const PATIENCE: std::time::Duration = std::time::Duration::from_millis(500);
 
 impl Console {
-    /// The repository, to be written by `who`: each of `lines` first takes what the
-    /// remote has of it. A pull that cannot be made cleanly (both sides changed a cell,
-    /// or a join is stopped on the branch) is a conflict page; nothing is written.
-    pub(crate) fn writer(&self, who: &Visitor, lines: &[&Line]) -> Result<MasterRepo, Response> {
-        let repo = self
-            .open()
-            .and_then(|repo| repo.write_as(&who.identity.name, &who.identity.email))
-            .map_err(store_error)?;
-        let Some(remote) = &self.remote else {
-            return Ok(repo);
-        };
-        let structure = repo.structure().map_err(store_error)?;
-        for line in lines {
-            let scope = Scope::Line((*line).clone());
-            for pulled in remote::pull(&repo, &structure, remote, &scope).map_err(store_error)? {
-                if let PullState::Stopped { .. } | PullState::InProgress { .. } = pulled.state {
-                    return Err(error_page(
-                        StatusCode::CONFLICT,
-                        &format!(
-                            "{} could not take what {remote} has of it: both changed the same cells, or a join is stopped on it. Nothing was written; a maintainer finishes that pull in the repository the console serves, then this can be done again",
-                            pulled.branch
-                        ),
-                    ));
-                }
-            }
-        }
-        Ok(repo)
+    /// The repository, to be written by `who` (the author of what they commit).
+    pub(crate) fn open_as(&self, who: &Visitor) -> Result<MasterRepo, ConsoleError> {
+        Ok(self
+            .open()?
+            .write_as(&who.identity.name, &who.identity.email)?)
     }
 
-    /// After a commit on `line`: push it when the console serves with a remote
-    /// (pulling and pushing again while another clone beat it). A push that does not
-    /// land is an error page saying the commit is kept here.
-    pub(crate) fn pushed(&self, repo: &MasterRepo, line: &Line) -> Result<(), Response> {
-        let Some(remote) = &self.remote else {
-            return Ok(());
+    /// The remote every write takes its branches from first and sends its commit to
+    /// after, when the console serves with one.
+    pub(crate) fn around(&self) -> Option<Remote> {
+        self.remote.clone().map(|name| Remote {
+            name,
+            pull: true,
+            push: true,
+        })
+    }
+
+    /// A write's result once the remote around it is dealt with. A pull that could not
+    /// be made cleanly (both sides changed a cell, or a join is stopped on the branch)
+    /// is a conflict: nothing was written. A push that did not land says that the
+    /// commit is kept here.
+    pub(crate) fn landed<T>(&self, around: Around<T>, line: &Line) -> Result<T, ConsoleError> {
+        let remote = self
+            .remote
+            .as_ref()
+            .map(|r| r.to_string())
+            .unwrap_or_default();
+        let synced = match around {
+            Around::Done(synced) => synced,
+            Around::Stopped(pulled) => {
+                let branch = pulled
+                    .iter()
+                    .find(|p| stopped(p))
+                    .map_or_else(|| line.branch().to_string(), |p| p.branch.clone());
+                return Err(ConsoleError::of(
+                    ErrorKind::Conflict,
+                    format!(
+                        "{branch} could not take what {remote} has of it: both changed the same cells, or a join is stopped on it. Nothing was written; a maintainer finishes that pull in the repository the console serves, then this can be done again"
+                    ),
+                ));
+            }
         };
         let kept = |why: String| {
-            error_page(
-                StatusCode::BAD_GATEWAY,
-                &format!(
+            ConsoleError::of(
+                ErrorKind::Environment,
+                format!(
                     "committed on {} here, but not pushed to {remote}: {why}. The next write to it pushes it again",
                     line.branch()
                 ),
             )
         };
-        let structure = repo.structure().map_err(store_error)?;
-        let sent = remote::send(repo, &structure, remote, line, remote::send::ATTEMPTS)
-            .map_err(|e| kept(e.to_string()))?;
-        if let Some(stopped) = sent.stopped() {
-            return Err(kept(format!(
-                "taking what {remote} has of {} stopped on conflicts",
-                stopped.branch
-            )));
+        match &synced.pushed {
+            Push::No => {}
+            Push::Failed(e) => return Err(kept(e.to_string())),
+            Push::Sent(sent) => {
+                if let Some(stopped) = sent.stopped() {
+                    return Err(kept(format!(
+                        "taking what {remote} has of {} stopped on conflicts",
+                        stopped.branch
+                    )));
+                }
+                if !sent.landed() {
+                    return Err(kept(format!(
+                        "{remote} kept moving ({} attempts)",
+                        sent.attempts
+                    )));
+                }
+            }
         }
-        if !sent.landed() {
-            return Err(kept(format!(
-                "{remote} kept moving ({} attempts)",
-                sent.attempts
-            )));
-        }
-        Ok(())
+        Ok(synced.result)
     }
 }
 
@@ -108,8 +118,8 @@ impl Console {
     pub(crate) async fn in_background(
         self: &Arc<Self>,
         who: &Visitor,
-        work: impl FnOnce(&Console) -> Result<String, Response> + Send + 'static,
-    ) -> Response {
+        work: impl FnOnce(&Console) -> Result<String, ConsoleError> + Send + 'static,
+    ) -> Answer {
         let id = crate::access::random_token()[..24].to_string();
         let key = job_key(who, &id);
         let console = self.clone();
@@ -124,18 +134,15 @@ fn job_key(who: &Visitor, id: &str) -> String {
 }
 
 /// What the browser gets for a write: where to go, its page, or the work under way.
-fn answer(polled: Polled<Result<String, Response>>, who: &Visitor, id: &str) -> Response {
+fn answer(polled: Polled<Result<String, ConsoleError>>, who: &Visitor, id: &str) -> Answer {
     match polled {
-        Polled::Done(Ok(location)) => Redirect::to(&location).into_response(),
-        Polled::Done(Err(response)) => response,
-        Polled::Running { .. } => Redirect::to(&format!("/working?job={id}")).into_response(),
-        Polled::Gone => error_page(
-            StatusCode::NOT_FOUND,
-            &format!(
-                "no work of {}'s runs under this id (it may be done: see the branch's history)",
-                who.identity.name
-            ),
-        ),
+        Polled::Done(Ok(location)) => Ok(Redirect::to(&location).into_response()),
+        Polled::Done(Err(error)) => Err(error),
+        Polled::Running { .. } => Ok(Redirect::to(&format!("/working?job={id}")).into_response()),
+        Polled::Gone => Err(ConsoleError::not_found(format!(
+            "no work of {}'s runs under this id (it may be done: see the branch's history)",
+            who.identity.name
+        ))),
     }
 }
 
@@ -150,7 +157,7 @@ pub async fn working(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
     Query(query): Query<JobQuery>,
-) -> Response {
+) -> Answer {
     let key = job_key(&who, &query.job);
     match console.writes.wait(&key, console.patience).await {
         Polled::Running { .. } => render(&Working {

@@ -453,7 +453,7 @@ async fn read_release(
                     remote.folder_there()?;
                     remote.probe("regions/").await?;
                 }
-                return Err(DeliveryError::Missing {
+                return Err(DeliveryError::NoRelease {
                     store: store.to_string(),
                     what: format!(
                         "release of region {region} ({} is not there: publish one first)",
@@ -495,7 +495,7 @@ async fn read_release(
     };
     let release = crate::manage::read_release(remote, region, &release_id)
         .await?
-        .ok_or_else(|| DeliveryError::Missing {
+        .ok_or_else(|| DeliveryError::NoRelease {
             store: store.to_string(),
             what: format!(
                 "release {release_id} of region {region} ({})",

@@ -67,6 +67,9 @@ pub enum DeliveryError {
     /// Something the store should hold is not there.
     #[error("{store} has no {what}")]
     Missing { store: String, what: String },
+    /// A release (or a region's current one) the store does not have.
+    #[error("{store} has no {what}")]
+    NoRelease { store: String, what: String },
     /// An object whose bytes are not the content its name promises.
     #[error("object {hash} on {store} is damaged: {why}")]
     Corrupt {
@@ -164,21 +167,6 @@ pub enum DeliveryError {
 }
 
 impl DeliveryError {
-    /// The data on the store (or the local build) is at fault — damaged, foreign, raced —
-    /// rather than the environment (a server, credentials, a path).
-    pub fn is_rejection(&self) -> bool {
-        matches!(
-            self,
-            DeliveryError::Corrupt { .. }
-                | DeliveryError::TooLarge { .. }
-                | DeliveryError::Foreign { .. }
-                | DeliveryError::Raced { .. }
-                | DeliveryError::Different { .. }
-                | DeliveryError::Build { .. }
-                | DeliveryError::Unloadable(_)
-        )
-    }
-
     pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> DeliveryError {
         let path = path.into();
         move |source| DeliveryError::Io { path, source }
@@ -250,6 +238,18 @@ where
 
 #[cfg(test)]
 mod tests {
+    /// The operations a console awaits may run on any thread of a multi-threaded runtime:
+    /// were one's future not `Send`, this would not compile. (publish, fetch and gc stream
+    /// their objects through `bounded`, whose futures are not yet: their callers run them
+    /// on a runtime of their own.)
+    #[allow(dead_code)]
+    fn operations_are_send(remote: &crate::Remote) {
+        fn send<T: Send>(_: T) {}
+        send(crate::releases(remote, None));
+        send(crate::rollback(remote, "jp", "0123456"));
+        send(crate::resolve_release(remote, "jp", "0123456"));
+    }
+
     use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
     use futures::StreamExt;

@@ -128,7 +128,7 @@ pub async fn resolve_release(
         .collect();
     match choose(&named, found) {
         Ok(release) => Ok(release),
-        Err(found) if found.is_empty() => Err(DeliveryError::Missing {
+        Err(found) if found.is_empty() => Err(DeliveryError::NoRelease {
             store: remote.shown().to_string(),
             what: if layout::check_release(&named).is_ok() {
                 format!("release {named} of region {region}")
@@ -226,11 +226,17 @@ async fn all_releases(
         .collect();
     // Records are a few hundred bytes (those holding a manifest, older, more): as many
     // at once as objects move.
-    let read: Vec<Result<Option<Release>, DeliveryError>> =
-        futures::stream::iter(named.iter().map(|(r, id)| read_release(remote, r, id)))
-            .buffered(crate::CONCURRENCY)
-            .collect()
-            .await;
+    // (The reads made first, then streamed: a stream mapped by a closure over borrowed
+    // items is a future the compiler cannot prove `Send`, and servers await these on
+    // any thread.)
+    let reads: Vec<_> = named
+        .iter()
+        .map(|(r, id)| read_release(remote, r, id))
+        .collect();
+    let read: Vec<Result<Option<Release>, DeliveryError>> = futures::stream::iter(reads)
+        .buffered(crate::CONCURRENCY)
+        .collect()
+        .await;
     let mut by_region: BTreeMap<String, Vec<Release>> = BTreeMap::new();
     for release in read {
         if let Some(release) = release? {
@@ -248,14 +254,15 @@ async fn all_releases(
 
 /// Which of the objects `hashes` the store does not hold, asked many at once.
 async fn absent<'h>(remote: &Remote, hashes: &[&'h str]) -> Result<Vec<&'h str>, DeliveryError> {
-    let present: Vec<Result<bool, DeliveryError>> = futures::stream::iter(
-        hashes
-            .iter()
-            .map(|hash| remote.exists_owned(layout::object_key(hash))),
-    )
-    .buffered(crate::CONCURRENCY)
-    .collect()
-    .await;
+    // (Made first, then streamed: see `all_releases`.)
+    let asks: Vec<_> = hashes
+        .iter()
+        .map(|hash| remote.exists_owned(layout::object_key(hash)))
+        .collect();
+    let present: Vec<Result<bool, DeliveryError>> = futures::stream::iter(asks)
+        .buffered(crate::CONCURRENCY)
+        .collect()
+        .await;
     let mut missing = Vec::new();
     for (hash, present) in hashes.iter().zip(present) {
         if !present? {
@@ -331,7 +338,7 @@ async fn roll_back(
     let store = remote.shown().to_string();
     let record = read_release(remote, region, release)
         .await?
-        .ok_or_else(|| DeliveryError::Missing {
+        .ok_or_else(|| DeliveryError::NoRelease {
             store: store.clone(),
             what: format!("release {release} of region {region}"),
         })?;

@@ -512,7 +512,7 @@ async fn write_release(
     }
     let there = match remote.get(&release_key, layout::RELEASE_LIMIT).await? {
         Some(bytes) => Release::parse(&bytes, &release_key, remote.shown(), region),
-        None => Err(DeliveryError::Missing {
+        None => Err(DeliveryError::NoRelease {
             store: remote.shown().to_string(),
             what: release_key.clone(),
         }),

@@ -87,7 +87,7 @@ impl Watch {
             .await?
         {
             None => {
-                return Err(DeliveryError::Missing {
+                return Err(DeliveryError::NoRelease {
                     store: self.remote.shown().to_string(),
                     what: format!("release of region {} ({key})", self.region),
                 });

@@ -350,7 +350,7 @@ fn release_ids_as_printed_are_taken_back() {
     );
     assert!(matches!(
         resolve("fffffff"),
-        Err(DeliveryError::Missing { .. })
+        Err(DeliveryError::NoRelease { .. })
     ));
     // rollback and fetch take them.
     block_on(masterctl_delivery::rollback(&store.remote, "jp", &a[..12])).unwrap();

@@ -94,6 +94,7 @@ fn race(remote: &Remote) {
                     // Deleted by gc since it was listed, or the pointer moved meanwhile.
                     Err(
                         DeliveryError::Missing { .. }
+                        | DeliveryError::NoRelease { .. }
                         | DeliveryError::Raced { .. }
                         | DeliveryError::Busy { .. },
                     ) => {}

@@ -92,3 +92,23 @@ impl StoreError {
         }
     }
 }
+
+impl crate::rebase::RebaseError {
+    /// What kind of failure this is: a join that cannot start or go on because of the
+    /// state it finds (one stopped, none stopped, a branch moved or rewritten) is a
+    /// conflict; a resolution that is not a value of its column is rejected data.
+    pub fn kind(&self) -> ErrorKind {
+        use crate::rebase::RebaseError;
+        match self {
+            RebaseError::Store(e) => e.kind(),
+            RebaseError::NoUpstream(_) | RebaseError::NoConflictMatches { .. } => ErrorKind::Usage,
+            RebaseError::BadResolution(_) => ErrorKind::Invalid,
+            RebaseError::NotInProgress { .. }
+            | RebaseError::InProgress { .. }
+            | RebaseError::Moved { .. }
+            | RebaseError::NoUpstreamBranch(_)
+            | RebaseError::UpstreamRewritten { .. }
+            | RebaseError::NoImportPoint { .. } => ErrorKind::Conflict,
+        }
+    }
+}

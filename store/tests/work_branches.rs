@@ -611,3 +611,33 @@ fn a_merge_is_proposed_replaced_withdrawn_and_answered_by_the_merge_that_takes_i
             .is_err()
     );
 }
+
+#[test]
+fn a_join_reads_the_branch_that_moves_then_the_one_it_takes_from() {
+    let studio = Studio::new();
+    let project = studio.repo().structure().unwrap().project;
+    let event = studio.work("jp", "event");
+    let (jp, global) = (
+        Region::of(&project, "jp").unwrap(),
+        Region::of(&project, "global").unwrap(),
+    );
+    let branches = |join: Join| -> Vec<String> {
+        join.lines(&project)
+            .iter()
+            .map(|l| l.branch().to_string())
+            .collect()
+    };
+    assert_eq!(
+        branches(Join::Rebase(global)),
+        ["masters/global", "masters/jp"]
+    );
+    assert_eq!(branches(Join::Rebase(jp)), ["masters/jp"], "no upstream");
+    assert_eq!(
+        branches(Join::Refresh(event.clone())),
+        ["work/jp/event", "masters/jp"]
+    );
+    assert_eq!(
+        branches(Join::Reflect(event)),
+        ["masters/jp", "work/jp/event"]
+    );
+}

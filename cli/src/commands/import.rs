@@ -56,28 +56,41 @@ pub struct Args {
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     super::all_exist(&args.paths)?;
     let repo = open_repo(global)?;
-    let began = args
-        .sync
-        .begin(&repo, &args.region, args.branch.as_deref(), output)?;
-    let bar = output.progress("reading");
-    let progress = |_done: usize, total: usize| bar.file_done(total);
-    let outcome = import::run(
+    let remote = args.sync.remote(&repo)?;
+    let line = super::line(
+        &repo.structure().map_err(store_failure)?,
+        &args.region,
+        args.branch.as_deref(),
+    )?;
+    let around = masterctl_app::sync::around(
         &repo,
-        &Request {
-            region: &args.region,
-            branch: args.branch.as_deref(),
-            paths: &args.paths,
-            structure: args.structure.as_deref(),
-            message: args.message.as_deref(),
-            dry_run: args.dry_run,
-            review: Some(DiffOptions::default()),
-            allow_removal: args.allow_removal,
-            revert_upstream: args.revert_upstream,
-            progress: &progress,
+        remote.as_ref(),
+        std::slice::from_ref(&line),
+        &line,
+        |repo| {
+            let bar = output.progress("reading");
+            let progress = |_done: usize, total: usize| bar.file_done(total);
+            let outcome = import::run(
+                repo,
+                &Request {
+                    region: &args.region,
+                    branch: args.branch.as_deref(),
+                    paths: &args.paths,
+                    structure: args.structure.as_deref(),
+                    message: args.message.as_deref(),
+                    dry_run: args.dry_run,
+                    review: Some(DiffOptions::default()),
+                    allow_removal: args.allow_removal,
+                    revert_upstream: args.revert_upstream,
+                    progress: &progress,
+                },
+            );
+            bar.finish();
+            outcome
         },
+        |outcome| matches!(outcome, ImportOutcome::Committed { .. }),
     );
-    bar.finish();
-    let outcome = outcome.map_err(store_failure)?;
+    let (outcome, pulled, sent) = super::sync::ran(around.map_err(store_failure)?, output)?;
     let summary = match &outcome {
         ImportOutcome::Rejected(report) => return Err(Failure::Rejected(report.clone())),
         ImportOutcome::Unchanged(summary)
@@ -98,8 +111,6 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         let title = format!("masterctl import --dry-run: {}", summary.branch);
         super::diff::write_page(path, &title, &summary.branch, "exports", &review.diff)?;
     }
-    let committed = matches!(outcome, ImportOutcome::Committed { .. });
-    let (pulled, sent) = args.sync.finish(&repo, began, committed)?;
     let shown = super::sync::Synced {
         result: &Imported(&outcome),
         pulled: &pulled,

@@ -386,21 +386,41 @@ fn import(repo: &MasterRepo, args: ImportArgs, output: &Output) -> Result<(), Fa
             args.file.display()
         )));
     }
-    let began = args
-        .sync
-        .begin(repo, &args.region, args.branch.as_deref(), output)?;
-    let outcome = l10n::import::run(
+    let remote = args.sync.remote(repo)?;
+    let line = super::line(
+        &repo.structure().map_err(store_failure)?,
+        &args.region,
+        args.branch.as_deref(),
+    )?;
+    let around = masterctl_app::sync::around(
         repo,
-        &l10n::import::Request {
-            region: &args.region,
-            branch: args.branch.as_deref(),
-            file: &args.file,
-            language: args.lang.as_deref(),
-            message: args.message.as_deref(),
-            dry_run: args.dry_run,
+        remote.as_ref(),
+        std::slice::from_ref(&line),
+        &line,
+        |repo| {
+            l10n::import::run(
+                repo,
+                &l10n::import::Request {
+                    region: &args.region,
+                    branch: args.branch.as_deref(),
+                    file: &args.file,
+                    language: args.lang.as_deref(),
+                    message: args.message.as_deref(),
+                    dry_run: args.dry_run,
+                },
+            )
         },
-    )
-    .map_err(store_failure)?;
+        |outcome| {
+            matches!(
+                outcome,
+                TranslationOutcome::Taken(l10n::import::Taken {
+                    state: l10n::import::TakenState::Committed { .. },
+                    ..
+                })
+            )
+        },
+    );
+    let (outcome, pulled, sent) = super::sync::ran(around.map_err(store_failure)?, output)?;
     let taken = match outcome {
         TranslationOutcome::Rejected(report) => return Err(Failure::Rejected(report)),
         TranslationOutcome::Taken(taken) => taken,
@@ -410,8 +430,6 @@ fn import(repo: &MasterRepo, args: ImportArgs, output: &Output) -> Result<(), Fa
             diagnostics: taken.warnings.clone(),
         });
     }
-    let committed = matches!(taken.state, l10n::import::TakenState::Committed { .. });
-    let (pulled, sent) = args.sync.finish(repo, began, committed)?;
     super::sync::Synced {
         result: &Shown(&taken),
         pulled: &pulled,

@@ -5,9 +5,10 @@
 use masterctl_store::rebase::Join;
 use masterctl_store::remote;
 
-use super::sync::{PulledShown, stopped};
+use super::sync::PulledShown;
 use super::{Failure, open_repo, store_failure};
 use crate::output::{GlobalArgs, Output, RepoArg};
+use masterctl_app::sync::stopped;
 
 #[derive(clap::Args)]
 #[command(after_help = "\

@@ -6,13 +6,13 @@
 
 use std::path::Path;
 
+use masterctl_store::rebase::Join;
 use masterctl_store::rebase::resolutions::Resolution;
-use masterctl_store::rebase::session::{self, Action, Rebased, Step};
-use masterctl_store::rebase::{Join, RebaseError};
+use masterctl_store::rebase::session::{Action, Rebased, Step};
 use masterctl_store::{WorkBranch, short_id};
 use serde::Serialize;
 
-use super::{Failure, open_repo, store_failure};
+use super::{Failure, join_failure, open_repo, store_failure};
 use crate::output::{GlobalArgs, Output, Render, RepoArg, count_text, counted};
 
 #[derive(clap::Args)]
@@ -39,43 +39,6 @@ pub struct Args {
     message: Option<String>,
     #[command(flatten)]
     pub(super) sync: super::sync::SyncArgs,
-}
-
-/// What the command line says of a join's error. `again`: the command that names the
-/// join (`masterctl rebase --region jp`), for hints.
-pub(super) fn join_failure(error: RebaseError, again: &str, resolving: bool) -> Failure {
-    match error {
-        RebaseError::Store(e) => store_failure(e),
-        RebaseError::NoUpstream(_) => Failure::usage(error.to_string()).hint(
-            "give the region an upstream in masterctl.toml (upstream = \"<the region it follows>\"), or rebase a region that has one",
-        ),
-        RebaseError::BadResolution(_) => Failure::invalid(error.to_string())
-            .hint("a `value` resolution must be a value of the column's type"),
-        RebaseError::NotInProgress { .. } if resolving => {
-            Failure::usage(error.to_string()).hint(format!("run `{again}` first"))
-        }
-        RebaseError::NotInProgress { .. } => Failure::usage(error.to_string()),
-        RebaseError::InProgress {
-            ref conflict_file,
-            ref kind,
-            ..
-        } => {
-            let hint = format!(
-                "resolve the conflicts in {} (or with --ours/--theirs), then `masterctl {kind} … --continue`; or --abort",
-                conflict_file.display()
-            );
-            Failure::usage(error.to_string()).hint(hint)
-        }
-        RebaseError::NoConflictMatches { ref conflict_file } => {
-            let hint = format!("the conflicts are listed in {}", conflict_file.display());
-            Failure::usage(error.to_string()).hint(hint)
-        }
-        RebaseError::Moved { .. } => Failure::environment(error.to_string())
-            .hint(format!("run `{again} --abort`, then start again")),
-        RebaseError::NoUpstreamBranch(_)
-        | RebaseError::UpstreamRewritten { .. }
-        | RebaseError::NoImportPoint { .. } => Failure::environment(error.to_string()),
-    }
 }
 
 /// What rebase, merge and a stopped pull share: going on after conflicts, or giving up.
@@ -189,16 +152,13 @@ pub(super) fn carry_out(
     let (message, html) = (words.message, words.html);
     let resolving = matches!(action, Action::Resolve { .. });
     let target = join.target();
-    let pulled = match words.sync {
-        Some(sync) => sync.pull_first(repo, structure, &joined_lines(join, structure), output)?,
-        None => Vec::new(),
+    let remote = match words.sync {
+        Some(sync) => sync.remote(repo)?,
+        None => None,
     };
-    let step = session::run(repo, structure, join, action, message)
+    let around = masterctl_app::join::step(repo, structure, join, action, message, remote.as_ref())
         .map_err(|e| join_failure(e, again, resolving))?;
-    let sent = match (words.sync, &step) {
-        (Some(sync), Step::Committed { .. }) => sync.push_after(repo, structure, &target)?,
-        _ => None,
-    };
+    let (step, pulled, sent) = super::sync::ran(around, output)?;
     if let (Step::DryRun { diff, .. }, Some(path)) = (&step, html) {
         let title = format!("{again} --dry-run");
         let after = match join {
@@ -226,22 +186,6 @@ pub(super) fn carry_out(
         return Err(Failure::Shown);
     }
     synced.show(output)
-}
-
-/// The branches a join reads: the one that moves and the one it takes from.
-fn joined_lines(join: &Join, structure: &masterctl_store::Structure) -> Vec<masterctl_store::Line> {
-    use masterctl_store::Line;
-    let target = join.target();
-    let source = match join {
-        Join::Rebase(region) => region
-            .upstream(&structure.project)
-            .and_then(Result::ok)
-            .map(Line::from),
-        Join::Refresh(work) => Some(Line::from(work.region().clone())),
-        Join::Reflect(work) => Some(Line::from(work.clone())),
-        Join::Pull { .. } => None,
-    };
-    std::iter::once(target).chain(source).collect()
 }
 
 /// What a rebase (or merge) step came to, for the terminal or as JSON (the step's own

@@ -109,7 +109,9 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         hosts: masterctl_console::AllowedHosts::new(&args.allowed_host),
         limits: masterctl_console::Limits::default(),
     };
-    super::block_on(async move {
+    let runtime = masterctl_console::runtime()
+        .map_err(|e| Failure::environment(format!("cannot start the console's runtime: {e}")))?;
+    runtime.block_on(async move {
         let bound = masterctl_console::bind(options)
             .await
             .map_err(|e| match e {
@@ -125,5 +127,5 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
             .run()
             .await
             .map_err(|e| Failure::environment(e.to_string()))
-    })?
+    })
 }

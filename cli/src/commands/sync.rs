@@ -2,9 +2,10 @@
 //! share: the flags, showing what a pull or a push did to each branch, and a command's
 //! result shown together with the pull before it and the push after it.
 
+use masterctl_app::sync::{Around, Push, Remote};
 use masterctl_store::rebase::session::Step;
 use masterctl_store::remote::{self, PullState, Pulled, PushState, Pushed, Scope, Sent};
-use masterctl_store::{Line, MasterRepo, Structure, short_id};
+use masterctl_store::{MasterRepo, Structure, short_id};
 use serde::Serialize;
 
 use super::{Failure, store_failure};
@@ -54,111 +55,46 @@ pub struct SyncArgs {
     pub remote: String,
 }
 
-/// A command's branch pulled before it runs, kept to push it after.
-pub struct Began {
-    structure: Structure,
-    line: Line,
-    pulled: Vec<Pulled>,
-}
-
 impl SyncArgs {
     /// Whether --pull or --push is given: the command reaches the remote.
     pub fn reaches_the_remote(&self) -> bool {
         self.pull || self.push
     }
 
-    /// Before a command that commits on one branch (`region`, or its work branch
-    /// `work`): pull it when asked. `None` when neither --pull nor --push is given.
-    pub fn begin(
-        &self,
-        repo: &MasterRepo,
-        region: &str,
-        work: Option<&str>,
-        output: &Output,
-    ) -> Result<Option<Began>, Failure> {
+    /// The remote to pull from and push to, as asked (`None` when neither --pull nor
+    /// --push is given); a remote the repository does not name is refused.
+    pub fn remote(&self, repo: &MasterRepo) -> Result<Option<Remote>, Failure> {
         if !self.reaches_the_remote() {
             return Ok(None);
         }
-        let structure = repo.structure().map_err(store_failure)?;
-        let line = super::line(&structure, region, work)?;
-        let pulled = self.pull_first(repo, &structure, std::slice::from_ref(&line), output)?;
-        Ok(Some(Began {
-            structure,
-            line,
-            pulled,
-        }))
-    }
-
-    /// After it: push the branch when asked and the command committed. The pulls made
-    /// and what the push came to.
-    pub fn finish(
-        &self,
-        repo: &MasterRepo,
-        began: Option<Began>,
-        committed: bool,
-    ) -> Result<(Vec<Pulled>, Option<Sent>), Failure> {
-        let Some(began) = began else {
-            return Ok((Vec::new(), None));
-        };
-        let sent = match committed {
-            true => self.push_after(repo, &began.structure, &began.line)?,
-            false => None,
-        };
-        Ok((began.pulled, sent))
-    }
-
-    /// Pull `lines` when asked. A pull that stops (conflicts) is shown and ends the
-    /// command (exit 1): nothing else is done on a branch that waits for a resolution.
-    pub fn pull_first(
-        &self,
-        repo: &MasterRepo,
-        structure: &Structure,
-        lines: &[Line],
-        output: &Output,
-    ) -> Result<Vec<Pulled>, Failure> {
-        if !self.pull {
-            return Ok(Vec::new());
-        }
-        let remote = remote::remote_of(repo, &self.remote).map_err(store_failure)?;
-        let mut pulled = Vec::new();
-        for line in lines {
-            let scope = Scope::Line(line.clone());
-            pulled.extend(remote::pull(repo, structure, &remote, &scope).map_err(store_failure)?);
-        }
-        if pulled.iter().any(stopped) {
-            output.show(&PulledShown {
-                ok: false,
-                branches: &pulled,
-                passed_over: &[],
-            });
-            return Err(Failure::Shown);
-        }
-        Ok(pulled)
-    }
-
-    /// Push `line` when asked (pulling and pushing again while the remote moved).
-    pub fn push_after(
-        &self,
-        repo: &MasterRepo,
-        structure: &Structure,
-        line: &Line,
-    ) -> Result<Option<Sent>, Failure> {
-        if !self.push {
-            return Ok(None);
-        }
-        let remote = remote::remote_of(repo, &self.remote).map_err(store_failure)?;
-        remote::send(repo, structure, &remote, line, remote::send::ATTEMPTS)
+        Remote::named(repo, &self.remote, self.pull, self.push)
             .map(Some)
             .map_err(store_failure)
     }
 }
 
-/// Whether a pull left the branch waiting for a resolution.
-pub fn stopped(pulled: &Pulled) -> bool {
-    matches!(
-        pulled.state,
-        PullState::Stopped { .. } | PullState::InProgress { .. }
-    )
+/// A write with the remote around it, taken apart for showing: a pull that stopped is
+/// shown and ends the command (exit 1: nothing else is done on a branch that waits for
+/// a resolution); a push that failed is the command's failure (the commit is kept here).
+pub fn ran<T>(
+    around: Around<T>,
+    output: &Output,
+) -> Result<(T, Vec<Pulled>, Option<Sent>), Failure> {
+    match around {
+        Around::Stopped(pulled) => {
+            output.show(&PulledShown {
+                ok: false,
+                branches: &pulled,
+                passed_over: &[],
+            });
+            Err(Failure::Shown)
+        }
+        Around::Done(synced) => match synced.pushed {
+            Push::Failed(e) => Err(store_failure(e)),
+            Push::Sent(sent) => Ok((synced.result, synced.pulled, Some(sent))),
+            Push::No => Ok((synced.result, synced.pulled, None)),
+        },
+    }
 }
 
 /// A command's result with the pull before it and the push after it. Its JSON is the

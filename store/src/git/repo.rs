@@ -110,6 +110,20 @@ impl MasterRepo {
             })
     }
 
+    /// The full id of the commit a hexadecimal id (or an unambiguous start of one)
+    /// names; anything else is [`StoreError::UnknownRevision`].
+    pub fn commit_id(&self, id: &str) -> Result<String, StoreError> {
+        let unknown = || StoreError::UnknownRevision(id.to_string());
+        if !(4..=40).contains(&id.len()) || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(unknown());
+        }
+        self.git
+            .find_object_by_prefix(id, None)
+            .and_then(|found| found.peel_to_commit())
+            .map(|commit| commit.id().to_string())
+            .map_err(|_| unknown())
+    }
+
     /// The commit `rev` names (a sha, a tag, `masters/jp~2`, or a version of the
     /// region: `1.4` for the tag `masters/<region>/1.4`), or the line's head.
     pub fn commit_of(

@@ -49,6 +49,22 @@ impl Join {
         }
     }
 
+    /// The branches a join reads, to be brought up to date with a remote before it
+    /// starts: the one that moves, then the one it takes from (a region without an
+    /// upstream has none to take from; a pull's source is the remote itself).
+    pub fn lines(&self, project: &Project) -> Vec<Line> {
+        let source = match self {
+            Join::Rebase(region) => region
+                .upstream(project)
+                .and_then(Result::ok)
+                .map(Line::from),
+            Join::Refresh(work) => Some(Line::from(work.region().clone())),
+            Join::Reflect(work) => Some(Line::from(work.clone())),
+            Join::Pull { .. } => None,
+        };
+        std::iter::once(self.target()).chain(source).collect()
+    }
+
     /// The region the join happens in.
     pub fn region(&self) -> &Region {
         match self {

@@ -1,0 +1,132 @@
+//! Why a request gets an error page instead of what it asked for: [`ConsoleError`], a
+//! status and what to tell the planner. Every handler returns `Result<Response,
+//! ConsoleError>`; an error of the store, a join or delivery becomes one by its kind
+//! ([`status_of`], the one table of the console's statuses), and the page is made once,
+//! here.
+
+use askama::Template;
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
+use masterctl_app::{ErrorKind, Kinded};
+use masterctl_delivery::DeliveryError;
+use masterctl_store::StoreError;
+use masterctl_store::rebase::RebaseError;
+
+/// A request refused or failed: the status, and the message the page shows.
+#[derive(Debug)]
+pub struct ConsoleError {
+    status: StatusCode,
+    message: String,
+}
+
+/// What a handler answers.
+pub type Answer = Result<Response, ConsoleError>;
+
+impl ConsoleError {
+    /// An error of `kind`, its status from the table.
+    pub fn of(kind: ErrorKind, message: impl Into<String>) -> ConsoleError {
+        ConsoleError {
+            status: status_of(kind),
+            message: message.into(),
+        }
+    }
+
+    /// A request the console cannot take as it is (a form's field, a parameter): 400.
+    pub fn bad_request(message: impl Into<String>) -> ConsoleError {
+        ConsoleError::of(ErrorKind::Usage, message)
+    }
+
+    /// Something the request names is not there: 404.
+    pub fn not_found(message: impl Into<String>) -> ConsoleError {
+        ConsoleError::of(ErrorKind::NotFound, message)
+    }
+
+    /// The visitor may not do this: 403.
+    pub fn forbidden(message: impl Into<String>) -> ConsoleError {
+        ConsoleError::of(ErrorKind::Forbidden, message)
+    }
+
+    /// A bug of the console's: 500.
+    pub fn internal(message: impl Into<String>) -> ConsoleError {
+        ConsoleError::of(ErrorKind::Internal, message)
+    }
+
+    /// A request HTTP itself refuses — too large, not arrived whole — with the status
+    /// that says so.
+    pub fn http(status: StatusCode, message: impl Into<String>) -> ConsoleError {
+        ConsoleError {
+            status,
+            message: message.into(),
+        }
+    }
+
+    /// An error of the layer below, by its kind, its message followed by `more`.
+    pub fn with(error: &impl Kinded, more: &str) -> ConsoleError {
+        ConsoleError::of(error.kind(), format!("{error}{more}"))
+    }
+
+    /// The status the page is sent with.
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+}
+
+impl std::fmt::Display for ConsoleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<StoreError> for ConsoleError {
+    fn from(error: StoreError) -> ConsoleError {
+        ConsoleError::with(&error, "")
+    }
+}
+
+impl From<RebaseError> for ConsoleError {
+    fn from(error: RebaseError) -> ConsoleError {
+        ConsoleError::with(&error, "")
+    }
+}
+
+impl From<DeliveryError> for ConsoleError {
+    fn from(error: DeliveryError) -> ConsoleError {
+        ConsoleError::with(&error, "")
+    }
+}
+
+impl IntoResponse for ConsoleError {
+    fn into_response(self) -> Response {
+        error_page(self.status, &self.message)
+    }
+}
+
+/// The one table of the console's statuses: an error's kind decides it, as it decides
+/// the command line's exit code (`cli/src/failure.rs`; a test holds the two together).
+pub fn status_of(kind: ErrorKind) -> StatusCode {
+    match kind {
+        ErrorKind::NotFound => StatusCode::NOT_FOUND,
+        ErrorKind::Invalid => StatusCode::UNPROCESSABLE_ENTITY,
+        ErrorKind::Usage => StatusCode::BAD_REQUEST,
+        ErrorKind::Conflict => StatusCode::CONFLICT,
+        ErrorKind::Forbidden => StatusCode::FORBIDDEN,
+        ErrorKind::Environment => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+#[derive(Template)]
+#[template(path = "error.html")]
+struct ErrorPage<'a> {
+    title: &'a str,
+    message: &'a str,
+}
+
+/// An error as a page, with its status.
+fn error_page(status: StatusCode, message: &str) -> Response {
+    let page = ErrorPage {
+        title: status.canonical_reason().unwrap_or("error"),
+        message,
+    };
+    (status, Html(page.render().unwrap_or_default())).into_response()
+}
