@@ -8,7 +8,7 @@ use masterctl_store::review::diff::{Diff, DiffOptions};
 use masterctl_store::{TableChange, short_id};
 use serde::Serialize;
 
-use super::{Failure, open_repo, store_failure};
+use super::{Failure, open_repo};
 use crate::output::{GlobalArgs, Output, Render, RepoArg};
 
 #[derive(clap::Args)]
@@ -56,17 +56,11 @@ pub struct Args {
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     super::all_exist(&args.paths)?;
     let repo = open_repo(global)?;
-    let remote = args.sync.remote(&repo)?;
-    let line = super::line(
-        &repo.structure().map_err(store_failure)?,
+    let (outcome, pulled, sent) = args.sync.around(
+        &repo,
         &args.region,
         args.branch.as_deref(),
-    )?;
-    let around = masterctl_app::sync::around(
-        &repo,
-        remote.as_ref(),
-        std::slice::from_ref(&line),
-        &line,
+        output,
         |repo| {
             let bar = output.progress("reading");
             let progress = |_done: usize, total: usize| bar.file_done(total);
@@ -89,8 +83,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
             outcome
         },
         |outcome| matches!(outcome, ImportOutcome::Committed { .. }),
-    );
-    let (outcome, pulled, sent) = super::sync::ran(around.map_err(store_failure)?, output)?;
+    )?;
     let summary = match &outcome {
         ImportOutcome::Rejected(report) => return Err(Failure::Rejected(report.clone())),
         ImportOutcome::Unchanged(summary)

@@ -386,17 +386,11 @@ fn import(repo: &MasterRepo, args: ImportArgs, output: &Output) -> Result<(), Fa
             args.file.display()
         )));
     }
-    let remote = args.sync.remote(repo)?;
-    let line = super::line(
-        &repo.structure().map_err(store_failure)?,
+    let (outcome, pulled, sent) = args.sync.around(
+        repo,
         &args.region,
         args.branch.as_deref(),
-    )?;
-    let around = masterctl_app::sync::around(
-        repo,
-        remote.as_ref(),
-        std::slice::from_ref(&line),
-        &line,
+        output,
         |repo| {
             l10n::import::run(
                 repo,
@@ -419,8 +413,7 @@ fn import(repo: &MasterRepo, args: ImportArgs, output: &Output) -> Result<(), Fa
                 })
             )
         },
-    );
-    let (outcome, pulled, sent) = super::sync::ran(around.map_err(store_failure)?, output)?;
+    )?;
     let taken = match outcome {
         TranslationOutcome::Rejected(report) => return Err(Failure::Rejected(report)),
         TranslationOutcome::Taken(taken) => taken,

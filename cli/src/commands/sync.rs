@@ -5,7 +5,7 @@
 use masterctl_app::sync::{Around, Push, Remote};
 use masterctl_store::rebase::session::Step;
 use masterctl_store::remote::{self, PullState, Pulled, PushState, Pushed, Scope, Sent};
-use masterctl_store::{MasterRepo, Structure, short_id};
+use masterctl_store::{MasterRepo, StoreError, Structure, short_id};
 use serde::Serialize;
 
 use super::{Failure, store_failure};
@@ -70,6 +70,33 @@ impl SyncArgs {
         Remote::named(repo, &self.remote, self.pull, self.push)
             .map(Some)
             .map_err(store_failure)
+    }
+}
+
+impl SyncArgs {
+    /// `write` on the branch `region` (or its work branch `work`), with the remote
+    /// around it as asked (`committed` says whether the write committed, to be pushed),
+    /// taken apart for showing ([`ran`]).
+    pub fn around<T>(
+        &self,
+        repo: &MasterRepo,
+        region: &str,
+        work: Option<&str>,
+        output: &Output,
+        write: impl FnOnce(&MasterRepo) -> Result<T, StoreError>,
+        committed: impl FnOnce(&T) -> bool,
+    ) -> Result<(T, Vec<Pulled>, Option<Sent>), Failure> {
+        let remote = self.remote(repo)?;
+        let line = super::line(&repo.structure().map_err(store_failure)?, region, work)?;
+        let around = masterctl_app::sync::around(
+            repo,
+            remote.as_ref(),
+            std::slice::from_ref(&line),
+            &line,
+            write,
+            committed,
+        );
+        ran(around.map_err(store_failure)?, output)
     }
 }
 
