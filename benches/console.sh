@@ -10,7 +10,9 @@
 #   3. 20 browsers' worth of page requests at once against the 500-table repository
 #      (each browser 10 pages in a row): every answer a 200, and the wall time;
 #   4. the conflict grid of a rebase with 1,000 conflicting cells, loaded in Chromium
-#      (playwright-core, as the browser test drives it): time to the load event.
+#      (playwright-core, as the browser test drives it): time to the load event;
+#   5. 20 planners browsing while blames of a 1,000,000-row table and import dry runs of
+#      500 sheets run beside them (benches/console_load.sh): p50/p99 of their pages.
 # Prints Markdown tables for BENCHMARKS.md. Only 127.0.0.1 is used.
 #
 #   benches/console.sh            # RUNS=5 by default; WORK=DIR keeps the data
@@ -200,3 +202,7 @@ if [ -d "$node_root/playwright-core" ] && [ -x /usr/bin/chromium ]; then
 else
   echo "(playwright-core or chromium missing: the conflict grid is not measured)"
 fi
+
+# --- 5. 20 planners beside a blame of 1,000,000 rows and a 500-sheet dry run -----------
+echo
+WORK="$work" benches/console_load.sh

@@ -61,8 +61,7 @@ fn start_git_without_certificates() {
     // SAFETY: main's first steps: no other thread exists yet to read the environment
     // (no command has run; the allocator starts none).
     unsafe { std::env::set_var("SSL_CERT_FILE", "/dev/null") };
-    // Starting libgit2 (any call does; this one makes an empty in-memory config).
-    let _ = git2::Config::new();
+    masterctl_store::git::repo::start_libgit2();
     // SAFETY: as above.
     unsafe {
         match kept {

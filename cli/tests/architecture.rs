@@ -2,6 +2,9 @@
 //! modules depend on each other in one direction — no circle of `crate::` uses. A
 //! piece two modules share gets a module of its own.
 
+// Tests unwrap and print freely (the workspace lints hold the code they test).
+#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
+
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -10,7 +13,8 @@ use std::path::Path;
 use common::root;
 
 /// The crates whose modules are checked (benches holds one library file and programs).
-const CRATES: [&str; 9] = [
+const CRATES: [&str; 10] = [
+    "app",
     "schemas",
     "migrate",
     "store",
@@ -376,4 +380,32 @@ fn no_library_message_names_a_flag() {
         "library messages naming flags:\n{}",
         named.join("\n")
     );
+}
+
+/// The two faces reach git and the stores only through the layers below them: neither
+/// depends on git2 or object_store (so the compiler refuses a call to either), and both
+/// depend on the application layer.
+#[test]
+fn the_faces_reach_git_and_stores_only_through_the_layers_below() {
+    for face in ["cli", "console"] {
+        let manifest = std::fs::read_to_string(root().join(face).join("Cargo.toml")).unwrap();
+        // The names of the `[dependencies]` table, one per line.
+        let dependencies: Vec<&str> = manifest
+            .split("\n[")
+            .find(|section| section.starts_with("dependencies]"))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .filter(|line| !line.starts_with('#'))
+            .filter_map(|line| line.split(['=', '.']).next())
+            .map(str::trim)
+            .collect();
+        for below in ["git2", "object_store"] {
+            assert!(
+                !dependencies.contains(&below),
+                "{face} depends on {below}: call the store or delivery instead"
+            );
+        }
+        assert!(dependencies.contains(&"masterctl-app"), "{face}");
+    }
 }

@@ -3,6 +3,9 @@
 //! `CI=true` a missing server fails the test, elsewhere it is skipped with a note), and
 //! plain HTTP from a static server (python3's) in front of a folder store.
 
+// Tests unwrap and print freely (the workspace lints hold the code they test).
+#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
+
 mod common;
 
 use std::collections::BTreeSet;

@@ -1,6 +1,9 @@
 //! `masterctl import` and `masterctl log` on real git repositories, checked with the
 //! `git` command itself: trees, canonical bytes, trailers, races, bare clones.
 
+// Tests unwrap and print freely (the workspace lints hold the code they test).
+#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
+
 mod common;
 
 use common::*;

@@ -4,6 +4,9 @@
 //! The test fails when a command's JSON no longer has the shape the reference gives;
 //! `MASTERCTL_UPDATE_REFERENCE=1` writes the reference again instead.
 
+// Tests unwrap and print freely (the workspace lints hold the code they test).
+#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
+
 mod common;
 
 use std::collections::BTreeMap;

@@ -7,6 +7,9 @@
 //! store (`gc`, `rollback` on a folder store) holds every release whole and a pointer
 //! naming one of them.
 
+// Tests unwrap and print freely (the workspace lints hold the code they test).
+#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
+
 mod common;
 
 use std::collections::BTreeMap;

@@ -10,6 +10,9 @@
 //! `masterctl` is this build's binary, `fixtures/run.sh` uses it (`MASTERCTL`), and
 //! `/tmp/` and `~` point into a temporary folder.
 
+// Tests unwrap and print freely (the workspace lints hold the code they test).
+#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
+
 mod common;
 
 use std::path::Path;

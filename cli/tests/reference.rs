@@ -1,6 +1,9 @@
 //! `docs/reference/` is `masterctl manual --out docs/reference`'s output: a change to a
 //! command's arguments comes with its reference.
 
+// Tests unwrap and print freely (the workspace lints hold the code they test).
+#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
+
 mod common;
 
 use common::{masterctl, root};

@@ -5,6 +5,9 @@
 //! planners' clones import different cells of one table, push and pull: the remote ends
 //! with both, `git fsck` clean. A refused credential is exit 2 and never printed.
 
+// Tests unwrap and print freely (the workspace lints hold the code they test).
+#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
+
 mod common;
 
 use std::path::{Path, PathBuf};

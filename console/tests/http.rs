@@ -4,6 +4,9 @@
 //! need their session's token, cells that hold markup shown as text, and request
 //! parameters that never become paths.
 
+// Tests unwrap and print freely (the workspace lints hold the code they test).
+#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
+
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 

@@ -7,6 +7,9 @@
 //! cargo run -p masterctl-delivery --example hot_reload -- file:///tmp/store jp /tmp/server
 //! ```
 
+// An example program: it unwraps and prints (the workspace lints are for the libraries).
+#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
+
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 

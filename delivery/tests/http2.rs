@@ -3,6 +3,9 @@
 //! overrun), HTTP/1.1 where it does not (a bounded pool of connections); large objects
 //! whole either way. The server is nginx in front of a folder store.
 
+// Tests unwrap and print freely (the workspace lints hold the code they test).
+#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
+
 mod common;
 #[path = "../../cli/tests/common/servers.rs"]
 mod servers;

@@ -4,6 +4,9 @@
 //! again when the current release's manifest object does not read. A rollback asks the
 //! same way.
 
+// Tests unwrap and print freely (the workspace lints hold the code they test).
+#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
+
 mod common;
 
 use common::*;

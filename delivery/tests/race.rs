@@ -4,6 +4,9 @@
 //! store names an object that is gone, the pointer names a release that is there, and
 //! the current release fetches whole.
 
+// Tests unwrap and print freely (the workspace lints hold the code they test).
+#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
+
 mod common;
 #[path = "../../cli/tests/common/servers.rs"]
 mod servers;

@@ -2,6 +2,9 @@
 //! translations of any text (quotes, backslashes, line breaks, markup, leading `=`),
 //! and which units were confirmed.
 
+// Tests unwrap and print freely (the workspace lints hold the code they test).
+#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
+
 use std::path::Path;
 
 use masterctl_locales::exchange::{self, ExportInfo, Format};

@@ -7,6 +7,9 @@
 //! cargo run --release -p masterctl-runtime --example game_server -- /tmp/game/build
 //! ```
 
+// An example program: it unwraps and prints (the workspace lints are for the libraries).
+#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
+
 use std::ops::Bound;
 
 use masterctl_runtime::{Masters, ValueRef};

@@ -1,6 +1,9 @@
 //! Each deliberately broken fixture gives exactly the diagnostic a planner needs: the
 //! stable code, the workbook, sheet and cell (or file and line), and a hint.
 
+// Tests unwrap and print freely (the workspace lints hold the code they test).
+#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
+
 mod common;
 
 use common::*;

@@ -1,5 +1,8 @@
 //! A bad schema file is itself a list of errors, each with file, line and column.
 
+// Tests unwrap and print freely (the workspace lints hold the code they test).
+#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
+
 mod common;
 
 use common::load_texts;

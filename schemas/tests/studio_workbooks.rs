@@ -1,5 +1,8 @@
 //! Workbooks as studios write them: headers in the planners' own language (`column`).
 
+// Tests unwrap and print freely (the workspace lints hold the code they test).
+#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
+
 mod common;
 
 use common::*;

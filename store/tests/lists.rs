@@ -3,6 +3,9 @@
 //! resolved), a singleton merged as its one record, and both through import, diff and
 //! rebase on a real repository.
 
+// Tests unwrap and print freely (the workspace lints hold the code they test).
+#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
+
 use std::path::{Path, PathBuf};
 
 use masterctl_schemas::canonical::{read_table, table_csv};

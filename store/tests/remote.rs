@@ -3,6 +3,9 @@
 //! edits and every commit; a conflicting cell stops the second puller with the
 //! conflict file; a remote rewritten by someone else is refused; versions travel.
 
+// Tests unwrap and print freely (the workspace lints hold the code they test).
+#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
+
 mod common;
 
 use std::path::Path;

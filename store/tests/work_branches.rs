@@ -3,6 +3,9 @@
 //! resolved; blame attributing the reflected cells to the branch's planner; the region's
 //! `owns` holding; tags made, refused twice, resolved wherever a revision is taken.
 
+// Tests unwrap and print freely (the workspace lints hold the code they test).
+#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
+
 mod common;
 
 use common::{CONFIG, MONSTER, Studio};

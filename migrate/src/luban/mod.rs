@@ -1270,10 +1270,11 @@ impl<'a> Converter<'a> {
             return None;
         }
         let mut chain = vec![bean];
-        while let Some(parent) = chain
-            .last()
-            .and_then(|b| b.parent.clone())
-            .and_then(|p| self.bean(defs::module_of(&chain.last().unwrap().full_name), &p))
+        while let Some(last) = chain.last()
+            && let Some(parent) = last
+                .parent
+                .clone()
+                .and_then(|p| self.bean(defs::module_of(&last.full_name), &p))
         {
             if chain.iter().any(|b| b.full_name == parent.full_name) {
                 break;

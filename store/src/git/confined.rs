@@ -370,9 +370,9 @@ mod tests {
     use std::os::unix::fs::symlink;
 
     fn git_dir() -> (tempfile::TempDir, PathBuf) {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().expect("a temporary folder");
         let git = dir.path().join("repo.git");
-        std::fs::create_dir_all(git.join("refs/heads")).unwrap();
+        std::fs::create_dir_all(git.join("refs/heads")).expect("refs/heads");
         (dir, git)
     }
 

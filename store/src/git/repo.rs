@@ -381,6 +381,15 @@ pub fn read_without_rehashing() {
     git2::opts::strict_hash_verification(false);
 }
 
+/// Start libgit2 now — its global state, and the OpenSSL context that reads the
+/// system's certificate authorities — as the first call into it would. For a process
+/// that chooses the moment (the command line starts it without the bundle when no
+/// command reaches a git remote).
+pub fn start_libgit2() {
+    // Any call starts it; this one makes an empty in-memory config.
+    let _ = git2::Config::new();
+}
+
 /// Whether this process still hashes each git object it reads (libgit2 does, and
 /// [`crate::git::packed`] follows it), until [`read_without_rehashing`].
 static REHASHING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
