@@ -174,3 +174,16 @@ import_item() {
   mkdir -p "$work/in" && cp "$work/$3" "$work/in/item.csv"
   "$masterctl" --repo "$1" import --region "$2" "$work/in/item.csv" >/dev/null
 }
+
+# upload_reviewed BASE JAR CSRF REGION FILE OUT: upload FILE to the console at BASE (a
+# browser's session: the cookie in JAR, its form token CSRF) for REGION, then ask for
+# its review until it is ready (the page stops reloading itself); the page into OUT.
+upload_reviewed() {
+  local review
+  review=$(curl -s -b "$2" -o /dev/null -w '%{redirect_url}' -F "csrf=$3" -F "region=$4" -F "files=@$5" "$1/upload")
+  while :; do
+    curl -s -b "$2" -o "$6" "$review"
+    grep -q 'http-equiv="refresh"' "$6" || break
+    sleep 0.02
+  done
+}

@@ -85,12 +85,7 @@ validates="" uploads="" ratios=""
 for _ in $(seq "$runs"); do
   read -r v _ < <(measure "$work/xlsx500one" "$masterctl" validate data)
   start=$(date +%s%N)
-  review=$(curl -s -b "$empty_jar" -o /dev/null -w '%{redirect_url}' -F "csrf=$csrf" -F region=jp -F "files=@$workbook" "$empty_base/upload")
-  while :; do
-    curl -s -b "$empty_jar" -o "$work/review.html" "$review"
-    grep -q 'http-equiv="refresh"' "$work/review.html" || break
-    sleep 0.02
-  done
+  upload_reviewed "$empty_base" "$empty_jar" "$csrf" jp "$workbook" "$work/review.html"
   end=$(date +%s%N)
   grep -q 'Import into masters/jp?' "$work/review.html" || { echo "the review of the upload is not the expected one" >&2; exit 1; }
   u=$(awk "BEGIN{printf \"%.3f\", ($end - $start) / 1e9}")

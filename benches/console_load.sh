@@ -128,12 +128,7 @@ loops+=("$!")
 (
   while :; do
     start=$(date +%s%N)
-    review=$(curl -s -b "$jar" -o /dev/null -w '%{redirect_url}' -F "csrf=$csrf" -F region=fresh -F "files=@$workbook" "$base/upload")
-    while :; do
-      curl -s -b "$jar" -o "$work/review.html" "$review"
-      grep -q 'http-equiv="refresh"' "$work/review.html" || break
-      sleep 0.1
-    done
+    upload_reviewed "$base" "$jar" "$csrf" fresh "$workbook" "$work/review.html"
     end=$(date +%s%N)
     echo "$(( (end - start) / 1000000 ))" >>"$work/reviews"
   done
