@@ -2,15 +2,10 @@
 //! modules depend on each other in one direction — no circle of `crate::` uses. A
 //! piece two modules share gets a module of its own.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use common::root;
+use crate::common::root;
 
 /// The crates whose modules are checked (benches holds one library file and programs).
 const CRATES: [&str; 10] = [
@@ -408,4 +403,119 @@ fn the_faces_reach_git_and_stores_only_through_the_layers_below() {
         }
         assert!(dependencies.contains(&"masterctl-app"), "{face}");
     }
+}
+
+/// docs/ARCHITECTURE.md's code map, checked against the tree: a section for every crate
+/// of the workspace (`### `name/``), no section for a crate that is not there; in each
+/// crate's section every top-level module of the crate named (`x.rs`, or `x/` for a
+/// folder); and every file it names in backticks there (`x.rs`, `read/zipped.rs`,
+/// `cli/tests/kill.rs`) present, in the crate or from the repository's root.
+#[test]
+fn the_code_map_names_every_crate_and_module_and_no_other() {
+    let map = std::fs::read_to_string(root().join("docs/ARCHITECTURE.md")).unwrap();
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let members: Vec<String> = manifest
+        .lines()
+        .find(|line| line.starts_with("members = ["))
+        .unwrap()
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect();
+    // Each section: the crates its heading names, and its text.
+    let mut sections: Vec<(Vec<String>, String)> = Vec::new();
+    for part in map.split("\n### ").skip(1) {
+        let (heading, text) = part.split_once('\n').unwrap();
+        let crates: Vec<String> = heading
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .filter_map(|name| name.strip_suffix('/'))
+            .map(str::to_string)
+            .collect();
+        sections.push((crates, text.split("\n## ").next().unwrap().to_string()));
+    }
+    let mapped: Vec<&String> = sections.iter().flat_map(|(crates, _)| crates).collect();
+    let mut wrong = Vec::new();
+    for member in &members {
+        if !mapped.contains(&member) {
+            wrong.push(format!("no section for the crate {member}/"));
+        }
+    }
+    for crate_dir in &mapped {
+        if !members.contains(crate_dir) {
+            wrong.push(format!(
+                "a section for {crate_dir}/, not a crate of the workspace"
+            ));
+        }
+    }
+    for (crates, text) in &sections {
+        let named: Vec<&str> = text.split('`').skip(1).step_by(2).collect();
+        for crate_dir in crates {
+            let src = root().join(crate_dir).join("src");
+            for entry in std::fs::read_dir(&src).unwrap().flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let module = match entry.path().is_dir() {
+                    true => format!("{name}/"),
+                    false if name == "lib.rs" || name == "main.rs" => continue,
+                    false => name,
+                };
+                // `bin/` holds programs, not modules.
+                if module == "bin/" {
+                    continue;
+                }
+                let is_named = named.iter().any(|n| {
+                    n.split_whitespace().any(|word| {
+                        word == module
+                            || word.starts_with(&module)
+                            || word.ends_with(&format!("/{module}"))
+                    })
+                });
+                if !is_named {
+                    wrong.push(format!(
+                        "the section on {crate_dir}/ does not name {module}"
+                    ));
+                }
+            }
+        }
+        for name in &named {
+            if !name.ends_with(".rs") || name.contains(['<', '*', ' ', ':']) {
+                continue;
+            }
+            // In a crate's tree (prose names a nested module from its folder), or from
+            // the root.
+            let there = root().join(name).exists()
+                || sources_of(&members)
+                    .iter()
+                    .any(|path| path == name || path.ends_with(&format!("/{name}")));
+            if !there {
+                wrong.push(format!(
+                    "the section on {crates:?} names {name}: no such file"
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "docs/ARCHITECTURE.md: {wrong:#?}");
+}
+
+/// Every `.rs` file under the crates' `src/` and `tests/`, as paths from the root.
+fn sources_of(members: &[String]) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut folders: Vec<std::path::PathBuf> = members
+        .iter()
+        .flat_map(|m| [root().join(m).join("src"), root().join(m).join("tests")])
+        .collect();
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let relative = path.strip_prefix(root()).unwrap_or(&path);
+                found.push(relative.to_string_lossy().into_owned());
+            }
+        }
+    }
+    found
 }

@@ -3,16 +3,11 @@
 //! exactly what the region's canonical CSV files hold; builds are deterministic; damaged
 //! builds are clean errors under both the validating and the hash-trusting open.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
 use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
 
-use common::*;
+use crate::common::*;
 use masterctl_runtime::{LoadCause, Masters, ValueRef};
 
 fn build(root: &Path, out: &str) -> PathBuf {

@@ -1,12 +1,7 @@
 //! The real binary on real files and real git repositories: exit codes, JSON output,
 //! the wording planners read, init, schema infer, and hostile workbooks.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
-use common::*;
+use crate::common::*;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

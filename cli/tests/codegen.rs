@@ -4,16 +4,11 @@
 //! refused at open; user templates override and add files; output is deterministic and
 //! rewrites nothing unchanged.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::*;
+use crate::common::*;
 
 /// A target folder the generated crates share across runs (the runtime's dependencies
 /// compile once).

@@ -7,16 +7,11 @@
 //! work branch and a maintainer merges it. Screenshots of each step are kept in
 //! `target/console-screenshots/` (an artifact to look at).
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 
 /// Where npm installs global packages, when playwright-core is there (`.ci/run`
 /// installs it); `None` with a note elsewhere (CI fails instead).
@@ -173,7 +168,7 @@ fn a_planner_imports_through_the_console_in_a_real_browser() {
     let _ = std::fs::remove_dir_all(&out);
     std::fs::create_dir_all(&out).unwrap();
     let run = Command::new("node")
-        .arg(common::root().join("cli/tests/browser/journey.mjs"))
+        .arg(crate::common::root().join("cli/tests/browser/journey.mjs"))
         .env("NODE_ROOT", &root)
         .env("BASE", format!("http://127.0.0.1:{port}"))
         .env("OUT", &out)
@@ -246,6 +241,6 @@ const WORLD: &str = "سيف فولاذي · 钢之剑 · よく鍛えられた�
 fn target_dir() -> std::path::PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) => std::path::PathBuf::from(dir),
-        None => common::root().join("target"),
+        None => crate::common::root().join("target"),
     }
 }

@@ -3,17 +3,12 @@
 //! `CI=true` a missing server fails the test, elsewhere it is skipped with a note), and
 //! plain HTTP from a static server (python3's) in front of a folder store.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use masterctl_delivery::layout::Release;
 
 /// A store the suite runs against: its URL (for a prefix) and the environment a
@@ -1106,7 +1101,7 @@ fn a_server_and_a_client_build_of_one_commit_are_both_published() {
 /// without `--to`/`--from`; one that names none is told how.
 #[test]
 fn the_project_s_own_store_is_the_default() {
-    let repo = common::sample_game();
+    let repo = crate::common::sample_game();
     let root = repo.path();
     let out = masterctl(root, &["releases"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
@@ -1120,7 +1115,7 @@ fn the_project_s_own_store_is_the_default() {
         format!("{config}\n[publish]\nstore = \"{url}\"\n"),
     )
     .unwrap();
-    common::git(root, &["commit", "-qam", "Publish to the studio's store"]);
+    crate::common::git(root, &["commit", "-qam", "Publish to the studio's store"]);
     ok(masterctl(
         root,
         &["build", "--region", "jp", "--out", "build"],

@@ -1,14 +1,9 @@
 //! `masterctl diff`: every kind of change between imports of a small game, with the
 //! exact JSON each one gives, and the terminal rendering of the same.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 const CONFIG: &str = r#"source_language = "ja"

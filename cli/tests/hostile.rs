@@ -3,15 +3,10 @@
 //! locks left by killed processes, branches someone has checked out, invalid rebase
 //! resolutions and formulas in the conflict file.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
 use std::path::Path;
 use std::process::Output;
 
-use common::*;
+use crate::common::*;
 
 /// hunt's structure with jp imported and global started from it by a first rebase.
 fn regions() -> tempfile::TempDir {

@@ -1,12 +1,7 @@
 //! `masterctl import` and `masterctl log` on real git repositories, checked with the
 //! `git` command itself: trees, canonical bytes, trailers, races, bare clones.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
-use common::*;
+use crate::common::*;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -1413,7 +1408,7 @@ fn seventeen_digit_numbers_survive_a_save_in_libreoffice() {
     let Some(python) = libreoffice_python() else {
         return;
     };
-    let script = common::root().join("cli/tests/tools/libreoffice_edit.py");
+    let script = crate::common::root().join("cli/tests/tools/libreoffice_edit.py");
     for format in ["xlsx", "ods"] {
         let out = root.join(format!("saved-{format}"));
         ok(export(root, &out, &["--format", format]));

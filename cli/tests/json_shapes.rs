@@ -4,15 +4,10 @@
 //! The test fails when a command's JSON no longer has the shape the reference gives;
 //! `MASTERCTL_UPDATE_REFERENCE=1` writes the reference again instead.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use common::*;
+use crate::common::*;
 
 /// The type of a JSON value, with every shape a list's elements take merged into one.
 #[derive(Debug, Clone, PartialEq)]
@@ -358,7 +353,7 @@ fn every_commands_json_has_the_shape_the_reference_gives() {
             out.status.code().unwrap_or(-1)
         );
     }
-    let path = common::root().join("docs/reference/json.md");
+    let path = crate::common::root().join("docs/reference/json.md");
     if std::env::var_os("MASTERCTL_UPDATE_REFERENCE").is_some() {
         std::fs::write(&path, &reference).unwrap();
         return;
@@ -367,7 +362,7 @@ fn every_commands_json_has_the_shape_the_reference_gives() {
     assert!(
         kept == reference,
         "docs/reference/json.md is not what the commands print: run \
-         `MASTERCTL_UPDATE_REFERENCE=1 cargo test -p masterctl --test json_shapes`, \
+         `MASTERCTL_UPDATE_REFERENCE=1 cargo test -p masterctl --test suite json_shapes`, \
          review the difference and commit it"
     );
 }

@@ -7,16 +7,11 @@
 //! store (`gc`, `rollback` on a folder store) holds every release whole and a pointer
 //! naming one of them.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::*;
+use crate::common::*;
 use masterctl_delivery::layout::Release;
 use masterctl_delivery::{Remote, RemoteOptions, release_manifest};
 
@@ -447,7 +442,7 @@ fn every_command_killed_at_every_write_leaves_old_or_new_and_recovers() {
         &["import", "--region", "jp", jp2.to_str().unwrap()],
     ));
     let out = masterctl(root, &["rebase", "--region", "global"]);
-    assert_eq!(out.status.code(), Some(1), "{}", common::text(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", crate::common::text(&out));
     ok(masterctl(
         root,
         &["rebase", "--region", "global", "--theirs"],

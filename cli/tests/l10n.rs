@@ -3,16 +3,11 @@
 //! The exports are read by the tools translators' pipelines use: `msgfmt` (gettext) and
 //! translate-toolkit.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::*;
+use crate::common::*;
 
 /// English for every source text of the sample game.
 const ENGLISH: &[(&str, &str)] = &[
@@ -411,7 +406,11 @@ fn a_changed_source_marks_its_translation_stale_until_translated_again() {
             po.to_str().unwrap(),
         ],
     );
-    assert!(out.status.success(), "msgfmt: {}", common::text(&out));
+    assert!(
+        out.status.success(),
+        "msgfmt: {}",
+        crate::common::text(&out)
+    );
     assert_eq!(translate_toolkit_counts(&po, "quest/title/101"), (1, 0, 1));
     // XLIFF: needs review, with notes.
     let xliff = std::fs::read_to_string(export(root, "jp", "xliff", &[])).unwrap();

@@ -3,15 +3,10 @@
 //! workbooks untouched, import, build, inspect; the exact list of what was not
 //! converted and why (a snapshot); and the refusals.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use common::*;
+use crate::common::*;
 
 fn luban() -> PathBuf {
     third_party().join("luban-examples/DataTables")

@@ -10,15 +10,10 @@
 //! `masterctl` is this build's binary, `fixtures/run.sh` uses it (`MASTERCTL`), and
 //! `/tmp/` and `~` point into a temporary folder.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 
-use common::*;
+use crate::common::*;
 
 /// One `sh` block: its commands (with their README line and expected exit code) and the
 /// output block shown after it, if any.

@@ -1,12 +1,7 @@
 //! `masterctl rebase` on hunt: region global follows jp and owns `material.price`.
 //! Checked with the `git` command: parents, trailers, merge-base, fsck.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
-use common::*;
+use crate::common::*;
 
 /// The `git` command's output, trimmed.
 fn git_line(dir: &Path, args: &[&str]) -> String {

@@ -1,12 +1,7 @@
 //! `docs/reference/` is `masterctl manual --out docs/reference`'s output: a change to a
 //! command's arguments comes with its reference.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
-use common::{masterctl, root};
+use crate::common::{masterctl, root};
 
 #[test]
 fn the_reference_is_what_the_binary_writes() {

@@ -5,15 +5,10 @@
 //! planners' clones import different cells of one table, push and pull: the remote ends
 //! with both, `git fsck` clean. A refused credential is exit 2 and never printed.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::*;
+use crate::common::*;
 
 /// A bare remote holding the sample game's structure and jp's import (made from
 /// `seed`, a clone with the planner's data), under `dir/masters.git`.

@@ -7,14 +7,9 @@
 //! placeholders; everything else must match word for word. After a deliberate change of
 //! wording, run with `INSTA_UPDATE=always` and review the diff of the snapshots.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 
 /// Output with what changes from run to run replaced: commit ids and hashes (`<id>`),
 /// times (`<time>`), the temporary folder (`<tmp>`).

@@ -7,6 +7,7 @@
 // Tests unwrap and print freely (the workspace lints hold the code they test).
 #![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
 
+use masterctl_testing::git;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
@@ -1003,16 +1004,6 @@ async fn translations_are_downloaded_checked_and_taken_back() {
         "{}",
         got.body
     );
-}
-
-/// Run git in `at` (tests use it to make clones and prove what a remote holds).
-fn git(at: &Path, args: &[&str]) {
-    let status = std::process::Command::new("git")
-        .current_dir(at)
-        .args(args)
-        .status()
-        .unwrap();
-    assert!(status.success(), "git {args:?}");
 }
 
 /// Upload one file as the browser holding `cookie`; the upload's id.

@@ -3,12 +3,7 @@
 //! that are links or someone else's, oversized objects, a damaged store repaired, and
 //! what killed uploads leave. Each test is the reproduction of a defect once found.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
-use common::*;
+use crate::common::*;
 use masterctl_delivery::{DeliveryError, Remote, RemoteOptions};
 
 /// The first build, fetched: the price a server serves is in `out/v1/price.bin`.

@@ -7,12 +7,11 @@
 #![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
 
 mod common;
-#[path = "../../cli/tests/common/servers.rs"]
-mod servers;
 
 use common::*;
 use masterctl_delivery::transport::Protocol;
 use masterctl_delivery::{FetchOptions, Remote, RemoteOptions};
+use masterctl_testing::servers;
 
 /// Small objects: more than the streams a connection allows at once.
 const SMALL: usize = 300;

@@ -4,12 +4,7 @@
 //! again when the current release's manifest object does not read. A rollback asks the
 //! same way.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
-use common::*;
+use crate::common::*;
 use masterctl_delivery::layout;
 
 const A: &[u8] = b"item table";

@@ -8,13 +8,12 @@
 #![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
 
 mod common;
-#[path = "../../cli/tests/common/servers.rs"]
-mod servers;
 
 use std::time::{Duration, Instant};
 
 use common::*;
 use masterctl_delivery::{DeliveryError, Remote, RemoteOptions, layout};
+use masterctl_testing::servers;
 
 /// How long each store is raced.
 const RACE: Duration = Duration::from_secs(6);

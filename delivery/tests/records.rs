@@ -5,12 +5,7 @@
 //! manifest of another release is refused; without its manifest object a release is
 //! damaged until a repairing publish puts it back.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
-use common::*;
+use crate::common::*;
 use masterctl_delivery::{DeliveryError, layout};
 
 /// A fetch of the store's current release into `root/out`.

@@ -2,9 +2,6 @@
 //! texts per language with the region's fallbacks, the generated masters; the same
 //! input gives the same bytes; what it writes opens through the runtime loader.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
 use std::collections::HashMap;
 use std::path::Path;
 

@@ -2,9 +2,6 @@
 //! every type, lists, empty cells, enums by position, texts with fallbacks; every part
 //! 8-aligned; and the JSON form holding the same cells.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
 use std::collections::HashMap;
 use std::sync::Arc;
 

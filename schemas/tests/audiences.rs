@@ -2,12 +2,7 @@
 //! so that no reference or generated master leads an audience to data it may not see;
 //! the project as one audience sees it.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
-use common::load_texts;
+use crate::common::load_texts;
 use masterctl_schemas::audience::{Audience, Audiences};
 use masterctl_schemas::{Diagnostic, Project};
 

@@ -3,15 +3,10 @@
 //! cells) and damaged shared-string indexes. Each is refused before it is unpacked or
 //! expanded, with an error naming the file.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
 use std::io::Write;
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 use masterctl_schemas::read::read_file;
 use masterctl_schemas::read::workbook::MAX_PART_BYTES;
 

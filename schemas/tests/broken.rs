@@ -1,12 +1,7 @@
 //! Each deliberately broken fixture gives exactly the diagnostic a planner needs: the
 //! stable code, the workbook, sheet and cell (or file and line), and a hint.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
-use common::*;
+use crate::common::*;
 use masterctl_schemas::{Code, Severity};
 
 fn check(instead_of: &str, broken: &[&str]) -> masterctl_schemas::Validation {

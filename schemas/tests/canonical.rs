@@ -1,11 +1,6 @@
 //! Canonical CSV: exact bytes, one spelling per value, and a lossless round trip.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
-use common::*;
+use crate::common::*;
 use masterctl_schemas::canonical::{language_csv, read_table, table_csv};
 use std::path::Path;
 

@@ -2,14 +2,9 @@
 //! (Luban's `#escape=1`), the text itself in canonical files; a mistyped escape refused
 //! at its cell; the option refused on what is not a text.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
 use std::path::Path;
 
-use common::{errors, load_texts, refused_at_load, validate};
+use crate::common::{errors, load_texts, refused_at_load, validate};
 use masterctl_schemas::{Project, Value};
 
 const CONFIG: &str =

@@ -1,12 +1,7 @@
 //! The hunt fixtures were written by LibreOffice, not by us: xlsx, ods and CSV exports of
 //! the same sheets must read into the same typed tables and validate.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
-use common::*;
+use crate::common::*;
 use masterctl_schemas::Value;
 
 fn read(paths: &[std::path::PathBuf]) -> masterctl_schemas::Validation {

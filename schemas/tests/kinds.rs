@@ -2,14 +2,9 @@
 //! vertical layout) and a list (rows in the sheet's order). What each kind may not have
 //! is refused when the schemas load; a singleton of no or two records when it is read.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{errors, load_texts, refused_at_load, third_party, validate};
+use crate::common::{errors, load_texts, refused_at_load, third_party, validate};
 use masterctl_schemas::schema::TableKind;
 use masterctl_schemas::{Project, Value};
 use rust_xlsxwriter::Workbook;

@@ -1,14 +1,9 @@
 //! Luban's public example project (`fixtures/third-party/luban-examples`, MIT): workbooks
 //! another tool's authors wrote. Every draft `schema infer` makes of them loads.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::*;
+use crate::common::*;
 use masterctl_migrate::infer::infer_file;
 
 /// Every workbook and CSV file under `dir`, sorted.

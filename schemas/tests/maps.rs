@@ -3,14 +3,9 @@
 //! every key and value checked, keys referencing other tables; what a map may not be
 //! is refused when the schemas load.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{errors, load_texts, refused_at_load, validate};
+use crate::common::{errors, load_texts, refused_at_load, validate};
 use masterctl_schemas::{Project, Value};
 
 const CONFIG: &str =

@@ -3,14 +3,9 @@
 //! singleton's ordinary and vertical layouts — one list in the canonical files, each
 //! element checked at its own cell.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{errors, load_texts, refused_at_load, validate};
+use crate::common::{errors, load_texts, refused_at_load, validate};
 use masterctl_schemas::{Project, Value};
 use rust_xlsxwriter::Workbook;
 

@@ -3,12 +3,7 @@
 //! crate (a quoted header cell makes the file not plain): every row in order with its
 //! line, every mistake at its line, a column without a header reported once.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
-use common::{load_texts, validate_csv};
+use crate::common::{load_texts, validate_csv};
 use masterctl_schemas::Validation;
 
 const CONFIG: &str = "source_language = \"ja\"\nlanguages = [\"ja\", \"en\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n";

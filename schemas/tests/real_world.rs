@@ -1,16 +1,11 @@
 //! 132 workbooks from years of spreadsheet-reader bug reports: every one either gives
 //! tables or a clear error naming the file; none panics or hangs.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
 use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use masterctl_migrate::infer::infer_file;
 use masterctl_schemas::read::{read_file, workbook};
 use masterctl_schemas::value::{Date, DateTime};

@@ -1,11 +1,6 @@
 //! A bad schema file is itself a list of errors, each with file, line and column.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
-use common::load_texts;
+use crate::common::load_texts;
 use masterctl_schemas::schema::{CustomKind, FieldType, GeneratedKind};
 use masterctl_schemas::{Code, Diagnostic, Project, Value};
 
@@ -627,12 +622,12 @@ fn a_glossary_is_keyed_by_its_term() {
     );
     // Its rows: a blank term, and a term again in other case and spacing, are refused
     // naming the rows.
-    let (dir, validation) = common::validate_csv(
+    let (dir, validation) = crate::common::validate_csv(
         &project,
         "glossary.csv",
         "term,en,do_not_translate\n剣,sword,false\nIron Sword,,true\n\" \",x,false\niron  sword,,true\n",
     );
-    let messages: Vec<String> = common::errors(&validation)
+    let messages: Vec<String> = crate::common::errors(&validation)
         .iter()
         .map(|d| format!("{} {}", d.location.place().trim(), d.message))
         .map(|m| m.replace(&format!("{}/", dir.path().display()), ""))

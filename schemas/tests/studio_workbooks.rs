@@ -1,11 +1,6 @@
 //! Workbooks as studios write them: headers in the planners' own language (`column`).
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
-use common::*;
+use crate::common::*;
 use masterctl_schemas::{Code, Project, Value};
 
 const CONFIG: &str = "source_language = \"ja\"\nlanguages = [\"ja\"]\n";

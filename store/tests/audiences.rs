@@ -2,14 +2,9 @@
 //! what clients may see — proven on every byte of the client build — and designers'
 //! notes in neither.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
 use std::path::Path;
 
-mod common;
-
-use common::{Studio, git};
+use crate::common::{Studio, git};
 use masterctl_store::MasterRepo;
 
 const CONFIG: &str = "source_language = \"ja\"\nlanguages = [\"ja\", \"en\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n";

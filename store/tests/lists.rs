@@ -3,9 +3,6 @@
 //! resolved), a singleton merged as its one record, and both through import, diff and
 //! rebase on a real repository.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
 use std::path::{Path, PathBuf};
 
 use masterctl_schemas::canonical::{read_table, table_csv};
@@ -15,9 +12,7 @@ use masterctl_store::merge::{ConflictKind, Ownership, TableMerge, merge_table};
 use masterctl_store::rebase::resolutions::{Resolution, Resolutions, apply};
 use proptest::prelude::*;
 
-mod common;
-
-use common::Studio;
+use crate::common::Studio;
 use masterctl_store::rebase::session::{Action, Step};
 use masterctl_store::review::diff::{self, DiffOptions};
 

@@ -2,9 +2,6 @@
 //! change on both sides is taken, and no cell that differs on both sides is ever
 //! resolved silently.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 

@@ -3,15 +3,10 @@
 //! edits and every commit; a conflicting cell stops the second puller with the
 //! conflict file; a remote rewritten by someone else is refused; versions travel.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 
-use common::{Studio, git};
+use crate::common::{Studio, git};
 use masterctl_store::import::ImportOutcome;
 use masterctl_store::rebase::Join;
 use masterctl_store::rebase::resolutions::Resolution;
@@ -481,9 +476,9 @@ fn two_clones_pushing_one_region_at_once_one_wins_and_the_other_sends_after_a_pu
 
 #[test]
 fn a_region_whose_branch_is_not_under_masters_is_never_pulled_nor_pushed() {
-    let config = common::CONFIG.replace("branch = \"masters/global\"", "branch = \"main\"");
-    assert_ne!(config, common::CONFIG);
-    let studio = Studio::with(&config, common::MONSTER);
+    let config = crate::common::CONFIG.replace("branch = \"masters/global\"", "branch = \"main\"");
+    assert_ne!(config, crate::common::CONFIG);
+    let studio = Studio::with(&config, crate::common::MONSTER);
     let repo = studio.repo();
     let remote = tempfile::tempdir().unwrap();
     git(remote.path(), &["init", "-q", "--bare", "-b", "main"]);

@@ -1,9 +1,6 @@
 //! Resolutions applied to a merged table, case by case, without git: every kind of
 //! conflict with `ours`, `theirs` and a value, and what stays unresolved.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
 use std::path::{Path, PathBuf};
 
 use masterctl_schemas::canonical::{read_table, table_csv};

@@ -3,12 +3,7 @@
 //! resolved; blame attributing the reflected cells to the branch's planner; the region's
 //! `owns` holding; tags made, refused twice, resolved wherever a revision is taken.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
-use common::{CONFIG, MONSTER, Studio};
+use crate::common::{CONFIG, MONSTER, Studio};
 use masterctl_store::branches;
 use masterctl_store::git::commit::{MERGED_TRAILER, trailer_ids};
 use masterctl_store::import::ImportOutcome;

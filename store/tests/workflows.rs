@@ -3,14 +3,9 @@
 //! on a small repository made here, without the binary: each outcome's data checked,
 //! and what the branch holds after it.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::Studio;
+use crate::common::Studio;
 use masterctl_store::StoreError;
 use masterctl_store::import::ImportOutcome;
 use masterctl_store::rebase::resolutions::Resolution;

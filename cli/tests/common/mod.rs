@@ -5,26 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-mod servers;
-#[allow(unused_imports)]
-pub use servers::*;
-
-pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-pub fn fixtures() -> PathBuf {
-    root().join("fixtures")
-}
-
-/// Files no test of ours wrote (`fixtures/third-party/README.md`: origin, licence).
-pub fn third_party() -> PathBuf {
-    root().join("fixtures/third-party")
-}
-
-pub fn hunt() -> PathBuf {
-    third_party().join("hunt")
-}
+pub use masterctl_testing::servers::*;
+pub use masterctl_testing::{fixtures, git, hunt, root, third_party};
 
 /// Run the binary in `dir`, without colour.
 pub fn masterctl(dir: &Path, args: &[&str]) -> Output {
@@ -34,22 +16,6 @@ pub fn masterctl(dir: &Path, args: &[&str]) -> Output {
         .env("NO_COLOR", "1")
         .output()
         .expect("the binary runs")
-}
-
-/// Run the `git` command in `dir`; its standard output (the test fails if git does).
-pub fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// Commit `contents` as `path` on `branch` with plain git (a worktree of it, removed

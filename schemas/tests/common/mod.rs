@@ -9,21 +9,11 @@ use masterctl_schemas::{
     Diagnostic, Project, Validation, check_paths_with_progress, validate_paths,
 };
 
+pub use masterctl_testing::{fixtures, hunt, third_party};
+
+/// The root of the repository.
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// Files no test of ours wrote (`fixtures/third-party/README.md`: origin, licence).
-pub fn third_party() -> PathBuf {
-    repo_root().join("fixtures/third-party")
-}
-
-pub fn hunt() -> PathBuf {
-    third_party().join("hunt")
-}
-
-pub fn fixtures() -> PathBuf {
-    repo_root().join("fixtures")
+    masterctl_testing::root()
 }
 
 pub fn project(root: &Path) -> Project {

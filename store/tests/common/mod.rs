@@ -13,21 +13,7 @@ use masterctl_store::{Line, MasterRepo, Region, StoreError, WorkBranch};
 pub const CONFIG: &str = "source_language = \"ja\"\nlanguages = [\"ja\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n\n[regions.global]\nbranch = \"masters/global\"\nupstream = \"jp\"\n";
 pub const MONSTER: &str = "name = \"monster\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"name\"\ntype = \"string\"\n\n[[fields]]\nname = \"hp\"\ntype = \"int\"\n";
 
-/// `git -C dir ARGS`, checked to succeed: what it printed (tests prove interop with git).
-pub fn git(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+pub use masterctl_testing::git;
 
 /// A master repository in a temporary folder: the structure committed on `main`, an
 /// author configured, and a folder for exports.

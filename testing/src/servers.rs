@@ -1,6 +1,5 @@
-//! Servers the tests start and the tools they need: shared by the binary's tests and
-//! the delivery crate's (`#[path]`), so both reach one S3 server the same way.
-#![allow(dead_code)]
+//! Servers the tests start and the tools they need: the binary's tests and the
+//! delivery crate's reach one S3 server the same way.
 
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};

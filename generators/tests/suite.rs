@@ -1,0 +1,11 @@
+//! The archive builder, the client export and the code templates, read back through the runtime and the compilers.
+//!
+//! One test binary for the crate (each module a file beside this one): one link, and
+//! the tests of every file run together.
+
+// Tests unwrap and print freely (the workspace lints hold the code they test).
+#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
+
+mod archive;
+mod client;
+mod templates;

@@ -1,0 +1,48 @@
+//! What the workspace's tests share, so that each is written once: where the repository
+//! and its fixtures are, `git` run as a user would run it (tests prove interop with
+//! git), and the servers and tools the tests start ([`servers`]: an S3 server, nginx in
+//! front of a folder with TLS). A dev-dependency only.
+
+// Test support panics on a broken environment, and says what it skips.
+#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub mod servers;
+
+/// The root of the repository (the workspace).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The bundled fixtures: the sample game, broken variants, the worked examples' files.
+pub fn fixtures() -> PathBuf {
+    root().join("fixtures")
+}
+
+/// Files no test of ours wrote (`fixtures/third-party/README.md`: origin, licence).
+pub fn third_party() -> PathBuf {
+    root().join("fixtures/third-party")
+}
+
+/// The hunt project, a real game's masters.
+pub fn hunt() -> PathBuf {
+    third_party().join("hunt")
+}
+
+/// `git -C dir ARGS`, checked to succeed: what it printed.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
