@@ -26,8 +26,9 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// anonymous memory with transparent huge pages whenever it can (`always`, the default
 /// of many distributions), each first touch of a region zeroes 2 MiB, most of which is
 /// never used: up to half the samples of a large validation or export were the kernel
-/// clearing pages (BENCHMARKS.md, "The allocator's pages"). Huge pages are turned off for
-/// this process, as `MIMALLOC_ALLOW_THP=0` would do; memory mapped files are not affected.
+/// clearing pages (docs/benchmarks/l10n-quality.md, "The allocator's pages"). Huge
+/// pages are turned off for this process, as `MIMALLOC_ALLOW_THP=0` would do; memory
+/// mapped files are not affected.
 ///
 /// It runs before `main`, from the executable's initialisers: the runtime allocates
 /// before `main` is called, and that first allocation reserves mimalloc's first region,
