@@ -4,12 +4,12 @@
 //! remote's side of both branches it reads; one that goes on, or is dropped, works on
 //! what it stopped with, so nothing is pulled then.
 
-use masterctl_store::rebase::RebaseError;
-use masterctl_store::rebase::session::{self, Action, Step};
-use masterctl_store::rebase::state;
+use masterctl_store::join::JoinError;
+use masterctl_store::join::session::{self, Action, Step};
+use masterctl_store::join::state;
 use masterctl_store::{MasterRepo, StoreError, Structure};
 
-pub use masterctl_store::rebase::Join;
+pub use masterctl_store::join::Join;
 
 use crate::sync::{self, Around, Remote};
 
@@ -22,7 +22,7 @@ pub fn step(
     action: &Action<'_>,
     message: Option<&str>,
     remote: Option<&Remote>,
-) -> Result<Around<Step>, RebaseError> {
+) -> Result<Around<Step>, JoinError> {
     let reads = match action {
         Action::Start | Action::DryRun => join.lines(&structure.project),
         Action::Continue | Action::Abort | Action::Resolve { .. } => Vec::new(),

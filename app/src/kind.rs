@@ -3,7 +3,7 @@
 //! here, beside them, since the delivery crate knows nothing of the store's kinds.
 
 use masterctl_delivery::DeliveryError;
-use masterctl_store::rebase::RebaseError;
+use masterctl_store::join::JoinError;
 use masterctl_store::{ErrorKind, StoreError};
 
 /// An error that says what kind of failure it is.
@@ -17,9 +17,9 @@ impl Kinded for StoreError {
     }
 }
 
-impl Kinded for RebaseError {
+impl Kinded for JoinError {
     fn kind(&self) -> ErrorKind {
-        RebaseError::kind(self)
+        JoinError::kind(self)
     }
 }
 

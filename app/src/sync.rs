@@ -6,7 +6,7 @@
 //! moved is sent (pulling and pushing again while another clone beat it).
 
 use masterctl_store::remote::{self, PullState, Pulled, Scope, Sent};
-use masterctl_store::{Line, MasterRepo, StoreError};
+use masterctl_store::{Branch, MasterRepo, StoreError};
 
 /// The remote, and what to do with it around a write.
 #[derive(Debug, Clone)]
@@ -88,8 +88,8 @@ pub fn stopped(pulled: &Pulled) -> bool {
 pub fn around<T, E: From<StoreError>>(
     repo: &MasterRepo,
     remote: Option<&Remote>,
-    reads: &[Line],
-    moved: &Line,
+    reads: &[Branch],
+    moved: &Branch,
     write: impl FnOnce(&MasterRepo) -> Result<T, E>,
     committed: impl FnOnce(&T) -> bool,
 ) -> Result<Around<T>, E> {
@@ -110,7 +110,7 @@ pub fn around<T, E: From<StoreError>>(
     }
     let result = write(repo)?;
     let pushed = match remote.push && committed(&result) {
-        true => send(repo, &remote.name, moved),
+        true => push_through(repo, &remote.name, moved),
         false => Push::No,
     };
     Ok(Around::Done(Synced {
@@ -124,22 +124,32 @@ pub fn around<T, E: From<StoreError>>(
 fn pull_each(
     repo: &MasterRepo,
     remote: &masterctl_store::names::RemoteName,
-    lines: &[Line],
+    lines: &[Branch],
 ) -> Result<Vec<Pulled>, StoreError> {
     let structure = repo.structure()?;
     let mut pulled = Vec::new();
     for line in lines {
-        let scope = Scope::Line(line.clone());
+        let scope = Scope::Branch(line.clone());
         pulled.extend(remote::pull(repo, &structure, remote, &scope)?);
     }
     Ok(pulled)
 }
 
 /// `line` sent to the remote, pulling and pushing again while it moves.
-fn send(repo: &MasterRepo, remote: &masterctl_store::names::RemoteName, line: &Line) -> Push {
-    let sent = repo
-        .structure()
-        .and_then(|structure| remote::send(repo, &structure, remote, line, remote::send::ATTEMPTS));
+fn push_through(
+    repo: &MasterRepo,
+    remote: &masterctl_store::names::RemoteName,
+    line: &Branch,
+) -> Push {
+    let sent = repo.structure().and_then(|structure| {
+        remote::push_through(
+            repo,
+            &structure,
+            remote,
+            line,
+            remote::push_through::ATTEMPTS,
+        )
+    });
     match sent {
         Ok(sent) => Push::Sent(sent),
         Err(e) => Push::Failed(e),

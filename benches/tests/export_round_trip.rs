@@ -7,7 +7,7 @@ use std::process::Command;
 
 use masterctl_benches::{DataFormat, Shape, generate};
 use masterctl_store::export::{Format, export_region, write_csv, write_workbooks};
-use masterctl_store::{Line, MasterRepo, Planning, Region, commit_import, plan_import};
+use masterctl_store::{Branch, MasterRepo, Planning, Region, commit_import, plan_import};
 
 fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
@@ -26,10 +26,10 @@ fn git(dir: &Path, args: &[&str]) {
 /// Plan an import of `paths`: the plan, which must not be a rejection.
 fn planned(
     repo: &MasterRepo,
-    region: &Line,
+    region: &Branch,
     paths: &[PathBuf],
 ) -> Box<masterctl_store::ImportPlan> {
-    let structure = masterctl_store::committed::import_structure(repo, None).unwrap();
+    let structure = masterctl_store::committed_structure::import_structure(repo, None).unwrap();
     match plan_import(repo, &structure, region, paths, &|_, _| {}).unwrap() {
         Planning::Planned(plan) => plan,
         Planning::Rejected(report) => panic!("{:#?}", report.diagnostics),
@@ -48,7 +48,7 @@ fn five_hundred_tables_export_and_import_back_unchanged_in_every_format() {
     git(root, &["commit", "-q", "-m", "structure"]);
     let repo = MasterRepo::open(root).unwrap();
     let structure = repo.structure().unwrap();
-    let region = Line::from(Region::of(&structure.project, "jp").unwrap());
+    let region = Branch::from(Region::of(&structure.project, "jp").unwrap());
     let plan = planned(&repo, &region, &[root.join("data")]);
     assert_eq!(plan.changes.len(), 500);
     let (head, _) = commit_import(&repo, &plan, Some("500 tables")).unwrap();

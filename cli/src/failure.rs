@@ -8,7 +8,7 @@
 use masterctl_app::Kinded;
 use masterctl_delivery::DeliveryError;
 use masterctl_schemas::Report;
-use masterctl_store::rebase::RebaseError;
+use masterctl_store::join::JoinError;
 use masterctl_store::{ErrorKind, StoreError, short_id};
 
 /// A delivery error as the failure a user sees: its kind decides the exit code
@@ -50,17 +50,17 @@ pub fn delivery_failure(error: DeliveryError) -> Failure {
 
 /// What the command line says of a join's error. `again`: the command that names the
 /// join (`masterctl rebase --region jp`), for hints.
-pub fn join_failure(error: RebaseError, again: &str, resolving: bool) -> Failure {
+pub fn join_failure(error: JoinError, again: &str, resolving: bool) -> Failure {
     let hint = match &error {
-        RebaseError::Store(_) => None,
-        RebaseError::NoUpstream(_) => Some(
+        JoinError::Store(_) => None,
+        JoinError::NoUpstream(_) => Some(
             "give the region an upstream in masterctl.toml (upstream = \"<the region it follows>\"), or rebase a region that has one".to_string(),
         ),
-        RebaseError::BadResolution(_) => {
+        JoinError::BadResolution(_) => {
             Some("a `value` resolution must be a value of the column's type".to_string())
         }
-        RebaseError::NotInProgress { .. } if resolving => Some(format!("run `{again}` first")),
-        RebaseError::InProgress {
+        JoinError::NotInProgress { .. } if resolving => Some(format!("run `{again}` first")),
+        JoinError::InProgress {
             conflict_file,
             kind,
             ..
@@ -68,18 +68,18 @@ pub fn join_failure(error: RebaseError, again: &str, resolving: bool) -> Failure
             "resolve the conflicts in {} (or with --ours/--theirs), then `masterctl {kind} … --continue`; or --abort",
             conflict_file.display()
         )),
-        RebaseError::NoConflictMatches { conflict_file } => Some(format!(
+        JoinError::NoConflictMatches { conflict_file } => Some(format!(
             "the conflicts are listed in {}",
             conflict_file.display()
         )),
-        RebaseError::Moved { .. } => Some(format!("run `{again} --abort`, then start again")),
-        RebaseError::NotInProgress { .. }
-        | RebaseError::NoUpstreamBranch(_)
-        | RebaseError::UpstreamRewritten { .. }
-        | RebaseError::NoImportPoint { .. } => None,
+        JoinError::Moved { .. } => Some(format!("run `{again} --abort`, then start again")),
+        JoinError::NotInProgress { .. }
+        | JoinError::NoUpstreamBranch(_)
+        | JoinError::UpstreamRewritten { .. }
+        | JoinError::NoImportPoint { .. } => None,
     };
     let failure = match error {
-        RebaseError::Store(e) => return store_failure(e),
+        JoinError::Store(e) => return store_failure(e),
         error => Failure::of(error.kind(), error.to_string()),
     };
     match hint {
@@ -294,7 +294,7 @@ fn in_progress_command(region: &str, work: Option<&str>, kind: &str, source: &st
 mod kinds {
     use super::*;
     use masterctl_console::{ConsoleError, status_of};
-    use masterctl_store::committed::{Drift, DriftKind};
+    use masterctl_store::committed_structure::{Drift, DriftKind};
     use masterctl_store::import::{Removal, Revert};
 
     /// One error of every variant: the `match` has no `_`, so a new variant fails to
@@ -671,52 +671,52 @@ mod kinds {
     }
 
     /// One error of every join variant but the store's (no `_`).
-    fn every_join_error() -> Vec<RebaseError> {
+    fn every_join_error() -> Vec<JoinError> {
         let s = || "x".to_string();
         let path = || std::path::PathBuf::from("x");
         let all = vec![
-            RebaseError::NoUpstream(s()),
-            RebaseError::NoUpstreamBranch(s()),
-            RebaseError::UpstreamRewritten {
+            JoinError::NoUpstream(s()),
+            JoinError::NoUpstreamBranch(s()),
+            JoinError::UpstreamRewritten {
                 point: s(),
                 branch: s(),
                 upstream: s(),
             },
-            RebaseError::NoImportPoint {
+            JoinError::NoImportPoint {
                 branch: s(),
                 upstream: s(),
             },
-            RebaseError::BadResolution(s()),
-            RebaseError::NotInProgress {
+            JoinError::BadResolution(s()),
+            JoinError::NotInProgress {
                 kind: "rebase",
                 branch: s(),
             },
-            RebaseError::InProgress {
+            JoinError::InProgress {
                 kind: s(),
                 branch: s(),
                 conflict_file: path(),
             },
-            RebaseError::Moved {
+            JoinError::Moved {
                 kind: "rebase",
                 branch: s(),
             },
-            RebaseError::NoConflictMatches {
+            JoinError::NoConflictMatches {
                 conflict_file: path(),
             },
-            RebaseError::Store(StoreError::NoStructure),
+            JoinError::Store(StoreError::NoStructure),
         ];
         for error in &all {
             match error {
-                RebaseError::NoUpstream(_)
-                | RebaseError::NoUpstreamBranch(_)
-                | RebaseError::UpstreamRewritten { .. }
-                | RebaseError::NoImportPoint { .. }
-                | RebaseError::BadResolution(_)
-                | RebaseError::NotInProgress { .. }
-                | RebaseError::InProgress { .. }
-                | RebaseError::Moved { .. }
-                | RebaseError::NoConflictMatches { .. }
-                | RebaseError::Store(_) => {}
+                JoinError::NoUpstream(_)
+                | JoinError::NoUpstreamBranch(_)
+                | JoinError::UpstreamRewritten { .. }
+                | JoinError::NoImportPoint { .. }
+                | JoinError::BadResolution(_)
+                | JoinError::NotInProgress { .. }
+                | JoinError::InProgress { .. }
+                | JoinError::Moved { .. }
+                | JoinError::NoConflictMatches { .. }
+                | JoinError::Store(_) => {}
             }
         }
         all

@@ -10,7 +10,7 @@ use axum::response::{Html, IntoResponse, Response};
 use masterctl_app::{ErrorKind, Kinded};
 use masterctl_delivery::DeliveryError;
 use masterctl_store::StoreError;
-use masterctl_store::rebase::RebaseError;
+use masterctl_store::join::JoinError;
 
 /// A request refused or failed: the status, and the message the page shows.
 #[derive(Debug)]
@@ -83,8 +83,8 @@ impl From<StoreError> for ConsoleError {
     }
 }
 
-impl From<RebaseError> for ConsoleError {
-    fn from(error: RebaseError) -> ConsoleError {
+impl From<JoinError> for ConsoleError {
+    fn from(error: JoinError) -> ConsoleError {
         ConsoleError::with(&error, "")
     }
 }

@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Redirect};
 use masterctl_app::ErrorKind;
 use masterctl_schemas::Diagnostic;
 use masterctl_store::import::{self, ImportOutcome, Request, Summary};
-use masterctl_store::{Line, MasterRepo, StoreError};
+use masterctl_store::{Branch, MasterRepo, StoreError};
 use serde::Deserialize;
 
 use crate::Console;
@@ -27,7 +27,7 @@ use crate::visitor::Visitor;
 use crate::writing::Working;
 
 /// The branch a request names, with its repository.
-fn line(console: &Console, target: &Target) -> Result<(MasterRepo, Line), ConsoleError> {
+fn line(console: &Console, target: &Target) -> Result<(MasterRepo, Branch), ConsoleError> {
     target.open(console).map(|(repo, _, line)| (repo, line))
 }
 
@@ -35,7 +35,7 @@ fn line(console: &Console, target: &Target) -> Result<(MasterRepo, Line), Consol
 #[template(path = "import.html")]
 struct ImportPage<'a> {
     who: &'a Visitor,
-    line: &'a Line,
+    line: &'a Branch,
     target: &'a Target,
     message: Option<&'a str>,
 }
@@ -122,7 +122,7 @@ impl Shown {
 #[template(path = "review.html")]
 struct ReviewPage<'a> {
     who: &'a Visitor,
-    line: &'a Line,
+    line: &'a Branch,
     upload: &'a str,
     files: &'a [String],
     query: String,
@@ -139,7 +139,7 @@ fn upload_of(
     console: &Console,
     who: &Visitor,
     query: &ReviewQuery,
-) -> Result<(masterctl_store::MasterRepo, Line, std::path::PathBuf), ConsoleError> {
+) -> Result<(masterctl_store::MasterRepo, Branch, std::path::PathBuf), ConsoleError> {
     let (repo, line) = line(console, &query.target)?;
     let folder = Uploads::new(repo.git.path())
         .folder(&who.identity.name, &query.upload)
@@ -168,7 +168,7 @@ fn dry_run(
 ) -> Result<
     (
         masterctl_store::MasterRepo,
-        Line,
+        Branch,
         std::path::PathBuf,
         ImportOutcome,
     ),
@@ -181,7 +181,7 @@ fn dry_run(
 
 fn import_run(
     repo: &masterctl_store::MasterRepo,
-    line: &Line,
+    line: &Branch,
     folder: &std::path::Path,
     mode: Mode<'_>,
 ) -> Result<ImportOutcome, ConsoleError> {
@@ -190,7 +190,7 @@ fn import_run(
 
 fn import_with_progress(
     repo: &masterctl_store::MasterRepo,
-    line: &Line,
+    line: &Branch,
     folder: &std::path::Path,
     mode: Mode<'_>,
     progress: &(dyn Fn(usize, usize) + Sync),
@@ -294,7 +294,7 @@ fn review_page(
     console: &Console,
     who: &Visitor,
     query: &ReviewQuery,
-    line: &Line,
+    line: &Branch,
     folder: &std::path::Path,
     outcome: &ImportOutcome,
 ) -> Answer {

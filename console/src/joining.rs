@@ -3,7 +3,7 @@
 //! what the join does with it), the conflicts as a grid resolved per cell — a side, or
 //! a value typed (checked against the column's type when the join goes on) — or per
 //! table or column, then continue or abort. The same session the command line drives
-//! (`rebase::session::run`); a maintainer does it, others see it.
+//! (`join::session::run`); a maintainer does it, others see it.
 
 use std::sync::Arc;
 
@@ -13,11 +13,11 @@ use axum::extract::{Form, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect};
 use masterctl_app::ErrorKind;
+use masterctl_store::join::Join;
+use masterctl_store::join::resolutions::Resolution;
+use masterctl_store::join::session::{self, Action, ConflictEntry, Rebased, Step};
 use masterctl_store::proposals::{self, Proposal};
-use masterctl_store::rebase::Join;
-use masterctl_store::rebase::resolutions::Resolution;
-use masterctl_store::rebase::session::{self, Action, ConflictEntry, Rebased, Step};
-use masterctl_store::{Line, MasterRepo, Structure};
+use masterctl_store::{Branch, MasterRepo, Structure};
 use serde::Deserialize;
 
 use crate::Console;
@@ -66,7 +66,7 @@ impl JoinQuery {
 struct JoinPage<'a> {
     who: &'a Visitor,
     kind: &'a str,
-    line: Line,
+    line: Branch,
     query: String,
     region: &'a str,
     branch: Option<&'a str>,

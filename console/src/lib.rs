@@ -158,9 +158,9 @@ impl Console {
     fn translation_states(
         &self,
         repo: &MasterRepo,
-        line: &masterctl_store::Line,
+        line: &masterctl_store::Branch,
     ) -> Result<Arc<Vec<masterctl_store::l10n::LanguageStatus>>, masterctl_store::StoreError> {
-        let head = repo.head_of_line(line)?.id();
+        let head = repo.head_of_branch(line)?.id();
         let key = format!("{}:{head}", line.name());
         self.translated.get_or(&key, || {
             let texts = masterctl_store::l10n::open_region(repo, line)?;

@@ -14,7 +14,7 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use masterctl_store::proposals::{self, Proposal};
 use masterctl_store::review::blame::Blame;
 use masterctl_store::status::RegionStatus;
-use masterctl_store::{ImportRecord, Line, MasterRepo, Structure, short_id};
+use masterctl_store::{Branch, ImportRecord, MasterRepo, Structure, short_id};
 use serde::Deserialize;
 
 use crate::Console;
@@ -87,7 +87,7 @@ fn shown_line(
         .into_iter()
         .next();
     let region = masterctl_store::Region::of(&structure.project, &status.region)?;
-    let line = Line::of(&region, status.work.as_deref())?;
+    let line = Branch::of(&region, status.work.as_deref())?;
     let coverage = console
         .translation_states(repo, &line)?
         .iter()
@@ -136,7 +136,7 @@ pub async fn regions(
 #[template(path = "history.html")]
 struct HistoryPage<'a> {
     who: &'a Visitor,
-    line: &'a Line,
+    line: &'a Branch,
     records: &'a [ImportRecord],
 }
 
@@ -152,7 +152,7 @@ pub async fn history(
     console
         .blocking(move |console| {
             let (repo, _, line) = target.open(console)?;
-            repo.head_of_line(&line)?;
+            repo.head_of_branch(&line)?;
             let records = masterctl_store::history(&repo, &line.reference(), HISTORY)?;
             render(&HistoryPage {
                 who: &who,
@@ -214,7 +214,7 @@ pub struct BlameQuery {
 #[template(path = "blame.html")]
 struct BlamePage<'a> {
     who: &'a Visitor,
-    line: &'a Line,
+    line: &'a Branch,
     blame: &'a Blame,
 }
 

@@ -1,7 +1,7 @@
 //! The branch a request names — a region, and perhaps a work branch of it — checked
 //! against the project before it names anything, and written back into links.
 
-use masterctl_store::{Line, MasterRepo, Region, Structure};
+use masterctl_store::{Branch, MasterRepo, Region, Structure};
 use serde::Deserialize;
 
 use crate::Console;
@@ -31,11 +31,11 @@ impl Target {
     }
 
     /// The repository, its structure and the branch named, checked against the project.
-    pub fn open(&self, console: &Console) -> Result<(MasterRepo, Structure, Line), ConsoleError> {
+    pub fn open(&self, console: &Console) -> Result<(MasterRepo, Structure, Branch), ConsoleError> {
         let repo = console.open()?;
         let structure = repo.structure()?;
         let region = Region::of(&structure.project, &self.region)?;
-        let line = Line::of(&region, self.branch())?;
+        let line = Branch::of(&region, self.branch())?;
         Ok((repo, structure, line))
     }
 }

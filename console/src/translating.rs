@@ -14,7 +14,7 @@ use masterctl_app::ErrorKind;
 use masterctl_locales::exchange::Format;
 use masterctl_store::l10n::import::{self as taking, Taken, TakenState, TranslationOutcome};
 use masterctl_store::l10n::{self, LanguageStatus, RegionTexts};
-use masterctl_store::{Line, MasterRepo};
+use masterctl_store::{Branch, MasterRepo};
 use serde::Deserialize;
 
 use crate::Console;
@@ -29,7 +29,7 @@ use crate::visitor::Visitor;
 fn open(
     console: &Console,
     target: &Target,
-) -> Result<(MasterRepo, Line, RegionTexts), ConsoleError> {
+) -> Result<(MasterRepo, Branch, RegionTexts), ConsoleError> {
     let (repo, _, line) = target.open(console)?;
     let texts = l10n::open_region(&repo, &line)?;
     Ok((repo, line, texts))
@@ -39,7 +39,7 @@ fn open(
 #[template(path = "translations.html")]
 struct TranslationsPage<'a> {
     who: &'a Visitor,
-    line: &'a Line,
+    line: &'a Branch,
     languages: &'a [LanguageStatus],
 }
 
@@ -113,7 +113,7 @@ pub async fn file(State(console): State<Arc<Console>>, Query(query): Query<FileQ
 #[template(path = "taken.html")]
 struct TakenPage<'a> {
     who: &'a Visitor,
-    line: &'a Line,
+    line: &'a Branch,
     upload: &'a str,
     /// Why the file cannot be taken: each check failure, its unit and source text.
     rejected: Vec<Failing>,
@@ -149,7 +149,7 @@ fn take(
     upload: &str,
     target: &Target,
     dry_run: bool,
-) -> Result<(Line, TranslationOutcome), ConsoleError> {
+) -> Result<(Branch, TranslationOutcome), ConsoleError> {
     let (repo, line, _) = open(console, target)?;
     let uploads = Uploads::new(repo.git.path());
     let folder = uploads

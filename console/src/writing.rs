@@ -13,7 +13,7 @@ use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Redirect};
 use masterctl_app::ErrorKind;
 use masterctl_app::sync::{Around, Push, Remote, stopped};
-use masterctl_store::{Line, MasterRepo};
+use masterctl_store::{Branch, MasterRepo};
 use serde::Deserialize;
 
 use crate::Console;
@@ -59,7 +59,7 @@ impl Console {
     /// be made cleanly (both sides changed a cell, or a join is stopped on the branch)
     /// is a conflict: nothing was written. A push that did not land says that the
     /// commit is kept here.
-    pub(crate) fn landed<T>(&self, around: Around<T>, line: &Line) -> Result<T, ConsoleError> {
+    pub(crate) fn landed<T>(&self, around: Around<T>, line: &Branch) -> Result<T, ConsoleError> {
         let remote = self
             .remote
             .as_ref()

@@ -780,17 +780,17 @@ async fn a_merge_with_a_conflict_is_resolved_in_the_console_as_the_cli_would() {
     let repo = masterctl_store::MasterRepo::open(twin.path()).unwrap();
     let structure = repo.structure().unwrap();
     let jp = masterctl_store::Region::of(&structure.project, "jp").unwrap();
-    let join = masterctl_store::rebase::Join::Reflect(
+    let join = masterctl_store::join::Join::Reflect(
         masterctl_store::WorkBranch::of(&jp, "event").unwrap(),
     );
-    use masterctl_store::rebase::session::{Action, run};
+    use masterctl_store::join::session::{Action, run};
     run(&repo, &structure, &join, &Action::Start, None).unwrap();
     run(
         &repo,
         &structure,
         &join,
         &Action::Resolve {
-            side: masterctl_store::rebase::resolutions::Resolution::Theirs,
+            side: masterctl_store::join::resolutions::Resolution::Theirs,
             table: Some("monster"),
             column: Some("name"),
             key: Some("1"),
@@ -1380,11 +1380,11 @@ fn many_tables(tables: usize) -> tempfile::TempDir {
     let repo = masterctl_store::MasterRepo::open(dir.path()).unwrap();
     let structure = repo.structure().unwrap();
     let global = masterctl_store::Region::of(&structure.project, "global").unwrap();
-    masterctl_store::rebase::session::run(
+    masterctl_store::join::session::run(
         &repo,
         &structure,
-        &masterctl_store::rebase::Join::Rebase(global),
-        &masterctl_store::rebase::session::Action::Start,
+        &masterctl_store::join::Join::Rebase(global),
+        &masterctl_store::join::session::Action::Start,
         None,
     )
     .unwrap();
@@ -1525,7 +1525,7 @@ async fn two_planners_uploads(app: &axum::Router, dir: &Path) -> [Planner; 2] {
 /// The names of monsters 2 and 3 on jp's branch, those it has (each through blame).
 fn monster_names(dir: &Path) -> Vec<String> {
     let repo = masterctl_store::MasterRepo::open(dir).unwrap();
-    let line = masterctl_store::Line::from(
+    let line = masterctl_store::Branch::from(
         masterctl_store::Region::of(&repo.structure().unwrap().project, "jp").unwrap(),
     );
     ["2", "3"]
@@ -1607,10 +1607,10 @@ async fn an_import_and_a_rebase_resolved_in_the_console_make_the_cli_s_trees() {
         let structure = repo.structure().unwrap();
         (repo, structure)
     };
-    let global = masterctl_store::rebase::Join::Rebase(
+    let global = masterctl_store::join::Join::Rebase(
         masterctl_store::Region::of(&structure.project, "global").unwrap(),
     );
-    use masterctl_store::rebase::session::{Action, run};
+    use masterctl_store::join::session::{Action, run};
     run(&repo, &structure, &global, &Action::Start, None).unwrap();
     for (region, rows) in [
         ("global", "1,スライム\n2,ゴーレム改\n3,ドラゴン\n"),
@@ -1632,7 +1632,7 @@ async fn an_import_and_a_rebase_resolved_in_the_console_make_the_cli_s_trees() {
         &structure,
         &global,
         &Action::Resolve {
-            side: masterctl_store::rebase::resolutions::Resolution::Value("ゴーレムZ".into()),
+            side: masterctl_store::join::resolutions::Resolution::Value("ゴーレムZ".into()),
             table: Some("monster"),
             column: Some("name"),
             key: Some("2"),
@@ -1647,7 +1647,7 @@ async fn an_import_and_a_rebase_resolved_in_the_console_make_the_cli_s_trees() {
     );
     let ours = masterctl_store::review::blame::blame(
         &masterctl_store::MasterRepo::open(dir.path()).unwrap(),
-        &masterctl_store::Line::from(
+        &masterctl_store::Branch::from(
             masterctl_store::Region::of(&structure.project, "global").unwrap(),
         ),
         "monster",

@@ -207,7 +207,7 @@ pub fn message(data: &[u8]) {
 
 /// A rebase conflict file, as a planner saves it from a spreadsheet.
 pub fn conflicts(data: &[u8]) {
-    let _ = masterctl_store::rebase::state::parse_resolutions(data);
+    let _ = masterctl_store::join::state::parse_resolutions(data);
 }
 
 /// The schema hash the seed archives carry (a build of the sample game), so that the

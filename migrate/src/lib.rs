@@ -5,3 +5,4 @@
 
 pub mod infer;
 pub mod luban;
+pub mod written;

@@ -166,7 +166,41 @@ pub fn parent_of(target: &Path) -> PathBuf {
 /// sibling, flushed to disk, then renamed over `path`. Leftovers of writers killed
 /// mid-way are removed first.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_replacing(path, bytes, true, false)
+    write_replacing(path, bytes, true, false, Placing::Replace)
+}
+
+/// Write `bytes` to `path`, a name nothing holds yet, so that the name appears only with
+/// the whole content: written to a hidden sibling and flushed, then linked to `path` —
+/// which fails with `AlreadyExists`, writing nothing there, when the name is taken. A
+/// process killed at any moment leaves no file at `path`, or all of it. (A file system
+/// without hard links gets the file created in place, as [`write_new`] does.)
+pub fn write_new_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_replacing(path, bytes, true, false, Placing::New)
+}
+
+/// How a file written beside its target takes the target's name.
+#[derive(Clone, Copy)]
+enum Placing {
+    /// Renamed over whatever holds the name.
+    Replace,
+    /// Linked to the name only if nothing holds it.
+    New,
+}
+
+/// Give the written `temporary` the name `path`, as `placing` says.
+fn place(temporary: &Path, path: &Path, placing: Placing, bytes: &[u8]) -> std::io::Result<()> {
+    match placing {
+        Placing::Replace => std::fs::rename(temporary, path),
+        Placing::New => match std::fs::hard_link(temporary, path) {
+            Ok(()) => std::fs::remove_file(temporary),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(e),
+            // No hard links here: the file made under its own name, never over another.
+            Err(_) => {
+                std::fs::remove_file(temporary)?;
+                write_new(path, bytes, false)
+            }
+        },
+    }
 }
 
 /// [`write_atomic`] without flushing to disk, and without looking for leftovers of
@@ -174,14 +208,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// writes): for content checked before it is trusted (a cache of objects named by their
 /// hash), where a file lost to a power cut is only fetched again.
 pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_replacing(path, bytes, false, false)
+    write_replacing(path, bytes, false, false, Placing::Replace)
 }
 
 /// [`write_atomic_unsynced`], the file read-only from the moment it is created (for
 /// content nothing may change once written: cached objects, git's packs) — no second
 /// look at it to change its permissions.
 pub fn write_read_only_unsynced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_replacing(path, bytes, false, true)
+    write_replacing(path, bytes, false, true, Placing::Replace)
 }
 
 /// Write `bytes` to `path`, a name nothing holds yet (an error otherwise: never written
@@ -220,6 +254,7 @@ fn write_replacing(
     bytes: &[u8],
     durable: bool,
     read_only: bool,
+    placing: Placing,
 ) -> std::io::Result<()> {
     use std::io::Write;
     let parent = parent_of(path);
@@ -238,7 +273,7 @@ fn write_replacing(
         let written = file
             .write_all(bytes)
             .and_then(|()| if durable { file.sync_all() } else { Ok(()) })
-            .and_then(|()| std::fs::rename(&temporary, path));
+            .and_then(|()| place(&temporary, path, placing, bytes));
         #[cfg(not(unix))]
         let written = written.and_then(|()| match read_only {
             true => {
@@ -411,6 +446,24 @@ fn exchange(staged: &Path, target: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_new_file_appears_whole_and_never_over_another() {
+        let root = tempfile::tempdir().unwrap();
+        let target = root.path().join("item.toml");
+        write_new_whole(&target, b"name = \"item\"\n").unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"name = \"item\"\n");
+        // The name is taken: refused, the file as it was.
+        let again = write_new_whole(&target, b"other").unwrap_err();
+        assert_eq!(again.kind(), std::io::ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read(&target).unwrap(), b"name = \"item\"\n");
+        // Nothing but the file: no sibling left behind.
+        let names: Vec<_> = std::fs::read_dir(root.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("item.toml")]);
+    }
 
     #[test]
     fn replacing_a_directory_keeps_one_build_in_place() {

@@ -94,7 +94,7 @@ pub fn create(
 
 /// Where `work` stands against its region.
 pub fn status_of(repo: &MasterRepo, work: &WorkBranch) -> Result<WorkBranchStatus, StoreError> {
-    let head = repo.head_of_line(&work.clone().into())?;
+    let head = repo.head_of_branch(&work.clone().into())?;
     let region_head = repo.head_of(&work.region().reference())?.map(|c| c.id());
     let (ahead, behind) = match region_head {
         Some(region_head) => repo.git.graph_ahead_behind(head.id(), region_head)?,
@@ -161,7 +161,7 @@ pub fn delete(repo: &MasterRepo, work: &WorkBranch, force: bool) -> Result<Delet
 /// (`Masterctl-Work-Took`), so that a region rewritten since is recognised.
 pub(crate) fn took(
     repo: &MasterRepo,
-    line: &crate::names::Line,
+    line: &crate::names::Branch,
     parent: Option<Oid>,
 ) -> Option<Oid> {
     line.work()?;

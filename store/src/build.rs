@@ -17,7 +17,7 @@ use masterctl_schemas::{Project, Table};
 use crate::StoreError;
 use crate::git::repo::MasterRepo;
 use crate::git::snapshot::{read_tables, texts_at};
-use crate::names::{Line, Region};
+use crate::names::{Branch, Region};
 
 /// What to build, and where.
 pub struct Request<'a> {
@@ -50,7 +50,7 @@ pub struct Built {
 /// place. The CLI and the console render the [`Built`] it returns.
 pub fn run(repo: &MasterRepo, request: &Request) -> Result<Built, StoreError> {
     let structure = repo.structure()?;
-    let region = Line::of(
+    let region = Branch::of(
         &Region::of(&structure.project, request.region)?,
         request.branch,
     )?;
@@ -98,7 +98,7 @@ pub struct Options<'a> {
 /// branch's history).
 pub fn build_region(
     repo: &MasterRepo,
-    region: &Line,
+    region: &Branch,
     rev: Option<&str>,
     options: &Options,
 ) -> Result<Build, StoreError> {

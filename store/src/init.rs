@@ -106,16 +106,13 @@ fn keep_author(dir: &Path, name: &str, email: &str) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// A file of the example written whole under a name nothing holds (a process killed
+/// meanwhile leaves no half file for the next `init` to refuse).
 fn write_new(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(StoreError::io(parent))?;
     }
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .and_then(|mut file| std::io::Write::write_all(&mut file, bytes))
-        .map_err(StoreError::io(path))
+    masterctl_runtime::files::write_new_whole(path, bytes).map_err(StoreError::io(path))
 }
 
 /// Whether two paths name one folder.

@@ -93,22 +93,22 @@ impl StoreError {
     }
 }
 
-impl crate::rebase::RebaseError {
+impl crate::join::JoinError {
     /// What kind of failure this is: a join that cannot start or go on because of the
     /// state it finds (one stopped, none stopped, a branch moved or rewritten) is a
     /// conflict; a resolution that is not a value of its column is rejected data.
     pub fn kind(&self) -> ErrorKind {
-        use crate::rebase::RebaseError;
+        use crate::join::JoinError;
         match self {
-            RebaseError::Store(e) => e.kind(),
-            RebaseError::NoUpstream(_) | RebaseError::NoConflictMatches { .. } => ErrorKind::Usage,
-            RebaseError::BadResolution(_) => ErrorKind::Invalid,
-            RebaseError::NotInProgress { .. }
-            | RebaseError::InProgress { .. }
-            | RebaseError::Moved { .. }
-            | RebaseError::NoUpstreamBranch(_)
-            | RebaseError::UpstreamRewritten { .. }
-            | RebaseError::NoImportPoint { .. } => ErrorKind::Conflict,
+            JoinError::Store(e) => e.kind(),
+            JoinError::NoUpstream(_) | JoinError::NoConflictMatches { .. } => ErrorKind::Usage,
+            JoinError::BadResolution(_) => ErrorKind::Invalid,
+            JoinError::NotInProgress { .. }
+            | JoinError::InProgress { .. }
+            | JoinError::Moved { .. }
+            | JoinError::NoUpstreamBranch(_)
+            | JoinError::UpstreamRewritten { .. }
+            | JoinError::NoImportPoint { .. } => ErrorKind::Conflict,
         }
     }
 }

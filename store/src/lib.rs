@@ -9,18 +9,18 @@
 pub mod branches;
 pub mod build;
 pub mod cache;
-pub mod committed;
+pub mod committed_structure;
 mod committing;
 pub mod export;
 pub mod git;
 pub mod import;
 pub mod init;
+pub mod join;
 mod kind;
 pub mod l10n;
 pub mod merge;
 pub mod names;
 pub mod proposals;
-pub mod rebase;
 pub mod remote;
 pub mod review;
 pub mod source;
@@ -31,7 +31,7 @@ pub mod vouched;
 pub use git::repo::{MasterRepo, Structure};
 pub use import::{ImportOutcome, ImportPlan, Planning, TableChange, commit_import, plan_import};
 pub use kind::ErrorKind;
-pub use names::{Line, Region, WorkBranch, short_id};
+pub use names::{Branch, Region, WorkBranch, short_id};
 pub use review::history::{ImportRecord, history};
 
 use masterctl_schemas::Report;
@@ -60,7 +60,7 @@ pub enum StoreError {
     )]
     UncommittedStructure {
         revision: String,
-        drift: Vec<committed::Drift>,
+        drift: Vec<committed_structure::Drift>,
     },
     #[error("{0} holds no masterctl.toml")]
     NoCommittedStructure(String),

@@ -135,29 +135,29 @@ impl WorkBranch {
 /// A branch masterctl commits to: a region's own, or a planner's work branch of one.
 /// Every command that works on a region's data (import, diff, blame, log, l10n, build,
 /// status) works on either; what is the region's alone (its upstream, what it owns, its
-/// languages) is read from [`Line::region`].
+/// languages) is read from [`Branch::region`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Line {
+pub struct Branch {
     region: Region,
     work: Option<WorkBranch>,
     branch: String,
 }
 
-impl Line {
+impl Branch {
     /// The region, or its work branch `work` when one is named.
-    pub fn of(region: &Region, work: Option<&str>) -> Result<Line, StoreError> {
+    pub fn of(region: &Region, work: Option<&str>) -> Result<Branch, StoreError> {
         Ok(match work {
-            Some(name) => Line::from(WorkBranch::of(region, name)?),
-            None => Line::from(region.clone()),
+            Some(name) => Branch::from(WorkBranch::of(region, name)?),
+            None => Branch::from(region.clone()),
         })
     }
 
-    /// The region this line belongs to (itself, or the work branch's).
+    /// The region this branch belongs to (itself, or the work branch's).
     pub fn region(&self) -> &Region {
         &self.region
     }
 
-    /// The work branch, when this line is one.
+    /// The work branch, when this branch is one.
     pub fn work(&self) -> Option<&WorkBranch> {
         self.work.as_ref()
     }
@@ -177,7 +177,7 @@ impl Line {
         format!("refs/heads/{}", self.branch)
     }
 
-    /// Where masterctl keeps this line's files (a rebase or merge stopped on it),
+    /// Where masterctl keeps this branch's files (a rebase or merge stopped on it),
     /// relative to `<git dir>/masterctl/`: `rebase/jp`, `rebase-work/jp/alice`.
     pub fn state_path(&self) -> std::path::PathBuf {
         match &self.work {
@@ -189,9 +189,9 @@ impl Line {
     }
 }
 
-impl From<Region> for Line {
-    fn from(region: Region) -> Line {
-        Line {
+impl From<Region> for Branch {
+    fn from(region: Region) -> Branch {
+        Branch {
             branch: region.branch().to_string(),
             region,
             work: None,
@@ -199,9 +199,9 @@ impl From<Region> for Line {
     }
 }
 
-impl From<WorkBranch> for Line {
-    fn from(work: WorkBranch) -> Line {
-        Line {
+impl From<WorkBranch> for Branch {
+    fn from(work: WorkBranch) -> Branch {
+        Branch {
             branch: work.branch(),
             region: work.region().clone(),
             work: Some(work),
@@ -210,7 +210,7 @@ impl From<WorkBranch> for Line {
 }
 
 /// A region by its name; a work branch by its branch (`work/jp/alice`).
-impl std::fmt::Display for Line {
+impl std::fmt::Display for Branch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.work {
             None => f.write_str(self.region.name()),

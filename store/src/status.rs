@@ -7,8 +7,8 @@ use serde::Serialize;
 use crate::StoreError;
 use crate::git::refs;
 use crate::git::repo::{MasterRepo, Structure};
-use crate::names::{Line, Region, RemoteName};
-use crate::rebase::{recorded_import_point, state};
+use crate::join::{recorded_import_point, state};
+use crate::names::{Branch, Region, RemoteName};
 
 /// One region or work branch, as `masterctl status` shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -68,10 +68,10 @@ pub fn status(
             repo,
             structure,
             remote,
-            &Line::from(region.clone()),
+            &Branch::from(region.clone()),
         )?);
         for work in crate::branches::work_branches(repo, &region)? {
-            out.push(line_status(repo, structure, remote, &Line::from(work))?);
+            out.push(line_status(repo, structure, remote, &Branch::from(work))?);
         }
     }
     Ok(out)
@@ -81,7 +81,7 @@ fn line_status(
     repo: &MasterRepo,
     structure: &Structure,
     remote: Option<&RemoteName>,
-    region: &Line,
+    region: &Branch,
 ) -> Result<RegionStatus, StoreError> {
     let head = repo.head_of(&region.reference())?;
     // What the line takes from: a region's upstream, a work branch's region.

@@ -298,15 +298,15 @@ fn a_region_commit_pushed_with_plain_git_that_drops_audiences_is_never_built_pul
     refused(studio.import("jp", &data, |_| {}));
     let work = studio.work("jp", "ev");
     masterctl_store::branches::create(&repo, &work, Some(&good)).unwrap();
-    let refresh = masterctl_store::rebase::session::run(
+    let refresh = masterctl_store::join::session::run(
         &repo,
         &structure,
-        &masterctl_store::rebase::Join::Refresh(work),
-        &masterctl_store::rebase::session::Action::Start,
+        &masterctl_store::join::Join::Refresh(work),
+        &masterctl_store::join::session::Action::Start,
         None,
     );
     match refresh {
-        Err(masterctl_store::rebase::RebaseError::Store(e)) => {
+        Err(masterctl_store::join::JoinError::Store(e)) => {
             refused(Err::<(), _>(e));
         }
         other => panic!("expected the merge refused, got {other:?}"),

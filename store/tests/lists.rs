@@ -8,12 +8,12 @@ use std::path::{Path, PathBuf};
 use masterctl_schemas::canonical::{read_table, table_csv};
 use masterctl_schemas::load::load_from_files;
 use masterctl_schemas::{Table, TableSchema, Value};
+use masterctl_store::join::resolutions::{Resolution, Resolutions, apply};
 use masterctl_store::merge::{ConflictKind, Ownership, TableMerge, merge_table};
-use masterctl_store::rebase::resolutions::{Resolution, Resolutions, apply};
 use proptest::prelude::*;
 
 use crate::common::Studio;
-use masterctl_store::rebase::session::{Action, Step};
+use masterctl_store::join::session::{Action, Step};
 use masterctl_store::review::diff::{self, DiffOptions};
 
 const BONUS: &str = "name = \"login_bonus\"\nkind = \"list\"\n\n[[fields]]\nname = \"item\"\ntype = \"int\"\n\n[[fields]]\nname = \"count\"\ntype = \"int\"\n";

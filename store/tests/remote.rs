@@ -8,11 +8,11 @@ use std::process::Command;
 
 use crate::common::{Studio, git};
 use masterctl_store::import::ImportOutcome;
-use masterctl_store::rebase::Join;
-use masterctl_store::rebase::resolutions::Resolution;
-use masterctl_store::rebase::session::{Action, Step};
+use masterctl_store::join::Join;
+use masterctl_store::join::resolutions::Resolution;
+use masterctl_store::join::session::{Action, Step};
 use masterctl_store::remote::{self, PullState, PushState, Scope};
-use masterctl_store::{Line, MasterRepo, Region, StoreError};
+use masterctl_store::{Branch, MasterRepo, Region, StoreError};
 
 const THREE: [(i64, &str, i64); 3] = [(1, "slime", 10), (2, "golem", 300), (3, "dragon", 5000)];
 
@@ -85,7 +85,7 @@ fn push(studio: &Studio, scope: &Scope) -> remote::push::PushOutcome {
 
 fn jp(studio: &Studio) -> Scope {
     let structure = studio.repo().structure().unwrap();
-    Scope::Line(Line::from(Region::of(&structure.project, "jp").unwrap()))
+    Scope::Branch(Branch::from(Region::of(&structure.project, "jp").unwrap()))
 }
 
 /// Import these monster rows into `jp` of `studio`'s clone; the commit.
@@ -231,7 +231,7 @@ fn a_cell_both_planners_changed_stops_the_second_puller_who_resolves_and_pushes(
 
     let repo = team.bob.repo();
     let structure = repo.structure().unwrap();
-    let line = Line::from(Region::of(&structure.project, "jp").unwrap());
+    let line = Branch::from(Region::of(&structure.project, "jp").unwrap());
     let resolve = Action::Resolve {
         side: Resolution::Ours,
         table: None,
@@ -389,7 +389,7 @@ fn versions_and_work_branches_travel_and_a_version_is_never_moved() {
         "{pulled:?}"
     );
     let bob: MasterRepo = team.bob.repo();
-    let line = Line::from(jp.clone());
+    let line = Branch::from(jp.clone());
     assert_eq!(
         bob.commit_of(&line, Some("1.0")).unwrap().id().to_string(),
         team.aiko.head("masters/jp").unwrap()
@@ -455,10 +455,16 @@ fn two_clones_pushing_one_region_at_once_one_wins_and_the_other_sends_after_a_pu
                         let repo = MasterRepo::open(dir).unwrap();
                         let structure = repo.structure().unwrap();
                         let origin = remote::remote_of(&repo, "origin").unwrap();
-                        let line = Line::from(Region::of(&structure.project, "jp").unwrap());
+                        let line = Branch::from(Region::of(&structure.project, "jp").unwrap());
                         barrier.wait();
-                        remote::send(&repo, &structure, &origin, &line, remote::send::ATTEMPTS)
-                            .unwrap()
+                        remote::push_through(
+                            &repo,
+                            &structure,
+                            &origin,
+                            &line,
+                            remote::push_through::ATTEMPTS,
+                        )
+                        .unwrap()
                     })
                 })
                 .collect();

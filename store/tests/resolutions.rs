@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use masterctl_schemas::canonical::{read_table, table_csv};
 use masterctl_schemas::load::load_from_files;
 use masterctl_schemas::{Table, TableSchema, Value};
+use masterctl_store::join::resolutions::{Resolution, Resolutions, apply, key_text};
 use masterctl_store::merge::{Conflict, ConflictKind};
-use masterctl_store::rebase::resolutions::{Resolution, Resolutions, apply, key_text};
 
 fn schema() -> TableSchema {
     let text = "name = \"monster\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"hp\"\ntype = \"int\"\n";

@@ -7,12 +7,12 @@ use crate::common::{CONFIG, MONSTER, Studio};
 use masterctl_store::branches;
 use masterctl_store::git::commit::{MERGED_TRAILER, trailer_ids};
 use masterctl_store::import::ImportOutcome;
-use masterctl_store::rebase::resolutions::Resolution;
-use masterctl_store::rebase::session::{Action, Step};
-use masterctl_store::rebase::{Join, RebaseError};
+use masterctl_store::join::resolutions::Resolution;
+use masterctl_store::join::session::{Action, Step};
+use masterctl_store::join::{Join, JoinError};
 use masterctl_store::review::blame::blame;
 use masterctl_store::tags::{self, TagRequest};
-use masterctl_store::{Line, Region, StoreError, WorkBranch};
+use masterctl_store::{Branch, Region, StoreError, WorkBranch};
 
 const THREE: [(i64, &str, i64); 3] = [(1, "slime", 10), (2, "golem", 300), (3, "dragon", 5000)];
 
@@ -150,14 +150,14 @@ fn a_work_branch_is_imported_into_rebased_and_reflected_with_its_planner_kept() 
     }
     let structure = repo.structure().unwrap();
     let jp = Region::of(&structure.project, "jp").unwrap();
-    match masterctl_store::rebase::session::run(
+    match masterctl_store::join::session::run(
         &repo,
         &structure,
         &Join::Rebase(jp.clone()),
         &Action::Start,
         None,
     ) {
-        Err(RebaseError::InProgress { kind, .. }) => assert_eq!(kind, "merge"),
+        Err(JoinError::InProgress { kind, .. }) => assert_eq!(kind, "merge"),
         other => panic!("{other:?}"),
     }
     let resolved = studio.join(
@@ -197,7 +197,7 @@ fn a_work_branch_is_imported_into_rebased_and_reflected_with_its_planner_kept() 
 
     // Blame on the region gives each reflected cell to the planner who made it on the
     // work branch, through the merge.
-    let jp_line = Line::from(jp);
+    let jp_line = Branch::from(jp);
     let phoenix = blame(&repo, &jp_line, "monster", &["4".into()], Some("hp")).unwrap();
     assert_eq!(phoenix.cells[0].commit.author, "Bob");
     assert_eq!(
@@ -372,7 +372,7 @@ fn versions_are_tagged_once_and_taken_wherever_a_revision_is() {
     // The region moves on; the version still names its commit, by either name.
     let path = studio.export(&[(1, "slime", 1), (2, "golem", 300), (3, "dragon", 5000)]);
     committed(studio.import("jp", &path, |_| {}).unwrap());
-    let line = Line::from(jp.clone());
+    let line = Branch::from(jp.clone());
     for rev in ["1.0", "masters/jp/1.0"] {
         assert_eq!(
             repo.commit_of(&line, Some(rev)).unwrap().id().to_string(),
@@ -480,9 +480,8 @@ fn a_work_branch_whose_region_was_rewritten_is_refused_and_a_stopped_rebase_bloc
     committed(studio.import("jp", &path, |_| {}).unwrap());
     let structure = repo.structure().unwrap();
     for join in [Join::Refresh(work.clone()), Join::Reflect(work.clone())] {
-        match masterctl_store::rebase::session::run(&repo, &structure, &join, &Action::Start, None)
-        {
-            Err(RebaseError::UpstreamRewritten { point, branch, .. }) => {
+        match masterctl_store::join::session::run(&repo, &structure, &join, &Action::Start, None) {
+            Err(JoinError::UpstreamRewritten { point, branch, .. }) => {
                 assert_eq!(
                     (point.as_str(), branch.as_str()),
                     (second.as_str(), "work/jp/event")
@@ -517,14 +516,14 @@ fn a_work_branch_whose_region_was_rewritten_is_refused_and_a_stopped_rebase_bloc
         Step::Conflicts { .. }
     ));
     let structure = repo.structure().unwrap();
-    match masterctl_store::rebase::session::run(
+    match masterctl_store::join::session::run(
         &repo,
         &structure,
         &Join::Reflect(balance),
         &Action::Start,
         None,
     ) {
-        Err(RebaseError::InProgress { kind, branch, .. }) => {
+        Err(JoinError::InProgress { kind, branch, .. }) => {
             assert_eq!(
                 (kind.as_str(), branch.as_str()),
                 ("rebase", "masters/global")

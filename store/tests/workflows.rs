@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use crate::common::Studio;
 use masterctl_store::StoreError;
 use masterctl_store::import::ImportOutcome;
-use masterctl_store::rebase::resolutions::Resolution;
-use masterctl_store::rebase::session::{Action, ConflictEntry, Step};
+use masterctl_store::join::resolutions::Resolution;
+use masterctl_store::join::session::{Action, ConflictEntry, Step};
 use masterctl_store::review::blame::blame;
 use masterctl_store::review::diff::{self, DiffOptions};
 

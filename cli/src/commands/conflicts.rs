@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use masterctl_store::rebase::session::ConflictEntry;
+use masterctl_store::join::session::ConflictEntry;
 
 use crate::output::{Output, counted};
 

@@ -3,7 +3,7 @@
 //! with the conflict file and resolution flow of a rebase (rendered by `rebase`).
 
 use masterctl_store::WorkBranch;
-use masterctl_store::rebase::Join;
+use masterctl_store::join::Join;
 
 use super::{Failure, open_repo, store_failure};
 use crate::output::{GlobalArgs, Output, RepoArg};

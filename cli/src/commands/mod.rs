@@ -37,7 +37,7 @@ mod validate;
 use clap::Subcommand;
 
 use crate::output::{Format, GlobalArgs, Output, RepoArg};
-use masterctl_store::{Line, MasterRepo, Region, Structure};
+use masterctl_store::{Branch, MasterRepo, Region, Structure};
 
 pub use crate::failure::{Failure, delivery_failure, join_failure, store_failure};
 
@@ -354,6 +354,6 @@ pub fn region(structure: &Structure, name: &str) -> Result<Region, Failure> {
 
 /// The region `name`, or its work branch `work` when one is given: both checked before
 /// they name a path or a branch.
-pub fn line(structure: &Structure, name: &str, work: Option<&str>) -> Result<Line, Failure> {
-    Line::of(&region(structure, name)?, work).map_err(store_failure)
+pub fn line(structure: &Structure, name: &str, work: Option<&str>) -> Result<Branch, Failure> {
+    Branch::of(&region(structure, name)?, work).map_err(store_failure)
 }

@@ -2,7 +2,7 @@
 //! made, fast-forwarded, or joined by the keyed three-way merge where both sides moved
 //! (a conflict stops that branch with the conflict file; `--continue` once resolved).
 
-use masterctl_store::rebase::Join;
+use masterctl_store::join::Join;
 use masterctl_store::remote;
 
 use super::sync::PulledShown;

@@ -6,9 +6,9 @@
 
 use std::path::Path;
 
-use masterctl_store::rebase::Join;
-use masterctl_store::rebase::resolutions::Resolution;
-use masterctl_store::rebase::session::{Action, Rebased, Step};
+use masterctl_store::join::Join;
+use masterctl_store::join::resolutions::Resolution;
+use masterctl_store::join::session::{Action, Rebased, Step};
 use masterctl_store::{WorkBranch, short_id};
 use serde::Serialize;
 

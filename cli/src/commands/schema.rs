@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use masterctl_migrate::infer::infer_file;
+use masterctl_migrate::written::{Written, write_drafts};
 use serde::Serialize;
 
 use super::Failure;
@@ -51,47 +52,19 @@ pub fn run(command: Command, output: &Output) -> Result<(), Failure> {
         )));
     }
     if let Some(dir) = &args.out {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Failure::environment(format!("cannot create {}: {e}", dir.display())))?;
-        // Each draft whose file exists is kept (unless --force), the others written: a
-        // second run after adding a sheet writes just the new one.
-        let (mut written, mut kept) = (Vec::new(), Vec::new());
-        for draft in &drafts {
-            let target = dir.join(format!("{}.toml", draft.name));
-            let mut options = std::fs::OpenOptions::new();
-            options.write(true);
-            if args.force {
-                options.create(true).truncate(true);
-            } else {
-                options.create_new(true);
-            }
-            match options.open(&target) {
-                Ok(mut file) => {
-                    use std::io::Write;
-                    file.write_all(draft.to_toml().as_bytes()).map_err(|e| {
-                        Failure::environment(format!("cannot write {}: {e}", target.display()))
-                    })?;
-                    written.push(target);
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => kept.push(target),
-                Err(e) => {
-                    return Err(Failure::environment(format!(
-                        "cannot write {}: {e}",
-                        target.display()
-                    )));
-                }
-            }
-        }
-        if written.is_empty() {
+        let written = write_drafts(dir, &drafts, args.force)
+            .map_err(|e| Failure::environment(e.to_string()))?;
+        if written.written.is_empty() {
+            let kept = written.kept.len();
             return Err(Failure::usage(format!(
                 "nothing written: {} already exist{} in {}",
-                counted(kept.len(), "schema file"),
-                if kept.len() == 1 { "s" } else { "" },
+                counted(kept, "schema file"),
+                if kept == 1 { "s" } else { "" },
                 dir.display()
             ))
             .hint("pass --force to replace them, or choose another --out folder"));
         }
-        output.render(&Written { written, kept });
+        output.render(&Shown(&written));
         return Ok(());
     }
     let schemas: Vec<Draft> = drafts
@@ -110,17 +83,15 @@ pub fn run(command: Command, output: &Output) -> Result<(), Failure> {
 
 /// Drafts written into `--out`, and those kept because their file exists.
 #[derive(Serialize)]
-struct Written {
-    written: Vec<PathBuf>,
-    kept: Vec<PathBuf>,
-}
+#[serde(transparent)]
+struct Shown<'a>(&'a Written);
 
-impl Render for Written {
+impl Render for Shown<'_> {
     fn text(&self, output: &Output) {
-        for target in &self.written {
+        for target in &self.0.written {
             output.line(format!("wrote {}", target.display()));
         }
-        for target in &self.kept {
+        for target in &self.0.kept {
             output.line(format!(
                 "kept  {} (it exists; --force replaces it)",
                 target.display()

@@ -3,7 +3,7 @@
 //! result shown together with the pull before it and the push after it.
 
 use masterctl_app::sync::{Around, Push, Remote};
-use masterctl_store::rebase::session::Step;
+use masterctl_store::join::session::Step;
 use masterctl_store::remote::{self, PullState, Pulled, PushState, Pushed, Scope, Sent};
 use masterctl_store::{MasterRepo, StoreError, Structure, short_id};
 use serde::Serialize;
@@ -32,7 +32,9 @@ impl ScopeArgs {
     /// The branches named, checked against the project.
     pub fn scope(&self, structure: &Structure) -> Result<Scope, Failure> {
         Ok(match (&self.region, &self.branch) {
-            (Some(region), Some(work)) => Scope::Line(super::line(structure, region, Some(work))?),
+            (Some(region), Some(work)) => {
+                Scope::Branch(super::line(structure, region, Some(work))?)
+            }
             (Some(region), None) => Scope::Region(super::region(structure, region)?),
             (None, _) => Scope::All,
         })

@@ -19,7 +19,7 @@ use serde::Serialize;
 use crate::StoreError;
 use crate::git::repo::{MasterRepo, Structure, blob_at};
 use crate::git::snapshot::{language_path, table_path, texts_at};
-use crate::names::Line;
+use crate::names::Branch;
 use masterctl_schemas::canonical::read_table;
 use masterctl_schemas::read::parallel_map;
 
@@ -157,7 +157,7 @@ pub struct ExportedFile {
 /// import passes over).
 pub fn export_region(
     repo: &MasterRepo,
-    line: &Line,
+    line: &Branch,
     rev: Option<&str>,
     languages: &[String],
 ) -> Result<Export, StoreError> {

@@ -8,7 +8,7 @@ use git2::Signature;
 
 use crate::StoreError;
 use crate::git::repo::MasterRepo;
-use crate::names::{Line, branch_of};
+use crate::names::{Branch, branch_of};
 
 /// A reference update holds its lock for milliseconds; a lock older than this was left
 /// by a process that died (or was killed) between taking it and renaming it into place.
@@ -105,7 +105,7 @@ pub fn locked(repo: &MasterRepo, reference: &str) -> Option<StoreError> {
 
 /// Remove a stale lock from a region's branch (or a work branch). A lock younger than
 /// [`STALE_LOCK`] may belong to a process writing right now, and is left alone.
-pub fn unlock(repo: &MasterRepo, region: &Line) -> Result<Option<RefLock>, StoreError> {
+pub fn unlock(repo: &MasterRepo, region: &Branch) -> Result<Option<RefLock>, StoreError> {
     let reference = region.reference();
     let Some(lock) = lock_of(repo, &reference) else {
         return Ok(None);

@@ -99,7 +99,7 @@ impl MasterRepo {
 
     /// The head of a region's branch or of a work branch; a branch that does not exist
     /// (yet) is [`StoreError::NoBranch`] or [`StoreError::NoWorkBranch`].
-    pub fn head_of_line(&self, line: &crate::names::Line) -> Result<Commit<'_>, StoreError> {
+    pub fn head_of_branch(&self, line: &crate::names::Branch) -> Result<Commit<'_>, StoreError> {
         self.head_of(&line.reference())?
             .ok_or_else(|| match line.work() {
                 None => StoreError::NoBranch(line.name().to_string()),
@@ -128,7 +128,7 @@ impl MasterRepo {
     /// region: `1.4` for the tag `masters/<region>/1.4`), or the line's head.
     pub fn commit_of(
         &self,
-        line: &crate::names::Line,
+        line: &crate::names::Branch,
         rev: Option<&str>,
     ) -> Result<Commit<'_>, StoreError> {
         match rev {
@@ -137,7 +137,7 @@ impl MasterRepo {
                     .and_then(|tag| resolve(&self.git, &tag).ok())
                     .ok_or(unknown)
             }),
-            None => self.head_of_line(line),
+            None => self.head_of_branch(line),
         }
     }
 }

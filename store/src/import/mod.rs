@@ -21,7 +21,7 @@ use crate::cache;
 use crate::git::commit::{CommitSpec, SOURCE_TRAILER, STRUCTURE_TRAILER, WORK_TOOK_TRAILER};
 use crate::git::repo::{MasterRepo, Structure, blob_at};
 use crate::git::snapshot::{Snapshot, language_path, read_table_at, table_path, tree_blobs};
-use crate::names::{Line, one_line, short_id};
+use crate::names::{Branch, one_line, short_id};
 use crate::source::{SourceFile, source_file};
 
 /// Rows added, changed and removed in one table by an import.
@@ -112,13 +112,13 @@ pub enum Planning {
 pub fn plan_import(
     repo: &MasterRepo,
     structure: &Structure,
-    region: &Line,
+    region: &Branch,
     paths: &[PathBuf],
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Planning, StoreError> {
     let project = &structure.project;
     let reference = region.reference();
-    crate::rebase::state::refuse_if_stopped(repo, region)?;
+    crate::join::state::refuse_if_stopped(repo, region)?;
     let head = repo.head_of(&reference)?;
     if let Some(head) = &head {
         crate::vouched::check(repo, region.branch(), head)?;
@@ -343,7 +343,7 @@ fn removals(
 fn merge_exported(
     repo: &MasterRepo,
     project: &Project,
-    region: &Line,
+    region: &Branch,
     head: &Commit<'_>,
     tables: &mut [Table],
 ) -> Result<Vec<masterctl_schemas::Diagnostic>, StoreError> {

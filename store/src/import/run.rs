@@ -8,9 +8,9 @@ use masterctl_schemas::Report;
 
 use super::{ImportPlan, Planning, Removal, Revert, TableChange, commit_import};
 use crate::StoreError;
-use crate::committed::import_structure;
+use crate::committed_structure::import_structure;
 use crate::git::repo::{MasterRepo, Structure};
-use crate::names::{Line, Region};
+use crate::names::{Branch, Region};
 use crate::review::diff::{self, DiffOptions, Review, Side};
 
 /// What to import, and how far to go.
@@ -91,7 +91,7 @@ pub enum ImportOutcome {
 /// run reports them instead.
 pub fn run(repo: &MasterRepo, request: &Request<'_>) -> Result<ImportOutcome, StoreError> {
     let structure = import_structure(repo, request.structure)?;
-    let region = Line::of(
+    let region = Branch::of(
         &Region::of(&structure.project, request.region)?,
         request.branch,
     )?;
@@ -127,7 +127,7 @@ pub fn run(repo: &MasterRepo, request: &Request<'_>) -> Result<ImportOutcome, St
 }
 
 /// Refuse what the request does not allow: removals first, then reverts.
-fn guard(region: &Line, plan: &ImportPlan, request: &Request<'_>) -> Result<(), StoreError> {
+fn guard(region: &Branch, plan: &ImportPlan, request: &Request<'_>) -> Result<(), StoreError> {
     if !plan.removals.is_empty() && !request.allow_removal {
         return Err(StoreError::Removes {
             branch: region.branch().to_string(),
@@ -151,7 +151,7 @@ fn guard(region: &Line, plan: &ImportPlan, request: &Request<'_>) -> Result<(), 
 fn review(
     repo: &MasterRepo,
     structure: &Structure,
-    region: &Line,
+    region: &Branch,
     plan: &ImportPlan,
     options: &DiffOptions,
 ) -> Result<Review, StoreError> {
@@ -169,7 +169,7 @@ fn review(
     diff::review(&from, &to, options)
 }
 
-fn summary(region: &Line, plan: ImportPlan) -> Summary {
+fn summary(region: &Branch, plan: ImportPlan) -> Summary {
     Summary {
         region: region.name().to_string(),
         branch: region.branch().to_string(),

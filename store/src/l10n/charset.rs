@@ -11,7 +11,7 @@ use masterctl_schemas::fonts::drawn_characters;
 use super::{RegionTexts, language_pairs};
 use crate::StoreError;
 use crate::git::repo::MasterRepo;
-use crate::names::{Line, Region};
+use crate::names::{Branch, Region};
 
 /// The characters of one language's texts.
 #[derive(Debug, serde::Serialize)]
@@ -73,7 +73,7 @@ pub fn charset_of(
     };
     let mut regions = Vec::new();
     for name in names.into_iter().filter(|r| has(r.name())) {
-        let line = Line::from(name);
+        let line = Branch::from(name);
         match super::open_region(repo, &line) {
             Ok(texts) => regions.push(texts),
             Err(StoreError::NoBranch(_)) if region.is_none() => {}

@@ -17,7 +17,7 @@ use crate::StoreError;
 use crate::git::commit::{CommitSpec, TRANSLATION_TRAILER, WORK_TOOK_TRAILER};
 use crate::git::repo::MasterRepo;
 use crate::git::snapshot::{Snapshot, read_files};
-use crate::names::{Line, Region};
+use crate::names::{Branch, Region};
 
 /// What to take back, and how far to go.
 pub struct Request<'a> {
@@ -76,7 +76,7 @@ pub enum TakenState {
 /// Take an exchange file back into a region's branch.
 pub fn run(repo: &MasterRepo, request: &Request) -> Result<TranslationOutcome, StoreError> {
     let structure = repo.structure()?;
-    let region = Line::of(
+    let region = Branch::of(
         &Region::of(&structure.project, request.region)?,
         request.branch,
     )?;
@@ -143,11 +143,11 @@ enum Planning {
 /// Read, match and check an exchange file against a region's head.
 fn plan(
     repo: &MasterRepo,
-    region: &Line,
+    region: &Branch,
     file: &Path,
     language: Option<&str>,
 ) -> Result<Planning, StoreError> {
-    crate::rebase::state::refuse_if_stopped(repo, region)?;
+    crate::join::state::refuse_if_stopped(repo, region)?;
     let texts = open_region(repo, region)?;
     let bytes = std::fs::read(file).map_err(StoreError::io(file))?;
     let sha256 = hex::encode(Sha256::digest(&bytes));

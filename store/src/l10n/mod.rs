@@ -22,7 +22,7 @@ use masterctl_schemas::read::parallel_map;
 use crate::StoreError;
 use crate::git::repo::{MasterRepo, blob_at};
 use crate::git::snapshot::{project_at, read_table_at};
-use crate::names::Line;
+use crate::names::Branch;
 
 /// A region's head, and the structure it holds.
 pub struct RegionTexts {
@@ -40,9 +40,9 @@ impl RegionTexts {
 }
 
 /// Open a region's head (or a work branch's) for localization work.
-pub fn open_region(repo: &MasterRepo, region: &Line) -> Result<RegionTexts, StoreError> {
+pub fn open_region(repo: &MasterRepo, region: &Branch) -> Result<RegionTexts, StoreError> {
     let reference = region.reference();
-    let head = repo.head_of_line(region)?;
+    let head = repo.head_of_branch(region)?;
     crate::git::snapshot::only_files(&head.tree()?, region.branch())?;
     let project =
         project_at(&repo.git, &head.tree()?).ok_or_else(|| StoreError::BrokenSnapshot {

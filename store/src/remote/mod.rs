@@ -7,12 +7,12 @@
 mod local;
 pub mod pull;
 pub mod push;
-pub mod send;
+pub mod push_through;
 mod transport;
 
 pub use pull::{PullState, Pulled, pull};
 pub use push::{PushOutcome, PushState, Pushed, push};
-pub use send::{Sent, send};
+pub use push_through::{Sent, push_through};
 pub use transport::{Trouble, shown_url};
 
 use std::collections::HashMap;
@@ -22,7 +22,7 @@ use masterctl_schemas::Project;
 
 use crate::StoreError;
 use crate::git::repo::MasterRepo;
-use crate::names::{Line, Region, RemoteName, VERSION_TAGS, WorkBranch};
+use crate::names::{Branch, Region, RemoteName, VERSION_TAGS, WorkBranch};
 
 /// Where a fetch keeps the remote's version tags (they become local tags only where
 /// this clone has none of that name).
@@ -38,7 +38,7 @@ pub enum Scope {
     /// One region's branch and its work branches.
     Region(Region),
     /// One branch.
-    Line(Line),
+    Branch(Branch),
 }
 
 /// The remote `name` of the repository, checked against its configuration.
@@ -380,8 +380,8 @@ pub(crate) fn lines_of(
     project: &Project,
     remote: &RemoteName,
     scope: &Scope,
-) -> Result<Vec<Line>, StoreError> {
-    if let Scope::Line(line) = scope {
+) -> Result<Vec<Branch>, StoreError> {
+    if let Scope::Branch(line) = scope {
         return Ok(vec![line.clone()]);
     }
     let regions = match scope {
@@ -390,7 +390,7 @@ pub(crate) fn lines_of(
     };
     let mut lines = Vec::new();
     for region in regions {
-        lines.push(Line::from(region.clone()));
+        lines.push(Branch::from(region.clone()));
         let mut names: Vec<String> = crate::branches::work_branches(repo, &region)?
             .iter()
             .map(|w| w.name().to_string())
@@ -408,7 +408,7 @@ pub(crate) fn lines_of(
         for name in names {
             // A remote branch whose name a planner could not give is left alone.
             if let Ok(work) = WorkBranch::of(&region, &name) {
-                lines.push(Line::from(work));
+                lines.push(Branch::from(work));
             }
         }
     }
@@ -422,7 +422,7 @@ fn regions_of(project: &Project, scope: &Scope) -> Result<Vec<Region>, StoreErro
     let regions = match scope {
         Scope::All => Region::all(project),
         Scope::Region(region) => vec![region.clone()],
-        Scope::Line(line) => vec![line.region().clone()],
+        Scope::Branch(line) => vec![line.region().clone()],
     };
     match regions.iter().find(|r| !r.branch().starts_with("masters/")) {
         Some(region) => Err(StoreError::NotMasters {
@@ -446,7 +446,7 @@ pub struct Tracking {
 pub fn tracking(
     repo: &MasterRepo,
     remote: &RemoteName,
-    line: &Line,
+    line: &Branch,
 ) -> Result<Option<Tracking>, StoreError> {
     let local = repo.head_of(&line.reference())?;
     let theirs = repo.head_of(&remote.tracking(line.branch()))?;

@@ -9,9 +9,9 @@ use serde::Serialize;
 use super::{Scope, fetch, lines_of, regions_of};
 use crate::StoreError;
 use crate::git::repo::{MasterRepo, Structure};
-use crate::names::{Line, RemoteName};
-use crate::rebase::session::{self, Action, Step};
-use crate::rebase::{Join, RebaseError};
+use crate::join::session::{self, Action, Step};
+use crate::join::{Join, JoinError};
+use crate::names::{Branch, RemoteName};
 
 /// One branch after a pull.
 #[derive(Debug, Serialize)]
@@ -78,13 +78,13 @@ fn pull_line(
     repo: &MasterRepo,
     structure: &Structure,
     remote: &RemoteName,
-    line: &Line,
+    line: &Branch,
 ) -> Result<Option<PullState>, StoreError> {
     let git = &repo.git;
     let tracking = remote.tracking(line.branch());
     let theirs = repo.head_of(&tracking)?.map(|c| c.id());
     let ours = repo.head_of(&line.reference())?.map(|c| c.id());
-    if let Some(state) = crate::rebase::state::load_state(repo, line)? {
+    if let Some(state) = crate::join::state::load_state(repo, line)? {
         return Ok(Some(PullState::InProgress { kind: state.kind }));
     }
     let move_to = |expected: Option<git2::Oid>, to: git2::Oid| {
@@ -136,7 +136,7 @@ pub fn join(
     repo: &MasterRepo,
     structure: &Structure,
     remote: &RemoteName,
-    line: &Line,
+    line: &Branch,
     action: &Action<'_>,
 ) -> Result<PullState, StoreError> {
     let join = Join::Pull {
@@ -145,10 +145,10 @@ pub fn join(
     };
     let step = match session::run(repo, structure, &join, action, None) {
         Ok(step) => step,
-        Err(RebaseError::Store(e)) => return Err(e),
+        Err(JoinError::Store(e)) => return Err(e),
         Err(e) => {
             return Err(StoreError::StateFile {
-                path: crate::rebase::state::conflict_file(repo, line),
+                path: crate::join::state::conflict_file(repo, line),
                 message: e.to_string(),
             });
         }

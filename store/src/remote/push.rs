@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::{Scope, fetch, lines_of, regions_of, remote_tags, transport};
 use crate::StoreError;
 use crate::git::repo::{MasterRepo, Structure};
-use crate::names::{Line, RemoteName};
+use crate::names::{Branch, RemoteName};
 
 /// One branch after a push.
 #[derive(Debug, Serialize)]
@@ -63,7 +63,7 @@ pub fn push(
     fetch(repo, remote, &regions)?;
     let lines = lines_of(repo, &structure.project, remote, scope)?;
     // Each branch here, what the remote holds of it, and what to do.
-    let mut planned: Vec<(Line, git2::Oid, PushState)> = Vec::new();
+    let mut planned: Vec<(Branch, git2::Oid, PushState)> = Vec::new();
     for line in lines {
         let Some(ours) = repo.head_of(&line.reference())?.map(|c| c.id()) else {
             continue;

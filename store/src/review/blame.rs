@@ -14,7 +14,7 @@ use crate::StoreError;
 use crate::git::packed::PackedBlobs;
 use crate::git::repo::MasterRepo;
 use crate::git::snapshot::{language_path, project_at, tree_blobs};
-use crate::names::Line;
+use crate::names::Branch;
 use crate::review::diff::key_names;
 use crate::review::history::{ImportRecord, record};
 use crate::review::row_changes::{
@@ -66,14 +66,14 @@ struct Watched {
 /// cells of `field`, when given).
 pub fn blame(
     repo: &MasterRepo,
-    region: &Line,
+    region: &Branch,
     table: &str,
     key: &[String],
     field: Option<&str>,
 ) -> Result<Blame, StoreError> {
     let git = &repo.git;
     let branch = region.branch();
-    let head = repo.head_of_line(region)?;
+    let head = repo.head_of_branch(region)?;
     let tree = head.tree()?;
     let project = project_at(git, &tree).ok_or_else(|| StoreError::BrokenSnapshot {
         branch: branch.to_string(),

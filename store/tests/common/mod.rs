@@ -5,10 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use masterctl_store::import::{self, ImportOutcome, Request};
-use masterctl_store::rebase::Join;
-use masterctl_store::rebase::session::{self, Action, Step};
+use masterctl_store::join::Join;
+use masterctl_store::join::session::{self, Action, Step};
 use masterctl_store::review::diff::DiffOptions;
-use masterctl_store::{Line, MasterRepo, Region, StoreError, WorkBranch};
+use masterctl_store::{Branch, MasterRepo, Region, StoreError, WorkBranch};
 
 pub const CONFIG: &str = "source_language = \"ja\"\nlanguages = [\"ja\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n\n[regions.global]\nbranch = \"masters/global\"\nupstream = \"jp\"\n";
 pub const MONSTER: &str = "name = \"monster\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"name\"\ntype = \"string\"\n\n[[fields]]\nname = \"hp\"\ntype = \"int\"\n";
@@ -132,9 +132,9 @@ impl Studio {
             .map(|commit| commit.id().to_string())
     }
 
-    pub fn region(&self, name: &str) -> Line {
+    pub fn region(&self, name: &str) -> Branch {
         let structure = self.repo().structure().unwrap();
-        Line::from(Region::of(&structure.project, name).unwrap())
+        Branch::from(Region::of(&structure.project, name).unwrap())
     }
 
     /// The work branch `name` of region `region`.

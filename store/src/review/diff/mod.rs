@@ -32,7 +32,7 @@ use crate::git::repo::{MasterRepo, resolve};
 use crate::git::snapshot::{
     Snapshot, generated_path, language_path, project_at, table_path, tree_blobs,
 };
-use crate::names::Line;
+use crate::names::Branch;
 use rows::{RowEvent, Rows};
 
 /// One side of a diff: a commit's tree, or a snapshot not committed (what an import
@@ -214,7 +214,7 @@ impl<'a> Side<'a> {
 /// The two sides of a region's last commit: its parent (nothing, for the first) and it.
 pub fn last_commit<'r>(
     repo: &'r MasterRepo,
-    region: &Line,
+    region: &Branch,
 ) -> Result<(Side<'r>, Side<'r>), StoreError> {
     let branch = region.branch();
     let head = repo

@@ -6,7 +6,7 @@ use git2::Repository;
 use masterctl_schemas::Project;
 
 use crate::StoreError;
-use crate::rebase::RebasePlan;
+use crate::join::RebasePlan;
 use crate::review::diff::{Diff, Side, rebase_review};
 
 /// [`rebase_review`] of a planned rebase: its import point, the upstream head, the

@@ -11,15 +11,15 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-pub mod join;
 pub mod resolutions;
 pub mod review;
 pub mod session;
+pub mod sides;
 pub mod state;
 mod tables;
 pub mod translations;
 
-pub use join::Join;
+pub use sides::Join;
 pub use tables::{TableConflicts, TableRebase};
 
 use git2::{Commit, Oid, Repository, Tree};
@@ -41,7 +41,7 @@ use state::RebaseState;
 
 /// Why a rebase cannot start.
 #[derive(Debug, thiserror::Error)]
-pub enum RebaseError {
+pub enum JoinError {
     #[error("region `{0}` has no upstream in masterctl.toml")]
     NoUpstream(String),
     #[error("upstream branch {0} has no commits yet: import into it first")]
@@ -76,9 +76,9 @@ pub enum RebaseError {
     Store(#[from] StoreError),
 }
 
-impl From<git2::Error> for RebaseError {
-    fn from(e: git2::Error) -> RebaseError {
-        RebaseError::Store(StoreError::Git(e))
+impl From<git2::Error> for JoinError {
+    fn from(e: git2::Error) -> JoinError {
+        JoinError::Store(StoreError::Git(e))
     }
 }
 
@@ -160,18 +160,18 @@ pub fn plan_rebase(
     structure: &Structure,
     join: &Join,
     resolutions: &Resolutions,
-) -> Result<RebaseOutcome, RebaseError> {
+) -> Result<RebaseOutcome, JoinError> {
     let project = &structure.project;
     let target = join.target();
     let reference = target.reference();
     let source = join.source(project)?;
     let git = &repo.git;
     let theirs = repo.head_of(&source.reference)?.ok_or_else(|| match join {
-        Join::Rebase(_) | Join::Pull { .. } => RebaseError::NoUpstreamBranch(source.branch.clone()),
+        Join::Rebase(_) | Join::Pull { .. } => JoinError::NoUpstreamBranch(source.branch.clone()),
         Join::Refresh(_) => {
-            RebaseError::Store(StoreError::NoBranch(join.region().name().to_string()))
+            JoinError::Store(StoreError::NoBranch(join.region().name().to_string()))
         }
-        Join::Reflect(work) => RebaseError::Store(StoreError::NoWorkBranch {
+        Join::Reflect(work) => JoinError::Store(StoreError::NoWorkBranch {
             region: work.region().name().to_string(),
             name: work.name().to_string(),
         }),
@@ -199,8 +199,8 @@ pub fn plan_rebase(
                 let snapshot = Snapshot::of_files(read_files(git, &theirs.tree()?)?);
                 Ok(plan(None, theirs.id(), snapshot, Vec::new(), false))
             }
-            _ => Err(RebaseError::Store(
-                repo.head_of_line(&target)
+            _ => Err(JoinError::Store(
+                repo.head_of_branch(&target)
                     .err()
                     .unwrap_or(StoreError::NoBranch(target.name().to_string())),
             )),
@@ -271,14 +271,14 @@ fn merge_trees(
     join: &Join,
     reference: &str,
     resolutions: &Resolutions,
-) -> Result<Merged, RebaseError> {
+) -> Result<Merged, JoinError> {
     let (structure_files, conflicts) =
         merge_structure(git, trees.base, trees.theirs, trees.ours, resolutions)?;
     if !conflicts.is_empty() {
         return Ok(Merged::Conflicts(conflicts));
     }
     let merged_project = project_from_files(&structure_files)
-        .map_err(|report| RebaseError::Store(StoreError::InvalidStructure(report)))?;
+        .map_err(|report| JoinError::Store(StoreError::InvalidStructure(report)))?;
     let dropped = dropped_edited_columns(
         git,
         [trees.base, trees.ours],
@@ -414,7 +414,7 @@ struct TableMerged {
 
 impl TableMerging<'_> {
     /// Every table of the merged structure, typed against it, resolutions applied.
-    fn merge_all(&self) -> Result<MergedTables, RebaseError> {
+    fn merge_all(&self) -> Result<MergedTables, JoinError> {
         let mut out = MergedTables {
             tables: Vec::new(),
             summary: Vec::new(),
@@ -433,7 +433,7 @@ impl TableMerging<'_> {
             } = merged;
             let (unresolved, resolved) =
                 resolutions::apply(schema, &mut table, conflicts, self.resolutions)
-                    .map_err(RebaseError::BadResolution)?;
+                    .map_err(JoinError::BadResolution)?;
             if !unresolved.is_empty() {
                 out.conflicts.push(TableConflicts {
                     table: schema.name.clone(),
@@ -458,7 +458,7 @@ impl TableMerging<'_> {
 
     /// The three versions of `path` (base, theirs, ours; `None` where a side lacks it),
     /// each read from git once by its blob id and kept for what reads it again.
-    fn versions(&self, path: &str) -> Result<Vec<Option<Vec<u8>>>, RebaseError> {
+    fn versions(&self, path: &str) -> Result<Vec<Option<Vec<u8>>>, JoinError> {
         let mut read = self.read.borrow_mut();
         [&self.base_blobs, &self.their_blobs, &self.our_blobs]
             .into_iter()
@@ -485,7 +485,7 @@ impl TableMerging<'_> {
         &self,
         schema: &masterctl_schemas::TableSchema,
         out: &mut MergedTables,
-    ) -> Result<Option<TableMerged>, RebaseError> {
+    ) -> Result<Option<TableMerged>, JoinError> {
         let (git, trees) = (self.git, self.trees);
         let name = schema.name.as_str();
         let source = &self.project.config.source_language;
@@ -781,8 +781,8 @@ fn merge_structure(
     theirs: &Tree<'_>,
     ours: &Tree<'_>,
     resolutions: &Resolutions,
-) -> Result<(StructureFiles, Vec<TableConflicts>), RebaseError> {
-    let structure = |tree: &Tree<'_>| -> Result<BTreeMap<String, Oid>, RebaseError> {
+) -> Result<(StructureFiles, Vec<TableConflicts>), JoinError> {
+    let structure = |tree: &Tree<'_>| -> Result<BTreeMap<String, Oid>, JoinError> {
         Ok(tree_blobs(git, tree)?
             .into_iter()
             .filter(|(p, _)| is_structure_path(p))

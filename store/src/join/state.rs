@@ -19,7 +19,7 @@ use super::resolutions::{Resolution, Resolutions, key_text};
 use crate::StoreError;
 use crate::git::repo::MasterRepo;
 use crate::merge::ConflictKind;
-use crate::names::Line;
+use crate::names::Branch;
 
 /// The columns of `conflicts.csv`.
 pub const HEADER: [&str; 9] = [
@@ -49,11 +49,11 @@ pub struct RebaseState {
     pub source: String,
 }
 
-pub fn state_dir(repo: &MasterRepo, line: &Line) -> PathBuf {
+pub fn state_dir(repo: &MasterRepo, line: &Branch) -> PathBuf {
     repo.git.path().join("masterctl").join(line.state_path())
 }
 
-pub fn conflict_file(repo: &MasterRepo, line: &Line) -> PathBuf {
+pub fn conflict_file(repo: &MasterRepo, line: &Branch) -> PathBuf {
     state_dir(repo, line).join("conflicts.csv")
 }
 
@@ -70,7 +70,7 @@ fn bad_file(path: &std::path::Path, message: impl Into<String>) -> StoreError {
 }
 
 /// The state of a rebase or merge in progress on `line`, if there is one.
-pub fn load_state(repo: &MasterRepo, line: &Line) -> Result<Option<RebaseState>, StoreError> {
+pub fn load_state(repo: &MasterRepo, line: &Branch) -> Result<Option<RebaseState>, StoreError> {
     let path = state_dir(repo, line).join("state");
     let Some(bytes) = read_limited(&path, STATE_LIMIT)? else {
         return Ok(None);
@@ -111,7 +111,7 @@ pub fn load_state(repo: &MasterRepo, line: &Line) -> Result<Option<RebaseState>,
 }
 
 /// Refuse to write on `line` while a rebase or merge is stopped on it.
-pub fn refuse_if_stopped(repo: &MasterRepo, line: &Line) -> Result<(), StoreError> {
+pub fn refuse_if_stopped(repo: &MasterRepo, line: &Branch) -> Result<(), StoreError> {
     match load_state(repo, line)? {
         Some(state) => Err(StoreError::RebaseInProgress {
             branch: line.branch().to_string(),
@@ -148,7 +148,7 @@ fn kind_text(kind: ConflictKind) -> &'static str {
 /// Save the state and the conflict file (resolutions already made are carried over).
 pub fn save(
     repo: &MasterRepo,
-    line: &Line,
+    line: &Branch,
     state: &RebaseState,
     conflicts: &[TableConflicts],
     resolutions: &Resolutions,
@@ -237,7 +237,7 @@ fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<(), StoreError> 
 }
 
 /// The resolutions written in the conflict file (rows without one are left out).
-pub fn load_resolutions(repo: &MasterRepo, line: &Line) -> Result<Resolutions, StoreError> {
+pub fn load_resolutions(repo: &MasterRepo, line: &Branch) -> Result<Resolutions, StoreError> {
     let path = conflict_file(repo, line);
     let Some(bytes) = read_limited(&path, CONFLICTS_LIMIT)? else {
         return Ok(Resolutions::new());
@@ -307,7 +307,7 @@ pub fn parse_resolutions(bytes: &[u8]) -> Result<Resolutions, String> {
 }
 
 /// Remove the state of a rebase (after it committed, or on `--abort`).
-pub fn clear(repo: &MasterRepo, line: &Line) -> Result<(), StoreError> {
+pub fn clear(repo: &MasterRepo, line: &Branch) -> Result<(), StoreError> {
     let dir = state_dir(repo, line);
     match std::fs::remove_dir_all(&dir) {
         Ok(()) => Ok(()),
@@ -320,7 +320,7 @@ pub fn clear(repo: &MasterRepo, line: &Line) -> Result<(), StoreError> {
 /// that is `None` matches all). Returns (rows set, rows still without a resolution).
 pub fn mark(
     repo: &MasterRepo,
-    line: &Line,
+    line: &Branch,
     side: &Resolution,
     table: Option<&str>,
     column: Option<&str>,

@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::resolutions::{Resolution, Resolutions, key_text};
 use super::state::{self, RebaseState};
 use super::{
-    Join, RebaseError, RebaseOutcome, RebasePlan, TableConflicts, TableRebase, commit_rebase,
+    Join, JoinError, RebaseOutcome, RebasePlan, TableConflicts, TableRebase, commit_rebase,
     plan_rebase, rebase_message,
 };
 use crate::git::repo::{MasterRepo, Structure};
@@ -182,10 +182,10 @@ pub fn run(
     join: &Join,
     action: &Action<'_>,
     message: Option<&str>,
-) -> Result<Step, RebaseError> {
+) -> Result<Step, JoinError> {
     let line = join.target();
     let stopped = state::load_state(repo, &line)?;
-    let in_progress = |kind: &str| RebaseError::InProgress {
+    let in_progress = |kind: &str| JoinError::InProgress {
         kind: kind.to_string(),
         branch: line.branch().to_string(),
         conflict_file: state::conflict_file(repo, &line),
@@ -196,7 +196,7 @@ pub fn run(
     {
         return Err(in_progress(&stopped.kind));
     }
-    let not_in_progress = || RebaseError::NotInProgress {
+    let not_in_progress = || JoinError::NotInProgress {
         kind: join.kind(),
         branch: line.branch().to_string(),
     };
@@ -219,7 +219,7 @@ pub fn run(
             }
             let (set, remaining) = state::mark(repo, &line, side, *table, *column, *key)?;
             if set == 0 {
-                return Err(RebaseError::NoConflictMatches {
+                return Err(JoinError::NoConflictMatches {
                     conflict_file: state::conflict_file(repo, &line),
                 });
             }
@@ -252,7 +252,7 @@ pub fn run(
     if let Some(stopped) = &stopped
         && where_it_stands(&outcome).as_ref() != Some(stopped)
     {
-        return Err(RebaseError::Moved {
+        return Err(JoinError::Moved {
             kind: join.kind(),
             branch: line.branch().to_string(),
         });

@@ -6,10 +6,10 @@
 use git2::{Commit, Oid, Repository};
 use masterctl_schemas::Project;
 
-use super::RebaseError;
+use super::JoinError;
 use crate::git::commit::{MERGE_BASE_TRAILER, MERGED_TRAILER, MERGED_WORK_TRAILER, PULLED_TRAILER};
 use crate::git::commit::{UPSTREAM_BASE_TRAILER, UPSTREAM_TRAILER, WORK_TOOK_TRAILER};
-use crate::names::{Line, Region, RemoteName, WorkBranch, short_id};
+use crate::names::{Branch, Region, RemoteName, WorkBranch, short_id};
 
 /// A three-way merge between two branches of one region.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,7 +25,7 @@ pub enum Join {
     Reflect(WorkBranch),
     /// `pull`: a branch both this clone and the remote moved takes what the remote's
     /// side changed since their common commit (two planners' imports: both kept).
-    Pull { line: Line, remote: RemoteName },
+    Pull { line: Branch, remote: RemoteName },
 }
 
 /// The branch a join takes from.
@@ -40,11 +40,11 @@ pub struct Source {
 
 impl Join {
     /// The branch that moves.
-    pub fn target(&self) -> Line {
+    pub fn target(&self) -> Branch {
         match self {
-            Join::Rebase(region) => Line::from(region.clone()),
-            Join::Refresh(work) => Line::from(work.clone()),
-            Join::Reflect(work) => Line::from(work.region().clone()),
+            Join::Rebase(region) => Branch::from(region.clone()),
+            Join::Refresh(work) => Branch::from(work.clone()),
+            Join::Reflect(work) => Branch::from(work.region().clone()),
             Join::Pull { line, .. } => line.clone(),
         }
     }
@@ -52,14 +52,14 @@ impl Join {
     /// The branches a join reads, to be brought up to date with a remote before it
     /// starts: the one that moves, then the one it takes from (a region without an
     /// upstream has none to take from; a pull's source is the remote itself).
-    pub fn lines(&self, project: &Project) -> Vec<Line> {
+    pub fn lines(&self, project: &Project) -> Vec<Branch> {
         let source = match self {
             Join::Rebase(region) => region
                 .upstream(project)
                 .and_then(Result::ok)
-                .map(Line::from),
-            Join::Refresh(work) => Some(Line::from(work.region().clone())),
-            Join::Reflect(work) => Some(Line::from(work.clone())),
+                .map(Branch::from),
+            Join::Refresh(work) => Some(Branch::from(work.region().clone())),
+            Join::Reflect(work) => Some(Branch::from(work.clone())),
             Join::Pull { .. } => None,
         };
         std::iter::once(self.target()).chain(source).collect()
@@ -84,7 +84,7 @@ impl Join {
     }
 
     /// The branch taken from: the upstream region, the region, or the work branch.
-    pub fn source(&self, project: &Project) -> Result<Source, RebaseError> {
+    pub fn source(&self, project: &Project) -> Result<Source, JoinError> {
         let of_region = |region: &Region| Source {
             reference: region.reference(),
             branch: region.branch().to_string(),
@@ -94,7 +94,7 @@ impl Join {
             Join::Rebase(region) => of_region(
                 &region
                     .upstream(project)
-                    .ok_or_else(|| RebaseError::NoUpstream(region.name().to_string()))??,
+                    .ok_or_else(|| JoinError::NoUpstream(region.name().to_string()))??,
             ),
             Join::Refresh(work) => of_region(work.region()),
             Join::Reflect(work) => Source {
@@ -137,10 +137,10 @@ impl Join {
         source: &Source,
         ours: &Commit<'_>,
         theirs: &Commit<'_>,
-    ) -> Result<Oid, RebaseError> {
+    ) -> Result<Oid, JoinError> {
         let met = || {
             git.merge_base(ours.id(), theirs.id())
-                .map_err(|_| RebaseError::NoImportPoint {
+                .map_err(|_| JoinError::NoImportPoint {
                     branch: self.target().branch().to_string(),
                     upstream: source.branch.clone(),
                 })
@@ -160,7 +160,7 @@ impl Join {
                 _ => (theirs.id(), ours.id()),
             };
             if let Err(took) = crate::branches::check_region_kept(git, branch_head, region_head) {
-                return Err(RebaseError::UpstreamRewritten {
+                return Err(JoinError::UpstreamRewritten {
                     point: took.to_string(),
                     branch: work.branch(),
                     upstream: work.region().branch().to_string(),
@@ -168,7 +168,7 @@ impl Join {
             }
         }
         if base != theirs.id() && !git.graph_descendant_of(theirs.id(), base).unwrap_or(false) {
-            return Err(RebaseError::UpstreamRewritten {
+            return Err(JoinError::UpstreamRewritten {
                 point: base.to_string(),
                 branch: self.target().branch().to_string(),
                 upstream: source.branch.clone(),

@@ -8,9 +8,9 @@ use serde::Serialize;
 use super::{PullState, Pulled, PushState, Pushed, Scope, pull, push};
 use crate::StoreError;
 use crate::git::repo::{MasterRepo, Structure};
-use crate::names::{Line, RemoteName};
+use crate::names::{Branch, RemoteName};
 
-/// How often `send` pushes before it gives up on a remote that keeps moving.
+/// How often `push_through` pushes before it gives up on a remote that keeps moving.
 pub const ATTEMPTS: usize = 5;
 
 /// What sending a branch came to.
@@ -46,14 +46,14 @@ impl Sent {
 /// Push `line` to `remote`, pulling and pushing again while the remote moved, at most
 /// `attempts` pushes. A pull that stops on a conflict ends it (the branch then waits
 /// for its resolution, as after `pull`).
-pub fn send(
+pub fn push_through(
     repo: &MasterRepo,
     structure: &Structure,
     remote: &RemoteName,
-    line: &Line,
+    line: &Branch,
     attempts: usize,
 ) -> Result<Sent, StoreError> {
-    let scope = Scope::Line(line.clone());
+    let scope = Scope::Branch(line.clone());
     let mut sent = Sent {
         pulls: Vec::new(),
         push: None,
