@@ -1384,7 +1384,7 @@ fn the_code_of_migrated_luban_projects_compiles_in_every_language() {
 }
 
 /// A table named after each name the language's library declares (the lists
-/// `generators/src/codegen/ambient/` holds, from each language's reference): the code
+/// `codegen/src/ambient/` holds, from each language's reference): the code
 /// generated for all of them at once compiles (a table `readonly_map` made a class that
 /// hid TypeScript's `ReadonlyMap`: TS2315).
 #[test]
@@ -1392,11 +1392,11 @@ fn tables_named_after_every_library_name_make_code_that_compiles() {
     let lists = [
         (
             "typescript",
-            include_str!("../../generators/src/codegen/ambient/typescript.txt"),
+            include_str!("../../codegen/src/ambient/typescript.txt"),
         ),
         (
             "csharp",
-            include_str!("../../generators/src/codegen/ambient/csharp.txt"),
+            include_str!("../../codegen/src/ambient/csharp.txt"),
         ),
     ];
     for (lang, list) in lists {

@@ -281,8 +281,8 @@ pub fn manifest(data: &[u8]) {
 /// language: a doc comment never holds a line terminator of any language inside a line
 /// nor `*/`; a string literal and `inert` text never hold one at all, nor a bare quote.
 pub fn codegen(data: &[u8]) {
-    use masterctl_generators::codegen::Lang;
-    use masterctl_generators::codegen::names;
+    use masterctl_codegen::Lang;
+    use masterctl_codegen::names;
     let text = String::from_utf8_lossy(data);
     let breaks = |c: char| c.is_control() || names::needs_escape(c);
     for lang in [Lang::Rust, Lang::CSharp, Lang::Go, Lang::TypeScript] {

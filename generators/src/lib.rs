@@ -5,7 +5,6 @@
 
 pub mod archive;
 pub mod client;
-pub mod codegen;
 pub mod custom;
 pub mod reverse;
 

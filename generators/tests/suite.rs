@@ -1,4 +1,4 @@
-//! The archive builder, the client export and the code templates, read back through the runtime and the compilers.
+//! The archive builder and the client export, read back through the runtime.
 //!
 //! One test binary for the crate (each module a file beside this one): one link, and
 //! the tests of every file run together.
@@ -8,4 +8,3 @@
 
 mod archive;
 mod client;
-mod templates;

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use masterctl_generators::codegen::{
-    self, CodegenError, GeneratedFile, Lang, UserTemplate, Written,
+use masterctl_codegen::{
+    self as codegen, CodegenError, GeneratedFile, Lang, UserTemplate, Written,
 };
 use masterctl_schemas::audience::Audience;
 use masterctl_store::{MasterRepo, Structure};

@@ -15,7 +15,7 @@
 #   go.txt          Go's predeclared identifiers (builtin.go of the Go installed)
 #
 # Only names a type could be spelled as are kept (ASCII letters and digits, starting
-# with a letter). Run from anywhere: generators/src/codegen/ambient/extract.sh
+# with a letter). Run from anywhere: codegen/src/ambient/extract.sh
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)

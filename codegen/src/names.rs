@@ -2,7 +2,7 @@
 //! enum values (any text) that every target language accepts, and text from schemas
 //! (values, descriptions) escaped for a string literal or a doc comment of each language.
 
-use super::Lang;
+use crate::Lang;
 
 /// Split an identifier or a value into its words: at `_`, `-`, spaces and other
 /// punctuation, and where a lower-case letter or digit meets an upper-case one.

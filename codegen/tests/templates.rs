@@ -2,9 +2,12 @@
 //! beside the generated code, and a partial per concept that a user's template of the
 //! same name replaces alone.
 
+// Tests unwrap and print freely (the workspace lints hold the code they test).
+#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
+
 use std::path::PathBuf;
 
-use masterctl_generators::codegen::{self, GeneratedFile, Lang, UserTemplate};
+use masterctl_codegen::{self as codegen, GeneratedFile, Lang, UserTemplate};
 
 const CONFIG: &str =
     "source_language = \"ja\"\nlanguages = [\"ja\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n";

@@ -1,5 +1,5 @@
 //! `masterctl codegen`: typed access to a project's masters, written by handlebars
-//! templates from the schemas. The built-in templates (`generators/templates/<lang>/`)
+//! templates from the schemas. The built-in templates (`codegen/templates/<lang>/`)
 //! are compiled in; a folder of the user's overrides one by file name or adds files.
 //! A template sees the [`Context`] alone; output is deterministic.
 
@@ -59,7 +59,7 @@ impl Lang {
     fn templates(self) -> &'static [(&'static str, &'static str)] {
         macro_rules! built_in {
             ($lang:literal: $($name:literal),*) => {
-                &[$(($name, include_str!(concat!("../../templates/", $lang, "/", $name)))),*]
+                &[$(($name, include_str!(concat!("../templates/", $lang, "/", $name)))),*]
             };
         }
         match self {
@@ -86,7 +86,7 @@ impl Lang {
         match self {
             Lang::TypeScript => &[(
                 "reader.ts",
-                include_str!("../../templates/typescript/reader.ts"),
+                include_str!("../templates/typescript/reader.ts"),
             )],
             Lang::Rust | Lang::Go | Lang::CSharp => &[],
         }

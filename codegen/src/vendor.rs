@@ -22,42 +22,30 @@ pub fn dependency_at(path: &str) -> String {
 const SOURCES: &[(&str, &str)] = &[
     (
         "src/calendar.rs",
-        include_str!("../../../runtime/src/calendar.rs"),
+        include_str!("../../runtime/src/calendar.rs"),
     ),
-    (
-        "src/check.rs",
-        include_str!("../../../runtime/src/check.rs"),
-    ),
-    (
-        "src/files.rs",
-        include_str!("../../../runtime/src/files.rs"),
-    ),
-    (
-        "src/format.rs",
-        include_str!("../../../runtime/src/format.rs"),
-    ),
+    ("src/check.rs", include_str!("../../runtime/src/check.rs")),
+    ("src/files.rs", include_str!("../../runtime/src/files.rs")),
+    ("src/format.rs", include_str!("../../runtime/src/format.rs")),
     (
         "src/generated.rs",
-        include_str!("../../../runtime/src/generated.rs"),
+        include_str!("../../runtime/src/generated.rs"),
     ),
-    ("src/lib.rs", include_str!("../../../runtime/src/lib.rs")),
+    ("src/lib.rs", include_str!("../../runtime/src/lib.rs")),
     (
         "src/manifest.rs",
-        include_str!("../../../runtime/src/manifest.rs"),
+        include_str!("../../runtime/src/manifest.rs"),
     ),
     (
         "src/parallel.rs",
-        include_str!("../../../runtime/src/parallel.rs"),
+        include_str!("../../runtime/src/parallel.rs"),
     ),
     (
         "src/serialize.rs",
-        include_str!("../../../runtime/src/serialize.rs"),
+        include_str!("../../runtime/src/serialize.rs"),
     ),
-    (
-        "src/table.rs",
-        include_str!("../../../runtime/src/table.rs"),
-    ),
-    ("src/text.rs", include_str!("../../../runtime/src/text.rs")),
+    ("src/table.rs", include_str!("../../runtime/src/table.rs")),
+    ("src/text.rs", include_str!("../../runtime/src/text.rs")),
 ];
 
 /// The runtime crate's `Cargo.toml` with the workspace's settings written out.

@@ -8,8 +8,8 @@ use masterctl_schemas::schema::{
 };
 use serde::Serialize;
 
-use super::Lang;
-use super::names::{self, camel_in, enum_idents, literal, pascal_in, safe_ident, type_name};
+use crate::Lang;
+use crate::names::{self, camel_in, enum_idents, literal, pascal_in, safe_ident, type_name};
 
 /// Everything a template sees.
 #[derive(Debug, Clone, Serialize)]
