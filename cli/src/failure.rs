@@ -424,7 +424,7 @@ mod kinds {
                 dir: path(),
                 root: path(),
             },
-            StoreError::Build(masterctl_generators::archive::BuildError::TooManyRows {
+            StoreError::Build(masterctl_build::archive::BuildError::TooManyRows {
                 table: s(),
                 rows: 1,
             }),

@@ -8,8 +8,9 @@ use std::path::Path;
 use crate::common::root;
 
 /// The crates whose modules are checked (benches holds one library file and programs).
-const CRATES: [&str; 11] = [
+const CRATES: [&str; 12] = [
     "app",
+    "build",
     "codegen",
     "schemas",
     "migrate",

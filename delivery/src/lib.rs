@@ -21,7 +21,7 @@ mod cache;
 mod causes;
 pub mod fetch;
 mod holder;
-pub mod inspect;
+
 pub mod layout;
 pub mod lease;
 pub mod manage;

@@ -3,8 +3,6 @@
 //! and custom masters (`[custom]`: groups, weighted tables, matrices) — written as
 //! canonical CSV under `generated/`.
 
-pub mod archive;
-pub mod client;
 pub mod custom;
 pub mod reverse;
 

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use masterctl_generators::archive::{BuildInput, BuiltFile, build};
+use masterctl_build::archive::{BuildInput, BuiltFile, build};
 use masterctl_generators::generate;
 use masterctl_locales::texts::text_fields;
 use masterctl_locales::{TableTexts, region_languages};

@@ -219,7 +219,7 @@ pub enum StoreError {
         root: std::path::PathBuf,
     },
     #[error("cannot build: {0}")]
-    Build(#[from] masterctl_generators::archive::BuildError),
+    Build(#[from] masterctl_build::archive::BuildError),
     /// A rebase or merge stopped on a branch, which takes nothing else until it is
     /// continued or aborted. `from`: what it takes from, as its step names it.
     #[error("a {kind} of {branch} is in progress")]

@@ -183,7 +183,7 @@ fn a_client_build_holds_no_byte_of_what_servers_or_designers_alone_see() {
     );
     assert!(manifest(&client_dir).seen_by.is_empty());
     // inspect says it of a table and of a row.
-    use masterctl_delivery::inspect::{Inspection, Query, inspect};
+    use masterctl_build::inspect::{Inspection, Query, inspect};
     let masters = masterctl_runtime::Masters::open(&server_dir).unwrap();
     let key = ["1".to_string()];
     let query = |name, key| Query {

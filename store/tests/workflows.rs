@@ -405,13 +405,13 @@ fn translations_are_counted_committed_once_and_built_with_their_fallbacks() {
     assert_eq!(masters.manifest().files.len(), built.files);
     let shown = |id: &str| {
         let key = [id.to_string()];
-        let query = masterctl_delivery::inspect::Query {
+        let query = masterctl_build::inspect::Query {
             name: Some("monster"),
             key: &key,
             language: Some("en"),
         };
-        match masterctl_delivery::inspect::inspect(&masters, &query).unwrap() {
-            masterctl_delivery::inspect::Inspection::Row(row) => row
+        match masterctl_build::inspect::inspect(&masters, &query).unwrap() {
+            masterctl_build::inspect::Inspection::Row(row) => row
                 .texts
                 .iter()
                 .map(|t| {

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use masterctl_delivery::inspect::{
+use masterctl_build::inspect::{
     InspectError, Inspection, MatrixCell, Query, RowShown, Rows, Summary, TableShape, inspect,
 };
 use masterctl_runtime::format::MAP_VALUES;

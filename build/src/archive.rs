@@ -17,8 +17,8 @@ use masterctl_schemas::canonical::{data_fields, key_order};
 use masterctl_schemas::schema::{CustomKind, GeneratedKind, Project};
 use masterctl_schemas::{Field, FieldType, Table, TableSchema, Value};
 
-use crate::GeneratedTable;
-use crate::custom::group_order;
+use masterctl_generators::GeneratedTable;
+use masterctl_generators::custom::group_order;
 
 /// One file of a build, before it is written.
 #[derive(Debug, Clone)]

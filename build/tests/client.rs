@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use masterctl_generators::client::{table_file, table_json, texts_file, texts_json};
+use masterctl_build::client::{table_file, table_json, texts_file, texts_json};
 use masterctl_runtime::format::{
     ColumnData, ColumnType, Strings, StringsData, TableData, TextColumn, Values,
 };

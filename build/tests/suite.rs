@@ -1,4 +1,4 @@
-//! The archive builder and the client export, read back through the runtime.
+//! The archive writer and the client export, read back through the runtime.
 //!
 //! One test binary for the crate (each module a file beside this one): one link, and
 //! the tests of every file run together.

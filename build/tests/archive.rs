@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use masterctl_generators::archive::{BuildInput, BuiltFile, build};
+use masterctl_build::archive::{BuildInput, BuiltFile, build};
 use masterctl_generators::{GeneratedTable, generate};
 use masterctl_locales::TableTexts;
 use masterctl_runtime::manifest::{FileKind, Manifest};
