@@ -17,6 +17,7 @@
 
 mod ahead;
 mod arriving;
+mod bounded;
 mod cache;
 mod causes;
 pub mod fetch;
@@ -202,52 +203,32 @@ pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
 /// HTTP/2 ([`transport::Protocol::concurrency`]).
 pub const CONCURRENCY: usize = transport::CONNECTIONS;
 
-/// The most object bytes held in memory at once, whatever the concurrency: many small
-/// objects move together, large ones take turns.
-const IN_FLIGHT_BYTES: u64 = 256 << 20;
-
-/// `work` over `items`, up to `concurrency` at once and up to [`IN_FLIGHT_BYTES`] of
-/// their `size` (an item larger than that runs alone), in the order they finish.
-pub(crate) fn bounded<'a, T, R, F>(
-    items: impl IntoIterator<Item = T> + 'a,
-    concurrency: usize,
-    size: impl Fn(&T) -> u64 + 'a,
-    work: impl Fn(T) -> F + 'a,
-) -> impl futures::Stream<Item = R> + 'a
-where
-    T: 'a,
-    F: std::future::Future<Output = R> + 'a,
-{
-    use futures::StreamExt;
-    const UNIT: u64 = 1 << 20;
-    let total = (IN_FLIGHT_BYTES / UNIT) as u32;
-    let budget = std::sync::Arc::new(tokio::sync::Semaphore::new(total as usize));
-    futures::stream::iter(items)
-        .map(move |item| {
-            let permits =
-                u32::try_from(size(&item).div_ceil(UNIT)).map_or(total, |n| n.clamp(1, total));
-            let (budget, job) = (budget.clone(), work(item));
-            async move {
-                // The semaphore is never closed: acquiring only waits.
-                let _held = budget.acquire_many_owned(permits).await;
-                job.await
-            }
-        })
-        .buffer_unordered(concurrency.max(1))
-}
+pub(crate) use bounded::bounded;
 
 #[cfg(test)]
 mod tests {
-    /// The operations a console awaits may run on any thread of a multi-threaded runtime:
-    /// were one's future not `Send`, this would not compile. (publish, fetch and gc stream
-    /// their objects through `bounded`, whose futures are not yet: their callers run them
-    /// on a runtime of their own.)
+    /// Every operation may be awaited on any thread of a multi-threaded runtime (a
+    /// console's, a game server's): were one's future not `Send`, this would not compile.
     #[allow(dead_code)]
-    fn operations_are_send(remote: &crate::Remote) {
+    fn operations_are_send(
+        remote: &crate::Remote,
+        path: &std::path::Path,
+        fetching: &crate::FetchOptions,
+        progress: crate::Progress<'_>,
+    ) {
         fn send<T: Send>(_: T) {}
         send(crate::releases(remote, None));
         send(crate::rollback(remote, "jp", "0123456"));
         send(crate::resolve_release(remote, "jp", "0123456"));
+        send(crate::gc(remote, 1, 0, true, progress));
+        send(crate::publish(
+            remote,
+            path,
+            &crate::PublishOptions::default(),
+            progress,
+        ));
+        send(crate::fetch(remote, path, fetching, progress));
+        send(crate::fetch::fetch_opened(remote, path, fetching, progress));
     }
 
     use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -275,12 +256,15 @@ mod tests {
                     async move {
                         let now = running.fetch_add(1, Ordering::SeqCst) + 1;
                         most_running.fetch_max(now, Ordering::SeqCst);
-                        let held =
-                            bytes.fetch_add(size.min(super::IN_FLIGHT_BYTES), Ordering::SeqCst);
-                        most_bytes
-                            .fetch_max(held + size.min(super::IN_FLIGHT_BYTES), Ordering::SeqCst);
+                        let held = bytes
+                            .fetch_add(size.min(crate::bounded::IN_FLIGHT_BYTES), Ordering::SeqCst);
+                        most_bytes.fetch_max(
+                            held + size.min(crate::bounded::IN_FLIGHT_BYTES),
+                            Ordering::SeqCst,
+                        );
                         tokio::time::sleep(std::time::Duration::from_millis(1)).await;
-                        bytes.fetch_sub(size.min(super::IN_FLIGHT_BYTES), Ordering::SeqCst);
+                        bytes
+                            .fetch_sub(size.min(crate::bounded::IN_FLIGHT_BYTES), Ordering::SeqCst);
                         running.fetch_sub(1, Ordering::SeqCst);
                         size
                     }
@@ -291,6 +275,6 @@ mod tests {
         });
         assert_eq!(done.len(), sizes.len(), "every item ran");
         assert_eq!(most_running.load(Ordering::SeqCst), 8);
-        assert!(most_bytes.load(Ordering::SeqCst) <= super::IN_FLIGHT_BYTES);
+        assert!(most_bytes.load(Ordering::SeqCst) <= crate::bounded::IN_FLIGHT_BYTES);
     }
 }

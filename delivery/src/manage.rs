@@ -606,9 +606,13 @@ async fn collect(
     }
     let total = victims.len();
     let mut done = 0;
-    let mut deletions =
-        futures::stream::iter(victims.iter().map(|o| remote.delete_owned(o.key.clone())))
-            .buffer_unordered(crate::CONCURRENCY);
+    let keys: Vec<String> = victims.iter().map(|o| o.key.clone()).collect();
+    let mut deletions = crate::bounded(
+        keys,
+        crate::CONCURRENCY,
+        |_| 0,
+        |key| remote.delete_owned(key),
+    );
     while let Some(result) = deletions.next().await {
         result?;
         done += 1;
