@@ -106,6 +106,13 @@ pub fn store_failure(error: StoreError) -> Failure {
 fn store_hint(error: &StoreError) -> Option<String> {
     let hint = match error {
         StoreError::UnknownRegion { name, known } => region_hint(name, known),
+        StoreError::NotTranslated { targets, .. } if targets.is_empty() => {
+            "the region has no languages but the source one (languages in masterctl.toml)"
+                .to_string()
+        }
+        StoreError::NotTranslated { targets, .. } => {
+            format!("its languages to translate into: {}", targets.join(", "))
+        }
         StoreError::Removes {
             branch,
             newer_structure,
@@ -329,6 +336,12 @@ mod kinds {
                 language: s(),
                 languages: vec![s()],
             },
+            StoreError::NotTranslated {
+                region: s(),
+                language: s(),
+                why: masterctl_store::Untranslated::Pseudo,
+                targets: vec![s()],
+            },
             StoreError::BadPseudoLanguage {
                 language: s(),
                 why: "x",
@@ -500,6 +513,7 @@ mod kinds {
                 | StoreError::NoBranch(_)
                 | StoreError::NoCommits(_)
                 | StoreError::NotALanguage { .. }
+                | StoreError::NotTranslated { .. }
                 | StoreError::BadPseudoLanguage { .. }
                 | StoreError::BadWorkBranch(_)
                 | StoreError::NoWorkBranch { .. }
@@ -738,7 +752,7 @@ mod kinds {
     #[test]
     fn every_store_error_gets_one_exit_code_and_one_status_by_its_kind() {
         let all = every_store_error();
-        assert_eq!(all.len(), 54, "one example per variant");
+        assert_eq!(all.len(), 55, "one example per variant");
         for (error, again) in all.into_iter().zip(every_store_error()) {
             let kind = error.kind();
             let shown = error.to_string();

@@ -80,12 +80,7 @@ pub async fn file(State(console): State<Arc<Console>>, Query(query): Query<FileQ
     console
         .blocking(move |console| {
             let (repo, line, texts) = open(console, &query.target)?;
-            if !texts.targets().contains(&query.lang.as_str()) {
-                return Err(ConsoleError::not_found(format!(
-                    "{} is not translated into that language",
-                    line.branch()
-                )));
-            }
+            texts.check_target(&query.lang)?;
             let export = l10n::export(&repo, &texts, &query.lang, format, query.all)?;
             let extension = match format {
                 Format::Xliff => "xlf",

@@ -39,6 +39,7 @@ impl StoreError {
             | StoreError::NoBranch { .. }
             | StoreError::NoCommits { .. }
             | StoreError::NotALanguage { .. }
+            | StoreError::NotTranslated { .. }
             | StoreError::NoWorkBranch { .. }
             | StoreError::UnknownRevision { .. }
             | StoreError::NoTable { .. }

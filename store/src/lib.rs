@@ -82,6 +82,15 @@ pub enum StoreError {
         language: String,
         languages: Vec<String>,
     },
+    /// A language the region's texts are not translated into: the source language, a
+    /// pseudo language, or one the region does not have; `targets` are those it has.
+    #[error("{}", why.said(language, region))]
+    NotTranslated {
+        region: String,
+        language: String,
+        why: Untranslated,
+        targets: Vec<String>,
+    },
     #[error("`{language}` cannot be a pseudo language: {why}")]
     BadPseudoLanguage { language: String, why: &'static str },
     #[error(
@@ -333,5 +342,32 @@ impl StoreError {
     pub fn csv(what: impl Into<String>) -> impl FnOnce(csv::Error) -> StoreError {
         let what = what.into();
         move |source| StoreError::Csv { what, source }
+    }
+}
+
+/// Why a language is not one a region's texts are translated into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Untranslated {
+    /// The source language: its texts come from imports.
+    Source,
+    /// A pseudo language: made from the source texts at every build.
+    Pseudo,
+    /// A language the region does not translate into.
+    NotTheRegions,
+}
+
+impl Untranslated {
+    fn said(&self, language: &str, region: &str) -> String {
+        match self {
+            Untranslated::Source => format!(
+                "`{language}` is the source language: its texts come from imports, not translators"
+            ),
+            Untranslated::Pseudo => format!(
+                "`{language}` is a pseudo language: made from the source texts at every build, never translated"
+            ),
+            Untranslated::NotTheRegions => {
+                format!("region `{region}` does not translate into `{language}`")
+            }
+        }
     }
 }

@@ -117,32 +117,7 @@ fn open(repo: &MasterRepo, region: &str, work: Option<&str>) -> Result<RegionTex
 
 /// The language asked for, which must be one translators work on in the region.
 fn check_language(texts: &RegionTexts, language: &str) -> Result<(), Failure> {
-    let targets = texts.targets();
-    if targets.contains(&language) {
-        return Ok(());
-    }
-    let source = &texts.project.config.source_language;
-    let pseudo = &texts.project.config.pseudo.languages;
-    let failure = Failure::invalid(if language == source {
-        format!("`{language}` is the source language: its texts come from imports, not translators")
-    } else if pseudo.iter().any(|p| p == language) {
-        format!(
-            "`{language}` is a pseudo language: made from the source texts at every build, never translated"
-        )
-    } else {
-        format!(
-            "region `{}` does not translate into `{language}`",
-            texts.region
-        )
-    });
-    Err(if targets.is_empty() {
-        failure.hint("the region has no languages but the source one (languages in masterctl.toml)")
-    } else {
-        failure.hint(format!(
-            "its languages to translate into: {}",
-            targets.join(", ")
-        ))
-    })
+    texts.check_target(language).map_err(store_failure)
 }
 
 fn status(repo: &MasterRepo, args: StatusArgs, output: &Output) -> Result<(), Failure> {

@@ -37,6 +37,30 @@ impl RegionTexts {
     pub fn targets(&self) -> Vec<&str> {
         target_languages(&self.project.config, &self.region)
     }
+
+    /// `language`, if the region's texts are translated into it; else why not
+    /// ([`StoreError::NotTranslated`]: the source language, a pseudo one, or one the
+    /// region lacks) — the one rule the command line and the console both apply.
+    pub fn check_target(&self, language: &str) -> Result<(), StoreError> {
+        let targets = self.targets();
+        if targets.contains(&language) {
+            return Ok(());
+        }
+        let config = &self.project.config;
+        let why = if language == config.source_language {
+            crate::Untranslated::Source
+        } else if config.pseudo.languages.iter().any(|p| p == language) {
+            crate::Untranslated::Pseudo
+        } else {
+            crate::Untranslated::NotTheRegions
+        };
+        Err(StoreError::NotTranslated {
+            region: self.region.clone(),
+            language: language.to_string(),
+            why,
+            targets: targets.into_iter().map(str::to_string).collect(),
+        })
+    }
 }
 
 /// Open a region's head (or a work branch's) for localization work.
