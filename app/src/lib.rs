@@ -10,6 +10,7 @@
 
 pub mod join;
 mod kind;
+pub mod project;
 pub mod sync;
 
 pub use kind::Kinded;

@@ -171,9 +171,11 @@ impl Console {
     /// The remote whose ahead and behind the pages show: the one served with, else
     /// `origin` when there is one.
     fn shown_remote(&self, repo: &MasterRepo) -> Option<RemoteName> {
-        self.remote
-            .clone()
-            .or_else(|| masterctl_store::remote::remote_of(repo, "origin").ok())
+        self.remote.clone().or_else(|| {
+            masterctl_app::project::shown_remote(repo, None)
+                .ok()
+                .flatten()
+        })
     }
 
     /// The master repository, opened for one request (a git2 handle is not shared

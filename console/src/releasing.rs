@@ -10,7 +10,7 @@ use askama::Template;
 use axum::Extension;
 use axum::extract::{Form, Query, State};
 use axum::response::{IntoResponse, Redirect};
-use masterctl_delivery::{ReleaseInfo, Remote, RemoteOptions};
+use masterctl_delivery::{ReleaseInfo, Remote};
 use masterctl_store::Region;
 use serde::Deserialize;
 
@@ -32,15 +32,8 @@ fn store_of(console: &Console, region: &str) -> Result<(Region, Option<Remote>),
     let repo = console.open()?;
     let structure = repo.structure()?;
     let region = Region::of(&structure.project, region)?;
-    let Some(publish) = &structure.project.config.publish else {
-        return Ok((region, None));
-    };
-    let options = RemoteOptions {
-        endpoint: publish.endpoint.clone(),
-        ..RemoteOptions::default()
-    };
-    let remote = Remote::open(&publish.store, &options)?;
-    Ok((region, Some(remote)))
+    let remote = masterctl_app::project::project_store(&structure, None)?;
+    Ok((region, remote))
 }
 
 #[derive(Template)]

@@ -314,15 +314,15 @@ pub fn named_store(
         return open_store(url, endpoint);
     }
     let hint = "or name it in masterctl.toml: [publish] store = \"s3://bucket/prefix\"";
-    let publish = open_repo(global)
-        .and_then(|repo| repo.structure().map_err(store_failure))
-        .ok()
-        .and_then(|structure| structure.project.config.publish)
-        .ok_or_else(|| Failure::usage(format!("{flag} URL names the store")).hint(hint))?;
-    let endpoint = EndpointArg {
-        endpoint: endpoint.endpoint.clone().or(publish.endpoint),
+    let structure = open_repo(global).and_then(|repo| repo.structure().map_err(store_failure));
+    let store = match structure {
+        Ok(structure) => {
+            masterctl_app::project::project_store(&structure, endpoint.endpoint.clone())
+                .map_err(delivery_failure)?
+        }
+        Err(_) => None,
     };
-    open_store(&publish.store, &endpoint)
+    store.ok_or_else(|| Failure::usage(format!("{flag} URL names the store")).hint(hint))
 }
 
 /// Every input path given exists (a missing one is a usage error naming it).

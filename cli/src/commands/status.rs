@@ -2,7 +2,6 @@
 //! upstream commits it has not taken yet, and any rebase in progress; then each of its
 //! work branches, with the region commits it has not taken.
 
-use masterctl_store::remote::remote_of;
 use masterctl_store::short_id;
 use masterctl_store::status::{RegionStatus, status};
 use serde::Serialize;
@@ -23,10 +22,8 @@ pub struct Args {
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let repo = open_repo(global)?;
     let structure = repo.structure().map_err(store_failure)?;
-    let remote = match &args.remote {
-        Some(name) => Some(remote_of(&repo, name).map_err(store_failure)?),
-        None => remote_of(&repo, "origin").ok(),
-    };
+    let remote = masterctl_app::project::shown_remote(&repo, args.remote.as_deref())
+        .map_err(store_failure)?;
     let regions = status(&repo, &structure, remote.as_ref()).map_err(store_failure)?;
     output.render(&Status { regions });
     Ok(())

@@ -15,7 +15,7 @@ use crate::output::{Output, Render, counted};
 #[derive(clap::Args, Debug, Clone)]
 pub struct ScopeArgs {
     /// The remote (a name of `git remote`)
-    #[arg(long, value_name = "NAME", default_value = "origin")]
+    #[arg(long, value_name = "NAME", default_value = masterctl_app::project::DEFAULT_REMOTE)]
     pub remote: String,
     /// Only this region (its branch and its work branches)
     #[arg(long, value_name = "R", conflicts_with = "all")]
@@ -53,7 +53,7 @@ pub struct SyncArgs {
     #[arg(long)]
     pub push: bool,
     /// The remote to pull from and push to
-    #[arg(long, value_name = "NAME", default_value = "origin")]
+    #[arg(long, value_name = "NAME", default_value = masterctl_app::project::DEFAULT_REMOTE)]
     pub remote: String,
 }
 
