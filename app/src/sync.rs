@@ -5,8 +5,8 @@
 //! on it) stops everything before the write; after a write that committed, the branch it
 //! moved is sent (pulling and pushing again while another clone beat it).
 
-use masterctl_store::remote::{self, PullState, Pulled, Scope, Sent};
-use masterctl_store::{Branch, MasterRepo, StoreError};
+use masterctl_store::remote::{self, Pulled, Scope, Sent};
+use masterctl_store::{Branch, MasterRepo, StoreError, Structure};
 
 /// The remote, and what to do with it around a write.
 #[derive(Debug, Clone)]
@@ -54,16 +54,6 @@ pub enum Push {
     Failed(StoreError),
 }
 
-impl Push {
-    /// What was sent, when anything was.
-    pub fn sent(&self) -> Option<&Sent> {
-        match self {
-            Push::Sent(sent) => Some(sent),
-            _ => None,
-        }
-    }
-}
-
 /// What a write with a remote around it came to.
 #[derive(Debug)]
 pub enum Around<T> {
@@ -72,14 +62,6 @@ pub enum Around<T> {
     Stopped(Vec<Pulled>),
     /// The write ran.
     Done(Synced<T>),
-}
-
-/// Whether a pull left the branch waiting for a resolution.
-pub fn stopped(pulled: &Pulled) -> bool {
-    matches!(
-        pulled.state,
-        PullState::Stopped { .. } | PullState::InProgress { .. }
-    )
 }
 
 /// `write` on `repo` with `remote` around it: each of `reads` pulled first (when asked),
@@ -101,16 +83,18 @@ pub fn around<T, E: From<StoreError>>(
             pushed: Push::No,
         }));
     };
+    // Read once: what the pulls and the push check the branches against.
+    let structure = repo.structure()?;
     let pulled = match remote.pull {
-        true => pull_each(repo, &remote.name, reads)?,
+        true => pull_each(repo, &structure, &remote.name, reads)?,
         false => Vec::new(),
     };
-    if pulled.iter().any(stopped) {
+    if pulled.iter().any(Pulled::stopped) {
         return Ok(Around::Stopped(pulled));
     }
     let result = write(repo)?;
     let pushed = match remote.push && committed(&result) {
-        true => push_through(repo, &remote.name, moved),
+        true => push_through(repo, &structure, &remote.name, moved),
         false => Push::No,
     };
     Ok(Around::Done(Synced {
@@ -123,14 +107,14 @@ pub fn around<T, E: From<StoreError>>(
 /// Each branch pulled, in turn (all of them, so that every stopped one is said).
 fn pull_each(
     repo: &MasterRepo,
+    structure: &Structure,
     remote: &masterctl_store::names::RemoteName,
     lines: &[Branch],
 ) -> Result<Vec<Pulled>, StoreError> {
-    let structure = repo.structure()?;
     let mut pulled = Vec::new();
     for line in lines {
         let scope = Scope::Branch(line.clone());
-        pulled.extend(remote::pull(repo, &structure, remote, &scope)?);
+        pulled.extend(remote::pull(repo, structure, remote, &scope)?);
     }
     Ok(pulled)
 }
@@ -138,18 +122,17 @@ fn pull_each(
 /// `line` sent to the remote, pulling and pushing again while it moves.
 fn push_through(
     repo: &MasterRepo,
+    structure: &Structure,
     remote: &masterctl_store::names::RemoteName,
     line: &Branch,
 ) -> Push {
-    let sent = repo.structure().and_then(|structure| {
-        remote::push_through(
-            repo,
-            &structure,
-            remote,
-            line,
-            remote::push_through::ATTEMPTS,
-        )
-    });
+    let sent = remote::push_through(
+        repo,
+        structure,
+        remote,
+        line,
+        remote::push_through::ATTEMPTS,
+    );
     match sent {
         Ok(sent) => Push::Sent(sent),
         Err(e) => Push::Failed(e),

@@ -210,7 +210,7 @@ fn a_write_takes_the_remote_first_sends_its_commit_and_stops_before_a_conflict()
     let Around::Stopped(pulled) = done else {
         panic!("the conflicting pull did not stop the write");
     };
-    assert!(pulled.iter().any(sync::stopped), "{pulled:?}");
+    assert!(pulled.iter().any(|p| p.stopped()), "{pulled:?}");
     assert!(!ran, "the write ran after a pull that stopped");
     assert_eq!(head(&aiko_dir), aiko_head);
     assert_eq!(head(&remote), remote_head);

@@ -285,20 +285,19 @@ pub async fn review(
         }
     };
     console
-        .blocking(move |console| review_page(console, &who, &query, &line, &folder, &outcome))
+        .blocking(move |_| review_page(&who, &query, &line, &folder, &outcome))
         .await
 }
 
 /// The review of an upload, once its dry run is done: the diagnostics, or the change.
 fn review_page(
-    console: &Console,
     who: &Visitor,
     query: &ReviewQuery,
     line: &Branch,
     folder: &std::path::Path,
     outcome: &ImportOutcome,
 ) -> Answer {
-    let files = Uploads::new(console.open()?.git.path()).files(folder);
+    let files = Uploads::files(folder);
     let q = format!("upload={}&{}", query.upload, query.target.query());
     let page = match outcome {
         ImportOutcome::Rejected(report) => ReviewPage {
@@ -469,9 +468,8 @@ fn sheet_page(console: &Console, who: &Visitor, query: &SheetQuery) -> Answer {
             branch: query.target.branch.clone(),
         },
     };
-    let (repo, _, folder, outcome) = dry_run(console, who, &review, Mode::Count)?;
-    let Some(name) = Uploads::new(repo.git.path())
-        .files(&folder)
+    let (_, _, folder, outcome) = dry_run(console, who, &review, Mode::Count)?;
+    let Some(name) = Uploads::files(&folder)
         .into_iter()
         .find(|f| *f == query.file)
     else {

@@ -150,7 +150,7 @@ fn take(
     let folder = uploads
         .folder(&who.identity.name, upload)
         .map_err(|e| ConsoleError::not_found(e.to_string()))?;
-    let Some(name) = uploads.files(&folder).into_iter().next() else {
+    let Some(name) = Uploads::files(&folder).into_iter().next() else {
         return Err(ConsoleError::not_found("the upload holds no file"));
     };
     let repo = console.open_as(who)?;

@@ -102,8 +102,8 @@ impl Uploads {
         }
     }
 
-    /// The names of the files of an upload, sorted.
-    pub fn files(&self, folder: &Path) -> Vec<String> {
+    /// The names of the files of an upload (a folder [`Uploads::folder`] gave), sorted.
+    pub fn files(folder: &Path) -> Vec<String> {
         let mut names: Vec<String> = std::fs::read_dir(folder)
             .map(|entries| {
                 entries
@@ -443,7 +443,7 @@ mod tests {
         let uploads = Uploads::new(dir.path());
         let id = keep(&uploads, "aiko", &[("items.csv", b"id\n1\n")]).unwrap();
         let folder = uploads.folder("aiko", &id).unwrap();
-        assert_eq!(uploads.files(&folder), ["items.csv"]);
+        assert_eq!(Uploads::files(&folder), ["items.csv"]);
         assert!(uploads.folder("bob", &id).is_err(), "another user's upload");
         assert!(uploads.folder("aiko", "../../x").is_err());
         assert!(matches!(

@@ -12,7 +12,7 @@ use axum::Extension;
 use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Redirect};
 use masterctl_app::ErrorKind;
-use masterctl_app::sync::{Around, Push, Remote, stopped};
+use masterctl_app::sync::{Around, Push, Remote};
 use masterctl_store::{Branch, MasterRepo};
 use serde::Deserialize;
 
@@ -70,7 +70,7 @@ impl Console {
             Around::Stopped(pulled) => {
                 let branch = pulled
                     .iter()
-                    .find(|p| stopped(p))
+                    .find(|p| p.stopped())
                     .map_or_else(|| line.branch().to_string(), |p| p.branch.clone());
                 return Err(ConsoleError::of(
                     ErrorKind::Conflict,

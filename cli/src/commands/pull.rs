@@ -8,7 +8,6 @@ use masterctl_store::remote;
 use super::sync::PulledShown;
 use super::{Failure, open_repo, store_failure};
 use crate::output::{GlobalArgs, Output, RepoArg};
-use masterctl_app::sync::stopped;
 
 #[derive(clap::Args)]
 #[command(after_help = "\
@@ -57,7 +56,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     let pulled = remote::pull(&repo, &structure, &remote, &scope).map_err(store_failure)?;
     let passed_over =
         remote::passed_over(&repo, &structure.project, &remote, &scope).map_err(store_failure)?;
-    let ok = !pulled.iter().any(stopped);
+    let ok = !pulled.iter().any(remote::Pulled::stopped);
     output.show(&PulledShown {
         ok,
         branches: &pulled,

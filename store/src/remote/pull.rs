@@ -24,6 +24,17 @@ pub struct Pulled {
     pub state: PullState,
 }
 
+impl Pulled {
+    /// Whether the pull left the branch waiting for a resolution: its merge stopped, or
+    /// a join was already stopped on it.
+    pub fn stopped(&self) -> bool {
+        matches!(
+            self.state,
+            PullState::Stopped { .. } | PullState::InProgress { .. }
+        )
+    }
+}
+
 /// What a pull did to one branch; `state` names it.
 #[derive(Debug, Serialize)]
 #[serde(tag = "state", rename_all = "kebab-case")]

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::{PullState, Pulled, PushState, Pushed, Scope, pull, push};
+use super::{Pulled, PushState, Pushed, Scope, pull, push};
 use crate::StoreError;
 use crate::git::repo::{MasterRepo, Structure};
 use crate::names::{Branch, RemoteName};
@@ -34,12 +34,7 @@ impl Sent {
 
     /// A pull on the way that stopped (conflicts, invalid data, a rebase in progress).
     pub fn stopped(&self) -> Option<&Pulled> {
-        self.pulls.iter().find(|p| {
-            matches!(
-                p.state,
-                PullState::Stopped { .. } | PullState::InProgress { .. }
-            )
-        })
+        self.pulls.iter().find(|p| p.stopped())
     }
 }
 
