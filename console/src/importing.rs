@@ -405,7 +405,7 @@ pub async fn commit(
     let author = who.clone();
     console
         .in_background(&who, move |console| {
-            let repo = console.open_as(&author)?;
+            let repo = author.writing(console.open()?)?;
             let around = masterctl_app::sync::around(
                 &repo,
                 console.around().as_ref(),

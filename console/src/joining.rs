@@ -185,8 +185,8 @@ pub async fn act(
     let (target, author) = (form.on, who.clone());
     console
         .in_background(&who, move |console| {
-            let (_, structure, join) = target.join(console)?;
-            let repo = console.open_as(&author)?;
+            let (repo, structure, join) = target.join(console)?;
+            let repo = author.writing(repo)?;
             // Starting again where a join stopped goes on with it.
             let action = match (abort, masterctl_app::join::stopped(&repo, &join)?) {
                 (true, _) => Action::Abort,

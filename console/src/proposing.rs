@@ -35,13 +35,13 @@ pub async fn act(
     };
     console
         .blocking(move |console| {
-            let (_, _, line) = form.on.open(console)?;
+            let (repo, _, line) = form.on.open(console)?;
             let Some(work) = line.work() else {
                 return Err(ConsoleError::bad_request(
                     "a merge is proposed for a work branch: name one",
                 ));
             };
-            let repo = console.open_as(&who)?;
+            let repo = who.writing(repo)?;
             match propose {
                 true => proposals::propose(&repo, work, form.message()).map(|_| ())?,
                 false => proposals::withdraw(&repo, work).map(|_| ())?,

@@ -153,7 +153,7 @@ fn take(
     let Some(name) = Uploads::files(&folder).into_iter().next() else {
         return Err(ConsoleError::not_found("the upload holds no file"));
     };
-    let repo = console.open_as(who)?;
+    let repo = who.writing(repo)?;
     // Only a take that commits has the remote around it.
     let remote = console.around().filter(|_| !dry_run);
     let around = masterctl_app::sync::around(

@@ -43,6 +43,14 @@ impl Visitor {
         }
     }
 
+    /// `repo`, to be written by this visitor (the author of what they commit).
+    pub fn writing(
+        &self,
+        repo: masterctl_store::MasterRepo,
+    ) -> Result<masterctl_store::MasterRepo, ConsoleError> {
+        Ok(repo.write_as(&self.identity.name, &self.identity.email)?)
+    }
+
     /// Refused (403) unless the visitor's role is at least `role`.
     pub fn may(&self, role: Role) -> Result<(), ConsoleError> {
         if self.identity.role >= role {

@@ -13,7 +13,7 @@ use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Redirect};
 use masterctl_app::ErrorKind;
 use masterctl_app::sync::{Around, Push, Remote};
-use masterctl_store::{Branch, MasterRepo};
+use masterctl_store::Branch;
 use serde::Deserialize;
 
 use crate::Console;
@@ -38,13 +38,6 @@ pub struct Working<'a> {
 pub const PATIENCE: std::time::Duration = std::time::Duration::from_millis(500);
 
 impl Console {
-    /// The repository, to be written by `who` (the author of what they commit).
-    pub(crate) fn open_as(&self, who: &Visitor) -> Result<MasterRepo, ConsoleError> {
-        Ok(self
-            .open()?
-            .write_as(&who.identity.name, &who.identity.email)?)
-    }
-
     /// The remote every write takes its branches from first and sends its commit to
     /// after, when the console serves with one.
     pub(crate) fn around(&self) -> Option<Remote> {
