@@ -8,9 +8,12 @@
 //!
 //! Nothing here prints, exits or knows of HTTP.
 
+pub mod codegen;
+pub mod diff;
 pub mod join;
 mod kind;
 pub mod project;
+pub mod schemas;
 pub mod sync;
 
 pub use kind::Kinded;

@@ -2,7 +2,7 @@
 //! is shown against, and the store the project publishes to.
 
 use masterctl_delivery::{DeliveryError, Remote, RemoteOptions};
-use masterctl_store::names::RemoteName;
+use masterctl_store::names::{Branch, Region, RemoteName};
 use masterctl_store::{MasterRepo, StoreError, Structure, remote};
 
 /// The remote pulls, pushes and status use when none is named.
@@ -34,4 +34,9 @@ pub fn project_store(
         ..RemoteOptions::default()
     };
     Remote::open(&publish.store, &options).map(Some)
+}
+
+/// The branch `region` names in the structure, or its work branch `work`.
+pub fn branch(structure: &Structure, region: &str, work: Option<&str>) -> Result<Branch, StoreError> {
+    Branch::of(&Region::of(&structure.project, region)?, work)
 }

@@ -2,16 +2,15 @@
 //! schemas (the working tree's, a region's head or any revision) by handlebars templates
 //! compiled into masterctl, which a folder of the user's overrides or extends.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use masterctl_codegen::{
-    self as codegen, CodegenError, GeneratedFile, Lang, UserTemplate, Written,
-};
+use masterctl_app::Kinded;
+use masterctl_app::codegen::{self, Generated};
+use masterctl_app::schemas::Schemas;
+use masterctl_codegen::{Lang, Written};
 use masterctl_schemas::audience::Audience;
-use masterctl_store::{MasterRepo, Structure};
-use serde::Serialize;
 
-use super::{Failure, open_repo, region, store_failure};
+use super::{Failure, open_repo, store_failure};
 use crate::output::{GlobalArgs, Output, Render, RepoArg};
 
 #[derive(clap::Args)]
@@ -65,190 +64,38 @@ pub struct Args {
     runtime_path: Option<PathBuf>,
 }
 
-/// What codegen wrote.
-#[derive(Serialize)]
-struct Generated {
-    lang: &'static str,
-    /// Whose build the code reads (`server`, `client`).
-    audience: &'static str,
-    out: PathBuf,
-    schema_hash: String,
-    files: Vec<FileResult>,
-}
-
-#[derive(Serialize)]
-struct FileResult {
-    #[serde(flatten)]
-    file: GeneratedFile,
-    written: Written,
-}
 
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let lang = Lang::parse(&args.lang)
         .ok_or_else(|| Failure::usage(format!("no language `{}`", args.lang)))?;
-    if !valid_package(&args.name) {
-        return Err(Failure::usage(format!(
-            "`{}` is not a package name: lower-case letters, digits, `_` and `-`, starting with a letter",
-            args.name
-        )));
-    }
     let repo = open_repo(global)?;
-    let structure = structure(&repo, args.region.as_deref(), args.rev.as_deref())?;
-    let runtime_dependency = match &args.runtime_path {
-        Some(path) => {
-            let path = std::fs::canonicalize(path)
-                .map_err(|e| Failure::usage(format!("--runtime-path {}: {e}", path.display())))?;
-            if !path.join("Cargo.toml").is_file() {
-                return Err(Failure::usage(format!(
-                    "--runtime-path {}: no Cargo.toml there (give the runtime crate's folder)",
-                    path.display()
-                )));
-            }
-            codegen::vendor::dependency_at(&path.to_string_lossy())
-        }
-        None => codegen::vendor::dependency(),
+    let request = codegen::Request {
+        lang,
+        schemas: Schemas::chosen(args.region.as_deref(), args.rev.as_deref()),
+        audience: args.audience.as_deref().map(|who| match who {
+            "client" => Audience::Client,
+            _ => Audience::Server,
+        }),
+        package: &args.name,
+        runtime: args.runtime_path.as_deref(),
+        templates: args.templates.as_deref(),
     };
-    let vendored = args.runtime_path.is_none() && lang == Lang::Rust;
-    let audience = match (args.audience.as_deref(), lang) {
-        (Some("client"), _) | (None, Lang::CSharp | Lang::Go | Lang::TypeScript) => {
-            Audience::Client
-        }
-        _ => Audience::Server,
-    };
-    let schema_hash = structure.schema_hash_for(audience);
-    let seen = structure.project.view(audience);
-    let context = codegen::context(&seen, lang, &schema_hash, &args.name, &runtime_dependency);
     if args.dump_context {
-        output.json(&context);
+        let prepared = codegen::prepare(&repo, &request).map_err(failure)?;
+        output.json(&prepared.context);
         return Ok(());
     }
-    let user = match &args.templates {
-        Some(dir) => user_templates(dir)?,
-        None => Vec::new(),
-    };
-    let mut files = codegen::generate(&context, lang, &user).map_err(codegen_failure)?;
-    if vendored {
-        files.extend(codegen::vendored_runtime());
-    }
     let out = args.out.unwrap_or_default();
-    let written = codegen::write_files(&out, &files).map_err(codegen_failure)?;
-    output.render(&Generated {
-        lang: lang.name(),
-        audience: audience.name(),
-        out,
-        schema_hash,
-        files: files
-            .into_iter()
-            .zip(written)
-            .map(|(file, written)| FileResult { file, written })
-            .collect(),
-    });
+    let generated = codegen::generate(&repo, &request, &out).map_err(failure)?;
+    output.render(&generated);
     Ok(())
 }
 
-/// The schemas to generate from: a revision's, a region's head's, or the working tree's.
-fn structure(
-    repo: &MasterRepo,
-    region_name: Option<&str>,
-    rev: Option<&str>,
-) -> Result<Structure, Failure> {
-    let working = repo.structure().map_err(store_failure);
-    let commit = match (region_name, rev) {
-        (_, Some(rev)) => {
-            masterctl_store::git::repo::resolve(&repo.git, rev).map_err(store_failure)?
-        }
-        (Some(name), None) => {
-            let region = region(&working?, name)?;
-            repo.head_of(&region.reference())
-                .map_err(store_failure)?
-                .ok_or_else(|| {
-                    store_failure(masterctl_store::StoreError::NoBranch(name.to_string()))
-                })?
-        }
-        (None, None) => return working,
-    };
-    let tree = commit.tree().map_err(|e| store_failure(e.into()))?;
-    Structure::at(&repo.git, &tree).map_err(store_failure)
-}
-
-/// Every `*.hbs` file under `dir`, by its path there (slash-separated).
-fn user_templates(dir: &Path) -> Result<Vec<UserTemplate>, Failure> {
-    if !dir.is_dir() {
-        return Err(Failure::usage(format!(
-            "--templates {}: not a folder",
-            dir.display()
-        )));
-    }
-    let mut templates = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(folder) = pending.pop() {
-        let entries = std::fs::read_dir(&folder)
-            .map_err(|e| Failure::environment(format!("{}: {e}", folder.display())))?;
-        for entry in entries {
-            let entry =
-                entry.map_err(|e| Failure::environment(format!("{}: {e}", folder.display())))?;
-            let path = entry.path();
-            let kind = entry
-                .file_type()
-                .map_err(|e| Failure::environment(format!("{}: {e}", path.display())))?;
-            if kind.is_dir() {
-                pending.push(path);
-                continue;
-            }
-            if path.extension().is_none_or(|e| e != "hbs") {
-                continue;
-            }
-            if kind.is_symlink() {
-                return Err(Failure::usage(format!(
-                    "{}: a symbolic link; templates are read as regular files inside --templates only",
-                    path.display()
-                )));
-            }
-            let relative: Vec<String> = path
-                .strip_prefix(dir)
-                .unwrap_or(&path)
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect();
-            let bytes = masterctl_runtime::files::read_regular_not_linked(&path, 16 << 20)
-                .map_err(|e| Failure::environment(format!("{}: {e}", path.display())))?
-                .ok_or_else(|| Failure::usage(format!("{}: not a regular file", path.display())))?;
-            let text = String::from_utf8(bytes).map_err(|_| {
-                Failure::invalid(format!("{}: a template is UTF-8 text", path.display()))
-            })?;
-            templates.push(UserTemplate {
-                path: relative.join("/"),
-                text,
-            });
-        }
-    }
-    if templates.is_empty() {
-        return Err(Failure::usage(format!(
-            "--templates {}: no .hbs file there",
-            dir.display()
-        )));
-    }
-    templates.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(templates)
-}
-
-fn codegen_failure(error: CodegenError) -> Failure {
-    let message = error.to_string();
+fn failure(error: codegen::Error) -> Failure {
     match error {
-        CodegenError::Template { .. }
-        | CodegenError::OutsidePath { .. }
-        | CodegenError::Collision { .. } => Failure::invalid(message),
-        CodegenError::Io { .. } => Failure::environment(message),
+        codegen::Error::Store(error) => store_failure(error),
+        other => Failure::of(other.kind(), other.to_string()),
     }
-}
-
-/// A package name every target accepts (a Cargo crate, a Go package, an npm package).
-fn valid_package(name: &str) -> bool {
-    name.len() <= 64
-        && name.starts_with(|c: char| c.is_ascii_lowercase())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
 }
 
 impl Render for Generated {

@@ -3,10 +3,10 @@
 
 use std::path::PathBuf;
 
-use masterctl_store::import::{self, ImportOutcome};
+use masterctl_app::diff::{self, Reviewed, Sides};
 use masterctl_store::names::one_line;
 use masterctl_store::review::diff::{
-    self, Change, ChangeKind, Content, Diff, DiffOptions, Disposition, Flag, Review, Span,
+    Change, ChangeKind, Content, Diff, DiffOptions, Disposition, Flag, Review, Span,
     TableDiff, TableStatus,
 };
 use serde::Serialize;
@@ -63,69 +63,35 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         flags,
     };
     let repo = open_repo(global)?;
-    let review = match (&args.region, &args.args[..]) {
-        (Some(name), []) => {
-            let structure = repo.structure().map_err(store_failure)?;
-            let line = super::line(&structure, name, args.branch.as_deref())?;
-            let (from, to) = diff::last_commit(&repo, &line).map_err(store_failure)?;
-            diff::review(&from, &to, &options)
+    let paths: Vec<PathBuf> = args.args.iter().map(PathBuf::from).collect();
+    let bar = output.progress("reading");
+    let progress = |_done: usize, total: usize| bar.file_done(total);
+    let sides = match (&args.region, &args.args[..]) {
+        (Some(region), []) => Sides::LastCommit {
+            region,
+            work: args.branch.as_deref(),
+        },
+        (Some(region), _) => {
+            super::all_exist(&paths)?;
+            Sides::Exports {
+                region,
+                work: args.branch.as_deref(),
+                paths: &paths,
+                progress: &progress,
+            }
         }
-        (Some(name), paths) => return exports(&repo, name, paths, options, &args, output),
-        (None, [one]) => {
-            diff::revision(&repo.git, one).and_then(|(from, to)| diff::review(&from, &to, &options))
-        }
-        (None, [old, new]) => diff::revisions(&repo.git, old, new)
-            .and_then(|(from, to)| diff::review(&from, &to, &options)),
+        (None, [one]) => Sides::Revision(one),
+        (None, [old, new]) => Sides::Revisions { old, new },
         (None, _) => {
             return Err(Failure::usage("name two revisions, one, or --region R")
                 .hint("masterctl diff masters/jp~1 masters/jp, or masterctl diff --region jp"));
         }
-    }
-    .map_err(store_failure)?;
-    show(review, &args, output)
-}
-
-/// What importing `paths` into the region would change: the import's own dry run (read
-/// and validated under the committed structure; nothing written).
-fn exports(
-    repo: &masterctl_store::MasterRepo,
-    region: &str,
-    paths: &[String],
-    options: DiffOptions,
-    args: &Args,
-    output: &Output,
-) -> Result<(), Failure> {
-    let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
-    super::all_exist(&paths)?;
-    let bar = output.progress("reading");
-    let progress = |_done: usize, total: usize| bar.file_done(total);
-    let outcome = import::run(
-        repo,
-        &import::Request {
-            region,
-            branch: args.branch.as_deref(),
-            paths: &paths,
-            structure: None,
-            message: None,
-            dry_run: true,
-            review: Some(options),
-            allow_removal: false,
-            revert_upstream: false,
-            progress: &progress,
-        },
-    );
+    };
+    let reviewed = diff::review(&repo, sides, options);
     bar.finish();
-    match outcome.map_err(store_failure)? {
-        ImportOutcome::Rejected(report) => Err(Failure::Rejected(report)),
-        ImportOutcome::DryRun {
-            review: Some(review),
-            ..
-        } => show(review, args, output),
-        ImportOutcome::DryRun { review: None, .. }
-        | ImportOutcome::Unchanged(_)
-        | ImportOutcome::Committed { .. } => {
-            unreachable!("a dry run asked for its review commits nothing")
-        }
+    match reviewed.map_err(store_failure)? {
+        Reviewed::Review(review) => show(review, &args, output),
+        Reviewed::Rejected(report) => Err(Failure::Rejected(report)),
     }
 }
 
@@ -158,7 +124,7 @@ pub fn write_page(
     to: &str,
     diff: &Diff,
 ) -> Result<(), Failure> {
-    let page = diff::page(title, from, to, diff);
+    let page = masterctl_store::review::diff::page(title, from, to, diff);
     masterctl_runtime::files::write_atomic(path, page.as_bytes())
         .map_err(|e| Failure::environment(format!("cannot write {}: {e}", path.display())))
 }
@@ -323,7 +289,7 @@ fn change_text(output: &Output, c: &Change) -> String {
         }
         ChangeKind::TextChanged => {
             let (old, new) = (text(&c.old), text(&c.new));
-            let spans = diff::inline(&old, &new);
+            let spans = masterctl_store::review::diff::inline(&old, &new);
             let highlighted: String = spans
                 .iter()
                 .map(|span| match span {
