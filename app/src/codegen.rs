@@ -3,7 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use masterctl_codegen::{self as codegen, CodegenError, Context, GeneratedFile, Lang, UserTemplate, Written};
+use masterctl_codegen::{
+    self as codegen, CodegenError, Context, GeneratedFile, Lang, UserTemplate, Written,
+};
 use masterctl_schemas::audience::Audience;
 use masterctl_store::{ErrorKind, MasterRepo, StoreError};
 use serde::Serialize;

@@ -14,20 +14,24 @@ use crate::project::branch;
 /// The two sides a diff compares.
 pub enum Sides<'a> {
     /// A branch's last commit against its parent: the region's, or a work branch's.
-    LastCommit { region: &'a str, work: Option<&'a str> },
+    LastCommit {
+        region: &'a str,
+        work: Option<&'a str>,
+    },
     /// A revision against its parent.
     Revision(&'a str),
     /// An old revision against a new one.
     Revisions { old: &'a str, new: &'a str },
-    /// A branch's head against what importing these export files or folders would make
-    /// of it (the import's own dry run: read and validated, nothing written).
-    Exports {
-        region: &'a str,
-        work: Option<&'a str>,
-        paths: &'a [PathBuf],
-        /// Called as each export file is read: `(done, total)`.
-        progress: &'a (dyn Fn(usize, usize) + Sync),
-    },
+}
+
+/// A branch's head against what importing export files or folders would make of it
+/// (the import's own dry run: read and validated, nothing written).
+pub struct Exports<'a> {
+    pub region: &'a str,
+    pub work: Option<&'a str>,
+    pub paths: &'a [PathBuf],
+    /// Called as each export file is read: `(done, total)`.
+    pub progress: &'a (dyn Fn(usize, usize) + Sync),
 }
 
 /// What a diff found.
@@ -38,40 +42,33 @@ pub enum Reviewed {
 }
 
 /// The review of `sides`, limited and flagged as `options` say.
-pub fn review(repo: &MasterRepo, sides: Sides<'_>, options: DiffOptions) -> Result<Reviewed, StoreError> {
-    let review = match sides {
+pub fn review(
+    repo: &MasterRepo,
+    sides: Sides<'_>,
+    options: &DiffOptions,
+) -> Result<Review, StoreError> {
+    let (from, to) = match sides {
         Sides::LastCommit { region, work } => {
-            let line = branch(&repo.structure()?, region, work)?;
-            let (from, to) = diff::last_commit(repo, &line)?;
-            diff::review(&from, &to, &options)?
+            diff::last_commit(repo, &branch(&repo.structure()?, region, work)?)?
         }
-        Sides::Revision(revision) => {
-            let (from, to) = diff::revision(&repo.git, revision)?;
-            diff::review(&from, &to, &options)?
-        }
-        Sides::Revisions { old, new } => {
-            let (from, to) = diff::revisions(&repo.git, old, new)?;
-            diff::review(&from, &to, &options)?
-        }
-        Sides::Exports {
-            region,
-            work,
-            paths,
-            progress,
-        } => return exports(repo, region, work, paths, options, progress),
+        Sides::Revision(revision) => diff::revision(&repo.git, revision)?,
+        Sides::Revisions { old, new } => diff::revisions(&repo.git, old, new)?,
     };
-    Ok(Reviewed::Review(review))
+    diff::review(&from, &to, options)
 }
 
-/// What importing `paths` into the branch would change.
-fn exports(
+/// What importing the exports into the branch would change.
+pub fn exports(
     repo: &MasterRepo,
-    region: &str,
-    work: Option<&str>,
-    paths: &[PathBuf],
+    exports: Exports<'_>,
     options: DiffOptions,
-    progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Reviewed, StoreError> {
+    let Exports {
+        region,
+        work,
+        paths,
+        progress,
+    } = exports;
     let outcome = import::run(
         repo,
         &import::Request {

@@ -12,6 +12,7 @@ pub mod codegen;
 pub mod diff;
 pub mod join;
 mod kind;
+pub mod l10n;
 pub mod project;
 pub mod schemas;
 pub mod sync;

@@ -37,6 +37,10 @@ pub fn project_store(
 }
 
 /// The branch `region` names in the structure, or its work branch `work`.
-pub fn branch(structure: &Structure, region: &str, work: Option<&str>) -> Result<Branch, StoreError> {
+pub fn branch(
+    structure: &Structure,
+    region: &str,
+    work: Option<&str>,
+) -> Result<Branch, StoreError> {
     Branch::of(&Region::of(&structure.project, region)?, work)
 }

@@ -29,7 +29,9 @@ impl Schemas {
     pub fn read(&self, repo: &MasterRepo) -> Result<Structure, StoreError> {
         let commit = match self {
             Schemas::Working => return repo.structure(),
-            Schemas::Revision(revision) => masterctl_store::git::repo::resolve(&repo.git, revision)?,
+            Schemas::Revision(revision) => {
+                masterctl_store::git::repo::resolve(&repo.git, revision)?
+            }
             Schemas::Region(name) => {
                 let region = Region::of(&repo.structure()?.project, name)?;
                 repo.head_of(&region.reference())?

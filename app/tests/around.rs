@@ -3,9 +3,6 @@
 //! before the write; a write that commits nothing sends nothing. Two clones of one bare
 //! remote on this machine, through the store's own calls.
 
-// Tests unwrap and print freely (the workspace lints hold the code they test).
-#![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
-
 use std::path::{Path, PathBuf};
 
 use masterctl_app::sync::{self, Around, Push, Remote};
@@ -19,7 +16,7 @@ const CONFIG: &str =
 const MONSTER: &str = "name = \"monster\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"hp\"\ntype = \"int\"\n";
 
 /// A clone of `remote` (or, without one, a new master repository), committing as `who`.
-fn clone(dir: &Path, name: &str, remote: Option<&Path>, who: &str) -> PathBuf {
+pub fn clone(dir: &Path, name: &str, remote: Option<&Path>, who: &str) -> PathBuf {
     let path = dir.join(name);
     match remote {
         None => {
@@ -46,7 +43,7 @@ fn clone(dir: &Path, name: &str, remote: Option<&Path>, who: &str) -> PathBuf {
 }
 
 /// Import `monster.csv` of these rows (id, hp) into jp.
-fn import(
+pub fn import(
     repo: &MasterRepo,
     rows: &[(i64, i64)],
     dry_run: bool,

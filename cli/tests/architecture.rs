@@ -521,3 +521,265 @@ fn sources_of(members: &[String]) -> Vec<String> {
     }
     found
 }
+
+/// One row of docs/ARCHITECTURE.md's table of actions.
+struct Action {
+    commands: Vec<String>,
+    /// `GET /path`
+    routes: Vec<String>,
+    /// `None`: nothing of the project is acted on.
+    function: Option<String>,
+}
+
+fn actions_table() -> Vec<Action> {
+    let map = std::fs::read_to_string(root().join("docs/ARCHITECTURE.md")).unwrap();
+    let section = map
+        .split("\n## Actions")
+        .nth(1)
+        .expect("docs/ARCHITECTURE.md has a section `## Actions`");
+    let section = section.split("\n## ").next().unwrap();
+    let ticked = |cell: &str| -> Vec<String> {
+        cell.split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_string)
+            .collect()
+    };
+    section
+        .lines()
+        .filter(|line| {
+            line.starts_with("| ") && !line.starts_with("| command") && !line.starts_with("| ---")
+        })
+        .map(|line| {
+            let cells: Vec<&str> = line.split('|').collect();
+            assert_eq!(cells.len(), 5, "a row of three cells: {line}");
+            Action {
+                commands: ticked(cells[1]),
+                routes: ticked(cells[2]),
+                function: ticked(cells[3]).into_iter().next(),
+            }
+        })
+        .collect()
+}
+
+/// Every command of the binary: the modules `commands::run` hands each to.
+fn commands() -> Vec<String> {
+    let text = std::fs::read_to_string(root().join("cli/src/commands/mod.rs")).unwrap();
+    let body = text.split("pub fn run(").nth(1).unwrap();
+    let body = body.split("\n}\n").next().unwrap();
+    body.split("=> ")
+        .skip(1)
+        .filter_map(|arm| arm.split_once("::run("))
+        .map(|(module, _)| module.trim().to_string())
+        .collect()
+}
+
+/// Every route of the console's router, as `METHOD /path`, and its handler's module.
+fn routes() -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(root().join("console/src/lib.rs")).unwrap();
+    let router = text.split("pub fn router(").nth(1).unwrap();
+    let mut found = Vec::new();
+    for (at, _) in router.match_indices(".route(") {
+        let rest = &router[at + ".route(".len()..];
+        // The call's arguments: up to its closing parenthesis.
+        let mut depth = 0;
+        let end = rest
+            .char_indices()
+            .find(|&(_, c)| {
+                match c {
+                    '(' => depth += 1,
+                    ')' if depth == 0 => return true,
+                    ')' => depth -= 1,
+                    _ => {}
+                }
+                false
+            })
+            .unwrap()
+            .0;
+        let call = &rest[..end];
+        let path = call.split('"').nth(1).unwrap();
+        for method in ["get", "post"] {
+            for (at, _) in call.match_indices(&format!("{method}(")) {
+                let before = call[..at].chars().next_back();
+                if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                    continue;
+                }
+                let handler = &call[at + method.len() + 1..];
+                let module = handler.split("::").next().unwrap().trim().to_string();
+                found.push((format!("{} {path}", method.to_uppercase()), module));
+            }
+        }
+    }
+    found
+}
+
+/// A file's `use` declarations flattened: each path it brings in, and the name it
+/// goes by (`use a::{self as b, c::d}` → (`a`, `b`), (`a::c::d`, `d`)).
+fn uses_of(code: &str) -> Vec<(String, String)> {
+    fn flatten(prefix: &str, tree: &str, out: &mut Vec<(String, String)>) {
+        let tree = tree.trim();
+        if let Some(open) = tree.find('{') {
+            let head = &tree[..open];
+            let inner = &tree[open + 1..tree.rfind('}').unwrap()];
+            let mut depth = 0;
+            let mut start = 0;
+            for (i, c) in inner.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        flatten(&format!("{prefix}{head}"), &inner[start..i], out);
+                        start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            flatten(&format!("{prefix}{head}"), &inner[start..], out);
+            return;
+        }
+        if tree.is_empty() {
+            return;
+        }
+        let (path, alias) = match tree.split_once(" as ") {
+            Some((path, alias)) => (path.trim(), Some(alias.trim())),
+            None => (tree, None),
+        };
+        let full = match path {
+            "self" => prefix.trim_end_matches("::").to_string(),
+            _ => format!("{prefix}{path}"),
+        };
+        let name = alias
+            .map(str::to_string)
+            .unwrap_or_else(|| full.rsplit("::").next().unwrap().to_string());
+        out.push((full, name));
+    }
+    let mut out = Vec::new();
+    let code = format!("\n{code}");
+    let mut rest = code.as_str();
+    let next = |text: &str| {
+        [text.find("\nuse "), text.find("\npub use ")]
+            .into_iter()
+            .flatten()
+            .min()
+    };
+    while let Some(at) = next(rest) {
+        let statement = &rest[at..];
+        let statement = &statement[statement.find("use ").unwrap() + "use ".len()..];
+        let Some((tree, after)) = statement.split_once(';') else {
+            break;
+        };
+        flatten("", tree, &mut out);
+        rest = after;
+    }
+    out
+}
+
+/// Whether `code` calls `function` (`masterctl_store::import::run`): by its full path,
+/// by a module brought in by `use` (`import::run(`, `taking::run(`), or by its own name
+/// brought in (`history(`).
+fn calls(code: &str, function: &str) -> bool {
+    let (module, name) = function.rsplit_once("::").unwrap();
+    let uses = uses_of(code);
+    let mut spellings = vec![function.to_string()];
+    for (path, alias) in &uses {
+        if path == function {
+            spellings.push(alias.clone());
+        } else if let Some(rest) = format!("{module}::").strip_prefix(&format!("{path}::")) {
+            spellings.push(format!("{alias}::{rest}{name}"));
+        } else if path == module {
+            spellings.push(format!("{alias}::{name}"));
+        }
+    }
+    spellings.iter().any(|spelled| {
+        code.match_indices(&format!("{spelled}(")).any(|(at, _)| {
+            !code[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':' || c == '.')
+        })
+    })
+}
+
+/// The code of a face's module and of the modules of that face it hands work to
+/// (`super::rebase::`, `crate::uploads::`).
+fn code_with_helpers(folder: &str, module: &str, reach: &str) -> String {
+    let file = |name: &str| root().join(folder).join(format!("{name}.rs"));
+    let own = code_of(&std::fs::read_to_string(file(module)).unwrap());
+    let mut code = own.clone();
+    for helper in named_under(&own, reach) {
+        if let Ok(text) = std::fs::read_to_string(file(&helper)) {
+            code.push_str(&code_of(&text));
+        }
+    }
+    code
+}
+
+/// The commands and pages each call the one function docs/ARCHITECTURE.md's table of
+/// actions names for them (so a command and a page offering one action cannot drift
+/// apart), and no command or page is missing from it.
+#[test]
+fn every_command_and_page_maps_to_its_function() {
+    let table = actions_table();
+    let mut wrong = Vec::new();
+    for command in commands() {
+        if !table.iter().any(|a| a.commands.contains(&command)) {
+            wrong.push(format!("the command `{command}` has no row"));
+        }
+    }
+    let routes = routes();
+    assert!(
+        routes.len() > 20,
+        "the router's routes are read: {routes:?}"
+    );
+    for (route, _) in &routes {
+        if !table.iter().any(|a| a.routes.contains(route)) {
+            wrong.push(format!("the page `{route}` has no row"));
+        }
+    }
+    for action in &table {
+        for route in &action.routes {
+            if !routes.iter().any(|(r, _)| r == route) {
+                wrong.push(format!("a row names `{route}`, no route of the console"));
+            }
+        }
+        let Some(function) = &action.function else {
+            continue;
+        };
+        for command in &action.commands {
+            if !commands().contains(command) {
+                wrong.push(format!("a row names `{command}`, no command"));
+                continue;
+            }
+            let code = code_with_helpers("cli/src/commands", command, "super::");
+            if !calls(&code, function) {
+                wrong.push(format!("`{command}` does not call {function}"));
+            }
+        }
+        for route in &action.routes {
+            for (_, module) in routes.iter().filter(|(r, _)| r == route) {
+                let mut code = code_with_helpers("console/src", module, "crate::");
+                code.push_str(&code_of(
+                    &std::fs::read_to_string(root().join("console/src/lib.rs")).unwrap(),
+                ));
+                if !calls(&code, function) {
+                    wrong.push(format!("`{route}` ({module}) does not call {function}"));
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "docs/ARCHITECTURE.md's actions: {wrong:#?}"
+    );
+}
+
+#[test]
+fn the_actions_check_resolves_uses() {
+    let code = "use masterctl_store::l10n::import::{self as taking, Taken};\nuse masterctl_delivery::{fetch, Remote};\nuse masterctl_store::review;\nfn f() { taking::run(x); fetch(y); review::blame::blame(z); other::history(w); }";
+    assert!(calls(code, "masterctl_store::l10n::import::run"));
+    assert!(calls(code, "masterctl_delivery::fetch"));
+    assert!(calls(code, "masterctl_store::review::blame::blame"));
+    assert!(!calls(code, "masterctl_store::history"));
+    assert!(!calls(code, "masterctl_delivery::publish"));
+    assert!(!calls(code, "masterctl_store::import::run"));
+}

@@ -163,8 +163,7 @@ impl Console {
         let head = repo.head_of_branch(line)?.id();
         let key = format!("{}:{head}", line.name());
         self.translated.get_or(&key, || {
-            let texts = masterctl_store::l10n::open_region(repo, line)?;
-            masterctl_store::l10n::status(repo, &texts, &texts.targets(), false)
+            masterctl_app::l10n::status(repo, line, None, false).map(|status| status.languages)
         })
     }
 

@@ -186,8 +186,9 @@ pub async fn commit(
             let id = repo.commit_id(&query.id)?;
             use masterctl_store::review::diff;
             let page = console.commits.get_or(&id, || {
-                let (from, to) = diff::revision(&repo.git, &id)?;
-                let review = diff::review(&from, &to, &diff::DiffOptions::default())?;
+                let sides = masterctl_app::diff::Sides::Revision(&id);
+                let review =
+                    masterctl_app::diff::review(&repo, sides, &diff::DiffOptions::default())?;
                 let title = format!("commit {}", short_id(&id));
                 Ok::<_, masterctl_store::StoreError>(diff::page(
                     &title,

@@ -79,9 +79,9 @@ pub async fn file(State(console): State<Arc<Console>>, Query(query): Query<FileQ
     };
     console
         .blocking(move |console| {
-            let (repo, line, texts) = open(console, &query.target)?;
-            texts.check_target(&query.lang)?;
-            let export = l10n::export(&repo, &texts, &query.lang, format, query.all)?;
+            let (repo, _, line) = query.target.open(console)?;
+            let (_, export) =
+                masterctl_app::l10n::export(&repo, &line, &query.lang, format, query.all)?;
             let extension = match format {
                 Format::Xliff => "xlf",
                 Format::Po => "po",

@@ -64,7 +64,6 @@ pub struct Args {
     runtime_path: Option<PathBuf>,
 }
 
-
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let lang = Lang::parse(&args.lang)
         .ok_or_else(|| Failure::usage(format!("no language `{}`", args.lang)))?;

@@ -3,11 +3,11 @@
 
 use std::path::PathBuf;
 
-use masterctl_app::diff::{self, Reviewed, Sides};
+use masterctl_app::diff::{self, Exports, Reviewed, Sides};
 use masterctl_store::names::one_line;
 use masterctl_store::review::diff::{
-    Change, ChangeKind, Content, Diff, DiffOptions, Disposition, Flag, Review, Span,
-    TableDiff, TableStatus,
+    Change, ChangeKind, Content, Diff, DiffOptions, Disposition, Flag, Review, Span, TableDiff,
+    TableStatus,
 };
 use serde::Serialize;
 
@@ -63,23 +63,12 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         flags,
     };
     let repo = open_repo(global)?;
-    let paths: Vec<PathBuf> = args.args.iter().map(PathBuf::from).collect();
-    let bar = output.progress("reading");
-    let progress = |_done: usize, total: usize| bar.file_done(total);
     let sides = match (&args.region, &args.args[..]) {
         (Some(region), []) => Sides::LastCommit {
             region,
             work: args.branch.as_deref(),
         },
-        (Some(region), _) => {
-            super::all_exist(&paths)?;
-            Sides::Exports {
-                region,
-                work: args.branch.as_deref(),
-                paths: &paths,
-                progress: &progress,
-            }
-        }
+        (Some(region), paths) => return exports(&repo, region, paths, options, &args, output),
         (None, [one]) => Sides::Revision(one),
         (None, [old, new]) => Sides::Revisions { old, new },
         (None, _) => {
@@ -87,10 +76,33 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
                 .hint("masterctl diff masters/jp~1 masters/jp, or masterctl diff --region jp"));
         }
     };
-    let reviewed = diff::review(&repo, sides, options);
+    let review = diff::review(&repo, sides, &options).map_err(store_failure)?;
+    show(review, &args, output)
+}
+
+/// What importing `paths` into the region would change.
+fn exports(
+    repo: &masterctl_store::MasterRepo,
+    region: &str,
+    paths: &[String],
+    options: DiffOptions,
+    args: &Args,
+    output: &Output,
+) -> Result<(), Failure> {
+    let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
+    super::all_exist(&paths)?;
+    let bar = output.progress("reading");
+    let progress = |_done: usize, total: usize| bar.file_done(total);
+    let exports = Exports {
+        region,
+        work: args.branch.as_deref(),
+        paths: &paths,
+        progress: &progress,
+    };
+    let reviewed = diff::exports(repo, exports, options);
     bar.finish();
     match reviewed.map_err(store_failure)? {
-        Reviewed::Review(review) => show(review, &args, output),
+        Reviewed::Review(review) => show(review, args, output),
         Reviewed::Rejected(report) => Err(Failure::Rejected(report)),
     }
 }

@@ -5,12 +5,13 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use masterctl_app::l10n as app;
 use masterctl_locales::exchange::Format;
 use masterctl_locales::pseudo::ExpansionRisk;
 use masterctl_locales::{Counts, State};
-use masterctl_store::MasterRepo;
 use masterctl_store::l10n::import::{Taken, TakenState, TranslationOutcome};
-use masterctl_store::l10n::{self, LanguageStatus, RegionTexts};
+use masterctl_store::l10n::{self, LanguageStatus};
+use masterctl_store::{Branch, MasterRepo};
 use serde::Serialize;
 
 use super::{Failure, open_repo, store_failure};
@@ -109,33 +110,23 @@ pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(),
     }
 }
 
-fn open(repo: &MasterRepo, region: &str, work: Option<&str>) -> Result<RegionTexts, Failure> {
-    let structure = repo.structure().map_err(store_failure)?;
-    let line = super::line(&structure, region, work)?;
-    l10n::open_region(repo, &line).map_err(store_failure)
-}
-
-/// The language asked for, which must be one translators work on in the region.
-fn check_language(texts: &RegionTexts, language: &str) -> Result<(), Failure> {
-    texts.check_target(language).map_err(store_failure)
+/// The branch a command names: the region's, or its work branch.
+fn line(repo: &MasterRepo, region: &str, work: Option<&str>) -> Result<Branch, Failure> {
+    super::line(&repo.structure().map_err(store_failure)?, region, work)
 }
 
 fn status(repo: &MasterRepo, args: StatusArgs, output: &Output) -> Result<(), Failure> {
-    let texts = open(repo, &args.region, args.branch.as_deref())?;
-    let languages: Vec<&str> = match &args.lang {
-        Some(language) => {
-            check_language(&texts, language)?;
-            vec![language.as_str()]
-        }
-        None => texts.targets(),
-    };
-    let statuses = l10n::status(repo, &texts, &languages, args.verbose).map_err(store_failure)?;
-    let expansion_risks = l10n::expansion_risks(repo, &texts).map_err(store_failure)?;
+    let line = line(repo, &args.region, args.branch.as_deref())?;
+    let app::Statuses {
+        texts,
+        languages,
+        expansion_risks,
+    } = app::status(repo, &line, args.lang.as_deref(), args.verbose).map_err(store_failure)?;
     output.render(&Status {
         region: &texts.region,
         commit: texts.head.to_string(),
         source_language: &texts.project.config.source_language,
-        languages: statuses,
+        languages,
         expansion: texts.project.config.pseudo.expansion,
         expansion_risks,
         verbose: args.verbose,
@@ -294,9 +285,9 @@ fn export(
         Failure::usage("which exchange format? give --format xliff, po or csv")
             .hint("or name the --out file .xlf, .po or .csv")
     })?;
-    let texts = open(repo, &args.region, args.branch.as_deref())?;
-    check_language(&texts, &args.lang)?;
-    let export = l10n::export(repo, &texts, &args.lang, format, args.all).map_err(store_failure)?;
+    let line = line(repo, &args.region, args.branch.as_deref())?;
+    let (texts, export) =
+        app::export(repo, &line, &args.lang, format, args.all).map_err(store_failure)?;
     let to_stdout = args.out == Path::new("-");
     if to_stdout {
         let mut stdout = std::io::stdout().lock();
