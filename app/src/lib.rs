@@ -10,9 +10,12 @@
 
 pub mod codegen;
 pub mod diff;
+pub mod export;
+pub mod init;
 pub mod join;
 mod kind;
 pub mod l10n;
+pub mod migrate;
 pub mod project;
 pub mod schemas;
 pub mod sync;

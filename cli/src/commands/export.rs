@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use masterctl_store::export::{Exported, Format, export_region, write_csv, write_workbooks};
+use masterctl_store::export::{Exported, Format};
 use masterctl_store::short_id;
 
 use super::{Failure, open_repo, store_failure};
@@ -49,13 +49,19 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     let repo = open_repo(global)?;
     let structure = repo.structure().map_err(store_failure)?;
     let line = super::line(&structure, &args.region, args.branch.as_deref())?;
-    let export =
-        export_region(&repo, &line, args.rev.as_deref(), &args.languages).map_err(store_failure)?;
-    let written = match global.format {
-        crate::output::Format::Csv => write_csv(&export, &args.out),
-        crate::output::Format::Ods => write_workbooks(&export, &args.out, Format::Ods),
-        _ => write_workbooks(&export, &args.out, Format::Xlsx),
-    }
+    let format = match global.format {
+        crate::output::Format::Csv => Format::Csv,
+        crate::output::Format::Ods => Format::Ods,
+        _ => Format::Xlsx,
+    };
+    let written = masterctl_app::export::export(
+        &repo,
+        &line,
+        args.rev.as_deref(),
+        &args.languages,
+        format,
+        &args.out,
+    )
     .map_err(store_failure)?;
     output.render(&Shown(written));
     Ok(())

@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use masterctl_app::init::{Error, Start, init};
 use masterctl_store::StoreError;
 use masterctl_store::init::Initialized;
 use serde::Serialize;
@@ -56,62 +57,36 @@ fn parse_author(text: &str) -> Result<(String, String), String> {
     Ok((name.to_string(), email.to_string()))
 }
 
-/// The files to write: the embedded example, or a project's structure.
-fn files(from: Option<&Path>) -> Result<Vec<(String, Vec<u8>)>, Failure> {
-    let Some(project) = from else {
-        return Ok(FILES
-            .iter()
-            .map(|(name, bytes)| (name.to_string(), bytes.to_vec()))
-            .collect());
-    };
-    // A path that is not there, or not a project, is a usage error (exit 2); a project
-    // whose structure is broken is refused with its diagnostics (exit 1) before
-    // anything is written.
-    if !project.is_dir() {
-        return Err(Failure::usage(format!(
-            "--from {}: {}",
-            project.display(),
-            if project.exists() {
-                "not a folder"
-            } else {
-                "no such folder"
-            }
-        ))
-        .hint("--from takes a project folder: the one holding masterctl.toml and schemas/"));
-    }
-    if !project.join("masterctl.toml").is_file() {
-        return Err(Failure::usage(format!(
-            "--from {}: the folder holds no masterctl.toml",
-            project.display()
-        ))
-        .hint("--from takes a project folder: the one holding masterctl.toml and schemas/"));
-    }
-    masterctl_schemas::load::load_project(project).map_err(Failure::InvalidSchema)?;
-    let read = |path: &Path| {
-        std::fs::read(path)
-            .map_err(|e| Failure::environment(format!("cannot read {}: {e}", path.display())))
-    };
-    let mut out = vec![(
-        "masterctl.toml".to_string(),
-        read(&project.join("masterctl.toml"))?,
-    )];
-    for (path, _) in masterctl_schemas::load::schema_files(&project.join("schemas"))
-        .map_err(|d| Failure::environment(d.message))?
-    {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        out.push((format!("schemas/{name}"), read(&path)?));
-    }
-    Ok(out)
-}
-
 pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
     let dir = &args.dir;
-    let files = files(args.from.as_deref())?;
+    let start = match &args.from {
+        Some(project) => Start::Project(project),
+        None => Start::Files(
+            FILES
+                .iter()
+                .map(|(name, bytes)| (name.to_string(), bytes.to_vec()))
+                .collect(),
+        ),
+    };
     let author = args.author.as_ref().map(|(n, e)| (n.as_str(), e.as_str()));
-    let done = masterctl_store::init::init(dir, &files, author).map_err(|e| match e {
+    let done = init(dir, start, author).map_err(|e| match e {
+        Error::NotAProject { .. } => Failure::usage(format!("--from {e}"))
+            .hint("--from takes a project folder: the one holding masterctl.toml and schemas/"),
+        Error::Invalid(report) => Failure::InvalidSchema(report),
+        Error::Read { .. } => Failure::environment(e.to_string()),
+        Error::Store(e) => stored(e, dir),
+    })?;
+    output.render(&Created {
+        done: &done,
+        dir,
+        example: args.from.is_none(),
+    });
+    Ok(())
+}
+
+/// The store's refusal, with what to do about it.
+fn stored(e: StoreError, dir: &Path) -> Failure {
+    match e {
         StoreError::NoAuthor => Failure::environment(
             "git has no user.name and user.email here, and masterctl commits as you (this structure, and every import after); nothing was written",
         )
@@ -134,13 +109,7 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
         }
         StoreError::NotAFolder(_) => Failure::usage(e.to_string()),
         other => store_failure(other),
-    })?;
-    output.render(&Created {
-        done: &done,
-        dir,
-        example: args.from.is_none(),
-    });
-    Ok(())
+    }
 }
 
 /// What init did, and (for text) where and whether it wrote the example.

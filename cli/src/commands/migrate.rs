@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use masterctl_app::migrate::Error;
 use masterctl_migrate::luban::{self, MigrateError, Migration};
 use masterctl_store::StoreError;
 use masterctl_store::init::Initialized;
@@ -102,7 +103,26 @@ pub fn run(command: Command, output: &Output) -> Result<(), Failure> {
             _ => luban::TableNames::Short,
         },
     };
-    let migration = luban::migrate(&args.dir, &options).map_err(|e| match e {
+    let (migration, done) =
+        masterctl_app::migrate::luban(&args.dir, &options, &args.out).map_err(|e| match e {
+            Error::Migrate(e) => migrate_failure(e),
+            Error::Store(e @ StoreError::AlreadyExists { .. }) => Failure::usage(e.to_string())
+                .hint("migrate writes a new master repository: give --out a new or empty folder"),
+            Error::Store(e @ StoreError::NotAFolder(_)) => Failure::usage(e.to_string()),
+            Error::Store(other) => store_failure(other),
+        })?;
+    output.render(&Migrated {
+        migration: &migration,
+        done: &done,
+        out: &args.out,
+        region: &args.region,
+    });
+    Ok(())
+}
+
+/// Why the project was not converted, with what to do about it.
+fn migrate_failure(e: MigrateError) -> Failure {
+    match e {
         MigrateError::Conf(message) => Failure::usage(message),
         MigrateError::L10nKey(message) => Failure::usage(message)
             .hint("name its key column: --l10n-key COLUMN (ID, TID…, in any letter case)"),
@@ -122,25 +142,7 @@ pub fn run(command: Command, output: &Output) -> Result<(), Failure> {
             Failure::invalid(e.to_string()).hint(hint)
         }
         MigrateError::Converted(report) => Failure::InvalidSchema(report),
-    })?;
-    let files: Vec<(String, Vec<u8>)> = migration
-        .files
-        .iter()
-        .map(|(path, text)| (path.clone(), text.clone().into_bytes()))
-        .collect();
-    let done = masterctl_store::init::init(&args.out, &files, None).map_err(|e| match e {
-        StoreError::AlreadyExists { .. } => Failure::usage(e.to_string())
-            .hint("migrate writes a new master repository: give --out a new or empty folder"),
-        StoreError::NotAFolder(_) => Failure::usage(e.to_string()),
-        other => store_failure(other),
-    })?;
-    output.render(&Migrated {
-        migration: &migration,
-        done: &done,
-        out: &args.out,
-        region: &args.region,
-    });
-    Ok(())
+    }
 }
 
 #[derive(Serialize)]
