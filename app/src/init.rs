@@ -4,8 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use masterctl_schemas::Report;
-use masterctl_schemas::load::{CONFIG_FILE, SCHEMAS_DIR};
+use masterctl_schemas::load::CONFIG_FILE;
 use masterctl_store::init::Initialized;
+use masterctl_store::snapshot::structure::working_files;
 use masterctl_store::{ErrorKind, StoreError};
 
 use crate::Kinded;
@@ -27,12 +28,6 @@ pub enum Error {
     /// The project's structure does not load: every diagnostic.
     #[error("the project's structure does not load")]
     Invalid(Report),
-    #[error("cannot read {path}: {source}")]
-    Read {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -42,7 +37,6 @@ impl Kinded for Error {
         match self {
             Error::NotAProject { .. } => ErrorKind::Usage,
             Error::Invalid(_) => ErrorKind::Invalid,
-            Error::Read { .. } => ErrorKind::Environment,
             Error::Store(error) => error.kind(),
         }
     }
@@ -63,7 +57,8 @@ pub fn init(
     Ok(masterctl_store::init::init(dir, &files, author)?)
 }
 
-/// The structure files of the project in `folder`, once it loads whole.
+/// The structure files of the project in `folder` (`masterctl.toml`, `schemas/`, the
+/// fonts of `fonts/`), once it loads whole.
 fn structure_of(folder: &Path) -> Result<Vec<(String, Vec<u8>)>, Error> {
     let not_a_project = |why| Error::NotAProject {
         path: folder.to_path_buf(),
@@ -79,25 +74,10 @@ fn structure_of(folder: &Path) -> Result<Vec<(String, Vec<u8>)>, Error> {
         return Err(not_a_project("the folder holds no masterctl.toml"));
     }
     masterctl_schemas::load::load_project(folder).map_err(Error::Invalid)?;
-    let read = |path: &Path| {
-        std::fs::read(path).map_err(|source| Error::Read {
-            path: path.to_path_buf(),
-            source,
-        })
-    };
-    let mut files = vec![(CONFIG_FILE.to_string(), read(&folder.join(CONFIG_FILE))?)];
-    let schemas = folder.join(SCHEMAS_DIR);
-    let listed =
-        masterctl_schemas::load::schema_files(&schemas).map_err(|diagnostic| Error::Read {
-            path: schemas.clone(),
-            source: std::io::Error::other(diagnostic.message),
-        })?;
-    for (path, _) in listed {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        files.push((format!("{SCHEMAS_DIR}/{name}"), read(&path)?));
+    match working_files(folder) {
+        Ok(Some(files)) => Ok(files),
+        Ok(None) => Err(not_a_project("the folder holds no masterctl.toml")),
+        Err(StoreError::InvalidStructure(report)) => Err(Error::Invalid(report)),
+        Err(other) => Err(other.into()),
     }
-    Ok(files)
 }

@@ -42,5 +42,5 @@ pub fn branch(
     region: &str,
     work: Option<&str>,
 ) -> Result<Branch, StoreError> {
-    Branch::of(&Region::of(&structure.project, region)?, work)
+    Ok(Branch::of(&Region::of(&structure.project, region)?, work)?)
 }

@@ -35,7 +35,7 @@ impl Schemas {
             Schemas::Region(name) => {
                 let region = Region::of(&repo.structure()?.project, name)?;
                 repo.head_of(&region.reference())?
-                    .ok_or_else(|| StoreError::NoBranch(name.clone()))?
+                    .ok_or_else(|| masterctl_store::git::Error::NoBranch(name.clone()))?
             }
         };
         Structure::at(&repo.git, &commit.tree()?)

@@ -10,6 +10,7 @@ use masterctl_app::diff::{self, Exports, Reviewed, Sides};
 use masterctl_app::schemas::Schemas;
 use masterctl_codegen::{Lang, Written};
 use masterctl_locales::exchange::Format;
+use masterctl_store::git::Error as GitError;
 use masterctl_store::review::diff::DiffOptions;
 use masterctl_store::{ErrorKind, MasterRepo, StoreError};
 
@@ -123,7 +124,10 @@ fn codegen_refuses_what_it_cannot_read_and_writes_nothing() {
         ..rust(None)
     });
     assert!(
-        matches!(error, Error::Store(StoreError::UnknownRevision(_))),
+        matches!(
+            error,
+            Error::Store(StoreError::Git(GitError::UnknownRevision(_)))
+        ),
         "{error}"
     );
     let error = refused(&Request {
@@ -131,7 +135,10 @@ fn codegen_refuses_what_it_cannot_read_and_writes_nothing() {
         ..rust(None)
     });
     assert!(
-        matches!(error, Error::Store(StoreError::UnknownRegion { .. })),
+        matches!(
+            error,
+            Error::Store(StoreError::Git(GitError::UnknownRegion { .. }))
+        ),
         "{error}"
     );
 }

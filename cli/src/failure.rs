@@ -8,6 +8,7 @@
 use masterctl_app::Kinded;
 use masterctl_delivery::DeliveryError;
 use masterctl_schemas::Report;
+use masterctl_store::git::Error as GitError;
 use masterctl_store::join::JoinError;
 use masterctl_store::{ErrorKind, StoreError, short_id};
 
@@ -90,7 +91,8 @@ pub fn join_failure(error: JoinError, again: &str, resolving: bool) -> Failure {
 
 /// A store error as the failure a user sees: its kind decides the exit code
 /// ([`Failure::of`]); what to do about it is the variant's hint.
-pub fn store_failure(error: StoreError) -> Failure {
+pub fn store_failure(error: impl Into<StoreError>) -> Failure {
+    let error = error.into();
     if let StoreError::InvalidStructure(report) = error {
         return Failure::InvalidSchema(report);
     }
@@ -105,7 +107,7 @@ pub fn store_failure(error: StoreError) -> Failure {
 /// What a user can do about a store error, when there is something to say.
 fn store_hint(error: &StoreError) -> Option<String> {
     let hint = match error {
-        StoreError::UnknownRegion { name, known } => region_hint(name, known),
+        StoreError::Git(GitError::UnknownRegion { name, known }) => region_hint(name, known),
         StoreError::NotTranslated { targets, .. } if targets.is_empty() => {
             "the region has no languages but the source one (languages in masterctl.toml)"
                 .to_string()
@@ -130,10 +132,10 @@ fn store_hint(error: &StoreError) -> Option<String> {
         ),
         StoreError::NoSources => "masterctl reads .xlsx, .xlsm, .xlsb, .xls, .ods and .csv files".into(),
         StoreError::BadPseudoLanguage { .. } => "a pseudo language takes a tag of its own: qps, en-XA".into(),
-        StoreError::NoWorkBranch { .. } => "`masterctl branch list` lists the work branches; `masterctl branch create NAME --region R` makes one".into(),
+        StoreError::Git(GitError::NoWorkBranch { .. }) => "`masterctl branch list` lists the work branches; `masterctl branch create NAME --region R` makes one".into(),
         StoreError::ConflictFile { .. } => "fix the file (or run `masterctl rebase --region R --abort` to start over)".into(),
         StoreError::UncommittedStructure { .. } => "commit it first (git add masterctl.toml schemas && git commit -m \"…\"), then import again; or import with --structure HEAD to use the committed structure as it is".into(),
-        StoreError::NotARepository(_) => "run inside the master repository, or pass --repo DIR (`masterctl init` creates one)".into(),
+        StoreError::Git(GitError::NotARepository(_)) => "run inside the master repository, or pass --repo DIR (`masterctl init` creates one)".into(),
         StoreError::NoCommittedStructure(_) => "name a commit that holds the structure with --structure REV".into(),
         StoreError::NotABuild(_) => "choose another --out, or remove that folder".into(),
         StoreError::InsideRepository { .. } => "run `masterctl init` at the root of that work tree, or in a folder outside it (which gets a repository of its own)".into(),
@@ -148,8 +150,8 @@ fn store_hint(error: &StoreError) -> Option<String> {
             format!("resolve its conflicts and run `{again} --continue`, or `--abort` it")
         }
         StoreError::StateFile { .. } => "`masterctl rebase --region R --abort` clears a rebase in progress; then rebase again".into(),
-        StoreError::NoAuthor => "git config --global user.name \"…\" && git config --global user.email \"…\"".into(),
-        StoreError::Locked { .. } => "if no masterctl or git process is running, remove the lock with `masterctl unlock --region R` and run again".into(),
+        StoreError::Git(GitError::NoAuthor) => "git config --global user.name \"…\" && git config --global user.email \"…\"".into(),
+        StoreError::Git(GitError::Locked { .. }) => "if no masterctl or git process is running, remove the lock with `masterctl unlock --region R` and run again".into(),
         StoreError::NoRemote { known, .. } => match known.as_slice() {
             [] => "this clone has no remote: `git remote add origin URL` names one".to_string(),
             known => format!("its remotes: {} (choose one with --remote)", known.join(", ")),
@@ -174,7 +176,7 @@ fn store_hint(error: &StoreError) -> Option<String> {
             "a schema reaches a region only through main (reviewed) and an import; someone put this commit on {branch} with git: compare it with main (git diff main {branch} -- masterctl.toml schemas), then set the branch back to its last commit masterctl made, or commit the same structure to main after review"
         ),
         StoreError::StructureNotOnMain { .. } => "bring main up to date first (git pull: the structure travels through git), then run this again; if main holds no such commit, ask who imported with it".into(),
-        StoreError::LinkInRepository { .. } => "a repository on a shared disk is someone else's folder: ask its owner to replace the link with what git keeps there (git fsck), or push to a remote over ssh or https".into(),
+        StoreError::Git(GitError::LinkInRepository { .. }) => "a repository on a shared disk is someone else's folder: ask its owner to replace the link with what git keeps there (git fsck), or push to a remote over ssh or https".into(),
         _ => return None,
     };
     Some(hint)
@@ -315,7 +317,6 @@ mod kinds {
                 path: path(),
                 repository: true,
             },
-            StoreError::NotARepository(path()),
             StoreError::NoStructure,
             StoreError::UncommittedStructure {
                 revision: s(),
@@ -326,11 +327,6 @@ mod kinds {
             },
             StoreError::NoCommittedStructure(s()),
             StoreError::InvalidStructure(Report::default()),
-            StoreError::UnknownRegion {
-                name: s(),
-                known: vec![s()],
-            },
-            StoreError::NoBranch(s()),
             StoreError::NoCommits(s()),
             StoreError::NotALanguage {
                 language: s(),
@@ -346,11 +342,6 @@ mod kinds {
                 language: s(),
                 why: "x",
             },
-            StoreError::BadWorkBranch(s()),
-            StoreError::NoWorkBranch {
-                region: s(),
-                name: s(),
-            },
             StoreError::WorkBranchExists(s()),
             StoreError::Unmerged {
                 branch: s(),
@@ -358,7 +349,6 @@ mod kinds {
             },
             StoreError::NothingToPropose(s()),
             StoreError::BadVersion(s()),
-            StoreError::BadRemote(s()),
             StoreError::NoRemote {
                 name: s(),
                 known: vec![],
@@ -384,7 +374,6 @@ mod kinds {
                 revision: s(),
                 branch: s(),
             },
-            StoreError::UnknownRevision(s()),
             StoreError::NoTable {
                 what: "table",
                 table: s(),
@@ -448,18 +437,6 @@ mod kinds {
                 kind: "rebase".into(),
                 from: s(),
             },
-            StoreError::NoAuthor,
-            StoreError::BadAuthor {
-                key: s(),
-                value: s(),
-            },
-            StoreError::CheckedOut(s()),
-            StoreError::Locked {
-                branch: s(),
-                path: s(),
-                seconds: 1,
-            },
-            StoreError::Raced { branch: s() },
             StoreError::UnvouchedStructure {
                 branch: s(),
                 commit: s(),
@@ -470,10 +447,6 @@ mod kinds {
                 branch: s(),
                 commit: s(),
                 structure: s(),
-            },
-            StoreError::LinkInRepository {
-                path: path(),
-                link: true,
             },
             StoreError::BrokenSnapshot {
                 branch: s(),
@@ -495,40 +468,31 @@ mod kinds {
                 what: s(),
                 source: csv::Error::from(std::io::Error::other("x")),
             },
-            // libgit2's own error, as the store hands it on.
-            masterctl_store::MasterRepo::at(std::path::Path::new("/no/such/repository"))
-                .err()
-                .expect("no repository there"),
+            // The plumbing's, as the store hands it on (each of them: below).
+            StoreError::Git(GitError::NoAuthor),
         ];
         for error in &all {
             match error {
                 StoreError::NotAFolder(_)
                 | StoreError::AlreadyExists { .. }
-                | StoreError::NotARepository(_)
                 | StoreError::NoStructure
                 | StoreError::UncommittedStructure { .. }
                 | StoreError::NoCommittedStructure(_)
                 | StoreError::InvalidStructure(_)
-                | StoreError::UnknownRegion { .. }
-                | StoreError::NoBranch(_)
                 | StoreError::NoCommits(_)
                 | StoreError::NotALanguage { .. }
                 | StoreError::NotTranslated { .. }
                 | StoreError::BadPseudoLanguage { .. }
-                | StoreError::BadWorkBranch(_)
-                | StoreError::NoWorkBranch { .. }
                 | StoreError::WorkBranchExists(_)
                 | StoreError::Unmerged { .. }
                 | StoreError::NothingToPropose(_)
                 | StoreError::BadVersion(_)
-                | StoreError::BadRemote(_)
                 | StoreError::NoRemote { .. }
                 | StoreError::Remote { .. }
                 | StoreError::Rewritten { .. }
                 | StoreError::NotMasters { .. }
                 | StoreError::TagExists(_)
                 | StoreError::NotInHistory { .. }
-                | StoreError::UnknownRevision(_)
                 | StoreError::NoTable { .. }
                 | StoreError::NoField { .. }
                 | StoreError::NoRow { .. }
@@ -543,14 +507,8 @@ mod kinds {
                 | StoreError::InsideRepository { .. }
                 | StoreError::Build(_)
                 | StoreError::RebaseInProgress { .. }
-                | StoreError::NoAuthor
-                | StoreError::BadAuthor { .. }
-                | StoreError::CheckedOut(_)
-                | StoreError::Locked { .. }
-                | StoreError::Raced { .. }
                 | StoreError::UnvouchedStructure { .. }
                 | StoreError::StructureNotOnMain { .. }
-                | StoreError::LinkInRepository { .. }
                 | StoreError::BrokenSnapshot { .. }
                 | StoreError::Io { .. }
                 | StoreError::StateFile { .. }
@@ -736,6 +694,72 @@ mod kinds {
         all
     }
 
+    /// One error of every variant of the git plumbing's, as the store hands it on.
+    fn every_git_error() -> Vec<StoreError> {
+        let s = || "x".to_string();
+        let path = || std::path::PathBuf::from("x");
+        let all = vec![
+            GitError::NotARepository(path()),
+            GitError::UnknownRegion {
+                name: s(),
+                known: vec![s()],
+            },
+            GitError::NoBranch(s()),
+            GitError::BadWorkBranch(s()),
+            GitError::NoWorkBranch {
+                region: s(),
+                name: s(),
+            },
+            GitError::BadRemote(s()),
+            GitError::UnknownRevision(s()),
+            GitError::NoAuthor,
+            GitError::BadAuthor {
+                key: s(),
+                value: s(),
+            },
+            GitError::CheckedOut(s()),
+            GitError::Locked {
+                branch: s(),
+                path: s(),
+                seconds: 1,
+            },
+            GitError::Raced { branch: s() },
+            GitError::LinkInRepository {
+                path: path(),
+                link: true,
+            },
+            GitError::Io {
+                path: path(),
+                source: std::io::Error::other("x"),
+            },
+            // libgit2's own error.
+            match masterctl_store::MasterRepo::at(std::path::Path::new("/no/such/repository")) {
+                Err(StoreError::Git(error)) => error,
+                _ => panic!("no repository there"),
+            },
+        ];
+        for error in &all {
+            match error {
+                GitError::NotARepository(_)
+                | GitError::UnknownRegion { .. }
+                | GitError::NoBranch(_)
+                | GitError::BadWorkBranch(_)
+                | GitError::NoWorkBranch { .. }
+                | GitError::BadRemote(_)
+                | GitError::UnknownRevision(_)
+                | GitError::NoAuthor
+                | GitError::BadAuthor { .. }
+                | GitError::CheckedOut(_)
+                | GitError::Locked { .. }
+                | GitError::Raced { .. }
+                | GitError::LinkInRepository { .. }
+                | GitError::Io { .. }
+                | GitError::Git(_) => {}
+            }
+        }
+        all.into_iter().map(StoreError::Git).collect()
+    }
+
     /// What the two faces say of each kind: its exit code, and its status's class.
     fn agreed(kind: ErrorKind) -> (u8, u16) {
         match kind {
@@ -752,8 +776,11 @@ mod kinds {
     #[test]
     fn every_store_error_gets_one_exit_code_and_one_status_by_its_kind() {
         let all = every_store_error();
-        assert_eq!(all.len(), 55, "one example per variant");
-        for (error, again) in all.into_iter().zip(every_store_error()) {
+        assert_eq!(all.len(), 42, "one example per variant");
+        let gits = every_git_error();
+        assert_eq!(gits.len(), 15, "one example per variant");
+        let again = every_store_error().into_iter().chain(every_git_error());
+        for (error, again) in all.into_iter().chain(gits).zip(again) {
             let kind = error.kind();
             let shown = error.to_string();
             let (exit, status) = agreed(kind);

@@ -83,6 +83,12 @@ impl From<StoreError> for ConsoleError {
     }
 }
 
+impl From<masterctl_store::git::Error> for ConsoleError {
+    fn from(error: masterctl_store::git::Error) -> ConsoleError {
+        StoreError::from(error).into()
+    }
+}
+
 impl From<JoinError> for ConsoleError {
     fn from(error: JoinError) -> ConsoleError {
         ConsoleError::with(&error, "")

@@ -223,7 +223,7 @@ fn import_error(error: StoreError) -> ConsoleError {
     match &error {
         StoreError::Removes { .. }
         | StoreError::Reverts { .. }
-        | StoreError::Raced { .. }
+        | StoreError::Git(masterctl_store::git::Error::Raced { .. })
         | StoreError::NoSources => {
             ConsoleError::with(&error, "; your upload is kept: review it again")
         }

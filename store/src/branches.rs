@@ -5,9 +5,10 @@
 use git2::Oid;
 use serde::Serialize;
 
+use crate::MasterRepo;
 use crate::StoreError;
-use crate::git::repo::MasterRepo;
 use crate::names::{Region, WorkBranch, display_name};
+use masterctl_git::Error as GitError;
 
 /// One work branch, as `branch list` shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -60,7 +61,7 @@ pub fn create(
     let region = work.region();
     let head = repo
         .head_of(&region.reference())?
-        .ok_or_else(|| StoreError::NoBranch(region.name().to_string()))?;
+        .ok_or_else(|| GitError::NoBranch(region.name().to_string()))?;
     let start = match at {
         Some(rev) => crate::git::repo::resolve(git, rev)?,
         None => head.clone(),
@@ -86,8 +87,8 @@ pub fn create(
         ),
     )
     .map_err(|e| match e {
-        StoreError::Raced { .. } => StoreError::WorkBranchExists(work.branch()),
-        e => e,
+        GitError::Raced { .. } => StoreError::WorkBranchExists(work.branch()),
+        e => e.into(),
     })?;
     status_of(repo, work)
 }
@@ -195,8 +196,11 @@ pub(crate) fn check_region_kept(
         if in_region(commit.id()) {
             return Ok(());
         }
-        if let Some(took) =
-            crate::git::commit::trailer_ids(&commit, crate::git::commit::WORK_TOOK_TRAILER).first()
+        if let Some(took) = crate::snapshot::commit::trailer_ids(
+            &commit,
+            crate::snapshot::commit::WORK_TOOK_TRAILER,
+        )
+        .first()
         {
             return if in_region(*took) { Ok(()) } else { Err(*took) };
         }

@@ -14,10 +14,10 @@ use masterctl_schemas::audience::Audience;
 use masterctl_schemas::schema::Config;
 use masterctl_schemas::{Project, Table};
 
+use crate::MasterRepo;
 use crate::StoreError;
-use crate::git::repo::MasterRepo;
-use crate::git::snapshot::{read_tables, texts_at};
 use crate::names::{Branch, Region};
+use crate::snapshot::{read_tables, texts_at};
 
 /// What to build, and where.
 pub struct Request<'a> {
@@ -112,7 +112,7 @@ pub fn build_region(
         branch: branch.clone(),
         message,
     };
-    let structure = crate::git::repo::Structure::at(git, &tree).map_err(|_| {
+    let structure = crate::snapshot::structure::Structure::at(git, &tree).map_err(|_| {
         broken(format!(
             "commit {} holds no loadable masterctl.toml and schemas",
             commit.id()

@@ -13,9 +13,11 @@ use std::path::PathBuf;
 use git2::{ObjectType, Oid};
 use sha2::{Digest, Sha256};
 
+use crate::MasterRepo;
 use crate::StoreError;
-use crate::git::repo::{MasterRepo, Structure, is_structure_path};
-use crate::git::snapshot::{language_path, table_path, tree_blobs};
+use crate::snapshot::structure::Structure;
+use crate::snapshot::structure::is_structure_path;
+use crate::snapshot::{language_path, table_path, tree_blobs};
 use crate::source::SourceFile;
 
 /// Bumped whenever the canonical form changes: old entries then never match.

@@ -8,10 +8,13 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::MasterRepo;
 use crate::StoreError;
-use crate::git::repo::{
-    MasterRepo, Structure, project_from_files, resolve, tree_files, working_files,
-};
+use crate::git::repo::resolve;
+use crate::snapshot::structure::Structure;
+use crate::snapshot::structure::project_from_files;
+use crate::snapshot::structure::tree_files;
+use crate::snapshot::structure::working_files;
 
 /// How a structure file of the working tree differs from the committed one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -4,10 +4,10 @@
 
 use git2::Oid;
 
+use crate::MasterRepo;
 use crate::StoreError;
-use crate::git::commit::{CommitSpec, write_commit};
-use crate::git::repo::MasterRepo;
-use crate::git::snapshot::Snapshot;
+use crate::snapshot::Snapshot;
+use crate::snapshot::commit::{CommitSpec, write_commit};
 
 /// Commit `snapshot` as `spec` says, then keep what it changed against the branch's
 /// first parent (`spec.expected`: blame walks first parents).

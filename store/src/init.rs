@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use git2::Oid;
 use serde::Serialize;
 
+use crate::MasterRepo;
 use crate::StoreError;
-use crate::git::repo::MasterRepo;
+use masterctl_git::Error as GitError;
 
 /// What [`init`] did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -40,7 +41,7 @@ pub fn init(
     }
     match author {
         Some((name, email)) => crate::names::check_identity(name, email)?,
-        None if !has_identity(dir) => return Err(StoreError::NoAuthor),
+        None if !has_identity(dir) => return Err(GitError::NoAuthor.into()),
         None => {}
     }
     if let Some(root) = enclosing_work_tree(dir) {
@@ -69,7 +70,7 @@ pub fn init(
     let structure_commit: Option<Oid> = match MasterRepo::open(dir) {
         Ok(repo) if repo.workdir().is_some_and(|w| same_folder(&w, dir)) => {
             let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
-            crate::git::commit::commit_first_structure(&repo, &names)
+            crate::snapshot::commit::commit_first_structure(&repo, &names)
                 .ok()
                 .flatten()
         }

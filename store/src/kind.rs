@@ -35,13 +35,10 @@ impl StoreError {
     pub fn kind(&self) -> ErrorKind {
         use ErrorKind::*;
         match self {
-            StoreError::UnknownRegion { .. }
-            | StoreError::NoBranch { .. }
-            | StoreError::NoCommits { .. }
+            StoreError::Git(error) => git_kind(error),
+            StoreError::NoCommits { .. }
             | StoreError::NotALanguage { .. }
             | StoreError::NotTranslated { .. }
-            | StoreError::NoWorkBranch { .. }
-            | StoreError::UnknownRevision { .. }
             | StoreError::NoTable { .. }
             | StoreError::NoField { .. }
             | StoreError::NoRow { .. } => NotFound,
@@ -60,37 +57,50 @@ impl StoreError {
             | StoreError::ConflictFile { .. } => Invalid,
             StoreError::NotAFolder { .. }
             | StoreError::AlreadyExists { .. }
-            | StoreError::NotARepository { .. }
             | StoreError::NoStructure
             | StoreError::UncommittedStructure { .. }
             | StoreError::NoCommittedStructure { .. }
             | StoreError::BadPseudoLanguage { .. }
-            | StoreError::BadWorkBranch { .. }
             | StoreError::BadVersion { .. }
-            | StoreError::BadRemote { .. }
             | StoreError::NoRemote { .. }
             | StoreError::NotMasters { .. }
             | StoreError::NoSources
             | StoreError::NotABuild { .. }
             | StoreError::OutIsLink { .. }
             | StoreError::InsideRepository { .. } => Usage,
-            StoreError::Rewritten { .. }
-            | StoreError::RebaseInProgress { .. }
-            | StoreError::Locked { .. }
-            | StoreError::Raced { .. } => Conflict,
+            StoreError::Rewritten { .. } | StoreError::RebaseInProgress { .. } => Conflict,
             StoreError::Remote { .. }
             | StoreError::Export { .. }
             | StoreError::Build { .. }
-            | StoreError::NoAuthor
-            | StoreError::BadAuthor { .. }
-            | StoreError::CheckedOut { .. }
-            | StoreError::LinkInRepository { .. }
             | StoreError::BrokenSnapshot { .. }
             | StoreError::Io { .. }
-            | StoreError::StateFile { .. }
-            | StoreError::Git { .. } => Environment,
+            | StoreError::StateFile { .. } => Environment,
             StoreError::Csv { .. } => Internal,
         }
+    }
+}
+
+/// What kind of failure the git plumbing's error is: a region, branch or revision
+/// named that is not there is not found; a name of the wrong shape or a folder that is
+/// not a repository is a usage error; a branch locked or moved by another writer is a
+/// conflict; the rest — who commits, a checked-out branch, a link in a git folder, a
+/// file, git itself — is the environment.
+pub fn git_kind(error: &masterctl_git::Error) -> ErrorKind {
+    use ErrorKind::*;
+    use masterctl_git::Error;
+    match error {
+        Error::UnknownRegion { .. }
+        | Error::NoBranch(_)
+        | Error::NoWorkBranch { .. }
+        | Error::UnknownRevision(_) => NotFound,
+        Error::NotARepository(_) | Error::BadWorkBranch(_) | Error::BadRemote(_) => Usage,
+        Error::Locked { .. } | Error::Raced { .. } => Conflict,
+        Error::NoAuthor
+        | Error::BadAuthor { .. }
+        | Error::CheckedOut(_)
+        | Error::LinkInRepository { .. }
+        | Error::Io { .. }
+        | Error::Git(_) => Environment,
     }
 }
 

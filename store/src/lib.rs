@@ -1,4 +1,4 @@
-//! The master repository's region branches, through git2 plumbing only.
+//! The master repository's region branches, through the git plumbing of `masterctl_git`.
 //!
 //! Every commit of a region branch is a complete snapshot (docs/ARCHITECTURE.md): the structure
 //! (`masterctl.toml`, `schemas/`), canonical tables, language tables and generated
@@ -12,27 +12,31 @@ pub mod cache;
 pub mod committed_structure;
 mod committing;
 pub mod export;
-pub mod git;
 pub mod import;
 pub mod init;
 pub mod join;
 mod kind;
 pub mod l10n;
 pub mod merge;
-pub mod names;
 pub mod proposals;
 pub mod remote;
+mod repository;
 pub mod review;
+pub mod snapshot;
 pub mod source;
 pub mod status;
 pub mod tags;
 pub mod vouched;
 
-pub use git::repo::{MasterRepo, Structure};
 pub use import::{ImportOutcome, ImportPlan, Planning, TableChange, commit_import, plan_import};
 pub use kind::ErrorKind;
+/// The git plumbing the store is built on, by the name the workflows use.
+pub use masterctl_git as git;
+pub use masterctl_git::names;
 pub use names::{Branch, Region, WorkBranch, short_id};
+pub use repository::MasterRepo;
 pub use review::history::{ImportRecord, history};
+pub use snapshot::structure::Structure;
 
 use masterctl_schemas::Report;
 
@@ -47,8 +51,6 @@ pub enum StoreError {
         path: std::path::PathBuf,
         repository: bool,
     },
-    #[error("{} is not inside a git repository", .0.display())]
-    NotARepository(std::path::PathBuf),
     #[error(
         "the repository has no masterctl.toml (in its working tree, or in HEAD for a bare repository)"
     )]
@@ -66,11 +68,6 @@ pub enum StoreError {
     NoCommittedStructure(String),
     #[error("the schema files are not valid")]
     InvalidStructure(Report),
-    /// `known`: the regions the project declares, for a suggestion.
-    #[error("region `{name}` is not declared in masterctl.toml")]
-    UnknownRegion { name: String, known: Vec<String> },
-    #[error("region `{0}` has no branch yet: import into it (or rebase it) first")]
-    NoBranch(String),
     /// A region's branch that holds no commit to show.
     #[error("{0} has no commits yet: nothing to show")]
     NoCommits(String),
@@ -93,12 +90,6 @@ pub enum StoreError {
     },
     #[error("`{language}` cannot be a pseudo language: {why}")]
     BadPseudoLanguage { language: String, why: &'static str },
-    #[error(
-        "`{0}` is not a work branch name: one word of ASCII letters, digits, `-`, `_` and `.`, starting with a letter or digit (`alice`, `event-2025-02`)"
-    )]
-    BadWorkBranch(String),
-    #[error("region `{region}` has no work branch `{name}` (work/{region}/{name})")]
-    NoWorkBranch { region: String, name: String },
     #[error("work branch {0} exists already")]
     WorkBranchExists(String),
     /// A work branch that holds commits its region has not taken.
@@ -114,10 +105,6 @@ pub enum StoreError {
         "`{0}` is not a version name: ASCII letters, digits, `.`, `-`, `_` and `+`, starting with a letter or digit (`1.4`, `2026-12-event`)"
     )]
     BadVersion(String),
-    #[error(
-        "`{0}` is not a remote name: ASCII letters, digits, `-`, `_` and `.`, starting with a letter or digit (`origin`)"
-    )]
-    BadRemote(String),
     /// A remote the repository's configuration does not name.
     #[error("this repository has no remote `{name}`")]
     NoRemote { name: String, known: Vec<String> },
@@ -153,8 +140,6 @@ pub enum StoreError {
     /// A revision outside the branch's history, where only its own commits may go.
     #[error("{revision} is not a commit of {branch}'s history")]
     NotInHistory { revision: String, branch: String },
-    #[error("`{0}` names no commit of this repository")]
-    UnknownRevision(String),
     /// `what`: "table", or "table or generated master"; `at`: where it was looked for
     /// (a branch, "either side").
     #[error("no {what} `{table}` on {at}")]
@@ -239,28 +224,6 @@ pub enum StoreError {
         kind: String,
         from: String,
     },
-    #[error("no author: git config has no user.name and user.email")]
-    NoAuthor,
-    #[error(
-        "{key} is `{value}`, which git would not accept in a commit: fix it with git config {key} \"…\""
-    )]
-    BadAuthor { key: String, value: String },
-    #[error(
-        "branch {0} is checked out in a worktree (or is the branch holding the structure); masterctl never moves a checked-out branch: give the region its own branch in masterctl.toml, or check out another branch"
-    )]
-    CheckedOut(String),
-    #[error(
-        "branch {branch} is locked by {path}, written {seconds} s ago: another masterctl or git process is updating it, or one was killed while it did; nothing was written"
-    )]
-    Locked {
-        branch: String,
-        path: String,
-        seconds: u64,
-    },
-    #[error(
-        "branch {branch} moved while this import ran (another import won); nothing was written: run the import again"
-    )]
-    Raced { branch: String },
     /// A region commit whose structure the structure branch does not vouch for (a plain
     /// git push can put any schema on a branch; one that drops an audience would widen
     /// what clients see): `against` what it was held to, `files` the paths that differ.
@@ -287,18 +250,6 @@ pub enum StoreError {
         branch: String,
         commit: String,
         structure: String,
-    },
-    /// A link (or something other than a folder or file) inside a repository's git
-    /// folder where masterctl reads or writes: a remote on a shared disk could point it
-    /// at the user's own files. Nothing was followed, opened or removed.
-    #[error(
-        "{} is {}: masterctl follows no link inside a repository's git folder and opens nothing outside it; nothing was written",
-        path.display(),
-        if *link { "a symbolic link" } else { "not what git keeps there" }
-    )]
-    LinkInRepository {
-        path: std::path::PathBuf,
-        link: bool,
     },
     #[error("the snapshot on {branch} cannot be read: {message}")]
     BrokenSnapshot { branch: String, message: String },
@@ -327,8 +278,16 @@ pub enum StoreError {
         #[source]
         source: csv::Error,
     },
-    #[error("git: {}", .0.message())]
-    Git(#[from] git2::Error),
+    /// The git plumbing's failure: a repository, name, branch or reference that is not
+    /// what it must be, another writer, a file in a git folder, or git itself.
+    #[error(transparent)]
+    Git(#[from] masterctl_git::Error),
+}
+
+impl From<git2::Error> for StoreError {
+    fn from(error: git2::Error) -> StoreError {
+        StoreError::Git(error.into())
+    }
 }
 
 impl StoreError {

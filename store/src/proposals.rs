@@ -8,9 +8,10 @@
 use git2::Oid;
 use serde::Serialize;
 
+use crate::MasterRepo;
 use crate::StoreError;
-use crate::git::repo::MasterRepo;
 use crate::names::{Region, WorkBranch, one_line};
+use masterctl_git::Error as GitError;
 
 /// Where proposals are kept (`WorkBranch::proposal_reference` names each).
 const PREFIX: &str = "refs/masterctl/proposals/";
@@ -61,17 +62,20 @@ pub fn propose(
     )?;
     let expected = git.refname_to_id(&name).ok();
     crate::git::refs::with_ref_update(repo, &name, || {
-        Ok(match expected {
+        Ok::<_, GitError>(match expected {
             Some(old) => git.reference_matching(&name, tag, true, old, "masterctl propose"),
             None => git.reference(&name, tag, false, "masterctl propose"),
         })
     })?
-    .map_err(|_| StoreError::Raced {
+    .map_err(|_| GitError::Raced {
         branch: work.branch(),
     })?;
-    proposal_of(repo, work)?.ok_or(StoreError::Raced {
-        branch: work.branch(),
-    })
+    proposal_of(repo, work)?.ok_or(
+        GitError::Raced {
+            branch: work.branch(),
+        }
+        .into(),
+    )
 }
 
 /// The proposal for `work`, if there is one.
@@ -115,7 +119,10 @@ pub fn list(repo: &MasterRepo, regions: &[Region]) -> Result<Vec<Proposal>, Stor
 
 /// Withdraw `work`'s proposal; whether there was one.
 pub fn withdraw(repo: &MasterRepo, work: &WorkBranch) -> Result<bool, StoreError> {
-    crate::git::refs::delete_reference(repo, &work.proposal_reference())
+    Ok(crate::git::refs::delete_reference(
+        repo,
+        &work.proposal_reference(),
+    )?)
 }
 
 /// After `work` was merged at `merged`: its proposal is withdrawn when the merge took

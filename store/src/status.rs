@@ -4,11 +4,12 @@
 
 use serde::Serialize;
 
+use crate::MasterRepo;
 use crate::StoreError;
 use crate::git::refs;
-use crate::git::repo::{MasterRepo, Structure};
 use crate::join::{recorded_import_point, state};
 use crate::names::{Branch, Region, RemoteName};
+use crate::snapshot::structure::Structure;
 
 /// One region or work branch, as `masterctl status` shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -5,8 +5,8 @@
 use git2::Oid;
 use serde::Serialize;
 
+use crate::MasterRepo;
 use crate::StoreError;
-use crate::git::repo::MasterRepo;
 use crate::names::{Region, display_name, one_line, version_tag};
 
 const PREFIX: &str = crate::names::VERSION_TAGS;
@@ -46,7 +46,7 @@ pub fn create(
         .ok_or_else(|| StoreError::BadVersion(display_name(request.version)))?;
     let head = repo
         .head_of(&region.reference())?
-        .ok_or_else(|| StoreError::NoBranch(region.name().to_string()))?;
+        .ok_or_else(|| masterctl_git::Error::NoBranch(region.name().to_string()))?;
     let commit = match request.rev {
         Some(rev) => crate::git::repo::resolve(git, rev)?,
         None => head.clone(),

@@ -20,21 +20,23 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use git2::{Commit, ObjectType, Oid, Repository, Tree};
 
+use crate::MasterRepo;
 use crate::StoreError;
-use crate::git::commit::{STRUCTURE_TRAILER, trailer_ids};
-use crate::git::repo::{MasterRepo, is_structure_path, tree_file_ids};
+use crate::snapshot::commit::{STRUCTURE_TRAILER, trailer_ids};
+use crate::snapshot::structure::is_structure_path;
+use crate::snapshot::structure::tree_file_ids;
 use masterctl_schemas::load::{CONFIG_FILE, FONTS_DIR, SCHEMAS_DIR};
 
 /// Structure files by snapshot path, as blob ids.
 type Held = BTreeMap<String, Oid>;
 
 /// Refuse `commit` of `branch` unless it holds only files
-/// ([`crate::git::snapshot::only_files`]) and the structure branch vouches for its
+/// ([`crate::snapshot::only_files`]) and the structure branch vouches for its
 /// structure. A repository whose HEAD holds no commit has nothing to vouch with, and
 /// refuses no structure (it has none to build with either).
 pub fn check(repo: &MasterRepo, branch: &str, commit: &Commit<'_>) -> Result<(), StoreError> {
     let git = &repo.git;
-    crate::git::snapshot::only_files(&commit.tree()?, branch)?;
+    crate::snapshot::only_files(&commit.tree()?, branch)?;
     let Ok(main) = git.head().and_then(|h| h.peel_to_commit()) else {
         return Ok(());
     };

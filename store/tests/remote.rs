@@ -324,7 +324,7 @@ fn unknown_unreachable_and_badly_named_remotes_are_said_and_change_nothing() {
     ));
     assert!(matches!(
         remote::remote_of(&repo, "../x"),
-        Err(StoreError::BadRemote(_))
+        Err(StoreError::Git(masterctl_store::git::Error::BadRemote(_)))
     ));
     git(
         team.aiko.dir.path(),
@@ -593,7 +593,7 @@ fn forged_record(team: &Team, text: Option<&str>) -> std::path::PathBuf {
 
 fn refused_for_a_link(result: Result<impl std::fmt::Debug, StoreError>) {
     match result {
-        Err(StoreError::LinkInRepository { .. }) => {}
+        Err(StoreError::Git(masterctl_store::git::Error::LinkInRepository { .. })) => {}
         other => panic!("expected a refusal for a link, got {other:?}"),
     }
 }

@@ -5,12 +5,12 @@
 
 use crate::common::{CONFIG, MONSTER, Studio};
 use masterctl_store::branches;
-use masterctl_store::git::commit::{MERGED_TRAILER, trailer_ids};
 use masterctl_store::import::ImportOutcome;
 use masterctl_store::join::resolutions::Resolution;
 use masterctl_store::join::session::{Action, Step};
 use masterctl_store::join::{Join, JoinError};
 use masterctl_store::review::blame::blame;
+use masterctl_store::snapshot::commit::{MERGED_TRAILER, trailer_ids};
 use masterctl_store::tags::{self, TagRequest};
 use masterctl_store::{Branch, Region, StoreError, WorkBranch};
 
@@ -45,7 +45,9 @@ fn a_work_branch_is_imported_into_rebased_and_reflected_with_its_planner_kept() 
 
     // Importing into a work branch nobody made is refused: it is made on purpose.
     match studio.import("jp", &path, |r| r.branch = Some("event")) {
-        Err(StoreError::NoWorkBranch { name, .. }) => assert_eq!(name, "event"),
+        Err(StoreError::Git(masterctl_store::git::Error::NoWorkBranch { name, .. })) => {
+            assert_eq!(name, "event")
+        }
         other => panic!("{other:?}"),
     }
     let made = branches::create(&repo, &alice, None).unwrap();
@@ -275,7 +277,10 @@ fn work_branch_names_that_escape_or_that_git_refuses_are_refused() {
         "a^", "a?", "a*", "a[", "@{u}", "a\\b",
     ] {
         assert!(
-            matches!(WorkBranch::of(&jp, bad), Err(StoreError::BadWorkBranch(_))),
+            matches!(
+                WorkBranch::of(&jp, bad),
+                Err(masterctl_store::git::Error::BadWorkBranch(_))
+            ),
             "{bad:?} accepted"
         );
     }
@@ -464,7 +469,7 @@ fn a_work_branch_whose_region_was_rewritten_is_refused_and_a_stopped_rebase_bloc
     // The branch's first commit of its own names the region commit it took.
     let own = repo.git.find_commit(own.parse().unwrap()).unwrap();
     assert_eq!(
-        trailer_ids(&own, masterctl_store::git::commit::WORK_TOOK_TRAILER),
+        trailer_ids(&own, masterctl_store::snapshot::commit::WORK_TOOK_TRAILER),
         [second.parse().unwrap()]
     );
     // Someone rewrites jp: back to its first import, then another one.

@@ -138,7 +138,7 @@ fn an_unknown_region_or_table_is_named_with_what_there_is() {
     let studio = Studio::new();
     let path = studio.export(&THREE);
     match studio.import("jq", &path, |_| {}) {
-        Err(StoreError::UnknownRegion { name, known }) => {
+        Err(StoreError::Git(masterctl_store::git::Error::UnknownRegion { name, known })) => {
             assert_eq!(name, "jq");
             assert_eq!(known, ["global", "jp"]);
         }

@@ -73,7 +73,6 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
         Error::NotAProject { .. } => Failure::usage(format!("--from {e}"))
             .hint("--from takes a project folder: the one holding masterctl.toml and schemas/"),
         Error::Invalid(report) => Failure::InvalidSchema(report),
-        Error::Read { .. } => Failure::environment(e.to_string()),
         Error::Store(e) => stored(e, dir),
     })?;
     output.render(&Created {
@@ -87,7 +86,7 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
 /// The store's refusal, with what to do about it.
 fn stored(e: StoreError, dir: &Path) -> Failure {
     match e {
-        StoreError::NoAuthor => Failure::environment(
+        StoreError::Git(masterctl_store::git::Error::NoAuthor) => Failure::environment(
             "git has no user.name and user.email here, and masterctl commits as you (this structure, and every import after); nothing was written",
         )
         .hint(format!(

@@ -16,10 +16,12 @@ use masterctl_schemas::schema::Field;
 use masterctl_schemas::{FieldType, Table, TableSchema, Value};
 use serde::Serialize;
 
+use crate::MasterRepo;
 use crate::StoreError;
-use crate::git::repo::{MasterRepo, Structure, blob_at};
-use crate::git::snapshot::{language_path, table_path, texts_at};
+use crate::git::repo::blob_at;
 use crate::names::Branch;
+use crate::snapshot::structure::Structure;
+use crate::snapshot::{language_path, table_path, texts_at};
 use masterctl_schemas::canonical::read_table;
 use masterctl_schemas::read::parallel_map;
 
@@ -165,7 +167,7 @@ pub fn export_region(
     let branch = line.branch().to_string();
     let commit = repo.commit_of(line, rev)?;
     let tree = commit.tree()?;
-    crate::git::snapshot::only_files(&tree, &branch)?;
+    crate::snapshot::only_files(&tree, &branch)?;
     let structure = Structure::at(git, &tree).map_err(|_| StoreError::BrokenSnapshot {
         branch: branch.clone(),
         message: format!(

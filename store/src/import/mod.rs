@@ -16,13 +16,16 @@ use masterctl_schemas::canonical::key_order;
 use masterctl_schemas::validate::{check_rows, validate_tables};
 use masterctl_schemas::{Project, Report, Table, TableSchema, read};
 
+use crate::MasterRepo;
 use crate::StoreError;
 use crate::cache;
-use crate::git::commit::{CommitSpec, SOURCE_TRAILER, STRUCTURE_TRAILER, WORK_TOOK_TRAILER};
-use crate::git::repo::{MasterRepo, Structure, blob_at};
-use crate::git::snapshot::{Snapshot, language_path, read_table_at, table_path, tree_blobs};
+use crate::git::repo::blob_at;
 use crate::names::{Branch, one_line, short_id};
+use crate::snapshot::commit::{CommitSpec, SOURCE_TRAILER, STRUCTURE_TRAILER, WORK_TOOK_TRAILER};
+use crate::snapshot::structure::Structure;
+use crate::snapshot::{Snapshot, language_path, read_table_at, table_path, tree_blobs};
 use crate::source::{SourceFile, source_file};
+use masterctl_git::Error as GitError;
 
 /// Rows added, changed and removed in one table by an import.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -125,10 +128,11 @@ pub fn plan_import(
     }
     // A region's first import makes its branch; a work branch is made by `branch create`.
     if let (Some(work), None) = (region.work(), &head) {
-        return Err(StoreError::NoWorkBranch {
+        return Err(GitError::NoWorkBranch {
             region: region.name().to_string(),
             name: work.name().to_string(),
-        });
+        }
+        .into());
     }
     let (files, mut diagnostics) = read::collect_inputs(paths);
     // Each export read and hashed on every core (500 workbooks are 30 MB).
@@ -272,7 +276,7 @@ pub fn plan_import(
 /// The structure commit `head` names (`Masterctl-Structure`) when `origin` is not that
 /// commit and does not descend from it (or it is not in this clone at all).
 fn newer_structure(repo: &MasterRepo, head: &Commit<'_>, origin: Oid) -> Option<Oid> {
-    let named = *crate::git::commit::trailer_ids(head, STRUCTURE_TRAILER).first()?;
+    let named = *crate::snapshot::commit::trailer_ids(head, STRUCTURE_TRAILER).first()?;
     let behind = named != origin && !repo.git.graph_descendant_of(origin, named).unwrap_or(false);
     behind.then_some(named)
 }
@@ -294,7 +298,7 @@ fn removals(
             .map_or(0, |rows| rows.len())
     };
     let mut removed = Vec::new();
-    if let Some(before) = crate::git::snapshot::project_at(&repo.git, tree) {
+    if let Some(before) = crate::snapshot::project_at(&repo.git, tree) {
         for table in &before.tables {
             if project.table(&table.name).is_none() {
                 let rows = rows_at(&table_path(&table.name));
@@ -308,7 +312,7 @@ fn removals(
         }
         for generated in &before.generated {
             if !project.generated.iter().any(|g| g.name == generated.name) {
-                let rows = rows_at(&crate::git::snapshot::generated_path(&generated.name));
+                let rows = rows_at(&crate::snapshot::generated_path(&generated.name));
                 removed.push(Removal {
                     table: generated.name.clone(),
                     generated: true,

@@ -7,11 +7,12 @@ use std::path::PathBuf;
 use masterctl_schemas::Report;
 
 use super::{ImportPlan, Planning, Removal, Revert, TableChange, commit_import};
+use crate::MasterRepo;
 use crate::StoreError;
 use crate::committed_structure::import_structure;
-use crate::git::repo::{MasterRepo, Structure};
 use crate::names::{Branch, Region};
 use crate::review::diff::{self, DiffOptions, Review, Side};
+use crate::snapshot::structure::Structure;
 
 /// What to import, and how far to go.
 pub struct Request<'a> {

@@ -29,13 +29,18 @@ use masterctl_schemas::read::parallel_map;
 use masterctl_schemas::validate::{check_rows, validate_tables};
 use masterctl_schemas::{Report, Table};
 
+use crate::MasterRepo;
 use crate::StoreError;
-use crate::git::commit::CommitSpec;
-use crate::git::repo::{MasterRepo, Structure, blob_at, is_structure_path, project_from_files};
-use crate::git::snapshot::{
+use crate::git::repo::blob_at;
+use crate::merge::{Conflict, Ownership, merge_canonical_files, merge_table};
+use crate::snapshot::commit::CommitSpec;
+use crate::snapshot::structure::Structure;
+use crate::snapshot::structure::is_structure_path;
+use crate::snapshot::structure::project_from_files;
+use crate::snapshot::{
     Snapshot, language_path, project_at, read_files, read_table_at, table_path, tree_blobs,
 };
-use crate::merge::{Conflict, Ownership, merge_canonical_files, merge_table};
+use masterctl_git::Error as GitError;
 use resolutions::{Resolution, Resolutions};
 use state::RebaseState;
 
@@ -78,7 +83,13 @@ pub enum JoinError {
 
 impl From<git2::Error> for JoinError {
     fn from(e: git2::Error) -> JoinError {
-        JoinError::Store(StoreError::Git(e))
+        JoinError::Store(e.into())
+    }
+}
+
+impl From<masterctl_git::Error> for JoinError {
+    fn from(e: masterctl_git::Error) -> JoinError {
+        JoinError::Store(e.into())
     }
 }
 
@@ -129,10 +140,10 @@ pub enum RebaseOutcome {
 pub fn recorded_import_point(git: &Repository, head: &Commit<'_>) -> Option<Oid> {
     let mut next = Some(head.clone());
     while let Some(commit) = next {
-        if let Some(point) = crate::git::commit::import_point_of(&commit) {
+        if let Some(point) = crate::snapshot::commit::import_point_of(&commit) {
             return Some(point);
         }
-        if let Some(other) = crate::git::commit::pulled_parent(&commit) {
+        if let Some(other) = crate::snapshot::commit::pulled_parent(&commit) {
             let ours = commit
                 .parent(0)
                 .ok()
@@ -168,10 +179,8 @@ pub fn plan_rebase(
     let git = &repo.git;
     let theirs = repo.head_of(&source.reference)?.ok_or_else(|| match join {
         Join::Rebase(_) | Join::Pull { .. } => JoinError::NoUpstreamBranch(source.branch.clone()),
-        Join::Refresh(_) => {
-            JoinError::Store(StoreError::NoBranch(join.region().name().to_string()))
-        }
-        Join::Reflect(work) => JoinError::Store(StoreError::NoWorkBranch {
+        Join::Refresh(_) => JoinError::from(GitError::NoBranch(join.region().name().to_string())),
+        Join::Reflect(work) => JoinError::from(GitError::NoWorkBranch {
             region: work.region().name().to_string(),
             name: work.name().to_string(),
         }),
@@ -202,7 +211,8 @@ pub fn plan_rebase(
             _ => Err(JoinError::Store(
                 repo.head_of_branch(&target)
                     .err()
-                    .unwrap_or(StoreError::NoBranch(target.name().to_string())),
+                    .unwrap_or(GitError::NoBranch(target.name().to_string()))
+                    .into(),
             )),
         };
     };
@@ -935,7 +945,7 @@ mod tests {
 
     #[test]
     fn a_join_refuses_a_file_larger_than_diff_compares_before_reading_it() {
-        let (_dir, git) = crate::git::scratch_repository();
+        let (_dir, git) = crate::snapshot::scratch_repository();
         let small = git.blob(b"id\n1\n").unwrap();
         let huge = blob_said_to_be(&git, crate::review::diff::rows::LIMIT + 1, "huge");
         let path = "tables/item.csv".to_string();

@@ -15,9 +15,10 @@ use super::{
     Join, JoinError, RebaseOutcome, RebasePlan, TableConflicts, TableRebase, commit_rebase,
     plan_rebase, rebase_message,
 };
-use crate::git::repo::{MasterRepo, Structure};
+use crate::MasterRepo;
 use crate::merge::ConflictKind;
 use crate::review::diff::Diff;
+use crate::snapshot::structure::Structure;
 
 /// What to do.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,9 +7,11 @@ use git2::{Commit, Oid, Repository};
 use masterctl_schemas::Project;
 
 use super::JoinError;
-use crate::git::commit::{MERGE_BASE_TRAILER, MERGED_TRAILER, MERGED_WORK_TRAILER, PULLED_TRAILER};
-use crate::git::commit::{UPSTREAM_BASE_TRAILER, UPSTREAM_TRAILER, WORK_TOOK_TRAILER};
 use crate::names::{Branch, Region, RemoteName, WorkBranch, short_id};
+use crate::snapshot::commit::{
+    MERGE_BASE_TRAILER, MERGED_TRAILER, MERGED_WORK_TRAILER, PULLED_TRAILER,
+};
+use crate::snapshot::commit::{UPSTREAM_BASE_TRAILER, UPSTREAM_TRAILER, WORK_TOOK_TRAILER};
 
 /// A three-way merge between two branches of one region.
 #[derive(Debug, Clone, PartialEq, Eq)]

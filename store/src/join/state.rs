@@ -16,8 +16,8 @@ use masterctl_schemas::sheet_csv;
 
 use super::TableConflicts;
 use super::resolutions::{Resolution, Resolutions, key_text};
+use crate::MasterRepo;
 use crate::StoreError;
-use crate::git::repo::MasterRepo;
 use crate::merge::ConflictKind;
 use crate::names::Branch;
 

@@ -19,8 +19,8 @@ use masterctl_schemas::{Project, Table, TableSchema, Value};
 use super::resolutions::{Resolution, Resolutions};
 use super::{TableConflicts, TableRebase};
 use crate::StoreError;
-use crate::git::snapshot::{texts_at, tree_blobs};
 use crate::merge::{Conflict, ConflictKind, Ownership};
+use crate::snapshot::{texts_at, tree_blobs};
 
 /// What merging the translations gave.
 #[derive(Default)]

@@ -9,9 +9,10 @@ use masterctl_schemas::audience::Audience;
 use masterctl_schemas::fonts::drawn_characters;
 
 use super::{RegionTexts, language_pairs};
+use crate::MasterRepo;
 use crate::StoreError;
-use crate::git::repo::MasterRepo;
 use crate::names::{Branch, Region};
+use masterctl_git::Error as GitError;
 
 /// The characters of one language's texts.
 #[derive(Debug, serde::Serialize)]
@@ -76,7 +77,7 @@ pub fn charset_of(
         let line = Branch::from(name);
         match super::open_region(repo, &line) {
             Ok(texts) => regions.push(texts),
-            Err(StoreError::NoBranch(_)) if region.is_none() => {}
+            Err(StoreError::Git(GitError::NoBranch(_))) if region.is_none() => {}
             Err(e) => return Err(e),
         }
     }

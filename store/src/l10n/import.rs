@@ -13,11 +13,11 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::{language_pairs, open_region};
+use crate::MasterRepo;
 use crate::StoreError;
-use crate::git::commit::{CommitSpec, TRANSLATION_TRAILER, WORK_TOOK_TRAILER};
-use crate::git::repo::MasterRepo;
-use crate::git::snapshot::{Snapshot, read_files};
 use crate::names::{Branch, Region};
+use crate::snapshot::commit::{CommitSpec, TRANSLATION_TRAILER, WORK_TOOK_TRAILER};
+use crate::snapshot::{Snapshot, read_files};
 
 /// What to take back, and how far to go.
 pub struct Request<'a> {

@@ -19,10 +19,11 @@ use masterctl_locales::{
 use masterctl_schemas::Project;
 use masterctl_schemas::read::parallel_map;
 
+use crate::MasterRepo;
 use crate::StoreError;
-use crate::git::repo::{MasterRepo, blob_at};
-use crate::git::snapshot::{project_at, read_table_at};
+use crate::git::repo::blob_at;
 use crate::names::Branch;
+use crate::snapshot::{project_at, read_table_at};
 
 /// A region's head, and the structure it holds.
 pub struct RegionTexts {
@@ -67,7 +68,7 @@ impl RegionTexts {
 pub fn open_region(repo: &MasterRepo, region: &Branch) -> Result<RegionTexts, StoreError> {
     let reference = region.reference();
     let head = repo.head_of_branch(region)?;
-    crate::git::snapshot::only_files(&head.tree()?, region.branch())?;
+    crate::snapshot::only_files(&head.tree()?, region.branch())?;
     let project =
         project_at(&repo.git, &head.tree()?).ok_or_else(|| StoreError::BrokenSnapshot {
             branch: region.branch().to_string(),

@@ -15,9 +15,10 @@ use std::path::{Path, PathBuf};
 
 use git2::Oid;
 
+use crate::MasterRepo;
 use crate::StoreError;
 use crate::git::confined::GitDir;
-use crate::git::repo::MasterRepo;
+use masterctl_git::Error as GitError;
 
 /// The repository a remote URL names on this machine, if it names one.
 pub(super) fn local_path(url: &str) -> Option<PathBuf> {
@@ -41,10 +42,11 @@ pub(super) fn open_remote(path: &Path) -> Result<MasterRepo, StoreError> {
     for folder in [target.git.path(), target.git.commondir()] {
         let real = folder.canonicalize().map_err(StoreError::io(folder))?;
         if !real.starts_with(&root) {
-            return Err(StoreError::LinkInRepository {
+            return Err(GitError::LinkInRepository {
                 path: folder.to_path_buf(),
                 link: true,
-            });
+            }
+            .into());
         }
     }
     let git_dir = GitDir::open(target.git.path())?;
@@ -112,7 +114,7 @@ fn move_reference(
     }
     crate::git::refs::check_not_checked_out(target, &update.reference)?;
     let moved = crate::git::refs::with_ref_update(target, &update.reference, || {
-        Ok(match current {
+        Ok::<_, GitError>(match current {
             Some(current) => target.git.reference_matching(
                 &update.reference,
                 update.id,

@@ -20,9 +20,10 @@ use std::collections::HashMap;
 use git2::Oid;
 use masterctl_schemas::Project;
 
+use crate::MasterRepo;
 use crate::StoreError;
-use crate::git::repo::MasterRepo;
 use crate::names::{Branch, Region, RemoteName, VERSION_TAGS, WorkBranch};
+use masterctl_git::Error as GitError;
 
 /// Where a fetch keeps the remote's version tags (they become local tags only where
 /// this clone has none of that name).
@@ -107,7 +108,7 @@ pub(crate) fn fetch(
     // A repository on this machine: its objects copied as one pack, no negotiation.
     if let Some(path) = local::local_path(&url) {
         let source = local::open_remote(&path).map_err(|e| match e {
-            StoreError::Git(e) => transport::failure(remote, &url, &e),
+            StoreError::Git(GitError::Git(e)) => transport::failure(remote, &url, &e),
             e => e,
         })?;
         let found = references_of(&source.git, &wanted)?;

@@ -7,11 +7,12 @@
 use serde::Serialize;
 
 use super::{Scope, fetch, lines_of, regions_of};
+use crate::MasterRepo;
 use crate::StoreError;
-use crate::git::repo::{MasterRepo, Structure};
 use crate::join::session::{self, Action, Step};
 use crate::join::{Join, JoinError};
 use crate::names::{Branch, RemoteName};
+use crate::snapshot::structure::Structure;
 
 /// One branch after a pull.
 #[derive(Debug, Serialize)]

@@ -7,9 +7,11 @@ use std::cell::RefCell;
 use serde::Serialize;
 
 use super::{Scope, fetch, lines_of, regions_of, remote_tags, transport};
+use crate::MasterRepo;
 use crate::StoreError;
-use crate::git::repo::{MasterRepo, Structure};
 use crate::names::{Branch, RemoteName};
+use crate::snapshot::structure::Structure;
+use masterctl_git::Error as GitError;
 
 /// One branch after a push.
 #[derive(Debug, Serialize)]
@@ -126,7 +128,7 @@ pub fn push(
         for (reference, id) in &landed {
             git.reference(reference, *id, true, "masterctl push")?;
         }
-        Ok(())
+        Ok::<_, StoreError>(())
     })?;
     let tags = tags
         .into_iter()
@@ -189,7 +191,7 @@ fn send(
             })
             .collect::<Vec<_>>();
         return super::local::push_local(repo, &path, &updates).map_err(|e| match e {
-            StoreError::Git(e) => transport::failure(remote, &url, &e),
+            StoreError::Git(GitError::Git(e)) => transport::failure(remote, &url, &e),
             e => e,
         });
     }

@@ -6,9 +6,10 @@
 use serde::Serialize;
 
 use super::{Pulled, PushState, Pushed, Scope, pull, push};
+use crate::MasterRepo;
 use crate::StoreError;
-use crate::git::repo::{MasterRepo, Structure};
 use crate::names::{Branch, RemoteName};
+use crate::snapshot::structure::Structure;
 
 /// How often `push_through` pushes before it gives up on a remote that keeps moving.
 pub const ATTEMPTS: usize = 5;

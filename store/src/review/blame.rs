@@ -10,16 +10,16 @@ use std::collections::HashMap;
 use git2::{Oid, Repository};
 use serde::Serialize;
 
+use crate::MasterRepo;
 use crate::StoreError;
 use crate::git::packed::PackedBlobs;
-use crate::git::repo::MasterRepo;
-use crate::git::snapshot::{language_path, project_at, tree_blobs};
 use crate::names::Branch;
 use crate::review::diff::key_names;
 use crate::review::history::{ImportRecord, record};
 use crate::review::row_changes::{
     Keeper, changed_region_keys, inside_quotes, kept_path, plain_header, table_files,
 };
+use crate::snapshot::{language_path, project_at, tree_blobs};
 
 /// Who last changed each cell of a row.
 #[derive(Debug, Clone, Serialize)]
@@ -250,7 +250,8 @@ fn follow_upstream(
         }
         let mut followed = false;
         for (commit, indexes) in groups {
-            let Some(upstream) = crate::git::commit::taken_parent(&git.find_commit(commit)?) else {
+            let Some(upstream) = crate::snapshot::commit::taken_parent(&git.find_commit(commit)?)
+            else {
                 continue;
             };
             let upstream = git.find_commit(upstream)?;
@@ -547,6 +548,7 @@ impl RowReader<'_> {
                 branch: self.branch.to_string(),
                 message: crate::review::diff::rows::too_large(path, size),
             })?
+            .map_err(StoreError::from)
     }
 
     /// The row's (column, value) pairs in the blob `id`, or `None` when it lacks the row.
@@ -605,7 +607,7 @@ mod tests {
 
     #[test]
     fn a_row_is_found_by_its_line_unless_the_line_is_inside_a_quoted_cell() {
-        let (_dir, git) = crate::git::scratch_repository();
+        let (_dir, git) = crate::snapshot::scratch_repository();
         let key = vec!["id".to_string()];
         let reader = |cells: &'static [String]| RowReader {
             blobs: PackedBlobs::open(&git),

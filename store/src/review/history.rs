@@ -4,12 +4,12 @@
 
 use masterctl_schemas::value::DateTime;
 
+use crate::MasterRepo;
 use crate::StoreError;
-use crate::git::commit::{
+use crate::snapshot::commit::{
     MERGED_TRAILER, MERGED_WORK_TRAILER, PULLED_TRAILER, SOURCE_TRAILER, TRANSLATION_TRAILER,
     UPSTREAM_BASE_TRAILER, UPSTREAM_TRAILER,
 };
-use crate::git::repo::MasterRepo;
 
 /// One commit of a region branch, as an import record.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

@@ -7,9 +7,9 @@
 
 use git2::Oid;
 
-use crate::git::repo::MasterRepo;
-use crate::git::snapshot::{language_path, table_path, tree_blobs};
+use crate::MasterRepo;
 use crate::review::diff::key_names;
+use crate::snapshot::{language_path, table_path, tree_blobs};
 
 /// A table's files in a snapshot: its own, then each language's (the source first),
 /// with the language.
@@ -230,7 +230,7 @@ pub(crate) fn keep_changes(
     repo: &MasterRepo,
     parent: Option<Oid>,
     commit: Oid,
-    snapshot: &crate::git::snapshot::Snapshot,
+    snapshot: &crate::snapshot::Snapshot,
 ) {
     let git = &repo.git;
     let blobs = |id: Option<Oid>| {
@@ -244,10 +244,10 @@ pub(crate) fn keep_changes(
     let structure: Vec<(String, Vec<u8>)> = snapshot
         .files()
         .iter()
-        .filter(|(path, _)| crate::git::repo::is_structure_path(path))
+        .filter(|(path, _)| crate::snapshot::structure::is_structure_path(path))
         .map(|(path, bytes)| (path.clone(), bytes.clone()))
         .collect();
-    let Ok(project) = crate::git::repo::project_from_files(&structure) else {
+    let Ok(project) = crate::snapshot::structure::project_from_files(&structure) else {
         return;
     };
     let dir = git.path().join("masterctl").join("row-changes");

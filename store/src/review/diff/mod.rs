@@ -27,12 +27,13 @@ pub use page::{SHOWN_PER_TABLE, page};
 pub use rebase::rebase_review;
 pub use schema::{SchemaChange, key_names, schema_changes};
 
+use crate::MasterRepo;
 use crate::StoreError;
-use crate::git::repo::{MasterRepo, resolve};
-use crate::git::snapshot::{
+use crate::git::repo::resolve;
+use crate::names::Branch;
+use crate::snapshot::{
     Snapshot, generated_path, language_path, project_at, table_path, tree_blobs,
 };
-use crate::names::Branch;
 use rows::{RowEvent, Rows};
 
 /// One side of a diff: a commit's tree, or a snapshot not committed (what an import
@@ -82,7 +83,7 @@ impl<'a> Side<'a> {
             branch: label.to_string(),
             message: "its masterctl.toml or schemas do not load".into(),
         })?;
-        crate::git::snapshot::only_files(tree, label)?;
+        crate::snapshot::only_files(tree, label)?;
         Ok(Side {
             label: label.to_string(),
             commit,
@@ -168,12 +169,13 @@ impl<'a> Side<'a> {
             }
             Files::Tree { git, blobs, .. } => match blobs.get(path) {
                 Some(&id) => {
-                    let blob = crate::git::snapshot::blob_within(git, id, rows::LIMIT).map_err(
-                        |size| StoreError::BrokenSnapshot {
-                            branch: self.label.clone(),
-                            message: rows::too_large(path, size),
-                        },
-                    )??;
+                    let blob =
+                        crate::snapshot::blob_within(git, id, rows::LIMIT).map_err(|size| {
+                            StoreError::BrokenSnapshot {
+                                branch: self.label.clone(),
+                                message: rows::too_large(path, size),
+                            }
+                        })??;
                     read(blob.content()).map(Some)
                 }
                 None => Ok(None),

@@ -15,7 +15,7 @@ use git2::{ObjectType, Odb, Oid, Repository};
 use masterctl_schemas::read::parallel_map;
 use sha1::{Digest, Sha1};
 
-use crate::StoreError;
+use crate::Error;
 
 /// An object to write: its id (the caller's word: libgit2 named these bytes so), its
 /// kind and its bytes.
@@ -26,10 +26,10 @@ pub struct Object<'a> {
 }
 
 /// Write the objects `ids`, read from `from`, into `to` as one pack.
-pub fn copy_objects(from: &Odb<'_>, to: &Repository, ids: &[Oid]) -> Result<(), StoreError> {
+pub fn copy_objects(from: &Odb<'_>, to: &Repository, ids: &[Oid]) -> Result<(), Error> {
     let read = ids
         .iter()
-        .map(|id| from.read(*id).map_err(StoreError::from))
+        .map(|id| from.read(*id).map_err(Error::from))
         .collect::<Result<Vec<_>, _>>()?;
     let objects: Vec<Object<'_>> = read
         .iter()
@@ -44,7 +44,7 @@ pub fn copy_objects(from: &Odb<'_>, to: &Repository, ids: &[Oid]) -> Result<(), 
 
 /// Write `objects` into `git`'s object database as one pack and its index (an id
 /// given twice is written once).
-pub fn write_objects(git: &Repository, objects: &[Object<'_>]) -> Result<(), StoreError> {
+pub fn write_objects(git: &Repository, objects: &[Object<'_>]) -> Result<(), Error> {
     let mut seen = std::collections::HashSet::new();
     let objects: Vec<&Object<'_>> = objects.iter().filter(|o| seen.insert(o.id)).collect();
     if objects.is_empty() {
@@ -60,7 +60,7 @@ pub fn write_objects(git: &Repository, objects: &[Object<'_>]) -> Result<(), Sto
     let crcs: Vec<u32> = entries.iter().map(|(_, crc)| *crc).collect();
     let index = index_of(&ids, &offsets, &crcs, &checksum);
     let dir = git.commondir().join("objects").join("pack");
-    std::fs::create_dir_all(&dir).map_err(StoreError::io(&dir))?;
+    std::fs::create_dir_all(&dir).map_err(Error::io(&dir))?;
     masterctl_runtime::files::remove_all_leftovers(&dir);
     // Named by its checksum, as git names packs (in hex, as an id is written).
     let name = format!("pack-{}", Oid::from_bytes(&checksum)?);
@@ -69,7 +69,7 @@ pub fn write_objects(git: &Repository, objects: &[Object<'_>]) -> Result<(), Sto
         let path = dir.join(format!("{name}.{extension}"));
         // Read-only, as git leaves them.
         masterctl_runtime::files::write_read_only_unsynced(&path, bytes)
-            .map_err(StoreError::io(&path))?;
+            .map_err(Error::io(&path))?;
     }
     Ok(())
 }
@@ -190,7 +190,7 @@ fn packs(git: &git2::Repository) -> Vec<std::path::PathBuf> {
 /// another import may have written its pack and not yet moved its branch), it is
 /// complete on disk before any old pack goes, and only packs that existed when it
 /// started are removed. Returns how many packs were folded (0: none were due).
-pub fn consolidate_if_needed(git: &git2::Repository) -> Result<usize, StoreError> {
+pub fn consolidate_if_needed(git: &git2::Repository) -> Result<usize, Error> {
     let limit = auto_pack_limit(git);
     let old = packs(git);
     if limit == 0 || old.len() <= limit {
@@ -209,7 +209,7 @@ pub fn consolidate_if_needed(git: &git2::Repository) -> Result<usize, StoreError
     let dir = git.path().join("objects").join("pack");
     builder.write(&dir, 0o444)?;
     let Some(written) = builder.name().ok().flatten().map(str::to_string) else {
-        return Err(StoreError::Io {
+        return Err(Error::Io {
             path: dir,
             source: std::io::Error::other("the consolidated pack has no name"),
         });
@@ -238,7 +238,7 @@ pub fn missing_objects(
     to: &Odb<'_>,
     tips: &[Oid],
     known: &[Oid],
-) -> Result<Vec<Oid>, StoreError> {
+) -> Result<Vec<Oid>, Error> {
     let mut out = Vec::new();
     let mut walk = from.revwalk()?;
     let mut any = false;
@@ -300,7 +300,7 @@ fn missing_in_trees(
     trees: &mut Vec<Oid>,
     seen: &mut std::collections::HashSet<Oid>,
     out: &mut Vec<Oid>,
-) -> Result<(), StoreError> {
+) -> Result<(), Error> {
     while let Some(tree) = trees.pop() {
         if !seen.insert(tree) || to.exists(tree) {
             continue;
@@ -326,7 +326,7 @@ pub fn copy_reachable(
     from: &git2::Repository,
     to: &git2::Repository,
     tips: &[Oid],
-) -> Result<(), StoreError> {
+) -> Result<(), Error> {
     let known: Vec<Oid> = to
         .references()?
         .flatten()
@@ -343,7 +343,7 @@ mod tests {
 
     #[test]
     fn a_pack_written_here_is_one_git_reads_and_checks() {
-        let (dir, git) = crate::git::scratch_repository();
+        let (dir, git) = crate::scratch_repository();
         let blobs: Vec<Vec<u8>> = (0..300)
             .map(|i| {
                 format!("id,price\n{i},{}\n", i * 10)

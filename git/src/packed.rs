@@ -24,7 +24,7 @@ use std::rc::Rc;
 use git2::{Oid, Repository};
 use gix_pack::data::entry::Header;
 
-use crate::StoreError;
+use crate::Error;
 
 /// The bytes of decoded objects kept: git's own default for its delta-base cache
 /// (`core.deltaBaseCacheLimit`).
@@ -73,11 +73,7 @@ impl<'r> PackedBlobs<'r> {
 
     /// The blob `id`'s bytes, unless git says it is larger than `limit` bytes
     /// (`Err(size)`, asked before anything is inflated).
-    pub fn blob_within(
-        &mut self,
-        id: Oid,
-        limit: u64,
-    ) -> Result<Result<Rc<Vec<u8>>, StoreError>, u64> {
+    pub fn blob_within(&mut self, id: Oid, limit: u64) -> Result<Result<Rc<Vec<u8>>, Error>, u64> {
         if let Ok((size, _)) = self.git.odb().and_then(|odb| odb.read_header(id))
             && size as u64 > limit
         {
@@ -99,7 +95,7 @@ impl<'r> PackedBlobs<'r> {
             .git
             .find_blob(id)
             .map(|blob| Rc::new(blob.content().to_vec()))
-            .map_err(StoreError::from))
+            .map_err(Error::from))
     }
 
     /// The blob `id` decoded from the pack holding it; `None` when none does, it is no
@@ -132,7 +128,7 @@ impl<'r> PackedBlobs<'r> {
         let blob = (current.0 == gix_object::Kind::Blob).then_some(current.1)?;
         // Hashed again to check its id, as libgit2 does, unless this process chose not to
         // (`repo::read_without_rehashing`); what does not match is libgit2's to report.
-        (!crate::git::repo::rehashing() || names(&blob, &id)).then_some(blob)
+        (!crate::repo::rehashing() || names(&blob, &id)).then_some(blob)
     }
 }
 
@@ -379,7 +375,7 @@ mod tests {
     /// libgit2 and packed by git with deltas (by offset, or by id); and one more version
     /// left loose.
     fn packed_history(offsets: bool) -> (tempfile::TempDir, Repository, Vec<Oid>) {
-        let (dir, git) = crate::git::scratch_repository();
+        let (dir, git) = crate::scratch_repository();
         let signature = git2::Signature::now("test", "test@masterctl.invalid").unwrap();
         let mut lines: Vec<String> = (0..20_000)
             .map(|i| format!("{i},{},common", i * 10))

@@ -7,10 +7,11 @@ use std::path::Path;
 
 use git2::Oid;
 
+use crate::MasterRepo;
 use crate::StoreError;
-use crate::git::repo::{MasterRepo, is_structure_path};
-use crate::git::snapshot::{OwnedObject, Snapshot};
 use crate::names::branch_of;
+use crate::snapshot::structure::is_structure_path;
+use crate::snapshot::{OwnedObject, Snapshot};
 
 /// The trailer naming a source file of an import.
 pub const SOURCE_TRAILER: &str = "Masterctl-Source";
@@ -55,8 +56,11 @@ pub fn write_commit(
     let git = &repo.git;
     let author = crate::git::refs::author(repo)?;
     crate::git::refs::check_not_checked_out(repo, spec.reference)?;
-    let raced = || StoreError::Raced {
-        branch: branch_of(spec.reference).to_string(),
+    let raced = || -> StoreError {
+        masterctl_git::Error::Raced {
+            branch: branch_of(spec.reference).to_string(),
+        }
+        .into()
     };
     // Another writer that already won leaves nothing for this one to write.
     if repo.head_of(spec.reference)?.map(|c| c.id()) != spec.expected {

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use git2::Signature;
 
-use crate::StoreError;
-use crate::git::repo::MasterRepo;
+use crate::Error;
 use crate::names::{Branch, branch_of};
+use crate::repo::Repo;
 
 /// A reference update holds its lock for milliseconds; a lock older than this was left
 /// by a process that died (or was killed) between taking it and renaming it into place.
@@ -28,8 +28,8 @@ impl RefLock {
     }
 
     /// The error for a branch held by this lock.
-    fn error(&self, reference: &str) -> StoreError {
-        StoreError::Locked {
+    fn error(&self, reference: &str) -> Error {
+        Error::Locked {
             branch: branch_of(reference).to_string(),
             path: self.path.display().to_string(),
             seconds: self.age.as_secs(),
@@ -40,11 +40,11 @@ impl RefLock {
 /// The author of the commits masterctl writes, from git's configuration, refused when a
 /// name or email would make a commit git rejects (a newline, `<`, `>`, a NUL: libgit2
 /// writes them as they are, git's fsck then reports the commit as broken).
-pub fn author(repo: &MasterRepo) -> Result<Signature<'static>, StoreError> {
+pub fn author(repo: &Repo) -> Result<Signature<'static>, Error> {
     if let Some((name, email)) = repo.writer() {
         return Ok(Signature::now(name, email)?);
     }
-    let (name, email) = identity_in(&repo.git.config()?).ok_or(StoreError::NoAuthor)?;
+    let (name, email) = identity_in(&repo.git.config()?).ok_or(Error::NoAuthor)?;
     crate::names::check_identity(&name, &email)?;
     Ok(Signature::now(name.trim(), email.trim())?)
 }
@@ -57,7 +57,7 @@ pub fn identity_in(config: &git2::Config) -> Option<(String, String)> {
 
 /// The heads of every worktree (the main one included; HEAD of a bare repository), as
 /// full reference names.
-fn checked_out(repo: &MasterRepo) -> Vec<String> {
+fn checked_out(repo: &Repo) -> Vec<String> {
     let mut heads = Vec::new();
     let head_of = |git: &git2::Repository| {
         git.find_reference("HEAD")
@@ -79,15 +79,15 @@ fn checked_out(repo: &MasterRepo) -> Vec<String> {
 
 /// Refuse to move a branch that a worktree has checked out (its index and files would
 /// then disagree with it) — the structure branch among them.
-pub fn check_not_checked_out(repo: &MasterRepo, reference: &str) -> Result<(), StoreError> {
+pub fn check_not_checked_out(repo: &Repo, reference: &str) -> Result<(), Error> {
     if checked_out(repo).iter().any(|head| head == reference) {
-        return Err(StoreError::CheckedOut(branch_of(reference).to_string()));
+        return Err(Error::CheckedOut(branch_of(reference).to_string()));
     }
     Ok(())
 }
 
 /// The lock file on a branch, if there is one.
-pub fn lock_of(repo: &MasterRepo, reference: &str) -> Option<RefLock> {
+pub fn lock_of(repo: &Repo, reference: &str) -> Option<RefLock> {
     let path = repo.git.path().join(format!("{reference}.lock"));
     let metadata = std::fs::symlink_metadata(&path).ok()?;
     let age = metadata
@@ -99,13 +99,13 @@ pub fn lock_of(repo: &MasterRepo, reference: &str) -> Option<RefLock> {
 }
 
 /// The error for a branch whose update met a lock.
-pub fn locked(repo: &MasterRepo, reference: &str) -> Option<StoreError> {
+pub fn locked(repo: &Repo, reference: &str) -> Option<Error> {
     lock_of(repo, reference).map(|lock| lock.error(reference))
 }
 
 /// Remove a stale lock from a region's branch (or a work branch). A lock younger than
 /// [`STALE_LOCK`] may belong to a process writing right now, and is left alone.
-pub fn unlock(repo: &MasterRepo, region: &Branch) -> Result<Option<RefLock>, StoreError> {
+pub fn unlock(repo: &Repo, region: &Branch) -> Result<Option<RefLock>, Error> {
     let reference = region.reference();
     let Some(lock) = lock_of(repo, &reference) else {
         return Ok(None);
@@ -113,7 +113,7 @@ pub fn unlock(repo: &MasterRepo, region: &Branch) -> Result<Option<RefLock>, Sto
     if !lock.is_stale() {
         return Err(lock.error(&reference));
     }
-    std::fs::remove_file(&lock.path).map_err(StoreError::io(&lock.path))?;
+    std::fs::remove_file(&lock.path).map_err(Error::io(&lock.path))?;
     Ok(Some(lock))
 }
 
@@ -127,27 +127,27 @@ pub fn unlock(repo: &MasterRepo, region: &Branch) -> Result<Option<RefLock>, Sto
 /// it which reference it is moving, clearing it when done. A process that takes the
 /// lock and finds a reference named there knows its mover died: a `<ref>.lock` beside
 /// that reference is the dead process's, and is removed. A lock no masterctl recorded
-/// (git's own) is left alone and reported ([`StoreError::Locked`]).
-pub fn with_ref_update<T>(
-    repo: &MasterRepo,
+/// (git's own) is left alone and reported ([`Error::Locked`]).
+pub fn with_ref_update<T, E: From<Error>>(
+    repo: &Repo,
     reference: &str,
-    update: impl FnOnce() -> Result<T, StoreError>,
-) -> Result<T, StoreError> {
+    update: impl FnOnce() -> Result<T, E>,
+) -> Result<T, E> {
     with_refs_update(repo, &[reference], update)
 }
 
 /// [`with_ref_update`] for an update that moves many references at once (a fetch's
 /// tracking references): each entry a reference, a namespace ending in `/` (every lock
 /// under it is the dead mover's), or `packed-refs`.
-pub fn with_refs_update<T>(
-    repo: &MasterRepo,
+pub fn with_refs_update<T, E: From<Error>>(
+    repo: &Repo,
     moved: &[&str],
-    update: impl FnOnce() -> Result<T, StoreError>,
-) -> Result<T, StoreError> {
+    update: impl FnOnce() -> Result<T, E>,
+) -> Result<T, E> {
     use std::io::{Read, Seek, Write};
-    let git_dir = crate::git::confined::GitDir::open(repo.git.path())?;
+    let git_dir = crate::confined::GitDir::open(repo.git.path())?;
     let path = repo.git.path().join(RECORD);
-    let io = |path: &std::path::Path, e: std::io::Error| StoreError::io(path)(e);
+    let io = |path: &std::path::Path, e: std::io::Error| Error::io(path)(e);
     let mut record = git_dir.open_record(RECORD)?;
     record.lock().map_err(|e| io(&path, e))?;
     // What a process that died while holding it was moving.
@@ -167,7 +167,7 @@ pub fn with_refs_update<T>(
         && let Some(locked) = locked(repo, first)
     {
         let _ = write(&mut record, "");
-        return Err(locked);
+        return Err(locked.into());
     }
     let result = update();
     write(&mut record, "").map_err(|e| io(&path, e))?;
@@ -185,7 +185,7 @@ const RECORD: &str = "masterctl/ref-update";
 /// itself records are taken ([`recorded_shape`]), any other line is passed over, and
 /// what is removed is reached without following a link (`confined`), so nothing
 /// outside the git folder is ever removed.
-fn clear_dead_locks(git_dir: &crate::git::confined::GitDir, entry: &str) -> Result<(), StoreError> {
+fn clear_dead_locks(git_dir: &crate::confined::GitDir, entry: &str) -> Result<(), Error> {
     match recorded_shape(entry) {
         Some(Recorded::PackedRefs) => git_dir.remove_file("packed-refs.lock"),
         Some(Recorded::Reference) => git_dir.remove_file(&format!("{entry}.lock")),
@@ -239,22 +239,22 @@ fn recorded_shape(entry: &str) -> Option<Recorded> {
 }
 
 /// The error for a branch that moved while a process meant to move it.
-fn raced(reference: &str) -> StoreError {
-    StoreError::Raced {
+fn raced(reference: &str) -> Error {
+    Error::Raced {
         branch: branch_of(reference).to_string(),
     }
 }
 
 /// Move (or create, `expected: None`) a branch to a commit that exists already, with a
 /// compare-and-swap under the ref-update record: a branch that moved meanwhile is
-/// [`StoreError::Raced`], and a branch a worktree has checked out is never moved.
+/// [`Error::Raced`], and a branch a worktree has checked out is never moved.
 pub fn move_branch(
-    repo: &MasterRepo,
+    repo: &Repo,
     reference: &str,
     expected: Option<git2::Oid>,
     to: git2::Oid,
     log_message: &str,
-) -> Result<(), StoreError> {
+) -> Result<(), Error> {
     check_not_checked_out(repo, reference)?;
     let raced = || raced(reference);
     if repo.head_of(reference)?.map(|c| c.id()) != expected {
@@ -265,17 +265,17 @@ pub fn move_branch(
 
 /// The compare-and-swap itself, under the ref-update record: the branch moves from
 /// `expected` to `to`, or the error says who holds it or that it moved.
-pub(crate) fn swap(
-    repo: &MasterRepo,
+pub fn swap(
+    repo: &Repo,
     reference: &str,
     expected: Option<git2::Oid>,
     to: git2::Oid,
     log_message: &str,
-) -> Result<(), StoreError> {
+) -> Result<(), Error> {
     let git = &repo.git;
     let raced = || raced(reference);
     let moved = with_ref_update(repo, reference, || {
-        Ok(match expected {
+        Ok::<_, Error>(match expected {
             Some(expected) => git.reference_matching(reference, to, true, expected, log_message),
             None => git.reference(reference, to, false, log_message),
         })
@@ -296,12 +296,8 @@ pub(crate) fn swap(
 
 /// Delete a branch that still points at `expected`: the reference is locked, checked
 /// and removed in one transaction, so a branch that moved meanwhile (a commit someone
-/// just made on it) is never deleted ([`StoreError::Raced`]).
-pub fn delete_branch(
-    repo: &MasterRepo,
-    reference: &str,
-    expected: git2::Oid,
-) -> Result<(), StoreError> {
+/// just made on it) is never deleted ([`Error::Raced`]).
+pub fn delete_branch(repo: &Repo, reference: &str, expected: git2::Oid) -> Result<(), Error> {
     check_not_checked_out(repo, reference)?;
     let git = &repo.git;
     let raced = || raced(reference);
@@ -324,7 +320,7 @@ pub fn delete_branch(
 
 /// Delete a reference that is not a branch (a record masterctl keeps under
 /// `refs/masterctl/`), under the ref-update record; whether there was one.
-pub fn delete_reference(repo: &MasterRepo, reference: &str) -> Result<bool, StoreError> {
+pub fn delete_reference(repo: &Repo, reference: &str) -> Result<bool, Error> {
     let git = &repo.git;
     with_ref_update(repo, reference, || match git.find_reference(reference) {
         Ok(mut found) => {

@@ -11,7 +11,7 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use crate::StoreError;
+use crate::Error;
 
 /// A repository's git folder, opened once.
 pub struct GitDir {
@@ -28,7 +28,7 @@ enum Refused {
 
 impl GitDir {
     /// The git folder at `path` (what `git2::Repository::path` names).
-    pub fn open(path: &Path) -> Result<GitDir, StoreError> {
+    pub fn open(path: &Path) -> Result<GitDir, Error> {
         #[cfg(unix)]
         {
             use rustix::fs::{CWD, Mode, OFlags, openat};
@@ -38,7 +38,7 @@ impl GitDir {
                 OFlags::DIRECTORY | OFlags::CLOEXEC,
                 Mode::empty(),
             )
-            .map_err(|e| StoreError::io(path)(e.into()))?;
+            .map_err(|e| Error::io(path)(e.into()))?;
             Ok(GitDir {
                 path: path.to_path_buf(),
                 fd,
@@ -52,8 +52,8 @@ impl GitDir {
 
     /// Open (creating it and the folders before it when missing) the file at `relative`
     /// for reading and writing, never through a link; a link, or something other than
-    /// a file where it should be, is [`StoreError::LinkInRepository`].
-    pub fn open_record(&self, relative: &str) -> Result<File, StoreError> {
+    /// a file where it should be, is [`Error::LinkInRepository`].
+    pub fn open_record(&self, relative: &str) -> Result<File, Error> {
         let (folders, name) = split(relative);
         #[cfg(unix)]
         {
@@ -72,9 +72,9 @@ impl GitDir {
             )
             .map_err(|e| {
                 self.refusal(relative, e)
-                    .unwrap_or_else(|e| StoreError::io(&path)(e))
+                    .unwrap_or_else(|e| Error::io(&path)(e))
             })?;
-            let stat = fstat(&file).map_err(|e| StoreError::io(&path)(e.into()))?;
+            let stat = fstat(&file).map_err(|e| Error::io(&path)(e.into()))?;
             if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
                 return Err(self.refused(relative, Refused::NotAFolder));
             }
@@ -85,7 +85,7 @@ impl GitDir {
             self.check_plain(&folders)?;
             let path = self.path.join(relative);
             if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent).map_err(StoreError::io(parent))?;
+                std::fs::create_dir_all(parent).map_err(Error::io(parent))?;
             }
             if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.is_file()) {
                 return Err(self.refused(relative, Refused::Link));
@@ -97,13 +97,13 @@ impl GitDir {
                 .create(true)
                 .truncate(false)
                 .open(&path)
-                .map_err(StoreError::io(&path))
+                .map_err(Error::io(&path))
         }
     }
 
     /// Remove the file at `relative` if it is one: gone already is done; a link (there
     /// or on the way) is refused and nothing is removed.
-    pub fn remove_file(&self, relative: &str) -> Result<(), StoreError> {
+    pub fn remove_file(&self, relative: &str) -> Result<(), Error> {
         let (folders, name) = split(relative);
         #[cfg(unix)]
         {
@@ -116,7 +116,7 @@ impl GitDir {
             }
             match unlinkat(&dir, name, AtFlags::empty()) {
                 Ok(()) | Err(rustix::io::Errno::NOENT) => Ok(()),
-                Err(e) => Err(StoreError::io(self.path.join(relative))(e.into())),
+                Err(e) => Err(Error::io(self.path.join(relative))(e.into())),
             }
         }
         #[cfg(not(unix))]
@@ -127,9 +127,7 @@ impl GitDir {
                 Err(_) => Ok(()),
                 Ok(m) if !m.is_file() => Err(self.refused(relative, Refused::Link)),
                 Ok(_) => match std::fs::remove_file(&path) {
-                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                        Err(StoreError::io(&path)(e))
-                    }
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(&path)(e)),
                     _ => Ok(()),
                 },
             }
@@ -139,7 +137,7 @@ impl GitDir {
     /// Remove every `*.lock` file under the folder at `relative` (a namespace of
     /// references a dead process was moving). A link anywhere in it is refused before
     /// anything is removed.
-    pub fn remove_locks_under(&self, relative: &str) -> Result<(), StoreError> {
+    pub fn remove_locks_under(&self, relative: &str) -> Result<(), Error> {
         let mut locks = Vec::new();
         self.walk(relative.trim_end_matches('/'), &mut |path, kind| {
             if kind == Kind::File && path.ends_with(".lock") {
@@ -155,13 +153,13 @@ impl GitDir {
     /// Refuse a link anywhere at or under `relative` (a folder or a file; absent is
     /// fine): what a remote's references, objects and records must be before masterctl
     /// reads or writes them.
-    pub fn refuse_links_under(&self, relative: &str) -> Result<(), StoreError> {
+    pub fn refuse_links_under(&self, relative: &str) -> Result<(), Error> {
         self.walk(relative.trim_end_matches('/'), &mut |_, _| {})
     }
 
     /// Refuse a link at `relative` or on the way to it (absent is fine), without
     /// looking inside it.
-    pub fn refuse_link_at(&self, relative: &str) -> Result<(), StoreError> {
+    pub fn refuse_link_at(&self, relative: &str) -> Result<(), Error> {
         let (folders, name) = split(relative);
         #[cfg(unix)]
         {
@@ -184,7 +182,7 @@ impl GitDir {
     }
 
     /// Visit every file and folder at or under `relative`, links refused.
-    fn walk(&self, relative: &str, visit: &mut dyn FnMut(&str, Kind)) -> Result<(), StoreError> {
+    fn walk(&self, relative: &str, visit: &mut dyn FnMut(&str, Kind)) -> Result<(), Error> {
         #[cfg(unix)]
         {
             use rustix::fs::{Dir, FileType};
@@ -203,7 +201,7 @@ impl GitDir {
             let Some(dir) = self.folder(&all, false)? else {
                 return Ok(());
             };
-            let io = |e: rustix::io::Errno| StoreError::io(self.path.join(relative))(e.into());
+            let io = |e: rustix::io::Errno| Error::io(self.path.join(relative))(e.into());
             let mut below = Vec::new();
             for entry in Dir::read_from(&dir).map_err(io)? {
                 let entry = entry.map_err(io)?;
@@ -253,22 +251,17 @@ impl GitDir {
     /// The folder at `folders` under the git folder, each step opened without following
     /// a link; `None` when one is missing (unless `create`, which makes it).
     #[cfg(unix)]
-    fn folder(
-        &self,
-        folders: &[&str],
-        create: bool,
-    ) -> Result<Option<rustix::fd::OwnedFd>, StoreError> {
+    fn folder(&self, folders: &[&str], create: bool) -> Result<Option<rustix::fd::OwnedFd>, Error> {
         use rustix::fs::{AtFlags, FileType, Mode, OFlags, mkdirat, openat, statat};
         let flags = OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        let mut dir =
-            rustix::io::dup(&self.fd).map_err(|e| StoreError::io(&self.path)(e.into()))?;
+        let mut dir = rustix::io::dup(&self.fd).map_err(|e| Error::io(&self.path)(e.into()))?;
         for (i, name) in folders.iter().enumerate() {
             let so_far = folders[..=i].join("/");
             let opened = match openat(&dir, *name, flags, Mode::empty()) {
                 Err(rustix::io::Errno::NOENT) if create => {
                     match mkdirat(&dir, *name, Mode::from_raw_mode(0o755)) {
                         Ok(()) | Err(rustix::io::Errno::EXIST) => {}
-                        Err(e) => return Err(StoreError::io(self.path.join(&so_far))(e.into())),
+                        Err(e) => return Err(Error::io(self.path.join(&so_far))(e.into())),
                     }
                     openat(&dir, *name, flags, Mode::empty())
                 }
@@ -287,7 +280,7 @@ impl GitDir {
                     };
                     return Err(self.refused(&so_far, why));
                 }
-                Err(e) => return Err(StoreError::io(self.path.join(&so_far))(e.into())),
+                Err(e) => return Err(Error::io(self.path.join(&so_far))(e.into())),
             };
         }
         Ok(Some(dir))
@@ -301,21 +294,21 @@ impl GitDir {
         folders: &[&str],
         name: &str,
         relative: &str,
-    ) -> Result<Option<(rustix::fd::OwnedFd, rustix::fs::FileType)>, StoreError> {
+    ) -> Result<Option<(rustix::fd::OwnedFd, rustix::fs::FileType)>, Error> {
         use rustix::fs::{AtFlags, FileType, statat};
         let Some(dir) = self.folder(folders, false)? else {
             return Ok(None);
         };
         match statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW) {
             Err(rustix::io::Errno::NOENT) => Ok(None),
-            Err(e) => Err(StoreError::io(self.path.join(relative))(e.into())),
+            Err(e) => Err(Error::io(self.path.join(relative))(e.into())),
             Ok(stat) => Ok(Some((dir, FileType::from_raw_mode(stat.st_mode)))),
         }
     }
 
     /// A non-unix system: each folder on the way checked not to be a link.
     #[cfg(not(unix))]
-    fn check_plain(&self, folders: &[&str]) -> Result<(), StoreError> {
+    fn check_plain(&self, folders: &[&str]) -> Result<(), Error> {
         for i in 0..folders.len() {
             let so_far = folders[..=i].join("/");
             match std::fs::symlink_metadata(self.path.join(&so_far)) {
@@ -332,19 +325,15 @@ impl GitDir {
     /// The error for an open of `relative` that failed with `error`: a link met where
     /// the file is (`ELOOP`) is a refusal; anything else is handed back.
     #[cfg(unix)]
-    fn refusal(
-        &self,
-        relative: &str,
-        error: rustix::io::Errno,
-    ) -> Result<StoreError, std::io::Error> {
+    fn refusal(&self, relative: &str, error: rustix::io::Errno) -> Result<Error, std::io::Error> {
         match error {
             rustix::io::Errno::LOOP => Ok(self.refused(relative, Refused::Link)),
             e => Err(e.into()),
         }
     }
 
-    fn refused(&self, relative: &str, why: Refused) -> StoreError {
-        StoreError::LinkInRepository {
+    fn refused(&self, relative: &str, why: Refused) -> Error {
+        Error::LinkInRepository {
             path: self.path.join(relative),
             link: matches!(why, Refused::Link),
         }
@@ -388,7 +377,7 @@ mod tests {
             .open_record("masterctl/ref-update");
         assert!(matches!(
             opened,
-            Err(StoreError::LinkInRepository { link: true, .. })
+            Err(Error::LinkInRepository { link: true, .. })
         ));
         assert_eq!(std::fs::read_to_string(&mine).unwrap(), "precious");
     }
@@ -403,7 +392,7 @@ mod tests {
         let opened = GitDir::open(&git)
             .unwrap()
             .open_record("masterctl/ref-update");
-        assert!(matches!(opened, Err(StoreError::LinkInRepository { .. })));
+        assert!(matches!(opened, Err(Error::LinkInRepository { .. })));
         assert!(!home.join("ref-update").exists());
         symlink(&home, git.join("refs/heads/evil")).unwrap();
         let gd = GitDir::open(&git).unwrap();

@@ -12,8 +12,9 @@ use masterctl_schemas::read::parallel_map;
 use masterctl_schemas::{Project, Table};
 
 use crate::StoreError;
+use crate::git::repo::blob_at;
 pub use crate::git::repo::tree_blobs;
-use crate::git::repo::{Structure, blob_at};
+use crate::snapshot::structure::Structure;
 
 /// `tables/<table>.csv`
 pub fn table_path(table: &str) -> String {
@@ -142,7 +143,7 @@ impl Snapshot {
     /// Every object a commit of this snapshot needs: the blobs, named on every core, and
     /// the trees, also written into `git`'s object database, where the commit finds its
     /// root tree (an import gives it an in-memory store: see
-    /// [`crate::git::commit::write_commit`]). Returns the root tree and the objects.
+    /// [`crate::snapshot::commit::write_commit`]). Returns the root tree and the objects.
     pub fn objects(&self, git: &Repository) -> Result<(Oid, Vec<OwnedObject<'_>>), StoreError> {
         let ids = self.named()?;
         let mut entries: Vec<(&str, Oid)> = Vec::with_capacity(ids.len());
@@ -271,9 +272,10 @@ fn tree_bytes(entries: &mut [(&str, bool, Oid)]) -> Result<Vec<u8>, StoreError> 
             || name.eq_ignore_ascii_case(".git")
             || name.contains(['/', '\0'])
         {
-            return Err(StoreError::Git(git2::Error::from_str(&format!(
+            return Err(git2::Error::from_str(&format!(
                 "a tree cannot hold an entry named {name:?}"
-            ))));
+            ))
+            .into());
         }
     }
     let sort_key = |name: &str, tree: bool| {
@@ -400,7 +402,7 @@ mod tests {
 
     #[test]
     fn trees_are_written_as_libgit2_writes_them() {
-        let (_dir, git) = crate::git::scratch_repository();
+        let (_dir, git) = crate::snapshot::scratch_repository();
         let blob = git.blob(b"x").unwrap();
         // Names whose order differs when a subtree is compared as `name/`.
         let paths = [

@@ -7,7 +7,7 @@
 
 use masterctl_schemas::Project;
 
-use crate::StoreError;
+use crate::Error;
 
 /// A region declared in `masterctl.toml`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,8 +16,8 @@ pub struct Region {
     branch: String,
 }
 
-fn unknown_region(project: &Project, name: &str) -> StoreError {
-    StoreError::UnknownRegion {
+fn unknown_region(project: &Project, name: &str) -> Error {
+    Error::UnknownRegion {
         name: display_name(name),
         known: project.config.regions.keys().cloned().collect(),
     }
@@ -25,8 +25,8 @@ fn unknown_region(project: &Project, name: &str) -> StoreError {
 
 impl Region {
     /// The region `name` of `project`; a name the project does not declare is
-    /// [`StoreError::UnknownRegion`].
-    pub fn of(project: &Project, name: &str) -> Result<Region, StoreError> {
+    /// [`Error::UnknownRegion`].
+    pub fn of(project: &Project, name: &str) -> Result<Region, Error> {
         let config = project
             .config
             .regions
@@ -55,7 +55,7 @@ impl Region {
     }
 
     /// The region this one follows, if it has one.
-    pub fn upstream(&self, project: &Project) -> Option<Result<Region, StoreError>> {
+    pub fn upstream(&self, project: &Project) -> Option<Result<Region, Error>> {
         let upstream = project.config.regions.get(&self.name)?.upstream.as_ref()?;
         Some(Region::of(project, upstream))
     }
@@ -96,7 +96,7 @@ impl WorkBranch {
     }
 
     /// The work branch `name` of `region`, once `name` is one a planner may give.
-    pub fn of(region: &Region, name: &str) -> Result<WorkBranch, StoreError> {
+    pub fn of(region: &Region, name: &str) -> Result<WorkBranch, Error> {
         let mut chars = name.chars();
         let valid = name.len() <= 64
             && chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
@@ -105,7 +105,7 @@ impl WorkBranch {
             && !name.ends_with(".lock")
             && !name.ends_with('.');
         if !valid {
-            return Err(StoreError::BadWorkBranch(display_name(name)));
+            return Err(Error::BadWorkBranch(display_name(name)));
         }
         Ok(WorkBranch {
             region: region.clone(),
@@ -145,7 +145,7 @@ pub struct Branch {
 
 impl Branch {
     /// The region, or its work branch `work` when one is named.
-    pub fn of(region: &Region, work: Option<&str>) -> Result<Branch, StoreError> {
+    pub fn of(region: &Region, work: Option<&str>) -> Result<Branch, Error> {
         Ok(match work {
             Some(name) => Branch::from(WorkBranch::of(region, name)?),
             None => Branch::from(region.clone()),
@@ -247,7 +247,7 @@ pub fn version_tag(region: &Region, version: &str) -> Option<String> {
 pub struct RemoteName(String);
 
 impl RemoteName {
-    pub fn of(name: &str) -> Result<RemoteName, StoreError> {
+    pub fn of(name: &str) -> Result<RemoteName, Error> {
         let mut chars = name.chars();
         let valid = name.len() <= 64
             && chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
@@ -255,7 +255,7 @@ impl RemoteName {
             && !name.contains("..")
             && !name.ends_with(".lock");
         if !valid {
-            return Err(StoreError::BadRemote(display_name(name)));
+            return Err(Error::BadRemote(display_name(name)));
         }
         Ok(RemoteName(name.to_string()))
     }
@@ -320,14 +320,14 @@ pub fn one_line(text: &str) -> String {
 /// A name and email git would accept in a commit: not blank, no line break or other
 /// control character, no `<` or `>` (libgit2 writes them as they are, git's fsck then
 /// reports the commit as broken).
-pub fn check_identity(name: &str, email: &str) -> Result<(), StoreError> {
+pub fn check_identity(name: &str, email: &str) -> Result<(), Error> {
     for (key, value) in [("user.name", name), ("user.email", email)] {
         if value.trim().is_empty()
             || value
                 .chars()
                 .any(|c| c.is_control() || matches!(c, '<' | '>'))
         {
-            return Err(StoreError::BadAuthor {
+            return Err(Error::BadAuthor {
                 key: key.to_string(),
                 value: display_name(value),
             });
