@@ -4,6 +4,7 @@
 
 use masterctl_delivery::DeliveryError;
 use masterctl_store::join::JoinError;
+use masterctl_store::remote::RemoteError;
 use masterctl_store::{ErrorKind, StoreError};
 
 /// An error that says what kind of failure it is.
@@ -14,6 +15,12 @@ pub trait Kinded: std::error::Error {
 impl Kinded for StoreError {
     fn kind(&self) -> ErrorKind {
         StoreError::kind(self)
+    }
+}
+
+impl Kinded for RemoteError {
+    fn kind(&self) -> ErrorKind {
+        RemoteError::kind(self)
     }
 }
 

@@ -3,7 +3,8 @@
 
 use masterctl_delivery::{DeliveryError, Remote, RemoteOptions};
 use masterctl_store::names::{Branch, Region, RemoteName};
-use masterctl_store::{MasterRepo, StoreError, Structure, remote};
+use masterctl_store::remote::{self, RemoteError};
+use masterctl_store::{MasterRepo, StoreError, Structure};
 
 /// The remote pulls, pushes and status use when none is named.
 pub const DEFAULT_REMOTE: &str = "origin";
@@ -13,7 +14,7 @@ pub const DEFAULT_REMOTE: &str = "origin";
 pub fn shown_remote(
     repo: &MasterRepo,
     named: Option<&str>,
-) -> Result<Option<RemoteName>, StoreError> {
+) -> Result<Option<RemoteName>, RemoteError> {
     match named {
         Some(name) => remote::remote_of(repo, name).map(Some),
         None => Ok(remote::remote_of(repo, DEFAULT_REMOTE).ok()),

@@ -5,7 +5,7 @@
 //! on it) stops everything before the write; after a write that committed, the branch it
 //! moved is sent (pulling and pushing again while another clone beat it).
 
-use masterctl_store::remote::{self, Pulled, Scope, Sent};
+use masterctl_store::remote::{self, Pulled, RemoteError, Scope, Sent};
 use masterctl_store::{Branch, MasterRepo, StoreError, Structure};
 
 /// The remote, and what to do with it around a write.
@@ -26,7 +26,7 @@ impl Remote {
         name: &str,
         pull: bool,
         push: bool,
-    ) -> Result<Remote, StoreError> {
+    ) -> Result<Remote, RemoteError> {
         Ok(Remote {
             name: remote::remote_of(repo, name)?,
             pull,
@@ -51,7 +51,7 @@ pub enum Push {
     /// Sent: whether it landed is [`Sent::landed`].
     Sent(Sent),
     /// Sending failed; the commit is kept here.
-    Failed(StoreError),
+    Failed(RemoteError),
 }
 
 /// What a write with a remote around it came to.
@@ -67,7 +67,7 @@ pub enum Around<T> {
 /// `write` on `repo` with `remote` around it: each of `reads` pulled first (when asked),
 /// then the write, then — when `committed` says it committed — `moved` sent (when
 /// asked). Without a remote, just the write.
-pub fn around<T, E: From<StoreError>>(
+pub fn around<T, E: From<StoreError> + From<RemoteError>>(
     repo: &MasterRepo,
     remote: Option<&Remote>,
     reads: &[Branch],
@@ -110,7 +110,7 @@ fn pull_each(
     structure: &Structure,
     remote: &masterctl_store::names::RemoteName,
     lines: &[Branch],
-) -> Result<Vec<Pulled>, StoreError> {
+) -> Result<Vec<Pulled>, RemoteError> {
     let mut pulled = Vec::new();
     for line in lines {
         let scope = Scope::Branch(line.clone());

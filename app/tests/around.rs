@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use masterctl_app::sync::{self, Around, Push, Remote};
 use masterctl_store::import::{self, ImportOutcome, Request};
-use masterctl_store::remote::PullState;
+use masterctl_store::remote::{PullState, RemoteError};
 use masterctl_store::{Branch, MasterRepo, Region, StoreError};
 use masterctl_testing::git;
 
@@ -124,7 +124,7 @@ fn a_write_takes_the_remote_first_sends_its_commit_and_stops_before_a_conflict()
         Some(&around),
         std::slice::from_ref(&line),
         &line,
-        |repo| import(repo, &[(1, 11), (2, 20)], false),
+        |repo| import(repo, &[(1, 11), (2, 20)], false).map_err(RemoteError::from),
         committed,
     )
     .unwrap();
@@ -145,7 +145,7 @@ fn a_write_takes_the_remote_first_sends_its_commit_and_stops_before_a_conflict()
         Some(&aiko_remote),
         std::slice::from_ref(&line),
         &line,
-        |repo| import(repo, &[(1, 11), (2, 21)], false),
+        |repo| import(repo, &[(1, 11), (2, 21)], false).map_err(RemoteError::from),
         committed,
     )
     .unwrap();
@@ -167,7 +167,7 @@ fn a_write_takes_the_remote_first_sends_its_commit_and_stops_before_a_conflict()
         Some(&aiko_remote),
         std::slice::from_ref(&line),
         &line,
-        |repo| import(repo, &[(1, 12), (2, 21)], true),
+        |repo| import(repo, &[(1, 12), (2, 21)], true).map_err(RemoteError::from),
         committed,
     )
     .unwrap();
@@ -182,7 +182,7 @@ fn a_write_takes_the_remote_first_sends_its_commit_and_stops_before_a_conflict()
         Some(&around),
         std::slice::from_ref(&bob_line),
         &bob_line,
-        |repo| import(repo, &[(1, 11), (2, 30)], false),
+        |repo| import(repo, &[(1, 11), (2, 30)], false).map_err(RemoteError::from),
         committed,
     )
     .unwrap();
@@ -199,7 +199,7 @@ fn a_write_takes_the_remote_first_sends_its_commit_and_stops_before_a_conflict()
         &line,
         |repo| {
             ran = true;
-            import(repo, &[(1, 13), (2, 40)], false)
+            import(repo, &[(1, 13), (2, 40)], false).map_err(RemoteError::from)
         },
         committed,
     )

@@ -10,6 +10,7 @@ use masterctl_delivery::DeliveryError;
 use masterctl_schemas::Report;
 use masterctl_store::git::Error as GitError;
 use masterctl_store::join::JoinError;
+use masterctl_store::remote::RemoteError;
 use masterctl_store::{ErrorKind, StoreError, short_id};
 
 /// A delivery error as the failure a user sees: its kind decides the exit code
@@ -53,7 +54,7 @@ pub fn delivery_failure(error: DeliveryError) -> Failure {
 /// join (`masterctl rebase --region jp`), for hints.
 pub fn join_failure(error: JoinError, again: &str, resolving: bool) -> Failure {
     let hint = match &error {
-        JoinError::Store(_) => None,
+        JoinError::Store(_) | JoinError::Remote(_) => None,
         JoinError::NoUpstream(_) => Some(
             "give the region an upstream in masterctl.toml (upstream = \"<the region it follows>\"), or rebase a region that has one".to_string(),
         ),
@@ -81,11 +82,61 @@ pub fn join_failure(error: JoinError, again: &str, resolving: bool) -> Failure {
     };
     let failure = match error {
         JoinError::Store(e) => return store_failure(e),
+        JoinError::Remote(e) => return remote_failure(e),
         error => Failure::of(error.kind(), error.to_string()),
     };
     match hint {
         Some(hint) => failure.hint(hint),
         None => failure,
+    }
+}
+
+/// A pull's, a push's or a remote's failure as the failure a user sees.
+pub fn remote_failure(error: RemoteError) -> Failure {
+    let hint = remote_hint(&error);
+    match error {
+        RemoteError::Store(e) => store_failure(e),
+        error => Failure::of(error.kind(), error.to_string()).hint(hint.unwrap_or_default()),
+    }
+}
+
+/// What a user can do about a remote's failure.
+fn remote_hint(error: &RemoteError) -> Option<String> {
+    let hint: String = match error {
+        RemoteError::Store(_) => return None,
+        RemoteError::NoRemote { known, .. } => match known.as_slice() {
+            [] => "this clone has no remote: `git remote add origin URL` names one".to_string(),
+            known => format!("its remotes: {} (choose one with --remote)", known.join(", ")),
+        },
+        RemoteError::Transport { what, .. } => match what {
+            masterctl_store::remote::Trouble::Credentials => {
+                "ssh: an agent holding your key (ssh-add), or a key in ~/.ssh, and the host in ~/.ssh/known_hosts; https: a git credential helper (git config credential.helper)"
+            }
+            masterctl_store::remote::Trouble::HostKey => {
+                "ssh: the server's key must be in ~/.ssh/known_hosts (ssh to it once, and check its fingerprint); https: its certificate must be one the system trusts"
+            }
+            masterctl_store::remote::Trouble::Unreachable => {
+                "check the remote's URL (git remote -v) and the network; nothing was changed here"
+            }
+            masterctl_store::remote::Trouble::Failed => "nothing was changed here",
+        }
+        .into(),
+        RemoteError::Rewritten { remote, branch, .. } => format!(
+            "compare the two (git log {branch} {remote}/{branch}) and ask who rewrote it; to take the rewritten branch as it is: git update-ref -d refs/remotes/{remote}/{branch}, then pull again"
+        ),
+    };
+    Some(hint)
+}
+
+impl From<StoreError> for Failure {
+    fn from(error: StoreError) -> Failure {
+        store_failure(error)
+    }
+}
+
+impl From<RemoteError> for Failure {
+    fn from(error: RemoteError) -> Failure {
+        remote_failure(error)
     }
 }
 
@@ -152,26 +203,6 @@ fn store_hint(error: &StoreError) -> Option<String> {
         StoreError::StateFile { .. } => "`masterctl rebase --region R --abort` clears a rebase in progress; then rebase again".into(),
         StoreError::Git(GitError::NoAuthor) => "git config --global user.name \"…\" && git config --global user.email \"…\"".into(),
         StoreError::Git(GitError::Locked { .. }) => "if no masterctl or git process is running, remove the lock with `masterctl unlock --region R` and run again".into(),
-        StoreError::NoRemote { known, .. } => match known.as_slice() {
-            [] => "this clone has no remote: `git remote add origin URL` names one".to_string(),
-            known => format!("its remotes: {} (choose one with --remote)", known.join(", ")),
-        },
-        StoreError::Remote { what, .. } => match what {
-            masterctl_store::remote::Trouble::Credentials => {
-                "ssh: an agent holding your key (ssh-add), or a key in ~/.ssh, and the host in ~/.ssh/known_hosts; https: a git credential helper (git config credential.helper)"
-            }
-            masterctl_store::remote::Trouble::HostKey => {
-                "ssh: the server's key must be in ~/.ssh/known_hosts (ssh to it once, and check its fingerprint); https: its certificate must be one the system trusts"
-            }
-            masterctl_store::remote::Trouble::Unreachable => {
-                "check the remote's URL (git remote -v) and the network; nothing was changed here"
-            }
-            masterctl_store::remote::Trouble::Failed => "nothing was changed here",
-        }
-        .into(),
-        StoreError::Rewritten { remote, branch, .. } => format!(
-            "compare the two (git log {branch} {remote}/{branch}) and ask who rewrote it; to take the rewritten branch as it is: git update-ref -d refs/remotes/{remote}/{branch}, then pull again"
-        ),
         StoreError::UnvouchedStructure { branch, .. } => format!(
             "a schema reaches a region only through main (reviewed) and an import; someone put this commit on {branch} with git: compare it with main (git diff main {branch} -- masterctl.toml schemas), then set the branch back to its last commit masterctl made, or commit the same structure to main after review"
         ),
@@ -349,22 +380,6 @@ mod kinds {
             },
             StoreError::NothingToPropose(s()),
             StoreError::BadVersion(s()),
-            StoreError::NoRemote {
-                name: s(),
-                known: vec![],
-            },
-            StoreError::Remote {
-                remote: s(),
-                url: s(),
-                what: masterctl_store::remote::Trouble::Failed,
-                message: s(),
-            },
-            StoreError::Rewritten {
-                remote: s(),
-                branch: s(),
-                was: s(),
-                now: s(),
-            },
             StoreError::NotMasters {
                 region: s(),
                 branch: s(),
@@ -487,9 +502,6 @@ mod kinds {
                 | StoreError::Unmerged { .. }
                 | StoreError::NothingToPropose(_)
                 | StoreError::BadVersion(_)
-                | StoreError::NoRemote { .. }
-                | StoreError::Remote { .. }
-                | StoreError::Rewritten { .. }
                 | StoreError::NotMasters { .. }
                 | StoreError::TagExists(_)
                 | StoreError::NotInHistory { .. }
@@ -676,6 +688,12 @@ mod kinds {
                 conflict_file: path(),
             },
             JoinError::Store(StoreError::NoStructure),
+            JoinError::Remote(RemoteError::Rewritten {
+                remote: s(),
+                branch: s(),
+                was: s(),
+                now: s(),
+            }),
         ];
         for error in &all {
             match error {
@@ -688,7 +706,41 @@ mod kinds {
                 | JoinError::InProgress { .. }
                 | JoinError::Moved { .. }
                 | JoinError::NoConflictMatches { .. }
-                | JoinError::Store(_) => {}
+                | JoinError::Store(_)
+                | JoinError::Remote(_) => {}
+            }
+        }
+        all
+    }
+
+    /// One error of every variant of a remote's.
+    fn every_remote_error() -> Vec<RemoteError> {
+        let s = || "x".to_string();
+        let all = vec![
+            RemoteError::NoRemote {
+                name: s(),
+                known: vec![],
+            },
+            RemoteError::Transport {
+                remote: s(),
+                url: s(),
+                what: masterctl_store::remote::Trouble::Failed,
+                message: s(),
+            },
+            RemoteError::Rewritten {
+                remote: s(),
+                branch: s(),
+                was: s(),
+                now: s(),
+            },
+            RemoteError::Store(StoreError::NoStructure),
+        ];
+        for error in &all {
+            match error {
+                RemoteError::NoRemote { .. }
+                | RemoteError::Transport { .. }
+                | RemoteError::Rewritten { .. }
+                | RemoteError::Store(_) => {}
             }
         }
         all
@@ -776,7 +828,7 @@ mod kinds {
     #[test]
     fn every_store_error_gets_one_exit_code_and_one_status_by_its_kind() {
         let all = every_store_error();
-        assert_eq!(all.len(), 42, "one example per variant");
+        assert_eq!(all.len(), 39, "one example per variant");
         let gits = every_git_error();
         assert_eq!(gits.len(), 15, "one example per variant");
         let again = every_store_error().into_iter().chain(every_git_error());
@@ -793,36 +845,29 @@ mod kinds {
         }
     }
 
+    /// Each of `errors` (made twice by `every`: once for each face) gets the exit code
+    /// and the status its kind agrees on.
+    fn hold<E: Kinded + Into<ConsoleError>>(
+        every: fn() -> Vec<E>,
+        variants: usize,
+        failure: impl Fn(E) -> Failure,
+    ) {
+        let errors = every();
+        assert_eq!(errors.len(), variants, "one example per variant");
+        for (error, again) in errors.into_iter().zip(every()) {
+            let (kind, shown) = (error.kind(), error.to_string());
+            let (exit, status) = agreed(kind);
+            assert_eq!(again.into().status().as_u16(), status, "{shown}");
+            assert_eq!(failure(error).exit_code(), exit, "{kind:?}: {shown}");
+        }
+    }
+
     #[test]
-    fn every_delivery_and_join_error_gets_one_exit_code_and_one_status_by_its_kind() {
-        let deliveries = every_delivery_error();
-        assert_eq!(deliveries.len(), 24, "one example per variant");
-        for (error, again) in deliveries.into_iter().zip(every_delivery_error()) {
-            let (kind, shown) = (error.kind(), error.to_string());
-            let (exit, status) = agreed(kind);
-            assert_eq!(
-                ConsoleError::from(again).status().as_u16(),
-                status,
-                "{shown}"
-            );
-            assert_eq!(
-                delivery_failure(error).exit_code(),
-                exit,
-                "{kind:?}: {shown}"
-            );
-        }
-        let joins = every_join_error();
-        assert_eq!(joins.len(), 10, "one example per variant");
-        for (error, again) in joins.into_iter().zip(every_join_error()) {
-            let (kind, shown) = (error.kind(), error.to_string());
-            let (exit, status) = agreed(kind);
-            assert_eq!(
-                ConsoleError::from(again).status().as_u16(),
-                status,
-                "{shown}"
-            );
-            let failure = join_failure(error, "masterctl rebase --region jp", false);
-            assert_eq!(failure.exit_code(), exit, "{kind:?}: {shown}");
-        }
+    fn every_delivery_remote_and_join_error_gets_one_exit_code_and_one_status_by_its_kind() {
+        hold(every_delivery_error, 24, delivery_failure);
+        hold(every_remote_error, 4, remote_failure);
+        hold(every_join_error, 11, |error| {
+            join_failure(error, "masterctl rebase --region jp", false)
+        });
     }
 }

@@ -89,6 +89,12 @@ impl From<masterctl_store::git::Error> for ConsoleError {
     }
 }
 
+impl From<masterctl_store::remote::RemoteError> for ConsoleError {
+    fn from(error: masterctl_store::remote::RemoteError) -> ConsoleError {
+        ConsoleError::with(&error, "")
+    }
+}
+
 impl From<JoinError> for ConsoleError {
     fn from(error: JoinError) -> ConsoleError {
         ConsoleError::with(&error, "")

@@ -122,7 +122,7 @@ impl Console {
         repo: PathBuf,
         policy: Policy,
         remote: &str,
-    ) -> Result<Arc<Console>, masterctl_store::StoreError> {
+    ) -> Result<Arc<Console>, masterctl_store::remote::RemoteError> {
         let remote = masterctl_store::remote::remote_of(&MasterRepo::open(&repo)?, remote)?;
         Ok(Arc::new(Console::made(
             repo,
@@ -225,6 +225,8 @@ pub enum ServeError {
     Access(#[from] AccessError),
     #[error(transparent)]
     Store(#[from] masterctl_store::StoreError),
+    #[error(transparent)]
+    Remote(#[from] masterctl_store::remote::RemoteError),
     #[error("cannot listen on {listen}: {source}")]
     Listen {
         listen: SocketAddr,

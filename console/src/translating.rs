@@ -173,6 +173,7 @@ fn take(
                     dry_run,
                 },
             )
+            .map_err(ConsoleError::from)
         },
         |outcome| {
             matches!(

@@ -62,15 +62,13 @@ impl StoreError {
             | StoreError::NoCommittedStructure { .. }
             | StoreError::BadPseudoLanguage { .. }
             | StoreError::BadVersion { .. }
-            | StoreError::NoRemote { .. }
             | StoreError::NotMasters { .. }
             | StoreError::NoSources
             | StoreError::NotABuild { .. }
             | StoreError::OutIsLink { .. }
             | StoreError::InsideRepository { .. } => Usage,
-            StoreError::Rewritten { .. } | StoreError::RebaseInProgress { .. } => Conflict,
-            StoreError::Remote { .. }
-            | StoreError::Export { .. }
+            StoreError::RebaseInProgress { .. } => Conflict,
+            StoreError::Export { .. }
             | StoreError::Build { .. }
             | StoreError::BrokenSnapshot { .. }
             | StoreError::Io { .. }
@@ -104,6 +102,21 @@ pub fn git_kind(error: &masterctl_git::Error) -> ErrorKind {
     }
 }
 
+impl crate::remote::RemoteError {
+    /// What kind of failure this is: a remote the repository does not name is a usage
+    /// error; a branch the remote rewrote is a conflict; a remote unreachable or refusing
+    /// is the environment; the store's own failure keeps its kind.
+    pub fn kind(&self) -> ErrorKind {
+        use crate::remote::RemoteError;
+        match self {
+            RemoteError::NoRemote { .. } => ErrorKind::Usage,
+            RemoteError::Rewritten { .. } => ErrorKind::Conflict,
+            RemoteError::Transport { .. } => ErrorKind::Environment,
+            RemoteError::Store(e) => e.kind(),
+        }
+    }
+}
+
 impl crate::join::JoinError {
     /// What kind of failure this is: a join that cannot start or go on because of the
     /// state it finds (one stopped, none stopped, a branch moved or rewritten) is a
@@ -112,6 +125,7 @@ impl crate::join::JoinError {
         use crate::join::JoinError;
         match self {
             JoinError::Store(e) => e.kind(),
+            JoinError::Remote(e) => e.kind(),
             JoinError::NoUpstream(_) | JoinError::NoConflictMatches { .. } => ErrorKind::Usage,
             JoinError::BadResolution(_) => ErrorKind::Invalid,
             JoinError::NotInProgress { .. }

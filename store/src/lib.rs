@@ -105,31 +105,6 @@ pub enum StoreError {
         "`{0}` is not a version name: ASCII letters, digits, `.`, `-`, `_` and `+`, starting with a letter or digit (`1.4`, `2026-12-event`)"
     )]
     BadVersion(String),
-    /// A remote the repository's configuration does not name.
-    #[error("this repository has no remote `{name}`")]
-    NoRemote { name: String, known: Vec<String> },
-    /// The remote could not be reached, refused the credentials, or failed; `url` has
-    /// any user name or password taken out.
-    #[error("{remote} ({url}): {what}: {message}")]
-    Remote {
-        remote: String,
-        url: String,
-        what: remote::Trouble,
-        message: String,
-    },
-    /// A branch the remote no longer holds as this clone last saw it: someone rewrote
-    /// (force-pushed) it. Nothing was changed here.
-    #[error(
-        "{remote}/{branch} was rewritten: it was {} when this clone last saw it, and is {} now, which does not contain it; nothing was changed here",
-        short_id(was),
-        short_id(now)
-    )]
-    Rewritten {
-        remote: String,
-        branch: String,
-        was: String,
-        now: String,
-    },
     /// A region whose branch is not under `masters/`, which pull and push do not move.
     #[error(
         "region `{region}`'s branch is {branch}: pull and push move only masters/… and work/… branches (never the structure's), so it stays as it is"

@@ -272,12 +272,16 @@ fn a_region_commit_pushed_with_plain_git_that_drops_audiences_is_never_built_pul
     let repo = studio.repo();
     let structure = repo.structure().unwrap();
     let origin = masterctl_store::remote::remote_of(&repo, "origin").unwrap();
-    let files = refused(masterctl_store::remote::pull(
+    let pulled = masterctl_store::remote::pull(
         &repo,
         &structure,
         &origin,
         &masterctl_store::remote::Scope::All,
-    ));
+    );
+    let files = refused(pulled.map_err(|e| match e {
+        masterctl_store::remote::RemoteError::Store(e) => e,
+        other => panic!("expected the structure refused, got {other:?}"),
+    }));
     assert_eq!(files, ["schemas/formula.toml", "schemas/monster.toml"]);
     assert_eq!(studio.head("masters/jp").unwrap(), good, "nothing pulled");
 

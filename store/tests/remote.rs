@@ -11,7 +11,7 @@ use masterctl_store::import::ImportOutcome;
 use masterctl_store::join::Join;
 use masterctl_store::join::resolutions::Resolution;
 use masterctl_store::join::session::{Action, Step};
-use masterctl_store::remote::{self, PullState, PushState, Scope};
+use masterctl_store::remote::{self, PullState, PushState, RemoteError, Scope};
 use masterctl_store::{Branch, MasterRepo, Region, StoreError};
 
 const THREE: [(i64, &str, i64); 3] = [(1, "slime", 10), (2, "golem", 300), (3, "dragon", 5000)];
@@ -301,14 +301,14 @@ fn a_remote_branch_someone_rewrote_is_refused_and_nothing_changes_here() {
     let structure = repo.structure().unwrap();
     for _ in 0..2 {
         match remote::pull(&repo, &structure, &origin(&team.bob), &Scope::All) {
-            Err(StoreError::Rewritten { branch, .. }) => assert_eq!(branch, "masters/jp"),
+            Err(RemoteError::Rewritten { branch, .. }) => assert_eq!(branch, "masters/jp"),
             other => panic!("{other:?}"),
         }
         assert_eq!(team.bob.head("masters/jp"), bob_head);
     }
     // Nor does a push go over it.
     match remote::push(&repo, &structure, &origin(&team.bob), &Scope::All) {
-        Err(StoreError::Rewritten { branch, .. }) => assert_eq!(branch, "masters/jp"),
+        Err(RemoteError::Rewritten { branch, .. }) => assert_eq!(branch, "masters/jp"),
         other => panic!("{other:?}"),
     }
     assert_eq!(team.remote_head("masters/jp"), first.trim());
@@ -320,11 +320,13 @@ fn unknown_unreachable_and_badly_named_remotes_are_said_and_change_nothing() {
     let repo = team.aiko.repo();
     assert!(matches!(
         remote::remote_of(&repo, "upstream"),
-        Err(StoreError::NoRemote { .. })
+        Err(RemoteError::NoRemote { .. })
     ));
     assert!(matches!(
         remote::remote_of(&repo, "../x"),
-        Err(StoreError::Git(masterctl_store::git::Error::BadRemote(_)))
+        Err(RemoteError::Store(StoreError::Git(
+            masterctl_store::git::Error::BadRemote(_)
+        )))
     ));
     git(
         team.aiko.dir.path(),
@@ -339,7 +341,7 @@ fn unknown_unreachable_and_badly_named_remotes_are_said_and_change_nothing() {
     let structure = repo.structure().unwrap();
     let head = team.aiko.head("masters/jp");
     match remote::pull(&repo, &structure, &gone, &Scope::All) {
-        Err(e @ StoreError::Remote { .. }) => {
+        Err(e @ RemoteError::Transport { .. }) => {
             let text = e.to_string();
             assert!(
                 !text.contains("s3cret") && !text.contains("alice"),
@@ -348,7 +350,7 @@ fn unknown_unreachable_and_badly_named_remotes_are_said_and_change_nothing() {
             assert!(
                 matches!(
                     e,
-                    StoreError::Remote {
+                    RemoteError::Transport {
                         what: remote::Trouble::Unreachable,
                         ..
                     }
@@ -499,7 +501,7 @@ fn a_region_whose_branch_is_not_under_masters_is_never_pulled_nor_pushed() {
         remote::push(&repo, &structure, &origin, &Scope::All).map(|_| ()),
     ] {
         match result {
-            Err(StoreError::NotMasters { region, branch }) => {
+            Err(RemoteError::Store(StoreError::NotMasters { region, branch })) => {
                 assert_eq!((region.as_str(), branch.as_str()), ("global", "main"))
             }
             other => panic!("{other:?}"),
@@ -568,7 +570,7 @@ fn walk(root: &Path) -> Vec<String> {
 
 /// A push to `team`'s remote after an import, as the pusher would run it: an error, or
 /// the outcome.
-fn try_push(team: &Team) -> Result<remote::push::PushOutcome, StoreError> {
+fn try_push(team: &Team) -> Result<remote::push::PushOutcome, RemoteError> {
     static PRICE: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(100);
     let price = PRICE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     import_rows(
@@ -591,9 +593,11 @@ fn forged_record(team: &Team, text: Option<&str>) -> std::path::PathBuf {
     masterctl
 }
 
-fn refused_for_a_link(result: Result<impl std::fmt::Debug, StoreError>) {
-    match result {
-        Err(StoreError::Git(masterctl_store::git::Error::LinkInRepository { .. })) => {}
+fn refused_for_a_link(result: Result<impl std::fmt::Debug, impl Into<RemoteError>>) {
+    match result.map_err(Into::into) {
+        Err(RemoteError::Store(StoreError::Git(
+            masterctl_store::git::Error::LinkInRepository { .. },
+        ))) => {}
         other => panic!("expected a refusal for a link, got {other:?}"),
     }
 }

@@ -6,7 +6,7 @@ use masterctl_store::join::Join;
 use masterctl_store::remote;
 
 use super::sync::PulledShown;
-use super::{Failure, open_repo, store_failure};
+use super::{Failure, open_repo, remote_failure, store_failure};
 use crate::output::{GlobalArgs, Output, RepoArg};
 
 #[derive(clap::Args)]
@@ -30,7 +30,7 @@ pub struct Args {
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let repo = open_repo(global)?;
     let structure = repo.structure().map_err(store_failure)?;
-    let remote = remote::remote_of(&repo, &args.scope.remote).map_err(store_failure)?;
+    let remote = remote::remote_of(&repo, &args.scope.remote).map_err(remote_failure)?;
     if args.resolving.given() {
         // Going on with a stopped pull: the keyed merge's own flow, as a rebase's.
         let Some(region) = &args.scope.region else {
@@ -53,9 +53,9 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         return super::rebase::carry_out(&repo, &structure, &join, &action, &again, &words, output);
     }
     let scope = args.scope.scope(&structure)?;
-    let pulled = remote::pull(&repo, &structure, &remote, &scope).map_err(store_failure)?;
+    let pulled = remote::pull(&repo, &structure, &remote, &scope).map_err(remote_failure)?;
     let passed_over =
-        remote::passed_over(&repo, &structure.project, &remote, &scope).map_err(store_failure)?;
+        remote::passed_over(&repo, &structure.project, &remote, &scope).map_err(remote_failure)?;
     let ok = !pulled.iter().any(remote::Pulled::stopped);
     output.show(&PulledShown {
         ok,

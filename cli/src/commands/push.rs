@@ -6,7 +6,7 @@ use masterctl_store::remote::{self, PushOutcome, PushState};
 use serde::Serialize;
 
 use super::sync::pushed_lines;
-use super::{Failure, open_repo, store_failure};
+use super::{Failure, open_repo, remote_failure, store_failure};
 use crate::output::{GlobalArgs, Output, Render, RepoArg};
 
 #[derive(clap::Args)]
@@ -20,9 +20,9 @@ pub struct Args {
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let repo = open_repo(global)?;
     let structure = repo.structure().map_err(store_failure)?;
-    let remote = remote::remote_of(&repo, &args.scope.remote).map_err(store_failure)?;
+    let remote = remote::remote_of(&repo, &args.scope.remote).map_err(remote_failure)?;
     let scope = args.scope.scope(&structure)?;
-    let outcome = remote::push(&repo, &structure, &remote, &scope).map_err(store_failure)?;
+    let outcome = remote::push(&repo, &structure, &remote, &scope).map_err(remote_failure)?;
     let ok = outcome.branches.iter().all(|b| b.state.landed());
     output.show(&Shown {
         ok,

@@ -6,7 +6,7 @@ use masterctl_store::short_id;
 use masterctl_store::status::{RegionStatus, status};
 use serde::Serialize;
 
-use super::{Failure, open_repo, store_failure};
+use super::{Failure, open_repo, remote_failure, store_failure};
 use crate::output::{GlobalArgs, Output, Render, RepoArg, counted};
 
 #[derive(clap::Args)]
@@ -23,7 +23,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     let repo = open_repo(global)?;
     let structure = repo.structure().map_err(store_failure)?;
     let remote = masterctl_app::project::shown_remote(&repo, args.remote.as_deref())
-        .map_err(store_failure)?;
+        .map_err(remote_failure)?;
     let regions = status(&repo, &structure, remote.as_ref()).map_err(store_failure)?;
     output.render(&Status { regions });
     Ok(())

@@ -8,7 +8,7 @@ use masterctl_store::remote::{self, PullState, Pulled, PushState, Pushed, Scope,
 use masterctl_store::{MasterRepo, StoreError, Structure, short_id};
 use serde::Serialize;
 
-use super::{Failure, store_failure};
+use super::{Failure, remote_failure, store_failure};
 use crate::output::{Output, Render, counted};
 
 /// Which branches `pull` and `push` move, and with which remote.
@@ -71,7 +71,7 @@ impl SyncArgs {
         }
         Remote::named(repo, &self.remote, self.pull, self.push)
             .map(Some)
-            .map_err(store_failure)
+            .map_err(remote_failure)
     }
 }
 
@@ -95,10 +95,10 @@ impl SyncArgs {
             remote.as_ref(),
             std::slice::from_ref(&line),
             &line,
-            write,
+            |repo| write(repo).map_err(Failure::from),
             committed,
-        );
-        ran(around.map_err(store_failure)?, output)
+        )?;
+        ran(around, output)
     }
 }
 
@@ -119,7 +119,7 @@ pub fn ran<T>(
             Err(Failure::Shown)
         }
         Around::Done(synced) => match synced.pushed {
-            Push::Failed(e) => Err(store_failure(e)),
+            Push::Failed(e) => Err(remote_failure(e)),
             Push::Sent(sent) => Ok((synced.result, synced.pulled, Some(sent))),
             Push::No => Ok((synced.result, synced.pulled, None)),
         },

@@ -18,6 +18,7 @@ use git2::Oid;
 use crate::MasterRepo;
 use crate::StoreError;
 use crate::git::confined::GitDir;
+use crate::remote::RemoteError;
 use masterctl_git::Error as GitError;
 
 /// The repository a remote URL names on this machine, if it names one.
@@ -36,7 +37,7 @@ pub(super) fn local_path(url: &str) -> Option<PathBuf> {
 /// common folder a worktree's names) inside `path`, never reached through a link or a
 /// `gitdir:` file pointing elsewhere, and no link among its references, objects,
 /// `packed-refs`, `HEAD`, `config` and masterctl's own records.
-pub(super) fn open_remote(path: &Path) -> Result<MasterRepo, StoreError> {
+pub(super) fn open_remote(path: &Path) -> Result<MasterRepo, RemoteError> {
     let root = path.canonicalize().map_err(StoreError::io(path))?;
     let target = MasterRepo::at(path)?;
     for folder in [target.git.path(), target.git.commondir()] {
@@ -72,7 +73,7 @@ pub(super) fn push_local(
     repo: &MasterRepo,
     path: &Path,
     updates: &[Update],
-) -> Result<Vec<(String, String)>, StoreError> {
+) -> Result<Vec<(String, String)>, RemoteError> {
     let target = open_remote(path)?;
     let tips: Vec<Oid> = updates.iter().map(|u| u.id).collect();
     crate::git::pack::copy_reachable(&repo.git, &target.git, &tips)?;
@@ -90,7 +91,7 @@ fn move_reference(
     repo: &MasterRepo,
     target: &MasterRepo,
     update: &Update,
-) -> Result<Option<String>, StoreError> {
+) -> Result<Option<String>, RemoteError> {
     let current = match target.git.find_reference(&update.reference) {
         Ok(reference) => reference.target(),
         Err(e) if e.code() == git2::ErrorCode::NotFound => None,

@@ -4,12 +4,14 @@
 //! ever forced. [`pull`] fast-forwards, or joins a branch both sides moved with the
 //! keyed three-way merge; [`push`] refuses a branch the remote moved ("pull first").
 
+mod error;
 mod local;
 pub mod pull;
 pub mod push;
 pub mod push_through;
 mod transport;
 
+pub use error::RemoteError;
 pub use pull::{PullState, Pulled, pull};
 pub use push::{PushOutcome, PushState, Pushed, push};
 pub use push_through::{Sent, push_through};
@@ -43,7 +45,7 @@ pub enum Scope {
 }
 
 /// The remote `name` of the repository, checked against its configuration.
-pub fn remote_of(repo: &MasterRepo, name: &str) -> Result<RemoteName, StoreError> {
+pub fn remote_of(repo: &MasterRepo, name: &str) -> Result<RemoteName, RemoteError> {
     let remote = RemoteName::of(name)?;
     if repo.git.find_remote(remote.name()).is_err() {
         let known = repo
@@ -58,7 +60,7 @@ pub fn remote_of(repo: &MasterRepo, name: &str) -> Result<RemoteName, StoreError
                     .collect()
             })
             .unwrap_or_default();
-        return Err(StoreError::NoRemote {
+        return Err(RemoteError::NoRemote {
             name: remote.to_string(),
             known,
         });
@@ -69,12 +71,12 @@ pub fn remote_of(repo: &MasterRepo, name: &str) -> Result<RemoteName, StoreError
 /// Fetch the region and work branches of `regions`, and the version tags, into this
 /// clone's tracking references (`refs/remotes/<remote>/…`). Tags the clone lacks are
 /// made; a tag it holds with another commit is left as it is here. A branch the remote
-/// rewrote is [`StoreError::Rewritten`].
+/// rewrote is [`RemoteError::Rewritten`].
 pub(crate) fn fetch(
     repo: &MasterRepo,
     remote: &RemoteName,
     regions: &[Region],
-) -> Result<(), StoreError> {
+) -> Result<(), RemoteError> {
     let git = &repo.git;
     let mut handle = git.find_remote(remote.name())?;
     let url = handle.url().unwrap_or_default().to_string();
@@ -108,7 +110,9 @@ pub(crate) fn fetch(
     // A repository on this machine: its objects copied as one pack, no negotiation.
     if let Some(path) = local::local_path(&url) {
         let source = local::open_remote(&path).map_err(|e| match e {
-            StoreError::Git(GitError::Git(e)) => transport::failure(remote, &url, &e),
+            RemoteError::Store(StoreError::Git(GitError::Git(e))) => {
+                transport::failure(remote, &url, &e)
+            }
             e => e,
         })?;
         let found = references_of(&source.git, &wanted)?;
@@ -161,7 +165,7 @@ pub(crate) fn fetch(
 fn references_of(
     source: &git2::Repository,
     wanted: &[(String, String)],
-) -> Result<Vec<(String, Oid)>, StoreError> {
+) -> Result<Vec<(String, Oid)>, RemoteError> {
     let mut found = Vec::new();
     for (theirs, ours) in wanted {
         if !theirs.ends_with('/') {
@@ -188,7 +192,7 @@ fn set_tracking(
     repo: &MasterRepo,
     wanted: &[(String, String)],
     found: &[(String, Oid)],
-) -> Result<(), StoreError> {
+) -> Result<(), RemoteError> {
     let git = &repo.git;
     for (reference, id) in found {
         if git2::Reference::is_valid_name(reference) {
@@ -222,7 +226,7 @@ fn refuse_rewritten(
     repo: &MasterRepo,
     remote: &RemoteName,
     before: &HashMap<String, Oid>,
-) -> Result<(), StoreError> {
+) -> Result<(), RemoteError> {
     let git = &repo.git;
     let mut rewritten = None;
     for (reference, was) in before {
@@ -235,7 +239,7 @@ fn refuse_rewritten(
         }
     }
     match rewritten {
-        Some((reference, was, now)) => Err(StoreError::Rewritten {
+        Some((reference, was, now)) => Err(RemoteError::Rewritten {
             remote: remote.to_string(),
             branch: reference
                 .strip_prefix(&format!("refs/remotes/{remote}/"))
@@ -249,7 +253,7 @@ fn refuse_rewritten(
 }
 
 /// Every tracking reference of `remote`, by reference name.
-fn tracked(repo: &MasterRepo, remote: &RemoteName) -> Result<HashMap<String, Oid>, StoreError> {
+fn tracked(repo: &MasterRepo, remote: &RemoteName) -> Result<HashMap<String, Oid>, RemoteError> {
     let mut out = HashMap::new();
     for reference in repo
         .git
@@ -270,7 +274,7 @@ fn adopt_tags(
     repo: &MasterRepo,
     remote: &RemoteName,
     regions: &[Region],
-) -> Result<(), StoreError> {
+) -> Result<(), RemoteError> {
     let git = &repo.git;
     for (tag, reference) in remote_tag_references(repo, remote)? {
         let local = format!("refs/tags/{tag}");
@@ -290,7 +294,7 @@ fn adopt_tags(
 fn remote_tag_references<'r>(
     repo: &'r MasterRepo,
     remote: &RemoteName,
-) -> Result<Vec<(String, git2::Reference<'r>)>, StoreError> {
+) -> Result<Vec<(String, git2::Reference<'r>)>, RemoteError> {
     let prefix = remote_tags(remote);
     let mut found = Vec::new();
     for reference in repo.git.references_glob(&format!("{prefix}*"))? {
@@ -356,7 +360,7 @@ pub fn passed_over(
     project: &Project,
     remote: &RemoteName,
     scope: &Scope,
-) -> Result<Vec<PassedOver>, StoreError> {
+) -> Result<Vec<PassedOver>, RemoteError> {
     let regions = &regions_of(project, scope)?;
     let all = Region::all(project);
     let mut out = Vec::new();
@@ -381,7 +385,7 @@ pub(crate) fn lines_of(
     project: &Project,
     remote: &RemoteName,
     scope: &Scope,
-) -> Result<Vec<Branch>, StoreError> {
+) -> Result<Vec<Branch>, RemoteError> {
     if let Scope::Branch(line) = scope {
         return Ok(vec![line.clone()]);
     }
@@ -419,7 +423,7 @@ pub(crate) fn lines_of(
 /// The regions a scope's branches belong to. Only `masters/…` and `work/…` branches
 /// move: a region whose branch is elsewhere (the structure's, another) is refused
 /// before anything is fetched.
-fn regions_of(project: &Project, scope: &Scope) -> Result<Vec<Region>, StoreError> {
+fn regions_of(project: &Project, scope: &Scope) -> Result<Vec<Region>, RemoteError> {
     let regions = match scope {
         Scope::All => Region::all(project),
         Scope::Region(region) => vec![region.clone()],
@@ -429,7 +433,8 @@ fn regions_of(project: &Project, scope: &Scope) -> Result<Vec<Region>, StoreErro
         Some(region) => Err(StoreError::NotMasters {
             region: region.name().to_string(),
             branch: region.branch().to_string(),
-        }),
+        }
+        .into()),
         None => Ok(regions),
     }
 }

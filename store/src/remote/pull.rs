@@ -12,6 +12,7 @@ use crate::StoreError;
 use crate::join::session::{self, Action, Step};
 use crate::join::{Join, JoinError};
 use crate::names::{Branch, RemoteName};
+use crate::remote::RemoteError;
 use crate::snapshot::structure::Structure;
 
 /// One branch after a pull.
@@ -62,13 +63,13 @@ pub enum PullState {
 }
 
 /// Pull `scope`'s branches from `remote`. A transport failure is an error and leaves
-/// every branch as it was; a branch the remote rewrote is [`StoreError::Rewritten`].
+/// every branch as it was; a branch the remote rewrote is [`RemoteError::Rewritten`].
 pub fn pull(
     repo: &MasterRepo,
     structure: &Structure,
     remote: &RemoteName,
     scope: &Scope,
-) -> Result<Vec<Pulled>, StoreError> {
+) -> Result<Vec<Pulled>, RemoteError> {
     fetch(repo, remote, &regions_of(&structure.project, scope)?)?;
     let lines = lines_of(repo, &structure.project, remote, scope)?;
     let mut out = Vec::new();
@@ -91,7 +92,7 @@ fn pull_line(
     structure: &Structure,
     remote: &RemoteName,
     line: &Branch,
-) -> Result<Option<PullState>, StoreError> {
+) -> Result<Option<PullState>, RemoteError> {
     let git = &repo.git;
     let tracking = remote.tracking(line.branch());
     let theirs = repo.head_of(&tracking)?.map(|c| c.id());
@@ -150,19 +151,21 @@ pub fn join(
     remote: &RemoteName,
     line: &Branch,
     action: &Action<'_>,
-) -> Result<PullState, StoreError> {
+) -> Result<PullState, RemoteError> {
     let join = Join::Pull {
         line: line.clone(),
         remote: remote.clone(),
     };
     let step = match session::run(repo, structure, &join, action, None) {
         Ok(step) => step,
-        Err(JoinError::Store(e)) => return Err(e),
+        Err(JoinError::Store(e)) => return Err(e.into()),
+        Err(JoinError::Remote(e)) => return Err(e),
         Err(e) => {
             return Err(StoreError::StateFile {
                 path: crate::join::state::conflict_file(repo, line),
                 message: e.to_string(),
-            });
+            }
+            .into());
         }
     };
     Ok(match step {

@@ -10,6 +10,7 @@ use super::{Scope, fetch, lines_of, regions_of, remote_tags, transport};
 use crate::MasterRepo;
 use crate::StoreError;
 use crate::names::{Branch, RemoteName};
+use crate::remote::RemoteError;
 use crate::snapshot::structure::Structure;
 use masterctl_git::Error as GitError;
 
@@ -59,7 +60,7 @@ pub fn push(
     structure: &Structure,
     remote: &RemoteName,
     scope: &Scope,
-) -> Result<PushOutcome, StoreError> {
+) -> Result<PushOutcome, RemoteError> {
     let git = &repo.git;
     let regions = regions_of(&structure.project, scope)?;
     fetch(repo, remote, &regions)?;
@@ -128,7 +129,7 @@ pub fn push(
         for (reference, id) in &landed {
             git.reference(reference, *id, true, "masterctl push")?;
         }
-        Ok::<_, StoreError>(())
+        Ok::<_, RemoteError>(())
     })?;
     let tags = tags
         .into_iter()
@@ -147,7 +148,7 @@ fn missing_tags(
     repo: &MasterRepo,
     remote: &RemoteName,
     regions: &[crate::names::Region],
-) -> Result<Vec<String>, StoreError> {
+) -> Result<Vec<String>, RemoteError> {
     let mut out = Vec::new();
     for region in regions {
         for version in crate::tags::list(repo, Some(region))? {
@@ -165,7 +166,7 @@ fn send(
     repo: &MasterRepo,
     remote: &RemoteName,
     refspecs: &[String],
-) -> Result<Vec<(String, String)>, StoreError> {
+) -> Result<Vec<(String, String)>, RemoteError> {
     if refspecs.is_empty() {
         return Ok(Vec::new());
     }
@@ -191,7 +192,9 @@ fn send(
             })
             .collect::<Vec<_>>();
         return super::local::push_local(repo, &path, &updates).map_err(|e| match e {
-            StoreError::Git(GitError::Git(e)) => transport::failure(remote, &url, &e),
+            RemoteError::Store(StoreError::Git(GitError::Git(e))) => {
+                transport::failure(remote, &url, &e)
+            }
             e => e,
         });
     }

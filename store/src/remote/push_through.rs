@@ -7,8 +7,8 @@ use serde::Serialize;
 
 use super::{Pulled, PushState, Pushed, Scope, pull, push};
 use crate::MasterRepo;
-use crate::StoreError;
 use crate::names::{Branch, RemoteName};
+use crate::remote::RemoteError;
 use crate::snapshot::structure::Structure;
 
 /// How often `push_through` pushes before it gives up on a remote that keeps moving.
@@ -48,7 +48,7 @@ pub fn push_through(
     remote: &RemoteName,
     line: &Branch,
     attempts: usize,
-) -> Result<Sent, StoreError> {
+) -> Result<Sent, RemoteError> {
     let scope = Scope::Branch(line.clone());
     let mut sent = Sent {
         pulls: Vec::new(),

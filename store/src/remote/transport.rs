@@ -6,8 +6,8 @@
 use git2::{Cred, CredentialType, RemoteCallbacks};
 use serde::Serialize;
 
-use crate::StoreError;
 use crate::names::RemoteName;
+use crate::remote::RemoteError;
 
 /// What went wrong talking to a remote.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -57,7 +57,7 @@ pub fn shown_url(url: &str) -> String {
 }
 
 /// A libgit2 failure talking to `remote`, named by what it was.
-pub fn failure(remote: &RemoteName, url: &str, error: &git2::Error) -> StoreError {
+pub fn failure(remote: &RemoteName, url: &str, error: &git2::Error) -> RemoteError {
     use git2::{ErrorClass, ErrorCode};
     let what = match (error.code(), error.class()) {
         (ErrorCode::Certificate, _) => Trouble::HostKey,
@@ -69,7 +69,7 @@ pub fn failure(remote: &RemoteName, url: &str, error: &git2::Error) -> StoreErro
         (_, ErrorClass::Repository) => Trouble::Unreachable,
         _ => Trouble::Failed,
     };
-    StoreError::Remote {
+    RemoteError::Transport {
         remote: remote.to_string(),
         url: shown_url(url),
         what,
