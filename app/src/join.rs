@@ -7,11 +7,38 @@
 use masterctl_store::join::JoinError;
 use masterctl_store::join::session::{self, Action, Step};
 use masterctl_store::join::state;
-use masterctl_store::{MasterRepo, StoreError, Structure};
+use masterctl_store::remote::RemoteError;
+use masterctl_store::{ErrorKind, MasterRepo, StoreError, Structure};
 
 pub use masterctl_store::join::Join;
 
+use crate::Kinded;
 use crate::sync::{self, Around, Remote};
+
+/// Why a join's step did not come to one: the join's own failure, or the remote's
+/// around it.
+#[derive(Debug, thiserror::Error)]
+pub enum StepError {
+    #[error(transparent)]
+    Join(#[from] JoinError),
+    #[error(transparent)]
+    Remote(#[from] RemoteError),
+}
+
+impl From<StoreError> for StepError {
+    fn from(error: StoreError) -> StepError {
+        StepError::Join(error.into())
+    }
+}
+
+impl Kinded for StepError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            StepError::Join(error) => error.kind(),
+            StepError::Remote(error) => error.kind(),
+        }
+    }
+}
 
 /// Carry out `action` on `join`: the step it came to, with the pulls before and the
 /// push after (of the branch that moves, when the step committed).
@@ -22,7 +49,7 @@ pub fn step(
     action: &Action<'_>,
     message: Option<&str>,
     remote: Option<&Remote>,
-) -> Result<Around<Step>, JoinError> {
+) -> Result<Around<Step>, StepError> {
     let reads = match action {
         Action::Start | Action::DryRun => join.lines(&structure.project),
         Action::Continue | Action::Abort | Action::Resolve { .. } => Vec::new(),
@@ -32,7 +59,7 @@ pub fn step(
         remote,
         &reads,
         &join.target(),
-        |repo| session::run(repo, structure, join, action, message),
+        |repo| session::run(repo, structure, join, action, message).map_err(StepError::from),
         |step| matches!(step, Step::Committed { .. }),
     )
 }

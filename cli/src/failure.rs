@@ -54,7 +54,7 @@ pub fn delivery_failure(error: DeliveryError) -> Failure {
 /// join (`masterctl rebase --region jp`), for hints.
 pub fn join_failure(error: JoinError, again: &str, resolving: bool) -> Failure {
     let hint = match &error {
-        JoinError::Store(_) | JoinError::Remote(_) => None,
+        JoinError::Store(_) => None,
         JoinError::NoUpstream(_) => Some(
             "give the region an upstream in masterctl.toml (upstream = \"<the region it follows>\"), or rebase a region that has one".to_string(),
         ),
@@ -82,7 +82,6 @@ pub fn join_failure(error: JoinError, again: &str, resolving: bool) -> Failure {
     };
     let failure = match error {
         JoinError::Store(e) => return store_failure(e),
-        JoinError::Remote(e) => return remote_failure(e),
         error => Failure::of(error.kind(), error.to_string()),
     };
     match hint {
@@ -688,12 +687,6 @@ mod kinds {
                 conflict_file: path(),
             },
             JoinError::Store(StoreError::NoStructure),
-            JoinError::Remote(RemoteError::Rewritten {
-                remote: s(),
-                branch: s(),
-                was: s(),
-                now: s(),
-            }),
         ];
         for error in &all {
             match error {
@@ -706,8 +699,7 @@ mod kinds {
                 | JoinError::InProgress { .. }
                 | JoinError::Moved { .. }
                 | JoinError::NoConflictMatches { .. }
-                | JoinError::Store(_)
-                | JoinError::Remote(_) => {}
+                | JoinError::Store(_) => {}
             }
         }
         all
@@ -866,7 +858,7 @@ mod kinds {
     fn every_delivery_remote_and_join_error_gets_one_exit_code_and_one_status_by_its_kind() {
         hold(every_delivery_error, 24, delivery_failure);
         hold(every_remote_error, 4, remote_failure);
-        hold(every_join_error, 11, |error| {
+        hold(every_join_error, 10, |error| {
             join_failure(error, "masterctl rebase --region jp", false)
         });
     }

@@ -95,6 +95,12 @@ impl From<masterctl_store::remote::RemoteError> for ConsoleError {
     }
 }
 
+impl From<masterctl_app::join::StepError> for ConsoleError {
+    fn from(error: masterctl_app::join::StepError) -> ConsoleError {
+        ConsoleError::with(&error, "")
+    }
+}
+
 impl From<JoinError> for ConsoleError {
     fn from(error: JoinError) -> ConsoleError {
         ConsoleError::with(&error, "")

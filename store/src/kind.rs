@@ -125,7 +125,6 @@ impl crate::join::JoinError {
         use crate::join::JoinError;
         match self {
             JoinError::Store(e) => e.kind(),
-            JoinError::Remote(e) => e.kind(),
             JoinError::NoUpstream(_) | JoinError::NoConflictMatches { .. } => ErrorKind::Usage,
             JoinError::BadResolution(_) => ErrorKind::Invalid,
             JoinError::NotInProgress { .. }

@@ -6,13 +6,14 @@
 
 use std::path::Path;
 
+use masterctl_app::join::StepError;
 use masterctl_store::join::Join;
 use masterctl_store::join::resolutions::Resolution;
 use masterctl_store::join::session::{Action, Rebased, Step};
 use masterctl_store::{WorkBranch, short_id};
 use serde::Serialize;
 
-use super::{Failure, join_failure, open_repo, store_failure};
+use super::{Failure, join_failure, open_repo, remote_failure, store_failure};
 use crate::output::{GlobalArgs, Output, Render, RepoArg, count_text, counted};
 
 #[derive(clap::Args)]
@@ -157,7 +158,10 @@ pub(super) fn carry_out(
         None => None,
     };
     let around = masterctl_app::join::step(repo, structure, join, action, message, remote.as_ref())
-        .map_err(|e| join_failure(e, again, resolving))?;
+        .map_err(|e| match e {
+            StepError::Join(e) => join_failure(e, again, resolving),
+            StepError::Remote(e) => remote_failure(e),
+        })?;
     let (step, pulled, sent) = super::sync::ran(around, output)?;
     if let (Step::DryRun { diff, .. }, Some(path)) = (&step, html) {
         let title = format!("{again} --dry-run");

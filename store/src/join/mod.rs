@@ -79,9 +79,6 @@ pub enum JoinError {
     NoConflictMatches { conflict_file: std::path::PathBuf },
     #[error(transparent)]
     Store(#[from] StoreError),
-    /// A pull before the join, or the push after it, failed.
-    #[error(transparent)]
-    Remote(#[from] crate::remote::RemoteError),
 }
 
 impl From<git2::Error> for JoinError {

@@ -159,7 +159,6 @@ pub fn join(
     let step = match session::run(repo, structure, &join, action, None) {
         Ok(step) => step,
         Err(JoinError::Store(e)) => return Err(e.into()),
-        Err(JoinError::Remote(e)) => return Err(e),
         Err(e) => {
             return Err(StoreError::StateFile {
                 path: crate::join::state::conflict_file(repo, line),
