@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use masterctl_schemas::Report;
-use masterctl_store::import::{self, ImportOutcome};
+use masterctl_store::import::{self, ImportError, ImportOutcome};
 use masterctl_store::review::diff::{self, DiffOptions, Review};
 use masterctl_store::{MasterRepo, StoreError};
 
@@ -62,7 +62,7 @@ pub fn exports(
     repo: &MasterRepo,
     exports: Exports<'_>,
     options: DiffOptions,
-) -> Result<Reviewed, StoreError> {
+) -> Result<Reviewed, ImportError> {
     let Exports {
         region,
         work,

@@ -3,6 +3,7 @@
 //! here, beside them, since the delivery crate knows nothing of the store's kinds.
 
 use masterctl_delivery::DeliveryError;
+use masterctl_store::import::ImportError;
 use masterctl_store::join::JoinError;
 use masterctl_store::remote::RemoteError;
 use masterctl_store::{ErrorKind, StoreError};
@@ -15,6 +16,12 @@ pub trait Kinded: std::error::Error {
 impl Kinded for StoreError {
     fn kind(&self) -> ErrorKind {
         StoreError::kind(self)
+    }
+}
+
+impl Kinded for ImportError {
+    fn kind(&self) -> ErrorKind {
+        ImportError::kind(self)
     }
 }
 

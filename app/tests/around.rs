@@ -6,10 +6,13 @@
 use std::path::{Path, PathBuf};
 
 use masterctl_app::sync::{self, Around, Push, Remote};
-use masterctl_store::import::{self, ImportOutcome, Request};
-use masterctl_store::remote::{PullState, RemoteError};
-use masterctl_store::{Branch, MasterRepo, Region, StoreError};
+use masterctl_store::import::{self, ImportError, ImportOutcome, Request};
+use masterctl_store::remote::PullState;
+use masterctl_store::{Branch, MasterRepo, Region};
 use masterctl_testing::git;
+
+/// Whatever a write or the remote around it failed with.
+type Failed = Box<dyn std::error::Error + Send + Sync>;
 
 const CONFIG: &str =
     "source_language = \"ja\"\nlanguages = [\"ja\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n";
@@ -47,7 +50,7 @@ pub fn import(
     repo: &MasterRepo,
     rows: &[(i64, i64)],
     dry_run: bool,
-) -> Result<ImportOutcome, StoreError> {
+) -> Result<ImportOutcome, ImportError> {
     let dir = tempfile::tempdir().unwrap();
     let mut csv = String::from("id,hp\n");
     for (id, hp) in rows {
@@ -124,7 +127,7 @@ fn a_write_takes_the_remote_first_sends_its_commit_and_stops_before_a_conflict()
         Some(&around),
         std::slice::from_ref(&line),
         &line,
-        |repo| import(repo, &[(1, 11), (2, 20)], false).map_err(RemoteError::from),
+        |repo| import(repo, &[(1, 11), (2, 20)], false).map_err(Failed::from),
         committed,
     )
     .unwrap();
@@ -145,7 +148,7 @@ fn a_write_takes_the_remote_first_sends_its_commit_and_stops_before_a_conflict()
         Some(&aiko_remote),
         std::slice::from_ref(&line),
         &line,
-        |repo| import(repo, &[(1, 11), (2, 21)], false).map_err(RemoteError::from),
+        |repo| import(repo, &[(1, 11), (2, 21)], false).map_err(Failed::from),
         committed,
     )
     .unwrap();
@@ -167,7 +170,7 @@ fn a_write_takes_the_remote_first_sends_its_commit_and_stops_before_a_conflict()
         Some(&aiko_remote),
         std::slice::from_ref(&line),
         &line,
-        |repo| import(repo, &[(1, 12), (2, 21)], true).map_err(RemoteError::from),
+        |repo| import(repo, &[(1, 12), (2, 21)], true).map_err(Failed::from),
         committed,
     )
     .unwrap();
@@ -182,7 +185,7 @@ fn a_write_takes_the_remote_first_sends_its_commit_and_stops_before_a_conflict()
         Some(&around),
         std::slice::from_ref(&bob_line),
         &bob_line,
-        |repo| import(repo, &[(1, 11), (2, 30)], false).map_err(RemoteError::from),
+        |repo| import(repo, &[(1, 11), (2, 30)], false).map_err(Failed::from),
         committed,
     )
     .unwrap();
@@ -199,7 +202,7 @@ fn a_write_takes_the_remote_first_sends_its_commit_and_stops_before_a_conflict()
         &line,
         |repo| {
             ran = true;
-            import(repo, &[(1, 13), (2, 40)], false).map_err(RemoteError::from)
+            import(repo, &[(1, 13), (2, 40)], false).map_err(Failed::from)
         },
         committed,
     )

@@ -9,6 +9,7 @@ use masterctl_app::Kinded;
 use masterctl_delivery::DeliveryError;
 use masterctl_schemas::Report;
 use masterctl_store::git::Error as GitError;
+use masterctl_store::import::ImportError;
 use masterctl_store::join::JoinError;
 use masterctl_store::remote::RemoteError;
 use masterctl_store::{ErrorKind, StoreError, short_id};
@@ -90,19 +91,57 @@ pub fn join_failure(error: JoinError, again: &str, resolving: bool) -> Failure {
     }
 }
 
-/// A pull's, a push's or a remote's failure as the failure a user sees.
-pub fn remote_failure(error: RemoteError) -> Failure {
-    let hint = remote_hint(&error);
+/// An import's refusal as the failure a user sees.
+pub fn import_failure(error: ImportError) -> Failure {
     match error {
-        RemoteError::Store(e) => store_failure(e),
-        error => Failure::of(error.kind(), error.to_string()).hint(hint.unwrap_or_default()),
+        ImportError::Store(e) => store_failure(e),
+        error => hinted(&error, import_hint(&error)),
     }
 }
 
-/// What a user can do about a remote's failure.
-fn remote_hint(error: &RemoteError) -> Option<String> {
-    let hint: String = match error {
-        RemoteError::Store(_) => return None,
+/// A failure of `error`'s kind, with what a user can do about it.
+fn hinted(error: &impl Kinded, hint: String) -> Failure {
+    Failure::of(error.kind(), error.to_string()).hint(hint)
+}
+
+/// What a user can do about an import's refusal (the store's own: its hint).
+fn import_hint(error: &ImportError) -> String {
+    match error {
+        ImportError::Store(_) => String::new(),
+        ImportError::Removes {
+            branch,
+            newer_structure,
+            ..
+        } => match newer_structure {
+            Some(structure) => format!(
+                "{branch} was last imported with the structure of commit {}, which this clone's HEAD does not hold: update main (git pull) and import again; if the removal is meant, import again with --allow-removal",
+                short_id(structure)
+            ),
+            None => "a table the branch holds is missing from the structure (is masterctl.toml or schemas/ out of date in this clone?), or the workbooks lack most of a table's rows; if that is meant, import again with --allow-removal".into(),
+        },
+        ImportError::Reverts { .. } => "they look older than the branch: `masterctl export --region R --out DIR` gives the current data to edit (an exported workbook is merged, never reverting); to take these back on purpose, import with --revert-upstream".into(),
+        ImportError::NoSources => "masterctl reads .xlsx, .xlsm, .xlsb, .xls, .ods and .csv files".into(),
+    }
+}
+
+impl From<ImportError> for Failure {
+    fn from(error: ImportError) -> Failure {
+        import_failure(error)
+    }
+}
+
+/// A pull's, a push's or a remote's failure as the failure a user sees.
+pub fn remote_failure(error: RemoteError) -> Failure {
+    match error {
+        RemoteError::Store(e) => store_failure(e),
+        error => hinted(&error, remote_hint(&error)),
+    }
+}
+
+/// What a user can do about a remote's failure (the store's own: its hint).
+fn remote_hint(error: &RemoteError) -> String {
+    match error {
+        RemoteError::Store(_) => String::new(),
         RemoteError::NoRemote { known, .. } => match known.as_slice() {
             [] => "this clone has no remote: `git remote add origin URL` names one".to_string(),
             known => format!("its remotes: {} (choose one with --remote)", known.join(", ")),
@@ -123,8 +162,7 @@ fn remote_hint(error: &RemoteError) -> Option<String> {
         RemoteError::Rewritten { remote, branch, .. } => format!(
             "compare the two (git log {branch} {remote}/{branch}) and ask who rewrote it; to take the rewritten branch as it is: git update-ref -d refs/remotes/{remote}/{branch}, then pull again"
         ),
-    };
-    Some(hint)
+    }
 }
 
 impl From<StoreError> for Failure {
@@ -165,22 +203,9 @@ fn store_hint(error: &StoreError) -> Option<String> {
         StoreError::NotTranslated { targets, .. } => {
             format!("its languages to translate into: {}", targets.join(", "))
         }
-        StoreError::Removes {
-            branch,
-            newer_structure,
-            ..
-        } => match newer_structure {
-            Some(structure) => format!(
-                "{branch} was last imported with the structure of commit {}, which this clone's HEAD does not hold: update main (git pull) and import again; if the removal is meant, import again with --allow-removal",
-                short_id(structure)
-            ),
-            None => "a table the branch holds is missing from the structure (is masterctl.toml or schemas/ out of date in this clone?), or the workbooks lack most of a table's rows; if that is meant, import again with --allow-removal".into(),
-        },
-        StoreError::Reverts { .. } => "they look older than the branch: `masterctl export --region R --out DIR` gives the current data to edit (an exported workbook is merged, never reverting); to take these back on purpose, import with --revert-upstream".into(),
         StoreError::ListRow { table } => format!(
             "`masterctl log --region R` and `masterctl diff` show what changed in `{table}`, row by row, by place"
         ),
-        StoreError::NoSources => "masterctl reads .xlsx, .xlsm, .xlsb, .xls, .ods and .csv files".into(),
         StoreError::BadPseudoLanguage { .. } => "a pseudo language takes a tag of its own: qps, en-XA".into(),
         StoreError::Git(GitError::NoWorkBranch { .. }) => "`masterctl branch list` lists the work branches; `masterctl branch create NAME --region R` makes one".into(),
         StoreError::ConflictFile { .. } => "fix the file (or run `masterctl rebase --region R --abort` to start over)".into(),
@@ -408,28 +433,6 @@ mod kinds {
                 given: 2,
             },
             StoreError::ListRow { table: s() },
-            StoreError::NoSources,
-            StoreError::Removes {
-                branch: s(),
-                removals: vec![Removal {
-                    table: s(),
-                    generated: false,
-                    rows: 1,
-                    of: 1,
-                }],
-                newer_structure: None,
-            },
-            StoreError::Reverts {
-                commit: s(),
-                reverts: vec![Revert {
-                    table: s(),
-                    key: vec![s()],
-                    field: None,
-                    upstream: s(),
-                    import: s(),
-                    commit: s(),
-                }],
-            },
             StoreError::NotABuild(s()),
             StoreError::OutIsLink(s()),
             StoreError::Export {
@@ -509,9 +512,6 @@ mod kinds {
                 | StoreError::NoRow { .. }
                 | StoreError::KeyArity { .. }
                 | StoreError::ListRow { .. }
-                | StoreError::NoSources
-                | StoreError::Removes { .. }
-                | StoreError::Reverts { .. }
                 | StoreError::NotABuild(_)
                 | StoreError::OutIsLink(_)
                 | StoreError::Export { .. }
@@ -705,6 +705,45 @@ mod kinds {
         all
     }
 
+    /// One error of every variant of an import's.
+    fn every_import_error() -> Vec<ImportError> {
+        let s = || "x".to_string();
+        let all = vec![
+            ImportError::NoSources,
+            ImportError::Removes {
+                branch: s(),
+                removals: vec![Removal {
+                    table: s(),
+                    generated: false,
+                    rows: 1,
+                    of: 1,
+                }],
+                newer_structure: None,
+            },
+            ImportError::Reverts {
+                commit: s(),
+                reverts: vec![Revert {
+                    table: s(),
+                    key: vec![s()],
+                    field: None,
+                    upstream: s(),
+                    import: s(),
+                    commit: s(),
+                }],
+            },
+            ImportError::Store(StoreError::NoStructure),
+        ];
+        for error in &all {
+            match error {
+                ImportError::NoSources
+                | ImportError::Removes { .. }
+                | ImportError::Reverts { .. }
+                | ImportError::Store(_) => {}
+            }
+        }
+        all
+    }
+
     /// One error of every variant of a remote's.
     fn every_remote_error() -> Vec<RemoteError> {
         let s = || "x".to_string();
@@ -820,7 +859,7 @@ mod kinds {
     #[test]
     fn every_store_error_gets_one_exit_code_and_one_status_by_its_kind() {
         let all = every_store_error();
-        assert_eq!(all.len(), 39, "one example per variant");
+        assert_eq!(all.len(), 36, "one example per variant");
         let gits = every_git_error();
         assert_eq!(gits.len(), 15, "one example per variant");
         let again = every_store_error().into_iter().chain(every_git_error());
@@ -855,9 +894,10 @@ mod kinds {
     }
 
     #[test]
-    fn every_delivery_remote_and_join_error_gets_one_exit_code_and_one_status_by_its_kind() {
+    fn every_delivery_import_remote_and_join_error_gets_one_exit_code_and_one_status_by_its_kind() {
         hold(every_delivery_error, 24, delivery_failure);
         hold(every_remote_error, 4, remote_failure);
+        hold(every_import_error, 4, import_failure);
         hold(every_join_error, 10, |error| {
             join_failure(error, "masterctl rebase --region jp", false)
         });

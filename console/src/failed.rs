@@ -101,6 +101,12 @@ impl From<masterctl_app::join::StepError> for ConsoleError {
     }
 }
 
+impl From<masterctl_store::import::ImportError> for ConsoleError {
+    fn from(error: masterctl_store::import::ImportError) -> ConsoleError {
+        ConsoleError::with(&error, "")
+    }
+}
+
 impl From<JoinError> for ConsoleError {
     fn from(error: JoinError) -> ConsoleError {
         ConsoleError::with(&error, "")

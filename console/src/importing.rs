@@ -12,7 +12,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect};
 use masterctl_app::ErrorKind;
 use masterctl_schemas::Diagnostic;
-use masterctl_store::import::{self, ImportOutcome, Request, Summary};
+use masterctl_store::import::{self, ImportError, ImportOutcome, Request, Summary};
 use masterctl_store::{Branch, MasterRepo, StoreError};
 use serde::Deserialize;
 
@@ -219,12 +219,12 @@ fn import_with_progress(
 
 /// A refused import as the planner sees it: what it would remove or take back, a race
 /// lost, an upload with nothing to import — their upload kept.
-fn import_error(error: StoreError) -> ConsoleError {
+fn import_error(error: ImportError) -> ConsoleError {
     match &error {
-        StoreError::Removes { .. }
-        | StoreError::Reverts { .. }
-        | StoreError::Git(masterctl_store::git::Error::Raced { .. })
-        | StoreError::NoSources => {
+        ImportError::Removes { .. }
+        | ImportError::Reverts { .. }
+        | ImportError::Store(StoreError::Git(masterctl_store::git::Error::Raced { .. }))
+        | ImportError::NoSources => {
             ConsoleError::with(&error, "; your upload is kept: review it again")
         }
         _ => error.into(),

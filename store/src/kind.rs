@@ -50,8 +50,6 @@ impl StoreError {
             | StoreError::NotInHistory { .. }
             | StoreError::KeyArity { .. }
             | StoreError::ListRow { .. }
-            | StoreError::Removes { .. }
-            | StoreError::Reverts { .. }
             | StoreError::UnvouchedStructure { .. }
             | StoreError::StructureNotOnMain { .. }
             | StoreError::ConflictFile { .. } => Invalid,
@@ -63,7 +61,6 @@ impl StoreError {
             | StoreError::BadPseudoLanguage { .. }
             | StoreError::BadVersion { .. }
             | StoreError::NotMasters { .. }
-            | StoreError::NoSources
             | StoreError::NotABuild { .. }
             | StoreError::OutIsLink { .. }
             | StoreError::InsideRepository { .. } => Usage,
@@ -99,6 +96,20 @@ pub fn git_kind(error: &masterctl_git::Error) -> ErrorKind {
         | Error::LinkInRepository { .. }
         | Error::Io { .. }
         | Error::Git(_) => Environment,
+    }
+}
+
+impl crate::import::ImportError {
+    /// What kind of failure this is: a removal or revert the request did not allow is
+    /// rejected; paths with nothing to read are a usage error; the store's own failure
+    /// keeps its kind.
+    pub fn kind(&self) -> ErrorKind {
+        use crate::import::ImportError;
+        match self {
+            ImportError::Removes { .. } | ImportError::Reverts { .. } => ErrorKind::Invalid,
+            ImportError::NoSources => ErrorKind::Usage,
+            ImportError::Store(e) => e.kind(),
+        }
     }
 }
 

@@ -141,33 +141,6 @@ pub enum StoreError {
     /// A row asked for by key of a list, whose rows have none.
     #[error("`{table}` is a list: its rows have no key to follow through history")]
     ListRow { table: String },
-    /// An import whose paths hold no spreadsheet or CSV file.
-    #[error("no spreadsheet files found in the given paths")]
-    NoSources,
-    /// An import that would take away tables, generated masters or most rows of a
-    /// table, which the request did not allow. `newer_structure`: the structure commit
-    /// the branch was last imported with, when the import's own is older.
-    #[error(
-        "the import would remove {}; nothing was written",
-        names::listed(removals, 20, "; ")
-    )]
-    Removes {
-        branch: String,
-        removals: Vec<import::Removal>,
-        newer_structure: Option<String>,
-    },
-    /// An import that would take back what the branch's last rebase or merge brought
-    /// in, which the request did not allow.
-    #[error(
-        "the workbooks would take back what the last rebase brought in ({}): {}; nothing was written",
-        short_id(commit),
-        names::listed(reverts, 20, "; ")
-    )]
-    Reverts {
-        /// The rebase or merge commit.
-        commit: String,
-        reverts: Vec<import::Revert>,
-    },
     #[error("{0} exists and is not a build (no masterctl manifest.json); it is left alone")]
     NotABuild(String),
     #[error(

@@ -299,7 +299,10 @@ fn a_region_commit_pushed_with_plain_git_that_drops_audiences_is_never_built_pul
         assert!(!out.path().join("build").exists(), "nothing written");
     }
     let data = studio.exports.path().join("data");
-    refused(studio.import("jp", &data, |_| {}));
+    refused(studio.import("jp", &data, |_| {}).map_err(|e| match e {
+        masterctl_store::import::ImportError::Store(e) => e,
+        other => panic!("expected the structure refused, got {other:?}"),
+    }));
     let work = studio.work("jp", "ev");
     masterctl_store::branches::create(&repo, &work, Some(&good)).unwrap();
     let refresh = masterctl_store::join::session::run(

@@ -5,7 +5,7 @@
 
 use crate::common::{CONFIG, MONSTER, Studio};
 use masterctl_store::branches;
-use masterctl_store::import::ImportOutcome;
+use masterctl_store::import::{ImportError, ImportOutcome};
 use masterctl_store::join::resolutions::Resolution;
 use masterctl_store::join::session::{Action, Step};
 use masterctl_store::join::{Join, JoinError};
@@ -45,7 +45,10 @@ fn a_work_branch_is_imported_into_rebased_and_reflected_with_its_planner_kept() 
 
     // Importing into a work branch nobody made is refused: it is made on purpose.
     match studio.import("jp", &path, |r| r.branch = Some("event")) {
-        Err(StoreError::Git(masterctl_store::git::Error::NoWorkBranch { name, .. })) => {
+        Err(ImportError::Store(StoreError::Git(masterctl_store::git::Error::NoWorkBranch {
+            name,
+            ..
+        }))) => {
             assert_eq!(name, "event")
         }
         other => panic!("{other:?}"),
@@ -145,7 +148,7 @@ fn a_work_branch_is_imported_into_rebased_and_reflected_with_its_planner_kept() 
     assert!(conflict_file.is_some());
     // While the merge is stopped, neither an import nor a rebase of the region starts.
     match studio.import("jp", &path, |_| {}) {
-        Err(StoreError::RebaseInProgress { branch, kind, .. }) => {
+        Err(ImportError::Store(StoreError::RebaseInProgress { branch, kind, .. })) => {
             assert_eq!((branch.as_str(), kind.as_str()), ("masters/jp", "merge"))
         }
         other => panic!("{other:?}"),

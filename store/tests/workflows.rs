@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::common::Studio;
 use masterctl_store::StoreError;
-use masterctl_store::import::ImportOutcome;
+use masterctl_store::import::{ImportError, ImportOutcome};
 use masterctl_store::join::resolutions::Resolution;
 use masterctl_store::join::session::{Action, ConflictEntry, Step};
 use masterctl_store::review::blame::blame;
@@ -114,7 +114,7 @@ fn most_rows_removed_are_refused_each_named_unless_allowed() {
     let before = studio.head("masters/jp");
     let path = studio.export(&many[..5]);
     match studio.import("jp", &path, |_| {}) {
-        Err(StoreError::Removes {
+        Err(ImportError::Removes {
             branch, removals, ..
         }) => {
             assert_eq!(branch, "masters/jp");
@@ -138,7 +138,10 @@ fn an_unknown_region_or_table_is_named_with_what_there_is() {
     let studio = Studio::new();
     let path = studio.export(&THREE);
     match studio.import("jq", &path, |_| {}) {
-        Err(StoreError::Git(masterctl_store::git::Error::UnknownRegion { name, known })) => {
+        Err(ImportError::Store(StoreError::Git(masterctl_store::git::Error::UnknownRegion {
+            name,
+            known,
+        }))) => {
             assert_eq!(name, "jq");
             assert_eq!(known, ["global", "jp"]);
         }
@@ -502,7 +505,14 @@ fn a_table_that_is_a_submodule_or_a_link_is_refused_by_every_reader() {
         }
         assert!(!out.path().join("build").exists(), "no build written");
         let changed = studio.export(&[(1, "slime", 11), (2, "golem", 300), (3, "dragon", 5000)]);
-        broken(studio.import("jp", &changed, |_| {}).map(drop), "import");
+        let imported = studio.import("jp", &changed, |_| {}).map(drop);
+        broken(
+            imported.map_err(|e| match e {
+                ImportError::Store(e) => e,
+                other => panic!("import: expected a broken snapshot, got {other:?}"),
+            }),
+            "import",
+        );
         let line = studio.region("jp");
         broken(
             masterctl_store::export::export_region(&repo, &line, None, &[]).map(drop),

@@ -11,7 +11,7 @@ use masterctl_store::review::diff::{
 };
 use serde::Serialize;
 
-use super::{Failure, open_repo, store_failure};
+use super::{Failure, import_failure, open_repo, store_failure};
 use crate::output::{GlobalArgs, Output, Render, RepoArg, counted};
 
 #[derive(clap::Args)]
@@ -101,7 +101,7 @@ fn exports(
     };
     let reviewed = diff::exports(repo, exports, options);
     bar.finish();
-    match reviewed.map_err(store_failure)? {
+    match reviewed.map_err(import_failure)? {
         Reviewed::Review(review) => show(review, args, output),
         Reviewed::Rejected(report) => Err(Failure::Rejected(report)),
     }

@@ -39,7 +39,9 @@ use clap::Subcommand;
 use crate::output::{Format, GlobalArgs, Output, RepoArg};
 use masterctl_store::{Branch, MasterRepo, Region, Structure};
 
-pub use crate::failure::{Failure, delivery_failure, join_failure, remote_failure, store_failure};
+pub use crate::failure::{
+    Failure, delivery_failure, import_failure, join_failure, remote_failure, store_failure,
+};
 
 /// Run a delivery operation (async, over object_store) to its end on this thread
 /// (blocking work on threads of its own).

@@ -5,7 +5,7 @@
 use masterctl_app::sync::{Around, Push, Remote};
 use masterctl_store::join::session::Step;
 use masterctl_store::remote::{self, PullState, Pulled, PushState, Pushed, Scope, Sent};
-use masterctl_store::{MasterRepo, StoreError, Structure, short_id};
+use masterctl_store::{MasterRepo, Structure, short_id};
 use serde::Serialize;
 
 use super::{Failure, remote_failure, store_failure};
@@ -79,13 +79,13 @@ impl SyncArgs {
     /// `write` on the branch `region` (or its work branch `work`), with the remote
     /// around it as asked (`committed` says whether the write committed, to be pushed),
     /// taken apart for showing ([`ran`]).
-    pub fn around<T>(
+    pub fn around<T, W: Into<Failure>>(
         &self,
         repo: &MasterRepo,
         region: &str,
         work: Option<&str>,
         output: &Output,
-        write: impl FnOnce(&MasterRepo) -> Result<T, StoreError>,
+        write: impl FnOnce(&MasterRepo) -> Result<T, W>,
         committed: impl FnOnce(&T) -> bool,
     ) -> Result<(T, Vec<Pulled>, Option<Sent>), Failure> {
         let remote = self.remote(repo)?;
@@ -95,7 +95,7 @@ impl SyncArgs {
             remote.as_ref(),
             std::slice::from_ref(&line),
             &line,
-            |repo| write(repo).map_err(Failure::from),
+            |repo| write(repo).map_err(Into::into),
             committed,
         )?;
         ran(around, output)

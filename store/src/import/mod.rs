@@ -98,8 +98,10 @@ pub struct ImportPlan {
     pub took: Option<Oid>,
 }
 
+mod error;
 mod run;
 
+pub use error::ImportError;
 pub use run::{ImportOutcome, Request, Summary, run};
 
 /// What a plan turned into.

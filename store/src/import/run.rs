@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use masterctl_schemas::Report;
 
-use super::{ImportPlan, Planning, Removal, Revert, TableChange, commit_import};
+use super::{ImportError, ImportPlan, Planning, Removal, Revert, TableChange, commit_import};
 use crate::MasterRepo;
 use crate::StoreError;
 use crate::committed_structure::import_structure;
@@ -88,9 +88,9 @@ pub enum ImportOutcome {
 }
 
 /// Import as `request` says. A removal or revert the request does not allow is an
-/// error carrying each one ([`StoreError::Removes`], [`StoreError::Reverts`]); a dry
+/// error carrying each one ([`ImportError::Removes`], [`ImportError::Reverts`]); a dry
 /// run reports them instead.
-pub fn run(repo: &MasterRepo, request: &Request<'_>) -> Result<ImportOutcome, StoreError> {
+pub fn run(repo: &MasterRepo, request: &Request<'_>) -> Result<ImportOutcome, ImportError> {
     let structure = import_structure(repo, request.structure)?;
     let region = Branch::of(
         &Region::of(&structure.project, request.region)?,
@@ -102,7 +102,7 @@ pub fn run(repo: &MasterRepo, request: &Request<'_>) -> Result<ImportOutcome, St
         Planning::Planned(plan) => plan,
     };
     if plan.sources.is_empty() {
-        return Err(StoreError::NoSources);
+        return Err(ImportError::NoSources);
     }
     if request.dry_run {
         let review = match &request.review {
@@ -128,9 +128,9 @@ pub fn run(repo: &MasterRepo, request: &Request<'_>) -> Result<ImportOutcome, St
 }
 
 /// Refuse what the request does not allow: removals first, then reverts.
-fn guard(region: &Branch, plan: &ImportPlan, request: &Request<'_>) -> Result<(), StoreError> {
+fn guard(region: &Branch, plan: &ImportPlan, request: &Request<'_>) -> Result<(), ImportError> {
     if !plan.removals.is_empty() && !request.allow_removal {
-        return Err(StoreError::Removes {
+        return Err(ImportError::Removes {
             branch: region.branch().to_string(),
             removals: plan.removals.clone(),
             newer_structure: plan.newer_structure.map(|c| c.to_string()),
@@ -139,7 +139,7 @@ fn guard(region: &Branch, plan: &ImportPlan, request: &Request<'_>) -> Result<()
     if let Some(first) = plan.reverts.first()
         && !request.revert_upstream
     {
-        return Err(StoreError::Reverts {
+        return Err(ImportError::Reverts {
             commit: first.commit.clone(),
             reverts: plan.reverts.clone(),
         });

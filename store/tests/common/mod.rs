@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use masterctl_store::import::{self, ImportOutcome, Request};
+use masterctl_store::import::{self, ImportError, ImportOutcome, Request};
 use masterctl_store::join::Join;
 use masterctl_store::join::session::{self, Action, Step};
 use masterctl_store::review::diff::DiffOptions;
@@ -87,7 +87,7 @@ impl Studio {
         region: &str,
         path: &Path,
         change: impl FnOnce(&mut Request<'_>),
-    ) -> Result<ImportOutcome, StoreError> {
+    ) -> Result<ImportOutcome, ImportError> {
         let paths = [path.to_path_buf()];
         let mut request = Request {
             region,
