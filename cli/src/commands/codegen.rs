@@ -90,10 +90,26 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     Ok(())
 }
 
+/// What went wrong, with the option it came from where one did.
 fn failure(error: codegen::Error) -> Failure {
-    match error {
-        codegen::Error::Store(error) => store_failure(error),
+    let hint = match &error {
+        codegen::Error::Store(_) => None,
+        codegen::Error::Templates { .. } => {
+            Some("--templates takes a folder of FILE.hbs templates (regular files, no links)")
+        }
+        codegen::Error::Runtime { .. } => {
+            Some("--runtime-path takes the masterctl-runtime crate's folder (its Cargo.toml)")
+        }
+        codegen::Error::Package(_) => Some("--name takes the package's name, e.g. game-masters"),
+        _ => None,
+    };
+    let failure = match error {
+        codegen::Error::Store(error) => return store_failure(error),
         other => Failure::of(other.kind(), other.to_string()),
+    };
+    match hint {
+        Some(hint) => failure.hint(hint),
+        None => failure,
     }
 }
 
