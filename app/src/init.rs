@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use masterctl_schemas::Report;
 use masterctl_schemas::load::CONFIG_FILE;
-use masterctl_store::init::Initialized;
+use masterctl_store::init::{InitError, Initialized};
 use masterctl_store::snapshot::structure::working_files;
 use masterctl_store::{ErrorKind, StoreError};
 
@@ -29,7 +29,7 @@ pub enum Error {
     #[error("the project's structure does not load")]
     Invalid(Report),
     #[error(transparent)]
-    Store(#[from] StoreError),
+    Init(#[from] InitError),
 }
 
 impl Kinded for Error {
@@ -37,7 +37,7 @@ impl Kinded for Error {
         match self {
             Error::NotAProject { .. } => ErrorKind::Usage,
             Error::Invalid(_) => ErrorKind::Invalid,
-            Error::Store(error) => error.kind(),
+            Error::Init(error) => error.kind(),
         }
     }
 }
@@ -78,6 +78,6 @@ fn structure_of(folder: &Path) -> Result<Vec<(String, Vec<u8>)>, Error> {
         Ok(Some(files)) => Ok(files),
         Ok(None) => Err(not_a_project("the folder holds no masterctl.toml")),
         Err(StoreError::InvalidStructure(report)) => Err(Error::Invalid(report)),
-        Err(other) => Err(other.into()),
+        Err(other) => Err(InitError::from(other).into()),
     }
 }

@@ -4,6 +4,7 @@
 
 use masterctl_delivery::DeliveryError;
 use masterctl_store::import::ImportError;
+use masterctl_store::init::InitError;
 use masterctl_store::join::JoinError;
 use masterctl_store::remote::RemoteError;
 use masterctl_store::{ErrorKind, StoreError};
@@ -16,6 +17,12 @@ pub trait Kinded: std::error::Error {
 impl Kinded for StoreError {
     fn kind(&self) -> ErrorKind {
         StoreError::kind(self)
+    }
+}
+
+impl Kinded for InitError {
+    fn kind(&self) -> ErrorKind {
+        InitError::kind(self)
     }
 }
 

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use masterctl_migrate::luban::{self, MigrateError, Migration, Options};
-use masterctl_store::init::Initialized;
-use masterctl_store::{ErrorKind, StoreError};
+use masterctl_store::ErrorKind;
+use masterctl_store::init::{InitError, Initialized};
 
 use crate::Kinded;
 
@@ -15,14 +15,14 @@ pub enum Error {
     #[error(transparent)]
     Migrate(#[from] MigrateError),
     #[error(transparent)]
-    Store(#[from] StoreError),
+    Init(#[from] InitError),
 }
 
 impl Kinded for Error {
     fn kind(&self) -> ErrorKind {
         match self {
             Error::Migrate(error) => error.kind(),
-            Error::Store(error) => error.kind(),
+            Error::Init(error) => error.kind(),
         }
     }
 }

@@ -10,6 +10,7 @@ use masterctl_delivery::DeliveryError;
 use masterctl_schemas::Report;
 use masterctl_store::git::Error as GitError;
 use masterctl_store::import::ImportError;
+use masterctl_store::init::InitError;
 use masterctl_store::join::JoinError;
 use masterctl_store::remote::RemoteError;
 use masterctl_store::{ErrorKind, StoreError, short_id};
@@ -88,6 +89,25 @@ pub fn join_failure(error: JoinError, again: &str, resolving: bool) -> Failure {
     match hint {
         Some(hint) => failure.hint(hint),
         None => failure,
+    }
+}
+
+/// Init's refusal as the failure a user sees.
+pub fn init_failure(error: InitError) -> Failure {
+    let hint = match &error {
+        InitError::Store(_) => None,
+        InitError::InsideRepository { .. } => Some(
+            "run `masterctl init` at the root of that work tree, or in a folder outside it (which gets a repository of its own)",
+        ),
+        InitError::AlreadyExists { .. } => {
+            Some("init writes into an empty folder (or one without these files)")
+        }
+        InitError::NotAFolder(_) => None,
+    };
+    match (error, hint) {
+        (InitError::Store(e), _) => store_failure(e),
+        (error, Some(hint)) => hinted(&error, hint.to_string()),
+        (error, None) => Failure::of(error.kind(), error.to_string()),
     }
 }
 
@@ -213,7 +233,6 @@ fn store_hint(error: &StoreError) -> Option<String> {
         StoreError::Git(GitError::NotARepository(_)) => "run inside the master repository, or pass --repo DIR (`masterctl init` creates one)".into(),
         StoreError::NoCommittedStructure(_) => "name a commit that holds the structure with --structure REV".into(),
         StoreError::NotABuild(_) => "choose another --out, or remove that folder".into(),
-        StoreError::InsideRepository { .. } => "run `masterctl init` at the root of that work tree, or in a folder outside it (which gets a repository of its own)".into(),
         StoreError::RebaseInProgress {
             region,
             work,
@@ -367,11 +386,6 @@ mod kinds {
         let s = || "x".to_string();
         let path = || std::path::PathBuf::from("x");
         let all = vec![
-            StoreError::NotAFolder(path()),
-            StoreError::AlreadyExists {
-                path: path(),
-                repository: true,
-            },
             StoreError::NoStructure,
             StoreError::UncommittedStructure {
                 revision: s(),
@@ -439,10 +453,6 @@ mod kinds {
                 path: path(),
                 message: s(),
             },
-            StoreError::InsideRepository {
-                dir: path(),
-                root: path(),
-            },
             StoreError::Build(masterctl_build::archive::BuildError::TooManyRows {
                 table: s(),
                 rows: 1,
@@ -490,9 +500,7 @@ mod kinds {
         ];
         for error in &all {
             match error {
-                StoreError::NotAFolder(_)
-                | StoreError::AlreadyExists { .. }
-                | StoreError::NoStructure
+                StoreError::NoStructure
                 | StoreError::UncommittedStructure { .. }
                 | StoreError::NoCommittedStructure(_)
                 | StoreError::InvalidStructure(_)
@@ -515,7 +523,6 @@ mod kinds {
                 | StoreError::NotABuild(_)
                 | StoreError::OutIsLink(_)
                 | StoreError::Export { .. }
-                | StoreError::InsideRepository { .. }
                 | StoreError::Build(_)
                 | StoreError::RebaseInProgress { .. }
                 | StoreError::UnvouchedStructure { .. }
@@ -705,6 +712,32 @@ mod kinds {
         all
     }
 
+    /// One error of every variant of init's.
+    fn every_init_error() -> Vec<InitError> {
+        let path = || std::path::PathBuf::from("x");
+        let all = vec![
+            InitError::NotAFolder(path()),
+            InitError::AlreadyExists {
+                path: path(),
+                repository: true,
+            },
+            InitError::InsideRepository {
+                dir: path(),
+                root: path(),
+            },
+            InitError::Store(StoreError::NoStructure),
+        ];
+        for error in &all {
+            match error {
+                InitError::NotAFolder(_)
+                | InitError::AlreadyExists { .. }
+                | InitError::InsideRepository { .. }
+                | InitError::Store(_) => {}
+            }
+        }
+        all
+    }
+
     /// One error of every variant of an import's.
     fn every_import_error() -> Vec<ImportError> {
         let s = || "x".to_string();
@@ -859,7 +892,7 @@ mod kinds {
     #[test]
     fn every_store_error_gets_one_exit_code_and_one_status_by_its_kind() {
         let all = every_store_error();
-        assert_eq!(all.len(), 36, "one example per variant");
+        assert_eq!(all.len(), 33, "one example per variant");
         let gits = every_git_error();
         assert_eq!(gits.len(), 15, "one example per variant");
         let again = every_store_error().into_iter().chain(every_git_error());
@@ -894,10 +927,11 @@ mod kinds {
     }
 
     #[test]
-    fn every_delivery_import_remote_and_join_error_gets_one_exit_code_and_one_status_by_its_kind() {
+    fn every_workflow_error_gets_one_exit_code_and_one_status_by_its_kind() {
         hold(every_delivery_error, 24, delivery_failure);
         hold(every_remote_error, 4, remote_failure);
         hold(every_import_error, 4, import_failure);
+        hold(every_init_error, 4, init_failure);
         hold(every_join_error, 10, |error| {
             join_failure(error, "masterctl rebase --region jp", false)
         });

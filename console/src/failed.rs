@@ -107,6 +107,12 @@ impl From<masterctl_store::import::ImportError> for ConsoleError {
     }
 }
 
+impl From<masterctl_store::init::InitError> for ConsoleError {
+    fn from(error: masterctl_store::init::InitError) -> ConsoleError {
+        ConsoleError::with(&error, "")
+    }
+}
+
 impl From<JoinError> for ConsoleError {
     fn from(error: JoinError) -> ConsoleError {
         ConsoleError::with(&error, "")

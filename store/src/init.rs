@@ -25,33 +25,57 @@ pub struct Initialized {
     pub author: Option<String>,
 }
 
+/// Why init wrote nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum InitError {
+    #[error("{} exists and is not a folder", .0.display())]
+    NotAFolder(PathBuf),
+    /// A file init would write exists (`repository`: the folder holds a masterctl.toml).
+    #[error("{} already exists; init never overwrites", path.display())]
+    AlreadyExists { path: PathBuf, repository: bool },
+    #[error(
+        "{} is inside the git repository whose work tree is {}; a master repository's masterctl.toml and schemas live at the root of its work tree",
+        dir.display(),
+        root.display()
+    )]
+    InsideRepository { dir: PathBuf, root: PathBuf },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<masterctl_git::Error> for InitError {
+    fn from(error: masterctl_git::Error) -> InitError {
+        InitError::Store(error.into())
+    }
+}
+
 /// Write `files` (paths relative to `dir`) into `dir`, create a git repository (branch
 /// `main`) unless `dir` is inside one, and commit the structure. Nothing is written when
-/// any of the files exists ([`StoreError::AlreadyExists`]), nor when nobody is there to
-/// author the commits ([`StoreError::NoAuthor`]: git has no `user.name` and
+/// any of the files exists ([`InitError::AlreadyExists`]), nor when nobody is there to
+/// author the commits ([`GitError::NoAuthor`]: git has no `user.name` and
 /// `user.email`, and no `author` is given — every command after commits too). An
 /// `author` (`name`, `email`) is kept in the repository's own git configuration.
 pub fn init(
     dir: &Path,
     files: &[(String, Vec<u8>)],
     author: Option<(&str, &str)>,
-) -> Result<Initialized, StoreError> {
+) -> Result<Initialized, InitError> {
     if dir.exists() && !dir.is_dir() {
-        return Err(StoreError::NotAFolder(dir.to_path_buf()));
+        return Err(InitError::NotAFolder(dir.to_path_buf()));
     }
     match author {
         Some((name, email)) => crate::names::check_identity(name, email)?,
-        None if !has_identity(dir) => return Err(GitError::NoAuthor.into()),
+        None if !has_identity(dir) => return Err(StoreError::from(GitError::NoAuthor).into()),
         None => {}
     }
     if let Some(root) = enclosing_work_tree(dir) {
-        return Err(StoreError::InsideRepository {
+        return Err(InitError::InsideRepository {
             dir: dir.to_path_buf(),
             root,
         });
     }
     if let Some((existing, _)) = files.iter().find(|(name, _)| dir.join(name).exists()) {
-        return Err(StoreError::AlreadyExists {
+        return Err(InitError::AlreadyExists {
             path: dir.join(existing),
             repository: dir.join("masterctl.toml").is_file(),
         });

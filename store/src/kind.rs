@@ -53,17 +53,14 @@ impl StoreError {
             | StoreError::UnvouchedStructure { .. }
             | StoreError::StructureNotOnMain { .. }
             | StoreError::ConflictFile { .. } => Invalid,
-            StoreError::NotAFolder { .. }
-            | StoreError::AlreadyExists { .. }
-            | StoreError::NoStructure
+            StoreError::NoStructure
             | StoreError::UncommittedStructure { .. }
             | StoreError::NoCommittedStructure { .. }
             | StoreError::BadPseudoLanguage { .. }
             | StoreError::BadVersion { .. }
             | StoreError::NotMasters { .. }
             | StoreError::NotABuild { .. }
-            | StoreError::OutIsLink { .. }
-            | StoreError::InsideRepository { .. } => Usage,
+            | StoreError::OutIsLink { .. } => Usage,
             StoreError::RebaseInProgress { .. } => Conflict,
             StoreError::Export { .. }
             | StoreError::Build { .. }
@@ -96,6 +93,20 @@ pub fn git_kind(error: &masterctl_git::Error) -> ErrorKind {
         | Error::LinkInRepository { .. }
         | Error::Io { .. }
         | Error::Git(_) => Environment,
+    }
+}
+
+impl crate::init::InitError {
+    /// What kind of failure this is: a folder init cannot write into is a usage error;
+    /// the store's own failure keeps its kind.
+    pub fn kind(&self) -> ErrorKind {
+        use crate::init::InitError;
+        match self {
+            InitError::NotAFolder(_)
+            | InitError::AlreadyExists { .. }
+            | InitError::InsideRepository { .. } => ErrorKind::Usage,
+            InitError::Store(e) => e.kind(),
+        }
     }
 }
 

@@ -43,14 +43,6 @@ use masterctl_schemas::Report;
 /// What can go wrong around the data (the data's own mistakes are [`Report`]s).
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("{} exists and is not a folder", .0.display())]
-    NotAFolder(std::path::PathBuf),
-    /// A file init would write exists (`repository`: the folder holds a masterctl.toml).
-    #[error("{} already exists; init never overwrites", path.display())]
-    AlreadyExists {
-        path: std::path::PathBuf,
-        repository: bool,
-    },
     #[error(
         "the repository has no masterctl.toml (in its working tree, or in HEAD for a bare repository)"
     )]
@@ -152,13 +144,6 @@ pub enum StoreError {
     Export {
         path: std::path::PathBuf,
         message: String,
-    },
-    #[error(
-        "{dir} is inside the git repository whose work tree is {root}; a master repository's masterctl.toml and schemas live at the root of its work tree"
-    )]
-    InsideRepository {
-        dir: std::path::PathBuf,
-        root: std::path::PathBuf,
     },
     #[error("cannot build: {0}")]
     Build(#[from] masterctl_build::archive::BuildError),

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 
 use masterctl_app::init::{Error, Start, init};
 use masterctl_store::StoreError;
-use masterctl_store::init::Initialized;
+use masterctl_store::init::{InitError, Initialized};
 use serde::Serialize;
 
-use super::{Failure, store_failure};
+use super::{Failure, init_failure};
 use crate::output::{Output, Render};
 
 /// The example, kept in `cli/init/` (inside this crate, so that it packages) so that
@@ -73,7 +73,7 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
         Error::NotAProject { .. } => Failure::usage(format!("--from {e}"))
             .hint("--from takes a project folder: the one holding masterctl.toml and schemas/"),
         Error::Invalid(report) => Failure::InvalidSchema(report),
-        Error::Store(e) => stored(e, dir),
+        Error::Init(e) => refused(e, dir),
     })?;
     output.render(&Created {
         done: &done,
@@ -83,17 +83,17 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The store's refusal, with what to do about it.
-fn stored(e: StoreError, dir: &Path) -> Failure {
+/// Init's refusal, with what to do about it.
+fn refused(e: InitError, dir: &Path) -> Failure {
     match e {
-        StoreError::Git(masterctl_store::git::Error::NoAuthor) => Failure::environment(
+        InitError::Store(StoreError::Git(masterctl_store::git::Error::NoAuthor)) => Failure::environment(
             "git has no user.name and user.email here, and masterctl commits as you (this structure, and every import after); nothing was written",
         )
         .hint(format!(
             "set them once for every repository: git config --global user.name \"Your Name\" && git config --global user.email \"you@example.com\"; or for this one: masterctl init {} --author \"Your Name <you@example.com>\"",
             shell_quote(&dir.display().to_string())
         )),
-        StoreError::AlreadyExists { repository, .. } => {
+        InitError::AlreadyExists { repository, .. } => {
             let here = dir.as_os_str().is_empty() || dir == Path::new(".");
             let hint = match (repository, here) {
                 (true, true) => "this folder is a master repository already: `masterctl status` shows it; to start another, `masterctl init NEW-FOLDER`".to_string(),
@@ -106,8 +106,8 @@ fn stored(e: StoreError, dir: &Path) -> Failure {
             };
             Failure::usage(e.to_string()).hint(hint)
         }
-        StoreError::NotAFolder(_) => Failure::usage(e.to_string()),
-        other => store_failure(other),
+        InitError::NotAFolder(_) => Failure::usage(e.to_string()),
+        other => init_failure(other),
     }
 }
 

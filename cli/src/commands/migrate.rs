@@ -5,11 +5,10 @@ use std::path::PathBuf;
 
 use masterctl_app::migrate::Error;
 use masterctl_migrate::luban::{self, MigrateError, Migration};
-use masterctl_store::StoreError;
-use masterctl_store::init::Initialized;
+use masterctl_store::init::{InitError, Initialized};
 use serde::Serialize;
 
-use super::{Failure, store_failure};
+use super::{Failure, init_failure};
 use crate::output::{Output, Render};
 
 #[derive(clap::Subcommand)]
@@ -106,10 +105,10 @@ pub fn run(command: Command, output: &Output) -> Result<(), Failure> {
     let (migration, done) =
         masterctl_app::migrate::luban(&args.dir, &options, &args.out).map_err(|e| match e {
             Error::Migrate(e) => migrate_failure(e),
-            Error::Store(e @ StoreError::AlreadyExists { .. }) => Failure::usage(e.to_string())
+            Error::Init(e @ InitError::AlreadyExists { .. }) => Failure::usage(e.to_string())
                 .hint("migrate writes a new master repository: give --out a new or empty folder"),
-            Error::Store(e @ StoreError::NotAFolder(_)) => Failure::usage(e.to_string()),
-            Error::Store(other) => store_failure(other),
+            Error::Init(e @ InitError::NotAFolder(_)) => Failure::usage(e.to_string()),
+            Error::Init(other) => init_failure(other),
         })?;
     output.render(&Migrated {
         migration: &migration,

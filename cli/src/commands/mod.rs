@@ -40,7 +40,8 @@ use crate::output::{Format, GlobalArgs, Output, RepoArg};
 use masterctl_store::{Branch, MasterRepo, Region, Structure};
 
 pub use crate::failure::{
-    Failure, delivery_failure, import_failure, join_failure, remote_failure, store_failure,
+    Failure, delivery_failure, import_failure, init_failure, join_failure, remote_failure,
+    store_failure,
 };
 
 /// Run a delivery operation (async, over object_store) to its end on this thread
