@@ -22,7 +22,7 @@ use crate::access::Policy;
 use crate::failed::{Answer, ConsoleError};
 use crate::shown::{LoginPage, render, unauthorized};
 use crate::target::Target;
-use crate::visitor::{COOKIE, Visitor, cookie_for};
+use crate::visitor::{Visitor, cookie_ended, cookie_for};
 
 /// The repository and its structure.
 fn open(console: &Console) -> Result<(MasterRepo, Structure), ConsoleError> {
@@ -297,10 +297,8 @@ pub async fn logout(
         console.sessions.close(id);
     }
     let mut response = Redirect::to("/login").into_response();
-    if let Ok(value) = header::HeaderValue::from_str(&format!(
-        "{COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"
-    )) {
-        response.headers_mut().append(header::SET_COOKIE, value);
-    }
+    response
+        .headers_mut()
+        .append(header::SET_COOKIE, cookie_ended());
     response
 }

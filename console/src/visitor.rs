@@ -10,6 +10,7 @@ use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::Response;
+use cookie::{Cookie, SameSite};
 
 use crate::Console;
 use crate::access::{Identity, Policy, Role, Session, same_token};
@@ -80,21 +81,36 @@ fn session_cookie(headers: &HeaderMap) -> Option<String> {
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == COOKIE)
-        .map(|(_, value)| value.to_string())
+        .flat_map(Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|cookie| cookie.name() == COOKIE)
+        .map(|cookie| cookie.value().to_string())
         .filter(|v| v.len() == 64 && v.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// `Set-Cookie` for a session: HttpOnly, SameSite=Strict, for the whole console; Secure
 /// when the browser came over TLS.
 pub fn cookie_for(id: &str, secure: bool) -> HeaderValue {
-    let secure = if secure { "; Secure" } else { "" };
-    HeaderValue::from_str(&format!(
-        "{COOKIE}={id}; Path=/; HttpOnly; SameSite=Strict{secure}"
-    ))
-    .unwrap_or_else(|_| HeaderValue::from_static(""))
+    set_cookie(session(id).secure(secure).build())
+}
+
+/// `Set-Cookie` that ends the session cookie in the browser (signing out).
+pub fn cookie_ended() -> HeaderValue {
+    set_cookie(session("").max_age(cookie::time::Duration::ZERO).build())
+}
+
+/// The session cookie's attributes: the whole console, never to scripts, never sent
+/// along from another site.
+fn session(id: &str) -> cookie::CookieBuilder<'_> {
+    Cookie::build((COOKIE, id))
+        .path("/")
+        .http_only(true)
+        .same_site(SameSite::Strict)
+}
+
+fn set_cookie(cookie: Cookie<'_>) -> HeaderValue {
+    // The id is hexadecimal and the name and attributes are ours: always a header value.
+    HeaderValue::from_str(&cookie.to_string()).unwrap_or_else(|_| HeaderValue::from_static(""))
 }
 
 /// The middleware: resolve who asks, hand the handlers a [`Visitor`], or refuse.
@@ -294,5 +310,33 @@ mod proxied {
         ] {
             assert_eq!(proxied_name(refused), None, "{refused:?}");
         }
+    }
+}
+
+#[cfg(test)]
+mod session_cookie {
+    use super::*;
+
+    #[test]
+    fn the_session_cookie_is_strict_and_read_back_among_others() {
+        let id = "ab".repeat(32);
+        let set = cookie_for(&id, true);
+        let set = set.to_str().unwrap();
+        for attribute in ["HttpOnly", "SameSite=Strict", "Path=/", "Secure"] {
+            assert!(set.contains(attribute), "{set}");
+        }
+        assert!(!cookie_for(&id, false).to_str().unwrap().contains("Secure"));
+        let mut headers = HeaderMap::new();
+        let sent = format!("theme=dark; {COOKIE}={id}; other=1");
+        headers.insert(header::COOKIE, HeaderValue::from_str(&sent).unwrap());
+        assert_eq!(session_cookie(&headers), Some(id));
+        // Anything but a session id of ours is no session.
+        headers.insert(
+            header::COOKIE,
+            HeaderValue::from_str(&format!("{COOKIE}=../etc")).unwrap(),
+        );
+        assert_eq!(session_cookie(&headers), None);
+        let ended = cookie_ended();
+        assert!(ended.to_str().unwrap().contains("Max-Age=0"), "{ended:?}");
     }
 }

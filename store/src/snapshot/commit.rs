@@ -46,7 +46,7 @@ pub struct CommitSpec<'a> {
 }
 
 /// Write a snapshot and a commit of it as one pack, then move the branch with a
-/// compare-and-swap. A branch that moved meanwhile is [`StoreError::Raced`], and then
+/// compare-and-swap. A branch that moved meanwhile is [`masterctl_git::Error::Raced`], and then
 /// nothing is referenced (what was written is left to `git gc`).
 pub fn write_commit(
     repo: &MasterRepo,
