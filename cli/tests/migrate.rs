@@ -751,6 +751,56 @@ fn a_starred_list_is_a_multi_row_field() {
     );
 }
 
+/// Booleans as Luban's reader takes them (`y`, `Yes`, `N`, `no`, besides true, false, 1,
+/// 0), in a bool and a list of bools: migrate says so (`bool_spellings = "luban"`), and
+/// import reads them to canonical `true` and `false`; a text Luban refuses is refused.
+#[test]
+fn lubans_yes_and_no_booleans_import_as_true_and_false() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = luban_copy(tmp.path(), None);
+    let rows: [&[&str]; 6] = [
+        &["##var", "id", "passive", "flags"],
+        &["##type", "int", "bool", "list,bool"],
+        &["", "1", "y", "Y,n,1"],
+        &["", "2", "No", "yes,FALSE"],
+        &["", "3", "YES", ""],
+        &["", "4", "n", "N"],
+    ];
+    auto_import(&project, "#Skills.xlsx", &rows);
+    let (run, _) = migrate_json(tmp.path(), &project);
+    assert!(run.status.success(), "{}", text(&run));
+    let out = tmp.path().join("masters");
+    let schema = std::fs::read_to_string(out.join("schemas/skills.toml")).unwrap();
+    assert!(
+        schema.contains("type = \"bool\"\nbool_spellings = \"luban\"")
+            && schema.contains("separator = \",\"\nbool_spellings = \"luban\""),
+        "{schema}"
+    );
+    assert_eq!(
+        imported_table(&out, &project, "skills"),
+        "id,passive,flags\n1,true,true|false|true\n2,false,true|false\n3,true,\n4,false,false\n"
+    );
+    // What Luban refuses (`maybe`) is refused, every spelling named.
+    auto_import(
+        &project,
+        "#Skills.xlsx",
+        &[
+            &["##var", "id", "passive", "flags"],
+            &["##type", "int", "bool", "list,bool"],
+            &["", "5", "maybe", ""],
+        ],
+    );
+    let datas = project.join("Datas").display().to_string();
+    let import = masterctl(&out, &["import", "--region", "main", &datas]);
+    assert_eq!(import.status.code(), Some(1), "{}", text(&import));
+    assert!(
+        text(&import)
+            .contains("expected TRUE or FALSE (or 1 and 0, y and n, yes and no), found `maybe`"),
+        "{}",
+        text(&import)
+    );
+}
+
 /// `luban.conf` as Luban reads it: comments and trailing commas; a broken one is named
 /// with its line, nothing written.
 #[test]

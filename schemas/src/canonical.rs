@@ -196,6 +196,7 @@ fn sub_schema(schema: &TableSchema, fields: &[usize]) -> TableSchema {
             field.separator = None;
             field.key_separator = None;
             field.escapes = false;
+            field.bool_spellings = Default::default();
             field.nulls.clear();
             field.aliases.clear();
             field.ty = stored_type(&field);

@@ -310,6 +310,7 @@ mod tests {
             multi_row: false,
             escapes: false,
             aliases: Vec::new(),
+            bool_spellings: Default::default(),
             zone: crate::Zone::utc(),
             audience: Default::default(),
         }

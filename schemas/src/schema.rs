@@ -381,10 +381,60 @@ pub struct Field {
     pub escapes: bool,
     /// Other texts cells write an enum's values as (aliases, numbers), and the value.
     pub aliases: Vec<(String, std::sync::Arc<str>)>,
+    /// Which texts a bool's cells may write besides TRUE, FALSE, 1 and 0
+    /// (`bool_spellings`: the field's, else the project's).
+    pub bool_spellings: BoolSpellings,
     /// What a datetime without an offset means in this field: the project's `timezone`.
     pub zone: crate::zone::Zone,
     /// Who may see it (`audience`; its table's when it names none).
     pub audience: crate::audience::Audiences,
+}
+
+/// Which texts a bool's cells may write, besides `TRUE`, `FALSE`, `1` and `0` in any
+/// letter case. Canonical files always write `true` and `false`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BoolSpellings {
+    /// No others.
+    #[default]
+    Plain,
+    /// What Luban's reader takes too: `y` and `yes`, `n` and `no`, in any letter case
+    /// (`bool_spellings = "luban"`, which `migrate luban` writes).
+    Luban,
+}
+
+impl BoolSpellings {
+    /// The spelling as `bool_spellings` takes it.
+    pub fn parse(text: &str) -> Option<BoolSpellings> {
+        match text {
+            "plain" => Some(BoolSpellings::Plain),
+            "luban" => Some(BoolSpellings::Luban),
+            _ => None,
+        }
+    }
+
+    /// The value a cell's text spells beyond the plain spellings, if it spells one.
+    pub fn read(self, text: &str) -> Option<bool> {
+        let text = text.trim();
+        match self {
+            BoolSpellings::Plain => None,
+            BoolSpellings::Luban => {
+                let is = |word: &str| text.eq_ignore_ascii_case(word);
+                match () {
+                    () if is("y") || is("yes") => Some(true),
+                    () if is("n") || is("no") => Some(false),
+                    () => None,
+                }
+            }
+        }
+    }
+
+    /// What a cell may write, as said to a planner.
+    pub fn described(self) -> &'static str {
+        match self {
+            BoolSpellings::Plain => "TRUE or FALSE",
+            BoolSpellings::Luban => "TRUE or FALSE (or 1 and 0, y and n, yes and no)",
+        }
+    }
 }
 
 impl Field {

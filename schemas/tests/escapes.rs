@@ -4,11 +4,8 @@
 
 use std::path::Path;
 
-use crate::common::{errors, load_texts, refused_at_load, validate};
+use crate::common::{CONFIG, errors, load_texts, refused_at_load, validate};
 use masterctl_schemas::{Project, Value};
-
-const CONFIG: &str =
-    "source_language = \"ja\"\nlanguages = [\"ja\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n";
 
 const TIP: &str = r#"
 name = "tip"

@@ -5,11 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{errors, load_texts, refused_at_load, validate};
+use crate::common::{CONFIG, errors, load_texts, refused_at_load, validate};
 use masterctl_schemas::{Project, Value};
-
-const CONFIG: &str =
-    "source_language = \"ja\"\nlanguages = [\"ja\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n";
 
 const ITEM: &str =
     "name = \"item\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n";

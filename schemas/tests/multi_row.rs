@@ -5,12 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{errors, load_texts, refused_at_load, validate};
+use crate::common::{CONFIG, errors, load_texts, refused_at_load, validate};
 use masterctl_schemas::{Project, Value};
 use rust_xlsxwriter::Workbook;
-
-const CONFIG: &str =
-    "source_language = \"ja\"\nlanguages = [\"ja\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n";
 
 /// Quests whose rewards and steps may go on below them; the title may not.
 const QUEST: &str = r#"

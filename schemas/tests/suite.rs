@@ -8,6 +8,7 @@
 
 mod audiences;
 mod bombs;
+mod bool_spellings;
 mod broken;
 mod canonical;
 mod common;

@@ -1672,9 +1672,6 @@ impl<'a> Converter<'a> {
                     ));
                 }
                 let scalar = self.scalar(&module, element_name, &mut out)?;
-                if scalar == "bool" {
-                    return Err(format!("a list of bools (`{}`)", var.ty));
-                }
                 let separator = ty.attr("sep").unwrap_or(",");
                 if separator.chars().count() != 1 {
                     return Err(format!(
@@ -1730,8 +1727,8 @@ impl<'a> Converter<'a> {
                     .map(Scalar::Float)
                     .ok_or_else(|| format!("its default `{default}` is not a number"))?,
                 "bool" => match default.trim().to_ascii_lowercase().as_str() {
-                    "true" | "1" => Scalar::Bool(true),
-                    "false" | "0" => Scalar::Bool(false),
+                    "true" | "1" | "y" | "yes" => Scalar::Bool(true),
+                    "false" | "0" | "n" | "no" => Scalar::Bool(false),
                     _ => return Err(format!("its default `{default}` is not true or false")),
                 },
                 _ => Scalar::Text(default.to_string()),
@@ -2074,6 +2071,10 @@ impl<'a> Converter<'a> {
             }
             if field.escaped && field.ty == "string" {
                 let _ = writeln!(out, "escapes = true");
+            }
+            // Luban reads a bool written y, yes, n or no too (in any letter case).
+            if field.ty == "bool" || field.ty == "list<bool>" {
+                let _ = writeln!(out, "bool_spellings = \"luban\"");
             }
             for (key, value) in [
                 ("min", &field.min),

@@ -151,6 +151,7 @@ pub fn load_with_fonts(
         .map(|n| n.get_ref().to_vec())
         .unwrap_or_default();
     let zone = project_zone(config.as_ref(), &mut report);
+    let bool_spellings = project_bool_spellings(config.as_ref(), &mut report);
     let mut builder = Builder {
         report,
         tables: Vec::new(),
@@ -158,6 +159,7 @@ pub fn load_with_fonts(
         broken_tables: unreadable,
         nulls,
         zone,
+        bool_spellings,
         audience: Default::default(),
         font_files: fonts,
     };
@@ -208,6 +210,46 @@ fn project_zone(config: Option<&RawConfigChecked>, report: &mut Report) -> Zone 
             Zone::utc()
         }
     }
+}
+
+/// `bool_spellings` of `masterctl.toml` (plain when none is set).
+fn project_bool_spellings(
+    config: Option<&RawConfigChecked>,
+    report: &mut Report,
+) -> crate::schema::BoolSpellings {
+    let Some(checked) = config else {
+        return Default::default();
+    };
+    let Some(spellings) = checked
+        .config
+        .as_ref()
+        .and_then(|c| c.bool_spellings.as_ref())
+    else {
+        return Default::default();
+    };
+    match crate::schema::BoolSpellings::parse(spellings.get_ref()) {
+        Some(spellings) => spellings,
+        None => {
+            let path = checked.file.clone().unwrap_or_default();
+            let source = SourceText::new(&path, &checked.text);
+            report.push(bool_spellings_refused(&source, spellings));
+            Default::default()
+        }
+    }
+}
+
+/// A `bool_spellings` that names no set of spellings.
+fn bool_spellings_refused(
+    source: &SourceText<'_>,
+    spellings: &toml::Spanned<String>,
+) -> Diagnostic {
+    source
+        .error(
+            Code::InvalidOption,
+            spellings.span(),
+            format!("`{}` is not a set of bool spellings", spellings.get_ref()),
+        )
+        .expected("\"luban\" (y, yes, n, no besides TRUE, FALSE, 1, 0) or \"plain\"")
 }
 
 /// The `*.toml` files of a schema folder, sorted by name.
@@ -291,6 +333,9 @@ struct Builder {
     nulls: Vec<String>,
     /// `timezone` of `masterctl.toml` (UTC when none is set).
     zone: Zone,
+    /// `bool_spellings` of `masterctl.toml`: what every bool field takes unless it has
+    /// its own.
+    bool_spellings: crate::schema::BoolSpellings,
     /// `audience` of `masterctl.toml`: who sees a table that names no audience.
     audience: crate::audience::Audiences,
     /// The font files of the project's `fonts/` folder, by path.

@@ -20,6 +20,8 @@ pub(super) struct RawConfig {
     pub(super) regions: BTreeMap<String, Spanned<RawRegion>>,
     /// Cell texts that mean an empty cell in every field (`null = ["NULL"]`).
     pub(super) null: Option<Spanned<RawSpellings>>,
+    /// Other spellings of a bool's values every bool field takes (`"luban"`).
+    pub(super) bool_spellings: Option<Spanned<String>>,
     /// What a datetime without an offset means (IANA: `Asia/Tokyo`).
     pub(super) timezone: Option<Spanned<String>>,
     /// Where the project's builds are published (`[publish]`).
@@ -165,6 +167,8 @@ pub(super) struct RawField {
     pub(super) multi_row: Option<Spanned<bool>>,
     /// The sheets write line breaks and tabs as `\n`, `\t` (Luban's `#escape=1`).
     pub(super) escapes: Option<Spanned<bool>>,
+    /// Other spellings of a bool's values the sheets write (`"luban"`: y, yes, n, no).
+    pub(super) bool_spellings: Option<Spanned<String>>,
     /// Who may see the field (its table's audience when none is given).
     pub(super) audience: Option<RawAudience>,
 }

@@ -10,7 +10,8 @@ use toml::Spanned;
 
 use crate::diagnostic::Code;
 use crate::schema::{
-    Field, FieldType, Index, OtherColumns, Reference, SheetSource, TableKind, TableSchema,
+    BoolSpellings, Field, FieldType, Index, OtherColumns, Reference, SheetSource, TableKind,
+    TableSchema,
 };
 use crate::suggest::did_you_mean;
 use crate::value::{self, Value};
@@ -578,6 +579,7 @@ impl Builder {
         let key_separator = self.key_separator(&at, raw);
         let multi_row = self.multi_row(&at, raw);
         let escapes = self.escapes(&at, raw);
+        let bool_spellings = self.bool_spellings(&at, raw);
         let references = self.field_reference(&at, raw);
         let default = raw
             .default
@@ -608,6 +610,7 @@ impl Builder {
             multi_row,
             escapes,
             aliases,
+            bool_spellings,
             zone: self.zone.clone(),
             // Its table's, or its own: settled with the table (`table_audience`).
             audience: Default::default(),
@@ -833,6 +836,37 @@ impl Builder {
             return false;
         }
         *escapes.get_ref()
+    }
+
+    /// `bool_spellings`: on a bool or a list of bools; the project's otherwise.
+    fn bool_spellings(&mut self, at: &FieldSite<'_>, raw: &RawField) -> BoolSpellings {
+        let of_bools = match at.ty {
+            FieldType::Bool => true,
+            FieldType::List(inner) => **inner == FieldType::Bool,
+            _ => false,
+        };
+        let Some(spellings) = &raw.bool_spellings else {
+            return match of_bools {
+                true => self.bool_spellings,
+                false => BoolSpellings::Plain,
+            };
+        };
+        let Some(parsed) = BoolSpellings::parse(spellings.get_ref()) else {
+            self.error(super::bool_spellings_refused(at.source, spellings));
+            return BoolSpellings::Plain;
+        };
+        if !of_bools {
+            self.error(at.source.error(
+                Code::InvalidOption,
+                spellings.span(),
+                format!(
+                    "field `{}` is not a bool: `bool_spellings` says how a bool's cells spell true and false",
+                    at.name
+                ),
+            ));
+            return BoolSpellings::Plain;
+        }
+        parsed
     }
 
     /// `key_separator`: on a map, like `separator`; `:` needs no saying.

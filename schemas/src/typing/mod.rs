@@ -18,7 +18,7 @@ use crate::check::{Problem, check_value, problem};
 use crate::diagnostic::{Code, Diagnostic, Location};
 use crate::grid::{AnyGrid, Cell, Grid};
 use crate::parse::{describe, parse_text_in};
-use crate::schema::{Field, FieldType, OtherColumns, TableKind, TableSchema};
+use crate::schema::{BoolSpellings, Field, FieldType, OtherColumns, TableKind, TableSchema};
 use crate::suggest::did_you_mean;
 use crate::table::{Origin, SourceFormat, Table};
 use crate::value::{self, Value, float_to_int, format_float};
@@ -703,6 +703,46 @@ impl Header {
     }
 }
 
+/// A bool's (or a list of bools') text with the field's other spellings of true and
+/// false (`bool_spellings`) written as `true` and `false`; `None` when it has none.
+fn respell_bools(field: &Field, text: &str) -> Option<String> {
+    let spellings = field.bool_spellings;
+    if spellings == BoolSpellings::Plain {
+        return None;
+    }
+    match &field.ty {
+        FieldType::Bool => spellings.read(text).map(|b| b.to_string()),
+        FieldType::List(_) => {
+            let separator = field.separator.as_deref().unwrap_or("|");
+            let mut changed = false;
+            let parts: Vec<String> = text
+                .split(separator)
+                .map(|part| match spellings.read(part) {
+                    Some(b) => {
+                        changed = true;
+                        b.to_string()
+                    }
+                    None => part.to_string(),
+                })
+                .collect();
+            changed.then(|| parts.join(separator))
+        }
+        _ => None,
+    }
+}
+
+/// A bool's type error naming every spelling the field takes.
+fn spellings_said(field: &Field, mut problem: Problem) -> Problem {
+    if field.ty == FieldType::Bool && field.bool_spellings != BoolSpellings::Plain {
+        let said = field.bool_spellings.described();
+        if let Some(found) = &problem.found {
+            problem.message = format!("expected {said}, found `{found}`");
+        }
+        problem.expected = Some(said.to_string());
+    }
+    problem
+}
+
 /// The enum value an alias or number names.
 fn enum_alias(field: &Field, text: &str) -> Option<std::sync::Arc<str>> {
     field
@@ -844,6 +884,18 @@ fn convert(field: &Field, cell: Cell) -> Result<Value, Problem> {
             }
         }
     }
+    // A bool the field's sheets spell their own way (`y`, `No`: `bool_spellings`).
+    let respelled;
+    let cell = match cell {
+        Cell::Text(text) => match respell_bools(field, text) {
+            Some(text) => {
+                respelled = text;
+                Cell::Text(&respelled)
+            }
+            None => cell,
+        },
+        other => other,
+    };
     let own = |m: crate::parse::Mismatch| {
         let mut p = problem(
             Code::TypeError,
@@ -874,7 +926,7 @@ fn convert(field: &Field, cell: Cell) -> Result<Value, Problem> {
             let zone = Some(&field.zone);
             crate::parse::parse_map((key, value), text, separators, zone).map_err(own)?
         }
-        _ => typed(&field.ty, cell, &field.zone)?,
+        _ => typed(&field.ty, cell, &field.zone).map_err(|p| spellings_said(field, p))?,
     };
     // A list of enum values written with aliases or numbers.
     let alias = |value: &Value| match value {

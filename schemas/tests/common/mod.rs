@@ -11,6 +11,10 @@ use masterctl_schemas::{
 
 pub use masterctl_testing::{fixtures, hunt, third_party};
 
+/// A project of one region, `jp`, in Japanese: the `masterctl.toml` most tests need.
+pub const CONFIG: &str =
+    "source_language = \"ja\"\nlanguages = [\"ja\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n";
+
 /// The root of the repository.
 pub fn repo_root() -> PathBuf {
     masterctl_testing::root()
