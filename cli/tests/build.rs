@@ -125,6 +125,25 @@ fn every_row_lookup_and_language_reads_back_what_the_branch_holds() {
             }
         }
     }
+    // As JSON (`inspect --format json`), a map is one object of its keys to its values.
+    let rules = masters.table("game_rules").unwrap();
+    let (header, rows) = csv_of(root, "tables/game_rules.csv");
+    let json = serde_json::to_value(rules.row(0).unwrap()).unwrap();
+    let exp = header.iter().position(|h| h == "level_exp").unwrap();
+    let expected: serde_json::Map<String, serde_json::Value> = rows[0][exp]
+        .split('|')
+        .map(|entry| {
+            let (key, value) = entry.split_once(':').unwrap();
+            (key.to_string(), value.parse::<i64>().unwrap().into())
+        })
+        .collect();
+    assert!(!expected.is_empty());
+    assert_eq!(
+        json["level_exp"],
+        serde_json::Value::Object(expected),
+        "{json}"
+    );
+    assert!(json.get("level_exp.values").is_none(), "{json}");
     assert_eq!(
         masters
             .table("item")

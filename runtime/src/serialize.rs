@@ -1,10 +1,12 @@
 //! A build's values and rows in serde's data model, for tools that print them as JSON
 //! (`masterctl inspect`): numbers and booleans as themselves, a list as an array, an
 //! empty cell as null, strings, dates and datetimes as their text (a datetime in UTC,
-//! `…Z`); a row as an object of its columns, in column order.
+//! `…Z`); a row as an object of its columns, in column order, a map field as one object
+//! of its keys (as text: JSON's keys are strings) to its values.
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
+use crate::format::MAP_VALUES;
 use crate::table::{Row, ValueRef};
 
 impl Serialize for ValueRef<'_> {
@@ -31,7 +33,37 @@ impl Serialize for Row<'_> {
         let table = self.table();
         let mut map = serializer.serialize_map(None)?;
         for (position, name) in table.columns().enumerate() {
-            map.serialize_entry(name, &self.value(position))?;
+            // A map's values are written with its keys, not apart.
+            if name
+                .strip_suffix(MAP_VALUES)
+                .is_some_and(|keys| table.column(keys).is_some())
+            {
+                continue;
+            }
+            match table.column(&format!("{name}{MAP_VALUES}")) {
+                Some(values) => {
+                    let entries = MapShown(self.value(position), self.value(values));
+                    map.serialize_entry(name, &entries)?;
+                }
+                None => map.serialize_entry(name, &self.value(position))?,
+            }
+        }
+        map.end()
+    }
+}
+
+/// A map field's keys and values (two lists in the same order) as one object; no map
+/// (an empty cell) as null.
+struct MapShown<'a>(ValueRef<'a>, ValueRef<'a>);
+
+impl Serialize for MapShown<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (ValueRef::List(keys), ValueRef::List(values)) = (&self.0, &self.1) else {
+            return serializer.serialize_unit();
+        };
+        let mut map = serializer.serialize_map(Some(keys.len()))?;
+        for (key, value) in keys.iter().zip(values.iter()) {
+            map.serialize_entry(&key.to_string(), &value)?;
         }
         map.end()
     }
