@@ -22,3 +22,4 @@ mod one_large_table;
 mod real_world;
 mod schema_errors;
 mod studio_workbooks;
+mod unread;

@@ -98,11 +98,15 @@ pub fn fold(report: &mut Report) {
             )),
         }
     }
-    let first = unread[0].location.file.clone().unwrap_or_default();
+    // Filed where the first of them is: its workbook and, for a sheet, the sheet
+    // itself — never the workbook alone, whose data sheets are read.
+    let mut first = unread[0].location.clone();
+    first.cell = None;
+    first.line = None;
     report.push(
         Diagnostic::new(
             Code::Unread,
-            Location::file(&first),
+            first,
             format!(
                 "not read, as masterctl.toml's [unread] says: {}",
                 parts.join(", ")
