@@ -801,6 +801,56 @@ fn lubans_yes_and_no_booleans_import_as_true_and_false() {
     );
 }
 
+/// Auto-import names as Luban's default pattern makes them: `#demo.item.xlsx` is the
+/// table `item` of module `demo` (`demo.Tbitem`), `#Bonus-登录奖励.xlsx` is `TbBonus`
+/// with a comment; `#道具.xlsx` (no name the pattern takes) and a spreadsheet's lock
+/// file `~$#Lock.xlsx` are passed over, as Luban passes them.
+#[test]
+fn auto_import_names_follow_lubans_pattern() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = luban_copy(tmp.path(), None);
+    let rows: [&[&str]; 3] = [&["##var", "id"], &["##type", "int"], &["", "1"]];
+    for file in [
+        "#demo.item.xlsx",
+        "#Bonus-登录奖励.xlsx",
+        "#道具.xlsx",
+        "~$#Lock.xlsx",
+    ] {
+        auto_import(&project, file, &rows);
+    }
+    let (run, json) = migrate_json(tmp.path(), &project);
+    assert!(run.status.success(), "{}", text(&run));
+    let luban: Vec<&str> = json["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["luban"].as_str().unwrap())
+        .collect();
+    assert!(luban.contains(&"demo.Tbitem"), "{luban:?}");
+    assert!(luban.contains(&"TbBonus"), "{luban:?}");
+    assert!(
+        !luban.iter().any(|t| t.contains("Lock") || *t == "Tb"),
+        "{luban:?}"
+    );
+    let table_of = |name: &str| {
+        json["tables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["luban"] == name)
+            .map(|t| t["table"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    // `item` unless the project has one already: then by its module.
+    let item = table_of("demo.Tbitem");
+    assert!(item == "item" || item == "demo_item", "{item}");
+    assert_eq!(table_of("TbBonus"), "bonus");
+    let out = tmp.path().join("masters");
+    let bonus = std::fs::read_to_string(out.join("schemas/bonus.toml")).unwrap();
+    assert!(bonus.contains("登录奖励"), "{bonus}");
+    assert!(!out.join("schemas/tb.toml").exists());
+}
+
 /// `luban.conf` as Luban reads it: comments and trailing commas; a broken one is named
 /// with its line, nothing written.
 #[test]

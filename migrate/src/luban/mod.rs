@@ -523,33 +523,43 @@ fn read_definitions(
 /// `##type` rows define them (Luban's auto-import).
 fn auto_import(defs: &mut Defs, bounds: &mut Bounds, data_dir: &Path, dir: &Path) {
     for path in bounds.entries(dir) {
+        let Some(file_name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        // Luban passes over every file or folder whose name starts with `.`, `_` or `~`
+        // (a spreadsheet's lock file `~$#Item.xlsx` among them).
+        if file_name.starts_with(['.', '_', '~']) {
+            continue;
+        }
         if path.is_dir() {
             auto_import(defs, bounds, data_dir, &path);
             continue;
         }
-        let Some(file_name) = path.file_name().and_then(|n| n.to_str()) else {
-            continue;
-        };
-        let Some(rest) = file_name.strip_prefix('#') else {
-            continue;
-        };
         if !masterctl_schemas::read::SUPPORTED_EXTENSIONS
             .iter()
             .any(|e| path.extension().is_some_and(|x| x.eq_ignore_ascii_case(e)))
         {
             continue;
         }
-        let stem = rest.rsplit_once('.').map(|(s, _)| s).unwrap_or(rest);
-        // `#AutoImport3-自动导入的表.xlsx`: the name, then a comment.
-        let (name, comment) = match stem.split_once('-') {
-            Some((name, comment)) => (name.trim(), Some(comment.trim().to_string())),
-            None => (stem.trim(), None),
+        let stem = file_name
+            .rsplit_once('.')
+            .map_or(file_name, |(stem, _)| stem);
+        let Some((raw_name, comment)) = auto_import_name(stem) else {
+            continue;
         };
+        // `#demo.item.xlsx`: the table `item` of the module `demo` (`demo.Tbitem`),
+        // inside the module of its folder.
+        let (raw_module, name) = raw_name.rsplit_once('.').unwrap_or(("", raw_name));
         let relative = relative_path(data_dir, &path);
-        let module = relative
+        let folder_module = relative
             .rsplit_once('/')
             .map(|(d, _)| d.replace('/', "."))
             .unwrap_or_default();
+        let module = [folder_module.as_str(), raw_module]
+            .into_iter()
+            .filter(|m| !m.is_empty())
+            .collect::<Vec<_>>()
+            .join(".");
         let full_name = match module.as_str() {
             "" => format!("Tb{name}"),
             m => format!("{m}.Tb{name}"),
@@ -567,6 +577,32 @@ fn auto_import(defs: &mut Defs, bounds: &mut Bounds, data_dir: &Path, dir: &Path
             group: None,
         });
     }
+}
+
+/// A data file's name (without its extension) as Luban's default auto-import pattern,
+/// `#([a-zA-Z0-9-._]+)(-.*)?$`, reads it: the table's name (`demo.item`), and the
+/// comment after a `-` that is not part of the name (`#Item-道具` → `Item`, `道具`);
+/// `None` when the pattern finds no name (`#道具`: Luban passes the file over).
+fn auto_import_name(stem: &str) -> Option<(&str, Option<String>)> {
+    let in_name = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_');
+    // As a regular expression searches: from each `#` in turn, the longest name first.
+    for (at, _) in stem.match_indices('#') {
+        let rest = &stem[at + 1..];
+        let run = rest.find(|c: char| !in_name(c)).unwrap_or(rest.len());
+        if run == 0 {
+            continue;
+        }
+        if run == rest.len() {
+            return Some((rest, None));
+        }
+        // The name is shorter: it ends where a `-` starts the comment.
+        if let Some(dash) = rest[..run].rfind('-').filter(|&d| d > 0) {
+            let comment = rest[dash..].trim_start_matches('-').trim();
+            let comment = Some(comment.to_string()).filter(|c| !c.is_empty());
+            return Some((&rest[..dash], comment));
+        }
+    }
+    None
 }
 
 fn relative_path(base: &Path, path: &Path) -> String {
@@ -2198,6 +2234,9 @@ fn unique_name(names: &mut HashSet<String>, table: &TableDef, style: TableNames)
     }
     let short = short_name(&table.full_name);
     let short = match short.strip_prefix("Tb") {
+        // An auto-imported table's `Tb` is the one Luban put before its file's name
+        // (`#item.xlsx` → `Tbitem`).
+        Some(rest) if table.from_file && !rest.is_empty() => rest,
         Some(rest) if rest.starts_with(|c: char| c.is_ascii_uppercase() || c.is_ascii_digit()) => {
             rest
         }
@@ -2245,6 +2284,34 @@ fn folder_kinds(dir: &Path) -> String {
         .map(|(k, v)| format!("{v} {k}"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod auto_import_names {
+    use super::auto_import_name;
+
+    #[test]
+    fn names_are_read_as_lubans_pattern_reads_them() {
+        let comment = |c: &str| Some(c.to_string());
+        assert_eq!(auto_import_name("#Item"), Some(("Item", None)));
+        assert_eq!(auto_import_name("#demo.item"), Some(("demo.item", None)));
+        assert_eq!(
+            auto_import_name("#AutoImport3-自动导入的表"),
+            Some(("AutoImport3", comment("自动导入的表")))
+        );
+        // A comment of name characters only is part of the name, as in Luban.
+        assert_eq!(auto_import_name("#Item-extra"), Some(("Item-extra", None)));
+        assert_eq!(
+            auto_import_name("#Item-x-道具 "),
+            Some(("Item-x", comment("道具")))
+        );
+        // What the pattern finds no name in is no table.
+        assert_eq!(auto_import_name("#道具"), None);
+        assert_eq!(auto_import_name("#-道具"), None);
+        assert_eq!(auto_import_name("Item"), None);
+        // The pattern is searched: a `#` later in the name counts too.
+        assert_eq!(auto_import_name("old#Item"), Some(("Item", None)));
+    }
 }
 
 #[cfg(test)]
