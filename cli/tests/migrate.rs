@@ -851,6 +851,73 @@ fn auto_import_names_follow_lubans_pattern() {
     assert!(!out.join("schemas/tb.toml").exists());
 }
 
+/// A table whose input is a CSV file of Luban's layout (`##var`, `##type` rows, the
+/// marker column) is converted as a workbook's sheet is, and its rows import.
+#[test]
+fn a_csv_input_of_lubans_layout_converts_and_imports() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = luban_copy(tmp.path(), None);
+    std::fs::write(
+        project.join("Datas").join("#Drops.csv"),
+        "##var,id,name,weight\n##type,int,string,int\n##,編號,名稱,權重\n,1,Slime,10\n,2,Golem,5\n",
+    )
+    .unwrap();
+    let (run, json) = migrate_json(tmp.path(), &project);
+    assert!(run.status.success(), "{}", text(&run));
+    let converted = json["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["luban"] == "TbDrops")
+        .unwrap_or_else(|| panic!("{json:#}"));
+    assert_eq!(converted["source"], "#Drops.csv");
+    let out = tmp.path().join("masters");
+    assert_eq!(
+        imported_table(&out, &project, "drops"),
+        "id,name,weight\n1,Slime,10\n2,Golem,5\n"
+    );
+}
+
+/// `__tables__` written as a CSV file, declaring a table whose input is a CSV file:
+/// both read (the project was refused whole before), the table converted and imported.
+#[test]
+fn a_csv_tables_list_is_read_as_its_workbook_is() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = luban_copy(tmp.path(), None);
+    let conf = std::fs::read_to_string(project.join("luban.conf")).unwrap();
+    std::fs::write(
+        project.join("luban.conf"),
+        conf.replace("Datas/__tables__.xlsx", "Datas/__tables__.csv"),
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("Datas").join("__tables__.csv"),
+        "##var,full_name,value_type,read_schema_from_file,input,index,mode,comment\n\
+         ##type,string,string,bool,string,string,string,string\n\
+         ,test.TbLoot,Loot,true,loot.csv,,,drops\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("Datas").join("loot.csv"),
+        "##var,id,weight\n##type,int,int\n,1,10\n,2,5\n",
+    )
+    .unwrap();
+    let (run, json) = migrate_json(tmp.path(), &project);
+    assert!(run.status.success(), "{}", text(&run));
+    let loot = json["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["luban"] == "test.TbLoot")
+        .unwrap_or_else(|| panic!("{json:#}"));
+    let table = loot["table"].as_str().unwrap().to_string();
+    let out = tmp.path().join("masters");
+    assert_eq!(
+        imported_table(&out, &project, &table),
+        "id,weight\n1,10\n2,5\n"
+    );
+}
+
 /// `luban.conf` as Luban reads it: comments and trailing commas; a broken one is named
 /// with its line, nothing written.
 #[test]

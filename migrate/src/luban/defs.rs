@@ -344,17 +344,15 @@ impl TitledRows {
     }
 }
 
-/// Read `__tables__`, `__beans__` or `__enums__` (`kind`: table, bean, enum).
+/// Read `__tables__`, `__beans__` or `__enums__` (`kind`: table, bean, enum): a
+/// workbook's first sheet, or a CSV file.
 pub fn read_workbook(defs: &mut Defs, path: &Path, kind: &str) -> Result<(), String> {
     let mut first: Option<TitledRows> = None;
-    masterctl_schemas::read::workbook::for_each_sheet(path, |_, grid| {
-        if first.is_none()
-            && let Ok(grid) = grid
-        {
+    each_sheet(path, |_, grid| {
+        if first.is_none() {
             first = Some(titled_rows(grid));
         }
-    })
-    .map_err(|d| d.message)?;
+    })?;
     let Some(sheet) = first else {
         return Ok(());
     };
@@ -599,13 +597,33 @@ impl Grid for Turned<'_> {
 
 pub fn data_sheets(path: &Path) -> Result<Vec<(String, SheetHeader)>, String> {
     let mut sheets = Vec::new();
-    masterctl_schemas::read::workbook::for_each_sheet(path, |name, grid| {
-        if let Ok(grid) = grid
-            && let Some(header) = SheetHeader::read(grid)
-        {
+    each_sheet(path, |name, grid| {
+        if let Some(header) = SheetHeader::read(grid) {
             sheets.push((name.to_string(), header));
         }
-    })
-    .map_err(|d| d.message)?;
+    })?;
     Ok(sheets)
+}
+
+/// Each readable sheet of a workbook, by name; a CSV file is one sheet, named by
+/// nothing (Luban reads both alike).
+fn each_sheet(path: &Path, mut visit: impl FnMut(&str, &dyn Grid)) -> Result<(), String> {
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
+    {
+        let bytes = masterctl_runtime::files::read_regular(path, 256 << 20)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| "no such file".to_string())?;
+        let grid = masterctl_schemas::read::csv::CsvGrid::parse(&bytes, path)
+            .map_err(|d| d.first().map(|d| d.message.clone()).unwrap_or_default())?;
+        visit("", &grid);
+        return Ok(());
+    }
+    masterctl_schemas::read::workbook::for_each_sheet(path, |name, grid| {
+        if let Ok(grid) = grid {
+            visit(name, grid);
+        }
+    })
+    .map_err(|d| d.message)
 }

@@ -1082,15 +1082,8 @@ impl<'a> Converter<'a> {
             );
             return None;
         }
-        if extension == "csv"
-            || !masterctl_schemas::read::SUPPORTED_EXTENSIONS.contains(&extension.as_str())
-        {
-            let reason = match extension.as_str() {
-                "csv" => format!(
-                    "its input `{file}` is a CSV file of Luban's layout; only workbooks are converted"
-                ),
-                other => format!("its input `{file}` is {other} data, not a spreadsheet"),
-            };
+        if !masterctl_schemas::read::SUPPORTED_EXTENSIONS.contains(&extension.as_str()) {
+            let reason = format!("its input `{file}` is {extension} data, not a spreadsheet");
             self.skip(luban, None, reason);
             return None;
         }
@@ -1239,7 +1232,11 @@ impl<'a> Converter<'a> {
             kind,
             luban: luban.to_string(),
             name: String::new(),
-            source: format!("{file}#{sheet_name}"),
+            // A CSV file is its one sheet: named by itself.
+            source: match sheet_name.is_empty() {
+                true => file.to_string(),
+                false => format!("{file}#{sheet_name}"),
+            },
             comment: table.comment.clone(),
             fields,
             primary_key,
