@@ -97,6 +97,16 @@ pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
                 "draft the workbook's other sheets; list this one in `[unread]` of masterctl.toml",
             ));
         }
+        if let Some(what) = definitions_sheet(sheet, &grid) {
+            return Err(Diagnostic::new(
+                masterctl_schemas::Code::UnmappedSheet,
+                masterctl_schemas::Location::file(path),
+                format!("the file holds no table to draft: {what}"),
+            )
+            .hint(
+                "draft the data files it describes; list this one in `[unread]` of masterctl.toml",
+            ));
+        }
         drafts.extend(infer_grid(&stem, &grid));
     } else {
         let mut first_error = None;
@@ -109,6 +119,12 @@ pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
             let first = index == 0;
             index += 1;
             if let Some(what) = notes_sheet(sheet) {
+                notes.push((sheet.to_string(), what));
+                return;
+            }
+            if let Ok(grid) = grid
+                && let Some(what) = definitions_sheet(sheet, grid)
+            {
                 notes.push((sheet.to_string(), what));
                 return;
             }
@@ -156,6 +172,30 @@ fn notes_sheet(sheet: &str) -> Option<&'static str> {
         return Some("tableau's metasheet (its settings for the workbook's sheets, not data)");
     }
     named_as_notes(sheet).then_some("a notes sheet (its name says so)")
+}
+
+/// What a sheet that defines types or lists tables, not data, is (tabtoy's): by its
+/// name (`@Types`, tabtoy 2's type sheet) or its header row (tabtoy 3's index, `模式`,
+/// `表类型`, `表文件名`, and type table, `对象类型`, `字段名`, `字段类型`).
+fn definitions_sheet(sheet: &str, grid: &dyn Grid) -> Option<&'static str> {
+    if sheet.trim().eq_ignore_ascii_case("@types") {
+        return Some("tabtoy's type definitions (`@Types`), not data");
+    }
+    let header: Vec<String> = (0..grid.height())
+        .map(|row| {
+            (0..grid.width(row))
+                .map(|c| grid.cell(row, c).display().trim().to_string())
+                .collect::<Vec<_>>()
+        })
+        .find(|cells| cells.iter().any(|c| !c.is_empty()))?;
+    let has = |titles: &[&str]| titles.iter().all(|t| header.iter().any(|h| h == t));
+    if has(&["表类型", "表文件名"]) {
+        return Some("tabtoy's index of tables (`模式`, `表类型`, `表文件名`), not data");
+    }
+    if has(&["对象类型", "字段名", "字段类型"]) {
+        return Some("tabtoy's type table (`对象类型`, `字段名`, `字段类型`), not data");
+    }
+    None
 }
 
 /// The sheet tableau reads its settings from: `@TABLEAU`, or a name of a project's

@@ -748,6 +748,71 @@ fn infer_passes_notes_sheets_by_and_finds_the_header_under_a_title() {
     assert!(drafts_refused(&path, &drafts).is_none());
 }
 
+/// tabtoy's definition sheets — 2's `@Types`, 3's index (`模式`, `表类型`, `表文件名`)
+/// and type table (`对象类型`, `字段名`, `字段类型`) — are passed over like notes sheets,
+/// each named with what it is; the data sheet beside them is drafted. A CSV file of
+/// tabtoy's index is refused as holding no table.
+#[test]
+fn infer_passes_tabtoys_definition_sheets_by() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("item.xlsx");
+    let mut workbook = rust_xlsxwriter::Workbook::new();
+    let rows: [(&str, &[&[&str]]); 4] = [
+        (
+            "Item",
+            &[&["ID", "Name"], &["1", "sword"], &["2", "shield"]],
+        ),
+        ("@Types", &[&["ItemType", "Weapon", "1"]]),
+        (
+            "Index",
+            &[
+                &["模式", "表类型", "表文件名"],
+                &["数据表", "Item", "item.xlsx"],
+            ],
+        ),
+        (
+            "Type",
+            &[
+                &["种类", "对象类型", "标识名", "字段名", "字段类型"],
+                &["表头", "Item", "编号", "ID", "int"],
+            ],
+        ),
+    ];
+    for (name, cells) in rows {
+        let sheet = workbook.add_worksheet().set_name(name).unwrap();
+        for (r, row) in cells.iter().enumerate() {
+            for (c, cell) in row.iter().enumerate() {
+                sheet.write_string(r as u32, c as u16, *cell).unwrap();
+            }
+        }
+    }
+    workbook.save(&path).unwrap();
+    let drafts = masterctl_migrate::infer::infer_file(&path).unwrap();
+    assert_eq!(drafts.len(), 1, "{drafts:#?}");
+    assert_eq!(drafts[0].sheet, "Item");
+    for (sheet, what) in [
+        ("@Types", "tabtoy's type definitions"),
+        ("Index", "tabtoy's index of tables"),
+        ("Type", "tabtoy's type table"),
+    ] {
+        assert!(
+            drafts[0]
+                .notes
+                .iter()
+                .any(|n| n.contains(&format!("sheet `{sheet}`")) && n.contains(what)),
+            "{sheet}: {:#?}",
+            drafts[0].notes
+        );
+    }
+    let index = dir.path().join("Index.csv");
+    std::fs::write(&index, "模式,表类型,表文件名\n数据表,Item,item.xlsx\n").unwrap();
+    let refused = masterctl_migrate::infer::infer_file(&index).unwrap_err();
+    assert!(
+        refused.message.contains("tabtoy's index of tables"),
+        "{refused}"
+    );
+}
+
 /// tableau's own test sheets (`fixtures/third-party/tableau-testdata`, 185 of them):
 /// each drafted by `schema infer` — the header, the type row and the note row under it,
 /// composite types, incell lists — and the sheet validated against its drafts. All but
