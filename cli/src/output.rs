@@ -389,7 +389,9 @@ impl Output {
             d.message
         );
         // A translation unit's text is not in any cell the reader could look at: show it.
-        if let (Some(found), Some(_)) = (&d.found, &d.location.key) {
+        if let (Some(found), Some(_), None, None) =
+            (&d.found, &d.location.key, &d.location.cell, d.location.line)
+        {
             text.push_str(&format!("      {} {found}\n", self.paint(DIM, "found:")));
         }
         if let Some(expected) = &d.expected {

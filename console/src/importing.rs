@@ -20,8 +20,9 @@ use crate::Console;
 use crate::access::Role;
 use crate::failed::{Answer, ConsoleError};
 use crate::jobs::Polled;
+use crate::sheets::Window;
 use crate::shown::render;
-use crate::target::Target;
+use crate::target::{Target, urlencode};
 use crate::uploads::{Uploads, WORKBOOKS, keep_form};
 use crate::visitor::Visitor;
 use crate::writing::Working;
@@ -82,8 +83,9 @@ pub struct ReviewQuery {
 /// server), where in it, and what.
 struct Shown {
     file: String,
-    /// The sheet (a workbook's), for the link to its grid.
-    sheet: Option<String>,
+    /// The grid of the uploaded sheet at the diagnostic's row (none for a file the
+    /// upload does not hold: a table kept from the branch).
+    link: Option<String>,
     place: String,
     message: String,
     found: Option<String>,
@@ -93,9 +95,24 @@ struct Shown {
 }
 
 impl Shown {
-    fn of(d: &Diagnostic) -> Shown {
+    /// `d` as shown in the review of the upload `base` (`upload=…&region=…`) holding
+    /// `files`.
+    fn of(d: &Diagnostic, base: &str, files: &[String]) -> Shown {
         let l = &d.location;
         let file = crate::shown::file_name(l);
+        let row = match (&l.cell, l.line) {
+            (Some(cell), _) => {
+                masterctl_schemas::diagnostic::parse_a1(cell).map(|(r, _)| u64::from(r) + 1)
+            }
+            (None, line) => line,
+        };
+        let link = files.contains(&file).then(|| {
+            let mut link = sheet_address(base, &file, l.sheet.as_deref());
+            if let Some(row) = row {
+                link.push_str(&format!("&at={row}#r{row}"));
+            }
+            link
+        });
         let mut place = Vec::new();
         if let Some(sheet) = &l.sheet {
             place.push(format!("{sheet}!{}", l.cell.as_deref().unwrap_or("")));
@@ -105,9 +122,12 @@ impl Shown {
         if let (Some(table), Some(field)) = (&l.table, &l.field) {
             place.push(format!("{table}.{field}"));
         }
+        if let Some(key) = &l.key {
+            place.push(format!("(key {key})"));
+        }
         Shown {
             file,
-            sheet: l.sheet.clone(),
+            link,
             place: place.join(" "),
             message: d.message.clone(),
             found: d.found.clone(),
@@ -305,8 +325,10 @@ fn review_page(
             line,
             upload: &query.upload,
             files: &files,
-            query: q,
-            diagnostics: report.diagnostics.iter().map(Shown::of).collect(),
+            query: q.clone(),
+            diagnostics: (report.diagnostics.iter())
+                .map(|d| Shown::of(d, &q, &files))
+                .collect(),
             rejected: true,
             summary: None,
             unchanged: false,
@@ -318,8 +340,10 @@ fn review_page(
             line,
             upload: &query.upload,
             files: &files,
-            query: q,
-            diagnostics: summary.report.diagnostics.iter().map(Shown::of).collect(),
+            query: q.clone(),
+            diagnostics: (summary.report.diagnostics.iter())
+                .map(|d| Shown::of(d, &q, &files))
+                .collect(),
             rejected: false,
             summary: Some(summary),
             unchanged: *unchanged,
@@ -433,6 +457,12 @@ pub struct SheetQuery {
     file: String,
     #[serde(default)]
     sheet: Option<String>,
+    /// The row to show (a diagnostic's: the sheet's row number, or the CSV line).
+    #[serde(default)]
+    at: Option<u64>,
+    /// The window's first row, counted from the sheet's first.
+    #[serde(default)]
+    from: Option<usize>,
 }
 
 #[derive(Template)]
@@ -443,6 +473,8 @@ struct SheetPage<'a> {
     sheet: Option<&'a str>,
     shown: &'a crate::sheets::ShownSheet,
     back: String,
+    /// This sheet's address without its window (`/review/sheet?…`).
+    here: String,
 }
 
 /// `GET /review/sheet?upload=ID&region=R&file=NAME[&sheet=S]`: an uploaded sheet as a
@@ -488,13 +520,28 @@ fn sheet_page(console: &Console, who: &Visitor, query: &SheetQuery) -> Answer {
     .filter(|d| query.sheet.is_none() || d.location.sheet == query.sheet)
     .collect();
     let sheet = query.sheet.as_deref();
-    let shown = crate::sheets::sheet(&path, sheet, &diagnostics)
+    let window = match (query.at, query.from) {
+        (Some(at), _) => Window::At(at),
+        (None, from) => Window::From(from.unwrap_or(0)),
+    };
+    let shown = crate::sheets::sheet(&path, sheet, &diagnostics, window)
         .map_err(|why| ConsoleError::of(ErrorKind::Invalid, why))?;
+    let base = format!("upload={}&{}", query.upload, query.target.query());
     render(&SheetPage {
         who,
         file: &name,
         sheet,
         shown: &shown,
-        back: format!("/review?upload={}&{}", query.upload, query.target.query()),
+        here: sheet_address(&base, &name, sheet),
+        back: format!("/review?{base}"),
     })
+}
+
+/// The address of an uploaded file's sheet grid, without its window.
+fn sheet_address(base: &str, file: &str, sheet: Option<&str>) -> String {
+    let mut address = format!("/review/sheet?{base}&file={}", urlencode(file));
+    if let Some(sheet) = sheet {
+        address.push_str(&format!("&sheet={}", urlencode(sheet)));
+    }
+    address
 }

@@ -1872,3 +1872,69 @@ async fn clients_that_never_finish_are_cut_off_and_never_starve_a_planner() {
     assert!(said.starts_with("HTTP/1.1 200"), "{said}");
     assert!(said.contains("masters/jp"), "{said}");
 }
+
+/// Every mistake of a large upload is shown where it is: the review links each to
+/// the grid's window holding its row (a mistake at line 2,500 as well as one at line
+/// 3), the grid lists every row with mistakes to jump to, and pages on through the
+/// sheet with its header kept above.
+#[tokio::test]
+async fn every_mistake_of_a_large_sheet_is_one_click_from_the_review() {
+    let dir = repository();
+    let app = app(dir.path(), Policy::Users(users()));
+    let (cookie, csrf) = session(&app, Some("token-of-eddie")).await;
+    let mut csv = String::from("id,name\n");
+    for id in 1..=3000 {
+        match id {
+            2 | 2499 => csv.push_str(&format!("x{id},slime\n")),
+            _ => csv.push_str(&format!("{id},slime\n")),
+        }
+    }
+    let id = upload(&app, &cookie, &csrf, "monster.csv", csv.as_bytes()).await;
+    let review = get_as(&app, &format!("/review?upload={id}&region=jp"), &cookie).await;
+    assert_eq!(review.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let links: Vec<String> = review
+        .body
+        .split("href=\"/review/sheet?")
+        .skip(1)
+        .map(|rest| {
+            let link = rest.split('"').next().unwrap();
+            link.replace("&amp;", "&").replace("&#38;", "&")
+        })
+        .collect();
+    assert_eq!(links.len(), 2, "{}", review.body);
+    assert!(links[0].ends_with("&at=3#r3"), "{links:?}");
+    assert!(links[1].ends_with("&at=2500#r2500"), "{links:?}");
+    let grid = get_as(&app, &format!("/review/sheet?{}", links[1]), &cookie).await;
+    assert_eq!(grid.status, StatusCode::OK, "{}", grid.body);
+    let body = &grid.body;
+    assert!(
+        body.contains("<tr id=\"r2500\" class=\"at\"><th class=\"row\">2500</th><td dir=\"auto\" class=\"bad\">x2499<span class=\"why\">"),
+        "the asked row, marked, its bad cell with why: {body}"
+    );
+    assert!(
+        body.contains("<tr class=\"header\"><th class=\"row\">1</th><td dir=\"auto\">id</td>"),
+        "the header kept above the window"
+    );
+    assert!(!body.contains("id=\"r3\""), "one window at a time");
+    assert!(body.contains("of the sheet's 3001"), "{body}");
+    for row in [3, 2500] {
+        assert!(
+            body.contains(&format!("&amp;at={row}#r{row}\">{row}</a>")),
+            "row {row} listed to jump to"
+        );
+    }
+    let earlier = body
+        .split("&amp;from=")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap();
+    let base = links[1].split("&at=").next().unwrap();
+    let first = get_as(
+        &app,
+        &format!("/review/sheet?{base}&from={earlier}"),
+        &cookie,
+    )
+    .await;
+    assert_eq!(first.status, StatusCode::OK);
+    assert!(first.body.contains("id=\"r2480\""), "{}", first.body);
+}

@@ -287,6 +287,19 @@ impl TableSchema {
             .map(|&i| self.fields[i].name.as_str())
             .collect()
     }
+
+    /// Where planners keep this table, as they would look for it: `items.xlsx (sheet
+    /// Item)` when `source` names it, else the sheet (or CSV file) its name maps.
+    pub fn planners_place(&self) -> String {
+        match &self.source {
+            Some(SheetSource {
+                file,
+                sheet: Some(sheet),
+            }) => format!("{file} (sheet {sheet})"),
+            Some(SheetSource { file, sheet: None }) => file.clone(),
+            None => format!("the sheet {0} (or {0}.csv)", self.sheet),
+        }
+    }
 }
 
 /// What a table's rows are (`kind` in a schema).

@@ -66,6 +66,10 @@ pub struct Origin {
     /// then holds the values' column and `columns` each field's row, swapped back by
     /// [`Origin::location`].
     pub vertical: bool,
+    /// Where the planner keeps the table, when it was read from somewhere else (a
+    /// branch's canonical file, for an import that did not supply it): what
+    /// [`Origin::describe`] names instead of the file read.
+    pub kept_in: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,6 +117,9 @@ impl Origin {
 
     /// A human name for where the table came from: `items.xlsx (sheet Item)` or `Item.csv`.
     pub fn describe(&self) -> String {
+        if let Some(place) = &self.kept_in {
+            return place.clone();
+        }
         match &self.format {
             SourceFormat::Workbook { sheet } => format!("{} (sheet {sheet})", self.file.display()),
             SourceFormat::Csv => self.file.display().to_string(),

@@ -534,3 +534,65 @@ fn a_table_that_is_a_submodule_or_a_link_is_refused_by_every_reader() {
         masterctl_store::l10n::open_region(&repo, &line).unwrap();
     }
 }
+
+/// A mistake in a table the import did not supply (taken from the branch to validate
+/// the whole snapshot) names the row by its key and says where the planner corrects it
+/// — the table's `source` — not only the line of the branch's file.
+#[test]
+fn a_mistake_in_a_table_not_imported_names_its_row_and_the_planners_file() {
+    const LAIR: &str = "name = \"lair\"\nsource = \"dungeons/lair.csv\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"monster_id\"\ntype = \"int\"\nreferences = \"monster.id\"\n";
+    let studio = Studio::with_schemas(
+        crate::common::CONFIG,
+        &[("monster", crate::common::MONSTER), ("lair", LAIR)],
+    );
+    studio.export(&THREE);
+    std::fs::create_dir(studio.exports.path().join("dungeons")).unwrap();
+    std::fs::write(
+        studio.exports.path().join("dungeons/lair.csv"),
+        "id,monster_id\n7,1\n8,3\n",
+    )
+    .unwrap();
+    let first = studio.import("jp", studio.exports.path(), |_| {}).unwrap();
+    assert!(
+        matches!(first, ImportOutcome::Committed { .. }),
+        "{first:?}"
+    );
+    let path = studio.export(&THREE[..2]);
+    let outcome = studio.import("jp", &path, |_| {}).unwrap();
+    let ImportOutcome::Rejected(report) = outcome else {
+        panic!("{outcome:?}");
+    };
+    let [d] = &report.diagnostics[..] else {
+        panic!("{report:?}");
+    };
+    assert_eq!(d.location.table.as_deref(), Some("lair"));
+    assert_eq!(d.location.key.as_deref(), Some("8"), "{d:?}");
+    assert_eq!(d.location.line, Some(3), "the branch's file, still named");
+    let hint = d.hint.as_deref().unwrap();
+    assert!(
+        hint.contains("this row is masters/jp's, not among the files imported: correct it in dungeons/lair.csv"),
+        "{hint}"
+    );
+    // A reference into a table kept from the branch names where planners keep it too.
+    let lairs = studio.exports.path().join("more/dungeons");
+    std::fs::create_dir_all(&lairs).unwrap();
+    std::fs::write(lairs.join("lair.csv"), "id,monster_id\n7,1\n8,4\n").unwrap();
+    let outcome = studio
+        .import("jp", &lairs.join("lair.csv"), |_| {})
+        .unwrap();
+    let ImportOutcome::Rejected(report) = outcome else {
+        panic!("{outcome:?}");
+    };
+    let [d] = &report.diagnostics[..] else {
+        panic!("{report:?}");
+    };
+    assert_eq!(
+        d.location.key, None,
+        "a row of the files imported has its cell"
+    );
+    let hint = d.hint.as_deref().unwrap();
+    assert!(
+        hint.contains("add the row to `monster` (the sheet monster (or monster.csv), not among the files imported: as masters/jp holds it)"),
+        "{hint}"
+    );
+}

@@ -96,6 +96,7 @@ impl<'s> TableBuilder<'s> {
                 columns: Vec::new(),
                 rows: Vec::new(),
                 vertical: false,
+                kept_in: None,
             },
             columns: (0..schema.fields.len()).map(|_| Slots::default()).collect(),
             rows: Slots::default(),

@@ -99,6 +99,7 @@ pub struct ImportPlan {
 }
 
 mod error;
+mod kept;
 mod run;
 
 pub use error::ImportError;
@@ -203,7 +204,7 @@ pub fn plan_import(
         _ => Vec::new(),
     };
     let kept = match &head_tree {
-        Some(tree) => keep_tables(repo, tree, project, &mut tables, &reference)?,
+        Some(tree) => kept::keep_tables(repo, tree, project, &mut tables, region.branch())?,
         None => Vec::new(),
     };
     for name in &kept {
@@ -214,6 +215,7 @@ pub fn plan_import(
         }
     }
     report.extend(validate_tables(project, &tables).diagnostics);
+    kept::name_kept_rows(project, &tables, &kept, region.branch(), &mut report);
     report.sort();
     if report.has_errors() {
         return Ok(Planning::Rejected(report));
@@ -646,28 +648,6 @@ fn upstream_reverts(
         }
     }
     Ok(reverts)
-}
-
-/// The branch's tables the import does not supply, added to `tables` (typed, for
-/// validation); their names.
-fn keep_tables(
-    repo: &MasterRepo,
-    tree: &Tree<'_>,
-    project: &Project,
-    tables: &mut Vec<Table>,
-    reference: &str,
-) -> Result<Vec<String>, StoreError> {
-    let mut kept = Vec::new();
-    for schema in &project.tables {
-        if tables.iter().any(|t| t.name == schema.name) {
-            continue;
-        }
-        if let Some(table) = read_table_at(&repo.git, tree, project, schema, reference)? {
-            kept.push(table.name.clone());
-            tables.push(table);
-        }
-    }
-    Ok(kept)
 }
 
 /// What the supplied tables change on the branch, table by table. Tables whose

@@ -385,6 +385,7 @@ fn from_columns(schema: &TableSchema, like: &Table, columns: Vec<Vec<Value>>) ->
                 .collect(),
             rows: (2..count as u64 + 2).collect(),
             vertical: false,
+            kept_in: None,
         },
     }
 }
