@@ -8,6 +8,7 @@
 //!
 //! Nothing here prints, exits or knows of HTTP.
 
+pub mod browse;
 pub mod codegen;
 pub mod diff;
 pub mod export;
@@ -15,6 +16,7 @@ pub mod init;
 pub mod join;
 mod kind;
 pub mod l10n;
+pub mod memo;
 pub mod migrate;
 pub mod project;
 pub mod schemas;

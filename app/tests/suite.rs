@@ -8,3 +8,4 @@
 
 mod actions;
 mod around;
+mod browse;

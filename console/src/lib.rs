@@ -10,6 +10,7 @@
 //! [`access`]'s.
 
 pub mod access;
+mod browsing;
 mod connections;
 mod failed;
 mod forms;
@@ -18,7 +19,6 @@ mod hosts;
 mod importing;
 mod jobs;
 mod joining;
-mod memo;
 mod pages;
 mod proposing;
 mod releasing;
@@ -87,9 +87,11 @@ pub struct Console {
     /// turn, off the async threads too).
     at_once: Arc<tokio::sync::Semaphore>,
     /// Each commit's review page, by commit id.
-    commits: memo::Memo<String>,
+    commits: masterctl_app::memo::Memo<String>,
     /// The translation states of a region's texts at a commit, by region and commit.
-    translated: memo::Memo<Vec<masterctl_store::l10n::LanguageStatus>>,
+    translated: masterctl_app::memo::Memo<Vec<masterctl_store::l10n::LanguageStatus>>,
+    /// The tables pages showed, as grids, by what they were read from.
+    grids: masterctl_app::browse::Grids,
 }
 
 impl Console {
@@ -147,8 +149,9 @@ impl Console {
             patience,
             reviews: jobs::Jobs::default(),
             writes: jobs::Jobs::default(),
-            commits: memo::Memo::new(COMMITS),
-            translated: memo::Memo::new(MEMO),
+            commits: masterctl_app::memo::Memo::new(COMMITS),
+            translated: masterctl_app::memo::Memo::new(MEMO),
+            grids: masterctl_app::browse::grids(),
             at_once: Arc::new(tokio::sync::Semaphore::new(AT_ONCE)),
         }
     }
@@ -248,6 +251,8 @@ pub fn router(console: Arc<Console>) -> Router {
         .route("/history", get(pages::history))
         .route("/commit", get(pages::commit))
         .route("/blame", get(pages::blame))
+        .route("/tables", get(browsing::tables))
+        .route("/table", get(browsing::table))
         .route("/import", get(importing::form).post(importing::commit))
         .route(
             "/upload",

@@ -71,16 +71,8 @@ fn import_into(dir: &Path, region: &str, branch: Option<&str>, path: &Path) {
     let outcome = masterctl_store::import::run(
         &repo,
         &masterctl_store::import::Request {
-            region,
             branch,
-            paths: &paths,
-            structure: None,
-            message: None,
-            dry_run: false,
-            review: None,
-            allow_removal: false,
-            revert_upstream: false,
-            progress: &|_, _| {},
+            ..masterctl_store::import::Request::new(region, &paths)
         },
     )
     .unwrap();
@@ -309,7 +301,13 @@ async fn error_pages_are_never_cached() {
 async fn markup_in_a_cell_is_shown_as_text_on_every_page() {
     let dir = repository();
     let app = app(dir.path(), local());
-    for uri in ["/blame?region=jp&table=monster&key=1", "/history?region=jp"] {
+    for uri in [
+        "/blame?region=jp&table=monster&key=1",
+        "/history?region=jp",
+        "/table?region=jp&table=monster",
+        "/table?region=jp&table=monster&q=%3Cscript%3E",
+        "/table?region=jp&table=monster&f.name=%22%3E%3Cscript%3Ealert",
+    ] {
         let got = send(&app, request("GET", uri, HERE).body(Body::empty()).unwrap()).await;
         assert_eq!(got.status, StatusCode::OK, "{uri}: {}", got.body);
         assert!(!got.body.contains("<script>alert"), "{uri}: {}", got.body);
@@ -360,6 +358,31 @@ async fn parameters_never_become_paths() {
             StatusCode::NOT_FOUND,
         ),
         ("/history", StatusCode::BAD_REQUEST),
+        (
+            "/table?region=jp&table=../../etc/passwd",
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            "/table?region=jp&table=monster&sort=../x",
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            "/table?region=jp&table=monster&f.hp=1",
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            "/table?region=jp&table=monster&key=999",
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            "/table?region=jp&table=monster&from=-1",
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            "/table?region=jp&table=monster&path=/etc",
+            StatusCode::BAD_REQUEST,
+        ),
+        ("/tables?region=../../etc", StatusCode::NOT_FOUND),
     ] {
         let got = send(&app, request("GET", uri, HERE).body(Body::empty()).unwrap()).await;
         assert_eq!(got.status, status, "{uri}: {}", got.body);
@@ -1937,4 +1960,88 @@ async fn every_mistake_of_a_large_sheet_is_one_click_from_the_review() {
     .await;
     assert_eq!(first.status, StatusCode::OK);
     assert!(first.body.contains("id=\"r2480\""), "{}", first.body);
+}
+
+/// The current masters in the browser: the branch's tables, one table searched,
+/// filtered and sorted, a row and a cell by a stable address, a row one click from its
+/// blame.
+#[tokio::test]
+async fn a_planner_browses_a_branchs_tables_by_addresses_a_colleague_can_open() {
+    let dir = repository_with(
+        CONFIG,
+        MONSTER,
+        "1,スライム\n2,ゴーレム\n3,ドラゴン\n4,スライムベス\n",
+    );
+    let app = app(dir.path(), local());
+    let get = |uri: &str| {
+        let app = app.clone();
+        let uri = uri.to_string();
+        async move {
+            send(
+                &app,
+                request("GET", &uri, HERE).body(Body::empty()).unwrap(),
+            )
+            .await
+        }
+    };
+    let got = get("/history?region=jp").await;
+    assert!(
+        got.body.contains("href=\"/tables?region=jp\""),
+        "{}",
+        got.body
+    );
+    let got = get("/tables?region=jp").await;
+    assert_eq!(got.status, StatusCode::OK, "{}", got.body);
+    assert!(
+        got.body.contains("table=monster\">monster</a>"),
+        "{}",
+        got.body
+    );
+
+    let got = get(
+        "/table?region=jp&table=monster&f.name=%E3%82%B9%E3%83%A9%E3%82%A4%E3%83%A0&sort=id&desc=1",
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::OK, "{}", got.body);
+    let ids: Vec<&str> = got
+        .body
+        .split("title=\"A link to this row\">")
+        .skip(1)
+        .map(|rest| rest.split('<').next().unwrap())
+        .collect();
+    assert_eq!(ids, ["1", "2"], "positions of the two slimes");
+    assert!(
+        got.body.contains("Rows 1–2 of 2 matching, of 4"),
+        "{}",
+        got.body
+    );
+    assert!(
+        got.body.find("スライムベス").unwrap()
+            < got.body.find("<td dir=\"auto\">スライム</td>").unwrap(),
+        "by id, descending"
+    );
+    assert!(
+        got.body.contains("value=\"スライム\""),
+        "the filter kept in its box"
+    );
+
+    // A cell's address: its row marked, the cell too; its blame one click away.
+    let got = get("/table?region=jp&table=monster&key=3&field=name").await;
+    assert_eq!(got.status, StatusCode::OK, "{}", got.body);
+    assert!(
+        got.body.contains("<tr class=\"at\" id=\"row\">"),
+        "{}",
+        got.body
+    );
+    assert!(
+        got.body.contains("class=\"at\" id=\"cell\">ドラゴン</td>"),
+        "{}",
+        got.body
+    );
+    assert!(
+        got.body
+            .contains("href=\"/blame?region=jp&amp;table=monster&amp;key=3\"")
+    );
+    let got = get("/blame?region=jp&table=monster&key=3").await;
+    assert_eq!(got.status, StatusCode::OK);
 }

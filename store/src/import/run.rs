@@ -40,6 +40,25 @@ pub struct Request<'a> {
     pub progress: &'a (dyn Fn(usize, usize) + Sync),
 }
 
+impl<'a> Request<'a> {
+    /// Import `paths` into `region`'s branch and commit: under HEAD's structure, no
+    /// message, nothing taken away or back unasked, no progress reported.
+    pub fn new(region: &'a str, paths: &'a [PathBuf]) -> Request<'a> {
+        Request {
+            region,
+            branch: None,
+            paths,
+            structure: None,
+            message: None,
+            dry_run: false,
+            review: None,
+            allow_removal: false,
+            revert_upstream: false,
+            progress: &|_, _| {},
+        }
+    }
+}
+
 /// What the import found, whatever it then did.
 #[derive(Debug, serde::Serialize)]
 pub struct Summary {

@@ -1,9 +1,11 @@
 //! What a region commit holds, above the git plumbing (`masterctl_git`): the structure
 //! it carries and the project that describes (`structure`), its tables, language tables
-//! and generated masters as canonical CSV (`tables`), and a snapshot written as a commit
+//! and generated masters as canonical CSV (`tables`), a branch's head as pages browse it
+//! (`head`), and a snapshot written as a commit
 //! with the trailers it carries (`commit`). The workflows call down into this layer.
 
 pub mod commit;
+pub mod head;
 pub mod structure;
 mod tables;
 

@@ -1,6 +1,7 @@
-//! What a page computes from one commit never changes: a commit's review, the
-//! translation states of a branch at a commit. Kept by commit id (a bounded number, the
-//! oldest dropped first), so that many planners opening the same pages do the work once.
+//! What a page computes from what never changes — a commit's review, the translation
+//! states of a branch at a commit, a table's grid made from its blobs — kept by that
+//! identity (a bounded number, the oldest dropped first), so that many planners opening
+//! the same pages do the work once.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};

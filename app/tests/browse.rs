@@ -1,0 +1,223 @@
+//! A branch's masters browsed as the console's table pages do: searched, filtered,
+//! sorted, paged, a row found by its key, references labelled by the row they name.
+
+use std::path::Path;
+
+use masterctl_app::browse::{self, Ask, Page};
+use masterctl_store::import::{self, ImportOutcome, Request};
+use masterctl_store::{Branch, ErrorKind, MasterRepo, Region};
+use masterctl_testing::git;
+
+const CONFIG: &str =
+    "source_language = \"ja\"\nlanguages = [\"ja\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n";
+const CATEGORY: &str = "name = \"category\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"name\"\ntype = \"text\"\n";
+const ITEM: &str = "name = \"item\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"name\"\ntype = \"string\"\ncolumn = \"名前\"\ndescription = \"Shown in the bag\"\n\n[[fields]]\nname = \"category_id\"\ntype = \"int\"\nreferences = \"category.id\"\n\n[[fields]]\nname = \"price\"\ntype = \"int\"\noptional = true\n";
+
+/// A repository whose jp branch holds 3 categories and 1,200 items: item `i` is named
+/// `Sword i` (every third `鉄の剣 i`), in category `i % 3 + 1`, priced `(i * 37) % 1000`
+/// (no price for every hundredth).
+fn browsed(dir: &Path) -> (MasterRepo, Branch) {
+    git(dir, &["init", "-q", "-b", "main"]);
+    git(dir, &["config", "user.name", "Aiko"]);
+    git(dir, &["config", "user.email", "aiko@example.com"]);
+    let files = [
+        ("masterctl.toml", CONFIG),
+        ("schemas/category.toml", CATEGORY),
+        ("schemas/item.toml", ITEM),
+    ]
+    .map(|(path, text)| (path.to_string(), text.as_bytes().to_vec()));
+    masterctl_store::init::init(dir, &files, None).unwrap();
+    let exports = dir.join("exports");
+    std::fs::create_dir(&exports).unwrap();
+    std::fs::write(
+        exports.join("category.csv"),
+        "id,name\n1,武器\n2,防具\n3,素材\n",
+    )
+    .unwrap();
+    let mut items = String::from("id,名前,category_id,price\n");
+    for i in 1..=1200 {
+        let name = if i % 3 == 0 {
+            format!("鉄の剣 {i}")
+        } else {
+            format!("Sword {i}")
+        };
+        let price = if i % 100 == 0 {
+            String::new()
+        } else {
+            ((i * 37) % 1000).to_string()
+        };
+        items.push_str(&format!("{i},{name},{},{price}\n", i % 3 + 1));
+    }
+    std::fs::write(exports.join("item.csv"), items).unwrap();
+    let repo = MasterRepo::open(dir).unwrap();
+    let paths = [exports];
+    let outcome = import::run(&repo, &Request::new("jp", &paths)).unwrap();
+    assert!(
+        matches!(outcome, ImportOutcome::Committed { .. }),
+        "{outcome:?}"
+    );
+    let structure = repo.structure().unwrap();
+    let line = Branch::of(&Region::of(&structure.project, "jp").unwrap(), None).unwrap();
+    (repo, line)
+}
+
+fn column(page: &Page, field: &str) -> Vec<String> {
+    let at = page.columns.iter().position(|c| c.name == field).unwrap();
+    page.rows.iter().map(|r| r.cells[at].text.clone()).collect()
+}
+
+#[test]
+fn a_table_is_searched_filtered_sorted_and_paged_by_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, line) = browsed(dir.path());
+    let grids = browse::grids();
+    let page = |ask: &Ask| browse::page(&repo, &line, "item", ask, &grids).unwrap();
+
+    let first = page(&Ask {
+        count: 100,
+        ..Ask::default()
+    });
+    assert_eq!(
+        (first.total, first.matched, first.rows.len()),
+        (1200, 1200, 100)
+    );
+    assert_eq!(column(&first, "id")[..3], ["1", "2", "3"]);
+    let name = first.columns.iter().find(|c| c.name == "name").unwrap();
+    assert_eq!(name.shown.as_deref(), Some("名前"));
+    assert_eq!(name.description.as_deref(), Some("Shown in the bag"));
+    // A reference shows the row it names, by that row's text.
+    let category = first
+        .columns
+        .iter()
+        .position(|c| c.name == "category_id")
+        .unwrap();
+    assert_eq!(
+        first.columns[category].links_to.as_deref(),
+        Some("category")
+    );
+    assert_eq!(first.rows[0].cells[category].text, "2");
+    assert_eq!(
+        first.rows[0].cells[category].refers.as_deref(),
+        Some("防具")
+    );
+
+    // The last page holds what is left.
+    let last = page(&Ask {
+        from: 1150,
+        count: 100,
+        ..Ask::default()
+    });
+    assert_eq!(last.rows.len(), 50);
+    assert_eq!(last.rows[0].position, 1151);
+
+    // A search across the table (ASCII letters in either case), then a column filter.
+    let swords = page(&Ask {
+        search: "SWORD 11".into(),
+        count: 500,
+        ..Ask::default()
+    });
+    let expected = (1..=1200)
+        .filter(|i| i % 3 != 0 && i.to_string().starts_with("11"))
+        .count();
+    assert_eq!(swords.matched, expected, "{:?}", column(&swords, "name"));
+    let iron = page(&Ask {
+        filters: vec![
+            ("name".into(), "鉄の剣".into()),
+            ("category_id".into(), "1".into()),
+        ],
+        count: 500,
+        ..Ask::default()
+    });
+    assert_eq!(iron.matched, 400);
+    assert!(
+        column(&iron, "id")
+            .iter()
+            .all(|id| id.parse::<u32>().unwrap() % 3 == 0)
+    );
+
+    // Numbers sort as numbers, empty cells first; descending reverses.
+    let cheapest = page(&Ask {
+        sort: Some(("price".into(), false)),
+        count: 20,
+        ..Ask::default()
+    });
+    let prices = column(&cheapest, "price");
+    assert!(prices[..12].iter().all(String::is_empty), "{prices:?}");
+    assert_eq!(prices[12], "1", "item 973");
+    let dearest = page(&Ask {
+        sort: Some(("price".into(), true)),
+        count: 3,
+        ..Ask::default()
+    });
+    assert_eq!(column(&dearest, "price"), ["999", "999", "998"]);
+    let by_name = page(&Ask {
+        sort: Some(("id".into(), true)),
+        filters: vec![("name".into(), "sword".into())],
+        count: 2,
+        ..Ask::default()
+    });
+    assert_eq!(column(&by_name, "id"), ["1199", "1198"]);
+
+    // A row asked for by key: the page holding it, the row marked.
+    let row = page(&Ask {
+        key: Some("777".into()),
+        count: 100,
+        ..Ask::default()
+    });
+    assert_eq!(row.from, 700);
+    let asked: Vec<_> = row.rows.iter().filter(|r| r.asked).collect();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].key.as_deref(), Some("777"));
+    // At most 500 rows a page, whatever is asked.
+    assert_eq!(
+        page(&Ask {
+            count: 100_000,
+            ..Ask::default()
+        })
+        .rows
+        .len(),
+        500
+    );
+}
+
+#[test]
+fn what_a_table_page_cannot_show_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, line) = browsed(dir.path());
+    let grids = browse::grids();
+    let fails = |table: &str, ask: Ask| {
+        let error = browse::page(&repo, &line, table, &ask, &grids)
+            .err()
+            .unwrap();
+        (error.kind(), error.to_string())
+    };
+    assert_eq!(
+        fails("weapon", Ask::default()),
+        (
+            ErrorKind::NotFound,
+            "no table `weapon` on masters/jp".into()
+        )
+    );
+    let (kind, message) = fails(
+        "item",
+        Ask {
+            sort: Some(("cost".into(), false)),
+            ..Ask::default()
+        },
+    );
+    assert_eq!(
+        (kind, message.as_str()),
+        (ErrorKind::NotFound, "`item` has no field `cost`")
+    );
+    let (kind, message) = fails(
+        "item",
+        Ask {
+            key: Some("5000".into()),
+            ..Ask::default()
+        },
+    );
+    assert_eq!(kind, ErrorKind::NotFound, "{message}");
+    let (tables, _) = (browse::tables(&repo, &line).unwrap().1, ());
+    let names: Vec<&str> = tables.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["category", "item"]);
+}
