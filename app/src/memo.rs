@@ -6,8 +6,13 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
-/// Values by key, and the keys oldest first.
-type Kept<V> = (HashMap<String, Arc<V>>, VecDeque<String>);
+/// One key's place: empty until its value is made. Whoever makes it holds the place's
+/// lock, so that others asking for the same key wait for that value instead of making
+/// it again (twenty planners opening one new page at once make it once).
+type Place<V> = Arc<Mutex<Option<Arc<V>>>>;
+
+/// Places by key, and the keys oldest first.
+type Kept<V> = (HashMap<String, Place<V>>, VecDeque<String>);
 
 /// Values by key, at most `capacity` of them.
 pub struct Memo<V> {
@@ -23,28 +28,35 @@ impl<V> Memo<V> {
         }
     }
 
-    /// The value of `key`: kept, or made by `make` (an error is not kept).
+    /// The value of `key`: kept, or made by `make` — once, while others asking for it
+    /// wait (an error is not kept: the next asking makes it again).
     pub fn get_or<E>(&self, key: &str, make: impl FnOnce() -> Result<V, E>) -> Result<Arc<V>, E> {
-        if let Some(value) = self.lock().0.get(key) {
+        let place = self.place(key);
+        let mut value = place.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(value) = &*value {
             return Ok(value.clone());
         }
-        // Made outside the lock: two requests may both make it; either is right.
-        let value = Arc::new(make()?);
-        let mut kept = self.lock();
+        let made = Arc::new(make()?);
+        *value = Some(made.clone());
+        Ok(made)
+    }
+
+    /// The place of `key`, made (and the oldest dropped beyond the capacity) if new.
+    fn place(&self, key: &str) -> Place<V> {
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         let (by_key, order) = &mut *kept;
-        if by_key.insert(key.to_string(), value.clone()).is_none() {
-            order.push_back(key.to_string());
+        if let Some(place) = by_key.get(key) {
+            return place.clone();
         }
+        let place = Place::default();
+        by_key.insert(key.to_string(), place.clone());
+        order.push_back(key.to_string());
         while order.len() > self.capacity {
             if let Some(oldest) = order.pop_front() {
                 by_key.remove(&oldest);
             }
         }
-        Ok(value)
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Kept<V>> {
-        self.kept.lock().unwrap_or_else(|e| e.into_inner())
+        place
     }
 }
 
@@ -68,5 +80,23 @@ mod tests {
         assert_eq!(*memo.get_or("a", || make("A again")).unwrap(), "A again");
         assert!(memo.get_or("d", || Err::<String, ()>(())).is_err());
         assert_eq!(*memo.get_or("d", || make("D")).unwrap(), "D");
+    }
+
+    #[test]
+    fn many_asking_at_once_for_a_new_value_make_it_once() {
+        let memo: Memo<usize> = Memo::new(4);
+        let made = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..8 {
+                scope.spawn(|| {
+                    let value = memo.get_or("page", || {
+                        std::thread::sleep(std::time::Duration::from_millis(50));
+                        Ok::<_, ()>(made.fetch_add(1, std::sync::atomic::Ordering::SeqCst))
+                    });
+                    assert_eq!(*value.unwrap(), 0);
+                });
+            }
+        });
+        assert_eq!(made.load(std::sync::atomic::Ordering::SeqCst), 1);
     }
 }

@@ -18,6 +18,9 @@ pub struct TextGrid {
     orders: Vec<OnceLock<Vec<u32>>>,
     /// Each column's cells to the first row holding them, made when first asked for.
     indexes: Vec<OnceLock<HashMap<Box<str>, u32>>>,
+    /// `text` with its ASCII letters in lower case (the same length, every cell where
+    /// it was), made when a search first needs it.
+    lower: OnceLock<String>,
     numeric: Vec<bool>,
 }
 
@@ -51,6 +54,7 @@ impl TextGrid {
             ends,
             orders: (0..width).map(|_| OnceLock::new()).collect(),
             indexes: (0..width).map(|_| OnceLock::new()).collect(),
+            lower: OnceLock::new(),
             numeric,
         })
     }
@@ -110,22 +114,98 @@ impl TextGrid {
     }
 }
 
-/// `haystack` holds `needle`, ASCII letters matched in either case.
-pub fn holds(haystack: &str, needle: &str) -> bool {
-    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
-    n.is_empty() || (h.len() >= n.len() && h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n)))
+impl TextGrid {
+    /// Whether each row has a cell — of `column`, or any — holding `needle` (ASCII
+    /// letters matched in either case): every match in the table's text found in one
+    /// pass, each kept when it lies inside one cell.
+    pub fn holding(&self, needle: &str, column: Option<usize>) -> Vec<bool> {
+        let mut rows = vec![false; self.rows];
+        if needle.is_empty() {
+            rows.fill(true);
+            return rows;
+        }
+        let lowered = needle.to_ascii_lowercase();
+        let haystack = if needle.bytes().any(|b| b.is_ascii_alphabetic()) {
+            self.lower
+                .get_or_init(|| self.text.to_ascii_lowercase())
+                .as_bytes()
+        } else {
+            self.text.as_bytes()
+        };
+        let needle = lowered.as_bytes();
+        for start in memchr::memmem::find_iter(haystack, needle) {
+            // The cell the match starts in: the first whose end lies beyond it.
+            let cell = self.ends.partition_point(|&end| end as usize <= start);
+            if cell >= self.ends.len() || start + needle.len() > self.ends[cell] as usize {
+                continue;
+            }
+            if column.is_none_or(|c| cell % self.width == c) {
+                rows[cell / self.width] = true;
+            }
+        }
+        rows
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::holds;
+    use masterctl_schemas::Value;
+    use masterctl_schemas::table::{Origin, SourceFormat};
+
+    use super::*;
+
+    /// A grid of two string columns from these rows.
+    fn grid(rows: &[[&str; 2]]) -> TextGrid {
+        let project = masterctl_schemas::load::load_from_files(
+            Some((
+                "masterctl.toml".into(),
+                "source_language = \"ja\"\nlanguages = [\"ja\"]\n".into(),
+            )),
+            vec![(
+                "schemas/t.toml".into(),
+                "name = \"t\"\nprimary_key = [\"a\"]\n\n[[fields]]\nname = \"a\"\ntype = \"string\"\n\n[[fields]]\nname = \"b\"\ntype = \"string\"\noptional = true\n".into(),
+            )],
+        )
+        .unwrap();
+        let schema = project.table("t").unwrap();
+        let column = |c: usize| {
+            rows.iter()
+                .map(|r| match r[c] {
+                    "" => Value::Null,
+                    text => Value::Str(text.into()),
+                })
+                .collect()
+        };
+        let table = Table {
+            name: "t".into(),
+            columns: vec![column(0), column(1)],
+            origin: Origin {
+                file: "t.csv".into(),
+                format: SourceFormat::Csv,
+                columns: vec![Some(0), Some(1)],
+                rows: (0..rows.len() as u64).collect(),
+                vertical: false,
+                kept_in: None,
+            },
+        };
+        TextGrid::of(schema, &table).unwrap()
+    }
 
     #[test]
-    fn holding_matches_ascii_in_either_case_and_other_text_exactly() {
-        assert!(holds("Iron Sword", "sword"));
-        assert!(holds("鉄の剣", "の剣"));
-        assert!(!holds("鉄の剣", "鋼"));
-        assert!(holds("abc", ""));
-        assert!(!holds("ab", "abc"));
+    fn a_search_finds_text_inside_one_cell_only_ascii_in_either_case() {
+        let g = grid(&[
+            ["Iron Sword", "鉄の剣"],
+            ["ab", "cd"],
+            ["x", ""],
+            ["", "SWORDS"],
+        ]);
+        assert_eq!(g.holding("sword", None), [true, false, false, true]);
+        assert_eq!(g.holding("sword", Some(0)), [true, false, false, false]);
+        assert_eq!(g.holding("の剣", None), [true, false, false, false]);
+        // Across two cells is no match.
+        assert_eq!(g.holding("bc", None), [false; 4]);
+        assert_eq!(g.holding("", Some(1)), [true; 4]);
+        assert_eq!(g.cell(2, 1), "");
+        assert_eq!(g.cell(3, 1), "SWORDS");
     }
 }

@@ -14,7 +14,7 @@ use masterctl_schemas::schema::TableKind;
 use masterctl_store::snapshot::head::{HeadSnapshot, head_snapshot};
 use masterctl_store::{Branch, MasterRepo, StoreError};
 
-pub use grid::{TextGrid, holds};
+pub use grid::TextGrid;
 
 use crate::memo::Memo;
 
@@ -156,7 +156,7 @@ pub fn page(
         .as_ref()
         .map(|(name, descending)| Ok::<_, StoreError>((field(name)?, *descending)))
         .transpose()?;
-    let rows = chosen(&grid, schema, &ask.search, &filters, sort);
+    let rows = chosen(&grid, &ask.search, &filters, sort);
     let count = ask.count.clamp(1, MOST_ROWS);
     let asked = match &ask.key {
         Some(key) => Some(row_of(&grid, schema, key).ok_or_else(|| StoreError::NoRow {
@@ -223,32 +223,33 @@ fn grid_of(
 /// The rows asked for, in order.
 fn chosen(
     grid: &TextGrid,
-    schema: &TableSchema,
     search: &str,
     filters: &[(usize, &str)],
     sort: Option<(usize, bool)>,
 ) -> Vec<u32> {
-    let width = schema.fields.len();
-    let wanted = |row: usize| {
-        filters
-            .iter()
-            .all(|&(column, text)| holds(grid.cell(row, column), text))
-            && (search.is_empty() || (0..width).any(|column| holds(grid.cell(row, column), search)))
-    };
-    let every = filters.is_empty() && search.is_empty();
+    let mut wanted: Option<Vec<bool>> = None;
+    let asked = (filters.iter().map(|&(column, text)| (Some(column), text)))
+        .chain((!search.is_empty()).then_some((None, search)));
+    for (column, text) in asked {
+        let rows = grid.holding(text, column);
+        wanted = Some(match wanted {
+            None => rows,
+            Some(before) => before.iter().zip(rows).map(|(a, b)| *a && b).collect(),
+        });
+    }
+    let keep = |row: &u32| wanted.as_ref().is_none_or(|w| w[*row as usize]);
     match sort {
-        Some((column, descending)) => {
-            let order = grid.order(column);
-            let keep = |&&row: &&u32| every || wanted(row as usize);
-            if descending {
-                order.iter().rev().filter(keep).copied().collect()
-            } else {
-                order.iter().filter(keep).copied().collect()
-            }
-        }
-        None => (0..grid.rows() as u32)
-            .filter(|&row| every || wanted(row as usize))
+        Some((column, false)) => grid
+            .order(column)
+            .iter()
+            .filter(|r| keep(r))
+            .copied()
             .collect(),
+        Some((column, true)) => (grid.order(column).iter().rev())
+            .filter(|r| keep(r))
+            .copied()
+            .collect(),
+        None => (0..grid.rows() as u32).filter(keep).collect(),
     }
 }
 
