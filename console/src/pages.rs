@@ -138,26 +138,46 @@ struct HistoryPage<'a> {
     who: &'a Visitor,
     line: &'a Branch,
     records: &'a [ImportRecord],
+    /// `region=…[&branch=…]`.
+    here: String,
+    /// The commit the page starts at, when not the head.
+    from: Option<&'a str>,
+    /// Where the older commits start.
+    older: Option<&'a str>,
 }
 
 /// How many commits a history page shows.
-const HISTORY: usize = 200;
+const HISTORY: usize = 100;
 
-/// `/history?region=R[&branch=NAME]`: a branch's imports, rebases and merges.
+#[derive(Deserialize)]
+pub struct HistoryQuery {
+    #[serde(flatten)]
+    target: Target,
+    /// A commit of the branch's history to start at (a page of older commits).
+    #[serde(default)]
+    from: Option<String>,
+}
+
+/// `/history?region=R[&branch=NAME][&from=COMMIT]`: a branch's imports, rebases and
+/// merges, a page at a time, each linking to the older ones.
 pub async fn history(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
-    Query(target): Query<Target>,
+    Query(query): Query<HistoryQuery>,
 ) -> Answer {
     console
         .blocking(move |console| {
-            let (repo, _, line) = target.open(console)?;
+            let (repo, _, line) = query.target.open(console)?;
             repo.head_of_branch(&line)?;
-            let records = masterctl_store::history(&repo, &line.reference(), HISTORY)?;
+            let from = query.from.as_deref().filter(|f| !f.is_empty());
+            let stretch = masterctl_store::history_from(&repo, &line.reference(), from, HISTORY)?;
             render(&HistoryPage {
                 who: &who,
                 line: &line,
-                records: &records,
+                records: &stretch.records,
+                here: query.target.query(),
+                from,
+                older: stretch.older.as_deref(),
             })
         })
         .await

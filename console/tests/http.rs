@@ -2045,3 +2045,38 @@ async fn a_planner_browses_a_branchs_tables_by_addresses_a_colleague_can_open() 
     let got = get("/blame?region=jp&table=monster&key=3").await;
     assert_eq!(got.status, StatusCode::OK);
 }
+
+/// A history page starts at a commit the address names (the link to older commits),
+/// and refuses one of another history.
+#[tokio::test]
+async fn a_history_page_starts_where_its_address_says() {
+    let dir = repository();
+    import_rows(dir.path(), None, "1,スライム\n");
+    let app = app(dir.path(), local());
+    let get = |uri: String| {
+        let app = app.clone();
+        async move {
+            send(
+                &app,
+                request("GET", &uri, HERE).body(Body::empty()).unwrap(),
+            )
+            .await
+        }
+    };
+    let git = git2::Repository::open(dir.path()).unwrap();
+    let head = git.refname_to_id("refs/heads/masters/jp").unwrap();
+    let first = git.find_commit(head).unwrap().parent_id(0).unwrap();
+    let got = get("/history?region=jp".into()).await;
+    assert!(got.body.contains(&head.to_string()[..12]), "{}", got.body);
+    assert!(!got.body.contains("Older commits"), "two commits: one page");
+    let got = get(format!("/history?region=jp&from={first}")).await;
+    assert_eq!(got.status, StatusCode::OK, "{}", got.body);
+    assert!(got.body.contains(&first.to_string()[..12]));
+    assert!(!got.body.contains(&head.to_string()[..12]), "{}", got.body);
+    assert!(got.body.contains("The newest"), "{}", got.body);
+    let main = git.refname_to_id("refs/heads/main").unwrap();
+    let got = get(format!("/history?region=jp&from={main}")).await;
+    assert_eq!(got.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", got.body);
+    let got = get("/history?region=jp&from=HEAD~1".into()).await;
+    assert_eq!(got.status, StatusCode::NOT_FOUND, "{}", got.body);
+}

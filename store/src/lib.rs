@@ -35,7 +35,7 @@ pub use masterctl_git as git;
 pub use masterctl_git::names;
 pub use names::{Branch, Region, WorkBranch, short_id};
 pub use repository::MasterRepo;
-pub use review::history::{ImportRecord, history};
+pub use review::history::{ImportRecord, Stretch, history, history_from};
 pub use snapshot::structure::Structure;
 
 use masterctl_schemas::Report;

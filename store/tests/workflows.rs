@@ -596,3 +596,42 @@ fn a_mistake_in_a_table_not_imported_names_its_row_and_the_planners_file() {
         "{hint}"
     );
 }
+
+/// A branch's history a stretch at a time: each stretch names where the older one
+/// starts, a commit that stays true as the branch moves on; a commit of another
+/// history is refused.
+#[test]
+fn history_comes_in_stretches_each_naming_the_older_one() {
+    let studio = Studio::new();
+    for hp in [10, 20, 30] {
+        studio
+            .import("jp", &studio.export(&[(1, "slime", hp)]), |_| {})
+            .unwrap();
+    }
+    let repo = studio.repo();
+    let first = masterctl_store::history_from(&repo, "refs/heads/masters/jp", None, 2).unwrap();
+    assert_eq!(first.records.len(), 2);
+    let older = first.older.clone().unwrap();
+    // The branch moves on; the older stretch is where it was.
+    studio
+        .import("jp", &studio.export(&[(1, "slime", 40)]), |_| {})
+        .unwrap();
+    let second =
+        masterctl_store::history_from(&repo, "refs/heads/masters/jp", Some(&older[..12]), 2)
+            .unwrap();
+    assert_eq!(second.records.len(), 1);
+    assert_eq!(second.records[0].commit, older);
+    assert_eq!(second.older, None, "the first commit is in it");
+    let all = masterctl_store::history(&repo, "refs/heads/masters/jp", 10).unwrap();
+    assert_eq!(all.len(), 4);
+    assert_eq!(all[3].commit, older);
+    // A commit of another history (main's structure commit) is no place to start.
+    let main = studio.head("main").unwrap();
+    let error =
+        masterctl_store::history_from(&repo, "refs/heads/masters/jp", Some(&main), 2).unwrap_err();
+    assert!(matches!(error, StoreError::NotInHistory { .. }), "{error}");
+    assert_eq!(
+        error.to_string(),
+        format!("{main} is not a commit of masters/jp's history")
+    );
+}

@@ -1,7 +1,7 @@
 //! `masterctl log --region R`: the region's import history, newest first.
 
 use masterctl_store::names::one_line;
-use masterctl_store::{ImportRecord, history, short_id};
+use masterctl_store::{ImportRecord, history_from, short_id};
 use serde::Serialize;
 
 use super::{Failure, open_repo, store_failure};
@@ -20,6 +20,10 @@ pub struct Args {
     /// Show at most this many commits
     #[arg(long, default_value_t = 50, value_name = "N")]
     limit: usize,
+    /// Start at this commit of the branch's history instead of its head (the `older`
+    /// commit an earlier page named)
+    #[arg(long, value_name = "COMMIT")]
+    from: Option<String>,
 }
 
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
@@ -27,11 +31,13 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     let structure = repo.structure().map_err(store_failure)?;
     let region = super::line(&structure, &args.region, args.branch.as_deref())?;
     let reference = region.reference();
-    let records = history(&repo, &reference, args.limit).map_err(store_failure)?;
+    let stretch =
+        history_from(&repo, &reference, args.from.as_deref(), args.limit).map_err(store_failure)?;
     output.render(&Log {
         region: region.name(),
         branch: region.branch(),
-        imports: records,
+        imports: stretch.records,
+        older: stretch.older,
     });
     Ok(())
 }
@@ -42,6 +48,8 @@ struct Log<'a> {
     region: &'a str,
     branch: &'a str,
     imports: Vec<ImportRecord>,
+    /// Where the next older commits start (`--from`), when there are more.
+    older: Option<String>,
 }
 
 impl Render for Log<'_> {
@@ -88,6 +96,13 @@ impl Render for Log<'_> {
                 ));
             }
             output.line("");
+        }
+        if let Some(older) = &self.older {
+            output.line(format!(
+                "older: masterctl log --region {} --from {}",
+                one_line(self.region),
+                short_id(older)
+            ));
         }
     }
 }

@@ -43,16 +43,57 @@ pub fn history(
     reference: &str,
     limit: usize,
 ) -> Result<Vec<ImportRecord>, StoreError> {
-    let mut records = Vec::new();
+    Ok(history_from(repo, reference, None, limit)?.records)
+}
+
+/// A stretch of a branch's history: its records, and the commit the next older stretch
+/// starts at (none: the branch's first commit is among them).
+#[derive(Debug, serde::Serialize)]
+pub struct Stretch {
+    pub records: Vec<ImportRecord>,
+    pub older: Option<String>,
+}
+
+/// The first-parent history of the branch `reference` names, newest first, from the
+/// commit `from` (a commit id of that history: a link to older commits that stays
+/// true as the branch moves on) or its head, at most `limit` records. A commit outside
+/// that history is [`StoreError::NotInHistory`].
+pub fn history_from(
+    repo: &MasterRepo,
+    reference: &str,
+    from: Option<&str>,
+    limit: usize,
+) -> Result<Stretch, StoreError> {
     let mut next = repo.head_of(reference)?;
+    if let Some(from) = from {
+        let wanted = repo.commit_id(from)?;
+        while let Some(commit) = &next
+            && commit.id().to_string() != wanted
+        {
+            next = commit.parents().next();
+        }
+        if next.is_none() {
+            return Err(StoreError::NotInHistory {
+                revision: from.to_string(),
+                branch: reference.trim_start_matches("refs/heads/").to_string(),
+            });
+        }
+    }
+    let mut records = Vec::new();
     while let Some(commit) = next {
         if records.len() >= limit {
-            break;
+            return Ok(Stretch {
+                records,
+                older: Some(commit.id().to_string()),
+            });
         }
         records.push(record(&commit));
         next = commit.parents().next();
     }
-    Ok(records)
+    Ok(Stretch {
+        records,
+        older: None,
+    })
 }
 
 /// One commit as an import record: its message's subject, table lines and trailers.
