@@ -7,6 +7,7 @@ use masterctl_store::import::ImportError;
 use masterctl_store::init::InitError;
 use masterctl_store::join::JoinError;
 use masterctl_store::remote::RemoteError;
+use masterctl_store::revert::RevertError;
 use masterctl_store::{ErrorKind, StoreError};
 
 /// An error that says what kind of failure it is.
@@ -29,6 +30,12 @@ impl Kinded for InitError {
 impl Kinded for ImportError {
     fn kind(&self) -> ErrorKind {
         ImportError::kind(self)
+    }
+}
+
+impl Kinded for RevertError {
+    fn kind(&self) -> ErrorKind {
+        RevertError::kind(self)
     }
 }
 

@@ -13,6 +13,7 @@ use masterctl_store::import::ImportError;
 use masterctl_store::init::InitError;
 use masterctl_store::join::JoinError;
 use masterctl_store::remote::RemoteError;
+use masterctl_store::revert::RevertError;
 use masterctl_store::{ErrorKind, StoreError, short_id};
 
 /// A delivery error as the failure a user sees: its kind decides the exit code
@@ -147,6 +148,22 @@ fn import_hint(error: &ImportError) -> String {
 impl From<ImportError> for Failure {
     fn from(error: ImportError) -> Failure {
         import_failure(error)
+    }
+}
+
+/// A revert's refusal as the failure a user sees.
+pub fn revert_failure(error: RevertError) -> Failure {
+    match error {
+        RevertError::Store(e) => store_failure(e),
+        RevertError::Join(e) => join_failure(e, "masterctl revert", false),
+        error @ RevertError::FirstCommit { .. } => hinted(
+            &error,
+            "to empty the branch, import what it should hold instead".into(),
+        ),
+        error @ RevertError::ChangesStructure { .. } => hinted(
+            &error,
+            "the structure is main's: change it there (a new commit), then import under it".into(),
+        ),
     }
 }
 
@@ -777,6 +794,32 @@ mod kinds {
         all
     }
 
+    /// One error of every variant of a revert's.
+    fn every_revert_error() -> Vec<RevertError> {
+        let s = || "x".to_string();
+        let all = vec![
+            RevertError::FirstCommit {
+                commit: s(),
+                branch: s(),
+            },
+            RevertError::ChangesStructure {
+                commit: s(),
+                files: vec![s()],
+            },
+            RevertError::Join(JoinError::NoUpstream(s())),
+            RevertError::Store(StoreError::NoStructure),
+        ];
+        for error in &all {
+            match error {
+                RevertError::FirstCommit { .. }
+                | RevertError::ChangesStructure { .. }
+                | RevertError::Join(_)
+                | RevertError::Store(_) => {}
+            }
+        }
+        all
+    }
+
     /// One error of every variant of a remote's.
     fn every_remote_error() -> Vec<RemoteError> {
         let s = || "x".to_string();
@@ -932,6 +975,7 @@ mod kinds {
         hold(every_remote_error, 4, remote_failure);
         hold(every_import_error, 4, import_failure);
         hold(every_init_error, 4, init_failure);
+        hold(every_revert_error, 4, revert_failure);
         hold(every_join_error, 10, |error| {
             join_failure(error, "masterctl rebase --region jp", false)
         });

@@ -107,6 +107,12 @@ impl From<masterctl_store::import::ImportError> for ConsoleError {
     }
 }
 
+impl From<masterctl_store::revert::RevertError> for ConsoleError {
+    fn from(error: masterctl_store::revert::RevertError) -> ConsoleError {
+        ConsoleError::with(&error, "")
+    }
+}
+
 impl From<masterctl_store::init::InitError> for ConsoleError {
     fn from(error: masterctl_store::init::InitError) -> ConsoleError {
         ConsoleError::with(&error, "")

@@ -26,6 +26,7 @@ mod sheets;
 mod shown;
 mod target;
 mod translating;
+mod undoing;
 mod uploads;
 mod visitor;
 mod writing;
@@ -251,6 +252,8 @@ pub fn router(console: Arc<Console>) -> Router {
         .route("/history", get(pages::history))
         .route("/commit", get(pages::commit))
         .route("/blame", get(pages::blame))
+        .route("/revert", get(undoing::page).post(undoing::act))
+        .route("/revert/diff", get(undoing::diff))
         .route("/tables", get(browsing::tables))
         .route("/table", get(browsing::table))
         .route("/import", get(importing::form).post(importing::commit))

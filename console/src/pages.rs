@@ -144,6 +144,17 @@ struct HistoryPage<'a> {
     from: Option<&'a str>,
     /// Where the older commits start.
     older: Option<&'a str>,
+    /// An editor, who may take a commit back.
+    may_undo: bool,
+    /// What the write that led here did.
+    done: Option<&'static str>,
+}
+
+impl HistoryPage<'_> {
+    /// Whether the record at `index` can be taken back: any but the branch's first.
+    fn undoable(&self, index: usize) -> bool {
+        self.may_undo && (self.older.is_some() || index + 1 < self.records.len())
+    }
 }
 
 /// How many commits a history page shows.
@@ -156,6 +167,9 @@ pub struct HistoryQuery {
     /// A commit of the branch's history to start at (a page of older commits).
     #[serde(default)]
     from: Option<String>,
+    /// The write that led here (`reverted`), said at the top.
+    #[serde(default)]
+    done: Option<String>,
 }
 
 /// `/history?region=R[&branch=NAME][&from=COMMIT]`: a branch's imports, rebases and
@@ -178,6 +192,13 @@ pub async fn history(
                 here: query.target.query(),
                 from,
                 older: stretch.older.as_deref(),
+                may_undo: who.identity.role >= crate::access::Role::Editor,
+                done: match query.done.as_deref() {
+                    Some("reverted") => {
+                        Some("The commit was taken back: the newest commit undoes it.")
+                    }
+                    _ => None,
+                },
             })
         })
         .await

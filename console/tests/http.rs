@@ -2080,3 +2080,125 @@ async fn a_history_page_starts_where_its_address_says() {
     let got = get("/history?region=jp&from=HEAD~1".into()).await;
     assert_eq!(got.status, StatusCode::NOT_FOUND, "{}", got.body);
 }
+
+/// Undo from the history: an editor reviews what taking a commit back changes, takes
+/// it back as a new commit authored by them, and is told so; a commit a later one built
+/// on is refused with the cell named; the branch's first commit offers no undo; a
+/// viewer takes nothing back.
+#[tokio::test]
+async fn an_editor_takes_a_commit_back_from_the_history() {
+    let dir = repository();
+    import_rows(
+        dir.path(),
+        None,
+        "1,<script>alert(1)</script>\n2,ゴーレム\n",
+    );
+    let git = git2::Repository::open(dir.path()).unwrap();
+    let jp = |git: &git2::Repository| git.refname_to_id("refs/heads/masters/jp").unwrap();
+    let renamed = jp(&git);
+    let first = git.find_commit(renamed).unwrap().parent_id(0).unwrap();
+    let app = app(dir.path(), Policy::Users(users()));
+    let (cookie, csrf) = session(&app, Some("token-of-eddie")).await;
+
+    let history = get_as(&app, "/history?region=jp", &cookie).await;
+    assert_eq!(
+        history.body.matches("class=\"undo\"").count(),
+        1,
+        "{}",
+        history.body
+    );
+    let page = get_as(
+        &app,
+        &format!("/revert?region=jp&commit={renamed}"),
+        &cookie,
+    )
+    .await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.body);
+    assert!(page.body.contains("Take it back"), "{}", page.body);
+    assert!(
+        page.body
+            .contains("<td>monster</td><td>0</td><td>0</td><td>1</td>"),
+        "{}",
+        page.body
+    );
+    let cells = get_as(
+        &app,
+        &format!("/revert/diff?region=jp&commit={renamed}"),
+        &cookie,
+    )
+    .await;
+    assert_eq!(cells.status, StatusCode::OK);
+    assert!(cells.body.contains("Taking back"), "{}", cells.body);
+    assert_eq!(jp(&git), renamed, "a review writes nothing");
+
+    // A viewer may not.
+    let (viewer, viewer_csrf) = session(&app, Some("token-of-viola")).await;
+    let refused = post_as(
+        &app,
+        "/revert",
+        &viewer,
+        format!("csrf={viewer_csrf}&region=jp&commit={renamed}"),
+    )
+    .await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+
+    let done = post_as(
+        &app,
+        "/revert",
+        &cookie,
+        format!("csrf={csrf}&region=jp&commit={renamed}&message=wrong+name"),
+    )
+    .await;
+    assert_eq!(done.status, StatusCode::SEE_OTHER, "{}", done.body);
+    let location = done.location.unwrap();
+    assert_eq!(location, "/history?region=jp&done=reverted");
+    let reverted = git.find_commit(jp(&git)).unwrap();
+    assert_eq!(reverted.parent_id(0).unwrap(), renamed);
+    assert_eq!(
+        reverted.tree_id(),
+        git.find_commit(first).unwrap().tree_id()
+    );
+    assert_eq!(reverted.author().name().unwrap(), "eddie");
+    assert_eq!(reverted.summary().unwrap(), Some("wrong name"));
+    let history = get_as(&app, &location, &cookie).await;
+    assert!(
+        history.body.contains("The commit was taken back"),
+        "{}",
+        history.body
+    );
+
+    // A later import renames monster 2 again: taking the rename back would lose that,
+    // and the cell is named.
+    import_rows(dir.path(), None, "1,スライム\n2,ゴーレムキング\n");
+    let rename = jp(&git);
+    let built_on = get_as(
+        &app,
+        &format!("/revert?region=jp&commit={renamed}"),
+        &cookie,
+    )
+    .await;
+    assert_eq!(
+        built_on.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        built_on.body
+    );
+    assert!(
+        built_on.body.contains("cannot be taken back"),
+        "{}",
+        built_on.body
+    );
+    assert!(
+        built_on.body.contains("table=monster&amp;key=2#row"),
+        "{}",
+        built_on.body
+    );
+    assert_eq!(jp(&git), rename);
+    let first_page = get_as(&app, &format!("/revert?region=jp&commit={first}"), &cookie).await;
+    assert_eq!(first_page.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        first_page.body.contains("nothing before it"),
+        "{}",
+        first_page.body
+    );
+}

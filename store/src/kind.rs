@@ -96,6 +96,22 @@ pub fn git_kind(error: &masterctl_git::Error) -> ErrorKind {
     }
 }
 
+impl crate::revert::RevertError {
+    /// What kind of failure this is: a commit that cannot be taken back (the branch's
+    /// first, or one that changed the structure) is rejected; a join's and the store's
+    /// own failures keep their kinds.
+    pub fn kind(&self) -> ErrorKind {
+        use crate::revert::RevertError;
+        match self {
+            RevertError::FirstCommit { .. } | RevertError::ChangesStructure { .. } => {
+                ErrorKind::Invalid
+            }
+            RevertError::Join(error) => error.kind(),
+            RevertError::Store(error) => error.kind(),
+        }
+    }
+}
+
 impl crate::init::InitError {
     /// What kind of failure this is: a folder init cannot write into is a usage error;
     /// the store's own failure keeps its kind.

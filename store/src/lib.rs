@@ -21,6 +21,7 @@ pub mod merge;
 pub mod proposals;
 pub mod remote;
 mod repository;
+pub mod revert;
 pub mod review;
 pub mod snapshot;
 pub mod source;

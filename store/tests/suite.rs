@@ -12,5 +12,6 @@ mod lists;
 mod merge;
 mod remote;
 mod resolutions;
+mod revert;
 mod work_branches;
 mod workflows;

@@ -25,6 +25,7 @@ mod pull;
 mod push;
 mod rebase;
 mod releases;
+mod revert;
 mod rollback;
 mod schema;
 mod serve;
@@ -41,7 +42,7 @@ use masterctl_store::{Branch, MasterRepo, Region, Structure};
 
 pub use crate::failure::{
     Failure, delivery_failure, import_failure, init_failure, join_failure, remote_failure,
-    store_failure,
+    revert_failure, store_failure,
 };
 
 /// Run a delivery operation (async, over object_store) to its end on this thread
@@ -76,6 +77,8 @@ pub enum Command {
     Rebase(rebase::Args),
     /// Reflect a work branch into its region (keyed three-way merge; conflicts resolved as in a rebase)
     Merge(merge::Args),
+    /// Take a commit of a branch back, as a new commit (later commits' changes kept)
+    Revert(revert::Args),
     /// Work branches of a region (work/R/NAME): create, list, delete
     #[command(subcommand)]
     Branch(branch::Command),
@@ -157,6 +160,7 @@ impl Command {
             Command::Blame(args) => Some(&args.repo),
             Command::Rebase(args) => Some(&args.repo),
             Command::Merge(args) => Some(&args.repo),
+            Command::Revert(args) => Some(&args.repo),
             Command::Pull(args) => Some(&args.repo),
             Command::Push(args) => Some(&args.repo),
             Command::Branch(command) => Some(command.repo()),
@@ -198,6 +202,7 @@ impl Command {
             Command::Blame(_) => "blame",
             Command::Rebase(_) => "rebase",
             Command::Merge(_) => "merge",
+            Command::Revert(_) => "revert",
             Command::Pull(_) => "pull",
             Command::Push(_) => "push",
             Command::Branch(branch::Command::Create(_)) => "branch create",
@@ -262,6 +267,7 @@ pub fn run(
         Command::Blame(args) => blame::run(args, global, output),
         Command::Rebase(args) => rebase::run(args, global, output),
         Command::Merge(args) => merge::run(args, global, output),
+        Command::Revert(args) => revert::run(args, global, output),
         Command::Pull(args) => pull::run(args, global, output),
         Command::Push(args) => push::run(args, global, output),
         Command::Branch(command) => branch::run(command, global, output),

@@ -248,7 +248,7 @@ pub fn plan_rebase(
         ours: &our_tree,
     };
     Ok(
-        match merge_trees(git, &trees, join, &reference, resolutions)? {
+        match merge_trees(git, &trees, |p| join.owns(p), &reference, resolutions)? {
             Merged::Conflicts(tables) => RebaseOutcome::Conflicts { tables, state },
             Merged::Rejected(report) => RebaseOutcome::Rejected { report, state },
             Merged::Clean { snapshot, tables } => {
@@ -259,7 +259,7 @@ pub fn plan_rebase(
 }
 
 /// What the three-way merge of a region's trees gave.
-enum Merged {
+pub(crate) enum Merged {
     /// Cells, files or columns that need a resolution.
     Conflicts(Vec<TableConflicts>),
     /// A merge that is not valid data.
@@ -275,10 +275,10 @@ enum Merged {
 /// structure file by file, then the columns it dropped that the region edited, every
 /// table keyed by row and cell, the translations with the sources they were made from;
 /// the resolutions given applied; the result validated as an import's would be.
-fn merge_trees(
+pub(crate) fn merge_trees(
     git: &Repository,
     trees: &translations::Trees<'_>,
-    join: &Join,
+    owns: impl FnOnce(&masterctl_schemas::Project) -> Vec<String>,
     reference: &str,
     resolutions: &Resolutions,
 ) -> Result<Merged, JoinError> {
@@ -299,7 +299,7 @@ fn merge_trees(
     if !dropped.is_empty() {
         return Ok(Merged::Conflicts(dropped));
     }
-    let owns = join.owns(&merged_project);
+    let owns = owns(&merged_project);
 
     // Every table, then the translations with the sources they were made from.
     let merging = TableMerging {
