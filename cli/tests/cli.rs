@@ -901,7 +901,8 @@ fn one_exit_code_rule_across_commands() {
         (&["inspect", "build", "item", "999"], 1),
         (
             &[
-                "rollback", "--from", &url, "--region", "jp", "--to", "deadbeef",
+                "rollback", "--reason", "test", "--from", &url, "--region", "jp", "--to",
+                "deadbeef",
             ],
             1,
         ),

@@ -526,7 +526,8 @@ fn suite(store: &dyn Store, prefix: &str) {
         root,
         store,
         &[
-            "rollback", "--from", &url, "--region", "jp", "--to", &newest_id, "--format", "json",
+            "rollback", "--reason", "test", "--from", &url, "--region", "jp", "--to", &newest_id,
+            "--format", "json",
         ],
     )));
     assert_eq!(rolled["moved"], true);
@@ -537,6 +538,8 @@ fn suite(store: &dyn Store, prefix: &str) {
         store,
         &[
             "rollback",
+            "--reason",
+            "test",
             "--from",
             &url,
             "--region",
@@ -556,7 +559,7 @@ fn suite(store: &dyn Store, prefix: &str) {
             root,
             store,
             &[
-                "rollback", "--from", &url, "--region", "jp", "--to", &older_id,
+                "rollback", "--reason", "test", "--from", &url, "--region", "jp", "--to", &older_id,
             ],
         );
         assert_eq!(exit(&out), 1, "{}", text(&out));
@@ -630,7 +633,7 @@ fn suite(store: &dyn Store, prefix: &str) {
         root,
         store,
         &[
-            "rollback", "--from", &url, "--region", "jp", "--to", &older_id,
+            "rollback", "--reason", "test", "--from", &url, "--region", "jp", "--to", &older_id,
         ],
     );
     assert_ne!(exit(&out), 0, "{}", text(&out));
@@ -1134,7 +1137,7 @@ fn the_project_s_own_store_is_the_default() {
     let rolled = json(&ok(masterctl(
         root,
         &[
-            "rollback", "--region", "jp", "--to", &release, "--format", "json",
+            "rollback", "--reason", "test", "--region", "jp", "--to", &release, "--format", "json",
         ],
     )));
     assert_eq!(rolled["moved"], false, "already current");

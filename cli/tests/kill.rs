@@ -483,6 +483,8 @@ fn gc_and_rollback_killed_at_every_write_leave_every_release_whole() {
         template: root,
         args: &[
             "rollback",
+            "--reason",
+            "test",
             "--from",
             "file://{dir}/store",
             "--region",

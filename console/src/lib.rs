@@ -271,6 +271,7 @@ pub fn router(console: Arc<Console>) -> Router {
         .route("/working", get(writing::working))
         .route("/propose", post(proposing::act))
         .route("/releases", get(releasing::page).post(releasing::act))
+        .route("/releases/rollback", get(releasing::confirm))
         .route(
             "/translations",
             get(translating::page)

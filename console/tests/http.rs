@@ -1175,7 +1175,7 @@ async fn a_maintainer_makes_an_earlier_release_current_again() {
     assert_eq!(got.status, StatusCode::OK, "{}", got.body);
     assert!(got.body.contains(&first[..12]) && got.body.contains(&second[..12]));
     assert!(!got.body.contains("Make current"), "{}", got.body);
-    let rollback = format!("region=jp&release={first}&action=rollback");
+    let rollback = format!("region=jp&release={first}&action=rollback&reason=prices+wrong");
     let (editor, editor_csrf) = session(&app, Some("token-of-eddie")).await;
     let got = post_as(
         &app,
@@ -1192,16 +1192,60 @@ async fn a_maintainer_makes_an_earlier_release_current_again() {
         &app,
         "/releases",
         &boss,
-        format!("csrf={csrf}&region=jp&release=0000000&action=rollback"),
+        format!("csrf={csrf}&region=jp&release=0000000&action=rollback&reason=x"),
     )
     .await;
     assert_eq!(got.status, StatusCode::NOT_FOUND, "{}", got.body);
 
+    // Never in one click: the maintainer's page links to a confirmation that shows
+    // what is served now and after, and asks why; a rollback without a reason moves
+    // nothing.
+    let got = get_as(&app, "/releases?region=jp", &boss).await;
+    let confirm = got
+        .body
+        .split("href=\"/releases/rollback?")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap()
+        .replace("&amp;", "&");
+    assert!(confirm.contains(&first), "{confirm}");
+    let page = get_as(&app, &format!("/releases/rollback?{confirm}"), &boss).await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.body);
+    assert!(page.body.contains("served now") && page.body.contains("served after"));
+    assert!(
+        page.body.contains("name=\"reason\" required"),
+        "{}",
+        page.body
+    );
+    let viewing = get_as(&app, &format!("/releases/rollback?{confirm}"), &viewer).await;
+    assert_eq!(viewing.status, StatusCode::FORBIDDEN);
+    let got = post_as(
+        &app,
+        "/releases",
+        &boss,
+        format!("csrf={csrf}&region=jp&release={first}&action=rollback&reason=+"),
+    )
+    .await;
+    assert_eq!(got.status, StatusCode::BAD_REQUEST, "{}", got.body);
+    assert!(got.body.contains("needs a reason"), "{}", got.body);
+
     let got = post_as(&app, "/releases", &boss, format!("csrf={csrf}&{rollback}")).await;
     assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
-    let got = get_as(&app, "/releases?region=jp", &boss).await;
+    let done = got.location.unwrap();
+    assert_eq!(done, "/releases?region=jp&done=rolled-back");
+    let got = get_as(&app, &done, &boss).await;
+    assert!(
+        got.body.contains("Rolled back: jp now serves release"),
+        "{}",
+        got.body
+    );
     let current = got.body.split("class=\"current\"").nth(1).unwrap();
     assert!(current.contains(&first[..12]), "{}", got.body);
+    assert!(
+        current.contains("mia &#60;mia@example.com&#62;"),
+        "who: {current}"
+    );
+    assert!(current.contains("prices wrong"), "why: {current}");
     let remote =
         masterctl_delivery::Remote::open(&url, &masterctl_delivery::RemoteOptions::default())
             .unwrap();

@@ -161,6 +161,12 @@ pub struct Published {
     pub time: String,
     /// `masterctl 0.1.0`.
     pub tool: String,
+    /// Who published it (`Name <email>`), when the publisher said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+    /// The publisher's words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }
 
 /// `regions/<region>/current.json`: the release a fetch takes.
@@ -172,6 +178,12 @@ pub struct Pointer {
     pub manifest_blake3: String,
     /// When the pointer was moved here (UTC).
     pub time: String,
+    /// Who moved it (`Name <email>`), when they said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+    /// Why (a rollback's reason; a publish's words).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// `masters/<region>/<version>`, the version one plain word.
@@ -376,6 +388,8 @@ mod tests {
             published: Published {
                 time: now(),
                 tool: "test".to_string(),
+                by: None,
+                message: None,
             },
             versions: Vec::new(),
         };

@@ -38,7 +38,10 @@ use std::path::PathBuf;
 
 pub use fetch::{FetchOptions, Fetched, fetch};
 pub use layout::short_release;
-pub use manage::{Collected, ReleaseInfo, RolledBack, gc, releases, resolve_release, rollback};
+pub use manage::{
+    Collected, MadeCurrent, Moving, ReleaseInfo, RolledBack, gc, releases, resolve_release,
+    rollback,
+};
 pub use manifests::release_manifest;
 pub use publish::{PublishOptions, Published, publish};
 pub use remote::{Remote, RemoteOptions};
@@ -218,7 +221,12 @@ mod tests {
     ) {
         fn send<T: Send>(_: T) {}
         send(crate::releases(remote, None));
-        send(crate::rollback(remote, "jp", "0123456"));
+        send(crate::rollback(
+            remote,
+            "jp",
+            "0123456",
+            &crate::Moving::default(),
+        ));
         send(crate::resolve_release(remote, "jp", "0123456"));
         send(crate::gc(remote, 1, 0, true, progress));
         send(crate::publish(

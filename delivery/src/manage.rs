@@ -28,6 +28,27 @@ pub struct ReleaseInfo {
     pub current: bool,
     /// The versions that named its commit when it was published.
     pub versions: Vec<String>,
+    /// Who published it, and their words (when they said).
+    pub by: Option<String>,
+    pub message: Option<String>,
+    /// The current one's pointer: who made it current, when and why (a rollback's
+    /// reason).
+    pub made_current: Option<MadeCurrent>,
+}
+
+/// Who moved a region's pointer to its release, when, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct MadeCurrent {
+    pub time: String,
+    pub by: Option<String>,
+    pub reason: Option<String>,
+}
+
+/// Who moves a pointer back, and why: what the pointer records.
+#[derive(Debug, Clone, Default)]
+pub struct Moving {
+    pub by: Option<String>,
+    pub reason: Option<String>,
 }
 
 /// The region's pointer and its version, or `None` before its first publish.
@@ -185,7 +206,8 @@ pub async fn releases(
     let mut currents = read_pointers(remote, records.keys().cloned()).await?;
     let mut infos = Vec::new();
     for (region, releases) in records {
-        let current = currents.remove(&region).flatten().map(|p| p.release);
+        let pointer = currents.remove(&region).flatten();
+        let current = pointer.as_ref().map(|p| p.release.clone());
         for release in releases {
             let summary = release.summary();
             infos.push(ReleaseInfo {
@@ -197,6 +219,15 @@ pub async fn releases(
                 bytes: summary.bytes,
                 languages: summary.languages,
                 versions: release.versions,
+                by: release.published.by,
+                message: release.published.message,
+                made_current: (pointer.as_ref())
+                    .filter(|p| p.release == release.release)
+                    .map(|p| MadeCurrent {
+                        time: p.time.clone(),
+                        by: p.by.clone(),
+                        reason: p.reason.clone(),
+                    }),
                 release: release.release,
             });
         }
@@ -316,6 +347,7 @@ pub async fn rollback(
     remote: &Remote,
     region: &str,
     release: &str,
+    moving: &Moving,
 ) -> Result<RolledBack, DeliveryError> {
     let release = resolve_release(remote, region, release).await?;
     let release = release.as_str();
@@ -325,7 +357,7 @@ pub async fn rollback(
         lease::Kind::Write,
         &what,
         lease::GC_WAIT,
-        roll_back(remote, region, release),
+        roll_back(remote, region, release, moving),
     )
     .await
 }
@@ -334,6 +366,7 @@ async fn roll_back(
     remote: &Remote,
     region: &str,
     release: &str,
+    moving: &Moving,
 ) -> Result<RolledBack, DeliveryError> {
     let store = remote.shown().to_string();
     let record = read_release(remote, region, release)
@@ -393,6 +426,8 @@ async fn roll_back(
         release: release.to_string(),
         manifest_blake3: record.manifest_blake3.clone(),
         time: layout::now(),
+        by: moving.by.clone(),
+        reason: moving.reason.clone(),
     };
     let bytes = serde_json::to_vec_pretty(&pointer).unwrap_or_default();
     let key = layout::pointer_key(region);

@@ -29,6 +29,10 @@ pub struct PublishOptions {
     /// The versions naming the build's commit (`masters/jp/1.4`), recorded with the
     /// release.
     pub versions: Vec<String>,
+    /// Who publishes (`Name <email>`), recorded with the release and the pointer.
+    pub by: Option<String>,
+    /// The publisher's words, recorded likewise.
+    pub message: Option<String>,
 }
 
 impl Default for PublishOptions {
@@ -39,6 +43,8 @@ impl Default for PublishOptions {
             tool: format!("masterctl {}", env!("CARGO_PKG_VERSION")),
             repair: false,
             versions: Vec::new(),
+            by: None,
+            message: None,
         }
     }
 }
@@ -497,6 +503,8 @@ async fn write_release(
         published: layout::Published {
             time: layout::now(),
             tool: options.tool.clone(),
+            by: options.by.clone(),
+            message: options.message.clone(),
         },
         versions: options
             .versions
@@ -615,6 +623,8 @@ async fn move_pointer(
         release: release.clone(),
         manifest_blake3: ours.manifest_blake3.clone(),
         time: layout::now(),
+        by: ours.published.by.clone(),
+        reason: ours.published.message.clone(),
     };
     let pointer_key = layout::pointer_key(&region);
     let pointer_bytes = serde_json::to_vec_pretty(&pointer).unwrap_or_default();
@@ -941,6 +951,8 @@ mod tests {
             release: format!("{release:040x}"),
             manifest_blake3: format!("{release:064x}"),
             time: time.to_string(),
+            by: None,
+            reason: None,
         };
         let bytes = serde_json::to_vec_pretty(&pointer).unwrap();
         (pointer, bytes)

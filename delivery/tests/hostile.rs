@@ -351,7 +351,13 @@ fn release_ids_as_printed_are_taken_back() {
         Err(DeliveryError::NoRelease { .. })
     ));
     // rollback and fetch take them.
-    block_on(masterctl_delivery::rollback(&store.remote, "jp", &a[..12])).unwrap();
+    block_on(masterctl_delivery::rollback(
+        &store.remote,
+        "jp",
+        &a[..12],
+        &Default::default(),
+    ))
+    .unwrap();
     let mut options = fetch_options(&root.path().join("cache"));
     options.release = Some(b[..12].to_string());
     let fetched = block_on(masterctl_delivery::fetch(

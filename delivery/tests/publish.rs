@@ -73,6 +73,7 @@ fn a_rollback_asks_only_about_what_the_current_release_does_not_name() {
         &store.remote,
         "jp",
         &first.release,
+        &masterctl_delivery::Moving::default(),
     ));
     let error = refused.unwrap_err();
     assert!(
@@ -89,10 +90,30 @@ fn a_rollback_asks_only_about_what_the_current_release_does_not_name() {
         &store.remote,
         "jp",
         &first.release,
+        &masterctl_delivery::Moving {
+            by: Some("Mia <mia@example.com>".into()),
+            reason: Some("the shop's prices were wrong".into()),
+        },
     ))
     .unwrap();
     assert!(rolled.moved);
     assert_eq!(current(), first.release);
+    // The listing says who made it current, and why; an older masterctl's pointer
+    // (neither field) reads as before.
+    let listed = block_on(masterctl_delivery::releases(&store.remote, Some("jp"))).unwrap();
+    let made = listed
+        .iter()
+        .find(|r| r.release == first.release)
+        .and_then(|r| r.made_current.clone())
+        .unwrap();
+    assert_eq!(made.by.as_deref(), Some("Mia <mia@example.com>"));
+    assert_eq!(made.reason.as_deref(), Some("the shop's prices were wrong"));
+    assert!(
+        listed
+            .iter()
+            .filter(|r| r.release != first.release)
+            .all(|r| r.made_current.is_none())
+    );
 }
 
 #[test]

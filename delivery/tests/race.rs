@@ -91,7 +91,12 @@ fn race(remote: &Remote) {
                     continue;
                 }
                 let release = &releases[next(&mut state) as usize % releases.len()].release;
-                match block_on(masterctl_delivery::rollback(remote, "jp", release)) {
+                match block_on(masterctl_delivery::rollback(
+                    remote,
+                    "jp",
+                    release,
+                    &Default::default(),
+                )) {
                     Ok(_) => count += 1,
                     // Deleted by gc since it was listed, or the pointer moved meanwhile.
                     Err(

@@ -290,6 +290,19 @@ pub fn run(
     }
 }
 
+/// Who the user is to git (`Name <email>`, as the master repository's configuration —
+/// with the user's own — says), for what a store records of a publish or a rollback;
+/// none outside a repository or when git does not say.
+pub fn who(global: &GlobalArgs) -> Option<String> {
+    let config = open_repo(global).ok()?.git.config().ok()?;
+    let (name, email) = masterctl_store::git::refs::identity_in(&config)?;
+    Some(masterctl_store::names::one_line(&format!(
+        "{} <{}>",
+        name.trim(),
+        email.trim()
+    )))
+}
+
 /// `--endpoint`, for the commands that reach a store.
 #[derive(clap::Args)]
 pub struct EndpointArg {

@@ -31,6 +31,10 @@ pub struct Args {
     /// Objects checked and uploaded at once
     #[arg(long, value_name = "N", default_value_t = masterctl_delivery::CONCURRENCY)]
     concurrency: usize,
+    /// What this release is, recorded with it beside who published it (your git
+    /// identity) and shown by `releases` and the console
+    #[arg(short, long, value_name = "TEXT")]
+    message: Option<String>,
     #[command(flatten)]
     endpoint: super::EndpointArg,
 }
@@ -51,6 +55,11 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         repair: args.repair,
         concurrency: args.concurrency,
         versions,
+        by: super::who(global),
+        message: (args.message.as_deref())
+            .map(str::trim)
+            .filter(|m| !m.is_empty())
+            .map(masterctl_store::names::one_line),
         ..PublishOptions::default()
     };
     let bar = output.progress_of("uploading", "objects");

@@ -2,7 +2,7 @@
 //! region's current one again — only if every object it names is on the store.
 
 use masterctl_delivery::short_release;
-use masterctl_delivery::{RolledBack, rollback};
+use masterctl_delivery::{Moving, RolledBack, rollback};
 
 use super::{Failure, block_on, delivery_failure};
 use crate::output::{GlobalArgs, Output, Render, RepoArg};
@@ -22,13 +22,26 @@ pub struct Args {
     /// unique prefix of 7 or more hexadecimal digits
     #[arg(long, value_name = "RELEASE")]
     to: String,
+    /// Why: recorded with the region's pointer beside who moved it (your git identity),
+    /// and shown by `releases` and the console
+    #[arg(long, value_name = "TEXT")]
+    reason: String,
     #[command(flatten)]
     endpoint: super::EndpointArg,
 }
 
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let remote = super::named_store(args.from.as_deref(), &args.endpoint, global, "--from")?;
-    let done = block_on(rollback(&remote, &args.region, &args.to))?.map_err(delivery_failure)?;
+    let reason = masterctl_store::names::one_line(args.reason.trim());
+    if reason.is_empty() {
+        return Err(Failure::usage("--reason is empty").hint("say why the release goes back"));
+    }
+    let moving = Moving {
+        by: super::who(global),
+        reason: Some(reason),
+    };
+    let done =
+        block_on(rollback(&remote, &args.region, &args.to, &moving))?.map_err(delivery_failure)?;
     output.render(&Shown(done));
     Ok(())
 }

@@ -164,6 +164,8 @@ pub fn forge(store: &Store, release: &str, files: Vec<FileEntry>, plain: &[&[u8]
         published: Published {
             time: layout::now(),
             tool: "forger".to_string(),
+            by: None,
+            message: None,
         },
         versions: Vec::new(),
     };
@@ -176,6 +178,8 @@ pub fn forge(store: &Store, release: &str, files: Vec<FileEntry>, plain: &[&[u8]
         release: release.to_string(),
         manifest_blake3: hash(&bytes),
         time: layout::now(),
+        by: None,
+        reason: None,
     };
     let path = store.path(&layout::pointer_key("jp"));
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
