@@ -11,7 +11,7 @@ use masterctl_testing::git;
 const CONFIG: &str =
     "source_language = \"ja\"\nlanguages = [\"ja\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n";
 const CATEGORY: &str = "name = \"category\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"name\"\ntype = \"text\"\n";
-const ITEM: &str = "name = \"item\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"name\"\ntype = \"string\"\ncolumn = \"名前\"\ndescription = \"Shown in the bag\"\n\n[[fields]]\nname = \"category_id\"\ntype = \"int\"\nreferences = \"category.id\"\n\n[[fields]]\nname = \"price\"\ntype = \"int\"\noptional = true\n";
+const ITEM: &str = "name = \"item\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"name\"\ntype = \"string\"\ncolumn = \"名前\"\ndescription = \"Shown in the bag\"\n\n[[fields]]\nname = \"category_id\"\ntype = \"int\"\nreferences = \"category.id\"\n\n[[fields]]\nname = \"price\"\ntype = \"int\"\noptional = true\nmin = 0\nmax = 999\n";
 
 /// A repository whose jp branch holds 3 categories and 1,200 items: item `i` is named
 /// `Sword i` (every third `鉄の剣 i`), in category `i % 3 + 1`, priced `(i * 37) % 1000`
@@ -220,4 +220,36 @@ fn what_a_table_page_cannot_show_is_named() {
     let (tables, _) = (browse::tables(&repo, &line).unwrap().1, ());
     let names: Vec<&str> = tables.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["category", "item"]);
+}
+
+/// A value typed in the console is held to what an import holds its cell to: the
+/// column's parser, then its rules (a 0–999 price refuses -3 and 1500), a required
+/// value, and a reference to a row the branch holds.
+#[test]
+fn a_typed_value_is_checked_by_its_columns_parser_rules_and_references() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, line) = browsed(dir.path());
+    let grids = browse::grids();
+    let check = |column: &str, text: &str| {
+        browse::check_cell(&repo, &line, "item", column, text, &grids).unwrap()
+    };
+    assert_eq!(check("price", "120"), Ok(()));
+    assert_eq!(check("price", ""), Ok(()), "optional");
+    assert_eq!(check("price", "abc"), Err("not a whole number".into()));
+    assert_eq!(
+        check("price", "-3"),
+        Err("-3 is below the minimum 0".into())
+    );
+    assert_eq!(
+        check("price", "1500"),
+        Err("1500 is above the maximum 999".into())
+    );
+    assert_eq!(check("name", ""), Err("`name` needs a value".into()));
+    assert_eq!(check("category_id", "2"), Ok(()));
+    assert_eq!(
+        check("category_id", "7"),
+        Err("no `category` has id 7".into())
+    );
+    let error = browse::check_cell(&repo, &line, "item", "cost", "1", &grids).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::NotFound);
 }

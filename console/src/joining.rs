@@ -280,8 +280,9 @@ pub struct ValueQuery {
 }
 
 /// `GET /check-value?region=R[&branch=NAME]&table=T&column=C&value=V`: whether a value
-/// typed to resolve a conflict reads as its column's type (the parser the merge uses);
-/// 200, or 422 with what was expected. The merge checks it again when it goes on.
+/// typed to resolve a conflict would do: read by its column's parser (the one the merge
+/// uses) and held to the column's rules and references (`app::browse::check_cell`);
+/// 200, or 422 with why. The merge checks it again when it goes on.
 pub async fn check_value(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
@@ -290,23 +291,18 @@ pub async fn check_value(
     who.may(Role::Editor)?;
     console
         .blocking(move |console| {
-            let (_, structure, _) = query.target.open(console)?;
-            let Some(field) = structure
-                .project
-                .table(&query.table)
-                .and_then(|table| table.field(&query.column))
-            else {
-                return Ok((StatusCode::NOT_FOUND, "no such column").into_response());
-            };
-            let parsed =
-                masterctl_schemas::parse::parse_text_in(&field.ty, &query.value, Some(&field.zone));
-            Ok(match parsed {
-                Ok(_) => (StatusCode::OK, "").into_response(),
-                Err(mismatch) => (
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    format!("not {}", mismatch.expected),
-                )
-                    .into_response(),
+            let (repo, _, line) = query.target.open(console)?;
+            let checked = masterctl_app::browse::check_cell(
+                &repo,
+                &line,
+                &query.table,
+                &query.column,
+                &query.value,
+                &console.grids,
+            )?;
+            Ok(match checked {
+                Ok(()) => (StatusCode::OK, "").into_response(),
+                Err(why) => (StatusCode::UNPROCESSABLE_ENTITY, why).into_response(),
             })
         })
         .await

@@ -5,6 +5,7 @@
 //! [`MOST_ROWS`] rows. A table's cells are read once per identity of what they are
 //! made from ([`Grids`]) and kept.
 
+mod check;
 mod grid;
 
 use std::sync::Arc;
@@ -14,6 +15,7 @@ use masterctl_schemas::schema::TableKind;
 use masterctl_store::snapshot::head::{HeadSnapshot, head_snapshot};
 use masterctl_store::{Branch, MasterRepo, StoreError};
 
+pub use check::check_cell;
 pub use grid::TextGrid;
 
 use crate::memo::Memo;

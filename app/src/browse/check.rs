@@ -1,0 +1,112 @@
+//! One value typed in the console, checked as an import would check that cell: read by
+//! its column's parser, then held to the column's rules — required, enum, range,
+//! length, pattern — and a reference to a row the branch's head holds (or the head of
+//! the branch a rebase or merge takes from). A unique column is checked when the change
+//! is made: the cell's own row is not known here.
+
+use masterctl_schemas::Value;
+use masterctl_schemas::check::check_value;
+use masterctl_schemas::parse::parse_text_in;
+use masterctl_store::snapshot::head::head_snapshot;
+use masterctl_store::{Branch, MasterRepo, StoreError};
+
+use super::{Grids, grid_of};
+
+/// Whether `text` would do as the cell of `table.column` on `line`: `Ok(Ok(()))`, or
+/// `Ok(Err(why))` in words a planner reads beside the cell. A table or column the
+/// head's structure lacks is [`StoreError::NoTable`] or [`StoreError::NoField`].
+pub fn check_cell(
+    repo: &MasterRepo,
+    line: &Branch,
+    table: &str,
+    column: &str,
+    text: &str,
+    grids: &Grids,
+) -> Result<Result<(), String>, StoreError> {
+    let head = head_snapshot(repo, line)?;
+    let schema = head.schema(table)?;
+    let field = schema.field(column).ok_or_else(|| StoreError::NoField {
+        table: table.to_string(),
+        field: column.to_string(),
+    })?;
+    let value = match parse_text_in(&field.ty, text, Some(&field.zone)) {
+        Ok(value) => value,
+        Err(mismatch) => return Ok(Err(format!("not {}", mismatch.expected))),
+    };
+    if value.is_null() {
+        return Ok(match field.optional || field.default.is_some() {
+            true => Ok(()),
+            false => Err(format!("`{column}` needs a value")),
+        });
+    }
+    if let Err(problem) = check_value(field, &value) {
+        return Ok(Err(problem.message.clone()));
+    }
+    let Some(reference) = &field.references else {
+        return Ok(Ok(()));
+    };
+    let (Some(target), Some(referenced)) = (
+        head.project.table(&reference.table),
+        head.project
+            .table(&reference.table)
+            .and_then(|t| t.field_index(&reference.field)),
+    ) else {
+        return Ok(Ok(()));
+    };
+    let grid = grid_of(repo, &head, target, grids)?;
+    // A join brings rows in from the branch it takes from: a row there will do too.
+    let source = taken_from(repo, line, &head.project)
+        .map(|source| {
+            let head = head_snapshot(repo, &source)?;
+            match head.project.table(&reference.table) {
+                Some(target) => grid_of(repo, &head, target, grids).map(Some),
+                None => Ok(None),
+            }
+        })
+        .transpose()?
+        .flatten();
+    let items: Vec<&Value> = match &value {
+        Value::List(items) => items.iter().collect(),
+        Value::Map(entries) => entries.iter().map(|(key, _)| key).collect(),
+        single => vec![single],
+    };
+    for item in items {
+        let cell = item.canonical();
+        let there = grid.find(referenced, &cell).is_some()
+            || source
+                .as_ref()
+                .is_some_and(|g| g.find(referenced, &cell).is_some());
+        if !there {
+            return Ok(Err(format!(
+                "no `{}` has {} {cell}",
+                reference.table, reference.field
+            )));
+        }
+    }
+    Ok(Ok(()))
+}
+
+/// The branch `line` takes from in a rebase or merge — its region for a work branch,
+/// its upstream for a region — when it has one with commits.
+fn taken_from(
+    repo: &MasterRepo,
+    line: &Branch,
+    project: &masterctl_schemas::Project,
+) -> Option<Branch> {
+    let source = match line.work() {
+        Some(_) => Branch::from(line.region().clone()),
+        None => {
+            let upstream = project
+                .config
+                .regions
+                .get(line.name())?
+                .upstream
+                .as_deref()?;
+            Branch::from(masterctl_store::Region::of(project, upstream).ok()?)
+        }
+    };
+    repo.head_of(&source.reference())
+        .ok()
+        .flatten()
+        .map(|_| source)
+}
