@@ -75,6 +75,8 @@ struct JoinPage<'a> {
     step: &'a Step,
     /// The merge proposed for the work branch (a merge's page).
     proposal: Option<Proposal>,
+    /// What the join takes from, as a planner says it (`jp`, `work/jp/alice`).
+    source: String,
 }
 
 impl JoinPage<'_> {
@@ -123,6 +125,7 @@ pub async fn page(
                 Join::Reflect(work) => proposals::proposal_of(&repo, work)?,
                 _ => None,
             };
+            let source = join.source(&structure.project)?.name;
             render(&JoinPage {
                 who: &who,
                 kind: join.kind(),
@@ -134,6 +137,7 @@ pub async fn page(
                 may: who.identity.role >= Role::Maintainer,
                 step: &step,
                 proposal,
+                source,
             })
         })
         .await

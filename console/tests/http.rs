@@ -791,6 +791,19 @@ async fn a_merge_with_a_conflict_is_resolved_in_the_console_as_the_cli_would() {
         "{}",
         got.body
     );
+    // In plain words, and nothing to resolve before the merge has started.
+    assert!(
+        got.body
+            .contains("<th>our change (masters/jp)</th><th>their change (from work/jp/event)</th>"),
+        "{}",
+        got.body
+    );
+    assert!(!got.body.contains("action=\"/resolve\""), "{}", got.body);
+    assert!(
+        got.body.contains("Start the merge to resolve them"),
+        "{}",
+        got.body
+    );
     // Started: it stops on the conflict; resolved with the branch's value; gone on.
     let steps = [
         "action=start",
