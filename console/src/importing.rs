@@ -439,7 +439,8 @@ pub async fn commit(
                 |outcome| matches!(outcome, ImportOutcome::Committed { .. }),
             )?;
             match console.landed(around, &line)? {
-                ImportOutcome::Committed { .. } | ImportOutcome::Unchanged(_) => Ok(history),
+                ImportOutcome::Committed { .. } => Ok(format!("{history}&done=imported")),
+                ImportOutcome::Unchanged(_) => Ok(format!("{history}&done=unchanged")),
                 ImportOutcome::Rejected(_) => Ok(review),
                 ImportOutcome::DryRun { .. } => {
                     Err(ConsoleError::internal("an import only reviewed"))

@@ -213,7 +213,7 @@ pub async fn act(
                         region: target.target.region.clone(),
                         branch: moved.work().map(|w| w.name().to_string()),
                     };
-                    Ok(format!("/history?{}", history.query()))
+                    Ok(format!("/history?{}&done={}", history.query(), join.kind()))
                 }
                 // The join's page while it waits.
                 _ => Ok(page),

@@ -197,6 +197,14 @@ pub async fn history(
                     Some("reverted") => {
                         Some("The commit was taken back: the newest commit undoes it.")
                     }
+                    Some("imported") => Some("Imported: the newest commit holds the upload."),
+                    Some("unchanged") => {
+                        Some("Nothing was imported: the branch holds this data already.")
+                    }
+                    Some("rebase") => {
+                        Some("Rebased: the newest commit takes what the branch follows.")
+                    }
+                    Some("merge") => Some("Merged: the newest commit takes the work branch in."),
                     _ => None,
                 },
             })

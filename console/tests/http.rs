@@ -1789,7 +1789,13 @@ async fn a_long_write_shows_the_work_under_way_then_where_it_led() {
             other => panic!("{other}: {}", got.body),
         }
     }
-    assert_eq!(location, "/history?region=global");
+    assert_eq!(location, "/history?region=global&done=rebase");
+    let done = get_as(&app, &location, &mia).await;
+    assert!(
+        done.body.contains("Rebased: the newest commit"),
+        "{}",
+        done.body
+    );
     assert!(
         pages_while_working > 0,
         "the work was never shown under way"
