@@ -116,7 +116,7 @@ fn every_command_reads_like_this() {
         ("releases", "releases --from file://<tmp>/store"),
         (
             "rollback_unknown",
-            "rollback --from file://<tmp>/store --region global --to 0000000000000000000000000000000000000000",
+            "rollback --reason wrong --from file://<tmp>/store --region global --to 0000000000000000000000000000000000000000",
         ),
         (
             "gc_dry_run",
