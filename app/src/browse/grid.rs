@@ -44,10 +44,87 @@ impl TextGrid {
                 ends.push(u32::try_from(text.len()).map_err(|_| TooLarge)?);
             }
         }
-        let numeric = (schema.fields.iter())
-            .map(|f| matches!(f.ty, FieldType::Int | FieldType::Float))
-            .collect();
-        Ok(TextGrid {
+        Ok(TextGrid::made(schema, rows, text, ends))
+    }
+
+    /// A keyed table's cells read straight from its canonical files — `data`, and the
+    /// source-language `texts` joined to it by key — as they are written (canonical
+    /// text already: [`TextGrid::of`] gives the same grid, without typing a cell).
+    /// `None` for what this reading does not cover (a header other than the schema's, a
+    /// list's or a singleton's texts, a row of another width): read it typed instead.
+    pub fn from_canonical(
+        schema: &TableSchema,
+        data: &[u8],
+        texts: Option<&[u8]>,
+    ) -> Option<TextGrid> {
+        let width = schema.fields.len();
+        let is_text = |f: &usize| schema.fields[*f].ty == FieldType::Text;
+        let data_fields: Vec<usize> = (0..width).filter(|f| !is_text(f)).collect();
+        let text_fields: Vec<usize> = (0..width).filter(is_text).collect();
+        let texts = match (text_fields.is_empty(), texts) {
+            (true, _) => None,
+            (false, Some(bytes)) if !schema.primary_key.is_empty() => {
+                Some(read_texts(schema, &text_fields, bytes)?)
+            }
+            (false, _) => return None,
+        };
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .from_reader(data);
+        let header = reader.byte_headers().ok()?;
+        if header.len() != data_fields.len()
+            || !header
+                .iter()
+                .zip(&data_fields)
+                .all(|(name, &f)| name == schema.fields[f].name.as_bytes())
+        {
+            return None;
+        }
+        let mut text = String::with_capacity(data.len());
+        let mut ends = Vec::new();
+        let mut record = csv::StringRecord::new();
+        let mut rows = 0;
+        let mut key = String::new();
+        while reader.read_record(&mut record).ok()? {
+            if record.len() != data_fields.len() {
+                return None;
+            }
+            let row_texts = match &texts {
+                Some(texts) => {
+                    key.clear();
+                    for (at, &f) in schema.primary_key.iter().enumerate() {
+                        if at > 0 {
+                            key.push('\u{1f}');
+                        }
+                        let column = data_fields.iter().position(|&d| d == f)?;
+                        key.push_str(&record[column]);
+                    }
+                    texts.get(key.as_str())
+                }
+                None => None,
+            };
+            let (mut in_data, mut in_texts) = (0, 0);
+            for field in 0..width {
+                if is_text(&field) {
+                    if let Some(cells) = row_texts {
+                        text.push_str(&cells[in_texts]);
+                    }
+                    in_texts += 1;
+                } else {
+                    text.push_str(&record[in_data]);
+                    in_data += 1;
+                }
+                ends.push(u32::try_from(text.len()).ok()?);
+            }
+            rows += 1;
+        }
+        Some(TextGrid::made(schema, rows, text, ends))
+    }
+
+    /// A grid of `rows` rows whose cells end at `ends` in `text`.
+    fn made(schema: &TableSchema, rows: usize, text: String, ends: Vec<u32>) -> TextGrid {
+        let width = schema.fields.len();
+        TextGrid {
             width,
             rows,
             text,
@@ -55,8 +132,10 @@ impl TextGrid {
             orders: (0..width).map(|_| OnceLock::new()).collect(),
             indexes: (0..width).map(|_| OnceLock::new()).collect(),
             lower: OnceLock::new(),
-            numeric,
-        })
+            numeric: (schema.fields.iter())
+                .map(|f| matches!(f.ty, FieldType::Int | FieldType::Float))
+                .collect(),
+        }
     }
 
     pub fn rows(&self) -> usize {
@@ -112,6 +191,39 @@ impl TextGrid {
         });
         index.get(text).map(|&row| row as usize)
     }
+}
+
+/// A language file's texts by their row's key (its cells joined by U+001F), each row's
+/// texts in field order; `None` when its header is not the key and the text fields.
+fn read_texts(
+    schema: &TableSchema,
+    text_fields: &[usize],
+    bytes: &[u8],
+) -> Option<HashMap<String, Vec<String>>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(bytes);
+    let keys = schema.primary_key.len();
+    let expected: Vec<&str> = (schema.primary_key.iter().chain(text_fields))
+        .map(|&f| schema.fields[f].name.as_str())
+        .collect();
+    let header = reader.headers().ok()?;
+    if header.iter().ne(expected.iter().copied()) {
+        return None;
+    }
+    let mut texts = HashMap::new();
+    for record in reader.records() {
+        let record = record.ok()?;
+        if record.len() != expected.len() {
+            return None;
+        }
+        let key = (0..keys)
+            .map(|k| &record[k])
+            .collect::<Vec<_>>()
+            .join("\u{1f}");
+        texts.insert(key, record.iter().skip(keys).map(str::to_string).collect());
+    }
+    Some(texts)
 }
 
 impl TextGrid {

@@ -214,6 +214,11 @@ fn grid_of(
     grids: &Grids,
 ) -> Result<Arc<TextGrid>, StoreError> {
     grids.get_or(&head.identity(&schema.name), || {
+        if let (Some(data), texts) = head.canonical(repo, &schema.name)?
+            && let Some(grid) = TextGrid::from_canonical(schema, &data, texts.as_deref())
+        {
+            return Ok(grid);
+        }
         let table = head.read(repo, schema)?;
         TextGrid::of(schema, &table).map_err(|_| StoreError::BrokenSnapshot {
             branch: head.commit.to_string(),

@@ -9,8 +9,13 @@ use masterctl_schemas::{Project, Table, TableSchema};
 
 use super::structure::{Structure, tree_file_ids};
 use super::tables::{language_path, read_table_at, table_path};
+use crate::git::repo::blob_at;
 use crate::names::Branch;
 use crate::{MasterRepo, StoreError};
+
+/// A table's canonical file and its source-language texts, as bytes (none where the
+/// head holds none).
+pub type Canonical = (Option<Vec<u8>>, Option<Vec<u8>>);
 
 /// A branch's head commit, read for browsing.
 pub struct HeadSnapshot<'r> {
@@ -71,6 +76,16 @@ impl HeadSnapshot<'_> {
             id(&texts),
             self.structure
         )
+    }
+
+    /// The bytes of `table`'s canonical file and of its source-language texts, as the
+    /// head holds them (none where it holds none).
+    pub fn canonical(&self, repo: &MasterRepo, table: &str) -> Result<Canonical, StoreError> {
+        let texts = language_path(&self.project.config.source_language, table);
+        Ok((
+            blob_at(&repo.git, &self.tree, &table_path(table))?,
+            blob_at(&repo.git, &self.tree, &texts)?,
+        ))
     }
 
     /// `schema`'s table at this head, typed (no rows when the head holds none yet).
