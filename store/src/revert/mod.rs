@@ -11,7 +11,7 @@ mod error;
 
 pub use error::RevertError;
 
-use git2::{Commit, Oid};
+use git2::Commit;
 use masterctl_schemas::Report;
 
 use crate::MasterRepo;
@@ -21,6 +21,7 @@ use crate::join::{Merged, merge_trees};
 use crate::join::{TableConflicts, TableRebase};
 use crate::names::{Branch, one_line, short_id};
 use crate::review::diff::{self, DiffOptions, Review, Side};
+use crate::review::history::first_parent_commit;
 use crate::snapshot::commit::{CommitSpec, STRUCTURE_TRAILER, trailer_ids};
 use crate::snapshot::structure::tree_file_ids;
 
@@ -77,7 +78,7 @@ pub fn run(repo: &MasterRepo, request: &Request<'_>) -> Result<RevertOutcome, Re
     crate::join::state::refuse_if_stopped(repo, line)?;
     let head = repo.head_of_branch(line)?;
     crate::vouched::check(repo, line.branch(), &head)?;
-    let commit = in_history(repo, line, &head, request.commit)?;
+    let commit = first_parent_commit(repo, Some(head.clone()), request.commit, line.branch())?;
     let id = commit.id().to_string();
     let parent = commit
         .parents()
@@ -139,32 +140,6 @@ pub fn run(repo: &MasterRepo, request: &Request<'_>) -> Result<RevertOutcome, Re
         message,
         tables,
     })
-}
-
-/// The commit `named` of `line`'s first-parent history (reached from `head`); a commit
-/// elsewhere is [`crate::StoreError::NotInHistory`].
-fn in_history<'r>(
-    repo: &'r MasterRepo,
-    line: &Branch,
-    head: &Commit<'r>,
-    named: &str,
-) -> Result<Commit<'r>, RevertError> {
-    let wanted: Oid = repo
-        .commit_id(named)?
-        .parse()
-        .map_err(|e: git2::Error| RevertError::from(e))?;
-    let mut next = Some(head.clone());
-    while let Some(commit) = next {
-        if commit.id() == wanted {
-            return Ok(commit);
-        }
-        next = commit.parents().next();
-    }
-    Err(crate::StoreError::NotInHistory {
-        revision: named.to_string(),
-        branch: line.branch().to_string(),
-    }
-    .into())
 }
 
 /// Refuse a commit whose structure files differ from its parent's.

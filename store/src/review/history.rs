@@ -64,21 +64,16 @@ pub fn history_from(
     from: Option<&str>,
     limit: usize,
 ) -> Result<Stretch, StoreError> {
-    let mut next = repo.head_of(reference)?;
-    if let Some(from) = from {
-        let wanted = repo.commit_id(from)?;
-        while let Some(commit) = &next
-            && commit.id().to_string() != wanted
-        {
-            next = commit.parents().next();
-        }
-        if next.is_none() {
-            return Err(StoreError::NotInHistory {
-                revision: from.to_string(),
-                branch: reference.trim_start_matches("refs/heads/").to_string(),
-            });
-        }
-    }
+    let head = repo.head_of(reference)?;
+    let mut next = match from {
+        Some(from) => Some(first_parent_commit(
+            repo,
+            head,
+            from,
+            reference.trim_start_matches("refs/heads/"),
+        )?),
+        None => head,
+    };
     let mut records = Vec::new();
     while let Some(commit) = next {
         if records.len() >= limit {
@@ -93,6 +88,30 @@ pub fn history_from(
     Ok(Stretch {
         records,
         older: None,
+    })
+}
+
+/// The commit `named` (its id, or the start of one) of the first-parent history that
+/// runs back from `head`: the commits of a branch's own line, as its history lists
+/// them. A commit elsewhere — another branch's, or one a merge brought in — is
+/// [`StoreError::NotInHistory`] of `branch`.
+pub fn first_parent_commit<'r>(
+    repo: &'r MasterRepo,
+    head: Option<git2::Commit<'r>>,
+    named: &str,
+    branch: &str,
+) -> Result<git2::Commit<'r>, StoreError> {
+    let wanted = git2::Oid::from_str(&repo.commit_id(named)?)?;
+    let mut next = head;
+    while let Some(commit) = next {
+        if commit.id() == wanted {
+            return Ok(commit);
+        }
+        next = commit.parents().next();
+    }
+    Err(StoreError::NotInHistory {
+        revision: named.to_string(),
+        branch: branch.to_string(),
     })
 }
 
