@@ -430,15 +430,13 @@ pub async fn commit(
     console
         .in_background(&who, move |console| {
             let repo = author.writing(console.open()?)?;
-            let around = masterctl_app::sync::around(
+            let outcome = console.write_line(
                 &repo,
-                console.around().as_ref(),
-                std::slice::from_ref(&line),
                 &line,
                 |repo| import_run(repo, &line, &folder, Mode::Commit(message.as_deref())),
                 |outcome| matches!(outcome, ImportOutcome::Committed { .. }),
             )?;
-            match console.landed(around, &line)? {
+            match outcome {
                 ImportOutcome::Committed { .. } => Ok(format!("{history}&done=imported")),
                 ImportOutcome::Unchanged(_) => Ok(format!("{history}&done=unchanged")),
                 ImportOutcome::Rejected(_) => Ok(review),

@@ -195,12 +195,10 @@ pub async fn act(
     let author = who.clone();
     console
         .in_background(&who, move |console| {
-            let (_, _, line) = form.target.open(console)?;
-            let repo = author.writing(console.open()?)?;
-            let around = masterctl_app::sync::around(
+            let (repo, _, line) = form.target.open(console)?;
+            let repo = author.writing(repo)?;
+            let outcome = console.write_line(
                 &repo,
-                console.around().as_ref(),
-                std::slice::from_ref(&line),
                 &line,
                 |repo| {
                     revert::run(
@@ -217,7 +215,7 @@ pub async fn act(
                 },
                 |outcome| matches!(outcome, RevertOutcome::Committed { .. }),
             )?;
-            match console.landed(around, &line)? {
+            match outcome {
                 RevertOutcome::Committed { .. } | RevertOutcome::Unchanged { .. } => Ok(history),
                 _ => Ok(review),
             }

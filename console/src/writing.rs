@@ -13,7 +13,7 @@ use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Redirect};
 use masterctl_app::ErrorKind;
 use masterctl_app::sync::{Around, Push, Remote};
-use masterctl_store::Branch;
+use masterctl_store::{Branch, MasterRepo};
 use serde::Deserialize;
 
 use crate::Console;
@@ -101,6 +101,27 @@ impl Console {
             }
         }
         Ok(synced.result)
+    }
+
+    /// Write `line` through `write` in `repo` (opened as the author), with the remote
+    /// around it when the console serves with one — the branch taken first, the commit
+    /// sent after when `committed` says there is one — and the result once it landed.
+    pub(crate) fn write_line<T>(
+        &self,
+        repo: &MasterRepo,
+        line: &Branch,
+        write: impl FnOnce(&MasterRepo) -> Result<T, ConsoleError>,
+        committed: impl FnOnce(&T) -> bool,
+    ) -> Result<T, ConsoleError> {
+        let around = masterctl_app::sync::around(
+            repo,
+            self.around().as_ref(),
+            std::slice::from_ref(line),
+            line,
+            write,
+            committed,
+        )?;
+        self.landed(around, line)
     }
 }
 
