@@ -45,12 +45,10 @@ pub fn check_cell(
     let Some(reference) = &field.references else {
         return Ok(Ok(()));
     };
-    let (Some(target), Some(referenced)) = (
-        head.project.table(&reference.table),
-        head.project
-            .table(&reference.table)
-            .and_then(|t| t.field_index(&reference.field)),
-    ) else {
+    let Some(target) = head.project.table(&reference.table) else {
+        return Ok(Ok(()));
+    };
+    let Some(referenced) = target.field_index(&reference.field) else {
         return Ok(Ok(()));
     };
     let grid = grid_of(repo, &head, target, grids)?;
@@ -86,27 +84,17 @@ pub fn check_cell(
     Ok(Ok(()))
 }
 
-/// The branch `line` takes from in a rebase or merge — its region for a work branch,
-/// its upstream for a region — when it has one with commits.
+/// The branch `line` takes from in a rebase — its region for a work branch, its
+/// upstream for a region (`Region::upstream`) — when it has one with commits.
 fn taken_from(
     repo: &MasterRepo,
     line: &Branch,
     project: &masterctl_schemas::Project,
 ) -> Option<Branch> {
     let source = match line.work() {
-        Some(_) => Branch::from(line.region().clone()),
-        None => {
-            let upstream = project
-                .config
-                .regions
-                .get(line.name())?
-                .upstream
-                .as_deref()?;
-            Branch::from(masterctl_store::Region::of(project, upstream).ok()?)
-        }
+        Some(_) => line.region().clone(),
+        None => line.region().upstream(project)?.ok()?,
     };
-    repo.head_of(&source.reference())
-        .ok()
-        .flatten()
-        .map(|_| source)
+    repo.head_of(&source.reference()).ok().flatten()?;
+    Some(Branch::from(source))
 }

@@ -80,6 +80,13 @@ impl TextGrid {
         {
             return None;
         }
+        // Where each key field stands among the data columns (texts join on them).
+        let key_columns = match texts {
+            Some(_) => (schema.primary_key.iter())
+                .map(|f| data_fields.iter().position(|d| d == f))
+                .collect::<Option<Vec<usize>>>()?,
+            None => Vec::new(),
+        };
         let mut text = String::with_capacity(data.len());
         let mut ends = Vec::new();
         let mut record = csv::StringRecord::new();
@@ -92,11 +99,10 @@ impl TextGrid {
             let row_texts = match &texts {
                 Some(texts) => {
                     key.clear();
-                    for (at, &f) in schema.primary_key.iter().enumerate() {
+                    for (at, &column) in key_columns.iter().enumerate() {
                         if at > 0 {
                             key.push('\u{1f}');
                         }
-                        let column = data_fields.iter().position(|&d| d == f)?;
                         key.push_str(&record[column]);
                     }
                     texts.get(key.as_str())
