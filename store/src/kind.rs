@@ -60,7 +60,8 @@ impl StoreError {
             | StoreError::BadVersion { .. }
             | StoreError::NotMasters { .. }
             | StoreError::NotABuild { .. }
-            | StoreError::OutIsLink { .. } => Usage,
+            | StoreError::OutIsLink { .. }
+            | StoreError::NothingToEdit { .. } => Usage,
             StoreError::RebaseInProgress { .. } => Conflict,
             StoreError::Export { .. }
             | StoreError::Build { .. }

@@ -11,6 +11,7 @@ pub mod build;
 pub mod cache;
 pub mod committed_structure;
 mod committing;
+pub mod edit;
 pub mod export;
 pub mod import;
 pub mod init;
@@ -94,6 +95,9 @@ pub enum StoreError {
     /// A merge proposed for a work branch that holds nothing its region lacks.
     #[error("{0} holds nothing its region lacks: there is nothing to propose")]
     NothingToPropose(String),
+    /// An edit of nothing: no cell set, no row added or deleted.
+    #[error("no edits to make on {branch}: set a cell, add a row or delete one")]
+    NothingToEdit { branch: String },
     #[error(
         "`{0}` is not a version name: ASCII letters, digits, `.`, `-`, `_` and `+`, starting with a letter or digit (`1.4`, `2026-12-event`)"
     )]

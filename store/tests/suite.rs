@@ -8,6 +8,7 @@
 
 mod audiences;
 mod common;
+mod edit;
 mod lists;
 mod merge;
 mod remote;

@@ -37,8 +37,9 @@ pub(super) fn keep_tables(
     Ok(kept)
 }
 
-/// Name each row of a kept table that a diagnostic points at by its key, and say where
-/// the planner corrects it: the line of the branch's file means nothing in a workbook.
+/// Name each row of a table read from the branch (kept, or edited in the console) that a
+/// diagnostic points at by its key — the line of the branch's file means nothing in a
+/// workbook — and, for a kept table, say where the planner corrects it.
 pub(super) fn name_kept_rows(
     project: &Project,
     tables: &[Table],
@@ -52,14 +53,15 @@ pub(super) fn name_kept_rows(
             continue;
         };
         let name = name.as_str();
-        if !kept.iter().any(|k| k == name) {
-            continue;
-        }
         let (Some(schema), Some(table)) =
             (project.table(name), tables.iter().find(|t| t.name == name))
         else {
             continue;
         };
+        // Rows read from the branch (kept, or edited in place) are named by key.
+        if table.origin.kept_in.is_none() {
+            continue;
+        }
         if d.location.file.as_deref() != Some(table.origin.file.as_path()) {
             continue;
         }
@@ -77,10 +79,12 @@ pub(super) fn name_kept_rows(
                 .collect();
             d.location.key = Some(key.join("|"));
         }
-        let hint = format!(
-            "this row is {branch}'s, not among the files imported: correct it in {}",
-            schema.planners_place()
-        );
-        *d = d.clone().hint(hint);
+        if kept.iter().any(|k| k == name) {
+            let hint = format!(
+                "this row is {branch}'s, not among the files imported: correct it in {}",
+                schema.planners_place()
+            );
+            *d = d.clone().hint(hint);
+        }
     }
 }

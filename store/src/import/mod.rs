@@ -103,6 +103,7 @@ mod kept;
 mod run;
 
 pub use error::ImportError;
+pub(crate) use run::review_plan;
 pub use run::{ImportOutcome, Request, Summary, run};
 
 /// What a plan turned into.
@@ -177,7 +178,6 @@ pub fn plan_import(
     let outcome = read::read_inputs_with_progress(project, &files, read::Keep::All, progress);
     diagnostics.extend(outcome.report.diagnostics);
     let mut report = Report { diagnostics };
-    let head_tree = head.as_ref().map(Commit::tree).transpose()?;
     // The new snapshot's tables: the supplied ones, and the kept ones from the branch
     // (typed, for validation; the branch's versions of supplied tables are read only if
     // their files change, to count the change).
@@ -203,6 +203,50 @@ pub fn plan_import(
         Some(head) if !report.has_errors() => upstream_reverts(repo, project, head, &tables)?,
         _ => Vec::new(),
     };
+    plan_tables(
+        repo,
+        structure,
+        region,
+        head.as_ref(),
+        Planned {
+            tables,
+            report,
+            sources,
+            reverts,
+        },
+    )
+}
+
+/// What a plan's tables came from: the tables supplied (read from exports, or edited
+/// in the console), the diagnostics met reading them, the exports read, and what they
+/// would take back of the last rebase.
+pub(crate) struct Planned {
+    pub tables: Vec<Table>,
+    pub report: Report,
+    pub sources: Vec<SourceFile>,
+    pub reverts: Vec<Revert>,
+}
+
+/// The plan of committing `supplied`'s tables onto `region`'s `head`: the tables it
+/// does not supply kept from the branch, the whole snapshot validated (every mistake at
+/// once), built in memory, and compared with the head, table by table.
+pub(crate) fn plan_tables(
+    repo: &MasterRepo,
+    structure: &Structure,
+    region: &Branch,
+    head: Option<&Commit<'_>>,
+    supplied: Planned,
+) -> Result<Planning, StoreError> {
+    let project = &structure.project;
+    let reference = region.reference();
+    let structure_id = cache::structure_id(structure);
+    let Planned {
+        mut tables,
+        mut report,
+        sources,
+        reverts,
+    } = supplied;
+    let head_tree = head.map(Commit::tree).transpose()?;
     let kept = match &head_tree {
         Some(tree) => kept::keep_tables(repo, tree, project, &mut tables, region.branch())?,
         None => Vec::new(),
@@ -259,7 +303,7 @@ pub fn plan_import(
     Ok(Planning::Planned(Box::new(ImportPlan {
         region: region.to_string(),
         reference,
-        parent: head.as_ref().map(Commit::id),
+        parent: head.map(Commit::id),
         snapshot,
         structure: structure.origin,
         newer_structure: match (&head, structure.origin) {
@@ -273,7 +317,7 @@ pub fn plan_import(
         sources,
         report,
         cache_entries,
-        took: crate::branches::took(repo, region, head.as_ref().map(Commit::id)),
+        took: crate::branches::took(repo, region, head.map(Commit::id)),
     })))
 }
 

@@ -125,7 +125,9 @@ pub fn run(repo: &MasterRepo, request: &Request<'_>) -> Result<ImportOutcome, Im
     }
     if request.dry_run {
         let review = match &request.review {
-            Some(options) => Some(review(repo, &structure, &region, &plan, options)?),
+            Some(options) => Some(review_plan(
+                repo, &structure, &region, &plan, "exports", options,
+            )?),
             None => None,
         };
         return Ok(ImportOutcome::DryRun {
@@ -166,13 +168,14 @@ fn guard(region: &Branch, plan: &ImportPlan, request: &Request<'_>) -> Result<()
     Ok(())
 }
 
-/// The branch's head the plan started from against what it would commit, as `diff`
-/// shows it.
-fn review(
+/// The branch's head the plan started from against what it would commit (named
+/// `label`), as `diff` shows it.
+pub(crate) fn review_plan(
     repo: &MasterRepo,
     structure: &Structure,
     region: &Branch,
     plan: &ImportPlan,
+    label: &str,
     options: &DiffOptions,
 ) -> Result<Review, StoreError> {
     let git = &repo.git;
@@ -183,8 +186,8 @@ fn review(
     };
     let to = match &head {
         // The branch holds these exports already (the plan kept no snapshot).
-        Some(head) if plan.unchanged => Side::commit(git, head, "exports")?,
-        _ => Side::snapshot(&plan.snapshot, structure.project.clone(), "exports")?,
+        Some(head) if plan.unchanged => Side::commit(git, head, label)?,
+        _ => Side::snapshot(&plan.snapshot, structure.project.clone(), label)?,
     };
     diff::review(&from, &to, options)
 }

@@ -98,7 +98,7 @@ impl HeadSnapshot<'_> {
 }
 
 /// A table of `schema` with no rows.
-fn empty(schema: &TableSchema) -> Table {
+pub(crate) fn empty(schema: &TableSchema) -> Table {
     let path = table_path(&schema.name);
     Table {
         name: schema.name.clone(),

@@ -1,0 +1,246 @@
+//! Editing a branch cell by cell, as the console's grid does: cells set, rows added and
+//! deleted, one commit; a cell changed since the planner saw it named with who changed
+//! it and nothing written; a value its column cannot read, or one its rules refuse,
+//! named by the row's key; a dry run reviewed.
+
+use crate::common::{CONFIG, MONSTER, Studio};
+use masterctl_store::StoreError;
+use masterctl_store::edit::{self, Edit, EditOutcome, Request, Why};
+use masterctl_store::import::ImportOutcome;
+use masterctl_store::review::diff::DiffOptions;
+
+fn import(studio: &Studio, rows: &[(i64, &str, i64)]) -> String {
+    match studio.import("jp", &studio.export(rows), |_| {}).unwrap() {
+        ImportOutcome::Committed { commit, .. } => commit,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn run(studio: &Studio, edits: &[Edit], dry_run: bool) -> Result<EditOutcome, StoreError> {
+    let line = studio.region("jp");
+    edit::run(
+        &studio.repo(),
+        &Request {
+            line: &line,
+            edits,
+            message: None,
+            dry_run,
+            review: DiffOptions::default(),
+        },
+    )
+}
+
+fn set(key: &str, field: &str, was: &str, value: &str) -> Edit {
+    Edit::Set {
+        table: "monster".into(),
+        key: key.into(),
+        field: field.into(),
+        was: was.into(),
+        value: value.into(),
+    }
+}
+
+fn monsters(studio: &Studio) -> String {
+    let out = std::process::Command::new("git")
+        .args(["show", "masters/jp:tables/monster.csv"])
+        .current_dir(studio.dir.path())
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn message(studio: &Studio) -> String {
+    let out = std::process::Command::new("git")
+        .args(["log", "-1", "--format=%B%an", "masters/jp"])
+        .current_dir(studio.dir.path())
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn cells_set_rows_added_and_deleted_are_one_commit() {
+    let studio = Studio::new();
+    import(
+        &studio,
+        &[(1, "slime", 10), (2, "golem", 300), (3, "bat", 3)],
+    );
+    let edits = [
+        set("1", "hp", "10", "12"),
+        set("2", "name", "golem", "stone golem"),
+        Edit::Add {
+            table: "monster".into(),
+            cells: vec![
+                ("id".into(), "4".into()),
+                ("name".into(), "dragon".into()),
+                ("hp".into(), "5000".into()),
+            ],
+        },
+        Edit::Delete {
+            table: "monster".into(),
+            key: "3".into(),
+            was: vec![("hp".into(), "3".into())],
+        },
+    ];
+    let before = studio.head("masters/jp");
+
+    // Reviewed first: nothing written.
+    let EditOutcome::Reviewed { changes, review } = run(&studio, &edits, true).unwrap() else {
+        panic!("a review");
+    };
+    assert_eq!(studio.head("masters/jp"), before);
+    assert_eq!(
+        (changes[0].added, changes[0].changed, changes[0].removed),
+        (1, 2, 1)
+    );
+    let cells: Vec<_> = (review.diff.changes.iter())
+        .map(|c| {
+            (
+                c.key.clone().unwrap_or_default().join("|"),
+                c.column.clone(),
+            )
+        })
+        .collect();
+    assert!(
+        cells.contains(&("1".into(), Some("hp".into()))),
+        "{cells:?}"
+    );
+
+    let EditOutcome::Committed { commit, .. } = run(&studio, &edits, false).unwrap() else {
+        panic!("committed");
+    };
+    assert_eq!(studio.head("masters/jp").as_deref(), Some(commit.as_str()));
+    assert_eq!(
+        monsters(&studio),
+        "id,name,hp\n1,slime,12\n2,stone golem,300\n4,dragon,5000\n"
+    );
+    let message = message(&studio);
+    assert!(
+        message.starts_with("Edit monster: 2 rows changed, 1 row added, 1 row deleted\n"),
+        "{message}"
+    );
+    assert!(
+        message.contains("monster: 1 added, 2 changed, 1 removed"),
+        "{message}"
+    );
+    assert!(message.trim_end().ends_with("Aiko"), "{message}");
+
+    // The same edits again: the branch holds these values; the deleted row is gone.
+    assert!(matches!(
+        run(&studio, &edits[..2], false).unwrap(),
+        EditOutcome::Unchanged
+    ));
+}
+
+#[test]
+fn a_cell_changed_since_it_was_seen_is_named_with_who_changed_it_and_nothing_is_written() {
+    let studio = Studio::new();
+    import(&studio, &[(1, "slime", 10), (2, "golem", 300)]);
+    // A colleague imports meanwhile: slime's hp is 11 now.
+    import(&studio, &[(1, "slime", 11), (2, "golem", 300)]);
+    let before = studio.head("masters/jp");
+    let edits = [set("2", "hp", "300", "320"), set("1", "hp", "10", "12")];
+    let EditOutcome::Refused(refusals) = run(&studio, &edits, false).unwrap() else {
+        panic!("refused");
+    };
+    assert_eq!(studio.head("masters/jp"), before, "nothing written");
+    assert_eq!(refusals.len(), 1, "{refusals:?}");
+    let refusal = &refusals[0];
+    assert_eq!(refusal.edit, 1);
+    assert_eq!(
+        refusal.why,
+        Why::Changed {
+            now: Some("11".into())
+        }
+    );
+    let by = refusal.by.as_ref().expect("who changed it");
+    assert_eq!(by.author, "Aiko");
+    assert_eq!(Some(by.commit.clone()), before);
+    let said = refusal.describe();
+    assert!(
+        said.starts_with("monster 1 `hp` was changed since by Aiko"),
+        "{said}"
+    );
+    assert!(said.ends_with("it holds `11` now"), "{said}");
+
+    // A change elsewhere in the table is no conflict: made on top of it.
+    let EditOutcome::Committed { .. } = run(&studio, &edits[..1], false).unwrap() else {
+        panic!("committed");
+    };
+    assert_eq!(monsters(&studio), "id,name,hp\n1,slime,11\n2,golem,320\n");
+
+    // A row deleted since: the cell has nowhere to go.
+    import(&studio, &[(1, "slime", 11)]);
+    let EditOutcome::Refused(refusals) =
+        run(&studio, &[set("2", "hp", "320", "330")], false).unwrap()
+    else {
+        panic!("refused");
+    };
+    assert_eq!(refusals[0].why, Why::RowGone);
+}
+
+#[test]
+fn values_that_do_not_read_or_break_the_rules_are_named_by_row_key() {
+    let ranged = MONSTER.replace(
+        "name = \"hp\"\ntype = \"int\"\n",
+        "name = \"hp\"\ntype = \"int\"\nmin = 0\nmax = 99\n",
+    );
+    assert_ne!(ranged, MONSTER);
+    let studio = Studio::with(CONFIG, &ranged);
+    import(&studio, &[(1, "slime", 10), (2, "golem", 30)]);
+    let before = studio.head("masters/jp");
+
+    // Read by the column's own parser: refused before anything is validated.
+    let EditOutcome::Refused(refusals) = run(
+        &studio,
+        &[set("1", "hp", "10", "ten"), set("9", "hp", "1", "2")],
+        false,
+    )
+    .unwrap() else {
+        panic!("refused");
+    };
+    assert!(
+        matches!(&refusals[0].why, Why::Unreadable { text, .. } if text == "ten"),
+        "{refusals:?}"
+    );
+    assert_eq!(refusals[1].why, Why::RowGone);
+
+    // Held to the column's rules, as an import: every mistake at once, by key.
+    let EditOutcome::Rejected(report) = run(
+        &studio,
+        &[set("1", "hp", "10", "-3"), set("2", "hp", "30", "150")],
+        false,
+    )
+    .unwrap() else {
+        panic!("rejected");
+    };
+    let keys: Vec<_> = (report.diagnostics.iter())
+        .map(|d| d.location.key.clone())
+        .collect();
+    assert_eq!(
+        keys,
+        [Some("1".to_string()), Some("2".to_string())],
+        "{report:?}"
+    );
+    assert_eq!(studio.head("masters/jp"), before, "nothing written");
+
+    // A new row whose key is taken.
+    let EditOutcome::Refused(refusals) = run(
+        &studio,
+        &[Edit::Add {
+            table: "monster".into(),
+            cells: vec![("id".into(), "2".into())],
+        }],
+        false,
+    )
+    .unwrap() else {
+        panic!("refused");
+    };
+    assert_eq!(refusals[0].why, Why::KeyTaken { key: "2".into() });
+
+    // Nothing to do is an error, not a success.
+    assert!(matches!(
+        run(&studio, &[], false),
+        Err(StoreError::NothingToEdit { .. })
+    ));
+}
