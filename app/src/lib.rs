@@ -11,6 +11,7 @@
 pub mod browse;
 pub mod codegen;
 pub mod diff;
+pub mod drafts;
 pub mod export;
 pub mod init;
 pub mod join;

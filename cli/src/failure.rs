@@ -512,6 +512,8 @@ mod kinds {
                 what: s(),
                 source: csv::Error::from(std::io::Error::other("x")),
             },
+            StoreError::NothingToEdit { branch: s() },
+            StoreError::NoKeyToEdit { table: s() },
             // The plumbing's, as the store hands it on (each of them: below).
             StoreError::Git(GitError::NoAuthor),
         ];
@@ -537,6 +539,8 @@ mod kinds {
                 | StoreError::NoRow { .. }
                 | StoreError::KeyArity { .. }
                 | StoreError::ListRow { .. }
+                | StoreError::NoKeyToEdit { .. }
+                | StoreError::NothingToEdit { .. }
                 | StoreError::NotABuild(_)
                 | StoreError::OutIsLink(_)
                 | StoreError::Export { .. }

@@ -1,7 +1,8 @@
 // The console's one script (served from /assets/console.js; the pages work without it).
 // Files dropped on an import or translation form go to its file picker; a form that
 // starts long work says so while the server works; a value typed to resolve a conflict
-// is checked against its column's type as it is typed (by the server's own parser).
+// or edit a row is checked against its column's type and rules as it is typed (by the
+// server's own parser).
 (function () {
   'use strict';
 
@@ -50,13 +51,13 @@
     });
   });
 
-  document.querySelectorAll('input[data-check]').forEach(function (input) {
+  document.querySelectorAll('[data-check]').forEach(function (input) {
     var timer = null;
     var said = document.createElement('span');
     said.className = 'checked';
     said.setAttribute('aria-live', 'polite');
     input.insertAdjacentElement('afterend', said);
-    input.addEventListener('input', function () {
+    function check() {
       clearTimeout(timer);
       timer = setTimeout(function () {
         var url = input.getAttribute('data-check') + '&value=' + encodeURIComponent(input.value);
@@ -68,6 +69,8 @@
           });
         });
       }, 150);
-    });
+    }
+    input.addEventListener('input', check);
+    input.addEventListener('change', check);
   });
 })();

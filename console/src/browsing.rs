@@ -146,6 +146,7 @@ struct TablePage<'a> {
     asked: String,
     /// The field of the cell asked for.
     field: Option<&'a str>,
+    drafts: crate::editing::TableDrafts,
 }
 
 impl TablePage<'_> {
@@ -198,6 +199,11 @@ impl TablePage<'_> {
         (next < self.page.matched).then_some(next)
     }
 
+    /// The visitor's edited value of row `key`'s cell in `field`.
+    fn edited(&self, key: &Option<String>, field: &str) -> Option<&str> {
+        self.drafts.value_of(key.as_deref()?, field)
+    }
+
     fn last_shown(&self) -> usize {
         self.page.rows.last().map_or(0, |r| r.position)
     }
@@ -232,6 +238,7 @@ pub async fn table(
                 base,
                 asked: String::new(),
                 field: query.field.as_deref(),
+                drafts: crate::editing::TableDrafts::of(console, &who, line.branch(), &page.table),
             };
             page_shown.asked = format!("{asked}{}", page_shown.filters());
             render(&page_shown)

@@ -12,6 +12,7 @@
 pub mod access;
 mod browsing;
 mod connections;
+mod editing;
 mod failed;
 mod forms;
 mod guard;
@@ -93,6 +94,8 @@ pub struct Console {
     translated: masterctl_app::memo::Memo<Vec<masterctl_store::l10n::LanguageStatus>>,
     /// The tables pages showed, as grids, by what they were read from.
     grids: masterctl_app::browse::Grids,
+    /// The edits each planner gathers on each branch before committing them.
+    drafts: masterctl_app::drafts::Drafts,
 }
 
 impl Console {
@@ -153,6 +156,7 @@ impl Console {
             commits: masterctl_app::memo::Memo::new(COMMITS),
             translated: masterctl_app::memo::Memo::new(MEMO),
             grids: masterctl_app::browse::grids(),
+            drafts: masterctl_app::drafts::Drafts::new(),
             at_once: Arc::new(tokio::sync::Semaphore::new(AT_ONCE)),
         }
     }
@@ -255,6 +259,9 @@ pub fn router(console: Arc<Console>) -> Router {
         .route("/revert", get(undoing::page).post(undoing::act))
         .route("/revert/diff", get(undoing::diff))
         .route("/tables", get(browsing::tables))
+        .route("/row", get(editing::form).post(editing::save))
+        .route("/edits", get(editing::page).post(editing::act))
+        .route("/edits/diff", get(editing::diff))
         .route("/table", get(browsing::table))
         .route("/import", get(importing::form).post(importing::commit))
         .route(

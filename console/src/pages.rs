@@ -205,6 +205,7 @@ pub async fn history(
                         Some("Rebased: the newest commit takes what the branch follows.")
                     }
                     Some("merge") => Some("Merged: the newest commit takes the work branch in."),
+                    Some("edited") => Some("Committed: the newest commit holds your edits."),
                     _ => None,
                 },
             })

@@ -307,6 +307,10 @@ async fn markup_in_a_cell_is_shown_as_text_on_every_page() {
         "/table?region=jp&table=monster",
         "/table?region=jp&table=monster&q=%3Cscript%3E",
         "/table?region=jp&table=monster&f.name=%22%3E%3Cscript%3Ealert",
+        "/row?region=jp&table=monster&key=1",
+        "/row?region=jp&table=monster&key=1&copy=1",
+        "/row?region=jp&table=monster",
+        "/edits?region=jp",
     ] {
         let got = send(&app, request("GET", uri, HERE).body(Body::empty()).unwrap()).await;
         assert_eq!(got.status, StatusCode::OK, "{uri}: {}", got.body);
@@ -383,6 +387,12 @@ async fn parameters_never_become_paths() {
             StatusCode::BAD_REQUEST,
         ),
         ("/tables?region=../../etc", StatusCode::NOT_FOUND),
+        (
+            "/row?region=jp&table=../../etc/passwd&key=1",
+            StatusCode::NOT_FOUND,
+        ),
+        ("/row?region=jp&table=monster&key=999", StatusCode::NOT_FOUND),
+        ("/edits?region=../../etc", StatusCode::NOT_FOUND),
     ] {
         let got = send(&app, request("GET", uri, HERE).body(Body::empty()).unwrap()).await;
         assert_eq!(got.status, status, "{uri}: {}", got.body);
@@ -2263,5 +2273,232 @@ async fn an_editor_takes_a_commit_back_from_the_history() {
         first_page.body.contains("nothing before it"),
         "{}",
         first_page.body
+    );
+}
+
+/// `name=value&…` with every value percent-encoded.
+fn form(pairs: &[(&str, &str)]) -> String {
+    (pairs.iter())
+        .map(|(name, value)| format!("{name}={}", percent(value)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+fn percent(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
+            b => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn two_planners_edit_one_table_in_the_browser_and_the_stale_edit_is_caught() {
+    let dir = repository();
+    let git = git2::Repository::open(dir.path()).unwrap();
+    let jp = |git: &git2::Repository| git.refname_to_id("refs/heads/masters/jp").unwrap();
+    let app = app(dir.path(), Policy::Users(users()));
+    let (eddie, eddie_csrf) = session(&app, Some("token-of-eddie")).await;
+    let (mia, mia_csrf) = session(&app, Some("token-of-mia")).await;
+
+    // A row's form: inputs that fit its fields, each checked as typed.
+    let row = get_as(&app, "/row?region=jp&table=monster&key=2", &eddie).await;
+    assert_eq!(row.status, StatusCode::OK, "{}", row.body);
+    assert!(
+        row.body
+            .contains("name=\"v.name\" value=\"スライム\" dir=\"auto\" data-check=\"/check-value?region=jp&#38;table=monster&#38;column=name\""),
+        "{}",
+        row.body
+    );
+    let (viola, _) = session(&app, Some("token-of-viola")).await;
+    let refused = get_as(&app, "/row?region=jp&table=monster&key=2", &viola).await;
+    assert_eq!(
+        refused.status,
+        StatusCode::FORBIDDEN,
+        "a viewer edits nothing"
+    );
+
+    // Both rename slime: each edit goes into the planner's own draft.
+    let rename = |csrf: &str, to: &str| {
+        form(&[
+            ("csrf", csrf),
+            ("region", "jp"),
+            ("table", "monster"),
+            ("key", "2"),
+            ("was.id", "2"),
+            ("v.id", "2"),
+            ("was.name", "スライム"),
+            ("v.name", to),
+            ("action", "save"),
+        ])
+    };
+    let saved = post_as(&app, "/row", &eddie, rename(&eddie_csrf, "キングスライム")).await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", saved.body);
+    assert_eq!(
+        saved.location.as_deref(),
+        Some("/table?region=jp&table=monster&key=2#row")
+    );
+    let saved = post_as(&app, "/row", &mia, rename(&mia_csrf, "メタルスライム")).await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", saved.body);
+    let before = jp(&git);
+
+    // The table shows each their own edit, and who else is editing it.
+    let table = get_as(&app, "/table?region=jp&table=monster", &eddie).await;
+    assert!(
+        table.body.contains("You have 1 edit waiting"),
+        "{}",
+        table.body
+    );
+    assert!(
+        table.body.contains(
+            "<del>スライム</del> <ins title=\"your edit, not committed\">キングスライム</ins>"
+        ),
+        "{}",
+        table.body
+    );
+    assert!(
+        table.body.contains("Also editing monster: mia (1 edit)"),
+        "{}",
+        table.body
+    );
+
+    // Eddie reviews and commits first.
+    let edits = get_as(&app, "/edits?region=jp", &eddie).await;
+    assert_eq!(edits.status, StatusCode::OK, "{}", edits.body);
+    assert!(
+        edits
+            .body
+            .contains("<td>monster</td><td>0</td><td>0</td><td>1</td>"),
+        "{}",
+        edits.body
+    );
+    assert_eq!(jp(&git), before, "a review writes nothing");
+    let done = post_as(
+        &app,
+        "/edits",
+        &eddie,
+        form(&[
+            ("csrf", &eddie_csrf),
+            ("region", "jp"),
+            ("action", "commit"),
+            ("message", "King slime"),
+        ]),
+    )
+    .await;
+    assert_eq!(done.status, StatusCode::SEE_OTHER, "{}", done.body);
+    assert_eq!(
+        done.location.as_deref(),
+        Some("/history?region=jp&done=edited")
+    );
+    let edited = git.find_commit(jp(&git)).unwrap();
+    assert_eq!(edited.parent_id(0).unwrap(), before);
+    assert_eq!(edited.author().name().unwrap(), "eddie");
+    assert_eq!(edited.summary().unwrap(), Some("King slime"));
+    let table = get_as(&app, "/table?region=jp&table=monster", &eddie).await;
+    assert!(!table.body.contains("edit waiting"), "{}", table.body);
+
+    // Mia's edit is stale: caught, named with who changed the cell, never lost.
+    let stale = get_as(&app, "/edits?region=jp", &mia).await;
+    assert_eq!(
+        stale.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        stale.body
+    );
+    assert!(
+        stale
+            .body
+            .contains("monster 2 `name` was changed since by eddie"),
+        "{}",
+        stale.body
+    );
+    assert!(
+        stale.body.contains("it holds `キングスライム` now"),
+        "{}",
+        stale.body
+    );
+    let commit = |message: &str| {
+        form(&[
+            ("csrf", &mia_csrf),
+            ("region", "jp"),
+            ("action", "commit"),
+            ("message", message),
+        ])
+    };
+    let refused = post_as(&app, "/edits", &mia, commit("Metal slime")).await;
+    assert_eq!(
+        refused.location.as_deref(),
+        Some("/edits?region=jp"),
+        "{}",
+        refused.body
+    );
+    assert_eq!(jp(&git), edited.id(), "nothing written");
+    let kept = get_as(&app, "/edits?region=jp", &mia).await;
+    assert!(
+        kept.body.contains("value=\"Metal slime\""),
+        "the message is kept"
+    );
+
+    // She keeps hers over his, adds a row and deletes one: one commit.
+    let keep = post_as(
+        &app,
+        "/edits",
+        &mia,
+        form(&[
+            ("csrf", &mia_csrf),
+            ("region", "jp"),
+            ("action", "keep"),
+            ("at", "0"),
+            ("now", "キングスライム"),
+        ]),
+    )
+    .await;
+    assert_eq!(keep.status, StatusCode::SEE_OTHER, "{}", keep.body);
+    for body in [
+        form(&[
+            ("csrf", &mia_csrf),
+            ("region", "jp"),
+            ("table", "monster"),
+            ("v.id", "3"),
+            ("v.name", "ドラゴン"),
+            ("action", "save"),
+        ]),
+        form(&[
+            ("csrf", &mia_csrf),
+            ("region", "jp"),
+            ("table", "monster"),
+            ("key", "1"),
+            ("was.name", "<script>alert(1)</script>"),
+            ("action", "delete"),
+        ]),
+    ] {
+        let saved = post_as(&app, "/row", &mia, body).await;
+        assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", saved.body);
+    }
+    let done = post_as(&app, "/edits", &mia, commit("Metal slime")).await;
+    assert_eq!(
+        done.location.as_deref(),
+        Some("/history?region=jp&done=edited"),
+        "{}",
+        done.body
+    );
+    let out = std::process::Command::new("git")
+        .args(["show", "masters/jp:tables/monster.csv"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "id,name\n2,メタルスライム\n3,ドラゴン\n"
+    );
+
+    // Committing nothing is refused, not a success.
+    let nothing = post_as(&app, "/edits", &mia, commit("")).await;
+    assert_eq!(nothing.status, StatusCode::BAD_REQUEST);
+    assert!(
+        nothing.body.contains("no edits to make"),
+        "{}",
+        nothing.body
     );
 }

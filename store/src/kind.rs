@@ -50,6 +50,7 @@ impl StoreError {
             | StoreError::NotInHistory { .. }
             | StoreError::KeyArity { .. }
             | StoreError::ListRow { .. }
+            | StoreError::NoKeyToEdit { .. }
             | StoreError::UnvouchedStructure { .. }
             | StoreError::StructureNotOnMain { .. }
             | StoreError::ConflictFile { .. } => Invalid,

@@ -138,6 +138,11 @@ pub enum StoreError {
     /// A row asked for by key of a list, whose rows have none.
     #[error("`{table}` is a list: its rows have no key to follow through history")]
     ListRow { table: String },
+    /// A row of a table without a key asked for to edit.
+    #[error(
+        "`{table}` has no key: its rows have no address to edit by; edit it in its workbook and import it"
+    )]
+    NoKeyToEdit { table: String },
     #[error("{0} exists and is not a build (no masterctl manifest.json); it is left alone")]
     NotABuild(String),
     #[error(

@@ -7,6 +7,7 @@
 
 mod check;
 mod grid;
+mod row;
 
 use std::sync::Arc;
 
@@ -17,6 +18,7 @@ use masterctl_store::{Branch, MasterRepo, StoreError};
 
 pub use check::check_cell;
 pub use grid::TextGrid;
+pub use row::{FieldInput, Input, RowForm, row_edits, row_form, same_value};
 
 use crate::memo::Memo;
 
