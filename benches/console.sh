@@ -12,7 +12,10 @@
 #   4. the conflict grid of a rebase with 1,000 conflicting cells, loaded in Chromium
 #      (playwright-core, as the browser test drives it): time to the load event;
 #   5. 20 planners browsing while blames of a 1,000,000-row table and import dry runs of
-#      500 sheets run beside them (benches/console_load.sh): p50/p99 of their pages.
+#      500 sheets run beside them (benches/console_load.sh): p50/p99 of their pages;
+#   6. a browser edit of 5 cells (5 rows' `price`, through the row form into the draft)
+#      committed on the 500-table repository while 20 other browsers ask for pages: the
+#      commit's time, from the press of the button to the history page answered.
 # Prints Markdown tables for BENCHMARKS.md. Only 127.0.0.1 is used.
 #
 #   benches/console.sh            # RUNS=5 by default; WORK=DIR keeps the data
@@ -197,6 +200,50 @@ if [ -d "$node_root/playwright-core" ] && [ -x /usr/bin/chromium ]; then
 else
   echo "(playwright-core or chromium missing: the conflict grid is not measured)"
 fi
+
+# --- 6. a browser edit of 5 cells committed, 20 other browsers at work -----------------
+edit_csrf=$(session "$base" "$jar")
+stop="$work/stop-browsing"
+rm -f "$stop"
+for b in $(seq 20); do
+  (
+    bjar="$work/load/b$b.jar"
+    curl -s -c "$bjar" -b "$bjar" -o /dev/null "$base/"
+    while [ ! -f "$stop" ]; do
+      for page in "/history?region=jp" "/table?region=jp&table=$big_table&q=1" "/tables?region=jp" "/"; do
+        curl -s -b "$bjar" -o /dev/null "$base$page"
+      done
+    done
+  ) &
+  servers+=("$!")
+done
+price_at=$(git -C "$big" show "masters/jp:tables/$big_table.csv" | head -1 | tr ',' '\n' | grep -nx price | cut -d: -f1)
+edit_times=""
+for _ in $(seq "$runs"); do
+  for key in 1 2 3 4 5; do
+    was=$(git -C "$big" show "masters/jp:tables/$big_table.csv" | awk -F, -v key="$key" -v at="$price_at" '$1 == key { print $at }')
+    curl -s -b "$jar" -o /dev/null --data-urlencode "csrf=$edit_csrf" --data-urlencode region=jp \
+      --data-urlencode "table=$big_table" --data-urlencode "key=$key" --data-urlencode "was.price=$was" \
+      --data-urlencode "v.price=$((was + 1))" --data-urlencode action=save "$base/row"
+  done
+  start=$(date +%s%N)
+  next=$(curl -s -b "$jar" -o /dev/null -w '%{redirect_url}' --data-urlencode "csrf=$edit_csrf" \
+    --data-urlencode region=jp --data-urlencode action=commit --data-urlencode message=bench "$base/edits")
+  # (a long write answers with its /working page, which reloads itself until done)
+  while [[ "$next" == *"/working"* ]]; do
+    got=$(curl -s -b "$jar" -o /dev/null -w '%{redirect_url}' "$next")
+    [ -z "$got" ] || next=$got
+  done
+  curl -s -b "$jar" -o "$work/edited.html" "$next"
+  end=$(date +%s%N)
+  grep -q 'holds your edits' "$work/edited.html" || { echo "the edit was not committed: $next" >&2; exit 1; }
+  edit_times+="$(awk "BEGIN{printf \"%.3f\", ($end - $start) / 1e9}")"$'\n'
+done
+touch "$stop"
+echo
+echo "| edit in the browser (median of $runs) | tables | committed, 20 other browsers at work |"
+echo "| --- | --- | --- |"
+echo "| 5 cells of 5 rows, one commit | 500 × 1,000 rows | $(printf '%s' "$edit_times" | median) s |"
 
 # --- 5. 20 planners beside a blame of 1,000,000 rows and a 500-sheet dry run -----------
 echo

@@ -23,3 +23,60 @@ pub fn export(
         Format::Xlsx | Format::Ods => export::write_workbooks(&data, out, format),
     }
 }
+
+/// The current masters of a branch as a browser downloads them.
+pub struct Download {
+    /// The file's name: the workbook's own, or `<branch>-<commit>.zip`.
+    pub name: String,
+    pub content_type: &'static str,
+    pub bytes: Vec<u8>,
+}
+
+const XLSX: &str = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
+
+/// `line`'s data at its head as the planner's workbooks (one per `source`, its sheets as
+/// import maps them, each with its looks and the export record): the workbook itself
+/// when there is one, else a zip of them in their folders.
+pub fn download(repo: &MasterRepo, line: &Branch) -> Result<Download, StoreError> {
+    let data = export::export_region(repo, line, None, &[])?;
+    let mut files = export::workbook_files(&data, Format::Xlsx)?;
+    if files.len() == 1
+        && let Some((path, bytes)) = files.pop()
+    {
+        let name = path.rsplit('/').next().unwrap_or(&path).to_string();
+        return Ok(Download {
+            name,
+            content_type: XLSX,
+            bytes,
+        });
+    }
+    if files.is_empty() {
+        return Err(StoreError::NothingToExport {
+            branch: line.branch().to_string(),
+        });
+    }
+    let name = format!(
+        "{}-{}.zip",
+        line.branch().replace('/', "-"),
+        masterctl_store::short_id(&data.commit)
+    );
+    let failed = |e: &dyn std::fmt::Display| StoreError::Export {
+        path: name.clone().into(),
+        message: e.to_string(),
+    };
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    // Workbooks are compressed already.
+    let options =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for (path, bytes) in &files {
+        zip.start_file(path.as_str(), options)
+            .map_err(|e| failed(&e))?;
+        std::io::Write::write_all(&mut zip, bytes).map_err(|e| failed(&e))?;
+    }
+    let bytes = zip.finish().map_err(|e| failed(&e))?.into_inner();
+    Ok(Download {
+        name,
+        content_type: "application/zip",
+        bytes,
+    })
+}

@@ -311,3 +311,95 @@ fn a_grid_read_from_canonical_files_is_the_typed_grid() {
         );
     }
 }
+
+#[test]
+fn a_row_is_a_form_whose_inputs_fit_its_fields_and_a_filled_form_is_the_edits_it_makes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, jp) = browsed(dir.path());
+    let grids = browse::grids();
+    let form = browse::row_form(&repo, &jp, "item", Some("5"), false, &grids).unwrap();
+    assert_eq!(form.key.as_deref(), Some("5"));
+    let kinds: Vec<(&str, &str, &str)> = (form.fields.iter())
+        .map(|f| (f.column.name.as_str(), f.input.kind(), f.value.as_str()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("id", "number", "5"),
+            ("name", "text", "Sword 5"),
+            ("category_id", "reference", "3"),
+            ("price", "number", "185"),
+        ]
+    );
+    match &form.fields[2].input {
+        browse::Input::Reference { table, options } => {
+            assert_eq!(table, "category");
+            assert_eq!(options[0], ("1".to_string(), "武器".to_string()));
+        }
+        _ => panic!("a reference"),
+    }
+    match &form.fields[3].input {
+        browse::Input::Number { min, max, .. } => {
+            assert_eq!((min.as_str(), max.as_str()), ("0", "999"))
+        }
+        _ => panic!("a number"),
+    }
+    // A copy is a new row holding the cells.
+    let copy = browse::row_form(&repo, &jp, "item", Some("5"), true, &grids).unwrap();
+    assert_eq!(copy.key, None);
+    assert_eq!(copy.fields[1].value, "Sword 5");
+    assert_eq!(copy.fields[1].was, "");
+
+    // Only the fields whose value changed are edits (`0185` is 185).
+    let was: Vec<(String, String)> = (form.fields.iter())
+        .map(|f| (f.column.name.clone(), f.was.clone()))
+        .collect();
+    let mut values = was.clone();
+    values[3].1 = "0185".into();
+    assert!(
+        browse::row_edits(&repo, &jp, "item", Some("5"), &was, &values)
+            .unwrap()
+            .is_empty()
+    );
+    values[3].1 = "190".into();
+    let edits = browse::row_edits(&repo, &jp, "item", Some("5"), &was, &values).unwrap();
+    assert_eq!(
+        edits,
+        [masterctl_store::edit::Edit::Set {
+            table: "item".into(),
+            key: "5".into(),
+            field: "price".into(),
+            was: "185".into(),
+            value: "190".into(),
+        }]
+    );
+    let added = browse::row_edits(&repo, &jp, "item", None, &[], &values).unwrap();
+    assert!(matches!(
+        &added[..],
+        [masterctl_store::edit::Edit::Add { .. }]
+    ));
+    // A keyless form names no row to edit; an unknown field is refused.
+    values.push(("colour".into(), "red".into()));
+    let refused = browse::row_edits(&repo, &jp, "item", Some("5"), &was, &values).unwrap_err();
+    assert_eq!(refused.kind(), ErrorKind::NotFound);
+}
+
+#[test]
+fn the_current_masters_download_as_their_workbooks_zipped_when_several() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, jp) = browsed(dir.path());
+    let download = masterctl_app::export::download(&repo, &jp).unwrap();
+    assert!(
+        download.name.starts_with("masters-jp-"),
+        "{}",
+        download.name
+    );
+    assert!(download.name.ends_with(".zip"), "{}", download.name);
+    assert_eq!(download.content_type, "application/zip");
+    let archive = zip::ZipArchive::new(std::io::Cursor::new(download.bytes)).unwrap();
+    let mut names: Vec<String> = (archive.file_names())
+        .map(|name| name.unwrap().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["category.xlsx", "item.xlsx"]);
+}

@@ -513,6 +513,7 @@ mod kinds {
                 source: csv::Error::from(std::io::Error::other("x")),
             },
             StoreError::NothingToEdit { branch: s() },
+            StoreError::NothingToExport { branch: s() },
             StoreError::NoKeyToEdit { table: s() },
             // The plumbing's, as the store hands it on (each of them: below).
             StoreError::Git(GitError::NoAuthor),
@@ -541,6 +542,7 @@ mod kinds {
                 | StoreError::ListRow { .. }
                 | StoreError::NoKeyToEdit { .. }
                 | StoreError::NothingToEdit { .. }
+                | StoreError::NothingToExport { .. }
                 | StoreError::NotABuild(_)
                 | StoreError::OutIsLink(_)
                 | StoreError::Export { .. }

@@ -54,6 +54,46 @@ pub async fn tables(
         .await
 }
 
+/// `GET /download?region=R[&branch=NAME]`: the branch's current masters as the
+/// planner's workbooks (`app::export::download`: the one workbook, or a zip of them),
+/// to edit and upload again.
+pub async fn download(
+    State(console): State<Arc<Console>>,
+    Extension(_who): Extension<Visitor>,
+    Query(target): Query<Target>,
+) -> Answer {
+    use axum::http::header;
+    use axum::response::IntoResponse;
+    console
+        .blocking(move |console| {
+            let (repo, _, line) = target.open(console)?;
+            let file = masterctl_app::export::download(&repo, &line)?;
+            let headers = [
+                (header::CONTENT_TYPE, file.content_type.to_string()),
+                (header::CONTENT_DISPOSITION, attachment(&file.name)),
+            ];
+            Ok((headers, file.bytes).into_response())
+        })
+        .await
+}
+
+/// `attachment; filename="…"; filename*=UTF-8''…`: the name as it is for browsers that
+/// read the encoded form, and a plain one (ASCII, quotes and controls replaced) for
+/// the rest.
+fn attachment(name: &str) -> String {
+    let plain: String = name
+        .chars()
+        .map(|c| match c {
+            ' '..='~' if c != '"' && c != '\\' => c,
+            _ => '_',
+        })
+        .collect();
+    format!(
+        "attachment; filename=\"{plain}\"; filename*=UTF-8''{}",
+        urlencode(name)
+    )
+}
+
 /// `GET /table?region=R[&branch=NAME]&table=T[&q=TEXT][&f.FIELD=TEXT…][&sort=FIELD[&desc=1]][&from=N][&rows=N][&key=K[&field=F]]`.
 #[derive(Deserialize)]
 pub struct TableQuery {

@@ -259,6 +259,7 @@ pub fn router(console: Arc<Console>) -> Router {
         .route("/revert", get(undoing::page).post(undoing::act))
         .route("/revert/diff", get(undoing::diff))
         .route("/tables", get(browsing::tables))
+        .route("/download", get(browsing::download))
         .route("/row", get(editing::form).post(editing::save))
         .route("/edits", get(editing::page).post(editing::act))
         .route("/edits/diff", get(editing::diff))

@@ -391,7 +391,10 @@ async fn parameters_never_become_paths() {
             "/row?region=jp&table=../../etc/passwd&key=1",
             StatusCode::NOT_FOUND,
         ),
-        ("/row?region=jp&table=monster&key=999", StatusCode::NOT_FOUND),
+        (
+            "/row?region=jp&table=monster&key=999",
+            StatusCode::NOT_FOUND,
+        ),
         ("/edits?region=../../etc", StatusCode::NOT_FOUND),
     ] {
         let got = send(&app, request("GET", uri, HERE).body(Body::empty()).unwrap()).await;
@@ -2500,5 +2503,52 @@ async fn two_planners_edit_one_table_in_the_browser_and_the_stale_edit_is_caught
         nothing.body.contains("no edits to make"),
         "{}",
         nothing.body
+    );
+}
+
+#[tokio::test]
+async fn a_planner_downloads_the_current_masters_as_workbooks_and_uploads_them_back_unchanged() {
+    let dir = repository();
+    let app = app(dir.path(), Policy::Users(users()));
+    let (viola, _) = session(&app, Some("token-of-viola")).await;
+    let tables = get_as(&app, "/tables?region=jp", &viola).await;
+    assert!(
+        tables.body.contains("href=\"/download?region=jp\""),
+        "{}",
+        tables.body
+    );
+    let request = request("GET", "/download?region=jp", HERE)
+        .header(header::COOKIE, &viola)
+        .body(Body::empty())
+        .unwrap();
+    let response = tower::ServiceExt::oneshot(app.clone(), request)
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        response.headers()[header::CONTENT_TYPE],
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    );
+    assert_eq!(
+        response.headers()[header::CONTENT_DISPOSITION],
+        "attachment; filename=\"monster.xlsx\"; filename*=UTF-8''monster.xlsx"
+    );
+    let bytes = http_body_util::BodyExt::collect(response.into_body())
+        .await
+        .unwrap()
+        .to_bytes();
+    assert!(bytes.starts_with(b"PK"), "a workbook (a zip)");
+
+    // The workbook is the import's own: back in, nothing changes.
+    let file = dir.path().join("downloaded.xlsx");
+    std::fs::write(&file, &bytes).unwrap();
+    let repo = masterctl_store::MasterRepo::open(dir.path()).unwrap();
+    let paths = [file.clone()];
+    let outcome =
+        masterctl_store::import::run(&repo, &masterctl_store::import::Request::new("jp", &paths))
+            .unwrap();
+    assert!(
+        matches!(outcome, masterctl_store::ImportOutcome::Unchanged(_)),
+        "{outcome:?}"
     );
 }

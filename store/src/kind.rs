@@ -41,7 +41,8 @@ impl StoreError {
             | StoreError::NotTranslated { .. }
             | StoreError::NoTable { .. }
             | StoreError::NoField { .. }
-            | StoreError::NoRow { .. } => NotFound,
+            | StoreError::NoRow { .. }
+            | StoreError::NothingToExport { .. } => NotFound,
             StoreError::InvalidStructure { .. }
             | StoreError::WorkBranchExists { .. }
             | StoreError::Unmerged { .. }

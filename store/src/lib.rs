@@ -95,6 +95,9 @@ pub enum StoreError {
     /// A merge proposed for a work branch that holds nothing its region lacks.
     #[error("{0} holds nothing its region lacks: there is nothing to propose")]
     NothingToPropose(String),
+    /// A branch with no table to export.
+    #[error("{branch} holds no table: there is nothing to export")]
+    NothingToExport { branch: String },
     /// An edit of nothing: no cell set, no row added or deleted.
     #[error("no edits to make on {branch}: set a cell, add a row or delete one")]
     NothingToEdit { branch: String },

@@ -9,6 +9,7 @@
 mod audiences;
 mod common;
 mod edit;
+mod export_looks;
 mod lists;
 mod merge;
 mod remote;

@@ -6,7 +6,10 @@
 //! properties `masterctl-commit` and `masterctl-region`). Written as xlsx (here), ODS
 //! (`ods.rs`) or CSV files.
 
+mod looks;
 mod ods;
+
+pub use looks::{Choices, Look};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -61,6 +64,8 @@ pub struct Sheet {
     pub name: String,
     pub header: Vec<String>,
     pub rows: Vec<Vec<Cell>>,
+    /// Each header column's width, note, drop-down list and number format.
+    pub looks: Vec<Look>,
 }
 
 /// One workbook: its path under the output folder (`/`-separated) and its sheets, in
@@ -248,10 +253,14 @@ pub fn export_region(
         commit: commit.id().to_string(),
         workbooks: workbooks
             .into_iter()
-            .map(|(path, (sourced, sheets))| Workbook {
-                path,
-                sourced,
-                sheets,
+            .map(|(path, (sourced, sheets))| {
+                let mut workbook = Workbook {
+                    path,
+                    sourced,
+                    sheets,
+                };
+                looks::resolve(&mut workbook);
+                workbook
             })
             .collect(),
     })
@@ -309,6 +318,7 @@ fn sheet_of(
         .and_then(|s| s.sheet.clone())
         .unwrap_or_else(|| schema.sheet.clone());
     let mut header = Vec::new();
+    let mut looks = Vec::new();
     for field in &schema.fields {
         let name = field
             .columns
@@ -324,6 +334,8 @@ fn sheet_of(
             .map(|(l, _)| format!("#{name}@{l}"))
             .collect();
         header.push(name);
+        looks.push(looks::look_of(schema, field));
+        looks.extend(comments.iter().map(|_| Look::default()));
         header.extend(comments);
     }
     let order = masterctl_schemas::canonical::key_order(schema, table);
@@ -353,12 +365,15 @@ fn sheet_of(
             cells
         })
         .collect();
-    Ok(Sheet {
+    let mut sheet = Sheet {
         table: schema.name.clone(),
         name,
         header,
         rows,
-    })
+        looks,
+    };
+    looks::size(&mut sheet);
+    Ok(sheet)
 }
 
 /// A value as the cell import reads back as it: numbers as numbers (those of more
@@ -442,6 +457,28 @@ fn targets(export: &Export, out: &Path, format: Format) -> Result<Vec<String>, S
         .collect()
 }
 
+/// Each workbook of `export` as the bytes of a file of `format` (xlsx or ODS), with the
+/// path it goes to under an output folder: made on every core.
+pub fn workbook_files(
+    export: &Export,
+    format: Format,
+) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
+    let targets = targets(export, Path::new(""), format)?;
+    let jobs: Vec<(&Workbook, &String)> = export.workbooks.iter().zip(&targets).collect();
+    let made = parallel_map(&jobs, |(workbook, file)| {
+        match format {
+            Format::Ods => ods::ods_bytes(export, workbook).map_err(|e| e.0),
+            _ => xlsx_bytes(export, workbook).map_err(|e| e.to_string()),
+        }
+        .map(|bytes| ((*file).clone(), bytes))
+        .map_err(|message| StoreError::Export {
+            path: PathBuf::from(file.as_str()),
+            message,
+        })
+    });
+    made.into_iter().collect()
+}
+
 /// Write `export` under `out` as xlsx or ODS workbooks (each replaced atomically; files
 /// there that export does not write are left alone).
 pub fn write_workbooks(
@@ -449,29 +486,23 @@ pub fn write_workbooks(
     out: &Path,
     format: Format,
 ) -> Result<Exported, StoreError> {
-    let targets = targets(export, out, format)?;
+    // Where each goes is checked (and refused) before anything is made or written.
+    targets(export, out, format)?;
+    let files = workbook_files(export, format)?;
     std::fs::create_dir_all(out).map_err(StoreError::io(out))?;
-    let jobs: Vec<(&Workbook, &String)> = export.workbooks.iter().zip(&targets).collect();
-    // Each workbook made and written on a core of its own.
-    let written = parallel_map(&jobs, |(workbook, file)| {
+    let written = parallel_map(&files, |(file, bytes)| {
         let path = out.join(file);
-        let bytes = match format {
-            Format::Ods => ods::ods_bytes(export, workbook).map_err(|e| e.0),
-            _ => xlsx_bytes(export, workbook).map_err(|e| e.to_string()),
-        }
-        .map_err(|message| StoreError::Export {
-            path: path.clone(),
-            message,
-        })?;
         std::fs::create_dir_all(masterctl_runtime::files::parent_of(&path))
             .map_err(StoreError::io(&path))?;
-        masterctl_runtime::files::write_atomic(&path, &bytes).map_err(StoreError::io(&path))
+        masterctl_runtime::files::write_atomic(&path, bytes).map_err(StoreError::io(&path))
     });
-    let mut files = Vec::new();
-    for (result, (workbook, file)) in written.into_iter().zip(&jobs) {
+    let mut exported = Vec::new();
+    for (result, (workbook, (file, _))) in
+        written.into_iter().zip(export.workbooks.iter().zip(&files))
+    {
         result?;
-        files.push(ExportedFile {
-            path: (*file).clone(),
+        exported.push(ExportedFile {
+            path: file.clone(),
             tables: workbook
                 .sheets
                 .iter()
@@ -483,7 +514,7 @@ pub fn write_workbooks(
         region: export.region.clone(),
         commit: export.commit.clone(),
         out: out.to_path_buf(),
-        files,
+        files: exported,
     })
 }
 
@@ -546,7 +577,8 @@ pub fn write_csv(export: &Export, out: &Path) -> Result<Exported, StoreError> {
     })
 }
 
-/// One workbook as xlsx bytes, its commit and region recorded as document properties.
+/// One workbook as xlsx bytes, its commit and region recorded as document properties,
+/// each sheet with its looks ([`looks::apply`]).
 fn xlsx_bytes(export: &Export, workbook: &Workbook) -> Result<Vec<u8>, rust_xlsxwriter::XlsxError> {
     use rust_xlsxwriter::{DocProperties, Workbook as Book};
     let mut book = Book::new();
@@ -576,6 +608,7 @@ fn xlsx_bytes(export: &Export, workbook: &Workbook) -> Result<Vec<u8>, rust_xlsx
                 }?;
             }
         }
+        looks::apply(page, sheet)?;
     }
     book.save_to_buffer()
 }

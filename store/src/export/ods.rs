@@ -271,6 +271,7 @@ mod tests {
             path: "note.xlsx".into(),
             sourced: false,
             sheets: vec![Sheet {
+                looks: Vec::new(),
                 table: "note".into(),
                 name: "note".into(),
                 header: header.iter().map(|h| h.to_string()).collect(),

@@ -1,0 +1,221 @@
+//! What an exported sheet gives the planner besides its cells: each column's width, a
+//! note on its header (the field's description, type and rules), a drop-down list
+//! where the field takes one of a few values (an enum's, or the keys of a table on
+//! another sheet of the same workbook), and whole numbers shown as such. None of it
+//! is data: import reads the cells alone.
+
+use masterctl_schemas::schema::Field;
+use masterctl_schemas::{FieldType, TableSchema, Value};
+use rust_xlsxwriter::{DataValidation, Formula, Note, Worksheet, XlsxError};
+
+use super::{Cell, Sheet, Workbook};
+
+/// One column's looks.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Look {
+    /// The field the column holds (none: a comment column).
+    pub field: Option<String>,
+    /// The header's note.
+    pub note: Option<String>,
+    pub choices: Choices,
+    /// Whole numbers: shown without decimals.
+    pub whole: bool,
+    /// The column's width, in characters.
+    pub width: f64,
+}
+
+/// Where a column's drop-down list comes from.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum Choices {
+    #[default]
+    None,
+    /// These values.
+    Values(Vec<String>),
+    /// The keys of `table`'s `field`, resolved to a range of another sheet of the same
+    /// workbook when it is there ([`resolve`]).
+    Reference { table: String, field: String },
+    /// A range: `'Category'!$A$2:$A$41`.
+    Range(String),
+}
+
+/// The widest a column is made, in characters.
+const WIDEST: f64 = 48.0;
+
+/// Rows looked at to size a column.
+const SIZED_BY: usize = 200;
+
+/// The looks of a field's column (and of each comment column after it: none).
+pub(super) fn look_of(schema: &TableSchema, field: &Field) -> Look {
+    let mut about = Vec::new();
+    if let Some(description) = &field.description {
+        about.push(description.clone());
+    }
+    let mut rules = field.ty.to_string();
+    if schema
+        .primary_key
+        .iter()
+        .any(|&k| schema.fields[k].name == field.name)
+    {
+        rules.push_str(", key");
+    }
+    match (&field.min, &field.max) {
+        (None, None) => {}
+        (min, max) => rules.push_str(&format!(
+            ", {}–{}",
+            min.as_ref().map_or_else(String::new, Value::canonical),
+            max.as_ref().map_or_else(String::new, Value::canonical)
+        )),
+    }
+    if !field.optional && field.default.is_none() {
+        rules.push_str(", needed");
+    }
+    if let Some(reference) = &field.references {
+        rules.push_str(&format!(", a row of {}", reference.table));
+    }
+    about.push(rules);
+    let choices = match (&field.ty, &field.references) {
+        (FieldType::Enum, _) => {
+            Choices::Values(field.values.iter().map(|v| v.to_string()).collect())
+        }
+        (FieldType::Int | FieldType::String | FieldType::Text, Some(reference)) => {
+            Choices::Reference {
+                table: reference.table.clone(),
+                field: reference.field.clone(),
+            }
+        }
+        _ => Choices::None,
+    };
+    Look {
+        field: Some(field.name.clone()),
+        note: Some(about.join("\n")),
+        choices,
+        whole: field.ty == FieldType::Int,
+        width: 0.0,
+    }
+}
+
+/// Each column's width from its header and its first rows: wide characters (CJK)
+/// count twice.
+pub(super) fn size(sheet: &mut Sheet) {
+    let shown = |text: &str| -> f64 {
+        text.chars()
+            .map(|c| if (c as u32) < 0x1100 { 1.0 } else { 2.0 })
+            .sum()
+    };
+    for (column, look) in sheet.looks.iter_mut().enumerate() {
+        let mut widest = shown(&sheet.header[column]);
+        for row in sheet.rows.iter().take(SIZED_BY) {
+            let text = match &row[column] {
+                Cell::Empty => 0.0,
+                Cell::Number(x) => x.to_string().len() as f64,
+                Cell::Bool(_) => 5.0,
+                Cell::Digits(t) | Cell::Text(t) => shown(t.lines().next().unwrap_or_default()),
+            };
+            widest = widest.max(text);
+        }
+        look.width = (widest + 2.0).clamp(6.0, WIDEST);
+    }
+}
+
+/// Turn each reference's choices into the range of the referenced table's keys when
+/// that table is a sheet of the same workbook (a list across workbooks is not one a
+/// spreadsheet keeps); otherwise the column has none.
+pub(super) fn resolve(workbook: &mut Workbook) {
+    let ranges: Vec<Vec<Choices>> = (workbook.sheets.iter())
+        .map(|sheet| {
+            (sheet.looks.iter())
+                .map(|look| match &look.choices {
+                    Choices::Reference { table, field } => range_of(workbook, table, field),
+                    other => other.clone(),
+                })
+                .collect()
+        })
+        .collect();
+    for (sheet, choices) in workbook.sheets.iter_mut().zip(ranges) {
+        for (look, choices) in sheet.looks.iter_mut().zip(choices) {
+            look.choices = choices;
+        }
+    }
+}
+
+fn range_of(workbook: &Workbook, table: &str, field: &str) -> Choices {
+    let Some(sheet) = workbook.sheets.iter().find(|s| s.table == table) else {
+        return Choices::None;
+    };
+    let Some(column) = (sheet.looks.iter()).position(|l| l.field.as_deref() == Some(field)) else {
+        return Choices::None;
+    };
+    if sheet.rows.is_empty() {
+        return Choices::None;
+    }
+    let letter = column_letters(column);
+    Choices::Range(format!(
+        "'{}'!${letter}$2:${letter}${}",
+        sheet.name.replace('\'', "''"),
+        sheet.rows.len() + 1
+    ))
+}
+
+/// `A`, `B`, … `Z`, `AA`, …
+fn column_letters(mut column: usize) -> String {
+    let mut letters = Vec::new();
+    loop {
+        letters.push(b'A' + (column % 26) as u8);
+        if column < 26 {
+            break;
+        }
+        column = column / 26 - 1;
+    }
+    letters.reverse();
+    String::from_utf8(letters).unwrap_or_default()
+}
+
+/// Give `page` the sheet's looks: the header frozen, widths, notes, drop-downs and
+/// formats over the rows written.
+pub(super) fn apply(page: &mut Worksheet, sheet: &Sheet) -> Result<(), XlsxError> {
+    page.set_freeze_panes(1, 0)?;
+    let last = u32::try_from(sheet.rows.len().max(1)).unwrap_or(u32::MAX);
+    let whole = rust_xlsxwriter::Format::new().set_num_format("0");
+    for (column, look) in sheet.looks.iter().enumerate() {
+        let Ok(c) = u16::try_from(column) else {
+            break;
+        };
+        page.set_column_width(c, look.width)?;
+        if look.whole {
+            page.set_column_format(c, &whole)?;
+        }
+        if let Some(note) = &look.note {
+            page.insert_note(0, c, &Note::new(note).add_author_prefix(false))?;
+        }
+        let validation = match &look.choices {
+            Choices::Values(values) => match DataValidation::new().allow_list_strings(values) {
+                Ok(validation) => validation,
+                // Longer than a spreadsheet's list keeps (255 characters): none.
+                Err(_) => continue,
+            },
+            Choices::Range(range) => DataValidation::new().allow_list_formula(Formula::new(range)),
+            Choices::None | Choices::Reference { .. } => continue,
+        };
+        page.add_data_validation(1, c, last, c, &validation.ignore_blank(true))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_are_lettered_as_spreadsheets_do() {
+        for (column, letters) in [
+            (0, "A"),
+            (25, "Z"),
+            (26, "AA"),
+            (27, "AB"),
+            (701, "ZZ"),
+            (702, "AAA"),
+        ] {
+            assert_eq!(column_letters(column), letters);
+        }
+    }
+}
