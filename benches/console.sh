@@ -14,8 +14,10 @@
 #   5. 20 planners browsing while blames of a 1,000,000-row table and import dry runs of
 #      500 sheets run beside them (benches/console_load.sh): p50/p99 of their pages;
 #   6. a browser edit of 5 cells (5 rows' `price`, through the row form into the draft)
-#      committed on the 500-table repository while 20 other browsers ask for pages: the
-#      commit's time, from the press of the button to the history page answered.
+#      committed on the 500-table repository while 20 other browsers ask for pages (a
+#      page, then THINK seconds, 1 by default, as benches/console_load.sh): the
+#      commit's time, from the press of the button to the history page answered; and
+#      the download of the 500 tables as workbooks beside the same 20 browsers.
 # Prints Markdown tables for BENCHMARKS.md. Only 127.0.0.1 is used.
 #
 #   benches/console.sh            # RUNS=5 by default; WORK=DIR keeps the data
@@ -212,6 +214,7 @@ for b in $(seq 20); do
     while [ ! -f "$stop" ]; do
       for page in "/history?region=jp" "/table?region=jp&table=$big_table&q=1" "/tables?region=jp" "/"; do
         curl -s -b "$bjar" -o /dev/null "$base$page"
+        sleep "${THINK:-1}"
       done
     done
   ) &
@@ -239,11 +242,17 @@ for _ in $(seq "$runs"); do
   grep -q 'holds your edits' "$work/edited.html" || { echo "the edit was not committed: $next" >&2; exit 1; }
   edit_times+="$(awk "BEGIN{printf \"%.3f\", ($end - $start) / 1e9}")"$'\n'
 done
+download_times=""
+for _ in $(seq "$runs"); do
+  download_times+="$(curl -s -b "$jar" -o "$work/download.zip" -w '%{time_total}' "$base/download?region=jp")"$'\n'
+done
 touch "$stop"
+downloaded=$(python3 -c 'import sys, zipfile; print(len(zipfile.ZipFile(sys.argv[1]).namelist()))' "$work/download.zip")
 echo
-echo "| edit in the browser (median of $runs) | tables | committed, 20 other browsers at work |"
+echo "| in the browser, 20 other browsers at work (median of $runs) | tables | time |"
 echo "| --- | --- | --- |"
-echo "| 5 cells of 5 rows, one commit | 500 × 1,000 rows | $(printf '%s' "$edit_times" | median) s |"
+echo "| an edit of 5 cells of 5 rows, committed | 500 × 1,000 rows | $(printf '%s' "$edit_times" | median) s |"
+echo "| the current masters downloaded as workbooks ($downloaded in a zip, $(( $(stat -c %s "$work/download.zip") / 1024 / 1024 )) MB) | 500 × 1,000 rows | $(printf '%s' "$download_times" | median) s |"
 
 # --- 5. 20 planners beside a blame of 1,000,000 rows and a 500-sheet dry run -----------
 echo

@@ -188,6 +188,7 @@ pub fn run(repo: &MasterRepo, request: &Request<'_>) -> Result<EditOutcome, Stor
         report,
         sources: Vec::new(),
         reverts: Vec::new(),
+        reuse_kept: true,
     };
     let plan = match plan_tables(repo, &structure, line, Some(&head), supplied)? {
         Planning::Rejected(report) => return Ok(EditOutcome::Rejected(report)),

@@ -213,6 +213,7 @@ pub fn plan_import(
             report,
             sources,
             reverts,
+            reuse_kept: false,
         },
     )
 }
@@ -225,6 +226,9 @@ pub(crate) struct Planned {
     pub report: Report,
     pub sources: Vec<SourceFile>,
     pub reverts: Vec<Revert>,
+    /// The tables kept from the head keep their files as they are (the head's own
+    /// structure is the plan's: an edit's).
+    pub reuse_kept: bool,
 }
 
 /// The plan of committing `supplied`'s tables onto `region`'s `head`: the tables it
@@ -245,11 +249,19 @@ pub(crate) fn plan_tables(
         mut report,
         sources,
         reverts,
+        reuse_kept,
     } = supplied;
     let head_tree = head.map(Commit::tree).transpose()?;
-    let kept = match &head_tree {
-        Some(tree) => kept::keep_tables(repo, tree, project, &mut tables, region.branch())?,
-        None => Vec::new(),
+    let (kept, reused) = match &head_tree {
+        Some(tree) => kept::keep_tables(
+            repo,
+            tree,
+            project,
+            &mut tables,
+            region.branch(),
+            reuse_kept,
+        )?,
+        None => (Vec::new(), Vec::new()),
     };
     for name in &kept {
         if let (Some(schema), Some(table)) =
@@ -265,7 +277,7 @@ pub(crate) fn plan_tables(
         return Ok(Planning::Rejected(report));
     }
     tables.sort_by_key(|t| project.table_index(&t.name));
-    let mut snapshot = Snapshot::build(structure, &tables)?;
+    let mut snapshot = Snapshot::build_reusing(structure, &tables, reused)?;
     if let Some(tree) = &head_tree {
         snapshot.carry_translations(&repo.git, tree, &project.config.source_language)?;
     }

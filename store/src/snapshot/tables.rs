@@ -43,6 +43,16 @@ pub struct Snapshot {
     /// Each file's blob id, once asked for (an import asks three times: whether anything
     /// changed, what each workbook gave, and the commit); dropped when a file changes.
     ids: std::sync::OnceLock<BTreeMap<String, Oid>>,
+    /// Blob ids known without hashing: files taken as they are from a commit's tree.
+    known: HashMap<String, Oid>,
+}
+
+/// A table's files taken as a commit holds them (path, blob id, bytes), instead of
+/// written anew from the typed table: what an edit keeps of the tables it did not touch.
+#[derive(Debug, Clone, Default)]
+pub struct Reused {
+    pub table: String,
+    pub files: Vec<(String, Oid, Vec<u8>)>,
 }
 
 impl PartialEq for Snapshot {
@@ -68,6 +78,7 @@ impl Snapshot {
     /// Put `bytes` at `path` (`None`: remove the file there).
     pub fn set_file(&mut self, path: String, bytes: Option<Vec<u8>>) {
         self.ids.take();
+        self.known.remove(&path);
         match bytes {
             Some(bytes) => self.files.insert(path, bytes),
             None => self.files.remove(&path),
@@ -77,10 +88,33 @@ impl Snapshot {
     /// The snapshot of `tables` (one per schema table present) under `structure`: the
     /// structure files, canonical tables, source-language tables and generated masters.
     pub fn build(structure: &Structure, tables: &[Table]) -> Result<Snapshot, StoreError> {
+        Snapshot::build_reusing(structure, tables, Vec::new())
+    }
+
+    /// [`Snapshot::build`], each table of `reused` keeping the files given (the bytes a
+    /// commit holds, and their ids: neither written nor hashed again). Only for files
+    /// the structure writes alike: the commit's own structure.
+    pub fn build_reusing(
+        structure: &Structure,
+        tables: &[Table],
+        reused: Vec<Reused>,
+    ) -> Result<Snapshot, StoreError> {
         let project = &structure.project;
         let mut files: BTreeMap<String, Vec<u8>> = structure.files.iter().cloned().collect();
+        let mut known = HashMap::new();
+        let taken: std::collections::HashSet<String> =
+            reused.iter().map(|r| r.table.clone()).collect();
+        for table in reused {
+            for (path, id, bytes) in table.files {
+                known.insert(path.clone(), id);
+                files.insert(path, bytes);
+            }
+        }
         let canonical = parallel_map(tables, |table| {
             let mut out = Vec::new();
+            if taken.contains(&table.name) {
+                return Ok(out);
+            }
             if let Some(schema) = project.table(&table.name) {
                 let path = table_path(&table.name);
                 let data = table_csv(schema, table).map_err(StoreError::csv(&path))?;
@@ -103,7 +137,11 @@ impl Snapshot {
                 files.insert(path, bytes);
             }
         }
-        Ok(Snapshot::of_files(files))
+        Ok(Snapshot {
+            files,
+            known,
+            ..Default::default()
+        })
     }
 
     /// Blob ids of every file, computed without writing anything.
@@ -121,8 +159,9 @@ impl Snapshot {
             return Ok(ids);
         }
         let files: Vec<(&String, &Vec<u8>)> = self.files.iter().collect();
-        let ids = parallel_map(&files, |(_, bytes)| {
-            Oid::hash_object(ObjectType::Blob, bytes)
+        let ids = parallel_map(&files, |(path, bytes)| match self.known.get(*path) {
+            Some(id) => Ok(*id),
+            None => Oid::hash_object(ObjectType::Blob, bytes),
         });
         let ids = files
             .into_iter()
