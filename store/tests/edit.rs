@@ -244,3 +244,131 @@ fn values_that_do_not_read_or_break_the_rules_are_named_by_row_key() {
         Err(StoreError::NothingToEdit { .. })
     ));
 }
+
+const CATEGORY: &str = "name = \"category\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"name\"\ntype = \"string\"\n";
+const ITEM: &str = "name = \"item\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"name\"\ntype = \"string\"\n\n[[fields]]\nname = \"category\"\ntype = \"int\"\nreferences = \"category.id\"\n";
+const SHOP: &str = "name = \"shop\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"price\"\ntype = \"int\"\n";
+const BY_CATEGORY: &str = "name = \"category_items\"\n\n[reverse]\ntarget = \"category\"\nsources = [{ table = \"item\", field = \"category\", columns = [\"name\"] }]\n";
+
+/// Import these CSV files (name, text) into jp; it must commit, or change nothing when
+/// `unchanged`.
+fn import_files(studio: &Studio, files: &[(&str, &str)], unchanged: bool) {
+    let dir = studio.exports.path().join("tables");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir(&dir).unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    match studio.import("jp", &dir, |_| {}).unwrap() {
+        ImportOutcome::Committed { .. } if !unchanged => {}
+        ImportOutcome::Unchanged(_) if unchanged => {}
+        other => panic!("{other:?}"),
+    }
+}
+
+fn file_at(studio: &Studio, path: &str) -> String {
+    let out = std::process::Command::new("git")
+        .args(["show", &format!("masters/jp:{path}")])
+        .current_dir(studio.dir.path())
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn an_edit_checks_what_it_can_break_across_tables_and_remakes_the_masters_it_feeds() {
+    let studio = Studio::with_schemas(
+        CONFIG,
+        &[
+            ("category", CATEGORY),
+            ("item", ITEM),
+            ("shop", SHOP),
+            ("category_items", BY_CATEGORY),
+        ],
+    );
+    let category = "id,name\n1,武器\n2,防具\n";
+    let shop = "id,price\n1,100\n";
+    import_files(
+        &studio,
+        &[
+            ("category.csv", category),
+            ("item.csv", "id,name,category\n10,sword,1\n11,shield,2\n"),
+            ("shop.csv", shop),
+        ],
+        false,
+    );
+    let masters = file_at(&studio, "generated/category_items.csv");
+    assert!(masters.contains("shield"), "{masters}");
+
+    // A category an item still names cannot go: the item table is checked too.
+    let gone = Edit::Delete {
+        table: "category".into(),
+        key: "2".into(),
+        was: Vec::new(),
+    };
+    let EditOutcome::Rejected(report) = run(&studio, &[gone], false).unwrap() else {
+        panic!("rejected");
+    };
+    assert!(
+        report
+            .diagnostics
+            .iter()
+            .any(|d| d.location.table.as_deref() == Some("item")),
+        "{report:?}"
+    );
+
+    // So is a category's key changed under the items naming it.
+    let rekeyed = Edit::Set {
+        table: "category".into(),
+        key: "1".into(),
+        field: "id".into(),
+        was: "1".into(),
+        value: "5".into(),
+    };
+    assert!(matches!(
+        run(&studio, &[rekeyed], false).unwrap(),
+        EditOutcome::Rejected(_)
+    ));
+
+    // The shield moves to category 1: the master made from items is made again, and
+    // the branch is exactly what importing the same data makes.
+    let moved = Edit::Set {
+        table: "item".into(),
+        key: "11".into(),
+        field: "category".into(),
+        was: "2".into(),
+        value: "1".into(),
+    };
+    let EditOutcome::Committed { .. } = run(&studio, &[moved], false).unwrap() else {
+        panic!("committed");
+    };
+    assert_ne!(file_at(&studio, "generated/category_items.csv"), masters);
+    import_files(
+        &studio,
+        &[
+            ("category.csv", category),
+            ("item.csv", "id,name,category\n10,sword,1\n11,shield,1\n"),
+            ("shop.csv", shop),
+        ],
+        true,
+    );
+
+    // An edit of a table no master is made from keeps the masters as they are.
+    let masters = file_at(&studio, "generated/category_items.csv");
+    let EditOutcome::Committed { .. } = run(
+        &studio,
+        &[Edit::Set {
+            table: "shop".into(),
+            key: "1".into(),
+            field: "price".into(),
+            was: "100".into(),
+            value: "120".into(),
+        }],
+        false,
+    )
+    .unwrap() else {
+        panic!("committed");
+    };
+    assert_eq!(file_at(&studio, "generated/category_items.csv"), masters);
+    assert_eq!(file_at(&studio, "tables/shop.csv"), "id,price\n1,120\n");
+}

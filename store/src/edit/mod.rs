@@ -12,7 +12,7 @@ use masterctl_schemas::validate::check_rows;
 use masterctl_schemas::{Report, Table};
 use serde::{Deserialize, Serialize};
 
-use crate::import::{Planned, Planning, TableChange, commit_import, plan_tables};
+use crate::import::{Keep, Planned, Planning, TableChange, commit_import, plan_tables};
 use crate::names::{Branch, one_line};
 use crate::review::diff::{DiffOptions, Review};
 use crate::review::history::ImportRecord;
@@ -183,12 +183,16 @@ pub fn run(repo: &MasterRepo, request: &Request<'_>) -> Result<EditOutcome, Stor
             report.extend(check_rows(schema, table));
         }
     }
+    let edited: Vec<String> = tables.iter().map(|t| t.name.clone()).collect();
     let supplied = Planned {
         tables,
         report,
         sources: Vec::new(),
         reverts: Vec::new(),
-        reuse_kept: true,
+        keep: Keep::Around {
+            rekeyed: rekeyed(&structure.project, &edited, request.edits),
+            edited,
+        },
     };
     let plan = match plan_tables(repo, &structure, line, Some(&head), supplied)? {
         Planning::Rejected(report) => return Ok(EditOutcome::Rejected(report)),
@@ -215,6 +219,29 @@ pub fn run(repo: &MasterRepo, request: &Request<'_>) -> Result<EditOutcome, Stor
         commit: commit.to_string(),
         message,
     })
+}
+
+/// The edited tables whose referenced values the edits may change: a row deleted, or a
+/// field set that another field references (a key changed, say). Only rows naming
+/// those can lose the row they name.
+fn rekeyed(project: &masterctl_schemas::Project, edited: &[String], edits: &[Edit]) -> Vec<String> {
+    let referenced = |table: &str, field: &str| {
+        (project.tables.iter().flat_map(|s| &s.fields))
+            .filter_map(|f| f.references.as_ref())
+            .any(|r| r.table == table && r.field == field)
+    };
+    (edited.iter())
+        .filter(|table| {
+            edits.iter().any(|edit| match edit {
+                Edit::Delete { table: t, .. } => t == *table,
+                Edit::Set {
+                    table: t, field, ..
+                } => t == *table && referenced(t, field),
+                Edit::Add { .. } => false,
+            })
+        })
+        .cloned()
+        .collect()
 }
 
 /// Each table the edits touch, read from the head and edited (the order of the

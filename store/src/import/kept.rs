@@ -7,31 +7,40 @@ use std::collections::HashMap;
 use git2::Tree;
 use masterctl_schemas::{Project, Report, Table};
 
+use std::collections::HashSet;
 use std::path::Path;
 
 use masterctl_schemas::canonical::read_table;
 use masterctl_schemas::read::parallel_map;
+use masterctl_schemas::schema::{GeneratedKind, GeneratedSchema};
 
 use crate::MasterRepo;
 use crate::StoreError;
-use crate::snapshot::{Reused, language_path, table_path};
+use crate::import::Keep;
+use crate::snapshot::{Reused, generated_path, language_path, table_path};
 
 /// Add the tables of `project` that `tables` lacks from the branch's `tree`, each named
-/// by its planners' place; returns their names, and — with `reuse`, when the tree's
-/// structure is the one the tables are written under — their files as the tree holds
-/// them, to be kept as they are. The blobs are read in turn, the tables typed on every
-/// core.
+/// by its planners' place; returns the names of those typed, and — when the plan is
+/// made under the tree's own structure ([`Keep::Around`]) — every kept file as the tree
+/// holds it (the tables', and the generated masters' that the plan's tables do not
+/// feed), to be kept as it is. The blobs are read in turn, the tables typed on every
+/// core: all of them ([`Keep::Typed`]), or those around the plan's tables.
 pub(super) fn keep_tables(
     repo: &MasterRepo,
     tree: &Tree<'_>,
     project: &Project,
     tables: &mut Vec<Table>,
     branch: &str,
-    reuse: bool,
+    keep: &Keep,
 ) -> Result<(Vec<String>, Vec<Reused>), StoreError> {
     let git = &repo.git;
     let source = &project.config.source_language;
+    let typed_here = match keep {
+        Keep::Typed => None,
+        Keep::Around { edited, rekeyed } => Some(around(project, edited, rekeyed)),
+    };
     let mut read = Vec::new();
+    let mut reused = Vec::new();
     for schema in &project.tables {
         if tables.iter().any(|t| t.name == schema.name) {
             continue;
@@ -40,7 +49,29 @@ pub(super) fn keep_tables(
             continue;
         };
         let texts = file_at(git, tree, &language_path(source, &schema.name))?;
-        read.push((schema, data, texts));
+        match &typed_here {
+            Some(around) if !around.contains(schema.name.as_str()) => reused.push(Reused {
+                table: schema.name.clone(),
+                files: std::iter::once(data).chain(texts).collect(),
+            }),
+            _ => read.push((schema, data, texts)),
+        }
+    }
+    if let Keep::Around { edited, .. } = keep {
+        for generated in &project.generated {
+            if inputs(generated)
+                .iter()
+                .any(|t| edited.iter().any(|e| e == t))
+            {
+                continue;
+            }
+            if let Some(file) = file_at(git, tree, &generated_path(&generated.name))? {
+                reused.push(Reused {
+                    table: String::new(),
+                    files: vec![file],
+                });
+            }
+        }
     }
     let typed = parallel_map(&read, |(schema, (path, _, data), texts)| {
         read_table(
@@ -59,7 +90,6 @@ pub(super) fn keep_tables(
         })
     });
     let mut kept = Vec::new();
-    let mut reused = Vec::new();
     for (table, (schema, data, texts)) in typed.into_iter().zip(read) {
         let mut table = table?;
         table.origin.kept_in = Some(format!(
@@ -68,7 +98,7 @@ pub(super) fn keep_tables(
         ));
         kept.push(table.name.clone());
         tables.push(table);
-        if reuse {
+        if typed_here.is_some() {
             reused.push(Reused {
                 table: schema.name.clone(),
                 files: std::iter::once(data).chain(texts).collect(),
@@ -76,6 +106,48 @@ pub(super) fn keep_tables(
         }
     }
     Ok((kept, reused))
+}
+
+/// The tables an edit of `edited` can break or needs to check against: those, the
+/// tables they reference, the tables referencing those of them whose referenced values
+/// may have changed (`rekeyed`), and every input of a master generated from one of them.
+fn around<'p>(
+    project: &'p Project,
+    edited: &'p [String],
+    rekeyed: &'p [String],
+) -> HashSet<&'p str> {
+    let edited: HashSet<&str> = edited.iter().map(String::as_str).collect();
+    let mut around = edited.clone();
+    for schema in &project.tables {
+        for field in &schema.fields {
+            let Some(reference) = &field.references else {
+                continue;
+            };
+            if edited.contains(schema.name.as_str()) {
+                around.insert(reference.table.as_str());
+            }
+            if rekeyed.contains(&reference.table) {
+                around.insert(schema.name.as_str());
+            }
+        }
+    }
+    for generated in &project.generated {
+        let inputs = inputs(generated);
+        if inputs.iter().any(|t| edited.contains(t)) {
+            around.extend(inputs);
+        }
+    }
+    around
+}
+
+/// The tables a generated master is made from.
+fn inputs(generated: &GeneratedSchema) -> Vec<&str> {
+    match &generated.kind {
+        GeneratedKind::Reverse(reverse) => std::iter::once(reverse.target.as_str())
+            .chain(reverse.sources.iter().map(|s| s.table.as_str()))
+            .collect(),
+        GeneratedKind::Custom(custom) => vec![custom.table.as_str()],
+    }
 }
 
 /// The file at `path` of `tree`: its path, blob id and bytes (none when not there).

@@ -213,7 +213,7 @@ pub fn plan_import(
             report,
             sources,
             reverts,
-            reuse_kept: false,
+            keep: Keep::Typed,
         },
     )
 }
@@ -226,9 +226,25 @@ pub(crate) struct Planned {
     pub report: Report,
     pub sources: Vec<SourceFile>,
     pub reverts: Vec<Revert>,
-    /// The tables kept from the head keep their files as they are (the head's own
-    /// structure is the plan's: an edit's).
-    pub reuse_kept: bool,
+    /// How the tables the plan does not supply are kept from the head.
+    pub keep: Keep,
+}
+
+/// How a plan keeps the tables it does not supply.
+pub(crate) enum Keep {
+    /// Typed, written anew under the plan's structure and validated with the rest: an
+    /// import's (its structure may not be the head's).
+    Typed,
+    /// Under the head's own structure (an edit's), their files as the head holds them;
+    /// typed and validated only around the tables the plan supplies (`edited`): the
+    /// tables they reference, the tables referencing those of them whose referenced
+    /// values may have changed (`rekeyed`: a row deleted, a referenced field set), and
+    /// the inputs of the masters generated from them. What the edit cannot break is
+    /// not read twice.
+    Around {
+        edited: Vec<String>,
+        rekeyed: Vec<String>,
+    },
 }
 
 /// The plan of committing `supplied`'s tables onto `region`'s `head`: the tables it
@@ -249,18 +265,11 @@ pub(crate) fn plan_tables(
         mut report,
         sources,
         reverts,
-        reuse_kept,
+        keep,
     } = supplied;
     let head_tree = head.map(Commit::tree).transpose()?;
     let (kept, reused) = match &head_tree {
-        Some(tree) => kept::keep_tables(
-            repo,
-            tree,
-            project,
-            &mut tables,
-            region.branch(),
-            reuse_kept,
-        )?,
+        Some(tree) => kept::keep_tables(repo, tree, project, &mut tables, region.branch(), &keep)?,
         None => (Vec::new(), Vec::new()),
     };
     for name in &kept {
@@ -270,7 +279,14 @@ pub(crate) fn plan_tables(
             report.extend(check_rows(schema, table));
         }
     }
-    report.extend(validate_tables(project, &tables).diagnostics);
+    let mut checked = validate_tables(project, &tables);
+    // Around an edit, the tables at the edge reference tables left unread.
+    if let Keep::Around { .. } = keep {
+        checked
+            .diagnostics
+            .retain(|d| d.code != masterctl_schemas::diagnostic::Code::UncheckedReference);
+    }
+    report.extend(checked.diagnostics);
     kept::name_kept_rows(project, &tables, &kept, region.branch(), &mut report);
     report.sort();
     if report.has_errors() {

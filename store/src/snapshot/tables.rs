@@ -131,6 +131,10 @@ impl Snapshot {
         }
         let by_name: HashMap<&str, &Table> = tables.iter().map(|t| (t.name.as_str(), t)).collect();
         for generated in &project.generated {
+            // Kept as a commit holds it (made from tables this snapshot keeps too).
+            if known.contains_key(&generated_path(&generated.name)) {
+                continue;
+            }
             if let Some(table) = generate(project, generated, &by_name) {
                 let path = generated_path(&generated.name);
                 let bytes = table.to_csv().map_err(StoreError::csv(&path))?;
