@@ -81,6 +81,7 @@ pub fn exports(
             review: Some(options),
             allow_removal: false,
             revert_upstream: false,
+            keep_branch: false,
             progress,
         },
     )?;

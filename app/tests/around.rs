@@ -70,6 +70,7 @@ pub fn import(
             review: None,
             allow_removal: false,
             revert_upstream: false,
+            keep_branch: false,
             progress: &|_, _| {},
         },
     )

@@ -30,7 +30,8 @@ fn planned(
     paths: &[PathBuf],
 ) -> Box<masterctl_store::ImportPlan> {
     let structure = masterctl_store::committed_structure::import_structure(repo, None).unwrap();
-    match plan_import(repo, &structure, region, paths, &|_, _| {}).unwrap() {
+    let reading = masterctl_store::import::Reading::of(paths);
+    match plan_import(repo, &structure, region, &reading).unwrap() {
         Planning::Planned(plan) => plan,
         Planning::Rejected(report) => panic!("{:#?}", report.diagnostics),
     }

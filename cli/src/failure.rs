@@ -941,7 +941,7 @@ mod kinds {
     #[test]
     fn every_store_error_gets_one_exit_code_and_one_status_by_its_kind() {
         let all = every_store_error();
-        assert_eq!(all.len(), 33, "one example per variant");
+        assert_eq!(all.len(), 36, "one example per variant");
         let gits = every_git_error();
         assert_eq!(gits.len(), 15, "one example per variant");
         let again = every_store_error().into_iter().chain(every_git_error());

@@ -864,7 +864,7 @@ fn an_export_imports_back_as_nothing_changed_and_records_its_commit() {
 /// The number in `cell` of an xlsx's first sheet changed from `from` to `to`, as a
 /// spreadsheet application would save it (the rest of the workbook as it was).
 fn edit_number(xlsx: &Path, cell: &str, from: &str, to: &str) {
-    let edit = "import sys, zipfile\npath, cell, old, new = sys.argv[1:5]\nzin = zipfile.ZipFile(path)\nparts = [(i, zin.read(i.filename)) for i in zin.infolist()]\nzin.close()\nzout = zipfile.ZipFile(path, 'w', zipfile.ZIP_DEFLATED)\nfor item, data in parts:\n    if item.filename == 'xl/worksheets/sheet1.xml':\n        before = data\n        data = data.replace(('<c r=\"%s\"><v>%s</v>' % (cell, old)).encode(), ('<c r=\"%s\"><v>%s</v>' % (cell, new)).encode())\n        assert data != before, 'no such cell value'\n    zout.writestr(item, data)\nzout.close()\n";
+    let edit = "import re, sys, zipfile\npath, cell, old, new = sys.argv[1:5]\nzin = zipfile.ZipFile(path)\nparts = [(i, zin.read(i.filename)) for i in zin.infolist()]\nzin.close()\nzout = zipfile.ZipFile(path, 'w', zipfile.ZIP_DEFLATED)\nfor item, data in parts:\n    if item.filename == 'xl/worksheets/sheet1.xml':\n        before = data\n        data = re.sub(('(<c r=\"%s\"(?: s=\"[0-9]+\")?>)<v>%s</v>' % (cell, old)).encode(), (r'\\1<v>%s</v>' % new).encode(), data)\n        assert data != before, 'no such cell value'\n    zout.writestr(item, data)\nzout.close()\n";
     let python = Command::new("python3")
         .args(["-c", edit, xlsx.to_str().unwrap(), cell, from, to])
         .output()
@@ -902,7 +902,7 @@ fn a_stale_workbook_is_merged_onto_what_arrived_and_never_reverts_it() {
     let now = root.join("now");
     export("now");
     let prices = |dir: &Path| {
-        let script = "import sys, zipfile, re\nx = zipfile.ZipFile(sys.argv[1]).read('xl/worksheets/sheet1.xml').decode()\nprint(re.search(r'<c r=\"F2\"><v>([^<]*)</v>', x).group(1), re.search(r'<c r=\"F3\"><v>([^<]*)</v>', x).group(1))";
+        let script = "import sys, zipfile, re\nx = zipfile.ZipFile(sys.argv[1]).read('xl/worksheets/sheet1.xml').decode()\nprint(re.search(r'<c r=\"F2\"(?: s=\"[0-9]+\")?><v>([^<]*)</v>', x).group(1), re.search(r'<c r=\"F3\"(?: s=\"[0-9]+\")?><v>([^<]*)</v>', x).group(1))";
         let out = Command::new("python3")
             .args(["-c", script, dir.join("Item.xlsx").to_str().unwrap()])
             .output()
@@ -925,7 +925,32 @@ fn a_stale_workbook_is_merged_onto_what_arrived_and_never_reverts_it() {
         "{said}"
     );
     assert!(said.contains("`1500`") && said.contains("`1400`"), "{said}");
+    assert!(
+        said.contains("since its export by "),
+        "who changed it: {said}"
+    );
     assert_eq!(branch_head(root), head, "nothing was written");
+    // Keeping the branch's value, the rest of the workbook is imported, and the cell
+    // kept is said.
+    edit_number(&root.join("stale/Item.xlsx"), "F2", "150", "160");
+    let kept = masterctl(
+        root,
+        &[
+            "import",
+            "--region",
+            "jp",
+            "--keep-branch",
+            root.join("stale").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(kept.status.code(), Some(0), "{}", text(&kept));
+    assert!(
+        text(&kept).contains("the branch's `1400` is kept"),
+        "{}",
+        text(&kept)
+    );
+    export("after");
+    assert_eq!(prices(&root.join("after")), "160 1400");
 }
 
 #[test]

@@ -77,6 +77,28 @@ pub struct ReviewQuery {
     upload: String,
     #[serde(flatten)]
     target: Target,
+    /// `keep=branch`: where the upload's exported workbooks and the branch both changed
+    /// a cell since the export, the branch's value (a colleague's) is kept and the rest
+    /// imported.
+    #[serde(default)]
+    keep: Option<String>,
+}
+
+impl ReviewQuery {
+    /// Whether the branch's values are kept over the workbooks' on cells both changed.
+    fn keep_branch(&self) -> bool {
+        self.keep.as_deref() == Some("branch")
+    }
+
+    /// `upload=…&region=…[&branch=…][&keep=branch]`.
+    fn query(&self) -> String {
+        let keep = if self.keep_branch() {
+            "&keep=branch"
+        } else {
+            ""
+        };
+        format!("upload={}&{}{keep}", self.upload, self.target.query())
+    }
 }
 
 /// A diagnostic as the review shows it: the file by its own name (never a path of the
@@ -151,6 +173,10 @@ struct ReviewPage<'a> {
     rejected: bool,
     summary: Option<&'a Summary>,
     unchanged: bool,
+    /// Cells both changed since an export refuse the upload: offer to keep the branch's.
+    keepable: bool,
+    /// The branch's values are kept on such cells.
+    keeping: bool,
 }
 
 /// The upload a request names, of the signed-in user: the repository, the branch and
@@ -195,7 +221,7 @@ fn dry_run(
     ConsoleError,
 > {
     let (repo, line, folder) = upload_of(console, who, query)?;
-    let outcome = import_run(&repo, &line, &folder, mode)?;
+    let outcome = import_run(&repo, &line, &folder, mode, query.keep_branch())?;
     Ok((repo, line, folder, outcome))
 }
 
@@ -204,8 +230,9 @@ fn import_run(
     line: &Branch,
     folder: &std::path::Path,
     mode: Mode<'_>,
+    keep_branch: bool,
 ) -> Result<ImportOutcome, ConsoleError> {
-    import_with_progress(repo, line, folder, mode, &|_, _| {})
+    import_with_progress(repo, line, folder, mode, keep_branch, &|_, _| {})
 }
 
 fn import_with_progress(
@@ -213,6 +240,7 @@ fn import_with_progress(
     line: &Branch,
     folder: &std::path::Path,
     mode: Mode<'_>,
+    keep_branch: bool,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<ImportOutcome, ConsoleError> {
     let paths = [folder.to_path_buf()];
@@ -231,6 +259,7 @@ fn import_with_progress(
             review: matches!(mode, Mode::Review).then(Default::default),
             allow_removal: false,
             revert_upstream: false,
+            keep_branch,
             progress,
         },
     )
@@ -269,17 +298,13 @@ pub async fn review(
         .await?;
     // The import's own dry run, on a thread of its own: a large upload shows how far
     // its reading got until it is done.
-    let key = format!(
-        "{}\n{}\n{}",
-        who.identity.name,
-        query.upload,
-        query.target.query()
-    );
+    let key = format!("{}\n{}", who.identity.name, query.query());
     let work = {
         let (root, line, folder) = (console.repo.clone(), line.clone(), folder.clone());
+        let keep = query.keep_branch();
         move |progress: &crate::jobs::Progress| {
             let repo = masterctl_store::MasterRepo::open(&root)?;
-            import_with_progress(&repo, &line, &folder, Mode::Count, &|done, total| {
+            import_with_progress(&repo, &line, &folder, Mode::Count, keep, &|done, total| {
                 progress.set(done, total)
             })
         }
@@ -296,12 +321,7 @@ pub async fn review(
             });
         }
         Polled::Gone => {
-            return Ok(Redirect::to(&format!(
-                "/review?upload={}&{}",
-                query.upload,
-                query.target.query()
-            ))
-            .into_response());
+            return Ok(Redirect::to(&format!("/review?{}", query.query())).into_response());
         }
     };
     console
@@ -318,7 +338,13 @@ fn review_page(
     outcome: &ImportOutcome,
 ) -> Answer {
     let files = Uploads::files(folder);
-    let q = format!("upload={}&{}", query.upload, query.target.query());
+    let q = query.query();
+    // Cells the exported workbooks and the branch both changed: the planner may keep the
+    // branch's values and import the rest.
+    let keepable = !query.keep_branch()
+        && matches!(outcome, ImportOutcome::Rejected(report) if report.diagnostics.iter().any(|d| {
+            d.is_error() && d.code == masterctl_schemas::diagnostic::Code::ExportConflict
+        }));
     let page = match outcome {
         ImportOutcome::Rejected(report) => ReviewPage {
             who,
@@ -332,6 +358,8 @@ fn review_page(
             rejected: true,
             summary: None,
             unchanged: false,
+            keepable,
+            keeping: query.keep_branch(),
         },
         ImportOutcome::DryRun {
             summary, unchanged, ..
@@ -347,6 +375,8 @@ fn review_page(
             rejected: false,
             summary: Some(summary),
             unchanged: *unchanged,
+            keepable,
+            keeping: query.keep_branch(),
         },
         _ => return Err(ConsoleError::internal("a dry run committed")),
     };
@@ -402,6 +432,8 @@ pub struct ImportForm {
     target: Target,
     #[serde(default)]
     message: Option<String>,
+    #[serde(default)]
+    keep: Option<String>,
 }
 
 /// `POST /import`: import the reviewed upload, as the signed-in user.
@@ -425,7 +457,13 @@ pub async fn commit(
         .await?;
     let message = crate::forms::typed(form.message.as_deref()).map(str::to_string);
     let history = format!("/history?{}", form.target.query());
-    let review = format!("/review?upload={}&{}", form.upload, form.target.query());
+    let keep = form.keep.as_deref() == Some("branch");
+    let review = format!(
+        "/review?upload={}&{}{}",
+        form.upload,
+        form.target.query(),
+        if keep { "&keep=branch" } else { "" }
+    );
     let author = who.clone();
     console
         .in_background(&who, move |console| {
@@ -433,7 +471,7 @@ pub async fn commit(
             let outcome = console.write_line(
                 &repo,
                 &line,
-                |repo| import_run(repo, &line, &folder, Mode::Commit(message.as_deref())),
+                |repo| import_run(repo, &line, &folder, Mode::Commit(message.as_deref()), keep),
                 |outcome| matches!(outcome, ImportOutcome::Committed { .. }),
             )?;
             match outcome {
@@ -462,6 +500,9 @@ pub struct SheetQuery {
     /// The window's first row, counted from the sheet's first.
     #[serde(default)]
     from: Option<usize>,
+    /// As the review's (`keep=branch`).
+    #[serde(default)]
+    keep: Option<String>,
 }
 
 #[derive(Template)]
@@ -498,6 +539,7 @@ fn sheet_page(console: &Console, who: &Visitor, query: &SheetQuery) -> Answer {
             region: query.target.region.clone(),
             branch: query.target.branch.clone(),
         },
+        keep: query.keep.clone(),
     };
     let (_, _, folder, outcome) = dry_run(console, who, &review, Mode::Count)?;
     let Some(name) = Uploads::files(&folder)

@@ -2552,3 +2552,71 @@ async fn a_planner_downloads_the_current_masters_as_workbooks_and_uploads_them_b
         "{outcome:?}"
     );
 }
+
+#[tokio::test]
+async fn a_stale_export_keeps_a_colleagues_cells_and_imports_the_rest_when_asked() {
+    let dir = repository();
+    let git = git2::Repository::open(dir.path()).unwrap();
+    let jp = |git: &git2::Repository| git.refname_to_id("refs/heads/masters/jp").unwrap();
+    let exported = jp(&git);
+    // A colleague renames the slime meanwhile.
+    import_rows(dir.path(), None, "1,<script>alert(1)</script>\n2,メタル\n");
+    let app = app(dir.path(), Policy::Users(users()));
+    let (eddie, csrf) = session(&app, Some("token-of-eddie")).await;
+    // The planner's export, from before: the slime renamed too, and monster 1.
+    let csv = format!("id,name\n#masterctl-commit {exported} jp\n1,bat\n2,キング\n");
+    let upload = upload(&app, &eddie, &csrf, "monster.csv", csv.as_bytes()).await;
+
+    let review = get_as(&app, &format!("/review?upload={upload}&region=jp"), &eddie).await;
+    assert_eq!(
+        review.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        review.body
+    );
+    assert!(
+        review.body.contains("since its export by Aiko at"),
+        "{}",
+        review.body
+    );
+    assert!(
+        review.body.contains("Keep theirs and import the rest"),
+        "{}",
+        review.body
+    );
+    let kept = get_as(
+        &app,
+        &format!("/review?upload={upload}&region=jp&keep=branch"),
+        &eddie,
+    )
+    .await;
+    assert_eq!(kept.status, StatusCode::OK, "{}", kept.body);
+    assert!(kept.body.contains("is kept"), "{}", kept.body);
+    assert!(
+        kept.body.contains("name=\"keep\" value=\"branch\""),
+        "{}",
+        kept.body
+    );
+    let done = post_as(
+        &app,
+        "/import",
+        &eddie,
+        format!("csrf={csrf}&upload={upload}&region=jp&keep=branch&message=bat"),
+    )
+    .await;
+    assert_eq!(
+        done.location.as_deref(),
+        Some("/history?region=jp&done=imported"),
+        "{}",
+        done.body
+    );
+    let out = std::process::Command::new("git")
+        .args(["show", "masters/jp:tables/monster.csv"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "id,name\n1,bat\n2,メタル\n"
+    );
+}

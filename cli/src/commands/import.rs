@@ -44,6 +44,12 @@ pub struct Args {
     /// refused, each cell named; export the region again and edit that instead)
     #[arg(long)]
     revert_upstream: bool,
+    /// Where a workbook `export` wrote and the branch both changed a cell since the
+    /// export, differently: keep the branch's value (a colleague's change) and import
+    /// the rest, each such cell named as a warning (without it such an import is
+    /// refused, each cell named with who changed it on the branch)
+    #[arg(long)]
+    keep_branch: bool,
     /// The commit whose structure (masterctl.toml, schemas/) the import copies. By
     /// default HEAD's (usually main), which the working tree's must then equal: an
     /// uncommitted schema change is refused, named, so that every clone imports alike
@@ -76,6 +82,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
                     review: Some(DiffOptions::default()),
                     allow_removal: args.allow_removal,
                     revert_upstream: args.revert_upstream,
+                    keep_branch: args.keep_branch,
                     progress: &progress,
                 },
             );

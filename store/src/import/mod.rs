@@ -99,6 +99,7 @@ pub struct ImportPlan {
 }
 
 mod error;
+mod exported;
 mod kept;
 mod run;
 
@@ -114,15 +115,36 @@ pub enum Planning {
     Planned(Box<ImportPlan>),
 }
 
-/// Plan an import of `paths` (files or folders) into `region`; `progress(done, total)`
-/// is called as files are read.
+/// What an import reads, and how it takes an exported workbook's change.
+pub struct Reading<'a> {
+    /// Files or folders.
+    pub paths: &'a [PathBuf],
+    /// Called as files are read: `(done, total)`.
+    pub progress: &'a (dyn Fn(usize, usize) + Sync),
+    /// A cell an exported workbook and the branch both changed since the export keeps
+    /// the branch's value, said as a warning ([`Request::keep_branch`]).
+    pub keep_branch: bool,
+}
+
+impl<'a> Reading<'a> {
+    /// Read `paths`, nothing reported, a cell changed on both sides refused.
+    pub fn of(paths: &'a [PathBuf]) -> Reading<'a> {
+        Reading {
+            paths,
+            progress: &|_, _| {},
+            keep_branch: false,
+        }
+    }
+}
+
+/// Plan an import of what `reading` names into `region`.
 pub fn plan_import(
     repo: &MasterRepo,
     structure: &Structure,
     region: &Branch,
-    paths: &[PathBuf],
-    progress: &(dyn Fn(usize, usize) + Sync),
+    reading: &Reading<'_>,
 ) -> Result<Planning, StoreError> {
+    let (paths, progress) = (reading.paths, reading.progress);
     let project = &structure.project;
     let reference = region.reference();
     crate::join::state::refuse_if_stopped(repo, region)?;
@@ -192,7 +214,14 @@ pub fn plan_import(
     if let Some(head) = &head
         && read_whole
     {
-        let diagnostics = merge_exported(repo, project, region, head, &mut tables)?;
+        let diagnostics = merge_exported(
+            repo,
+            project,
+            region,
+            head,
+            &mut tables,
+            reading.keep_branch,
+        )?;
         report.extend(diagnostics);
     }
     // What the tables (merged, where a workbook came from an older commit) would take
@@ -426,6 +455,7 @@ fn merge_exported(
     region: &Branch,
     head: &Commit<'_>,
     tables: &mut [Table],
+    keep_branch: bool,
 ) -> Result<Vec<masterctl_schemas::Diagnostic>, StoreError> {
     use masterctl_schemas::diagnostic::{Code, Diagnostic, Location};
     use masterctl_schemas::read::workbook::export_record;
@@ -507,36 +537,15 @@ fn merge_exported(
             &ours,
             &crate::merge::Ownership::default(),
         );
-        for conflict in &merged.conflicts {
-            let key: Vec<String> = conflict.key.iter().map(|v| v.canonical()).collect();
-            let shown = |v: &Option<masterctl_schemas::Value>| {
-                v.as_ref().map_or_else(
-                    || "(no row)".to_string(),
-                    |v| format!("`{}`", v.canonical()),
-                )
-            };
-            diagnostics.push(
-                Diagnostic::new(
-                    Code::ExportConflict,
-                    Location {
-                        file: Some(file.clone()),
-                        table: Some(table.name.clone()),
-                        field: Some(schema.fields[conflict.field].name.clone()),
-                        key: Some(key.join("|")),
-                        ..Location::default()
-                    },
-                    format!(
-                        "changed in this workbook to {} and on {} since its export (from {} to {})",
-                        shown(&conflict.theirs),
-                        region.branch(),
-                        shown(&conflict.base),
-                        shown(&conflict.ours)
-                    ),
-                )
-                .hint("export again and redo this cell on the new workbook, or import with the branch's value"),
-            );
+        let mut merged = merged;
+        let conflicts = std::mem::take(&mut merged.conflicts);
+        let said = exported::conflicts_said(repo, region, schema, &file, &conflicts, keep_branch);
+        let clean = conflicts.is_empty();
+        diagnostics.extend(said);
+        if keep_branch && !clean {
+            exported::keep_branch_values(schema, &mut merged.table, conflicts)?;
         }
-        if merged.conflicts.is_empty() {
+        if keep_branch || clean {
             let origin = merged_origin(schema, table, &merged.table);
             *table = merged.table;
             table.origin = origin;

@@ -36,6 +36,10 @@ pub struct Request<'a> {
     pub allow_removal: bool,
     /// Commit even though cells the last rebase brought in are taken back.
     pub revert_upstream: bool,
+    /// Where an exported workbook and the branch both changed a cell since the export,
+    /// differently: keep the branch's value (a colleague's) and import the rest, each
+    /// such cell said as a warning — instead of refusing the whole import.
+    pub keep_branch: bool,
     /// Called as files are read: `(done, total)`.
     pub progress: &'a (dyn Fn(usize, usize) + Sync),
 }
@@ -54,6 +58,7 @@ impl<'a> Request<'a> {
             review: None,
             allow_removal: false,
             revert_upstream: false,
+            keep_branch: false,
             progress: &|_, _| {},
         }
     }
@@ -115,8 +120,12 @@ pub fn run(repo: &MasterRepo, request: &Request<'_>) -> Result<ImportOutcome, Im
         &Region::of(&structure.project, request.region)?,
         request.branch,
     )?;
-    let plan = match super::plan_import(repo, &structure, &region, request.paths, request.progress)?
-    {
+    let reading = super::Reading {
+        paths: request.paths,
+        progress: request.progress,
+        keep_branch: request.keep_branch,
+    };
+    let plan = match super::plan_import(repo, &structure, &region, &reading)? {
         Planning::Rejected(report) => return Ok(ImportOutcome::Rejected(report)),
         Planning::Planned(plan) => plan,
     };

@@ -99,6 +99,7 @@ impl Studio {
             review: Some(DiffOptions::default()),
             allow_removal: false,
             revert_upstream: false,
+            keep_branch: false,
             progress: &|_, _| {},
         };
         change(&mut request);
