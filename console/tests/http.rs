@@ -2279,6 +2279,16 @@ async fn an_editor_takes_a_commit_back_from_the_history() {
     );
 }
 
+/// jp's monsters, as its canonical file holds them.
+fn monsters_on_jp(dir: &Path) -> String {
+    let out = std::process::Command::new("git")
+        .args(["show", "masters/jp:tables/monster.csv"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// `name=value&…` with every value percent-encoded.
 fn form(pairs: &[(&str, &str)]) -> String {
     (pairs.iter())
@@ -2486,13 +2496,8 @@ async fn two_planners_edit_one_table_in_the_browser_and_the_stale_edit_is_caught
         "{}",
         done.body
     );
-    let out = std::process::Command::new("git")
-        .args(["show", "masters/jp:tables/monster.csv"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
     assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
+        monsters_on_jp(dir.path()),
         "id,name\n2,メタルスライム\n3,ドラゴン\n"
     );
 
@@ -2610,13 +2615,5 @@ async fn a_stale_export_keeps_a_colleagues_cells_and_imports_the_rest_when_asked
         "{}",
         done.body
     );
-    let out = std::process::Command::new("git")
-        .args(["show", "masters/jp:tables/monster.csv"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
-        "id,name\n1,bat\n2,メタル\n"
-    );
+    assert_eq!(monsters_on_jp(dir.path()), "id,name\n1,bat\n2,メタル\n");
 }
