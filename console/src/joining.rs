@@ -25,7 +25,7 @@ use crate::access::Role;
 use crate::failed::{Answer, ConsoleError};
 use crate::forms::Acting;
 use crate::shown::render;
-use crate::target::Target;
+use crate::target::{Target, urlencode};
 use crate::visitor::Visitor;
 
 /// Which join a request names: `kind` (`rebase`, `merge`), the region, the work branch.
@@ -34,6 +34,15 @@ pub struct JoinQuery {
     kind: String,
     #[serde(flatten)]
     target: Target,
+}
+
+/// The join's page: the join, and the message typed when going on was refused (kept).
+#[derive(Deserialize)]
+pub struct JoinPageQuery {
+    #[serde(flatten)]
+    join: JoinQuery,
+    #[serde(default)]
+    message: Option<String>,
 }
 
 impl JoinQuery {
@@ -77,6 +86,52 @@ struct JoinPage<'a> {
     proposal: Option<Proposal>,
     /// What the join takes from, as a planner says it (`jp`, `work/jp/alice`).
     source: String,
+    /// Resolutions the merged data refuses, to be resolved again.
+    refused: Vec<Refused>,
+    /// The message typed for the commit when going on was refused.
+    typed: Option<String>,
+}
+
+/// A resolution given that the merged data refuses (a value below a field's minimum,
+/// say): the cell, what was chosen, and why it will not do — resolved again here.
+struct Refused {
+    table: String,
+    key: String,
+    column: String,
+    chosen: String,
+    why: String,
+}
+
+/// Each error of `report` on a cell a resolution set, with that resolution.
+fn refused_resolutions(
+    repo: &MasterRepo,
+    line: &Branch,
+    report: &masterctl_schemas::Report,
+) -> Result<Vec<Refused>, ConsoleError> {
+    let resolutions = masterctl_store::join::state::load_resolutions(repo, line)?;
+    let mut refused = Vec::new();
+    for d in report.diagnostics.iter().filter(|d| d.is_error()) {
+        let l = &d.location;
+        let (Some(table), Some(key), Some(column)) = (&l.table, &l.key, &l.field) else {
+            continue;
+        };
+        let Some(chosen) = resolutions.get(&(table.clone(), key.clone(), column.clone())) else {
+            continue;
+        };
+        refused.push(Refused {
+            table: table.clone(),
+            key: key.clone(),
+            column: column.clone(),
+            chosen: match chosen {
+                Resolution::Ours => "keep our change".to_string(),
+                Resolution::Theirs => "take their change".to_string(),
+                Resolution::Value(v) if v.is_empty() => "an empty cell".to_string(),
+                Resolution::Value(v) => format!("the value `{v}`"),
+            },
+            why: d.message.clone(),
+        });
+    }
+    Ok(refused)
 }
 
 impl JoinPage<'_> {
@@ -113,9 +168,10 @@ impl JoinPage<'_> {
 pub async fn page(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
-    Query(query): Query<JoinQuery>,
+    Query(asked): Query<JoinPageQuery>,
 ) -> Answer {
     who.may(Role::Editor)?;
+    let (query, typed) = (asked.join, asked.message);
     console
         .blocking(move |console| {
             let (repo, structure, join) = query.join(console)?;
@@ -126,6 +182,12 @@ pub async fn page(
                 _ => None,
             };
             let source = join.source(&structure.project)?.name;
+            let refused = match (&step, in_progress) {
+                (Step::Invalid { report, .. }, true) => {
+                    refused_resolutions(&repo, &join.target(), report)?
+                }
+                _ => Vec::new(),
+            };
             render(&JoinPage {
                 who: &who,
                 kind: join.kind(),
@@ -138,6 +200,8 @@ pub async fn page(
                 step: &step,
                 proposal,
                 source,
+                refused,
+                typed,
             })
         })
         .await
@@ -184,8 +248,12 @@ pub async fn act(
         "start" => false,
         _ => return Err(ConsoleError::bad_request("the action is start or abort")),
     };
-    let page = format!("/join?{}", form.on.query());
     let message = form.message().map(str::to_string);
+    // Back on the join's page (conflicts, data refused), the message typed is kept.
+    let page = match &message {
+        Some(typed) => format!("/join?{}&message={}", form.on.query(), urlencode(typed)),
+        None => format!("/join?{}", form.on.query()),
+    };
     let (target, author) = (form.on, who.clone());
     console
         .in_background(&who, move |console| {

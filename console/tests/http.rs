@@ -2617,3 +2617,56 @@ async fn a_stale_export_keeps_a_colleagues_cells_and_imports_the_rest_when_asked
     );
     assert_eq!(monsters_on_jp(dir.path()), "id,name\n1,bat\n2,メタル\n");
 }
+
+#[tokio::test]
+async fn a_resolution_the_rules_refuse_stays_editable_and_the_typed_message_is_kept() {
+    let dir = repository();
+    conflicting_branch(dir.path());
+    let app = app(dir.path(), local());
+    let (cookie, csrf) = session(&app, None).await;
+    let target = "kind=merge&region=jp&branch=event";
+    // Started, then resolved with an empty name (the name is required).
+    let steps = [
+        "action=start",
+        "side=value&value=&table=monster&key=1&column=name",
+    ];
+    join_steps(&app, &cookie, &csrf, target, &steps).await;
+    let going_on = post_as(
+        &app,
+        "/join",
+        &cookie,
+        format!("csrf={csrf}&{target}&action=start&message=Event+monsters"),
+    )
+    .await;
+    let back = going_on.location.unwrap();
+    assert!(back.ends_with("&message=Event%20monsters"), "{back}");
+    let page = get_as(&app, &back, &cookie).await;
+    assert!(page.body.contains("Resolve these again"), "{}", page.body);
+    assert!(
+        page.body.contains("<td dir=\"auto\">an empty cell</td>"),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body
+            .contains("id=\"message\" type=\"text\" name=\"message\" value=\"Event monsters\""),
+        "{}",
+        page.body
+    );
+    assert!(!page.body.contains("id=\"resolved\""), "{}", page.body);
+    // Resolved again: every conflict is resolved, and the merge goes on.
+    let steps = ["side=theirs&table=monster&key=1&column=name"];
+    join_steps(&app, &cookie, &csrf, target, &steps).await;
+    let page = get_as(&app, &format!("/join?{target}"), &cookie).await;
+    assert!(page.body.contains("id=\"resolved\""), "{}", page.body);
+    assert!(!page.body.contains("Resolve these again"), "{}", page.body);
+    let done = join_steps(
+        &app,
+        &cookie,
+        &csrf,
+        target,
+        &["action=start&message=Event+in"],
+    )
+    .await;
+    assert!(done.location.unwrap().starts_with("/history"));
+}

@@ -24,6 +24,7 @@ pub mod remote;
 mod repository;
 pub mod revert;
 pub mod review;
+mod row_keys;
 pub mod snapshot;
 pub mod source;
 pub mod status;

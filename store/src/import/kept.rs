@@ -2,8 +2,6 @@
 //! snapshot is validated — and named, in what the planner is told, by where planners
 //! keep them (`shops.xlsx (sheet ShopItem)`), not by the repository file read.
 
-use std::collections::HashMap;
-
 use git2::Tree;
 use masterctl_schemas::{Project, Report, Table};
 
@@ -177,44 +175,24 @@ pub(super) fn name_kept_rows(
     branch: &str,
     report: &mut Report,
 ) {
-    let mut lines: HashMap<&str, HashMap<u64, usize>> = HashMap::new();
+    crate::row_keys::name_rows(project, tables, report, |t| t.origin.kept_in.is_some());
     for d in &mut report.diagnostics {
-        let (Some(name), Some(line)) = (d.location.table.clone(), d.location.line) else {
+        let Some(name) = d.location.table.as_deref() else {
             continue;
         };
-        let name = name.as_str();
-        let (Some(schema), Some(table)) =
-            (project.table(name), tables.iter().find(|t| t.name == name))
+        let Some(schema) = project
+            .table(name)
+            .filter(|_| kept.iter().any(|k| k == name))
         else {
             continue;
         };
-        // Rows read from the branch (kept, or edited in place) are named by key.
-        if table.origin.kept_in.is_none() {
+        if d.location.line.is_none() || d.location.key.is_none() {
             continue;
         }
-        if d.location.file.as_deref() != Some(table.origin.file.as_path()) {
-            continue;
-        }
-        let rows = lines.entry(schema.name.as_str()).or_insert_with(|| {
-            (table.origin.rows.iter().enumerate())
-                .map(|(row, &line)| (line, row))
-                .collect()
-        });
-        if let Some(&row) = rows.get(&line)
-            && d.location.key.is_none()
-        {
-            let key: Vec<String> = crate::merge::row_key(schema, table, row)
-                .iter()
-                .map(|v| v.canonical())
-                .collect();
-            d.location.key = Some(key.join("|"));
-        }
-        if kept.iter().any(|k| k == name) {
-            let hint = format!(
-                "this row is {branch}'s, not among the files imported: correct it in {}",
-                schema.planners_place()
-            );
-            *d = d.clone().hint(hint);
-        }
+        let hint = format!(
+            "this row is {branch}'s, not among the files imported: correct it in {}",
+            schema.planners_place()
+        );
+        *d = d.clone().hint(hint);
     }
 }

@@ -382,6 +382,8 @@ fn validate_merged(project: &masterctl_schemas::Project, merged: &[Table]) -> Re
         }
     }
     report.extend(validate_tables(project, merged).diagnostics);
+    // A resolution is found again by the row's key, not the line of a file.
+    crate::row_keys::name_rows(project, merged, &mut report, |_| true);
     report.sort();
     report
 }
