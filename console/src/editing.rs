@@ -17,7 +17,7 @@ use masterctl_app::browse::{self, Input, RowForm};
 use masterctl_app::drafts::{Draft, Editor};
 use masterctl_store::Branch;
 use masterctl_store::edit::{self, Edit, EditOutcome, Refusal, Request, Why};
-use masterctl_store::review::diff::{self, DiffOptions, TableDiff};
+use masterctl_store::review::diff::{DiffOptions, TableDiff};
 use serde::Deserialize;
 
 use crate::Console;
@@ -373,12 +373,14 @@ pub async fn diff(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
     Query(target): Query<Target>,
+    Query(pairs): Query<Vec<(String, String)>>,
 ) -> Answer {
     who.may(Role::Editor)?;
+    let paging = crate::reviewing::Paging::of("/edits/diff", pairs)?;
     console
         .blocking(move |console| match reviewed(console, &who, &target)? {
             (line, _, Some(EditOutcome::Reviewed { review, .. })) => {
-                Ok(crate::guard::review_page(diff::page(
+                Ok(crate::guard::review_page(paging.page(
                     &format!("Edits of {}", line.branch()),
                     &review.from.label,
                     &review.to.label,

@@ -393,8 +393,10 @@ pub async fn review_diff(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
     Query(query): Query<ReviewQuery>,
+    Query(pairs): Query<Vec<(String, String)>>,
 ) -> Answer {
     who.may(Role::Editor)?;
+    let paging = crate::reviewing::Paging::of("/review/diff", pairs)?;
     console
         .blocking(
             move |console| match dry_run(console, &who, &query, Mode::Review)? {
@@ -406,14 +408,12 @@ pub async fn review_diff(
                         review: Some(review),
                         ..
                     },
-                ) => Ok(crate::guard::review_page(
-                    masterctl_store::review::diff::page(
-                        &format!("Importing into {}", line.branch()),
-                        &review.from.label,
-                        &review.to.label,
-                        &review.diff,
-                    ),
-                )),
+                ) => Ok(crate::guard::review_page(paging.page(
+                    &format!("Importing into {}", line.branch()),
+                    &review.from.label,
+                    &review.to.label,
+                    &review.diff,
+                ))),
                 _ => Err(ConsoleError::of(
                     ErrorKind::Invalid,
                     "the upload is not valid data: see its review",

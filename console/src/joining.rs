@@ -212,20 +212,20 @@ pub async fn diff(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
     Query(query): Query<JoinQuery>,
+    Query(pairs): Query<Vec<(String, String)>>,
 ) -> Answer {
     who.may(Role::Editor)?;
+    let paging = crate::reviewing::Paging::of("/join/diff", pairs)?;
     console
         .blocking(move |console| {
             let (repo, structure, join) = query.join(console)?;
             match session::run(&repo, &structure, &join, &Action::DryRun, None)? {
-                Step::DryRun { diff, rebase } => Ok(crate::guard::review_page(
-                    masterctl_store::review::diff::page(
-                        &format!("{} of {}", join.kind(), join.target().branch()),
-                        join.target().branch(),
-                        &rebase.upstream,
-                        &diff,
-                    ),
-                )),
+                Step::DryRun { diff, rebase } => Ok(crate::guard::review_page(paging.page(
+                    &format!("{} of {}", join.kind(), join.target().branch()),
+                    join.target().branch(),
+                    &rebase.upstream,
+                    &diff,
+                ))),
                 _ => Err(ConsoleError::of(
                     ErrorKind::Conflict,
                     "nothing to review: resolve the conflicts first",

@@ -23,6 +23,7 @@ mod joining;
 mod pages;
 mod proposing;
 mod releasing;
+mod reviewing;
 mod sheets;
 mod shown;
 mod target;

@@ -222,7 +222,9 @@ pub struct CommitQuery {
 pub async fn commit(
     State(console): State<Arc<Console>>,
     Query(query): Query<CommitQuery>,
+    Query(pairs): Query<Vec<(String, String)>>,
 ) -> Answer {
+    let paging = crate::reviewing::Paging::of("/commit", pairs)?;
     // A commit id, and nothing else a revision could be (no ranges, no paths).
     if !(7..=40).contains(&query.id.len()) || !query.id.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(ConsoleError::bad_request(
@@ -232,21 +234,23 @@ pub async fn commit(
     console
         .blocking(move |console| {
             let repo = console.open()?;
-            // A commit's review never changes: made once per commit.
+            // A commit's review never changes: made once per commit (and window).
             let id = repo.commit_id(&query.id)?;
             use masterctl_store::review::diff;
-            let page = console.commits.get_or(&id, || {
-                let sides = masterctl_app::diff::Sides::Revision(&id);
-                let review =
-                    masterctl_app::diff::review(&repo, sides, &diff::DiffOptions::default())?;
-                let title = format!("commit {}", short_id(&id));
-                Ok::<_, masterctl_store::StoreError>(diff::page(
-                    &title,
-                    &review.from.label,
-                    &review.to.label,
-                    &review.diff,
-                ))
-            })?;
+            let page = console
+                .commits
+                .get_or(&format!("{id}\n{}", paging.key()), || {
+                    let sides = masterctl_app::diff::Sides::Revision(&id);
+                    let review =
+                        masterctl_app::diff::review(&repo, sides, &diff::DiffOptions::default())?;
+                    let title = format!("commit {}", short_id(&id));
+                    Ok::<_, masterctl_store::StoreError>(paging.page(
+                        &title,
+                        &review.from.label,
+                        &review.to.label,
+                        &review.diff,
+                    ))
+                })?;
             Ok(crate::guard::review_page(page.as_str().to_string()))
         })
         .await

@@ -13,7 +13,7 @@ use axum::response::IntoResponse;
 use masterctl_store::Branch;
 use masterctl_store::join::session::{ConflictEntry, conflict_entries};
 use masterctl_store::revert::{self, Request, RevertOutcome};
-use masterctl_store::review::diff::{self, DiffOptions, TableDiff};
+use masterctl_store::review::diff::{DiffOptions, TableDiff};
 use masterctl_store::short_id;
 use serde::Deserialize;
 
@@ -146,12 +146,14 @@ pub async fn diff(
     State(console): State<Arc<Console>>,
     Extension(who): Extension<Visitor>,
     Query(query): Query<RevertQuery>,
+    Query(pairs): Query<Vec<(String, String)>>,
 ) -> Answer {
     who.may(Role::Editor)?;
+    let paging = crate::reviewing::Paging::of("/revert/diff", pairs)?;
     console
         .blocking(move |console| match reviewed(console, &query)? {
             (line, RevertOutcome::Reviewed { commit, review, .. }) => {
-                Ok(crate::guard::review_page(diff::page(
+                Ok(crate::guard::review_page(paging.page(
                     &format!("Taking back {} on {}", short_id(&commit), line.branch()),
                     &review.from.label,
                     &review.to.label,

@@ -2670,3 +2670,53 @@ async fn a_resolution_the_rules_refuse_stays_editable_and_the_typed_message_is_k
     .await;
     assert!(done.location.unwrap().starts_with("/history"));
 }
+
+#[tokio::test]
+async fn a_review_of_thousands_of_changes_comes_in_pages_that_link_on() {
+    let rows = |name: &str| -> String { (1..=3000).map(|i| format!("{i},{name} {i}\n")).collect() };
+    let dir = repository_with(CONFIG, MONSTER, &rows("slime"));
+    import_rows(dir.path(), None, &rows("bat"));
+    let head = git2::Repository::open(dir.path())
+        .unwrap()
+        .refname_to_id("refs/heads/masters/jp")
+        .unwrap();
+    let app = app(dir.path(), local());
+    let (cookie, _) = session(&app, None).await;
+    let first = get_as(&app, &format!("/commit?id={head}"), &cookie).await;
+    assert_eq!(first.status, StatusCode::OK);
+    assert!(first.body.len() < 150_000, "{} bytes", first.body.len());
+    assert!(
+        first.body.contains("Changes 1–200 of 3000"),
+        "{}",
+        first.body
+    );
+    let later = format!("/commit?id={head}&table=monster&from=200");
+    assert!(
+        first.body.contains(&later.replace('&', "&#38;")),
+        "{}",
+        first.body
+    );
+    let second = get_as(&app, &later, &cookie).await;
+    assert!(
+        second.body.contains("Changes 201–400 of 3000"),
+        "{}",
+        second.body
+    );
+    assert!(
+        second.body.contains("class=\"key\">201<"),
+        "{}",
+        second.body
+    );
+    assert!(
+        !second.body.contains("class=\"key\">200<"),
+        "{}",
+        second.body
+    );
+    let bad = get_as(
+        &app,
+        &format!("/commit?id={head}&table=monster&from=x"),
+        &cookie,
+    )
+    .await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+}

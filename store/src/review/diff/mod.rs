@@ -23,7 +23,7 @@ use masterctl_schemas::{FieldType, Project, TableSchema};
 use serde::Serialize;
 
 pub use inline::{Span, inline};
-pub use page::{SHOWN_PER_TABLE, page};
+pub use page::{SHOWN_PER_TABLE, Window, page, paged};
 pub use rebase::rebase_review;
 pub use schema::{SchemaChange, key_names, schema_changes};
 

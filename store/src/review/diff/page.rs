@@ -21,15 +21,34 @@ const KINDS: [(&str, &str); 6] = [
     ("table", "tables added or removed"),
 ];
 
-/// The page for `diff` between the sides labelled `from` and `to`.
+/// How a served page shows a long table: `per_table` changes at a time, from `from`
+/// for the table `at` (the others from their first), each window linking to the ones
+/// before and after it through `link(table, from)`.
+pub struct Window<'a> {
+    pub per_table: usize,
+    pub at: Option<(&'a str, usize)>,
+    pub link: &'a dyn Fn(&str, usize) -> String,
+}
+
+/// The page for `diff` between the sides labelled `from` and `to`: a file of its own,
+/// each table's first [`SHOWN_PER_TABLE`] changes, the rest counted.
 pub fn page(title: &str, from: &str, to: &str, diff: &Diff) -> String {
+    render(title, from, to, diff, None)
+}
+
+/// The page for `diff` as a server pages it ([`Window`]).
+pub fn paged(title: &str, from: &str, to: &str, diff: &Diff, window: &Window<'_>) -> String {
+    render(title, from, to, diff, Some(window))
+}
+
+fn render(title: &str, from: &str, to: &str, diff: &Diff, window: Option<&Window<'_>>) -> String {
     let page = Page {
         title,
         from,
         to,
         kinds: &KINDS,
         tables: summary(diff),
-        sections: sections(diff),
+        sections: sections(diff, window),
     };
     // The template is checked when the crate compiles, and writing to a String cannot
     // fail; an error here could only be a value whose Display fails, which none does.
@@ -70,6 +89,12 @@ struct Section<'a> {
     /// Changes not shown, of `total`.
     more: usize,
     total: usize,
+    /// The first change shown, from 0.
+    first: usize,
+    /// Served in windows: the addresses of the one before and the one after.
+    earlier: Option<String>,
+    later: Option<String>,
+    paged: bool,
 }
 
 /// One change.
@@ -121,8 +146,9 @@ fn summary(diff: &Diff) -> Vec<TableLine<'_>> {
         .collect()
 }
 
-/// A section per table, its changes in order (they are grouped by table already).
-fn sections(diff: &Diff) -> Vec<Section<'_>> {
+/// A section per table, its changes in order (they are grouped by table already), in
+/// its window when the page is served in windows.
+fn sections<'d>(diff: &'d Diff, window: Option<&Window<'_>>) -> Vec<Section<'d>> {
     let mut at = 0;
     let mut sections = Vec::with_capacity(diff.tables.len());
     for (index, table) in diff.tables.iter().enumerate() {
@@ -132,12 +158,30 @@ fn sections(diff: &Diff) -> Vec<Section<'_>> {
             .count();
         let changes = &diff.changes[at..at + count];
         at += count;
+        let (shown, first) = match window {
+            Some(w) => (
+                w.per_table.max(1),
+                match w.at {
+                    Some((name, from)) if name == table.table => from.min(count.saturating_sub(1)),
+                    _ => 0,
+                },
+            ),
+            None => (SHOWN_PER_TABLE, 0),
+        };
+        let last = (first + shown).min(count);
+        let link = |from: usize| window.map(|w| (w.link)(&table.table, from));
         sections.push(Section {
             index,
             name: &table.table,
-            rows: changes.iter().take(SHOWN_PER_TABLE).map(line).collect(),
-            more: count.saturating_sub(SHOWN_PER_TABLE),
+            rows: changes[first..last].iter().map(line).collect(),
+            more: count - (last - first),
             total: count,
+            first,
+            earlier: (first > 0)
+                .then(|| link(first.saturating_sub(shown)))
+                .flatten(),
+            later: (last < count).then(|| link(last)).flatten(),
+            paged: window.is_some(),
         });
     }
     sections
