@@ -141,6 +141,67 @@ fn two_planners(tmp: &Path, bare: &Path, url: &str, env: &[(&str, &Path)], setup
         git(&aiko, &["rev-parse", "masters/jp"]),
         git(bare, &["rev-parse", "masters/jp"])
     );
+
+    // A merge proposed on a work branch travels with it, and its withdrawal too.
+    ok(masterctl(
+        &aiko,
+        &["branch", "create", "event", "--region", "jp"],
+    ));
+    edit_items(&aiko, &tmp.join("e"), ",1300,", ",1350,");
+    let e_edit = tmp.join("e");
+    ok(masterctl(
+        &aiko,
+        &[
+            "import",
+            "--region",
+            "jp",
+            "--branch",
+            "event",
+            e_edit.to_str().unwrap(),
+        ],
+    ));
+    ok(masterctl(
+        &aiko,
+        &[
+            "branch",
+            "propose",
+            "event",
+            "--region",
+            "jp",
+            "-m",
+            "Event prices",
+        ],
+    ));
+    let out = masterctl_with(&aiko, env, &["push"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("work/jp/event: proposal sent"),
+        "{}",
+        text(&out)
+    );
+    let proposed = |root: &Path| text(&masterctl(root, &["branch", "list", "--region", "jp"]));
+    ok(masterctl_with(&bob, env, &["pull"]));
+    assert!(
+        proposed(&bob).contains("Event prices"),
+        "{}",
+        proposed(&bob)
+    );
+    ok(masterctl(
+        &aiko,
+        &["branch", "withdraw", "event", "--region", "jp"],
+    ));
+    let out = masterctl_with(&aiko, env, &["push"]);
+    assert!(
+        text(&out).contains("work/jp/event: proposal removed"),
+        "{}",
+        text(&out)
+    );
+    ok(masterctl_with(&bob, env, &["pull"]));
+    assert!(
+        !proposed(&bob).contains("Event prices"),
+        "{}",
+        proposed(&bob)
+    );
 }
 
 #[test]

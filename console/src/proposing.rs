@@ -42,10 +42,20 @@ pub async fn act(
                 ));
             };
             let repo = who.writing(repo)?;
-            match propose {
-                true => proposals::propose(&repo, work, form.message()).map(|_| ())?,
-                false => proposals::withdraw(&repo, work).map(|_| ())?,
-            }
+            // With a remote, the proposal (or its withdrawal) travels at once.
+            let work_line = masterctl_store::Branch::from(work.clone());
+            console.write_line(
+                &repo,
+                &work_line,
+                |repo| {
+                    match propose {
+                        true => proposals::propose(repo, work, form.message()).map(|_| ())?,
+                        false => proposals::withdraw(repo, work).map(|_| ())?,
+                    }
+                    Ok(())
+                },
+                |_| true,
+            )?;
             Ok(Redirect::to(&format!("/join?kind=merge&{}", form.on.query())).into_response())
         })
         .await

@@ -785,3 +785,94 @@ fn a_remote_tag_that_is_no_version_of_a_commit_is_passed_over_named_and_pulls_go
     let versions = masterctl_store::tags::list(&bob, None).unwrap();
     assert_eq!(versions.len(), 1);
 }
+
+/// The proposals `studio` holds, as `<branch> by <proposer>`.
+fn proposals_of(studio: &Studio) -> Vec<String> {
+    let repo = studio.repo();
+    let structure = repo.structure().unwrap();
+    let jp = Region::of(&structure.project, "jp").unwrap();
+    masterctl_store::proposals::list(&repo, &[jp])
+        .unwrap()
+        .into_iter()
+        .map(|p| format!("{} by {}", p.branch, p.proposer))
+        .collect()
+}
+
+fn remote_proposals(team: &Team) -> String {
+    git(
+        team.remote.path(),
+        &[
+            "for-each-ref",
+            "--format=%(refname)",
+            "refs/masterctl/proposals/",
+        ],
+    )
+}
+
+#[test]
+fn a_proposal_travels_with_its_work_branch_and_an_answered_or_withdrawn_one_goes_everywhere() {
+    let team = Team::new();
+    let repo = team.aiko.repo();
+    let structure = repo.structure().unwrap();
+    let jp = Region::of(&structure.project, "jp").unwrap();
+    let work = masterctl_store::WorkBranch::of(&jp, "event").unwrap();
+    masterctl_store::branches::create(&repo, &work, None).unwrap();
+    let event = |studio: &Studio, hp: i64| {
+        let path = studio.export(&[(1, "slime", hp), (2, "golem", 300), (3, "dragon", 5000)]);
+        committed(
+            studio
+                .import("jp", &path, |r| r.branch = Some("event"))
+                .unwrap(),
+        );
+    };
+    event(&team.aiko, 11);
+    masterctl_store::proposals::propose(&repo, &work, Some("Event slime")).unwrap();
+
+    // Sent with the branch; a clone that pulls sees it.
+    let pushed = push(&team.aiko, &Scope::All);
+    assert_eq!(
+        pushed.proposals,
+        ["work/jp/event: proposal sent"],
+        "{pushed:?}"
+    );
+    assert_eq!(
+        remote_proposals(&team).trim(),
+        "refs/masterctl/proposals/jp/event"
+    );
+    pull(&team.bob, &Scope::All);
+    assert_eq!(proposals_of(&team.bob), ["work/jp/event by Aiko"]);
+    // Nothing more to send either way.
+    assert!(push(&team.aiko, &Scope::All).proposals.is_empty());
+    assert!(push(&team.bob, &Scope::All).proposals.is_empty());
+
+    // Bob merges it: answered, it goes from his clone, the remote, then Aiko's.
+    let bob = team.bob.repo();
+    let structure = bob.structure().unwrap();
+    let merge = Join::Reflect(masterctl_store::WorkBranch::of(&jp, "event").unwrap());
+    let step = masterctl_store::join::session::run(&bob, &structure, &merge, &Action::Start, None)
+        .unwrap();
+    assert!(matches!(step, Step::Committed { .. }), "{step:?}");
+    assert!(proposals_of(&team.bob).is_empty());
+    let pushed = push(&team.bob, &Scope::Branch(Branch::from(jp.clone())));
+    assert_eq!(
+        pushed.proposals,
+        ["work/jp/event: proposal removed"],
+        "{pushed:?}"
+    );
+    assert_eq!(remote_proposals(&team).trim(), "");
+    pull(&team.aiko, &Scope::All);
+    assert!(proposals_of(&team.aiko).is_empty());
+
+    // Proposed again, then withdrawn: gone everywhere too.
+    event(&team.aiko, 12);
+    masterctl_store::proposals::propose(&repo, &work, None).unwrap();
+    push(&team.aiko, &Scope::All);
+    pull(&team.bob, &Scope::All);
+    assert_eq!(proposals_of(&team.bob), ["work/jp/event by Aiko"]);
+    assert!(masterctl_store::proposals::withdraw(&repo, &work).unwrap());
+    let pushed = push(&team.aiko, &Scope::Branch(Branch::from(work.clone())));
+    assert_eq!(pushed.proposals, ["work/jp/event: proposal removed"]);
+    pull(&team.bob, &Scope::All);
+    assert!(proposals_of(&team.bob).is_empty());
+    fsck(team.remote.path());
+}

@@ -50,12 +50,16 @@ impl Render for Shown<'_> {
         for tag in &self.outcome.tags {
             output.line(format!("{tag}: pushed"));
         }
+        for proposal in &self.outcome.proposals {
+            output.line(proposal);
+        }
         let sent = self
             .outcome
             .branches
             .iter()
             .any(|b| matches!(b.state, PushState::Pushed { .. }))
-            || !self.outcome.tags.is_empty();
+            || !self.outcome.tags.is_empty()
+            || !self.outcome.proposals.is_empty();
         if !sent && self.ok {
             output.line(format!("nothing to push: {} has everything", self.remote));
         }

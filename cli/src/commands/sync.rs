@@ -301,6 +301,9 @@ fn sent_lines(output: &Output, sent: &Sent) {
     for tag in &sent.tags {
         output.line(format!("{tag}: pushed"));
     }
+    for proposal in &sent.proposals {
+        output.line(proposal);
+    }
     if !sent.landed() && sent.stopped().is_none() {
         output.line(format!(
             "gave up after {}: the remote kept moving; pull and push again",

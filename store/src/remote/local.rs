@@ -73,14 +73,22 @@ pub(super) fn push_local(
     repo: &MasterRepo,
     path: &Path,
     updates: &[Update],
+    proposed: &[super::proposals::Change],
 ) -> Result<Vec<(String, String)>, RemoteError> {
     let target = open_remote(path)?;
-    let tips: Vec<Oid> = updates.iter().map(|u| u.id).collect();
+    let tips: Vec<Oid> = (updates.iter().map(|u| u.id))
+        .chain(proposed.iter().filter_map(|c| c.to))
+        .collect();
     crate::git::pack::copy_reachable(&repo.git, &target.git, &tips)?;
     let mut refused = Vec::new();
     for update in updates {
         if let Some(why) = move_reference(repo, &target, update)? {
             refused.push((update.reference.clone(), why));
+        }
+    }
+    for change in proposed {
+        if let Some(why) = move_proposal(&target, change)? {
+            refused.push((change.reference(), why));
         }
     }
     Ok(refused)
@@ -130,13 +138,53 @@ fn move_reference(
     })?;
     Ok(match moved {
         Ok(_) => None,
-        Err(e)
-            if matches!(
-                e.code(),
-                git2::ErrorCode::Modified | git2::ErrorCode::Exists | git2::ErrorCode::Locked
-            ) =>
-        {
-            Some("the remote moved while this pushed: pull first".into())
+        Err(e) if raced(&e) => Some("the remote moved while this pushed: pull first".into()),
+        Err(e) => return Err(e.into()),
+    })
+}
+
+/// Whether a reference of the remote moved (or was locked) by another writer meanwhile.
+pub(super) fn raced(error: &git2::Error) -> bool {
+    matches!(
+        error.code(),
+        git2::ErrorCode::Modified | git2::ErrorCode::Exists | git2::ErrorCode::Locked
+    )
+}
+
+/// Move one proposal of a remote on this machine as `change` says — only if it still
+/// holds what this clone last saw there — or say why not.
+fn move_proposal(
+    target: &MasterRepo,
+    change: &super::proposals::Change,
+) -> Result<Option<String>, RemoteError> {
+    let reference = change.reference();
+    let current = match target.git.find_reference(&reference) {
+        Ok(found) => found.target(),
+        Err(e) if e.code() == git2::ErrorCode::NotFound => None,
+        Err(e) => return Err(e.into()),
+    };
+    if current != change.from {
+        return Ok(Some(
+            "the remote's proposal changed since this clone fetched it: pull first".into(),
+        ));
+    }
+    let git = &target.git;
+    let moved = crate::git::refs::with_ref_update(target, &reference, || {
+        Ok::<_, GitError>(match (current, change.to) {
+            (Some(current), Some(to)) => git
+                .reference_matching(&reference, to, true, current, "masterctl push: proposal")
+                .map(drop),
+            (None, Some(to)) => git
+                .reference(&reference, to, false, "masterctl push: proposal")
+                .map(drop),
+            (Some(_), None) => git.find_reference(&reference).and_then(|mut r| r.delete()),
+            (None, None) => Ok(()),
+        })
+    })?;
+    Ok(match moved {
+        Ok(()) => None,
+        Err(e) if raced(&e) => {
+            Some("the remote's proposal moved while this pushed: pull first".into())
         }
         Err(e) => return Err(e.into()),
     })

@@ -6,6 +6,7 @@
 
 mod error;
 mod local;
+mod proposals;
 pub mod pull;
 pub mod push;
 pub mod push_through;
@@ -99,12 +100,16 @@ pub(crate) fn fetch(
         VERSION_TAGS.to_string(),
         format!("{}{tags}", remote_tags(remote)),
     ));
+    let proposals_seen = proposals::tracking(remote);
+    wanted.push((proposals::PROPOSALS.to_string(), proposals_seen.clone()));
     let tracking = format!("refs/remotes/{remote}/");
     let tags_seen = remote_tags(remote);
     let moved = [
         tracking.as_str(),
         tags_seen.as_str(),
         VERSION_TAGS,
+        proposals_seen.as_str(),
+        proposals::PROPOSALS,
         "packed-refs",
     ];
     // A repository on this machine: its objects copied as one pack, no negotiation.
@@ -120,9 +125,11 @@ pub(crate) fn fetch(
         crate::git::pack::copy_reachable(&source.git, &repo.git, &tips)?;
         return crate::git::refs::with_refs_update(repo, &moved, || {
             let before = tracked(repo, remote)?;
+            let proposed = proposals::seen(repo, &proposals_seen)?;
             set_tracking(repo, &wanted, &found)?;
             refuse_rewritten(repo, remote, &before)?;
-            adopt_tags(repo, remote, regions)
+            adopt_tags(repo, remote, regions)?;
+            proposals::take(repo, remote, regions, &proposed)
         });
     }
     let refspecs: Vec<String> = wanted
@@ -143,6 +150,7 @@ pub(crate) fn fetch(
         .map_err(|e| transport::failure(remote, &url, &e))?;
     let updated = crate::git::refs::with_refs_update(repo, &moved, || {
         let before = tracked(repo, remote)?;
+        let proposed = proposals::seen(repo, &proposals_seen)?;
         let failed = |e: git2::Error| transport::failure(remote, &url, &e);
         handle
             .update_tips(
@@ -154,7 +162,8 @@ pub(crate) fn fetch(
             .map_err(failed)?;
         handle.prune(None).map_err(failed)?;
         refuse_rewritten(repo, remote, &before)?;
-        adopt_tags(repo, remote, regions)
+        adopt_tags(repo, remote, regions)?;
+        proposals::take(repo, remote, regions, &proposed)
     });
     let _ = handle.disconnect();
     updated

@@ -52,6 +52,8 @@ pub struct PushOutcome {
     pub branches: Vec<Pushed>,
     /// Versions sent (`masters/jp/1.4`).
     pub tags: Vec<String>,
+    /// Merge proposals sent or removed there (`work/jp/alice: proposal sent`).
+    pub proposals: Vec<String>,
 }
 
 /// Push `scope`'s branches (those here) and its regions' versions to `remote`.
@@ -92,6 +94,11 @@ pub fn push(
         planned.push((line, ours, state));
     }
     let tags = missing_tags(repo, remote, &regions)?;
+    let only = match scope {
+        Scope::Branch(line) => line.work().cloned(),
+        _ => None,
+    };
+    let proposed = super::proposals::changed(repo, remote, &regions, only.as_ref())?;
     let mut refspecs: Vec<String> = planned
         .iter()
         .filter(|(_, _, state)| matches!(state, PushState::Pushed { .. }))
@@ -101,7 +108,7 @@ pub fn push(
         tags.iter()
             .map(|tag| format!("refs/tags/{tag}:refs/tags/{tag}")),
     );
-    let refused = send(repo, remote, &refspecs)?;
+    let refused = send(repo, remote, &refspecs, &proposed)?;
     let mut branches = Vec::new();
     let mut landed = Vec::new();
     for (line, ours, mut state) in planned {
@@ -139,7 +146,23 @@ pub fn push(
                 .any(|(r, _)| *r == format!("refs/tags/{tag}"))
         })
         .collect();
-    Ok(PushOutcome { branches, tags })
+    let proposed: Vec<super::proposals::Change> = proposed
+        .into_iter()
+        .filter(|c| !refused.iter().any(|(r, _)| *r == c.reference()))
+        .collect();
+    let seen = super::proposals::tracking(remote);
+    crate::git::refs::with_refs_update(repo, &[seen.as_str(), "packed-refs"], || {
+        super::proposals::sent(repo, remote, &proposed)
+    })?;
+    let proposals = proposed
+        .iter()
+        .map(super::proposals::Change::said)
+        .collect();
+    Ok(PushOutcome {
+        branches,
+        tags,
+        proposals,
+    })
 }
 
 /// The versions of `regions` here that the remote lacks (a version it holds with
@@ -161,13 +184,15 @@ fn missing_tags(
     Ok(out)
 }
 
-/// Send `refspecs` (none forced); the references the remote refused, with its words.
+/// Send `refspecs` (none forced) and the proposals changed here; the references the
+/// remote refused, with its words.
 fn send(
     repo: &MasterRepo,
     remote: &RemoteName,
     refspecs: &[String],
+    proposed: &[super::proposals::Change],
 ) -> Result<Vec<(String, String)>, RemoteError> {
-    if refspecs.is_empty() {
+    if refspecs.is_empty() && proposed.is_empty() {
         return Ok(Vec::new());
     }
     let git = &repo.git;
@@ -191,7 +216,7 @@ fn send(
                 })
             })
             .collect::<Vec<_>>();
-        return super::local::push_local(repo, &path, &updates).map_err(|e| match e {
+        return super::local::push_local(repo, &path, &updates, proposed).map_err(|e| match e {
             RemoteError::Store(StoreError::Git(GitError::Git(e))) => {
                 transport::failure(remote, &url, &e)
             }
@@ -216,8 +241,15 @@ fn send(
         });
         let mut options = git2::PushOptions::new();
         options.remote_callbacks(callbacks);
+        // A proposal is replaced, not moved forward: the one ref a push forces (it
+        // was fetched just before, and only this clone's change of it is sent).
+        let mut refspecs = refspecs.to_vec();
+        refspecs.extend(proposed.iter().map(|c| match c.to {
+            Some(_) => format!("+{0}:{0}", c.reference()),
+            None => format!(":{}", c.reference()),
+        }));
         handle
-            .push(refspecs, Some(&mut options))
+            .push(&refspecs, Some(&mut options))
             .map_err(|e| transport::failure(remote, &url, &e))?;
     }
     Ok(refused.into_inner())

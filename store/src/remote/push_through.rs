@@ -23,6 +23,8 @@ pub struct Sent {
     pub push: Option<Pushed>,
     /// Versions sent.
     pub tags: Vec<String>,
+    /// Merge proposals sent or removed there.
+    pub proposals: Vec<String>,
     /// How many pushes were made.
     pub attempts: usize,
 }
@@ -54,12 +56,14 @@ pub fn push_through(
         pulls: Vec::new(),
         push: None,
         tags: Vec::new(),
+        proposals: Vec::new(),
         attempts: 0,
     };
     while sent.attempts < attempts.max(1) {
         sent.attempts += 1;
         let outcome = push(repo, structure, remote, &scope)?;
         sent.tags.extend(outcome.tags);
+        sent.proposals.extend(outcome.proposals);
         let Some(pushed) = outcome.branches.into_iter().next() else {
             return Ok(sent);
         };
