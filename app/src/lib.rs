@@ -20,6 +20,7 @@ pub mod l10n;
 pub mod memo;
 pub mod migrate;
 pub mod project;
+pub mod release;
 pub mod schemas;
 pub mod sync;
 

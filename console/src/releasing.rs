@@ -26,9 +26,14 @@ use crate::visitor::Visitor;
 #[derive(Deserialize)]
 pub struct RegionQuery {
     region: String,
-    /// The write that led here (`rolled-back`), said at the top.
+    /// The write that led here (`rolled-back`, `published`, `tagged`), said at the top.
     #[serde(default)]
     done: Option<String>,
+    /// The release published, the version tagged.
+    #[serde(default)]
+    release: Option<String>,
+    #[serde(default)]
+    version: Option<String>,
 }
 
 /// The region a request names, checked against the project, and the project's store
@@ -62,6 +67,10 @@ struct ReleasesPage<'a> {
     may: bool,
     /// The release made current by the rollback that led here.
     rolled_back: Option<&'a ReleaseInfo>,
+    /// The release the publish that led here made.
+    published: Option<&'a ReleaseInfo>,
+    /// The version the tag that led here named.
+    tagged: Option<&'a str>,
 }
 
 /// `GET /releases?region=R`: the region's releases on the project's store — each with
@@ -85,6 +94,14 @@ pub async fn page(
         Some("rolled-back") => releases.iter().find(|r| r.current),
         _ => None,
     };
+    let published = match (query.done.as_deref(), &query.release) {
+        (Some("published"), Some(id)) => releases.iter().find(|r| r.release == *id),
+        _ => None,
+    };
+    let tagged = match query.done.as_deref() {
+        Some("tagged") => query.version.as_deref(),
+        _ => None,
+    };
     render(&ReleasesPage {
         who: &who,
         region: region.name(),
@@ -92,6 +109,8 @@ pub async fn page(
         releases: &releases,
         may: who.identity.role >= Role::Maintainer,
         rolled_back,
+        published,
+        tagged,
     })
 }
 
@@ -146,9 +165,14 @@ fn no_store() -> ConsoleError {
 #[derive(Deserialize)]
 pub struct Rollback {
     region: String,
-    release: String,
+    /// The release made current again (`rollback`).
+    #[serde(default)]
+    release: Option<String>,
     #[serde(default)]
     reason: Option<String>,
+    /// The version to tag the region's head with (`tag`).
+    #[serde(default)]
+    version: Option<String>,
 }
 
 /// `POST /releases` (`action=rollback`, `region`, `release`, `reason`): make the
@@ -160,9 +184,19 @@ pub async fn act(
     Form(form): Form<Acting<Rollback>>,
 ) -> Answer {
     who.may_post(Role::Maintainer, form.csrf.as_deref())?;
-    if form.action != "rollback" {
-        return Err(ConsoleError::bad_request("the action is rollback"));
+    match form.action.as_str() {
+        "rollback" => {}
+        "publish" => return publish(console, who, form).await,
+        "tag" => return tag(console, who, form).await,
+        _ => {
+            return Err(ConsoleError::bad_request(
+                "the action is publish, tag or rollback",
+            ));
+        }
     }
+    let Some(release) = form.on.release.clone().filter(|r| !r.is_empty()) else {
+        return Err(ConsoleError::bad_request("a rollback names the release"));
+    };
     let Some(reason) = crate::forms::typed(form.on.reason.as_deref()) else {
         return Err(ConsoleError::bad_request(
             "say why the release goes back: a rollback needs a reason",
@@ -180,10 +214,88 @@ pub async fn act(
         ))),
         reason: Some(one_line(reason)),
     };
-    masterctl_delivery::rollback(&remote, region.name(), &form.on.release, &moving).await?;
+    masterctl_delivery::rollback(&remote, region.name(), &release, &moving).await?;
     Ok(Redirect::to(&format!(
         "/releases?region={}&done=rolled-back",
         crate::target::urlencode(region.name())
     ))
     .into_response())
+}
+
+/// `Name <email>` of the signed-in user, as a release records who made it.
+fn by(who: &Visitor) -> Option<String> {
+    Some(one_line(&format!(
+        "{} <{}>",
+        who.identity.name, who.identity.email
+    )))
+}
+
+/// `action=publish`: the region's head built for servers and clients and published to
+/// the project's store as the signed-in maintainer, with their words; back to the
+/// releases, which say what it did.
+async fn publish(console: Arc<Console>, who: Visitor, form: Acting<Rollback>) -> Answer {
+    let message = form.message().map(one_line);
+    let region_name = form.on.region.clone();
+    let author = who.clone();
+    console
+        .in_background(&who, move |console| {
+            let (region, remote) = store_of(console, &region_name)?;
+            let remote = remote.ok_or_else(no_store)?;
+            let repo = console.open()?;
+            let staged = masterctl_app::release::stage(
+                &repo,
+                &masterctl_store::Branch::from(region.clone()),
+            )?;
+            let published = tokio::runtime::Handle::current().block_on(
+                masterctl_app::release::publish_staged(&remote, &staged, by(&author), message),
+            )?;
+            drop(staged);
+            Ok(format!(
+                "/releases?region={}&done=published&release={}",
+                crate::target::urlencode(region.name()),
+                crate::target::urlencode(&published.release)
+            ))
+        })
+        .await
+}
+
+/// `action=tag`: the region's head named as a version (`version`, with the message
+/// typed), as the signed-in maintainer; sent to the remote when the console serves
+/// with one.
+async fn tag(console: Arc<Console>, who: Visitor, form: Acting<Rollback>) -> Answer {
+    let Some(version) = crate::forms::typed(form.on.version.as_deref()).map(str::to_string) else {
+        return Err(ConsoleError::bad_request(
+            "name the version (`1.4`, `2026-12-event`)",
+        ));
+    };
+    let message = form.message().map(str::to_string);
+    let region_name = form.on.region.clone();
+    console
+        .blocking(move |console| {
+            let repo = who.writing(console.open()?)?;
+            let structure = repo.structure()?;
+            let region = Region::of(&structure.project, &region_name)?;
+            let line = masterctl_store::Branch::from(region.clone());
+            console.write_line(
+                &repo,
+                &line,
+                |repo| {
+                    let request = masterctl_store::tags::TagRequest {
+                        version: &version,
+                        rev: None,
+                        message: message.as_deref(),
+                    };
+                    masterctl_store::tags::create(repo, &region, &request)
+                        .map_err(ConsoleError::from)
+                },
+                |_| true,
+            )?;
+            Ok(Redirect::to(&format!(
+                "/releases?region={}&done=tagged&version={}",
+                crate::target::urlencode(region.name()),
+                crate::target::urlencode(&version)
+            ))
+            .into_response())
+        })
+        .await
 }

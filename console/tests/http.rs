@@ -1159,8 +1159,19 @@ async fn publish_jp(dir: &Path, url: &str) -> String {
     built.source_commit
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_maintainer_makes_an_earlier_release_current_again() {
+/// jp's releases on the store at `url`.
+async fn releases_at(url: &str) -> Vec<masterctl_delivery::ReleaseInfo> {
+    let remote =
+        masterctl_delivery::Remote::open(url, &masterctl_delivery::RemoteOptions::default())
+            .unwrap();
+    masterctl_delivery::releases(&remote, Some("jp"))
+        .await
+        .unwrap()
+}
+
+/// A folder store, its `file://` address, and a repository (jp: one monster) whose
+/// project publishes there.
+fn with_a_store() -> (tempfile::TempDir, String, tempfile::TempDir) {
     let store = tempfile::tempdir().unwrap();
     let url = format!("file://{}", store.path().display());
     let dir = repository_with(
@@ -1168,6 +1179,12 @@ async fn a_maintainer_makes_an_earlier_release_current_again() {
         MONSTER,
         "1,スライム\n",
     );
+    (store, url, dir)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_maintainer_makes_an_earlier_release_current_again() {
+    let (store, url, dir) = with_a_store();
     let first = publish_jp(dir.path(), &url).await;
     import_rows(dir.path(), None, "1,スライム\n2,ゴーレム\n");
     let second = publish_jp(dir.path(), &url).await;
@@ -1272,12 +1289,7 @@ async fn a_maintainer_makes_an_earlier_release_current_again() {
         "who: {current}"
     );
     assert!(current.contains("prices wrong"), "why: {current}");
-    let remote =
-        masterctl_delivery::Remote::open(&url, &masterctl_delivery::RemoteOptions::default())
-            .unwrap();
-    let listed = masterctl_delivery::releases(&remote, Some("jp"))
-        .await
-        .unwrap();
+    let listed = releases_at(&url).await;
     let current: Vec<&str> = listed
         .iter()
         .filter(|r| r.current)
@@ -2719,4 +2731,100 @@ async fn a_review_of_thousands_of_changes_comes_in_pages_that_link_on() {
     )
     .await;
     assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+}
+
+/// A releases-page form of jp: the session's token, the region and `fields`.
+fn release_form(csrf: &str, fields: &[(&str, &str)]) -> String {
+    let mut all = vec![("csrf", csrf), ("region", "jp")];
+    all.extend_from_slice(fields);
+    form(&all)
+}
+
+/// Where a write's answer ends once its work is done (its `/working` page followed).
+async fn finished(app: &axum::Router, cookie: &str, answer: Got) -> String {
+    assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.body);
+    let mut location = answer.location.unwrap();
+    while location.starts_with("/working?job=") {
+        let got = get_as(app, &location, cookie).await;
+        match got.status {
+            StatusCode::OK => tokio::time::sleep(std::time::Duration::from_millis(50)).await,
+            StatusCode::SEE_OTHER => location = got.location.unwrap(),
+            other => panic!("{other}: {}", got.body),
+        }
+    }
+    location
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_maintainer_tags_builds_and_publishes_from_the_releases_page() {
+    let (_store, url, dir) = with_a_store();
+    let app = app(dir.path(), Policy::Users(users()));
+    let (editor, editor_csrf) = session(&app, Some("token-of-eddie")).await;
+    let page = get_as(&app, "/releases?region=jp", &editor).await;
+    assert!(!page.body.contains("Build and publish"), "{}", page.body);
+    let publish = [("action", "publish")];
+    let refused = post_as(
+        &app,
+        "/releases",
+        &editor,
+        release_form(&editor_csrf, &publish),
+    )
+    .await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+
+    let (boss, csrf) = session(&app, Some("token-of-mia")).await;
+    let page = get_as(&app, "/releases?region=jp", &boss).await;
+    assert!(page.body.contains("Build and publish"), "{}", page.body);
+    let release = |fields: &[(&str, &str)]| release_form(&csrf, fields);
+    let unnamed = post_as(
+        &app,
+        "/releases",
+        &boss,
+        release(&[("action", "tag"), ("version", " ")]),
+    )
+    .await;
+    assert_eq!(unnamed.status, StatusCode::BAD_REQUEST);
+    let fields = [("action", "tag"), ("version", "1.0"), ("message", "First")];
+    let tagged = post_as(&app, "/releases", &boss, release(&fields)).await;
+    assert_eq!(
+        tagged.location.as_deref(),
+        Some("/releases?region=jp&done=tagged&version=1.0"),
+        "{}",
+        tagged.body
+    );
+    let tags = git(dir.path(), &["tag", "--list", "masters/jp/*"]);
+    assert_eq!(tags.trim(), "masters/jp/1.0");
+
+    let fields = [("action", "publish"), ("message", "Launch")];
+    let answer = post_as(&app, "/releases", &boss, release(&fields)).await;
+    let done = finished(&app, &boss, answer).await;
+    assert!(
+        done.starts_with("/releases?region=jp&done=published&release="),
+        "{done}"
+    );
+    let page = get_as(&app, &done, &boss).await;
+    assert!(
+        page.body.contains("Published: release")
+            && page.body.contains("(masters/jp/1.0) is current"),
+        "{}",
+        page.body
+    );
+    let listed = releases_at(&url).await;
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].message.as_deref(), Some("Launch"));
+    assert_eq!(listed[0].by.as_deref(), Some("mia <mia@example.com>"));
+    assert_eq!(listed[0].versions, ["masters/jp/1.0"]);
+    // Built with the client export (what servers and clients both fetch), and nothing
+    // left behind in the repository.
+    assert!(
+        listed[0]
+            .release
+            .ends_with(masterctl_delivery::layout::CLIENT_SUFFIX),
+        "{listed:?}"
+    );
+    let staging = dir.path().join(".git/masterctl/staging");
+    assert!(
+        !staging.exists() || std::fs::read_dir(&staging).unwrap().next().is_none(),
+        "the build folder is gone"
+    );
 }
