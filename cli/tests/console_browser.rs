@@ -188,15 +188,16 @@ fn a_planner_imports_through_the_console_in_a_real_browser() {
     );
     let shots = std::fs::read_dir(&out).unwrap().count();
     assert!(shots >= 15, "{shots} screenshots");
-    // The import is on the branch, by the planner at this machine; the translation
-    // after it; the merge on top, by the maintainer, in the words the editor proposed.
+    // The import is on the branch, by the planner at this machine; the edit made in the
+    // browser and its undo after it, then the translation; the merge on top, by the
+    // maintainer, in the words the editor proposed.
     let log = git(
         repo,
         &[
             "log",
-            "-3",
+            "-5",
             "--first-parent",
-            "--format=%an|%s|%p",
+            "--format=%an|%s|%p|%T",
             "masters/jp",
         ],
     );
@@ -204,7 +205,20 @@ fn a_planner_imports_through_the_console_in_a_real_browser() {
     assert_eq!(log[0][..2], ["Mia", "Event prices for December"], "{log:?}");
     assert_eq!(log[0][2].split(' ').count(), 2, "a merge: {log:?}");
     assert!(log[1][1].starts_with("Translations into en"), "{log:?}");
-    assert_eq!(log[2][..2], ["Test Planner", "Steel sword 1500 (browser)"]);
+    assert_eq!(
+        log[2][..2],
+        ["Test Planner", "Revert \"Cheaper first item (browser)\""]
+    );
+    assert_eq!(
+        log[3][..2],
+        ["Test Planner", "Cheaper first item (browser)"]
+    );
+    assert_eq!(log[4][..2], ["Test Planner", "Steel sword 1500 (browser)"]);
+    assert_eq!(
+        log[2][3], log[4][3],
+        "the undo gives back the import's data"
+    );
+    assert_ne!(log[3][3], log[4][3], "the edit changed it");
     // The rebase kept the value typed for the shield.
     let shield = masterctl(
         repo,

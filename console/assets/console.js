@@ -74,3 +74,49 @@
     input.addEventListener('change', check);
   });
 })();
+
+// A table's grid grows as it is scrolled: when its end comes into view, the next page
+// (the server pages it: its "Later rows" link) is fetched and its rows appended; rows
+// far above are let go, so the browser holds a few pages of a table of any size. The
+// links and the address stay those of the first page shown (paste them to a colleague).
+(function () {
+  'use strict';
+  var grid = document.getElementById('rows');
+  var later = document.querySelector('#counts a[rel=next]');
+  if (!grid || !later || !('IntersectionObserver' in window) || !window.DOMParser) return;
+  var KEPT = 1500;
+  var body = grid.tBodies[0];
+  var next = later.href;
+  var loading = false;
+  var end = document.createElement('p');
+  end.id = 'more-rows';
+  end.className = 'muted';
+  end.setAttribute('aria-live', 'polite');
+  grid.parentNode.insertAdjacentElement('afterend', end);
+  var observer = new IntersectionObserver(function (entries) {
+    if (!entries[0].isIntersecting || loading || !next) return;
+    loading = true;
+    end.textContent = 'Loading more rows…';
+    fetch(next, { credentials: 'same-origin' }).then(function (response) {
+      if (!response.ok) throw new Error(String(response.status));
+      return response.text();
+    }).then(function (html) {
+      var page = new DOMParser().parseFromString(html, 'text/html');
+      var rows = page.querySelectorAll('#rows tbody tr');
+      Array.prototype.forEach.call(rows, function (row) {
+        row.removeAttribute('id');
+        body.appendChild(document.importNode(row, true));
+      });
+      while (body.rows.length > KEPT) body.deleteRow(0);
+      var more = page.querySelector('#counts a[rel=next]');
+      next = more ? more.href : null;
+      end.textContent = next ? '' : 'The last row.';
+      loading = false;
+    }).catch(function () {
+      end.textContent = 'More rows could not be loaded: use "Later rows" above.';
+      loading = false;
+      next = null;
+    });
+  });
+  observer.observe(end);
+})();

@@ -263,6 +263,10 @@ pub async fn table(
             let page = browse::page(&repo, &line, &query.table, &ask, &console.grids)?;
             let base = format!("{}&table={}", target.query(), urlencode(&query.table));
             let mut asked = base.clone();
+            // The window's size, where the address asked for one.
+            if page.count != ROWS {
+                asked.push_str(&format!("&rows={}", page.count));
+            }
             if let Some((field, descending)) = &ask.sort {
                 asked.push_str(&format!("&sort={}", urlencode(field)));
                 if *descending {

@@ -70,6 +70,19 @@ pub enum Input {
 }
 
 impl Input {
+    /// A number's bounds in words (`0–99`, `from 1`, `up to 10`), when it has any.
+    pub fn bounds(&self) -> Option<String> {
+        match self {
+            Input::Number { min, max, .. } => match (min.is_empty(), max.is_empty()) {
+                (true, true) => None,
+                (false, false) => Some(format!("{min}–{max}")),
+                (false, true) => Some(format!("from {min}")),
+                (true, false) => Some(format!("up to {max}")),
+            },
+            _ => None,
+        }
+    }
+
     /// The input's name in the page (`choice`, `number`…), for its markup.
     pub fn kind(&self) -> &'static str {
         match self {

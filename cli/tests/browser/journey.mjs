@@ -1,7 +1,9 @@
 // A planner's journey through the console in a real browser (Debian's chromium, driven
 // by playwright-core): the regions, a branch's history, an upload with a mistake and
 // its diagnostics, the fixed upload (dropped on the form) and its review, the import,
-// the history showing it, and who changed the cell; a rebase stopped on a conflict,
+// the history showing it, and who changed the cell; the current masters downloaded,
+// a table scrolled, a row edited and a row copied in the browser, committed as one
+// change and taken back; a rebase stopped on a conflict,
 // resolved by a value typed (checked as it is typed) and gone on; a work branch an
 // editor proposes and a maintainer merges (a console with users); a translation file
 // with a failing unit, then fixed and taken. Each step's screenshot is saved in OUT;
@@ -96,6 +98,45 @@ try {
   await page.keyboard.press('Tab');
   await page.keyboard.press('Tab');
   await expect('focus moves by keyboard', await page.evaluate(() => document.activeElement !== document.body));
+
+  // The current masters in the browser: downloaded as workbooks; the item table
+  // grown by scrolling (the server pages it); a row edited in a form that checks each
+  // value as it is typed (a price past the maximum refused), a copy added as a new row,
+  // both reviewed and committed as one change, then taken back from the history.
+  await page.goto(`${BASE}/tables?region=jp`);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+  await expect('the workbooks downloaded', /\.(zip|xlsx)$/.test(download.suggestedFilename()));
+  await page.goto(`${BASE}/table?region=jp&table=item&rows=2`);
+  await expect('a page of two rows', (await text('#counts')).includes('Rows 1–2 of'));
+  await page.locator('#more-rows').scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.querySelectorAll('#rows tbody tr').length > 2);
+  await shot('table-scrolled');
+  await page.goto(`${BASE}/table?region=jp&table=item`);
+  await page.locator('#rows a[title="Edit this row"]').first().click();
+  const price = page.locator('input[name="v.price"]');
+  await price.fill('2000000');
+  await page.waitForSelector('input[name="v.price"] + .checked.bad');
+  await expect('a price past the maximum refused as typed', (await text('input[name="v.price"] + .checked')).includes('1000000'));
+  await price.fill('120');
+  await page.waitForSelector('input[name="v.price"] + .checked.ok');
+  await shot('row-form');
+  await page.getByRole('button', { name: 'Keep these changes' }).click();
+  await expect('the edit waiting', (await text('#waiting')).includes('1 edit'));
+  await page.locator('#rows a[title="Edit this row"]').first().click();
+  await page.getByRole('link', { name: 'Copy into a new row' }).click();
+  await page.fill('input[name="v.id"]', '999');
+  await page.getByRole('button', { name: 'Add the row' }).click();
+  await expect('two edits waiting', (await text('#waiting')).includes('2 edits'));
+  await page.getByRole('link', { name: 'review and commit them' }).click();
+  await expect('the edits reviewed', (await text('#changes')).includes('item'));
+  await shot('edits');
+  await page.fill('#message', 'Cheaper first item (browser)');
+  await page.getByRole('button', { name: /^Commit as/ }).click();
+  await expect('the history shows the edit', (await text('main')).includes('Cheaper first item (browser)'));
+  await page.locator('a.undo').first().click();
+  await page.getByRole('button', { name: 'Take it back' }).click();
+  await expect('the edit taken back', (await text('main')).includes('The commit was taken back'));
+  await shot('edit-taken-back');
 
   // A rebase of global onto jp stops on the item both changed; a value of its own is
   // typed (checked as it is typed), set, and the rebase goes on.
