@@ -85,7 +85,11 @@ fn shown_line(
     let reference = format!("refs/heads/{}", status.branch);
     let last = masterctl_store::history(repo, &reference, 1)?
         .into_iter()
-        .next();
+        .next()
+        .map(|mut record| {
+            record.time = crate::shown::local(&record.time, &structure.project.config.timezone);
+            record
+        });
     let region = masterctl_store::Region::of(&structure.project, &status.region)?;
     let line = Branch::of(&region, status.work.as_deref())?;
     let coverage = console
@@ -181,10 +185,15 @@ pub async fn history(
 ) -> Answer {
     console
         .blocking(move |console| {
-            let (repo, _, line) = query.target.open(console)?;
+            let (repo, structure, line) = query.target.open(console)?;
             repo.head_of_branch(&line)?;
             let from = query.from.as_deref().filter(|f| !f.is_empty());
-            let stretch = masterctl_store::history_from(&repo, &line.reference(), from, HISTORY)?;
+            let mut stretch =
+                masterctl_store::history_from(&repo, &line.reference(), from, HISTORY)?;
+            let zone = &structure.project.config.timezone;
+            for record in &mut stretch.records {
+                record.time = crate::shown::local(&record.time, zone);
+            }
             render(&HistoryPage {
                 who: &who,
                 line: &line,
@@ -281,10 +290,14 @@ pub async fn blame(
 ) -> Answer {
     console
         .blocking(move |console| {
-            let (repo, _, line) = query.target.open(console)?;
+            let (repo, structure, line) = query.target.open(console)?;
             let key: Vec<String> = query.key.split('|').map(str::to_string).collect();
-            let blame =
+            let mut blame =
                 masterctl_store::review::blame::blame(&repo, &line, &query.table, &key, None)?;
+            let zone = &structure.project.config.timezone;
+            for cell in &mut blame.cells {
+                cell.commit.time = crate::shown::local(&cell.commit.time, zone);
+            }
             render(&BlamePage {
                 who: &who,
                 line: &line,

@@ -39,11 +39,19 @@ pub struct RegionQuery {
 /// The region a request names, checked against the project, and the project's store
 /// (`None` when it names none).
 fn store_of(console: &Console, region: &str) -> Result<(Region, Option<Remote>), ConsoleError> {
+    store_and_zone(console, region).map(|(region, remote, _)| (region, remote))
+}
+
+/// [`store_of`], and the project's time zone (what a page shows times in).
+fn store_and_zone(
+    console: &Console,
+    region: &str,
+) -> Result<(Region, Option<Remote>, masterctl_schemas::zone::Zone), ConsoleError> {
     let repo = console.open()?;
     let structure = repo.structure()?;
     let region = Region::of(&structure.project, region)?;
     let remote = masterctl_app::project::project_store(&structure, None)?;
-    Ok((region, remote))
+    Ok((region, remote, structure.project.config.timezone))
 }
 
 /// The region's releases on its store, newest first (none before the first publish).
@@ -82,14 +90,20 @@ pub async fn page(
     Query(query): Query<RegionQuery>,
 ) -> Answer {
     let named = query.region.clone();
-    let (region, remote) = console
-        .blocking(move |console| store_of(console, &named))
+    let (region, remote, zone) = console
+        .blocking(move |console| store_and_zone(console, &named))
         .await?;
     let store = remote.as_ref().map(|r| r.shown().to_string());
-    let releases = match &remote {
+    let mut releases = match &remote {
         Some(remote) => listed(remote, &region).await?,
         None => Vec::new(),
     };
+    for release in &mut releases {
+        release.published = crate::shown::local(&release.published, &zone);
+        if let Some(made) = &mut release.made_current {
+            made.time = crate::shown::local(&made.time, &zone);
+        }
+    }
     let rolled_back = match query.done.as_deref() {
         Some("rolled-back") => releases.iter().find(|r| r.current),
         _ => None,

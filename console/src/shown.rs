@@ -48,3 +48,23 @@ pub fn file_name(location: &masterctl_schemas::Location) -> String {
         .map(|f| f.to_string_lossy().into_owned())
         .unwrap_or_default()
 }
+
+/// A time as the studio reads it: in the project's zone (`timezone` in masterctl.toml),
+/// with its offset — `2026-12-05 16:10:00+09:00` — whatever offset it was recorded in
+/// (a commit keeps its author's, a store UTC). A text that is no time is shown as it is.
+pub fn local(text: &str, zone: &masterctl_schemas::zone::Zone) -> String {
+    match masterctl_schemas::value::parse_datetime(text.trim()) {
+        Some(instant) => {
+            let shown = zone.show(instant);
+            // Whole seconds: a time on a page needs no milliseconds.
+            let shown = match (shown.find('.'), shown.rfind(['+', '-', 'Z'])) {
+                (Some(dot), Some(offset)) if dot < offset => {
+                    format!("{}{}", &shown[..dot], &shown[offset..])
+                }
+                _ => shown,
+            };
+            shown.replacen('T', " ", 1)
+        }
+        None => text.to_string(),
+    }
+}

@@ -2828,3 +2828,24 @@ async fn a_maintainer_tags_builds_and_publishes_from_the_releases_page() {
         "the build folder is gone"
     );
 }
+
+#[tokio::test]
+async fn times_are_shown_in_the_projects_zone_with_its_offset() {
+    let config = format!("timezone = \"Asia/Tokyo\"\n{CONFIG}");
+    let dir = repository_with(&config, MONSTER, "1,スライム\n");
+    let app = app(dir.path(), local());
+    let (cookie, _) = session(&app, None).await;
+    let recorded = git(dir.path(), &["log", "-1", "--format=%aI", "masters/jp"]);
+    let instant = masterctl_schemas::value::parse_datetime(recorded.trim()).unwrap();
+    let tokyo = masterctl_schemas::zone::Zone::named("Asia/Tokyo").unwrap();
+    let shown = tokyo.show(instant).replacen('T', " ", 1);
+    assert!(shown.ends_with("+09:00"), "{shown}");
+    for page in [
+        "/history?region=jp",
+        "/",
+        "/blame?region=jp&table=monster&key=1",
+    ] {
+        let got = get_as(&app, page, &cookie).await;
+        assert!(got.body.contains(&shown), "{page}: {shown} in {}", got.body);
+    }
+}
