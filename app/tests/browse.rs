@@ -235,25 +235,36 @@ fn a_typed_value_is_checked_by_its_columns_parser_rules_and_references() {
     let dir = tempfile::tempdir().unwrap();
     let (repo, line) = browsed(dir.path());
     let grids = browse::grids();
+    use browse::Verdict::{Fine, Noted, Refused};
     let check = |column: &str, text: &str| {
         browse::check_cell(&repo, &line, "item", column, text, &grids).unwrap()
     };
-    assert_eq!(check("price", "120"), Ok(()));
-    assert_eq!(check("price", ""), Ok(()), "optional");
-    assert_eq!(check("price", "abc"), Err("not a whole number".into()));
+    assert_eq!(check("price", "120"), Fine);
+    assert_eq!(check("price", ""), Fine, "optional");
+    assert_eq!(check("price", "abc"), Refused("not a whole number".into()));
+    assert_eq!(
+        check("price", "１２０"),
+        Refused(
+            "not a whole number: `１２０` is written in full-width characters: write `120`".into()
+        )
+    );
     assert_eq!(
         check("price", "-3"),
-        Err("-3 is below the minimum 0".into())
+        Refused("-3 is below the minimum 0".into())
     );
     assert_eq!(
         check("price", "1500"),
-        Err("1500 is above the maximum 999".into())
+        Refused("1500 is above the maximum 999".into())
     );
-    assert_eq!(check("name", ""), Err("`name` needs a value".into()));
-    assert_eq!(check("category_id", "2"), Ok(()));
+    assert_eq!(check("name", ""), Refused("`name` needs a value".into()));
+    assert_eq!(
+        check("name", "Sword "),
+        Noted("it begins or ends with spaces, which are kept".into())
+    );
+    assert_eq!(check("category_id", "2"), Fine);
     assert_eq!(
         check("category_id", "7"),
-        Err("no `category` has id 7".into())
+        Refused("no `category` has id 7".into())
     );
     let error = browse::check_cell(&repo, &line, "item", "cost", "1", &grids).unwrap_err();
     assert_eq!(error.kind(), ErrorKind::NotFound);

@@ -64,8 +64,8 @@
         fetch(url, { credentials: 'same-origin' }).then(function (response) {
           return response.text().then(function (text) {
             input.setCustomValidity(response.ok ? '' : text);
-            said.textContent = response.ok ? '✓' : text;
-            said.className = response.ok ? 'checked ok' : 'checked bad';
+            said.textContent = response.ok ? (text ? '✓ ' + text : '✓') : text;
+            said.className = response.ok ? (text ? 'checked ok noted' : 'checked ok') : 'checked bad';
           });
         });
       }, 150);

@@ -372,9 +372,11 @@ pub async fn check_value(
                 &query.value,
                 &console.grids,
             )?;
+            use masterctl_app::browse::Verdict;
             Ok(match checked {
-                Ok(()) => (StatusCode::OK, "").into_response(),
-                Err(why) => (StatusCode::UNPROCESSABLE_ENTITY, why).into_response(),
+                Verdict::Fine => (StatusCode::OK, String::new()).into_response(),
+                Verdict::Noted(note) => (StatusCode::OK, note).into_response(),
+                Verdict::Refused(why) => (StatusCode::UNPROCESSABLE_ENTITY, why).into_response(),
             })
         })
         .await

@@ -191,11 +191,39 @@ pub fn parse_list(
     Ok(Value::List(items.into()))
 }
 
+/// `text` with its full-width digits, signs and points (`１８`, `－３`, `０．５`) written
+/// as ASCII, when it holds any: how an IME on a Japanese or Chinese keyboard types a
+/// number.
+pub fn half_width(text: &str) -> Option<String> {
+    let wide = |c: char| matches!(c, '\u{FF10}'..='\u{FF19}' | '－' | '＋' | '．' | '，' | '−');
+    if !text.chars().any(wide) {
+        return None;
+    }
+    Some(
+        text.chars()
+            .map(|c| match c {
+                '\u{FF10}'..='\u{FF19}' => char::from(b'0' + (c as u32 - 0xFF10) as u8),
+                '－' | '−' => '-',
+                '＋' => '+',
+                '．' => '.',
+                '，' => ',',
+                other => other,
+            })
+            .collect(),
+    )
+}
+
+fn full_width_hint(text: &str, ascii: &str) -> String {
+    format!("`{text}` is written in full-width characters: write `{ascii}`")
+}
+
 fn parse_int(text: &str) -> Result<i64, Mismatch> {
     text::parse_int(text).ok_or_else(|| {
         let mismatch = Mismatch::new("a whole number");
         let t = text.trim();
-        if t.contains(',') && t.replace(',', "").parse::<i64>().is_ok() {
+        if let Some(ascii) = half_width(t).filter(|a| a.parse::<i64>().is_ok()) {
+            mismatch.hint(full_width_hint(t, &ascii))
+        } else if t.contains(',') && t.replace(',', "").parse::<i64>().is_ok() {
             mismatch.hint("remove the thousands separators")
         } else if t.parse::<f64>().is_ok_and(f64::is_finite) {
             mismatch.hint(format!("{t} has a fractional part; the field is an int"))
@@ -212,6 +240,9 @@ fn parse_float(text: &str) -> Result<f64, Mismatch> {
             return Mismatch::new("a finite number");
         }
         let mismatch = Mismatch::new("a number");
+        if let Some(ascii) = half_width(t).filter(|a| a.parse::<f64>().is_ok()) {
+            return mismatch.hint(full_width_hint(t, &ascii));
+        }
         if let Some(percent) = t.strip_suffix('%')
             && percent.trim().parse::<f64>().is_ok()
         {
@@ -286,5 +317,29 @@ mod tests {
             Ok("1|2|3".to_string())
         );
         assert!(parse_text(&list, "1||3").is_err());
+    }
+}
+
+#[cfg(test)]
+mod full_width {
+    use super::*;
+
+    #[test]
+    fn a_number_typed_in_full_width_digits_is_named_so() {
+        for (text, ty, ascii) in [
+            ("１８", FieldType::Int, "18"),
+            ("－３", FieldType::Int, "-3"),
+            ("０．５", FieldType::Float, "0.5"),
+        ] {
+            let mismatch = parse_text_in(&ty, text, None).unwrap_err();
+            assert_eq!(
+                mismatch.hint.as_deref(),
+                Some(
+                    format!("`{text}` is written in full-width characters: write `{ascii}`")
+                        .as_str()
+                )
+            );
+        }
+        assert_eq!(half_width("18"), None);
     }
 }

@@ -12,10 +12,37 @@ use masterctl_store::{Branch, MasterRepo, StoreError};
 
 use super::{Grids, grid_of};
 
-/// Whether `text` would do as the cell of `table.column` on `line`: `Ok(Ok(()))`, or
-/// `Ok(Err(why))` in words a planner reads beside the cell. A table or column the
-/// head's structure lacks is [`StoreError::NoTable`] or [`StoreError::NoField`].
+/// What a value typed comes to, in words a planner reads beside the cell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Fine,
+    /// It will do, but may not be what was meant (a text ending in spaces).
+    Noted(String),
+    /// It will not do, and why.
+    Refused(String),
+}
+
+/// Whether `text` would do as the cell of `table.column` on `line`. A table or column
+/// the head's structure lacks is [`StoreError::NoTable`] or [`StoreError::NoField`].
 pub fn check_cell(
+    repo: &MasterRepo,
+    line: &Branch,
+    table: &str,
+    column: &str,
+    text: &str,
+    grids: &Grids,
+) -> Result<Verdict, StoreError> {
+    Ok(match refusal(repo, line, table, column, text, grids)? {
+        Err(why) => Verdict::Refused(why),
+        Ok(()) if text != text.trim() && !text.trim().is_empty() => {
+            Verdict::Noted("it begins or ends with spaces, which are kept".to_string())
+        }
+        Ok(()) => Verdict::Fine,
+    })
+}
+
+/// Why `text` would not do as the cell (`Ok(Err(why))`).
+fn refusal(
     repo: &MasterRepo,
     line: &Branch,
     table: &str,
@@ -31,7 +58,12 @@ pub fn check_cell(
     })?;
     let value = match parse_text_in(&field.ty, text, Some(&field.zone)) {
         Ok(value) => value,
-        Err(mismatch) => return Ok(Err(format!("not {}", mismatch.expected))),
+        Err(mismatch) => {
+            return Ok(Err(match mismatch.hint {
+                Some(hint) => format!("not {}: {hint}", mismatch.expected),
+                None => format!("not {}", mismatch.expected),
+            }));
+        }
     };
     if value.is_null() {
         return Ok(match field.optional || field.default.is_some() {
