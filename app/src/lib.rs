@@ -19,6 +19,7 @@ mod kind;
 pub mod l10n;
 pub mod memo;
 pub mod migrate;
+pub mod notify;
 pub mod project;
 pub mod release;
 pub mod schemas;

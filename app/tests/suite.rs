@@ -9,3 +9,4 @@
 mod actions;
 mod around;
 mod browse;
+mod notify;

@@ -189,6 +189,12 @@ impl Output {
         format!("{marker}{style}{COLOUR_END}{text}{marker}{RESET}{COLOUR_END}")
     }
 
+    /// `warning: TEXT` on standard error: something the command could not do that does
+    /// not undo what it did.
+    pub fn warning(&self, text: &str) {
+        self.error_line(&format!("{} {text}", self.paint(0, "warning:")));
+    }
+
     /// A line on standard error, coloured when it is.
     fn error_line(&self, text: &str) {
         let text = terminal_safe(text, self.stderr != anstream::ColorChoice::Never);

@@ -1619,3 +1619,59 @@ fn import_reports_exactly_the_mistakes_validate_reports_on_the_same_files() {
         "nothing written"
     );
 }
+
+#[test]
+fn an_import_tells_the_projects_webhook_and_a_dead_one_is_said_never_fatal() {
+    let game = sample_game();
+    let root = game.path();
+    let (url, bodies) = masterctl_testing::webhook(&[200]);
+    let config = std::fs::read_to_string(root.join("masterctl.toml")).unwrap();
+    let told = format!("{config}\n[notify]\nwebhook = \"{url}\"\nevents = [\"import\"]\n");
+    std::fs::write(root.join("masterctl.toml"), told).unwrap();
+    git(root, &["commit", "-q", "-am", "Tell the studio's chat"]);
+    let edited = root.join("edited");
+    export_csv(root, &edited, &["--region", "jp"]);
+    let path = edited.join("Item.csv");
+    let items = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, items.replacen(",1200,", ",1250,", 1)).unwrap();
+    let out = masterctl(
+        root,
+        &[
+            "import",
+            "--region",
+            "jp",
+            "-m",
+            "Cheaper sword",
+            edited.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let body = bodies.lock().unwrap().first().cloned().unwrap_or_default();
+    assert!(body.contains("\"event\":\"import\""), "{body}");
+    assert!(
+        body.contains("Test Planner <planner@example.com> imported into masters/jp"),
+        "{body}"
+    );
+    assert!(body.contains("Cheaper sword"), "{body}");
+
+    // A webhook that cannot be reached: said, and the import stands.
+    let dead = format!("{config}\n[notify]\nwebhook = \"http://127.0.0.1:9/hook\"\n");
+    std::fs::write(root.join("masterctl.toml"), dead).unwrap();
+    git(root, &["commit", "-q", "-am", "A webhook gone"]);
+    let items = items.replacen(",1200,", ",1250,", 1);
+    std::fs::write(&path, items.replacen(",100,true", ",90,true", 1)).unwrap();
+    let out = masterctl(
+        root,
+        &["import", "--region", "jp", edited.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("the project's webhook was not told: it could not be reached (3 attempts)"),
+        "{said}"
+    );
+    assert!(
+        !said.contains("127.0.0.1:9"),
+        "the address is never said: {said}"
+    );
+}

@@ -484,6 +484,9 @@ async fn commit(console: Arc<Console>, who: Visitor, form: EditsForm) -> Answer 
                 },
                 |outcome| matches!(outcome, EditOutcome::Committed { .. }),
             )?;
+            let by = author.signature();
+            let notice = masterctl_app::notify::of::edit(&outcome, line.name(), line.branch(), &by);
+            console.tell(&repo, notice);
             match outcome {
                 EditOutcome::Committed { .. } | EditOutcome::Unchanged => {
                     console

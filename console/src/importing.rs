@@ -474,6 +474,15 @@ pub async fn commit(
                 |repo| import_run(repo, &line, &folder, Mode::Commit(message.as_deref()), keep),
                 |outcome| matches!(outcome, ImportOutcome::Committed { .. }),
             )?;
+            console.tell(
+                &repo,
+                masterctl_app::notify::of::import(
+                    &outcome,
+                    line.name(),
+                    line.branch(),
+                    &author.signature(),
+                ),
+            );
             match outcome {
                 ImportOutcome::Committed { .. } => Ok(format!("{history}&done=imported")),
                 ImportOutcome::Unchanged(_) => Ok(format!("{history}&done=unchanged")),

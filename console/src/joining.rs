@@ -274,7 +274,11 @@ pub async fn act(
                 message.as_deref(),
                 console.around().as_ref(),
             )?;
-            match console.landed(around, &moved)? {
+            let step = console.landed(around, &moved)?;
+            let by = author.signature();
+            let notice = masterctl_app::notify::of::join(&step, &join, &by, message.as_deref());
+            console.tell(&repo, notice);
+            match step {
                 // The history of the branch that moved.
                 Step::Committed { .. } => {
                     let history = Target {

@@ -56,6 +56,9 @@ pub async fn act(
                 },
                 |_| true,
             )?;
+            let by = who.signature();
+            let notice = masterctl_app::notify::of::proposal(work, propose, &by, form.message());
+            console.tell(&repo, Some(notice));
             Ok(Redirect::to(&format!("/join?kind=merge&{}", form.on.query())).into_response())
         })
         .await

@@ -222,26 +222,28 @@ pub async fn act(
         .await?;
     let remote = remote.ok_or_else(no_store)?;
     let moving = Moving {
-        by: Some(one_line(&format!(
-            "{} <{}>",
-            who.identity.name, who.identity.email
-        ))),
+        by: Some(who.signature()),
         reason: Some(one_line(reason)),
     };
     masterctl_delivery::rollback(&remote, region.name(), &release, &moving).await?;
+    let notice = masterctl_app::notify::of::release(
+        region.name(),
+        &release,
+        false,
+        &who.signature(),
+        moving.reason.as_deref(),
+    );
+    console
+        .blocking(move |console| {
+            console.tell(&console.open()?, Some(notice));
+            Ok(())
+        })
+        .await?;
     Ok(Redirect::to(&format!(
         "/releases?region={}&done=rolled-back",
         crate::target::urlencode(region.name())
     ))
     .into_response())
-}
-
-/// `Name <email>` of the signed-in user, as a release records who made it.
-fn by(who: &Visitor) -> Option<String> {
-    Some(one_line(&format!(
-        "{} <{}>",
-        who.identity.name, who.identity.email
-    )))
 }
 
 /// `action=publish`: the region's head built for servers and clients and published to
@@ -260,10 +262,24 @@ async fn publish(console: Arc<Console>, who: Visitor, form: Acting<Rollback>) ->
                 &repo,
                 &masterctl_store::Branch::from(region.clone()),
             )?;
+            let published_words = message.clone();
             let published = tokio::runtime::Handle::current().block_on(
-                masterctl_app::release::publish_staged(&remote, &staged, by(&author), message),
+                masterctl_app::release::publish_staged(
+                    &remote,
+                    &staged,
+                    Some(author.signature()),
+                    message,
+                ),
             )?;
             drop(staged);
+            let notice = masterctl_app::notify::of::release(
+                region.name(),
+                &published.release,
+                true,
+                &author.signature(),
+                published_words.as_deref(),
+            );
+            console.tell(&repo, Some(notice));
             Ok(format!(
                 "/releases?region={}&done=published&release={}",
                 crate::target::urlencode(region.name()),

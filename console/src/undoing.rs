@@ -217,6 +217,10 @@ pub async fn act(
                 },
                 |outcome| matches!(outcome, RevertOutcome::Committed { .. }),
             )?;
+            let by = author.signature();
+            let notice =
+                masterctl_app::notify::of::revert(&outcome, line.name(), line.branch(), &by);
+            console.tell(&repo, notice);
             match outcome {
                 RevertOutcome::Committed { .. } | RevertOutcome::Unchanged { .. } => Ok(history),
                 _ => Ok(review),

@@ -29,6 +29,14 @@ pub struct Visitor {
 
 impl Visitor {
     /// The token this visitor's forms carry (empty without a session: nothing to forge).
+    /// `Name <email>`, as a commit, a release or a webhook names who.
+    pub fn signature(&self) -> String {
+        masterctl_store::names::one_line(&format!(
+            "{} <{}>",
+            self.identity.name, self.identity.email
+        ))
+    }
+
     pub fn csrf(&self) -> &str {
         self.session.as_ref().map_or("", |(_, csrf)| csrf.as_str())
     }

@@ -103,6 +103,22 @@ impl Console {
         Ok(synced.result)
     }
 
+    /// Tell the project's webhook (`[notify]`) of `notice`, when the project names one:
+    /// on the console's runtime, after the answer (what was done stands, told or not).
+    pub(crate) fn tell(&self, repo: &MasterRepo, notice: Option<masterctl_app::notify::Notice>) {
+        let Some(notice) = notice else {
+            return;
+        };
+        let Some(config) = (repo.structure().ok()).and_then(|s| s.project.config.notify) else {
+            return;
+        };
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                masterctl_app::notify::tell(Some(&config), notice).await;
+            });
+        }
+    }
+
     /// Write `line` through `write` in `repo` (opened as the author), with the remote
     /// around it when the console serves with one — the branch taken first, the commit
     /// sent after when `committed` says there is one — and the result once it landed.

@@ -2849,3 +2849,48 @@ async fn times_are_shown_in_the_projects_zone_with_its_offset() {
         assert!(got.body.contains(&shown), "{page}: {shown} in {}", got.body);
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_projects_webhook_is_told_of_an_edit_committed_in_the_browser() {
+    let (url, bodies) = masterctl_testing::webhook(&[200]);
+    let config = format!("{CONFIG}\n[notify]\nwebhook = \"{url}\"\n");
+    let dir = repository_with(&config, MONSTER, "1,スライム\n");
+    let app = app(dir.path(), Policy::Users(users()));
+    let (eddie, csrf) = session(&app, Some("token-of-eddie")).await;
+    let fields = [
+        ("csrf", csrf.as_str()),
+        ("region", "jp"),
+        ("table", "monster"),
+        ("key", "1"),
+        ("was.name", "スライム"),
+        ("v.name", "キングスライム"),
+        ("action", "save"),
+    ];
+    post_as(&app, "/row", &eddie, form(&fields)).await;
+    let commit = [
+        ("csrf", csrf.as_str()),
+        ("region", "jp"),
+        ("action", "commit"),
+        ("message", "King"),
+    ];
+    let done = post_as(&app, "/edits", &eddie, form(&commit)).await;
+    assert_eq!(
+        finished(&app, &eddie, done).await,
+        "/history?region=jp&done=edited"
+    );
+    // Told after the answer, on the console's runtime.
+    for _ in 0..100 {
+        if !bodies.lock().unwrap().is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let told = bodies.lock().unwrap().clone();
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert!(told[0].contains("\"action\":\"edited\""), "{}", told[0]);
+    assert!(
+        told[0].contains("eddie <eddie@example.com> edited masters/jp"),
+        "{}",
+        told[0]
+    );
+}

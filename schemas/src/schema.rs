@@ -183,6 +183,8 @@ pub struct Config {
     /// Whether a translation that lacks a glossary term's approved translation is
     /// refused (`[checks] glossary = "error"`), rather than warned about.
     pub glossary_is_error: bool,
+    /// Where what happens is told (`[notify]`): a webhook a studio wires to its chat.
+    pub notify: Option<NotifyConfig>,
 }
 
 /// `[pseudo]` in `masterctl.toml`: languages made at build time from the source texts
@@ -210,7 +212,21 @@ impl PseudoConfig {
     pub const MAX_EXPANSION: f64 = 3.0;
 }
 
-/// `[publish]` in `masterctl.toml`.
+/// `[notify]` in `masterctl.toml`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotifyConfig {
+    /// The `http(s)://` address each event is posted to, as JSON.
+    pub webhook: String,
+    /// The kinds of events told ([`NOTIFIED`]: all of them by default).
+    pub events: Vec<String>,
+}
+
+/// The kinds of events a webhook is told of: a merge proposed or withdrawn, an import
+/// or an edit committed, a rebase or merge committed, a release published or rolled
+/// back.
+pub const NOTIFIED: [&str; 4] = ["proposal", "import", "merge", "release"];
+
+/// `[publish]` in `masterctl.toml`: where builds are published.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PublishConfig {
     /// `s3://bucket/prefix`, `file:///path` or `http(s)://…`.

@@ -475,6 +475,35 @@ fn the_publish_store_is_a_url_delivery_speaks() {
     }
 }
 
+/// `[notify]`: an http(s) webhook, told of the kinds of events named (all by default).
+#[test]
+fn a_webhook_is_an_http_address_told_of_kinds_of_events_it_names() {
+    let config =
+        "source_language = \"ja\"\n[notify]\nwebhook = \"https://hooks.example.com/T0/B0/x\"\n";
+    let notify = load(config, &[]).unwrap().config.notify.unwrap();
+    assert_eq!(notify.webhook, "https://hooks.example.com/T0/B0/x");
+    assert_eq!(notify.events, ["proposal", "import", "merge", "release"]);
+    let config = format!("{config}events = [\"release\"]\n");
+    let notify = load(&config, &[]).unwrap().config.notify.unwrap();
+    assert_eq!(notify.events, ["release"]);
+    for (config, expected) in [
+        (
+            "source_language = \"ja\"\n[notify]\nwebhook = \"ftp://x\"\n",
+            "a webhook is an http(s):// address",
+        ),
+        (
+            "source_language = \"ja\"\n[notify]\nwebhook = \"https://x\"\nevents = [\"lunch\"]\n",
+            "`lunch` is no kind of event told",
+        ),
+    ] {
+        let errors = load(config, &[]).unwrap_err();
+        assert!(
+            errors.iter().any(|d| d.message.contains(expected)),
+            "{config}: {errors:?}"
+        );
+    }
+}
+
 /// `[pseudo]`: languages of their own, each once; a growth from 0 to 3.
 #[test]
 fn pseudo_languages_are_tags_of_their_own() {

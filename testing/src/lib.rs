@@ -10,6 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 pub mod servers;
+pub mod webhook;
+
+pub use webhook::webhook;
 
 /// The root of the repository (the workspace).
 pub fn root() -> PathBuf {

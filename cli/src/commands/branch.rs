@@ -144,6 +144,13 @@ pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(),
             let work = WorkBranch::of(&region, &args.name).map_err(store_failure)?;
             let proposal =
                 proposals::propose(&repo, &work, args.message.as_deref()).map_err(store_failure)?;
+            let words = Some(proposal.message.as_str());
+            super::tell_in(
+                &repo,
+                &structure,
+                |by| Some(masterctl_app::notify::of::proposal(&work, true, by, words)),
+                output,
+            );
             output.render(&Proposed(proposal));
         }
         Command::Withdraw(args) => {
@@ -155,6 +162,12 @@ pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(),
                     work.branch()
                 )));
             }
+            super::tell_in(
+                &repo,
+                &structure,
+                |by| Some(masterctl_app::notify::of::proposal(&work, false, by, None)),
+                output,
+            );
             output.render(&Withdrawn {
                 branch: work.branch(),
             });

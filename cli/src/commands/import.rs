@@ -100,6 +100,11 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     if !output.is_json() && !summary.report.diagnostics.is_empty() {
         output.diagnostics(&summary.report);
     }
+    super::tell(
+        global,
+        |by| masterctl_app::notify::of::import(&outcome, &summary.region, &summary.branch, by),
+        output,
+    );
     if let (
         ImportOutcome::DryRun {
             review: Some(review),

@@ -303,6 +303,52 @@ pub fn who(global: &GlobalArgs) -> Option<String> {
     )))
 }
 
+/// Tell the project's webhook (`[notify]`) what was done — the notice `what` makes of
+/// who did it — when the project names one. A webhook that could not be told is said on
+/// standard error; what was done stands.
+pub fn tell(
+    global: &GlobalArgs,
+    what: impl FnOnce(&str) -> Option<masterctl_app::notify::Notice>,
+    output: &Output,
+) {
+    if let Ok(repo) = open_repo(global)
+        && let Ok(structure) = repo.structure()
+    {
+        tell_in(&repo, &structure, what, output);
+    }
+}
+
+/// [`tell`], in a repository already open.
+pub fn tell_in(
+    repo: &masterctl_store::MasterRepo,
+    structure: &masterctl_store::Structure,
+    what: impl FnOnce(&str) -> Option<masterctl_app::notify::Notice>,
+    output: &Output,
+) {
+    use masterctl_app::notify::Told;
+    let Some(config) = structure.project.config.notify.as_ref() else {
+        return;
+    };
+    let by = (repo.git.config().ok())
+        .and_then(|config| masterctl_store::git::refs::identity_in(&config))
+        .map_or_else(
+            || "someone".to_string(),
+            |(name, email)| {
+                masterctl_store::names::one_line(&format!("{} <{}>", name.trim(), email.trim()))
+            },
+        );
+    let Some(notice) = what(&by) else {
+        return;
+    };
+    if let Ok(Told::Failed { attempts, why }) =
+        block_on(masterctl_app::notify::tell(Some(config), notice))
+    {
+        output.warning(&format!(
+            "the project's webhook was not told: {why} ({attempts} attempts)"
+        ));
+    }
+}
+
 /// `--endpoint`, for the commands that reach a store.
 #[derive(clap::Args)]
 pub struct EndpointArg {

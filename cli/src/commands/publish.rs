@@ -67,6 +67,21 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     let published = block_on(publish(&remote, &args.dir, &options, &progress));
     bar.finish();
     let published = published?.map_err(delivery_failure)?;
+    super::tell(
+        global,
+        |by| {
+            let words = options.message.as_deref();
+            let release = &published.release;
+            Some(masterctl_app::notify::of::release(
+                &published.region,
+                release,
+                true,
+                by,
+                words,
+            ))
+        },
+        output,
+    );
     output.render(&Shown(published));
     Ok(())
 }

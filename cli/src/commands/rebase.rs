@@ -163,6 +163,12 @@ pub(super) fn carry_out(
             StepError::Remote(e) => remote_failure(e),
         })?;
     let (step, pulled, sent) = super::sync::ran(around, output)?;
+    super::tell_in(
+        repo,
+        structure,
+        |by| masterctl_app::notify::of::join(&step, join, by, message),
+        output,
+    );
     if let (Step::DryRun { diff, .. }, Some(path)) = (&step, html) {
         let title = format!("{again} --dry-run");
         let after = match join {

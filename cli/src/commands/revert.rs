@@ -57,6 +57,12 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         let title = format!("masterctl revert {}", short_id(commit));
         super::diff::write_page(path, &title, line.branch(), "taken back", &review.diff)?;
     }
+    super::tell_in(
+        &repo,
+        &structure,
+        |by| masterctl_app::notify::of::revert(&outcome, line.name(), line.branch(), by),
+        output,
+    );
     let shown = Shown::of(line.branch(), &outcome);
     let ok = shown.ok;
     output.show(&shown);

@@ -42,6 +42,20 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     };
     let done =
         block_on(rollback(&remote, &args.region, &args.to, &moving))?.map_err(delivery_failure)?;
+    super::tell(
+        global,
+        |by| {
+            let words = moving.reason.as_deref();
+            Some(masterctl_app::notify::of::release(
+                &args.region,
+                &args.to,
+                false,
+                by,
+                words,
+            ))
+        },
+        output,
+    );
     output.render(&Shown(done));
     Ok(())
 }

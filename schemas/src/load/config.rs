@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use toml::Spanned;
 
 use crate::diagnostic::Code;
-use crate::schema::{Config, PseudoConfig, PublishConfig, RegionConfig, Unread};
+use crate::schema::{Config, NotifyConfig, PseudoConfig, PublishConfig, RegionConfig, Unread};
 
 use super::*;
 
@@ -45,6 +45,10 @@ impl Builder {
             .as_ref()
             .map(|fonts| self.check_fonts(&source, fonts, &languages, &pseudo.languages))
             .unwrap_or_default();
+        let notify = raw
+            .notify
+            .as_ref()
+            .and_then(|notify| self.check_notify(&source, notify));
         let glossary_is_error = raw
             .checks
             .as_ref()
@@ -62,7 +66,52 @@ impl Builder {
             pseudo,
             fonts,
             glossary_is_error,
+            notify,
         }
+    }
+
+    /// `[notify]`: an `http(s)://` webhook, and the kinds of events among
+    /// [`crate::schema::NOTIFIED`] it is told of.
+    fn check_notify(&mut self, source: &SourceText, raw: &RawNotify) -> Option<NotifyConfig> {
+        let webhook = raw.webhook.get_ref();
+        if !(webhook.starts_with("https://") || webhook.starts_with("http://")) {
+            self.error(
+                source
+                    .error(
+                        Code::InvalidName,
+                        raw.webhook.span(),
+                        "a webhook is an http(s):// address".to_string(),
+                    )
+                    .expected("https://hooks.example.com/…"),
+            );
+            return None;
+        }
+        let mut events = Vec::new();
+        for event in raw.events.iter().flatten() {
+            if !crate::schema::NOTIFIED.contains(&event.get_ref().as_str()) {
+                self.error(
+                    source
+                        .error(
+                            Code::InvalidName,
+                            event.span(),
+                            format!("`{}` is no kind of event told", event.get_ref()),
+                        )
+                        .expected(crate::schema::NOTIFIED.join(", ")),
+                );
+                return None;
+            }
+            events.push(event.get_ref().clone());
+        }
+        if raw.events.is_none() {
+            events = crate::schema::NOTIFIED
+                .iter()
+                .map(|e| e.to_string())
+                .collect();
+        }
+        Some(NotifyConfig {
+            webhook: webhook.clone(),
+            events,
+        })
     }
 
     /// A check's weight in `[checks]`: whether it is `"error"` (else `"warning"`).

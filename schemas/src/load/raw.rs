@@ -26,6 +26,8 @@ pub(super) struct RawConfig {
     pub(super) timezone: Option<Spanned<String>>,
     /// Where the project's builds are published (`[publish]`).
     pub(super) publish: Option<RawPublish>,
+    /// Who is told of what happens (`[notify]`).
+    pub(super) notify: Option<RawNotify>,
     /// Who sees a table that names no audience.
     pub(super) audience: Option<RawAudience>,
     /// What the exports hold that no table reads (`[unread]`).
@@ -69,6 +71,13 @@ pub(super) struct RawUnread {
 
 /// `audience = ["server", "client"]`.
 pub(super) type RawAudience = Spanned<Vec<Spanned<String>>>;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawNotify {
+    pub(super) webhook: Spanned<String>,
+    pub(super) events: Option<Vec<Spanned<String>>>,
+}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
