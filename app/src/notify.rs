@@ -268,3 +268,38 @@ pub mod of {
             .saying(words)
     }
 }
+
+/// Write `notice` to the repository's audit log, as its writer, done from `face` (`the
+/// command line`, `the console`) on this machine.
+pub fn record(
+    repo: &masterctl_store::MasterRepo,
+    notice: &Notice,
+    face: &str,
+) -> Result<(), masterctl_store::StoreError> {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(0));
+    let time = masterctl_runtime::calendar::DateTime(now / 1000 * 1000).to_string();
+    let entry = masterctl_store::audit::Entry {
+        time,
+        event: notice.event.to_string(),
+        action: notice.action.to_string(),
+        region: notice.region.clone(),
+        branch: notice.branch.clone(),
+        id: notice.id.clone(),
+        by: notice.by.clone(),
+        message: notice.message.clone(),
+        from: format!("{face} on {}", machine()),
+    };
+    masterctl_store::audit::record(repo, &entry)
+}
+
+/// This machine's name (`this machine` when it has none to say).
+fn machine() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|name| masterctl_store::names::one_line(name.trim()))
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| "this machine".to_string())
+}

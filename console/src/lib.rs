@@ -10,6 +10,7 @@
 //! [`access`]'s.
 
 pub mod access;
+mod auditing;
 mod browsing;
 mod connections;
 mod editing;
@@ -259,6 +260,7 @@ pub fn router(console: Arc<Console>) -> Router {
         .route("/blame", get(pages::blame))
         .route("/revert", get(undoing::page).post(undoing::act))
         .route("/revert/diff", get(undoing::diff))
+        .route("/audit", get(auditing::page))
         .route("/tables", get(browsing::tables))
         .route("/download", get(browsing::download))
         .route("/row", get(editing::form).post(editing::save))

@@ -233,9 +233,10 @@ pub async fn act(
         &who.signature(),
         moving.reason.as_deref(),
     );
+    let author = who.clone();
     console
         .blocking(move |console| {
-            console.tell(&console.open()?, Some(notice));
+            console.tell(&author.writing(console.open()?)?, Some(notice));
             Ok(())
         })
         .await?;
@@ -257,7 +258,7 @@ async fn publish(console: Arc<Console>, who: Visitor, form: Acting<Rollback>) ->
         .in_background(&who, move |console| {
             let (region, remote) = store_of(console, &region_name)?;
             let remote = remote.ok_or_else(no_store)?;
-            let repo = console.open()?;
+            let repo = author.writing(console.open()?)?;
             let staged = masterctl_app::release::stage(
                 &repo,
                 &masterctl_store::Branch::from(region.clone()),

@@ -103,12 +103,15 @@ impl Console {
         Ok(synced.result)
     }
 
-    /// Tell the project's webhook (`[notify]`) of `notice`, when the project names one:
-    /// on the console's runtime, after the answer (what was done stands, told or not).
+    /// Record `notice` in the repository's audit log (as `repo`'s writer, the signed-in
+    /// user), and tell the project's webhook (`[notify]`) of it when the project names
+    /// one, on the console's runtime after the answer. What was done stands, recorded
+    /// and told or not.
     pub(crate) fn tell(&self, repo: &MasterRepo, notice: Option<masterctl_app::notify::Notice>) {
         let Some(notice) = notice else {
             return;
         };
+        let _ = masterctl_app::notify::record(repo, &notice, "the console");
         let Some(config) = (repo.structure().ok()).and_then(|s| s.project.config.notify) else {
             return;
         };

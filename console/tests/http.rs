@@ -311,6 +311,7 @@ async fn markup_in_a_cell_is_shown_as_text_on_every_page() {
         "/row?region=jp&table=monster&key=1&copy=1",
         "/row?region=jp&table=monster",
         "/edits?region=jp",
+        "/audit",
     ] {
         let got = send(&app, request("GET", uri, HERE).body(Body::empty()).unwrap()).await;
         assert_eq!(got.status, StatusCode::OK, "{uri}: {}", got.body);
@@ -2851,7 +2852,7 @@ async fn times_are_shown_in_the_projects_zone_with_its_offset() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_projects_webhook_is_told_of_an_edit_committed_in_the_browser() {
+async fn an_edit_committed_in_the_browser_is_told_to_the_webhook_and_kept_in_the_audit_log() {
     let (url, bodies) = masterctl_testing::webhook(&[200]);
     let config = format!("{CONFIG}\n[notify]\nwebhook = \"{url}\"\n");
     let dir = repository_with(&config, MONSTER, "1,スライム\n");
@@ -2892,5 +2893,17 @@ async fn a_projects_webhook_is_told_of_an_edit_committed_in_the_browser() {
         told[0].contains("eddie <eddie@example.com> edited masters/jp"),
         "{}",
         told[0]
+    );
+
+    // And recorded in the repository's audit log, shown to everyone.
+    let (viola, _) = session(&app, Some("token-of-viola")).await;
+    let audit = get_as(&app, "/audit", &viola).await;
+    assert_eq!(audit.status, StatusCode::OK, "{}", audit.body);
+    let row = audit.body.split("<tbody>").nth(1).unwrap_or_default();
+    assert!(row.contains("eddie &#60;eddie@example.com&#62;"), "{row}");
+    assert!(row.contains("edited masters/jp"), "{row}");
+    assert!(
+        row.contains("King") && row.contains("the console on "),
+        "{row}"
     );
 }

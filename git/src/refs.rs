@@ -205,7 +205,8 @@ enum Recorded {
 /// The shape of a line masterctl writes in the record, or `None`: `packed-refs`; a
 /// reference under `refs/heads/`, `refs/tags/masters/`, `refs/remotes/` or
 /// `refs/masterctl/`; a namespace of tracking references (`refs/remotes/<remote>/`,
-/// `refs/masterctl/remote-tags/<remote>/`) or of versions (`refs/tags/masters/`).
+/// `refs/masterctl/remote-tags/<remote>/`, `refs/masterctl/remote-proposals/<remote>/`),
+/// of versions (`refs/tags/masters/`) or of proposals (`refs/masterctl/proposals/`).
 fn recorded_shape(entry: &str) -> Option<Recorded> {
     if entry == "packed-refs" {
         return Some(Recorded::PackedRefs);
@@ -223,8 +224,10 @@ fn recorded_shape(entry: &str) -> Option<Recorded> {
     };
     if entry.ends_with('/') {
         let namespace = name == "refs/tags/masters"
+            || name == "refs/masterctl/proposals"
             || depth("refs/remotes/") == Some(1)
-            || depth("refs/masterctl/remote-tags/") == Some(1);
+            || depth("refs/masterctl/remote-tags/") == Some(1)
+            || depth("refs/masterctl/remote-proposals/") == Some(1);
         return namespace.then_some(Recorded::Namespace);
     }
     [
@@ -351,6 +354,13 @@ mod record_tests {
                 Some(Recorded::Namespace),
             ),
             ("refs/tags/masters/", Some(Recorded::Namespace)),
+            ("refs/masterctl/proposals/", Some(Recorded::Namespace)),
+            (
+                "refs/masterctl/remote-proposals/origin/",
+                Some(Recorded::Namespace),
+            ),
+            ("refs/masterctl/audit", Some(Recorded::Reference)),
+            ("refs/masterctl/remote-proposals/", None),
             ("refs/heads/evil/", None),
             ("refs/heads/", None),
             ("refs/", None),

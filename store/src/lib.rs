@@ -6,6 +6,7 @@
 //! expected old value, so two imports racing on one branch never lose a commit. No
 //! checkout is ever needed, and bare repositories work the same way.
 
+pub mod audit;
 pub mod branches;
 pub mod build;
 pub mod cache;

@@ -876,3 +876,51 @@ fn a_proposal_travels_with_its_work_branch_and_an_answered_or_withdrawn_one_goes
     assert!(proposals_of(&team.bob).is_empty());
     fsck(team.remote.path());
 }
+
+fn entry(by: &str, action: &str) -> masterctl_store::audit::Entry {
+    masterctl_store::audit::Entry {
+        time: "2026-12-05T07:00:00Z".into(),
+        event: "import".into(),
+        action: action.into(),
+        region: "jp".into(),
+        branch: Some("masters/jp".into()),
+        id: None,
+        by: by.into(),
+        message: None,
+        from: "the command line on test".into(),
+    }
+}
+
+fn actions(studio: &Studio) -> Vec<String> {
+    let mut actions: Vec<String> = masterctl_store::audit::read(&studio.repo(), 100)
+        .unwrap()
+        .into_iter()
+        .map(|e| format!("{} {}", e.by, e.action))
+        .collect();
+    actions.sort();
+    actions
+}
+
+#[test]
+fn the_audit_log_travels_and_two_clones_logs_join_with_nothing_lost() {
+    let team = Team::new();
+    masterctl_store::audit::record(&team.aiko.repo(), &entry("Aiko", "imported into")).unwrap();
+    push(&team.aiko, &Scope::All);
+    pull(&team.bob, &Scope::All);
+    assert_eq!(actions(&team.bob), ["Aiko imported into"]);
+    // Both record meanwhile: Bob pulls (the logs join), pushes; Aiko pulls.
+    masterctl_store::audit::record(&team.aiko.repo(), &entry("Aiko", "published")).unwrap();
+    push(&team.aiko, &Scope::All);
+    masterctl_store::audit::record(&team.bob.repo(), &entry("Bob", "merged into")).unwrap();
+    pull(&team.bob, &Scope::All);
+    push(&team.bob, &Scope::All);
+    pull(&team.aiko, &Scope::All);
+    let all = ["Aiko imported into", "Aiko published", "Bob merged into"];
+    assert_eq!(actions(&team.aiko), all);
+    assert_eq!(actions(&team.bob), all);
+    assert_eq!(
+        git(team.remote.path(), &["rev-parse", "refs/masterctl/audit"]).trim(),
+        git(team.aiko.dir.path(), &["rev-parse", "refs/masterctl/audit"]).trim()
+    );
+    fsck(team.remote.path());
+}

@@ -303,9 +303,9 @@ pub fn who(global: &GlobalArgs) -> Option<String> {
     )))
 }
 
-/// Tell the project's webhook (`[notify]`) what was done — the notice `what` makes of
-/// who did it — when the project names one. A webhook that could not be told is said on
-/// standard error; what was done stands.
+/// Record what was done — the notice `what` makes of who did it — in the repository's
+/// audit log, and tell the project's webhook (`[notify]`) when it names one. A log not
+/// written or a webhook not told is said on standard error; what was done stands.
 pub fn tell(
     global: &GlobalArgs,
     what: impl FnOnce(&str) -> Option<masterctl_app::notify::Notice>,
@@ -326,9 +326,6 @@ pub fn tell_in(
     output: &Output,
 ) {
     use masterctl_app::notify::Told;
-    let Some(config) = structure.project.config.notify.as_ref() else {
-        return;
-    };
     let by = (repo.git.config().ok())
         .and_then(|config| masterctl_store::git::refs::identity_in(&config))
         .map_or_else(
@@ -338,6 +335,12 @@ pub fn tell_in(
             },
         );
     let Some(notice) = what(&by) else {
+        return;
+    };
+    if let Err(e) = masterctl_app::notify::record(repo, &notice, "the command line") {
+        output.warning(&format!("the audit log was not written: {e}"));
+    }
+    let Some(config) = structure.project.config.notify.as_ref() else {
         return;
     };
     if let Ok(Told::Failed { attempts, why }) =

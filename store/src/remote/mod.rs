@@ -34,6 +34,19 @@ fn remote_tags(remote: &RemoteName) -> String {
     format!("refs/masterctl/remote-tags/{remote}/")
 }
 
+/// Where a fetch keeps the remote's audit log.
+fn audit_tracking(remote: &RemoteName) -> String {
+    format!("refs/masterctl/remote-audit/{remote}")
+}
+
+/// This clone's audit log joined with the remote's, as just fetched.
+fn join_audit(repo: &MasterRepo, remote: &RemoteName) -> Result<(), RemoteError> {
+    if let Ok(theirs) = repo.git.refname_to_id(&audit_tracking(remote)) {
+        crate::audit::join(repo, theirs)?;
+    }
+    Ok(())
+}
+
 /// Which branches a pull or push moves.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Scope {
@@ -102,6 +115,8 @@ pub(crate) fn fetch(
     ));
     let proposals_seen = proposals::tracking(remote);
     wanted.push((proposals::PROPOSALS.to_string(), proposals_seen.clone()));
+    let audit_seen = audit_tracking(remote);
+    wanted.push((crate::audit::AUDIT.to_string(), audit_seen.clone()));
     let tracking = format!("refs/remotes/{remote}/");
     let tags_seen = remote_tags(remote);
     let moved = [
@@ -110,6 +125,8 @@ pub(crate) fn fetch(
         VERSION_TAGS,
         proposals_seen.as_str(),
         proposals::PROPOSALS,
+        audit_seen.as_str(),
+        crate::audit::AUDIT,
         "packed-refs",
     ];
     // A repository on this machine: its objects copied as one pack, no negotiation.
@@ -129,7 +146,8 @@ pub(crate) fn fetch(
             set_tracking(repo, &wanted, &found)?;
             refuse_rewritten(repo, remote, &before)?;
             adopt_tags(repo, remote, regions)?;
-            proposals::take(repo, remote, regions, &proposed)
+            proposals::take(repo, remote, regions, &proposed)?;
+            join_audit(repo, remote)
         });
     }
     let refspecs: Vec<String> = wanted
@@ -163,7 +181,8 @@ pub(crate) fn fetch(
         handle.prune(None).map_err(failed)?;
         refuse_rewritten(repo, remote, &before)?;
         adopt_tags(repo, remote, regions)?;
-        proposals::take(repo, remote, regions, &proposed)
+        proposals::take(repo, remote, regions, &proposed)?;
+        join_audit(repo, remote)
     });
     let _ = handle.disconnect();
     updated

@@ -108,6 +108,13 @@ pub fn push(
         tags.iter()
             .map(|tag| format!("refs/tags/{tag}:refs/tags/{tag}")),
     );
+    // The audit log, when this clone's holds entries the remote's lacks (a pull joined
+    // them first: it moves forward, never forced).
+    let audit = audit_ahead(repo, remote)?;
+    if audit.is_some() {
+        let log = crate::audit::AUDIT;
+        refspecs.push(format!("{log}:{log}"));
+    }
     let refused = send(repo, remote, &refspecs, &proposed)?;
     let mut branches = Vec::new();
     let mut landed = Vec::new();
@@ -151,8 +158,16 @@ pub fn push(
         .filter(|c| !refused.iter().any(|(r, _)| *r == c.reference()))
         .collect();
     let seen = super::proposals::tracking(remote);
-    crate::git::refs::with_refs_update(repo, &[seen.as_str(), "packed-refs"], || {
-        super::proposals::sent(repo, remote, &proposed)
+    let audit_seen = super::audit_tracking(remote);
+    let moved = [seen.as_str(), audit_seen.as_str(), "packed-refs"];
+    crate::git::refs::with_refs_update(repo, &moved, || {
+        super::proposals::sent(repo, remote, &proposed)?;
+        if let Some(id) = audit
+            && !refused.iter().any(|(r, _)| r == crate::audit::AUDIT)
+        {
+            git.reference(&audit_seen, id, true, "masterctl push: audit")?;
+        }
+        Ok::<_, RemoteError>(())
     })?;
     let proposals = proposed
         .iter()
@@ -162,6 +177,20 @@ pub fn push(
         branches,
         tags,
         proposals,
+    })
+}
+
+/// This clone's audit log, when it holds entries the remote's (as last fetched) lacks
+/// and holds all of the remote's.
+fn audit_ahead(repo: &MasterRepo, remote: &RemoteName) -> Result<Option<git2::Oid>, RemoteError> {
+    let git = &repo.git;
+    let Ok(ours) = git.refname_to_id(crate::audit::AUDIT) else {
+        return Ok(None);
+    };
+    Ok(match git.refname_to_id(&super::audit_tracking(remote)) {
+        Ok(theirs) if theirs == ours => None,
+        Ok(theirs) if !git.graph_descendant_of(ours, theirs)? => None,
+        _ => Some(ours),
     })
 }
 
