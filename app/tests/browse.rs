@@ -236,8 +236,16 @@ fn a_typed_value_is_checked_by_its_columns_parser_rules_and_references() {
     let (repo, line) = browsed(dir.path());
     let grids = browse::grids();
     use browse::Verdict::{Fine, Noted, Refused};
+    fn typed<'a>(column: &'a str, text: &'a str, row: Option<&'a str>) -> browse::Typed<'a> {
+        browse::Typed {
+            table: "item",
+            column,
+            text,
+            row,
+        }
+    }
     let check = |column: &str, text: &str| {
-        browse::check_cell(&repo, &line, "item", column, text, &grids).unwrap()
+        browse::check_cell(&repo, &line, &typed(column, text, Some("5")), &grids).unwrap()
     };
     assert_eq!(check("price", "120"), Fine);
     assert_eq!(check("price", ""), Fine, "optional");
@@ -266,7 +274,16 @@ fn a_typed_value_is_checked_by_its_columns_parser_rules_and_references() {
         check("category_id", "7"),
         Refused("no `category` has id 7".into())
     );
-    let error = browse::check_cell(&repo, &line, "item", "cost", "1", &grids).unwrap_err();
+    // A key another row has: refused for a new row and for another row, not for its own.
+    assert_eq!(check("id", "5"), Fine);
+    assert_eq!(
+        check("id", "6"),
+        Refused("row 6 has this `id` already".into())
+    );
+    let new_row = browse::check_cell(&repo, &line, &typed("id", "6", None), &grids).unwrap();
+    assert_eq!(new_row, Refused("row 6 has this `id` already".into()));
+    let error =
+        browse::check_cell(&repo, &line, &typed("cost", "1", Some("5")), &grids).unwrap_err();
     assert_eq!(error.kind(), ErrorKind::NotFound);
 }
 

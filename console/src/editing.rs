@@ -107,8 +107,10 @@ impl RowPage<'_> {
     }
 
     fn check(&self, field: &str) -> String {
+        let row = (self.form.key.as_deref())
+            .map_or_else(String::new, |k| format!("&key={}", urlencode(k)));
         format!(
-            "/check-value?{}&table={}&column={}",
+            "/check-value?{}&table={}&column={}{row}",
             self.target,
             urlencode(&self.form.table),
             urlencode(field)

@@ -353,10 +353,14 @@ pub struct ValueQuery {
     column: String,
     #[serde(default)]
     value: String,
+    /// The row the value goes into (none: a new row).
+    #[serde(default)]
+    key: Option<String>,
 }
 
-/// `GET /check-value?region=R[&branch=NAME]&table=T&column=C&value=V`: whether a value
-/// typed to resolve a conflict would do: read by its column's parser (the one the merge
+/// `GET /check-value?region=R[&branch=NAME]&table=T&column=C[&key=K]&value=V`: whether a
+/// value typed to resolve a conflict or into a row's form (`key`: the row; none for a
+/// new row) would do: read by its column's parser (the one the merge
 /// uses) and held to the column's rules and references (`app::browse::check_cell`);
 /// 200, or 422 with why. The merge checks it again when it goes on.
 pub async fn check_value(
@@ -368,14 +372,13 @@ pub async fn check_value(
     console
         .blocking(move |console| {
             let (repo, _, line) = query.target.open(console)?;
-            let checked = masterctl_app::browse::check_cell(
-                &repo,
-                &line,
-                &query.table,
-                &query.column,
-                &query.value,
-                &console.grids,
-            )?;
+            let typed = masterctl_app::browse::Typed {
+                table: &query.table,
+                column: &query.column,
+                text: &query.value,
+                row: query.key.as_deref().filter(|k| !k.is_empty()),
+            };
+            let checked = masterctl_app::browse::check_cell(&repo, &line, &typed, &console.grids)?;
             use masterctl_app::browse::Verdict;
             Ok(match checked {
                 Verdict::Fine => (StatusCode::OK, String::new()).into_response(),

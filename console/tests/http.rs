@@ -2333,10 +2333,21 @@ async fn two_planners_edit_one_table_in_the_browser_and_the_stale_edit_is_caught
     assert_eq!(row.status, StatusCode::OK, "{}", row.body);
     assert!(
         row.body
-            .contains("name=\"v.name\" value=\"スライム\" dir=\"auto\" data-check=\"/check-value?region=jp&#38;table=monster&#38;column=name\""),
+            .contains("name=\"v.name\" value=\"スライム\" dir=\"auto\" data-check=\"/check-value?region=jp&#38;table=monster&#38;column=name&#38;key=2\""),
         "{}",
         row.body
     );
+    // A key another row has is refused as it is typed (a new row has none of its own).
+    let taken = get_as(
+        &app,
+        "/check-value?region=jp&table=monster&column=id&value=1",
+        &eddie,
+    )
+    .await;
+    assert_eq!(taken.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(taken.body, "row 1 has this `id` already");
+    let own = "/check-value?region=jp&table=monster&column=id&value=2&key=2";
+    assert_eq!(get_as(&app, own, &eddie).await.status, StatusCode::OK);
     let (viola, _) = session(&app, Some("token-of-viola")).await;
     let refused = get_as(&app, "/row?region=jp&table=monster&key=2", &viola).await;
     assert_eq!(

@@ -1,8 +1,8 @@
 //! One value typed in the console, checked as an import would check that cell: read by
 //! its column's parser, then held to the column's rules — required, enum, range,
 //! length, pattern — and a reference to a row the branch's head holds (or the head of
-//! the branch a rebase or merge takes from). A unique column is checked when the change
-//! is made: the cell's own row is not known here.
+//! the branch a rebase or merge takes from); a unique column's (or a table's one key
+//! column's) value another row of the head has already is refused, naming that row.
 
 use masterctl_schemas::Value;
 use masterctl_schemas::check::check_value;
@@ -22,17 +22,26 @@ pub enum Verdict {
     Refused(String),
 }
 
-/// Whether `text` would do as the cell of `table.column` on `line`. A table or column
-/// the head's structure lacks is [`StoreError::NoTable`] or [`StoreError::NoField`].
+/// A value typed into a cell.
+pub struct Typed<'a> {
+    pub table: &'a str,
+    pub column: &'a str,
+    pub text: &'a str,
+    /// The key of the row it goes into (none: a new row).
+    pub row: Option<&'a str>,
+}
+
+/// Whether `typed.text` would do as the cell of `typed.table`'s `typed.column` on
+/// `line`. A table or column the head's structure lacks is [`StoreError::NoTable`] or
+/// [`StoreError::NoField`].
 pub fn check_cell(
     repo: &MasterRepo,
     line: &Branch,
-    table: &str,
-    column: &str,
-    text: &str,
+    typed: &Typed<'_>,
     grids: &Grids,
 ) -> Result<Verdict, StoreError> {
-    Ok(match refusal(repo, line, table, column, text, grids)? {
+    let text = typed.text;
+    Ok(match refusal(repo, line, typed, grids)? {
         Err(why) => Verdict::Refused(why),
         Ok(()) if text != text.trim() && !text.trim().is_empty() => {
             Verdict::Noted("it begins or ends with spaces, which are kept".to_string())
@@ -41,15 +50,14 @@ pub fn check_cell(
     })
 }
 
-/// Why `text` would not do as the cell (`Ok(Err(why))`).
+/// Why the value would not do as the cell (`Ok(Err(why))`).
 fn refusal(
     repo: &MasterRepo,
     line: &Branch,
-    table: &str,
-    column: &str,
-    text: &str,
+    typed: &Typed<'_>,
     grids: &Grids,
 ) -> Result<Result<(), String>, StoreError> {
+    let (table, column, text) = (typed.table, typed.column, typed.text);
     let head = head_snapshot(repo, line)?;
     let schema = head.schema(table)?;
     let field = schema.field(column).ok_or_else(|| StoreError::NoField {
@@ -73,6 +81,9 @@ fn refusal(
     }
     if let Err(problem) = check_value(field, &value) {
         return Ok(Err(problem.message.clone()));
+    }
+    if let Some(taken) = taken_by(repo, &head, schema, column, &value, typed.row, grids)? {
+        return Ok(Err(format!("row {taken} has this `{column}` already")));
     }
     let Some(reference) = &field.references else {
         return Ok(Ok(()));
@@ -114,6 +125,31 @@ fn refusal(
         }
     }
     Ok(Ok(()))
+}
+
+/// For a unique column (or a table's one key column): the key of another row that holds
+/// `value` there already.
+fn taken_by(
+    repo: &MasterRepo,
+    head: &masterctl_store::snapshot::head::HeadSnapshot<'_>,
+    schema: &masterctl_schemas::TableSchema,
+    column: &str,
+    value: &Value,
+    row: Option<&str>,
+    grids: &Grids,
+) -> Result<Option<String>, StoreError> {
+    let Some(at) = schema.field_index(column) else {
+        return Ok(None);
+    };
+    if !(schema.fields[at].unique || schema.primary_key == [at]) {
+        return Ok(None);
+    }
+    let grid = grid_of(repo, head, schema, grids)?;
+    let Some(found) = grid.find(at, &value.canonical()) else {
+        return Ok(None);
+    };
+    let key = super::key_of(&grid, schema, found);
+    Ok(key.filter(|k| Some(k.as_str()) != row))
 }
 
 /// The branch `line` takes from in a rebase — its region for a work branch, its
