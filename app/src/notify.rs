@@ -250,6 +250,13 @@ pub mod of {
             .saying(message)
     }
 
+    /// A version named (`masters/jp/1.4`) on a commit of the region.
+    pub fn tag(version: &masterctl_store::tags::Version, by: &str) -> Notice {
+        Notice::new("release", "tagged", &version.region, by)
+            .id(&version.commit)
+            .saying(Some(&version.tag))
+    }
+
     /// A release published (or, `published` false, made current again).
     pub fn release(
         region: &str,

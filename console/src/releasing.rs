@@ -307,7 +307,7 @@ async fn tag(console: Arc<Console>, who: Visitor, form: Acting<Rollback>) -> Ans
             let structure = repo.structure()?;
             let region = Region::of(&structure.project, &region_name)?;
             let line = masterctl_store::Branch::from(region.clone());
-            console.write_line(
+            let made = console.write_line(
                 &repo,
                 &line,
                 |repo| {
@@ -321,6 +321,8 @@ async fn tag(console: Arc<Console>, who: Visitor, form: Acting<Rollback>) -> Ans
                 },
                 |_| true,
             )?;
+            let notice = masterctl_app::notify::of::tag(&made, &who.signature());
+            console.tell(&repo, Some(notice));
             Ok(Redirect::to(&format!(
                 "/releases?region={}&done=tagged&version={}",
                 crate::target::urlencode(region.name()),

@@ -2839,6 +2839,11 @@ async fn a_maintainer_tags_builds_and_publishes_from_the_releases_page() {
         !staging.exists() || std::fs::read_dir(&staging).unwrap().next().is_none(),
         "the build folder is gone"
     );
+    // Both in the audit log, as the maintainer.
+    let audit = get_as(&app, "/audit", &boss).await;
+    assert!(audit.body.contains("tagged jp"), "{}", audit.body);
+    assert!(audit.body.contains("published a release of jp"), "{}", audit.body);
+    assert!(audit.body.contains("mia &#60;mia@example.com&#62;"), "{}", audit.body);
 }
 
 #[tokio::test]

@@ -65,6 +65,12 @@ pub fn run(command: Command, global: &GlobalArgs, output: &Output) -> Result<(),
                 message: args.message.as_deref(),
             };
             let version = tags::create(&repo, &region, &request).map_err(store_failure)?;
+            super::tell_in(
+                &repo,
+                &structure,
+                |by| Some(masterctl_app::notify::of::tag(&version, by)),
+                output,
+            );
             output.render(&Created(version));
         }
         Command::List(args) => {
