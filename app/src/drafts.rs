@@ -1,23 +1,39 @@
 //! Edits a planner gathers before committing them as one change: one draft per planner
-//! and branch, kept while the console runs. An edit of a cell already edited replaces
-//! the value and keeps what the planner first saw; set back to that, it goes. Who is
-//! editing which table is what the drafts hold — each planner sees the others.
+//! and branch, kept in memory and — given a folder (the console's, under the git folder)
+//! — written there as each changes, so a restarted console loses none. An edit of a
+//! cell already edited replaces the value and keeps what the planner first saw; set back
+//! to that, it goes. Who is editing which table is what the drafts hold — each planner
+//! sees the others.
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::SystemTime;
 
 use masterctl_store::edit::Edit;
+use serde::{Deserialize, Serialize};
 
 /// One planner's edits of one branch.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Draft {
     pub edits: Vec<Edit>,
     /// The message typed for the commit, kept while the draft is reviewed.
     pub message: String,
     /// When the last edit was added.
+    #[serde(skip)]
     pub touched: Option<SystemTime>,
 }
+
+/// A draft as its file holds it.
+#[derive(Serialize, Deserialize)]
+struct Kept {
+    branch: String,
+    who: String,
+    draft: Draft,
+}
+
+/// The largest draft file read back.
+const LARGEST: u64 = 4 << 20;
 
 /// Someone else editing a table.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,11 +46,35 @@ pub struct Editor {
 #[derive(Default)]
 pub struct Drafts {
     drafts: Mutex<HashMap<(String, String), Draft>>,
+    /// Where each draft is written (none: memory only).
+    folder: Option<PathBuf>,
 }
 
 impl Drafts {
+    /// Drafts in memory only.
     pub fn new() -> Drafts {
         Drafts::default()
+    }
+
+    /// Drafts written in `folder`, those there read back (a file that does not read is
+    /// passed over).
+    pub fn kept_in(folder: PathBuf) -> Drafts {
+        let mut drafts = HashMap::new();
+        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+            let path = entry.path();
+            let read = masterctl_runtime::files::read_regular(&path, LARGEST)
+                .ok()
+                .flatten();
+            if let Some(kept) = read.and_then(|bytes| serde_json::from_slice::<Kept>(&bytes).ok())
+                && path == file_of(&folder, &kept.branch, &kept.who)
+            {
+                drafts.insert((kept.branch, kept.who), kept.draft);
+            }
+        }
+        Drafts {
+            drafts: Mutex::new(drafts),
+            folder: Some(folder),
+        }
     }
 
     fn with<T>(&self, branch: &str, who: &str, f: impl FnOnce(&mut Draft) -> T) -> T {
@@ -44,7 +84,12 @@ impl Drafts {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let key = (branch.to_string(), who.to_string());
         let draft = drafts.entry(key.clone()).or_default();
+        let before = draft.clone();
         let out = f(draft);
+        let changed = draft.edits != before.edits || draft.message != before.message;
+        if changed && let Some(folder) = &self.folder {
+            keep(folder, branch, who, draft);
+        }
         if draft.edits.is_empty() && draft.message.is_empty() {
             drafts.remove(&key);
         }
@@ -124,6 +169,33 @@ impl Drafts {
             .collect();
         editors.sort_by(|a, b| a.who.cmp(&b.who));
         editors
+    }
+}
+
+/// The file of `who`'s draft of `branch` in `folder`: both names in hexadecimal, so no
+/// name becomes a path.
+fn file_of(folder: &Path, branch: &str, who: &str) -> PathBuf {
+    let hex = |text: &str| text.bytes().map(|b| format!("{b:02x}")).collect::<String>();
+    folder.join(format!("{}-{}.json", hex(branch), hex(who)))
+}
+
+/// Write `draft` to its file (or remove the file when it holds nothing). A draft not
+/// written stays in memory: the console goes on.
+fn keep(folder: &Path, branch: &str, who: &str, draft: &Draft) {
+    let path = file_of(folder, branch, who);
+    if draft.edits.is_empty() && draft.message.is_empty() {
+        let _ = std::fs::remove_file(&path);
+        return;
+    }
+    let kept = Kept {
+        branch: branch.to_string(),
+        who: who.to_string(),
+        draft: draft.clone(),
+    };
+    if let Ok(bytes) = serde_json::to_vec(&kept)
+        && std::fs::create_dir_all(folder).is_ok()
+    {
+        let _ = masterctl_runtime::files::write_atomic(&path, &bytes);
     }
 }
 
@@ -210,5 +282,28 @@ mod tests {
         assert!(!drafts.remove("masters/jp", "aiko", 3));
         drafts.clear("masters/jp", "ben");
         assert!(drafts.editing("masters/jp", "item", "aiko").is_empty());
+    }
+
+    #[test]
+    fn drafts_kept_in_a_folder_outlive_the_console() {
+        let folder = tempfile::tempdir().unwrap();
+        let drafts = Drafts::kept_in(folder.path().to_path_buf());
+        drafts.add("masters/jp", "aiko", vec![set("1", "10", "12")]);
+        drafts.set_message("masters/jp", "aiko", "Cheaper");
+        drafts.add("work/jp/event", "../ben", vec![set("2", "5", "6")]);
+        let again = Drafts::kept_in(folder.path().to_path_buf());
+        let draft = again.get("masters/jp", "aiko");
+        assert_eq!(
+            (draft.edits, draft.message.as_str()),
+            (vec![set("1", "10", "12")], "Cheaper")
+        );
+        assert_eq!(
+            again.get("work/jp/event", "../ben").edits,
+            [set("2", "5", "6")]
+        );
+        // Committed or given up: gone from the folder too.
+        again.clear("masters/jp", "aiko");
+        again.clear("work/jp/event", "../ben");
+        assert_eq!(std::fs::read_dir(folder.path()).unwrap().count(), 0);
     }
 }

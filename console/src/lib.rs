@@ -146,6 +146,7 @@ impl Console {
         remote: Option<RemoteName>,
         patience: std::time::Duration,
     ) -> Console {
+        let drafts = drafts_of(&repo);
         Console {
             repo,
             policy,
@@ -158,7 +159,7 @@ impl Console {
             commits: masterctl_app::memo::Memo::new(COMMITS),
             translated: masterctl_app::memo::Memo::new(MEMO),
             grids: masterctl_app::browse::grids(),
-            drafts: masterctl_app::drafts::Drafts::new(),
+            drafts,
             at_once: Arc::new(tokio::sync::Semaphore::new(AT_ONCE)),
         }
     }
@@ -249,6 +250,23 @@ pub enum ServeError {
 /// megabyte for the form around them (the upload's own bounds refuse sooner).
 fn body_limit(files: u64) -> axum::extract::DefaultBodyLimit {
     axum::extract::DefaultBodyLimit::max(usize::try_from(files + (1 << 20)).unwrap_or(usize::MAX))
+}
+
+/// The planners' drafts, kept under the repository's git folder
+/// (`masterctl/console/drafts/`) so that a restarted console loses none; in memory
+/// only where the repository does not open.
+fn drafts_of(repo: &std::path::Path) -> masterctl_app::drafts::Drafts {
+    match MasterRepo::open(repo) {
+        Ok(opened) => masterctl_app::drafts::Drafts::kept_in(
+            opened
+                .git
+                .path()
+                .join("masterctl")
+                .join("console")
+                .join("drafts"),
+        ),
+        Err(_) => masterctl_app::drafts::Drafts::new(),
+    }
 }
 
 /// Every page and action of the console.

@@ -2842,8 +2842,16 @@ async fn a_maintainer_tags_builds_and_publishes_from_the_releases_page() {
     // Both in the audit log, as the maintainer.
     let audit = get_as(&app, "/audit", &boss).await;
     assert!(audit.body.contains("tagged jp"), "{}", audit.body);
-    assert!(audit.body.contains("published a release of jp"), "{}", audit.body);
-    assert!(audit.body.contains("mia &#60;mia@example.com&#62;"), "{}", audit.body);
+    assert!(
+        audit.body.contains("published a release of jp"),
+        "{}",
+        audit.body
+    );
+    assert!(
+        audit.body.contains("mia &#60;mia@example.com&#62;"),
+        "{}",
+        audit.body
+    );
 }
 
 #[tokio::test]
@@ -2922,4 +2930,27 @@ async fn an_edit_committed_in_the_browser_is_told_to_the_webhook_and_kept_in_the
         row.contains("King") && row.contains("the console on "),
         "{row}"
     );
+}
+
+#[tokio::test]
+async fn a_planners_edits_outlive_a_restart_of_the_console() {
+    let dir = repository();
+    let first = app(dir.path(), Policy::Users(users()));
+    let (eddie, csrf) = session(&first, Some("token-of-eddie")).await;
+    let fields = [
+        ("csrf", csrf.as_str()),
+        ("region", "jp"),
+        ("table", "monster"),
+        ("key", "2"),
+        ("was.name", "スライム"),
+        ("v.name", "ベス"),
+        ("action", "save"),
+    ];
+    let saved = post_as(&first, "/row", &eddie, form(&fields)).await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", saved.body);
+    drop(first);
+    let again = app(dir.path(), Policy::Users(users()));
+    let (eddie, _) = session(&again, Some("token-of-eddie")).await;
+    let edits = get_as(&again, "/edits?region=jp", &eddie).await;
+    assert!(edits.body.contains("<ins>ベス</ins>"), "{}", edits.body);
 }
