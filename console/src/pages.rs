@@ -280,7 +280,12 @@ struct BlamePage<'a> {
     who: &'a Visitor,
     line: &'a Branch,
     blame: &'a Blame,
+    /// The commits that changed the row, newest first.
+    history: &'a [masterctl_store::review::blame::RowVersion],
 }
+
+/// The commits of a row's history a blame page shows.
+const ROW_HISTORY: usize = 50;
 
 /// `/blame?region=R&table=T&key=K`: who last changed each cell of a row.
 pub async fn blame(
@@ -292,16 +297,21 @@ pub async fn blame(
         .blocking(move |console| {
             let (repo, structure, line) = query.target.open(console)?;
             let key: Vec<String> = query.key.split('|').map(str::to_string).collect();
-            let mut blame =
-                masterctl_store::review::blame::blame(&repo, &line, &query.table, &key, None)?;
+            use masterctl_store::review::blame;
+            let mut blame = blame::blame(&repo, &line, &query.table, &key, None)?;
+            let mut history = blame::row_history(&repo, &line, &query.table, &key, ROW_HISTORY)?;
             let zone = &structure.project.config.timezone;
             for cell in &mut blame.cells {
                 cell.commit.time = crate::shown::local(&cell.commit.time, zone);
+            }
+            for version in &mut history {
+                version.commit.time = crate::shown::local(&version.commit.time, zone);
             }
             render(&BlamePage {
                 who: &who,
                 line: &line,
                 blame: &blame,
+                history: &history,
             })
         })
         .await

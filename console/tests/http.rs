@@ -2869,6 +2869,14 @@ async fn times_are_shown_in_the_projects_zone_with_its_offset() {
         let got = get_as(&app, page, &cookie).await;
         assert!(got.body.contains(&shown), "{page}: {shown} in {}", got.body);
     }
+    // The row's history under its blame: the import that made it.
+    let blame = get_as(&app, "/blame?region=jp&table=monster&key=1", &cookie).await;
+    let history = blame
+        .body
+        .split("id=\"row-history\"")
+        .nth(1)
+        .unwrap_or_default();
+    assert!(history.contains("<ins>スライム</ins>"), "{}", blame.body);
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -372,3 +372,53 @@ fn an_edit_checks_what_it_can_break_across_tables_and_remakes_the_masters_it_fee
     assert_eq!(file_at(&studio, "generated/category_items.csv"), masters);
     assert_eq!(file_at(&studio, "tables/shop.csv"), "id,price\n1,120\n");
 }
+
+#[test]
+fn a_rows_history_is_every_commit_that_changed_it_newest_first() {
+    let studio = Studio::new();
+    import(&studio, &[(1, "slime", 10), (2, "golem", 300)]);
+    import(&studio, &[(1, "slime", 12), (2, "golem", 300)]);
+    // A commit that leaves the row as it is is not in its history.
+    import(&studio, &[(1, "slime", 12), (2, "golem", 310)]);
+    run(&studio, &[set("1", "name", "slime", "king slime")], false).unwrap();
+    let line = studio.region("jp");
+    let history = masterctl_store::review::blame::row_history(
+        &studio.repo(),
+        &line,
+        "monster",
+        &["1".into()],
+        10,
+    )
+    .unwrap();
+    type Changed = (String, Option<String>, Option<String>);
+    let said: Vec<Vec<Changed>> = (history.iter())
+        .map(|v| {
+            (v.changes.iter())
+                .map(|c| (c.field.clone(), c.before.clone(), c.after.clone()))
+                .collect()
+        })
+        .collect();
+    let some = |s: &str| Some(s.to_string());
+    assert_eq!(
+        said,
+        [
+            vec![("name".into(), some("slime"), some("king slime"))],
+            vec![("hp".into(), some("10"), some("12"))],
+            vec![
+                ("name".into(), None, some("slime")),
+                ("hp".into(), None, some("10")),
+            ],
+        ]
+    );
+    assert!(history[0].commit.subject.starts_with("Edit monster"));
+    // At most `limit`.
+    let one = masterctl_store::review::blame::row_history(
+        &studio.repo(),
+        &line,
+        "monster",
+        &["1".into()],
+        1,
+    )
+    .unwrap();
+    assert_eq!(one.len(), 1);
+}

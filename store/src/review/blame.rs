@@ -62,6 +62,54 @@ struct Watched {
     done: Vec<bool>,
 }
 
+/// The branch's head, its project and the key's columns of `table` (`key` and `field`
+/// checked against its schema).
+fn asked<'r>(
+    repo: &'r MasterRepo,
+    region: &Branch,
+    table: &str,
+    key: &[String],
+    field: Option<&str>,
+) -> Result<(git2::Commit<'r>, masterctl_schemas::Project, Vec<String>), StoreError> {
+    let branch = region.branch();
+    let head = repo.head_of_branch(region)?;
+    let project =
+        project_at(&repo.git, &head.tree()?).ok_or_else(|| StoreError::BrokenSnapshot {
+            branch: branch.to_string(),
+            message: "its masterctl.toml or schemas do not load".into(),
+        })?;
+    let schema = project.table(table).ok_or_else(|| StoreError::NoTable {
+        what: "table",
+        table: table.to_string(),
+        at: branch.to_string(),
+    })?;
+    let key_columns = check_asked(schema, key, field)?;
+    Ok((head, project, key_columns))
+}
+
+impl<'a> RowReader<'a> {
+    /// A reader of the row whose `columns` hold `key` in the versions of `repo`'s files.
+    fn of(
+        repo: &'a MasterRepo,
+        branch: &'a str,
+        columns: &'a [String],
+        key: &'a [String],
+    ) -> RowReader<'a> {
+        let git = &repo.git;
+        RowReader {
+            blobs: PackedBlobs::open(git),
+            key: columns,
+            cells: key,
+            branch,
+            read: HashMap::new(),
+            changes: Some(Keeper::new(
+                git.path().join("masterctl").join("row-changes"),
+            )),
+            last: None,
+        }
+    }
+}
+
 /// Blame the row of `table` whose key cells are `key` on `region`'s branch (only the
 /// cells of `field`, when given).
 pub fn blame(
@@ -72,31 +120,16 @@ pub fn blame(
     field: Option<&str>,
 ) -> Result<Blame, StoreError> {
     let git = &repo.git;
-    let branch = region.branch();
-    let head = repo.head_of_branch(region)?;
-    let tree = head.tree()?;
-    let project = project_at(git, &tree).ok_or_else(|| StoreError::BrokenSnapshot {
-        branch: branch.to_string(),
-        message: "its masterctl.toml or schemas do not load".into(),
-    })?;
-    let schema = project.table(table).ok_or_else(|| StoreError::NoTable {
-        what: "table",
-        table: table.to_string(),
-        at: branch.to_string(),
-    })?;
-    let key_columns = check_asked(schema, key, field)?;
-    let mut reader = RowReader {
-        blobs: PackedBlobs::open(git),
-        key: &key_columns,
-        cells: key,
-        branch,
-        read: HashMap::new(),
-        changes: Some(Keeper::new(
-            git.path().join("masterctl").join("row-changes"),
-        )),
-        last: None,
+    let (head, project, key_columns) = asked(repo, region, table, key, field)?;
+    let Some(schema) = project.table(table) else {
+        return Err(StoreError::NoTable {
+            what: "table",
+            table: table.to_string(),
+            at: region.branch().to_string(),
+        });
     };
-    let blobs = tree_blobs(git, &tree)?;
+    let mut reader = RowReader::of(repo, region.branch(), &key_columns, key);
+    let blobs = tree_blobs(git, &head.tree()?)?;
     let mut files = watched(&project, schema, &blobs, &mut reader, field)?;
     let source = &project.config.source_language;
     let row = label(&blobs, &mut reader, schema, source, table)?;
@@ -147,6 +180,116 @@ pub fn blame(
         row,
         cells,
     })
+}
+
+/// One commit of a row's history: the commit, and what it changed of the row's cells.
+#[derive(Debug, Clone, Serialize)]
+pub struct RowVersion {
+    pub commit: ImportRecord,
+    pub changes: Vec<CellChange>,
+}
+
+/// A cell a commit changed: its value before and after (`None`: the row, or this
+/// text, was not there).
+#[derive(Debug, Clone, Serialize)]
+pub struct CellChange {
+    pub field: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    pub before: Option<String>,
+    pub after: Option<String>,
+}
+
+/// Commits looked through at most for a row's history.
+const SCANNED: usize = 5000;
+
+/// The commits of `region`'s branch (its first-parent line) that changed the row of
+/// `table` whose key cells are `key`, newest first, at most `limit`.
+pub fn row_history(
+    repo: &MasterRepo,
+    region: &Branch,
+    table: &str,
+    key: &[String],
+    limit: usize,
+) -> Result<Vec<RowVersion>, StoreError> {
+    let git = &repo.git;
+    let (head, project, key_columns) = asked(repo, region, table, key, None)?;
+    let Some(schema) = project.table(table) else {
+        return Ok(Vec::new());
+    };
+    let mut reader = RowReader::of(repo, region.branch(), &key_columns, key);
+    let blobs = tree_blobs(git, &head.tree()?)?;
+    let mut files = watched(&project, schema, &blobs, &mut reader, None)?;
+    let mut versions = Vec::new();
+    let mut current = head;
+    let mut ids: Vec<Option<Oid>> = files.iter().map(|f| blobs.get(&f.path).copied()).collect();
+    for _ in 0..SCANNED {
+        let parent = current.parent(0).ok();
+        let parent_ids: Vec<Option<Oid>> = match &parent {
+            Some(parent) => {
+                let blobs = tree_blobs(git, &parent.tree()?)?;
+                files.iter().map(|f| blobs.get(&f.path).copied()).collect()
+            }
+            None => vec![None; files.len()],
+        };
+        let mut changes = Vec::new();
+        for (index, file) in files.iter_mut().enumerate() {
+            if ids[index] != parent_ids[index] {
+                changes.extend(rewound(&mut reader, file, parent_ids[index], ids[index])?);
+            }
+        }
+        if !changes.is_empty() {
+            versions.push(RowVersion {
+                commit: record(&current),
+                changes,
+            });
+        }
+        ids = parent_ids;
+        match parent {
+            Some(parent) if versions.len() < limit => current = parent,
+            _ => break,
+        }
+    }
+    Ok(versions)
+}
+
+/// The row's cells of `file` the change from `before` to `after` (blob ids) made, each
+/// with its value before; the file's cells rewound to `before`.
+fn rewound(
+    reader: &mut RowReader<'_>,
+    file: &mut Watched,
+    before: Option<Oid>,
+    after: Option<Oid>,
+) -> Result<Vec<CellChange>, StoreError> {
+    if let (Some(before), Some(after)) = (before, after)
+        && !reader
+            .changed_keys(before, after, &file.path)?
+            .contains(reader.cells)
+    {
+        return Ok(Vec::new());
+    }
+    let was: HashMap<String, String> = match before {
+        Some(id) => reader
+            .row(id, &file.path)?
+            .unwrap_or_default()
+            .into_iter()
+            .collect(),
+        None => HashMap::new(),
+    };
+    let mut changes = Vec::new();
+    for (column, value) in file.cells.iter_mut() {
+        let previous = was.get(column.as_str()).cloned();
+        if previous != *value {
+            changes.push(CellChange {
+                field: column.clone(),
+                language: file.language.clone(),
+                before: previous.clone(),
+                after: value.clone(),
+            });
+        }
+        *value = previous;
+    }
+    Ok(changes)
 }
 
 /// The key's fields, once `key` has as many cells and `field` is one of the table's.
