@@ -182,6 +182,21 @@ pub fn blame(
     })
 }
 
+/// The blob ids of `files` in `commit`'s tree (none before the first commit).
+fn ids_in(
+    git: &Repository,
+    commit: Option<&git2::Commit<'_>>,
+    files: &[Watched],
+) -> Result<Vec<Option<Oid>>, StoreError> {
+    Ok(match commit {
+        Some(commit) => {
+            let blobs = tree_blobs(git, &commit.tree()?)?;
+            files.iter().map(|f| blobs.get(&f.path).copied()).collect()
+        }
+        None => vec![None; files.len()],
+    })
+}
+
 /// One commit of a row's history: the commit, and what it changed of the row's cells.
 #[derive(Debug, Clone, Serialize)]
 pub struct RowVersion {
@@ -193,11 +208,12 @@ pub struct RowVersion {
 /// text, was not there).
 #[derive(Debug, Clone, Serialize)]
 pub struct CellChange {
-    pub field: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub language: Option<String>,
     pub before: Option<String>,
     pub after: Option<String>,
+    pub field: String,
+    /// For a text: its language.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
 }
 
 /// Commits looked through at most for a row's history.
@@ -225,13 +241,7 @@ pub fn row_history(
     let mut ids: Vec<Option<Oid>> = files.iter().map(|f| blobs.get(&f.path).copied()).collect();
     for _ in 0..SCANNED {
         let parent = current.parent(0).ok();
-        let parent_ids: Vec<Option<Oid>> = match &parent {
-            Some(parent) => {
-                let blobs = tree_blobs(git, &parent.tree()?)?;
-                files.iter().map(|f| blobs.get(&f.path).copied()).collect()
-            }
-            None => vec![None; files.len()],
-        };
+        let parent_ids = ids_in(git, parent.as_ref(), &files[..])?;
         let mut changes = Vec::new();
         for (index, file) in files.iter_mut().enumerate() {
             if ids[index] != parent_ids[index] {
@@ -469,13 +479,7 @@ fn walk(
     let mut ids: Vec<Option<Oid>> = files.iter().map(|f| blobs.get(&f.path).copied()).collect();
     loop {
         let parent = current.parent(0).ok();
-        let parent_ids: Vec<Option<Oid>> = match &parent {
-            Some(parent) => {
-                let blobs = tree_blobs(git, &parent.tree()?)?;
-                files.iter().map(|f| blobs.get(&f.path).copied()).collect()
-            }
-            None => vec![None; files.len()],
-        };
+        let parent_ids = ids_in(git, parent.as_ref(), &files[..])?;
         for (index, file) in files.iter_mut().enumerate() {
             if ids[index] == parent_ids[index] || file.done.iter().all(|d| *d) {
                 continue;
