@@ -148,6 +148,18 @@ fn a_planner_imports_through_the_console_in_a_real_browser() {
         )
         .unwrap();
     }
+    // The project's store, where the maintainer publishes from the releases page.
+    let store = edits.path().join("store");
+    let config = std::fs::read_to_string(repo.join("masterctl.toml")).unwrap();
+    let published = format!(
+        "{config}\n[publish]\nstore = \"file://{}\"\n",
+        store.display()
+    );
+    std::fs::write(repo.join("masterctl.toml"), published).unwrap();
+    git(
+        repo,
+        &["commit", "-q", "-am", "Publish to the studio's store"],
+    );
     let port = free_port();
     let _console = serve(repo, port, None);
     // The studio's console of the same repository: an editor and a maintainer.
@@ -219,6 +231,40 @@ fn a_planner_imports_through_the_console_in_a_real_browser() {
         "the undo gives back the import's data"
     );
     assert_ne!(log[3][3], log[4][3], "the edit changed it");
+    // Two releases published from the browser, the first made current again with the
+    // reason typed; each step in the audit log.
+    let releases = masterctl(
+        repo,
+        &[
+            "releases",
+            "--from",
+            &format!("file://{}", store.display()),
+            "--region",
+            "jp",
+            "--format",
+            "json",
+        ],
+    );
+    let listed: serde_json::Value = serde_json::from_slice(&releases.stdout).unwrap();
+    let listed = listed["releases"].as_array().cloned().unwrap_or_default();
+    assert_eq!(listed.len(), 2, "{listed:?}");
+    let current: Vec<&serde_json::Value> = listed.iter().filter(|r| r["current"] == true).collect();
+    assert_eq!(
+        current[0]["versions"],
+        serde_json::json!(["masters/jp/1.0"]),
+        "{listed:?}"
+    );
+    assert_eq!(
+        current[0]["made_current"]["reason"],
+        "The event prices go live tomorrow"
+    );
+    let audit = git(repo, &["log", "--format=%s", "refs/masterctl/audit"]);
+    for action in ["rolled back", "published a release of", "tagged", "edited"] {
+        assert!(
+            audit.contains(&format!("\"action\":\"{action}\"")),
+            "{action}: {audit}"
+        );
+    }
     // The rebase kept the value typed for the shield.
     let shield = masterctl(
         repo,

@@ -6,7 +6,8 @@
 // change and taken back; a rebase stopped on a conflict,
 // resolved by a value typed (checked as it is typed) and gone on; a work branch an
 // editor proposes and a maintainer merges (a console with users); a translation file
-// with a failing unit, then fixed and taken. Each step's screenshot is saved in OUT;
+// with a failing unit, then fixed and taken; a second release published and the first
+// made current again with a reason, every step in the audit log. Each step's screenshot is saved in OUT;
 // the first failure exits 1 with what was expected.
 //
 //   BASE=http://127.0.0.1:PORT TEAM=http://127.0.0.1:PORT2 OUT=DIR BROKEN=file FIXED=file
@@ -138,6 +139,18 @@ try {
   await expect('the edit taken back', (await text('main')).includes('The commit was taken back'));
   await shot('edit-taken-back');
 
+  // The maintainer names this state a version and publishes it for servers and clients.
+  await page.goto(`${BASE}/releases?region=jp`);
+  await page.fill('#version', '1.0');
+  await page.fill('#tag-message', 'December');
+  await page.getByRole('button', { name: 'Tag', exact: true }).click();
+  await expect('tagged', (await text('main')).includes('is version 1.0'));
+  await page.fill('#publish-message', 'December prices');
+  await page.getByRole('button', { name: 'Build and publish' }).click();
+  await page.waitForSelector('text=Published: release');
+  await expect('published, current, named by its version', (await text('main')).includes('(masters/jp/1.0) is current'));
+  await shot('published');
+
   // A rebase of global onto jp stops on the item both changed; a value of its own is
   // typed (checked as it is typed), set, and the rebase goes on.
   await page.goto(`${BASE}/history?region=global`);
@@ -197,6 +210,24 @@ try {
   await page.getByRole('button', { name: 'Merge', exact: true }).click();
   await expect('the history of masters/jp shows the merge', (await text('main')).includes('merged: work/jp/event'));
   await shot('merged');
+
+  // The merged state published, then the December release made current again — never
+  // in one click: a page says what is served now and after, and asks why.
+  page = await (await browser.newContext({ viewport })).newPage();
+  await page.goto(`${BASE}/releases?region=jp`);
+  await page.fill('#publish-message', 'Event prices');
+  await page.getByRole('button', { name: 'Build and publish' }).click();
+  await page.waitForSelector('text=Published: release');
+  await page.getByRole('link', { name: 'Make current…' }).first().click();
+  await expect('the rollback asks why', (await text('main')).includes('served after'));
+  await page.fill('#reason', 'The event prices go live tomorrow');
+  await shot('rollback-confirm');
+  await page.getByRole('button', { name: 'Roll back jp' }).click();
+  await expect('rolled back, and said so', (await text('main')).includes('Rolled back: jp now serves release'));
+  await page.goto(`${BASE}/audit`);
+  const audit = await text('#audit');
+  await expect('the audit log names each step', ['rolled back', 'published a release of', 'tagged jp', 'merged into masters/jp'].every((s) => audit.includes(s)));
+  await shot('audit');
 } finally {
   await browser.close();
 }
