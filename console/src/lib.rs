@@ -18,6 +18,7 @@ mod failed;
 mod forms;
 mod guard;
 mod hosts;
+mod i18n;
 mod importing;
 mod jobs;
 mod joining;
@@ -27,6 +28,7 @@ mod releasing;
 mod reviewing;
 mod sheets;
 mod shown;
+mod speaking;
 mod target;
 mod translating;
 mod undoing;
@@ -311,6 +313,7 @@ pub fn router(console: Arc<Console>) -> Router {
         .route("/translations/check", get(translating::check))
         .route("/translations/take", post(translating::commit))
         .route("/login", get(pages::login_form).post(pages::login))
+        .route("/language", get(speaking::choose))
         .route("/logout", post(pages::logout))
         .layer(axum::middleware::from_fn_with_state(
             console.clone(),

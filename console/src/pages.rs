@@ -297,9 +297,15 @@ pub async fn blame(
         .blocking(move |console| {
             let (repo, structure, line) = query.target.open(console)?;
             let key: Vec<String> = query.key.split('|').map(str::to_string).collect();
-            use masterctl_store::review::blame;
-            let mut blame = blame::blame(&repo, &line, &query.table, &key, None)?;
-            let mut history = blame::row_history(&repo, &line, &query.table, &key, ROW_HISTORY)?;
+            let mut blame =
+                masterctl_store::review::blame::blame(&repo, &line, &query.table, &key, None)?;
+            let mut history = masterctl_store::review::blame::row_history(
+                &repo,
+                &line,
+                &query.table,
+                &key,
+                ROW_HISTORY,
+            )?;
             let zone = &structure.project.config.timezone;
             for cell in &mut blame.cells {
                 cell.commit.time = crate::shown::local(&cell.commit.time, zone);

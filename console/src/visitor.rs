@@ -25,10 +25,35 @@ pub struct Visitor {
     pub identity: Identity,
     /// The browser session (`None`: a bearer token, no cookie).
     pub session: Option<(String, String)>,
+    /// The language pages speak to them in.
+    pub lang: crate::i18n::Lang,
 }
 
 impl Visitor {
-    /// The token this visitor's forms carry (empty without a session: nothing to forge).
+    /// The words of `id` in the visitor's language.
+    pub fn t(&self, id: &str) -> String {
+        self.lang.say(id, &[])
+    }
+
+    /// `Name (role)`, in the visitor's language.
+    pub fn signed_in(&self) -> String {
+        let role = self.t(&format!("role-{}", self.identity.role));
+        self.lang.say(
+            "signed-in-as",
+            &[("name", &self.identity.name), ("role", &role)],
+        )
+    }
+
+    /// The word for `name` of a kind of things (`kind`, `table`: `kind-table`).
+    pub fn named(&self, kind: &str, name: &str) -> String {
+        self.t(&format!("{kind}-{name}"))
+    }
+
+    /// The words of `id` with `$name` put in.
+    pub fn t1(&self, id: &str, name: &str, value: &str) -> String {
+        self.lang.say(id, &[(name, value)])
+    }
+
     /// `Name <email>`, as a commit, a release or a webhook names who.
     pub fn signature(&self) -> String {
         masterctl_store::names::one_line(&format!(
@@ -37,6 +62,7 @@ impl Visitor {
         ))
     }
 
+    /// The token this visitor's forms carry (empty without a session: nothing to forge).
     pub fn csrf(&self) -> &str {
         self.session.as_ref().map_or("", |(_, csrf)| csrf.as_str())
     }
@@ -84,6 +110,18 @@ impl Visitor {
 }
 
 /// The session id a request's cookie names.
+/// The language a request asks for: the one chosen (its cookie), else its browser's.
+pub fn language(headers: &HeaderMap) -> crate::i18n::Lang {
+    let chosen = (headers.get_all(header::COOKIE).iter())
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|cookie| cookie.name() == crate::i18n::COOKIE)
+        .map(|cookie| cookie.value().to_string());
+    let accept = (headers.get(header::ACCEPT_LANGUAGE)).and_then(|v| v.to_str().ok());
+    crate::i18n::Lang::negotiate(chosen.as_deref(), accept)
+}
+
 fn session_cookie(headers: &HeaderMap) -> Option<String> {
     headers
         .get_all(header::COOKIE)
@@ -151,6 +189,7 @@ pub async fn identify(
         (_, Some((id, Session { identity, csrf, .. }))) => Some(Visitor {
             identity,
             session: Some((id, csrf)),
+            lang: crate::i18n::Lang::En,
         }),
         // This machine's planner, or the user the proxy names: a session of their own,
         // whose forms carry its token (another site's form cannot).
@@ -164,14 +203,16 @@ pub async fn identify(
             .map(|identity| Visitor {
                 identity: identity.clone(),
                 session: None,
+                lang: crate::i18n::Lang::En,
             }),
     };
-    let Some(visitor) = visitor else {
+    let Some(mut visitor) = visitor else {
         if signing_in && matches!(console.policy, Policy::Users(_)) {
             return next.run(request).await;
         }
         return crate::shown::unauthorized(&console.policy);
     };
+    visitor.lang = language(request.headers());
     request.extensions_mut().insert(visitor);
     let mut response = next.run(request).await;
     if let Some(id) = new_session {
@@ -197,11 +238,13 @@ fn shared_session(
             Visitor {
                 identity: session.identity,
                 session: Some((id, session.csrf)),
+                lang: crate::i18n::Lang::En,
             }
         }
         None => Visitor {
             identity,
             session: None,
+            lang: crate::i18n::Lang::En,
         },
     }
 }

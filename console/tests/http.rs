@@ -2958,3 +2958,114 @@ async fn a_planners_edits_outlive_a_restart_of_the_console() {
     let edits = get_as(&again, "/edits?region=jp", &eddie).await;
     assert!(edits.body.contains("<ins>ベス</ins>"), "{}", edits.body);
 }
+
+/// A page's text as a reader sees it: its markup, style and script taken out.
+fn text_of(html: &str) -> String {
+    let mut html = html.to_string();
+    for (open, close) in [("<style>", "</style>"), ("<script", "</script>")] {
+        while let Some(start) = html.find(open) {
+            let end = html[start..]
+                .find(close)
+                .map_or(html.len(), |e| start + e + close.len());
+            html.replace_range(start..end, " ");
+        }
+    }
+    let mut text = String::with_capacity(html.len());
+    let mut inside = false;
+    for c in html.chars() {
+        match c {
+            '<' => inside = true,
+            '>' => {
+                inside = false;
+                text.push(' ');
+            }
+            c if !inside => text.push(c),
+            _ => {}
+        }
+    }
+    text
+}
+
+#[tokio::test]
+async fn the_console_speaks_japanese_to_a_japanese_browser_and_a_switch_chooses() {
+    let dir = repository();
+    let app = app(dir.path(), local());
+    let (cookie, _) = session(&app, None).await;
+    let get_in = |uri: &'static str, language: &'static str| {
+        let request = request("GET", uri, HERE)
+            .header(header::COOKIE, &cookie)
+            .header(header::ACCEPT_LANGUAGE, language)
+            .body(Body::empty())
+            .unwrap();
+        send(&app, request)
+    };
+    let english: Vec<&str> = include_str!("../locales/en.ftl")
+        .lines()
+        .filter(|l| !l.starts_with('#') && l.contains(" = "))
+        .filter_map(|l| l.split(" = ").nth(1))
+        .map(|v| v.trim_start_matches(": ").trim())
+        .filter(|v| v.len() > 3 && !v.contains('{'))
+        .collect();
+    for page in ["/", "/tables?region=jp"] {
+        let got = get_in(page, "ja-JP,ja;q=0.9,en;q=0.5").await;
+        assert_eq!(got.status, StatusCode::OK, "{page}");
+        assert!(
+            got.body.contains("<html lang=\"ja\">"),
+            "{page}: {}",
+            got.body
+        );
+        // A phrase anywhere in the text; a single word as a whole text of its own (a
+        // commit's subject, which is data, may hold one).
+        let text = text_of(&got.body);
+        for words in &english {
+            let said = match words.contains(' ') {
+                true => text.contains(words),
+                false => got.body.contains(&format!(">{words}<")),
+            };
+            assert!(!said, "{page} says `{words}` in English: {text}");
+        }
+    }
+    let got = get_in("/", "ja").await;
+    assert!(
+        got.body.contains("リージョンと作業ブランチ"),
+        "{}",
+        got.body
+    );
+    assert!(got.body.contains("監査ログ"), "{}", got.body);
+    // The switch: English chosen, kept in a cookie, back to the page it was on.
+    let switch = request("GET", "/language?to=en", HERE)
+        .header(header::HOST, HERE)
+        .header(header::COOKIE, &cookie)
+        .header(header::REFERER, format!("http://{HERE}/tables?region=jp"))
+        .body(Body::empty())
+        .unwrap();
+    let chosen = send(&app, switch).await;
+    assert_eq!(chosen.status, StatusCode::SEE_OTHER);
+    assert_eq!(chosen.location.as_deref(), Some("/tables?region=jp"));
+    let set = chosen.headers[header::SET_COOKIE]
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(set.starts_with("masterctl-lang=en;"), "{set}");
+    let chosen_page = request("GET", "/", HERE)
+        .header(header::COOKIE, format!("{cookie}; masterctl-lang=en"))
+        .header(header::ACCEPT_LANGUAGE, "ja")
+        .body(Body::empty())
+        .unwrap();
+    let english_page = send(&app, chosen_page).await;
+    assert!(
+        english_page.body.contains("Regions and work branches"),
+        "{}",
+        english_page.body
+    );
+    // Elsewhere is never where the switch goes back to.
+    let elsewhere = request("GET", "/language?to=ja", HERE)
+        .header(header::HOST, HERE)
+        .header(header::COOKIE, &cookie)
+        .header(header::REFERER, "http://evil.example/phish")
+        .body(Body::empty())
+        .unwrap();
+    assert_eq!(send(&app, elsewhere).await.location.as_deref(), Some("/"));
+    let bad = get_in("/language?to=fr", "ja").await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+}

@@ -1,0 +1,49 @@
+# The console's words in English. Each page's words are grouped under its name.
+
+## Every page
+sign-out = Sign out
+signed-in-as = { $name } ({ $role })
+language = Language
+regions = Regions
+role-viewer = viewer
+role-editor = editor
+role-maintainer = maintainer
+
+## Regions (/)
+regions-title = Regions and work branches
+audit-says = : who did what, when and from where.
+audit-log = Audit log
+merges-proposed = Merges proposed
+branch = branch
+last-change = last change
+takes-from = takes from
+translated = translated
+nothing-imported = nothing imported yet
+tables = tables
+history = history
+releases = releases
+
+## Tables (/tables)
+tables-of = Tables of { $branch }
+as-of-commit = As of commit
+download-workbooks = Download as workbooks
+table = table
+what-it-is = what it is
+kind = kind
+fields = fields
+download-explained = : one workbook per file planners keep, each table on its sheet, the header frozen, each field's description as its header's note, drop-down lists for an enum's values and a reference to a table of the same workbook. Edit them and
+upload-again = upload them again
+kept-meanwhile = : what changed on the branch meanwhile is kept.
+kind-table = table
+kind-singleton = singleton
+kind-list = list
+kept-in = planners keep it in
+
+## History (/history)
+history-of = History of { $branch }
+when = when
+who = who
+what = what
+commit = commit
+undo = undo
+older = Older commits

@@ -1,0 +1,49 @@
+# コンソールの言葉（日本語）。ページごとにまとめてある。
+
+## すべてのページ
+sign-out = サインアウト
+signed-in-as = { $name }（{ $role }）
+language = 言語
+regions = リージョン
+role-viewer = 閲覧者
+role-editor = 編集者
+role-maintainer = 管理者
+
+## リージョン (/)
+regions-title = リージョンと作業ブランチ
+audit-says = ：だれが、いつ、どこから、何をしたか。
+audit-log = 監査ログ
+merges-proposed = 提案されたマージ
+branch = ブランチ
+last-change = 最後の変更
+takes-from = 取り込み元
+translated = 翻訳済み
+nothing-imported = まだ何もインポートされていません
+tables = テーブル
+history = 履歴
+releases = リリース
+
+## テーブル (/tables)
+tables-of = { $branch } のテーブル
+as-of-commit = 時点のコミット
+download-workbooks = ワークブックとしてダウンロード
+table = テーブル
+what-it-is = 内容
+kind = 種類
+fields = フィールド数
+download-explained = ：企画者が管理するファイルごとに 1 つのワークブック。各テーブルは自分のシートに、見出しは固定、各フィールドの説明は見出しのメモに、列挙値と同じワークブック内のテーブルへの参照はドロップダウンリストになります。編集したら
+upload-again = もう一度アップロード
+kept-meanwhile = してください。その間にブランチで変わった内容は保たれます。
+kind-table = テーブル
+kind-singleton = 単一行
+kind-list = リスト
+kept-in = 企画者の管理場所
+
+## 履歴 (/history)
+history-of = { $branch } の履歴
+when = 日時
+who = 担当者
+what = 内容
+commit = コミット
+undo = 取り消す
+older = さらに古いコミット
