@@ -151,7 +151,7 @@ struct HistoryPage<'a> {
     /// An editor, who may take a commit back.
     may_undo: bool,
     /// What the write that led here did.
-    done: Option<&'static str>,
+    done: Option<&'a str>,
 }
 
 impl HistoryPage<'_> {
@@ -202,21 +202,19 @@ pub async fn history(
                 from,
                 older: stretch.older.as_deref(),
                 may_undo: who.identity.role >= crate::access::Role::Editor,
-                done: match query.done.as_deref() {
-                    Some("reverted") => {
-                        Some("The commit was taken back: the newest commit undoes it.")
-                    }
-                    Some("imported") => Some("Imported: the newest commit holds the upload."),
-                    Some("unchanged") => {
-                        Some("Nothing was imported: the branch holds this data already.")
-                    }
-                    Some("rebase") => {
-                        Some("Rebased: the newest commit takes what the branch follows.")
-                    }
-                    Some("merge") => Some("Merged: the newest commit takes the work branch in."),
-                    Some("edited") => Some("Committed: the newest commit holds your edits."),
-                    _ => None,
-                },
+                // The words of the write that led here (`done-…` in the console's
+                // languages).
+                done: query.done.as_deref().filter(|done| {
+                    [
+                        "reverted",
+                        "imported",
+                        "unchanged",
+                        "rebase",
+                        "merge",
+                        "edited",
+                    ]
+                    .contains(done)
+                }),
             })
         })
         .await
