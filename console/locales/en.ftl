@@ -64,3 +64,33 @@ done-unchanged = Nothing was imported: the branch holds this data already.
 done-rebase = Rebased: the newest commit takes what the branch follows.
 done-merge = Merged: the newest commit takes the work branch in.
 done-edited = Committed: the newest commit holds your edits.
+on-branch = on { $branch }
+edits-waiting = You have { $count } { $count ->
+    [one] edit
+   *[other] edits
+} waiting on { $branch }:
+review-and-commit = review and commit them
+full-stop = .
+also-editing = Also editing { $table }:
+editor-edits = { $who } ({ $count } { $count ->
+    [one] edit
+   *[other] edits
+})
+add-row = Add a row
+search-every-column = Search every column
+show = Show
+show-every-row = Show every row
+no-rows = No rows
+rows-of = Rows { $from }–{ $to } of { $matched }
+matching-of = {" "}matching, of { $total }
+earlier-rows = Earlier rows
+later-rows = Later rows
+key = key
+filter = filter
+filter-of = Filter { $field }
+link-to-row = A link to this row
+who-changed-row = Who changed this row's cells
+blame-link = blame
+edit-row = Edit this row
+edit-link = edit
+your-edit = your edit, not committed

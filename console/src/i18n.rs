@@ -81,7 +81,11 @@ impl Lang {
             let pattern = bundle.get_message(id)?.value()?;
             let mut fluent_args = FluentArgs::new();
             for (name, value) in args {
-                fluent_args.set(*name, value.to_string());
+                // A count is a number, for the plural its words take.
+                match value.parse::<i64>() {
+                    Ok(number) => fluent_args.set(*name, number),
+                    Err(_) => fluent_args.set(*name, value.to_string()),
+                }
             }
             let mut errors = Vec::new();
             Some(

@@ -50,8 +50,30 @@ impl Visitor {
     }
 
     /// The words of `id` with `$name` put in.
-    pub fn t1(&self, id: &str, name: &str, value: &str) -> String {
-        self.lang.say(id, &[(name, value)])
+    pub fn t1(&self, id: &str, name: &str, value: impl ToString) -> String {
+        self.lang.say(id, &[(name, &value.to_string())])
+    }
+
+    /// The words of `id` with `$a` and `$b` put in.
+    pub fn t2(&self, id: &str, a: &str, x: impl ToString, b: &str, y: impl ToString) -> String {
+        self.lang
+            .say(id, &[(a, &x.to_string()), (b, &y.to_string())])
+    }
+
+    /// The words of `id` with `$a`, `$b` and `$c` put in.
+    #[allow(clippy::too_many_arguments)]
+    pub fn t3(
+        &self,
+        id: &str,
+        a: &str,
+        x: impl ToString,
+        b: &str,
+        y: impl ToString,
+        c: &str,
+        z: impl ToString,
+    ) -> String {
+        let (x, y, z) = (x.to_string(), y.to_string(), z.to_string());
+        self.lang.say(id, &[(a, &x), (b, &y), (c, &z)])
     }
 
     /// `Name <email>`, as a commit, a release or a webhook names who.

@@ -3006,7 +3006,12 @@ async fn the_console_speaks_japanese_to_a_japanese_browser_and_a_switch_chooses(
         .map(|v| v.trim_start_matches(": ").trim())
         .filter(|v| v.len() > 3 && !v.contains('{'))
         .collect();
-    for page in ["/", "/tables?region=jp", "/history?region=jp"] {
+    for page in [
+        "/",
+        "/tables?region=jp",
+        "/history?region=jp",
+        "/table?region=jp&table=monster",
+    ] {
         let got = get_in(page, "ja-JP,ja;q=0.9,en;q=0.5").await;
         assert_eq!(got.status, StatusCode::OK, "{page}");
         assert!(
