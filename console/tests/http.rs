@@ -3011,6 +3011,8 @@ async fn the_console_speaks_japanese_to_a_japanese_browser_and_a_switch_chooses(
         "/tables?region=jp",
         "/history?region=jp",
         "/table?region=jp&table=monster",
+        "/row?region=jp&table=monster&key=1",
+        "/row?region=jp&table=monster",
     ] {
         let got = get_in(page, "ja-JP,ja;q=0.9,en;q=0.5").await;
         assert_eq!(got.status, StatusCode::OK, "{page}");
