@@ -314,8 +314,8 @@ pub async fn review(
         Polled::Running { done, total } => {
             return render(&Working {
                 who: &who,
-                title: "Checking the upload",
-                doing: "Reading and validating every sheet",
+                title: "checking-upload",
+                doing: "reading-every-sheet",
                 done,
                 total,
             });

@@ -27,6 +27,7 @@ use crate::visitor::Visitor;
 #[template(path = "working.html")]
 pub struct Working<'a> {
     pub who: &'a Visitor,
+    /// The ids of the page's title and of what is being done, in the console's words.
     pub title: &'a str,
     pub doing: &'a str,
     pub done: usize,
@@ -195,8 +196,8 @@ pub async fn working(
     match console.writes.wait(&key, console.patience).await {
         Polled::Running { .. } => render(&Working {
             who: &who,
-            title: "Working",
-            doing: "The change is being made",
+            title: "working",
+            doing: "change-being-made",
             done: 0,
             total: 0,
         }),
