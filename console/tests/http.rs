@@ -3017,6 +3017,7 @@ async fn the_console_speaks_japanese_to_a_japanese_browser_and_a_switch_chooses(
         "/blame?region=jp&table=monster&key=1",
         "/audit",
         "/releases?region=jp",
+        "/import?region=jp",
     ] {
         let got = get_in(page, "ja-JP,ja;q=0.9,en;q=0.5").await;
         assert_eq!(got.status, StatusCode::OK, "{page}");
