@@ -2028,7 +2028,7 @@ async fn every_mistake_of_a_large_sheet_is_one_click_from_the_review() {
         "the header kept above the window"
     );
     assert!(!body.contains("id=\"r3\""), "one window at a time");
-    assert!(body.contains("of the sheet's 3001"), "{body}");
+    assert!(body.contains("of the sheet&#39;s 3001"), "{body}");
     for row in [3, 2500] {
         assert!(
             body.contains(&format!("&amp;at={row}#r{row}\">{row}</a>")),
