@@ -98,7 +98,9 @@ struct Refused {
     table: String,
     key: String,
     column: String,
-    chosen: String,
+    /// What was chosen: the id of its words, and a value typed.
+    chosen: &'static str,
+    value: Option<String>,
     why: String,
 }
 
@@ -123,10 +125,14 @@ fn refused_resolutions(
             key: key.clone(),
             column: column.clone(),
             chosen: match chosen {
-                Resolution::Ours => "keep our change".to_string(),
-                Resolution::Theirs => "take their change".to_string(),
-                Resolution::Value(v) if v.is_empty() => "an empty cell".to_string(),
-                Resolution::Value(v) => format!("the value `{v}`"),
+                Resolution::Ours => "keep-our-change",
+                Resolution::Theirs => "take-their-change",
+                Resolution::Value(v) if v.is_empty() => "an-empty-cell",
+                Resolution::Value(_) => "the-value",
+            },
+            value: match chosen {
+                Resolution::Value(v) if !v.is_empty() => Some(v.clone()),
+                _ => None,
             },
             why: d.message.clone(),
         });

@@ -930,12 +930,7 @@ async fn an_editor_proposes_a_merge_and_only_a_maintainer_makes_it() {
     assert!(got.body.contains("Merges proposed"), "{}", got.body);
     assert!(got.body.contains("The &#60;b&#62;dragon"), "{}", got.body);
     let got = get_as(&app, &format!("/join?{target}"), &boss).await;
-    assert!(
-        got.body
-            .contains("Proposed by <strong dir=\"auto\">eddie</strong>"),
-        "{}",
-        got.body
-    );
+    assert!(got.body.contains("Proposed by eddie at "), "{}", got.body);
     // Merged, the conflict taken from the branch: the proposal is answered.
     let steps = ["action=start", "side=theirs", "action=start"];
     join_steps(&app, &boss, &boss_csrf, target, &steps).await;
