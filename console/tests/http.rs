@@ -3013,6 +3013,7 @@ async fn the_console_speaks_japanese_to_a_japanese_browser_and_a_switch_chooses(
         "/audit",
         "/releases?region=jp",
         "/import?region=jp",
+        "/translations?region=jp",
     ] {
         let got = get_in(page, "ja-JP,ja;q=0.9,en;q=0.5").await;
         assert_eq!(got.status, StatusCode::OK, "{page}");
