@@ -79,6 +79,7 @@
 // (the server pages it: its "Later rows" link) is fetched and its rows appended; rows
 // far above are let go, so the browser holds a few pages of a table of any size. The
 // links and the address stay those of the first page shown (paste them to a colleague).
+// What it says comes from the grid's data attributes, in the page's language.
 (function () {
   'use strict';
   var grid = document.getElementById('rows');
@@ -96,7 +97,7 @@
   var observer = new IntersectionObserver(function (entries) {
     if (!entries[0].isIntersecting || loading || !next) return;
     loading = true;
-    end.textContent = 'Loading more rows…';
+    end.textContent = grid.getAttribute('data-loading');
     fetch(next, { credentials: 'same-origin' }).then(function (response) {
       if (!response.ok) throw new Error(String(response.status));
       return response.text();
@@ -110,10 +111,10 @@
       while (body.rows.length > KEPT) body.deleteRow(0);
       var more = page.querySelector('#counts a[rel=next]');
       next = more ? more.href : null;
-      end.textContent = next ? '' : 'The last row.';
+      end.textContent = next ? '' : grid.getAttribute('data-last');
       loading = false;
     }).catch(function () {
-      end.textContent = 'More rows could not be loaded: use "Later rows" above.';
+      end.textContent = grid.getAttribute('data-failed');
       loading = false;
       next = null;
     });

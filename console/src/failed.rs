@@ -5,15 +5,19 @@
 //! here.
 
 use askama::Template;
+use axum::extract::Request;
 use axum::http::StatusCode;
+use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Response};
 use masterctl_app::{ErrorKind, Kinded};
 use masterctl_delivery::DeliveryError;
 use masterctl_store::StoreError;
 use masterctl_store::join::JoinError;
 
+use crate::i18n::Lang;
+
 /// A request refused or failed: the status, and the message the page shows.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ConsoleError {
     status: StatusCode,
     message: String,
@@ -133,7 +137,39 @@ impl From<DeliveryError> for ConsoleError {
 
 impl IntoResponse for ConsoleError {
     fn into_response(self) -> Response {
-        error_page(self.status, &self.message)
+        // The page in English; [`in_language`] says it again in the visitor's.
+        let mut response = error_page(self.status, &self.message, Lang::En);
+        response.extensions_mut().insert(Failed(self));
+        response
+    }
+}
+
+/// A response that is an error page, with what it said: kept so that [`in_language`]
+/// can say it in the visitor's language.
+#[derive(Debug, Clone)]
+struct Failed(ConsoleError);
+
+/// Every error page in the language of the request that got it (its cookie, else its
+/// browser's): the page's title and its way back are the console's words.
+pub async fn in_language(request: Request, next: Next) -> Response {
+    let lang = crate::visitor::language(request.headers());
+    let response = next.run(request).await;
+    if lang == Lang::En {
+        return response;
+    }
+    match response.extensions().get::<Failed>() {
+        Some(Failed(error)) => {
+            let mut page = error_page(error.status, &error.message, lang);
+            // What else the response carried (a cookie, the security headers) stays.
+            let (parts, _) = response.into_parts();
+            let status = page.status();
+            *page.headers_mut() = parts.headers;
+            page.headers_mut()
+                .remove(axum::http::header::CONTENT_LENGTH);
+            *page.status_mut() = status;
+            page
+        }
+        None => response,
     }
 }
 
@@ -154,14 +190,32 @@ pub fn status_of(kind: ErrorKind) -> StatusCode {
 #[derive(Template)]
 #[template(path = "error.html")]
 struct ErrorPage<'a> {
-    title: &'a str,
+    lang: Lang,
+    title: String,
     message: &'a str,
 }
 
-/// An error as a page, with its status.
-fn error_page(status: StatusCode, message: &str) -> Response {
+/// The words of a status's title (`Not Found`), by its code.
+fn title_of(status: StatusCode, lang: Lang) -> String {
+    let id = match status.as_u16() {
+        400 => "status-400",
+        401 => "status-401",
+        403 => "status-403",
+        404 => "status-404",
+        409 => "status-409",
+        413 => "status-413",
+        422 => "status-422",
+        503 => "status-503",
+        _ => "status-other",
+    };
+    lang.say(id, &[])
+}
+
+/// An error as a page, with its status, in `lang`.
+fn error_page(status: StatusCode, message: &str, lang: Lang) -> Response {
     let page = ErrorPage {
-        title: status.canonical_reason().unwrap_or("error"),
+        lang,
+        title: title_of(status, lang),
         message,
     };
     (status, Html(page.render().unwrap_or_default())).into_response()

@@ -74,6 +74,11 @@ impl Lang {
         offered.first().map_or(Lang::En, |(_, lang)| *lang)
     }
 
+    /// The words of `id`, which takes no arguments.
+    pub fn t(self, id: &str) -> String {
+        self.say(id, &[])
+    }
+
     /// The words of `id`, with `args` (`{ $name }`) put in.
     pub fn say(self, id: &str, args: &[(&str, &str)]) -> String {
         let bundles = bundles();

@@ -326,6 +326,7 @@ pub fn router(console: Arc<Console>) -> Router {
             console.clone(),
             hosts::check,
         ))
+        .layer(axum::middleware::from_fn(failed::in_language))
         .layer(axum::middleware::from_fn(guard::headers))
         .with_state(console)
 }

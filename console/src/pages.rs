@@ -9,7 +9,7 @@ use std::sync::Arc;
 use askama::Template;
 use axum::Extension;
 use axum::extract::{Form, Query, State};
-use axum::http::header;
+use axum::http::{HeaderMap, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use masterctl_store::proposals::{self, Proposal};
 use masterctl_store::review::blame::Blame;
@@ -322,9 +322,10 @@ pub async fn blame(
 }
 
 /// `GET /login`: the sign-in form (users sign in with their token).
-pub async fn login_form(State(console): State<Arc<Console>>) -> Response {
+pub async fn login_form(State(console): State<Arc<Console>>, headers: HeaderMap) -> Response {
     let page = LoginPage {
-        message: "sign in with your token",
+        lang: crate::visitor::language(&headers),
+        message: "sign-in-with-token",
         form: matches!(console.policy, Policy::Users(_)),
     };
     Html(page.render().unwrap_or_default()).into_response()
@@ -336,17 +337,22 @@ pub struct LoginForm {
 }
 
 /// `POST /login`: a token that is a user's opens a session (the cookie); another is 401.
-pub async fn login(State(console): State<Arc<Console>>, Form(form): Form<LoginForm>) -> Response {
+pub async fn login(
+    State(console): State<Arc<Console>>,
+    headers: HeaderMap,
+    Form(form): Form<LoginForm>,
+) -> Response {
+    let lang = crate::visitor::language(&headers);
     let Policy::Users(users) = &console.policy else {
         return Redirect::to("/").into_response();
     };
     let Some(identity) = users.by_token(form.token.trim()) else {
-        return unauthorized(&console.policy);
+        return unauthorized(&console.policy, lang);
     };
     let Some((id, _)) = console.sessions.open(identity.clone()) else {
         return ConsoleError::of(
             masterctl_app::ErrorKind::Environment,
-            "the console holds as many sessions as it keeps: sign in again later",
+            lang.t("too-many-sessions"),
         )
         .into_response();
     };

@@ -7,21 +7,25 @@ use axum::response::{Html, IntoResponse, Response};
 
 use crate::access::Policy;
 use crate::failed::{Answer, ConsoleError};
+use crate::i18n::Lang;
 
 #[derive(Template)]
 #[template(path = "login.html")]
 pub struct LoginPage<'a> {
+    pub lang: Lang,
+    /// The id of what the page says.
     pub message: &'a str,
     pub form: bool,
 }
 
-/// 401: who asks is not known (the sign-in page where users sign in).
-pub fn unauthorized(policy: &Policy) -> Response {
+/// 401: who asks is not known (the sign-in page where users sign in), in `lang`.
+pub fn unauthorized(policy: &Policy, lang: Lang) -> Response {
     let message = match policy {
-        Policy::Users(_) => "sign in with your token",
-        _ => "this console knows who you are only through the studio's sign-in",
+        Policy::Users(_) => "sign-in-with-token",
+        _ => "sign-in-through-studio",
     };
     let page = LoginPage {
+        lang,
         message,
         form: matches!(policy, Policy::Users(_)),
     };

@@ -232,7 +232,7 @@ pub async fn identify(
         if signing_in && matches!(console.policy, Policy::Users(_)) {
             return next.run(request).await;
         }
-        return crate::shown::unauthorized(&console.policy);
+        return crate::shown::unauthorized(&console.policy, language(request.headers()));
     };
     visitor.lang = language(request.headers());
     request.extensions_mut().insert(visitor);

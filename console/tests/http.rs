@@ -1024,6 +1024,15 @@ async fn translations_are_downloaded_checked_and_taken_back() {
     let got = send(&app, get(&check)).await;
     assert_eq!(got.status, StatusCode::OK, "{}", got.body);
     assert!(got.body.contains("Take en translations"), "{}", got.body);
+    let in_japanese = request("GET", &check, HERE)
+        .header(header::COOKIE, &cookie)
+        .header(header::ACCEPT_LANGUAGE, "ja")
+        .body(Body::empty())
+        .unwrap();
+    let got = send(&app, in_japanese).await;
+    assert!(got.body.contains("en の翻訳を"), "{}", got.body);
+    assert!(got.body.contains(">取り込む</button>"), "{}", got.body);
+    assert!(!got.body.contains("Take them"), "{}", got.body);
     let id = check
         .split("upload=")
         .nth(1)
@@ -3033,6 +3042,34 @@ async fn the_console_speaks_japanese_to_a_japanese_browser_and_a_switch_chooses(
             assert!(!said, "{page} says `{words}` in English: {text}");
         }
     }
+    // An error page: its title and its way back in Japanese, its status kept.
+    let missing = get_in("/table?region=jp&table=nothing_here", "ja").await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    for said in [
+        "<html lang=\"ja\">",
+        "<h1>見つかりません</h1>",
+        "リージョン一覧に戻る",
+    ] {
+        assert!(missing.body.contains(said), "{said}: {}", missing.body);
+    }
+    assert!(!missing.body.contains("Back to"), "{}", missing.body);
+    // The sign-in page, to a browser not yet signed in.
+    let users = router(Console::new(
+        dir.path().to_path_buf(),
+        Policy::Users(users()),
+    ));
+    let sign_in = request("GET", "/", HERE)
+        .header(header::ACCEPT_LANGUAGE, "ja")
+        .body(Body::empty())
+        .unwrap();
+    let got = send(&users, sign_in).await;
+    assert_eq!(got.status, StatusCode::UNAUTHORIZED);
+    assert!(
+        got.body.contains("トークンでサインインしてください"),
+        "{}",
+        got.body
+    );
+    assert!(!got.body.contains("Sign in"), "{}", got.body);
     let got = get_in("/", "ja").await;
     assert!(
         got.body.contains("リージョンと作業ブランチ"),
