@@ -235,7 +235,19 @@ fn a_typed_value_is_checked_by_its_columns_parser_rules_and_references() {
     let dir = tempfile::tempdir().unwrap();
     let (repo, line) = browsed(dir.path());
     let grids = browse::grids();
-    use browse::Verdict::{Fine, Noted, Refused};
+    // A verdict as the words the page shows in English.
+    #[derive(Debug, PartialEq)]
+    enum Said {
+        Fine,
+        Noted(String),
+        Refused(String),
+    }
+    use Said::{Fine, Noted, Refused};
+    let said = |verdict: browse::Verdict| match verdict {
+        browse::Verdict::Fine => Fine,
+        browse::Verdict::Noted(note) => Noted(note.to_string()),
+        browse::Verdict::Refused(why) => Refused(why.message),
+    };
     fn typed<'a>(column: &'a str, text: &'a str, row: Option<&'a str>) -> browse::Typed<'a> {
         browse::Typed {
             table: "item",
@@ -244,9 +256,10 @@ fn a_typed_value_is_checked_by_its_columns_parser_rules_and_references() {
             row,
         }
     }
-    let check = |column: &str, text: &str| {
+    let verdict = |column: &str, text: &str| {
         browse::check_cell(&repo, &line, &typed(column, text, Some("5")), &grids).unwrap()
     };
+    let check = |column: &str, text: &str| said(verdict(column, text));
     assert_eq!(check("price", "120"), Fine);
     assert_eq!(check("price", ""), Fine, "optional");
     assert_eq!(check("price", "abc"), Refused("not a whole number".into()));
@@ -281,7 +294,27 @@ fn a_typed_value_is_checked_by_its_columns_parser_rules_and_references() {
         Refused("row 6 has this `id` already".into())
     );
     let new_row = browse::check_cell(&repo, &line, &typed("id", "6", None), &grids).unwrap();
-    assert_eq!(new_row, Refused("row 6 has this `id` already".into()));
+    assert_eq!(said(new_row), Refused("row 6 has this `id` already".into()));
+    // What another language's words are made of: the cell, the case, the limit, the hint.
+    let browse::Verdict::Refused(below) = verdict("price", "-3") else {
+        panic!("-3 passed")
+    };
+    assert_eq!(below.location.field.as_deref(), Some("price"));
+    assert_eq!(
+        (below.said("case"), below.said("limit")),
+        (Some("below"), Some("0"))
+    );
+    let browse::Verdict::Refused(wide) = verdict("price", "１２０") else {
+        panic!("１２０ passed")
+    };
+    assert_eq!(
+        (wide.said("hint"), wide.said("write")),
+        (Some("full-width"), Some("120"))
+    );
+    let browse::Verdict::Refused(dangling) = verdict("category_id", "7") else {
+        panic!("7 passed")
+    };
+    assert_eq!(dangling.said("target"), Some("category"));
     let error =
         browse::check_cell(&repo, &line, &typed("cost", "1", Some("5")), &grids).unwrap_err();
     assert_eq!(error.kind(), ErrorKind::NotFound);

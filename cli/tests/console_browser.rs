@@ -189,6 +189,10 @@ fn a_planner_imports_through_the_console_in_a_real_browser() {
         .env("TEAM", format!("http://127.0.0.1:{team_port}"))
         .env("BROKEN_PO", &broken_po)
         .env("FIXED_PO", &fixed_po)
+        .env(
+            "ENGLISH",
+            crate::common::root().join("console/locales/en.ftl"),
+        )
         .output()
         .expect("node runs");
     assert!(

@@ -339,3 +339,5 @@ token = Token
 sign-in-with-token = sign in with your token
 sign-in-through-studio = this console knows who you are only through the studio's sign-in
 too-many-sessions = the console holds as many sessions as it keeps: sign in again later
+place-line = line { $line }
+place-key = (key { $key })

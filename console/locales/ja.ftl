@@ -333,3 +333,5 @@ token = トークン
 sign-in-with-token = トークンでサインインしてください
 sign-in-through-studio = このコンソールは、スタジオのサインインを通してのみ利用者を識別します
 too-many-sessions = コンソールのセッションが上限に達しています：しばらくしてからサインインしてください
+place-line = { $line } 行目
+place-key = （キー { $key }）

@@ -281,7 +281,7 @@ impl EditsPage<'_> {
         match &self.shown {
             Shown::Refused(refusals) => (refusals.iter())
                 .find(|r| r.edit == *at)
-                .map(Refusal::describe),
+                .map(|r| crate::mistakes::refusal(r, self.who.lang)),
             _ => None,
         }
     }

@@ -152,7 +152,7 @@ struct Failed(ConsoleError);
 /// Every error page in the language of the request that got it (its cookie, else its
 /// browser's): the page's title and its way back are the console's words.
 pub async fn in_language(request: Request, next: Next) -> Response {
-    let lang = crate::visitor::language(request.headers());
+    let lang = crate::i18n::language(request.headers());
     let response = next.run(request).await;
     if lang == Lang::En {
         return response;

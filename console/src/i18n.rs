@@ -6,6 +6,9 @@
 
 use std::sync::OnceLock;
 
+use axum::http::{HeaderMap, header};
+use cookie::Cookie;
+
 use fluent_bundle::concurrent::FluentBundle;
 use fluent_bundle::{FluentArgs, FluentResource};
 
@@ -105,23 +108,61 @@ impl Lang {
     }
 }
 
+impl Lang {
+    /// The words of `id` in this language alone, every argument put in as text (a key
+    /// `007` stays `007`): none when the language lacks the message or the words would
+    /// show an argument not given (`{$name}`), for the caller to say it otherwise.
+    pub fn say_exactly(self, id: &str, args: &[(&str, &str)]) -> Option<String> {
+        let bundle = &bundles()[self as usize];
+        let pattern = bundle.get_message(id)?.value()?;
+        let mut fluent_args = FluentArgs::new();
+        for (name, value) in args {
+            fluent_args.set(*name, value.to_string());
+        }
+        let mut errors = Vec::new();
+        let said = bundle.format_pattern(pattern, Some(&fluent_args), &mut errors);
+        (!said.contains("{$")).then(|| said.into_owned())
+    }
+}
+
+/// The language a request asks for: the one chosen (its cookie), else its browser's.
+pub fn language(headers: &HeaderMap) -> Lang {
+    let chosen = (headers.get_all(header::COOKIE).iter())
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|cookie| cookie.name() == COOKIE)
+        .map(|cookie| cookie.value().to_string());
+    let accept = (headers.get(header::ACCEPT_LANGUAGE)).and_then(|v| v.to_str().ok());
+    Lang::negotiate(chosen.as_deref(), accept)
+}
+
 /// The Fluent bundles, in [`Lang`]'s order, made once.
 fn bundles() -> &'static [FluentBundle<FluentResource>; 2] {
     static BUNDLES: OnceLock<[FluentBundle<FluentResource>; 2]> = OnceLock::new();
     BUNDLES.get_or_init(|| {
-        let bundle = |tag: &str, text: &'static str| {
+        let bundle = |tag: &str, texts: &[&'static str]| {
             let language: unic_langid::LanguageIdentifier = tag.parse().unwrap_or_default();
             let mut bundle = FluentBundle::new_concurrent(vec![language]);
             // Words go into HTML, escaped there: no isolation marks around them.
             bundle.set_use_isolating(false);
-            let resource =
-                FluentResource::try_new(text.to_string()).unwrap_or_else(|(resource, _)| resource);
-            let _ = bundle.add_resource(resource);
+            for text in texts {
+                let resource = FluentResource::try_new(text.to_string())
+                    .unwrap_or_else(|(resource, _)| resource);
+                let _ = bundle.add_resource(resource);
+            }
             bundle
         };
+        // English mistakes are the sentences their diagnostics wrote: no file of them.
         [
-            bundle("en", include_str!("../locales/en.ftl")),
-            bundle("ja", include_str!("../locales/ja.ftl")),
+            bundle("en", &[include_str!("../locales/en.ftl")]),
+            bundle(
+                "ja",
+                &[
+                    include_str!("../locales/ja.ftl"),
+                    include_str!("../locales/mistakes.ja.ftl"),
+                ],
+            ),
         ]
     })
 }

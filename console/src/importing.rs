@@ -19,6 +19,7 @@ use serde::Deserialize;
 use crate::Console;
 use crate::access::Role;
 use crate::failed::{Answer, ConsoleError};
+use crate::i18n::Lang;
 use crate::jobs::Polled;
 use crate::sheets::Window;
 use crate::shown::render;
@@ -119,7 +120,7 @@ struct Shown {
 impl Shown {
     /// `d` as shown in the review of the upload `base` (`upload=…&region=…`) holding
     /// `files`.
-    fn of(d: &Diagnostic, base: &str, files: &[String]) -> Shown {
+    fn of(d: &Diagnostic, base: &str, files: &[String], lang: Lang) -> Shown {
         let l = &d.location;
         let file = crate::shown::file_name(l);
         let row = match (&l.cell, l.line) {
@@ -139,22 +140,23 @@ impl Shown {
         if let Some(sheet) = &l.sheet {
             place.push(format!("{sheet}!{}", l.cell.as_deref().unwrap_or("")));
         } else if let Some(line) = l.line {
-            place.push(format!("line {line}"));
+            place.push(lang.say("place-line", &[("line", &line.to_string())]));
         }
         if let (Some(table), Some(field)) = (&l.table, &l.field) {
             place.push(format!("{table}.{field}"));
         }
         if let Some(key) = &l.key {
-            place.push(format!("(key {key})"));
+            place.push(lang.say("place-key", &[("key", key)]));
         }
         Shown {
             file,
             link,
             place: place.join(" "),
-            message: d.message.clone(),
+            message: crate::mistakes::what(d, lang),
             found: d.found.clone(),
-            expected: d.expected.clone(),
-            hint: d.hint.clone(),
+            // What would do, as the library says it: shown in English only.
+            expected: d.expected.clone().filter(|_| lang == Lang::En),
+            hint: crate::mistakes::hint(d, lang),
             error: d.severity == masterctl_schemas::diagnostic::Severity::Error,
         }
     }
@@ -353,7 +355,7 @@ fn review_page(
             files: &files,
             query: q.clone(),
             diagnostics: (report.diagnostics.iter())
-                .map(|d| Shown::of(d, &q, &files))
+                .map(|d| Shown::of(d, &q, &files, who.lang))
                 .collect(),
             rejected: true,
             summary: None,
@@ -370,7 +372,7 @@ fn review_page(
             files: &files,
             query: q.clone(),
             diagnostics: (summary.report.diagnostics.iter())
-                .map(|d| Shown::of(d, &q, &files))
+                .map(|d| Shown::of(d, &q, &files, who.lang))
                 .collect(),
             rejected: false,
             summary: Some(summary),
@@ -568,6 +570,11 @@ fn sheet_page(console: &Console, who: &Visitor, query: &SheetQuery) -> Answer {
     .into_iter()
     .filter(|d| d.location.file.as_deref() == Some(path.as_path()))
     .filter(|d| query.sheet.is_none() || d.location.sheet == query.sheet)
+    // Each marked cell says its mistake in the visitor's words.
+    .map(|mut d| {
+        d.message = crate::mistakes::what(&d, who.lang);
+        d
+    })
     .collect();
     let sheet = query.sheet.as_deref();
     let window = match (query.at, query.from) {

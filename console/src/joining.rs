@@ -109,6 +109,7 @@ fn refused_resolutions(
     repo: &MasterRepo,
     line: &Branch,
     report: &masterctl_schemas::Report,
+    lang: crate::i18n::Lang,
 ) -> Result<Vec<Refused>, ConsoleError> {
     let resolutions = masterctl_store::join::state::load_resolutions(repo, line)?;
     let mut refused = Vec::new();
@@ -134,7 +135,7 @@ fn refused_resolutions(
                 Resolution::Value(v) if !v.is_empty() => Some(v.clone()),
                 _ => None,
             },
-            why: d.message.clone(),
+            why: crate::mistakes::what(d, lang),
         });
     }
     Ok(refused)
@@ -158,7 +159,10 @@ impl JoinPage<'_> {
     fn invalid(&self) -> Vec<String> {
         match self.step {
             Step::Invalid { report, .. } => {
-                report.diagnostics.iter().map(|d| d.to_string()).collect()
+                let lang = self.who.lang;
+                (report.diagnostics.iter())
+                    .map(|d| crate::mistakes::line(d, lang))
+                    .collect()
             }
             _ => Vec::new(),
         }
@@ -190,7 +194,7 @@ pub async fn page(
             let source = join.source(&structure.project)?.name;
             let refused = match (&step, in_progress) {
                 (Step::Invalid { report, .. }, true) => {
-                    refused_resolutions(&repo, &join.target(), report)?
+                    refused_resolutions(&repo, &join.target(), report, who.lang)?
                 }
                 _ => Vec::new(),
             };
@@ -388,8 +392,16 @@ pub async fn check_value(
             use masterctl_app::browse::Verdict;
             Ok(match checked {
                 Verdict::Fine => (StatusCode::OK, String::new()).into_response(),
-                Verdict::Noted(note) => (StatusCode::OK, note).into_response(),
-                Verdict::Refused(why) => (StatusCode::UNPROCESSABLE_ENTITY, why).into_response(),
+                Verdict::Noted(note) => {
+                    (StatusCode::OK, crate::mistakes::note(note, who.lang)).into_response()
+                }
+                Verdict::Refused(why) => {
+                    let said = match crate::mistakes::hint(&why, who.lang) {
+                        Some(hint) => format!("{}: {hint}", crate::mistakes::what(&why, who.lang)),
+                        None => crate::mistakes::what(&why, who.lang),
+                    };
+                    (StatusCode::UNPROCESSABLE_ENTITY, said).into_response()
+                }
             })
         })
         .await

@@ -22,6 +22,7 @@ mod i18n;
 mod importing;
 mod jobs;
 mod joining;
+mod mistakes;
 mod pages;
 mod proposing;
 mod releasing;

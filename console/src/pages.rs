@@ -324,7 +324,7 @@ pub async fn blame(
 /// `GET /login`: the sign-in form (users sign in with their token).
 pub async fn login_form(State(console): State<Arc<Console>>, headers: HeaderMap) -> Response {
     let page = LoginPage {
-        lang: crate::visitor::language(&headers),
+        lang: crate::i18n::language(&headers),
         message: "sign-in-with-token",
         form: matches!(console.policy, Policy::Users(_)),
     };
@@ -342,7 +342,7 @@ pub async fn login(
     headers: HeaderMap,
     Form(form): Form<LoginForm>,
 ) -> Response {
-    let lang = crate::visitor::language(&headers);
+    let lang = crate::i18n::language(&headers);
     let Policy::Users(users) = &console.policy else {
         return Redirect::to("/").into_response();
     };

@@ -206,7 +206,8 @@ fn check_page(console: &Console, who: &Visitor, query: &CheckQuery) -> Answer {
     let (line, outcome) = take(console, who, &query.upload, &query.target, true)?;
     let (rejected, taken) = match &outcome {
         TranslationOutcome::Rejected(report) => {
-            (report.diagnostics.iter().map(Failing::of).collect(), None)
+            let failing = report.diagnostics.iter();
+            (failing.map(|d| Failing::of(d, who.lang)).collect(), None)
         }
         TranslationOutcome::Taken(taken) => (Vec::new(), Some(taken)),
     };
@@ -239,7 +240,7 @@ pub struct Failing {
 }
 
 impl Failing {
-    fn of(d: &masterctl_schemas::Diagnostic) -> Failing {
+    fn of(d: &masterctl_schemas::Diagnostic, lang: crate::i18n::Lang) -> Failing {
         let l = &d.location;
         let file = crate::shown::file_name(l);
         let place = match l.line {
@@ -256,7 +257,7 @@ impl Failing {
             place,
             unit,
             check: d.code.to_string(),
-            message: d.message.clone(),
+            message: crate::mistakes::what(d, lang),
             translation: d.found.clone().unwrap_or_default(),
             expected: d.expected.clone().unwrap_or_default(),
             hint: d.hint.clone().unwrap_or_default(),

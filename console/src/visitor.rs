@@ -132,18 +132,6 @@ impl Visitor {
 }
 
 /// The session id a request's cookie names.
-/// The language a request asks for: the one chosen (its cookie), else its browser's.
-pub fn language(headers: &HeaderMap) -> crate::i18n::Lang {
-    let chosen = (headers.get_all(header::COOKIE).iter())
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(Cookie::split_parse)
-        .filter_map(Result::ok)
-        .find(|cookie| cookie.name() == crate::i18n::COOKIE)
-        .map(|cookie| cookie.value().to_string());
-    let accept = (headers.get(header::ACCEPT_LANGUAGE)).and_then(|v| v.to_str().ok());
-    crate::i18n::Lang::negotiate(chosen.as_deref(), accept)
-}
-
 fn session_cookie(headers: &HeaderMap) -> Option<String> {
     headers
         .get_all(header::COOKIE)
@@ -232,9 +220,12 @@ pub async fn identify(
         if signing_in && matches!(console.policy, Policy::Users(_)) {
             return next.run(request).await;
         }
-        return crate::shown::unauthorized(&console.policy, language(request.headers()));
+        return crate::shown::unauthorized(
+            &console.policy,
+            crate::i18n::language(request.headers()),
+        );
     };
-    visitor.lang = language(request.headers());
+    visitor.lang = crate::i18n::language(request.headers());
     request.extensions_mut().insert(visitor);
     let mut response = next.run(request).await;
     if let Some(id) = new_session {

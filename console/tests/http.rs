@@ -30,6 +30,11 @@ fn repository() -> tempfile::TempDir {
 /// A master repository of `config` and the monster schema `monster` (committed by
 /// Aiko), its monsters `rows` imported into jp.
 fn repository_with(config: &str, monster: &str, rows: &str) -> tempfile::TempDir {
+    repository_of(config, monster, &format!("id,name\n{rows}"))
+}
+
+/// [`repository_with`] the monster file `csv`, its own header first.
+fn repository_of(config: &str, monster: &str, csv: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let mut options = git2::RepositoryInitOptions::new();
     options.initial_head("main");
@@ -45,7 +50,10 @@ fn repository_with(config: &str, monster: &str, rows: &str) -> tempfile::TempDir
         ),
     ];
     masterctl_store::init::init(dir.path(), &files, None).unwrap();
-    import_rows(dir.path(), None, rows);
+    let path = dir.path().join("monster.csv");
+    std::fs::write(&path, csv).unwrap();
+    import_path(dir.path(), None, &path);
+    std::fs::remove_file(path).unwrap();
     dir
 }
 
@@ -3113,4 +3121,74 @@ async fn the_console_speaks_japanese_to_a_japanese_browser_and_a_switch_chooses(
     assert_eq!(send(&app, elsewhere).await.location.as_deref(), Some("/"));
     let bad = get_in("/language?to=fr", "ja").await;
     assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+}
+
+/// A Japanese planner reads every mistake of an upload, its hint and a value checked as
+/// typed in Japanese, made from the values the checks found; an
+/// English planner reads the same mistakes as the command line writes them.
+#[tokio::test]
+async fn a_japanese_planner_reads_every_mistake_in_japanese() {
+    let monster = format!(
+        "{MONSTER}\n[[fields]]\nname = \"hp\"\ntype = \"int\"\nmin = 0\nmax = 99\noptional = true\n\n\
+         [[fields]]\nname = \"kind\"\ntype = \"enum\"\nvalues = [\"fire\", \"water\"]\n\
+         optional = true\n"
+    );
+    let dir = repository_of(CONFIG, &monster, "id,name,hp,kind\n1,スライム,10,fire\n");
+    let app = app(dir.path(), local());
+    let (cookie, csrf) = session(&app, None).await;
+    let csv = "id,name,hp,kind\n１８,ゴブリン,10,fire\n2,オーク,150,fire\n3,ドラゴン,5,fier\n";
+    let id = upload(&app, &cookie, &csrf, "monster.csv", csv.as_bytes()).await;
+    let review = format!("/review?upload={id}&region=jp");
+    let get_in = |uri: String, language: &'static str| {
+        let request = request("GET", &uri, HERE)
+            .header(header::COOKIE, &cookie)
+            .header(header::ACCEPT_LANGUAGE, language)
+            .body(Body::empty())
+            .unwrap();
+        send(&app, request)
+    };
+    let japanese = get_in(review.clone(), "ja").await;
+    assert_eq!(japanese.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let english = get_in(review, "en").await;
+    for (said, instead) in [
+        (
+            "「１８」は id の型（int）として読めません",
+            "expected a whole number",
+        ),
+        (
+            "全角で書かれています。半角で「18」と書いてください",
+            "full-width characters",
+        ),
+        ("150 は最大値 99 を超えています", "is above the maximum 99"),
+        (
+            "「fier」は kind の値ではありません（fire, water）",
+            "is not a value of",
+        ),
+        ("「fire」のことですか？", "did you mean `fire`?"),
+        ("3 行目", "line 3"),
+    ] {
+        assert!(japanese.body.contains(said), "{said}: {}", japanese.body);
+        assert!(
+            !japanese.body.contains(instead),
+            "{instead}: {}",
+            japanese.body
+        );
+        assert!(
+            english.body.contains(instead),
+            "{instead}: {}",
+            english.body
+        );
+    }
+    // A value typed into a cell, checked as it is typed.
+    let check = "/check-value?region=jp&table=monster&column=hp&key=1&value=";
+    let typed = get_in(format!("{check}-3"), "ja").await;
+    assert_eq!(typed.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(typed.body, "-3 は最小値 0 を下回っています");
+    let typed = get_in(format!("{check}%EF%BC%91%EF%BC%98"), "ja").await;
+    assert_eq!(
+        typed.body,
+        "「１８」は hp の型（int）として読めません: 全角で書かれています。半角で「18」と書いてください"
+    );
+    let typed = get_in(format!("{check}-3"), "en").await;
+    assert_eq!(typed.body, "-3 is below the minimum 0");
 }

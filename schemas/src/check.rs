@@ -98,6 +98,8 @@ fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
         )
         .found(value.to_string())
         .expected(range_text(field))
+        .arg("case", "below")
+        .arg("limit", min.to_string())
         .into());
     }
     if let Some(max) = &field.max
@@ -109,6 +111,8 @@ fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
         )
         .found(value.to_string())
         .expected(range_text(field))
+        .arg("case", "above")
+        .arg("limit", max.to_string())
         .into());
     }
     match value.as_str() {
@@ -134,6 +138,8 @@ fn check_nesting(field: &Field, text: &str) -> Result<(), Problem> {
         "at most {} choices (plural, select) inside one another",
         crate::message::MAX_NESTING
     ))
+    .arg("case", "nesting")
+    .arg("limit", crate::message::MAX_NESTING.to_string())
     .into())
 }
 
@@ -154,6 +160,8 @@ fn check_control(text: &str) -> Result<(), Problem> {
             ),
         )
         .expected("text without control characters (line breaks and tabs are fine)")
+        .arg("char", format!("U+{:04X}", c as u32))
+        .arg("at", (at + 1).to_string())
         .hint("such characters are invisible in a spreadsheet and cannot be written to translators' XML files: delete them")
         .into());
     }
@@ -192,6 +200,10 @@ fn check_length_and_pattern(field: &Field, text: &str) -> Result<(), Problem> {
             )
             .found(text)
             .expected(expected)
+            .arg("case", if too_long { "long" } else { "short" })
+            .arg("length", length.to_string())
+            .arg("min", field.min_length.unwrap_or(0).to_string())
+            .arg("max", field.max_length.unwrap_or(0).to_string())
             .into());
         }
     }
@@ -204,6 +216,7 @@ fn check_length_and_pattern(field: &Field, text: &str) -> Result<(), Problem> {
         )
         .found(text)
         .expected(format!("text matching {pattern}"))
+        .arg("pattern", pattern.to_string())
         .into());
     }
     Ok(())
@@ -236,9 +249,12 @@ fn check_enum(field: &Field, text: &str) -> Result<(), Problem> {
         format!("`{text}` is not a value of `{}`", field.name),
     )
     .found(text)
-    .expected(format!("one of: {}", field.values.join(", ")));
+    .expected(format!("one of: {}", field.values.join(", ")))
+    .arg("values", field.values.join(", "));
     if let Some(similar) = did_you_mean(text.trim(), field.values.iter().map(|v| &**v)) {
-        d = d.hint(format!("did you mean `{similar}`?"));
+        d = (d.hint(format!("did you mean `{similar}`?")))
+            .arg("hint", "did-you-mean")
+            .arg("similar", similar);
     }
     Err(d.into())
 }

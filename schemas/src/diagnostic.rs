@@ -116,6 +116,56 @@ pub enum Code {
 }
 
 impl Code {
+    /// Every code, in the order they are declared.
+    pub const ALL: [Code; 46] = [
+        Code::SchemaSyntax,
+        Code::UnknownOption,
+        Code::UnknownType,
+        Code::InvalidName,
+        Code::DuplicateName,
+        Code::InvalidReference,
+        Code::InvalidOption,
+        Code::UnreadableFile,
+        Code::InvalidUtf8,
+        Code::DuplicateTable,
+        Code::UnmappedSheet,
+        Code::Unread,
+        Code::HiddenSheet,
+        Code::NothingMatched,
+        Code::MissingHeader,
+        Code::UnknownColumn,
+        Code::MissingColumn,
+        Code::DuplicateColumn,
+        Code::ErrorCell,
+        Code::FormulaWithoutValue,
+        Code::TypeError,
+        Code::Required,
+        Code::EnumValue,
+        Code::OutOfRange,
+        Code::Length,
+        Code::Pattern,
+        Code::Unique,
+        Code::DuplicateKey,
+        Code::ForeignKey,
+        Code::UncheckedReference,
+        Code::Placeholder,
+        Code::InvisibleCharacter,
+        Code::ControlCharacter,
+        Code::PluralForms,
+        Code::MessageSyntax,
+        Code::UnknownUnit,
+        Code::DuplicateUnit,
+        Code::ExchangeSyntax,
+        Code::WrongLanguage,
+        Code::SourceChanged,
+        Code::ExportConflict,
+        Code::ExportRecord,
+        Code::BadFont,
+        Code::MissingGlyph,
+        Code::Glossary,
+        Code::Inconsistent,
+    ];
+
     /// The stable kebab-case name, as in JSON output.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -283,6 +333,12 @@ pub struct Diagnostic {
     /// How to fix it ("did you mean `rare`?").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// The values its sentence and hint are made of, by name (`case` = `below`, `limit`
+    /// = `0`; a hint's kind as `hint` = `full-width`): a reader that says it in another
+    /// language (the console's Japanese) puts them into its own words for the code.
+    /// Not part of the JSON contract.
+    #[serde(skip)]
+    pub said: Vec<(&'static str, String)>,
 }
 
 /// The most characters a diagnostic quotes of what it found.
@@ -298,7 +354,26 @@ impl Diagnostic {
             found: None,
             expected: None,
             hint: None,
+            said: Vec::new(),
         }
+    }
+
+    /// One of the values its sentence is made of ([`Diagnostic::said`]); a name given
+    /// again takes the later value.
+    pub fn arg(mut self, name: &'static str, value: impl Into<String>) -> Diagnostic {
+        let value = value.into();
+        match self.said.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, earlier)) => *earlier = value,
+            None => self.said.push((name, value)),
+        }
+        self
+    }
+
+    /// The value of `name` among [`Diagnostic::said`].
+    pub fn said(&self, name: &str) -> Option<&str> {
+        (self.said.iter())
+            .find(|(n, _)| *n == name)
+            .map(|(_, value)| value.as_str())
     }
 
     /// What was found, quoted up to [`MAX_QUOTE`] characters (a diagnostic about a

@@ -12,6 +12,9 @@ use crate::zone::{Zone, read_datetime};
 pub struct Mismatch {
     pub expected: String,
     pub hint: Option<String>,
+    /// The hint's kind and values (`hint` = `full-width`, `write` = `120`), for a reader
+    /// that says it in another language (as [`crate::Diagnostic::said`]).
+    pub said: Vec<(&'static str, String)>,
 }
 
 impl Mismatch {
@@ -19,11 +22,20 @@ impl Mismatch {
         Mismatch {
             expected: expected.into(),
             hint: None,
+            said: Vec::new(),
         }
     }
 
-    fn hint(mut self, hint: impl Into<String>) -> Mismatch {
+    /// A hint of kind `kind` (its words in [`Mismatch::hint`], its values added with
+    /// [`Mismatch::arg`]).
+    fn hint(mut self, kind: &'static str, hint: impl Into<String>) -> Mismatch {
         self.hint = Some(hint.into());
+        self.said.push(("hint", kind.to_string()));
+        self
+    }
+
+    fn arg(mut self, name: &'static str, value: impl Into<String>) -> Mismatch {
+        self.said.push((name, value.into()));
         self
     }
 }
@@ -121,20 +133,31 @@ pub fn parse_map(
     if separators.entries == separators.key {
         let parts: Vec<&str> = text.split(separators.entries).collect();
         if !parts.len().is_multiple_of(2) {
-            return Err(Mismatch::new(expected()).hint(format!(
-                "keys and values alternate, and the cell has {} parts: a key lacks its value",
-                parts.len()
-            )));
+            return Err(Mismatch::new(expected())
+                .hint(
+                    "odd-parts",
+                    format!(
+                        "keys and values alternate, and the cell has {} parts: a key lacks its value",
+                        parts.len()
+                    ),
+                )
+                .arg("parts", parts.len().to_string()));
         }
         pairs.extend(parts.chunks(2).map(|pair| (pair[0], pair[1])));
     } else {
         for entry in text.split(separators.entries) {
             let Some(pair) = entry.split_once(separators.key) else {
-                return Err(Mismatch::new(expected()).hint(format!(
-                    "`{}` has no `{}` between its key and value",
-                    entry.trim(),
-                    separators.key
-                )));
+                return Err(Mismatch::new(expected())
+                    .hint(
+                        "no-key-separator",
+                        format!(
+                            "`{}` has no `{}` between its key and value",
+                            entry.trim(),
+                            separators.key
+                        ),
+                    )
+                    .arg("part", entry.trim())
+                    .arg("separator", separators.key));
             };
             pairs.push(pair);
         }
@@ -143,20 +166,27 @@ pub fn parse_map(
     for (k, v) in pairs {
         let (k, v) = (k.trim(), v.trim());
         if k.is_empty() || v.is_empty() {
-            return Err(Mismatch::new(expected()).hint("an entry lacks its key or its value"));
+            return Err(
+                Mismatch::new(expected()).hint("half-entry", "an entry lacks its key or its value")
+            );
         }
         let typed = |ty: &FieldType, part: &str| {
             parse_text_in(ty, part, zone).map_err(|m| {
-                Mismatch::new(expected()).hint(format!("`{part}` is not {}", m.expected))
+                Mismatch::new(expected())
+                    .hint("part", format!("`{part}` is not {}", m.expected))
+                    .arg("part", part)
             })
         };
         entries.push((typed(key, k)?, typed(value, v)?));
     }
     entries.sort_by(|a, b| a.0.cmp(&b.0));
     if let Some(twice) = entries.windows(2).find(|w| w[0].0 == w[1].0) {
-        return Err(
-            Mismatch::new(expected()).hint(format!("the key {} is given twice", twice[0].0))
-        );
+        return Err(Mismatch::new(expected())
+            .hint(
+                "key-twice",
+                format!("the key {} is given twice", twice[0].0),
+            )
+            .arg("key", twice[0].0.to_string()));
     }
     Ok(Value::Map(entries.into()))
 }
@@ -177,14 +207,16 @@ pub fn parse_list(
     for part in text.split(separator) {
         let part = part.trim();
         if part.is_empty() {
-            return Err(Mismatch::new(expected()).hint("a list has an empty element"));
+            return Err(
+                Mismatch::new(expected()).hint("empty-element", "a list has an empty element")
+            );
         }
         match parse_text_in(inner, part, zone) {
             Ok(value) => items.push(value),
             Err(m) => {
-                return Err(
-                    Mismatch::new(expected()).hint(format!("`{part}` is not {}", m.expected))
-                );
+                return Err(Mismatch::new(expected())
+                    .hint("part", format!("`{part}` is not {}", m.expected))
+                    .arg("part", part));
             }
         }
     }
@@ -213,8 +245,10 @@ pub fn half_width(text: &str) -> Option<String> {
     )
 }
 
-fn full_width_hint(text: &str, ascii: &str) -> String {
-    format!("`{text}` is written in full-width characters: write `{ascii}`")
+/// `mismatch` with the hint that `text` is written in full-width characters.
+fn full_width(mismatch: Mismatch, text: &str, ascii: &str) -> Mismatch {
+    let hint = format!("`{text}` is written in full-width characters: write `{ascii}`");
+    mismatch.hint("full-width", hint).arg("write", ascii)
 }
 
 fn parse_int(text: &str) -> Result<i64, Mismatch> {
@@ -222,11 +256,14 @@ fn parse_int(text: &str) -> Result<i64, Mismatch> {
         let mismatch = Mismatch::new("a whole number");
         let t = text.trim();
         if let Some(ascii) = half_width(t).filter(|a| a.parse::<i64>().is_ok()) {
-            mismatch.hint(full_width_hint(t, &ascii))
+            full_width(mismatch, t, &ascii)
         } else if t.contains(',') && t.replace(',', "").parse::<i64>().is_ok() {
-            mismatch.hint("remove the thousands separators")
+            mismatch.hint("thousands", "remove the thousands separators")
         } else if t.parse::<f64>().is_ok_and(f64::is_finite) {
-            mismatch.hint(format!("{t} has a fractional part; the field is an int"))
+            mismatch.hint(
+                "fraction",
+                format!("{t} has a fractional part; the field is an int"),
+            )
         } else {
             mismatch
         }
@@ -241,15 +278,15 @@ fn parse_float(text: &str) -> Result<f64, Mismatch> {
         }
         let mismatch = Mismatch::new("a number");
         if let Some(ascii) = half_width(t).filter(|a| a.parse::<f64>().is_ok()) {
-            return mismatch.hint(full_width_hint(t, &ascii));
+            return full_width(mismatch, t, &ascii);
         }
         if let Some(percent) = t.strip_suffix('%')
             && percent.trim().parse::<f64>().is_ok()
         {
-            return mismatch.hint("write percentages as fractions (45% is 0.45)");
+            return mismatch.hint("percent", "write percentages as fractions (45% is 0.45)");
         }
         if t.contains(',') && t.replace(',', "").parse::<f64>().is_ok() {
-            return mismatch.hint("remove the thousands separators");
+            return mismatch.hint("thousands", "remove the thousands separators");
         }
         mismatch
     })

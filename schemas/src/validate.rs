@@ -422,6 +422,8 @@ impl Reference<'_> {
                     )
                     .found(missing.to_string())
                     .expected(format!("an existing {reference}"))
+                    .arg("target", reference.table.to_string())
+                    .arg("column", reference.field.to_string())
                     .hint(format!(
                         "add the row to `{}` ({}), or correct this value",
                         reference.table,
@@ -485,7 +487,8 @@ fn check_one_record(schema: &TableSchema, table: &Table, report: &mut Report) {
                 location,
                 format!("singleton `{}` has no record", schema.name),
             )
-            .expected(expected),
+            .expected(expected)
+            .arg("case", "no-record"),
         );
         return;
     }
@@ -507,7 +510,9 @@ fn check_one_record(schema: &TableSchema, table: &Table, report: &mut Report) {
             ),
         )
         .expected(expected)
-        .hint("keep one row, or make the table a list (`kind = \"list\"`) or a keyed table");
+        .hint("keep one row, or make the table a list (`kind = \"list\"`) or a keyed table")
+        .arg("case", "second-record")
+        .arg("hint", "one-record");
         report.push(d);
     }
 }
@@ -531,6 +536,8 @@ fn duplicate_key(schema: &TableSchema, table: &Table, first: usize, row: usize) 
     .found(key_text)
     .expected("a primary key used by one row only")
     .hint(format!("the first row with this key is at {first_place}"))
+    .arg("first", first_place.trim().to_string())
+    .arg("hint", "first-row")
 }
 
 fn check_unique(schema: &TableSchema, table: &Table, field_index: usize, report: &mut Report) {
@@ -552,7 +559,8 @@ fn check_unique(schema: &TableSchema, table: &Table, field_index: usize, report:
                     ),
                 )
                 .found(value.to_string())
-                .expected("a value no other row has"),
+                .expected("a value no other row has")
+                .arg("first", first_place.trim().to_string()),
             );
         } else {
             first_row.insert(value, row);

@@ -4,22 +4,39 @@
 //! the branch a rebase or merge takes from); a unique column's (or a table's one key
 //! column's) value another row of the head has already is refused, naming that row.
 
-use masterctl_schemas::Value;
-use masterctl_schemas::check::check_value;
+use masterctl_schemas::check::{check_value, problem};
+use masterctl_schemas::diagnostic::Code;
 use masterctl_schemas::parse::parse_text_in;
+use masterctl_schemas::{Diagnostic, Value};
 use masterctl_store::snapshot::head::head_snapshot;
 use masterctl_store::{Branch, MasterRepo, StoreError};
 
 use super::{Grids, grid_of};
 
 /// What a value typed comes to, in words a planner reads beside the cell.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {
     Fine,
     /// It will do, but may not be what was meant (a text ending in spaces).
-    Noted(String),
-    /// It will not do, and why.
-    Refused(String),
+    Noted(Note),
+    /// It will not do, and why: the mistake an import would report for the cell (its
+    /// message a sentence for the cell, its values in [`Diagnostic::said`]).
+    Refused(Box<Diagnostic>),
+}
+
+/// What may not be what was meant in a value that will do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Note {
+    /// It begins or ends with spaces, which are kept.
+    EdgeSpaces,
+}
+
+impl std::fmt::Display for Note {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Note::EdgeSpaces => f.write_str("it begins or ends with spaces, which are kept"),
+        }
+    }
 }
 
 /// A value typed into a cell.
@@ -42,9 +59,14 @@ pub fn check_cell(
 ) -> Result<Verdict, StoreError> {
     let text = typed.text;
     Ok(match refusal(repo, line, typed, grids)? {
-        Err(why) => Verdict::Refused(why),
+        Err(mut why) => {
+            // Said of the cell: its table and column.
+            why.location.table = Some(typed.table.to_string());
+            why.location.field = Some(typed.column.to_string());
+            Verdict::Refused(why)
+        }
         Ok(()) if text != text.trim() && !text.trim().is_empty() => {
-            Verdict::Noted("it begins or ends with spaces, which are kept".to_string())
+            Verdict::Noted(Note::EdgeSpaces)
         }
         Ok(()) => Verdict::Fine,
     })
@@ -56,7 +78,7 @@ fn refusal(
     line: &Branch,
     typed: &Typed<'_>,
     grids: &Grids,
-) -> Result<Result<(), String>, StoreError> {
+) -> Result<Result<(), Box<Diagnostic>>, StoreError> {
     let (table, column, text) = (typed.table, typed.column, typed.text);
     let head = head_snapshot(repo, line)?;
     let schema = head.schema(table)?;
@@ -67,23 +89,34 @@ fn refusal(
     let value = match parse_text_in(&field.ty, text, Some(&field.zone)) {
         Ok(value) => value,
         Err(mismatch) => {
-            return Ok(Err(match mismatch.hint {
+            let message = match &mismatch.hint {
                 Some(hint) => format!("not {}: {hint}", mismatch.expected),
                 None => format!("not {}", mismatch.expected),
-            }));
+            };
+            let mut d =
+                (problem(Code::TypeError, message).found(text)).arg("type", field.ty.to_string());
+            d.hint = mismatch.hint;
+            d.said.extend(mismatch.said);
+            return Ok(Err(Box::new(d)));
         }
     };
     if value.is_null() {
         return Ok(match field.optional || field.default.is_some() {
             true => Ok(()),
-            false => Err(format!("`{column}` needs a value")),
+            false => Err(Box::new(
+                problem(Code::Required, format!("`{column}` needs a value")).arg("case", "empty"),
+            )),
         });
     }
     if let Err(problem) = check_value(field, &value) {
-        return Ok(Err(problem.message.clone()));
+        return Ok(Err(problem));
     }
     if let Some(taken) = taken_by(repo, &head, schema, column, &value, typed.row, grids)? {
-        return Ok(Err(format!("row {taken} has this `{column}` already")));
+        let d = problem(
+            Code::Unique,
+            format!("row {taken} has this `{column}` already"),
+        );
+        return Ok(Err(Box::new(d.found(text).arg("row", taken))));
     }
     let Some(reference) = &field.references else {
         return Ok(Ok(()));
@@ -118,10 +151,11 @@ fn refusal(
                 .as_ref()
                 .is_some_and(|g| g.find(referenced, &cell).is_some());
         if !there {
-            return Ok(Err(format!(
-                "no `{}` has {} {cell}",
-                reference.table, reference.field
-            )));
+            let message = format!("no `{}` has {} {cell}", reference.table, reference.field);
+            let d = (problem(Code::ForeignKey, message).found(cell))
+                .arg("target", reference.table.to_string())
+                .arg("column", reference.field.to_string());
+            return Ok(Err(Box::new(d)));
         }
     }
     Ok(Ok(()))

@@ -16,7 +16,7 @@ use masterctl_schemas::schema::TableKind;
 use masterctl_store::snapshot::head::{HeadSnapshot, head_snapshot};
 use masterctl_store::{Branch, MasterRepo, StoreError};
 
-pub use check::{Typed, Verdict, check_cell};
+pub use check::{Note, Typed, Verdict, check_cell};
 pub use grid::TextGrid;
 pub use row::{FieldInput, Input, RowForm, row_edits, row_form, same_value};
 

@@ -7,18 +7,19 @@
 // resolved by a value typed (checked as it is typed) and gone on; a work branch an
 // editor proposes and a maintainer merges (a console with users); a translation file
 // with a failing unit, then fixed and taken; a second release published and the first
-// made current again with a reason, every step in the audit log. Each step's screenshot is saved in OUT;
+// made current again with a reason, every step in the audit log; then the day's pages
+// again in Japanese, with no English on any. Each step's screenshot is saved in OUT;
 // the first failure exits 1 with what was expected.
 //
 //   BASE=http://127.0.0.1:PORT TEAM=http://127.0.0.1:PORT2 OUT=DIR BROKEN=file FIXED=file
-//   BROKEN_PO=file FIXED_PO=file node journey.mjs
+//   BROKEN_PO=file FIXED_PO=file ENGLISH=console/locales/en.ftl node journey.mjs
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
 
 const require = createRequire(import.meta.url);
 const { chromium } = require(path.join(process.env.NODE_ROOT, 'playwright-core'));
-const { BASE, TEAM, OUT, BROKEN, FIXED, BROKEN_PO, FIXED_PO } = process.env;
+const { BASE, TEAM, OUT, BROKEN, FIXED, BROKEN_PO, FIXED_PO, ENGLISH } = process.env;
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -228,6 +229,63 @@ try {
   const audit = await text('#audit');
   await expect('the audit log names each step', ['rolled back', 'published a release of', 'tagged jp', 'merged into masters/jp'].every((s) => audit.includes(s)));
   await shot('audit');
+
+  // The same console in Japanese (a browser that asks for it): every page of the day —
+  // the mistakes of an upload, its sheet, a value refused as typed, a grown table,
+  // an error page — says nothing in English. ENGLISH is the console's English words
+  // file: a phrase of it anywhere, or a word of it as a whole text of its own, is
+  // English left on a Japanese page.
+  page = await (await browser.newContext({ viewport, locale: 'ja-JP' })).newPage();
+  const english = fs.readFileSync(ENGLISH, 'utf8').split('\n')
+    .filter((l) => !l.startsWith('#') && l.includes(' = '))
+    .map((l) => l.split(' = ')[1].replace(/^: /, '').trim())
+    .filter((v) => v.length > 3 && !v.includes('{'));
+  const inJapanese = async (name) => {
+    await expect(`${name}: <html lang="ja">`, await page.evaluate(() => document.documentElement.lang) === 'ja');
+    const texts = await page.evaluate(() => {
+      const all = [];
+      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      while (walker.nextNode()) all.push(walker.currentNode.textContent.trim());
+      return all.filter((t) => t !== '');
+    });
+    const whole = texts.join('\n');
+    const said = english.find((w) => (w.includes(' ') ? whole.includes(w) : texts.includes(w)));
+    await expect(`${name} says nothing in English (it says "${said}")`, said === undefined);
+    await shot(`ja-${name}`);
+  };
+  for (const [name, address] of [
+    ['regions', '/'], ['tables', '/tables?region=jp'], ['history', '/history?region=jp'],
+    ['table', '/table?region=jp&table=item'], ['row', '/row?region=jp&table=item&key=2'],
+    ['blame', '/blame?region=jp&table=item&key=2'], ['edits', '/edits?region=jp'],
+    ['releases', '/releases?region=jp'], ['audit', '/audit'], ['import', '/import?region=jp'],
+    ['translations', '/translations?region=jp'], ['rebase', '/join?kind=rebase&region=global'],
+  ]) {
+    await page.goto(`${BASE}${address}`);
+    await inJapanese(name);
+  }
+  await page.goto(`${BASE}/table?region=jp&table=no_such_table`);
+  await expect('an error page in Japanese', (await text('h1')) === '見つかりません');
+  await inJapanese('error');
+  // The upload with a mistake: the mistake said in Japanese, its sheet too.
+  await page.goto(`${BASE}/import?region=jp`);
+  await page.setInputFiles('#files', BROKEN);
+  await page.getByRole('button', { name: '確認する' }).click();
+  await expect('the mistake in Japanese', (await text('#diagnostics')).includes('「abc」は price の型（int）として読めません'));
+  await inJapanese('diagnostics');
+  await page.locator('#diagnostics a').first().click();
+  await expect('the marked cell says why in Japanese', (await text('td.bad')).includes('読めません'));
+  await inJapanese('sheet');
+  // A price typed past the maximum, refused as it is typed, in Japanese.
+  await page.goto(`${BASE}/row?region=jp&table=item&key=2`);
+  await page.locator('input[name="v.price"]').fill('2000000');
+  await page.waitForSelector('input[name="v.price"] + .checked.bad');
+  await expect('refused as typed, in Japanese', (await text('input[name="v.price"] + .checked')).includes('最大値 1000000 を超えています'));
+  await inJapanese('row-typed');
+  // The table grown by scrolling: the words under it are Japanese.
+  await page.goto(`${BASE}/table?region=jp&table=item&rows=2`);
+  await page.locator('#more-rows').scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.querySelectorAll('#rows tbody tr').length > 2);
+  await inJapanese('table-scrolled');
 } finally {
   await browser.close();
 }

@@ -325,7 +325,9 @@ impl<'s> TableBuilder<'s> {
                 .hint(match self.origin.vertical {
                     false => "name the column after a field, or start its header with `#` to mark it as a comment",
                     true => "name the row after a field in the names column, or start the name with `#` to mark it as a comment",
-                }),
+                })
+                .arg("case", "stray")
+                .arg("hint", "comment"),
             );
         }
     }
@@ -617,7 +619,13 @@ impl Header {
                             .hint(format!(
                                 "it is also in column {}; keep one",
                                 crate::diagnostic::column_letters(grid.column_position(first))
-                            )),
+                            ))
+                            .arg("name", name.to_string())
+                            .arg("hint", "also-in")
+                            .arg(
+                                "column",
+                                crate::diagnostic::column_letters(grid.column_position(first)),
+                            ),
                         );
                     }
                     Some(_) => {}
@@ -643,7 +651,9 @@ impl Header {
                         ),
                     )
                     .found(name.to_string())
-                    .expected(format!("one of: {}", field_names(schema)));
+                    .expected(format!("one of: {}", field_names(schema)))
+                    .arg("case", "name")
+                    .arg("name", name.to_string());
                     let free = schema
                         .fields
                         .iter()
@@ -651,9 +661,12 @@ impl Header {
                         .filter(|(i, _)| header.field_columns[*i].is_none())
                         .map(|(_, f)| f.name.as_str());
                     if let Some(similar) = did_you_mean(name, free) {
-                        d = d.hint(format!("did you mean `{similar}`?"));
+                        d = (d.hint(format!("did you mean `{similar}`?")))
+                            .arg("hint", "did-you-mean")
+                            .arg("similar", similar);
                     } else {
-                        d = d.hint("start the header with `#` to keep the column as a comment");
+                        d = (d.hint("start the header with `#` to keep the column as a comment"))
+                            .arg("hint", "comment");
                     }
                     diagnostics.push(d);
                     // Its values are reported with the header; not again per row.
@@ -686,12 +699,14 @@ impl Header {
                     field.name,
                     origin.line_name(),
                     field.ty
-                ));
+                ))
+                .arg("name", field.name.clone());
                 if !field.required() {
-                    d = d.hint(format!(
+                    d = (d.hint(format!(
                         "add the {}; its value may stay empty (the field is optional or has a default)",
                         origin.line_name()
-                    ));
+                    )))
+                    .arg("hint", "optional-column");
                 }
                 diagnostics.push(d);
             }
@@ -903,8 +918,10 @@ fn convert(field: &Field, cell: Cell) -> Result<Value, Problem> {
             format!("expected {}, found `{}`", m.expected, cell.display()),
         )
         .found(cell.display())
-        .expected(m.expected);
+        .expected(m.expected)
+        .arg("type", field.ty.to_string());
         p.hint = m.hint;
+        p.said.extend(m.said);
         Problem::new(p)
     };
     let value = match (&field.ty, cell) {
@@ -956,6 +973,7 @@ fn convert(field: &Field, cell: Cell) -> Result<Value, Problem> {
                 format!("`{}` is required but the cell is empty", field.name),
             )
             .expected(describe(&field.ty))
+            .arg("case", "empty")
             .into()),
         };
     }
@@ -972,7 +990,8 @@ fn typed(ty: &FieldType, cell: Cell, zone: &Zone) -> Result<Value, Problem> {
             format!("expected {}, found `{}`", describe(ty), cell.display()),
         )
         .found(cell.display())
-        .expected(describe(ty));
+        .expected(describe(ty))
+        .arg("type", ty.to_string());
         p.hint = hint;
         Problem::new(p)
     };
@@ -980,6 +999,7 @@ fn typed(ty: &FieldType, cell: Cell, zone: &Zone) -> Result<Value, Problem> {
         parse_text_in(ty, text, Some(zone)).map_err(|m| {
             let mut p = mismatch(m.hint);
             p.expected = Some(m.expected);
+            p.said.extend(m.said);
             p
         })
     };

@@ -37,9 +37,11 @@ pub(super) fn conflicts_said(
         .map(|(at, conflict)| {
             let key: Vec<String> = conflict.key.iter().map(Value::canonical).collect();
             let field = &schema.fields[conflict.field].name;
-            let by = (at < NAMED)
+            let who = (at < NAMED)
                 .then(|| who_changed(repo, region, &schema.name, &key, field))
-                .flatten()
+                .flatten();
+            let by = (who.as_ref())
+                .map(|(author, time)| format!(" by {author} at {time}"))
                 .unwrap_or_default();
             let location = Location {
                 file: Some(file.to_path_buf()),
@@ -55,6 +57,18 @@ pub(super) fn conflicts_said(
                 shown(&conflict.base),
                 shown(&conflict.ours)
             );
+            let said = |d: Diagnostic| {
+                let d = (d.arg("theirs", shown(&conflict.theirs)))
+                    .arg("base", shown(&conflict.base))
+                    .arg("ours", shown(&conflict.ours))
+                    .arg("branch", region.branch().to_string());
+                match &who {
+                    Some((author, time)) => (d.arg("named", "yes"))
+                        .arg("who", author.clone())
+                        .arg("when", time.clone()),
+                    None => d.arg("named", "no"),
+                }
+            };
             if kept {
                 let mut d = Diagnostic::new(
                     Code::ExportConflict,
@@ -62,31 +76,29 @@ pub(super) fn conflicts_said(
                     format!("{changed}: the branch's {} is kept", shown(&conflict.ours)),
                 );
                 d.severity = Severity::Warning;
-                d
+                said(d).arg("case", "kept")
             } else {
-                Diagnostic::new(Code::ExportConflict, location, changed).hint(
+                let d = Diagnostic::new(Code::ExportConflict, location, changed).hint(
                     "keep the branch's values and import the rest, or export again and redo this cell on the new workbook",
-                )
+                );
+                said(d).arg("hint", "keep-theirs")
             }
         })
         .collect()
 }
 
-/// ` by NAME at TIME`: who last changed the cell on the branch (nothing when the history
-/// does not say).
+/// Who last changed the cell on the branch, and when (nothing when the history does not
+/// say).
 fn who_changed(
     repo: &MasterRepo,
     region: &Branch,
     table: &str,
     key: &[String],
     field: &str,
-) -> Option<String> {
+) -> Option<(String, String)> {
     let blamed = crate::review::blame::blame(repo, region, table, key, Some(field)).ok()?;
     let cell = blamed.cells.into_iter().next()?;
-    Some(format!(
-        " by {} at {}",
-        cell.commit.author, cell.commit.time
-    ))
+    Some((cell.commit.author.to_string(), cell.commit.time.to_string()))
 }
 
 /// Settle every conflict with the branch's side: the cell keeps the branch's value, a
