@@ -59,6 +59,15 @@ impl RegionsPage<'_> {
         id.as_deref().map(short_id).unwrap_or("—").to_string()
     }
 
+    /// The words of a stopped join of `kind` (`rebase`, `merge`).
+    fn stopped(&self, kind: &str) -> &'static str {
+        match kind {
+            "rebase" => "rebase-stopped",
+            "merge" => "merge-stopped",
+            _ => "join-stopped",
+        }
+    }
+
     /// The proposal of a line, when it is a work branch someone proposed.
     fn proposed(&self, line: &RegionStatus) -> Option<&Proposal> {
         let work = line.work.as_deref()?;

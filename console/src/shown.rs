@@ -72,3 +72,60 @@ pub fn local(text: &str, zone: &masterctl_schemas::zone::Zone) -> String {
         None => text.to_string(),
     }
 }
+
+/// A commit's count line (`item: 2 added, 1 changed, 0 removed`, as the commit's body
+/// records it) in `lang`: each count in the language's words; a line of another shape
+/// is shown as it is.
+pub fn counts(line: &str, lang: Lang) -> String {
+    let said = line.split_once(": ").and_then(|(table, counts)| {
+        let parts: Option<Vec<String>> = (counts.split(", "))
+            .map(|part| {
+                let (count, what) = part.split_once(' ')?;
+                if let Some(commit) = part.strip_prefix("taking back ") {
+                    return Some(lang.say("count-taking-back", &[("commit", commit)]));
+                }
+                count.parse::<u64>().ok()?;
+                let id = match what {
+                    "added" => "count-added",
+                    "changed" => "count-changed",
+                    "removed" => "count-removed",
+                    "updated" => "count-updated",
+                    "kept stale" => "count-kept-stale",
+                    "applied" => "count-applied",
+                    "kept (owned)" => "count-kept-owned",
+                    "resolved" => "count-resolved",
+                    _ => return None,
+                };
+                Some(lang.say(id, &[("count", count)]))
+            })
+            .collect();
+        Some(format!(
+            "{table}: {}",
+            parts?.join(&lang.t("list-separator"))
+        ))
+    });
+    said.unwrap_or_else(|| line.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_commits_counts_are_said_in_the_visitors_words() {
+        let line = "item: 1 applied, 0 kept (owned), 2 resolved";
+        assert_eq!(counts(line, Lang::En), line);
+        assert_eq!(
+            counts(line, Lang::Ja),
+            "item: 反映 1、保持（所有） 0、解決 2"
+        );
+        let taken_back = "item (en): 2 applied, taking back 15b688f5fc79";
+        assert_eq!(counts(taken_back, Lang::En), taken_back);
+        assert_eq!(
+            counts(taken_back, Lang::Ja),
+            "item (en): 反映 2、15b688f5fc79 の取り消し"
+        );
+        // A line of another shape, as it is.
+        assert_eq!(counts("item: 2 renamed", Lang::Ja), "item: 2 renamed");
+    }
+}

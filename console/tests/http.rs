@@ -681,7 +681,8 @@ async fn an_upload_is_checked_reviewed_then_imported_as_the_signed_in_user() {
     let grid = get_as(&app, &format!("/review/sheet?{sheet}"), &cookie).await;
     assert_eq!(grid.status, StatusCode::OK, "{}", grid.body);
     assert!(
-        grid.body.contains("class=\"bad\">x<span class=\"why\">"),
+        grid.body
+            .contains("class=\"bad\">x<span class=\"why\" translate=\"yes\">"),
         "{}",
         grid.body
     );
@@ -2032,11 +2033,13 @@ async fn every_mistake_of_a_large_sheet_is_one_click_from_the_review() {
     assert_eq!(grid.status, StatusCode::OK, "{}", grid.body);
     let body = &grid.body;
     assert!(
-        body.contains("<tr id=\"r2500\" class=\"at\"><th class=\"row\">2500</th><td dir=\"auto\" class=\"bad\">x2499<span class=\"why\">"),
+        body.contains("<tr id=\"r2500\" class=\"at\"><th class=\"row\">2500</th><td dir=\"auto\" translate=\"no\" class=\"bad\">x2499<span class=\"why\" translate=\"yes\">"),
         "the asked row, marked, its bad cell with why: {body}"
     );
     assert!(
-        body.contains("<tr class=\"header\"><th class=\"row\">1</th><td dir=\"auto\">id</td>"),
+        body.contains(
+            "<tr class=\"header\"><th class=\"row\">1</th><td dir=\"auto\" translate=\"no\">id</td>"
+        ),
         "the header kept above the window"
     );
     assert!(!body.contains("id=\"r3\""), "one window at a time");
@@ -2118,7 +2121,10 @@ async fn a_planner_browses_a_branchs_tables_by_addresses_a_colleague_can_open() 
     );
     assert!(
         got.body.find("スライムベス").unwrap()
-            < got.body.find("<td dir=\"auto\">スライム</td>").unwrap(),
+            < got
+                .body
+                .find("<td dir=\"auto\" translate=\"no\">スライム</td>")
+                .unwrap(),
         "by id, descending"
     );
     assert!(
@@ -2401,7 +2407,7 @@ async fn two_planners_edit_one_table_in_the_browser_and_the_stale_edit_is_caught
     );
     assert!(
         table.body.contains(
-            "<del>スライム</del> <ins title=\"your edit, not committed\">キングスライム</ins>"
+            "<del translate=\"no\">スライム</del> <ins translate=\"no\" title=\"your edit, not committed\">キングスライム</ins>"
         ),
         "{}",
         table.body
@@ -2888,7 +2894,11 @@ async fn times_are_shown_in_the_projects_zone_with_its_offset() {
         .split("id=\"row-history\"")
         .nth(1)
         .unwrap_or_default();
-    assert!(history.contains("<ins>スライム</ins>"), "{}", blame.body);
+    assert!(
+        history.contains("<ins translate=\"no\">スライム</ins>"),
+        "{}",
+        blame.body
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -2968,7 +2978,11 @@ async fn a_planners_edits_outlive_a_restart_of_the_console() {
     let again = app(dir.path(), Policy::Users(users()));
     let (eddie, _) = session(&again, Some("token-of-eddie")).await;
     let edits = get_as(&again, "/edits?region=jp", &eddie).await;
-    assert!(edits.body.contains("<ins>ベス</ins>"), "{}", edits.body);
+    assert!(
+        edits.body.contains("<ins translate=\"no\">ベス</ins>"),
+        "{}",
+        edits.body
+    );
 }
 
 /// A page's text as a reader sees it: its markup, style and script taken out.
