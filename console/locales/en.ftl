@@ -374,3 +374,25 @@ merge-stopped = a merge is stopped
 join-stopped = a join is stopped
 locked = locked
 proposed = proposed
+
+## Refusals (`ConsoleError::saying`)
+
+needs-role = { $who } is a { $has }: this needs a { $needs }
+form-not-ours = this form is not one this console gave you (reload the page and try again)
+upload-holds-no-file = the upload holds no file
+no-such-file-in-upload = the upload holds no file of that name
+upload-not-valid = the upload is not valid data: see its review
+one-file-at-a-time = one exchange file at a time
+format-is = the format is xliff, po or csv
+file-cannot-be-taken = the file cannot be taken: see its check
+no-such-release = the region has no release of that id
+no-store = this project names no store ([publish] store in masterctl.toml)
+rollback-needs-reason = say why the release goes back: a rollback needs a reason
+name-the-version = name the version (`1.4`, `2026-12-event`)
+no-such-work = no work of { $who }'s runs under this id (it may be done: see the branch's history)
+pull-stopped = { $branch } could not take what { $remote } has of it: both changed the same cells, or a join is stopped on it. Nothing was written; a maintainer finishes that pull in the repository the console serves, then this can be done again
+not-pushed = committed on { $branch } here, but not pushed to { $remote }: { $why }. The next write to it pushes it again
+no-such-edit = no such edit in your draft (it was committed or removed): reload the page
+edits-cannot-be-made = the edits cannot be made as they are: see /edits
+resolve-conflicts-first = nothing to review: resolve the conflicts first
+commit-cannot-be-taken-back = the commit cannot be taken back: see /revert

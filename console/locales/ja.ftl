@@ -368,3 +368,33 @@ merge-stopped = マージが止まっています
 join-stopped = 取り込みが止まっています
 locked = ロック中
 proposed = 提案あり
+
+## Refusals (`ConsoleError::saying`)
+
+needs-role = { $who } さんは{ $has ->
+    [viewer] 閲覧者
+    [editor] 編集者
+   *[maintainer] 管理者
+}です。これには{ $needs ->
+    [viewer] 閲覧者
+    [editor] 編集者
+   *[maintainer] 管理者
+}の権限が必要です
+form-not-ours = このフォームはこのコンソールが出したものではありません（ページを再読み込みして、もう一度試してください）
+upload-holds-no-file = アップロードにファイルがありません
+no-such-file-in-upload = アップロードにその名前のファイルはありません
+upload-not-valid = アップロードしたデータに誤りがあります。確認画面を見てください
+one-file-at-a-time = 翻訳ファイルは一度に一つです
+format-is = 形式は xliff、po、csv のいずれかです
+file-cannot-be-taken = このファイルは取り込めません。確認結果を見てください
+no-such-release = このリージョンにその ID のリリースはありません
+no-store = このプロジェクトには公開先がありません（masterctl.toml の [publish] store）
+rollback-needs-reason = リリースを戻す理由を書いてください。ロールバックには理由が必要です
+name-the-version = バージョン名を入れてください（1.4、2026-12-event など）
+no-such-work = この ID で動いている { $who } さんの作業はありません（終わっているかもしれません。ブランチの履歴を見てください）
+pull-stopped = { $branch } は { $remote } の変更を取り込めませんでした（同じセルが両方で変わっているか、取り込みが途中で止まっています）。何も書き込んでいません。管理者がコンソールのリポジトリでその pull を終えてから、もう一度試してください
+not-pushed = { $branch } にコミットしましたが、{ $remote } に送れませんでした：{ $why }。次の書き込みで送り直します
+no-such-edit = 下書きにその編集はありません（コミットされたか取り除かれました）。ページを再読み込みしてください
+edits-cannot-be-made = このままでは編集できません。/edits を見てください
+resolve-conflicts-first = 確認するものがありません。先に競合を解決してください
+commit-cannot-be-taken-back = このコミットは取り消せません。/revert を見てください

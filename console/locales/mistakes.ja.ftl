@@ -134,3 +134,21 @@ refusal-key-taken = { $place }：キー { $taken } の行がほかにありま�
 refusal-no-field = { $place }：そのような列はありません
 refusal-no-table = { $place }：そのようなテーブルはありません
 refusal-no-key = { $place }：このテーブルにはキーがないため、行を編集できません
+
+## What the store refuses, said from its values (`store-…`: `console/src/failed.rs`)
+
+store-no-table = { $at } にテーブル { $table } はありません
+store-no-field = { $table } に列 { $field } はありません
+store-no-row = { $at } の { $table } に行 [{ $key }] はありません
+store-nothing-to-edit = { $branch } への編集がありません。セルを変えるか、行を追加か削除してください
+store-nothing-to-propose = { $branch } には地域にない変更がなく、提案するものがありません
+store-nothing-to-export = { $branch } にはテーブルがなく、書き出すものがありません
+store-work-branch-exists = 作業ブランチ { $branch } はすでにあります
+store-tag-exists = タグ { $tag } はすでにあります。バージョンは一つのコミットをずっと指します
+store-bad-version = 「{ $version }」はバージョン名になりません（英数字と . - _ +、英数字で始まる：1.4、2026-12-event）
+store-not-in-history = { $revision } は { $branch } の履歴のコミットではありません
+store-in-progress = { $branch } の{ $kind ->
+    [rebase] リベース
+    [merge] マージ
+   *[other] { $kind }
+}が途中で止まっています

@@ -389,9 +389,10 @@ pub async fn diff(
                     &review.diff,
                 )))
             }
-            _ => Err(ConsoleError::of(
+            _ => Err(ConsoleError::saying(
                 masterctl_app::ErrorKind::Invalid,
-                "the edits cannot be made as they are: see /edits",
+                "edits-cannot-be-made",
+                &[],
             )),
         })
         .await
@@ -442,9 +443,10 @@ pub async fn act(
                 }
             };
             if !done {
-                return Err(ConsoleError::of(
+                return Err(ConsoleError::saying(
                     masterctl_app::ErrorKind::NotFound,
-                    "no such edit in your draft (it was committed or removed): reload the page",
+                    "no-such-edit",
+                    &[],
                 ));
             }
             Ok(Redirect::to(&draft_page).into_response())

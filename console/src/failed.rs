@@ -21,6 +21,16 @@ use crate::i18n::Lang;
 pub struct ConsoleError {
     status: StatusCode,
     message: String,
+    /// The message as words of the console's words files, for a page in another
+    /// language (none: said as `message` in every language).
+    said: Option<Said>,
+}
+
+/// Words of the console's words files (`id`) and their values.
+#[derive(Debug, Clone)]
+struct Said {
+    id: &'static str,
+    args: Vec<(&'static str, String)>,
 }
 
 /// What a handler answers.
@@ -32,7 +42,43 @@ impl ConsoleError {
         ConsoleError {
             status: status_of(kind),
             message: message.into(),
+            said: None,
         }
+    }
+
+    /// An error of `kind` in the console's words: `id` with `args` (`{ $name }`), in
+    /// English here and in the visitor's language on the page.
+    pub fn saying(
+        kind: ErrorKind,
+        id: &'static str,
+        args: &[(&'static str, &str)],
+    ) -> ConsoleError {
+        let borrowed: Vec<(&str, &str)> = args.to_vec();
+        let message = Lang::En.say(id, &borrowed);
+        ConsoleError::of(kind, message).said_as(id, args)
+    }
+
+    /// This error, said in another language as `id` with `args` (its English message
+    /// stays as it is).
+    fn said_as(mut self, id: &'static str, args: &[(&'static str, &str)]) -> ConsoleError {
+        let args = args.iter().map(|(n, v)| (*n, v.to_string())).collect();
+        self.said = Some(Said { id, args });
+        self
+    }
+
+    /// What the page says, in `lang`.
+    fn message_in(&self, lang: Lang) -> String {
+        let said = self
+            .said
+            .as_ref()
+            .filter(|_| lang != Lang::En)
+            .and_then(|said| {
+                let args: Vec<(&str, &str)> = (said.args.iter())
+                    .map(|(name, value)| (*name, value.as_str()))
+                    .collect();
+                lang.say_exactly(said.id, &args)
+            });
+        said.unwrap_or_else(|| self.message.clone())
     }
 
     /// A request the console cannot take as it is (a form's field, a parameter): 400.
@@ -61,6 +107,7 @@ impl ConsoleError {
         ConsoleError {
             status,
             message: message.into(),
+            said: None,
         }
     }
 
@@ -83,7 +130,44 @@ impl std::fmt::Display for ConsoleError {
 
 impl From<StoreError> for ConsoleError {
     fn from(error: StoreError) -> ConsoleError {
-        ConsoleError::with(&error, "")
+        let plain = ConsoleError::with(&error, "");
+        // What a planner meets, said in other languages from its values.
+        match &error {
+            StoreError::NoTable { table, at, .. } => {
+                plain.said_as("store-no-table", &[("table", table), ("at", at)])
+            }
+            StoreError::NoField { table, field } => {
+                plain.said_as("store-no-field", &[("table", table), ("field", field)])
+            }
+            StoreError::NoRow { table, key, at } => plain.said_as(
+                "store-no-row",
+                &[("table", table), ("key", &key.join(", ")), ("at", at)],
+            ),
+            StoreError::NothingToEdit { branch } => {
+                plain.said_as("store-nothing-to-edit", &[("branch", branch)])
+            }
+            StoreError::NothingToPropose(branch) => {
+                plain.said_as("store-nothing-to-propose", &[("branch", branch)])
+            }
+            StoreError::NothingToExport { branch } => {
+                plain.said_as("store-nothing-to-export", &[("branch", branch)])
+            }
+            StoreError::WorkBranchExists(branch) => {
+                plain.said_as("store-work-branch-exists", &[("branch", branch)])
+            }
+            StoreError::TagExists(tag) => plain.said_as("store-tag-exists", &[("tag", tag)]),
+            StoreError::BadVersion(version) => {
+                plain.said_as("store-bad-version", &[("version", version)])
+            }
+            StoreError::NotInHistory { revision, branch } => plain.said_as(
+                "store-not-in-history",
+                &[("revision", revision), ("branch", branch)],
+            ),
+            StoreError::RebaseInProgress { branch, kind, .. } => {
+                plain.said_as("store-in-progress", &[("branch", branch), ("kind", kind)])
+            }
+            _ => plain,
+        }
     }
 }
 
@@ -138,7 +222,7 @@ impl From<DeliveryError> for ConsoleError {
 impl IntoResponse for ConsoleError {
     fn into_response(self) -> Response {
         // The page in English; [`in_language`] says it again in the visitor's.
-        let mut response = error_page(self.status, &self.message, Lang::En);
+        let mut response = error_page(self.status, &self.message_in(Lang::En), Lang::En);
         response.extensions_mut().insert(Failed(self));
         response
     }
@@ -159,7 +243,7 @@ pub async fn in_language(request: Request, next: Next) -> Response {
     }
     match response.extensions().get::<Failed>() {
         Some(Failed(error)) => {
-            let mut page = error_page(error.status, &error.message, lang);
+            let mut page = error_page(error.status, &error.message_in(lang), lang);
             // What else the response carried (a cookie, the security headers) stays.
             let (parts, _) = response.into_parts();
             let status = page.status();

@@ -416,9 +416,10 @@ pub async fn review_diff(
                     &review.to.label,
                     &review.diff,
                 ))),
-                _ => Err(ConsoleError::of(
+                _ => Err(ConsoleError::saying(
                     ErrorKind::Invalid,
-                    "the upload is not valid data: see its review",
+                    "upload-not-valid",
+                    &[],
                 )),
             },
         )
@@ -557,8 +558,10 @@ fn sheet_page(console: &Console, who: &Visitor, query: &SheetQuery) -> Answer {
         .into_iter()
         .find(|f| *f == query.file)
     else {
-        return Err(ConsoleError::not_found(
-            "the upload holds no file of that name",
+        return Err(ConsoleError::saying(
+            ErrorKind::NotFound,
+            "no-such-file-in-upload",
+            &[],
         ));
     };
     let path = folder.join(&name);

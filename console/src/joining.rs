@@ -236,9 +236,10 @@ pub async fn diff(
                     &rebase.upstream,
                     &diff,
                 ))),
-                _ => Err(ConsoleError::of(
+                _ => Err(ConsoleError::saying(
                     ErrorKind::Conflict,
-                    "nothing to review: resolve the conflicts first",
+                    "resolve-conflicts-first",
+                    &[],
                 )),
             }
         })

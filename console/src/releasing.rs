@@ -162,7 +162,9 @@ pub async fn confirm(
     let target = releases
         .iter()
         .find(|r| r.release == query.release)
-        .ok_or_else(|| ConsoleError::not_found("the region has no release of that id"))?;
+        .ok_or_else(|| {
+            ConsoleError::saying(masterctl_app::ErrorKind::NotFound, "no-such-release", &[])
+        })?;
     render(&RollbackPage {
         who: &who,
         region: region.name(),
@@ -173,7 +175,7 @@ pub async fn confirm(
 }
 
 fn no_store() -> ConsoleError {
-    ConsoleError::not_found("this project names no store ([publish] store in masterctl.toml)")
+    ConsoleError::saying(masterctl_app::ErrorKind::NotFound, "no-store", &[])
 }
 
 #[derive(Deserialize)]
@@ -212,8 +214,10 @@ pub async fn act(
         return Err(ConsoleError::bad_request("a rollback names the release"));
     };
     let Some(reason) = crate::forms::typed(form.on.reason.as_deref()) else {
-        return Err(ConsoleError::bad_request(
-            "say why the release goes back: a rollback needs a reason",
+        return Err(ConsoleError::saying(
+            masterctl_app::ErrorKind::Usage,
+            "rollback-needs-reason",
+            &[],
         ));
     };
     let named = form.on.region.clone();
@@ -295,8 +299,10 @@ async fn publish(console: Arc<Console>, who: Visitor, form: Acting<Rollback>) ->
 /// with one.
 async fn tag(console: Arc<Console>, who: Visitor, form: Acting<Rollback>) -> Answer {
     let Some(version) = crate::forms::typed(form.on.version.as_deref()).map(str::to_string) else {
-        return Err(ConsoleError::bad_request(
-            "name the version (`1.4`, `2026-12-event`)",
+        return Err(ConsoleError::saying(
+            masterctl_app::ErrorKind::Usage,
+            "name-the-version",
+            &[],
         ));
     };
     let message = form.message().map(str::to_string);

@@ -75,7 +75,7 @@ pub struct FileQuery {
 /// `GET /translations/file?region=R&lang=L&format=xliff|po|csv`: the exchange file.
 pub async fn file(State(console): State<Arc<Console>>, Query(query): Query<FileQuery>) -> Answer {
     let Some(format) = Format::parse(&query.format) else {
-        return Err(ConsoleError::bad_request("the format is xliff, po or csv"));
+        return Err(ConsoleError::saying(ErrorKind::Usage, "format-is", &[]));
     };
     console
         .blocking(move |console| {
@@ -124,7 +124,11 @@ pub async fn upload(
 ) -> Answer {
     let one = |staged: &Staged| match staged.len() {
         1 => Ok(()),
-        _ => Err(ConsoleError::bad_request("one exchange file at a time")),
+        _ => Err(ConsoleError::saying(
+            ErrorKind::Usage,
+            "one-file-at-a-time",
+            &[],
+        )),
     };
     let files = ("file", EXCHANGE);
     keep_form(&console, &mut form, files, &who, one, "/translations/check").await
@@ -151,7 +155,11 @@ fn take(
         .folder(&who.identity.name, upload)
         .map_err(|e| ConsoleError::not_found(e.to_string()))?;
     let Some(name) = Uploads::files(&folder).into_iter().next() else {
-        return Err(ConsoleError::not_found("the upload holds no file"));
+        return Err(ConsoleError::saying(
+            ErrorKind::NotFound,
+            "upload-holds-no-file",
+            &[],
+        ));
     };
     let repo = who.writing(repo)?;
     // Only a take that commits has the remote around it.
@@ -291,9 +299,10 @@ pub async fn commit(
                 {
                     Ok(translations)
                 }
-                _ => Err(ConsoleError::of(
+                _ => Err(ConsoleError::saying(
                     ErrorKind::Invalid,
-                    "the file cannot be taken: see its check",
+                    "file-cannot-be-taken",
+                    &[],
                 )),
             }
         })

@@ -160,9 +160,10 @@ pub async fn diff(
                     &review.diff,
                 )))
             }
-            _ => Err(ConsoleError::of(
+            _ => Err(ConsoleError::saying(
                 masterctl_app::ErrorKind::Invalid,
-                "the commit cannot be taken back: see /revert",
+                "commit-cannot-be-taken-back",
+                &[],
             )),
         })
         .await

@@ -113,18 +113,23 @@ impl Visitor {
         if self.identity.role >= role {
             return Ok(());
         }
-        Err(ConsoleError::forbidden(format!(
-            "{} is a {}: this needs a {role}",
-            self.identity.name, self.identity.role
-        )))
+        let (has, needs) = (self.identity.role.to_string(), role.to_string());
+        let name = &self.identity.name;
+        Err(ConsoleError::saying(
+            masterctl_app::ErrorKind::Forbidden,
+            "needs-role",
+            &[("who", name), ("has", &has), ("needs", &needs)],
+        ))
     }
 
     /// A form that changes something: its session's token, and a role of at least
     /// `role` (403 otherwise).
     pub fn may_post(&self, role: Role, csrf: Option<&str>) -> Result<(), ConsoleError> {
         if !self.form_is_ours(csrf) {
-            return Err(ConsoleError::forbidden(
-                "this form is not one this console gave you (reload the page and try again)",
+            return Err(ConsoleError::saying(
+                masterctl_app::ErrorKind::Forbidden,
+                "form-not-ours",
+                &[],
             ));
         }
         self.may(role)

@@ -66,21 +66,19 @@ impl Console {
                     .iter()
                     .find(|p| p.stopped())
                     .map_or_else(|| line.branch().to_string(), |p| p.branch.clone());
-                return Err(ConsoleError::of(
+                return Err(ConsoleError::saying(
                     ErrorKind::Conflict,
-                    format!(
-                        "{branch} could not take what {remote} has of it: both changed the same cells, or a join is stopped on it. Nothing was written; a maintainer finishes that pull in the repository the console serves, then this can be done again"
-                    ),
+                    "pull-stopped",
+                    &[("branch", &branch), ("remote", &remote)],
                 ));
             }
         };
         let kept = |why: String| {
-            ConsoleError::of(
+            let branch = line.branch().to_string();
+            ConsoleError::saying(
                 ErrorKind::Environment,
-                format!(
-                    "committed on {} here, but not pushed to {remote}: {why}. The next write to it pushes it again",
-                    line.branch()
-                ),
+                "not-pushed",
+                &[("branch", &branch), ("remote", &remote), ("why", &why)],
             )
         };
         match &synced.pushed {
@@ -173,10 +171,11 @@ fn answer(polled: Polled<Result<String, ConsoleError>>, who: &Visitor, id: &str)
         Polled::Done(Ok(location)) => Ok(Redirect::to(&location).into_response()),
         Polled::Done(Err(error)) => Err(error),
         Polled::Running { .. } => Ok(Redirect::to(&format!("/working?job={id}")).into_response()),
-        Polled::Gone => Err(ConsoleError::not_found(format!(
-            "no work of {}'s runs under this id (it may be done: see the branch's history)",
-            who.identity.name
-        ))),
+        Polled::Gone => Err(ConsoleError::saying(
+            ErrorKind::NotFound,
+            "no-such-work",
+            &[("who", &who.identity.name)],
+        )),
     }
 }
 

@@ -3070,6 +3070,7 @@ async fn the_console_speaks_japanese_to_a_japanese_browser_and_a_switch_chooses(
     for said in [
         "<html lang=\"ja\">",
         "<h1>見つかりません</h1>",
+        "masters/jp にテーブル nothing_here はありません",
         "リージョン一覧に戻る",
     ] {
         assert!(missing.body.contains(said), "{said}: {}", missing.body);
