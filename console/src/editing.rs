@@ -341,7 +341,15 @@ pub async fn page(
     who.may(Role::Editor)?;
     console
         .blocking(move |console| {
-            let (line, draft, outcome) = reviewed(console, &who, &target)?;
+            let (line, draft, mut outcome) = reviewed(console, &who, &target)?;
+            // When a colleague changed a cell, in the project's zone.
+            if let Some(EditOutcome::Refused(refusals)) = &mut outcome {
+                let structure = console.open()?.structure()?;
+                let zone = &structure.project.config.timezone;
+                for by in refusals.iter_mut().filter_map(|r| r.by.as_mut()) {
+                    by.time = crate::shown::local(&by.time, zone);
+                }
+            }
             let (shown, refused) = match &outcome {
                 None => (Shown::Empty, false),
                 Some(EditOutcome::Reviewed { review, .. }) => {

@@ -7,7 +7,8 @@
 // resolved by a value typed (checked as it is typed) and gone on; a work branch an
 // editor proposes and a maintainer merges (a console with users); a translation file
 // with a failing unit, then fixed and taken; a second release published and the first
-// made current again with a reason, every step in the audit log; then the day's pages
+// made current again with a reason, every step in the audit log; two planners editing
+// one table in two browsers, the stale edit caught; then the day's pages
 // again in Japanese, with no English on any. Each step's screenshot is saved in OUT;
 // the first failure exits 1 with what was expected.
 //
@@ -211,6 +212,43 @@ try {
   await page.getByRole('button', { name: 'Merge', exact: true }).click();
   await expect('the history of masters/jp shows the merge', (await text('main')).includes('merged: work/jp/event'));
   await shot('merged');
+
+  // Two planners edit one table in two browsers: each sees the other at work there;
+  // the second to commit is told, cell by cell, what changed under the edit, and
+  // nothing of either is lost.
+  const browsing = async (token) => {
+    const other = await (await browser.newContext({ viewport })).newPage();
+    await other.goto(`${TEAM}/`);
+    await other.fill('#token', token);
+    await other.getByRole('button', { name: 'Sign in' }).click();
+    return other;
+  };
+  const [eddie, mia] = [await browsing('token-of-eddie'), await browsing('token-of-mia')];
+  const priceOf = async (planner, price) => {
+    await planner.goto(`${TEAM}/row?region=jp&table=item&key=3`);
+    await planner.locator('input[name="v.price"]').fill(price);
+    await planner.waitForSelector('input[name="v.price"] + .checked.ok');
+    await planner.getByRole('button', { name: 'Keep these changes' }).click();
+  };
+  await priceOf(eddie, '333');
+  await priceOf(mia, '444');
+  page = eddie;
+  await page.goto(`${TEAM}/table?region=jp&table=item`);
+  await expect('Eddie sees Mia at work on the table', (await text('main')).includes('Also editing item: Mia (1 edit)'));
+  await shot('two-planners');
+  page = mia;
+  await page.goto(`${TEAM}/edits?region=jp`);
+  await page.fill('#message', 'Price of item 3 (Mia)');
+  await page.getByRole('button', { name: /^Commit as/ }).click();
+  await expect('Mia committed', (await text('main')).includes('Price of item 3 (Mia)'));
+  page = eddie;
+  await page.goto(`${TEAM}/edits?region=jp`);
+  await page.getByRole('button', { name: /^Commit as/ }).click();
+  await expect('the stale edit is caught, naming who changed the cell and what it holds now',
+    (await text('main')).includes('was changed since by Mia') && (await text('main')).includes('it holds `444` now'));
+  await expect('when, in the project\'s zone', (await text('main')).includes('+09:00 (Price of item 3 (Mia))'));
+  await expect('and Eddie\'s edit is kept', (await text('main')).includes('333'));
+  await shot('stale-edit');
 
   // The merged state published, then the December release made current again — never
   // in one click: a page says what is served now and after, and asks why.
