@@ -2,7 +2,8 @@
 // by playwright-core): the regions, a branch's history, an upload with a mistake and
 // its diagnostics, the fixed upload (dropped on the form) and its review, the import,
 // the history showing it, and who changed the cell; the current masters downloaded,
-// a table scrolled, a row edited and a row copied in the browser, committed as one
+// a table scrolled, five cells edited (one refused as typed) and a row copied in the
+// browser, committed as one
 // change and taken back; a rebase stopped on a conflict,
 // resolved by a value typed (checked as it is typed) and gone on; a work branch an
 // editor proposes and a maintainer merges (a console with users); a translation file
@@ -125,11 +126,19 @@ try {
   await shot('row-form');
   await page.getByRole('button', { name: 'Keep these changes' }).click();
   await expect('the edit waiting', (await text('#waiting')).includes('1 edit'));
+  // Four more rows' prices: five cells edited in all.
+  for (let row = 1; row < 5; row += 1) {
+    await page.locator('#rows a[title="Edit this row"]').nth(row).click();
+    await page.locator('input[name="v.price"]').fill(String(100 + row));
+    await page.waitForSelector('input[name="v.price"] + .checked.ok');
+    await page.getByRole('button', { name: 'Keep these changes' }).click();
+  }
+  await expect('five edits waiting', (await text('#waiting')).includes('5 edits'));
   await page.locator('#rows a[title="Edit this row"]').first().click();
   await page.getByRole('link', { name: 'Copy into a new row' }).click();
   await page.fill('input[name="v.id"]', '999');
   await page.getByRole('button', { name: 'Add the row' }).click();
-  await expect('two edits waiting', (await text('#waiting')).includes('2 edits'));
+  await expect('six edits waiting', (await text('#waiting')).includes('6 edits'));
   await page.getByRole('link', { name: 'review and commit them' }).click();
   await expect('the edits reviewed', (await text('#changes')).includes('item'));
   await shot('edits');
