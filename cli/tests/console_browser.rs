@@ -179,7 +179,18 @@ fn a_planner_imports_through_the_console_in_a_real_browser() {
     let out = target_dir().join("console-screenshots");
     let _ = std::fs::remove_dir_all(&out);
     std::fs::create_dir_all(&out).unwrap();
-    let run = Command::new("node")
+    // The downloaded workbook is edited in LibreOffice when it is here (CI has it).
+    let libreoffice = crate::common::libreoffice_python().map(|python| {
+        (
+            python,
+            crate::common::root().join("cli/tests/tools/libreoffice_edit.py"),
+        )
+    });
+    let mut run = Command::new("node");
+    if let Some((python, script)) = &libreoffice {
+        run.env("LO_PYTHON", python).env("LO_EDIT", script);
+    }
+    let run = run
         .arg(crate::common::root().join("cli/tests/browser/journey.mjs"))
         .env("NODE_ROOT", &root)
         .env("BASE", format!("http://127.0.0.1:{port}"))

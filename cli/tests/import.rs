@@ -1302,39 +1302,13 @@ fn datetimes_written_before_zones_keep_their_meaning() {
     );
 }
 
-/// The Python that has LibreOffice's `uno` module (the system one, which a pyenv or
-/// virtualenv `python3` first in PATH may hide), when LibreOffice is installed.
-fn libreoffice_python() -> Option<&'static str> {
-    let soffice = Command::new("soffice")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    let python = ["/usr/bin/python3", "python3"].into_iter().find(|python| {
-        Command::new(python)
-            .args(["-c", "import uno"])
-            .output()
-            .is_ok_and(|o| o.status.success())
-    });
-    match (soffice, python) {
-        (true, Some(python)) => Some(python),
-        _ => {
-            assert!(
-                std::env::var("CI").is_err(),
-                "LibreOffice is not installed: .ci/run installs it (apt-get install libreoffice-calc-nogui python3-uno)"
-            );
-            eprintln!("note: LibreOffice (soffice, python3-uno) is not installed; skipped");
-            None
-        }
-    }
-}
-
 /// A planner opens an exported workbook in LibreOffice, changes one price and saves it
 /// (xlsx and ods alike). Meanwhile another planner changed another price. The import
 /// changes exactly the cell edited, and keeps the other change (the workbook still
 /// names the commit it came from after LibreOffice saved it).
 #[test]
 fn a_workbook_edited_in_libreoffice_changes_exactly_the_cell_edited() {
-    let Some(python) = libreoffice_python() else {
+    let Some(python) = crate::common::libreoffice_python() else {
         return;
     };
     let script = root().join("cli/tests/tools/libreoffice_edit.py");
@@ -1430,7 +1404,7 @@ fn seventeen_digit_numbers_survive_a_save_in_libreoffice() {
             "{format}"
         );
     }
-    let Some(python) = libreoffice_python() else {
+    let Some(python) = crate::common::libreoffice_python() else {
         return;
     };
     let script = crate::common::root().join("cli/tests/tools/libreoffice_edit.py");

@@ -1,7 +1,9 @@
 // A planner's journey through the console in a real browser (Debian's chromium, driven
 // by playwright-core): the regions, a branch's history, an upload with a mistake and
 // its diagnostics, the fixed upload (dropped on the form) and its review, the import,
-// the history showing it, and who changed the cell; the current masters downloaded,
+// the history showing it, and who changed the cell; the current masters downloaded
+// (and, where LibreOffice is, the planner's workbook edited in it with two mistakes of
+// different kinds, both said on the first upload),
 // a table scrolled, five cells edited (one refused as typed) and a row copied in the
 // browser, committed as one
 // change and taken back; a rebase stopped on a conflict,
@@ -14,14 +16,16 @@
 // the first failure exits 1 with what was expected.
 //
 //   BASE=http://127.0.0.1:PORT TEAM=http://127.0.0.1:PORT2 OUT=DIR BROKEN=file FIXED=file
-//   BROKEN_PO=file FIXED_PO=file ENGLISH=console/locales/en.ftl node journey.mjs
+//   BROKEN_PO=file FIXED_PO=file ENGLISH=console/locales/en.ftl
+//   [LO_PYTHON=python3-with-uno LO_EDIT=cli/tests/tools/libreoffice_edit.py] node journey.mjs
 import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
 const require = createRequire(import.meta.url);
 const { chromium } = require(path.join(process.env.NODE_ROOT, 'playwright-core'));
-const { BASE, TEAM, OUT, BROKEN, FIXED, BROKEN_PO, FIXED_PO, ENGLISH } = process.env;
+const { BASE, TEAM, OUT, BROKEN, FIXED, BROKEN_PO, FIXED_PO, ENGLISH, LO_PYTHON, LO_EDIT } = process.env;
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -110,6 +114,29 @@ try {
   await page.goto(`${BASE}/tables?region=jp`);
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
   await expect('the workbooks downloaded', /\.(zip|xlsx)$/.test(download.suggestedFilename()));
+  if (LO_PYTHON) {
+    // The planner's own workbook, from the download, edited in LibreOffice with two
+    // mistakes of different kinds (a price that is no number, a category that is not
+    // there): both are said on the first upload.
+    const saved = path.join(OUT, download.suggestedFilename());
+    await download.saveAs(saved);
+    const book = path.join(OUT, 'Item.xlsx');
+    execFileSync(LO_PYTHON, ['-c', [
+      'import sys, zipfile',
+      'z = zipfile.ZipFile(sys.argv[1])',
+      'name = next(n for n in z.namelist() if n.endswith("Item.xlsx"))',
+      'open(sys.argv[2], "wb").write(z.read(name))',
+    ].join('\n'), saved, book]);
+    execFileSync(LO_PYTHON, [LO_EDIT, book, 'Item', 'F3', 'abc', 'D3', '99']);
+    await page.goto(`${BASE}/import?region=jp`);
+    await page.setInputFiles('#files', book);
+    await page.getByRole('button', { name: 'Check them' }).click();
+    const mistakes = await text('#diagnostics');
+    await expect('both mistakes on the first upload',
+      mistakes.includes('found `abc`') && mistakes.includes('no `category` has id 99'));
+    await expect('named by the planner\'s workbook and sheet', mistakes.includes('Item.xlsx') && mistakes.includes('Item!F3'));
+    await shot('libreoffice-mistakes');
+  }
   await page.goto(`${BASE}/table?region=jp&table=item&rows=2`);
   await expect('a page of two rows', (await text('#counts')).includes('Rows 1–2 of'));
   await page.locator('#more-rows').scrollIntoViewIfNeeded();

@@ -177,3 +177,29 @@ pub fn add_pseudo_language(root: &Path) {
         &["import", "--region", "jp", workbooks.to_str().unwrap()],
     ));
 }
+
+/// The Python that has LibreOffice's `uno` module (the system one, which a pyenv or
+/// virtualenv `python3` first in PATH may hide), when LibreOffice is installed.
+pub fn libreoffice_python() -> Option<&'static str> {
+    let soffice = Command::new("soffice")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let python = ["/usr/bin/python3", "python3"].into_iter().find(|python| {
+        Command::new(python)
+            .args(["-c", "import uno"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    match (soffice, python) {
+        (true, Some(python)) => Some(python),
+        _ => {
+            assert!(
+                std::env::var("CI").is_err(),
+                "LibreOffice is not installed: .ci/run installs it (apt-get install libreoffice-calc-nogui python3-uno)"
+            );
+            eprintln!("note: LibreOffice (soffice, python3-uno) is not installed; skipped");
+            None
+        }
+    }
+}

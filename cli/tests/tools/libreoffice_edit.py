@@ -1,10 +1,10 @@
-"""Edit one cell of a workbook in LibreOffice (headless) and save it in its own format,
+"""Edit cells of a workbook in LibreOffice (headless) and save it in its own format,
 as a planner editing an exported workbook does.
 
-    python3 libreoffice_edit.py FILE SHEET CELL VALUE
+    python3 libreoffice_edit.py FILE SHEET CELL VALUE [CELL VALUE ...]
 
-FILE is .xlsx or .ods; CELL is A1-style; VALUE is written as a number when it reads as
-one, else as text. LibreOffice runs with a profile of its own (a temporary folder) and
+FILE is .xlsx or .ods; each CELL is A1-style; its VALUE is written as a number when it
+reads as one, else as text. LibreOffice runs with a profile of its own (a temporary folder) and
 is stopped before this returns.
 """
 
@@ -27,7 +27,10 @@ def prop(name, value):
 
 
 def main():
-    path, sheet_name, cell_name, value = sys.argv[1:5]
+    path, sheet_name = sys.argv[1:3]
+    edits = list(zip(sys.argv[3::2], sys.argv[4::2]))
+    if not edits or len(sys.argv) % 2 != 1:
+        raise SystemExit("usage: libreoffice_edit.py FILE SHEET CELL VALUE [CELL VALUE ...]")
     path = os.path.abspath(path)
     profile = tempfile.mkdtemp(prefix="masterctl-lo-")
     pipe = "masterctl-lo-%d" % os.getpid()
@@ -68,11 +71,13 @@ def main():
         document = desktop.loadComponentFromURL(url, "_blank", 0, (prop("Hidden", True),))
         if document is None:
             raise SystemExit("LibreOffice could not open " + path)
-        cell = document.Sheets.getByName(sheet_name).getCellRangeByName(cell_name)
-        try:
-            cell.setValue(float(value))
-        except ValueError:
-            cell.setString(value)
+        sheet = document.Sheets.getByName(sheet_name)
+        for cell_name, value in edits:
+            cell = sheet.getCellRangeByName(cell_name)
+            try:
+                cell.setValue(float(value))
+            except ValueError:
+                cell.setString(value)
         kind = "Calc MS Excel 2007 XML" if path.lower().endswith(".xlsx") else "calc8"
         document.storeToURL(url, (prop("FilterName", kind), prop("Overwrite", True)))
         document.close(True)
