@@ -4,7 +4,7 @@
 // the history showing it, and who changed the cell; the current masters downloaded
 // (and, where LibreOffice is, the planner's workbook edited in it with two mistakes of
 // different kinds, both said on the first upload),
-// a table scrolled, five cells edited (one refused as typed) and a row copied in the
+// a table scrolled, searched, filtered and a row's blame opened from it, five cells edited (one refused as typed) and a row copied in the
 // browser, committed as one
 // change and taken back; a rebase stopped on a conflict,
 // resolved by a value typed (checked as it is typed) and gone on; a work branch an
@@ -142,6 +142,21 @@ try {
   await page.locator('#more-rows').scrollIntoViewIfNeeded();
   await page.waitForFunction(() => document.querySelectorAll('#rows tbody tr').length > 2);
   await shot('table-scrolled');
+  // Searched across the table, then filtered by a column, and a row's blame opened
+  // from the grid: each state in the address a colleague can open.
+  await page.goto(`${BASE}/table?region=jp&table=item`);
+  await page.fill('#q', '剣');
+  await page.press('#q', 'Enter');
+  await expect('the search narrows the rows', (await text('#counts')).includes('matching, of'));
+  const searched = await page.locator('#rows tbody tr').count();
+  await page.fill('input[name="f.rarity"]', 'rare');
+  await page.press('input[name="f.rarity"]', 'Enter');
+  await expect('the address keeps the search and the filter', page.url().includes('q=') && page.url().includes('f.rarity=rare'));
+  const filtered = await page.locator('#rows tbody tr').count();
+  await expect(`the filter narrows them further (${searched} → ${filtered})`, filtered > 0 && filtered <= searched);
+  await shot('table-filtered');
+  await page.locator('#rows a[title="Who changed this row\'s cells"]').first().click();
+  await expect('the row\'s blame', page.url().includes('/blame?') && (await text('h1')).length > 0);
   await page.goto(`${BASE}/table?region=jp&table=item`);
   await page.locator('#rows a[title="Edit this row"]').first().click();
   const price = page.locator('input[name="v.price"]');
