@@ -3,17 +3,16 @@
 // its diagnostics, the fixed upload (dropped on the form) and its review, the import,
 // the history showing it, and who changed the cell; the current masters downloaded
 // (and, where LibreOffice is, the planner's workbook edited in it with two mistakes of
-// different kinds, both said on the first upload),
-// a table scrolled, searched, filtered and a row's blame opened from it, five cells edited (one refused as typed) and a row copied in the
-// browser, committed as one
-// change and taken back; a rebase stopped on a conflict,
-// resolved by a value typed (checked as it is typed) and gone on; a work branch an
-// editor proposes and a maintainer merges (a console with users); a translation file
-// with a failing unit, then fixed and taken; a second release published and the first
-// made current again with a reason, every step in the audit log; two planners editing
-// one table in two browsers, the stale edit caught; then the day's pages
-// again in Japanese, with no English on any. Each step's screenshot is saved in OUT;
-// the first failure exits 1 with what was expected.
+// different kinds, both said on the first upload), a table scrolled, searched, filtered
+// and a row's blame opened from it, five cells edited (one refused as typed) and a row
+// copied in the browser, committed as one change and taken back; a rebase stopped on a
+// conflict, resolved by a value typed (checked as it is typed) and gone on; a work
+// branch an editor proposes and a maintainer merges (a console with users); a
+// translation file with a failing unit, then fixed and taken; a second release
+// published and the first made current again with a reason, every step in the audit
+// log; two planners editing one table in two browsers, the stale edit caught; then the
+// day's pages again in Japanese, with no English on any. Each step's screenshot is
+// saved in OUT; the first failure exits 1 with what was expected.
 //
 //   BASE=http://127.0.0.1:PORT TEAM=http://127.0.0.1:PORT2 OUT=DIR BROKEN=file FIXED=file
 //   BROKEN_PO=file FIXED_PO=file ENGLISH=console/locales/en.ftl
