@@ -590,7 +590,9 @@ fn xlsx_bytes(export: &Export, workbook: &Workbook) -> Result<Vec<u8>, rust_xlsx
     book.set_properties(&properties);
     let as_text = rust_xlsxwriter::Format::new().set_num_format("@");
     for sheet in &workbook.sheets {
-        let page = book.add_worksheet();
+        // Rows go out as they are laid out (the library keeps one row, and the shared
+        // strings): its map of every cell was most of an export's time.
+        let page = book.add_worksheet_with_low_memory()?;
         page.set_name(&sheet.name)?;
         for (c, name) in sheet.header.iter().enumerate() {
             page.write_string(0, c as u16, name)?;
