@@ -313,12 +313,12 @@ fn reviewed(
     who: &Visitor,
     target: &Target,
 ) -> Result<(Branch, Draft, Option<EditOutcome>), ConsoleError> {
-    let (repo, _, line) = target.open(console)?;
+    let (repo, structure, line) = target.open(console)?;
     let draft = console.drafts.get(line.branch(), who.drafter());
     if draft.edits.is_empty() {
         return Ok((line, draft, None));
     }
-    let outcome = edit::run(
+    let mut outcome = edit::run(
         &repo,
         &Request {
             line: &line,
@@ -328,6 +328,13 @@ fn reviewed(
             review: DiffOptions::default(),
         },
     )?;
+    // When a colleague changed a cell, in the project's zone.
+    if let EditOutcome::Refused(refusals) = &mut outcome {
+        let zone = &structure.project.config.timezone;
+        for by in refusals.iter_mut().filter_map(|r| r.by.as_mut()) {
+            by.time = crate::shown::local(&by.time, zone);
+        }
+    }
     Ok((line, draft, Some(outcome)))
 }
 
@@ -341,15 +348,7 @@ pub async fn page(
     who.may(Role::Editor)?;
     console
         .blocking(move |console| {
-            let (line, draft, mut outcome) = reviewed(console, &who, &target)?;
-            // When a colleague changed a cell, in the project's zone.
-            if let Some(EditOutcome::Refused(refusals)) = &mut outcome {
-                let structure = console.open()?.structure()?;
-                let zone = &structure.project.config.timezone;
-                for by in refusals.iter_mut().filter_map(|r| r.by.as_mut()) {
-                    by.time = crate::shown::local(&by.time, zone);
-                }
-            }
+            let (line, draft, outcome) = reviewed(console, &who, &target)?;
             let (shown, refused) = match &outcome {
                 None => (Shown::Empty, false),
                 Some(EditOutcome::Reviewed { review, .. }) => {

@@ -53,8 +53,7 @@ impl ConsoleError {
         id: &'static str,
         args: &[(&'static str, &str)],
     ) -> ConsoleError {
-        let borrowed: Vec<(&str, &str)> = args.to_vec();
-        let message = Lang::En.say(id, &borrowed);
+        let message = Lang::En.say(id, args);
         ConsoleError::of(kind, message).said_as(id, args)
     }
 

@@ -84,45 +84,41 @@ impl Lang {
 
     /// The words of `id`, with `args` (`{ $name }`) put in.
     pub fn say(self, id: &str, args: &[(&str, &str)]) -> String {
-        let bundles = bundles();
-        let said = |bundle: &FluentBundle<FluentResource>| -> Option<String> {
-            let pattern = bundle.get_message(id)?.value()?;
-            let mut fluent_args = FluentArgs::new();
-            for (name, value) in args {
-                // A count is a number, for the plural its words take.
-                match value.parse::<i64>() {
-                    Ok(number) => fluent_args.set(*name, number),
-                    Err(_) => fluent_args.set(*name, value.to_string()),
-                }
+        let mut fluent_args = FluentArgs::new();
+        for (name, value) in args {
+            // A count is a number, for the plural its words take.
+            match value.parse::<i64>() {
+                Ok(number) => fluent_args.set(*name, number),
+                Err(_) => fluent_args.set(*name, value.to_string()),
             }
-            let mut errors = Vec::new();
-            Some(
-                bundle
-                    .format_pattern(pattern, Some(&fluent_args), &mut errors)
-                    .into_owned(),
-            )
-        };
-        said(&bundles[self as usize])
-            .or_else(|| said(&bundles[Lang::En as usize]))
+        }
+        let bundles = bundles();
+        words(&bundles[self as usize], id, &fluent_args)
+            .or_else(|| words(&bundles[Lang::En as usize], id, &fluent_args))
             .unwrap_or_else(|| id.to_string())
     }
-}
 
-impl Lang {
     /// The words of `id` in this language alone, every argument put in as text (a key
     /// `007` stays `007`): none when the language lacks the message or the words would
     /// show an argument not given (`{$name}`), for the caller to say it otherwise.
     pub fn say_exactly(self, id: &str, args: &[(&str, &str)]) -> Option<String> {
-        let bundle = &bundles()[self as usize];
-        let pattern = bundle.get_message(id)?.value()?;
         let mut fluent_args = FluentArgs::new();
         for (name, value) in args {
             fluent_args.set(*name, value.to_string());
         }
-        let mut errors = Vec::new();
-        let said = bundle.format_pattern(pattern, Some(&fluent_args), &mut errors);
-        (!said.contains("{$")).then(|| said.into_owned())
+        words(&bundles()[self as usize], id, &fluent_args).filter(|said| !said.contains("{$"))
     }
+}
+
+/// The words of `id` in `bundle`, with `args` put in; none when it lacks the message.
+fn words(bundle: &FluentBundle<FluentResource>, id: &str, args: &FluentArgs) -> Option<String> {
+    let pattern = bundle.get_message(id)?.value()?;
+    let mut errors = Vec::new();
+    Some(
+        bundle
+            .format_pattern(pattern, Some(args), &mut errors)
+            .into_owned(),
+    )
 }
 
 /// The language a request asks for: the one chosen (its cookie), else its browser's.

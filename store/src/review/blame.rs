@@ -271,21 +271,10 @@ fn rewound(
     before: Option<Oid>,
     after: Option<Oid>,
 ) -> Result<Vec<CellChange>, StoreError> {
-    if let (Some(before), Some(after)) = (before, after)
-        && !reader
-            .changed_keys(before, after, &file.path)?
-            .contains(reader.cells)
-    {
+    if reader.untouched(before, after, &file.path)? {
         return Ok(Vec::new());
     }
-    let was: HashMap<String, String> = match before {
-        Some(id) => reader
-            .row(id, &file.path)?
-            .unwrap_or_default()
-            .into_iter()
-            .collect(),
-        None => HashMap::new(),
-    };
+    let was = reader.cells_at(before, &file.path)?;
     let mut changes = Vec::new();
     for (column, value) in file.cells.iter_mut() {
         let previous = was.get(column.as_str()).cloned();
@@ -486,21 +475,10 @@ fn walk(
             }
             // The rows this version changed, known (or worked out once, then kept):
             // when the blamed row is not among them, neither version is read.
-            if let (Some(before), Some(after)) = (parent_ids[index], ids[index])
-                && !reader
-                    .changed_keys(before, after, &file.path)?
-                    .contains(reader.cells)
-            {
+            if reader.untouched(parent_ids[index], ids[index], &file.path)? {
                 continue;
             }
-            let before: HashMap<String, String> = match parent_ids[index] {
-                Some(id) => reader
-                    .row(id, &file.path)?
-                    .unwrap_or_default()
-                    .into_iter()
-                    .collect(),
-                None => HashMap::new(),
-            };
+            let before = reader.cells_at(parent_ids[index], &file.path)?;
             for (cell, (column, value)) in file.cells.iter_mut().enumerate() {
                 if file.done[cell] {
                     continue;
@@ -565,6 +543,37 @@ struct RowReader<'a> {
 }
 
 impl RowReader<'_> {
+    /// Whether the blamed row is the same in both versions of a table's file: both
+    /// there, and the row not among the keys they changed ([`RowReader::changed_keys`]).
+    fn untouched(
+        &mut self,
+        before: Option<Oid>,
+        after: Option<Oid>,
+        path: &str,
+    ) -> Result<bool, StoreError> {
+        let (Some(before), Some(after)) = (before, after) else {
+            return Ok(false);
+        };
+        Ok(!self.changed_keys(before, after, path)?.contains(self.cells))
+    }
+
+    /// The blamed row's cells in version `id` of a table's file, by column (none: no
+    /// such version, or the row is not in it).
+    fn cells_at(
+        &mut self,
+        id: Option<Oid>,
+        path: &str,
+    ) -> Result<HashMap<String, String>, StoreError> {
+        Ok(match id {
+            Some(id) => self
+                .row(id, path)?
+                .unwrap_or_default()
+                .into_iter()
+                .collect(),
+            None => HashMap::new(),
+        })
+    }
+
     /// The keys of the rows that differ between two versions of a table's file (added,
     /// removed or changed), each as its cells. Kept under `.git/masterctl/row-changes/`
     /// by the pair of blob ids and the key's fields (content-addressed: never stale), so
