@@ -44,6 +44,13 @@ const shot = async (name) => {
   }
 };
 const text = async (selector) => (await page.textContent(selector)) || '';
+// On a row's form in `planner`'s page: a price typed, checked as it is typed, and kept
+// in the planner's draft.
+const keepPrice = async (planner, price) => {
+  await planner.locator('input[name="v.price"]').fill(price);
+  await planner.waitForSelector('input[name="v.price"] + .checked.ok');
+  await planner.getByRole('button', { name: 'Keep these changes' }).click();
+};
 const expect = async (what, ok) => {
   if (!ok) {
     await shot('failed');
@@ -170,9 +177,7 @@ try {
   // Four more rows' prices: five cells edited in all.
   for (let row = 1; row < 5; row += 1) {
     await page.locator('#rows a[title="Edit this row"]').nth(row).click();
-    await page.locator('input[name="v.price"]').fill(String(100 + row));
-    await page.waitForSelector('input[name="v.price"] + .checked.ok');
-    await page.getByRole('button', { name: 'Keep these changes' }).click();
+    await keepPrice(page, String(100 + row));
   }
   await expect('five edits waiting', (await text('#waiting')).includes('5 edits'));
   await page.locator('#rows a[title="Edit this row"]').first().click();
@@ -276,9 +281,7 @@ try {
   const [eddie, mia] = [await browsing('token-of-eddie'), await browsing('token-of-mia')];
   const priceOf = async (planner, price) => {
     await planner.goto(`${TEAM}/row?region=jp&table=item&key=3`);
-    await planner.locator('input[name="v.price"]').fill(price);
-    await planner.waitForSelector('input[name="v.price"] + .checked.ok');
-    await planner.getByRole('button', { name: 'Keep these changes' }).click();
+    await keepPrice(planner, price);
   };
   await priceOf(eddie, '333');
   await priceOf(mia, '444');
