@@ -159,6 +159,7 @@ pub mod of {
     use masterctl_store::import::ImportOutcome;
     use masterctl_store::join::Join;
     use masterctl_store::join::session::Step;
+    use masterctl_store::l10n::import::{Taken, TakenState, TranslationOutcome};
     use masterctl_store::revert::RevertOutcome;
 
     use super::Notice;
@@ -218,6 +219,25 @@ pub mod of {
     /// A commit taken back.
     pub fn revert(outcome: &RevertOutcome, region: &str, branch: &str, by: &str) -> Option<Notice> {
         committed(outcome, "took back a commit of", (region, branch), by)
+    }
+
+    /// A translation file taken: its translations committed.
+    pub fn translations(outcome: &TranslationOutcome, by: &str) -> Option<Notice> {
+        let TranslationOutcome::Taken(Taken {
+            state: TakenState::Committed { commit, message },
+            region,
+            branch,
+            ..
+        }) = outcome
+        else {
+            return None;
+        };
+        Some(
+            Notice::new("import", "took translations into", region, by)
+                .on(branch)
+                .id(commit)
+                .saying(message.lines().next()),
+        )
     }
 
     /// A rebase or merge committed.

@@ -618,9 +618,7 @@ fn inspect_shows_a_summary_a_row_and_its_lookups() {
 fn many_fallbacks_are_summed_up() {
     let repo = tempfile::tempdir().unwrap();
     let root = repo.path();
-    git(root, &["init", "-q", "-b", "main"]);
-    git(root, &["config", "user.name", "Test Planner"]);
-    git(root, &["config", "user.email", "planner@example.com"]);
+    with_planner(root);
     std::fs::create_dir_all(root.join("schemas")).unwrap();
     let exports = tempfile::tempdir().unwrap();
     std::fs::write(

@@ -32,6 +32,43 @@ fn playwright_root() -> Option<String> {
     root
 }
 
+/// Where playwright-core is, when it and chromium are here to walk the console with.
+fn browser() -> Option<String> {
+    let root = playwright_root()?;
+    present("/usr/bin/chromium", "chromium").then_some(root)
+}
+
+/// An empty folder for a walk's screenshots, `name` in the build's target folder.
+fn screenshots(name: &str) -> std::path::PathBuf {
+    let out = target_dir().join(name);
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).unwrap();
+    out
+}
+
+/// node running the walk `script` (of `cli/tests/browser/`) through the console on
+/// `port`, its screenshots in `out`.
+fn node(script: &str, playwright: &str, port: u16, out: &Path) -> Command {
+    let mut run = Command::new("node");
+    run.arg(crate::common::root().join("cli/tests/browser").join(script))
+        .env("NODE_ROOT", playwright)
+        .env("BASE", format!("http://127.0.0.1:{port}"))
+        .env("OUT", out);
+    run
+}
+
+/// Run `walk` (`what`, for the failure); it must succeed.
+fn walked(mut walk: Command, what: &str, out: &Path) {
+    let run = walk.output().expect("node runs");
+    assert!(
+        run.status.success(),
+        "{what} failed (screenshots in {}):\n{}\n{}",
+        out.display(),
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
+
 /// The console of `repo` on a free port, stopped on drop.
 struct Serving(std::process::Child);
 
@@ -68,12 +105,9 @@ fn serve(repo: &Path, port: u16, users: Option<&Path>) -> Serving {
 
 #[test]
 fn a_planner_imports_through_the_console_in_a_real_browser() {
-    let Some(root) = playwright_root() else {
+    let Some(root) = browser() else {
         return;
     };
-    if !present("/usr/bin/chromium", "chromium") {
-        return;
-    }
     let game = sample_game();
     let repo = game.path();
     let edits = tempfile::tempdir().unwrap();
@@ -176,9 +210,7 @@ fn a_planner_imports_through_the_console_in_a_real_browser() {
     std::fs::write(&users, listed).unwrap();
     let team_port = free_port();
     let _team = serve(repo, team_port, Some(&users));
-    let out = target_dir().join("console-screenshots");
-    let _ = std::fs::remove_dir_all(&out);
-    std::fs::create_dir_all(&out).unwrap();
+    let out = screenshots("console-screenshots");
     // The downloaded workbook is edited in LibreOffice when it is here (CI has it).
     let libreoffice = crate::common::libreoffice_python().map(|python| {
         (
@@ -186,16 +218,11 @@ fn a_planner_imports_through_the_console_in_a_real_browser() {
             crate::common::root().join("cli/tests/tools/libreoffice_edit.py"),
         )
     });
-    let mut run = Command::new("node");
+    let mut run = node("journey.mjs", &root, port, &out);
     if let Some((python, script)) = &libreoffice {
         run.env("LO_PYTHON", python).env("LO_EDIT", script);
     }
-    let run = run
-        .arg(crate::common::root().join("cli/tests/browser/journey.mjs"))
-        .env("NODE_ROOT", &root)
-        .env("BASE", format!("http://127.0.0.1:{port}"))
-        .env("OUT", &out)
-        .env("BROKEN", broken.join("Item.csv"))
+    run.env("BROKEN", broken.join("Item.csv"))
         .env("FIXED", fixed.join("Item.csv"))
         .env("TEAM", format!("http://127.0.0.1:{team_port}"))
         .env("BROKEN_PO", &broken_po)
@@ -203,16 +230,8 @@ fn a_planner_imports_through_the_console_in_a_real_browser() {
         .env(
             "ENGLISH",
             crate::common::root().join("console/locales/en.ftl"),
-        )
-        .output()
-        .expect("node runs");
-    assert!(
-        run.status.success(),
-        "the journey failed (screenshots in {}):\n{}\n{}",
-        out.display(),
-        String::from_utf8_lossy(&run.stdout),
-        String::from_utf8_lossy(&run.stderr)
-    );
+        );
+    walked(run, "the journey", &out);
     let shots = std::fs::read_dir(&out).unwrap().count();
     assert!(shots >= 15, "{shots} screenshots");
     // The import is on the branch, by the planner at this machine; the edit made in the
@@ -277,7 +296,13 @@ fn a_planner_imports_through_the_console_in_a_real_browser() {
         "The event prices go live tomorrow"
     );
     let audit = git(repo, &["log", "--format=%s", "refs/masterctl/audit"]);
-    for action in ["rolled back", "published a release of", "tagged", "edited"] {
+    for action in [
+        "rolled back",
+        "published a release of",
+        "tagged",
+        "edited",
+        "took translations into",
+    ] {
         assert!(
             audit.contains(&format!("\"action\":\"{action}\"")),
             "{action}: {audit}"
@@ -291,6 +316,99 @@ fn a_planner_imports_through_the_console_in_a_real_browser() {
         ],
     );
     assert!(text(&shield).contains("2800"), "{}", text(&shield));
+}
+
+/// The areas monsters live in (a table the million monsters refer to).
+const AREAS: [&str; 10] = [
+    "草原",
+    "洞窟",
+    "火山",
+    "雪原",
+    "砂漠",
+    "湿地",
+    "古城",
+    "天空",
+    "深海",
+    "竜の巣",
+];
+
+/// A master repository whose jp holds a table of 1,000,000 monsters (a Japanese name,
+/// a kind, hit points, the area each lives in: a reference), imported as a planner
+/// would.
+fn million_monsters() -> tempfile::TempDir {
+    use std::fmt::Write as _;
+    let repo = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    with_planner(root);
+    let project = tempfile::tempdir().unwrap();
+    std::fs::create_dir(project.path().join("schemas")).unwrap();
+    for (file, text) in [
+        (
+            "masterctl.toml",
+            "source_language = \"ja\"\nlanguages = [\"ja\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n",
+        ),
+        (
+            "schemas/area.toml",
+            "name = \"area\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\n\n[[fields]]\nname = \"name\"\ntype = \"string\"\n",
+        ),
+        (
+            "schemas/monster.toml",
+            "name = \"monster\"\ndescription = \"Every monster of the game\"\nprimary_key = [\"id\"]\n\n\
+             [[fields]]\nname = \"id\"\ntype = \"int\"\nmin = 1\n\n\
+             [[fields]]\nname = \"name\"\ntype = \"string\"\n\n\
+             [[fields]]\nname = \"kind\"\ntype = \"enum\"\nvalues = [\"slime\", \"ghost\", \"golem\", \"dragon\"]\n\n\
+             [[fields]]\nname = \"hp\"\ntype = \"int\"\nmin = 0\n\n\
+             [[fields]]\nname = \"area_id\"\ntype = \"int\"\nreferences = \"area.id\"\n",
+        ),
+    ] {
+        std::fs::write(project.path().join(file), text).unwrap();
+    }
+    ok(masterctl(
+        root,
+        &["init", ".", "--from", project.path().to_str().unwrap()],
+    ));
+    let data = tempfile::tempdir().unwrap();
+    let mut areas = String::from("id,name\n");
+    for (i, name) in AREAS.iter().enumerate() {
+        writeln!(areas, "{},{name}", i + 1).unwrap();
+    }
+    std::fs::write(data.path().join("area.csv"), areas).unwrap();
+    let kinds = ["slime", "ghost", "golem", "dragon"];
+    let mut monsters = String::with_capacity(40_000_000);
+    monsters.push_str("id,name,kind,hp,area_id\n");
+    for id in 1..=1_000_000u64 {
+        let area = id % 10 + 1;
+        writeln!(
+            monsters,
+            "{id},{}のモンスター{id},{},{},{area}",
+            AREAS[(area - 1) as usize],
+            kinds[(id % 4) as usize],
+            (id * 7919 + id / 7) % 10_000
+        )
+        .unwrap();
+    }
+    std::fs::write(data.path().join("monster.csv"), monsters).unwrap();
+    ok(masterctl(
+        root,
+        &["import", "--region", "jp", data.path().to_str().unwrap()],
+    ));
+    repo
+}
+
+#[test]
+fn a_planner_browses_a_million_rows_in_a_real_browser() {
+    let Some(root) = browser() else {
+        return;
+    };
+    let game = million_monsters();
+    let port = free_port();
+    let _console = serve(game.path(), port, None);
+    let out = screenshots("console-screenshots-million");
+    walked(
+        node("million.mjs", &root, port, &out),
+        "the walk of a million rows",
+        &out,
+    );
 }
 
 /// SHA-256 of `text` in hex (a users file keeps tokens so).

@@ -55,9 +55,7 @@ fn english() -> HashMap<&'static str, &'static str> {
 fn game() -> tempfile::TempDir {
     let repo = tempfile::tempdir().unwrap();
     let root = repo.path();
-    git(root, &["init", "-q", "-b", "main"]);
-    git(root, &["config", "user.name", "Test Planner"]);
-    git(root, &["config", "user.email", "planner@example.com"]);
+    with_planner(root);
     let out = masterctl(root, &["init", ".", "--from", fixtures().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let workbooks = fixtures().join("workbooks");
@@ -933,9 +931,7 @@ fn glossary_game() -> tempfile::TempDir {
 fn items_game(items: &str) -> tempfile::TempDir {
     let repo = tempfile::tempdir().unwrap();
     let root = repo.path();
-    git(root, &["init", "-q", "-b", "main"]);
-    git(root, &["config", "user.name", "Test Planner"]);
-    git(root, &["config", "user.email", "planner@example.com"]);
+    with_planner(root);
     std::fs::write(
         root.join("masterctl.toml"),
         "source_language = \"ja\"\nlanguages = [\"ja\", \"en\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n",

@@ -599,9 +599,7 @@ fn a_personal_branch_follows_its_upstream_the_same_way() {
 fn the_sample_game_keeps_global_shops_and_takes_jp_quests() {
     let repo = tempfile::tempdir().unwrap();
     let root = repo.path();
-    git(root, &["init", "-q", "-b", "main"]);
-    git(root, &["config", "user.name", "Test Planner"]);
-    git(root, &["config", "user.email", "planner@example.com"]);
+    with_planner(root);
     let out = masterctl(root, &["init", ".", "--from", fixtures().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let workbooks = fixtures().join("workbooks");

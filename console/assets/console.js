@@ -75,6 +75,86 @@
   });
 })();
 
+// A list's or a map's cell edited item by item: the text input (what the form sends,
+// items joined by `|`, a map's key and value by `:`, as canonical files write them)
+// gives way to one input per item (a key and a value per entry), with buttons to add
+// and remove them; each change writes the text again and checks it as typed. Without
+// this script the text input is there as it is. Its words come from the input's data
+// attributes, in the page's language.
+(function () {
+  'use strict';
+  document.querySelectorAll('input[data-items]').forEach(function (input) {
+    var map = input.getAttribute('data-items') === 'map';
+    var editor = document.createElement('div');
+    editor.className = 'items';
+    editor.setAttribute('role', 'group');
+    var label = document.querySelector('label[for="' + input.id + '"]');
+    if (label) editor.setAttribute('aria-label', label.textContent);
+    var list = document.createElement('ol');
+    editor.appendChild(list);
+    var add = document.createElement('button');
+    add.type = 'button';
+    add.className = 'add-item';
+    add.textContent = input.getAttribute('data-add');
+    editor.appendChild(add);
+    function write() {
+      var items = Array.prototype.map.call(list.children, function (li) {
+        var parts = Array.prototype.map.call(li.querySelectorAll('input'), function (part) {
+          return part.value.trim();
+        });
+        return parts.join(':');
+      });
+      input.value = items.join('|');
+      input.dispatchEvent(new Event('input'));
+    }
+    function field(value, name) {
+      var part = document.createElement('input');
+      part.type = 'text';
+      part.dir = 'auto';
+      part.value = value;
+      part.setAttribute('aria-label', name);
+      part.addEventListener('input', write);
+      return part;
+    }
+    function item(text) {
+      var li = document.createElement('li');
+      if (map) {
+        var cut = text.indexOf(':');
+        var key = cut < 0 ? text : text.slice(0, cut);
+        var value = cut < 0 ? '' : text.slice(cut + 1);
+        li.appendChild(field(key, input.getAttribute('data-key')));
+        li.appendChild(document.createTextNode(' : '));
+        li.appendChild(field(value, input.getAttribute('data-value')));
+      } else {
+        li.appendChild(field(text, input.getAttribute('data-value')));
+      }
+      var remove = document.createElement('button');
+      remove.type = 'button';
+      remove.className = 'remove-item';
+      remove.textContent = '×';
+      remove.title = input.getAttribute('data-remove');
+      remove.setAttribute('aria-label', input.getAttribute('data-remove'));
+      remove.addEventListener('click', function () {
+        list.removeChild(li);
+        write();
+        add.focus();
+      });
+      li.appendChild(document.createTextNode(' '));
+      li.appendChild(remove);
+      list.appendChild(li);
+      return li;
+    }
+    if (input.value !== '') input.value.split('|').forEach(item);
+    add.addEventListener('click', function () {
+      item('').querySelector('input').focus();
+      write();
+    });
+    input.hidden = true;
+    if (label) label.removeAttribute('for');
+    input.insertAdjacentElement('afterend', editor);
+  });
+})();
+
 // A table's grid grows as it is scrolled: when its end comes into view, the next page
 // (the server pages it: its "Later rows" link) is fetched and its rows appended; rows
 // far above are let go, so the browser holds a few pages of a table of any size. The

@@ -51,7 +51,7 @@ mistake-duplicate-key = { $case ->
    *[key] 主キー { $found } の行が二つあります（最初の行: { $first }）
 }
 mistake-foreign-key = { $target } に { $column } が { $found } の行がありません
-mistake-unchecked-reference = 参照先のテーブルがないため、参照を確かめられませんでした
+mistake-unchecked-reference = 参照先のテーブル { $target } が入力にないため、{ $field } の参照を確かめられませんでした
 mistake-placeholder = 翻訳のプレースホルダーかタグが原文と合いません
 mistake-invisible-character = 見えない文字が含まれています
 mistake-control-character = { $at } 文字目に制御文字 { $char } があります
@@ -106,6 +106,8 @@ hint-keep-theirs = ブランチの値を残して残りを取り込むか、も�
 hint-code-foreign-key = { $target } に行を足すか、この値を直してください
 hint-code-error-cell = 数式（か、その参照先のセル）を直して値が出るようにしてください
 hint-code-formula-without-value = 表計算ソフトで開いて再計算し、保存し直してください
+hint-code-unchecked-reference = { $target } のワークブックも一緒に入力すると確かめられます
+hint-code-invalid-utf8 = CSV を UTF-8 で保存し直してください（Excel：「CSV UTF-8 (コンマ区切り)」）
 
 ## Notes on a value that will do
 

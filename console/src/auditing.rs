@@ -35,6 +35,7 @@ impl AuditPage<'_> {
             "imported into" => "audit-imported-into",
             "edited" => "audit-edited",
             "took back a commit of" => "audit-took-back",
+            "took translations into" => "audit-took-translations",
             "merged into" => "audit-merged-into",
             "rebased" => "audit-rebased",
             "proposed merging" => "audit-proposed",

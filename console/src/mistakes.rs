@@ -208,6 +208,41 @@ mod tests {
         assert_eq!(refusal(&stale, Lang::En), stale.describe());
     }
 
+    /// Every mistake in the project's broken workbooks and schemas (a planner's
+    /// mistakes, made in a spreadsheet), said in Japanese from its values, its hint too:
+    /// none falls back to the English sentence.
+    #[test]
+    fn every_mistake_in_the_broken_fixtures_is_said_in_japanese() {
+        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+        let project = masterctl_schemas::load::load_project(&fixtures).unwrap();
+        let broken = fixtures.join("broken");
+        let mut paths: Vec<_> = (std::fs::read_dir(&broken).unwrap())
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| !path.ends_with("bad_schemas"))
+            .collect();
+        paths.sort();
+        let mut diagnostics = Vec::new();
+        for path in &paths {
+            let checked = masterctl_schemas::validate_paths(&project, std::slice::from_ref(path));
+            diagnostics.extend(checked.report.diagnostics);
+        }
+        let bad = masterctl_schemas::load::load_project(&broken.join("bad_schemas"));
+        diagnostics.extend(bad.err().unwrap().diagnostics);
+        assert!(diagnostics.len() > 20, "{diagnostics:?}");
+        let mut unsaid = Vec::new();
+        for d in &diagnostics {
+            if said(d, Lang::Ja, &format!("mistake-{}", d.code)).is_none() {
+                unsaid.push(format!("{}: {}", d.code, d.message));
+            }
+            if let Some(written) = &d.hint
+                && hint(d, Lang::Ja).as_ref() == Some(written)
+            {
+                unsaid.push(format!("{} (hint): {written}", d.code));
+            }
+        }
+        assert!(unsaid.is_empty(), "said in English:\n{}", unsaid.join("\n"));
+    }
+
     #[test]
     fn a_sentence_whose_values_are_missing_is_said_as_written() {
         // No `limit`: the Japanese would show a hole; the English sentence is whole.

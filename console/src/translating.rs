@@ -194,6 +194,11 @@ fn take(
         },
     )?;
     let outcome = console.landed(around, &line)?;
+    let by = who.signature();
+    console.tell(
+        &repo,
+        masterctl_app::notify::of::translations(&outcome, &by),
+    );
     Ok((line, outcome))
 }
 

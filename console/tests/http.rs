@@ -1067,6 +1067,13 @@ async fn translations_are_downloaded_checked_and_taken_back() {
         "{}",
         got.body
     );
+    // Kept in the audit log, by who took it, in the visitor's words.
+    let audit = send(&app, get("/audit")).await;
+    let row = audit.body.split("<tbody>").nth(1).unwrap_or_default();
+    assert!(
+        row.contains("took translations into masters/jp") && row.contains("eddie"),
+        "{row}"
+    );
 }
 
 /// Upload one file as the browser holding `cookie`; the upload's id.

@@ -252,9 +252,7 @@ fn check_enum(field: &Field, text: &str) -> Result<(), Problem> {
     .expected(format!("one of: {}", field.values.join(", ")))
     .arg("values", field.values.join(", "));
     if let Some(similar) = did_you_mean(text.trim(), field.values.iter().map(|v| &**v)) {
-        d = (d.hint(format!("did you mean `{similar}`?")))
-            .arg("hint", "did-you-mean")
-            .arg("similar", similar);
+        d = d.did_you_mean(similar);
     }
     Err(d.into())
 }

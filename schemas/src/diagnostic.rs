@@ -397,6 +397,14 @@ impl Diagnostic {
 
     /// Add a hint; one added to a diagnostic that has one already follows it (`a; b`),
     /// so no hint is lost.
+    /// The hint "did you mean `similar`?", with its value for another language's words.
+    pub fn did_you_mean(self, similar: impl Into<String>) -> Diagnostic {
+        let similar = similar.into();
+        self.hint(format!("did you mean `{similar}`?"))
+            .arg("hint", "did-you-mean")
+            .arg("similar", similar)
+    }
+
     pub fn hint(mut self, hint: impl Into<String>) -> Diagnostic {
         let hint = hint.into();
         self.hint = Some(match self.hint.take() {

@@ -383,7 +383,8 @@ impl Reference<'_> {
                         table.name, field.name, reference.table
                     ),
                 )
-                .hint(format!("supply table `{}` too to check them", reference.table)),
+                .hint(format!("supply table `{}` too to check them", reference.table))
+                .arg("target", reference.table.clone()),
             ];
         };
         // The target is the table's single-field key (its index exists) or a unique field.

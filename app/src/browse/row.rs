@@ -63,9 +63,11 @@ pub enum Input {
         table: String,
         options: Vec<(String, String)>,
     },
-    /// A list or a map, written as canonical files write it.
+    /// A list or a map (`map`), written as canonical files write it: items joined by
+    /// `|`, a map's keys and values by `:`.
     Listed {
         example: &'static str,
+        map: bool,
     },
 }
 
@@ -205,9 +207,13 @@ fn input_of(
         },
         FieldType::Date => Input::Date,
         FieldType::Text | FieldType::String => Input::Text,
-        FieldType::List(_) => Input::Listed { example: "1|2|3" },
+        FieldType::List(_) => Input::Listed {
+            example: "1|2|3",
+            map: false,
+        },
         FieldType::Map(..) => Input::Listed {
             example: "1:100|2:250",
+            map: true,
         },
     })
 }

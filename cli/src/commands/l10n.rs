@@ -380,6 +380,14 @@ fn import(repo: &MasterRepo, args: ImportArgs, output: &Output) -> Result<(), Fa
             )
         },
     )?;
+    if let Ok(structure) = repo.structure() {
+        super::tell_in(
+            repo,
+            &structure,
+            |by| masterctl_app::notify::of::translations(&outcome, by),
+            output,
+        );
+    }
     let taken = match outcome {
         TranslationOutcome::Rejected(report) => return Err(Failure::Rejected(report)),
         TranslationOutcome::Taken(taken) => taken,

@@ -73,9 +73,7 @@ pub fn json(output: &Output) -> serde_json::Value {
 pub fn hunt_repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    git(root, &["init", "-q", "-b", "main"]);
-    git(root, &["config", "user.name", "Test Planner"]);
-    git(root, &["config", "user.email", "planner@example.com"]);
+    with_planner(root);
     std::fs::copy(hunt().join("masterctl.toml"), root.join("masterctl.toml")).unwrap();
     std::fs::create_dir(root.join("schemas")).unwrap();
     for entry in std::fs::read_dir(hunt().join("schemas")).unwrap() {
@@ -101,14 +99,20 @@ pub fn ok(out: Output) -> Output {
     out
 }
 
+/// A git repository made in the empty folder `root` (its branch `main`), with a planner
+/// as its author.
+pub fn with_planner(root: &Path) {
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["config", "user.name", "Test Planner"]);
+    git(root, &["config", "user.email", "planner@example.com"]);
+}
+
 /// An empty git repository at `dir/game` (made), with a planner as its author: where a
 /// test runs `init` and what follows.
 pub fn planners_repository(dir: &Path) -> PathBuf {
     let root = dir.join("game");
     std::fs::create_dir(&root).unwrap();
-    git(&root, &["init", "-q", "-b", "main"]);
-    git(&root, &["config", "user.name", "Test Planner"]);
-    git(&root, &["config", "user.email", "planner@example.com"]);
+    with_planner(&root);
     root
 }
 
@@ -117,9 +121,7 @@ pub fn planners_repository(dir: &Path) -> PathBuf {
 pub fn sample_game() -> tempfile::TempDir {
     let repo = tempfile::tempdir().unwrap();
     let root = repo.path();
-    git(root, &["init", "-q", "-b", "main"]);
-    git(root, &["config", "user.name", "Test Planner"]);
-    git(root, &["config", "user.email", "planner@example.com"]);
+    with_planner(root);
     ok(masterctl(
         root,
         &["init", ".", "--from", fixtures().to_str().unwrap()],

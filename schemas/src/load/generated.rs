@@ -66,7 +66,7 @@ impl Builder {
                 if let Some(similar) =
                     did_you_mean(name.get_ref(), self.tables.iter().map(|t| t.name.as_str()))
                 {
-                    d = d.hint(format!("did you mean `{similar}`?"));
+                    d = d.did_you_mean(similar);
                 }
                 self.error(d);
                 None
@@ -92,7 +92,7 @@ impl Builder {
             if let Some(similar) =
                 did_you_mean(name.get_ref(), table.fields.iter().map(|f| f.name.as_str()))
             {
-                d = d.hint(format!("did you mean `{similar}`?"));
+                d = d.did_you_mean(similar);
             }
             self.error(d);
         }
@@ -252,7 +252,7 @@ impl Builder {
                 if let Some(similar) =
                     did_you_mean(other, ["group", "weighted", "matrix"].into_iter())
                 {
-                    d = d.hint(format!("did you mean `{similar}`?"));
+                    d = d.did_you_mean(similar);
                 }
                 self.error(d);
                 return None;

@@ -323,7 +323,7 @@ impl Builder {
                 )
                 .expected(TableKind::NAMES.join(", "));
             if let Some(close) = did_you_mean(written.get_ref(), TableKind::NAMES.into_iter()) {
-                d = d.hint(format!("did you mean `{close}`?"));
+                d = d.did_you_mean(close);
             }
             self.error(d);
             return None;
@@ -533,7 +533,7 @@ impl Builder {
                     if let Some(similar) =
                         did_you_mean(name.get_ref(), fields.iter().map(|f| f.name.as_str()))
                     {
-                        d = d.hint(format!("did you mean `{similar}`?"));
+                        d = d.did_you_mean(similar);
                     }
                     self.error(d);
                     ok = false;
@@ -656,7 +656,7 @@ impl Builder {
             d = d.hint("a map's key is int, string, enum or bool, its value any type but text, a list or a map (and not an enum when the key is one)");
         }
         if let Some(similar) = did_you_mean(raw.ty.get_ref(), known.into_iter()) {
-            d = d.hint(format!("did you mean `{similar}`?"));
+            d = d.did_you_mean(similar);
         }
         self.error(d);
         None
@@ -1142,7 +1142,7 @@ impl Builder {
                         &reference.to_string(),
                         candidates.iter().map(String::as_str),
                     ) {
-                        d = d.hint(format!("did you mean `{similar}`?"));
+                        d = d.did_you_mean(similar);
                     }
                     self.error(d);
                 }

@@ -315,7 +315,7 @@ fn read_unguarded(project: &Project, path: &Path, part: Part, keep: Keep) -> Rea
                     .filter(|t| t.source.is_none() && t.sheet != sheet)
                     .map(|t| t.sheet.as_str());
                 if let Some(similar) = crate::suggest::did_you_mean(&sheet, sheets) {
-                    d = d.hint(format!("did you mean `{similar}`?"));
+                    d = d.did_you_mean(similar);
                 }
                 outcome.report.push(d);
             }

@@ -661,9 +661,7 @@ impl Header {
                         .filter(|(i, _)| header.field_columns[*i].is_none())
                         .map(|(_, f)| f.name.as_str());
                     if let Some(similar) = did_you_mean(name, free) {
-                        d = (d.hint(format!("did you mean `{similar}`?")))
-                            .arg("hint", "did-you-mean")
-                            .arg("similar", similar);
+                        d = d.did_you_mean(similar);
                     } else {
                         d = (d.hint("start the header with `#` to keep the column as a comment"))
                             .arg("hint", "comment");

@@ -65,7 +65,7 @@ pub fn read(project: &Project, path: &Path, keep: Keep) -> ReadOutcome {
         if let Some(similar) =
             crate::suggest::did_you_mean(&stem, project.tables.iter().map(|t| t.sheet.as_str()))
         {
-            d = d.hint(format!("did you mean `{similar}.csv`?"));
+            d = d.did_you_mean(format!("{similar}.csv"));
         }
         outcome.report.push(d);
         return outcome;
