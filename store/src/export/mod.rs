@@ -21,7 +21,6 @@ use serde::Serialize;
 
 use crate::MasterRepo;
 use crate::StoreError;
-use crate::git::repo::blob_at;
 use crate::names::Branch;
 use crate::snapshot::structure::Structure;
 use crate::snapshot::{language_path, table_path, texts_at};
@@ -192,16 +191,16 @@ pub fn export_region(
         });
     }
     let reviewed: Vec<&String> = languages.iter().filter(|l| *l != source).collect();
-    // The blobs read here (a repository is one thread's), the tables typed and laid out
-    // on every core.
+    // The blobs found here, then read, typed and laid out on every core (each worker
+    // with a repository of its own: a repository is one thread's).
     let mut stored = Vec::new();
     for schema in &project.tables {
         let data_path = table_path(&schema.name);
-        let Some(data) = blob_at(git, &tree, &data_path)? else {
+        let Some(data) = blob_id_at(&tree, &data_path)? else {
             continue;
         };
         let text_path = language_path(source, &schema.name);
-        let text = blob_at(git, &tree, &text_path)?;
+        let text = blob_id_at(&tree, &text_path)?;
         let mut translations = Vec::new();
         if schema.fields.iter().any(|f| f.ty == FieldType::Text) {
             for language in &reviewed {
@@ -211,12 +210,14 @@ pub fn export_region(
         }
         stored.push((schema, data_path, data, text_path, text, translations));
     }
+    let readers = Readers::of(git);
     let laid_out = parallel_map(
         &stored,
         |(schema, data_path, data, text_path, text, translations)| {
+            let (data, text) = readers.read(*data, *text)?;
             let table = read_table(
                 schema,
-                data,
+                &data,
                 Path::new(data_path),
                 text.as_deref().map(|t| (t, Path::new(text_path.as_str()))),
             )
@@ -264,6 +265,60 @@ pub fn export_region(
             })
             .collect(),
     })
+}
+
+/// The id of the blob at `path` in `tree`, when there is one.
+fn blob_id_at(tree: &git2::Tree<'_>, path: &str) -> Result<Option<git2::Oid>, StoreError> {
+    match tree.get_path(Path::new(path)) {
+        Ok(entry) if entry.kind() == Some(git2::ObjectType::Blob) => Ok(Some(entry.id())),
+        Ok(_) => Ok(None),
+        Err(e) if e.code() == git2::ErrorCode::NotFound => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Repositories of one git directory for workers to read blobs with, each taken by one
+/// thread at a time and opened when none is free.
+struct Readers {
+    dir: PathBuf,
+    free: std::sync::Mutex<Vec<git2::Repository>>,
+}
+
+impl Readers {
+    fn of(git: &git2::Repository) -> Readers {
+        Readers {
+            dir: git.path().to_path_buf(),
+            free: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The bytes of the blob `data` and of the blob `text`, when there is one.
+    fn read(
+        &self,
+        data: git2::Oid,
+        text: Option<git2::Oid>,
+    ) -> Result<(Vec<u8>, Option<Vec<u8>>), String> {
+        let taken = self
+            .free
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pop();
+        let git = match taken {
+            Some(git) => git,
+            None => git2::Repository::open(&self.dir).map_err(|e| e.message().to_string())?,
+        };
+        let read = |id: git2::Oid| {
+            (git.find_blob(id))
+                .map(|blob| blob.content().to_vec())
+                .map_err(|e| e.message().to_string())
+        };
+        let bytes = read(data).and_then(|data| Ok((data, text.map(read).transpose()?)));
+        self.free
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(git);
+        bytes
+    }
 }
 
 /// The workbook a table goes to (its `source` file, else `<sheet>.xlsx`), whether it

@@ -6,6 +6,7 @@
 
 pub mod commit;
 pub mod head;
+mod recent;
 pub mod structure;
 mod tables;
 

@@ -8,6 +8,7 @@ use masterctl_git::repo::tree_blobs;
 use masterctl_schemas::Project;
 use masterctl_schemas::load::{self, CONFIG_FILE, FONTS_DIR, SCHEMAS_DIR};
 
+use super::recent::Recent;
 use crate::{MasterRepo, StoreError};
 
 /// Structure files by snapshot path (`masterctl.toml`, `schemas/item.toml`) and bytes.
@@ -51,17 +52,32 @@ impl MasterRepo {
     }
 }
 
+/// Projects parsed, by the BLAKE3 of the files they were parsed from.
+static PARSED: Recent<[u8; 32], Project> = Recent::new();
+/// Commits' structures read, by their files' paths and blob ids.
+static COMMITTED: Recent<Vec<(String, Oid)>, (StructureFiles, Project)> = Recent::new();
+
 impl Structure {
-    /// The structure a commit's tree holds.
+    /// The structure a commit's tree holds (its blobs read and parsed once in this
+    /// process: a tree with the same structure files again is known by their ids).
     pub fn at(git: &Repository, tree: &Tree<'_>) -> Result<Structure, StoreError> {
-        let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-        for (path, id) in tree_blobs(git, tree)? {
-            if is_structure_path(&path) {
-                files.push((path, git.find_blob(id)?.content().to_vec()));
-            }
+        let mut ids: Vec<(String, Oid)> = tree_blobs(git, tree)?
+            .into_iter()
+            .filter(|(path, _)| is_structure_path(path))
+            .collect();
+        ids.sort();
+        if let Some((files, project)) = COMMITTED.get(&ids) {
+            return Ok(Structure {
+                project,
+                files,
+                origin: None,
+            });
         }
-        files.sort();
+        let files: StructureFiles = (ids.iter())
+            .map(|(path, id)| Ok((path.clone(), git.find_blob(*id)?.content().to_vec())))
+            .collect::<Result<_, StoreError>>()?;
         let project = project_from_files(&files).map_err(StoreError::InvalidStructure)?;
+        COMMITTED.keep(ids, (files.clone(), project.clone()));
         Ok(Structure {
             project,
             files,
@@ -127,10 +143,29 @@ fn is_font_path(path: &str) -> bool {
         .is_some_and(|name| !name.contains('/') && load::is_font_name(name))
 }
 
-/// The project that structure files (by snapshot path) describe.
+/// The project that structure files (by snapshot path) describe: parsed once in this
+/// process for the same files in the same order.
 pub fn project_from_files(
     files: &[(String, Vec<u8>)],
 ) -> Result<Project, masterctl_schemas::Report> {
+    let mut hasher = blake3::Hasher::new();
+    for (path, bytes) in files {
+        hasher.update(&(path.len() as u64).to_le_bytes());
+        hasher.update(path.as_bytes());
+        hasher.update(&(bytes.len() as u64).to_le_bytes());
+        hasher.update(bytes);
+    }
+    let key = *hasher.finalize().as_bytes();
+    if let Some(project) = PARSED.get(&key) {
+        return Ok(project);
+    }
+    let project = parse_project(files)?;
+    PARSED.keep(key, project.clone());
+    Ok(project)
+}
+
+/// [`project_from_files`], parsed.
+fn parse_project(files: &[(String, Vec<u8>)]) -> Result<Project, masterctl_schemas::Report> {
     let text = |(path, bytes): &(String, Vec<u8>)| {
         (
             PathBuf::from(path),
@@ -239,4 +274,46 @@ fn folder_file_ids(
 
 fn read(path: &Path) -> Result<Vec<u8>, StoreError> {
     std::fs::read(path).map_err(StoreError::io(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(max: &str) -> StructureFiles {
+        let schema = format!(
+            "name = \"item\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname = \"id\"\ntype = \"int\"\nmax = {max}\n"
+        );
+        vec![
+            (
+                CONFIG_FILE.to_string(),
+                b"source_language = \"ja\"\nlanguages = [\"ja\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n"
+                    .to_vec(),
+            ),
+            ("schemas/item.toml".to_string(), schema.into_bytes()),
+        ]
+    }
+
+    fn max_of(project: &Project) -> String {
+        let field = &project.tables[0].fields[0];
+        field
+            .max
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_project_remembered_is_never_the_one_of_other_bytes() {
+        // The same files twice: the same project (the second remembered).
+        assert_eq!(max_of(&project_from_files(&files("10")).unwrap()), "10");
+        assert_eq!(max_of(&project_from_files(&files("10")).unwrap()), "10");
+        // One byte changed: parsed again.
+        assert_eq!(max_of(&project_from_files(&files("19")).unwrap()), "19");
+        // A broken file is refused every time, never remembered as the last good one.
+        for _ in 0..2 {
+            assert!(project_from_files(&files("\"many\"")).is_err());
+        }
+        assert_eq!(max_of(&project_from_files(&files("10")).unwrap()), "10");
+    }
 }
