@@ -135,7 +135,8 @@ sample_base="http://127.0.0.1:$port_sample"
 session "$sample_base" "$work/sample-jar" >/dev/null
 sample_head=$(git -C "$sample" rev-parse masters/jp)
 big_head=$(git -C "$big" rev-parse masters/jp)
-big_table=$(ls "$big/schemas" | head -1 | sed 's/\.toml$//')
+big_table=$(first_file "$big/schemas")
+big_table=${big_table%.toml}
 echo "| page | sample game (8 tables): median (first) | 500 tables × 1,000 rows: median (first) |"
 echo "| --- | --- | --- |"
 paste -d' ' \

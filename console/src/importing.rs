@@ -24,7 +24,7 @@ use crate::jobs::Polled;
 use crate::sheets::Window;
 use crate::shown::render;
 use crate::target::{Target, urlencode};
-use crate::uploads::{Uploads, WORKBOOKS, keep_form};
+use crate::uploads::{Staged, Uploads, WORKBOOKS_OR_ZIPS, keep_form, refused};
 use crate::visitor::Visitor;
 use crate::writing::Working;
 
@@ -69,8 +69,9 @@ pub async fn upload(
     Extension(who): Extension<Visitor>,
     mut form: Multipart,
 ) -> Answer {
-    let files = ("files", WORKBOOKS);
-    keep_form(&console, &mut form, files, &who, |_| Ok(()), "/review").await
+    let files = ("files", WORKBOOKS_OR_ZIPS);
+    let unzip = |staged: &mut Staged| staged.unzip().map_err(|e| refused(&e));
+    keep_form(&console, &mut form, files, &who, unzip, "/review").await
 }
 
 #[derive(Deserialize, Clone)]

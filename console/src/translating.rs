@@ -122,7 +122,7 @@ pub async fn upload(
     Extension(who): Extension<Visitor>,
     mut form: Multipart,
 ) -> Answer {
-    let one = |staged: &Staged| match staged.len() {
+    let one = |staged: &mut Staged| match staged.len() {
         1 => Ok(()),
         _ => Err(ConsoleError::saying(
             ErrorKind::Usage,

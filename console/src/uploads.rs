@@ -47,6 +47,10 @@ pub enum UploadError {
     Twice(String),
     #[error("no file was uploaded")]
     Empty,
+    #[error("`{name}` is not a zip file that can be read: {why}")]
+    NotAZip { name: String, why: String },
+    #[error("`{entry}` in `{zip}` is not a kind of file an import takes (a workbook or CSV)")]
+    NotAWorkbookIn { zip: String, entry: String },
     #[error("no upload `{0}` of yours is kept (uploads are kept for a week)")]
     Unknown(String),
     #[error("cannot keep the upload: {0}")]
@@ -147,6 +151,9 @@ impl Uploads {
 
 /// The extensions of the files an import takes.
 pub const WORKBOOKS: &[&str] = &["xlsx", "xlsm", "xlsb", "ods", "csv"];
+/// The extensions of the files an import's upload takes: workbooks, and zips of them
+/// (as the download gives several), unpacked as they are kept ([`Staged::unzip`]).
+pub const WORKBOOKS_OR_ZIPS: &[&str] = &["xlsx", "xlsm", "xlsb", "ods", "csv", "zip"];
 /// The extensions of the exchange files translators send back.
 pub const EXCHANGE: &[&str] = &["xlf", "xliff", "po", "csv"];
 
@@ -185,6 +192,71 @@ impl Staged {
         self.total += more;
         if self.total > UPLOAD_LIMIT {
             return Err(UploadError::UploadTooLarge);
+        }
+        Ok(())
+    }
+
+    /// Each zip of the upload replaced by the workbooks it holds, each by its own base
+    /// name (one of [`WORKBOOKS`]) and bounded as a file arriving is — by size, in
+    /// number and in all, counted as it is unpacked (a zip that unpacks past a bound is
+    /// refused there, whatever its own size). Folders and what systems add to a zip
+    /// (`__MACOSX/`, names beginning with `.`) are passed over; anything else is
+    /// refused, named.
+    pub fn unzip(&mut self) -> Result<(), UploadError> {
+        let mut zips: Vec<(String, PathBuf)> = std::fs::read_dir(&self.dir)?
+            .filter_map(Result::ok)
+            .map(|entry| entry.path())
+            .filter(|path| {
+                path.extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("zip"))
+            })
+            .map(|path| (file_label(&path), path))
+            .collect();
+        zips.sort();
+        for (name, path) in zips {
+            let size = std::fs::metadata(&path)?.len();
+            self.names.remove(&name.to_lowercase());
+            self.total = self.total.saturating_sub(size);
+            self.unpack(&name, &path)?;
+            std::fs::remove_file(&path)?;
+        }
+        Ok(())
+    }
+
+    /// The workbooks of the zip `name` at `path`, written into the upload.
+    fn unpack(&mut self, name: &str, path: &Path) -> Result<(), UploadError> {
+        use std::io::{Read, Write};
+        let not_a_zip = |e: zip::result::ZipError| UploadError::NotAZip {
+            name: name.to_string(),
+            why: e.to_string(),
+        };
+        let mut archive = zip::ZipArchive::new(std::fs::File::open(path)?).map_err(not_a_zip)?;
+        for i in 0..archive.len() {
+            let mut entry = archive.by_index(i).map_err(not_a_zip)?;
+            let inner = entry.name().map_err(not_a_zip)?.into_owned();
+            let base = inner.rsplit(['/', '\\']).next().unwrap_or_default();
+            if entry.is_dir() || inner.starts_with("__MACOSX/") || base.starts_with('.') {
+                continue;
+            }
+            let file = file_name(&inner, WORKBOOKS).map_err(|_| UploadError::NotAWorkbookIn {
+                zip: name.to_string(),
+                entry: inner.chars().take(200).collect(),
+            })?;
+            let mut out = self.create(&file)?;
+            let mut buffer = vec![0; 64 << 10];
+            let mut written = 0u64;
+            loop {
+                let read = entry.read(&mut buffer).map_err(|e| UploadError::NotAZip {
+                    name: name.to_string(),
+                    why: e.to_string(),
+                })?;
+                if read == 0 {
+                    break;
+                }
+                self.count(&file, written, read)?;
+                out.write_all(&buffer[..read])?;
+                written += read as u64;
+            }
         }
         Ok(())
     }
@@ -229,7 +301,7 @@ pub async fn keep_form(
     form: &mut Multipart,
     files: (&str, &[&str]),
     who: &Visitor,
-    accept: impl FnOnce(&Staged) -> Result<(), ConsoleError> + Send + 'static,
+    accept: impl FnOnce(&mut Staged) -> Result<(), ConsoleError> + Send + 'static,
     page: &str,
 ) -> Answer {
     let uploads = console
@@ -240,7 +312,8 @@ pub async fn keep_form(
         .blocking({
             let target = target.clone();
             move |console| {
-                accept(&staged)?;
+                let mut staged = staged;
+                accept(&mut staged)?;
                 target.open(console)?;
                 staged.keep().map_err(|e| refused(&e))
             }
@@ -367,6 +440,13 @@ pub fn refused(error: &UploadError) -> ConsoleError {
         _ => StatusCode::BAD_REQUEST,
     };
     ConsoleError::http(status, error.to_string())
+}
+
+/// A file's own name, as it was kept.
+fn file_label(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// A file name an upload may hold: its last component only, one of `extensions`, no

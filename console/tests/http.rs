@@ -3214,3 +3214,107 @@ async fn a_japanese_planner_reads_every_mistake_in_japanese() {
     let typed = get_in(format!("{check}-3"), "en").await;
     assert_eq!(typed.body, "-3 is below the minimum 0");
 }
+
+/// A zip holding `files` (name, bytes), deflated; a name ending in `/` is a folder.
+fn zipped(files: &[(&str, &[u8])]) -> Vec<u8> {
+    use std::io::Write;
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .large_file(true);
+    for (name, bytes) in files {
+        if name.ends_with('/') {
+            zip.add_directory(*name, options).unwrap();
+        } else {
+            zip.start_file(*name, options).unwrap();
+            zip.write_all(bytes).unwrap();
+        }
+    }
+    zip.finish().unwrap().into_inner()
+}
+
+/// An upload `name` of `bytes` as Eddie sends it: the answer.
+async fn upload_answer(app: &axum::Router, name: &str, bytes: &[u8]) -> Got {
+    let (cookie, csrf) = session(app, Some("token-of-eddie")).await;
+    let (kind, body) = multipart(&[("csrf", &csrf), ("region", "jp")], &[(name, bytes)]);
+    let request = request("POST", "/upload", HERE)
+        .header(header::COOKIE, cookie)
+        .header(header::CONTENT_TYPE, kind)
+        .body(Body::from(body))
+        .unwrap();
+    send(app, request).await
+}
+
+#[tokio::test]
+async fn a_zip_of_workbooks_is_unpacked_where_its_workbooks_would_be_and_bounded_as_they_are() {
+    let dir = repository();
+    let app = app(dir.path(), Policy::Users(users()));
+    // What a planner zips on a Mac: a folder, the file, the system's own beside it.
+    let day = zipped(&[
+        ("exports/", b""),
+        (
+            "exports/monster.csv",
+            "id,name\n1,bat\n2,スライム\n".as_bytes(),
+        ),
+        ("__MACOSX/exports/._monster.csv", b"\0\x05\x16\x07"),
+        ("exports/.DS_Store", b"\0\0\0\x01Bud1"),
+    ]);
+    let got = upload_answer(&app, "December.zip", &day).await;
+    assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
+    let (eddie, _) = session(&app, Some("token-of-eddie")).await;
+    let review = get_as(&app, got.location.as_deref().unwrap(), &eddie).await;
+    assert_eq!(review.status, StatusCode::OK, "{}", review.body);
+    assert!(review.body.contains("monster.csv"), "{}", review.body);
+    assert!(
+        review.body.contains("<td>monster</td><td>0</td><td>1</td><td>0</td>"),
+        "the slime renamed: {}",
+        review.body
+    );
+    assert!(!review.body.contains("December.zip"), "{}", review.body);
+
+    // Anything else in it is refused, named; so is a zip that is none; nothing is kept.
+    let notes = zipped(&[("monster.csv", b"id,name\n"), ("notes.txt", b"todo")]);
+    for (name, bytes, said) in [
+        (
+            "notes.zip",
+            notes,
+            ["notes.txt", "in", "notes.zip", "is not a kind of file"],
+        ),
+        (
+            "broken.zip",
+            b"PK not really".to_vec(),
+            ["broken.zip", "is not a zip file", "", ""],
+        ),
+    ] {
+        let got = upload_answer(&app, name, &bytes).await;
+        assert_eq!(got.status, StatusCode::BAD_REQUEST, "{}", got.body);
+        assert!(
+            said.iter().all(|s| got.body.contains(s)),
+            "{said:?}: {}",
+            got.body
+        );
+    }
+    // A small zip that unpacks past the bound of a file is refused as it is unpacked.
+    let zeros = vec![0u8; (64 << 20) + 1];
+    let bomb = zipped(&[("monster.csv", &zeros)]);
+    assert!(bomb.len() < 1 << 20, "{}", bomb.len());
+    let got = upload_answer(&app, "bomb.zip", &bomb).await;
+    assert_eq!(got.status, StatusCode::PAYLOAD_TOO_LARGE, "{}", got.body);
+    assert!(got.body.contains("larger than 64 MiB"), "{}", got.body);
+    let uploads = dir.path().join(".git/masterctl/console/uploads");
+    let kept: Vec<_> = walk(&uploads).into_iter().filter(|p| p.is_file()).collect();
+    assert_eq!(kept.len(), 1, "only the first upload's workbook: {kept:?}");
+}
+
+/// Every path under `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(walk(&path));
+        }
+        found.push(path);
+    }
+    found
+}
