@@ -51,7 +51,7 @@ serve() {
 # session BASE JAR: a browser's session (the cookie in JAR); prints its form token.
 session() {
   curl -s -c "$2" -b "$2" "$1/" -o "$work/page.html"
-  grep -o 'name="csrf" value="[0-9a-f]*"' "$work/page.html" | head -1 | sed 's/.*value="//; s/"$//'
+  grep -o 'name="csrf" value="[0-9a-f]*"' "$work/page.html" | sed -n 1p | sed 's/.*value="//; s/"$//'
 }
 
 # median: the middle of the numbers on stdin.
@@ -221,7 +221,7 @@ for b in $(seq 20); do
   ) &
   servers+=("$!")
 done
-price_at=$(git -C "$big" show "masters/jp:tables/$big_table.csv" | head -1 | tr ',' '\n' | grep -nx price | cut -d: -f1)
+price_at=$(git -C "$big" show "masters/jp:tables/$big_table.csv" | sed -n 1p | tr ',' '\n' | grep -nx price | cut -d: -f1)
 edit_times=""
 for _ in $(seq "$runs"); do
   for key in 1 2 3 4 5; do

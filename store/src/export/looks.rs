@@ -1,7 +1,8 @@
 //! What an exported sheet gives the planner besides its cells: each column's width, a
 //! note on its header (the field's description, type and rules), a drop-down list
-//! where the field takes one of a few values (an enum's, or the keys of a table on
-//! another sheet of the same workbook), and whole numbers shown as such. None of it
+//! where the field takes one of a few values (an enum's, or the keys of a referenced
+//! table: a range of its sheet in the same workbook, its keys written out when it is
+//! in another), and whole numbers shown as such. None of it
 //! is data: import reads the cells alone.
 
 use masterctl_schemas::schema::Field;
@@ -32,7 +33,7 @@ pub enum Choices {
     /// These values.
     Values(Vec<String>),
     /// The keys of `table`'s `field`, resolved to a range of another sheet of the same
-    /// workbook when it is there ([`resolve`]).
+    /// workbook, or to their values from another workbook ([`resolve`]).
     Reference { table: String, field: String },
     /// A range: `'Category'!$A$2:$A$41`.
     Range(String),
@@ -117,43 +118,91 @@ pub(super) fn size(sheet: &mut Sheet) {
     }
 }
 
-/// Turn each reference's choices into the range of the referenced table's keys when
-/// that table is a sheet of the same workbook (a list across workbooks is not one a
-/// spreadsheet keeps); otherwise the column has none.
-pub(super) fn resolve(workbook: &mut Workbook) {
-    let ranges: Vec<Vec<Choices>> = (workbook.sheets.iter())
-        .map(|sheet| {
-            (sheet.looks.iter())
-                .map(|look| match &look.choices {
-                    Choices::Reference { table, field } => range_of(workbook, table, field),
-                    other => other.clone(),
+/// Turn each reference's choices into a drop-down: the range of the referenced table's
+/// keys when that table is a sheet of the same workbook; when it is a sheet of another
+/// workbook (a range across workbooks is not one a spreadsheet keeps), its keys as a
+/// list when they fit one ([`LIST_LONGEST`]); otherwise the column has none.
+pub(super) fn resolve(workbooks: &mut [Workbook]) {
+    let resolved: Vec<Vec<Vec<Choices>>> = (workbooks.iter())
+        .map(|workbook| {
+            (workbook.sheets.iter())
+                .map(|sheet| {
+                    (sheet.looks.iter())
+                        .map(|look| match &look.choices {
+                            Choices::Reference { table, field } => range_of(workbook, table, field)
+                                .unwrap_or_else(|| listed(workbooks, table, field)),
+                            other => other.clone(),
+                        })
+                        .collect()
                 })
                 .collect()
         })
         .collect();
-    for (sheet, choices) in workbook.sheets.iter_mut().zip(ranges) {
-        for (look, choices) in sheet.looks.iter_mut().zip(choices) {
-            look.choices = choices;
+    for (workbook, sheets) in workbooks.iter_mut().zip(resolved) {
+        for (sheet, choices) in workbook.sheets.iter_mut().zip(sheets) {
+            for (look, choices) in sheet.looks.iter_mut().zip(choices) {
+                look.choices = choices;
+            }
         }
     }
 }
 
-fn range_of(workbook: &Workbook, table: &str, field: &str) -> Choices {
-    let Some(sheet) = workbook.sheets.iter().find(|s| s.table == table) else {
-        return Choices::None;
+/// The longest list a drop-down holds written out (a spreadsheet's limit: 255
+/// characters, the commas between the values counted).
+const LIST_LONGEST: usize = 255;
+
+/// The column of `table`'s `field` in its sheet, when `sheets` hold it.
+fn column_of<'a>(
+    mut sheets: impl Iterator<Item = &'a Sheet>,
+    table: &str,
+    field: &str,
+) -> Option<(&'a Sheet, Option<usize>)> {
+    let sheet = sheets.find(|s| s.table == table)?;
+    let column = (sheet.looks.iter()).position(|l| l.field.as_deref() == Some(field));
+    Some((sheet, column))
+}
+
+/// The range of `table`'s `field` when it is a sheet of `workbook` (`Some(None)`: a
+/// sheet there without the column or rows).
+fn range_of(workbook: &Workbook, table: &str, field: &str) -> Option<Choices> {
+    let (sheet, column) = column_of(workbook.sheets.iter(), table, field)?;
+    let Some(column) = column.filter(|_| !sheet.rows.is_empty()) else {
+        return Some(Choices::None);
     };
-    let Some(column) = (sheet.looks.iter()).position(|l| l.field.as_deref() == Some(field)) else {
-        return Choices::None;
-    };
-    if sheet.rows.is_empty() {
-        return Choices::None;
-    }
     let letter = column_letters(column);
-    Choices::Range(format!(
+    Some(Choices::Range(format!(
         "'{}'!${letter}$2:${letter}${}",
         sheet.name.replace('\'', "''"),
         sheet.rows.len() + 1
-    ))
+    )))
+}
+
+/// The values of `table`'s `field` in another workbook, as a list when they fit one
+/// and none holds a comma or a quote (which a written-out list cannot).
+fn listed(workbooks: &[Workbook], table: &str, field: &str) -> Choices {
+    let sheets = workbooks.iter().flat_map(|w| w.sheets.iter());
+    let Some((sheet, Some(column))) = column_of(sheets, table, field) else {
+        return Choices::None;
+    };
+    let mut values = Vec::new();
+    let mut length = 0;
+    for row in &sheet.rows {
+        let text = match row.get(column) {
+            Some(Cell::Number(x)) => x.to_string(),
+            Some(Cell::Text(t) | Cell::Digits(t)) => t.clone(),
+            Some(Cell::Bool(b)) => b.to_string(),
+            Some(Cell::Empty) | None => continue,
+        };
+        length += text.chars().count() + usize::from(!values.is_empty());
+        if length > LIST_LONGEST || text.contains([',', '"']) {
+            return Choices::None;
+        }
+        values.push(text);
+    }
+    if values.is_empty() {
+        return Choices::None;
+    }
+    Choices::Values(values)
 }
 
 /// `A`, `B`, … `Z`, `AA`, …

@@ -249,21 +249,18 @@ pub fn export_region(
             sheets.push(sheet);
         }
     }
+    let mut workbooks: Vec<Workbook> = (workbooks.into_iter())
+        .map(|(path, (sourced, sheets))| Workbook {
+            path,
+            sourced,
+            sheets,
+        })
+        .collect();
+    looks::resolve(&mut workbooks);
     Ok(Export {
         region: line.name().to_string(),
         commit: commit.id().to_string(),
-        workbooks: workbooks
-            .into_iter()
-            .map(|(path, (sourced, sheets))| {
-                let mut workbook = Workbook {
-                    path,
-                    sourced,
-                    sheets,
-                };
-                looks::resolve(&mut workbook);
-                workbook
-            })
-            .collect(),
+        workbooks,
     })
 }
 
