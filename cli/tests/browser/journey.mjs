@@ -169,6 +169,17 @@ try {
   await page.waitForSelector('input[name="v.tags"] ~ .checked.ok');
   await tags.getByRole('button', { name: 'Remove' }).first().click();
   await expect('the tags as the file writes them', await page.inputValue('input[name="v.tags"]') === 'starter|big_sale');
+  // The same by keyboard alone: from the field before, Tab to "Add an item", Enter, and
+  // the new item (focused) typed into.
+  await page.focus('input[name="v.unlock_quest_id"]');
+  for (let i = 0; i < 12; i += 1) {
+    if (await page.evaluate(() => document.activeElement.classList.contains('add-item'))) break;
+    await page.keyboard.press('Tab');
+  }
+  await page.keyboard.press('Enter');
+  await page.keyboard.type('kbd');
+  await page.waitForSelector('input[name="v.tags"] ~ .checked.ok');
+  await expect('an item added by keyboard alone', await page.inputValue('input[name="v.tags"]') === 'starter|big_sale|kbd');
   await shot('row-tags');
   await page.getByRole('button', { name: 'Add the row' }).click();
   await expect('six edits waiting', (await text('#waiting')).includes('6 edits'));
