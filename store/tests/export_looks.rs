@@ -4,8 +4,6 @@
 //! workbook, or in another workbook).
 //! And none of it is data: the workbook imports back as nothing changed.
 
-use std::io::Read;
-
 use crate::common::{CONFIG, Studio};
 use masterctl_store::export::{self, Format};
 use masterctl_store::import::ImportOutcome;
@@ -37,14 +35,7 @@ fn add_sheet(book: &mut rust_xlsxwriter::Workbook, name: &str, rows: &[&[&str]])
 
 /// The XML part `name` of the xlsx at `path`.
 fn part(path: &std::path::Path, name: &str) -> String {
-    let mut archive = zip::ZipArchive::new(std::fs::File::open(path).unwrap()).unwrap();
-    let mut text = String::new();
-    archive
-        .by_name(name)
-        .unwrap()
-        .read_to_string(&mut text)
-        .unwrap();
-    text
+    masterctl_testing::zip_part(&std::fs::read(path).unwrap(), name)
 }
 
 #[test]

@@ -19,6 +19,19 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// The text of the part `name` of the zip `bytes` (an xlsx or ODS workbook, a download).
+pub fn zip_part(bytes: &[u8], name: &str) -> String {
+    use std::io::Read;
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+    let mut text = String::new();
+    archive
+        .by_name(name)
+        .unwrap()
+        .read_to_string(&mut text)
+        .unwrap();
+    text
+}
+
 /// The bundled fixtures: the sample game, broken variants, the worked examples' files.
 pub fn fixtures() -> PathBuf {
     root().join("fixtures")

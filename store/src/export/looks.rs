@@ -206,7 +206,7 @@ fn listed(workbooks: &[Workbook], table: &str, field: &str) -> Choices {
 }
 
 /// `A`, `B`, … `Z`, `AA`, …
-fn column_letters(mut column: usize) -> String {
+pub(super) fn column_letters(mut column: usize) -> String {
     let mut letters = Vec::new();
     loop {
         letters.push(b'A' + (column % 26) as u8);

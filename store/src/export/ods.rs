@@ -1,7 +1,10 @@
 //! One exported workbook as an OpenDocument spreadsheet (`.ods`, what LibreOffice
 //! saves by default): `mimetype` first and stored, the manifest, the sheets in
 //! `content.xml`, the commit and region as user-defined properties in `meta.xml` (which
-//! `schemas::read::workbook::export_record` reads back). XML through quick-xml, which
+//! `schemas::read::workbook::export_record` reads back). The sheets' looks as the xlsx
+//! writer gives them: column widths, each header's note (an annotation), drop-down
+//! lists (content validations) and the header kept in view (`settings.xml`); none of it
+//! is read back. XML through quick-xml, which
 //! escapes every text and attribute; a text's spaces, tabs and line breaks written as
 //! ODF's elements, so that they survive the whitespace collapsing ODF readers do.
 
@@ -10,7 +13,8 @@ use std::io::{Cursor, Write};
 use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
 
-use super::{COMMIT_PROPERTY, Cell, Export, REGION_PROPERTY, Workbook};
+use super::looks::{Choices, column_letters};
+use super::{COMMIT_PROPERTY, Cell, Export, REGION_PROPERTY, Sheet, Workbook};
 
 const MIMETYPE: &str = "application/vnd.oasis.opendocument.spreadsheet";
 const OFFICE: &str = "urn:oasis:names:tc:opendocument:xmlns:office:1.0";
@@ -18,6 +22,12 @@ const TABLE: &str = "urn:oasis:names:tc:opendocument:xmlns:table:1.0";
 const TEXT: &str = "urn:oasis:names:tc:opendocument:xmlns:text:1.0";
 const META: &str = "urn:oasis:names:tc:opendocument:xmlns:meta:1.0";
 const MANIFEST: &str = "urn:oasis:names:tc:opendocument:xmlns:manifest:1.0";
+const STYLE: &str = "urn:oasis:names:tc:opendocument:xmlns:style:1.0";
+const CONFIG: &str = "urn:oasis:names:tc:opendocument:xmlns:config:1.0";
+/// OpenFormula's namespace: a condition's `of:` prefix means nothing to a reader without it.
+const FORMULA: &str = "urn:oasis:names:tc:opendocument:xmlns:of:1.2";
+/// A column's width per character (a spreadsheet's default font: 7 pixels at 96 dpi).
+const INCHES_PER_CHARACTER: f64 = 7.0 / 96.0;
 
 /// Why a workbook could not be written.
 #[derive(Debug)]
@@ -52,6 +62,8 @@ pub fn ods_bytes(export: &Export, workbook: &Workbook) -> Result<Vec<u8>, OdsErr
     zip.write_all(&meta(export)?)?;
     zip.start_file("content.xml", deflated)?;
     zip.write_all(&content(workbook)?)?;
+    zip.start_file("settings.xml", deflated)?;
+    zip.write_all(&settings(workbook)?)?;
     Ok(zip.finish()?.into_inner())
 }
 
@@ -66,8 +78,34 @@ fn document(root: &str, namespaces: &[(&str, &str)]) -> (Writer<Vec<u8>>, BytesS
     (writer, start)
 }
 
+/// An ODF document's writer, its root element (`root`, declaring `namespaces`, ODF 1.2)
+/// opened.
+fn office_document(root: &str, namespaces: &[(&str, &str)]) -> Result<Writer<Vec<u8>>, OdsError> {
+    let (mut writer, mut start) = document(root, namespaces);
+    start.push_attribute(("office:version", "1.2"));
+    writer.write_event(Event::Start(start)).map_err(xml_error)?;
+    Ok(writer)
+}
+
 fn xml_error(e: impl std::fmt::Display) -> OdsError {
     OdsError(e.to_string())
+}
+
+/// `<name attributes…>text</name>`.
+fn text_element(
+    writer: &mut Writer<Vec<u8>>,
+    name: &str,
+    attributes: &[(&str, &str)],
+    text: &str,
+) -> Result<(), OdsError> {
+    let mut element = writer.create_element(name);
+    for attribute in attributes {
+        element = element.with_attribute(*attribute);
+    }
+    element
+        .write_text_content(BytesText::new(text))
+        .map(drop)
+        .map_err(xml_error)
 }
 
 /// `<name>`.
@@ -92,6 +130,7 @@ fn manifest() -> Result<Vec<u8>, OdsError> {
         ("/", MIMETYPE),
         ("content.xml", "text/xml"),
         ("meta.xml", "text/xml"),
+        ("settings.xml", "text/xml"),
     ] {
         let mut entry = BytesStart::new("manifest:file-entry");
         entry.push_attribute(("manifest:full-path", path));
@@ -106,12 +145,10 @@ fn manifest() -> Result<Vec<u8>, OdsError> {
 }
 
 fn meta(export: &Export) -> Result<Vec<u8>, OdsError> {
-    let (mut writer, mut root) = document(
+    let mut writer = office_document(
         "office:document-meta",
         &[("office", OFFICE), ("meta", META)],
-    );
-    root.push_attribute(("office:version", "1.2"));
-    writer.write_event(Event::Start(root)).map_err(xml_error)?;
+    )?;
     open(&mut writer, "office:meta")?;
     writer
         .create_element("meta:generator")
@@ -124,12 +161,12 @@ fn meta(export: &Export) -> Result<Vec<u8>, OdsError> {
         (COMMIT_PROPERTY, export.commit.as_str()),
         (REGION_PROPERTY, export.region.as_str()),
     ] {
-        writer
-            .create_element("meta:user-defined")
-            .with_attribute(("meta:name", name))
-            .with_attribute(("meta:value-type", "string"))
-            .write_text_content(BytesText::new(value))
-            .map_err(xml_error)?;
+        text_element(
+            &mut writer,
+            "meta:user-defined",
+            &[("meta:name", name), ("meta:value-type", "string")],
+            value,
+        )?;
     }
     close(&mut writer, "office:meta")?;
     close(&mut writer, "office:document-meta")?;
@@ -137,24 +174,43 @@ fn meta(export: &Export) -> Result<Vec<u8>, OdsError> {
 }
 
 fn content(workbook: &Workbook) -> Result<Vec<u8>, OdsError> {
-    let (mut writer, mut root) = document(
+    let mut writer = office_document(
         "office:document-content",
-        &[("office", OFFICE), ("table", TABLE), ("text", TEXT)],
-    );
-    root.push_attribute(("office:version", "1.2"));
-    writer.write_event(Event::Start(root)).map_err(xml_error)?;
+        &[
+            ("office", OFFICE),
+            ("table", TABLE),
+            ("text", TEXT),
+            ("style", STYLE),
+            ("of", FORMULA),
+        ],
+    )?;
+    column_styles(&mut writer, workbook)?;
     for name in ["office:body", "office:spreadsheet"] {
         open(&mut writer, name)?;
     }
-    for sheet in &workbook.sheets {
+    validations(&mut writer, workbook)?;
+    for (s, sheet) in workbook.sheets.iter().enumerate() {
         let mut table = BytesStart::new("table:table");
         table.push_attribute(("table:name", sheet.name.as_str()));
         writer.write_event(Event::Start(table)).map_err(xml_error)?;
+        for (c, _) in sheet.looks.iter().enumerate() {
+            let mut column = BytesStart::new("table:table-column");
+            column.push_attribute(("table:style-name", format!("co{s}-{c}").as_str()));
+            writer
+                .write_event(Event::Empty(column))
+                .map_err(xml_error)?;
+        }
         let header: Vec<Cell> = sheet.header.iter().cloned().map(Cell::Text).collect();
         for (r, row) in std::iter::once(&header).chain(&sheet.rows).enumerate() {
             open(&mut writer, "table:table-row")?;
             for (c, cell) in row.iter().enumerate() {
-                write_cell(&mut writer, cell).map_err(|why| {
+                let look = sheet.looks.get(c);
+                let shown = Shown {
+                    note: look.and_then(|l| l.note.as_deref()).filter(|_| r == 0),
+                    validation: (r > 0 && look.is_some_and(|l| condition(&l.choices).is_some()))
+                        .then(|| validation_name(s, c)),
+                };
+                write_cell(&mut writer, cell, &shown).map_err(|why| {
                     OdsError(format!(
                         "sheet {} row {} column {}: {}",
                         sheet.name,
@@ -178,8 +234,168 @@ fn content(workbook: &Workbook) -> Result<Vec<u8>, OdsError> {
     Ok(writer.into_inner())
 }
 
-fn write_cell(writer: &mut Writer<Vec<u8>>, cell: &Cell) -> Result<(), OdsError> {
+/// What a cell carries besides its value: its column's note (on the header) and
+/// drop-down (on the rows).
+struct Shown<'a> {
+    note: Option<&'a str>,
+    validation: Option<String>,
+}
+
+/// A style per column, its width.
+fn column_styles(writer: &mut Writer<Vec<u8>>, workbook: &Workbook) -> Result<(), OdsError> {
+    open(writer, "office:automatic-styles")?;
+    for (s, sheet) in workbook.sheets.iter().enumerate() {
+        for (c, look) in sheet.looks.iter().enumerate() {
+            let mut style = BytesStart::new("style:style");
+            style.push_attribute(("style:name", format!("co{s}-{c}").as_str()));
+            style.push_attribute(("style:family", "table-column"));
+            writer.write_event(Event::Start(style)).map_err(xml_error)?;
+            let mut width = BytesStart::new("style:table-column-properties");
+            let inches = format!("{:.3}in", look.width * INCHES_PER_CHARACTER);
+            width.push_attribute(("style:column-width", inches.as_str()));
+            writer.write_event(Event::Empty(width)).map_err(xml_error)?;
+            close(writer, "style:style")?;
+        }
+    }
+    close(writer, "office:automatic-styles")
+}
+
+/// The name of sheet `s`'s column `c`'s drop-down.
+fn validation_name(s: usize, c: usize) -> String {
+    format!("list{s}-{c}")
+}
+
+/// The drop-down lists of every sheet's columns, by name.
+fn validations(writer: &mut Writer<Vec<u8>>, workbook: &Workbook) -> Result<(), OdsError> {
+    let lists: Vec<(String, String, String)> = (workbook.sheets.iter().enumerate())
+        .flat_map(|(s, sheet)| {
+            (sheet.looks.iter().enumerate()).filter_map(move |(c, look)| {
+                let first = format!(
+                    "'{}'.{}2",
+                    sheet.name.replace('\'', "''"),
+                    column_letters(c)
+                );
+                Some((validation_name(s, c), condition(&look.choices)?, first))
+            })
+        })
+        .collect();
+    if lists.is_empty() {
+        return Ok(());
+    }
+    open(writer, "table:content-validations")?;
+    for (name, condition, first) in lists {
+        let mut list = BytesStart::new("table:content-validation");
+        list.push_attribute(("table:name", name.as_str()));
+        list.push_attribute(("table:condition", condition.as_str()));
+        list.push_attribute(("table:allow-empty-cell", "true"));
+        list.push_attribute(("table:display-list", "unsorted"));
+        list.push_attribute(("table:base-cell-address", first.as_str()));
+        writer.write_event(Event::Start(list)).map_err(xml_error)?;
+        // A value not in the list is refused as it is typed, as in the xlsx.
+        let mut refused = BytesStart::new("table:error-message");
+        refused.push_attribute(("table:message-type", "stop"));
+        refused.push_attribute(("table:display", "true"));
+        writer
+            .write_event(Event::Empty(refused))
+            .map_err(xml_error)?;
+        close(writer, "table:content-validation")?;
+    }
+    close(writer, "table:content-validations")
+}
+
+/// A drop-down's condition in OpenFormula: its values, or the range of a sheet
+/// (`'Category'!$A$2:$A$3` is `[$'Category'.$A$2:.$A$3]`).
+fn condition(choices: &Choices) -> Option<String> {
+    let list = match choices {
+        Choices::Values(values) => (values.iter())
+            .map(|v| format!("\"{}\"", v.replace('"', "\"\"")))
+            .collect::<Vec<_>>()
+            .join(";"),
+        Choices::Range(range) => {
+            let (sheet, cells) = range.rsplit_once('!')?;
+            let (first, last) = cells.split_once(':')?;
+            format!("[${sheet}.{first}:.{last}]")
+        }
+        Choices::None | Choices::Reference { .. } => return None,
+    };
+    Some(format!("of:cell-content-is-in-list({list})"))
+}
+
+/// `settings.xml`: each sheet's header kept in view (its first row frozen), as
+/// LibreOffice records it.
+fn settings(workbook: &Workbook) -> Result<Vec<u8>, OdsError> {
+    let mut writer = office_document(
+        "office:document-settings",
+        &[("office", OFFICE), ("config", CONFIG)],
+    )?;
+    open(&mut writer, "office:settings")?;
+    let named = |element: &str, name: &str| {
+        let mut start = BytesStart::new(element.to_string());
+        start.push_attribute(("config:name", name));
+        start
+    };
+    let item = |writer: &mut Writer<Vec<u8>>, name: &str, kind: &str, value: &str| {
+        let attributes = [("config:name", name), ("config:type", kind)];
+        text_element(writer, "config:config-item", &attributes, value)
+    };
+    let start = |writer: &mut Writer<Vec<u8>>, event: BytesStart<'_>| {
+        writer.write_event(Event::Start(event)).map_err(xml_error)
+    };
+    start(
+        &mut writer,
+        named("config:config-item-set", "ooo:view-settings"),
+    )?;
+    start(
+        &mut writer,
+        named("config:config-item-map-indexed", "Views"),
+    )?;
+    open(&mut writer, "config:config-item-map-entry")?;
+    item(&mut writer, "ViewId", "string", "view1")?;
+    start(&mut writer, named("config:config-item-map-named", "Tables"))?;
+    for sheet in &workbook.sheets {
+        frozen_header(&mut writer, sheet, &named, &item)?;
+    }
+    close(&mut writer, "config:config-item-map-named")?;
+    close(&mut writer, "config:config-item-map-entry")?;
+    close(&mut writer, "config:config-item-map-indexed")?;
+    close(&mut writer, "config:config-item-set")?;
+    close(&mut writer, "office:settings")?;
+    close(&mut writer, "office:document-settings")?;
+    Ok(writer.into_inner())
+}
+
+/// One sheet's view: split below its first row, the split frozen, the rows below it
+/// the part that scrolls.
+fn frozen_header(
+    writer: &mut Writer<Vec<u8>>,
+    sheet: &Sheet,
+    named: &impl Fn(&str, &str) -> BytesStart<'static>,
+    item: &impl Fn(&mut Writer<Vec<u8>>, &str, &str, &str) -> Result<(), OdsError>,
+) -> Result<(), OdsError> {
+    writer
+        .write_event(Event::Start(named(
+            "config:config-item-map-entry",
+            &sheet.name,
+        )))
+        .map_err(xml_error)?;
+    for (name, kind, value) in [
+        ("HorizontalSplitMode", "short", "0"),
+        ("VerticalSplitMode", "short", "2"),
+        ("VerticalSplitPosition", "int", "1"),
+        ("ActiveSplitRange", "short", "2"),
+        ("PositionTop", "int", "0"),
+        ("PositionBottom", "int", "1"),
+    ] {
+        item(writer, name, kind, value)?;
+    }
+    close(writer, "config:config-item-map-entry")
+}
+
+fn write_cell(writer: &mut Writer<Vec<u8>>, cell: &Cell, with: &Shown<'_>) -> Result<(), OdsError> {
     let mut start = BytesStart::new("table:table-cell");
+    if let Some(name) = &with.validation {
+        start.push_attribute(("table:content-validation-name", name.as_str()));
+    }
     let shown = match cell {
         Cell::Empty => {
             return writer.write_event(Event::Empty(start)).map_err(xml_error);
@@ -214,6 +430,17 @@ fn write_cell(writer: &mut Writer<Vec<u8>>, cell: &Cell) -> Result<(), OdsError>
         }
     };
     writer.write_event(Event::Start(start)).map_err(xml_error)?;
+    if let Some(note) = with.note {
+        // (A control character a schema's description may hold is no XML.)
+        let note: String = (note.chars())
+            .map(|c| if c.is_control() && c != '\n' { ' ' } else { c })
+            .collect();
+        open(writer, "office:annotation")?;
+        for line in note.split('\n') {
+            write_paragraph(writer, line)?;
+        }
+        close(writer, "office:annotation")?;
+    }
     for line in shown.split('\n') {
         write_paragraph(writer, line)?;
     }
@@ -286,6 +513,25 @@ mod tests {
         (export, workbook)
     }
 
+    /// The ODS `bytes` as `note.ods` in a folder, read as import reads it (`id`, `body`,
+    /// `ok`): nothing to say, and its one table.
+    fn read_back(bytes: &[u8]) -> (tempfile::TempDir, masterctl_schemas::Table) {
+        let project = masterctl_schemas::load::load_from_files(
+            None,
+            vec![(
+                "schemas/note.toml".into(),
+                "name = \"note\"\nprimary_key = [\"id\"]\n[[fields]]\nname = \"id\"\ntype = \"int\"\n[[fields]]\nname = \"body\"\ntype = \"string\"\n[[fields]]\nname = \"ok\"\ntype = \"bool\"\noptional = true\n".into(),
+            )],
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("note.ods");
+        std::fs::write(&path, bytes).unwrap();
+        let mut read = masterctl_schemas::read::workbook::read(&project, &path);
+        assert!(read.report.diagnostics.is_empty(), "{:?}", read.report);
+        (dir, read.tables.remove(0))
+    }
+
     /// Texts whose spaces, tabs, line breaks and markup an ODF reader would collapse or
     /// misread, written and read back (by the reader import uses) exactly; numbers,
     /// booleans and empty cells as their types; the commit recorded.
@@ -302,14 +548,6 @@ mod tests {
             "<b>&amp;</b> \"quoted\" 'single'",
             "竜の山 ✨",
         ];
-        let project = masterctl_schemas::load::load_from_files(
-            None,
-            vec![(
-                "schemas/note.toml".into(),
-                "name = \"note\"\nprimary_key = [\"id\"]\n[[fields]]\nname = \"id\"\ntype = \"int\"\n[[fields]]\nname = \"body\"\ntype = \"string\"\n[[fields]]\nname = \"ok\"\ntype = \"bool\"\noptional = true\n".into(),
-            )],
-        )
-        .unwrap();
         let rows: Vec<Vec<Cell>> = texts
             .iter()
             .enumerate()
@@ -326,12 +564,8 @@ mod tests {
             })
             .collect();
         let (export, workbook) = note(&["id", "body", "ok"], rows);
-        let dir = tempfile::tempdir().unwrap();
+        let (dir, table) = read_back(&ods_bytes(&export, &workbook).unwrap());
         let path = dir.path().join("note.ods");
-        std::fs::write(&path, ods_bytes(&export, &workbook).unwrap()).unwrap();
-        let read = masterctl_schemas::read::workbook::read(&project, &path);
-        assert!(read.report.diagnostics.is_empty(), "{:?}", read.report);
-        let table = &read.tables[0];
         for (i, text) in texts.iter().enumerate() {
             assert_eq!(table.value(i, 1), &Value::Str((*text).into()), "row {i}");
             let ok = match i % 4 {
@@ -344,6 +578,66 @@ mod tests {
         let record = masterctl_schemas::read::workbook::export_record(&path).unwrap();
         assert_eq!(record.commit, export.commit);
         assert_eq!(record.region.as_deref(), Some("jp"));
+    }
+
+    #[test]
+    fn a_sheet_has_its_widths_notes_drop_downs_and_frozen_header_and_reads_back_the_same() {
+        use crate::export::Look;
+        let (export, mut workbook) = note(
+            &["id", "body", "ok"],
+            vec![
+                vec![
+                    Cell::Number(1.0),
+                    Cell::Text("one".into()),
+                    Cell::Bool(true),
+                ],
+                vec![Cell::Number(2.0), Cell::Text("two".into()), Cell::Empty],
+            ],
+        );
+        workbook.sheets[0].looks = vec![
+            Look {
+                field: Some("id".into()),
+                note: Some("The note's key\nint, key".into()),
+                choices: Choices::Range("'Other '' sheet'!$A$2:$A$9".into()),
+                whole: true,
+                width: 12.0,
+            },
+            Look {
+                field: Some("body".into()),
+                note: Some("A \"quoted\" text\u{7}".into()),
+                choices: Choices::Values(vec!["one".into(), "t\"wo".into()]),
+                whole: false,
+                width: 24.0,
+            },
+            Look::default(),
+        ];
+        let bytes = ods_bytes(&export, &workbook).unwrap();
+        let part = masterctl_testing::zip_part;
+        let content = part(&bytes, "content.xml");
+        for said in [
+            "style:column-width=\"0.875in\"",
+            "<table:table-column table:style-name=\"co0-1\"/>",
+            "table:condition=\"of:cell-content-is-in-list([$&apos;Other &apos;&apos; sheet&apos;.$A$2:.$A$9])\"",
+            "table:condition=\"of:cell-content-is-in-list(&quot;one&quot;;&quot;t&quot;&quot;wo&quot;)\"",
+            "<table:table-cell table:content-validation-name=\"list0-1\" office:value-type=\"string\">",
+            "<office:annotation><text:p>The note&apos;s key</text:p><text:p>int, key</text:p></office:annotation>",
+            "<text:p>A &quot;quoted&quot; text<text:s/></text:p>",
+        ] {
+            assert!(content.contains(said), "{said}\n{content}");
+        }
+        // The header's cells hold no drop-down; the rows' do.
+        assert!(!content.contains(
+            "validation-name=\"list0-1\" office:value-type=\"string\"><office:annotation"
+        ));
+        let settings = part(&bytes, "settings.xml");
+        assert!(
+            settings.contains("<config:config-item-map-entry config:name=\"note\"><config:config-item config:name=\"HorizontalSplitMode\" config:type=\"short\">0</config:config-item><config:config-item config:name=\"VerticalSplitMode\" config:type=\"short\">2</config:config-item><config:config-item config:name=\"VerticalSplitPosition\" config:type=\"int\">1</config:config-item>"),
+            "{settings}"
+        );
+        assert!(part(&bytes, "META-INF/manifest.xml").contains("settings.xml"));
+        // None of it is data: the header and the cells read back as written.
+        let (_dir, table) = read_back(&bytes);
+        assert_eq!(table.value(1, 1), &Value::Str("two".into()));
     }
 
     #[test]
