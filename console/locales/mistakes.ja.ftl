@@ -106,6 +106,11 @@ hint-keep-theirs = ブランチの値を残して残りを取り込むか、も�
 hint-code-foreign-key = { $target } に行を足すか、この値を直してください
 hint-code-error-cell = 数式（か、その参照先のセル）を直して値が出るようにしてください
 hint-code-formula-without-value = 表計算ソフトで開いて再計算し、保存し直してください
+hint-source-text = 原文：{ $source }
+expected-translation-of = 「{ $source }」の訳
+expected-at-most = { $max } 文字以内（フィールドの max_length）
+expected-glossary = { $terms }
+expected-as-elsewhere = 「{ $other }」（ほかの箇所と同じ訳）
 hint-code-unchecked-reference = { $target } のワークブックも一緒に入力すると確かめられます
 hint-code-invalid-utf8 = CSV を UTF-8 で保存し直してください（Excel：「CSV UTF-8 (コンマ区切り)」）
 

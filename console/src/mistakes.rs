@@ -32,6 +32,17 @@ pub fn hint(d: &Diagnostic, lang: Lang) -> Option<String> {
     Some(said(d, lang, &id).unwrap_or(written))
 }
 
+/// What was expected instead (a translation of the source, a limit…), in `lang`.
+pub fn expected(d: &Diagnostic, lang: Lang) -> String {
+    let written = d.expected.clone().unwrap_or_default();
+    if lang == Lang::En {
+        return written;
+    }
+    d.said("expected-kind")
+        .and_then(|kind| said(d, lang, &format!("expected-{kind}")))
+        .unwrap_or(written)
+}
+
 /// A mistake on one line, as lists show it: where, what, its code.
 pub fn line(d: &Diagnostic, lang: Lang) -> String {
     format!("{}: {} [{}]", d.location.place(), what(d, lang), d.code)

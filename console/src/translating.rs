@@ -272,8 +272,8 @@ impl Failing {
             check: d.code.to_string(),
             message: crate::mistakes::what(d, lang),
             translation: d.found.clone().unwrap_or_default(),
-            expected: d.expected.clone().unwrap_or_default(),
-            hint: d.hint.clone().unwrap_or_default(),
+            expected: crate::mistakes::expected(d, lang),
+            hint: crate::mistakes::hint(d, lang).unwrap_or_default(),
         }
     }
 }

@@ -137,8 +137,11 @@ pub fn apply(
                 Diagnostic::new(failure.code(), location(m.unit), failure.message())
                     .found(m.translation.to_string())
                     .expected(failure.expected(m.made_from));
+            for (name, value) in failure.expected_said(m.made_from) {
+                diagnostic = diagnostic.arg(name, value);
+            }
             if !failure.expected_names_source() {
-                diagnostic = diagnostic.hint(format!("the source text: {}", m.made_from));
+                diagnostic = source_hint(diagnostic, m.made_from);
             }
             // A check that warns by default refuses when the project says so.
             diagnostic.severity = masterctl_schemas::Severity::Error;
@@ -151,12 +154,14 @@ pub fn apply(
     // What is warned about is said, and taken all the same (a glossary miss).
     for m in &matched {
         for warning in checker.warnings(m.made_from, m.translation) {
-            applied.warnings.push(
+            let mut diagnostic =
                 Diagnostic::new(warning.code(), location(m.unit), warning.message())
                     .found(m.translation.to_string())
-                    .expected(warning.expected(m.made_from))
-                    .hint(format!("the source text: {}", m.made_from)),
-            );
+                    .expected(warning.expected(m.made_from));
+            for (name, value) in warning.expected_said(m.made_from) {
+                diagnostic = diagnostic.arg(name, value);
+            }
+            applied.warnings.push(source_hint(diagnostic, m.made_from));
         }
     }
 
@@ -318,4 +323,13 @@ impl<'c> Catalog<'c> {
             translation,
         }))
     }
+}
+
+/// `diagnostic` with the source text as its hint (where what it expected does not quote
+/// it).
+fn source_hint(diagnostic: Diagnostic, source: &str) -> Diagnostic {
+    diagnostic
+        .hint(format!("the source text: {source}"))
+        .arg("hint", "source-text")
+        .arg("source", source)
 }

@@ -87,6 +87,32 @@ impl Failure {
         }
     }
 
+    /// What [`Failure::expected`] is made of, for another language's words: its kind
+    /// (`expected-kind`: `at-most`, `glossary`, `as-elsewhere`, `translation-of`) and
+    /// its values (`max`, `terms`, `other`, `source`).
+    pub fn expected_said(&self, source: &str) -> Vec<(&'static str, String)> {
+        let mut said = match self {
+            Failure::TooLong { max, .. } => vec![
+                ("expected-kind", "at-most".into()),
+                ("max", max.to_string()),
+            ],
+            Failure::Glossary(_) => vec![
+                ("expected-kind", "glossary".into()),
+                ("terms", self.expected(source)),
+            ],
+            Failure::Inconsistent { others } => match others.first() {
+                Some((_, translation)) => vec![
+                    ("expected-kind", "as-elsewhere".into()),
+                    ("other", translation.clone()),
+                ],
+                None => vec![("expected-kind", "translation-of".into())],
+            },
+            _ => vec![("expected-kind", "translation-of".into())],
+        };
+        said.push(("source", source.to_string()));
+        said
+    }
+
     /// Whether [`Failure::expected`] quotes the source text (a limit does not: the source
     /// then goes with the failure as a hint).
     pub fn expected_names_source(&self) -> bool {

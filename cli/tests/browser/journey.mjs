@@ -375,6 +375,13 @@ try {
   await page.locator('#diagnostics a').first().click();
   await expect('the marked cell says why in Japanese', (await text('td.bad')).includes('読めません'));
   await inJapanese('sheet');
+  // A translation file with a failing unit: the failure in Japanese.
+  await page.goto(`${BASE}/translations?region=jp`);
+  await page.setInputFiles('#file', BROKEN_PO);
+  await page.getByRole('button', { name: '確認する' }).click();
+  await expect('the failing unit named, in Japanese', (await text('#failures')).includes('プレースホルダー')
+    && (await text('#failures')).includes('「HPを<color=green>{amount}</color>回復する」の訳'));
+  await inJapanese('translation-failing');
   // A price typed past the maximum, refused as it is typed, in Japanese.
   await page.goto(`${BASE}/row?region=jp&table=item&key=2`);
   await page.locator('input[name="v.price"]').fill('2000000');
