@@ -159,3 +159,14 @@ store-in-progress = { $branch } の{ $kind ->
     [merge] マージ
    *[other] { $kind }
 }が途中で止まっています
+
+# An upload refused (the English is the console's own sentence).
+upload-not-a-workbook = 「{ $name }」は取り込める種類のファイルではありません（インポートにはワークブックか CSV、翻訳には XLIFF・PO・CSV）
+upload-not-a-zip = 「{ $name }」は読める zip ファイルではありません
+upload-not-a-workbook-in = 「{ $zip }」の中の「{ $entry }」はインポートできる種類のファイルではありません（ワークブックか CSV）
+upload-too-large = 「{ $name }」は { $most } MiB を超えています
+upload-all-too-large = アップロード全体が { $most } MiB を超えています
+upload-too-many = 一度にアップロードできるのは { $most } ファイルまでです
+upload-twice = 「{ $name }」という名前のファイルが二つあります
+upload-empty = ファイルがアップロードされていません
+upload-unknown = アップロード { $id } は残っていません（アップロードは一週間保存されます）

@@ -59,7 +59,11 @@ impl ConsoleError {
 
     /// This error, said in another language as `id` with `args` (its English message
     /// stays as it is).
-    fn said_as(mut self, id: &'static str, args: &[(&'static str, &str)]) -> ConsoleError {
+    pub(crate) fn said_as(
+        mut self,
+        id: &'static str,
+        args: &[(&'static str, &str)],
+    ) -> ConsoleError {
         let args = args.iter().map(|(n, v)| (*n, v.to_string())).collect();
         self.said = Some(Said { id, args });
         self

@@ -439,7 +439,30 @@ pub fn refused(error: &UploadError) -> ConsoleError {
         UploadError::Unknown(_) => StatusCode::NOT_FOUND,
         _ => StatusCode::BAD_REQUEST,
     };
-    ConsoleError::http(status, error.to_string())
+    let (file_mib, all_mib, files) = (
+        (FILE_LIMIT >> 20).to_string(),
+        (UPLOAD_LIMIT >> 20).to_string(),
+        FILES.to_string(),
+    );
+    let (id, args): (&'static str, Vec<(&'static str, &str)>) = match error {
+        UploadError::NotAWorkbook(name) => ("upload-not-a-workbook", vec![("name", name)]),
+        UploadError::NotAZip { name, .. } => ("upload-not-a-zip", vec![("name", name)]),
+        UploadError::NotAWorkbookIn { zip, entry } => (
+            "upload-not-a-workbook-in",
+            vec![("zip", zip), ("entry", entry)],
+        ),
+        UploadError::TooLarge { name } => (
+            "upload-too-large",
+            vec![("name", name), ("most", &file_mib)],
+        ),
+        UploadError::UploadTooLarge => ("upload-all-too-large", vec![("most", &all_mib)]),
+        UploadError::TooMany => ("upload-too-many", vec![("most", &files)]),
+        UploadError::Twice(name) => ("upload-twice", vec![("name", name)]),
+        UploadError::Empty => ("upload-empty", Vec::new()),
+        UploadError::Unknown(id) => ("upload-unknown", vec![("id", id)]),
+        UploadError::Io(_) => return ConsoleError::http(status, error.to_string()),
+    };
+    ConsoleError::http(status, error.to_string()).said_as(id, &args)
 }
 
 /// A file's own name, as it was kept.

@@ -3233,13 +3233,14 @@ fn zipped(files: &[(&str, &[u8])]) -> Vec<u8> {
     zip.finish().unwrap().into_inner()
 }
 
-/// An upload `name` of `bytes` as Eddie sends it: the answer.
-async fn upload_answer(app: &axum::Router, name: &str, bytes: &[u8]) -> Got {
+/// An upload `name` of `bytes` as Eddie sends it, his browser in `language`: the answer.
+async fn upload_answer(app: &axum::Router, name: &str, bytes: &[u8], language: &str) -> Got {
     let (cookie, csrf) = session(app, Some("token-of-eddie")).await;
     let (kind, body) = multipart(&[("csrf", &csrf), ("region", "jp")], &[(name, bytes)]);
     let request = request("POST", "/upload", HERE)
         .header(header::COOKIE, cookie)
         .header(header::CONTENT_TYPE, kind)
+        .header(header::ACCEPT_LANGUAGE, language)
         .body(Body::from(body))
         .unwrap();
     send(app, request).await
@@ -3259,7 +3260,7 @@ async fn a_zip_of_workbooks_is_unpacked_where_its_workbooks_would_be_and_bounded
         ("__MACOSX/exports/._monster.csv", b"\0\x05\x16\x07"),
         ("exports/.DS_Store", b"\0\0\0\x01Bud1"),
     ]);
-    let got = upload_answer(&app, "December.zip", &day).await;
+    let got = upload_answer(&app, "December.zip", &day, "en").await;
     assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
     let (eddie, _) = session(&app, Some("token-of-eddie")).await;
     let review = get_as(&app, got.location.as_deref().unwrap(), &eddie).await;
@@ -3290,7 +3291,7 @@ async fn a_zip_of_workbooks_is_unpacked_where_its_workbooks_would_be_and_bounded
             ["broken.zip", "is not a zip file", "", ""],
         ),
     ] {
-        let got = upload_answer(&app, name, &bytes).await;
+        let got = upload_answer(&app, name, &bytes, "en").await;
         assert_eq!(got.status, StatusCode::BAD_REQUEST, "{}", got.body);
         assert!(
             said.iter().all(|s| got.body.contains(s)),
@@ -3298,11 +3299,21 @@ async fn a_zip_of_workbooks_is_unpacked_where_its_workbooks_would_be_and_bounded
             got.body
         );
     }
+    // In Japanese, for a planner whose browser asks for it.
+    let notes = zipped(&[("notes.txt", b"todo")]);
+    let got = upload_answer(&app, "notes.zip", &notes, "ja").await;
+    assert!(
+        got.body.contains(
+            "「notes.zip」の中の「notes.txt」はインポートできる種類のファイルではありません"
+        ),
+        "{}",
+        got.body
+    );
     // A small zip that unpacks past the bound of a file is refused as it is unpacked.
     let zeros = vec![0u8; (64 << 20) + 1];
     let bomb = zipped(&[("monster.csv", &zeros)]);
     assert!(bomb.len() < 1 << 20, "{}", bomb.len());
-    let got = upload_answer(&app, "bomb.zip", &bomb).await;
+    let got = upload_answer(&app, "bomb.zip", &bomb, "en").await;
     assert_eq!(got.status, StatusCode::PAYLOAD_TOO_LARGE, "{}", got.body);
     assert!(got.body.contains("larger than 64 MiB"), "{}", got.body);
     let uploads = dir.path().join(".git/masterctl/console/uploads");
