@@ -372,6 +372,13 @@ fn a_changed_source_marks_its_translation_stale_until_translated_again() {
     let file = export(root, "jp", "po", &[]);
     translate(&file, &english_for);
     ok(import(root, "jp", &file));
+    // Kept in the audit log, as the console's taking is.
+    let audit = git(root, &["log", "-1", "--format=%s", "refs/masterctl/audit"]);
+    assert!(
+        audit.contains("\"action\":\"took translations into\"")
+            && audit.contains("\"region\":\"jp\""),
+        "{audit}"
+    );
     // A planner renames quest 101.
     import_csv(
         root,
