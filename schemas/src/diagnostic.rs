@@ -395,8 +395,6 @@ impl Diagnostic {
         self
     }
 
-    /// Add a hint; one added to a diagnostic that has one already follows it (`a; b`),
-    /// so no hint is lost.
     /// The hint "did you mean `similar`?", with its value for another language's words.
     pub fn did_you_mean(self, similar: impl Into<String>) -> Diagnostic {
         let similar = similar.into();
@@ -405,6 +403,8 @@ impl Diagnostic {
             .arg("similar", similar)
     }
 
+    /// Add a hint; one added to a diagnostic that has one already follows it (`a; b`),
+    /// so no hint is lost.
     pub fn hint(mut self, hint: impl Into<String>) -> Diagnostic {
         let hint = hint.into();
         self.hint = Some(match self.hint.take() {
