@@ -108,10 +108,17 @@ pub fn resolve<'r>(git: &'r Repository, revision: &str) -> Result<Commit<'r>, Er
 
 /// The bytes of the blob at `path` (slash-separated) under `tree`, if there is one.
 pub fn blob_at(git: &Repository, tree: &Tree<'_>, path: &str) -> Result<Option<Vec<u8>>, Error> {
+    match blob_id_at(tree, path)? {
+        Some(id) => Ok(Some(git.find_blob(id)?.content().to_vec())),
+        None => Ok(None),
+    }
+}
+
+/// The id of the blob at `path` (slash-separated) under `tree`, if there is one
+/// (nothing read: the blob can be read later, by another thread's repository).
+pub fn blob_id_at(tree: &Tree<'_>, path: &str) -> Result<Option<Oid>, Error> {
     match tree.get_path(Path::new(path)) {
-        Ok(entry) if entry.kind() == Some(ObjectType::Blob) => {
-            Ok(Some(git.find_blob(entry.id())?.content().to_vec()))
-        }
+        Ok(entry) if entry.kind() == Some(ObjectType::Blob) => Ok(Some(entry.id())),
         Ok(_) => Ok(None),
         Err(e) if e.code() == git2::ErrorCode::NotFound => Ok(None),
         Err(e) => Err(e.into()),

@@ -21,6 +21,7 @@ use serde::Serialize;
 
 use crate::MasterRepo;
 use crate::StoreError;
+use crate::git::repo::blob_id_at;
 use crate::names::Branch;
 use crate::snapshot::structure::Structure;
 use crate::snapshot::{language_path, table_path, texts_at};
@@ -262,16 +263,6 @@ pub fn export_region(
         commit: commit.id().to_string(),
         workbooks,
     })
-}
-
-/// The id of the blob at `path` in `tree`, when there is one.
-fn blob_id_at(tree: &git2::Tree<'_>, path: &str) -> Result<Option<git2::Oid>, StoreError> {
-    match tree.get_path(Path::new(path)) {
-        Ok(entry) if entry.kind() == Some(git2::ObjectType::Blob) => Ok(Some(entry.id())),
-        Ok(_) => Ok(None),
-        Err(e) if e.code() == git2::ErrorCode::NotFound => Ok(None),
-        Err(e) => Err(e.into()),
-    }
 }
 
 /// Repositories of one git directory for workers to read blobs with, each taken by one
