@@ -54,30 +54,31 @@ impl MasterRepo {
 
 /// Projects parsed, by the BLAKE3 of the files they were parsed from.
 static PARSED: Recent<[u8; 32], Project> = Recent::new();
-/// Commits' structures read, by their files' paths and blob ids.
-static COMMITTED: Recent<Vec<(String, Oid)>, (StructureFiles, Project)> = Recent::new();
+/// Commits' structure files read, by their paths and blob ids (their project is then
+/// [`PARSED`]'s).
+static COMMITTED: Recent<Vec<(String, Oid)>, StructureFiles> = Recent::new();
 
 impl Structure {
-    /// The structure a commit's tree holds (its blobs read and parsed once in this
-    /// process: a tree with the same structure files again is known by their ids).
+    /// The structure a commit's tree holds (its blobs read once in this process: a tree
+    /// with the same structure files again is known by their ids, and its project by
+    /// their bytes).
     pub fn at(git: &Repository, tree: &Tree<'_>) -> Result<Structure, StoreError> {
         let mut ids: Vec<(String, Oid)> = tree_blobs(git, tree)?
             .into_iter()
             .filter(|(path, _)| is_structure_path(path))
             .collect();
         ids.sort();
-        if let Some((files, project)) = COMMITTED.get(&ids) {
-            return Ok(Structure {
-                project,
-                files,
-                origin: None,
-            });
-        }
-        let files: StructureFiles = (ids.iter())
-            .map(|(path, id)| Ok((path.clone(), git.find_blob(*id)?.content().to_vec())))
-            .collect::<Result<_, StoreError>>()?;
+        let files = match COMMITTED.get(&ids) {
+            Some(files) => files,
+            None => {
+                let files: StructureFiles = (ids.iter())
+                    .map(|(path, id)| Ok((path.clone(), git.find_blob(*id)?.content().to_vec())))
+                    .collect::<Result<_, StoreError>>()?;
+                COMMITTED.keep(ids, files.clone());
+                files
+            }
+        };
         let project = project_from_files(&files).map_err(StoreError::InvalidStructure)?;
-        COMMITTED.keep(ids, (files.clone(), project.clone()));
         Ok(Structure {
             project,
             files,
