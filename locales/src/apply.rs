@@ -13,7 +13,7 @@ use masterctl_schemas::read::parallel_map;
 use masterctl_schemas::{Code, Diagnostic, Location, TableSchema, Value};
 use serde::Serialize;
 
-use crate::checks::Checker;
+use crate::checks::{Checker, Failure};
 use crate::exchange::{ExchangeFile, ReturnedUnit};
 use crate::texts::{Key, SourceRecord, TableTexts, text_fields};
 use crate::units::key_text;
@@ -133,13 +133,12 @@ pub fn apply(
     });
     for (m, failures) in matched.iter().zip(failures.into_iter().flatten()) {
         for failure in failures {
-            let mut diagnostic =
+            let mut diagnostic = expecting(
                 Diagnostic::new(failure.code(), location(m.unit), failure.message())
-                    .found(m.translation.to_string())
-                    .expected(failure.expected(m.made_from));
-            for (name, value) in failure.expected_said(m.made_from) {
-                diagnostic = diagnostic.arg(name, value);
-            }
+                    .found(m.translation.to_string()),
+                &failure,
+                m.made_from,
+            );
             if !failure.expected_names_source() {
                 diagnostic = source_hint(diagnostic, m.made_from);
             }
@@ -154,13 +153,12 @@ pub fn apply(
     // What is warned about is said, and taken all the same (a glossary miss).
     for m in &matched {
         for warning in checker.warnings(m.made_from, m.translation) {
-            let mut diagnostic =
+            let diagnostic = expecting(
                 Diagnostic::new(warning.code(), location(m.unit), warning.message())
-                    .found(m.translation.to_string())
-                    .expected(warning.expected(m.made_from));
-            for (name, value) in warning.expected_said(m.made_from) {
-                diagnostic = diagnostic.arg(name, value);
-            }
+                    .found(m.translation.to_string()),
+                &warning,
+                m.made_from,
+            );
             applied.warnings.push(source_hint(diagnostic, m.made_from));
         }
     }
@@ -332,4 +330,13 @@ fn source_hint(diagnostic: Diagnostic, source: &str) -> Diagnostic {
         .hint(format!("the source text: {source}"))
         .arg("hint", "source-text")
         .arg("source", source)
+}
+
+/// `diagnostic` expecting what `failure` expects of `source`, with the values another
+/// language says it from.
+fn expecting(diagnostic: Diagnostic, failure: &Failure, source: &str) -> Diagnostic {
+    let (words, said) = failure.expected(source);
+    (said.into_iter()).fold(diagnostic.expected(words), |d, (name, value)| {
+        d.arg(name, value)
+    })
 }

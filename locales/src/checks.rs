@@ -67,50 +67,43 @@ impl Failure {
         }
     }
 
-    /// What was expected instead, for the source text `source`: the limit for a text too
-    /// long, else a translation of the source.
-    pub fn expected(&self, source: &str) -> String {
-        match self {
-            Failure::TooLong { max, .. } => {
-                format!("at most {max} characters (the field's max_length)")
+    /// What was expected instead, for the source text `source` — the limit for a text
+    /// too long, the glossary's terms, the translation given elsewhere, else a
+    /// translation of the source — in words, and what they are made of, for another
+    /// language's words (`expected-kind`: `at-most`, `glossary`, `as-elsewhere`,
+    /// `translation-of`; and `max`, `terms`, `other`, `source`).
+    pub fn expected(&self, source: &str) -> (String, Vec<(&'static str, String)>) {
+        let (words, kind, value) = match self {
+            Failure::TooLong { max, .. } => (
+                format!("at most {max} characters (the field's max_length)"),
+                "at-most",
+                Some(("max", max.to_string())),
+            ),
+            Failure::Glossary(misses) => {
+                let terms = (misses.iter())
+                    .map(|m| format!("`{}`", m.expected))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                (terms.clone(), "glossary", Some(("terms", terms)))
             }
-            Failure::Glossary(misses) => misses
-                .iter()
-                .map(|m| format!("`{}`", m.expected))
-                .collect::<Vec<_>>()
-                .join(", "),
-            Failure::Inconsistent { others } => match others.first() {
-                Some((_, translation)) => format!("`{translation}`, as elsewhere"),
-                None => format!("a translation of: {source}"),
-            },
-            _ => format!("a translation of: {source}"),
-        }
-    }
-
-    /// What [`Failure::expected`] is made of, for another language's words: its kind
-    /// (`expected-kind`: `at-most`, `glossary`, `as-elsewhere`, `translation-of`) and
-    /// its values (`max`, `terms`, `other`, `source`).
-    pub fn expected_said(&self, source: &str) -> Vec<(&'static str, String)> {
-        let mut said = match self {
-            Failure::TooLong { max, .. } => vec![
-                ("expected-kind", "at-most".into()),
-                ("max", max.to_string()),
-            ],
-            Failure::Glossary(_) => vec![
-                ("expected-kind", "glossary".into()),
-                ("terms", self.expected(source)),
-            ],
-            Failure::Inconsistent { others } => match others.first() {
-                Some((_, translation)) => vec![
-                    ("expected-kind", "as-elsewhere".into()),
-                    ("other", translation.clone()),
-                ],
-                None => vec![("expected-kind", "translation-of".into())],
-            },
-            _ => vec![("expected-kind", "translation-of".into())],
+            Failure::Inconsistent { others } if !others.is_empty() => {
+                let translation = &others[0].1;
+                (
+                    format!("`{translation}`, as elsewhere"),
+                    "as-elsewhere",
+                    Some(("other", translation.clone())),
+                )
+            }
+            _ => (
+                format!("a translation of: {source}"),
+                "translation-of",
+                None,
+            ),
         };
+        let mut said = vec![("expected-kind", kind.to_string())];
+        said.extend(value);
         said.push(("source", source.to_string()));
-        said
+        (words, said)
     }
 
     /// Whether [`Failure::expected`] quotes the source text (a limit does not: the source
