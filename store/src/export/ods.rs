@@ -188,14 +188,15 @@ fn content(workbook: &Workbook) -> Result<Vec<u8>, OdsError> {
     for name in ["office:body", "office:spreadsheet"] {
         open(&mut writer, name)?;
     }
-    validations(&mut writer, workbook)?;
-    for (s, sheet) in workbook.sheets.iter().enumerate() {
+    let lists = drop_downs(workbook);
+    validations(&mut writer, &lists)?;
+    for ((s, sheet), lists) in workbook.sheets.iter().enumerate().zip(&lists) {
         let mut table = BytesStart::new("table:table");
         table.push_attribute(("table:name", sheet.name.as_str()));
         writer.write_event(Event::Start(table)).map_err(xml_error)?;
         for (c, _) in sheet.looks.iter().enumerate() {
             let mut column = BytesStart::new("table:table-column");
-            column.push_attribute(("table:style-name", format!("co{s}-{c}").as_str()));
+            column.push_attribute(("table:style-name", column_style(s, c).as_str()));
             writer
                 .write_event(Event::Empty(column))
                 .map_err(xml_error)?;
@@ -204,11 +205,13 @@ fn content(workbook: &Workbook) -> Result<Vec<u8>, OdsError> {
         for (r, row) in std::iter::once(&header).chain(&sheet.rows).enumerate() {
             open(&mut writer, "table:table-row")?;
             for (c, cell) in row.iter().enumerate() {
-                let look = sheet.looks.get(c);
                 let shown = Shown {
-                    note: look.and_then(|l| l.note.as_deref()).filter(|_| r == 0),
-                    validation: (r > 0 && look.is_some_and(|l| condition(&l.choices).is_some()))
-                        .then(|| validation_name(s, c)),
+                    note: (sheet.looks.get(c))
+                        .and_then(|l| l.note.as_deref())
+                        .filter(|_| r == 0),
+                    validation: (lists.get(c).and_then(Option::as_ref))
+                        .filter(|_| r > 0)
+                        .map(|list| list.name.as_str()),
                 };
                 write_cell(&mut writer, cell, &shown).map_err(|why| {
                     OdsError(format!(
@@ -238,7 +241,12 @@ fn content(workbook: &Workbook) -> Result<Vec<u8>, OdsError> {
 /// drop-down (on the rows).
 struct Shown<'a> {
     note: Option<&'a str>,
-    validation: Option<String>,
+    validation: Option<&'a str>,
+}
+
+/// The name of sheet `s`'s column `c`'s style.
+fn column_style(s: usize, c: usize) -> String {
+    format!("co{s}-{c}")
 }
 
 /// A style per column, its width.
@@ -247,7 +255,7 @@ fn column_styles(writer: &mut Writer<Vec<u8>>, workbook: &Workbook) -> Result<()
     for (s, sheet) in workbook.sheets.iter().enumerate() {
         for (c, look) in sheet.looks.iter().enumerate() {
             let mut style = BytesStart::new("style:style");
-            style.push_attribute(("style:name", format!("co{s}-{c}").as_str()));
+            style.push_attribute(("style:name", column_style(s, c).as_str()));
             style.push_attribute(("style:family", "table-column"));
             writer.write_event(Event::Start(style)).map_err(xml_error)?;
             let mut width = BytesStart::new("style:table-column-properties");
@@ -260,37 +268,53 @@ fn column_styles(writer: &mut Writer<Vec<u8>>, workbook: &Workbook) -> Result<()
     close(writer, "office:automatic-styles")
 }
 
-/// The name of sheet `s`'s column `c`'s drop-down.
-fn validation_name(s: usize, c: usize) -> String {
-    format!("list{s}-{c}")
+/// A column's drop-down list: its name, its condition, and the first cell it applies to.
+struct DropDown {
+    name: String,
+    condition: String,
+    first: String,
+}
+
+/// Each sheet's drop-down lists, a column's where it has one: worked out once, named in
+/// `content.xml`'s validations and on every cell of the column.
+fn drop_downs(workbook: &Workbook) -> Vec<Vec<Option<DropDown>>> {
+    (workbook.sheets.iter().enumerate())
+        .map(|(s, sheet)| {
+            (sheet.looks.iter().enumerate())
+                .map(|(c, look)| {
+                    Some(DropDown {
+                        condition: condition(&look.choices)?,
+                        name: format!("list{s}-{c}"),
+                        first: format!(
+                            "'{}'.{}2",
+                            sheet.name.replace('\'', "''"),
+                            column_letters(c)
+                        ),
+                    })
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// The drop-down lists of every sheet's columns, by name.
-fn validations(writer: &mut Writer<Vec<u8>>, workbook: &Workbook) -> Result<(), OdsError> {
-    let lists: Vec<(String, String, String)> = (workbook.sheets.iter().enumerate())
-        .flat_map(|(s, sheet)| {
-            (sheet.looks.iter().enumerate()).filter_map(move |(c, look)| {
-                let first = format!(
-                    "'{}'.{}2",
-                    sheet.name.replace('\'', "''"),
-                    column_letters(c)
-                );
-                Some((validation_name(s, c), condition(&look.choices)?, first))
-            })
-        })
-        .collect();
-    if lists.is_empty() {
+fn validations(
+    writer: &mut Writer<Vec<u8>>,
+    lists: &[Vec<Option<DropDown>>],
+) -> Result<(), OdsError> {
+    let mut lists = lists.iter().flatten().flatten().peekable();
+    if lists.peek().is_none() {
         return Ok(());
     }
     open(writer, "table:content-validations")?;
-    for (name, condition, first) in lists {
-        let mut list = BytesStart::new("table:content-validation");
-        list.push_attribute(("table:name", name.as_str()));
-        list.push_attribute(("table:condition", condition.as_str()));
-        list.push_attribute(("table:allow-empty-cell", "true"));
-        list.push_attribute(("table:display-list", "unsorted"));
-        list.push_attribute(("table:base-cell-address", first.as_str()));
-        writer.write_event(Event::Start(list)).map_err(xml_error)?;
+    for list in lists {
+        let mut start = BytesStart::new("table:content-validation");
+        start.push_attribute(("table:name", list.name.as_str()));
+        start.push_attribute(("table:condition", list.condition.as_str()));
+        start.push_attribute(("table:allow-empty-cell", "true"));
+        start.push_attribute(("table:display-list", "unsorted"));
+        start.push_attribute(("table:base-cell-address", list.first.as_str()));
+        writer.write_event(Event::Start(start)).map_err(xml_error)?;
         // A value not in the list is refused as it is typed, as in the xlsx.
         let mut refused = BytesStart::new("table:error-message");
         refused.push_attribute(("table:message-type", "stop"));
@@ -329,55 +353,31 @@ fn settings(workbook: &Workbook) -> Result<Vec<u8>, OdsError> {
         &[("office", OFFICE), ("config", CONFIG)],
     )?;
     open(&mut writer, "office:settings")?;
-    let named = |element: &str, name: &str| {
-        let mut start = BytesStart::new(element.to_string());
-        start.push_attribute(("config:name", name));
-        start
-    };
-    let item = |writer: &mut Writer<Vec<u8>>, name: &str, kind: &str, value: &str| {
-        let attributes = [("config:name", name), ("config:type", kind)];
-        text_element(writer, "config:config-item", &attributes, value)
-    };
-    let start = |writer: &mut Writer<Vec<u8>>, event: BytesStart<'_>| {
-        writer.write_event(Event::Start(event)).map_err(xml_error)
-    };
-    start(
-        &mut writer,
-        named("config:config-item-set", "ooo:view-settings"),
-    )?;
-    start(
-        &mut writer,
-        named("config:config-item-map-indexed", "Views"),
-    )?;
+    open_named(&mut writer, "config:config-item-set", "ooo:view-settings")?;
+    open_named(&mut writer, "config:config-item-map-indexed", "Views")?;
     open(&mut writer, "config:config-item-map-entry")?;
-    item(&mut writer, "ViewId", "string", "view1")?;
-    start(&mut writer, named("config:config-item-map-named", "Tables"))?;
+    config_item(&mut writer, "ViewId", "string", "view1")?;
+    open_named(&mut writer, "config:config-item-map-named", "Tables")?;
     for sheet in &workbook.sheets {
-        frozen_header(&mut writer, sheet, &named, &item)?;
+        frozen_header(&mut writer, sheet)?;
     }
-    close(&mut writer, "config:config-item-map-named")?;
-    close(&mut writer, "config:config-item-map-entry")?;
-    close(&mut writer, "config:config-item-map-indexed")?;
-    close(&mut writer, "config:config-item-set")?;
-    close(&mut writer, "office:settings")?;
-    close(&mut writer, "office:document-settings")?;
+    for name in [
+        "config:config-item-map-named",
+        "config:config-item-map-entry",
+        "config:config-item-map-indexed",
+        "config:config-item-set",
+        "office:settings",
+        "office:document-settings",
+    ] {
+        close(&mut writer, name)?;
+    }
     Ok(writer.into_inner())
 }
 
 /// One sheet's view: split below its first row, the split frozen, the rows below it
 /// the part that scrolls.
-fn frozen_header(
-    writer: &mut Writer<Vec<u8>>,
-    sheet: &Sheet,
-    named: &impl Fn(&str, &str) -> BytesStart<'static>,
-    item: &impl Fn(&mut Writer<Vec<u8>>, &str, &str, &str) -> Result<(), OdsError>,
-) -> Result<(), OdsError> {
-    writer
-        .write_event(Event::Start(named(
-            "config:config-item-map-entry",
-            &sheet.name,
-        )))
-        .map_err(xml_error)?;
+fn frozen_header(writer: &mut Writer<Vec<u8>>, sheet: &Sheet) -> Result<(), OdsError> {
+    open_named(writer, "config:config-item-map-entry", &sheet.name)?;
     for (name, kind, value) in [
         ("HorizontalSplitMode", "short", "0"),
         ("VerticalSplitMode", "short", "2"),
@@ -386,15 +386,33 @@ fn frozen_header(
         ("PositionTop", "int", "0"),
         ("PositionBottom", "int", "1"),
     ] {
-        item(writer, name, kind, value)?;
+        config_item(writer, name, kind, value)?;
     }
     close(writer, "config:config-item-map-entry")
 }
 
+/// `<element config:name="name">`.
+fn open_named(writer: &mut Writer<Vec<u8>>, element: &str, name: &str) -> Result<(), OdsError> {
+    let mut start = BytesStart::new(element);
+    start.push_attribute(("config:name", name));
+    writer.write_event(Event::Start(start)).map_err(xml_error)
+}
+
+/// `<config:config-item config:name="name" config:type="kind">value</…>`.
+fn config_item(
+    writer: &mut Writer<Vec<u8>>,
+    name: &str,
+    kind: &str,
+    value: &str,
+) -> Result<(), OdsError> {
+    let attributes = [("config:name", name), ("config:type", kind)];
+    text_element(writer, "config:config-item", &attributes, value)
+}
+
 fn write_cell(writer: &mut Writer<Vec<u8>>, cell: &Cell, with: &Shown<'_>) -> Result<(), OdsError> {
     let mut start = BytesStart::new("table:table-cell");
-    if let Some(name) = &with.validation {
-        start.push_attribute(("table:content-validation-name", name.as_str()));
+    if let Some(name) = with.validation {
+        start.push_attribute(("table:content-validation-name", name));
     }
     let shown = match cell {
         Cell::Empty => {
