@@ -402,3 +402,19 @@ no-such-edit = no such edit in your draft (it was committed or removed): reload 
 edits-cannot-be-made = the edits cannot be made as they are: see /edits
 resolve-conflicts-first = nothing to review: resolve the conflicts first
 commit-cannot-be-taken-back = the commit cannot be taken back: see /revert
+
+## Refusals of an address or a form the console never gives (made by hand, or forged)
+
+not-one-of = `{ $name }` is `{ $value }`, which this page does not know: it takes { $known }
+no-such-parameter = the page takes no parameter `{ $name }`
+count-of-rows = `{ $name }` is a count of rows
+count-of-changes = `from` is a count of changes
+commit-is-named-by-id = a commit is named by its id (hexadecimal)
+propose-names-work = a merge is proposed for a work branch: name one
+row-form-names-table = a row's form names its region and table
+delete-names-key = a row deleted is named by its key
+join-names-its-branch = a rebase names a region (and perhaps a work branch); a merge names a work branch
+rollback-names-release = a rollback names the release
+field-not-text = a form field is not UTF-8 text
+field-too-long = a form field is longer than any this form sends
+console-speaks = the console speaks `ja` and `en`

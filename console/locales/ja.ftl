@@ -404,3 +404,19 @@ no-such-edit = 下書きにその編集はありません（コミットされ�
 edits-cannot-be-made = このままでは編集できません。/edits を見てください
 resolve-conflicts-first = 確認するものがありません。先に競合を解決してください
 commit-cannot-be-taken-back = このコミットは取り消せません。/revert を見てください
+
+## Refusals of an address or a form the console never gives (made by hand, or forged)
+
+not-one-of = `{ $name }` の `{ $value }` はこのページでは使えません。使えるのは { $known } です
+no-such-parameter = このページに `{ $name }` というパラメーターはありません
+count-of-rows = `{ $name }` には行数を入れてください
+count-of-changes = `from` には変更の数を入れてください
+commit-is-named-by-id = コミットは ID（16 進数）で指定してください
+propose-names-work = マージの提案は作業ブランチから行います。作業ブランチを指定してください
+row-form-names-table = 行のフォームにはリージョンとテーブルが必要です
+delete-names-key = 削除する行はキーで指定してください
+join-names-its-branch = リベースにはリージョン（と作業ブランチ）を、マージには作業ブランチを指定してください
+rollback-names-release = ロールバックするリリースを指定してください
+field-not-text = フォームの項目が UTF-8 のテキストではありません
+field-too-long = フォームの項目がこのフォームの送る長さを超えています
+console-speaks = コンソールの言語は `ja` と `en` です

@@ -136,10 +136,11 @@ impl TableQuery {
             match name.strip_prefix("f.") {
                 Some(field) => filters.push((field.to_string(), text.clone())),
                 None => {
-                    return Err(ConsoleError::bad_request(format!(
-                        "the table page takes no parameter `{}`",
-                        name.chars().take(40).collect::<String>()
-                    )));
+                    let name: String = name.chars().take(40).collect();
+                    return Err(ConsoleError::refusing(
+                        "no-such-parameter",
+                        &[("name", &name)],
+                    ));
                 }
             }
         }
@@ -167,7 +168,7 @@ fn number(text: Option<&str>, name: &str) -> Result<Option<usize>, ConsoleError>
         Some(text) => text
             .parse()
             .map(Some)
-            .map_err(|_| ConsoleError::bad_request(format!("`{name}` is a count of rows"))),
+            .map_err(|_| ConsoleError::refusing("count-of-rows", &[("name", name)])),
     }
 }
 

@@ -219,9 +219,7 @@ pub async fn save(
     let fields = RowFields::of(pairs);
     who.may_post(Role::Editor, fields.get("csrf"))?;
     let (Some(region), Some(table)) = (fields.get("region"), fields.get("table")) else {
-        return Err(ConsoleError::bad_request(
-            "a row's form names its region and table",
-        ));
+        return Err(ConsoleError::refusing("row-form-names-table", &[]));
     };
     let target = Target {
         region: region.to_string(),
@@ -239,9 +237,7 @@ pub async fn save(
                     was: fields.was.clone(),
                 }],
                 (Some("delete"), None) => {
-                    return Err(ConsoleError::bad_request(
-                        "a row deleted is named by its key",
-                    ));
+                    return Err(ConsoleError::refusing("delete-names-key", &[]));
                 }
                 _ => browse::row_edits(&repo, &line, &table, key, &fields.was, &fields.values)?,
             };
@@ -443,9 +439,12 @@ pub async fn act(
                     console.drafts.clear(branch, drafter);
                     true
                 }
+                // `remove` and `keep` name the edit (`at`), `keep` its value now.
                 _ => {
-                    return Err(ConsoleError::bad_request(
-                        "the action is remove or keep (with `at`), clear or commit",
+                    return Err(ConsoleError::not_one_of(
+                        "action",
+                        &form.action,
+                        &["remove", "keep", "clear", "commit"],
                     ));
                 }
             };

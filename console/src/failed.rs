@@ -84,19 +84,23 @@ impl ConsoleError {
         said.unwrap_or_else(|| self.message.clone())
     }
 
-    /// A request the console cannot take as it is (a form's field, a parameter): 400.
-    pub fn bad_request(message: impl Into<String>) -> ConsoleError {
-        ConsoleError::of(ErrorKind::Usage, message)
+    /// A parameter or a form's field whose value is none of those the page takes
+    /// (`known`): 400.
+    pub fn not_one_of(name: &'static str, value: &str, known: &[&str]) -> ConsoleError {
+        let known = (known.iter().map(|k| format!("`{k}`")))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let value: String = value.chars().take(40).collect();
+        ConsoleError::saying(
+            ErrorKind::Usage,
+            "not-one-of",
+            &[("name", name), ("value", &value), ("known", &known)],
+        )
     }
 
-    /// Something the request names is not there: 404.
-    pub fn not_found(message: impl Into<String>) -> ConsoleError {
-        ConsoleError::of(ErrorKind::NotFound, message)
-    }
-
-    /// The visitor may not do this: 403.
-    pub fn forbidden(message: impl Into<String>) -> ConsoleError {
-        ConsoleError::of(ErrorKind::Forbidden, message)
+    /// A request the console cannot take as it is, in the console's words (`id`): 400.
+    pub fn refusing(id: &'static str, args: &[(&'static str, &str)]) -> ConsoleError {
+        ConsoleError::saying(ErrorKind::Usage, id, args)
     }
 
     /// A bug of the console's: 500.

@@ -192,7 +192,7 @@ fn upload_of(
     let (repo, line) = line(console, &query.target)?;
     let folder = Uploads::new(repo.git.path())
         .folder(&who.identity.name, &query.upload)
-        .map_err(|e| ConsoleError::not_found(e.to_string()))?;
+        .map_err(|e| crate::uploads::refused(&e))?;
     Ok((repo, line, folder))
 }
 
@@ -454,7 +454,7 @@ pub async fn commit(
                 let (repo, line) = line(console, &target)?;
                 let folder = Uploads::new(repo.git.path())
                     .folder(&who.identity.name, &upload)
-                    .map_err(|e| ConsoleError::not_found(e.to_string()))?;
+                    .map_err(|e| crate::uploads::refused(&e))?;
                 Ok((line, folder))
             }
         })

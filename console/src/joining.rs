@@ -61,9 +61,7 @@ impl JoinQuery {
             ("rebase", Some(work)) => Join::Refresh(work.clone()),
             ("merge", Some(work)) => Join::Reflect(work.clone()),
             _ => {
-                return Err(ConsoleError::bad_request(
-                    "a rebase names a region (and perhaps a work branch); a merge names a work branch",
-                ));
+                return Err(ConsoleError::refusing("join-names-its-branch", &[]));
             }
         };
         Ok((repo, structure, join))
@@ -257,7 +255,13 @@ pub async fn act(
     let abort = match form.action.as_str() {
         "abort" => true,
         "start" => false,
-        _ => return Err(ConsoleError::bad_request("the action is start or abort")),
+        other => {
+            return Err(ConsoleError::not_one_of(
+                "action",
+                other,
+                &["start", "abort"],
+            ));
+        }
     };
     let message = form.message().map(str::to_string);
     // Back on the join's page (conflicts, data refused), the message typed is kept.
@@ -335,7 +339,13 @@ pub async fn resolve(
         "ours" => Resolution::Ours,
         "theirs" => Resolution::Theirs,
         "value" => Resolution::Value(form.value.clone().unwrap_or_default()),
-        _ => return Err(ConsoleError::bad_request("a side is ours, theirs or value")),
+        other => {
+            return Err(ConsoleError::not_one_of(
+                "side",
+                other,
+                &["ours", "theirs", "value"],
+            ));
+        }
     };
     console
         .blocking(move |console| {

@@ -243,9 +243,7 @@ pub async fn commit(
     let paging = crate::reviewing::Paging::of("/commit", pairs)?;
     // A commit id, and nothing else a revision could be (no ranges, no paths).
     if !(7..=40).contains(&query.id.len()) || !query.id.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(ConsoleError::bad_request(
-            "a commit is named by its id (hexadecimal)",
-        ));
+        return Err(ConsoleError::refusing("commit-is-named-by-id", &[]));
     }
     console
         .blocking(move |console| {
@@ -386,7 +384,7 @@ pub async fn logout(
     Form(form): Form<CsrfForm>,
 ) -> Response {
     if !who.form_is_ours(form.csrf.as_deref()) {
-        return ConsoleError::forbidden("this form is not one this console gave you")
+        return ConsoleError::saying(masterctl_app::ErrorKind::Forbidden, "form-not-ours", &[])
             .into_response();
     }
     if let Some((id, _)) = &who.session {

@@ -28,8 +28,10 @@ pub async fn act(
         "propose" => true,
         "withdraw" => false,
         _ => {
-            return Err(ConsoleError::bad_request(
-                "the action is propose or withdraw",
+            return Err(ConsoleError::not_one_of(
+                "action",
+                &form.action,
+                &["propose", "withdraw"],
             ));
         }
     };
@@ -37,9 +39,7 @@ pub async fn act(
         .blocking(move |console| {
             let (repo, _, line) = form.on.open(console)?;
             let Some(work) = line.work() else {
-                return Err(ConsoleError::bad_request(
-                    "a merge is proposed for a work branch: name one",
-                ));
+                return Err(ConsoleError::refusing("propose-names-work", &[]));
             };
             let repo = who.writing(repo)?;
             // With a remote, the proposal (or its withdrawal) travels at once.

@@ -205,13 +205,15 @@ pub async fn act(
         "publish" => return publish(console, who, form).await,
         "tag" => return tag(console, who, form).await,
         _ => {
-            return Err(ConsoleError::bad_request(
-                "the action is publish, tag or rollback",
+            return Err(ConsoleError::not_one_of(
+                "action",
+                &form.action,
+                &["publish", "tag", "rollback"],
             ));
         }
     }
     let Some(release) = form.on.release.clone().filter(|r| !r.is_empty()) else {
-        return Err(ConsoleError::bad_request("a rollback names the release"));
+        return Err(ConsoleError::refusing("rollback-names-release", &[]));
     };
     let Some(reason) = crate::forms::typed(form.on.reason.as_deref()) else {
         return Err(ConsoleError::saying(

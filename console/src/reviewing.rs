@@ -28,10 +28,11 @@ impl Paging {
             match name.as_str() {
                 "table" => table = Some(value),
                 "from" => {
-                    from =
-                        Some(value.parse::<usize>().map_err(|_| {
-                            ConsoleError::bad_request("`from` is a count of changes")
-                        })?)
+                    from = Some(
+                        value
+                            .parse::<usize>()
+                            .map_err(|_| ConsoleError::refusing("count-of-changes", &[]))?,
+                    )
                 }
                 _ => kept.push((name, value)),
             }

@@ -18,7 +18,7 @@ pub struct LanguageQuery {
 /// `GET /language?to=ja|en`.
 pub async fn choose(headers: HeaderMap, Query(query): Query<LanguageQuery>) -> Response {
     let Some(lang) = Lang::of(&query.to).filter(|l| l.tag() == query.to) else {
-        return ConsoleError::bad_request("the console speaks `ja` and `en`").into_response();
+        return ConsoleError::refusing("console-speaks", &[]).into_response();
     };
     let mut response = Redirect::to(&back(&headers)).into_response();
     let cookie = format!(

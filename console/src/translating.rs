@@ -153,7 +153,7 @@ fn take(
     let uploads = Uploads::new(repo.git.path());
     let folder = uploads
         .folder(&who.identity.name, upload)
-        .map_err(|e| ConsoleError::not_found(e.to_string()))?;
+        .map_err(|e| crate::uploads::refused(&e))?;
     let Some(name) = Uploads::files(&folder).into_iter().next() else {
         return Err(ConsoleError::saying(
             ErrorKind::NotFound,

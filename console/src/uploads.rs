@@ -392,12 +392,12 @@ async fn short_text(mut part: axum::extract::multipart::Field<'_>) -> Result<Str
             return Err(ConsoleError::http(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "a form field is longer than any this form sends",
-            ));
+            )
+            .said_as("field-too-long", &[]));
         }
         bytes.extend_from_slice(&chunk);
     }
-    String::from_utf8(bytes)
-        .map_err(|_| ConsoleError::bad_request("a form field is not UTF-8 text"))
+    String::from_utf8(bytes).map_err(|_| ConsoleError::refusing("field-not-text", &[]))
 }
 
 /// A file of the upload written into `staged` as it arrives, refused as soon as it or

@@ -3023,7 +3023,7 @@ fn text_of(html: &str) -> String {
 async fn the_console_speaks_japanese_to_a_japanese_browser_and_a_switch_chooses() {
     let dir = repository();
     let app = app(dir.path(), local());
-    let (cookie, _) = session(&app, None).await;
+    let (cookie, csrf) = session(&app, None).await;
     let get_in = |uri: &'static str, language: &'static str| {
         let request = request("GET", uri, HERE)
             .header(header::COOKIE, &cookie)
@@ -3083,6 +3083,42 @@ async fn the_console_speaks_japanese_to_a_japanese_browser_and_a_switch_chooses(
         assert!(missing.body.contains(said), "{said}: {}", missing.body);
     }
     assert!(!missing.body.contains("Back to"), "{}", missing.body);
+    // Addresses the console never gives (typed by hand, or forged): refused in Japanese.
+    for (page, said) in [
+        (
+            "/table?region=jp&table=monster&colour=red",
+            "このページに `colour` というパラメーターはありません",
+        ),
+        (
+            "/table?region=jp&table=monster&from=ten",
+            "`from` には行数を入れてください",
+        ),
+        (
+            "/commit?id=HEAD~1",
+            "コミットは ID（16 進数）で指定してください",
+        ),
+        ("/language?to=fr", "コンソールの言語は `ja` と `en` です"),
+    ] {
+        let got = get_in(page, "ja").await;
+        assert_eq!(got.status, StatusCode::BAD_REQUEST, "{page}");
+        assert!(got.body.contains(said), "{page}: {}", got.body);
+        let text = text_of(&got.body);
+        for words in english.iter().filter(|w| w.contains(' ')) {
+            assert!(!text.contains(words), "{page} says `{words}`: {text}");
+        }
+    }
+    // A form's choice the page does not know is named, with the ones it knows.
+    let side = [
+        ("csrf", csrf.as_str()),
+        ("kind", "rebase"),
+        ("region", "jp"),
+    ];
+    let body = form(&[&side[..], &[("side", "mine")]].concat());
+    let got = post_as(&app, "/resolve", &cookie, body).await;
+    assert_eq!(got.status, StatusCode::BAD_REQUEST);
+    let known =
+        "`side` is `mine`, which this page does not know: it takes `ours`, `theirs`, `value`";
+    assert!(got.body.contains(known), "{}", got.body);
     // The sign-in page, to a browser not yet signed in.
     let users = router(Console::new(
         dir.path().to_path_buf(),
