@@ -862,6 +862,19 @@ fn count_changes<'a>(
     for schema in schemas {
         let old = before.iter().find(|t| t.name == schema.name);
         let new = after.iter().find(|t| t.name == schema.name).copied();
+        // A table on one side only: every row added (or removed), none to walk.
+        if old.is_none() || new.is_none() {
+            let change = TableChange {
+                table: schema.name.clone(),
+                added: new.map_or(0, Table::row_count),
+                removed: old.map_or(0, Table::row_count),
+                ..TableChange::default()
+            };
+            if !change.is_empty() {
+                changes.push(change);
+            }
+            continue;
+        }
         let order = |table: Option<&Table>| table.map_or_else(Vec::new, |t| key_order(schema, t));
         let (old_rows, new_rows) = (order(old), order(new));
         let mut change = TableChange {
