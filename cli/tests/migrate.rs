@@ -1189,7 +1189,9 @@ fn a_list_of_beans_over_several_rows_becomes_aligned_lists() {
 /// by value (`cli/tests/luban/luban_json.py`): equal, datetimes read in the zone Luban
 /// exported in (`--timezone`), escapes read as Luban reads them (`#escape=1` →
 /// `escapes = true`), but for what the migration says it reads otherwise: a `""` beside
-/// a default.
+/// a default; and three date-times saved as serials of ten decimals (00:04:59.995004
+/// under `yyyy-mm-dd hh:mm:ss`), which Excel shows and masterctl reads as 00:05:00 and
+/// Luban's JSON cuts to 00:04:59.
 #[test]
 fn lubans_own_json_output_is_masterctls_client_json() {
     let tmp = tempfile::tempdir().unwrap();
@@ -1253,6 +1255,9 @@ fn lubans_own_json_output_is_masterctls_client_json() {
             "auto_import1[('10006',)].x10: masterctl 'xxx', Luban ''",
             "auto_import2[('10006',)].x10: masterctl 'xxx', Luban ''",
             "define_from_excel2[('10006',)].x10: masterctl 'xxx', Luban ''",
+            "demo_primitive[('4',)].t1: masterctl 946829100, Luban 946829099",
+            "demo_primitive[('5',)].t1: masterctl 946915500, Luban 946915499",
+            "demo_primitive[('6',)].t1: masterctl 947001900, Luban 947001899",
         ],
         "{}",
         text(&checked)

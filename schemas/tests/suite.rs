@@ -12,6 +12,7 @@ mod bool_spellings;
 mod broken;
 mod canonical;
 mod common;
+mod datetimes;
 mod escapes;
 mod hunt;
 mod kinds;

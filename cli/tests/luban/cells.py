@@ -178,10 +178,23 @@ def header_names(field):
     return [n for n in names]
 
 
+def shown(cell):
+    """A cell's value as its format shows it: a date-time rounded to the second, or to
+    the digits of a second its number format shows after the seconds (`ss.000`), as
+    Excel rounds what it displays."""
+    value = cell.value
+    if not isinstance(value, datetime.datetime):
+        return value
+    fraction = re.search(r"[sS]\.(0{1,3})", cell.number_format or "")
+    unit = 10 ** (6 - (len(fraction.group(1)) if fraction else 0))
+    micro = round(value.microsecond / unit) * unit
+    return value.replace(microsecond=0) + datetime.timedelta(microseconds=micro)
+
+
 def luban_rows(ws):
     """(header cells, data rows) of a Luban sheet: the first `##var` (or `##`) row is the
     header; rows whose first cell starts with `#` are not data."""
-    rows = list(ws.iter_rows(values_only=True))
+    rows = [[shown(c) for c in r] for r in ws.iter_rows()]
     header = None
     data = []
     for row in rows:
@@ -201,7 +214,7 @@ def luban_rows(ws):
 def vertical(ws, fields):
     """The one record of a `##column` sheet: names down column A, values in the first
     column that is not `#` notes above the first name."""
-    rows = list(ws.iter_rows(values_only=True))
+    rows = [[shown(c) for c in r] for r in ws.iter_rows()]
     wanted = {n: f for f in fields for n in header_names(f)}
     first = next(i for i, r in enumerate(rows) if r and isinstance(r[0], str) and r[0].strip() in wanted)
     width = max(len(r) for r in rows)

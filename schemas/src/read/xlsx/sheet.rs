@@ -274,8 +274,8 @@ impl<'a> Cells<'a> {
         };
         match format {
             Format::Number => DataRef::Float(number),
-            Format::DateTime => DataRef::DateTime(ExcelDateTime::new(
-                number,
+            Format::DateTime { .. } => DataRef::DateTime(ExcelDateTime::new(
+                format.shown(number),
                 ExcelDateTimeType::DateTime,
                 self.is_1904,
             )),

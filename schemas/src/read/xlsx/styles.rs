@@ -1,6 +1,6 @@
-//! Which cell formats show a number as a date or a duration: a cell's `s` indexes the
-//! workbook's cell formats (`<cellXfs>` in `styles.xml`), each naming a number format,
-//! built in (by id) or the workbook's own (by its code).
+//! Which cell formats show a number as a date or a duration, and how finely a date's
+//! time: a cell's `s` indexes the workbook's cell formats (`<cellXfs>` in `styles.xml`),
+//! each naming a number format, built in (by id) or the workbook's own (by its code).
 
 use std::collections::HashMap;
 
@@ -10,11 +10,34 @@ use super::tokens::{Token, Tokens, attribute};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Format {
     Number,
-    /// A date, a time of day, or both.
-    DateTime,
+    /// A date, a time of day, or both, its seconds shown with `fraction` digits after
+    /// the point (0 to 3: `ss`, `ss.0`, `ss.00`, `ss.000`) — what the cell says, and so
+    /// what it is read as ([`Format::shown`]).
+    DateTime {
+        fraction: u8,
+    },
     /// Elapsed time (`[h]:mm:ss`).
     Duration,
 }
+
+impl Format {
+    /// A serial as this format shows it: a date-time rounded to the fraction of a
+    /// second it shows, as Excel rounds what it displays (`36528.0034721644` under
+    /// `yyyy-mm-dd hh:mm:ss` is 2000-01-03 00:05:00, not 00:04:59.995); anything else
+    /// as it is.
+    pub(super) fn shown(self, serial: f64) -> f64 {
+        match self {
+            Format::DateTime { fraction } => {
+                let units = 86_400.0 * 10f64.powi(i32::from(fraction.min(3)));
+                (serial * units).round() / units
+            }
+            Format::Number | Format::Duration => serial,
+        }
+    }
+}
+
+/// The date-time format that shows whole seconds (or none).
+const DATE_TIME: Format = Format::DateTime { fraction: 0 };
 
 /// The number format of each cell format, in order.
 pub(super) fn cell_formats(tokens: &mut Tokens<'_>) -> Result<Vec<Format>, String> {
@@ -57,12 +80,14 @@ pub(super) fn cell_formats(tokens: &mut Tokens<'_>) -> Result<Vec<Format>, Strin
 }
 
 /// The built-in number formats (ECMA-376 18.8.30) that show dates and times: 14–22,
-/// 45 and 47, and the East Asian ones (27–36, 50–58); 46 is elapsed time.
+/// 45 and 47 (`mmss.0`, tenths of a second), and the East Asian ones (27–36, 50–58);
+/// 46 is elapsed time.
 fn built_in(id: &str) -> Format {
     match id {
-        "14" | "15" | "16" | "17" | "18" | "19" | "20" | "21" | "22" | "45" | "47" | "27"
-        | "28" | "29" | "30" | "31" | "32" | "33" | "34" | "35" | "36" | "50" | "51" | "52"
-        | "53" | "54" | "55" | "56" | "57" | "58" => Format::DateTime,
+        "47" => Format::DateTime { fraction: 1 },
+        "14" | "15" | "16" | "17" | "18" | "19" | "20" | "21" | "22" | "45" | "27" | "28"
+        | "29" | "30" | "31" | "32" | "33" | "34" | "35" | "36" | "50" | "51" | "52" | "53"
+        | "54" | "55" | "56" | "57" | "58" => DATE_TIME,
         "46" => Format::Duration,
         _ => Format::Number,
     }
@@ -70,14 +95,18 @@ fn built_in(id: &str) -> Format {
 
 /// What a format code shows, from its first section (up to `;`): a date or time when a
 /// date or time part (`y`, `m`, `d`, `h`, `s`, `AM/PM`, `A/P`) stands outside quotes,
-/// brackets and escaped characters; a duration when an elapsed part (`[h]`, `[mm]`,
-/// `[ss]`) comes first.
+/// brackets and escaped characters — with the digits of a second after its seconds
+/// (`ss.000`) — ; a duration when an elapsed part (`[h]`, `[mm]`, `[ss]`) comes first.
 pub(super) fn of_code(code: &str) -> Format {
     let mut chars = code.chars().peekable();
     // Since an `a`: the `A/P` or `AM/PM` it may begin (the next `/`, `m` or `p` shows
     // a time); letters of dates no longer count.
     let mut after_a = false;
+    // Whether a date or time part was met, and whether the last thing was seconds.
+    let (mut dated, mut after_seconds, mut fraction) = (false, false, 0u8);
     while let Some(c) = chars.next() {
+        let seconds = after_seconds;
+        after_seconds = false;
         match c {
             // The next character is written as it is (`\`), a space as wide as it
             // (`_`), or repeated to fill the cell (`*`).
@@ -91,7 +120,7 @@ pub(super) fn of_code(code: &str) -> Format {
                     }
                 }
             }
-            ';' => return Format::Number,
+            ';' => break,
             '[' => {
                 let mut inside = String::new();
                 for c in chars.by_ref() {
@@ -100,19 +129,28 @@ pub(super) fn of_code(code: &str) -> Format {
                     }
                     inside.push(c);
                 }
-                if elapsed(&inside) {
+                if !dated && elapsed(&inside) {
                     return Format::Duration;
                 }
             }
             'a' | 'A' if !after_a => after_a = true,
-            'p' | 'P' | 'm' | 'M' | '/' if after_a => return Format::DateTime,
-            'd' | 'D' | 'm' | 'M' | 'y' | 'Y' | 'h' | 'H' | 's' | 'S' if !after_a => {
-                return Format::DateTime;
+            'p' | 'P' | 'm' | 'M' | '/' if after_a => dated = true,
+            's' | 'S' if !after_a => (dated, after_seconds) = (true, true),
+            'd' | 'D' | 'm' | 'M' | 'y' | 'Y' | 'h' | 'H' if !after_a => dated = true,
+            '.' if seconds => {
+                let mut digits = 0u8;
+                while chars.next_if_eq(&'0').is_some() {
+                    digits = digits.saturating_add(1);
+                }
+                fraction = fraction.max(digits.min(3));
             }
             _ => {}
         }
     }
-    Format::Number
+    match dated {
+        true => Format::DateTime { fraction },
+        false => Format::Number,
+    }
 }
 
 /// Whether a bracket's inside is an elapsed part: one of `h`, `m`, `s` (either case),
@@ -142,7 +180,17 @@ mod tests {
             "A/P",
             "dd\"日\"",
         ] {
-            assert_eq!(of_code(code), Format::DateTime, "{code}");
+            assert_eq!(of_code(code), DATE_TIME, "{code}");
+        }
+        for (code, fraction) in [
+            ("hh:mm:ss.0", 1),
+            ("yyyy-mm-dd hh:mm:ss.000", 3),
+            ("[$-409]h:mm:ss.00 AM/PM", 2),
+            ("mm:ss.0000", 3),
+            (r"hh:mm:ss\.000", 0),
+            (r"hh:mm:ss \0.000", 0),
+        ] {
+            assert_eq!(of_code(code), Format::DateTime { fraction }, "{code}");
         }
         for code in ["[h]:mm:ss", "[mm]:ss", "[SS]"] {
             assert_eq!(of_code(code), Format::Duration, "{code}");
@@ -172,7 +220,23 @@ mod tests {
         use Format::*;
         assert_eq!(
             formats,
-            [Number, DateTime, DateTime, Number, Duration, Number]
+            [Number, DATE_TIME, DATE_TIME, Number, Duration, Number]
         );
+        assert_eq!(built_in("47"), DateTime { fraction: 1 });
+    }
+
+    #[test]
+    fn a_date_time_is_what_its_format_shows() {
+        let seconds = |format: Format, serial: f64| format.shown(serial.fract()) * 86_400.0;
+        // 00:04:59.995004: shown as 00:05:00, or as 00:04:59.995 with milliseconds.
+        let near = (seconds(DATE_TIME, 36528.0034721644) - 300.0).abs();
+        assert!(near < 1e-6, "{near}");
+        let shown = seconds(Format::DateTime { fraction: 3 }, 36528.0034721644);
+        assert!((shown - 299.995).abs() < 1e-6, "{shown}");
+        let tenths = seconds(Format::DateTime { fraction: 1 }, 36528.0034721644);
+        assert!((tenths - 300.0).abs() < 1e-6, "{tenths}");
+        // A number or a duration is never rounded.
+        assert_eq!(Format::Number.shown(0.123456789), 0.123456789);
+        assert_eq!(Format::Duration.shown(1.000001), 1.000001);
     }
 }
