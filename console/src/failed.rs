@@ -91,8 +91,7 @@ impl ConsoleError {
             .collect::<Vec<_>>()
             .join(", ");
         let value: String = value.chars().take(40).collect();
-        ConsoleError::saying(
-            ErrorKind::Usage,
+        ConsoleError::refusing(
             "not-one-of",
             &[("name", name), ("value", &value), ("known", &known)],
         )

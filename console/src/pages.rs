@@ -383,9 +383,8 @@ pub async fn logout(
     Extension(who): Extension<Visitor>,
     Form(form): Form<CsrfForm>,
 ) -> Response {
-    if !who.form_is_ours(form.csrf.as_deref()) {
-        return ConsoleError::saying(masterctl_app::ErrorKind::Forbidden, "form-not-ours", &[])
-            .into_response();
+    if let Err(refused) = who.posted_here(form.csrf.as_deref()) {
+        return refused.into_response();
     }
     if let Some((id, _)) = &who.session {
         console.sessions.close(id);

@@ -93,7 +93,7 @@ impl Visitor {
     /// session carries its credentials itself (a bearer token), which another site
     /// cannot make a browser send: no token is needed there. (A proxy's users have
     /// sessions: their browser sends the proxy's own cookie to any site's form.)
-    pub fn form_is_ours(&self, csrf: Option<&str>) -> bool {
+    fn form_is_ours(&self, csrf: Option<&str>) -> bool {
         match &self.session {
             Some((_, ours)) => csrf.is_some_and(|given| same_token(given, ours)),
             None => true,
@@ -125,14 +125,20 @@ impl Visitor {
     /// A form that changes something: its session's token, and a role of at least
     /// `role` (403 otherwise).
     pub fn may_post(&self, role: Role, csrf: Option<&str>) -> Result<(), ConsoleError> {
-        if !self.form_is_ours(csrf) {
-            return Err(ConsoleError::saying(
+        self.posted_here(csrf)?;
+        self.may(role)
+    }
+
+    /// Refused (403) unless a form carries its session's token ([`Visitor::form_is_ours`]).
+    pub fn posted_here(&self, csrf: Option<&str>) -> Result<(), ConsoleError> {
+        match self.form_is_ours(csrf) {
+            true => Ok(()),
+            false => Err(ConsoleError::saying(
                 masterctl_app::ErrorKind::Forbidden,
                 "form-not-ours",
                 &[],
-            ));
+            )),
         }
-        self.may(role)
     }
 }
 

@@ -862,62 +862,62 @@ fn count_changes<'a>(
     for schema in schemas {
         let old = before.iter().find(|t| t.name == schema.name);
         let new = after.iter().find(|t| t.name == schema.name).copied();
-        // A table on one side only: every row added (or removed), none to walk.
-        if old.is_none() || new.is_none() {
-            let change = TableChange {
+        let change = match (old, new) {
+            (Some(old), Some(new)) => walk_changes(schema, old, new),
+            // A table on one side only: every row added (or removed), none to walk.
+            _ => TableChange {
                 table: schema.name.clone(),
                 added: new.map_or(0, Table::row_count),
                 removed: old.map_or(0, Table::row_count),
                 ..TableChange::default()
-            };
-            if !change.is_empty() {
-                changes.push(change);
-            }
-            continue;
-        }
-        let order = |table: Option<&Table>| table.map_or_else(Vec::new, |t| key_order(schema, t));
-        let (old_rows, new_rows) = (order(old), order(new));
-        let mut change = TableChange {
-            table: schema.name.clone(),
-            ..TableChange::default()
+            },
         };
-        let (mut i, mut j) = (0, 0);
-        while i < old_rows.len() || j < new_rows.len() {
-            let ordering = match (old, new, old_rows.get(i), new_rows.get(j)) {
-                (Some(old), Some(new), Some(&a), Some(&b)) => schema
-                    .primary_key
-                    .iter()
-                    .map(|&k| old.value(a, k).cmp(new.value(b, k)))
-                    .find(|o| o.is_ne())
-                    .unwrap_or(Ordering::Equal),
-                (_, _, Some(_), None) => Ordering::Less,
-                _ => Ordering::Greater,
-            };
-            match ordering {
-                Ordering::Less => {
-                    change.removed += 1;
-                    i += 1;
-                }
-                Ordering::Greater => {
-                    change.added += 1;
-                    j += 1;
-                }
-                Ordering::Equal => {
-                    if let (Some(old), Some(new)) = (old, new)
-                        && !old.row(old_rows[i]).eq(new.row(new_rows[j]))
-                    {
-                        change.changed += 1;
-                    }
-                    i += 1;
-                    j += 1;
-                }
-            }
-        }
         if !change.is_empty() {
             changes.push(change);
         }
     }
     changes
+}
+
+/// Rows added, changed and removed between two versions of a table, both walked in key
+/// order side by side.
+fn walk_changes(schema: &TableSchema, old: &Table, new: &Table) -> TableChange {
+    let (old_rows, new_rows) = (key_order(schema, old), key_order(schema, new));
+    let mut change = TableChange {
+        table: schema.name.clone(),
+        ..TableChange::default()
+    };
+    let (mut i, mut j) = (0, 0);
+    while i < old_rows.len() || j < new_rows.len() {
+        let ordering = match (old_rows.get(i), new_rows.get(j)) {
+            (Some(&a), Some(&b)) => schema
+                .primary_key
+                .iter()
+                .map(|&k| old.value(a, k).cmp(new.value(b, k)))
+                .find(|o| o.is_ne())
+                .unwrap_or(Ordering::Equal),
+            (Some(_), None) => Ordering::Less,
+            _ => Ordering::Greater,
+        };
+        match ordering {
+            Ordering::Less => {
+                change.removed += 1;
+                i += 1;
+            }
+            Ordering::Greater => {
+                change.added += 1;
+                j += 1;
+            }
+            Ordering::Equal => {
+                if !old.row(old_rows[i]).eq(new.row(new_rows[j])) {
+                    change.changed += 1;
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    change
 }
 
 /// The commit message of an import: the planner's words (or a summary line), a line per
