@@ -1,8 +1,8 @@
 //! A date-time cell of a workbook is what the cell shows: its serial rounded to the
 //! fraction of a second its number format shows, as Excel rounds what it displays. A
 //! serial written with ten decimals (`36528.0034721644`, 00:04:59.995004) under
-//! `yyyy-mm-dd hh:mm:ss` is 00:05:00, as Excel and Luban say; under `hh:mm:ss.000` it
-//! keeps its milliseconds.
+//! `yyyy-mm-dd hh:mm:ss` is 00:05:00, as Excel shows it; under `hh:mm:ss.000` it keeps
+//! its milliseconds.
 
 use std::path::{Path, PathBuf};
 

@@ -187,7 +187,8 @@ def shown(cell):
         return value
     fraction = re.search(r"[sS]\.(0{1,3})", cell.number_format or "")
     unit = 10 ** (6 - (len(fraction.group(1)) if fraction else 0))
-    micro = round(value.microsecond / unit) * unit
+    # Half up, as Excel rounds (Python's round() would take a half to the even unit).
+    micro = (value.microsecond + unit // 2) // unit * unit
     return value.replace(microsecond=0) + datetime.timedelta(microseconds=micro)
 
 
