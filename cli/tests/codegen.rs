@@ -539,7 +539,7 @@ fn keywords_and_hostile_text_make_code_that_compiles() {
         "{lib}"
     );
     assert!(lib.contains("pub fn r#match(&self) -> i64"), "{lib}");
-    assert!(lib.contains("\"a\\\"b\" => Some(TypeSelf::AB)"), "{lib}");
+    assert!(lib.contains("\"a\\\"b\" => Some(Self::AB)"), "{lib}");
     assert!(lib.contains("/// *\\/ fn main() {} /*") || lib.contains("/// */ fn main() {} /*"));
     std::fs::copy(root().join("Cargo.lock"), out.join("Cargo.lock")).unwrap();
     let checked = cargo(&out, &["check", "--offline", "-q"]);
@@ -1329,7 +1329,7 @@ fn code_for_clients_sees_only_what_clients_may_see() {
 
 /// Real Luban projects, migrated (Luban's examples: maps, enums with aliases, singletons,
 /// lists; a game's: a table `language`, a singleton down a column): the code of every
-/// language compiles as generated.
+/// language compiles as generated, and the Rust is as rustfmt writes it.
 #[test]
 fn the_code_of_migrated_luban_projects_compiles_in_every_language() {
     let third_party = root().join("fixtures/third-party");
@@ -1366,6 +1366,15 @@ fn the_code_of_migrated_luban_projects_compiles_in_every_language() {
             o(&project),
             text(&checked)
         );
+        if installed("rustfmt", "rustup component add rustfmt") {
+            let formatted = cargo(&rust, &["fmt", "--check"]);
+            assert!(
+                formatted.status.success(),
+                "{}: not rustfmt-clean:\n{}",
+                o(&project),
+                text(&formatted)
+            );
+        }
         if installed("tsc", "npm install -g typescript@5.9.3") {
             assert_strict(&code("typescript", &[]));
         }

@@ -413,19 +413,7 @@ fn a_planner_browses_a_million_rows_in_a_real_browser() {
 
 /// SHA-256 of `text` in hex (a users file keeps tokens so).
 fn sha256(text: &str) -> String {
-    use std::io::Write;
-    let mut child = Command::new("sha256sum")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = masterctl_testing::fed(&mut Command::new("sha256sum"), text.as_bytes());
     String::from_utf8_lossy(&out.stdout)[..64].to_string()
 }
 

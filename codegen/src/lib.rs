@@ -5,6 +5,7 @@
 
 pub mod context;
 pub mod names;
+mod rust_layout;
 pub mod vendor;
 
 use std::path::{Component, Path};
@@ -330,9 +331,10 @@ fn text(params: &[&serde_json::Value], at: usize) -> String {
 /// in the language's convention: Go's `ItemID`), `lit` (a string
 /// literal of the language), `ident_of` (a name made a usable identifier: reserved words
 /// escaped), `doc TEXT PREFIX [TABS]` (doc-comment lines, indented by TABS tabs), `join LIST SEPARATOR`, `concat A B...`
-/// (its parameters as one text), and the block
-/// `rust_fn INDENT` (a Rust signature laid out as rustfmt lays it out at that
-/// indentation).
+/// (its parameters as one text), and the blocks that lay Rust out as rustfmt does
+/// when it starts INDENT columns in ([`rust_layout`]): `rust_fn INDENT` (a
+/// signature with its opening brace), `rust_impl INDENT` (an impl's header), `rust_line INDENT` (a statement, a struct literal's field or a match arm) and
+/// `rust_chain INDENT` (a chain of calls, a link per line inside).
 fn register_helpers(registry: &mut Handlebars<'_>, lang: Lang) {
     type Convert = fn(&str) -> String;
     let one: [(&'static str, Convert); 3] = [
@@ -380,25 +382,54 @@ fn register_helpers(registry: &mut Handlebars<'_>, lang: Lang) {
         };
         items.join(&separator)
     });
-    registry.register_helper("rust_fn", Box::new(rust_fn));
+    let layouts: [(&str, LayOut); 4] = [
+        ("rust_impl", |inner, indent| {
+            rust_layout::impl_header(inner.trim(), indent)
+        }),
+        ("rust_fn", |inner, indent| {
+            rust_layout::signature(inner.trim(), indent)
+        }),
+        ("rust_line", |inner, indent| {
+            rust_layout::line(inner.trim(), indent)
+        }),
+        ("rust_chain", |inner, indent| {
+            let links: Vec<&str> = inner
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect();
+            rust_layout::chain(&links, indent)
+        }),
+    ];
+    for (name, lay_out) in layouts {
+        registry.register_helper(name, Box::new(Layout(lay_out)));
+    }
 }
 
-/// `{{#rust_fn INDENT}}pub fn ...{{/rust_fn}}`: the signature inside, as rustfmt lays it
-/// out at that indentation.
-fn rust_fn<'reg, 'rc>(
-    h: &Helper<'rc>,
-    r: &'reg Handlebars<'reg>,
-    ctx: &'rc HbContext,
-    rc: &mut RenderContext<'reg, 'rc>,
-    out: &mut dyn Output,
-) -> HelperResult {
-    let indent = h.param(0).and_then(|p| p.value().as_u64()).unwrap_or(0) as usize;
-    let signature = match h.template() {
-        Some(t) => t.renders(r, ctx, rc)?,
-        None => String::new(),
-    };
-    out.write(&names::rust_signature(signature.trim(), indent))?;
-    Ok(())
+/// What a layout block makes of its rendered inside at an indentation.
+type LayOut = fn(&str, usize) -> String;
+
+/// A block helper `{{#NAME INDENT}}...{{/NAME}}` writing what its function makes of the
+/// rendered inside at that indentation.
+struct Layout(LayOut);
+
+impl handlebars::HelperDef for Layout {
+    fn call<'reg: 'rc, 'rc>(
+        &self,
+        h: &Helper<'rc>,
+        r: &'reg Handlebars<'reg>,
+        ctx: &'rc HbContext,
+        rc: &mut RenderContext<'reg, 'rc>,
+        out: &mut dyn Output,
+    ) -> HelperResult {
+        let indent = h.param(0).and_then(|p| p.value().as_u64()).unwrap_or(0) as usize;
+        let inner = match h.template() {
+            Some(t) => t.renders(r, ctx, rc)?,
+            None => String::new(),
+        };
+        out.write(&(self.0)(&inner, indent))?;
+        Ok(())
+    }
 }
 
 /// Names claimed per scope of generated code: a second thing of another origin under

@@ -760,71 +760,9 @@ pub fn inert(lang: Lang, text: &str) -> String {
     quoted[1..quoted.len() - 1].replace("*/", "*\\/")
 }
 
-/// A Rust function signature (`pub fn get(&self, a: A) -> R`, without its body) as
-/// rustfmt lays it out when it starts `indent` columns in and is followed by ` {`: on one
-/// line when that fits in 100 columns, else one parameter per line.
-pub fn rust_signature(signature: &str, indent: usize) -> String {
-    if indent + signature.chars().count() + 2 <= 100 {
-        return signature.to_string();
-    }
-    let Some(open) = signature.find('(') else {
-        return signature.to_string();
-    };
-    // The matching parenthesis, and the top-level commas between.
-    let mut depth = 0usize;
-    let mut close = None;
-    let mut cuts = Vec::new();
-    for (i, c) in signature.char_indices().skip_while(|(i, _)| *i <= open) {
-        match c {
-            '(' | '<' | '[' => depth += 1,
-            ')' if depth == 0 => {
-                close = Some(i);
-                break;
-            }
-            ')' | '>' | ']' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => cuts.push(i),
-            _ => {}
-        }
-    }
-    let Some(close) = close else {
-        return signature.to_string();
-    };
-    let mut params = Vec::new();
-    let mut start = open + 1;
-    for cut in cuts.into_iter().chain([close]) {
-        let param = signature[start..cut].trim();
-        if !param.is_empty() {
-            params.push(param);
-        }
-        start = cut + 1;
-    }
-    let inner = " ".repeat(indent + 4);
-    let mut out = String::from(&signature[..=open]);
-    out.push('\n');
-    for param in params {
-        out.push_str(&format!("{inner}{param},\n"));
-    }
-    out.push_str(&" ".repeat(indent));
-    out.push_str(&signature[close..]);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn long_signatures_take_a_line_per_parameter() {
-        assert_eq!(
-            rust_signature("pub fn get(&self, id: i64) -> Option<Item<'a>>", 4),
-            "pub fn get(&self, id: i64) -> Option<Item<'a>>"
-        );
-        let long = "pub fn get(&self, attacker: ElementAffinityAttacker, defender: ElementAffinityDefender) -> Option<ElementAffinity<'a>>";
-        assert_eq!(
-            rust_signature(long, 4),
-            "pub fn get(\n        &self,\n        attacker: ElementAffinityAttacker,\n        defender: ElementAffinityDefender,\n    ) -> Option<ElementAffinity<'a>>"
-        );
-    }
 
     #[test]
     fn cases() {

@@ -19,6 +19,20 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// What `command` does given `input` on its standard input (its output captured).
+pub fn fed(command: &mut Command, input: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{command:?}: {e}"));
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
 /// The text of the part `name` of the zip `bytes` (an xlsx or ODS workbook, a download).
 pub fn zip_part(bytes: &[u8], name: &str) -> String {
     use std::io::Read;
