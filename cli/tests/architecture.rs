@@ -165,20 +165,14 @@ fn circle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
 /// Every folder module of a crate (`read/`, `read/xlsx/`, `commands/`), its path from
 /// the crate's root.
 fn folder_modules(src: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut pending = vec![src.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                let relative = path.strip_prefix(src).unwrap();
-                out.push(relative.to_string_lossy().replace('/', "::"));
-                pending.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
+    masterctl_testing::paths_under(src)
+        .into_iter()
+        .filter(|path| path.is_dir())
+        .map(|path| {
+            let relative = path.strip_prefix(src).unwrap();
+            relative.to_string_lossy().replace('/', "::")
+        })
+        .collect()
 }
 
 /// Within every folder module too, the modules depend on each other in one direction

@@ -13,6 +13,7 @@ mistake-invalid-reference = スキーマが存在しないテーブルか列を�
 mistake-invalid-option = スキーマの設定値が成り立ちません
 mistake-unreadable-file = ファイルを読めません（壊れている、暗号化されている、または表計算のファイルではありません）
 mistake-invalid-utf8 = CSV ファイルが UTF-8 ではありません
+mistake-decoded = UTF-8 ではない CSV ファイルを、保存された文字コードで読みました
 mistake-duplicate-table = 同じテーブルが二つのシートかファイルから読まれています
 mistake-unmapped-sheet = どのテーブルにも対応しないシートかファイルです
 mistake-unread = 読まない設定のファイルとシートです

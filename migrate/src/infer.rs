@@ -53,6 +53,11 @@ pub struct DraftField {
     pub description: Option<String>,
     /// Texts the column writes for an empty cell (`null`).
     pub nulls: Vec<String>,
+    /// The least and greatest value, from a declared range (tableau's `range:"1,10"`).
+    pub min: Option<String>,
+    pub max: Option<String>,
+    /// A declared key column (`*int`).
+    key: bool,
     /// Something a person should check about the guess.
     note: Option<String>,
 }
@@ -69,6 +74,8 @@ pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
     let mut drafts: Vec<(DraftSchema, bool)> = Vec::new();
     // Sheets of notes, not drafted: each said in the first draft's notes.
     let mut notes: Vec<(String, &str)> = Vec::new();
+    // A CSV file saved in GBK or Shift_JIS: read so, and said.
+    let mut decoded_from = None;
     if is_csv {
         let bytes = std::fs::read(path).map_err(|e| {
             Diagnostic::new(
@@ -77,7 +84,11 @@ pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
                 format!("cannot read the file: {e}"),
             )
         })?;
-        let grid = CsvGrid::parse(&bytes, path).map_err(|mut d| d.remove(0))?;
+        let (grid, encoding) =
+            CsvGrid::parse_decoding(&bytes, path).map_err(|mut d| d.remove(0))?;
+        if let Some(encoding) = encoding {
+            decoded_from = Some(encoding);
+        }
         let stem = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -153,8 +164,28 @@ pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
             return Err(error);
         }
     }
+    // A workbook of definitions and notes only: said, sheet by sheet.
+    if drafts.is_empty() && !notes.is_empty() {
+        let sheets: Vec<String> = notes
+            .iter()
+            .map(|(sheet, what)| format!("sheet `{sheet}`: {what}"))
+            .collect();
+        return Err(Diagnostic::new(
+            masterctl_schemas::Code::UnmappedSheet,
+            masterctl_schemas::Location::file(path),
+            format!("the file holds no table to draft ({})", sheets.join("; ")),
+        )
+        .hint(
+            "draft the data files it describes; list its sheets in `[unread]` of masterctl.toml",
+        ));
+    }
     let mut drafts = name_drafts(path, drafts);
     link_references(&mut drafts);
+    if let (Some(encoding), Some(first)) = (decoded_from, drafts.first_mut()) {
+        first.notes.push(format!(
+            "the file is not UTF-8: it was read as {encoding} (validate reads it so too, and says so); save it as UTF-8 so every tool reads it alike"
+        ));
+    }
     if let Some(first) = drafts.first_mut() {
         for (sheet, what) in notes {
             first.notes.push(format!(
@@ -377,17 +408,21 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
     // A row declaring the columns' types (Luban's `##type`, a `##` row of type words,
     // tableau's row under the header): the types are taken from it, not guessed.
     let first_data = data_rows.first().copied().unwrap_or(grid.height());
+    // The first data row, taken out of the data when it is of a kind.
+    let take_first = |data_rows: &mut Vec<usize>, is: fn(&dyn Grid, usize) -> bool| {
+        let row = data_rows.first().copied().filter(|&r| is(grid, r))?;
+        data_rows.remove(0);
+        Some(row)
+    };
     let type_row = (header_row + 1..first_data)
         .find(|&r| masterctl_schemas::structure::is_type_row(grid, r))
-        .or_else(|| {
-            data_rows
-                .first()
-                .copied()
-                .filter(|&r| masterctl_schemas::structure::is_type_row(grid, r))
-        });
+        .or_else(|| take_first(&mut data_rows, masterctl_schemas::structure::is_type_row));
     if let Some(row) = type_row {
         data_rows.retain(|&r| r != row);
     }
+    // tabtoy's meta row under its type row (`MakeIndex:true`, `ListSpliter: "|"`).
+    let meta_row = type_row
+        .and_then(|_| take_first(&mut data_rows, masterctl_schemas::structure::is_meta_row));
     // tableau's note row under its type row: what each column is, not data.
     let note_row = type_row
         .and_then(|t| data_rows.first().copied().filter(|&r| r == t + 1 || r > t))
@@ -417,9 +452,24 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
         field.column = column;
         if let Some(row) = type_row
             && let Cell::Text(text) = grid.cell(row, column)
-            && let Some(declared) = masterctl_schemas::structure::declared_type(text)
         {
-            declare(&mut field, declared);
+            match masterctl_schemas::structure::declared_type(text) {
+                Some(declared) => declare(&mut field, declared, &cells, text),
+                None => {
+                    field.note = Some(format!(
+                        "`{}`: the type row's `{}` is not a type masterctl reads: drafted from its values",
+                        field.name,
+                        text.trim()
+                    ))
+                }
+            }
+        }
+        if let Some(row) = meta_row
+            && let Cell::Text(text) = grid.cell(row, column)
+            && let Some(separator) = masterctl_schemas::structure::meta_separator(text)
+            && field.ty.starts_with("list<")
+        {
+            field.separator = (separator != "|").then_some(separator);
         }
         if let Some(row) = note_row {
             let note = grid.cell(row, column).display().trim().to_string();
@@ -465,7 +515,16 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
             field.spelling = Some(header);
         }
     }
-    let primary_key = guess_primary_key(&fields, grid, &data_rows, &mut notes);
+    // Columns the type row marks as keys (`*int`) are the key; else it is guessed.
+    let declared_key: Vec<String> = fields
+        .iter()
+        .filter(|f| f.key)
+        .map(|f| f.name.clone())
+        .collect();
+    let primary_key = match declared_key.is_empty() {
+        true => guess_primary_key(&fields, grid, &data_rows, &mut notes),
+        false => declared_key,
+    };
     for field in &mut fields {
         if primary_key.contains(&field.name) {
             field.optional = false;
@@ -493,20 +552,59 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
 }
 
 /// A declared type wins over the guess: a `float` column of whole numbers stays float.
-fn declare(field: &mut DraftField, declared: masterctl_schemas::structure::Declared) {
-    if let Some(ty) = declared.ty
-        && ty != field.ty
-    {
-        field.ty = ty;
-        field.values.clear();
-        field.note = None;
+/// A list declared without its separator (`int[]`) takes the one its cells use; a type
+/// word masterctl has no type for (`Vec2`, `int[3][]`) is said in a note.
+fn declare(
+    field: &mut DraftField,
+    declared: masterctl_schemas::structure::Declared,
+    cells: &[Cell],
+    word: &str,
+) {
+    match declared.ty {
+        Some(ty) if ty != field.ty => {
+            field.ty = ty;
+            field.values.clear();
+            field.note = None;
+        }
+        Some(_) => {}
+        None => {
+            field.note = Some(format!(
+                "`{}`: the type row's `{}` has no masterctl type (a structure, an enum of the project's own, a list of lists): drafted from its values",
+                field.name,
+                word.trim()
+            ));
+        }
     }
     field.optional |= declared.optional;
     let collection = field.ty.starts_with("list<") || field.ty.starts_with("map<");
-    field.separator = declared.separator.filter(|_| collection);
+    field.separator = declared
+        .separator
+        .or_else(|| cells_separator(cells).filter(|_| field.ty.starts_with("list<")))
+        .filter(|_| collection);
     field.key_separator = declared
         .key_separator
         .filter(|_| field.ty.starts_with("map<"));
+    let numeric = matches!(
+        field.ty.as_str(),
+        "int" | "float" | "list<int>" | "list<float>"
+    );
+    if numeric {
+        (field.min, field.max) = (declared.min, declared.max);
+    }
+    field.key = declared.key;
+}
+
+/// The separator a column's lists are written with, when not `|`: the first of `,`,
+/// `;` and `:` its cells hold (a cell of one item holds none).
+fn cells_separator(cells: &[Cell]) -> Option<String> {
+    let texts: Vec<String> = cells.iter().map(|c| c.display().to_string()).collect();
+    if texts.iter().any(|t| t.contains('|')) {
+        return None;
+    }
+    [',', ';', ':']
+        .into_iter()
+        .find(|&c| texts.iter().any(|t| t.contains(c)))
+        .map(String::from)
 }
 
 /// The header: the row above a type row, or the first row holding about as many names
@@ -603,6 +701,9 @@ fn infer_field(name: String, cells: &[Cell]) -> DraftField {
         key_separator: None,
         description: None,
         nulls: Vec::new(),
+        min: None,
+        max: None,
+        key: false,
         note,
     }
 }
@@ -844,6 +945,8 @@ impl DraftSchema {
                     key_separator: field.key_separator.as_deref(),
                     optional: field.optional,
                     null: &field.nulls,
+                    min: field.min.as_deref().map(bound_value),
+                    max: field.max.as_deref().map(bound_value),
                     description: field.description.as_deref(),
                     references: field.references.as_deref(),
                 })
@@ -885,9 +988,22 @@ struct FieldFile<'a> {
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     null: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
+    min: Option<toml::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max: Option<toml::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     references: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     description: Option<&'a str>,
+}
+
+/// A bound as the schema writes it: a number as a number.
+fn bound_value(text: &str) -> toml::Value {
+    match (text.parse::<i64>(), text.parse::<f64>()) {
+        (Ok(int), _) => toml::Value::Integer(int),
+        (_, Ok(float)) if float.is_finite() => toml::Value::Float(float),
+        _ => toml::Value::String(text.to_string()),
+    }
 }
 
 /// Text for a one-line TOML comment: line breaks and other control characters (which

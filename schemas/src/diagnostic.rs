@@ -32,6 +32,8 @@ pub enum Code {
     UnreadableFile,
     /// A CSV file is not valid UTF-8.
     InvalidUtf8,
+    /// A CSV file saved in GBK or Shift_JIS, read as such (a warning).
+    Decoded,
     /// The same table is supplied by two sheets or files.
     DuplicateTable,
     /// A sheet or CSV file maps to no table of the schema (a warning).
@@ -117,7 +119,7 @@ pub enum Code {
 
 impl Code {
     /// Every code, in the order they are declared.
-    pub const ALL: [Code; 46] = [
+    pub const ALL: [Code; 47] = [
         Code::SchemaSyntax,
         Code::UnknownOption,
         Code::UnknownType,
@@ -127,6 +129,7 @@ impl Code {
         Code::InvalidOption,
         Code::UnreadableFile,
         Code::InvalidUtf8,
+        Code::Decoded,
         Code::DuplicateTable,
         Code::UnmappedSheet,
         Code::Unread,
@@ -178,6 +181,7 @@ impl Code {
             Code::InvalidOption => "invalid-option",
             Code::UnreadableFile => "unreadable-file",
             Code::InvalidUtf8 => "invalid-utf8",
+            Code::Decoded => "decoded",
             Code::DuplicateTable => "duplicate-table",
             Code::UnmappedSheet => "unmapped-sheet",
             Code::Unread => "unread",
@@ -222,6 +226,7 @@ impl Code {
     pub fn severity(self) -> Severity {
         match self {
             Code::UnmappedSheet
+            | Code::Decoded
             | Code::Unread
             | Code::HiddenSheet
             | Code::UncheckedReference

@@ -6,10 +6,11 @@ use crate::grid::{Cell, Grid};
 use crate::type_expr::{self as types, Kind};
 
 /// A type a structure row declares, as masterctl reads it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Declared {
     /// The masterctl type (`int`, `list<float>`); `None` for a type word masterctl has no
-    /// scalar for (a map, a named enum or structure): the values decide.
+    /// type for (a map of structures, a named enum or structure, a list of lists): the
+    /// values decide.
     pub ty: Option<String>,
     /// `T?`: the cell may be empty.
     pub optional: bool,
@@ -17,6 +18,12 @@ pub struct Declared {
     pub separator: Option<String>,
     /// A map's separator between a key and its value, when not `:`.
     pub key_separator: Option<String>,
+    /// tableau's `range:"1,10"`: the least value (`~` for none).
+    pub min: Option<String>,
+    /// The greatest.
+    pub max: Option<String>,
+    /// `*int`: the column keys the table.
+    pub key: bool,
 }
 
 /// A scalar type word of Luban, tableau (protobuf names) or masterctl.
@@ -37,35 +44,169 @@ fn scalar(word: &str) -> Option<&'static str> {
 }
 
 /// The type a cell of a structure row declares; `None` when the text is not a type.
+/// The words of Luban (`int?`, `list,int`, `(list#sep=|),int`), tableau (`[]int32`,
+/// `map<uint32, Item>`, properties after `|{...}`), tabtoy (`repeated float`),
+/// masterctl (`list<int>`), and the arrays of other exporters (`int[]`, `int[3]`,
+/// `*int` for a key).
 pub fn declared_type(text: &str) -> Option<Declared> {
-    // tableau's field properties after the type: `map<uint32, Item>|{unique:false}`.
-    let text = match text.split_once("|{") {
-        Some((ty, props)) if props.trim_end().ends_with('}') => ty,
-        _ => text,
-    };
+    let (text, props) = split_properties(text);
     let text = text.trim();
+    // `*int`: a key column's type.
+    if let Some(keyed) = text.strip_prefix('*').filter(|t| !t.starts_with('*')) {
+        return Some(Declared {
+            key: true,
+            ..declared_type(keyed)?
+        });
+    }
+    let mut declared = type_word(text)?;
+    if let Some(props) = props {
+        props.apply(&mut declared);
+    }
+    Some(declared)
+}
+
+/// tableau's field properties after a type (`[]int32|{sep:"!" range:"1,10"}`), as
+/// written: the type, and the properties when there are some.
+fn split_properties(text: &str) -> (&str, Option<Properties>) {
+    match text.split_once("|{") {
+        Some((ty, props)) if props.trim_end().ends_with('}') => {
+            let inner = props.trim_end().strip_suffix('}').unwrap_or_default();
+            (ty, Some(Properties::read(inner)))
+        }
+        _ => (text, None),
+    }
+}
+
+/// The properties masterctl reads of tableau's: separators, a range, optional.
+#[derive(Default)]
+struct Properties {
+    sep: Option<String>,
+    subsep: Option<String>,
+    range: Option<String>,
+    optional: bool,
+}
+
+/// `key:value` pairs apart by spaces, a value quoted (`sep:";"`, `Default: "100"`) or
+/// bare (`size:2`, `MakeIndex:true`); `None` when the text is not only such pairs.
+fn pairs(text: &str) -> Option<Vec<(&str, &str)>> {
+    let mut pairs = Vec::new();
+    let mut rest = text.trim();
+    while !rest.is_empty() {
+        let (key, after) = rest.split_once(':')?;
+        let key = key.trim();
+        let is_key = key.starts_with(char::is_alphabetic)
+            && key.chars().all(|c| c.is_alphanumeric() || c == '_');
+        if !is_key {
+            return None;
+        }
+        let after = after.trim_start();
+        let (value, next) = match after.strip_prefix('"') {
+            Some(quoted) => quoted.split_once('"')?,
+            None => after.split_once(' ').unwrap_or((after, "")),
+        };
+        // `http://…` is an address, not a pair.
+        if value.is_empty() && !after.starts_with('"') || value.starts_with("//") {
+            return None;
+        }
+        pairs.push((key, value));
+        rest = next.trim_start();
+    }
+    (!pairs.is_empty()).then_some(pairs)
+}
+
+/// Whether `row` (under a type row) is tabtoy's meta row: every cell empty or
+/// `Key:value` pairs (`MakeIndex:true`, `ListSpliter: "|"`, `Default: "100"`), one at
+/// least not empty.
+pub fn is_meta_row(grid: &dyn Grid, row: usize) -> bool {
+    let mut pairs_seen = false;
+    for column in 0..grid.width(row) {
+        match grid.cell(row, column) {
+            Cell::Empty => {}
+            Cell::Text(text) if pairs(text).is_some() => pairs_seen = true,
+            _ => return false,
+        }
+    }
+    pairs_seen
+}
+
+/// The list separator a meta row's cell names (tabtoy's `ListSpliter: "|"`).
+pub fn meta_separator(text: &str) -> Option<String> {
+    pairs(text)?
+        .into_iter()
+        .find(|(key, value)| *key == "ListSpliter" && !value.is_empty())
+        .map(|(_, value)| value.to_string())
+}
+
+impl Properties {
+    /// tableau's properties: `key:value` pairs (those masterctl reads taken).
+    fn read(text: &str) -> Properties {
+        let mut props = Properties::default();
+        for (key, value) in pairs(text).unwrap_or_default() {
+            match key {
+                "sep" => props.sep = Some(value.to_string()),
+                "subsep" => props.subsep = Some(value.to_string()),
+                "range" => props.range = Some(value.to_string()),
+                "optional" => props.optional = value == "true",
+                _ => {}
+            }
+        }
+        props
+    }
+
+    fn apply(self, declared: &mut Declared) {
+        let collection = declared
+            .ty
+            .as_deref()
+            .is_some_and(|t| t.starts_with("list<") || t.starts_with("map<"));
+        if let Some(sep) = self.sep.filter(|s| !s.is_empty() && collection) {
+            declared.separator = Some(sep);
+        }
+        if let Some(subsep) = self.subsep.filter(|s| !s.is_empty())
+            && declared
+                .ty
+                .as_deref()
+                .is_some_and(|t| t.starts_with("map<"))
+        {
+            declared.key_separator = Some(subsep);
+        }
+        if let Some((min, max)) = self.range.as_deref().and_then(|r| r.split_once(',')) {
+            let bound = |b: &str| Some(b.trim().to_string()).filter(|b| !b.is_empty() && b != "~");
+            (declared.min, declared.max) = (bound(min), bound(max));
+        }
+        declared.optional |= self.optional;
+    }
+}
+
+/// A type word, without properties.
+fn type_word(text: &str) -> Option<Declared> {
     // tableau's `{.Item}int32`: a structure's first field, one per row: the scalar.
     if let Some(rest) = text.strip_prefix('{')
         && let Some((_, first)) = rest.split_once('}')
     {
         return Some(Declared {
             ty: scalar(first).map(str::to_string),
-            optional: false,
-            separator: None,
-            key_separator: None,
+            ..Declared::default()
+        });
+    }
+    // tabtoy's `repeated float`: a list in one cell.
+    if let Some(element) = text.strip_prefix("repeated ") {
+        return Some(Declared {
+            ty: Some(format!("list<{}>", scalar(element)?)),
+            ..Declared::default()
         });
     }
     if text.is_empty() || text.contains(char::is_whitespace) && !text.contains(',') {
         return None;
+    }
+    if let Some(array) = array_of(text) {
+        return Some(array);
     }
     // masterctl's own `list<int>`, tableau's `[]int32` and `[Item]uint32`.
     let list_of = |element: &str| -> Option<Declared> {
         let element = scalar(element.split('#').next().unwrap_or(element))?;
         Some(Declared {
             ty: Some(format!("list<{element}>")),
-            optional: false,
-            separator: None,
-            key_separator: None,
+            ..Declared::default()
         })
     };
     if let Some(inner) = text.strip_prefix("list<").and_then(|t| t.strip_suffix('>')) {
@@ -79,24 +220,17 @@ pub fn declared_type(text: &str) -> Option<Declared> {
         if !structure.trim().is_empty() {
             return Some(Declared {
                 ty: scalar(element).map(str::to_string),
-                optional: false,
-                separator: None,
-                key_separator: None,
+                ..Declared::default()
             });
         }
         // tableau writes an incell list's elements with commas: `1,2,3`.
-        return match list_of(element) {
-            Some(list) => Some(Declared {
+        return Some(match list_of(element) {
+            Some(list) => Declared {
                 separator: Some(",".into()),
                 ..list
-            }),
-            None => Some(Declared {
-                ty: None,
-                optional: false,
-                separator: None,
-                key_separator: None,
-            }),
-        };
+            },
+            None => Declared::default(),
+        });
     }
     // tableau's `map<uint32, int32>` of scalars: cells `1:10,2:20`.
     let lower = text.to_ascii_lowercase();
@@ -109,7 +243,7 @@ pub fn declared_type(text: &str) -> Option<Declared> {
             ty: Some(ty.to_string()),
             optional: true,
             separator: Some(",".into()),
-            key_separator: None,
+            ..Declared::default()
         });
     }
     // tableau's `map<uint32, Item>` laid one structure per row: this column is the key.
@@ -119,9 +253,7 @@ pub fn declared_type(text: &str) -> Option<Declared> {
     {
         return Some(Declared {
             ty: Some(key.to_string()),
-            optional: false,
-            separator: None,
-            key_separator: None,
+            ..Declared::default()
         });
     }
     // `enum<.FruitType>`, `union<…>`: type words without a scalar.
@@ -130,21 +262,50 @@ pub fn declared_type(text: &str) -> Option<Declared> {
         .any(|p| lower.starts_with(p))
         && text.ends_with('>')
     {
-        return Some(Declared {
-            ty: None,
-            optional: false,
-            separator: None,
-            key_separator: None,
-        });
+        return Some(Declared::default());
     }
-    // Luban: `int`, `int?`, `int#range=[1,10]`, `list,int`, `(list#sep=|),int`.
+    luban_type(text)
+}
+
+/// `int[]`, `int[3]`: a list in one cell, its separator left to the cells; `int[3][]`,
+/// `int[][]`: a list of lists, a type word masterctl has no type for.
+fn array_of(text: &str) -> Option<Declared> {
+    let open = text.find('[')?;
+    let (element, mut dims) = text.split_at(open);
+    let element = match scalar(element) {
+        Some(element) => Some(element),
+        None if is_type_name(element) => None,
+        None => return None,
+    };
+    let mut depth = 0;
+    while let Some(rest) = dims.strip_prefix('[') {
+        let (size, after) = rest.split_once(']')?;
+        if !size.trim().chars().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        depth += 1;
+        dims = after;
+    }
+    if !dims.is_empty() {
+        return None;
+    }
+    Some(Declared {
+        ty: element
+            .filter(|_| depth == 1)
+            .map(|element| format!("list<{element}>")),
+        optional: true,
+        ..Declared::default()
+    })
+}
+
+/// Luban: `int`, `int?`, `int#range=[1,10]`, `list,int`, `(list#sep=|),int`.
+fn luban_type(text: &str) -> Option<Declared> {
     let parsed = types::parse(text).ok()?;
     match &parsed.kind {
         Kind::Named(name) => Some(Declared {
             ty: Some(scalar(name)?.to_string()),
             optional: parsed.nullable,
-            separator: None,
-            key_separator: None,
+            ..Declared::default()
         }),
         Kind::Container { name, elements } => {
             if !matches!(name.as_str(), "list" | "array" | "set" | "map") {
@@ -162,6 +323,7 @@ pub fn declared_type(text: &str) -> Option<Declared> {
                     optional: true,
                     key_separator: Some(separator.clone()),
                     separator: Some(separator),
+                    ..Declared::default()
                 });
             }
             let element = match (name.as_str(), elements.as_slice()) {
@@ -183,7 +345,7 @@ pub fn declared_type(text: &str) -> Option<Declared> {
                     .map(|e| format!("list<{e}>")),
                 optional: true,
                 separator: separator.filter(|_| element.is_some()),
-                key_separator: None,
+                ..Declared::default()
             })
         }
     }
@@ -195,14 +357,15 @@ pub fn is_type_marker(cell: Cell) -> bool {
 }
 
 /// Whether `row` declares types: `##type` in its first cell; or two or more cells
-/// besides the first, every one a type word (in a row marked `#...`, also names of the
-/// studio's own types, `vec3`), at least half of them types masterctl knows.
+/// besides the first, every one a type word or a name of the studio's own types
+/// (`vec3`, `ActorType`), at least half of them types masterctl knows (in a row not
+/// marked `#`, more of them than of the studio's own names, two at least).
 pub fn is_type_row(grid: &dyn Grid, row: usize) -> bool {
     if is_type_marker(grid.cell(row, 0)) {
         return true;
     }
     let marked = grid.cell(row, 0).is_comment();
-    let (mut words, mut known) = (0, 0);
+    let (mut words, mut known, mut named) = (0, 0, 0);
     for column in 0..grid.width(row) {
         match grid.cell(row, column) {
             Cell::Empty => {}
@@ -213,13 +376,19 @@ pub fn is_type_row(grid: &dyn Grid, row: usize) -> bool {
                     words += 1;
                     known += usize::from(declared.ty.is_some());
                 }
-                None if marked && is_type_name(text) => words += 1,
+                None if is_type_name(text) => {
+                    words += 1;
+                    named += usize::from(!marked);
+                }
                 None => return false,
             },
             _ => return false,
         }
     }
-    words >= 2 && known * 2 >= words
+    // An unmarked row naming the studio's own types is one when most of it is types
+    // masterctl knows (a `Name, Type` pair, `ID`, `uint32`, is a record).
+    let named_ok = named == 0 || known >= 2 && known > named;
+    words >= 2 && known * 2 >= words && named_ok
 }
 
 /// tableau's note row (under the type row): text in a column whose declared type is a
@@ -314,6 +483,45 @@ mod tests {
         );
         assert!(declared_type("map,int,Item").unwrap().ty.is_none());
         for words in ["hello", "a sword", "12", "Circle", "1,2,3", ""] {
+            assert!(ty(words).is_none(), "{words}");
+        }
+    }
+
+    #[test]
+    fn arrays_keys_and_properties_of_other_exporters() {
+        assert_eq!(ty("int[]").as_deref(), Some("list<int>"));
+        assert_eq!(ty("float[3]").as_deref(), Some("list<float>"));
+        assert_eq!(ty("repeated float").as_deref(), Some("list<float>"));
+        // A list of lists, an array of the studio's own type: type words with no type.
+        for word in ["int[3][]", "int[][]", "Vec2[]"] {
+            let declared = declared_type(word).unwrap_or_else(|| panic!("{word}"));
+            assert_eq!(declared.ty, None, "{word}");
+        }
+        let key = declared_type("*int").unwrap();
+        assert_eq!((key.ty.as_deref(), key.key), (Some("int"), true));
+        assert!(declared_type("**int").is_none());
+        let sep = declared_type("[]int32|{sep:\"!\"}").unwrap();
+        assert_eq!(sep.separator.as_deref(), Some("!"));
+        let map = declared_type("map<string,string>|{sep:\";\" subsep:\"=\"}").unwrap();
+        assert_eq!(
+            (map.separator.as_deref(), map.key_separator.as_deref()),
+            (Some(";"), Some("="))
+        );
+        let range = declared_type("int32|{range:\"1,10\" unique:true}").unwrap();
+        assert_eq!(
+            (range.min.as_deref(), range.max.as_deref()),
+            (Some("1"), Some("10"))
+        );
+        let open = declared_type("[]int32|{range:\"1,~\" aggregate:true}").unwrap();
+        assert_eq!((open.min.as_deref(), open.max), (Some("1"), None));
+        assert!(declared_type("uint32|{optional:true}").unwrap().optional);
+        assert_eq!(meta_separator("ListSpliter: \"|\"").as_deref(), Some("|"));
+        assert_eq!(meta_separator("MakeIndex:true").as_deref(), None);
+        assert!(pairs("RepeatCheck:true MakeIndex:true").is_some());
+        for text in ["唯一ID", "1:10", "http://x", "a sword: long"] {
+            assert!(pairs(text).is_none(), "{text}");
+        }
+        for words in ["int[x]", "int[3]x", "[3]", "X: 100 Y:89"] {
             assert!(ty(words).is_none(), "{words}");
         }
     }

@@ -200,6 +200,31 @@ fn invalid_utf8_csv_names_file_and_line() {
     assert_eq!(d.location.line, Some(3));
 }
 
+/// A CSV file saved in Shift_JIS (as a Japanese Excel saves CSV) is read as such, and
+/// said; so is one in GBK.
+#[test]
+fn a_csv_saved_in_shift_jis_or_gbk_is_read_as_such_and_said() {
+    for (encoding, name) in [
+        (encoding_rs::SHIFT_JIS, "Shift_JIS"),
+        (encoding_rs::GBK, "GBK"),
+    ] {
+        let (bytes, _, _) = encoding.encode("id,name,sort_order\n1,武器,10\n2,防具,20\n");
+        let (_dir, path) = file_of("Category.csv", &bytes);
+        let v = validate(&project(&fixtures()), std::slice::from_ref(&path));
+        assert!(!v.report.has_errors(), "{name}: {:#?}", v.report);
+        let said = v
+            .report
+            .diagnostics
+            .iter()
+            .find(|d| d.code == Code::Decoded)
+            .unwrap_or_else(|| panic!("{name}: {:#?}", v.report));
+        assert!(said.message.contains(name), "{}", said.message);
+        let table = v.tables.iter().find(|t| t.name == "category").unwrap();
+        assert_eq!(table.row_count(), 2);
+        assert!(format!("{:?}", table).contains("防具"), "{name}");
+    }
+}
+
 #[test]
 fn every_mistake_is_reported_at_once() {
     let v = check("items.xlsx", &["items_many_mistakes.xlsx"]);

@@ -19,6 +19,30 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// Every file and folder under `dir`, at any depth, sorted.
+pub fn paths_under(dir: &Path) -> Vec<PathBuf> {
+    let mut paths = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path.clone());
+            }
+            paths.push(path);
+        }
+    }
+    paths.sort();
+    paths
+}
+
+/// Every file under `dir`, at any depth, sorted.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = paths_under(dir);
+    files.retain(|p| !p.is_dir());
+    files
+}
+
 /// What `command` does given `input` on its standard input (its output captured).
 pub fn fed(command: &mut Command, input: &[u8]) -> std::process::Output {
     use std::io::Write;

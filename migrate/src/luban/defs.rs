@@ -615,7 +615,8 @@ fn each_sheet(path: &Path, mut visit: impl FnMut(&str, &dyn Grid)) -> Result<(),
         let bytes = masterctl_runtime::files::read_regular(path, 256 << 20)
             .map_err(|e| e.to_string())?
             .ok_or_else(|| "no such file".to_string())?;
-        let grid = masterctl_schemas::read::csv::CsvGrid::parse(&bytes, path)
+        let grid = masterctl_schemas::read::csv::CsvGrid::parse_decoding(&bytes, path)
+            .map(|(grid, _)| grid)
             .map_err(|d| d.first().map(|d| d.message.clone()).unwrap_or_default())?;
         visit("", &grid);
         return Ok(());

@@ -108,7 +108,8 @@ fn l10n_table(path: &Path, data_dir: &Path, key_column: &str) -> Result<L10nTabl
     };
     if is_csv {
         let bytes = read_bytes(path, 256 << 20).map_err(other)?;
-        let grid = masterctl_schemas::read::csv::CsvGrid::parse(&bytes, path)
+        let grid = masterctl_schemas::read::csv::CsvGrid::parse_decoding(&bytes, path)
+            .map(|(grid, _)| grid)
             .map_err(|d| other(d.first().map(|d| d.message.clone()).unwrap_or_default()))?;
         look("", &grid);
     } else {

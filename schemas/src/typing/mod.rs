@@ -76,6 +76,8 @@ pub struct TableBuilder<'s> {
     after_header: bool,
     /// The type row was just read: the next row may be notes (tableau's note row).
     type_row: Option<usize>,
+    /// tabtoy's meta row was read under the type row (at most one is).
+    after_meta: bool,
 }
 
 /// The mapped header, and the columns to watch for values without a header.
@@ -106,6 +108,7 @@ impl<'s> TableBuilder<'s> {
             stray_reports: Vec::new(),
             looked_at: Vec::new(),
             after_header: false,
+            after_meta: false,
             type_row: None,
         }
     }
@@ -191,6 +194,11 @@ impl<'s> TableBuilder<'s> {
         // and so is a note row under it (tableau's: what each column is).
         if std::mem::take(&mut self.after_header) && crate::structure::is_type_row(grid, row) {
             self.type_row = Some(row);
+            return;
+        }
+        // tabtoy's meta row under its type row (`MakeIndex:true`): structure too.
+        if self.type_row.is_some() && !self.after_meta && crate::structure::is_meta_row(grid, row) {
+            self.after_meta = true;
             return;
         }
         if let Some(types) = self.type_row.take()

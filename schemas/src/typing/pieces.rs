@@ -147,6 +147,7 @@ impl<'s> TableBuilder<'s> {
             looked_at: Vec::new(),
             after_header: false,
             type_row: None,
+            after_meta: false,
         }
     }
 }

@@ -55,11 +55,18 @@ pub fn validate(project: &Project, paths: &[PathBuf]) -> Validation {
 /// with the outcome, for the paths the diagnostics name).
 #[allow(dead_code)]
 pub fn validate_csv(project: &Project, name: &str, text: &str) -> (tempfile::TempDir, Validation) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join(name);
-    std::fs::write(&path, text).unwrap();
+    let (dir, path) = file_of(name, text.as_bytes());
     let validation = validate(project, &[path]);
     (dir, validation)
+}
+
+/// A file `name` holding `bytes`, in a temporary folder (kept while the folder lives).
+#[allow(dead_code)]
+pub fn file_of(name: &str, bytes: &[u8]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, bytes).unwrap();
+    (dir, path)
 }
 
 /// The fixtures' workbooks, with `replace` standing in for the good workbook named `instead_of`.

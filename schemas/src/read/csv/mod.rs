@@ -1,10 +1,11 @@
 //! CSV files as spreadsheet applications write them: UTF-8 with or without a byte
-//! order mark, CRLF or LF, quoted cells spanning lines. The file stem names the sheet
+//! order mark (or GBK, Shift_JIS: [`encoding`]), CRLF or LF, quoted cells spanning lines. The file stem names the sheet
 //! (`Item.csv` is sheet `Item`). Every cell is text; the field's type parses it.
 
 use std::borrow::Cow;
 use std::path::Path;
 
+pub mod encoding;
 mod plain;
 mod segments;
 
@@ -80,7 +81,13 @@ pub fn read(project: &Project, path: &Path, keep: Keep) -> ReadOutcome {
     let in_segments = schema.kind != TableKind::Singleton;
     let builder = keep.builder(project, schema, path, SourceFormat::Csv);
     let bytes = match open(path, in_segments) {
-        Ok(Opened::Whole(bytes)) => bytes,
+        Ok(Opened::Whole(bytes)) => match encoding::decode(&bytes) {
+            Some(decoded) => {
+                outcome.report.push(read_as(path, decoded.encoding));
+                decoded.text.into_bytes()
+            }
+            None => bytes,
+        },
         Ok(Opened::Large(mut file, size)) => {
             return type_large_file(builder, path, &mut file, size).unwrap_or_else(|e| {
                 outcome.report.push(unreadable(e));
@@ -115,6 +122,18 @@ pub fn read(project: &Project, path: &Path, keep: Keep) -> ReadOutcome {
     outcome
 }
 
+/// A CSV file not saved as UTF-8, read in the encoding it was (a warning).
+fn read_as(path: &Path, encoding: &str) -> Diagnostic {
+    Diagnostic::new(
+        Code::Decoded,
+        Location::file(path),
+        format!("the file is not UTF-8: it was read as {encoding}"),
+    )
+    .hint(
+        "save the CSV as UTF-8 (Excel: “CSV UTF-8 (Comma delimited)”) so every tool reads it alike",
+    )
+}
+
 /// A CSV file, opened.
 enum Opened {
     /// Read whole.
@@ -129,7 +148,7 @@ fn open(path: &Path, in_segments: bool) -> std::io::Result<Opened> {
     use std::io::Read;
     let mut file = std::fs::File::open(path)?;
     let size = file.metadata()?.len();
-    if in_segments && size > 2 * segments::SEGMENT_BYTES as u64 {
+    if in_segments && size > 2 * segments::SEGMENT_BYTES as u64 && starts_as_utf8(&mut file)? {
         return Ok(Opened::Large(file, size));
     }
     // As `std::fs::read` does: a size memory cannot hold is an error, not an abort.
@@ -139,6 +158,19 @@ fn open(path: &Path, in_segments: bool) -> std::io::Result<Opened> {
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::OutOfMemory, e))?;
     file.read_to_end(&mut bytes)?;
     Ok(Opened::Whole(bytes))
+}
+
+/// Whether the file's first megabyte is UTF-8 (a character cut at its end aside): a
+/// file in another encoding is read whole, to be decoded. The file is left at its start.
+fn starts_as_utf8(file: &mut std::fs::File) -> std::io::Result<bool> {
+    use std::io::{Read, Seek};
+    let mut head = Vec::with_capacity(1 << 20);
+    file.by_ref().take(1 << 20).read_to_end(&mut head)?;
+    file.rewind()?;
+    Ok(match std::str::from_utf8(&head) {
+        Ok(_) => true,
+        Err(e) => e.error_len().is_none(),
+    })
 }
 
 /// The table of a large file, typed a segment at a time.
@@ -376,6 +408,21 @@ impl<'b> CsvGrid<'b> {
             return Ok(grid);
         }
         CsvGrid::parse_general(bytes, path)
+    }
+
+    /// Parse a whole file that may be saved in GBK or Shift_JIS ([`encoding::decode`]):
+    /// the grid, and the encoding it was read in when not UTF-8.
+    pub fn parse_decoding(
+        bytes: &'b [u8],
+        path: &Path,
+    ) -> Result<(CsvGrid<'b>, Option<&'static str>), Vec<Diagnostic>> {
+        match encoding::decode(bytes) {
+            Some(decoded) => Ok((
+                CsvGrid::parse_general(decoded.text.as_bytes(), path)?,
+                Some(decoded.encoding),
+            )),
+            None => Ok((CsvGrid::parse(bytes, path)?, None)),
+        }
     }
 
     /// Parse a whole file with the csv crate, whatever it holds.
