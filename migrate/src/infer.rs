@@ -686,6 +686,15 @@ fn infer_field(name: String, cells: &[Cell]) -> DraftField {
             ty = "text".to_string();
         }
     }
+    // `20221010`, `20221011`: numbers that may be dates written in eight digits.
+    let compact_dates = parsed.iter().all(
+        |v| matches!(v, Value::Int(i) if masterctl_runtime::calendar::compact_date(*i).is_some()),
+    );
+    if ty == "int" && !parsed.is_empty() && compact_dates {
+        note = Some(format!(
+            "`{name}` holds eight-digit numbers that all read as dates (20221010): if they are dates, make it `date` (validate reads them so)"
+        ));
+    }
     DraftField {
         name,
         header: None,
@@ -787,6 +796,10 @@ fn guess_type(present: &[&Cell]) -> String {
     };
     let is_date = |c: &Cell| match c {
         Cell::DateTime(dt) => dt.time_of_day() == 0,
+        // `20221010` typed as a number, beside dates written otherwise.
+        Cell::Int(_) | Cell::Float(_) => cell_int(c)
+            .and_then(masterctl_runtime::calendar::compact_date)
+            .is_some(),
         Cell::Text(t) | Cell::IsoDateTime(t) => value::parse_date(t.trim()).is_some(),
         _ => false,
     };

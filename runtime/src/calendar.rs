@@ -147,8 +147,12 @@ fn civil_from_days(days: i32) -> (i32, u32, u32) {
 }
 
 /// `2024-04-01` or `2024/04/01` (as Japanese spreadsheets write dates); the month and day
-/// may have one digit.
+/// may have one digit; or `20240401`, eight digits (as tableau and many studios write
+/// them).
 pub fn parse_date(text: &str) -> Option<Date> {
+    if text.len() == 8 && text.bytes().all(|b| b.is_ascii_digit()) {
+        return compact_date(text.parse().ok()?);
+    }
     // As most dates are written, read without splitting.
     if let &[y0, y1, y2, y3, b'-', m0, m1, b'-', d0, d1] = text.as_bytes()
         && [y0, y1, y2, y3, m0, m1, d0, d1]
@@ -160,6 +164,16 @@ pub fn parse_date(text: &str) -> Option<Date> {
         return Date::from_ymd(year, number(&[m0, m1]), number(&[d0, d1]));
     }
     parse_date_parts(text)
+}
+
+/// `20240401` written as a number: the date of its eight digits (a year from 1000).
+pub fn compact_date(number: i64) -> Option<Date> {
+    if !(10_000_101..=99_991_231).contains(&number) {
+        return None;
+    }
+    let year = i32::try_from(number / 10_000).ok()?;
+    let (month, day) = ((number / 100 % 100) as u32, (number % 100) as u32);
+    Date::from_ymd(year, month, day)
 }
 
 /// [`parse_date`] of any spelling, its parts split at the separator.
@@ -288,6 +302,10 @@ mod tests {
             assert_eq!(parse_date(text), parse_date_parts(text), "{text}");
         }
         assert!(parse_date("2024-02-29").is_some() && parse_date("2023-02-29").is_none());
+        assert_eq!(parse_date("20221010"), parse_date("2022-10-10"));
+        for not_a_date in ["20221310", "20220230", "00001010", "2022101", "202210100"] {
+            assert!(parse_date(not_a_date).is_none(), "{not_a_date}");
+        }
     }
 
     /// A date's text is `{year:04}-{month:02}-{day:02}` whichever way it is written:

@@ -848,8 +848,7 @@ fn read_back(
 /// composite types, incell lists — and the sheet validated against its drafts. All but
 /// these read back clean; each of these lays out what a flat table cannot hold (records
 /// nested down the rows with their outer keys blank or repeated, structures spelled in
-/// a cell, transposed metasheets, dates written `20221010`), and its draft says what
-/// to check. The metasheets themselves (`@TABLEAU`) are named as such and not drafted.
+/// a cell, transposed metasheets), and its draft says what to check. The metasheets themselves (`@TABLEAU`) are named as such and not drafted.
 #[test]
 fn tableaus_test_sheets_read_back_through_their_drafts() {
     const NESTED_OR_UNREAD: &[&str] = &[
@@ -869,7 +868,6 @@ fn tableaus_test_sheets_read_back_through_their_drafts() {
         "nesting/ListInMap#HAggregateListInVMap.csv",
         "nesting/MapInMap#HAggregateMapInVMap.csv",
         "struct/Struct#PredefinedStructTypeInfo.csv",
-        "wellknown/WellKnown#WellKnownTypeDate.csv",
     ];
     let root = third_party().join("tableau-testdata");
     let files = files_under(&root, &["csv"]);
@@ -1016,4 +1014,68 @@ fn a_type_row_of_other_exporters_words_is_never_data() {
     let validation = validate(&project, std::slice::from_ref(&path));
     assert!(!validation.report.has_errors(), "{:#?}", validation.report);
     assert_eq!(validation.tables[0].row_count(), 2);
+}
+
+/// A date written in eight digits, `20221010`, is a date: as text (CSV) and as a number
+/// typed into a workbook's cell; `schema infer` drafts a column mixing it with
+/// `2022-10-10` as a date, and says of a column of such numbers only that they may be.
+#[test]
+fn a_date_written_in_eight_digits_is_a_date() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("Event.xlsx");
+    let mut workbook = rust_xlsxwriter::Workbook::new();
+    let sheet = workbook.add_worksheet().set_name("event").unwrap();
+    for (c, header) in ["id", "starts", "ends"].iter().enumerate() {
+        sheet.write_string(0, c as u16, *header).unwrap();
+    }
+    sheet.write_number(1, 0, 1).unwrap();
+    sheet.write_number(1, 1, 20221010).unwrap();
+    sheet.write_string(1, 2, "20221231").unwrap();
+    sheet.write_number(2, 0, 2).unwrap();
+    sheet.write_string(2, 1, "2023-01-05").unwrap();
+    sheet.write_number(2, 2, 20230131).unwrap();
+    workbook.save(&path).unwrap();
+    let drafts = masterctl_migrate::infer::infer_file(&path).unwrap();
+    let ty = |name: &str| {
+        drafts[0]
+            .fields
+            .iter()
+            .find(|f| f.name == name)
+            .unwrap()
+            .ty
+            .clone()
+    };
+    assert_eq!(ty("starts"), "date");
+    let project = load(&[(
+        "event.toml",
+        "name = \"event\"\nprimary_key = [\"id\"]\nfields = [{ name = \"id\", type = \"int\" }, { name = \"starts\", type = \"date\" }, { name = \"ends\", type = \"date\" }]\n",
+    )])
+    .unwrap();
+    let validation = validate(&project, &[path]);
+    assert!(!validation.report.has_errors(), "{:#?}", validation.report);
+    let table = &validation.tables[0];
+    let rows: Vec<String> = (0..table.row_count())
+        .map(|r| {
+            table
+                .row(r)
+                .map(|v| v.canonical())
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect();
+    assert!(
+        rows[0].contains("2022-10-10") && rows[0].contains("2022-12-31"),
+        "{rows:?}"
+    );
+    assert!(rows[1].contains("2023-01-31"), "{rows:?}");
+    let (_dir, csv) = file_of("Event.csv", b"id,day\n1,20221010\n2,20221011\n");
+    let drafts = masterctl_migrate::infer::infer_file(&csv).unwrap();
+    assert!(
+        drafts[0]
+            .notes
+            .iter()
+            .any(|n| n.contains("`day` holds eight-digit numbers")),
+        "{:#?}",
+        drafts[0].notes
+    );
 }

@@ -1046,6 +1046,10 @@ fn typed(ty: &FieldType, cell: Cell, zone: &Zone) -> Result<Value, Problem> {
         Cell::Int(i) => match ty {
             FieldType::Int => Ok(Value::Int(i)),
             FieldType::Float => Ok(Value::Float(i as f64)),
+            // `20221010` typed as a number: its eight digits.
+            FieldType::Date if let Some(date) = masterctl_runtime::calendar::compact_date(i) => {
+                Ok(Value::Date(date))
+            }
             FieldType::Date | FieldType::DateTime => Err(mismatch(Some(
                 "the cell holds a number; type the date, or format the cell as a date".into(),
             ))),
@@ -1059,6 +1063,12 @@ fn typed(ty: &FieldType, cell: Cell, zone: &Zone) -> Result<Value, Problem> {
                 )))
             }),
             FieldType::Float if x.is_finite() => Ok(Value::Float(if x == 0.0 { 0.0 } else { x })),
+            FieldType::Date
+                if let Some(date) =
+                    float_to_int(x).and_then(masterctl_runtime::calendar::compact_date) =>
+            {
+                Ok(Value::Date(date))
+            }
             FieldType::Date | FieldType::DateTime => Err(mismatch(Some(
                 "the cell holds a number; type the date, or format the cell as a date".into(),
             ))),
