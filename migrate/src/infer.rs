@@ -608,7 +608,8 @@ fn cells_separator(cells: &[Cell]) -> Option<String> {
 }
 
 /// The header: the row above a type row, or the first row holding about as many names
-/// as the widest of the first rows (a title above the header, `Recharge`, holds one).
+/// as the widest of the first rows (a title above the header, `Recharge` or `Items,
+/// 2024`, holds fewer).
 fn header_row(grid: &dyn Grid, is_header: &dyn Fn(usize) -> bool) -> Option<usize> {
     let first = grid.height().min(20);
     if let Some(types) = (1..first).find(|&r| masterctl_schemas::structure::is_type_row(grid, r))
@@ -621,8 +622,10 @@ fn header_row(grid: &dyn Grid, is_header: &dyn Fn(usize) -> bool) -> Option<usiz
             .filter(|&c| matches!(grid.cell(row, c), Cell::Text(t) if !t.trim().is_empty() && !t.trim_start().starts_with('#')))
             .count()
     };
+    // About as many: two thirds of the widest (a title of two cells over a header of
+    // five is passed by), two at least.
     let widest = (0..first).map(names).max().unwrap_or(0);
-    let needed = (widest / 2).max(2).min(widest.max(1));
+    let needed = (widest * 2).div_ceil(3).max(2).min(widest.max(1));
     (0..grid.height())
         .find(|&r| is_header(r) && names(r) >= needed)
         .or_else(|| (0..grid.height()).find(|&r| is_header(r)))
@@ -1117,6 +1120,13 @@ mod tests {
         let fields: Vec<&str> = drafts[0].fields.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(fields, ["id", "gems", "price", "label"]);
         assert_eq!(drafts[0].primary_key, ["id"]);
+        // A title of two cells above a header of five.
+        let drafts = drafts_of(
+            "items.csv",
+            "Items,2024 spring,,,\nid,name,price,rarity,note\n1,Sword,100,common,sharp\n2,Shield,80,rare,\n",
+        );
+        let fields: Vec<&str> = drafts[0].fields.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(fields, ["id", "name", "price", "rarity", "note"]);
     }
 
     #[test]
