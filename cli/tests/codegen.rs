@@ -1337,6 +1337,7 @@ fn the_code_of_migrated_luban_projects_compiles_in_every_language() {
         third_party.join("luban-examples/DataTables"),
         third_party.join("luban-projects/sunhe-slg"),
         third_party.join("luban-projects/xiaojia-config"),
+        third_party.join("luban-projects/xdooria-config"),
     ] {
         let tmp = tempfile::tempdir().unwrap();
         let out = tmp.path().join("masters");

@@ -1069,7 +1069,8 @@ fn tables_may_keep_the_studios_whole_name() {
     assert!(validate.status.success(), "{}", text(&validate));
 }
 
-/// Real Luban projects — Luban's own examples and a game's (`fixtures/third-party`):
+/// Real Luban projects — Luban's own examples and games' (`fixtures/third-party`; one
+/// keyed table written down a column, `##column#var`, a record per values column):
 /// migrated, validated and imported, every cell of every converted table is the
 /// workbook's as an independent reader (openpyxl, `cli/tests/luban/cells.py`) reads it.
 #[test]
@@ -1082,6 +1083,7 @@ fn every_cell_of_real_luban_projects_is_the_workbooks() {
             21,
             1000,
         ),
+        (third_party().join("luban-projects/xdooria-config"), 12, 500),
     ];
     for (project, tables, cells) in projects {
         let tmp = tempfile::tempdir().unwrap();

@@ -1,10 +1,12 @@
-//! The vertical layout of a singleton: one record written with its field names down a
-//! column and the values beside them (Luban's `##column` sheets, a studio's constants
-//! sheet), presented to typing as the ordinary layout — a header row and one record.
+//! The vertical layout: field names written down a column and each record's values in a
+//! column beside them (Luban's `##column` sheets, a studio's constants sheet), presented
+//! to typing as the ordinary layout — a header row and a row per record.
 //!
 //! A singleton's sheet is vertical when its first cell marks it so (`##column`,
 //! `##var#column`, `##column#var`), or when its first column names more of the table's
-//! fields than any row does. Rows above the first one naming a field are the layout's
+//! fields than any row does; its one record is the first values column. Another table's
+//! sheet is vertical only when marked so, every values column a record (Luban's keyed
+//! table written down a column). Rows above the first one naming a field are the layout's
 //! header: a column with a `#` cell there is notes (Luban's `##type`, `##`). The values
 //! are in the first column right of the names that is not a comment. Rows whose name
 //! cell starts with `#` are comments; a value beside an empty name goes on with the
@@ -23,7 +25,8 @@ pub struct Vertical<'g> {
     /// Rows without a name below a multi-row field's: the field and the sheet row.
     continued: Vec<(usize, usize)>,
     names: usize,
-    values: usize,
+    /// The sheet columns holding records, left to right (a singleton's: one).
+    values: Vec<usize>,
 }
 
 impl<'g> Vertical<'g> {
@@ -31,6 +34,10 @@ impl<'g> Vertical<'g> {
     pub fn find(schema: &TableSchema, grid: &'g dyn Grid) -> Option<Vertical<'g>> {
         let names = 0;
         let marked = grid.height() > 0 && is_marker(grid.cell(0, names));
+        let singleton = schema.kind == crate::schema::TableKind::Singleton;
+        if !singleton && !marked {
+            return None;
+        }
         let names_field = |row: usize, column: usize| match grid.cell(row, column) {
             Cell::Text(text) => {
                 let text = text.trim();
@@ -66,7 +73,13 @@ impl<'g> Vertical<'g> {
             .unwrap_or(0);
         let is_notes =
             |column: usize| (0..first_field_row).any(|row| grid.cell(row, column).is_comment());
-        let values = (names + 1..width.max(names + 2)).find(|&c| !is_notes(c))?;
+        let mut values: Vec<usize> = (names + 1..width.max(names + 2))
+            .filter(|&c| !is_notes(c))
+            .collect();
+        if singleton {
+            values.truncate(1);
+        }
+        let first_values = *values.first()?;
         // A row without a name below a multi-row field's goes on with its list.
         let (mut rows, mut continued) = (Vec::new(), Vec::new());
         let mut multi_row: Option<usize> = None;
@@ -77,7 +90,7 @@ impl<'g> Vertical<'g> {
             }
             if name.is_empty() {
                 match multi_row {
-                    _ if grid.cell(row, values).is_empty() => {}
+                    _ if grid.cell(row, first_values).is_empty() => {}
                     Some(field) => continued.push((field, row)),
                     None => rows.push(row),
                 }
@@ -91,6 +104,8 @@ impl<'g> Vertical<'g> {
                 .filter(|&f| schema.fields[f].multi_row);
             rows.push(row);
         }
+        // A keyed table's records: the values columns holding a value.
+        values.retain(|&c| c == first_values || rows.iter().any(|&r| !grid.cell(r, c).is_empty()));
         Some(Vertical {
             grid,
             rows,
@@ -106,9 +121,9 @@ impl<'g> Vertical<'g> {
         self.continued.iter().map(|&(field, row)| {
             (
                 field,
-                self.grid.cell(row, self.values),
+                self.grid.cell(row, self.values[0]),
                 self.grid.row_position(row),
-                self.grid.column_position(self.values),
+                self.grid.column_position(self.values[0]),
             )
         })
     }
@@ -130,7 +145,7 @@ fn is_marker(cell: Cell<'_>) -> bool {
 
 impl Grid for Vertical<'_> {
     fn height(&self) -> usize {
-        2
+        1 + self.values.len()
     }
 
     fn width(&self, _row: usize) -> usize {
@@ -143,13 +158,18 @@ impl Grid for Vertical<'_> {
         };
         match row {
             0 => self.grid.cell(sheet_row, self.names),
-            1 => self.grid.cell(sheet_row, self.values),
-            _ => Cell::Empty,
+            record => self
+                .values
+                .get(record - 1)
+                .map_or(Cell::Empty, |&values| self.grid.cell(sheet_row, values)),
         }
     }
 
     fn row_position(&self, row: usize) -> u64 {
-        let column = if row == 0 { self.names } else { self.values };
+        let column = match row {
+            0 => self.names,
+            record => self.values.get(record - 1).copied().unwrap_or(self.names),
+        };
         u64::from(self.grid.column_position(column))
     }
 

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{errors, load_texts, refused_at_load, third_party, validate};
+use crate::common::{errors, load_texts, passed_rows, refused_at_load, third_party, validate};
 use masterctl_schemas::schema::TableKind;
 use masterctl_schemas::{Project, Value};
 use rust_xlsxwriter::Workbook;
@@ -286,4 +286,46 @@ fn lubans_own_vertical_sheets_read_as_singletons() {
     assert!(errors(&validation).is_empty(), "{:#?}", validation.report);
     let row: Vec<String> = validation.tables[0].row(0).map(Value::to_string).collect();
     assert_eq!(row, ["10", "20"]);
+}
+
+/// A keyed table written down a column, as Luban writes one (`##column#var`, a record
+/// per values column beside the names, `##type` and `##` columns notes): a record per
+/// column, keyed; a sheet not marked so stays a table of rows.
+#[test]
+fn a_keyed_table_written_down_a_column_has_a_record_per_values_column() {
+    let project = load_texts(
+        CONFIG,
+        &[(
+            "team_rules.toml",
+            r#"name = "team_rules"
+primary_key = ["max_members"]
+fields = [{ name = "max_members", type = "int" }, { name = "invite_max", type = "int" }, { name = "cross_server", type = "bool" }]
+"#,
+        )],
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // The sheet, its second record's `invite_max` as given.
+    let sheet = |file: &str, invite: &str| {
+        let names = ["max_members", "invite_max", "cross_server"];
+        let records = [["5", "10", "true"], ["8", invite, "false"]];
+        let mut rows: Vec<Vec<&str>> = vec![
+            vec!["##column#var", "##type", "##", "", ""],
+            vec!["", "", "描述", "具体参数", ""],
+        ];
+        for (i, name) in names.iter().enumerate() {
+            rows.push(vec![name, "", "", records[0][i], records[1][i]]);
+        }
+        let rows: Vec<&[&str]> = rows.iter().map(Vec::as_slice).collect();
+        workbook(dir.path(), file, "team_rules", &rows)
+    };
+    let validation = validate(&project, &[sheet("team.xlsx", "12")]);
+    assert_eq!(passed_rows(&validation), ["5,10,true", "8,12,false"]);
+    // A mistake names its cell as the sheet numbers it: the record's column, the field's row.
+    let validation = validate(&project, &[sheet("wrong.xlsx", "many")]);
+    let found: Vec<String> = errors(&validation).iter().map(|d| d.to_string()).collect();
+    assert!(
+        found.iter().any(|e| e.contains("team_rules!E4")),
+        "{found:#?}"
+    );
 }

@@ -6,7 +6,8 @@ For each table of the masterctl project in MASTERS_REPO (its schemas/*.toml, whi
 where each table is read: `source`, the headers, `column_offset`), the workbook is read
 with openpyxl, the way Luban lays it out (a `##var` header; `##` rows and rows whose
 first cell starts with `#` are not data; the first column is Luban's marker column;
-`##column` sheets hold one record down a column), each cell is written as masterctl's
+`##column` sheets hold records down columns: a singleton's one, a keyed table's one per
+values column), each cell is written as masterctl's
 canonical files write it, and the result is compared, cell by cell, with the region
 branch's canonical CSV (`git show masters/main:tables/<table>.csv`). Prints the number
 of cells compared; exits 1 naming every cell that differs.
@@ -212,20 +213,28 @@ def luban_rows(ws):
     return header, data
 
 
-def vertical(ws, fields):
-    """The one record of a `##column` sheet: names down column A, values in the first
-    column that is not `#` notes above the first name."""
+def vertical(ws, fields, singleton):
+    """The records of a `##column` sheet: names down column A, values in the columns
+    that are not `#` notes above the first name — a singleton's one record in the first,
+    another table's a record in each that holds a value."""
     rows = [[shown(c) for c in r] for r in ws.iter_rows()]
     wanted = {n: f for f in fields for n in header_names(f)}
     first = next(i for i, r in enumerate(rows) if r and isinstance(r[0], str) and r[0].strip() in wanted)
     width = max(len(r) for r in rows)
     notes = lambda c: any(isinstance(rows[i][c], str) and rows[i][c].strip().startswith("#") for i in range(first) if c < len(rows[i]))
-    values = next(c for c in range(1, width) if not notes(c))
-    record = {}
-    for r in rows[first:]:
-        if r and isinstance(r[0], str) and r[0].strip() in wanted:
+    named = [r for r in rows[first:] if r and isinstance(r[0], str) and r[0].strip() in wanted]
+    columns = [c for c in range(1, width) if not notes(c)]
+    if singleton:
+        columns = columns[:1]
+    else:
+        columns = [c for i, c in enumerate(columns) if i == 0 or any(c < len(r) and r[c] not in (None, "") for r in named)]
+    records = []
+    for values in columns:
+        record = {}
+        for r in named:
             record[wanted[r[0].strip()]["name"]] = r[values] if values < len(r) else None
-    return [record]
+        records.append(record)
+    return records
 
 
 def expected_rows(schema, data_dir):
@@ -240,8 +249,10 @@ def expected_rows(schema, data_dir):
     ws = wb[sheet] if sheet else wb.worksheets[0]
     fields = schema["fields"]
     first_cell = ws.cell(1, 1).value
-    if schema.get("kind") == "singleton" and isinstance(first_cell, str) and "column" in first_cell.lower():
-        records = vertical(ws, fields)
+    marked = isinstance(first_cell, str) and first_cell.strip().startswith("##") and "column" in first_cell.lower().split("#")
+    singleton = schema.get("kind") == "singleton"
+    if singleton and isinstance(first_cell, str) and "column" in first_cell.lower() or marked:
+        records = vertical(ws, fields, singleton)
         return [[cell_text(f, rec.get(f["name"])) for f in fields if f["type"] != "text"] for rec in records]
     header, data = luban_rows(ws)
     heads = [h.strip() if isinstance(h, str) else h for h in header]

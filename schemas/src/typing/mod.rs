@@ -32,13 +32,14 @@ pub fn build_table(
     grid: &dyn Grid,
 ) -> (Option<Table>, Vec<Diagnostic>) {
     let schema = builder.schema;
-    if schema.kind == TableKind::Singleton
-        && let Some(vertical) = Vertical::find(schema, grid)
-    {
-        // Names down a column, values beside them: the one record, whatever its cells.
+    if let Some(vertical) = Vertical::find(schema, grid) {
+        // Names down a column, values beside them: a record per values column (a
+        // singleton's one record, whatever its cells).
         builder.origin.vertical = true;
         builder.read_header(&vertical, 0);
-        builder.push_row(&vertical, 1);
+        for record in 1..vertical.height() {
+            builder.push_row(&vertical, record);
+        }
         for (field, cell, row, column) in vertical.continued() {
             // Positions swapped back, as the vertical origin keeps them.
             let mut location = builder

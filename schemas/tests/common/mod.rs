@@ -169,3 +169,20 @@ pub fn refused_at_load(config: &str, schemas: &[(&str, &str)], expected: &str) {
         "{expected}: {found:#?}"
     );
 }
+
+/// The rows of the first table `validation` read, each its values' canonical texts
+/// joined by commas; the validation must have passed.
+#[allow(dead_code)]
+pub fn passed_rows(validation: &Validation) -> Vec<String> {
+    assert!(!validation.report.has_errors(), "{:#?}", validation.report);
+    let table = &validation.tables[0];
+    (0..table.row_count())
+        .map(|r| {
+            table
+                .row(r)
+                .map(|v| v.canonical())
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect()
+}
