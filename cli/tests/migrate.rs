@@ -1084,6 +1084,11 @@ fn every_cell_of_real_luban_projects_is_the_workbooks() {
             1000,
         ),
         (third_party().join("luban-projects/xdooria-config"), 12, 500),
+        (
+            third_party().join("luban-projects/liuocean-example"),
+            10,
+            20,
+        ),
     ];
     for (project, tables, cells) in projects {
         let tmp = tempfile::tempdir().unwrap();
@@ -1098,7 +1103,7 @@ fn every_cell_of_real_luban_projects_is_the_workbooks() {
             "{}",
             o(&project)
         );
-        let datas = ["Datas", "datas"]
+        let datas = ["Datas", "datas", "Data/Excels"]
             .map(|d| project.join(d))
             .into_iter()
             .find(|d| d.is_dir())

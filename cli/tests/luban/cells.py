@@ -237,6 +237,28 @@ def vertical(ws, fields, singleton):
     return records
 
 
+class CsvSheet:
+    """A CSV file as a sheet of cells (its text; an empty cell none), as openpyxl gives
+    a worksheet's."""
+
+    class Cell:
+        number_format = None
+
+        def __init__(self, value):
+            self.value = value if value != "" else None
+
+    def __init__(self, path):
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            self.rows = [[CsvSheet.Cell(v) for v in row] for row in csv.reader(f)]
+
+    def iter_rows(self):
+        return iter(self.rows)
+
+    def cell(self, row, column):
+        cells = self.rows[row - 1] if row <= len(self.rows) else []
+        return cells[column - 1] if column <= len(cells) else CsvSheet.Cell("")
+
+
 def expected_rows(schema, data_dir):
     source = schema.get("source")
     if source is None:
@@ -245,8 +267,11 @@ def expected_rows(schema, data_dir):
     lower = source.lower()
     cut = min((lower.find(f".{e}#") + len(e) + 1 for e in ("xlsx", "xlsm", "xlsb", "xls", "ods") if f".{e}#" in lower), default=len(source))
     file, sheet = source[:cut], source[cut + 1:]
-    wb = openpyxl.load_workbook(Path(data_dir) / file, data_only=True)
-    ws = wb[sheet] if sheet else wb.worksheets[0]
+    if file.lower().endswith(".csv"):
+        ws = CsvSheet(Path(data_dir) / file)
+    else:
+        wb = openpyxl.load_workbook(Path(data_dir) / file, data_only=True)
+        ws = wb[sheet] if sheet else wb.worksheets[0]
     fields = schema["fields"]
     first_cell = ws.cell(1, 1).value
     marked = isinstance(first_cell, str) and first_cell.strip().startswith("##") and "column" in first_cell.lower().split("#")
