@@ -383,15 +383,9 @@ fn register_helpers(registry: &mut Handlebars<'_>, lang: Lang) {
         items.join(&separator)
     });
     let layouts: [(&str, LayOut); 4] = [
-        ("rust_impl", |inner, indent| {
-            rust_layout::impl_header(inner.trim(), indent)
-        }),
-        ("rust_fn", |inner, indent| {
-            rust_layout::signature(inner.trim(), indent)
-        }),
-        ("rust_line", |inner, indent| {
-            rust_layout::line(inner.trim(), indent)
-        }),
+        ("rust_impl", rust_layout::impl_header),
+        ("rust_fn", rust_layout::signature),
+        ("rust_line", rust_layout::line),
         ("rust_chain", |inner, indent| {
             let links: Vec<&str> = inner
                 .lines()
@@ -410,7 +404,7 @@ fn register_helpers(registry: &mut Handlebars<'_>, lang: Lang) {
 type LayOut = fn(&str, usize) -> String;
 
 /// A block helper `{{#NAME INDENT}}...{{/NAME}}` writing what its function makes of the
-/// rendered inside at that indentation.
+/// rendered inside (trimmed) at that indentation.
 struct Layout(LayOut);
 
 impl handlebars::HelperDef for Layout {
@@ -427,7 +421,7 @@ impl handlebars::HelperDef for Layout {
             Some(t) => t.renders(r, ctx, rc)?,
             None => String::new(),
         };
-        out.write(&(self.0)(&inner, indent))?;
+        out.write(&(self.0)(inner.trim(), indent))?;
         Ok(())
     }
 }

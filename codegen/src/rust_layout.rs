@@ -85,7 +85,11 @@ fn fits(text: &str, indent: usize) -> bool {
 
 /// `text` with its first call's arguments (or array's items) one per line.
 fn vertical(text: &str, indent: usize) -> Option<String> {
-    let list = first_delimited(text)?;
+    Some(lay_out_vertically(text, &first_delimited(text)?, indent))
+}
+
+/// `text` with the items of `list`, its first call or array, one per line.
+fn lay_out_vertically(text: &str, list: &Delimited<'_>, indent: usize) -> String {
     let inner = pad(indent + INDENT);
     let mut out = String::from(&text[..=list.open]);
     out.push('\n');
@@ -94,7 +98,7 @@ fn vertical(text: &str, indent: usize) -> Option<String> {
     }
     out.push_str(&pad(indent));
     out.push_str(&text[list.close..]);
-    Some(out)
+    out
 }
 
 /// A struct literal's field (`name: value,`): where its value starts.
@@ -171,12 +175,10 @@ fn match_arm(text: &str, indent: usize) -> Option<String> {
 /// [`vertical`], when the line that opens the call fits with room for what follows
 /// the call's close (rustfmt lays a call out in the width left after its `?` and `,`).
 fn opening_here(text: &str, indent: usize) -> Option<String> {
-    let after = width(&text[first_delimited(text)?.close + 1..]);
-    vertical(text, indent).filter(|v| {
-        v.lines()
-            .next()
-            .is_some_and(|first| indent + width(first) + after <= MAX_WIDTH)
-    })
+    let list = first_delimited(text)?;
+    let after = width(&text[list.close + 1..]);
+    let opening = width(&text[..=list.open]);
+    (indent + opening + after <= MAX_WIDTH).then(|| lay_out_vertically(text, &list, indent))
 }
 
 /// A chain of calls (`f.debug_struct("Item")`, then `.field(...)` per line), `indent`

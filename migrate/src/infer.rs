@@ -86,9 +86,7 @@ pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
         })?;
         let (grid, encoding) =
             CsvGrid::parse_decoding(&bytes, path).map_err(|mut d| d.remove(0))?;
-        if let Some(encoding) = encoding {
-            decoded_from = Some(encoding);
-        }
+        decoded_from = encoding;
         let stem = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -417,9 +415,6 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
     let type_row = (header_row + 1..first_data)
         .find(|&r| masterctl_schemas::structure::is_type_row(grid, r))
         .or_else(|| take_first(&mut data_rows, masterctl_schemas::structure::is_type_row));
-    if let Some(row) = type_row {
-        data_rows.retain(|&r| r != row);
-    }
     // tabtoy's meta row under its type row (`MakeIndex:true`, `ListSpliter: "|"`).
     let meta_row = type_row
         .and_then(|_| take_first(&mut data_rows, masterctl_schemas::structure::is_meta_row));

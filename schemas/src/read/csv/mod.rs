@@ -78,30 +78,65 @@ pub fn read(project: &Project, path: &Path, keep: Keep) -> ReadOutcome {
             format!("cannot read the file: {e}"),
         )
     };
+    // A singleton's file, perhaps written vertically, is read whole; another in segments
+    // when it is large.
     let in_segments = schema.kind != TableKind::Singleton;
-    let builder = keep.builder(project, schema, path, SourceFormat::Csv);
-    let bytes = match open(path, in_segments) {
-        Ok(Opened::Whole(bytes)) => match encoding::decode(&bytes) {
-            Some(decoded) => {
-                outcome.report.push(read_as(path, decoded.encoding));
-                decoded.text.into_bytes()
-            }
-            None => bytes,
-        },
+    let builder = || keep.builder(project, schema, path, SourceFormat::Csv);
+    let (bytes, typed) = match open(path, in_segments) {
+        Ok(Opened::Whole(bytes)) => {
+            let typed = type_whole(builder(), !in_segments, &bytes, path);
+            (Some(bytes), typed)
+        }
         Ok(Opened::Large(mut file, size)) => {
-            return type_large_file(builder, path, &mut file, size).unwrap_or_else(|e| {
-                outcome.report.push(unreadable(e));
-                outcome
-            });
+            match type_large_file(builder(), path, &mut file, size) {
+                Ok(typed) => (None, typed),
+                Err(e) => {
+                    outcome.report.push(unreadable(e));
+                    return outcome;
+                }
+            }
         }
         Err(e) => {
             outcome.report.push(unreadable(e));
             return outcome;
         }
     };
-    if schema.kind == TableKind::Singleton {
-        // One record, perhaps written vertically: the file is read whole.
-        match CsvGrid::parse(&bytes, path) {
+    // A file refused as not UTF-8 may be GBK or Shift_JIS: decoded, typed again, said.
+    let not_utf8 = typed
+        .report
+        .diagnostics
+        .iter()
+        .any(|d| d.code == Code::InvalidUtf8);
+    let decoded = match (not_utf8, bytes) {
+        (false, _) => None,
+        (true, Some(bytes)) => encoding::decode(&bytes),
+        (true, None) => std::fs::read(path)
+            .ok()
+            .and_then(|bytes| encoding::decode(&bytes)),
+    };
+    let typed = match decoded {
+        Some(decoded) => {
+            outcome.report.push(read_as(path, decoded.encoding));
+            type_whole(builder(), !in_segments, decoded.text.as_bytes(), path)
+        }
+        None => typed,
+    };
+    outcome.report.extend(typed.report.diagnostics);
+    outcome.tables.extend(typed.tables);
+    outcome
+}
+
+/// The table of a file read whole: a singleton's from its grid (its one record perhaps
+/// written vertically), another's record by record.
+fn type_whole(
+    mut builder: TableBuilder<'_>,
+    singleton: bool,
+    bytes: &[u8],
+    path: &Path,
+) -> ReadOutcome {
+    let mut outcome = ReadOutcome::default();
+    if singleton {
+        match CsvGrid::parse(bytes, path) {
             Ok(grid) => {
                 let (table, diagnostics) = crate::typing::build_table(builder, &grid);
                 outcome.report.extend(diagnostics);
@@ -111,8 +146,7 @@ pub fn read(project: &Project, path: &Path, keep: Keep) -> ReadOutcome {
         }
         return outcome;
     }
-    let mut builder = builder;
-    if let Err(errors) = type_records(&mut builder, &bytes, path) {
+    if let Err(errors) = type_records(&mut builder, bytes, path) {
         outcome.report.extend(errors);
         return outcome;
     }
@@ -148,7 +182,7 @@ fn open(path: &Path, in_segments: bool) -> std::io::Result<Opened> {
     use std::io::Read;
     let mut file = std::fs::File::open(path)?;
     let size = file.metadata()?.len();
-    if in_segments && size > 2 * segments::SEGMENT_BYTES as u64 && starts_as_utf8(&mut file)? {
+    if in_segments && size > 2 * segments::SEGMENT_BYTES as u64 {
         return Ok(Opened::Large(file, size));
     }
     // As `std::fs::read` does: a size memory cannot hold is an error, not an abort.
@@ -158,19 +192,6 @@ fn open(path: &Path, in_segments: bool) -> std::io::Result<Opened> {
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::OutOfMemory, e))?;
     file.read_to_end(&mut bytes)?;
     Ok(Opened::Whole(bytes))
-}
-
-/// Whether the file's first megabyte is UTF-8 (a character cut at its end aside): a
-/// file in another encoding is read whole, to be decoded. The file is left at its start.
-fn starts_as_utf8(file: &mut std::fs::File) -> std::io::Result<bool> {
-    use std::io::{Read, Seek};
-    let mut head = Vec::with_capacity(1 << 20);
-    file.by_ref().take(1 << 20).read_to_end(&mut head)?;
-    file.rewind()?;
-    Ok(match std::str::from_utf8(&head) {
-        Ok(_) => true,
-        Err(e) => e.error_len().is_none(),
-    })
 }
 
 /// The table of a large file, typed a segment at a time.
@@ -410,18 +431,24 @@ impl<'b> CsvGrid<'b> {
         CsvGrid::parse_general(bytes, path)
     }
 
-    /// Parse a whole file that may be saved in GBK or Shift_JIS ([`encoding::decode`]):
-    /// the grid, and the encoding it was read in when not UTF-8.
+    /// Parse a whole file that may be saved in GBK or Shift_JIS: one refused as not UTF-8
+    /// is decoded ([`encoding::decode`]) and parsed again. The grid, and the encoding it
+    /// was read in when not UTF-8.
     pub fn parse_decoding(
         bytes: &'b [u8],
         path: &Path,
     ) -> Result<(CsvGrid<'b>, Option<&'static str>), Vec<Diagnostic>> {
-        match encoding::decode(bytes) {
-            Some(decoded) => Ok((
-                CsvGrid::parse_general(decoded.text.as_bytes(), path)?,
-                Some(decoded.encoding),
-            )),
-            None => Ok((CsvGrid::parse(bytes, path)?, None)),
+        match CsvGrid::parse(bytes, path) {
+            Err(errors) if errors.iter().any(|d| d.code == Code::InvalidUtf8) => {
+                match encoding::decode(bytes) {
+                    Some(decoded) => Ok((
+                        CsvGrid::parse_general(decoded.text.as_bytes(), path)?,
+                        Some(decoded.encoding),
+                    )),
+                    None => Err(errors),
+                }
+            }
+            parsed => Ok((parsed?, None)),
         }
     }
 
