@@ -60,30 +60,47 @@ pub fn declared_type(text: &str) -> Option<Declared> {
     }
     let mut declared = type_word(text)?;
     if let Some(props) = props {
-        props.apply(&mut declared);
+        apply_properties(&mut declared, props);
     }
     Some(declared)
 }
 
 /// tableau's field properties after a type (`[]int32|{sep:"!" range:"1,10"}`), as
-/// written: the type, and the properties when there are some.
-fn split_properties(text: &str) -> (&str, Option<Properties>) {
+/// written: the type, and the properties inside the braces when there are some.
+fn split_properties(text: &str) -> (&str, Option<&str>) {
     match text.split_once("|{") {
         Some((ty, props)) if props.trim_end().ends_with('}') => {
-            let inner = props.trim_end().strip_suffix('}').unwrap_or_default();
-            (ty, Some(Properties::read(inner)))
+            (ty, props.trim_end().strip_suffix('}'))
         }
         _ => (text, None),
     }
 }
 
-/// The properties masterctl reads of tableau's: separators, a range, optional.
-#[derive(Default)]
-struct Properties {
-    sep: Option<String>,
-    subsep: Option<String>,
-    range: Option<String>,
-    optional: bool,
+/// tableau's properties masterctl reads — separators (`sep`, a map's `subsep`), a
+/// `range`, `optional` — onto the type they follow.
+fn apply_properties(declared: &mut Declared, props: &str) {
+    let is = |prefix: &str| {
+        declared
+            .ty
+            .as_deref()
+            .is_some_and(|t| t.starts_with(prefix))
+    };
+    let (list, map) = (is("list<"), is("map<"));
+    for (key, value) in pairs(props).unwrap_or_default() {
+        match key {
+            "sep" if !value.is_empty() && (list || map) => declared.separator = Some(value.into()),
+            "subsep" if !value.is_empty() && map => declared.key_separator = Some(value.into()),
+            "range" => {
+                if let Some((min, max)) = value.split_once(',') {
+                    let bound =
+                        |b: &str| Some(b.trim().to_string()).filter(|b| !b.is_empty() && b != "~");
+                    (declared.min, declared.max) = (bound(min), bound(max));
+                }
+            }
+            "optional" => declared.optional |= value == "true",
+            _ => {}
+        }
+    }
 }
 
 /// `key:value` pairs apart by spaces, a value quoted (`sep:";"`, `Default: "100"`) or
@@ -135,46 +152,6 @@ pub fn meta_separator(text: &str) -> Option<String> {
         .into_iter()
         .find(|(key, value)| *key == "ListSpliter" && !value.is_empty())
         .map(|(_, value)| value.to_string())
-}
-
-impl Properties {
-    /// tableau's properties: `key:value` pairs (those masterctl reads taken).
-    fn read(text: &str) -> Properties {
-        let mut props = Properties::default();
-        for (key, value) in pairs(text).unwrap_or_default() {
-            match key {
-                "sep" => props.sep = Some(value.to_string()),
-                "subsep" => props.subsep = Some(value.to_string()),
-                "range" => props.range = Some(value.to_string()),
-                "optional" => props.optional = value == "true",
-                _ => {}
-            }
-        }
-        props
-    }
-
-    fn apply(self, declared: &mut Declared) {
-        let collection = declared
-            .ty
-            .as_deref()
-            .is_some_and(|t| t.starts_with("list<") || t.starts_with("map<"));
-        if let Some(sep) = self.sep.filter(|s| !s.is_empty() && collection) {
-            declared.separator = Some(sep);
-        }
-        if let Some(subsep) = self.subsep.filter(|s| !s.is_empty())
-            && declared
-                .ty
-                .as_deref()
-                .is_some_and(|t| t.starts_with("map<"))
-        {
-            declared.key_separator = Some(subsep);
-        }
-        if let Some((min, max)) = self.range.as_deref().and_then(|r| r.split_once(',')) {
-            let bound = |b: &str| Some(b.trim().to_string()).filter(|b| !b.is_empty() && b != "~");
-            (declared.min, declared.max) = (bound(min), bound(max));
-        }
-        declared.optional |= self.optional;
-    }
 }
 
 /// A type word, without properties.
