@@ -58,6 +58,8 @@ pub struct DraftField {
     pub max: Option<String>,
     /// A declared key column (`*int`).
     key: bool,
+    /// A list over the columns of a header the sheet repeats (`repeated_header`).
+    pub repeated_header: bool,
     /// Something a person should check about the guess.
     note: Option<String>,
 }
@@ -432,17 +434,28 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
     let name = named.clone().unwrap_or_else(|| "table".to_string());
     let mut fields: Vec<DraftField> = Vec::new();
     let mut used = HashSet::new();
+    let spread = repeated_headers(grid, header_row, type_row, &data_rows);
     for column in 0..grid.width(header_row) {
         let cell = grid.cell(header_row, column);
         if cell.is_empty() || cell.is_comment() {
             continue;
         }
         let header = cell.display().trim().to_string();
+        // A header the sheet repeats (`BuffID`, `BuffID`) is one list over its
+        // columns, drafted at its first.
+        let columns = match spread.get(&header) {
+            Some(columns) if columns[0] != column => continue,
+            Some(columns) => columns.as_slice(),
+            None => &[column][..],
+        };
         // A header of several lines (tableau's name, then a note): its first line names it.
         let first_line = header.lines().next().unwrap_or_default().trim().to_string();
         let base = identifier_from(&first_line).unwrap_or_else(|| format!("field_{}", column + 1));
         let field_name = free_name(&mut used, &base);
-        let cells: Vec<Cell> = data_rows.iter().map(|&r| grid.cell(r, column)).collect();
+        let cells: Vec<Cell> = data_rows
+            .iter()
+            .flat_map(|&r| columns.iter().map(move |&c| grid.cell(r, c)))
+            .collect();
         let mut field = infer_field(field_name, &cells);
         field.column = column;
         if let Some(row) = type_row
@@ -469,6 +482,14 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
         if let Some(row) = note_row {
             let note = grid.cell(row, column).display().trim().to_string();
             field.description = (!note.is_empty()).then_some(note);
+        }
+        if columns.len() > 1 {
+            spread_over(
+                &mut field,
+                columns,
+                |r, c| grid.cell(r, c).is_empty(),
+                &data_rows,
+            );
         }
         // `null`, `NULL`, `nil` in an optional column: its empty spellings.
         if field.optional {
@@ -523,6 +544,14 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
     for field in &mut fields {
         if primary_key.contains(&field.name) {
             field.optional = false;
+            if field.repeated_header {
+                // One value per record: the repeated header names one column again.
+                field.repeated_header = false;
+                notes.push(format!(
+                    "`{}` holds the primary key's place, and its header is repeated: rename the other columns' headers",
+                    field.name
+                ));
+            }
             if !matches!(field.ty.as_str(), "int" | "string" | "enum" | "date") {
                 notes.push(format!(
                     "`{}` was drafted as {} but holds the primary key's place: drafted as string",
@@ -587,6 +616,64 @@ fn declare(
         (field.min, field.max) = (declared.min, declared.max);
     }
     field.key = declared.key;
+}
+
+/// The headers a sheet's header row gives more than once, each with its columns: a
+/// list over them, unless what they hold (or the type row says) is a map, which a list
+/// cannot hold.
+fn repeated_headers(
+    grid: &dyn Grid,
+    row: usize,
+    type_row: Option<usize>,
+    data_rows: &[usize],
+) -> HashMap<String, Vec<usize>> {
+    let mut columns: HashMap<String, Vec<usize>> = HashMap::new();
+    for column in 0..grid.width(row) {
+        let cell = grid.cell(row, column);
+        if !cell.is_empty() && !cell.is_comment() {
+            let header = cell.display().trim().to_string();
+            columns.entry(header).or_default().push(column);
+        }
+    }
+    columns.retain(|_, columns| {
+        let declared = type_row
+            .and_then(|r| match grid.cell(r, columns[0]) {
+                Cell::Text(text) => masterctl_schemas::structure::declared_type(text)?.ty,
+                _ => None,
+            })
+            .unwrap_or_else(|| {
+                let cells: Vec<Cell> = data_rows
+                    .iter()
+                    .flat_map(|&r| columns.iter().map(move |&c| grid.cell(r, c)))
+                    .collect();
+                infer_field(String::new(), &cells).ty
+            });
+        columns.len() > 1 && !declared.starts_with("map<")
+    });
+    columns
+}
+
+/// A field drafted from every column of a repeated header: a list of what they hold
+/// (`repeated_header`), empty only where a row leaves them all empty.
+fn spread_over(
+    field: &mut DraftField,
+    columns: &[usize],
+    is_empty: impl Fn(usize, usize) -> bool,
+    data_rows: &[usize],
+) {
+    if !field.ty.starts_with("list<") {
+        // A list holds no localized text: prose in one is a string.
+        let element = match field.ty.as_str() {
+            "text" => "string",
+            ty => ty,
+        };
+        field.ty = format!("list<{element}>");
+    }
+    field.repeated_header = true;
+    field.all_distinct = false;
+    field.optional = data_rows
+        .iter()
+        .any(|&r| columns.iter().all(|&c| is_empty(r, c)));
 }
 
 /// The separator a column's lists are written with, when not `|`: the first of `,`,
@@ -711,6 +798,7 @@ fn infer_field(name: String, cells: &[Cell]) -> DraftField {
         min: None,
         max: None,
         key: false,
+        repeated_header: false,
         note,
     }
 }
@@ -887,6 +975,7 @@ fn guess_primary_key(
     fields
         .iter()
         .find(|f| keyable(f))
+        .or_else(|| fields.iter().find(|f| !f.repeated_header))
         .or_else(|| fields.first())
         .map(|f| vec![f.name.clone()])
         .unwrap_or_default()
@@ -954,6 +1043,7 @@ impl DraftSchema {
                     values: &field.values,
                     separator: field.separator.as_deref(),
                     key_separator: field.key_separator.as_deref(),
+                    repeated_header: field.repeated_header,
                     optional: field.optional,
                     null: &field.nulls,
                     min: field.min.as_deref().map(bound_value),
@@ -994,6 +1084,8 @@ struct FieldFile<'a> {
     separator: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     key_separator: Option<&'a str>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    repeated_header: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     optional: bool,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]

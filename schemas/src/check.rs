@@ -322,6 +322,7 @@ mod tests {
             separator: None,
             key_separator: None,
             multi_row: false,
+            repeated_header: false,
             escapes: false,
             aliases: Vec::new(),
             bool_spellings: Default::default(),

@@ -405,6 +405,10 @@ pub struct Field {
     /// cells are empty (`multi_row = true`; Luban's `*field`). Its header may be written
     /// `*name`.
     pub multi_row: bool,
+    /// A list the sheets spread over columns that repeat its header (`BuffID`,
+    /// `BuffID`, as tabtoy writes one): its elements are every such column's, in column
+    /// order (`repeated_header = true`).
+    pub repeated_header: bool,
     /// The sheets write a string's line breaks, tabs and backslashes as `\n`, `\t`,
     /// `\\` (`escapes = true`; Luban's `#escape=1`). Canonical files hold the text itself.
     pub escapes: bool,

@@ -174,6 +174,8 @@ pub(super) struct RawField {
     pub(super) key_separator: Option<Spanned<String>>,
     /// A list continued in the rows below its record (Luban's `*field`).
     pub(super) multi_row: Option<Spanned<bool>>,
+    /// A list over every column that repeats its header (tabtoy's `BuffID`, `BuffID`).
+    pub(super) repeated_header: Option<Spanned<bool>>,
     /// The sheets write line breaks and tabs as `\n`, `\t` (Luban's `#escape=1`).
     pub(super) escapes: Option<Spanned<bool>>,
     /// Other spellings of a bool's values the sheets write (`"luban"`: y, yes, n, no).

@@ -578,6 +578,7 @@ impl Builder {
         let separator = self.field_separator(&at, raw);
         let key_separator = self.key_separator(&at, raw);
         let multi_row = self.multi_row(&at, raw);
+        let repeated_header = self.repeated_header(&at, raw, multi_row || column_offset > 0);
         let escapes = self.escapes(&at, raw);
         let bool_spellings = self.bool_spellings(&at, raw);
         let references = self.field_reference(&at, raw);
@@ -608,6 +609,7 @@ impl Builder {
             separator,
             key_separator,
             multi_row,
+            repeated_header,
             escapes,
             aliases,
             bool_spellings,
@@ -817,6 +819,32 @@ impl Builder {
             return false;
         }
         *multi_row.get_ref()
+    }
+
+    /// `repeated_header`: on a list read from its own header's columns (not a place
+    /// right of another's, not going on in the rows below).
+    fn repeated_header(&mut self, at: &FieldSite<'_>, raw: &RawField, placed: bool) -> bool {
+        let Some(repeated) = &raw.repeated_header else {
+            return false;
+        };
+        if !*repeated.get_ref() {
+            return false;
+        }
+        let why = match () {
+            () if !matches!(at.ty, FieldType::List(_)) => {
+                "is not a list: `repeated_header` is for a list whose elements are spread over columns that repeat its header"
+            }
+            () if placed => {
+                "is multi_row or has a column_offset: a list spread over repeated headers is read under its own header, on its record's row"
+            }
+            () => return true,
+        };
+        self.error(at.source.error(
+            Code::InvalidOption,
+            repeated.span(),
+            format!("field `{}` {why}", at.name),
+        ));
+        false
     }
 
     /// `escapes`: on a string or text.

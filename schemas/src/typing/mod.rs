@@ -263,6 +263,20 @@ impl<'s> TableBuilder<'s> {
                 values.push(field.default.clone().unwrap_or(Value::Null));
                 continue;
             };
+            if field.repeated_header {
+                let columns = state.header.columns_of(field_index);
+                let (value, problems) = spread_list(field, grid, row, &columns);
+                if values.keeps() {
+                    values.push(value);
+                }
+                for (column, problem) in problems {
+                    let column = grid.column_position(column);
+                    let diagnostic =
+                        placed(problem, &self.origin, (schema, field), position, column);
+                    self.diagnostics.push(diagnostic);
+                }
+                continue;
+            }
             // Each value goes straight to its column; a value not kept is not made
             // where making it costs (a text's copy). A kept int (a key or a reference,
             // most often) is written where it stays, not moved there.
@@ -295,15 +309,10 @@ impl<'s> TableBuilder<'s> {
                     .into()
                 }
             };
-            if let Some(mut problem) = problem {
-                problem.location = Location {
-                    table: Some(schema.name.clone()),
-                    field: Some(field.name.clone()),
-                    ..self
-                        .origin
-                        .location(position, Some(grid.column_position(column)))
-                };
-                self.diagnostics.push(*problem);
+            if let Some(problem) = problem {
+                let column = grid.column_position(column);
+                let diagnostic = placed(problem, &self.origin, (schema, field), position, column);
+                self.diagnostics.push(diagnostic);
             }
         }
         // Values under no header are data nobody will see: an error, once per column.
@@ -514,6 +523,22 @@ impl<'s> TableBuilder<'s> {
     }
 }
 
+/// A cell's problem at its place in the sheet, naming its table and field.
+fn placed(
+    mut problem: Problem,
+    origin: &Origin,
+    (schema, field): (&TableSchema, &Field),
+    position: u64,
+    column: u32,
+) -> Diagnostic {
+    problem.location = Location {
+        table: Some(schema.name.clone()),
+        field: Some(field.name.clone()),
+        ..origin.location(position, Some(column))
+    };
+    *problem
+}
+
 /// An empty row, or a comment row (its first cell starts with `#`).
 fn is_skipped<G: Grid + ?Sized>(grid: &G, row: usize) -> bool {
     let first = grid.cell(row, 0);
@@ -548,6 +573,9 @@ fn field_names(schema: &TableSchema) -> String {
 #[derive(Clone)]
 struct Header {
     field_columns: Vec<Option<usize>>,
+    /// The columns after the first of a list spread over repeated headers
+    /// (`repeated_header`): its field and the column, in column order.
+    repeated: Vec<(usize, usize)>,
     /// Grid columns that are comments (`#...` headers) and so may hold anything.
     comment_columns: Vec<usize>,
 }
@@ -562,6 +590,7 @@ impl Header {
     ) -> Header {
         let mut header = Header {
             field_columns: vec![None; schema.fields.len()],
+            repeated: Vec::new(),
             comment_columns: Vec::new(),
         };
         let position = grid.row_position(row);
@@ -615,6 +644,10 @@ impl Header {
             let mut duplicate = false;
             for &(field, at) in &targets {
                 match header.field_columns[field] {
+                    // A list spread over columns that repeat its header.
+                    Some(_) if schema.fields[field].repeated_header => {
+                        header.repeated.push((field, at));
+                    }
                     Some(first) if !duplicate => {
                         duplicate = true;
                         let mut location = located(column);
@@ -722,7 +755,55 @@ impl Header {
     }
 
     fn is_data_column(&self, column: usize) -> bool {
-        self.field_columns.contains(&Some(column)) || self.comment_columns.contains(&column)
+        self.field_columns.contains(&Some(column))
+            || self.repeated.iter().any(|&(_, c)| c == column)
+            || self.comment_columns.contains(&column)
+    }
+
+    /// Every column a field is read from, in column order (more than one for a list
+    /// spread over repeated headers).
+    fn columns_of(&self, field: usize) -> Vec<usize> {
+        let more = self.repeated.iter().filter(|&&(f, _)| f == field);
+        self.field_columns[field]
+            .into_iter()
+            .chain(more.map(|&(_, c)| c))
+            .collect()
+    }
+}
+
+/// A list spread over columns that repeat its header (`repeated_header`): every
+/// column's elements, in column order; an empty cell adds none. The list is required
+/// (or defaulted) as a whole; each mistake is at its cell's column.
+fn spread_list<G: Grid + ?Sized>(
+    field: &Field,
+    grid: &G,
+    row: usize,
+    columns: &[usize],
+) -> (Value, Vec<(usize, Problem)>) {
+    let mut items = Vec::new();
+    let mut problems = Vec::new();
+    for &column in columns {
+        let cell = grid.cell(row, column);
+        if cell.is_empty() || matches!(cell, Cell::Text(t) if is_null_spelling(field, t)) {
+            continue;
+        }
+        match convert(field, cell) {
+            Ok(Value::List(more)) => items.extend(more.iter().cloned()),
+            Ok(_) => {}
+            Err(problem) => problems.push((column, problem)),
+        }
+    }
+    if !problems.is_empty() {
+        return (Value::Null, problems);
+    }
+    if !items.is_empty() {
+        return (Value::List(items.into()), problems);
+    }
+    // Every column empty: the field's default, or nothing, or a mistake at the first.
+    let first = columns.first().copied().unwrap_or_default();
+    match convert(field, Cell::Empty) {
+        Ok(value) => (value, problems),
+        Err(problem) => (Value::Null, vec![(first, problem)]),
     }
 }
 
