@@ -199,10 +199,14 @@ fn sub_schema(schema: &TableSchema, fields: &[usize]) -> TableSchema {
             field.bool_spellings = Default::default();
             field.nulls.clear();
             field.aliases.clear();
+            // A list in one cell; a row's sheet in its column.
+            field.repeated_header = false;
+            field.source_sheet = false;
             field.ty = stored_type(&field);
             field
         })
         .collect();
+    part.spread = None;
     part.primary_key = schema
         .primary_key
         .iter()

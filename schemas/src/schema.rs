@@ -43,9 +43,15 @@ impl Project {
         let sourced = self.tables.iter().filter(|t| {
             t.source.as_ref().is_some_and(|s| {
                 s.names_file(path)
-                    && match &s.sheet {
-                        Some(wanted) => wanted == sheet,
-                        None => first,
+                    && match (&t.spread, &s.sheet) {
+                        // Every sheet but notes (`#…`) and what `[unread]` names.
+                        (Some(spread), _) if spread.sheets == Sheets::Every => {
+                            !sheet.starts_with('#')
+                                && self.config.unread.of(path, Some(sheet)).is_none()
+                        }
+                        (Some(spread), _) => spread.sheets.holds(sheet),
+                        (None, Some(wanted)) => wanted == sheet,
+                        (None, None) => first,
                     }
             })
         });
@@ -109,6 +115,36 @@ impl std::fmt::Display for SheetSource {
         match &self.sheet {
             Some(sheet) => write!(f, "{}#{sheet}", self.file),
             None => f.write_str(&self.file),
+        }
+    }
+}
+
+/// A table read from several sheets of one workbook, one table (Luban's `input` of a
+/// workbook whose sheets together are a table): which sheets, and the field that
+/// holds each row's sheet (`source_sheet = true`), so that export writes each row back
+/// to its sheet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spread {
+    pub sheets: Sheets,
+    /// The index of the `source_sheet` field.
+    pub field: usize,
+}
+
+/// Which sheets of its workbook a table is read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sheets {
+    /// Every sheet (`source = "shop.xlsx#*"`) but those `[unread]` names.
+    Every,
+    /// These, in this order (`source = ["shop.xlsx#Items", "shop.xlsx#Gems"]`).
+    Named(Vec<String>),
+}
+
+impl Sheets {
+    /// Whether the table is read from the sheet of this name.
+    pub fn holds(&self, sheet: &str) -> bool {
+        match self {
+            Sheets::Every => true,
+            Sheets::Named(names) => names.iter().any(|n| n == sheet),
         }
     }
 }
@@ -264,6 +300,8 @@ pub struct TableSchema {
     /// The file (and sheet) that holds it, when given by `source` rather than by sheet
     /// name alone.
     pub source: Option<SheetSource>,
+    /// The sheets of its `source` workbook it is read from, when more than one.
+    pub spread: Option<Spread>,
     pub description: Option<String>,
     /// What a sheet's columns that name no field are: mistakes, or notes not read.
     pub other_columns: OtherColumns,
@@ -409,6 +447,9 @@ pub struct Field {
     /// `BuffID`, as tabtoy writes one): its elements are every such column's, in column
     /// order (`repeated_header = true`).
     pub repeated_header: bool,
+    /// The name of the sheet a row was read from (`source_sheet = true`, in a table read
+    /// from several sheets): no column holds it.
+    pub source_sheet: bool,
     /// The sheets write a string's line breaks, tabs and backslashes as `\n`, `\t`,
     /// `\\` (`escapes = true`; Luban's `#escape=1`). Canonical files hold the text itself.
     pub escapes: bool,

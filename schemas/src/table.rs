@@ -41,13 +41,56 @@ impl Table {
             .collect()
     }
 
+    /// The rows of another sheet of the same workbook added to this table (one read
+    /// from several sheets, whose `field` holds each row's sheet).
+    pub fn append_sheet(&mut self, other: Table, field: usize) {
+        let sheet_of = |origin: &Origin| match &origin.format {
+            SourceFormat::Workbook { sheet } => sheet.clone(),
+            SourceFormat::Csv => String::new(),
+        };
+        let first = (sheet_of(&self.origin), self.origin.columns.clone());
+        let sheets = (self.origin.sheets).get_or_insert_with(|| SheetsOrigin {
+            field,
+            sheets: vec![first],
+        });
+        sheets
+            .sheets
+            .push((sheet_of(&other.origin), other.origin.columns));
+        for (column, more) in self.columns.iter_mut().zip(other.columns) {
+            column.extend(more);
+        }
+        self.origin.rows.extend(other.origin.rows);
+    }
+
     /// Where a cell came from, for diagnostics.
     pub fn cell_location(&self, row: usize, field: usize, field_name: &str) -> Location {
-        let mut location = self
-            .origin
-            .location(self.origin.rows[row], self.origin.columns[field]);
+        let mut location = self.row_location(row, Some(field));
         location.table = Some(self.name.clone());
         location.field = Some(field_name.to_string());
+        location
+    }
+
+    /// Where a row came from: at a field's cell, or (`None`) at the row's first read
+    /// column. A table read from several sheets places a row on the sheet its
+    /// `source_sheet` field names, at that sheet's columns.
+    pub fn row_location(&self, row: usize, field: Option<usize>) -> Location {
+        let origin = &self.origin;
+        let part = origin.sheets.as_ref().and_then(|sheets| {
+            let name = self.columns.get(sheets.field)?.get(row)?.as_str()?;
+            sheets
+                .sheets
+                .iter()
+                .find(|(sheet, _)| sheet.as_str() == name)
+        });
+        let columns = part.map_or(&origin.columns, |(_, columns)| columns);
+        let column = match field {
+            Some(field) => columns.get(field).copied().flatten(),
+            None => columns.iter().flatten().next().copied(),
+        };
+        let mut location = origin.location(origin.rows[row], column);
+        if let Some((sheet, _)) = part {
+            location.sheet = Some(sheet.clone());
+        }
         location
     }
 }
@@ -66,10 +109,21 @@ pub struct Origin {
     /// then holds the values' column and `columns` each field's row, swapped back by
     /// [`Origin::location`].
     pub vertical: bool,
+    /// Read from several sheets of its workbook (a table's `source` of several): each
+    /// row's sheet is its `source_sheet` field's value.
+    pub sheets: Option<SheetsOrigin>,
     /// Where the planner keeps the table, when it was read from somewhere else (a
     /// branch's canonical file, for an import that did not supply it): what
     /// [`Origin::describe`] names instead of the file read.
     pub kept_in: Option<String>,
+}
+
+/// The sheets a table was read from, when several: the field that names each row's
+/// sheet, and each sheet with the source column of each field there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SheetsOrigin {
+    pub field: usize,
+    pub sheets: Vec<(String, Vec<Option<u32>>)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,6 +173,10 @@ impl Origin {
     pub fn describe(&self) -> String {
         if let Some(place) = &self.kept_in {
             return place.clone();
+        }
+        if let Some(sheets) = &self.sheets {
+            let names: Vec<&str> = sheets.sheets.iter().map(|(s, _)| s.as_str()).collect();
+            return format!("{} (sheets {})", self.file.display(), names.join(", "));
         }
         match &self.format {
             SourceFormat::Workbook { sheet } => format!("{} (sheet {sheet})", self.file.display()),

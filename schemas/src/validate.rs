@@ -494,8 +494,7 @@ fn check_one_record(schema: &TableSchema, table: &Table, report: &mut Report) {
         return;
     }
     // A row's first cell read (its line in a CSV file).
-    let column = table.origin.columns.iter().flatten().next().copied();
-    let at = |row: usize| table.origin.location(table.origin.rows[row], column);
+    let at = |row: usize| table.row_location(row, None);
     let first = at(0).place();
     for row in 1..rows {
         let mut location = at(row);

@@ -23,5 +23,6 @@ mod one_large_table;
 mod real_world;
 mod repeated_headers;
 mod schema_errors;
+mod several_sheets;
 mod studio_workbooks;
 mod unread;

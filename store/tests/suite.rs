@@ -15,5 +15,6 @@ mod merge;
 mod remote;
 mod resolutions;
 mod revert;
+mod several_sheets;
 mod work_branches;
 mod workflows;

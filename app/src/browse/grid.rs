@@ -304,6 +304,7 @@ mod tests {
                 rows: (0..rows.len() as u64).collect(),
                 vertical: false,
                 kept_in: None,
+                sheets: None,
             },
         };
         TextGrid::of(schema, &table).unwrap()

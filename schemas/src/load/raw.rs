@@ -124,7 +124,8 @@ pub(super) fn parse_config(source: &SourceText, report: &mut Report) -> Option<R
 pub(super) struct RawSchema {
     pub(super) name: Option<Spanned<String>>,
     pub(super) sheet: Option<Spanned<String>>,
-    pub(super) source: Option<Spanned<String>>,
+    /// One `source`, or several sheets of one workbook.
+    pub(super) source: Option<Spanned<RawSources>>,
     pub(super) description: Option<String>,
     /// `"ignore"`: the sheet's columns no field names are not read (a studio's notes).
     pub(super) other_columns: Option<Spanned<String>>,
@@ -176,6 +177,8 @@ pub(super) struct RawField {
     pub(super) multi_row: Option<Spanned<bool>>,
     /// A list over every column that repeats its header (tabtoy's `BuffID`, `BuffID`).
     pub(super) repeated_header: Option<Spanned<bool>>,
+    /// The field holds the name of the sheet its row was read from.
+    pub(super) source_sheet: Option<Spanned<bool>>,
     /// The sheets write line breaks and tabs as `\n`, `\t` (Luban's `#escape=1`).
     pub(super) escapes: Option<Spanned<bool>>,
     /// Other spellings of a bool's values the sheets write (`"luban"`: y, yes, n, no).
@@ -230,6 +233,17 @@ pub(super) struct RawCustom {
     pub(super) column: Option<Spanned<String>>,
     pub(super) value: Option<Spanned<String>>,
     pub(super) default: Option<Spanned<toml::Value>>,
+}
+
+/// `source = "shop.xlsx"`, or sheets of one workbook: `["shop.xlsx#A", "shop.xlsx#B"]`.
+#[derive(Deserialize)]
+#[serde(
+    untagged,
+    expecting = "a file (a string), or a list of sheets of one workbook (`[\"shop.xlsx#Items\", \"shop.xlsx#Gems\"]`)"
+)]
+pub(super) enum RawSources {
+    One(String),
+    Many(Vec<String>),
 }
 
 impl RawSpellings {

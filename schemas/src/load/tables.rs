@@ -10,8 +10,8 @@ use toml::Spanned;
 
 use crate::diagnostic::Code;
 use crate::schema::{
-    BoolSpellings, Field, FieldType, Index, OtherColumns, Reference, SheetSource, TableKind,
-    TableSchema,
+    BoolSpellings, Field, FieldType, Index, OtherColumns, Reference, SheetSource, Sheets, Spread,
+    TableKind, TableSchema,
 };
 use crate::suggest::did_you_mean;
 use crate::value::{self, Value};
@@ -51,7 +51,8 @@ impl Builder {
                 continue;
             }
             let Some(name) = name else { continue };
-            let sheet_source = self.sheet_source(source, raw);
+            let (sheet_source, spread_over) = self.sheet_source(source, raw).unzip();
+            let spread_over = spread_over.flatten();
             let sheet = match (&sheet_source, &raw.sheet) {
                 (
                     Some(SheetSource {
@@ -63,24 +64,34 @@ impl Builder {
                 (_, None) => name.clone(),
             };
             if let Some(sheet_source) = &sheet_source {
-                let key = format!("source {sheet_source}");
                 let span = raw.source.as_ref().map_or(0..0, Spanned::span);
-                if let Some(first) = sources.get(&key) {
-                    self.error(
-                        source
-                            .error(
-                                Code::DuplicateName,
-                                span,
-                                format!("`{sheet_source}` is already the source of another table"),
-                            )
-                            .hint(format!("first declared at {}", first.place())),
-                    );
-                } else {
-                    sources.insert(key, source.location(span));
+                let claimed: Vec<String> = match &spread_over {
+                    None => vec![sheet_source.to_string()],
+                    Some(Sheets::Every) => vec![format!("{}#*", sheet_source.file)],
+                    Some(Sheets::Named(names)) => (names.iter())
+                        .map(|n| format!("{}#{n}", sheet_source.file))
+                        .collect(),
+                };
+                for claim in claimed {
+                    let key = format!("source {claim}");
+                    if let Some(first) = sources.get(&key) {
+                        self.error(
+                            source
+                                .error(
+                                    Code::DuplicateName,
+                                    span.clone(),
+                                    format!("`{claim}` is already the source of another table"),
+                                )
+                                .hint(format!("first declared at {}", first.place())),
+                        );
+                    } else {
+                        sources.insert(key, source.location(span.clone()));
+                    }
                 }
                 match self.build_table(source, raw, name.clone(), sheet) {
                     Some(mut table) => {
                         table.source = Some(sheet_source.clone());
+                        table.spread = self.spread(source, raw, spread_over, &table);
                         self.tables.push(table);
                     }
                     None => {
@@ -108,7 +119,10 @@ impl Builder {
                 sheets.insert(sheet.clone(), source.location(sheet_span));
             }
             match self.build_table(source, raw, name.clone(), sheet) {
-                Some(table) => self.tables.push(table),
+                Some(table) => {
+                    self.spread(source, raw, None, &table);
+                    self.tables.push(table);
+                }
                 None => {
                     self.broken_tables.insert(name);
                 }
@@ -119,14 +133,72 @@ impl Builder {
     /// `source = "items.xlsx"` or `"item/道具.xlsx#Sheet1"`, checked: a spreadsheet file
     /// (by a known extension; the sheet after the `#` that follows it), a relative path
     /// of `/`-separated names, and not beside `sheet` (the sheet goes after the `#`).
-    fn sheet_source(&mut self, source: &SourceText, raw: &RawSchema) -> Option<SheetSource> {
+    /// Several sheets of one workbook — `"shop.xlsx#*"`, every one, or a list of them —
+    /// are the table's `Sheets`.
+    fn sheet_source(
+        &mut self,
+        source: &SourceText,
+        raw: &RawSchema,
+    ) -> Option<(SheetSource, Option<Sheets>)> {
         let text = raw.source.as_ref()?;
-        let problem = match parse_sheet_source(text.get_ref()) {
+        let parsed = match text.get_ref() {
+            RawSources::One(one) => match one.strip_suffix("#*") {
+                Some(file) => parse_sheet_source(file).and_then(|parsed| match parsed.sheet {
+                    Some(_) => Err(format!("`{one}`: every sheet is `file#*`")),
+                    None => Ok((parsed, Some(Sheets::Every))),
+                }),
+                None => parse_sheet_source(one).map(|parsed| (parsed, None)),
+            },
+            RawSources::Many(many) => parse_sheet_list(many),
+        };
+        let problem = match parsed {
             Err(problem) => problem,
+            Ok((parsed, Some(_))) if parsed.file.to_lowercase().ends_with(".csv") => {
+                format!("`{}` is a CSV file: it has one sheet", parsed.file)
+            }
             Ok(_) if raw.sheet.is_some() => "a table is found by `source` or by `sheet`, not both: put the sheet after a `#` in `source`".to_string(),
             Ok(parsed) => return Some(parsed),
         };
         self.error(source.error(Code::InvalidOption, text.span(), problem));
+        None
+    }
+
+    /// A table read from several sheets has one `source_sheet` field to hold each
+    /// row's; a table of one sheet has none.
+    fn spread(
+        &mut self,
+        source: &SourceText,
+        raw: &RawSchema,
+        sheets: Option<Sheets>,
+        table: &TableSchema,
+    ) -> Option<Spread> {
+        let marked: Vec<usize> = (0..table.fields.len())
+            .filter(|&f| table.fields[f].source_sheet)
+            .collect();
+        let span = raw.source.as_ref().map_or(0..0, Spanned::span);
+        let problem = match (sheets, marked.as_slice()) {
+            (Some(sheets), [field]) => {
+                return Some(Spread {
+                    sheets,
+                    field: *field,
+                });
+            }
+            (Some(_), []) => format!(
+                "table `{}` is read from several sheets, and no field holds each row's: add a string field with `source_sheet = true`, so that export writes each row back to its sheet",
+                table.name
+            ),
+            (Some(_), _) => format!(
+                "table `{}` has {} fields with `source_sheet = true`: one holds each row's sheet",
+                table.name,
+                marked.len()
+            ),
+            (None, []) => return None,
+            (None, [field, ..]) => format!(
+                "field `{}` has `source_sheet = true`, and table `{}` is read from one sheet: `source_sheet` is for a table whose `source` is several sheets (`file#*`, or a list)",
+                table.fields[*field].name, table.name
+            ),
+        };
+        self.error(source.error(Code::InvalidOption, span, problem));
         None
     }
 
@@ -222,6 +294,7 @@ impl Builder {
             name,
             sheet,
             source: None,
+            spread: None,
             description: raw.description.clone(),
             other_columns,
             kind,
@@ -579,6 +652,7 @@ impl Builder {
         let key_separator = self.key_separator(&at, raw);
         let multi_row = self.multi_row(&at, raw);
         let repeated_header = self.repeated_header(&at, raw, multi_row || column_offset > 0);
+        let source_sheet = self.source_sheet(&at, raw);
         let escapes = self.escapes(&at, raw);
         let bool_spellings = self.bool_spellings(&at, raw);
         let references = self.field_reference(&at, raw);
@@ -610,6 +684,7 @@ impl Builder {
             key_separator,
             multi_row,
             repeated_header,
+            source_sheet,
             escapes,
             aliases,
             bool_spellings,
@@ -824,24 +899,53 @@ impl Builder {
     /// `repeated_header`: on a list read from its own header's columns (not a place
     /// right of another's, not going on in the rows below).
     fn repeated_header(&mut self, at: &FieldSite<'_>, raw: &RawField, placed: bool) -> bool {
-        let Some(repeated) = &raw.repeated_header else {
+        let refused = match () {
+            () if !matches!(at.ty, FieldType::List(_)) => Some(
+                "is not a list: `repeated_header` is for a list whose elements are spread over columns that repeat its header",
+            ),
+            () if placed => Some(
+                "is multi_row or has a column_offset: a list spread over repeated headers is read under its own header, on its record's row",
+            ),
+            () => None,
+        };
+        self.flag(at, raw.repeated_header.as_ref(), refused)
+    }
+
+    /// `source_sheet`: on a string or enum, which no column holds.
+    fn source_sheet(&mut self, at: &FieldSite<'_>, raw: &RawField) -> bool {
+        let placed = raw.column.is_some()
+            || raw.column_offset.is_some()
+            || raw.multi_row.is_some()
+            || raw.repeated_header.is_some();
+        let refused = match () {
+            () if !matches!(at.ty, FieldType::String | FieldType::Enum) => Some(
+                "is not a string or enum: `source_sheet` holds the name of the sheet a row was read from",
+            ),
+            () if placed => Some(
+                "has `source_sheet = true`: no column holds it (no `column`, `column_offset`, `multi_row` or `repeated_header`)",
+            ),
+            () => None,
+        };
+        self.flag(at, raw.source_sheet.as_ref(), refused)
+    }
+
+    /// A field's option of `true` or `false`: `true` when set so and nothing about the
+    /// field `refused` it (else said, naming the field, and `false`).
+    fn flag(
+        &mut self,
+        at: &FieldSite<'_>,
+        flag: Option<&Spanned<bool>>,
+        refused: Option<&str>,
+    ) -> bool {
+        let Some(flag) = flag.filter(|f| *f.get_ref()) else {
             return false;
         };
-        if !*repeated.get_ref() {
-            return false;
-        }
-        let why = match () {
-            () if !matches!(at.ty, FieldType::List(_)) => {
-                "is not a list: `repeated_header` is for a list whose elements are spread over columns that repeat its header"
-            }
-            () if placed => {
-                "is multi_row or has a column_offset: a list spread over repeated headers is read under its own header, on its record's row"
-            }
-            () => return true,
+        let Some(why) = refused else {
+            return true;
         };
         self.error(at.source.error(
             Code::InvalidOption,
-            repeated.span(),
+            flag.span(),
             format!("field `{}` {why}", at.name),
         ));
         false
@@ -1262,6 +1366,41 @@ struct FieldSite<'s> {
 /// `items.xlsx` or `item/道具.xlsx#Sheet1` as a schema's `source` (or an `[unread]`
 /// entry) writes it: a spreadsheet file (by a known extension; the sheet after the
 /// `#` that follows it), a relative path of `/`-separated names.
+/// `source = ["shop.xlsx#Items", "shop.xlsx#Gems"]`: sheets of one workbook, each
+/// named once (one alone is an ordinary `source`).
+fn parse_sheet_list(texts: &[String]) -> Result<(SheetSource, Option<Sheets>), String> {
+    let mut parsed = Vec::new();
+    for text in texts {
+        let source = parse_sheet_source(text)?;
+        let Some(sheet) = source.sheet.clone() else {
+            return Err(format!(
+                "`{text}`: each of several sources names a sheet after `#`"
+            ));
+        };
+        if parsed.iter().any(|(_, s)| *s == sheet) {
+            return Err(format!("`{text}` is named twice"));
+        }
+        parsed.push((source, sheet));
+    }
+    let Some((first, _)) = parsed.first() else {
+        return Err("`source` is an empty list: name a file, or sheets of one".into());
+    };
+    if let Some((other, _)) = parsed.iter().find(|(s, _)| s.file != first.file) {
+        return Err(format!(
+            "the sheets of one table are in one workbook: `{}` and `{}` are two",
+            first.file, other.file
+        ));
+    }
+    let first = first.clone();
+    Ok(match parsed.len() {
+        1 => (first, None),
+        _ => (
+            first,
+            Some(Sheets::Named(parsed.into_iter().map(|(_, s)| s).collect())),
+        ),
+    })
+}
+
 pub(super) fn parse_sheet_source(text: &str) -> Result<SheetSource, String> {
     let lower = text.to_lowercase();
     let split = crate::read::SUPPORTED_EXTENSIONS

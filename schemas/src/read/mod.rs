@@ -210,7 +210,14 @@ pub fn read_inputs_with_progress(
     for file_outcome in per_file {
         outcome.report.extend(file_outcome.report.diagnostics);
         for table in file_outcome.tables {
-            if let Some(first) = outcome.tables.iter().find(|t| t.name == table.name) {
+            let first = outcome.tables.iter_mut().find(|t| t.name == table.name);
+            // Another sheet of a table read from several sheets of its workbook.
+            if let Some(first) = first
+                && first.origin.file == table.origin.file
+                && let Some(spread) = project.table(&table.name).and_then(|s| s.spread.as_ref())
+            {
+                first.append_sheet(table, spread.field);
+            } else if let Some(first) = outcome.tables.iter().find(|t| t.name == table.name) {
                 let mut location = table.origin.whole();
                 location.table = Some(table.name.clone());
                 outcome.report.push(

@@ -79,6 +79,9 @@ pub struct TableBuilder<'s> {
     type_row: Option<usize>,
     /// tabtoy's meta row was read under the type row (at most one is).
     after_meta: bool,
+    /// The sheet's name, as the `source_sheet` field's value (a table read from several
+    /// sheets); set with the header.
+    sheet_value: Value,
 }
 
 /// The mapped header, and the columns to watch for values without a header.
@@ -100,6 +103,7 @@ impl<'s> TableBuilder<'s> {
                 rows: Vec::new(),
                 vertical: false,
                 kept_in: None,
+                sheets: None,
             },
             columns: (0..schema.fields.len()).map(|_| Slots::default()).collect(),
             rows: Slots::default(),
@@ -111,6 +115,7 @@ impl<'s> TableBuilder<'s> {
             after_header: false,
             after_meta: false,
             type_row: None,
+            sheet_value: Value::Null,
         }
     }
 
@@ -118,8 +123,10 @@ impl<'s> TableBuilder<'s> {
     /// fields' cells are typed and checked as any, and their columns in the table are
     /// left empty. For reading that keeps no table ([`crate::read::Keep::ForChecks`]).
     pub fn keeping(mut self, kept: &[bool]) -> TableBuilder<'s> {
-        for (column, &kept) in self.columns.iter_mut().zip(kept) {
-            if !kept {
+        // A row's sheet is kept to place it.
+        let sheet_field = self.schema.spread.as_ref().map(|s| s.field);
+        for (field, (column, &kept)) in self.columns.iter_mut().zip(kept).enumerate() {
+            if !kept && Some(field) != sheet_field {
                 *column = Slots::Unkept;
             }
         }
@@ -249,6 +256,35 @@ impl<'s> TableBuilder<'s> {
             width,
             unheaded,
         });
+        if let Some(spread) = &self.schema.spread {
+            self.sheet_value = self.sheet_value(&self.schema.fields[spread.field]);
+        }
+    }
+
+    /// The sheet's name as its `source_sheet` field's value; a mistake (an enum without
+    /// it) is said at the sheet.
+    fn sheet_value(&mut self, field: &Field) -> Value {
+        let name = match &self.origin.format {
+            SourceFormat::Workbook { sheet } => sheet.clone(),
+            SourceFormat::Csv => return Value::Null,
+        };
+        match convert(field, Cell::Text(&name)) {
+            Ok(value) => value,
+            Err(problem) => {
+                let mut location = self.origin.whole();
+                location.table = Some(self.schema.name.clone());
+                location.field = Some(field.name.clone());
+                self.diagnostics.push(Diagnostic {
+                    location,
+                    message: format!(
+                        "the sheet's name is field `{}`'s value (`source_sheet`): {}",
+                        field.name, problem.message
+                    ),
+                    ..*problem
+                });
+                Value::Null
+            }
+        }
     }
 
     fn push_row<G: Grid + ?Sized>(&mut self, grid: &G, row: usize) {
@@ -259,8 +295,12 @@ impl<'s> TableBuilder<'s> {
         for (field_index, field) in schema.fields.iter().enumerate() {
             let values = &mut self.columns[field_index];
             let Some(column) = state.header.field_columns[field_index] else {
-                // A missing column was reported once, at the header.
-                values.push(field.default.clone().unwrap_or(Value::Null));
+                // A missing column was reported once, at the header; the sheet's name
+                // is in none.
+                values.push(match field.source_sheet {
+                    true => self.sheet_value.clone(),
+                    false => field.default.clone().unwrap_or(Value::Null),
+                });
                 continue;
             };
             if field.repeated_header {
@@ -631,7 +671,10 @@ impl Header {
                 .strip_prefix('*')
                 .and_then(|n| schema.field_index(n))
                 .filter(|&f| schema.fields[f].multi_row);
-            let targets: Vec<(usize, usize)> = match schema.field_index(name).or(starred) {
+            let named = schema
+                .field_index(name)
+                .filter(|&f| !schema.fields[f].source_sheet);
+            let targets: Vec<(usize, usize)> = match named.or(starred) {
                 Some(field) => vec![(field, column)],
                 None => schema
                     .fields
@@ -718,7 +761,7 @@ impl Header {
             .find(|&c| !grid.cell(row, c).is_empty())
             .unwrap_or(0);
         for (field, column) in schema.fields.iter().zip(&header.field_columns) {
-            if column.is_none() {
+            if column.is_none() && !field.source_sheet {
                 let mut location = located(first_column);
                 location.field = Some(field.name.clone());
                 let spellings = std::iter::once(&field.name)

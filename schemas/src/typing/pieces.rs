@@ -148,6 +148,7 @@ impl<'s> TableBuilder<'s> {
             after_header: false,
             type_row: None,
             after_meta: false,
+            sheet_value: self.sheet_value.clone(),
         }
     }
 }

@@ -163,8 +163,12 @@ fn column_of<'a>(
 }
 
 /// The range of `table`'s `field` when it is a sheet of `workbook` (`Some(None)`: a
-/// sheet there without the column or rows).
+/// sheet there without the column or rows). A table over several sheets has no one
+/// range: its values are listed.
 fn range_of(workbook: &Workbook, table: &str, field: &str) -> Option<Choices> {
+    if workbook.sheets.iter().filter(|s| s.table == table).count() > 1 {
+        return None;
+    }
     let (sheet, column) = column_of(workbook.sheets.iter(), table, field)?;
     let Some(column) = column.filter(|_| !sheet.rows.is_empty()) else {
         return Some(Choices::None);
@@ -180,14 +184,19 @@ fn range_of(workbook: &Workbook, table: &str, field: &str) -> Option<Choices> {
 /// The values of `table`'s `field` in another workbook, as a list when they fit one
 /// and none holds a comma or a quote (which a written-out list cannot).
 fn listed(workbooks: &[Workbook], table: &str, field: &str) -> Choices {
+    // Every sheet of the table (several, for a table over several sheets).
     let sheets = workbooks.iter().flat_map(|w| w.sheets.iter());
-    let Some((sheet, Some(column))) = column_of(sheets, table, field) else {
-        return Choices::None;
-    };
+    let rows = sheets.filter(|s| s.table == table).flat_map(|sheet| {
+        let column = column_of(std::iter::once(sheet), table, field).and_then(|(_, c)| c);
+        sheet
+            .rows
+            .iter()
+            .map(move |row| column.and_then(|c| row.get(c)))
+    });
     let mut values = Vec::new();
     let mut length = 0;
-    for row in &sheet.rows {
-        let text = match row.get(column) {
+    for cell in rows {
+        let text = match cell {
             Some(Cell::Number(x)) => x.to_string(),
             Some(Cell::Text(t) | Cell::Digits(t)) => t.clone(),
             Some(Cell::Bool(b)) => b.to_string(),

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use masterctl_locales::TableTexts;
 use masterctl_schemas::schema::Field;
+use masterctl_schemas::schema::{Sheets, Spread};
 use masterctl_schemas::{FieldType, Table, TableSchema, Value};
 use serde::Serialize;
 
@@ -232,22 +233,23 @@ pub fn export_region(
                 path,
                 first,
                 sourced,
-                sheet_of(schema, &table, translations)?,
+                sheets_of(schema, &table, translations)?,
             ))
         },
     );
     let mut workbooks: BTreeMap<String, (bool, Vec<Sheet>)> = BTreeMap::new();
     for (result, (schema, ..)) in laid_out.into_iter().zip(&stored) {
-        let (path, first, sourced, sheet) = result.map_err(|why| StoreError::BrokenSnapshot {
-            branch: branch.clone(),
-            message: format!("table `{}` cannot be exported: {why}", schema.name),
-        })?;
+        let (path, first, sourced, table_sheets) =
+            result.map_err(|why| StoreError::BrokenSnapshot {
+                branch: branch.clone(),
+                message: format!("table `{}` cannot be exported: {why}", schema.name),
+            })?;
         let (is_sourced, sheets) = workbooks.entry(path).or_default();
         *is_sourced |= sourced;
         if first {
-            sheets.insert(0, sheet);
+            sheets.splice(0..0, table_sheets);
         } else {
-            sheets.push(sheet);
+            sheets.extend(table_sheets);
         }
     }
     let mut workbooks: Vec<Workbook> = (workbooks.into_iter())
@@ -310,8 +312,8 @@ impl Readers {
 }
 
 /// The workbook a table goes to (its `source` file, else `<sheet>.xlsx`), whether it
-/// must be the workbook's first sheet (a `source` naming the file alone), and whether
-/// a `source` named it.
+/// must be the workbook's first sheet (a `source` naming the file alone, not several
+/// of its sheets), and whether a `source` named it.
 fn workbook_of(schema: &TableSchema) -> Result<(String, bool, bool), String> {
     let Some(source) = &schema.source else {
         return Ok((format!("{}.xlsx", file_safe(&schema.sheet)), false, false));
@@ -326,7 +328,8 @@ fn workbook_of(schema: &TableSchema) -> Result<(String, bool, bool), String> {
             source.file
         ));
     }
-    Ok((parts.join("/"), source.sheet.is_none(), true))
+    let first = source.sheet.is_none() && schema.spread.is_none();
+    Ok((parts.join("/"), first, true))
 }
 
 /// A sheet name as a file name: what a file system takes.
@@ -342,13 +345,15 @@ fn file_safe(name: &str) -> String {
         .collect()
 }
 
-/// A table on its sheet, the header as the schema spells it, a row per record; after each text field, a comment column per language of
-/// `translations` holding its texts in that language.
-fn sheet_of(
+/// A table on its sheet, the header as the schema spells it, a row per record; after
+/// each text field, a comment column per language of `translations` holding its texts
+/// in that language. A table read from several sheets is written on each, each row on
+/// the sheet its `source_sheet` field names (no column holds it).
+fn sheets_of(
     schema: &TableSchema,
     table: &Table,
     translations: &[(String, TableTexts)],
-) -> Result<Sheet, String> {
+) -> Result<Vec<Sheet>, String> {
     if let Some(field) = schema.fields.iter().find(|f| f.column_offset != 0) {
         return Err(format!(
             "field `{}` is read from a column right of its header (column_offset): its layout is not written",
@@ -362,7 +367,7 @@ fn sheet_of(
         .unwrap_or_else(|| schema.sheet.clone());
     let mut header = Vec::new();
     let mut looks = Vec::new();
-    for field in &schema.fields {
+    for field in schema.fields.iter().filter(|f| !f.source_sheet) {
         let name = field
             .columns
             .first()
@@ -382,41 +387,80 @@ fn sheet_of(
         header.extend(comments);
     }
     let order = masterctl_schemas::canonical::key_order(schema, table);
-    let rows = order
-        .into_iter()
-        .map(|row| {
-            // The row's key, to find its translations (none asked: not built).
-            let key: Vec<Value> = if translations.is_empty() {
-                Vec::new()
-            } else {
-                table.key(row, &schema.primary_key)
-            };
-            let mut cells = Vec::with_capacity(header.len());
-            // A text's place among the table's text fields, as language tables hold them.
-            let mut text = 0;
-            for (f, field) in schema.fields.iter().enumerate() {
-                cells.push(cell(field, table.value(row, f)));
-                if field.ty != FieldType::Text {
-                    continue;
-                }
-                for (_, translated) in translations {
-                    let translation = translated.rows.get(&key).and_then(|r| r.text(text));
-                    cells.push(translation.map_or(Cell::Empty, |t| Cell::Text(written(field, t))));
-                }
-                text += 1;
+    let row_cells = |row: usize| {
+        // The row's key, to find its translations (none asked: not built).
+        let key: Vec<Value> = if translations.is_empty() {
+            Vec::new()
+        } else {
+            table.key(row, &schema.primary_key)
+        };
+        let mut cells = Vec::with_capacity(header.len());
+        // A text's place among the table's text fields, as language tables hold them.
+        let mut text = 0;
+        for (f, field) in schema.fields.iter().enumerate() {
+            if field.source_sheet {
+                continue;
             }
-            cells
-        })
-        .collect();
-    let mut sheet = Sheet {
-        table: schema.name.clone(),
-        name,
-        header,
-        rows,
-        looks,
+            cells.push(cell(field, table.value(row, f)));
+            if field.ty != FieldType::Text {
+                continue;
+            }
+            for (_, translated) in translations {
+                let translation = translated.rows.get(&key).and_then(|r| r.text(text));
+                cells.push(translation.map_or(Cell::Empty, |t| Cell::Text(written(field, t))));
+            }
+            text += 1;
+        }
+        cells
     };
-    looks::size(&mut sheet);
-    Ok(sheet)
+    let parts = match &schema.spread {
+        None => vec![(name, order)],
+        Some(spread) => by_sheet(spread, table, order, name),
+    };
+    let sheets = parts.into_iter().map(|(name, rows)| {
+        let mut sheet = Sheet {
+            table: schema.name.clone(),
+            name,
+            header: header.clone(),
+            rows: rows.into_iter().map(row_cells).collect(),
+            looks: looks.clone(),
+        };
+        looks::size(&mut sheet);
+        sheet
+    });
+    Ok(sheets.collect())
+}
+
+/// The rows (in `order`) of a table read from several sheets, on the sheet each names:
+/// the named sheets in their order (each, rows or none), then any other a row names
+/// in the order met; a row naming none goes on the first (`first`, when no sheet is
+/// named, which also holds the header alone of a table of no rows).
+fn by_sheet(
+    spread: &Spread,
+    table: &Table,
+    order: Vec<usize>,
+    first: String,
+) -> Vec<(String, Vec<usize>)> {
+    let mut parts: Vec<(String, Vec<usize>)> = match &spread.sheets {
+        Sheets::Named(names) => names.iter().map(|n| (n.clone(), Vec::new())).collect(),
+        Sheets::Every => Vec::new(),
+    };
+    for row in order {
+        let name = match table.value(row, spread.field).as_str() {
+            Some(name) if !name.is_empty() => name,
+            _ => parts.first().map_or(first.as_str(), |(n, _)| n.as_str()),
+        }
+        .to_string();
+        match parts.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, rows)) => rows.push(row),
+            None => parts.push((name, vec![row])),
+        }
+    }
+    if parts.is_empty() {
+        // No rows: the header on one sheet, which imports as no rows.
+        parts.push((first, Vec::new()));
+    }
+    parts
 }
 
 /// A value as the cell import reads back as it: numbers as numbers (those of more

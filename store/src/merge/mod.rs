@@ -386,6 +386,7 @@ fn from_columns(schema: &TableSchema, like: &Table, columns: Vec<Vec<Value>>) ->
             rows: (2..count as u64 + 2).collect(),
             vertical: false,
             kept_in: None,
+            sheets: None,
         },
     }
 }

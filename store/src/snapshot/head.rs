@@ -112,6 +112,7 @@ pub(crate) fn empty(schema: &TableSchema) -> Table {
             rows: Vec::new(),
             vertical: false,
             kept_in: None,
+            sheets: None,
         },
     }
 }
