@@ -695,15 +695,22 @@ fn a_sheets_group_row_gives_its_fields_audiences() {
 /// Luban imports by its `#` name.
 fn auto_import(project: &Path, file: &str, rows: &[&[&str]]) {
     let mut workbook = rust_xlsxwriter::Workbook::new();
-    let sheet = workbook.add_worksheet();
-    for (r, row) in rows.iter().enumerate() {
-        for (c, cell) in row.iter().enumerate() {
-            if !cell.is_empty() {
-                sheet.write_string(r as u32, c as u16, *cell).unwrap();
+    add_sheets(&mut workbook, &[("Sheet1", rows)]);
+    workbook.save(project.join("Datas").join(file)).unwrap();
+}
+
+/// Sheets of these names and cells (`""`: empty) added to `workbook`.
+fn add_sheets(workbook: &mut rust_xlsxwriter::Workbook, sheets: &[(&str, &[&[&str]])]) {
+    for (name, rows) in sheets {
+        let sheet = workbook.add_worksheet().set_name(*name).unwrap();
+        for (r, row) in rows.iter().enumerate() {
+            for (c, cell) in row.iter().enumerate() {
+                if !cell.is_empty() {
+                    sheet.write_string(r as u32, c as u16, *cell).unwrap();
+                }
             }
         }
     }
-    workbook.save(project.join("Datas").join(file)).unwrap();
 }
 
 /// Luban's `*field`: a list going on in the rows below its record, converted as a
@@ -1112,6 +1119,17 @@ fn every_cell_of_real_luban_projects_is_the_workbooks() {
         assert!(validate.status.success(), "{}", text(&validate));
         let import = masterctl(&out, &["import", "--region", "main", &o(&datas)]);
         assert!(import.status.success(), "{}", text(&import));
+        // The planner's loop: exported as the workbooks import read, nothing changed.
+        let exported = tmp.path().join("exported");
+        let export = masterctl(&out, &["export", "--region", "main", "--out", &o(&exported)]);
+        assert!(export.status.success(), "{}: {}", o(&project), text(&export));
+        let again = masterctl(&out, &["import", "--region", "main", &o(&exported)]);
+        assert!(
+            again.status.success() && stdout(&again).contains("nothing changed"),
+            "{}: {}",
+            o(&project),
+            text(&again)
+        );
         if !python_module("openpyxl", "pip install openpyxl==3.1.5") {
             continue;
         }
@@ -1300,16 +1318,7 @@ fn a_games_auto_import_workbooks_with_notes_sheets_convert() {
             &[&["", "英雄等级上限", "", "不同品质的英雄有等级上限限制"]],
         ),
     ];
-    for (name, rows) in sheets {
-        let sheet = workbook.add_worksheet().set_name(name).unwrap();
-        for (r, row) in rows.iter().enumerate() {
-            for (c, cell) in row.iter().enumerate() {
-                if !cell.is_empty() {
-                    sheet.write_string(r as u32, c as u16, *cell).unwrap();
-                }
-            }
-        }
-    }
+    add_sheets(&mut workbook, &sheets);
     workbook.save(project.join("Datas/#Facility.xlsx")).unwrap();
     // Excel's lock file beside it, as a planner's open workbook leaves (committed in the
     // project): a name and padding, no workbook.
@@ -1348,5 +1357,60 @@ fn a_games_auto_import_workbooks_with_notes_sheets_convert() {
     assert_eq!(
         imported_table(&out, &project, "facility"),
         "facility_id,type,name_tid,is_occupy\n1,1,FacilityName_Town,true\n1002,2,FacilityName_GoldMine,false\n"
+    );
+}
+
+/// A workbook whose data sheets are one Luban table (a sheet per shop, Luban's `input`
+/// of the workbook): one table over every sheet (`#Shop.xlsx#*`), each row's sheet in a
+/// design-only `sheet` field; a notes sheet beside them is listed, not read; export
+/// writes each row back to its sheet, and importing that changes nothing.
+#[test]
+fn a_workbook_whose_sheets_are_one_table_converts_and_exports_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = luban_copy(tmp.path(), None);
+    let header: [&[&str]; 2] = [&["##var", "id", "price"], &["##type", "int", "int"]];
+    let items = [header[0], header[1], &["", "1", "50"], &["", "3", "70"]];
+    let gems = [header[0], header[1], &["", "2", "400"]];
+    let notes: [&[&str]; 1] = [&["", "价格", "price"]];
+    let mut workbook = rust_xlsxwriter::Workbook::new();
+    add_sheets(
+        &mut workbook,
+        &[("Items", &items), ("说明", &notes), ("Gems", &gems)],
+    );
+    workbook.save(project.join("Datas/#Shop.xlsx")).unwrap();
+    let (run, _) = migrate_json(tmp.path(), &project);
+    assert!(run.status.success(), "{}", text(&run));
+    let out = tmp.path().join("masters");
+    let schema = std::fs::read_to_string(out.join("schemas/shop.toml")).unwrap();
+    assert!(schema.contains("source = \"#Shop.xlsx#*\""), "{schema}");
+    assert!(
+        schema.contains(
+            "name = \"sheet\"\naudience = [\"design\"]\nsource_sheet = true\ntype = \"string\""
+        ),
+        "{schema}"
+    );
+    assert_eq!(
+        imported_table(&out, &project, "shop"),
+        "id,price,sheet\n1,50,Items\n2,400,Gems\n3,70,Items\n"
+    );
+    let exported = tmp.path().join("exported");
+    let args = [
+        "export",
+        "--region",
+        "main",
+        "--out",
+        exported.to_str().unwrap(),
+    ];
+    let export = masterctl(&out, &args);
+    assert!(export.status.success(), "{}", text(&export));
+    let again = masterctl(
+        &out,
+        &["import", "--region", "main", exported.to_str().unwrap()],
+    );
+    assert!(again.status.success(), "{}", text(&again));
+    assert!(
+        stdout(&again).contains("nothing changed"),
+        "{}",
+        text(&again)
     );
 }

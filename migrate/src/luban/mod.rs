@@ -685,6 +685,8 @@ struct FieldOut {
     escaped: bool,
     /// Luban's export groups (`c,s`), as written.
     group: Option<String>,
+    /// Holds each row's sheet (a table over every sheet of its workbook).
+    source_sheet: bool,
 }
 
 /// A table ready to be written, before references are resolved.
@@ -1122,16 +1124,21 @@ impl<'a> Converter<'a> {
                     );
                     return None;
                 }
-                many => {
-                    let names: Vec<&str> = many.iter().map(|(n, _)| n.as_str()).collect();
-                    let reason = format!(
-                        "its records are in {} sheets of `{file}` ({}); masterctl reads a table from one sheet",
-                        many.len(),
-                        names.join(", ")
-                    );
-                    self.skip(luban, None, reason);
-                    return None;
-                }
+                // Every data sheet of the workbook: one table over them (`file#*`).
+                many => match one_header(many) {
+                    Ok(header) => ("*".to_string(), header),
+                    Err(reason) => {
+                        self.skip(
+                            luban,
+                            None,
+                            format!(
+                                "its records are in {} sheets of `{file}`: {reason}",
+                                many.len()
+                            ),
+                        );
+                        return None;
+                    }
+                },
             },
         };
         let vars = self.vars(table, &header)?;
@@ -1223,6 +1230,15 @@ impl<'a> Converter<'a> {
                     return None;
                 }
             }
+        }
+        if sheet_name == "*" {
+            // Each row's sheet, for export to write it back there; not the game's.
+            fields.push(FieldOut {
+                name: free_name(&mut field_names, "sheet"),
+                ty: "string".into(),
+                source_sheet: true,
+                ..FieldOut::default()
+            });
         }
         let kind = kind_of(table);
         let primary_key = match kind {
@@ -2063,7 +2079,10 @@ impl<'a> Converter<'a> {
             let _ = writeln!(out, "\n[[fields]]");
             let _ = writeln!(out, "name = {}", field.name.to_toml_value());
             let own = self.groups.audience(field.group.as_deref(), table);
-            if own != table && !plan.primary_key.contains(&field.name) {
+            if field.source_sheet {
+                let _ = writeln!(out, "audience = [\"design\"]");
+                let _ = writeln!(out, "source_sheet = true");
+            } else if own != table && !plan.primary_key.contains(&field.name) {
                 let _ = writeln!(out, "audience = {}", audience_list(own));
             }
             if let Some(column) = &field.column {
@@ -2131,6 +2150,39 @@ impl<'a> Converter<'a> {
         }
         out
     }
+}
+
+/// The header of a table's data sheets, which are its records together: one header
+/// (the same names in the same columns on each), the cells seen on any; else why not.
+fn one_header(sheets: &[(String, SheetHeader)]) -> Result<SheetHeader, String> {
+    let [(first_name, first), rest @ ..] = sheets else {
+        return Err("no sheet".into());
+    };
+    let mut header = first.clone();
+    for (name, other) in rest {
+        if other.names != first.names || other.vertical != first.vertical {
+            let names = |h: &SheetHeader| {
+                let names: Vec<&str> = h.names.iter().map(|(_, n)| n.as_str()).collect();
+                names.join(", ")
+            };
+            return Err(format!(
+                "their columns differ (`{first_name}`: {}; `{name}`: {}), and masterctl reads one table's sheets under one header",
+                names(first),
+                names(other)
+            ));
+        }
+        for (used, also) in header.used.iter_mut().zip(&other.used) {
+            *used |= also;
+        }
+        for (column, texts) in &other.texts {
+            header
+                .texts
+                .entry(*column)
+                .or_default()
+                .extend(texts.iter().cloned());
+        }
+    }
+    Ok(header)
 }
 
 /// An enum's items with their numbers: a number not written counts on from the

@@ -57,6 +57,10 @@ impl Converter<'_> {
                     return;
                 }
                 let luban = grid.is_ok_and(|g| g.cell(0, 0).display().trim().starts_with("##"));
+                // A data sheet of a table over every sheet of its workbook is read.
+                if luban && read.contains(format!("{file}#*").as_str()) {
+                    return;
+                }
                 match (luban, unconverted.get(&at)) {
                     (_, Some(reasons)) => {
                         listed.other.insert(at, reasons.join("; "));

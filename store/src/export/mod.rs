@@ -354,38 +354,14 @@ fn sheets_of(
     table: &Table,
     translations: &[(String, TableTexts)],
 ) -> Result<Vec<Sheet>, String> {
-    if let Some(field) = schema.fields.iter().find(|f| f.column_offset != 0) {
-        return Err(format!(
-            "field `{}` is read from a column right of its header (column_offset): its layout is not written",
-            field.name
-        ));
-    }
     let name = schema
         .source
         .as_ref()
         .and_then(|s| s.sheet.clone())
         .unwrap_or_else(|| schema.sheet.clone());
-    let mut header = Vec::new();
-    let mut looks = Vec::new();
-    for field in schema.fields.iter().filter(|f| !f.source_sheet) {
-        let name = field
-            .columns
-            .first()
-            .cloned()
-            .unwrap_or_else(|| field.name.clone());
-        let reviewed: &[(String, TableTexts)] = match field.ty {
-            FieldType::Text => translations,
-            _ => &[],
-        };
-        let comments: Vec<String> = reviewed
-            .iter()
-            .map(|(l, _)| format!("#{name}@{l}"))
-            .collect();
-        header.push(name);
-        looks.push(looks::look_of(schema, field));
-        looks.extend(comments.iter().map(|_| Look::default()));
-        header.extend(comments);
-    }
+    let columns = columns_of(schema, translations);
+    let header: Vec<String> = columns.iter().map(|c| c.header.clone()).collect();
+    let looks: Vec<Look> = columns.iter().map(|c| c.look.clone()).collect();
     let order = masterctl_schemas::canonical::key_order(schema, table);
     let row_cells = |row: usize| {
         // The row's key, to find its translations (none asked: not built).
@@ -394,24 +370,22 @@ fn sheets_of(
         } else {
             table.key(row, &schema.primary_key)
         };
-        let mut cells = Vec::with_capacity(header.len());
-        // A text's place among the table's text fields, as language tables hold them.
-        let mut text = 0;
-        for (f, field) in schema.fields.iter().enumerate() {
-            if field.source_sheet {
-                continue;
-            }
-            cells.push(cell(field, table.value(row, f)));
-            if field.ty != FieldType::Text {
-                continue;
-            }
-            for (_, translated) in translations {
-                let translation = translated.rows.get(&key).and_then(|r| r.text(text));
-                cells.push(translation.map_or(Cell::Empty, |t| Cell::Text(written(field, t))));
-            }
-            text += 1;
-        }
-        cells
+        (columns.iter())
+            .map(|column| match column.holds {
+                Holds::Field(f) => cell(&schema.fields[f], table.value(row, f)),
+                Holds::Translation {
+                    field,
+                    language,
+                    text,
+                } => {
+                    let rows = &translations[language].1.rows;
+                    let translation = rows.get(&key).and_then(|r| r.text(text));
+                    let field = &schema.fields[field];
+                    translation.map_or(Cell::Empty, |t| Cell::Text(written(field, t)))
+                }
+                Holds::Nothing => Cell::Empty,
+            })
+            .collect()
     };
     let parts = match &schema.spread {
         None => vec![(name, order)],
@@ -429,6 +403,108 @@ fn sheets_of(
         sheet
     });
     Ok(sheets.collect())
+}
+
+/// One column of an exported sheet: its header, its looks, and what it holds.
+struct Column {
+    header: String,
+    look: Look,
+    holds: Holds,
+}
+
+enum Holds {
+    Field(usize),
+    /// A text field's translation into `translations[language]`; `text` is the
+    /// field's place among the table's text fields, as language tables hold them.
+    Translation {
+        field: usize,
+        language: usize,
+        text: usize,
+    },
+    /// Nothing: the header over a structure spread across columns when no field is
+    /// read right under it.
+    Nothing,
+}
+
+/// The columns of a table's sheet, in field order, as import reads them back: a field
+/// under its header (the schema's spelling); the fields spread over columns under one
+/// header (`column_offset`) each in its place right of it, the header over the first,
+/// the others' headers empty; after each text field (or a structure holding one), a
+/// comment column per language of `translations`. No column holds a row's sheet.
+fn columns_of(schema: &TableSchema, translations: &[(String, TableTexts)]) -> Vec<Column> {
+    let header_of = |field: &Field| field.columns.first().unwrap_or(&field.name).clone();
+    // The headers with fields right of them, and how many columns each spans.
+    let mut spans: BTreeMap<String, usize> = BTreeMap::new();
+    for field in schema.fields.iter().filter(|f| f.column_offset > 0) {
+        let span = spans.entry(header_of(field)).or_default();
+        *span = (*span).max(field.column_offset + 1);
+    }
+    let text_places: Vec<usize> = (schema.fields.iter())
+        .scan(0, |texts, f| {
+            let place = *texts;
+            *texts += usize::from(f.ty == FieldType::Text);
+            Some(place)
+        })
+        .collect();
+    let mut columns: Vec<Column> = Vec::new();
+    let mut placed: BTreeMap<String, usize> = BTreeMap::new();
+    // Translation columns, and the place each goes.
+    let mut pending: Vec<(usize, Vec<Column>)> = Vec::new();
+    for (f, field) in schema.fields.iter().enumerate() {
+        if field.source_sheet {
+            continue;
+        }
+        let header = header_of(field);
+        let at = match spans.get(&header) {
+            None => {
+                columns.push(Column {
+                    header,
+                    look: looks::look_of(schema, field),
+                    holds: Holds::Field(f),
+                });
+                columns.len() - 1
+            }
+            Some(&span) => {
+                let base = *placed.entry(header.clone()).or_insert_with(|| {
+                    let base = columns.len();
+                    columns.extend((0..span).map(|offset| Column {
+                        header: if offset == 0 {
+                            header.clone()
+                        } else {
+                            String::new()
+                        },
+                        look: Look::default(),
+                        holds: Holds::Nothing,
+                    }));
+                    base
+                });
+                let at = base + field.column_offset;
+                columns[at].look = looks::look_of(schema, field);
+                columns[at].holds = Holds::Field(f);
+                base + span - 1
+            }
+        };
+        if field.ty != FieldType::Text {
+            continue;
+        }
+        // Translations after the field, or after the structure it is part of.
+        let comments = (translations.iter().enumerate()).map(|(language, (l, _))| Column {
+            header: format!("#{}@{l}", header_of(field)),
+            look: Look::default(),
+            holds: Holds::Translation {
+                field: f,
+                language,
+                text: text_places[f],
+            },
+        });
+        pending.push((at + 1, comments.collect::<Vec<Column>>()));
+    }
+    // Put in place last to first, so that no place counted moves.
+    pending.sort_by_key(|(at, _)| *at);
+    for (at, comments) in pending.into_iter().rev() {
+        columns.splice(at..at, comments);
+    }
+    columns
 }
 
 /// The rows (in `order`) of a table read from several sheets, on the sheet each names:
