@@ -18,10 +18,7 @@ pub fn export(
     out: &Path,
 ) -> Result<Exported, StoreError> {
     let data = export::export_region(repo, line, revision, languages)?;
-    match format {
-        Format::Csv => export::write_csv(&data, out),
-        Format::Xlsx | Format::Ods => export::write_workbooks(&data, out, format),
-    }
+    export::write(&data, out, format)
 }
 
 /// The current masters of a branch as a browser downloads them.
@@ -39,9 +36,9 @@ const XLSX: &str = "application/vnd.openxmlformats-officedocument.spreadsheetml.
 /// when there is one, else a zip of them in their folders.
 pub fn download(repo: &MasterRepo, line: &Branch) -> Result<Download, StoreError> {
     let data = export::export_region(repo, line, None, &[])?;
-    let mut files = export::workbook_files(&data, Format::Xlsx)?;
+    let mut files = export::files(&data, Format::Xlsx)?;
     if files.len() == 1
-        && let Some((path, bytes)) = files.pop()
+        && let Some(export::ExportFile { path, bytes, .. }) = files.pop()
     {
         let name = path.rsplit('/').next().unwrap_or(&path).to_string();
         return Ok(Download {
@@ -68,10 +65,10 @@ pub fn download(repo: &MasterRepo, line: &Branch) -> Result<Download, StoreError
     // Workbooks are compressed already.
     let options =
         zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
-    for (path, bytes) in &files {
-        zip.start_file(path.as_str(), options)
+    for file in &files {
+        zip.start_file(file.path.as_str(), options)
             .map_err(|e| failed(&e))?;
-        std::io::Write::write_all(&mut zip, bytes).map_err(|e| failed(&e))?;
+        std::io::Write::write_all(&mut zip, &file.bytes).map_err(|e| failed(&e))?;
     }
     let bytes = zip.finish().map_err(|e| failed(&e))?.into_inner();
     Ok(Download {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use masterctl_benches::{DataFormat, Shape, generate};
-use masterctl_store::export::{Format, export_region, write_csv, write_workbooks};
+use masterctl_store::export::{Format, export_region, write};
 use masterctl_store::{Branch, MasterRepo, Planning, Region, commit_import, plan_import};
 
 fn git(dir: &Path, args: &[&str]) {
@@ -57,11 +57,7 @@ fn five_hundred_tables_export_and_import_back_unchanged_in_every_format() {
     assert_eq!(export.commit, head.to_string());
     for format in [Format::Xlsx, Format::Ods, Format::Csv] {
         let out = root.join(format!("{format:?}"));
-        let written = match format {
-            Format::Csv => write_csv(&export, &out),
-            _ => write_workbooks(&export, &out, format),
-        }
-        .unwrap();
+        let written = write(&export, &out, format).unwrap();
         assert_eq!(written.files.len(), 500, "{format:?}");
         let again = planned(&repo, &region, &[out]);
         assert!(again.unchanged, "{format:?}: {:?}", again.changes.first());

@@ -1339,6 +1339,7 @@ fn the_code_of_migrated_luban_projects_compiles_in_every_language() {
         third_party.join("luban-projects/xiaojia-config"),
         third_party.join("luban-projects/xdooria-config"),
         third_party.join("luban-projects/liuocean-example"),
+        third_party.join("luban-projects/easygameframework"),
     ] {
         let tmp = tempfile::tempdir().unwrap();
         let out = tmp.path().join("masters");

@@ -64,6 +64,35 @@ impl Project {
     }
 }
 
+impl Project {
+    /// The table a CSV file that export wrote for a sheet of a sourced workbook maps to
+    /// (`items#Item.csv`, or `#Shop#Gems.csv` for `#Shop.xlsx`'s sheet `Gems`): the
+    /// table that sheet of that workbook maps to, when one alone does.
+    pub fn table_for_sheet_file(&self, path: &Path, stem: &str) -> Option<&TableSchema> {
+        let (book, sheet) = stem.rsplit_once('#')?;
+        let mut found = self.tables.iter().filter(|t| {
+            let Some(source) = &t.source else {
+                return false;
+            };
+            let Some((_, extension)) = source.file.rsplit_once('.') else {
+                return false;
+            };
+            let workbook = path.with_file_name(format!("{book}.{extension}"));
+            !extension.eq_ignore_ascii_case("csv")
+                && source.names_file(&workbook)
+                && match (&t.spread, &source.sheet) {
+                    (Some(spread), _) => spread.sheets.holds(sheet),
+                    (None, Some(wanted)) => wanted == sheet,
+                    (None, None) => t.sheet == sheet,
+                }
+        });
+        match (found.next(), found.next()) {
+            (Some(one), None) => Some(one),
+            _ => None,
+        }
+    }
+}
+
 /// What a sheet maps to.
 #[derive(Debug, Clone, Copy)]
 pub enum SheetTable<'a> {

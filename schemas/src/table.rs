@@ -43,23 +43,22 @@ impl Table {
 
     /// The rows of another sheet of the same workbook added to this table (one read
     /// from several sheets, whose `field` holds each row's sheet).
-    pub fn append_sheet(&mut self, other: Table, field: usize) {
-        let sheet_of = |origin: &Origin| match &origin.format {
-            SourceFormat::Workbook { sheet } => sheet.clone(),
-            SourceFormat::Csv => String::new(),
+    pub fn append_sheet(&mut self, mut other: Table, field: usize) {
+        let part = |origin: &Origin| Origin {
+            rows: Vec::new(),
+            sheets: None,
+            ..origin.clone()
         };
-        let first = (sheet_of(&self.origin), self.origin.columns.clone());
+        let first = part(&self.origin);
         let sheets = (self.origin.sheets).get_or_insert_with(|| SheetsOrigin {
             field,
-            sheets: vec![first],
+            parts: vec![first],
         });
-        sheets
-            .sheets
-            .push((sheet_of(&other.origin), other.origin.columns));
+        sheets.parts.push(part(&other.origin));
         for (column, more) in self.columns.iter_mut().zip(other.columns) {
             column.extend(more);
         }
-        self.origin.rows.extend(other.origin.rows);
+        self.origin.rows.append(&mut other.origin.rows);
     }
 
     /// Where a cell came from, for diagnostics.
@@ -74,24 +73,16 @@ impl Table {
     /// column. A table read from several sheets places a row on the sheet its
     /// `source_sheet` field names, at that sheet's columns.
     pub fn row_location(&self, row: usize, field: Option<usize>) -> Location {
-        let origin = &self.origin;
-        let part = origin.sheets.as_ref().and_then(|sheets| {
+        let part = self.origin.sheets.as_ref().and_then(|sheets| {
             let name = self.columns.get(sheets.field)?.get(row)?.as_str()?;
-            sheets
-                .sheets
-                .iter()
-                .find(|(sheet, _)| sheet.as_str() == name)
+            (sheets.parts.iter()).find(|part| part.sheet_name().as_deref() == Some(name))
         });
-        let columns = part.map_or(&origin.columns, |(_, columns)| columns);
+        let origin = part.unwrap_or(&self.origin);
         let column = match field {
-            Some(field) => columns.get(field).copied().flatten(),
-            None => columns.iter().flatten().next().copied(),
+            Some(field) => origin.columns.get(field).copied().flatten(),
+            None => origin.columns.iter().flatten().next().copied(),
         };
-        let mut location = origin.location(origin.rows[row], column);
-        if let Some((sheet, _)) = part {
-            location.sheet = Some(sheet.clone());
-        }
-        location
+        origin.location(self.origin.rows[row], column)
     }
 }
 
@@ -119,11 +110,11 @@ pub struct Origin {
 }
 
 /// The sheets a table was read from, when several: the field that names each row's
-/// sheet, and each sheet with the source column of each field there.
+/// sheet, and where each sheet was read from (its file, format and columns; no rows).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SheetsOrigin {
     pub field: usize,
-    pub sheets: Vec<(String, Vec<Option<u32>>)>,
+    pub parts: Vec<Origin>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,6 +146,32 @@ impl Origin {
         location
     }
 
+    /// The name of the sheet read: a workbook's sheet, or the sheet a CSV file export
+    /// wrote for one is named after (`items#Item.csv`).
+    pub fn sheet_name(&self) -> Option<String> {
+        match &self.format {
+            SourceFormat::Workbook { sheet } => Some(sheet.clone()),
+            SourceFormat::Csv => {
+                let stem = self.file.file_stem()?.to_str()?;
+                Some(stem.rsplit_once('#')?.1.to_string())
+            }
+        }
+    }
+
+    /// The workbook read, without its extension: the file, or the workbook a CSV file
+    /// export wrote for one of its sheets stands for (`items#Item.csv`: `items`).
+    pub fn workbook(&self) -> PathBuf {
+        let stem = self
+            .file
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
+        match (&self.format, stem.rsplit_once('#')) {
+            (SourceFormat::Csv, Some((book, _))) => self.file.with_file_name(book),
+            _ => self.file.with_extension(""),
+        }
+    }
+
     /// What holds one field's values: a column, or a row of the vertical layout.
     pub fn line_name(&self) -> &'static str {
         if self.vertical { "row" } else { "column" }
@@ -175,8 +192,8 @@ impl Origin {
             return place.clone();
         }
         if let Some(sheets) = &self.sheets {
-            let names: Vec<&str> = sheets.sheets.iter().map(|(s, _)| s.as_str()).collect();
-            return format!("{} (sheets {})", self.file.display(), names.join(", "));
+            let parts: Vec<String> = sheets.parts.iter().map(Origin::describe).collect();
+            return parts.join(", ");
         }
         match &self.format {
             SourceFormat::Workbook { sheet } => format!("{} (sheet {sheet})", self.file.display()),

@@ -74,7 +74,7 @@ fn an_exported_workbook_has_notes_drop_downs_and_a_frozen_header_and_imports_bac
     let note = item.looks[1].note.as_deref().unwrap();
     assert_eq!(note, "どの分類の道具か\nint, needed, a row of category");
     assert_eq!(item.looks[3].note.as_deref(), Some("int, 0–9999, needed"));
-    export::write_workbooks(&data, out.path(), Format::Xlsx).unwrap();
+    export::write(&data, out.path(), Format::Xlsx).unwrap();
     let written = out.path().join("items.xlsx");
 
     // In the file: the Item sheet (the second) frozen under its header, with its
@@ -130,7 +130,7 @@ fn a_reference_to_a_table_of_another_workbook_drops_down_its_keys() {
         "the category's keys, from the other workbook"
     );
     let out = tempfile::tempdir().unwrap();
-    export::write_workbooks(&data, out.path(), Format::Xlsx).unwrap();
+    export::write(&data, out.path(), Format::Xlsx).unwrap();
     let sheet = part(&out.path().join("items.xlsx"), "xl/worksheets/sheet1.xml");
     assert!(sheet.contains("<formula1>\"1,2\"</formula1>"), "{sheet}");
     assert!(matches!(

@@ -66,7 +66,18 @@ fn each_row_is_exported_to_its_sheet_and_imports_back_unchanged() {
     );
 
     let out = tempfile::tempdir().unwrap();
-    export::write_workbooks(&data, out.path(), Format::Xlsx).unwrap();
+    export::write(&data, out.path(), Format::Xlsx).unwrap();
     let again = studio.import("jp", out.path(), |_| {}).unwrap();
+    assert!(matches!(again, ImportOutcome::Unchanged(_)), "{again:?}");
+    // As CSV files: one per sheet, named after its workbook and sheet, mapped back.
+    let csv = tempfile::tempdir().unwrap();
+    let written = export::write(&data, csv.path(), Format::Csv).unwrap();
+    let mut files: Vec<&str> = written.files.iter().map(|f| f.path.as_str()).collect();
+    files.sort();
+    assert_eq!(
+        files,
+        ["cards#Gems.csv", "cards#Items.csv", "decks#deck.csv"]
+    );
+    let again = studio.import("jp", csv.path(), |_| {}).unwrap();
     assert!(matches!(again, ImportOutcome::Unchanged(_)), "{again:?}");
 }

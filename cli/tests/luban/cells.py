@@ -68,7 +68,9 @@ def scalar(ty, value, field):
             return str(int(value))
         if isinstance(value, (int, float)):
             return str(int(value)) if float(value).is_integer() else f"!{value}"
-        return str(int(float(str(value).strip())))
+        text = str(value).strip()
+        # A whole number written as text keeps every digit (a float would not).
+        return str(int(text)) if text.lstrip("+-").isdigit() else str(int(float(text)))
     if ty == "float":
         return canonical_float(float(value))
     if ty == "bool":

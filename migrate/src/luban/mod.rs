@@ -2161,14 +2161,26 @@ fn one_header(sheets: &[(String, SheetHeader)]) -> Result<SheetHeader, String> {
     let mut header = first.clone();
     for (name, other) in rest {
         if other.names != first.names || other.vertical != first.vertical {
-            let names = |h: &SheetHeader| {
-                let names: Vec<&str> = h.names.iter().map(|(_, n)| n.as_str()).collect();
-                names.join(", ")
+            let names = |h: &SheetHeader| -> Vec<String> {
+                h.names.iter().map(|(_, n)| n.clone()).collect()
+            };
+            let (ours, theirs) = (names(first), names(other));
+            let lacks: Vec<&str> = (ours.iter())
+                .filter(|n| !theirs.contains(n))
+                .map(String::as_str)
+                .collect();
+            let adds: Vec<&str> = (theirs.iter())
+                .filter(|n| !ours.contains(n))
+                .map(String::as_str)
+                .collect();
+            let difference = match (lacks.is_empty(), adds.is_empty()) {
+                (true, true) => "the same columns in another order or layout".to_string(),
+                (false, true) => format!("no {}", lacks.join(", ")),
+                (true, false) => format!("also {}", adds.join(", ")),
+                (false, false) => format!("no {} but {}", lacks.join(", "), adds.join(", ")),
             };
             return Err(format!(
-                "their columns differ (`{first_name}`: {}; `{name}`: {}), and masterctl reads one table's sheets under one header",
-                names(first),
-                names(other)
+                "their columns differ (`{name}` has {difference}, beside `{first_name}`), and masterctl reads one table's sheets under one header"
             ));
         }
         for (used, also) in header.used.iter_mut().zip(&other.used) {

@@ -213,7 +213,7 @@ pub fn read_inputs_with_progress(
             let first = outcome.tables.iter_mut().find(|t| t.name == table.name);
             // Another sheet of a table read from several sheets of its workbook.
             if let Some(first) = first
-                && first.origin.file == table.origin.file
+                && first.origin.workbook() == table.origin.workbook()
                 && let Some(spread) = project.table(&table.name).and_then(|s| s.spread.as_ref())
             {
                 first.append_sheet(table, spread.field);

@@ -264,9 +264,8 @@ impl<'s> TableBuilder<'s> {
     /// The sheet's name as its `source_sheet` field's value; a mistake (an enum without
     /// it) is said at the sheet.
     fn sheet_value(&mut self, field: &Field) -> Value {
-        let name = match &self.origin.format {
-            SourceFormat::Workbook { sheet } => sheet.clone(),
-            SourceFormat::Csv => return Value::Null,
+        let Some(name) = self.origin.sheet_name() else {
+            return Value::Null;
         };
         match convert(field, Cell::Text(&name)) {
             Ok(value) => value,

@@ -6,9 +6,11 @@
 //! properties `masterctl-commit` and `masterctl-region`). Written as xlsx (here), ODS
 //! (`ods.rs`) or CSV files.
 
+mod files;
 mod looks;
 mod ods;
 
+pub use files::{ExportFile, files, write};
 pub use looks::{Choices, Look};
 
 use std::collections::BTreeMap;
@@ -107,30 +109,6 @@ impl Format {
             Some(Format::Csv)
         } else {
             None
-        }
-    }
-}
-
-impl Workbook {
-    /// Where the workbook goes in `format`: `<sheet>.<format>`, or the file its tables'
-    /// `source` names when it is of that format; a source of another format is refused
-    /// (import would not map the file written), naming the format that would do.
-    fn target(&self, format: Format) -> Result<String, String> {
-        if !self.sourced {
-            let stem = self.path.strip_suffix(".xlsx").unwrap_or(&self.path);
-            return Ok(format!("{stem}.{}", format.name()));
-        }
-        match Format::of(&self.path) {
-            Some(f) if f == format => Ok(self.path.clone()),
-            Some(f) => Err(format!(
-                "its tables are read from {} (their source): export them as {}",
-                self.path,
-                f.name()
-            )),
-            None => Err(format!(
-                "its tables are read from {} (their source), a format export does not write: export the others, or change the source to an xlsx workbook",
-                self.path
-            )),
         }
     }
 }
@@ -604,180 +582,6 @@ fn written(field: &Field, text: &str) -> String {
     }
 }
 
-/// Where each workbook goes in `format`, checked for all before anything is written.
-fn targets(export: &Export, out: &Path, format: Format) -> Result<Vec<String>, StoreError> {
-    export
-        .workbooks
-        .iter()
-        .map(|workbook| {
-            workbook
-                .target(format)
-                .map_err(|message| StoreError::Export {
-                    path: out.join(&workbook.path),
-                    message,
-                })
-        })
-        .collect()
-}
-
-/// Each workbook of `export` as the bytes of a file of `format` (xlsx or ODS), with the
-/// path it goes to under an output folder: made on every core.
-pub fn workbook_files(
-    export: &Export,
-    format: Format,
-) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
-    let targets = targets(export, Path::new(""), format)?;
-    let jobs: Vec<(&Workbook, &String)> = export.workbooks.iter().zip(&targets).collect();
-    let made = parallel_map(&jobs, |(workbook, file)| {
-        match format {
-            Format::Ods => ods::ods_bytes(export, workbook).map_err(|e| e.0),
-            _ => xlsx_bytes(export, workbook).map_err(|e| e.to_string()),
-        }
-        .map(|bytes| ((*file).clone(), bytes))
-        .map_err(|message| StoreError::Export {
-            path: PathBuf::from(file.as_str()),
-            message,
-        })
-    });
-    made.into_iter().collect()
-}
-
-/// Write `export` under `out` as xlsx or ODS workbooks (each replaced atomically; files
-/// there that export does not write are left alone).
-pub fn write_workbooks(
-    export: &Export,
-    out: &Path,
-    format: Format,
-) -> Result<Exported, StoreError> {
-    // Where each goes is checked (and refused) before anything is made or written.
-    targets(export, out, format)?;
-    let files = workbook_files(export, format)?;
-    std::fs::create_dir_all(out).map_err(StoreError::io(out))?;
-    let written = parallel_map(&files, |(file, bytes)| {
-        let path = out.join(file);
-        std::fs::create_dir_all(masterctl_runtime::files::parent_of(&path))
-            .map_err(StoreError::io(&path))?;
-        masterctl_runtime::files::write_atomic(&path, bytes).map_err(StoreError::io(&path))
-    });
-    let mut exported = Vec::new();
-    for (result, (workbook, (file, _))) in
-        written.into_iter().zip(export.workbooks.iter().zip(&files))
-    {
-        result?;
-        exported.push(ExportedFile {
-            path: file.clone(),
-            tables: workbook
-                .sheets
-                .iter()
-                .map(|s| (s.table.clone(), s.rows.len()))
-                .collect(),
-        });
-    }
-    Ok(Exported {
-        region: export.region.clone(),
-        commit: export.commit.clone(),
-        out: out.to_path_buf(),
-        files: exported,
-    })
-}
-
-/// Write `export` under `out` as CSV files, one a table named after its sheet (the file
-/// stem import maps by): UTF-8 with a byte order mark and CRLF, a text that a
-/// spreadsheet would run as a formula written with a leading `'` (import takes it off),
-/// and under the header the comment row `#masterctl-commit <commit> <region>`. A table
-/// read from a named workbook (`source`) has no CSV form import would map: refused.
-pub fn write_csv(export: &Export, out: &Path) -> Result<Exported, StoreError> {
-    use masterctl_schemas::read::workbook::CSV_RECORD;
-    use masterctl_schemas::sheet_csv;
-    let targets = targets(export, out, Format::Csv)?;
-    std::fs::create_dir_all(out).map_err(StoreError::io(out))?;
-    let mut files = Vec::new();
-    for (workbook, file) in export.workbooks.iter().zip(targets) {
-        // A CSV file holds one sheet: a workbook of its own (one sheet), or a CSV source.
-        for sheet in &workbook.sheets {
-            let path = out.join(&file);
-            let failed = |message: String| StoreError::Export {
-                path: path.clone(),
-                message,
-            };
-            let mut writer = sheet_csv::writer(sheet.rows.len() * 32);
-            let record = |writer: &mut csv::Writer<Vec<u8>>, cells: Vec<String>| {
-                writer
-                    .write_record(&cells)
-                    .map_err(|e| failed(e.to_string()))
-            };
-            record(&mut writer, sheet.header.clone())?;
-            // One cell, the others empty: every record of a CSV file has one width.
-            let mut mark = vec![String::new(); sheet.header.len().max(1)];
-            mark[0] = format!("{CSV_RECORD} {} {}", export.commit, export.region);
-            record(&mut writer, mark)?;
-            for row in &sheet.rows {
-                let cells = row
-                    .iter()
-                    .map(|cell| match cell {
-                        Cell::Empty => String::new(),
-                        Cell::Number(x) => x.to_string(),
-                        Cell::Bool(b) => b.to_string(),
-                        Cell::Digits(t) => t.clone(),
-                        Cell::Text(t) => sheet_csv::neutralise(t).into_owned(),
-                    })
-                    .collect();
-                record(&mut writer, cells)?;
-            }
-            let bytes = writer.into_inner().map_err(|e| failed(e.to_string()))?;
-            masterctl_runtime::files::write_atomic(&path, &bytes).map_err(StoreError::io(&path))?;
-            files.push(ExportedFile {
-                path: file.clone(),
-                tables: vec![(sheet.table.clone(), sheet.rows.len())],
-            });
-        }
-    }
-    Ok(Exported {
-        region: export.region.clone(),
-        commit: export.commit.clone(),
-        out: out.to_path_buf(),
-        files,
-    })
-}
-
-/// One workbook as xlsx bytes, its commit and region recorded as document properties,
-/// each sheet with its looks ([`looks::apply`]).
-fn xlsx_bytes(export: &Export, workbook: &Workbook) -> Result<Vec<u8>, rust_xlsxwriter::XlsxError> {
-    use rust_xlsxwriter::{DocProperties, Workbook as Book};
-    let mut book = Book::new();
-    // Deflate was most of an export's time; level 1 costs a few percent of size.
-    book.set_zip_compression_level(1);
-    let properties = DocProperties::new()
-        .set_custom_property(COMMIT_PROPERTY, export.commit.as_str())
-        .set_custom_property(REGION_PROPERTY, export.region.as_str());
-    book.set_properties(&properties);
-    let as_text = rust_xlsxwriter::Format::new().set_num_format("@");
-    for sheet in &workbook.sheets {
-        // Rows go out as they are laid out (the library keeps one row, and the shared
-        // strings): its map of every cell was most of an export's time.
-        let page = book.add_worksheet_with_low_memory()?;
-        page.set_name(&sheet.name)?;
-        for (c, name) in sheet.header.iter().enumerate() {
-            page.write_string(0, c as u16, name)?;
-        }
-        for (r, row) in sheet.rows.iter().enumerate() {
-            let r = u32::try_from(r + 1).unwrap_or(u32::MAX);
-            for (c, cell) in row.iter().enumerate() {
-                let c = c as u16;
-                match cell {
-                    Cell::Empty => continue,
-                    Cell::Number(x) => page.write_number(r, c, *x),
-                    Cell::Bool(b) => page.write_boolean(r, c, *b),
-                    Cell::Text(t) => page.write_string(r, c, t),
-                    Cell::Digits(t) => page.write_string_with_format(r, c, t, &as_text),
-                }?;
-            }
-        }
-        looks::apply(page, sheet)?;
-    }
-    book.save_to_buffer()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -796,35 +600,5 @@ mod tests {
         ] {
             assert_eq!(significant_digits(text), digits, "{text}");
         }
-    }
-
-    fn book(path: &str, sourced: bool) -> Workbook {
-        Workbook {
-            path: path.into(),
-            sourced,
-            sheets: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn a_workbook_goes_where_import_maps_it_back() {
-        let own = book("Item.xlsx", false);
-        assert_eq!(own.target(Format::Xlsx).unwrap(), "Item.xlsx");
-        assert_eq!(own.target(Format::Ods).unwrap(), "Item.ods");
-        assert_eq!(own.target(Format::Csv).unwrap(), "Item.csv");
-        // A table's `source` names the file import maps: written only in its format.
-        let sourced = book("items/道具.xlsm", true);
-        assert_eq!(sourced.target(Format::Xlsx).unwrap(), "items/道具.xlsm");
-        let refused = sourced.target(Format::Ods).unwrap_err();
-        assert!(refused.contains("export them as xlsx"), "{refused}");
-        let ods = book("quests.ods", true);
-        assert_eq!(ods.target(Format::Ods).unwrap(), "quests.ods");
-        assert!(
-            ods.target(Format::Xlsx)
-                .unwrap_err()
-                .contains("export them as ods")
-        );
-        assert_eq!(book("a.csv", true).target(Format::Csv).unwrap(), "a.csv");
-        assert!(book("old.xls", true).target(Format::Xlsx).is_err());
     }
 }

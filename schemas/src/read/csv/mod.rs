@@ -48,9 +48,11 @@ pub fn read(project: &Project, path: &Path, keep: Keep) -> ReadOutcome {
             );
             return outcome;
         }
-        SheetTable::None => stem
-            .rsplit_once(" - ")
-            .and_then(|(_, sheet)| project.table_for_sheet(sheet.trim())),
+        // A sheet of a sourced workbook export wrote as CSV (`items#Item.csv`).
+        SheetTable::None => project.table_for_sheet_file(path, &stem).or_else(|| {
+            stem.rsplit_once(" - ")
+                .and_then(|(_, sheet)| project.table_for_sheet(sheet.trim()))
+        }),
     };
     let Some(schema) = schema else {
         if let Said::Listed(said) = said(project, path, None, true) {

@@ -1,0 +1,276 @@
+//! Export's files: where each workbook goes in the format asked, and its bytes — xlsx,
+//! ODS or CSV — made on every core, then written (each file replaced atomically) or
+//! handed over whole (the console's download).
+
+use std::path::{Path, PathBuf};
+
+use masterctl_schemas::read::parallel_map;
+
+use super::{
+    COMMIT_PROPERTY, Cell, Export, Exported, ExportedFile, Format, REGION_PROPERTY, Sheet,
+    Workbook, file_safe, looks, ods,
+};
+use crate::StoreError;
+
+/// One file an export makes: its path under the output folder (`/`-separated), its
+/// bytes, and the tables it holds with their row counts.
+pub struct ExportFile {
+    pub path: String,
+    pub bytes: Vec<u8>,
+    pub tables: Vec<(String, usize)>,
+}
+
+/// A file to make of a workbook: where, in which format, and which of its sheets.
+struct Target {
+    path: String,
+    format: Format,
+    sheets: Vec<usize>,
+}
+
+impl Workbook {
+    /// Where the workbook goes when `format` is asked, as import maps it back:
+    /// `<sheet>.<format>` for a table no `source` names; the file its tables' `source`
+    /// names when that is of the format (a CSV source always: a CSV file is one
+    /// sheet); with `csv`, a CSV file per sheet of a sourced workbook, `<stem>#<sheet>.csv`
+    /// beside it (import maps it to that sheet). A source of the other workbook format
+    /// is refused, naming the format that would do, and so is one export does not write.
+    fn targets(&self, format: Format) -> Result<Vec<Target>, String> {
+        let every = || (0..self.sheets.len()).collect::<Vec<usize>>();
+        let whole = |path: String, format: Format| {
+            let sheets = every();
+            vec![Target {
+                path,
+                format,
+                sheets,
+            }]
+        };
+        if !self.sourced {
+            let stem = self.path.strip_suffix(".xlsx").unwrap_or(&self.path);
+            return Ok(whole(format!("{stem}.{}", format.name()), format));
+        }
+        match (Format::of(&self.path), format) {
+            (Some(Format::Csv), _) => Ok(whole(self.path.clone(), Format::Csv)),
+            (_, Format::Csv) => {
+                let stem = match self.path.rsplit_once('.') {
+                    Some((stem, _)) => stem,
+                    None => &self.path,
+                };
+                Ok((self.sheets.iter().enumerate())
+                    .map(|(index, sheet)| Target {
+                        path: format!("{stem}#{}.csv", file_safe(&sheet.name)),
+                        format: Format::Csv,
+                        sheets: vec![index],
+                    })
+                    .collect())
+            }
+            (Some(source), asked) if source == asked => Ok(whole(self.path.clone(), source)),
+            (Some(source), _) => Err(format!(
+                "its tables are read from {} (their source): export them as {} (or csv)",
+                self.path,
+                source.name()
+            )),
+            (None, _) => Err(format!(
+                "its tables are read from {} (their source), a format export does not write: export them as csv, or change the source to an xlsx workbook",
+                self.path
+            )),
+        }
+    }
+}
+
+/// Every file of `export` when `format` is asked, made on every core once where each
+/// goes has been settled for all (a refusal makes nothing).
+pub fn files(export: &Export, format: Format) -> Result<Vec<ExportFile>, StoreError> {
+    let mut jobs: Vec<(&Workbook, Target)> = Vec::new();
+    for workbook in &export.workbooks {
+        let targets = workbook
+            .targets(format)
+            .map_err(|message| StoreError::Export {
+                path: PathBuf::from(&workbook.path),
+                message,
+            })?;
+        jobs.extend(targets.into_iter().map(|target| (workbook, target)));
+    }
+    let made = parallel_map(&jobs, |(workbook, target)| {
+        let bytes = match target.format {
+            Format::Xlsx => xlsx_bytes(export, workbook).map_err(|e| e.to_string()),
+            Format::Ods => ods::ods_bytes(export, workbook).map_err(|e| e.0),
+            // A CSV target is one sheet.
+            Format::Csv => match target.sheets.as_slice() {
+                [sheet] => csv_bytes(export, &workbook.sheets[*sheet]),
+                _ => Err("a CSV file holds one sheet".to_string()),
+            },
+        };
+        let bytes = bytes.map_err(|message| StoreError::Export {
+            path: PathBuf::from(&target.path),
+            message,
+        })?;
+        let tables = (target.sheets.iter())
+            .map(|&s| &workbook.sheets[s])
+            .map(|s| (s.table.clone(), s.rows.len()))
+            .collect();
+        Ok(ExportFile {
+            path: target.path.clone(),
+            bytes,
+            tables,
+        })
+    });
+    made.into_iter().collect()
+}
+
+/// Write `export` under `out` as `format` asks ([`files`]): each file replaced
+/// atomically; files there that export does not write are left alone.
+pub fn write(export: &Export, out: &Path, format: Format) -> Result<Exported, StoreError> {
+    let files = files(export, format)?;
+    std::fs::create_dir_all(out).map_err(StoreError::io(out))?;
+    let written = parallel_map(&files, |file| {
+        let path = out.join(&file.path);
+        std::fs::create_dir_all(masterctl_runtime::files::parent_of(&path))
+            .map_err(StoreError::io(&path))?;
+        masterctl_runtime::files::write_atomic(&path, &file.bytes).map_err(StoreError::io(&path))
+    });
+    let mut exported = Vec::new();
+    for (result, file) in written.into_iter().zip(files) {
+        result?;
+        exported.push(ExportedFile {
+            path: file.path,
+            tables: file.tables,
+        });
+    }
+    Ok(Exported {
+        region: export.region.clone(),
+        commit: export.commit.clone(),
+        out: out.to_path_buf(),
+        files: exported,
+    })
+}
+
+/// A sheet as a CSV file: UTF-8 with a byte order mark and CRLF, a text that a
+/// spreadsheet would run as a formula written with a leading `'` (import takes it off),
+/// and under the header the comment row `#masterctl-commit <commit> <region>`.
+fn csv_bytes(export: &Export, sheet: &Sheet) -> Result<Vec<u8>, String> {
+    use masterctl_schemas::read::workbook::CSV_RECORD;
+    use masterctl_schemas::sheet_csv;
+    let mut writer = sheet_csv::writer(sheet.rows.len() * 32);
+    let record = |writer: &mut csv::Writer<Vec<u8>>, cells: Vec<String>| {
+        writer.write_record(&cells).map_err(|e| e.to_string())
+    };
+    record(&mut writer, sheet.header.clone())?;
+    // One cell, the others empty: every record of a CSV file has one width.
+    let mut mark = vec![String::new(); sheet.header.len().max(1)];
+    mark[0] = format!("{CSV_RECORD} {} {}", export.commit, export.region);
+    record(&mut writer, mark)?;
+    for row in &sheet.rows {
+        let cells = row
+            .iter()
+            .map(|cell| match cell {
+                Cell::Empty => String::new(),
+                Cell::Number(x) => x.to_string(),
+                Cell::Bool(b) => b.to_string(),
+                Cell::Digits(t) => t.clone(),
+                Cell::Text(t) => sheet_csv::neutralise(t).into_owned(),
+            })
+            .collect();
+        record(&mut writer, cells)?;
+    }
+    writer.into_inner().map_err(|e| e.to_string())
+}
+
+/// One workbook as xlsx bytes, its commit and region recorded as document properties,
+/// each sheet with its looks ([`looks::apply`]).
+fn xlsx_bytes(export: &Export, workbook: &Workbook) -> Result<Vec<u8>, rust_xlsxwriter::XlsxError> {
+    use rust_xlsxwriter::{DocProperties, Workbook as Book};
+    let mut book = Book::new();
+    // Deflate was most of an export's time; level 1 costs a few percent of size.
+    book.set_zip_compression_level(1);
+    let properties = DocProperties::new()
+        .set_custom_property(COMMIT_PROPERTY, export.commit.as_str())
+        .set_custom_property(REGION_PROPERTY, export.region.as_str());
+    book.set_properties(&properties);
+    let as_text = rust_xlsxwriter::Format::new().set_num_format("@");
+    for sheet in &workbook.sheets {
+        // Rows go out as they are laid out (the library keeps one row, and the shared
+        // strings): its map of every cell was most of an export's time.
+        let page = book.add_worksheet_with_low_memory()?;
+        page.set_name(&sheet.name)?;
+        for (c, name) in sheet.header.iter().enumerate() {
+            page.write_string(0, c as u16, name)?;
+        }
+        for (r, row) in sheet.rows.iter().enumerate() {
+            let r = u32::try_from(r + 1).unwrap_or(u32::MAX);
+            for (c, cell) in row.iter().enumerate() {
+                let c = c as u16;
+                match cell {
+                    Cell::Empty => continue,
+                    Cell::Number(x) => page.write_number(r, c, *x),
+                    Cell::Bool(b) => page.write_boolean(r, c, *b),
+                    Cell::Text(t) => page.write_string(r, c, t),
+                    Cell::Digits(t) => page.write_string_with_format(r, c, t, &as_text),
+                }?;
+            }
+        }
+        looks::apply(page, sheet)?;
+    }
+    book.save_to_buffer()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A workbook at `path` of sheets of these names, holding nothing.
+    fn book(path: &str, sourced: bool, sheets: &[&str]) -> Workbook {
+        let sheet = |name: &&str| Sheet {
+            table: "t".into(),
+            name: name.to_string(),
+            header: Vec::new(),
+            rows: Vec::new(),
+            looks: Vec::new(),
+        };
+        Workbook {
+            path: path.into(),
+            sourced,
+            sheets: sheets.iter().map(sheet).collect(),
+        }
+    }
+
+    /// Where the workbook's files go when `format` is asked.
+    fn paths(workbook: &Workbook, format: Format) -> Result<Vec<String>, String> {
+        let targets = workbook.targets(format)?;
+        Ok(targets.into_iter().map(|t| t.path).collect())
+    }
+
+    #[test]
+    fn a_workbook_goes_where_import_maps_it_back() {
+        let own = book("Item.xlsx", false, &["Item"]);
+        assert_eq!(paths(&own, Format::Xlsx).unwrap(), ["Item.xlsx"]);
+        assert_eq!(paths(&own, Format::Ods).unwrap(), ["Item.ods"]);
+        assert_eq!(paths(&own, Format::Csv).unwrap(), ["Item.csv"]);
+        // A table's `source` names the file import maps: written in its format, or
+        // as a CSV file per sheet that import maps to the sheet.
+        let sourced = book("items/道具.xlsm", true, &["Item", "Gem"]);
+        assert_eq!(paths(&sourced, Format::Xlsx).unwrap(), ["items/道具.xlsm"]);
+        let refused = paths(&sourced, Format::Ods).unwrap_err();
+        assert!(refused.contains("export them as xlsx"), "{refused}");
+        assert_eq!(
+            paths(&sourced, Format::Csv).unwrap(),
+            ["items/道具#Item.csv", "items/道具#Gem.csv"]
+        );
+        let ods = book("quests.ods", true, &["Quest"]);
+        assert_eq!(paths(&ods, Format::Ods).unwrap(), ["quests.ods"]);
+        assert!(
+            paths(&ods, Format::Xlsx)
+                .unwrap_err()
+                .contains("export them as ods")
+        );
+        // A CSV source is a CSV file whatever else is asked.
+        for format in [Format::Xlsx, Format::Ods, Format::Csv] {
+            assert_eq!(
+                paths(&book("a.csv", true, &["a"]), format).unwrap(),
+                ["a.csv"]
+            );
+        }
+        let old = book("old.xls", true, &["Old"]);
+        assert!(paths(&old, Format::Xlsx).is_err());
+        assert_eq!(paths(&old, Format::Csv).unwrap(), ["old#Old.csv"]);
+    }
+}
