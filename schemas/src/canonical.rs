@@ -201,6 +201,7 @@ fn sub_schema(schema: &TableSchema, fields: &[usize]) -> TableSchema {
             field.aliases.clear();
             // A list in one cell; a row's sheet in its column.
             field.repeated_header = false;
+            field.column_span = 1;
             field.source_sheet = false;
             field.ty = stored_type(&field);
             field

@@ -323,6 +323,7 @@ mod tests {
             key_separator: None,
             multi_row: false,
             repeated_header: false,
+            column_span: 1,
             source_sheet: false,
             escapes: false,
             aliases: Vec::new(),

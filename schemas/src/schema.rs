@@ -476,6 +476,10 @@ pub struct Field {
     /// `BuffID`, as tabtoy writes one): its elements are every such column's, in column
     /// order (`repeated_header = true`).
     pub repeated_header: bool,
+    /// A list the sheets spread over its header's column and those right of it, this
+    /// many in all (`column_span = 5`: a header merged over five columns, as Luban
+    /// writes a list over columns); 1: its own column alone.
+    pub column_span: usize,
     /// The name of the sheet a row was read from (`source_sheet = true`, in a table read
     /// from several sheets): no column holds it.
     pub source_sheet: bool,
@@ -541,6 +545,12 @@ impl BoolSpellings {
 }
 
 impl Field {
+    /// Whether the field is read from several columns of a row (a list over repeated
+    /// headers, or over the columns its header spans).
+    pub fn spread_over_columns(&self) -> bool {
+        self.repeated_header || self.column_span > 1
+    }
+
     /// A field is required unless it is optional or has a default.
     pub fn required(&self) -> bool {
         !self.optional && self.default.is_none()

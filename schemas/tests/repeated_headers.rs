@@ -1,6 +1,7 @@
 //! A list spread over columns that repeat its header (tabtoy's `BuffID`, `BuffID`;
-//! `repeated_header = true`): one list of every such column's elements in column order,
-//! each checked at its own cell; a draft of such a sheet reads it back.
+//! `repeated_header = true`) or that its header spans (Luban's header merged over five
+//! columns; `column_span = 5`): one list of every such column's elements in column
+//! order, each checked at its own cell; a draft of such a sheet reads it back.
 
 use std::path::PathBuf;
 
@@ -150,4 +151,44 @@ fn a_draft_reads_a_repeated_header_as_one_list() {
         passed_rows(&validate(&project, &paths)),
         ["1,3|1,Slime", "2,,Bat", "3,7,Wolf"]
     );
+}
+
+/// Luban's list over the columns its header spans (the header's cell merged over them,
+/// the others empty): `column_span`, each element at its cell; an empty cell adds none.
+#[test]
+fn a_list_over_the_columns_its_header_spans_is_one_list() {
+    let spanned = MONSTER.replace("repeated_header = true", "column_span = 3");
+    let rows: &[&[&str]] = &[
+        &["id", "BuffID", "", "", "name"],
+        &["1", "3", "", "4", "Slime"],
+        &["2", "", "", "", "Bat"],
+    ];
+    let (_dir, path) = workbook(rows);
+    assert_eq!(
+        passed_rows(&validate(&project(&spanned), &[path])),
+        ["1,Slime,3|4", "2,Bat,"]
+    );
+    let wrong: &[&[&str]] = &[
+        &["id", "BuffID", "", "", "name"],
+        &["1", "3", "0", "x", "Slime"],
+    ];
+    assert_eq!(
+        errors_at(&spanned, wrong),
+        [
+            (Code::OutOfRange, "C2".to_string()),
+            (Code::TypeError, "D2".to_string()),
+        ]
+    );
+    for (option, said) in [
+        ("column_span = 1", "two columns or more"),
+        (
+            "column_span = 3, multi_row = true",
+            "is multi_row or has repeated_header",
+        ),
+    ] {
+        let refused = MONSTER.replace("repeated_header = true", option);
+        refused_at_load(CONFIG, &[("monster.toml", &refused)], said);
+    }
+    let scalar = spanned.replace("type = \"list<int>\"", "type = \"int\"");
+    refused_at_load(CONFIG, &[("monster.toml", &scalar)], "is not a list");
 }

@@ -306,8 +306,20 @@ def expected_rows(schema, data_dir):
                 if more:
                     out[-1][i] = f"{out[-1][i]}|{more}" if out[-1][i] else more
             continue
-        out.append([cell_text(f, value(f)) for f in columns])
+        out.append([spread_text(f, row, where) if f.get("column_span") else cell_text(f, value(f)) for f in columns])
     return out
+
+
+def spread_text(field, row, where):
+    """A list over the columns its header spans (`column_span`): each column's elements,
+    in order; an empty cell adds none."""
+    at = where.get(field["name"])
+    if at is None:
+        return default_text(field)
+    cells = row[at:at + field["column_span"]]
+    parts = [cell_text(field, c) for c in cells if c not in (None, "")]
+    joined = "|".join(p for p in parts if p)
+    return joined or default_text(field)
 
 
 def main():

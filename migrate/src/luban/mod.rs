@@ -670,6 +670,8 @@ struct FieldOut {
     key_separator: Option<String>,
     /// A list going on in the rows below its record (`*name`).
     multi_row: bool,
+    /// A list over its header's column and those right of it, this many (1: its own).
+    column_span: usize,
     /// The enum's full name, for `values`.
     enum_name: Option<String>,
     min: Option<Scalar>,
@@ -1219,7 +1221,12 @@ impl<'a> Converter<'a> {
                 .filter(|f| f.luban == luban_name || f.luban.starts_with(&bean_fields))
                 .collect();
             match carried.as_mut_slice() {
-                lists if !lists.is_empty() && lists.iter().all(|f| f.ty.starts_with("list<")) => {
+                lists
+                    if !lists.is_empty()
+                        && lists
+                            .iter()
+                            .all(|f| f.ty.starts_with("list<") && f.column_span <= 1) =>
+                {
                     lists.iter_mut().for_each(|f| f.multi_row = true)
                 }
                 _ => {
@@ -1708,13 +1715,11 @@ impl<'a> Converter<'a> {
                 let Kind::Named(element_name) = &element.kind else {
                     return Err(format!("a list of lists (`{}`)", var.ty));
                 };
+                // Elements over the columns its header spans (`column_span`).
                 if let Some(spread) = column.map(|c| header.spread(c))
                     && header.holds_values(spread.clone())
                 {
-                    return Err(format!(
-                        "its elements are spread over {} columns; masterctl reads a list from one cell",
-                        spread.len() + 1
-                    ));
+                    out.column_span = spread.len() + 1;
                 }
                 if let Some(set) = element.attr("set") {
                     return Err(format!(
@@ -1733,8 +1738,12 @@ impl<'a> Converter<'a> {
                 }
                 // Luban reads quotes and empty elements in a list of strings (`'a'`,
                 // `""`, `a,,b`); masterctl takes the text between separators as it is.
+                let spanned = column.map_or(0..0, |c| c..c + out.column_span.max(1));
+                let texts: Vec<&String> = spanned
+                    .filter_map(|c| header.texts.get(&c))
+                    .flatten()
+                    .collect();
                 if scalar == "string"
-                    && let Some(texts) = column.and_then(|c| header.texts.get(&c))
                     && let Some(text) = texts.iter().find(|t| {
                         t.split(separator)
                             .any(|e| e.trim().is_empty() || e.trim().starts_with(['\'', '"']))
@@ -2121,6 +2130,9 @@ impl<'a> Converter<'a> {
             }
             if field.multi_row {
                 let _ = writeln!(out, "multi_row = true");
+            }
+            if field.column_span > 1 {
+                let _ = writeln!(out, "column_span = {}", field.column_span);
             }
             if field.escaped && field.ty == "string" {
                 let _ = writeln!(out, "escapes = true");

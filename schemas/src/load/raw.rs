@@ -177,6 +177,8 @@ pub(super) struct RawField {
     pub(super) multi_row: Option<Spanned<bool>>,
     /// A list over every column that repeats its header (tabtoy's `BuffID`, `BuffID`).
     pub(super) repeated_header: Option<Spanned<bool>>,
+    /// A list over its header's column and those right of it, this many in all.
+    pub(super) column_span: Option<Spanned<i64>>,
     /// The field holds the name of the sheet its row was read from.
     pub(super) source_sheet: Option<Spanned<bool>>,
     /// The sheets write line breaks and tabs as `\n`, `\t` (Luban's `#escape=1`).

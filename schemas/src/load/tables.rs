@@ -652,6 +652,7 @@ impl Builder {
         let key_separator = self.key_separator(&at, raw);
         let multi_row = self.multi_row(&at, raw);
         let repeated_header = self.repeated_header(&at, raw, multi_row || column_offset > 0);
+        let column_span = self.column_span(&at, raw, multi_row || repeated_header);
         let source_sheet = self.source_sheet(&at, raw);
         let escapes = self.escapes(&at, raw);
         let bool_spellings = self.bool_spellings(&at, raw);
@@ -684,6 +685,7 @@ impl Builder {
             key_separator,
             multi_row,
             repeated_header,
+            column_span,
             source_sheet,
             escapes,
             aliases,
@@ -909,6 +911,28 @@ impl Builder {
             () => None,
         };
         self.flag(at, raw.repeated_header.as_ref(), refused)
+    }
+
+    /// `column_span`: on a list read from its own row (not multi_row, not over repeated
+    /// headers), two columns or more (at most a sheet's width).
+    fn column_span(&mut self, at: &FieldSite<'_>, raw: &RawField, spread: bool) -> usize {
+        let Some(span) = &raw.column_span else {
+            return 1;
+        };
+        let problem = match *span.get_ref() {
+            _ if !matches!(at.ty, FieldType::List(_)) => {
+                "is not a list: `column_span` is for a list whose elements are spread over the columns its header spans".to_string()
+            }
+            _ if spread => "is multi_row or has repeated_header: `column_span` is for a list read from its own header's columns, on its record's row".to_string(),
+            n @ 2..=16384 => return n as usize,
+            n => format!("has column_span {n}: two columns or more (a list over its header's column and the next)"),
+        };
+        self.error(at.source.error(
+            Code::InvalidOption,
+            span.span(),
+            format!("field `{}` {problem}", at.name),
+        ));
+        1
     }
 
     /// `source_sheet`: on a string or enum, which no column holds.

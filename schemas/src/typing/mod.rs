@@ -302,7 +302,7 @@ impl<'s> TableBuilder<'s> {
                 });
                 continue;
             };
-            if field.repeated_header {
+            if field.spread_over_columns() {
                 let columns = state.header.columns_of(field_index);
                 let (value, problems) = spread_list(field, grid, row, &columns);
                 if values.keeps() {
@@ -713,7 +713,14 @@ impl Header {
                         );
                     }
                     Some(_) => {}
-                    None => header.field_columns[field] = Some(at),
+                    None => {
+                        header.field_columns[field] = Some(at);
+                        // A list over the columns its header spans.
+                        let span = schema.fields[field].column_span;
+                        header
+                            .repeated
+                            .extend((at + 1..at + span).map(|c| (field, c)));
+                    }
                 }
             }
             if duplicate {
@@ -813,8 +820,9 @@ impl Header {
     }
 }
 
-/// A list spread over columns that repeat its header (`repeated_header`): every
-/// column's elements, in column order; an empty cell adds none. The list is required
+/// A list spread over columns (that repeat its header, `repeated_header`, or that its
+/// header spans, `column_span`): every column's elements, in column order; an empty
+/// cell adds none. The list is required
 /// (or defaulted) as a whole; each mistake is at its cell's column.
 fn spread_list<G: Grid + ?Sized>(
     field: &Field,

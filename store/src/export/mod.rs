@@ -351,6 +351,18 @@ fn sheets_of(
         (columns.iter())
             .map(|column| match column.holds {
                 Holds::Field(f) => cell(&schema.fields[f], table.value(row, f)),
+                Holds::Elements { field, from, rest } => {
+                    let field_schema = &schema.fields[field];
+                    let items = match table.value(row, field) {
+                        Value::List(items) => &items[from.min(items.len())..],
+                        _ => &[],
+                    };
+                    match items {
+                        [] => Cell::Empty,
+                        [one, ..] if !rest || items.len() == 1 => cell(field_schema, one),
+                        more => cell(field_schema, &Value::List(more.iter().cloned().collect())),
+                    }
+                }
                 Holds::Translation {
                     field,
                     language,
@@ -392,6 +404,14 @@ struct Column {
 
 enum Holds {
     Field(usize),
+    /// Elements of a list over the columns its header spans (`column_span`): the one
+    /// at `from`, or from there on (the last column, `rest`: a list longer than its
+    /// columns keeps the others there).
+    Elements {
+        field: usize,
+        from: usize,
+        rest: bool,
+    },
     /// A text field's translation into `translations[language]`; `text` is the
     /// field's place among the table's text fields, as language tables hold them.
     Translation {
@@ -434,6 +454,26 @@ fn columns_of(schema: &TableSchema, translations: &[(String, TableTexts)]) -> Ve
         }
         let header = header_of(field);
         let at = match spans.get(&header) {
+            None if field.column_span > 1 => {
+                let span = field.column_span;
+                columns.extend((0..span).map(|from| Column {
+                    header: if from == 0 {
+                        header.clone()
+                    } else {
+                        String::new()
+                    },
+                    look: match from {
+                        0 => looks::look_of(schema, field),
+                        _ => Look::default(),
+                    },
+                    holds: Holds::Elements {
+                        field: f,
+                        from,
+                        rest: from + 1 == span,
+                    },
+                }));
+                columns.len() - 1
+            }
             None => {
                 columns.push(Column {
                     header,
