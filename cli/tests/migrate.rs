@@ -378,6 +378,16 @@ fn luban_copy(tmp: &Path, extra: Option<(&str, &str)>) -> PathBuf {
     project
 }
 
+/// The project migrated into `tmp/masters` (which must succeed): that folder, and the
+/// schema written for `table`.
+fn migrated_schema(tmp: &Path, project: &Path, table: &str) -> (PathBuf, String) {
+    let (run, _) = migrate_json(tmp, project);
+    assert!(run.status.success(), "{}", text(&run));
+    let out = tmp.join("masters");
+    let schema = std::fs::read_to_string(out.join(format!("schemas/{table}.toml"))).unwrap();
+    (out, schema)
+}
+
 /// `masterctl migrate luban PROJECT --out OUT EXTRA…`, run in `cwd`.
 fn migrate_luban(cwd: &Path, project: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
     let (project, out) = (project.display().to_string(), out.display().to_string());
@@ -737,10 +747,7 @@ fn a_starred_list_is_a_multi_row_field() {
         &["", "2", "Dragon", "9"],
     ];
     auto_import(&project, "#Quests.xlsx", &rows);
-    let (run, _) = migrate_json(tmp.path(), &project);
-    assert!(run.status.success(), "{}", text(&run));
-    let out = tmp.path().join("masters");
-    let schema = std::fs::read_to_string(out.join("schemas/quests.toml")).unwrap();
+    let (out, schema) = migrated_schema(tmp.path(), &project, "quests");
     assert!(
         schema.contains("name = \"rewards\"\ncolumn = \"*rewards\"\ntype = \"list<int>\""),
         "{schema}"
@@ -768,10 +775,7 @@ fn lubans_yes_and_no_booleans_import_as_true_and_false() {
         &["", "4", "n", "N"],
     ];
     auto_import(&project, "#Skills.xlsx", &rows);
-    let (run, _) = migrate_json(tmp.path(), &project);
-    assert!(run.status.success(), "{}", text(&run));
-    let out = tmp.path().join("masters");
-    let schema = std::fs::read_to_string(out.join("schemas/skills.toml")).unwrap();
+    let (out, schema) = migrated_schema(tmp.path(), &project, "skills");
     assert!(
         schema.contains("type = \"bool\"\nbool_spellings = \"luban\"")
             && schema.contains("separator = \",\"\nbool_spellings = \"luban\""),
@@ -1374,6 +1378,38 @@ fn a_games_auto_import_workbooks_with_notes_sheets_convert() {
     );
 }
 
+/// A Luban table whose input names two sheets of one workbook (`Items@shop.xlsx,
+/// Gems@shop.xlsx`) reads those two, not a third beside them: `source` lists them.
+#[test]
+fn an_input_of_several_sheets_of_one_workbook_is_a_table_over_them() {
+    const SHOP: &str = r#"<module name="shop">
+    <bean name="Goods"><var name="id" type="int"/><var name="price" type="int"/></bean>
+    <table name="TbGoods" value="Goods" input="Items@shop/shop.xlsx,Gems@shop/shop.xlsx"/>
+</module>"#;
+    let tmp = tempfile::tempdir().unwrap();
+    let project = luban_copy(tmp.path(), Some(("shop.xml", SHOP)));
+    let header: [&[&str]; 2] = [&["##var", "id", "price"], &["##type", "int", "int"]];
+    let items = [header[0], header[1], &["", "1", "50"]];
+    let gems = [header[0], header[1], &["", "2", "400"]];
+    let old = [header[0], header[1], &["", "9", "1"]];
+    let mut workbook = rust_xlsxwriter::Workbook::new();
+    add_sheets(
+        &mut workbook,
+        &[("Items", &items), ("Old", &old), ("Gems", &gems)],
+    );
+    std::fs::create_dir_all(project.join("Datas/shop")).unwrap();
+    workbook.save(project.join("Datas/shop/shop.xlsx")).unwrap();
+    let (out, schema) = migrated_schema(tmp.path(), &project, "goods");
+    assert!(
+        schema.contains("source = [\"shop/shop.xlsx#Items\", \"shop/shop.xlsx#Gems\"]"),
+        "{schema}"
+    );
+    assert_eq!(
+        imported_table(&out, &project, "goods"),
+        "id,price,sheet\n1,50,Items\n2,400,Gems\n"
+    );
+}
+
 /// A workbook whose data sheets are one Luban table (a sheet per shop, Luban's `input`
 /// of the workbook): one table over every sheet (`#Shop.xlsx#*`), each row's sheet in a
 /// design-only `sheet` field; a notes sheet beside them is listed, not read; export
@@ -1392,10 +1428,7 @@ fn a_workbook_whose_sheets_are_one_table_converts_and_exports_back() {
         &[("Items", &items), ("说明", &notes), ("Gems", &gems)],
     );
     workbook.save(project.join("Datas/#Shop.xlsx")).unwrap();
-    let (run, _) = migrate_json(tmp.path(), &project);
-    assert!(run.status.success(), "{}", text(&run));
-    let out = tmp.path().join("masters");
-    let schema = std::fs::read_to_string(out.join("schemas/shop.toml")).unwrap();
+    let (out, schema) = migrated_schema(tmp.path(), &project, "shop");
     assert!(schema.contains("source = \"#Shop.xlsx#*\""), "{schema}");
     assert!(
         schema.contains(

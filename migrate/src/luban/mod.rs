@@ -704,6 +704,37 @@ struct Plan {
     declared_in: String,
     /// Luban's export groups of the table, as written.
     group: Option<String>,
+    /// The sheets of its workbook it is read from, when Luban's input names several.
+    sheets: Vec<String>,
+}
+
+impl Plan {
+    /// What it reads, as `[unread]` names files and sheets: its source, or each sheet.
+    fn claims(&self) -> Vec<String> {
+        match self.source.rsplit_once('#') {
+            Some((file, _)) if !self.sheets.is_empty() => {
+                self.sheets.iter().map(|s| format!("{file}#{s}")).collect()
+            }
+            _ => vec![self.source.clone()],
+        }
+    }
+}
+
+/// The workbook and its sheets when every input names a sheet of one workbook
+/// (`a@x.xlsx,b@x.xlsx`; two at least).
+fn sheets_of_one_workbook<'i>(inputs: &[&'i str]) -> Option<(&'i str, Vec<String>)> {
+    let mut file = None;
+    let mut sheets = Vec::new();
+    for input in inputs {
+        let (sheet, this) = input.split_once('@')?;
+        let (sheet, this) = (sheet.trim(), this.trim());
+        if sheet.is_empty() || sheet.starts_with('*') || file.is_some_and(|f| f != this) {
+            return None;
+        }
+        file = Some(this);
+        sheets.push(sheet.to_string());
+    }
+    (sheets.len() >= 2).then_some((file?, sheets))
 }
 
 struct Converter<'a> {
@@ -993,13 +1024,16 @@ impl<'a> Converter<'a> {
             .map(str::trim)
             .filter(|s| !s.is_empty())
             .collect();
-        let input = match inputs.as_slice() {
-            [one] => *one,
-            [] => {
+        // Several sheets of one workbook (`a@x.xlsx,b@x.xlsx`): one table over them.
+        let listed = sheets_of_one_workbook(&inputs);
+        let input = match (inputs.as_slice(), &listed) {
+            ([one], _) => *one,
+            ([], _) => {
                 self.skip(luban, None, "no input");
                 return None;
             }
-            many => {
+            (_, Some((file, _))) => file,
+            (many, None) => {
                 let reason = format!(
                     "its records come from {} inputs ({}); masterctl reads a table from one sheet",
                     many.len(),
@@ -1116,6 +1150,32 @@ impl<'a> Converter<'a> {
                     return None;
                 }
             },
+            None if listed.is_some() => {
+                let names = listed
+                    .as_ref()
+                    .map_or(&[][..], |(_, names)| names.as_slice());
+                let mut chosen = Vec::new();
+                for name in names {
+                    match sheets.iter().find(|(n, _)| n == name) {
+                        Some(found) => chosen.push(found.clone()),
+                        None => {
+                            self.skip(luban, None, format!("`{file}` has no data sheet `{name}`"));
+                            return None;
+                        }
+                    }
+                }
+                match one_header(&chosen) {
+                    Ok(header) => ("*".to_string(), header),
+                    Err(reason) => {
+                        let reason = format!(
+                            "its records are in {} sheets of `{file}`: {reason}",
+                            chosen.len()
+                        );
+                        self.skip(luban, None, reason);
+                        return None;
+                    }
+                }
+            }
             None => match sheets.as_slice() {
                 [one] => one.clone(),
                 [] => {
@@ -1257,15 +1317,17 @@ impl<'a> Converter<'a> {
             luban: luban.to_string(),
             name: String::new(),
             // A CSV file is its one sheet: named by itself.
-            source: match sheet_name.is_empty() {
-                true => file.to_string(),
-                false => format!("{file}#{sheet_name}"),
+            source: match (&listed, sheet_name.is_empty()) {
+                (Some((_, names)), _) => format!("{file}#{}", names.join(",")),
+                (None, true) => file.to_string(),
+                (None, false) => format!("{file}#{sheet_name}"),
             },
             comment: table.comment.clone(),
             fields,
             primary_key,
             declared_in: table.declared_in.clone(),
             group: table.group.clone(),
+            sheets: listed.map(|(_, names)| names).unwrap_or_default(),
         })
     }
 
@@ -2064,7 +2126,11 @@ impl<'a> Converter<'a> {
             );
         }
         let _ = writeln!(out, "name = {}", plan.name.to_toml_value());
-        let _ = writeln!(out, "source = {}", plan.source.to_toml_value());
+        match plan.sheets.is_empty() {
+            true => writeln!(out, "source = {}", plan.source.to_toml_value()),
+            false => writeln!(out, "source = {}", plan.claims().to_toml_value()),
+        }
+        .unwrap_or_default();
         if let Some(comment) = &plan.comment {
             let _ = writeln!(out, "description = {}", comment.to_toml_value());
         }

@@ -22,9 +22,8 @@ struct Listed {
 impl Converter<'_> {
     /// The `[unread]` section of `masterctl.toml` (empty when there is nothing to list).
     pub(super) fn unread_section(&self, plans: &[Plan], l10n_source: Option<&str>) -> String {
-        let read: BTreeSet<&str> = plans
-            .iter()
-            .map(|p| p.source.as_str())
+        let claims: Vec<String> = plans.iter().flat_map(|p| p.claims()).collect();
+        let read: BTreeSet<&str> = (claims.iter().map(String::as_str))
             .chain(l10n_source)
             .collect();
         let unconverted = self.unconverted_inputs();
