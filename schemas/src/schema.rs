@@ -62,9 +62,7 @@ impl Project {
             (Some(a), Some(b)) => SheetTable::Ambiguous(a, b),
         }
     }
-}
 
-impl Project {
     /// The table a CSV file that export wrote for a sheet of a sourced workbook maps to
     /// (`items#Item.csv`, or `#Shop#Gems.csv` for `#Shop.xlsx`'s sheet `Gems`): the
     /// table that sheet of that workbook maps to, when one alone does.

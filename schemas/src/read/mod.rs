@@ -210,32 +210,33 @@ pub fn read_inputs_with_progress(
     for file_outcome in per_file {
         outcome.report.extend(file_outcome.report.diagnostics);
         for table in file_outcome.tables {
-            let first = outcome.tables.iter_mut().find(|t| t.name == table.name);
+            let spread = project.table(&table.name).and_then(|s| s.spread.as_ref());
+            let Some(first) = outcome.tables.iter_mut().find(|t| t.name == table.name) else {
+                outcome.tables.push(table);
+                continue;
+            };
             // Another sheet of a table read from several sheets of its workbook.
-            if let Some(first) = first
+            if let Some(spread) = spread
                 && first.origin.workbook() == table.origin.workbook()
-                && let Some(spread) = project.table(&table.name).and_then(|s| s.spread.as_ref())
             {
                 first.append_sheet(table, spread.field);
-            } else if let Some(first) = outcome.tables.iter().find(|t| t.name == table.name) {
-                let mut location = table.origin.whole();
-                location.table = Some(table.name.clone());
-                outcome.report.push(
-                    Diagnostic::new(
-                        Code::DuplicateTable,
-                        location,
-                        format!(
-                            "table `{}` is supplied twice: by {} and by {}",
-                            table.name,
-                            first.origin.describe(),
-                            table.origin.describe()
-                        ),
-                    )
-                    .hint("supply each table once; remove or rename one of the sheets or files"),
-                );
-            } else {
-                outcome.tables.push(table);
+                continue;
             }
+            let mut location = table.origin.whole();
+            location.table = Some(table.name.clone());
+            outcome.report.push(
+                Diagnostic::new(
+                    Code::DuplicateTable,
+                    location,
+                    format!(
+                        "table `{}` is supplied twice: by {} and by {}",
+                        table.name,
+                        first.origin.describe(),
+                        table.origin.describe()
+                    ),
+                )
+                .hint("supply each table once; remove or rename one of the sheets or files"),
+            );
         }
     }
     unread::fold(&mut outcome.report);
