@@ -30,9 +30,10 @@ pub fn read(project: &Project, path: &Path) -> ReadOutcome {
     read_part(project, path, Part::WHOLE, Keep::All)
 }
 
-/// A share of a workbook's sheets: sheet `i` belongs to part `i % of`. Large
-/// workbooks are read by several threads at once, each opening the file and reading
-/// its share of the sheets.
+/// A share of a workbook's sheets: of `count` sheets, part `index` holds the
+/// `index`-th of `of` consecutive runs, so that the parts' tables, taken in part order,
+/// are in sheet order (a table over several sheets appends them so). Large workbooks are
+/// read by several threads at once, each opening the file and reading its share.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Part {
     pub index: usize,
@@ -42,8 +43,8 @@ pub struct Part {
 impl Part {
     pub const WHOLE: Part = Part { index: 0, of: 1 };
 
-    fn holds(self, sheet: usize) -> bool {
-        sheet % self.of == self.index
+    fn holds(self, sheet: usize, count: usize) -> bool {
+        sheet * self.of / count.max(1) == self.index
     }
 }
 
@@ -266,8 +267,10 @@ fn read_unguarded(project: &Project, path: &Path, part: Part, keep: Keep) -> Rea
             return outcome;
         }
     };
-    for (index, sheet) in workbook.sheet_names().into_iter().enumerate() {
-        if !part.holds(index) {
+    let names = workbook.sheet_names();
+    let count = names.len();
+    for (index, sheet) in names.into_iter().enumerate() {
+        if !part.holds(index, count) {
             continue;
         }
         let schema = match project.table_for(path, &sheet, index == 0) {
@@ -937,4 +940,30 @@ fn csv_export_record(path: &Path) -> Option<ExportRecord> {
     let mut parts = first.split_whitespace().skip(1);
     let commit = parts.next()?;
     ExportRecord::checked(commit, parts.next().map(|r| r.trim().to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Part;
+
+    /// Each sheet in exactly one part, the parts consecutive runs in sheet order: the
+    /// parts' tables, in part order, are in sheet order.
+    #[test]
+    fn the_parts_of_a_workbook_are_consecutive_runs_of_its_sheets() {
+        for count in [1, 2, 3, 7, 10, 64] {
+            for of in [1, 2, 3, 4, 16] {
+                let order: Vec<usize> = (0..of)
+                    .flat_map(|index| {
+                        let part = Part { index, of };
+                        (0..count).filter(move |&sheet| part.holds(sheet, count))
+                    })
+                    .collect();
+                assert_eq!(
+                    order,
+                    (0..count).collect::<Vec<_>>(),
+                    "{count} sheets, {of} parts"
+                );
+            }
+        }
+    }
 }
