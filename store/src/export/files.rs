@@ -188,9 +188,11 @@ fn xlsx_bytes(export: &Export, workbook: &Workbook) -> Result<Vec<u8>, rust_xlsx
     book.set_properties(&properties);
     let as_text = rust_xlsxwriter::Format::new().set_num_format("@");
     for sheet in &workbook.sheets {
-        // Rows go out as they are laid out (the library keeps one row, and the shared
-        // strings): its map of every cell was most of an export's time.
-        let page = book.add_worksheet_with_low_memory()?;
+        // Rows go out as they are laid out (the library keeps one row, in a temporary
+        // file): its map of every cell was most of an export's time. Texts are written
+        // inline, not through a shared-strings table whose hashing of every text was
+        // the next cost (a 51,200 × 30 sheet: 1.32–1.59 s → 1.08–1.18 s).
+        let page = book.add_worksheet_with_constant_memory()?;
         page.set_name(&sheet.name)?;
         for (c, name) in sheet.header.iter().enumerate() {
             page.write_string(0, c as u16, name)?;
