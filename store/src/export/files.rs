@@ -120,7 +120,14 @@ pub fn files(export: &Export, format: Format) -> Result<Vec<ExportFile>, StoreEr
 /// Write `export` under `out` as `format` asks ([`files`]): each file replaced
 /// atomically; files there that export does not write are left alone.
 pub fn write(export: &Export, out: &Path, format: Format) -> Result<Exported, StoreError> {
-    let files = files(export, format)?;
+    // A file refused is named where it would have been written.
+    let files = files(export, format).map_err(|error| match error {
+        StoreError::Export { path, message } => StoreError::Export {
+            path: out.join(path),
+            message,
+        },
+        other => other,
+    })?;
     std::fs::create_dir_all(out).map_err(StoreError::io(out))?;
     let written = parallel_map(&files, |file| {
         let path = out.join(&file.path);
@@ -274,5 +281,28 @@ mod tests {
         let old = book("old.xls", true, &["Old"]);
         assert!(paths(&old, Format::Xlsx).is_err());
         assert_eq!(paths(&old, Format::Csv).unwrap(), ["old#Old.csv"]);
+    }
+
+    /// A refused format writes nothing, and names the file where it would have gone.
+    #[test]
+    fn a_refused_file_is_named_where_it_would_go_and_nothing_is_written() {
+        let export = Export {
+            region: "jp".into(),
+            commit: "0".repeat(40),
+            workbooks: vec![
+                book("Item.xlsx", false, &["Item"]),
+                book("quests.ods", true, &["Quest"]),
+            ],
+        };
+        let out = tempfile::tempdir().unwrap();
+        let refused = write(&export, &out.path().join("out"), Format::Xlsx)
+            .err()
+            .unwrap();
+        let StoreError::Export { path, message } = refused else {
+            panic!("{refused}");
+        };
+        assert_eq!(path, out.path().join("out/quests.ods"));
+        assert!(message.contains("export them as ods"), "{message}");
+        assert!(!out.path().join("out").exists());
     }
 }
