@@ -484,12 +484,7 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
             field.description = (!note.is_empty()).then_some(note);
         }
         if columns.len() > 1 {
-            spread_over(
-                &mut field,
-                columns,
-                |r, c| grid.cell(r, c).is_empty(),
-                &data_rows,
-            );
+            spread_over(&mut field, grid, columns, &data_rows);
         }
         // `null`, `NULL`, `nil` in an optional column: its empty spellings.
         if field.optional {
@@ -636,6 +631,9 @@ fn repeated_headers(
         }
     }
     columns.retain(|_, columns| {
+        if columns.len() < 2 {
+            return false;
+        }
         let declared = type_row
             .and_then(|r| match grid.cell(r, columns[0]) {
                 Cell::Text(text) => masterctl_schemas::structure::declared_type(text)?.ty,
@@ -648,19 +646,14 @@ fn repeated_headers(
                     .collect();
                 infer_field(String::new(), &cells).ty
             });
-        columns.len() > 1 && !declared.starts_with("map<")
+        !declared.starts_with("map<")
     });
     columns
 }
 
 /// A field drafted from every column of a repeated header: a list of what they hold
 /// (`repeated_header`), empty only where a row leaves them all empty.
-fn spread_over(
-    field: &mut DraftField,
-    columns: &[usize],
-    is_empty: impl Fn(usize, usize) -> bool,
-    data_rows: &[usize],
-) {
+fn spread_over(field: &mut DraftField, grid: &dyn Grid, columns: &[usize], data_rows: &[usize]) {
     if !field.ty.starts_with("list<") {
         // A list holds no localized text: prose in one is a string.
         let element = match field.ty.as_str() {
@@ -673,7 +666,7 @@ fn spread_over(
     field.all_distinct = false;
     field.optional = data_rows
         .iter()
-        .any(|&r| columns.iter().all(|&c| is_empty(r, c)));
+        .any(|&r| columns.iter().all(|&c| grid.cell(r, c).is_empty()));
 }
 
 /// The separator a column's lists are written with, when not `|`: the first of `,`,

@@ -704,18 +704,17 @@ struct Plan {
     declared_in: String,
     /// Luban's export groups of the table, as written.
     group: Option<String>,
-    /// The sheets of its workbook it is read from, when Luban's input names several.
-    sheets: Vec<String>,
+    /// Each `file#sheet` it is read from, when Luban's input names several sheets of
+    /// one workbook (then `source` says them together).
+    sources: Vec<String>,
 }
 
 impl Plan {
     /// What it reads, as `[unread]` names files and sheets: its source, or each sheet.
     fn claims(&self) -> Vec<String> {
-        match self.source.rsplit_once('#') {
-            Some((file, _)) if !self.sheets.is_empty() => {
-                self.sheets.iter().map(|s| format!("{file}#{s}")).collect()
-            }
-            _ => vec![self.source.clone()],
+        match self.sources.is_empty() {
+            true => vec![self.source.clone()],
+            false => self.sources.clone(),
         }
     }
 }
@@ -1142,18 +1141,16 @@ impl<'a> Converter<'a> {
                 return None;
             }
         };
-        let (sheet_name, header) = match sheet {
-            Some(name) => match sheets.iter().find(|(n, _)| n == name) {
-                Some(found) => found.clone(),
-                None => {
-                    self.skip(luban, None, format!("`{file}` has no data sheet `{name}`"));
-                    return None;
-                }
-            },
-            None if listed.is_some() => {
-                let names = listed
-                    .as_ref()
-                    .map_or(&[][..], |(_, names)| names.as_slice());
+        // The data sheets its input names: one, several of one workbook, or (none
+        // named) every one, which together are the table (`file#*`).
+        let named: Option<Vec<&str>> = match (sheet, &listed) {
+            (Some(name), _) => Some(vec![name]),
+            (None, Some((_, names))) => Some(names.iter().map(String::as_str).collect()),
+            (None, None) => None,
+        };
+        let chosen = match named {
+            None => sheets,
+            Some(names) => {
                 let mut chosen = Vec::new();
                 for name in names {
                     match sheets.iter().find(|(n, _)| n == name) {
@@ -1164,43 +1161,29 @@ impl<'a> Converter<'a> {
                         }
                     }
                 }
-                match one_header(&chosen) {
-                    Ok(header) => ("*".to_string(), header),
-                    Err(reason) => {
-                        let reason = format!(
-                            "its records are in {} sheets of `{file}`: {reason}",
-                            chosen.len()
-                        );
-                        self.skip(luban, None, reason);
-                        return None;
-                    }
-                }
+                chosen
             }
-            None => match sheets.as_slice() {
-                [one] => one.clone(),
-                [] => {
-                    self.skip(
-                        luban,
-                        None,
-                        format!("`{file}` has no sheet in Luban's layout (a first cell `##var`)"),
+        };
+        let (sheet_name, header) = match chosen.as_slice() {
+            [one] => one.clone(),
+            [] => {
+                self.skip(
+                    luban,
+                    None,
+                    format!("`{file}` has no sheet in Luban's layout (a first cell `##var`)"),
+                );
+                return None;
+            }
+            many => match one_header(many) {
+                Ok(header) => ("*".to_string(), header),
+                Err(reason) => {
+                    let reason = format!(
+                        "its records are in {} sheets of `{file}`: {reason}",
+                        many.len()
                     );
+                    self.skip(luban, None, reason);
                     return None;
                 }
-                // Every data sheet of the workbook: one table over them (`file#*`).
-                many => match one_header(many) {
-                    Ok(header) => ("*".to_string(), header),
-                    Err(reason) => {
-                        self.skip(
-                            luban,
-                            None,
-                            format!(
-                                "its records are in {} sheets of `{file}`: {reason}",
-                                many.len()
-                            ),
-                        );
-                        return None;
-                    }
-                },
             },
         };
         let vars = self.vars(table, &header)?;
@@ -1327,7 +1310,9 @@ impl<'a> Converter<'a> {
             primary_key,
             declared_in: table.declared_in.clone(),
             group: table.group.clone(),
-            sheets: listed.map(|(_, names)| names).unwrap_or_default(),
+            sources: (listed.iter())
+                .flat_map(|(_, names)| names.iter().map(|n| format!("{file}#{n}")))
+                .collect(),
         })
     }
 
@@ -2126,11 +2111,11 @@ impl<'a> Converter<'a> {
             );
         }
         let _ = writeln!(out, "name = {}", plan.name.to_toml_value());
-        match plan.sheets.is_empty() {
-            true => writeln!(out, "source = {}", plan.source.to_toml_value()),
-            false => writeln!(out, "source = {}", plan.claims().to_toml_value()),
-        }
-        .unwrap_or_default();
+        let source = match plan.sources.is_empty() {
+            true => plan.source.to_toml_value(),
+            false => plan.sources.to_toml_value(),
+        };
+        let _ = writeln!(out, "source = {source}");
         if let Some(comment) = &plan.comment {
             let _ = writeln!(out, "description = {}", comment.to_toml_value());
         }
