@@ -303,8 +303,8 @@ impl<'s> TableBuilder<'s> {
                 continue;
             };
             if field.spread_over_columns() {
-                let columns = state.header.columns_of(field_index);
-                let (value, problems) = spread_list(field, grid, row, &columns);
+                let more = &state.header.more_columns[field_index];
+                let (value, problems) = spread_list(field, grid, row, column, more);
                 if values.keeps() {
                     values.push(value);
                 }
@@ -612,9 +612,10 @@ fn field_names(schema: &TableSchema) -> String {
 #[derive(Clone)]
 struct Header {
     field_columns: Vec<Option<usize>>,
-    /// The columns after the first of a list spread over repeated headers
-    /// (`repeated_header`): its field and the column, in column order.
-    repeated: Vec<(usize, usize)>,
+    /// For each field, the columns after its first, in column order: a list spread
+    /// over repeated headers (`repeated_header`) or over the columns its header spans
+    /// (`column_span`); none for every other field.
+    more_columns: Vec<Vec<usize>>,
     /// Grid columns that are comments (`#...` headers) and so may hold anything.
     comment_columns: Vec<usize>,
 }
@@ -629,7 +630,7 @@ impl Header {
     ) -> Header {
         let mut header = Header {
             field_columns: vec![None; schema.fields.len()],
-            repeated: Vec::new(),
+            more_columns: vec![Vec::new(); schema.fields.len()],
             comment_columns: Vec::new(),
         };
         let position = grid.row_position(row);
@@ -688,7 +689,7 @@ impl Header {
                 match header.field_columns[field] {
                     // A list spread over columns that repeat its header.
                     Some(_) if schema.fields[field].repeated_header => {
-                        header.repeated.push((field, at));
+                        header.more_columns[field].push(at);
                     }
                     Some(first) if !duplicate => {
                         duplicate = true;
@@ -717,9 +718,7 @@ impl Header {
                         header.field_columns[field] = Some(at);
                         // A list over the columns its header spans.
                         let span = schema.fields[field].column_span;
-                        header
-                            .repeated
-                            .extend((at + 1..at + span).map(|c| (field, c)));
+                        header.more_columns[field].extend(at + 1..at + span);
                     }
                 }
             }
@@ -805,34 +804,25 @@ impl Header {
 
     fn is_data_column(&self, column: usize) -> bool {
         self.field_columns.contains(&Some(column))
-            || self.repeated.iter().any(|&(_, c)| c == column)
+            || self.more_columns.iter().any(|more| more.contains(&column))
             || self.comment_columns.contains(&column)
-    }
-
-    /// Every column a field is read from, in column order (more than one for a list
-    /// spread over repeated headers).
-    fn columns_of(&self, field: usize) -> Vec<usize> {
-        let more = self.repeated.iter().filter(|&&(f, _)| f == field);
-        self.field_columns[field]
-            .into_iter()
-            .chain(more.map(|&(_, c)| c))
-            .collect()
     }
 }
 
 /// A list spread over columns (that repeat its header, `repeated_header`, or that its
 /// header spans, `column_span`): every column's elements, in column order; an empty
-/// cell adds none. The list is required
-/// (or defaulted) as a whole; each mistake is at its cell's column.
+/// cell adds none. Read from its `first` column and the `more` after it. The list is
+/// required (or defaulted) as a whole; each mistake is at its cell's column.
 fn spread_list<G: Grid + ?Sized>(
     field: &Field,
     grid: &G,
     row: usize,
-    columns: &[usize],
+    first: usize,
+    more: &[usize],
 ) -> (Value, Vec<(usize, Problem)>) {
     let mut items = Vec::new();
     let mut problems = Vec::new();
-    for &column in columns {
+    for column in std::iter::once(first).chain(more.iter().copied()) {
         let cell = grid.cell(row, column);
         if cell.is_empty() || matches!(cell, Cell::Text(t) if is_null_spelling(field, t)) {
             continue;
@@ -850,7 +840,6 @@ fn spread_list<G: Grid + ?Sized>(
         return (Value::List(items.into()), problems);
     }
     // Every column empty: the field's default, or nothing, or a mistake at the first.
-    let first = columns.first().copied().unwrap_or_default();
     match convert(field, Cell::Empty) {
         Ok(value) => (value, problems),
         Err(problem) => (Value::Null, vec![(first, problem)]),
