@@ -18,6 +18,11 @@ begin() {
   latency=${LATENCY_TOOLS:-$PWD/../shared/tools/latency}
 }
 
+# needs_openpyxl: exits 2, saying what to install, when python3 lacks openpyxl.
+needs_openpyxl() {
+  python3 -c "import openpyxl" 2>/dev/null || { echo "$0 needs openpyxl (pip install openpyxl)" >&2; exit 2; }
+}
+
 # measure DIR CMD...: one run of CMD in DIR; prints "<seconds> <peak KB>". Fails if CMD does.
 measure() {
   local dir=$1; shift

@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . benches/common.sh
 prepare
-python3 -c "import openpyxl" 2>/dev/null || { echo "benches/export.sh needs openpyxl (pip install openpyxl)" >&2; exit 2; }
+needs_openpyxl
 runs=${RUNS:-3}
 work=${WORK:-$(mktemp -d)}
 mkdir -p "$work"

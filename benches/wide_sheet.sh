@@ -11,13 +11,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . benches/common.sh
-prepare
-python3 -c "import openpyxl" 2>/dev/null || { echo "benches/wide_sheet.sh needs openpyxl (pip install openpyxl)" >&2; exit 2; }
+begin
+needs_openpyxl
 runs=${RUNS:-3}
 rows=${ROWS:-51200}
-work=${WORK:-$(mktemp -d)}
-mkdir -p "$work"
-bin=$PWD/target/release/masterctl
 data=$work/wide$rows
 
 [ -f "$data/data/wide.xlsx" ] || python3 - "$data" "$rows" <<'PY'
@@ -63,28 +60,28 @@ for i in range(1, rows + 1):
 book.save(f"{out}/data/wide.xlsx")
 PY
 
-# One step of one binary, best of $runs: "<seconds> <peak KB>". The region is emptied
-# (a fresh repository) before each import, so that every import writes the whole table.
-step() {
-  local masterctl=$1 what=$2 repo=$work/repo-$3 best="" run
-  for _ in $(seq "$runs"); do
-    case $what in
-      validate) run=$(measure "$data" "$masterctl" validate data) ;;
-      import)
-        rm -rf "$repo" && repo=$(fresh_repo "$data") && mv "$repo" "$work/repo-$3" && repo=$work/repo-$3
-        run=$(measure "$data" "$masterctl" --repo "$repo" import --region jp data) ;;
-      build) run=$(measure "$data" "$masterctl" --repo "$repo" build --region jp --out "$work/build-$3") ;;
-      export) run=$(measure "$data" "$masterctl" --repo "$repo" export --region jp --out "$work/export-$3") ;;
-    esac
-    if [ -z "$best" ] || awk "BEGIN{exit !(${run%% *} < ${best%% *})}"; then best=$run; fi
-  done
-  echo "$best"
+# once BIN WHAT SIDE: one run of a step of BIN, its repository $work/repo-SIDE:
+# "<seconds> <peak KB>". The region is emptied (a fresh repository) before each import,
+# so that every import writes the whole table.
+once() {
+  local bin=$1 repo=$work/repo-$3
+  case $2 in
+    validate) measure "$data" "$bin" validate data ;;
+    import)
+      rm -rf "$repo" && mv "$(fresh_repo "$data")" "$repo"
+      measure "$data" "$bin" --repo "$repo" import --region jp data ;;
+    build) measure "$data" "$bin" --repo "$repo" build --region jp --out "$work/build-$3" ;;
+    export) measure "$data" "$bin" --repo "$repo" export --region jp --out "$work/export-$3" ;;
+  esac
 }
+
+# step BIN WHAT SIDE: the fastest of $runs.
+step() { fastest "$runs" once "$@"; }
 
 printf '| %s rows × 30 columns, one sheet | masterctl | peak memory |%s\n' "$rows" "${BASE:+ previous | its memory | ratio |}"
 printf '| --- | --- | --- |%s\n' "${BASE:+ --- | --- | --- |}"
 for what in validate import build export; do
-  ours=$(step "$bin" "$what" new)
+  ours=$(step "$masterctl" "$what" new)
   line="| $what | ${ours% *} s | $(( ${ours#* } / 1024 )) MB |"
   if [ -n "${BASE:-}" ]; then
     theirs=$(step "$BASE" "$what" base)
@@ -92,5 +89,5 @@ for what in validate import build export; do
   fi
   echo "$line"
 done
-"$bin" --repo "$work/repo-new" import --region jp "$work/export-new" | grep -q "nothing changed" \
+"$masterctl" --repo "$work/repo-new" import --region jp "$work/export-new" | grep -q "nothing changed" \
   || { echo "the export did not import back as nothing changed" >&2; exit 1; }
