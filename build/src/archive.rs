@@ -148,7 +148,7 @@ fn inferred_type<'v>(mut values: impl Iterator<Item = &'v Value>) -> (ColumnType
         Value::Str(_) => Some(ColumnType::Str),
         Value::Date(_) => Some(ColumnType::Date),
         Value::DateTime(_) => Some(ColumnType::DateTime),
-        Value::Null | Value::List(_) | Value::Map(_) => None,
+        Value::Null | Value::List(_) | Value::Map(_) | Value::Record(_) => None,
     };
     values
         .find_map(|v| match v {

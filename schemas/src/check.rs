@@ -3,9 +3,9 @@
 //! cell), loading (defaults) and validation; depends on none of them.
 
 use crate::diagnostic::{Code, Diagnostic, Location};
-use crate::schema::{Field, FieldType};
+use crate::schema::{Field, FieldType, RecordType};
 use crate::suggest::did_you_mean;
-use crate::value::Value;
+use crate::value::{LIST_SEPARATOR, Value};
 
 /// A mistake in one value before it has a place: a [`Diagnostic`] whose location the
 /// caller fills in. Boxed, so that the `Result` of every checked cell stays small.
@@ -78,6 +78,11 @@ pub fn check_text(field: &Field, text: &str) -> Result<(), Problem> {
 }
 
 fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
+    if let (Value::Record(values), Some(record)) = (value, field.ty.record()) {
+        // Within a list or a map, `|` separates the records.
+        let listed = matches!(field.ty, FieldType::List(_) | FieldType::Map(..));
+        return check_record(record, &values.fields, listed);
+    }
     if let Some(text) = value.as_str() {
         check_control(text)?;
         check_nesting(field, text)?;
@@ -119,6 +124,37 @@ fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
         Some(text) => check_length_and_pattern(field, text),
         None => Ok(()),
     }
+}
+
+/// Each field of a record value against its options, a mistake naming the field; in a
+/// list or a map (`listed`), a text holding `|` is refused, since canonical files
+/// separate the records with it.
+fn check_record(record: &RecordType, values: &[Value], listed: bool) -> Result<(), Problem> {
+    for (field, value) in record.fields.iter().zip(values) {
+        let checked = match value {
+            Value::Null => Ok(()),
+            Value::Str(text) if listed && text.contains(LIST_SEPARATOR) => Err(problem(
+                Code::TypeError,
+                format!(
+                    "`{}` holds `{LIST_SEPARATOR}`, which separates the records of a list",
+                    field.name
+                ),
+            )
+            .found(text.to_string())
+            .expected(format!("a text without `{LIST_SEPARATOR}`"))
+            .into()),
+            Value::Record(inner) => match &field.ty {
+                FieldType::Record(ty) => check_record(ty, &inner.fields, listed),
+                _ => check_value(field, value),
+            },
+            value => check_value(field, value),
+        };
+        checked.map_err(|mut p| {
+            p.message = format!("{}'s `{}`: {}", record.name, field.name, p.message);
+            p
+        })?;
+    }
+    Ok(())
 }
 
 /// A text (an ICU message) whose choices nest no deeper than translators' tools, the

@@ -1,7 +1,7 @@
 //! Text to a typed value, by the field's type: the one rule for a CSV cell, a text cell
 //! of a workbook, a key on the command line and a value in a conflict file.
 
-use crate::schema::FieldType;
+use crate::schema::{Field, FieldType, RecordType};
 use masterctl_runtime::text;
 
 use crate::value::{LIST_SEPARATOR, MAP_SEPARATOR, Value, parse_date};
@@ -58,6 +58,7 @@ pub fn describe(ty: &FieldType) -> String {
             describe(key),
             describe(value)
         ),
+        FieldType::Record(record) => describe_record(record),
     }
 }
 
@@ -100,6 +101,113 @@ pub fn parse_text_in(ty: &FieldType, text: &str, zone: Option<&Zone>) -> Result<
             };
             parse_map((key, value), text, separators, zone)
         }
+        FieldType::Record(record) => parse_record(record, text, zone),
+    }
+}
+
+/// A record written in one cell: its parts split at its separator, each its field's
+/// value ([`read_record`]); a part left empty is the field's default, or null when it
+/// is optional.
+pub fn parse_record(
+    record: &RecordType,
+    text: &str,
+    zone: Option<&Zone>,
+) -> Result<Value, Mismatch> {
+    read_record(record, text, &mut |field, part| {
+        parse_text_in(&field.ty, part, zone).map(|value| enum_alias(field, value))
+    })
+}
+
+/// A record's cell read part by part: `part` gives a field's value of its part's text
+/// (a record field of another separator is one part), and a field of a record type of
+/// the same separator reads its own parts from the ones that follow. Too few or too
+/// many parts, and an empty part of a required field, are mismatches naming them.
+pub fn read_record(
+    record: &RecordType,
+    text: &str,
+    part: &mut dyn FnMut(&Field, &str) -> Result<Value, Mismatch>,
+) -> Result<Value, Mismatch> {
+    let parts: Vec<&str> = text.split(&*record.separator).collect();
+    if parts.len() != record.parts() {
+        return Err(Mismatch::new(describe_record(record))
+            .hint(
+                "record-parts",
+                format!(
+                    "`{}` is {} parts separated by `{}` ({}), and the cell has {}",
+                    record.name,
+                    record.parts(),
+                    record.separator,
+                    record.layout(),
+                    parts.len()
+                ),
+            )
+            .arg("record", record.name.clone())
+            .arg("layout", record.layout())
+            .arg("want", record.parts().to_string())
+            .arg("have", parts.len().to_string()));
+    }
+    record_from(record, &mut parts.into_iter(), part)
+}
+
+/// What a record's cell is, as said to a planner.
+fn describe_record(record: &RecordType) -> String {
+    format!("{} written `{}`", record.name, record.layout())
+}
+
+fn record_from<'t>(
+    record: &RecordType,
+    parts: &mut impl Iterator<Item = &'t str>,
+    part: &mut dyn FnMut(&Field, &str) -> Result<Value, Mismatch>,
+) -> Result<Value, Mismatch> {
+    let mut values = Vec::with_capacity(record.fields.len());
+    for field in &record.fields {
+        if let FieldType::Record(inner) = &field.ty
+            && inner.separator == record.separator
+        {
+            values.push(record_from(inner, parts, part)?);
+            continue;
+        }
+        // As many parts as the record's, counted by the caller.
+        let text = parts.next().unwrap_or_default();
+        let value = part(field, text).map_err(|m| {
+            Mismatch::new(format!(
+                "{} (its `{}`: {})",
+                describe_record(record),
+                field.name,
+                m.expected
+            ))
+            .hint("part", format!("`{}` is not {}", text.trim(), m.expected))
+            .arg("part", text.trim())
+        })?;
+        values.push(match value {
+            Value::Null => match &field.default {
+                Some(default) => default.clone(),
+                None if field.optional => Value::Null,
+                None => {
+                    return Err(Mismatch::new(format!(
+                        "{} (its `{}` is required)",
+                        describe_record(record),
+                        field.name
+                    ))
+                    .hint("record-empty-part", format!("`{}` is empty", field.name))
+                    .arg("field", field.name.clone()));
+                }
+            },
+            value => value,
+        });
+    }
+    Ok(Value::record(record.separator.clone(), values))
+}
+
+/// An enum field's value written as one of its aliases or numbers: the value itself.
+fn enum_alias(field: &Field, value: Value) -> Value {
+    match &value {
+        Value::Str(text) if field.ty == FieldType::Enum => field
+            .aliases
+            .iter()
+            .find(|(alias, _)| **alias == **text)
+            .map_or(value.clone(), |(_, v)| Value::Str(v.clone())),
+        _ => value,
     }
 }
 
@@ -173,7 +281,7 @@ pub fn parse_map(
         let typed = |ty: &FieldType, part: &str| {
             parse_text_in(ty, part, zone).map_err(|m| {
                 Mismatch::new(expected())
-                    .hint("part", format!("`{part}` is not {}", m.expected))
+                    .hint("part", part_hint(part, m))
                     .arg("part", part)
             })
         };
@@ -215,12 +323,21 @@ pub fn parse_list(
             Ok(value) => items.push(value),
             Err(m) => {
                 return Err(Mismatch::new(expected())
-                    .hint("part", format!("`{part}` is not {}", m.expected))
+                    .hint("part", part_hint(part, m))
                     .arg("part", part));
             }
         }
     }
     Ok(Value::List(items.into()))
+}
+
+/// What is wrong with a list's element or a map's key or value: what it is not, and
+/// why when its own reading says (a record's field, its count of parts).
+fn part_hint(part: &str, inner: Mismatch) -> String {
+    match inner.hint {
+        Some(why) => format!("`{part}` is not {}: {why}", inner.expected),
+        None => format!("`{part}` is not {}", inner.expected),
+    }
 }
 
 /// `text` with its full-width digits, signs and points (`１８`, `－３`, `０．５`) written

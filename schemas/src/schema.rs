@@ -16,6 +16,8 @@ pub struct Project {
     pub config: Config,
     pub tables: Vec<TableSchema>,
     pub generated: Vec<GeneratedSchema>,
+    /// The record types fields may hold (`kind = "record"` schemas), by name.
+    pub records: Vec<std::sync::Arc<RecordType>>,
 }
 
 impl Project {
@@ -597,16 +599,100 @@ pub enum FieldType {
     DateTime,
     List(Box<FieldType>),
     /// `map<K, V>`: keys of `K` (int, string, enum or bool), each with a value of `V`
-    /// (a scalar); written `k:v|k:v`, canonical sorted by key.
+    /// (a scalar or a record); written `k:v|k:v`, canonical sorted by key.
     Map(Box<FieldType>, Box<FieldType>),
+    /// A record type's name (`item_cost`): its fields in one cell (`20001,1`).
+    Record(std::sync::Arc<RecordType>),
 }
+
+/// A record type (`kind = "record"`): named fields written together in one cell,
+/// separated by its `separator` (`item_id,count`: `20001,1`), in the sheets and in
+/// canonical files alike. A field of another record type whose separator is the same
+/// goes on in the same parts (its fields follow on, as Luban reads a bean in a bean);
+/// one whose separator differs takes one part, split at its own separator
+/// (`10:00:00;12:00:00`).
+#[derive(Debug)]
+pub struct RecordType {
+    pub name: String,
+    pub description: Option<String>,
+    pub separator: std::sync::Arc<str>,
+    /// Its fields: a scalar or a record each, with their options (`optional`,
+    /// `default`, `min`, `values`, `references`...).
+    pub fields: Vec<Field>,
+    pub file: PathBuf,
+}
+
+impl RecordType {
+    /// How many parts a cell of it has: its fields', a record field of the same
+    /// separator counting its own.
+    pub fn parts(&self) -> usize {
+        self.fields
+            .iter()
+            .map(|f| match &f.ty {
+                FieldType::Record(inner) if inner.separator == self.separator => inner.parts(),
+                _ => 1,
+            })
+            .sum()
+    }
+
+    /// Its fields that reference a table, at their paths (each field's place, in the
+    /// records it is nested in), nested records' own.
+    pub fn references(&self) -> Vec<(Vec<usize>, &Field)> {
+        let mut found = Vec::new();
+        for (at, field) in self.fields.iter().enumerate() {
+            if field.references.is_some() {
+                found.push((vec![at], field));
+            }
+            if let FieldType::Record(inner) = &field.ty {
+                for (mut path, nested) in inner.references() {
+                    path.insert(0, at);
+                    found.push((path, nested));
+                }
+            }
+        }
+        found
+    }
+
+    /// Its parts' names as a cell writes them (`item_id,count`; a record field of the
+    /// same separator by its own parts' names).
+    pub fn layout(&self) -> String {
+        let mut names = Vec::new();
+        for field in &self.fields {
+            match &field.ty {
+                FieldType::Record(inner) if inner.separator == self.separator => {
+                    names.push(inner.layout())
+                }
+                _ => names.push(field.name.clone()),
+            }
+        }
+        names.join(&self.separator)
+    }
+}
+
+/// Two record types are one when they have one name (a project names each once).
+impl PartialEq for RecordType {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for RecordType {}
 
 impl FieldType {
     /// `int`, `list<enum>`, ... as written in schemas.
     pub fn parse(text: &str) -> Option<FieldType> {
+        FieldType::parse_in(text, &|_| None)
+    }
+
+    /// [`FieldType::parse`], a name that is no built-in type looked up among the
+    /// project's record types (`item_cost`, `list<item_cost>`, `map<int, item_cost>`).
+    pub fn parse_in(
+        text: &str,
+        records: &dyn Fn(&str) -> Option<std::sync::Arc<RecordType>>,
+    ) -> Option<FieldType> {
         let text = text.trim();
         if let Some(inner) = text.strip_prefix("list<").and_then(|t| t.strip_suffix('>')) {
-            let inner = FieldType::parse(inner)?;
+            let inner = FieldType::parse_in(inner, records)?;
             return match inner {
                 FieldType::List(_) | FieldType::Map(..) | FieldType::Text => None,
                 scalar => Some(FieldType::List(Box::new(scalar))),
@@ -614,7 +700,8 @@ impl FieldType {
         }
         if let Some(inner) = text.strip_prefix("map<").and_then(|t| t.strip_suffix('>')) {
             let (key, value) = inner.split_once(',')?;
-            let (key, value) = (FieldType::parse(key)?, FieldType::parse(value)?);
+            let key = FieldType::parse(key)?;
+            let value = FieldType::parse_in(value, records)?;
             let key_fits = matches!(
                 key,
                 FieldType::Int | FieldType::String | FieldType::Enum | FieldType::Bool
@@ -637,8 +724,16 @@ impl FieldType {
             "enum" => FieldType::Enum,
             "date" => FieldType::Date,
             "datetime" => FieldType::DateTime,
-            _ => return None,
+            name => FieldType::Record(records(name)?),
         })
+    }
+
+    /// The record type it holds: itself, a list's elements, a map's values.
+    pub fn record(&self) -> Option<&std::sync::Arc<RecordType>> {
+        match self.scalar() {
+            FieldType::Record(record) => Some(record),
+            _ => None,
+        }
     }
 
     pub fn is_numeric(&self) -> bool {
@@ -702,6 +797,7 @@ impl std::fmt::Display for FieldType {
             FieldType::DateTime => f.write_str("datetime"),
             FieldType::List(inner) => write!(f, "list<{inner}>"),
             FieldType::Map(key, value) => write!(f, "map<{key}, {value}>"),
+            FieldType::Record(record) => f.write_str(&record.name),
         }
     }
 }

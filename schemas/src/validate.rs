@@ -63,6 +63,10 @@ pub fn read_across(project: &Project, schema: &TableSchema) -> Vec<bool> {
                 || schema.primary_key.contains(&index)
                 || field.unique
                 || field.references.is_some()
+                || field
+                    .ty
+                    .record()
+                    .is_some_and(|r| !r.references().is_empty())
                 || (glyphs && field.ty == FieldType::Text)
         })
         .collect()
@@ -98,17 +102,28 @@ pub fn validate_tables(project: &Project, tables: &[Table]) -> Report {
                 .fields
                 .iter()
                 .enumerate()
-                .filter_map(move |(field_index, field)| {
-                    let target = field.references.as_ref()?;
-                    Some(Reference {
-                        table,
-                        field_index,
-                        field,
-                        target: by_name
-                            .get(target.table.as_str())
-                            .copied()
-                            .zip(project.table(&target.table)),
-                    })
+                .flat_map(move |(field_index, field)| {
+                    // The field's own reference, and those of its records' fields.
+                    let own = field.references.is_some().then(|| (Vec::new(), field));
+                    let members = field
+                        .ty
+                        .record()
+                        .map(|r| r.references())
+                        .unwrap_or_default();
+                    own.into_iter()
+                        .chain(members)
+                        .map(move |(path, referring)| {
+                            let target = referring.references.as_ref().map(|r| r.table.as_str());
+                            Reference {
+                                table,
+                                field_index,
+                                field,
+                                path,
+                                referring,
+                                target: target
+                                    .and_then(|t| by_name.get(t).copied().zip(project.table(t))),
+                            }
+                        })
                 })
         })
         .collect();
@@ -353,18 +368,66 @@ fn check_keys<'a>(
     (index, report.diagnostics)
 }
 
-/// One foreign-key field, and its target table (with schema) when it was supplied.
+/// One foreign-key field (or a field of the records a field holds, at `path`), and its
+/// target table (with schema) when it was supplied.
 struct Reference<'a> {
     table: &'a Table,
     field_index: usize,
     field: &'a Field,
+    /// Where the referring field is in the field's records (empty: the field itself).
+    path: Vec<usize>,
+    /// The field whose `references` this is: `field`, or a field of its records.
+    referring: &'a Field,
     target: Option<(&'a Table, &'a TableSchema)>,
 }
 
+/// The values at `path` in a record value (nulls left out).
+fn at_path<'v>(value: &'v Value, path: &[usize], out: &mut Vec<&'v Value>) {
+    match (value, path.split_first()) {
+        (Value::Null, _) => {}
+        (value, None) => out.push(value),
+        (Value::Record(record), Some((&at, rest))) => {
+            if let Some(field) = record.fields.get(at) {
+                at_path(field, rest, out);
+            }
+        }
+        _ => {}
+    }
+}
+
 impl Reference<'_> {
+    /// The values a cell refers with: the field's (a list's elements, a map's keys), or
+    /// its records' field's at `path`.
+    fn referring<'v>(&self, value: &'v Value, out: &mut Vec<&'v Value>) {
+        if self.path.is_empty() {
+            match value {
+                Value::Null => {}
+                Value::List(items) => out.extend(items.iter()),
+                Value::Map(entries) => out.extend(entries.iter().map(|(k, _)| k)),
+                single => out.push(single),
+            }
+            return;
+        }
+        match value {
+            Value::List(items) => items.iter().for_each(|v| at_path(v, &self.path, out)),
+            Value::Map(entries) => entries
+                .iter()
+                .for_each(|(_, v)| at_path(v, &self.path, out)),
+            single => at_path(single, &self.path, out),
+        }
+    }
+
+    /// The referring field's name as a planner finds it (`costs.item_id`).
+    fn name(&self) -> String {
+        match self.path.is_empty() {
+            true => self.field.name.clone(),
+            false => format!("{}.{}", self.field.name, self.referring.name),
+        }
+    }
+
     fn check(&self, key_index: &HashMap<&str, &KeyIndex>) -> Vec<Diagnostic> {
         let (table, field) = (self.table, self.field);
-        let Some(reference) = &field.references else {
+        let Some(reference) = &self.referring.references else {
             return Vec::new();
         };
         let target = self
@@ -380,7 +443,9 @@ impl Reference<'_> {
                     location,
                     format!(
                         "references from `{}.{}` into `{reference}` were not checked: table `{}` is not in the input",
-                        table.name, field.name, reference.table
+                        table.name,
+                        self.name(),
+                        reference.table
                     ),
                 )
                 .hint(format!("supply table `{}` too to check them", reference.table))
@@ -402,19 +467,18 @@ impl Reference<'_> {
             }
         };
         let mut diagnostics = Vec::new();
+        let mut found = Vec::new();
         for (row, value) in table.columns[self.field_index].iter().enumerate() {
-            let dangling: Vec<&Value> = match value {
+            match value {
                 Value::Null => continue,
-                Value::List(items) => items.iter().filter(|v| !exists(v)).collect(),
-                Value::Map(entries) => entries
-                    .iter()
-                    .map(|(k, _)| k)
-                    .filter(|k| !exists(k))
-                    .collect(),
-                single if exists(single) => continue,
-                single => vec![single],
-            };
-            for missing in dangling {
+                // Most references are one value in its field's own cell.
+                Value::List(_) | Value::Map(_) | Value::Record(_) => {}
+                single if self.path.is_empty() && exists(single) => continue,
+                _ => {}
+            }
+            found.clear();
+            self.referring(value, &mut found);
+            for &missing in found.iter().filter(|v| !exists(v)) {
                 diagnostics.push(
                     Diagnostic::new(
                         Code::ForeignKey,

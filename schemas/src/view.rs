@@ -23,6 +23,7 @@ impl Project {
             .cloned()
             .collect();
         Project {
+            records: self.records.clone(),
             config: self.config.clone(),
             tables,
             generated,

@@ -4,10 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{errors, load_texts, passed_rows, refused_at_load, third_party, validate};
+use crate::common::{
+    errors, load_texts, passed_rows, refused_at_load, sheet_workbook, third_party, validate,
+};
 use masterctl_schemas::schema::TableKind;
 use masterctl_schemas::{Project, Value};
-use rust_xlsxwriter::Workbook;
 
 const CONFIG: &str = "source_language = \"ja\"\nlanguages = [\"ja\", \"en\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n";
 
@@ -63,27 +64,6 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     path
 }
 
-/// A workbook of one sheet, `rows` of cells (`""` = empty).
-fn workbook(dir: &Path, name: &str, sheet: &str, rows: &[&[&str]]) -> PathBuf {
-    let mut workbook = Workbook::new();
-    let worksheet = workbook.add_worksheet().set_name(sheet).unwrap();
-    for (r, row) in rows.iter().enumerate() {
-        for (c, cell) in row.iter().enumerate() {
-            if cell.is_empty() {
-                continue;
-            }
-            match cell.parse::<f64>() {
-                Ok(number) => worksheet.write_number(r as u32, c as u16, number),
-                Err(_) => worksheet.write_string(r as u32, c as u16, *cell),
-            }
-            .unwrap();
-        }
-    }
-    let path = dir.join(name);
-    workbook.save(&path).unwrap();
-    path
-}
-
 fn constants_of(project: &Project, paths: &[PathBuf]) -> Vec<String> {
     let validation = validate(project, paths);
     assert!(
@@ -118,7 +98,7 @@ fn a_singleton_reads_from_one_row_or_from_names_down_a_column() {
     );
     assert_eq!(constants_of(&project, &[flat]), expected);
     // Names down a column, values beside them, a notes column marked `#`.
-    let down = workbook(
+    let down = sheet_workbook(
         dir.path(),
         "consts.xlsx",
         "constants",
@@ -134,7 +114,7 @@ fn a_singleton_reads_from_one_row_or_from_names_down_a_column() {
     assert_eq!(constants_of(&project, &[down]), expected);
     // Luban's: `##column` marks it, `##type` and `##` columns are notes, the values in
     // the first column that is not.
-    let luban = workbook(
+    let luban = sheet_workbook(
         dir.path(),
         "luban.xlsx",
         "constants",
@@ -154,7 +134,7 @@ fn a_singleton_reads_from_one_row_or_from_names_down_a_column() {
 fn a_vertical_singletons_mistakes_name_their_cells() {
     let project = project();
     let dir = tempfile::tempdir().unwrap();
-    let path = workbook(
+    let path = sheet_workbook(
         dir.path(),
         "consts.xlsx",
         "constants",
@@ -317,7 +297,7 @@ fields = [{ name = "max_members", type = "int" }, { name = "invite_max", type = 
             rows.push(vec![name, "", "", records[0][i], records[1][i]]);
         }
         let rows: Vec<&[&str]> = rows.iter().map(Vec::as_slice).collect();
-        workbook(dir.path(), file, "team_rules", &rows)
+        sheet_workbook(dir.path(), file, "team_rules", &rows)
     };
     let validation = validate(&project, &[sheet("team.xlsx", "12")]);
     assert_eq!(passed_rows(&validation), ["5,10,true", "8,12,false"]);

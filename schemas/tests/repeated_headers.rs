@@ -5,10 +5,11 @@
 
 use std::path::PathBuf;
 
-use crate::common::{CONFIG, errors, file_of, load_texts, passed_rows, refused_at_load, validate};
+use crate::common::{
+    CONFIG, errors, file_of, load_texts, one_sheet, passed_rows, refused_at_load, validate,
+};
 use masterctl_schemas::Project;
 use masterctl_schemas::diagnostic::Code;
-use rust_xlsxwriter::Workbook;
 
 /// Monsters whose buffs the sheet spreads over repeated `BuffID` headers.
 const MONSTER: &str = r#"
@@ -25,29 +26,9 @@ fn project(schema: &str) -> Project {
     load_texts(CONFIG, &[("monster.toml", schema)]).unwrap()
 }
 
-/// A workbook of one sheet `monster` holding `rows` (numbers written as numbers).
-fn workbook(rows: &[&[&str]]) -> (tempfile::TempDir, PathBuf) {
-    let mut workbook = Workbook::new();
-    let sheet = workbook.add_worksheet().set_name("monster").unwrap();
-    for (row, cells) in rows.iter().enumerate() {
-        for (column, text) in cells.iter().enumerate() {
-            let (row, column) = (row as u32, column as u16);
-            match text.parse::<f64>() {
-                Ok(number) => sheet.write_number(row, column, number).unwrap(),
-                Err(_) if text.is_empty() => sheet,
-                Err(_) => sheet.write_string(row, column, *text).unwrap(),
-            };
-        }
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("monster.xlsx");
-    workbook.save(&path).unwrap();
-    (dir, path)
-}
-
 /// Each error's code and cell, validating a workbook of `rows` against `schema`.
 fn errors_at(schema: &str, rows: &[&[&str]]) -> Vec<(Code, String)> {
-    let (_dir, path) = workbook(rows);
+    let (_dir, path) = one_sheet("monster", rows);
     let validation = validate(&project(schema), &[path]);
     errors(&validation)
         .iter()
@@ -72,10 +53,13 @@ fn a_list_over_repeated_headers_is_every_columns_elements_in_order() {
         ["1,Slime,3|1|2", "2,Bat,", "3,Wolf,7"]
     );
     // Numbers typed into a workbook's cells alike.
-    let (_dir, path) = workbook(&[
-        &["id", "BuffID", "BuffID", "name"],
-        &["1", "10", "20", "Slime"],
-    ]);
+    let (_dir, path) = one_sheet(
+        "monster",
+        &[
+            &["id", "BuffID", "BuffID", "name"],
+            &["1", "10", "20", "Slime"],
+        ],
+    );
     assert_eq!(passed_rows(&validate(&project, &[path])), ["1,Slime,10|20"]);
 }
 
@@ -163,7 +147,7 @@ fn a_list_over_the_columns_its_header_spans_is_one_list() {
         &["1", "3", "", "4", "Slime"],
         &["2", "", "", "", "Bat"],
     ];
-    let (_dir, path) = workbook(rows);
+    let (_dir, path) = one_sheet("monster", rows);
     assert_eq!(
         passed_rows(&validate(&project(&spanned), &[path])),
         ["1,Slime,3|4", "2,Bat,"]

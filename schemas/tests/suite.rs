@@ -21,6 +21,7 @@ mod maps;
 mod multi_row;
 mod one_large_table;
 mod real_world;
+mod records;
 mod repeated_headers;
 mod schema_errors;
 mod several_sheets;

@@ -66,8 +66,13 @@ pub enum Input {
     /// A list or a map (`map`), written as canonical files write it: items joined by
     /// `|`, a map's keys and values by `:`.
     Listed {
-        example: &'static str,
+        example: String,
         map: bool,
+    },
+    /// A record, written as its cells write it: its fields' values in `layout`'s order
+    /// and separators (`item_id,count`).
+    Parts {
+        layout: String,
     },
 }
 
@@ -97,6 +102,7 @@ impl Input {
             Input::Text => "text",
             Input::Reference { .. } => "reference",
             Input::Listed { .. } => "listed",
+            Input::Parts { .. } => "parts",
         }
     }
 }
@@ -207,13 +213,22 @@ fn input_of(
         },
         FieldType::Date => Input::Date,
         FieldType::Text | FieldType::String => Input::Text,
-        FieldType::List(_) => Input::Listed {
-            example: "1|2|3",
+        FieldType::List(inner) => Input::Listed {
+            example: match &**inner {
+                FieldType::Record(record) => format!("{0}|{0}", record.layout()),
+                _ => "1|2|3".into(),
+            },
             map: false,
         },
-        FieldType::Map(..) => Input::Listed {
-            example: "1:100|2:250",
+        FieldType::Map(_, value) => Input::Listed {
+            example: match &**value {
+                FieldType::Record(record) => format!("1:{0}|2:{0}", record.layout()),
+                _ => "1:100|2:250".into(),
+            },
             map: true,
+        },
+        FieldType::Record(record) => Input::Parts {
+            layout: record.layout(),
         },
     })
 }

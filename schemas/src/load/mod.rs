@@ -18,10 +18,12 @@ mod fonts;
 mod generated;
 mod glossary;
 mod raw;
+mod records;
 mod source;
 mod tables;
 
 use raw::*;
+use records::is_record;
 use source::*;
 
 /// The file holding the project's configuration, at the root of a master repository.
@@ -162,23 +164,33 @@ pub fn load_with_fonts(
         bool_spellings,
         audience: Default::default(),
         font_files: fonts,
+        records: HashMap::new(),
+        broken_records: HashSet::new(),
     };
     builder.project_audience(config.as_ref());
+    let (records, parsed): (Vec<_>, Vec<_>) =
+        parsed.into_iter().partition(|(_, raw)| is_record(raw));
+    builder.build_records(&records, &parsed);
     builder.build_tables(&parsed);
     builder.check_references(&parsed);
+    builder.check_record_references(&records);
     builder.build_generated(&parsed);
     let config = config.map(|c| builder.check_config(c));
     let Builder {
         report,
         tables,
         generated,
+        records,
         ..
     } = builder;
+    let mut records: Vec<_> = records.into_values().collect();
+    records.sort_by(|a, b| a.name.cmp(&b.name));
     match config {
         Some(config) if !report.has_errors() => Ok(Project {
             config,
             tables,
             generated,
+            records,
         }),
         _ => Err(report),
     }
@@ -340,6 +352,11 @@ struct Builder {
     audience: crate::audience::Audiences,
     /// The font files of the project's `fonts/` folder, by path.
     font_files: Vec<(String, Vec<u8>)>,
+    /// The record types built so far, by name (`kind = "record"` schemas).
+    records: HashMap<String, std::sync::Arc<crate::schema::RecordType>>,
+    /// Records whose schema is broken (reported): a field naming one is not reported
+    /// again as of an unknown type.
+    broken_records: HashSet<String>,
 }
 
 /// Where each accepted name was declared, to name both places of a duplicate.

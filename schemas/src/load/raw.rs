@@ -141,6 +141,8 @@ pub(super) struct RawSchema {
     pub(super) audience: Option<RawAudience>,
     /// The project's approved translations of its terms (`glossary = true`).
     pub(super) glossary: Option<Spanned<bool>>,
+    /// What separates a record's fields in its cells (`kind = "record"`; `,` by default).
+    pub(super) separator: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]

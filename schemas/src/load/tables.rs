@@ -1,6 +1,7 @@
 //! Tables and their fields from schema files: names, types, options, keys, indexes,
 //! and the references between tables.
 
+use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::sync::Arc;
@@ -209,19 +210,7 @@ impl Builder {
         raw: &RawSchema,
         names: &mut Declared,
     ) -> Option<String> {
-        let name = match &raw.name {
-            Some(n) => n.clone(),
-            None => Spanned::new(0..0, source.stem()),
-        };
-        if !is_identifier(name.get_ref()) {
-            let what = if raw.name.is_some() {
-                "the table name"
-            } else {
-                "the file name (the default table name)"
-            };
-            self.error(identifier_error(source, what, &name));
-            return None;
-        }
+        let name = self.identifier_name(source, raw, "table")?;
         if let Some(first) = names.get(name.get_ref()) {
             self.error(
                 source
@@ -236,6 +225,30 @@ impl Builder {
         }
         names.insert(name.get_ref().clone(), source.location(name.span()));
         Some(name.into_inner())
+    }
+
+    /// A schema's `name` (or its file's stem): an identifier, else an error naming what
+    /// the name is of (`table`, `record`).
+    pub(super) fn identifier_name(
+        &mut self,
+        source: &SourceText,
+        raw: &RawSchema,
+        of: &str,
+    ) -> Option<Spanned<String>> {
+        let name = match &raw.name {
+            Some(n) => n.clone(),
+            None => Spanned::new(0..0, source.stem()),
+        };
+        if is_identifier(name.get_ref()) {
+            return Some(name);
+        }
+        let what = if raw.name.is_some() {
+            format!("the {of} name")
+        } else {
+            format!("the file name (the default {of} name)")
+        };
+        self.error(identifier_error(source, &what, &name));
+        None
     }
 
     /// `other_columns = "error"` (the default) or `"ignore"`.
@@ -310,7 +323,7 @@ impl Builder {
 
     /// Every field of a table, or `None` when one is broken (keys and indexes would
     /// report fields that are merely broken as missing).
-    fn build_fields(
+    pub(super) fn build_fields(
         &mut self,
         source: &SourceText,
         raw_fields: &[Spanned<RawField>],
@@ -713,8 +726,20 @@ impl Builder {
 
     /// The field's type, or an error naming the closest known one.
     fn field_type(&mut self, source: &SourceText, raw: &RawField) -> Option<FieldType> {
-        if let Some(ty) = FieldType::parse(raw.ty.get_ref()) {
+        let records = &self.records;
+        if let Some(ty) = FieldType::parse_in(raw.ty.get_ref(), &|name| records.get(name).cloned())
+        {
             return Some(ty);
+        }
+        // A broken record was reported: a field of it is broken, and said no more of.
+        let broken = &self.broken_records;
+        let named_broken = Cell::new(false);
+        FieldType::parse_in(raw.ty.get_ref(), &|name| {
+            named_broken.set(named_broken.get() || broken.contains(name));
+            None
+        });
+        if named_broken.get() {
+            return None;
         }
         let known = [
             "int", "float", "bool", "string", "text", "enum", "date", "datetime",
@@ -730,11 +755,14 @@ impl Builder {
                 ),
             )
             .found(raw.ty.get_ref().clone())
-            .expected("int, float, bool, string, text, enum, date, datetime, list<T> or map<K, V>");
+            .expected("int, float, bool, string, text, enum, date, datetime, list<T>, map<K, V> or a record's name");
         if raw.ty.get_ref().trim().starts_with("map<") {
             d = d.hint("a map's key is int, string, enum or bool, its value any type but text, a list or a map (and not an enum when the key is one)");
         }
-        if let Some(similar) = did_you_mean(raw.ty.get_ref(), known.into_iter()) {
+        let names = known
+            .into_iter()
+            .chain(self.records.keys().map(String::as_str));
+        if let Some(similar) = similar_type(raw.ty.get_ref(), names) {
             d = d.did_you_mean(similar);
         }
         self.error(d);
@@ -1363,9 +1391,10 @@ fn toml_value(ty: &FieldType, raw: &toml::Value, zone: &Zone) -> Option<Value> {
             .map(|item| toml_value(inner, item, zone))
             .collect::<Option<Vec<_>>>()
             .map(|v| Value::List(v.into())),
-        (FieldType::List(_) | FieldType::Map(..), toml::Value::String(s)) => {
-            crate::parse::parse_text_in(ty, s, Some(zone)).ok()
-        }
+        (
+            FieldType::List(_) | FieldType::Map(..) | FieldType::Record(_),
+            toml::Value::String(s),
+        ) => crate::parse::parse_text_in(ty, s, Some(zone)).ok(),
         // `default = { 1 = 100, 2 = 250 }`: TOML keys are text, read as the key type.
         (FieldType::Map(key, value), toml::Value::Table(entries)) => {
             let mut out = Vec::with_capacity(entries.len());
@@ -1378,6 +1407,21 @@ fn toml_value(ty: &FieldType, raw: &toml::Value, zone: &Zone) -> Option<Value> {
         }
         _ => None,
     }
+}
+
+/// The type closest to `written`: a built-in type's or a record's name, in the list or
+/// map it is written in (`list<item_cots>`: `list<item_cost>`).
+fn similar_type<'n>(written: &str, names: impl Iterator<Item = &'n str> + Clone) -> Option<String> {
+    let written = written.trim();
+    if let Some(similar) = did_you_mean(written, names.clone()) {
+        return Some(similar.to_string());
+    }
+    // The last name of a container: a list's elements, a map's values.
+    let inner = written.strip_suffix('>')?;
+    let start = inner.rfind(['<', ','])? + 1;
+    let name = inner[start..].trim();
+    let similar = did_you_mean(name, names)?;
+    Some(format!("{}{similar}>", &inner[..inner.len() - name.len()]))
 }
 
 /// A field being built: where it is written, its name and type, for the messages.

@@ -32,6 +32,27 @@ pub enum Value {
     List(Box<[Value]>),
     /// A map's entries, sorted by key, each key once.
     Map(Box<[(Value, Value)]>),
+    /// A record's fields, in its type's order.
+    Record(Box<Record>),
+}
+
+/// The fields of a record value, and the separator its cells write between them
+/// (its type's: a value is spelled without its type at hand). Values compare, order
+/// and hash by their fields alone.
+#[derive(Debug, Clone)]
+pub struct Record {
+    pub separator: Arc<str>,
+    pub fields: Box<[Value]>,
+}
+
+impl Value {
+    /// A record value of these fields, written with `separator` between them.
+    pub fn record(separator: Arc<str>, fields: Vec<Value>) -> Value {
+        Value::Record(Box::new(Record {
+            separator,
+            fields: fields.into(),
+        }))
+    }
 }
 
 impl Value {
@@ -72,6 +93,7 @@ impl Value {
             Value::DateTime(_) => 6,
             Value::List(_) => 7,
             Value::Map(_) => 8,
+            Value::Record(_) => 9,
         }
     }
 }
@@ -106,6 +128,15 @@ impl fmt::Display for Value {
                 }
                 Ok(())
             }
+            Value::Record(record) => {
+                for (i, field) in record.fields.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(&record.separator)?;
+                    }
+                    write!(f, "{field}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -124,6 +155,7 @@ impl Ord for Value {
             (Value::DateTime(a), Value::DateTime(b)) => a.cmp(b),
             (Value::List(a), Value::List(b)) => a.cmp(b),
             (Value::Map(a), Value::Map(b)) => a.cmp(b),
+            (Value::Record(a), Value::Record(b)) => a.fields.cmp(&b.fields),
             _ => self.rank().cmp(&other.rank()),
         }
     }
@@ -160,6 +192,7 @@ impl Hash for Value {
             Value::DateTime(dt) => dt.hash(state),
             Value::List(items) => items.hash(state),
             Value::Map(entries) => entries.hash(state),
+            Value::Record(record) => record.fields.hash(state),
         }
     }
 }

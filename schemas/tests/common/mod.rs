@@ -186,3 +186,34 @@ pub fn passed_rows(validation: &Validation) -> Vec<String> {
         })
         .collect()
 }
+
+/// A workbook `name` in `dir` of one sheet, `rows` of cells (`""` = empty; a text that
+/// reads as a number is written as a number).
+#[allow(dead_code)]
+pub fn sheet_workbook(dir: &Path, name: &str, sheet: &str, rows: &[&[&str]]) -> PathBuf {
+    let mut workbook = rust_xlsxwriter::Workbook::new();
+    let worksheet = workbook.add_worksheet().set_name(sheet).unwrap();
+    for (r, row) in rows.iter().enumerate() {
+        for (c, cell) in row.iter().enumerate() {
+            if cell.is_empty() {
+                continue;
+            }
+            match cell.parse::<f64>() {
+                Ok(number) => worksheet.write_number(r as u32, c as u16, number),
+                Err(_) => worksheet.write_string(r as u32, c as u16, *cell),
+            }
+            .unwrap();
+        }
+    }
+    let path = dir.join(name);
+    workbook.save(&path).unwrap();
+    path
+}
+
+/// [`sheet_workbook`] `<sheet>.xlsx`, in a temporary folder (kept while it lives).
+#[allow(dead_code)]
+pub fn one_sheet(sheet: &str, rows: &[&[&str]]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = sheet_workbook(dir.path(), &format!("{sheet}.xlsx"), sheet, rows);
+    (dir, path)
+}

@@ -1,0 +1,356 @@
+//! Record types (`kind = "record"` schemas): named fields a table's field holds in one
+//! cell. Each is built before the schemas that name it (a record naming another after
+//! that one); records that name one another in a circle are an error.
+
+use std::cell::Cell;
+use std::collections::HashSet;
+use std::ops::Range;
+use std::sync::Arc;
+
+use toml::Spanned;
+
+use crate::diagnostic::Code;
+use crate::schema::{FieldType, RecordType};
+
+use super::*;
+
+/// What separates a record's fields when its schema names nothing.
+pub const DEFAULT_SEPARATOR: &str = ",";
+
+/// Whether a schema declares a record type rather than a table.
+pub(super) fn is_record(raw: &RawSchema) -> bool {
+    raw.kind.as_ref().is_some_and(|k| k.get_ref() == "record")
+}
+
+/// The built-in types' names, which no record may take.
+const BUILT_IN: [&str; 10] = [
+    "int", "float", "bool", "string", "text", "enum", "date", "datetime", "list", "map",
+];
+
+impl Builder {
+    /// Every record schema of `records` as a [`RecordType`] in `self.records`; `tables`
+    /// are the other schemas, whose names a record may not take.
+    pub(super) fn build_records(
+        &mut self,
+        records: &[(SourceText, RawSchema)],
+        tables: &[(SourceText, RawSchema)],
+    ) {
+        let taken: HashSet<String> = tables
+            .iter()
+            .map(|(source, raw)| {
+                raw.name
+                    .as_ref()
+                    .map_or_else(|| source.stem(), |n| n.get_ref().clone())
+            })
+            .collect();
+        let mut names: Declared = HashMap::new();
+        let mut pending = Vec::new();
+        for (source, raw) in records {
+            let Some(name) = self.record_name(source, raw, &taken, &mut names) else {
+                continue;
+            };
+            let separator = self.record_separator(source, raw);
+            let refused = self.refuse_table_options(source, raw);
+            match separator {
+                Some(separator) if !refused => pending.push((source, raw, name, separator)),
+                _ => {
+                    self.broken_records.insert(name);
+                }
+            }
+        }
+        // Build whichever names no record still waiting, until none is left or all wait.
+        loop {
+            let waiting: HashSet<&str> = pending.iter().map(|p| p.2.as_str()).collect();
+            let Some(next) = pending
+                .iter()
+                .position(|(_, raw, _, _)| !names_any(raw, &waiting))
+            else {
+                break;
+            };
+            let (source, raw, name, separator) = pending.remove(next);
+            match self.build_record(source, raw, name.clone(), separator) {
+                Some(record) => {
+                    self.records.insert(name, Arc::new(record));
+                }
+                None => {
+                    self.broken_records.insert(name);
+                }
+            }
+        }
+        for (source, raw, name, _) in pending {
+            let span = raw.name.as_ref().map_or(0..0, Spanned::span);
+            self.error(
+                source
+                    .error(
+                        Code::InvalidOption,
+                        span,
+                        format!("record `{name}` holds itself, through its fields or theirs"),
+                    )
+                    .hint("a record's fields may hold other records, never in a circle"),
+            );
+            self.broken_records.insert(name);
+        }
+    }
+
+    /// The record's name (or file stem): an identifier no built-in type, table or other
+    /// record has.
+    fn record_name(
+        &mut self,
+        source: &SourceText,
+        raw: &RawSchema,
+        taken: &HashSet<String>,
+        names: &mut Declared,
+    ) -> Option<String> {
+        let name = self.identifier_name(source, raw, "record")?;
+        let problem = if BUILT_IN.contains(&name.get_ref().as_str()) {
+            Some(format!("`{}` is a built-in type", name.get_ref()))
+        } else if taken.contains(name.get_ref()) {
+            Some(format!("`{}` is a table's name", name.get_ref()))
+        } else {
+            names.get(name.get_ref()).map(|first| {
+                format!(
+                    "record `{}` is declared twice (first at {})",
+                    name.get_ref(),
+                    first.place()
+                )
+            })
+        };
+        if let Some(problem) = problem {
+            self.error(
+                source
+                    .error(Code::DuplicateName, name.span(), problem)
+                    .hint("give the record a name of its own: field types name it"),
+            );
+            return None;
+        }
+        names.insert(name.get_ref().clone(), source.location(name.span()));
+        Some(name.into_inner())
+    }
+
+    /// `separator`: not empty, no `|` (lists of records are split at it) and no line
+    /// break.
+    fn record_separator(&mut self, source: &SourceText, raw: &RawSchema) -> Option<Arc<str>> {
+        let Some(separator) = &raw.separator else {
+            return Some(DEFAULT_SEPARATOR.into());
+        };
+        let text = separator.get_ref();
+        let problem = if text.is_empty() {
+            "a record's separator is not empty"
+        } else if text.contains('|') {
+            "`|` separates the records of a list: a record's separator is another"
+        } else if text.contains(['\n', '\r']) {
+            "a record's separator is on one line"
+        } else {
+            return Some(text.as_str().into());
+        };
+        self.error(
+            source
+                .error(Code::InvalidOption, separator.span(), problem)
+                .found(text.clone())
+                .expected("`,` (the default), `;`, `:`, `~`…"),
+        );
+        None
+    }
+
+    /// A table's options written on a record (which is no sheet of its own); whether
+    /// any was.
+    fn refuse_table_options(&mut self, source: &SourceText, raw: &RawSchema) -> bool {
+        let written = [
+            ("sheet", raw.sheet.as_ref().map(Spanned::span)),
+            ("source", raw.source.as_ref().map(Spanned::span)),
+            (
+                "other_columns",
+                raw.other_columns.as_ref().map(Spanned::span),
+            ),
+            ("primary_key", raw.primary_key.as_ref().map(Spanned::span)),
+            ("indexes", raw.indexes.first().map(Spanned::span)),
+            ("reverse", raw.reverse.as_ref().map(Spanned::span)),
+            ("custom", raw.custom.as_ref().map(Spanned::span)),
+            ("audience", raw.audience.as_ref().map(Spanned::span)),
+            ("glossary", raw.glossary.as_ref().map(Spanned::span)),
+        ];
+        self.refuse_written(
+            source,
+            &written,
+            &|option| {
+                format!(
+                    "a record has no `{option}`: it is a type, read where a table's field holds it"
+                )
+            },
+            "a record has a name, a description, a separator and [[fields]]",
+        )
+    }
+
+    /// An error at each option of `written` that is written, saying `why` of it with
+    /// `hint`; whether any was.
+    fn refuse_written(
+        &mut self,
+        source: &SourceText,
+        written: &[(&str, Option<Range<usize>>)],
+        why: &dyn Fn(&str) -> String,
+        hint: &str,
+    ) -> bool {
+        let mut refused = false;
+        for (option, at) in written {
+            let Some(at) = at else { continue };
+            refused = true;
+            self.error(
+                source
+                    .error(Code::InvalidOption, at.clone(), why(option))
+                    .hint(hint),
+            );
+        }
+        refused
+    }
+
+    fn build_record(
+        &mut self,
+        source: &SourceText,
+        raw: &RawSchema,
+        name: String,
+        separator: Arc<str>,
+    ) -> Option<RecordType> {
+        let raw_fields = match &raw.fields {
+            Some(fields) if !fields.get_ref().is_empty() => fields.get_ref(),
+            other => {
+                let span = other.as_ref().map_or(0..0, Spanned::span);
+                self.error(source.error(
+                    Code::SchemaSyntax,
+                    span,
+                    format!("record `{name}` has no [[fields]]"),
+                ));
+                return None;
+            }
+        };
+        let errors_before = self.report.error_count();
+        for raw_field in raw_fields {
+            self.refuse_column_options(source, raw_field.get_ref());
+        }
+        let fields = self.build_fields(source, raw_fields)?;
+        for (raw_field, field) in raw_fields.iter().zip(&fields) {
+            let one_value = !matches!(
+                field.ty,
+                FieldType::Text | FieldType::List(_) | FieldType::Map(..)
+            );
+            if !one_value {
+                self.error(
+                    source
+                        .error(
+                            Code::UnknownType,
+                            raw_field.get_ref().ty.span(),
+                            format!(
+                                "field `{}` of record `{name}` is {}: a record's field holds one value",
+                                field.name, field.ty
+                            ),
+                        )
+                        .hint("int, float, bool, string, enum, date, datetime, or another record (a text is translated in its table's own field)"),
+                );
+            }
+        }
+        if self.report.error_count() != errors_before {
+            return None;
+        }
+        Some(RecordType {
+            name,
+            description: raw.description.clone(),
+            separator,
+            fields,
+            file: source.path.to_path_buf(),
+        })
+    }
+
+    /// A field's options that place it in a sheet, written on a record's field (which
+    /// is a part of its cell).
+    fn refuse_column_options(&mut self, source: &SourceText, raw: &RawField) {
+        let written = [
+            ("column", raw.column.as_ref().map(Spanned::span)),
+            (
+                "column_offset",
+                raw.column_offset.as_ref().map(Spanned::span),
+            ),
+            ("separator", raw.separator.as_ref().map(Spanned::span)),
+            (
+                "key_separator",
+                raw.key_separator.as_ref().map(Spanned::span),
+            ),
+            ("multi_row", raw.multi_row.as_ref().map(Spanned::span)),
+            (
+                "repeated_header",
+                raw.repeated_header.as_ref().map(Spanned::span),
+            ),
+            ("column_span", raw.column_span.as_ref().map(Spanned::span)),
+            ("source_sheet", raw.source_sheet.as_ref().map(Spanned::span)),
+            ("escapes", raw.escapes.as_ref().map(Spanned::span)),
+            ("null", raw.null.as_ref().map(Spanned::span)),
+            (
+                "bool_spellings",
+                raw.bool_spellings.as_ref().map(Spanned::span),
+            ),
+            ("audience", raw.audience.as_ref().map(Spanned::span)),
+            ("unique", raw.unique.then(|| raw.name.span())),
+        ];
+        self.refuse_written(
+            source,
+            &written,
+            &|option| {
+                format!(
+                    "option `{option}` does not apply to field `{}` of a record: it is a part of one cell",
+                    raw.name.get_ref()
+                )
+            },
+            "a record's field takes optional, default, min, max, min_length, max_length, pattern, values, references and description",
+        );
+    }
+
+    /// The `references` of records' fields, checked once the tables are built.
+    pub(super) fn check_record_references(&mut self, records: &[(SourceText, RawSchema)]) {
+        for (source, raw) in records {
+            let name = raw
+                .name
+                .as_ref()
+                .map_or_else(|| source.stem(), |n| n.get_ref().clone());
+            let Some(record) = self.records.get(&name).cloned() else {
+                continue;
+            };
+            let raw_fields = raw.fields.as_ref().map(|f| f.get_ref().as_slice());
+            for (raw_field, field) in raw_fields.unwrap_or_default().iter().zip(&record.fields) {
+                let (Some(reference), Some(spanned)) =
+                    (&field.references, &raw_field.get_ref().references)
+                else {
+                    continue;
+                };
+                if self.broken_tables.contains(&reference.table) {
+                    continue;
+                }
+                if let Some(problem) = self.reference_problem(field, reference) {
+                    self.error(
+                        source
+                            .error(
+                                Code::InvalidReference,
+                                spanned.span(),
+                                format!(
+                                    "field `{}` of record `{name}` references `{reference}`: {problem}",
+                                    field.name
+                                ),
+                            )
+                            .found(reference.to_string()),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Whether a record's fields name any of `records` (as a type, a list's elements, a
+/// map's values).
+fn names_any(raw: &RawSchema, records: &HashSet<&str>) -> bool {
+    let named = Cell::new(false);
+    let fields = raw.fields.as_ref().map(|f| f.get_ref().as_slice());
+    for field in fields.unwrap_or_default() {
+        FieldType::parse_in(field.get_ref().ty.get_ref(), &|name| {
+            named.set(named.get() || records.contains(name));
+            None
+        });
+    }
+    named.get()
+}
