@@ -10,7 +10,7 @@ use masterctl_locales::pseudo::pseudo;
 use masterctl_locales::texts::text_fields;
 use masterctl_runtime::format::{
     ArchiveFile, Body, ColumnData, ColumnType, FORMAT_VERSION, GroupData, Identity, IndexData,
-    MatrixData, Strings, StringsData, TableData, TextColumn, Values, WeightedData, key_slot,
+    MatrixData, Strings, StringsData, TableData, TextColumn, WeightedData, key_slot,
 };
 use masterctl_runtime::manifest::{Fallback, FileEntry, FileKind};
 use masterctl_schemas::canonical::{data_fields, key_order};
@@ -18,6 +18,8 @@ use masterctl_schemas::schema::{CustomKind, GeneratedKind, Project};
 use masterctl_schemas::{Field, FieldType, Table, TableSchema, Value};
 
 use masterctl_generators::GeneratedTable;
+
+use crate::columns::{column, column_type};
 use masterctl_generators::custom::group_order;
 
 /// One file of a build, before it is written.
@@ -128,17 +130,6 @@ fn order(schema: &TableSchema, table: &Table) -> Result<Order, BuildError> {
     Ok(Order { rows, position })
 }
 
-fn column_type(ty: &FieldType) -> ColumnType {
-    match ty.scalar() {
-        FieldType::Int => ColumnType::Int,
-        FieldType::Float => ColumnType::Float,
-        FieldType::Bool => ColumnType::Bool,
-        FieldType::Date => ColumnType::Date,
-        FieldType::DateTime => ColumnType::DateTime,
-        _ => ColumnType::Str,
-    }
-}
-
 /// The type a column of generated values takes: that of its first value.
 fn inferred_type<'v>(mut values: impl Iterator<Item = &'v Value>) -> (ColumnType, bool) {
     let scalar = |v: &Value| match v {
@@ -156,80 +147,6 @@ fn inferred_type<'v>(mut values: impl Iterator<Item = &'v Value>) -> (ColumnType
             other => scalar(other).map(|t| (t, false)),
         })
         .unwrap_or((ColumnType::Str, false))
-}
-
-/// A column from values in row order.
-fn column<'v>(
-    name: &str,
-    ty: ColumnType,
-    list: bool,
-    cells: impl ExactSizeIterator<Item = &'v Value>,
-) -> ColumnData {
-    let rows = cells.len();
-    let mut nulls = vec![0u64; rows.div_ceil(64)];
-    let mut any_null = false;
-    let mut offsets = Vec::new();
-    let mut values = match ty {
-        ColumnType::Int => Values::Int(Vec::with_capacity(rows)),
-        ColumnType::Float => Values::Float(Vec::with_capacity(rows)),
-        ColumnType::Bool => Values::Bool(Vec::with_capacity(rows)),
-        ColumnType::Str => Values::Str(Strings::with_capacity(rows)),
-        ColumnType::Date => Values::Date(Vec::with_capacity(rows)),
-        ColumnType::DateTime => Values::DateTime(Vec::with_capacity(rows)),
-    };
-    let push = |values: &mut Values, value: Option<&Value>| match values {
-        Values::Int(v) => v.push(match value {
-            Some(Value::Int(x)) => *x,
-            _ => 0,
-        }),
-        Values::Float(v) => v.push(value.and_then(Value::as_f64).unwrap_or(0.0)),
-        Values::Bool(v) => v.push(matches!(value, Some(Value::Bool(true)))),
-        Values::Str(v) => match value {
-            Some(Value::Str(s)) => v.push(s),
-            Some(Value::Null) | None => v.push(""),
-            Some(other) => v.push(&other.canonical()),
-        },
-        Values::Date(v) => v.push(match value {
-            Some(Value::Date(d)) => d.0,
-            _ => 0,
-        }),
-        Values::DateTime(v) => v.push(match value {
-            Some(Value::DateTime(t)) => t.0,
-            _ => 0,
-        }),
-    };
-    let mut elements = 0u32;
-    if list {
-        offsets.push(0);
-    }
-    for (row, cell) in cells.enumerate() {
-        if cell.is_null() {
-            nulls[row / 64] |= 1 << (row % 64);
-            any_null = true;
-        }
-        if list {
-            if let Value::List(items) = cell {
-                for item in items.iter() {
-                    push(&mut values, Some(item));
-                    elements += 1;
-                }
-            }
-            offsets.push(elements);
-        } else {
-            push(&mut values, Some(cell));
-        }
-    }
-    if !any_null {
-        nulls.clear();
-    }
-    ColumnData {
-        name: name.to_string(),
-        ty,
-        list,
-        nulls,
-        offsets,
-        values,
-    }
 }
 
 /// A schema field's column over some rows (a map's: its keys, see [`map_columns`]).
@@ -290,11 +207,15 @@ fn table_data(schema: &TableSchema, table: &Table, order: &Order) -> TableData {
         .iter()
         .map(|&f| field_column(&schema.fields[f], cells(f)))
         .collect();
-    // Maps' values after every field's column, so that a field's column is at its place.
+    // Maps' values and records' fields after every field's column, so that a field's
+    // column is at its place.
     for &f in &fields {
         if let FieldType::Map(key, _) = &schema.fields[f].ty {
             columns.push(map_columns(&schema.fields[f], cells(f), key).1);
         }
+    }
+    for &f in &fields {
+        columns.extend(crate::records::record_columns(&schema.fields[f], cells(f)));
     }
     let position_of = |field: usize| fields.iter().position(|&f| f == field).map(|p| p as u32);
     let indexes = schema
@@ -545,6 +466,9 @@ fn table_files(
             .filter(|f| f.ty.map_key().is_some() && *f.ty.scalar() == FieldType::Enum)
             .map(|f| (format!("{}{MAP_VALUES}", f.name), f.values.as_slice()))
             .collect();
+        let record_enums: Vec<(String, &[std::sync::Arc<str>])> = (schema.fields.iter())
+            .flat_map(crate::records::record_enums)
+            .collect();
         let enums: HashMap<&str, &[std::sync::Arc<str>]> = schema
             .fields
             .iter()
@@ -554,6 +478,7 @@ fn table_files(
             })
             .map(|f| (f.name.as_str(), f.values.as_slice()))
             .chain(value_columns.iter().map(|(n, v)| (n.as_str(), *v)))
+            .chain(record_enums.iter().map(|(n, v)| (n.as_str(), *v)))
             .collect();
         client.extend(client_files(
             ("tables", &schema.name, None, None),

@@ -89,13 +89,14 @@ fn a_build_holds_every_table_text_and_master_and_is_deterministic() {
     assert!(files.iter().zip(&again).all(|(a, b)| a.bytes == b.bytes));
 }
 
-#[test]
-fn what_it_writes_opens_through_the_runtime() {
-    let (project, tables) = sample();
-    let languages = vec!["en".to_string(), "ja".to_string()];
-    let (files, fallbacks) = built(&project, &tables, &languages);
+/// `files` written to a folder with their manifest, opened as a server opens a build.
+fn opened(
+    files: &[BuiltFile],
+    fallbacks: Vec<masterctl_runtime::manifest::Fallback>,
+    languages: Vec<String>,
+) -> (tempfile::TempDir, Masters) {
     let dir = tempfile::tempdir().unwrap();
-    for file in &files {
+    for file in files {
         let path = dir.path().join(&file.path);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, &file.bytes).unwrap();
@@ -118,6 +119,15 @@ fn what_it_writes_opens_through_the_runtime() {
     )
     .unwrap();
     let masters = Masters::open(dir.path()).unwrap();
+    (dir, masters)
+}
+
+#[test]
+fn what_it_writes_opens_through_the_runtime() {
+    let (project, tables) = sample();
+    let languages = vec!["en".to_string(), "ja".to_string()];
+    let (files, fallbacks) = built(&project, &tables, &languages);
+    let (_dir, masters) = opened(&files, fallbacks, languages);
     let item = masters.table("item").unwrap();
     let sword = item.get(&[ValueRef::Int(1)]).unwrap();
     assert_eq!(sword.int("price"), Some(100));
@@ -139,4 +149,95 @@ fn what_it_writes_opens_through_the_runtime() {
             .iter()
             .any(|f| f.kind == FileKind::Weighted)
     );
+}
+
+/// A record field keeps its cells' text in its column, and each field of its record
+/// (nested records opened) has a typed column in the same places: a list's records'
+/// as lists; the client JSON holds them alike.
+#[test]
+fn records_fields_have_typed_columns_beside_their_text() {
+    let schemas = [
+        (
+            "cost.toml",
+            "kind = \"record\"\nfields = [{ name = \"item_id\", type = \"int\" }, { name = \"count\", type = \"int\", optional = true }]\n",
+        ),
+        (
+            "bonus.toml",
+            "kind = \"record\"\nseparator = \";\"\nfields = [{ name = \"kind\", type = \"enum\", values = [\"gold\", \"item\"] }, { name = \"cost\", type = \"cost\" }]\n",
+        ),
+        (
+            "gacha.toml",
+            "primary_key = [\"id\"]\nfields = [{ name = \"id\", type = \"int\" }, { name = \"costs\", type = \"list<cost>\", optional = true }, { name = \"bonus\", type = \"bonus\", optional = true }]\n",
+        ),
+    ];
+    let project = masterctl_schemas::load::load_from_files(
+        None,
+        schemas
+            .iter()
+            .map(|(n, t)| (Path::new("schemas").join(n), t.to_string()))
+            .collect(),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("gacha.csv");
+    std::fs::write(
+        &csv,
+        "id,costs,bonus\n1,\"20001,1|20002,\",\"item;20001,5\"\n2,,\n",
+    )
+    .unwrap();
+    let validation = validate_paths(&project, &[csv]);
+    assert!(!validation.report.has_errors(), "{:?}", validation.report);
+    let translations = HashMap::new();
+    let (files, fallbacks) = build(&BuildInput {
+        project: &project,
+        languages: &[],
+        tables: &validation.tables,
+        translations: &translations,
+        generated: &HashMap::new(),
+        schema_hash: "sample",
+        client: true,
+        pseudo: &[],
+        expansion: 0.4,
+    })
+    .unwrap();
+    let (_dir, masters) = opened(&files, fallbacks, Vec::new());
+    let gacha = masters.table("gacha").unwrap();
+    let columns: Vec<&str> = gacha.columns().collect();
+    assert_eq!(
+        columns,
+        [
+            "id",
+            "costs",
+            "bonus",
+            "costs/item_id",
+            "costs/count",
+            "bonus/kind",
+            "bonus/cost/item_id",
+            "bonus/cost/count"
+        ]
+    );
+    let first = gacha.get(&[ValueRef::Int(1)]).unwrap();
+    let shown =
+        |column: &str| serde_json::to_string(&first.value(gacha.column(column).unwrap())).unwrap();
+    assert_eq!(shown("costs"), r#"["20001,1","20002,"]"#);
+    assert_eq!(first.str("bonus"), Some("item;20001,5"));
+    assert_eq!(shown("costs/item_id"), "[20001,20002]");
+    // An empty field in a list is its type's zero in its column; the text keeps it empty.
+    assert_eq!(shown("costs/count"), "[1,0]");
+    assert_eq!(first.str("bonus/kind"), Some("item"));
+    assert_eq!(first.int("bonus/cost/count"), Some(5));
+    let second = gacha.get(&[ValueRef::Int(2)]).unwrap();
+    assert!(
+        second
+            .value(gacha.column("bonus/cost/count").unwrap())
+            .is_null()
+    );
+    let json = files
+        .iter()
+        .find(|f| f.path == "client/json/tables/gacha.json")
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&json.bytes).unwrap();
+    assert_eq!(json["columns"][4], "costs/count");
+    assert_eq!(json["rows"][0][4], serde_json::json!([1, 0]));
+    assert_eq!(json["rows"][0][2], "item;20001,5");
 }

@@ -856,6 +856,81 @@ fn auto_import_names_follow_lubans_pattern() {
     assert!(!out.join("schemas/tb.toml").exists());
 }
 
+/// Beans written whole in one cell become records (`kind = "record"` schemas): by
+/// their own separator or the field type's, a list of them by its own (`;`) or, a bean
+/// of none, one after another at the list's; a bean in a bean at its own separator;
+/// each cell as the workbook has it. A bean of several fields and no separator, an
+/// optional one and a polymorphic one are listed, with why.
+#[test]
+fn beans_written_in_one_cell_become_records() {
+    let tmp = tempfile::tempdir().unwrap();
+    let xml = r#"<module name="shop">
+    <bean name="Cost" sep=","><var name="item_id" type="int"/><var name="count" type="int"/></bean>
+    <bean name="Clock" sep=":"><var name="hour" type="int"/><var name="minute" type="int"/></bean>
+    <bean name="Hours" sep=";"><var name="open" type="Clock"/><var name="close" type="Clock"/></bean>
+    <bean name="Vec2"><var name="x" type="float"/><var name="y" type="float"/></bean>
+</module>"#;
+    let project = luban_copy(tmp.path(), Some(("shop.xml", xml)));
+    let rows: [&[&str]; 4] = [
+        &[
+            "##var", "id", "cost", "costs", "hours", "path", "pair", "maybe",
+        ],
+        &[
+            "##type",
+            "int",
+            "shop.Cost",
+            "(list#sep=;),shop.Cost",
+            "shop.Hours",
+            "list,shop.Vec2",
+            "shop.Vec2",
+            "shop.Cost?",
+        ],
+        &[
+            "",
+            "1",
+            "1001,2",
+            "1001,2;1002,3",
+            "10:00;22:30",
+            "1,2,3.5,4",
+            "1,2",
+            "",
+        ],
+        &["", "2", "1003,1", "", "09:05;18:00", "", "", ""],
+    ];
+    auto_import(&project, "#Shop.xlsx", &rows);
+    let (run, json) = migrate_json(tmp.path(), &project);
+    assert!(run.status.success(), "{}", text(&run));
+    let out = tmp.path().join("masters");
+    let cost = std::fs::read_to_string(out.join("schemas/cost.toml")).unwrap();
+    assert!(
+        cost.contains("kind = \"record\"") && cost.contains("separator = \",\""),
+        "{cost}"
+    );
+    let hours = std::fs::read_to_string(out.join("schemas/hours.toml")).unwrap();
+    assert!(hours.contains("type = \"clock\""), "{hours}");
+    let not_converted: Vec<String> = json["not_converted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["luban_table"] == "TbShop")
+        .map(|n| format!("{}: {}", n["field"], n["reason"]))
+        .collect();
+    assert_eq!(not_converted.len(), 2, "{not_converted:#?}");
+    assert!(
+        not_converted[0].contains("maybe") && not_converted[0].contains("an optional bean"),
+        "{not_converted:#?}"
+    );
+    assert!(
+        not_converted[1].contains("pair")
+            && not_converted[1].contains("without a separator (`sep`), and it has 2 fields"),
+        "{not_converted:#?}"
+    );
+    assert_eq!(
+        imported_table(&out, &project, "shop"),
+        "id,cost,costs,hours,path\n1,\"1001,2\",\"1001,2|1002,3\",10:0;22:30,\"1,2|3.5,4\"\n2,\"1003,1\",,9:5;18:0,\n"
+    );
+}
+
 /// A table whose input is a CSV file of Luban's layout (`##var`, `##type` rows, the
 /// marker column) is converted as a workbook's sheet is, and its rows import.
 #[test]

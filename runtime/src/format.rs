@@ -93,6 +93,15 @@ pub enum ColumnType {
 /// the same places. Field names hold no `.`, so it names no field.
 pub const MAP_VALUES: &str = ".values";
 
+/// What joins a record field's name and its fields' names in the columns that hold
+/// them. A field of a record type (`cost`, `kind = "record"` schemas) has its column of
+/// the cells' canonical texts (`20001,1`; a list's, a map's values', as lists), and one
+/// column per field of the record (`cost/item_id`, `cost/count`; a record's in it
+/// further: `bonus/cost/item_id`), typed, in the same places (for a list or a map, lists
+/// of the same lengths; an empty field in a list is its type's zero there, and the
+/// text keeps it empty). Field names hold no `/`, so these name no field.
+pub const RECORD_FIELD: &str = "/";
+
 /// One column.
 #[derive(Archive, Serialize, Debug, Clone, PartialEq)]
 pub struct ColumnData {

@@ -2,7 +2,8 @@
 //! (`masterctl inspect`): numbers and booleans as themselves, a list as an array, an
 //! empty cell as null, strings, dates and datetimes as their text (a datetime in UTC,
 //! `…Z`); a row as an object of its columns, in column order, a map field as one object
-//! of its keys (as text: JSON's keys are strings) to its values.
+//! of its keys (as text: JSON's keys are strings) to its values, a record field as its
+//! text (its fields' columns are not written apart).
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
@@ -32,14 +33,7 @@ impl Serialize for Row<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let table = self.table();
         let mut map = serializer.serialize_map(None)?;
-        for (position, name) in table.columns().enumerate() {
-            // A map's values are written with its keys, not apart.
-            if name
-                .strip_suffix(MAP_VALUES)
-                .is_some_and(|keys| table.column(keys).is_some())
-            {
-                continue;
-            }
+        for (position, name) in table.field_columns() {
             match table.column(&format!("{name}{MAP_VALUES}")) {
                 Some(values) => {
                     let entries = MapShown(self.value(position), self.value(values));

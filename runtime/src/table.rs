@@ -226,6 +226,18 @@ impl<'a> Table<'a> {
         self.data.columns.iter().map(|c| c.name.as_str())
     }
 
+    /// The columns that are fields, with their positions: not a map's values (shown
+    /// with its keys, [`crate::format::MAP_VALUES`]) nor a record's fields (in its
+    /// text, [`crate::format::RECORD_FIELD`]).
+    pub fn field_columns(&self) -> impl Iterator<Item = (usize, &'a str)> + use<'a> {
+        let table = *self;
+        self.columns().enumerate().filter(move |(_, name)| {
+            let part_of = |field: Option<&str>| field.is_some_and(|f| table.column(f).is_some());
+            !part_of(name.strip_suffix(crate::format::MAP_VALUES))
+                && !part_of(name.split_once(crate::format::RECORD_FIELD).map(|(f, _)| f))
+        })
+    }
+
     /// The position of a column (resolve once, then read rows by position).
     pub fn column(&self, name: &str) -> Option<usize> {
         self.data.columns.iter().position(|c| c.name == name)

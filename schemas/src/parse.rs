@@ -311,6 +311,14 @@ pub fn parse_list(
         "|" => describe(&FieldType::List(Box::new(inner.clone()))),
         other => format!("a list of {} separated by `{other}`", describe(inner)),
     };
+    if let FieldType::Record(record) = inner
+        && *record.separator == *separator
+    {
+        return records_run_on(record, text, zone).map_err(|m| Mismatch {
+            expected: expected(),
+            ..m
+        });
+    }
     let mut items = Vec::new();
     for part in text.split(separator) {
         let part = part.trim();
@@ -328,6 +336,33 @@ pub fn parse_list(
             }
         }
     }
+    Ok(Value::List(items.into()))
+}
+
+/// A list of records whose separator is the list's too (Luban's `list,vec3` over
+/// `1,2,3,4,5,6`): each record the next as many parts as it has.
+fn records_run_on(record: &RecordType, text: &str, zone: Option<&Zone>) -> Result<Value, Mismatch> {
+    let parts: Vec<&str> = text.split(&*record.separator).collect();
+    let each = record.parts();
+    if !parts.len().is_multiple_of(each) {
+        return Err(Mismatch::new(describe_record(record))
+            .hint(
+                "records-run-on",
+                format!(
+                    "each `{}` is {each} parts ({}), and the cell's {} parts are not a whole number of them",
+                    record.name,
+                    record.layout(),
+                    parts.len()
+                ),
+            )
+            .arg("record", record.name.clone())
+            .arg("want", each.to_string())
+            .arg("have", parts.len().to_string()));
+    }
+    let items = parts
+        .chunks(each)
+        .map(|chunk| parse_record(record, &chunk.join(&*record.separator), zone))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(Value::List(items.into()))
 }
 

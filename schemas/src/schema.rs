@@ -653,6 +653,26 @@ impl RecordType {
         found
     }
 
+    /// Its fields holding one value each, nested records' opened (every one, whatever
+    /// its separator), in order: each with its path (each field's place in the records
+    /// it is nested in) and its names along it.
+    pub fn leaves(&self) -> Vec<(Vec<usize>, Vec<&str>, &Field)> {
+        let mut found = Vec::new();
+        for (at, field) in self.fields.iter().enumerate() {
+            match &field.ty {
+                FieldType::Record(inner) => {
+                    for (mut path, mut names, leaf) in inner.leaves() {
+                        path.insert(0, at);
+                        names.insert(0, &field.name);
+                        found.push((path, names, leaf));
+                    }
+                }
+                _ => found.push((vec![at], vec![field.name.as_str()], field)),
+            }
+        }
+        found
+    }
+
     /// Its parts' names as a cell writes them (`item_id,count`; a record field of the
     /// same separator by its own parts' names).
     pub fn layout(&self) -> String {

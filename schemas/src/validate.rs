@@ -381,18 +381,9 @@ struct Reference<'a> {
     target: Option<(&'a Table, &'a TableSchema)>,
 }
 
-/// The values at `path` in a record value (nulls left out).
+/// The value at `path` in a record value, unless it is null.
 fn at_path<'v>(value: &'v Value, path: &[usize], out: &mut Vec<&'v Value>) {
-    match (value, path.split_first()) {
-        (Value::Null, _) => {}
-        (value, None) => out.push(value),
-        (Value::Record(record), Some((&at, rest))) => {
-            if let Some(field) = record.fields.get(at) {
-                at_path(field, rest, out);
-            }
-        }
-        _ => {}
-    }
+    out.extend(value.at(path).filter(|v| !v.is_null()));
 }
 
 impl Reference<'_> {

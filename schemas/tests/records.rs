@@ -314,3 +314,23 @@ fn a_record_is_a_type_with_fields_of_one_value() {
         "did you mean `list<item_cost>`",
     );
 }
+
+/// A record holds several values: no key, index or generated master is made of one.
+#[test]
+fn a_record_field_is_no_key_index_or_group() {
+    let refused = |gacha: &str, expected: &str| {
+        refused_at_load(CONFIG, &schemas(ITEM_COST, gacha), expected);
+    };
+    refused(
+        &GACHA.replace("primary_key = [\"id\"]", "primary_key = [\"open\"]"),
+        "primary key field `open` is a record field",
+    );
+    refused(
+        &format!("{GACHA}\n[[indexes]]\nfields = [\"bonus\"]\n"),
+        "record field `bonus` cannot be indexed",
+    );
+    let group = "[custom]\nkind = \"group\"\ntable = \"gacha\"\ngroup_by = [\"open\"]\n";
+    let mut files = schemas(ITEM_COST, GACHA).to_vec();
+    files.push(("gacha_by_open.toml", group));
+    refused_at_load(CONFIG, &files, "`group_by` names `open`, a record");
+}

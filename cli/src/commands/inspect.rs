@@ -226,15 +226,9 @@ impl Render for RowShown<'_> {
         ));
         let zone = zone(self.timezone);
         let table = self.row.table();
-        for (i, name) in table.columns().enumerate() {
-            // A map's values are shown with its keys (`1:0|2:100`), not apart.
-            if name.ends_with(MAP_VALUES)
-                && table
-                    .column(&name[..name.len() - MAP_VALUES.len()])
-                    .is_some()
-            {
-                continue;
-            }
+        // A map's values are shown with its keys (`1:0|2:100`), a record's fields in
+        // its text, not apart.
+        for (i, name) in table.field_columns() {
             let value = match table.column(&format!("{name}{MAP_VALUES}")) {
                 Some(values) => map_shown(&self.row.value(i), &self.row.value(values), &zone),
                 None => shown(&self.row.value(i), &zone),

@@ -9,7 +9,8 @@ client JSON of BUILD (`client/json/tables/<table>.json`, columns and rows), reco
 record in order and field by field for every field masterctl converted: a field as
 itself, a bean spread over columns as its flattened fields (`reward_item_id` is
 `reward.item_id`), a map spread over columns as one field per key, a list of beans as
-aligned lists. Luban writes enums as numbers, datetimes as Unix seconds and maps as
+aligned lists, a bean written in one cell (a record) as the object its fields' columns
+(`cost/item_id`) make. Luban writes enums as numbers, datetimes as Unix seconds and maps as
 [key, value] pairs; each is read so. Prints the number of values compared; exits 1
 naming every value that differs.
 """
@@ -69,6 +70,53 @@ def same(a, b):
     return a == b
 
 
+# The project's record types (`kind = "record"` schemas), by name.
+RECORDS = {}
+
+
+def record_object(cells, column, rec, listed):
+    """A record field's value in the client JSON as Luban's object (a list's, a list of
+    them): built from the columns of its fields (`cost/item_id`), nested by path."""
+    if cells.get(column) is None:
+        return None
+    leaves = {c[len(column) + 1 :]: v for c, v in cells.items() if c.startswith(column + "/")}
+
+    def one(i):
+        obj = {}
+        for path, values in leaves.items():
+            value = values[i] if i is not None else values
+            *outer, last = path.split("/")
+            node, where = obj, rec
+            for part in outer:
+                node = node.setdefault(part, {})
+                where = RECORDS[next(f for f in where["fields"] if f["name"] == part)["type"]]
+            field = next(f for f in where["fields"] if f["name"] == last)
+            node[last] = as_luban(field, value, field["type"])
+        return obj
+
+    return [one(i) for i in range(len(cells[column]))] if listed else one(None)
+
+
+def luban_object(value):
+    """Luban's object with its keys as masterctl names its fields (snake case)."""
+    if isinstance(value, dict):
+        return {snake([k]): luban_object(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [luban_object(v) for v in value]
+    return value
+
+
+def same_object(ours, theirs):
+    """Two records alike, an empty field of ours being Luban's 0 or ""."""
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        return set(ours) == set(theirs) and all(
+            same_object(ours[k], theirs[k]) or (ours[k] is None and theirs[k] in (0, "", False)) for k in ours
+        )
+    if isinstance(ours, list) and isinstance(theirs, list):
+        return len(ours) == len(theirs) and all(same_object(a, b) for a, b in zip(ours, theirs))
+    return same(ours, theirs)
+
+
 def luban_value(record, path):
     """The value at a dotted path of a Luban record (`reward.item_id`)."""
     value = record
@@ -98,8 +146,12 @@ def snake(parts):
 def main():
     repo, build, luban_dir = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
     compared, wrong, tables = 0, [], 0
-    for path in sorted((repo / "schemas").glob("*.toml")):
-        text = path.read_text()
+    texts = [p.read_text() for p in sorted((repo / "schemas").glob("*.toml"))]
+    for text in texts:
+        schema = tomllib.loads(text)
+        if schema.get("kind") == "record":
+            RECORDS[schema["name"]] = schema
+    for text in texts:
         schema = tomllib.loads(text)
         luban = luban_name(text)
         if not luban or "fields" not in schema:
@@ -140,6 +192,15 @@ def main():
                 if field is None or column in keys_of_texts:
                     continue  # a map's `.values` (compared with its keys), a text's key
                 kind = scalar_kind(field["type"])
+                if kind in RECORDS:
+                    found = next((v for k, v in record.items() if snake([k]) == column), KeyError)
+                    if found is KeyError:
+                        continue
+                    ours_value = record_object(cells, column, RECORDS[kind], field["type"].startswith("list<"))
+                    compared += 1
+                    if not same_object(ours_value, luban_object(found)):
+                        wrong.append(f"{name}[{index}].{column}: masterctl {ours_value!r}, Luban {found!r}")
+                    continue
                 if field["type"].startswith("map<"):
                     key_kind = field["type"][4:-1].split(",")[0].strip()
                     pairs = [

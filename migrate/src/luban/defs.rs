@@ -37,6 +37,9 @@ pub struct EnumItem {
 pub struct BeanDef {
     pub full_name: String,
     pub parent: Option<String>,
+    /// What separates its fields when a cell holds it whole (`sep=","`).
+    pub sep: Option<String>,
+    pub comment: Option<String>,
     pub fields: Vec<VarDef>,
     /// Declared inside another bean, or named as another's parent: one case of a
     /// polymorphic type.
@@ -188,6 +191,8 @@ pub fn read_xml(defs: &mut Defs, path: &Path, text: &str) -> Result<(), String> 
                 defs.beans.push(BeanDef {
                     full_name: qualify(&module, &get(&a, "name").unwrap_or_default()),
                     parent: get(&a, "parent").or_else(|| nested_in.clone()),
+                    sep: get(&a, "sep").filter(|s| !s.is_empty()),
+                    comment: get(&a, "comment").filter(|c| !c.trim().is_empty()),
                     fields: Vec::new(),
                     nested_in,
                 });
@@ -386,6 +391,8 @@ pub fn read_workbook(defs: &mut Defs, path: &Path, kind: &str) -> Result<(), Str
                     defs.beans.push(BeanDef {
                         full_name,
                         parent: sheet.get(row, "parent"),
+                        sep: sheet.get(row, "sep").filter(|s| !s.is_empty()),
+                        comment: sheet.get(row, "comment"),
                         fields: Vec::new(),
                         nested_in: None,
                     });

@@ -691,6 +691,22 @@ struct FieldOut {
     source_sheet: bool,
 }
 
+/// A bean written whole in one cell, as a record type (`kind = "record"`): its fields
+/// one value each, separated by `separator`. Fields name it by [`record_token`] until
+/// every table has its name; then it takes one no table has.
+struct RecordOut {
+    luban: String,
+    separator: String,
+    comment: Option<String>,
+    fields: Vec<FieldOut>,
+    name: String,
+}
+
+/// What a field's type says of the `index`th record until records have their names.
+fn record_token(index: usize) -> String {
+    format!("\u{1}{index}\u{2}")
+}
+
 /// A table ready to be written, before references are resolved.
 struct Plan {
     /// Luban's `mode="one"`: a singleton; `mode="list"` without an index: a list.
@@ -753,6 +769,11 @@ struct Converter<'a> {
     /// Luban's definition workbooks (`__tables__.xlsx`…) in the data folder, by path
     /// from it.
     definitions: Vec<String>,
+    /// Beans written whole in one cell, as records ([`Converter::record_of`]).
+    records: Vec<RecordOut>,
+    /// The beans being converted into records, innermost last, each with its
+    /// separator: a bean field of no separator of its own shares its holder's parts.
+    converting: Vec<(String, String)>,
 }
 
 impl<'a> Converter<'a> {
@@ -769,6 +790,8 @@ impl<'a> Converter<'a> {
             bounds: None,
             groups: groups::Groups::default(),
             definitions: Vec::new(),
+            records: Vec::new(),
+            converting: Vec::new(),
         }
     }
 
@@ -826,43 +849,10 @@ impl<'a> Converter<'a> {
         let mut tables = Vec::new();
         for plan in &mut plans {
             for field in &mut plan.fields {
-                let Some(target) = field.reference.take() else {
-                    continue;
-                };
-                let target = target.trim_end_matches('?');
-                let module = defs::module_of(&plan.luban);
-                let resolved = [format!("{module}.{target}"), target.to_string()]
-                    .into_iter()
-                    .map(|t| same_rows.get(&t).cloned().unwrap_or(t))
-                    .find_map(|t| targets.get(&t));
-                match resolved {
-                    Some((table, Some(key))) => field.reference = Some(format!("{table}.{key}")),
-                    Some((table, None)) => self.not_converted.push(NotConverted {
-                        luban_table: plan.luban.clone(),
-                        field: Some(field.luban.clone()),
-                        reason: format!(
-                            "its reference to `{target}` is not checked: table `{table}` has a composite key"
-                        ),
-                    }),
-                    None => {
-                        let why = if self.defs.refgroups.iter().any(|g| {
-                            g == target || g == &format!("{module}.{target}")
-                        }) {
-                            "a reference group"
-                        } else {
-                            "a table that was not converted"
-                        };
-                        self.not_converted.push(NotConverted {
-                            luban_table: plan.luban.clone(),
-                            field: Some(field.luban.clone()),
-                            reason: format!(
-                                "its reference to `{target}` is not checked: {why}"
-                            ),
-                        });
-                    }
-                }
+                self.resolve_reference(&plan.luban, field, &targets, &same_rows);
             }
         }
+        let records = self.settle_records(&mut plans, &mut names, &targets, &same_rows);
         for plan in &plans {
             let notes: Vec<&NotConverted> = self
                 .not_converted
@@ -886,6 +876,12 @@ impl<'a> Converter<'a> {
                 kind: plan.kind.as_str(),
                 primary_key: plan.primary_key.clone(),
             });
+        }
+        for record in &records {
+            files.push((
+                format!("schemas/{}.toml", record.name),
+                self.record_text(record),
+            ));
         }
         let mut l10n_table = None;
         if let (Some(l10n), Some(name)) = (&self.l10n, &l10n_name) {
@@ -925,6 +921,112 @@ impl<'a> Converter<'a> {
             notes,
             refused: self.bounds.take().map(|b| b.refused).unwrap_or_default(),
         })
+    }
+
+    /// `field`'s Luban reference (`#ref=item.TbItem`) as the converted table's key
+    /// (`item.id`), or, when it names no converted table of one key, listed as not
+    /// checked (under `owner`, the table or bean the field is of).
+    fn resolve_reference(
+        &mut self,
+        owner: &str,
+        field: &mut FieldOut,
+        targets: &HashMap<String, (String, Option<String>)>,
+        same_rows: &HashMap<String, String>,
+    ) {
+        let Some(target) = field.reference.take() else {
+            return;
+        };
+        let target = target.trim_end_matches('?');
+        let module = defs::module_of(owner);
+        let resolved = [format!("{module}.{target}"), target.to_string()]
+            .into_iter()
+            .map(|t| same_rows.get(&t).cloned().unwrap_or(t))
+            .find_map(|t| targets.get(&t));
+        let reason = match resolved {
+            Some((table, Some(key))) => {
+                field.reference = Some(format!("{table}.{key}"));
+                return;
+            }
+            Some((table, None)) => format!(
+                "its reference to `{target}` is not checked: table `{table}` has a composite key"
+            ),
+            None => {
+                let group = (self.defs.refgroups.iter())
+                    .any(|g| g == target || g == &format!("{module}.{target}"));
+                let why = match group {
+                    true => "a reference group",
+                    false => "a table that was not converted",
+                };
+                format!("its reference to `{target}` is not checked: {why}")
+            }
+        };
+        self.not_converted.push(NotConverted {
+            luban_table: owner.to_string(),
+            field: Some(field.luban.clone()),
+            reason,
+        });
+    }
+
+    /// The records the planned tables' fields hold (and theirs), each given a name no
+    /// table or built-in type has, named so in every field's type, their references
+    /// resolved; in the order they were met.
+    fn settle_records(
+        &mut self,
+        plans: &mut [Plan],
+        names: &mut HashSet<String>,
+        targets: &HashMap<String, (String, Option<String>)>,
+        same_rows: &HashMap<String, String>,
+    ) -> Vec<RecordOut> {
+        let mut records = std::mem::take(&mut self.records);
+        // Those a planned field names, and those they name in turn.
+        let mut used = vec![false; records.len()];
+        let mut named: Vec<&str> = (plans.iter())
+            .flat_map(|p| p.fields.iter().map(|f| f.ty.as_str()))
+            .collect();
+        while let Some(ty) = named.pop() {
+            for (at, record) in records.iter().enumerate() {
+                if !used[at] && ty.contains(&record_token(at)) {
+                    used[at] = true;
+                    named.extend(record.fields.iter().map(|f| f.ty.as_str()));
+                }
+            }
+        }
+        for name in [
+            "int", "float", "bool", "string", "text", "enum", "date", "datetime",
+        ] {
+            names.insert(name.to_string());
+        }
+        for (record, _) in records.iter_mut().zip(&used).filter(|(_, used)| **used) {
+            let base = identifier_from(short_name(&record.luban))
+                .filter(|n| is_identifier(n))
+                .unwrap_or_else(|| "record".to_string());
+            record.name = free_name(names, &base);
+        }
+        let rename = |ty: &mut String, records: &[(String, String)]| {
+            for (token, name) in records {
+                if ty.contains(token.as_str()) {
+                    *ty = ty.replace(token.as_str(), name);
+                }
+            }
+        };
+        let tokens: Vec<(String, String)> = (records.iter().enumerate())
+            .map(|(at, r)| (record_token(at), r.name.clone()))
+            .collect();
+        for field in plans.iter_mut().flat_map(|p| p.fields.iter_mut()) {
+            rename(&mut field.ty, &tokens);
+        }
+        let mut kept = Vec::new();
+        for (mut record, used) in records.into_iter().zip(used) {
+            if !used {
+                continue;
+            }
+            for field in &mut record.fields {
+                rename(&mut field.ty, &tokens);
+                self.resolve_reference(&record.luban, field, targets, same_rows);
+            }
+            kept.push(record);
+        }
+        kept
     }
 
     /// Load the converted project as every command will; the tables whose schema files
@@ -1449,6 +1551,14 @@ impl<'a> Converter<'a> {
         if self.is_polymorphic(&bean.full_name) {
             return None;
         }
+        // A bean of several fields whose header is one cell wide: written whole in its
+        // cell, a record (a bean of one field is its field's column either way).
+        if let Some((column, _)) = header.column_of(&var.name)
+            && header.spread(column).is_empty()
+            && bean.fields.len() > 1
+        {
+            return None;
+        }
         Some((|| {
             if ty.nullable {
                 return Err(format!(
@@ -1529,14 +1639,22 @@ impl<'a> Converter<'a> {
             let prefix = identifier_from(&var.name).unwrap_or_else(|| "field".into());
             let mut fields = Vec::new();
             for (at, key) in keys {
+                // A key's column may be empty: its value optional (a bean's, as a record
+                // field may be; `Bean?` in Luban's cells is another layout).
+                let bean = self.bean(&var.module, value_type).is_some();
                 let leaf = VarDef {
                     module: var.module.clone(),
                     name: format!("{}.{key}", var.name),
-                    ty: format!("{value_type}?"),
+                    ty: if bean {
+                        value_type.clone()
+                    } else {
+                        format!("{value_type}?")
+                    },
                     comment: var.comment.clone(),
                     group: var.group.clone(),
                 };
                 let mut field = self.field(&leaf, &SheetHeader::default())?;
+                field.optional = true;
                 self.check_cells(&field.ty, header.texts.get(&at))
                     .map_err(|e| format!("`{}`: {e}", leaf.name))?;
                 field.name = format!(
@@ -1738,9 +1856,15 @@ impl<'a> Converter<'a> {
             ));
         }
         match &ty.kind {
-            Kind::Named(name) => {
-                out.ty = self.scalar(&module, name, &mut out)?.to_string();
-            }
+            Kind::Named(name) => match self.bean(&module, name) {
+                Some(_) if ty.nullable => {
+                    return Err(format!(
+                        "an optional bean (`{name}?`): its cells say `null`, `{{}}` or its type's name before its fields"
+                    ));
+                }
+                Some(bean) => out.ty = self.record_of(bean, ty.attr("sep"))?,
+                None => out.ty = self.scalar(&module, name, &mut out)?.to_string(),
+            },
             Kind::Container { name, elements } if name == "map" => {
                 if let Some(spread) = column.map(|c| header.spread(c))
                     && header.holds_values(spread.clone())
@@ -1773,8 +1897,16 @@ impl<'a> Converter<'a> {
                         "its allowed values (`set={set}`) are not converted"
                     ));
                 }
-                let scalar = self.scalar(&module, element_name, &mut out)?;
                 let separator = ty.attr("sep").unwrap_or(",");
+                // A bean of no separator of its own takes its parts from the list's
+                // (Luban's `list,vec3` over `1,2,3,4,5,6`: one record after another).
+                let scalar = match self.bean(&module, element_name) {
+                    Some(bean) => {
+                        let sep = element.attr("sep").or(bean.sep.as_deref());
+                        self.record_of(bean, Some(sep.unwrap_or(separator)))?
+                    }
+                    None => self.scalar(&module, element_name, &mut out)?.to_string(),
+                };
                 if separator.chars().count() != 1 {
                     return Err(format!(
                         "separators `{separator}` (nested levels): masterctl lists have one"
@@ -1808,6 +1940,7 @@ impl<'a> Converter<'a> {
             }
         }
         self.check_cells(&out.ty, column.and_then(|c| header.texts.get(&c)))?;
+        self.check_record_cells(&out, column.and_then(|c| header.texts.get(&c)))?;
         if out.ty == "string" {
             // An empty cell, or `""`, is Luban's empty string: masterctl's no value.
             out.optional = true;
@@ -1889,6 +2022,42 @@ impl<'a> Converter<'a> {
         Ok(())
     }
 
+    /// A field of a record holding a text, whose cells quote a part (`4,"",'  '`):
+    /// Luban reads the quotes away, masterctl would keep them.
+    fn check_record_cells(
+        &self,
+        out: &FieldOut,
+        texts: Option<&BTreeSet<String>>,
+    ) -> Result<(), String> {
+        let Some(texts) = texts else { return Ok(()) };
+        let Some(record) = (self.records.iter().enumerate())
+            .find(|(at, _)| out.ty.contains(&record_token(*at)))
+            .map(|(_, r)| r)
+        else {
+            return Ok(());
+        };
+        if !record.fields.iter().any(|f| f.ty == "string") {
+            return Ok(());
+        }
+        let separators: Vec<&str> = [Some(record.separator.as_str()), out.separator.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect();
+        let quoted = texts.iter().find(|text| {
+            let mut parts = vec![text.as_str()];
+            for separator in &separators {
+                parts = parts.iter().flat_map(|p| p.split(separator)).collect();
+            }
+            parts.iter().any(|p| p.trim().starts_with(['\'', '"']))
+        });
+        match quoted {
+            Some(text) => Err(format!(
+                "its cells quote a text (`{text}`), which Luban reads and masterctl does not"
+            )),
+            None => Ok(()),
+        }
+    }
+
     /// A primitive or an enum, as a masterctl type name.
     /// Luban's `(map#sep=,),K,V` in one cell: keys and values alternate between the
     /// separators (`1,100,2,250`), which `separator` and `key_separator` both say.
@@ -1940,6 +2109,77 @@ impl<'a> Converter<'a> {
         Ok(out)
     }
 
+    /// The record type a bean written whole in one cell is (its [`record_token`]):
+    /// its fields separated by `sep` (the field type's), else its own `sep`, else its
+    /// holder's (a bean in a bean shares its parts); one record per bean and separator.
+    fn record_of(&mut self, bean: &'a defs::BeanDef, sep: Option<&str>) -> Result<String, String> {
+        if bean.parent.is_some() || self.is_polymorphic(&bean.full_name) {
+            return Err(format!(
+                "a polymorphic bean (`{}`): its cells choose a type",
+                bean.full_name
+            ));
+        }
+        let inherited = self.converting.last().map(|(_, s)| s.as_str());
+        let separator = match (sep.or(bean.sep.as_deref()).or(inherited), bean.fields.len()) {
+            (Some(separator), _) => separator.to_string(),
+            (None, 1) => ",".to_string(),
+            (None, fields) => {
+                return Err(format!(
+                    "bean `{}` is written in one cell without a separator (`sep`), and it has {fields} fields",
+                    bean.full_name
+                ));
+            }
+        };
+        if separator.contains('|') {
+            return Err(format!(
+                "bean `{}` is separated by `|`, which separates a list's records in masterctl",
+                bean.full_name
+            ));
+        }
+        if let Some(at) = (self.records.iter())
+            .position(|r| r.luban == bean.full_name && r.separator == separator)
+        {
+            return Ok(record_token(at));
+        }
+        if self.converting.iter().any(|(b, _)| *b == bean.full_name) {
+            return Err(format!("bean `{}` holds itself", bean.full_name));
+        }
+        self.converting
+            .push((bean.full_name.clone(), separator.clone()));
+        let fields = self.record_fields(bean);
+        self.converting.pop();
+        self.records.push(RecordOut {
+            luban: bean.full_name.clone(),
+            separator,
+            comment: bean.comment.clone(),
+            fields: fields?,
+            name: String::new(),
+        });
+        Ok(record_token(self.records.len() - 1))
+    }
+
+    /// A bean's fields as a record's: one value each, read from a part of its cell.
+    fn record_fields(&mut self, bean: &'a defs::BeanDef) -> Result<Vec<FieldOut>, String> {
+        let mut fields = Vec::new();
+        for var in &bean.fields {
+            let mut field = self
+                .field(var, &SheetHeader::default())
+                .map_err(|e| format!("bean `{}`'s `{}`: {e}", bean.full_name, var.name))?;
+            if field.ty.starts_with("list<") || field.ty.starts_with("map<") {
+                return Err(format!(
+                    "bean `{}`'s `{}` is {} in one cell: a record's fields hold one value",
+                    bean.full_name, var.name, var.ty
+                ));
+            }
+            // A part of a cell: no column, separators or spellings of its own.
+            field.column = None;
+            field.nulls.clear();
+            field.escaped = false;
+            fields.push(field);
+        }
+        Ok(fields)
+    }
+
     fn scalar(
         &mut self,
         module: &str,
@@ -1973,7 +2213,7 @@ impl<'a> Converter<'a> {
                 "a bean"
             };
             return Err(format!(
-                "{kind} (`{}`): structured values are not converted",
+                "{kind} (`{}`) as a map's key or value: Luban's map cells alternate keys and values",
                 bean.full_name
             ));
         }
@@ -2145,73 +2385,102 @@ impl<'a> Converter<'a> {
             } else if own != table && !plan.primary_key.contains(&field.name) {
                 let _ = writeln!(out, "audience = {}", audience_list(own));
             }
-            if let Some(column) = &field.column {
-                let _ = writeln!(out, "column = {}", column.to_toml_value());
-            }
-            if field.column_offset > 0 {
-                let _ = writeln!(out, "column_offset = {}", field.column_offset);
-            }
-            let _ = writeln!(out, "type = {}", field.ty.to_toml_value());
-            if let Some(e) = field
-                .enum_name
-                .as_deref()
-                .and_then(|e| self.enum_def("", e))
-            {
-                let values = enum_values(e);
-                match values.len() {
-                    0..=3 => {
-                        let _ = writeln!(out, "values = [{}]", values.join(", "));
-                    }
-                    _ => {
-                        let _ = writeln!(out, "values = [\n    {},\n]", values.join(",\n    "));
-                    }
-                }
-            }
-            if field.optional {
-                let _ = writeln!(out, "optional = true");
-            }
-            if !field.nulls.is_empty() {
-                let _ = writeln!(out, "null = {}", field.nulls.to_toml_value());
-            }
-            if let Some(separator) = &field.separator {
-                let _ = writeln!(out, "separator = {}", separator.to_toml_value());
-            }
-            if let Some(separator) = &field.key_separator {
-                let _ = writeln!(out, "key_separator = {}", separator.to_toml_value());
-            }
-            if field.multi_row {
-                let _ = writeln!(out, "multi_row = true");
-            }
-            if field.column_span > 1 {
-                let _ = writeln!(out, "column_span = {}", field.column_span);
-            }
-            if field.escaped && field.ty == "string" {
-                let _ = writeln!(out, "escapes = true");
-            }
-            // Luban reads a bool written y, yes, n or no too (in any letter case).
-            if field.ty == "bool" || field.ty == "list<bool>" {
-                let _ = writeln!(out, "bool_spellings = \"luban\"");
-            }
-            for (key, value) in [
-                ("min", &field.min),
-                ("max", &field.max),
-                ("default", &field.default),
-            ] {
-                if let Some(value) = value {
-                    let _ = writeln!(out, "{key} = {}", value.to_toml_value());
-                }
-            }
-            if let Some(reference) = &field.reference {
-                let _ = writeln!(out, "references = {}", reference.to_toml_value());
-            }
-            if field.unique {
-                let _ = writeln!(out, "unique = true");
-            }
-            if let Some(description) = &field.description {
-                let _ = writeln!(out, "description = {}", description.to_toml_value());
-            }
+            self.field_lines(&mut out, field, false);
         }
         out
+    }
+
+    /// A record's schema file: the bean's fields, one value each, in one cell.
+    fn record_text(&self, record: &RecordOut) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "# Converted from Luban bean {}, written whole in one cell.",
+            comment_text(&record.luban)
+        );
+        let _ = writeln!(out, "kind = \"record\"");
+        let _ = writeln!(out, "name = {}", record.name.to_toml_value());
+        if let Some(comment) = &record.comment {
+            let _ = writeln!(out, "description = {}", comment.to_toml_value());
+        }
+        let _ = writeln!(out, "separator = {}", record.separator.to_toml_value());
+        for field in &record.fields {
+            let _ = writeln!(out, "\n[[fields]]");
+            let _ = writeln!(out, "name = {}", field.name.to_toml_value());
+            self.field_lines(&mut out, field, true);
+        }
+        out
+    }
+
+    /// A field's options after its name (and audience) in a schema file; `in_record`:
+    /// a field of a record, a part of one cell.
+    fn field_lines(&self, out: &mut String, field: &FieldOut, in_record: bool) {
+        if let Some(column) = &field.column {
+            let _ = writeln!(out, "column = {}", column.to_toml_value());
+        }
+        if field.column_offset > 0 {
+            let _ = writeln!(out, "column_offset = {}", field.column_offset);
+        }
+        let _ = writeln!(out, "type = {}", field.ty.to_toml_value());
+        if let Some(e) = field
+            .enum_name
+            .as_deref()
+            .and_then(|e| self.enum_def("", e))
+        {
+            let values = enum_values(e);
+            match values.len() {
+                0..=3 => {
+                    let _ = writeln!(out, "values = [{}]", values.join(", "));
+                }
+                _ => {
+                    let _ = writeln!(out, "values = [\n    {},\n]", values.join(",\n    "));
+                }
+            }
+        }
+        if field.optional {
+            let _ = writeln!(out, "optional = true");
+        }
+        if !field.nulls.is_empty() {
+            let _ = writeln!(out, "null = {}", field.nulls.to_toml_value());
+        }
+        if let Some(separator) = &field.separator {
+            let _ = writeln!(out, "separator = {}", separator.to_toml_value());
+        }
+        if let Some(separator) = &field.key_separator {
+            let _ = writeln!(out, "key_separator = {}", separator.to_toml_value());
+        }
+        if field.multi_row {
+            let _ = writeln!(out, "multi_row = true");
+        }
+        if field.column_span > 1 {
+            let _ = writeln!(out, "column_span = {}", field.column_span);
+        }
+        if field.escaped && field.ty == "string" {
+            let _ = writeln!(out, "escapes = true");
+        }
+        // Luban reads a bool written y, yes, n or no too (in any letter case); a part
+        // of a record's cell is read as its type reads it.
+        if !in_record && (field.ty == "bool" || field.ty == "list<bool>") {
+            let _ = writeln!(out, "bool_spellings = \"luban\"");
+        }
+        for (key, value) in [
+            ("min", &field.min),
+            ("max", &field.max),
+            ("default", &field.default),
+        ] {
+            if let Some(value) = value {
+                let _ = writeln!(out, "{key} = {}", value.to_toml_value());
+            }
+        }
+        if let Some(reference) = &field.reference {
+            let _ = writeln!(out, "references = {}", reference.to_toml_value());
+        }
+        if field.unique {
+            let _ = writeln!(out, "unique = true");
+        }
+        if let Some(description) = &field.description {
+            let _ = writeln!(out, "description = {}", description.to_toml_value());
+        }
     }
 }
 

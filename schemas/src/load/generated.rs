@@ -182,11 +182,19 @@ impl Builder {
                         ));
                         ok = false;
                     }
-                    Some(field) if matches!(field.ty, FieldType::Map(..)) => {
+                    Some(field)
+                        if matches!(field.ty, FieldType::Map(..))
+                            || field.ty.record().is_some() =>
+                    {
+                        let what = if field.ty.record().is_some() {
+                            "record"
+                        } else {
+                            "map"
+                        };
                         self.error(source.error(
                             Code::InvalidReference,
                             column.span(),
-                            format!("map field `{}` cannot be copied into a generated master (it holds single values)", field.name),
+                            format!("{what} field `{}` cannot be copied into a generated master (it holds single values)", field.name),
                         ));
                         ok = false;
                     }
@@ -321,12 +329,17 @@ impl Builder {
         span: std::ops::Range<usize>,
         option: &str,
     ) {
-        if matches!(field.ty, FieldType::Map(..)) {
+        if matches!(field.ty, FieldType::Map(..)) || field.ty.record().is_some() {
+            let what = if field.ty.record().is_some() {
+                "a record"
+            } else {
+                "a map"
+            };
             self.error(at.source.error(
                 Code::InvalidOption,
                 span,
                 format!(
-                    "`{option}` names `{}`, a map: a generated master groups, weighs and looks up single values",
+                    "`{option}` names `{}`, {what}: a generated master groups, weighs and looks up single values",
                     field.name
                 ),
             ));

@@ -523,6 +523,7 @@ impl Builder {
                 FieldType::Text => Some("a text field (it is localized)"),
                 FieldType::List(_) => Some("a list field"),
                 FieldType::Map(..) => Some("a map field"),
+                FieldType::Record(_) => Some("a record field"),
                 _ if field.optional => Some("an optional field"),
                 _ => None,
             };
@@ -564,6 +565,9 @@ impl Builder {
                     FieldType::Text => Some("text field `{}` cannot be indexed (it is localized)"),
                     FieldType::Map(..) => {
                         Some("map field `{}` cannot be indexed (look a key up in it instead)")
+                    }
+                    FieldType::Record(_) => {
+                        Some("record field `{}` cannot be indexed (index a table by one value)")
                     }
                     _ => None,
                 };

@@ -46,6 +46,16 @@ pub struct Record {
 }
 
 impl Value {
+    /// The value at `path` in a record value, each step a field's place in the record
+    /// it is in (the empty path: the value itself); `None` where there is no record.
+    pub fn at(&self, path: &[usize]) -> Option<&Value> {
+        match (self, path.split_first()) {
+            (value, None) => Some(value),
+            (Value::Record(record), Some((&at, rest))) => record.fields.get(at)?.at(rest),
+            _ => None,
+        }
+    }
+
     /// A record value of these fields, written with `separator` between them.
     pub fn record(separator: Arc<str>, fields: Vec<Value>) -> Value {
         Value::Record(Box::new(Record {
