@@ -158,8 +158,13 @@ impl Render for Migrated<'_> {
     fn text(&self, output: &Output) {
         let m = self.migration;
         let skipped_tables = m.not_converted.iter().filter(|n| n.field.is_none()).count();
+        let records = match m.records.len() {
+            0 => String::new(),
+            1 => ", 1 record".to_string(),
+            n => format!(", {n} records"),
+        };
         output.line(format!(
-            "converted {} of {} tables ({} enums) into {}",
+            "converted {} of {} tables ({} enums{records}) into {}",
             m.tables.len(),
             m.tables.len() + skipped_tables,
             m.enums,
@@ -173,6 +178,16 @@ impl Render for Migrated<'_> {
             output.line(format!(
                 "  {} -> {} ({}, {} fields, {key})",
                 table.luban, table.table, table.source, table.fields,
+            ));
+        }
+        for record in &m.records {
+            let fields = match record.fields {
+                1 => "1 field".to_string(),
+                n => format!("{n} fields"),
+            };
+            output.line(format!(
+                "  {} -> {} (a record of {fields}, separated by `{}`)",
+                record.luban, record.record, record.separator
             ));
         }
         if let Some(table) = &m.l10n_table {

@@ -175,6 +175,9 @@ pub struct Migration {
     pub l10n_table: Option<ConvertedTable>,
     /// Luban enums used by converted fields.
     pub enums: usize,
+    /// Luban beans written in one cell, converted into record types
+    /// (`schemas/<record>.toml`, `kind = "record"`).
+    pub records: Vec<ConvertedRecord>,
     pub not_converted: Vec<NotConverted>,
     /// Converted, with a change a person should know of (`text` read as `string`).
     pub notes: Vec<NotConverted>,
@@ -235,6 +238,16 @@ impl Bounds {
         }
         visit
     }
+}
+
+/// A bean converted into a record type.
+#[derive(Debug, Serialize)]
+pub struct ConvertedRecord {
+    /// `module.Bean`.
+    pub luban: String,
+    pub record: String,
+    pub separator: String,
+    pub fields: usize,
 }
 
 #[derive(Debug, Serialize)]
@@ -902,6 +915,12 @@ impl<'a> Converter<'a> {
         // schema it refuses is listed with the loader's words, never the end of the
         // migration.
         self.drop_unloadable(&mut files, &mut tables)?;
+        let mut records = records;
+        records.retain(|r| {
+            files
+                .iter()
+                .any(|(p, _)| *p == format!("schemas/{}.toml", r.name))
+        });
         if tables.is_empty() {
             return Err(MigrateError::Nothing(self.not_converted));
         }
@@ -917,6 +936,15 @@ impl<'a> Converter<'a> {
             tables,
             l10n_table,
             enums: self.enums_used.len(),
+            records: records
+                .iter()
+                .map(|r| ConvertedRecord {
+                    luban: r.luban.clone(),
+                    record: r.name.clone(),
+                    separator: r.separator.clone(),
+                    fields: r.fields.len(),
+                })
+                .collect(),
             not_converted,
             notes,
             refused: self.bounds.take().map(|b| b.refused).unwrap_or_default(),
