@@ -135,6 +135,42 @@ fn canonical_cells(root: &Path) -> BTreeMap<(String, String, String), String> {
     cells
 }
 
+/// What codegen wrote is as rustfmt writes it (the test's own program aside), builds
+/// without a warning, and clippy finds nothing to say.
+fn assert_clean_crate(out: &Path) {
+    if installed("rustfmt", "rustup component add rustfmt") {
+        let fmt = Command::new("rustfmt")
+            .args(["--check", "--edition", "2021", "src/lib.rs"])
+            .current_dir(out)
+            .output()
+            .unwrap();
+        assert!(fmt.status.success(), "not rustfmt-clean:\n{}", text(&fmt));
+    }
+    let built = cargo(out, &["build", "--offline", "-q"]);
+    assert!(built.status.success(), "{}", text(&built));
+    let warnings = String::from_utf8_lossy(&built.stderr);
+    assert!(!warnings.contains("warning"), "{warnings}");
+    if installed("cargo-clippy", "rustup component add clippy") {
+        let clippy = cargo(
+            out,
+            &["clippy", "--offline", "-q", "--lib", "--", "-D", "warnings"],
+        );
+        assert!(clippy.status.success(), "{}", text(&clippy));
+    }
+}
+
+/// The cells `every_row` printed: (table, key, field) → value.
+fn typed_cells(run: &std::process::Output) -> BTreeMap<(String, String, String), String> {
+    stdout(run)
+        .lines()
+        .map(|line| {
+            let parts: Vec<&str> = line.splitn(4, '\t').collect();
+            let cell = (parts[0].into(), parts[1].into(), parts[2].into());
+            (cell, parts[3].into())
+        })
+        .collect()
+}
+
 #[test]
 fn the_generated_rust_crate_reads_every_row_of_a_build() {
     let game = sample_game();
@@ -176,42 +212,13 @@ fn the_generated_rust_crate_reads_every_row_of_a_build() {
         out.join("tests/typed.rs"),
     )
     .unwrap();
-    // What codegen wrote is as rustfmt writes it (the test's own program aside), and
-    // clippy finds nothing to say.
-    if installed("rustfmt", "rustup component add rustfmt") {
-        let fmt = Command::new("rustfmt")
-            .args(["--check", "--edition", "2021", "src/lib.rs"])
-            .current_dir(&out)
-            .output()
-            .unwrap();
-        assert!(fmt.status.success(), "not rustfmt-clean:\n{}", text(&fmt));
-    }
-    let built = cargo(&out, &["build", "--offline", "-q"]);
-    assert!(built.status.success(), "{}", text(&built));
-    let warnings = String::from_utf8_lossy(&built.stderr);
-    assert!(!warnings.contains("warning"), "{warnings}");
-    if installed("cargo-clippy", "rustup component add clippy") {
-        let clippy = cargo(
-            &out,
-            &["clippy", "--offline", "-q", "--lib", "--", "-D", "warnings"],
-        );
-        assert!(clippy.status.success(), "{}", text(&clippy));
-    }
+    assert_clean_crate(&out);
 
     // Every cell, read through the typed API, is the canonical file's.
     let build_dir = root_dir.join("build");
     let run = every_row(&out, &build_dir);
     assert!(run.status.success(), "{}", text(&run));
-    let typed: BTreeMap<(String, String, String), String> = stdout(&run)
-        .lines()
-        .map(|line| {
-            let parts: Vec<&str> = line.splitn(4, '\t').collect();
-            (
-                (parts[0].into(), parts[1].into(), parts[2].into()),
-                parts[3].into(),
-            )
-        })
-        .collect();
+    let typed = typed_cells(&run);
     let canonical = canonical_cells(root_dir);
     assert!(canonical.len() > 150, "{} cells", canonical.len());
     // The sample game's chapters open at Japan time: a date-time cell of 10:00 under
@@ -255,6 +262,83 @@ fn the_generated_rust_crate_reads_every_row_of_a_build() {
         "{}",
         text(&refused)
     );
+}
+
+/// Records through the generated Rust API: a record, a list and a map of them, a record
+/// in a record (at its own separator and at the same), an enum and an optional field of
+/// one; every cell read (records shown as their cells write them) is the canonical
+/// file's, and the crate is rustfmt- and clippy-clean.
+#[test]
+fn the_generated_rust_crate_reads_records() {
+    let tmp = tempfile::tempdir().unwrap();
+    let source = tmp.path().join("source");
+    let files = [
+        (
+            "masterctl.toml",
+            "source_language = \"ja\"\nlanguages = [\"ja\"]\n\n[regions.jp]\nbranch = \"masters/jp\"\n",
+        ),
+        (
+            "schemas/cost.toml",
+            "kind = \"record\"\nfields = [{ name = \"item_id\", type = \"int\" }, { name = \"count\", type = \"int\" }]\n",
+        ),
+        (
+            "schemas/clock.toml",
+            "kind = \"record\"\nseparator = \":\"\nfields = [{ name = \"hour\", type = \"int\" }, { name = \"minute\", type = \"int\" }]\n",
+        ),
+        (
+            "schemas/offer.toml",
+            "kind = \"record\"\nseparator = \";\"\nfields = [\n  { name = \"kind\", type = \"enum\", values = [\"gold\", \"item\"] },\n  { name = \"opens\", type = \"clock\" },\n  { name = \"note\", type = \"string\", optional = true },\n  { name = \"rate\", type = \"float\" },\n]\n",
+        ),
+        (
+            "schemas/bonus.toml",
+            "kind = \"record\"\nfields = [{ name = \"level\", type = \"int\" }, { name = \"cost\", type = \"cost\" }]\n",
+        ),
+        (
+            "schemas/shop.toml",
+            "primary_key = [\"id\"]\nfields = [\n  { name = \"id\", type = \"int\" },\n  { name = \"price\", type = \"cost\" },\n  { name = \"costs\", type = \"list<cost>\", optional = true },\n  { name = \"offer\", type = \"offer\", optional = true },\n  { name = \"bonus\", type = \"bonus\", optional = true },\n  { name = \"by_rank\", type = \"map<int, cost>\", optional = true },\n]\n",
+        ),
+        (
+            "data/shop.csv",
+            "id,price,costs,offer,bonus,by_rank\n\
+             1,\"1001,2\",\"1001,2|1002,3\",item;10:30;spring sale;0.25,\"3,1001,5\",\"2:1002,1|1:1001,4\"\n\
+             2,\"1003,1\",,gold;9:0;;1.5,,\n",
+        ),
+    ];
+    for (path, text) in files {
+        let path = source.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let root = planners_repository(tmp.path());
+    ok(masterctl(
+        &root,
+        &["init", ".", "--from", source.to_str().unwrap()],
+    ));
+    let data = source.join("data");
+    ok(masterctl(
+        &root,
+        &["import", "--region", "jp", data.to_str().unwrap()],
+    ));
+    ok(masterctl(
+        &root,
+        &["build", "--region", "jp", "--out", "build"],
+    ));
+    // A crate of its own name: the crates share a target folder, and tests run at once.
+    let out = root.join("record-masters");
+    generate(&root, &out, &["--region", "jp", "--name", "record-masters"]);
+    assert_clean_crate(&out);
+    let run = every_row(&out, &root.join("build"));
+    assert!(run.status.success(), "{}", text(&run));
+    let typed = typed_cells(&run);
+    let canonical = canonical_cells(&root);
+    assert_eq!(
+        canonical[&("shop".into(), "1".into(), "offer".into())],
+        "item;10:30;spring sale;0.25"
+    );
+    assert_eq!(typed.len(), canonical.len(), "{typed:#?}");
+    for (cell, value) in &canonical {
+        assert_eq!(typed.get(cell), Some(value), "{cell:?}");
+    }
 }
 
 #[test]

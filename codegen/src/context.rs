@@ -4,7 +4,8 @@
 
 use masterctl_schemas::Value;
 use masterctl_schemas::schema::{
-    CustomKind, Field as SchemaField, FieldType, GeneratedKind, Project, TableKind, TableSchema,
+    CustomKind, Field as SchemaField, FieldType, GeneratedKind, Project, RecordType, TableKind,
+    TableSchema,
 };
 use serde::Serialize;
 
@@ -29,6 +30,8 @@ pub struct Context {
     /// specification: `{ path = "..." }` or `"0.1"`).
     pub runtime_dependency: String,
     pub tables: Vec<Table>,
+    /// The record types the tables' fields hold (`kind = "record"` schemas).
+    pub records: Vec<Record>,
     pub enums: Vec<Enum>,
     pub reverses: Vec<Reverse>,
     pub groups: Vec<Group>,
@@ -125,6 +128,42 @@ pub struct Field {
     /// values in `<name>.values`, lists of the same lengths).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub map: Option<MapKey>,
+    /// The record type it holds (itself, a list's elements, a map's values), by its
+    /// type's name: the build holds the cells' text in its column and each field of
+    /// the record in `<name>/<field>` (`docs/CLIENT-FORMAT.md`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record: Option<String>,
+}
+
+/// A record type, for code: a value of its fields.
+#[derive(Debug, Clone, Serialize)]
+pub struct Record {
+    pub name: String,
+    pub type_name: String,
+    pub description: Option<String>,
+    /// What its cells write between its fields.
+    pub separator: String,
+    pub fields: Vec<RecordField>,
+}
+
+/// A field of a record type, typed for the target language.
+#[derive(Debug, Clone, Serialize)]
+pub struct RecordField {
+    pub name: String,
+    pub ident: String,
+    /// As a table's field's, or `record` for a record in the record.
+    pub kind: &'static str,
+    /// May be empty (optional, without a default).
+    pub nullable: bool,
+    #[serde(rename = "type")]
+    pub ty: String,
+    pub scalar_type: String,
+    pub archive_type: &'static str,
+    pub client_type: u8,
+    pub enum_name: Option<String>,
+    /// A record in the record: its type's name.
+    pub record: Option<String>,
+    pub description: Option<String>,
 }
 
 /// A map field's keys, typed for the target language.
@@ -382,7 +421,10 @@ fn scalar_name(lang: Lang, ty: &FieldType, enum_type: Option<&str>) -> String {
         (Lang::Rust, FieldType::Int) => "i64",
         (Lang::Rust, FieldType::Float) => "f64",
         (Lang::Rust, FieldType::Bool) => "bool",
-        (Lang::Rust, FieldType::String | FieldType::Text | FieldType::Record(_)) => "&'a str",
+        (Lang::Rust, FieldType::Record(record)) => {
+            return format!("{}<'a>", type_name(lang, &record.name));
+        }
+        (Lang::Rust, FieldType::String | FieldType::Text) => "&'a str",
         (Lang::Rust, FieldType::Date) => "Date",
         (Lang::Rust, FieldType::DateTime) => "DateTime",
         (Lang::CSharp, FieldType::Int) => "long",
@@ -489,7 +531,7 @@ fn field(lang: Lang, project: &Project, table: &TableSchema, index: usize) -> Fi
             values_column: format!("{}.values", schema.name),
         }
     });
-    Field {
+    let mut typed = Field {
         name: schema.name.clone(),
         ident: names::own_member(member(lang, &schema.name), names::own(lang).row),
         param: param(lang, &schema.name),
@@ -529,6 +571,90 @@ fn field(lang: Lang, project: &Project, table: &TableSchema, index: usize) -> Fi
         key: table.primary_key.contains(&index),
         unique: schema.unique,
         map,
+        record: None,
+    };
+    if let Some(record) = schema.ty.record() {
+        typed_as_record(lang, &mut typed, &type_name(lang, &record.name));
+    }
+    typed
+}
+
+/// A field holding records: the record's type name, and in Rust its accessor's type — a
+/// record (`Option` when it may be empty), a `Vec` of a list's records, of a map's
+/// entries. The other languages give the cells' text for now.
+fn typed_as_record(lang: Lang, field: &mut Field, record: &str) {
+    field.record = Some(record.to_string());
+    if lang != Lang::Rust {
+        return;
+    }
+    let value = format!("{record}<'a>");
+    field.ty = match (&field.map, field.list, field.nullable) {
+        (Some(key), _, _) => format!("Vec<({}, {value})>", key.ty),
+        (None, true, _) => format!("Vec<{value}>"),
+        (None, false, true) => format!("Option<{value}>"),
+        (None, false, false) => value,
+    };
+}
+
+/// A record type for `lang`: its fields typed, a record in it by its type's name.
+fn record(lang: Lang, record: &RecordType) -> Record {
+    let fields = record
+        .fields
+        .iter()
+        .map(|f| {
+            let enum_type =
+                (f.ty == FieldType::Enum).then(|| enum_name(lang, &record.name, &f.name));
+            let scalar_type = scalar_name(lang, &f.ty, enum_type.as_deref());
+            let nullable = f.optional && f.default.is_none();
+            let inner = f.ty.record().map(|r| type_name(lang, &r.name));
+            RecordField {
+                name: f.name.clone(),
+                ident: safe_ident(lang, &member(lang, &f.name)),
+                kind: if inner.is_some() {
+                    "record"
+                } else {
+                    kind(&f.ty)
+                },
+                nullable,
+                ty: full_type(lang, &scalar_type, false, nullable),
+                archive_type: stored(&f.ty).0,
+                client_type: stored(&f.ty).1,
+                scalar_type,
+                enum_name: enum_type,
+                record: inner,
+                description: f.description.clone(),
+            }
+        })
+        .collect();
+    Record {
+        name: record.name.clone(),
+        type_name: type_name(lang, &record.name),
+        description: record.description.clone(),
+        separator: record.separator.to_string(),
+        fields,
+    }
+}
+
+/// The enum type of a field's values, `owner` a table or a record.
+fn enum_of(lang: Lang, owner: &str, field: &SchemaField) -> Enum {
+    let idents = enum_idents(&field.values);
+    Enum {
+        name: enum_name(lang, owner, &field.name),
+        table: owner.to_string(),
+        field: field.name.clone(),
+        description: field.description.clone(),
+        values: field
+            .values
+            .iter()
+            .zip(idents)
+            .enumerate()
+            .map(|(index, (value, ident))| EnumValue {
+                value: value.to_string(),
+                ident,
+                literal: literal(lang, value),
+                index,
+            })
+            .collect(),
     }
 }
 
@@ -610,37 +736,18 @@ pub fn context(
             }
         })
         .collect();
-    let enums = project
-        .tables
-        .iter()
-        .flat_map(|table| {
-            table
-                .fields
-                .iter()
-                .filter(|f| f.ty.holds_enum())
-                .map(move |f| {
-                    let idents = enum_idents(&f.values);
-                    Enum {
-                        name: enum_name(lang, &table.name, &f.name),
-                        table: table.name.clone(),
-                        field: f.name.clone(),
-                        description: f.description.clone(),
-                        values: f
-                            .values
-                            .iter()
-                            .zip(idents)
-                            .enumerate()
-                            .map(|(index, (value, ident))| EnumValue {
-                                value: value.to_string(),
-                                ident,
-                                literal: literal(lang, value),
-                                index,
-                            })
-                            .collect(),
-                    }
-                })
-        })
-        .collect();
+    let records: Vec<Record> = project.records.iter().map(|r| record(lang, r)).collect();
+    let table_enums = project.tables.iter().flat_map(|table| {
+        (table.fields.iter())
+            .filter(|f| f.ty.holds_enum())
+            .map(move |f| enum_of(lang, &table.name, f))
+    });
+    let record_enums = project.records.iter().flat_map(|record| {
+        (record.fields.iter())
+            .filter(|f| f.ty == FieldType::Enum)
+            .map(move |f| enum_of(lang, &record.name, f))
+    });
+    let enums = table_enums.chain(record_enums).collect();
     let mut context = Context {
         generator: format!("masterctl {}", env!("CARGO_PKG_VERSION")),
         lang: lang.name().to_string(),
@@ -655,6 +762,7 @@ pub fn context(
         package: package.to_string(),
         runtime_dependency: runtime_dependency.to_string(),
         tables: Vec::new(),
+        records,
         enums,
         reverses: Vec::new(),
         groups: Vec::new(),

@@ -54,8 +54,8 @@ impl Lang {
     }
 
     /// The built-in templates: (output path + `.hbs`, template text). A partial per
-    /// concept (`_enum.hbs`, `_table.hbs`, `_index.hbs`, `_reverse.hbs`, `_group.hbs`,
-    /// `_weighted.hbs`, `_matrix.hbs`) renders one of them; a user's template of the same
+    /// concept (`_enum.hbs`, `_record.hbs` (Rust), `_table.hbs`, `_index.hbs`,
+    /// `_reverse.hbs`, `_group.hbs`, `_weighted.hbs`, `_matrix.hbs`) renders one of them; a user's template of the same
     /// name replaces it alone.
     fn templates(self) -> &'static [(&'static str, &'static str)] {
         macro_rules! built_in {
@@ -65,8 +65,8 @@ impl Lang {
         }
         match self {
             Lang::Rust => built_in!("rust":
-                "Cargo.toml.hbs", "src/lib.rs.hbs", "_enum.hbs", "_table.hbs", "_index.hbs",
-                "_reverse.hbs", "_group.hbs", "_weighted.hbs", "_matrix.hbs"),
+                "Cargo.toml.hbs", "src/lib.rs.hbs", "_enum.hbs", "_record.hbs", "_table.hbs",
+                "_index.hbs", "_reverse.hbs", "_group.hbs", "_weighted.hbs", "_matrix.hbs"),
             Lang::TypeScript => built_in!("typescript":
                 "masters.ts.hbs", "_enum.hbs", "_table.hbs", "_index.hbs", "_reverse.hbs",
                 "_group.hbs", "_weighted.hbs", "_matrix.hbs"),
