@@ -264,12 +264,11 @@ fn the_generated_rust_crate_reads_every_row_of_a_build() {
     );
 }
 
-/// Records through the generated Rust API: a record, a list and a map of them, a record
-/// in a record (at its own separator and at the same), an enum and an optional field of
-/// one; every cell read (records shown as their cells write them) is the canonical
-/// file's, and the crate is rustfmt- and clippy-clean.
-#[test]
-fn the_generated_rust_crate_reads_records() {
+/// A project of records (a record, a list and a map of them, a record in a record at
+/// its own separator and at the same, an enum and an optional field of one), imported
+/// into masters/jp and built with its client export into `build`: the folder it lives
+/// in, and its root.
+fn records_game() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let source = tmp.path().join("source");
     let files = [
@@ -319,10 +318,18 @@ fn the_generated_rust_crate_reads_records() {
         &root,
         &["import", "--region", "jp", data.to_str().unwrap()],
     ));
-    ok(masterctl(
-        &root,
-        &["build", "--region", "jp", "--out", "build"],
-    ));
+    let build = ["build", "--region", "jp", "--out", "build", "--client"];
+    ok(masterctl(&root, &build));
+    (tmp, root)
+}
+
+/// Records through the generated Rust API: a record, a list and a map of them, a record
+/// in a record (at its own separator and at the same), an enum and an optional field of
+/// one; every cell read (records shown as their cells write them) is the canonical
+/// file's, and the crate is rustfmt- and clippy-clean.
+#[test]
+fn the_generated_rust_crate_reads_records() {
+    let (_tmp, root) = records_game();
     // A crate of its own name: the crates share a target folder, and tests run at once.
     let out = root.join("record-masters");
     generate(&root, &out, &["--region", "jp", "--name", "record-masters"]);
@@ -1051,6 +1058,26 @@ fn client_code(root_dir: &Path, lang: &str, check: &str) -> PathBuf {
     out
 }
 
+/// `masters.ts` strict, and it and the test's `check.ts` compiled into `out/`.
+fn compile_check_ts(dir: &Path) {
+    assert_strict(dir);
+    let args = [
+        "--strict",
+        "--target",
+        "es2020",
+        "--module",
+        "commonjs",
+        "--lib",
+        "es2020,dom",
+        "--outDir",
+        "out",
+        "masters.ts",
+        "check.ts",
+    ];
+    let compiled = tsc(dir, &args);
+    assert!(compiled.status.success(), "{}", text(&compiled));
+}
+
 /// `masters.ts` in `dir` compiles under `tsc --strict`.
 fn assert_strict(dir: &Path) {
     let args = [
@@ -1085,24 +1112,7 @@ fn the_typescript_client_reads_every_cell_of_the_client_export() {
     let game = client_game();
     let root_dir = game.path();
     let out = client_code(root_dir, "typescript", "check.ts.hbs");
-    assert_strict(&out);
-    let compiled = tsc(
-        &out,
-        &[
-            "--strict",
-            "--target",
-            "es2020",
-            "--module",
-            "commonjs",
-            "--lib",
-            "es2020,dom",
-            "--outDir",
-            "out",
-            "masters.ts",
-            "check.ts",
-        ],
-    );
-    assert!(compiled.status.success(), "{}", text(&compiled));
+    compile_check_ts(&out);
     let build = root_dir.join("build");
     for language in ["ja", "en"] {
         let checked = Command::new("node")
@@ -1184,6 +1194,47 @@ fn the_typescript_client_reads_every_cell_of_the_client_export() {
 
 /// `go ARGS` in `dir`: offline, with this machine's toolchain and a build cache in the
 /// target folder.
+/// Records through the generated TypeScript API, over the client export: each field of
+/// every record (a record, a list's, a map's; nested ones opened) is the JSON export's.
+#[test]
+fn the_typescript_client_reads_records() {
+    if !installed("tsc", "npm install -g typescript@5.9.3")
+        || !installed("node", "apt-get install nodejs")
+    {
+        return;
+    }
+    let (_tmp, root) = records_game();
+    let out = client_code(&root, "typescript", "check.ts.hbs");
+    compile_check_ts(&out);
+    let build = root.join("build");
+    let checked = Command::new("node")
+        .args(["out/check.js", build.to_str().unwrap(), "ja"])
+        .current_dir(&out)
+        .output()
+        .unwrap();
+    assert!(checked.status.success(), "{}", text(&checked));
+    let cells: usize = stdout(&checked).trim().parse().unwrap();
+    assert!(cells >= 30, "{cells} cells");
+    let offer = Command::new("node")
+        .args([
+            "-e",
+            "const {Masters} = require('./out/masters.js'); const fs = require('fs'); \
+             const m = new Masters(p => fs.readFileSync(process.argv[1] + '/' + p), 'ja'); \
+             const s = m.shop.get(1); \
+             console.log(JSON.stringify([s.offer, s.costs, [...s.byRank], s.bonus, m.shop.get(2).offer]));",
+            build.to_str().unwrap(),
+        ])
+        .current_dir(&out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        stdout(&offer).trim(),
+        r#"[{"kind":"item","opens":{"hour":10,"minute":30},"note":"spring sale","rate":0.25},[{"itemId":1001,"count":2},{"itemId":1002,"count":3}],[[1,{"itemId":1001,"count":4}],[2,{"itemId":1002,"count":1}]],{"level":3,"cost":{"itemId":1001,"count":5}},{"kind":"gold","opens":{"hour":9,"minute":0},"note":null,"rate":1.5}]"#,
+        "{}",
+        text(&offer)
+    );
+}
+
 fn go(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> std::process::Output {
     let mut command = Command::new("go");
     command

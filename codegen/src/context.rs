@@ -133,6 +133,22 @@ pub struct Field {
     /// the record in `<name>/<field>` (`docs/CLIENT-FORMAT.md`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub record: Option<String>,
+    /// A field holding records: each field of its record (nested records opened).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub record_leaves: Vec<RecordLeaf>,
+}
+
+/// A field of the records a field holds, nested records opened: where the build holds
+/// it and how code reaches it from a record.
+#[derive(Debug, Clone, Serialize)]
+pub struct RecordLeaf {
+    /// Its column (`price/cost/item_id`).
+    pub column: String,
+    /// Its members from the record, joined by `.` (`cost.itemId`).
+    pub path: String,
+    /// Its members from the record, each but the first after `?.` (`cost?.itemId`).
+    pub optional_path: String,
+    pub kind: &'static str,
 }
 
 /// A record type, for code: a value of its fields.
@@ -424,6 +440,7 @@ fn scalar_name(lang: Lang, ty: &FieldType, enum_type: Option<&str>) -> String {
         (Lang::Rust, FieldType::Record(record)) => {
             return format!("{}<'a>", type_name(lang, &record.name));
         }
+        (Lang::TypeScript, FieldType::Record(record)) => return type_name(lang, &record.name),
         (Lang::Rust, FieldType::String | FieldType::Text) => "&'a str",
         (Lang::Rust, FieldType::Date) => "Date",
         (Lang::Rust, FieldType::DateTime) => "DateTime",
@@ -439,7 +456,7 @@ fn scalar_name(lang: Lang, ty: &FieldType, enum_type: Option<&str>) -> String {
         (Lang::Go, FieldType::Date | FieldType::DateTime) => "time.Time",
         (Lang::TypeScript, FieldType::Int | FieldType::Float) => "number",
         (Lang::TypeScript, FieldType::Bool) => "boolean",
-        (Lang::TypeScript, FieldType::String | FieldType::Text | FieldType::Record(_)) => "string",
+        (Lang::TypeScript, FieldType::String | FieldType::Text) => "string",
         (Lang::TypeScript, FieldType::Date | FieldType::DateTime) => "Date",
         (_, FieldType::List(inner) | FieldType::Map(_, inner)) => {
             return scalar_name(lang, inner, enum_type);
@@ -572,27 +589,52 @@ fn field(lang: Lang, project: &Project, table: &TableSchema, index: usize) -> Fi
         unique: schema.unique,
         map,
         record: None,
+        record_leaves: Vec::new(),
     };
     if let Some(record) = schema.ty.record() {
         typed_as_record(lang, &mut typed, &type_name(lang, &record.name));
+        typed.record_leaves = record
+            .leaves()
+            .into_iter()
+            .map(|(_, names, leaf)| {
+                let members: Vec<String> = names.iter().map(|n| member(lang, n)).collect();
+                RecordLeaf {
+                    column: format!("{}/{}", schema.name, names.join("/")),
+                    path: members.join("."),
+                    optional_path: members.join("?."),
+                    kind: kind(&leaf.ty),
+                }
+            })
+            .collect();
     }
     typed
 }
 
-/// A field holding records: the record's type name, and in Rust its accessor's type — a
-/// record (`Option` when it may be empty), a `Vec` of a list's records, of a map's
-/// entries. The other languages give the cells' text for now.
+/// A field holding records: the record's type name, and its accessor's type — a record
+/// (nullable when it may be empty), a list of a list's records (empty for an empty cell),
+/// a map's entries: a `Vec` in Rust, a `ReadonlyMap` in TypeScript. C# and Go give the
+/// cells' text for now.
 fn typed_as_record(lang: Lang, field: &mut Field, record: &str) {
     field.record = Some(record.to_string());
-    if lang != Lang::Rust {
-        return;
-    }
-    let value = format!("{record}<'a>");
-    field.ty = match (&field.map, field.list, field.nullable) {
-        (Some(key), _, _) => format!("Vec<({}, {value})>", key.ty),
-        (None, true, _) => format!("Vec<{value}>"),
-        (None, false, true) => format!("Option<{value}>"),
-        (None, false, false) => value,
+    let (map, list, nullable) = (field.map.as_ref(), field.list, field.nullable);
+    field.ty = match lang {
+        Lang::Rust => {
+            let value = format!("{record}<'a>");
+            match (map, list, nullable) {
+                (Some(key), _, _) => format!("Vec<({}, {value})>", key.ty),
+                (None, true, _) => format!("Vec<{value}>"),
+                (None, false, true) => format!("Option<{value}>"),
+                (None, false, false) => value,
+            }
+        }
+        Lang::TypeScript => match (map, list, nullable) {
+            (Some(key), _, true) => format!("ReadonlyMap<{}, {record}> | null", key.ty),
+            (Some(key), _, false) => format!("ReadonlyMap<{}, {record}>", key.ty),
+            (None, true, _) => format!("readonly {record}[]"),
+            (None, false, true) => format!("{record} | null"),
+            (None, false, false) => record.to_string(),
+        },
+        Lang::CSharp | Lang::Go => return,
     };
 }
 

@@ -54,7 +54,7 @@ impl Lang {
     }
 
     /// The built-in templates: (output path + `.hbs`, template text). A partial per
-    /// concept (`_enum.hbs`, `_record.hbs` (Rust), `_table.hbs`, `_index.hbs`,
+    /// concept (`_enum.hbs`, `_record.hbs` (Rust, TypeScript), `_table.hbs`, `_index.hbs`,
     /// `_reverse.hbs`, `_group.hbs`, `_weighted.hbs`, `_matrix.hbs`) renders one of them; a user's template of the same
     /// name replaces it alone.
     fn templates(self) -> &'static [(&'static str, &'static str)] {
@@ -68,8 +68,8 @@ impl Lang {
                 "Cargo.toml.hbs", "src/lib.rs.hbs", "_enum.hbs", "_record.hbs", "_table.hbs",
                 "_index.hbs", "_reverse.hbs", "_group.hbs", "_weighted.hbs", "_matrix.hbs"),
             Lang::TypeScript => built_in!("typescript":
-                "masters.ts.hbs", "_enum.hbs", "_table.hbs", "_index.hbs", "_reverse.hbs",
-                "_group.hbs", "_weighted.hbs", "_matrix.hbs"),
+                "masters.ts.hbs", "_enum.hbs", "_record.hbs", "_table.hbs", "_index.hbs",
+                "_reverse.hbs", "_group.hbs", "_weighted.hbs", "_matrix.hbs"),
             Lang::Go => built_in!("go":
                 "masters.go.hbs", "reader.go.hbs", "_enum.hbs", "_table.hbs", "_index.hbs",
                 "_reverse.hbs", "_group.hbs", "_weighted.hbs", "_matrix.hbs"),
