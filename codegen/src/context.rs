@@ -452,7 +452,8 @@ fn scalar_name(lang: Lang, ty: &FieldType, enum_type: Option<&str>) -> String {
         (Lang::Go, FieldType::Int) => "int64",
         (Lang::Go, FieldType::Float) => "float64",
         (Lang::Go, FieldType::Bool) => "bool",
-        (Lang::Go, FieldType::String | FieldType::Text | FieldType::Record(_)) => "string",
+        (Lang::Go, FieldType::Record(record)) => return type_name(lang, &record.name),
+        (Lang::Go, FieldType::String | FieldType::Text) => "string",
         (Lang::Go, FieldType::Date | FieldType::DateTime) => "time.Time",
         (Lang::TypeScript, FieldType::Int | FieldType::Float) => "number",
         (Lang::TypeScript, FieldType::Bool) => "boolean",
@@ -612,8 +613,8 @@ fn field(lang: Lang, project: &Project, table: &TableSchema, index: usize) -> Fi
 
 /// A field holding records: the record's type name, and its accessor's type — a record
 /// (nullable when it may be empty), a list of a list's records (empty for an empty cell),
-/// a map's entries: a `Vec` in Rust, a `ReadonlyMap` in TypeScript. C# and Go give the
-/// cells' text for now.
+/// a map's entries: a `Vec` in Rust, a `ReadonlyMap` in TypeScript, a `map` in Go. C#
+/// gives the cells' text for now.
 fn typed_as_record(lang: Lang, field: &mut Field, record: &str) {
     field.record = Some(record.to_string());
     let (map, list, nullable) = (field.map.as_ref(), field.list, field.nullable);
@@ -634,7 +635,13 @@ fn typed_as_record(lang: Lang, field: &mut Field, record: &str) {
             (None, false, true) => format!("{record} | null"),
             (None, false, false) => record.to_string(),
         },
-        Lang::CSharp | Lang::Go => return,
+        Lang::Go => match (map, list, nullable) {
+            (Some(key), _, _) => format!("map[{}]{record}", key.ty),
+            (None, true, _) => format!("[]{record}"),
+            (None, false, true) => format!("*{record}"),
+            (None, false, false) => record.to_string(),
+        },
+        Lang::CSharp => return,
     };
 }
 

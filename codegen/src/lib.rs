@@ -54,7 +54,7 @@ impl Lang {
     }
 
     /// The built-in templates: (output path + `.hbs`, template text). A partial per
-    /// concept (`_enum.hbs`, `_record.hbs` (Rust, TypeScript), `_table.hbs`, `_index.hbs`,
+    /// concept (`_enum.hbs`, `_record.hbs` (Rust, TypeScript, Go), `_table.hbs`, `_index.hbs`,
     /// `_reverse.hbs`, `_group.hbs`, `_weighted.hbs`, `_matrix.hbs`) renders one of them; a user's template of the same
     /// name replaces it alone.
     fn templates(self) -> &'static [(&'static str, &'static str)] {
@@ -71,8 +71,8 @@ impl Lang {
                 "masters.ts.hbs", "_enum.hbs", "_record.hbs", "_table.hbs", "_index.hbs",
                 "_reverse.hbs", "_group.hbs", "_weighted.hbs", "_matrix.hbs"),
             Lang::Go => built_in!("go":
-                "masters.go.hbs", "reader.go.hbs", "_enum.hbs", "_table.hbs", "_index.hbs",
-                "_reverse.hbs", "_group.hbs", "_weighted.hbs", "_matrix.hbs"),
+                "masters.go.hbs", "reader.go.hbs", "_enum.hbs", "_record.hbs", "_table.hbs",
+                "_index.hbs", "_reverse.hbs", "_group.hbs", "_weighted.hbs", "_matrix.hbs"),
             Lang::CSharp => built_in!("csharp":
                 "Masters.cs.hbs", "MastersReader.cs.hbs", "_enum.hbs", "_enum_texts.hbs",
                 "_table.hbs", "_index.hbs", "_reverse.hbs", "_group.hbs", "_weighted.hbs",
