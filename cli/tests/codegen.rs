@@ -1448,6 +1448,28 @@ fn the_csharp_client_reads_every_cell_of_the_client_export() {
     );
 }
 
+/// Records through the generated C# API (C# 5), over the client export: each field of
+/// every record (a record, a list's, a map's; nested ones opened) is the JSON export's.
+#[test]
+fn the_csharp_client_reads_records() {
+    if !csharp_installed() {
+        return;
+    }
+    let (_tmp, root) = records_game();
+    let out = client_code(&root, "csharp", "Check.cs.hbs");
+    let library = ["-langversion:5", "-target:library", "-out:Masters.dll"];
+    mcs(
+        &out,
+        &[&library[..], &["Masters.cs", "MastersReader.cs"]].concat(),
+    );
+    mcs(&out, &["-r:Masters.dll", "-out:check.exe", "Check.cs"]);
+    let build = root.join("build");
+    let checked = mono(&out, &["check.exe", build.to_str().unwrap(), "ja"]);
+    assert!(checked.status.success(), "{}", text(&checked));
+    let cells: usize = stdout(&checked).trim().parse().unwrap();
+    assert!(cells >= 30, "{cells} cells");
+}
+
 /// Code for clients is generated from what clients may see: a server-only field is in
 /// the Rust crate (a server's) and nowhere in the TypeScript module (a client's), and
 /// each carries its build's schema hash.

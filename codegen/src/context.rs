@@ -447,7 +447,8 @@ fn scalar_name(lang: Lang, ty: &FieldType, enum_type: Option<&str>) -> String {
         (Lang::CSharp, FieldType::Int) => "long",
         (Lang::CSharp, FieldType::Float) => "double",
         (Lang::CSharp, FieldType::Bool) => "bool",
-        (Lang::CSharp, FieldType::String | FieldType::Text | FieldType::Record(_)) => "string",
+        (Lang::CSharp, FieldType::Record(record)) => return type_name(lang, &record.name),
+        (Lang::CSharp, FieldType::String | FieldType::Text) => "string",
         (Lang::CSharp, FieldType::Date | FieldType::DateTime) => "System.DateTime",
         (Lang::Go, FieldType::Int) => "int64",
         (Lang::Go, FieldType::Float) => "float64",
@@ -613,8 +614,8 @@ fn field(lang: Lang, project: &Project, table: &TableSchema, index: usize) -> Fi
 
 /// A field holding records: the record's type name, and its accessor's type — a record
 /// (nullable when it may be empty), a list of a list's records (empty for an empty cell),
-/// a map's entries: a `Vec` in Rust, a `ReadonlyMap` in TypeScript, a `map` in Go. C#
-/// gives the cells' text for now.
+/// a map's entries: a `Vec` in Rust, a `ReadonlyMap` in TypeScript, a `map` in Go, a
+/// C# field's own list or dictionary of the record struct.
 fn typed_as_record(lang: Lang, field: &mut Field, record: &str) {
     field.record = Some(record.to_string());
     let (map, list, nullable) = (field.map.as_ref(), field.list, field.nullable);
@@ -641,6 +642,7 @@ fn typed_as_record(lang: Lang, field: &mut Field, record: &str) {
             (None, false, true) => format!("*{record}"),
             (None, false, false) => record.to_string(),
         },
+        // As any field of its type: a value, a list, a dictionary.
         Lang::CSharp => return,
     };
 }

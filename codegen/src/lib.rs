@@ -54,7 +54,7 @@ impl Lang {
     }
 
     /// The built-in templates: (output path + `.hbs`, template text). A partial per
-    /// concept (`_enum.hbs`, `_record.hbs` (Rust, TypeScript, Go), `_table.hbs`, `_index.hbs`,
+    /// concept (`_enum.hbs`, `_record.hbs`, `_table.hbs`, `_index.hbs`,
     /// `_reverse.hbs`, `_group.hbs`, `_weighted.hbs`, `_matrix.hbs`) renders one of them; a user's template of the same
     /// name replaces it alone.
     fn templates(self) -> &'static [(&'static str, &'static str)] {
@@ -75,8 +75,8 @@ impl Lang {
                 "_index.hbs", "_reverse.hbs", "_group.hbs", "_weighted.hbs", "_matrix.hbs"),
             Lang::CSharp => built_in!("csharp":
                 "Masters.cs.hbs", "MastersReader.cs.hbs", "_enum.hbs", "_enum_texts.hbs",
-                "_table.hbs", "_index.hbs", "_reverse.hbs", "_group.hbs", "_weighted.hbs",
-                "_matrix.hbs"),
+                "_record.hbs", "_table.hbs", "_index.hbs", "_reverse.hbs", "_group.hbs",
+                "_weighted.hbs", "_matrix.hbs"),
         }
     }
 
@@ -676,6 +676,20 @@ fn check_names(context: &Context, scheme: &Scheme) -> Result<(), CodegenError> {
                 claim(&methods, name, what.clone())?;
             }
         }
+    }
+    // A record's type, and what each language's template makes beside it.
+    for record in &context.records {
+        let what = format!("record `{}`", record.name);
+        let beside = [
+            "{}",
+            "{}RecordColumns",
+            "recordColumns{}",
+            "openRecord{}",
+            "read{}",
+            "present{}",
+            "columnsOf{}",
+        ];
+        typed(&mut claim, &record.type_name, &beside, &what)?;
     }
     for e in &context.enums {
         let what = format!("the enum of `{}.{}`", e.table, e.field);
