@@ -17,18 +17,13 @@ const ITEM: &str = "name = \"item\"\nprimary_key = [\"id\"]\n\n[[fields]]\nname 
 /// `Sword i` (every third `鉄の剣 i`), in category `i % 3 + 1`, priced `(i * 37) % 1000`
 /// (no price for every hundredth).
 fn browsed(dir: &Path) -> (MasterRepo, Branch) {
-    git(dir, &["init", "-q", "-b", "main"]);
-    git(dir, &["config", "user.name", "Aiko"]);
-    git(dir, &["config", "user.email", "aiko@example.com"]);
-    let files = [
-        ("masterctl.toml", CONFIG),
-        ("schemas/category.toml", CATEGORY),
-        ("schemas/item.toml", ITEM),
-    ]
-    .map(|(path, text)| (path.to_string(), text.as_bytes().to_vec()));
-    masterctl_store::init::init(dir, &files, None).unwrap();
-    let exports = dir.join("exports");
-    std::fs::create_dir(&exports).unwrap();
+    let exports = initialized(
+        dir,
+        &[
+            ("schemas/category.toml", CATEGORY),
+            ("schemas/item.toml", ITEM),
+        ],
+    );
     std::fs::write(
         exports.join("category.csv"),
         "id,name\n1,武器\n2,防具\n3,素材\n",
@@ -50,6 +45,23 @@ fn browsed(dir: &Path) -> (MasterRepo, Branch) {
     }
     std::fs::write(exports.join("item.csv"), items).unwrap();
     imported_into_jp(dir, exports)
+}
+
+/// A master repository at `dir` of `CONFIG` and `schemas` (paths and texts), Aiko its
+/// planner; and a folder for the exports to import, made.
+fn initialized(dir: &Path, schemas: &[(&str, &str)]) -> std::path::PathBuf {
+    git(dir, &["init", "-q", "-b", "main"]);
+    git(dir, &["config", "user.name", "Aiko"]);
+    git(dir, &["config", "user.email", "aiko@example.com"]);
+    let files: Vec<(String, Vec<u8>)> = [("masterctl.toml", CONFIG)]
+        .iter()
+        .chain(schemas)
+        .map(|(path, text)| (path.to_string(), text.as_bytes().to_vec()))
+        .collect();
+    masterctl_store::init::init(dir, &files, None).unwrap();
+    let exports = dir.join("exports");
+    std::fs::create_dir(&exports).unwrap();
+    exports
 }
 
 /// The repository at `root` once `path` is imported into jp (it must commit), and jp.
@@ -463,4 +475,78 @@ fn the_current_masters_download_as_their_workbooks_zipped_when_several() {
         .collect();
     names.sort();
     assert_eq!(names, ["category.xlsx", "item.xlsx"]);
+}
+
+/// A record field in the console: its input is its text with its layout as the
+/// placeholder (a list's, its records'), a typed value is checked part by part with its
+/// record's options and references, and an edit of it is the edit of the field.
+#[test]
+fn a_record_field_is_edited_as_its_text_and_checked_part_by_part() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let cost = "kind = \"record\"\nfields = [{ name = \"item_id\", type = \"int\", references = \"item.id\" }, { name = \"count\", type = \"int\", min = 1 }]\n";
+    let shop = "primary_key = [\"id\"]\nfields = [{ name = \"id\", type = \"int\" }, { name = \"price\", type = \"cost\" }, { name = \"bundle\", type = \"list<cost>\", optional = true }]\n";
+    let item = "primary_key = [\"id\"]\nfields = [{ name = \"id\", type = \"int\" }]\n";
+    let schemas = [
+        ("schemas/cost.toml", cost),
+        ("schemas/item.toml", item),
+        ("schemas/shop.toml", shop),
+    ];
+    let exports = initialized(root, &schemas);
+    std::fs::write(exports.join("item.csv"), "id\n1001\n1002\n").unwrap();
+    std::fs::write(
+        exports.join("shop.csv"),
+        "id,price,bundle\n1,\"1001,2\",\"1001,1|1002,3\"\n",
+    )
+    .unwrap();
+    let (repo, jp) = imported_into_jp(root, exports);
+    let grids = browse::grids();
+    let form = browse::row_form(&repo, &jp, "shop", Some("1"), false, &grids).unwrap();
+    match (&form.fields[1].input, &form.fields[2].input) {
+        (
+            browse::Input::Parts { layout },
+            browse::Input::Listed {
+                example,
+                map: false,
+            },
+        ) => {
+            assert_eq!(layout, "item_id,count");
+            assert_eq!(example, "item_id,count|item_id,count");
+        }
+        _ => panic!("a record's parts and a listed field"),
+    }
+    assert_eq!(form.fields[1].value, "1001,2");
+    let check = |column: &str, text: &str| {
+        let typed = browse::Typed {
+            table: "shop",
+            column,
+            text,
+            row: Some("1"),
+        };
+        match browse::check_cell(&repo, &jp, &typed, &grids).unwrap() {
+            browse::Verdict::Refused(why) => why.message,
+            other => format!("{:?}", matches!(other, browse::Verdict::Fine)),
+        }
+    };
+    assert_eq!(check("price", "1002,5"), "true");
+    assert!(check("price", "1002").contains("cost written `item_id,count`"));
+    assert!(check("price", "1002,0").contains("cost's `count`: 0 is below the minimum 1"));
+    assert_eq!(check("price", "9,1"), "no `item` has id 9");
+    assert_eq!(check("bundle", "1001,1|1002,2"), "true");
+    let was: Vec<(String, String)> = (form.fields.iter())
+        .map(|f| (f.column.name.clone(), f.was.clone()))
+        .collect();
+    let mut values = was.clone();
+    values[1].1 = "1002,5".into();
+    let edits = browse::row_edits(&repo, &jp, "shop", Some("1"), &was, &values).unwrap();
+    assert_eq!(
+        edits,
+        [masterctl_store::edit::Edit::Set {
+            table: "shop".into(),
+            key: "1".into(),
+            field: "price".into(),
+            was: "1001,2".into(),
+            value: "1002,5".into(),
+        }]
+    );
 }

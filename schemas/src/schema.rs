@@ -497,6 +497,46 @@ pub struct Field {
     pub audience: crate::audience::Audiences,
 }
 
+impl Field {
+    /// Each reference a value of this field makes — its own, and its records' fields'
+    /// (`costs.item_id`) — with the values it refers with (none when it has none).
+    pub fn references_of<'f, 'v>(
+        &'f self,
+        value: &'v Value,
+    ) -> Vec<(&'f Reference, Vec<&'v Value>)> {
+        let own = self.references.as_ref().map(|r| (r, Vec::new()));
+        let members = self.ty.record().map(|r| r.references()).unwrap_or_default();
+        let members = members
+            .into_iter()
+            .filter_map(|(path, field)| Some((field.references.as_ref()?, path)));
+        let mut found = Vec::new();
+        for (reference, path) in own.into_iter().chain(members) {
+            let mut values = Vec::new();
+            referring_values(value, &path, &mut values);
+            found.push((reference, values));
+        }
+        found
+    }
+}
+
+/// The values a field's value refers with at `path` in its records (the empty path: a
+/// single value, a list's elements, a map's keys; else the field at `path` of the
+/// record, of a list's records, of a map's records), nulls left out.
+pub fn referring_values<'v>(value: &'v Value, path: &[usize], out: &mut Vec<&'v Value>) {
+    let at = |record: &'v Value, out: &mut Vec<&'v Value>| {
+        out.extend(record.at(path).filter(|v| !v.is_null()));
+    };
+    match (value, path.is_empty()) {
+        (Value::Null, _) => {}
+        (Value::List(items), true) => out.extend(items.iter()),
+        (Value::Map(entries), true) => out.extend(entries.iter().map(|(k, _)| k)),
+        (single, true) => out.push(single),
+        (Value::List(items), false) => items.iter().for_each(|v| at(v, out)),
+        (Value::Map(entries), false) => entries.iter().for_each(|(_, v)| at(v, out)),
+        (single, false) => at(single, out),
+    }
+}
+
 /// Which texts a bool's cells may write, besides `TRUE`, `FALSE`, `1` and `0` in any
 /// letter case. Canonical files always write `true` and `false`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

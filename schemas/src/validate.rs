@@ -381,31 +381,11 @@ struct Reference<'a> {
     target: Option<(&'a Table, &'a TableSchema)>,
 }
 
-/// The value at `path` in a record value, unless it is null.
-fn at_path<'v>(value: &'v Value, path: &[usize], out: &mut Vec<&'v Value>) {
-    out.extend(value.at(path).filter(|v| !v.is_null()));
-}
-
 impl Reference<'_> {
     /// The values a cell refers with: the field's (a list's elements, a map's keys), or
     /// its records' field's at `path`.
     fn referring<'v>(&self, value: &'v Value, out: &mut Vec<&'v Value>) {
-        if self.path.is_empty() {
-            match value {
-                Value::Null => {}
-                Value::List(items) => out.extend(items.iter()),
-                Value::Map(entries) => out.extend(entries.iter().map(|(k, _)| k)),
-                single => out.push(single),
-            }
-            return;
-        }
-        match value {
-            Value::List(items) => items.iter().for_each(|v| at_path(v, &self.path, out)),
-            Value::Map(entries) => entries
-                .iter()
-                .for_each(|(_, v)| at_path(v, &self.path, out)),
-            single => at_path(single, &self.path, out),
-        }
+        crate::schema::referring_values(value, &self.path, out);
     }
 
     /// The referring field's name as a planner finds it (`costs.item_id`).

@@ -118,16 +118,32 @@ fn refusal(
         );
         return Ok(Err(Box::new(d.found(text).arg("row", taken))));
     }
-    let Some(reference) = &field.references else {
-        return Ok(Ok(()));
-    };
+    // The field's own reference, and its records' fields'.
+    for (reference, values) in field.references_of(&value) {
+        if let Some(refused) = dangling(repo, line, &head, reference, &values, grids)? {
+            return Ok(Err(refused));
+        }
+    }
+    Ok(Ok(()))
+}
+
+/// The first of `values` no row of `reference`'s target holds (nor the branch's a join
+/// takes from), as the mistake saying so.
+fn dangling(
+    repo: &MasterRepo,
+    line: &Branch,
+    head: &masterctl_store::snapshot::head::HeadSnapshot<'_>,
+    reference: &masterctl_schemas::schema::Reference,
+    values: &[&Value],
+    grids: &Grids,
+) -> Result<Option<Box<Diagnostic>>, StoreError> {
     let Some(target) = head.project.table(&reference.table) else {
-        return Ok(Ok(()));
+        return Ok(None);
     };
     let Some(referenced) = target.field_index(&reference.field) else {
-        return Ok(Ok(()));
+        return Ok(None);
     };
-    let grid = grid_of(repo, &head, target, grids)?;
+    let grid = grid_of(repo, head, target, grids)?;
     // A join brings rows in from the branch it takes from: a row there will do too.
     let source = taken_from(repo, line, &head.project)
         .map(|source| {
@@ -139,12 +155,7 @@ fn refusal(
         })
         .transpose()?
         .flatten();
-    let items: Vec<&Value> = match &value {
-        Value::List(items) => items.iter().collect(),
-        Value::Map(entries) => entries.iter().map(|(key, _)| key).collect(),
-        single => vec![single],
-    };
-    for item in items {
+    for item in values {
         let cell = item.canonical();
         let there = grid.find(referenced, &cell).is_some()
             || source
@@ -155,10 +166,10 @@ fn refusal(
             let d = (problem(Code::ForeignKey, message).found(cell))
                 .arg("target", reference.table.to_string())
                 .arg("column", reference.field.to_string());
-            return Ok(Err(Box::new(d)));
+            return Ok(Some(Box::new(d)));
         }
     }
-    Ok(Ok(()))
+    Ok(None)
 }
 
 /// For a unique column (or a table's one key column): the key of another row that holds
