@@ -433,6 +433,21 @@ fn colour_on_request_and_never_in_json() {
     json(&out);
 }
 
+/// A file holding nothing to draft is rejected data (exit 1), with why; an empty one too.
+#[test]
+fn infer_of_a_file_holding_no_table_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.csv");
+    std::fs::write(&empty, "").unwrap();
+    let out = masterctl(&fixtures(), &["schema", "infer", empty.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("no sheet with a header row") || text(&out).contains("no table"),
+        "{}",
+        text(&out)
+    );
+}
+
 #[test]
 fn infer_reads_csv_too() {
     let csv = third_party().join("hunt/csv/Reward.csv");

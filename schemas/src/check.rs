@@ -78,7 +78,9 @@ pub fn check_text(field: &Field, text: &str) -> Result<(), Problem> {
 }
 
 fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
-    if let (Value::Record(values), Some(record)) = (value, field.ty.record()) {
+    if let Value::Record(values) = value
+        && let Some(record) = field.ty.record()
+    {
         // Within a list or a map, `|` separates the records.
         let listed = matches!(field.ty, FieldType::List(_) | FieldType::Map(..));
         return check_record(record, &values.fields, listed);

@@ -38,15 +38,21 @@ pub fn run(command: Command, output: &Output) -> Result<(), Failure> {
             args.file.display()
         )));
     }
+    // A file that cannot be read is the machine's; one that holds nothing to draft is
+    // the data's (exit 1, as any rejected data).
     let drafts = infer_file(&args.file).map_err(|d| {
-        let failure = Failure::usage(format!("{}: {}", d.location.place().trim(), d.message));
+        let said = format!("{}: {}", d.location.place().trim(), d.message);
+        let failure = match d.code {
+            masterctl_schemas::Code::UnreadableFile => Failure::environment(said),
+            _ => Failure::invalid(said),
+        };
         match d.hint {
             Some(hint) => failure.hint(hint),
             None => failure,
         }
     })?;
     if drafts.is_empty() {
-        return Err(Failure::usage(format!(
+        return Err(Failure::invalid(format!(
             "{} has no sheet with a header row to draft from",
             args.file.display()
         )));
