@@ -122,7 +122,7 @@ pub fn parse_record(
 /// (a record field of another separator is one part), and a field of a record type of
 /// the same separator reads its own parts from the ones that follow. Too few or too
 /// many parts, and an empty part of a required field, are mismatches naming them.
-pub fn read_record(
+fn read_record(
     record: &RecordType,
     text: &str,
     part: &mut dyn FnMut(&Field, &str) -> Result<Value, Mismatch>,

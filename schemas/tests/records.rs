@@ -334,3 +334,54 @@ fn a_record_field_is_no_key_index_or_group() {
     files.push(("gacha_by_open.toml", group));
     refused_at_load(CONFIG, &files, "`group_by` names `open`, a record");
 }
+
+/// A record of one part in a cell the spreadsheet typed (a boolean, a date) is its
+/// field's value, as its text would be; nested records of one part alike.
+#[test]
+fn a_record_of_one_part_reads_a_typed_cell() {
+    let shown = "kind = \"record\"\nfields = [{ name = \"on\", type = \"bool\" }]\n";
+    let flag = "kind = \"record\"\nfields = [{ name = \"shown\", type = \"shown\" }]\n";
+    let stamp =
+        "kind = \"record\"\nfields = [{ name = \"at\", type = \"date\", min = 2024-01-01 }]\n";
+    let hero = r#"
+primary_key = ["id"]
+fields = [
+    { name = "id", type = "int" },
+    { name = "flag", type = "flag" },
+    { name = "since", type = "stamp" },
+]
+"#;
+    let schemas = [
+        ("shown.toml", shown),
+        ("flag.toml", flag),
+        ("stamp.toml", stamp),
+        ("hero.toml", hero),
+    ];
+    let project = load_texts(CONFIG, &schemas).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hero.xlsx");
+    let mut workbook = rust_xlsxwriter::Workbook::new();
+    let sheet = workbook.add_worksheet().set_name("hero").unwrap();
+    let date = |y, m, d| rust_xlsxwriter::ExcelDateTime::from_ymd(y, m, d).unwrap();
+    let format = rust_xlsxwriter::Format::new().set_num_format("yyyy-mm-dd");
+    for (column, title) in ["id", "flag", "since"].into_iter().enumerate() {
+        sheet.write_string(0, column as u16, title).unwrap();
+    }
+    sheet.write_number(1, 0, 1).unwrap();
+    sheet.write_boolean(1, 1, true).unwrap();
+    sheet
+        .write_datetime_with_format(1, 2, &date(2024, 5, 1), &format)
+        .unwrap();
+    sheet.write_number(2, 0, 2).unwrap();
+    sheet.write_boolean(2, 1, false).unwrap();
+    sheet
+        .write_datetime_with_format(2, 2, &date(2023, 5, 1), &format)
+        .unwrap();
+    workbook.save(&path).unwrap();
+    let validation = validate(&project, &[path]);
+    let found = errors_of(&validation);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!((found[0].0, found[0].1.as_str()), (Code::OutOfRange, "C3"));
+    let row: Vec<String> = validation.tables[0].row(0).map(|v| v.canonical()).collect();
+    assert_eq!(row, ["1", "true", "2024-05-01"]);
+}

@@ -1108,9 +1108,27 @@ fn convert(field: &Field, cell: Cell) -> Result<Value, Problem> {
     Ok(value)
 }
 
+/// A record of one part holding `value`: each record on the way to its one field.
+fn one_part(record: &crate::schema::RecordType, value: Value) -> Value {
+    let inner = match record.fields.first().map(|f| &f.ty) {
+        Some(FieldType::Record(nested)) => one_part(nested, value),
+        _ => value,
+    };
+    Value::record(record.separator.clone(), vec![inner])
+}
+
 /// The cell's value in the field's type, before the field's other checks.
 /// A datetime without an offset is a wall-clock time in `zone`.
 fn typed(ty: &FieldType, cell: Cell, zone: &Zone) -> Result<Value, Problem> {
+    // A record of one part in a cell a spreadsheet typed (a number, a date): its field's.
+    if let FieldType::Record(record) = ty
+        && record.parts() == 1
+        && !matches!(cell, Cell::Text(_) | Cell::Empty)
+        && let [(_, _, leaf)] = record.leaves()[..]
+    {
+        let value = typed(&leaf.ty, cell, zone)?;
+        return Ok(one_part(record, value));
+    }
     let mismatch = |hint: Option<String>| {
         let mut p = problem(
             Code::TypeError,
