@@ -370,12 +370,12 @@ fields = [
     sheet.write_number(1, 0, 1).unwrap();
     sheet.write_boolean(1, 1, true).unwrap();
     sheet
-        .write_datetime_with_format(1, 2, &date(2024, 5, 1), &format)
+        .write_datetime_with_format(1, 2, date(2024, 5, 1), &format)
         .unwrap();
     sheet.write_number(2, 0, 2).unwrap();
     sheet.write_boolean(2, 1, false).unwrap();
     sheet
-        .write_datetime_with_format(2, 2, &date(2023, 5, 1), &format)
+        .write_datetime_with_format(2, 2, date(2023, 5, 1), &format)
         .unwrap();
     workbook.save(&path).unwrap();
     let validation = validate(&project, &[path]);
