@@ -660,7 +660,7 @@ fn record(lang: Lang, record: &RecordType) -> Record {
             let inner = f.ty.record().map(|r| type_name(lang, &r.name));
             RecordField {
                 name: f.name.clone(),
-                ident: safe_ident(lang, &member(lang, &f.name)),
+                ident: member(lang, &f.name),
                 kind: if inner.is_some() {
                     "record"
                 } else {

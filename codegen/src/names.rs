@@ -446,6 +446,7 @@ pub const CSHARP_OWN: Own = Own {
         "Parse",
         "Order",
         "EnumTexts",
+        "RecordElement",
     ],
     masters: &[
         "Language",

@@ -1019,8 +1019,9 @@ impl<'a> Converter<'a> {
                 }
             }
         }
+        // A record takes no built-in type's name (`list`, `date`…).
         for name in [
-            "int", "float", "bool", "string", "text", "enum", "date", "datetime",
+            "int", "float", "bool", "string", "text", "enum", "date", "datetime", "list", "map",
         ] {
             names.insert(name.to_string());
         }
