@@ -89,8 +89,9 @@ impl<'g> Vertical<'g> {
                 continue;
             }
             if name.is_empty() {
+                let holds_values = values.iter().any(|&c| !grid.cell(row, c).is_empty());
                 match multi_row {
-                    _ if grid.cell(row, first_values).is_empty() => {}
+                    _ if !holds_values => {}
                     Some(field) => continued.push((field, row)),
                     None => rows.push(row),
                 }
@@ -115,16 +116,24 @@ impl<'g> Vertical<'g> {
         })
     }
 
-    /// The rows without a name that go on with a multi-row field's list: the field, and
-    /// its value's cell (sheet row and column, as the sheet numbers them).
-    pub fn continued(&self) -> impl Iterator<Item = (usize, Cell<'_>, u64, u32)> + '_ {
-        self.continued.iter().map(|&(field, row)| {
-            (
-                field,
-                self.grid.cell(row, self.values[0]),
-                self.grid.row_position(row),
-                self.grid.column_position(self.values[0]),
-            )
+    /// The rows without a name that go on with a multi-row field's list in the record
+    /// of values column `record` (0: the first): the field, and its value's cell there
+    /// (sheet row and column, as the sheet numbers them), when it holds one.
+    pub fn continued(
+        &self,
+        record: usize,
+    ) -> impl Iterator<Item = (usize, Cell<'_>, u64, u32)> + '_ {
+        let column = self.values.get(record).copied();
+        self.continued.iter().filter_map(move |&(field, row)| {
+            let column = column?;
+            let cell = self.grid.cell(row, column);
+            (!cell.is_empty()).then(|| {
+                let at = (
+                    self.grid.row_position(row),
+                    self.grid.column_position(column),
+                );
+                (field, cell, at.0, at.1)
+            })
         })
     }
 }

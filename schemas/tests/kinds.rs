@@ -309,3 +309,43 @@ fields = [{ name = "max_members", type = "int" }, { name = "invite_max", type = 
         "{found:#?}"
     );
 }
+
+/// A keyed table written down a column whose multi-row list goes on in the rows below
+/// its name: each record's list takes the values of its own column, at their cells.
+#[test]
+fn a_keyed_vertical_tables_multi_row_list_goes_on_in_each_records_column() {
+    let project = load_texts(
+        CONFIG,
+        &[(
+            "team_rules.toml",
+            r#"name = "team_rules"
+primary_key = ["max_members"]
+fields = [
+    { name = "max_members", type = "int" },
+    { name = "rewards", type = "list<int>", multi_row = true, optional = true, min = 1 },
+    { name = "cross_server", type = "bool" },
+]
+"#,
+        )],
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let sheet = |file: &str, last: &str| {
+        let rows: [&[&str]; 7] = [
+            &["##column#var", "##type", "", ""],
+            &["max_members", "", "5", "8"],
+            &["*rewards", "", "1", "7"],
+            &["", "", "2", ""],
+            &["", "", "", last],
+            &["", "", "", ""],
+            &["cross_server", "", "true", "false"],
+        ];
+        sheet_workbook(dir.path(), file, "team_rules", &rows)
+    };
+    let validation = validate(&project, &[sheet("team.xlsx", "9")]);
+    assert_eq!(passed_rows(&validation), ["5,1|2,true", "8,7|9,false"]);
+    // A mistake in a record's own going-on cell is said there.
+    let validation = validate(&project, &[sheet("wrong.xlsx", "0")]);
+    let found: Vec<String> = errors(&validation).iter().map(|d| d.to_string()).collect();
+    assert!(found.iter().any(|e| e.contains("team_rules!D5")), "{found:#?}");
+}

@@ -38,16 +38,21 @@ pub fn build_table(
         builder.origin.vertical = true;
         builder.read_header(&vertical, 0);
         for record in 1..vertical.height() {
+            let before = builder.rows.len();
             builder.push_row(&vertical, record);
-        }
-        for (field, cell, row, column) in vertical.continued() {
-            // Positions swapped back, as the vertical origin keeps them.
-            let mut location = builder
-                .origin
-                .location(u64::from(column), u32::try_from(row).ok());
-            location.table = Some(schema.name.clone());
-            location.field = Some(schema.fields[field].name.clone());
-            builder.append(field, cell, location);
+            if builder.rows.len() == before {
+                continue;
+            }
+            // Its multi-row lists going on in the rows below, in its own column.
+            for (field, cell, row, column) in vertical.continued(record - 1) {
+                // Positions swapped back, as the vertical origin keeps them.
+                let mut location = builder
+                    .origin
+                    .location(u64::from(column), u32::try_from(row).ok());
+                location.table = Some(schema.name.clone());
+                location.field = Some(schema.fields[field].name.clone());
+                builder.append(field, cell, location);
+            }
         }
         return builder.finish();
     }
