@@ -268,22 +268,21 @@ fn lubans_own_vertical_sheets_read_as_singletons() {
     assert_eq!(row, ["10", "20"]);
 }
 
+/// A project of one table, `team_rules`, keyed by `max_members`, of these `fields`.
+fn team_rules(fields: &str) -> Project {
+    let schema =
+        format!("name = \"team_rules\"\nprimary_key = [\"max_members\"]\nfields = {fields}\n");
+    load_texts(CONFIG, &[("team_rules.toml", &schema)]).unwrap()
+}
+
 /// A keyed table written down a column, as Luban writes one (`##column#var`, a record
 /// per values column beside the names, `##type` and `##` columns notes): a record per
 /// column, keyed; a sheet not marked so stays a table of rows.
 #[test]
 fn a_keyed_table_written_down_a_column_has_a_record_per_values_column() {
-    let project = load_texts(
-        CONFIG,
-        &[(
-            "team_rules.toml",
-            r#"name = "team_rules"
-primary_key = ["max_members"]
-fields = [{ name = "max_members", type = "int" }, { name = "invite_max", type = "int" }, { name = "cross_server", type = "bool" }]
-"#,
-        )],
-    )
-    .unwrap();
+    let project = team_rules(
+        r#"[{ name = "max_members", type = "int" }, { name = "invite_max", type = "int" }, { name = "cross_server", type = "bool" }]"#,
+    );
     let dir = tempfile::tempdir().unwrap();
     // The sheet, its second record's `invite_max` as given.
     let sheet = |file: &str, invite: &str| {
@@ -314,21 +313,13 @@ fields = [{ name = "max_members", type = "int" }, { name = "invite_max", type = 
 /// its name: each record's list takes the values of its own column, at their cells.
 #[test]
 fn a_keyed_vertical_tables_multi_row_list_goes_on_in_each_records_column() {
-    let project = load_texts(
-        CONFIG,
-        &[(
-            "team_rules.toml",
-            r#"name = "team_rules"
-primary_key = ["max_members"]
-fields = [
+    let project = team_rules(
+        r#"[
     { name = "max_members", type = "int" },
     { name = "rewards", type = "list<int>", multi_row = true, optional = true, min = 1 },
     { name = "cross_server", type = "bool" },
-]
-"#,
-        )],
-    )
-    .unwrap();
+]"#,
+    );
     let dir = tempfile::tempdir().unwrap();
     let sheet = |file: &str, last: &str| {
         let rows: [&[&str]; 7] = [
@@ -347,5 +338,8 @@ fields = [
     // A mistake in a record's own going-on cell is said there.
     let validation = validate(&project, &[sheet("wrong.xlsx", "0")]);
     let found: Vec<String> = errors(&validation).iter().map(|d| d.to_string()).collect();
-    assert!(found.iter().any(|e| e.contains("team_rules!D5")), "{found:#?}");
+    assert!(
+        found.iter().any(|e| e.contains("team_rules!D5")),
+        "{found:#?}"
+    );
 }
