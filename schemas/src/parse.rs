@@ -114,6 +114,12 @@ pub fn parse_record(
     zone: Option<&Zone>,
 ) -> Result<Value, Mismatch> {
     read_record(record, text, &mut |field, part| {
+        // A bool its field spells its own way too (`y`, `no`: `bool_spellings`).
+        if field.ty == FieldType::Bool
+            && let Some(b) = field.bool_spellings.read(part)
+        {
+            return Ok(Value::Bool(b));
+        }
         parse_text_in(&field.ty, part, zone).map(|value| enum_alias(field, value))
     })
 }

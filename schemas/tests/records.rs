@@ -385,3 +385,25 @@ fields = [
     let row: Vec<String> = validation.tables[0].row(0).map(|v| v.canonical()).collect();
     assert_eq!(row, ["1", "true", "2024-05-01"]);
 }
+
+/// A record's bool field reads the spellings its field takes (its own, or the
+/// project's `bool_spellings`), as any bool field does.
+#[test]
+fn a_records_bool_reads_the_spellings_its_field_takes() {
+    let flags = "kind = \"record\"\nfields = [{ name = \"shown\", type = \"bool\", bool_spellings = \"luban\" }, { name = \"sold\", type = \"bool\" }]\n";
+    let shop = "primary_key = [\"id\"]\nfields = [{ name = \"id\", type = \"int\" }, { name = \"flags\", type = \"flags\" }]\n";
+    let project = load_texts(CONFIG, &[("flags.toml", flags), ("shop.toml", shop)]).unwrap();
+    let (_dir, path) = file_of(
+        "shop.csv",
+        b"id,flags\n1,\"yes,1\"\n2,\"N,false\"\n3,\"1,y\"\n",
+    );
+    let validation = validate(&project, &[path]);
+    let found = errors_of(&validation);
+    // `sold` takes the plain spellings alone.
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].1, "flags:4");
+    let rows: Vec<String> = (0..2)
+        .map(|r| validation.tables[0].value(r, 1).canonical())
+        .collect();
+    assert_eq!(rows, ["true,true", "false,false"]);
+}

@@ -2414,7 +2414,7 @@ impl<'a> Converter<'a> {
             } else if own != table && !plan.primary_key.contains(&field.name) {
                 let _ = writeln!(out, "audience = {}", audience_list(own));
             }
-            self.field_lines(&mut out, field, false);
+            self.field_lines(&mut out, field);
         }
         out
     }
@@ -2436,14 +2436,14 @@ impl<'a> Converter<'a> {
         for field in &record.fields {
             let _ = writeln!(out, "\n[[fields]]");
             let _ = writeln!(out, "name = {}", field.name.to_toml_value());
-            self.field_lines(&mut out, field, true);
+            self.field_lines(&mut out, field);
         }
         out
     }
 
-    /// A field's options after its name (and audience) in a schema file; `in_record`:
-    /// a field of a record, a part of one cell.
-    fn field_lines(&self, out: &mut String, field: &FieldOut, in_record: bool) {
+    /// A field's options after its name (and audience) in a schema file (a table's or a
+    /// record's).
+    fn field_lines(&self, out: &mut String, field: &FieldOut) {
         if let Some(column) = &field.column {
             let _ = writeln!(out, "column = {}", column.to_toml_value());
         }
@@ -2487,9 +2487,9 @@ impl<'a> Converter<'a> {
         if field.escaped && field.ty == "string" {
             let _ = writeln!(out, "escapes = true");
         }
-        // Luban reads a bool written y, yes, n or no too (in any letter case); a part
-        // of a record's cell is read as its type reads it.
-        if !in_record && (field.ty == "bool" || field.ty == "list<bool>") {
+        // Luban reads a bool written y, yes, n or no too (in any letter case), in a
+        // bean's part of a cell as well.
+        if field.ty == "bool" || field.ty == "list<bool>" {
             let _ = writeln!(out, "bool_spellings = \"luban\"");
         }
         for (key, value) in [

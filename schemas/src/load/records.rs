@@ -282,10 +282,6 @@ impl Builder {
             ("source_sheet", raw.source_sheet.as_ref().map(Spanned::span)),
             ("escapes", raw.escapes.as_ref().map(Spanned::span)),
             ("null", raw.null.as_ref().map(Spanned::span)),
-            (
-                "bool_spellings",
-                raw.bool_spellings.as_ref().map(Spanned::span),
-            ),
             ("audience", raw.audience.as_ref().map(Spanned::span)),
             ("unique", raw.unique.then(|| raw.name.span())),
         ];
@@ -298,7 +294,7 @@ impl Builder {
                     raw.name.get_ref()
                 )
             },
-            "a record's field takes optional, default, min, max, min_length, max_length, pattern, values, references and description",
+            "a record's field takes optional, default, min, max, min_length, max_length, pattern, values, references, bool_spellings and description",
         );
     }
 
