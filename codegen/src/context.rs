@@ -441,24 +441,25 @@ fn scalar_name(lang: Lang, ty: &FieldType, enum_type: Option<&str>) -> String {
             return format!("{}<'a>", type_name(lang, &record.name));
         }
         (Lang::TypeScript, FieldType::Record(record)) => return type_name(lang, &record.name),
-        (Lang::Rust, FieldType::String | FieldType::Text) => "&'a str",
+        // A union's text, for now: its cases' types are to come.
+        (Lang::Rust, FieldType::String | FieldType::Text | FieldType::Union(_)) => "&'a str",
         (Lang::Rust, FieldType::Date) => "Date",
         (Lang::Rust, FieldType::DateTime) => "DateTime",
         (Lang::CSharp, FieldType::Int) => "long",
         (Lang::CSharp, FieldType::Float) => "double",
         (Lang::CSharp, FieldType::Bool) => "bool",
         (Lang::CSharp, FieldType::Record(record)) => return type_name(lang, &record.name),
-        (Lang::CSharp, FieldType::String | FieldType::Text) => "string",
+        (Lang::CSharp, FieldType::String | FieldType::Text | FieldType::Union(_)) => "string",
         (Lang::CSharp, FieldType::Date | FieldType::DateTime) => "System.DateTime",
         (Lang::Go, FieldType::Int) => "int64",
         (Lang::Go, FieldType::Float) => "float64",
         (Lang::Go, FieldType::Bool) => "bool",
         (Lang::Go, FieldType::Record(record)) => return type_name(lang, &record.name),
-        (Lang::Go, FieldType::String | FieldType::Text) => "string",
+        (Lang::Go, FieldType::String | FieldType::Text | FieldType::Union(_)) => "string",
         (Lang::Go, FieldType::Date | FieldType::DateTime) => "time.Time",
         (Lang::TypeScript, FieldType::Int | FieldType::Float) => "number",
         (Lang::TypeScript, FieldType::Bool) => "boolean",
-        (Lang::TypeScript, FieldType::String | FieldType::Text) => "string",
+        (Lang::TypeScript, FieldType::String | FieldType::Text | FieldType::Union(_)) => "string",
         (Lang::TypeScript, FieldType::Date | FieldType::DateTime) => "Date",
         (_, FieldType::List(inner) | FieldType::Map(_, inner)) => {
             return scalar_name(lang, inner, enum_type);
@@ -507,7 +508,7 @@ fn kind(ty: &FieldType) -> &'static str {
         FieldType::Int => "int",
         FieldType::Float => "float",
         FieldType::Bool => "bool",
-        FieldType::String | FieldType::Record(_) => "string",
+        FieldType::String | FieldType::Record(_) | FieldType::Union(_) => "string",
         FieldType::Text => "text",
         FieldType::Enum => "enum",
         FieldType::Date => "date",

@@ -96,6 +96,7 @@ hint-key-twice = キー { $key } が二度あります
 hint-empty-element = リストに空の要素があります
 hint-record-parts = 「{ $record }」は { $layout } の { $want } 個に分けて書きますが、このセルは { $have } 個です
 hint-record-empty-part = 「{ $field }」が空です
+hint-union-case = 「{ $part }」は { $cases } のどれでもありません
 hint-records-run-on = 「{ $record }」は { $want } 個ずつ並びますが、このセルの { $have } 個はその倍数ではありません
 hint-did-you-mean = 「{ $similar }」のことですか？
 hint-comment = 見出しを列の名前にするか、# で始めてコメントにしてください

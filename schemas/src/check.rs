@@ -78,12 +78,19 @@ pub fn check_text(field: &Field, text: &str) -> Result<(), Problem> {
 }
 
 fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
-    if let Value::Record(values) = value
-        && let Some(record) = field.ty.record()
-    {
+    if let Value::Record(values) = value {
         // Within a list or a map, `|` separates the records.
         let listed = matches!(field.ty, FieldType::List(_) | FieldType::Map(..));
-        return check_record(record, &values.fields, listed);
+        if let Some(record) = field.ty.record() {
+            return check_record(record, &values.fields, listed);
+        }
+        // A union's value: its case's name, then its case's record.
+        if let Some(union) = field.ty.union()
+            && let [Value::Str(named), Value::Record(inner)] = &values.fields[..]
+            && let Some(case) = union.case(named)
+        {
+            return check_record(&case.record, &inner.fields, listed);
+        }
     }
     if let Some(text) = value.as_str() {
         check_control(text)?;

@@ -1,7 +1,7 @@
 //! Text to a typed value, by the field's type: the one rule for a CSV cell, a text cell
 //! of a workbook, a key on the command line and a value in a conflict file.
 
-use crate::schema::{Field, FieldType, RecordType};
+use crate::schema::{Field, FieldType, RecordType, UnionType};
 use masterctl_runtime::text;
 
 use crate::value::{LIST_SEPARATOR, MAP_SEPARATOR, Value, parse_date};
@@ -59,6 +59,7 @@ pub fn describe(ty: &FieldType) -> String {
             describe(value)
         ),
         FieldType::Record(record) => describe_record(record),
+        FieldType::Union(union) => format!("{} written `{}`", union.name, union.layout()),
     }
 }
 
@@ -102,7 +103,37 @@ pub fn parse_text_in(ty: &FieldType, text: &str, zone: Option<&Zone>) -> Result<
             parse_map((key, value), text, separators, zone)
         }
         FieldType::Record(record) => parse_record(record, text, zone),
+        FieldType::Union(union) => parse_union(union, text, zone),
     }
+}
+
+/// A union written in one cell: the case its first part names (its record's name or
+/// one of its names), then that case's record in the rest. Its value is a record of the
+/// case's name and the case's record, so that it is written back as `case:parts`.
+pub fn parse_union(union: &UnionType, text: &str, zone: Option<&Zone>) -> Result<Value, Mismatch> {
+    let (named, rest) = text.split_once(&*union.separator).unwrap_or((text, ""));
+    let Some(case) = union.case(named) else {
+        let cases: Vec<&str> = union.cases.iter().map(|c| c.record.name.as_str()).collect();
+        return Err(
+            Mismatch::new(format!("{} written `{}`", union.name, union.layout()))
+                .hint(
+                    "union-case",
+                    format!(
+                        "`{}` names no case of `{}` ({})",
+                        named.trim(),
+                        union.name,
+                        cases.join(", ")
+                    ),
+                )
+                .arg("part", named.trim())
+                .arg("cases", cases.join(", ")),
+        );
+    };
+    let record = parse_record(&case.record, rest, zone)?;
+    Ok(Value::record(
+        union.separator.clone(),
+        vec![Value::Str(case.record.name.as_str().into()), record],
+    ))
 }
 
 /// A record written in one cell: its parts split at its separator, each its field's

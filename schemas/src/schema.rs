@@ -18,6 +18,8 @@ pub struct Project {
     pub generated: Vec<GeneratedSchema>,
     /// The record types fields may hold (`kind = "record"` schemas), by name.
     pub records: Vec<std::sync::Arc<RecordType>>,
+    /// The union types fields may hold (`kind = "union"` schemas), by name.
+    pub unions: Vec<std::sync::Arc<UnionType>>,
 }
 
 impl Project {
@@ -497,34 +499,90 @@ pub struct Field {
     pub audience: crate::audience::Audiences,
 }
 
+/// A field whose `references` a field's values make: the field itself, or a field of
+/// the records it holds (at `path`; of a union's `case` alone).
+pub struct Referring<'f> {
+    pub field: &'f Field,
+    pub reference: &'f Reference,
+    /// Where it is in the field's records (empty: the field itself).
+    pub path: Vec<usize>,
+    /// The union's case whose record holds it.
+    pub case: Option<&'f str>,
+}
+
 impl Field {
+    /// Every field whose references this field's values make: its own, its records'
+    /// fields', its union's cases' fields'.
+    pub fn referring(&self) -> Vec<Referring<'_>> {
+        let mut found: Vec<Referring<'_>> = Vec::new();
+        if let Some(reference) = &self.references {
+            found.push(Referring {
+                field: self,
+                reference,
+                path: Vec::new(),
+                case: None,
+            });
+        }
+        // Its records: its record type's, or each of its union's cases'.
+        let records: Vec<(&RecordType, Option<&str>)> = match (self.ty.record(), self.ty.union()) {
+            (Some(record), _) => vec![(&**record, None)],
+            (None, Some(union)) => (union.cases.iter())
+                .map(|c| (&*c.record, Some(c.record.name.as_str())))
+                .collect(),
+            (None, None) => Vec::new(),
+        };
+        for (record, case) in records {
+            for (path, field) in record.references() {
+                if let Some(reference) = &field.references {
+                    found.push(Referring {
+                        field,
+                        reference,
+                        path,
+                        case,
+                    });
+                }
+            }
+        }
+        found
+    }
+
     /// Each reference a value of this field makes — its own, and its records' fields'
     /// (`costs.item_id`) — with the values it refers with (none when it has none).
     pub fn references_of<'f, 'v>(
         &'f self,
         value: &'v Value,
     ) -> Vec<(&'f Reference, Vec<&'v Value>)> {
-        let own = self.references.as_ref().map(|r| (r, Vec::new()));
-        let members = self.ty.record().map(|r| r.references()).unwrap_or_default();
-        let members = members
+        self.referring()
             .into_iter()
-            .filter_map(|(path, field)| Some((field.references.as_ref()?, path)));
-        let mut found = Vec::new();
-        for (reference, path) in own.into_iter().chain(members) {
-            let mut values = Vec::new();
-            referring_values(value, &path, &mut values);
-            found.push((reference, values));
-        }
-        found
+            .map(|r| {
+                let mut values = Vec::new();
+                referring_values(value, &r.path, r.case, &mut values);
+                (r.reference, values)
+            })
+            .collect()
     }
 }
 
 /// The values a field's value refers with at `path` in its records (the empty path: a
 /// single value, a list's elements, a map's keys; else the field at `path` of the
-/// record, of a list's records, of a map's records), nulls left out.
-pub fn referring_values<'v>(value: &'v Value, path: &[usize], out: &mut Vec<&'v Value>) {
+/// record, of a list's records, of a map's records; of a union's `case` alone, at
+/// `path` in its record), nulls left out.
+pub fn referring_values<'v>(
+    value: &'v Value,
+    path: &[usize],
+    case: Option<&str>,
+    out: &mut Vec<&'v Value>,
+) {
     let at = |record: &'v Value, out: &mut Vec<&'v Value>| {
-        out.extend(record.at(path).filter(|v| !v.is_null()));
+        let found = match (case, record) {
+            (None, record) => record.at(path),
+            (Some(case), Value::Record(union)) => match &union.fields[..] {
+                [Value::Str(named), inner] if **named == *case => inner.at(path),
+                _ => None,
+            },
+            (Some(_), _) => None,
+        };
+        out.extend(found.filter(|v| !v.is_null()));
     };
     match (value, path.is_empty()) {
         (Value::Null, _) => {}
@@ -643,7 +701,59 @@ pub enum FieldType {
     Map(Box<FieldType>, Box<FieldType>),
     /// A record type's name (`item_cost`): its fields in one cell (`20001,1`).
     Record(std::sync::Arc<RecordType>),
+    /// A union type's name (`shape`): one of its cases, named first in the cell, then
+    /// that case's record (`circle:1.5`).
+    Union(std::sync::Arc<UnionType>),
 }
+
+/// A union type (`kind = "union"`): cases, each a record type, of which a cell holds
+/// one — its name first, then the record's parts, separated by the union's
+/// `separator` (`triangle:1:2:3`, `circle:1.5`; Luban's polymorphic bean in one cell).
+#[derive(Debug)]
+pub struct UnionType {
+    pub name: String,
+    pub description: Option<String>,
+    pub separator: std::sync::Arc<str>,
+    pub cases: Vec<UnionCase>,
+    pub file: PathBuf,
+}
+
+/// A case of a union: its record type, and the other texts a cell may name it by
+/// (`Triangle`, `三角形`); canonical files name it by its record's name.
+#[derive(Debug)]
+pub struct UnionCase {
+    pub record: std::sync::Arc<RecordType>,
+    pub names: Vec<String>,
+}
+
+impl UnionType {
+    /// The case a cell's first part names (its record's name, or one of its names).
+    pub fn case(&self, named: &str) -> Option<&UnionCase> {
+        let named = named.trim();
+        self.cases
+            .iter()
+            .find(|c| c.record.name == named || c.names.iter().any(|n| n == named))
+    }
+
+    /// How its cells are written (`triangle:a:b:c`, `circle:radius`).
+    pub fn layout(&self) -> String {
+        let cases: Vec<String> = self
+            .cases
+            .iter()
+            .map(|c| format!("{}{}{}", c.record.name, self.separator, c.record.layout()))
+            .collect();
+        cases.join(" or ")
+    }
+}
+
+/// Two union types are one when they have one name (a project names each once).
+impl PartialEq for UnionType {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for UnionType {}
 
 /// A record type (`kind = "record"`): named fields written together in one cell,
 /// separated by its `separator` (`item_id,count`: `20001,1`), in the sheets and in
@@ -745,11 +855,9 @@ impl FieldType {
     }
 
     /// [`FieldType::parse`], a name that is no built-in type looked up among the
-    /// project's record types (`item_cost`, `list<item_cost>`, `map<int, item_cost>`).
-    pub fn parse_in(
-        text: &str,
-        records: &dyn Fn(&str) -> Option<std::sync::Arc<RecordType>>,
-    ) -> Option<FieldType> {
+    /// project's record and union types (`item_cost`, `list<item_cost>`, `map<int,
+    /// shape>`): `named` gives the type a name is.
+    pub fn parse_in(text: &str, records: &dyn Fn(&str) -> Option<FieldType>) -> Option<FieldType> {
         let text = text.trim();
         if let Some(inner) = text.strip_prefix("list<").and_then(|t| t.strip_suffix('>')) {
             let inner = FieldType::parse_in(inner, records)?;
@@ -784,8 +892,16 @@ impl FieldType {
             "enum" => FieldType::Enum,
             "date" => FieldType::Date,
             "datetime" => FieldType::DateTime,
-            name => FieldType::Record(records(name)?),
+            name => records(name)?,
         })
+    }
+
+    /// The union type it holds: itself, a list's elements, a map's values.
+    pub fn union(&self) -> Option<&std::sync::Arc<UnionType>> {
+        match self.scalar() {
+            FieldType::Union(union) => Some(union),
+            _ => None,
+        }
     }
 
     /// The record type it holds: itself, a list's elements, a map's values.
@@ -858,6 +974,7 @@ impl std::fmt::Display for FieldType {
             FieldType::List(inner) => write!(f, "list<{inner}>"),
             FieldType::Map(key, value) => write!(f, "map<{key}, {value}>"),
             FieldType::Record(record) => f.write_str(&record.name),
+            FieldType::Union(union) => f.write_str(&union.name),
         }
     }
 }

@@ -62,11 +62,7 @@ pub fn read_across(project: &Project, schema: &TableSchema) -> Vec<bool> {
             whole
                 || schema.primary_key.contains(&index)
                 || field.unique
-                || field.references.is_some()
-                || field
-                    .ty
-                    .record()
-                    .is_some_and(|r| !r.references().is_empty())
+                || !field.referring().is_empty()
                 || (glyphs && field.ty == FieldType::Text)
         })
         .collect()
@@ -104,26 +100,16 @@ pub fn validate_tables(project: &Project, tables: &[Table]) -> Report {
                 .enumerate()
                 .flat_map(move |(field_index, field)| {
                     // The field's own reference, and those of its records' fields.
-                    let own = field.references.is_some().then(|| (Vec::new(), field));
-                    let members = field
-                        .ty
-                        .record()
-                        .map(|r| r.references())
-                        .unwrap_or_default();
-                    own.into_iter()
-                        .chain(members)
-                        .map(move |(path, referring)| {
-                            let target = referring.references.as_ref().map(|r| r.table.as_str());
-                            Reference {
-                                table,
-                                field_index,
-                                field,
-                                path,
-                                referring,
-                                target: target
-                                    .and_then(|t| by_name.get(t).copied().zip(project.table(t))),
-                            }
-                        })
+                    field.referring().into_iter().map(move |referring| {
+                        let target = referring.reference.table.as_str();
+                        Reference {
+                            table,
+                            field_index,
+                            field,
+                            target: by_name.get(target).copied().zip(project.table(target)),
+                            referring,
+                        }
+                    })
                 })
         })
         .collect();
@@ -374,10 +360,8 @@ struct Reference<'a> {
     table: &'a Table,
     field_index: usize,
     field: &'a Field,
-    /// Where the referring field is in the field's records (empty: the field itself).
-    path: Vec<usize>,
     /// The field whose `references` this is: `field`, or a field of its records.
-    referring: &'a Field,
+    referring: crate::schema::Referring<'a>,
     target: Option<(&'a Table, &'a TableSchema)>,
 }
 
@@ -385,22 +369,21 @@ impl Reference<'_> {
     /// The values a cell refers with: the field's (a list's elements, a map's keys), or
     /// its records' field's at `path`.
     fn referring<'v>(&self, value: &'v Value, out: &mut Vec<&'v Value>) {
-        crate::schema::referring_values(value, &self.path, out);
+        let at = &self.referring;
+        crate::schema::referring_values(value, &at.path, at.case, out);
     }
 
     /// The referring field's name as a planner finds it (`costs.item_id`).
     fn name(&self) -> String {
-        match self.path.is_empty() {
+        match self.referring.path.is_empty() {
             true => self.field.name.clone(),
-            false => format!("{}.{}", self.field.name, self.referring.name),
+            false => format!("{}.{}", self.field.name, self.referring.field.name),
         }
     }
 
     fn check(&self, key_index: &HashMap<&str, &KeyIndex>) -> Vec<Diagnostic> {
         let (table, field) = (self.table, self.field);
-        let Some(reference) = &self.referring.references else {
-            return Vec::new();
-        };
+        let reference = self.referring.reference;
         let target = self
             .target
             .and_then(|(t, s)| Some((t, s, s.field_index(&reference.field)?)));
@@ -444,7 +427,7 @@ impl Reference<'_> {
                 Value::Null => continue,
                 // Most references are one value in its field's own cell.
                 Value::List(_) | Value::Map(_) | Value::Record(_) => {}
-                single if self.path.is_empty() && exists(single) => continue,
+                single if self.referring.path.is_empty() && exists(single) => continue,
                 _ => {}
             }
             found.clear();

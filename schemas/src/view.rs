@@ -24,6 +24,7 @@ impl Project {
             .collect();
         Project {
             records: self.records.clone(),
+            unions: self.unions.clone(),
             config: self.config.clone(),
             tables,
             generated,

@@ -299,7 +299,7 @@ fn a_record_is_a_type_with_fields_of_one_value() {
         (
             "kind = \"record\"",
             "kind = \"record\"\nname = \"item\"",
-            "`item` is a table's name",
+            "`item` is another schema's name",
         ),
     ];
     for (from, to, expected) in cases {

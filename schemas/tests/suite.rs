@@ -26,4 +26,5 @@ mod repeated_headers;
 mod schema_errors;
 mod several_sheets;
 mod studio_workbooks;
+mod unions;
 mod unread;

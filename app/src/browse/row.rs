@@ -216,6 +216,7 @@ fn input_of(
         FieldType::List(inner) => Input::Listed {
             example: match &**inner {
                 FieldType::Record(record) => format!("{0}|{0}", record.layout()),
+                FieldType::Union(union) => union.layout().replace(" or ", "|"),
                 _ => "1|2|3".into(),
             },
             map: false,
@@ -229,6 +230,9 @@ fn input_of(
         },
         FieldType::Record(record) => Input::Parts {
             layout: record.layout(),
+        },
+        FieldType::Union(union) => Input::Parts {
+            layout: union.layout(),
         },
     })
 }

@@ -184,12 +184,13 @@ impl Builder {
                     }
                     Some(field)
                         if matches!(field.ty, FieldType::Map(..))
-                            || field.ty.record().is_some() =>
+                            || field.ty.record().is_some()
+                            || field.ty.union().is_some() =>
                     {
-                        let what = if field.ty.record().is_some() {
-                            "record"
-                        } else {
-                            "map"
+                        let what = match &field.ty {
+                            FieldType::Map(..) => "map",
+                            _ if field.ty.union().is_some() => "union",
+                            _ => "record",
                         };
                         self.error(source.error(
                             Code::InvalidReference,
@@ -329,11 +330,14 @@ impl Builder {
         span: std::ops::Range<usize>,
         option: &str,
     ) {
-        if matches!(field.ty, FieldType::Map(..)) || field.ty.record().is_some() {
-            let what = if field.ty.record().is_some() {
-                "a record"
-            } else {
-                "a map"
+        if matches!(field.ty, FieldType::Map(..))
+            || field.ty.record().is_some()
+            || field.ty.union().is_some()
+        {
+            let what = match &field.ty {
+                FieldType::Map(..) => "a map",
+                _ if field.ty.union().is_some() => "a union",
+                _ => "a record",
             };
             self.error(at.source.error(
                 Code::InvalidOption,

@@ -21,10 +21,12 @@ mod raw;
 mod records;
 mod source;
 mod tables;
+mod unions;
 
 use raw::*;
 use records::is_record;
 use source::*;
+use unions::is_union;
 
 /// The file holding the project's configuration, at the root of a master repository.
 pub const CONFIG_FILE: &str = "masterctl.toml";
@@ -166,11 +168,23 @@ pub fn load_with_fonts(
         font_files: fonts,
         records: HashMap::new(),
         broken_records: HashSet::new(),
+        unions: HashMap::new(),
     };
     builder.project_audience(config.as_ref());
     let (records, parsed): (Vec<_>, Vec<_>) =
         parsed.into_iter().partition(|(_, raw)| is_record(raw));
-    builder.build_records(&records, &parsed);
+    let (unions, parsed): (Vec<_>, Vec<_>) = parsed.into_iter().partition(|(_, raw)| is_union(raw));
+    // One namespace: a record, a union and a table each take a name no other has.
+    let named = |schemas: &[(SourceText, RawSchema)]| -> HashSet<String> {
+        schemas
+            .iter()
+            .map(|(source, raw)| declared_name(source, raw))
+            .collect()
+    };
+    let tables_and_unions = &named(&parsed) | &named(&unions);
+    builder.build_records(&records, &tables_and_unions);
+    let tables_and_records = &named(&parsed) | &named(&records);
+    builder.build_unions(&unions, &tables_and_records);
     builder.build_tables(&parsed);
     builder.check_references(&parsed);
     builder.check_record_references(&records);
@@ -181,16 +195,20 @@ pub fn load_with_fonts(
         tables,
         generated,
         records,
+        unions,
         ..
     } = builder;
     let mut records: Vec<_> = records.into_values().collect();
     records.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut unions: Vec<_> = unions.into_values().collect();
+    unions.sort_by(|a, b| a.name.cmp(&b.name));
     match config {
         Some(config) if !report.has_errors() => Ok(Project {
             config,
             tables,
             generated,
             records,
+            unions,
         }),
         _ => Err(report),
     }
@@ -262,6 +280,13 @@ fn bool_spellings_refused(
             format!("`{}` is not a set of bool spellings", spellings.get_ref()),
         )
         .expected("\"luban\" (y, yes, n, no besides TRUE, FALSE, 1, 0) or \"plain\"")
+}
+
+/// The name a schema declares: its `name`, or its file's stem.
+fn declared_name(source: &SourceText, raw: &RawSchema) -> String {
+    raw.name
+        .as_ref()
+        .map_or_else(|| source.stem(), |n| n.get_ref().clone())
 }
 
 /// The `*.toml` files of a schema folder, sorted by name.
@@ -355,8 +380,10 @@ struct Builder {
     /// The record types built so far, by name (`kind = "record"` schemas).
     records: HashMap<String, std::sync::Arc<crate::schema::RecordType>>,
     /// Records whose schema is broken (reported): a field naming one is not reported
-    /// again as of an unknown type.
+    /// again as of an unknown type. Broken unions too.
     broken_records: HashSet<String>,
+    /// The union types built (`kind = "union"` schemas), by name.
+    unions: HashMap<String, std::sync::Arc<crate::schema::UnionType>>,
 }
 
 /// Where each accepted name was declared, to name both places of a duplicate.

@@ -141,8 +141,21 @@ pub(super) struct RawSchema {
     pub(super) audience: Option<RawAudience>,
     /// The project's approved translations of its terms (`glossary = true`).
     pub(super) glossary: Option<Spanned<bool>>,
-    /// What separates a record's fields in its cells (`kind = "record"`; `,` by default).
+    /// What separates a record's fields in its cells (`kind = "record"`; `,` by default),
+    /// a union's case from its record's (`kind = "union"`).
     pub(super) separator: Option<Spanned<String>>,
+    /// A union's cases (`kind = "union"`): each a record type, and the other texts a
+    /// cell may name it by.
+    pub(super) cases: Option<Spanned<Vec<Spanned<RawCase>>>>,
+}
+
+/// `{ record = "triangle", names = ["Triangle", "三角形"] }`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawCase {
+    pub(super) record: Spanned<String>,
+    #[serde(default)]
+    pub(super) names: Vec<String>,
 }
 
 #[derive(Deserialize)]

@@ -28,29 +28,21 @@ const BUILT_IN: [&str; 10] = [
 ];
 
 impl Builder {
-    /// Every record schema of `records` as a [`RecordType`] in `self.records`; `tables`
-    /// are the other schemas, whose names a record may not take.
+    /// Every record schema of `records` as a [`RecordType`] in `self.records`; `taken`
+    /// are the other schemas' names, which a record may not take.
     pub(super) fn build_records(
         &mut self,
         records: &[(SourceText, RawSchema)],
-        tables: &[(SourceText, RawSchema)],
+        taken: &HashSet<String>,
     ) {
-        let taken: HashSet<String> = tables
-            .iter()
-            .map(|(source, raw)| {
-                raw.name
-                    .as_ref()
-                    .map_or_else(|| source.stem(), |n| n.get_ref().clone())
-            })
-            .collect();
         let mut names: Declared = HashMap::new();
         let mut pending = Vec::new();
         for (source, raw) in records {
-            let Some(name) = self.record_name(source, raw, &taken, &mut names) else {
+            let Some(name) = self.type_name(source, raw, "record", taken, &mut names) else {
                 continue;
             };
             let separator = self.record_separator(source, raw);
-            let refused = self.refuse_table_options(source, raw);
+            let refused = self.refuse_table_options(source, raw, "record");
             match separator {
                 Some(separator) if !refused => pending.push((source, raw, name, separator)),
                 _ => {
@@ -92,24 +84,25 @@ impl Builder {
         }
     }
 
-    /// The record's name (or file stem): an identifier no built-in type, table or other
-    /// record has.
-    fn record_name(
+    /// A record's or a union's name (or file stem): an identifier no built-in type, and
+    /// no other schema, has.
+    pub(super) fn type_name(
         &mut self,
         source: &SourceText,
         raw: &RawSchema,
+        of: &str,
         taken: &HashSet<String>,
         names: &mut Declared,
     ) -> Option<String> {
-        let name = self.identifier_name(source, raw, "record")?;
+        let name = self.identifier_name(source, raw, of)?;
         let problem = if BUILT_IN.contains(&name.get_ref().as_str()) {
             Some(format!("`{}` is a built-in type", name.get_ref()))
         } else if taken.contains(name.get_ref()) {
-            Some(format!("`{}` is a table's name", name.get_ref()))
+            Some(format!("`{}` is another schema's name", name.get_ref()))
         } else {
             names.get(name.get_ref()).map(|first| {
                 format!(
-                    "record `{}` is declared twice (first at {})",
+                    "{of} `{}` is declared twice (first at {})",
                     name.get_ref(),
                     first.place()
                 )
@@ -119,7 +112,9 @@ impl Builder {
             self.error(
                 source
                     .error(Code::DuplicateName, name.span(), problem)
-                    .hint("give the record a name of its own: field types name it"),
+                    .hint(format!(
+                        "give the {of} a name of its own: field types name it"
+                    )),
             );
             return None;
         }
@@ -129,7 +124,11 @@ impl Builder {
 
     /// `separator`: not empty, no `|` (lists of records are split at it) and no line
     /// break.
-    fn record_separator(&mut self, source: &SourceText, raw: &RawSchema) -> Option<Arc<str>> {
+    pub(super) fn record_separator(
+        &mut self,
+        source: &SourceText,
+        raw: &RawSchema,
+    ) -> Option<Arc<str>> {
         let Some(separator) = &raw.separator else {
             return Some(DEFAULT_SEPARATOR.into());
         };
@@ -152,9 +151,14 @@ impl Builder {
         None
     }
 
-    /// A table's options written on a record (which is no sheet of its own); whether
-    /// any was.
-    fn refuse_table_options(&mut self, source: &SourceText, raw: &RawSchema) -> bool {
+    /// A table's options written on a record or a union (`of`: no sheet of its own);
+    /// whether any was.
+    pub(super) fn refuse_table_options(
+        &mut self,
+        source: &SourceText,
+        raw: &RawSchema,
+        of: &str,
+    ) -> bool {
         let written = [
             ("sheet", raw.sheet.as_ref().map(Spanned::span)),
             ("source", raw.source.as_ref().map(Spanned::span)),
@@ -169,15 +173,19 @@ impl Builder {
             ("audience", raw.audience.as_ref().map(Spanned::span)),
             ("glossary", raw.glossary.as_ref().map(Spanned::span)),
         ];
+        let has = match of {
+            "union" => "a separator and its cases",
+            _ => "a separator and [[fields]]",
+        };
         self.refuse_written(
             source,
             &written,
             &|option| {
                 format!(
-                    "a record has no `{option}`: it is a type, read where a table's field holds it"
+                    "a {of} has no `{option}`: it is a type, read where a table's field holds it"
                 )
             },
-            "a record has a name, a description, a separator and [[fields]]",
+            &format!("a {of} has a name, a description, {has}"),
         )
     }
 

@@ -524,6 +524,7 @@ impl Builder {
                 FieldType::List(_) => Some("a list field"),
                 FieldType::Map(..) => Some("a map field"),
                 FieldType::Record(_) => Some("a record field"),
+                FieldType::Union(_) => Some("a union field"),
                 _ if field.optional => Some("an optional field"),
                 _ => None,
             };
@@ -568,6 +569,9 @@ impl Builder {
                     }
                     FieldType::Record(_) => {
                         Some("record field `{}` cannot be indexed (index a table by one value)")
+                    }
+                    FieldType::Union(_) => {
+                        Some("union field `{}` cannot be indexed (index a table by one value)")
                     }
                     _ => None,
                 };
@@ -728,11 +732,18 @@ impl Builder {
         Some(field)
     }
 
+    /// The record or union type of a name, when the project has one so named.
+    pub(super) fn named_type(&self, name: &str) -> Option<FieldType> {
+        match (self.records.get(name), self.unions.get(name)) {
+            (Some(record), _) => Some(FieldType::Record(record.clone())),
+            (None, Some(union)) => Some(FieldType::Union(union.clone())),
+            (None, None) => None,
+        }
+    }
+
     /// The field's type, or an error naming the closest known one.
     fn field_type(&mut self, source: &SourceText, raw: &RawField) -> Option<FieldType> {
-        let records = &self.records;
-        if let Some(ty) = FieldType::parse_in(raw.ty.get_ref(), &|name| records.get(name).cloned())
-        {
+        if let Some(ty) = FieldType::parse_in(raw.ty.get_ref(), &|name| self.named_type(name)) {
             return Some(ty);
         }
         // A broken record was reported: a field of it is broken, and said no more of.

@@ -1,0 +1,179 @@
+//! Unions in one cell (`kind = "union"` schemas: Luban's polymorphic beans written
+//! `三角形:1:2:3`): the case named first (by its record's name or another of its names),
+//! then its record; each case's fields checked with their options and references, each
+//! mistake at the cell; the canonical text names the case by its record and reads back
+//! as the same value.
+
+use crate::common::{CONFIG, errors, file_of, load_texts, refused_at_load, validate};
+use masterctl_schemas::Project;
+use masterctl_schemas::diagnostic::Code;
+use masterctl_schemas::parse::parse_text;
+
+const TRIANGLE: &str = r#"
+kind = "record"
+separator = ":"
+fields = [{ name = "a", type = "float", min = 0 }, { name = "b", type = "float" }, { name = "c", type = "float" }]
+"#;
+
+const CIRCLE: &str = r#"
+kind = "record"
+separator = ":"
+fields = [{ name = "radius", type = "float", min = 0 }]
+"#;
+
+/// A prize names the item it gives: a case whose field references a table.
+const PRIZE: &str = r#"
+kind = "record"
+separator = ":"
+fields = [{ name = "item_id", type = "int", references = "item.id" }]
+"#;
+
+const SHAPE: &str = r#"
+kind = "union"
+description = "What a zone is shaped like"
+separator = ":"
+cases = [
+    { record = "triangle", names = ["Triangle", "三角形"] },
+    { record = "circle", names = ["Circle", "圆形"] },
+    { record = "prize" },
+]
+"#;
+
+const ZONE: &str = r#"
+primary_key = ["id"]
+fields = [
+    { name = "id", type = "int" },
+    { name = "shape", type = "shape", optional = true },
+    { name = "shapes", type = "list<shape>", optional = true },
+]
+"#;
+
+const ITEM: &str = "primary_key = [\"id\"]\nfields = [{ name = \"id\", type = \"int\" }]\n";
+
+fn schemas<'s>(shape: &'s str, zone: &'s str) -> [(&'static str, &'s str); 6] {
+    [
+        ("circle.toml", CIRCLE),
+        ("item.toml", ITEM),
+        ("prize.toml", PRIZE),
+        ("shape.toml", shape),
+        ("triangle.toml", TRIANGLE),
+        ("zone.toml", zone),
+    ]
+}
+
+fn project() -> Project {
+    load_texts(CONFIG, &schemas(SHAPE, ZONE)).unwrap()
+}
+
+#[test]
+fn a_union_names_its_case_then_the_cases_record() {
+    let project = project();
+    let (_items_dir, items) = file_of("item.csv", b"id\n7\n");
+    let (_dir, path) = file_of(
+        "zone.csv",
+        "id,shape,shapes\n1,三角形:1:2:3,三角形:1:2:3|Circle:1.5|prize:7\n2,circle:2,\n3,,\n"
+            .as_bytes(),
+    );
+    let validation = validate(&project, &[items, path]);
+    assert!(!validation.report.has_errors(), "{:#?}", validation.report);
+    let table = validation.tables.iter().find(|t| t.name == "zone").unwrap();
+    let rows: Vec<Vec<String>> = (0..table.row_count())
+        .map(|r| table.row(r).map(|v| v.canonical()).collect())
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ["1", "triangle:1:2:3", "triangle:1:2:3|circle:1.5|prize:7"],
+            ["2", "circle:2", ""],
+            ["3", "", ""],
+        ]
+    );
+    // The canonical text reads back as the same value.
+    let schema = project.table("zone").unwrap();
+    for (field, value) in schema.fields.iter().zip(table.row(0)) {
+        assert_eq!(&parse_text(&field.ty, &value.canonical()).unwrap(), value);
+    }
+}
+
+#[test]
+fn each_mistake_names_the_case_or_its_field_at_the_cell() {
+    let project = project();
+    let (_items_dir, items) = file_of("item.csv", b"id\n7\n");
+    let (_dir, path) = file_of(
+        "zone.csv",
+        "id,shape,shapes\n1,square:1,\n2,circle:-1,\n3,circle:1:2,\n4,,prize:8\n".as_bytes(),
+    );
+    let validation = validate(&project, &[items, path]);
+    let found: Vec<(Code, u64, String)> = errors(&validation)
+        .iter()
+        .map(|d| {
+            let said = format!("{} {}", d.message, d.hint.clone().unwrap_or_default());
+            (d.code, d.location.line.unwrap_or_default(), said)
+        })
+        .collect();
+    let expected = [
+        (
+            Code::TypeError,
+            2,
+            "`square` names no case of `shape` (triangle, circle, prize)",
+        ),
+        (
+            Code::OutOfRange,
+            3,
+            "circle's `radius`: -1 is below the minimum 0",
+        ),
+        (
+            Code::TypeError,
+            4,
+            "`circle` is 1 parts separated by `:` (radius), and the cell has 2",
+        ),
+        (Code::ForeignKey, 5, "no `item` has id 8"),
+    ];
+    assert_eq!(found.len(), expected.len(), "{found:#?}");
+    for (code, line, says) in expected {
+        assert!(
+            found
+                .iter()
+                .any(|(c, l, s)| (*c, *l) == (code, line) && s.contains(says)),
+            "no {code:?} on line {line} saying {says}: {found:#?}"
+        );
+    }
+}
+
+#[test]
+fn a_union_is_cases_of_records_named_apart() {
+    let cases = [
+        (
+            SHAPE.replace("record = \"prize\"", "record = \"prise\""),
+            "case `prise` of union `shape` is no record type",
+        ),
+        (
+            SHAPE.replace("names = [\"Circle\", \"圆形\"]", "names = [\"Triangle\"]"),
+            "`Triangle` cannot name case `circle`",
+        ),
+        (
+            SHAPE.replace("names = [\"Circle\", \"圆形\"]", "names = [\"a:b\"]"),
+            "`a:b` cannot name case `circle`",
+        ),
+        (
+            format!("{SHAPE}\nprimary_key = [\"x\"]\n"),
+            "a union has no `primary_key`",
+        ),
+        (
+            SHAPE.replace(
+                "cases = [",
+                "fields = [{ name = \"x\", type = \"int\" }]\ncases = [",
+            ),
+            "union `shape` has cases, not fields",
+        ),
+    ];
+    for (shape, expected) in &cases {
+        refused_at_load(CONFIG, &schemas(shape, ZONE), expected);
+    }
+    let keyed = ZONE.replace("primary_key = [\"id\"]", "primary_key = [\"shape\"]");
+    refused_at_load(
+        CONFIG,
+        &schemas(SHAPE, &keyed),
+        "primary key field `shape` is a union field",
+    );
+}
