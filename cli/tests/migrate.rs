@@ -435,7 +435,7 @@ fn text_keys_are_checked_against_the_l10n_table_when_it_is_given() {
     assert!(run.status.success(), "{}", text(&run));
     assert!(
         stdout(&run).contains(
-            "converted 32 of 53 tables (5 enums, 7 records)"
+            "converted 32 of 53 tables (5 enums, 15 records, 2 unions)"
         ) && stdout(&run).contains(
             "Luban's l10n table -> l10n_text (l10n/texts.csv, 2 languages), the keys of text fields"
         ),

@@ -162,6 +162,10 @@ impl Render for Migrated<'_> {
             0 => String::new(),
             1 => ", 1 record".to_string(),
             n => format!(", {n} records"),
+        } + &match m.unions.len() {
+            0 => String::new(),
+            1 => ", 1 union".to_string(),
+            n => format!(", {n} unions"),
         };
         output.line(format!(
             "converted {} of {} tables ({} enums{records}) into {}",
@@ -188,6 +192,12 @@ impl Render for Migrated<'_> {
             output.line(format!(
                 "  {} -> {} (a record of {fields}, separated by `{}`)",
                 record.luban, record.record, record.separator
+            ));
+        }
+        for union in &m.unions {
+            output.line(format!(
+                "  {} -> {} (a union of {} cases, each named first, separated by `{}`)",
+                union.luban, union.union, union.cases, union.separator
             ));
         }
         if let Some(table) = &m.l10n_table {

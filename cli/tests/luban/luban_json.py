@@ -72,6 +72,60 @@ def same(a, b):
 
 # The project's record types (`kind = "record"` schemas), by name.
 RECORDS = {}
+# The project's union types (`kind = "union"` schemas), by name.
+UNIONS = {}
+
+
+def parsed(field, text):
+    """A part of a record's text as the client JSON would hold it typed."""
+    if text == "":
+        return None
+    kind = field["type"]
+    if kind == "int":
+        return int(text)
+    if kind == "float":
+        return float(text)
+    if kind == "bool":
+        return text == "true"
+    return text
+
+
+def union_object(text, name):
+    """A union's text in the client JSON (`demo_d2,1,2`) as Luban's object: `$type` its
+    case's Luban name, then its record's fields (parts in order, nested records opened
+    where they share the separator)."""
+    if text is None:
+        return None
+    u = UNIONS[name]
+    sep = u.get("separator", ",")
+    named, _, rest = text.partition(sep)
+    case = next(c for c in u["cases"] if c["record"] == named)
+    parts = iter(rest.split(sep))
+
+    def fields_of(rec):
+        obj = {}
+        for f in rec["fields"]:
+            inner = RECORDS.get(f["type"])
+            if inner is not None and inner.get("separator", ",") == sep:
+                obj[f["name"]] = fields_of(inner)
+            else:
+                obj[f["name"]] = as_luban(f, parsed(f, next(parts, "")), f["type"])
+        return obj
+
+    obj = fields_of(RECORDS[case["record"]])
+    obj["$type"] = case["record"]
+    return obj
+
+
+def case_record(luban_type):
+    """The record of the union case Luban names `luban_type` (`Rectangle`,
+    `test2.Rectangle`)."""
+    short = luban_type.rsplit(".", 1)[-1]
+    for u in UNIONS.values():
+        for case in u["cases"]:
+            if luban_type in case.get("names", []) or short in case.get("names", []):
+                return case["record"]
+    return luban_type
 
 
 def record_object(cells, column, rec, listed):
@@ -103,6 +157,19 @@ def luban_object(value):
         return {snake([k]): luban_object(v) for k, v in value.items()}
     if isinstance(value, list):
         return [luban_object(v) for v in value]
+    return value
+
+
+def luban_union(value):
+    """Luban's polymorphic object (or list of them): its keys as masterctl names its
+    fields, `$type` kept."""
+    if isinstance(value, list):
+        return [luban_union(v) for v in value]
+    if isinstance(value, dict):
+        return {
+            ("$type" if k == "$type" else snake([k])): (case_record(v) if k == "$type" else luban_union(v))
+            for k, v in value.items()
+        }
     return value
 
 
@@ -151,6 +218,8 @@ def main():
         schema = tomllib.loads(text)
         if schema.get("kind") == "record":
             RECORDS[schema["name"]] = schema
+        if schema.get("kind") == "union":
+            UNIONS[schema["name"]] = schema
     for text in texts:
         schema = tomllib.loads(text)
         luban = luban_name(text)
@@ -192,6 +261,18 @@ def main():
                 if field is None or column in keys_of_texts:
                     continue  # a map's `.values` (compared with its keys), a text's key
                 kind = scalar_kind(field["type"])
+                if kind in UNIONS:
+                    found = next((v for k, v in record.items() if snake([k]) == column), KeyError)
+                    if found is KeyError:
+                        continue
+                    if field["type"].startswith("list<"):
+                        ours_value = None if value is None else [union_object(v, kind) for v in value]
+                    else:
+                        ours_value = union_object(value, kind)
+                    compared += 1
+                    if not same_object(ours_value, luban_union(found)):
+                        wrong.append(f"{name}[{index}].{column}: masterctl {ours_value!r}, Luban {found!r}")
+                    continue
                 if kind in RECORDS:
                     found = next((v for k, v in record.items() if snake([k]) == column), KeyError)
                     if found is KeyError:

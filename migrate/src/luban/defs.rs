@@ -39,6 +39,8 @@ pub struct BeanDef {
     pub parent: Option<String>,
     /// What separates its fields when a cell holds it whole (`sep=","`).
     pub sep: Option<String>,
+    /// Another name a cell may give it, as a case of a polymorphic bean (`alias="圆形"`).
+    pub alias: Option<String>,
     pub comment: Option<String>,
     pub fields: Vec<VarDef>,
     /// Declared inside another bean, or named as another's parent: one case of a
@@ -192,6 +194,7 @@ pub fn read_xml(defs: &mut Defs, path: &Path, text: &str) -> Result<(), String> 
                     full_name: qualify(&module, &get(&a, "name").unwrap_or_default()),
                     parent: get(&a, "parent").or_else(|| nested_in.clone()),
                     sep: get(&a, "sep").filter(|s| !s.is_empty()),
+                    alias: get(&a, "alias"),
                     comment: get(&a, "comment").filter(|c| !c.trim().is_empty()),
                     fields: Vec::new(),
                     nested_in,
@@ -392,6 +395,7 @@ pub fn read_workbook(defs: &mut Defs, path: &Path, kind: &str) -> Result<(), Str
                         full_name,
                         parent: sheet.get(row, "parent"),
                         sep: sheet.get(row, "sep").filter(|s| !s.is_empty()),
+                        alias: sheet.get(row, "alias"),
                         comment: sheet.get(row, "comment"),
                         fields: Vec::new(),
                         nested_in: None,

@@ -178,6 +178,9 @@ pub struct Migration {
     /// Luban beans written in one cell, converted into record types
     /// (`schemas/<record>.toml`, `kind = "record"`).
     pub records: Vec<ConvertedRecord>,
+    /// Luban's polymorphic beans written in one cell, converted into union types
+    /// (`kind = "union"`; each case a record of `records`).
+    pub unions: Vec<ConvertedUnion>,
     pub not_converted: Vec<NotConverted>,
     /// Converted, with a change a person should know of (`text` read as `string`).
     pub notes: Vec<NotConverted>,
@@ -248,6 +251,16 @@ pub struct ConvertedRecord {
     pub record: String,
     pub separator: String,
     pub fields: usize,
+}
+
+/// A polymorphic bean converted into a union type.
+#[derive(Debug, Serialize)]
+pub struct ConvertedUnion {
+    /// `module.Bean`.
+    pub luban: String,
+    pub union: String,
+    pub separator: String,
+    pub cases: usize,
 }
 
 #[derive(Debug, Serialize)]
@@ -715,6 +728,51 @@ struct RecordOut {
     name: String,
 }
 
+/// A polymorphic bean written whole in one cell, as a union type (`kind = "union"`):
+/// its cases, records by their index in the converter's records, with the names cells
+/// give them. Named as records are.
+struct UnionOut {
+    luban: String,
+    separator: String,
+    comment: Option<String>,
+    cases: Vec<(usize, Vec<String>)>,
+    name: String,
+}
+
+/// A union's schema file: its cases, each a record with the names cells give it.
+fn union_text(union: &UnionOut) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# Converted from Luban's polymorphic bean {}, written whole in one cell.",
+        comment_text(&union.luban)
+    );
+    let _ = writeln!(out, "kind = \"union\"");
+    let _ = writeln!(out, "name = {}", union.name.to_toml_value());
+    if let Some(comment) = &union.comment {
+        let _ = writeln!(out, "description = {}", comment.to_toml_value());
+    }
+    let _ = writeln!(out, "separator = {}", union.separator.to_toml_value());
+    let _ = writeln!(out, "cases = [");
+    for (_, names) in &union.cases {
+        // The record's name first, then the other names cells give the case.
+        let (record, others) = names.split_first().map_or(("", &[][..]), |(r, o)| (r, o));
+        let _ = writeln!(
+            out,
+            "    {{ record = {}, names = {} }},",
+            record.to_toml_value(),
+            others.to_vec().to_toml_value()
+        );
+    }
+    let _ = writeln!(out, "]");
+    out
+}
+
+/// What a field's type says of the `index`th union until unions have their names.
+fn union_token(index: usize) -> String {
+    format!("\u{3}{index}\u{4}")
+}
+
 /// What a field's type says of the `index`th record until records have their names.
 fn record_token(index: usize) -> String {
     format!("\u{1}{index}\u{2}")
@@ -784,6 +842,8 @@ struct Converter<'a> {
     definitions: Vec<String>,
     /// Beans written whole in one cell, as records ([`Converter::record_of`]).
     records: Vec<RecordOut>,
+    /// Polymorphic beans written whole in one cell, as unions ([`Converter::union_of`]).
+    unions: Vec<UnionOut>,
     /// The beans being converted into records, innermost last, each with its
     /// separator: a bean field of no separator of its own shares its holder's parts.
     converting: Vec<(String, String)>,
@@ -804,6 +864,7 @@ impl<'a> Converter<'a> {
             groups: groups::Groups::default(),
             definitions: Vec::new(),
             records: Vec::new(),
+            unions: Vec::new(),
             converting: Vec::new(),
         }
     }
@@ -865,7 +926,7 @@ impl<'a> Converter<'a> {
                 self.resolve_reference(&plan.luban, field, &targets, &same_rows);
             }
         }
-        let records = self.settle_records(&mut plans, &mut names, &targets, &same_rows);
+        let (records, unions) = self.settle_records(&mut plans, &mut names, &targets, &same_rows);
         for plan in &plans {
             let notes: Vec<&NotConverted> = self
                 .not_converted
@@ -896,6 +957,9 @@ impl<'a> Converter<'a> {
                 self.record_text(record),
             ));
         }
+        for union in &unions {
+            files.push((format!("schemas/{}.toml", union.name), union_text(union)));
+        }
         let mut l10n_table = None;
         if let (Some(l10n), Some(name)) = (&self.l10n, &l10n_name) {
             files.push((format!("schemas/{name}.toml"), l10n_schema(name, l10n)));
@@ -915,6 +979,17 @@ impl<'a> Converter<'a> {
         // schema it refuses is listed with the loader's words, never the end of the
         // migration.
         self.drop_unloadable(&mut files, &mut tables)?;
+        let in_files =
+            |name: &str| (files.iter()).any(|(p, _)| *p == format!("schemas/{name}.toml"));
+        let unions: Vec<ConvertedUnion> = (unions.iter())
+            .filter(|u| in_files(&u.name))
+            .map(|u| ConvertedUnion {
+                luban: u.luban.clone(),
+                union: u.name.clone(),
+                separator: u.separator.clone(),
+                cases: u.cases.len(),
+            })
+            .collect();
         let mut records = records;
         records.retain(|r| {
             files
@@ -945,6 +1020,7 @@ impl<'a> Converter<'a> {
                     fields: r.fields.len(),
                 })
                 .collect(),
+            unions,
             not_converted,
             notes,
             refused: self.bounds.take().map(|b| b.refused).unwrap_or_default(),
@@ -1004,35 +1080,53 @@ impl<'a> Converter<'a> {
         names: &mut HashSet<String>,
         targets: &HashMap<String, (String, Option<String>)>,
         same_rows: &HashMap<String, String>,
-    ) -> Vec<RecordOut> {
+    ) -> (Vec<RecordOut>, Vec<UnionOut>) {
         let mut records = std::mem::take(&mut self.records);
-        // Those a planned field names, and those they name in turn.
+        let mut unions = std::mem::take(&mut self.unions);
+        // Those a planned field names, and those they name in turn (a union its cases).
         let mut used = vec![false; records.len()];
-        let mut named: Vec<&str> = (plans.iter())
-            .flat_map(|p| p.fields.iter().map(|f| f.ty.as_str()))
+        let mut used_unions = vec![false; unions.len()];
+        let mut named: Vec<String> = (plans.iter())
+            .flat_map(|p| p.fields.iter().map(|f| f.ty.clone()))
             .collect();
         while let Some(ty) = named.pop() {
+            for (at, union) in unions.iter().enumerate() {
+                if !used_unions[at] && ty.contains(&union_token(at)) {
+                    used_unions[at] = true;
+                    named.extend(union.cases.iter().map(|(case, _)| record_token(*case)));
+                }
+            }
             for (at, record) in records.iter().enumerate() {
                 if !used[at] && ty.contains(&record_token(at)) {
                     used[at] = true;
-                    named.extend(record.fields.iter().map(|f| f.ty.as_str()));
+                    named.extend(record.fields.iter().map(|f| f.ty.clone()));
                 }
             }
         }
-        // A record takes no built-in type's name (`list`, `date`…).
+        // A record or union takes no built-in type's name (`list`, `date`…).
         for name in [
             "int", "float", "bool", "string", "text", "enum", "date", "datetime", "list", "map",
         ] {
             names.insert(name.to_string());
         }
-        for (record, _) in records.iter_mut().zip(&used).filter(|(_, used)| **used) {
-            let base = identifier_from(short_name(&record.luban))
+        let mut name = |luban: &str, fallback: &str| {
+            let base = identifier_from(short_name(luban))
                 .filter(|n| is_identifier(n))
-                .unwrap_or_else(|| "record".to_string());
-            record.name = free_name(names, &base);
+                .unwrap_or_else(|| fallback.to_string());
+            free_name(names, &base)
+        };
+        for (record, _) in records.iter_mut().zip(&used).filter(|(_, used)| **used) {
+            record.name = name(&record.luban, "record");
         }
-        let rename = |ty: &mut String, records: &[(String, String)]| {
-            for (token, name) in records {
+        for (union, _) in unions
+            .iter_mut()
+            .zip(&used_unions)
+            .filter(|(_, used)| **used)
+        {
+            union.name = name(&union.luban, "union");
+        }
+        let rename = |ty: &mut String, tokens: &[(String, String)]| {
+            for (token, name) in tokens {
                 if ty.contains(token.as_str()) {
                     *ty = ty.replace(token.as_str(), name);
                 }
@@ -1040,9 +1134,16 @@ impl<'a> Converter<'a> {
         };
         let tokens: Vec<(String, String)> = (records.iter().enumerate())
             .map(|(at, r)| (record_token(at), r.name.clone()))
+            .chain((unions.iter().enumerate()).map(|(at, u)| (union_token(at), u.name.clone())))
             .collect();
         for field in plans.iter_mut().flat_map(|p| p.fields.iter_mut()) {
             rename(&mut field.ty, &tokens);
+        }
+        // A union's cases by their records' names.
+        for union in &mut unions {
+            for (case, names) in &mut union.cases {
+                names.insert(0, records[*case].name.clone());
+            }
         }
         let mut kept = Vec::new();
         for (mut record, used) in records.into_iter().zip(used) {
@@ -1055,7 +1156,10 @@ impl<'a> Converter<'a> {
             }
             kept.push(record);
         }
-        kept
+        let unions = (unions.into_iter().zip(used_unions))
+            .filter_map(|(union, used)| used.then_some(union))
+            .collect();
+        (kept, unions)
     }
 
     /// Load the converted project as every command will; the tables whose schema files
@@ -1891,6 +1995,9 @@ impl<'a> Converter<'a> {
                         "an optional bean (`{name}?`): its cells say `null`, `{{}}` or its type's name before its fields"
                     ));
                 }
+                Some(bean) if self.is_polymorphic(&bean.full_name) && bean.parent.is_none() => {
+                    out.ty = self.union_of(bean, ty.attr("sep"))?
+                }
                 Some(bean) => out.ty = self.record_of(bean, ty.attr("sep"))?,
                 None => out.ty = self.scalar(&module, name, &mut out)?.to_string(),
             },
@@ -1930,6 +2037,9 @@ impl<'a> Converter<'a> {
                 // A bean of no separator of its own takes its parts from the list's
                 // (Luban's `list,vec3` over `1,2,3,4,5,6`: one record after another).
                 let scalar = match self.bean(&module, element_name) {
+                    Some(bean) if self.is_polymorphic(&bean.full_name) && bean.parent.is_none() => {
+                        self.union_of(bean, element.attr("sep"))?
+                    }
                     Some(bean) => {
                         let sep = element.attr("sep").or(bean.sep.as_deref());
                         self.record_of(bean, Some(sep.unwrap_or(separator)))?
@@ -2187,17 +2297,139 @@ impl<'a> Converter<'a> {
         Ok(record_token(self.records.len() - 1))
     }
 
+    /// The union type a polymorphic bean written whole in one cell is (its
+    /// [`union_token`]): a case per bean below it (its ancestors' fields, then its own,
+    /// a record of the union's separator), named by its name and its `alias`.
+    fn union_of(&mut self, root: &'a defs::BeanDef, sep: Option<&str>) -> Result<String, String> {
+        let inherited = self.converting.last().map(|(_, s)| s.as_str());
+        let Some(separator) = sep
+            .or(root.sep.as_deref())
+            .or(inherited)
+            .map(str::to_string)
+        else {
+            return Err(format!(
+                "a polymorphic bean (`{}`) written in one cell without a separator (`sep`)",
+                root.full_name
+            ));
+        };
+        if separator.contains('|') {
+            return Err(format!(
+                "bean `{}` is separated by `|`, which separates a list's records in masterctl",
+                root.full_name
+            ));
+        }
+        if let Some(at) =
+            (self.unions.iter()).position(|u| u.luban == root.full_name && u.separator == separator)
+        {
+            return Ok(union_token(at));
+        }
+        let mut cases = Vec::new();
+        for case in self.descendants(&root.full_name) {
+            let mut vars = Vec::new();
+            for bean in self.lineage(case) {
+                vars.extend(bean.fields.iter().cloned());
+            }
+            self.converting
+                .push((case.full_name.clone(), separator.clone()));
+            let fields = self.fields_of(&case.full_name, &vars);
+            self.converting.pop();
+            let fields = fields?;
+            if fields.is_empty() {
+                return Err(format!(
+                    "case `{}` of polymorphic bean `{}` has no fields",
+                    case.full_name, root.full_name
+                ));
+            }
+            self.records.push(RecordOut {
+                luban: case.full_name.clone(),
+                separator: separator.clone(),
+                comment: case.comment.clone(),
+                fields,
+                name: String::new(),
+            });
+            // Its name, its name with its module (`test.login.RoleInfo`), its aliases.
+            let mut names: Vec<String> = vec![short_name(&case.full_name).to_string()];
+            if case.full_name.contains('.') {
+                names.push(case.full_name.clone());
+            }
+            let aliases = case.alias.iter().flat_map(|a| a.split([',', ';']));
+            names.extend(
+                aliases
+                    .map(|a| a.trim().to_string())
+                    .filter(|a| !a.is_empty()),
+            );
+            cases.push((self.records.len() - 1, names));
+        }
+        if cases.is_empty() {
+            return Err(format!(
+                "polymorphic bean `{}` has no cases",
+                root.full_name
+            ));
+        }
+        self.unions.push(UnionOut {
+            luban: root.full_name.clone(),
+            separator,
+            comment: root.comment.clone(),
+            cases,
+            name: String::new(),
+        });
+        Ok(union_token(self.unions.len() - 1))
+    }
+
+    /// Every bean below `full_name` (declared inside it, or naming it as `parent`), depth
+    /// first.
+    fn descendants(&self, full_name: &str) -> Vec<&'a defs::BeanDef> {
+        let mut found = Vec::new();
+        let defs = self.defs;
+        for bean in &defs.beans {
+            let parent = bean.nested_in.as_deref().or(bean.parent.as_deref());
+            let below = parent.is_some_and(|p| {
+                p == full_name || format!("{}.{p}", defs::module_of(&bean.full_name)) == full_name
+            });
+            if below
+                && !found
+                    .iter()
+                    .any(|b: &&defs::BeanDef| b.full_name == bean.full_name)
+            {
+                found.push(bean);
+                found.extend(self.descendants(&bean.full_name));
+            }
+        }
+        found
+    }
+
+    /// A bean and its ancestors, the first ancestor first.
+    fn lineage(&self, bean: &'a defs::BeanDef) -> Vec<&'a defs::BeanDef> {
+        let mut line = vec![bean];
+        while let Some(parent) = line.last().and_then(|b| b.parent.clone()) {
+            let module =
+                defs::module_of(line.last().map_or("", |b| b.full_name.as_str())).to_string();
+            match self.bean(&module, &parent) {
+                Some(up) if !line.iter().any(|b| b.full_name == up.full_name) => line.push(up),
+                _ => break,
+            }
+        }
+        line.reverse();
+        line
+    }
+
     /// A bean's fields as a record's: one value each, read from a part of its cell.
-    fn record_fields(&mut self, bean: &'a defs::BeanDef) -> Result<Vec<FieldOut>, String> {
+    fn record_fields(&mut self, bean: &defs::BeanDef) -> Result<Vec<FieldOut>, String> {
+        self.fields_of(&bean.full_name, &bean.fields)
+    }
+
+    /// Fields of a bean (`of`) as a record's: one value each, read from a part of its
+    /// cell.
+    fn fields_of(&mut self, of: &str, vars: &[VarDef]) -> Result<Vec<FieldOut>, String> {
         let mut fields = Vec::new();
-        for var in &bean.fields {
+        for var in vars {
             let mut field = self
                 .field(var, &SheetHeader::default())
-                .map_err(|e| format!("bean `{}`'s `{}`: {e}", bean.full_name, var.name))?;
+                .map_err(|e| format!("bean `{of}`'s `{}`: {e}", var.name))?;
             if field.ty.starts_with("list<") || field.ty.starts_with("map<") {
                 return Err(format!(
-                    "bean `{}`'s `{}` is {} in one cell: a record's fields hold one value",
-                    bean.full_name, var.name, var.ty
+                    "bean `{of}`'s `{}` is {} in one cell: a record's fields hold one value",
+                    var.name, var.ty
                 ));
             }
             // A part of a cell: no column, separators or spellings of its own.
