@@ -216,6 +216,7 @@ fn table_data(schema: &TableSchema, table: &Table, order: &Order) -> TableData {
     }
     for &f in &fields {
         columns.extend(crate::records::record_columns(&schema.fields[f], cells(f)));
+        columns.extend(crate::unions::union_columns(&schema.fields[f], cells(f)));
     }
     let position_of = |field: usize| fields.iter().position(|&f| f == field).map(|p| p as u32);
     let indexes = schema
@@ -467,7 +468,11 @@ fn table_files(
             .map(|f| (format!("{}{MAP_VALUES}", f.name), f.values.as_slice()))
             .collect();
         let record_enums: Vec<(String, &[std::sync::Arc<str>])> = (schema.fields.iter())
-            .flat_map(crate::records::record_enums)
+            .flat_map(|f| {
+                crate::records::record_enums(f)
+                    .into_iter()
+                    .chain(crate::unions::union_enums(f))
+            })
             .collect();
         let enums: HashMap<&str, &[std::sync::Arc<str>]> = schema
             .fields

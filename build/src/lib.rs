@@ -3,7 +3,7 @@
 //! the runtime's rkyv archives (the format is the runtime's, `masterctl_runtime::format`,
 //! which every loader shares); `client` the portable little-endian export and its JSON
 //! for clients that cannot read rkyv (`docs/CLIENT-FORMAT.md`); `columns` a column
-//! from typed values, `records` the columns of records' fields; `inspect` a build opened
+//! from typed values, `records` the columns of records' fields, `unions` a union's case and its cases' fields; `inspect` a build opened
 //! and queried as a server would (`masterctl inspect`).
 
 pub mod archive;
@@ -11,3 +11,4 @@ pub mod client;
 mod columns;
 pub mod inspect;
 mod records;
+mod unions;

@@ -122,6 +122,45 @@ fn opened(
     (dir, masters)
 }
 
+/// A project of `schemas` (file names and texts), one table's CSV file `name` of
+/// `text` validated, built with its client export and opened: the folder it lives in,
+/// the files, and the build.
+fn built_of(
+    schemas: &[(&str, &str)],
+    name: &str,
+    text: &str,
+) -> (tempfile::TempDir, Vec<BuiltFile>, Masters) {
+    let project = masterctl_schemas::load::load_from_files(
+        None,
+        schemas
+            .iter()
+            .map(|(n, t)| (Path::new("schemas").join(n), t.to_string()))
+            .collect(),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join(name);
+    std::fs::write(&csv, text).unwrap();
+    let validation = validate_paths(&project, &[csv]);
+    assert!(!validation.report.has_errors(), "{:?}", validation.report);
+    let translations = HashMap::new();
+    let (files, fallbacks) = build(&BuildInput {
+        project: &project,
+        languages: &[],
+        tables: &validation.tables,
+        translations: &translations,
+        generated: &HashMap::new(),
+        schema_hash: "sample",
+        client: true,
+        pseudo: &[],
+        expansion: 0.4,
+    })
+    .unwrap();
+    let (built, masters) = opened(&files, fallbacks, Vec::new());
+    drop(dir);
+    (built, files, masters)
+}
+
 #[test]
 fn what_it_writes_opens_through_the_runtime() {
     let (project, tables) = sample();
@@ -170,37 +209,11 @@ fn records_fields_have_typed_columns_beside_their_text() {
             "primary_key = [\"id\"]\nfields = [{ name = \"id\", type = \"int\" }, { name = \"costs\", type = \"list<cost>\", optional = true }, { name = \"bonus\", type = \"bonus\", optional = true }]\n",
         ),
     ];
-    let project = masterctl_schemas::load::load_from_files(
-        None,
-        schemas
-            .iter()
-            .map(|(n, t)| (Path::new("schemas").join(n), t.to_string()))
-            .collect(),
-    )
-    .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let csv = dir.path().join("gacha.csv");
-    std::fs::write(
-        &csv,
+    let (_dir, files, masters) = built_of(
+        &schemas,
+        "gacha.csv",
         "id,costs,bonus\n1,\"20001,1|20002,\",\"item;20001,5\"\n2,,\n",
-    )
-    .unwrap();
-    let validation = validate_paths(&project, &[csv]);
-    assert!(!validation.report.has_errors(), "{:?}", validation.report);
-    let translations = HashMap::new();
-    let (files, fallbacks) = build(&BuildInput {
-        project: &project,
-        languages: &[],
-        tables: &validation.tables,
-        translations: &translations,
-        generated: &HashMap::new(),
-        schema_hash: "sample",
-        client: true,
-        pseudo: &[],
-        expansion: 0.4,
-    })
-    .unwrap();
-    let (_dir, masters) = opened(&files, fallbacks, Vec::new());
+    );
     let gacha = masters.table("gacha").unwrap();
     let columns: Vec<&str> = gacha.columns().collect();
     assert_eq!(
@@ -240,4 +253,63 @@ fn records_fields_have_typed_columns_beside_their_text() {
     assert_eq!(json["columns"][4], "costs/count");
     assert_eq!(json["rows"][0][4], serde_json::json!([1, 0]));
     assert_eq!(json["rows"][0][2], "item;20001,5");
+}
+
+/// A union field keeps its cells' text in its column, each value's case in
+/// `<field>/$case`, and each case's fields in `<field>/<case>/<name>`, empty where a
+/// value is of another case (in a list, its type's zero there).
+#[test]
+fn unions_have_a_case_column_and_their_cases_fields() {
+    let schemas = [
+        (
+            "circle.toml",
+            "kind = \"record\"\nseparator = \":\"\nfields = [{ name = \"radius\", type = \"float\" }]\n",
+        ),
+        (
+            "rect.toml",
+            "kind = \"record\"\nseparator = \":\"\nfields = [{ name = \"w\", type = \"int\" }, { name = \"h\", type = \"int\" }]\n",
+        ),
+        (
+            "shape.toml",
+            "kind = \"union\"\nseparator = \":\"\ncases = [{ record = \"circle\" }, { record = \"rect\", names = [\"矩形\"] }]\n",
+        ),
+        (
+            "zone.toml",
+            "primary_key = [\"id\"]\nfields = [{ name = \"id\", type = \"int\" }, { name = \"shape\", type = \"shape\", optional = true }, { name = \"shapes\", type = \"list<shape>\", optional = true }]\n",
+        ),
+    ];
+    let (_dir, _files, masters) = built_of(
+        &schemas,
+        "zone.csv",
+        "id,shape,shapes\n1,circle:1.5,矩形:2:3|circle:4\n2,,\n",
+    );
+    let zone = masters.table("zone").unwrap();
+    let columns: Vec<&str> = zone.columns().collect();
+    assert_eq!(
+        columns,
+        [
+            "id",
+            "shape",
+            "shapes",
+            "shape/$case",
+            "shape/circle/radius",
+            "shape/rect/w",
+            "shape/rect/h",
+            "shapes/$case",
+            "shapes/circle/radius",
+            "shapes/rect/w",
+            "shapes/rect/h"
+        ]
+    );
+    let first = zone.get(&[ValueRef::Int(1)]).unwrap();
+    let shown =
+        |column: &str| serde_json::to_string(&first.value(zone.column(column).unwrap())).unwrap();
+    assert_eq!(shown("shape"), r#""circle:1.5""#);
+    assert_eq!(shown("shape/$case"), r#""circle""#);
+    assert_eq!(shown("shape/circle/radius"), "1.5");
+    assert_eq!(shown("shape/rect/w"), "null");
+    assert_eq!(shown("shapes"), r#"["rect:2:3","circle:4"]"#);
+    assert_eq!(shown("shapes/$case"), r#"["rect","circle"]"#);
+    assert_eq!(shown("shapes/rect/h"), "[3,0]");
+    assert_eq!(shown("shapes/circle/radius"), "[0.0,4.0]");
 }

@@ -99,8 +99,14 @@ pub const MAP_VALUES: &str = ".values";
 /// column per field of the record (`cost/item_id`, `cost/count`; a record's in it
 /// further: `bonus/cost/item_id`), typed, in the same places (for a list or a map, lists
 /// of the same lengths; an empty field in a list is its type's zero there, and the
-/// text keeps it empty). Field names hold no `/`, so these name no field.
+/// text keeps it empty). Field names hold no `/`, so these name no field. A field of
+/// a union type has, beside its text, `<field>/$case` (each value's case, by its
+/// record's name) and for each case a column per field of its record
+/// (`<field>/<case>/<name>`), empty where a value is of another case.
 pub const RECORD_FIELD: &str = "/";
+
+/// The name of a union field's column of cases (`shape/$case`): no field is so named.
+pub const RECORD_CASE: &str = "$case";
 
 /// One column.
 #[derive(Archive, Serialize, Debug, Clone, PartialEq)]
