@@ -265,7 +265,8 @@ fn the_generated_rust_crate_reads_every_row_of_a_build() {
 }
 
 /// A project of records (a record, a list and a map of them, a record in a record at
-/// its own separator and at the same, an enum and an optional field of one), imported
+/// its own separator and at the same, an enum and an optional field of one) and of a
+/// union (one, a list of them, a case named by another name), imported
 /// into masters/jp and built with its client export into `build`: the folder it lives
 /// in, and its root.
 fn records_game() -> (tempfile::TempDir, PathBuf) {
@@ -293,14 +294,22 @@ fn records_game() -> (tempfile::TempDir, PathBuf) {
             "kind = \"record\"\nfields = [{ name = \"level\", type = \"int\" }, { name = \"cost\", type = \"cost\" }]\n",
         ),
         (
+            "schemas/circle.toml",
+            "kind = \"record\"\nseparator = \":\"\nfields = [{ name = \"radius\", type = \"float\" }]\n",
+        ),
+        (
+            "schemas/shape.toml",
+            "kind = \"union\"\nseparator = \":\"\ncases = [{ record = \"circle\" }, { record = \"clock\", names = [\"time\"] }]\n",
+        ),
+        (
             "schemas/shop.toml",
-            "primary_key = [\"id\"]\nfields = [\n  { name = \"id\", type = \"int\" },\n  { name = \"price\", type = \"cost\" },\n  { name = \"costs\", type = \"list<cost>\", optional = true },\n  { name = \"offer\", type = \"offer\", optional = true },\n  { name = \"bonus\", type = \"bonus\", optional = true },\n  { name = \"by_rank\", type = \"map<int, cost>\", optional = true },\n]\n",
+            "primary_key = [\"id\"]\nfields = [\n  { name = \"id\", type = \"int\" },\n  { name = \"price\", type = \"cost\" },\n  { name = \"costs\", type = \"list<cost>\", optional = true },\n  { name = \"offer\", type = \"offer\", optional = true },\n  { name = \"bonus\", type = \"bonus\", optional = true },\n  { name = \"by_rank\", type = \"map<int, cost>\", optional = true },\n  { name = \"zone\", type = \"shape\", optional = true },\n  { name = \"zones\", type = \"list<shape>\", optional = true },\n]\n",
         ),
         (
             "data/shop.csv",
-            "id,price,costs,offer,bonus,by_rank\n\
-             1,\"1001,2\",\"1001,2|1002,3\",item;10:30;spring sale;0.25,\"3,1001,5\",\"2:1002,1|1:1001,4\"\n\
-             2,\"1003,1\",,gold;9:0;;1.5,,\n",
+            "id,price,costs,offer,bonus,by_rank,zone,zones\n\
+             1,\"1001,2\",\"1001,2|1002,3\",item;10:30;spring sale;0.25,\"3,1001,5\",\"2:1002,1|1:1001,4\",circle:1.5,time:9:30|circle:2\n\
+             2,\"1003,1\",,gold;9:0;;1.5,,,,\n",
         ),
     ];
     for (path, text) in files {

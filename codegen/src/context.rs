@@ -32,6 +32,8 @@ pub struct Context {
     pub tables: Vec<Table>,
     /// The record types the tables' fields hold (`kind = "record"` schemas).
     pub records: Vec<Record>,
+    /// The union types the tables' fields hold (`kind = "union"` schemas).
+    pub unions: Vec<Union>,
     pub enums: Vec<Enum>,
     pub reverses: Vec<Reverse>,
     pub groups: Vec<Group>,
@@ -136,6 +138,33 @@ pub struct Field {
     /// A field holding records: each field of its record (nested records opened).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub record_leaves: Vec<RecordLeaf>,
+    /// The union type it holds (itself, a list's elements, a map's values), by its
+    /// type's name: the build holds the cells' text in its column, each value's case in
+    /// `<name>/$case` and each case's fields in `<name>/<case>/<field>`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub union: Option<String>,
+}
+
+/// A union type, for code: one of its cases, each a record.
+#[derive(Debug, Clone, Serialize)]
+pub struct Union {
+    pub name: String,
+    pub type_name: String,
+    pub description: Option<String>,
+    /// What its cells write between a case's name and its record.
+    pub separator: String,
+    pub cases: Vec<UnionCase>,
+}
+
+/// A case of a union: its record.
+#[derive(Debug, Clone, Serialize)]
+pub struct UnionCase {
+    /// The record's name, as canonical files name the case.
+    pub name: String,
+    /// The record's type name.
+    pub record: String,
+    /// Its member name in the target language's convention.
+    pub ident: String,
 }
 
 /// A field of the records a field holds, nested records opened: where the build holds
@@ -593,7 +622,11 @@ fn field(lang: Lang, project: &Project, table: &TableSchema, index: usize) -> Fi
         map,
         record: None,
         record_leaves: Vec::new(),
+        union: None,
     };
+    if let Some(union) = schema.ty.union() {
+        typed_as_union(lang, &mut typed, &type_name(lang, &union.name));
+    }
     if let Some(record) = schema.ty.record() {
         typed_as_record(lang, &mut typed, &type_name(lang, &record.name));
         typed.record_leaves = record
@@ -611,6 +644,39 @@ fn field(lang: Lang, project: &Project, table: &TableSchema, index: usize) -> Fi
             .collect();
     }
     typed
+}
+
+/// A field holding unions: the union's type name, and in Rust its accessor's type — the
+/// value, `None` when there is none (an empty cell); a `Vec` of a list's values, of a
+/// map's entries. The other languages give the cells' text for now.
+fn typed_as_union(lang: Lang, field: &mut Field, union: &str) {
+    field.union = Some(union.to_string());
+    if lang != Lang::Rust {
+        return;
+    }
+    let value = format!("{union}<'a>");
+    field.ty = match (&field.map, field.list) {
+        (Some(key), _) => format!("Vec<({}, {value})>", key.ty),
+        (None, true) => format!("Vec<{value}>"),
+        (None, false) => format!("Option<{value}>"),
+    };
+}
+
+/// A union type for `lang`: its cases, by their records.
+fn union(lang: Lang, union: &masterctl_schemas::schema::UnionType) -> Union {
+    Union {
+        name: union.name.clone(),
+        type_name: type_name(lang, &union.name),
+        description: union.description.clone(),
+        separator: union.separator.to_string(),
+        cases: (union.cases.iter())
+            .map(|c| UnionCase {
+                name: c.record.name.clone(),
+                record: type_name(lang, &c.record.name),
+                ident: member(lang, &c.record.name),
+            })
+            .collect(),
+    }
 }
 
 /// A field holding records: the record's type name, and its accessor's type — a record
@@ -789,6 +855,7 @@ pub fn context(
         })
         .collect();
     let records: Vec<Record> = project.records.iter().map(|r| record(lang, r)).collect();
+    let unions: Vec<Union> = project.unions.iter().map(|u| union(lang, u)).collect();
     let table_enums = project.tables.iter().flat_map(|table| {
         (table.fields.iter())
             .filter(|f| f.ty.holds_enum())
@@ -815,6 +882,7 @@ pub fn context(
         runtime_dependency: runtime_dependency.to_string(),
         tables: Vec::new(),
         records,
+        unions,
         enums,
         reverses: Vec::new(),
         groups: Vec::new(),

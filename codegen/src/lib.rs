@@ -65,8 +65,9 @@ impl Lang {
         }
         match self {
             Lang::Rust => built_in!("rust":
-                "Cargo.toml.hbs", "src/lib.rs.hbs", "_enum.hbs", "_record.hbs", "_table.hbs",
-                "_index.hbs", "_reverse.hbs", "_group.hbs", "_weighted.hbs", "_matrix.hbs"),
+                "Cargo.toml.hbs", "src/lib.rs.hbs", "_enum.hbs", "_record.hbs", "_union.hbs",
+                "_table.hbs", "_index.hbs", "_reverse.hbs", "_group.hbs", "_weighted.hbs",
+                "_matrix.hbs"),
             Lang::TypeScript => built_in!("typescript":
                 "masters.ts.hbs", "_enum.hbs", "_record.hbs", "_table.hbs", "_index.hbs",
                 "_reverse.hbs", "_group.hbs", "_weighted.hbs", "_matrix.hbs"),
@@ -690,6 +691,15 @@ fn check_names(context: &Context, scheme: &Scheme) -> Result<(), CodegenError> {
             "columnsOf{}",
         ];
         typed(&mut claim, &record.type_name, &beside, &what)?;
+    }
+    for union in &context.unions {
+        let what = format!("union `{}`", union.name);
+        typed(
+            &mut claim,
+            &union.type_name,
+            &["{}", "{}UnionColumns"],
+            &what,
+        )?;
     }
     for e in &context.enums {
         let what = format!("the enum of `{}.{}`", e.table, e.field);
