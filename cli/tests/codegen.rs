@@ -1230,7 +1230,8 @@ fn the_typescript_client_reads_records() {
             "const {Masters} = require('./out/masters.js'); const fs = require('fs'); \
              const m = new Masters(p => fs.readFileSync(process.argv[1] + '/' + p), 'ja'); \
              const s = m.shop.get(1); \
-             console.log(JSON.stringify([s.offer, s.costs, [...s.byRank], s.bonus, m.shop.get(2).offer]));",
+             console.log(JSON.stringify([s.offer, s.costs, [...s.byRank], s.bonus, m.shop.get(2).offer])); \
+             console.log(JSON.stringify([s.zone, s.zones, m.shop.get(2).zone, m.shop.get(2).zones]));",
             build.to_str().unwrap(),
         ])
         .current_dir(&out)
@@ -1238,7 +1239,11 @@ fn the_typescript_client_reads_records() {
         .unwrap();
     assert_eq!(
         stdout(&offer).trim(),
-        r#"[{"kind":"item","opens":{"hour":10,"minute":30},"note":"spring sale","rate":0.25},[{"itemId":1001,"count":2},{"itemId":1002,"count":3}],[[1,{"itemId":1001,"count":4}],[2,{"itemId":1002,"count":1}]],{"level":3,"cost":{"itemId":1001,"count":5}},{"kind":"gold","opens":{"hour":9,"minute":0},"note":null,"rate":1.5}]"#,
+        concat!(
+            r#"[{"kind":"item","opens":{"hour":10,"minute":30},"note":"spring sale","rate":0.25},[{"itemId":1001,"count":2},{"itemId":1002,"count":3}],[[1,{"itemId":1001,"count":4}],[2,{"itemId":1002,"count":1}]],{"level":3,"cost":{"itemId":1001,"count":5}},{"kind":"gold","opens":{"hour":9,"minute":0},"note":null,"rate":1.5}]"#,
+            "\n",
+            r#"[{"case":"circle","value":{"radius":1.5}},[{"case":"clock","value":{"hour":9,"minute":30}},{"case":"circle","value":{"radius":2}}],null,[]]"#,
+        ),
         "{}",
         text(&offer)
     );

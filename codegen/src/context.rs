@@ -646,19 +646,28 @@ fn field(lang: Lang, project: &Project, table: &TableSchema, index: usize) -> Fi
     typed
 }
 
-/// A field holding unions: the union's type name, and in Rust its accessor's type — the
-/// value, `None` when there is none (an empty cell); a `Vec` of a list's values, of a
-/// map's entries. The other languages give the cells' text for now.
+/// A field holding unions: the union's type name, and its accessor's type — the value,
+/// none for an empty cell; a list of a list's values, a map's entries: `Vec`s in Rust,
+/// an array and a `ReadonlyMap` in TypeScript. C# and Go give the cells' text for now.
 fn typed_as_union(lang: Lang, field: &mut Field, union: &str) {
     field.union = Some(union.to_string());
-    if lang != Lang::Rust {
-        return;
-    }
-    let value = format!("{union}<'a>");
-    field.ty = match (&field.map, field.list) {
-        (Some(key), _) => format!("Vec<({}, {value})>", key.ty),
-        (None, true) => format!("Vec<{value}>"),
-        (None, false) => format!("Option<{value}>"),
+    let (map, list, nullable) = (field.map.as_ref(), field.list, field.nullable);
+    field.ty = match lang {
+        Lang::Rust => {
+            let value = format!("{union}<'a>");
+            match (map, list) {
+                (Some(key), _) => format!("Vec<({}, {value})>", key.ty),
+                (None, true) => format!("Vec<{value}>"),
+                (None, false) => format!("Option<{value}>"),
+            }
+        }
+        Lang::TypeScript => match (map, list, nullable) {
+            (Some(key), _, true) => format!("ReadonlyMap<{}, {union}> | null", key.ty),
+            (Some(key), _, false) => format!("ReadonlyMap<{}, {union}>", key.ty),
+            (None, true, _) => format!("readonly {union}[]"),
+            (None, false, _) => format!("{union} | null"),
+        },
+        Lang::CSharp | Lang::Go => return,
     };
 }
 

@@ -69,8 +69,8 @@ impl Lang {
                 "_table.hbs", "_index.hbs", "_reverse.hbs", "_group.hbs", "_weighted.hbs",
                 "_matrix.hbs"),
             Lang::TypeScript => built_in!("typescript":
-                "masters.ts.hbs", "_enum.hbs", "_record.hbs", "_table.hbs", "_index.hbs",
-                "_reverse.hbs", "_group.hbs", "_weighted.hbs", "_matrix.hbs"),
+                "masters.ts.hbs", "_enum.hbs", "_record.hbs", "_union.hbs", "_table.hbs",
+                "_index.hbs", "_reverse.hbs", "_group.hbs", "_weighted.hbs", "_matrix.hbs"),
             Lang::Go => built_in!("go":
                 "masters.go.hbs", "reader.go.hbs", "_enum.hbs", "_record.hbs", "_table.hbs",
                 "_index.hbs", "_reverse.hbs", "_group.hbs", "_weighted.hbs", "_matrix.hbs"),
