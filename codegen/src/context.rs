@@ -648,7 +648,8 @@ fn field(lang: Lang, project: &Project, table: &TableSchema, index: usize) -> Fi
 
 /// A field holding unions: the union's type name, and its accessor's type — the value,
 /// none for an empty cell; a list of a list's values, a map's entries: `Vec`s in Rust,
-/// an array and a `ReadonlyMap` in TypeScript. C# and Go give the cells' text for now.
+/// an array and a `ReadonlyMap` in TypeScript, an interface value, a slice and a map in
+/// Go. C# gives the cells' text for now.
 fn typed_as_union(lang: Lang, field: &mut Field, union: &str) {
     field.union = Some(union.to_string());
     let (map, list, nullable) = (field.map.as_ref(), field.list, field.nullable);
@@ -667,7 +668,13 @@ fn typed_as_union(lang: Lang, field: &mut Field, union: &str) {
             (None, true, _) => format!("readonly {union}[]"),
             (None, false, _) => format!("{union} | null"),
         },
-        Lang::CSharp | Lang::Go => return,
+        // An interface: nil for an empty cell.
+        Lang::Go => match map {
+            Some(key) => format!("map[{}]{union}", key.ty),
+            None if list => format!("[]{union}"),
+            None => union.to_string(),
+        },
+        Lang::CSharp => return,
     };
 }
 

@@ -72,8 +72,9 @@ impl Lang {
                 "masters.ts.hbs", "_enum.hbs", "_record.hbs", "_union.hbs", "_table.hbs",
                 "_index.hbs", "_reverse.hbs", "_group.hbs", "_weighted.hbs", "_matrix.hbs"),
             Lang::Go => built_in!("go":
-                "masters.go.hbs", "reader.go.hbs", "_enum.hbs", "_record.hbs", "_table.hbs",
-                "_index.hbs", "_reverse.hbs", "_group.hbs", "_weighted.hbs", "_matrix.hbs"),
+                "masters.go.hbs", "reader.go.hbs", "_enum.hbs", "_record.hbs", "_union.hbs",
+                "_table.hbs", "_index.hbs", "_reverse.hbs", "_group.hbs", "_weighted.hbs",
+                "_matrix.hbs"),
             Lang::CSharp => built_in!("csharp":
                 "Masters.cs.hbs", "MastersReader.cs.hbs", "_enum.hbs", "_enum_texts.hbs",
                 "_record.hbs", "_table.hbs", "_index.hbs", "_reverse.hbs", "_group.hbs",
