@@ -649,7 +649,7 @@ fn field(lang: Lang, project: &Project, table: &TableSchema, index: usize) -> Fi
 /// A field holding unions: the union's type name, and its accessor's type — the value,
 /// none for an empty cell; a list of a list's values, a map's entries: `Vec`s in Rust,
 /// an array and a `ReadonlyMap` in TypeScript, an interface value, a slice and a map in
-/// Go. C# gives the cells' text for now.
+/// Go and C#.
 fn typed_as_union(lang: Lang, field: &mut Field, union: &str) {
     field.union = Some(union.to_string());
     let (map, list, nullable) = (field.map.as_ref(), field.list, field.nullable);
@@ -674,7 +674,15 @@ fn typed_as_union(lang: Lang, field: &mut Field, union: &str) {
             None if list => format!("[]{union}"),
             None => union.to_string(),
         },
-        Lang::CSharp => return,
+        // An interface: null for an empty cell.
+        Lang::CSharp => match map {
+            Some(key) => format!(
+                "System.Collections.Generic.IReadOnlyDictionary<{}, {union}>",
+                key.ty
+            ),
+            None if list => format!("System.Collections.Generic.IReadOnlyList<{union}>"),
+            None => union.to_string(),
+        },
     };
 }
 

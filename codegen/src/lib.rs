@@ -77,8 +77,8 @@ impl Lang {
                 "_matrix.hbs"),
             Lang::CSharp => built_in!("csharp":
                 "Masters.cs.hbs", "MastersReader.cs.hbs", "_enum.hbs", "_enum_texts.hbs",
-                "_record.hbs", "_table.hbs", "_index.hbs", "_reverse.hbs", "_group.hbs",
-                "_weighted.hbs", "_matrix.hbs"),
+                "_record.hbs", "_union.hbs", "_table.hbs", "_index.hbs", "_reverse.hbs",
+                "_group.hbs", "_weighted.hbs", "_matrix.hbs"),
         }
     }
 
