@@ -1,6 +1,6 @@
 //! A column of an archive from typed values (`runtime::format::ColumnData`): its type,
 //! its values or a list's elements, offsets and the null bitmap. Shared by the
-//! archive's fields and records' fields.
+//! archive's fields, records' fields and unions' cases, with the walk over a cell's values.
 
 use masterctl_runtime::format::{ColumnData, ColumnType, Strings, Values};
 use masterctl_schemas::{FieldType, Value};
@@ -88,5 +88,15 @@ pub(crate) fn column<'v>(
         nulls,
         offsets,
         values,
+    }
+}
+
+/// `of` of a cell's value, or of each of a list's, each of a map's values (a list).
+pub(crate) fn each(cell: &Value, of: &dyn Fn(&Value) -> Value) -> Value {
+    match cell {
+        Value::Null => Value::Null,
+        Value::List(items) => Value::List(items.iter().map(of).collect()),
+        Value::Map(entries) => Value::List(entries.iter().map(|(_, v)| of(v)).collect()),
+        single => of(single),
     }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use masterctl_runtime::format::{ColumnData, RECORD_FIELD};
 use masterctl_schemas::{Field, FieldType, Value};
 
-use crate::columns::{column, column_type};
+use crate::columns::{column, column_type, each};
 
 /// The columns of `field`'s records' fields over `cells` (none when it holds no record).
 pub(crate) fn record_columns<'v>(
@@ -22,7 +22,9 @@ pub(crate) fn record_columns<'v>(
         .leaves()
         .into_iter()
         .map(|(path, names, leaf)| {
-            let values: Vec<Value> = cells.clone().map(|cell| leaf_of(cell, &path)).collect();
+            // The record's field at `path`, or each of a list's, a map's records'.
+            let at = |record: &Value| record.at(&path).cloned().unwrap_or(Value::Null);
+            let values: Vec<Value> = cells.clone().map(|cell| each(cell, &at)).collect();
             let name = format!("{}{RECORD_FIELD}{}", field.name, names.join(RECORD_FIELD));
             column(&name, column_type(&leaf.ty), listed, values.iter())
         })
@@ -43,16 +45,4 @@ pub(crate) fn record_enums(field: &Field) -> Vec<(String, &[Arc<str>])> {
             (name, leaf.values.as_slice())
         })
         .collect()
-}
-
-/// A cell's value of the field at `path` in its records: the record's, or a list of
-/// every record's (a list's, a map's values').
-fn leaf_of(cell: &Value, path: &[usize]) -> Value {
-    let at = |record: &Value| record.at(path).cloned().unwrap_or(Value::Null);
-    match cell {
-        Value::List(items) => Value::List(items.iter().map(at).collect()),
-        Value::Map(entries) => Value::List(entries.iter().map(|(_, v)| at(v)).collect()),
-        Value::Null => Value::Null,
-        record => at(record),
-    }
 }

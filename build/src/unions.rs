@@ -8,7 +8,7 @@ use std::sync::Arc;
 use masterctl_runtime::format::{ColumnData, ColumnType, RECORD_CASE, RECORD_FIELD};
 use masterctl_schemas::{Field, FieldType, Value};
 
-use crate::columns::{column, column_type};
+use crate::columns::{column, column_type, each};
 
 /// The columns of `field`'s unions over `cells` (none when it holds no union).
 pub(crate) fn union_columns<'v>(
@@ -86,15 +86,5 @@ fn case_of(value: &Value) -> Option<(&Value, &Value)> {
             _ => None,
         },
         _ => None,
-    }
-}
-
-/// `of` of a cell's value, or of each of a list's, each of a map's values (a list).
-fn each(cell: &Value, of: &dyn Fn(&Value) -> Value) -> Value {
-    match cell {
-        Value::Null => Value::Null,
-        Value::List(items) => Value::List(items.iter().map(of).collect()),
-        Value::Map(entries) => Value::List(entries.iter().map(|(_, v)| of(v)).collect()),
-        single => of(single),
     }
 }

@@ -739,20 +739,39 @@ struct UnionOut {
     name: String,
 }
 
-/// A union's schema file: its cases, each a record with the names cells give it.
-fn union_text(union: &UnionOut) -> String {
+/// The head of a record's or a union's schema file (`kind`): what it was converted from
+/// (`from`), its name, description and separator.
+fn type_schema_head(
+    from: &str,
+    kind: &str,
+    name: &str,
+    comment: Option<&str>,
+    separator: &str,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "# Converted from Luban's polymorphic bean {}, written whole in one cell.",
-        comment_text(&union.luban)
+        "# Converted from {}, written whole in one cell.",
+        comment_text(from)
     );
-    let _ = writeln!(out, "kind = \"union\"");
-    let _ = writeln!(out, "name = {}", union.name.to_toml_value());
-    if let Some(comment) = &union.comment {
+    let _ = writeln!(out, "kind = {}", kind.to_toml_value());
+    let _ = writeln!(out, "name = {}", name.to_toml_value());
+    if let Some(comment) = comment {
         let _ = writeln!(out, "description = {}", comment.to_toml_value());
     }
-    let _ = writeln!(out, "separator = {}", union.separator.to_toml_value());
+    let _ = writeln!(out, "separator = {}", separator.to_toml_value());
+    out
+}
+
+/// A union's schema file: its cases, each a record with the names cells give it.
+fn union_text(union: &UnionOut) -> String {
+    let mut out = type_schema_head(
+        &format!("Luban's polymorphic bean {}", union.luban),
+        "union",
+        &union.name,
+        union.comment.as_deref(),
+        &union.separator,
+    );
     let _ = writeln!(out, "cases = [");
     for (_, names) in &union.cases {
         // The record's name first, then the other names cells give the case.
@@ -2653,18 +2672,13 @@ impl<'a> Converter<'a> {
 
     /// A record's schema file: the bean's fields, one value each, in one cell.
     fn record_text(&self, record: &RecordOut) -> String {
-        let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "# Converted from Luban bean {}, written whole in one cell.",
-            comment_text(&record.luban)
+        let mut out = type_schema_head(
+            &format!("Luban bean {}", record.luban),
+            "record",
+            &record.name,
+            record.comment.as_deref(),
+            &record.separator,
         );
-        let _ = writeln!(out, "kind = \"record\"");
-        let _ = writeln!(out, "name = {}", record.name.to_toml_value());
-        if let Some(comment) = &record.comment {
-            let _ = writeln!(out, "description = {}", comment.to_toml_value());
-        }
-        let _ = writeln!(out, "separator = {}", record.separator.to_toml_value());
         for field in &record.fields {
             let _ = writeln!(out, "\n[[fields]]");
             let _ = writeln!(out, "name = {}", field.name.to_toml_value());
