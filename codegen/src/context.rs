@@ -569,7 +569,8 @@ fn field(lang: Lang, project: &Project, table: &TableSchema, index: usize) -> Fi
         .then(|| enum_name(lang, &table.name, &schema.name));
     let scalar_type = scalar_name(lang, &schema.ty, enum_type.as_deref());
     let list = matches!(schema.ty, FieldType::List(_));
-    let nullable = schema.optional && schema.default.is_none();
+    // A field some cases' rows alone fill is empty in the others'.
+    let nullable = !schema.required();
     let map = schema.ty.map_key().map(|key| {
         let (archive_type, client_type) = stored(key);
         MapKey {

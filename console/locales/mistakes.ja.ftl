@@ -31,8 +31,10 @@ mistake-formula-without-value = 数式の計算結果がファイルに保存さ
 mistake-type-error = 「{ $found }」は { $field } の型（{ $type }）として読めません
 mistake-required = { $case ->
     [no-record] { $table } にレコードがありません
+    [in-case] { $row_case } の行では { $field } は必須ですが、値がありません
    *[empty] { $field } は必須ですが、値がありません
 }
+mistake-other-case = { $field } は { $cases } の行だけの値ですが、この行は { $row_case } です
 mistake-enum-value = 「{ $found }」は { $field } の値ではありません（{ $values }）
 mistake-out-of-range = { $case ->
     [below] { $found } は最小値 { $limit } を下回っています
@@ -104,10 +106,12 @@ hint-also-in = { $column } 列にもあります。一つにしてください
 hint-optional-column = 列を足してください。値は空のままでかまいません
 hint-one-record = 行を一つにするか、テーブルを list か keyed にしてください
 hint-first-row = 最初の行は { $first } です
+hint-case-fill = { $field } を埋めるか、行の種類を変えてください
 hint-keep-theirs = ブランチの値を残して残りを取り込むか、もう一度書き出して新しいワークブックでこのセルを直してください
 
 ## Hints, by the mistake's code
 
+hint-code-other-case = セルを空にするか、行の種類を直してください
 hint-code-foreign-key = { $target } に行を足すか、この値を直してください
 hint-code-error-cell = 数式（か、その参照先のセル）を直して値が出るようにしてください
 hint-code-formula-without-value = 表計算ソフトで開いて再計算し、保存し直してください

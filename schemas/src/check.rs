@@ -375,6 +375,7 @@ mod tests {
             bool_spellings: Default::default(),
             zone: crate::Zone::utc(),
             audience: Default::default(),
+            cases: Vec::new(),
         }
     }
 

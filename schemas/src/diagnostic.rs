@@ -62,6 +62,8 @@ pub enum Code {
     TypeError,
     /// A required field is empty.
     Required,
+    /// A row fills a field of other cases than its own (a table's `case_field`).
+    OtherCase,
     /// A value is not one of the enum's values.
     EnumValue,
     /// A number is below `min` or above `max`.
@@ -119,7 +121,7 @@ pub enum Code {
 
 impl Code {
     /// Every code, in the order they are declared.
-    pub const ALL: [Code; 47] = [
+    pub const ALL: [Code; 48] = [
         Code::SchemaSyntax,
         Code::UnknownOption,
         Code::UnknownType,
@@ -143,6 +145,7 @@ impl Code {
         Code::FormulaWithoutValue,
         Code::TypeError,
         Code::Required,
+        Code::OtherCase,
         Code::EnumValue,
         Code::OutOfRange,
         Code::Length,
@@ -195,6 +198,7 @@ impl Code {
             Code::FormulaWithoutValue => "formula-without-value",
             Code::TypeError => "type-error",
             Code::Required => "required",
+            Code::OtherCase => "other-case",
             Code::EnumValue => "enum-value",
             Code::OutOfRange => "out-of-range",
             Code::Length => "length",

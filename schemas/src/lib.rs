@@ -7,6 +7,7 @@
 
 pub mod audience;
 pub mod canonical;
+pub mod cases;
 pub mod check;
 pub mod diagnostic;
 pub mod escapes;

@@ -347,11 +347,19 @@ pub struct TableSchema {
     /// A glossary (`glossary = true`): keyed by `term`, a column per language holding
     /// the approved translation, `do_not_translate` and `note` (see `locales::glossary`).
     pub glossary: bool,
+    /// The enum field whose value says which case a row is (`case_field = "type"`):
+    /// the fields of some cases alone (their `cases`) are filled by those rows only.
+    pub case_field: Option<String>,
     /// The schema file it was read from.
     pub file: PathBuf,
 }
 
 impl TableSchema {
+    /// The position of its `case_field`, when it has one (and the view holds it).
+    pub fn case_field_index(&self) -> Option<usize> {
+        self.field_index(self.case_field.as_deref()?)
+    }
+
     pub fn field_index(&self, name: &str) -> Option<usize> {
         self.fields.iter().position(|f| f.name == name)
     }
@@ -497,6 +505,9 @@ pub struct Field {
     pub zone: crate::zone::Zone,
     /// Who may see it (`audience`; its table's when it names none).
     pub audience: crate::audience::Audiences,
+    /// The cases whose rows fill it (`cases = ["item"]`: values of its table's
+    /// `case_field`); a row of another case leaves it empty. Empty: every row's field.
+    pub cases: Vec<std::sync::Arc<str>>,
 }
 
 /// A field whose `references` a field's values make: the field itself, or a field of
@@ -649,9 +660,20 @@ impl Field {
         self.repeated_header || self.column_span > 1
     }
 
-    /// A field is required unless it is optional or has a default.
+    /// A field is required unless it is optional or has a default, or is filled by the
+    /// rows of some cases only (then [`Field::required_in`] says which).
     pub fn required(&self) -> bool {
-        !self.optional && self.default.is_none()
+        !self.optional && self.default.is_none() && self.cases.is_empty()
+    }
+
+    /// Whether a row of `case` fills this field.
+    pub fn in_case(&self, case: &str) -> bool {
+        self.cases.is_empty() || self.cases.iter().any(|c| &**c == case)
+    }
+
+    /// Whether a row of `case` must fill this field.
+    pub fn required_in(&self, case: &str) -> bool {
+        !self.optional && self.default.is_none() && self.in_case(case)
     }
 
     /// Whether a header cell (trimmed) names this field: its name or a `column` spelling.

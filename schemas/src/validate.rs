@@ -13,9 +13,11 @@ use crate::value::{KeyHash, Value};
 use masterctl_runtime::parallel::parallel_map;
 
 /// Check every value of a table already typed (read back from a snapshot, say) against
-/// the schema as it is now: required fields, and each field's options.
+/// the schema as it is now: required fields, each field's options, and each row's
+/// fields against its case ([`crate::cases`]).
 pub fn check_rows(schema: &TableSchema, table: &Table) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
+    let mut wrong = HashSet::new();
     for (field_index, field) in schema.fields.iter().enumerate() {
         for (row, value) in table.columns[field_index].iter().enumerate() {
             let outcome = match value {
@@ -29,9 +31,11 @@ pub fn check_rows(schema: &TableSchema, table: &Table) -> Vec<Diagnostic> {
             if let Err(mut d) = outcome {
                 d.location = table.cell_location(row, field_index, &field.name);
                 diagnostics.push(*d);
+                wrong.insert((row, field_index));
             }
         }
     }
+    diagnostics.extend(crate::cases::check_cases(schema, table, &wrong));
     diagnostics
 }
 
@@ -54,6 +58,10 @@ pub fn read_across(project: &Project, schema: &TableSchema) -> Vec<bool> {
         .config
         .fonts
         .contains_key(&project.config.source_language);
+    let cased = |index: usize, field: &Field| {
+        schema.case_field_index() == Some(index)
+            || (!field.cases.is_empty() && schema.case_field.is_some())
+    };
     schema
         .fields
         .iter()
@@ -64,6 +72,7 @@ pub fn read_across(project: &Project, schema: &TableSchema) -> Vec<bool> {
                 || field.unique
                 || !field.referring().is_empty()
                 || (glyphs && field.ty == FieldType::Text)
+                || cased(index, field)
         })
         .collect()
 }

@@ -4,10 +4,9 @@
 
 use std::path::PathBuf;
 
-use crate::common::{CONFIG, errors, load_texts, passed_rows, refused_at_load, validate};
+use crate::common::{CONFIG, errors, load_texts, passed_rows, refused_at_load, validate, workbook};
 use masterctl_schemas::Project;
 use masterctl_schemas::diagnostic::Code;
-use rust_xlsxwriter::Workbook;
 
 /// Goods over the shop's sheets, each row's sheet in `shop`.
 const GOODS: &str = r#"
@@ -23,23 +22,7 @@ fields = [
 
 /// `shop.xlsx`: a sheet per shop, each `(name, rows)`, numbers written as numbers.
 fn shop(sheets: &[(&str, &[&[&str]])]) -> (tempfile::TempDir, PathBuf) {
-    let mut workbook = Workbook::new();
-    for (name, rows) in sheets {
-        let sheet = workbook.add_worksheet().set_name(*name).unwrap();
-        for (row, cells) in rows.iter().enumerate() {
-            for (column, text) in cells.iter().enumerate() {
-                let (row, column) = (row as u32, column as u16);
-                match text.parse::<f64>() {
-                    Ok(number) => sheet.write_number(row, column, number).unwrap(),
-                    Err(_) => sheet.write_string(row, column, *text).unwrap(),
-                };
-            }
-        }
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("shop.xlsx");
-    workbook.save(&path).unwrap();
-    (dir, path)
+    workbook("shop.xlsx", sheets)
 }
 
 fn project(schema: &str) -> Project {

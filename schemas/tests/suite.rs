@@ -11,6 +11,7 @@ mod bombs;
 mod bool_spellings;
 mod broken;
 mod canonical;
+mod cases;
 mod common;
 mod datetimes;
 mod escapes;

@@ -4,6 +4,7 @@
 //! the branch a rebase or merge takes from); a unique column's (or a table's one key
 //! column's) value another row of the head has already is refused, naming that row.
 
+use masterctl_schemas::cases::case_problem;
 use masterctl_schemas::check::{check_value, problem};
 use masterctl_schemas::diagnostic::Code;
 use masterctl_schemas::parse::parse_text_in;
@@ -100,8 +101,13 @@ fn refusal(
             return Ok(Err(Box::new(d)));
         }
     };
+    if let Some(case) = row_case(repo, &head, schema, field, typed.row, grids)?
+        && let Some(refused) = case_problem(field, &case, &value)
+    {
+        return Ok(Err(refused));
+    }
     if value.is_null() {
-        return Ok(match field.optional || field.default.is_some() {
+        return Ok(match !field.required() {
             true => Ok(()),
             false => Err(Box::new(
                 problem(Code::Required, format!("`{column}` needs a value")).arg("case", "empty"),
@@ -170,6 +176,28 @@ fn dangling(
         }
     }
     Ok(None)
+}
+
+/// The case of the row a value of `field` goes into, when the field is filled by some
+/// cases' rows alone and the row is one the head holds (a new row's case is checked
+/// with the row).
+fn row_case(
+    repo: &MasterRepo,
+    head: &masterctl_store::snapshot::head::HeadSnapshot<'_>,
+    schema: &masterctl_schemas::TableSchema,
+    field: &masterctl_schemas::Field,
+    row: Option<&str>,
+    grids: &Grids,
+) -> Result<Option<String>, StoreError> {
+    let (Some(key), Some(at)) = (row, schema.case_field_index()) else {
+        return Ok(None);
+    };
+    if field.cases.is_empty() {
+        return Ok(None);
+    }
+    let grid = grid_of(repo, head, schema, grids)?;
+    let case = super::row_of(&grid, schema, key).map(|found| grid.cell(found, at));
+    Ok(case.filter(|c| !c.is_empty()).map(str::to_string))
 }
 
 /// For a unique column (or a table's one key column): the key of another row that holds

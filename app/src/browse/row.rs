@@ -156,7 +156,7 @@ pub fn row_form(
             } else {
                 cell.to_string()
             },
-            required: !field.optional && field.default.is_none(),
+            required: field.required(),
         });
     }
     Ok(RowForm {

@@ -339,10 +339,19 @@ def expected_rows(schema, data_dir):
     cut = min((lower.find(f".{e}#") + len(e) + 1 for e in ("xlsx", "xlsm", "xlsb", "xls", "ods") if f".{e}#" in lower), default=len(source))
     file, sheet = source[:cut], source[cut + 1:]
     if file.lower().endswith(".csv"):
-        ws = CsvSheet(Path(data_dir) / file)
-    else:
-        wb = openpyxl.load_workbook(Path(data_dir) / file, data_only=True)
-        ws = wb[sheet] if sheet else wb.worksheets[0]
+        return sheet_rows(schema, CsvSheet(Path(data_dir) / file), None)
+    wb = openpyxl.load_workbook(Path(data_dir) / file, data_only=True)
+    if sheet != "*" and "," not in sheet:
+        return sheet_rows(schema, wb[sheet] if sheet else wb.worksheets[0], None)
+    # One table over several sheets: every data sheet (`*`: those of Luban's layout),
+    # or those named; each row's sheet is its `source_sheet` field's.
+    names = [n for n in wb.sheetnames if str(wb[n].cell(1, 1).value or "").strip().startswith("##")] if sheet == "*" else sheet.split(",")
+    return [row for name in names for row in sheet_rows(schema, wb[name], name)]
+
+
+def sheet_rows(schema, ws, sheet_name):
+    """The canonical rows of one sheet of a table (`sheet_name`: its name, for the
+    table's `source_sheet` field, when the table is read from several)."""
     fields = schema["fields"]
     first_cell = ws.cell(1, 1).value
     marked = isinstance(first_cell, str) and first_cell.strip().startswith("##") and "column" in first_cell.lower().split("#")
@@ -375,8 +384,24 @@ def expected_rows(schema, data_dir):
                 if more:
                     out[-1][i] = f"{out[-1][i]}|{more}" if out[-1][i] else more
             continue
-        out.append([spread_text(f, row, where) if f.get("column_span") else cell_text(f, value(f)) for f in columns])
-    return out
+        out.append([
+            sheet_name if f.get("source_sheet") else spread_text(f, row, where) if f.get("column_span") else cell_text(f, value(f))
+            for f in columns
+        ])
+    return [in_case(schema, columns, row) for row in out]
+
+
+def in_case(schema, columns, row):
+    """A row of a table of several cases (`case_field`): a field of other cases than the
+    row's is empty (its default is its cases' alone)."""
+    case_field = schema.get("case_field")
+    if case_field is None:
+        return row
+    case = row[[f["name"] for f in columns].index(case_field)]
+    return [
+        "" if "cases" in f and case not in f["cases"] and text == default_text(f) else text
+        for f, text in zip(columns, row)
+    ]
 
 
 def spread_text(field, row, where):

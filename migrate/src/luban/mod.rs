@@ -715,6 +715,11 @@ struct FieldOut {
     group: Option<String>,
     /// Holds each row's sheet (a table over every sheet of its workbook).
     source_sheet: bool,
+    /// The cases whose rows alone fill it (a field of some cases of a polymorphic bean).
+    cases: Vec<String>,
+    /// The values of a table's case field (its polymorphic bean's cases), with the
+    /// other names cells give each.
+    case_values: Vec<(String, Vec<String>)>,
 }
 
 /// A bean written whole in one cell, as a record type (`kind = "record"`): its fields
@@ -813,6 +818,20 @@ struct Plan {
     /// Each `file#sheet` it is read from, when Luban's input names several sheets of
     /// one workbook (then `source` says them together).
     sources: Vec<String>,
+    /// The field saying each row's case, when its record type is polymorphic.
+    case_field: Option<String>,
+}
+
+/// A table of a polymorphic bean: each row is one of its cases (the bean's every bean
+/// below it), chosen by the `__type__` column.
+struct TableCases {
+    /// The header of the column naming each row's case (`__type__` or `$type`).
+    column: String,
+    /// Each case's name (Luban's short name) and the other names a cell gives it (its
+    /// full name, its aliases).
+    cases: Vec<(String, Vec<String>)>,
+    /// The cases whose rows fill each field not every case has, by Luban's field name.
+    of_var: HashMap<String, Vec<String>>,
 }
 
 impl Plan {
@@ -1430,6 +1449,10 @@ impl<'a> Converter<'a> {
             }
             many => match one_header(many) {
                 Ok(header) => ("*".to_string(), header),
+                // A sheet per case of a polymorphic bean, each with its case's columns.
+                Err(_) if self.is_polymorphic_table(table) && merged_header(many).is_some() => {
+                    ("*".to_string(), merged_header(many).unwrap_or_default())
+                }
                 Err(reason) => {
                     let reason = format!(
                         "its records are in {} sheets of `{file}`: {reason}",
@@ -1440,7 +1463,7 @@ impl<'a> Converter<'a> {
                 }
             },
         };
-        let vars = self.vars(table, &header)?;
+        let (vars, cases) = self.vars(table, &header)?;
         let mut fields = Vec::new();
         let mut field_names = HashSet::new();
         for var in &vars {
@@ -1535,6 +1558,7 @@ impl<'a> Converter<'a> {
                 }
             }
         }
+        let case_field = cases.map(|cases| case_field_of(cases, &mut fields, &mut field_names));
         if sheet_name == "*" {
             // Each row's sheet, for export to write it back there; not the game's.
             fields.push(FieldOut {
@@ -1567,11 +1591,24 @@ impl<'a> Converter<'a> {
             sources: (listed.iter())
                 .flat_map(|(_, names)| names.iter().map(|n| format!("{file}#{n}")))
                 .collect(),
+            case_field,
         })
     }
 
+    /// Whether a table's record type is a polymorphic bean.
+    fn is_polymorphic_table(&self, table: &TableDef) -> bool {
+        !table.from_file
+            && self
+                .bean(&table.module, &table.value)
+                .is_some_and(|bean| self.is_polymorphic(&bean.full_name))
+    }
+
     /// The record's fields: the bean's (its parents' first), or the sheet's own rows.
-    fn vars(&mut self, table: &TableDef, header: &SheetHeader) -> Option<Vec<VarDef>> {
+    fn vars(
+        &mut self,
+        table: &TableDef,
+        header: &SheetHeader,
+    ) -> Option<(Vec<VarDef>, Option<TableCases>)> {
         let luban = table.full_name.as_str();
         if table.from_file {
             let vars: Vec<VarDef> = header
@@ -1608,7 +1645,7 @@ impl<'a> Converter<'a> {
                 self.skip(luban, None, "its sheet declares no types (`##type` row)");
                 return None;
             }
-            return Some(vars);
+            return Some((vars, None));
         }
         let module = table.module.as_str();
         let Some(bean) = self.bean(module, &table.value) else {
@@ -1620,12 +1657,13 @@ impl<'a> Converter<'a> {
             return None;
         };
         if self.is_polymorphic(&bean.full_name) {
-            let reason = format!(
-                "its record type `{}` is polymorphic (a bean with cases)",
-                bean.full_name
-            );
-            self.skip(luban, None, reason);
-            return None;
+            return match self.table_cases(bean, header) {
+                Ok((vars, cases)) => Some((vars, Some(cases))),
+                Err(reason) => {
+                    self.skip(luban, None, reason);
+                    None
+                }
+            };
         }
         let mut chain = vec![bean];
         while let Some(last) = chain.last()
@@ -1639,13 +1677,95 @@ impl<'a> Converter<'a> {
             }
             chain.push(parent);
         }
-        Some(
+        Some((
             chain
                 .iter()
                 .rev()
                 .flat_map(|b| b.fields.iter().cloned())
                 .collect(),
-        )
+            None,
+        ))
+    }
+
+    /// The fields of a table of a polymorphic bean (its ancestors', its own, then each
+    /// case's, each once) and its cases: every bean below it, named by the sheet's
+    /// `__type__` column. A field two cases declare alike is both cases'; declared
+    /// otherwise, the table is not converted.
+    fn table_cases(
+        &self,
+        root: &'a defs::BeanDef,
+        header: &SheetHeader,
+    ) -> Result<(Vec<VarDef>, TableCases), String> {
+        let Some((_, column)) =
+            (header.names.iter()).find(|(_, n)| matches!(n.trim(), "__type__" | "$type"))
+        else {
+            return Err(format!(
+                "its record type `{}` is polymorphic (a bean with cases), and its sheet has no `__type__` column naming each row's case",
+                root.full_name
+            ));
+        };
+        let mut vars: Vec<VarDef> = Vec::new();
+        for bean in self.lineage(root) {
+            vars.extend(bean.fields.iter().cloned());
+        }
+        let common = vars.len();
+        let mut cases = Vec::new();
+        let mut of_var: HashMap<String, Vec<String>> = HashMap::new();
+        for case in self.descendants(&root.full_name) {
+            let name = short_name(&case.full_name).to_string();
+            let mut names: Vec<String> = Vec::new();
+            if case.full_name != name {
+                names.push(case.full_name.clone());
+            }
+            let aliases = case.alias.iter().flat_map(|a| a.split([',', ';']));
+            names.extend(
+                (aliases.map(str::trim))
+                    .filter(|a| !a.is_empty())
+                    .map(str::to_string),
+            );
+            for bean in self
+                .lineage(case)
+                .into_iter()
+                .skip_while(|b| b.full_name != root.full_name)
+                .skip(1)
+            {
+                for var in &bean.fields {
+                    let at = match vars.iter().position(|v| v.name == var.name) {
+                        Some(at) if at >= common && vars[at].ty != var.ty => {
+                            return Err(format!(
+                                "cases of its polymorphic record type `{}` declare field `{}` as {} and as {}",
+                                root.full_name, var.name, vars[at].ty, var.ty
+                            ));
+                        }
+                        Some(at) => at,
+                        None => {
+                            vars.push(var.clone());
+                            vars.len() - 1
+                        }
+                    };
+                    let filled = of_var.entry(var.name.clone()).or_default();
+                    if at >= common && !filled.contains(&name) {
+                        filled.push(name.clone());
+                    }
+                }
+            }
+            cases.push((name, names));
+        }
+        if cases.is_empty() {
+            return Err(format!(
+                "polymorphic bean `{}` has no cases",
+                root.full_name
+            ));
+        }
+        let every: Vec<&String> = cases.iter().map(|(name, _)| name).collect();
+        // A field every case fills is a field of every row.
+        of_var.retain(|_, filled| filled.len() < every.len());
+        let cases = TableCases {
+            column: column.trim().to_string(),
+            cases,
+            of_var,
+        };
+        Ok((vars, cases))
     }
 
     fn bean(&self, module: &str, name: &str) -> Option<&'a defs::BeanDef> {
@@ -2653,6 +2773,9 @@ impl<'a> Converter<'a> {
         if table != everyone {
             let _ = writeln!(out, "audience = {}", audience_list(table));
         }
+        if let Some(case_field) = &plan.case_field {
+            let _ = writeln!(out, "case_field = {}", case_field.to_toml_value());
+        }
         let _ = writeln!(out, "# Luban reads only the columns its fields name.");
         let _ = writeln!(out, "other_columns = \"ignore\"");
         for field in &plan.fields {
@@ -2711,6 +2834,22 @@ impl<'a> Converter<'a> {
                     let _ = writeln!(out, "values = [\n    {},\n]", values.join(",\n    "));
                 }
             }
+        }
+        if !field.case_values.is_empty() {
+            let values: Vec<String> = (field.case_values.iter())
+                .map(|(value, names)| match names.is_empty() {
+                    true => value.to_toml_value(),
+                    false => format!(
+                        "{{ value = {}, aliases = {} }}",
+                        value.to_toml_value(),
+                        names.to_toml_value()
+                    ),
+                })
+                .collect();
+            let _ = writeln!(out, "values = [\n    {},\n]", values.join(",\n    "));
+        }
+        if !field.cases.is_empty() {
+            let _ = writeln!(out, "cases = {}", field.cases.to_toml_value());
         }
         if field.optional {
             let _ = writeln!(out, "optional = true");
@@ -2802,6 +2941,87 @@ fn one_header(sheets: &[(String, SheetHeader)]) -> Result<SheetHeader, String> {
         }
     }
     Ok(header)
+}
+
+/// The header of a polymorphic bean's sheets, whose columns differ (a sheet per case,
+/// each with its case's fields): each name once, in the order first seen, with what
+/// every sheet declares and holds under it; `None` when a sheet is vertical or spreads
+/// a value over columns (their places would be lost).
+fn merged_header(sheets: &[(String, SheetHeader)]) -> Option<SheetHeader> {
+    let mut merged = SheetHeader::default();
+    let mut places: HashMap<String, usize> = HashMap::new();
+    for (_, sheet) in sheets {
+        if sheet.vertical || !sheet.sub_names.is_empty() {
+            return None;
+        }
+        let mut moved: HashMap<usize, usize> = HashMap::new();
+        for (column, name) in &sheet.names {
+            let next = places.len();
+            let place = *places.entry(name.trim().to_string()).or_insert(next);
+            if place == next {
+                merged.names.push((place, name.clone()));
+            }
+            moved.insert(*column, place);
+        }
+        for (own, into) in [
+            (&sheet.types, &mut merged.types),
+            (&sheet.descriptions, &mut merged.descriptions),
+            (&sheet.groups, &mut merged.groups),
+        ] {
+            for (column, text) in own {
+                if let Some(&place) = moved.get(column)
+                    && !into.iter().any(|(c, _)| *c == place)
+                {
+                    into.push((place, text.clone()));
+                }
+            }
+        }
+        merged.used.resize(places.len(), false);
+        for (column, used) in sheet.used.iter().enumerate() {
+            if let (true, Some(&place)) = (*used, moved.get(&column)) {
+                merged.used[place] = true;
+            }
+        }
+        for (column, texts) in &sheet.texts {
+            if let Some(&place) = moved.get(column) {
+                let into = merged.texts.entry(place).or_default();
+                into.extend(texts.iter().cloned());
+            }
+        }
+        merged.var_rows = merged.var_rows.max(sheet.var_rows);
+    }
+    Some(merged)
+}
+
+/// A polymorphic bean's table's case field, first (an enum of its cases read from the
+/// `__type__` column), and its fields of some cases marked with them; its name.
+fn case_field_of(
+    cases: TableCases,
+    fields: &mut Vec<FieldOut>,
+    field_names: &mut HashSet<String>,
+) -> String {
+    for field in fields.iter_mut() {
+        // A bean spread over columns is its Luban field's (`reward.item_id`).
+        let luban = field.luban.split('.').next().unwrap_or_default();
+        if let Some(filled) = cases.of_var.get(luban) {
+            field.cases = filled.clone();
+            // Optional in Luban's sense stays; required is said per case.
+        }
+    }
+    let name = free_name(field_names, "type");
+    fields.insert(
+        0,
+        FieldOut {
+            luban: cases.column.clone(),
+            name: name.clone(),
+            column: Some(cases.column),
+            ty: "enum".into(),
+            description: Some("The case each row is (Luban's `__type__`)".into()),
+            case_values: cases.cases,
+            ..FieldOut::default()
+        },
+    );
+    name
 }
 
 /// An enum's items with their numbers: a number not written counts on from the

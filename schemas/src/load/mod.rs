@@ -13,6 +13,7 @@ use crate::schema::{GeneratedSchema, Project, TableSchema};
 use crate::zone::Zone;
 
 mod audience;
+mod cases;
 mod config;
 mod fonts;
 mod generated;

@@ -147,6 +147,8 @@ pub(super) struct RawSchema {
     /// A union's cases (`kind = "union"`): each a record type, and the other texts a
     /// cell may name it by.
     pub(super) cases: Option<Spanned<Vec<Spanned<RawCase>>>>,
+    /// The enum field saying which case each row is (`case_field = "type"`).
+    pub(super) case_field: Option<Spanned<String>>,
 }
 
 /// `{ record = "triangle", names = ["Triangle", "三角形"] }`.
@@ -202,6 +204,8 @@ pub(super) struct RawField {
     pub(super) bool_spellings: Option<Spanned<String>>,
     /// Who may see the field (its table's audience when none is given).
     pub(super) audience: Option<RawAudience>,
+    /// The cases whose rows fill the field (values of the table's `case_field`).
+    pub(super) cases: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 /// `column = "アイテムID"` or `column = ["アイテムID", "Item ID"]`.

@@ -172,6 +172,7 @@ impl Builder {
             ("custom", raw.custom.as_ref().map(Spanned::span)),
             ("audience", raw.audience.as_ref().map(Spanned::span)),
             ("glossary", raw.glossary.as_ref().map(Spanned::span)),
+            ("case_field", raw.case_field.as_ref().map(Spanned::span)),
         ];
         let has = match of {
             "union" => "a separator and its cases",
@@ -191,7 +192,7 @@ impl Builder {
 
     /// An error at each option of `written` that is written, saying `why` of it with
     /// `hint`; whether any was.
-    fn refuse_written(
+    pub(super) fn refuse_written(
         &mut self,
         source: &SourceText,
         written: &[(&str, Option<Range<usize>>)],
@@ -292,6 +293,7 @@ impl Builder {
             ("null", raw.null.as_ref().map(Spanned::span)),
             ("audience", raw.audience.as_ref().map(Spanned::span)),
             ("unique", raw.unique.then(|| raw.name.span())),
+            ("cases", raw.cases.as_ref().map(Spanned::span)),
         ];
         self.refuse_written(
             source,

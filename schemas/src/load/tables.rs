@@ -303,6 +303,7 @@ impl Builder {
         let indexes = self.build_indexes(source, raw, &fields);
         let other_columns = self.other_columns(source, raw);
         let glossary = self.glossary(source, raw, &fields, primary_key.as_deref());
+        let case_field = self.cases(source, raw, &mut fields, primary_key.as_deref());
         Some(TableSchema {
             name,
             sheet,
@@ -317,6 +318,7 @@ impl Builder {
             indexes,
             audience,
             glossary,
+            case_field,
             file: source.path.to_path_buf(),
         })
     }
@@ -714,6 +716,8 @@ impl Builder {
             zone: self.zone.clone(),
             // Its table's, or its own: settled with the table (`table_audience`).
             audience: Default::default(),
+            // The values of its table's `case_field`: settled with the table (`cases`).
+            cases: Vec::new(),
         };
         if let Some(default) = &field.default
             && let Err(problem) = crate::check::check_value(&field, default)

@@ -87,6 +87,9 @@ pub struct TableBuilder<'s> {
     /// The sheet's name, as the `source_sheet` field's value (a table read from several
     /// sheets); set with the header.
     sheet_value: Value,
+    /// The cells (row, field) whose mistakes were said, in a table of several cases:
+    /// not said again as a case's value missing.
+    wrong: std::collections::HashSet<(usize, usize)>,
 }
 
 /// The mapped header, and the columns to watch for values without a header.
@@ -121,6 +124,7 @@ impl<'s> TableBuilder<'s> {
             after_meta: false,
             type_row: None,
             sheet_value: Value::Null,
+            wrong: std::collections::HashSet::new(),
         }
     }
 
@@ -303,6 +307,8 @@ impl<'s> TableBuilder<'s> {
                 // is in none.
                 values.push(match field.source_sheet {
                     true => self.sheet_value.clone(),
+                    // A field of some cases takes its default in their rows alone.
+                    false if !field.cases.is_empty() => Value::Null,
                     false => field.default.clone().unwrap_or(Value::Null),
                 });
                 continue;
@@ -357,6 +363,9 @@ impl<'s> TableBuilder<'s> {
                 let column = grid.column_position(column);
                 let diagnostic = placed(problem, &self.origin, (schema, field), position, column);
                 self.diagnostics.push(diagnostic);
+                if schema.case_field.is_some() {
+                    self.wrong.insert((self.rows.len() - 1, field_index));
+                }
             }
         }
         // Values under no header are data nobody will see: an error, once per column.
@@ -558,11 +567,13 @@ impl<'s> TableBuilder<'s> {
             return (None, self.diagnostics);
         }
         self.origin.rows = self.rows.into_vec();
-        let table = Table {
+        let mut table = Table {
             name: self.schema.name.clone(),
             columns: self.columns.into_iter().map(Slots::into_vec).collect(),
             origin: self.origin,
         };
+        let cases = crate::cases::settle_cases(self.schema, &mut table, &self.wrong);
+        self.diagnostics.extend(cases);
         (Some(table), self.diagnostics)
     }
 }
@@ -771,7 +782,9 @@ impl Header {
             .find(|&c| !grid.cell(row, c).is_empty())
             .unwrap_or(0);
         for (field, column) in schema.fields.iter().zip(&header.field_columns) {
-            if column.is_none() && !field.source_sheet {
+            // A field of some cases may have no column in a sheet of other cases' rows
+            // (a row of its cases is then told it has no value).
+            if column.is_none() && !field.source_sheet && field.cases.is_empty() {
                 let mut location = located(first_column);
                 location.field = Some(field.name.clone());
                 let spellings = std::iter::once(&field.name)
@@ -1098,8 +1111,11 @@ fn convert(field: &Field, cell: Cell) -> Result<Value, Problem> {
     };
     if value.is_null() {
         return match &field.default {
+            // A field of some cases takes its default in their rows alone (`crate::cases`).
+            Some(_) if !field.cases.is_empty() => Ok(Value::Null),
             Some(default) => Ok(default.clone()),
-            None if field.optional => Ok(Value::Null),
+            // A field of some cases is required in their rows alone (`crate::cases`).
+            None if !field.required() => Ok(Value::Null),
             None => Err(problem(
                 Code::Required,
                 format!("`{}` is required but the cell is empty", field.name),

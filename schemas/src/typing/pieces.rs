@@ -19,6 +19,8 @@ struct Typed {
     rows: usize,
     diagnostics: Vec<Diagnostic>,
     stray_reports: Vec<(usize, usize)>,
+    /// Its cells (row within the piece, field) whose mistakes were said.
+    wrong: std::collections::HashSet<(usize, usize)>,
 }
 
 impl<'s> TableBuilder<'s> {
@@ -35,11 +37,18 @@ impl<'s> TableBuilder<'s> {
         debug_assert!(self.settled(), "only a settled sheet is typed in pieces");
         let bounds: Vec<usize> = pieces.iter().map(bound).collect();
         let total: usize = bounds.iter().sum();
+        let mut first_row = self.rows.len();
         self.reserve(total);
         let typed = self.type_in_place(pieces, &bounds, push);
         self.take_places(total);
         self.drop_padding(&bounds, &typed);
         for piece in typed {
+            let wrong = piece
+                .wrong
+                .iter()
+                .map(|&(row, field)| (first_row + row, field));
+            self.wrong.extend(wrong);
+            first_row += piece.rows;
             self.take_diagnostics(piece.diagnostics, piece.stray_reports);
         }
     }
@@ -75,6 +84,7 @@ impl<'s> TableBuilder<'s> {
                 rows,
                 diagnostics: std::mem::take(&mut builder.diagnostics),
                 stray_reports: std::mem::take(&mut builder.stray_reports),
+                wrong: std::mem::take(&mut builder.wrong),
             }
         })
     }
@@ -149,6 +159,7 @@ impl<'s> TableBuilder<'s> {
             type_row: None,
             after_meta: false,
             sheet_value: self.sheet_value.clone(),
+            wrong: Default::default(),
         }
     }
 }

@@ -217,3 +217,25 @@ pub fn one_sheet(sheet: &str, rows: &[&[&str]]) -> (tempfile::TempDir, PathBuf) 
     let path = sheet_workbook(dir.path(), &format!("{sheet}.xlsx"), sheet, rows);
     (dir, path)
 }
+
+/// A workbook `name` of `sheets`, each `(name, rows)`, numbers written as numbers.
+#[allow(dead_code)]
+pub fn workbook(name: &str, sheets: &[(&str, &[&[&str]])]) -> (tempfile::TempDir, PathBuf) {
+    let mut workbook = rust_xlsxwriter::Workbook::new();
+    for (sheet_name, rows) in sheets {
+        let sheet = workbook.add_worksheet().set_name(*sheet_name).unwrap();
+        for (row, cells) in rows.iter().enumerate() {
+            for (column, text) in cells.iter().enumerate() {
+                let (row, column) = (row as u32, column as u16);
+                match text.parse::<f64>() {
+                    Ok(number) => sheet.write_number(row, column, number).unwrap(),
+                    Err(_) => sheet.write_string(row, column, *text).unwrap(),
+                };
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    workbook.save(&path).unwrap();
+    (dir, path)
+}

@@ -67,8 +67,15 @@ pub(super) fn look_of(schema: &TableSchema, field: &Field) -> Look {
             max.as_ref().map_or_else(String::new, Value::canonical)
         )),
     }
-    if !field.optional && field.default.is_none() {
+    if field.required() {
         rules.push_str(", needed");
+    }
+    if !field.cases.is_empty() {
+        let cases: Vec<&str> = field.cases.iter().map(|c| &**c).collect();
+        rules.push_str(&format!(", rows of {} only", cases.join(" or ")));
+        if !field.optional {
+            rules.push_str(", needed there");
+        }
     }
     if let Some(reference) = &field.references {
         rules.push_str(&format!(", a row of {}", reference.table));
