@@ -306,6 +306,14 @@ fn records_game() -> (tempfile::TempDir, PathBuf) {
             "primary_key = [\"id\"]\nfields = [\n  { name = \"id\", type = \"int\" },\n  { name = \"price\", type = \"cost\" },\n  { name = \"costs\", type = \"list<cost>\", optional = true },\n  { name = \"offer\", type = \"offer\", optional = true },\n  { name = \"bonus\", type = \"bonus\", optional = true },\n  { name = \"by_rank\", type = \"map<int, cost>\", optional = true },\n  { name = \"zone\", type = \"shape\", optional = true },\n  { name = \"zones\", type = \"list<shape>\", optional = true },\n]\n",
         ),
         (
+            "schemas/thing.toml",
+            "primary_key = [\"id\"]\ncase_field = \"type\"\nfields = [\n  { name = \"id\", type = \"int\" },\n  { name = \"type\", type = \"enum\", values = [\"goods\", \"gear\", \"charm\"] },\n  { name = \"name\", type = \"string\" },\n  { name = \"num\", type = \"int\", cases = [\"goods\"] },\n  { name = \"price\", type = \"int\", cases = [\"goods\", \"gear\"], default = 0 },\n  { name = \"attr\", type = \"enum\", values = [\"a\", \"b\"], cases = [\"gear\"] },\n  { name = \"note\", type = \"string\", optional = true, cases = [\"gear\"] },\n  { name = \"tags\", type = \"list<string>\", optional = true, cases = [\"charm\"] },\n]\n",
+        ),
+        (
+            "data/thing.csv",
+            "id,type,name,num,price,attr,note,tags\n1,goods,Potion,3,15,,,\n2,gear,Sword,,,a,sharp,\n3,gear,Shield,,80,b,,\n4,charm,Ring,,,,,lucky|shiny\n",
+        ),
+        (
             "data/shop.csv",
             "id,price,costs,offer,bonus,by_rank,zone,zones\n\
              1,\"1001,2\",\"1001,2|1002,3\",item;10:30;spring sale;0.25,\"3,1001,5\",\"2:1002,1|1:1001,4\",circle:1.5,time:9:30|circle:2\n\
@@ -350,6 +358,23 @@ fn the_generated_rust_crate_reads_records() {
     assert_eq!(
         canonical[&("shop".into(), "1".into(), "offer".into())],
         "item;10:30;spring sale;0.25"
+    );
+    // A row of a table of several cases read as its case: its case's fields (a default
+    // filling one in its case's rows) are the row's.
+    let (as_cases, typed): (BTreeMap<_, _>, BTreeMap<_, _>) = typed
+        .into_iter()
+        .partition(|((_, _, field), _)| field.starts_with("case:"));
+    // goods: its case, num and price; gear: its case, price, attr and note; charm: its
+    // case and tags.
+    assert_eq!(as_cases.len(), 3 + 4 + 4 + 2, "{as_cases:#?}");
+    for ((table, key, field), value) in &as_cases {
+        let field = field.trim_start_matches("case:").to_string();
+        let cell = (table.clone(), key.clone(), field);
+        assert_eq!(Some(value), canonical.get(&cell), "{cell:?}");
+    }
+    assert_eq!(
+        canonical[&("thing".into(), "2".into(), "price".into())],
+        "0"
     );
     assert_eq!(typed.len(), canonical.len(), "{typed:#?}");
     for (cell, value) in &canonical {

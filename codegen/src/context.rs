@@ -85,6 +85,41 @@ pub struct Table {
     pub kind: &'static str,
     /// One record: the loader's accessor is the record itself, checked at open.
     pub singleton: bool,
+    /// A table of several cases: the enum field saying each row's case.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub case_field: Option<Field>,
+    /// The type of a row as its case (`ThingCase`), with a table's `case_field`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub case_type: Option<String>,
+    /// Its cases, in the case field's order, each with the fields its rows fill.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cases: Vec<Case>,
+}
+
+/// A case of a table of several cases, for code: its rows, and the fields they fill.
+#[derive(Debug, Clone, Serialize)]
+pub struct Case {
+    /// As the case field's cells write it.
+    pub value: String,
+    /// The value's identifier in the case field's enum.
+    pub ident: String,
+    /// The value as a string literal of the target language.
+    pub literal: String,
+    /// The type of a row of this case (`ThingGoods`).
+    pub type_name: String,
+    /// The fields its rows fill that not every row does.
+    pub fields: Vec<CaseField>,
+}
+
+/// A field of some cases, as a case's row reads it.
+#[derive(Debug, Clone, Serialize)]
+pub struct CaseField {
+    #[serde(flatten)]
+    pub field: Field,
+    /// Every row of the case holds one value there (the field is not optional, and is
+    /// not a list, map, record, union or text): read as `filled_type`, never empty.
+    pub filled: bool,
+    pub filled_type: String,
 }
 
 /// One field, typed for the target language.
@@ -801,6 +836,39 @@ fn enum_of(lang: Lang, owner: &str, field: &SchemaField) -> Enum {
     }
 }
 
+/// The cases of a table of several cases (none for another), each with the fields of
+/// some cases its rows fill.
+fn cases(lang: Lang, table: &TableSchema, fields: &[Field]) -> Vec<Case> {
+    let Some(at) = table.case_field_index() else {
+        return Vec::new();
+    };
+    let values = &table.fields[at].values;
+    let row_type = type_name(lang, &table.name);
+    (values.iter().zip(enum_idents(values)))
+        .map(|(value, ident)| Case {
+            value: value.to_string(),
+            literal: literal(lang, value),
+            type_name: format!("{row_type}{ident}"),
+            ident,
+            fields: (table.fields.iter().zip(fields))
+                .filter(|(schema, _)| !schema.cases.is_empty() && schema.in_case(value))
+                .map(|(schema, field)| {
+                    let single = field.kind != "text"
+                        && !field.list
+                        && field.map.is_none()
+                        && field.record.is_none()
+                        && field.union.is_none();
+                    CaseField {
+                        filled: single && !schema.optional,
+                        filled_type: full_type(lang, &field.scalar_type, false, false),
+                        field: field.clone(),
+                    }
+                })
+                .collect(),
+        })
+        .collect()
+}
+
 /// A number (or other value) as a literal of `lang`.
 fn value_literal(lang: Lang, value: &Value, ty: &FieldType) -> String {
     match (value, ty) {
@@ -874,6 +942,12 @@ pub fn context(
                             .collect(),
                     })
                     .collect(),
+                case_field: table.case_field_index().map(|at| fields[at].clone()),
+                case_type: table
+                    .case_field
+                    .as_ref()
+                    .map(|_| format!("{}Case", type_name(lang, &table.name))),
+                cases: cases(lang, table, &fields),
                 fields,
                 reverses: Vec::new(),
             }

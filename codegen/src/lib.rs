@@ -608,6 +608,48 @@ const CSHARP: Scheme = Scheme {
     matrix_types: &["Lookup{}"],
 };
 
+/// A table of several cases: its case type and a type per case (each beside the
+/// table's types), the row's member giving its case, and a C# case's `Row`.
+fn check_case_names(
+    table: &context::Table,
+    scheme: &Scheme,
+    claim: &mut dyn FnMut(&str, String, String) -> Result<(), CodegenError>,
+) -> Result<(), CodegenError> {
+    let Some(case_type) = &table.case_type else {
+        return Ok(());
+    };
+    let t = &table.named;
+    let what = format!("the cases of table `{}`", t.name);
+    claim("module", case_type.clone(), what.clone())?;
+    let row = format!("row of {}", t.name);
+    claim(
+        &row,
+        (scheme.member)("as_case"),
+        format!("{what}' member of a row"),
+    )?;
+    for case in &table.cases {
+        let what = format!("case `{}` of table `{}`", case.value, t.name);
+        claim("module", case.type_name.clone(), what.clone())?;
+        if scheme.lang == "C#" {
+            let members = format!("case {}", case.type_name);
+            claim(
+                &members,
+                "Row".into(),
+                format!("masterctl's own `Row` of {what}"),
+            )?;
+            for field in &case.fields {
+                let name = field.field.ident.clone();
+                claim(
+                    &members,
+                    name,
+                    format!("field `{}` of {what}", field.field.name),
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The names a built-in template gives, each claimed in its scope: two things of the
 /// schemas (or one and the template's own) that would have one name are an error naming
 /// both, never code that does not compile.
@@ -678,6 +720,7 @@ fn check_names(context: &Context, scheme: &Scheme) -> Result<(), CodegenError> {
                 claim(&methods, name, what.clone())?;
             }
         }
+        check_case_names(table, scheme, &mut claim)?;
     }
     // A record's type, and what each language's template makes beside it.
     for record in &context.records {
