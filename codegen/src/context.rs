@@ -605,7 +605,7 @@ fn field(lang: Lang, project: &Project, table: &TableSchema, index: usize) -> Fi
     let scalar_type = scalar_name(lang, &schema.ty, enum_type.as_deref());
     let list = matches!(schema.ty, FieldType::List(_));
     // A field some cases' rows alone fill is empty in the others'.
-    let nullable = !schema.required();
+    let nullable = (schema.optional && schema.default.is_none()) || !schema.cases.is_empty();
     let map = schema.ty.map_key().map(|key| {
         let (archive_type, client_type) = stored(key);
         MapKey {
