@@ -550,3 +550,54 @@ fn a_record_field_is_edited_as_its_text_and_checked_part_by_part() {
         }]
     );
 }
+
+#[test]
+fn a_row_of_several_cases_needs_its_cases_fields_and_refuses_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let thing = "primary_key = [\"id\"]\ncase_field = \"type\"\nfields = [\n  { name = \"id\", type = \"int\" },\n  { name = \"type\", type = \"enum\", values = [\"goods\", \"gear\"] },\n  { name = \"num\", type = \"int\", cases = [\"goods\"] },\n  { name = \"attr\", type = \"string\", cases = [\"gear\"] },\n]\n";
+    let exports = initialized(root, &[("schemas/thing.toml", thing)]);
+    std::fs::write(
+        exports.join("thing.csv"),
+        "id,type,num,attr\n1,goods,3,\n2,gear,,sharp\n",
+    )
+    .unwrap();
+    let (repo, jp) = imported_into_jp(root, exports);
+    let grids = browse::grids();
+    // A goods row needs its `num`, not gear's `attr`; each says whose rows fill it.
+    let form = browse::row_form(&repo, &jp, "thing", Some("1"), false, &grids).unwrap();
+    let fields: Vec<(&str, bool, Vec<String>)> = (form.fields.iter())
+        .map(|f| (f.column.name.as_str(), f.required, f.cases.clone()))
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            ("id", true, vec![]),
+            ("type", true, vec![]),
+            ("num", true, vec!["goods".to_string()]),
+            ("attr", false, vec!["gear".to_string()]),
+        ]
+    );
+    let check = |column: &str, text: &str, row: &str| {
+        let typed = browse::Typed {
+            table: "thing",
+            column,
+            text,
+            row: Some(row),
+        };
+        match browse::check_cell(&repo, &jp, &typed, &grids).unwrap() {
+            browse::Verdict::Refused(why) => format!("{}: {}", why.code, why.message),
+            other => format!("{:?}", matches!(other, browse::Verdict::Fine)),
+        }
+    };
+    assert_eq!(check("num", "5", "1"), "true");
+    assert_eq!(
+        check("num", "5", "2"),
+        "other-case: `num` is filled by rows of case `goods` alone, and this row is of case `gear`"
+    );
+    assert_eq!(
+        check("num", "", "1"),
+        "required: `num` is required in a row of case `goods`, and it has no value"
+    );
+    assert_eq!(check("attr", "", "1"), "true");
+}

@@ -105,6 +105,7 @@ caught-when-second-commits = A cell changed by two people is caught when the sec
 changes-go-into = Changes go into your edits of { $branch }; nothing is written until you
 checked-as-typed = Each value is checked as you type.
 needed = needed
+rows-of-cases = { $cases } rows only
 a-row-of = a row of { $table }
 keep-changes = Keep these changes
 add-the-row = Add the row

@@ -99,6 +99,7 @@ caught-when-second-commits = 二人が同じセルを変えたときは、あと
 changes-go-into = 変更は { $branch } へのあなたの編集にたまります。コミットするまで何も書き込まれません：
 checked-as-typed = 値は入力するたびに確認されます。
 needed = 必須
+rows-of-cases = { $cases } の行だけ
 a-row-of = { $table } の行
 keep-changes = この変更を保持
 add-the-row = 行を追加

@@ -422,3 +422,58 @@ fn a_rows_history_is_every_commit_that_changed_it_newest_first() {
     .unwrap();
     assert_eq!(one.len(), 1);
 }
+
+/// Things of several cases: goods (`num`), gear (`attr`).
+const THING: &str = "name = \"thing\"\nprimary_key = [\"id\"]\ncase_field = \"type\"\nfields = [\n  { name = \"id\", type = \"int\" },\n  { name = \"type\", type = \"enum\", values = [\"goods\", \"gear\"] },\n  { name = \"num\", type = \"int\", cases = [\"goods\"] },\n  { name = \"attr\", type = \"string\", cases = [\"gear\"] },\n]\n";
+
+#[test]
+fn an_edit_is_held_to_each_rows_case() {
+    let studio = Studio::with_schemas(CONFIG, &[("thing", THING)]);
+    import_files(
+        &studio,
+        &[("thing.csv", "id,type,num,attr\n1,goods,3,\n2,gear,,sharp\n")],
+        false,
+    );
+    let before = studio.head("masters/jp");
+    let thing = |key: &str, field: &str, was: &str, value: &str| Edit::Set {
+        table: "thing".into(),
+        key: key.into(),
+        field: field.into(),
+        was: was.into(),
+        value: value.into(),
+    };
+    // A goods row made gear keeps its `num` and lacks an `attr`: both said, by key.
+    let EditOutcome::Rejected(report) =
+        run(&studio, &[thing("1", "type", "goods", "gear")], false).unwrap()
+    else {
+        panic!("rejected");
+    };
+    let said: Vec<(String, Option<String>, Option<String>)> = (report.diagnostics.iter())
+        .map(|d| {
+            (
+                d.code.to_string(),
+                d.location.key.clone(),
+                d.location.field.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        said,
+        [
+            ("other-case".into(), Some("1".into()), Some("num".into())),
+            ("required".into(), Some("1".into()), Some("attr".into())),
+        ],
+        "{report:?}"
+    );
+    assert_eq!(studio.head("masters/jp"), before, "nothing written");
+    // Made gear whole, it is taken.
+    let whole = [
+        thing("1", "type", "goods", "gear"),
+        thing("1", "num", "3", ""),
+        thing("1", "attr", "", "blunt"),
+    ];
+    assert!(matches!(
+        run(&studio, &whole, false).unwrap(),
+        EditOutcome::Committed { .. }
+    ));
+}

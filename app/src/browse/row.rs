@@ -35,8 +35,12 @@ pub struct FieldInput {
     pub value: String,
     /// The cell as the branch holds it (canonical; empty for a new row).
     pub was: String,
-    /// A value is needed (not optional, no default).
+    /// A value is needed (not optional, no default; of the row's case, for a field of
+    /// some cases).
     pub required: bool,
+    /// The cases whose rows alone fill it (a table's `case_field` values); empty: every
+    /// row's field.
+    pub cases: Vec<String>,
 }
 
 /// The input that fits a field's type.
@@ -133,6 +137,11 @@ pub fn row_form(
         })?),
         None => None,
     };
+    // The row's case, in a table of several cases: its fields are required in it alone.
+    let case = (schema.case_field_index())
+        .zip(row)
+        .map(|(at, row)| grid.cell(row, at))
+        .filter(|case| !case.is_empty());
     let mut fields = Vec::new();
     for ((at, field), column) in
         (schema.fields.iter().enumerate()).zip(columns(&head.project, schema))
@@ -156,7 +165,11 @@ pub fn row_form(
             } else {
                 cell.to_string()
             },
-            required: field.required(),
+            required: match case {
+                Some(case) => field.required_in(case),
+                None => field.required(),
+            },
+            cases: field.cases.iter().map(|c| c.to_string()).collect(),
         });
     }
     Ok(RowForm {
