@@ -857,8 +857,9 @@ fn auto_import_names_follow_lubans_pattern() {
 /// Beans written whole in one cell become records (`kind = "record"` schemas): by
 /// their own separator or the field type's, a list of them by its own (`;`) or, a bean
 /// of none, one after another at the list's; a bean in a bean at its own separator;
-/// each cell as the workbook has it. A bean of several fields and no separator, an
-/// optional one and a polymorphic one are listed, with why.
+/// each cell as the workbook has it; an optional one read as Luban reads it (`null`, its
+/// type's name before its fields). A bean of several fields and no separator is listed,
+/// with why.
 #[test]
 fn beans_written_in_one_cell_become_records() {
     let tmp = tempfile::tempdir().unwrap();
@@ -891,9 +892,9 @@ fn beans_written_in_one_cell_become_records() {
             "10:00;22:30",
             "1,2,3.5,4",
             "1,2",
-            "",
+            "Cost,1004,1",
         ],
-        &["", "2", "1003,1", "", "09:05;18:00", "", "", ""],
+        &["", "2", "1003,1", "", "09:05;18:00", "", "", "null"],
     ];
     auto_import(&project, "#Shop.xlsx", &rows);
     let (run, json) = migrate_json(tmp.path(), &project);
@@ -913,19 +914,20 @@ fn beans_written_in_one_cell_become_records() {
         .filter(|n| n["luban_table"] == "TbShop")
         .map(|n| format!("{}: {}", n["field"], n["reason"]))
         .collect();
-    assert_eq!(not_converted.len(), 2, "{not_converted:#?}");
+    assert_eq!(not_converted.len(), 1, "{not_converted:#?}");
     assert!(
-        not_converted[0].contains("maybe") && not_converted[0].contains("an optional bean"),
+        not_converted[0].contains("pair")
+            && not_converted[0].contains("without a separator (`sep`), and it has 2 fields"),
         "{not_converted:#?}"
     );
+    // An optional bean: `null`, or its type's name before its fields, as Luban reads it.
     assert!(
-        not_converted[1].contains("pair")
-            && not_converted[1].contains("without a separator (`sep`), and it has 2 fields"),
-        "{not_converted:#?}"
+        cost.contains("names = [\"{}\", \"Cost\", \"shop.Cost\"]"),
+        "{cost}"
     );
     assert_eq!(
         imported_table(&out, &project, "shop"),
-        "id,cost,costs,hours,path\n1,\"1001,2\",\"1001,2|1002,3\",10:0;22:30,\"1,2|3.5,4\"\n2,\"1003,1\",,9:5;18:0,\n"
+        "id,cost,costs,hours,path,maybe\n1,\"1001,2\",\"1001,2|1002,3\",10:0;22:30,\"1,2|3.5,4\",\"1004,1\"\n2,\"1003,1\",,9:5;18:0,,\n"
     );
 }
 

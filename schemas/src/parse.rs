@@ -164,7 +164,11 @@ fn read_record(
     text: &str,
     part: &mut dyn FnMut(&Field, &str) -> Result<Value, Mismatch>,
 ) -> Result<Value, Mismatch> {
-    let parts: Vec<&str> = text.split(&*record.separator).collect();
+    let mut parts: Vec<&str> = text.split(&*record.separator).collect();
+    // A name of its type before its parts (`vec3,1,2,3`), when it has names.
+    if parts.len() == record.parts() + 1 && record.names.iter().any(|n| n == parts[0].trim()) {
+        parts.remove(0);
+    }
     if parts.len() != record.parts() {
         return Err(Mismatch::new(describe_record(record))
             .hint(

@@ -791,6 +791,9 @@ pub struct RecordType {
     /// Its fields: a scalar or a record each, with their options (`optional`,
     /// `default`, `min`, `values`, `references`...).
     pub fields: Vec<Field>,
+    /// Texts a cell may write before its parts, naming its type (`names = ["{}",
+    /// "vec3"]`: Luban's optional bean written `vec3,1,2,3`); not kept.
+    pub names: Vec<String>,
     pub file: PathBuf,
 }
 

@@ -235,7 +235,7 @@ fn a_case_field_is_a_required_enum_whose_values_the_fields_cases_name() {
         (
             "case_field = \"type\"",
             "case_field = \"type\"\nseparator = \":\"",
-            "a table has no `separator`: it is a union type's option",
+            "a table has no `separator`: it is a record's or a union type's option",
         ),
         (
             "{ name = \"note\", type = \"string\", optional = true, cases = [\"gear\"] }",

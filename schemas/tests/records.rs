@@ -407,3 +407,66 @@ fn a_records_bool_reads_the_spellings_its_field_takes() {
         .collect();
     assert_eq!(rows, ["true,true", "false,false"]);
 }
+
+/// Luban's optional bean written in one cell: its fields, `null`, or a name of its type
+/// (`{}`, `vec3`) before its fields.
+#[test]
+fn a_record_may_be_named_before_its_parts() {
+    let vec3 = "kind = \"record\"\nnames = [\"{}\", \"vec3\"]\nfields = [{ name = \"x\", type = \"int\" }, { name = \"y\", type = \"int\" }, { name = \"z\", type = \"int\" }]\n";
+    let point = "primary_key = [\"id\"]\nfields = [{ name = \"id\", type = \"int\" }, { name = \"at\", type = \"vec3\", optional = true, null = [\"null\"] }, { name = \"path\", type = \"list<vec3>\", optional = true }]\n";
+    let project = load_texts(CONFIG, &[("vec3.toml", vec3), ("point.toml", point)]).unwrap();
+    let (_dir, path) = file_of(
+        "point.csv",
+        "id,at,path\n1,\"1,2,3\",\n2,null,\n3,\"{},2,3,4\",\"vec3,1,1,1|2,2,2\"\n4,\"vec3,2,2,2\",\n5,,\n6,\"box,1,2,3\",\n"
+            .as_bytes(),
+    );
+    let validation = validate(&project, &[path]);
+    let found: Vec<String> = errors(&validation)
+        .iter()
+        .map(|d| format!("{} {}", d.location.line.unwrap_or_default(), d.message))
+        .collect();
+    // Another word before the parts is one part too many.
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(found[0].starts_with("7 "), "{found:#?}");
+    let table = &validation.tables[0];
+    let rows: Vec<String> = (0..table.row_count())
+        .map(|r| {
+            table
+                .row(r)
+                .map(|v| v.canonical())
+                .collect::<Vec<_>>()
+                .join(";")
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "1;1,2,3;",
+            "2;;",
+            "3;2,3,4;1,1,1|2,2,2",
+            "4;2,2,2;",
+            "5;;",
+            "6;;"
+        ]
+    );
+    for (names, expected) in [
+        ("[\"a,b\"]", "`a,b` cannot name the record in its cells"),
+        ("[\"\"]", "a record's name in its cells is not empty"),
+        ("[\"v\", \"v\"]", "`v` is named twice"),
+    ] {
+        let named = vec3.replace("[\"{}\", \"vec3\"]", names);
+        refused_at_load(
+            CONFIG,
+            &[("vec3.toml", &named), ("point.toml", point)],
+            expected,
+        );
+    }
+    refused_at_load(
+        CONFIG,
+        &[
+            ("vec3.toml", vec3),
+            ("point.toml", &format!("names = [\"p\"]\n{point}")),
+        ],
+        "a table has no `names`",
+    );
+}

@@ -80,7 +80,11 @@ def record(name, value):
     rec = RECORDS[name]
     sep = rec.get("separator", ",")
     text = canonical_float(value) if isinstance(value, float) else str(value)
-    parts = iter(text.split(sep))
+    split = text.split(sep)
+    # A name of its type before its parts (an optional bean's `{}`, `vec3`) is not kept.
+    if len(split) == record_parts(name) + 1 and split[0].strip() in rec.get("names", []):
+        split = split[1:]
+    parts = iter(split)
 
     def fields_of(rec):
         out = []

@@ -731,6 +731,9 @@ struct RecordOut {
     comment: Option<String>,
     fields: Vec<FieldOut>,
     name: String,
+    /// What a cell may write before its parts, naming its type (an optional bean's
+    /// `{}` and its names).
+    names: Vec<String>,
 }
 
 /// A polymorphic bean written whole in one cell, as a union type (`kind = "union"`):
@@ -2129,13 +2132,12 @@ impl<'a> Converter<'a> {
         }
         match &ty.kind {
             Kind::Named(name) => match self.bean(&module, name) {
-                Some(_) if ty.nullable => {
-                    return Err(format!(
-                        "an optional bean (`{name}?`): its cells say `null`, `{{}}` or its type's name before its fields"
-                    ));
-                }
                 Some(bean) if self.is_polymorphic(&bean.full_name) && bean.parent.is_none() => {
                     out.ty = self.union_of(bean, ty.attr("sep"))?
+                }
+                // Its cells may say `null`, or name its type before its fields.
+                Some(bean) if ty.nullable => {
+                    out.ty = self.optional_record_of(bean, ty.attr("sep"))?
                 }
                 Some(bean) => out.ty = self.record_of(bean, ty.attr("sep"))?,
                 None => out.ty = self.scalar(&module, name, &mut out)?.to_string(),
@@ -2432,8 +2434,29 @@ impl<'a> Converter<'a> {
             comment: bean.comment.clone(),
             fields: fields?,
             name: String::new(),
+            names: Vec::new(),
         });
         Ok(record_token(self.records.len() - 1))
+    }
+
+    /// The record type of an optional bean (`vec3?`): a bean's, whose cells may name it
+    /// before its fields, as Luban reads them (`{}`, its name, its full name).
+    fn optional_record_of(
+        &mut self,
+        bean: &'a defs::BeanDef,
+        sep: Option<&str>,
+    ) -> Result<String, String> {
+        let token = self.record_of(bean, sep)?;
+        let at = (0..self.records.len()).find(|&at| record_token(at) == token);
+        if let Some(record) = at.and_then(|at| self.records.get_mut(at)) {
+            let short = short_name(&bean.full_name).to_string();
+            for name in ["{}".to_string(), short, bean.full_name.clone()] {
+                if !record.names.contains(&name) && !name.contains(record.separator.as_str()) {
+                    record.names.push(name);
+                }
+            }
+        }
+        Ok(token)
     }
 
     /// The union type a polymorphic bean written whole in one cell is (its
@@ -2485,6 +2508,7 @@ impl<'a> Converter<'a> {
                 comment: case.comment.clone(),
                 fields,
                 name: String::new(),
+                names: Vec::new(),
             });
             // Its name, its name with its module (`test.login.RoleInfo`), its aliases.
             let mut names: Vec<String> = vec![short_name(&case.full_name).to_string()];
@@ -2802,6 +2826,13 @@ impl<'a> Converter<'a> {
             record.comment.as_deref(),
             &record.separator,
         );
+        if !record.names.is_empty() {
+            let _ = writeln!(
+                out,
+                "# What its cells may write before its fields, as Luban reads an optional bean."
+            );
+            let _ = writeln!(out, "names = {}", record.names.to_toml_value());
+        }
         for field in &record.fields {
             let _ = writeln!(out, "\n[[fields]]");
             let _ = writeln!(out, "name = {}", field.name.to_toml_value());

@@ -172,16 +172,17 @@ impl Builder {
         Some(at)
     }
 
-    /// A union's options (`separator`, `cases`) written on a table.
+    /// A record's or a union's options (`separator`, `cases`, `names`) written on a table.
     fn refuse_union_options(&mut self, source: &SourceText, raw: &RawSchema) {
         let written = [
             ("separator", raw.separator.as_ref().map(Spanned::span)),
             ("cases", raw.cases.as_ref().map(Spanned::span)),
+            ("names", raw.names.as_ref().map(Spanned::span)),
         ];
         self.refuse_written(
             source,
             &written,
-            &|option| format!("a table has no `{option}`: it is a union type's option (`kind = \"union\"`)"),
+            &|option| format!("a table has no `{option}`: it is a record's or a union type's option"),
             "a table whose rows are of several cases names its enum field saying each row's case (`case_field`), and each field of some cases names them (`cases = [\"item\"]`)",
         );
     }

@@ -149,6 +149,8 @@ pub(super) struct RawSchema {
     pub(super) cases: Option<Spanned<Vec<Spanned<RawCase>>>>,
     /// The enum field saying which case each row is (`case_field = "type"`).
     pub(super) case_field: Option<Spanned<String>>,
+    /// Texts a record's cell may write before its parts, naming its type.
+    pub(super) names: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 /// `{ record = "triangle", names = ["Triangle", "三角形"] }`.

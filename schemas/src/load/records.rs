@@ -173,6 +173,14 @@ impl Builder {
             ("audience", raw.audience.as_ref().map(Spanned::span)),
             ("glossary", raw.glossary.as_ref().map(Spanned::span)),
             ("case_field", raw.case_field.as_ref().map(Spanned::span)),
+            // A union's cases have names of their own; a union none.
+            (
+                "names",
+                raw.names
+                    .as_ref()
+                    .filter(|_| of == "union")
+                    .map(Spanned::span),
+            ),
         ];
         let has = match of {
             "union" => "a separator and its cases",
@@ -256,6 +264,7 @@ impl Builder {
                 );
             }
         }
+        let names = self.record_names(source, raw, &separator);
         if self.report.error_count() != errors_before {
             return None;
         }
@@ -264,8 +273,42 @@ impl Builder {
             description: raw.description.clone(),
             separator,
             fields,
+            names,
             file: source.path.to_path_buf(),
         })
+    }
+
+    /// `names`: texts a cell may write before a record's parts, each on one line,
+    /// holding no separator (its own, or a list's `|`), not empty, none twice.
+    fn record_names(
+        &mut self,
+        source: &SourceText,
+        raw: &RawSchema,
+        separator: &str,
+    ) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for name in raw.names.iter().flat_map(|n| n.get_ref()) {
+            let text = name.get_ref();
+            let problem = if text.trim().is_empty() {
+                Some("a record's name in its cells is not empty".to_string())
+            } else if text.contains(separator) || text.contains('|') || text.contains(['\n', '\r'])
+            {
+                Some(format!(
+                    "`{text}` cannot name the record in its cells: it holds its separator `{separator}`, `|` or a line break"
+                ))
+            } else if names.contains(text) {
+                Some(format!("`{text}` is named twice"))
+            } else {
+                None
+            };
+            match problem {
+                Some(problem) => {
+                    self.error(source.error(Code::InvalidOption, name.span(), problem))
+                }
+                None => names.push(text.clone()),
+            }
+        }
+        names
     }
 
     /// A field's options that place it in a sheet, written on a record's field (which
