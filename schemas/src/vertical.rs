@@ -139,7 +139,7 @@ impl<'g> Vertical<'g> {
 }
 
 /// `##column`, `##var#column`, `##column#var`: Luban's mark of a vertical sheet.
-fn is_marker(cell: Cell<'_>) -> bool {
+pub(crate) fn is_marker(cell: Cell<'_>) -> bool {
     match cell {
         Cell::Text(text) => {
             let text = text.trim();

@@ -8,6 +8,8 @@
 //! mistakes in the others.
 
 pub mod csv;
+mod sheet_grid;
+mod streamed;
 mod unread;
 pub mod workbook;
 mod xlsx;

@@ -8,21 +8,21 @@
 //! cell), and an error value becomes [`Cell::Error`]. A file calamine cannot read, or that makes it panic, is a
 //! diagnostic naming the file.
 
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::BufReader;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
-use calamine::{CellErrorType, Data, DataRef, Range, Reader, Sheets, open_workbook_auto};
+use calamine::{Reader, Sheets, open_workbook_auto};
 
+use super::sheet_grid::{MAX_CELLS, range_grid, xlsx_grid};
+pub use super::sheet_grid::{MAX_SHEET_TEXT, MAX_VALUES};
 use super::unread::{Said, said};
-use super::{Cell, Grid, Keep, ReadOutcome};
+use super::{Grid, Keep, ReadOutcome};
 use crate::diagnostic::{Code, Diagnostic, Location};
-use crate::schema::{Project, SheetTable};
-use crate::table::SourceFormat;
+use crate::schema::{Project, SheetTable, TableKind, TableSchema};
+use crate::table::{SourceFormat, Table};
 use crate::typing;
-use crate::value::{Date, DateTime};
 
 /// Read every sheet of a workbook that maps to a table of `project`; other sheets are
 /// listed as warnings (sheets whose name starts with `#` are notes and stay quiet).
@@ -332,9 +332,8 @@ fn read_unguarded(project: &Project, path: &Path, part: Part, keep: Keep) -> Rea
         let format = SourceFormat::Workbook {
             sheet: sheet.clone(),
         };
-        let typed = with_sheet_grid(&mut workbook, &sheet, |grid| {
-            typing::build_table(keep.builder(project, schema, path, format), grid)
-        });
+        let builder = || keep.builder(project, schema, path, format.clone());
+        let typed = type_sheet(&mut workbook, &sheet, schema, builder);
         match typed {
             Ok((table, diagnostics)) => {
                 outcome.report.extend(diagnostics);
@@ -348,39 +347,6 @@ fn read_unguarded(project: &Project, path: &Path, part: Part, keep: Keep) -> Rea
         }
     }
     outcome
-}
-
-/// The most cells a sheet may span (rows × columns between its first and last used
-/// cell): beyond this a sheet is refused rather than allowed to exhaust memory.
-const MAX_CELLS: usize = 20_000_000;
-
-/// The most cells holding a value a sheet may have (800,000 rows of ten columns): with
-/// [`MAX_PART_BYTES`] this keeps reading any workbook within about half a gigabyte.
-/// Larger tables belong in CSV, which is read in a stream.
-pub const MAX_VALUES: usize = 8_000_000;
-
-/// The most text a sheet's cells may hold, each cell counted (192 MiB, as much as a
-/// part may unpack to): a sheet whose cells point at one shared string a thousand times
-/// holds it a thousand times once typed, and that expansion is bounded here, where the
-/// sheet is read — a sheet whose text no cell repeats stays within its part's size.
-pub const MAX_SHEET_TEXT: u64 = MAX_PART_BYTES;
-
-/// The text a cell's value holds, in bytes.
-fn text_bytes(value: &DataRef<'_>) -> u64 {
-    match value {
-        DataRef::SharedString(s) => s.len() as u64,
-        DataRef::String(s) | DataRef::DateTimeIso(s) | DataRef::DurationIso(s) => s.len() as u64,
-        _ => 0,
-    }
-}
-
-fn too_much_text(bytes: u64) -> String {
-    format!(
-        "the sheet's cells hold more than {} MiB of text in all (at least {} MiB: cells that repeat a long shared text count it each time); a sheet may hold {} MiB",
-        MAX_SHEET_TEXT >> 20,
-        bytes >> 20,
-        MAX_SHEET_TEXT >> 20
-    )
 }
 
 /// An open workbook: xlsx and xlsm read here ([`super::xlsx`]), the other formats
@@ -470,6 +436,25 @@ fn hidden_sheet(path: &Path, sheet: &str, table: &str, hidden: super::xlsx::Hidd
     ))
 }
 
+/// A sheet typed into its table: an xlsx sheet of a table of rows (not a singleton)
+/// a piece at a time ([`super::streamed`]), any other, or one that is not to be read in
+/// pieces, whole.
+fn type_sheet<'s>(
+    workbook: &mut Book,
+    sheet: &str,
+    schema: &TableSchema,
+    builder: impl Fn() -> typing::TableBuilder<'s>,
+) -> Result<(Option<Table>, Vec<Diagnostic>), String> {
+    if let Book::Xlsx(xlsx) = workbook
+        && schema.kind != TableKind::Singleton
+        && let Some(typed) =
+            super::streamed::type_in_pieces(xlsx, sheet, builder(), super::streamed::PIECE_BYTES)
+    {
+        return Ok(typed);
+    }
+    with_sheet_grid(workbook, sheet, |grid| typing::build_table(builder(), grid))
+}
+
 /// Read one sheet and run `f` on it as a grid. xlsx and xlsm are read in one pass over
 /// the sheet, values and formulas together, borrowing shared strings instead of copying
 /// them; the other formats go through calamine's range and, only when a data row has
@@ -495,155 +480,6 @@ fn with_sheet_grid<R>(
         grid.mark_formulas_without_value(&formulas);
     }
     Ok(f(&grid))
-}
-
-/// A sheet's cells between the first and last used cell, borrowing text from the
-/// workbook (xlsx shared strings) or from calamine's range (other formats).
-struct SheetGrid<'a> {
-    /// The values: every cell of the span in row order, or (with `index`) only the
-    /// cells that hold something.
-    cells: Vec<DataRef<'a>>,
-    /// For a sheet read cell by cell (xlsx): per position of the span, the index of its
-    /// value in `cells` (`u32::MAX`: empty). Four bytes per empty cell instead of a
-    /// whole value.
-    index: Option<Vec<u32>>,
-    width: usize,
-    height: usize,
-    start: (u32, u32),
-    formulas_without_value: HashMap<(usize, usize), String>,
-}
-
-/// A position in the span that holds no value.
-const NO_VALUE: u32 = u32::MAX;
-
-fn xlsx_grid<'a>(mut reader: super::xlsx::Cells<'a>) -> Result<SheetGrid<'a>, String> {
-    // Values and their positions, checked against the limits as they arrive: a sheet
-    // too large is refused while it is read, not after it filled the memory.
-    let mut cells = Vec::new();
-    let mut positions: Vec<(u32, u32)> = Vec::new();
-    let mut formulas: Vec<(usize, String)> = Vec::new();
-    let (mut first, mut last) = ((u32::MAX, u32::MAX), (0u32, 0u32));
-    let mut text = 0u64;
-    while let Some(record) = reader.next_cell()? {
-        if record.value == DataRef::Empty && record.formula.as_deref().is_none_or(str::is_empty) {
-            continue;
-        }
-        text += text_bytes(&record.value);
-        if text > MAX_SHEET_TEXT {
-            return Err(too_much_text(text));
-        }
-        let (row, column) = record.pos;
-        first = (first.0.min(row), first.1.min(column));
-        last = (last.0.max(row), last.1.max(column));
-        if cells.len() >= MAX_VALUES {
-            return Err(too_many_cells(cells.len() + 1));
-        }
-        check_size(
-            (last.0 - first.0) as usize + 1,
-            (last.1 - first.1) as usize + 1,
-        )?;
-        if record.value == DataRef::Empty
-            && let Some(formula) = record.formula
-        {
-            formulas.push((cells.len(), formula));
-        }
-        positions.push(record.pos);
-        cells.push(record.value);
-    }
-    if cells.is_empty() {
-        return Ok(SheetGrid {
-            cells,
-            index: None,
-            width: 0,
-            height: 0,
-            start: (0, 0),
-            formulas_without_value: HashMap::new(),
-        });
-    }
-    let height = (last.0 - first.0) as usize + 1;
-    let width = (last.1 - first.1) as usize + 1;
-    let size = check_size(height, width)?;
-    let mut index = vec![NO_VALUE; size];
-    let place = |(row, column): (u32, u32)| ((row - first.0) as usize, (column - first.1) as usize);
-    for (i, &position) in positions.iter().enumerate() {
-        let (row, column) = place(position);
-        index[row * width + column] = i as u32;
-    }
-    let formulas_without_value = formulas
-        .into_iter()
-        .map(|(i, formula)| (place(positions[i]), formula))
-        .collect();
-    Ok(SheetGrid {
-        cells,
-        index: Some(index),
-        width,
-        height,
-        start: first,
-        formulas_without_value,
-    })
-}
-
-fn too_many_cells(count: usize) -> String {
-    format!(
-        "the sheet holds more than {MAX_VALUES} cells with values (at least {count}); split it over several sheets, or export it as CSV"
-    )
-}
-
-impl Grid for SheetGrid<'_> {
-    fn height(&self) -> usize {
-        self.height
-    }
-
-    fn width(&self, _row: usize) -> usize {
-        self.width
-    }
-
-    fn cell(&self, row: usize, column: usize) -> Cell<'_> {
-        if row >= self.height || column >= self.width {
-            return Cell::Empty;
-        }
-        let at = row * self.width + column;
-        let value = match &self.index {
-            Some(index) => match index[at] {
-                NO_VALUE => &DataRef::Empty,
-                i => &self.cells[i as usize],
-            },
-            None => &self.cells[at],
-        };
-        match value {
-            DataRef::Empty => match self.formulas_without_value.get(&(row, column)) {
-                Some(formula) => Cell::FormulaWithoutValue(formula),
-                None => Cell::Empty,
-            },
-            DataRef::SharedString(s) => Cell::Text(s),
-            DataRef::String(s) => Cell::Text(s),
-            DataRef::Int(i) => Cell::Int(*i),
-            DataRef::Float(f) => Cell::Float(*f),
-            DataRef::Bool(b) => Cell::Bool(*b),
-            DataRef::DateTime(dt) => date_cell(dt),
-            DataRef::DateTimeIso(s) => Cell::IsoDateTime(s),
-            DataRef::DurationIso(s) => Cell::Text(s),
-            DataRef::Error(e) => Cell::Error(error_text(e)),
-        }
-    }
-
-    fn row_position(&self, row: usize) -> u64 {
-        u64::from(self.start.0) + row as u64
-    }
-
-    fn column_position(&self, column: usize) -> u32 {
-        self.start.1 + column as u32
-    }
-}
-
-fn date_cell(dt: &calamine::ExcelDateTime) -> Cell<'static> {
-    if dt.is_duration() {
-        return Cell::Duration(dt.as_f64());
-    }
-    match excel_datetime(dt) {
-        Some(value) => Cell::DateTime(value),
-        None => Cell::Float(dt.as_f64()),
-    }
 }
 
 fn open_error(path: &Path, error: &calamine::Error) -> Diagnostic {
@@ -689,106 +525,6 @@ pub fn for_each_sheet(
             "the workbook is damaged: its contents could not be decoded",
         ))
     })
-}
-
-/// The cells of a calamine range (ods, xls, xlsb) as a [`SheetGrid`].
-fn range_grid(range: &Range<Data>) -> Result<SheetGrid<'_>, String> {
-    let (height, width) = (range.height(), range.width());
-    check_size(height, width)?;
-    let cells = range
-        .rows()
-        .flat_map(|row| row.iter())
-        .map(|data| match data {
-            Data::Empty => DataRef::Empty,
-            Data::String(s) => DataRef::SharedString(s),
-            Data::Int(i) => DataRef::Int(*i),
-            Data::Float(f) => DataRef::Float(*f),
-            Data::Bool(b) => DataRef::Bool(*b),
-            Data::DateTime(dt) => DataRef::DateTime(*dt),
-            Data::DateTimeIso(s) => DataRef::DateTimeIso(s.clone()),
-            Data::DurationIso(s) => DataRef::DurationIso(s.clone()),
-            Data::Error(e) => DataRef::Error(e.clone()),
-        })
-        .collect::<Vec<_>>();
-    let text: u64 = cells.iter().map(text_bytes).sum();
-    if text > MAX_SHEET_TEXT {
-        return Err(too_much_text(text));
-    }
-    Ok(SheetGrid {
-        cells,
-        index: None,
-        width,
-        height,
-        start: range.start().unwrap_or((0, 0)),
-        formulas_without_value: HashMap::new(),
-    })
-}
-
-/// Refuse sheets spanning more than [`MAX_CELLS`]; the number of cells otherwise.
-fn check_size(height: usize, width: usize) -> Result<usize, String> {
-    height.checked_mul(width).filter(|&n| n <= MAX_CELLS).ok_or_else(|| {
-        format!(
-            "the sheet spans {height} rows × {width} columns, more than {MAX_CELLS} cells; delete stray cells far from the data"
-        )
-    })
-}
-
-impl SheetGrid<'_> {
-    /// Whether some row that has data also has an empty cell (a candidate formula
-    /// without value).
-    fn has_empty_data_cells(&self) -> bool {
-        self.cells.chunks(self.width.max(1)).any(|row| {
-            let empty = row.iter().filter(|c| matches!(c, DataRef::Empty)).count();
-            empty > 0 && empty < row.len()
-        })
-    }
-
-    fn mark_formulas_without_value(&mut self, formulas: &Range<String>) {
-        for (index, cell) in self.cells.iter().enumerate() {
-            if !matches!(cell, DataRef::Empty) {
-                continue;
-            }
-            let (row, column) = (index / self.width, index % self.width);
-            let position = (self.start.0 + row as u32, self.start.1 + column as u32);
-            if let Some(formula) = formulas.get_value(position)
-                && !formula.is_empty()
-            {
-                self.formulas_without_value
-                    .insert((row, column), formula.clone());
-            }
-        }
-    }
-}
-
-/// A date-formatted Excel serial number as a date and time (either epoch); `None` for
-/// serials Excel itself cannot show (negative, or the 1900-02-29 that never was).
-fn excel_datetime(dt: &calamine::ExcelDateTime) -> Option<DateTime> {
-    let serial = dt.as_f64();
-    if !(0.0..2_958_466.0).contains(&serial) {
-        return None;
-    }
-    let (year, month, day, hour, minute, second, milli) = dt.to_ymd_hms_milli();
-    let date = Date::from_ymd(i32::from(year), u32::from(month), u32::from(day))?;
-    DateTime::new(
-        date,
-        u32::from(hour),
-        u32::from(minute),
-        u32::from(second),
-        u32::from(milli),
-    )
-}
-
-fn error_text(error: &CellErrorType) -> &'static str {
-    match error {
-        CellErrorType::Div0 => "#DIV/0!",
-        CellErrorType::NA => "#N/A",
-        CellErrorType::Name => "#NAME?",
-        CellErrorType::Null => "#NULL!",
-        CellErrorType::Num => "#NUM!",
-        CellErrorType::Ref => "#REF!",
-        CellErrorType::Value => "#VALUE!",
-        CellErrorType::GettingData => "#GETTING_DATA",
-    }
 }
 
 /// How a table claims a sheet, for messages: `source items.xlsx#Sheet1` or `sheet Item`.

@@ -17,6 +17,7 @@
 //! [`DataRef`]: calamine::DataRef
 
 mod package;
+mod pieces;
 mod sheet;
 mod styles;
 mod text;
@@ -76,20 +77,50 @@ impl Workbook {
 
     /// The XML of sheet `name`, unpacked.
     pub(super) fn sheet_xml(&mut self, name: &str) -> Result<Vec<u8>, String> {
+        let part = self.sheet_part(name)?;
+        self.package
+            .part(&part)?
+            .ok_or_else(|| format!("its part `{part}` is missing from the workbook"))
+    }
+
+    /// The part holding sheet `name`'s cells.
+    fn sheet_part(&self, name: &str) -> Result<String, String> {
         let sheet = self
             .sheets
             .iter()
             .find(|s| s.name == name)
             .ok_or_else(|| format!("the workbook has no sheet `{name}`"))?;
-        let part = match &sheet.kind {
-            package::SheetKind::Worksheet(part) => part.clone(),
-            package::SheetKind::Other(kind) => {
-                return Err(format!("it is a {kind}, which holds no cells"));
-            }
-        };
-        self.package
-            .part(&part)?
-            .ok_or_else(|| format!("its part `{part}` is missing from the workbook"))
+        match &sheet.kind {
+            package::SheetKind::Worksheet(part) => Ok(part.clone()),
+            package::SheetKind::Other(kind) => Err(format!("it is a {kind}, which holds no cells")),
+        }
+    }
+
+    /// The cells of sheet `name`, a piece of its XML at a time ([`pieces`]): `each` is
+    /// given each piece's cells in turn, and says whether to go on. The part is never
+    /// unpacked whole.
+    pub(super) fn sheet_in_pieces(
+        &mut self,
+        name: &str,
+        piece_bytes: usize,
+        each: &mut dyn FnMut(&mut Cells<'_>) -> Result<bool, String>,
+    ) -> Result<(), String> {
+        let part = self.sheet_part(name)?;
+        let Workbook {
+            package,
+            strings,
+            formats,
+            is_1904,
+            ..
+        } = self;
+        let reader = package
+            .part_reader(&part)?
+            .ok_or_else(|| format!("its part `{part}` is missing from the workbook"))?;
+        pieces::read(reader, piece_bytes, &mut |xml, offset, place| {
+            let mut cells = Cells::resume(xml, strings, formats, *is_1904, place, offset)?;
+            let go_on = each(&mut cells)?;
+            Ok((cells.place(), go_on))
+        })
     }
 
     /// The cells of a sheet's XML (from [`Workbook::sheet_xml`]), one at a time.

@@ -80,6 +80,19 @@ impl Package {
         Ok(Some(bytes))
     }
 
+    /// A part as a stream of its unpacked bytes; `None` when the package has no such
+    /// part (its declared size was checked as [`Package::part`]'s).
+    pub(super) fn part_reader(&mut self, path: &str) -> Result<Option<impl Read + '_>, String> {
+        let Some(name) = self.names.get(&normal(path)) else {
+            return Ok(None);
+        };
+        let entry = self
+            .archive
+            .by_name(name)
+            .map_err(|e| format!("its part `{path}` cannot be unpacked: {e}"))?;
+        Ok(Some(entry))
+    }
+
     /// The workbook part the package's relationships name (`xl/workbook.xml` when they
     /// name none); `None` when the package has no relationships, or names a workbook
     /// that is not XML (an xlsb's `workbook.bin`).

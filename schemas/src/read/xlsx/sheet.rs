@@ -18,20 +18,47 @@ pub(in crate::read) struct Record<'a> {
     pub formula: Option<String>,
 }
 
-/// The cells of one worksheet's XML, in the order it writes them.
+/// The cells of one worksheet's XML, in the order it writes them: of the whole part, or
+/// of one piece of it after another ([`Cells::resume`]).
 pub(in crate::read) struct Cells<'a> {
     tokens: Tokens<'a>,
     strings: &'a SharedStrings,
     formats: &'a [Format],
     is_1904: bool,
+    place: Place,
+    /// Where this piece begins in the part (a byte offset), for messages.
+    offset: usize,
+}
+
+/// Where the reading of a sheet's XML is, carried from one piece of it to the next.
+#[derive(Default)]
+pub(in crate::read) struct Place {
     /// Where a cell written without `r` is: the row of the current `<row>` (or the one
     /// after the last), and the column after the last cell's.
     row: u32,
     column: u32,
     /// Shared formulas' text, by their index (`si`).
     shared: HashMap<String, String>,
-    /// Whether the sheet's data is read to its end.
+    /// Whether the sheet's data (`<sheetData>`) has begun, and whether it is read to its
+    /// end.
+    begun: bool,
     done: bool,
+}
+
+impl Place {
+    /// Whether the sheet's data is read to its end.
+    pub(in crate::read) fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// Once the part's last piece is read: a sheet whose data begins and does not end
+    /// is cut short.
+    pub(in crate::read) fn end(&self) -> Result<(), String> {
+        match self.begun && !self.done {
+            true => Err("the sheet ends inside its data (`<sheetData>`)".into()),
+            false => Ok(()),
+        }
+    }
 }
 
 impl<'a> Cells<'a> {
@@ -41,35 +68,56 @@ impl<'a> Cells<'a> {
         formats: &'a [Format],
         is_1904: bool,
     ) -> Result<Cells<'a>, String> {
+        Cells::resume(xml, strings, formats, is_1904, Place::default(), 0)
+    }
+
+    /// The cells of `xml`, a piece of a sheet's part beginning at byte `offset` that
+    /// ends between two elements, read on from `place` (where the piece before it left
+    /// off; [`Cells::place`]).
+    pub(super) fn resume(
+        xml: &'a [u8],
+        strings: &'a SharedStrings,
+        formats: &'a [Format],
+        is_1904: bool,
+        place: Place,
+        offset: usize,
+    ) -> Result<Cells<'a>, String> {
         let mut cells = Cells {
-            tokens: Tokens::new(xml)?,
+            tokens: Tokens::new(xml).map_err(|e| format!("at byte {offset} of its XML: {e}"))?,
             strings,
             formats,
             is_1904,
-            row: 0,
-            column: 0,
-            shared: HashMap::new(),
-            done: false,
+            place,
+            offset,
         };
+        if cells.place.begun || cells.place.done {
+            return Ok(cells);
+        }
         // Up to the sheet's data; a part without any (a chart sheet's) has no cells.
         loop {
             match cells.tokens.next().map_err(|e| cells.at(e))? {
                 Some(Token::Start {
                     name: "sheetData", ..
-                }) => break,
-                None => {
-                    cells.done = true;
+                }) => {
+                    cells.place.begun = true;
                     break;
                 }
+                // Not in this piece: perhaps in the next (a whole part's has none).
+                None => break,
                 _ => {}
             }
         }
         Ok(cells)
     }
 
+    /// Where the reading is, for the next piece of the part.
+    pub(in crate::read) fn place(self) -> Place {
+        self.place
+    }
+
     /// The next cell; `None` after the last.
     pub(in crate::read) fn next_cell(&mut self) -> Result<Option<Record<'a>>, String> {
-        while !self.done {
+        while self.place.begun && !self.place.done {
             match self.tokens.next().map_err(|e| self.at(e))? {
                 Some(Token::Start {
                     name: "c",
@@ -80,18 +128,19 @@ impl<'a> Cells<'a> {
                     attributes,
                 }) => {
                     if let Some(r) = attribute(attributes, "r").map_err(|e| self.at(e))? {
-                        self.row = crate::diagnostic::row_index(&r).ok_or_else(|| {
+                        self.place.row = crate::diagnostic::row_index(&r).ok_or_else(|| {
                             format!("a row is numbered `{}`, which is no row number", shown(&r))
                         })?;
                     }
                 }
                 Some(Token::End("row")) => {
-                    self.row = self.row.saturating_add(1);
-                    self.column = 0;
+                    self.place.row = self.place.row.saturating_add(1);
+                    self.place.column = 0;
                 }
-                Some(Token::End("sheetData")) => self.done = true,
+                Some(Token::End("sheetData")) => self.place.done = true,
                 Some(_) => {}
-                None => return Err("the sheet ends inside its data (`<sheetData>`)".into()),
+                // The piece ends; the next goes on (the part's end: [`Place::end`]).
+                None => return Ok(None),
             }
         }
         Ok(None)
@@ -113,9 +162,9 @@ impl<'a> Cells<'a> {
             Some(r) => crate::diagnostic::parse_a1(r).ok_or_else(|| {
                 format!("a cell is named `{}`, which is no cell reference", shown(r))
             })?,
-            None => (self.row, self.column),
+            None => (self.place.row, self.place.column),
         };
-        self.column = pos.1.saturating_add(1);
+        self.place.column = pos.1.saturating_add(1);
         let at = || cell_name(u64::from(pos.0), u64::from(pos.1));
         let inline = matches!(kind, Some("inlineStr" | "is"));
         if !inline && let Some(text) = self.tokens.plain_value_then_end("c") {
@@ -165,9 +214,9 @@ impl<'a> Cells<'a> {
         let text = content(&mut self.tokens, "f")?.into_owned();
         let shared = attribute(written, "t")?.as_deref() == Some("shared");
         match (shared, attribute(written, "si")?) {
-            (true, Some(index)) if text.is_empty() => Ok(self.shared.get(&*index).cloned()),
+            (true, Some(index)) if text.is_empty() => Ok(self.place.shared.get(&*index).cloned()),
             (true, Some(index)) => {
-                self.shared.insert(index.into_owned(), text.clone());
+                self.place.shared.insert(index.into_owned(), text.clone());
                 Ok(Some(text))
             }
             _ => Ok(Some(text)),
@@ -176,7 +225,8 @@ impl<'a> Cells<'a> {
 
     /// A problem with the sheet's XML, and where it is.
     fn at(&self, problem: String) -> String {
-        format!("at byte {} of its XML: {problem}", self.tokens.position())
+        let at = self.offset + self.tokens.position();
+        format!("at byte {at} of its XML: {problem}")
     }
 
     /// The value the cell at `pos` holds in its `<v>` (`text`), as the cell's type and

@@ -1,0 +1,155 @@
+//! A sheet's XML read as it is unpacked, a piece at a time: about `piece_bytes` more are
+//! unpacked, and the piece ends right after the last `</row>` among them that is markup
+//! (not inside a comment, a CDATA section or a processing instruction); what follows is
+//! carried to the next piece. Each piece is checked as UTF-8 where it lies, so that a
+//! sheet of any size is never held whole — the part's rest after its data, too.
+
+use std::io::Read;
+
+use super::sheet::Place;
+
+/// What is done with a piece: given its bytes, where it begins in the part and where
+/// the reading is, it says where the reading is after it and whether to go on.
+pub(super) type Each<'e> = dyn FnMut(&[u8], usize, Place) -> Result<(Place, bool), String> + 'e;
+
+/// Read `reader`'s bytes a piece at a time, each given to `each` with where it begins
+/// in the part and where the reading is ([`Place`]); `each` gives back where the
+/// reading is after it, and whether to go on. The part's end is checked ([`Place::end`]).
+pub(super) fn read(
+    mut reader: impl Read,
+    piece_bytes: usize,
+    each: &mut Each<'_>,
+) -> Result<(), String> {
+    let mut buffer: Vec<u8> = Vec::with_capacity(piece_bytes + (64 << 10));
+    let mut place = Place::default();
+    // Bytes of the part before `buffer`'s first.
+    let mut offset = 0usize;
+    let mut ended = false;
+    loop {
+        if !ended {
+            let wanted = buffer.len() + piece_bytes;
+            let read = (&mut reader)
+                .take(piece_bytes as u64)
+                .read_to_end(&mut buffer)
+                .map_err(|e| format!("its XML cannot be unpacked: {e}"))?;
+            ended = read == 0 || buffer.len() < wanted;
+        }
+        let cut = match (ended, piece_end(&buffer)) {
+            (true, _) => buffer.len(),
+            (false, Some(cut)) => cut,
+            // No row ends here yet: more is unpacked into the same piece.
+            (false, None) => continue,
+        };
+        let piece = &buffer[..cut];
+        if simdutf8::basic::from_utf8(piece).is_err() {
+            let valid = std::str::from_utf8(piece)
+                .err()
+                .map_or(0, |e| e.valid_up_to());
+            return Err(format!("it is not UTF-8 at byte {}", offset + valid));
+        }
+        let go_on;
+        (place, go_on) = each(piece, offset, std::mem::take(&mut place))?;
+        buffer.drain(..cut);
+        offset += cut;
+        if !go_on {
+            return Ok(());
+        }
+        if ended {
+            break;
+        }
+        if place.is_done() {
+            return rest_is_utf8(reader, buffer, offset);
+        }
+    }
+    place.end()
+}
+
+/// Once the sheet's data is read: the rest of its part (and `carried`, read already)
+/// checked as UTF-8 without being kept.
+fn rest_is_utf8(mut reader: impl Read, carried: Vec<u8>, offset: usize) -> Result<(), String> {
+    let mut pending = carried;
+    let mut offset = offset;
+    let mut chunk = vec![0u8; 1 << 16];
+    loop {
+        let read = reader
+            .read(&mut chunk)
+            .map_err(|e| format!("its XML cannot be unpacked: {e}"))?;
+        pending.extend_from_slice(&chunk[..read]);
+        match std::str::from_utf8(&pending) {
+            Ok(_) => {
+                offset += pending.len();
+                pending.clear();
+            }
+            // A character cut by the chunk's end: carried to the next.
+            Err(e) if e.error_len().is_none() && read > 0 => {
+                let valid = e.valid_up_to();
+                offset += valid;
+                pending.drain(..valid);
+            }
+            Err(e) => {
+                return Err(format!(
+                    "it is not UTF-8 at byte {}",
+                    offset + e.valid_up_to()
+                ));
+            }
+        }
+        if read == 0 {
+            return Ok(());
+        }
+    }
+}
+
+/// Where a piece of a sheet's XML may end: right after its last `</row>` that is
+/// markup — after the last comment, CDATA section or processing instruction before it
+/// has ended; none when no row ends in `xml`.
+fn piece_end(xml: &[u8]) -> Option<usize> {
+    let mut end = memchr::memmem::rfind(xml, b"</row>")? + b"</row>".len();
+    loop {
+        let open = [
+            (&b"<!--"[..], &b"-->"[..]),
+            (b"<![CDATA[", b"]]>"),
+            (b"<?", b"?>"),
+        ]
+        .into_iter()
+        .filter_map(|(opener, closer)| {
+            memchr::memmem::rfind(&xml[..end], opener).map(|at| (at, opener.len(), closer))
+        })
+        .max_by_key(|&(at, _, _)| at);
+        let Some((at, skip, closer)) = open else {
+            return Some(end);
+        };
+        if memchr::memmem::find(&xml[at + skip..end], closer).is_some() {
+            return Some(end);
+        }
+        // That `</row>` is text inside it: the piece ends before it opens.
+        end = memchr::memmem::rfind(&xml[..at], b"</row>")? + b"</row>".len();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_piece_ends_after_the_last_row_that_is_markup() {
+        assert_eq!(piece_end(b"<row><c/></row><row>"), Some(15));
+        assert_eq!(piece_end(b"<row><c/>"), None);
+        let commented = b"<row></row><!-- </row> ";
+        assert_eq!(piece_end(commented), Some(11));
+        let closed = b"<row></row><!-- x --><row></row>";
+        assert_eq!(piece_end(closed), Some(closed.len()));
+        let cdata = b"<row></row><row><c><is><t><![CDATA[</row>";
+        assert_eq!(piece_end(cdata), Some(11));
+        assert_eq!(piece_end(b"<![CDATA[</row>"), None);
+    }
+
+    #[test]
+    fn the_rest_of_a_part_is_checked_as_utf8_across_its_chunks() {
+        let text = "データ".repeat(30_000);
+        assert!(rest_is_utf8(text.as_bytes(), Vec::new(), 0).is_ok());
+        let mut broken = text.into_bytes();
+        broken[70_002] = 0xff;
+        let said = rest_is_utf8(&broken[..], Vec::new(), 5).unwrap_err();
+        assert!(said.contains("at byte 70007"), "{said}");
+    }
+}
