@@ -63,16 +63,33 @@ pub fn language_csv(schema: &TableSchema, table: &Table) -> Result<Option<Vec<u8
         .transpose()
 }
 
+/// The rows a canonical file's size is foreseen from.
+const SAMPLED: usize = 256;
+
 fn write_csv(schema: &TableSchema, table: &Table, fields: &[usize]) -> Result<Vec<u8>, csv::Error> {
-    let mut writer = csv::WriterBuilder::new()
-        .terminator(csv::Terminator::Any(b'\n'))
-        .from_writer(Vec::with_capacity(table.row_count() * 16 * fields.len()));
+    let rows = table.row_count();
+    let builder = || {
+        let mut builder = csv::WriterBuilder::new();
+        builder.terminator(csv::Terminator::Any(b'\n'));
+        builder
+    };
+    let mut writer = builder().from_writer(Vec::with_capacity(
+        SAMPLED.min(rows) * 16 * fields.len() + 4096,
+    ));
     let header = fields.iter().map(|&f| schema.fields[f].name.as_str());
     writer.write_record(header)?;
     // One reused buffer for the cells that are formatted: a million rows are not a
     // million allocations.
     let (mut cell, mut integer) = (String::new(), itoa::Buffer::new());
-    for row in key_order(schema, table) {
+    for (written, row) in key_order(schema, table).into_iter().enumerate() {
+        if written == SAMPLED && rows > SAMPLED {
+            // The file's size foreseen from its first rows, with a little to spare: its
+            // text is made once, not copied each time it outgrows its place.
+            let mut text = finish(writer)?;
+            let foreseen = text.len() * rows / SAMPLED;
+            text.reserve_exact((foreseen + foreseen / 16).saturating_sub(text.len()));
+            writer = builder().from_writer(text);
+        }
         for &field in fields {
             writer.write_field(spelled(table.value(row, field), &mut cell, &mut integer))?;
         }

@@ -11,6 +11,7 @@
 
 use super::sheet_grid::{Tally, cells_grid};
 use super::xlsx;
+use super::zipped::MAX_PART_BYTES;
 use crate::diagnostic::Diagnostic;
 use crate::grid::Grid;
 use crate::table::Table;
@@ -18,6 +19,9 @@ use crate::typing::TableBuilder;
 
 /// About this many bytes of a sheet's XML are read at a time (some 80,000 cells).
 pub(super) const PIECE_BYTES: usize = 4 << 20;
+
+/// The bytes a typed value takes in its column.
+const VALUE_BYTES: usize = std::mem::size_of::<crate::value::Value>();
 
 /// Sheet `sheet` of `workbook` typed into `builder`'s table a piece at a time; `None`
 /// when it is to be read whole instead (see the module's words).
@@ -30,7 +34,8 @@ pub(super) fn type_in_pieces(
     let mut tally = Tally::default();
     let mut origin: Option<u32> = None;
     let mut column_wise = false;
-    let read = workbook.sheet_in_pieces(sheet, piece_bytes, &mut |cells| {
+    let mut foreseen = false;
+    let read = workbook.sheet_in_pieces(sheet, piece_bytes, &mut |cells, (through, size)| {
         let grid = cells_grid(cells, origin, &mut tally)?;
         if origin.is_none() {
             if grid.height() == 0 {
@@ -44,6 +49,16 @@ pub(super) fn type_in_pieces(
             }
         }
         builder.push_rows(&grid);
+        // The table's rows foreseen from the first piece's, with a little to spare: its
+        // columns are made once, not copied each time they outgrow their place.
+        if !std::mem::replace(&mut foreseen, true) && through > 0 && (through as u64) < size {
+            let held = builder.row_count();
+            let rows = usize::try_from(held as u64 * size / through as u64).unwrap_or(0);
+            // Never more room than a part's worth of values: a first piece of short
+            // rows before long ones foresees too many.
+            let most = MAX_PART_BYTES as usize / (builder.width().max(1) * VALUE_BYTES);
+            builder.reserve((rows + rows / 32).min(most).saturating_sub(held));
+        }
         Ok(true)
     });
     let moved = origin.is_some_and(|origin| tally.first.1 < origin);
@@ -115,7 +130,7 @@ mod tests {
                     Ok(cells)
                 });
                 let (mut tally, mut origin, mut pieces) = (Tally::default(), None, Vec::new());
-                let read = workbook.sheet_in_pieces(&sheet, 300, &mut |cells| {
+                let read = workbook.sheet_in_pieces(&sheet, 300, &mut |cells, _| {
                     let grid = cells_grid(cells, origin, &mut tally)?;
                     if origin.is_none() && grid.height() > 0 {
                         origin = Some(grid.column_position(0));

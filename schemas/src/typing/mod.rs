@@ -158,6 +158,16 @@ impl<'s> TableBuilder<'s> {
             && !self.schema.fields.iter().any(|f| f.multi_row)
     }
 
+    /// How many rows it holds so far.
+    pub fn row_count(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// How many fields each row has.
+    pub fn width(&self) -> usize {
+        self.columns.len()
+    }
+
     /// Make room for `rows` more rows at once, so that large tables are allocated once
     /// instead of being copied as they grow.
     pub fn reserve(&mut self, rows: usize) {

@@ -28,6 +28,12 @@ pub(super) use sheet::Cells;
 
 use crate::read::zipped::Archive;
 
+/// What is done with each piece of a sheet ([`Workbook::sheet_in_pieces`]): given its
+/// cells, how many bytes of the part are read through it and how many the part
+/// declares, it says whether to go on.
+pub(super) type EachPiece<'e> =
+    dyn FnMut(&mut Cells<'_>, (usize, u64)) -> Result<bool, String> + 'e;
+
 /// An open xlsx or xlsm workbook: its sheets, shared strings and number formats.
 pub(super) struct Workbook {
     package: package::Package,
@@ -97,13 +103,14 @@ impl Workbook {
     }
 
     /// The cells of sheet `name`, a piece of its XML at a time ([`pieces`]): `each` is
-    /// given each piece's cells in turn, and says whether to go on. The part is never
+    /// given each piece's cells in turn, with how many bytes of the part are read through
+    /// it and how many the part declares, and says whether to go on. The part is never
     /// unpacked whole.
     pub(super) fn sheet_in_pieces(
         &mut self,
         name: &str,
         piece_bytes: usize,
-        each: &mut dyn FnMut(&mut Cells<'_>) -> Result<bool, String>,
+        each: &mut EachPiece<'_>,
     ) -> Result<(), String> {
         let part = self.sheet_part(name)?;
         let Workbook {
@@ -113,12 +120,12 @@ impl Workbook {
             is_1904,
             ..
         } = self;
-        let reader = package
+        let (reader, size) = package
             .part_reader(&part)?
             .ok_or_else(|| format!("its part `{part}` is missing from the workbook"))?;
         pieces::read(reader, piece_bytes, &mut |xml, offset, place| {
             let mut cells = Cells::resume(xml, strings, formats, *is_1904, place, offset)?;
-            let go_on = each(&mut cells)?;
+            let go_on = each(&mut cells, (offset + xml.len(), size))?;
             Ok((cells.place(), go_on))
         })
     }

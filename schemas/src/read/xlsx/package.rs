@@ -80,9 +80,13 @@ impl Package {
         Ok(Some(bytes))
     }
 
-    /// A part as a stream of its unpacked bytes; `None` when the package has no such
-    /// part (its declared size was checked as [`Package::part`]'s).
-    pub(super) fn part_reader(&mut self, path: &str) -> Result<Option<impl Read + '_>, String> {
+    /// A part as a stream of its unpacked bytes, and how many it declares; `None` when
+    /// the package has no such part (its declared size was checked as
+    /// [`Package::part`]'s).
+    pub(super) fn part_reader(
+        &mut self,
+        path: &str,
+    ) -> Result<Option<(impl Read + '_, u64)>, String> {
         let Some(name) = self.names.get(&normal(path)) else {
             return Ok(None);
         };
@@ -90,7 +94,8 @@ impl Package {
             .archive
             .by_name(name)
             .map_err(|e| format!("its part `{path}` cannot be unpacked: {e}"))?;
-        Ok(Some(entry))
+        let size = entry.size();
+        Ok(Some((entry, size)))
     }
 
     /// The workbook part the package's relationships name (`xl/workbook.xml` when they

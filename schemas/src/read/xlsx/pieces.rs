@@ -20,7 +20,8 @@ pub(super) fn read(
     piece_bytes: usize,
     each: &mut Each<'_>,
 ) -> Result<(), String> {
-    let mut buffer: Vec<u8> = Vec::with_capacity(piece_bytes + (64 << 10));
+    // Room for a piece and what the one before carried (less than a piece).
+    let mut buffer: Vec<u8> = Vec::with_capacity(2 * piece_bytes);
     let mut place = Place::default();
     // Bytes of the part before `buffer`'s first.
     let mut offset = 0usize;
@@ -101,28 +102,32 @@ fn rest_is_utf8(mut reader: impl Read, carried: Vec<u8>, offset: usize) -> Resul
 
 /// Where a piece of a sheet's XML may end: right after its last `</row>` that is
 /// markup — after the last comment, CDATA section or processing instruction before it
-/// has ended; none when no row ends in `xml`.
+/// has ended; none when no row ends in `xml`. Those are found by their `!` or `?`
+/// after a `<` (one backward search for two bytes, which a sheet's data rarely holds).
 fn piece_end(xml: &[u8]) -> Option<usize> {
-    let mut end = memchr::memmem::rfind(xml, b"</row>")? + b"</row>".len();
+    const ROW_END: &[u8] = b"</row>";
+    let mut end = memchr::memmem::rfind(xml, ROW_END)? + ROW_END.len();
     loop {
-        let open = [
-            (&b"<!--"[..], &b"-->"[..]),
-            (b"<![CDATA[", b"]]>"),
-            (b"<?", b"?>"),
-        ]
-        .into_iter()
-        .filter_map(|(opener, closer)| {
-            memchr::memmem::rfind(&xml[..end], opener).map(|at| (at, opener.len(), closer))
-        })
-        .max_by_key(|&(at, _, _)| at);
-        let Some((at, skip, closer)) = open else {
+        let opener = memchr::memrchr2_iter(b'!', b'?', &xml[..end])
+            .find(|&at| at > 0 && xml[at - 1] == b'<')
+            .map(|at| at - 1);
+        let Some(at) = opener else {
             return Some(end);
         };
-        if memchr::memmem::find(&xml[at + skip..end], closer).is_some() {
+        let (skip, closer): (usize, &[u8]) = if xml[at..].starts_with(b"<!--") {
+            (4, b"-->")
+        } else if xml[at..].starts_with(b"<![CDATA[") {
+            (9, b"]]>")
+        } else if xml[at + 1] == b'?' {
+            (2, b"?>")
+        } else {
+            (2, b">")
+        };
+        if memchr::memmem::find(&xml[(at + skip).min(end)..end], closer).is_some() {
             return Some(end);
         }
         // That `</row>` is text inside it: the piece ends before it opens.
-        end = memchr::memmem::rfind(&xml[..at], b"</row>")? + b"</row>".len();
+        end = memchr::memmem::rfind(&xml[..at], ROW_END)? + ROW_END.len();
     }
 }
 
