@@ -1453,17 +1453,20 @@ impl<'a> Converter<'a> {
             many => match one_header(many) {
                 Ok(header) => ("*".to_string(), header),
                 // A sheet per case of a polymorphic bean, each with its case's columns.
-                Err(_) if self.is_polymorphic_table(table) && merged_header(many).is_some() => {
-                    ("*".to_string(), merged_header(many).unwrap_or_default())
-                }
-                Err(reason) => {
-                    let reason = format!(
-                        "its records are in {} sheets of `{file}`: {reason}",
-                        many.len()
-                    );
-                    self.skip(luban, None, reason);
-                    return None;
-                }
+                Err(reason) => match self
+                    .is_polymorphic_table(table)
+                    .then(|| merged_header(many))
+                {
+                    Some(Some(header)) => ("*".to_string(), header),
+                    _ => {
+                        let reason = format!(
+                            "its records are in {} sheets of `{file}`: {reason}",
+                            many.len()
+                        );
+                        self.skip(luban, None, reason);
+                        return None;
+                    }
+                },
             },
         };
         let (vars, cases) = self.vars(table, &header)?;
