@@ -178,6 +178,21 @@ pub struct Field {
     /// `<name>/$case` and each case's fields in `<name>/<case>/<field>`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub union: Option<String>,
+    /// A field holding unions: each field of each case's record (nested ones opened),
+    /// as its column holds it (`zone/circle/radius`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub union_leaves: Vec<UnionLeaf>,
+}
+
+/// A field of a union's case, as the build keeps it beside the union's column.
+#[derive(Debug, Clone, Serialize)]
+pub struct UnionLeaf {
+    /// The case, as the `<field>/$case` column names it (its record's name).
+    pub case: String,
+    /// The case's record type name.
+    pub case_type: String,
+    #[serde(flatten)]
+    pub leaf: RecordLeaf,
 }
 
 /// A union type, for code: one of its cases, each a record.
@@ -659,27 +674,44 @@ fn field(lang: Lang, project: &Project, table: &TableSchema, index: usize) -> Fi
         record: None,
         record_leaves: Vec::new(),
         union: None,
+        union_leaves: Vec::new(),
     };
     if let Some(union) = schema.ty.union() {
         typed_as_union(lang, &mut typed, &type_name(lang, &union.name));
-    }
-    if let Some(record) = schema.ty.record() {
-        typed_as_record(lang, &mut typed, &type_name(lang, &record.name));
-        typed.record_leaves = record
-            .leaves()
-            .into_iter()
-            .map(|(_, names, leaf)| {
-                let members: Vec<String> = names.iter().map(|n| member(lang, n)).collect();
-                RecordLeaf {
-                    column: format!("{}/{}", schema.name, names.join("/")),
-                    path: members.join("."),
-                    optional_path: members.join("?."),
-                    kind: kind(&leaf.ty),
-                }
+        typed.union_leaves = (union.cases.iter())
+            .flat_map(|case| {
+                let name = case.record.name.as_str();
+                let column = format!("{}/{name}", schema.name);
+                (record_leaves(lang, &column, &case.record).into_iter()).map(move |leaf| {
+                    UnionLeaf {
+                        case: name.to_string(),
+                        case_type: type_name(lang, name),
+                        leaf,
+                    }
+                })
             })
             .collect();
     }
+    if let Some(record) = schema.ty.record() {
+        typed_as_record(lang, &mut typed, &type_name(lang, &record.name));
+        typed.record_leaves = record_leaves(lang, &schema.name, record);
+    }
     typed
+}
+
+/// Each field of `record` (nested ones opened), its column under `under`.
+fn record_leaves(lang: Lang, under: &str, record: &RecordType) -> Vec<RecordLeaf> {
+    (record.leaves().into_iter())
+        .map(|(_, names, leaf)| {
+            let members: Vec<String> = names.iter().map(|n| member(lang, n)).collect();
+            RecordLeaf {
+                column: format!("{under}/{}", names.join("/")),
+                path: members.join("."),
+                optional_path: members.join("?."),
+                kind: kind(&leaf.ty),
+            }
+        })
+        .collect()
 }
 
 /// A field holding unions: the union's type name, and its accessor's type — the value,
