@@ -1226,8 +1226,6 @@ fn the_typescript_client_reads_every_cell_of_the_client_export() {
     );
 }
 
-/// `go ARGS` in `dir`: offline, with this machine's toolchain and a build cache in the
-/// target folder.
 /// Records through the generated TypeScript API, over the client export: each field of
 /// every record (a record, a list's, a map's; nested ones opened) is the JSON export's.
 #[test]
@@ -1306,6 +1304,8 @@ fn cells_counted(checked: &std::process::Output) -> usize {
         .unwrap()
 }
 
+/// `go ARGS` in `dir`: offline, with this machine's toolchain and a build cache in the
+/// target folder.
 fn go(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> std::process::Output {
     let mut command = Command::new("go");
     command
