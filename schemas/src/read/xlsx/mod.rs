@@ -123,7 +123,7 @@ impl Workbook {
         let (reader, size) = package
             .part_reader(&part)?
             .ok_or_else(|| format!("its part `{part}` is missing from the workbook"))?;
-        pieces::read(reader, piece_bytes, &mut |xml, offset, place| {
+        pieces::read(reader, size, piece_bytes, &mut |xml, offset, place| {
             let mut cells = Cells::resume(xml, strings, formats, *is_1904, place, offset)?;
             let go_on = each(&mut cells, (offset + xml.len(), size))?;
             Ok((cells.place(), go_on))

@@ -12,16 +12,19 @@ use super::sheet::Place;
 /// the reading is, it says where the reading is after it and whether to go on.
 pub(super) type Each<'e> = dyn FnMut(&[u8], usize, Place) -> Result<(Place, bool), String> + 'e;
 
-/// Read `reader`'s bytes a piece at a time, each given to `each` with where it begins
+/// Read `reader`'s bytes (`size` of them, as the part declares) a piece at a time, each given to `each` with where it begins
 /// in the part and where the reading is ([`Place`]); `each` gives back where the
 /// reading is after it, and whether to go on. The part's end is checked ([`Place::end`]).
 pub(super) fn read(
     mut reader: impl Read,
+    size: u64,
     piece_bytes: usize,
     each: &mut Each<'_>,
 ) -> Result<(), String> {
-    // Room for a piece and what the one before carried (less than a piece).
-    let mut buffer: Vec<u8> = Vec::with_capacity(2 * piece_bytes);
+    // Room for a piece and what the one before carried (less than a piece), or for the
+    // part as it declares itself when it is smaller.
+    let room = usize::try_from(size.saturating_add(1)).unwrap_or(usize::MAX);
+    let mut buffer: Vec<u8> = Vec::with_capacity(room.min(2 * piece_bytes));
     let mut place = Place::default();
     // Bytes of the part before `buffer`'s first.
     let mut offset = 0usize;
