@@ -182,24 +182,16 @@ impl Builder {
                         ));
                         ok = false;
                     }
-                    Some(field)
-                        if matches!(field.ty, FieldType::Map(..))
-                            || field.ty.record().is_some()
-                            || field.ty.union().is_some() =>
-                    {
-                        let what = match &field.ty {
-                            FieldType::Map(..) => "map",
-                            _ if field.ty.union().is_some() => "union",
-                            _ => "record",
-                        };
-                        self.error(source.error(
-                            Code::InvalidReference,
-                            column.span(),
-                            format!("{what} field `{}` cannot be copied into a generated master (it holds single values)", field.name),
-                        ));
-                        ok = false;
+                    Some(field) => {
+                        if let Some(what) = structured(&field.ty) {
+                            self.error(source.error(
+                                Code::InvalidReference,
+                                column.span(),
+                                format!("{what} field `{}` cannot be copied into a generated master (it holds single values)", field.name),
+                            ));
+                            ok = false;
+                        }
                     }
-                    Some(_) => {}
                     None => ok = false,
                 }
             }
@@ -322,7 +314,8 @@ impl Builder {
         list.get_ref().iter().map(|n| n.get_ref().clone()).collect()
     }
 
-    /// A generated master is made of single values: a map field is refused by name.
+    /// A generated master is made of single values: a map, record or union field is
+    /// refused by name.
     fn not_a_map(
         &mut self,
         at: &CustomSite<'_>,
@@ -330,20 +323,12 @@ impl Builder {
         span: std::ops::Range<usize>,
         option: &str,
     ) {
-        if matches!(field.ty, FieldType::Map(..))
-            || field.ty.record().is_some()
-            || field.ty.union().is_some()
-        {
-            let what = match &field.ty {
-                FieldType::Map(..) => "a map",
-                _ if field.ty.union().is_some() => "a union",
-                _ => "a record",
-            };
+        if let Some(what) = structured(&field.ty) {
             self.error(at.source.error(
                 Code::InvalidOption,
                 span,
                 format!(
-                    "`{option}` names `{}`, {what}: a generated master groups, weighs and looks up single values",
+                    "`{option}` names `{}`, a {what}: a generated master groups, weighs and looks up single values",
                     field.name
                 ),
             ));
@@ -422,4 +407,15 @@ struct CustomSite<'s> {
     raw: &'s RawCustom,
     table: &'s TableSchema,
     kind: &'static str,
+}
+
+/// What a field holds that is no single value, which a generated master neither copies
+/// nor groups by: a map, records, unions (`None`: single values, or lists of them).
+fn structured(ty: &FieldType) -> Option<&'static str> {
+    match ty {
+        FieldType::Map(..) => Some("map"),
+        _ if ty.union().is_some() => Some("union"),
+        _ if ty.record().is_some() => Some("record"),
+        _ => None,
+    }
 }
