@@ -58,9 +58,10 @@ pub fn read_across(project: &Project, schema: &TableSchema) -> Vec<bool> {
         .config
         .fonts
         .contains_key(&project.config.source_language);
+    // A table of several cases: its case field and each field of some cases.
+    let case_at = schema.case_field_index();
     let cased = |index: usize, field: &Field| {
-        schema.case_field_index() == Some(index)
-            || (!field.cases.is_empty() && schema.case_field.is_some())
+        case_at == Some(index) || (case_at.is_some() && !field.cases.is_empty())
     };
     schema
         .fields
