@@ -83,7 +83,8 @@ impl<'a> Cells<'a> {
         offset: usize,
     ) -> Result<Cells<'a>, String> {
         let mut cells = Cells {
-            tokens: Tokens::new(xml).map_err(|e| format!("at byte {offset} of its XML: {e}"))?,
+            // A piece was checked as UTF-8 where it lies in the part (`pieces`).
+            tokens: Tokens::new(xml)?,
             strings,
             formats,
             is_1904,
