@@ -2,10 +2,16 @@
 //! its values or a list's elements, offsets and the null bitmap. Shared by the
 //! archive's fields, records' fields and unions' cases, with the walk over a cell's values.
 
-use masterctl_runtime::format::{ColumnData, ColumnType, Strings, Values};
+use masterctl_runtime::format::{ColumnData, ColumnType, RECORD_FIELD, Strings, Values};
 use masterctl_schemas::{FieldType, Value};
 
 /// The column type a field's values (a list's elements, a map's values) take.
+/// The column of a part of `field`'s values — a record's field, a union's case and its
+/// fields — named by the names on the way to it (`costs/item_id`, `zone/circle/radius`).
+pub(crate) fn part_column(field: &str, parts: &[&str]) -> String {
+    format!("{field}{RECORD_FIELD}{}", parts.join(RECORD_FIELD))
+}
+
 pub(crate) fn column_type(ty: &FieldType) -> ColumnType {
     match ty.scalar() {
         FieldType::Int => ColumnType::Int,

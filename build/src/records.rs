@@ -1,13 +1,13 @@
-//! The columns of a record field's fields in an archive ([`RECORD_FIELD`]): one per
+//! The columns of a record field's fields in an archive (`<field>/<name>`): one per
 //! field of its record (nested records' opened), typed, in the places of the field's
 //! values — a list's elements, a map's values — beside the field's own column of texts.
 
 use std::sync::Arc;
 
-use masterctl_runtime::format::{ColumnData, RECORD_FIELD};
+use masterctl_runtime::format::ColumnData;
 use masterctl_schemas::{Field, FieldType, Value};
 
-use crate::columns::{column, column_type, each};
+use crate::columns::{column, column_type, each, part_column};
 
 /// The columns of `field`'s records' fields over `cells` (none when it holds no record).
 pub(crate) fn record_columns<'v>(
@@ -25,7 +25,7 @@ pub(crate) fn record_columns<'v>(
             // The record's field at `path`, or each of a list's, a map's records'.
             let at = |record: &Value| record.at(&path).cloned().unwrap_or(Value::Null);
             let values: Vec<Value> = cells.clone().map(|cell| each(cell, &at)).collect();
-            let name = format!("{}{RECORD_FIELD}{}", field.name, names.join(RECORD_FIELD));
+            let name = part_column(&field.name, &names);
             column(&name, column_type(&leaf.ty), listed, values.iter())
         })
         .collect()
@@ -40,9 +40,6 @@ pub(crate) fn record_enums(field: &Field) -> Vec<(String, &[Arc<str>])> {
         .leaves()
         .into_iter()
         .filter(|(_, _, leaf)| leaf.ty == FieldType::Enum)
-        .map(|(_, names, leaf)| {
-            let name = format!("{}{RECORD_FIELD}{}", field.name, names.join(RECORD_FIELD));
-            (name, leaf.values.as_slice())
-        })
+        .map(|(_, names, leaf)| (part_column(&field.name, &names), leaf.values.as_slice()))
         .collect()
 }

@@ -5,10 +5,10 @@
 
 use std::sync::Arc;
 
-use masterctl_runtime::format::{ColumnData, ColumnType, RECORD_CASE, RECORD_FIELD};
+use masterctl_runtime::format::{ColumnData, ColumnType, RECORD_CASE};
 use masterctl_schemas::{Field, FieldType, Value};
 
-use crate::columns::{column, column_type, each};
+use crate::columns::{column, column_type, each, part_column};
 
 /// The columns of `field`'s unions over `cells` (none when it holds no union).
 pub(crate) fn union_columns<'v>(
@@ -19,11 +19,13 @@ pub(crate) fn union_columns<'v>(
         return Vec::new();
     };
     let listed = matches!(field.ty, FieldType::List(_) | FieldType::Map(..));
-    let name = |parts: &[&str]| format!("{}{RECORD_FIELD}{}", field.name, parts.join(RECORD_FIELD));
+    let name = |parts: &[&str]| part_column(&field.name, parts);
     let cases: Vec<Value> = (cells.clone())
         .map(|cell| {
             each(cell, &|value| {
-                case_of(value).map_or(Value::Null, |(c, _)| c.clone())
+                value
+                    .union_case()
+                    .map_or(Value::Null, |(c, _)| Value::Str(c.clone()))
             })
         })
         .collect();
@@ -38,8 +40,8 @@ pub(crate) fn union_columns<'v>(
         for (path, names, leaf) in case.record.leaves() {
             let values: Vec<Value> = (cells.clone())
                 .map(|cell| {
-                    each(cell, &|value| match case_of(value) {
-                        Some((Value::Str(c), record)) if **c == *named => {
+                    each(cell, &|value| match value.union_case() {
+                        Some((c, record)) if **c == *named => {
                             record.at(&path).cloned().unwrap_or(Value::Null)
                         }
                         _ => Value::Null,
@@ -70,21 +72,9 @@ pub(crate) fn union_enums(field: &Field) -> Vec<(String, &[Arc<str>])> {
                 let parts: Vec<&str> = std::iter::once(case.record.name.as_str())
                     .chain(names)
                     .collect();
-                let name = format!("{}{RECORD_FIELD}{}", field.name, parts.join(RECORD_FIELD));
-                found.push((name, leaf.values.as_slice()));
+                found.push((part_column(&field.name, &parts), leaf.values.as_slice()));
             }
         }
     }
     found
-}
-
-/// A union value's case name and record.
-fn case_of(value: &Value) -> Option<(&Value, &Value)> {
-    match value {
-        Value::Record(union) => match &union.fields[..] {
-            [case, record] => Some((case, record)),
-            _ => None,
-        },
-        _ => None,
-    }
 }

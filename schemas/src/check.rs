@@ -86,7 +86,7 @@ fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
         }
         // A union's value: its case's name, then its case's record.
         if let Some(union) = field.ty.union()
-            && let [Value::Str(named), Value::Record(inner)] = &values.fields[..]
+            && let Some((named, Value::Record(inner))) = value.union_case()
             && let Some(case) = union.case(named)
         {
             return check_record(&case.record, &inner.fields, listed);

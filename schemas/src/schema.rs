@@ -585,12 +585,9 @@ pub fn referring_values<'v>(
     out: &mut Vec<&'v Value>,
 ) {
     let at = |record: &'v Value, out: &mut Vec<&'v Value>| {
-        let found = match (case, record) {
-            (None, record) => record.at(path),
-            (Some(case), Value::Record(union)) => match &union.fields[..] {
-                [Value::Str(named), inner] if **named == *case => inner.at(path),
-                _ => None,
-            },
+        let found = match (case, record.union_case()) {
+            (None, _) => record.at(path),
+            (Some(case), Some((named, inner))) if **named == *case => inner.at(path),
             (Some(_), _) => None,
         };
         out.extend(found.filter(|v| !v.is_null()));

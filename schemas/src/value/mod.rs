@@ -46,6 +46,18 @@ pub struct Record {
 }
 
 impl Value {
+    /// A union's value: the case it names, and the case's record (a union's value is a
+    /// record of the two); `None` for any other value.
+    pub fn union_case(&self) -> Option<(&Arc<str>, &Value)> {
+        match self {
+            Value::Record(union) => match &union.fields[..] {
+                [Value::Str(case), record] => Some((case, record)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// The value at `path` in a record value, each step a field's place in the record
     /// it is in (the empty path: the value itself); `None` where there is no record.
     pub fn at(&self, path: &[usize]) -> Option<&Value> {
