@@ -1718,17 +1718,9 @@ impl<'a> Converter<'a> {
         let mut cases = Vec::new();
         let mut of_var: HashMap<String, Vec<String>> = HashMap::new();
         for case in self.descendants(&root.full_name) {
-            let name = short_name(&case.full_name).to_string();
-            let mut names: Vec<String> = Vec::new();
-            if case.full_name != name {
-                names.push(case.full_name.clone());
-            }
-            let aliases = case.alias.iter().flat_map(|a| a.split([',', ';']));
-            names.extend(
-                (aliases.map(str::trim))
-                    .filter(|a| !a.is_empty())
-                    .map(str::to_string),
-            );
+            // Named by its short name; the others are what else cells call it.
+            let mut names = case_names(case);
+            let name = names.remove(0);
             for bean in self
                 .lineage(case)
                 .into_iter()
@@ -2513,18 +2505,7 @@ impl<'a> Converter<'a> {
                 name: String::new(),
                 names: Vec::new(),
             });
-            // Its name, its name with its module (`test.login.RoleInfo`), its aliases.
-            let mut names: Vec<String> = vec![short_name(&case.full_name).to_string()];
-            if case.full_name.contains('.') {
-                names.push(case.full_name.clone());
-            }
-            let aliases = case.alias.iter().flat_map(|a| a.split([',', ';']));
-            names.extend(
-                aliases
-                    .map(|a| a.trim().to_string())
-                    .filter(|a| !a.is_empty()),
-            );
-            cases.push((self.records.len() - 1, names));
+            cases.push((self.records.len() - 1, case_names(case)));
         }
         if cases.is_empty() {
             return Err(format!(
@@ -2975,6 +2956,22 @@ fn one_header(sheets: &[(String, SheetHeader)]) -> Result<SheetHeader, String> {
         }
     }
     Ok(header)
+}
+
+/// What cells call a case of a polymorphic bean: its name, its name with its module
+/// (`test.login.RoleInfo`), its `alias`es.
+fn case_names(case: &defs::BeanDef) -> Vec<String> {
+    let mut names = vec![short_name(&case.full_name).to_string()];
+    if case.full_name.contains('.') {
+        names.push(case.full_name.clone());
+    }
+    let aliases = case.alias.iter().flat_map(|a| a.split([',', ';']));
+    names.extend(
+        (aliases.map(str::trim))
+            .filter(|a| !a.is_empty())
+            .map(str::to_string),
+    );
+    names
 }
 
 /// The header of a polymorphic bean's sheets, whose columns differ (a sheet per case,
