@@ -257,38 +257,90 @@ fn write_replacing(
     placing: Placing,
 ) -> std::io::Result<()> {
     use std::io::Write;
-    let parent = parent_of(path);
     if durable {
         remove_leftovers(path);
     }
+    let (temporary, mut file) = temporary_beside(path, read_only)?;
+    let written = file
+        .write_all(bytes)
+        .and_then(|()| if durable { file.sync_all() } else { Ok(()) })
+        .and_then(|()| place(&temporary, path, placing, bytes));
+    #[cfg(not(unix))]
+    let written = written.and_then(|()| match read_only {
+        true => {
+            let mut permissions = std::fs::metadata(path)?.permissions();
+            permissions.set_readonly(true);
+            std::fs::set_permissions(path, permissions)
+        }
+        false => Ok(()),
+    });
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
+}
+
+/// A new hidden file beside `path`, named for this process, to be renamed over `path`.
+fn temporary_beside(path: &Path, read_only: bool) -> std::io::Result<(PathBuf, File)> {
+    let parent = parent_of(path);
     let prefix = format!("{}{}-", staging_prefix(path), std::process::id());
     let options = create_new_options(read_only);
     for attempt in 0u32..1000 {
         let temporary = parent.join(format!("{prefix}{attempt}"));
-        let mut file = match options.open(&temporary) {
-            Ok(file) => file,
+        match options.open(&temporary) {
+            Ok(file) => return Ok((temporary, file)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
-        };
-        let written = file
-            .write_all(bytes)
-            .and_then(|()| if durable { file.sync_all() } else { Ok(()) })
-            .and_then(|()| place(&temporary, path, placing, bytes));
-        #[cfg(not(unix))]
-        let written = written.and_then(|()| match read_only {
-            true => {
-                let mut permissions = std::fs::metadata(path)?.permissions();
-                permissions.set_readonly(true);
-                std::fs::set_permissions(path, permissions)
-            }
-            false => Ok(()),
-        });
-        if written.is_err() {
-            let _ = std::fs::remove_file(&temporary);
         }
-        return written;
     }
     Err(std::io::Error::other("no free name for a temporary file"))
+}
+
+/// A file written beside its target, not yet named there: [`Staged::place`] renames it
+/// over the target (as [`write_atomic`] does); dropped unplaced, it is removed. For a
+/// file too large to hold in memory first, or for several files each written whole
+/// before any replaces its target.
+#[derive(Debug)]
+pub struct Staged {
+    temporary: PathBuf,
+    target: PathBuf,
+    placed: bool,
+}
+
+/// Write the file that is to replace `path` through `write`, beside it, flushed to
+/// disk: nothing at `path` changes until the [`Staged`] file is placed. Leftovers of
+/// writers killed mid-way are removed first.
+pub fn stage<E: From<std::io::Error>>(
+    path: &Path,
+    write: impl FnOnce(&mut File) -> Result<(), E>,
+) -> Result<Staged, E> {
+    remove_leftovers(path);
+    let (temporary, mut file) = temporary_beside(path, false)?;
+    let staged = Staged {
+        temporary,
+        target: path.to_path_buf(),
+        placed: false,
+    };
+    write(&mut file)?;
+    file.sync_all()?;
+    Ok(staged)
+}
+
+impl Staged {
+    /// Give the file its target's name, replacing what held it.
+    pub fn place(mut self) -> std::io::Result<()> {
+        std::fs::rename(&self.temporary, &self.target)?;
+        self.placed = true;
+        Ok(())
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.placed {
+            let _ = std::fs::remove_file(&self.temporary);
+        }
+    }
 }
 
 /// Remove staging directories (and files) of `target` left by processes that no
@@ -463,6 +515,33 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("item.toml")]);
+    }
+
+    #[test]
+    fn a_staged_file_replaces_its_target_only_when_placed() {
+        use std::io::Write;
+        let root = tempfile::tempdir().unwrap();
+        let target = root.path().join("items.xlsx");
+        std::fs::write(&target, "old").unwrap();
+        let names = || -> Vec<std::ffi::OsString> {
+            let entries = std::fs::read_dir(root.path()).unwrap();
+            entries.map(|e| e.unwrap().file_name()).collect()
+        };
+        let staged = stage(&target, |file| file.write_all(b"new")).unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
+        assert_eq!(names().len(), 2);
+        staged.place().unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        assert_eq!(names(), ["items.xlsx"]);
+        // Dropped unplaced, or failed while written: gone, the target as it was.
+        drop(stage(&target, |file| file.write_all(b"dropped")).unwrap());
+        let failed = stage(&target, |file| {
+            file.write_all(b"half")?;
+            Err(std::io::Error::other("the writer failed"))
+        });
+        assert_eq!(failed.unwrap_err().to_string(), "the writer failed");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        assert_eq!(names(), ["items.xlsx"]);
     }
 
     #[test]

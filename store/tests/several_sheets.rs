@@ -49,7 +49,12 @@ fn each_row_is_exported_to_its_sheet_and_imports_back_unchanged() {
     let header = ["id".to_string(), "power".to_string()];
     assert!(cards.sheets.iter().all(|s| s.header == header));
     let laid_out: Vec<(&str, Vec<Vec<Cell>>)> = (cards.sheets.iter())
-        .map(|s| (s.name.as_str(), s.rows.clone()))
+        .map(|s| {
+            (
+                s.name.as_str(),
+                s.rows.iter().map(|r| r.cells().collect()).collect(),
+            )
+        })
         .collect();
     let row = |id: f64, power: f64| vec![Cell::Number(id), Cell::Number(power)];
     assert_eq!(

@@ -2,6 +2,7 @@
 //! ODS or CSV — made on every core, then written (each file replaced atomically) or
 //! handed over whole (the console's download).
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use masterctl_schemas::read::parallel_map;
@@ -77,9 +78,9 @@ impl Workbook {
     }
 }
 
-/// Every file of `export` when `format` is asked, made on every core once where each
-/// goes has been settled for all (a refusal makes nothing).
-pub fn files(export: &Export, format: Format) -> Result<Vec<ExportFile>, StoreError> {
+/// Every file of `export` when `format` is asked, and the tables each holds: where each
+/// goes settled for all first (a refusal makes nothing).
+fn jobs(export: &Export, format: Format) -> Result<Vec<(&Workbook, Target)>, StoreError> {
     let mut jobs: Vec<(&Workbook, Target)> = Vec::new();
     for workbook in &export.workbooks {
         let targets = workbook
@@ -90,57 +91,101 @@ pub fn files(export: &Export, format: Format) -> Result<Vec<ExportFile>, StoreEr
             })?;
         jobs.extend(targets.into_iter().map(|target| (workbook, target)));
     }
+    Ok(jobs)
+}
+
+/// The tables a file holds, with their row counts.
+fn tables_of(workbook: &Workbook, target: &Target) -> Vec<(String, usize)> {
+    (target.sheets.iter())
+        .map(|&s| &workbook.sheets[s])
+        .map(|s| (s.table.clone(), s.rows.len()))
+        .collect()
+}
+
+/// Make the file `target` of `workbook` into `out`: xlsx streamed as it is compressed,
+/// ODS and CSV made whole then written.
+fn make(
+    export: &Export,
+    workbook: &Workbook,
+    target: &Target,
+    out: &mut (impl std::io::Write + Send),
+) -> Result<(), String> {
+    let bytes = match target.format {
+        Format::Xlsx => {
+            let mut book = xlsx_book(export, workbook).map_err(|e| e.to_string())?;
+            return book.save_to_writer(out).map_err(|e| e.to_string());
+        }
+        Format::Ods => ods::ods_bytes(export, workbook).map_err(|e| e.0)?,
+        // A CSV target is one sheet.
+        Format::Csv => match target.sheets.as_slice() {
+            [sheet] => csv_bytes(export, &workbook.sheets[*sheet])?,
+            _ => return Err("a CSV file holds one sheet".to_string()),
+        },
+    };
+    out.write_all(&bytes).map_err(|e| e.to_string())
+}
+
+/// Every file of `export` when `format` is asked, made on every core once where each
+/// goes has been settled for all (a refusal makes nothing).
+pub fn files(export: &Export, format: Format) -> Result<Vec<ExportFile>, StoreError> {
+    let jobs = jobs(export, format)?;
     let made = parallel_map(&jobs, |(workbook, target)| {
-        let bytes = match target.format {
-            Format::Xlsx => xlsx_bytes(export, workbook).map_err(|e| e.to_string()),
-            Format::Ods => ods::ods_bytes(export, workbook).map_err(|e| e.0),
-            // A CSV target is one sheet.
-            Format::Csv => match target.sheets.as_slice() {
-                [sheet] => csv_bytes(export, &workbook.sheets[*sheet]),
-                _ => Err("a CSV file holds one sheet".to_string()),
-            },
-        };
-        let bytes = bytes.map_err(|message| StoreError::Export {
+        let mut bytes = Vec::new();
+        make(export, workbook, target, &mut bytes).map_err(|message| StoreError::Export {
             path: PathBuf::from(&target.path),
             message,
         })?;
-        let tables = (target.sheets.iter())
-            .map(|&s| &workbook.sheets[s])
-            .map(|s| (s.table.clone(), s.rows.len()))
-            .collect();
         Ok(ExportFile {
             path: target.path.clone(),
             bytes,
-            tables,
+            tables: tables_of(workbook, target),
         })
     });
     made.into_iter().collect()
 }
 
-/// Write `export` under `out` as `format` asks ([`files`]): each file replaced
-/// atomically; files there that export does not write are left alone.
+/// Write `export` under `out` as `format` asks: each file made on every core straight
+/// into a file beside its place (never held whole in memory), and once all are made,
+/// each replaces what was there (nothing is replaced when one fails); files there that
+/// export does not write are left alone.
 pub fn write(export: &Export, out: &Path, format: Format) -> Result<Exported, StoreError> {
     // A file refused is named where it would have been written.
-    let files = files(export, format).map_err(|error| match error {
+    let refused = |error| match error {
         StoreError::Export { path, message } => StoreError::Export {
             path: out.join(path),
             message,
         },
         other => other,
-    })?;
+    };
+    let jobs = jobs(export, format).map_err(refused)?;
     std::fs::create_dir_all(out).map_err(StoreError::io(out))?;
-    let written = parallel_map(&files, |file| {
-        let path = out.join(&file.path);
+    let staged = parallel_map(&jobs, |(workbook, target)| {
+        let path = out.join(&target.path);
         std::fs::create_dir_all(masterctl_runtime::files::parent_of(&path))
             .map_err(StoreError::io(&path))?;
-        masterctl_runtime::files::write_atomic(&path, &file.bytes).map_err(StoreError::io(&path))
+        let made = masterctl_runtime::files::stage(&path, |file| {
+            let mut writer = std::io::BufWriter::with_capacity(1 << 16, file);
+            make(export, workbook, target, &mut writer).map_err(Made::Refused)?;
+            writer.flush().map_err(Made::Io)
+        });
+        made.map_err(|made| match made {
+            Made::Refused(message) => StoreError::Export {
+                path: path.clone(),
+                message,
+            },
+            Made::Io(error) => StoreError::io(&path)(error),
+        })
     });
+    // Every file made before any replaces what was there.
+    let staged: Vec<masterctl_runtime::files::Staged> =
+        staged.into_iter().collect::<Result<_, _>>()?;
     let mut exported = Vec::new();
-    for (result, file) in written.into_iter().zip(files) {
-        result?;
+    for (file, (workbook, target)) in staged.into_iter().zip(&jobs) {
+        let path = out.join(&target.path);
+        file.place().map_err(StoreError::io(&path))?;
         exported.push(ExportedFile {
-            path: file.path,
-            tables: file.tables,
+            path: target.path.clone(),
+            tables: tables_of(workbook, target),
         });
     }
     Ok(Exported {
@@ -149,6 +194,18 @@ pub fn write(export: &Export, out: &Path, format: Format) -> Result<Exported, St
         out: out.to_path_buf(),
         files: exported,
     })
+}
+
+/// Why a file could not be made: refused (its content), or not written (the disk).
+enum Made {
+    Refused(String),
+    Io(std::io::Error),
+}
+
+impl From<std::io::Error> for Made {
+    fn from(error: std::io::Error) -> Made {
+        Made::Io(error)
+    }
 }
 
 /// A sheet as a CSV file: UTF-8 with a byte order mark and CRLF, a text that a
@@ -166,14 +223,14 @@ fn csv_bytes(export: &Export, sheet: &Sheet) -> Result<Vec<u8>, String> {
     let mut mark = vec![String::new(); sheet.header.len().max(1)];
     mark[0] = format!("{CSV_RECORD} {} {}", export.commit, export.region);
     record(&mut writer, mark)?;
-    for row in &sheet.rows {
+    for row in sheet.rows.iter() {
         let cells = row
-            .iter()
+            .cells()
             .map(|cell| match cell {
                 Cell::Empty => String::new(),
                 Cell::Number(x) => x.to_string(),
                 Cell::Bool(b) => b.to_string(),
-                Cell::Digits(t) => t.clone(),
+                Cell::Digits(t) => t.to_owned(),
                 Cell::Text(t) => sheet_csv::neutralise(t).into_owned(),
             })
             .collect();
@@ -182,9 +239,12 @@ fn csv_bytes(export: &Export, sheet: &Sheet) -> Result<Vec<u8>, String> {
     writer.into_inner().map_err(|e| e.to_string())
 }
 
-/// One workbook as xlsx bytes, its commit and region recorded as document properties,
-/// each sheet with its looks ([`looks::apply`]).
-fn xlsx_bytes(export: &Export, workbook: &Workbook) -> Result<Vec<u8>, rust_xlsxwriter::XlsxError> {
+/// One workbook as an xlsx book to save, its commit and region recorded as document
+/// properties, each sheet with its looks ([`looks::apply`]).
+fn xlsx_book(
+    export: &Export,
+    workbook: &Workbook,
+) -> Result<rust_xlsxwriter::Workbook, rust_xlsxwriter::XlsxError> {
     use rust_xlsxwriter::{DocProperties, Workbook as Book};
     let mut book = Book::new();
     // Deflate was most of an export's time; level 1 costs a few percent of size.
@@ -206,12 +266,12 @@ fn xlsx_bytes(export: &Export, workbook: &Workbook) -> Result<Vec<u8>, rust_xlsx
         }
         for (r, row) in sheet.rows.iter().enumerate() {
             let r = u32::try_from(r + 1).unwrap_or(u32::MAX);
-            for (c, cell) in row.iter().enumerate() {
+            for (c, cell) in row.cells().enumerate() {
                 let c = c as u16;
                 match cell {
                     Cell::Empty => continue,
-                    Cell::Number(x) => page.write_number(r, c, *x),
-                    Cell::Bool(b) => page.write_boolean(r, c, *b),
+                    Cell::Number(x) => page.write_number(r, c, x),
+                    Cell::Bool(b) => page.write_boolean(r, c, b),
                     Cell::Text(t) => page.write_string(r, c, t),
                     Cell::Digits(t) => page.write_string_with_format(r, c, t, &as_text),
                 }?;
@@ -219,12 +279,13 @@ fn xlsx_bytes(export: &Export, workbook: &Workbook) -> Result<Vec<u8>, rust_xlsx
         }
         looks::apply(page, sheet)?;
     }
-    book.save_to_buffer()
+    Ok(book)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::export::Rows;
 
     /// A workbook at `path` of sheets of these names, holding nothing.
     fn book(path: &str, sourced: bool, sheets: &[&str]) -> Workbook {
@@ -232,7 +293,7 @@ mod tests {
             table: "t".into(),
             name: name.to_string(),
             header: Vec::new(),
-            rows: Vec::new(),
+            rows: Rows::default(),
             looks: Vec::new(),
         };
         Workbook {
@@ -281,6 +342,55 @@ mod tests {
         let old = book("old.xls", true, &["Old"]);
         assert!(paths(&old, Format::Xlsx).is_err());
         assert_eq!(paths(&old, Format::Csv).unwrap(), ["old#Old.csv"]);
+    }
+
+    /// A file that cannot be made (an ODS file cannot hold a control character) leaves
+    /// every file as it was — the others made are not placed — and nothing beside them.
+    #[test]
+    fn a_file_not_made_leaves_every_file_as_it_was() {
+        use super::super::Cell;
+        let sheet = |name: &str, text: &str| Sheet {
+            table: name.into(),
+            name: name.into(),
+            header: vec!["body".into()],
+            rows: Rows::of(1, [[Cell::Text(text)]]).unwrap(),
+            looks: Vec::new(),
+        };
+        let workbook = |name: &str, text: &str| Workbook {
+            path: format!("{name}.xlsx"),
+            sourced: false,
+            sheets: vec![sheet(name, text)],
+        };
+        let export = Export {
+            region: "jp".into(),
+            commit: "0".repeat(40),
+            workbooks: vec![workbook("fine", "plain"), workbook("bell", "ring\u{7}")],
+        };
+        let out = tempfile::tempdir().unwrap();
+        std::fs::write(out.path().join("fine.ods"), "kept").unwrap();
+        let refused = write(&export, out.path(), Format::Ods).err().unwrap();
+        let StoreError::Export { path, message } = refused else {
+            panic!("{refused}");
+        };
+        assert_eq!(path, out.path().join("bell.ods"));
+        assert!(message.contains("U+0007"), "{message}");
+        let names: Vec<_> = std::fs::read_dir(out.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["fine.ods"]);
+        assert_eq!(
+            std::fs::read_to_string(out.path().join("fine.ods")).unwrap(),
+            "kept"
+        );
+        // Made, both are placed.
+        let export = Export {
+            workbooks: vec![workbook("fine", "plain"), workbook("bell", "ring")],
+            ..export
+        };
+        write(&export, out.path(), Format::Ods).unwrap();
+        assert_ne!(std::fs::read(out.path().join("fine.ods")).unwrap(), b"kept");
+        assert!(out.path().join("bell.ods").is_file());
     }
 
     /// A refused format writes nothing, and names the file where it would have gone.

@@ -113,7 +113,7 @@ pub(super) fn size(sheet: &mut Sheet) {
     for (column, look) in sheet.looks.iter_mut().enumerate() {
         let mut widest = shown(&sheet.header[column]);
         for row in sheet.rows.iter().take(SIZED_BY) {
-            let text = match &row[column] {
+            let text = match row.get(column).unwrap_or(Cell::Empty) {
                 Cell::Empty => 0.0,
                 Cell::Number(x) => x.to_string().len() as f64,
                 Cell::Bool(_) => 5.0,
@@ -205,7 +205,7 @@ fn listed(workbooks: &[Workbook], table: &str, field: &str) -> Choices {
     for cell in rows {
         let text = match cell {
             Some(Cell::Number(x)) => x.to_string(),
-            Some(Cell::Text(t) | Cell::Digits(t)) => t.clone(),
+            Some(Cell::Text(t) | Cell::Digits(t)) => t.to_owned(),
             Some(Cell::Bool(b)) => b.to_string(),
             Some(Cell::Empty) | None => continue,
         };

@@ -9,9 +9,11 @@
 mod files;
 mod looks;
 mod ods;
+mod rows;
 
 pub use files::{ExportFile, files, write};
 pub use looks::{Choices, Look};
+pub use rows::{Cell, Row, Rows, TooLarge};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -36,19 +38,6 @@ pub const COMMIT_PROPERTY: &str = "masterctl-commit";
 /// The property naming the region.
 pub const REGION_PROPERTY: &str = "masterctl-region";
 
-/// One cell as a spreadsheet holds it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Cell {
-    Empty,
-    Number(f64),
-    Bool(bool),
-    Text(String),
-    /// A number of more significant digits than a spreadsheet keeps (15: Excel and
-    /// LibreOffice round `0.30000000000000004` to `0.3` when they save), written as its
-    /// canonical text in a cell formatted as text (`@`), which typing reads back exactly.
-    Digits(String),
-}
-
 /// The significant digits a spreadsheet keeps of a number.
 const SPREADSHEET_DIGITS: usize = 15;
 
@@ -56,8 +45,18 @@ const SPREADSHEET_DIGITS: usize = 15;
 /// `1.5e-7`: 2, `1200`: 2).
 fn significant_digits(text: &str) -> usize {
     let mantissa = text.split(['e', 'E']).next().unwrap_or(text);
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    digits.trim_start_matches('0').trim_end_matches('0').len()
+    let (mut counted, mut zeros) = (0, 0);
+    for digit in mantissa.bytes().filter(u8::is_ascii_digit) {
+        match digit {
+            // A zero counts once a digit after it does; none before the first other.
+            b'0' => zeros += usize::from(counted > 0),
+            _ => {
+                counted += zeros + 1;
+                zeros = 0;
+            }
+        }
+    }
+    counted
 }
 
 /// One table on its sheet.
@@ -66,7 +65,7 @@ pub struct Sheet {
     pub table: String,
     pub name: String,
     pub header: Vec<String>,
-    pub rows: Vec<Vec<Cell>>,
+    pub rows: Rows,
     /// Each header column's width, note, drop-down list and number format.
     pub looks: Vec<Look>,
 }
@@ -206,6 +205,8 @@ pub fn export_region(
                     .first()
                     .map_or_else(String::new, ToString::to_string)
             })?;
+            // The files' bytes are not needed while the table is laid out.
+            drop((data, text));
             let (path, first, sourced) = workbook_of(schema)?;
             Ok::<_, String>((
                 path,
@@ -341,26 +342,65 @@ fn sheets_of(
     let header: Vec<String> = columns.iter().map(|c| c.header.clone()).collect();
     let looks: Vec<Look> = columns.iter().map(|c| c.look.clone()).collect();
     let order = masterctl_schemas::canonical::key_order(schema, table);
-    let row_cells = |row: usize| {
+    let parts = match &schema.spread {
+        None => vec![(name, order)],
+        Some(spread) => by_sheet(spread, table, order, name),
+    };
+    let sheets = parts.into_iter().map(|(name, rows)| {
+        let rows = lay_out(schema, table, translations, &columns, &rows)
+            .map_err(|too_large| too_large.to_string())?;
+        let mut sheet = Sheet {
+            table: schema.name.clone(),
+            name,
+            header: header.clone(),
+            rows,
+            looks: looks.clone(),
+        };
+        looks::size(&mut sheet);
+        Ok(sheet)
+    });
+    sheets.collect()
+}
+
+/// The rows of `table` numbered `order`, in that order, as cells under `columns`.
+fn lay_out(
+    schema: &TableSchema,
+    table: &Table,
+    translations: &[(String, TableTexts)],
+    columns: &[Column],
+    order: &[usize],
+) -> Result<Rows, TooLarge> {
+    /// The rows laid out before the texts' room is reserved for all, from theirs.
+    const SAMPLED: usize = 256;
+    let mut rows = Rows::with_capacity(columns.len(), order.len(), 0);
+    for (laid, &row) in order.iter().enumerate() {
+        if laid == SAMPLED {
+            let room = rows.written_from() / SAMPLED * (order.len() - SAMPLED);
+            rows.texts().reserve(room + room / 8);
+        }
         // The row's key, to find its translations (none asked: not built).
         let key: Vec<Value> = if translations.is_empty() {
             Vec::new()
         } else {
             table.key(row, &schema.primary_key)
         };
-        (columns.iter())
-            .map(|column| match column.holds {
-                Holds::Field(f) => cell(&schema.fields[f], table.value(row, f)),
-                Holds::Elements { field, from, rest } => {
-                    let field_schema = &schema.fields[field];
-                    let items = match table.value(row, field) {
+        for column in columns {
+            match column.holds {
+                Holds::Field(f) => put(&mut rows, &schema.fields[f], table.value(row, f))?,
+                Holds::Elements {
+                    field: f,
+                    from,
+                    rest,
+                } => {
+                    let field = &schema.fields[f];
+                    let items = match table.value(row, f) {
                         Value::List(items) => &items[from.min(items.len())..],
                         _ => &[],
                     };
                     match items {
-                        [] => Cell::Empty,
-                        [one, ..] if !rest || items.len() == 1 => cell(field_schema, one),
-                        more => cell(field_schema, &Value::List(more.iter().cloned().collect())),
+                        [] => rows.push(Cell::Empty)?,
+                        [one, ..] if !rest || items.len() == 1 => put(&mut rows, field, one)?,
+                        more => put_list(&mut rows, field, more)?,
                     }
                 }
                 Holds::Translation {
@@ -368,31 +408,18 @@ fn sheets_of(
                     language,
                     text,
                 } => {
-                    let rows = &translations[language].1.rows;
-                    let translation = rows.get(&key).and_then(|r| r.text(text));
-                    let field = &schema.fields[field];
-                    translation.map_or(Cell::Empty, |t| Cell::Text(written(field, t)))
+                    let found = translations[language].1.rows.get(&key);
+                    match found.and_then(|r| r.text(text)) {
+                        Some(t) => rows.push(Cell::Text(&written(&schema.fields[field], t)))?,
+                        None => rows.push(Cell::Empty)?,
+                    }
                 }
-                Holds::Nothing => Cell::Empty,
-            })
-            .collect()
-    };
-    let parts = match &schema.spread {
-        None => vec![(name, order)],
-        Some(spread) => by_sheet(spread, table, order, name),
-    };
-    let sheets = parts.into_iter().map(|(name, rows)| {
-        let mut sheet = Sheet {
-            table: schema.name.clone(),
-            name,
-            header: header.clone(),
-            rows: rows.into_iter().map(row_cells).collect(),
-            looks: looks.clone(),
-        };
-        looks::size(&mut sheet);
-        sheet
-    });
-    Ok(sheets.collect())
+                Holds::Nothing => rows.push(Cell::Empty)?,
+            }
+        }
+        rows.end_row();
+    }
+    Ok(rows)
 }
 
 /// One column of an exported sheet: its header, its looks, and what it holds.
@@ -557,68 +584,95 @@ fn by_sheet(
     parts
 }
 
-/// A value as the cell import reads back as it: numbers as numbers (those of more
-/// significant digits than a spreadsheet keeps — whole numbers past 10^15, floats like
-/// `0.30000000000000004` — as text formatted as text: [`Cell::Digits`]), booleans as booleans,
-/// lists joined by the field's separator, datetimes in the project's zone with their
-/// offset (`2025-02-01T12:00:00+09:00`), dates and the rest as their canonical text.
-fn cell(field: &Field, value: &Value) -> Cell {
+/// Add a value to `rows` as the cell import reads back as it: numbers as numbers (those
+/// of more significant digits than a spreadsheet keeps — whole numbers past 10^15, floats
+/// like `0.30000000000000004` — as text formatted as text: [`Cell::Digits`]), booleans as
+/// booleans, lists joined by the field's separator, maps in its separators, datetimes in
+/// the project's zone with their offset (`2025-02-01T12:00:00+09:00`), dates and the rest
+/// as their canonical text. Texts are written straight into the rows' texts.
+fn put(rows: &mut Rows, field: &Field, value: &Value) -> Result<(), TooLarge> {
     match value {
-        Value::Null => Cell::Empty,
-        Value::Bool(b) => Cell::Bool(*b),
+        Value::Null => rows.push(Cell::Empty),
+        Value::Bool(b) => rows.push(Cell::Bool(*b)),
         // Every whole number under 10^15 has at most 15 digits: no text made to count them.
         Value::Int(i) if i.unsigned_abs() < 10u64.pow(SPREADSHEET_DIGITS as u32) => {
-            Cell::Number(*i as f64)
+            rows.push(Cell::Number(*i as f64))
         }
         Value::Int(_) | Value::Float(_) => {
-            let text = value.canonical();
+            let from = rows.written_from();
+            write_text(rows.texts(), field, value);
             let exact = match value {
                 Value::Int(i) => i.unsigned_abs() <= 1 << 53,
                 Value::Float(x) => x.is_finite(),
                 _ => false,
             };
             match value.as_f64() {
-                Some(number) if exact && significant_digits(&text) <= SPREADSHEET_DIGITS => {
-                    Cell::Number(number)
+                Some(number)
+                    if exact && significant_digits(rows.written(from)) <= SPREADSHEET_DIGITS =>
+                {
+                    rows.unwrite(from);
+                    rows.push(Cell::Number(number))
                 }
-                _ => Cell::Digits(text),
+                _ => rows.push_written(from, true),
             }
         }
-        Value::List(items) => {
-            let separator = field.separator.as_deref().unwrap_or("|");
-            let parts: Vec<String> = items.iter().map(|item| text(field, item)).collect();
-            Cell::Text(parts.join(separator))
-        }
+        Value::List(items) => put_list(rows, field, items),
         // A map in the field's own separators, so that it is read back as written.
         Value::Map(entries) => {
             let separator = field.separator.as_deref().unwrap_or("|");
             let key_separator = field.key_separator.as_deref().unwrap_or(":");
-            let parts: Vec<String> = entries
-                .iter()
-                .map(|(k, v)| format!("{}{key_separator}{}", text(field, k), text(field, v)))
-                .collect();
-            Cell::Text(parts.join(separator))
+            let from = rows.written_from();
+            for (at, (key, value)) in entries.iter().enumerate() {
+                let out = rows.texts();
+                if at > 0 {
+                    out.push_str(separator);
+                }
+                write_text(out, field, key);
+                out.push_str(key_separator);
+                write_text(out, field, value);
+            }
+            rows.push_written(from, false)
         }
-        other => Cell::Text(text(field, other)),
+        other => {
+            let from = rows.written_from();
+            write_text(rows.texts(), field, other);
+            rows.push_written(from, false)
+        }
     }
 }
 
-/// A value's text in a cell: a datetime in the field's zone, a string with its escapes
-/// when the field reads them, the rest canonical.
-fn text(field: &Field, value: &Value) -> String {
+/// Add a list's items to `rows` as one cell, joined by the field's separator.
+fn put_list(rows: &mut Rows, field: &Field, items: &[Value]) -> Result<(), TooLarge> {
+    let separator = field.separator.as_deref().unwrap_or("|");
+    let from = rows.written_from();
+    for (at, item) in items.iter().enumerate() {
+        let out = rows.texts();
+        if at > 0 {
+            out.push_str(separator);
+        }
+        write_text(out, field, item);
+    }
+    rows.push_written(from, false)
+}
+
+/// Write a value's text in a cell to `out`: a datetime in the field's zone, a string
+/// with its escapes when the field reads them, the rest canonical.
+fn write_text(out: &mut String, field: &Field, value: &Value) {
+    use std::fmt::Write as _;
     match value {
-        Value::DateTime(instant) => field.zone.show(*instant),
-        Value::Str(s) => written(field, s),
-        other => other.canonical(),
+        Value::DateTime(instant) => out.push_str(&field.zone.show(*instant)),
+        Value::Str(s) => out.push_str(&written(field, s)),
+        // Writing to a string does not fail.
+        other => drop(write!(out, "{other}")),
     }
 }
 
 /// A text as the field's cells write it (`\n` for a line break in an `escapes` field).
-fn written(field: &Field, text: &str) -> String {
+fn written<'t>(field: &Field, text: &'t str) -> std::borrow::Cow<'t, str> {
     if field.escapes {
-        masterctl_schemas::escapes::escape(text).into_owned()
+        masterctl_schemas::escapes::escape(text)
     } else {
-        text.to_owned()
+        std::borrow::Cow::Borrowed(text)
     }
 }
 

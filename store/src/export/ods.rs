@@ -201,10 +201,14 @@ fn content(workbook: &Workbook) -> Result<Vec<u8>, OdsError> {
                 .write_event(Event::Empty(column))
                 .map_err(xml_error)?;
         }
-        let header: Vec<Cell> = sheet.header.iter().cloned().map(Cell::Text).collect();
-        for (r, row) in std::iter::once(&header).chain(&sheet.rows).enumerate() {
+        let header: Vec<Cell> = sheet.header.iter().map(|h| Cell::Text(h)).collect();
+        let rows = sheet
+            .rows
+            .iter()
+            .map(|row| row.cells().collect::<Vec<Cell>>());
+        for (r, row) in std::iter::once(header).chain(rows).enumerate() {
             open(&mut writer, "table:table-row")?;
-            for (c, cell) in row.iter().enumerate() {
+            for (c, cell) in row.into_iter().enumerate() {
                 let shown = Shown {
                     note: (sheet.looks.get(c))
                         .and_then(|l| l.note.as_deref())
@@ -409,7 +413,11 @@ fn config_item(
     text_element(writer, "config:config-item", &attributes, value)
 }
 
-fn write_cell(writer: &mut Writer<Vec<u8>>, cell: &Cell, with: &Shown<'_>) -> Result<(), OdsError> {
+fn write_cell(
+    writer: &mut Writer<Vec<u8>>,
+    cell: Cell<'_>,
+    with: &Shown<'_>,
+) -> Result<(), OdsError> {
     let mut start = BytesStart::new("table:table-cell");
     if let Some(name) = with.validation {
         start.push_attribute(("table:content-validation-name", name));
@@ -425,13 +433,13 @@ fn write_cell(writer: &mut Writer<Vec<u8>>, cell: &Cell, with: &Shown<'_>) -> Re
         }
         Cell::Bool(b) => {
             start.push_attribute(("office:value-type", "boolean"));
-            start.push_attribute(("office:boolean-value", if *b { "true" } else { "false" }));
-            if *b { "TRUE" } else { "FALSE" }.to_string()
+            start.push_attribute(("office:boolean-value", if b { "true" } else { "false" }));
+            if b { "TRUE" } else { "FALSE" }.to_string()
         }
         // A number a spreadsheet would round, as text it keeps.
         Cell::Digits(text) => {
             start.push_attribute(("office:value-type", "string"));
-            text.clone()
+            text.to_owned()
         }
         Cell::Text(text) => {
             if let Some(c) = text
@@ -444,7 +452,7 @@ fn write_cell(writer: &mut Writer<Vec<u8>>, cell: &Cell, with: &Shown<'_>) -> Re
                 )));
             }
             start.push_attribute(("office:value-type", "string"));
-            text.clone()
+            text.to_owned()
         }
     };
     writer.write_event(Event::Start(start)).map_err(xml_error)?;
@@ -507,7 +515,7 @@ fn write_paragraph(writer: &mut Writer<Vec<u8>>, line: &str) -> Result<(), OdsEr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::export::{Sheet, Workbook};
+    use crate::export::{Rows, Sheet, Workbook};
     use masterctl_schemas::Value;
 
     /// One workbook of one sheet, `note`, and its export.
@@ -520,7 +528,7 @@ mod tests {
                 table: "note".into(),
                 name: "note".into(),
                 header: header.iter().map(|h| h.to_string()).collect(),
-                rows,
+                rows: Rows::of(header.len(), rows).unwrap(),
             }],
         };
         let export = Export {
@@ -572,7 +580,7 @@ mod tests {
             .map(|(i, text)| {
                 vec![
                     Cell::Number(i as f64 + 1.0),
-                    Cell::Text(text.to_string()),
+                    Cell::Text(text),
                     if i % 2 == 0 {
                         Cell::Bool(i % 4 == 0)
                     } else {
@@ -604,12 +612,8 @@ mod tests {
         let (export, mut workbook) = note(
             &["id", "body", "ok"],
             vec![
-                vec![
-                    Cell::Number(1.0),
-                    Cell::Text("one".into()),
-                    Cell::Bool(true),
-                ],
-                vec![Cell::Number(2.0), Cell::Text("two".into()), Cell::Empty],
+                vec![Cell::Number(1.0), Cell::Text("one"), Cell::Bool(true)],
+                vec![Cell::Number(2.0), Cell::Text("two"), Cell::Empty],
             ],
         );
         workbook.sheets[0].looks = vec![
@@ -660,7 +664,7 @@ mod tests {
 
     #[test]
     fn a_control_character_is_refused_by_its_cell() {
-        let (export, workbook) = note(&["body"], vec![vec![Cell::Text("bell\u{7}".into())]]);
+        let (export, workbook) = note(&["body"], vec![vec![Cell::Text("bell\u{7}")]]);
         let error = ods_bytes(&export, &workbook).unwrap_err().0;
         assert!(
             error.contains("sheet note row 2 column 1") && error.contains("U+0007"),
