@@ -140,6 +140,13 @@ impl Command {
         }
     }
 
+    /// Whether the command types whole tables and drops them before it writes what it
+    /// made of them (`build`, `export`): its peak memory is the most when freed memory
+    /// is given back soon (see `main.rs`).
+    pub fn drops_tables_before_writing(&self) -> bool {
+        matches!(self, Command::Build(_) | Command::Export(_))
+    }
+
     /// Whether the command may open a git repository. `validate` reads the schemas and
     /// the exports as files, and the reference and completions are the command line's:
     /// libgit2 (and the OpenSSL it starts) is not started for them.
