@@ -162,6 +162,8 @@ pub fn build_region(
         pseudo: &pseudo,
         expansion: project.config.pseudo.expansion,
     })?;
+    // Built: the tables are freed while the build is written.
+    masterctl_runtime::parallel::drop_aside(tables);
     let manifest = Manifest {
         format: FORMAT_VERSION,
         region: region.name().to_string(),

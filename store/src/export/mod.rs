@@ -208,12 +208,10 @@ pub fn export_region(
             // The files' bytes are not needed while the table is laid out.
             drop((data, text));
             let (path, first, sourced) = workbook_of(schema)?;
-            Ok::<_, String>((
-                path,
-                first,
-                sourced,
-                sheets_of(schema, &table, translations)?,
-            ))
+            let sheets = sheets_of(schema, &table, translations)?;
+            // Laid out: the table is freed while the sheets are written.
+            masterctl_runtime::parallel::drop_aside(table);
+            Ok::<_, String>((path, first, sourced, sheets))
         },
     );
     let mut workbooks: BTreeMap<String, (bool, Vec<Sheet>)> = BTreeMap::new();
