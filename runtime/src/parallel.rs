@@ -52,14 +52,6 @@ pub fn parallel_map<'a, T: Sync, R: Send>(
         .collect()
 }
 
-/// Run `a` and `b` at once, `b` on another core when one is free; both results.
-pub fn both<A: Send, B: Send>(
-    a: impl FnOnce() -> A + Send,
-    b: impl FnOnce() -> B + Send,
-) -> (A, B) {
-    rayon::join(a, b)
-}
-
 /// Free `value` on one of the pool's workers while the caller goes on: freeing a table
 /// of a million values takes tens of milliseconds that the caller's next step
 /// (hashing, compressing, writing) need not wait for.
@@ -69,11 +61,10 @@ pub fn drop_aside<T: Send + 'static>(value: T) {
 
 #[cfg(test)]
 mod tests {
-    use super::{both, drop_aside, parallel_map};
+    use super::{drop_aside, parallel_map};
 
     #[test]
-    fn both_run_and_a_value_set_aside_is_freed() {
-        assert_eq!(both(|| 1 + 1, || "two"), (2, "two"));
+    fn a_value_set_aside_is_freed() {
         struct Told(std::sync::mpsc::Sender<()>);
         impl Drop for Told {
             fn drop(&mut self) {

@@ -357,8 +357,6 @@ pub(crate) fn plan_tables(
     if unchanged {
         cache::record(repo, &cache_entries);
     }
-    // The typed tables are done with: freed while the import goes on.
-    masterctl_runtime::parallel::drop_aside(tables);
     Ok(Planning::Planned(Box::new(ImportPlan {
         region: region.to_string(),
         reference,

@@ -116,16 +116,12 @@ impl Snapshot {
                 return Ok(out);
             }
             if let Some(schema) = project.table(&table.name) {
-                // The data and its texts written at once.
                 let path = table_path(&table.name);
-                let text_path = language_path(&project.config.source_language, &table.name);
-                let (data, text) = masterctl_runtime::parallel::both(
-                    || table_csv(schema, table).map_err(StoreError::csv(&path)),
-                    || language_csv(schema, table).map_err(StoreError::csv(&text_path)),
-                );
-                out.push((path, data?));
-                if let Some(text) = text? {
-                    out.push((text_path, text));
+                let data = table_csv(schema, table).map_err(StoreError::csv(&path))?;
+                out.push((path, data));
+                let path = language_path(&project.config.source_language, &table.name);
+                if let Some(text) = language_csv(schema, table).map_err(StoreError::csv(&path))? {
+                    out.push((path, text));
                 }
             }
             Ok::<_, StoreError>(out)
