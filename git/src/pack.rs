@@ -380,6 +380,11 @@ mod tests {
             "the pack and its index, nothing left over: {names:?}"
         );
         let index = names.iter().find(|n| n.ends_with(".idx")).unwrap();
+        // Both read-only, as git leaves them.
+        for name in &names {
+            let metadata = std::fs::metadata(pack_dir.join(name)).unwrap();
+            assert!(metadata.permissions().readonly(), "{name}");
+        }
         // git agrees: every object's CRC and offset, and both checksums.
         let verify = std::process::Command::new("git")
             .arg("verify-pack")
