@@ -53,16 +53,41 @@ static NO_TRANSPARENT_HUGE_PAGES: extern "C" fn() = no_transparent_huge_pages;
 /// mimalloc (version 3) gives memory freed back to the system a second after it is freed
 /// (`purge_delay`, 1000 ms): about all of a command's run. `build` and `export` type a
 /// region's tables, make their archive or sheets of them and drop them before writing:
-/// their peak held the dropped tables still (a 51,200 × 30 sheet: build 163 MB, export
-/// 141 MB; with 10 ms, 135 and 130 MB, in the same time). Commands that free as they go
-/// (`validate`, `import`) pay for giving memory back that soon — each page taken again
-/// is cleared — (10 ms: validate 0.42 s against 0.37 s), and keep the default
-/// (docs/benchmarks/wide-sheet.md). The delay set is 10 ms, mimalloc version 2's;
-/// `MIMALLOC_PURGE_DELAY` still sets it.
-fn give_freed_memory_back_soon() {
-    // SAFETY: sets one of mimalloc's options to a number it takes (milliseconds),
-    // before the command starts any thread.
-    unsafe { allocator::mi_option_set_default(allocator::PURGE_DELAY, 10) };
+/// their peak held the dropped tables still (a 51,200 × 30 sheet: build 150–165 MB,
+/// export 141 MB; with 10 ms, 135 and 130 MB, in the same time). Commands that free as
+/// they go (`validate`, `import`) pay for giving memory back that soon — each page taken
+/// again is cleared — (10 ms: validate 0.42 s against 0.37 s), and have the default back
+/// once the command is known ([`keep_freed_memory_longer`]; docs/benchmarks/wide-sheet.md).
+///
+/// On Linux the delay is set before the runtime starts: a purge once scheduled keeps its time, so
+/// memory the command line's parsing frees would otherwise fix the first purge a second
+/// away. The delay set is 10 ms, mimalloc version 2's; `MIMALLOC_PURGE_DELAY` still sets
+/// it (an option the environment sets is not changed).
+#[cfg(target_os = "linux")]
+extern "C" fn give_freed_memory_back_soon() {
+    // SAFETY: sets one of mimalloc's options to a number it takes (milliseconds); it
+    // touches no state of Rust's, and no thread but this one exists.
+    unsafe { allocator::mi_option_set_default(allocator::PURGE_DELAY, SOON) };
+}
+
+/// [`give_freed_memory_back_soon`], called by the loader before the runtime starts
+/// (elsewhere than Linux, mimalloc's own delay stays).
+#[cfg(target_os = "linux")]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static GIVE_FREED_MEMORY_BACK_SOON: extern "C" fn() = give_freed_memory_back_soon;
+
+/// The purge delay of [`give_freed_memory_back_soon`], in milliseconds.
+#[cfg(target_os = "linux")]
+const SOON: std::ffi::c_long = 10;
+/// mimalloc's own purge delay (version 3), in milliseconds.
+const LATER: std::ffi::c_long = 1000;
+
+/// mimalloc's own purge delay again, for a command that frees as it goes.
+fn keep_freed_memory_longer() {
+    // SAFETY: as in `give_freed_memory_back_soon`; called before the command starts
+    // any thread.
+    unsafe { allocator::mi_option_set_default(allocator::PURGE_DELAY, LATER) };
 }
 
 /// The parts of mimalloc's C interface used here (the crate's own bindings do not name
@@ -81,26 +106,27 @@ mod allocator {
         pub fn mi_option_get(option: c_int) -> c_long;
     }
 
-    #[cfg(test)]
+    #[cfg(all(test, target_os = "linux"))]
     mod tests {
         use super::*;
 
-        /// The option set is the purge delay: its default is version 3's (no other
-        /// option near it is 1000), and setting it changes it.
+        /// The option set is the purge delay — the options mimalloc.h places three and
+        /// four after it, `os_tag` and `max_errors`, have their defaults there (100 and
+        /// 32) — set before `main` (the test harness's too), and set back.
         #[test]
         fn the_option_set_is_the_purge_delay() {
+            // SAFETY: reads an option.
+            let read = |option| unsafe { mi_option_get(option) };
+            assert_eq!((read(PURGE_DELAY + 3), read(PURGE_DELAY + 4)), (100, 32));
             if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
                 return;
             }
-            // SAFETY: reads an option.
-            let default = unsafe { mi_option_get(PURGE_DELAY) };
-            assert_eq!(
-                default, 1000,
-                "option {PURGE_DELAY} is not mimalloc's purge delay"
-            );
+            let read = || read(PURGE_DELAY);
+            assert_eq!(read(), crate::SOON);
+            crate::keep_freed_memory_longer();
+            assert_eq!(read(), crate::LATER);
             crate::give_freed_memory_back_soon();
-            // SAFETY: as above.
-            assert_eq!(unsafe { mi_option_get(PURGE_DELAY) }, 10);
+            assert_eq!(read(), crate::SOON);
         }
     }
 }
@@ -170,8 +196,8 @@ fn main() -> ExitCode {
         (before, Some(after)) => global.repo = after.repo.clone().or(before),
         (None, None) => {}
     }
-    if cli.command.drops_tables_before_writing() {
-        give_freed_memory_back_soon();
+    if !cli.command.drops_tables_before_writing() {
+        keep_freed_memory_longer();
     }
     if cli.command.opens_git() && !cli.command.reaches_a_git_remote() {
         start_git_without_certificates();
