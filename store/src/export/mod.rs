@@ -208,8 +208,10 @@ pub fn export_region(
             // The files' bytes are not needed while the table is laid out.
             drop((data, text));
             let (path, first, sourced) = workbook_of(schema)?;
-            let sheets = sheets_of(schema, &table, translations)?;
-            // Laid out: the table is freed while the sheets are written.
+            let mut table = table;
+            let sheets = sheets_of(schema, &mut table, translations)?;
+            // Laid out (its values freed as their rows were): the rest is freed while
+            // the sheets are written.
             masterctl_runtime::parallel::drop_aside(table);
             Ok::<_, String>((path, first, sourced, sheets))
         },
@@ -325,10 +327,12 @@ fn file_safe(name: &str) -> String {
 /// A table on its sheet, the header as the schema spells it, a row per record; after
 /// each text field, a comment column per language of `translations` holding its texts
 /// in that language. A table read from several sheets is written on each, each row on
-/// the sheet its `source_sheet` field names (no column holds it).
+/// the sheet its `source_sheet` field names (no column holds it). Each row's values are
+/// freed (left empty in `table`) once it is laid out: the table and its sheets are never
+/// held whole at once.
 fn sheets_of(
     schema: &TableSchema,
-    table: &Table,
+    table: &mut Table,
     translations: &[(String, TableTexts)],
 ) -> Result<Vec<Sheet>, String> {
     let name = schema
@@ -360,10 +364,11 @@ fn sheets_of(
     sheets.collect()
 }
 
-/// The rows of `table` numbered `order`, in that order, as cells under `columns`.
+/// The rows of `table` numbered `order`, in that order, as cells under `columns`, each
+/// row's values freed once it is laid out.
 fn lay_out(
     schema: &TableSchema,
-    table: &Table,
+    table: &mut Table,
     translations: &[(String, TableTexts)],
     columns: &[Column],
     order: &[usize],
@@ -416,6 +421,11 @@ fn lay_out(
             }
         }
         rows.end_row();
+        for column in &mut table.columns {
+            if let Some(value) = column.get_mut(row) {
+                *value = Value::Null;
+            }
+        }
     }
     Ok(rows)
 }
