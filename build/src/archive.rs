@@ -101,12 +101,15 @@ fn encode(
         },
         body,
     };
-    rkyv::to_bytes::<rkyv::rancor::Error>(&file)
-        .map(|bytes| bytes.to_vec())
-        .map_err(|source| BuildError::Serialize {
+    // Straight into the file's bytes: positions are aligned from the buffer's start, which
+    // is all a file keeps (serialized into an aligned buffer and copied out, a large
+    // table's archive was held twice).
+    rkyv::api::high::to_bytes_in::<_, rkyv::rancor::Error>(&file, Vec::new()).map_err(|source| {
+        BuildError::Serialize {
             name: name.to_string(),
             source,
-        })
+        }
+    })
 }
 
 /// The row order of a table in its archive, and each source row's archive position.
