@@ -59,10 +59,10 @@ static NO_TRANSPARENT_HUGE_PAGES: extern "C" fn() = no_transparent_huge_pages;
 /// again is cleared — (10 ms: validate 0.42 s against 0.37 s), and have the default back
 /// once the command is known ([`keep_freed_memory_longer`]; docs/benchmarks/wide-sheet.md).
 ///
-/// On Linux the delay is set before the runtime starts: a purge once scheduled keeps its time, so
-/// memory the command line's parsing frees would otherwise fix the first purge a second
-/// away. The delay set is 10 ms, mimalloc version 2's; `MIMALLOC_PURGE_DELAY` still sets
-/// it (an option the environment sets is not changed).
+/// On Linux the delay is set before the runtime starts: a purge once scheduled keeps its
+/// time, so memory the command line's parsing frees would otherwise fix the first purge
+/// a second away. The delay set is 10 ms, mimalloc version 2's; `MIMALLOC_PURGE_DELAY`
+/// still sets it (an option the environment sets is not changed).
 #[cfg(target_os = "linux")]
 extern "C" fn give_freed_memory_back_soon() {
     // SAFETY: sets one of mimalloc's options to a number it takes (milliseconds); it

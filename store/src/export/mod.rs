@@ -194,7 +194,7 @@ pub fn export_region(
         &stored,
         |(schema, data_path, data, text_path, text, translations)| {
             let (data, text) = readers.read(*data, *text)?;
-            let table = read_table(
+            let mut table = read_table(
                 schema,
                 &data,
                 Path::new(data_path),
@@ -208,7 +208,6 @@ pub fn export_region(
             // The files' bytes are not needed while the table is laid out.
             drop((data, text));
             let (path, first, sourced) = workbook_of(schema)?;
-            let mut table = table;
             let sheets = sheets_of(schema, &mut table, translations)?;
             // Laid out (its values freed as their rows were): the rest is freed while
             // the sheets are written.

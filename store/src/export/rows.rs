@@ -54,7 +54,7 @@ impl std::fmt::Display for TooLarge {
 
 impl Rows {
     /// No rows, each of `width` cells; room for `rows` of them and `texts` bytes of text.
-    pub fn with_capacity(width: usize, rows: usize, texts: usize) -> Rows {
+    pub(super) fn with_capacity(width: usize, rows: usize, texts: usize) -> Rows {
         Rows {
             width,
             count: 0,
@@ -126,22 +126,22 @@ impl Rows {
 
     /// The rows' texts, for a text cell to be written at their end: [`Rows::push_written`]
     /// then makes a cell of what was written since [`Rows::written_from`].
-    pub fn texts(&mut self) -> &mut String {
+    pub(super) fn texts(&mut self) -> &mut String {
         &mut self.texts
     }
 
     /// Where a text written next starts.
-    pub fn written_from(&self) -> usize {
+    pub(super) fn written_from(&self) -> usize {
         self.texts.len()
     }
 
     /// What was written since `from`.
-    pub fn written(&self, from: usize) -> &str {
+    pub(super) fn written(&self, from: usize) -> &str {
         self.texts.get(from..).unwrap_or_default()
     }
 
     /// Add what was written since `from` as a text cell (`digits`: a number kept as text).
-    pub fn push_written(&mut self, from: usize, digits: bool) -> Result<(), TooLarge> {
+    pub(super) fn push_written(&mut self, from: usize, digits: bool) -> Result<(), TooLarge> {
         let span = self.span_from(from)?;
         self.slots.push(if digits {
             Slot::Digits(span)
@@ -152,7 +152,7 @@ impl Rows {
     }
 
     /// Take back what was written since `from` (the cell is not a text after all).
-    pub fn unwrite(&mut self, from: usize) {
+    pub(super) fn unwrite(&mut self, from: usize) {
         self.texts.truncate(from);
     }
 
