@@ -628,38 +628,48 @@ fn put(rows: &mut Rows, field: &Field, value: &Value) -> Result<(), TooLarge> {
         Value::Map(entries) => {
             let separator = field.separator.as_deref().unwrap_or("|");
             let key_separator = field.key_separator.as_deref().unwrap_or(":");
-            let from = rows.written_from();
-            for (at, (key, value)) in entries.iter().enumerate() {
-                let out = rows.texts();
-                if at > 0 {
-                    out.push_str(separator);
-                }
-                write_text(out, field, key);
-                out.push_str(key_separator);
-                write_text(out, field, value);
-            }
-            rows.push_written(from, false)
+            put_text(rows, |out| {
+                joined(out, separator, entries, |out, (key, value)| {
+                    write_text(out, field, key);
+                    out.push_str(key_separator);
+                    write_text(out, field, value);
+                });
+            })
         }
-        other => {
-            let from = rows.written_from();
-            write_text(rows.texts(), field, other);
-            rows.push_written(from, false)
-        }
+        other => put_text(rows, |out| write_text(out, field, other)),
     }
 }
 
 /// Add a list's items to `rows` as one cell, joined by the field's separator.
 fn put_list(rows: &mut Rows, field: &Field, items: &[Value]) -> Result<(), TooLarge> {
     let separator = field.separator.as_deref().unwrap_or("|");
+    put_text(rows, |out| {
+        joined(out, separator, items, |out, item| {
+            write_text(out, field, item)
+        });
+    })
+}
+
+/// Add a text cell to `rows`, written by `write` straight into the rows' texts.
+fn put_text(rows: &mut Rows, write: impl FnOnce(&mut String)) -> Result<(), TooLarge> {
     let from = rows.written_from();
-    for (at, item) in items.iter().enumerate() {
-        let out = rows.texts();
+    write(rows.texts());
+    rows.push_written(from, false)
+}
+
+/// Write each of `items` to `out` by `write`, `separator` between each two.
+fn joined<T>(
+    out: &mut String,
+    separator: &str,
+    items: impl IntoIterator<Item = T>,
+    mut write: impl FnMut(&mut String, T),
+) {
+    for (at, item) in items.into_iter().enumerate() {
         if at > 0 {
             out.push_str(separator);
         }
-        write_text(out, field, item);
+        write(out, item);
     }
-    rows.push_written(from, false)
 }
 
 /// Write a value's text in a cell to `out`: a datetime in the field's zone, a string

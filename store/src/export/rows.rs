@@ -104,23 +104,17 @@ impl Rows {
     }
 
     /// Add a cell to the row being laid out.
-    pub fn push(&mut self, cell: Cell<'_>) -> Result<(), TooLarge> {
-        let slot = match cell {
-            Cell::Empty => Slot::Empty,
-            Cell::Number(x) => Slot::Number(x),
-            Cell::Bool(b) => Slot::Bool(b),
-            Cell::Text(text) => {
+    pub(super) fn push(&mut self, cell: Cell<'_>) -> Result<(), TooLarge> {
+        match cell {
+            Cell::Empty => self.slots.push(Slot::Empty),
+            Cell::Number(x) => self.slots.push(Slot::Number(x)),
+            Cell::Bool(b) => self.slots.push(Slot::Bool(b)),
+            Cell::Text(text) | Cell::Digits(text) => {
                 let from = self.texts.len();
                 self.texts.push_str(text);
-                Slot::Text(self.span_from(from)?)
+                return self.push_written(from, matches!(cell, Cell::Digits(_)));
             }
-            Cell::Digits(text) => {
-                let from = self.texts.len();
-                self.texts.push_str(text);
-                Slot::Digits(self.span_from(from)?)
-            }
-        };
-        self.slots.push(slot);
+        }
         Ok(())
     }
 
@@ -157,7 +151,7 @@ impl Rows {
     }
 
     /// End the row being laid out: it is filled with empty cells to the rows' width.
-    pub fn end_row(&mut self) {
+    pub(super) fn end_row(&mut self) {
         self.count += 1;
         let end = self.count.saturating_mul(self.width);
         if self.slots.len() < end {
