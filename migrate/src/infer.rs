@@ -25,8 +25,21 @@ pub struct DraftSchema {
     pub source: Option<String>,
     pub primary_key: Vec<String>,
     pub fields: Vec<DraftField>,
+    /// Columns with values under no header (Game Framework's remark column): the draft
+    /// reads the sheet with `other_columns = "ignore"`, and a note names them.
+    pub ignores_other_columns: bool,
     /// Things a person should look at, written as comments at the top.
     pub notes: Vec<String>,
+    /// The rows above the data: read the workbook's other sheets alike.
+    layout: Layout,
+}
+
+/// Whether a sheet declares its columns' types in a row, and writes a note row under it
+/// (tableau's, excel2json's layout).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+struct Layout {
+    typed: bool,
+    noted: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -69,9 +82,7 @@ const ENUM_MAX_VALUES: usize = 12;
 
 /// Draft schemas for every sheet of a file (a CSV file is one sheet named by its stem).
 pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
-    let is_csv = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    let is_csv = masterctl_schemas::read::is_csv(path);
     // Each draft, and whether its sheet gave it a name.
     let mut drafts: Vec<(DraftSchema, bool)> = Vec::new();
     // Sheets of notes, not drafted: each said in the first draft's notes.
@@ -118,7 +129,7 @@ pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
                 "draft the data files it describes; list this one in `[unread]` of masterctl.toml",
             ));
         }
-        drafts.extend(infer_grid(&stem, &grid));
+        drafts.extend(infer_grid(&stem, &grid, false));
     } else {
         let mut first_error = None;
         let file_name = path
@@ -141,17 +152,7 @@ pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
             }
             match grid {
                 Ok(grid) if !sheet.starts_with('#') => {
-                    // `Sheet1` names no table: the file does (`source`), and names it.
-                    drafts.extend(infer_grid(sheet, grid).map(|(mut draft, named)| {
-                        if default_sheet_name(sheet) {
-                            draft.source = Some(match first {
-                                true => file_name.clone(),
-                                false => format!("{file_name}#{sheet}"),
-                            });
-                            return (draft, false);
-                        }
-                        (draft, named)
-                    }));
+                    drafts.extend(sheet_draft(sheet, grid, first, &file_name, false));
                 }
                 Ok(_) => {}
                 Err(e) => {
@@ -159,6 +160,7 @@ pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
                 }
             }
         })?;
+        read_notes_alike(path, &file_name, &mut drafts)?;
         // Unreadable sheets (charts, damaged parts) only matter when nothing else was drafted.
         if let (true, Some(error)) = (drafts.is_empty(), first_error) {
             return Err(error);
@@ -194,6 +196,73 @@ pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
         }
     }
     Ok(drafts)
+}
+
+/// The draft of a workbook's `sheet` (the workbook's `first`), and whether the sheet
+/// named it: a sheet of an application's default name (`Sheet1`) names no table, the
+/// file does (`source`).
+fn sheet_draft(
+    sheet: &str,
+    grid: &dyn Grid,
+    first: bool,
+    file_name: &str,
+    notes_under_types: bool,
+) -> Option<(DraftSchema, bool)> {
+    let (mut draft, named) = infer_grid(sheet, grid, notes_under_types)?;
+    if default_sheet_name(sheet) {
+        draft.source = Some(match first {
+            true => file_name.to_string(),
+            false => format!("{file_name}#{sheet}"),
+        });
+        return Some((draft, false));
+    }
+    Some((draft, named))
+}
+
+/// One exporter lays out every sheet of a workbook alike: when one sheet writes a note
+/// row under its type row (told by a number column's text), a sheet of text columns
+/// whose row under its types could not be told from data is drafted again reading that
+/// row as notes, and its draft says so.
+fn read_notes_alike(
+    path: &Path,
+    file_name: &str,
+    drafts: &mut [(DraftSchema, bool)],
+) -> Result<(), Diagnostic> {
+    let noted = drafts
+        .iter()
+        .find(|(d, _)| d.layout.typed && d.layout.noted)
+        .map(|(d, _)| d.sheet.clone());
+    let Some(noted) = noted else {
+        return Ok(());
+    };
+    let again: HashSet<String> = drafts
+        .iter()
+        .filter(|(d, _)| d.layout.typed && !d.layout.noted)
+        .map(|(d, _)| d.sheet.clone())
+        .collect();
+    if again.is_empty() {
+        return Ok(());
+    }
+    let mut index = 0;
+    workbook::for_each_sheet(path, |sheet, grid| {
+        let first = index == 0;
+        index += 1;
+        let (true, Ok(grid)) = (again.contains(sheet), grid) else {
+            return;
+        };
+        let Some((mut draft, named)) = sheet_draft(sheet, grid, first, file_name, true) else {
+            return;
+        };
+        if !draft.layout.noted {
+            return;
+        }
+        draft.notes.push(format!(
+            "the row under the types is read as the columns' notes, as sheet `{noted}` writes them; if it is data, take the fields' `description`s out and move the row below"
+        ));
+        if let Some(slot) = drafts.iter_mut().find(|(d, _)| d.sheet == sheet) {
+            *slot = (draft, named);
+        }
+    })
 }
 
 /// What a sheet that holds no table is, by its name: notes (`说明`, `字段说明`, `備考`,
@@ -389,7 +458,14 @@ pub fn identifier_from(text: &str) -> Option<String> {
 
 /// The draft of one sheet, and whether the sheet's name gave it its name (else it is
 /// `table`, named by [`name_drafts`]).
-fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
+/// The draft of one sheet, and whether the sheet's name named it. With
+/// `notes_under_types`, the row right under a type row is the columns' notes (when it
+/// is all text and data follows it), as the workbook's other sheets write them.
+fn infer_grid(
+    sheet: &str,
+    grid: &dyn Grid,
+    notes_under_types: bool,
+) -> Option<(DraftSchema, bool)> {
     let is_skipped = |row: usize| {
         (0..grid.width(row)).all(|c| grid.cell(row, c).is_empty()) || grid.cell(row, 0).is_comment()
     };
@@ -420,12 +496,28 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
     // tabtoy's meta row under its type row (`MakeIndex:true`, `ListSpliter: "|"`).
     let meta_row = type_row
         .and_then(|_| take_first(&mut data_rows, masterctl_schemas::structure::is_meta_row));
-    // tableau's note row under its type row: what each column is, not data.
-    let note_row = type_row
-        .and_then(|t| data_rows.first().copied().filter(|&r| r == t + 1 || r > t))
-        .filter(|&r| {
-            type_row.is_some_and(|t| masterctl_schemas::structure::is_note_row(grid, r, t))
-        });
+    // tableau's note row under its type row: what each column is, not data (or a row
+    // marked `#` right under it, Game Framework's).
+    let marked_note_row = type_row.map(|t| t + 1).filter(|&r| {
+        r < grid.height()
+            && grid.cell(r, 0).is_comment()
+            && type_row.is_some_and(|t| masterctl_schemas::structure::is_note_row(grid, r, t))
+    });
+    let note_row = marked_note_row.or_else(|| {
+        type_row
+            .and_then(|t| data_rows.first().copied().filter(|&r| r == t + 1 || r > t))
+            .filter(|&r| {
+                type_row.is_some_and(|t| masterctl_schemas::structure::is_note_row(grid, r, t))
+            })
+            .or_else(|| {
+                let row = *data_rows.first()?;
+                let all_text = (0..grid.width(row))
+                    .map(|c| grid.cell(row, c))
+                    .all(|cell| cell.is_empty() || matches!(cell, Cell::Text(_)));
+                (notes_under_types && type_row == Some(row - 1) && all_text && data_rows.len() > 1)
+                    .then_some(row)
+            })
+    });
     if let Some(row) = note_row {
         data_rows.retain(|&r| r != row);
     }
@@ -526,6 +618,8 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
             field.spelling = Some(header);
         }
     }
+    let unheaded = unheaded_columns(grid, header_row, note_row, &spread, &data_rows);
+    notes.extend(unheaded.iter().cloned());
     // Columns the type row marks as keys (`*int`) are the key; else it is guessed.
     let declared_key: Vec<String> = fields
         .iter()
@@ -564,10 +658,46 @@ fn infer_grid(sheet: &str, grid: &dyn Grid) -> Option<(DraftSchema, bool)> {
             source: None,
             primary_key,
             fields,
+            ignores_other_columns: !unheaded.is_empty(),
             notes,
+            layout: Layout {
+                typed: type_row.is_some(),
+                noted: note_row.is_some(),
+            },
         },
         named.is_some(),
     ))
+}
+
+/// A note for each column holding values in `data_rows` under an empty header cell (a
+/// list spread over repeated headers aside): Game Framework's remark column, a column
+/// somebody forgot to name. Named by its letter and what the note row calls it.
+fn unheaded_columns(
+    grid: &dyn Grid,
+    header_row: usize,
+    note_row: Option<usize>,
+    spread: &HashMap<String, Vec<usize>>,
+    data_rows: &[usize],
+) -> Vec<String> {
+    let width = data_rows.iter().map(|&r| grid.width(r)).max().unwrap_or(0);
+    (0..width)
+        .filter(|&column| {
+            grid.cell(header_row, column).is_empty()
+                && !spread.values().any(|columns| columns.contains(&column))
+                && data_rows.iter().any(|&r| !grid.cell(r, column).is_empty())
+        })
+        .map(|column| {
+            let letters = masterctl_schemas::diagnostic::column_letters(column as u32);
+            let called = note_row
+                .map(|r| grid.cell(r, column).display().trim().to_string())
+                .filter(|note| !note.is_empty())
+                .map(|note| format!(" (the note row calls it `{note}`)"))
+                .unwrap_or_default();
+            format!(
+                "column {letters} has values but no header{called}: the draft passes over columns it does not name (`other_columns = \"ignore\"`); give it a header starting with `#` to keep it as a comment, or a name to read it"
+            )
+        })
+        .collect()
 }
 
 /// A declared type wins over the guess: a `float` column of whole numbers stays float.
@@ -1026,6 +1156,7 @@ impl DraftSchema {
             source: self.source.as_deref(),
             sheet: (self.source.is_none() && self.sheet != self.name).then_some(&self.sheet),
             primary_key: &self.primary_key,
+            other_columns: self.ignores_other_columns.then_some("ignore"),
             fields: self
                 .fields
                 .iter()
@@ -1061,6 +1192,8 @@ struct SchemaFile<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     sheet: Option<&'a str>,
     primary_key: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    other_columns: Option<&'a str>,
     fields: Vec<FieldFile<'a>>,
 }
 
@@ -1174,7 +1307,7 @@ mod tests {
     fn composite_keys_are_found_past_comment_columns() {
         let csv = "# note,quest_id,item_id,rate,kind\nx,1,1,0.1,a\ny,1,2,0.2,a\nz,2,1,0.3,b\nw,2,2,0.4,b\n";
         let grid = CsvGrid::parse(csv.as_bytes(), Path::new("Drop.csv")).unwrap();
-        let (draft, _) = infer_grid("QuestDrop", &grid).unwrap();
+        let (draft, _) = infer_grid("QuestDrop", &grid, false).unwrap();
         assert_eq!(draft.name, "quest_drop");
         assert_eq!(draft.primary_key, ["quest_id", "item_id"]);
         let types: Vec<&str> = draft.fields.iter().map(|f| f.ty.as_str()).collect();
@@ -1322,7 +1455,7 @@ mod tests {
         };
         let draft = |name: &str, sheet: &str, named: bool| {
             let grid = CsvGrid::parse(b"id\n1\n", Path::new("x.csv")).unwrap();
-            let (mut d, _) = infer_grid(sheet, &grid).unwrap();
+            let (mut d, _) = infer_grid(sheet, &grid, false).unwrap();
             d.name = name.to_string();
             (d, named)
         };

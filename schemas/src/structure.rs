@@ -344,8 +344,10 @@ pub fn is_type_row(grid: &dyn Grid, row: usize) -> bool {
     let marked = grid.cell(row, 0).is_comment();
     let (mut words, mut known, mut named) = (0, 0, 0);
     for column in 0..grid.width(row) {
-        match grid.cell(row, column) {
-            Cell::Empty => {}
+        let cell = grid.cell(row, column);
+        match cell {
+            // An empty cell (a CSV file's is empty text) declares nothing.
+            _ if cell.is_empty() => {}
             // The first column may be a marker (`##`) or a comment.
             Cell::Text(_) if column == 0 && marked => {}
             Cell::Text(text) => match declared_type(text) {

@@ -694,7 +694,7 @@ fn unread_entries_are_files_or_sheets() {
     );
     for (entry, says) in [
         ("../x.xlsx", "relative path"),
-        ("notes.txt", "names no spreadsheet file"),
+        ("notes.docx", "names no spreadsheet file"),
     ] {
         let config = format!("source_language = \"ja\"\n\n[unread]\nnotes = [\"{entry}\"]\n");
         let errors = load(&config, &[]).unwrap_err();

@@ -255,7 +255,7 @@ fn a_source_names_a_file_and_perhaps_a_sheet() {
     .unwrap_err();
     assert_eq!(errors[0].code, Code::DuplicateName, "{errors:#?}");
     for (source, says) in [
-        ("items.txt", "names no spreadsheet file"),
+        ("items.docx", "names no spreadsheet file"),
         ("../items.xlsx", "a relative path of `/`-separated names"),
         ("/abs/items.xlsx", "a relative path"),
         ("items.xlsx#", "the sheet after `#` is empty"),
@@ -1057,4 +1057,128 @@ fn a_date_written_in_eight_digits_is_a_date() {
         "{:#?}",
         drafts[0].notes
     );
+}
+
+/// Star Force's data tables (`fixtures/third-party/starforce-datatables`: Game
+/// Framework's layout, saved by Excel as “Unicode Text” — UTF-16, tab-separated — a
+/// `#` marker column, a title row, names, types, notes, then the data, and a remark
+/// column with no name): each drafted by `schema infer` and each file validated against
+/// its drafts. The remark column is named in the draft's notes and passed over; every
+/// value read equals the file's own cell, split here from the file's UTF-16 text.
+#[test]
+fn game_framework_data_tables_read_back_through_their_drafts() {
+    let root = third_party().join("starforce-datatables");
+    let files = files_under(&root, &["txt"]);
+    assert_eq!(files.len(), 11);
+    let mut rows = 0;
+    for path in &files {
+        let relative = path.strip_prefix(&root).unwrap().display().to_string();
+        let drafts = masterctl_migrate::infer::infer_file(path)
+            .unwrap_or_else(|d| panic!("{relative}: {}", d.message));
+        assert_eq!(drafts.len(), 1, "{relative}");
+        assert!(
+            drafts[0].ignores_other_columns
+                && drafts[0]
+                    .notes
+                    .iter()
+                    .any(|n| n.starts_with("column C has values but no header")),
+            "{relative}: {:#?}",
+            drafts[0].notes
+        );
+        let validation = read_back(path, &relative, &drafts);
+        assert!(
+            !validation.report.has_errors() && validation.report.diagnostics.is_empty(),
+            "{relative}: {:#?}",
+            validation.report
+        );
+        // The file as Game Framework reads it: a row of data has no `#` in column A;
+        // the names row is the second.
+        let bytes = std::fs::read(path).unwrap();
+        let units: Vec<u16> = bytes[2..]
+            .chunks(2)
+            .map(|p| u16::from_le_bytes([p[0], p[1]]))
+            .collect();
+        let text = String::from_utf16(&units).unwrap();
+        let lines: Vec<Vec<&str>> = text
+            .lines()
+            .map(|l| l.trim_end_matches('\r').split('\t').collect())
+            .collect();
+        let names = &lines[1];
+        let data: Vec<&Vec<&str>> = lines.iter().filter(|l| l[0] != "#").collect();
+        let table = &validation.tables[0];
+        let schema = &drafts[0];
+        assert_eq!(table.row_count(), data.len(), "{relative}");
+        for (field_index, field) in schema.fields.iter().enumerate() {
+            let header = field.spelling.as_deref().unwrap_or(&field.name);
+            let column = names
+                .iter()
+                .position(|n| *n == header)
+                .unwrap_or_else(|| panic!("{relative}: {header} in {names:?}"));
+            for (row, cells) in data.iter().enumerate() {
+                let value = table.value(row, field_index).canonical();
+                let cell = cells[column];
+                let agrees = match cell {
+                    "TRUE" | "FALSE" => value == cell.to_lowercase(),
+                    _ => value == cell,
+                };
+                assert!(
+                    agrees,
+                    "{relative} row {row} {header}: {value:?} vs {cell:?}"
+                );
+            }
+        }
+        rows += data.len();
+    }
+    assert_eq!(rows, 38);
+}
+
+/// excel2json's example (`fixtures/third-party/excel2json-example`): names, types,
+/// notes, then data; a `#` column and a `#` sheet it leaves out. Each sheet is drafted
+/// and the workbook validated against the drafts: the note row of the sheet of text
+/// columns is read as notes as the other sheet's is (not as a record), and the values
+/// equal the JSON excel2json wrote from the workbook (its fields that the workbook still
+/// has).
+#[test]
+fn excel2json_example_reads_back_and_agrees_with_its_json() {
+    let root = third_party().join("excel2json-example");
+    let path = root.join("ExampleData.xlsx");
+    let drafts = masterctl_migrate::infer::infer_file(&path).unwrap();
+    let names: Vec<&str> = drafts.iter().map(|d| d.sheet.as_str()).collect();
+    assert_eq!(names, ["NPC", "Item"]);
+    assert!(
+        drafts[1]
+            .notes
+            .iter()
+            .any(|n| n.contains("as sheet `NPC` writes them"))
+    );
+    assert!(!drafts[0].fields.iter().any(|f| f.name.contains("exclude")));
+    let validation = read_back(&path, "ExampleData.xlsx", &drafts);
+    assert!(!validation.report.has_errors(), "{:#?}", validation.report);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("ExampleData.json")).unwrap())
+            .unwrap();
+    let mut compared = 0;
+    for (draft, table) in drafts.iter().zip(&validation.tables) {
+        let records = json[draft.sheet.as_str()].as_object().unwrap();
+        assert_eq!(table.row_count(), records.len(), "{}", draft.sheet);
+        for row in 0..table.row_count() {
+            let id = table.value(row, 0).canonical();
+            let record = &records[&id];
+            for (index, field) in draft.fields.iter().enumerate() {
+                let header = field.spelling.as_deref().unwrap_or(&field.name);
+                let Some(expected) = record.get(header) else {
+                    continue;
+                };
+                let value = table.value(row, index).canonical();
+                let expected = match expected {
+                    serde_json::Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                };
+                assert_eq!(value, expected, "{} {id} {header}", draft.sheet);
+                compared += 1;
+            }
+        }
+    }
+    // ID, Name, AssetName, HP, Attack, Defence of three NPCs; ID, Name, AssetName of two items.
+    assert_eq!(compared, 3 * 6 + 2 * 3);
 }

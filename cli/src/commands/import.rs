@@ -21,7 +21,8 @@ pub struct Args {
     /// A work branch of the region (work/R/NAME) instead of the region's own branch
     #[arg(long, value_name = "NAME")]
     branch: Option<String>,
-    /// Workbooks (xlsx, xlsm, xlsb, xls, ods), CSV files, or folders holding them
+    /// Workbooks (xlsx, xlsm, xlsb, xls, ods), CSV or tab-separated files (tsv, txt), or
+    /// folders holding them
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
     /// Validate and show what would change; write nothing

@@ -19,7 +19,8 @@ pub enum Command {
 
 #[derive(clap::Args)]
 pub struct InferArgs {
-    /// The workbook (xlsx, xlsm, xlsb, xls, ods) or CSV file to draft from
+    /// The workbook (xlsx, xlsm, xlsb, xls, ods), CSV or tab-separated file (tsv, txt) to
+    /// draft from
     #[arg(value_name = "FILE")]
     file: PathBuf,
     /// Write one <table>.toml per sheet into this folder instead of printing

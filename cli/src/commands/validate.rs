@@ -14,7 +14,8 @@ use crate::project;
 pub struct Args {
     #[command(flatten)]
     pub repo: RepoArg,
-    /// Workbooks (xlsx, xlsm, xlsb, xls, ods), CSV files, or folders holding them
+    /// Workbooks (xlsx, xlsm, xlsb, xls, ods), CSV or tab-separated files (tsv, txt), or
+    /// folders holding them
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
     /// Validate against the schema files of this folder instead of the repository's

@@ -61,8 +61,10 @@ pub struct ReadOutcome {
     pub report: Report,
 }
 
-/// Extensions of the files read; anything else inside a folder is ignored.
-pub const SUPPORTED_EXTENSIONS: [&str; 6] = ["xlsx", "xlsm", "xlsb", "xls", "ods", "csv"];
+/// Extensions of the files read; anything else inside a folder is ignored. `tsv` and
+/// `txt` files are tab-separated text (see [`csv::tabs`]).
+pub const SUPPORTED_EXTENSIONS: [&str; 8] =
+    ["xlsx", "xlsm", "xlsb", "xls", "ods", "csv", "tsv", "txt"];
 
 fn is_supported(path: &Path) -> bool {
     path.extension()
@@ -306,9 +308,11 @@ fn is_large_workbook(path: &Path) -> bool {
     !is_csv(path) && std::fs::metadata(path).is_ok_and(|m| m.len() >= LARGE_WORKBOOK_BYTES)
 }
 
-fn is_csv(path: &Path) -> bool {
+/// A text table, one sheet: CSV, or tab-separated text.
+pub fn is_csv(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
+        || csv::tabs::is_tab_separated(path)
 }
 
 /// Read one file (any supported format).

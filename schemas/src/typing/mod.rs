@@ -229,7 +229,7 @@ impl<'s> TableBuilder<'s> {
             return;
         }
         if let Some(types) = self.type_row.take()
-            && crate::structure::is_note_row(grid, row, types)
+            && (crate::structure::is_note_row(grid, row, types) || self.describes_fields(grid, row))
         {
             return;
         }
@@ -238,6 +238,30 @@ impl<'s> TableBuilder<'s> {
         } else {
             self.push_row(grid, row);
         }
+    }
+
+    /// Whether `row` (under a type row) writes the fields' `description`s: each cell in a
+    /// field's column is that field's description, and one at least is there. A note row
+    /// of text columns, which typing alone cannot tell from data (excel2json's).
+    fn describes_fields(&self, grid: &dyn Grid, row: usize) -> bool {
+        let Some(state) = &self.header else {
+            return false;
+        };
+        let mut described = false;
+        for (field, column) in self.schema.fields.iter().zip(&state.header.field_columns) {
+            let Some(column) = *column else { continue };
+            let cell = grid.cell(row, column);
+            if cell.is_empty() {
+                continue;
+            }
+            match (&field.description, cell) {
+                (Some(description), Cell::Text(text)) if text.trim() == description.trim() => {
+                    described = true
+                }
+                _ => return false,
+            }
+        }
+        described
     }
 
     /// The header is the first row naming a field (in any letter case, so that a

@@ -1,5 +1,6 @@
 //! CSV files as spreadsheet applications write them: UTF-8 with or without a byte
-//! order mark (or GBK, Shift_JIS: [`encoding`]), CRLF or LF, quoted cells spanning lines. The file stem names the sheet
+//! order mark (or GBK, Shift_JIS: [`encoding`]; tab-separated or UTF-16 text is
+//! rewritten as CSV first: [`tabs`]), CRLF or LF, quoted cells spanning lines. The file stem names the sheet
 //! (`Item.csv` is sheet `Item`). Every cell is text; the field's type parses it.
 
 use std::borrow::Cow;
@@ -8,6 +9,7 @@ use std::path::Path;
 pub mod encoding;
 mod plain;
 mod segments;
+pub mod tabs;
 
 pub use plain::plain_text;
 use plain::{CHUNK_RECORDS, PlainLines};
@@ -55,6 +57,9 @@ pub fn read(project: &Project, path: &Path, keep: Keep) -> ReadOutcome {
         }),
     };
     let Some(schema) = schema else {
+        if tabs::is_notes(path) {
+            return outcome;
+        }
         if let Said::Listed(said) = said(project, path, None, true) {
             outcome.report.extend(said.map(|d| *d));
             return outcome;
@@ -81,14 +86,27 @@ pub fn read(project: &Project, path: &Path, keep: Keep) -> ReadOutcome {
         )
     };
     // A singleton's file, perhaps written vertically, is read whole; another in segments
-    // when it is large.
-    let in_segments = schema.kind != TableKind::Singleton;
+    // when it is large, unless it is rewritten as CSV first (tab-separated, UTF-16).
+    let singleton = schema.kind == TableKind::Singleton;
     let builder = || keep.builder(project, schema, path, SourceFormat::Csv);
-    let (bytes, typed) = match open(path, in_segments) {
-        Ok(Opened::Whole(bytes)) => {
-            let typed = type_whole(builder(), !in_segments, &bytes, path);
-            (Some(bytes), typed)
-        }
+    let (bytes, typed) = match open(path, !singleton && !tabs::is_rewritten(path)) {
+        Ok(Opened::Whole(bytes)) => match tabs::as_csv(&bytes, path) {
+            None => {
+                let typed = type_whole(builder(), singleton, &bytes, path);
+                (Some(bytes), typed)
+            }
+            Some(Ok(rewritten)) => {
+                if let Some(encoding) = rewritten.decoded_from {
+                    outcome.report.push(read_as(path, encoding));
+                }
+                let typed = type_whole(builder(), singleton, rewritten.text.as_bytes(), path);
+                (None, typed)
+            }
+            Some(Err(d)) => {
+                outcome.report.push(d);
+                return outcome;
+            }
+        },
         Ok(Opened::Large(mut file, size)) => {
             match type_large_file(builder(), path, &mut file, size) {
                 Ok(typed) => (None, typed),
@@ -119,7 +137,7 @@ pub fn read(project: &Project, path: &Path, keep: Keep) -> ReadOutcome {
     let typed = match decoded {
         Some(decoded) => {
             outcome.report.push(read_as(path, decoded.encoding));
-            type_whole(builder(), !in_segments, decoded.text.as_bytes(), path)
+            type_whole(builder(), singleton, decoded.text.as_bytes(), path)
         }
         None => typed,
     };
@@ -434,12 +452,19 @@ impl<'b> CsvGrid<'b> {
     }
 
     /// Parse a whole file that may be saved in GBK or Shift_JIS: one refused as not UTF-8
-    /// is decoded ([`encoding::decode`]) and parsed again. The grid, and the encoding it
-    /// was read in when not UTF-8.
+    /// is decoded ([`encoding::decode`]) and parsed again; a tab-separated or UTF-16 one
+    /// is rewritten as CSV first ([`tabs`]). The grid, and the legacy encoding it was read
+    /// in, if any.
     pub fn parse_decoding(
         bytes: &'b [u8],
         path: &Path,
     ) -> Result<(CsvGrid<'b>, Option<&'static str>), Vec<Diagnostic>> {
+        // Tab-separated or UTF-16: rewritten as CSV first.
+        if let Some(rewritten) = tabs::as_csv(bytes, path) {
+            let rewritten = rewritten.map_err(|d| vec![d])?;
+            let grid = CsvGrid::parse_general(rewritten.text.as_bytes(), path)?;
+            return Ok((grid, rewritten.decoded_from));
+        }
         match CsvGrid::parse(bytes, path) {
             Err(errors) if errors.iter().any(|d| d.code == Code::InvalidUtf8) => {
                 match encoding::decode(bytes) {
