@@ -8,7 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use masterctl_schemas::diagnostic::Diagnostic;
 use masterctl_schemas::read::csv::CsvGrid;
@@ -183,6 +183,7 @@ pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
     }
     let mut drafts = name_drafts(path, drafts);
     link_references(&mut drafts);
+    read_back(path, &mut drafts);
     if let (Some(encoding), Some(first)) = (decoded_from, drafts.first_mut()) {
         first.notes.push(format!(
             "the file is not UTF-8: it was read as {encoding} (validate reads it so too, and says so); save it as UTF-8 so every tool reads it alike"
@@ -196,6 +197,76 @@ pub fn infer_file(path: &Path) -> Result<Vec<DraftSchema>, Diagnostic> {
         }
     }
     Ok(drafts)
+}
+
+/// Each draft read against the file it was drafted from, as `validate` would: where it
+/// does not read the file (a structure nested down the rows, a key repeated, a value
+/// out of a declared range), the draft's notes say which field, where and why — the
+/// first mistake of each field, and how many more.
+fn read_back(path: &Path, drafts: &mut [DraftSchema]) {
+    let files = drafts
+        .iter()
+        .map(|d| {
+            (
+                PathBuf::from(format!("schemas/{}.toml", d.name)),
+                d.to_toml(),
+            )
+        })
+        .collect();
+    let config = (
+        PathBuf::from("masterctl.toml"),
+        "source_language = \"en\"\n".to_string(),
+    );
+    let project = match masterctl_schemas::load::load_from_files(Some(config), files) {
+        Ok(project) => project,
+        Err(report) => {
+            if let (Some(first), Some(why)) = (drafts.first_mut(), report.diagnostics.first()) {
+                first.notes.push(format!(
+                    "the drafts do not load as they are: {}",
+                    why.message
+                ));
+            }
+            return;
+        }
+    };
+    let validation = masterctl_schemas::validate_paths(&project, &[path.to_path_buf()]);
+    // The first mistake of each table's field (or of the table), and how many more.
+    type Place = (String, Option<String>);
+    let mut said: Vec<(Place, &Diagnostic, usize)> = Vec::new();
+    for d in validation
+        .report
+        .diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+    {
+        let Some(table) = d.location.table.clone() else {
+            continue;
+        };
+        let at = (table, d.location.field.clone());
+        match said.iter_mut().find(|(seen, _, _)| *seen == at) {
+            Some((_, _, more)) => *more += 1,
+            None => said.push((at, d, 0)),
+        }
+    }
+    for ((table, field), d, more) in said {
+        let Some(draft) = drafts.iter_mut().find(|draft| draft.name == table) else {
+            continue;
+        };
+        let place = match (&d.location.cell, d.location.line) {
+            (Some(cell), _) => format!("cell {cell}"),
+            (None, Some(line)) => format!("line {line}"),
+            (None, None) => "the sheet".to_string(),
+        };
+        let what = field.map_or_else(String::new, |f| format!(" `{f}`"));
+        let more = match more {
+            0 => String::new(),
+            n => format!(" (and {n} more like it)"),
+        };
+        draft.notes.push(format!(
+            "the draft does not read its own file:{what} at {place}: {}{more}",
+            d.message
+        ));
+    }
 }
 
 /// The draft of a workbook's `sheet` (the workbook's `first`), and whether the sheet

@@ -848,7 +848,9 @@ fn read_back(
 /// composite types, incell lists — and the sheet validated against its drafts. All but
 /// these read back clean; each of these lays out what a flat table cannot hold (records
 /// nested down the rows with their outer keys blank or repeated, structures spelled in
-/// a cell, transposed metasheets), and its draft says what to check. The metasheets themselves (`@TABLEAU`) are named as such and not drafted.
+/// a cell, transposed metasheets, a value out of its declared range), and its draft's
+/// notes say which field does not read, where and why. The metasheets themselves
+/// (`@TABLEAU`) are named as such and not drafted.
 #[test]
 fn tableaus_test_sheets_read_back_through_their_drafts() {
     const NESTED_OR_UNREAD: &[&str] = &[
@@ -890,6 +892,31 @@ fn tableaus_test_sheets_read_back_through_their_drafts() {
         let drafts = masterctl_migrate::infer::infer_file(path)
             .unwrap_or_else(|d| panic!("{relative}: {}", d.message));
         let validation = read_back(path, &relative, &drafts);
+        // A draft that does not read its file says so: each table with a mistake has a
+        // note naming where and why.
+        let said = |table: &str| {
+            drafts.iter().any(|d| {
+                d.name == table
+                    && d.notes
+                        .iter()
+                        .any(|n| n.starts_with("the draft does not read its own file"))
+            })
+        };
+        for d in validation
+            .report
+            .diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+        {
+            let table = d.location.table.as_deref().unwrap_or_default();
+            assert!(said(table), "{relative}: {d} is not in the notes");
+        }
+        let clean = drafts.iter().all(|d| {
+            !d.notes
+                .iter()
+                .any(|n| n.starts_with("the draft does not read its own file"))
+        });
+        assert_eq!(clean, !validation.report.has_errors(), "{relative}");
         if validation.report.has_errors() {
             failing.push(relative);
         }
