@@ -170,9 +170,9 @@ store-in-progress = { $branch } の{ $kind ->
 }が途中で止まっています
 
 # An upload refused (the English is the console's own sentence).
-upload-not-a-workbook = 「{ $name }」は取り込める種類のファイルではありません（インポートにはワークブックか CSV、翻訳には XLIFF・PO・CSV）
+upload-not-a-workbook = 「{ $name }」は取り込める種類のファイルではありません（インポートにはワークブック、CSV かタブ区切りテキスト、翻訳には XLIFF・PO・CSV）
 upload-not-a-zip = 「{ $name }」は読める zip ファイルではありません
-upload-not-a-workbook-in = 「{ $zip }」の中の「{ $entry }」はインポートできる種類のファイルではありません（ワークブックか CSV）
+upload-not-a-workbook-in = 「{ $zip }」の中の「{ $entry }」はインポートできる種類のファイルではありません（ワークブック、CSV かタブ区切りテキスト）
 upload-too-large = 「{ $name }」は { $most } MiB を超えています
 upload-all-too-large = アップロード全体が { $most } MiB を超えています
 upload-too-many = 一度にアップロードできるのは { $most } ファイルまでです

@@ -72,12 +72,10 @@ pub fn sheet(
     diagnostics: &[Diagnostic],
     window: Window,
 ) -> Result<ShownSheet, String> {
-    let is_csv = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-    if is_csv {
+    // A CSV or tab-separated file (saved in UTF-16 or GBK too), read as validate reads it.
+    if masterctl_schemas::read::is_csv(path) {
         let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-        let grid = masterctl_schemas::read::csv::CsvGrid::parse(&bytes, path)
+        let (grid, _) = masterctl_schemas::read::csv::CsvGrid::parse_decoding(&bytes, path)
             .map_err(|d| d.first().map(ToString::to_string).unwrap_or_default())?;
         return Ok(shown(&grid, diagnostics, true, window));
     }
@@ -209,4 +207,31 @@ fn marks(
             .push(message.to_string());
     }
     marks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file of Excel's “Unicode Text” (UTF-16, tabs) is shown as its cells, each on
+    /// its own line's row.
+    #[test]
+    fn unicode_text_is_shown_as_its_cells() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("Scene.txt");
+        let mut bytes = vec![0xFF, 0xFE];
+        for unit in "#\tId\tAssetName\r\n\t1\tMenu\r\n\t2\t\"Main, 2\"\r\n".encode_utf16() {
+            bytes.extend(unit.to_le_bytes());
+        }
+        std::fs::write(&path, bytes).unwrap();
+        let shown = sheet(&path, None, &[], Window::From(0)).unwrap();
+        let rows: Vec<(u64, Vec<&str>)> = shown
+            .header
+            .iter()
+            .chain(&shown.rows)
+            .map(|r| (r.label, r.cells.iter().map(|c| c.text.as_str()).collect()))
+            .collect();
+        assert!(rows.contains(&(2, vec!["", "1", "Menu"])), "{rows:?}");
+        assert!(rows.contains(&(3, vec!["", "2", "Main, 2"])), "{rows:?}");
+    }
 }

@@ -150,10 +150,10 @@ impl Uploads {
 }
 
 /// The extensions of the files an import takes.
-pub const WORKBOOKS: &[&str] = &["xlsx", "xlsm", "xlsb", "ods", "csv"];
+pub const WORKBOOKS: &[&str] = &["xlsx", "xlsm", "xlsb", "ods", "csv", "tsv", "txt"];
 /// The extensions of the files an import's upload takes: workbooks, and zips of them
 /// (as the download gives several), unpacked as they are kept ([`Staged::unzip`]).
-pub const WORKBOOKS_OR_ZIPS: &[&str] = &["xlsx", "xlsm", "xlsb", "ods", "csv", "zip"];
+pub const WORKBOOKS_OR_ZIPS: &[&str] = &["xlsx", "xlsm", "xlsb", "ods", "csv", "tsv", "txt", "zip"];
 /// The extensions of the exchange files translators send back.
 pub const EXCHANGE: &[&str] = &["xlf", "xliff", "po", "csv"];
 
@@ -527,6 +527,12 @@ mod tests {
         );
         assert_eq!(file_name("en.po", EXCHANGE).unwrap(), "en.po");
         assert!(file_name("en.po", WORKBOOKS).is_err());
+        // Tab-separated text (Excel's “Unicode Text”) is read as validate reads it.
+        assert_eq!(
+            file_name("Aircraft.txt", WORKBOOKS).unwrap(),
+            "Aircraft.txt"
+        );
+        assert_eq!(file_name("items.tsv", WORKBOOKS).unwrap(), "items.tsv");
         for bad in [
             "",
             ".hidden.csv",
