@@ -136,6 +136,24 @@ fn unknown_column() {
     assert_eq!(d.found.as_deref(), Some("colour"));
 }
 
+/// A CSV file's place is its line: the message names the column.
+#[test]
+fn an_unnamed_column_of_a_csv_file_is_named_by_its_letter() {
+    let project = load_texts(
+        "source_language = \"en\"\n",
+        &[(
+            "item.toml",
+            "name = \"item\"\nprimary_key = [\"id\"]\nfields = [{ name = \"id\", type = \"int\" }, { name = \"name\", type = \"string\" }]\n",
+        )],
+    )
+    .unwrap();
+    let (_dir, v) = crate::common::validate_csv(&project, "item.csv", "id,,name\n1,,a\n2,note,b\n");
+    let d = only_error(&v);
+    assert_eq!(d.code, Code::UnknownColumn);
+    assert_eq!(d.location.line, Some(3));
+    assert_eq!(d.message, "column B has values but no header");
+}
+
 #[test]
 fn missing_column() {
     let v = check("items.xlsx", &["items_missing_column.xlsx"]);

@@ -417,15 +417,17 @@ impl<'s> TableBuilder<'s> {
                 .origin
                 .location(position, Some(grid.column_position(column)));
             location.table = Some(schema.name.clone());
+            // A CSV file's place is a line: the column is named in the message.
+            let message = match (self.origin.vertical, &location.cell) {
+                (true, _) => "this row has a value but no name".to_string(),
+                (false, Some(_)) => "this column has values but no header".to_string(),
+                (false, None) => format!(
+                    "column {} has values but no header",
+                    crate::diagnostic::column_letters(grid.column_position(column))
+                ),
+            };
             self.diagnostics.push(
-                Diagnostic::new(
-                    Code::UnknownColumn,
-                    location,
-                    match self.origin.vertical {
-                        false => "this column has values but no header",
-                        true => "this row has a value but no name",
-                    },
-                )
+                Diagnostic::new(Code::UnknownColumn, location, message)
                 .found(cell.display())
                 .hint(match self.origin.vertical {
                     false => "name the column after a field, or start its header with `#` to mark it as a comment",
