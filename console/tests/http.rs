@@ -3314,12 +3314,12 @@ async fn a_zip_of_workbooks_is_unpacked_where_its_workbooks_would_be_and_bounded
     );
 
     // Anything else in it is refused, named; so is a zip that is none; nothing is kept.
-    let notes = zipped(&[("monster.csv", b"id,name\n"), ("notes.txt", b"todo")]);
+    let notes = zipped(&[("monster.csv", b"id,name\n"), ("notes.docx", b"todo")]);
     for (name, bytes, said) in [
         (
             "notes.zip",
             notes,
-            ["notes.txt", "in", "notes.zip", "is not a kind of file"],
+            ["notes.docx", "in", "notes.zip", "is not a kind of file"],
         ),
         (
             "broken.zip",
@@ -3336,11 +3336,11 @@ async fn a_zip_of_workbooks_is_unpacked_where_its_workbooks_would_be_and_bounded
         );
     }
     // In Japanese, for a planner whose browser asks for it.
-    let notes = zipped(&[("notes.txt", b"todo")]);
+    let notes = zipped(&[("notes.docx", b"todo")]);
     let got = upload_answer(&app, "notes.zip", &notes, "ja").await;
     assert!(
         got.body.contains(
-            "「notes.zip」の中の「notes.txt」はインポートできる種類のファイルではありません"
+            "「notes.zip」の中の「notes.docx」はインポートできる種類のファイルではありません"
         ),
         "{}",
         got.body

@@ -528,10 +528,9 @@ pub fn identifier_from(text: &str) -> Option<String> {
 }
 
 /// The draft of one sheet, and whether the sheet's name gave it its name (else it is
-/// `table`, named by [`name_drafts`]).
-/// The draft of one sheet, and whether the sheet's name named it. With
-/// `notes_under_types`, the row right under a type row is the columns' notes (when it
-/// is all text and data follows it), as the workbook's other sheets write them.
+/// `table`, named by [`name_drafts`]). With `notes_under_types`, the row right under a
+/// type row is the columns' notes (when it is all text and data follows it), as the
+/// workbook's other sheets write them.
 fn infer_grid(
     sheet: &str,
     grid: &dyn Grid,

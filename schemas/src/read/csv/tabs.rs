@@ -52,18 +52,20 @@ pub fn is_notes(path: &Path) -> bool {
     if read.is_err() {
         return false;
     }
-    let first_line = |units: &[u8], tab: &[u8], newline: &[u8]| {
-        let end = units
-            .windows(newline.len())
-            .position(|w| w == newline)
-            .unwrap_or(units.len());
-        !units[..end].windows(tab.len()).any(|w| w == tab)
+    // The file's first units (UTF-16's, or bytes), up to the end of its first line or of
+    // the bytes read: a tab among them?
+    let pairs = |bytes: &[u8], from: fn([u8; 2]) -> u16| -> Vec<u16> {
+        bytes.chunks_exact(2).map(|p| from([p[0], p[1]])).collect()
     };
-    match start.as_slice() {
-        [0xFF, 0xFE, rest @ ..] => first_line(rest, b"\t\0", b"\n\0"),
-        [0xFE, 0xFF, rest @ ..] => first_line(rest, b"\0\t", b"\0\n"),
-        bytes => first_line(bytes, b"\t", b"\n"),
-    }
+    let units: Vec<u16> = match start.as_slice() {
+        [0xFF, 0xFE, rest @ ..] => pairs(rest, u16::from_le_bytes),
+        [0xFE, 0xFF, rest @ ..] => pairs(rest, u16::from_be_bytes),
+        bytes => bytes.iter().map(|&b| u16::from(b)).collect(),
+    };
+    !units
+        .iter()
+        .take_while(|&&u| u != u16::from(b'\n'))
+        .any(|&u| u == u16::from(b'\t'))
 }
 
 /// A file's text rewritten as CSV.
@@ -285,6 +287,12 @@ mod tests {
         assert!(is_notes(&write(
             "Notes.txt",
             &utf16("notes\r\n\t\r\n", false)
+        )));
+        // A tab's bytes across two characters are no tab: U+0941 then U+4E00 are
+        // `41 09 00 4E` in UTF-16LE, whose bytes hold `09 00` but no unit 0x0009.
+        assert!(is_notes(&write(
+            "Han.txt",
+            &utf16("\u{0941}\u{4E00}\r\n", true)
         )));
         // Only `.txt`: a `.tsv` is a table by its name.
         assert!(!is_notes(&write("README.tsv", b"notes\n")));
