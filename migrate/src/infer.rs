@@ -717,7 +717,10 @@ fn infer_grid(
                     field.name, field.ty
                 ));
                 field.ty = "string".into();
+                // A list's separators and an element's bounds are not a string's.
                 field.values.clear();
+                (field.separator, field.key_separator) = (None, None);
+                (field.min, field.max) = (None, None);
             }
         }
     }

@@ -333,8 +333,9 @@ pub fn is_type_marker(cell: Cell) -> bool {
     matches!(cell, Cell::Text(t) if t.trim().to_ascii_lowercase().starts_with("##type"))
 }
 
-/// Whether `row` declares types: `##type` in its first cell; or two or more cells
-/// besides the first, every one a type word or a name of the studio's own types
+/// Whether `row` declares types: `##type` in its first cell; or one cell that no data
+/// is written as (`[]int32`, `int32|{range:"1,10"}`, `*int`: a table of one column); or
+/// two or more cells besides the first, every one a type word or a name of the studio's own types
 /// (`vec3`, `ActorType`), at least half of them types masterctl knows (in a row not
 /// marked `#`, more of them than of the studio's own names, two at least).
 pub fn is_type_row(grid: &dyn Grid, row: usize) -> bool {
@@ -343,6 +344,8 @@ pub fn is_type_row(grid: &dyn Grid, row: usize) -> bool {
     }
     let marked = grid.cell(row, 0).is_comment();
     let (mut words, mut known, mut named) = (0, 0, 0);
+    // A row of one word is a type row only when no data could be written so.
+    let mut unmistakable = false;
     for column in 0..grid.width(row) {
         let cell = grid.cell(row, column);
         match cell {
@@ -354,6 +357,7 @@ pub fn is_type_row(grid: &dyn Grid, row: usize) -> bool {
                 Some(declared) => {
                     words += 1;
                     known += usize::from(declared.ty.is_some());
+                    unmistakable = declared.ty.is_some() && is_composite_word(text);
                 }
                 None if is_type_name(text) => {
                     words += 1;
@@ -367,7 +371,15 @@ pub fn is_type_row(grid: &dyn Grid, row: usize) -> bool {
     // An unmarked row naming the studio's own types is one when most of it is types
     // masterctl knows (a `Name, Type` pair, `ID`, `uint32`, is a record).
     let named_ok = named == 0 || known >= 2 && known > named;
-    words >= 2 && known * 2 >= words && named_ok
+    words >= 2 && known * 2 >= words && named_ok || words == 1 && unmistakable
+}
+
+/// A type word no cell of data is written as: a list, array or map (`[]int32`,
+/// `int[]`, `list<int>`, `map<uint32, Item>`), a key (`*int`), or a type with tableau's
+/// properties (`int32|{range:"1,10"}`).
+fn is_composite_word(text: &str) -> bool {
+    let text = text.trim();
+    text.starts_with('*') || text.contains(['[', '<', '{'])
 }
 
 /// tableau's note row (under the type row): text in a column whose declared type is a

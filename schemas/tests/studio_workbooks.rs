@@ -857,7 +857,6 @@ fn tableaus_test_sheets_read_back_through_their_drafts() {
         "dev/Test#Activity.csv",
         "dev/Test#Loader.csv",
         "dev/Test#Match.csv",
-        "fieldprop/FieldProp#FieldPropRange.csv",
         "fieldprop/FieldProp#FieldPropSequence.csv",
         "fieldprop/FieldProp#FieldPropUnique.csv",
         "list/HorizontalList#HorizontalIncellInStructList.csv",
@@ -1030,6 +1029,24 @@ fn a_type_row_of_other_exporters_words_is_never_data() {
     let validation = validate(&project, std::slice::from_ref(&path));
     assert!(!validation.report.has_errors(), "{:#?}", validation.report);
     assert_eq!(validation.tables[0].row_count(), 2);
+
+    // A sheet of one column: a type row of one word no data is written as (`*int`,
+    // `[]int32`, a type with properties) is still types; a bare `int` could be data, and
+    // is read as a row.
+    for (word, types) in [
+        ("*int", true),
+        ("\"int32|{range:\"\"1,10\"\"}\"", true),
+        ("int", false),
+    ] {
+        let (_dir, path) = file_of("Level.csv", format!("level\n{word}\n1\n2\n").as_bytes());
+        let drafts = masterctl_migrate::infer::infer_file(&path).unwrap();
+        let field = &drafts[0].fields[0];
+        assert_eq!(field.ty == "int", types, "{word}: {:#?}", drafts[0]);
+        let validation = read_back(&path, word, &drafts);
+        assert!(!validation.report.has_errors(), "{word}");
+        let rows = validation.tables[0].row_count();
+        assert_eq!(rows, if types { 2 } else { 3 }, "{word}");
+    }
 }
 
 /// A date written in eight digits, `20221010`, is a date: as text (CSV) and as a number
