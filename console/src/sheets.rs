@@ -219,11 +219,8 @@ mod tests {
     fn unicode_text_is_shown_as_its_cells() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("Scene.txt");
-        let mut bytes = vec![0xFF, 0xFE];
-        for unit in "#\tId\tAssetName\r\n\t1\tMenu\r\n\t2\t\"Main, 2\"\r\n".encode_utf16() {
-            bytes.extend(unit.to_le_bytes());
-        }
-        std::fs::write(&path, bytes).unwrap();
+        let text = "#\tId\tAssetName\r\n\t1\tMenu\r\n\t2\t\"Main, 2\"\r\n";
+        std::fs::write(&path, masterctl_testing::utf16(text, true)).unwrap();
         let shown = sheet(&path, None, &[], Window::From(0)).unwrap();
         let rows: Vec<(u64, Vec<&str>)> = shown
             .header

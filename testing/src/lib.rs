@@ -70,6 +70,22 @@ pub fn zip_part(bytes: &[u8], name: &str) -> String {
     text
 }
 
+/// `text` saved in UTF-16 with its byte order mark, as Excel saves “Unicode Text”
+/// (`little_endian`), or big-endian.
+pub fn utf16(text: &str, little_endian: bool) -> Vec<u8> {
+    let mut bytes = match little_endian {
+        true => vec![0xFF, 0xFE],
+        false => vec![0xFE, 0xFF],
+    };
+    for unit in text.encode_utf16() {
+        bytes.extend(match little_endian {
+            true => unit.to_le_bytes(),
+            false => unit.to_be_bytes(),
+        });
+    }
+    bytes
+}
+
 /// The bundled fixtures: the sample game, broken variants, the worked examples' files.
 pub fn fixtures() -> PathBuf {
     root().join("fixtures")

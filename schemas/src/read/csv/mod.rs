@@ -89,7 +89,7 @@ pub fn read(project: &Project, path: &Path, keep: Keep) -> ReadOutcome {
     // when it is large, unless it is rewritten as CSV first (tab-separated, UTF-16).
     let singleton = schema.kind == TableKind::Singleton;
     let builder = || keep.builder(project, schema, path, SourceFormat::Csv);
-    let (bytes, typed) = match open(path, !singleton && !tabs::is_rewritten(path)) {
+    let (bytes, typed) = match open(path, !singleton && !tabs::is_tab_separated(path)) {
         Ok(Opened::Whole(bytes)) => match tabs::as_csv(&bytes, path) {
             None => {
                 let typed = type_whole(builder(), singleton, &bytes, path);
@@ -197,12 +197,13 @@ enum Opened {
     Large(std::fs::File, u64),
 }
 
-/// The file at `path`, read whole unless it is large and may be read `in_segments`.
+/// The file at `path`, read whole unless it is large and may be read `in_segments`
+/// (a file in UTF-16, rewritten as CSV before it is read, is read whole: [`tabs`]).
 fn open(path: &Path, in_segments: bool) -> std::io::Result<Opened> {
     use std::io::Read;
     let mut file = std::fs::File::open(path)?;
     let size = file.metadata()?.len();
-    if in_segments && size > 2 * segments::SEGMENT_BYTES as u64 {
+    if in_segments && size > 2 * segments::SEGMENT_BYTES as u64 && !begins_utf16(&mut file)? {
         return Ok(Opened::Large(file, size));
     }
     // As `std::fs::read` does: a size memory cannot hold is an error, not an abort.
@@ -212,6 +213,15 @@ fn open(path: &Path, in_segments: bool) -> std::io::Result<Opened> {
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::OutOfMemory, e))?;
     file.read_to_end(&mut bytes)?;
     Ok(Opened::Whole(bytes))
+}
+
+/// Whether `file` begins with a UTF-16 byte order mark; read again from its start after.
+fn begins_utf16(file: &mut std::fs::File) -> std::io::Result<bool> {
+    use std::io::{Read, Seek};
+    let mut start = [0u8; 2];
+    let utf16 = file.read_exact(&mut start).is_ok() && tabs::is_utf16(&start);
+    file.rewind()?;
+    Ok(utf16)
 }
 
 /// The table of a large file, typed a segment at a time.
@@ -544,6 +554,31 @@ impl Grid for CsvGrid<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file past two segments is read in segments, unless it is UTF-16 (rewritten as
+    /// CSV whole first); a singleton's, and a tab-separated file's, are read whole.
+    #[test]
+    fn a_large_file_in_utf16_is_read_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let size = 2 * segments::SEGMENT_BYTES + 2;
+        let write = |name: &str, start: &[u8]| {
+            let path = dir.path().join(name);
+            let mut bytes = start.to_vec();
+            bytes.resize(size, b'a');
+            std::fs::write(&path, bytes).unwrap();
+            path
+        };
+        let opened = |path: &Path, in_segments: bool| match open(path, in_segments).unwrap() {
+            Opened::Whole(bytes) => Some(bytes.len()),
+            Opened::Large(..) => None,
+        };
+        let plain = write("plain.csv", b"a,");
+        assert_eq!(opened(&plain, true), None);
+        assert_eq!(opened(&plain, false), Some(size));
+        for bom in [b"\xFF\xFE", b"\xFE\xFF"] {
+            assert_eq!(opened(&write("utf16.csv", bom), true), Some(size));
+        }
+    }
 
     /// Every cell of two grids, row by row, with the line of each row.
     fn cells(grid: &dyn Grid) -> Vec<(u64, Vec<String>)> {

@@ -24,18 +24,6 @@ pub fn is_utf16(bytes: &[u8]) -> bool {
     bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF")
 }
 
-/// Whether the file at `path` is rewritten before it is read: tab-separated, or begun
-/// with a UTF-16 byte order mark (its first two bytes looked at).
-pub fn is_rewritten(path: &Path) -> bool {
-    use std::io::Read;
-    if is_tab_separated(path) {
-        return true;
-    }
-    let mut start = [0u8; 2];
-    std::fs::File::open(path)
-        .is_ok_and(|mut f| f.read_exact(&mut start).is_ok() && is_utf16(&start))
-}
-
 /// Whether the file at `path` is a text file of notes, not a table: a `.txt` file whose
 /// first line (within its first 4 KiB) holds no tab. A folder's `README.txt` maps to no
 /// table and is passed over without a word.
@@ -52,20 +40,14 @@ pub fn is_notes(path: &Path) -> bool {
     if read.is_err() {
         return false;
     }
-    // The file's first units (UTF-16's, or bytes), up to the end of its first line or of
-    // the bytes read: a tab among them?
-    let pairs = |bytes: &[u8], from: fn([u8; 2]) -> u16| -> Vec<u16> {
-        bytes.chunks_exact(2).map(|p| from([p[0], p[1]])).collect()
+    // Decoded as far as read (a character cut at the end is no tab, nor is a byte of
+    // another encoding that UTF-8 does not read).
+    let (text, _) = match start.as_slice() {
+        [0xFF, 0xFE, rest @ ..] => encoding_rs::UTF_16LE.decode_without_bom_handling(rest),
+        [0xFE, 0xFF, rest @ ..] => encoding_rs::UTF_16BE.decode_without_bom_handling(rest),
+        bytes => encoding_rs::UTF_8.decode_without_bom_handling(bytes),
     };
-    let units: Vec<u16> = match start.as_slice() {
-        [0xFF, 0xFE, rest @ ..] => pairs(rest, u16::from_le_bytes),
-        [0xFE, 0xFF, rest @ ..] => pairs(rest, u16::from_be_bytes),
-        bytes => bytes.iter().map(|&b| u16::from(b)).collect(),
-    };
-    !units
-        .iter()
-        .take_while(|&&u| u != u16::from(b'\n'))
-        .any(|&u| u == u16::from(b'\t'))
+    !text.lines().next().unwrap_or_default().contains('\t')
 }
 
 /// A file's text rewritten as CSV.
@@ -110,21 +92,19 @@ fn decoded<'a>(
             }
             return match super::encoding::decode(bytes) {
                 Some(decoded) => Ok((Cow::Owned(decoded.text), Some(decoded.encoding))),
-                None => Err(not_text(bytes, path, "UTF-8")),
+                None => Err(not_text(bytes, path, encoding_rs::UTF_8)),
             };
         }
     };
     match encoding.decode_without_bom_handling_and_without_replacement(&bytes[2..]) {
         Some(text) => Ok((text, None)),
-        None => Err(not_text(&bytes[2..], path, encoding.name())),
+        None => Err(not_text(&bytes[2..], path, encoding)),
     }
 }
 
 /// `bytes` are not text of `encoding`: said at the line of the first that is not.
-fn not_text(bytes: &[u8], path: &Path, encoding: &str) -> Diagnostic {
-    let decoder =
-        encoding_rs::Encoding::for_label(encoding.as_bytes()).unwrap_or(encoding_rs::UTF_8);
-    let (text, _) = decoder.decode_without_bom_handling(bytes);
+fn not_text(bytes: &[u8], path: &Path, encoding: &'static encoding_rs::Encoding) -> Diagnostic {
+    let (text, _) = encoding.decode_without_bom_handling(bytes);
     let line = text
         .split('\u{FFFD}')
         .next()
@@ -135,7 +115,7 @@ fn not_text(bytes: &[u8], path: &Path, encoding: &str) -> Diagnostic {
             line: Some(line),
             ..Location::file(path)
         },
-        format!("this line is not valid {encoding}"),
+        format!("this line is not valid {}", encoding.name()),
     )
     .hint("save the file as Unicode text, or as CSV UTF-8")
 }
@@ -187,7 +167,8 @@ fn rewritten(text: &str, path: &Path) -> Result<String, Diagnostic> {
     }
 }
 
-/// `cell` as a CSV cell: quoted when it holds a comma, a quote or a line break.
+/// `cell` as a CSV cell: quoted when it holds a comma, a quote or a line break (the
+/// csv crate's writer quotes alike, but writes no blank line, which [`rewritten`] keeps).
 fn push_cell(out: &mut String, cell: &str) {
     if !cell.contains([',', '"', '\n', '\r']) {
         out.push_str(cell);
@@ -206,20 +187,7 @@ fn push_cell(out: &mut String, cell: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn utf16(text: &str, little_endian: bool) -> Vec<u8> {
-        let mut bytes = match little_endian {
-            true => vec![0xFF, 0xFE],
-            false => vec![0xFE, 0xFF],
-        };
-        for unit in text.encode_utf16() {
-            bytes.extend(match little_endian {
-                true => unit.to_le_bytes(),
-                false => unit.to_be_bytes(),
-            });
-        }
-        bytes
-    }
+    use masterctl_testing::utf16;
 
     fn csv_of(bytes: &[u8], name: &str) -> String {
         as_csv(bytes, Path::new(name)).unwrap().unwrap().text
@@ -296,7 +264,5 @@ mod tests {
         )));
         // Only `.txt`: a `.tsv` is a table by its name.
         assert!(!is_notes(&write("README.tsv", b"notes\n")));
-        assert!(is_rewritten(&write("utf16.csv", &utf16("a,b\n", true))));
-        assert!(!is_rewritten(&write("plain.csv", b"a,b\n")));
     }
 }
