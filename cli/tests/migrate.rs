@@ -1172,8 +1172,8 @@ fn every_cell_of_real_luban_projects_is_the_workbooks() {
         (third_party().join("luban-projects/xdooria-config"), 13, 500),
         (
             third_party().join("luban-projects/liuocean-example"),
-            10,
-            20,
+            11,
+            60,
         ),
         (
             third_party().join("luban-projects/easygameframework"),

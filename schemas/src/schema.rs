@@ -654,7 +654,22 @@ impl Field {
     /// Whether the field is read from several columns of a row (a list over repeated
     /// headers, or over the columns its header spans).
     pub fn spread_over_columns(&self) -> bool {
-        self.repeated_header || self.column_span > 1
+        (self.repeated_header || self.column_span > 1) && self.element_over_columns().is_none()
+    }
+
+    /// The separator that joins the parts of one record or union spread over the
+    /// columns its header spans (`column_span`: Luban's polymorphic bean over `circle`,
+    /// `1.5`, …): the field's own value, or one element a row of a multi-row list;
+    /// `None` for every other field.
+    pub fn element_over_columns(&self) -> Option<&str> {
+        if self.column_span < 2 {
+            return None;
+        }
+        match &self.ty {
+            FieldType::List(element) if self.multi_row => element.parts_separator(),
+            FieldType::List(_) => None,
+            ty => ty.parts_separator(),
+        }
     }
 
     /// A field is required unless it is optional or has a default, or is filled by the
@@ -871,6 +886,16 @@ impl PartialEq for RecordType {
 impl Eq for RecordType {}
 
 impl FieldType {
+    /// The separator between a record's or a union's parts in one cell; `None` for a
+    /// type of no parts.
+    pub fn parts_separator(&self) -> Option<&str> {
+        match self {
+            FieldType::Record(record) => Some(&record.separator),
+            FieldType::Union(union) => Some(&union.separator),
+            _ => None,
+        }
+    }
+
     /// `int`, `list<enum>`, ... as written in schemas.
     pub fn parse(text: &str) -> Option<FieldType> {
         FieldType::parse_in(text, &|_| None)

@@ -167,12 +167,16 @@ fn a_list_over_the_columns_its_header_spans_is_one_list() {
         ("column_span = 1", "two columns or more"),
         (
             "column_span = 3, multi_row = true",
-            "is multi_row or has repeated_header",
+            "a multi-row list spread over columns holds records or unions",
         ),
     ] {
         let refused = MONSTER.replace("repeated_header = true", option);
         refused_at_load(CONFIG, &[("monster.toml", &refused)], said);
     }
     let scalar = spanned.replace("type = \"list<int>\"", "type = \"int\"");
-    refused_at_load(CONFIG, &[("monster.toml", &scalar)], "is not a list");
+    refused_at_load(
+        CONFIG,
+        &[("monster.toml", &scalar)],
+        "is neither a list nor a record or union",
+    );
 }

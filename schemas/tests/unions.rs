@@ -76,12 +76,8 @@ fn a_union_names_its_case_then_the_cases_record() {
     );
     let validation = validate(&project, &[items, path]);
     assert!(!validation.report.has_errors(), "{:#?}", validation.report);
-    let table = validation.tables.iter().find(|t| t.name == "zone").unwrap();
-    let rows: Vec<Vec<String>> = (0..table.row_count())
-        .map(|r| table.row(r).map(|v| v.canonical()).collect())
-        .collect();
     assert_eq!(
-        rows,
+        canonical_rows(&validation, "zone"),
         [
             ["1", "triangle:1:2:3", "triangle:1:2:3|circle:1.5|prize:7"],
             ["2", "circle:2", ""],
@@ -90,6 +86,7 @@ fn a_union_names_its_case_then_the_cases_record() {
     );
     // The canonical text reads back as the same value.
     let schema = project.table("zone").unwrap();
+    let table = validation.tables.iter().find(|t| t.name == "zone").unwrap();
     for (field, value) in schema.fields.iter().zip(table.row(0)) {
         assert_eq!(&parse_text(&field.ty, &value.canonical()).unwrap(), value);
     }
@@ -104,13 +101,6 @@ fn each_mistake_names_the_case_or_its_field_at_the_cell() {
         "id,shape,shapes\n1,square:1,\n2,circle:-1,\n3,circle:1:2,\n4,,prize:8\n".as_bytes(),
     );
     let validation = validate(&project, &[items, path]);
-    let found: Vec<(Code, u64, String)> = errors(&validation)
-        .iter()
-        .map(|d| {
-            let said = format!("{} {}", d.message, d.hint.clone().unwrap_or_default());
-            (d.code, d.location.line.unwrap_or_default(), said)
-        })
-        .collect();
     let expected = [
         (
             Code::TypeError,
@@ -129,8 +119,21 @@ fn each_mistake_names_the_case_or_its_field_at_the_cell() {
         ),
         (Code::ForeignKey, 5, "no `item` has id 8"),
     ];
+    assert_says(&validation, &expected);
+}
+
+/// Each error of `validation` is one of `expected` (its code, its line, words its
+/// message or hint says), and each expected one is there.
+fn assert_says(validation: &masterctl_schemas::Validation, expected: &[(Code, u64, &str)]) {
+    let found: Vec<(Code, u64, String)> = errors(validation)
+        .iter()
+        .map(|d| {
+            let said = format!("{} {}", d.message, d.hint.clone().unwrap_or_default());
+            (d.code, d.location.line.unwrap_or_default(), said)
+        })
+        .collect();
     assert_eq!(found.len(), expected.len(), "{found:#?}");
-    for (code, line, says) in expected {
+    for &(code, line, says) in expected {
         assert!(
             found
                 .iter()
@@ -138,6 +141,135 @@ fn each_mistake_names_the_case_or_its_field_at_the_cell() {
             "no {code:?} on line {line} saying {says}: {found:#?}"
         );
     }
+}
+
+/// The rows of table `name` as `validation` typed them, each value's canonical text.
+fn canonical_rows(validation: &masterctl_schemas::Validation, name: &str) -> Vec<Vec<String>> {
+    let table = validation.tables.iter().find(|t| t.name == name).unwrap();
+    (0..table.row_count())
+        .map(|r| table.row(r).map(|v| v.canonical()).collect())
+        .collect()
+}
+
+/// Luban's `*shapes` over a header merged across four columns: one union a row, its case
+/// in the first column and its parts in those after; the rows below the record (its key
+/// empty) go on with its list. Each mistake is at its row, in the element's first column.
+#[test]
+fn a_multi_row_list_takes_a_union_a_row_its_parts_over_columns() {
+    const ROWS: &str = r#"
+primary_key = ["id"]
+fields = [
+    { name = "id", type = "int" },
+    { name = "shapes", type = "list<shape>", optional = true, multi_row = true, column_span = 4 },
+    { name = "note", type = "string", optional = true },
+]
+"#;
+    let project = load_texts(CONFIG, &schemas(SHAPE, ROWS)).unwrap();
+    let (_items_dir, items) = file_of("item.csv", b"id\n7\n");
+    let (_dir, path) = file_of(
+        "zone.csv",
+        "id,*shapes,,,,note\n\
+         1,三角形,1,2,3,a\n\
+         ,Circle,1.5,,,\n\
+         ,prize,7,,,\n\
+         2,,,,,b\n\
+         3,circle:2,,,,\n"
+            .as_bytes(),
+    );
+    let validation = validate(&project, &[items.clone(), path]);
+    assert!(!validation.report.has_errors(), "{:#?}", validation.report);
+    assert_eq!(
+        canonical_rows(&validation, "zone"),
+        [
+            ["1", "triangle:1:2:3|circle:1.5|prize:7", "a"],
+            ["2", "", "b"],
+            ["3", "circle:2", ""],
+        ]
+    );
+    let (_dir, wrong) = file_of(
+        "zone.csv",
+        "id,*shapes,,,,note\n\
+         1,triangle,1,x,3,\n\
+         ,circle,,,,\n\
+         ,,1,,,\n\
+         ,prize,8,,,late\n"
+            .as_bytes(),
+    );
+    let validation = validate(&project, &[items, wrong]);
+    assert_says(
+        &validation,
+        &[
+            (Code::TypeError, 2, "`x`"),
+            (Code::TypeError, 3, "`radius` is empty"),
+            (Code::TypeError, 4, "names no case"),
+            (Code::Required, 5, "goes on with the record above"),
+            // A reference is checked on the record's whole list, at its first row.
+            (Code::ForeignKey, 2, "no `item` has id 8"),
+        ],
+    );
+}
+
+/// A union (or record) field spread over the columns its header spans, on its row: its
+/// case, then its parts, one a column; or the whole value in the first column.
+#[test]
+fn a_union_field_takes_its_parts_from_the_columns_its_header_spans() {
+    const SPREAD: &str = r#"
+primary_key = ["id"]
+fields = [
+    { name = "id", type = "int" },
+    { name = "shape", type = "shape", optional = true, column_span = 4 },
+]
+"#;
+    let project = load_texts(CONFIG, &schemas(SHAPE, SPREAD)).unwrap();
+    let (_dir, path) = file_of(
+        "zone.csv",
+        "id,shape,,,\n1,三角形,1,2,3\n2,circle:2,,,\n3,,,,\n".as_bytes(),
+    );
+    let validation = validate(&project, &[path]);
+    assert!(!validation.report.has_errors(), "{:#?}", validation.report);
+    assert_eq!(
+        canonical_rows(&validation, "zone"),
+        [["1", "triangle:1:2:3"], ["2", "circle:2"], ["3", ""]]
+    );
+    let (_dir, wrong) = file_of(
+        "zone.csv",
+        b"id,shape,,,
+1,circle,-1,,
+2,circle,1,2,
+",
+    );
+    assert_says(
+        &validate(&project, &[wrong]),
+        &[
+            (Code::OutOfRange, 2, "-1 is below the minimum 0"),
+            (Code::TypeError, 3, "the cell has 2"),
+        ],
+    );
+    // Of a single value, a field cannot span columns.
+    let int = SPREAD.replace("type = \"shape\"", "type = \"int\"");
+    refused_at_load(
+        CONFIG,
+        &schemas(SHAPE, &int),
+        "is neither a list nor a record or union",
+    );
+}
+
+/// A multi-row list spread over columns holds records or unions (one a row, its parts
+/// there); of single values, it is refused at load.
+#[test]
+fn a_multi_row_list_of_single_values_is_not_spread_over_columns() {
+    let ints = r#"
+primary_key = ["id"]
+fields = [
+    { name = "id", type = "int" },
+    { name = "sizes", type = "list<int>", optional = true, multi_row = true, column_span = 2 },
+]
+"#;
+    refused_at_load(
+        CONFIG,
+        &schemas(SHAPE, ints),
+        "a multi-row list spread over columns holds records or unions",
+    );
 }
 
 #[test]

@@ -384,12 +384,20 @@ def sheet_rows(schema, ws, sheet_name):
         )
         if goes_on:
             for i, f in enumerate(columns):
-                more = cell_text(f, value(f)) if f.get("multi_row") and value(f) not in (None, "") else ""
+                if over_columns(f):
+                    more = row_element(f, row, where)
+                elif f.get("multi_row") and value(f) not in (None, ""):
+                    more = cell_text(f, value(f))
+                else:
+                    more = ""
                 if more:
                     out[-1][i] = f"{out[-1][i]}|{more}" if out[-1][i] else more
             continue
         out.append([
-            sheet_name if f.get("source_sheet") else spread_text(f, row, where) if f.get("column_span") else cell_text(f, value(f))
+            sheet_name if f.get("source_sheet")
+            else (row_element(f, row, where) or default_text(f)) if over_columns(f)
+            else spread_text(f, row, where) if f.get("column_span")
+            else cell_text(f, value(f))
             for f in columns
         ])
     return [in_case(schema, columns, row) for row in out]
@@ -406,6 +414,29 @@ def in_case(schema, columns, row):
         "" if "cases" in f and case not in f["cases"] and text == default_text(f) else text
         for f, text in zip(columns, row)
     ]
+
+
+def over_columns(field):
+    """A multi-row list over the columns its header spans: one record or union a row."""
+    return bool(field.get("multi_row") and field.get("column_span"))
+
+
+def row_element(field, row, where):
+    """A row's element of a multi-row list over the columns its header spans: its parts,
+    one a column (the empty ones after the last left out), as its type's cell would
+    write them ("" for none)."""
+    at = where.get(field["name"])
+    if at is None:
+        return ""
+    cells = list(row[at:at + field["column_span"]])
+    while cells and cells[-1] in (None, ""):
+        cells.pop()
+    if not cells:
+        return ""
+    inner = field["type"][5:-1]
+    of = UNIONS.get(inner) or RECORDS[inner]
+    texts = ["" if c is None else canonical_float(c) if isinstance(c, float) else str(c) for c in cells]
+    return scalar(inner, of.get("separator", ",").join(texts), field) or ""
 
 
 def spread_text(field, row, where):

@@ -451,6 +451,9 @@ pub struct SheetHeader {
     /// The export groups of the fields a sheet declares (`##group`: `c`, `c,s`).
     pub groups: Vec<(usize, String)>,
     pub var_rows: usize,
+    /// Columns titled in a row of sub-titles (a second `##var` row, a `##+` row): a
+    /// value spread over them names its parts there.
+    pub sub_titled: std::collections::BTreeSet<usize>,
     /// Columns holding a value in some data row.
     pub used: Vec<bool>,
     /// A few of each column's texts (words a numeric column may hold: constants).
@@ -500,6 +503,15 @@ impl SheetHeader {
                     2 => header.sub_names = cells(),
                     _ => {}
                 }
+                if header.var_rows > 1 {
+                    header
+                        .sub_titled
+                        .extend(cells().into_iter().map(|(c, _)| c));
+                }
+            } else if marker.starts_with("##+") {
+                header
+                    .sub_titled
+                    .extend(cells().into_iter().map(|(c, _)| c));
             } else if marker.starts_with("##type") {
                 header.types = cells();
             } else if marker == "##" {
@@ -540,6 +552,11 @@ impl SheetHeader {
             .find(|&c| c > column)
             .unwrap_or(self.used.len().max(column + 1));
         column + 1..next
+    }
+
+    /// Whether a row of sub-titles names one of these columns.
+    pub fn sub_titles(&self, columns: std::ops::Range<usize>) -> bool {
+        self.sub_titled.range(columns).next().is_some()
     }
 
     /// Whether a data row holds a value in one of these columns.

@@ -698,6 +698,8 @@ struct FieldOut {
     multi_row: bool,
     /// A list over its header's column and those right of it, this many (1: its own).
     column_span: usize,
+    /// A multi-row list of beans over those columns: one bean a row, its parts there.
+    parts_over_columns: bool,
     /// The enum's full name, for `values`.
     enum_name: Option<String>,
     min: Option<Scalar>,
@@ -1549,15 +1551,22 @@ impl<'a> Converter<'a> {
             match carried.as_mut_slice() {
                 lists
                     if !lists.is_empty()
-                        && lists
-                            .iter()
-                            .all(|f| f.ty.starts_with("list<") && f.column_span <= 1) =>
+                        && lists.iter().all(|f| {
+                            f.ty.starts_with("list<")
+                                && (f.column_span <= 1 || f.parts_over_columns)
+                        }) =>
                 {
                     lists.iter_mut().for_each(|f| f.multi_row = true)
                 }
-                _ => {
+                none_or_other => {
+                    let which = match none_or_other {
+                        [] => "which is no converted field",
+                        _ => {
+                            "which is not converted as a list of single values, nor of beans one a row over its columns"
+                        }
+                    };
                     let reason = format!(
-                        "multi-row records (`{title}`): its rows below a record carry `{luban_name}`, which is not converted as a list of single values"
+                        "multi-row records (`{title}`): its rows below a record carry `{luban_name}`, {which}"
                     );
                     self.skip(luban, None, reason);
                     return None;
@@ -2158,7 +2167,8 @@ impl<'a> Converter<'a> {
                 let Kind::Named(element_name) = &element.kind else {
                     return Err(format!("a list of lists (`{}`)", var.ty));
                 };
-                // Elements over the columns its header spans (`column_span`).
+                // Elements over the columns its header spans (`column_span`), when a row
+                // holds values there.
                 if let Some(spread) = column.map(|c| header.spread(c))
                     && header.holds_values(spread.clone())
                 {
@@ -2170,13 +2180,26 @@ impl<'a> Converter<'a> {
                     ));
                 }
                 let separator = ty.attr("sep").unwrap_or(",");
+                // One bean a row, its parts over the columns its header spans (`*shapes`
+                // over four), no row of sub-titles naming them: no cell separates them;
+                // they are joined by the separator of the bean's type as it is already
+                // converted, else `,`.
+                let over_columns = out.column_span > 1
+                    && column.is_some_and(|c| !header.sub_titles(c..c + out.column_span))
+                    && found.is_some_and(|(_, t)| {
+                        t.trim_start().starts_with('*') || t.contains("multi_rows=1")
+                    });
                 // A bean of no separator of its own takes its parts from the list's
                 // (Luban's `list,vec3` over `1,2,3,4,5,6`: one record after another).
                 let scalar = match self.bean(&module, element_name) {
                     Some(bean) if self.is_polymorphic(&bean.full_name) && bean.parent.is_none() => {
-                        self.union_of(bean, element.attr("sep"))?
+                        out.parts_over_columns = over_columns;
+                        let sep = element.attr("sep").map(str::to_string);
+                        let sep = sep.or_else(|| over_columns.then(|| self.joined_separator(bean)));
+                        self.union_of(bean, sep.as_deref())?
                     }
                     Some(bean) => {
+                        out.parts_over_columns = over_columns;
                         let sep = element.attr("sep").or(bean.sep.as_deref());
                         self.record_of(bean, Some(sep.unwrap_or(separator)))?
                     }
@@ -2187,7 +2210,9 @@ impl<'a> Converter<'a> {
                         "separators `{separator}` (nested levels): masterctl lists have one"
                     ));
                 }
-                if separator != "|" {
+                // A list of a bean a row is written whole in one cell only on export,
+                // between masterctl's own separators.
+                if separator != "|" && !out.parts_over_columns {
                     out.separator = Some(separator.to_string());
                 }
                 // Luban reads quotes and empty elements in a list of strings (`'a'`,
@@ -2452,6 +2477,13 @@ impl<'a> Converter<'a> {
             }
         }
         Ok(token)
+    }
+
+    /// The separator that joins a polymorphic bean's parts spread over columns (no cell
+    /// separates them): the one its union has as already converted, else `,`.
+    fn joined_separator(&self, root: &defs::BeanDef) -> String {
+        let converted = self.unions.iter().find(|u| u.luban == root.full_name);
+        converted.map_or_else(|| ",".to_string(), |u| u.separator.clone())
     }
 
     /// The union type a polymorphic bean written whole in one cell is (its

@@ -675,7 +675,7 @@ impl Builder {
         let key_separator = self.key_separator(&at, raw);
         let multi_row = self.multi_row(&at, raw);
         let repeated_header = self.repeated_header(&at, raw, multi_row || column_offset > 0);
-        let column_span = self.column_span(&at, raw, multi_row || repeated_header);
+        let column_span = self.column_span(&at, raw, multi_row, repeated_header);
         let source_sheet = self.source_sheet(&at, raw);
         let escapes = self.escapes(&at, raw);
         let bool_spellings = self.bool_spellings(&at, raw);
@@ -960,19 +960,31 @@ impl Builder {
         self.flag(at, raw.repeated_header.as_ref(), refused)
     }
 
-    /// `column_span`: on a list read from its own row (not multi_row, not over repeated
-    /// headers), two columns or more (at most a sheet's width).
-    fn column_span(&mut self, at: &FieldSite<'_>, raw: &RawField, spread: bool) -> usize {
+    /// `column_span`: on a list not over repeated headers, or a record or union, two
+    /// columns or more (at most a sheet's width). A list read from its own row takes an
+    /// element (or several) from each column; a record or union, its parts, one a
+    /// column; a multi-row list of records or unions, one element a row, its parts over
+    /// the columns.
+    fn column_span(
+        &mut self,
+        at: &FieldSite<'_>,
+        raw: &RawField,
+        multi_row: bool,
+        repeated_header: bool,
+    ) -> usize {
         let Some(span) = &raw.column_span else {
             return 1;
         };
-        let problem = match *span.get_ref() {
-            _ if !matches!(at.ty, FieldType::List(_)) => {
-                "is not a list: `column_span` is for a list whose elements are spread over the columns its header spans".to_string()
+        let problem = match (*span.get_ref(), at.ty) {
+            (_, ty) if !matches!(ty, FieldType::List(_)) && ty.parts_separator().is_none() => {
+                "is neither a list nor a record or union: `column_span` is for a list whose elements, or a record whose parts, are spread over the columns its header spans".to_string()
             }
-            _ if spread => "is multi_row or has repeated_header: `column_span` is for a list read from its own header's columns, on its record's row".to_string(),
-            n @ 2..=16384 => return n as usize,
-            n => format!("has column_span {n}: two columns or more (a list over its header's column and the next)"),
+            _ if repeated_header => "has repeated_header: `column_span` is for a list read from its own header's columns".to_string(),
+            (_, FieldType::List(element)) if multi_row && element.parts_separator().is_none() => {
+                "is multi_row: a multi-row list spread over columns holds records or unions, one a row, its parts over the columns".to_string()
+            }
+            (n @ 2..=16384, _) => return n as usize,
+            (n, _) => format!("has column_span {n}: two columns or more (a list over its header's column and the next)"),
         };
         self.error(at.source.error(
             Code::InvalidOption,

@@ -51,7 +51,8 @@ pub fn build_table(
                     .location(u64::from(column), u32::try_from(row).ok());
                 location.table = Some(schema.name.clone());
                 location.field = Some(schema.fields[field].name.clone());
-                builder.append(field, cell, location);
+                let converted = convert(&schema.fields[field], cell);
+                builder.append(field, converted, location);
             }
         }
         return builder.finish();
@@ -347,6 +348,25 @@ impl<'s> TableBuilder<'s> {
                 });
                 continue;
             };
+            if let Some(separator) = field.element_over_columns() {
+                let more = &state.header.more_columns[field_index];
+                let (value, problem) =
+                    match spread_element(field, separator, grid, row, column, more) {
+                        Ok(Ok(value)) => (value, None),
+                        Ok(Err(problem)) => (Value::Null, Some((column, problem))),
+                        Err((at, problem)) => (Value::Null, Some((at, problem))),
+                    };
+                if values.keeps() {
+                    values.push(value);
+                }
+                if let Some((column, problem)) = problem {
+                    let column = grid.column_position(column);
+                    let diagnostic =
+                        placed(problem, &self.origin, (schema, field), position, column);
+                    self.diagnostics.push(diagnostic);
+                }
+                continue;
+            }
             if field.spread_over_columns() {
                 let more = &state.header.more_columns[field_index];
                 let (value, problems) = spread_list(field, grid, row, column, more);
@@ -464,9 +484,17 @@ impl<'s> TableBuilder<'s> {
         let Some(state) = &self.header else { return };
         let schema = self.schema;
         let position = grid.row_position(row);
+        let header = &state.header;
         let cells: Vec<(usize, usize)> = (0..schema.fields.len())
-            .filter_map(|f| Some((f, state.header.field_columns[f]?)))
-            .filter(|&(_, column)| !grid.cell(row, column).is_empty())
+            .filter_map(|f| Some((f, header.field_columns[f]?)))
+            .filter(|&(f, column)| {
+                let more = match schema.fields[f].element_over_columns() {
+                    Some(_) => &header.more_columns[f][..],
+                    None => &[],
+                };
+                let mut columns = std::iter::once(column).chain(more.iter().copied());
+                columns.any(|c| !grid.cell(row, c).is_empty())
+            })
             .collect();
         for (field_index, column) in cells {
             let field = &schema.fields[field_index];
@@ -475,8 +503,23 @@ impl<'s> TableBuilder<'s> {
                 .location(position, Some(grid.column_position(column)));
             location.table = Some(schema.name.clone());
             location.field = Some(field.name.clone());
+            if let Some(separator) = field.element_over_columns() {
+                let Some(state) = &self.header else { return };
+                let more = &state.header.more_columns[field_index];
+                match spread_element(field, separator, grid, row, column, more) {
+                    Ok(value) => self.append(field_index, value, location),
+                    Err((at, problem)) => {
+                        let at = grid.column_position(at);
+                        let diagnostic =
+                            placed(problem, &self.origin, (schema, field), position, at);
+                        self.diagnostics.push(diagnostic);
+                    }
+                }
+                continue;
+            }
             if field.multi_row {
-                self.append(field_index, grid.cell(row, column), location);
+                let converted = convert(field, grid.cell(row, column));
+                self.append(field_index, converted, location);
                 continue;
             }
             let multi_row: Vec<&str> = schema
@@ -509,9 +552,13 @@ impl<'s> TableBuilder<'s> {
 
     /// Elements of a multi-row field, from a cell below its record, added to the
     /// record's list (each checked as the field's).
-    fn append(&mut self, field_index: usize, cell: Cell, location: Location) {
-        let field = &self.schema.fields[field_index];
-        match convert(field, cell) {
+    fn append(
+        &mut self,
+        field_index: usize,
+        converted: Result<Value, Problem>,
+        location: Location,
+    ) {
+        match converted {
             Ok(Value::List(more)) => {
                 let Some(last) = self.columns[field_index].last_mut() else {
                     return;
@@ -861,6 +908,53 @@ impl Header {
             || self.more_columns.iter().any(|more| more.contains(&column))
             || self.comment_columns.contains(&column)
     }
+}
+
+/// A record or union spread over the columns its header spans (`column_span`), or a
+/// row's element of a multi-row list of them (as a list of it): the cells' texts from
+/// its `first` column and the `more` after it, joined by the type's `separator` (the
+/// empty cells after the last part left out), read as one value; the first column
+/// alone, as the field's cell (a value or list written whole, as export writes it); no
+/// cell, as an empty one. A cell no text
+/// is written as (an error, a formula without its value) is a mistake at its column
+/// (`Err`); a mistake in the element is at the first.
+fn spread_element<G: Grid + ?Sized>(
+    field: &Field,
+    separator: &str,
+    grid: &G,
+    row: usize,
+    first: usize,
+    more: &[usize],
+) -> Result<Result<Value, Problem>, (usize, Problem)> {
+    let mut parts = Vec::new();
+    for column in std::iter::once(first).chain(more.iter().copied()) {
+        match grid.cell(row, column) {
+            cell @ (Cell::Error(_) | Cell::FormulaWithoutValue(_)) => {
+                let problem = convert(field, cell).err().unwrap_or_else(|| {
+                    Box::new(crate::check::problem(Code::ErrorCell, "no value"))
+                });
+                return Err((column, problem));
+            }
+            cell => parts.push(cell.display()),
+        }
+    }
+    while parts.last().is_some_and(String::is_empty) {
+        parts.pop();
+    }
+    if parts.len() < 2 {
+        return Ok(match parts.pop() {
+            Some(text) => convert(field, Cell::Text(&text)),
+            None => convert(field, Cell::Empty),
+        });
+    }
+    let text = Cell::Text(&parts.join(separator));
+    let value = match &field.ty {
+        FieldType::List(element) => {
+            typed(element, text, &field.zone).map(|one| Value::List(vec![one].into()))
+        }
+        ty => typed(ty, text, &field.zone),
+    };
+    Ok(value.and_then(|value| check_value(field, &value).map(|()| value)))
 }
 
 /// A list spread over columns (that repeat its header, `repeated_header`, or that its

@@ -488,6 +488,21 @@ fn columns_of(schema: &TableSchema, translations: &[(String, TableTexts)]) -> Ve
         }
         let header = header_of(field);
         let at = match spans.get(&header) {
+            // A multi-row list of records spread over columns: the whole list in its
+            // first column (import reads it as the row's element, and from there on).
+            None if field.element_over_columns().is_some() => {
+                columns.push(Column {
+                    header,
+                    look: looks::look_of(schema, field),
+                    holds: Holds::Field(f),
+                });
+                columns.extend((1..field.column_span).map(|_| Column {
+                    header: String::new(),
+                    look: Look::default(),
+                    holds: Holds::Nothing,
+                }));
+                columns.len() - 1
+            }
             None if field.column_span > 1 => {
                 let span = field.column_span;
                 columns.extend((0..span).map(|from| Column {
