@@ -1296,6 +1296,31 @@ fn a_list_of_beans_over_several_rows_becomes_aligned_lists() {
     );
 }
 
+/// Luban's list of beans over the columns its header spans, on one row, the bean of no
+/// separator of its own (`list,Pair` over four columns: `1`, `2`, `3`, `4`): the cells
+/// are one run of parts, a bean after another, as Luban reads them — never a bean a cell.
+#[test]
+fn a_list_of_beans_over_columns_takes_their_parts_in_turn() {
+    let tmp = tempfile::tempdir().unwrap();
+    let xml = r#"<module name="p">
+    <bean name="Pair"><var name="a" type="int"/><var name="b" type="int"/></bean>
+</module>"#;
+    let project = luban_copy(tmp.path(), Some(("pairs.xml", xml)));
+    let rows: [&[&str]; 4] = [
+        &["##var", "id", "pairs", "", "", ""],
+        &["##type", "int", "list,p.Pair", "", "", ""],
+        &["", "1", "1", "2", "3", "4"],
+        &["", "2", "5", "6", "", ""],
+    ];
+    auto_import(&project, "#Pairs.xlsx", &rows);
+    let (run, _) = migrate_json(tmp.path(), &project);
+    assert!(run.status.success(), "{}", text(&run));
+    assert_eq!(
+        imported_table(&tmp.path().join("masters"), &project, "pairs"),
+        "id,pairs\n1,\"1,2|3,4\"\n2,\"5,6\"\n"
+    );
+}
+
 /// Luban's own JSON output of its examples (`GenerateDatas/json`, committed beside them)
 /// against masterctl's client JSON of the migration, record by record (by key), value
 /// by value (`cli/tests/luban/luban_json.py`): equal, datetimes read in the zone Luban

@@ -446,6 +446,13 @@ def spread_text(field, row, where):
     if at is None:
         return default_text(field)
     cells = row[at:at + field["column_span"]]
+    inner = RECORDS.get(field["type"][5:-1])
+    sep = field.get("separator", "|")
+    if inner is not None and inner.get("separator", ",") == sep:
+        # Records separated as the list is: the cells are one run of parts, a record
+        # after another (Luban's `list,Pair` over `1`, `2`, `3`, `4`).
+        texts = [canonical_float(c) if isinstance(c, float) else str(c) for c in cells if c not in (None, "")]
+        return cell_text(field, sep.join(texts)) if texts else default_text(field)
     parts = [cell_text(field, c) for c in cells if c not in (None, "")]
     joined = "|".join(p for p in parts if p)
     return joined or default_text(field)

@@ -351,7 +351,7 @@ impl<'s> TableBuilder<'s> {
             if let Some(separator) = field.element_over_columns() {
                 let more = &state.header.more_columns[field_index];
                 let (value, problem) =
-                    match spread_element(field, separator, grid, row, column, more) {
+                    match spread_element(field, separator, Span::new(grid, row, column, more)) {
                         Ok(Ok(value)) => (value, None),
                         Ok(Err(problem)) => (Value::Null, Some((column, problem))),
                         Err((at, problem)) => (Value::Null, Some((at, problem))),
@@ -369,7 +369,7 @@ impl<'s> TableBuilder<'s> {
             }
             if field.spread_over_columns() {
                 let more = &state.header.more_columns[field_index];
-                let (value, problems) = spread_list(field, grid, row, column, more);
+                let (value, problems) = spread_list(field, Span::new(grid, row, column, more));
                 if values.keeps() {
                     values.push(value);
                 }
@@ -506,7 +506,7 @@ impl<'s> TableBuilder<'s> {
             if let Some(separator) = field.element_over_columns() {
                 let Some(state) = &self.header else { return };
                 let more = &state.header.more_columns[field_index];
-                match spread_element(field, separator, grid, row, column, more) {
+                match spread_element(field, separator, Span::new(grid, row, column, more)) {
                     Ok(value) => self.append(field_index, value, location),
                     Err((at, problem)) => {
                         let at = grid.column_position(at);
@@ -915,29 +915,14 @@ impl Header {
 /// its `first` column and the `more` after it, joined by the type's `separator` (the
 /// empty cells after the last part left out), read as one value; the first column
 /// alone, as the field's cell (a value or list written whole, as export writes it); no
-/// cell, as an empty one. A cell no text
-/// is written as (an error, a formula without its value) is a mistake at its column
-/// (`Err`); a mistake in the element is at the first.
+/// cell, as an empty one. A cell no text is written as (an error, a formula without its
+/// value) is a mistake at its column (`Err`); a mistake in the element is at the first.
 fn spread_element<G: Grid + ?Sized>(
     field: &Field,
     separator: &str,
-    grid: &G,
-    row: usize,
-    first: usize,
-    more: &[usize],
+    span: Span<'_, G>,
 ) -> Result<Result<Value, Problem>, (usize, Problem)> {
-    let mut parts = Vec::new();
-    for column in std::iter::once(first).chain(more.iter().copied()) {
-        match grid.cell(row, column) {
-            cell @ (Cell::Error(_) | Cell::FormulaWithoutValue(_)) => {
-                let problem = convert(field, cell).err().unwrap_or_else(|| {
-                    Box::new(crate::check::problem(Code::ErrorCell, "no value"))
-                });
-                return Err((column, problem));
-            }
-            cell => parts.push(cell.display()),
-        }
-    }
+    let mut parts = span_texts(field, &span)?;
     while parts.last().is_some_and(String::is_empty) {
         parts.pop();
     }
@@ -957,21 +942,42 @@ fn spread_element<G: Grid + ?Sized>(
     Ok(value.and_then(|value| check_value(field, &value).map(|()| value)))
 }
 
+/// The texts of a field's cells in `row` from its `first` column and the `more` after
+/// it (an empty cell's: empty), or a cell no text is written as (an error, a formula
+/// without its value): its column and the mistake.
+fn span_texts<G: Grid + ?Sized>(
+    field: &Field,
+    span: &Span<'_, G>,
+) -> Result<Vec<String>, (usize, Problem)> {
+    let texts = span
+        .columns()
+        .map(|column| match span.grid.cell(span.row, column) {
+            cell @ (Cell::Error(_) | Cell::FormulaWithoutValue(_)) => {
+                let problem = convert(field, cell).err().unwrap_or_else(|| {
+                    Box::new(crate::check::problem(Code::ErrorCell, "no value"))
+                });
+                Err((column, problem))
+            }
+            cell => Ok(cell.display()),
+        });
+    texts.collect()
+}
+
 /// A list spread over columns (that repeat its header, `repeated_header`, or that its
 /// header spans, `column_span`): every column's elements, in column order; an empty
 /// cell adds none. Read from its `first` column and the `more` after it. The list is
 /// required (or defaulted) as a whole; each mistake is at its cell's column.
 fn spread_list<G: Grid + ?Sized>(
     field: &Field,
-    grid: &G,
-    row: usize,
-    first: usize,
-    more: &[usize],
+    span: Span<'_, G>,
 ) -> (Value, Vec<(usize, Problem)>) {
+    if let Some(separator) = parts_in_turn(field) {
+        return spread_parts(field, separator, span);
+    }
     let mut items = Vec::new();
     let mut problems = Vec::new();
-    for column in std::iter::once(first).chain(more.iter().copied()) {
-        let cell = grid.cell(row, column);
+    for column in span.columns() {
+        let cell = span.grid.cell(span.row, column);
         if cell.is_empty() || matches!(cell, Cell::Text(t) if is_null_spelling(field, t)) {
             continue;
         }
@@ -990,7 +996,71 @@ fn spread_list<G: Grid + ?Sized>(
     // Every column empty: the field's default, or nothing, or a mistake at the first.
     match convert(field, Cell::Empty) {
         Ok(value) => (value, problems),
-        Err(problem) => (Value::Null, vec![(first, problem)]),
+        Err(problem) => (Value::Null, vec![(span.first, problem)]),
+    }
+}
+
+/// A field's cells in one row of a grid: its `first` column and the `more` after it (a
+/// list over repeated headers, anything over the columns its header spans).
+struct Span<'g, G: ?Sized> {
+    grid: &'g G,
+    row: usize,
+    first: usize,
+    more: &'g [usize],
+}
+
+impl<'g, G: Grid + ?Sized> Span<'g, G> {
+    fn new(grid: &'g G, row: usize, first: usize, more: &'g [usize]) -> Self {
+        Span {
+            grid,
+            row,
+            first,
+            more,
+        }
+    }
+
+    /// Its columns, the first first.
+    fn columns(&self) -> impl Iterator<Item = usize> + 'g {
+        std::iter::once(self.first).chain(self.more.iter().copied())
+    }
+}
+
+/// The separator of a list of records whose parts are separated as its elements are
+/// (Luban's `list,Pair` of a bean of no separator of its own: `1,2,3,4`, a record after
+/// another); `None` for any other field.
+fn parts_in_turn(field: &Field) -> Option<&str> {
+    let FieldType::List(element) = &field.ty else {
+        return None;
+    };
+    let separator = field.separator.as_deref()?;
+    matches!(&**element, FieldType::Record(r) if *r.separator == *separator).then_some(separator)
+}
+
+/// A list of records over columns, their parts separated as the records are: the
+/// columns' texts are one run of parts (`1`, `2`, `3,4`: two records), read as one cell
+/// of the field's; a mistake is at the `first` column (a cell no value is written as, at
+/// its own).
+fn spread_parts<G: Grid + ?Sized>(
+    field: &Field,
+    separator: &str,
+    span: Span<'_, G>,
+) -> (Value, Vec<(usize, Problem)>) {
+    let mut parts = match span_texts(field, &span) {
+        Ok(parts) => parts,
+        Err(mistake) => return (Value::Null, vec![mistake]),
+    };
+    parts.retain(|t| !t.trim().is_empty() && !is_null_spelling(field, t));
+    let joined;
+    let cell = match parts.is_empty() {
+        true => Cell::Empty,
+        false => {
+            joined = parts.join(separator);
+            Cell::Text(&joined)
+        }
+    };
+    match convert(field, cell) {
+        Ok(value) => (value, Vec::new()),
+        Err(problem) => (Value::Null, vec![(span.first, problem)]),
     }
 }
 
