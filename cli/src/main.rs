@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
 
-use commands::Command;
+use commands::{Command, GiveBack};
 use output::Output;
 
 /// Reading a workbook allocates millions of small values; mimalloc makes validating
@@ -56,8 +56,9 @@ static NO_TRANSPARENT_HUGE_PAGES: extern "C" fn() = no_transparent_huge_pages;
 /// their peak held the dropped tables still (a 51,200 × 30 sheet: build 150–165 MB,
 /// export 141 MB; with 10 ms, 135 and 130 MB, in the same time). Commands that free as
 /// they go (`validate`, `import`) pay for giving memory back that soon — each page taken
-/// again is cleared — (10 ms: validate 0.42 s against 0.37 s), and have the default back
-/// once the command is known ([`keep_freed_memory_longer`]; docs/benchmarks/wide-sheet.md).
+/// again is cleared — (10 ms: validate 0.42 s against 0.37 s), and have a longer delay
+/// once the command is known ([`keep_freed_memory`]: `import` 200 ms, the others the
+/// default; docs/benchmarks/wide-sheet.md).
 ///
 /// On Linux the delay is set before the runtime starts: a purge once scheduled keeps its
 /// time, so memory the command line's parsing frees would otherwise fix the first purge
@@ -80,14 +81,19 @@ static GIVE_FREED_MEMORY_BACK_SOON: extern "C" fn() = give_freed_memory_back_soo
 /// The purge delay of [`give_freed_memory_back_soon`], in milliseconds.
 #[cfg(target_os = "linux")]
 const SOON: std::ffi::c_long = 10;
+/// The purge delay of `import`, in milliseconds: its table's pieces freed while it
+/// reads are given back before it writes the canonical files (a 51,200 × 30 sheet: 103–113
+/// MB at the peak against 124 MB, in the same time; 100 ms was slower).
+const SHORTLY: std::ffi::c_long = 200;
 /// mimalloc's own purge delay (version 3), in milliseconds.
 const LATER: std::ffi::c_long = 1000;
 
-/// mimalloc's own purge delay again, for a command that frees as it goes.
-fn keep_freed_memory_longer() {
+/// A longer purge delay than [`SOON`] (`SHORTLY`, or mimalloc's own), for a command that
+/// frees as it goes.
+fn keep_freed_memory(delay: std::ffi::c_long) {
     // SAFETY: as in `give_freed_memory_back_soon`; called before the command starts
     // any thread.
-    unsafe { allocator::mi_option_set_default(allocator::PURGE_DELAY, LATER) };
+    unsafe { allocator::mi_option_set_default(allocator::PURGE_DELAY, delay) };
 }
 
 /// The parts of mimalloc's C interface used here (the crate's own bindings do not name
@@ -123,7 +129,9 @@ mod allocator {
             }
             let read = || read(PURGE_DELAY);
             assert_eq!(read(), crate::SOON);
-            crate::keep_freed_memory_longer();
+            crate::keep_freed_memory(crate::SHORTLY);
+            assert_eq!(read(), crate::SHORTLY);
+            crate::keep_freed_memory(crate::LATER);
             assert_eq!(read(), crate::LATER);
             crate::give_freed_memory_back_soon();
             assert_eq!(read(), crate::SOON);
@@ -196,8 +204,10 @@ fn main() -> ExitCode {
         (before, Some(after)) => global.repo = after.repo.clone().or(before),
         (None, None) => {}
     }
-    if !cli.command.drops_tables_before_writing() {
-        keep_freed_memory_longer();
+    match cli.command.gives_memory_back() {
+        GiveBack::Soon => {}
+        GiveBack::Shortly => keep_freed_memory(SHORTLY),
+        GiveBack::Later => keep_freed_memory(LATER),
     }
     if cli.command.opens_git() && !cli.command.reaches_a_git_remote() {
         start_git_without_certificates();

@@ -122,6 +122,21 @@ pub enum Command {
     Manual(manual::Args),
 }
 
+/// How soon a command's freed memory is best given back to the system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GiveBack {
+    /// It types whole tables and drops them before it writes what it made of them
+    /// (`build`, `export`): its peak memory falls most when freed memory goes back at
+    /// once.
+    Soon,
+    /// It types a sheet piece by piece into a table it keeps, then writes and hashes the
+    /// canonical files (`import`): the pieces' memory, given back before the files are
+    /// made, lowers the peak; given back at once, it is cleared again for each piece.
+    Shortly,
+    /// It frees as it goes and takes the memory again at once (`validate`, the rest).
+    Later,
+}
+
 impl Command {
     /// Whether the command may reach a git remote — pull, push, the console, a command
     /// given `--pull` or `--push` — which libgit2 does over https with the system's
@@ -140,11 +155,14 @@ impl Command {
         }
     }
 
-    /// Whether the command types whole tables and drops them before it writes what it
-    /// made of them (`build`, `export`): its peak memory is the most when freed memory
-    /// is given back soon (see `main.rs`).
-    pub fn drops_tables_before_writing(&self) -> bool {
-        matches!(self, Command::Build(_) | Command::Export(_))
+    /// How soon the memory the command frees is best given back to the system (see
+    /// `main.rs`).
+    pub fn gives_memory_back(&self) -> GiveBack {
+        match self {
+            Command::Build(_) | Command::Export(_) => GiveBack::Soon,
+            Command::Import(_) => GiveBack::Shortly,
+            _ => GiveBack::Later,
+        }
     }
 
     /// Whether the command may open a git repository. `validate` reads the schemas and
