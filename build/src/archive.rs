@@ -4,6 +4,7 @@
 //! snapshot always gives the same bytes.
 
 use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
 
 use masterctl_locales::TableTexts;
 use masterctl_locales::pseudo::pseudo;
@@ -56,7 +57,6 @@ pub struct BuildInput<'a> {
     pub project: &'a Project,
     /// The region's languages, in fallback order.
     pub languages: &'a [String],
-    pub tables: &'a [Table],
     /// Translations by language, then table.
     pub translations: &'a HashMap<String, HashMap<String, TableTexts>>,
     pub generated: &'a HashMap<String, GeneratedTable>,
@@ -372,36 +372,59 @@ fn group_data(
     }
 }
 
-/// Build every file. Texts: for each language of the region, each row's text from that
-/// language, else from the first language of the region's order that has one (each
-/// such fallback counted in the returned list).
-pub fn build(input: &BuildInput<'_>) -> Result<(Vec<BuiltFile>, Vec<Fallback>), BuildError> {
+/// Build every file of `tables` (one per schema table present). Texts: for each
+/// language of the region, each row's text from that language, else from the first
+/// language of the region's order that has one (each such fallback counted in the
+/// returned list). Each table is freed once what its archives hold is taken from it,
+/// before they are encoded.
+pub fn build(
+    input: &BuildInput<'_>,
+    tables: Vec<Table>,
+) -> Result<(Vec<BuiltFile>, Vec<Fallback>), BuildError> {
     let project = input.project;
-    let by_name: HashMap<&str, &Table> =
-        input.tables.iter().map(|t| (t.name.as_str(), t)).collect();
+    let by_name: HashMap<&str, &Table> = tables.iter().map(|t| (t.name.as_str(), t)).collect();
     let mut orders: HashMap<&str, Order> = HashMap::new();
     for schema in &project.tables {
         if let Some(table) = by_name.get(schema.name.as_str()) {
             orders.insert(&schema.name, order(schema, table)?);
         }
     }
-    let present: Vec<(&TableSchema, &Table)> = project
-        .tables
-        .iter()
-        .filter_map(|s| by_name.get(s.name.as_str()).map(|t| (s, *t)))
+    // The generated masters first: a custom one reads its table.
+    let mut files = generated_files(input, &by_name, &orders)?;
+    drop(by_name);
+    let mut owned: HashMap<String, Table> =
+        tables.into_iter().map(|t| (t.name.clone(), t)).collect();
+    let present: Vec<(&TableSchema, Mutex<Option<Table>>)> = (project.tables.iter())
+        .filter_map(|s| Some((s, Mutex::new(Some(owned.remove(&s.name)?)))))
         .collect();
-    let built = masterctl_schemas::read::parallel_map(&present, |&(schema, table)| {
-        table_files(input, schema, table, &orders[schema.name.as_str()])
+    let built = masterctl_schemas::read::parallel_map(&present, |(schema, table)| {
+        // Each item is handed to one worker once: its table is there.
+        let taken = table.lock().unwrap_or_else(PoisonError::into_inner).take();
+        match taken {
+            Some(table) => table_files(input, schema, table, &orders[schema.name.as_str()]),
+            None => Ok((Vec::new(), Vec::new())),
+        }
     });
-    let mut files = Vec::new();
     let mut fallbacks = Vec::new();
     for result in built {
         let (built, taken) = result?;
         files.extend(built);
         fallbacks.extend(taken);
     }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok((files, fallbacks))
+}
+
+/// The files of the generated masters (a custom one made from its table in `by_name`).
+fn generated_files(
+    input: &BuildInput<'_>,
+    by_name: &HashMap<&str, &Table>,
+    orders: &HashMap<&str, Order>,
+) -> Result<Vec<BuiltFile>, BuildError> {
+    let project = input.project;
+    let mut files = Vec::new();
     for generated in &project.generated {
-        if let Some(file) = generated_file(input, generated, &by_name, &orders)? {
+        if let Some(file) = generated_file(input, generated, by_name, orders)? {
             files.push(file);
         }
         if let (true, Some(rows)) = (input.client, input.generated.get(&generated.name)) {
@@ -414,8 +437,7 @@ pub fn build(input: &BuildInput<'_>) -> Result<(Vec<BuiltFile>, Vec<Fallback>), 
             ));
         }
     }
-    files.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok((files, fallbacks))
+    Ok(files)
 }
 
 /// The client export's two files of one table, generated master or language's texts:
@@ -456,10 +478,14 @@ fn client_files(
 fn table_files(
     input: &BuildInput<'_>,
     schema: &TableSchema,
-    table: &Table,
+    table: Table,
     order: &Order,
 ) -> Result<(Vec<BuiltFile>, Vec<Fallback>), BuildError> {
-    let data = table_data(schema, table, order);
+    let data = table_data(schema, &table, order);
+    let (strings, fallbacks) = strings_of(input, schema, &table, order);
+    // All the archives hold is taken: the table's values are freed before they are made
+    // (freed on a thread of their own, they were still held as the archives grew).
+    drop(table);
     let mut client = Vec::new();
     if input.client {
         // Each enum column's values: a map's keys are its field's column, its values
@@ -510,34 +536,12 @@ fn table_files(
             Body::Table(data),
         )?,
     }];
-    let mut fallbacks = Vec::new();
     files.append(&mut client);
-    let fields = text_fields(schema);
-    if fields.is_empty() {
-        return Ok((files, fallbacks));
-    }
-    let texts = Texts {
-        input,
-        schema,
-        table,
-        fields: &fields,
-    };
-    for language in input.languages {
-        let mut columns = Vec::with_capacity(fields.len());
-        for position in 0..fields.len() {
-            let (column, taken) = texts.column(language, position, order);
-            columns.push(column);
-            fallbacks.extend(taken);
-        }
-        let strings = StringsData {
-            table: schema.name.clone(),
-            language: language.clone(),
-            rows: order.rows.len() as u32,
-            fields: columns,
-        };
+    for strings in strings {
+        let language = strings.language.clone();
         if input.client {
             files.extend(client_files(
-                ("strings", &schema.name, Some(language), Some(&schema.name)),
+                ("strings", &schema.name, Some(&language), Some(&schema.name)),
                 strings.rows as u64,
                 crate::client::texts_file(input.schema_hash, &strings),
                 crate::client::texts_json(input.schema_hash, &strings),
@@ -554,12 +558,48 @@ fn table_files(
                 input,
                 FileKind::Strings,
                 &schema.name,
-                Some(language),
+                Some(&language),
                 Body::Strings(strings),
             )?,
         });
     }
     Ok((files, fallbacks))
+}
+
+/// A table's texts in each of the region's languages (none when it has no text field),
+/// and the fallbacks taken.
+fn strings_of(
+    input: &BuildInput<'_>,
+    schema: &TableSchema,
+    table: &Table,
+    order: &Order,
+) -> (Vec<StringsData>, Vec<Fallback>) {
+    let fields = text_fields(schema);
+    let mut fallbacks = Vec::new();
+    if fields.is_empty() {
+        return (Vec::new(), fallbacks);
+    }
+    let texts = Texts {
+        input,
+        schema,
+        table,
+        fields: &fields,
+    };
+    let strings = input.languages.iter().map(|language| {
+        let mut columns = Vec::with_capacity(fields.len());
+        for position in 0..fields.len() {
+            let (column, taken) = texts.column(language, position, order);
+            columns.push(column);
+            fallbacks.extend(taken);
+        }
+        StringsData {
+            table: schema.name.clone(),
+            language: language.clone(),
+            rows: order.rows.len() as u32,
+            fields: columns,
+        }
+    });
+    (strings.collect(), fallbacks)
 }
 
 /// The texts of one table in every language: the source language's from the table,

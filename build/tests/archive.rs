@@ -38,18 +38,17 @@ fn built(
         .collect();
     // No translation yet: every English text falls back to Japanese.
     let translations: HashMap<String, HashMap<String, TableTexts>> = HashMap::new();
-    build(&BuildInput {
+    let input = BuildInput {
         project,
         languages,
-        tables,
         translations: &translations,
         generated: &generated,
         schema_hash: "sample",
         client: false,
         pseudo: &[],
         expansion: 0.4,
-    })
-    .unwrap()
+    };
+    build(&input, tables.to_vec()).unwrap()
 }
 
 #[test]
@@ -144,18 +143,17 @@ fn built_of(
     let validation = validate_paths(&project, &[csv]);
     assert!(!validation.report.has_errors(), "{:?}", validation.report);
     let translations = HashMap::new();
-    let (files, fallbacks) = build(&BuildInput {
+    let input = BuildInput {
         project: &project,
         languages: &[],
-        tables: &validation.tables,
         translations: &translations,
         generated: &HashMap::new(),
         schema_hash: "sample",
         client: true,
         pseudo: &[],
         expansion: 0.4,
-    })
-    .unwrap();
+    };
+    let (files, fallbacks) = build(&input, validation.tables).unwrap();
     let (built, masters) = opened(&files, fallbacks, Vec::new());
     drop(dir);
     (built, files, masters)

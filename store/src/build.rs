@@ -151,19 +151,18 @@ pub fn build_region(
     let (project, tables, translations) = seen_by(audience, project, tables, translations);
     // Pseudo languages come last: made from the source, they need no fallback.
     languages.extend(pseudo.iter().cloned());
-    let (files, fallbacks) = build(&BuildInput {
+    // Each table is freed once its archives' contents are taken from it.
+    let input = BuildInput {
         project: &project,
         languages: &languages,
-        tables: &tables,
         translations: &translations,
         generated: &generated,
         schema_hash: &schema_hash,
         client,
         pseudo: &pseudo,
         expansion: project.config.pseudo.expansion,
-    })?;
-    // Built: the tables are freed while the build is written.
-    masterctl_runtime::parallel::drop_aside(tables);
+    };
+    let (files, fallbacks) = build(&input, tables)?;
     let manifest = Manifest {
         format: FORMAT_VERSION,
         region: region.name().to_string(),
