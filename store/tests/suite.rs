@@ -12,6 +12,7 @@ mod edit;
 mod export_looks;
 mod lists;
 mod merge;
+mod multi_row_export;
 mod remote;
 mod resolutions;
 mod revert;

@@ -6,6 +6,7 @@
 //! properties `masterctl-commit` and `masterctl-region`). Written as xlsx (here), ODS
 //! (`ods.rs`) or CSV files.
 
+mod below;
 mod files;
 mod looks;
 mod ods;
@@ -386,9 +387,21 @@ fn lay_out(
         } else {
             table.key(row, &schema.primary_key)
         };
-        for column in columns {
+        // Multi-row lists: the first element here, the others one a row below.
+        let below: Vec<Option<&[Value]>> = (columns.iter().enumerate())
+            .map(|(at, column)| match column.holds {
+                Holds::Field(f) => {
+                    below::one_a_row(&schema.fields[f], at == 0, table.value(row, f))
+                }
+                _ => None,
+            })
+            .collect();
+        for (column, below) in columns.iter().zip(&below) {
             match column.holds {
-                Holds::Field(f) => put(&mut rows, &schema.fields[f], table.value(row, f))?,
+                Holds::Field(f) => match below {
+                    Some(items) => put_list(&mut rows, &schema.fields[f], &items[..1])?,
+                    None => put(&mut rows, &schema.fields[f], table.value(row, f))?,
+                },
                 Holds::Elements {
                     field: f,
                     from,
@@ -420,6 +433,19 @@ fn lay_out(
             }
         }
         rows.end_row();
+        let going_on = below.iter().flatten().map(|items| items.len()).max();
+        for at in 1..going_on.unwrap_or(0) {
+            for (column, below) in columns.iter().zip(&below) {
+                match (&column.holds, below) {
+                    (Holds::Field(f), Some(items)) if at < items.len() => {
+                        put_list(&mut rows, &schema.fields[*f], &items[at..=at])?
+                    }
+                    _ => rows.push(Cell::Empty)?,
+                }
+            }
+            rows.end_row();
+        }
+        drop(below);
         for column in &mut table.columns {
             if let Some(value) = column.get_mut(row) {
                 *value = Value::Null;
