@@ -10,6 +10,7 @@ mod below;
 mod files;
 mod looks;
 mod ods;
+mod parts;
 mod rows;
 
 pub use files::{ExportFile, files, write};
@@ -390,7 +391,7 @@ fn lay_out(
         // Multi-row lists: the first element here, the others one a row below.
         let below: Vec<Option<&[Value]>> = (columns.iter().enumerate())
             .map(|(at, column)| match column.holds {
-                Holds::Field(f) => {
+                Holds::Field(f) | Holds::Parts { field: f, .. } => {
                     below::one_a_row(&schema.fields[f], at == 0, table.value(row, f))
                 }
                 _ => None,
@@ -402,6 +403,27 @@ fn lay_out(
                     Some(items) => put_list(&mut rows, &schema.fields[f], &items[..1])?,
                     None => put(&mut rows, &schema.fields[f], table.value(row, f))?,
                 },
+                Holds::Parts {
+                    field: f,
+                    part,
+                    span,
+                } => {
+                    let field = &schema.fields[f];
+                    let value = table.value(row, f);
+                    let element = match below {
+                        Some(items) => items.first(),
+                        None => parts::the_element(value),
+                    };
+                    match element {
+                        Some(element) => match parts::part_of(field, element, part, span) {
+                            Some(text) => put_text(&mut rows, |out| out.push_str(&text))?,
+                            None => rows.push(Cell::Empty)?,
+                        },
+                        // A list of several elements, whole in the first column.
+                        None if part == 0 => put(&mut rows, field, value)?,
+                        None => rows.push(Cell::Empty)?,
+                    }
+                }
                 Holds::Elements {
                     field: f,
                     from,
@@ -440,6 +462,13 @@ fn lay_out(
                     (Holds::Field(f), Some(items)) if at < items.len() => {
                         put_list(&mut rows, &schema.fields[*f], &items[at..=at])?
                     }
+                    (&Holds::Parts { field, part, span }, Some(items)) if at < items.len() => {
+                        let field = &schema.fields[field];
+                        match parts::part_of(field, &items[at], part, span) {
+                            Some(text) => put_text(&mut rows, |out| out.push_str(&text))?,
+                            None => rows.push(Cell::Empty)?,
+                        }
+                    }
                     _ => rows.push(Cell::Empty)?,
                 }
             }
@@ -471,6 +500,13 @@ enum Holds {
         field: usize,
         from: usize,
         rest: bool,
+    },
+    /// A part of a record or union spread over the columns its header spans (or of a
+    /// multi-row list's element of them on its row): the `part`th of `span`.
+    Parts {
+        field: usize,
+        part: usize,
+        span: usize,
     },
     /// A text field's translation into `translations[language]`; `text` is the
     /// field's place among the table's text fields, as language tables hold them.
@@ -514,37 +550,32 @@ fn columns_of(schema: &TableSchema, translations: &[(String, TableTexts)]) -> Ve
         }
         let header = header_of(field);
         let at = match spans.get(&header) {
-            // A multi-row list of records spread over columns: the whole list in its
-            // first column (import reads it as the row's element, and from there on).
-            None if field.element_over_columns().is_some() => {
-                columns.push(Column {
-                    header,
-                    look: looks::look_of(schema, field),
-                    holds: Holds::Field(f),
-                });
-                columns.extend((1..field.column_span).map(|_| Column {
-                    header: String::new(),
-                    look: Look::default(),
-                    holds: Holds::Nothing,
-                }));
-                columns.len() - 1
-            }
+            // A list over columns: an element a column; a record or union spread over
+            // columns (or a multi-row list's element of them on each row): its parts.
             None if field.column_span > 1 => {
                 let span = field.column_span;
-                columns.extend((0..span).map(|from| Column {
-                    header: if from == 0 {
+                let parts = field.element_over_columns().is_some();
+                columns.extend((0..span).map(|at| Column {
+                    header: if at == 0 {
                         header.clone()
                     } else {
                         String::new()
                     },
-                    look: match from {
+                    look: match at {
                         0 => looks::look_of(schema, field),
                         _ => Look::default(),
                     },
-                    holds: Holds::Elements {
-                        field: f,
-                        from,
-                        rest: from + 1 == span,
+                    holds: match parts {
+                        true => Holds::Parts {
+                            field: f,
+                            part: at,
+                            span,
+                        },
+                        false => Holds::Elements {
+                            field: f,
+                            from: at,
+                            rest: at + 1 == span,
+                        },
                     },
                 }));
                 columns.len() - 1
