@@ -528,6 +528,12 @@ mod tests {
             Ok("2024-04-01T10:30:00Z".to_string())
         );
         assert!(parse_text(&FieldType::DateTime, "2024-04-01T25:00").is_err());
+        // A date alone is its midnight (in the zone, below).
+        assert_eq!(
+            parse_text(&FieldType::DateTime, "2024/4/1").map(|v| v.canonical()),
+            Ok("2024-04-01T00:00:00Z".to_string())
+        );
+        assert!(parse_text(&FieldType::DateTime, "2024-04-31").is_err());
         // An offset is applied; without one, the zone given says what the time means.
         let tokyo = crate::Zone::named("Asia/Tokyo").unwrap();
         for (text, zone) in [
@@ -541,6 +547,10 @@ mod tests {
                 "{text}"
             );
         }
+        assert_eq!(
+            parse_text_in(&FieldType::DateTime, "2024-04-02", Some(&tokyo)).map(|v| v.canonical()),
+            Ok("2024-04-01T15:00:00Z".to_string()),
+        );
         let list = FieldType::List(Box::new(FieldType::Int));
         assert_eq!(
             parse_text(&list, "1| 2 |3").map(|v| v.canonical()),

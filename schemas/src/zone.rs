@@ -8,12 +8,14 @@
 //! come from the time zone database compiled into masterctl, never the machine's, so
 //! every clone reads the same workbook as the same instants.
 
-use masterctl_runtime::calendar::{Date, DateTime, parse_datetime_parts};
+use masterctl_runtime::calendar::{Date, DateTime, parse_date, parse_datetime_parts};
 
 /// The instant a datetime text names: its offset applied, or, without one, read as a
-/// wall-clock time in `zone` (`None`: UTC).
+/// wall-clock time in `zone` (`None`: UTC). A date alone (`2024-04-01`) is that day's
+/// midnight, as Excel and Luban read one.
 pub fn read_datetime(text: &str, zone: Option<&Zone>) -> Option<DateTime> {
-    let (wall, offset) = parse_datetime_parts(text)?;
+    let midnight = || Some((DateTime::new(parse_date(text)?, 0, 0, 0, 0)?, None));
+    let (wall, offset) = parse_datetime_parts(text).or_else(midnight)?;
     match (offset, zone) {
         (Some(offset), _) => Some(wall.at_offset(offset)),
         (None, Some(zone)) => zone.instant(wall),

@@ -384,7 +384,7 @@ def sheet_rows(schema, ws, sheet_name):
         )
         if goes_on:
             for i, f in enumerate(columns):
-                if over_columns(f):
+                if over_columns(f) and f.get("multi_row"):
                     more = row_element(f, row, where)
                 elif f.get("multi_row") and value(f) not in (None, ""):
                     more = cell_text(f, value(f))
@@ -417,8 +417,14 @@ def in_case(schema, columns, row):
 
 
 def over_columns(field):
-    """A multi-row list over the columns its header spans: one record or union a row."""
-    return bool(field.get("multi_row") and field.get("column_span"))
+    """A record or union over the columns its header spans, its parts one a column (or
+    a multi-row list of them, one a row)."""
+    if not field.get("column_span"):
+        return False
+    ty = field["type"]
+    if ty.startswith("list<"):
+        return bool(field.get("multi_row"))
+    return ty in UNIONS or ty in RECORDS
 
 
 def row_element(field, row, where):
@@ -433,7 +439,7 @@ def row_element(field, row, where):
         cells.pop()
     if not cells:
         return ""
-    inner = field["type"][5:-1]
+    inner = field["type"][5:-1] if field["type"].startswith("list<") else field["type"]
     of = UNIONS.get(inner) or RECORDS[inner]
     texts = ["" if c is None else canonical_float(c) if isinstance(c, float) else str(c) for c in cells]
     return scalar(inner, of.get("separator", ",").join(texts), field) or ""

@@ -100,19 +100,23 @@ def union_object(text, name):
     sep = u.get("separator", ",")
     named, _, rest = text.partition(sep)
     case = next(c for c in u["cases"] if c["record"] == named)
-    parts = iter(rest.split(sep))
 
-    def fields_of(rec):
+    def fields_of(rec, parts, sep):
         obj = {}
         for f in rec["fields"]:
             inner = RECORDS.get(f["type"])
             if inner is not None and inner.get("separator", ",") == sep:
-                obj[f["name"]] = fields_of(inner)
+                obj[f["name"]] = fields_of(inner, parts, sep)
+            elif inner is not None:
+                # A record of another separator: one part, split by its own.
+                part = next(parts, "")
+                own = inner.get("separator", ",")
+                obj[f["name"]] = fields_of(inner, iter(part.split(own)), own) if part else None
             else:
                 obj[f["name"]] = as_luban(f, parsed(f, next(parts, "")), f["type"])
         return obj
 
-    obj = fields_of(RECORDS[case["record"]])
+    obj = fields_of(RECORDS[case["record"]], iter(rest.split(sep)), sep)
     obj["$type"] = case["record"]
     return obj
 

@@ -554,6 +554,16 @@ impl SheetHeader {
         column + 1..next
     }
 
+    /// How many columns a value under the header at `column` spreads its parts over:
+    /// its own and those right of it up to the next header, when a data row holds
+    /// values there and no row of sub-titles names them; `None` for one column.
+    pub fn parts_over(&self, column: usize) -> Option<usize> {
+        let spread = self.spread(column);
+        let span = spread.len() + 1;
+        let free = self.holds_values(spread) && !self.sub_titles(column..column + span);
+        (free && span > 1).then_some(span)
+    }
+
     /// Whether a row of sub-titles names one of these columns.
     pub fn sub_titles(&self, columns: std::ops::Range<usize>) -> bool {
         self.sub_titled.range(columns).next().is_some()

@@ -2136,6 +2136,18 @@ impl<'a> Converter<'a> {
         }
         match &ty.kind {
             Kind::Named(name) => match self.bean(&module, name) {
+                // Its type, then its fields, one a column (`DemoD5`, `1`, …), no row of
+                // sub-titles naming them: joined as a list of them one a row is.
+                Some(bean)
+                    if self.is_polymorphic(&bean.full_name)
+                        && bean.parent.is_none()
+                        && let Some(span) = column.and_then(|c| header.parts_over(c)) =>
+                {
+                    out.column_span = span;
+                    let sep = ty.attr("sep").map(str::to_string);
+                    let sep = sep.unwrap_or_else(|| self.joined_separator(bean));
+                    out.ty = self.union_of(bean, Some(&sep))?
+                }
                 Some(bean) if self.is_polymorphic(&bean.full_name) && bean.parent.is_none() => {
                     out.ty = self.union_of(bean, ty.attr("sep"))?
                 }
