@@ -415,10 +415,7 @@ fn lay_out(
                         None => parts::the_element(value),
                     };
                     match element {
-                        Some(element) => match parts::part_of(field, element, part, span) {
-                            Some(text) => put_text(&mut rows, |out| out.push_str(&text))?,
-                            None => rows.push(Cell::Empty)?,
-                        },
+                        Some(element) => put_part(&mut rows, field, element, (part, span))?,
                         // A list of several elements, whole in the first column.
                         None if part == 0 => put(&mut rows, field, value)?,
                         None => rows.push(Cell::Empty)?,
@@ -455,25 +452,7 @@ fn lay_out(
             }
         }
         rows.end_row();
-        let going_on = below.iter().flatten().map(|items| items.len()).max();
-        for at in 1..going_on.unwrap_or(0) {
-            for (column, below) in columns.iter().zip(&below) {
-                match (&column.holds, below) {
-                    (Holds::Field(f), Some(items)) if at < items.len() => {
-                        put_list(&mut rows, &schema.fields[*f], &items[at..=at])?
-                    }
-                    (&Holds::Parts { field, part, span }, Some(items)) if at < items.len() => {
-                        let field = &schema.fields[field];
-                        match parts::part_of(field, &items[at], part, span) {
-                            Some(text) => put_text(&mut rows, |out| out.push_str(&text))?,
-                            None => rows.push(Cell::Empty)?,
-                        }
-                    }
-                    _ => rows.push(Cell::Empty)?,
-                }
-            }
-            rows.end_row();
-        }
+        lay_out_below(&mut rows, schema, columns, &below)?;
         drop(below);
         for column in &mut table.columns {
             if let Some(value) = column.get_mut(row) {
@@ -482,6 +461,47 @@ fn lay_out(
         }
     }
     Ok(rows)
+}
+
+/// The rows below a record that its multi-row lists go on in (`below`: each column's
+/// elements written one a row, when it holds such a list): the `n`th element of each on
+/// the `n`th row, every other cell empty.
+fn lay_out_below(
+    rows: &mut Rows,
+    schema: &TableSchema,
+    columns: &[Column],
+    below: &[Option<&[Value]>],
+) -> Result<(), TooLarge> {
+    let going_on = below.iter().flatten().map(|items| items.len()).max();
+    for at in 1..going_on.unwrap_or(0) {
+        for (column, below) in columns.iter().zip(below) {
+            match (&column.holds, below) {
+                (&Holds::Field(f), Some(items)) if at < items.len() => {
+                    put_list(rows, &schema.fields[f], &items[at..=at])?
+                }
+                (&Holds::Parts { field, part, span }, Some(items)) if at < items.len() => {
+                    put_part(rows, &schema.fields[field], &items[at], (part, span))?
+                }
+                _ => rows.push(Cell::Empty)?,
+            }
+        }
+        rows.end_row();
+    }
+    Ok(())
+}
+
+/// The `part`th of `span` columns of `element`, a record or union spread over them
+/// ([`parts::part_of`]): its part as text, or an empty cell.
+fn put_part(
+    rows: &mut Rows,
+    field: &Field,
+    element: &Value,
+    (part, span): (usize, usize),
+) -> Result<(), TooLarge> {
+    match parts::part_of(field, element, part, span) {
+        Some(text) => put_text(rows, |out| out.push_str(&text)),
+        None => rows.push(Cell::Empty),
+    }
 }
 
 /// One column of an exported sheet: its header, its looks, and what it holds.
