@@ -377,6 +377,7 @@ fn lay_out(
     /// The rows laid out before the texts' room is reserved for all, from theirs.
     const SAMPLED: usize = 256;
     let mut rows = Rows::with_capacity(columns.len(), order.len(), 0);
+    let multi_row = schema.fields.iter().any(|f| f.multi_row);
     for (laid, &row) in order.iter().enumerate() {
         if laid == SAMPLED {
             let room = rows.written_from() / SAMPLED * (order.len() - SAMPLED);
@@ -388,16 +389,21 @@ fn lay_out(
         } else {
             table.key(row, &schema.primary_key)
         };
-        // Multi-row lists: the first element here, the others one a row below.
-        let below: Vec<Option<&[Value]>> = (columns.iter().enumerate())
-            .map(|(at, column)| match column.holds {
-                Holds::Field(f) | Holds::Parts { field: f, .. } => {
-                    below::one_a_row(&schema.fields[f], at == 0, table.value(row, f))
-                }
-                _ => None,
-            })
-            .collect();
-        for (column, below) in columns.iter().zip(&below) {
+        // Multi-row lists: the first element here, the others one a row below (none in a
+        // table without them: nothing is made for its rows).
+        let below: Vec<Option<&[Value]>> = match multi_row {
+            false => Vec::new(),
+            true => (columns.iter().enumerate())
+                .map(|(at, column)| match column.holds {
+                    Holds::Field(f) | Holds::Parts { field: f, .. } => {
+                        below::one_a_row(&schema.fields[f], at == 0, table.value(row, f))
+                    }
+                    _ => None,
+                })
+                .collect(),
+        };
+        for (at, column) in columns.iter().enumerate() {
+            let below = below.get(at).copied().flatten();
             match column.holds {
                 Holds::Field(f) => match below {
                     Some(items) => put_list(&mut rows, &schema.fields[f], &items[..1])?,
