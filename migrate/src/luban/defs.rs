@@ -565,7 +565,7 @@ impl SheetHeader {
     }
 
     /// Whether a row of sub-titles names one of these columns.
-    pub fn sub_titles(&self, columns: std::ops::Range<usize>) -> bool {
+    fn sub_titles(&self, columns: std::ops::Range<usize>) -> bool {
         self.sub_titled.range(columns).next().is_some()
     }
 
@@ -589,8 +589,14 @@ impl SheetHeader {
         self.names
             .iter()
             .map(|(_, n)| n.as_str())
-            .filter(|n| n.starts_with('*') || n.contains("multi_rows=1"))
+            .filter(|n| is_multi_row(n))
     }
+}
+
+/// Whether a field's header says its list goes on in the rows below (`*name`,
+/// `name#multi_rows=1`).
+pub fn is_multi_row(title: &str) -> bool {
+    title.trim_start().starts_with('*') || title.contains("multi_rows=1")
 }
 
 /// `x5#default=10` → `x5`; `*x1` → `x1`.

@@ -2196,11 +2196,8 @@ impl<'a> Converter<'a> {
                 // over four), no row of sub-titles naming them: no cell separates them;
                 // they are joined by the separator of the bean's type as it is already
                 // converted, else `,`.
-                let over_columns = out.column_span > 1
-                    && column.is_some_and(|c| !header.sub_titles(c..c + out.column_span))
-                    && found.is_some_and(|(_, t)| {
-                        t.trim_start().starts_with('*') || t.contains("multi_rows=1")
-                    });
+                let over_columns = column.and_then(|c| header.parts_over(c)).is_some()
+                    && found.is_some_and(|(_, title)| defs::is_multi_row(title));
                 // A bean of no separator of its own takes its parts from the list's
                 // (Luban's `list,vec3` over `1,2,3,4,5,6`: one record after another).
                 let scalar = match self.bean(&module, element_name) {

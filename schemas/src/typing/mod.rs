@@ -348,28 +348,13 @@ impl<'s> TableBuilder<'s> {
                 });
                 continue;
             };
-            if let Some(separator) = field.element_over_columns() {
-                let more = &state.header.more_columns[field_index];
-                let (value, problem) =
-                    match spread_element(field, separator, Span::new(grid, row, column, more)) {
-                        Ok(Ok(value)) => (value, None),
-                        Ok(Err(problem)) => (Value::Null, Some((column, problem))),
-                        Err((at, problem)) => (Value::Null, Some((at, problem))),
-                    };
-                if values.keeps() {
-                    values.push(value);
-                }
-                if let Some((column, problem)) = problem {
-                    let column = grid.column_position(column);
-                    let diagnostic =
-                        placed(problem, &self.origin, (schema, field), position, column);
-                    self.diagnostics.push(diagnostic);
-                }
-                continue;
-            }
-            if field.spread_over_columns() {
-                let more = &state.header.more_columns[field_index];
-                let (value, problems) = spread_list(field, Span::new(grid, row, column, more));
+            let spread = field.element_over_columns();
+            if spread.is_some() || field.spread_over_columns() {
+                let span = Span::new(grid, row, column, &state.header.more_columns[field_index]);
+                let (value, problems) = match spread {
+                    Some(separator) => spread_element(field, separator, span),
+                    None => spread_list(field, span),
+                };
                 if values.keeps() {
                     values.push(value);
                 }
@@ -506,14 +491,15 @@ impl<'s> TableBuilder<'s> {
             if let Some(separator) = field.element_over_columns() {
                 let Some(state) = &self.header else { return };
                 let more = &state.header.more_columns[field_index];
-                match spread_element(field, separator, Span::new(grid, row, column, more)) {
-                    Ok(value) => self.append(field_index, value, location),
-                    Err((at, problem)) => {
-                        let at = grid.column_position(at);
-                        let diagnostic =
-                            placed(problem, &self.origin, (schema, field), position, at);
-                        self.diagnostics.push(diagnostic);
-                    }
+                let (value, problems) =
+                    spread_element(field, separator, Span::new(grid, row, column, more));
+                if problems.is_empty() {
+                    self.append(field_index, Ok(value), location);
+                }
+                for (at, problem) in problems {
+                    let at = grid.column_position(at);
+                    let diagnostic = placed(problem, &self.origin, (schema, field), position, at);
+                    self.diagnostics.push(diagnostic);
                 }
                 continue;
             }
@@ -916,30 +902,39 @@ impl Header {
 /// empty cells after the last part left out), read as one value; the first column
 /// alone, as the field's cell (a value or list written whole, as export writes it); no
 /// cell, as an empty one. A cell no text is written as (an error, a formula without its
-/// value) is a mistake at its column (`Err`); a mistake in the element is at the first.
+/// value) is a mistake at its column; a mistake in the element is at the first. As
+/// [`spread_list`]: the value, and the mistakes by column.
 fn spread_element<G: Grid + ?Sized>(
     field: &Field,
     separator: &str,
     span: Span<'_, G>,
-) -> Result<Result<Value, Problem>, (usize, Problem)> {
-    let mut parts = span_texts(field, &span)?;
+) -> (Value, Vec<(usize, Problem)>) {
+    let mut parts = match span_texts(field, &span) {
+        Ok(parts) => parts,
+        Err(mistake) => return (Value::Null, vec![mistake]),
+    };
     while parts.last().is_some_and(String::is_empty) {
         parts.pop();
     }
-    if parts.len() < 2 {
-        return Ok(match parts.pop() {
+    let value = if parts.len() < 2 {
+        match parts.pop() {
             Some(text) => convert(field, Cell::Text(&text)),
             None => convert(field, Cell::Empty),
-        });
-    }
-    let text = Cell::Text(&parts.join(separator));
-    let value = match &field.ty {
-        FieldType::List(element) => {
-            typed(element, text, &field.zone).map(|one| Value::List(vec![one].into()))
         }
-        ty => typed(ty, text, &field.zone),
+    } else {
+        let text = Cell::Text(&parts.join(separator));
+        let value = match &field.ty {
+            FieldType::List(element) => {
+                typed(element, text, &field.zone).map(|one| Value::List(vec![one].into()))
+            }
+            ty => typed(ty, text, &field.zone),
+        };
+        value.and_then(|value| check_value(field, &value).map(|()| value))
     };
-    Ok(value.and_then(|value| check_value(field, &value).map(|()| value)))
+    match value {
+        Ok(value) => (value, Vec::new()),
+        Err(problem) => (Value::Null, vec![(span.first, problem)]),
+    }
 }
 
 /// The texts of a field's cells in `row` from its `first` column and the `more` after
