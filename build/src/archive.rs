@@ -218,8 +218,7 @@ fn table_data(schema: &TableSchema, table: &Table, order: &Order) -> TableData {
         }
     }
     for &f in &fields {
-        columns.extend(crate::records::record_columns(&schema.fields[f], cells(f)));
-        columns.extend(crate::unions::union_columns(&schema.fields[f], cells(f)));
+        columns.extend(crate::parts::part_columns(&schema.fields[f], cells(f)));
     }
     let position_of = |field: usize| fields.iter().position(|&f| f == field).map(|p| p as u32);
     let indexes = schema
@@ -497,11 +496,7 @@ fn table_files(
             .map(|f| (format!("{}{MAP_VALUES}", f.name), f.values.as_slice()))
             .collect();
         let record_enums: Vec<(String, &[std::sync::Arc<str>])> = (schema.fields.iter())
-            .flat_map(|f| {
-                crate::records::record_enums(f)
-                    .into_iter()
-                    .chain(crate::unions::union_enums(f))
-            })
+            .flat_map(crate::parts::part_enums)
             .collect();
         let enums: HashMap<&str, &[std::sync::Arc<str>]> = schema
             .fields

@@ -3,12 +3,12 @@
 //! the runtime's rkyv archives (the format is the runtime's, `masterctl_runtime::format`,
 //! which every loader shares); `client` the portable little-endian export and its JSON
 //! for clients that cannot read rkyv (`docs/CLIENT-FORMAT.md`); `columns` a column
-//! from typed values, `records` the columns of records' fields, `unions` a union's case and its cases' fields; `inspect` a build opened
-//! and queried as a server would (`masterctl inspect`).
+//! from typed values, `parts` the columns of records' and unions' parts (fields,
+//! cases); `inspect` a build opened and queried as a server would
+//! (`masterctl inspect`).
 
 pub mod archive;
 pub mod client;
 mod columns;
 pub mod inspect;
-mod records;
-mod unions;
+mod parts;

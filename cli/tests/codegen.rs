@@ -266,7 +266,8 @@ fn the_generated_rust_crate_reads_every_row_of_a_build() {
 
 /// A project of records (a record, a list and a map of them, a record in a record at
 /// its own separator and at the same, an enum and an optional field of one) and of a
-/// union (one, a list of them, a case named by another name), imported
+/// union (one, a list of them, a case named by another name, one in a record of
+/// another separator and in a list of records of its own), imported
 /// into masters/jp and built with its client export into `build`: the folder it lives
 /// in, and its root.
 fn records_game() -> (tempfile::TempDir, PathBuf) {
@@ -302,8 +303,16 @@ fn records_game() -> (tempfile::TempDir, PathBuf) {
             "kind = \"union\"\nseparator = \":\"\ncases = [{ record = \"circle\" }, { record = \"clock\", names = [\"time\"] }]\n",
         ),
         (
+            "schemas/placed.toml",
+            "kind = \"record\"\nfields = [{ name = \"x\", type = \"int\" }, { name = \"shape\", type = \"shape\" }]\n",
+        ),
+        (
+            "schemas/step.toml",
+            "kind = \"record\"\nseparator = \":\"\nfields = [{ name = \"at\", type = \"int\" }, { name = \"shape\", type = \"shape\" }]\n",
+        ),
+        (
             "schemas/shop.toml",
-            "primary_key = [\"id\"]\nfields = [\n  { name = \"id\", type = \"int\" },\n  { name = \"price\", type = \"cost\" },\n  { name = \"costs\", type = \"list<cost>\", optional = true },\n  { name = \"offer\", type = \"offer\", optional = true },\n  { name = \"bonus\", type = \"bonus\", optional = true },\n  { name = \"by_rank\", type = \"map<int, cost>\", optional = true },\n  { name = \"zone\", type = \"shape\", optional = true },\n  { name = \"zones\", type = \"list<shape>\", optional = true },\n]\n",
+            "primary_key = [\"id\"]\nfields = [\n  { name = \"id\", type = \"int\" },\n  { name = \"price\", type = \"cost\" },\n  { name = \"costs\", type = \"list<cost>\", optional = true },\n  { name = \"offer\", type = \"offer\", optional = true },\n  { name = \"bonus\", type = \"bonus\", optional = true },\n  { name = \"by_rank\", type = \"map<int, cost>\", optional = true },\n  { name = \"zone\", type = \"shape\", optional = true },\n  { name = \"zones\", type = \"list<shape>\", optional = true },\n  { name = \"placed\", type = \"placed\", optional = true },\n  { name = \"steps\", type = \"list<step>\", optional = true },\n]\n",
         ),
         (
             "schemas/thing.toml",
@@ -315,9 +324,9 @@ fn records_game() -> (tempfile::TempDir, PathBuf) {
         ),
         (
             "data/shop.csv",
-            "id,price,costs,offer,bonus,by_rank,zone,zones\n\
-             1,\"1001,2\",\"1001,2|1002,3\",item;10:30;spring sale;0.25,\"3,1001,5\",\"2:1002,1|1:1001,4\",circle:1.5,time:9:30|circle:2\n\
-             2,\"1003,1\",,gold;9:0;;1.5,,,,\n",
+            "id,price,costs,offer,bonus,by_rank,zone,zones,placed,steps\n\
+             1,\"1001,2\",\"1001,2|1002,3\",item;10:30;spring sale;0.25,\"3,1001,5\",\"2:1002,1|1:1001,4\",circle:1.5,time:9:30|circle:2,\"4,time:8:15\",1:circle:2|2:time:9:30\n\
+             2,\"1003,1\",,gold;9:0;;1.5,,,,,,\n",
         ),
     ];
     for (path, text) in files {
@@ -1254,7 +1263,8 @@ fn the_typescript_client_reads_records() {
              const m = new Masters(p => fs.readFileSync(process.argv[1] + '/' + p), 'ja'); \
              const s = m.shop.get(1); \
              console.log(JSON.stringify([s.offer, s.costs, [...s.byRank], s.bonus, m.shop.get(2).offer])); \
-             console.log(JSON.stringify([s.zone, s.zones, m.shop.get(2).zone, m.shop.get(2).zones]));",
+             console.log(JSON.stringify([s.zone, s.zones, m.shop.get(2).zone, m.shop.get(2).zones])); \
+             console.log(JSON.stringify([s.placed, s.steps, m.shop.get(2).placed, m.shop.get(2).steps]));",
             build.to_str().unwrap(),
         ])
         .current_dir(&out)
@@ -1266,6 +1276,8 @@ fn the_typescript_client_reads_records() {
             r#"[{"kind":"item","opens":{"hour":10,"minute":30},"note":"spring sale","rate":0.25},[{"itemId":1001,"count":2},{"itemId":1002,"count":3}],[[1,{"itemId":1001,"count":4}],[2,{"itemId":1002,"count":1}]],{"level":3,"cost":{"itemId":1001,"count":5}},{"kind":"gold","opens":{"hour":9,"minute":0},"note":null,"rate":1.5}]"#,
             "\n",
             r#"[{"case":"circle","value":{"radius":1.5}},[{"case":"clock","value":{"hour":9,"minute":30}},{"case":"circle","value":{"radius":2}}],null,[]]"#,
+            "\n",
+            r#"[{"x":4,"shape":{"case":"clock","value":{"hour":8,"minute":15}}},[{"at":1,"shape":{"case":"circle","value":{"radius":2}}},{"at":2,"shape":{"case":"clock","value":{"hour":9,"minute":30}}}],null,[]]"#,
         ),
         "{}",
         text(&offer)

@@ -2,11 +2,11 @@
 //! fields typed in the target language, keys, indexes, enums, reverse lookups and custom
 //! masters. `masterctl codegen --dump-context` prints it; templates read nothing else.
 
-use masterctl_schemas::Value;
 use masterctl_schemas::schema::{
     CustomKind, Field as SchemaField, FieldType, GeneratedKind, Project, RecordType, TableKind,
-    TableSchema,
+    TableSchema, UnionType,
 };
+use masterctl_schemas::value::{Step, Value};
 use serde::Serialize;
 
 use crate::Lang;
@@ -182,6 +182,26 @@ pub struct Field {
     /// as its column holds it (`zone/circle/radius`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub union_leaves: Vec<UnionLeaf>,
+    /// A field holding records: each union field of its records (nested records
+    /// opened), where its record holds it and its cases' fields.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub record_unions: Vec<RecordUnion>,
+}
+
+/// A union field of the records a field holds: its columns and how code reaches it
+/// from a record.
+#[derive(Debug, Clone, Serialize)]
+pub struct RecordUnion {
+    /// Its cases' column (`price/bonus/$case`).
+    pub case_column: String,
+    /// Its members from the record (`bonus`, `cost.bonus`).
+    pub path: String,
+    /// Its members from the record, each but the first after `?.`.
+    pub optional_path: String,
+    /// The union's type name.
+    pub union: String,
+    /// Each field of each case's record, as for a union field.
+    pub leaves: Vec<UnionLeaf>,
 }
 
 /// A field of a union's case, as the build keeps it beside the union's column.
@@ -246,7 +266,8 @@ pub struct Record {
 pub struct RecordField {
     pub name: String,
     pub ident: String,
-    /// As a table's field's, or `record` for a record in the record.
+    /// As a table's field's, or `record` for a record in the record, `union` for a
+    /// union.
     pub kind: &'static str,
     /// May be empty (optional, without a default).
     pub nullable: bool,
@@ -258,6 +279,10 @@ pub struct RecordField {
     pub enum_name: Option<String>,
     /// A record in the record: its type's name.
     pub record: Option<String>,
+    /// A union in the record: its type's name (`type` is one value of it, none when the
+    /// part is empty, as a union field's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub union: Option<String>,
     pub description: Option<String>,
 }
 
@@ -675,43 +700,82 @@ fn field(lang: Lang, project: &Project, table: &TableSchema, index: usize) -> Fi
         record_leaves: Vec::new(),
         union: None,
         union_leaves: Vec::new(),
+        record_unions: Vec::new(),
     };
     if let Some(union) = schema.ty.union() {
         typed_as_union(lang, &mut typed, &type_name(lang, &union.name));
-        typed.union_leaves = (union.cases.iter())
-            .flat_map(|case| {
-                let name = case.record.name.as_str();
-                let column = format!("{}/{name}", schema.name);
-                (record_leaves(lang, &column, &case.record).into_iter()).map(move |leaf| {
-                    UnionLeaf {
-                        case: name.to_string(),
-                        case_type: type_name(lang, name),
-                        leaf,
-                    }
-                })
-            })
-            .collect();
+        typed.union_leaves = union_leaves(lang, &schema.name, union);
     }
     if let Some(record) = schema.ty.record() {
         typed_as_record(lang, &mut typed, &type_name(lang, &record.name));
         typed.record_leaves = record_leaves(lang, &schema.name, record);
+        typed.record_unions = record_unions(lang, &schema.name, &[], record);
     }
     typed
 }
 
-/// Each field of `record` (nested ones opened), its column under `under`.
+/// Each field of one value of `record` that members reach (nested records opened, not
+/// unions: [`record_unions`]), its column under `under`.
 fn record_leaves(lang: Lang, under: &str, record: &RecordType) -> Vec<RecordLeaf> {
     (record.leaves().into_iter())
-        .map(|(_, names, leaf)| {
-            let members: Vec<String> = names.iter().map(|n| member(lang, n)).collect();
-            RecordLeaf {
-                column: format!("{under}/{}", names.join("/")),
+        .filter(|leaf| !leaf.path.iter().any(|step| matches!(step, Step::Case(_))))
+        .filter_map(|leaf| {
+            let members: Vec<String> = leaf.names.iter().map(|n| member(lang, n)).collect();
+            Some(RecordLeaf {
+                column: format!("{under}/{}", leaf.names.join("/")),
                 path: members.join("."),
                 optional_path: members.join("?."),
-                kind: kind(&leaf.ty),
-            }
+                kind: kind(&leaf.field?.ty),
+            })
         })
         .collect()
+}
+
+/// Each field of each case of `union` (nested records opened), its column under
+/// `under` (`zone/circle/radius`).
+fn union_leaves(lang: Lang, under: &str, union: &UnionType) -> Vec<UnionLeaf> {
+    (union.cases.iter())
+        .flat_map(|case| {
+            let name = case.record.name.as_str();
+            let column = format!("{under}/{name}");
+            (record_leaves(lang, &column, &case.record).into_iter()).map(move |leaf| UnionLeaf {
+                case: name.to_string(),
+                case_type: type_name(lang, name),
+                leaf,
+            })
+        })
+        .collect()
+}
+
+/// Each union field of `record` and of the records in it (`members` on the way to
+/// it), its columns under `under`.
+fn record_unions(
+    lang: Lang,
+    under: &str,
+    members: &[String],
+    record: &RecordType,
+) -> Vec<RecordUnion> {
+    let mut found = Vec::new();
+    for field in &record.fields {
+        let column = format!("{under}/{}", field.name);
+        let members: Vec<String> = (members.iter().cloned())
+            .chain([member(lang, &field.name)])
+            .collect();
+        match &field.ty {
+            FieldType::Record(inner) => {
+                found.extend(record_unions(lang, &column, &members, inner));
+            }
+            FieldType::Union(union) => found.push(RecordUnion {
+                case_column: format!("{column}/$case"),
+                path: members.join("."),
+                optional_path: members.join("?."),
+                union: type_name(lang, &union.name),
+                leaves: union_leaves(lang, &column, union),
+            }),
+            _ => {}
+        }
+    }
+    found
 }
 
 /// A field holding unions: the union's type name, and its accessor's type — the value,
@@ -727,35 +791,44 @@ fn typed_as_union(lang: Lang, field: &mut Field, union: &str) {
             match (map, list) {
                 (Some(key), _) => format!("Vec<({}, {value})>", key.ty),
                 (None, true) => format!("Vec<{value}>"),
-                (None, false) => format!("Option<{value}>"),
+                (None, false) => one_union(lang, union),
             }
         }
         Lang::TypeScript => match (map, list, nullable) {
             (Some(key), _, true) => format!("ReadonlyMap<{}, {union}> | null", key.ty),
             (Some(key), _, false) => format!("ReadonlyMap<{}, {union}>", key.ty),
             (None, true, _) => format!("readonly {union}[]"),
-            (None, false, _) => format!("{union} | null"),
+            (None, false, _) => one_union(lang, union),
         },
-        // An interface: nil for an empty cell.
         Lang::Go => match map {
             Some(key) => format!("map[{}]{union}", key.ty),
             None if list => format!("[]{union}"),
-            None => union.to_string(),
+            None => one_union(lang, union),
         },
-        // An interface: null for an empty cell.
         Lang::CSharp => match map {
             Some(key) => format!(
                 "System.Collections.Generic.IReadOnlyDictionary<{}, {union}>",
                 key.ty
             ),
             None if list => format!("System.Collections.Generic.IReadOnlyList<{union}>"),
-            None => union.to_string(),
+            None => one_union(lang, union),
         },
     };
 }
 
+/// The type of one value of a union (a field's, a record's part), none for an empty
+/// cell: an `Option` in Rust, `| null` in TypeScript, the interface itself in Go (nil)
+/// and C# (null).
+fn one_union(lang: Lang, union: &str) -> String {
+    match lang {
+        Lang::Rust => format!("Option<{union}<'a>>"),
+        Lang::TypeScript => format!("{union} | null"),
+        Lang::Go | Lang::CSharp => union.to_string(),
+    }
+}
+
 /// A union type for `lang`: its cases, by their records.
-fn union(lang: Lang, union: &masterctl_schemas::schema::UnionType) -> Union {
+fn union(lang: Lang, union: &UnionType) -> Union {
     Union {
         name: union.name.clone(),
         type_name: type_name(lang, &union.name),
@@ -817,21 +890,27 @@ fn record(lang: Lang, record: &RecordType) -> Record {
             let scalar_type = scalar_name(lang, &f.ty, enum_type.as_deref());
             let nullable = f.optional && f.default.is_none();
             let inner = f.ty.record().map(|r| type_name(lang, &r.name));
+            let union = f.ty.union().map(|u| type_name(lang, &u.name));
+            let ty = match &union {
+                Some(union) => one_union(lang, union),
+                None => full_type(lang, &scalar_type, false, nullable),
+            };
             RecordField {
                 name: f.name.clone(),
                 ident: member(lang, &f.name),
-                kind: if inner.is_some() {
-                    "record"
-                } else {
-                    kind(&f.ty)
+                kind: match (&inner, &union) {
+                    (Some(_), _) => "record",
+                    (_, Some(_)) => "union",
+                    _ => kind(&f.ty),
                 },
                 nullable,
-                ty: full_type(lang, &scalar_type, false, nullable),
+                ty,
                 archive_type: stored(&f.ty).0,
                 client_type: stored(&f.ty).1,
                 scalar_type,
                 enum_name: enum_type,
                 record: inner,
+                union,
                 description: f.description.clone(),
             }
         })

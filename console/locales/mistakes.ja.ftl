@@ -97,6 +97,7 @@ hint-part = 「{ $part }」が読めません
 hint-key-twice = キー { $key } が二度あります
 hint-empty-element = リストに空の要素があります
 hint-record-parts = 「{ $record }」は { $layout } の { $want } 個に分けて書きますが、このセルは { $have } 個です
+hint-record-parts-by-case = 「{ $record }」は { $layout } に分けて書き、共用体の部分はそのケース名の後にそのケースの分だけ続きますが、このセルの { $have } 個はそうなっていません
 hint-record-empty-part = 「{ $field }」が空です
 hint-union-case = 「{ $part }」は { $cases } のどれでもありません
 hint-records-run-on = 「{ $record }」は { $want } 個ずつ並びますが、このセルの { $have } 個はその倍数ではありません

@@ -78,19 +78,10 @@ pub fn check_text(field: &Field, text: &str) -> Result<(), Problem> {
 }
 
 fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
-    if let Value::Record(values) = value {
-        // Within a list or a map, `|` separates the records.
-        let listed = matches!(field.ty, FieldType::List(_) | FieldType::Map(..));
-        if let Some(record) = field.ty.record() {
-            return check_record(record, &values.fields, listed);
-        }
-        // A union's value: its case's name, then its case's record.
-        if let Some(union) = field.ty.union()
-            && let Some((named, Value::Record(inner))) = value.union_case()
-            && let Some(case) = union.case(named)
-        {
-            return check_record(&case.record, &inner.fields, listed);
-        }
+    // Within a list or a map, `|` separates the records.
+    let listed = matches!(field.ty, FieldType::List(_) | FieldType::Map(..));
+    if let Some(checked) = check_parts(field.ty.scalar(), value, listed) {
+        return checked;
     }
     if let Some(text) = value.as_str() {
         check_control(text)?;
@@ -135,6 +126,25 @@ fn check_scalar(field: &Field, value: &Value) -> Result<(), Problem> {
     }
 }
 
+/// A record's or a union's value of type `ty` checked field by field (a union's: its
+/// case's record); `None` for a value of no parts.
+fn check_parts(ty: &FieldType, value: &Value, listed: bool) -> Option<Result<(), Problem>> {
+    match (ty, value) {
+        (FieldType::Record(record), Value::Record(values)) => {
+            Some(check_record(record, &values.fields, listed))
+        }
+        // A union's value: its case's name, then its case's record.
+        (FieldType::Union(union), value) => {
+            let (named, Value::Record(inner)) = value.union_case()? else {
+                return None;
+            };
+            let case = union.case(named)?;
+            Some(check_record(&case.record, &inner.fields, listed))
+        }
+        _ => None,
+    }
+}
+
 /// Each field of a record value against its options, a mistake naming the field; in a
 /// list or a map (`listed`), a text holding `|` is refused, since canonical files
 /// separate the records with it.
@@ -152,10 +162,9 @@ fn check_record(record: &RecordType, values: &[Value], listed: bool) -> Result<(
             .found(text.to_string())
             .expected(format!("a text without `{LIST_SEPARATOR}`"))
             .into()),
-            Value::Record(inner) => match &field.ty {
-                FieldType::Record(ty) => check_record(ty, &inner.fields, listed),
-                _ => check_value(field, value),
-            },
+            Value::Record(_) => {
+                check_parts(&field.ty, value, listed).unwrap_or_else(|| check_value(field, value))
+            }
             value => check_value(field, value),
         };
         checked.map_err(|mut p| {

@@ -1,7 +1,7 @@
 //! Text to a typed value, by the field's type: the one rule for a CSV cell, a text cell
 //! of a workbook, a key on the command line and a value in a conflict file.
 
-use crate::schema::{Field, FieldType, RecordType, UnionType};
+use crate::schema::{Field, FieldType, RecordType, UnionCase, UnionType};
 use masterctl_runtime::text;
 
 use crate::value::{LIST_SEPARATOR, MAP_SEPARATOR, Value, parse_date};
@@ -112,82 +112,88 @@ pub fn parse_text_in(ty: &FieldType, text: &str, zone: Option<&Zone>) -> Result<
 /// case's name and the case's record, so that it is written back as `case:parts`.
 pub fn parse_union(union: &UnionType, text: &str, zone: Option<&Zone>) -> Result<Value, Mismatch> {
     let (named, rest) = text.split_once(&*union.separator).unwrap_or((text, ""));
-    let Some(case) = union.case(named) else {
-        let cases: Vec<&str> = union.cases.iter().map(|c| c.record.name.as_str()).collect();
-        return Err(
-            Mismatch::new(format!("{} written `{}`", union.name, union.layout()))
-                .hint(
-                    "union-case",
-                    format!(
-                        "`{}` names no case of `{}` ({})",
-                        named.trim(),
-                        union.name,
-                        cases.join(", ")
-                    ),
-                )
-                .arg("part", named.trim())
-                .arg("cases", cases.join(", ")),
-        );
-    };
+    let case = case_named(union, named)?;
     let record = parse_record(&case.record, rest, zone)?;
-    Ok(Value::record(
+    Ok(union_value(union, case, record))
+}
+
+/// The case of `union` a part names, or a mismatch naming the cases it could.
+fn case_named<'u>(union: &'u UnionType, named: &str) -> Result<&'u UnionCase, Mismatch> {
+    union.case(named).ok_or_else(|| {
+        let cases: Vec<&str> = union.cases.iter().map(|c| c.record.name.as_str()).collect();
+        Mismatch::new(format!("{} written `{}`", union.name, union.layout()))
+            .hint(
+                "union-case",
+                format!(
+                    "`{}` names no case of `{}` ({})",
+                    named.trim(),
+                    union.name,
+                    cases.join(", ")
+                ),
+            )
+            .arg("part", named.trim())
+            .arg("cases", cases.join(", "))
+    })
+}
+
+/// A union's value: a record of its case's name and the case's record.
+fn union_value(union: &UnionType, case: &UnionCase, record: Value) -> Value {
+    Value::record(
         union.separator.clone(),
         vec![Value::Str(case.record.name.as_str().into()), record],
-    ))
+    )
 }
 
 /// A record written in one cell: its parts split at its separator, each its field's
-/// value ([`read_record`]); a part left empty is the field's default, or null when it
-/// is optional.
+/// value; a field of a record type of the same separator reads its own parts from the
+/// ones that follow, a union of the same separator its case's name and then its case's
+/// parts. A part left empty is the field's default, or null when it is optional. Too
+/// few or too many parts, and an empty part of a required field, are mismatches naming
+/// them.
 pub fn parse_record(
     record: &RecordType,
     text: &str,
     zone: Option<&Zone>,
 ) -> Result<Value, Mismatch> {
-    read_record(record, text, &mut |field, part| {
-        // A bool its field spells its own way too (`y`, `no`: `bool_spellings`).
-        if field.ty == FieldType::Bool
-            && let Some(b) = field.bool_spellings.read(part)
-        {
-            return Ok(Value::Bool(b));
-        }
-        parse_text_in(&field.ty, part, zone).map(|value| enum_alias(field, value))
-    })
-}
-
-/// A record's cell read part by part: `part` gives a field's value of its part's text
-/// (a record field of another separator is one part), and a field of a record type of
-/// the same separator reads its own parts from the ones that follow. Too few or too
-/// many parts, and an empty part of a required field, are mismatches naming them.
-fn read_record(
-    record: &RecordType,
-    text: &str,
-    part: &mut dyn FnMut(&Field, &str) -> Result<Value, Mismatch>,
-) -> Result<Value, Mismatch> {
     let mut parts: Vec<&str> = text.split(&*record.separator).collect();
     // A name of its type before its parts (`vec3,1,2,3`), when it has names.
-    if parts.len() == record.parts() + 1 && record.names.iter().any(|n| n == parts[0].trim()) {
+    let named = record.names.iter().any(|n| n == parts[0].trim());
+    if named && record.parts().is_none_or(|want| parts.len() == want + 1) {
         parts.remove(0);
     }
-    if parts.len() != record.parts() {
-        return Err(Mismatch::new(describe_record(record))
+    let have = parts.len();
+    if record.parts().is_some_and(|want| want != have) {
+        return Err(parts_mismatch(record, have));
+    }
+    let mut parts = parts.into_iter();
+    let value =
+        record_from(record, &mut parts, zone).ok_or_else(|| parts_mismatch(record, have))??;
+    match parts.next() {
+        Some(_) => Err(parts_mismatch(record, have)),
+        None => Ok(value),
+    }
+}
+
+/// A cell of `have` parts that is not a record of `record`'s parts.
+fn parts_mismatch(record: &RecordType, have: usize) -> Mismatch {
+    let expected = Mismatch::new(describe_record(record));
+    let (name, separator, layout) = (&record.name, &record.separator, record.layout());
+    let said = match record.parts() {
+        Some(want) => expected
             .hint(
                 "record-parts",
-                format!(
-                    "`{}` is {} parts separated by `{}` ({}), and the cell has {}",
-                    record.name,
-                    record.parts(),
-                    record.separator,
-                    record.layout(),
-                    parts.len()
-                ),
+                format!("`{name}` is {want} parts separated by `{separator}` ({layout}), and the cell has {have}"),
             )
-            .arg("record", record.name.clone())
-            .arg("layout", record.layout())
-            .arg("want", record.parts().to_string())
-            .arg("have", parts.len().to_string()));
-    }
-    record_from(record, &mut parts.into_iter(), part)
+            .arg("want", want.to_string()),
+        // A union of its separator: its case's name, then that case's parts.
+        None => expected.hint(
+            "record-parts-by-case",
+            format!("`{name}` is its parts separated by `{separator}` ({layout}), a union's as many as its case has, and the cell's {have} parts are not one"),
+        ),
+    };
+    said.arg("record", name.clone())
+        .arg("layout", layout)
+        .arg("have", have.to_string())
 }
 
 /// What a record's cell is, as said to a planner.
@@ -195,49 +201,101 @@ fn describe_record(record: &RecordType) -> String {
     format!("{} written `{}`", record.name, record.layout())
 }
 
+/// A record's value from the parts that follow; `None` when they run out first.
 fn record_from<'t>(
     record: &RecordType,
     parts: &mut impl Iterator<Item = &'t str>,
-    part: &mut dyn FnMut(&Field, &str) -> Result<Value, Mismatch>,
-) -> Result<Value, Mismatch> {
+    zone: Option<&Zone>,
+) -> Option<Result<Value, Mismatch>> {
     let mut values = Vec::with_capacity(record.fields.len());
     for field in &record.fields {
-        if let FieldType::Record(inner) = &field.ty
-            && inner.separator == record.separator
-        {
-            values.push(record_from(inner, parts, part)?);
+        let inline = match &field.ty {
+            FieldType::Record(inner) if inner.separator == record.separator => {
+                Some(record_from(inner, parts, zone)?)
+            }
+            FieldType::Union(union) if union.separator == record.separator => {
+                Some(union_from(union, parts, zone)?)
+            }
+            _ => None,
+        };
+        if let Some(value) = inline {
+            match value {
+                Ok(value) => values.push(value),
+                Err(m) => return Some(Err(m)),
+            }
             continue;
         }
-        // As many parts as the record's, counted by the caller.
-        let text = parts.next().unwrap_or_default();
-        let value = part(field, text).map_err(|m| {
-            Mismatch::new(format!(
-                "{} (its `{}`: {})",
-                describe_record(record),
-                field.name,
-                m.expected
-            ))
-            .hint("part", format!("`{}` is not {}", text.trim(), m.expected))
-            .arg("part", text.trim())
-        })?;
-        values.push(match value {
-            Value::Null => match &field.default {
-                Some(default) => default.clone(),
-                None if field.optional => Value::Null,
-                None => {
-                    return Err(Mismatch::new(format!(
-                        "{} (its `{}` is required)",
-                        describe_record(record),
-                        field.name
-                    ))
-                    .hint("record-empty-part", format!("`{}` is empty", field.name))
-                    .arg("field", field.name.clone()));
-                }
-            },
-            value => value,
-        });
+        let text = parts.next()?;
+        match record_part(record, field, text, zone) {
+            Ok(value) => values.push(value),
+            Err(m) => return Some(Err(m)),
+        }
     }
-    Ok(Value::record(record.separator.clone(), values))
+    Some(Ok(Value::record(record.separator.clone(), values)))
+}
+
+/// A union of its record's separator from the parts that follow: its case's name, then
+/// the case's record (its parts, or one part when it has another separator); `None`
+/// when they run out first.
+fn union_from<'t>(
+    union: &UnionType,
+    parts: &mut impl Iterator<Item = &'t str>,
+    zone: Option<&Zone>,
+) -> Option<Result<Value, Mismatch>> {
+    let case = match case_named(union, parts.next()?) {
+        Ok(case) => case,
+        Err(m) => return Some(Err(m)),
+    };
+    let record = match case.record.separator == union.separator {
+        true => record_from(&case.record, parts, zone)?,
+        false => parse_record(&case.record, parts.next()?, zone),
+    };
+    Some(record.map(|record| union_value(union, case, record)))
+}
+
+/// A record's field from its part's text: its value, its default when empty (or null
+/// when optional); a mismatch naming the field.
+fn record_part(
+    record: &RecordType,
+    field: &Field,
+    text: &str,
+    zone: Option<&Zone>,
+) -> Result<Value, Mismatch> {
+    let value = part_value(field, text, zone).map_err(|m| {
+        Mismatch::new(format!(
+            "{} (its `{}`: {})",
+            describe_record(record),
+            field.name,
+            m.expected
+        ))
+        .hint("part", part_hint(text.trim(), m))
+        .arg("part", text.trim())
+    })?;
+    match value {
+        Value::Null => match &field.default {
+            Some(default) => Ok(default.clone()),
+            None if field.optional => Ok(Value::Null),
+            None => Err(Mismatch::new(format!(
+                "{} (its `{}` is required)",
+                describe_record(record),
+                field.name
+            ))
+            .hint("record-empty-part", format!("`{}` is empty", field.name))
+            .arg("field", field.name.clone())),
+        },
+        value => Ok(value),
+    }
+}
+
+/// A record's field's value of its part's text: a bool its field spells its own way
+/// too (`y`, `no`: `bool_spellings`), an enum's alias as the value.
+fn part_value(field: &Field, part: &str, zone: Option<&Zone>) -> Result<Value, Mismatch> {
+    if field.ty == FieldType::Bool
+        && let Some(b) = field.bool_spellings.read(part)
+    {
+        return Ok(Value::Bool(b));
+    }
+    parse_text_in(&field.ty, part, zone).map(|value| enum_alias(field, value))
 }
 
 /// An enum field's value written as one of its aliases or numbers: the value itself.
@@ -384,7 +442,9 @@ pub fn parse_list(
 /// `1,2,3,4,5,6`): each record the next as many parts as it has.
 fn records_run_on(record: &RecordType, text: &str, zone: Option<&Zone>) -> Result<Value, Mismatch> {
     let parts: Vec<&str> = text.split(&*record.separator).collect();
-    let each = record.parts();
+    let Some(each) = record.parts() else {
+        return records_in_turn(record, &parts, zone);
+    };
     if !parts.len().is_multiple_of(each) {
         return Err(Mismatch::new(describe_record(record))
             .hint(
@@ -404,6 +464,23 @@ fn records_run_on(record: &RecordType, text: &str, zone: Option<&Zone>) -> Resul
         .chunks(each)
         .map(|chunk| parse_record(record, &chunk.join(&*record.separator), zone))
         .collect::<Result<Vec<_>, _>>()?;
+    Ok(Value::List(items.into()))
+}
+
+/// A list of records of as many parts as their unions' cases have, each read from the
+/// parts the one before left.
+fn records_in_turn(
+    record: &RecordType,
+    parts: &[&str],
+    zone: Option<&Zone>,
+) -> Result<Value, Mismatch> {
+    let mut rest = parts.iter().copied().peekable();
+    let mut items = Vec::new();
+    while rest.peek().is_some() {
+        let item = record_from(record, &mut rest, zone)
+            .ok_or_else(|| parts_mismatch(record, parts.len()))??;
+        items.push(item);
+    }
     Ok(Value::List(items.into()))
 }
 

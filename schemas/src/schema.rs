@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use regex::Regex;
 
-use crate::value::Value;
+use crate::value::{Step, Value};
 
 /// The whole structure of a master repository.
 #[derive(Debug, Clone)]
@@ -515,10 +515,8 @@ pub struct Field {
 pub struct Referring<'f> {
     pub field: &'f Field,
     pub reference: &'f Reference,
-    /// Where it is in the field's records (empty: the field itself).
-    pub path: Vec<usize>,
-    /// The union's case whose record holds it.
-    pub case: Option<&'f str>,
+    /// Where it is in the field's records and unions (empty: the field itself).
+    pub path: Vec<Step<'f>>,
 }
 
 impl Field {
@@ -531,27 +529,17 @@ impl Field {
                 field: self,
                 reference,
                 path: Vec::new(),
-                case: None,
             });
         }
-        // Its records: its record type's, or each of its union's cases'.
-        let records: Vec<(&RecordType, Option<&str>)> = match (self.ty.record(), self.ty.union()) {
-            (Some(record), _) => vec![(&**record, None)],
-            (None, Some(union)) => (union.cases.iter())
-                .map(|c| (&*c.record, Some(c.record.name.as_str())))
-                .collect(),
-            (None, None) => Vec::new(),
-        };
-        for (record, case) in records {
-            for (path, field) in record.references() {
-                if let Some(reference) = &field.references {
-                    found.push(Referring {
-                        field,
-                        reference,
-                        path,
-                        case,
-                    });
-                }
+        for leaf in self.ty.leaves() {
+            if let Some(field) = leaf.field
+                && let Some(reference) = &field.references
+            {
+                found.push(Referring {
+                    field,
+                    reference,
+                    path: leaf.path,
+                });
             }
         }
         found
@@ -567,30 +555,20 @@ impl Field {
             .into_iter()
             .map(|r| {
                 let mut values = Vec::new();
-                referring_values(value, &r.path, r.case, &mut values);
+                referring_values(value, &r.path, &mut values);
                 (r.reference, values)
             })
             .collect()
     }
 }
 
-/// The values a field's value refers with at `path` in its records (the empty path: a
-/// single value, a list's elements, a map's keys; else the field at `path` of the
-/// record, of a list's records, of a map's records; of a union's `case` alone, at
-/// `path` in its record), nulls left out.
-pub fn referring_values<'v>(
-    value: &'v Value,
-    path: &[usize],
-    case: Option<&str>,
-    out: &mut Vec<&'v Value>,
-) {
+/// The values a field's value refers with at `path` in its records and unions (the
+/// empty path: a single value, a list's elements, a map's keys; else the value at
+/// `path` of the record or union, of a list's, of a map's values — through a union, of
+/// the case the path names alone), nulls left out.
+pub fn referring_values<'v>(value: &'v Value, path: &[Step<'_>], out: &mut Vec<&'v Value>) {
     let at = |record: &'v Value, out: &mut Vec<&'v Value>| {
-        let found = match (case, record.union_case()) {
-            (None, _) => record.at(path),
-            (Some(case), Some((named, inner))) if **named == *case => inner.at(path),
-            (Some(_), _) => None,
-        };
-        out.extend(found.filter(|v| !v.is_null()));
+        out.extend(record.at(path).filter(|v| !v.is_null()));
     };
     match (value, path.is_empty()) {
         (Value::Null, _) => {}
@@ -760,7 +738,43 @@ pub struct UnionCase {
     pub names: Vec<String>,
 }
 
+/// A single value a record or union holds, as the build keeps it in a column of its
+/// own: a field of one value, or the case of a union.
+#[derive(Debug, Clone)]
+pub struct Leaf<'t> {
+    /// Where it is, from the record or union value.
+    pub path: Vec<Step<'t>>,
+    /// The names on the way to it (a record's field by its name, a union's case by its
+    /// record's): what its column is called under the field's.
+    pub names: Vec<&'t str>,
+    /// The field it is; `None` for the case of the union at `path`.
+    pub field: Option<&'t Field>,
+}
+
+impl<'t> Leaf<'t> {
+    /// The leaf one step further in: below `step`, named `name` there.
+    fn under(mut self, step: Step<'t>, name: &'t str) -> Self {
+        self.path.insert(0, step);
+        self.names.insert(0, name);
+        self
+    }
+}
+
 impl UnionType {
+    /// Its single values: its case, then each case's record's leaves (below the case).
+    pub fn leaves(&self) -> Vec<Leaf<'_>> {
+        let case = Leaf {
+            path: Vec::new(),
+            names: Vec::new(),
+            field: None,
+        };
+        let cases = self.cases.iter().flat_map(|c| {
+            let name = c.record.name.as_str();
+            (c.record.leaves().into_iter()).map(move |leaf| leaf.under(Step::Case(name), name))
+        });
+        std::iter::once(case).chain(cases).collect()
+    }
+
     /// The case a cell's first part names (its record's name, or one of its names).
     pub fn case(&self, named: &str) -> Option<&UnionCase> {
         let named = named.trim();
@@ -800,7 +814,7 @@ pub struct RecordType {
     pub name: String,
     pub description: Option<String>,
     pub separator: std::sync::Arc<str>,
-    /// Its fields: a scalar or a record each, with their options (`optional`,
+    /// Its fields: a scalar, a record or a union each, with their options (`optional`,
     /// `default`, `min`, `values`, `references`...).
     pub fields: Vec<Field>,
     /// Texts a cell may write before its parts, naming its type (`names = ["{}",
@@ -811,51 +825,38 @@ pub struct RecordType {
 
 impl RecordType {
     /// How many parts a cell of it has: its fields', a record field of the same
-    /// separator counting its own.
-    pub fn parts(&self) -> usize {
+    /// separator counting its own; `None` when that depends on the cell (a union of its
+    /// separator in it: its case's name, then as many parts as that case has).
+    pub fn parts(&self) -> Option<usize> {
         self.fields
             .iter()
             .map(|f| match &f.ty {
                 FieldType::Record(inner) if inner.separator == self.separator => inner.parts(),
-                _ => 1,
+                FieldType::Union(union) if union.separator == self.separator => None,
+                _ => Some(1),
             })
             .sum()
     }
 
-    /// Its fields that reference a table, at their paths (each field's place, in the
-    /// records it is nested in), nested records' own.
-    pub fn references(&self) -> Vec<(Vec<usize>, &Field)> {
+    /// Its single values, nested records and unions opened (every one, whatever its
+    /// separator), in order: each field of one value, and each union's case.
+    pub fn leaves(&self) -> Vec<Leaf<'_>> {
         let mut found = Vec::new();
         for (at, field) in self.fields.iter().enumerate() {
-            if field.references.is_some() {
-                found.push((vec![at], field));
-            }
-            if let FieldType::Record(inner) = &field.ty {
-                for (mut path, nested) in inner.references() {
-                    path.insert(0, at);
-                    found.push((path, nested));
-                }
-            }
-        }
-        found
-    }
-
-    /// Its fields holding one value each, nested records' opened (every one, whatever
-    /// its separator), in order: each with its path (each field's place in the records
-    /// it is nested in) and its names along it.
-    pub fn leaves(&self) -> Vec<(Vec<usize>, Vec<&str>, &Field)> {
-        let mut found = Vec::new();
-        for (at, field) in self.fields.iter().enumerate() {
-            match &field.ty {
-                FieldType::Record(inner) => {
-                    for (mut path, mut names, leaf) in inner.leaves() {
-                        path.insert(0, at);
-                        names.insert(0, &field.name);
-                        found.push((path, names, leaf));
-                    }
-                }
-                _ => found.push((vec![at], vec![field.name.as_str()], field)),
-            }
+            let inner = match &field.ty {
+                FieldType::Record(inner) => inner.leaves(),
+                FieldType::Union(inner) => inner.leaves(),
+                _ => vec![Leaf {
+                    path: Vec::new(),
+                    names: Vec::new(),
+                    field: Some(field),
+                }],
+            };
+            found.extend(
+                inner
+                    .into_iter()
+                    .map(|leaf| leaf.under(Step::Field(at), &field.name)),
+            );
         }
         found
     }
@@ -948,6 +949,16 @@ impl FieldType {
         match self.scalar() {
             FieldType::Union(union) => Some(union),
             _ => None,
+        }
+    }
+
+    /// The single values of the record or union it holds (itself, a list's elements, a
+    /// map's values), each in a column of its own in the build; none for other types.
+    pub fn leaves(&self) -> Vec<Leaf<'_>> {
+        match self.scalar() {
+            FieldType::Record(record) => record.leaves(),
+            FieldType::Union(union) => union.leaves(),
+            _ => Vec::new(),
         }
     }
 

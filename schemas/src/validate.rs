@@ -380,7 +380,7 @@ impl Reference<'_> {
     /// its records' field's at `path`.
     fn referring<'v>(&self, value: &'v Value, out: &mut Vec<&'v Value>) {
         let at = &self.referring;
-        crate::schema::referring_values(value, &at.path, at.case, out);
+        crate::schema::referring_values(value, &at.path, out);
     }
 
     /// The referring field's name as a planner finds it (`costs.item_id`).

@@ -84,9 +84,14 @@ fn a_union_names_its_case_then_the_cases_record() {
             ["3", "", ""],
         ]
     );
-    // The canonical text reads back as the same value.
-    let schema = project.table("zone").unwrap();
-    let table = validation.tables.iter().find(|t| t.name == "zone").unwrap();
+    assert_reads_back(&project, &validation, "zone");
+}
+
+/// Each value of the first row of table `name` as its canonical text, which reads back
+/// as the same value.
+fn assert_reads_back(project: &Project, validation: &masterctl_schemas::Validation, name: &str) {
+    let schema = project.table(name).unwrap();
+    let table = validation.tables.iter().find(|t| t.name == name).unwrap();
     for (field, value) in schema.fields.iter().zip(table.row(0)) {
         assert_eq!(&parse_text(&field.ty, &value.canonical()).unwrap(), value);
     }
@@ -307,5 +312,156 @@ fn a_union_is_cases_of_records_named_apart() {
         CONFIG,
         &schemas(SHAPE, &keyed),
         "primary key field `shape` is a union field",
+    );
+}
+
+/// A record whose field is a union: of another separator, one part of the record's
+/// cell; of the record's own, its case's name and then that case's parts, as many as
+/// the case has (Luban's bean holding a polymorphic bean, read as one stream of parts).
+const PLACED: &str = r#"
+kind = "record"
+separator = ","
+fields = [
+    { name = "x", type = "int" },
+    { name = "shape", type = "shape" },
+    { name = "weight", type = "int", optional = true },
+]
+"#;
+
+const STEP: &str = r#"
+kind = "record"
+separator = ":"
+fields = [{ name = "at", type = "int" }, { name = "shape", type = "shape" }]
+"#;
+
+const ROUTE: &str = r#"
+primary_key = ["id"]
+fields = [
+    { name = "id", type = "int" },
+    { name = "placed", type = "placed", optional = true },
+    { name = "placings", type = "list<placed>", optional = true },
+    { name = "step", type = "step", optional = true },
+    { name = "steps", type = "list<step>", optional = true },
+]
+"#;
+
+fn route_project() -> Project {
+    let mut schemas = schemas(SHAPE, ZONE).to_vec();
+    schemas.extend([
+        ("placed.toml", PLACED),
+        ("route.toml", ROUTE),
+        ("step.toml", STEP),
+    ]);
+    load_texts(CONFIG, &schemas).unwrap()
+}
+
+#[test]
+fn a_record_holds_a_union_in_one_part_or_as_its_cases_parts() {
+    let project = route_project();
+    let (_items_dir, items) = file_of("item.csv", b"id\n7\n");
+    let (_dir, path) = file_of(
+        "route.csv",
+        concat!(
+            "id,placed,placings,step,steps\n",
+            "1,\"1,Circle:1.5,2\",\"1,三角形:1:2:3,|2,prize:7,1\",1:circle:2,1:triangle:1:2:3|2:prize:7\n",
+            "2,,,,\n",
+        )
+        .as_bytes(),
+    );
+    let validation = validate(&project, &[items, path]);
+    assert!(!validation.report.has_errors(), "{:#?}", validation.report);
+    assert_eq!(
+        canonical_rows(&validation, "route"),
+        [
+            [
+                "1",
+                "1,circle:1.5,2",
+                "1,triangle:1:2:3,|2,prize:7,1",
+                "1:circle:2",
+                "1:triangle:1:2:3|2:prize:7",
+            ],
+            ["2", "", "", "", ""],
+        ]
+        .map(|row| row.map(String::from).to_vec())
+    );
+    assert_reads_back(&project, &validation, "route");
+}
+
+#[test]
+fn a_union_in_a_record_is_checked_at_the_cell() {
+    let project = route_project();
+    let (_items_dir, items) = file_of("item.csv", b"id\n7\n");
+    let (_dir, path) = file_of(
+        "route.csv",
+        concat!(
+            "id,placed,placings,step,steps\n",
+            "1,\"1,circle:-1,\",,,\n",
+            "2,\"1,square:1,\",,,\n",
+            "3,,\"1,prize:8,\",,\n",
+            "4,,,1:circle,\n",
+            "5,,,1:circle:2:3,\n",
+            "6,,,,1:prize:7|2:triangle:1:2\n",
+            "7,,,1:prize:8,\n",
+        )
+        .as_bytes(),
+    );
+    let validation = validate(&project, &[items, path]);
+    let expected = [
+        (
+            Code::OutOfRange,
+            2,
+            "circle's `radius`: -1 is below the minimum 0",
+        ),
+        (
+            Code::TypeError,
+            3,
+            "`square` names no case of `shape` (triangle, circle, prize)",
+        ),
+        (Code::ForeignKey, 4, "no `item` has id 8"),
+        (
+            Code::TypeError,
+            5,
+            "a union's as many as its case has, and the cell's 2 parts are not one",
+        ),
+        (Code::TypeError, 6, "and the cell's 4 parts are not one"),
+        (Code::TypeError, 7, "and the cell's 4 parts are not one"),
+        (Code::ForeignKey, 8, "no `item` has id 8"),
+    ];
+    assert_says(&validation, &expected);
+}
+
+#[test]
+fn records_and_unions_name_one_another_never_in_a_circle() {
+    // A union's case holding the union: a circle through a case.
+    let holding = r#"
+kind = "record"
+separator = ";"
+fields = [{ name = "inner", type = "shape" }]
+"#;
+    let shape = SHAPE.replace("{ record = \"prize\" }", "{ record = \"nest\" }");
+    let mut circling = schemas(&shape, ZONE).to_vec();
+    circling.push(("nest.toml", holding));
+    refused_at_load(
+        CONFIG,
+        &circling,
+        "union `shape` holds itself, through its cases",
+    );
+    // A union whose text holds the record's separator would split the record's cell
+    // (`triangle`'s parts, separated by `,`, in `placed`'s).
+    let comma_case = TRIANGLE.replace("separator = \":\"", "separator = \",\"");
+    let shape_over = SHAPE.replace("separator = \":\"", "separator = \";\"");
+    let over = [
+        ("circle.toml", CIRCLE),
+        ("item.toml", ITEM),
+        ("placed.toml", PLACED),
+        ("prize.toml", PRIZE),
+        ("shape.toml", shape_over.as_str()),
+        ("triangle.toml", comma_case.as_str()),
+        ("zone.toml", ZONE),
+    ];
+    refused_at_load(
+        CONFIG,
+        &over,
+        "field `shape` of record `placed` is a `shape`, whose text holds `,`",
     );
 }

@@ -18,6 +18,7 @@ mod config;
 mod fonts;
 mod generated;
 mod glossary;
+mod order;
 mod raw;
 mod records;
 mod source;
@@ -176,16 +177,10 @@ pub fn load_with_fonts(
         parsed.into_iter().partition(|(_, raw)| is_record(raw));
     let (unions, parsed): (Vec<_>, Vec<_>) = parsed.into_iter().partition(|(_, raw)| is_union(raw));
     // One namespace: a record, a union and a table each take a name no other has.
-    let named = |schemas: &[(SourceText, RawSchema)]| -> HashSet<String> {
-        schemas
-            .iter()
-            .map(|(source, raw)| declared_name(source, raw))
-            .collect()
-    };
-    let tables_and_unions = &named(&parsed) | &named(&unions);
-    builder.build_records(&records, &tables_and_unions);
-    let tables_and_records = &named(&parsed) | &named(&records);
-    builder.build_unions(&unions, &tables_and_records);
+    let tables: HashSet<String> = (parsed.iter())
+        .map(|(source, raw)| declared_name(source, raw))
+        .collect();
+    builder.build_types(&records, &unions, &tables);
     builder.build_tables(&parsed);
     builder.check_references(&parsed);
     builder.check_record_references(&records);

@@ -1,6 +1,5 @@
 //! Record types (`kind = "record"` schemas): named fields a table's field holds in one
-//! cell. Each is built before the schemas that name it (a record naming another after
-//! that one); records that name one another in a circle are an error.
+//! cell. Each is built after the types it names (`order.rs`).
 
 use std::cell::Cell;
 use std::collections::HashSet;
@@ -10,7 +9,7 @@ use std::sync::Arc;
 use toml::Spanned;
 
 use crate::diagnostic::Code;
-use crate::schema::{FieldType, RecordType};
+use crate::schema::{Field, FieldType, RecordType, UnionType};
 
 use super::*;
 
@@ -27,16 +26,25 @@ const BUILT_IN: [&str; 10] = [
     "int", "float", "bool", "string", "text", "enum", "date", "datetime", "list", "map",
 ];
 
+/// A record schema whose name and separator are read, waiting to be built once the
+/// types it names are.
+pub(super) struct DeclaredRecord<'s> {
+    pub(super) source: &'s SourceText<'s>,
+    pub(super) raw: &'s RawSchema,
+    pub(super) name: String,
+    separator: Arc<str>,
+}
+
 impl Builder {
-    /// Every record schema of `records` as a [`RecordType`] in `self.records`; `taken`
-    /// are the other schemas' names, which a record may not take.
-    pub(super) fn build_records(
+    /// The record schemas of `records` whose name (none of `taken`, the other schemas'
+    /// names) and separator are right, to be built in turn; the others are broken.
+    pub(super) fn declare_records<'s>(
         &mut self,
-        records: &[(SourceText, RawSchema)],
+        records: &'s [(SourceText, RawSchema)],
         taken: &HashSet<String>,
-    ) {
+    ) -> Vec<DeclaredRecord<'s>> {
         let mut names: Declared = HashMap::new();
-        let mut pending = Vec::new();
+        let mut declared = Vec::new();
         for (source, raw) in records {
             let Some(name) = self.type_name(source, raw, "record", taken, &mut names) else {
                 continue;
@@ -44,43 +52,36 @@ impl Builder {
             let separator = self.record_separator(source, raw);
             let refused = self.refuse_table_options(source, raw, "record");
             match separator {
-                Some(separator) if !refused => pending.push((source, raw, name, separator)),
+                Some(separator) if !refused => declared.push(DeclaredRecord {
+                    source,
+                    raw,
+                    name,
+                    separator,
+                }),
                 _ => {
                     self.broken_records.insert(name);
                 }
             }
         }
-        // Build whichever names no record still waiting, until none is left or all wait.
-        loop {
-            let waiting: HashSet<&str> = pending.iter().map(|p| p.2.as_str()).collect();
-            let Some(next) = pending
-                .iter()
-                .position(|(_, raw, _, _)| !names_any(raw, &waiting))
-            else {
-                break;
-            };
-            let (source, raw, name, separator) = pending.remove(next);
-            match self.build_record(source, raw, name.clone(), separator) {
-                Some(record) => {
-                    self.records.insert(name, Arc::new(record));
-                }
-                None => {
-                    self.broken_records.insert(name);
-                }
+        declared
+    }
+
+    /// A declared record as a [`RecordType`] in `self.records` (the types it names
+    /// built before it), or broken.
+    pub(super) fn build_declared_record(&mut self, declared: DeclaredRecord<'_>) {
+        let DeclaredRecord {
+            source,
+            raw,
+            name,
+            separator,
+        } = declared;
+        match self.build_record(source, raw, name.clone(), separator) {
+            Some(record) => {
+                self.records.insert(name, Arc::new(record));
             }
-        }
-        for (source, raw, name, _) in pending {
-            let span = raw.name.as_ref().map_or(0..0, Spanned::span);
-            self.error(
-                source
-                    .error(
-                        Code::InvalidOption,
-                        span,
-                        format!("record `{name}` holds itself, through its fields or theirs"),
-                    )
-                    .hint("a record's fields may hold other records, never in a circle"),
-            );
-            self.broken_records.insert(name);
+            None => {
+                self.broken_records.insert(name);
+            }
         }
     }
 
@@ -260,9 +261,12 @@ impl Builder {
                                 field.name, field.ty
                             ),
                         )
-                        .hint("int, float, bool, string, enum, date, datetime, or another record (a text is translated in its table's own field)"),
+                        .hint("int, float, bool, string, enum, date, datetime, another record or a union (a text is translated in its table's own field)"),
                 );
             }
+        }
+        for (raw_field, field) in raw_fields.iter().zip(&fields) {
+            self.refuse_separator_within(source, raw_field, field, (&name, &separator));
         }
         let names = self.record_names(source, raw, &separator);
         if self.report.error_count() != errors_before {
@@ -276,6 +280,47 @@ impl Builder {
             names,
             file: source.path.to_path_buf(),
         })
+    }
+
+    /// A field of record `of` whose value is one part of its cell (a union, a record
+    /// of another separator), when the texts written within that value (separators,
+    /// names) hold the record's separator: the cell would be split inside the part.
+    fn refuse_separator_within(
+        &mut self,
+        source: &SourceText,
+        raw_field: &Spanned<RawField>,
+        field: &Field,
+        (of, separator): (&str, &str),
+    ) {
+        let within = match &field.ty {
+            FieldType::Record(inner) if *inner.separator == *separator => return,
+            FieldType::Record(inner) => record_texts(inner),
+            // Its case's name and parts are the record's parts; a case's record of
+            // another separator one part.
+            FieldType::Union(union) if *union.separator == *separator => (union.cases.iter())
+                .filter(|case| *case.record.separator != *separator)
+                .flat_map(|case| record_texts(&case.record))
+                .collect(),
+            FieldType::Union(union) => union_texts(union),
+            _ => return,
+        };
+        if within.iter().any(|text| text.contains(separator)) {
+            self.error(
+                source
+                    .error(
+                        Code::InvalidOption,
+                        raw_field.get_ref().ty.span(),
+                        format!(
+                            "field `{}` of record `{of}` is a `{}`, whose text holds `{separator}`, which separates `{of}`'s parts",
+                            field.name, field.ty
+                        ),
+                    )
+                    .hint(format!(
+                        "give `{}` (and the records in it) a separator other than `{separator}`, or `{of}` another",
+                        field.ty
+                    )),
+            );
+        }
     }
 
     /// `names`: texts a cell may write before a record's parts, each on one line,
@@ -390,16 +435,39 @@ impl Builder {
     }
 }
 
-/// Whether a record's fields name any of `records` (as a type, a list's elements, a
+/// Whether a record's fields name any of `types` (as a type, a list's elements, a
 /// map's values).
-fn names_any(raw: &RawSchema, records: &HashSet<&str>) -> bool {
+pub(super) fn names_any(raw: &RawSchema, types: &HashSet<&str>) -> bool {
     let named = Cell::new(false);
     let fields = raw.fields.as_ref().map(|f| f.get_ref().as_slice());
     for field in fields.unwrap_or_default() {
         FieldType::parse_in(field.get_ref().ty.get_ref(), &|name| {
-            named.set(named.get() || records.contains(name));
+            named.set(named.get() || types.contains(name));
             None
         });
     }
     named.get()
+}
+
+/// The texts a record's value writes within its cell's text: its separator, the names
+/// it may be written with, and those of the records and unions in it.
+fn record_texts(record: &RecordType) -> Vec<&str> {
+    let own = std::iter::once(&*record.separator).chain(record.names.iter().map(String::as_str));
+    let inner = record.fields.iter().flat_map(|f| match &f.ty {
+        FieldType::Record(inner) => record_texts(inner),
+        FieldType::Union(union) => union_texts(union),
+        _ => Vec::new(),
+    });
+    own.chain(inner).collect()
+}
+
+/// The texts a union's value writes within its cell's text: its separator, its cases'
+/// names, and each case's record's texts.
+fn union_texts(union: &UnionType) -> Vec<&str> {
+    let cases = union.cases.iter().flat_map(|case| {
+        let names =
+            std::iter::once(case.record.name.as_str()).chain(case.names.iter().map(String::as_str));
+        names.chain(record_texts(&case.record))
+    });
+    std::iter::once(&*union.separator).chain(cases).collect()
 }

@@ -1,5 +1,6 @@
 //! Union types (`kind = "union"` schemas): cases, each a record type, of which a cell
-//! holds one — its name, then its record's parts. Built once the records are.
+//! holds one — its name, then its record's parts. Built once its cases' records are
+//! (`order.rs`).
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -9,8 +10,6 @@ use toml::Spanned;
 use crate::diagnostic::Code;
 use crate::schema::{UnionCase, UnionType};
 
-use super::records::DEFAULT_SEPARATOR;
-
 use super::*;
 
 /// Whether a schema declares a union type.
@@ -18,37 +17,77 @@ pub(super) fn is_union(raw: &RawSchema) -> bool {
     raw.kind.as_ref().is_some_and(|k| k.get_ref() == "union")
 }
 
+/// A union schema whose name and separator are read, waiting to be built once its
+/// cases' records are.
+pub(super) struct DeclaredUnion<'s> {
+    pub(super) source: &'s SourceText<'s>,
+    pub(super) raw: &'s RawSchema,
+    pub(super) name: String,
+    separator: Arc<str>,
+}
+
+impl DeclaredUnion<'_> {
+    /// The records its cases name.
+    pub(super) fn case_records(&self) -> impl Iterator<Item = &str> {
+        (self.raw.cases.iter())
+            .flat_map(|cases| cases.get_ref())
+            .map(|case| case.get_ref().record.get_ref().as_str())
+    }
+}
+
 impl Builder {
-    /// Every union schema of `unions` as a [`UnionType`] in `self.unions`; `taken` are
-    /// the tables' and records' names, which a union may not take.
-    pub(super) fn build_unions(
+    /// The union schemas of `unions` whose name (none of `taken`, the other schemas'
+    /// names) and separator are right, to be built in turn; the others are broken.
+    pub(super) fn declare_unions<'s>(
         &mut self,
-        unions: &[(SourceText, RawSchema)],
+        unions: &'s [(SourceText, RawSchema)],
         taken: &HashSet<String>,
-    ) {
+    ) -> Vec<DeclaredUnion<'s>> {
         let mut names: Declared = HashMap::new();
+        let mut declared = Vec::new();
         for (source, raw) in unions {
             let Some(name) = self.type_name(source, raw, "union", taken, &mut names) else {
                 continue;
             };
             let separator = self.record_separator(source, raw);
             let refused = self.refuse_table_options(source, raw, "union");
-            let at = separator.as_deref().unwrap_or(DEFAULT_SEPARATOR);
-            let cases = self.union_cases(source, raw, &name, at);
-            match (separator, cases) {
-                (Some(separator), Some(cases)) if !refused => {
-                    let union = UnionType {
-                        name: name.clone(),
-                        description: raw.description.clone(),
-                        separator,
-                        cases,
-                        file: source.path.to_path_buf(),
-                    };
-                    self.unions.insert(name, Arc::new(union));
-                }
+            match separator {
+                Some(separator) if !refused => declared.push(DeclaredUnion {
+                    source,
+                    raw,
+                    name,
+                    separator,
+                }),
                 _ => {
                     self.broken_records.insert(name);
                 }
+            }
+        }
+        declared
+    }
+
+    /// A declared union as a [`UnionType`] in `self.unions` (its cases' records built
+    /// before it), or broken.
+    pub(super) fn build_declared_union(&mut self, declared: DeclaredUnion<'_>) {
+        let DeclaredUnion {
+            source,
+            raw,
+            name,
+            separator,
+        } = declared;
+        match self.union_cases(source, raw, &name, &separator) {
+            Some(cases) => {
+                let union = UnionType {
+                    name: name.clone(),
+                    description: raw.description.clone(),
+                    separator,
+                    cases,
+                    file: source.path.to_path_buf(),
+                };
+                self.unions.insert(name, Arc::new(union));
+            }
+            None => {
+                self.broken_records.insert(name);
             }
         }
     }

@@ -18,7 +18,7 @@ use crate::check::{Problem, check_value, problem};
 use crate::diagnostic::{Code, Diagnostic, Location};
 use crate::grid::{AnyGrid, Cell, Grid};
 use crate::parse::{describe, parse_text_in};
-use crate::schema::{BoolSpellings, Field, FieldType, OtherColumns, TableKind, TableSchema};
+use crate::schema::{BoolSpellings, Field, FieldType, Leaf, OtherColumns, TableKind, TableSchema};
 use crate::suggest::did_you_mean;
 use crate::table::{Origin, SourceFormat, Table};
 use crate::value::{self, Value, float_to_int, format_float};
@@ -1338,9 +1338,13 @@ fn one_part(record: &crate::schema::RecordType, value: Value) -> Value {
 fn typed(ty: &FieldType, cell: Cell, zone: &Zone) -> Result<Value, Problem> {
     // A record of one part in a cell a spreadsheet typed (a number, a date): its field's.
     if let FieldType::Record(record) = ty
-        && record.parts() == 1
+        && record.parts() == Some(1)
         && !matches!(cell, Cell::Text(_) | Cell::Empty)
-        && let [(_, _, leaf)] = record.leaves()[..]
+        && let [
+            Leaf {
+                field: Some(leaf), ..
+            },
+        ] = record.leaves()[..]
     {
         let value = typed(&leaf.ty, cell, zone)?;
         return Ok(one_part(record, value));

@@ -36,6 +36,15 @@ pub enum Value {
     Record(Box<Record>),
 }
 
+/// A step from a record or union value to a value in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step<'t> {
+    /// A record's field, by its place in the record.
+    Field(usize),
+    /// A union's case's record, when the value is of that case (named by its record).
+    Case(&'t str),
+}
+
 /// The fields of a record value, and the separator its cells write between them
 /// (its type's: a value is spelled without its type at hand). Values compare, order
 /// and hash by their fields alone.
@@ -58,12 +67,18 @@ impl Value {
         }
     }
 
-    /// The value at `path` in a record value, each step a field's place in the record
-    /// it is in (the empty path: the value itself); `None` where there is no record.
-    pub fn at(&self, path: &[usize]) -> Option<&Value> {
+    /// The value at `path` in a record or union value (the empty path: the value
+    /// itself); `None` where there is no record, or the union is of another case.
+    pub fn at(&self, path: &[Step<'_>]) -> Option<&Value> {
         match (self, path.split_first()) {
             (value, None) => Some(value),
-            (Value::Record(record), Some((&at, rest))) => record.fields.get(at)?.at(rest),
+            (Value::Record(record), Some((Step::Field(at), rest))) => {
+                record.fields.get(*at)?.at(rest)
+            }
+            (union, Some((Step::Case(case), rest))) => match union.union_case() {
+                Some((named, record)) if **named == **case => record.at(rest),
+                _ => None,
+            },
             _ => None,
         }
     }
