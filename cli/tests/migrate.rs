@@ -1561,3 +1561,34 @@ fn a_workbook_whose_sheets_are_one_table_converts_and_exports_back() {
         text(&again)
     );
 }
+
+/// A bean holding a polymorphic bean, in one cell of its separator: Luban reads the
+/// parts in turn — the bean's, then the case's name and that case's (`1,Circle,2`,
+/// `2,Rect,3,4`). It converts to a record whose field is a union of the record's
+/// separator, and imports as the cells write it.
+#[test]
+fn a_bean_holding_a_polymorphic_bean_reads_its_case_among_its_parts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let xml = r#"<module name="p">
+    <bean name="Shape">
+        <bean name="Circle"><var name="radius" type="float"/></bean>
+        <bean name="Rect"><var name="w" type="int"/><var name="h" type="int"/></bean>
+    </bean>
+    <bean name="Placed" sep=","><var name="x" type="int"/><var name="shape" type="Shape"/></bean>
+</module>"#;
+    let project = luban_copy(tmp.path(), Some(("placed.xml", xml)));
+    let rows: [&[&str]; 4] = [
+        &["##var", "id", "placed"],
+        &["##type", "int", "p.Placed"],
+        &["", "1", "1,Circle,2"],
+        &["", "2", "2,Rect,3,4"],
+    ];
+    auto_import(&project, "#Placings.xlsx", &rows);
+    let (run, _) = migrate_json(tmp.path(), &project);
+    assert!(run.status.success(), "{}", text(&run));
+    assert_eq!(
+        imported_table(&tmp.path().join("masters"), &project, "placings"),
+        // `circle_2`: the examples the project is copied from have a `circle` of their own.
+        "id,placed\n1,\"1,circle_2,2\"\n2,\"2,rect,3,4\"\n"
+    );
+}
