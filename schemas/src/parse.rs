@@ -157,12 +157,13 @@ pub fn parse_record(
 ) -> Result<Value, Mismatch> {
     let mut parts: Vec<&str> = text.split(&*record.separator).collect();
     // A name of its type before its parts (`vec3,1,2,3`), when it has names.
+    let want = record.parts();
     let named = record.names.iter().any(|n| n == parts[0].trim());
-    if named && record.parts().is_none_or(|want| parts.len() == want + 1) {
+    if named && want.is_none_or(|want| parts.len() == want + 1) {
         parts.remove(0);
     }
     let have = parts.len();
-    if record.parts().is_some_and(|want| want != have) {
+    if want.is_some_and(|want| want != have) {
         return Err(parts_mismatch(record, have));
     }
     let mut parts = parts.into_iter();
