@@ -9,9 +9,10 @@
 
 use std::io::Write;
 
-use flate2::Compression;
 use flate2::write::ZlibEncoder;
+use flate2::{Compress, Compression, FlushCompress, Status};
 use git2::{ObjectType, Odb, Oid, Repository};
+use masterctl_runtime::parallel::workers;
 use masterctl_schemas::read::parallel_map;
 use sha1::{Digest, Sha1};
 
@@ -154,10 +155,74 @@ fn entry(kind: ObjectType, data: &[u8]) -> Vec<u8> {
         size >>= 7;
     }
     out.push(byte);
-    let mut encoder = ZlibEncoder::new(out, Compression::fast());
-    // Writing into a Vec cannot fail.
-    let _ = encoder.write_all(data);
-    encoder.finish().unwrap_or_default()
+    if data.len() < PIECES_FROM || workers() < 2 {
+        let mut encoder = ZlibEncoder::new(out, Compression::fast());
+        // Writing into a Vec cannot fail.
+        let _ = encoder.write_all(data);
+        return encoder.finish().unwrap_or_default();
+    }
+    compressed_in_pieces(data, out)
+}
+
+/// Objects of this many bytes or more are compressed in pieces on every core.
+const PIECES_FROM: usize = 4 << 20;
+
+/// The least a piece holds: a piece's first bytes find no earlier ones to repeat, so
+/// pieces are long enough for that not to tell.
+const LEAST_PIECE: usize = 1 << 20;
+
+/// `data` compressed as one zlib stream after `out`'s bytes, its pieces compressed on
+/// every core (a table of 50,000 rows is 12 MB, which one core takes 80 ms over): each
+/// piece a run of deflate blocks ending on a byte (a sync flush), the last one final,
+/// under one zlib header and the whole object's Adler-32 (its pieces' combined) — a
+/// stream any inflater reads as if it had been compressed in one go.
+fn compressed_in_pieces(data: &[u8], mut out: Vec<u8>) -> Vec<u8> {
+    let size = data.len().div_ceil(2 * workers()).max(LEAST_PIECE);
+    let pieces: Vec<(&[u8], bool)> = (data.chunks(size))
+        .enumerate()
+        .map(|(at, piece)| (piece, (at + 1) * size >= data.len()))
+        .collect();
+    let deflated = parallel_map(&pieces, |&(piece, last)| {
+        (deflated(piece, last), zlib_rs::adler32::adler32(1, piece))
+    });
+    // A zlib header: deflate over a 32 KiB window, the fastest level (its check bits
+    // making the pair a multiple of 31).
+    out.extend_from_slice(&[0x78, 0x01]);
+    let mut adler = 1;
+    for ((bytes, sum), (piece, _)) in deflated.iter().zip(&pieces) {
+        out.extend_from_slice(bytes);
+        adler = zlib_rs::adler32::adler32_combine(adler, *sum, piece.len() as u64);
+    }
+    out.extend_from_slice(&adler.to_be_bytes());
+    out
+}
+
+/// A piece of an object as raw deflate blocks, the fastest level: ending on a byte
+/// (a sync flush), or with the final block when it is the object's `last`.
+fn deflated(piece: &[u8], last: bool) -> Vec<u8> {
+    let mut compress = Compress::new(Compression::fast(), false);
+    let flush = match last {
+        true => FlushCompress::Finish,
+        false => FlushCompress::Sync,
+    };
+    let mut out = Vec::with_capacity(piece.len() / 2 + 64);
+    loop {
+        let taken = usize::try_from(compress.total_in()).unwrap_or(piece.len());
+        // Compressing into a Vec it grows cannot fail.
+        let status = compress.compress_vec(&piece[taken..], &mut out, flush);
+        let done = match status {
+            Ok(Status::StreamEnd) => true,
+            // All taken and flushed with room to spare: nothing is left to write.
+            Ok(_) => {
+                !last && compress.total_in() == piece.len() as u64 && out.len() < out.capacity()
+            }
+            Err(_) => true,
+        };
+        if done {
+            return out;
+        }
+        out.reserve(out.capacity().max(64));
+    }
 }
 
 /// How many packs may pile up before [`consolidate_if_needed`] folds them into one:
@@ -340,6 +405,50 @@ pub fn copy_reachable(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A large object is compressed in pieces on every core, and reads back whole:
+    /// through flate2, through libgit2, and through git's own checks.
+    #[test]
+    fn a_large_object_compressed_in_pieces_is_one_stream() {
+        let data: Vec<u8> = (0..PIECES_FROM / 8 + 12_345)
+            .flat_map(|i| format!("{i},{}\n", i % 97).into_bytes())
+            .collect();
+        assert!(data.len() > 3 * LEAST_PIECE);
+        let mut header = Vec::new();
+        let entry = compressed_in_pieces(&data, header.clone());
+        let mut inflated = Vec::new();
+        std::io::Read::read_to_end(
+            &mut flate2::read::ZlibDecoder::new(&entry[header.len()..]),
+            &mut inflated,
+        )
+        .unwrap();
+        assert!(inflated == data, "the pieces inflate to the object");
+        header.clear();
+        let (dir, git) = crate::scratch_repository();
+        let id = Oid::hash_object(ObjectType::Blob, &data).unwrap();
+        write_objects(
+            &git,
+            &[Object {
+                id,
+                kind: ObjectType::Blob,
+                data: &data,
+            }],
+        )
+        .unwrap();
+        let fresh = Repository::open(dir.path()).unwrap();
+        assert!(fresh.find_blob(id).unwrap().content() == data.as_slice());
+        let fsck = std::process::Command::new("git")
+            .args(["fsck", "--strict"])
+            .current_dir(dir.path())
+            .output();
+        if let Ok(fsck) = fsck {
+            assert!(
+                fsck.status.success(),
+                "{}",
+                String::from_utf8_lossy(&fsck.stderr)
+            );
+        }
+    }
 
     #[test]
     fn a_pack_written_here_is_one_git_reads_and_checks() {
