@@ -53,40 +53,111 @@ pub fn language_fields(schema: &TableSchema) -> Option<Vec<usize>> {
 
 /// `tables/<table>.csv` for a table.
 pub fn table_csv(schema: &TableSchema, table: &Table) -> Result<Vec<u8>, csv::Error> {
-    write_csv(schema, table, &data_fields(schema))
+    write_csv(
+        schema,
+        table,
+        &data_fields(schema),
+        &key_order(schema, table),
+    )
 }
 
 /// `locales/<lang>/<table>.csv` for the text the table holds, if it has text fields.
 pub fn language_csv(schema: &TableSchema, table: &Table) -> Result<Option<Vec<u8>>, csv::Error> {
     language_fields(schema)
-        .map(|fields| write_csv(schema, table, &fields))
+        .map(|fields| write_csv(schema, table, &fields, &key_order(schema, table)))
         .transpose()
+}
+
+/// Both canonical files of a table ([`table_csv`], [`language_csv`]), its rows put in
+/// key order once for the two.
+pub fn table_files(
+    schema: &TableSchema,
+    table: &Table,
+) -> Result<(Vec<u8>, Option<Vec<u8>>), csv::Error> {
+    let order = key_order(schema, table);
+    let data = write_csv(schema, table, &data_fields(schema), &order)?;
+    let text = language_fields(schema)
+        .map(|fields| write_csv(schema, table, &fields, &order))
+        .transpose()?;
+    Ok((data, text))
 }
 
 /// The rows a canonical file's size is foreseen from.
 const SAMPLED: usize = 256;
 
-fn write_csv(schema: &TableSchema, table: &Table, fields: &[usize]) -> Result<Vec<u8>, csv::Error> {
-    let rows = table.row_count();
+/// The cells a canonical file has before it is written in pieces on every core (a table
+/// of 50,000 rows and 30 columns takes one core 70 ms).
+const CELLS_IN_PIECES: usize = 200_000;
+
+/// How many pieces each core writes of a file written in pieces: pieces a core's
+/// fraction of the file, written a round at a time and joined, would hold a second
+/// copy of the file at once.
+const PIECES_A_CORE: usize = 8;
+
+/// The canonical file of `fields` of `table`, its header then the rows of `order`: a
+/// large one in pieces of rows, as many at a time as there are cores, each round's
+/// joined in order to the text before the next is written.
+fn write_csv(
+    schema: &TableSchema,
+    table: &Table,
+    fields: &[usize],
+    order: &[usize],
+) -> Result<Vec<u8>, csv::Error> {
+    let header = fields.iter().map(|&f| schema.fields[f].name.as_str());
+    let workers = masterctl_runtime::parallel::workers();
+    if order.len() * fields.len() < CELLS_IN_PIECES || workers < 2 {
+        return write_rows(table, fields, order, Some(header));
+    }
+    let pieces: Vec<&[usize]> = order
+        .chunks(order.len().div_ceil(workers * PIECES_A_CORE))
+        .collect();
+    let mut text = write_rows(table, fields, &[], Some(header))?;
+    for (round, rows) in pieces.chunks(workers).enumerate() {
+        let written = masterctl_runtime::parallel::parallel_map(rows, |rows| {
+            write_rows(table, fields, rows, None::<std::iter::Empty<&str>>)
+        })
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()?;
+        if round == 0 {
+            // The file's size foreseen from its first pieces, with a little to spare:
+            // its text is made once, not copied each time it outgrows its place.
+            let foreseen = written.iter().map(Vec::len).sum::<usize>() * pieces.len() / rows.len();
+            text.reserve_exact((foreseen + foreseen / 16).saturating_sub(text.len()));
+        }
+        for piece in written {
+            text.extend_from_slice(&piece);
+        }
+    }
+    Ok(text)
+}
+
+/// The canonical lines of `rows` (and `header`'s first, when given).
+fn write_rows<'h>(
+    table: &Table,
+    fields: &[usize],
+    rows: &[usize],
+    header: Option<impl Iterator<Item = &'h str>>,
+) -> Result<Vec<u8>, csv::Error> {
     let builder = || {
         let mut builder = csv::WriterBuilder::new();
         builder.terminator(csv::Terminator::Any(b'\n'));
         builder
     };
     let mut writer = builder().from_writer(Vec::with_capacity(
-        SAMPLED.min(rows) * 16 * fields.len() + 4096,
+        SAMPLED.min(rows.len()) * 16 * fields.len() + 4096,
     ));
-    let header = fields.iter().map(|&f| schema.fields[f].name.as_str());
-    writer.write_record(header)?;
+    if let Some(header) = header {
+        writer.write_record(header)?;
+    }
     // One reused buffer for the cells that are formatted: a million rows are not a
     // million allocations.
     let (mut cell, mut integer) = (String::new(), itoa::Buffer::new());
-    for (written, row) in key_order(schema, table).into_iter().enumerate() {
-        if written == SAMPLED && rows > SAMPLED {
+    for (written, &row) in rows.iter().enumerate() {
+        if written == SAMPLED && rows.len() > SAMPLED {
             // The file's size foreseen from its first rows, with a little to spare: its
             // text is made once, not copied each time it outgrows its place.
             let mut text = finish(writer)?;
-            let foreseen = text.len() * rows / SAMPLED;
+            let foreseen = text.len() * rows.len() / SAMPLED;
             text.reserve_exact((foreseen + foreseen / 16).saturating_sub(text.len()));
             writer = builder().from_writer(text);
         }

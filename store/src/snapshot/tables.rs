@@ -7,7 +7,7 @@ use std::path::Path;
 
 use git2::{ObjectType, Oid, Repository, Tree};
 use masterctl_generators::generate;
-use masterctl_schemas::canonical::{language_csv, read_table, table_csv};
+use masterctl_schemas::canonical::{read_table, table_files};
 use masterctl_schemas::read::parallel_map;
 use masterctl_schemas::{Project, Table};
 
@@ -117,11 +117,13 @@ impl Snapshot {
             }
             if let Some(schema) = project.table(&table.name) {
                 let path = table_path(&table.name);
-                let data = table_csv(schema, table).map_err(StoreError::csv(&path))?;
+                let (data, text) = table_files(schema, table).map_err(StoreError::csv(&path))?;
                 out.push((path, data));
-                let path = language_path(&project.config.source_language, &table.name);
-                if let Some(text) = language_csv(schema, table).map_err(StoreError::csv(&path))? {
-                    out.push((path, text));
+                if let Some(text) = text {
+                    out.push((
+                        language_path(&project.config.source_language, &table.name),
+                        text,
+                    ));
                 }
             }
             Ok::<_, StoreError>(out)
