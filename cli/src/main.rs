@@ -82,9 +82,9 @@ static GIVE_FREED_MEMORY_BACK_SOON: extern "C" fn() = give_freed_memory_back_soo
 #[cfg(target_os = "linux")]
 const SOON: std::ffi::c_long = 10;
 /// The purge delay of `import`, in milliseconds: its table's pieces freed while it
-/// reads are given back before it writes the canonical files (a 51,200 × 30 sheet: 103–113
-/// MB at the peak against 124 MB, in the same time; 100 ms was slower).
-const SHORTLY: std::ffi::c_long = 200;
+/// reads are given back before it writes the canonical files (a 51,200 × 30 sheet: 107–113
+/// MB at the peak against 116–121 MB at 200 ms, in the same time; 50 ms was slower).
+const SHORTLY: std::ffi::c_long = 100;
 /// mimalloc's own purge delay (version 3), in milliseconds.
 const LATER: std::ffi::c_long = 1000;
 
