@@ -187,10 +187,21 @@ fn parts_mismatch(record: &RecordType, have: usize) -> Mismatch {
             )
             .arg("want", want.to_string()),
         // A union of its separator: its case's name, then that case's parts.
-        None => expected.hint(
-            "record-parts-by-case",
-            format!("`{name}` is its parts separated by `{separator}` ({layout}), a union's as many as its case has, and the cell's {have} parts are not one"),
-        ),
+        None => {
+            let unions: Vec<&str> = (record.fields.iter())
+                .filter(|f| f.ty.parts_separator() == Some(separator) && f.ty.union().is_some())
+                .map(|f| f.name.as_str())
+                .collect();
+            expected
+                .hint(
+                    "record-parts-by-case",
+                    format!(
+                        "`{name}` is `{layout}` separated by `{separator}`, its `{}` a case's name and then that case's parts; the cell's {have} parts do not make one",
+                        unions.join("`, `")
+                    ),
+                )
+                .arg("unions", unions.join(", "))
+        }
     };
     said.arg("record", name.clone())
         .arg("layout", layout)

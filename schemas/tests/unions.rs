@@ -421,10 +421,10 @@ fn a_union_in_a_record_is_checked_at_the_cell() {
         (
             Code::TypeError,
             5,
-            "a union's as many as its case has, and the cell's 2 parts are not one",
+            "its `shape` a case's name and then that case's parts; the cell's 2 parts do not make one",
         ),
-        (Code::TypeError, 6, "and the cell's 4 parts are not one"),
-        (Code::TypeError, 7, "and the cell's 4 parts are not one"),
+        (Code::TypeError, 6, "the cell's 4 parts do not make one"),
+        (Code::TypeError, 7, "the cell's 4 parts do not make one"),
         (Code::ForeignKey, 8, "no `item` has id 8"),
     ];
     assert_says(&validation, &expected);
