@@ -155,13 +155,13 @@ fn entry(kind: ObjectType, data: &[u8]) -> Vec<u8> {
         size >>= 7;
     }
     out.push(byte);
-    if data.len() < PIECES_FROM || workers() < 2 {
-        let mut encoder = ZlibEncoder::new(out, Compression::fast());
-        // Writing into a Vec cannot fail.
-        let _ = encoder.write_all(data);
-        return encoder.finish().unwrap_or_default();
+    if data.len() >= PIECES_FROM && workers() > 1 && compressed_in_pieces(data, &mut out) {
+        return out;
     }
-    compressed_in_pieces(data, out)
+    let mut encoder = ZlibEncoder::new(out, Compression::fast());
+    // Writing into a Vec cannot fail.
+    let _ = encoder.write_all(data);
+    encoder.finish().unwrap_or_default()
 }
 
 /// Objects of this many bytes or more are compressed in pieces on every core.
@@ -176,15 +176,19 @@ const LEAST_PIECE: usize = 1 << 20;
 /// piece a run of deflate blocks ending on a byte (a sync flush), the last one final,
 /// under one zlib header and the whole object's Adler-32 (its pieces' combined) — a
 /// stream any inflater reads as if it had been compressed in one go.
-fn compressed_in_pieces(data: &[u8], mut out: Vec<u8>) -> Vec<u8> {
+/// Appended to `out`, unless a piece did not compress (`false`: `out` as it was).
+fn compressed_in_pieces(data: &[u8], out: &mut Vec<u8>) -> bool {
     let size = data.len().div_ceil(2 * workers()).max(LEAST_PIECE);
     let pieces: Vec<(&[u8], bool)> = (data.chunks(size))
         .enumerate()
         .map(|(at, piece)| (piece, (at + 1) * size >= data.len()))
         .collect();
     let deflated = parallel_map(&pieces, |&(piece, last)| {
-        (deflated(piece, last), zlib_rs::adler32::adler32(1, piece))
+        Some((deflated(piece, last)?, zlib_rs::adler32::adler32(1, piece)))
     });
+    let Some(deflated) = deflated.into_iter().collect::<Option<Vec<_>>>() else {
+        return false;
+    };
     // A zlib header: deflate over a 32 KiB window, the fastest level (its check bits
     // making the pair a multiple of 31).
     out.extend_from_slice(&[0x78, 0x01]);
@@ -194,12 +198,13 @@ fn compressed_in_pieces(data: &[u8], mut out: Vec<u8>) -> Vec<u8> {
         adler = zlib_rs::adler32::adler32_combine(adler, *sum, piece.len() as u64);
     }
     out.extend_from_slice(&adler.to_be_bytes());
-    out
+    true
 }
 
 /// A piece of an object as raw deflate blocks, the fastest level: ending on a byte
-/// (a sync flush), or with the final block when it is the object's `last`.
-fn deflated(piece: &[u8], last: bool) -> Vec<u8> {
+/// (a sync flush), or with the final block when it is the object's `last`; `None` if
+/// the compressor fails.
+fn deflated(piece: &[u8], last: bool) -> Option<Vec<u8>> {
     let mut compress = Compress::new(Compression::fast(), false);
     let flush = match last {
         true => FlushCompress::Finish,
@@ -208,18 +213,16 @@ fn deflated(piece: &[u8], last: bool) -> Vec<u8> {
     let mut out = Vec::with_capacity(piece.len() / 2 + 64);
     loop {
         let taken = usize::try_from(compress.total_in()).unwrap_or(piece.len());
-        // Compressing into a Vec it grows cannot fail.
-        let status = compress.compress_vec(&piece[taken..], &mut out, flush);
+        let status = compress
+            .compress_vec(&piece[taken..], &mut out, flush)
+            .ok()?;
         let done = match status {
-            Ok(Status::StreamEnd) => true,
+            Status::StreamEnd => true,
             // All taken and flushed with room to spare: nothing is left to write.
-            Ok(_) => {
-                !last && compress.total_in() == piece.len() as u64 && out.len() < out.capacity()
-            }
-            Err(_) => true,
+            _ => !last && compress.total_in() == piece.len() as u64 && out.len() < out.capacity(),
         };
         if done {
-            return out;
+            return Some(out);
         }
         out.reserve(out.capacity().max(64));
     }
@@ -414,16 +417,15 @@ mod tests {
             .flat_map(|i| format!("{i},{}\n", i % 97).into_bytes())
             .collect();
         assert!(data.len() > 3 * LEAST_PIECE);
-        let mut header = Vec::new();
-        let entry = compressed_in_pieces(&data, header.clone());
+        let mut entry = Vec::new();
+        assert!(compressed_in_pieces(&data, &mut entry));
         let mut inflated = Vec::new();
         std::io::Read::read_to_end(
-            &mut flate2::read::ZlibDecoder::new(&entry[header.len()..]),
+            &mut flate2::read::ZlibDecoder::new(&entry[..]),
             &mut inflated,
         )
         .unwrap();
         assert!(inflated == data, "the pieces inflate to the object");
-        header.clear();
         let (dir, git) = crate::scratch_repository();
         let id = Oid::hash_object(ObjectType::Blob, &data).unwrap();
         write_objects(
