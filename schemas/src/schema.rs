@@ -338,6 +338,8 @@ pub struct TableSchema {
     pub other_columns: OtherColumns,
     /// What its rows are: keyed records (the default), one record, or an ordered list.
     pub kind: TableKind,
+    /// How `export` lays its sheet out (`layout`); import reads either.
+    pub layout: Layout,
     /// Indexes into `fields`, in key order (empty for a singleton or a list).
     pub primary_key: Vec<usize>,
     pub fields: Vec<Field>,
@@ -434,6 +436,19 @@ impl TableKind {
     pub fn is_keyed(self) -> bool {
         self == TableKind::Keyed
     }
+}
+
+/// How a table's sheet is laid out when `export` writes it (`layout` in a schema); import
+/// reads a sheet of either layout whatever the schema says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Layout {
+    /// A header row, then a row per record.
+    #[default]
+    Rows,
+    /// Field names down the first column, a record in each column beside them, the first
+    /// cell marking it so (`##column`): the layout studios write constants in, and Luban's
+    /// `##column` sheets.
+    Vertical,
 }
 
 /// A sheet's columns that name no field of the table (`other_columns` in a schema).

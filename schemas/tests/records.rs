@@ -272,6 +272,11 @@ fn a_record_is_a_type_with_fields_of_one_value() {
             "a record has no `primary_key`",
         ),
         (
+            "kind = \"record\"",
+            "kind = \"record\"\nlayout = \"vertical\"",
+            "a record has no `layout`",
+        ),
+        (
             "type = \"int\", min = 1",
             "type = \"list<int>\"",
             "field `count` of record `item_cost` is list<int>: a record's field holds one value",

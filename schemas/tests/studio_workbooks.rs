@@ -529,6 +529,22 @@ fn other_columns_ignore_reads_only_the_fields_columns() {
         errors[0].message.contains("other_columns is `skip`"),
         "{errors:#?}"
     );
+    // How export lays the sheet out: by rows (the default) or down a column.
+    let vertical = NOTES.replace(
+        "other_columns = \"ignore\"\n",
+        "other_columns = \"ignore\"\nlayout = \"vertical\"\n",
+    );
+    let project = load(&[("item.toml", &vertical)]).unwrap();
+    assert_eq!(
+        project.tables[0].layout,
+        masterctl_schemas::schema::Layout::Vertical
+    );
+    let sideways = vertical.replace("\"vertical\"", "\"sideways\"");
+    let errors = load(&[("item.toml", &sideways)]).unwrap_err();
+    assert!(
+        errors[0].message.contains("layout is `sideways`"),
+        "{errors:#?}"
+    );
 }
 
 #[test]

@@ -9,10 +9,10 @@
 mod audiences;
 mod common;
 mod edit;
+mod export_layouts;
 mod export_looks;
 mod lists;
 mod merge;
-mod multi_row_export;
 mod remote;
 mod resolutions;
 mod revert;

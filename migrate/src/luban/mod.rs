@@ -825,6 +825,8 @@ struct Plan {
     sources: Vec<String>,
     /// The field saying each row's case, when its record type is polymorphic.
     case_field: Option<String>,
+    /// Its sheet is written down a column (`##column`): exported so too.
+    vertical: bool,
 }
 
 /// A table of a polymorphic bean: each row is one of its cases (the bean's every bean
@@ -1607,6 +1609,7 @@ impl<'a> Converter<'a> {
                 .flat_map(|(_, names)| names.iter().map(|n| format!("{file}#{n}")))
                 .collect(),
             case_field,
+            vertical: header.vertical,
         })
     }
 
@@ -2824,6 +2827,10 @@ impl<'a> Converter<'a> {
         }
         if let Some(case_field) = &plan.case_field {
             let _ = writeln!(out, "case_field = {}", case_field.to_toml_value());
+        }
+        if plan.vertical {
+            let _ = writeln!(out, "# Its sheet is written down a column (`##column`).");
+            let _ = writeln!(out, "layout = \"vertical\"");
         }
         let _ = writeln!(out, "# Luban reads only the columns its fields name.");
         let _ = writeln!(out, "other_columns = \"ignore\"");

@@ -131,6 +131,8 @@ pub(super) struct RawSchema {
     pub(super) other_columns: Option<Spanned<String>>,
     /// `"table"` (keyed, the default), `"singleton"` or `"list"`.
     pub(super) kind: Option<Spanned<String>>,
+    /// `"rows"` (the default) or `"vertical"`: how `export` lays its sheet out.
+    pub(super) layout: Option<Spanned<String>>,
     pub(super) primary_key: Option<Spanned<Vec<Spanned<String>>>>,
     pub(super) fields: Option<Spanned<Vec<Spanned<RawField>>>>,
     #[serde(default)]

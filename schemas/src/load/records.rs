@@ -173,6 +173,7 @@ impl Builder {
             ("custom", raw.custom.as_ref().map(Spanned::span)),
             ("audience", raw.audience.as_ref().map(Spanned::span)),
             ("glossary", raw.glossary.as_ref().map(Spanned::span)),
+            ("layout", raw.layout.as_ref().map(Spanned::span)),
             ("case_field", raw.case_field.as_ref().map(Spanned::span)),
             // A union's cases have names of their own; a union none.
             (

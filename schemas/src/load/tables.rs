@@ -11,8 +11,8 @@ use toml::Spanned;
 
 use crate::diagnostic::Code;
 use crate::schema::{
-    BoolSpellings, Field, FieldType, Index, OtherColumns, Reference, SheetSource, Sheets, Spread,
-    TableKind, TableSchema,
+    BoolSpellings, Field, FieldType, Index, Layout, OtherColumns, Reference, SheetSource, Sheets,
+    Spread, TableKind, TableSchema,
 };
 use crate::suggest::did_you_mean;
 use crate::value::{self, Value};
@@ -253,26 +253,53 @@ impl Builder {
 
     /// `other_columns = "error"` (the default) or `"ignore"`.
     fn other_columns(&mut self, source: &SourceText, raw: &RawSchema) -> OtherColumns {
-        match raw
-            .other_columns
-            .as_ref()
-            .map(|v| (v.get_ref().as_str(), v.span()))
-        {
-            None | Some(("error", _)) => OtherColumns::Error,
-            Some(("ignore", _)) => OtherColumns::Ignore,
-            Some((other, span)) => {
-                self.error(
-                    source
-                        .error(
-                            Code::InvalidOption,
-                            span,
-                            format!("other_columns is `{other}`"),
-                        )
-                        .hint("`\"error\"` (a column no field names is an error) or `\"ignore\"` (it is not read)"),
-                );
-                OtherColumns::Error
-            }
+        let choices = [
+            ("error", OtherColumns::Error),
+            ("ignore", OtherColumns::Ignore),
+        ];
+        let hint =
+            "`\"error\"` (a column no field names is an error) or `\"ignore\"` (it is not read)";
+        self.one_of(
+            source,
+            ("other_columns", raw.other_columns.as_ref()),
+            &choices,
+            hint,
+        )
+    }
+
+    /// `layout = "rows"` (the default) or `"vertical"`.
+    fn layout(&mut self, source: &SourceText, raw: &RawSchema) -> Layout {
+        let choices = [("rows", Layout::Rows), ("vertical", Layout::Vertical)];
+        let hint = "`\"rows\"` (a header row, a row per record) or `\"vertical\"` (field names down the first column, a record in each column beside them)";
+        self.one_of(source, ("layout", raw.layout.as_ref()), &choices, hint)
+    }
+
+    /// The value of an option of a few words (`choices`, the first the default when it
+    /// is not written); another word is an error at its place, with `hint`.
+    fn one_of<T: Copy>(
+        &mut self,
+        source: &SourceText,
+        (option, written): (&str, Option<&Spanned<String>>),
+        choices: &[(&str, T)],
+        hint: &str,
+    ) -> T {
+        let Some(written) = written else {
+            return choices[0].1;
+        };
+        let word = written.get_ref().as_str();
+        if let Some((_, value)) = choices.iter().find(|(w, _)| *w == word) {
+            return *value;
         }
+        self.error(
+            source
+                .error(
+                    Code::InvalidOption,
+                    written.span(),
+                    format!("{option} is `{word}`"),
+                )
+                .hint(hint),
+        );
+        choices[0].1
     }
 
     pub(super) fn build_table(
@@ -302,6 +329,7 @@ impl Builder {
         let audience = self.table_audience(source, raw, &mut fields, primary_key.as_deref());
         let indexes = self.build_indexes(source, raw, &fields);
         let other_columns = self.other_columns(source, raw);
+        let layout = self.layout(source, raw);
         let glossary = self.glossary(source, raw, &fields, primary_key.as_deref());
         let case_field = self.cases(source, raw, &mut fields, primary_key.as_deref());
         Some(TableSchema {
@@ -312,6 +340,7 @@ impl Builder {
             description: raw.description.clone(),
             other_columns,
             kind,
+            layout,
             // A broken key was reported; the table stays so that its references are checked too.
             primary_key: primary_key.unwrap_or_default(),
             fields,

@@ -110,12 +110,13 @@ fn make(
     target: &Target,
     out: &mut (impl std::io::Write + Send),
 ) -> Result<(), String> {
+    let laid_out = || super::vertical::laid_out(workbook).map_err(|e| e.to_string());
     let bytes = match target.format {
         Format::Xlsx => {
-            let mut book = xlsx_book(export, workbook).map_err(|e| e.to_string())?;
+            let mut book = xlsx_book(export, &*laid_out()?).map_err(|e| e.to_string())?;
             return book.save_to_writer(out).map_err(|e| e.to_string());
         }
-        Format::Ods => ods::ods_bytes(export, workbook).map_err(|e| e.0)?,
+        Format::Ods => ods::ods_bytes(export, &*laid_out()?).map_err(|e| e.0)?,
         // A CSV target is one sheet.
         Format::Csv => match target.sheets.as_slice() {
             [sheet] => csv_bytes(export, &workbook.sheets[*sheet])?,
@@ -295,6 +296,7 @@ mod tests {
             header: Vec::new(),
             rows: Rows::default(),
             looks: Vec::new(),
+            layout: Default::default(),
         };
         Workbook {
             path: path.into(),
@@ -355,6 +357,7 @@ mod tests {
             header: vec!["body".into()],
             rows: Rows::of(1, [[Cell::Text(text)]]).unwrap(),
             looks: Vec::new(),
+            layout: Default::default(),
         };
         let workbook = |name: &str, text: &str| Workbook {
             path: format!("{name}.xlsx"),

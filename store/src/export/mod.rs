@@ -12,6 +12,7 @@ mod looks;
 mod ods;
 mod parts;
 mod rows;
+mod vertical;
 
 pub use files::{ExportFile, files, write};
 pub use looks::{Choices, Look};
@@ -22,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use masterctl_locales::TableTexts;
 use masterctl_schemas::schema::Field;
-use masterctl_schemas::schema::{Sheets, Spread};
+use masterctl_schemas::schema::{Layout, Sheets, Spread};
 use masterctl_schemas::{FieldType, Table, TableSchema, Value};
 use serde::Serialize;
 
@@ -70,6 +71,9 @@ pub struct Sheet {
     pub rows: Rows,
     /// Each header column's width, note, drop-down list and number format.
     pub looks: Vec<Look>,
+    /// How a workbook lays it out (`layout`): its rows as they are, or turned down a
+    /// column (`vertical.rs`); a CSV file holds it by rows.
+    pub layout: Layout,
 }
 
 /// One workbook: its path under the output folder (`/`-separated) and its sheets, in
@@ -358,6 +362,7 @@ fn sheets_of(
             header: header.clone(),
             rows,
             looks: looks.clone(),
+            layout: schema.layout,
         };
         looks::size(&mut sheet);
         Ok(sheet)
@@ -377,7 +382,9 @@ fn lay_out(
     /// The rows laid out before the texts' room is reserved for all, from theirs.
     const SAMPLED: usize = 256;
     let mut rows = Rows::with_capacity(columns.len(), order.len(), 0);
-    let multi_row = schema.fields.iter().any(|f| f.multi_row);
+    // A vertical sheet goes on with a multi-row list below its field's row, not below a
+    // record: its lists stay whole in their cells.
+    let multi_row = schema.layout == Layout::Rows && schema.fields.iter().any(|f| f.multi_row);
     for (laid, &row) in order.iter().enumerate() {
         if laid == SAMPLED {
             let room = rows.written_from() / SAMPLED * (order.len() - SAMPLED);

@@ -529,6 +529,7 @@ mod tests {
                 name: "note".into(),
                 header: header.iter().map(|h| h.to_string()).collect(),
                 rows: Rows::of(header.len(), rows).unwrap(),
+                layout: Default::default(),
             }],
         };
         let export = Export {

@@ -1,6 +1,7 @@
-//! Multi-row lists exported as the sheets write them (`multi_row`, Luban's `*field`): the
-//! first element on its record's row, each other on a row of its own below (key cells
-//! empty), and the workbook imports back as nothing changed, as xlsx and as CSV.
+//! Export writes the layouts import reads, and each workbook imports back as nothing
+//! changed, as xlsx and as CSV: multi-row lists (`multi_row`, Luban's `*field`: the first
+//! element on its record's row, each other on a row of its own below, key cells empty),
+//! records and unions spread over columns, and vertical sheets (`layout = "vertical"`).
 
 use crate::common::{CONFIG, Studio};
 use masterctl_store::export::{self, Cell, Format};
@@ -86,6 +87,99 @@ fn a_union_over_columns_is_exported_as_its_parts_one_a_column() {
         ]
     );
     imports_back_unchanged(&studio, &data);
+}
+
+const RULES: &str = "name = \"rules\"\nkind = \"singleton\"\nlayout = \"vertical\"\n\n\
+    [[fields]]\nname = \"max_stamina\"\ntype = \"int\"\n\n\
+    [[fields]]\nname = \"motto\"\ntype = \"string\"\noptional = true\n\n\
+    [[fields]]\nname = \"bonus\"\ntype = \"list<int>\"\nmulti_row = true\noptional = true\n";
+
+const GUILD: &str = "name = \"guild\"\nprimary_key = [\"id\"]\nlayout = \"vertical\"\n\n\
+    [[fields]]\nname = \"id\"\ntype = \"int\"\n\n\
+    [[fields]]\nname = \"max_members\"\ntype = \"int\"\n";
+
+/// A singleton and a keyed table of `layout = "vertical"`, imported from sheets laid out
+/// by rows, are exported as their studios write them: the marker `##column` first, each
+/// field's name down the first column and each record's values in a column beside it (a
+/// multi-row list whole in its cell); as CSV by rows. Each imports back as nothing
+/// changed.
+#[test]
+fn a_vertical_table_is_exported_down_a_column() {
+    let studio = Studio::with_schemas(CONFIG, &[("rules", RULES), ("guild", GUILD)]);
+    let sheets = tempfile::tempdir().unwrap();
+    std::fs::write(
+        sheets.path().join("rules.csv"),
+        "max_stamina,motto,*bonus\n120,\"go, go\",1\n,,2|3\n",
+    )
+    .unwrap();
+    std::fs::write(
+        sheets.path().join("guild.csv"),
+        "id,max_members\n8,20\n5,10\n",
+    )
+    .unwrap();
+    let imported = studio.import("jp", sheets.path(), |_| {}).unwrap();
+    assert!(
+        matches!(imported, ImportOutcome::Committed { .. }),
+        "{imported:?}"
+    );
+    let data = export::export_region(&studio.repo(), &studio.region("jp"), None, &[]).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    export::write(&data, out.path(), Format::Xlsx).unwrap();
+    let cells = |book: &str| {
+        let xml = masterctl_testing::zip_part(
+            &std::fs::read(out.path().join(book)).unwrap(),
+            "xl/worksheets/sheet1.xml",
+        );
+        written_cells(&xml)
+    };
+    assert_eq!(
+        cells("rules.xlsx"),
+        [
+            ("A1", "##column"),
+            ("A2", "max_stamina"),
+            ("B2", "120"),
+            ("A3", "motto"),
+            ("B3", "go, go"),
+            ("A4", "bonus"),
+            ("B4", "1|2|3"),
+        ]
+        .map(|(at, text)| (at.to_string(), text.to_string()))
+    );
+    assert_eq!(
+        cells("guild.xlsx"),
+        [
+            ("A1", "##column"),
+            ("A2", "id"),
+            ("B2", "5"),
+            ("C2", "8"),
+            ("A3", "max_members"),
+            ("B3", "10"),
+            ("C3", "20"),
+        ]
+        .map(|(at, text)| (at.to_string(), text.to_string()))
+    );
+    imports_back_unchanged(&studio, &data);
+    let ods = tempfile::tempdir().unwrap();
+    export::write(&data, ods.path(), Format::Ods).unwrap();
+    let again = studio.import("jp", ods.path(), |_| {}).unwrap();
+    assert!(matches!(again, ImportOutcome::Unchanged(_)), "{again:?}");
+}
+
+/// Each cell a sheet's XML writes, by its reference, and its value or inline text.
+fn written_cells(xml: &str) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for cell in xml.split("<c r=\"").skip(1) {
+        let (at, rest) = cell.split_once('"').unwrap();
+        let body = rest.split("</c>").next().unwrap();
+        let value = ["<v>", "<t>", "<t xml:space=\"preserve\">"]
+            .iter()
+            .find_map(|open| body.split_once(open))
+            .map(|(_, v)| v.split('<').next().unwrap().to_string());
+        if let Some(value) = value {
+            found.push((at.to_string(), value));
+        }
+    }
+    found
 }
 
 /// `csv` imported into region jp as the file `name`, then the region exported.
