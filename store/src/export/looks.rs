@@ -180,11 +180,18 @@ fn range_of(workbook: &Workbook, table: &str, field: &str) -> Option<Choices> {
     let Some(column) = column.filter(|_| !sheet.rows.is_empty()) else {
         return Some(Choices::None);
     };
+    let name = sheet.name.replace('\'', "''");
+    let records = sheet.rows.len();
+    // A vertical sheet holds the field on a row of its own (after its marker's), a
+    // record a column from B.
+    if super::vertical::turns(sheet) {
+        let (row, last) = (column + 2, column_letters(records));
+        return Some(Choices::Range(format!("'{name}'!$B${row}:${last}${row}")));
+    }
     let letter = column_letters(column);
     Some(Choices::Range(format!(
-        "'{}'!${letter}$2:${letter}${}",
-        sheet.name.replace('\'', "''"),
-        sheet.rows.len() + 1
+        "'{name}'!${letter}$2:${letter}${}",
+        records + 1
     )))
 }
 
@@ -269,6 +276,44 @@ pub(super) fn apply(page: &mut Worksheet, sheet: &Sheet) -> Result<(), XlsxError
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A drop-down of a table's keys ranges over its column; over its row, when its
+    /// sheet is written down a column.
+    #[test]
+    fn a_range_of_keys_follows_the_sheets_layout() {
+        use super::super::Rows;
+        use masterctl_schemas::schema::Layout;
+        let guild = |layout| Sheet {
+            table: "guild".into(),
+            name: "Guild's".into(),
+            header: vec!["id".into(), "max_members".into()],
+            rows: Rows::of(
+                2,
+                (1..=3).map(|id| [Cell::Number(id as f64), Cell::Number(9.0)]),
+            )
+            .unwrap(),
+            looks: ["id", "max_members"]
+                .map(|f| Look {
+                    field: Some(f.into()),
+                    ..Look::default()
+                })
+                .to_vec(),
+            layout,
+        };
+        let workbook = |layout| Workbook {
+            path: "guild.xlsx".into(),
+            sourced: true,
+            sheets: vec![guild(layout)],
+        };
+        assert_eq!(
+            range_of(&workbook(Layout::Rows), "guild", "id"),
+            Some(Choices::Range("'Guild''s'!$A$2:$A$4".into()))
+        );
+        assert_eq!(
+            range_of(&workbook(Layout::Vertical), "guild", "max_members"),
+            Some(Choices::Range("'Guild''s'!$B$3:$D$3".into()))
+        );
+    }
 
     #[test]
     fn columns_are_lettered_as_spreadsheets_do() {

@@ -30,11 +30,7 @@ pub(super) fn laid_out(workbook: &Workbook) -> Result<Cow<'_, Workbook>, TooLarg
     }
     let mut sheets = Vec::with_capacity(workbook.sheets.len());
     for sheet in &workbook.sheets {
-        let turned = match sheet.layout {
-            Layout::Vertical => turned(sheet)?,
-            Layout::Rows => None,
-        };
-        sheets.push(turned.unwrap_or_else(|| sheet.clone()));
+        sheets.push(turned(sheet)?.unwrap_or_else(|| sheet.clone()));
     }
     Ok(Cow::Owned(Workbook {
         path: workbook.path.clone(),
@@ -43,13 +39,18 @@ pub(super) fn laid_out(workbook: &Workbook) -> Result<Cow<'_, Workbook>, TooLarg
     }))
 }
 
-/// `sheet` turned vertical; `None` when its records do not fit a sheet's columns.
+/// Whether a workbook writes `sheet` turned: of the vertical layout, and its records
+/// fit a sheet's columns.
+pub(super) fn turns(sheet: &Sheet) -> bool {
+    sheet.layout == Layout::Vertical && sheet.rows.len() < MOST_COLUMNS
+}
+
+/// `sheet` turned vertical; `None` when it is not to be ([`turns`]).
 fn turned(sheet: &Sheet) -> Result<Option<Sheet>, TooLarge> {
-    let records = sheet.rows.len();
-    if records + 1 > MOST_COLUMNS {
+    if !turns(sheet) {
         return Ok(None);
     }
-    let width = records + 1;
+    let width = sheet.rows.len() + 1;
     let columns = sheet.header.len();
     let mut rows = Rows::with_capacity(width, columns, 0);
     for (column, name) in sheet.header.iter().enumerate() {
