@@ -184,7 +184,7 @@ fn range_of(workbook: &Workbook, table: &str, field: &str) -> Option<Choices> {
     let records = sheet.rows.len();
     // A vertical sheet holds the field on a row of its own (after its marker's), a
     // record a column from B.
-    if super::vertical::turns(sheet) {
+    if sheet.turns() {
         let (row, last) = (column + 2, column_letters(records));
         return Some(Choices::Range(format!("'{name}'!$B${row}:${last}${row}")));
     }

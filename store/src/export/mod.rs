@@ -76,6 +76,18 @@ pub struct Sheet {
     pub layout: Layout,
 }
 
+/// The most columns a spreadsheet has (Excel's 16,384): a vertical sheet of more records
+/// than that, beside the names column, stays in rows.
+const MOST_COLUMNS: usize = 16_384;
+
+impl Sheet {
+    /// Whether a workbook writes it turned down a column (`vertical.rs`): of the vertical
+    /// layout, and its records fit a sheet's columns.
+    fn turns(&self) -> bool {
+        self.layout == Layout::Vertical && self.rows.len() < MOST_COLUMNS
+    }
+}
+
 /// One workbook: its path under the output folder (`/`-separated) and its sheets, in
 /// order. `sourced`: the path is the file a table's `source` names (any extension);
 /// otherwise it is `<sheet>.xlsx`, whose extension follows the format written.

@@ -15,11 +15,7 @@ use super::rows::{Cell, Rows, TooLarge};
 use super::{Sheet, Workbook};
 
 /// What the first cell of a vertical sheet says: the layout import reads it by.
-pub(super) const MARKER: &str = "##column";
-
-/// The most columns a spreadsheet has (Excel's 16,384): a sheet of more records than
-/// that, beside the names column, stays in rows.
-const MOST_COLUMNS: usize = 16_384;
+const MARKER: &str = "##column";
 
 /// `workbook` as a spreadsheet lays it out: each sheet of the vertical layout turned
 /// (one of more records than a sheet has columns stays in rows); the workbook itself
@@ -39,15 +35,9 @@ pub(super) fn laid_out(workbook: &Workbook) -> Result<Cow<'_, Workbook>, TooLarg
     }))
 }
 
-/// Whether a workbook writes `sheet` turned: of the vertical layout, and its records
-/// fit a sheet's columns.
-pub(super) fn turns(sheet: &Sheet) -> bool {
-    sheet.layout == Layout::Vertical && sheet.rows.len() < MOST_COLUMNS
-}
-
-/// `sheet` turned vertical; `None` when it is not to be ([`turns`]).
+/// `sheet` turned vertical; `None` when it is not to be ([`Sheet::turns`]).
 fn turned(sheet: &Sheet) -> Result<Option<Sheet>, TooLarge> {
-    if !turns(sheet) {
+    if !sheet.turns() {
         return Ok(None);
     }
     let width = sheet.rows.len() + 1;
@@ -106,6 +96,10 @@ mod tests {
             ]
         );
         assert_eq!(down.layout, Layout::Rows);
-        assert!(turned(&sheet(MOST_COLUMNS)).unwrap().is_none());
+        assert!(
+            turned(&sheet(super::super::MOST_COLUMNS))
+                .unwrap()
+                .is_none()
+        );
     }
 }
