@@ -98,14 +98,20 @@ const GUILD: &str = "name = \"guild\"\nprimary_key = [\"id\"]\nlayout = \"vertic
     [[fields]]\nname = \"id\"\ntype = \"int\"\n\n\
     [[fields]]\nname = \"max_members\"\ntype = \"int\"\n";
 
-/// A singleton and a keyed table of `layout = "vertical"`, imported from sheets laid out
-/// by rows, are exported as their studios write them: the marker `##column` first, each
+const TIPS: &str = "name = \"tips\"\nkind = \"list\"\nlayout = \"vertical\"\n\n\
+    [[fields]]\nname = \"tip\"\ntype = \"string\"\n";
+
+/// A singleton, a keyed table and a list of `layout = "vertical"`, imported from sheets
+/// laid out by rows, are exported as their studios write them: the marker `##column` first, each
 /// field's name down the first column and each record's values in a column beside it (a
 /// multi-row list whole in its cell); as CSV by rows. Each imports back as nothing
 /// changed.
 #[test]
 fn a_vertical_table_is_exported_down_a_column() {
-    let studio = Studio::with_schemas(CONFIG, &[("rules", RULES), ("guild", GUILD)]);
+    let studio = Studio::with_schemas(
+        CONFIG,
+        &[("rules", RULES), ("guild", GUILD), ("tips", TIPS)],
+    );
     let sheets = tempfile::tempdir().unwrap();
     std::fs::write(
         sheets.path().join("rules.csv"),
@@ -117,6 +123,8 @@ fn a_vertical_table_is_exported_down_a_column() {
         "id,max_members\n8,20\n5,10\n",
     )
     .unwrap();
+    // A list keeps its rows' order, a column each.
+    std::fs::write(sheets.path().join("tips.csv"), "tip\nrest\neat\nsave\n").unwrap();
     let imported = studio.import("jp", sheets.path(), |_| {}).unwrap();
     assert!(
         matches!(imported, ImportOutcome::Committed { .. }),
@@ -155,6 +163,17 @@ fn a_vertical_table_is_exported_down_a_column() {
             ("A3", "max_members"),
             ("B3", "10"),
             ("C3", "20"),
+        ]
+        .map(|(at, text)| (at.to_string(), text.to_string()))
+    );
+    assert_eq!(
+        cells("tips.xlsx"),
+        [
+            ("A1", "##column"),
+            ("A2", "tip"),
+            ("B2", "rest"),
+            ("C2", "eat"),
+            ("D2", "save")
         ]
         .map(|(at, text)| (at.to_string(), text.to_string()))
     );
