@@ -89,9 +89,9 @@ const SAMPLED: usize = 256;
 /// of 50,000 rows and 30 columns takes one core 70 ms).
 const CELLS_IN_PIECES: usize = 200_000;
 
-/// How many pieces each core writes of a file written in pieces: pieces a core's
-/// fraction of the file, written a round at a time and joined, would hold a second
-/// copy of the file at once.
+/// How many pieces each core writes of a file written in pieces. A round of one piece a
+/// core is joined to the file before the next is written, so that only a round's pieces
+/// are held beside it (one piece a core would hold a second copy of the file).
 const PIECES_A_CORE: usize = 8;
 
 /// The canonical file of `fields` of `table`, its header then the rows of `order`: a
