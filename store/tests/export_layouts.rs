@@ -96,7 +96,9 @@ const RULES: &str = "name = \"rules\"\nkind = \"singleton\"\nlayout = \"vertical
 
 const GUILD: &str = "name = \"guild\"\nprimary_key = [\"id\"]\nlayout = \"vertical\"\n\n\
     [[fields]]\nname = \"id\"\ntype = \"int\"\n\n\
-    [[fields]]\nname = \"max_members\"\ntype = \"int\"\n";
+    [[fields]]\nname = \"max_members\"\ntype = \"int\"\n\n\
+    [[fields]]\nname = \"rank\"\ntype = \"enum\"\nvalues = [\"gold\", \"iron\"]\n\
+    description = \"How the guild ranks\"\n";
 
 const TIPS: &str = "name = \"tips\"\nkind = \"list\"\nlayout = \"vertical\"\n\n\
     [[fields]]\nname = \"tip\"\ntype = \"string\"\n";
@@ -120,7 +122,7 @@ fn a_vertical_table_is_exported_down_a_column() {
     .unwrap();
     std::fs::write(
         sheets.path().join("guild.csv"),
-        "id,max_members\n8,20\n5,10\n",
+        "id,max_members,rank\n8,20,gold\n5,10,iron\n",
     )
     .unwrap();
     // A list keeps its rows' order, a column each.
@@ -163,8 +165,24 @@ fn a_vertical_table_is_exported_down_a_column() {
             ("A3", "max_members"),
             ("B3", "10"),
             ("C3", "20"),
+            ("A4", "rank"),
+            ("B4", "iron"),
+            ("C4", "gold"),
         ]
         .map(|(at, text)| (at.to_string(), text.to_string()))
+    );
+    // A field's looks are its row's: its drop-down over the records, its note on its name.
+    let book = std::fs::read(out.path().join("guild.xlsx")).unwrap();
+    let sheet = masterctl_testing::zip_part(&book, "xl/worksheets/sheet1.xml");
+    assert!(sheet.contains(r#"sqref="B4:C4""#), "{sheet}");
+    assert!(
+        sheet.contains("<formula1>\"gold,iron\"</formula1>"),
+        "{sheet}"
+    );
+    let notes = masterctl_testing::zip_part(&book, "xl/comments1.xml");
+    assert!(
+        notes.contains(r#"<comment ref="A4""#) && notes.contains("How the guild ranks"),
+        "{notes}"
     );
     assert_eq!(
         cells("tips.xlsx"),
@@ -180,6 +198,18 @@ fn a_vertical_table_is_exported_down_a_column() {
     imports_back_unchanged(&studio, &data);
     let ods = tempfile::tempdir().unwrap();
     export::write(&data, ods.path(), Format::Ods).unwrap();
+    let content = masterctl_testing::zip_part(
+        &std::fs::read(ods.path().join("guild.ods")).unwrap(),
+        "content.xml",
+    );
+    assert!(
+        content.contains(r#"table:base-cell-address="&apos;guild&apos;.B4""#)
+            && content
+                .matches(r#"table:content-validation-name="row0-2""#)
+                .count()
+                == 2,
+        "{content}"
+    );
     let again = studio.import("jp", ods.path(), |_| {}).unwrap();
     assert!(matches!(again, ImportOutcome::Unchanged(_)), "{again:?}");
 }

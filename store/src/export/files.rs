@@ -297,6 +297,7 @@ mod tests {
             rows: Rows::default(),
             looks: Vec::new(),
             layout: Default::default(),
+            row_looks: Vec::new(),
         };
         Workbook {
             path: path.into(),
@@ -358,6 +359,7 @@ mod tests {
             rows: Rows::of(1, [[Cell::Text(text)]]).unwrap(),
             looks: Vec::new(),
             layout: Default::default(),
+            row_looks: Vec::new(),
         };
         let workbook = |name: &str, text: &str| Workbook {
             path: format!("{name}.xlsx"),

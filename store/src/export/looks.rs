@@ -259,18 +259,36 @@ pub(super) fn apply(page: &mut Worksheet, sheet: &Sheet) -> Result<(), XlsxError
         if let Some(note) = &look.note {
             page.insert_note(0, c, &Note::new(note).add_author_prefix(false))?;
         }
-        let validation = match &look.choices {
-            Choices::Values(values) => match DataValidation::new().allow_list_strings(values) {
-                Ok(validation) => validation,
-                // Longer than a spreadsheet's list keeps (255 characters): none.
-                Err(_) => continue,
-            },
-            Choices::Range(range) => DataValidation::new().allow_list_formula(Formula::new(range)),
-            Choices::None | Choices::Reference { .. } => continue,
+        if let Some(validation) = drop_down(look) {
+            page.add_data_validation(1, c, last, c, &validation)?;
+        }
+    }
+    // A sheet turned down a column: each row's note on its name, its drop-down over
+    // its records.
+    let records = u16::try_from(sheet.header.len().saturating_sub(1)).unwrap_or(u16::MAX);
+    for (row, look) in sheet.row_looks.iter().enumerate() {
+        let Ok(r) = u32::try_from(row + 1) else {
+            break;
         };
-        page.add_data_validation(1, c, last, c, &validation.ignore_blank(true))?;
+        if let Some(note) = &look.note {
+            page.insert_note(r, 0, &Note::new(note).add_author_prefix(false))?;
+        }
+        if let Some(validation) = drop_down(look).filter(|_| records > 0) {
+            page.add_data_validation(r, 1, r, records, &validation)?;
+        }
     }
     Ok(())
+}
+
+/// A look's drop-down list, empty cells allowed; none when it has none, or its values
+/// are longer than a spreadsheet's list keeps (255 characters).
+fn drop_down(look: &Look) -> Option<DataValidation> {
+    let validation = match &look.choices {
+        Choices::Values(values) => DataValidation::new().allow_list_strings(values).ok()?,
+        Choices::Range(range) => DataValidation::new().allow_list_formula(Formula::new(range)),
+        Choices::None | Choices::Reference { .. } => return None,
+    };
+    Some(validation.ignore_blank(true))
 }
 
 #[cfg(test)]
@@ -299,6 +317,7 @@ mod tests {
                 })
                 .to_vec(),
             layout,
+            row_looks: Vec::new(),
         };
         let workbook = |layout| Workbook {
             path: "guild.xlsx".into(),

@@ -74,6 +74,9 @@ pub struct Sheet {
     /// How a workbook lays it out (`layout`): its rows as they are, or turned down a
     /// column (`vertical.rs`); a CSV file holds it by rows.
     pub layout: Layout,
+    /// A sheet turned down a column: each row's looks (its field's) — its note on its
+    /// name, its drop-down over the row's records. Empty for a sheet of rows.
+    pub row_looks: Vec<Look>,
 }
 
 /// The most columns a spreadsheet has (Excel's 16,384): a vertical sheet of more records
@@ -375,6 +378,7 @@ fn sheets_of(
             rows,
             looks: looks.clone(),
             layout: schema.layout,
+            row_looks: Vec::new(),
         };
         looks::size(&mut sheet);
         Ok(sheet)

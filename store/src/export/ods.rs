@@ -209,13 +209,21 @@ fn content(workbook: &Workbook) -> Result<Vec<u8>, OdsError> {
         for (r, row) in std::iter::once(header).chain(rows).enumerate() {
             open(&mut writer, "table:table-row")?;
             for (c, cell) in row.into_iter().enumerate() {
+                // A column's note on its header, its list on its rows; a turned sheet's
+                // row's note on its name, its list on its records.
+                let row_look = r.checked_sub(1).and_then(|at| sheet.row_looks.get(at));
+                let row_list = r.checked_sub(1).and_then(|at| lists.rows.get(at));
+                let (note, list) = match (r, c) {
+                    (0, c) => (sheet.looks.get(c).and_then(|l| l.note.as_deref()), None),
+                    (_, 0) => (
+                        row_look.and_then(|l| l.note.as_deref()),
+                        lists.columns.first(),
+                    ),
+                    (_, c) => (None, row_list.or(lists.columns.get(c))),
+                };
                 let shown = Shown {
-                    note: (sheet.looks.get(c))
-                        .and_then(|l| l.note.as_deref())
-                        .filter(|_| r == 0),
-                    validation: (lists.get(c).and_then(Option::as_ref))
-                        .filter(|_| r > 0)
-                        .map(|list| list.name.as_str()),
+                    note,
+                    validation: list.and_then(Option::as_ref).map(|list| list.name.as_str()),
                 };
                 write_cell(&mut writer, cell, &shown).map_err(|why| {
                     OdsError(format!(
@@ -279,34 +287,49 @@ struct DropDown {
     first: String,
 }
 
-/// Each sheet's drop-down lists, a column's where it has one: worked out once, named in
-/// `content.xml`'s validations and on every cell of the column.
-fn drop_downs(workbook: &Workbook) -> Vec<Vec<Option<DropDown>>> {
+/// A sheet's drop-down lists: a column's where it has one, and for a sheet turned down a
+/// column, a row's.
+struct DropDowns {
+    columns: Vec<Option<DropDown>>,
+    rows: Vec<Option<DropDown>>,
+}
+
+/// Each sheet's drop-down lists ([`DropDowns`]): worked out once, named in
+/// `content.xml`'s validations and on every cell they apply to.
+fn drop_downs(workbook: &Workbook) -> Vec<DropDowns> {
     (workbook.sheets.iter().enumerate())
         .map(|(s, sheet)| {
-            (sheet.looks.iter().enumerate())
+            let sheet_name = sheet.name.replace('\'', "''");
+            let columns = (sheet.looks.iter().enumerate())
                 .map(|(c, look)| {
                     Some(DropDown {
                         condition: condition(&look.choices)?,
                         name: format!("list{s}-{c}"),
-                        first: format!(
-                            "'{}'.{}2",
-                            sheet.name.replace('\'', "''"),
-                            column_letters(c)
-                        ),
+                        first: format!("'{sheet_name}'.{}2", column_letters(c)),
                     })
                 })
-                .collect()
+                .collect();
+            // A row's list starts right of its name (row 1 is the marker's).
+            let rows = (sheet.row_looks.iter().enumerate())
+                .map(|(r, look)| {
+                    Some(DropDown {
+                        condition: condition(&look.choices)?,
+                        name: format!("row{s}-{r}"),
+                        first: format!("'{sheet_name}'.B{}", r + 2),
+                    })
+                })
+                .collect();
+            DropDowns { columns, rows }
         })
         .collect()
 }
 
-/// The drop-down lists of every sheet's columns, by name.
-fn validations(
-    writer: &mut Writer<Vec<u8>>,
-    lists: &[Vec<Option<DropDown>>],
-) -> Result<(), OdsError> {
-    let mut lists = lists.iter().flatten().flatten().peekable();
+/// The drop-down lists of every sheet's columns and rows, by name.
+fn validations(writer: &mut Writer<Vec<u8>>, lists: &[DropDowns]) -> Result<(), OdsError> {
+    let mut lists = (lists.iter())
+        .flat_map(|sheet| sheet.columns.iter().chain(&sheet.rows))
+        .flatten()
+        .peekable();
     if lists.peek().is_none() {
         return Ok(());
     }
@@ -530,6 +553,7 @@ mod tests {
                 header: header.iter().map(|h| h.to_string()).collect(),
                 rows: Rows::of(header.len(), rows).unwrap(),
                 layout: Default::default(),
+                row_looks: Vec::new(),
             }],
         };
         let export = Export {

@@ -3,8 +3,8 @@
 //! first column, each record's value in a column beside it — as Luban's `##column`
 //! sheets and a studio's constants sheet are written, and as import reads them back.
 //!
-//! A drop-down list or a note belongs to a column of the rows layout; a vertical sheet
-//! keeps neither, only the widths of its columns.
+//! A column's looks become its row's: its note on its name, its drop-down over the
+//! row's records; the columns are sized anew.
 
 use std::borrow::Cow;
 
@@ -58,8 +58,9 @@ fn turned(sheet: &Sheet) -> Result<Option<Sheet>, TooLarge> {
         header,
         rows,
         looks: vec![Look::default(); width],
-        // Turned: written as it is now.
+        // Turned: written as it is now, each row with its field's looks.
         layout: Layout::Rows,
+        row_looks: sheet.looks.clone(),
     };
     super::looks::size(&mut turned);
     Ok(Some(turned))
@@ -84,6 +85,7 @@ mod tests {
             .unwrap(),
             looks: vec![Look::default(); 2],
             layout: Layout::Vertical,
+            row_looks: Vec::new(),
         };
         let down = turned(&sheet(2)).unwrap().unwrap();
         assert_eq!(down.header, ["##column", "", ""]);
