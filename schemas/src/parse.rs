@@ -189,7 +189,7 @@ fn parts_mismatch(record: &RecordType, have: usize) -> Mismatch {
         // A union of its separator: its case's name, then that case's parts.
         None => {
             let unions: Vec<&str> = (record.fields.iter())
-                .filter(|f| f.ty.parts_separator() == Some(separator) && f.ty.union().is_some())
+                .filter(|f| matches!(&f.ty, FieldType::Union(u) if u.separator == *separator))
                 .map(|f| f.name.as_str())
                 .collect();
             expected
@@ -221,24 +221,16 @@ fn record_from<'t>(
 ) -> Option<Result<Value, Mismatch>> {
     let mut values = Vec::with_capacity(record.fields.len());
     for field in &record.fields {
-        let inline = match &field.ty {
+        let value = match &field.ty {
             FieldType::Record(inner) if inner.separator == record.separator => {
-                Some(record_from(inner, parts, zone)?)
+                record_from(inner, parts, zone)?
             }
             FieldType::Union(union) if union.separator == record.separator => {
-                Some(union_from(union, parts, zone)?)
+                union_from(union, parts, zone)?
             }
-            _ => None,
+            _ => record_part(record, field, parts.next()?, zone),
         };
-        if let Some(value) = inline {
-            match value {
-                Ok(value) => values.push(value),
-                Err(m) => return Some(Err(m)),
-            }
-            continue;
-        }
-        let text = parts.next()?;
-        match record_part(record, field, text, zone) {
+        match value {
             Ok(value) => values.push(value),
             Err(m) => return Some(Err(m)),
         }
