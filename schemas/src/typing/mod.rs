@@ -931,10 +931,7 @@ fn spread_element<G: Grid + ?Sized>(
         };
         value.and_then(|value| check_value(field, &value).map(|()| value))
     };
-    match value {
-        Ok(value) => (value, Vec::new()),
-        Err(problem) => (Value::Null, vec![(span.first, problem)]),
-    }
+    span.read_whole(value)
 }
 
 /// The texts of a field's cells in `row` from its `first` column and the `more` after
@@ -989,10 +986,7 @@ fn spread_list<G: Grid + ?Sized>(
         return (Value::List(items.into()), problems);
     }
     // Every column empty: the field's default, or nothing, or a mistake at the first.
-    match convert(field, Cell::Empty) {
-        Ok(value) => (value, problems),
-        Err(problem) => (Value::Null, vec![(span.first, problem)]),
-    }
+    span.read_whole(convert(field, Cell::Empty))
 }
 
 /// A field's cells in one row of a grid: its `first` column and the `more` after it (a
@@ -1017,6 +1011,14 @@ impl<'g, G: Grid + ?Sized> Span<'g, G> {
     /// Its columns, the first first.
     fn columns(&self) -> impl Iterator<Item = usize> + 'g {
         std::iter::once(self.first).chain(self.more.iter().copied())
+    }
+
+    /// A value read from the span as a whole: it, or its mistake at the first column.
+    fn read_whole(&self, read: Result<Value, Problem>) -> (Value, Vec<(usize, Problem)>) {
+        match read {
+            Ok(value) => (value, Vec::new()),
+            Err(problem) => (Value::Null, vec![(self.first, problem)]),
+        }
     }
 }
 
@@ -1053,10 +1055,7 @@ fn spread_parts<G: Grid + ?Sized>(
             Cell::Text(&joined)
         }
     };
-    match convert(field, cell) {
-        Ok(value) => (value, Vec::new()),
-        Err(problem) => (Value::Null, vec![(span.first, problem)]),
-    }
+    span.read_whole(convert(field, cell))
 }
 
 /// A bool's (or a list of bools') text with the field's other spellings of true and
