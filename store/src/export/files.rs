@@ -7,10 +7,7 @@ use std::path::{Path, PathBuf};
 
 use masterctl_schemas::read::parallel_map;
 
-use super::{
-    COMMIT_PROPERTY, Cell, Export, Exported, ExportedFile, Format, REGION_PROPERTY, Sheet,
-    Workbook, file_safe, looks, ods,
-};
+use super::{Cell, Export, Exported, ExportedFile, Format, Sheet, Workbook, file_safe, ods};
 use crate::StoreError;
 
 /// One file an export makes: its path under the output folder (`/`-separated), its
@@ -113,8 +110,7 @@ fn make(
     let laid_out = || super::vertical::laid_out(workbook).map_err(|e| e.to_string());
     let bytes = match target.format {
         Format::Xlsx => {
-            let mut book = xlsx_book(export, &*laid_out()?).map_err(|e| e.to_string())?;
-            return book.save_to_writer(out).map_err(|e| e.to_string());
+            return super::xlsx::write(export, &*laid_out()?, out);
         }
         Format::Ods => ods::ods_bytes(export, &*laid_out()?).map_err(|e| e.0)?,
         // A CSV target is one sheet.
@@ -238,49 +234,6 @@ fn csv_bytes(export: &Export, sheet: &Sheet) -> Result<Vec<u8>, String> {
         record(&mut writer, cells)?;
     }
     writer.into_inner().map_err(|e| e.to_string())
-}
-
-/// One workbook as an xlsx book to save, its commit and region recorded as document
-/// properties, each sheet with its looks ([`looks::apply`]).
-fn xlsx_book(
-    export: &Export,
-    workbook: &Workbook,
-) -> Result<rust_xlsxwriter::Workbook, rust_xlsxwriter::XlsxError> {
-    use rust_xlsxwriter::{DocProperties, Workbook as Book};
-    let mut book = Book::new();
-    // Deflate was most of an export's time; level 1 costs a few percent of size.
-    book.set_zip_compression_level(1);
-    let properties = DocProperties::new()
-        .set_custom_property(COMMIT_PROPERTY, export.commit.as_str())
-        .set_custom_property(REGION_PROPERTY, export.region.as_str());
-    book.set_properties(&properties);
-    let as_text = rust_xlsxwriter::Format::new().set_num_format("@");
-    for sheet in &workbook.sheets {
-        // Rows go out as they are laid out (the library keeps one row, in a temporary
-        // file): its map of every cell was most of an export's time. Texts are written
-        // inline, not through a shared-strings table whose hashing of every text was
-        // the next cost (a 51,200 × 30 sheet: 1.32–1.59 s → 1.08–1.18 s).
-        let page = book.add_worksheet_with_constant_memory()?;
-        page.set_name(&sheet.name)?;
-        for (c, name) in sheet.header.iter().enumerate() {
-            page.write_string(0, c as u16, name)?;
-        }
-        for (r, row) in sheet.rows.iter().enumerate() {
-            let r = u32::try_from(r + 1).unwrap_or(u32::MAX);
-            for (c, cell) in row.cells().enumerate() {
-                let c = c as u16;
-                match cell {
-                    Cell::Empty => continue,
-                    Cell::Number(x) => page.write_number(r, c, x),
-                    Cell::Bool(b) => page.write_boolean(r, c, b),
-                    Cell::Text(t) => page.write_string(r, c, t),
-                    Cell::Digits(t) => page.write_string_with_format(r, c, t, &as_text),
-                }?;
-            }
-        }
-        looks::apply(page, sheet)?;
-    }
-    Ok(book)
 }
 
 #[cfg(test)]

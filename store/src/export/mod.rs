@@ -3,7 +3,7 @@
 //! after its sheet), headers as the schemas spell them, values in the spellings import
 //! reads, text fields in the source language. Importing the workbooks back changes
 //! nothing. Each workbook records the commit it was exported from (the custom document
-//! properties `masterctl-commit` and `masterctl-region`). Written as xlsx (here), ODS
+//! properties `masterctl-commit` and `masterctl-region`). Written as xlsx (`xlsx/`), ODS
 //! (`ods.rs`) or CSV files.
 
 mod below;
@@ -13,6 +13,7 @@ mod ods;
 mod parts;
 mod rows;
 mod vertical;
+mod xlsx;
 
 pub use files::{ExportFile, files, write};
 pub use looks::{Choices, Look};

@@ -79,6 +79,11 @@ impl Rows {
         Ok(all)
     }
 
+    /// How many cells a row has.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
     /// How many rows.
     pub fn len(&self) -> usize {
         self.count
