@@ -12,14 +12,20 @@ use crate::export::{COMMIT_PROPERTY, Cell, Export, REGION_PROPERTY, Sheet, Workb
 /// (which gives the sheet its extent), in order. The others are made in pieces and
 /// spliced between.
 pub(super) fn kept(sheet: &Sheet) -> Vec<usize> {
-    let holding = |r: &usize, cell: fn(Cell<'_>) -> bool| sheet.rows.row(*r).cells().any(cell);
-    let digits = (0..sheet.rows.len()).find(|r| holding(r, |c| matches!(c, Cell::Digits(_))));
-    let last = (0..sheet.rows.len())
-        .rev()
-        .find(|r| holding(r, |c| !cells::writes_nothing(c)));
+    let holding = |r: &usize| (sheet.rows.row(*r).cells()).any(|c| !cells::writes_nothing(c));
+    let digits = first_digit_text(sheet).map(|(r, _)| r);
+    let last = (0..sheet.rows.len()).rev().find(holding);
     let mut kept: Vec<usize> = digits.into_iter().chain(last).collect();
     kept.dedup();
     kept
+}
+
+/// Where the sheet's first digit text is: its row and column (from 0).
+pub(super) fn first_digit_text(sheet: &Sheet) -> Option<(usize, usize)> {
+    (0..sheet.rows.len()).find_map(|r| {
+        let c = (sheet.rows.row(r).cells()).position(|cell| matches!(cell, Cell::Digits(_)))?;
+        Some((r, c))
+    })
 }
 
 /// `workbook` as rust_xlsxwriter writes it, each sheet with only the rows `kept` names
@@ -30,8 +36,7 @@ pub(super) fn frame(
     kept: &[Vec<usize>],
 ) -> Result<Book, String> {
     let mut book = Book::new();
-    // Deflate was most of an export's time; level 1 costs a few percent of size.
-    book.set_zip_compression_level(1);
+    book.set_zip_compression_level(super::COMPRESSION_LEVEL);
     let properties = DocProperties::new()
         .set_custom_property(COMMIT_PROPERTY, export.commit.as_str())
         .set_custom_property(REGION_PROPERTY, export.region.as_str());
@@ -43,7 +48,7 @@ pub(super) fn frame(
             .add_worksheet_with_constant_memory()
             .and_then(|page| page.set_name(&sheet.name))
             .map_err(|e| e.to_string())?;
-        write_sheet(page, sheet, kept)?;
+        write_sheet(page, sheet, kept).map_err(|e| format!("sheet {}: {e}", sheet.name))?;
     }
     Ok(book)
 }

@@ -33,14 +33,18 @@ pub(super) fn splice(
             None => continue,
         };
         let sheet = sheet_of(&name).and_then(|s| Some((workbook.sheets.get(s)?, kept.get(s)?)));
+        let gaps = sheet
+            .map(|(sheet, kept)| gaps(sheet, kept))
+            .unwrap_or_default();
         match sheet {
-            Some((sheet, kept)) if !gaps(sheet, kept).is_empty() => {
+            Some((sheet, _)) if !gaps.is_empty() => {
                 let mut part = frame.by_index(i).map_err(zipped)?;
-                let options = part.options().compression_level(Some(1));
+                let options =
+                    (part.options()).compression_level(Some(i64::from(super::COMPRESSION_LEVEL)));
                 let mut xml = String::new();
                 part.read_to_string(&mut xml).map_err(|e| e.to_string())?;
                 let builder = ZipFileBuilder::new(&name, options).map_err(zipped)?;
-                let spliced = spliced(builder, &xml, sheet, kept)
+                let spliced = spliced(builder, &xml, sheet, &gaps)
                     .map_err(|e| format!("sheet {}: {e}", sheet.name))?;
                 zip.add_prepared_file(spliced).map_err(zipped)?;
             }
@@ -83,12 +87,12 @@ fn spliced(
     mut part: ZipFileBuilder,
     xml: &str,
     sheet: &Sheet,
-    kept: &[usize],
+    gaps: &[Range<usize>],
 ) -> Result<PreparedZipFile, String> {
     let io = |e: std::io::Error| e.to_string();
-    let columns = Columns::new(sheet.rows.width(), text_style(xml, sheet, kept));
+    let columns = Columns::new(sheet.rows.width(), text_style(xml, sheet));
     let mut at = 0;
-    for gap in gaps(sheet, kept) {
+    for gap in gaps.iter().cloned() {
         let place = place_before(xml, at, gap.end)?;
         part.write_all(&xml.as_bytes()[at..place]).map_err(io)?;
         compressed_rows(&mut part, sheet, gap, &columns)?;
@@ -98,17 +102,14 @@ fn spliced(
     part.finish().map_err(|e| e.to_string())
 }
 
-/// The number of the text style, as the frame wrote it on the first digit text it kept
-/// (`<c r="B7" s="1" …`); none when the sheet has no digit text.
-fn text_style(xml: &str, sheet: &Sheet, kept: &[usize]) -> Option<u32> {
-    use crate::export::Cell;
-    kept.iter().find_map(|&r| {
-        let c = (sheet.rows.row(r).cells()).position(|cell| matches!(cell, Cell::Digits(_)))?;
-        let name = rust_xlsxwriter::utility::column_number_to_name(u16::try_from(c).ok()?);
-        let cell = format!("<c r=\"{name}{}\" s=\"", r + 2);
-        let style = &xml[xml.find(&cell)? + cell.len()..];
-        style[..style.find('"')?].parse().ok()
-    })
+/// The number of the text style, as the frame wrote it on the sheet's first digit text
+/// (`<c r="B7" s="1" …`: the frame keeps its row); none when the sheet has no digit text.
+fn text_style(xml: &str, sheet: &Sheet) -> Option<u32> {
+    let (r, c) = super::frame::first_digit_text(sheet)?;
+    let name = rust_xlsxwriter::utility::column_number_to_name(u16::try_from(c).ok()?);
+    let cell = format!("<c r=\"{name}{}\" s=\"", r + 2);
+    let style = &xml[xml.find(&cell)? + cell.len()..];
+    style[..style.find('"')?].parse().ok()
 }
 
 /// Where the sheet's rows from `row` (from 0, under the header) go in the frame's
