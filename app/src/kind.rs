@@ -72,13 +72,17 @@ impl Kinded for DeliveryError {
             | DeliveryError::Build { .. }
             | DeliveryError::Unloadable(_)
             | DeliveryError::Raced { .. }
-            | DeliveryError::Different { .. } => Invalid,
+            | DeliveryError::Different { .. }
+            | DeliveryError::Unsigned { .. }
+            | DeliveryError::BadSignature { .. }
+            | DeliveryError::Replayed { .. } => Invalid,
             DeliveryError::Url { .. }
             | DeliveryError::BadName(_)
             | DeliveryError::NotABuild(_)
             | DeliveryError::OutIsLink(_)
             | DeliveryError::Backwards { .. }
-            | DeliveryError::ReadOnly { .. } => Usage,
+            | DeliveryError::ReadOnly { .. }
+            | DeliveryError::Key(_) => Usage,
             DeliveryError::Busy { .. } => Conflict,
             DeliveryError::Unreachable { .. }
             | DeliveryError::Untrusted { .. }

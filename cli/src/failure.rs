@@ -646,6 +646,25 @@ mod kinds {
                 named: s(),
                 candidates: vec![s()],
             },
+            DeliveryError::Unsigned {
+                store: s(),
+                region: s(),
+                release: s(),
+            },
+            DeliveryError::BadSignature {
+                store: s(),
+                region: s(),
+                release: s(),
+                why: s(),
+            },
+            DeliveryError::Replayed {
+                region: s(),
+                release: s(),
+                sequence: 1,
+                running: s(),
+                running_sequence: 2,
+            },
+            DeliveryError::Key(s()),
             DeliveryError::BadName(s()),
             DeliveryError::Io {
                 path: path(),
@@ -676,6 +695,10 @@ mod kinds {
                 | DeliveryError::OutIsLink(_)
                 | DeliveryError::UnknownLanguage { .. }
                 | DeliveryError::Ambiguous { .. }
+                | DeliveryError::Unsigned { .. }
+                | DeliveryError::BadSignature { .. }
+                | DeliveryError::Replayed { .. }
+                | DeliveryError::Key(_)
                 | DeliveryError::BadName(_)
                 | DeliveryError::Io { .. } => {}
             }

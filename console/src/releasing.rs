@@ -230,6 +230,7 @@ pub async fn act(
     let moving = Moving {
         by: Some(who.signature()),
         reason: Some(one_line(reason)),
+        sign: None,
     };
     masterctl_delivery::rollback(&remote, region.name(), &release, &moving).await?;
     let notice = masterctl_app::notify::of::release(

@@ -37,6 +37,12 @@ pub struct FetchOptions {
     /// Hash every cached object before it is used (a damaged one is downloaded again);
     /// otherwise an object verified when it came into the cache is trusted by its size.
     pub verify: bool,
+    /// Take only a release signed by one of these keys, never one signed before the
+    /// release the build runs (`crate::signing`). Empty: signatures are not asked for.
+    pub trusted: Vec<masterctl_runtime::signature::TrustedKey>,
+    /// Where what the build runs is kept, when its releases are signed (`None`:
+    /// `.NAME.signed.json` beside the output folder).
+    pub signed_state: Option<PathBuf>,
 }
 
 /// What a fetch did.
@@ -63,6 +69,9 @@ pub struct Fetched {
     pub up_to_date: bool,
     /// The protocol and the connections this fetch used (`None` for a folder).
     pub transport: Option<Traffic>,
+    /// The release's signature as checked, when keys are trusted: what the build now
+    /// runs (kept beside it).
+    pub signed: Option<crate::signing::Running>,
 }
 
 /// Fetch a release of `options.region` from `remote` into `out`.
@@ -82,7 +91,16 @@ pub async fn fetch(
     if let Some(staged) = staged {
         swap(&staged, out)?;
     }
+    keep_signed(out, options, &fetched)?;
     Ok(fetched)
+}
+
+/// What the build now runs kept beside it, when its release was signed.
+fn keep_signed(out: &Path, options: &FetchOptions, fetched: &Fetched) -> Result<(), DeliveryError> {
+    match &fetched.signed {
+        Some(running) => crate::signing::keep_running(&signed_state(out, options), running),
+        None => Ok(()),
+    }
 }
 
 /// [`fetch`], opening the assembled build through the runtime before the swap (every
@@ -108,6 +126,7 @@ pub async fn fetch_opened(
                 if let Some(staged) = staged {
                     swap(&staged, out)?;
                 }
+                keep_signed(out, &options, &fetched)?;
                 return Ok((fetched, masters));
             }
             Err(e) => e,
@@ -150,6 +169,21 @@ async fn stage(
         manifest_bytes,
         asked,
     } = read_release(remote, region, options, &cache_dir).await?;
+    let signed = match options.trusted.is_empty() {
+        true => None,
+        false => Some(
+            check_signed(
+                remote,
+                region,
+                &release,
+                &manifest,
+                &manifest_bytes,
+                options,
+                out,
+            )
+            .await?,
+        ),
+    };
     // The release's requests tell which protocol the store speaks.
     let protocol = traffic().and_then(|t| t.protocol);
     let languages = choose_languages(&release, &manifest, options.languages.as_deref())?;
@@ -185,6 +219,7 @@ async fn stage(
         replaced,
         up_to_date: false,
         transport: None,
+        signed,
     };
     let manifest_out = manifest_of(manifest, manifest_bytes, &languages);
     if missing.is_empty() && replaced {
@@ -469,7 +504,9 @@ async fn read_release(
         let concurrency = options
             .concurrency
             .unwrap_or_else(|| Protocol::concurrency(remote.tally().and_then(|t| t.protocol())));
-        let mut prefetch = (!options.verify).then(|| {
+        // Nor when only a signed release is taken: nothing a manifest names is
+        // downloaded before its signature is checked.
+        let mut prefetch = (!options.verify && options.trusted.is_empty()).then(|| {
             let languages = options.languages.clone();
             let prefetch = Prefetch::new(remote, Cache::at(cache), languages, concurrency);
             ManifestWatch::new(prefetch, masterctl_runtime::MANIFEST_LIMIT)
@@ -570,6 +607,53 @@ fn check_out(out: &Path) -> Result<bool, DeliveryError> {
 }
 
 /// `.NAME.cache` beside the output folder.
+/// The release's signature, read beside its record and checked over its manifest
+/// against the trusted keys; its statement checked against the release and the build
+/// `out` runs.
+async fn check_signed(
+    remote: &Remote,
+    region: &str,
+    release: &str,
+    manifest: &Manifest,
+    manifest_bytes: &[u8],
+    options: &FetchOptions,
+    out: &Path,
+) -> Result<crate::signing::Running, DeliveryError> {
+    let store = remote.shown();
+    let key = layout::signature_key(region, release);
+    let Some(signature) = remote.get(&key, layout::SIGNATURE_LIMIT).await? else {
+        return Err(DeliveryError::Unsigned {
+            store: store.to_string(),
+            region: region.to_string(),
+            release: release.to_string(),
+        });
+    };
+    let refused = |why: String| DeliveryError::BadSignature {
+        store: store.to_string(),
+        region: region.to_string(),
+        release: release.to_string(),
+        why,
+    };
+    let text =
+        std::str::from_utf8(&signature).map_err(|_| refused("its signature is not text".into()))?;
+    let signed = masterctl_runtime::signature::verify(manifest_bytes, text, &options.trusted)
+        .map_err(|e| refused(e.to_string()))?;
+    let kept = signed_state(out, options);
+    crate::signing::check_statement(
+        &signed,
+        store,
+        region,
+        release,
+        manifest.audience.as_deref(),
+        &kept,
+    )
+}
+
+/// Where what the build `out` runs is kept.
+fn signed_state(out: &Path, options: &FetchOptions) -> PathBuf {
+    (options.signed_state.clone()).unwrap_or_else(|| crate::signing::running_path(out))
+}
+
 fn default_cache(out: &Path) -> PathBuf {
     let name = out
         .file_name()

@@ -88,6 +88,15 @@ pub fn release_key(region: &str, release: &str) -> String {
     format!("releases/{region}/{release}.json")
 }
 
+/// The most bytes a release's signature may have (minisign's are under 400).
+pub const SIGNATURE_LIMIT: u64 = 4096;
+
+/// `releases/<region>/<release>.minisig`: the release's signature, when it was signed
+/// (of its manifest; a rollback signs it anew).
+pub fn signature_key(region: &str, release: &str) -> String {
+    format!("releases/{region}/{release}.minisig")
+}
+
 pub fn releases_prefix(region: &str) -> String {
     format!("releases/{region}/")
 }
@@ -184,6 +193,11 @@ pub struct Pointer {
     /// Why (a rollback's reason; a publish's words).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The number the release's signature states, when it was signed: the next
+    /// publish or rollback signs the number after it. (Not itself trusted: a fetch
+    /// trusts only what the signature states.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequence: Option<u64>,
 }
 
 /// `masters/<region>/<version>`, the version one plain word.

@@ -31,6 +31,7 @@ mod object;
 mod prefetch;
 pub mod publish;
 pub mod remote;
+pub mod signing;
 pub mod transport;
 pub mod watch;
 
@@ -159,6 +160,39 @@ pub enum DeliveryError {
         named: String,
         candidates: Vec<String>,
     },
+    /// A release without a signature, fetched by one who trusts only signed releases.
+    #[error(
+        "{store}: release {release} of {region} is not signed, and only releases signed by a trusted key are taken (--trust, [delivery] trusted_keys)"
+    )]
+    Unsigned {
+        store: String,
+        region: String,
+        release: String,
+    },
+    /// A release whose signature is refused: by a key not trusted, not over this
+    /// release, or stating another.
+    #[error("{store}: release {release} of {region} is refused: {why}")]
+    BadSignature {
+        store: String,
+        region: String,
+        release: String,
+        why: String,
+    },
+    /// A signed release signed before the one the build runs: a replay.
+    #[error(
+        "release {release} of {region} was signed as number {sequence}, before the release this build runs ({running}, number {running_sequence}): \
+         a release signed earlier is refused (a rollback signs its release anew); nothing was changed"
+    )]
+    Replayed {
+        region: String,
+        release: String,
+        sequence: u64,
+        running: String,
+        running_sequence: u64,
+    },
+    /// A signing key that cannot be read or used.
+    #[error("{0}")]
+    Key(String),
     /// A name that cannot be part of a store key.
     #[error("`{0}` is not a region or release name")]
     BadName(String),

@@ -49,6 +49,8 @@ pub struct MadeCurrent {
 pub struct Moving {
     pub by: Option<String>,
     pub reason: Option<String>,
+    /// Sign the release anew with this key (`crate::signing`).
+    pub sign: Option<std::sync::Arc<crate::signing::SigningKey>>,
 }
 
 /// The region's pointer and its version, or `None` before its first publish.
@@ -339,6 +341,8 @@ pub struct RolledBack {
     pub previous: Option<String>,
     /// Whether the pointer moved (else it already named the release).
     pub moved: bool,
+    /// The key that signed the release anew and the number it stated, when signed.
+    pub signed: Option<crate::signing::SignedAs>,
 }
 
 /// Make `release` the region's current one again, if every object it names is on the
@@ -382,10 +386,14 @@ async fn roll_back(
         release: release.to_string(),
         previous: current.as_ref().map(|(p, _)| p.release.clone()),
         moved: false,
+        signed: None,
     };
-    if current
-        .as_ref()
-        .is_some_and(|(p, _)| p.release == release && p.manifest_blake3 == record.manifest_blake3)
+    // Already current: nothing to move — unless it is to be signed, which a rollback
+    // always does anew (a server refusing a replay of this release takes it so).
+    if moving.sign.is_none()
+        && current.as_ref().is_some_and(|(p, _)| {
+            p.release == release && p.manifest_blake3 == record.manifest_blake3
+        })
     {
         return Ok(done);
     }
@@ -401,7 +409,7 @@ async fn roll_back(
     };
     let (manifest, there) =
         futures::join!(release_manifest(remote, region, &record), current_names);
-    let ((manifest, _), there) = (manifest?, there?.unwrap_or_default());
+    let ((manifest, manifest_bytes), there) = (manifest?, there?.unwrap_or_default());
     let needed: BTreeSet<&str> = objects_of(&manifest, &record.manifest_blake3).collect();
     let asked: Vec<&str> = needed
         .iter()
@@ -420,6 +428,21 @@ async fn roll_back(
             ),
         });
     }
+    // Signed anew, stating the number after the current one's: a server that runs a
+    // later release takes this one back only so.
+    if let Some(key) = &moving.sign {
+        let current = current.as_ref().map(|(pointer, _)| pointer);
+        let signed = crate::signing::put_signature(
+            remote,
+            key,
+            &manifest,
+            &manifest_bytes,
+            release,
+            current,
+        )
+        .await?;
+        done.signed = Some(signed);
+    }
     let pointer = Pointer {
         masterctl_pointer: layout::LAYOUT_VERSION,
         region: region.to_string(),
@@ -428,6 +451,7 @@ async fn roll_back(
         time: layout::now(),
         by: moving.by.clone(),
         reason: moving.reason.clone(),
+        sequence: done.signed.as_ref().map(|s| s.sequence),
     };
     let bytes = serde_json::to_vec_pretty(&pointer).unwrap_or_default();
     let key = layout::pointer_key(region);
@@ -638,6 +662,9 @@ async fn collect(
     // Releases first, so that no release is ever left naming a deleted object.
     for (region, release) in &doomed {
         remote.delete(&layout::release_key(region, release)).await?;
+        remote
+            .delete(&layout::signature_key(region, release))
+            .await?;
     }
     let total = victims.len();
     let mut done = 0;

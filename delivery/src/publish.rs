@@ -33,6 +33,9 @@ pub struct PublishOptions {
     pub by: Option<String>,
     /// The publisher's words, recorded likewise.
     pub message: Option<String>,
+    /// Sign the release with this key (`crate::signing`): its signature is put beside
+    /// its record before the pointer names it.
+    pub sign: Option<std::sync::Arc<crate::signing::SigningKey>>,
 }
 
 impl Default for PublishOptions {
@@ -45,6 +48,7 @@ impl Default for PublishOptions {
             versions: Vec::new(),
             by: None,
             message: None,
+            sign: None,
         }
     }
 }
@@ -81,6 +85,8 @@ pub struct Published {
     /// Whether another publisher of this very build moved the pointer to it first (this
     /// one's move then had nothing left to do).
     pub moved_by_another: bool,
+    /// The key that signed the release and the number it stated, when it was signed.
+    pub signed: Option<crate::signing::SignedAs>,
 }
 
 /// One file of the build to put on the store.
@@ -116,9 +122,11 @@ pub async fn publish(
     let parts = build.parts(dir);
     let mut published = build.outcome(remote, parts.len(), current.as_ref(), options);
     // The release is current already: nothing to move, nothing to check (unless asked
-    // to repair what the store holds).
+    // to repair what the store holds, or to sign it when it is not signed).
     let is_current = current.as_ref().is_some_and(|(p, _)| {
-        p.release == build.release && p.manifest_blake3 == build.manifest_hash
+        p.release == build.release
+            && p.manifest_blake3 == build.manifest_hash
+            && (options.sign.is_none() || p.sequence.is_some())
     });
     if is_current && !options.repair {
         record_versions(remote, options, &mut published).await?;
@@ -270,6 +278,7 @@ impl Build {
             verified: options.repair,
             repaired: 0,
             moved_by_another: false,
+            signed: None,
         }
     }
 }
@@ -340,6 +349,25 @@ async fn put_release(
     let Some(from) = move_from else {
         return Ok(None);
     };
+    // Signed once the record is there (a release already published from another
+    // build is refused before its signature could be replaced), before the pointer.
+    let sequence = match &options.sign {
+        Some(key) => {
+            let signed = crate::signing::put_signature(
+                remote,
+                key,
+                &build.manifest,
+                &build.manifest_bytes,
+                &build.release,
+                from.map(|(pointer, _)| pointer),
+            )
+            .await?;
+            let sequence = signed.sequence;
+            published.signed = Some(signed);
+            Some(sequence)
+        }
+        None => None,
+    };
     let record = match (record, from) {
         (Some(record), Some((pointer, _))) => record.of(&pointer.release).await,
         _ => None,
@@ -349,7 +377,9 @@ async fn put_release(
         version,
         record: record.as_ref(),
     });
-    Ok(Some(move_pointer(remote, &ours, current, options).await?))
+    Ok(Some(
+        move_pointer(remote, &ours, current, sequence, options).await?,
+    ))
 }
 
 /// A record read ahead: the release it is of, and the read, running as a task of its
@@ -595,6 +625,7 @@ async fn move_pointer(
     remote: &Remote,
     ours: &Release,
     current: Option<Current<'_>>,
+    sequence: Option<u64>,
     options: &PublishOptions,
 ) -> Result<Swapped, DeliveryError> {
     let (region, release) = (ours.region.clone(), ours.release.clone());
@@ -625,6 +656,7 @@ async fn move_pointer(
         time: layout::now(),
         by: ours.published.by.clone(),
         reason: ours.published.message.clone(),
+        sequence,
     };
     let pointer_key = layout::pointer_key(&region);
     let pointer_bytes = serde_json::to_vec_pretty(&pointer).unwrap_or_default();
@@ -953,6 +985,7 @@ mod tests {
             time: time.to_string(),
             by: None,
             reason: None,
+            sequence: None,
         };
         let bytes = serde_json::to_vec_pretty(&pointer).unwrap();
         (pointer, bytes)

@@ -36,6 +36,9 @@ pub struct Watch {
     dir: PathBuf,
     /// Only these languages (`None`: all).
     pub languages: Option<Vec<String>>,
+    /// Take only releases signed by one of these keys, never one signed before the last
+    /// one taken (kept in `dir/.signed.json`). Empty: signatures are not asked for.
+    pub trusted: Vec<masterctl_runtime::signature::TrustedKey>,
     /// The pointer's ETag and release when last read.
     seen: Option<(Option<String>, String)>,
 }
@@ -70,6 +73,7 @@ impl Watch {
             region: region.to_string(),
             dir: dir.into(),
             languages: None,
+            trusted: Vec::new(),
             seen: None,
         }
     }
@@ -113,6 +117,9 @@ impl Watch {
             concurrency: None,
             // The build is opened, every file hashed, before it is handed over.
             verify: false,
+            trusted: self.trusted.clone(),
+            // One for the watcher: each release has a folder of its own.
+            signed_state: Some(self.dir.join(".signed.json")),
         };
         let (_, masters) = fetch_opened(&self.remote, &dir, &options, &|_, _| {}).await?;
         self.seen = Some((read.version.e_tag, pointer.release.clone()));

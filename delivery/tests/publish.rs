@@ -93,6 +93,7 @@ fn a_rollback_asks_only_about_what_the_current_release_does_not_name() {
         &masterctl_delivery::Moving {
             by: Some("Mia <mia@example.com>".into()),
             reason: Some("the shop's prices were wrong".into()),
+            sign: None,
         },
     ))
     .unwrap();

@@ -2,12 +2,15 @@
 //! folder (`file://`) and a real S3 server (s3s-fs, which `.ci/run` installs; under
 //! `CI=true` a missing one fails the test): whatever the interleaving, no release on the
 //! store names an object that is gone, the pointer names a release that is there, and
-//! the current release fetches whole.
+//! the current release fetches whole. Then, on the same S3 server (the one binary that
+//! sets its credentials), signed releases as the suite checks them in a folder
+//! (`signed_scenario.rs`).
 
 // Tests unwrap and print freely (the workspace lints hold the code they test).
 #![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
 
 mod common;
+mod signed_scenario;
 
 use std::time::{Duration, Instant};
 
@@ -193,4 +196,11 @@ fn publish_rollback_and_gc_racing_never_lose_an_object() {
     std::fs::create_dir_all(s3.root.path().join("masters")).unwrap();
     let remote = Remote::open("s3://masters/race", &options).unwrap();
     race(&remote);
+
+    // s3s-fs keeps each object as a file under its bucket's folder: what a hostile
+    // writer of the bucket changes, the scenario changes there.
+    let signed = Remote::open("s3://masters/signed", &options).unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let files = s3.root.path().join("masters/signed");
+    signed_scenario::scenario(&signed, &files, root.path());
 }

@@ -12,3 +12,5 @@ mod common;
 mod hostile;
 mod publish;
 mod records;
+mod signed;
+mod signed_scenario;

@@ -32,6 +32,7 @@ pub mod generated;
 pub mod manifest;
 pub mod parallel;
 mod serialize;
+pub mod signature;
 pub mod table;
 pub mod text;
 

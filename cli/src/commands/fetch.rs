@@ -43,6 +43,8 @@ pub struct Args {
     #[arg(long)]
     verify: bool,
     #[command(flatten)]
+    trust: super::signing_args::TrustArg,
+    #[command(flatten)]
     endpoint: super::EndpointArg,
 }
 
@@ -55,6 +57,8 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
         cache: args.cache.clone(),
         concurrency: args.concurrency.map(|n| n as usize),
         verify: args.verify,
+        trusted: args.trust.keys(&[])?,
+        signed_state: None,
     };
     let bar = output.progress_of("downloading", "objects");
     let progress = |_done: usize, total: usize| bar.file_done(total);

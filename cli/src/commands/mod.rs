@@ -15,6 +15,7 @@ mod gc;
 mod import;
 mod init;
 mod inspect;
+mod key;
 mod l10n;
 mod log;
 mod manual;
@@ -29,6 +30,7 @@ mod revert;
 mod rollback;
 mod schema;
 mod serve;
+mod signing_args;
 mod status;
 mod sync;
 mod tag;
@@ -114,6 +116,9 @@ pub enum Command {
     Rollback(rollback::Args),
     /// Delete releases beyond the newest N per region, and the objects no kept release needs
     Gc(gc::Args),
+    /// Keys that sign releases (`publish --sign`) and that servers trust (`fetch --trust`)
+    #[command(subcommand)]
+    Key(key::Command),
     /// Remove a lock a killed process left on a region's branch (only a stale one)
     Unlock(unlock::Args),
     /// Write the completion script of a shell (bash, zsh, fish, powershell)
@@ -209,6 +214,7 @@ impl Command {
             | Command::Migrate(_)
             | Command::Inspect(_)
             | Command::Fetch(_)
+            | Command::Key(_)
             | Command::Completions(_)
             | Command::Manual(_) => None,
         }
@@ -253,6 +259,7 @@ impl Command {
             Command::Rollback(_) => "rollback",
             Command::Gc(_) => "gc",
             Command::Unlock(_) => "unlock",
+            Command::Key(_) => "key",
             Command::Completions(_) => "completions",
             Command::Manual(_) => "manual",
         }
@@ -310,6 +317,7 @@ pub fn run(
         Command::Rollback(args) => rollback::run(args, global, output),
         Command::Gc(args) => gc::run(args, global, output),
         Command::Unlock(args) => unlock::run(args, global, output),
+        Command::Key(command) => key::run(command, output),
         Command::Completions(args) => completions::run(args, cli()),
         Command::Manual(args) => manual::run(args, cli(), output),
     }

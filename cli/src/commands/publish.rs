@@ -36,11 +36,14 @@ pub struct Args {
     #[arg(short, long, value_name = "TEXT")]
     message: Option<String>,
     #[command(flatten)]
+    sign: super::signing_args::SignArg,
+    #[command(flatten)]
     endpoint: super::EndpointArg,
 }
 
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let remote = super::named_store(args.to.as_deref(), &args.endpoint, global, "--to")?;
+    let sign = args.sign.key()?;
     // Published from inside the master repository: the versions naming the build's
     // commit are recorded with the release.
     let versions = match super::open_repo(global) {
@@ -60,6 +63,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
             .map(str::trim)
             .filter(|m| !m.is_empty())
             .map(masterctl_store::names::one_line),
+        sign,
         ..PublishOptions::default()
     };
     let bar = output.progress_of("uploading", "objects");

@@ -27,6 +27,8 @@ pub struct Args {
     #[arg(long, value_name = "TEXT")]
     reason: String,
     #[command(flatten)]
+    sign: super::signing_args::SignArg,
+    #[command(flatten)]
     endpoint: super::EndpointArg,
 }
 
@@ -39,6 +41,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     let moving = Moving {
         by: super::who(global),
         reason: Some(reason),
+        sign: args.sign.key()?,
     };
     let done =
         block_on(rollback(&remote, &args.region, &args.to, &moving))?.map_err(delivery_failure)?;

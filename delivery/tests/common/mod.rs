@@ -116,6 +116,8 @@ pub fn fetch_options(cache: &Path) -> FetchOptions {
         cache: Some(cache.to_path_buf()),
         concurrency: Some(8),
         verify: false,
+        trusted: Vec::new(),
+        signed_state: None,
     }
 }
 
@@ -180,6 +182,7 @@ pub fn forge(store: &Store, release: &str, files: Vec<FileEntry>, plain: &[&[u8]
         time: layout::now(),
         by: None,
         reason: None,
+        sequence: None,
     };
     let path = store.path(&layout::pointer_key("jp"));
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
