@@ -1142,3 +1142,173 @@ fn the_project_s_own_store_is_the_default() {
     )));
     assert_eq!(rolled["moved"], false, "already current");
 }
+
+/// `minisign` on this machine (`.ci/run` installs it; under `CI=true` a missing one
+/// fails the test).
+fn minisign() -> bool {
+    let there = Command::new("minisign").arg("-v").output().is_ok();
+    assert!(
+        there || std::env::var("CI").is_err(),
+        "minisign is not installed: .ci/run installs it (apt-get install minisign)"
+    );
+    if !there {
+        eprintln!("note: minisign is not installed; its half of the test skipped");
+    }
+    there
+}
+
+/// A key made by `key new` (its secret encrypted, mode 0600, never written over) signs
+/// a publish given its passphrase, and asks for it otherwise; `fetch --trust` takes the
+/// release with its public key and refuses it with another. The standard `minisign`
+/// checks the fetched build's manifest against the signature on the store, and a key
+/// `minisign` made signs a publish (from the environment, as CI would) that `fetch`
+/// takes.
+#[test]
+fn a_release_signed_by_a_key_made_here_or_by_minisign_is_taken_and_checked_by_both() {
+    let (repo, _build) = game();
+    let root = repo.path();
+    let store = root.join("store");
+    let url = format!("file://{}", store.display());
+    std::fs::create_dir_all(root.join("keys")).unwrap();
+    std::fs::write(root.join("pass.txt"), "correct horse\n").unwrap();
+
+    let made = json(&ok(masterctl(
+        root,
+        &[
+            "key",
+            "new",
+            "--out",
+            "keys/release",
+            "--passphrase-file",
+            "pass.txt",
+            "--format",
+            "json",
+        ],
+    )));
+    assert_eq!(made["encrypted"], true, "{made}");
+    let id = made["key"].as_str().unwrap().to_string();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(root.join("keys/release.key"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let again = masterctl(
+        root,
+        &["key", "new", "--out", "keys/release", "--no-passphrase"],
+    );
+    assert_eq!(again.status.code(), Some(2), "{}", text(&again));
+    assert!(
+        text(&again).contains("is never written over"),
+        "{}",
+        text(&again)
+    );
+    ok(masterctl(
+        root,
+        &["key", "new", "--out", "keys/other", "--no-passphrase"],
+    ));
+
+    // An encrypted key with no passphrase to be had: said, nothing published.
+    let publish = |more: &[&str]| {
+        let mut args = vec![
+            "publish",
+            "build",
+            "--to",
+            &url,
+            "--sign",
+            "keys/release.key",
+        ];
+        args.extend_from_slice(more);
+        masterctl(root, &args)
+    };
+    let asked = publish(&[]);
+    assert_eq!(asked.status.code(), Some(2), "{}", text(&asked));
+    assert!(
+        text(&asked).contains("--passphrase-file"),
+        "{}",
+        text(&asked)
+    );
+    assert!(!store.join("regions").exists());
+
+    let published = json(&ok(publish(&[
+        "--passphrase-file",
+        "pass.txt",
+        "--format",
+        "json",
+    ])));
+    assert_eq!(published["signed"]["key"], id.as_str(), "{published}");
+    let release = published["release"].as_str().unwrap().to_string();
+    let fetch = |trust: &str| {
+        masterctl(
+            root,
+            &[
+                "fetch", "--from", &url, "--region", "jp", "--out", "fetched", "--trust", trust,
+                "--format", "json",
+            ],
+        )
+    };
+    let fetched = json(&ok(fetch("keys/release.pub")));
+    assert_eq!(fetched["signed"]["key"], id.as_str(), "{fetched}");
+    let refused = fetch("keys/other.pub");
+    assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
+    assert!(
+        text(&refused).contains("which is not trusted"),
+        "{}",
+        text(&refused)
+    );
+
+    if !minisign() {
+        return;
+    }
+    // The standard tool checks the fetched build against the signature on the store.
+    let signature = store.join(format!("releases/jp/{release}.minisig"));
+    let checked = Command::new("minisign")
+        .args([
+            "-V",
+            "-p",
+            "keys/release.pub",
+            "-m",
+            "fetched/manifest.json",
+            "-x",
+        ])
+        .arg(&signature)
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(checked.status.success(), "{}", text(&checked));
+    assert!(
+        text(&checked).contains("masterctl-release region=jp"),
+        "{}",
+        text(&checked)
+    );
+
+    // A key minisign made, held in the environment as CI holds it.
+    let made = Command::new("minisign")
+        .args(["-G", "-W", "-p", "keys/tool.pub", "-s", "keys/tool.key"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", text(&made));
+    rename_sword(root, "Tool Sword");
+    let secret = std::fs::read_to_string(root.join("keys/tool.key")).unwrap();
+    let published = Command::new(env!("CARGO_BIN_EXE_masterctl"))
+        .args([
+            "publish",
+            "build",
+            "--to",
+            &url,
+            "--sign",
+            "env:RELEASE_KEY",
+        ])
+        .env("RELEASE_KEY", secret)
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(published.status.success(), "{}", text(&published));
+    let public = std::fs::read_to_string(root.join("keys/tool.pub")).unwrap();
+    let line = public.lines().nth(1).unwrap();
+    ok(fetch(line));
+}

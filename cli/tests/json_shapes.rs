@@ -290,6 +290,12 @@ fn every_commands_json_has_the_shape_the_reference_gives() {
             "fetch",
             "fetch --from STORE --region global --out fetched --lang en",
         ),
+        ("key new", "key new --out release --no-passphrase"),
+        ("publish --sign", "publish build --to STORE --sign release.key"),
+        (
+            "fetch --trust",
+            "fetch --from STORE --region global --out fetched --lang en --trust release.pub",
+        ),
         ("gc --dry-run", "gc --from STORE --keep 1 --dry-run"),
         (
             "schema infer",

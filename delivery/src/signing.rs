@@ -80,7 +80,14 @@ impl SigningKey {
                 let passphrase = passphrase().map_err(refused)?;
                 minisign::SecretKey::from_box(boxed, Some(passphrase))
             }
-            false => minisign::SecretKey::from_unencrypted_box(boxed),
+            false => {
+                let boxed = match with_checksum(text) {
+                    Some(text) => minisign::SecretKeyBox::from_string(&text)
+                        .map_err(|e| refused(e.to_string()))?,
+                    None => boxed,
+                };
+                minisign::SecretKey::from_unencrypted_box(boxed)
+            }
         }
         .map_err(|e| refused(e.to_string()))?;
         let public =
@@ -133,6 +140,30 @@ fn is_encrypted(text: &str) -> Option<bool> {
         [b'E', b'd', b'S', b'c'] => Some(true),
         _ => None,
     }
+}
+
+/// An unencrypted key file as minisign 0.11 writes it (`minisign -G -W`): its checksum
+/// left zero, which the reader here checks. The key file's text with the checksum put in
+/// (BLAKE2b-256 of its algorithm, id and key, as an encrypted key's is); `None` when the
+/// key is not such a one.
+fn with_checksum(text: &str) -> Option<String> {
+    use base64::Engine as _;
+    use blake2::digest::{Update as _, VariableOutput as _};
+    let mut lines = text.lines();
+    let comment = lines.next()?;
+    let mut bytes = base64::engine::general_purpose::STANDARD
+        .decode(lines.next()?.trim())
+        .ok()?;
+    // Algorithm 2, kdf 2, checksum algorithm 2, salt 32, limits 16; id 8, key 64, checksum 32.
+    if bytes.len() != 158 || bytes[2..4] != [0, 0] || bytes[126..].iter().any(|&b| b != 0) {
+        return None;
+    }
+    let mut hasher = blake2::Blake2bVar::new(32).ok()?;
+    hasher.update(&bytes[..2]);
+    hasher.update(&bytes[54..126]);
+    hasher.finalize_variable(&mut bytes[126..]).ok()?;
+    let key = base64::engine::general_purpose::STANDARD.encode(&bytes);
+    Some(format!("{comment}\n{key}\n"))
 }
 
 /// What a build was last fetched as, when its release was signed: kept beside it

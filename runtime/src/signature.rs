@@ -183,3 +183,89 @@ fn key_id(line: &str, skip: usize) -> Option<String> {
     let id: [u8; 8] = bytes.get(skip..skip + 8)?.try_into().ok()?;
     Some(format!("{:016X}", u64::from_le_bytes(id)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// minisign's own example: a key, and its signature of `test` whose trusted comment
+    /// is not a release's.
+    const KEY: &str = "RWQf6LRCGA9i53mlYecO4IzT51TGPpvWucNSCh1CBM0QTaLn73Y7GFO3";
+    const SIGNATURE: &str = "untrusted comment: signature from minisign secret key
+RUQf6LRCGA9i559r3g7V1qNyJDApGip8MfqcadIgT9CuhV3EMhHoN1mGTkUidF/z7SrlQgXdy8ofjb7bNJJylDOocrCo8KLzZwo=
+trusted comment: timestamp:1633700835\tfile:test\tprehashed
+wLMDjy9FLAuxZ3q4NlEvkgtyhrr0gtTu6KC4KBJdITbbOeAi1zBIYo0v4iTgt8jJpIidRJnp94ABQkJAgAooBQ==
+";
+
+    #[test]
+    fn a_statement_reads_back_as_written_and_nothing_else_reads() {
+        let statement = Statement {
+            region: "jp".into(),
+            audience: "server".into(),
+            release: "0123abcd".into(),
+            sequence: 1_765_000_000_000,
+            time: "2026-12-07T10:00:00.000Z".into(),
+        };
+        assert_eq!(
+            Statement::parse(&statement.to_comment()),
+            Ok(statement.clone())
+        );
+        let comment = statement.to_comment();
+        for other in [
+            comment.replace("masterctl-release", "masterctl-pointer"),
+            comment.replace(" audience=server", ""),
+            format!("{comment} extra=1"),
+            comment.replace("sequence=1765000000000", "sequence=-1"),
+            comment.replace("region=jp", "region=j\tp"),
+            comment.replace("region=jp", "region="),
+            "timestamp:1633700835\tfile:test".to_string(),
+        ] {
+            assert!(
+                matches!(Statement::parse(&other), Err(SignatureError::Malformed(_))),
+                "{other}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_key_reads_from_its_line_or_its_file_and_names_its_id() {
+        let line = TrustedKey::parse(KEY).unwrap();
+        let file = TrustedKey::parse(&format!(
+            "untrusted comment: minisign public key {}\n{KEY}\n",
+            line.id()
+        ))
+        .unwrap();
+        assert_eq!(line.id(), file.id());
+        assert_eq!(line.id().len(), 16);
+        for garbage in ["", "RWQ", "not a key", &KEY[1..]] {
+            assert!(TrustedKey::parse(garbage).is_err(), "{garbage}");
+        }
+    }
+
+    /// Over other bytes: forged; by a key not trusted: said with its id; a good
+    /// signature whose statement is not a release's: malformed, never taken.
+    #[test]
+    fn only_a_trusted_key_s_signature_of_these_bytes_stating_a_release_is_taken() {
+        let key = TrustedKey::parse(KEY).unwrap();
+        assert_eq!(
+            verify(b"tess", SIGNATURE, std::slice::from_ref(&key)),
+            Err(SignatureError::Forged {
+                key: key.id().to_string()
+            })
+        );
+        assert_eq!(
+            verify(b"test", SIGNATURE, &[]),
+            Err(SignatureError::Untrusted {
+                key: key.id().to_string()
+            })
+        );
+        assert!(matches!(
+            verify(b"test", SIGNATURE, std::slice::from_ref(&key)),
+            Err(SignatureError::Malformed(why)) if why.contains("not a release's")
+        ));
+        assert!(matches!(
+            verify(b"test", "not a signature", &[key]),
+            Err(SignatureError::Malformed(_))
+        ));
+    }
+}
