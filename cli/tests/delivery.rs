@@ -1162,7 +1162,7 @@ fn minisign() -> bool {
 /// release with its public key and refuses it with another. The standard `minisign`
 /// checks the fetched build's manifest against the signature on the store, and a key
 /// `minisign` made signs a publish (from the environment, as CI would) that `fetch`
-/// takes.
+/// takes with its key, and refuses with the project's (`[delivery] trusted_keys`).
 #[test]
 fn a_release_signed_by_a_key_made_here_or_by_minisign_is_taken_and_checked_by_both() {
     let (repo, _build) = game();
@@ -1260,6 +1260,23 @@ fn a_release_signed_by_a_key_made_here_or_by_minisign_is_taken_and_checked_by_bo
         text(&refused)
     );
 
+    // The project's keys, when a fetch in its repository names none.
+    let public = std::fs::read_to_string(root.join("keys/release.pub")).unwrap();
+    let config = std::fs::read_to_string(root.join("masterctl.toml")).unwrap();
+    let trusted = public.lines().nth(1).unwrap();
+    let config = format!("{config}\n[delivery]\ntrusted_keys = [\"{trusted}\"]\n");
+    std::fs::write(root.join("masterctl.toml"), config).unwrap();
+    git(root, &["commit", "-qam", "Trust the release key"]);
+    let configured = || {
+        masterctl(
+            root,
+            &[
+                "fetch", "--from", &url, "--region", "jp", "--out", "fetched", "--format", "json",
+            ],
+        )
+    };
+    assert_eq!(json(&ok(configured()))["signed"]["key"], id.as_str());
+
     if !minisign() {
         return;
     }
@@ -1310,5 +1327,7 @@ fn a_release_signed_by_a_key_made_here_or_by_minisign_is_taken_and_checked_by_bo
     assert!(published.status.success(), "{}", text(&published));
     let public = std::fs::read_to_string(root.join("keys/tool.pub")).unwrap();
     let line = public.lines().nth(1).unwrap();
+    let refused = configured();
+    assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
     ok(fetch(line));
 }

@@ -291,7 +291,10 @@ fn every_commands_json_has_the_shape_the_reference_gives() {
             "fetch --from STORE --region global --out fetched --lang en",
         ),
         ("key new", "key new --out release --no-passphrase"),
-        ("publish --sign", "publish build --to STORE --sign release.key"),
+        (
+            "publish --sign",
+            "publish build --to STORE --sign release.key",
+        ),
         (
             "fetch --trust",
             "fetch --from STORE --region global --out fetched --lang en --trust release.pub",

@@ -238,6 +238,9 @@ pub struct Config {
     /// Where builds are published (`[publish]`): what the console's releases page reads
     /// and what `publish`, `releases` and `rollback` use when given no store.
     pub publish: Option<PublishConfig>,
+    /// The minisign public keys (their key lines) whose signed releases `fetch` takes
+    /// when given no `--trust` (`[delivery] trusted_keys`); empty: any release.
+    pub trusted_keys: Vec<String>,
     /// Who sees a table that names no audience (`audience`; servers and clients when
     /// none is set).
     pub audience: crate::audience::Audiences,

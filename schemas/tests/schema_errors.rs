@@ -475,6 +475,27 @@ fn the_publish_store_is_a_url_delivery_speaks() {
     }
 }
 
+/// `[delivery] trusted_keys`: minisign public keys' lines, each read as one, the first
+/// that is not said at its line.
+#[test]
+fn the_trusted_keys_are_minisign_public_keys() {
+    let key = "RWQf6LRCGA9i53mlYecO4IzT51TGPpvWucNSCh1CBM0QTaLn73Y7GFO3";
+    let config = format!("source_language = \"ja\"\n[delivery]\ntrusted_keys = [\"{key}\"]\n");
+    let project = load(&config, &[("category.toml", CATEGORY)]).unwrap();
+    assert_eq!(project.config.trusted_keys, [key]);
+    let config = format!(
+        "source_language = \"ja\"\n[delivery]\ntrusted_keys = [\n  \"{key}\",\n  \"keys/release.pub\",\n]\n"
+    );
+    let errors = load(&config, &[("category.toml", CATEGORY)]).unwrap_err();
+    assert!(
+        errors.iter().any(|d| d
+            .message
+            .contains("`keys/release.pub` is not a minisign public key")
+            && d.location.line == Some(5)),
+        "{errors:?}"
+    );
+}
+
 /// `[notify]`: an http(s) webhook, told of the kinds of events named (all by default).
 #[test]
 fn a_webhook_is_an_http_address_told_of_kinds_of_events_it_names() {

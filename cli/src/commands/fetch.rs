@@ -7,10 +7,14 @@ use masterctl_delivery::short_release;
 use masterctl_delivery::{FetchOptions, Fetched, fetch};
 
 use super::{Failure, block_on, delivery_failure};
-use crate::output::{Output, Render, counted};
+use crate::output::{GlobalArgs, Output, Render, RepoArg, counted};
 
 #[derive(clap::Args)]
 pub struct Args {
+    /// The master repository whose `[delivery] trusted_keys` a fetch without `--trust`
+    /// takes (none outside one)
+    #[command(flatten)]
+    pub repo: RepoArg,
     /// The store: s3://bucket/prefix, file:///path, or http(s)://host/path (a CDN or a
     /// static server in front of the store)
     #[arg(long, value_name = "URL")]
@@ -48,7 +52,7 @@ pub struct Args {
     endpoint: super::EndpointArg,
 }
 
-pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
+pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let remote = super::open_store(&args.from, &args.endpoint)?;
     let options = FetchOptions {
         region: args.region.clone(),
@@ -57,7 +61,7 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
         cache: args.cache.clone(),
         concurrency: args.concurrency.map(|n| n as usize),
         verify: args.verify,
-        trusted: args.trust.keys(&[])?,
+        trusted: args.trust.keys(|| configured_keys(global))?,
         signed_state: None,
     };
     let bar = output.progress_of("downloading", "objects");
@@ -67,6 +71,20 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
     let fetched = fetched?.map_err(delivery_failure)?;
     output.render(&Shown(fetched));
     Ok(())
+}
+
+/// The keys the project trusts (`[delivery] trusted_keys`), when the fetch runs in a
+/// master repository; none outside one. A project whose structure does not load is an
+/// error, not an empty list: its keys would otherwise go unenforced.
+fn configured_keys(global: &GlobalArgs) -> Result<Vec<String>, Failure> {
+    let Ok(repo) = super::open_repo(global) else {
+        return Ok(Vec::new());
+    };
+    match repo.structure() {
+        Ok(structure) => Ok(structure.project.config.trusted_keys.clone()),
+        Err(masterctl_store::StoreError::NoStructure) => Ok(Vec::new()),
+        Err(e) => Err(crate::failure::store_failure(e)),
+    }
 }
 
 /// What a fetch did, as the library says it.

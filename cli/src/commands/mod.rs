@@ -209,11 +209,11 @@ impl Command {
             Command::Releases(args) => Some(&args.repo),
             Command::Rollback(args) => Some(&args.repo),
             Command::Gc(args) => Some(&args.repo),
+            Command::Fetch(args) => Some(&args.repo),
             Command::Init(_)
             | Command::Schema(_)
             | Command::Migrate(_)
             | Command::Inspect(_)
-            | Command::Fetch(_)
             | Command::Key(_)
             | Command::Completions(_)
             | Command::Manual(_) => None,
@@ -312,7 +312,7 @@ pub fn run(
         Command::Codegen(args) => codegen::run(args, global, output),
         Command::Inspect(args) => inspect::run(args, output),
         Command::Publish(args) => publish::run(args, global, output),
-        Command::Fetch(args) => fetch::run(args, output),
+        Command::Fetch(args) => fetch::run(args, global, output),
         Command::Releases(args) => releases::run(args, global, output),
         Command::Rollback(args) => rollback::run(args, global, output),
         Command::Gc(args) => gc::run(args, global, output),

@@ -79,13 +79,15 @@ pub struct TrustArg {
 }
 
 impl TrustArg {
-    /// The keys `--trust` names, read; else those `trusted` names (the project's
-    /// `[delivery] trusted_keys`).
-    pub fn keys(&self, trusted: &[String]) -> Result<Vec<TrustedKey>, Failure> {
-        let named = if self.trust.is_empty() {
-            trusted
-        } else {
-            &self.trust
+    /// The keys `--trust` names, read; else those `configured` gives (the project's
+    /// `[delivery] trusted_keys`), asked only then.
+    pub fn keys(
+        &self,
+        configured: impl FnOnce() -> Result<Vec<String>, Failure>,
+    ) -> Result<Vec<TrustedKey>, Failure> {
+        let named = match self.trust.is_empty() {
+            true => configured()?,
+            false => self.trust.clone(),
         };
         named.iter().map(|key| trusted_key(key)).collect()
     }

@@ -30,6 +30,11 @@ impl Builder {
             .publish
             .as_ref()
             .and_then(|publish| self.check_publish(&source, publish));
+        let trusted_keys = raw
+            .delivery
+            .as_ref()
+            .map(|delivery| self.check_trusted_keys(&source, delivery))
+            .unwrap_or_default();
         let unread = raw
             .unread
             .as_ref()
@@ -61,6 +66,7 @@ impl Builder {
             regions,
             timezone: self.zone.clone(),
             publish,
+            trusted_keys,
             audience: self.audience,
             unread,
             pseudo,
@@ -213,6 +219,26 @@ impl Builder {
             }
         }
         unread
+    }
+
+    /// `[delivery] trusted_keys`: each a minisign public key's line (`RWQ…`).
+    fn check_trusted_keys(&mut self, source: &SourceText, raw: &RawDelivery) -> Vec<String> {
+        let mut keys = Vec::new();
+        for key in &raw.trusted_keys {
+            match masterctl_runtime::signature::TrustedKey::parse(key.get_ref()) {
+                Ok(_) => keys.push(key.get_ref().trim().to_string()),
+                Err(_) => self.error(
+                    source
+                        .error(
+                            Code::InvalidName,
+                            key.span(),
+                            format!("`{}` is not a minisign public key", key.get_ref()),
+                        )
+                        .expected("the key line of a .pub file (`masterctl key new`), RWQ…"),
+                ),
+            }
+        }
+        keys
     }
 
     /// `[publish]`: a store URL of a kind delivery speaks, and an endpoint only where

@@ -26,6 +26,8 @@ pub(super) struct RawConfig {
     pub(super) timezone: Option<Spanned<String>>,
     /// Where the project's builds are published (`[publish]`).
     pub(super) publish: Option<RawPublish>,
+    /// The keys whose signed releases a fetch takes (`[delivery]`).
+    pub(super) delivery: Option<RawDelivery>,
     /// Who is told of what happens (`[notify]`).
     pub(super) notify: Option<RawNotify>,
     /// Who sees a table that names no audience.
@@ -77,6 +79,13 @@ pub(super) type RawAudience = Spanned<Vec<Spanned<String>>>;
 pub(super) struct RawNotify {
     pub(super) webhook: Spanned<String>,
     pub(super) events: Option<Vec<Spanned<String>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawDelivery {
+    #[serde(default)]
+    pub(super) trusted_keys: Vec<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
