@@ -168,21 +168,26 @@ async fn stage(
         manifest,
         manifest_bytes,
         asked,
+        signature,
     } = read_release(remote, region, options, &cache_dir).await?;
     let signed = match options.trusted.is_empty() {
         true => None,
-        false => Some(
-            check_signed(
-                remote,
+        false => {
+            let read = Fetching {
+                store: remote.shown(),
                 region,
-                &release,
+                release: &release,
+            };
+            let signature = signature.as_deref();
+            Some(check_signed(
+                &read,
                 &manifest,
                 &manifest_bytes,
+                signature,
                 options,
                 out,
-            )
-            .await?,
-        ),
+            )?)
+        }
     };
     // The release's requests tell which protocol the store speaks.
     let protocol = traffic().and_then(|t| t.protocol);
@@ -516,12 +521,19 @@ async fn read_release(
                 prefetch.seen(stored);
             }
         };
-        if let Some(manifest) = pointer_manifest(remote, region, pointer, &mut watch).await? {
+        // The release's signature, when one is asked for, read beside its manifest: no
+        // round trip more than an unsigned fetch.
+        let (manifest, signature) = futures::join!(
+            pointer_manifest(remote, region, pointer, &mut watch),
+            read_signature(remote, region, &pointer.release, options)
+        );
+        if let Some(manifest) = manifest? {
             return Ok(Read {
                 release: pointer.release.clone(),
                 manifest: manifest.0,
                 manifest_bytes: manifest.1,
                 asked: prefetch.map(ManifestWatch::into_prefetch),
+                signature: signature?,
             });
         }
     }
@@ -548,13 +560,33 @@ async fn read_release(
             why: "its manifest hash is not the release's".into(),
         });
     }
-    let (manifest, manifest_bytes) = release_manifest(remote, region, &release).await?;
+    let (manifest, signature) = futures::join!(
+        release_manifest(remote, region, &release),
+        read_signature(remote, region, &release.release, options)
+    );
+    let (manifest, manifest_bytes) = manifest?;
     Ok(Read {
         release: release.release,
         manifest,
         manifest_bytes,
         asked: None,
+        signature: signature?,
     })
+}
+
+/// The signature of `release` when the fetch trusts keys (`None` when it does not, or
+/// the release has none).
+async fn read_signature(
+    remote: &Remote,
+    region: &str,
+    release: &str,
+    options: &FetchOptions,
+) -> Result<Option<bytes::Bytes>, DeliveryError> {
+    if options.trusted.is_empty() {
+        return Ok(None);
+    }
+    let key = layout::signature_key(region, release);
+    remote.get(&key, layout::SIGNATURE_LIMIT).await
 }
 
 /// A release as [`read_release`] read it.
@@ -567,6 +599,8 @@ struct Read {
     /// The objects asked for while the manifest arrived (only the pointer's manifest
     /// object is read so).
     asked: Option<Prefetch>,
+    /// Its signature, when the fetch trusts keys and the store has one.
+    signature: Option<bytes::Bytes>,
 }
 
 /// The languages to take: all, or the ones asked for (each must be the release's), in
@@ -607,21 +641,30 @@ fn check_out(out: &Path) -> Result<bool, DeliveryError> {
 }
 
 /// `.NAME.cache` beside the output folder.
-/// The release's signature, read beside its record and checked over its manifest
-/// against the trusted keys; its statement checked against the release and the build
-/// `out` runs.
-async fn check_signed(
-    remote: &Remote,
-    region: &str,
-    release: &str,
+/// What a fetch is taking: the release of the region on the store.
+struct Fetching<'a> {
+    store: &'a str,
+    region: &'a str,
+    release: &'a str,
+}
+
+/// The release's `signature` (read beside its record) checked over its manifest against
+/// the trusted keys; its statement checked against the release and the build `out`
+/// runs. No signature: refused.
+fn check_signed(
+    read: &Fetching<'_>,
     manifest: &Manifest,
     manifest_bytes: &[u8],
+    signature: Option<&[u8]>,
     options: &FetchOptions,
     out: &Path,
 ) -> Result<crate::signing::Running, DeliveryError> {
-    let store = remote.shown();
-    let key = layout::signature_key(region, release);
-    let Some(signature) = remote.get(&key, layout::SIGNATURE_LIMIT).await? else {
+    let Fetching {
+        store,
+        region,
+        release,
+    } = *read;
+    let Some(signature) = signature else {
         return Err(DeliveryError::Unsigned {
             store: store.to_string(),
             region: region.to_string(),
@@ -635,18 +678,12 @@ async fn check_signed(
         why,
     };
     let text =
-        std::str::from_utf8(&signature).map_err(|_| refused("its signature is not text".into()))?;
+        std::str::from_utf8(signature).map_err(|_| refused("its signature is not text".into()))?;
     let signed = masterctl_runtime::signature::verify(manifest_bytes, text, &options.trusted)
         .map_err(|e| refused(e.to_string()))?;
     let kept = signed_state(out, options);
-    crate::signing::check_statement(
-        &signed,
-        store,
-        region,
-        release,
-        manifest.audience.as_deref(),
-        &kept,
-    )
+    let audience = manifest.audience.as_deref();
+    crate::signing::check_statement(&signed, store, region, release, audience, &kept)
 }
 
 /// Where what the build `out` runs is kept.
