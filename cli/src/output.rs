@@ -195,6 +195,12 @@ impl Output {
         self.error_line(&format!("{} {text}", self.paint(0, "warning:")));
     }
 
+    /// A line of news on standard error while a command keeps running (`watch`): what
+    /// it did, never its result (which goes to standard output).
+    pub fn note(&self, text: &str) {
+        self.error_line(text);
+    }
+
     /// A line on standard error, coloured when it is.
     fn error_line(&self, text: &str) {
         let text = terminal_safe(text, self.stderr != anstream::ColorChoice::Never);

@@ -1331,3 +1331,112 @@ fn a_release_signed_by_a_key_made_here_or_by_minisign_is_taken_and_checked_by_bo
     assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
     ok(fetch(line));
 }
+
+/// `watch --once` keeps a folder at the region's release and says so in its status file
+/// and JSON; a release it refuses (unsigned, with `--trust`) is counted, the folder left
+/// as it was; `watch --listen` serves the same as JSON and Prometheus text while it runs.
+#[test]
+fn a_watcher_keeps_its_folder_and_says_what_it_runs() {
+    let (repo, _build) = game();
+    let root = repo.path();
+    let url = format!("file://{}", root.join("store").display());
+    ok(masterctl(
+        root,
+        &["key", "new", "--out", "release", "--no-passphrase"],
+    ));
+    ok(masterctl(
+        root,
+        &["publish", "build", "--to", &url, "--sign", "release.key"],
+    ));
+    let watch_once = || {
+        let args = [
+            "watch", "--from", &url, "--region", "jp", "--out", "live", "--once",
+        ];
+        json(&ok(masterctl(
+            root,
+            &[&args[..], &["--trust", "release.pub", "--format", "json"]].concat(),
+        )))
+    };
+    let status = watch_once();
+    let release = status["release"].as_str().unwrap().to_string();
+    assert_eq!(
+        status["signed"]["key"].as_str().map(str::len),
+        Some(16),
+        "{status}"
+    );
+    assert!(root.join("live/manifest.json").is_file());
+    let kept: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(root.join(".live.status.json")).unwrap()).unwrap();
+    assert_eq!(kept["release"], release.as_str());
+
+    // An unsigned release: refused, counted, the folder as it was.
+    rename_sword(root, "Unsigned Sword");
+    ok(masterctl(root, &["publish", "build", "--to", &url]));
+    let status = watch_once();
+    assert_eq!(status["release"], release.as_str(), "{status}");
+    assert_eq!(status["refusal"]["reason"], "unsigned", "{status}");
+
+    // Served while it runs.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_masterctl"))
+        .args([
+            "watch",
+            "--from",
+            &url,
+            "--region",
+            "jp",
+            "--out",
+            "live",
+            "--listen",
+            "127.0.0.1:0",
+        ])
+        .current_dir(root)
+        .env("NO_COLOR", "1")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut stderr, &mut line).unwrap();
+    let address = line
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    let get = |path: &str| {
+        use std::io::{Read as _, Write as _};
+        let mut stream = std::net::TcpStream::connect(&address).unwrap();
+        write!(
+            stream,
+            "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        answer
+    };
+    // The first round takes the unsigned release (no key is trusted here).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let metrics = loop {
+        let metrics = get("/metrics");
+        if metrics.contains("masterctl_release_info{") && !metrics.contains(&release) {
+            break metrics;
+        }
+        assert!(Instant::now() < deadline, "{metrics}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(metrics.contains("text/plain; version=0.0.4"), "{metrics}");
+    assert!(
+        metrics.contains("masterctl_release_age_seconds{region=\"jp\"}"),
+        "{metrics}"
+    );
+    assert!(get_failed_after_kill(&address));
+}
+
+/// Whether nothing answers at `address` any more.
+fn get_failed_after_kill(address: &str) -> bool {
+    std::net::TcpStream::connect(address).is_err()
+}

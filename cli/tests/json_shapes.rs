@@ -299,6 +299,10 @@ fn every_commands_json_has_the_shape_the_reference_gives() {
             "fetch --trust",
             "fetch --from STORE --region global --out fetched --lang en --trust release.pub",
         ),
+        (
+            "watch --once",
+            "watch --from STORE --region global --out watched --once",
+        ),
         ("gc --dry-run", "gc --from STORE --keep 1 --dry-run"),
         (
             "schema infer",

@@ -35,6 +35,7 @@ mod translating;
 mod undoing;
 mod uploads;
 mod visitor;
+pub mod watching;
 mod writing;
 
 use std::net::SocketAddr;

@@ -22,6 +22,7 @@ mod cache;
 mod causes;
 pub mod fetch;
 mod holder;
+pub mod keeping;
 
 pub mod layout;
 pub mod lease;
@@ -32,6 +33,7 @@ mod prefetch;
 pub mod publish;
 pub mod remote;
 pub mod signing;
+pub mod status;
 pub mod transport;
 pub mod watch;
 

@@ -260,7 +260,7 @@ pub fn check_statement(
 }
 
 /// What a publish or rollback signed: the key and the number it stated.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SignedAs {
     pub key: String,
     pub sequence: u64,

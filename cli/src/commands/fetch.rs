@@ -9,26 +9,33 @@ use masterctl_delivery::{FetchOptions, Fetched, fetch};
 use super::{Failure, block_on, delivery_failure};
 use crate::output::{GlobalArgs, Output, Render, RepoArg, counted};
 
+/// Where a release comes from and goes: `fetch`'s and `watch`'s.
+#[derive(clap::Args)]
+pub struct Target {
+    /// The store: s3://bucket/prefix, file:///path, or http(s)://host/path (a CDN or a
+    /// static server in front of the store)
+    #[arg(long, value_name = "URL")]
+    pub from: String,
+    /// The region whose release to take
+    #[arg(long, value_name = "R")]
+    pub region: String,
+    /// The build directory to write (assembled beside it, then swapped in; a previous
+    /// build there is replaced)
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Only these languages' texts (comma-separated); each already holds its fallbacks
+    #[arg(long, value_name = "L,...", value_delimiter = ',')]
+    pub lang: Vec<String>,
+}
+
 #[derive(clap::Args)]
 pub struct Args {
     /// The master repository whose `[delivery] trusted_keys` a fetch without `--trust`
     /// takes (none outside one)
     #[command(flatten)]
     pub repo: RepoArg,
-    /// The store: s3://bucket/prefix, file:///path, or http(s)://host/path (a CDN or a
-    /// static server in front of the store)
-    #[arg(long, value_name = "URL")]
-    from: String,
-    /// The region whose release to fetch
-    #[arg(long, value_name = "R")]
-    region: String,
-    /// The build directory to write (assembled beside it, then swapped in; a previous
-    /// build there is replaced)
-    #[arg(long, value_name = "DIR")]
-    out: PathBuf,
-    /// Only these languages' texts (comma-separated); each already holds its fallbacks
-    #[arg(long, value_name = "L,...", value_delimiter = ',')]
-    lang: Vec<String>,
+    #[command(flatten)]
+    target: Target,
     /// This release (a source commit; as `releases` prints it, or a unique prefix of 7
     /// or more hexadecimal digits) instead of the region's current one
     #[arg(long, value_name = "ID")]
@@ -53,10 +60,10 @@ pub struct Args {
 }
 
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
-    let remote = super::open_store(&args.from, &args.endpoint)?;
+    let remote = super::open_store(&args.target.from, &args.endpoint)?;
     let options = FetchOptions {
-        region: args.region.clone(),
-        languages: (!args.lang.is_empty()).then(|| args.lang.clone()),
+        region: args.target.region.clone(),
+        languages: (!args.target.lang.is_empty()).then(|| args.target.lang.clone()),
         release: args.release.clone(),
         cache: args.cache.clone(),
         concurrency: args.concurrency.map(|n| n as usize),
@@ -66,7 +73,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     };
     let bar = output.progress_of("downloading", "objects");
     let progress = |_done: usize, total: usize| bar.file_done(total);
-    let fetched = block_on(fetch(&remote, &args.out, &options, &progress));
+    let fetched = block_on(fetch(&remote, &args.target.out, &options, &progress));
     bar.finish();
     let fetched = fetched?.map_err(delivery_failure)?;
     output.render(&Shown(fetched));

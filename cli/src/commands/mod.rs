@@ -36,6 +36,7 @@ mod sync;
 mod tag;
 mod unlock;
 mod validate;
+mod watch;
 
 use clap::Subcommand;
 
@@ -116,6 +117,8 @@ pub enum Command {
     Rollback(rollback::Args),
     /// Delete releases beyond the newest N per region, and the objects no kept release needs
     Gc(gc::Args),
+    /// Keep a build folder at a region's current release, saying what it runs (a file, JSON and Prometheus over HTTP)
+    Watch(watch::Args),
     /// Keys that sign releases (`publish --sign`) and that servers trust (`fetch --trust`)
     #[command(subcommand)]
     Key(key::Command),
@@ -215,6 +218,7 @@ impl Command {
             | Command::Migrate(_)
             | Command::Inspect(_)
             | Command::Key(_)
+            | Command::Watch(_)
             | Command::Completions(_)
             | Command::Manual(_) => None,
         }
@@ -260,6 +264,7 @@ impl Command {
             Command::Gc(_) => "gc",
             Command::Unlock(_) => "unlock",
             Command::Key(_) => "key",
+            Command::Watch(_) => "watch",
             Command::Completions(_) => "completions",
             Command::Manual(_) => "manual",
         }
@@ -318,6 +323,7 @@ pub fn run(
         Command::Gc(args) => gc::run(args, global, output),
         Command::Unlock(args) => unlock::run(args, global, output),
         Command::Key(command) => key::run(command, output),
+        Command::Watch(args) => watch::run(args, output),
         Command::Completions(args) => completions::run(args, cli()),
         Command::Manual(args) => manual::run(args, cli(), output),
     }
