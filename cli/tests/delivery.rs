@@ -1376,19 +1376,47 @@ fn a_watcher_keeps_its_folder_and_says_what_it_runs() {
     assert_eq!(status["release"], release.as_str(), "{status}");
     assert_eq!(status["refusal"]["reason"], "unsigned", "{status}");
 
+    // Reported to the store, and counted per release.
+    let base = ["watch", "--from", &url, "--region", "jp", "--out", "live"];
+    let more = [
+        "--once",
+        "--trust",
+        "release.pub",
+        "--report",
+        "--host",
+        "web-1",
+    ];
+    let reported = masterctl(root, &[&base[..], &more[..]].concat());
+    ok(reported);
+    let listed = json(&ok(masterctl(
+        root,
+        &["releases", "--from", &url, "--fleet", "--format", "json"],
+    )));
+    let servers: Vec<(String, serde_json::Value)> = (listed["releases"].as_array().unwrap().iter())
+        .map(|r| {
+            (
+                r["release"].as_str().unwrap().to_string(),
+                r["servers"].clone(),
+            )
+        })
+        .collect();
+    assert!(
+        servers.contains(&(release.clone(), serde_json::json!(["web-1"]))),
+        "{listed}"
+    );
+    let bad = masterctl(
+        root,
+        &[
+            "watch", "--from", &url, "--region", "jp", "--out", "live", "--once", "--report",
+            "--host", "../x",
+        ],
+    );
+    assert_eq!(bad.status.code(), Some(2), "{}", text(&bad));
+
     // Served while it runs.
     let mut child = Command::new(env!("CARGO_BIN_EXE_masterctl"))
-        .args([
-            "watch",
-            "--from",
-            &url,
-            "--region",
-            "jp",
-            "--out",
-            "live",
-            "--listen",
-            "127.0.0.1:0",
-        ])
+        .args(base)
+        .args(["--listen", "127.0.0.1:0"])
         .current_dir(root)
         .env("NO_COLOR", "1")
         .stderr(Stdio::piped())

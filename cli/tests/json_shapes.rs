@@ -300,9 +300,10 @@ fn every_commands_json_has_the_shape_the_reference_gives() {
             "fetch --from STORE --region global --out fetched --lang en --trust release.pub",
         ),
         (
-            "watch --once",
-            "watch --from STORE --region global --out watched --once",
+            "watch --once --report",
+            "watch --from STORE --region global --out watched --once --report --host web-1",
         ),
+        ("releases --fleet", "releases --from STORE --fleet"),
         ("gc --dry-run", "gc --from STORE --keep 1 --dry-run"),
         (
             "schema infer",

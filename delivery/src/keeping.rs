@@ -60,6 +60,8 @@ pub struct Keeper {
     /// The pointer's ETag when it was last taken or refused for good (`None`: read it
     /// whole next round).
     seen: Option<String>,
+    /// Report each round's status to the store as this host (`crate::fleet`).
+    pub report_as: Option<String>,
 }
 
 impl Keeper {
@@ -72,6 +74,7 @@ impl Keeper {
             options,
             status_file: status_path(out),
             seen: None,
+            report_as: None,
         }
     }
 
@@ -123,6 +126,15 @@ impl Keeper {
                 }
             },
             Err(error) => watched.change(|status| status.refused(&error, &now)),
+        };
+        let status = match &self.report_as {
+            // A report that fails is said in the status; the watcher goes on.
+            Some(host) => {
+                let reported = crate::fleet::report(&self.remote, host, &status).await;
+                let failed = reported.err().map(|e| e.to_string());
+                watched.change(|status| status.report_failed = failed)
+            }
+            None => status,
         };
         write_status(&self.status_file, &status)?;
         Ok(status)

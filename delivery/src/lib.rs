@@ -21,6 +21,7 @@ mod bounded;
 mod cache;
 mod causes;
 pub mod fetch;
+pub mod fleet;
 mod holder;
 pub mod keeping;
 
@@ -42,8 +43,8 @@ use std::path::PathBuf;
 pub use fetch::{FetchOptions, Fetched, fetch};
 pub use layout::short_release;
 pub use manage::{
-    Collected, MadeCurrent, Moving, ReleaseInfo, RolledBack, gc, releases, resolve_release,
-    rollback,
+    Collected, MadeCurrent, Moving, ReleaseInfo, RolledBack, gc, releases, releases_and_fleet,
+    resolve_release, rollback,
 };
 pub use manifests::release_manifest;
 pub use publish::{PublishOptions, Published, publish};

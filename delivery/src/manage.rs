@@ -34,6 +34,9 @@ pub struct ReleaseInfo {
     /// The current one's pointer: who made it current, when and why (a rollback's
     /// reason).
     pub made_current: Option<MadeCurrent>,
+    /// The servers reporting they run it (`releases --fleet`; `None` when not asked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub servers: Option<Vec<String>>,
 }
 
 /// Who moved a region's pointer to its release, when, and why.
@@ -231,8 +234,30 @@ pub async fn releases(
                         reason: p.reason.clone(),
                     }),
                 release: release.release,
+                servers: None,
             });
         }
+    }
+    Ok(infos)
+}
+
+/// [`releases`], each with the servers reporting they run it (`crate::fleet`).
+pub async fn releases_and_fleet(
+    remote: &Remote,
+    region: Option<&str>,
+) -> Result<Vec<ReleaseInfo>, DeliveryError> {
+    let (infos, reports) = futures::join!(
+        releases(remote, region),
+        crate::fleet::reports(remote, region)
+    );
+    let running = crate::fleet::running(&reports?);
+    let mut infos = infos?;
+    for info in &mut infos {
+        let at = (info.region.clone(), info.release.clone());
+        let hosts = running
+            .get(&at)
+            .map(|hosts| hosts.iter().cloned().collect());
+        info.servers = Some(hosts.unwrap_or_default());
     }
     Ok(infos)
 }
@@ -495,6 +520,9 @@ pub struct Collected {
     /// Partial uploads killed publishers left in a folder store (`objects/<hash>#1`),
     /// older than the grace period.
     pub leftovers_deleted: usize,
+    /// Releases kept beyond `--keep` because servers report they still run them: by
+    /// region, each release with those servers.
+    pub kept_running: BTreeMap<String, BTreeMap<String, Vec<String>>>,
 }
 
 /// How long an object no release names is left alone by default: a publisher writes its
@@ -590,6 +618,7 @@ async fn collect(
         bytes_deleted: 0,
         objects_too_young: 0,
         leftovers_deleted: 0,
+        kept_running: BTreeMap::new(),
     };
     let pointers = pointers(remote).await?;
     // Every pointer must name a release listed: its objects are known only from it.
@@ -607,13 +636,20 @@ async fn collect(
             });
         }
     }
+    // A release a server reports it still runs is kept, whatever its age.
+    let running = crate::fleet::running(&crate::fleet::reports(remote, None).await?);
     let mut kept: Vec<(&str, &Release)> = Vec::new();
     let mut doomed: Vec<(String, String)> = Vec::new();
     for (region, releases) in &records {
         let current = pointers.get(region).map(String::as_str);
         for (i, release) in releases.iter().enumerate() {
             let is_current = current == Some(release.release.as_str());
-            if i < keep || is_current {
+            let run = running.get(&(region.clone(), release.release.clone()));
+            if let Some(hosts) = run.filter(|_| i >= keep && !is_current) {
+                (collected.kept_running.entry(region.clone()).or_default())
+                    .insert(release.release.clone(), hosts.iter().cloned().collect());
+            }
+            if i < keep || is_current || run.is_some() {
                 collected
                     .kept
                     .entry(region.clone())

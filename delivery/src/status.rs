@@ -32,6 +32,9 @@ pub struct Status {
     pub refusal: Option<Refusal>,
     /// Refusals counted since the status file was made, by reason.
     pub refusals: BTreeMap<String, u64>,
+    /// Why the last report to the store (`--report`) failed, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report_failed: Option<String>,
 }
 
 /// A release not taken.

@@ -9,7 +9,7 @@ use masterctl_delivery::signing::{SigningKey, new_key_pair};
 use masterctl_delivery::{DeliveryError, FetchOptions, Moving, PublishOptions, Remote, layout};
 use masterctl_runtime::signature::TrustedKey;
 
-use crate::common::{block_on, build, commit};
+use crate::common::{block_on, build_release};
 
 /// A key pair: the key to sign with, the key to trust.
 fn key_pair() -> (Arc<SigningKey>, TrustedKey) {
@@ -25,13 +25,7 @@ fn publish(
     n: u32,
     key: Option<&Arc<SigningKey>>,
 ) -> masterctl_delivery::Published {
-    let dir = root.join(format!("build{n}"));
-    let shop = format!("shop v{n}");
-    build(
-        &dir,
-        &commit(n),
-        &[("item.bin", b"item table"), ("shop.bin", shop.as_bytes())],
-    );
+    let dir = build_release(root, n);
     let options = PublishOptions {
         force: true,
         sign: key.cloned(),

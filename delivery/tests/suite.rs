@@ -9,6 +9,7 @@
 #![allow(clippy::unwrap_used, clippy::print_stdout, clippy::print_stderr)]
 
 mod common;
+mod fleet;
 mod hostile;
 mod publish;
 mod records;

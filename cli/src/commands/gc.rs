@@ -56,6 +56,16 @@ impl Render for Shown {
             let ids: Vec<&str> = releases.iter().map(|r| short_id(r)).collect();
             output.line(format!("{region}: {verb} {}", ids.join(", ")));
         }
+        for (region, releases) in &c.kept_running {
+            for (release, hosts) in releases {
+                output.line(format!(
+                    "{region}: kept {} beyond --keep: {} still run it ({})",
+                    short_id(release),
+                    counted(hosts.len(), "server"),
+                    hosts.join(", ")
+                ));
+            }
+        }
         let releases: usize = c.deleted.values().map(Vec::len).sum();
         output.line(format!(
             "{}{verb} {} and {} ({} bytes)",

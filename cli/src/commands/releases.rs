@@ -2,7 +2,7 @@
 //! first per region, the current one marked.
 
 use masterctl_delivery::short_release;
-use masterctl_delivery::{ReleaseInfo, releases};
+use masterctl_delivery::{ReleaseInfo, releases, releases_and_fleet};
 use serde::Serialize;
 
 use super::{Failure, block_on, delivery_failure};
@@ -19,13 +19,22 @@ pub struct Args {
     /// Only this region's releases
     #[arg(long, value_name = "R")]
     region: Option<String>,
+    /// How many servers run each release, as watchers with `--report` say (reports of
+    /// the last hour)
+    #[arg(long)]
+    fleet: bool,
     #[command(flatten)]
     endpoint: super::EndpointArg,
 }
 
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let remote = super::named_store(args.from.as_deref(), &args.endpoint, global, "--from")?;
-    let list = block_on(releases(&remote, args.region.as_deref()))?.map_err(delivery_failure)?;
+    let region = args.region.as_deref();
+    let list = match args.fleet {
+        true => block_on(releases_and_fleet(&remote, region)),
+        false => block_on(releases(&remote, region)),
+    };
+    let list = list?.map_err(delivery_failure)?;
     if list.is_empty() {
         return Err(Failure::usage(format!(
             "{} holds no release{}",
@@ -63,8 +72,13 @@ impl Render for Listed<'_> {
                 [] => String::new(),
                 versions => format!("  [{}]", versions.join(", ")),
             };
+            let servers = match r.servers.as_ref().map(Vec::len) {
+                Some(1) => "  1 server".to_string(),
+                Some(n) => format!("  {n} servers"),
+                None => String::new(),
+            };
             output.line(format!(
-                "  {} {}  {}  {:>3} files {:>11} bytes  {}{versions}{}",
+                "  {} {}  {}  {:>3} files {:>11} bytes  {}{versions}{}{servers}",
                 if r.current { "*" } else { " " },
                 short_release(&r.release),
                 r.published,

@@ -27,6 +27,14 @@ pub struct Args {
     /// (Prometheus), e.g. 127.0.0.1:9464
     #[arg(long, value_name = "ADDR")]
     listen: Option<String>,
+    /// Report what the folder holds to the store after every round
+    /// (`fleet/<region>/<host>.json`), so that `releases --fleet` counts the servers
+    /// running each release and `gc` keeps what they run; s3:// or file:// only
+    #[arg(long)]
+    report: bool,
+    /// The name reported (default: this machine's host name)
+    #[arg(long, value_name = "NAME", requires = "report")]
+    host: Option<String>,
     #[command(flatten)]
     trust: super::signing_args::TrustArg,
     #[command(flatten)]
@@ -50,7 +58,24 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
         trusted: args.trust.keys(|| Ok(Vec::new()))?,
         signed_state: None,
     };
+    let report_as = match (args.report, &args.host) {
+        (false, _) => None,
+        (true, Some(host)) => Some(host.clone()),
+        (true, None) => Some(host_name()?),
+    };
+    if let Some(host) = &report_as {
+        masterctl_delivery::fleet::check_host(host).map_err(|_| {
+            Failure::usage(format!("`{host}` cannot name a report"))
+                .hint("name this server with --host NAME (letters, digits, . - _)")
+        })?;
+        if !remote.is_writable() {
+            return Err(Failure::usage(
+                "--report writes to the store: watch an s3:// or file:// store",
+            ));
+        }
+    }
     let mut keeper = Keeper::new(remote, &args.target.out, options);
+    keeper.report_as = report_as;
     let watched = Watched::new(keeper.resumed());
     let runtime = masterctl_delivery::runtime()
         .map_err(|e| Failure::environment(format!("cannot start the network runtime: {e}")))?;
@@ -77,6 +102,16 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
     })?;
     output.render(&Shown(status));
     Ok(())
+}
+
+/// This machine's host name (`/proc/sys/kernel/hostname`, else `HOSTNAME`).
+fn host_name() -> Result<String, Failure> {
+    let read = std::fs::read_to_string("/proc/sys/kernel/hostname").ok();
+    let name = read.or_else(|| std::env::var("HOSTNAME").ok());
+    let name = name.map(|n| n.trim().to_string()).filter(|n| !n.is_empty());
+    name.ok_or_else(|| {
+        Failure::usage("this machine's host name is not known").hint("name it with --host NAME")
+    })
 }
 
 /// A round's news on standard error, when there is some: a release taken or refused.

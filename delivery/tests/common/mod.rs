@@ -188,3 +188,15 @@ pub fn forge(store: &Store, release: &str, files: Vec<FileEntry>, plain: &[&[u8]
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, serde_json::to_vec(&pointer).unwrap()).unwrap();
 }
+
+/// Release `n` built in `root/build<n>`: an item table all share and a shop of its own.
+pub fn build_release(root: &Path, n: u32) -> PathBuf {
+    let dir = root.join(format!("build{n}"));
+    let shop = format!("shop v{n}");
+    build(
+        &dir,
+        &commit(n),
+        &[("item.bin", b"item table"), ("shop.bin", shop.as_bytes())],
+    );
+    dir
+}
