@@ -16,6 +16,9 @@ use crate::{DeliveryError, layout};
 /// How long a report counts: a watcher reports every round (30 s by default).
 pub const FRESH_SECONDS: i64 = 3600;
 
+/// How old a report is when `gc` deletes it: a server silent for a day is gone.
+pub const EXPIRED_SECONDS: u64 = 86_400;
+
 /// The most bytes a report may have.
 pub const REPORT_LIMIT: u64 = 4096;
 
@@ -125,4 +128,13 @@ pub fn running(reports: &[Report]) -> BTreeMap<(String, String), BTreeSet<String
         }
     }
     running
+}
+
+/// The reports on the store no server has rewritten for [`EXPIRED_SECONDS`]: their keys.
+pub async fn expired(remote: &Remote) -> Result<Vec<String>, DeliveryError> {
+    let listed = remote.list("fleet/").await?;
+    Ok((listed.into_iter())
+        .filter(|l| l.age >= EXPIRED_SECONDS && l.key.ends_with(".json"))
+        .map(|l| l.key)
+        .collect())
 }

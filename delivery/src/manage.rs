@@ -523,6 +523,8 @@ pub struct Collected {
     /// Releases kept beyond `--keep` because servers report they still run them: by
     /// region, each release with those servers.
     pub kept_running: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+    /// Fleet reports no server rewrote for a day (`crate::fleet::EXPIRED_SECONDS`).
+    pub reports_deleted: usize,
 }
 
 /// How long an object no release names is left alone by default: a publisher writes its
@@ -619,6 +621,7 @@ async fn collect(
         objects_too_young: 0,
         leftovers_deleted: 0,
         kept_running: BTreeMap::new(),
+        reports_deleted: 0,
     };
     let pointers = pointers(remote).await?;
     // Every pointer must name a release listed: its objects are known only from it.
@@ -636,8 +639,11 @@ async fn collect(
             });
         }
     }
-    // A release a server reports it still runs is kept, whatever its age.
+    // A release a server reports it still runs is kept, whatever its age; a report no
+    // server has rewritten for a day goes.
     let running = crate::fleet::running(&crate::fleet::reports(remote, None).await?);
+    let expired = crate::fleet::expired(remote).await?;
+    collected.reports_deleted = expired.len();
     let mut kept: Vec<(&str, &Release)> = Vec::new();
     let mut doomed: Vec<(String, String)> = Vec::new();
     for (region, releases) in &records {
@@ -701,6 +707,9 @@ async fn collect(
         remote
             .delete(&layout::signature_key(region, release))
             .await?;
+    }
+    for key in &expired {
+        remote.delete(key).await?;
     }
     let total = victims.len();
     let mut done = 0;

@@ -84,7 +84,15 @@ fn watchers_report_what_they_run_and_gc_keeps_it() {
     let second_info = listed.iter().find(|r| r.release == second).unwrap();
     assert_eq!(second_info.servers.as_deref(), Some(&[][..]));
 
-    // gc keeping one release keeps the first too: web-1 runs it; the second goes.
+    // A report no server rewrote for two days.
+    let silent = store.path(&fleet::report_key("jp", "web-7"));
+    write(&fleet::report_key("jp", "web-7"), &stale);
+    let two_days_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(2 * 86_400);
+    let file = std::fs::File::options().write(true).open(&silent).unwrap();
+    file.set_modified(two_days_ago).unwrap();
+
+    // gc keeping one release keeps the first too: web-1 runs it; the second goes, and
+    // so does the silent server's report.
     let collected = block_on(masterctl_delivery::gc(
         &store.remote,
         1,
@@ -93,6 +101,9 @@ fn watchers_report_what_they_run_and_gc_keeps_it() {
         &|_, _| {},
     ))
     .unwrap();
+    assert_eq!(collected.reports_deleted, 1);
+    assert!(!silent.exists());
+    assert!(store.path(&fleet::report_key("jp", "web-1")).exists());
     assert_eq!(collected.deleted["jp"], std::slice::from_ref(&second));
     assert_eq!(collected.kept_running["jp"][&first], ["web-1"]);
     fetch(&store.remote, &root.join("again"), &root.join("cache2")).unwrap();

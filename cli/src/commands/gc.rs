@@ -80,6 +80,12 @@ impl Render for Shown {
                 counted(c.objects_too_young, "object"),
             ));
         }
+        if c.reports_deleted > 0 {
+            output.line(format!(
+                "  and {} no server rewrote for a day",
+                counted(c.reports_deleted, "fleet report"),
+            ));
+        }
         if c.leftovers_deleted > 0 {
             output.line(format!(
                 "  and {} killed uploads left (counted in the bytes)",
