@@ -1000,7 +1000,7 @@ mod kinds {
 
     #[test]
     fn every_workflow_error_gets_one_exit_code_and_one_status_by_its_kind() {
-        hold(every_delivery_error, 24, delivery_failure);
+        hold(every_delivery_error, 28, delivery_failure);
         hold(every_remote_error, 4, remote_failure);
         hold(every_import_error, 4, import_failure);
         hold(every_init_error, 4, init_failure);

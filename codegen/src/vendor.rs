@@ -44,6 +44,10 @@ const SOURCES: &[(&str, &str)] = &[
         "src/serialize.rs",
         include_str!("../../runtime/src/serialize.rs"),
     ),
+    (
+        "src/signature.rs",
+        include_str!("../../runtime/src/signature.rs"),
+    ),
     ("src/table.rs", include_str!("../../runtime/src/table.rs")),
     ("src/text.rs", include_str!("../../runtime/src/text.rs")),
 ];
@@ -69,6 +73,8 @@ fn manifest() -> String {
          rayon = \"1\"\n\
          serde = {{ version = \"1\", features = [\"derive\"] }}\n\
          serde_json = \"1\"\n\
+         minisign-verify = \"0.3\"\n\
+         base64 = \"0.23\"\n\
          \n\
          [target.'cfg(unix)'.dependencies]\n\
          libc = \"0.2\"\n",

@@ -692,10 +692,7 @@ fn signed_state(out: &Path, options: &FetchOptions) -> PathBuf {
 }
 
 fn default_cache(out: &Path) -> PathBuf {
-    let name = out
-        .file_name()
-        .map_or_else(|| "build".into(), |n| n.to_string_lossy().into_owned());
-    files::parent_of(out).join(format!(".{name}.cache"))
+    crate::beside(out, ".cache")
 }
 
 /// Objects up to this size are checked and written where they arrive (a millisecond at

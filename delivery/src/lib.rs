@@ -165,7 +165,7 @@ pub enum DeliveryError {
     },
     /// A release without a signature, fetched by one who trusts only signed releases.
     #[error(
-        "{store}: release {release} of {region} is not signed, and only releases signed by a trusted key are taken (--trust, [delivery] trusted_keys)"
+        "{store}: release {release} of {region} is not signed, and only releases signed by a trusted key are taken"
     )]
     Unsigned {
         store: String,
@@ -205,6 +205,14 @@ pub enum DeliveryError {
         #[source]
         source: std::io::Error,
     },
+}
+
+/// What a build folder keeps beside it: `.NAME<suffix>` in its parent folder (its cache
+/// `.cache`, what it runs `.signed.json`, a watcher's status `.status.json`).
+pub(crate) fn beside(out: &std::path::Path, suffix: &str) -> PathBuf {
+    let name =
+        (out.file_name()).map_or_else(|| "build".into(), |n| n.to_string_lossy().into_owned());
+    masterctl_runtime::files::parent_of(out).join(format!(".{name}{suffix}"))
 }
 
 impl DeliveryError {

@@ -181,9 +181,7 @@ pub struct Running {
 
 /// Where what the build `out` runs is kept by default: beside it.
 pub fn running_path(out: &Path) -> PathBuf {
-    let name =
-        (out.file_name()).map_or_else(|| "build".into(), |n| n.to_string_lossy().into_owned());
-    files::parent_of(out).join(format!(".{name}.signed.json"))
+    crate::beside(out, ".signed.json")
 }
 
 /// What a build runs, as last kept at `path` (none when nothing was fetched signed

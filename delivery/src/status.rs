@@ -181,9 +181,7 @@ fn label(value: &str) -> String {
 
 /// Where a watcher of the build `out` keeps its status: beside it.
 pub fn status_path(out: &Path) -> PathBuf {
-    let name =
-        (out.file_name()).map_or_else(|| "build".into(), |n| n.to_string_lossy().into_owned());
-    files::parent_of(out).join(format!(".{name}.status.json"))
+    crate::beside(out, ".status.json")
 }
 
 /// Write `status` at `path` (beside it, then moved into place).

@@ -68,7 +68,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
         cache: args.cache.clone(),
         concurrency: args.concurrency.map(|n| n as usize),
         verify: args.verify,
-        trusted: args.trust.keys(|| configured_keys(global))?,
+        trusted: args.trust.keys(global)?,
         signed_state: None,
     };
     let bar = output.progress_of("downloading", "objects");
@@ -78,20 +78,6 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
     let fetched = fetched?.map_err(delivery_failure)?;
     output.render(&Shown(fetched));
     Ok(())
-}
-
-/// The keys the project trusts (`[delivery] trusted_keys`), when the fetch runs in a
-/// master repository; none outside one. A project whose structure does not load is an
-/// error, not an empty list: its keys would otherwise go unenforced.
-fn configured_keys(global: &GlobalArgs) -> Result<Vec<String>, Failure> {
-    let Ok(repo) = super::open_repo(global) else {
-        return Ok(Vec::new());
-    };
-    match repo.structure() {
-        Ok(structure) => Ok(structure.project.config.trusted_keys.clone()),
-        Err(masterctl_store::StoreError::NoStructure) => Ok(Vec::new()),
-        Err(e) => Err(crate::failure::store_failure(e)),
-    }
 }
 
 /// What a fetch did, as the library says it.

@@ -213,12 +213,12 @@ impl Command {
             Command::Rollback(args) => Some(&args.repo),
             Command::Gc(args) => Some(&args.repo),
             Command::Fetch(args) => Some(&args.repo),
+            Command::Watch(args) => Some(&args.repo),
             Command::Init(_)
             | Command::Schema(_)
             | Command::Migrate(_)
             | Command::Inspect(_)
             | Command::Key(_)
-            | Command::Watch(_)
             | Command::Completions(_)
             | Command::Manual(_) => None,
         }
@@ -323,7 +323,7 @@ pub fn run(
         Command::Gc(args) => gc::run(args, global, output),
         Command::Unlock(args) => unlock::run(args, global, output),
         Command::Key(command) => key::run(command, output),
-        Command::Watch(args) => watch::run(args, output),
+        Command::Watch(args) => watch::run(args, global, output),
         Command::Completions(args) => completions::run(args, cli()),
         Command::Manual(args) => manual::run(args, cli(), output),
     }

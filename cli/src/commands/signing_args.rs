@@ -9,6 +9,7 @@ use masterctl_delivery::signing::SigningKey;
 use masterctl_runtime::signature::TrustedKey;
 
 use super::Failure;
+use crate::output::GlobalArgs;
 
 /// The environment variable a signing key's passphrase may come from.
 pub const PASSPHRASE_VARIABLE: &str = "MASTERCTL_SIGNING_PASSPHRASE";
@@ -79,17 +80,28 @@ pub struct TrustArg {
 }
 
 impl TrustArg {
-    /// The keys `--trust` names, read; else those `configured` gives (the project's
-    /// `[delivery] trusted_keys`), asked only then.
-    pub fn keys(
-        &self,
-        configured: impl FnOnce() -> Result<Vec<String>, Failure>,
-    ) -> Result<Vec<TrustedKey>, Failure> {
+    /// The keys `--trust` names, read; else those of the project the command runs in
+    /// (`[delivery] trusted_keys`; none outside a master repository).
+    pub fn keys(&self, global: &GlobalArgs) -> Result<Vec<TrustedKey>, Failure> {
         let named = match self.trust.is_empty() {
-            true => configured()?,
+            true => project_keys(global)?,
             false => self.trust.clone(),
         };
         named.iter().map(|key| trusted_key(key)).collect()
+    }
+}
+
+/// The keys the project trusts, when the command runs in a master repository; none
+/// outside one. A project whose structure does not load is an error, not an empty
+/// list: its keys would otherwise go unenforced.
+fn project_keys(global: &GlobalArgs) -> Result<Vec<String>, Failure> {
+    let Ok(repo) = super::open_repo(global) else {
+        return Ok(Vec::new());
+    };
+    match repo.structure() {
+        Ok(structure) => Ok(structure.project.config.trusted_keys.clone()),
+        Err(masterctl_store::StoreError::NoStructure) => Ok(Vec::new()),
+        Err(e) => Err(crate::failure::store_failure(e)),
     }
 }
 

@@ -11,10 +11,14 @@ use masterctl_delivery::keeping::{Keeper, Watched};
 use masterctl_delivery::status::Status;
 
 use super::{Failure, delivery_failure};
-use crate::output::{Output, Render};
+use crate::output::{GlobalArgs, Output, Render, RepoArg};
 
 #[derive(clap::Args)]
 pub struct Args {
+    /// The master repository whose `[delivery] trusted_keys` a watcher without
+    /// `--trust` takes (none outside one)
+    #[command(flatten)]
+    pub repo: RepoArg,
     #[command(flatten)]
     target: super::fetch::Target,
     /// Seconds between two asks of the store
@@ -41,7 +45,7 @@ pub struct Args {
     endpoint: super::EndpointArg,
 }
 
-pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
+pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let remote = super::open_store(&args.target.from, &args.endpoint)?;
     if args.every == 0 {
         return Err(Failure::usage(
@@ -55,7 +59,7 @@ pub fn run(args: Args, output: &Output) -> Result<(), Failure> {
         cache: None,
         concurrency: None,
         verify: false,
-        trusted: args.trust.keys(|| Ok(Vec::new()))?,
+        trusted: args.trust.keys(global)?,
         signed_state: None,
     };
     let report_as = match (args.report, &args.host) {
