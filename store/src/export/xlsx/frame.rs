@@ -7,21 +7,31 @@ use rust_xlsxwriter::{DocProperties, Format, Workbook as Book, Worksheet, XlsxEr
 use super::cells;
 use crate::export::{COMMIT_PROPERTY, Cell, Export, REGION_PROPERTY, Sheet, Workbook, looks};
 
-/// The rows of `sheet` the frame writes itself: the first holding a digit text (whose
-/// cell gives the text style its number in the workbook) and the last holding a cell
-/// (which gives the sheet its extent), in order. The others are made in pieces and
-/// spliced between.
-pub(super) fn kept(sheet: &Sheet) -> Vec<usize> {
+/// The rows of a sheet the frame writes itself, in order, and where its first digit
+/// text is (row and column, from 0), whose cell gives the text style its number.
+pub(super) struct Kept {
+    pub rows: Vec<usize>,
+    pub first_digit: Option<(usize, usize)>,
+}
+
+/// The rows of `sheet` the frame writes itself: the first holding a digit text and the
+/// last holding a cell (which gives the sheet its extent). The others are made in
+/// pieces and spliced between.
+pub(super) fn kept(sheet: &Sheet) -> Kept {
     let holding = |r: &usize| (sheet.rows.row(*r).cells()).any(|c| !cells::writes_nothing(c));
-    let digits = first_digit_text(sheet).map(|(r, _)| r);
+    let first_digit = first_digit_text(sheet);
     let last = (0..sheet.rows.len()).rev().find(holding);
-    let mut kept: Vec<usize> = digits.into_iter().chain(last).collect();
-    kept.dedup();
-    kept
+    let mut rows: Vec<usize> = first_digit
+        .map(|(r, _)| r)
+        .into_iter()
+        .chain(last)
+        .collect();
+    rows.dedup();
+    Kept { rows, first_digit }
 }
 
 /// Where the sheet's first digit text is: its row and column (from 0).
-pub(super) fn first_digit_text(sheet: &Sheet) -> Option<(usize, usize)> {
+fn first_digit_text(sheet: &Sheet) -> Option<(usize, usize)> {
     (0..sheet.rows.len()).find_map(|r| {
         let c = (sheet.rows.row(r).cells()).position(|cell| matches!(cell, Cell::Digits(_)))?;
         Some((r, c))
@@ -29,12 +39,8 @@ pub(super) fn first_digit_text(sheet: &Sheet) -> Option<(usize, usize)> {
 }
 
 /// `workbook` as rust_xlsxwriter writes it, each sheet with only the rows `kept` names
-/// (one list a sheet, in order).
-pub(super) fn frame(
-    export: &Export,
-    workbook: &Workbook,
-    kept: &[Vec<usize>],
-) -> Result<Book, String> {
+/// (one a sheet).
+pub(super) fn frame(export: &Export, workbook: &Workbook, kept: &[Kept]) -> Result<Book, String> {
     let mut book = Book::new();
     book.set_zip_compression_level(super::COMPRESSION_LEVEL);
     let properties = DocProperties::new()
@@ -48,7 +54,7 @@ pub(super) fn frame(
             .add_worksheet_with_constant_memory()
             .and_then(|page| page.set_name(&sheet.name))
             .map_err(|e| e.to_string())?;
-        write_sheet(page, sheet, kept).map_err(|e| format!("sheet {}: {e}", sheet.name))?;
+        write_sheet(page, sheet, &kept.rows).map_err(|e| format!("sheet {}: {e}", sheet.name))?;
     }
     Ok(book)
 }

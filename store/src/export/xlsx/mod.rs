@@ -20,7 +20,7 @@ const COMPRESSION_LEVEL: u8 = 1;
 
 /// `workbook` as an xlsx file into `out`.
 pub(super) fn write(export: &Export, workbook: &Workbook, out: impl Write) -> Result<(), String> {
-    let kept: Vec<Vec<usize>> = workbook.sheets.iter().map(frame::kept).collect();
+    let kept: Vec<frame::Kept> = workbook.sheets.iter().map(frame::kept).collect();
     let mut book = frame::frame(export, workbook, &kept)?;
     let framed = book.save_to_buffer().map_err(|e| e.to_string())?;
     splice::splice(&framed, workbook, &kept, out)
@@ -122,6 +122,14 @@ mod tests {
         }
     }
 
+    /// Every one of `rows` rows kept: the frame is the whole workbook.
+    fn every_row(rows: usize) -> frame::Kept {
+        frame::Kept {
+            rows: (0..rows).collect(),
+            first_digit: None,
+        }
+    }
+
     /// A workbook of these sheets, and its export.
     fn export(sheets: Vec<Sheet>) -> (Export, Workbook) {
         let workbook = Workbook {
@@ -163,8 +171,8 @@ mod tests {
         ]);
         let mut spliced = Vec::new();
         write(&export, &workbook, &mut spliced).unwrap();
-        let every: Vec<Vec<usize>> = (workbook.sheets.iter())
-            .map(|sheet| (0..sheet.rows.len()).collect())
+        let every: Vec<frame::Kept> = (workbook.sheets.iter())
+            .map(|sheet| every_row(sheet.rows.len()))
             .collect();
         let whole = frame::frame(&export, &workbook, &every)
             .unwrap()
@@ -243,7 +251,7 @@ mod tests {
             let (export, workbook) = export(vec![random]);
             let mut spliced = Vec::new();
             write(&export, &workbook, &mut spliced).unwrap();
-            let every = vec![(0..workbook.sheets[0].rows.len()).collect()];
+            let every = vec![every_row(workbook.sheets[0].rows.len())];
             let whole = frame::frame(&export, &workbook, &every).unwrap().save_to_buffer().unwrap();
             proptest::prop_assert_eq!(parts(&spliced), parts(&whole));
         }

@@ -11,6 +11,7 @@ use zip::write::{PreparedZipFile, ZipFileBuilder};
 use zip::{ZipArchive, ZipWriter};
 
 use super::cells::{self, Columns};
+use super::frame::Kept;
 use crate::export::{Sheet, Workbook};
 
 /// Rows a piece holds (a 30-column row is about 1.5 kB of XML).
@@ -21,7 +22,7 @@ const PIECE_ROWS: usize = 1024;
 pub(super) fn splice(
     framed: &[u8],
     workbook: &Workbook,
-    kept: &[Vec<usize>],
+    kept: &[Kept],
     out: impl Write,
 ) -> Result<(), String> {
     let zipped = |e: zip::result::ZipError| e.to_string();
@@ -34,17 +35,18 @@ pub(super) fn splice(
         };
         let sheet = sheet_of(&name).and_then(|s| Some((workbook.sheets.get(s)?, kept.get(s)?)));
         let gaps = sheet
-            .map(|(sheet, kept)| gaps(sheet, kept))
+            .map(|(sheet, kept)| gaps(sheet, &kept.rows))
             .unwrap_or_default();
         match sheet {
-            Some((sheet, _)) if !gaps.is_empty() => {
+            Some((sheet, kept)) if !gaps.is_empty() => {
                 let mut part = frame.by_index(i).map_err(zipped)?;
                 let options =
                     (part.options()).compression_level(Some(i64::from(super::COMPRESSION_LEVEL)));
                 let mut xml = String::new();
                 part.read_to_string(&mut xml).map_err(|e| e.to_string())?;
                 let builder = ZipFileBuilder::new(&name, options).map_err(zipped)?;
-                let spliced = spliced(builder, &xml, sheet, &gaps)
+                let style = text_style(&xml, kept.first_digit);
+                let spliced = spliced(builder, &xml, sheet, &gaps, style)
                     .map_err(|e| format!("sheet {}: {e}", sheet.name))?;
                 zip.add_prepared_file(spliced).map_err(zipped)?;
             }
@@ -82,15 +84,16 @@ fn gaps(sheet: &Sheet, kept: &[usize]) -> Vec<Range<usize>> {
 }
 
 /// The sheet's part: the frame's `xml` with each run of the other rows spliced in at
-/// its place, compressed as it is written.
+/// its place (a digit text in `text_style`), compressed as it is written.
 fn spliced(
     mut part: ZipFileBuilder,
     xml: &str,
     sheet: &Sheet,
     gaps: &[Range<usize>],
+    text_style: Option<u32>,
 ) -> Result<PreparedZipFile, String> {
     let io = |e: std::io::Error| e.to_string();
-    let columns = Columns::new(sheet.rows.width(), text_style(xml, sheet));
+    let columns = Columns::new(sheet.rows.width(), text_style);
     let mut at = 0;
     for gap in gaps.iter().cloned() {
         let place = place_before(xml, at, gap.end)?;
@@ -103,9 +106,10 @@ fn spliced(
 }
 
 /// The number of the text style, as the frame wrote it on the sheet's first digit text
-/// (`<c r="B7" s="1" …`: the frame keeps its row); none when the sheet has no digit text.
-fn text_style(xml: &str, sheet: &Sheet) -> Option<u32> {
-    let (r, c) = super::frame::first_digit_text(sheet)?;
+/// at `first_digit` (`<c r="B7" s="1" …`: the frame keeps its row); none when the sheet
+/// has no digit text.
+fn text_style(xml: &str, first_digit: Option<(usize, usize)>) -> Option<u32> {
+    let (r, c) = first_digit?;
     let name = rust_xlsxwriter::utility::column_number_to_name(u16::try_from(c).ok()?);
     let cell = format!("<c r=\"{name}{}\" s=\"", r + 2);
     let style = &xml[xml.find(&cell)? + cell.len()..];
