@@ -89,22 +89,37 @@ pub async fn reports(remote: &Remote, region: Option<&str>) -> Result<Vec<Report
         None => "fleet/".to_string(),
     };
     let listed = remote.list(&prefix).await?;
-    let keys: Vec<String> = listed
-        .into_iter()
-        .map(|l| l.key)
-        .filter(|k| k.ends_with(".json"))
+    Ok(fresh(remote, &listed).await)
+}
+
+/// The fresh reports of every region, and the keys of those no server has rewritten
+/// for [`EXPIRED_SECONDS`], from one listing (what `gc` keeps and deletes).
+pub async fn reports_and_expired(
+    remote: &Remote,
+) -> Result<(Vec<Report>, Vec<String>), DeliveryError> {
+    let listed = remote.list("fleet/").await?;
+    let expired = (listed.iter())
+        .filter(|l| l.age >= EXPIRED_SECONDS && l.key.ends_with(".json"))
+        .map(|l| l.key.clone())
         .collect();
-    let reads: Vec<_> = keys.iter().map(|key| read_report(remote, key)).collect();
+    Ok((fresh(remote, &listed).await, expired))
+}
+
+/// The reports among `listed` read, those of the last [`FRESH_SECONDS`] kept.
+async fn fresh(remote: &Remote, listed: &[crate::remote::Listed]) -> Vec<Report> {
+    let keys = listed
+        .iter()
+        .map(|l| l.key.as_str())
+        .filter(|k| k.ends_with(".json"));
+    let reads: Vec<_> = keys.map(|key| read_report(remote, key)).collect();
     let read: Vec<Option<Report>> = futures::stream::iter(reads)
         .buffered(crate::CONCURRENCY)
         .collect()
         .await;
-    let now = masterctl_runtime::calendar::parse_datetime(&layout::now()).map_or(0, |t| t.0);
     let fresh = |report: &Report| {
-        masterctl_runtime::calendar::parse_datetime(&report.reported)
-            .is_some_and(|at| now - at.0 <= FRESH_SECONDS * 1000)
+        layout::millis_since(&report.reported).is_some_and(|age| age <= FRESH_SECONDS * 1000)
     };
-    Ok(read.into_iter().flatten().filter(fresh).collect())
+    read.into_iter().flatten().filter(fresh).collect()
 }
 
 /// The report at `key`, when it reads as one of its key.
@@ -128,13 +143,4 @@ pub fn running(reports: &[Report]) -> BTreeMap<(String, String), BTreeSet<String
         }
     }
     running
-}
-
-/// The reports on the store no server has rewritten for [`EXPIRED_SECONDS`]: their keys.
-pub async fn expired(remote: &Remote) -> Result<Vec<String>, DeliveryError> {
-    let listed = remote.list("fleet/").await?;
-    Ok((listed.into_iter())
-        .filter(|l| l.age >= EXPIRED_SECONDS && l.key.ends_with(".json"))
-        .map(|l| l.key)
-        .collect())
 }

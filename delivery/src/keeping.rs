@@ -32,15 +32,9 @@ impl Watched {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
-        let taken = status
-            .taken
-            .as_deref()
-            .and_then(masterctl_runtime::calendar::parse_datetime);
-        let now = masterctl_runtime::calendar::parse_datetime(&layout::now());
-        let age = match (taken, now) {
-            (Some(taken), Some(now)) => Some((now.0 - taken.0).max(0) as f64 / 1000.0),
-            _ => None,
-        };
+        let age = (status.taken.as_deref())
+            .and_then(layout::millis_since)
+            .map(|millis| millis.max(0) as f64 / 1000.0);
         (status, age)
     }
 

@@ -351,13 +351,23 @@ impl Pointer {
 /// Now, in UTC, to the millisecond, always in the same shape
 /// (`2026-11-30T20:00:00.000Z`), so that times order as text.
 pub fn now() -> String {
-    let millis = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis());
-    let millis = i64::try_from(millis).unwrap_or(0);
+    let millis = now_millis();
     let seconds = masterctl_runtime::DateTime(millis - millis % 1000).to_string();
     let seconds = seconds.strip_suffix('Z').unwrap_or(&seconds);
     format!("{seconds}.{:03}Z", millis % 1000)
+}
+
+/// Now, in milliseconds since 1970 (UTC).
+pub fn now_millis() -> i64 {
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    i64::try_from(millis).unwrap_or(0)
+}
+
+/// The milliseconds since `time` (a time as [`now`] writes it; none when it is not one).
+pub fn millis_since(time: &str) -> Option<i64> {
+    masterctl_runtime::calendar::parse_datetime(time).map(|at| now_millis() - at.0)
 }
 
 #[cfg(test)]

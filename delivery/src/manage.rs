@@ -641,8 +641,8 @@ async fn collect(
     }
     // A release a server reports it still runs is kept, whatever its age; a report no
     // server has rewritten for a day goes.
-    let running = crate::fleet::running(&crate::fleet::reports(remote, None).await?);
-    let expired = crate::fleet::expired(remote).await?;
+    let (reports, expired) = crate::fleet::reports_and_expired(remote).await?;
+    let running = crate::fleet::running(&reports);
     collected.reports_deleted = expired.len();
     let mut kept: Vec<(&str, &Release)> = Vec::new();
     let mut doomed: Vec<(String, String)> = Vec::new();

@@ -351,23 +351,14 @@ async fn put_release(
     };
     // Signed once the record is there (a release already published from another
     // build is refused before its signature could be replaced), before the pointer.
-    let sequence = match &options.sign {
-        Some(key) => {
-            let signed = crate::signing::put_signature(
-                remote,
-                key,
-                &build.manifest,
-                &build.manifest_bytes,
-                &build.release,
-                from.map(|(pointer, _)| pointer),
-            )
-            .await?;
-            let sequence = signed.sequence;
-            published.signed = Some(signed);
-            Some(sequence)
-        }
-        None => None,
-    };
+    if let Some(key) = &options.sign {
+        let current = from.map(|(pointer, _)| pointer);
+        let (manifest, bytes) = (&build.manifest, &build.manifest_bytes);
+        let signed =
+            crate::signing::put_signature(remote, key, manifest, bytes, &build.release, current);
+        published.signed = Some(signed.await?);
+    }
+    let sequence = published.signed.as_ref().map(|s| s.sequence);
     let record = match (record, from) {
         (Some(record), Some((pointer, _))) => record.of(&pointer.release).await,
         _ => None,

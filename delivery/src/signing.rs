@@ -268,9 +268,7 @@ pub struct SignedAs {
 /// and never below the milliseconds since 1970, so that it still grows when an unsigned
 /// publish came between (its pointer states none).
 fn next_sequence(previous: Option<u64>) -> u64 {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    let now = u64::try_from(crate::layout::now_millis()).unwrap_or(0);
     previous.map_or(0, |p| p.saturating_add(1)).max(now)
 }
 
