@@ -28,6 +28,27 @@ pub struct Target {
     pub lang: Vec<String>,
 }
 
+impl Target {
+    /// What fetching its release takes, trusting the keys `trust` names (else the
+    /// project's): its region and languages; every other option at its default.
+    pub fn options(
+        &self,
+        trust: &super::signing_args::TrustArg,
+        global: &GlobalArgs,
+    ) -> Result<FetchOptions, Failure> {
+        Ok(FetchOptions {
+            region: self.region.clone(),
+            languages: (!self.lang.is_empty()).then(|| self.lang.clone()),
+            release: None,
+            cache: None,
+            concurrency: None,
+            verify: false,
+            trusted: trust.keys(global)?,
+            signed_state: None,
+        })
+    }
+}
+
 #[derive(clap::Args)]
 pub struct Args {
     /// The master repository whose `[delivery] trusted_keys` a fetch without `--trust`
@@ -62,14 +83,11 @@ pub struct Args {
 pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failure> {
     let remote = super::open_store(&args.target.from, &args.endpoint)?;
     let options = FetchOptions {
-        region: args.target.region.clone(),
-        languages: (!args.target.lang.is_empty()).then(|| args.target.lang.clone()),
         release: args.release.clone(),
         cache: args.cache.clone(),
         concurrency: args.concurrency.map(|n| n as usize),
         verify: args.verify,
-        trusted: args.trust.keys(global)?,
-        signed_state: None,
+        ..args.target.options(&args.trust, global)?
     };
     let bar = output.progress_of("downloading", "objects");
     let progress = |_done: usize, total: usize| bar.file_done(total);

@@ -6,7 +6,6 @@
 
 use std::time::Duration;
 
-use masterctl_delivery::FetchOptions;
 use masterctl_delivery::keeping::{Keeper, Watched};
 use masterctl_delivery::status::Status;
 
@@ -52,16 +51,7 @@ pub fn run(args: Args, global: &GlobalArgs, output: &Output) -> Result<(), Failu
             "--every 0: the store would be asked without a pause",
         ));
     }
-    let options = FetchOptions {
-        region: args.target.region.clone(),
-        languages: (!args.target.lang.is_empty()).then(|| args.target.lang.clone()),
-        release: None,
-        cache: None,
-        concurrency: None,
-        verify: false,
-        trusted: args.trust.keys(global)?,
-        signed_state: None,
-    };
+    let options = args.target.options(&args.trust, global)?;
     let report_as = match (args.report, &args.host) {
         (false, _) => None,
         (true, Some(host)) => Some(host.clone()),
