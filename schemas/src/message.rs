@@ -125,6 +125,15 @@ fn stands_alone(c: char) -> bool {
 /// Whether a message's braces nest deeper than [`MAX_NESTING`] choices could (each
 /// choice opens two: its own and its branch's), read without parsing it.
 pub fn too_deep(text: &str) -> bool {
+    // Most texts hold no brace, or too few to nest that deep: found without reading
+    // them a byte at a time.
+    let limit = 2 * MAX_NESTING + 1;
+    if memchr::memchr_iter(b'{', text.as_bytes())
+        .nth(limit)
+        .is_none()
+    {
+        return false;
+    }
     let (mut depth, mut deepest) = (0usize, 0usize);
     for byte in text.bytes() {
         match byte {
@@ -136,7 +145,7 @@ pub fn too_deep(text: &str) -> bool {
             _ => {}
         }
     }
-    deepest > 2 * MAX_NESTING + 1
+    deepest > limit
 }
 
 /// Parse a message; the error says what is malformed (an unclosed `{`, a `}` without
@@ -689,6 +698,10 @@ mod tests {
         assert!(parse(&nested(MAX_NESTING)).is_ok());
         assert!(!too_deep(&nested(MAX_NESTING)));
         assert!(too_deep(&nested(MAX_NESTING + 1)));
+        // Many choices side by side are not deep, however many braces they hold.
+        let side_by_side = nested(1).repeat(4 * MAX_NESTING);
+        assert!(!too_deep(&side_by_side));
+        assert!(parse(&side_by_side).is_ok());
         for depth in [MAX_NESTING + 1, 20_000] {
             let error = parse(&nested(depth)).unwrap_err();
             assert!(error.contains("nested more than 32"), "{error}");
