@@ -787,3 +787,58 @@ fn the_actions_check_resolves_uses() {
     assert!(!calls(code, "masterctl_delivery::publish"));
     assert!(!calls(code, "masterctl_store::import::run"));
 }
+
+/// The build profile a clean test build depends on (the root manifest's comment says
+/// why): dependencies optimized, every workspace member unoptimized with line tables,
+/// and no `package."*"` override, which would take precedence over cargo's
+/// `build-override` and optimize every proc macro and build script too.
+#[test]
+fn the_workspace_alone_is_built_for_debugging_and_proc_macros_are_not_optimized() {
+    let read = |path: &Path| -> toml::Table {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .parse()
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    };
+    let manifest = read(&root().join("Cargo.toml"));
+    let members: Vec<String> = manifest["workspace"]["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            let member = read(&root().join(m.as_str().unwrap()).join("Cargo.toml"));
+            member["package"]["name"].as_str().unwrap().to_string()
+        })
+        .collect();
+    let dev = &manifest["profile"]["dev"];
+    assert_eq!(
+        dev["opt-level"].as_integer(),
+        Some(2),
+        "[profile.dev] opt-level"
+    );
+    assert_eq!(dev["debug"].as_bool(), Some(false), "[profile.dev] debug");
+    assert!(
+        dev.get("build-override").is_none(),
+        "[profile.dev.build-override]"
+    );
+    let packages = dev["package"].as_table().unwrap();
+    let mut wrong: Vec<String> = packages
+        .keys()
+        .filter(|name| !members.contains(name))
+        .map(|name| format!("[profile.dev.package.{name}]: not a workspace member"))
+        .collect();
+    for name in &members {
+        let entry = packages.get(name).and_then(|e| e.as_table());
+        let right = entry.is_some_and(|e| {
+            e.get("opt-level").and_then(|v| v.as_integer()) == Some(0)
+                && e.get("debug").and_then(|v| v.as_str()) == Some("line-tables-only")
+                && e.len() == 2
+        });
+        if !right {
+            wrong.push(format!(
+                "[profile.dev.package.{name}] must be opt-level = 0, debug = \"line-tables-only\""
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "Cargo.toml: {wrong:#?}");
+}
