@@ -6,7 +6,7 @@
 # Markdown table for BENCHMARKS.md with each time and masterctl/aws, and the bytes
 # masterctl moved for the one-table change against the size of that table's files.
 #
-#   benches/publish.sh        # WORK=DIR keeps the data; needs s3s-fs (.ci/run installs it)
+#   benches/publish.sh        # WORK=DIR keeps the data; installs s3s-fs when missing
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=${WORK:-$(mktemp -d)}

@@ -1,6 +1,6 @@
 //! Publishing and fetching, end to end, against each kind of store: a folder
-//! (`file://`), a real S3 server on 127.0.0.1 (s3s-fs, which `.ci/run` installs; under
-//! `CI=true` a missing server fails the test, elsewhere it is skipped with a note), and
+//! (`file://`), a real S3 server on 127.0.0.1 (s3s-fs, built with the tests and served by
+//! the test's process: `masterctl_testing::servers::S3`), and
 //! plain HTTP from a static server (python3's) in front of a folder store.
 
 use std::collections::BTreeSet;

@@ -1,6 +1,6 @@
 //! Publishers, rollbacks and gc racing on one store, for a bounded time, against a
-//! folder (`file://`) and a real S3 server (s3s-fs, which `.ci/run` installs; under
-//! `CI=true` a missing one fails the test): whatever the interleaving, no release on the
+//! folder (`file://`) and a real S3 server (s3s-fs, served by the test's process:
+//! `masterctl_testing::servers::S3`): whatever the interleaving, no release on the
 //! store names an object that is gone, the pointer names a release that is there, and
 //! the current release fetches whole. Then, on the same S3 server (the one binary that
 //! sets its credentials), signed releases as the suite checks them in a folder

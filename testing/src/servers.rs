@@ -2,6 +2,7 @@
 //! delivery crate's reach one S3 server the same way.
 
 use std::net::TcpListener;
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -30,71 +31,36 @@ pub fn installed(name: &str, install: &str) -> bool {
     found
 }
 
-/// s3s-fs on a free port of 127.0.0.1, with a bucket `masters`; stopped on drop.
+/// s3s-fs on a free port of 127.0.0.1, with a bucket `masters`, served in this process;
+/// stopped on drop.
 pub struct S3 {
-    child: Child,
+    server: Option<tokio::runtime::Runtime>,
     pub root: tempfile::TempDir,
     pub port: u16,
 }
 
 impl S3 {
-    /// The server, or `None` (with a note) when s3s-fs is not installed and this is not
-    /// CI.
+    /// The server. (Always there: it is built with the tests; the `Option` is the shape
+    /// every server of this module has.)
     pub fn start() -> Option<S3> {
-        if !installed(
-            "s3s-fs",
-            "cargo install s3s-fs@0.14.1 --features binary --locked",
-        ) {
-            return None;
-        }
         let root = tempfile::tempdir().unwrap();
         std::fs::create_dir(root.path().join("masters")).unwrap();
-        let mut server = S3::spawn(root)?;
-        server.wait_until_up();
-        Some(server)
-    }
-
-    fn spawn(root: tempfile::TempDir) -> Option<S3> {
         let port = free_port();
-        let child = Command::new("s3s-fs")
-            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-            .args(["--access-key", ACCESS_KEY, "--secret-key", SECRET_KEY])
-            .arg(root.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .ok()?;
-        Some(S3 { child, root, port })
+        let server = Some(serve_s3(root.path(), port));
+        Some(S3 { server, root, port })
     }
 
-    fn wait_until_up(&mut self) {
-        let start = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
-            assert!(
-                start.elapsed() < Duration::from_secs(20),
-                "s3s-fs did not start"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Stop the server (as if it crashed); `restart` brings it back on the same data.
+    /// Stop the server (as if it crashed: every connection dropped, nothing more
+    /// answered); `restart` brings it back on the same data.
     pub fn stop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        if let Some(server) = self.server.take() {
+            server.shutdown_background();
+        }
     }
 
     pub fn restart(&mut self) {
-        let child = Command::new("s3s-fs")
-            .args(["--host", "127.0.0.1", "--port", &self.port.to_string()])
-            .args(["--access-key", ACCESS_KEY, "--secret-key", SECRET_KEY])
-            .arg(self.root.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        self.child = child;
-        self.wait_until_up();
+        self.stop();
+        self.server = Some(serve_s3(self.root.path(), self.port));
     }
 }
 
@@ -102,6 +68,46 @@ impl Drop for S3 {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// s3s-fs on `port`, its buckets the folders of `root`, on a runtime of its own: listening
+/// when this returns.
+fn serve_s3(root: &Path, port: u16) -> tokio::runtime::Runtime {
+    use hyper_util::rt::{TokioExecutor, TokioIo};
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_io()
+        .build()
+        .unwrap();
+    let mut builder = s3s::service::S3ServiceBuilder::new(s3s_fs::FileSystem::new(root).unwrap());
+    builder.set_auth(s3s::auth::SimpleAuth::from_single(ACCESS_KEY, SECRET_KEY));
+    let service = builder.build();
+    let start = Instant::now();
+    let listener = loop {
+        // The port of a server just stopped may take a moment to be free again.
+        match runtime.block_on(tokio::net::TcpListener::bind(("127.0.0.1", port))) {
+            Ok(listener) => break listener,
+            Err(_) if start.elapsed() < Duration::from_secs(20) => {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            Err(e) => panic!("s3s-fs could not listen on {port}: {e}"),
+        }
+    };
+    runtime.spawn(async move {
+        let http = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+        loop {
+            let Ok((socket, _)) = listener.accept().await else {
+                continue;
+            };
+            let connection = http
+                .serve_connection(TokioIo::new(socket), service.clone())
+                .into_owned();
+            tokio::spawn(async move {
+                let _ = connection.await;
+            });
+        }
+    });
+    runtime
 }
 
 pub fn free_port() -> u16 {
