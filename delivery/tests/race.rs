@@ -179,16 +179,15 @@ fn publish_rollback_and_gc_racing_never_lose_an_object() {
     let folder = Store::new();
     race(&folder.remote);
 
-    let Some(s3) = servers::S3::start() else {
-        return;
-    };
     // This test binary's only test: the environment is its own.
-    // SAFETY: no other thread of this process reads the environment now.
+    // SAFETY: no other thread of this process reads the environment now (the S3 server's
+    // threads start after).
     unsafe {
         std::env::set_var("AWS_ACCESS_KEY_ID", servers::ACCESS_KEY);
         std::env::set_var("AWS_SECRET_ACCESS_KEY", servers::SECRET_KEY);
         std::env::set_var("AWS_REGION", "us-east-1");
     }
+    let s3 = servers::S3::start();
     let options = RemoteOptions {
         endpoint: Some(format!("http://127.0.0.1:{}", s3.port)),
         ..RemoteOptions::default()

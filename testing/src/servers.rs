@@ -40,14 +40,13 @@ pub struct S3 {
 }
 
 impl S3 {
-    /// The server. (Always there: it is built with the tests; the `Option` is the shape
-    /// every server of this module has.)
-    pub fn start() -> Option<S3> {
+    /// The server, listening.
+    pub fn start() -> S3 {
         let root = tempfile::tempdir().unwrap();
         std::fs::create_dir(root.path().join("masters")).unwrap();
         let port = free_port();
         let server = Some(serve_s3(root.path(), port));
-        Some(S3 { server, root, port })
+        S3 { server, root, port }
     }
 
     /// Stop the server (as if it crashed: every connection dropped, nothing more
