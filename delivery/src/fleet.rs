@@ -85,7 +85,10 @@ pub async fn report(remote: &Remote, host: &str, status: &Status) -> Result<(), 
 /// over.
 pub async fn reports(remote: &Remote, region: Option<&str>) -> Result<Vec<Report>, DeliveryError> {
     let prefix = match region {
-        Some(region) => format!("fleet/{region}/"),
+        Some(region) => {
+            layout::check_region(region)?;
+            format!("fleet/{region}/")
+        }
         None => "fleet/".to_string(),
     };
     let listed = remote.list(&prefix).await?;
